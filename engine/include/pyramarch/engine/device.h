@@ -1,0 +1,160 @@
+// Device: the module's view of a Vulkan device. Either created by the module
+// (instance + device, best GPU first) or adopted from a host engine, in which
+// case the host keeps ownership and its own function loading is untouched:
+// the module loads its functions into a per-device table, never into globals.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <vulkan/vulkan_core.h>
+
+#include "pyramarch/engine/status.h"
+
+struct VolkDeviceTable; // defined in <volk.h>; include pyramarch/engine/vulkan_functions.h to call through it
+
+namespace pyramarch {
+
+struct InstanceFunctions; // instance-level function table, see vulkan_functions.h
+class Allocator;
+
+enum class MessageSeverity { Verbose, Info, Warning, Error };
+
+struct ValidationMessage {
+    MessageSeverity severity;
+    std::string idName; // e.g. "SYNC-HAZARD-READ-AFTER-WRITE"
+    std::string text;
+};
+
+// Called for every message of the validation layer (any thread).
+using ValidationCallback = std::function<void(const ValidationMessage&)>;
+
+// Features the module needs; checked at creation, missing ones are named.
+struct DeviceRequirements {
+    bool geometryShader = false;   // voxelizer fallback path
+    bool fillModeNonSolid = false; // wireframe debug view (optional in samples)
+};
+
+struct DeviceCreateInfo {
+    // Optional. Application name reported to the driver.
+    const char* applicationName = "pyramarch";
+    // Enable VK_LAYER_KHRONOS_validation with synchronization validation.
+    // Creation fails (with a message) if the layer is not installed.
+    bool enableValidation = false;
+    // Optional. Receives validation messages; when empty, warnings and errors
+    // are printed to stderr.
+    ValidationCallback validationCallback;
+    // Optional. Index or name substring; overrides the choice. When empty the
+    // PYRAMARCH_DEVICE environment variable is read, then the best device is
+    // taken: discrete GPU, then integrated, then virtual, then CPU (lavapipe).
+    std::string preferredDevice;
+    // Instance extensions the host needs too (e.g. from glfwGetRequiredInstanceExtensions).
+    std::vector<const char*> instanceExtensions;
+    // Device extensions the host needs too (e.g. VK_KHR_swapchain).
+    std::vector<const char*> deviceExtensions;
+    DeviceRequirements requirements;
+};
+
+// Describes a device the host created. All handles stay owned by the host and
+// must outlive the adopted Device. The device must have been created with
+// Vulkan 1.3 features synchronization2, dynamicRendering and
+// bufferDeviceAddress off or on (either works) and the features in
+// `requirements` enabled; adoption checks and names what is missing.
+struct AdoptInfo {
+    VkInstance instance = VK_NULL_HANDLE;             // required
+    VkPhysicalDevice physicalDevice = VK_NULL_HANDLE; // required
+    VkDevice device = VK_NULL_HANDLE;                 // required
+    uint32_t queueFamilyIndex = 0;                    // required: graphics + compute family the host records on
+    VkQueue queue = VK_NULL_HANDLE;                   // optional: only test/sample helpers submit on it
+    // Optional. The host's loader entry point; when null the system Vulkan
+    // loader (libvulkan.so.1) is opened.
+    PFN_vkGetInstanceProcAddr getInstanceProcAddr = nullptr;
+    // Features the host enabled; used for the requirement check, since Vulkan
+    // cannot query what a device was created with.
+    VkPhysicalDeviceFeatures enabledFeatures{};
+    bool synchronization2Enabled = false; // required true
+    bool dynamicRenderingEnabled = false; // required true for graphics passes
+    DeviceRequirements requirements;
+};
+
+struct DeviceLimits {
+    uint32_t maxComputeWorkGroupCount[3];
+    uint32_t maxComputeWorkGroupSize[3];
+    uint32_t maxComputeWorkGroupInvocations;
+    uint32_t maxComputeSharedMemorySize;
+    uint64_t maxStorageBufferRange;
+    uint64_t maxBufferSize; // VkPhysicalDeviceMaintenance4Properties or maxMemoryAllocationSize
+    uint32_t subgroupSize;
+    float timestampPeriodNs;
+    bool timestampsSupported;
+    bool geometryShader;
+    bool fillModeNonSolid;
+    bool conservativeRasterization; // VK_EXT_conservative_rasterization enabled
+};
+
+class Device {
+public:
+    static Result<std::unique_ptr<Device>> create(const DeviceCreateInfo& info);
+    static Result<std::unique_ptr<Device>> adopt(const AdoptInfo& info);
+    ~Device();
+    Device(const Device&) = delete;
+    Device& operator=(const Device&) = delete;
+
+    VkInstance instance() const { return instance_; }
+    VkPhysicalDevice physicalDevice() const { return physicalDevice_; }
+    VkDevice device() const { return device_; }
+    VkQueue queue() const { return queue_; }
+    uint32_t queueFamily() const { return queueFamily_; }
+    bool adopted() const { return adopted_; }
+    const std::string& name() const { return name_; }
+    const std::string& driverInfo() const { return driverInfo_; }
+    const DeviceLimits& limits() const { return limits_; }
+    const VkPhysicalDeviceProperties& properties() const { return properties_; }
+    const VkPhysicalDeviceMemoryProperties& memoryProperties() const { return memoryProperties_; }
+
+    // Device-level functions of this device (volk table).
+    const VolkDeviceTable& vk() const { return *table_; }
+    // Instance-level functions of this device's instance.
+    const InstanceFunctions& vki() const { return *instanceFunctions_; }
+    Allocator& allocator() { return *allocator_; }
+
+    // Number of validation warnings/errors seen since creation (for tests).
+    uint32_t validationMessageCount() const;
+
+    // Names a Vulkan object in debug tools (no-op without debug utils).
+    void setObjectName(VkObjectType type, uint64_t handle, const char* name) const;
+
+    // Lists the physical devices a created Device could choose from.
+    struct PhysicalDeviceInfo {
+        uint32_t index;
+        std::string name;
+        VkPhysicalDeviceType type;
+        uint32_t apiVersion;
+    };
+    static Result<std::vector<PhysicalDeviceInfo>> enumerate();
+
+    struct Impl;
+
+private:
+    Device();
+    friend struct Impl;
+    VkInstance instance_ = VK_NULL_HANDLE;
+    VkPhysicalDevice physicalDevice_ = VK_NULL_HANDLE;
+    VkDevice device_ = VK_NULL_HANDLE;
+    VkQueue queue_ = VK_NULL_HANDLE;
+    uint32_t queueFamily_ = 0;
+    bool adopted_ = false;
+    std::string name_;
+    std::string driverInfo_;
+    DeviceLimits limits_{};
+    VkPhysicalDeviceProperties properties_{};
+    VkPhysicalDeviceMemoryProperties memoryProperties_{};
+    std::unique_ptr<VolkDeviceTable> table_;
+    std::unique_ptr<InstanceFunctions> instanceFunctions_;
+    std::unique_ptr<Allocator> allocator_;
+    std::unique_ptr<Impl> impl_;
+};
+
+} // namespace pyramarch

@@ -1,0 +1,278 @@
+// Render graph: passes declare what they touch by intent; the graph orders
+// them, derives every barrier from one intent table, and records. compile()
+// is pure (no Vulkan calls) so schedules and barriers are testable without a
+// GPU; execute() records into a command buffer and never submits or waits.
+//
+// Typical frame:
+//     RenderGraph graph(&device);
+//     auto field = graph.createBuffer("field", {.size = bytes});
+//     graph.addPass("classify", PassKind::Compute)
+//          .use(field, Access::StorageRead)
+//          .use(counts, Access::StorageWrite)
+//          .record([&](PassContext& ctx) { ... });
+//     graph.compile();           // once, or when the structure changes
+//     graph.execute(cmd);        // every frame
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <vulkan/vulkan_core.h>
+
+#include "pyramarch/engine/status.h"
+
+struct VolkDeviceTable;
+
+namespace pyramarch {
+
+class Device;
+class Buffer;
+class Image;
+
+enum class PassKind : uint8_t { Compute, Graphics, Transfer };
+
+// What a pass does with a resource. The graph maps (intent, pass kind) to
+// pipeline stage, access mask and image layout in one table (accessInfo).
+enum class Access : uint8_t {
+    None,             // no access: "nothing before" / "nothing after" for imports
+    StorageRead,      // storage buffer / storage image read in shaders
+    StorageWrite,     // storage write (previous contents not needed)
+    StorageReadWrite, // read-modify-write, atomics
+    UniformRead,
+    SampledRead,      // sampled image / texel read in shaders
+    IndirectRead,     // vkCmd*Indirect argument buffer
+    VertexRead,       // vertex buffer
+    IndexRead,        // index buffer
+    ColorAttachment,  // colour attachment write (and read for load/blend)
+    DepthAttachment,  // depth test + write
+    DepthRead,        // depth test, read-only
+    TransferSrc,
+    TransferDst,      // copy / fill / clear destination
+    HostRead,         // host reads after the GPU finishes (read-back)
+    HostWrite,        // host wrote before the graph (uploads)
+    Present,          // swapchain image handed to presentation
+};
+
+const char* accessName(Access a);
+const char* passKindName(PassKind k);
+
+struct AccessInfo {
+    VkPipelineStageFlags2 stages = VK_PIPELINE_STAGE_2_NONE;
+    VkAccessFlags2 access = VK_ACCESS_2_NONE;
+    VkImageLayout layout = VK_IMAGE_LAYOUT_UNDEFINED; // for images
+    bool writes = false;
+    bool reads = false;
+};
+
+// The one table. `stageOverride` (non-zero) replaces the shader stages of
+// shader accesses (e.g. a geometry-shader storage write).
+AccessInfo accessInfo(Access access, PassKind kind, VkPipelineStageFlags2 stageOverride = 0);
+
+// A use of a resource outside the graph: the last use before the graph, or
+// the use the host wants after it.
+struct ExternalUse {
+    Access access = Access::None;
+    PassKind kind = PassKind::Compute; // whose shader stages a storage/uniform access means
+    VkPipelineStageFlags2 stageOverride = 0;
+};
+
+enum class Lifetime : uint8_t {
+    Transient,  // contents undefined at the start of every frame
+    Persistent, // contents kept from one execute() to the next
+};
+
+struct GraphBufferDesc {
+    VkDeviceSize size = 0;                 // required
+    Lifetime lifetime = Lifetime::Transient;
+    VkBufferUsageFlags extraUsage = 0;     // added to the usage derived from the declared accesses
+};
+
+struct GraphImageDesc {
+    VkImageType type = VK_IMAGE_TYPE_2D;
+    VkFormat format = VK_FORMAT_UNDEFINED; // required
+    VkExtent3D extent{0, 0, 1};            // required
+    VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_1_BIT;
+    Lifetime lifetime = Lifetime::Transient;
+    VkImageUsageFlags extraUsage = 0;
+};
+
+// Describes a host image being imported.
+struct ImportedImage {
+    VkImage image = VK_NULL_HANDLE;        // required
+    VkImageView view = VK_NULL_HANDLE;     // required for attachments
+    VkFormat format = VK_FORMAT_UNDEFINED; // required
+    VkExtent3D extent{0, 0, 1};            // required
+    VkImageAspectFlags aspect = VK_IMAGE_ASPECT_COLOR_BIT;
+    uint32_t mipLevels = 1;
+    uint32_t arrayLayers = 1;
+    VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_1_BIT;
+    // Layout the image is in when the graph starts (UNDEFINED discards).
+    VkImageLayout currentLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+};
+
+struct BufferRef {
+    uint32_t index = UINT32_MAX;
+    bool valid() const { return index != UINT32_MAX; }
+    bool operator==(const BufferRef&) const = default;
+};
+struct ImageRef {
+    uint32_t index = UINT32_MAX;
+    bool valid() const { return index != UINT32_MAX; }
+    bool operator==(const ImageRef&) const = default;
+};
+
+class RenderGraph;
+
+// Handed to a pass's record function.
+struct PassContext {
+    VkCommandBuffer cmd = VK_NULL_HANDLE;
+    const VolkDeviceTable* vk = nullptr;
+    Device* device = nullptr;
+    uint64_t frameIndex = 0;
+    const RenderGraph* graph = nullptr;
+    VkBuffer buffer(BufferRef ref) const;
+    VkDeviceSize bufferSize(BufferRef ref) const;
+    VkImage image(ImageRef ref) const;
+    VkImageView imageView(ImageRef ref) const;
+};
+
+using RecordFn = std::function<void(PassContext&)>;
+
+enum class LoadOp : uint8_t { Load, Clear, DontCare };
+
+struct AttachmentDesc {
+    LoadOp load = LoadOp::Clear;
+    bool store = true;
+    VkClearValue clear{};
+    ImageRef resolveTarget{};              // optional MSAA resolve destination
+};
+
+class PassBuilder {
+public:
+    PassBuilder& use(BufferRef buffer, Access access, VkPipelineStageFlags2 stageOverride = 0);
+    PassBuilder& use(ImageRef image, Access access, VkPipelineStageFlags2 stageOverride = 0);
+    // Graphics passes: the graph begins/ends dynamic rendering around record().
+    PassBuilder& colorAttachment(ImageRef image, const AttachmentDesc& desc = {});
+    PassBuilder& depthAttachment(ImageRef image, const AttachmentDesc& desc = {});
+    // Graphics passes without attachments (e.g. voxelization) give the area.
+    PassBuilder& renderArea(uint32_t width, uint32_t height);
+    PassBuilder& record(RecordFn fn);
+
+private:
+    friend class RenderGraph;
+    PassBuilder(RenderGraph& g, uint32_t index) : graph_(g), index_(index) {}
+    RenderGraph& graph_;
+    uint32_t index_;
+};
+
+// One barrier of the compiled schedule.
+struct GraphBarrier {
+    bool isImage = false;
+    uint32_t resource = 0; // BufferRef/ImageRef index
+    VkPipelineStageFlags2 srcStages = 0;
+    VkAccessFlags2 srcAccess = 0;
+    VkPipelineStageFlags2 dstStages = 0;
+    VkAccessFlags2 dstAccess = 0;
+    VkImageLayout oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+    VkImageLayout newLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+    // The source is the previous execute() of this graph (graph-owned
+    // resources wrap around); skipped/undefined on the very first execute.
+    bool fromPreviousFrame = false;
+    // What kind of hazard it resolves: "RAW", "WAR", "WAW", "layout", "entry", "exit".
+    const char* reason = "";
+};
+
+struct ScheduledPass {
+    uint32_t pass = 0;                 // index in declaration order
+    std::vector<GraphBarrier> barriers; // one vkCmdPipelineBarrier2 before the pass (empty: none)
+};
+
+struct Schedule {
+    std::vector<ScheduledPass> passes;
+    std::vector<GraphBarrier> exitBarriers; // imported resources to their final use
+};
+
+struct PassTiming {
+    std::string name;
+    double milliseconds = 0.0;
+};
+
+struct RenderGraphOptions {
+    // Timestamp ring depth: timings of frame F are read at frame F + depth - 1
+    // or later; must exceed the host's frames in flight.
+    uint32_t timingFrames = 4;
+    bool timestamps = true;
+    bool debugLabels = true;
+};
+
+class RenderGraph {
+public:
+    // `device` may be null for compile-only use (tests, tools).
+    explicit RenderGraph(Device* device, RenderGraphOptions options = {});
+    ~RenderGraph();
+    RenderGraph(const RenderGraph&) = delete;
+    RenderGraph& operator=(const RenderGraph&) = delete;
+
+    BufferRef createBuffer(const std::string& name, const GraphBufferDesc& desc);
+    ImageRef createImage(const std::string& name, const GraphImageDesc& desc);
+    // `before`: the host's last use before the graph runs; `after`: the use
+    // the graph leaves the buffer ready for. `readOnly` makes any write an error.
+    BufferRef importBuffer(const std::string& name, VkBuffer buffer, VkDeviceSize size, ExternalUse before,
+                           ExternalUse after, bool readOnly = false);
+    BufferRef importBuffer(const std::string& name, const Buffer& buffer, ExternalUse before, ExternalUse after,
+                           bool readOnly = false);
+    ImageRef importImage(const std::string& name, const ImportedImage& image, ExternalUse before, ExternalUse after,
+                         bool readOnly = false);
+    ImageRef importImage(const std::string& name, const Image& image, VkImageLayout currentLayout, ExternalUse before,
+                         ExternalUse after, bool readOnly = false);
+    // Re-points an imported resource (e.g. the next swapchain image) without recompiling.
+    void rebindImportedBuffer(BufferRef ref, VkBuffer buffer, VkDeviceSize size);
+    void rebindImportedImage(ImageRef ref, VkImage image, VkImageView view, VkImageLayout currentLayout);
+
+    PassBuilder addPass(const std::string& name, PassKind kind);
+
+    // Pure: orders passes, derives barriers, validates. Errors name the
+    // passes and resources involved.
+    Status compile();
+    bool compiled() const { return compiled_; }
+    const Schedule& schedule() const { return schedule_; }
+
+    // Text and Graphviz DOT of the compiled schedule with its barriers.
+    std::string describe() const;
+    std::string toDot() const;
+
+    // Records the whole graph. Creates graph-owned resources on the first
+    // call after compile(). Never submits or waits.
+    Status execute(VkCommandBuffer cmd);
+    uint64_t frameIndex() const { return frameIndex_; }
+
+    // Per-pass GPU times of the newest frame whose timestamps are available,
+    // without waiting. Empty until one is.
+    std::vector<PassTiming> latestTimings() const;
+    // Frame index the latest timings belong to (UINT64_MAX if none).
+    uint64_t latestTimingsFrame() const;
+
+    // Physical handles (after the first execute for graph-owned resources).
+    VkBuffer buffer(BufferRef ref) const;
+    VkDeviceSize bufferSize(BufferRef ref) const;
+    VkImage image(ImageRef ref) const;
+    VkImageView imageView(ImageRef ref) const;
+    const std::string& passName(uint32_t pass) const;
+    const std::string& resourceName(bool isImage, uint32_t index) const;
+    size_t passCount() const;
+
+    struct Impl;
+
+private:
+    friend class PassBuilder;
+    std::unique_ptr<Impl> impl_;
+    Schedule schedule_;
+    bool compiled_ = false;
+    uint64_t frameIndex_ = 0;
+};
+
+} // namespace pyramarch
