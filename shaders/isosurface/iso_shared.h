@@ -105,6 +105,12 @@ struct IsoCounters {
     uint pad0, pad1, pad2;
 };
 
+// Output vertex (32 bytes): what the draw consumes.
+struct IsoVertex {
+    vec4 position; // xyz world position; w: triangles emitted by this vertex's cell (debug colouring)
+    vec4 normal;   // xyz unit outward normal (0 where the gradient vanishes or is not finite); w 0
+};
+
 // Metaball and particle records as the host writes them.
 struct IsoBall {
     vec4 centerRadius; // xyz centre, w radius of influence
@@ -115,6 +121,7 @@ struct IsoBall {
 static_assert(sizeof(IsoPush) == 64, "push constants");
 static_assert(sizeof(IsoArgs) == 32, "args");
 static_assert(sizeof(IsoBall) == 32, "ball");
+static_assert(sizeof(IsoVertex) == 32, "vertex");
 } // namespace pyramarch::iso::gpu
 #endif
 #undef ISO_CONST
