@@ -570,7 +570,9 @@ TEST_F(IsoGpu, StatsRingDelayedWithoutWaiting) {
     std::vector<uint32_t> needed;
     for (int f = 0; f < 6; ++f) {
         iso->setUserParams({0, 0, 0, 0.3f + 0.1f * f, 0, 0, 0, 0});
-        if (f < 3) EXPECT_FALSE(iso->latestStats().has_value());
+        if (f < 3) {
+            EXPECT_FALSE(iso->latestStats().has_value());
+        }
         frame(*iso);
         needed.push_back(iso->statsOfFrame(f)->verticesNeeded);
     }

@@ -221,7 +221,7 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
     PYRAMARCH_TRY(make(m.vertices, vertexBytes, readable | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, MemoryUsage::DeviceLocal, "vertices"));
     PYRAMARCH_TRY(make(m.stats, sizeof(gpu::IsoStatsGpu) * m.ring, storage, MemoryUsage::Readback, "stats"));
     if (m.maxItems) PYRAMARCH_TRY(make(m.items, uint64_t(m.maxItems) * m.itemBytes() * m.ring, storage, MemoryUsage::Upload, "items"));
-    if (info.source == FieldSource::Particles) PYRAMARCH_TRY(make(m.accum, samples * 4, storage, MemoryUsage::DeviceLocal, "accum"));
+    if (info.source == FieldSource::Particles) PYRAMARCH_TRY(make(m.accum, samples * 4, storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::DeviceLocal, "accum"));
     if (info.source == FieldSource::Volume) PYRAMARCH_TRY(make(m.raw, (samples * 4 + 3) / 4 * 4, storage, MemoryUsage::Upload, "volume staging"));
 
     // Host-visible: written directly, no queue needed (an adopted device may have none).
@@ -485,7 +485,7 @@ void IsoSurface::addPasses(RenderGraph& graph) {
                         // every frame after this one.
                         ctx.vk->vkCmdFillBuffer(ctx.cmd, impl_->accum.handle(), 0, VK_WHOLE_SIZE, 0);
                         VkMemoryBarrier2 b{VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
-                        b.srcStageMask = VK_PIPELINE_STAGE_2_CLEAR_BIT;
+                        b.srcStageMask = VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT;
                         b.srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT;
                         b.dstStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
                         b.dstAccessMask = VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT;
