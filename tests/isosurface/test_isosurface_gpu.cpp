@@ -112,7 +112,9 @@ protected:
         EXPECT_EQ(args.value()[5], 1u);
         const uint32_t groups = (written + 63) / 64;
         EXPECT_EQ(uint64_t(args.value()[0]) * args.value()[1] * 64 >= written, true);
-        EXPECT_EQ(args.value()[0], std::min(groups, device().limits().maxComputeWorkGroupCount[0]));
+        const uint32_t maxX = info.maxGroupsX ? info.maxGroupsX : device().limits().maxComputeWorkGroupCount[0];
+        EXPECT_EQ(args.value()[0], std::min(groups, maxX));
+        EXPECT_EQ(args.value()[1], groups == 0 ? 1u : (groups + std::min(groups, maxX) - 1) / std::min(groups, maxX));
         auto stats = iso.statsOfFrame(iso.framesRecorded() - 1);
         ASSERT_TRUE(stats.has_value());
         EXPECT_EQ(stats->verticesNeeded, cpu.vertices.size());
@@ -581,6 +583,21 @@ TEST_F(IsoGpu, StatsRingDelayedWithoutWaiting) {
     EXPECT_EQ(s->frame, 6u - 1 - 2);
     EXPECT_EQ(s->verticesNeeded, needed[s->frame]);
     EXPECT_NE(needed[0], needed[5]);
+}
+
+TEST_F(IsoGpu, DispatchesFoldIntoTwoDimensions) {
+    // Every dispatch (field, classify, pyramid, extract) split into rows of 3
+    // groups: the same surface must come out, key for key.
+    IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, {23, 19, 29}, NormalMode::Forward);
+    info.maxGroupsX = 3;
+    auto iso = make(info);
+    ASSERT_TRUE(iso);
+    frame(*iso);
+    checkAgainstReference(*iso, info);
+    auto args = iso->readDrawArgs();
+    ASSERT_TRUE(args.ok());
+    EXPECT_EQ(args.value()[0], 3u);
+    EXPECT_GT(args.value()[1], 10u);
 }
 
 TEST_F(IsoGpu, MeshExportObjAndPly) {

@@ -161,7 +161,7 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
     if (vertexBytes > range || vertexBytes > lim.maxBufferSize)
         return Status::error("isosurface '" + info.name + "': vertexCapacity " + std::to_string(info.vertexCapacity) +
                              " needs " + fmtBytes(vertexBytes) + ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
-    g.maxGroupsX = lim.maxComputeWorkGroupCount[0];
+    g.maxGroupsX = info.maxGroupsX ? std::min(info.maxGroupsX, lim.maxComputeWorkGroupCount[0]) : lim.maxComputeWorkGroupCount[0];
     g.normalMode = info.normals == NormalMode::Forward ? gpu::kIsoNormalForward
                    : info.normals == NormalMode::Central ? gpu::kIsoNormalCentral
                                                          : gpu::kIsoNormalSobel;
@@ -535,8 +535,10 @@ void IsoSurface::addPasses(RenderGraph& graph) {
         break;
     }
 
-    // --- classify ---
-    const uint64_t cellGroups = (uint64_t(m.grid.cells.w) + gpu::kIsoGroupSize - 1) / gpu::kIsoGroupSize;
+    // --- classify (also writes level 1: 4 cells per thread) ---
+    const uint32_t top = m.grid.levelCount - 1;
+    const uint32_t classifyLevels = std::min(1u, top);
+    const uint64_t cellGroups = (uint64_t(m.grid.cells.w) + 4 * gpu::kIsoGroupSize - 1) / (4 * gpu::kIsoGroupSize);
     graph.addPass(n + ".classify", PassKind::Compute)
         .use(grid, Access::StorageRead)
         .use(tables, Access::StorageRead)
@@ -548,9 +550,8 @@ void IsoSurface::addPasses(RenderGraph& graph) {
             dispatchFolded(*ctx.vk, ctx.cmd, cellGroups, maxX);
         });
 
-    // --- pyramid build: one pass per kIsoBuildLevelsPerPass levels ---
-    const uint32_t top = m.grid.levelCount - 1;
-    for (uint32_t src = 0; src < top; src += gpu::kIsoBuildLevelsPerPass) {
+    // --- pyramid build: one pass per kIsoBuildLevelsPerPass levels above classify's ---
+    for (uint32_t src = classifyLevels; src < top; src += gpu::kIsoBuildLevelsPerPass) {
         const uint32_t levels = std::min(gpu::kIsoBuildLevelsPerPass, top - src);
         const uint64_t groups = (uint64_t(m.grid.levelSize[src]) + gpu::kIsoBuildGroupSize * 4 - 1) / (gpu::kIsoBuildGroupSize * 4);
         graph.addPass(n + ".pyramid." + std::to_string(src), PassKind::Compute)

@@ -86,6 +86,10 @@ struct IsoSurfaceCreateInfo {
     uint32_t framesInFlight = 2;
     // Prefix of pass and resource names; must be unique per graph.
     std::string name = "iso";
+    // Optional. Folds dispatches at this many groups along x instead of the
+    // device's maxComputeWorkGroupCount[0] (0 = device limit); lets tests
+    // exercise the fold on small grids.
+    uint32_t maxGroupsX = 0;
 };
 
 // One output vertex as the GPU writes it (IsoVertex in iso_shared.h).
