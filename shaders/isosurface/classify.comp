@@ -15,23 +15,29 @@ layout(set = 0, binding = 2, std430) readonly buffer FieldBuf { float field[]; }
 layout(set = 0, binding = 3, std430) writeonly buffer PyramidBuf { uint pyramid[]; };
 layout(set = 0, binding = 4, std430) buffer CountersBuf { IsoCounters counters; };
 
+// Corner offsets read once per thread: the compiler cannot keep them in
+// registers across the pyramid stores itself (the buffers might alias).
+uint cornerIndex[8];
+
 uint classifyCell(uint cell) {
     const uint cx = grid.cells.x, cy = grid.cells.y;
     const uvec3 c = uvec3(cell % cx, (cell / cx) % cy, cell / (cx * cy));
     const uint sx = grid.samples.x, sxy = grid.samples.x * grid.samples.y;
     uint mcCase = 0;
-    for (uint k = 0; k < 8; ++k) {
-        const uint o = tables.cornerOffset[k];
-        const uvec3 p = c + uvec3(o & 1u, (o >> 1) & 1u, (o >> 2) & 1u);
-        const float v = sanitize(field[p.x + sx * p.y + sxy * p.z]);
-        if (v >= pc.iso) mcCase |= 1u << k;
-    }
+    const uint base = c.x + sx * c.y + sxy * c.z;
+    for (uint k = 0; k < 8; ++k)
+        if (sanitize(field[base + cornerIndex[k]]) >= pc.iso) mcCase |= 1u << k;
     const uint count = tables.caseVertexCount[mcCase];
     pyramid[grid.levelOffset[0] + cell] = count | (mcCase << kIsoCaseShift);
     return count;
 }
 
 void main() {
+    const uint sx = grid.samples.x, sxy = grid.samples.x * grid.samples.y;
+    for (uint k = 0; k < 8; ++k) {
+        const uint o = tables.cornerOffset[k];
+        cornerIndex[k] = (o & 1u) + sx * ((o >> 1) & 1u) + sxy * ((o >> 2) & 1u);
+    }
     const uint element = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
     const uint first = element * 4;
     uint sum = 0, activeCells = 0;
