@@ -15,25 +15,32 @@ layout(set = 0, binding = 2, std430) readonly buffer FieldBuf { float field[]; }
 layout(set = 0, binding = 3, std430) writeonly buffer PyramidBuf { uint pyramid[]; };
 layout(set = 0, binding = 4, std430) buffer CountersBuf { IsoCounters counters; };
 
-// Corner offsets read once per thread: the compiler cannot keep them in
-// registers across the pyramid stores itself (the buffers might alias).
+// Grid values and corner offsets read once per thread: the compiler cannot
+// keep them in registers across the pyramid stores itself (the buffers
+// might alias).
 uint cornerIndex[8];
+uint cx, cy, sx, sxy, base0;
+float iso;
 
 uint classifyCell(uint cell) {
-    const uint cx = grid.cells.x, cy = grid.cells.y;
     const uvec3 c = uvec3(cell % cx, (cell / cx) % cy, cell / (cx * cy));
-    const uint sx = grid.samples.x, sxy = grid.samples.x * grid.samples.y;
     uint mcCase = 0;
     const uint base = c.x + sx * c.y + sxy * c.z;
     for (uint k = 0; k < 8; ++k)
-        if (sanitize(field[base + cornerIndex[k]]) >= pc.iso) mcCase |= 1u << k;
+        if (sanitize(field[base + cornerIndex[k]]) >= iso) mcCase |= 1u << k;
     const uint count = tables.caseVertexCount[mcCase];
-    pyramid[grid.levelOffset[0] + cell] = count | (mcCase << kIsoCaseShift);
+    pyramid[base0 + cell] = count | (mcCase << kIsoCaseShift);
     return count;
 }
 
 void main() {
-    const uint sx = grid.samples.x, sxy = grid.samples.x * grid.samples.y;
+    cx = grid.cells.x;
+    cy = grid.cells.y;
+    sx = grid.samples.x;
+    sxy = grid.samples.x * grid.samples.y;
+    base0 = grid.levelOffset[0];
+    iso = pc.iso;
+    const uint cells = grid.cells.w;
     for (uint k = 0; k < 8; ++k) {
         const uint o = tables.cornerOffset[k];
         cornerIndex[k] = (o & 1u) + sx * ((o >> 1) & 1u) + sxy * ((o >> 2) & 1u);
@@ -42,7 +49,7 @@ void main() {
     const uint first = element * 4;
     uint sum = 0, activeCells = 0;
     for (uint j = 0; j < 4; ++j) {
-        if (first + j >= grid.cells.w) break;
+        if (first + j >= cells) break;
         const uint count = classifyCell(first + j);
         sum += count;
         activeCells += count != 0 ? 1u : 0u;
