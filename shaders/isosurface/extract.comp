@@ -12,44 +12,49 @@ layout(set = 0, binding = 2, std430) readonly buffer FieldBuf { float field[]; }
 layout(set = 0, binding = 3, std430) readonly buffer PyramidBuf { uint pyramid[]; };
 layout(set = 0, binding = 4, std430) writeonly buffer VertexBuf { IsoVertex vertices[]; };
 
+ivec3 gridMax; // samples - 1 per axis
+uint sx, sxy;
+
 float fetch(ivec3 p) {
-    p = clamp(p, ivec3(0), ivec3(grid.samples.xyz) - 1);
-    return sanitize(field[uint(p.x) + grid.samples.x * (uint(p.y) + grid.samples.y * uint(p.z))]);
+    p = clamp(p, ivec3(0), gridMax);
+    return sanitize(field[uint(p.x) + sx * uint(p.y) + sxy * uint(p.z)]);
 }
 
-// Gradient in index units (see tests/reference/reference.cpp: same formulas).
-vec3 gradientAt(ivec3 p) {
-    vec3 g;
-    const ivec3 n = ivec3(grid.samples.xyz);
-    for (int a = 0; a < 3; ++a) {
-        ivec3 d = ivec3(0);
-        d[a] = 1;
-        if (grid.normalMode == kIsoNormalForward) {
-            g[a] = p[a] + 1 < n[a] ? fetch(p + d) - fetch(p) : fetch(p) - fetch(p - d);
-        } else if (grid.normalMode == kIsoNormalCentral) {
-            const int hi = min(p[a] + 1, n[a] - 1), lo = max(p[a] - 1, 0);
-            ivec3 ph = p, pl = p;
-            ph[a] = hi;
-            pl[a] = lo;
-            g[a] = (fetch(ph) - fetch(pl)) / float(hi - lo);
-        } else {
-            const int b = (a + 1) % 3, c = (a + 2) % 3;
-            float s = 0.0;
-            for (int i = -1; i <= 1; ++i)
-                for (int j = -1; j <= 1; ++j) {
-                    ivec3 o = ivec3(0);
-                    o[b] = i;
-                    o[c] = j;
-                    const float w = (i == 0 ? 2.0 : 1.0) * (j == 0 ? 2.0 : 1.0);
-                    s += w * (fetch(p + o + d) - fetch(p + o - d));
-                }
-            g[a] = s / 32.0;
+// Gradient components in index units along axis d (a unit vector; no dynamic
+// vector indexing, which lavapipe turns into memory). Same formulas and
+// evaluation order as tests/reference/reference.cpp.
+float forwardDiff(ivec3 p, ivec3 d, int pa, int last) {
+    return pa + 1 <= last ? fetch(p + d) - fetch(p) : fetch(p) - fetch(p - d);
+}
+float centralDiff(ivec3 p, ivec3 d, int pa, int last) {
+    const int hi = min(pa + 1, last), lo = max(pa - 1, 0);
+    return (fetch(p + d * (hi - pa)) - fetch(p + d * (lo - pa))) / float(hi - lo);
+}
+// 3D Sobel: central difference along d smoothed 1-2-1 across axes b and c.
+float sobelDiff(ivec3 p, ivec3 d, ivec3 b, ivec3 c) {
+    float s = 0.0;
+    for (int i = -1; i <= 1; ++i)
+        for (int j = -1; j <= 1; ++j) {
+            const ivec3 o = b * i + c * j;
+            const float w = (i == 0 ? 2.0 : 1.0) * (j == 0 ? 2.0 : 1.0);
+            s += w * (fetch(p + o + d) - fetch(p + o - d));
         }
-    }
-    return g;
+    return s / 32.0;
+}
+
+vec3 gradientAt(ivec3 p, uint mode) {
+    const ivec3 X = ivec3(1, 0, 0), Y = ivec3(0, 1, 0), Z = ivec3(0, 0, 1);
+    if (mode == kIsoNormalForward)
+        return vec3(forwardDiff(p, X, p.x, gridMax.x), forwardDiff(p, Y, p.y, gridMax.y), forwardDiff(p, Z, p.z, gridMax.z));
+    if (mode == kIsoNormalCentral)
+        return vec3(centralDiff(p, X, p.x, gridMax.x), centralDiff(p, Y, p.y, gridMax.y), centralDiff(p, Z, p.z, gridMax.z));
+    return vec3(sobelDiff(p, X, Y, Z), sobelDiff(p, Y, Z, X), sobelDiff(p, Z, X, Y));
 }
 
 void main() {
+    gridMax = ivec3(grid.samples.xyz) - 1;
+    sx = grid.samples.x;
+    sxy = grid.samples.x * grid.samples.y;
     uint key = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
     const uint top = grid.levelCount - 1;
     uint total = pyramid[grid.levelOffset[top]];
@@ -95,8 +100,9 @@ void main() {
     precise vec3 gc = fa + t * (fb - fa);
     precise vec3 pos = grid.boundsMin.xyz + gc * grid.spacing.xyz;
 
-    const vec3 da = gradientAt(pa) / grid.spacing.xyz;
-    const vec3 db = gradientAt(pb) / grid.spacing.xyz;
+    const uint mode = grid.normalMode;
+    const vec3 da = gradientAt(pa, mode) / grid.spacing.xyz;
+    const vec3 db = gradientAt(pb, mode) / grid.spacing.xyz;
     const vec3 n = da + t * (db - da);
     const float len = sqrt(dot(n, n));
     vec3 normal = vec3(0.0);
