@@ -43,6 +43,16 @@ enum class FieldSource {
 };
 
 enum class NormalMode { Forward, Central, Sobel };
+
+// How vertices find their place in the vertex buffer.
+enum class ExtractionMethod {
+    // One thread per output vertex walks the pyramid top-down (default).
+    HistoPyramid,
+    // Baseline of seed 003: exclusive scan of the per-cell counts (down-sweep
+    // over the same 4-ary tree), then one thread per cell writes its
+    // vertices at its offset. Same output; kept to measure against.
+    Scan,
+};
 enum class VolumeFormat { U8, U16, F32 };
 
 struct Metaball {
@@ -68,6 +78,7 @@ struct IsoSurfaceCreateInfo {
     // drawn, stats still count). Rounded down to whole triangles.
     uint32_t vertexCapacity = 0;
     NormalMode normals = NormalMode::Central;
+    ExtractionMethod method = ExtractionMethod::HistoPyramid;
     FieldSource source = FieldSource::Metaballs;
     // Initial iso value; "inside" is field >= iso (setIsoValue per frame).
     float isoValue = 0.5f;
