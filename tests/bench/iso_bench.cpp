@@ -7,7 +7,13 @@
 // the scan baseline (seed 003) in the same engine.
 //
 //   iso_bench [--frames F] [--cells N ...] [--normals forward|central|sobel] [--method pyramid|scan|both]
+//             [--field cayley|metaballs|particles]
+//
+// metaballs: 256 balls updated every frame (iso 0.5); particles: 2^20
+// particles re-uploaded every frame, kernel radius 2.5 cells (iso 1).
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -37,6 +43,7 @@ int main(int argc, char** argv) {
     int frames = 10;
     std::vector<uint32_t> sizes;
     NormalMode normals = NormalMode::Central;
+    std::string fieldKind = "cayley";
     std::vector<ExtractionMethod> methods = {ExtractionMethod::HistoPyramid, ExtractionMethod::Scan};
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--frames") && i + 1 < argc) frames = std::atoi(argv[++i]);
@@ -44,6 +51,9 @@ int main(int argc, char** argv) {
         else if (!std::strcmp(argv[i], "--normals") && i + 1 < argc) {
             const std::string m = argv[++i];
             normals = m == "forward" ? NormalMode::Forward : m == "sobel" ? NormalMode::Sobel : NormalMode::Central;
+        } else if (!std::strcmp(argv[i], "--field") && i + 1 < argc) {
+            fieldKind = argv[++i];
+            if (fieldKind != "cayley" && fieldKind != "metaballs" && fieldKind != "particles") return fail("unknown field " + fieldKind);
         } else if (!std::strcmp(argv[i], "--method") && i + 1 < argc) {
             const std::string m = argv[++i];
             if (m == "pyramid") methods = {ExtractionMethod::HistoPyramid};
@@ -66,8 +76,8 @@ int main(int argc, char** argv) {
     }
     Device& dev = *device.value();
 
-    std::printf("{\n  \"device\": \"%s\",\n  \"driver\": \"%s\",\n  \"frames\": %d,\n  \"results\": [", dev.name().c_str(),
-                dev.driverInfo().c_str(), frames);
+    std::printf("{\n  \"device\": \"%s\",\n  \"driver\": \"%s\",\n  \"field\": \"%s\",\n  \"frames\": %d,\n  \"results\": [",
+                dev.name().c_str(), dev.driverInfo().c_str(), fieldKind.c_str(), frames);
     size_t printed = 0;
     for (size_t si = 0; si < sizes.size(); ++si)
     for (ExtractionMethod method : methods) {
@@ -75,15 +85,54 @@ int main(int argc, char** argv) {
         IsoSurfaceCreateInfo info;
         info.method = method;
         info.samples = {n + 1, n + 1, n + 1};
-        info.source = FieldSource::UserGlsl;
-        info.fieldGlsl = kCayley;
-        info.isoValue = 0.f;
         info.normals = normals;
         info.vertexCapacity = 3u << 20;
-        info.name = "cayley";
+        info.name = fieldKind;
+        if (fieldKind == "cayley") {
+            info.source = FieldSource::UserGlsl;
+            info.fieldGlsl = kCayley;
+            info.isoValue = 0.f;
+        } else if (fieldKind == "metaballs") {
+            info.source = FieldSource::Metaballs;
+            info.maxBalls = 256;
+            info.isoValue = 0.5f;
+        } else {
+            info.source = FieldSource::Particles;
+            info.maxParticles = 1u << 20;
+            info.particleRadius = 2.5f * 2.f / float(n);
+            info.isoValue = 1.f;
+        }
         auto created = IsoSurface::create(dev, info);
         if (!created) return fail(created.message());
         IsoSurface& iso = *created.value();
+        const auto rnd = ref::noise(size_t(1u << 20) * 3, 2024);
+        std::vector<Metaball> balls(256);
+        std::vector<Particle> particles(fieldKind == "particles" ? (1u << 20) : 0);
+        auto animate = [&](int f) -> Status {
+            const float phase = 0.1f * float(f);
+            if (fieldKind == "metaballs") {
+                for (size_t i = 0; i < balls.size(); ++i) {
+                    for (int k = 0; k < 3; ++k) balls[i].center[k] = 0.8f * std::sin(6.283f * rnd[i * 3 + k] + phase * float(k + 1));
+                    balls[i].radius = 0.15f + 0.1f * rnd[(i * 3 + 1) % rnd.size()];
+                    balls[i].strength = 1.f;
+                }
+                return iso.setMetaballs(balls);
+            }
+            if (fieldKind == "particles") {
+                // A noisy sphere shell of points, drifting.
+                for (size_t i = 0; i < particles.size(); ++i) {
+                    float d[3], len = 0.f;
+                    for (int k = 0; k < 3; ++k) {
+                        d[k] = rnd[i * 3 + k] * 2.f - 1.f;
+                        len += d[k] * d[k];
+                    }
+                    const float r = (0.6f + 0.05f * std::sin(phase + float(i % 97))) / std::sqrt(std::max(len, 1e-6f));
+                    particles[i] = {{d[0] * r, d[1] * r, d[2] * r}, 0.02f};
+                }
+                return iso.setParticles(particles);
+            }
+            return {};
+        };
 
         // Frame 0 includes pipeline JIT on lavapipe; it is reported separately.
         std::map<std::string, double> sum;
@@ -91,6 +140,7 @@ int main(int argc, char** argv) {
         double wallSum = 0.0, firstWall = 0.0;
         int timed = 0;
         for (int f = 0; f <= frames; ++f) {
+            if (Status a = animate(f); !a) return fail(a.message());
             Status inner;
             const auto t0 = std::chrono::steady_clock::now();
             Status s = submitAndWait(dev, [&](VkCommandBuffer cmd) { inner = iso.record(cmd); });
@@ -116,7 +166,7 @@ int main(int argc, char** argv) {
         if (!field) return fail(field.message());
         ref::Grid g;
         for (int a = 0; a < 3; ++a) g.n[a] = n + 1;
-        const ref::McResult cpu = ref::marchingCubes(g, field.value().data(), 0.f, ref::Normals::Central);
+        const ref::McResult cpu = ref::marchingCubes(g, field.value().data(), info.isoValue, ref::Normals::Central);
 
         double total = 0.0, mc = 0.0;
         std::string passes;
