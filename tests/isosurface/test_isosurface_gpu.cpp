@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -15,6 +16,7 @@
 
 #include "pyramarch/engine/render_graph.h"
 #include "pyramarch/engine/transfer.h"
+#include "pyramarch/engine/vulkan_functions.h"
 #include "pyramarch/isosurface/isosurface.h"
 #include "reference.h"
 #include "support/gpu_test.h"
@@ -548,8 +550,23 @@ TEST_F(IsoGpu, TwoSurfacesInOneHostGraph) {
     ASSERT_TRUE(sa && sb);
     sa->setUserParams({0, 0, 0, 0.6f, 0, 0, 0, 0});
     RenderGraph graph(&device());
-    sa->addPasses(graph);
+    const auto outA = sa->addPasses(graph);
     sb->addPasses(graph);
+    // A host pass consuming surface A's output in the same graph: the graph
+    // must order it after extraction (sync validation checks the barriers).
+    auto copy = device().allocator().createBuffer(
+        {.size = 16 + 64, .usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT, .memory = MemoryUsage::Readback, .name = "host.copy"});
+    ASSERT_TRUE(copy.ok()) << copy.message();
+    const BufferRef copyRef = graph.importBuffer("host.copy", copy.value(), {Access::HostRead}, {Access::HostRead});
+    graph.addPass("host.consume", PassKind::Transfer)
+        .use(outA.drawArgs, Access::TransferSrc)
+        .use(outA.vertices, Access::TransferSrc)
+        .use(copyRef, Access::TransferDst)
+        .record([&](PassContext& ctx) {
+            const VkBufferCopy regions[2] = {{IsoSurface::drawArgsOffset(), 0, 16}, {0, 16, 64}};
+            ctx.vk->vkCmdCopyBuffer(ctx.cmd, ctx.buffer(outA.drawArgs), ctx.buffer(copyRef), 1, &regions[0]);
+            ctx.vk->vkCmdCopyBuffer(ctx.cmd, ctx.buffer(outA.vertices), ctx.buffer(copyRef), 1, &regions[1]);
+        });
     ASSERT_OK(graph.compile());
     for (int f = 0; f < 3; ++f) {
         std::vector<Metaball> balls = {{{-0.3f + 0.1f * f, 0.f, 0.f}, 0.6f, 1.f, {}}, {{0.35f, 0.1f, 0.f}, 0.5f, 1.f, {}}};
@@ -559,6 +576,17 @@ TEST_F(IsoGpu, TwoSurfacesInOneHostGraph) {
         ASSERT_OK(inner);
         checkAgainstReference(*sa, a);
         checkAgainstReference(*sb, b);
+        copy.value().invalidate();
+        uint32_t drawn[4];
+        IsoVertexData first[2];
+        std::memcpy(drawn, copy.value().mapped(), 16);
+        std::memcpy(first, static_cast<const uint8_t*>(copy.value().mapped()) + 16, 64);
+        auto v = sa->readVertices();
+        ASSERT_TRUE(v.ok());
+        EXPECT_EQ(drawn[0], v.value().size());
+        EXPECT_EQ(drawn[1], 1u);
+        ASSERT_GE(v.value().size(), 2u);
+        EXPECT_EQ(std::memcmp(first, v.value().data(), 64), 0);
     }
     EXPECT_EQ(sa->framesRecorded(), 3u);
     EXPECT_EQ(sb->framesRecorded(), 3u);

@@ -421,7 +421,7 @@ void dispatchFolded(const VolkDeviceTable& vk, VkCommandBuffer cmd, uint64_t gro
 }
 } // namespace
 
-void IsoSurface::addPasses(RenderGraph& graph) {
+IsoSurface::GraphOutputs IsoSurface::addPasses(RenderGraph& graph) {
     Impl& m = *impl_;
     PYRAMARCH_ASSERT(!m.addedToGraph, "IsoSurface::addPasses called twice (one graph per surface)");
     m.addedToGraph = true;
@@ -628,7 +628,7 @@ void IsoSurface::addPasses(RenderGraph& graph) {
                 dispatchFolded(*ctx.vk, ctx.cmd, cellGroups1, maxX);
                 ++frame_;
             });
-        return;
+        return {vertices, args};
     }
 
     // --- extract ---
@@ -644,6 +644,7 @@ void IsoSurface::addPasses(RenderGraph& graph) {
             ctx.vk->vkCmdDispatchIndirect(ctx.cmd, impl_->args.handle(), 0);
             ++frame_;
         });
+    return {vertices, args};
 }
 
 Status IsoSurface::record(VkCommandBuffer cmd) {

@@ -145,10 +145,19 @@ public:
     IsoSurface(const IsoSurface&) = delete;
     IsoSurface& operator=(const IsoSurface&) = delete;
 
-    // Adds this surface's passes to `graph` (once per graph). The graph must
-    // be executed once per frame; the module's buffers are imported, so the
-    // graph derives every barrier, also across frames.
-    void addPasses(RenderGraph& graph);
+    // The module's outputs as resources of the graph it was added to: a host
+    // pass that draws the surface declares `.use(vertices, Access::VertexRead)`
+    // and `.use(drawArgs, Access::IndirectRead)` so the graph orders it after
+    // extraction (importing the same buffers again would hide the hazard).
+    struct GraphOutputs {
+        BufferRef vertices; // IsoVertex[vertexCapacity]
+        BufferRef drawArgs; // VkDrawIndirectCommand at drawArgsOffset()
+    };
+    // Adds this surface's passes to `graph` (once per surface). The graph must
+    // be executed once per frame; the module's buffers are imported with
+    // `before` = `after` = their last use in a frame, so the graph derives
+    // every barrier, also across frames.
+    GraphOutputs addPasses(RenderGraph& graph);
     // Records one frame without a host graph (an internal graph holds the passes).
     Status record(VkCommandBuffer cmd);
     // The internal graph used by record() (timings, describe()).
