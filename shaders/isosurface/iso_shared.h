@@ -63,7 +63,9 @@ struct IsoGrid {
     uint statsSlots;    // ring depth of the stats buffer
     uint maxItems;      // balls or particles per ring slot
     uint volumeFormat;
-    uint pad0;
+    uint indexed;       // 1: shared vertices + index buffer (edge pyramid over samples)
+    uint indexCapacity; // indices, whole triangles (indexed only)
+    uint pad1, pad2, pad3;
     vec4 particle;      // x: radius, y: 1/radius^2, z,w unused
     vec4 volume;        // x: scale, y: offset
 };
@@ -83,21 +85,28 @@ struct IsoPush {
     vec4 user1;
 };
 
-// Written by the args pass (device local): indirect commands for extract and draw.
+// Written by the args pass (device local): indirect commands for extraction
+// and drawing. Non-indexed: dispatch = extract, draw = VkDrawIndirectCommand.
+// Indexed: dispatch = unique vertices, indexDispatch = index generation,
+// drawIndexed = VkDrawIndexedIndirectCommand, draw.vertexCount = 0.
 struct IsoArgs {
-    uint dispatchX, dispatchY, dispatchZ, pad0;
-    uint vertexCount, instanceCount, firstVertex, firstInstance;
+    uint dispatchX, dispatchY, dispatchZ, verticesWritten;
+    uint vertexCount, instanceCount, firstVertex, firstInstance;   // byte 16
+    uint indexDispatchX, indexDispatchY, indexDispatchZ, pad0;     // byte 32
+    uint indexCount, indexedInstanceCount, firstIndex, vertexOffset; // byte 48
+    uint indexedFirstInstance, pad1, pad2, pad3;
 };
 
 // One slot of the stats ring (host visible).
 struct IsoStatsGpu {
-    uint verticesNeeded;
+    uint verticesNeeded;  // indexed: unique vertices
     uint verticesWritten;
     uint activeCells;
     uint overflow;
     uint frame;
     uint valid;
-    uint pad0, pad1;
+    uint indicesNeeded;   // indexed only
+    uint indicesWritten;
 };
 
 struct IsoCounters {
@@ -119,7 +128,7 @@ struct IsoBall {
 
 #ifdef __cplusplus
 static_assert(sizeof(IsoPush) == 64, "push constants");
-static_assert(sizeof(IsoArgs) == 32, "args");
+static_assert(sizeof(IsoArgs) == 80, "args");
 static_assert(sizeof(IsoBall) == 32, "ball");
 static_assert(sizeof(IsoVertex) == 32, "vertex");
 } // namespace pyramarch::iso::gpu

@@ -79,6 +79,14 @@ struct IsoSurfaceCreateInfo {
     uint32_t vertexCapacity = 0;
     NormalMode normals = NormalMode::Central;
     ExtractionMethod method = ExtractionMethod::HistoPyramid;
+    // Optional. Shared vertices + a uint32 index buffer (seed 000's idea):
+    // every sample owns its +x/+y/+z edges; a second pyramid over samples
+    // enumerates cut edges (one vertex each), and indices are written in the
+    // same key order as the non-indexed vertices. vertexCapacity then counts
+    // unique vertices; indices are written only when all vertices fit.
+    // Needs ExtractionMethod::HistoPyramid.
+    bool indexed = false;
+    uint32_t indexCapacity = 0; // indexed: index buffer capacity (rounded down to whole triangles)
     FieldSource source = FieldSource::Metaballs;
     // Initial iso value; "inside" is field >= iso (setIsoValue per frame).
     float isoValue = 0.5f;
@@ -115,7 +123,9 @@ struct IsoStats {
     uint32_t verticesNeeded = 0;
     uint32_t verticesWritten = 0; // == draw vertex count
     uint32_t activeCells = 0;
-    bool overflow = false;        // needed > capacity
+    bool overflow = false;        // needed > capacity (vertices or indices)
+    uint32_t indicesNeeded = 0;   // indexed only
+    uint32_t indicesWritten = 0;  // == indexed draw index count
 };
 
 // Capacity (vertices) that would have held `stats` with `headroom` to spare
@@ -151,7 +161,8 @@ public:
     // extraction (importing the same buffers again would hide the hazard).
     struct GraphOutputs {
         BufferRef vertices; // IsoVertex[vertexCapacity]
-        BufferRef drawArgs; // VkDrawIndirectCommand at drawArgsOffset()
+        BufferRef drawArgs; // VkDrawIndirectCommand at drawArgsOffset(), VkDrawIndexedIndirectCommand at drawIndexedArgsOffset()
+        BufferRef indices;  // indexed output only (use with Access::IndexRead)
     };
     // Adds this surface's passes to `graph` (once per surface). The graph must
     // be executed once per frame; the module's buffers are imported with
@@ -180,6 +191,9 @@ public:
     const Buffer& vertexBuffer() const;
     const Buffer& drawArgsBuffer() const;
     static constexpr VkDeviceSize drawArgsOffset() { return 16; }
+    // Indexed output: the index buffer (uint32) and vkCmdDrawIndexedIndirect(drawArgsBuffer(), drawIndexedArgsOffset(), 1, 20).
+    const Buffer& indexBuffer() const;
+    static constexpr VkDeviceSize drawIndexedArgsOffset() { return 48; }
     static constexpr uint32_t vertexStride() { return 32; }
     uint32_t vertexCapacity() const; // whole triangles
 
@@ -196,11 +210,13 @@ public:
     Result<Mesh> readMesh(bool weld = false);
     // Debug/test read-back (submit and wait): the vertices as written, the
     // field samples, the pyramid levels (level 0 = count | case << 4), and the
-    // args buffer (dispatch x,y,z,pad, draw vertexCount,instanceCount,first,first).
+    // args buffer (IsoArgs in shaders/isosurface/iso_shared.h, 20 uints).
     Result<std::vector<IsoVertexData>> readVertices();
     Result<std::vector<float>> readField();
     Result<std::vector<std::vector<uint32_t>>> readPyramid();
     Result<std::vector<uint32_t>> readDrawArgs();
+    // Indexed output: the indices as written (indicesWritten of them).
+    Result<std::vector<uint32_t>> readIndices();
 
     struct Impl;
 
