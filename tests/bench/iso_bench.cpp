@@ -3,10 +3,11 @@
 // RenderGraph::latestTimings, as JSON on stdout. Triangle counts are checked
 // against the CPU reference run on the GPU's field.
 //
-// With --method both (default) every size runs the HistoPyramid pipeline and
-// the scan baseline (seed 003) in the same engine.
+// With --method all (default) every size runs the HistoPyramid pipeline, the
+// scan baseline (seed 003) and indexed HistoPyramid output (shared vertices)
+// in the same engine.
 //
-//   iso_bench [--frames F] [--cells N ...] [--normals forward|central|sobel] [--method pyramid|scan|both]
+//   iso_bench [--frames F] [--cells N ...] [--normals forward|central|sobel] [--method pyramid|scan|indexed|all]
 //             [--field cayley|metaballs|particles]
 //
 // metaballs: 256 balls updated every frame (iso 0.5); particles: 2^20
@@ -44,7 +45,8 @@ int main(int argc, char** argv) {
     std::vector<uint32_t> sizes;
     NormalMode normals = NormalMode::Central;
     std::string fieldKind = "cayley";
-    std::vector<ExtractionMethod> methods = {ExtractionMethod::HistoPyramid, ExtractionMethod::Scan};
+    enum class Variant { Pyramid, Scan, Indexed };
+    std::vector<Variant> methods = {Variant::Pyramid, Variant::Scan, Variant::Indexed};
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--frames") && i + 1 < argc) frames = std::atoi(argv[++i]);
         else if (!std::strcmp(argv[i], "--cells") && i + 1 < argc) sizes.push_back(uint32_t(std::atoi(argv[++i])));
@@ -56,8 +58,9 @@ int main(int argc, char** argv) {
             if (fieldKind != "cayley" && fieldKind != "metaballs" && fieldKind != "particles") return fail("unknown field " + fieldKind);
         } else if (!std::strcmp(argv[i], "--method") && i + 1 < argc) {
             const std::string m = argv[++i];
-            if (m == "pyramid") methods = {ExtractionMethod::HistoPyramid};
-            else if (m == "scan") methods = {ExtractionMethod::Scan};
+            if (m == "pyramid") methods = {Variant::Pyramid};
+            else if (m == "scan") methods = {Variant::Scan};
+            else if (m == "indexed") methods = {Variant::Indexed};
         } else
             return fail(std::string("unknown argument ") + argv[i]);
     }
@@ -80,10 +83,12 @@ int main(int argc, char** argv) {
                 dev.name().c_str(), dev.driverInfo().c_str(), fieldKind.c_str(), frames);
     size_t printed = 0;
     for (size_t si = 0; si < sizes.size(); ++si)
-    for (ExtractionMethod method : methods) {
+    for (Variant method : methods) {
         const uint32_t n = sizes[si];
         IsoSurfaceCreateInfo info;
-        info.method = method;
+        info.method = method == Variant::Scan ? ExtractionMethod::Scan : ExtractionMethod::HistoPyramid;
+        info.indexed = method == Variant::Indexed;
+        info.indexCapacity = 3u << 20;
         info.samples = {n + 1, n + 1, n + 1};
         info.normals = normals;
         info.vertexCapacity = 3u << 20;
@@ -179,15 +184,17 @@ int main(int argc, char** argv) {
             passes += buf;
         }
         const double cells = double(n) * n * n;
-        std::printf("%s\n    {\"method\": \"%s\", \"cells\": \"%ux%ux%u\", \"triangles\": %u, \"cpuReferenceTriangles\": %zu, \"activeCells\": %u,"
+        std::printf("%s\n    {\"method\": \"%s\", \"cells\": \"%ux%ux%u\", \"triangles\": %u, \"vertices\": %u, \"cpuReferenceTriangles\": %zu, \"activeCells\": %u,"
                     " \"activeFraction\": %.4f, \"overflow\": %s,\n     \"firstFrameWallMs\": %.1f, \"meanFrameWallMs\": %.2f,"
                     " \"timedFrames\": %d, \"gpuMsTotal\": %.3f, \"gpuMsExtraction\": %.3f, \"mcCellsPerSecondMillions\": %.1f,\n"
                     "     \"passes\": [%s\n     ]}",
-                    printed++ ? "," : "", method == ExtractionMethod::Scan ? "scan" : "histopyramid", n, n, n, stats->verticesWritten / 3, cpu.vertices.size() / 3, stats->activeCells,
+                    printed++ ? "," : "", method == Variant::Scan ? "scan" : method == Variant::Indexed ? "histopyramid-indexed" : "histopyramid", n, n, n,
+                    (method == Variant::Indexed ? stats->indicesWritten : stats->verticesWritten) / 3, stats->verticesWritten, cpu.vertices.size() / 3, stats->activeCells,
                     stats->activeCells / cells, stats->overflow ? "true" : "false", firstWall, wallSum / frames, timed, total, mc,
                     mc > 0 ? cells / (mc * 1e-3) / 1e6 : 0.0, passes.c_str());
         std::fflush(stdout);
-        if (cpu.vertices.size() != stats->verticesNeeded) return fail("GPU and CPU triangle counts differ");
+        const uint32_t gpuCount = method == Variant::Indexed ? stats->indicesNeeded : stats->verticesNeeded;
+        if (cpu.vertices.size() != gpuCount) return fail("GPU and CPU triangle counts differ");
     }
     std::printf("\n  ]\n}\n");
     return 0;
