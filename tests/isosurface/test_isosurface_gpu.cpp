@@ -343,6 +343,8 @@ TEST_F(IsoGpu, CapacityOverflowClampsToWholeTriangles) {
     ASSERT_GT(needed, 300u);
     EXPECT_GE(suggestCapacity(*stats), needed);
     EXPECT_EQ(suggestCapacity(*stats) % 3, 0u);
+    EXPECT_GE(suggestCapacity(*stats, 1.f), needed);
+    EXPECT_LE(suggestCapacity(*stats, 1.f), needed + 2);
     auto full = probe->readVertices();
     ASSERT_TRUE(full.ok());
 
@@ -808,6 +810,8 @@ TEST_F(IsoGpu, IndexedOutputCapacities) {
     ASSERT_TRUE(need.has_value());
     auto allIdx = full->readIndices();
     ASSERT_TRUE(allIdx.ok());
+    EXPECT_GE(suggestIndexCapacity(*need), need->indicesNeeded);
+    EXPECT_EQ(suggestIndexCapacity(*need) % 3, 0u);
     // Index capacity short (and 0): whole triangles, same leading indices.
     for (uint32_t cap : {need->indicesNeeded / 2 + 1, 0u}) {
         info.indexCapacity = cap;

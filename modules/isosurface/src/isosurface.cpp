@@ -137,11 +137,16 @@ struct IsoSurface::Impl {
 IsoSurface::IsoSurface() : impl_(std::make_unique<Impl>()) {}
 IsoSurface::~IsoSurface() = default;
 
-uint32_t suggestCapacity(const IsoStats& stats, float headroom) {
-    const double want = std::ceil(double(stats.verticesNeeded) * std::max(1.0f, headroom));
-    const double clamped = std::min(want, double(0xFFFFFFFFu));
-    return uint32_t(clamped) / 3u * 3u;
+namespace {
+uint32_t withHeadroom(uint32_t needed, float headroom) {
+    // Whole triangles, rounded up so that the suggestion always holds `needed`.
+    const double want = std::ceil(double(needed) * std::max(1.0f, std::isfinite(headroom) ? headroom : 1.0f) / 3.0) * 3.0;
+    return uint32_t(std::min(want, double(0xFFFFFFFFu / 3u * 3u)));
 }
+} // namespace
+
+uint32_t suggestCapacity(const IsoStats& stats, float headroom) { return withHeadroom(stats.verticesNeeded, headroom); }
+uint32_t suggestIndexCapacity(const IsoStats& stats, float headroom) { return withHeadroom(stats.indicesNeeded, headroom); }
 
 Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const IsoSurfaceCreateInfo& info) {
     const DeviceLimits& lim = device.limits();

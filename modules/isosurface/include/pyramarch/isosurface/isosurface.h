@@ -113,15 +113,15 @@ struct IsoSurfaceCreateInfo {
 
 // One output vertex as the GPU writes it (IsoVertex in iso_shared.h).
 struct IsoVertexData {
-    float position[4]; // xyz world; w: triangles emitted by this vertex's cell
+    float position[4]; // xyz world; w: triangles emitted by this vertex's cell (0 for indexed output)
     float normal[4];   // xyz unit outward normal, or 0 where the gradient vanishes / is not finite
 };
 
 // Stats of one frame, read from the host-visible ring without waiting.
 struct IsoStats {
     uint64_t frame = 0;          // frame index (count of recorded frames) they belong to
-    uint32_t verticesNeeded = 0;
-    uint32_t verticesWritten = 0; // == draw vertex count
+    uint32_t verticesNeeded = 0;  // indexed: unique vertices
+    uint32_t verticesWritten = 0; // == draw vertex count (non-indexed)
     uint32_t activeCells = 0;
     bool overflow = false;        // needed > capacity (vertices or indices)
     uint32_t indicesNeeded = 0;   // indexed only
@@ -131,6 +131,8 @@ struct IsoStats {
 // Capacity (vertices) that would have held `stats` with `headroom` to spare
 // (e.g. 1.25), in whole triangles.
 uint32_t suggestCapacity(const IsoStats& stats, float headroom = 1.25f);
+// Same for the index buffer of indexed output.
+uint32_t suggestIndexCapacity(const IsoStats& stats, float headroom = 1.25f);
 
 // A CPU copy of the surface (read back for export, colliders, tests).
 struct Mesh {
