@@ -62,12 +62,11 @@ struct IsoGrid {
     uint normalMode;
     uint statsSlots;    // ring depth of the stats buffer
     uint maxItems;      // balls or particles per ring slot
-    uint volumeFormat;
+    uint pad0;
     uint indexed;       // 1: shared vertices + index buffer (edge pyramid over samples)
     uint indexCapacity; // indices, whole triangles (indexed only)
     uint pad1, pad2, pad3;
     vec4 particle;      // x: radius, y: 1/radius^2, z,w unused
-    vec4 volume;        // x: scale, y: offset
 };
 
 // Per-frame values: push constants, so changing them never touches a buffer
@@ -80,8 +79,8 @@ struct IsoPush {
     uint slot;       // ring slot of this frame
     uint srcLevel;   // pyramid build: level read
     uint numLevels;  // pyramid build: levels written
-    uint pad0;
-    vec4 user0;      // user GLSL field parameters
+    uint volumeFormat; // volume source: kIsoVolume* of the current upload
+    vec4 user0;      // user GLSL field parameters; volume source: x scale, y offset
     vec4 user1;
 };
 

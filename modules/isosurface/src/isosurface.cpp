@@ -127,8 +127,9 @@ struct IsoSurface::Impl {
     uint32_t itemCount = 0;
     uint64_t itemsVersion = 1;
     std::vector<uint64_t> slotVersion;
-    uint32_t slotItemCount[8] = {};
     bool volumeDirty = true;
+    uint32_t volumeFormat = gpu::kIsoVolumeF32;
+    float volumeScale = 1.f, volumeOffset = 0.f;
     bool addedToGraph = false;
 
     VkDeviceSize itemBytes() const { return info.source == FieldSource::Metaballs ? sizeof(gpu::IsoBall) : sizeof(Particle); }
@@ -189,6 +190,12 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
     g.boundsMin = {info.boundsMin[0], info.boundsMin[1], info.boundsMin[2], 0.f};
     g.spacing = {(info.boundsMax[0] - info.boundsMin[0]) / float(sx - 1), (info.boundsMax[1] - info.boundsMin[1]) / float(sy - 1),
                  (info.boundsMax[2] - info.boundsMin[2]) / float(sz - 1), 0.f};
+    for (int a = 0; a < 3; ++a) {
+        const float h = a == 0 ? g.spacing.x : a == 1 ? g.spacing.y : g.spacing.z;
+        if (!std::isfinite(h) || !(h > 0.f))
+            return Status::error("isosurface '" + info.name + "': sample spacing along " + axis[a] + " is " + std::to_string(h) +
+                                 " (bounds too large or too close for float)");
+    }
     // Pyramid: level 0 = one element per cell, level k+1 = ceil(level k / 4), up to one element.
     const uint64_t offset = pyramidLevels(cells, g);
     if (offset == 0) return Status::error("isosurface '" + info.name + "': too many cells");
@@ -235,8 +242,6 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
         g.particle = {info.particleRadius, 1.f / (info.particleRadius * info.particleRadius), 0.f, 0.f};
         break;
     case FieldSource::Volume:
-        g.volume = {1.f, 0.f, 0.f, 0.f};
-        g.volumeFormat = gpu::kIsoVolumeF32;
         break;
     case FieldSource::UserGlsl:
 #ifndef PYRAMARCH_ISO_HAS_SHADER_COMPILER
@@ -473,10 +478,9 @@ Status IsoSurface::uploadVolume(const void* data, size_t bytes, VolumeFormat for
         return Status::error("isosurface '" + m.info.name + "': volume scale/offset must be finite");
     std::memcpy(m.raw.mapped(), data, bytes);
     m.raw.flush();
-    m.grid.volumeFormat = format == VolumeFormat::U8 ? gpu::kIsoVolumeU8 : format == VolumeFormat::U16 ? gpu::kIsoVolumeU16 : gpu::kIsoVolumeF32;
-    m.grid.volume = {scale, offset, 0.f, 0.f};
-    std::memcpy(m.gridBuf.mapped(), &m.grid, sizeof(m.grid));
-    m.gridBuf.flush();
+    m.volumeFormat = format == VolumeFormat::U8 ? gpu::kIsoVolumeU8 : format == VolumeFormat::U16 ? gpu::kIsoVolumeU16 : gpu::kIsoVolumeF32;
+    m.volumeScale = scale;
+    m.volumeOffset = offset;
     m.volumeDirty = true;
     return {};
 }
@@ -538,6 +542,10 @@ IsoSurface::GraphOutputs IsoSurface::addPasses(RenderGraph& graph) {
         pc.slot = uint32_t(frame_ % m.ring);
         pc.user0 = {user_[0], user_[1], user_[2], user_[3]};
         pc.user1 = {user_[4], user_[5], user_[6], user_[7]};
+        if (m.info.source == FieldSource::Volume) {
+            pc.volumeFormat = m.volumeFormat;
+            pc.user0 = {m.volumeScale, m.volumeOffset, 0.f, 0.f};
+        }
         return pc;
     };
     const uint32_t maxX = m.grid.maxGroupsX;

@@ -184,8 +184,10 @@ public:
     Status setMetaballs(std::span<const Metaball> balls);
     Status setParticles(std::span<const Particle> particles);
     // Copies the volume (dims = create-info samples) to the staging buffer;
-    // the next frame converts it (value * scale + offset). Same timing rule
-    // as set*(): call once the frame framesInFlight back has finished.
+    // the next recorded frame converts it (value * scale + offset) and later
+    // frames keep the field. The staging buffer is not ringed (volumes can be
+    // large): call it only once the frame that converted the previous upload
+    // has finished (e.g. framesInFlight frames after that upload).
     Status uploadVolume(const void* data, size_t bytes, VolumeFormat format, float scale = 1.f, float offset = 0.f);
 
     // Output. Vertex format: IsoVertex (32 bytes: vec4 position, w = cell
