@@ -17,14 +17,16 @@ uint pyramidFind(inout uint key) {
         const uint offset = grid.levelOffset[level];
         const uint size = grid.levelSize[level];
         const uint mask = level == 0 ? kIsoCountMask : 0xffffffffu;
-        uint child = index * 4;
-        for (uint c = 0; c < 3; ++c) {
-            const uint v = child < size ? (pyramid[offset + child] & mask) : 0u;
-            if (key < v) break;
-            key -= v;
-            ++child;
-        }
-        index = child;
+        // Branch-free choice among the 4 children (intervals [0,a) [a,ab)
+        // [ab,abc) [abc,..)): no divergent loop exits in a SIMD batch.
+        const uint first = index * 4;
+        const uint a = first < size ? pyramid[offset + first] & mask : 0u;
+        const uint b = first + 1 < size ? pyramid[offset + first + 1] & mask : 0u;
+        const uint c = first + 2 < size ? pyramid[offset + first + 2] & mask : 0u;
+        const uint ab = a + b, abc = ab + c;
+        const bool gA = key >= a, gAB = key >= ab, gABC = key >= abc;
+        index = first + uint(gA) + uint(gAB) + uint(gABC);
+        key -= gABC ? abc : gAB ? ab : gA ? a : 0u;
     }
     return index;
 }

@@ -153,6 +153,8 @@ public:
     // Validates the create-info (errors name the field and limit), creates
     // buffers and pipelines. Needs no queue (host-visible uploads only).
     static Result<std::unique_ptr<IsoSurface>> create(Device& device, const IsoSurfaceCreateInfo& info);
+    // Destroy only after the GPU finished every frame that used the surface,
+    // and before `device`; a host graph it was added to must not execute again.
     ~IsoSurface();
     IsoSurface(const IsoSurface&) = delete;
     IsoSurface& operator=(const IsoSurface&) = delete;
