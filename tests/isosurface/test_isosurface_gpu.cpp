@@ -238,6 +238,32 @@ TEST_F(IsoGpu, MetaballsPerFrameUpdatesWithoutRecompiling) {
     EXPECT_FALSE(iso->setMetaballs(tooMany).ok());
 }
 
+TEST_F(IsoGpu, MetaballsBeyondTheCullingLimit) {
+    // More balls than the per-tile culling bit set holds: the full loop path.
+    IsoSurfaceCreateInfo info;
+    info.samples = {13, 11, 9};
+    info.source = FieldSource::Metaballs;
+    info.maxBalls = 1100;
+    info.vertexCapacity = 300000;
+    auto iso = make(info);
+    ASSERT_TRUE(iso);
+    const auto rnd = ref::noise(1100 * 4, 31);
+    std::vector<Metaball> balls;
+    std::vector<ref::Ball> refBalls;
+    for (uint32_t i = 0; i < 1100; ++i) {
+        Metaball b{{rnd[i * 4] * 2.f - 1.f, rnd[i * 4 + 1] * 2.f - 1.f, rnd[i * 4 + 2] * 2.f - 1.f}, 0.1f + 0.1f * rnd[i * 4 + 3], 0.3f, {}};
+        balls.push_back(b);
+        refBalls.push_back({{b.center[0], b.center[1], b.center[2]}, b.radius, b.strength});
+    }
+    ASSERT_OK(iso->setMetaballs(balls));
+    frame(*iso);
+    auto field = iso->readField();
+    ASSERT_TRUE(field.ok());
+    const auto expect = ref::metaballs(gridOf(info), refBalls);
+    for (size_t i = 0; i < expect.size(); ++i) ASSERT_NEAR(field.value()[i], expect[i], 1e-5f * (1.f + expect[i])) << i;
+    checkAgainstReference(*iso, info);
+}
+
 TEST_F(IsoGpu, NoiseVolumesAnyFormatAndOddGrids) {
     struct Case {
         std::array<uint32_t, 3> n;

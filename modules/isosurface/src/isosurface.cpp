@@ -573,10 +573,13 @@ IsoSurface::GraphOutputs IsoSurface::addPasses(RenderGraph& graph) {
                 .use(grid, Access::StorageRead)
                 .use(items, Access::StorageRead)
                 .use(field, Access::StorageWrite)
-                .record([this, push, basePush, stage, sampleGroups, maxX](PassContext& ctx) {
+                .record([this, push, basePush, stage, maxX](PassContext& ctx) {
                     stage();
                     push(ctx, impl_->fieldPipe, impl_->fieldSet, basePush());
-                    dispatchFolded(*ctx.vk, ctx.cmd, sampleGroups, maxX);
+                    // One group per 4x4x4 tile of samples (field_metaballs.comp culls per tile).
+                    const IsoGrid& g = impl_->grid;
+                    const uint64_t tiles = uint64_t((g.samples.x + 3) / 4) * ((g.samples.y + 3) / 4) * ((g.samples.z + 3) / 4);
+                    dispatchFolded(*ctx.vk, ctx.cmd, tiles, maxX);
                 });
         } else {
             const BufferRef accum = graph.importBuffer(n + ".accum", m.accum, computeRW, computeRW);
