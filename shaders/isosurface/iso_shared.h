@@ -62,11 +62,13 @@ struct IsoGrid {
     uint normalMode;
     uint statsSlots;    // ring depth of the stats buffer
     uint maxItems;      // balls or particles per ring slot
-    uint pad0;
+    uint baseMask;      // pyramid build: mask of level-0 elements (count bits, or all for bin counts)
     uint indexed;       // 1: shared vertices + index buffer (edge pyramid over samples)
     uint indexCapacity; // indices, whole triangles (indexed only)
     uint pad1, pad2, pad3;
     vec4 particle;      // x: radius, y: 1/radius^2, z,w unused
+    uvec4 binDims;      // particle gather: bins per axis (xyz), total (w)
+    vec4 binOrigin;     // particle gather: xyz corner of bin (0,0,0) = boundsMin - radius; w: bin size (= radius)
 };
 
 // Per-frame values: push constants, so changing them never touches a buffer
@@ -127,6 +129,7 @@ struct IsoBall {
 
 #ifdef __cplusplus
 static_assert(sizeof(IsoPush) == 64, "push constants");
+static_assert(sizeof(IsoGrid) == 320, "IsoGrid must match its std430 layout (vec4 members 16-aligned)");
 static_assert(sizeof(IsoArgs) == 80, "args");
 static_assert(sizeof(IsoBall) == 32, "ball");
 static_assert(sizeof(IsoVertex) == 32, "vertex");

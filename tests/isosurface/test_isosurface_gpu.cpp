@@ -398,8 +398,11 @@ TEST_F(IsoGpu, CapacityOverflowClampsToWholeTriangles) {
     }
 }
 
-TEST_F(IsoGpu, ParticleSplatMatchesBruteForceIncludingBorders) {
+class IsoSplat : public IsoGpu, public ::testing::WithParamInterface<SplatMethod> {};
+
+TEST_P(IsoSplat, ParticleSplatMatchesBruteForceIncludingBorders) {
     IsoSurfaceCreateInfo info;
+    info.splat = GetParam();
     info.samples = {21, 18, 16};
     info.boundsMin = {-1.f, -1.f, -0.5f};
     info.boundsMax = {1.f, 0.7f, 1.f};
@@ -443,8 +446,9 @@ TEST_F(IsoGpu, ParticleSplatMatchesBruteForceIncludingBorders) {
     }
 }
 
-TEST_F(IsoGpu, MillionParticles) {
+TEST_P(IsoSplat, MillionParticles) {
     IsoSurfaceCreateInfo info;
+    info.splat = GetParam();
     info.samples = {40, 40, 40};
     info.source = FieldSource::Particles;
     info.maxParticles = 1u << 20;
@@ -491,6 +495,8 @@ TEST_F(IsoGpu, MillionParticles) {
         ASSERT_NEAR(field.value()[i], sum[i], (touch[i] + 1.0) / 65536.0 + 1e-5 * sum[i]) << "sample " << i;
     checkAgainstReference(*iso, info);
 }
+
+INSTANTIATE_TEST_SUITE_P(Methods, IsoSplat, ::testing::Values(SplatMethod::Scatter, SplatMethod::Gather));
 
 TEST_F(IsoGpu, NonFiniteSamplesAreBounded) {
     IsoSurfaceCreateInfo info;

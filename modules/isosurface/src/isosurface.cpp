@@ -47,6 +47,15 @@ static const uint32_t kEdgeVerticesSpv[] =
 static const uint32_t kIndicesSpv[] =
 #include "shaders/isosurface/indices.comp.spv.inc"
     ;
+static const uint32_t kCountSpv[] =
+#include "shaders/isosurface/particles_count.comp.spv.inc"
+    ;
+static const uint32_t kSortSpv[] =
+#include "shaders/isosurface/particles_sort.comp.spv.inc"
+    ;
+static const uint32_t kGatherSpv[] =
+#include "shaders/isosurface/particles_gather.comp.spv.inc"
+    ;
 static const uint32_t kMetaballsSpv[] =
 #include "shaders/isosurface/field_metaballs.comp.spv.inc"
     ;
@@ -106,19 +115,25 @@ struct IsoSurface::Impl {
     IsoSurfaceCreateInfo info;
     IsoGrid grid{};
     IsoGrid edgeGrid{}; // indexed: the grid with level tables over samples (edge pyramid)
+    IsoGrid binGrid{};  // particle gather: the grid with level tables over bins
     uint32_t ring = 3; // framesInFlight + 1 slots
     uint32_t maxItems = 0;
 
     Buffer tables, gridBuf, field, pyramid, counters, args, vertices, stats, items, accum, raw, offsets;
     Buffer edgeGridBuf, edgePyramid, indices; // indexed output
+    Buffer binGridBuf, bins, binOffsets, slots, sorted; // particle gather
 
     ComputePipeline classify, build, argsPipe, extract, fieldPipe, resolve, scanDown, generate;
     ComputePipeline edgesClassify, edgeVertices, indicesPipe;
+    ComputePipeline countPipe, sortPipe, gatherPipe;
     DescriptorPool pool;
     VkDescriptorSet classifySet = VK_NULL_HANDLE, buildSet = VK_NULL_HANDLE, argsSet = VK_NULL_HANDLE,
                     extractSet = VK_NULL_HANDLE, fieldSet = VK_NULL_HANDLE, resolveSet = VK_NULL_HANDLE,
                     scanDownSet = VK_NULL_HANDLE, generateSet = VK_NULL_HANDLE, edgesClassifySet = VK_NULL_HANDLE,
-                    edgeBuildSet = VK_NULL_HANDLE, edgeVerticesSet = VK_NULL_HANDLE, indicesSet = VK_NULL_HANDLE;
+                    edgeBuildSet = VK_NULL_HANDLE, edgeVerticesSet = VK_NULL_HANDLE, indicesSet = VK_NULL_HANDLE,
+                    countSet = VK_NULL_HANDLE, binBuildSet = VK_NULL_HANDLE, binScanSet = VK_NULL_HANDLE,
+                    sortSet = VK_NULL_HANDLE, gatherSet = VK_NULL_HANDLE;
+    bool gather = false;
     bool scan = false;
     bool indexed = false;
 
@@ -214,6 +229,7 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
                                                          : gpu::kIsoNormalSobel;
     g.statsSlots = m.ring;
     g.indexed = m.indexed ? 1u : 0u;
+    g.baseMask = gpu::kIsoCountMask;
     g.indexCapacity = m.indexed ? info.indexCapacity / 3u * 3u : 0u;
     uint64_t edgePyramidBytes = 0;
     const uint64_t indexBytes = std::max<uint64_t>(uint64_t(g.indexCapacity) * 4, 4);
@@ -240,6 +256,25 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
             return Status::error("isosurface '" + info.name + "': particleRadius must be finite and > 0");
         m.maxItems = info.maxParticles;
         g.particle = {info.particleRadius, 1.f / (info.particleRadius * info.particleRadius), 0.f, 0.f};
+        m.gather = info.splat == SplatMethod::Gather;
+        if (m.gather) {
+            // Bins of the kernel radius over the bounds grown by the radius:
+            // a sample's kernel reaches at most 3 bins per axis.
+            const float r = info.particleRadius;
+            uint64_t dims[3];
+            for (int a = 0; a < 3; ++a) {
+                const double extent = double(info.boundsMax[a]) - info.boundsMin[a] + 2.0 * r;
+                dims[a] = uint64_t(std::ceil(extent / r)) + 1;
+            }
+            const uint64_t total = dims[0] * dims[1] * dims[2];
+            if (total > (range / 4) / 2)
+                return Status::error("isosurface '" + info.name + "': particle gather needs " + std::to_string(total) +
+                                     " bins for particleRadius " + std::to_string(r) +
+                                     ", their pyramid exceeds maxStorageBufferRange (" + fmtBytes(range) + ")" + dev +
+                                     "; use a larger radius or SplatMethod::Scatter");
+            g.binDims = {uint32_t(dims[0]), uint32_t(dims[1]), uint32_t(dims[2]), uint32_t(total)};
+            g.binOrigin = {info.boundsMin[0] - r, info.boundsMin[1] - r, info.boundsMin[2] - r, r};
+        }
         break;
     case FieldSource::Volume:
         break;
@@ -252,6 +287,13 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
 #endif
     }
     g.maxItems = m.maxItems;
+    if (m.gather) {
+        // Level tables over bins; bin counts are plain counts (no mask).
+        IsoGrid b = g;
+        pyramidLevels(g.binDims.w, b);
+        b.baseMask = 0xffffffffu;
+        m.binGrid = b;
+    }
     if (m.indexed) {
         // Everything but the level tables is shared with the cell grid.
         IsoGrid e = g;
@@ -296,7 +338,19 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
     if (m.maxItems) PYRAMARCH_TRY(make(m.items, uint64_t(m.maxItems) * m.itemBytes() * m.ring, storage, MemoryUsage::Upload, "items"));
     // Scan baseline: prefixes of pyramid levels >= 1 (level 0's are finished in generate).
     if (m.scan) PYRAMARCH_TRY(make(m.offsets, (offset - g.levelSize[0]) * 4, storage, MemoryUsage::DeviceLocal, "offsets"));
-    if (info.source == FieldSource::Particles) PYRAMARCH_TRY(make(m.accum, samples * 4, storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::DeviceLocal, "accum"));
+    if (info.source == FieldSource::Particles && !m.gather)
+        PYRAMARCH_TRY(make(m.accum, samples * 4, storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::DeviceLocal, "accum"));
+    if (m.gather) {
+        const IsoGrid& b = m.binGrid;
+        const uint64_t binElements = uint64_t(b.levelOffset[b.levelCount - 1]) + 1;
+        PYRAMARCH_TRY(make(m.binGridBuf, sizeof(IsoGrid), storage, MemoryUsage::Upload, "bin grid"));
+        PYRAMARCH_TRY(make(m.bins, binElements * 4, storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::DeviceLocal, "bins"));
+        PYRAMARCH_TRY(make(m.binOffsets, (binElements - b.levelSize[0]) * 4, storage, MemoryUsage::DeviceLocal, "bin offsets"));
+        PYRAMARCH_TRY(make(m.slots, uint64_t(m.maxItems) * 4, storage, MemoryUsage::DeviceLocal, "particle slots"));
+        PYRAMARCH_TRY(make(m.sorted, uint64_t(m.maxItems) * 16, storage, MemoryUsage::DeviceLocal, "sorted particles"));
+        std::memcpy(m.binGridBuf.mapped(), &m.binGrid, sizeof(IsoGrid));
+        m.binGridBuf.flush();
+    }
     if (info.source == FieldSource::Volume) PYRAMARCH_TRY(make(m.raw, (samples * 4 + 3) / 4 * 4, storage, MemoryUsage::Upload, "volume staging"));
 
     // Host-visible: written directly, no queue needed (an adopted device may have none).
@@ -349,8 +403,15 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
     case FieldSource::Metaballs: PYRAMARCH_TRY(pipe(m.fieldPipe, kMetaballsSpv, "field.metaballs", 3)); break;
     case FieldSource::Volume: PYRAMARCH_TRY(pipe(m.fieldPipe, kVolumeSpv, "field.volume", 3)); break;
     case FieldSource::Particles:
-        PYRAMARCH_TRY(pipe(m.fieldPipe, kSplatSpv, "particles.splat", 3));
-        PYRAMARCH_TRY(pipe(m.resolve, kResolveSpv, "particles.resolve", 3));
+        if (m.gather) {
+            PYRAMARCH_TRY(pipe(m.countPipe, kCountSpv, "particles.count", 5));
+            PYRAMARCH_TRY(pipe(m.sortPipe, kSortSpv, "particles.sort", 6));
+            PYRAMARCH_TRY(pipe(m.gatherPipe, kGatherSpv, "particles.gather", 5));
+            if (!m.scanDown.pipeline()) PYRAMARCH_TRY(pipe(m.scanDown, kScanDownSpv, "scan", 3));
+        } else {
+            PYRAMARCH_TRY(pipe(m.fieldPipe, kSplatSpv, "particles.splat", 3));
+            PYRAMARCH_TRY(pipe(m.resolve, kResolveSpv, "particles.resolve", 3));
+        }
         break;
     case FieldSource::UserGlsl: {
 #ifdef PYRAMARCH_ISO_HAS_SHADER_COMPILER
@@ -396,7 +457,7 @@ void main() {
     }
     }
 
-    auto pool = DescriptorPool::create(device, 12, 96, (n + ".descriptors").c_str());
+    auto pool = DescriptorPool::create(device, 16, 128, (n + ".descriptors").c_str());
     if (!pool) return Status::error("isosurface '" + n + "': descriptor pool: " + pool.message(), pool.status().vkResult());
     m.pool = std::move(pool).value();
     auto set = [&](VkDescriptorSet& out, const ComputePipeline& p, std::initializer_list<const Buffer*> bufs) -> Status {
@@ -427,8 +488,16 @@ void main() {
     case FieldSource::Metaballs: PYRAMARCH_TRY(set(m.fieldSet, m.fieldPipe, {&m.gridBuf, &m.items, &m.field})); break;
     case FieldSource::Volume: PYRAMARCH_TRY(set(m.fieldSet, m.fieldPipe, {&m.gridBuf, &m.raw, &m.field})); break;
     case FieldSource::Particles:
-        PYRAMARCH_TRY(set(m.fieldSet, m.fieldPipe, {&m.gridBuf, &m.items, &m.accum}));
-        PYRAMARCH_TRY(set(m.resolveSet, m.resolve, {&m.gridBuf, &m.accum, &m.field}));
+        if (m.gather) {
+            PYRAMARCH_TRY(set(m.countSet, m.countPipe, {&m.binGridBuf, &m.items, &m.bins, &m.slots, &m.binOffsets}));
+            PYRAMARCH_TRY(set(m.binBuildSet, m.build, {&m.binGridBuf, &m.bins}));
+            PYRAMARCH_TRY(set(m.binScanSet, m.scanDown, {&m.binGridBuf, &m.bins, &m.binOffsets}));
+            PYRAMARCH_TRY(set(m.sortSet, m.sortPipe, {&m.binGridBuf, &m.items, &m.bins, &m.slots, &m.binOffsets, &m.sorted}));
+            PYRAMARCH_TRY(set(m.gatherSet, m.gatherPipe, {&m.binGridBuf, &m.bins, &m.binOffsets, &m.sorted, &m.field}));
+        } else {
+            PYRAMARCH_TRY(set(m.fieldSet, m.fieldPipe, {&m.gridBuf, &m.items, &m.accum}));
+            PYRAMARCH_TRY(set(m.resolveSet, m.resolve, {&m.gridBuf, &m.accum, &m.field}));
+        }
         break;
     case FieldSource::UserGlsl: PYRAMARCH_TRY(set(m.fieldSet, m.fieldPipe, {&m.gridBuf, &m.field})); break;
     }
@@ -580,6 +649,82 @@ IsoSurface::GraphOutputs IsoSurface::addPasses(RenderGraph& graph) {
                     const IsoGrid& g = impl_->grid;
                     const uint64_t tiles = uint64_t((g.samples.x + 3) / 4) * ((g.samples.y + 3) / 4) * ((g.samples.z + 3) / 4);
                     dispatchFolded(*ctx.vk, ctx.cmd, tiles, maxX);
+                });
+        } else if (m.gather) {
+            // Counting sort into bins of the kernel radius, then a gather per sample.
+            const BufferRef binGrid = graph.importBuffer(n + ".binGrid", m.binGridBuf, computeRead, computeRead, true);
+            const BufferRef bins = graph.importBuffer(n + ".bins", m.bins, computeRead, computeRead);
+            const BufferRef binOffsets = graph.importBuffer(n + ".binOffsets", m.binOffsets, computeRead, computeRead);
+            const BufferRef slots = graph.importBuffer(n + ".slots", m.slots, computeRead, computeRead);
+            const BufferRef sorted = graph.importBuffer(n + ".sorted", m.sorted, computeRead, computeRead);
+            const IsoGrid& bg = m.binGrid;
+            const uint64_t binElements = uint64_t(bg.levelOffset[bg.levelCount - 1]) + 1;
+            graph.addPass(n + ".particles.clear", PassKind::Transfer)
+                .use(bins, Access::TransferDst)
+                .record([this, binElements](PassContext& ctx) {
+                    ctx.vk->vkCmdFillBuffer(ctx.cmd, impl_->bins.handle(), 0, binElements * 4, 0);
+                });
+            graph.addPass(n + ".particles.count", PassKind::Compute)
+                .use(binGrid, Access::StorageRead)
+                .use(items, Access::StorageRead)
+                .use(bins, Access::StorageReadWrite)
+                .use(slots, Access::StorageWrite)
+                .use(binOffsets, Access::StorageRead)
+                .record([this, push, basePush, stage, maxX](PassContext& ctx) {
+                    stage();
+                    const Impl& m = *impl_;
+                    push(ctx, m.countPipe, m.countSet, basePush());
+                    dispatchFolded(*ctx.vk, ctx.cmd, (uint64_t(m.itemCount) + gpu::kIsoGroupSize - 1) / gpu::kIsoGroupSize, maxX);
+                });
+            const uint32_t binTop = bg.levelCount - 1;
+            for (uint32_t src = 0; src < binTop; src += gpu::kIsoBuildLevelsPerPass) {
+                const uint32_t levels = std::min(gpu::kIsoBuildLevelsPerPass, binTop - src);
+                const uint64_t groups = (uint64_t(bg.levelSize[src]) + gpu::kIsoBuildGroupSize * 4 - 1) / (gpu::kIsoBuildGroupSize * 4);
+                graph.addPass(n + ".particles.bins." + std::to_string(src), PassKind::Compute)
+                    .use(binGrid, Access::StorageRead)
+                    .use(bins, Access::StorageReadWrite)
+                    .record([this, push, basePush, src, levels, groups, maxX](PassContext& ctx) {
+                        IsoPush pc = basePush();
+                        pc.srcLevel = src;
+                        pc.numLevels = levels;
+                        push(ctx, impl_->build, impl_->binBuildSet, pc);
+                        dispatchFolded(*ctx.vk, ctx.cmd, groups, maxX);
+                    });
+            }
+            for (uint32_t k = binTop > 0 ? binTop - 1 : 0; k >= 1 && k < binTop; --k) {
+                const uint64_t groups = (uint64_t(bg.levelSize[k]) + gpu::kIsoGroupSize - 1) / gpu::kIsoGroupSize;
+                graph.addPass(n + ".particles.scan." + std::to_string(k), PassKind::Compute)
+                    .use(binGrid, Access::StorageRead)
+                    .use(bins, Access::StorageRead)
+                    .use(binOffsets, Access::StorageReadWrite)
+                    .record([this, push, basePush, k, groups, maxX](PassContext& ctx) {
+                        IsoPush pc = basePush();
+                        pc.srcLevel = k;
+                        push(ctx, impl_->scanDown, impl_->binScanSet, pc);
+                        dispatchFolded(*ctx.vk, ctx.cmd, groups, maxX);
+                    });
+            }
+            graph.addPass(n + ".particles.sort", PassKind::Compute)
+                .use(binGrid, Access::StorageRead)
+                .use(items, Access::StorageRead)
+                .use(bins, Access::StorageRead)
+                .use(slots, Access::StorageRead)
+                .use(binOffsets, Access::StorageRead)
+                .use(sorted, Access::StorageWrite)
+                .record([this, push, basePush, maxX](PassContext& ctx) {
+                    const Impl& m = *impl_;
+                    push(ctx, m.sortPipe, m.sortSet, basePush());
+                    dispatchFolded(*ctx.vk, ctx.cmd, (uint64_t(m.itemCount) + gpu::kIsoGroupSize - 1) / gpu::kIsoGroupSize, maxX);
+                });
+            graph.addPass(n + ".particles.gather", PassKind::Compute)
+                .use(binGrid, Access::StorageRead)
+                .use(bins, Access::StorageRead)
+                .use(binOffsets, Access::StorageRead)
+                .use(sorted, Access::StorageRead)
+                .use(field, Access::StorageWrite)
+                .record([this, push, basePush, sampleGroups, maxX](PassContext& ctx) {
+                    push(ctx, impl_->gatherPipe, impl_->gatherSet, basePush());
+                    dispatchFolded(*ctx.vk, ctx.cmd, sampleGroups, maxX);
                 });
         } else {
             const BufferRef accum = graph.importBuffer(n + ".accum", m.accum, computeRW, computeRW);

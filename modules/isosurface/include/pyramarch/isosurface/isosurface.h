@@ -55,6 +55,18 @@ enum class ExtractionMethod {
 };
 enum class VolumeFormat { U8, U16, F32 };
 
+// How particles become the field (both O(particles + samples) for a fixed radius).
+enum class SplatMethod {
+    // One thread per particle adds its kernel to the samples it covers with
+    // integer atomics (16.16 fixed point: exact, order independent).
+    Scatter,
+    // Counting sort of the particles into bins of the kernel radius, then one
+    // thread per sample sums the particles of the bins its radius reaches
+    // (float, no atomics on the field; summation order within a bin follows
+    // the sort, so results can differ in the last bits from frame to frame).
+    Gather,
+};
+
 struct Metaball {
     float center[3];
     float radius;   // radius of influence R (> 0)
@@ -95,6 +107,7 @@ struct IsoSurfaceCreateInfo {
     // Particles: most particles per frame and the kernel radius (world units).
     uint32_t maxParticles = 0;
     float particleRadius = 0.1f;
+    SplatMethod splat = SplatMethod::Scatter;
     // UserGlsl: source of `float field(vec3 p)` (copied). It may use
     // `iso_time` and `iso_params[0..1]` (vec4, setUserParams) and helper
     // functions of its own. Compile errors name lines of this text.
