@@ -8,7 +8,7 @@
 // in the same engine.
 //
 //   iso_bench [--frames F] [--cells N ...] [--normals forward|central|sobel] [--method pyramid|scan|indexed|all]
-//             [--field cayley|metaballs|particles]
+//             [--field cayley|metaballs|particles] [--splat scatter|gather]
 //
 // metaballs: 256 balls updated every frame (iso 0.5); particles: 2^20
 // particles re-uploaded every frame, kernel radius 2.5 cells (iso 1).
@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
     std::vector<uint32_t> sizes;
     NormalMode normals = NormalMode::Central;
     std::string fieldKind = "cayley";
+    SplatMethod splat = SplatMethod::Scatter;
     enum class Variant { Pyramid, Scan, Indexed };
     std::vector<Variant> methods = {Variant::Pyramid, Variant::Scan, Variant::Indexed};
     for (int i = 1; i < argc; ++i) {
@@ -56,6 +57,8 @@ int main(int argc, char** argv) {
         } else if (!std::strcmp(argv[i], "--field") && i + 1 < argc) {
             fieldKind = argv[++i];
             if (fieldKind != "cayley" && fieldKind != "metaballs" && fieldKind != "particles") return fail("unknown field " + fieldKind);
+        } else if (!std::strcmp(argv[i], "--splat") && i + 1 < argc) {
+            splat = std::string(argv[++i]) == "gather" ? SplatMethod::Gather : SplatMethod::Scatter;
         } else if (!std::strcmp(argv[i], "--method") && i + 1 < argc) {
             const std::string m = argv[++i];
             if (m == "pyramid") methods = {Variant::Pyramid};
@@ -105,6 +108,7 @@ int main(int argc, char** argv) {
             info.source = FieldSource::Particles;
             info.maxParticles = 1u << 20;
             info.particleRadius = 2.5f * 2.f / float(n);
+            info.splat = splat;
             info.isoValue = 1.f;
         }
         auto created = IsoSurface::create(dev, info);
