@@ -263,3 +263,63 @@ std::array<float, 2> volumeRange(const void* data, size_t count, iso::VolumeForm
 }
 
 } // namespace sample
+
+namespace sample {
+
+const char* normalModeName(iso::NormalMode mode) {
+    switch (mode) {
+    case iso::NormalMode::Forward: return "forward";
+    case iso::NormalMode::Central: return "central";
+    case iso::NormalMode::Sobel: return "sobel";
+    }
+    return "?";
+}
+
+Result<std::unique_ptr<Scene>> makeScene(Device& device, const SceneConfig& c) {
+    if (c.source == "metaballs") {
+        MetaballSettings s;
+        s.cells = c.cells;
+        s.balls = c.balls;
+        s.normals = c.normals;
+        if (!std::isnan(c.iso)) s.iso = c.iso;
+        auto r = MetaballScene::create(device, s);
+        if (!r) return r.status();
+        return std::unique_ptr<Scene>(std::move(r).value());
+    }
+    if (c.source == "pointcloud") {
+        PointCloudSettings s;
+        s.cells = c.cells;
+        s.particles = c.particles;
+        if (!std::isnan(c.iso)) s.iso = c.iso;
+        auto r = PointCloudScene::create(device, s);
+        if (!r) return r.status();
+        return std::unique_ptr<Scene>(std::move(r).value());
+    }
+    VolumeScene::Settings vs;
+    vs.normals = c.normals;
+    if (c.source == "volume") {
+        if (!c.volume) return Status::error("the volume source needs a raw volume (--raw)");
+        vs.samples = c.volumeDims;
+        // Fit the longest axis into [-1, 1], keep the aspect ratio.
+        const float longest = float(std::max({c.volumeDims[0], c.volumeDims[1], c.volumeDims[2]}) - 1);
+        for (int a = 0; a < 3; ++a) {
+            const float half = float(c.volumeDims[a] - 1) / longest;
+            vs.boundsMin[a] = -half;
+            vs.boundsMax[a] = half;
+        }
+        const auto range = volumeRange(c.volume->data(), c.volume->size() / volumeFormatBytes(c.volumeFormat), c.volumeFormat);
+        vs.iso = std::isnan(c.iso) ? 0.5f * (range[0] + range[1]) : c.iso;
+        auto r = VolumeScene::create(device, vs, c.volume->data(), c.volume->size(), c.volumeFormat);
+        if (!r) return r.status();
+        return std::unique_ptr<Scene>(std::move(r).value());
+    }
+    if (!isAnalyticField(c.source)) return Status::error("unknown field source '" + c.source + "'");
+    vs.samples = {c.cells + 1, c.cells + 1, c.cells + 1};
+    vs.iso = std::isnan(c.iso) ? 0.f : c.iso;
+    const auto values = sampleAnalyticField(c.source, vs.samples, vs.boundsMin, vs.boundsMax);
+    auto r = VolumeScene::create(device, vs, values.data(), values.size() * sizeof(float), iso::VolumeFormat::F32);
+    if (!r) return r.status();
+    return std::unique_ptr<Scene>(std::move(r).value());
+}
+
+} // namespace sample

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <memory>
 #include <random>
 #include <string>
@@ -106,5 +107,27 @@ bool parseVolumeFormat(const std::string& name, pyramarch::iso::VolumeFormat& ou
 size_t volumeFormatBytes(pyramarch::iso::VolumeFormat f);
 // Min/max of the converted values (finite ones).
 std::array<float, 2> volumeRange(const void* data, size_t count, pyramarch::iso::VolumeFormat format);
+
+} // namespace sample
+
+namespace sample {
+
+// Everything a windowed sample can switch at run time (the panel's field
+// source, grid resolution and normal mode recreate the scene).
+struct SceneConfig {
+    std::string source = "metaballs"; // metaballs | pointcloud | cayley | sphere | gyroid | volume
+    uint32_t cells = 48;
+    pyramarch::iso::NormalMode normals = pyramarch::iso::NormalMode::Central;
+    uint32_t balls = 24;
+    uint32_t particles = 100000;
+    float iso = NAN; // NAN: the source's default
+    // source == "volume": the raw samples (shared so switching back is cheap).
+    std::shared_ptr<const std::vector<uint8_t>> volume;
+    std::array<uint32_t, 3> volumeDims{0, 0, 0};
+    pyramarch::iso::VolumeFormat volumeFormat = pyramarch::iso::VolumeFormat::U8;
+};
+
+Result<std::unique_ptr<Scene>> makeScene(pyramarch::Device& device, const SceneConfig& config);
+const char* normalModeName(pyramarch::iso::NormalMode mode);
 
 } // namespace sample
