@@ -43,7 +43,9 @@ public:
 };
 
 struct OrbitCamera {
-    float yaw = 0.7f, pitch = 0.45f; // radians
+    // Radians. The default looks at the Cayley surface from its outside
+    // (the (-x, +y, +z) octant, where 16xyz + 4(x+y+z) - 1 < 0).
+    float yaw = -0.7f, pitch = 0.45f;
     float distance = 3.2f;
     std::array<float, 3> target{0.f, 0.f, 0.f};
     float fovY = 0.8f;
