@@ -3,7 +3,10 @@
 // RenderGraph::latestTimings, as JSON on stdout. Triangle counts are checked
 // against the CPU reference run on the GPU's field.
 //
-//   iso_bench [--frames F] [--cells N ...] [--normals forward|central|sobel]
+// With --method both (default) every size runs the HistoPyramid pipeline and
+// the scan baseline (seed 003) in the same engine.
+//
+//   iso_bench [--frames F] [--cells N ...] [--normals forward|central|sobel] [--method pyramid|scan|both]
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -34,12 +37,17 @@ int main(int argc, char** argv) {
     int frames = 10;
     std::vector<uint32_t> sizes;
     NormalMode normals = NormalMode::Central;
+    std::vector<ExtractionMethod> methods = {ExtractionMethod::HistoPyramid, ExtractionMethod::Scan};
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--frames") && i + 1 < argc) frames = std::atoi(argv[++i]);
         else if (!std::strcmp(argv[i], "--cells") && i + 1 < argc) sizes.push_back(uint32_t(std::atoi(argv[++i])));
         else if (!std::strcmp(argv[i], "--normals") && i + 1 < argc) {
             const std::string m = argv[++i];
             normals = m == "forward" ? NormalMode::Forward : m == "sobel" ? NormalMode::Sobel : NormalMode::Central;
+        } else if (!std::strcmp(argv[i], "--method") && i + 1 < argc) {
+            const std::string m = argv[++i];
+            if (m == "pyramid") methods = {ExtractionMethod::HistoPyramid};
+            else if (m == "scan") methods = {ExtractionMethod::Scan};
         } else
             return fail(std::string("unknown argument ") + argv[i]);
     }
@@ -54,9 +62,12 @@ int main(int argc, char** argv) {
 
     std::printf("{\n  \"device\": \"%s\",\n  \"driver\": \"%s\",\n  \"frames\": %d,\n  \"results\": [", dev.name().c_str(),
                 dev.driverInfo().c_str(), frames);
-    for (size_t si = 0; si < sizes.size(); ++si) {
+    size_t printed = 0;
+    for (size_t si = 0; si < sizes.size(); ++si)
+    for (ExtractionMethod method : methods) {
         const uint32_t n = sizes[si];
         IsoSurfaceCreateInfo info;
+        info.method = method;
         info.samples = {n + 1, n + 1, n + 1};
         info.source = FieldSource::UserGlsl;
         info.fieldGlsl = kCayley;
@@ -112,11 +123,11 @@ int main(int argc, char** argv) {
             passes += buf;
         }
         const double cells = double(n) * n * n;
-        std::printf("%s\n    {\"cells\": \"%ux%ux%u\", \"triangles\": %u, \"cpuReferenceTriangles\": %zu, \"activeCells\": %u,"
+        std::printf("%s\n    {\"method\": \"%s\", \"cells\": \"%ux%ux%u\", \"triangles\": %u, \"cpuReferenceTriangles\": %zu, \"activeCells\": %u,"
                     " \"activeFraction\": %.4f, \"overflow\": %s,\n     \"firstFrameWallMs\": %.1f, \"meanFrameWallMs\": %.2f,"
                     " \"timedFrames\": %d, \"gpuMsTotal\": %.3f, \"gpuMsExtraction\": %.3f, \"mcCellsPerSecondMillions\": %.1f,\n"
                     "     \"passes\": [%s\n     ]}",
-                    si ? "," : "", n, n, n, stats->verticesWritten / 3, cpu.vertices.size() / 3, stats->activeCells,
+                    printed++ ? "," : "", method == ExtractionMethod::Scan ? "scan" : "histopyramid", n, n, n, stats->verticesWritten / 3, cpu.vertices.size() / 3, stats->activeCells,
                     stats->activeCells / cells, stats->overflow ? "true" : "false", firstWall, wallSum / frames, timed, total, mc,
                     mc > 0 ? cells / (mc * 1e-3) / 1e6 : 0.0, passes.c_str());
         std::fflush(stdout);

@@ -31,6 +31,12 @@ static const uint32_t kArgsSpv[] =
 static const uint32_t kExtractSpv[] =
 #include "shaders/isosurface/extract.comp.spv.inc"
     ;
+static const uint32_t kScanDownSpv[] =
+#include "shaders/isosurface/scan_down.comp.spv.inc"
+    ;
+static const uint32_t kGenerateSpv[] =
+#include "shaders/isosurface/generate.comp.spv.inc"
+    ;
 static const uint32_t kMetaballsSpv[] =
 #include "shaders/isosurface/field_metaballs.comp.spv.inc"
     ;
@@ -74,12 +80,14 @@ struct IsoSurface::Impl {
     uint32_t ring = 3; // framesInFlight + 1 slots
     uint32_t maxItems = 0;
 
-    Buffer tables, gridBuf, field, pyramid, counters, args, vertices, stats, items, accum, raw;
+    Buffer tables, gridBuf, field, pyramid, counters, args, vertices, stats, items, accum, raw, offsets;
 
-    ComputePipeline classify, build, argsPipe, extract, fieldPipe, resolve;
+    ComputePipeline classify, build, argsPipe, extract, fieldPipe, resolve, scanDown, generate;
     DescriptorPool pool;
     VkDescriptorSet classifySet = VK_NULL_HANDLE, buildSet = VK_NULL_HANDLE, argsSet = VK_NULL_HANDLE,
-                    extractSet = VK_NULL_HANDLE, fieldSet = VK_NULL_HANDLE, resolveSet = VK_NULL_HANDLE;
+                    extractSet = VK_NULL_HANDLE, fieldSet = VK_NULL_HANDLE, resolveSet = VK_NULL_HANDLE,
+                    scanDownSet = VK_NULL_HANDLE, generateSet = VK_NULL_HANDLE;
+    bool scan = false;
 
     // Host copy of the per-frame items; ring slot s holds version slotVersion[s].
     std::vector<uint8_t> hostItems;
@@ -131,6 +139,7 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
     m.device = &device;
     m.info = info;
     m.ring = info.framesInFlight + 1;
+    m.scan = info.method == ExtractionMethod::Scan;
     impl->iso_ = info.isoValue;
 
     IsoGrid& g = m.grid;
@@ -161,7 +170,7 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
     if (vertexBytes > range || vertexBytes > lim.maxBufferSize)
         return Status::error("isosurface '" + info.name + "': vertexCapacity " + std::to_string(info.vertexCapacity) +
                              " needs " + fmtBytes(vertexBytes) + ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
-    g.maxGroupsX = lim.maxComputeWorkGroupCount[0];
+    g.maxGroupsX = info.maxGroupsX ? std::min(info.maxGroupsX, lim.maxComputeWorkGroupCount[0]) : lim.maxComputeWorkGroupCount[0];
     g.normalMode = info.normals == NormalMode::Forward ? gpu::kIsoNormalForward
                    : info.normals == NormalMode::Central ? gpu::kIsoNormalCentral
                                                          : gpu::kIsoNormalSobel;
@@ -221,6 +230,8 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
     PYRAMARCH_TRY(make(m.vertices, vertexBytes, readable | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, MemoryUsage::DeviceLocal, "vertices"));
     PYRAMARCH_TRY(make(m.stats, sizeof(gpu::IsoStatsGpu) * m.ring, storage, MemoryUsage::Readback, "stats"));
     if (m.maxItems) PYRAMARCH_TRY(make(m.items, uint64_t(m.maxItems) * m.itemBytes() * m.ring, storage, MemoryUsage::Upload, "items"));
+    // Scan baseline: prefixes of pyramid levels >= 1 (level 0's are finished in generate).
+    if (m.scan) PYRAMARCH_TRY(make(m.offsets, (offset - g.levelSize[0]) * 4, storage, MemoryUsage::DeviceLocal, "offsets"));
     if (info.source == FieldSource::Particles) PYRAMARCH_TRY(make(m.accum, samples * 4, storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::DeviceLocal, "accum"));
     if (info.source == FieldSource::Volume) PYRAMARCH_TRY(make(m.raw, (samples * 4 + 3) / 4 * 4, storage, MemoryUsage::Upload, "volume staging"));
 
@@ -256,7 +267,12 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
     PYRAMARCH_TRY(pipe(m.classify, kClassifySpv, "classify", 5));
     PYRAMARCH_TRY(pipe(m.build, kBuildSpv, "pyramid", 2));
     PYRAMARCH_TRY(pipe(m.argsPipe, kArgsSpv, "args", 5));
-    PYRAMARCH_TRY(pipe(m.extract, kExtractSpv, "extract", 5));
+    if (m.scan) {
+        PYRAMARCH_TRY(pipe(m.scanDown, kScanDownSpv, "scan", 3));
+        PYRAMARCH_TRY(pipe(m.generate, kGenerateSpv, "generate", 6));
+    } else {
+        PYRAMARCH_TRY(pipe(m.extract, kExtractSpv, "extract", 5));
+    }
     switch (info.source) {
     case FieldSource::Metaballs: PYRAMARCH_TRY(pipe(m.fieldPipe, kMetaballsSpv, "field.metaballs", 3)); break;
     case FieldSource::Volume: PYRAMARCH_TRY(pipe(m.fieldPipe, kVolumeSpv, "field.volume", 3)); break;
@@ -322,7 +338,12 @@ void main() {
     PYRAMARCH_TRY(set(m.classifySet, m.classify, {&m.gridBuf, &m.tables, &m.field, &m.pyramid, &m.counters}));
     PYRAMARCH_TRY(set(m.buildSet, m.build, {&m.gridBuf, &m.pyramid}));
     PYRAMARCH_TRY(set(m.argsSet, m.argsPipe, {&m.gridBuf, &m.pyramid, &m.counters, &m.args, &m.stats}));
-    PYRAMARCH_TRY(set(m.extractSet, m.extract, {&m.gridBuf, &m.tables, &m.field, &m.pyramid, &m.vertices}));
+    if (m.scan) {
+        PYRAMARCH_TRY(set(m.scanDownSet, m.scanDown, {&m.gridBuf, &m.pyramid, &m.offsets}));
+        PYRAMARCH_TRY(set(m.generateSet, m.generate, {&m.gridBuf, &m.tables, &m.field, &m.pyramid, &m.offsets, &m.vertices}));
+    } else {
+        PYRAMARCH_TRY(set(m.extractSet, m.extract, {&m.gridBuf, &m.tables, &m.field, &m.pyramid, &m.vertices}));
+    }
     switch (info.source) {
     case FieldSource::Metaballs: PYRAMARCH_TRY(set(m.fieldSet, m.fieldPipe, {&m.gridBuf, &m.items, &m.field})); break;
     case FieldSource::Volume: PYRAMARCH_TRY(set(m.fieldSet, m.fieldPipe, {&m.gridBuf, &m.raw, &m.field})); break;
@@ -535,8 +556,10 @@ void IsoSurface::addPasses(RenderGraph& graph) {
         break;
     }
 
-    // --- classify ---
-    const uint64_t cellGroups = (uint64_t(m.grid.cells.w) + gpu::kIsoGroupSize - 1) / gpu::kIsoGroupSize;
+    // --- classify (also writes level 1: 4 cells per thread) ---
+    const uint32_t top = m.grid.levelCount - 1;
+    const uint32_t classifyLevels = std::min(1u, top);
+    const uint64_t cellGroups = (uint64_t(m.grid.cells.w) + 4 * gpu::kIsoGroupSize - 1) / (4 * gpu::kIsoGroupSize);
     graph.addPass(n + ".classify", PassKind::Compute)
         .use(grid, Access::StorageRead)
         .use(tables, Access::StorageRead)
@@ -548,9 +571,8 @@ void IsoSurface::addPasses(RenderGraph& graph) {
             dispatchFolded(*ctx.vk, ctx.cmd, cellGroups, maxX);
         });
 
-    // --- pyramid build: one pass per kIsoBuildLevelsPerPass levels ---
-    const uint32_t top = m.grid.levelCount - 1;
-    for (uint32_t src = 0; src < top; src += gpu::kIsoBuildLevelsPerPass) {
+    // --- pyramid build: one pass per kIsoBuildLevelsPerPass levels above classify's ---
+    for (uint32_t src = classifyLevels; src < top; src += gpu::kIsoBuildLevelsPerPass) {
         const uint32_t levels = std::min(gpu::kIsoBuildLevelsPerPass, top - src);
         const uint64_t groups = (uint64_t(m.grid.levelSize[src]) + gpu::kIsoBuildGroupSize * 4 - 1) / (gpu::kIsoBuildGroupSize * 4);
         graph.addPass(n + ".pyramid." + std::to_string(src), PassKind::Compute)
@@ -576,6 +598,38 @@ void IsoSurface::addPasses(RenderGraph& graph) {
             push(ctx, impl_->argsPipe, impl_->argsSet, basePush());
             ctx.vk->vkCmdDispatch(ctx.cmd, 1, 1, 1);
         });
+
+    if (m.scan) {
+        // --- scan baseline: down-sweep levels top-1 .. 1, then one thread per cell ---
+        const BufferRef offsets = graph.importBuffer(n + ".offsets", m.offsets, computeRead, computeRead);
+        for (uint32_t k = top > 0 ? top - 1 : 0; k >= 1 && k < top; --k) {
+            const uint64_t groups = (uint64_t(m.grid.levelSize[k]) + gpu::kIsoGroupSize - 1) / gpu::kIsoGroupSize;
+            graph.addPass(n + ".scan." + std::to_string(k), PassKind::Compute)
+                .use(grid, Access::StorageRead)
+                .use(pyramid, Access::StorageRead)
+                .use(offsets, Access::StorageReadWrite)
+                .record([this, push, basePush, k, groups, maxX](PassContext& ctx) {
+                    IsoPush pc = basePush();
+                    pc.srcLevel = k;
+                    push(ctx, impl_->scanDown, impl_->scanDownSet, pc);
+                    dispatchFolded(*ctx.vk, ctx.cmd, groups, maxX);
+                });
+        }
+        const uint64_t cellGroups1 = (uint64_t(m.grid.cells.w) + gpu::kIsoGroupSize - 1) / gpu::kIsoGroupSize;
+        graph.addPass(n + ".generate", PassKind::Compute)
+            .use(grid, Access::StorageRead)
+            .use(tables, Access::StorageRead)
+            .use(field, Access::StorageRead)
+            .use(pyramid, Access::StorageRead)
+            .use(offsets, Access::StorageRead)
+            .use(vertices, Access::StorageWrite)
+            .record([this, push, basePush, cellGroups1, maxX](PassContext& ctx) {
+                push(ctx, impl_->generate, impl_->generateSet, basePush());
+                dispatchFolded(*ctx.vk, ctx.cmd, cellGroups1, maxX);
+                ++frame_;
+            });
+        return;
+    }
 
     // --- extract ---
     graph.addPass(n + ".extract", PassKind::Compute)

@@ -43,6 +43,16 @@ enum class FieldSource {
 };
 
 enum class NormalMode { Forward, Central, Sobel };
+
+// How vertices find their place in the vertex buffer.
+enum class ExtractionMethod {
+    // One thread per output vertex walks the pyramid top-down (default).
+    HistoPyramid,
+    // Baseline of seed 003: exclusive scan of the per-cell counts (down-sweep
+    // over the same 4-ary tree), then one thread per cell writes its
+    // vertices at its offset. Same output; kept to measure against.
+    Scan,
+};
 enum class VolumeFormat { U8, U16, F32 };
 
 struct Metaball {
@@ -68,6 +78,7 @@ struct IsoSurfaceCreateInfo {
     // drawn, stats still count). Rounded down to whole triangles.
     uint32_t vertexCapacity = 0;
     NormalMode normals = NormalMode::Central;
+    ExtractionMethod method = ExtractionMethod::HistoPyramid;
     FieldSource source = FieldSource::Metaballs;
     // Initial iso value; "inside" is field >= iso (setIsoValue per frame).
     float isoValue = 0.5f;
@@ -86,6 +97,10 @@ struct IsoSurfaceCreateInfo {
     uint32_t framesInFlight = 2;
     // Prefix of pass and resource names; must be unique per graph.
     std::string name = "iso";
+    // Optional. Folds dispatches at this many groups along x instead of the
+    // device's maxComputeWorkGroupCount[0] (0 = device limit); lets tests
+    // exercise the fold on small grids.
+    uint32_t maxGroupsX = 0;
 };
 
 // One output vertex as the GPU writes it (IsoVertex in iso_shared.h).
