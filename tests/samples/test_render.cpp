@@ -130,7 +130,7 @@ std::unique_ptr<sample::VolumeScene> makeVolumeScene(Device& device, const Field
 }
 
 Mask maskOf(const sample::Rgba8Image& img) {
-    // Flat shading draws baseColor (green 0.55 -> sRGB ~194) over the clear
+    // Flat shading draws baseColor (green 0.42 -> sRGB ~173) over the clear
     // colour (green 0.09 -> ~84).
     Mask m{img.width, img.height, std::vector<uint8_t>(size_t(img.width) * img.height)};
     for (size_t i = 0; i < m.bits.size(); ++i) m.bits[i] = img.pixels[i * 4 + 1] > 140;

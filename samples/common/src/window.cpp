@@ -95,6 +95,11 @@ private:
     std::vector<PassTiming> timings_;
     std::optional<iso::IsoStats> stats_;
     std::string error_;
+    // --out in windowed mode: the last frame (--frames) is copied from the
+    // swapchain image before presentation (the UI included).
+    Buffer capture_;
+    bool captureThisFrame_ = false;
+    bool captured_ = false;
 };
 
 void checkVk(VkResult r) {
@@ -220,6 +225,10 @@ Status Window::createSwapchain() {
     sci.imageExtent = extent;
     sci.imageArrayLayers = 1;
     sci.imageUsage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
+    if (!options_.out.empty()) {
+        if (!(caps.supportedUsageFlags & VK_IMAGE_USAGE_TRANSFER_SRC_BIT)) return Status::error("--out: the swapchain cannot be copied from on this device");
+        sci.imageUsage |= VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+    }
     sci.imageSharingMode = VK_SHARING_MODE_EXCLUSIVE;
     sci.preTransform = caps.currentTransform;
     sci.compositeAlpha = VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR;
@@ -286,6 +295,12 @@ Status Window::createSwapchain() {
         swap_.renderDone.push_back(sem);
     }
     if (imguiVulkan_) ImGui_ImplVulkan_SetMinImageCount(2);
+    if (!options_.out.empty()) {
+        auto b = device_->allocator().createBuffer(
+            {VkDeviceSize(extent.width) * extent.height * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::Readback, "screenshot"});
+        if (!b) return b.status();
+        capture_ = std::move(b).value();
+    }
     if (renderer_) {
         RenderTarget t = renderer_->target();
         t.colorFormat = swap_.format;
@@ -337,6 +352,20 @@ Status Window::recreateScene() {
             ImGui_ImplVulkan_RenderDrawData(ImGui::GetDrawData(), ctx.cmd);
             ctx.vk->vkCmdEndRenderPass(ctx.cmd);
         });
+        if (options_.out.empty()) return;
+        const BufferRef shot = graph.importBuffer("screenshot", capture_, {Access::HostRead, PassKind::Transfer},
+                                                  {Access::HostRead, PassKind::Transfer});
+        graph.addPass("screenshot", PassKind::Transfer)
+            .use(color, Access::TransferSrc)
+            .use(shot, Access::TransferDst)
+            .record([this, color, shot](PassContext& ctx) {
+                if (!captureThisFrame_) return;
+                VkBufferImageCopy region{};
+                region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+                region.imageExtent = {swap_.extent.width, swap_.extent.height, 1};
+                ctx.vk->vkCmdCopyImageToBuffer(ctx.cmd, ctx.image(color), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, ctx.buffer(shot), 1, &region);
+                captured_ = true;
+            });
     };
     auto r = SceneRenderer::create(*device_, *scene_, t, true, uiPass);
     if (!r) return r.status();
@@ -370,8 +399,8 @@ void Window::handleInput() {
 
 void Window::buildUi() {
     ImGui::SetNextWindowPos(ImVec2(8, 8), ImGuiCond_FirstUseEver);
-    ImGui::SetNextWindowSize(ImVec2(330, 0), ImGuiCond_FirstUseEver);
-    ImGui::Begin(app_.title.c_str());
+    ImGui::SetNextWindowBgAlpha(0.85f);
+    ImGui::Begin(app_.name.c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize);
     ImGui::Text("%s", device_->name().c_str());
     static const char* sources[] = {"metaballs", "pointcloud", "cayley", "sphere", "gyroid", "volume"};
     const int nSources = config_.volume ? 6 : 5;
@@ -410,7 +439,8 @@ void Window::buildUi() {
     } else {
         ImGui::Text("triangles: (waiting for the GPU)");
     }
-    if (ImGui::BeginTable("timings", 2)) {
+    ImGui::TextDisabled("GPU time per pass (newest finished frame)");
+    if (ImGui::BeginTable("timings", 2, ImGuiTableFlags_SizingFixedFit)) {
         double total = 0;
         for (const PassTiming& t : timings_) {
             ImGui::TableNextRow();
@@ -540,11 +570,23 @@ int Window::run() {
                 error_.clear();
             }
         }
+        captureThisFrame_ = options_.frames && rendered + 1 >= options_.frames;
         s = frame();
         if (!s) return fail(app_.name, s.message());
         if (options_.frames && ++rendered >= options_.frames) break;
     }
     vk().vkDeviceWaitIdle(device_->device());
+    if (!options_.out.empty()) {
+        if (!captured_) return fail(app_.name, "--out: no frame was captured (windowed --out needs --frames N)");
+        capture_.invalidate();
+        std::vector<uint8_t> rgba(capture_.size());
+        std::memcpy(rgba.data(), capture_.mapped(), rgba.size());
+        if (swap_.format == VK_FORMAT_B8G8R8A8_SRGB || swap_.format == VK_FORMAT_B8G8R8A8_UNORM)
+            for (size_t i = 0; i < rgba.size(); i += 4) std::swap(rgba[i], rgba[i + 2]);
+        for (size_t i = 3; i < rgba.size(); i += 4) rgba[i] = 255;
+        s = writePng(options_.out, swap_.extent.width, swap_.extent.height, rgba);
+        if (!s) return fail(app_.name, s.message());
+    }
     destroy();
     if (messages_) return fail(app_.name, std::to_string(messages_.load()) + " validation message(s)");
     return 0;
@@ -568,6 +610,7 @@ void Window::destroy() {
             s = FrameSlot{};
         }
         destroySwapchain();
+        capture_.reset();
         if (uiPass_) vk().vkDestroyRenderPass(d, uiPass_, nullptr);
         if (uiPool_) vk().vkDestroyDescriptorPool(d, uiPool_, nullptr);
         uiPass_ = VK_NULL_HANDLE;

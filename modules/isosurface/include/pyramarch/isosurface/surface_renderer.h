@@ -62,7 +62,7 @@ struct SurfaceView {
     std::array<float, 16> viewProj{}; // column-major world -> clip, Vulkan clip space (y down, z 0..1)
     std::array<float, 3> cameraPos{0.f, 0.f, 3.f};
     std::array<float, 3> lightDir{0.4f, 0.8f, 0.45f}; // towards the light, need not be normalised
-    std::array<float, 3> baseColor{0.80f, 0.55f, 0.30f};
+    std::array<float, 3> baseColor{0.85f, 0.42f, 0.16f}; // linear
     float ambient = 0.55f;
     float specularPower = 48.f;
     SurfaceShading shading = SurfaceShading::Lit;
