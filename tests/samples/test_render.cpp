@@ -119,8 +119,9 @@ Field sphereField(uint32_t cells) {
     return f;
 }
 
-std::unique_ptr<sample::VolumeScene> makeVolumeScene(Device& device, const Field& f, float iso) {
+std::unique_ptr<sample::VolumeScene> makeVolumeScene(Device& device, const Field& f, float iso, bool twoSided = false) {
     sample::VolumeScene::Settings s;
+    s.twoSided = twoSided;
     s.samples = {f.grid.n[0], f.grid.n[1], f.grid.n[2]};
     s.iso = iso;
     s.vertexCapacity = 3u << 17;
@@ -139,11 +140,11 @@ Mask maskOf(const sample::Rgba8Image& img) {
 
 class SampleRender : public test::GpuTest {};
 
-void checkSilhouette(Device& device, uint32_t msaa, const sample::OrbitCamera& camera) {
+void checkSilhouette(Device& device, uint32_t msaa, const sample::OrbitCamera& camera, bool twoSided = false) {
     const Field f = cayleyField(24);
     const ref::McResult mc = ref::marchingCubes(f.grid, f.values.data(), 0.f, ref::Normals::Central);
     ASSERT_GT(mc.vertices.size(), 300u);
-    auto scene = makeVolumeScene(device, f, 0.f);
+    auto scene = makeVolumeScene(device, f, 0.f, twoSided);
     ASSERT_TRUE(scene);
     sample::CommonOptions o;
     o.width = 160;
@@ -159,7 +160,7 @@ void checkSilhouette(Device& device, uint32_t msaa, const sample::OrbitCamera& c
     EXPECT_FALSE(stats->overflow);
 
     const auto view = camera.view(float(o.width) / float(o.height));
-    const Mask expected = rasterize(mc.vertices, view.viewProj, o.width, o.height, +1);
+    const Mask expected = rasterize(mc.vertices, view.viewProj, o.width, o.height, twoSided ? 0 : +1);
     const Mask wrongWinding = rasterize(mc.vertices, view.viewProj, o.width, o.height, -1);
     const Mask got = maskOf(*img);
     const size_t pixels = size_t(o.width) * o.height;
@@ -170,9 +171,9 @@ void checkSilhouette(Device& device, uint32_t msaa, const sample::OrbitCamera& c
     }
     ASSERT_GT(expected.count(), pixels / 20) << "the view must show a real silhouette";
     ASSERT_LT(expected.count(), pixels * 19 / 20);
-    // The check can fail: culling the wrong faces changes the picture well
-    // beyond the outline tolerance.
-    ASSERT_GT(interiorMismatches(expected, wrongWinding), 50u);
+    // The check can fail: culling the wrong faces (or culling when both
+    // sides should show) changes the picture well beyond the outline tolerance.
+    ASSERT_GT(interiorMismatches(expected, twoSided ? rasterize(mc.vertices, view.viewProj, o.width, o.height, +1) : wrongWinding), 50u);
     const size_t bad = interiorMismatches(expected, got);
     EXPECT_LE(bad, 3u) << "GPU silhouette differs from the CPU reference away from the outline (" << differing(expected, got)
                        << " pixels differ in all, reference area " << expected.count() << ")";
@@ -199,6 +200,15 @@ TEST_F(SampleRender, SilhouetteMatchesFromBelowWithMsaa) {
     camera.pitch = -0.6f;
     camera.distance = 3.6f;
     checkSilhouette(device(), 4, camera);
+}
+
+// Two-sided (no culling): from the inside of the open Cayley surface the back
+// faces show, and the silhouette is that of all triangles.
+TEST_F(SampleRender, TwoSidedSilhouetteShowsBackFaces) {
+    sample::OrbitCamera camera; // yaw 0.7, pitch 0.45 below: the +x+y+z octant, inside the surface
+    camera.yaw = 0.7f;
+    camera.pitch = 0.45f;
+    checkSilhouette(device(), 1, camera, true);
 }
 
 // Depth test and culling: at the centre of a sphere seen along -z the visible

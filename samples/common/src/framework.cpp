@@ -56,6 +56,7 @@ Status SceneRenderer::setTarget(const RenderTarget& target) {
         ci.depthFormat = VK_FORMAT_D32_SFLOAT;
         ci.samples = target.samples;
         ci.wireframe = wireframe_;
+        ci.cullBackFaces = !scene_.twoSided();
         auto r = iso::SurfaceRenderer::create(device_, ci);
         if (!r) return r.status();
         if (renderer_) r.value()->setView(renderer_->view());
