@@ -272,6 +272,44 @@ TEST_F(SampleRender, CellTriangleColouringUsesTheFiveColours) {
     EXPECT_LT(kinds[5], surface / 5) << "too many pixels of no cell colour";
 }
 
+// Wireframe (where the device has fillModeNonSolid): edges inside the
+// filled silhouette, far fewer pixels than the fill.
+TEST_F(SampleRender, WireframeDrawsEdgesInsideTheSilhouette) {
+    if (!device().limits().fillModeNonSolid) GTEST_SKIP() << "no fillModeNonSolid";
+    const Field f = sphereField(12);
+    sample::CommonOptions o;
+    o.width = 96;
+    o.height = 96;
+    o.shading = "flat";
+    auto fillScene = makeVolumeScene(device(), f, 0.f);
+    ASSERT_TRUE(fillScene);
+    auto fill = sample::renderOnce(device(), *fillScene, o, {});
+    ASSERT_TRUE(fill.ok()) << fill.message();
+    o.wireframe = true;
+    auto wireScene = makeVolumeScene(device(), f, 0.f);
+    ASSERT_TRUE(wireScene);
+    auto wire = sample::renderOnce(device(), *wireScene, o, {});
+    ASSERT_TRUE(wire.ok()) << wire.message();
+    const Mask a = maskOf(*fill), b = maskOf(*wire);
+    // Lines on the outline may cover pixels whose centres the fill misses:
+    // count only wire pixels with no filled pixel next to them.
+    size_t outside = 0;
+    for (int y = 0; y < int(a.h); ++y)
+        for (int x = 0; x < int(a.w); ++x) {
+            if (!b.at(x, y) || a.at(x, y)) continue;
+            bool near = false;
+            for (int dy = -1; dy <= 1; ++dy)
+                for (int dx = -1; dx <= 1; ++dx) {
+                    const int nx = x + dx, ny = y + dy;
+                    if (nx >= 0 && ny >= 0 && nx < int(a.w) && ny < int(a.h) && a.at(nx, ny)) near = true;
+                }
+            outside += !near;
+        }
+    EXPECT_GT(b.count(), a.count() / 10);
+    EXPECT_LT(b.count(), a.count() * 9 / 10);
+    EXPECT_EQ(outside, 0u) << "wireframe pixels outside the filled silhouette";
+}
+
 TEST_F(SampleRender, HeadlessRunWritesPngsAndStats) {
     sample::MetaballSettings ms;
     ms.cells = 20;
