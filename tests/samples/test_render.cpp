@@ -14,6 +14,8 @@
 #include <sstream>
 
 #include "mini_json.h"
+#include "pyramarch/engine/transfer.h"
+#include "pyramarch/isosurface/surface_renderer.h"
 #include "reference.h"
 #include "sample/framework.h"
 #include "sample/output.h"
@@ -201,6 +203,64 @@ TEST_F(SampleRender, SilhouetteMatchesFromBelowWithMsaa) {
     camera.distance = 3.6f;
     checkSilhouette(device(), 4, camera);
 }
+
+// The host-graph path: the surface's passes and the draw pass in one graph,
+// the draw declared on addPasses' outputs (the graph orders and synchronises
+// extraction -> draw; sync validation is on), plain and indexed output.
+void checkOneGraph(Device& device, bool indexed) {
+    const Field f = cayleyField(22);
+    const ref::McResult mc = ref::marchingCubes(f.grid, f.values.data(), 0.f, ref::Normals::Central);
+    iso::IsoSurfaceCreateInfo info;
+    info.samples = {f.grid.n[0], f.grid.n[1], f.grid.n[2]};
+    info.vertexCapacity = 3u << 16;
+    info.indexed = indexed;
+    info.indexCapacity = indexed ? 3u << 16 : 0u;
+    info.source = iso::FieldSource::Volume;
+    info.isoValue = 0.f;
+    auto surface = iso::IsoSurface::create(device, info);
+    ASSERT_TRUE(surface.ok()) << surface.message();
+    ASSERT_OK((*surface)->uploadVolume(f.values.data(), f.values.size() * 4, iso::VolumeFormat::F32));
+    const uint32_t w = 128, h = 96;
+    auto color = device.allocator().createImage({.format = VK_FORMAT_R8G8B8A8_SRGB, .extent = {w, h, 1},
+                                                  .usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                                                  .name = "test.color"});
+    ASSERT_TRUE(color.ok()) << color.message();
+    auto renderer = iso::SurfaceRenderer::create(device, {.colorFormat = VK_FORMAT_R8G8B8A8_SRGB, .depthFormat = VK_FORMAT_D32_SFLOAT});
+    ASSERT_TRUE(renderer.ok()) << renderer.message();
+    sample::OrbitCamera camera;
+    iso::SurfaceView view = camera.view(float(w) / float(h));
+    view.shading = iso::SurfaceShading::Flat;
+    (*renderer)->setView(view);
+    {
+        RenderGraph graph(&device);
+        const iso::IsoSurface::GraphOutputs out = (*surface)->addPasses(graph);
+        iso::SurfacePassDesc desc;
+        desc.vertices = out.vertices;
+        desc.drawArgs = out.drawArgs;
+        desc.indices = indexed ? out.indices : BufferRef{};
+        desc.color = graph.importImage("target", *color, VK_IMAGE_LAYOUT_UNDEFINED, {Access::None}, {Access::TransferSrc, PassKind::Transfer});
+        desc.depth = graph.createImage("depth", {.format = VK_FORMAT_D32_SFLOAT, .extent = {w, h, 1}});
+        (*renderer)->addPass(graph, desc);
+        ASSERT_OK(graph.compile());
+        Status recorded;
+        ASSERT_OK(submitAndWait(device, [&](VkCommandBuffer cmd) { recorded = graph.execute(cmd); }));
+        ASSERT_OK(recorded);
+    }
+    auto stats = (*surface)->statsOfFrame(0);
+    ASSERT_TRUE(stats.has_value());
+    EXPECT_FALSE(stats->overflow);
+    if (indexed) EXPECT_EQ(stats->indicesWritten, mc.vertices.size());
+    else EXPECT_EQ(stats->verticesWritten, mc.vertices.size());
+    sample::Rgba8Image img{w, h, {}};
+    ASSERT_OK(readImage(device, *color, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, img.pixels));
+    const Mask expected = rasterize(mc.vertices, view.viewProj, w, h, +1);
+    const Mask got = maskOf(img);
+    ASSERT_GT(expected.count(), size_t(w) * h / 20);
+    EXPECT_LE(interiorMismatches(expected, got), 3u) << differing(expected, got) << " pixels differ, reference area " << expected.count();
+}
+
+TEST_F(SampleRender, DrawInTheSurfacesGraph) { checkOneGraph(device(), false); }
+TEST_F(SampleRender, DrawIndexedInTheSurfacesGraph) { checkOneGraph(device(), true); }
 
 // Two-sided (no culling): from the inside of the open Cayley surface the back
 // faces show, and the silhouette is that of all triangles.
