@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <string>
 
 #include "pyramarch/engine/device.h"
@@ -82,6 +83,7 @@ struct DemoOptions {
     uint32_t cells = 48;
     uint32_t particles = 100000;
     uint32_t balls = 24;
+    iso::SplatMethod splat = iso::SplatMethod::Scatter;
 };
 
 int runDemo(const DemoOptions& d) {
@@ -114,6 +116,7 @@ int runDemo(const DemoOptions& d) {
             sample::PointCloudSettings s;
             s.cells = d.cells;
             s.particles = d.particles;
+            s.splat = d.splat;
             auto r = sample::PointCloudScene::create(**device, s);
             if (!r) return fail(prog, r.message());
             scene = std::move(r).value();
@@ -316,6 +319,9 @@ int main(int argc, char** argv) {
     demoCmd->add_option("--cells", demo.cells, "Grid cells per axis (default 48)")->check(CLI::Range(1u, 512u));
     demoCmd->add_option("--particles", demo.particles, "Point-cloud particles (default 100000)")->check(CLI::Range(1u, 4000000u));
     demoCmd->add_option("--balls", demo.balls, "Metaballs (1..256, default 24)")->check(CLI::Range(1u, 256u));
+    demoCmd->add_option("--splat", demo.splat, "Point cloud splat: scatter (atomics) | gather (binned)")
+        ->transform(CLI::CheckedTransformer(std::map<std::string, iso::SplatMethod>{{"scatter", iso::SplatMethod::Scatter},
+                                                                                   {"gather", iso::SplatMethod::Gather}}));
     demoCmd->add_option("--scenes", demo.scenes, "Scenes to render (metaballs, pointcloud)")
         ->check(CLI::IsMember({"metaballs", "pointcloud"}))
         ->delimiter(',');

@@ -110,6 +110,7 @@ Result<std::unique_ptr<PointCloudScene>> PointCloudScene::create(Device& device,
     info.source = iso::FieldSource::Particles;
     info.maxParticles = settings.particles;
     info.particleRadius = settings.radius;
+    info.splat = settings.splat;
     info.isoValue = settings.iso;
     info.name = "pointcloud";
     auto surface = makeSurface(device, info);
@@ -295,6 +296,7 @@ Result<std::unique_ptr<Scene>> makeScene(Device& device, const SceneConfig& c) {
         PointCloudSettings s;
         s.cells = c.cells;
         s.particles = c.particles;
+        s.splat = c.splat;
         if (!std::isnan(c.iso)) s.iso = c.iso;
         auto r = PointCloudScene::create(device, s);
         if (!r) return r.status();

@@ -50,6 +50,7 @@ struct PointCloudSettings {
     float weight = 0.06f;  // per particle
     float iso = 0.5f;
     uint32_t vertexCapacity = 3u << 18;
+    pyramarch::iso::SplatMethod splat = pyramarch::iso::SplatMethod::Scatter;
 };
 
 class PointCloudScene final : public Scene {
@@ -126,6 +127,7 @@ struct SceneConfig {
     pyramarch::iso::NormalMode normals = pyramarch::iso::NormalMode::Central;
     uint32_t balls = 24;
     uint32_t particles = 100000;
+    pyramarch::iso::SplatMethod splat = pyramarch::iso::SplatMethod::Scatter;
     float iso = NAN; // NAN: the source's default
     // source == "volume": the raw samples (shared so switching back is cheap).
     std::shared_ptr<const std::vector<uint8_t>> volume;
