@@ -35,12 +35,32 @@ std::unique_ptr<Device> createDevice() {
     return std::move(device).value();
 }
 
+std::unique_ptr<Device> g_device;
+bool g_deviceTried = false;
+
+// Destroys the shared device before the process exits, so objects leaked by
+// any test are reported by the validation layer and fail the run.
+class DeviceEnvironment : public ::testing::Environment {
+public:
+    void TearDown() override {
+        if (!g_device) return;
+        takeValidationMessages();
+        g_device.reset();
+        for (const std::string& m : takeValidationMessages()) ADD_FAILURE() << "validation at device destruction: " << m;
+    }
+};
+const auto* g_environment = ::testing::AddGlobalTestEnvironment(new DeviceEnvironment);
+
 } // namespace
 
 Device* sharedDevice() {
-    static std::unique_ptr<Device> device = createDevice();
-    return device.get();
+    if (!g_deviceTried) {
+        g_deviceTried = true;
+        g_device = createDevice();
+    }
+    return g_device.get();
 }
+
 
 const std::string& deviceUnavailableReason() { return g_unavailable; }
 

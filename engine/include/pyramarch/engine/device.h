@@ -76,6 +76,11 @@ struct AdoptInfo {
     VkPhysicalDeviceFeatures enabledFeatures{};
     bool synchronization2Enabled = false; // required true
     bool dynamicRenderingEnabled = false; // required true for graphics passes
+    // Optional: the host enabled these (the module uses them when present).
+    bool debugUtilsEnabled = false;        // VK_EXT_debug_utils on the instance
+    bool conservativeRasterizationEnabled = false; // VK_EXT_conservative_rasterization on the device
+    bool storageBuffer8BitAccessEnabled = false;
+    bool storageBuffer16BitAccessEnabled = false;
     DeviceRequirements requirements;
 };
 
@@ -92,6 +97,13 @@ struct DeviceLimits {
     bool geometryShader;
     bool fillModeNonSolid;
     bool conservativeRasterization; // VK_EXT_conservative_rasterization enabled
+    bool fragmentStoresAndAtomics;
+    bool vertexPipelineStoresAndAtomics;
+    bool shaderInt16;
+    bool storageBuffer8BitAccess;
+    bool storageBuffer16BitAccess;
+    bool subgroupSizeControl;
+    bool debugUtils; // debug labels and object names available
 };
 
 class Device {

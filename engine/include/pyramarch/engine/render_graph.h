@@ -182,6 +182,9 @@ struct GraphBarrier {
     // The source is the previous execute() of this graph (graph-owned
     // resources wrap around); skipped/undefined on the very first execute.
     bool fromPreviousFrame = false;
+    // The source is the import's declared `before` use; for images the old
+    // layout is the imported image's current layout at execute() time.
+    bool fromImport = false;
     // What kind of hazard it resolves: "RAW", "WAR", "WAW", "layout", "entry", "exit".
     const char* reason = "";
 };

@@ -1,0 +1,478 @@
+#include "pyramarch/engine/device.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "pyramarch/engine/memory.h"
+#include "pyramarch/engine/vulkan_functions.h"
+#include "vk_check.h"
+
+namespace pyramarch {
+
+struct Device::Impl {
+    ValidationCallback callback;
+    std::atomic<uint32_t> messageCount{0};
+    VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
+    bool ownsInstance = false;
+};
+
+namespace {
+
+// volk's loader globals are private to the module but still shared by every
+// Device of the process; they are only touched under this lock while loading.
+std::mutex g_loaderMutex;
+
+Result<PFN_vkGetInstanceProcAddr> systemLoader() {
+    std::lock_guard lock(g_loaderMutex);
+    if (volkGetInstanceVersion() == 0) {
+        VkResult r = volkInitialize();
+        if (r != VK_SUCCESS)
+            return Status::error("Vulkan loader (libvulkan.so.1) not found: install the Vulkan loader (libvulkan1)", r);
+    }
+    return vkGetInstanceProcAddr;
+}
+
+void loadInstanceFunctions(InstanceFunctions& f, PFN_vkGetInstanceProcAddr gipa, VkInstance instance) {
+    f.getInstanceProcAddr = gipa;
+#define LOAD(member, name) f.member = reinterpret_cast<PFN_##name>(gipa(instance, #name))
+    LOAD(getDeviceProcAddr, vkGetDeviceProcAddr);
+    LOAD(destroyInstance, vkDestroyInstance);
+    LOAD(enumeratePhysicalDevices, vkEnumeratePhysicalDevices);
+    LOAD(getPhysicalDeviceProperties, vkGetPhysicalDeviceProperties);
+    LOAD(getPhysicalDeviceProperties2, vkGetPhysicalDeviceProperties2);
+    LOAD(getPhysicalDeviceFeatures, vkGetPhysicalDeviceFeatures);
+    LOAD(getPhysicalDeviceFeatures2, vkGetPhysicalDeviceFeatures2);
+    LOAD(getPhysicalDeviceMemoryProperties, vkGetPhysicalDeviceMemoryProperties);
+    LOAD(getPhysicalDeviceQueueFamilyProperties, vkGetPhysicalDeviceQueueFamilyProperties);
+    LOAD(getPhysicalDeviceFormatProperties, vkGetPhysicalDeviceFormatProperties);
+    LOAD(enumerateDeviceExtensionProperties, vkEnumerateDeviceExtensionProperties);
+    LOAD(createDevice, vkCreateDevice);
+    LOAD(getPhysicalDeviceSurfaceSupportKHR, vkGetPhysicalDeviceSurfaceSupportKHR);
+    LOAD(getPhysicalDeviceSurfaceCapabilitiesKHR, vkGetPhysicalDeviceSurfaceCapabilitiesKHR);
+    LOAD(getPhysicalDeviceSurfaceFormatsKHR, vkGetPhysicalDeviceSurfaceFormatsKHR);
+    LOAD(getPhysicalDeviceSurfacePresentModesKHR, vkGetPhysicalDeviceSurfacePresentModesKHR);
+    LOAD(destroySurfaceKHR, vkDestroySurfaceKHR);
+#undef LOAD
+}
+
+void loadDebugUtils(InstanceFunctions& f, VkInstance instance) {
+#define LOAD(member, name) f.member = reinterpret_cast<PFN_##name>(f.getInstanceProcAddr(instance, #name))
+    LOAD(createDebugUtilsMessenger, vkCreateDebugUtilsMessengerEXT);
+    LOAD(destroyDebugUtilsMessenger, vkDestroyDebugUtilsMessengerEXT);
+    LOAD(cmdBeginDebugUtilsLabel, vkCmdBeginDebugUtilsLabelEXT);
+    LOAD(cmdEndDebugUtilsLabel, vkCmdEndDebugUtilsLabelEXT);
+    LOAD(setDebugUtilsObjectName, vkSetDebugUtilsObjectNameEXT);
+#undef LOAD
+}
+
+void loadDeviceTable(VolkDeviceTable& table, PFN_vkGetInstanceProcAddr gipa, VkInstance instance, VkDevice device) {
+    std::lock_guard lock(g_loaderMutex);
+    volkInitializeCustom(gipa);
+    volkLoadInstanceOnly(instance);
+    volkLoadDeviceTable(&table, device);
+}
+
+VKAPI_ATTR VkBool32 VKAPI_CALL debugCallback(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                             VkDebugUtilsMessageTypeFlagsEXT,
+                                             const VkDebugUtilsMessengerCallbackDataEXT* data, void* user) {
+    auto* impl = static_cast<Device::Impl*>(user);
+    ValidationMessage m;
+    m.severity = severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT     ? MessageSeverity::Error
+                 : severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT ? MessageSeverity::Warning
+                 : severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_INFO_BIT_EXT    ? MessageSeverity::Info
+                                                                               : MessageSeverity::Verbose;
+    m.idName = data->pMessageIdName ? data->pMessageIdName : "";
+    m.text = data->pMessage ? data->pMessage : "";
+    if (m.severity >= MessageSeverity::Warning) impl->messageCount.fetch_add(1);
+    if (impl->callback) {
+        impl->callback(m);
+    } else if (m.severity >= MessageSeverity::Warning) {
+        std::fprintf(stderr, "pyramarch: validation %s: %s\n", m.idName.c_str(), m.text.c_str());
+    }
+    return VK_FALSE;
+}
+
+bool hasExtension(const std::vector<VkExtensionProperties>& exts, const char* name) {
+    return std::any_of(exts.begin(), exts.end(), [&](const VkExtensionProperties& e) { return std::strcmp(e.extensionName, name) == 0; });
+}
+
+int typeRank(VkPhysicalDeviceType t) {
+    switch (t) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 4;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 3;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 1;
+    default: return 0;
+    }
+}
+
+// A queue family that can do graphics and compute (and so transfer).
+int findUniversalFamily(const InstanceFunctions& vki, VkPhysicalDevice pd) {
+    uint32_t n = 0;
+    vki.getPhysicalDeviceQueueFamilyProperties(pd, &n, nullptr);
+    std::vector<VkQueueFamilyProperties> families(n);
+    vki.getPhysicalDeviceQueueFamilyProperties(pd, &n, families.data());
+    for (uint32_t i = 0; i < n; ++i) {
+        constexpr VkQueueFlags need = VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT;
+        if ((families[i].queueFlags & need) == need) return static_cast<int>(i);
+    }
+    return -1;
+}
+
+struct SupportedFeatures {
+    VkPhysicalDeviceFeatures2 core{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    VkPhysicalDeviceVulkan11Features v11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+    VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+    VkPhysicalDeviceVulkan13Features v13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+    void chain() {
+        core.pNext = &v11;
+        v11.pNext = &v12;
+        v12.pNext = &v13;
+        v13.pNext = nullptr;
+    }
+};
+
+// Reads properties and limits shared by created and adopted devices.
+void fillLimits(const InstanceFunctions& vki, VkPhysicalDevice pd, uint32_t family, DeviceLimits& limits,
+                VkPhysicalDeviceProperties& props, VkPhysicalDeviceMemoryProperties& mem, std::string& driverInfo) {
+    VkPhysicalDeviceVulkan11Properties p11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_PROPERTIES};
+    VkPhysicalDeviceVulkan12Properties p12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES};
+    VkPhysicalDeviceVulkan13Properties p13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_PROPERTIES};
+    VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+    p2.pNext = &p11;
+    p11.pNext = &p12;
+    p12.pNext = &p13;
+    vki.getPhysicalDeviceProperties2(pd, &p2);
+    props = p2.properties;
+    vki.getPhysicalDeviceMemoryProperties(pd, &mem);
+    const VkPhysicalDeviceLimits& l = props.limits;
+    for (int i = 0; i < 3; ++i) {
+        limits.maxComputeWorkGroupCount[i] = l.maxComputeWorkGroupCount[i];
+        limits.maxComputeWorkGroupSize[i] = l.maxComputeWorkGroupSize[i];
+    }
+    limits.maxComputeWorkGroupInvocations = l.maxComputeWorkGroupInvocations;
+    limits.maxComputeSharedMemorySize = l.maxComputeSharedMemorySize;
+    limits.maxStorageBufferRange = l.maxStorageBufferRange;
+    limits.maxBufferSize = p13.maxBufferSize ? p13.maxBufferSize : p11.maxMemoryAllocationSize;
+    limits.subgroupSize = p11.subgroupSize;
+    limits.timestampPeriodNs = l.timestampPeriod;
+    uint32_t n = 0;
+    vki.getPhysicalDeviceQueueFamilyProperties(pd, &n, nullptr);
+    std::vector<VkQueueFamilyProperties> families(n);
+    vki.getPhysicalDeviceQueueFamilyProperties(pd, &n, families.data());
+    limits.timestampsSupported = l.timestampComputeAndGraphics && family < n && families[family].timestampValidBits > 0;
+    driverInfo = std::string(p12.driverName) + " " + p12.driverInfo;
+}
+
+std::string requirementErrors(const VkPhysicalDeviceFeatures& f, bool sync2, bool dynamicRendering,
+                              const DeviceRequirements& req) {
+    std::string missing;
+    auto need = [&](bool have, const char* name) {
+        if (!have) missing += std::string(missing.empty() ? "" : ", ") + name;
+    };
+    need(sync2, "synchronization2 (Vulkan 1.3)");
+    need(dynamicRendering, "dynamicRendering (Vulkan 1.3)");
+    if (req.geometryShader) need(f.geometryShader, "geometryShader");
+    if (req.fillModeNonSolid) need(f.fillModeNonSolid, "fillModeNonSolid");
+    return missing;
+}
+
+} // namespace
+
+Device::Device() : table_(std::make_unique<VolkDeviceTable>()), instanceFunctions_(std::make_unique<InstanceFunctions>()),
+                   impl_(std::make_unique<Impl>()) {}
+
+Device::~Device() {
+    if (device_ && table_->vkDeviceWaitIdle && !adopted_) table_->vkDeviceWaitIdle(device_);
+    allocator_.reset(); // frees every block before the device goes
+    if (!adopted_) {
+        if (device_) table_->vkDestroyDevice(device_, nullptr);
+        if (impl_->messenger) instanceFunctions_->destroyDebugUtilsMessenger(instance_, impl_->messenger, nullptr);
+        if (instance_ && impl_->ownsInstance) instanceFunctions_->destroyInstance(instance_, nullptr);
+    }
+}
+
+uint32_t Device::validationMessageCount() const { return impl_->messageCount.load(); }
+
+void Device::setObjectName(VkObjectType type, uint64_t handle, const char* name) const {
+    if (!name || !limits_.debugUtils || !instanceFunctions_->setDebugUtilsObjectName) return;
+    VkDebugUtilsObjectNameInfoEXT info{VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT};
+    info.objectType = type;
+    info.objectHandle = handle;
+    info.pObjectName = name;
+    instanceFunctions_->setDebugUtilsObjectName(device_, &info);
+}
+
+Result<std::vector<Device::PhysicalDeviceInfo>> Device::enumerate() {
+    auto gipa = systemLoader();
+    if (!gipa) return gipa.status();
+    auto createInstance = reinterpret_cast<PFN_vkCreateInstance>(gipa.value()(nullptr, "vkCreateInstance"));
+    VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+    app.apiVersion = VK_API_VERSION_1_3;
+    VkInstanceCreateInfo ci{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+    ci.pApplicationInfo = &app;
+    VkInstance instance = VK_NULL_HANDLE;
+    PYRAMARCH_VK_TRY(createInstance(&ci, nullptr, &instance), "vkCreateInstance");
+    InstanceFunctions f;
+    loadInstanceFunctions(f, gipa.value(), instance);
+    uint32_t n = 0;
+    f.enumeratePhysicalDevices(instance, &n, nullptr);
+    std::vector<VkPhysicalDevice> pds(n);
+    f.enumeratePhysicalDevices(instance, &n, pds.data());
+    std::vector<PhysicalDeviceInfo> out;
+    for (uint32_t i = 0; i < n; ++i) {
+        VkPhysicalDeviceProperties p;
+        f.getPhysicalDeviceProperties(pds[i], &p);
+        out.push_back({i, p.deviceName, p.deviceType, p.apiVersion});
+    }
+    f.destroyInstance(instance, nullptr);
+    return out;
+}
+
+Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
+    auto gipaResult = systemLoader();
+    if (!gipaResult) return gipaResult.status();
+    PFN_vkGetInstanceProcAddr gipa = gipaResult.value();
+    std::unique_ptr<Device> dev(new Device());
+    dev->impl_->callback = info.validationCallback;
+    InstanceFunctions& vki = *dev->instanceFunctions_;
+
+    // Instance.
+    auto enumerateInstanceExtensions =
+        reinterpret_cast<PFN_vkEnumerateInstanceExtensionProperties>(gipa(nullptr, "vkEnumerateInstanceExtensionProperties"));
+    auto enumerateLayers = reinterpret_cast<PFN_vkEnumerateInstanceLayerProperties>(gipa(nullptr, "vkEnumerateInstanceLayerProperties"));
+    auto createInstance = reinterpret_cast<PFN_vkCreateInstance>(gipa(nullptr, "vkCreateInstance"));
+    uint32_t n = 0;
+    enumerateInstanceExtensions(nullptr, &n, nullptr);
+    std::vector<VkExtensionProperties> instanceExts(n);
+    enumerateInstanceExtensions(nullptr, &n, instanceExts.data());
+
+    std::vector<const char*> extensions = info.instanceExtensions;
+    for (const char* e : extensions)
+        if (!hasExtension(instanceExts, e)) return Status::error(std::string("instance extension ") + e + " is not available");
+    const bool debugUtils = hasExtension(instanceExts, VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+    if (debugUtils) extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+
+    std::vector<const char*> layers;
+    if (info.enableValidation) {
+        enumerateLayers(&n, nullptr);
+        std::vector<VkLayerProperties> available(n);
+        enumerateLayers(&n, available.data());
+        bool found = std::any_of(available.begin(), available.end(), [](const VkLayerProperties& l) {
+            return std::strcmp(l.layerName, "VK_LAYER_KHRONOS_validation") == 0;
+        });
+        if (!found)
+            return Status::error("validation requested but VK_LAYER_KHRONOS_validation is not installed (Debian: vulkan-validationlayers)",
+                                 VK_ERROR_LAYER_NOT_PRESENT);
+        if (!debugUtils) return Status::error("validation requested but VK_EXT_debug_utils is not available");
+        layers.push_back("VK_LAYER_KHRONOS_validation");
+    }
+
+    VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+    app.pApplicationName = info.applicationName;
+    app.pEngineName = "pyramarch";
+    app.apiVersion = VK_API_VERSION_1_3;
+    VkValidationFeatureEnableEXT enables[] = {VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
+    VkValidationFeaturesEXT features{VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT};
+    features.enabledValidationFeatureCount = 1;
+    features.pEnabledValidationFeatures = enables;
+    VkDebugUtilsMessengerCreateInfoEXT messengerInfo{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
+    messengerInfo.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+    messengerInfo.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                                VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
+    messengerInfo.pfnUserCallback = debugCallback;
+    messengerInfo.pUserData = dev->impl_.get();
+    if (info.enableValidation) {
+        features.pNext = &messengerInfo; // also catches messages of instance creation/destruction
+    }
+    VkInstanceCreateInfo ici{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+    ici.pNext = info.enableValidation ? &features : nullptr;
+    ici.pApplicationInfo = &app;
+    ici.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+    ici.ppEnabledExtensionNames = extensions.data();
+    ici.enabledLayerCount = static_cast<uint32_t>(layers.size());
+    ici.ppEnabledLayerNames = layers.data();
+    PYRAMARCH_VK_TRY(createInstance(&ici, nullptr, &dev->instance_), "vkCreateInstance (Vulkan 1.3)");
+    dev->impl_->ownsInstance = true;
+    loadInstanceFunctions(vki, gipa, dev->instance_);
+    if (debugUtils) loadDebugUtils(vki, dev->instance_);
+    if (info.enableValidation)
+        PYRAMARCH_VK_TRY(vki.createDebugUtilsMessenger(dev->instance_, &messengerInfo, nullptr, &dev->impl_->messenger),
+                         "vkCreateDebugUtilsMessengerEXT");
+
+    // Physical device: explicit choice, else the best type.
+    vki.enumeratePhysicalDevices(dev->instance_, &n, nullptr);
+    std::vector<VkPhysicalDevice> pds(n);
+    vki.enumeratePhysicalDevices(dev->instance_, &n, pds.data());
+    if (pds.empty()) return Status::error("no Vulkan physical device found (install mesa-vulkan-drivers for lavapipe)");
+    std::string preferred = info.preferredDevice;
+    if (preferred.empty())
+        if (const char* env = std::getenv("PYRAMARCH_DEVICE")) preferred = env;
+    int chosen = -1;
+    std::string candidates;
+    if (!preferred.empty()) {
+        char* end = nullptr;
+        long index = std::strtol(preferred.c_str(), &end, 10);
+        bool numeric = end && *end == '\0';
+        for (uint32_t i = 0; i < n; ++i) {
+            VkPhysicalDeviceProperties p;
+            vki.getPhysicalDeviceProperties(pds[i], &p);
+            candidates += "\n  " + std::to_string(i) + ": " + p.deviceName;
+            if (chosen < 0 && (numeric ? index == static_cast<long>(i) : std::strstr(p.deviceName, preferred.c_str()) != nullptr))
+                chosen = static_cast<int>(i);
+        }
+        if (chosen < 0) return Status::error("PYRAMARCH_DEVICE / preferredDevice '" + preferred + "' matches no device; devices:" + candidates);
+    } else {
+        int bestRank = -1;
+        for (uint32_t i = 0; i < n; ++i) {
+            VkPhysicalDeviceProperties p;
+            vki.getPhysicalDeviceProperties(pds[i], &p);
+            if (p.apiVersion < VK_API_VERSION_1_3 || findUniversalFamily(vki, pds[i]) < 0) continue;
+            if (typeRank(p.deviceType) > bestRank) {
+                bestRank = typeRank(p.deviceType);
+                chosen = static_cast<int>(i);
+            }
+        }
+        if (chosen < 0) return Status::error("no Vulkan 1.3 device with a graphics+compute queue found");
+    }
+    VkPhysicalDevice pd = pds[chosen];
+    dev->physicalDevice_ = pd;
+    {
+        VkPhysicalDeviceProperties p;
+        vki.getPhysicalDeviceProperties(pd, &p);
+        if (p.apiVersion < VK_API_VERSION_1_3)
+            return Status::error(std::string("device ") + p.deviceName + " supports only Vulkan " + std::to_string(VK_API_VERSION_MAJOR(p.apiVersion)) + "." +
+                                 std::to_string(VK_API_VERSION_MINOR(p.apiVersion)) + "; pyramarch needs 1.3");
+    }
+    int family = findUniversalFamily(vki, pd);
+    if (family < 0) return Status::error("chosen device has no queue family with graphics and compute");
+    dev->queueFamily_ = static_cast<uint32_t>(family);
+
+    // Features: required ones checked by name, useful ones enabled when present.
+    SupportedFeatures have;
+    have.chain();
+    vki.getPhysicalDeviceFeatures2(pd, &have.core);
+    std::string missing = requirementErrors(have.core.features, have.v13.synchronization2, have.v13.dynamicRendering, info.requirements);
+    if (!missing.empty()) return Status::error("device lacks required features: " + missing, VK_ERROR_FEATURE_NOT_PRESENT);
+
+    SupportedFeatures enable;
+    enable.chain();
+    VkPhysicalDeviceFeatures& f = enable.core.features;
+    const VkPhysicalDeviceFeatures& h = have.core.features;
+    f.geometryShader = h.geometryShader;
+    f.fillModeNonSolid = h.fillModeNonSolid;
+    f.fragmentStoresAndAtomics = h.fragmentStoresAndAtomics;
+    f.vertexPipelineStoresAndAtomics = h.vertexPipelineStoresAndAtomics;
+    f.shaderInt16 = h.shaderInt16;
+    f.shaderInt64 = h.shaderInt64;
+    f.multiDrawIndirect = h.multiDrawIndirect;
+    f.sampleRateShading = h.sampleRateShading;
+    f.wideLines = h.wideLines;
+    enable.v11.storageBuffer16BitAccess = have.v11.storageBuffer16BitAccess;
+    enable.v12.storageBuffer8BitAccess = have.v12.storageBuffer8BitAccess;
+    enable.v12.shaderInt8 = have.v12.shaderInt8;
+    enable.v12.timelineSemaphore = have.v12.timelineSemaphore;
+    enable.v12.hostQueryReset = have.v12.hostQueryReset;
+    enable.v12.scalarBlockLayout = have.v12.scalarBlockLayout;
+    enable.v13.synchronization2 = VK_TRUE;
+    enable.v13.dynamicRendering = VK_TRUE;
+    enable.v13.maintenance4 = have.v13.maintenance4;
+    enable.v13.subgroupSizeControl = have.v13.subgroupSizeControl;
+    enable.v13.computeFullSubgroups = have.v13.computeFullSubgroups;
+
+    vki.enumerateDeviceExtensionProperties(pd, nullptr, &n, nullptr);
+    std::vector<VkExtensionProperties> deviceExts(n);
+    vki.enumerateDeviceExtensionProperties(pd, nullptr, &n, deviceExts.data());
+    std::vector<const char*> devExtensions = info.deviceExtensions;
+    for (const char* e : devExtensions)
+        if (!hasExtension(deviceExts, e)) return Status::error(std::string("device extension ") + e + " is not available");
+    const bool conservative = hasExtension(deviceExts, VK_EXT_CONSERVATIVE_RASTERIZATION_EXTENSION_NAME);
+    if (conservative) devExtensions.push_back(VK_EXT_CONSERVATIVE_RASTERIZATION_EXTENSION_NAME);
+
+    float priority = 1.0f;
+    VkDeviceQueueCreateInfo qci{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+    qci.queueFamilyIndex = dev->queueFamily_;
+    qci.queueCount = 1;
+    qci.pQueuePriorities = &priority;
+    VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+    dci.pNext = &enable.core;
+    dci.queueCreateInfoCount = 1;
+    dci.pQueueCreateInfos = &qci;
+    dci.enabledExtensionCount = static_cast<uint32_t>(devExtensions.size());
+    dci.ppEnabledExtensionNames = devExtensions.data();
+    PYRAMARCH_VK_TRY(vki.createDevice(pd, &dci, nullptr, &dev->device_), "vkCreateDevice");
+    loadDeviceTable(*dev->table_, gipa, dev->instance_, dev->device_);
+    dev->table_->vkGetDeviceQueue(dev->device_, dev->queueFamily_, 0, &dev->queue_);
+
+    fillLimits(vki, pd, dev->queueFamily_, dev->limits_, dev->properties_, dev->memoryProperties_, dev->driverInfo_);
+    dev->name_ = dev->properties_.deviceName;
+    DeviceLimits& L = dev->limits_;
+    L.geometryShader = f.geometryShader;
+    L.fillModeNonSolid = f.fillModeNonSolid;
+    L.conservativeRasterization = conservative;
+    L.fragmentStoresAndAtomics = f.fragmentStoresAndAtomics;
+    L.vertexPipelineStoresAndAtomics = f.vertexPipelineStoresAndAtomics;
+    L.shaderInt16 = f.shaderInt16;
+    L.storageBuffer8BitAccess = enable.v12.storageBuffer8BitAccess;
+    L.storageBuffer16BitAccess = enable.v11.storageBuffer16BitAccess;
+    L.subgroupSizeControl = enable.v13.subgroupSizeControl;
+    L.debugUtils = debugUtils;
+    dev->allocator_ = std::make_unique<Allocator>(*dev);
+    return dev;
+}
+
+Result<std::unique_ptr<Device>> Device::adopt(const AdoptInfo& info) {
+    if (!info.instance || !info.physicalDevice || !info.device)
+        return Status::error("AdoptInfo needs instance, physicalDevice and device");
+    PFN_vkGetInstanceProcAddr gipa = info.getInstanceProcAddr;
+    if (!gipa) {
+        auto loader = systemLoader();
+        if (!loader) return loader.status();
+        gipa = loader.value();
+    }
+    std::unique_ptr<Device> dev(new Device());
+    dev->adopted_ = true;
+    dev->instance_ = info.instance;
+    dev->physicalDevice_ = info.physicalDevice;
+    dev->device_ = info.device;
+    dev->queueFamily_ = info.queueFamilyIndex;
+    dev->queue_ = info.queue;
+    InstanceFunctions& vki = *dev->instanceFunctions_;
+    loadInstanceFunctions(vki, gipa, info.instance);
+    if (!vki.getPhysicalDeviceProperties2) return Status::error("adopted instance does not provide vkGetPhysicalDeviceProperties2 (Vulkan 1.1+ needed)");
+    if (info.debugUtilsEnabled) loadDebugUtils(vki, info.instance);
+
+    VkPhysicalDeviceProperties p;
+    vki.getPhysicalDeviceProperties(info.physicalDevice, &p);
+    if (p.apiVersion < VK_API_VERSION_1_3) return Status::error(std::string("adopted device ") + p.deviceName + " is not Vulkan 1.3");
+    uint32_t n = 0;
+    vki.getPhysicalDeviceQueueFamilyProperties(info.physicalDevice, &n, nullptr);
+    if (info.queueFamilyIndex >= n)
+        return Status::error("AdoptInfo::queueFamilyIndex " + std::to_string(info.queueFamilyIndex) + " is out of range (device has " +
+                             std::to_string(n) + " families)");
+    std::string missing = requirementErrors(info.enabledFeatures, info.synchronization2Enabled, info.dynamicRenderingEnabled, info.requirements);
+    if (!missing.empty()) return Status::error("adopted device was created without required features: " + missing, VK_ERROR_FEATURE_NOT_PRESENT);
+
+    loadDeviceTable(*dev->table_, gipa, info.instance, info.device);
+    fillLimits(vki, info.physicalDevice, info.queueFamilyIndex, dev->limits_, dev->properties_, dev->memoryProperties_, dev->driverInfo_);
+    dev->name_ = dev->properties_.deviceName;
+    DeviceLimits& L = dev->limits_;
+    const VkPhysicalDeviceFeatures& f = info.enabledFeatures;
+    L.geometryShader = f.geometryShader;
+    L.fillModeNonSolid = f.fillModeNonSolid;
+    L.conservativeRasterization = info.conservativeRasterizationEnabled;
+    L.fragmentStoresAndAtomics = f.fragmentStoresAndAtomics;
+    L.vertexPipelineStoresAndAtomics = f.vertexPipelineStoresAndAtomics;
+    L.shaderInt16 = f.shaderInt16;
+    L.storageBuffer8BitAccess = info.storageBuffer8BitAccessEnabled;
+    L.storageBuffer16BitAccess = info.storageBuffer16BitAccessEnabled;
+    L.subgroupSizeControl = false;
+    L.debugUtils = info.debugUtilsEnabled && vki.cmdBeginDebugUtilsLabel;
+    dev->allocator_ = std::make_unique<Allocator>(*dev);
+    return dev;
+}
+
+} // namespace pyramarch

@@ -1,0 +1,491 @@
+// The recording half of the render graph: declarations, graph-owned
+// resources, execute() and the timestamp ring.
+#include <algorithm>
+
+#include "pyramarch/engine/device.h"
+#include "pyramarch/engine/vulkan_functions.h"
+#include "render_graph_impl.h"
+
+namespace pyramarch {
+
+namespace {
+
+VkBufferUsageFlags bufferUsageFor(Access a) {
+    switch (a) {
+    case Access::StorageRead:
+    case Access::StorageWrite:
+    case Access::StorageReadWrite: return VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+    case Access::UniformRead: return VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT;
+    case Access::IndirectRead: return VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
+    case Access::VertexRead: return VK_BUFFER_USAGE_VERTEX_BUFFER_BIT;
+    case Access::IndexRead: return VK_BUFFER_USAGE_INDEX_BUFFER_BIT;
+    case Access::TransferSrc: return VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
+    case Access::TransferDst: return VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    default: return 0;
+    }
+}
+
+VkImageUsageFlags imageUsageFor(Access a) {
+    switch (a) {
+    case Access::StorageRead:
+    case Access::StorageWrite:
+    case Access::StorageReadWrite: return VK_IMAGE_USAGE_STORAGE_BIT;
+    case Access::SampledRead: return VK_IMAGE_USAGE_SAMPLED_BIT;
+    case Access::ColorAttachment: return VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
+    case Access::DepthAttachment:
+    case Access::DepthRead: return VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT;
+    case Access::TransferSrc: return VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+    case Access::TransferDst: return VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+    default: return 0;
+    }
+}
+
+VkAttachmentLoadOp loadOp(LoadOp op) {
+    switch (op) {
+    case LoadOp::Load: return VK_ATTACHMENT_LOAD_OP_LOAD;
+    case LoadOp::Clear: return VK_ATTACHMENT_LOAD_OP_CLEAR;
+    case LoadOp::DontCare: return VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+    }
+    return VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+}
+
+} // namespace
+
+// ---- PassContext ----
+
+VkBuffer PassContext::buffer(BufferRef ref) const { return graph->buffer(ref); }
+VkDeviceSize PassContext::bufferSize(BufferRef ref) const { return graph->bufferSize(ref); }
+VkImage PassContext::image(ImageRef ref) const { return graph->image(ref); }
+VkImageView PassContext::imageView(ImageRef ref) const { return graph->imageView(ref); }
+
+// ---- Declarations ----
+
+RenderGraph::RenderGraph(Device* device, RenderGraphOptions options) : impl_(std::make_unique<Impl>()) {
+    impl_->device = device;
+    impl_->options = options;
+    if (impl_->options.timingFrames < 2) impl_->options.timingFrames = 2;
+}
+
+RenderGraph::~RenderGraph() {
+    if (impl_->queryPool) impl_->device->vk().vkDestroyQueryPool(impl_->device->device(), impl_->queryPool, nullptr);
+}
+
+static bool nameTaken(const RenderGraph::Impl& g, const std::string& name) {
+    auto same = [&](const GraphResource& r) { return r.name == name; };
+    return std::any_of(g.buffers.begin(), g.buffers.end(), same) || std::any_of(g.images.begin(), g.images.end(), same);
+}
+
+BufferRef RenderGraph::createBuffer(const std::string& name, const GraphBufferDesc& desc) {
+    if (nameTaken(*impl_, name)) impl_->declarationErrors.push_back("resource name '" + name + "' is used twice");
+    if (desc.size == 0) impl_->declarationErrors.push_back("buffer '" + name + "' has size 0");
+    GraphResource r;
+    r.name = name;
+    r.lifetime = desc.lifetime;
+    r.bufferDesc = desc;
+    r.size = desc.size;
+    impl_->buffers.push_back(std::move(r));
+    compiled_ = false;
+    return BufferRef{static_cast<uint32_t>(impl_->buffers.size() - 1)};
+}
+
+ImageRef RenderGraph::createImage(const std::string& name, const GraphImageDesc& desc) {
+    if (nameTaken(*impl_, name)) impl_->declarationErrors.push_back("resource name '" + name + "' is used twice");
+    if (desc.format == VK_FORMAT_UNDEFINED || desc.extent.width == 0 || desc.extent.height == 0)
+        impl_->declarationErrors.push_back("image '" + name + "' needs a format and a non-zero extent");
+    GraphResource r;
+    r.name = name;
+    r.isImage = true;
+    r.lifetime = desc.lifetime;
+    r.imageDesc = desc;
+    impl_->images.push_back(std::move(r));
+    compiled_ = false;
+    return ImageRef{static_cast<uint32_t>(impl_->images.size() - 1)};
+}
+
+BufferRef RenderGraph::importBuffer(const std::string& name, VkBuffer buffer, VkDeviceSize size, ExternalUse before, ExternalUse after,
+                                    bool readOnly) {
+    if (nameTaken(*impl_, name)) impl_->declarationErrors.push_back("resource name '" + name + "' is used twice");
+    GraphResource r;
+    r.name = name;
+    r.imported = true;
+    r.readOnly = readOnly;
+    r.lifetime = Lifetime::Persistent;
+    r.before = before;
+    r.after = after;
+    r.importedBuffer = buffer;
+    r.size = size;
+    impl_->buffers.push_back(std::move(r));
+    compiled_ = false;
+    return BufferRef{static_cast<uint32_t>(impl_->buffers.size() - 1)};
+}
+
+BufferRef RenderGraph::importBuffer(const std::string& name, const Buffer& buffer, ExternalUse before, ExternalUse after, bool readOnly) {
+    return importBuffer(name, buffer.handle(), buffer.size(), before, after, readOnly);
+}
+
+ImageRef RenderGraph::importImage(const std::string& name, const ImportedImage& image, ExternalUse before, ExternalUse after,
+                                  bool readOnly) {
+    if (nameTaken(*impl_, name)) impl_->declarationErrors.push_back("resource name '" + name + "' is used twice");
+    GraphResource r;
+    r.name = name;
+    r.isImage = true;
+    r.imported = true;
+    r.readOnly = readOnly;
+    r.lifetime = Lifetime::Persistent;
+    r.before = before;
+    r.after = after;
+    r.importedImage = image;
+    impl_->images.push_back(std::move(r));
+    compiled_ = false;
+    return ImageRef{static_cast<uint32_t>(impl_->images.size() - 1)};
+}
+
+ImageRef RenderGraph::importImage(const std::string& name, const Image& image, VkImageLayout currentLayout, ExternalUse before,
+                                  ExternalUse after, bool readOnly) {
+    ImportedImage info;
+    info.image = image.handle();
+    info.view = image.view();
+    info.format = image.format();
+    info.extent = image.extent();
+    info.aspect = image.aspect();
+    info.mipLevels = image.mipLevels();
+    info.samples = image.samples();
+    info.currentLayout = currentLayout;
+    return importImage(name, info, before, after, readOnly);
+}
+
+void RenderGraph::rebindImportedBuffer(BufferRef ref, VkBuffer buffer, VkDeviceSize size) {
+    GraphResource& r = impl_->buffers.at(ref.index);
+    PYRAMARCH_ASSERT(r.imported, "rebindImportedBuffer on a graph-owned buffer");
+    r.importedBuffer = buffer;
+    r.size = size;
+}
+
+void RenderGraph::rebindImportedImage(ImageRef ref, VkImage image, VkImageView view, VkImageLayout currentLayout) {
+    GraphResource& r = impl_->images.at(ref.index);
+    PYRAMARCH_ASSERT(r.imported, "rebindImportedImage on a graph-owned image");
+    r.importedImage.image = image;
+    r.importedImage.view = view;
+    r.importedImage.currentLayout = currentLayout;
+}
+
+PassBuilder RenderGraph::addPass(const std::string& name, PassKind kind) {
+    for (const GraphPass& p : impl_->passes)
+        if (p.name == name) impl_->declarationErrors.push_back("pass name '" + name + "' is used twice");
+    GraphPass p;
+    p.name = name;
+    p.kind = kind;
+    impl_->passes.push_back(std::move(p));
+    compiled_ = false;
+    return PassBuilder(*this, static_cast<uint32_t>(impl_->passes.size() - 1));
+}
+
+PassBuilder& PassBuilder::use(BufferRef buffer, Access access, VkPipelineStageFlags2 stageOverride) {
+    PYRAMARCH_ASSERT(buffer.index < graph_.impl_->buffers.size(), "pass uses a BufferRef of another graph");
+    graph_.impl_->passes[index_].uses.push_back({false, buffer.index, access, stageOverride});
+    return *this;
+}
+
+PassBuilder& PassBuilder::use(ImageRef image, Access access, VkPipelineStageFlags2 stageOverride) {
+    PYRAMARCH_ASSERT(image.index < graph_.impl_->images.size(), "pass uses an ImageRef of another graph");
+    graph_.impl_->passes[index_].uses.push_back({true, image.index, access, stageOverride});
+    return *this;
+}
+
+PassBuilder& PassBuilder::colorAttachment(ImageRef image, const AttachmentDesc& desc) {
+    GraphPass& pass = graph_.impl_->passes[index_];
+    if (pass.kind != PassKind::Graphics)
+        graph_.impl_->declarationErrors.push_back("pass '" + pass.name + "' has a colour attachment but is not a graphics pass");
+    use(image, Access::ColorAttachment);
+    if (desc.resolveTarget.valid()) use(desc.resolveTarget, Access::ColorAttachment);
+    pass.colors.push_back({image, desc});
+    return *this;
+}
+
+PassBuilder& PassBuilder::depthAttachment(ImageRef image, const AttachmentDesc& desc) {
+    GraphPass& pass = graph_.impl_->passes[index_];
+    if (pass.kind != PassKind::Graphics)
+        graph_.impl_->declarationErrors.push_back("pass '" + pass.name + "' has a depth attachment but is not a graphics pass");
+    use(image, desc.store || desc.load != LoadOp::Load ? Access::DepthAttachment : Access::DepthRead);
+    pass.depth = PassAttachment{image, desc};
+    return *this;
+}
+
+PassBuilder& PassBuilder::renderArea(uint32_t width, uint32_t height) {
+    GraphPass& pass = graph_.impl_->passes[index_];
+    pass.areaWidth = width;
+    pass.areaHeight = height;
+    return *this;
+}
+
+PassBuilder& PassBuilder::record(RecordFn fn) {
+    graph_.impl_->passes[index_].record = std::move(fn);
+    return *this;
+}
+
+// ---- Compile / queries ----
+
+Status RenderGraph::compile() {
+    Status s = compileGraph(*impl_, schedule_);
+    compiled_ = s.ok();
+    if (compiled_) impl_->resourcesCreated = false;
+    return s;
+}
+
+VkBuffer RenderGraph::buffer(BufferRef ref) const {
+    const GraphResource& r = impl_->buffers.at(ref.index);
+    return r.imported ? r.importedBuffer : r.ownedBuffer.handle();
+}
+VkDeviceSize RenderGraph::bufferSize(BufferRef ref) const { return impl_->buffers.at(ref.index).size; }
+VkImage RenderGraph::image(ImageRef ref) const {
+    const GraphResource& r = impl_->images.at(ref.index);
+    return r.imported ? r.importedImage.image : r.ownedImage.handle();
+}
+VkImageView RenderGraph::imageView(ImageRef ref) const {
+    const GraphResource& r = impl_->images.at(ref.index);
+    return r.imported ? r.importedImage.view : r.ownedImage.view();
+}
+const std::string& RenderGraph::passName(uint32_t pass) const { return impl_->passes.at(pass).name; }
+const std::string& RenderGraph::resourceName(bool isImage, uint32_t index) const { return impl_->resource(isImage, index).name; }
+size_t RenderGraph::passCount() const { return impl_->passes.size(); }
+
+// ---- Execute ----
+
+static Status createResources(RenderGraph::Impl& g) {
+    Device& device = *g.device;
+    for (uint32_t r = 0; r < g.buffers.size(); ++r) {
+        GraphResource& res = g.buffers[r];
+        if (res.imported || res.ownedBuffer.valid()) continue;
+        VkBufferUsageFlags usage = res.bufferDesc.extraUsage | VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
+        for (const GraphPass& p : g.passes)
+            for (const PassUse& u : p.uses)
+                if (!u.isImage && u.resource == r) usage |= bufferUsageFor(u.access);
+        auto b = device.allocator().createBuffer({res.bufferDesc.size, usage, MemoryUsage::DeviceLocal, res.name.c_str()});
+        if (!b) return Status::error("render graph: creating buffer '" + res.name + "': " + b.message(), b.status().vkResult());
+        res.ownedBuffer = std::move(b).value();
+    }
+    for (uint32_t r = 0; r < g.images.size(); ++r) {
+        GraphResource& res = g.images[r];
+        if (res.imported || res.ownedImage.valid()) continue;
+        VkImageUsageFlags usage = res.imageDesc.extraUsage;
+        for (const GraphPass& p : g.passes)
+            for (const PassUse& u : p.uses)
+                if (u.isImage && u.resource == r) usage |= imageUsageFor(u.access);
+        ImageCreateInfo ci;
+        ci.type = res.imageDesc.type;
+        ci.format = res.imageDesc.format;
+        ci.extent = res.imageDesc.extent;
+        ci.usage = usage;
+        ci.samples = res.imageDesc.samples;
+        ci.name = res.name.c_str();
+        auto img = device.allocator().createImage(ci);
+        if (!img) return Status::error("render graph: creating image '" + res.name + "': " + img.message(), img.status().vkResult());
+        res.ownedImage = std::move(img).value();
+    }
+    // Timestamps: two queries per pass per ring slot.
+    if (g.options.timestamps && device.limits().timestampsSupported && !g.passes.empty()) {
+        if (g.queryPool) device.vk().vkDestroyQueryPool(device.device(), g.queryPool, nullptr);
+        g.queryPool = VK_NULL_HANDLE;
+        g.queryPassCount = static_cast<uint32_t>(g.passes.size());
+        VkQueryPoolCreateInfo qci{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+        qci.queryType = VK_QUERY_TYPE_TIMESTAMP;
+        qci.queryCount = g.queryPassCount * 2 * g.options.timingFrames;
+        VkResult vr = device.vk().vkCreateQueryPool(device.device(), &qci, nullptr, &g.queryPool);
+        if (vr != VK_SUCCESS) return Status::error("render graph: vkCreateQueryPool failed: " + vkResultName(vr), vr);
+        g.slotFrame.assign(g.options.timingFrames, UINT64_MAX);
+    }
+    g.resourcesCreated = true;
+    return {};
+}
+
+Status RenderGraph::execute(VkCommandBuffer cmd) {
+    PYRAMARCH_ASSERT(compiled_, "RenderGraph::execute before a successful compile()");
+    PYRAMARCH_ASSERT(impl_->device, "RenderGraph::execute on a graph created without a Device");
+    Impl& g = *impl_;
+    Device& device = *g.device;
+    const VolkDeviceTable& vk = device.vk();
+    const InstanceFunctions& vki = device.vki();
+    const bool firstFrame = !g.resourcesCreated;
+    if (!g.resourcesCreated) PYRAMARCH_TRY(createResources(g));
+    const bool labels = g.options.debugLabels && device.limits().debugUtils && vki.cmdBeginDebugUtilsLabel;
+
+    const uint32_t slot = static_cast<uint32_t>(frameIndex_ % g.options.timingFrames);
+    if (g.queryPool) {
+        vk.vkCmdResetQueryPool(cmd, g.queryPool, slot * g.queryPassCount * 2, g.queryPassCount * 2);
+        g.slotFrame[slot] = frameIndex_;
+    }
+
+    std::vector<VkBufferMemoryBarrier2> bufferBarriers;
+    std::vector<VkImageMemoryBarrier2> imageBarriers;
+    auto emit = [&](const std::vector<GraphBarrier>& barriers) {
+        bufferBarriers.clear();
+        imageBarriers.clear();
+        for (const GraphBarrier& b : barriers) {
+            if (b.fromPreviousFrame && firstFrame && !b.isImage) continue; // nothing ran before
+            if (b.isImage) {
+                const GraphResource& res = g.images[b.resource];
+                VkImageMemoryBarrier2 ib{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2};
+                ib.srcStageMask = b.srcStages;
+                ib.srcAccessMask = b.srcAccess;
+                ib.dstStageMask = b.dstStages;
+                ib.dstAccessMask = b.dstAccess;
+                ib.oldLayout = b.oldLayout;
+                ib.newLayout = b.newLayout;
+                if (b.fromImport) ib.oldLayout = res.importedImage.currentLayout;
+                if (b.fromPreviousFrame && firstFrame) {
+                    ib.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+                    ib.srcStageMask = VK_PIPELINE_STAGE_2_NONE;
+                    ib.srcAccessMask = VK_ACCESS_2_NONE;
+                }
+                if (ib.oldLayout == ib.newLayout && !ib.srcStageMask) continue;
+                ib.srcQueueFamilyIndex = ib.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+                ib.image = res.imported ? res.importedImage.image : res.ownedImage.handle();
+                const VkImageAspectFlags aspect = res.imported ? res.importedImage.aspect : res.ownedImage.aspect();
+                const uint32_t mips = res.imported ? res.importedImage.mipLevels : res.ownedImage.mipLevels();
+                const uint32_t layers = res.imported ? res.importedImage.arrayLayers : 1;
+                ib.subresourceRange = {aspect, 0, mips, 0, layers};
+                imageBarriers.push_back(ib);
+            } else {
+                const GraphResource& res = g.buffers[b.resource];
+                VkBufferMemoryBarrier2 bb{VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER_2};
+                bb.srcStageMask = b.srcStages;
+                bb.srcAccessMask = b.srcAccess;
+                bb.dstStageMask = b.dstStages;
+                bb.dstAccessMask = b.dstAccess;
+                bb.srcQueueFamilyIndex = bb.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+                bb.buffer = res.imported ? res.importedBuffer : res.ownedBuffer.handle();
+                bb.offset = 0;
+                bb.size = VK_WHOLE_SIZE;
+                bufferBarriers.push_back(bb);
+            }
+        }
+        if (bufferBarriers.empty() && imageBarriers.empty()) return;
+        VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+        dep.bufferMemoryBarrierCount = static_cast<uint32_t>(bufferBarriers.size());
+        dep.pBufferMemoryBarriers = bufferBarriers.data();
+        dep.imageMemoryBarrierCount = static_cast<uint32_t>(imageBarriers.size());
+        dep.pImageMemoryBarriers = imageBarriers.data();
+        vk.vkCmdPipelineBarrier2(cmd, &dep);
+    };
+
+    PassContext ctx;
+    ctx.cmd = cmd;
+    ctx.vk = &vk;
+    ctx.device = &device;
+    ctx.frameIndex = frameIndex_;
+    ctx.graph = this;
+    for (const ScheduledPass& sp : schedule_.passes) {
+        const GraphPass& pass = g.passes[sp.pass];
+        emit(sp.barriers);
+        if (labels) {
+            VkDebugUtilsLabelEXT label{VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT};
+            label.pLabelName = pass.name.c_str();
+            vki.cmdBeginDebugUtilsLabel(cmd, &label);
+        }
+        if (g.queryPool)
+            vk.vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, g.queryPool, (slot * g.queryPassCount + sp.pass) * 2);
+        const bool rendering = pass.kind == PassKind::Graphics && (!pass.colors.empty() || pass.depth || pass.areaWidth);
+        if (rendering) {
+            uint32_t width = pass.areaWidth, height = pass.areaHeight;
+            auto extentOf = [&](ImageRef ref) {
+                const GraphResource& r = g.images[ref.index];
+                return r.imported ? r.importedImage.extent : r.ownedImage.extent();
+            };
+            if (!width) {
+                VkExtent3D e = pass.colors.empty() ? extentOf(pass.depth->image) : extentOf(pass.colors[0].image);
+                width = e.width;
+                height = e.height;
+            }
+            std::vector<VkRenderingAttachmentInfo> colors;
+            for (const PassAttachment& a : pass.colors) {
+                VkRenderingAttachmentInfo ai{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
+                ai.imageView = imageView(a.image);
+                ai.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+                ai.loadOp = loadOp(a.desc.load);
+                ai.storeOp = a.desc.store ? VK_ATTACHMENT_STORE_OP_STORE : VK_ATTACHMENT_STORE_OP_DONT_CARE;
+                ai.clearValue = a.desc.clear;
+                if (a.desc.resolveTarget.valid()) {
+                    ai.resolveMode = VK_RESOLVE_MODE_AVERAGE_BIT;
+                    ai.resolveImageView = imageView(a.desc.resolveTarget);
+                    ai.resolveImageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+                }
+                colors.push_back(ai);
+            }
+            VkRenderingAttachmentInfo depth{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
+            if (pass.depth) {
+                const bool writes = pass.depth->desc.store || pass.depth->desc.load != LoadOp::Load;
+                depth.imageView = imageView(pass.depth->image);
+                depth.imageLayout = writes ? VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL : VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL;
+                depth.loadOp = loadOp(pass.depth->desc.load);
+                depth.storeOp = pass.depth->desc.store ? VK_ATTACHMENT_STORE_OP_STORE : VK_ATTACHMENT_STORE_OP_DONT_CARE;
+                depth.clearValue = pass.depth->desc.clear;
+            }
+            VkRenderingInfo ri{VK_STRUCTURE_TYPE_RENDERING_INFO};
+            ri.renderArea = {{0, 0}, {width, height}};
+            ri.layerCount = 1;
+            ri.colorAttachmentCount = static_cast<uint32_t>(colors.size());
+            ri.pColorAttachments = colors.data();
+            ri.pDepthAttachment = pass.depth ? &depth : nullptr;
+            vk.vkCmdBeginRendering(cmd, &ri);
+            VkViewport viewport{0, 0, float(width), float(height), 0, 1};
+            VkRect2D scissor{{0, 0}, {width, height}};
+            vk.vkCmdSetViewport(cmd, 0, 1, &viewport);
+            vk.vkCmdSetScissor(cmd, 0, 1, &scissor);
+        }
+        if (pass.record) pass.record(ctx);
+        if (rendering) vk.vkCmdEndRendering(cmd);
+        if (g.queryPool)
+            vk.vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, g.queryPool, (slot * g.queryPassCount + sp.pass) * 2 + 1);
+        if (labels) vki.cmdEndDebugUtilsLabel(cmd);
+    }
+    emit(schedule_.exitBarriers);
+    // Imported images now sit in the exit layout (or their last use's), which
+    // is where the next execute() finds them unless the host rebinds.
+    for (const ScheduledPass& sp : schedule_.passes)
+        for (const GraphBarrier& b : sp.barriers)
+            if (b.isImage && g.images[b.resource].imported) g.images[b.resource].importedImage.currentLayout = b.newLayout;
+    for (const GraphBarrier& b : schedule_.exitBarriers)
+        if (b.isImage) g.images[b.resource].importedImage.currentLayout = b.newLayout;
+    ++frameIndex_;
+    return {};
+}
+
+uint64_t RenderGraph::latestTimingsFrame() const {
+    const Impl& g = *impl_;
+    if (!g.queryPool || frameIndex_ == 0) return UINT64_MAX;
+    std::vector<uint64_t> results(g.queryPassCount * 2 * 2);
+    // Newest first; a slot is reused only when frame + timingFrames is recorded.
+    for (uint64_t back = 1; back < g.options.timingFrames && back <= frameIndex_; ++back) {
+        const uint64_t frame = frameIndex_ - back;
+        const uint32_t slot = static_cast<uint32_t>(frame % g.options.timingFrames);
+        if (g.slotFrame[slot] != frame) continue;
+        VkResult r = g.device->vk().vkGetQueryPoolResults(g.device->device(), g.queryPool, slot * g.queryPassCount * 2, g.queryPassCount * 2,
+                                                          results.size() * sizeof(uint64_t), results.data(), 2 * sizeof(uint64_t),
+                                                          VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+        if (r != VK_SUCCESS && r != VK_NOT_READY) continue;
+        bool all = true;
+        for (uint32_t q = 0; q < g.queryPassCount * 2; ++q) all = all && results[q * 2 + 1] != 0;
+        if (all) return frame;
+    }
+    return UINT64_MAX;
+}
+
+std::vector<PassTiming> RenderGraph::latestTimings() const {
+    const Impl& g = *impl_;
+    const uint64_t frame = latestTimingsFrame();
+    if (frame == UINT64_MAX) return {};
+    const uint32_t slot = static_cast<uint32_t>(frame % g.options.timingFrames);
+    std::vector<uint64_t> results(g.queryPassCount * 2 * 2);
+    g.device->vk().vkGetQueryPoolResults(g.device->device(), g.queryPool, slot * g.queryPassCount * 2, g.queryPassCount * 2,
+                                         results.size() * sizeof(uint64_t), results.data(), 2 * sizeof(uint64_t),
+                                         VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+    std::vector<PassTiming> out;
+    const double period = g.device->limits().timestampPeriodNs;
+    for (const ScheduledPass& sp : schedule_.passes) {
+        const uint64_t begin = results[(sp.pass * 2) * 2], end = results[(sp.pass * 2 + 1) * 2];
+        out.push_back({g.passes[sp.pass].name, end >= begin ? double(end - begin) * period * 1e-6 : 0.0});
+    }
+    return out;
+}
+
+} // namespace pyramarch

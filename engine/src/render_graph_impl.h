@@ -1,0 +1,77 @@
+// Internal state of RenderGraph shared by the pure compiler and the recorder.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pyramarch/engine/memory.h"
+#include "pyramarch/engine/render_graph.h"
+
+namespace pyramarch {
+
+struct GraphResource {
+    std::string name;
+    bool isImage = false;
+    bool imported = false;
+    bool readOnly = false;
+    Lifetime lifetime = Lifetime::Transient;
+    ExternalUse before, after;
+    // Buffers.
+    GraphBufferDesc bufferDesc;
+    VkBuffer importedBuffer = VK_NULL_HANDLE;
+    VkDeviceSize size = 0;
+    // Images.
+    GraphImageDesc imageDesc;
+    ImportedImage importedImage;
+    // Graph-owned physical resources, created on the first execute().
+    Buffer ownedBuffer;
+    Image ownedImage;
+};
+
+struct PassUse {
+    bool isImage = false;
+    uint32_t resource = 0;
+    Access access = Access::None;
+    VkPipelineStageFlags2 stageOverride = 0;
+};
+
+struct PassAttachment {
+    ImageRef image;
+    AttachmentDesc desc;
+};
+
+struct GraphPass {
+    std::string name;
+    PassKind kind = PassKind::Compute;
+    std::vector<PassUse> uses;
+    std::vector<PassAttachment> colors;
+    std::optional<PassAttachment> depth;
+    uint32_t areaWidth = 0, areaHeight = 0;
+    RecordFn record;
+};
+
+struct RenderGraph::Impl {
+    Device* device = nullptr;
+    RenderGraphOptions options;
+    std::vector<GraphResource> buffers;
+    std::vector<GraphResource> images;
+    std::vector<GraphPass> passes;
+    std::vector<std::string> declarationErrors; // reported by compile()
+    bool resourcesCreated = false;
+    // Timestamps.
+    VkQueryPool queryPool = VK_NULL_HANDLE;
+    uint32_t queryPassCount = 0;
+    std::vector<uint64_t> slotFrame; // frame recorded into each ring slot
+
+    GraphResource& resource(bool isImage, uint32_t index) { return isImage ? images[index] : buffers[index]; }
+    const GraphResource& resource(bool isImage, uint32_t index) const { return isImage ? images[index] : buffers[index]; }
+};
+
+// Compiles `impl` into `out`; pure.
+Status compileGraph(const RenderGraph::Impl& impl, Schedule& out);
+std::string stageNames(VkPipelineStageFlags2 stages);
+std::string accessNames(VkAccessFlags2 access);
+const char* layoutName(VkImageLayout layout);
+
+} // namespace pyramarch
