@@ -472,6 +472,7 @@ TEST_F(VoxelizerTest, DynamicMeshReusesEverythingAndHostGraph) {
     auto g = gridFromBox({-2, -2, -2}, {2, 2, 2}, 32, 32, 32);
     ASSERT_TRUE(g.ok());
     std::vector<uint32_t> neededPerFrame;
+    uint32_t allocations = 0;
     for (int frame = 0; frame < 4; ++frame) {
         SCOPED_TRACE(frame);
         const TriangleMesh m = shapes::sphere({-0.8f + 0.5f * frame, 0.1f * frame, 0}, 0.9f, 20, 10);
@@ -503,6 +504,9 @@ TEST_F(VoxelizerTest, DynamicMeshReusesEverythingAndHostGraph) {
                 }
         EXPECT_EQ(denseKeys, f.keys);
         neededPerFrame.push_back(f.stats.fragmentsNeeded);
+        // Nothing is created per frame (read-back buffers are freed again).
+        if (frame == 0) allocations = device().allocator().stats().liveAllocations;
+        EXPECT_EQ(device().allocator().stats().liveAllocations, allocations);
         // Delayed stats: frame - (framesInFlight) once available.
         auto late = v.latestStats();
         if (frame >= 1) {
@@ -511,4 +515,97 @@ TEST_F(VoxelizerTest, DynamicMeshReusesEverythingAndHostGraph) {
             EXPECT_EQ(late->fragmentsNeeded, neededPerFrame[frame - 1]);
         }
     }
+}
+
+TEST_F(VoxelizerTest, HardwareConservativeWhenAvailable) {
+    VoxelizerCreateInfo ci;
+    ci.maxResolution = 64;
+    ci.maxVertices = 4096;
+    ci.maxTriangles = 4096;
+    ci.fragmentCapacity = 1 << 18;
+    ci.tileCapacity = 1 << 14;
+    ci.method = ConservativeMethod::Hardware;
+    auto v = Voxelizer::create(device(), ci);
+    if (!device().limits().conservativeRasterization) {
+        // Lavapipe: no VK_EXT_conservative_rasterization; the error says so.
+        ASSERT_FALSE(v.ok());
+        EXPECT_NE(v.message().find("VK_EXT_conservative_rasterization"), std::string::npos) << v.message();
+        ci.method = ConservativeMethod::Auto;
+        auto a = Voxelizer::create(device(), ci);
+        ASSERT_TRUE(a.ok()) << a.message();
+        EXPECT_FALSE((*a)->usesHardwareConservative());
+        return;
+    }
+    ASSERT_TRUE(v.ok()) << v.message();
+    EXPECT_TRUE((*v)->usesHardwareConservative());
+    const TriangleMesh m = shapes::sphere({0, 0, 0}, 1.0f, 32, 16);
+    const VoxelGrid g = gridOf(m, 64);
+    auto f = run(device(), **v, m, g);
+    ASSERT_TRUE(f.ok()) << f.message();
+    expectConservative(m, g, *f);
+    expectOctreeMatches(*f);
+}
+
+TEST_F(VoxelizerTest, Resolution1024UsesTheFullDepth) {
+    // Depth 10: a torus in the far corner of a 1024^3 grid, so every
+    // coordinate bit is exercised.
+    VoxelizerCreateInfo ci;
+    ci.maxResolution = 1024;
+    ci.maxVertices = 4096;
+    ci.maxTriangles = 4096;
+    ci.fragmentCapacity = 1 << 18;
+    ci.tileCapacity = 1 << 15;
+    ci.method = ConservativeMethod::GeometryShader;
+    auto v = Voxelizer::create(device(), ci);
+    ASSERT_TRUE(v.ok()) << v.message();
+    EXPECT_EQ((*v)->octreeDepth(), 10u);
+    auto g = gridFromBox({0, 0, 0}, {1024, 1024, 1024}, 1024, 1024, 1024);
+    ASSERT_TRUE(g.ok());
+    const TriangleMesh m = shapes::torus({990.3f, 960.7f, 1000.1f}, 20.f, 6.f, 48, 16);
+    auto f = run(device(), **v, m, *g);
+    ASSERT_TRUE(f.ok()) << f.message();
+    ASSERT_GT(f->keys.size(), 1000u);
+    expectConservative(m, *g, *f);
+    expectOctreeMatches(*f);
+    uint32_t maxX = 0;
+    for (uint32_t k : f->keys) maxX = std::max(maxX, k & 1023u);
+    EXPECT_GE(maxX, 1012u) << "reaches the far corner";
+}
+
+TEST_F(VoxelizerTest, LaunchesOver65535GroupsFold) {
+    // Over 65535 x 64 fragments: the indirect launches fold into two
+    // dimensions. Five 1024 x 1024 planes, far apart so that a fragment
+    // skipped by a wrong fold leaves a coarse node missing; the pool is too small for all
+    // leaves (reported), but the coarse levels, built from every fragment,
+    // must be complete.
+    VoxelizerCreateInfo ci;
+    ci.maxResolution = 1024;
+    ci.maxVertices = 64;
+    ci.maxTriangles = 64;
+    ci.fragmentCapacity = 1u << 23;
+    ci.tileCapacity = 1u << 16;
+    ci.method = ConservativeMethod::GeometryShader;
+    auto v = Voxelizer::create(device(), ci);
+    ASSERT_TRUE(v.ok()) << v.message();
+    auto g = gridFromBox({0, 0, 0}, {1024, 1024, 1024}, 1024, 1024, 1024);
+    ASSERT_TRUE(g.ok());
+    TriangleMesh m;
+    for (int k = 0; k < 5; ++k) {
+        // Inside a slice (never on a voxel plane), each plane in its own level-6 block.
+        const float z = 100.4f + float(k) * 200.f;
+        shapes::append(m, shapes::triangle({0.25f, 0.25f, z}, {1023.75f, 0.25f, z}, {1023.75f, 1023.75f, z}));
+        shapes::append(m, shapes::triangle({0.25f, 0.25f, z}, {1023.75f, 1023.75f, z}, {0.25f, 1023.75f, z}));
+    }
+    auto f = run(device(), **v, m, *g);
+    ASSERT_TRUE(f.ok()) << f.message();
+    EXPECT_GT(f->stats.fragmentsStored, 65535u * 64u);
+    EXPECT_FALSE(f->stats.fragmentOverflow);
+    EXPECT_EQ(f->keys.size(), size_t(5) * 1024 * 1024);
+    EXPECT_TRUE(f->stats.tileOverflow);
+    const auto counts = ref::octreeLevelCounts(f->keys, 10);
+    for (uint32_t level = 0; level <= 6; ++level) EXPECT_EQ(f->stats.levelNodes[level] / 8 * 8, f->stats.levelNodes[level]);
+    // Level k+1 holds one tile per non-empty level-k node while the pool lasts.
+    for (uint32_t level = 0; level < 6; ++level)
+        EXPECT_EQ(f->stats.levelNodes[level + 1] / 8, counts[level]) << "level " << level;
+    for (const OctreeNode& n : f->tree.nodes) ASSERT_LT(n.child, ci.tileCapacity);
 }
