@@ -5,6 +5,8 @@
 # (a C initializer list of uint32 words) that <target> embeds. glslc writes a
 # depfile, so editing an #included header rebuilds the shaders that use it.
 # Shaders include shared headers relative to shaders/ ("isosurface/iso_shared.h").
+# SPIR-V 1.5, not 1.6: 1.6 declares workgroup sizes with LocalSizeId, which
+# needs maintenance4 on the host's device.
 find_program(GLSLC_EXECUTABLE glslc REQUIRED)
 set(PYRAMARCH_SHADER_ROOT ${CMAKE_CURRENT_LIST_DIR}/../shaders)
 cmake_path(NORMAL_PATH PYRAMARCH_SHADER_ROOT)
@@ -20,7 +22,7 @@ function(pyramarch_add_shaders target)
     add_custom_command(
       OUTPUT ${out}
       COMMAND ${CMAKE_COMMAND} -E make_directory ${outdir}
-      COMMAND ${GLSLC_EXECUTABLE} --target-env=vulkan1.3 -O -Werror
+      COMMAND ${GLSLC_EXECUTABLE} --target-env=vulkan1.3 --target-spv=spv1.5 -O -Werror
               -I ${PYRAMARCH_SHADER_ROOT} -MD -MF ${out}.d -mfmt=c -o ${out} ${abs}
       DEPENDS ${abs}
       DEPFILE ${out}.d

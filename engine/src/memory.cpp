@@ -72,7 +72,24 @@ struct Allocator::Impl {
     std::vector<Block> blocks; // index = Allocation::block; memory == null marks a freed slot
     uint32_t liveAllocations = 0;
     uint64_t allocatedBytes = 0;
+    uint64_t budget = 0;
+    uint64_t blockBytes() const {
+        uint64_t total = 0;
+        for (const Block& b : blocks)
+            if (b.memory) total += b.size;
+        return total;
+    }
 };
+
+void Allocator::setBudget(uint64_t bytes) {
+    std::lock_guard lock(impl_->mutex);
+    impl_->budget = bytes;
+}
+
+uint64_t Allocator::budget() const {
+    std::lock_guard lock(impl_->mutex);
+    return impl_->budget;
+}
 
 Allocator::Allocator(Device& device) : device_(device), impl_(std::make_unique<Impl>()) {}
 
@@ -158,6 +175,15 @@ Result<Allocation> Allocator::allocate(const VkMemoryRequirements& req, MemoryUs
     }
     Block block;
     block.size = dedicated ? req.size : kBlockSize;
+    if (impl_->budget && impl_->blockBytes() + block.size > impl_->budget) {
+        // A smaller block may still fit the budget for a small request.
+        if (!dedicated && impl_->blockBytes() + req.size + req.alignment <= impl_->budget)
+            block.size = impl_->budget - impl_->blockBytes();
+        else
+            return Status::error("allocating " + std::to_string(req.size) + " bytes exceeds the allocator budget of " +
+                                     std::to_string(impl_->budget) + " bytes (" + std::to_string(impl_->blockBytes()) + " in use)",
+                                 VK_ERROR_OUT_OF_DEVICE_MEMORY);
+    }
     block.memoryType = type;
     block.linear = linear;
     block.dedicated = dedicated;

@@ -350,3 +350,27 @@ TEST_F(EngineGpu, SynchronizationValidationIsOn) {
     ASSERT_FALSE(messages.empty()) << "synchronization validation is not active";
     EXPECT_NE(messages[0].find("SYNC-HAZARD-WRITE-AFTER-WRITE"), std::string::npos) << messages[0];
 }
+
+TEST_F(EngineGpu, BudgetExhaustionFailsCleanlyAndRecovers) {
+    Allocator& allocator = device().allocator();
+    const AllocatorStats before = allocator.stats();
+    allocator.setBudget(before.blockBytes + (8u << 20));
+    std::vector<Buffer> held;
+    Status failure;
+    // Free space in blocks that already exist is usable too: allocate until refused.
+    for (int i = 0; i < 1024 && failure.ok(); ++i) {
+        auto b = allocator.createBuffer({1u << 20, kStorage, MemoryUsage::DeviceLocal, "budgeted"});
+        if (b) held.push_back(std::move(b).value());
+        else failure = b.status();
+    }
+    ASSERT_FALSE(failure.ok()) << "budget never reached";
+    EXPECT_EQ(failure.vkResult(), VK_ERROR_OUT_OF_DEVICE_MEMORY);
+    EXPECT_NE(failure.message().find("budget"), std::string::npos) << failure.message();
+    EXPECT_GE(held.size(), 4u);
+    held.clear();
+    allocator.setBudget(0);
+    auto again = allocator.createBuffer({16u << 20, kStorage, MemoryUsage::DeviceLocal, "after"});
+    EXPECT_OK(again);
+    again = Status::error("released");
+    EXPECT_EQ(allocator.stats().liveAllocations, before.liveAllocations);
+}

@@ -1,5 +1,6 @@
 #include "support/gpu_test.h"
 
+
 #include <cstdlib>
 #include <memory>
 #include <mutex>

@@ -126,6 +126,12 @@ public:
     Allocator& operator=(const Allocator&) = delete;
 
     Result<Buffer> createBuffer(const BufferCreateInfo& info);
+    // Caps the device memory this allocator may hold (bytes of live
+    // VkDeviceMemory blocks; 0 = no cap). Beyond it, creation fails with
+    // VK_ERROR_OUT_OF_DEVICE_MEMORY as the driver would: hosts use it to keep
+    // the module inside a memory budget, tests to exercise exhaustion.
+    void setBudget(uint64_t bytes);
+    uint64_t budget() const;
     Result<Image> createImage(const ImageCreateInfo& info);
     AllocatorStats stats() const;
     Device& device() const { return device_; }

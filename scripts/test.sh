@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and runs the whole test suite (CTest):
+# once in the normal build, then the CPU and GPU tests again in an
+# AddressSanitizer + UndefinedBehaviorSanitizer build (PYRAMARCH_SANITIZERS=0
+# skips that second pass). GPU tests run on the default Vulkan device (Mesa
+# lavapipe without a GPU) with validation and synchronization validation on.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+"$here/install-deps.sh"
+source "$here/env.sh"
+pyramarch_build
+(cd "$PYRAMARCH_BUILD" && ctest --output-on-failure --timeout 1500 "$@")
+
+if [ "${PYRAMARCH_SANITIZERS:-1}" != "0" ]; then
+  echo "== sanitizer build (ASan + UBSan)"
+  sanitize_build="$PYRAMARCH_ROOT/build-sanitize"
+  cmake -S "$PYRAMARCH_ROOT" -B "$sanitize_build" -DCMAKE_BUILD_TYPE=Debug -DPYRAMARCH_SANITIZE=ON -DPYRAMARCH_BUILD_SAMPLES=OFF
+  cmake --build "$sanitize_build" -j"$(nproc)"
+  # Third-party leaks (driver, validation layer, loader) are suppressed by
+  # library name only: tests/sanitizers/lsan.supp.
+  export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:strict_string_checks=1"
+  export LSAN_OPTIONS="suppressions=$PYRAMARCH_ROOT/tests/sanitizers/lsan.supp:print_suppressions=0"
+  export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+  (cd "$sanitize_build" && ctest --output-on-failure --timeout 3000 -L "cpu|gpu")
+fi

@@ -1,0 +1,22 @@
+// Linked into every test executable directly (a static library member
+// nobody references would be dropped by the linker).
+#include <dlfcn.h>
+
+#include <initializer_list>
+
+// Sanitizer builds only. The Vulkan loader dlcloses the driver (lavapipe) and
+// the validation layer before LeakSanitizer runs, so their own allocations
+// would be reported from "<unknown module>" and could not be suppressed by
+// name. Keeping them loaded (RTLD_NODELETE) lets tests/sanitizers/lsan.supp
+// name exactly those libraries, and nothing of ours.
+#if defined(__SANITIZE_ADDRESS__)
+
+namespace {
+struct PinVulkanLibraries {
+    PinVulkanLibraries() {
+        for (const char* lib : {"libvulkan.so.1", "libvulkan_lvp.so", "libVkLayer_khronos_validation.so"})
+            dlopen(lib, RTLD_NOW | RTLD_NODELETE | RTLD_GLOBAL);
+    }
+} g_pin;
+} // namespace
+#endif
