@@ -469,6 +469,13 @@ TEST_F(VoxelizerTest, DynamicMeshReusesEverythingAndHostGraph) {
     RenderGraph graph(&device());
     ASSERT_OK(v.addPasses(graph));
     ASSERT_OK(graph.compile());
+    {
+        RenderGraph second(&device());
+        EXPECT_FALSE(v.addPasses(second).ok()) << "passes may live in one graph only";
+        Status rec;
+        ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { rec = v.record(cmd); }));
+        EXPECT_FALSE(rec.ok());
+    }
     auto g = gridFromBox({-2, -2, -2}, {2, 2, 2}, 32, 32, 32);
     ASSERT_TRUE(g.ok());
     std::vector<uint32_t> neededPerFrame;

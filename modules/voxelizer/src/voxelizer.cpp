@@ -89,6 +89,7 @@ struct Voxelizer::Impl {
     std::vector<Staged> slots;
     uint32_t currentSlot = 0;
     bool staged = false;
+    bool stagedSinceRecord = false; // setMesh ran since the last recorded upload
     Staged current;
     VoxelGrid lastGrid;
     uint64_t framesRecorded = 0;
@@ -268,6 +269,7 @@ void Voxelizer::Impl::addTo(RenderGraph& g) {
         .use(stagingRef, Access::TransferSrc)
         .use(meshRef, Access::TransferDst)
         .record([this](PassContext& ctx) {
+            stagedSinceRecord = false;
             if (!staged || current.triangles == 0) return;
             const VkDeviceSize slotBase = VkDeviceSize(currentSlot) * slotWords * 4;
             VkBufferCopy regions[4];
@@ -281,8 +283,9 @@ void Voxelizer::Impl::addTo(RenderGraph& g) {
             ctx.vk->vkCmdCopyBuffer(ctx.cmd, staging.handle(), mesh.handle(), n, regions);
         });
 
-    auto computePass = [&](const std::string& name, const ComputePipeline& pipe, VkDescriptorSet set, uint32_t level,
-                           int indirectEntry) {
+    // Record function of a compute pass: a single-thread launch (indirectEntry < 0)
+    // or a launch sized by dispatch-buffer entry `indirectEntry`.
+    auto computePass = [&](const ComputePipeline& pipe, VkDescriptorSet set, uint32_t level, int indirectEntry) {
         return [this, &pipe, set, level, indirectEntry](PassContext& ctx) {
             const gpu::ComputeParams p = computeParams(level);
             ctx.vk->vkCmdBindPipeline(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe.pipeline());
@@ -291,14 +294,13 @@ void Voxelizer::Impl::addTo(RenderGraph& g) {
             if (indirectEntry < 0) ctx.vk->vkCmdDispatch(ctx.cmd, 1, 1, 1);
             else ctx.vk->vkCmdDispatchIndirect(ctx.cmd, dispatch.handle(), VkDeviceSize(indirectEntry) * 16);
         };
-        (void)name;
     };
 
     g.addPass("vox.reset", PassKind::Compute)
         .use(countersRef, Access::StorageWrite)
         .use(dispatchRef, Access::StorageWrite)
         .use(nodesRef, Access::StorageWrite)
-        .record(computePass("vox.reset", args, argsSet, kArgsReset, -1));
+        .record(computePass(args, argsSet, kArgsReset, -1));
 
     g.addPass("vox.raster", PassKind::Graphics)
         .use(meshRef, Access::StorageRead, vs)
@@ -331,7 +333,7 @@ void Voxelizer::Impl::addTo(RenderGraph& g) {
     g.addPass("vox.fragment_args", PassKind::Compute)
         .use(countersRef, Access::StorageReadWrite)
         .use(dispatchRef, Access::StorageReadWrite)
-        .record(computePass("", args, argsSet, kArgsFragments, -1));
+        .record(computePass(args, argsSet, kArgsFragments, -1));
 
     for (uint32_t l = 0; l < depth; ++l) {
         const std::string L = std::to_string(l);
@@ -340,34 +342,34 @@ void Voxelizer::Impl::addTo(RenderGraph& g) {
             .use(countersRef, Access::StorageRead)
             .use(fragmentsRef, Access::StorageRead)
             .use(nodesRef, Access::StorageReadWrite)
-            .record(computePass("", flag, flagSet, l, 0));
+            .record(computePass(flag, flagSet, l, 0));
         g.addPass("vox.alloc." + L, PassKind::Compute)
             .use(dispatchRef, Access::IndirectRead)
             .use(countersRef, Access::StorageReadWrite)
             .use(nodesRef, Access::StorageReadWrite)
-            .record(computePass("", alloc, allocSet, l, int(1 + l)));
+            .record(computePass(alloc, allocSet, l, int(1 + l)));
         g.addPass("vox.level_args." + L, PassKind::Compute)
             .use(countersRef, Access::StorageReadWrite)
             .use(dispatchRef, Access::StorageReadWrite)
-            .record(computePass("", args, argsSet, l, -1));
+            .record(computePass(args, argsSet, l, -1));
         g.addPass("vox.init." + std::to_string(l + 1), PassKind::Compute)
             .use(dispatchRef, Access::IndirectRead)
             .use(countersRef, Access::StorageRead)
             .use(nodesRef, Access::StorageReadWrite)
-            .record(computePass("", init, initSet, l + 1, int(2 + l)));
+            .record(computePass(init, initSet, l + 1, int(2 + l)));
     }
     g.addPass("vox.leaf", PassKind::Compute)
         .use(dispatchRef, Access::IndirectRead)
         .use(countersRef, Access::StorageReadWrite)
         .use(fragmentsRef, Access::StorageRead)
         .use(nodesRef, Access::StorageReadWrite)
-        .record(computePass("", leaf, leafSet, depth, 0));
+        .record(computePass(leaf, leafSet, depth, 0));
     for (uint32_t l = depth; l-- > 0;) {
         g.addPass("vox.mipmap." + std::to_string(l), PassKind::Compute)
             .use(dispatchRef, Access::IndirectRead)
             .use(countersRef, Access::StorageRead)
             .use(nodesRef, Access::StorageReadWrite)
-            .record(computePass("", mipmap, mipSet, l, int(1 + l)));
+            .record(computePass(mipmap, mipSet, l, int(1 + l)));
     }
     if (withDense) {
         g.addPass("vox.dense_clear", PassKind::Transfer)
@@ -380,7 +382,7 @@ void Voxelizer::Impl::addTo(RenderGraph& g) {
             .use(countersRef, Access::StorageRead)
             .use(fragmentsRef, Access::StorageRead)
             .use(denseRef, Access::StorageWrite)
-            .record([this, run = computePass("", denseFill, denseSet, 0, 0)](PassContext& ctx) mutable {
+            .record([this, run = computePass(denseFill, denseSet, 0, 0)](PassContext& ctx) mutable {
                 // A grid over the dense capacity leaves the dense grid cleared (documented).
                 if (current.grid.voxelCount() <= info.denseMaxVoxels) run(ctx);
             });
@@ -500,7 +502,9 @@ Status Voxelizer::setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, Voxel
     if (mesh.triangleCount() > m.info.maxTriangles)
         return Status::error("voxelizer: mesh has " + std::to_string(mesh.triangleCount()) + " triangles, capacity " +
                              std::to_string(m.info.maxTriangles));
-    const uint32_t slot = m.staged ? (m.currentSlot + 1) % m.info.framesInFlight : 0;
+    // One slot per recorded frame: a second setMesh before the frame is
+    // recorded rewrites the same slot, so the ring never overtakes the GPU.
+    const uint32_t slot = !m.staged ? 0 : (m.stagedSinceRecord ? m.currentSlot : (m.currentSlot + 1) % m.info.framesInFlight);
     uint8_t* base = static_cast<uint8_t*>(m.staging.mapped()) + VkDeviceSize(slot) * m.slotWords * 4;
     std::memcpy(base, mesh.positions.data(), mesh.positions.size() * 12);
     std::memcpy(base + m.indexOffset * 4, mesh.indices.data(), mesh.indices.size() * 4);
@@ -524,22 +528,32 @@ Status Voxelizer::setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, Voxel
     m.currentSlot = slot;
     m.current = s;
     m.staged = true;
+    m.stagedSinceRecord = true;
     return {};
 }
 
 Status Voxelizer::addPasses(RenderGraph& graph) {
+    // The stats ring and staging slots advance once per recorded frame, so
+    // the passes may live in one graph only.
+    if (impl_->passesAdded)
+        return Status::error("voxelizer: addPasses: the passes are already in a graph (addPasses or record was called before)");
     impl_->addTo(graph);
+    impl_->passesAdded = true;
     return {};
 }
 
 Status Voxelizer::record(VkCommandBuffer cmd) {
     Impl& m = *impl_;
     if (!m.ownGraph) {
+        if (m.passesAdded)
+            return Status::error("voxelizer: record: the passes were added to a host graph; execute that graph instead");
         m.ownGraph = std::make_unique<RenderGraph>(m.device);
         m.addTo(*m.ownGraph);
+        m.passesAdded = true;
         Status s = m.ownGraph->compile();
         if (!s) {
             m.ownGraph.reset();
+            m.passesAdded = false;
             return Status::error("voxelizer: compiling its render graph: " + s.message());
         }
     }

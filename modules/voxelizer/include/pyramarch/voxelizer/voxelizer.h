@@ -141,18 +141,21 @@ public:
     // finished (the staging ring is that deep).
     Status setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, VoxelMode mode = VoxelMode::Conservative);
 
-    // Adds the voxelizer's passes to a host graph (call once; the graph then
-    // runs them every execute). The module's buffers are imported and left
-    // in the state the next frame expects.
+    // Adds the voxelizer's passes to a host graph (once; the graph then runs
+    // them every execute). The module's buffers are imported and left in the
+    // state the next frame expects. Fails if the passes are already in a
+    // graph (this one, another, or the module's own through record()).
     Status addPasses(RenderGraph& graph);
-    // Records one frame through the module's own graph (hosts without a graph).
+    // Records one frame through the module's own graph (hosts without a
+    // graph). Not combinable with addPasses().
     Status record(VkCommandBuffer cmd);
 
     // Stats of the newest frame whose counters reached the host ring, without
     // waiting (frames older than framesInFlight - 1 are complete when the host
     // follows the frames-in-flight contract). Empty until one is.
     std::optional<VoxelStats> latestStats() const;
-    // Per-pass GPU timings of the module's own graph (record()).
+    // Per-pass GPU timings of the module's own graph (record()); with
+    // addPasses() the host graph's latestTimings() has them.
     std::vector<PassTiming> latestTimings() const;
 
     // Test / tool helpers: submit and wait on the device queue. Call after the
