@@ -603,16 +603,26 @@ TEST_F(VoxelizerTest, LaunchesOver65535GroupsFold) {
         shapes::append(m, shapes::triangle({0.25f, 0.25f, z}, {1023.75f, 0.25f, z}, {1023.75f, 1023.75f, z}));
         shapes::append(m, shapes::triangle({0.25f, 0.25f, z}, {1023.75f, 1023.75f, z}, {0.25f, 1023.75f, z}));
     }
-    auto f = run(device(), **v, m, *g);
-    ASSERT_TRUE(f.ok()) << f.message();
-    EXPECT_GT(f->stats.fragmentsStored, 65535u * 64u);
-    EXPECT_FALSE(f->stats.fragmentOverflow);
-    EXPECT_EQ(f->keys.size(), size_t(5) * 1024 * 1024);
-    EXPECT_TRUE(f->stats.tileOverflow);
-    const auto counts = ref::octreeLevelCounts(f->keys, 10);
-    for (uint32_t level = 0; level <= 6; ++level) EXPECT_EQ(f->stats.levelNodes[level] / 8 * 8, f->stats.levelNodes[level]);
-    // Level k+1 holds one tile per non-empty level-k node while the pool lasts.
-    for (uint32_t level = 0; level < 6; ++level)
-        EXPECT_EQ(f->stats.levelNodes[level + 1] / 8, counts[level]) << "level " << level;
-    for (const OctreeNode& n : f->tree.nodes) ASSERT_LT(n.child, ci.tileCapacity);
+    // No fragment read-back here: 5 Mi fragments on the host are slow under
+    // the sanitizers, and the coarse node counts are known in closed form.
+    ASSERT_OK((*v)->setMesh(m, *g));
+    Status rec;
+    ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { rec = (*v)->record(cmd); }));
+    ASSERT_OK(rec);
+    auto stats = (*v)->readStats();
+    ASSERT_TRUE(stats.ok()) << stats.message();
+    EXPECT_GT(stats->fragmentsStored, 65535u * 64u);
+    EXPECT_FALSE(stats->fragmentOverflow);
+    EXPECT_TRUE(stats->tileOverflow);
+    // Level k+1 holds one tile per non-empty level-k node while the pool
+    // lasts: (2^k)^2 nodes per plane, times the planes' distinct z blocks.
+    for (uint32_t level = 0; level < 6; ++level) {
+        std::set<uint32_t> zBlocks;
+        for (int k = 0; k < 5; ++k) zBlocks.insert(uint32_t(100.4f + float(k) * 200.f) >> (10 - level));
+        const uint32_t expected = (1u << level) * (1u << level) * uint32_t(zBlocks.size());
+        EXPECT_EQ(stats->levelNodes[level + 1] / 8, expected) << "level " << level;
+    }
+    auto tree = (*v)->readOctree();
+    ASSERT_TRUE(tree.ok()) << tree.message();
+    for (const OctreeNode& n : tree->nodes) ASSERT_LT(n.child, ci.tileCapacity);
 }

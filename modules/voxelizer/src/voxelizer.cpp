@@ -506,8 +506,9 @@ Status Voxelizer::setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, Voxel
     // recorded rewrites the same slot, so the ring never overtakes the GPU.
     const uint32_t slot = !m.staged ? 0 : (m.stagedSinceRecord ? m.currentSlot : (m.currentSlot + 1) % m.info.framesInFlight);
     uint8_t* base = static_cast<uint8_t*>(m.staging.mapped()) + VkDeviceSize(slot) * m.slotWords * 4;
-    std::memcpy(base, mesh.positions.data(), mesh.positions.size() * 12);
-    std::memcpy(base + m.indexOffset * 4, mesh.indices.data(), mesh.indices.size() * 4);
+    // memcpy from an empty vector's null data() is undefined, hence the guards.
+    if (!mesh.positions.empty()) std::memcpy(base, mesh.positions.data(), mesh.positions.size() * 12);
+    if (!mesh.indices.empty()) std::memcpy(base + m.indexOffset * 4, mesh.indices.data(), mesh.indices.size() * 4);
     Staged s;
     s.triangles = uint32_t(mesh.triangleCount());
     s.vertices = uint32_t(mesh.vertexCount());
