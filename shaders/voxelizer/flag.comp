@@ -8,7 +8,7 @@ void main() {
     if (i >= counters.fragmentsStored) return;
     uvec3 c = voxUnpack(fragments[i].x);
     uint node;
-    if (!voxDescend(c, params.level, node)) return;
+    if (!voxFragmentNode(i, c, params.level, true, node)) return;
     // Every writer stores the same value: no atomic needed.
     nodes[node].child = VOX_FLAG;
 }

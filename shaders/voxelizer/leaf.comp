@@ -15,7 +15,7 @@ void main() {
     if (i >= counters.fragmentsStored) return;
     uvec4 f = fragments[i];
     uint node;
-    if (!voxDescend(voxUnpack(f.x), params.dims.w, node)) return;
+    if (!voxFragmentNode(i, voxUnpack(f.x), params.dims.w, false, node)) return;
 
     atomicAdd(nodes[node].count, 1u);
     uvec3 q = uvec3(f.z & 1023u, (f.z >> 10) & 1023u, (f.z >> 20) & 1023u);

@@ -39,8 +39,13 @@ struct ComputeParams {
     uint level;       // level this launch works on
     uint fragmentCapacity;
     uint tileCapacity;
-    uint denseEnabled;
+    uint flags;       // VOX_CURSORS
 };
+
+// ComputeParams.flags: flag/leaf continue from each fragment's node of the
+// previous level (kept in the cursor buffer) instead of descending from the root.
+VOX_CONST VOX_CURSORS = 1u;
+VOX_CONST VOX_NO_NODE = 0xffffffffu;
 
 // One voxel fragment: x: packed coordinate (10:10:10), y: RGBA8 colour,
 // z: normal (snorm 10:10:10), w: source triangle index.

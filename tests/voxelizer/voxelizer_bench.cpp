@@ -20,7 +20,11 @@ using namespace pyramarch::voxel;
 
 int main(int argc, char** argv) {
     std::vector<uint32_t> resolutions;
-    for (int i = 1; i < argc; ++i) resolutions.push_back(uint32_t(std::atoi(argv[i])));
+    bool cursors = true;
+    for (int i = 1; i < argc; ++i) {
+        if (std::string(argv[i]) == "--root") cursors = false;
+        else resolutions.push_back(uint32_t(std::atoi(argv[i])));
+    }
     if (resolutions.empty()) resolutions = {128, 512};
     DeviceCreateInfo di;
     di.applicationName = "voxelizer-bench";
@@ -31,7 +35,8 @@ int main(int argc, char** argv) {
         return 1;
     }
     Device& device = **dev;
-    std::printf("device: %s (%s)\n", device.name().c_str(), device.driverInfo().c_str());
+    std::printf("device: %s (%s), %s\n", device.name().c_str(), device.driverInfo().c_str(),
+                cursors ? "fragment cursors" : "descent from the root");
     struct Shape {
         const char* name;
         TriangleMesh mesh;
@@ -50,6 +55,7 @@ int main(int argc, char** argv) {
         ci.maxTriangles = 1 << 17;
         ci.fragmentCapacity = uint32_t(std::min<uint64_t>(device.limits().maxStorageBufferRange / 16, 1u << 23));
         ci.tileCapacity = uint32_t(std::min<uint64_t>(device.limits().maxStorageBufferRange / 256, 1u << 19));
+        ci.fragmentCursors = cursors;
         auto v = Voxelizer::create(device, ci);
         if (!v) {
             std::fprintf(stderr, "voxelizer: %s\n", v.message().c_str());

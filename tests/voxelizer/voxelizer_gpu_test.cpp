@@ -626,3 +626,32 @@ TEST_F(VoxelizerTest, LaunchesOver65535GroupsFold) {
     ASSERT_TRUE(tree.ok()) << tree.message();
     for (const OctreeNode& n : tree->nodes) ASSERT_LT(n.child, ci.tileCapacity);
 }
+
+TEST_F(VoxelizerTest, RootDescentBuildsTheSameTree) {
+    // Seed 004's traversal from the root every level, against the default
+    // per-fragment cursors: the same octree.
+    VoxelizerCreateInfo ci;
+    ci.maxResolution = 128;
+    ci.maxVertices = 1 << 14;
+    ci.maxTriangles = 1 << 14;
+    ci.fragmentCapacity = 1 << 19;
+    ci.tileCapacity = 1 << 15;
+    ci.method = ConservativeMethod::GeometryShader;
+    ci.fragmentCursors = false;
+    auto root = Voxelizer::create(device(), ci);
+    ASSERT_TRUE(root.ok()) << root.message();
+    TriangleMesh m = shapes::torusKnot({0, 0, 0}, 1.0f, 0.2f, 2, 3, 128, 12);
+    shapes::colorUniform(m, packRGBA8(10, 20, 30));
+    const VoxelGrid g = gridOf(m, 96);
+    auto a = run(device(), **root, m, g);
+    ASSERT_TRUE(a.ok()) << a.message();
+    expectOctreeMatches(*a);
+    auto b = run(device(), shared(), m, g);
+    ASSERT_TRUE(b.ok()) << b.message();
+    EXPECT_EQ(a->keys, b->keys);
+    EXPECT_EQ(a->stats.tilesNeeded, b->stats.tilesNeeded);
+    std::vector<uint32_t> la, lb;
+    for (const LeafVoxel& l : extractLeaves(a->tree)) la.insert(la.end(), {l.x, l.y, l.z, l.count, l.color});
+    for (const LeafVoxel& l : extractLeaves(b->tree)) lb.insert(lb.end(), {l.x, l.y, l.z, l.count, l.color});
+    EXPECT_EQ(la, lb);
+}

@@ -74,7 +74,7 @@ struct Voxelizer::Impl {
     // Word offsets of one staging slot / the device mesh buffer.
     uint64_t indexOffset = 0, colorOffset = 0, normalOffset = 0, slotWords = 0;
 
-    Buffer staging, mesh, counters, dispatch, fragments, nodes, dense, dummy, statsRing;
+    Buffer staging, mesh, counters, dispatch, fragments, cursors, nodes, dense, dummy, statsRing;
 
     GraphicsPipeline raster;
     ComputePipeline args, flag, alloc, init, leaf, mipmap, denseFill;
@@ -149,6 +149,9 @@ Status Voxelizer::Impl::createBuffers() {
                        MemoryUsage::DeviceLocal, "vox.dispatch"));
     PYRAMARCH_TRY(make(fragments, fragBytes, kStorage, MemoryUsage::DeviceLocal, "vox.fragments"));
     PYRAMARCH_TRY(make(nodes, nodeBytes, kStorage, MemoryUsage::DeviceLocal, "vox.nodes"));
+    if (info.fragmentCursors)
+        PYRAMARCH_TRY(make(cursors, VkDeviceSize(info.fragmentCapacity) * 4, kStorage, MemoryUsage::DeviceLocal,
+                           "vox.cursors"));
     if (info.denseMaxVoxels > 0)
         PYRAMARCH_TRY(make(dense, info.denseMaxVoxels * 4, kStorage, MemoryUsage::DeviceLocal, "vox.dense"));
     PYRAMARCH_TRY(make(dummy, 16, kStorage, MemoryUsage::DeviceLocal, "vox.unused"));
@@ -175,7 +178,7 @@ Status Voxelizer::Impl::createPipelines() {
     raster = std::move(r).value();
 
     PipelineLayoutDesc cl;
-    cl.bindings.assign(5, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+    cl.bindings.assign(6, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
     cl.pushConstantBytes = sizeof(gpu::ComputeParams);
     cl.stages = VK_SHADER_STAGE_COMPUTE_BIT;
     struct Item {
@@ -213,9 +216,10 @@ Status Voxelizer::Impl::createPipelines() {
     if (!rs) return Status::error("voxelizer: raster descriptor set: " + rs.message(), rs.status().vkResult());
     rasterSet = rs.value();
     const Buffer& denseOrDummy = dense.valid() ? dense : dummy;
-    const DescriptorBinding cb[5] = {{.buffer = counters.handle()}, {.buffer = dispatch.handle()},
+    const Buffer& cursorsOrDummy = cursors.valid() ? cursors : dummy;
+    const DescriptorBinding cb[6] = {{.buffer = counters.handle()}, {.buffer = dispatch.handle()},
                                      {.buffer = fragments.handle()}, {.buffer = nodes.handle()},
-                                     {.buffer = denseOrDummy.handle()}};
+                                     {.buffer = denseOrDummy.handle()}, {.buffer = cursorsOrDummy.handle()}};
     struct SetItem {
         const ComputePipeline* p;
         VkDescriptorSet* out;
@@ -236,7 +240,7 @@ gpu::ComputeParams Voxelizer::Impl::computeParams(uint32_t level) const {
     p.level = level;
     p.fragmentCapacity = info.fragmentCapacity;
     p.tileCapacity = info.tileCapacity;
-    p.denseEnabled = dense.valid() && current.grid.voxelCount() <= info.denseMaxVoxels ? 1u : 0u;
+    p.flags = cursors.valid() ? gpu::VOX_CURSORS : 0u;
     return p;
 }
 
@@ -261,6 +265,9 @@ void Voxelizer::Impl::addTo(RenderGraph& g) {
     const ExternalUse denseUse{Access::StorageWrite, PassKind::Compute};
     BufferRef denseRef = withDense ? g.importBuffer("vox.dense", dense, denseUse, denseUse) : BufferRef{};
     BufferRef statsRef = g.importBuffer("vox.stats", statsRing, hostRead, hostRead);
+    // Without cursors the flag/leaf shaders still reference the binding (the
+    // branch is dynamic), so the stand-in buffer is declared like the real one.
+    BufferRef cursorsRef = g.importBuffer("vox.cursors", cursors.valid() ? cursors : dummy, computeRead, computeRead);
 
     const VkPipelineStageFlags2 vs = VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT;
     const VkPipelineStageFlags2 fs = VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;
@@ -337,12 +344,13 @@ void Voxelizer::Impl::addTo(RenderGraph& g) {
 
     for (uint32_t l = 0; l < depth; ++l) {
         const std::string L = std::to_string(l);
-        g.addPass("vox.flag." + L, PassKind::Compute)
-            .use(dispatchRef, Access::IndirectRead)
+        PassBuilder flagPass = g.addPass("vox.flag." + L, PassKind::Compute);
+        flagPass.use(dispatchRef, Access::IndirectRead)
             .use(countersRef, Access::StorageRead)
             .use(fragmentsRef, Access::StorageRead)
             .use(nodesRef, Access::StorageReadWrite)
             .record(computePass(flag, flagSet, l, 0));
+        flagPass.use(cursorsRef, Access::StorageReadWrite);
         g.addPass("vox.alloc." + L, PassKind::Compute)
             .use(dispatchRef, Access::IndirectRead)
             .use(countersRef, Access::StorageReadWrite)
@@ -358,12 +366,13 @@ void Voxelizer::Impl::addTo(RenderGraph& g) {
             .use(nodesRef, Access::StorageReadWrite)
             .record(computePass(init, initSet, l + 1, int(2 + l)));
     }
-    g.addPass("vox.leaf", PassKind::Compute)
-        .use(dispatchRef, Access::IndirectRead)
+    PassBuilder leafPass = g.addPass("vox.leaf", PassKind::Compute);
+    leafPass.use(dispatchRef, Access::IndirectRead)
         .use(countersRef, Access::StorageReadWrite)
         .use(fragmentsRef, Access::StorageRead)
         .use(nodesRef, Access::StorageReadWrite)
         .record(computePass(leaf, leafSet, depth, 0));
+    leafPass.use(cursorsRef, Access::StorageRead);
     for (uint32_t l = depth; l-- > 0;) {
         g.addPass("vox.mipmap." + std::to_string(l), PassKind::Compute)
             .use(dispatchRef, Access::IndirectRead)
