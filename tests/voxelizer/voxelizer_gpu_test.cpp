@@ -312,19 +312,35 @@ TEST_F(VoxelizerTest, ThinModeIsSeparatingAndThinner) {
     const VoxelGrid g = gridOf(m, 64);
     auto thin = run(device(), shared(), m, g, VoxelMode::Thin);
     ASSERT_TRUE(thin.ok()) << thin.message();
-    size_t outside = 0;
+    size_t outside = 0, offSlab = 0;
     for (const VoxelFragment& x : thin->fragments) {
         Float3 v[3];
         ASSERT_TRUE(ref::gridTriangle(m, g, x.triangle, v));
         if (!ref::triangleOverlapsVoxel(v, int(x.x), int(x.y), int(x.z), ref::Overlap::Closed)) ++outside;
+        // The voxel centre lies in the triangle plane's slab one voxel deep
+        // along the dominant axis: |n.(c - v0)| <= max|n_i| / 2.
+        const double e1[3] = {double(v[1].x) - v[0].x, double(v[1].y) - v[0].y, double(v[1].z) - v[0].z};
+        const double e2[3] = {double(v[2].x) - v[0].x, double(v[2].y) - v[0].y, double(v[2].z) - v[0].z};
+        const double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+        const double d = n[0] * (x.x + 0.5 - v[0].x) + n[1] * (x.y + 0.5 - v[0].y) + n[2] * (x.z + 0.5 - v[0].z);
+        if (std::fabs(d) > 0.5 * std::max({std::fabs(n[0]), std::fabs(n[1]), std::fabs(n[2])})) ++offSlab;
     }
     EXPECT_EQ(outside, 0u) << "thin voxels must overlap their triangle";
+    EXPECT_EQ(offSlab, 0u) << "thin voxels must lie in the plane's one-voxel slab";
     expectNoHoles(*thin, g, {32, 32, 32});
     expectOctreeMatches(*thin);
     auto cons = run(device(), shared(), m, g);
     ASSERT_TRUE(cons.ok());
     EXPECT_LT(thin->keys.size(), cons->keys.size() * 8 / 10) << "thin should be clearly thinner";
     EXPECT_TRUE(std::includes(cons->keys.begin(), cons->keys.end(), thin->keys.begin(), thin->keys.end()));
+
+    // A closed torus: thin and still watertight.
+    const TriangleMesh t = shapes::torus({0, 0, 0}, 1.0f, 0.35f, 64, 24);
+    const VoxelGrid gt = gridOf(t, 128);
+    auto tt = run(device(), shared(), t, gt, VoxelMode::Thin);
+    ASSERT_TRUE(tt.ok()) << tt.message();
+    const Float3 p = toGridSpace({1.0f, 0.f, 0.f}, gt);
+    expectNoHoles(*tt, gt, {uint32_t(p.x), uint32_t(p.y), uint32_t(p.z)});
 }
 
 TEST_F(VoxelizerTest, UniformColourIsExact) {
