@@ -6,11 +6,15 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
+#include <tuple>
 #include <map>
 #include <utility>
 
 #include "pyramarch/voxelizer/mesh.h"
+#include "pyramarch/voxelizer/export.h"
 #include "pyramarch/voxelizer/shapes.h"
+#include "pyramarch/voxelizer/voxelizer.h"
 #include "voxel_reference.h"
 
 using namespace pyramarch::voxel;
@@ -215,4 +219,54 @@ TEST(VoxelReferenceTest, OctreeLevelCountsAndColours) {
     TriangleMesh t = shapes::triangle({0, 0, 0}, {1, 0, 0}, {0, 1, 0});
     t.colors = {packRGBA8(0, 0, 0, 255), packRGBA8(1, 2, 255, 255), packRGBA8(1, 0, 0, 255)};
     EXPECT_EQ(ref::triangleColor(t, 0), packRGBA8(1, 1, 85, 255));
+}
+
+TEST(VoxelExportTest, LeavesOfAHandBuiltTreeAndWriters) {
+    // Depth 2: root -> tile 1 (child 0 and 7) -> tiles 2 and 3 with leaves.
+    OctreeSnapshot t;
+    t.depth = 2;
+    t.tilesAllocated = 4;
+    t.nodes.resize(32);
+    t.nodes[0].child = 1;
+    t.nodes[0].count = 3;
+    t.nodes[8 + 0].child = 2;
+    t.nodes[8 + 0].count = 2;
+    t.nodes[8 + 7].child = 3;
+    t.nodes[8 + 7].count = 1;
+    t.nodes[16 + 1] = {0, packRGBA8(1, 2, 3, 1), 1, {0, 0, 0}, {0, 0}};     // (1,0,0)
+    t.nodes[16 + 6] = {0, packRGBA8(4, 5, 6, 1), 1, {0, 0, 0}, {0, 0}};     // (0,1,1)
+    t.nodes[24 + 0] = {0, packRGBA8(7, 8, 9, 1), 1, {0, 0, 0}, {0, 0}};     // (2,2,2)
+    t.nodes[24 + 3].child = 99;                                             // count 0: not a leaf
+    const auto leaves = extractLeaves(t);
+    ASSERT_EQ(leaves.size(), 3u);
+    EXPECT_EQ(std::make_tuple(leaves[0].x, leaves[0].y, leaves[0].z), std::make_tuple(1u, 0u, 0u));
+    EXPECT_EQ(std::make_tuple(leaves[1].x, leaves[1].y, leaves[1].z), std::make_tuple(0u, 1u, 1u));
+    EXPECT_EQ(std::make_tuple(leaves[2].x, leaves[2].y, leaves[2].z), std::make_tuple(2u, 2u, 2u));
+    EXPECT_EQ(leaves[2].color & 0xffffffu, packRGBA8(7, 8, 9) & 0xffffffu);
+    // A pointer outside the allocation is not followed.
+    t.nodes[8 + 7].child = 4;
+    EXPECT_EQ(extractLeaves(t).size(), 2u);
+    t.nodes[8 + 7].child = 3;
+
+    auto grid = gridFromBox({0, 0, 0}, {4, 4, 4}, 4, 4, 4);
+    ASSERT_TRUE(grid.ok());
+    const std::string txt = ::testing::TempDir() + "vox_leaves.txt";
+    const std::string ply = ::testing::TempDir() + "vox_leaves.ply";
+    ASSERT_TRUE(writeLeavesTxt(txt, leaves, *grid).ok());
+    ASSERT_TRUE(writeLeavesPly(ply, leaves, *grid).ok());
+    std::ifstream ft(txt), fp(ply);
+    std::string all((std::istreambuf_iterator<char>(ft)), {}), plyText((std::istreambuf_iterator<char>(fp)), {});
+    EXPECT_NE(all.find("\n2 2 2 7 8 9 1\n"), std::string::npos) << all;
+    EXPECT_NE(plyText.find("element vertex 3\n"), std::string::npos);
+    EXPECT_NE(plyText.find("\n2.5 2.5 2.5 7 8 9 1\n"), std::string::npos) << plyText;
+    EXPECT_FALSE(writeLeavesTxt("/nonexistent-dir/x.txt", leaves, *grid).ok());
+    std::remove(txt.c_str());
+    std::remove(ply.c_str());
+
+    VoxelStats st;
+    st.fragmentsNeeded = 12;
+    const std::string json = statsJson(st, *grid, leaves.size(), {{"vox.flag.0", 1.5}, {"vox.flag.1", 2.0}, {"vox.raster", 3.0}});
+    EXPECT_NE(json.find("\"fragmentsNeeded\": 12"), std::string::npos) << json;
+    EXPECT_NE(json.find("\"vox.flag.*\": 3.5"), std::string::npos) << json;
+    EXPECT_NE(json.find("\"leaves\": 3"), std::string::npos);
 }
