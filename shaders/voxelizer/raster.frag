@@ -17,7 +17,6 @@ layout(location = 1) flat in vec3 fV1;
 layout(location = 2) flat in vec3 fV2;
 layout(location = 3) flat in vec4 fBox;
 layout(location = 4) flat in uvec4 fInfo;
-layout(location = 5) flat in float fWidth;
 
 // Column candidates beyond this are counted in depthOverflow, not emitted.
 const int kMaxColumn = 16;
@@ -102,7 +101,7 @@ void clipEdge(vec3 a, vec3 b, vec2 lo, vec2 hi, inout float wlo, inout float whi
 void main() {
     uint axis = fInfo.x & 3u;
     bool quad = (fInfo.x & 4u) != 0u;
-    bool segmentLike = (fInfo.x & 8u) != 0u;
+    bool degenerate = (fInfo.x & 8u) != 0u;
     bool thin = (params.counts.w & VOX_THIN) != 0u;
     ivec2 pix = ivec2(floor(gl_FragCoord.xy));
     vec2 plo = vec2(pix), phi = plo + 1.0;
@@ -115,25 +114,26 @@ void main() {
     float tlo = min(s0.z, min(s1.z, s2.z)), thi = max(s0.z, max(s1.z, s2.z));
     float wlo = 1e30, whi = -1e30;
     vec3 n = voxNormal(s0, s1, s2);
-    if (n.z != 0.0 && !segmentLike) {
+    if (n.z != 0.0 && !degenerate) {
         // The plane over the pixel's four corners, clamped to the triangle's depth extent.
         vec2 c0 = plo - s0.xy, c1 = phi - s0.xy;
         float gu = -n.x / n.z, gv = -n.y / n.z;
         float wa = s0.z + gu * c0.x + gv * c0.y, wb = s0.z + gu * c1.x + gv * c0.y;
         float wc = s0.z + gu * c0.x + gv * c1.y, wd = s0.z + gu * c1.x + gv * c1.y;
-        // Rounding of the slopes grows with the triangle's conditioning and the
-        // distance from s0; widen the range by a bound on it (extra candidates
-        // are rejected by the exact test, a missing one would be a hole).
-        float cond = length(s1 - s0) * length(s2 - s0) / abs(n.z);
-        float slack = 1e-3 + 1e-6 * cond * (max(abs(c0.x), abs(c1.x)) + max(abs(c0.y), abs(c1.y)) + 1.0);
+        // n is accurate to about an ulp, so the slopes are too; the rounding of
+        // the evaluation grows with the distance from s0. Widen by a bound on
+        // it (extra candidates are rejected by the exact test, a missing one
+        // would be a hole).
+        float slack = 1e-3 + 1e-6 * (1.0 + abs(gu) + abs(gv)) *
+                                 (max(abs(c0.x), abs(c1.x)) + max(abs(c0.y), abs(c1.y)) + abs(s0.z) + 1.0);
         wlo = max(tlo, min(min(wa, wb), min(wc, wd)) - slack);
         whi = min(thi, max(max(wa, wb), max(wc, wd)) + slack);
     }
     if (quad) {
         // Near-degenerate: the plane may be unreliable; the edges are not.
-        // Every point of the triangle is within fWidth of an edge, so edges
-        // clipped to the column widened by it bound the depth (widened too).
-        float grow = 1e-3 + (segmentLike ? fWidth : 0.0);
+        // With no area (or a spiky one) the edges clipped to the column
+        // bound the depth where the plane cannot.
+        float grow = 1e-3;
         vec2 elo = plo - grow, ehi = phi + grow;
         float elo3 = 1e30, ehi3 = -1e30;
         clipEdge(s0, s1, elo, ehi, elo3, ehi3);

@@ -26,8 +26,7 @@ layout(location = 0) flat out vec3 fV0;
 layout(location = 1) flat out vec3 fV1;
 layout(location = 2) flat out vec3 fV2;
 layout(location = 3) flat out vec4 fBox;   // projected bounding box (pixels): min u, min v, max u, max v
-layout(location = 4) flat out uvec4 fInfo; // axis | quad path << 2 | segment-like << 3, colour, packed normal, triangle
-layout(location = 5) flat out float fWidth; // segment-like triangles: distance of any point from an edge
+layout(location = 4) flat out uvec4 fInfo; // axis | quad path << 2 | degenerate << 3, colour, packed normal, triangle
 
 // Half a pixel plus a margin for the rasterizer's fixed-point snapping; extra
 // fragments are culled by the exact test, missing ones would be a hole.
@@ -56,14 +55,12 @@ uint meanColor(uint a, uint b, uint c) {
 vec3 gV0, gV1, gV2;
 vec4 gBox;
 uvec4 gInfo;
-float gWidth;
 
 // Outputs are undefined after EmitVertex, so every vertex writes them all.
 void emit(vec2 p, float side) {
     fV0 = gV0; fV1 = gV1; fV2 = gV2;
     fBox = gBox;
     fInfo = gInfo;
-    fWidth = gWidth;
     gl_Position = vec4(p / side * 2.0 - 1.0, 0.5, 1.0);
     EmitVertex();
 }
@@ -78,14 +75,10 @@ void main() {
     vec3 n = voxNormal(g0, g1, g2);
     vec3 an = abs(n);
     uint axis;
-    // Segment-like: zero area, or so thin (|n| tiny against the longest edge
-    // squared) that its plane says little; such triangles are handled like
-    // their edges: projected along the axis they vary least on, depth taken
-    // from the edges widened by the triangle's width.
-    float emax2 = max(dot(g1 - g0, g1 - g0), max(dot(g2 - g1, g2 - g1), dot(g0 - g2, g0 - g2)));
-    float nlen = length(n);
-    bool degenerate = nlen <= 1e-2 * emax2 || (an.x == 0.0 && an.y == 0.0 && an.z == 0.0);
-    float width = emax2 > 0.0 ? nlen / sqrt(emax2) : 0.0;
+    // Zero area (a segment or a point): no plane; handled through its edges.
+    // Thin but non-degenerate triangles keep their plane: voxNormal is
+    // accurate for them.
+    bool degenerate = an.x == 0.0 && an.y == 0.0 && an.z == 0.0;
     if (!degenerate) {
         // Ties go to the lowest axis, the same choice for every triangle.
         axis = (an.x >= an.y && an.x >= an.z) ? 0u : (an.y >= an.z ? 1u : 2u);
@@ -135,7 +128,6 @@ void main() {
 
     gV0 = g0; gV1 = g1; gV2 = g2;
     gBox = vec4(lo, hi);
-    gWidth = width;
     gInfo = uvec4(axis | (quad ? 4u : 0u) | (degenerate ? 8u : 0u), color, packNormal(nn), uint(gl_PrimitiveIDIn));
     if (quad) {
         vec2 a = lo - kHalf, b = hi + kHalf;

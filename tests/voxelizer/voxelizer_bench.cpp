@@ -94,10 +94,11 @@ int main(int argc, char** argv) {
             auto tree = (*v)->readOctree();
             if (!stats || !tree) return 1;
             const size_t leaves = extractLeaves(*tree).size();
-            std::printf("\n%s R=%u: %zu triangles, grid %ux%ux%u, fragments %u%s, tiles %u%s, leaves %zu, wall %.1f ms/frame\n",
+            std::printf("\n%s R=%u: %zu triangles, grid %ux%ux%u, fragments %u%s, tiles %u%s, leaves %zu, wall %.1f ms/frame%s\n",
                         s.name, r, s.mesh.triangleCount(), grid->dims[0], grid->dims[1], grid->dims[2],
                         stats->fragmentsNeeded, stats->fragmentOverflow ? " (OVERFLOW)" : "", stats->tilesNeeded,
-                        stats->tileOverflow ? " (OVERFLOW)" : "", leaves, wallMs / (frames - 1));
+                        stats->tileOverflow ? " (OVERFLOW)" : "", leaves, wallMs / (frames - 1),
+                        stats->depthOverflow ? " (DEPTH OVERFLOW)" : "");
             double total = 0;
             for (const std::string& k : order) {
                 std::printf("  %-22s %9.3f ms\n", k.c_str(), sum[k]);

@@ -86,6 +86,7 @@ protected:
 // open <= GPU <= closed, per (voxel, triangle) pair; each pair emitted once.
 void expectConservative(const TriangleMesh& mesh, const VoxelGrid& grid, const Frame& f) {
     ASSERT_FALSE(f.stats.fragmentOverflow);
+    EXPECT_EQ(f.stats.depthOverflow, 0u) << "a pixel column had more candidates than the shader's bound";
     std::vector<uint64_t> pairs;
     pairs.reserve(f.fragments.size());
     size_t notClosed = 0;
@@ -281,7 +282,9 @@ TEST_F(VoxelizerTest, SpecialTriangles) {
     cases.push_back({"large triangle", shapes::triangle({-3, 1.5f, 2}, {35, 7, 30}, {4, 31, 11.3f})});
     cases.push_back({"tiny triangles", shapes::tinyTriangles({1, 1, 1}, {31, 31, 31}, 0.05f, 400)});
     cases.push_back({"slivers", shapes::slivers({1, 1, 1}, {31, 31, 31}, 0.01f, 60)});
-    cases.push_back({"degenerate", shapes::degenerateTriangles({1, 1, 1}, {31, 31, 31}, 60)});
+    cases.push_back({"degenerate", shapes::degenerateTriangles({1, 1, 1}, {31, 31, 31}, 300)});
+    cases.push_back({"needles", shapes::slivers({1, 1, 1}, {31, 31, 31}, 1e-5f, 300, 7)});
+    cases.push_back({"wide slivers", shapes::slivers({1, 1, 1}, {31, 31, 31}, 0.3f, 300, 8)});
     cases.push_back({"partly outside", shapes::triangle({-20, 5, 5}, {50, 16, 40}, {10, 60, -30})});
     cases.push_back({"non-manifold", shapes::nonManifold({4.5f, 5.5f, 6.25f}, {25, 26.5f, 27})});
     for (const Case& c : cases) {
@@ -736,4 +739,18 @@ TEST_F(VoxelizerTest, VoxelizeJobWritesLeavesAndGrowsCapacities) {
     job.outPath.clear();
     job.resolution = 0;
     EXPECT_FALSE(runVoxelizeJob(device(), job).ok());
+}
+
+TEST_F(VoxelizerTest, RandomTriangleSoup) {
+    // Triangles of every size and orientation, corners anywhere (also
+    // outside the box): each (voxel, triangle) pair checked.
+    auto g = gridFromBox({0, 0, 0}, {128, 128, 128}, 128, 128, 128);
+    ASSERT_TRUE(g.ok());
+    TriangleMesh m;
+    uint32_t seed = 21;
+    for (float size : {0.3f, 2.f, 9.f, 40.f}) shapes::append(m, shapes::tinyTriangles({-5, -5, -5}, {133, 133, 133}, size, 250, seed++));
+    auto f = run(device(), shared(), m, *g);
+    ASSERT_TRUE(f.ok()) << f.message();
+    expectConservative(m, *g, *f);
+    expectOctreeMatches(*f);
 }
