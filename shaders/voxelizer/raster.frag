@@ -6,7 +6,6 @@
 // edge-function tests, equivalent to the 13-axis separating-axis test), so
 // no voxel the triangle does not touch is ever emitted.
 #include "voxelizer/vox_shared.h"
-#include "voxelizer/vox_exact.glsl"
 
 layout(push_constant) uniform Push { RasterParams params; };
 layout(std430, set = 0, binding = 1) buffer Counters { VoxCounters counters; };
@@ -17,6 +16,7 @@ layout(location = 1) flat in vec3 fV1;
 layout(location = 2) flat in vec3 fV2;
 layout(location = 3) flat in vec4 fBox;
 layout(location = 4) flat in uvec4 fInfo;
+layout(location = 5) flat in vec3 fN; // voxNormal(fV0, fV1, fV2) from the geometry shader
 
 // Column candidates beyond this are counted in depthOverflow, not emitted.
 const int kMaxColumn = 16;
@@ -58,8 +58,9 @@ bool overlaps(ivec3 voxel, bool thin) {
     precise vec3 e0 = a1 - a0;
     precise vec3 e1 = a2 - a1;
     precise vec3 e2 = a0 - a2;
-    // The normal from the original vertices (exact edges), not from the rounded a_i.
-    precise vec3 n = voxNormal(fV0, fV1, fV2);
+    // The accurate normal of the original vertices (not of the rounded a_i),
+    // computed once per triangle in the geometry shader.
+    vec3 n = fN;
     // Plane.
     if (!thin) {
         vec3 crit = vec3(greaterThan(n, vec3(0.0)));
@@ -113,7 +114,7 @@ void main() {
     vec3 s0 = swz(fV0, axis), s1 = swz(fV1, axis), s2 = swz(fV2, axis);
     float tlo = min(s0.z, min(s1.z, s2.z)), thi = max(s0.z, max(s1.z, s2.z));
     float wlo = 1e30, whi = -1e30;
-    vec3 n = voxNormal(s0, s1, s2);
+    vec3 n = swz(fN, axis); // the swizzles are rotations, so they commute with the cross product
     if (n.z != 0.0 && !degenerate) {
         // The plane over the pixel's four corners, clamped to the triangle's depth extent.
         vec2 c0 = plo - s0.xy, c1 = phi - s0.xy;

@@ -27,6 +27,7 @@ layout(location = 1) flat out vec3 fV1;
 layout(location = 2) flat out vec3 fV2;
 layout(location = 3) flat out vec4 fBox;   // projected bounding box (pixels): min u, min v, max u, max v
 layout(location = 4) flat out uvec4 fInfo; // axis | quad path << 2 | degenerate << 3, colour, packed normal, triangle
+layout(location = 5) flat out vec3 fN;     // accurate grid-space normal, computed once per triangle
 
 // Half a pixel plus a margin for the rasterizer's fixed-point snapping; extra
 // fragments are culled by the exact test, missing ones would be a hole.
@@ -52,7 +53,7 @@ uint meanColor(uint a, uint b, uint c) {
     return r;
 }
 
-vec3 gV0, gV1, gV2;
+vec3 gV0, gV1, gV2, gN;
 vec4 gBox;
 uvec4 gInfo;
 
@@ -61,6 +62,7 @@ void emit(vec2 p, float side) {
     fV0 = gV0; fV1 = gV1; fV2 = gV2;
     fBox = gBox;
     fInfo = gInfo;
+    fN = gN;
     gl_Position = vec4(p / side * 2.0 - 1.0, 0.5, 1.0);
     EmitVertex();
 }
@@ -127,6 +129,7 @@ void main() {
     }
 
     gV0 = g0; gV1 = g1; gV2 = g2;
+    gN = n;
     gBox = vec4(lo, hi);
     gInfo = uvec4(axis | (quad ? 4u : 0u) | (degenerate ? 8u : 0u), color, packNormal(nn), uint(gl_PrimitiveIDIn));
     if (quad) {
