@@ -1,0 +1,208 @@
+// GPU marching cubes with HistoPyramid compaction/expansion. Each frame, all
+// on the GPU and without read-back: field pass -> classify -> pyramid build
+// -> args (indirect dispatch + draw + stats) -> extract into a vertex buffer
+// that vkCmdDrawIndirect draws. See modules/isosurface/README.md.
+//
+//     IsoSurfaceCreateInfo info;
+//     info.samples = {65, 65, 65};
+//     info.vertexCapacity = 1 << 20;
+//     info.source = FieldSource::Metaballs;
+//     auto iso = IsoSurface::create(device, info).value();
+//     iso->addPasses(graph);            // once; graph.compile()
+//     // every frame, after waiting for the frame framesInFlight back:
+//     iso->setMetaballs(balls);
+//     graph.execute(cmd);               // or iso->record(cmd) without a host graph
+//     draw with iso->vertexBuffer() / iso->drawArgsBuffer() (offset drawArgsOffset())
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <vulkan/vulkan_core.h>
+
+#include "pyramarch/engine/memory.h"
+#include "pyramarch/engine/render_graph.h"
+#include "pyramarch/engine/status.h"
+
+namespace pyramarch {
+class Device;
+}
+
+namespace pyramarch::iso {
+
+enum class FieldSource {
+    Metaballs, // setMetaballs() each frame (or once)
+    Particles, // setParticles() each frame (or once)
+    Volume,    // uploadVolume() whenever the data changes
+    UserGlsl,  // fieldGlsl compiled at creation; setUserParams()/setTime() per frame
+};
+
+enum class NormalMode { Forward, Central, Sobel };
+
+// How vertices find their place in the vertex buffer.
+enum class ExtractionMethod {
+    // One thread per output vertex walks the pyramid top-down (default).
+    HistoPyramid,
+    // Baseline of seed 003: exclusive scan of the per-cell counts (down-sweep
+    // over the same 4-ary tree), then one thread per cell writes its
+    // vertices at its offset. Same output; kept to measure against.
+    Scan,
+};
+enum class VolumeFormat { U8, U16, F32 };
+
+struct Metaball {
+    float center[3];
+    float radius;   // radius of influence R (> 0)
+    float strength; // s; field = sum s (1 - d^2/R^2)^3 for d < R
+    float pad[3];
+};
+
+struct Particle {
+    float position[3];
+    float weight; // kernel strength (> 0); at most 65536 summed at one sample
+};
+
+struct IsoSurfaceCreateInfo {
+    // Required. Samples per axis (>= 2 each); cells = samples - 1. For
+    // FieldSource::Volume these are the volume's dimensions.
+    std::array<uint32_t, 3> samples{0, 0, 0};
+    // World bounds: sample i sits at min + i * (max - min) / (samples - 1).
+    std::array<float, 3> boundsMin{-1.f, -1.f, -1.f};
+    std::array<float, 3> boundsMax{1.f, 1.f, 1.f};
+    // Required. Vertex buffer capacity in vertices (0 allowed: nothing is
+    // drawn, stats still count). Rounded down to whole triangles.
+    uint32_t vertexCapacity = 0;
+    NormalMode normals = NormalMode::Central;
+    ExtractionMethod method = ExtractionMethod::HistoPyramid;
+    FieldSource source = FieldSource::Metaballs;
+    // Initial iso value; "inside" is field >= iso (setIsoValue per frame).
+    float isoValue = 0.5f;
+    // Metaballs: most balls per frame.
+    uint32_t maxBalls = 256;
+    // Particles: most particles per frame and the kernel radius (world units).
+    uint32_t maxParticles = 0;
+    float particleRadius = 0.1f;
+    // UserGlsl: source of `float field(vec3 p)` (copied). It may use
+    // `iso_time` and `iso_params[0..1]` (vec4, setUserParams) and helper
+    // functions of its own. Compile errors name lines of this text.
+    std::string fieldGlsl;
+    // Frames the host records ahead of the GPU; sizes the per-frame rings
+    // (balls, particles, stats). set*() for frame F may only be called once
+    // frame F - framesInFlight has finished on the GPU.
+    uint32_t framesInFlight = 2;
+    // Prefix of pass and resource names; must be unique per graph.
+    std::string name = "iso";
+    // Optional. Folds dispatches at this many groups along x instead of the
+    // device's maxComputeWorkGroupCount[0] (0 = device limit); lets tests
+    // exercise the fold on small grids.
+    uint32_t maxGroupsX = 0;
+};
+
+// One output vertex as the GPU writes it (IsoVertex in iso_shared.h).
+struct IsoVertexData {
+    float position[4]; // xyz world; w: triangles emitted by this vertex's cell
+    float normal[4];   // xyz unit outward normal, or 0 where the gradient vanishes / is not finite
+};
+
+// Stats of one frame, read from the host-visible ring without waiting.
+struct IsoStats {
+    uint64_t frame = 0;          // frame index (count of recorded frames) they belong to
+    uint32_t verticesNeeded = 0;
+    uint32_t verticesWritten = 0; // == draw vertex count
+    uint32_t activeCells = 0;
+    bool overflow = false;        // needed > capacity
+};
+
+// Capacity (vertices) that would have held `stats` with `headroom` to spare
+// (e.g. 1.25), in whole triangles.
+uint32_t suggestCapacity(const IsoStats& stats, float headroom = 1.25f);
+
+// A CPU copy of the surface (read back for export, colliders, tests).
+struct Mesh {
+    std::vector<std::array<float, 3>> positions;
+    std::vector<std::array<float, 3>> normals;
+    std::vector<uint32_t> indices; // 3 per triangle
+};
+
+// Merges vertices with exactly equal positions (MC emits shared edge
+// vertices bit-identically); normals are averaged and renormalised.
+Mesh weldMesh(const Mesh& mesh);
+Status writeObj(const Mesh& mesh, const std::string& path);
+// Binary little-endian PLY: float x,y,z,nx,ny,nz per vertex, uchar/uint face lists.
+Status writePly(const Mesh& mesh, const std::string& path);
+
+class IsoSurface {
+public:
+    // Validates the create-info (errors name the field and limit), creates
+    // buffers and pipelines. Needs no queue (host-visible uploads only).
+    static Result<std::unique_ptr<IsoSurface>> create(Device& device, const IsoSurfaceCreateInfo& info);
+    ~IsoSurface();
+    IsoSurface(const IsoSurface&) = delete;
+    IsoSurface& operator=(const IsoSurface&) = delete;
+
+    // Adds this surface's passes to `graph` (once per graph). The graph must
+    // be executed once per frame; the module's buffers are imported, so the
+    // graph derives every barrier, also across frames.
+    void addPasses(RenderGraph& graph);
+    // Records one frame without a host graph (an internal graph holds the passes).
+    Status record(VkCommandBuffer cmd);
+    // The internal graph used by record() (timings, describe()).
+    const RenderGraph* internalGraph() const { return internal_.get(); }
+
+    // Per-frame parameters: none recompiles anything.
+    void setIsoValue(float iso) { iso_ = iso; }
+    float isoValue() const { return iso_; }
+    void setTime(float seconds) { time_ = seconds; }
+    void setUserParams(const std::array<float, 8>& params) { user_ = params; }
+    Status setMetaballs(std::span<const Metaball> balls);
+    Status setParticles(std::span<const Particle> particles);
+    // Copies the volume (dims = create-info samples) to the staging buffer;
+    // the next frame converts it (value * scale + offset). Same timing rule
+    // as set*(): call once the frame framesInFlight back has finished.
+    Status uploadVolume(const void* data, size_t bytes, VolumeFormat format, float scale = 1.f, float offset = 0.f);
+
+    // Output. Vertex format: IsoVertex (32 bytes: vec4 position, w = cell
+    // triangle count; vec4 normal). Draw with vkCmdDrawIndirect(drawArgsBuffer(), drawArgsOffset(), 1, 16).
+    const Buffer& vertexBuffer() const;
+    const Buffer& drawArgsBuffer() const;
+    static constexpr VkDeviceSize drawArgsOffset() { return 16; }
+    static constexpr uint32_t vertexStride() { return 32; }
+    uint32_t vertexCapacity() const; // whole triangles
+
+    // Stats of the newest frame whose ring slot the GPU is known to be done
+    // with (framesInFlight frames back); never waits. Empty until then.
+    std::optional<IsoStats> latestStats() const;
+    // Stats of `frame` if its ring slot still holds them; the caller must
+    // know that frame has finished (e.g. after waiting on its fence).
+    std::optional<IsoStats> statsOfFrame(uint64_t frame) const;
+    uint64_t framesRecorded() const { return frame_; }
+
+    // Reads the current surface back (submits and waits on the device's
+    // queue: tools and tests only, not the frame path).
+    Result<Mesh> readMesh(bool weld = false);
+    // Debug/test read-back (submit and wait): the vertices as written, the
+    // field samples, the pyramid levels (level 0 = count | case << 4), and the
+    // args buffer (dispatch x,y,z,pad, draw vertexCount,instanceCount,first,first).
+    Result<std::vector<IsoVertexData>> readVertices();
+    Result<std::vector<float>> readField();
+    Result<std::vector<std::vector<uint32_t>>> readPyramid();
+    Result<std::vector<uint32_t>> readDrawArgs();
+
+    struct Impl;
+
+private:
+    IsoSurface();
+    std::unique_ptr<Impl> impl_;
+    std::unique_ptr<RenderGraph> internal_;
+    float iso_ = 0.5f;
+    float time_ = 0.f;
+    std::array<float, 8> user_{};
+    uint64_t frame_ = 0;
+};
+
+} // namespace pyramarch::iso

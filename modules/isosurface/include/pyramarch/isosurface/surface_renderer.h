@@ -1,0 +1,119 @@
+// Draw pass for an iso-surface: vkCmdDrawIndirect straight from the vertex
+// buffer and draw-args buffer the isosurface module writes on the GPU, so the
+// CPU never learns the triangle count. Renders into the host's attachments
+// with dynamic rendering, either as a pass of a RenderGraph (the graph begins
+// rendering with the attachments the pass declares) or recorded inside
+// rendering the host began itself (recordDraw).
+//
+//     SurfaceRendererCreateInfo info;
+//     info.colorFormat = VK_FORMAT_B8G8R8A8_SRGB;
+//     info.depthFormat = VK_FORMAT_D32_SFLOAT;
+//     auto renderer = SurfaceRenderer::create(device, info).value();
+//     renderer->addPass(graph, {.vertices = v, .drawArgs = a, .color = c, .depth = d});
+//     // per frame: renderer->setView(view); graph.execute(cmd);
+//
+// Winding: the module emits counter-clockwise triangles seen from outside
+// (outside = decreasing field), so back faces are culled with a
+// counter-clockwise front face under a projection that flips y for Vulkan
+// (makeSurfaceView does that).
+#pragma once
+
+#include <array>
+#include <memory>
+#include <string>
+
+#include <vulkan/vulkan_core.h>
+
+#include "pyramarch/engine/pipeline.h"
+#include "pyramarch/engine/render_graph.h"
+#include "pyramarch/engine/status.h"
+
+namespace pyramarch {
+class Device;
+}
+
+namespace pyramarch::iso {
+
+enum class SurfaceShading {
+    Lit,            // hemisphere ambient + Blinn-Phong
+    CellTriangles,  // debug: colour = triangles its cell emitted (1 blue, 2 green, 3 red, 4 cyan, 5 magenta)
+    Normals,        // debug: world normal as colour
+    Flat,           // baseColor unlit (masks)
+};
+
+struct SurfaceRendererCreateInfo {
+    // Required. Format of the colour attachment the pass renders into.
+    VkFormat colorFormat = VK_FORMAT_UNDEFINED;
+    // Optional. Depth attachment format; UNDEFINED draws without depth test.
+    VkFormat depthFormat = VK_FORMAT_D32_SFLOAT;
+    // Sample count of the attachments (MSAA when > 1; resolve in addPass).
+    VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_1_BIT;
+    // Cull back faces (the documented winding). Off draws both sides.
+    bool cullBackFaces = true;
+    // Also build a wireframe pipeline when the device has fillModeNonSolid
+    // (and the Device was created requiring it); wireframeSupported() tells.
+    bool wireframe = false;
+    // Prefix of pass names; unique per graph.
+    std::string name = "surface";
+};
+
+// Camera and lighting of one frame (push constants; changing it costs nothing).
+struct SurfaceView {
+    std::array<float, 16> viewProj{}; // column-major world -> clip, Vulkan clip space (y down, z 0..1)
+    std::array<float, 3> cameraPos{0.f, 0.f, 3.f};
+    std::array<float, 3> lightDir{0.4f, 0.8f, 0.45f}; // towards the light, need not be normalised
+    std::array<float, 3> baseColor{0.85f, 0.42f, 0.16f}; // linear
+    float ambient = 0.55f;
+    float specularPower = 48.f;
+    SurfaceShading shading = SurfaceShading::Lit;
+    bool wireframe = false; // ignored unless wireframeSupported()
+};
+
+// Builds viewProj for a camera at `eye` looking at `target` (y up), vertical
+// field of view in radians, aspect = width / height.
+SurfaceView makeSurfaceView(std::array<float, 3> eye, std::array<float, 3> target, float fovY, float aspect,
+                            float zNear = 0.01f, float zFar = 100.f);
+
+// Graph resources the draw pass uses. vertices/drawArgs are the module's
+// buffers as the graph knows them (imported by the host or the module).
+struct SurfacePassDesc {
+    BufferRef vertices;              // required: IsoVertex array (32-byte stride)
+    BufferRef drawArgs;              // required: holds a VkDrawIndirectCommand at drawArgsOffset
+    VkDeviceSize drawArgsOffset = 16; // IsoSurface::drawArgsOffset()
+    ImageRef color;                  // required: colour attachment (MSAA image when samples > 1)
+    ImageRef depth;                  // required when depthFormat != UNDEFINED
+    ImageRef resolve;                // optional: single-sample resolve target of `color`
+    LoadOp colorLoad = LoadOp::Clear;
+    std::array<float, 4> clearColor{0.08f, 0.09f, 0.11f, 1.f};
+};
+
+class SurfaceRenderer {
+public:
+    static Result<std::unique_ptr<SurfaceRenderer>> create(Device& device, const SurfaceRendererCreateInfo& info);
+    ~SurfaceRenderer();
+    SurfaceRenderer(const SurfaceRenderer&) = delete;
+    SurfaceRenderer& operator=(const SurfaceRenderer&) = delete;
+
+    // Adds the graphics pass "<name>.draw" to `graph` (the graph begins
+    // rendering with the declared attachments and clears/loads them).
+    void addPass(RenderGraph& graph, const SurfacePassDesc& desc);
+    // For hosts with their own rendering: records bind + push + draw inside
+    // rendering the host began (viewport/scissor set by the host) with
+    // attachments of the create-info formats. The host makes `vertices`
+    // readable as vertex input and `drawArgs` as indirect commands first.
+    void recordDraw(VkCommandBuffer cmd, VkBuffer vertices, VkBuffer drawArgs, VkDeviceSize drawArgsOffset) const;
+
+    void setView(const SurfaceView& view) { view_ = view; }
+    const SurfaceView& view() const { return view_; }
+    bool wireframeSupported() const { return wireframe_.pipeline() != VK_NULL_HANDLE; }
+
+private:
+    SurfaceRenderer() = default;
+    Device* device_ = nullptr;
+    SurfaceRendererCreateInfo info_;
+    GraphicsPipeline fill_;
+    GraphicsPipeline wireframe_;
+    SurfaceView view_;
+};
+
+} // namespace pyramarch::iso

@@ -1,0 +1,745 @@
+#include "pyramarch/isosurface/isosurface.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "isosurface/iso_shared.h"
+#include "pyramarch/engine/device.h"
+#include "pyramarch/engine/pipeline.h"
+#include "pyramarch/engine/transfer.h"
+#include "pyramarch/engine/vulkan_functions.h"
+#include "pyramarch/isosurface/mc_tables.h"
+
+#ifdef PYRAMARCH_ISO_HAS_SHADER_COMPILER
+#include "iso_glsl_text.h"
+#include "pyramarch/engine/shader_compiler.h"
+#endif
+
+namespace pyramarch::iso {
+namespace {
+
+static const uint32_t kClassifySpv[] =
+#include "shaders/isosurface/classify.comp.spv.inc"
+    ;
+static const uint32_t kBuildSpv[] =
+#include "shaders/isosurface/pyramid_build.comp.spv.inc"
+    ;
+static const uint32_t kArgsSpv[] =
+#include "shaders/isosurface/args.comp.spv.inc"
+    ;
+static const uint32_t kExtractSpv[] =
+#include "shaders/isosurface/extract.comp.spv.inc"
+    ;
+static const uint32_t kScanDownSpv[] =
+#include "shaders/isosurface/scan_down.comp.spv.inc"
+    ;
+static const uint32_t kGenerateSpv[] =
+#include "shaders/isosurface/generate.comp.spv.inc"
+    ;
+static const uint32_t kMetaballsSpv[] =
+#include "shaders/isosurface/field_metaballs.comp.spv.inc"
+    ;
+static const uint32_t kVolumeSpv[] =
+#include "shaders/isosurface/field_volume.comp.spv.inc"
+    ;
+static const uint32_t kSplatSpv[] =
+#include "shaders/isosurface/particles_splat.comp.spv.inc"
+    ;
+static const uint32_t kResolveSpv[] =
+#include "shaders/isosurface/particles_resolve.comp.spv.inc"
+    ;
+
+using gpu::IsoGrid;
+using gpu::IsoPush;
+
+gpu::IsoTables packTables() {
+    gpu::IsoTables t{};
+    for (uint32_t c = 0; c < 256; ++c) {
+        const int n = mc::vertexCount(c);
+        t.caseVertexCount[c] = uint32_t(n);
+        uint64_t nibbles = 0;
+        for (int j = 0; j < n; ++j) nibbles |= uint64_t(mc::triangleEdge(c, j)) << (4 * j);
+        t.caseEdges[c] = {uint32_t(nibbles), uint32_t(nibbles >> 32)};
+    }
+    for (int e = 0; e < 12; ++e) t.edgeCorners[e] = uint32_t(mc::kEdgeCorners[e][0]) | uint32_t(mc::kEdgeCorners[e][1]) << 4;
+    for (int c = 0; c < 8; ++c)
+        t.cornerOffset[c] = uint32_t(mc::kCornerOffset[c][0]) | uint32_t(mc::kCornerOffset[c][1]) << 1 |
+                            uint32_t(mc::kCornerOffset[c][2]) << 2;
+    return t;
+}
+
+std::string fmtBytes(uint64_t b) { return std::to_string(b) + " bytes"; }
+
+} // namespace
+
+struct IsoSurface::Impl {
+    Device* device = nullptr;
+    IsoSurfaceCreateInfo info;
+    IsoGrid grid{};
+    uint32_t ring = 3; // framesInFlight + 1 slots
+    uint32_t maxItems = 0;
+
+    Buffer tables, gridBuf, field, pyramid, counters, args, vertices, stats, items, accum, raw, offsets;
+
+    ComputePipeline classify, build, argsPipe, extract, fieldPipe, resolve, scanDown, generate;
+    DescriptorPool pool;
+    VkDescriptorSet classifySet = VK_NULL_HANDLE, buildSet = VK_NULL_HANDLE, argsSet = VK_NULL_HANDLE,
+                    extractSet = VK_NULL_HANDLE, fieldSet = VK_NULL_HANDLE, resolveSet = VK_NULL_HANDLE,
+                    scanDownSet = VK_NULL_HANDLE, generateSet = VK_NULL_HANDLE;
+    bool scan = false;
+
+    // Host copy of the per-frame items; ring slot s holds version slotVersion[s].
+    std::vector<uint8_t> hostItems;
+    uint32_t itemCount = 0;
+    uint64_t itemsVersion = 1;
+    std::vector<uint64_t> slotVersion;
+    uint32_t slotItemCount[8] = {};
+    bool volumeDirty = true;
+    bool addedToGraph = false;
+
+    VkDeviceSize itemBytes() const { return info.source == FieldSource::Metaballs ? sizeof(gpu::IsoBall) : sizeof(Particle); }
+};
+
+IsoSurface::IsoSurface() : impl_(std::make_unique<Impl>()) {}
+IsoSurface::~IsoSurface() = default;
+
+uint32_t suggestCapacity(const IsoStats& stats, float headroom) {
+    const double want = std::ceil(double(stats.verticesNeeded) * std::max(1.0f, headroom));
+    const double clamped = std::min(want, double(0xFFFFFFFFu));
+    return uint32_t(clamped) / 3u * 3u;
+}
+
+Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const IsoSurfaceCreateInfo& info) {
+    const DeviceLimits& lim = device.limits();
+    const char* axis = "xyz";
+    for (int a = 0; a < 3; ++a) {
+        if (info.samples[a] < 2)
+            return Status::error("isosurface '" + info.name + "': samples." + axis[a] + " = " +
+                                 std::to_string(info.samples[a]) + ", need at least 2 samples per axis");
+        if (!std::isfinite(info.boundsMin[a]) || !std::isfinite(info.boundsMax[a]) || !(info.boundsMax[a] > info.boundsMin[a]))
+            return Status::error("isosurface '" + info.name + "': bounds along " + axis[a] +
+                                 " must be finite with max > min");
+    }
+    if (info.framesInFlight < 1 || info.framesInFlight > 7)
+        return Status::error("isosurface '" + info.name + "': framesInFlight must be 1..7");
+    const uint64_t sx = info.samples[0], sy = info.samples[1], sz = info.samples[2];
+    const uint64_t samples = sx * sy * sz;
+    const uint64_t cells = (sx - 1) * (sy - 1) * (sz - 1);
+    const uint64_t range = lim.maxStorageBufferRange;
+    const std::string dev = " of device '" + device.name() + "'";
+    if (samples * 4 > range || samples > 0xFFFFFFFFull)
+        return Status::error("isosurface '" + info.name + "': the field of " + std::to_string(sx) + "x" + std::to_string(sy) +
+                             "x" + std::to_string(sz) + " samples needs " + fmtBytes(samples * 4) +
+                             ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev +
+                             "; fields are not split into bricks, use fewer samples");
+
+    auto impl = std::unique_ptr<IsoSurface>(new IsoSurface());
+    Impl& m = *impl->impl_;
+    m.device = &device;
+    m.info = info;
+    m.ring = info.framesInFlight + 1;
+    m.scan = info.method == ExtractionMethod::Scan;
+    impl->iso_ = info.isoValue;
+
+    IsoGrid& g = m.grid;
+    g.samples = {uint32_t(sx), uint32_t(sy), uint32_t(sz), uint32_t(samples)};
+    g.cells = {uint32_t(sx - 1), uint32_t(sy - 1), uint32_t(sz - 1), uint32_t(cells)};
+    g.boundsMin = {info.boundsMin[0], info.boundsMin[1], info.boundsMin[2], 0.f};
+    g.spacing = {(info.boundsMax[0] - info.boundsMin[0]) / float(sx - 1), (info.boundsMax[1] - info.boundsMin[1]) / float(sy - 1),
+                 (info.boundsMax[2] - info.boundsMin[2]) / float(sz - 1), 0.f};
+    // Pyramid: level 0 = one element per cell, level k+1 = ceil(level k / 4), up to one element.
+    uint64_t offset = 0, size = cells;
+    uint32_t levels = 0;
+    while (true) {
+        if (levels >= gpu::kIsoMaxLevels) return Status::error("isosurface '" + info.name + "': too many cells");
+        g.levelOffset[levels] = uint32_t(offset);
+        g.levelSize[levels] = uint32_t(size);
+        offset += size;
+        ++levels;
+        if (size == 1) break;
+        size = (size + 3) / 4;
+    }
+    g.levelCount = levels;
+    const uint64_t pyramidBytes = offset * 4;
+    if (pyramidBytes > range)
+        return Status::error("isosurface '" + info.name + "': the pyramid over " + std::to_string(cells) + " cells needs " +
+                             fmtBytes(pyramidBytes) + ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
+    g.vertexCapacity = info.vertexCapacity / 3u * 3u;
+    const uint64_t vertexBytes = std::max<uint64_t>(uint64_t(g.vertexCapacity) * sizeof(gpu::IsoVertex), sizeof(gpu::IsoVertex));
+    if (vertexBytes > range || vertexBytes > lim.maxBufferSize)
+        return Status::error("isosurface '" + info.name + "': vertexCapacity " + std::to_string(info.vertexCapacity) +
+                             " needs " + fmtBytes(vertexBytes) + ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
+    g.maxGroupsX = info.maxGroupsX ? std::min(info.maxGroupsX, lim.maxComputeWorkGroupCount[0]) : lim.maxComputeWorkGroupCount[0];
+    g.normalMode = info.normals == NormalMode::Forward ? gpu::kIsoNormalForward
+                   : info.normals == NormalMode::Central ? gpu::kIsoNormalCentral
+                                                         : gpu::kIsoNormalSobel;
+    g.statsSlots = m.ring;
+
+    switch (info.source) {
+    case FieldSource::Metaballs:
+        if (info.maxBalls == 0) return Status::error("isosurface '" + info.name + "': maxBalls must be > 0 for metaballs");
+        m.maxItems = info.maxBalls;
+        break;
+    case FieldSource::Particles:
+        if (info.maxParticles == 0) return Status::error("isosurface '" + info.name + "': maxParticles must be > 0 for particles");
+        if (!std::isfinite(info.particleRadius) || !(info.particleRadius > 0.f))
+            return Status::error("isosurface '" + info.name + "': particleRadius must be finite and > 0");
+        m.maxItems = info.maxParticles;
+        g.particle = {info.particleRadius, 1.f / (info.particleRadius * info.particleRadius), 0.f, 0.f};
+        break;
+    case FieldSource::Volume:
+        g.volume = {1.f, 0.f, 0.f, 0.f};
+        g.volumeFormat = gpu::kIsoVolumeF32;
+        break;
+    case FieldSource::UserGlsl:
+#ifndef PYRAMARCH_ISO_HAS_SHADER_COMPILER
+        return Status::error("isosurface '" + info.name + "': FieldSource::UserGlsl needs pyramarch built with PYRAMARCH_SHADER_COMPILER");
+#else
+        if (info.fieldGlsl.empty()) return Status::error("isosurface '" + info.name + "': fieldGlsl is empty");
+        break;
+#endif
+    }
+    g.maxItems = m.maxItems;
+    if (m.maxItems) {
+        const uint64_t ringBytes = uint64_t(m.maxItems) * m.itemBytes() * m.ring;
+        if (ringBytes > range)
+            return Status::error("isosurface '" + info.name + "': " + std::to_string(m.maxItems) + " items x " +
+                                 std::to_string(m.ring) + " frames need " + fmtBytes(ringBytes) +
+                                 ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
+    }
+
+    Allocator& alloc = device.allocator();
+    const std::string& n = info.name;
+    auto make = [&](Buffer& out, VkDeviceSize bytes, VkBufferUsageFlags usage, MemoryUsage mem, const std::string& what) -> Status {
+        const std::string name = n + "." + what;
+        auto b = alloc.createBuffer({.size = std::max<VkDeviceSize>(bytes, 16), .usage = usage, .memory = mem, .name = name.c_str()});
+        if (!b) return Status::error("isosurface '" + n + "': creating " + what + " buffer (" + fmtBytes(bytes) + "): " + b.message(),
+                                     b.status().vkResult());
+        out = std::move(b).value();
+        return {};
+    };
+    const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+    const VkBufferUsageFlags readable = storage | VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
+    PYRAMARCH_TRY(make(m.tables, sizeof(gpu::IsoTables), storage, MemoryUsage::Upload, "tables"));
+    PYRAMARCH_TRY(make(m.gridBuf, sizeof(IsoGrid), storage, MemoryUsage::Upload, "grid"));
+    PYRAMARCH_TRY(make(m.field, samples * 4, readable | VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::DeviceLocal, "field"));
+    PYRAMARCH_TRY(make(m.pyramid, pyramidBytes, readable, MemoryUsage::DeviceLocal, "pyramid"));
+    PYRAMARCH_TRY(make(m.counters, sizeof(gpu::IsoCounters), storage, MemoryUsage::Upload, "counters"));
+    PYRAMARCH_TRY(make(m.args, sizeof(gpu::IsoArgs), readable | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, MemoryUsage::DeviceLocal, "args"));
+    PYRAMARCH_TRY(make(m.vertices, vertexBytes, readable | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, MemoryUsage::DeviceLocal, "vertices"));
+    PYRAMARCH_TRY(make(m.stats, sizeof(gpu::IsoStatsGpu) * m.ring, storage, MemoryUsage::Readback, "stats"));
+    if (m.maxItems) PYRAMARCH_TRY(make(m.items, uint64_t(m.maxItems) * m.itemBytes() * m.ring, storage, MemoryUsage::Upload, "items"));
+    // Scan baseline: prefixes of pyramid levels >= 1 (level 0's are finished in generate).
+    if (m.scan) PYRAMARCH_TRY(make(m.offsets, (offset - g.levelSize[0]) * 4, storage, MemoryUsage::DeviceLocal, "offsets"));
+    if (info.source == FieldSource::Particles) PYRAMARCH_TRY(make(m.accum, samples * 4, storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::DeviceLocal, "accum"));
+    if (info.source == FieldSource::Volume) PYRAMARCH_TRY(make(m.raw, (samples * 4 + 3) / 4 * 4, storage, MemoryUsage::Upload, "volume staging"));
+
+    // Host-visible: written directly, no queue needed (an adopted device may have none).
+    const gpu::IsoTables packed = packTables();
+    std::memcpy(m.tables.mapped(), &packed, sizeof(packed));
+    m.tables.flush();
+    std::memcpy(m.gridBuf.mapped(), &g, sizeof(g));
+    m.gridBuf.flush();
+    std::memset(m.counters.mapped(), 0, sizeof(gpu::IsoCounters));
+    m.counters.flush();
+    std::memset(m.stats.mapped(), 0, m.stats.size());
+    m.stats.flush();
+    if (m.raw.valid()) {
+        std::memset(m.raw.mapped(), 0, m.raw.size());
+        m.raw.flush();
+    }
+    m.slotVersion.assign(m.ring, 0);
+
+    // Pipelines and descriptor sets (written once).
+    auto pipe = [&](ComputePipeline& out, std::span<const uint32_t> spv, const char* what, uint32_t bindings) -> Status {
+        const std::string name = n + "." + what;
+        ComputePipelineDesc d;
+        d.spirv = spv;
+        d.name = name.c_str();
+        d.layout.bindings.assign(bindings, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+        d.layout.pushConstantBytes = sizeof(IsoPush);
+        auto p = ComputePipeline::create(device, d);
+        if (!p) return Status::error("isosurface '" + n + "': pipeline " + what + ": " + p.message(), p.status().vkResult());
+        out = std::move(p).value();
+        return {};
+    };
+    PYRAMARCH_TRY(pipe(m.classify, kClassifySpv, "classify", 5));
+    PYRAMARCH_TRY(pipe(m.build, kBuildSpv, "pyramid", 2));
+    PYRAMARCH_TRY(pipe(m.argsPipe, kArgsSpv, "args", 5));
+    if (m.scan) {
+        PYRAMARCH_TRY(pipe(m.scanDown, kScanDownSpv, "scan", 3));
+        PYRAMARCH_TRY(pipe(m.generate, kGenerateSpv, "generate", 6));
+    } else {
+        PYRAMARCH_TRY(pipe(m.extract, kExtractSpv, "extract", 5));
+    }
+    switch (info.source) {
+    case FieldSource::Metaballs: PYRAMARCH_TRY(pipe(m.fieldPipe, kMetaballsSpv, "field.metaballs", 3)); break;
+    case FieldSource::Volume: PYRAMARCH_TRY(pipe(m.fieldPipe, kVolumeSpv, "field.volume", 3)); break;
+    case FieldSource::Particles:
+        PYRAMARCH_TRY(pipe(m.fieldPipe, kSplatSpv, "particles.splat", 3));
+        PYRAMARCH_TRY(pipe(m.resolve, kResolveSpv, "particles.resolve", 3));
+        break;
+    case FieldSource::UserGlsl: {
+#ifdef PYRAMARCH_ISO_HAS_SHADER_COMPILER
+        auto stripIncludes = [](std::string s) {
+            size_t p;
+            while ((p = s.find("#include")) != std::string::npos) s.erase(p, s.find('\n', p) - p);
+            return s;
+        };
+        std::string src = "#version 460\n";
+        src += kIsoText_iso_shared_h;
+        src += stripIncludes(kIsoText_common_glsl);
+        src += stripIncludes(kIsoText_field_common_glsl);
+        src += R"(
+layout(local_size_x = kIsoGroupSize) in;
+layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
+layout(set = 0, binding = 1, std430) writeonly buffer FieldBuf { float fieldOut[]; };
+float iso_time;
+vec4 iso_params[2];
+float field(vec3 p);
+void main() {
+    iso_time = pc.time;
+    iso_params[0] = pc.user0;
+    iso_params[1] = pc.user1;
+    uint index;
+    vec3 p;
+    if (!sampleIndex(grid, index, p)) return;
+    fieldOut[index] = field(p);
+}
+#line 1
+)";
+        src += info.fieldGlsl;
+        src += "\n";
+        GlslSource gs;
+        gs.text = src;
+        gs.stage = ShaderStage::Compute;
+        gs.name = n + ".fieldGlsl";
+        auto spv = compileGlsl(gs);
+        if (!spv) return Status::error("isosurface '" + n + "': user field GLSL does not compile:\n" + spv.message());
+        const std::vector<uint32_t> words = std::move(spv).value();
+        PYRAMARCH_TRY(pipe(m.fieldPipe, words, "field.user", 2));
+#endif
+        break;
+    }
+    }
+
+    auto pool = DescriptorPool::create(device, 8, 64, (n + ".descriptors").c_str());
+    if (!pool) return Status::error("isosurface '" + n + "': descriptor pool: " + pool.message(), pool.status().vkResult());
+    m.pool = std::move(pool).value();
+    auto set = [&](VkDescriptorSet& out, const ComputePipeline& p, std::initializer_list<const Buffer*> bufs) -> Status {
+        std::vector<DescriptorBinding> b;
+        for (const Buffer* x : bufs) b.push_back({.buffer = x->handle()});
+        auto s = m.pool.allocate(p.pipelineLayout(), b);
+        if (!s) return Status::error("isosurface '" + n + "': descriptor set: " + s.message(), s.status().vkResult());
+        out = s.value();
+        return {};
+    };
+    PYRAMARCH_TRY(set(m.classifySet, m.classify, {&m.gridBuf, &m.tables, &m.field, &m.pyramid, &m.counters}));
+    PYRAMARCH_TRY(set(m.buildSet, m.build, {&m.gridBuf, &m.pyramid}));
+    PYRAMARCH_TRY(set(m.argsSet, m.argsPipe, {&m.gridBuf, &m.pyramid, &m.counters, &m.args, &m.stats}));
+    if (m.scan) {
+        PYRAMARCH_TRY(set(m.scanDownSet, m.scanDown, {&m.gridBuf, &m.pyramid, &m.offsets}));
+        PYRAMARCH_TRY(set(m.generateSet, m.generate, {&m.gridBuf, &m.tables, &m.field, &m.pyramid, &m.offsets, &m.vertices}));
+    } else {
+        PYRAMARCH_TRY(set(m.extractSet, m.extract, {&m.gridBuf, &m.tables, &m.field, &m.pyramid, &m.vertices}));
+    }
+    switch (info.source) {
+    case FieldSource::Metaballs: PYRAMARCH_TRY(set(m.fieldSet, m.fieldPipe, {&m.gridBuf, &m.items, &m.field})); break;
+    case FieldSource::Volume: PYRAMARCH_TRY(set(m.fieldSet, m.fieldPipe, {&m.gridBuf, &m.raw, &m.field})); break;
+    case FieldSource::Particles:
+        PYRAMARCH_TRY(set(m.fieldSet, m.fieldPipe, {&m.gridBuf, &m.items, &m.accum}));
+        PYRAMARCH_TRY(set(m.resolveSet, m.resolve, {&m.gridBuf, &m.accum, &m.field}));
+        break;
+    case FieldSource::UserGlsl: PYRAMARCH_TRY(set(m.fieldSet, m.fieldPipe, {&m.gridBuf, &m.field})); break;
+    }
+    return impl;
+}
+
+Status IsoSurface::setMetaballs(std::span<const Metaball> balls) {
+    Impl& m = *impl_;
+    PYRAMARCH_ASSERT(m.info.source == FieldSource::Metaballs, "setMetaballs on a surface whose source is not Metaballs");
+    if (balls.size() > m.maxItems)
+        return Status::error("isosurface '" + m.info.name + "': " + std::to_string(balls.size()) + " metaballs, maxBalls is " +
+                             std::to_string(m.maxItems));
+    m.hostItems.resize(balls.size() * sizeof(gpu::IsoBall));
+    for (size_t i = 0; i < balls.size(); ++i) {
+        const gpu::IsoBall b{{balls[i].center[0], balls[i].center[1], balls[i].center[2], balls[i].radius}, {balls[i].strength, 0, 0, 0}};
+        std::memcpy(m.hostItems.data() + i * sizeof(b), &b, sizeof(b));
+    }
+    m.itemCount = uint32_t(balls.size());
+    ++m.itemsVersion;
+    return {};
+}
+
+Status IsoSurface::setParticles(std::span<const Particle> particles) {
+    Impl& m = *impl_;
+    PYRAMARCH_ASSERT(m.info.source == FieldSource::Particles, "setParticles on a surface whose source is not Particles");
+    if (particles.size() > m.maxItems)
+        return Status::error("isosurface '" + m.info.name + "': " + std::to_string(particles.size()) +
+                             " particles, maxParticles is " + std::to_string(m.maxItems));
+    m.hostItems.resize(particles.size_bytes());
+    if (!particles.empty()) std::memcpy(m.hostItems.data(), particles.data(), particles.size_bytes());
+    m.itemCount = uint32_t(particles.size());
+    ++m.itemsVersion;
+    return {};
+}
+
+Status IsoSurface::uploadVolume(const void* data, size_t bytes, VolumeFormat format, float scale, float offset) {
+    Impl& m = *impl_;
+    PYRAMARCH_ASSERT(m.info.source == FieldSource::Volume, "uploadVolume on a surface whose source is not Volume");
+    const size_t each = format == VolumeFormat::U8 ? 1 : format == VolumeFormat::U16 ? 2 : 4;
+    const size_t want = size_t(m.grid.samples.w) * each;
+    if (bytes != want || (!data && bytes))
+        return Status::error("isosurface '" + m.info.name + "': volume of " + std::to_string(bytes) + " bytes, expected " +
+                             std::to_string(m.grid.samples.x) + "x" + std::to_string(m.grid.samples.y) + "x" +
+                             std::to_string(m.grid.samples.z) + " samples x " + std::to_string(each) + " bytes = " +
+                             std::to_string(want));
+    if (!std::isfinite(scale) || !std::isfinite(offset))
+        return Status::error("isosurface '" + m.info.name + "': volume scale/offset must be finite");
+    std::memcpy(m.raw.mapped(), data, bytes);
+    m.raw.flush();
+    m.grid.volumeFormat = format == VolumeFormat::U8 ? gpu::kIsoVolumeU8 : format == VolumeFormat::U16 ? gpu::kIsoVolumeU16 : gpu::kIsoVolumeF32;
+    m.grid.volume = {scale, offset, 0.f, 0.f};
+    std::memcpy(m.gridBuf.mapped(), &m.grid, sizeof(m.grid));
+    m.gridBuf.flush();
+    m.volumeDirty = true;
+    return {};
+}
+
+const Buffer& IsoSurface::vertexBuffer() const { return impl_->vertices; }
+const Buffer& IsoSurface::drawArgsBuffer() const { return impl_->args; }
+uint32_t IsoSurface::vertexCapacity() const { return impl_->grid.vertexCapacity; }
+
+namespace {
+// Splits `groups` into x * y with x <= maxX (the shaders undo it with linearGroup()).
+void dispatchFolded(const VolkDeviceTable& vk, VkCommandBuffer cmd, uint64_t groups, uint32_t maxX) {
+    if (groups == 0) return;
+    const uint32_t x = uint32_t(std::min<uint64_t>(groups, maxX));
+    const uint32_t y = uint32_t((groups + x - 1) / x);
+    vk.vkCmdDispatch(cmd, x, y, 1);
+}
+} // namespace
+
+void IsoSurface::addPasses(RenderGraph& graph) {
+    Impl& m = *impl_;
+    PYRAMARCH_ASSERT(!m.addedToGraph, "IsoSurface::addPasses called twice (one graph per surface)");
+    m.addedToGraph = true;
+    const std::string& n = m.info.name;
+    const ExternalUse computeRead{Access::StorageRead, PassKind::Compute};
+    const ExternalUse computeRW{Access::StorageReadWrite, PassKind::Compute};
+    const ExternalUse hostWrite{Access::HostWrite, PassKind::Compute};
+    const ExternalUse hostRead{Access::HostRead, PassKind::Compute};
+    const ExternalUse indirect{Access::IndirectRead, PassKind::Graphics};
+    const ExternalUse vertexRead{Access::VertexRead, PassKind::Graphics};
+
+    // Persistent module buffers: `before` is the use they were left in by the
+    // previous frame (= `after`), so consecutive frames are ordered.
+    const BufferRef tables = graph.importBuffer(n + ".tables", m.tables, computeRead, computeRead, true);
+    const BufferRef grid = graph.importBuffer(n + ".grid", m.gridBuf, computeRead, computeRead, true);
+    const BufferRef field = graph.importBuffer(n + ".field", m.field, computeRead, computeRead);
+    const BufferRef pyramid = graph.importBuffer(n + ".pyramid", m.pyramid, computeRead, computeRead);
+    const BufferRef counters = graph.importBuffer(n + ".counters", m.counters, computeRW, computeRW);
+    const BufferRef args = graph.importBuffer(n + ".args", m.args, indirect, indirect);
+    const BufferRef vertices = graph.importBuffer(n + ".vertices", m.vertices, vertexRead, vertexRead);
+    const BufferRef stats = graph.importBuffer(n + ".stats", m.stats, hostRead, hostRead);
+
+    auto push = [](PassContext& ctx, const ComputePipeline& p, VkDescriptorSet set, IsoPush pc) {
+        const VolkDeviceTable& vk = *ctx.vk;
+        vk.vkCmdBindPipeline(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline());
+        vk.vkCmdBindDescriptorSets(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout(), 0, 1, &set, 0, nullptr);
+        vk.vkCmdPushConstants(ctx.cmd, p.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(pc), &pc);
+    };
+    auto basePush = [this]() {
+        const Impl& m = *impl_;
+        IsoPush pc{};
+        pc.iso = iso_;
+        pc.time = time_;
+        pc.itemCount = m.itemCount;
+        pc.frame = uint32_t(frame_);
+        pc.slot = uint32_t(frame_ % m.ring);
+        pc.user0 = {user_[0], user_[1], user_[2], user_[3]};
+        pc.user1 = {user_[4], user_[5], user_[6], user_[7]};
+        return pc;
+    };
+    const uint32_t maxX = m.grid.maxGroupsX;
+    const uint64_t sampleGroups = (uint64_t(m.grid.samples.w) + gpu::kIsoGroupSize - 1) / gpu::kIsoGroupSize;
+
+    // --- field ---
+    switch (m.info.source) {
+    case FieldSource::Metaballs:
+    case FieldSource::Particles: {
+        const BufferRef items = graph.importBuffer(n + ".items", m.items, hostWrite, computeRead, true);
+        // Copies this frame's items into its ring slot when the slot is stale;
+        // by the framesInFlight contract the GPU is done with that slot.
+        auto stage = [this]() {
+            Impl& m = *impl_;
+            const uint32_t slot = uint32_t(frame_ % m.ring);
+            if (m.slotVersion[slot] != m.itemsVersion) {
+                const VkDeviceSize stride = VkDeviceSize(m.maxItems) * m.itemBytes();
+                if (!m.hostItems.empty()) std::memcpy(static_cast<uint8_t*>(m.items.mapped()) + stride * slot, m.hostItems.data(), m.hostItems.size());
+                m.items.flush();
+                m.slotVersion[slot] = m.itemsVersion;
+            }
+        };
+        if (m.info.source == FieldSource::Metaballs) {
+            graph.addPass(n + ".field.metaballs", PassKind::Compute)
+                .use(grid, Access::StorageRead)
+                .use(items, Access::StorageRead)
+                .use(field, Access::StorageWrite)
+                .record([this, push, basePush, stage, sampleGroups, maxX](PassContext& ctx) {
+                    stage();
+                    push(ctx, impl_->fieldPipe, impl_->fieldSet, basePush());
+                    dispatchFolded(*ctx.vk, ctx.cmd, sampleGroups, maxX);
+                });
+        } else {
+            const BufferRef accum = graph.importBuffer(n + ".accum", m.accum, computeRW, computeRW);
+            graph.addPass(n + ".particles.splat", PassKind::Compute)
+                .use(grid, Access::StorageRead)
+                .use(items, Access::StorageRead)
+                .use(accum, Access::StorageReadWrite)
+                .record([this, push, basePush, stage, maxX](PassContext& ctx) {
+                    stage();
+                    if (frame_ == 0) {
+                        // The accumulator starts as undefined memory and a fill at
+                        // creation would need a queue; the resolve pass clears it
+                        // every frame after this one.
+                        ctx.vk->vkCmdFillBuffer(ctx.cmd, impl_->accum.handle(), 0, VK_WHOLE_SIZE, 0);
+                        VkMemoryBarrier2 b{VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
+                        b.srcStageMask = VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT;
+                        b.srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT;
+                        b.dstStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
+                        b.dstAccessMask = VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT;
+                        VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+                        dep.memoryBarrierCount = 1;
+                        dep.pMemoryBarriers = &b;
+                        ctx.vk->vkCmdPipelineBarrier2(ctx.cmd, &dep);
+                    }
+                    const Impl& m = *impl_;
+                    push(ctx, m.fieldPipe, m.fieldSet, basePush());
+                    dispatchFolded(*ctx.vk, ctx.cmd, (uint64_t(m.itemCount) + gpu::kIsoGroupSize - 1) / gpu::kIsoGroupSize, maxX);
+                });
+            graph.addPass(n + ".particles.resolve", PassKind::Compute)
+                .use(grid, Access::StorageRead)
+                .use(accum, Access::StorageReadWrite)
+                .use(field, Access::StorageWrite)
+                .record([this, push, basePush, sampleGroups, maxX](PassContext& ctx) {
+                    push(ctx, impl_->resolve, impl_->resolveSet, basePush());
+                    dispatchFolded(*ctx.vk, ctx.cmd, sampleGroups, maxX);
+                });
+        }
+        break;
+    }
+    case FieldSource::Volume: {
+        const BufferRef raw = graph.importBuffer(n + ".volume", m.raw, hostWrite, computeRead, true);
+        graph.addPass(n + ".field.volume", PassKind::Compute)
+            .use(grid, Access::StorageRead)
+            .use(raw, Access::StorageRead)
+            .use(field, Access::StorageWrite)
+            .record([this, push, basePush, sampleGroups, maxX](PassContext& ctx) {
+                // The field persists; convert only after an upload.
+                if (!impl_->volumeDirty) return;
+                impl_->volumeDirty = false;
+                push(ctx, impl_->fieldPipe, impl_->fieldSet, basePush());
+                dispatchFolded(*ctx.vk, ctx.cmd, sampleGroups, maxX);
+            });
+        break;
+    }
+    case FieldSource::UserGlsl:
+        graph.addPass(n + ".field.user", PassKind::Compute)
+            .use(grid, Access::StorageRead)
+            .use(field, Access::StorageWrite)
+            .record([this, push, basePush, sampleGroups, maxX](PassContext& ctx) {
+                push(ctx, impl_->fieldPipe, impl_->fieldSet, basePush());
+                dispatchFolded(*ctx.vk, ctx.cmd, sampleGroups, maxX);
+            });
+        break;
+    }
+
+    // --- classify (also writes level 1: 4 cells per thread) ---
+    const uint32_t top = m.grid.levelCount - 1;
+    const uint32_t classifyLevels = std::min(1u, top);
+    const uint64_t cellGroups = (uint64_t(m.grid.cells.w) + 4 * gpu::kIsoGroupSize - 1) / (4 * gpu::kIsoGroupSize);
+    graph.addPass(n + ".classify", PassKind::Compute)
+        .use(grid, Access::StorageRead)
+        .use(tables, Access::StorageRead)
+        .use(field, Access::StorageRead)
+        .use(pyramid, Access::StorageWrite)
+        .use(counters, Access::StorageReadWrite)
+        .record([this, push, basePush, cellGroups, maxX](PassContext& ctx) {
+            push(ctx, impl_->classify, impl_->classifySet, basePush());
+            dispatchFolded(*ctx.vk, ctx.cmd, cellGroups, maxX);
+        });
+
+    // --- pyramid build: one pass per kIsoBuildLevelsPerPass levels above classify's ---
+    for (uint32_t src = classifyLevels; src < top; src += gpu::kIsoBuildLevelsPerPass) {
+        const uint32_t levels = std::min(gpu::kIsoBuildLevelsPerPass, top - src);
+        const uint64_t groups = (uint64_t(m.grid.levelSize[src]) + gpu::kIsoBuildGroupSize * 4 - 1) / (gpu::kIsoBuildGroupSize * 4);
+        graph.addPass(n + ".pyramid." + std::to_string(src), PassKind::Compute)
+            .use(grid, Access::StorageRead)
+            .use(pyramid, Access::StorageReadWrite)
+            .record([this, push, basePush, src, levels, groups, maxX](PassContext& ctx) {
+                IsoPush pc = basePush();
+                pc.srcLevel = src;
+                pc.numLevels = levels;
+                push(ctx, impl_->build, impl_->buildSet, pc);
+                dispatchFolded(*ctx.vk, ctx.cmd, groups, maxX);
+            });
+    }
+
+    // --- args ---
+    graph.addPass(n + ".args", PassKind::Compute)
+        .use(grid, Access::StorageRead)
+        .use(pyramid, Access::StorageRead)
+        .use(counters, Access::StorageReadWrite)
+        .use(args, Access::StorageWrite)
+        .use(stats, Access::StorageWrite)
+        .record([this, push, basePush](PassContext& ctx) {
+            push(ctx, impl_->argsPipe, impl_->argsSet, basePush());
+            ctx.vk->vkCmdDispatch(ctx.cmd, 1, 1, 1);
+        });
+
+    if (m.scan) {
+        // --- scan baseline: down-sweep levels top-1 .. 1, then one thread per cell ---
+        const BufferRef offsets = graph.importBuffer(n + ".offsets", m.offsets, computeRead, computeRead);
+        for (uint32_t k = top > 0 ? top - 1 : 0; k >= 1 && k < top; --k) {
+            const uint64_t groups = (uint64_t(m.grid.levelSize[k]) + gpu::kIsoGroupSize - 1) / gpu::kIsoGroupSize;
+            graph.addPass(n + ".scan." + std::to_string(k), PassKind::Compute)
+                .use(grid, Access::StorageRead)
+                .use(pyramid, Access::StorageRead)
+                .use(offsets, Access::StorageReadWrite)
+                .record([this, push, basePush, k, groups, maxX](PassContext& ctx) {
+                    IsoPush pc = basePush();
+                    pc.srcLevel = k;
+                    push(ctx, impl_->scanDown, impl_->scanDownSet, pc);
+                    dispatchFolded(*ctx.vk, ctx.cmd, groups, maxX);
+                });
+        }
+        const uint64_t cellGroups1 = (uint64_t(m.grid.cells.w) + gpu::kIsoGroupSize - 1) / gpu::kIsoGroupSize;
+        graph.addPass(n + ".generate", PassKind::Compute)
+            .use(grid, Access::StorageRead)
+            .use(tables, Access::StorageRead)
+            .use(field, Access::StorageRead)
+            .use(pyramid, Access::StorageRead)
+            .use(offsets, Access::StorageRead)
+            .use(vertices, Access::StorageWrite)
+            .record([this, push, basePush, cellGroups1, maxX](PassContext& ctx) {
+                push(ctx, impl_->generate, impl_->generateSet, basePush());
+                dispatchFolded(*ctx.vk, ctx.cmd, cellGroups1, maxX);
+                ++frame_;
+            });
+        return;
+    }
+
+    // --- extract ---
+    graph.addPass(n + ".extract", PassKind::Compute)
+        .use(grid, Access::StorageRead)
+        .use(tables, Access::StorageRead)
+        .use(field, Access::StorageRead)
+        .use(pyramid, Access::StorageRead)
+        .use(args, Access::IndirectRead)
+        .use(vertices, Access::StorageWrite)
+        .record([this, push, basePush](PassContext& ctx) {
+            push(ctx, impl_->extract, impl_->extractSet, basePush());
+            ctx.vk->vkCmdDispatchIndirect(ctx.cmd, impl_->args.handle(), 0);
+            ++frame_;
+        });
+}
+
+Status IsoSurface::record(VkCommandBuffer cmd) {
+    if (!internal_) {
+        PYRAMARCH_ASSERT(!impl_->addedToGraph, "IsoSurface::record after addPasses to a host graph");
+        auto g = std::make_unique<RenderGraph>(impl_->device);
+        addPasses(*g);
+        Status s = g->compile();
+        if (!s) return Status::error("isosurface '" + impl_->info.name + "': graph: " + s.message());
+        internal_ = std::move(g);
+    }
+    return internal_->execute(cmd);
+}
+
+std::optional<IsoStats> IsoSurface::latestStats() const {
+    const Impl& m = *impl_;
+    if (frame_ < uint64_t(m.info.framesInFlight) + 1) return std::nullopt;
+    return statsOfFrame(frame_ - 1 - m.info.framesInFlight);
+}
+
+std::optional<IsoStats> IsoSurface::statsOfFrame(uint64_t frame) const {
+    const Impl& m = *impl_;
+    if (frame >= frame_) return std::nullopt;
+    m.stats.invalidate();
+    gpu::IsoStatsGpu s;
+    std::memcpy(&s, static_cast<const uint8_t*>(m.stats.mapped()) + sizeof(s) * (frame % m.ring), sizeof(s));
+    if (!s.valid || s.frame != uint32_t(frame)) return std::nullopt;
+    IsoStats out;
+    out.frame = frame;
+    out.verticesNeeded = s.verticesNeeded;
+    out.verticesWritten = s.verticesWritten;
+    out.activeCells = s.activeCells;
+    out.overflow = s.overflow != 0;
+    return out;
+}
+
+Result<Mesh> IsoSurface::readMesh(bool weld) {
+    Impl& m = *impl_;
+    auto args = readBufferAs<gpu::IsoArgs>(*m.device, m.args, 1);
+    if (!args) return Status::error("isosurface '" + m.info.name + "': reading draw args: " + args.message());
+    const uint32_t count = std::min(args.value()[0].vertexCount, m.grid.vertexCapacity) / 3u * 3u;
+    Mesh mesh;
+    if (count) {
+        auto v = readBufferAs<gpu::IsoVertex>(*m.device, m.vertices, count);
+        if (!v) return Status::error("isosurface '" + m.info.name + "': reading vertices: " + v.message());
+        mesh.positions.resize(count);
+        mesh.normals.resize(count);
+        mesh.indices.resize(count);
+        for (uint32_t i = 0; i < count; ++i) {
+            const gpu::IsoVertex& x = v.value()[i];
+            mesh.positions[i] = {x.position.x, x.position.y, x.position.z};
+            mesh.normals[i] = {x.normal.x, x.normal.y, x.normal.z};
+            mesh.indices[i] = i;
+        }
+    }
+    if (weld) return weldMesh(mesh);
+    return mesh;
+}
+
+Result<std::vector<IsoVertexData>> IsoSurface::readVertices() {
+    Impl& m = *impl_;
+    auto args = readBufferAs<gpu::IsoArgs>(*m.device, m.args, 1);
+    if (!args) return Status::error("isosurface '" + m.info.name + "': reading draw args: " + args.message());
+    const uint32_t count = std::min(args.value()[0].vertexCount, m.grid.vertexCapacity);
+    std::vector<IsoVertexData> out(count);
+    if (count) {
+        Status s = readBuffer(*m.device, m.vertices, out.data(), VkDeviceSize(count) * sizeof(IsoVertexData));
+        if (!s) return Status::error("isosurface '" + m.info.name + "': reading vertices: " + s.message());
+    }
+    return out;
+}
+
+Result<std::vector<float>> IsoSurface::readField() {
+    Impl& m = *impl_;
+    auto f = readBufferAs<float>(*m.device, m.field, m.grid.samples.w);
+    if (!f) return Status::error("isosurface '" + m.info.name + "': reading field: " + f.message());
+    return f;
+}
+
+Result<std::vector<std::vector<uint32_t>>> IsoSurface::readPyramid() {
+    Impl& m = *impl_;
+    const uint32_t top = m.grid.levelCount - 1;
+    const uint64_t total = uint64_t(m.grid.levelOffset[top]) + 1;
+    auto all = readBufferAs<uint32_t>(*m.device, m.pyramid, total);
+    if (!all) return Status::error("isosurface '" + m.info.name + "': reading pyramid: " + all.message());
+    std::vector<std::vector<uint32_t>> levels(m.grid.levelCount);
+    for (uint32_t l = 0; l < m.grid.levelCount; ++l)
+        levels[l].assign(all.value().begin() + m.grid.levelOffset[l], all.value().begin() + m.grid.levelOffset[l] + m.grid.levelSize[l]);
+    return levels;
+}
+
+Result<std::vector<uint32_t>> IsoSurface::readDrawArgs() {
+    Impl& m = *impl_;
+    auto a = readBufferAs<uint32_t>(*m.device, m.args, 8);
+    if (!a) return Status::error("isosurface '" + m.info.name + "': reading args: " + a.message());
+    return a;
+}
+
+} // namespace pyramarch::iso

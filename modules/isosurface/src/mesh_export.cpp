@@ -1,0 +1,93 @@
+#include <bit>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+
+#include "pyramarch/isosurface/isosurface.h"
+
+namespace pyramarch::iso {
+
+Mesh weldMesh(const Mesh& mesh) {
+    Mesh out;
+    std::map<std::array<float, 3>, uint32_t> ids;
+    std::vector<uint32_t> remap(mesh.positions.size());
+    for (size_t i = 0; i < mesh.positions.size(); ++i) {
+        auto [it, inserted] = ids.try_emplace(mesh.positions[i], uint32_t(out.positions.size()));
+        if (inserted) {
+            out.positions.push_back(mesh.positions[i]);
+            out.normals.push_back({0.f, 0.f, 0.f});
+        }
+        remap[i] = it->second;
+        if (i < mesh.normals.size())
+            for (int k = 0; k < 3; ++k) out.normals[it->second][k] += mesh.normals[i][k];
+    }
+    for (auto& n : out.normals) {
+        const float len = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        if (std::isfinite(len) && len > 0.f)
+            for (float& c : n) c /= len;
+    }
+    out.indices.reserve(mesh.indices.size());
+    for (uint32_t i : mesh.indices) out.indices.push_back(remap[i]);
+    return out;
+}
+
+namespace {
+struct FileCloser {
+    void operator()(FILE* f) const { std::fclose(f); }
+};
+using File = std::unique_ptr<FILE, FileCloser>;
+
+Status openFor(const std::string& path, const char* mode, File& out) {
+    out.reset(std::fopen(path.c_str(), mode));
+    if (!out) return Status::error("cannot open '" + path + "' for writing: " + std::strerror(errno));
+    return {};
+}
+} // namespace
+
+Status writeObj(const Mesh& mesh, const std::string& path) {
+    File f;
+    PYRAMARCH_TRY(openFor(path, "w", f));
+    std::fprintf(f.get(), "# pyramarch isosurface: %zu vertices, %zu triangles\n", mesh.positions.size(), mesh.indices.size() / 3);
+    for (const auto& p : mesh.positions) std::fprintf(f.get(), "v %.9g %.9g %.9g\n", p[0], p[1], p[2]);
+    for (const auto& n : mesh.normals) std::fprintf(f.get(), "vn %.9g %.9g %.9g\n", n[0], n[1], n[2]);
+    const bool normals = mesh.normals.size() == mesh.positions.size();
+    for (size_t t = 0; t + 2 < mesh.indices.size(); t += 3) {
+        const uint32_t a = mesh.indices[t] + 1, b = mesh.indices[t + 1] + 1, c = mesh.indices[t + 2] + 1;
+        if (normals)
+            std::fprintf(f.get(), "f %u//%u %u//%u %u//%u\n", a, a, b, b, c, c);
+        else
+            std::fprintf(f.get(), "f %u %u %u\n", a, b, c);
+    }
+    if (std::ferror(f.get())) return Status::error("writing '" + path + "' failed");
+    return {};
+}
+
+Status writePly(const Mesh& mesh, const std::string& path) {
+    static_assert(std::endian::native == std::endian::little, "PLY writer assumes a little-endian host");
+    File f;
+    PYRAMARCH_TRY(openFor(path, "wb", f));
+    std::fprintf(f.get(),
+                 "ply\nformat binary_little_endian 1.0\ncomment pyramarch isosurface\nelement vertex %zu\n"
+                 "property float x\nproperty float y\nproperty float z\n"
+                 "property float nx\nproperty float ny\nproperty float nz\n"
+                 "element face %zu\nproperty list uchar uint vertex_indices\nend_header\n",
+                 mesh.positions.size(), mesh.indices.size() / 3);
+    for (size_t i = 0; i < mesh.positions.size(); ++i) {
+        float v[6] = {mesh.positions[i][0], mesh.positions[i][1], mesh.positions[i][2], 0.f, 0.f, 0.f};
+        if (i < mesh.normals.size())
+            for (int k = 0; k < 3; ++k) v[3 + k] = mesh.normals[i][k];
+        std::fwrite(v, sizeof(v), 1, f.get());
+    }
+    for (size_t t = 0; t + 2 < mesh.indices.size(); t += 3) {
+        const uint8_t three = 3;
+        std::fwrite(&three, 1, 1, f.get());
+        std::fwrite(&mesh.indices[t], sizeof(uint32_t), 3, f.get());
+    }
+    if (std::ferror(f.get())) return Status::error("writing '" + path + "' failed");
+    return {};
+}
+
+} // namespace pyramarch::iso

@@ -1,0 +1,33 @@
+// main() of a sample: common options, then headless (offscreen frames to
+// PNG + stats) or windowed (GLFW swapchain + ImGui panel).
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "sample/framework.h"
+#include "sample/scenes.h"
+
+namespace sample {
+
+struct SampleApp {
+    std::string name;   // program name for messages
+    std::string title;  // window title / help text
+    SceneConfig config; // initial scene
+    // Sample-specific options (added to the same CLI11 app).
+    std::function<void(CLI::App&)> addOptions;
+    // After parsing: validate and finish the config (e.g. load a raw file).
+    std::function<Status(SceneConfig&)> prepare;
+    // Windowed: extra panel widgets (e.g. export buttons). The GPU is idle
+    // while it runs only if it calls vkDeviceWaitIdle itself.
+    std::function<void(pyramarch::Device&, Scene&)> panel;
+    // Headless: after the frames (e.g. export the mesh).
+    std::function<Status(pyramarch::Device&, Scene&)> afterHeadless;
+};
+
+int sampleMain(int argc, char** argv, SampleApp& app);
+
+// The windowed loop; returns the process exit code.
+int runWindowed(const CommonOptions& options, SampleApp& app);
+
+} // namespace sample

@@ -1,0 +1,42 @@
+// Command-line handling shared by the samples and the pyramarch tool: CLI11
+// with --help everywhere, one-line errors and a non-zero exit.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace sample {
+
+// Options every sample takes.
+struct CommonOptions {
+    bool headless = false;
+    uint32_t frames = 0; // 0: windowed runs until closed; headless renders 1
+    uint32_t width = 640, height = 480;
+    std::string out;     // PNG of the last frame; a '%d'-style pattern writes every frame
+    std::string stats;   // stats.json
+    bool validation = false;
+    uint32_t msaa = 1;
+    std::string device;  // index or name substring
+    std::string shading = "lit"; // lit | cells | normals
+    bool wireframe = false;
+    bool vsync = true;
+};
+
+void addCommonOptions(CLI::App& app, CommonOptions& options);
+
+// Parses "WxH" (e.g. 640x480); false when malformed.
+bool parseSize(const std::string& text, uint32_t& width, uint32_t& height);
+// Parses "X,Y,Z" of positive integers.
+bool parseTriple(const std::string& text, uint32_t out[3]);
+bool parseFloatTriple(const std::string& text, float out[3]);
+
+// Runs app.parse; on error prints one line "name: error: ..." (or the help
+// text for --help) and returns the exit code to use; -1 when parsing succeeded.
+int parseCommandLine(CLI::App& app, int argc, char** argv);
+
+// One-line error to stderr; returns 1 (for `return fail(...)`).
+int fail(const std::string& program, const std::string& message);
+
+} // namespace sample

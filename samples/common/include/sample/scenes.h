@@ -1,0 +1,133 @@
+// Scenes shared by the samples and the pyramarch tool.
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "sample/framework.h"
+
+namespace sample {
+
+// Animated metaballs (up to 256) moving on Lissajous paths.
+struct MetaballSettings {
+    uint32_t cells = 48;       // per axis
+    uint32_t balls = 24;       // 1..256
+    float iso = 0.35f;
+    pyramarch::iso::NormalMode normals = pyramarch::iso::NormalMode::Central;
+    uint32_t vertexCapacity = 3u << 18;
+};
+
+class MetaballScene final : public Scene {
+public:
+    static Result<std::unique_ptr<MetaballScene>> create(pyramarch::Device& device, const MetaballSettings& settings);
+    const char* name() const override { return "metaballs"; }
+    pyramarch::iso::IsoSurface& surface() override { return *surface_; }
+    Status update(double time) override;
+    void ui() override;
+    // The balls of `time` (also used by tests for the CPU reference).
+    std::vector<pyramarch::iso::Metaball> balls(double time) const;
+    MetaballSettings& settings() { return settings_; }
+
+private:
+    MetaballSettings settings_;
+    std::unique_ptr<pyramarch::iso::IsoSurface> surface_;
+    struct Path {
+        float amp[3], freq[3], phase[3], radius;
+    };
+    std::vector<Path> paths_;
+};
+
+// A point cloud of particles advected by a curl-noise flow that keeps them
+// in a swirling torus; splatted into the grid and extracted every frame.
+struct PointCloudSettings {
+    uint32_t cells = 48;
+    uint32_t particles = 100000;
+    float radius = 0.09f;  // splat kernel radius (world units)
+    float weight = 0.06f;  // per particle
+    float iso = 0.5f;
+    uint32_t vertexCapacity = 3u << 18;
+};
+
+class PointCloudScene final : public Scene {
+public:
+    static Result<std::unique_ptr<PointCloudScene>> create(pyramarch::Device& device, const PointCloudSettings& settings);
+    const char* name() const override { return "pointcloud"; }
+    pyramarch::iso::IsoSurface& surface() override { return *surface_; }
+    Status update(double time) override;
+    void ui() override;
+    const std::vector<pyramarch::iso::Particle>& particles() const { return particles_; }
+
+private:
+    void advect(float dt);
+    PointCloudSettings settings_;
+    std::unique_ptr<pyramarch::iso::IsoSurface> surface_;
+    std::vector<pyramarch::iso::Particle> particles_;
+    double lastTime_ = 0.0;
+};
+
+// A scalar volume uploaded once (raw file or sampled analytic field); the
+// iso value can change every frame.
+class VolumeScene final : public Scene {
+public:
+    struct Settings {
+        std::array<uint32_t, 3> samples{2, 2, 2};
+        std::array<float, 3> boundsMin{-1, -1, -1}, boundsMax{1, 1, 1};
+        float iso = 0.f;
+        pyramarch::iso::NormalMode normals = pyramarch::iso::NormalMode::Central;
+        uint32_t vertexCapacity = 3u << 18;
+    };
+    static Result<std::unique_ptr<VolumeScene>> create(pyramarch::Device& device, const Settings& settings, const void* data, size_t bytes,
+                                                       pyramarch::iso::VolumeFormat format, float scale = 1.f, float offset = 0.f);
+    const char* name() const override { return "volume"; }
+    pyramarch::iso::IsoSurface& surface() override { return *surface_; }
+    Status update(double) override;
+    void ui() override;
+    float& iso() { return iso_; }
+    std::array<float, 2> range() const { return range_; }
+
+private:
+    std::unique_ptr<pyramarch::iso::IsoSurface> surface_;
+    float iso_ = 0.f;
+    std::array<float, 2> range_{0.f, 1.f};
+};
+
+// Analytic fields of the tool and tests, sampled on the CPU:
+// cayley (16xyz + 4(x+y+z) - 1), sphere (0.8 - |p|), gyroid (k = 2 pi).
+bool isAnalyticField(const std::string& name);
+std::vector<float> sampleAnalyticField(const std::string& name, const std::array<uint32_t, 3>& samples, const std::array<float, 3>& bmin,
+                                       const std::array<float, 3>& bmax);
+
+// Reads a raw little-endian volume (x fastest) of dims samples of u8/u16/f32.
+Result<std::vector<uint8_t>> readRawVolume(const std::string& path, const std::array<uint32_t, 3>& dims, pyramarch::iso::VolumeFormat format);
+bool parseVolumeFormat(const std::string& name, pyramarch::iso::VolumeFormat& out);
+size_t volumeFormatBytes(pyramarch::iso::VolumeFormat f);
+// Min/max of the converted values (finite ones).
+std::array<float, 2> volumeRange(const void* data, size_t count, pyramarch::iso::VolumeFormat format);
+
+} // namespace sample
+
+namespace sample {
+
+// Everything a windowed sample can switch at run time (the panel's field
+// source, grid resolution and normal mode recreate the scene).
+struct SceneConfig {
+    std::string source = "metaballs"; // metaballs | pointcloud | cayley | sphere | gyroid | volume
+    uint32_t cells = 48;
+    pyramarch::iso::NormalMode normals = pyramarch::iso::NormalMode::Central;
+    uint32_t balls = 24;
+    uint32_t particles = 100000;
+    float iso = NAN; // NAN: the source's default
+    // source == "volume": the raw samples (shared so switching back is cheap).
+    std::shared_ptr<const std::vector<uint8_t>> volume;
+    std::array<uint32_t, 3> volumeDims{0, 0, 0};
+    pyramarch::iso::VolumeFormat volumeFormat = pyramarch::iso::VolumeFormat::U8;
+};
+
+Result<std::unique_ptr<Scene>> makeScene(pyramarch::Device& device, const SceneConfig& config);
+const char* normalModeName(pyramarch::iso::NormalMode mode);
+
+} // namespace sample

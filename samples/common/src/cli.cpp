@@ -1,0 +1,79 @@
+#include "sample/cli.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace sample {
+
+bool parseSize(const std::string& text, uint32_t& width, uint32_t& height) {
+    unsigned w = 0, h = 0;
+    char tail = 0;
+    if (std::sscanf(text.c_str(), "%ux%u%c", &w, &h, &tail) != 2) return false;
+    if (w == 0 || h == 0 || w > 16384 || h > 16384) return false;
+    width = w;
+    height = h;
+    return true;
+}
+
+bool parseTriple(const std::string& text, uint32_t out[3]) {
+    long long v[3];
+    char tail = 0;
+    if (std::sscanf(text.c_str(), "%lld,%lld,%lld%c", &v[0], &v[1], &v[2], &tail) != 3) return false;
+    for (int i = 0; i < 3; ++i) {
+        if (v[i] <= 0 || v[i] > (1ll << 20)) return false;
+        out[i] = uint32_t(v[i]);
+    }
+    return true;
+}
+
+bool parseFloatTriple(const std::string& text, float out[3]) {
+    char tail = 0;
+    return std::sscanf(text.c_str(), "%f,%f,%f%c", &out[0], &out[1], &out[2], &tail) == 3;
+}
+
+void addCommonOptions(CLI::App& app, CommonOptions& o) {
+    app.add_flag("--headless", o.headless, "Render offscreen without a window (writes --out / --stats)");
+    app.add_option("--frames", o.frames, "Frames to render, then exit (headless default 1; windowed default: until closed)")
+        ->check(CLI::Range(1u, 1000000u));
+    app.add_option_function<std::string>(
+           "--size",
+           [&o](const std::string& s) {
+               if (!parseSize(s, o.width, o.height)) throw CLI::ValidationError("--size", "expected WxH, e.g. 640x480, got '" + s + "'");
+           },
+           "Image / window size WxH (default 640x480)")
+        ->type_name("WxH");
+    app.add_option("--out", o.out, "PNG of the last frame (a pattern with %d, e.g. frame_%04d.png, writes every frame)");
+    app.add_option("--stats", o.stats, "Write per-frame, per-pass GPU times, triangle counts and overflow flags as JSON");
+    app.add_flag("--validation", o.validation, "Enable the Vulkan validation layer; any validation message fails the exit code");
+    app.add_option("--msaa", o.msaa, "Samples per pixel (1, 2, 4, 8)")->check(CLI::IsMember({1u, 2u, 4u, 8u}));
+    app.add_option("--device", o.device, "Vulkan device index or name substring (default: best, or PYRAMARCH_DEVICE)");
+    app.add_option("--shading", o.shading, "lit | cells (triangles per cell: 1 blue 2 green 3 red 4 cyan 5 magenta) | normals")
+        ->check(CLI::IsMember({"lit", "cells", "normals"}));
+    app.add_flag("--wireframe", o.wireframe, "Wireframe (where the device has fillModeNonSolid)");
+    app.add_flag("!--no-vsync", o.vsync, "Windowed: present without waiting for vertical blank");
+}
+
+int parseCommandLine(CLI::App& app, int argc, char** argv) {
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        // CLI11 prints multi-line hints; one line is what scripts and users need.
+        std::fprintf(stderr, "%s: error: %s (see --help)\n", app.get_name().c_str(), e.what());
+        return e.get_exit_code() ? e.get_exit_code() : 2;
+    }
+    return -1;
+}
+
+int fail(const std::string& program, const std::string& message) {
+    std::string line = message;
+    for (char& c : line)
+        if (c == '\n') c = ' ';
+    std::fprintf(stderr, "%s: error: %s\n", program.c_str(), line.c_str());
+    return 1;
+}
+
+} // namespace sample

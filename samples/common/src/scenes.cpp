@@ -1,0 +1,325 @@
+#include "sample/scenes.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+
+#include <imgui.h>
+
+namespace sample {
+
+using namespace pyramarch;
+
+namespace {
+constexpr float kPi = 3.14159265358979f;
+
+Result<std::unique_ptr<iso::IsoSurface>> makeSurface(Device& device, iso::IsoSurfaceCreateInfo info) { return iso::IsoSurface::create(device, info); }
+} // namespace
+
+// ---- metaballs ----
+
+Result<std::unique_ptr<MetaballScene>> MetaballScene::create(Device& device, const MetaballSettings& settings) {
+    if (settings.balls < 1 || settings.balls > 256) return Status::error("metaballs: ball count must be 1..256, got " + std::to_string(settings.balls));
+    std::unique_ptr<MetaballScene> s(new MetaballScene());
+    s->settings_ = settings;
+    iso::IsoSurfaceCreateInfo info;
+    info.samples = {settings.cells + 1, settings.cells + 1, settings.cells + 1};
+    info.vertexCapacity = settings.vertexCapacity;
+    info.normals = settings.normals;
+    info.source = iso::FieldSource::Metaballs;
+    info.isoValue = settings.iso;
+    info.maxBalls = 256;
+    info.name = "metaballs";
+    auto surface = makeSurface(device, info);
+    if (!surface) return surface.status();
+    s->surface_ = std::move(surface).value();
+    // Deterministic paths: the same animation on every run and machine.
+    std::mt19937 rng(1234);
+    std::uniform_real_distribution<float> u(0.f, 1.f);
+    for (uint32_t i = 0; i < 256; ++i) {
+        Path p;
+        for (int a = 0; a < 3; ++a) {
+            p.amp[a] = 0.35f + 0.3f * u(rng);
+            p.freq[a] = 0.3f + 0.9f * u(rng);
+            p.phase[a] = 2.f * kPi * u(rng);
+        }
+        p.radius = 0.32f + 0.18f * u(rng);
+        s->paths_.push_back(p);
+    }
+    return s;
+}
+
+std::vector<iso::Metaball> MetaballScene::balls(double time) const {
+    std::vector<iso::Metaball> out;
+    const uint32_t n = std::clamp(settings_.balls, 1u, 256u);
+    // Many balls crowd the box: shrink them so the blobs stay separate-ish.
+    const float scale = std::min(1.f, std::cbrt(24.f / float(n)));
+    for (uint32_t i = 0; i < n; ++i) {
+        const Path& p = paths_[i];
+        iso::Metaball b{};
+        for (int a = 0; a < 3; ++a) b.center[a] = p.amp[a] * std::sin(p.freq[a] * float(time) + p.phase[a]);
+        b.radius = p.radius * scale;
+        b.strength = 1.f;
+        out.push_back(b);
+    }
+    return out;
+}
+
+Status MetaballScene::update(double time) {
+    surface_->setIsoValue(settings_.iso);
+    surface_->setTime(float(time));
+    const auto b = balls(time);
+    return surface_->setMetaballs(b);
+}
+
+void MetaballScene::ui() {
+    int n = int(settings_.balls);
+    if (ImGui::SliderInt("balls", &n, 1, 256)) settings_.balls = uint32_t(n);
+    ImGui::SliderFloat("iso value", &settings_.iso, 0.05f, 0.95f);
+}
+
+// ---- point cloud ----
+
+namespace {
+// Curl of a smooth vector potential (sums of sines): divergence free, so the
+// cloud swirls without collapsing into a point.
+void curlNoise(float x, float y, float z, float t, float out[3]) {
+    const float k = 2.1f;
+    // Potential psi = (sin(k y + t) cos(k z), sin(k z + 0.7 t) cos(k x), sin(k x + 1.3 t) cos(k y))
+    const float dpz_dy = -k * std::sin(k * x + 1.3f * t) * std::sin(k * y);
+    const float dpy_dz = k * std::cos(k * z + 0.7f * t) * std::cos(k * x);
+    const float dpx_dz = -k * std::sin(k * y + t) * std::sin(k * z);
+    const float dpz_dx = k * std::cos(k * x + 1.3f * t) * std::cos(k * y);
+    const float dpy_dx = -k * std::sin(k * z + 0.7f * t) * std::sin(k * x);
+    const float dpx_dy = k * std::cos(k * y + t) * std::cos(k * z);
+    out[0] = dpz_dy - dpy_dz;
+    out[1] = dpx_dz - dpz_dx;
+    out[2] = dpy_dx - dpx_dy;
+}
+} // namespace
+
+Result<std::unique_ptr<PointCloudScene>> PointCloudScene::create(Device& device, const PointCloudSettings& settings) {
+    if (settings.particles == 0) return Status::error("pointcloud: particle count must be > 0");
+    std::unique_ptr<PointCloudScene> s(new PointCloudScene());
+    s->settings_ = settings;
+    iso::IsoSurfaceCreateInfo info;
+    info.samples = {settings.cells + 1, settings.cells + 1, settings.cells + 1};
+    info.vertexCapacity = settings.vertexCapacity;
+    info.source = iso::FieldSource::Particles;
+    info.maxParticles = settings.particles;
+    info.particleRadius = settings.radius;
+    info.isoValue = settings.iso;
+    info.name = "pointcloud";
+    auto surface = makeSurface(device, info);
+    if (!surface) return surface.status();
+    s->surface_ = std::move(surface).value();
+    // Start as a torus of points around the y axis.
+    std::mt19937 rng(42);
+    std::uniform_real_distribution<float> u(0.f, 1.f);
+    s->particles_.resize(settings.particles);
+    for (iso::Particle& p : s->particles_) {
+        const float a = 2.f * kPi * u(rng), b = 2.f * kPi * u(rng), r = 0.22f * std::sqrt(u(rng));
+        const float R = 0.55f + r * std::cos(b);
+        p.position[0] = R * std::cos(a);
+        p.position[1] = r * std::sin(b);
+        p.position[2] = R * std::sin(a);
+        p.weight = settings.weight;
+    }
+    return s;
+}
+
+void PointCloudScene::advect(float dt) {
+    const float t = float(lastTime_);
+    for (iso::Particle& p : particles_) {
+        float v[3];
+        curlNoise(p.position[0], p.position[1], p.position[2], t, v);
+        for (int a = 0; a < 3; ++a) p.position[a] += 0.06f * dt * v[a];
+        // Soft pull back into the unit ball so the cloud stays in the grid.
+        const float r2 = p.position[0] * p.position[0] + p.position[1] * p.position[1] + p.position[2] * p.position[2];
+        if (r2 > 0.7f) {
+            const float pull = 1.f - 0.5f * dt * (r2 - 0.7f);
+            for (int a = 0; a < 3; ++a) p.position[a] *= pull;
+        }
+    }
+}
+
+Status PointCloudScene::update(double time) {
+    const float dt = float(std::clamp(time - lastTime_, 0.0, 0.1));
+    if (dt > 0.f) advect(dt);
+    lastTime_ = time;
+    surface_->setIsoValue(settings_.iso);
+    return surface_->setParticles(particles_);
+}
+
+void PointCloudScene::ui() {
+    ImGui::Text("%u particles", uint32_t(particles_.size()));
+    ImGui::SliderFloat("iso value", &settings_.iso, 0.05f, 2.f);
+}
+
+// ---- volume ----
+
+Result<std::unique_ptr<VolumeScene>> VolumeScene::create(Device& device, const Settings& settings, const void* data, size_t bytes,
+                                                         iso::VolumeFormat format, float scale, float offset) {
+    std::unique_ptr<VolumeScene> s(new VolumeScene());
+    iso::IsoSurfaceCreateInfo info;
+    info.samples = settings.samples;
+    info.boundsMin = settings.boundsMin;
+    info.boundsMax = settings.boundsMax;
+    info.vertexCapacity = settings.vertexCapacity;
+    info.normals = settings.normals;
+    info.source = iso::FieldSource::Volume;
+    info.isoValue = settings.iso;
+    info.name = "volume";
+    auto surface = makeSurface(device, info);
+    if (!surface) return surface.status();
+    s->surface_ = std::move(surface).value();
+    PYRAMARCH_TRY(s->surface_->uploadVolume(data, bytes, format, scale, offset));
+    s->iso_ = settings.iso;
+    const size_t count = bytes / volumeFormatBytes(format);
+    auto r = volumeRange(data, count, format);
+    s->range_ = {r[0] * scale + offset, r[1] * scale + offset};
+    if (s->range_[0] > s->range_[1]) std::swap(s->range_[0], s->range_[1]);
+    return s;
+}
+
+Status VolumeScene::update(double) {
+    surface_->setIsoValue(iso_);
+    return {};
+}
+
+void VolumeScene::ui() { ImGui::SliderFloat("iso value", &iso_, range_[0], range_[1]); }
+
+// ---- fields and files ----
+
+bool isAnalyticField(const std::string& name) { return name == "cayley" || name == "sphere" || name == "gyroid"; }
+
+std::vector<float> sampleAnalyticField(const std::string& name, const std::array<uint32_t, 3>& n, const std::array<float, 3>& bmin,
+                                       const std::array<float, 3>& bmax) {
+    std::vector<float> out(size_t(n[0]) * n[1] * n[2]);
+    size_t i = 0;
+    for (uint32_t z = 0; z < n[2]; ++z)
+        for (uint32_t y = 0; y < n[1]; ++y)
+            for (uint32_t x = 0; x < n[0]; ++x, ++i) {
+                // Same sample placement as the module: min + i * (max - min) / (N - 1).
+                const float px = bmin[0] + float(x) * ((bmax[0] - bmin[0]) / float(n[0] - 1));
+                const float py = bmin[1] + float(y) * ((bmax[1] - bmin[1]) / float(n[1] - 1));
+                const float pz = bmin[2] + float(z) * ((bmax[2] - bmin[2]) / float(n[2] - 1));
+                float v = 0.f;
+                if (name == "cayley") v = 16.f * px * py * pz + 4.f * (px + py + pz) - 1.f;
+                else if (name == "sphere") v = 0.8f - std::sqrt(px * px + py * py + pz * pz);
+                else {
+                    const float k = 2.f * kPi;
+                    v = std::sin(k * px) * std::cos(k * py) + std::sin(k * py) * std::cos(k * pz) + std::sin(k * pz) * std::cos(k * px);
+                }
+                out[i] = v;
+            }
+    return out;
+}
+
+bool parseVolumeFormat(const std::string& name, iso::VolumeFormat& out) {
+    if (name == "u8") out = iso::VolumeFormat::U8;
+    else if (name == "u16") out = iso::VolumeFormat::U16;
+    else if (name == "f32") out = iso::VolumeFormat::F32;
+    else return false;
+    return true;
+}
+
+size_t volumeFormatBytes(iso::VolumeFormat f) { return f == iso::VolumeFormat::U8 ? 1 : f == iso::VolumeFormat::U16 ? 2 : 4; }
+
+Result<std::vector<uint8_t>> readRawVolume(const std::string& path, const std::array<uint32_t, 3>& dims, iso::VolumeFormat format) {
+    const uint64_t expected = uint64_t(dims[0]) * dims[1] * dims[2] * volumeFormatBytes(format);
+    std::ifstream f(path, std::ios::binary | std::ios::ate);
+    if (!f) return Status::error("cannot open raw volume " + path);
+    const uint64_t size = uint64_t(f.tellg());
+    if (size != expected)
+        return Status::error("raw volume " + path + " has " + std::to_string(size) + " bytes, but " + std::to_string(dims[0]) + "x" +
+                             std::to_string(dims[1]) + "x" + std::to_string(dims[2]) + " samples need " + std::to_string(expected));
+    std::vector<uint8_t> data(size);
+    f.seekg(0);
+    f.read(reinterpret_cast<char*>(data.data()), std::streamsize(size));
+    if (!f) return Status::error("cannot read raw volume " + path);
+    return data;
+}
+
+std::array<float, 2> volumeRange(const void* data, size_t count, iso::VolumeFormat format) {
+    float lo = std::numeric_limits<float>::max(), hi = std::numeric_limits<float>::lowest();
+    const uint8_t* bytes = static_cast<const uint8_t*>(data);
+    for (size_t i = 0; i < count; ++i) {
+        float v;
+        if (format == iso::VolumeFormat::U8) v = bytes[i];
+        else if (format == iso::VolumeFormat::U16) {
+            uint16_t u;
+            std::memcpy(&u, bytes + 2 * i, 2);
+            v = u;
+        } else std::memcpy(&v, bytes + 4 * i, 4);
+        if (!std::isfinite(v)) continue;
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+    }
+    if (lo > hi) return {0.f, 1.f};
+    return {lo, hi};
+}
+
+} // namespace sample
+
+namespace sample {
+
+const char* normalModeName(iso::NormalMode mode) {
+    switch (mode) {
+    case iso::NormalMode::Forward: return "forward";
+    case iso::NormalMode::Central: return "central";
+    case iso::NormalMode::Sobel: return "sobel";
+    }
+    return "?";
+}
+
+Result<std::unique_ptr<Scene>> makeScene(Device& device, const SceneConfig& c) {
+    if (c.source == "metaballs") {
+        MetaballSettings s;
+        s.cells = c.cells;
+        s.balls = c.balls;
+        s.normals = c.normals;
+        if (!std::isnan(c.iso)) s.iso = c.iso;
+        auto r = MetaballScene::create(device, s);
+        if (!r) return r.status();
+        return std::unique_ptr<Scene>(std::move(r).value());
+    }
+    if (c.source == "pointcloud") {
+        PointCloudSettings s;
+        s.cells = c.cells;
+        s.particles = c.particles;
+        if (!std::isnan(c.iso)) s.iso = c.iso;
+        auto r = PointCloudScene::create(device, s);
+        if (!r) return r.status();
+        return std::unique_ptr<Scene>(std::move(r).value());
+    }
+    VolumeScene::Settings vs;
+    vs.normals = c.normals;
+    if (c.source == "volume") {
+        if (!c.volume) return Status::error("the volume source needs a raw volume (--raw)");
+        vs.samples = c.volumeDims;
+        // Fit the longest axis into [-1, 1], keep the aspect ratio.
+        const float longest = float(std::max({c.volumeDims[0], c.volumeDims[1], c.volumeDims[2]}) - 1);
+        for (int a = 0; a < 3; ++a) {
+            const float half = float(c.volumeDims[a] - 1) / longest;
+            vs.boundsMin[a] = -half;
+            vs.boundsMax[a] = half;
+        }
+        const auto range = volumeRange(c.volume->data(), c.volume->size() / volumeFormatBytes(c.volumeFormat), c.volumeFormat);
+        vs.iso = std::isnan(c.iso) ? 0.5f * (range[0] + range[1]) : c.iso;
+        auto r = VolumeScene::create(device, vs, c.volume->data(), c.volume->size(), c.volumeFormat);
+        if (!r) return r.status();
+        return std::unique_ptr<Scene>(std::move(r).value());
+    }
+    if (!isAnalyticField(c.source)) return Status::error("unknown field source '" + c.source + "'");
+    vs.samples = {c.cells + 1, c.cells + 1, c.cells + 1};
+    vs.iso = std::isnan(c.iso) ? 0.f : c.iso;
+    const auto values = sampleAnalyticField(c.source, vs.samples, vs.boundsMin, vs.boundsMax);
+    auto r = VolumeScene::create(device, vs, values.data(), values.size() * sizeof(float), iso::VolumeFormat::F32);
+    if (!r) return r.status();
+    return std::unique_ptr<Scene>(std::move(r).value());
+}
+
+} // namespace sample

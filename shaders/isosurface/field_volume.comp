@@ -1,0 +1,27 @@
+#version 460
+// Converts an uploaded volume (u8 / u16 / f32, little endian, x fastest) to
+// the float field: value * scale + offset.
+#include "isosurface/field_common.glsl"
+
+layout(local_size_x = kIsoGroupSize) in;
+
+layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
+layout(set = 0, binding = 1, std430) readonly buffer RawBuf { uint raw[]; };
+layout(set = 0, binding = 2, std430) writeonly buffer FieldBuf { float field[]; };
+
+void main() {
+    uint index;
+    vec3 p;
+    if (!sampleIndex(grid, index, p)) return;
+    float v;
+    if (grid.volumeFormat == kIsoVolumeU8) {
+        v = float((raw[index >> 2] >> (8 * (index & 3u))) & 0xffu);
+    } else if (grid.volumeFormat == kIsoVolumeU16) {
+        v = float((raw[index >> 1] >> (16 * (index & 1u))) & 0xffffu);
+    } else {
+        v = uintBitsToFloat(raw[index]);
+    }
+    precise float scaled = v * grid.volume.x;
+    precise float result = scaled + grid.volume.y;
+    field[index] = result;
+}

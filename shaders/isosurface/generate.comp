@@ -1,0 +1,41 @@
+#version 460
+// Scan baseline: one thread per cell; an active cell writes its vertices at
+// its exclusive-scan offset (scan_down.comp for levels >= 1, the preceding
+// siblings at level 0 here). Same vertex code and capacity clamp as extract.
+#include "isosurface/common.glsl"
+
+layout(local_size_x = kIsoGroupSize) in;
+
+layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
+layout(set = 0, binding = 1, std430) readonly buffer TablesBuf { IsoTables tables; };
+layout(set = 0, binding = 2, std430) readonly buffer FieldBuf { float field[]; };
+layout(set = 0, binding = 3, std430) readonly buffer PyramidBuf { uint pyramid[]; };
+layout(set = 0, binding = 4, std430) readonly buffer OffsetsBuf { uint offsets[]; };
+layout(set = 0, binding = 5, std430) writeonly buffer VertexBuf { IsoVertex vertices[]; };
+
+#include "isosurface/mc_vertex.glsl"
+
+void main() {
+    const uint cell = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
+    if (cell >= grid.cells.w) return;
+    const uint base0 = grid.levelOffset[0];
+    const uint packed = pyramid[base0 + cell];
+    const uint count = packed & kIsoCountMask;
+    if (count == 0) return;
+    const uint top = grid.levelCount - 1;
+    uint total = pyramid[grid.levelOffset[top]];
+    if (top == 0) total &= kIsoCountMask;
+    const uint limit = min(total, grid.vertexCapacity);
+    uint start = 0;
+    if (top > 0) {
+        const uint parent = cell / 4;
+        start = top == 1 ? 0u : offsets[parent];
+        for (uint j = parent * 4; j < cell; ++j) start += pyramid[base0 + j] & kIsoCountMask;
+    }
+    mcVertexInit();
+    const uint mcCase = (packed >> kIsoCaseShift) & 0xffu;
+    for (uint j = 0; j < count; ++j) {
+        if (start + j >= limit) break;
+        vertices[start + j] = mcVertex(cell, mcCase, count, j);
+    }
+}

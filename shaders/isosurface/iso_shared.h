@@ -1,0 +1,128 @@
+// Layouts shared by the isosurface C++ code and its GLSL (std430). One
+// definition: C++ maps the GLSL types below, GLSL includes this directly.
+#ifndef PYRAMARCH_ISO_SHARED_H
+#define PYRAMARCH_ISO_SHARED_H
+
+#ifdef __cplusplus
+#include <cstdint>
+namespace pyramarch::iso::gpu {
+using uint = uint32_t;
+struct uvec2 { uint32_t x, y; };
+struct uvec4 { uint32_t x, y, z, w; };
+struct vec4 { float x, y, z, w; };
+#define ISO_CONST inline constexpr uint32_t
+#else
+#define ISO_CONST const uint
+#endif
+
+// Workgroup sizes (also used by the host to size dispatches).
+ISO_CONST kIsoGroupSize = 64;        // classify, field, splat, extract
+ISO_CONST kIsoBuildGroupSize = 256;  // pyramid build: 256 threads reduce 1024 elements
+ISO_CONST kIsoBuildLevelsPerPass = 4; // levels written by one build dispatch
+ISO_CONST kIsoMaxLevels = 20;        // 4^19 > 2^32 cells
+
+// Base level element: vertex count (0..15) in bits 0..3, MC case in bits 4..11.
+ISO_CONST kIsoCountMask = 0xFu;
+ISO_CONST kIsoCaseShift = 4u;
+
+// Particle splat accumulates kernel weights as fixed point so the sum is
+// exact and order independent (integer atomics, no float atomics needed).
+ISO_CONST kIsoSplatFixedOne = 65536u;
+
+// Normal modes (IsoGrid.normalMode).
+ISO_CONST kIsoNormalForward = 0u;
+ISO_CONST kIsoNormalCentral = 1u;
+ISO_CONST kIsoNormalSobel = 2u;
+
+// Volume formats (IsoGrid.volumeFormat).
+ISO_CONST kIsoVolumeU8 = 0u;
+ISO_CONST kIsoVolumeU16 = 1u;
+ISO_CONST kIsoVolumeF32 = 2u;
+
+// Marching cubes tables as the GPU reads them, packed from the C++ tables
+// (modules/isosurface/src/mc_tables.cpp) at creation: the only copy.
+struct IsoTables {
+    uint caseVertexCount[256];
+    uvec2 caseEdges[256];  // 16 nibbles: edge of vertex j, winding applied
+    uint edgeCorners[12];  // corner a | corner b << 4
+    uint cornerOffset[8];  // x | y << 1 | z << 2
+};
+
+// Static description of one surface's grid; written once at creation.
+struct IsoGrid {
+    uvec4 samples;      // xyz: samples per axis; w: total samples
+    uvec4 cells;        // xyz: cells per axis; w: total cells
+    vec4 boundsMin;     // xyz: world position of sample (0,0,0)
+    vec4 spacing;       // xyz: world distance between samples
+    uint levelOffset[kIsoMaxLevels]; // pyramid level k starts at this element
+    uint levelSize[kIsoMaxLevels];   // elements in level k
+    uint levelCount;    // levels including the base; top = levelCount - 1
+    uint vertexCapacity; // whole triangles (multiple of 3)
+    uint maxGroupsX;    // maxComputeWorkGroupCount[0]
+    uint normalMode;
+    uint statsSlots;    // ring depth of the stats buffer
+    uint maxItems;      // balls or particles per ring slot
+    uint volumeFormat;
+    uint pad0;
+    vec4 particle;      // x: radius, y: 1/radius^2, z,w unused
+    vec4 volume;        // x: scale, y: offset
+};
+
+// Per-frame values: push constants, so changing them never touches a buffer
+// the GPU may still read.
+struct IsoPush {
+    float iso;
+    float time;
+    uint itemCount;  // balls or particles this frame
+    uint frame;
+    uint slot;       // ring slot of this frame
+    uint srcLevel;   // pyramid build: level read
+    uint numLevels;  // pyramid build: levels written
+    uint pad0;
+    vec4 user0;      // user GLSL field parameters
+    vec4 user1;
+};
+
+// Written by the args pass (device local): indirect commands for extract and draw.
+struct IsoArgs {
+    uint dispatchX, dispatchY, dispatchZ, pad0;
+    uint vertexCount, instanceCount, firstVertex, firstInstance;
+};
+
+// One slot of the stats ring (host visible).
+struct IsoStatsGpu {
+    uint verticesNeeded;
+    uint verticesWritten;
+    uint activeCells;
+    uint overflow;
+    uint frame;
+    uint valid;
+    uint pad0, pad1;
+};
+
+struct IsoCounters {
+    uint activeCells;
+    uint pad0, pad1, pad2;
+};
+
+// Output vertex (32 bytes): what the draw consumes.
+struct IsoVertex {
+    vec4 position; // xyz world position; w: triangles emitted by this vertex's cell (debug colouring)
+    vec4 normal;   // xyz unit outward normal (0 where the gradient vanishes or is not finite); w 0
+};
+
+// Metaball and particle records as the host writes them.
+struct IsoBall {
+    vec4 centerRadius; // xyz centre, w radius of influence
+    vec4 strength;     // x strength
+};
+
+#ifdef __cplusplus
+static_assert(sizeof(IsoPush) == 64, "push constants");
+static_assert(sizeof(IsoArgs) == 32, "args");
+static_assert(sizeof(IsoBall) == 32, "ball");
+static_assert(sizeof(IsoVertex) == 32, "vertex");
+} // namespace pyramarch::iso::gpu
+#endif
+#undef ISO_CONST
+#endif

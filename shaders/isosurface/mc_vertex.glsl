@@ -1,0 +1,85 @@
+// Marching cubes output vertex: (cell, case, local vertex index) -> edge ->
+// interpolated position and normal. Included by extract.comp (HistoPyramid
+// expansion) and generate.comp (scan baseline) after they declare `grid`,
+// `tables` and `field`; call mcVertexInit() first.
+#ifndef ISO_MC_VERTEX_GLSL
+#define ISO_MC_VERTEX_GLSL
+
+ivec3 gridMax; // samples - 1 per axis
+uint sx, sxy;
+
+float fetch(ivec3 p) {
+    p = clamp(p, ivec3(0), gridMax);
+    return sanitize(field[uint(p.x) + sx * uint(p.y) + sxy * uint(p.z)]);
+}
+
+// Gradient components in index units along axis d (a unit vector; no dynamic
+// vector indexing, which lavapipe turns into memory). Same formulas and
+// evaluation order as tests/reference/reference.cpp.
+float forwardDiff(ivec3 p, ivec3 d, int pa, int last) {
+    return pa + 1 <= last ? fetch(p + d) - fetch(p) : fetch(p) - fetch(p - d);
+}
+float centralDiff(ivec3 p, ivec3 d, int pa, int last) {
+    const int hi = min(pa + 1, last), lo = max(pa - 1, 0);
+    return (fetch(p + d * (hi - pa)) - fetch(p + d * (lo - pa))) / float(hi - lo);
+}
+// 3D Sobel: central difference along d smoothed 1-2-1 across axes b and c.
+float sobelDiff(ivec3 p, ivec3 d, ivec3 b, ivec3 c) {
+    float s = 0.0;
+    for (int i = -1; i <= 1; ++i)
+        for (int j = -1; j <= 1; ++j) {
+            const ivec3 o = b * i + c * j;
+            const float w = (i == 0 ? 2.0 : 1.0) * (j == 0 ? 2.0 : 1.0);
+            s += w * (fetch(p + o + d) - fetch(p + o - d));
+        }
+    return s / 32.0;
+}
+
+vec3 gradientAt(ivec3 p, uint mode) {
+    const ivec3 X = ivec3(1, 0, 0), Y = ivec3(0, 1, 0), Z = ivec3(0, 0, 1);
+    if (mode == kIsoNormalForward)
+        return vec3(forwardDiff(p, X, p.x, gridMax.x), forwardDiff(p, Y, p.y, gridMax.y), forwardDiff(p, Z, p.z, gridMax.z));
+    if (mode == kIsoNormalCentral)
+        return vec3(centralDiff(p, X, p.x, gridMax.x), centralDiff(p, Y, p.y, gridMax.y), centralDiff(p, Z, p.z, gridMax.z));
+    return vec3(sobelDiff(p, X, Y, Z), sobelDiff(p, Y, Z, X), sobelDiff(p, Z, X, Y));
+}
+
+void mcVertexInit() {
+    gridMax = ivec3(grid.samples.xyz) - 1;
+    sx = grid.samples.x;
+    sxy = grid.samples.x * grid.samples.y;
+}
+
+IsoVertex mcVertex(uint cell, uint mcCase, uint count, uint key) {
+    const uvec2 edges = tables.caseEdges[mcCase];
+    const uint edge = ((key < 8 ? edges.x : edges.y) >> (4 * (key & 7u))) & 0xfu;
+    const uint corners = tables.edgeCorners[edge];
+    const uint oa = tables.cornerOffset[corners & 0xfu];
+    const uint ob = tables.cornerOffset[(corners >> 4) & 0xfu];
+
+    const uint cx = grid.cells.x, cy = grid.cells.y;
+    const ivec3 c = ivec3(cell % cx, (cell / cx) % cy, cell / (cx * cy));
+    const ivec3 pa = c + ivec3(oa & 1u, (oa >> 1) & 1u, (oa >> 2) & 1u);
+    const ivec3 pb = c + ivec3(ob & 1u, (ob >> 1) & 1u, (ob >> 2) & 1u);
+    const float va = fetch(pa), vb = fetch(pb);
+    precise float t = (pc.iso - va) / (vb - va);
+    if (!isFiniteF(t)) t = 0.5;
+
+    precise vec3 fa = vec3(pa), fb = vec3(pb);
+    precise vec3 gc = fa + t * (fb - fa);
+    precise vec3 pos = grid.boundsMin.xyz + gc * grid.spacing.xyz;
+
+    const uint mode = grid.normalMode;
+    const vec3 da = gradientAt(pa, mode) / grid.spacing.xyz;
+    const vec3 db = gradientAt(pb, mode) / grid.spacing.xyz;
+    const vec3 n = da + t * (db - da);
+    const float len = sqrt(dot(n, n));
+    vec3 normal = vec3(0.0);
+    if (isFiniteF(len) && len > 0.0) normal = -n / len;
+
+    IsoVertex v;
+    v.position = vec4(pos, float(count / 3));
+    v.normal = vec4(normal, 0.0);
+    return v;
+}
+#endif

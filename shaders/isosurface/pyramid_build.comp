@@ -1,0 +1,43 @@
+#version 460
+// HistoPyramid reduction, fan-out 4, several levels per dispatch: a group
+// of 256 threads reads 1024 elements of level L (4 per thread) and writes
+// 256 elements of L+1, then 64 of L+2, 16 of L+3 and 4 of L+4 from shared
+// memory. Level sizes need no padding: reads past a level's end count 0.
+#include "isosurface/common.glsl"
+
+layout(local_size_x = kIsoBuildGroupSize) in;
+
+layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
+layout(set = 0, binding = 1, std430) buffer PyramidBuf { uint pyramid[]; };
+
+shared uint partial[kIsoBuildGroupSize];
+
+void main() {
+    const uint group = linearGroup();
+    const uint t = gl_LocalInvocationIndex;
+    const uint src = pc.srcLevel;
+    const uint srcOffset = grid.levelOffset[src];
+    const uint srcSize = grid.levelSize[src];
+    // Level 0 holds count | case << 4; only the count is summed.
+    const uint mask = src == 0 ? kIsoCountMask : 0xffffffffu;
+    const uint first = group * (kIsoBuildGroupSize * 4) + t * 4;
+    uint sum = 0;
+    for (uint c = 0; c < 4; ++c)
+        if (first + c < srcSize) sum += pyramid[srcOffset + first + c] & mask;
+    uint width = kIsoBuildGroupSize;
+    uint e = group * width + t;
+    if (e < grid.levelSize[src + 1]) pyramid[grid.levelOffset[src + 1] + e] = sum;
+    partial[t] = sum;
+    for (uint k = 2; k <= pc.numLevels; ++k) {
+        barrier();
+        width /= 4;
+        uint v = 0;
+        if (t < width) v = partial[4 * t] + partial[4 * t + 1] + partial[4 * t + 2] + partial[4 * t + 3];
+        barrier();
+        if (t < width) {
+            partial[t] = v;
+            e = group * width + t;
+            if (e < grid.levelSize[src + k]) pyramid[grid.levelOffset[src + k] + e] = v;
+        }
+    }
+}

@@ -1,0 +1,732 @@
+// GPU isosurface vs the CPU reference (tests/reference), on the validated
+// shared device: any validation or synchronization message fails a test.
+//
+// Extraction is compared on the GPU's own field samples (read back), so the
+// comparison isolates marching cubes from the field pass; each field pass is
+// compared to its analytic / brute-force CPU field separately.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <unistd.h>
+
+#include "pyramarch/engine/render_graph.h"
+#include "pyramarch/engine/transfer.h"
+#include "pyramarch/isosurface/isosurface.h"
+#include "reference.h"
+#include "support/gpu_test.h"
+
+using namespace pyramarch;
+using namespace pyramarch::iso;
+
+namespace {
+
+constexpr const char* kCayleyGlsl = "float field(vec3 p) {\n    return 16.0 * p.x * p.y * p.z + 4.0 * (p.x + p.y + p.z) - 1.0;\n}\n";
+constexpr const char* kSphereGlsl =
+    "// sphere of radius iso_params[0].w at iso_params[0].xyz\nfloat field(vec3 p) {\n    return iso_params[0].w - length(p - iso_params[0].xyz);\n}\n";
+constexpr const char* kGyroidGlsl =
+    "float field(vec3 p) {\n    vec3 q = p * iso_params[0].x;\n"
+    "    return sin(q.x) * cos(q.y) + sin(q.y) * cos(q.z) + sin(q.z) * cos(q.x);\n}\n";
+
+ref::Grid gridOf(const IsoSurfaceCreateInfo& info) {
+    ref::Grid g;
+    for (int a = 0; a < 3; ++a) {
+        g.n[a] = info.samples[a];
+        g.min[a] = info.boundsMin[a];
+        g.max[a] = info.boundsMax[a];
+    }
+    return g;
+}
+
+ref::Normals refNormals(NormalMode m) {
+    return m == NormalMode::Forward ? ref::Normals::Forward : m == NormalMode::Central ? ref::Normals::Central : ref::Normals::Sobel;
+}
+
+std::vector<ref::Vertex> toRef(const std::vector<IsoVertexData>& v) {
+    std::vector<ref::Vertex> out(v.size());
+    for (size_t i = 0; i < v.size(); ++i) {
+        for (int k = 0; k < 3; ++k) {
+            out[i].p[k] = v[i].position[k];
+            out[i].n[k] = v[i].normal[k];
+        }
+        out[i].cellTriangles = v[i].position[3];
+    }
+    return out;
+}
+
+float minSpacing(const ref::Grid& g) { return std::min({g.spacing(0), g.spacing(1), g.spacing(2)}); }
+
+class IsoGpu : public test::GpuTest {
+protected:
+    std::unique_ptr<IsoSurface> make(const IsoSurfaceCreateInfo& info) {
+        auto r = IsoSurface::create(device(), info);
+        EXPECT_TRUE(r.ok()) << r.message();
+        if (!r) return nullptr;
+        return std::move(r).value();
+    }
+    // Records and runs one frame, waiting for it.
+    void frame(IsoSurface& iso) {
+        Status inner;
+        Status s = submitAndWait(device(), [&](VkCommandBuffer cmd) { inner = iso.record(cmd); });
+        ASSERT_TRUE(s.ok()) << s.message();
+        ASSERT_TRUE(inner.ok()) << inner.message();
+    }
+    // Full check of the last frame against the CPU reference on the GPU's field.
+    void checkAgainstReference(IsoSurface& iso, const IsoSurfaceCreateInfo& info, ref::McResult* out = nullptr) {
+        const ref::Grid g = gridOf(info);
+        auto field = iso.readField();
+        ASSERT_TRUE(field.ok()) << field.message();
+        const ref::McResult cpu = ref::marchingCubes(g, field.value().data(), iso.isoValue(), refNormals(info.normals));
+        auto verts = iso.readVertices();
+        ASSERT_TRUE(verts.ok()) << verts.message();
+        const auto gpu = toRef(verts.value());
+        const float tol = 1e-5f * minSpacing(g);
+        EXPECT_EQ(ref::compareTriangleSets(cpu.vertices, gpu, tol, 1e-3f), "");
+        // Key order is cell order: vertex k of the GPU is vertex k of the CPU,
+        // i.e. every key maps to the right (cell, local index).
+        ASSERT_EQ(gpu.size(), cpu.vertices.size());
+        for (size_t k = 0; k < gpu.size(); ++k) {
+            bool same = true;
+            for (int c = 0; c < 3; ++c) same = same && std::fabs(gpu[k].p[c] - cpu.vertices[k].p[c]) <= tol;
+            same = same && gpu[k].cellTriangles == cpu.vertices[k].cellTriangles;
+            if (!same) {
+                ADD_FAILURE() << "key " << k << " (cell " << cpu.vertexCell[k] << ") maps elsewhere";
+                break;
+            }
+        }
+        // Pyramid: base = count | case << 4 per cell, every level the CPU sums.
+        auto pyr = iso.readPyramid();
+        ASSERT_TRUE(pyr.ok()) << pyr.message();
+        EXPECT_EQ(pyr.value()[0], cpu.base);
+        const auto levels = ref::pyramidLevels(cpu.base);
+        ASSERT_EQ(pyr.value().size(), levels.size());
+        for (size_t l = 1; l < levels.size(); ++l) EXPECT_EQ(pyr.value()[l], levels[l]) << "level " << l;
+        // Args and stats.
+        auto args = iso.readDrawArgs();
+        ASSERT_TRUE(args.ok());
+        const uint32_t written = std::min<uint32_t>(uint32_t(cpu.vertices.size()), iso.vertexCapacity());
+        EXPECT_EQ(args.value()[4], written);
+        EXPECT_EQ(args.value()[5], 1u);
+        const uint32_t groups = (written + 63) / 64;
+        EXPECT_EQ(uint64_t(args.value()[0]) * args.value()[1] * 64 >= written, true);
+        const uint32_t maxX = info.maxGroupsX ? info.maxGroupsX : device().limits().maxComputeWorkGroupCount[0];
+        EXPECT_EQ(args.value()[0], std::min(groups, maxX));
+        EXPECT_EQ(args.value()[1], groups == 0 ? 1u : (groups + std::min(groups, maxX) - 1) / std::min(groups, maxX));
+        auto stats = iso.statsOfFrame(iso.framesRecorded() - 1);
+        ASSERT_TRUE(stats.has_value());
+        EXPECT_EQ(stats->verticesNeeded, cpu.vertices.size());
+        EXPECT_EQ(stats->verticesWritten, written);
+        EXPECT_EQ(stats->activeCells, cpu.activeCells);
+        EXPECT_EQ(stats->overflow, cpu.vertices.size() > iso.vertexCapacity());
+        if (out) *out = cpu;
+    }
+};
+
+IsoSurfaceCreateInfo userInfo(const char* glsl, std::array<uint32_t, 3> n, NormalMode normals = NormalMode::Central) {
+    IsoSurfaceCreateInfo info;
+    info.samples = n;
+    info.source = FieldSource::UserGlsl;
+    info.fieldGlsl = glsl;
+    info.vertexCapacity = 200000;
+    info.normals = normals;
+    info.isoValue = 0.f;
+    return info;
+}
+
+} // namespace
+
+TEST_F(IsoGpu, CayleyMatchesReference) {
+    const IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, {34, 34, 34});
+    auto iso = make(info);
+    ASSERT_TRUE(iso);
+    frame(*iso);
+    auto field = iso->readField();
+    ASSERT_TRUE(field.ok());
+    const ref::Grid g = gridOf(info);
+    const auto analytic = ref::sampleField(g, ref::cayley);
+    for (size_t i = 0; i < analytic.size(); ++i)
+        ASSERT_NEAR(field.value()[i], analytic[i], 2e-5f * (1.f + std::fabs(analytic[i]))) << "sample " << i;
+    ref::McResult cpu;
+    checkAgainstReference(*iso, info, &cpu);
+    EXPECT_GT(cpu.vertices.size(), 3000u);
+}
+
+class IsoNormals : public IsoGpu, public ::testing::WithParamInterface<NormalMode> {};
+
+TEST_P(IsoNormals, SphereWatertightOutwardAllNormalModes) {
+    IsoSurfaceCreateInfo info = userInfo(kSphereGlsl, {23, 21, 25}, GetParam());
+    info.boundsMin = {-1.f, -0.9f, -1.1f};
+    auto iso = make(info);
+    ASSERT_TRUE(iso);
+    iso->setUserParams({0.03f, -0.05f, 0.02f, 0.71f, 0, 0, 0, 0});
+    frame(*iso);
+    checkAgainstReference(*iso, info);
+    auto v = iso->readVertices();
+    ASSERT_TRUE(v.ok());
+    const auto tris = toRef(v.value());
+    ASSERT_GT(tris.size(), 300u);
+    size_t misoriented = 0;
+    EXPECT_EQ(ref::openEdges(tris, &misoriented), 0u);
+    EXPECT_EQ(misoriented, 0u);
+    for (const auto& x : tris) {
+        const float r = (x.p[0] - 0.03f) * x.n[0] + (x.p[1] + 0.05f) * x.n[1] + (x.p[2] - 0.02f) * x.n[2];
+        ASSERT_GT(r, 0.f) << "normal points inward";
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, IsoNormals, ::testing::Values(NormalMode::Forward, NormalMode::Central, NormalMode::Sobel));
+
+TEST_F(IsoGpu, GyroidWithUserParamsMatchesReference) {
+    IsoSurfaceCreateInfo info = userInfo(kGyroidGlsl, {30, 26, 28}, NormalMode::Sobel);
+    info.isoValue = 0.2f;
+    auto iso = make(info);
+    ASSERT_TRUE(iso);
+    iso->setUserParams({5.f, 0, 0, 0, 0, 0, 0, 0});
+    frame(*iso);
+    auto field = iso->readField();
+    ASSERT_TRUE(field.ok());
+    const auto analytic = ref::sampleField(gridOf(info), [](float x, float y, float z) { return ref::gyroid(x, y, z, 5.f); });
+    for (size_t i = 0; i < analytic.size(); ++i) ASSERT_NEAR(field.value()[i], analytic[i], 1e-4f) << "sample " << i;
+    checkAgainstReference(*iso, info);
+}
+
+TEST_F(IsoGpu, MetaballsPerFrameUpdatesWithoutRecompiling) {
+    IsoSurfaceCreateInfo info;
+    info.samples = {24, 22, 20};
+    info.source = FieldSource::Metaballs;
+    info.maxBalls = 256;
+    info.vertexCapacity = 300000;
+    info.isoValue = 0.5f;
+    auto iso = make(info);
+    ASSERT_TRUE(iso);
+    const ref::Grid g = gridOf(info);
+    // Several frames with different balls and iso values: each frame must see
+    // its own data (ring slots), with one compiled graph.
+    for (int f = 0; f < 5; ++f) {
+        std::vector<Metaball> balls;
+        std::vector<ref::Ball> refBalls;
+        const uint32_t count = f == 4 ? 256 : 3 + f * 7;
+        const auto rnd = ref::noise(count * 5, 77 + f);
+        for (uint32_t i = 0; i < count; ++i) {
+            Metaball b{};
+            for (int k = 0; k < 3; ++k) b.center[k] = rnd[i * 5 + k] * 1.6f - 0.8f;
+            b.radius = 0.25f + 0.3f * rnd[i * 5 + 3];
+            b.strength = 0.6f + rnd[i * 5 + 4];
+            balls.push_back(b);
+            refBalls.push_back({{b.center[0], b.center[1], b.center[2]}, b.radius, b.strength});
+        }
+        ASSERT_OK(iso->setMetaballs(balls));
+        iso->setIsoValue(0.4f + 0.05f * f);
+        frame(*iso);
+        auto field = iso->readField();
+        ASSERT_TRUE(field.ok());
+        const auto expect = ref::metaballs(g, refBalls);
+        for (size_t i = 0; i < expect.size(); ++i)
+            ASSERT_NEAR(field.value()[i], expect[i], 1e-5f * (1.f + expect[i])) << "frame " << f << " sample " << i;
+        checkAgainstReference(*iso, info);
+        if (HasFailure()) break;
+    }
+    ASSERT_NE(iso->internalGraph(), nullptr);
+    // Too many balls is an error value, not a crash.
+    std::vector<Metaball> tooMany(257);
+    EXPECT_FALSE(iso->setMetaballs(tooMany).ok());
+}
+
+TEST_F(IsoGpu, NoiseVolumesAnyFormatAndOddGrids) {
+    struct Case {
+        std::array<uint32_t, 3> n;
+        VolumeFormat format;
+        uint32_t seed;
+    };
+    const Case cases[] = {{{37, 50, 23}, VolumeFormat::F32, 1},
+                          {{2, 2, 2}, VolumeFormat::F32, 2},
+                          {{3, 64, 5}, VolumeFormat::U8, 3},
+                          {{17, 9, 12}, VolumeFormat::U16, 4}};
+    for (const Case& c : cases) {
+        SCOPED_TRACE(std::to_string(c.n[0]) + "x" + std::to_string(c.n[1]) + "x" + std::to_string(c.n[2]));
+        IsoSurfaceCreateInfo info;
+        info.samples = c.n;
+        info.boundsMin = {-0.5f, 0.f, 2.f};
+        info.boundsMax = {1.5f, 3.f, 2.5f};
+        info.source = FieldSource::Volume;
+        info.vertexCapacity = 500000;
+        info.normals = NormalMode::Sobel;
+        auto iso = make(info);
+        ASSERT_TRUE(iso);
+        const size_t count = size_t(c.n[0]) * c.n[1] * c.n[2];
+        const auto rnd = ref::noise(count, c.seed);
+        std::vector<float> expect(count);
+        const float scale = c.format == VolumeFormat::F32 ? 1.f : c.format == VolumeFormat::U8 ? 1.f / 255.f : 1.f / 65535.f;
+        const float offset = 0.125f;
+        Status s;
+        if (c.format == VolumeFormat::F32) {
+            for (size_t i = 0; i < count; ++i) expect[i] = rnd[i] * scale + offset;
+            s = iso->uploadVolume(rnd.data(), count * 4, c.format, scale, offset);
+        } else if (c.format == VolumeFormat::U8) {
+            std::vector<uint8_t> raw(count);
+            for (size_t i = 0; i < count; ++i) {
+                raw[i] = uint8_t(rnd[i] * 255.f);
+                expect[i] = float(raw[i]) * scale + offset;
+            }
+            s = iso->uploadVolume(raw.data(), count, c.format, scale, offset);
+        } else {
+            std::vector<uint16_t> raw(count);
+            for (size_t i = 0; i < count; ++i) {
+                raw[i] = uint16_t(rnd[i] * 65535.f);
+                expect[i] = float(raw[i]) * scale + offset;
+            }
+            s = iso->uploadVolume(raw.data(), count * 2, c.format, scale, offset);
+        }
+        ASSERT_TRUE(s.ok()) << s.message();
+        iso->setIsoValue(0.6f);
+        frame(*iso);
+        auto field = iso->readField();
+        ASSERT_TRUE(field.ok());
+        EXPECT_EQ(field.value(), expect);
+        checkAgainstReference(*iso, info);
+        // A second frame without a new upload keeps the field.
+        frame(*iso);
+        checkAgainstReference(*iso, info);
+    }
+}
+
+TEST_F(IsoGpu, IsoEqualToManySamples) {
+    IsoSurfaceCreateInfo info;
+    info.samples = {19, 15, 13};
+    info.source = FieldSource::Volume;
+    info.vertexCapacity = 300000;
+    auto iso = make(info);
+    ASSERT_TRUE(iso);
+    const auto rnd = ref::noise(size_t(19) * 15 * 13, 9);
+    std::vector<uint8_t> raw(rnd.size());
+    for (size_t i = 0; i < raw.size(); ++i) raw[i] = uint8_t(rnd[i] * 5.f); // values 0..4, a fifth equal to iso
+    ASSERT_OK(iso->uploadVolume(raw.data(), raw.size(), VolumeFormat::U8));
+    iso->setIsoValue(2.f);
+    frame(*iso);
+    checkAgainstReference(*iso, info);
+}
+
+TEST_F(IsoGpu, EmptyAndFullFieldsGiveNoTriangles) {
+    IsoSurfaceCreateInfo info;
+    info.samples = {9, 10, 11};
+    info.source = FieldSource::Volume;
+    info.vertexCapacity = 3000;
+    auto iso = make(info);
+    ASSERT_TRUE(iso);
+    std::vector<float> ones(9 * 10 * 11, 1.f);
+    ASSERT_OK(iso->uploadVolume(ones.data(), ones.size() * 4, VolumeFormat::F32));
+    for (float isoValue : {2.f, 0.f, 1.f}) {
+        iso->setIsoValue(isoValue);
+        frame(*iso);
+        checkAgainstReference(*iso, info);
+        auto args = iso->readDrawArgs();
+        ASSERT_TRUE(args.ok());
+        EXPECT_EQ(args.value()[0], 0u); // extraction dispatch is empty
+        EXPECT_EQ(args.value()[4], 0u);
+    }
+}
+
+TEST_F(IsoGpu, CapacityOverflowClampsToWholeTriangles) {
+    IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, {20, 20, 20});
+    auto probe = make(info);
+    ASSERT_TRUE(probe);
+    frame(*probe);
+    const auto stats = probe->statsOfFrame(0);
+    ASSERT_TRUE(stats.has_value());
+    const uint32_t needed = stats->verticesNeeded;
+    ASSERT_GT(needed, 300u);
+    EXPECT_GE(suggestCapacity(*stats), needed);
+    EXPECT_EQ(suggestCapacity(*stats) % 3, 0u);
+    auto full = probe->readVertices();
+    ASSERT_TRUE(full.ok());
+
+    for (uint32_t capacity : {needed / 2 + 1, 0u, 2u, needed - 1, needed}) {
+        SCOPED_TRACE("capacity " + std::to_string(capacity));
+        info.vertexCapacity = capacity;
+        auto iso = make(info);
+        ASSERT_TRUE(iso);
+        EXPECT_EQ(iso->vertexCapacity(), capacity / 3 * 3);
+        frame(*iso);
+        const auto s = iso->statsOfFrame(0);
+        ASSERT_TRUE(s.has_value());
+        EXPECT_EQ(s->verticesNeeded, needed);
+        EXPECT_EQ(s->verticesWritten, capacity / 3 * 3);
+        EXPECT_EQ(s->overflow, capacity < needed);
+        auto args = iso->readDrawArgs();
+        ASSERT_TRUE(args.ok());
+        EXPECT_EQ(args.value()[4], capacity / 3 * 3);
+        auto v = iso->readVertices();
+        ASSERT_TRUE(v.ok());
+        ASSERT_EQ(v.value().size(), capacity / 3 * 3);
+        // The first keys are written exactly as without the clamp.
+        for (size_t k = 0; k < v.value().size(); ++k)
+            for (int c = 0; c < 4; ++c) ASSERT_EQ(v.value()[k].position[c], full.value()[k].position[c]) << k;
+    }
+}
+
+TEST_F(IsoGpu, ParticleSplatMatchesBruteForceIncludingBorders) {
+    IsoSurfaceCreateInfo info;
+    info.samples = {21, 18, 16};
+    info.boundsMin = {-1.f, -1.f, -0.5f};
+    info.boundsMax = {1.f, 0.7f, 1.f};
+    info.source = FieldSource::Particles;
+    info.maxParticles = 2000;
+    info.particleRadius = 0.23f;
+    info.vertexCapacity = 300000;
+    info.isoValue = 0.4f;
+    auto iso = make(info);
+    ASSERT_TRUE(iso);
+    const ref::Grid g = gridOf(info);
+    std::vector<Particle> ps;
+    std::vector<ref::Particle> refPs;
+    const auto rnd = ref::noise(1500 * 4, 5);
+    for (size_t i = 0; i < 1500; ++i) {
+        Particle p{};
+        // Spread over the bounds plus a margin larger than the radius on every side.
+        for (int k = 0; k < 3; ++k) p.position[k] = g.min[k] - 0.4f + rnd[i * 4 + k] * (g.max[k] - g.min[k] + 0.8f);
+        p.weight = 0.5f + rnd[i * 4 + 3];
+        ps.push_back(p);
+        refPs.push_back({{p.position[0], p.position[1], p.position[2]}, p.weight});
+    }
+    // Hand-placed: just outside a face, far outside, and non-finite ones (ignored).
+    ps.push_back({{1.1f, 0.f, 0.25f}, 1.f});
+    refPs.push_back({{1.1f, 0.f, 0.25f}, 1.f});
+    ps.push_back({{50.f, -80.f, 1e30f}, 1.f});
+    refPs.push_back({{50.f, -80.f, 1e30f}, 1.f});
+    ps.push_back({{std::numeric_limits<float>::quiet_NaN(), 0.f, 0.f}, 1.f});
+    ps.push_back({{0.f, std::numeric_limits<float>::infinity(), 0.f}, 1.f});
+    for (int f = 0; f < 2; ++f) {
+        ASSERT_OK(iso->setParticles(ps));
+        frame(*iso);
+        std::vector<uint32_t> touching;
+        const auto expect = ref::splatBruteForce(g, refPs, info.particleRadius, &touching);
+        auto field = iso->readField();
+        ASSERT_TRUE(field.ok());
+        for (size_t i = 0; i < expect.size(); ++i)
+            ASSERT_NEAR(field.value()[i], expect[i], (float(touching[i]) + 1.f) / 65536.f + 1e-5f * expect[i]) << "sample " << i;
+        checkAgainstReference(*iso, info);
+        // Second frame: same data again, must not accumulate on top of the first.
+    }
+}
+
+TEST_F(IsoGpu, MillionParticles) {
+    IsoSurfaceCreateInfo info;
+    info.samples = {40, 40, 40};
+    info.source = FieldSource::Particles;
+    info.maxParticles = 1u << 20;
+    info.particleRadius = 0.06f;
+    info.vertexCapacity = 2000000;
+    info.isoValue = 1.f;
+    auto iso = make(info);
+    ASSERT_TRUE(iso);
+    const ref::Grid g = gridOf(info);
+    const size_t n = 1u << 20;
+    const auto rnd = ref::noise(n * 3, 11);
+    std::vector<Particle> ps(n);
+    for (size_t i = 0; i < n; ++i) {
+        // A shell-ish cloud: radius from 0.3 to 0.9.
+        float d[3];
+        for (int k = 0; k < 3; ++k) d[k] = rnd[i * 3 + k] * 2.f - 1.f;
+        ps[i] = {{d[0] * 1.05f, d[1] * 1.05f, d[2] * 1.05f}, 0.05f};
+    }
+    ASSERT_OK(iso->setParticles(ps));
+    frame(*iso);
+    // CPU scatter reference (O(points x kernel)), double accumulation.
+    std::vector<double> sum(g.samples(), 0.0);
+    std::vector<uint32_t> touch(g.samples(), 0);
+    const float r = info.particleRadius, h = g.spacing(0);
+    for (const Particle& p : ps) {
+        int lo[3], hi[3];
+        for (int k = 0; k < 3; ++k) {
+            lo[k] = std::max(0, int(std::ceil((p.position[k] - r - g.min[k]) / h)) - 1);
+            hi[k] = std::min(int(g.n[k]) - 1, int(std::floor((p.position[k] + r - g.min[k]) / h)) + 1);
+        }
+        for (int z = lo[2]; z <= hi[2]; ++z)
+            for (int y = lo[1]; y <= hi[1]; ++y)
+                for (int x = lo[0]; x <= hi[0]; ++x) {
+                    const double dx = g.coord(0, x) - p.position[0], dy = g.coord(1, y) - p.position[1], dz = g.coord(2, z) - p.position[2];
+                    const double q = (dx * dx + dy * dy + dz * dz) / (double(r) * r);
+                    if (q >= 1.0) continue;
+                    sum[g.index(x, y, z)] += p.weight * (1 - q) * (1 - q) * (1 - q);
+                    ++touch[g.index(x, y, z)];
+                }
+    }
+    auto field = iso->readField();
+    ASSERT_TRUE(field.ok());
+    for (size_t i = 0; i < sum.size(); ++i)
+        ASSERT_NEAR(field.value()[i], sum[i], (touch[i] + 1.0) / 65536.0 + 1e-5 * sum[i]) << "sample " << i;
+    checkAgainstReference(*iso, info);
+}
+
+TEST_F(IsoGpu, NonFiniteSamplesAreBounded) {
+    IsoSurfaceCreateInfo info;
+    info.samples = {12, 11, 10};
+    info.source = FieldSource::Volume;
+    info.vertexCapacity = 100000;
+    info.normals = NormalMode::Sobel;
+    info.isoValue = 0.f;
+    auto iso = make(info);
+    ASSERT_TRUE(iso);
+    const ref::Grid g = gridOf(info);
+    auto f = ref::sampleField(g, [](float x, float y, float z) { return ref::sphere(x, y, z, 0, 0, 0, 0.7f); });
+    const auto rnd = ref::noise(f.size(), 3);
+    for (size_t i = 0; i < f.size(); ++i) {
+        if (rnd[i] < 0.05f) f[i] = std::numeric_limits<float>::quiet_NaN();
+        else if (rnd[i] < 0.1f) f[i] = std::numeric_limits<float>::infinity();
+        else if (rnd[i] < 0.15f) f[i] = -std::numeric_limits<float>::infinity();
+    }
+    ASSERT_OK(iso->uploadVolume(f.data(), f.size() * 4, VolumeFormat::F32));
+    frame(*iso);
+    auto v = iso->readVertices();
+    ASSERT_TRUE(v.ok());
+    ASSERT_GT(v.value().size(), 0u);
+    for (const auto& x : v.value())
+        for (int k = 0; k < 3; ++k) {
+            ASSERT_TRUE(std::isfinite(x.position[k]));
+            ASSERT_TRUE(std::isfinite(x.normal[k]));
+        }
+    checkAgainstReference(*iso, info);
+}
+
+TEST_F(IsoGpu, BadInputIsAnErrorValue) {
+    IsoSurfaceCreateInfo info;
+    info.source = FieldSource::Metaballs;
+    info.vertexCapacity = 30;
+    info.samples = {1, 5, 5};
+    auto r = IsoSurface::create(device(), info);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.message().find("samples.x"), std::string::npos) << r.message();
+    info.samples = {5, 0, 5};
+    r = IsoSurface::create(device(), info);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.message().find("samples.y"), std::string::npos) << r.message();
+    info.samples = {1024, 1024, 1024};
+    r = IsoSurface::create(device(), info);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.message().find("maxStorageBufferRange"), std::string::npos) << r.message();
+    info.samples = {8, 8, 8};
+    info.vertexCapacity = 0xFFFFFFFFu;
+    r = IsoSurface::create(device(), info);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.message().find("vertexCapacity"), std::string::npos) << r.message();
+    info.vertexCapacity = 30;
+    info.boundsMax = {1.f, -2.f, 1.f};
+    r = IsoSurface::create(device(), info);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.message().find("bounds"), std::string::npos) << r.message();
+
+    IsoSurfaceCreateInfo vol;
+    vol.samples = {4, 4, 4};
+    vol.source = FieldSource::Volume;
+    auto v = IsoSurface::create(device(), vol);
+    ASSERT_TRUE(v.ok()) << v.message();
+    std::vector<float> few(10);
+    EXPECT_FALSE(v.value()->uploadVolume(few.data(), few.size() * 4, VolumeFormat::F32).ok());
+}
+
+TEST_F(IsoGpu, GlslSyntaxErrorNamesUserLine) {
+    IsoSurfaceCreateInfo info = userInfo("float field(vec3 p) {\n    float a = p.x;\n    return a +;\n}\n", {8, 8, 8});
+    auto r = IsoSurface::create(device(), info);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.message().find(":3:"), std::string::npos) << r.message();
+    EXPECT_NE(r.message().find("error"), std::string::npos) << r.message();
+}
+
+TEST_F(IsoGpu, TwoSurfacesInOneHostGraph) {
+    IsoSurfaceCreateInfo a = userInfo(kSphereGlsl, {16, 16, 16});
+    a.name = "sphere";
+    IsoSurfaceCreateInfo b;
+    b.name = "blobs";
+    b.samples = {14, 18, 15};
+    b.source = FieldSource::Metaballs;
+    b.vertexCapacity = 100000;
+    auto sa = make(a);
+    auto sb = make(b);
+    ASSERT_TRUE(sa && sb);
+    sa->setUserParams({0, 0, 0, 0.6f, 0, 0, 0, 0});
+    RenderGraph graph(&device());
+    sa->addPasses(graph);
+    sb->addPasses(graph);
+    ASSERT_OK(graph.compile());
+    for (int f = 0; f < 3; ++f) {
+        std::vector<Metaball> balls = {{{-0.3f + 0.1f * f, 0.f, 0.f}, 0.6f, 1.f, {}}, {{0.35f, 0.1f, 0.f}, 0.5f, 1.f, {}}};
+        ASSERT_OK(sb->setMetaballs(balls));
+        Status inner;
+        ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { inner = graph.execute(cmd); }));
+        ASSERT_OK(inner);
+        checkAgainstReference(*sa, a);
+        checkAgainstReference(*sb, b);
+    }
+    EXPECT_EQ(sa->framesRecorded(), 3u);
+    EXPECT_EQ(sb->framesRecorded(), 3u);
+}
+
+TEST_F(IsoGpu, FramesInOneSubmissionEachSeeTheirOwnBalls) {
+    // Three frames recorded back to back before anything runs: each must read
+    // its own ring slot (the host data of later frames must not overwrite a
+    // slot an earlier frame still needs), and frame-to-frame barriers must hold.
+    IsoSurfaceCreateInfo info;
+    info.samples = {16, 16, 16};
+    info.source = FieldSource::Metaballs;
+    info.vertexCapacity = 100000;
+    info.framesInFlight = 2;
+    auto iso = make(info);
+    ASSERT_TRUE(iso);
+    const ref::Grid g = gridOf(info);
+    std::vector<uint32_t> expected;
+    Status inner;
+    ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) {
+        for (int f = 0; f < 3; ++f) {
+            std::vector<Metaball> balls;
+            for (int i = 0; i <= f; ++i) balls.push_back({{-0.5f + 0.5f * i, 0.f, 0.f}, 0.45f, 1.f, {}});
+            std::vector<ref::Ball> rb;
+            for (const Metaball& b : balls) rb.push_back({{b.center[0], b.center[1], b.center[2]}, b.radius, b.strength});
+            const auto field = ref::metaballs(g, rb);
+            expected.push_back(uint32_t(ref::marchingCubes(g, field.data(), 0.5f, ref::Normals::Central).vertices.size()));
+            if (!iso->setMetaballs(balls).ok()) return;
+            Status s = iso->record(cmd);
+            if (!s) inner = s;
+        }
+    }));
+    ASSERT_OK(inner);
+    for (int f = 0; f < 3; ++f) {
+        const auto s = iso->statsOfFrame(f);
+        ASSERT_TRUE(s.has_value()) << "frame " << f;
+        // Counts from the CPU field may differ from the GPU field only by
+        // samples within float rounding of iso; these balls have none.
+        EXPECT_EQ(s->verticesNeeded, expected[f]) << "frame " << f;
+    }
+    EXPECT_NE(expected[0], expected[2]);
+    checkAgainstReference(*iso, info);
+}
+
+TEST_F(IsoGpu, StatsRingDelayedWithoutWaiting) {
+    IsoSurfaceCreateInfo info = userInfo(kSphereGlsl, {12, 12, 12});
+    info.framesInFlight = 2;
+    auto iso = make(info);
+    ASSERT_TRUE(iso);
+    std::vector<uint32_t> needed;
+    for (int f = 0; f < 6; ++f) {
+        iso->setUserParams({0, 0, 0, 0.3f + 0.1f * f, 0, 0, 0, 0});
+        if (f < 3) {
+            EXPECT_FALSE(iso->latestStats().has_value());
+        }
+        frame(*iso);
+        needed.push_back(iso->statsOfFrame(f)->verticesNeeded);
+    }
+    const auto s = iso->latestStats();
+    ASSERT_TRUE(s.has_value());
+    EXPECT_EQ(s->frame, 6u - 1 - 2);
+    EXPECT_EQ(s->verticesNeeded, needed[s->frame]);
+    EXPECT_NE(needed[0], needed[5]);
+}
+
+TEST_F(IsoGpu, DispatchesFoldIntoTwoDimensions) {
+    // Every dispatch (field, classify, pyramid, extract) split into rows of 3
+    // groups: the same surface must come out, key for key.
+    IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, {23, 19, 29}, NormalMode::Forward);
+    info.maxGroupsX = 3;
+    auto iso = make(info);
+    ASSERT_TRUE(iso);
+    frame(*iso);
+    checkAgainstReference(*iso, info);
+    auto args = iso->readDrawArgs();
+    ASSERT_TRUE(args.ok());
+    EXPECT_EQ(args.value()[0], 3u);
+    EXPECT_GT(args.value()[1], 10u);
+}
+
+TEST_F(IsoGpu, ScanBaselineMatchesReference) {
+    // The seed-003 style scan pipeline must produce the same vertex buffer.
+    for (std::array<uint32_t, 3> n : {std::array<uint32_t, 3>{34, 34, 34}, {37, 50, 23}, {2, 2, 2}, {3, 64, 5}, {3, 3, 2}}) {
+        SCOPED_TRACE(std::to_string(n[0]) + "x" + std::to_string(n[1]) + "x" + std::to_string(n[2]));
+        IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, n, NormalMode::Sobel);
+        info.method = ExtractionMethod::Scan;
+        info.boundsMin = {-1.f, -0.6f, -0.9f};
+        auto iso = make(info);
+        ASSERT_TRUE(iso);
+        frame(*iso);
+        checkAgainstReference(*iso, info);
+    }
+    // Capacity clamp (including 0) and folded dispatches.
+    IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, {21, 17, 19});
+    info.method = ExtractionMethod::Scan;
+    info.maxGroupsX = 5;
+    auto full = make(info);
+    ASSERT_TRUE(full);
+    frame(*full);
+    checkAgainstReference(*full, info);
+    auto all = full->readVertices();
+    ASSERT_TRUE(all.ok());
+    const uint32_t needed = uint32_t(all.value().size());
+    for (uint32_t capacity : {needed / 2 + 2, 0u}) {
+        info.vertexCapacity = capacity;
+        auto iso = make(info);
+        ASSERT_TRUE(iso);
+        frame(*iso);
+        const auto s = iso->statsOfFrame(0);
+        ASSERT_TRUE(s.has_value());
+        EXPECT_EQ(s->verticesNeeded, needed);
+        EXPECT_EQ(s->verticesWritten, capacity / 3 * 3);
+        auto v = iso->readVertices();
+        ASSERT_TRUE(v.ok());
+        ASSERT_EQ(v.value().size(), capacity / 3 * 3);
+        for (size_t k = 0; k < v.value().size(); ++k)
+            for (int c = 0; c < 4; ++c) ASSERT_EQ(v.value()[k].position[c], all.value()[k].position[c]) << k;
+    }
+}
+
+TEST_F(IsoGpu, MeshExportObjAndPly) {
+    IsoSurfaceCreateInfo info = userInfo(kSphereGlsl, {14, 14, 14});
+    auto iso = make(info);
+    ASSERT_TRUE(iso);
+    iso->setUserParams({0, 0, 0, 0.65f, 0, 0, 0, 0});
+    frame(*iso);
+    auto soup = iso->readMesh(false);
+    auto welded = iso->readMesh(true);
+    ASSERT_TRUE(soup.ok() && welded.ok());
+    auto v = iso->readVertices();
+    const auto tris = toRef(v.value());
+    EXPECT_EQ(soup.value().positions.size(), tris.size());
+    EXPECT_EQ(welded.value().indices.size(), tris.size());
+    EXPECT_EQ(welded.value().positions.size(), ref::weld(tris).uniqueVertices);
+    EXPECT_LT(welded.value().positions.size() * 4, tris.size());
+    const auto dir = std::filesystem::temp_directory_path() / ("pyramarch_iso_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    ASSERT_OK(writeObj(welded.value(), (dir / "s.obj").string()));
+    ASSERT_OK(writePly(welded.value(), (dir / "s.ply").string()));
+    {
+        std::ifstream obj(dir / "s.obj");
+        size_t vs = 0, fs = 0;
+        std::string line;
+        while (std::getline(obj, line)) {
+            if (line.rfind("v ", 0) == 0) ++vs;
+            if (line.rfind("f ", 0) == 0) ++fs;
+        }
+        EXPECT_EQ(vs, welded.value().positions.size());
+        EXPECT_EQ(fs, welded.value().indices.size() / 3);
+    }
+    {
+        std::ifstream ply(dir / "s.ply", std::ios::binary);
+        std::string header, line;
+        while (std::getline(ply, line)) {
+            header += line + "\n";
+            if (line == "end_header") break;
+        }
+        EXPECT_NE(header.find("format binary_little_endian 1.0"), std::string::npos);
+        EXPECT_NE(header.find("element vertex " + std::to_string(welded.value().positions.size())), std::string::npos);
+        const auto start = ply.tellg();
+        ply.seekg(0, std::ios::end);
+        const size_t body = size_t(ply.tellg() - start);
+        EXPECT_EQ(body, welded.value().positions.size() * 24 + welded.value().indices.size() / 3 * 13);
+        ply.seekg(start);
+        float first[6];
+        ply.read(reinterpret_cast<char*>(first), sizeof(first));
+        for (int k = 0; k < 3; ++k) EXPECT_EQ(first[k], welded.value().positions[0][k]);
+    }
+    EXPECT_FALSE(writeObj(welded.value(), "/nonexistent-dir/x.obj").ok());
+    std::filesystem::remove_all(dir);
+}
