@@ -167,6 +167,21 @@ void fillLimits(const InstanceFunctions& vki, VkPhysicalDevice pd, uint32_t fami
     driverInfo = std::string(p12.driverName) + " " + p12.driverInfo;
 }
 
+// Records what the device runs with; the same for created and adopted devices.
+void fillEnabledFeatures(DeviceLimits& L, const VkPhysicalDeviceFeatures& f, bool conservative, bool storage8, bool storage16,
+                         bool subgroupSizeControl, bool debugUtils) {
+    L.geometryShader = f.geometryShader;
+    L.fillModeNonSolid = f.fillModeNonSolid;
+    L.conservativeRasterization = conservative;
+    L.fragmentStoresAndAtomics = f.fragmentStoresAndAtomics;
+    L.vertexPipelineStoresAndAtomics = f.vertexPipelineStoresAndAtomics;
+    L.shaderInt16 = f.shaderInt16;
+    L.storageBuffer8BitAccess = storage8;
+    L.storageBuffer16BitAccess = storage16;
+    L.subgroupSizeControl = subgroupSizeControl;
+    L.debugUtils = debugUtils;
+}
+
 std::string requirementErrors(const VkPhysicalDeviceFeatures& f, bool sync2, bool dynamicRendering,
                               const DeviceRequirements& req) {
     std::string missing;
@@ -409,17 +424,8 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
 
     fillLimits(vki, pd, dev->queueFamily_, dev->limits_, dev->properties_, dev->memoryProperties_, dev->driverInfo_);
     dev->name_ = dev->properties_.deviceName;
-    DeviceLimits& L = dev->limits_;
-    L.geometryShader = f.geometryShader;
-    L.fillModeNonSolid = f.fillModeNonSolid;
-    L.conservativeRasterization = conservative;
-    L.fragmentStoresAndAtomics = f.fragmentStoresAndAtomics;
-    L.vertexPipelineStoresAndAtomics = f.vertexPipelineStoresAndAtomics;
-    L.shaderInt16 = f.shaderInt16;
-    L.storageBuffer8BitAccess = enable.v12.storageBuffer8BitAccess;
-    L.storageBuffer16BitAccess = enable.v11.storageBuffer16BitAccess;
-    L.subgroupSizeControl = enable.v13.subgroupSizeControl;
-    L.debugUtils = debugUtils;
+    fillEnabledFeatures(dev->limits_, f, conservative, enable.v12.storageBuffer8BitAccess, enable.v11.storageBuffer16BitAccess,
+                        enable.v13.subgroupSizeControl, debugUtils);
     dev->allocator_ = std::make_unique<Allocator>(*dev);
     return dev;
 }
@@ -459,18 +465,8 @@ Result<std::unique_ptr<Device>> Device::adopt(const AdoptInfo& info) {
     loadDeviceTable(*dev->table_, gipa, info.instance, info.device);
     fillLimits(vki, info.physicalDevice, info.queueFamilyIndex, dev->limits_, dev->properties_, dev->memoryProperties_, dev->driverInfo_);
     dev->name_ = dev->properties_.deviceName;
-    DeviceLimits& L = dev->limits_;
-    const VkPhysicalDeviceFeatures& f = info.enabledFeatures;
-    L.geometryShader = f.geometryShader;
-    L.fillModeNonSolid = f.fillModeNonSolid;
-    L.conservativeRasterization = info.conservativeRasterizationEnabled;
-    L.fragmentStoresAndAtomics = f.fragmentStoresAndAtomics;
-    L.vertexPipelineStoresAndAtomics = f.vertexPipelineStoresAndAtomics;
-    L.shaderInt16 = f.shaderInt16;
-    L.storageBuffer8BitAccess = info.storageBuffer8BitAccessEnabled;
-    L.storageBuffer16BitAccess = info.storageBuffer16BitAccessEnabled;
-    L.subgroupSizeControl = false;
-    L.debugUtils = info.debugUtilsEnabled && vki.cmdBeginDebugUtilsLabel;
+    fillEnabledFeatures(dev->limits_, info.enabledFeatures, info.conservativeRasterizationEnabled, info.storageBuffer8BitAccessEnabled,
+                        info.storageBuffer16BitAccessEnabled, false, info.debugUtilsEnabled && vki.cmdBeginDebugUtilsLabel);
     dev->allocator_ = std::make_unique<Allocator>(*dev);
     return dev;
 }

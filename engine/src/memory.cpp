@@ -235,26 +235,26 @@ void Allocator::free(Allocation& a) {
     a = Allocation{};
 }
 
-void Allocator::flush(const Allocation& a) const {
-    if (!a.mapped) return;
-    if (device_.memoryProperties().memoryTypes[a.memoryType].propertyFlags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) return;
-    VkMappedMemoryRange range{VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE};
+// Non-coherent memory needs explicit flush/invalidate of whole atoms.
+static bool mappedRange(const Device& device, const Allocation& a, VkMappedMemoryRange& range) {
+    if (!a.mapped) return false;
+    if (device.memoryProperties().memoryTypes[a.memoryType].propertyFlags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) return false;
+    range = {VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE};
     range.memory = a.memory;
-    const VkDeviceSize atom = device_.properties().limits.nonCoherentAtomSize;
+    const VkDeviceSize atom = device.properties().limits.nonCoherentAtomSize;
     range.offset = a.offset / atom * atom;
     range.size = VK_WHOLE_SIZE;
-    device_.vk().vkFlushMappedMemoryRanges(device_.device(), 1, &range);
+    return true;
+}
+
+void Allocator::flush(const Allocation& a) const {
+    VkMappedMemoryRange range;
+    if (mappedRange(device_, a, range)) device_.vk().vkFlushMappedMemoryRanges(device_.device(), 1, &range);
 }
 
 void Allocator::invalidate(const Allocation& a) const {
-    if (!a.mapped) return;
-    if (device_.memoryProperties().memoryTypes[a.memoryType].propertyFlags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) return;
-    VkMappedMemoryRange range{VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE};
-    range.memory = a.memory;
-    const VkDeviceSize atom = device_.properties().limits.nonCoherentAtomSize;
-    range.offset = a.offset / atom * atom;
-    range.size = VK_WHOLE_SIZE;
-    device_.vk().vkInvalidateMappedMemoryRanges(device_.device(), 1, &range);
+    VkMappedMemoryRange range;
+    if (mappedRange(device_, a, range)) device_.vk().vkInvalidateMappedMemoryRanges(device_.device(), 1, &range);
 }
 
 Result<Buffer> Allocator::createBuffer(const BufferCreateInfo& info) {
