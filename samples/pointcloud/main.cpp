@@ -1,7 +1,5 @@
 // An animated point cloud (100,000 particles in a curl-noise flow) splatted
 // into a grid and turned into a surface every frame.
-#include <map>
-
 #include "sample/app.h"
 
 int main(int argc, char** argv) {
@@ -13,9 +11,13 @@ int main(int argc, char** argv) {
         cli.add_option("--particles", app.config.particles, "Number of particles (default 100000)")->check(CLI::Range(1u, 4000000u));
         cli.add_option("--cells", app.config.cells, "Grid cells per axis (default 48)")->check(CLI::Range(1u, 400u));
         cli.add_option("--iso", app.config.iso, "Iso value (default 0.5)");
-        cli.add_option("--splat", app.config.splat, "How particles become the field: scatter (atomics) | gather (binned)")
-            ->transform(CLI::CheckedTransformer(std::map<std::string, pyramarch::iso::SplatMethod>{
-                {"scatter", pyramarch::iso::SplatMethod::Scatter}, {"gather", pyramarch::iso::SplatMethod::Gather}}));
+        cli.add_option_function<std::string>(
+               "--splat",
+               [&app](const std::string& s) {
+                   app.config.splat = s == "gather" ? pyramarch::iso::SplatMethod::Gather : pyramarch::iso::SplatMethod::Scatter;
+               },
+               "How particles become the field: scatter (atomics, default) | gather (binned)")
+            ->check(CLI::IsMember({"scatter", "gather"}));
     };
     return sample::sampleMain(argc, argv, app);
 }

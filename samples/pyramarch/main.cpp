@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <map>
 #include <string>
 
 #include "pyramarch/engine/device.h"
@@ -319,9 +318,11 @@ int main(int argc, char** argv) {
     demoCmd->add_option("--cells", demo.cells, "Grid cells per axis (default 48)")->check(CLI::Range(1u, 512u));
     demoCmd->add_option("--particles", demo.particles, "Point-cloud particles (default 100000)")->check(CLI::Range(1u, 4000000u));
     demoCmd->add_option("--balls", demo.balls, "Metaballs (1..256, default 24)")->check(CLI::Range(1u, 256u));
-    demoCmd->add_option("--splat", demo.splat, "Point cloud splat: scatter (atomics) | gather (binned)")
-        ->transform(CLI::CheckedTransformer(std::map<std::string, iso::SplatMethod>{{"scatter", iso::SplatMethod::Scatter},
-                                                                                   {"gather", iso::SplatMethod::Gather}}));
+    demoCmd
+        ->add_option_function<std::string>(
+            "--splat", [&demo](const std::string& s) { demo.splat = s == "gather" ? iso::SplatMethod::Gather : iso::SplatMethod::Scatter; },
+            "Point cloud splat: scatter (atomics, default) | gather (binned)")
+        ->check(CLI::IsMember({"scatter", "gather"}));
     demoCmd->add_option("--scenes", demo.scenes, "Scenes to render (metaballs, pointcloud)")
         ->check(CLI::IsMember({"metaballs", "pointcloud"}))
         ->delimiter(',');

@@ -21,11 +21,11 @@ struct CmdResult {
     std::string out, err;
 };
 
-CmdResult run(const std::string& args) {
+CmdResult run(const std::string& args, const std::string& tool = PYRAMARCH_TOOL) {
     static int n = 0;
     const auto dir = std::filesystem::temp_directory_path();
     const std::string base = (dir / ("pyramarch-cli-" + std::to_string(::getpid()) + "-" + std::to_string(n++))).string();
-    const std::string cmd = std::string(PYRAMARCH_TOOL) + " " + args + " >" + base + ".out 2>" + base + ".err";
+    const std::string cmd = tool + " " + args + " >" + base + ".out 2>" + base + ".err";
     const int status = std::system(cmd.c_str());
     CmdResult r;
     r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -90,6 +90,25 @@ TEST(SampleCli, BadArgumentsGiveOneLineErrors) {
         last = last.substr(last.rfind('\n') == std::string::npos ? 0 : last.rfind('\n') + 1);
         EXPECT_NE(last.find("error"), std::string::npos) << "the error is the last line: " << r.err;
         EXPECT_NE(r.err.find("error"), std::string::npos) << cmd << ": " << r.err;
+    }
+}
+
+TEST(SampleCli, SamplesHaveHelpAndOneLineErrors) {
+    const std::string metaballs = SAMPLE_METABALLS, pointcloud = SAMPLE_POINTCLOUD, volume = SAMPLE_VOLUME;
+    for (const std::string& tool : {metaballs, pointcloud, volume}) {
+        const CmdResult r = run("--help", tool);
+        EXPECT_EQ(r.code, 0) << tool;
+        EXPECT_NE(r.out.find("--headless"), std::string::npos) << tool << ": " << r.out;
+    }
+    const std::pair<std::string, std::string> bad[] = {
+        {metaballs, "--size 12"},        {metaballs, "--balls 300"},         {metaballs, "--msaa 3"},
+        {metaballs, "--shading pink"},   {pointcloud, "--splat foo"},        {pointcloud, "--particles 0"},
+        {volume, "--raw /tmp --headless"}, {volume, "--dims 4,4,4 --headless"}, {volume, "--export a.stl --headless"},
+        {volume, "--raw /nonexistent.raw --dims 4,4,4 --headless"}};
+    for (const auto& [tool, args] : bad) {
+        const CmdResult r = run(args, tool);
+        EXPECT_NE(r.code, 0) << tool << " " << args;
+        EXPECT_EQ(errorLines(r.err), 1u) << tool << " " << args << ": " << r.err;
     }
 }
 
