@@ -124,6 +124,26 @@ TEST(SampleCli, RawVolumeOfTheWrongSizeIsNamed) {
     EXPECT_NE(r.err.find("128"), std::string::npos) << r.err; // 4*4*4*2 bytes expected
 }
 
+// `pyramarch demo` (small) with validation: frames and stats of both scenes
+// land in the output folder and the timing table is printed.
+TEST(SampleCliGpu, DemoWritesFramesStatsAndTable) {
+    const auto dir = std::filesystem::temp_directory_path() / ("pyramarch-demo-" + std::to_string(::getpid()));
+    const CmdResult r = run("demo --frames 3 --size 64x48 --cells 12 --particles 5000 --validation --out-dir " + dir.string());
+    if (r.code != 0 && r.err.find("no Vulkan") != std::string::npos && !std::getenv("CI")) GTEST_SKIP() << r.err;
+    ASSERT_EQ(r.code, 0) << r.err;
+    for (const char* scene : {"metaballs", "pointcloud"}) {
+        for (int f = 0; f < 3; ++f) {
+            char name[64];
+            std::snprintf(name, sizeof name, "%s_%04d.png", scene, f);
+            EXPECT_TRUE(std::filesystem::is_regular_file(dir / name)) << name;
+        }
+        EXPECT_GT(std::filesystem::file_size(dir / (std::string(scene) + "_stats.json")), 100u);
+        EXPECT_NE(r.out.find(std::string(scene) + ".extract"), std::string::npos) << r.out;
+    }
+    EXPECT_NE(r.out.find("surface.draw"), std::string::npos) << r.out;
+    std::filesystem::remove_all(dir);
+}
+
 // `pyramarch iso` on the GPU (validation on) writes the PLY the CPU reference
 // predicts: same triangle count, positions inside the bounds.
 TEST(SampleCliGpu, IsoWritesPlyMatchingTheReference) {
