@@ -1,8 +1,7 @@
 // The smallest complete host: it owns the instance, device, queue, swapchain
 // and command buffers (plain Vulkan loader), adopts its device into the
 // module and records the module's passes between its own in its command buffer.
-#undef VK_NO_PROTOTYPES // the host uses the loader; the module never does
-#include <vulkan/vulkan.h>
+#include <vulkan/vulkan.h> // the host uses the loader; the module never does
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 #include <CLI/CLI.hpp>
@@ -63,7 +62,7 @@ int main(int argc, char** argv) {
     vkGetPhysicalDeviceSurfaceSupportKHR(gpu, family, surface, &canPresent);
     if (!canPresent) return std::fprintf(stderr, "embed: error: queue family 0 cannot present\n"), 1;
     VkPhysicalDeviceVulkan13Features f13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
-    f13.synchronization2 = f13.dynamicRendering = f13.maintenance4 = VK_TRUE; // maintenance4: the module's spec-constant workgroup sizes
+    f13.synchronization2 = f13.dynamicRendering = VK_TRUE; // what the module needs
     const float priority = 1.f;
     VkDeviceQueueCreateInfo qci{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, nullptr, 0, family, 1, &priority};
     const char* devExts[] = {VK_KHR_SWAPCHAIN_EXTENSION_NAME};
