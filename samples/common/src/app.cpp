@@ -18,7 +18,11 @@ int sampleMain(int argc, char** argv, SampleApp& app) {
         Status s = app.prepare(app.config);
         if (!s) return fail(app.name, s.message());
     }
-    if (!options.headless) return runWindowed(options, app);
+    if (!options.headless) {
+        if (!options.out.empty() && !options.frames) return fail(app.name, "windowed --out needs --frames N (the frame to capture)");
+        if (isFramePattern(options.out)) return fail(app.name, "windowed --out takes one file name, not a %d pattern");
+        return runWindowed(options, app);
+    }
 
     std::atomic<uint32_t> messages{0};
     auto device = createSampleDevice(options, &messages);
