@@ -74,10 +74,10 @@ Status MetaballScene::update(double time) {
     return surface_->setMetaballs(b);
 }
 
-void MetaballScene::ui() {
+void MetaballScene::ui(SceneConfig& config) {
     int n = int(settings_.balls);
-    if (ImGui::SliderInt("balls", &n, 1, 256)) settings_.balls = uint32_t(n);
-    ImGui::SliderFloat("iso value", &settings_.iso, 0.05f, 0.95f);
+    if (ImGui::SliderInt("balls", &n, 1, 256)) config.balls = settings_.balls = uint32_t(n);
+    if (ImGui::SliderFloat("iso value", &settings_.iso, 0.05f, 0.95f)) config.iso = settings_.iso;
 }
 
 // ---- point cloud ----
@@ -154,9 +154,9 @@ Status PointCloudScene::update(double time) {
     return surface_->setParticles(particles_);
 }
 
-void PointCloudScene::ui() {
+void PointCloudScene::ui(SceneConfig& config) {
     ImGui::Text("%u particles", uint32_t(particles_.size()));
-    ImGui::SliderFloat("iso value", &settings_.iso, 0.05f, 2.f);
+    if (ImGui::SliderFloat("iso value", &settings_.iso, 0.05f, 2.f)) config.iso = settings_.iso;
 }
 
 // ---- volume ----
@@ -195,7 +195,9 @@ Status VolumeScene::update(double) {
     return {};
 }
 
-void VolumeScene::ui() { ImGui::SliderFloat("iso value", &iso_, range_[0], range_[1]); }
+void VolumeScene::ui(SceneConfig& config) {
+    if (ImGui::SliderFloat("iso value", &iso_, range_[0], range_[1])) config.iso = iso_;
+}
 
 // ---- fields and files ----
 

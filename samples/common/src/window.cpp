@@ -413,7 +413,7 @@ void Window::buildUi() {
         config_.iso = NAN;
         sceneDirty_ = true;
     }
-    scene_->ui();
+    scene_->ui(config_);
     int cells = int(config_.cells);
     if (config_.source != "volume" && ImGui::SliderInt("grid cells", &cells, 8, 160)) config_.cells = uint32_t(cells);
     if (config_.source != "volume" && ImGui::IsItemDeactivatedAfterEdit()) sceneDirty_ = true;

@@ -27,7 +27,7 @@ public:
     const char* name() const override { return "metaballs"; }
     pyramarch::iso::IsoSurface& surface() override { return *surface_; }
     Status update(double time) override;
-    void ui() override;
+    void ui(SceneConfig& config) override;
     // The balls of `time` (also used by tests for the CPU reference).
     std::vector<pyramarch::iso::Metaball> balls(double time) const;
     MetaballSettings& settings() { return settings_; }
@@ -59,7 +59,7 @@ public:
     const char* name() const override { return "pointcloud"; }
     pyramarch::iso::IsoSurface& surface() override { return *surface_; }
     Status update(double time) override;
-    void ui() override;
+    void ui(SceneConfig& config) override;
     const std::vector<pyramarch::iso::Particle>& particles() const { return particles_; }
 
 private:
@@ -88,7 +88,7 @@ public:
     const char* name() const override { return "volume"; }
     pyramarch::iso::IsoSurface& surface() override { return *surface_; }
     Status update(double) override;
-    void ui() override;
+    void ui(SceneConfig& config) override;
     bool twoSided() const override { return twoSided_; }
     float viewRadius() const override { return radius_; }
     float& iso() { return iso_; }
