@@ -141,8 +141,9 @@ int runDemo(const DemoOptions& d) {
             tris = std::max(tris, f.triangles);
             overflows += f.overflow;
         }
-        std::printf("\n%s: %u frames %ux%u, %u^3 cells, up to %u triangles%s, %.1f s wall (%s)\n", name.c_str(), d.frames, o.width, o.height,
-                    d.cells, tris, overflows ? " (OVERFLOW: capacity too small)" : "", secs, so.stats.c_str());
+        std::printf("\n%s: %u frames %ux%u, %u^3 cells, up to %u triangles%s, %.1f s wall = %.0f ms/frame with read-back and PNG (%s)\n",
+                    name.c_str(), d.frames, o.width, o.height, d.cells, tris, overflows ? " (OVERFLOW: capacity too small)" : "", secs,
+                    1000.0 * secs / d.frames, so.stats.c_str());
         // The first frame includes pipeline JIT on lavapipe: leave it out of the table.
         std::printf("%s", stats.table(d.frames > 1 ? 1 : 0).c_str());
     }
