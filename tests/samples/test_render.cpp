@@ -121,9 +121,11 @@ Field sphereField(uint32_t cells) {
     return f;
 }
 
-std::unique_ptr<sample::VolumeScene> makeVolumeScene(Device& device, const Field& f, float iso, bool twoSided = false) {
+std::unique_ptr<sample::VolumeScene> makeVolumeScene(Device& device, const Field& f, float iso, bool twoSided = false,
+                                                     bool indexed = false) {
     sample::VolumeScene::Settings s;
     s.twoSided = twoSided;
+    s.indexed = indexed;
     s.samples = {f.grid.n[0], f.grid.n[1], f.grid.n[2]};
     s.iso = iso;
     s.vertexCapacity = 3u << 17;
@@ -142,11 +144,11 @@ Mask maskOf(const sample::Rgba8Image& img) {
 
 class SampleRender : public test::GpuTest {};
 
-void checkSilhouette(Device& device, uint32_t msaa, const sample::OrbitCamera& camera, bool twoSided = false) {
+void checkSilhouette(Device& device, uint32_t msaa, const sample::OrbitCamera& camera, bool twoSided = false, bool indexed = false) {
     const Field f = cayleyField(24);
     const ref::McResult mc = ref::marchingCubes(f.grid, f.values.data(), 0.f, ref::Normals::Central);
     ASSERT_GT(mc.vertices.size(), 300u);
-    auto scene = makeVolumeScene(device, f, 0.f, twoSided);
+    auto scene = makeVolumeScene(device, f, 0.f, twoSided, indexed);
     ASSERT_TRUE(scene);
     sample::CommonOptions o;
     o.width = 160;
@@ -158,7 +160,7 @@ void checkSilhouette(Device& device, uint32_t msaa, const sample::OrbitCamera& c
     // The frame drew what the reference extracts.
     auto stats = scene->surface().statsOfFrame(0);
     ASSERT_TRUE(stats.has_value());
-    EXPECT_EQ(stats->verticesWritten, mc.vertices.size());
+    EXPECT_EQ(indexed ? stats->indicesWritten : stats->verticesWritten, mc.vertices.size());
     EXPECT_FALSE(stats->overflow);
 
     const auto view = camera.view(float(o.width) / float(o.height));
@@ -261,6 +263,13 @@ void checkOneGraph(Device& device, bool indexed) {
 
 TEST_F(SampleRender, DrawInTheSurfacesGraph) { checkOneGraph(device(), false); }
 TEST_F(SampleRender, DrawIndexedInTheSurfacesGraph) { checkOneGraph(device(), true); }
+
+// The samples' two-graph path with the module's indexed output (index buffer
+// imported into the draw graph, vkCmdDrawIndexedIndirect).
+TEST_F(SampleRender, SilhouetteMatchesWithIndexedOutput) {
+    sample::OrbitCamera camera;
+    checkSilhouette(device(), 1, camera, false, true);
+}
 
 // Two-sided (no culling): from the inside of the open Cayley surface the back
 // faces show, and the silhouette is that of all triangles.

@@ -14,6 +14,7 @@ int sampleMain(int argc, char** argv, SampleApp& app) {
     if (app.addOptions) app.addOptions(cli);
     const int parsed = parseCommandLine(cli, argc, argv);
     if (parsed >= 0) return parsed;
+    app.config.indexed = options.indexed;
     if (app.prepare) {
         Status s = app.prepare(app.config);
         if (!s) return fail(app.name, s.message());

@@ -15,7 +15,17 @@ using namespace pyramarch;
 namespace {
 constexpr float kPi = 3.14159265358979f;
 
-Result<std::unique_ptr<iso::IsoSurface>> makeSurface(Device& device, iso::IsoSurfaceCreateInfo info) { return iso::IsoSurface::create(device, info); }
+// Indexed output counts unique vertices in vertexCapacity and the old
+// per-triangle vertex count in indexCapacity; MC meshes share each vertex
+// about six ways, a third leaves room for small, ragged surfaces.
+Result<std::unique_ptr<iso::IsoSurface>> makeSurface(Device& device, iso::IsoSurfaceCreateInfo info, bool indexed) {
+    if (indexed) {
+        info.indexed = true;
+        info.indexCapacity = info.vertexCapacity;
+        info.vertexCapacity = std::max(3u, info.vertexCapacity / 3);
+    }
+    return iso::IsoSurface::create(device, info);
+}
 } // namespace
 
 // ---- metaballs ----
@@ -32,7 +42,7 @@ Result<std::unique_ptr<MetaballScene>> MetaballScene::create(Device& device, con
     info.isoValue = settings.iso;
     info.maxBalls = 256;
     info.name = "metaballs";
-    auto surface = makeSurface(device, info);
+    auto surface = makeSurface(device, info, settings.indexed);
     if (!surface) return surface.status();
     s->surface_ = std::move(surface).value();
     // Deterministic paths: the same animation on every run and machine.
@@ -113,7 +123,7 @@ Result<std::unique_ptr<PointCloudScene>> PointCloudScene::create(Device& device,
     info.splat = settings.splat;
     info.isoValue = settings.iso;
     info.name = "pointcloud";
-    auto surface = makeSurface(device, info);
+    auto surface = makeSurface(device, info, settings.indexed);
     if (!surface) return surface.status();
     s->surface_ = std::move(surface).value();
     // Start as a torus of points around the y axis.
@@ -173,12 +183,13 @@ Result<std::unique_ptr<VolumeScene>> VolumeScene::create(Device& device, const S
     info.source = iso::FieldSource::Volume;
     info.isoValue = settings.iso;
     info.name = "volume";
-    auto surface = makeSurface(device, info);
+    auto surface = makeSurface(device, info, settings.indexed);
     if (!surface) return surface.status();
     s->surface_ = std::move(surface).value();
     PYRAMARCH_TRY(s->surface_->uploadVolume(data, bytes, format, scale, offset));
     s->iso_ = settings.iso;
     s->twoSided_ = settings.twoSided;
+    s->indexed_ = settings.indexed;
     // The bounds' half diagonal, a little tighter: surfaces rarely fill the corners.
     float d2 = 0.f;
     for (int a = 0; a < 3; ++a) d2 += 0.25f * (settings.boundsMax[a] - settings.boundsMin[a]) * (settings.boundsMax[a] - settings.boundsMin[a]);
@@ -289,6 +300,7 @@ Result<std::unique_ptr<Scene>> makeScene(Device& device, const SceneConfig& c) {
         s.cells = c.cells;
         s.balls = c.balls;
         s.normals = c.normals;
+        s.indexed = c.indexed;
         if (!std::isnan(c.iso)) s.iso = c.iso;
         auto r = MetaballScene::create(device, s);
         if (!r) return r.status();
@@ -299,6 +311,7 @@ Result<std::unique_ptr<Scene>> makeScene(Device& device, const SceneConfig& c) {
         s.cells = c.cells;
         s.particles = c.particles;
         s.splat = c.splat;
+        s.indexed = c.indexed;
         if (!std::isnan(c.iso)) s.iso = c.iso;
         auto r = PointCloudScene::create(device, s);
         if (!r) return r.status();
@@ -306,6 +319,7 @@ Result<std::unique_ptr<Scene>> makeScene(Device& device, const SceneConfig& c) {
     }
     VolumeScene::Settings vs;
     vs.normals = c.normals;
+    vs.indexed = c.indexed;
     if (c.source == "volume") {
         if (!c.volume) return Status::error("the volume source needs a raw volume (--raw)");
         vs.samples = c.volumeDims;

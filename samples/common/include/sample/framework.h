@@ -45,6 +45,8 @@ public:
     virtual float viewRadius() const { return 1.2f; }
     // Draw back faces too (open surfaces cut by the grid bounds).
     virtual bool twoSided() const { return false; }
+    // The surface writes shared vertices + indices (IsoSurfaceCreateInfo::indexed).
+    virtual bool indexed() const { return false; }
 };
 
 struct OrbitCamera {
