@@ -449,6 +449,15 @@ TEST_F(VoxelizerTest, BadInput) {
     EXPECT_EQ(n->stats.skippedTriangles, 2u);
     expectConservative(m, *g, *n);
     for (const VoxelFragment& x : n->fragments) EXPECT_LT(x.triangle, m.triangleCount() - 2);
+    // Absurdly large (finite) coordinates: float arithmetic overflows, which
+    // must not hang, crash or write out of bounds (no correctness claim:
+    // accuracy assumes grid coordinates well inside +-2^20).
+    TriangleMesh hugeMesh = shapes::triangle({-1e30f, 0.5f, 0.5f}, {1e30f, 0.4f, 0.6f}, {0.5f, 1e30f, -1e30f});
+    shapes::append(hugeMesh, shapes::triangle({-3e38f, -3e38f, 0.5f}, {3e38f, -3e38f, 0.5f}, {0.f, 3e38f, 0.5f}));
+    auto hf = run(device(), v, hugeMesh, *g);
+    ASSERT_TRUE(hf.ok()) << hf.message();
+    EXPECT_FALSE(hf->stats.fragmentOverflow);
+    for (const VoxelFragment& x : hf->fragments) EXPECT_LT(x.triangle, 2u);
     // Out-of-range index: rejected before any GPU work, the previous mesh stays staged.
     TriangleMesh bad = shapes::triangle({0, 0, 0}, {1, 0, 0}, {0, 1, 0});
     bad.indices[2] = 3;
