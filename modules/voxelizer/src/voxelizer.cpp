@@ -53,7 +53,7 @@ uint32_t depthFor(uint32_t maxResolution) {
     return d;
 }
 
-// Per staging slot: what the host staged and the frame it belongs to.
+// What setMesh staged for a frame (the host side of the frame's stats too).
 struct Staged {
     uint32_t triangles = 0;
     uint32_t vertices = 0;
@@ -86,12 +86,10 @@ struct Voxelizer::Impl {
                     denseSet = VK_NULL_HANDLE;
 
     // Host state.
-    std::vector<Staged> slots;
     uint32_t currentSlot = 0;
     bool staged = false;
     bool stagedSinceRecord = false; // setMesh ran since the last recorded upload
     Staged current;
-    VoxelGrid lastGrid;
     uint64_t framesRecorded = 0;
     std::vector<uint64_t> ringFrame;   // frame whose counters each stats slot holds
     std::vector<Staged> ringStaged;    // host data of that frame
@@ -489,7 +487,6 @@ Result<std::unique_ptr<Voxelizer>> Voxelizer::create(Device& device, const Voxel
         impl->hardware = true;
         break;
     }
-    impl->slots.resize(info.framesInFlight);
     impl->ringFrame.assign(info.framesInFlight, UINT64_MAX);
     impl->ringStaged.resize(info.framesInFlight);
     PYRAMARCH_TRY(impl->createBuffers());
@@ -534,7 +531,6 @@ Status Voxelizer::setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, Voxel
     if (m.hardware) s.flags |= gpu::VOX_HW_CONSERVATIVE;
     if (mode == VoxelMode::Thin) s.flags |= gpu::VOX_THIN;
     m.staging.flush();
-    m.slots[slot] = s;
     m.currentSlot = slot;
     m.current = s;
     m.staged = true;
