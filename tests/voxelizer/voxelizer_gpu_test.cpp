@@ -14,6 +14,7 @@
 
 #include "pyramarch/engine/render_graph.h"
 #include "pyramarch/engine/transfer.h"
+#include "pyramarch/voxelizer/field.h"
 #include "pyramarch/voxelizer/job.h"
 #include "pyramarch/voxelizer/shapes.h"
 #include "pyramarch/voxelizer/voxelizer.h"
@@ -762,4 +763,43 @@ TEST_F(VoxelizerTest, RandomTriangleSoup) {
     ASSERT_TRUE(f.ok()) << f.message();
     expectConservative(m, *g, *f);
     expectOctreeMatches(*f);
+}
+
+TEST_F(VoxelizerTest, DenseGridAsASolidField) {
+    // The bridge to the isosurface module: dense grid -> solid occupancy at
+    // voxel centres. A closed sphere becomes a ball: every voxel whose centre
+    // is inside the sphere is 1, every voxel clearly outside is 0.
+    VoxelizerCreateInfo ci;
+    ci.maxResolution = 32;
+    ci.maxVertices = 4096;
+    ci.maxTriangles = 4096;
+    ci.fragmentCapacity = 1 << 16;
+    ci.tileCapacity = 4096;
+    ci.denseMaxVoxels = 32 * 32 * 32;
+    ci.method = ConservativeMethod::GeometryShader;
+    auto v = Voxelizer::create(device(), ci);
+    ASSERT_TRUE(v.ok()) << v.message();
+    const TriangleMesh m = shapes::sphere({0, 0, 0}, 1.0f, 32, 16);
+    auto g = gridFromBox({-1.25f, -1.25f, -1.25f}, {1.25f, 1.25f, 1.25f}, 32, 32, 32);
+    ASSERT_TRUE(g.ok());
+    auto f = run(device(), **v, m, *g);
+    ASSERT_TRUE(f.ok()) << f.message();
+    auto dense = (*v)->readDenseGrid();
+    ASSERT_TRUE(dense.ok()) << dense.message();
+    const std::vector<float> solid = solidOccupancy(*dense, *g);
+    ASSERT_EQ(solid.size(), size_t(32 * 32 * 32));
+    const SampleBounds b = voxelCentreBounds(*g);
+    EXPECT_FLOAT_EQ(b.min[0], -1.25f + 2.5f / 64);
+    size_t wrong = 0;
+    for (uint32_t z = 0; z < 32; ++z)
+        for (uint32_t y = 0; y < 32; ++y)
+            for (uint32_t x = 0; x < 32; ++x) {
+                const float px = b.min[0] + x * g->voxelSize.x, py = b.min[1] + y * g->voxelSize.y, pz = b.min[2] + z * g->voxelSize.z;
+                const float r = std::sqrt(px * px + py * py + pz * pz);
+                const float val = solid[(size_t(z) * 32 + y) * 32 + x];
+                // A voxel is 0.078 wide: beyond a voxel diagonal from the surface the answer is known.
+                if (r < 1.0f - 0.14f && val != 1.f) ++wrong;
+                if (r > 1.0f + 0.14f && val != 0.f) ++wrong;
+            }
+    EXPECT_EQ(wrong, 0u);
 }
