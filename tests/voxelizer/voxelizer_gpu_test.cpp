@@ -149,9 +149,18 @@ void expectOctreeMatches(const Frame& f) {
     const auto counts = ref::octreeLevelCounts(f.keys, t.depth);
     std::vector<uint32_t> gpuCounts(t.depth + 1, 0);
     std::vector<std::pair<uint32_t, uint32_t>> stack{{0, 0}};
+    size_t badCoords = 0;
     while (!stack.empty()) {
         auto [n, level] = stack.back();
         stack.pop_back();
+        // Every node of an allocated tile knows its coordinates at its level.
+        if (t.nodes[n].child != 0) {
+            const auto pc = ref::unkey(t.nodes[n].coord);
+            for (uint32_t c = 0; c < 8; ++c) {
+                const uint32_t want = ref::key(pc[0] * 2 + (c & 1), pc[1] * 2 + ((c >> 1) & 1), pc[2] * 2 + ((c >> 2) & 1));
+                badCoords += t.nodes[t.nodes[n].child * 8 + c].coord != want;
+            }
+        }
         if (t.nodes[n].count == 0) continue;
         ++gpuCounts[level];
         if (level < t.depth) {
@@ -172,6 +181,8 @@ void expectOctreeMatches(const Frame& f) {
         }
     }
     EXPECT_EQ(gpuCounts, counts);
+    EXPECT_EQ(t.nodes[0].coord, 0u);
+    EXPECT_EQ(badCoords, 0u) << "node coordinates disagree with the tree";
     // Leaf values: count = fragments of the voxel; colour = their average up
     // to the drift of an RGBA8 moving average: each of the n - 1 merges
     // rounds to 8 bits, and the error e_k obeys k e_k <= (k-1) e_(k-1) + k/2,
