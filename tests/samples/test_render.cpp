@@ -14,6 +14,8 @@
 #include <sstream>
 
 #include "mini_json.h"
+#include "pyramarch/engine/transfer.h"
+#include "pyramarch/isosurface/surface_renderer.h"
 #include "reference.h"
 #include "sample/framework.h"
 #include "sample/output.h"
@@ -119,8 +121,11 @@ Field sphereField(uint32_t cells) {
     return f;
 }
 
-std::unique_ptr<sample::VolumeScene> makeVolumeScene(Device& device, const Field& f, float iso) {
+std::unique_ptr<sample::VolumeScene> makeVolumeScene(Device& device, const Field& f, float iso, bool twoSided = false,
+                                                     bool indexed = false) {
     sample::VolumeScene::Settings s;
+    s.twoSided = twoSided;
+    s.indexed = indexed;
     s.samples = {f.grid.n[0], f.grid.n[1], f.grid.n[2]};
     s.iso = iso;
     s.vertexCapacity = 3u << 17;
@@ -139,11 +144,11 @@ Mask maskOf(const sample::Rgba8Image& img) {
 
 class SampleRender : public test::GpuTest {};
 
-void checkSilhouette(Device& device, uint32_t msaa, const sample::OrbitCamera& camera) {
+void checkSilhouette(Device& device, uint32_t msaa, const sample::OrbitCamera& camera, bool twoSided = false, bool indexed = false) {
     const Field f = cayleyField(24);
     const ref::McResult mc = ref::marchingCubes(f.grid, f.values.data(), 0.f, ref::Normals::Central);
     ASSERT_GT(mc.vertices.size(), 300u);
-    auto scene = makeVolumeScene(device, f, 0.f);
+    auto scene = makeVolumeScene(device, f, 0.f, twoSided, indexed);
     ASSERT_TRUE(scene);
     sample::CommonOptions o;
     o.width = 160;
@@ -155,11 +160,11 @@ void checkSilhouette(Device& device, uint32_t msaa, const sample::OrbitCamera& c
     // The frame drew what the reference extracts.
     auto stats = scene->surface().statsOfFrame(0);
     ASSERT_TRUE(stats.has_value());
-    EXPECT_EQ(stats->verticesWritten, mc.vertices.size());
+    EXPECT_EQ(indexed ? stats->indicesWritten : stats->verticesWritten, mc.vertices.size());
     EXPECT_FALSE(stats->overflow);
 
     const auto view = camera.view(float(o.width) / float(o.height));
-    const Mask expected = rasterize(mc.vertices, view.viewProj, o.width, o.height, +1);
+    const Mask expected = rasterize(mc.vertices, view.viewProj, o.width, o.height, twoSided ? 0 : +1);
     const Mask wrongWinding = rasterize(mc.vertices, view.viewProj, o.width, o.height, -1);
     const Mask got = maskOf(*img);
     const size_t pixels = size_t(o.width) * o.height;
@@ -170,9 +175,9 @@ void checkSilhouette(Device& device, uint32_t msaa, const sample::OrbitCamera& c
     }
     ASSERT_GT(expected.count(), pixels / 20) << "the view must show a real silhouette";
     ASSERT_LT(expected.count(), pixels * 19 / 20);
-    // The check can fail: culling the wrong faces changes the picture well
-    // beyond the outline tolerance.
-    ASSERT_GT(interiorMismatches(expected, wrongWinding), 50u);
+    // The check can fail: culling the wrong faces (or culling when both
+    // sides should show) changes the picture well beyond the outline tolerance.
+    ASSERT_GT(interiorMismatches(expected, twoSided ? rasterize(mc.vertices, view.viewProj, o.width, o.height, +1) : wrongWinding), 50u);
     const size_t bad = interiorMismatches(expected, got);
     EXPECT_LE(bad, 3u) << "GPU silhouette differs from the CPU reference away from the outline (" << differing(expected, got)
                        << " pixels differ in all, reference area " << expected.count() << ")";
@@ -199,6 +204,80 @@ TEST_F(SampleRender, SilhouetteMatchesFromBelowWithMsaa) {
     camera.pitch = -0.6f;
     camera.distance = 3.6f;
     checkSilhouette(device(), 4, camera);
+}
+
+// The host-graph path: the surface's passes and the draw pass in one graph,
+// the draw declared on addPasses' outputs (the graph orders and synchronises
+// extraction -> draw; sync validation is on), plain and indexed output.
+void checkOneGraph(Device& device, bool indexed) {
+    const Field f = cayleyField(22);
+    const ref::McResult mc = ref::marchingCubes(f.grid, f.values.data(), 0.f, ref::Normals::Central);
+    iso::IsoSurfaceCreateInfo info;
+    info.samples = {f.grid.n[0], f.grid.n[1], f.grid.n[2]};
+    info.vertexCapacity = 3u << 16;
+    info.indexed = indexed;
+    info.indexCapacity = indexed ? 3u << 16 : 0u;
+    info.source = iso::FieldSource::Volume;
+    info.isoValue = 0.f;
+    auto surface = iso::IsoSurface::create(device, info);
+    ASSERT_TRUE(surface.ok()) << surface.message();
+    ASSERT_OK((*surface)->uploadVolume(f.values.data(), f.values.size() * 4, iso::VolumeFormat::F32));
+    const uint32_t w = 128, h = 96;
+    auto color = device.allocator().createImage({.format = VK_FORMAT_R8G8B8A8_SRGB, .extent = {w, h, 1},
+                                                  .usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                                                  .name = "test.color"});
+    ASSERT_TRUE(color.ok()) << color.message();
+    auto renderer = iso::SurfaceRenderer::create(device, {.colorFormat = VK_FORMAT_R8G8B8A8_SRGB, .depthFormat = VK_FORMAT_D32_SFLOAT});
+    ASSERT_TRUE(renderer.ok()) << renderer.message();
+    sample::OrbitCamera camera;
+    iso::SurfaceView view = camera.view(float(w) / float(h));
+    view.shading = iso::SurfaceShading::Flat;
+    (*renderer)->setView(view);
+    {
+        RenderGraph graph(&device);
+        const iso::IsoSurface::GraphOutputs out = (*surface)->addPasses(graph);
+        iso::SurfacePassDesc desc;
+        desc.vertices = out.vertices;
+        desc.drawArgs = out.drawArgs;
+        desc.indices = indexed ? out.indices : BufferRef{};
+        desc.color = graph.importImage("target", *color, VK_IMAGE_LAYOUT_UNDEFINED, {Access::None}, {Access::TransferSrc, PassKind::Transfer});
+        desc.depth = graph.createImage("depth", {.format = VK_FORMAT_D32_SFLOAT, .extent = {w, h, 1}});
+        (*renderer)->addPass(graph, desc);
+        ASSERT_OK(graph.compile());
+        Status recorded;
+        ASSERT_OK(submitAndWait(device, [&](VkCommandBuffer cmd) { recorded = graph.execute(cmd); }));
+        ASSERT_OK(recorded);
+    }
+    auto stats = (*surface)->statsOfFrame(0);
+    ASSERT_TRUE(stats.has_value());
+    EXPECT_FALSE(stats->overflow);
+    if (indexed) EXPECT_EQ(stats->indicesWritten, mc.vertices.size());
+    else EXPECT_EQ(stats->verticesWritten, mc.vertices.size());
+    sample::Rgba8Image img{w, h, {}};
+    ASSERT_OK(readImage(device, *color, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, img.pixels));
+    const Mask expected = rasterize(mc.vertices, view.viewProj, w, h, +1);
+    const Mask got = maskOf(img);
+    ASSERT_GT(expected.count(), size_t(w) * h / 20);
+    EXPECT_LE(interiorMismatches(expected, got), 3u) << differing(expected, got) << " pixels differ, reference area " << expected.count();
+}
+
+TEST_F(SampleRender, DrawInTheSurfacesGraph) { checkOneGraph(device(), false); }
+TEST_F(SampleRender, DrawIndexedInTheSurfacesGraph) { checkOneGraph(device(), true); }
+
+// The samples' two-graph path with the module's indexed output (index buffer
+// imported into the draw graph, vkCmdDrawIndexedIndirect).
+TEST_F(SampleRender, SilhouetteMatchesWithIndexedOutput) {
+    sample::OrbitCamera camera;
+    checkSilhouette(device(), 1, camera, false, true);
+}
+
+// Two-sided (no culling): from the inside of the open Cayley surface the back
+// faces show, and the silhouette is that of all triangles.
+TEST_F(SampleRender, TwoSidedSilhouetteShowsBackFaces) {
+    sample::OrbitCamera camera; // yaw 0.7, pitch 0.45 below: the +x+y+z octant, inside the surface
+    camera.yaw = 0.7f;
+    camera.pitch = 0.45f;
+    checkSilhouette(device(), 1, camera, true);
 }
 
 // Depth test and culling: at the centre of a sphere seen along -z the visible
@@ -260,6 +339,44 @@ TEST_F(SampleRender, CellTriangleColouringUsesTheFiveColours) {
     for (int k = 0; k < 5; ++k) present += kinds[k] > 10;
     EXPECT_GE(present, 3);
     EXPECT_LT(kinds[5], surface / 5) << "too many pixels of no cell colour";
+}
+
+// Wireframe (where the device has fillModeNonSolid): edges inside the
+// filled silhouette, far fewer pixels than the fill.
+TEST_F(SampleRender, WireframeDrawsEdgesInsideTheSilhouette) {
+    if (!device().limits().fillModeNonSolid) GTEST_SKIP() << "no fillModeNonSolid";
+    const Field f = sphereField(12);
+    sample::CommonOptions o;
+    o.width = 96;
+    o.height = 96;
+    o.shading = "flat";
+    auto fillScene = makeVolumeScene(device(), f, 0.f);
+    ASSERT_TRUE(fillScene);
+    auto fill = sample::renderOnce(device(), *fillScene, o, {});
+    ASSERT_TRUE(fill.ok()) << fill.message();
+    o.wireframe = true;
+    auto wireScene = makeVolumeScene(device(), f, 0.f);
+    ASSERT_TRUE(wireScene);
+    auto wire = sample::renderOnce(device(), *wireScene, o, {});
+    ASSERT_TRUE(wire.ok()) << wire.message();
+    const Mask a = maskOf(*fill), b = maskOf(*wire);
+    // Lines on the outline may cover pixels whose centres the fill misses:
+    // count only wire pixels with no filled pixel next to them.
+    size_t outside = 0;
+    for (int y = 0; y < int(a.h); ++y)
+        for (int x = 0; x < int(a.w); ++x) {
+            if (!b.at(x, y) || a.at(x, y)) continue;
+            bool near = false;
+            for (int dy = -1; dy <= 1; ++dy)
+                for (int dx = -1; dx <= 1; ++dx) {
+                    const int nx = x + dx, ny = y + dy;
+                    if (nx >= 0 && ny >= 0 && nx < int(a.w) && ny < int(a.h) && a.at(nx, ny)) near = true;
+                }
+            outside += !near;
+        }
+    EXPECT_GT(b.count(), a.count() / 10);
+    EXPECT_LT(b.count(), a.count() * 9 / 10);
+    EXPECT_EQ(outside, 0u) << "wireframe pixels outside the filled silhouette";
 }
 
 TEST_F(SampleRender, HeadlessRunWritesPngsAndStats) {

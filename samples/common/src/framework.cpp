@@ -56,6 +56,7 @@ Status SceneRenderer::setTarget(const RenderTarget& target) {
         ci.depthFormat = VK_FORMAT_D32_SFLOAT;
         ci.samples = target.samples;
         ci.wireframe = wireframe_;
+        ci.cullBackFaces = !scene_.twoSided();
         auto r = iso::SurfaceRenderer::create(device_, ci);
         if (!r) return r.status();
         if (renderer_) r.value()->setView(renderer_->view());
@@ -75,6 +76,11 @@ Status SceneRenderer::setTarget(const RenderTarget& target) {
     desc.vertices = vertices;
     desc.drawArgs = args;
     desc.drawArgsOffset = iso::IsoSurface::drawArgsOffset();
+    if (scene_.indexed()) {
+        const ExternalUse indexRead{Access::IndexRead, PassKind::Graphics};
+        desc.indices = g->importBuffer("surface.indices", surface.indexBuffer(), indexRead, indexRead, true);
+        desc.drawIndexedArgsOffset = iso::IsoSurface::drawIndexedArgsOffset();
+    }
     desc.depth = g->createImage("depth", {.format = VK_FORMAT_D32_SFLOAT, .extent = extent, .samples = target.samples});
     if (target.samples != VK_SAMPLE_COUNT_1_BIT) {
         desc.color = g->createImage("color.msaa", {.format = target.colorFormat, .extent = extent, .samples = target.samples});
@@ -119,23 +125,21 @@ Result<std::unique_ptr<Device>> createSampleDevice(const CommonOptions& options,
         std::fprintf(stderr, "validation %s: %s: %s\n", m.severity == MessageSeverity::Error ? "error" : "warning", m.idName.c_str(),
                      m.text.c_str());
     };
-    // Wireframe only where the device can: ask for the feature, fall back without it.
-    if (options.wireframe) {
-        info.requirements.fillModeNonSolid = true;
-        auto d = Device::create(info);
-        if (d) return d;
-        info.requirements.fillModeNonSolid = false;
-        std::fprintf(stderr, "note: no wireframe on this device (%s)\n", d.message().c_str());
-    }
-    return Device::create(info);
+    // fillModeNonSolid is enabled whenever the device has it; without it the
+    // wireframe request is ignored (SurfaceRenderer::wireframeSupported()).
+    auto d = Device::create(info);
+    if (d && options.wireframe && !(*d)->limits().fillModeNonSolid) std::fprintf(stderr, "note: no wireframe on this device\n");
+    return d;
 }
 
 void fillSurfaceStats(FrameStats& out, const iso::IsoSurface& surface, uint64_t isoFrame) {
     const auto st = surface.statsOfFrame(isoFrame);
     if (!st) return;
     out.haveSurfaceStats = true;
-    out.triangles = st->verticesWritten / 3;
-    out.trianglesNeeded = st->verticesNeeded / 3;
+    // Indexed output draws indices; the vertex counts are unique vertices then.
+    const bool indexed = st->indicesNeeded > 0 || st->indicesWritten > 0;
+    out.triangles = (indexed ? st->indicesWritten : st->verticesWritten) / 3;
+    out.trianglesNeeded = (indexed ? st->indicesNeeded : st->verticesNeeded) / 3;
     out.activeCells = st->activeCells;
     out.overflow = st->overflow;
 }

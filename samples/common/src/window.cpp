@@ -64,6 +64,7 @@ private:
     void buildUi();
     void handleInput();
     void destroy();
+    void exerciseResize(uint32_t frame);
     const VolkDeviceTable& vk() const { return device_->vk(); }
 
     CommonOptions options_;
@@ -412,7 +413,7 @@ void Window::buildUi() {
         config_.iso = NAN;
         sceneDirty_ = true;
     }
-    scene_->ui();
+    scene_->ui(config_);
     int cells = int(config_.cells);
     if (config_.source != "volume" && ImGui::SliderInt("grid cells", &cells, 8, 160)) config_.cells = uint32_t(cells);
     if (config_.source != "volume" && ImGui::IsItemDeactivatedAfterEdit()) sceneDirty_ = true;
@@ -422,6 +423,7 @@ void Window::buildUi() {
         config_.normals = iso::NormalMode(normals);
         sceneDirty_ = true;
     }
+    if (ImGui::Checkbox("shared vertices (indexed)", &config_.indexed)) sceneDirty_ = true;
     int shading = int(shading_);
     static const char* shadingNames[] = {"lit", "triangles per cell", "normals"};
     if (ImGui::Combo("colouring", &shading, shadingNames, 3)) shading_ = iso::SurfaceShading(shading);
@@ -432,10 +434,14 @@ void Window::buildUi() {
     ImGui::Checkbox("pause", &paused_);
     ImGui::Separator();
     if (stats_) {
-        ImGui::Text("triangles: %u   active cells: %u", stats_->verticesWritten / 3, stats_->activeCells);
+        if (scene_->indexed())
+            ImGui::Text("triangles: %u   vertices: %u   active cells: %u", stats_->indicesWritten / 3, stats_->verticesNeeded,
+                        stats_->activeCells);
+        else
+            ImGui::Text("triangles: %u   active cells: %u", stats_->verticesWritten / 3, stats_->activeCells);
         if (stats_->overflow)
-            ImGui::TextColored(ImVec4(1, 0.3f, 0.3f, 1), "OVERFLOW: %u triangles needed, capacity %u", stats_->verticesNeeded / 3,
-                               scene_->surface().vertexCapacity() / 3);
+            ImGui::TextColored(ImVec4(1, 0.3f, 0.3f, 1), "OVERFLOW: %u triangles / %u vertices needed", stats_->indicesNeeded ? stats_->indicesNeeded / 3 : stats_->verticesNeeded / 3,
+                               stats_->verticesNeeded);
     } else {
         ImGui::Text("triangles: (waiting for the GPU)");
     }
@@ -540,6 +546,20 @@ Status Window::frame() {
     return {};
 }
 
+void Window::exerciseResize(uint32_t frame) {
+    // Grow, shrink, minimise, restore; each step re-creates the swapchain
+    // (and the draw graph) while frames are in flight.
+    switch (frame % 8) {
+    case 2: glfwSetWindowSize(window_, int(options_.width) + 96, int(options_.height) + 40); break;
+    case 4: glfwSetWindowSize(window_, std::max(64, int(options_.width) / 2), std::max(64, int(options_.height) / 2)); break;
+    case 5: glfwIconifyWindow(window_); break;
+    case 6: glfwRestoreWindow(window_); break;
+    case 7: glfwSetWindowSize(window_, int(options_.width), int(options_.height)); break;
+    default: break;
+    }
+    glfwPollEvents();
+}
+
 int Window::run() {
     Status s = init();
     if (!s) return fail(app_.name, s.message());
@@ -549,6 +569,7 @@ int Window::run() {
         int w = 0, h = 0;
         glfwGetFramebufferSize(window_, &w, &h);
         if (w == 0 || h == 0) { // minimised: no swapchain images to render into
+            if (options_.exerciseResize) glfwRestoreWindow(window_);
             glfwWaitEventsTimeout(0.1);
             continue;
         }
@@ -570,6 +591,7 @@ int Window::run() {
                 error_.clear();
             }
         }
+        if (options_.exerciseResize) exerciseResize(rendered);
         captureThisFrame_ = options_.frames && rendered + 1 >= options_.frames;
         s = frame();
         if (!s) return fail(app_.name, s.message());
