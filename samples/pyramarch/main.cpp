@@ -11,6 +11,7 @@
 #include "pyramarch/engine/device.h"
 #include "pyramarch/engine/transfer.h"
 #include "pyramarch/engine/vulkan_functions.h"
+#include "bench.h"
 #include "sample/cli.h"
 #include "sample/framework.h"
 #include "sample/scenes.h"
@@ -343,10 +344,14 @@ int main(int argc, char** argv) {
     isoCmd->add_flag("--validation", iso.validation, "Enable the validation layer (any message fails the exit code)");
     isoCmd->add_option("--device", iso.device, "Device index or name substring");
 
+    bench::BenchOptions benchOptions;
+    CLI::App* benchCmd = bench::addBenchCommand(app, benchOptions);
+
     const int parsed = sample::parseCommandLine(app, argc, argv);
     if (parsed >= 0) return parsed;
     if (*info) return runInfo(infoDevice);
     if (*demoCmd) return runDemo(demo);
+    if (*benchCmd) return bench::runBench(benchOptions, bench::joinCommandLine(argc, argv));
     if (!iso.out.empty()) {
         const std::string ext = std::filesystem::path(iso.out).extension().string();
         if (ext != ".ply" && ext != ".obj") return fail("pyramarch iso", "--out must end in .ply or .obj, got '" + iso.out + "'");
