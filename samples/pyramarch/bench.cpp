@@ -137,6 +137,8 @@ uint32_t defaultFrames(uint64_t cells) {
 const char* fieldGlsl(const std::string& f) {
     if (f == "cayley") return "float field(vec3 p) { return 16.0 * p.x * p.y * p.z + 4.0 * (p.x + p.y + p.z) - 1.0; }\n";
     if (f == "sphere") return "float field(vec3 p) { return 0.8 - length(p); }\n";
+    // White noise: nearly every cell is active with several triangles (the dense extreme).
+    if (f == "noise") return "float field(vec3 p) { return fract(sin(dot(p, vec3(12.9898, 78.233, 37.719))) * 43758.5453) - 0.5; }\n";
     return "float field(vec3 p) { const float k = 6.28318530718; return sin(k * p.x) * cos(k * p.y) + sin(k * p.y) * cos(k * p.z) + sin(k * p.z) * cos(k * p.x); }\n";
 }
 
@@ -213,8 +215,10 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
     std::vector<iso::Particle> particles(sc.particles);
     std::vector<float> dirs(size_t(sc.particles) * 3);
     for (float& d : dirs) d = rng.next() * 2.f - 1.f;
-    // Same total kernel mass whatever the count, so the shell stays a surface.
-    const float weight = 0.02f * float(1u << 20) / float(std::max(1u, sc.particles));
+    // The kernel radius is 2.5 cells, so a sample sees particles of an area
+    // that shrinks with the grid: keep the field on the shell about the same
+    // for every count and grid (the 2^20-particle, 128^3 case as reference).
+    const float weight = 0.02f * float(1u << 20) / float(std::max(1u, sc.particles)) * (128.f / float(sc.n)) * (128.f / float(sc.n));
 
     for (int attempt = 0; attempt < 2; ++attempt) {
         iso::IsoSurfaceCreateInfo info;
@@ -585,12 +589,12 @@ std::string joinCommandLine(int argc, char** argv) {
 CLI::App* addBenchCommand(CLI::App& app, BenchOptions& o) {
     CLI::App* c = app.add_subcommand("bench", "Run the benchmark suite: per-pass GPU times, throughput, memory; table and --json");
     c->add_option("--strategy", o.strategy, "histopyramid | scan | both (default both)")->check(CLI::IsMember({"histopyramid", "scan", "both"}));
-    c->add_option("--sizes", o.sizes, "Cells per axis of the field scenarios (default 31,63,127,255 for cayley, 127 for the others)")
+    c->add_option("--sizes", o.sizes, "Cells per axis of the field scenarios (default 31,63,127,255 for cayley, 31,47 for noise, 127 for the others)")
         ->delimiter(',')
         ->check(CLI::Range(1u, 511u));
-    c->add_option("--field", o.fields, "Fields: cayley, sphere, gyroid, metaballs (default all)")
+    c->add_option("--field", o.fields, "Fields: cayley, sphere, gyroid, metaballs, noise (default all)")
         ->delimiter(',')
-        ->check(CLI::IsMember({"cayley", "sphere", "gyroid", "metaballs"}));
+        ->check(CLI::IsMember({"cayley", "sphere", "gyroid", "metaballs", "noise"}));
     c->add_option("--groups", o.groups, "Scenario groups: iso, particles, voxelizer (default all)")
         ->delimiter(',')
         ->check(CLI::IsMember({"iso", "particles", "voxelizer"}));
@@ -622,10 +626,13 @@ int runBench(const BenchOptions& o, const std::string& commandLine) {
     std::vector<IsoScenario> isoScenarios;
     auto framesFor = [&](uint64_t cells) { return o.frames ? o.frames : defaultFrames(cells); };
     if (wants(o.groups, "iso"))
-        for (const std::string f : {"cayley", "sphere", "gyroid", "metaballs"}) {
+        for (const std::string f : {"cayley", "sphere", "gyroid", "metaballs", "noise"}) {
             if (!wants(o.fields, f)) continue;
             std::vector<uint32_t> sizes = o.sizes;
-            if (sizes.empty()) sizes = f == "cayley" ? std::vector<uint32_t>{31, 63, 127, 255} : std::vector<uint32_t>{127};
+            if (sizes.empty())
+                sizes = f == "cayley"  ? std::vector<uint32_t>{31, 63, 127, 255}
+                        : f == "noise" ? std::vector<uint32_t>{31, 47} // ~20 vertices per cell: larger grids exceed one vertex buffer
+                                       : std::vector<uint32_t>{127};
             for (uint32_t n : sizes)
                 for (auto m : methods) isoScenarios.push_back({f, n, m, 0, o.warmup, framesFor(uint64_t(n) * n * n)});
         }

@@ -17,8 +17,8 @@ namespace pyramarch::bench {
 
 struct BenchOptions {
     std::string strategy = "both";                // histopyramid | scan | both
-    std::vector<uint32_t> sizes;                  // cells per axis of the field scenarios (default 31,63,127,255)
-    std::vector<std::string> fields;              // cayley, sphere, gyroid, metaballs (default all)
+    std::vector<uint32_t> sizes;                  // cells per axis of the field scenarios (default 31,63,127,255 for cayley)
+    std::vector<std::string> fields;              // cayley, sphere, gyroid, metaballs, noise (default all)
     std::vector<std::string> groups;              // iso, particles, voxelizer (default all)
     std::vector<uint32_t> particleCounts;         // default 100000, 1000000
     std::vector<uint32_t> particleSizes;          // cells per axis, default 128, 256
