@@ -1,7 +1,8 @@
 // pyramarch: the command-line tool. `info` lists devices and what matters of
 // them, `demo` renders the metaballs and point-cloud scenes headless to PNG
 // frames with a per-pass timing table, `iso` extracts a surface from an
-// analytic field or a raw volume and writes PLY/OBJ.
+// analytic field or a raw volume and writes PLY/OBJ, `voxelize` turns a mesh
+// into a sparse voxel octree and writes its leaves.
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -15,6 +16,7 @@
 #include "sample/cli.h"
 #include "sample/framework.h"
 #include "sample/scenes.h"
+#include "voxelize_command.h"
 
 using namespace pyramarch;
 using sample::fail;
@@ -344,12 +346,15 @@ int main(int argc, char** argv) {
     isoCmd->add_flag("--validation", iso.validation, "Enable the validation layer (any message fails the exit code)");
     isoCmd->add_option("--device", iso.device, "Device index or name substring");
 
+    VoxelizeOptions voxelize;
+    CLI::App* voxelizeCmd = addVoxelizeCommand(app, voxelize);
     bench::BenchOptions benchOptions;
     CLI::App* benchCmd = bench::addBenchCommand(app, benchOptions);
 
     const int parsed = sample::parseCommandLine(app, argc, argv);
     if (parsed >= 0) return parsed;
     if (*info) return runInfo(infoDevice);
+    if (*voxelizeCmd) return runVoxelize(voxelize);
     if (*demoCmd) return runDemo(demo);
     if (*benchCmd) return bench::runBench(benchOptions, bench::joinCommandLine(argc, argv));
     if (!iso.out.empty()) {

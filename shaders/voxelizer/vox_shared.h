@@ -80,7 +80,7 @@ struct VoxNode {
     int nx;       // normal sum, fixed point (VOX_NORMAL_SCALE)
     int ny;
     int nz;
-    uint pad0;
+    uint coord;   // the node's coordinates at its level, packed 10:10:10 (written when its tile is allocated)
     uint pad1;
 };
 VOX_CONST VOX_NORMAL_SCALE = 1024u;
