@@ -215,10 +215,12 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
     std::vector<iso::Particle> particles(sc.particles);
     std::vector<float> dirs(size_t(sc.particles) * 3);
     for (float& d : dirs) d = rng.next() * 2.f - 1.f;
-    // The kernel radius is 2.5 cells, so a sample sees particles of an area
-    // that shrinks with the grid: keep the field on the shell about the same
-    // for every count and grid (the 2^20-particle, 128^3 case as reference).
-    const float weight = 0.02f * float(1u << 20) / float(std::max(1u, sc.particles)) * (128.f / float(sc.n)) * (128.f / float(sc.n));
+    // A thin shell (0.6 +- 0.01) seen by a kernel of 2.5 cells: a sample sees
+    // the particles of a disc whose area shrinks as cells^-2, so the weight
+    // grows with it to keep the field about the same for every count and
+    // grid (the 2^20-particle, 128^3 case as reference).
+    const float scale = float(sc.n) / 128.f;
+    const float weight = 0.02f * float(1u << 20) / float(std::max(1u, sc.particles)) * scale * scale;
 
     for (int attempt = 0; attempt < 2; ++attempt) {
         iso::IsoSurfaceCreateInfo info;
@@ -258,7 +260,7 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
                 for (size_t i = 0; i < particles.size(); ++i) {
                     const float* d = &dirs[i * 3];
                     const float len = std::sqrt(std::max(d[0] * d[0] + d[1] * d[1] + d[2] * d[2], 1e-6f));
-                    const float s = (0.6f + 0.05f * std::sin(phase + float(i % 97))) / len;
+                    const float s = (0.6f + 0.01f * std::sin(phase + float(i % 97))) / len;
                     particles[i] = {{d[0] * s, d[1] * s, d[2] * s}, weight};
                 }
                 return surface.setParticles(particles);
