@@ -14,9 +14,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-$root/tests/bench/results}
 build=${2:-$root/build}
 exe=$build/samples/pyramarch/pyramarch
-for f in "$exe" # Timestamps against the wall clock before and after the queue renders (the lavapipe caveat in the README).
-"$exe" bench --timing-check > "$base-timing-check.txt"
-"$build/tests/bench/cpu_bench" "$build/tests/bench/render_graph_bench"; do
+for f in "$exe" "$build/tests/bench/cpu_bench" "$build/tests/bench/render_graph_bench"; do
   [[ -x $f ]] || { echo "run_benchmarks.sh: $f not built (cmake --build $build)" >&2; exit 1; }
 done
 mkdir -p "$out"
@@ -29,6 +27,8 @@ echo "command: pyramarch bench --json $base-bench.json" | tee -a "$base-bench.tx
 start=$(date +%s)
 "$exe" bench --json "$base-bench.json" | tee -a "$base-bench.txt"
 echo "suite wall time: $(( $(date +%s) - start )) s" | tee -a "$base-bench.txt"
+# Timestamps against the wall clock before and after the queue renders (the lavapipe caveat in the README).
+"$exe" bench --timing-check > "$base-timing-check.txt"
 "$build/tests/bench/cpu_bench" --benchmark_format=json --benchmark_out="$base-cpu_bench.json" --benchmark_out_format=json >/dev/null
 "$build/tests/bench/render_graph_bench" --benchmark_out="$base-render_graph_bench.json" --benchmark_out_format=json >/dev/null
 echo "wrote $base-bench.json, $base-bench.txt, $base-timing-check.txt, $base-cpu_bench.json, $base-render_graph_bench.json"
