@@ -170,7 +170,9 @@ void collectTimings(FrameLoop& loop, const std::vector<PassTiming>& timings, con
         if (!loop.passMs.count(name)) loop.order.push_back(name);
         loop.passMs[name].push_back(t.milliseconds);
         total += t.milliseconds;
-        if (!isoField || name.rfind("field", 0) != 0) extraction += t.milliseconds;
+        // The field passes (field.*, particles.* splat/resolve) are the host's input, not marching cubes.
+        const bool field = isoField && (name.rfind("field", 0) == 0 || name.rfind("particles", 0) == 0);
+        if (!field) extraction += t.milliseconds;
     }
     loop.gpu.push_back(total);
     loop.extraction.push_back(extraction);
