@@ -161,12 +161,13 @@ void RenderGraph::rebindImportedBuffer(BufferRef ref, VkBuffer buffer, VkDeviceS
     r.size = size;
 }
 
-void RenderGraph::rebindImportedImage(ImageRef ref, VkImage image, VkImageView view, VkImageLayout currentLayout) {
+void RenderGraph::rebindImportedImage(ImageRef ref, VkImage image, VkImageView view, VkImageLayout currentLayout, VkExtent3D extent) {
     GraphResource& r = impl_->images.at(ref.index);
     PYRAMARCH_ASSERT(r.imported, "rebindImportedImage on a graph-owned image");
     r.importedImage.image = image;
     r.importedImage.view = view;
     r.importedImage.currentLayout = currentLayout;
+    if (extent.width && extent.height) r.importedImage.extent = extent;
 }
 
 PassBuilder RenderGraph::addPass(const std::string& name, PassKind kind) {

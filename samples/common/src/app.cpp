@@ -14,11 +14,16 @@ int sampleMain(int argc, char** argv, SampleApp& app) {
     if (app.addOptions) app.addOptions(cli);
     const int parsed = parseCommandLine(cli, argc, argv);
     if (parsed >= 0) return parsed;
+    app.config.indexed = options.indexed;
     if (app.prepare) {
         Status s = app.prepare(app.config);
         if (!s) return fail(app.name, s.message());
     }
-    if (!options.headless) return runWindowed(options, app);
+    if (!options.headless) {
+        if (!options.out.empty() && !options.frames) return fail(app.name, "windowed --out needs --frames N (the frame to capture)");
+        if (isFramePattern(options.out)) return fail(app.name, "windowed --out takes one file name, not a %d pattern");
+        return runWindowed(options, app);
+    }
 
     std::atomic<uint32_t> messages{0};
     auto device = createSampleDevice(options, &messages);

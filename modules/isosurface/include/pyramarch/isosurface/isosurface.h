@@ -79,6 +79,8 @@ struct Particle {
     float weight; // kernel strength (> 0); at most 65536 summed at one sample
 };
 
+// Everything is copied by create(): nothing here needs to outlive the call.
+// Fields without "Required" have working defaults.
 struct IsoSurfaceCreateInfo {
     // Required. Samples per axis (>= 2 each); cells = samples - 1. For
     // FieldSource::Volume these are the volume's dimensions.
