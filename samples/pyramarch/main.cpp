@@ -12,6 +12,7 @@
 #include "pyramarch/engine/device.h"
 #include "pyramarch/engine/transfer.h"
 #include "pyramarch/engine/vulkan_functions.h"
+#include "bench.h"
 #include "sample/cli.h"
 #include "sample/framework.h"
 #include "sample/scenes.h"
@@ -355,12 +356,15 @@ int main(int argc, char** argv) {
 
     VoxelizeOptions voxelize;
     CLI::App* voxelizeCmd = addVoxelizeCommand(app, voxelize);
+    bench::BenchOptions benchOptions;
+    CLI::App* benchCmd = bench::addBenchCommand(app, benchOptions);
 
     const int parsed = sample::parseCommandLine(app, argc, argv);
     if (parsed >= 0) return parsed;
     if (*info) return runInfo(infoDevice);
     if (*voxelizeCmd) return runVoxelize(voxelize);
     if (*demoCmd) return runDemo(demo);
+    if (*benchCmd) return bench::runBench(benchOptions, bench::joinCommandLine(argc, argv));
     if (!iso.out.empty()) {
         const std::string ext = std::filesystem::path(iso.out).extension().string();
         if (ext != ".ply" && ext != ".obj") return fail("pyramarch iso", "--out must end in .ply or .obj, got '" + iso.out + "'");

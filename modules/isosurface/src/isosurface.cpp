@@ -112,6 +112,7 @@ uint64_t pyramidLevels(uint64_t count, IsoGrid& g) {
 
 struct IsoSurface::Impl {
     Device* device = nullptr;
+    std::vector<IsoSurface::MemoryItem> memory; // what create() allocated, for memoryReport()
     IsoSurfaceCreateInfo info;
     IsoGrid grid{};
     IsoGrid edgeGrid{}; // indexed: the grid with level tables over samples (edge pyramid)
@@ -318,6 +319,7 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
         if (!b) return Status::error("isosurface '" + n + "': creating " + what + " buffer (" + fmtBytes(bytes) + "): " + b.message(),
                                      b.status().vkResult());
         out = std::move(b).value();
+        m.memory.push_back({what, out.size()});
         return {};
     };
     const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
@@ -561,6 +563,7 @@ const Buffer& IsoSurface::indexBuffer() const {
     return impl_->indices;
 }
 uint32_t IsoSurface::vertexCapacity() const { return impl_->grid.vertexCapacity; }
+std::vector<IsoSurface::MemoryItem> IsoSurface::memoryReport() const { return impl_->memory; }
 
 namespace {
 // Splits `groups` into x * y with x <= maxX (the shaders undo it with linearGroup()).
