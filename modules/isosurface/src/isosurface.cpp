@@ -808,21 +808,27 @@ IsoSurface::GraphOutputs IsoSurface::addPasses(RenderGraph& graph) {
             dispatchFolded(*ctx.vk, ctx.cmd, cellGroups, maxX);
         });
 
-    // --- pyramid build: one pass per kIsoBuildLevelsPerPass levels above classify's ---
-    for (uint32_t src = classifyLevels; src < top; src += gpu::kIsoBuildLevelsPerPass) {
-        const uint32_t levels = std::min(gpu::kIsoBuildLevelsPerPass, top - src);
-        const uint64_t groups = (uint64_t(m.grid.levelSize[src]) + gpu::kIsoBuildGroupSize * 4 - 1) / (gpu::kIsoBuildGroupSize * 4);
-        graph.addPass(n + ".pyramid." + std::to_string(src), PassKind::Compute)
-            .use(grid, Access::StorageRead)
-            .use(pyramid, Access::StorageReadWrite)
-            .record([this, push, basePush, src, levels, groups, maxX](PassContext& ctx) {
-                IsoPush pc = basePush();
-                pc.srcLevel = src;
-                pc.numLevels = levels;
-                push(ctx, impl_->build, impl_->buildSet, pc);
-                dispatchFolded(*ctx.vk, ctx.cmd, groups, maxX);
-            });
-    }
+    // --- pyramid build: one pass per kIsoBuildLevelsPerPass levels, from level `first` up ---
+    // The cell pyramid and the edge pyramid (indexed output) share it.
+    auto addPyramidBuild = [&](const std::string& prefix, BufferRef layout, BufferRef levelsBuf, const gpu::IsoGrid& g,
+                               uint32_t first, VkDescriptorSet set) {
+        const uint32_t topLevel = g.levelCount - 1;
+        for (uint32_t src = first; src < topLevel; src += gpu::kIsoBuildLevelsPerPass) {
+            const uint32_t levels = std::min(gpu::kIsoBuildLevelsPerPass, topLevel - src);
+            const uint64_t groups = (uint64_t(g.levelSize[src]) + gpu::kIsoBuildGroupSize * 4 - 1) / (gpu::kIsoBuildGroupSize * 4);
+            graph.addPass(prefix + std::to_string(src), PassKind::Compute)
+                .use(layout, Access::StorageRead)
+                .use(levelsBuf, Access::StorageReadWrite)
+                .record([this, push, basePush, src, levels, groups, maxX, set](PassContext& ctx) {
+                    IsoPush pc = basePush();
+                    pc.srcLevel = src;
+                    pc.numLevels = levels;
+                    push(ctx, impl_->build, set, pc);
+                    dispatchFolded(*ctx.vk, ctx.cmd, groups, maxX);
+                });
+        }
+    };
+    addPyramidBuild(n + ".pyramid.", grid, pyramid, m.grid, classifyLevels, impl_->buildSet);
 
     // --- indexed: edge pyramid over samples (cut owned edges per sample) ---
     BufferRef edgeGrid, edgePyramid;
@@ -838,21 +844,8 @@ IsoSurface::GraphOutputs IsoSurface::addPasses(RenderGraph& graph) {
                 push(ctx, impl_->edgesClassify, impl_->edgesClassifySet, basePush());
                 dispatchFolded(*ctx.vk, ctx.cmd, sampleGroups4, maxX);
             });
-        const uint32_t edgeTop = m.edgeGrid.levelCount - 1;
-        for (uint32_t src = std::min(1u, edgeTop); src < edgeTop; src += gpu::kIsoBuildLevelsPerPass) {
-            const uint32_t levels = std::min(gpu::kIsoBuildLevelsPerPass, edgeTop - src);
-            const uint64_t groups = (uint64_t(m.edgeGrid.levelSize[src]) + gpu::kIsoBuildGroupSize * 4 - 1) / (gpu::kIsoBuildGroupSize * 4);
-            graph.addPass(n + ".edges.pyramid." + std::to_string(src), PassKind::Compute)
-                .use(edgeGrid, Access::StorageRead)
-                .use(edgePyramid, Access::StorageReadWrite)
-                .record([this, push, basePush, src, levels, groups, maxX](PassContext& ctx) {
-                    IsoPush pc = basePush();
-                    pc.srcLevel = src;
-                    pc.numLevels = levels;
-                    push(ctx, impl_->build, impl_->edgeBuildSet, pc);
-                    dispatchFolded(*ctx.vk, ctx.cmd, groups, maxX);
-                });
-        }
+        addPyramidBuild(n + ".edges.pyramid.", edgeGrid, edgePyramid, m.edgeGrid, std::min(1u, m.edgeGrid.levelCount - 1),
+                        impl_->edgeBuildSet);
     }
 
     // --- args ---
