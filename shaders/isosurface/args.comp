@@ -1,5 +1,6 @@
 #version 460
-// One invocation: pyramid top -> indirect dispatch for extraction (folded
+// One invocation: pyramid top -> indirect dispatch for extraction or, for
+// Scan, generate over the active cells (folded
 // to respect maxComputeWorkGroupCount), indirect draw, stats. The vertex
 // count is clamped to whole triangles within capacity.
 #include "isosurface/common.glsl"
@@ -11,7 +12,9 @@ layout(set = 0, binding = 1, std430) readonly buffer PyramidBuf { uint pyramid[]
 layout(set = 0, binding = 2, std430) buffer CountersBuf { IsoCounters counters; };
 layout(set = 0, binding = 3, std430) writeonly buffer ArgsBuf { IsoArgs args; };
 layout(set = 0, binding = 4, std430) writeonly buffer StatsBuf { IsoStatsGpu stats[]; };
-// Indexed only (otherwise the cell grid/pyramid are bound here again, unused).
+// Indexed: the edge grid/pyramid. Scan: the occupancy tree's grid and
+// levels (its top is the active-cell count). Otherwise the cell grid/pyramid
+// are bound here again, unused.
 layout(set = 0, binding = 5, std430) readonly buffer EdgeGridBuf { IsoGrid edgeGrid; };
 layout(set = 0, binding = 6, std430) readonly buffer EdgePyramidBuf { uint edgePyramid[]; };
 
@@ -38,7 +41,12 @@ void main() {
     } else {
         written = min(needed, grid.vertexCapacity);
     }
-    const uvec2 vd = fold(written);
+    // Scan: generate runs one thread per active cell.
+    uint dispatchItems = written;
+    if (grid.scanOccupancy != 0)
+        dispatchItems = top == 0 ? ((pyramid[grid.levelOffset[0]] & kIsoCountMask) != 0 ? 1u : 0u)
+                                 : edgePyramid[edgeGrid.levelOffset[top]];
+    const uvec2 vd = fold(dispatchItems);
     args.dispatchX = vd.x;
     args.dispatchY = vd.y;
     args.dispatchZ = 1;

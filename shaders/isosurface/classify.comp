@@ -14,6 +14,10 @@ layout(set = 0, binding = 1, std430) readonly buffer TablesBuf { IsoTables table
 layout(set = 0, binding = 2, std430) readonly buffer FieldBuf { float field[]; };
 layout(set = 0, binding = 3, std430) writeonly buffer PyramidBuf { uint pyramid[]; };
 layout(set = 0, binding = 4, std430) buffer CountersBuf { IsoCounters counters; };
+// Scan only (grid.scanOccupancy): level 1 of the occupancy tree, active cells
+// per 4 cells, laid out from element 0 (the tree has no level 0 of its own).
+// Otherwise the pyramid is bound here again and never written through it.
+layout(set = 0, binding = 5, std430) writeonly buffer OccupancyBuf { uint occupancy[]; };
 
 // Grid values and corner offsets read once per thread: the compiler cannot
 // keep them in registers across the pyramid stores itself (the buffers
@@ -54,7 +58,10 @@ void main() {
         sum += count;
         activeCells += count != 0 ? 1u : 0u;
     }
-    if (grid.levelCount > 1 && element < grid.levelSize[1]) pyramid[grid.levelOffset[1] + element] = sum;
+    if (grid.levelCount > 1 && element < grid.levelSize[1]) {
+        pyramid[grid.levelOffset[1] + element] = sum;
+        if (grid.scanOccupancy != 0) occupancy[element] = activeCells;
+    }
     // Few threads have active cells (surfaces are sparse): a global atomic
     // is cheaper than a barrier-based group reduction on lavapipe.
     if (activeCells != 0) atomicAdd(counters.activeCells, activeCells);

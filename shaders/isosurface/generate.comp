@@ -1,7 +1,9 @@
 #version 460
-// Scan baseline: one thread per cell; an active cell writes its vertices at
-// its exclusive-scan offset (scan_down.comp for levels >= 1, the preceding
-// siblings at level 0 here). Same vertex code and capacity clamp as extract.
+// Scan baseline (seed 003's generateTriangles): one thread per ACTIVE cell
+// (indirect dispatch sized by the args pass); each writes its vertices at its
+// exclusive vertex-count offset (scan_down.comp for levels >= 1, the
+// preceding siblings at level 0 here). Same vertex code and capacity clamp
+// as extract.
 #include "isosurface/common.glsl"
 
 layout(local_size_x = kIsoGroupSize) in;
@@ -12,17 +14,24 @@ layout(set = 0, binding = 2, std430) readonly buffer FieldBuf { float field[]; }
 layout(set = 0, binding = 3, std430) readonly buffer PyramidBuf { uint pyramid[]; };
 layout(set = 0, binding = 4, std430) readonly buffer OffsetsBuf { uint offsets[]; };
 layout(set = 0, binding = 5, std430) writeonly buffer VertexBuf { IsoVertex vertices[]; };
+layout(set = 0, binding = 6, std430) readonly buffer ActiveBuf { uint activeCells[]; };
+layout(set = 0, binding = 7, std430) readonly buffer OccGridBuf { IsoGrid occGrid; };
+layout(set = 0, binding = 8, std430) readonly buffer OccupancyBuf { uint occupancy[]; };
 
 #include "isosurface/mc_vertex.glsl"
 
 void main() {
-    const uint cell = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
-    if (cell >= grid.cells.w) return;
+    const uint i = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
     const uint base0 = grid.levelOffset[0];
+    const uint top = grid.levelCount - 1;
+    // The folded dispatch rounds up: threads past the active count (the
+    // occupancy total) would read stale list entries.
+    const uint activeCount = top == 0 ? ((pyramid[base0] & kIsoCountMask) != 0 ? 1u : 0u)
+                                      : occupancy[occGrid.levelOffset[top]];
+    if (i >= activeCount) return;
+    const uint cell = activeCells[i];
     const uint packed = pyramid[base0 + cell];
     const uint count = packed & kIsoCountMask;
-    if (count == 0) return;
-    const uint top = grid.levelCount - 1;
     uint total = pyramid[grid.levelOffset[top]];
     if (top == 0) total &= kIsoCountMask;
     const uint limit = min(total, grid.vertexCapacity);
@@ -32,6 +41,8 @@ void main() {
         start = top == 1 ? 0u : offsets[parent];
         for (uint j = parent * 4; j < cell; ++j) start += pyramid[base0 + j] & kIsoCountMask;
     }
+    // Past capacity: cells are in order, so every later active cell is too.
+    if (start >= limit) return;
     mcVertexInit();
     const uint mcCase = (packed >> kIsoCaseShift) & 0xffu;
     for (uint j = 0; j < count; ++j) {

@@ -113,8 +113,12 @@ protected:
         const uint32_t written = std::min<uint32_t>(uint32_t(cpu.vertices.size()), iso.vertexCapacity());
         EXPECT_EQ(args.value()[4], written);
         EXPECT_EQ(args.value()[5], 1u);
-        const uint32_t groups = (written + 63) / 64;
-        EXPECT_EQ(uint64_t(args.value()[0]) * args.value()[1] * 64 >= written, true);
+        // The indirect dispatch covers the written vertices (extract) or,
+        // for Scan, the active cells (generate, one thread per active cell).
+        const bool scan = info.method == ExtractionMethod::Scan;
+        const uint32_t items = scan ? uint32_t(cpu.activeCells) : written;
+        const uint32_t groups = (items + 63) / 64;
+        EXPECT_EQ(uint64_t(args.value()[0]) * args.value()[1] * 64 >= items, true);
         const uint32_t maxX = info.maxGroupsX ? info.maxGroupsX : device().limits().maxComputeWorkGroupCount[0];
         EXPECT_EQ(args.value()[0], std::min(groups, maxX));
         EXPECT_EQ(args.value()[1], groups == 0 ? 1u : (groups + std::min(groups, maxX) - 1) / std::min(groups, maxX));
@@ -124,6 +128,16 @@ protected:
         EXPECT_EQ(stats->verticesWritten, written);
         EXPECT_EQ(stats->activeCells, cpu.activeCells);
         EXPECT_EQ(stats->overflow, cpu.vertices.size() > iso.vertexCapacity());
+        if (scan) {
+            // Compaction: the active-cell list is the CPU's active cells in order.
+            std::vector<uint32_t> expectActive;
+            for (uint32_t c = 0; c < cpu.base.size(); ++c)
+                if ((cpu.base[c] & 0xfu) != 0) expectActive.push_back(c);
+            ASSERT_EQ(expectActive.size(), cpu.activeCells);
+            auto list = iso.readActiveCells();
+            ASSERT_TRUE(list.ok()) << list.message();
+            EXPECT_EQ(list.value(), expectActive);
+        }
         if (out) *out = cpu;
     }
 };
@@ -739,7 +753,31 @@ TEST_F(IsoGpu, ScanBaselineMatchesReference) {
         ASSERT_EQ(v.value().size(), capacity / 3 * 3);
         for (size_t k = 0; k < v.value().size(); ++k)
             for (int c = 0; c < 4; ++c) ASSERT_EQ(v.value()[k].position[c], all.value()[k].position[c]) << k;
+        // Overflow is reported; generate still runs over every active cell
+        // (the list is complete) and stops each at capacity.
+        EXPECT_EQ(s->overflow, 1u);
+        auto fullList = full->readActiveCells();
+        auto list = iso->readActiveCells();
+        ASSERT_TRUE(fullList.ok() && list.ok());
+        EXPECT_EQ(list.value(), fullList.value());
+        EXPECT_EQ(s->activeCells, fullList.value().size());
+        auto args = iso->readDrawArgs();
+        ASSERT_TRUE(args.ok());
+        EXPECT_GE(uint64_t(args.value()[0]) * args.value()[1] * 64, fullList.value().size());
     }
+    // No surface: no active cell, an empty list and an empty dispatch.
+    info.vertexCapacity = needed;
+    info.isoValue = 1e30f;
+    auto none = make(info);
+    ASSERT_TRUE(none);
+    frame(*none);
+    checkAgainstReference(*none, info);
+    auto list = none->readActiveCells();
+    ASSERT_TRUE(list.ok());
+    EXPECT_TRUE(list.value().empty());
+    auto args = none->readDrawArgs();
+    ASSERT_TRUE(args.ok());
+    EXPECT_EQ(args.value()[0], 0u);
 }
 
 namespace {

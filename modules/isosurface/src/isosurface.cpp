@@ -38,6 +38,9 @@ static const uint32_t kScanDownSpv[] =
 static const uint32_t kGenerateSpv[] =
 #include "shaders/isosurface/generate.comp.spv.inc"
     ;
+static const uint32_t kCompactSpv[] =
+#include "shaders/isosurface/compact.comp.spv.inc"
+    ;
 static const uint32_t kEdgesClassifySpv[] =
 #include "shaders/isosurface/edges_classify.comp.spv.inc"
     ;
@@ -117,14 +120,16 @@ struct IsoSurface::Impl {
     IsoGrid grid{};
     IsoGrid edgeGrid{}; // indexed: the grid with level tables over samples (edge pyramid)
     IsoGrid binGrid{};  // particle gather: the grid with level tables over bins
+    IsoGrid occGrid{};  // scan: the grid with the occupancy tree's level tables (levels >= 1 from element 0)
     uint32_t ring = 3; // framesInFlight + 1 slots
     uint32_t maxItems = 0;
 
     Buffer tables, gridBuf, field, pyramid, counters, args, vertices, stats, items, accum, raw, offsets;
     Buffer edgeGridBuf, edgePyramid, indices; // indexed output
     Buffer binGridBuf, bins, binOffsets, slots, sorted; // particle gather
+    Buffer occGridBuf, occupancy, occOffsets, active; // scan: occupancy tree, its prefixes, active-cell list
 
-    ComputePipeline classify, build, argsPipe, extract, fieldPipe, resolve, scanDown, generate;
+    ComputePipeline classify, build, argsPipe, extract, fieldPipe, resolve, scanDown, generate, compact;
     ComputePipeline edgesClassify, edgeVertices, indicesPipe;
     ComputePipeline countPipe, sortPipe, gatherPipe;
     DescriptorPool pool;
@@ -133,7 +138,8 @@ struct IsoSurface::Impl {
                     scanDownSet = VK_NULL_HANDLE, generateSet = VK_NULL_HANDLE, edgesClassifySet = VK_NULL_HANDLE,
                     edgeBuildSet = VK_NULL_HANDLE, edgeVerticesSet = VK_NULL_HANDLE, indicesSet = VK_NULL_HANDLE,
                     countSet = VK_NULL_HANDLE, binBuildSet = VK_NULL_HANDLE, binScanSet = VK_NULL_HANDLE,
-                    sortSet = VK_NULL_HANDLE, gatherSet = VK_NULL_HANDLE;
+                    sortSet = VK_NULL_HANDLE, gatherSet = VK_NULL_HANDLE, occBuildSet = VK_NULL_HANDLE,
+                    occScanSet = VK_NULL_HANDLE, compactSet = VK_NULL_HANDLE;
     bool gather = false;
     bool scan = false;
     bool indexed = false;
@@ -231,6 +237,7 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
     g.statsSlots = m.ring;
     g.indexed = m.indexed ? 1u : 0u;
     g.baseMask = gpu::kIsoCountMask;
+    g.scanOccupancy = m.scan ? 1u : 0u;
     g.indexCapacity = m.indexed ? info.indexCapacity / 3u * 3u : 0u;
     uint64_t edgePyramidBytes = 0;
     const uint64_t indexBytes = std::max<uint64_t>(uint64_t(g.indexCapacity) * 4, 4);
@@ -295,6 +302,15 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
         b.baseMask = 0xffffffffu;
         m.binGrid = b;
     }
+    if (m.scan) {
+        // The occupancy tree has the cell pyramid's shape but no level 0 of
+        // its own (occupancy is count != 0 of the cell pyramid's base): its
+        // levels >= 1 start at element 0.
+        IsoGrid o = g;
+        for (uint32_t l = 1; l < g.levelCount; ++l) o.levelOffset[l] = g.levelOffset[l] - g.levelSize[0];
+        o.levelOffset[0] = 0;
+        m.occGrid = o;
+    }
     if (m.indexed) {
         // Everything but the level tables is shared with the cell grid.
         IsoGrid e = g;
@@ -339,7 +355,17 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
     PYRAMARCH_TRY(make(m.stats, sizeof(gpu::IsoStatsGpu) * m.ring, storage, MemoryUsage::Readback, "stats"));
     if (m.maxItems) PYRAMARCH_TRY(make(m.items, uint64_t(m.maxItems) * m.itemBytes() * m.ring, storage, MemoryUsage::Upload, "items"));
     // Scan baseline: prefixes of pyramid levels >= 1 (level 0's are finished in generate).
-    if (m.scan) PYRAMARCH_TRY(make(m.offsets, (offset - g.levelSize[0]) * 4, storage, MemoryUsage::DeviceLocal, "offsets"));
+    if (m.scan) {
+        const uint64_t upper = (offset - g.levelSize[0]) * 4;
+        PYRAMARCH_TRY(make(m.offsets, upper, storage, MemoryUsage::DeviceLocal, "offsets"));
+        PYRAMARCH_TRY(make(m.occGridBuf, sizeof(IsoGrid), storage, MemoryUsage::Upload, "occupancy grid"));
+        PYRAMARCH_TRY(make(m.occupancy, upper, readable, MemoryUsage::DeviceLocal, "occupancy"));
+        PYRAMARCH_TRY(make(m.occOffsets, upper, storage, MemoryUsage::DeviceLocal, "occupancy offsets"));
+        // Every cell may be active (capacity: all cells).
+        PYRAMARCH_TRY(make(m.active, uint64_t(cells) * 4, readable, MemoryUsage::DeviceLocal, "active cells"));
+        std::memcpy(m.occGridBuf.mapped(), &m.occGrid, sizeof(IsoGrid));
+        m.occGridBuf.flush();
+    }
     if (info.source == FieldSource::Particles && !m.gather)
         PYRAMARCH_TRY(make(m.accum, samples * 4, storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::DeviceLocal, "accum"));
     if (m.gather) {
@@ -388,12 +414,13 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
         out = std::move(p).value();
         return {};
     };
-    PYRAMARCH_TRY(pipe(m.classify, kClassifySpv, "classify", 5));
+    PYRAMARCH_TRY(pipe(m.classify, kClassifySpv, "classify", 6));
     PYRAMARCH_TRY(pipe(m.build, kBuildSpv, "pyramid", 2));
     PYRAMARCH_TRY(pipe(m.argsPipe, kArgsSpv, "args", 7));
     if (m.scan) {
         PYRAMARCH_TRY(pipe(m.scanDown, kScanDownSpv, "scan", 3));
-        PYRAMARCH_TRY(pipe(m.generate, kGenerateSpv, "generate", 6));
+        PYRAMARCH_TRY(pipe(m.generate, kGenerateSpv, "generate", 9));
+        PYRAMARCH_TRY(pipe(m.compact, kCompactSpv, "compact", 4));
     } else if (m.indexed) {
         PYRAMARCH_TRY(pipe(m.edgesClassify, kEdgesClassifySpv, "edges.classify", 3));
         PYRAMARCH_TRY(pipe(m.edgeVertices, kEdgeVerticesSpv, "edges.vertices", 5));
@@ -470,14 +497,19 @@ void main() {
         out = s.value();
         return {};
     };
-    PYRAMARCH_TRY(set(m.classifySet, m.classify, {&m.gridBuf, &m.tables, &m.field, &m.pyramid, &m.counters}));
+    const Buffer& classifyOcc = m.scan ? m.occupancy : m.pyramid;
+    PYRAMARCH_TRY(set(m.classifySet, m.classify, {&m.gridBuf, &m.tables, &m.field, &m.pyramid, &m.counters, &classifyOcc}));
     PYRAMARCH_TRY(set(m.buildSet, m.build, {&m.gridBuf, &m.pyramid}));
-    const Buffer& argsEdgeGrid = m.indexed ? m.edgeGridBuf : m.gridBuf;
-    const Buffer& argsEdgePyramid = m.indexed ? m.edgePyramid : m.pyramid;
+    const Buffer& argsEdgeGrid = m.indexed ? m.edgeGridBuf : m.scan ? m.occGridBuf : m.gridBuf;
+    const Buffer& argsEdgePyramid = m.indexed ? m.edgePyramid : m.scan ? m.occupancy : m.pyramid;
     PYRAMARCH_TRY(set(m.argsSet, m.argsPipe, {&m.gridBuf, &m.pyramid, &m.counters, &m.args, &m.stats, &argsEdgeGrid, &argsEdgePyramid}));
     if (m.scan) {
         PYRAMARCH_TRY(set(m.scanDownSet, m.scanDown, {&m.gridBuf, &m.pyramid, &m.offsets}));
-        PYRAMARCH_TRY(set(m.generateSet, m.generate, {&m.gridBuf, &m.tables, &m.field, &m.pyramid, &m.offsets, &m.vertices}));
+        PYRAMARCH_TRY(set(m.generateSet, m.generate,
+                          {&m.gridBuf, &m.tables, &m.field, &m.pyramid, &m.offsets, &m.vertices, &m.active, &m.occGridBuf, &m.occupancy}));
+        PYRAMARCH_TRY(set(m.occBuildSet, m.build, {&m.occGridBuf, &m.occupancy}));
+        PYRAMARCH_TRY(set(m.occScanSet, m.scanDown, {&m.occGridBuf, &m.occupancy, &m.occOffsets}));
+        PYRAMARCH_TRY(set(m.compactSet, m.compact, {&m.gridBuf, &m.pyramid, &m.occOffsets, &m.active}));
     } else if (m.indexed) {
         PYRAMARCH_TRY(set(m.edgesClassifySet, m.edgesClassify, {&m.edgeGridBuf, &m.field, &m.edgePyramid}));
         PYRAMARCH_TRY(set(m.edgeBuildSet, m.build, {&m.edgeGridBuf, &m.edgePyramid}));
@@ -797,13 +829,20 @@ IsoSurface::GraphOutputs IsoSurface::addPasses(RenderGraph& graph) {
     const uint32_t top = m.grid.levelCount - 1;
     const uint32_t classifyLevels = std::min(1u, top);
     const uint64_t cellGroups = (uint64_t(m.grid.cells.w) + 4 * gpu::kIsoGroupSize - 1) / (4 * gpu::kIsoGroupSize);
-    graph.addPass(n + ".classify", PassKind::Compute)
-        .use(grid, Access::StorageRead)
+    // Scan: the occupancy tree (classify writes its level 1).
+    BufferRef occGrid, occupancy;
+    if (m.scan) {
+        occGrid = graph.importBuffer(n + ".occGrid", m.occGridBuf, computeRead, computeRead, true);
+        occupancy = graph.importBuffer(n + ".occupancy", m.occupancy, computeRead, computeRead);
+    }
+    PassBuilder classifyPass = graph.addPass(n + ".classify", PassKind::Compute);
+    classifyPass.use(grid, Access::StorageRead)
         .use(tables, Access::StorageRead)
         .use(field, Access::StorageRead)
         .use(pyramid, Access::StorageWrite)
-        .use(counters, Access::StorageReadWrite)
-        .record([this, push, basePush, cellGroups, maxX](PassContext& ctx) {
+        .use(counters, Access::StorageReadWrite);
+    if (m.scan) classifyPass.use(occupancy, Access::StorageWrite);
+    classifyPass.record([this, push, basePush, cellGroups, maxX](PassContext& ctx) {
             push(ctx, impl_->classify, impl_->classifySet, basePush());
             dispatchFolded(*ctx.vk, ctx.cmd, cellGroups, maxX);
         });
@@ -829,6 +868,8 @@ IsoSurface::GraphOutputs IsoSurface::addPasses(RenderGraph& graph) {
         }
     };
     addPyramidBuild(n + ".pyramid.", grid, pyramid, m.grid, classifyLevels, impl_->buildSet);
+    // Scan: up-sweep of the occupancy tree (level 1 came from classify).
+    if (m.scan) addPyramidBuild(n + ".occupancy.", occGrid, occupancy, m.occGrid, classifyLevels, impl_->occBuildSet);
 
     // --- indexed: edge pyramid over samples (cut owned edges per sample) ---
     BufferRef edgeGrid, edgePyramid;
@@ -857,6 +898,7 @@ IsoSurface::GraphOutputs IsoSurface::addPasses(RenderGraph& graph) {
             .use(args, Access::StorageWrite)
             .use(stats, Access::StorageWrite);
         if (m.indexed) argsPass.use(edgeGrid, Access::StorageRead).use(edgePyramid, Access::StorageRead);
+        if (m.scan) argsPass.use(occGrid, Access::StorageRead).use(occupancy, Access::StorageRead);
         argsPass.record([this, push, basePush](PassContext& ctx) {
             push(ctx, impl_->argsPipe, impl_->argsSet, basePush());
             ctx.vk->vkCmdDispatch(ctx.cmd, 1, 1, 1);
@@ -895,32 +937,56 @@ IsoSurface::GraphOutputs IsoSurface::addPasses(RenderGraph& graph) {
     }
 
     if (m.scan) {
-        // --- scan baseline: down-sweep levels top-1 .. 1, then one thread per cell ---
+        // --- scan baseline (seed 003): down-sweeps of the vertex-count and
+        // occupancy trees (levels top-1 .. 1; level 0 is finished by the
+        // consumers), compaction of the active cells, then generate with one
+        // thread per active cell (indirect, sized by the args pass) ---
         const BufferRef offsets = graph.importBuffer(n + ".offsets", m.offsets, computeRead, computeRead);
+        const BufferRef occOffsets = graph.importBuffer(n + ".occOffsets", m.occOffsets, computeRead, computeRead);
+        const BufferRef active = graph.importBuffer(n + ".active", m.active, computeRead, computeRead);
         for (uint32_t k = top > 0 ? top - 1 : 0; k >= 1 && k < top; --k) {
             const uint64_t groups = (uint64_t(m.grid.levelSize[k]) + gpu::kIsoGroupSize - 1) / gpu::kIsoGroupSize;
+            // Both trees in one pass: the two dispatches are independent.
             graph.addPass(n + ".scan." + std::to_string(k), PassKind::Compute)
                 .use(grid, Access::StorageRead)
                 .use(pyramid, Access::StorageRead)
                 .use(offsets, Access::StorageReadWrite)
+                .use(occGrid, Access::StorageRead)
+                .use(occupancy, Access::StorageRead)
+                .use(occOffsets, Access::StorageReadWrite)
                 .record([this, push, basePush, k, groups, maxX](PassContext& ctx) {
                     IsoPush pc = basePush();
                     pc.srcLevel = k;
                     push(ctx, impl_->scanDown, impl_->scanDownSet, pc);
                     dispatchFolded(*ctx.vk, ctx.cmd, groups, maxX);
+                    push(ctx, impl_->scanDown, impl_->occScanSet, pc);
+                    dispatchFolded(*ctx.vk, ctx.cmd, groups, maxX);
                 });
         }
         const uint64_t cellGroups1 = (uint64_t(m.grid.cells.w) + gpu::kIsoGroupSize - 1) / gpu::kIsoGroupSize;
+        graph.addPass(n + ".compact", PassKind::Compute)
+            .use(grid, Access::StorageRead)
+            .use(pyramid, Access::StorageRead)
+            .use(occOffsets, Access::StorageRead)
+            .use(active, Access::StorageWrite)
+            .record([this, push, basePush, cellGroups1, maxX](PassContext& ctx) {
+                push(ctx, impl_->compact, impl_->compactSet, basePush());
+                dispatchFolded(*ctx.vk, ctx.cmd, cellGroups1, maxX);
+            });
         graph.addPass(n + ".generate", PassKind::Compute)
             .use(grid, Access::StorageRead)
             .use(tables, Access::StorageRead)
             .use(field, Access::StorageRead)
             .use(pyramid, Access::StorageRead)
             .use(offsets, Access::StorageRead)
+            .use(active, Access::StorageRead)
+            .use(occGrid, Access::StorageRead)
+            .use(occupancy, Access::StorageRead)
+            .use(args, Access::IndirectRead)
             .use(vertices, Access::StorageWrite)
-            .record([this, push, basePush, cellGroups1, maxX](PassContext& ctx) {
+            .record([this, push, basePush](PassContext& ctx) {
                 push(ctx, impl_->generate, impl_->generateSet, basePush());
-                dispatchFolded(*ctx.vk, ctx.cmd, cellGroups1, maxX);
+                ctx.vk->vkCmdDispatchIndirect(ctx.cmd, impl_->args.handle(), offsetof(gpu::IsoArgs, dispatchX));
                 ++frame_;
             });
         return {vertices, args, {}};
@@ -1045,6 +1111,31 @@ Result<std::vector<std::vector<uint32_t>>> IsoSurface::readPyramid() {
     for (uint32_t l = 0; l < m.grid.levelCount; ++l)
         levels[l].assign(all.value().begin() + m.grid.levelOffset[l], all.value().begin() + m.grid.levelOffset[l] + m.grid.levelSize[l]);
     return levels;
+}
+
+Result<std::vector<uint32_t>> IsoSurface::readActiveCells() {
+    Impl& m = *impl_;
+    PYRAMARCH_ASSERT(m.scan, "IsoSurface::readActiveCells needs ExtractionMethod::Scan");
+    // The list's length is the occupancy total; the stats ring may lag, so
+    // read it from the tree's top (or the single cell when there is no tree).
+    const uint32_t top = m.grid.levelCount - 1;
+    uint32_t count = 0;
+    if (top == 0) {
+        auto base = readBufferAs<uint32_t>(*m.device, m.pyramid, 1);
+        if (!base) return Status::error("isosurface '" + m.info.name + "': reading pyramid: " + base.message());
+        count = (base.value()[0] & gpu::kIsoCountMask) != 0 ? 1u : 0u;
+    } else {
+        auto occ = readBufferAs<uint32_t>(*m.device, m.occupancy, uint64_t(m.occGrid.levelOffset[top]) + 1);
+        if (!occ) return Status::error("isosurface '" + m.info.name + "': reading occupancy: " + occ.message());
+        count = occ.value()[m.occGrid.levelOffset[top]];
+    }
+    count = std::min(count, m.grid.cells.w);
+    std::vector<uint32_t> out(count);
+    if (count) {
+        Status s = readBuffer(*m.device, m.active, out.data(), VkDeviceSize(count) * 4);
+        if (!s) return Status::error("isosurface '" + m.info.name + "': reading active cells: " + s.message());
+    }
+    return out;
 }
 
 Result<std::vector<uint32_t>> IsoSurface::readDrawArgs() {

@@ -48,8 +48,9 @@ enum class NormalMode { Forward, Central, Sobel };
 enum class ExtractionMethod {
     // One thread per output vertex walks the pyramid top-down (default).
     HistoPyramid,
-    // Baseline of seed 003: exclusive scan of the per-cell counts (down-sweep
-    // over the same 4-ary tree), then one thread per cell writes its
+    // Baseline of seed 003: exclusive scans of cell occupancy and of vertex
+    // counts (down-sweeps over 4-ary trees), compaction of the active cells,
+    // then one thread per active cell (indirect dispatch) writes its
     // vertices at its offset. Same output; kept to measure against.
     Scan,
 };
@@ -244,6 +245,9 @@ public:
     Result<std::vector<float>> readField();
     Result<std::vector<std::vector<uint32_t>>> readPyramid();
     Result<std::vector<uint32_t>> readDrawArgs();
+    // ExtractionMethod::Scan: the compacted active-cell list (cell indices in
+    // order), as long as the occupancy total.
+    Result<std::vector<uint32_t>> readActiveCells();
     // Indexed output: the indices as written (indicesWritten of them).
     Result<std::vector<uint32_t>> readIndices();
 
