@@ -254,6 +254,14 @@ public:
     static constexpr uint32_t vertexStride() { return 32; }
     uint32_t vertexCapacity() const; // whole triangles
 
+    // GPU memory the surface holds, one entry per buffer (name, bytes as
+    // created), for benchmarks and memory budgets. Render-graph scratch is not included.
+    struct MemoryItem {
+        std::string name;
+        uint64_t bytes = 0;
+    };
+    std::vector<MemoryItem> memoryReport() const;
+
     // Stats of the newest frame whose ring slot the GPU is known to be done
     // with (framesInFlight frames back); never waits. Empty until then.
     std::optional<IsoStats> latestStats() const;
