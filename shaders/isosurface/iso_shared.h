@@ -65,8 +65,9 @@ struct IsoGrid {
     uint baseMask;      // pyramid build: mask of level-0 elements (count bits, or all for bin counts)
     uint indexed;       // 1: shared vertices + index buffer (edge pyramid over samples)
     uint indexCapacity; // indices, whole triangles (indexed only)
+    uint itemSlotStride; // particles: elements between ring slots (maxItems; 0 for a host GPU buffer, which has no ring)
     uint scanOccupancy; // 1: ExtractionMethod::Scan (classify also writes occupancy level 1)
-    uint pad2, pad3;
+    uint pad3;
     vec4 particle;      // x: radius, y: 1/radius^2, z,w unused
     uvec4 binDims;      // particle gather: bins per axis (xyz), total (w)
     vec4 binOrigin;     // particle gather: xyz corner of bin (0,0,0) = boundsMin - radius; w: bin size (= radius)

@@ -17,7 +17,7 @@ layout(set = 0, binding = 4, std430) readonly buffer BinOffsetsBuf { uint binOff
 void main() {
     const uint i = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
     if (i >= min(pc.itemCount, grid.maxItems)) return;
-    const vec4 pw = particles[pc.slot * grid.maxItems + i];
+    const vec4 pw = particles[pc.slot * grid.itemSlotStride + i];
     uint bin;
     if (!isFiniteF(pw.x) || !isFiniteF(pw.y) || !isFiniteF(pw.z) || !isFiniteF(pw.w) || pw.w <= 0.0 || !binOf(pw.xyz, bin)) {
         slots[i] = 0xffffffffu;

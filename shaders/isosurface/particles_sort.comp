@@ -19,7 +19,7 @@ void main() {
     if (i >= min(pc.itemCount, grid.maxItems)) return;
     const uint slot = slots[i];
     if (slot == 0xffffffffu) return;
-    const vec4 pw = particles[pc.slot * grid.maxItems + i];
+    const vec4 pw = particles[pc.slot * grid.itemSlotStride + i];
     uint bin;
     binOf(pw.xyz, bin);
     sorted[binPrefix(bin) + slot] = pw;

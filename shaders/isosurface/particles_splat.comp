@@ -16,7 +16,7 @@ layout(set = 0, binding = 2, std430) buffer AccumBuf { uint accum[]; };
 void main() {
     const uint i = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
     if (i >= min(pc.itemCount, grid.maxItems)) return;
-    const vec4 pw = particles[pc.slot * grid.maxItems + i];
+    const vec4 pw = particles[pc.slot * grid.itemSlotStride + i];
     if (!isFiniteF(pw.x) || !isFiniteF(pw.y) || !isFiniteF(pw.z) || !isFiniteF(pw.w) || pw.w <= 0.0) return;
     const float r = grid.particle.x;
     const vec3 rel = (pw.xyz - grid.boundsMin.xyz) / grid.spacing.xyz;

@@ -512,6 +512,159 @@ TEST_P(IsoSplat, MillionParticles) {
 
 INSTANTIATE_TEST_SUITE_P(Methods, IsoSplat, ::testing::Values(SplatMethod::Scatter, SplatMethod::Gather));
 
+// ParticleInput::GpuBuffer: a host pass in the same graph writes the host's
+// particle buffer every frame (here a copy from staging); the surface must
+// give the brute-force field and the same field and triangles as the
+// setParticles path fed the same particles, also when the count changes.
+TEST_P(IsoSplat, GpuBufferInputMatchesHostInput) {
+    IsoSurfaceCreateInfo info;
+    info.splat = GetParam();
+    info.samples = {19, 17, 21};
+    info.boundsMin = {-1.f, -0.8f, -1.f};
+    info.boundsMax = {1.f, 0.9f, 0.7f};
+    info.source = FieldSource::Particles;
+    info.maxParticles = 1200;
+    info.particleRadius = 0.21f;
+    info.vertexCapacity = 300000;
+    info.isoValue = 0.45f;
+    IsoSurfaceCreateInfo hostInfo = info;
+    hostInfo.name = "host";
+    auto hostIso = make(hostInfo);
+    ASSERT_TRUE(hostIso);
+
+    const VkDeviceSize bytes = VkDeviceSize(info.maxParticles) * sizeof(Particle);
+    auto particles = device().allocator().createBuffer({.size = bytes,
+                                                        .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                                        .memory = MemoryUsage::DeviceLocal,
+                                                        .name = "host.particles"});
+    ASSERT_TRUE(particles.ok()) << particles.message();
+    auto staging = device().allocator().createBuffer(
+        {.size = bytes, .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT, .memory = MemoryUsage::Upload, .name = "host.staging"});
+    ASSERT_TRUE(staging.ok()) << staging.message();
+    info.particleInput = ParticleInput::GpuBuffer;
+    info.particleBuffer = &particles.value();
+    info.name = "gpu";
+    auto gpuIso = make(info);
+    ASSERT_TRUE(gpuIso);
+
+    RenderGraph graph(&device());
+    const ExternalUse splatRead{Access::StorageRead, PassKind::Compute};
+    const BufferRef ref = graph.importBuffer("host.particles", particles.value(), splatRead, splatRead);
+    uint32_t count = 0;
+    graph.addPass("host.write", PassKind::Transfer).use(ref, Access::TransferDst).record([&](PassContext& ctx) {
+        const VkBufferCopy region{0, 0, VkDeviceSize(count) * sizeof(Particle)};
+        if (region.size) ctx.vk->vkCmdCopyBuffer(ctx.cmd, staging.value().handle(), ctx.buffer(ref), 1, &region);
+    });
+    gpuIso->addPasses(graph, {.particles = ref});
+    ASSERT_OK(graph.compile());
+
+    const ref::Grid g = gridOf(info);
+    const auto rnd = ref::noise(1000 * 4 * 3, 17);
+    for (uint32_t f = 0; f < 3; ++f) {
+        // Different particles and counts each frame (the last one reaches maxParticles).
+        count = f == 0 ? 1000 : f == 1 ? 333 : info.maxParticles;
+        std::vector<Particle> ps(count);
+        std::vector<ref::Particle> refPs;
+        for (uint32_t i = 0; i < count; ++i) {
+            const float* r = &rnd[(size_t(i % 1000) * 3 + f) * 4];
+            for (int k = 0; k < 3; ++k) ps[i].position[k] = g.min[k] - 0.3f + r[k] * (g.max[k] - g.min[k] + 0.6f);
+            ps[i].weight = 0.4f + r[3];
+            refPs.push_back({{ps[i].position[0], ps[i].position[1], ps[i].position[2]}, ps[i].weight});
+        }
+        std::memcpy(staging.value().mapped(), ps.data(), ps.size() * sizeof(Particle));
+        staging.value().flush();
+        ASSERT_OK(gpuIso->setParticleCount(count));
+        Status inner;
+        ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { inner = graph.execute(cmd); }));
+        ASSERT_OK(inner);
+        ASSERT_OK(hostIso->setParticles(ps));
+        frame(*hostIso);
+
+        std::vector<uint32_t> touching;
+        const auto expect = ref::splatBruteForce(g, refPs, info.particleRadius, &touching);
+        auto gpuField = gpuIso->readField();
+        auto hostField = hostIso->readField();
+        ASSERT_TRUE(gpuField.ok() && hostField.ok());
+        for (size_t i = 0; i < expect.size(); ++i) {
+            ASSERT_NEAR(gpuField.value()[i], expect[i], (float(touching[i]) + 1.f) / 65536.f + 1e-5f * expect[i]) << "frame " << f << " sample " << i;
+            // Scatter is exact fixed point; gather sums in sort order (atomics decide it).
+            if (info.splat == SplatMethod::Scatter) {
+                ASSERT_EQ(gpuField.value()[i], hostField.value()[i]) << "frame " << f << " sample " << i;
+            }
+        }
+        checkAgainstReference(*gpuIso, info);
+        if (info.splat == SplatMethod::Scatter) {
+            auto a = gpuIso->readVertices();
+            auto b = hostIso->readVertices();
+            ASSERT_TRUE(a.ok() && b.ok());
+            ASSERT_EQ(a.value().size(), b.value().size()) << "frame " << f;
+            EXPECT_EQ(std::memcmp(a.value().data(), b.value().data(), a.value().size() * sizeof(IsoVertexData)), 0) << "frame " << f;
+        }
+    }
+    EXPECT_FALSE(gpuIso->setParticleCount(info.maxParticles + 1).ok());
+}
+
+// record() without a host graph imports the host's buffer itself.
+TEST_F(IsoGpu, GpuBufferInputWithoutHostGraph) {
+    IsoSurfaceCreateInfo info;
+    info.samples = {12, 12, 12};
+    info.source = FieldSource::Particles;
+    info.maxParticles = 64;
+    info.particleRadius = 0.35f;
+    info.vertexCapacity = 100000;
+    info.isoValue = 0.3f;
+    auto particles = device().allocator().createBuffer({.size = 64 * sizeof(Particle),
+                                                        .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                                        .memory = MemoryUsage::DeviceLocal,
+                                                        .name = "host.particles"});
+    ASSERT_TRUE(particles.ok());
+
+    // Bad input first: missing, too small, or set for host input.
+    info.particleInput = ParticleInput::GpuBuffer;
+    auto r = IsoSurface::create(device(), info);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.message().find("particleBuffer"), std::string::npos) << r.message();
+    info.particleBuffer = &particles.value();
+    info.maxParticles = 65;
+    r = IsoSurface::create(device(), info);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.message().find("particleBuffer holds"), std::string::npos) << r.message();
+    info.maxParticles = 64;
+    info.particleInput = ParticleInput::Host;
+    r = IsoSurface::create(device(), info);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.message().find("particleInput"), std::string::npos) << r.message();
+    info.particleInput = ParticleInput::GpuBuffer;
+
+    auto iso = make(info);
+    ASSERT_TRUE(iso);
+    const auto rnd = ref::noise(64 * 4, 3);
+    std::vector<Particle> ps(64);
+    std::vector<ref::Particle> refPs;
+    for (size_t i = 0; i < ps.size(); ++i) {
+        for (int k = 0; k < 3; ++k) ps[i].position[k] = rnd[i * 4 + k] * 1.6f - 0.8f;
+        ps[i].weight = 0.5f + rnd[i * 4 + 3];
+    }
+    ASSERT_OK(uploadBuffer(device(), particles.value(), ps.data(), ps.size() * sizeof(Particle)));
+    // No count set yet: nothing is splatted.
+    frame(*iso);
+    auto field = iso->readField();
+    ASSERT_TRUE(field.ok());
+    for (float v : field.value()) ASSERT_EQ(v, 0.f);
+    ASSERT_OK(iso->setParticleCount(50));
+    for (size_t i = 0; i < 50; ++i) refPs.push_back({{ps[i].position[0], ps[i].position[1], ps[i].position[2]}, ps[i].weight});
+    frame(*iso);
+    std::vector<uint32_t> touching;
+    const ref::Grid g = gridOf(info);
+    const auto expect = ref::splatBruteForce(g, refPs, info.particleRadius, &touching);
+    field = iso->readField();
+    ASSERT_TRUE(field.ok());
+    for (size_t i = 0; i < expect.size(); ++i)
+        ASSERT_NEAR(field.value()[i], expect[i], (float(touching[i]) + 1.f) / 65536.f + 1e-5f * expect[i]) << "sample " << i;
+    checkAgainstReference(*iso, info);
+    EXPECT_GT(iso->readVertices().value().size(), 0u);
+}
+
 TEST_F(IsoGpu, NonFiniteSamplesAreBounded) {
     IsoSurfaceCreateInfo info;
     info.samples = {12, 11, 10};

@@ -141,6 +141,7 @@ struct IsoSurface::Impl {
                     sortSet = VK_NULL_HANDLE, gatherSet = VK_NULL_HANDLE, occBuildSet = VK_NULL_HANDLE,
                     occScanSet = VK_NULL_HANDLE, compactSet = VK_NULL_HANDLE;
     bool gather = false;
+    bool external = false; // ParticleInput::GpuBuffer: info.particleBuffer replaces the items ring
     bool scan = false;
     bool indexed = false;
 
@@ -263,6 +264,21 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
         if (!std::isfinite(info.particleRadius) || !(info.particleRadius > 0.f))
             return Status::error("isosurface '" + info.name + "': particleRadius must be finite and > 0");
         m.maxItems = info.maxParticles;
+        m.external = info.particleInput == ParticleInput::GpuBuffer;
+        if (m.external) {
+            const Buffer* pb = info.particleBuffer;
+            const uint64_t need = uint64_t(info.maxParticles) * sizeof(Particle);
+            if (!pb || !pb->valid())
+                return Status::error("isosurface '" + info.name + "': particleInput GpuBuffer needs particleBuffer");
+            if (pb->size() < need)
+                return Status::error("isosurface '" + info.name + "': particleBuffer holds " + fmtBytes(pb->size()) + ", maxParticles " +
+                                     std::to_string(info.maxParticles) + " need " + fmtBytes(need));
+            if (need > range)
+                return Status::error("isosurface '" + info.name + "': maxParticles " + std::to_string(info.maxParticles) + " need " +
+                                     fmtBytes(need) + ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
+        } else if (info.particleBuffer) {
+            return Status::error("isosurface '" + info.name + "': particleBuffer is set but particleInput is Host");
+        }
         g.particle = {info.particleRadius, 1.f / (info.particleRadius * info.particleRadius), 0.f, 0.f};
         m.gather = info.splat == SplatMethod::Gather;
         if (m.gather) {
@@ -295,6 +311,7 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
 #endif
     }
     g.maxItems = m.maxItems;
+    g.itemSlotStride = m.external ? 0 : m.maxItems;
     if (m.gather) {
         // Level tables over bins; bin counts are plain counts (no mask).
         IsoGrid b = g;
@@ -319,7 +336,7 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
         e.levelCount = m.edgeGrid.levelCount;
         m.edgeGrid = e;
     }
-    if (m.maxItems) {
+    if (m.maxItems && !m.external) {
         const uint64_t ringBytes = uint64_t(m.maxItems) * m.itemBytes() * m.ring;
         if (ringBytes > range)
             return Status::error("isosurface '" + info.name + "': " + std::to_string(m.maxItems) + " items x " +
@@ -353,7 +370,7 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
     }
     PYRAMARCH_TRY(make(m.vertices, vertexBytes, readable | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, MemoryUsage::DeviceLocal, "vertices"));
     PYRAMARCH_TRY(make(m.stats, sizeof(gpu::IsoStatsGpu) * m.ring, storage, MemoryUsage::Readback, "stats"));
-    if (m.maxItems) PYRAMARCH_TRY(make(m.items, uint64_t(m.maxItems) * m.itemBytes() * m.ring, storage, MemoryUsage::Upload, "items"));
+    if (m.maxItems && !m.external) PYRAMARCH_TRY(make(m.items, uint64_t(m.maxItems) * m.itemBytes() * m.ring, storage, MemoryUsage::Upload, "items"));
     // Scan baseline: prefixes of pyramid levels >= 1 (level 0's are finished in generate).
     if (m.scan) {
         const uint64_t upper = (offset - g.levelSize[0]) * 4;
@@ -489,9 +506,15 @@ void main() {
     auto pool = DescriptorPool::create(device, 16, 128, (n + ".descriptors").c_str());
     if (!pool) return Status::error("isosurface '" + n + "': descriptor pool: " + pool.message(), pool.status().vkResult());
     m.pool = std::move(pool).value();
+    // A host particle buffer may be larger than maxStorageBufferRange: bind
+    // only the particles the module may read.
+    const Buffer* particleSrc = m.external ? info.particleBuffer : &m.items;
     auto set = [&](VkDescriptorSet& out, const ComputePipeline& p, std::initializer_list<const Buffer*> bufs) -> Status {
         std::vector<DescriptorBinding> b;
-        for (const Buffer* x : bufs) b.push_back({.buffer = x->handle()});
+        for (const Buffer* x : bufs) {
+            b.push_back({.buffer = x->handle()});
+            if (m.external && x == info.particleBuffer) b.back().range = VkDeviceSize(m.maxItems) * sizeof(Particle);
+        }
         auto s = m.pool.allocate(p.pipelineLayout(), b);
         if (!s) return Status::error("isosurface '" + n + "': descriptor set: " + s.message(), s.status().vkResult());
         out = s.value();
@@ -523,13 +546,13 @@ void main() {
     case FieldSource::Volume: PYRAMARCH_TRY(set(m.fieldSet, m.fieldPipe, {&m.gridBuf, &m.raw, &m.field})); break;
     case FieldSource::Particles:
         if (m.gather) {
-            PYRAMARCH_TRY(set(m.countSet, m.countPipe, {&m.binGridBuf, &m.items, &m.bins, &m.slots, &m.binOffsets}));
+            PYRAMARCH_TRY(set(m.countSet, m.countPipe, {&m.binGridBuf, particleSrc, &m.bins, &m.slots, &m.binOffsets}));
             PYRAMARCH_TRY(set(m.binBuildSet, m.build, {&m.binGridBuf, &m.bins}));
             PYRAMARCH_TRY(set(m.binScanSet, m.scanDown, {&m.binGridBuf, &m.bins, &m.binOffsets}));
-            PYRAMARCH_TRY(set(m.sortSet, m.sortPipe, {&m.binGridBuf, &m.items, &m.bins, &m.slots, &m.binOffsets, &m.sorted}));
+            PYRAMARCH_TRY(set(m.sortSet, m.sortPipe, {&m.binGridBuf, particleSrc, &m.bins, &m.slots, &m.binOffsets, &m.sorted}));
             PYRAMARCH_TRY(set(m.gatherSet, m.gatherPipe, {&m.binGridBuf, &m.bins, &m.binOffsets, &m.sorted, &m.field}));
         } else {
-            PYRAMARCH_TRY(set(m.fieldSet, m.fieldPipe, {&m.gridBuf, &m.items, &m.accum}));
+            PYRAMARCH_TRY(set(m.fieldSet, m.fieldPipe, {&m.gridBuf, particleSrc, &m.accum}));
             PYRAMARCH_TRY(set(m.resolveSet, m.resolve, {&m.gridBuf, &m.accum, &m.field}));
         }
         break;
@@ -557,6 +580,7 @@ Status IsoSurface::setMetaballs(std::span<const Metaball> balls) {
 Status IsoSurface::setParticles(std::span<const Particle> particles) {
     Impl& m = *impl_;
     PYRAMARCH_ASSERT(m.info.source == FieldSource::Particles, "setParticles on a surface whose source is not Particles");
+    PYRAMARCH_ASSERT(!m.external, "setParticles on a surface with ParticleInput::GpuBuffer (use setParticleCount)");
     if (particles.size() > m.maxItems)
         return Status::error("isosurface '" + m.info.name + "': " + std::to_string(particles.size()) +
                              " particles, maxParticles is " + std::to_string(m.maxItems));
@@ -564,6 +588,17 @@ Status IsoSurface::setParticles(std::span<const Particle> particles) {
     if (!particles.empty()) std::memcpy(m.hostItems.data(), particles.data(), particles.size_bytes());
     m.itemCount = uint32_t(particles.size());
     ++m.itemsVersion;
+    return {};
+}
+
+Status IsoSurface::setParticleCount(uint32_t count) {
+    Impl& m = *impl_;
+    PYRAMARCH_ASSERT(m.info.source == FieldSource::Particles && m.external,
+                     "setParticleCount on a surface without ParticleInput::GpuBuffer (use setParticles)");
+    if (count > m.maxItems)
+        return Status::error("isosurface '" + m.info.name + "': particle count " + std::to_string(count) + ", maxParticles is " +
+                             std::to_string(m.maxItems));
+    m.itemCount = count;
     return {};
 }
 
@@ -607,7 +642,7 @@ void dispatchFolded(const VolkDeviceTable& vk, VkCommandBuffer cmd, uint64_t gro
 }
 } // namespace
 
-IsoSurface::GraphOutputs IsoSurface::addPasses(RenderGraph& graph) {
+IsoSurface::GraphOutputs IsoSurface::addPasses(RenderGraph& graph, const GraphInputs& inputs) {
     Impl& m = *impl_;
     PYRAMARCH_ASSERT(!m.addedToGraph, "IsoSurface::addPasses called twice (one graph per surface)");
     m.addedToGraph = true;
@@ -659,11 +694,14 @@ IsoSurface::GraphOutputs IsoSurface::addPasses(RenderGraph& graph) {
     switch (m.info.source) {
     case FieldSource::Metaballs:
     case FieldSource::Particles: {
-        const BufferRef items = graph.importBuffer(n + ".items", m.items, hostWrite, computeRead, true);
+        PYRAMARCH_ASSERT(!m.external || inputs.particles.valid(),
+                         "IsoSurface::addPasses: ParticleInput::GpuBuffer needs GraphInputs::particles (the host's import of particleBuffer)");
+        const BufferRef items = m.external ? inputs.particles : graph.importBuffer(n + ".items", m.items, hostWrite, computeRead, true);
         // Copies this frame's items into its ring slot when the slot is stale;
         // by the framesInFlight contract the GPU is done with that slot.
         auto stage = [this]() {
             Impl& m = *impl_;
+            if (m.external) return; // written on the GPU by the host
             const uint32_t slot = uint32_t(frame_ % m.ring);
             if (m.slotVersion[slot] != m.itemsVersion) {
                 const VkDeviceSize stride = VkDeviceSize(m.maxItems) * m.itemBytes();
@@ -1012,7 +1050,12 @@ Status IsoSurface::record(VkCommandBuffer cmd) {
     if (!internal_) {
         PYRAMARCH_ASSERT(!impl_->addedToGraph, "IsoSurface::record after addPasses to a host graph");
         auto g = std::make_unique<RenderGraph>(impl_->device);
-        addPasses(*g);
+        GraphInputs in;
+        if (impl_->external) {
+            const ExternalUse computeWrite{Access::StorageWrite, PassKind::Compute};
+            in.particles = g->importBuffer(impl_->info.name + ".particles", *impl_->info.particleBuffer, computeWrite, computeWrite, true);
+        }
+        addPasses(*g, in);
         Status s = g->compile();
         if (!s) return Status::error("isosurface '" + impl_->info.name + "': graph: " + s.message());
         internal_ = std::move(g);

@@ -78,7 +78,6 @@ struct Voxelizer::Impl {
 
     GraphicsPipeline raster;
     ComputePipeline args, flag, alloc, init, leaf, mipmap, denseFill;
-    PipelineLayout rasterSetLayout;
     DescriptorPool pool;
     VkDescriptorSet rasterSet = VK_NULL_HANDLE;
     VkDescriptorSet argsSet = VK_NULL_HANDLE, flagSet = VK_NULL_HANDLE, allocSet = VK_NULL_HANDLE,
@@ -204,15 +203,9 @@ Status Voxelizer::Impl::createPipelines() {
     if (!pool_) return Status::error("voxelizer: descriptor pool: " + pool_.message(), pool_.status().vkResult());
     pool = std::move(pool_).value();
 
-    // GraphicsPipeline does not expose its PipelineLayout, so the set is
-    // allocated from an identically defined layout (compatible for binding).
-    auto rl = PipelineLayout::create(*device, rasterLayout, "vox.raster.set");
-    if (!rl) return Status::error("voxelizer: raster set layout: " + rl.message(), rl.status().vkResult());
-    rasterSetLayout = std::move(rl).value();
-
     // Written once: the buffers never change.
     const DescriptorBinding rb[3] = {{.buffer = mesh.handle()}, {.buffer = counters.handle()}, {.buffer = fragments.handle()}};
-    auto rs = pool.allocate(rasterSetLayout, rb);
+    auto rs = pool.allocate(raster.pipelineLayout(), rb);
     if (!rs) return Status::error("voxelizer: raster descriptor set: " + rs.message(), rs.status().vkResult());
     rasterSet = rs.value();
     const Buffer& denseOrDummy = dense.valid() ? dense : dummy;

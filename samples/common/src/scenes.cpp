@@ -8,6 +8,16 @@
 
 #include <imgui.h>
 
+#include "pyramarch/engine/transfer.h"
+#include "pyramarch/engine/vulkan_functions.h"
+#include "pointcloud/flow_shared.h"
+
+namespace {
+const uint32_t kFlowSpv[] =
+#include "shaders/pointcloud/flow.comp.spv.inc"
+    ;
+} // namespace
+
 namespace sample {
 
 using namespace pyramarch;
@@ -114,6 +124,34 @@ Result<std::unique_ptr<PointCloudScene>> PointCloudScene::create(Device& device,
     if (settings.particles == 0) return Status::error("pointcloud: particle count must be > 0");
     std::unique_ptr<PointCloudScene> s(new PointCloudScene());
     s->settings_ = settings;
+    s->device_ = &device;
+    const std::vector<iso::Particle> start = initialParticles(settings);
+    const VkDeviceSize bytes = VkDeviceSize(settings.particles) * sizeof(iso::Particle);
+    auto buf = device.allocator().createBuffer({.size = bytes,
+                                                .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                                                         VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                                                .memory = MemoryUsage::DeviceLocal,
+                                                .name = "pointcloud.particles"});
+    if (!buf) return Status::error("pointcloud: particle buffer of " + std::to_string(bytes) + " bytes: " + buf.message());
+    s->particles_ = std::move(buf).value();
+    PYRAMARCH_TRY(uploadBuffer(device, s->particles_, start.data(), bytes));
+
+    ComputePipelineDesc d;
+    d.spirv = kFlowSpv;
+    d.name = "pointcloud.flow";
+    d.layout.bindings = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER};
+    d.layout.pushConstantBytes = sizeof(gpu::FlowPush);
+    auto pipe = ComputePipeline::create(device, d);
+    if (!pipe) return Status::error("pointcloud: flow pipeline: " + pipe.message());
+    s->flow_ = std::move(pipe).value();
+    auto pool = DescriptorPool::create(device, 1, 1, "pointcloud.flow");
+    if (!pool) return Status::error("pointcloud: descriptor pool: " + pool.message());
+    s->pool_ = std::move(pool).value();
+    const DescriptorBinding binding{.buffer = s->particles_.handle(), .range = bytes};
+    auto set = s->pool_.allocate(s->flow_.pipelineLayout(), std::span(&binding, 1));
+    if (!set) return Status::error("pointcloud: descriptor set: " + set.message());
+    s->flowSet_ = set.value();
+
     iso::IsoSurfaceCreateInfo info;
     info.samples = {settings.cells + 1, settings.cells + 1, settings.cells + 1};
     info.vertexCapacity = settings.vertexCapacity;
@@ -121,16 +159,23 @@ Result<std::unique_ptr<PointCloudScene>> PointCloudScene::create(Device& device,
     info.maxParticles = settings.particles;
     info.particleRadius = settings.radius;
     info.splat = settings.splat;
+    info.particleInput = iso::ParticleInput::GpuBuffer;
+    info.particleBuffer = &s->particles_;
     info.isoValue = settings.iso;
     info.name = "pointcloud";
     auto surface = makeSurface(device, info, settings.indexed);
     if (!surface) return surface.status();
     s->surface_ = std::move(surface).value();
-    // Start as a torus of points around the y axis.
+    PYRAMARCH_TRY(s->surface_->setParticleCount(settings.particles));
+    return s;
+}
+
+std::vector<iso::Particle> PointCloudScene::initialParticles(const PointCloudSettings& settings) {
+    // A torus of points around the y axis.
     std::mt19937 rng(42);
     std::uniform_real_distribution<float> u(0.f, 1.f);
-    s->particles_.resize(settings.particles);
-    for (iso::Particle& p : s->particles_) {
+    std::vector<iso::Particle> out(settings.particles);
+    for (iso::Particle& p : out) {
         const float a = 2.f * kPi * u(rng), b = 2.f * kPi * u(rng), r = 0.22f * std::sqrt(u(rng));
         const float R = 0.55f + r * std::cos(b);
         p.position[0] = R * std::cos(a);
@@ -138,14 +183,13 @@ Result<std::unique_ptr<PointCloudScene>> PointCloudScene::create(Device& device,
         p.position[2] = R * std::sin(a);
         p.weight = settings.weight;
     }
-    return s;
+    return out;
 }
 
-void PointCloudScene::advect(float dt) {
-    const float t = float(lastTime_);
-    for (iso::Particle& p : particles_) {
+void PointCloudScene::advectCpu(std::vector<iso::Particle>& particles, float time, float dt) {
+    for (iso::Particle& p : particles) {
         float v[3];
-        curlNoise(p.position[0], p.position[1], p.position[2], t, v);
+        curlNoise(p.position[0], p.position[1], p.position[2], time, v);
         for (int a = 0; a < 3; ++a) p.position[a] += 0.25f * dt * v[a];
         // Soft pull back into the unit ball so the cloud stays in the grid.
         const float r2 = p.position[0] * p.position[0] + p.position[1] * p.position[1] + p.position[2] * p.position[2];
@@ -157,15 +201,39 @@ void PointCloudScene::advect(float dt) {
 }
 
 Status PointCloudScene::update(double time) {
-    const float dt = float(std::clamp(time - lastTime_, 0.0, 0.1));
-    if (dt > 0.f) advect(dt);
+    // Frame-rate independent up to 10 Hz; a stall does not fling the cloud.
+    stepDt_ = float(std::clamp(time - lastTime_, 0.0, 0.1));
+    stepTime_ = float(lastTime_);
     lastTime_ = time;
     surface_->setIsoValue(settings_.iso);
-    return surface_->setParticles(particles_);
+    return {};
+}
+
+void PointCloudScene::addPasses(RenderGraph& graph) {
+    // The splat (the particles' last use in a frame) reads them; the next
+    // frame's flow pass writes after it, so that read is the import's
+    // before and after.
+    const ExternalUse splatRead{Access::StorageRead, PassKind::Compute};
+    const BufferRef particles = graph.importBuffer("pointcloud.particles", particles_, splatRead, splatRead);
+    graph.addPass("pointcloud.flow", PassKind::Compute)
+        .use(particles, Access::StorageReadWrite)
+        .record([this](PassContext& ctx) {
+            const uint32_t groups = (settings_.particles + gpu::kFlowGroupSize - 1) / gpu::kFlowGroupSize;
+            const uint32_t maxX = device_->limits().maxComputeWorkGroupCount[0];
+            gpu::FlowPush pc{stepTime_, stepDt_, settings_.particles, std::min(groups, maxX)};
+            const VolkDeviceTable& vk = *ctx.vk;
+            vk.vkCmdBindPipeline(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, flow_.pipeline());
+            vk.vkCmdBindDescriptorSets(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, flow_.layout(), 0, 1, &flowSet_, 0, nullptr);
+            vk.vkCmdPushConstants(ctx.cmd, flow_.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(pc), &pc);
+            vk.vkCmdDispatch(ctx.cmd, pc.groupsX, (groups + pc.groupsX - 1) / pc.groupsX, 1);
+        });
+    iso::IsoSurface::GraphInputs in;
+    in.particles = particles;
+    surface_->addPasses(graph, in);
 }
 
 void PointCloudScene::ui(SceneConfig& config) {
-    ImGui::Text("%u particles", uint32_t(particles_.size()));
+    ImGui::Text("%u particles (moved on the GPU)", settings_.particles);
     if (ImGui::SliderFloat("iso value", &settings_.iso, 0.05f, 2.f)) config.iso = settings_.iso;
 }
 

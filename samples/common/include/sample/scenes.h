@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "pyramarch/engine/pipeline.h"
 #include "sample/framework.h"
 
 namespace sample {
@@ -44,7 +45,10 @@ private:
 };
 
 // A point cloud of particles advected by a curl-noise flow that keeps them
-// in a swirling torus; splatted into the grid and extracted every frame.
+// in a swirling torus. The particles live in a device-local buffer: a
+// compute pass in the frame's graph moves them (shaders/pointcloud/flow.comp)
+// and the surface splats them from there (ParticleInput::GpuBuffer), so
+// nothing is copied from the host per frame.
 struct PointCloudSettings {
     uint32_t cells = 48;
     uint32_t particles = 100000;
@@ -62,16 +66,33 @@ public:
     const char* name() const override { return "pointcloud"; }
     pyramarch::iso::IsoSurface& surface() override { return *surface_; }
     bool indexed() const override { return settings_.indexed; }
+    // Chooses the step the next recorded frame's flow pass takes.
     Status update(double time) override;
+    // The flow pass (StorageReadWrite on the particles), then the surface's passes.
+    void addPasses(pyramarch::RenderGraph& graph) override;
     void ui(SceneConfig& config) override;
-    const std::vector<pyramarch::iso::Particle>& particles() const { return particles_; }
+
+    // The starting cloud of `settings` (deterministic: a torus around y).
+    static std::vector<pyramarch::iso::Particle> initialParticles(const PointCloudSettings& settings);
+    // CPU version of one flow step (flow.comp), the tests' reference.
+    static void advectCpu(std::vector<pyramarch::iso::Particle>& particles, float time, float dt);
+    // The particles as the GPU holds them (Particle[settings.particles]).
+    const pyramarch::Buffer& particleBuffer() const { return particles_; }
+    // The step the next recorded frame takes (set by update()).
+    float stepTime() const { return stepTime_; }
+    float stepDt() const { return stepDt_; }
 
 private:
-    void advect(float dt);
+    PointCloudScene() = default;
     PointCloudSettings settings_;
-    std::unique_ptr<pyramarch::iso::IsoSurface> surface_;
-    std::vector<pyramarch::iso::Particle> particles_;
+    pyramarch::Device* device_ = nullptr;
+    pyramarch::Buffer particles_;
+    pyramarch::ComputePipeline flow_;
+    pyramarch::DescriptorPool pool_;
+    VkDescriptorSet flowSet_ = VK_NULL_HANDLE;
+    std::unique_ptr<pyramarch::iso::IsoSurface> surface_; // after particles_: destroyed first
     double lastTime_ = 0.0;
+    float stepTime_ = 0.f, stepDt_ = 0.f;
 };
 
 // A scalar volume uploaded once (raw file or sampled analytic field); the

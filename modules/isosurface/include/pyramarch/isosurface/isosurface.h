@@ -80,6 +80,19 @@ struct Particle {
     float weight; // kernel strength (> 0); at most 65536 summed at one sample
 };
 
+// Where FieldSource::Particles takes its particles from.
+enum class ParticleInput {
+    // setParticles() each frame: the module copies them into a host-visible
+    // ring (framesInFlight + 1 slots of maxParticles).
+    Host,
+    // The host's own storage buffer, written on the GPU (a simulation pass in
+    // the same graph): Particle[maxParticles] (vec4 per particle: xyz
+    // position, w weight) from the buffer's start. No copy, no ring: the
+    // splat reads it where the graph orders it after the host's writes.
+    // The count per frame comes from setParticleCount() (a push constant).
+    GpuBuffer,
+};
+
 // Everything is copied by create(): nothing here needs to outlive the call.
 // Fields without "Required" have working defaults.
 struct IsoSurfaceCreateInfo {
@@ -111,6 +124,12 @@ struct IsoSurfaceCreateInfo {
     uint32_t maxParticles = 0;
     float particleRadius = 0.1f;
     SplatMethod splat = SplatMethod::Scatter;
+    ParticleInput particleInput = ParticleInput::Host;
+    // ParticleInput::GpuBuffer: required, the host's buffer (storage-buffer
+    // usage, at least maxParticles * sizeof(Particle) bytes). Its descriptor
+    // is written at creation, so the buffer must outlive the surface and
+    // cannot be swapped (unlike everything else here, it is not copied).
+    const Buffer* particleBuffer = nullptr;
     // UserGlsl: source of `float field(vec3 p)` (copied). It may use
     // `iso_time` and `iso_params[0..1]` (vec4, setUserParams) and helper
     // functions of its own. Compile errors name lines of this text.
@@ -184,12 +203,25 @@ public:
         BufferRef drawArgs; // VkDrawIndirectCommand at drawArgsOffset(), VkDrawIndexedIndirectCommand at drawIndexedArgsOffset()
         BufferRef indices;  // indexed output only (use with Access::IndexRead)
     };
+    // Resources of the host's graph the module reads.
+    struct GraphInputs {
+        // ParticleInput::GpuBuffer: required, the host's import of
+        // particleBuffer into the same graph (import it once; the host's
+        // writing pass declares it StorageWrite or StorageReadWrite, and the
+        // module's splat declares StorageRead, so the graph puts the barrier
+        // between them, and the host's next-frame write after the splat).
+        BufferRef particles;
+    };
     // Adds this surface's passes to `graph` (once per surface). The graph must
     // be executed once per frame; the module's buffers are imported with
     // `before` = `after` = their last use in a frame, so the graph derives
     // every barrier, also across frames.
-    GraphOutputs addPasses(RenderGraph& graph);
-    // Records one frame without a host graph (an internal graph holds the passes).
+    GraphOutputs addPasses(RenderGraph& graph, const GraphInputs& inputs = {});
+    // Records one frame without a host graph (an internal graph holds the
+    // passes). ParticleInput::GpuBuffer: the internal graph imports
+    // particleBuffer as last written by a compute shader before this call and
+    // next written by a compute shader after it (barriers on both sides are
+    // recorded into `cmd`).
     Status record(VkCommandBuffer cmd);
     // The internal graph used by record() (timings, describe()).
     const RenderGraph* internalGraph() const { return internal_.get(); }
@@ -200,7 +232,11 @@ public:
     void setTime(float seconds) { time_ = seconds; }
     void setUserParams(const std::array<float, 8>& params) { user_ = params; }
     Status setMetaballs(std::span<const Metaball> balls);
-    Status setParticles(std::span<const Particle> particles);
+    Status setParticles(std::span<const Particle> particles); // ParticleInput::Host
+    // ParticleInput::GpuBuffer: particles [0, count) of particleBuffer are
+    // splatted from the next recorded frame on (kept until changed). Error
+    // past maxParticles.
+    Status setParticleCount(uint32_t count);
     // Copies the volume (dims = create-info samples) to the staging buffer;
     // the next recorded frame converts it (value * scale + offset) and later
     // frames keep the field. The staging buffer is not ringed (volumes can be
