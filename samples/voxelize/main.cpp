@@ -58,6 +58,9 @@ struct VoxelSettings {
     uint32_t resolution = 128;
     int level = -1; // -1: leaves
     bool thin = false;
+    // Windowed: a level below a rebuilt (coarser) octree's depth shows the
+    // leaves instead of failing; the command line reports it as an error.
+    bool clampLevel = false;
 };
 
 // The voxelizer plus the sample's gather -> clamp -> draw passes, as two
@@ -177,9 +180,9 @@ Status VoxelView::build(const sample::RenderTarget& target) {
     if (!vox) return vox.status();
     vox_ = std::move(vox).value();
     depth_ = vox_->octreeDepth();
-    if (s.level > int(depth_))
+    if (s.level > int(depth_) && !s.clampLevel)
         return Status::error("level " + std::to_string(s.level) + " exceeds the octree depth " + std::to_string(depth_));
-    level_ = s.level < 0 ? depth_ : uint32_t(s.level);
+    level_ = s.level < 0 ? depth_ : std::min(depth_, uint32_t(s.level));
     PYRAMARCH_TRY(vox_->setMesh(mesh_, grid_, mode_));
 
     capacity_ = vi.tileCapacity * 8; // nodes of any one level
@@ -473,6 +476,7 @@ int runWindowed(Options& o) {
     app.name = prog;
     app.title = "pyramarch voxelize";
     // The panel edits `current`; a failed re-creation falls back to `good`.
+    o.voxel.clampLevel = true;
     VoxelSettings current = o.voxel, good = o.voxel;
     app.makeView = [&](Device& device, const sample::RenderTarget& target,
                        sample::ExtraPasses extra) -> Result<std::unique_ptr<sample::WindowView>> {
