@@ -3,13 +3,16 @@
 // colours. GPU-driven end to end: the cubes of the chosen level are gathered
 // from the level's node range by the voxelizer's own indirect launch and
 // drawn with vkCmdDrawIndirect, whose instance count the GPU appended.
-// Headless only (PNG + stats), like the other samples' headless mode.
+// Windowed (the framework's loop, through VoxelView) or --headless (PNG +
+// stats); both record the same VoxelView.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <string>
+
+#include <imgui.h>
 
 #include "pyramarch/engine/device.h"
 #include "pyramarch/engine/pipeline.h"
@@ -19,6 +22,7 @@
 #include "pyramarch/voxelizer/job.h"
 #include "pyramarch/voxelizer/shapes.h"
 #include "pyramarch/voxelizer/voxelizer.h"
+#include "sample/app.h"
 #include "sample/cli.h"
 #include "sample/framework.h"
 #include "sample/output.h"
@@ -44,90 +48,156 @@ static const uint32_t kCubeFragSpv[] =
 constexpr VkFormat kColorFormat = VK_FORMAT_R8G8B8A8_UNORM;
 constexpr VkFormat kDepthFormat = VK_FORMAT_D32_SFLOAT;
 constexpr float kClear[4] = {0.08f, 0.09f, 0.11f, 1.f};
+const char* const kShapes[] = {"sphere", "torus", "knot", "box", "diamond"};
 
-struct Options {
-    std::string mesh, shape = "knot";
+// What a VoxelView is built from (the window's panel edits it).
+struct VoxelSettings {
+    std::string mesh;     // OBJ path; empty: `shape`
+    std::string meshFile; // the --mesh given on the command line (panel choice)
+    std::string shape = "knot";
     uint32_t resolution = 128;
     int level = -1; // -1: leaves
     bool thin = false;
-    bool headless = false;
-    uint32_t frames = 1;
-    std::string size = "640x480";
-    std::string out = "voxelize.png";
-    std::string stats;
-    bool validation = false;
-    std::string device;
+    // Windowed: a level below a rebuilt (coarser) octree's depth shows the
+    // leaves instead of failing; the command line reports it as an error.
+    bool clampLevel = false;
 };
 
-int run(const Options& o) {
-    const std::string prog = "voxelize";
-    if (!o.headless) return sample::fail(prog, "only the headless mode exists; pass --headless");
-    uint32_t width = 0, height = 0;
-    if (!sample::parseSize(o.size, width, height)) return sample::fail(prog, "--size: expected WxH, got '" + o.size + "'");
-
-    voxel::TriangleMesh mesh;
-    if (!o.mesh.empty()) {
-        auto m = voxel::loadObj(o.mesh);
-        if (!m) return sample::fail(prog, m.message());
-        mesh = std::move(m).value();
-    } else {
-        mesh = voxel::shapes::byName(o.shape);
-        if (mesh.indices.empty()) return sample::fail(prog, "unknown --shape '" + o.shape + "'");
+// The voxelizer plus the sample's gather -> clamp -> draw passes, as two
+// graphs like SceneRenderer: the compute graph (voxelizer, gather, clamp) is
+// built once; the draw graph (cubes + the host's extra passes) is rebuilt for
+// each target. The instance and draw-args buffers cross between them with
+// the same external uses on both sides, so successive frames are ordered.
+class VoxelView final : public sample::WindowView {
+public:
+    static Result<std::unique_ptr<VoxelView>> create(Device& device, VoxelSettings& settings, const sample::RenderTarget& target,
+                                                     sample::ExtraPasses extra);
+    Status setTarget(const sample::RenderTarget& target) override;
+    void rebindTarget(VkImage image, VkImageView view, VkImageLayout layout) override {
+        draw_->rebindImportedImage(finalRef_, image, view, layout);
     }
-    if (mesh.colors.empty()) voxel::shapes::colorByPosition(mesh);
-    auto grid = voxel::defaultGrid(mesh, o.resolution);
-    if (!grid) return sample::fail(prog, grid.message());
+    Status update(double time, const sample::OrbitCamera& camera, float aspect) override;
+    Status record(VkCommandBuffer cmd, uint64_t& token) override {
+        token = recorded_++;
+        PYRAMARCH_TRY(compute_->execute(cmd));
+        return draw_->execute(cmd);
+    }
+    void frameFinished(uint64_t) override {
+        if (auto s = vox_->latestStats()) stats_ = s;
+    }
+    std::vector<PassTiming> latestTimings() const override {
+        std::vector<PassTiming> t = compute_->latestTimings();
+        for (PassTiming& p : draw_->latestTimings()) t.push_back(std::move(p));
+        return t;
+    }
+    void ui(bool& recreate) override;
+    std::array<float, 3> viewCenter() const override { return center_; }
+    float viewRadius() const override { return 0.6f * extent_; }
 
-    sample::CommonOptions co;
-    co.validation = o.validation;
-    co.device = o.device;
-    std::atomic<uint32_t> messages{0};
-    auto devResult = sample::createSampleDevice(co, &messages);
-    if (!devResult) return sample::fail(prog, devResult.message());
-    Device& device = **devResult;
+    voxel::Voxelizer& voxelizer() { return *vox_; }
+    const Buffer& drawArgs() const { return drawArgs_; }
+    const voxel::VoxelGrid& grid() const { return grid_; }
+    uint32_t level() const { return level_; }
+    // A camera framing the grid's box (headless).
+    sample::OrbitCamera camera() const {
+        sample::OrbitCamera c;
+        c.target = center_;
+        c.distance = 1.6f * extent_;
+        return c;
+    }
+
+private:
+    VoxelView(Device& d, VoxelSettings& s) : device_(d), settings_(s) {}
+    Status build(const sample::RenderTarget& target);
+
+    Device& device_;
+    VoxelSettings& settings_;
+    sample::ExtraPasses extra_;
+    voxel::TriangleMesh mesh_;
+    voxel::VoxelGrid grid_;
+    voxel::VoxelMode mode_ = voxel::VoxelMode::Conservative;
+    std::unique_ptr<voxel::Voxelizer> vox_;
+    uint32_t depth_ = 0, level_ = 0, capacity_ = 0;
+    std::array<float, 3> center_{0.f, 0.f, 0.f};
+    float extent_ = 1.f;
+    Buffer instances_, drawArgs_;
+    ComputePipeline gather_, clamp_;
+    GraphicsPipeline cubes_;
+    PipelineLayoutDesc cubeLayoutDesc_;
+    PipelineLayout cubeSetLayout_;
+    DescriptorPool pool_;
+    VkDescriptorSet gatherSet_ = VK_NULL_HANDLE, clampSet_ = VK_NULL_HANDLE, cubeSet_ = VK_NULL_HANDLE;
+    voxsample::CubeParams cubeParams_{};
+    voxsample::GatherParams gatherParams_{};
+    sample::RenderTarget target_;
+    std::unique_ptr<RenderGraph> compute_, draw_;
+    ImageRef finalRef_;
+    uint64_t recorded_ = 0;
+    std::optional<voxel::VoxelStats> stats_;
+};
+
+Result<std::unique_ptr<VoxelView>> VoxelView::create(Device& device, VoxelSettings& settings, const sample::RenderTarget& target,
+                                                     sample::ExtraPasses extra) {
+    std::unique_ptr<VoxelView> v(new VoxelView(device, settings));
+    v->extra_ = std::move(extra);
+    PYRAMARCH_TRY(v->build(target));
+    return v;
+}
+
+Status VoxelView::build(const sample::RenderTarget& target) {
+    const VoxelSettings& s = settings_;
+    if (!s.mesh.empty()) {
+        auto m = voxel::loadObj(s.mesh);
+        if (!m) return m.status();
+        mesh_ = std::move(m).value();
+    } else {
+        mesh_ = voxel::shapes::byName(s.shape);
+        if (mesh_.indices.empty()) return Status::error("unknown shape '" + s.shape + "'");
+    }
+    if (mesh_.colors.empty()) voxel::shapes::colorByPosition(mesh_);
+    auto grid = voxel::defaultGrid(mesh_, s.resolution);
+    if (!grid) return grid.status();
+    grid_ = *grid;
+    mode_ = s.thin ? voxel::VoxelMode::Thin : voxel::VoxelMode::Conservative;
 
     // A sizing run finds the capacities this mesh needs (it grows them from
-    // the overflow counters); the frame loop below then never truncates.
+    // the overflow counters); the frames then never truncate.
     voxel::VoxelizeJob sizing;
-    sizing.meshPath = o.mesh;
-    sizing.shape = o.mesh.empty() ? o.shape : "";
-    sizing.resolution = o.resolution;
-    sizing.mode = o.thin ? voxel::VoxelMode::Thin : voxel::VoxelMode::Conservative;
+    sizing.meshPath = s.mesh;
+    sizing.shape = s.mesh.empty() ? s.shape : "";
+    sizing.resolution = s.resolution;
+    sizing.mode = mode_;
     sizing.timedFrames = 1;
-    auto sized = voxel::runVoxelizeJob(device, sizing);
-    if (!sized) return sample::fail(prog, sized.message());
+    auto sized = voxel::runVoxelizeJob(device_, sizing);
+    if (!sized) return sized.status();
     voxel::VoxelizerCreateInfo vi;
-    vi.maxResolution = std::max(1u, grid->maxDim());
-    vi.maxVertices = uint32_t(mesh.vertexCount());
-    vi.maxTriangles = uint32_t(mesh.triangleCount());
+    vi.maxResolution = std::max(1u, grid_.maxDim());
+    vi.maxVertices = uint32_t(mesh_.vertexCount());
+    vi.maxTriangles = uint32_t(mesh_.triangleCount());
     vi.fragmentCapacity = std::max(1u, sized->stats.fragmentsNeeded);
     vi.tileCapacity = std::max(1u, sized->stats.tilesNeeded);
-    auto vox = voxel::Voxelizer::create(device, vi);
-    if (!vox) return sample::fail(prog, vox.message());
-    voxel::Voxelizer& v = **vox;
-    const uint32_t depth = v.octreeDepth();
-    const uint32_t level = o.level < 0 ? depth : uint32_t(o.level);
-    if (level > depth) return sample::fail(prog, "--level " + std::to_string(level) + " exceeds the octree depth " + std::to_string(depth));
-    Status st = v.setMesh(mesh, *grid, o.thin ? voxel::VoxelMode::Thin : voxel::VoxelMode::Conservative);
-    if (!st) return sample::fail(prog, st.message());
+    auto vox = voxel::Voxelizer::create(device_, vi);
+    if (!vox) return vox.status();
+    vox_ = std::move(vox).value();
+    depth_ = vox_->octreeDepth();
+    if (s.level > int(depth_) && !s.clampLevel)
+        return Status::error("level " + std::to_string(s.level) + " exceeds the octree depth " + std::to_string(depth_));
+    level_ = s.level < 0 ? depth_ : std::min(depth_, uint32_t(s.level));
+    PYRAMARCH_TRY(vox_->setMesh(mesh_, grid_, mode_));
 
-    // Buffers and images of the sample.
-    const uint32_t capacity = vi.tileCapacity * 8;
-    auto instances = device.allocator().createBuffer({VkDeviceSize(capacity) * 8, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-                                                      MemoryUsage::DeviceLocal, "sample.instances"});
-    auto drawArgs = device.allocator().createBuffer(
+    capacity_ = vi.tileCapacity * 8; // nodes of any one level
+    auto instances = device_.allocator().createBuffer({VkDeviceSize(capacity_) * 8, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                                                       MemoryUsage::DeviceLocal, "sample.instances"});
+    if (!instances) return instances.status();
+    instances_ = std::move(instances).value();
+    auto drawArgs = device_.allocator().createBuffer(
         {16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
                  VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
          MemoryUsage::DeviceLocal, "sample.draw_args"});
-    ImageCreateInfo ici;
-    ici.format = kColorFormat;
-    ici.extent = {width, height, 1};
-    ici.usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
-    ici.name = "sample.color";
-    auto color = device.allocator().createImage(ici);
-    if (!instances || !drawArgs || !color) return sample::fail(prog, "creating the sample's buffers/images failed");
+    if (!drawArgs) return drawArgs.status();
+    drawArgs_ = std::move(drawArgs).value();
 
-    // Pipelines: one descriptor layout for all (counters, nodes, instances, draw args).
+    // One descriptor layout for all (counters, nodes, instances, draw args).
     PipelineLayoutDesc layout;
     layout.bindings.assign(4, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
     layout.pushConstantBytes = sizeof(voxsample::GatherParams);
@@ -135,68 +205,52 @@ int run(const Options& o) {
     gd.spirv = kGatherSpv;
     gd.name = "sample.gather";
     gd.layout = layout;
-    auto gather = ComputePipeline::create(device, gd);
+    auto gather = ComputePipeline::create(device_, gd);
+    if (!gather) return gather.status();
+    gather_ = std::move(gather).value();
     gd.spirv = kClampSpv;
     gd.name = "sample.clamp";
-    auto clampPipe = ComputePipeline::create(device, gd);
-    PipelineLayoutDesc cubeLayout = layout;
-    cubeLayout.pushConstantBytes = sizeof(voxsample::CubeParams);
-    cubeLayout.stages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
-    GraphicsPipelineDesc cd;
-    cd.vertexSpirv = kCubeVertSpv;
-    cd.fragmentSpirv = kCubeFragSpv;
-    cd.name = "sample.cubes";
-    cd.layout = cubeLayout;
-    cd.depthTest = true;
-    cd.depthWrite = true;
-    cd.colorFormats = {kColorFormat};
-    cd.depthFormat = kDepthFormat;
-    auto cubes = GraphicsPipeline::create(device, cd);
-    if (!gather || !clampPipe || !cubes) return sample::fail(prog, "creating the sample's pipelines failed");
-    auto cubeSetLayout = PipelineLayout::create(device, cubeLayout, "sample.cubes.set");
-    auto pool = DescriptorPool::create(device, 3, 12, "sample.descriptors");
-    if (!cubeSetLayout || !pool) return sample::fail(prog, "creating descriptors failed");
-    const DescriptorBinding bindings[4] = {{.buffer = v.counterBuffer().handle()}, {.buffer = v.nodeBuffer().handle()},
-                                           {.buffer = instances->handle()}, {.buffer = drawArgs->handle()}};
-    auto gatherSet = pool->allocate(gather->pipelineLayout(), bindings);
-    auto clampSet = pool->allocate(clampPipe->pipelineLayout(), bindings);
-    auto cubeSet = pool->allocate(*cubeSetLayout, bindings);
-    if (!gatherSet || !clampSet || !cubeSet) return sample::fail(prog, "allocating descriptor sets failed");
+    auto clampPipe = ComputePipeline::create(device_, gd);
+    if (!clampPipe) return clampPipe.status();
+    clamp_ = std::move(clampPipe).value();
+    cubeLayoutDesc_ = layout;
+    cubeLayoutDesc_.pushConstantBytes = sizeof(voxsample::CubeParams);
+    cubeLayoutDesc_.stages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
+    auto cubeSetLayout = PipelineLayout::create(device_, cubeLayoutDesc_, "sample.cubes.set");
+    if (!cubeSetLayout) return cubeSetLayout.status();
+    cubeSetLayout_ = std::move(cubeSetLayout).value();
+    auto pool = DescriptorPool::create(device_, 3, 12, "sample.descriptors");
+    if (!pool) return pool.status();
+    pool_ = std::move(pool).value();
+    const DescriptorBinding bindings[4] = {{.buffer = vox_->counterBuffer().handle()}, {.buffer = vox_->nodeBuffer().handle()},
+                                           {.buffer = instances_.handle()}, {.buffer = drawArgs_.handle()}};
+    auto gatherSet = pool_.allocate(gather_.pipelineLayout(), bindings);
+    auto clampSet = pool_.allocate(clamp_.pipelineLayout(), bindings);
+    auto cubeSet = pool_.allocate(cubeSetLayout_, bindings);
+    if (!gatherSet || !clampSet || !cubeSet) return Status::error("allocating the sample's descriptor sets failed");
+    gatherSet_ = *gatherSet;
+    clampSet_ = *clampSet;
+    cubeSet_ = *cubeSet;
 
-    // Camera on the grid's box.
-    sample::OrbitCamera camera;
-    float extent = 0.f;
+    extent_ = 0.f;
     for (int a = 0; a < 3; ++a) {
-        const float e = float(grid->dims[a]) * grid->voxelSize[a];
-        camera.target[a] = grid->origin[a] + 0.5f * e;
-        extent = std::max(extent, e);
+        const float e = float(grid_.dims[a]) * grid_.voxelSize[a];
+        center_[a] = grid_.origin[a] + 0.5f * e;
+        extent_ = std::max(extent_, e);
     }
-    camera.distance = 1.6f * extent;
-    const iso::SurfaceView view = camera.view(float(width) / float(height));
-    voxsample::CubeParams cp{};
-    std::memcpy(cp.viewProj.m, view.viewProj.data(), sizeof(cp.viewProj.m));
-    cp.origin = {grid->origin.x, grid->origin.y, grid->origin.z, 0.f};
-    const float cell = float(1u << (depth - level));
-    cp.cellSize = {grid->voxelSize.x * cell, grid->voxelSize.y * cell, grid->voxelSize.z * cell, 0.f};
-    cp.lightDir = {0.4f, 0.8f, 0.45f, 0.f};
-    const voxsample::GatherParams gp{level, capacity, 0, 0};
 
-    // One graph: the voxelizer's passes, then gather -> clamp -> draw.
-    RenderGraph graph(&device);
+    // The compute graph: the voxelizer's passes, then gather -> clamp.
+    compute_ = std::make_unique<RenderGraph>(&device_);
+    RenderGraph& graph = *compute_;
     voxel::VoxelizerGraphRefs refs;
-    st = v.addPasses(graph, &refs);
-    if (!st) return sample::fail(prog, st.message());
+    PYRAMARCH_TRY(vox_->addPasses(graph, &refs));
     const ExternalUse vertexRead{Access::StorageRead, PassKind::Graphics, VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT};
     const ExternalUse indirect{Access::IndirectRead, PassKind::Graphics};
-    BufferRef instRef = graph.importBuffer("sample.instances", *instances, vertexRead, vertexRead);
-    BufferRef argsRef = graph.importBuffer("sample.draw_args", *drawArgs, indirect, indirect);
-    ImageRef colorRef = graph.importImage("sample.color", *color, VK_IMAGE_LAYOUT_UNDEFINED, {Access::None},
-                                          {Access::TransferSrc, PassKind::Transfer});
-    ImageRef depthRef = graph.createImage("sample.depth", {.format = kDepthFormat, .extent = {width, height, 1}});
-    const VkBuffer voxDispatch = v.dispatchBuffer().handle();
-    graph.addPass("sample.reset_draw", PassKind::Transfer).use(argsRef, Access::TransferDst).record([&](PassContext& ctx) {
+    const BufferRef instRef = graph.importBuffer("sample.instances", instances_, vertexRead, vertexRead);
+    const BufferRef argsRef = graph.importBuffer("sample.draw_args", drawArgs_, indirect, indirect);
+    graph.addPass("sample.reset_draw", PassKind::Transfer).use(argsRef, Access::TransferDst).record([this](PassContext& ctx) {
         const uint32_t init[4] = {36, 0, 0, 0};
-        ctx.vk->vkCmdUpdateBuffer(ctx.cmd, drawArgs->handle(), 0, sizeof(init), init);
+        ctx.vk->vkCmdUpdateBuffer(ctx.cmd, drawArgs_.handle(), 0, sizeof(init), init);
     });
     graph.addPass("sample.gather", PassKind::Compute)
         .use(refs.dispatch, Access::IndirectRead)
@@ -204,102 +258,266 @@ int run(const Options& o) {
         .use(refs.nodes, Access::StorageRead)
         .use(instRef, Access::StorageWrite)
         .use(argsRef, Access::StorageReadWrite)
-        .record([&](PassContext& ctx) {
-            ctx.vk->vkCmdBindPipeline(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, gather->pipeline());
-            ctx.vk->vkCmdBindDescriptorSets(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, gather->layout(), 0, 1, &gatherSet.value(), 0, nullptr);
-            ctx.vk->vkCmdPushConstants(ctx.cmd, gather->layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(gp), &gp);
-            ctx.vk->vkCmdDispatchIndirect(ctx.cmd, voxDispatch, 16 * VkDeviceSize(1 + level));
+        .record([this](PassContext& ctx) {
+            ctx.vk->vkCmdBindPipeline(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, gather_.pipeline());
+            ctx.vk->vkCmdBindDescriptorSets(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, gather_.layout(), 0, 1, &gatherSet_, 0, nullptr);
+            ctx.vk->vkCmdPushConstants(ctx.cmd, gather_.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(gatherParams_), &gatherParams_);
+            // The voxelizer's dispatch buffer holds one indirect launch per level.
+            ctx.vk->vkCmdDispatchIndirect(ctx.cmd, vox_->dispatchBuffer().handle(), 16 * VkDeviceSize(1 + gatherParams_.level));
         });
-    graph.addPass("sample.clamp", PassKind::Compute).use(argsRef, Access::StorageReadWrite).record([&](PassContext& ctx) {
-        ctx.vk->vkCmdBindPipeline(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, clampPipe->pipeline());
-        ctx.vk->vkCmdBindDescriptorSets(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, clampPipe->layout(), 0, 1, &clampSet.value(), 0, nullptr);
-        ctx.vk->vkCmdPushConstants(ctx.cmd, clampPipe->layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(gp), &gp);
+    graph.addPass("sample.clamp", PassKind::Compute).use(argsRef, Access::StorageReadWrite).record([this](PassContext& ctx) {
+        ctx.vk->vkCmdBindPipeline(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, clamp_.pipeline());
+        ctx.vk->vkCmdBindDescriptorSets(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, clamp_.layout(), 0, 1, &clampSet_, 0, nullptr);
+        ctx.vk->vkCmdPushConstants(ctx.cmd, clamp_.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(gatherParams_), &gatherParams_);
         ctx.vk->vkCmdDispatch(ctx.cmd, 1, 1, 1);
     });
+    Status st = graph.compile();
+    if (!st) return Status::error("voxelize compute graph: " + st.message());
+    return setTarget(target);
+}
+
+Status VoxelView::setTarget(const sample::RenderTarget& target) {
+    const bool newPipeline = !cubes_.pipeline() || target.colorFormat != target_.colorFormat || target.samples != target_.samples;
+    target_ = target;
+    if (newPipeline) {
+        GraphicsPipelineDesc cd;
+        cd.vertexSpirv = kCubeVertSpv;
+        cd.fragmentSpirv = kCubeFragSpv;
+        cd.name = "sample.cubes";
+        cd.layout = cubeLayoutDesc_;
+        cd.depthTest = true;
+        cd.depthWrite = true;
+        cd.colorFormats = {target.colorFormat};
+        cd.depthFormat = kDepthFormat;
+        cd.samples = target.samples;
+        auto cubes = GraphicsPipeline::create(device_, cd);
+        if (!cubes) return cubes.status();
+        cubes_ = std::move(cubes).value();
+    }
+    // Read-only here: the compute graph writes them and leaves them in these uses.
+    auto g = std::make_unique<RenderGraph>(&device_);
+    const ExternalUse vertexRead{Access::StorageRead, PassKind::Graphics, VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT};
+    const ExternalUse indirect{Access::IndirectRead, PassKind::Graphics};
+    const BufferRef instRef = g->importBuffer("sample.instances", instances_, vertexRead, vertexRead, true);
+    const BufferRef argsRef = g->importBuffer("sample.draw_args", drawArgs_, indirect, indirect, true);
+    finalRef_ = g->importImage("target", target.image, target.before, target.after);
+    const VkExtent3D extent{target.extent.width, target.extent.height, 1};
+    const ImageRef depthRef = g->createImage("sample.depth", {.format = kDepthFormat, .extent = extent, .samples = target.samples});
     AttachmentDesc colorDesc;
     colorDesc.clear.color = {{kClear[0], kClear[1], kClear[2], kClear[3]}};
+    ImageRef colorRef = finalRef_;
+    if (target.samples != VK_SAMPLE_COUNT_1_BIT) {
+        colorRef = g->createImage("sample.color.msaa", {.format = target.colorFormat, .extent = extent, .samples = target.samples});
+        colorDesc.store = false;
+        colorDesc.resolveTarget = finalRef_;
+    }
     AttachmentDesc depthDesc;
     depthDesc.clear.depthStencil = {1.f, 0};
     depthDesc.store = false;
-    graph.addPass("sample.draw", PassKind::Graphics)
+    g->addPass("sample.draw", PassKind::Graphics)
         .colorAttachment(colorRef, colorDesc)
         .depthAttachment(depthRef, depthDesc)
         .use(instRef, Access::StorageRead, VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT)
         .use(argsRef, Access::IndirectRead)
-        .record([&](PassContext& ctx) {
-            const VkViewport vp{0.f, 0.f, float(width), float(height), 0.f, 1.f};
-            const VkRect2D sc{{0, 0}, {width, height}};
+        .record([this](PassContext& ctx) {
+            const VkExtent2D e = target_.extent;
+            const VkViewport vp{0.f, 0.f, float(e.width), float(e.height), 0.f, 1.f};
+            const VkRect2D sc{{0, 0}, e};
             ctx.vk->vkCmdSetViewport(ctx.cmd, 0, 1, &vp);
             ctx.vk->vkCmdSetScissor(ctx.cmd, 0, 1, &sc);
-            ctx.vk->vkCmdBindPipeline(ctx.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, cubes->pipeline());
-            ctx.vk->vkCmdBindDescriptorSets(ctx.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, cubes->layout(), 0, 1, &cubeSet.value(), 0, nullptr);
-            ctx.vk->vkCmdPushConstants(ctx.cmd, cubes->layout(), VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
-                                       sizeof(cp), &cp);
-            ctx.vk->vkCmdDrawIndirect(ctx.cmd, drawArgs->handle(), 0, 1, 16);
+            ctx.vk->vkCmdBindPipeline(ctx.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, cubes_.pipeline());
+            ctx.vk->vkCmdBindDescriptorSets(ctx.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, cubes_.layout(), 0, 1, &cubeSet_, 0, nullptr);
+            ctx.vk->vkCmdPushConstants(ctx.cmd, cubes_.layout(), VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
+                                       sizeof(cubeParams_), &cubeParams_);
+            ctx.vk->vkCmdDrawIndirect(ctx.cmd, drawArgs_.handle(), 0, 1, 16);
         });
-    st = graph.compile();
-    if (!st) return sample::fail(prog, st.message());
+    if (extra_) extra_(*g, finalRef_);
+    Status st = g->compile();
+    if (!st) return Status::error("voxelize draw graph: " + st.message());
+    draw_ = std::move(g);
+    return {};
+}
+
+Status VoxelView::update(double, const sample::OrbitCamera& camera, float aspect) {
+    // Static mesh, staged again so every frame is a full re-voxelization
+    // (the voxelizer's staging ring covers the frames in flight).
+    PYRAMARCH_TRY(vox_->setMesh(mesh_, grid_, mode_));
+    const iso::SurfaceView view = camera.view(aspect);
+    std::memcpy(cubeParams_.viewProj.m, view.viewProj.data(), sizeof(cubeParams_.viewProj.m));
+    cubeParams_.origin = {grid_.origin.x, grid_.origin.y, grid_.origin.z, 0.f};
+    const float cell = float(1u << (depth_ - level_));
+    cubeParams_.cellSize = {grid_.voxelSize.x * cell, grid_.voxelSize.y * cell, grid_.voxelSize.z * cell, 0.f};
+    cubeParams_.lightDir = {0.4f, 0.8f, 0.45f, 0.f};
+    gatherParams_ = {level_, capacity_, 0, 0};
+    return {};
+}
+
+void VoxelView::ui(bool& recreate) {
+    int shape = 0;
+    const int nShapes = settings_.meshFile.empty() ? 5 : 6;
+    const char* names[6] = {kShapes[0], kShapes[1], kShapes[2], kShapes[3], kShapes[4], settings_.meshFile.c_str()};
+    for (int i = 0; i < 5; ++i)
+        if (settings_.mesh.empty() && settings_.shape == kShapes[i]) shape = i;
+    if (!settings_.mesh.empty()) shape = 5;
+    if (ImGui::Combo("mesh", &shape, names, nShapes)) {
+        settings_.mesh = shape == 5 ? settings_.meshFile : "";
+        if (shape < 5) settings_.shape = kShapes[shape];
+        recreate = true;
+    }
+    int res = int(settings_.resolution);
+    if (ImGui::SliderInt("resolution", &res, 8, 512)) settings_.resolution = uint32_t(res);
+    if (ImGui::IsItemDeactivatedAfterEdit()) recreate = true;
+    if (ImGui::Checkbox("thin (6-separating)", &settings_.thin)) recreate = true;
+    // The level only changes push constants and the indirect offset: no rebuild.
+    int level = int(level_);
+    if (ImGui::SliderInt("octree level", &level, 0, int(depth_))) {
+        level_ = uint32_t(std::clamp(level, 0, int(depth_)));
+        settings_.level = level_ == depth_ ? -1 : int(level_);
+    }
+    ImGui::Separator();
+    ImGui::Text("grid %ux%ux%u, depth %u", grid_.dims[0], grid_.dims[1], grid_.dims[2], depth_);
+    if (stats_) {
+        ImGui::Text("leaf-level nodes: %u   level %u nodes: %u (allocated, 8 per tile)", stats_->levelNodes[depth_], level_, stats_->levelNodes[level_]);
+        ImGui::Text("fragments: %u   tiles: %u", stats_->fragmentsNeeded, stats_->tilesNeeded);
+        if (stats_->fragmentOverflow || stats_->tileOverflow)
+            ImGui::TextColored(ImVec4(1, 0.3f, 0.3f, 1), "OVERFLOW: %u fragments / %u tiles needed, octree truncated",
+                               stats_->fragmentsNeeded, stats_->tilesNeeded);
+        if (stats_->skippedTriangles) ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "%u triangles skipped (not finite)", stats_->skippedTriangles);
+    } else {
+        ImGui::Text("leaf nodes: (waiting for the GPU)");
+    }
+}
+
+struct Options {
+    VoxelSettings voxel;
+    sample::CommonOptions common;
+    std::string size = "640x480";
+};
+
+int runHeadless(Options& o) {
+    const std::string prog = "voxelize";
+    sample::CommonOptions& co = o.common;
+    const uint32_t width = co.width, height = co.height;
+    if (co.out.empty()) co.out = "voxelize.png";
+    std::atomic<uint32_t> messages{0};
+    auto devResult = sample::createSampleDevice(co, &messages);
+    if (!devResult) return sample::fail(prog, devResult.message());
+    Device& device = **devResult;
+
+    ImageCreateInfo ici;
+    ici.format = kColorFormat;
+    ici.extent = {width, height, 1};
+    ici.usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+    ici.name = "sample.color";
+    auto color = device.allocator().createImage(ici);
+    if (!color) return sample::fail(prog, color.message());
+    sample::RenderTarget target;
+    target.colorFormat = kColorFormat;
+    target.extent = {width, height};
+    target.samples = static_cast<VkSampleCountFlagBits>(co.msaa);
+    target.image.image = color->handle();
+    target.image.view = color->view();
+    target.image.format = kColorFormat;
+    target.image.extent = {width, height, 1};
+    target.before = {Access::None};
+    target.after = {Access::TransferSrc, PassKind::Transfer};
+    auto viewResult = VoxelView::create(device, o.voxel, target, {});
+    if (!viewResult) return sample::fail(prog, viewResult.message());
+    VoxelView& view = **viewResult;
+    const sample::OrbitCamera camera = view.camera();
 
     sample::StatsRecorder recorder;
     recorder.setInfo("device", device.name());
-    recorder.setInfo("source", o.mesh.empty() ? o.shape : o.mesh);
-    for (uint32_t f = 0; f < std::max(1u, o.frames); ++f) {
-        // Static mesh, staged again so every frame is a full re-voxelization.
-        st = v.setMesh(mesh, *grid, o.thin ? voxel::VoxelMode::Thin : voxel::VoxelMode::Conservative);
+    recorder.setInfo("source", o.voxel.mesh.empty() ? o.voxel.shape : o.voxel.mesh);
+    const uint32_t frames = std::max(1u, co.frames);
+    for (uint32_t f = 0; f < frames; ++f) {
+        Status st = view.update(0.0, camera, float(width) / float(height));
         Status rec;
-        if (st) st = submitAndWait(device, [&](VkCommandBuffer cmd) { rec = graph.execute(cmd); });
+        uint64_t token = 0;
+        if (st) st = submitAndWait(device, [&](VkCommandBuffer cmd) { rec = view.record(cmd, token); });
         if (!st) return sample::fail(prog, st.message());
         if (!rec) return sample::fail(prog, rec.message());
         sample::FrameStats fs;
         fs.frame = f;
-        fs.passes = graph.latestTimings();
+        fs.passes = view.latestTimings();
         recorder.add(fs);
     }
-    auto stats = v.readStats();
-    auto args = readBufferAs<uint32_t>(device, *drawArgs, 4);
+    auto stats = view.voxelizer().readStats();
+    auto args = readBufferAs<uint32_t>(device, view.drawArgs(), 4);
     std::vector<uint8_t> pixels;
-    st = readImage(device, *color, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, pixels);
+    Status st = readImage(device, *color, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, pixels);
     if (!stats || !args || !st) return sample::fail(prog, "reading the results back failed");
     size_t covered = 0;
     const uint8_t clear8[3] = {uint8_t(std::lround(kClear[0] * 255)), uint8_t(std::lround(kClear[1] * 255)),
                                uint8_t(std::lround(kClear[2] * 255))};
     for (size_t i = 0; i + 3 < pixels.size(); i += 4)
         covered += pixels[i] != clear8[0] || pixels[i + 1] != clear8[1] || pixels[i + 2] != clear8[2];
-    st = sample::writePng(o.out, width, height, pixels);
+    st = sample::writePng(co.out, width, height, pixels);
     if (!st) return sample::fail(prog, st.message());
-    std::printf("grid %ux%ux%u, depth %u, level %u: %u cubes drawn, %u voxel fragments, %u tiles%s\n", grid->dims[0],
-                grid->dims[1], grid->dims[2], depth, level, (*args)[1], stats->fragmentsNeeded, stats->tilesNeeded,
+    const voxel::VoxelGrid& grid = view.grid();
+    std::printf("grid %ux%ux%u, depth %u, level %u: %u cubes drawn, %u voxel fragments, %u tiles%s\n", grid.dims[0], grid.dims[1],
+                grid.dims[2], view.voxelizer().octreeDepth(), view.level(), (*args)[1], stats->fragmentsNeeded, stats->tilesNeeded,
                 stats->fragmentOverflow || stats->tileOverflow ? " (OVERFLOW: truncated)" : "");
-    std::printf("covered pixels: %zu of %u\nwrote %s\n", covered, width * height, o.out.c_str());
-    std::printf("%s", recorder.table(o.frames > 1 ? 1 : 0).c_str());
-    if (!o.stats.empty()) {
-        st = recorder.write(o.stats);
+    std::printf("covered pixels: %zu of %u\nwrote %s\n", covered, width * height, co.out.c_str());
+    std::printf("%s", recorder.table(frames > 1 ? 1 : 0).c_str());
+    if (!co.stats.empty()) {
+        st = recorder.write(co.stats);
         if (!st) return sample::fail(prog, st.message());
     }
     if (messages) return sample::fail(prog, std::to_string(messages.load()) + " validation message(s)");
     return 0;
 }
 
+int runWindowed(Options& o) {
+    const std::string prog = "voxelize";
+    sample::CommonOptions& co = o.common;
+    if (!co.out.empty() && !co.frames) return sample::fail(prog, "windowed --out needs --frames N (the frame to capture)");
+    sample::SampleApp app;
+    app.name = prog;
+    app.title = "pyramarch voxelize";
+    // The panel edits `current`; a failed re-creation falls back to `good`.
+    o.voxel.clampLevel = true;
+    VoxelSettings current = o.voxel, good = o.voxel;
+    app.makeView = [&](Device& device, const sample::RenderTarget& target,
+                       sample::ExtraPasses extra) -> Result<std::unique_ptr<sample::WindowView>> {
+        auto v = VoxelView::create(device, current, target, std::move(extra));
+        if (!v) {
+            current = good;
+            return v.status();
+        }
+        good = current;
+        return std::unique_ptr<sample::WindowView>(std::move(v).value());
+    };
+    return sample::runWindowed(co, app);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
     Options o;
+    sample::CommonOptions& co = o.common;
     CLI::App app{"voxelize: a mesh voxelized into a sparse voxel octree on the GPU, one level drawn as cubes", "voxelize"};
-    auto* mesh = app.add_option("--mesh", o.mesh, "Wavefront OBJ file");
-    auto* shape = app.add_option("--shape", o.shape, "Built-in shape: sphere | torus | knot | box | diamond (default knot)")
+    auto* mesh = app.add_option("--mesh", o.voxel.mesh, "Wavefront OBJ file");
+    auto* shape = app.add_option("--shape", o.voxel.shape, "Built-in shape: sphere | torus | knot | box | diamond (default knot)")
                       ->check(CLI::IsMember({"sphere", "torus", "knot", "box", "diamond"}));
     mesh->excludes(shape);
-    app.add_option("--res", o.resolution, "Voxels along the longest axis (1..1024, default 128)")->check(CLI::Range(1u, 1024u));
-    app.add_option("--level", o.level, "Octree level to draw (0 = root .. depth = leaves; default leaves)")->check(CLI::Range(0, 10));
-    app.add_flag("--thin", o.thin, "6-separating (thin) voxelization");
-    app.add_flag("--headless", o.headless, "Render offscreen to --out (the only mode of this sample)");
-    app.add_option("--frames", o.frames, "Frames to voxelize and draw (default 1)")->check(CLI::Range(1u, 100000u));
-    app.add_option("--size", o.size, "Image size WxH (default 640x480)");
-    app.add_option("--out", o.out, "PNG of the last frame (default voxelize.png)");
-    app.add_option("--stats", o.stats, "Per-pass GPU times as JSON");
-    app.add_flag("--validation", o.validation, "Enable the validation layer (any message fails the exit code)");
-    app.add_option("--device", o.device, "Device index or name substring");
+    app.add_option("--res", o.voxel.resolution, "Voxels along the longest axis (1..1024, default 128)")->check(CLI::Range(1u, 1024u));
+    app.add_option("--level", o.voxel.level, "Octree level to draw (0 = root .. depth = leaves; default leaves)")->check(CLI::Range(0, 10));
+    app.add_flag("--thin", o.voxel.thin, "6-separating (thin) voxelization");
+    app.add_flag("--headless", co.headless, "Render offscreen to --out (default voxelize.png) instead of a window");
+    app.add_option("--frames", co.frames, "Frames to voxelize and draw, then exit (headless default 1; windowed: until closed)")
+        ->check(CLI::Range(1u, 100000u));
+    app.add_option("--size", o.size, "Image / window size WxH (default 640x480)");
+    app.add_option("--out", co.out, "PNG of the last frame (headless default voxelize.png; windowed needs --frames)");
+    app.add_option("--stats", co.stats, "Per-pass GPU times as JSON (headless)");
+    app.add_flag("--validation", co.validation, "Enable the validation layer (any message fails the exit code)");
+    app.add_option("--msaa", co.msaa, "Samples per pixel (1, 2, 4, 8)")->check(CLI::IsMember({1u, 2u, 4u, 8u}));
+    app.add_option("--device", co.device, "Device index or name substring");
+    app.add_flag("!--no-vsync", co.vsync, "Windowed: present without waiting for vertical blank");
+    app.add_flag("--exercise-resize", co.exerciseResize, "Windowed: resize, minimise and restore the window while running (tests)");
     const int parsed = sample::parseCommandLine(app, argc, argv);
     if (parsed >= 0) return parsed;
-    return run(o);
+    if (!sample::parseSize(o.size, co.width, co.height)) return sample::fail("voxelize", "--size: expected WxH, got '" + o.size + "'");
+    o.voxel.meshFile = o.voxel.mesh;
+    return co.headless ? runHeadless(o) : runWindowed(o);
 }

@@ -46,12 +46,114 @@ struct FrameSlot {
     VkCommandBuffer cmd = VK_NULL_HANDLE;
     VkFence fence = VK_NULL_HANDLE;
     VkSemaphore acquired = VK_NULL_HANDLE;
-    uint64_t isoFrame = UINT64_MAX; // surface frame recorded in this slot
+    uint64_t token = UINT64_MAX; // the view's frame recorded in this slot
 };
+
+// The iso scenes in the window: a Scene drawn by a SceneRenderer, with the
+// panel of field source, grid, normals and shading. The settings live in the
+// Window (IsoSettings) so a re-created view keeps them.
+struct IsoSettings {
+    SceneConfig config;
+    iso::SurfaceShading shading = iso::SurfaceShading::Lit;
+    bool wireframe = false;
+};
+
+class IsoView final : public WindowView {
+public:
+    static Result<std::unique_ptr<WindowView>> create(Device& device, IsoSettings& settings, const RenderTarget& target, ExtraPasses extra,
+                                                      std::function<void(Device&, Scene&)> panel) {
+        std::unique_ptr<IsoView> v(new IsoView(device, settings));
+        v->panel_ = std::move(panel);
+        auto scene = makeScene(device, settings.config);
+        if (!scene) return scene.status();
+        v->scene_ = std::move(scene).value();
+        auto r = SceneRenderer::create(device, *v->scene_, target, true, std::move(extra));
+        if (!r) return r.status();
+        v->renderer_ = std::move(r).value();
+        return std::unique_ptr<WindowView>(std::move(v));
+    }
+    ~IsoView() override {
+        renderer_.reset(); // reads the scene's buffers
+        scene_.reset();
+    }
+    Status setTarget(const RenderTarget& target) override { return renderer_->setTarget(target); }
+    void rebindTarget(VkImage image, VkImageView view, VkImageLayout layout) override { renderer_->rebindTarget(image, view, layout); }
+    Status update(double time, const OrbitCamera& camera, float aspect) override {
+        PYRAMARCH_TRY(scene_->update(time));
+        iso::SurfaceView view = camera.view(aspect);
+        view.shading = settings_.shading;
+        view.wireframe = settings_.wireframe;
+        renderer_->surfaceRenderer().setView(view);
+        return {};
+    }
+    Status record(VkCommandBuffer cmd, uint64_t& token) override {
+        token = scene_->surface().framesRecorded();
+        return renderer_->record(cmd);
+    }
+    void frameFinished(uint64_t token) override {
+        if (auto s = scene_->surface().statsOfFrame(token)) stats_ = s;
+    }
+    std::vector<PassTiming> latestTimings() const override { return renderer_->latestTimings(); }
+    float viewRadius() const override { return scene_->viewRadius(); }
+    void ui(bool& recreate) override;
+
+private:
+    IsoView(Device& d, IsoSettings& s) : device_(d), settings_(s) {}
+    Device& device_;
+    IsoSettings& settings_;
+    std::function<void(Device&, Scene&)> panel_;
+    std::unique_ptr<Scene> scene_;
+    std::optional<iso::IsoStats> stats_;
+    std::unique_ptr<SceneRenderer> renderer_;
+};
+
+void IsoView::ui(bool& recreate) {
+    SceneConfig& config = settings_.config;
+    static const char* sources[] = {"metaballs", "pointcloud", "cayley", "sphere", "gyroid", "volume"};
+    const int nSources = config.volume ? 6 : 5;
+    int source = 0;
+    for (int i = 0; i < nSources; ++i)
+        if (config.source == sources[i]) source = i;
+    if (ImGui::Combo("field source", &source, sources, nSources)) {
+        config.source = sources[source];
+        config.iso = NAN;
+        recreate = true;
+    }
+    scene_->ui(config);
+    int cells = int(config.cells);
+    if (config.source != "volume" && ImGui::SliderInt("grid cells", &cells, 8, 160)) config.cells = uint32_t(cells);
+    if (config.source != "volume" && ImGui::IsItemDeactivatedAfterEdit()) recreate = true;
+    int normals = int(config.normals);
+    static const char* normalNames[] = {"forward", "central", "sobel"};
+    if (ImGui::Combo("normals", &normals, normalNames, 3)) {
+        config.normals = iso::NormalMode(normals);
+        recreate = true;
+    }
+    if (ImGui::Checkbox("shared vertices (indexed)", &config.indexed)) recreate = true;
+    int shading = int(settings_.shading);
+    static const char* shadingNames[] = {"lit", "triangles per cell", "normals"};
+    if (ImGui::Combo("colouring", &shading, shadingNames, 3)) settings_.shading = iso::SurfaceShading(shading);
+    if (renderer_->surfaceRenderer().wireframeSupported()) ImGui::Checkbox("wireframe", &settings_.wireframe);
+    else ImGui::TextDisabled("wireframe: not supported by the device");
+    ImGui::Separator();
+    if (stats_) {
+        if (scene_->indexed())
+            ImGui::Text("triangles: %u   vertices: %u   active cells: %u", stats_->indicesWritten / 3, stats_->verticesNeeded,
+                        stats_->activeCells);
+        else
+            ImGui::Text("triangles: %u   active cells: %u", stats_->verticesWritten / 3, stats_->activeCells);
+        if (stats_->overflow)
+            ImGui::TextColored(ImVec4(1, 0.3f, 0.3f, 1), "OVERFLOW: %u triangles / %u vertices needed", stats_->indicesNeeded ? stats_->indicesNeeded / 3 : stats_->verticesNeeded / 3,
+                               stats_->verticesNeeded);
+    } else {
+        ImGui::Text("triangles: (waiting for the GPU)");
+    }
+    if (panel_) panel_(device_, *scene_);
+}
 
 class Window {
 public:
-    Window(const CommonOptions& o, SampleApp& app) : options_(o), app_(app), config_(app.config) {}
+    Window(const CommonOptions& o, SampleApp& app) : options_(o), app_(app) { iso_.config = app.config; }
     ~Window() { destroy(); }
     int run();
 
@@ -59,7 +161,8 @@ private:
     Status init();
     Status createSwapchain();
     void destroySwapchain();
-    Status recreateScene();
+    Status recreateView();
+    RenderTarget target() const;
     Status frame();
     void buildUi();
     void handleInput();
@@ -69,7 +172,7 @@ private:
 
     CommonOptions options_;
     SampleApp& app_;
-    SceneConfig config_;
+    IsoSettings iso_; // the default (iso scene) view's settings
     std::atomic<uint32_t> messages_{0};
     GLFWwindow* window_ = nullptr;
     std::unique_ptr<Device> device_;
@@ -78,8 +181,7 @@ private:
     VkRenderPass uiPass_ = VK_NULL_HANDLE;
     VkDescriptorPool uiPool_ = VK_NULL_HANDLE;
     bool imguiVulkan_ = false, imguiGlfw_ = false;
-    std::unique_ptr<Scene> scene_;
-    std::unique_ptr<SceneRenderer> renderer_;
+    std::unique_ptr<WindowView> view_;
     FrameSlot slots_[kFramesInFlight];
     uint64_t frameCount_ = 0;
     uint32_t currentImage_ = 0;
@@ -87,14 +189,11 @@ private:
     bool swapchainDirty_ = false;
     bool sceneDirty_ = false;
     OrbitCamera camera_;
-    iso::SurfaceShading shading_ = iso::SurfaceShading::Lit;
-    bool wireframe_ = false;
     double time_ = 0.0;
     bool paused_ = false;
     double lastClock_ = 0.0;
     double lastX_ = 0, lastY_ = 0;
     std::vector<PassTiming> timings_;
-    std::optional<iso::IsoStats> stats_;
     std::string error_;
     // --out in windowed mode: the last frame (--frames) is copied from the
     // swapchain image before presentation (the UI included).
@@ -109,8 +208,8 @@ void checkVk(VkResult r) {
 
 Status Window::init() {
     vsync_ = options_.vsync;
-    wireframe_ = options_.wireframe;
-    shading_ = shadingFromName(options_.shading);
+    iso_.wireframe = options_.wireframe;
+    iso_.shading = shadingFromName(options_.shading);
     if (!glfwInit()) return Status::error("GLFW could not initialise (no display? use --headless)");
     if (!glfwVulkanSupported()) return Status::error("GLFW found no Vulkan loader");
     glfwWindowHint(GLFW_CLIENT_API, GLFW_NO_API);
@@ -182,7 +281,7 @@ Status Window::init() {
     PYRAMARCH_TRY(submitAndWait(*device_, [](VkCommandBuffer cmd) { ImGui_ImplVulkan_CreateFontsTexture(cmd); }));
     ImGui_ImplVulkan_DestroyFontUploadObjects();
 
-    PYRAMARCH_TRY(recreateScene());
+    PYRAMARCH_TRY(recreateView());
     lastClock_ = glfwGetTime();
     return {};
 }
@@ -302,14 +401,7 @@ Status Window::createSwapchain() {
         if (!b) return b.status();
         capture_ = std::move(b).value();
     }
-    if (renderer_) {
-        RenderTarget t = renderer_->target();
-        t.colorFormat = swap_.format;
-        t.extent = extent;
-        t.image.format = swap_.format;
-        t.image.extent = {extent.width, extent.height, 1};
-        PYRAMARCH_TRY(renderer_->setTarget(t));
-    }
+    if (view_) PYRAMARCH_TRY(view_->setTarget(target()));
     swapchainDirty_ = false;
     return {};
 }
@@ -324,13 +416,7 @@ void Window::destroySwapchain() {
     swap_ = Swapchain{};
 }
 
-Status Window::recreateScene() {
-    vk().vkDeviceWaitIdle(device_->device());
-    renderer_.reset();
-    scene_.reset();
-    auto scene = makeScene(*device_, config_);
-    if (!scene) return scene.status();
-    scene_ = std::move(scene).value();
+RenderTarget Window::target() const {
     RenderTarget t;
     t.colorFormat = swap_.format;
     t.extent = swap_.extent;
@@ -343,6 +429,12 @@ Status Window::recreateScene() {
     // layout transition must come after that stage (not after "none").
     t.before = {Access::ColorAttachment, PassKind::Graphics};
     t.after = {Access::Present, PassKind::Graphics};
+    return t;
+}
+
+Status Window::recreateView() {
+    vk().vkDeviceWaitIdle(device_->device());
+    view_.reset();
     auto uiPass = [this](RenderGraph& graph, ImageRef color) {
         graph.addPass("ui", PassKind::Graphics).use(color, Access::ColorAttachment).record([this](PassContext& ctx) {
             VkRenderPassBeginInfo bi{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
@@ -368,11 +460,13 @@ Status Window::recreateScene() {
                 captured_ = true;
             });
     };
-    auto r = SceneRenderer::create(*device_, *scene_, t, true, uiPass);
+    auto r = app_.makeView ? app_.makeView(*device_, target(), uiPass)
+                           : IsoView::create(*device_, iso_, target(), uiPass, app_.panel);
     if (!r) return r.status();
-    renderer_ = std::move(r).value();
-    camera_.distance = std::max(camera_.distance, 2.7f * scene_->viewRadius());
-    for (FrameSlot& s : slots_) s.isoFrame = UINT64_MAX;
+    view_ = std::move(r).value();
+    camera_.target = view_->viewCenter();
+    camera_.distance = std::max(camera_.distance, 2.7f * view_->viewRadius());
+    for (FrameSlot& s : slots_) s.token = UINT64_MAX;
     sceneDirty_ = false;
     return {};
 }
@@ -403,48 +497,11 @@ void Window::buildUi() {
     ImGui::SetNextWindowBgAlpha(0.85f);
     ImGui::Begin(app_.name.c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize);
     ImGui::Text("%s", device_->name().c_str());
-    static const char* sources[] = {"metaballs", "pointcloud", "cayley", "sphere", "gyroid", "volume"};
-    const int nSources = config_.volume ? 6 : 5;
-    int source = 0;
-    for (int i = 0; i < nSources; ++i)
-        if (config_.source == sources[i]) source = i;
-    if (ImGui::Combo("field source", &source, sources, nSources)) {
-        config_.source = sources[source];
-        config_.iso = NAN;
-        sceneDirty_ = true;
-    }
-    scene_->ui(config_);
-    int cells = int(config_.cells);
-    if (config_.source != "volume" && ImGui::SliderInt("grid cells", &cells, 8, 160)) config_.cells = uint32_t(cells);
-    if (config_.source != "volume" && ImGui::IsItemDeactivatedAfterEdit()) sceneDirty_ = true;
-    int normals = int(config_.normals);
-    static const char* normalNames[] = {"forward", "central", "sobel"};
-    if (ImGui::Combo("normals", &normals, normalNames, 3)) {
-        config_.normals = iso::NormalMode(normals);
-        sceneDirty_ = true;
-    }
-    if (ImGui::Checkbox("shared vertices (indexed)", &config_.indexed)) sceneDirty_ = true;
-    int shading = int(shading_);
-    static const char* shadingNames[] = {"lit", "triangles per cell", "normals"};
-    if (ImGui::Combo("colouring", &shading, shadingNames, 3)) shading_ = iso::SurfaceShading(shading);
-    if (renderer_->surfaceRenderer().wireframeSupported()) ImGui::Checkbox("wireframe", &wireframe_);
-    else ImGui::TextDisabled("wireframe: not supported by the device");
+    view_->ui(sceneDirty_);
     if (ImGui::Checkbox("vsync", &vsync_)) swapchainDirty_ = true;
     ImGui::SameLine();
     ImGui::Checkbox("pause", &paused_);
     ImGui::Separator();
-    if (stats_) {
-        if (scene_->indexed())
-            ImGui::Text("triangles: %u   vertices: %u   active cells: %u", stats_->indicesWritten / 3, stats_->verticesNeeded,
-                        stats_->activeCells);
-        else
-            ImGui::Text("triangles: %u   active cells: %u", stats_->verticesWritten / 3, stats_->activeCells);
-        if (stats_->overflow)
-            ImGui::TextColored(ImVec4(1, 0.3f, 0.3f, 1), "OVERFLOW: %u triangles / %u vertices needed", stats_->indicesNeeded ? stats_->indicesNeeded / 3 : stats_->verticesNeeded / 3,
-                               stats_->verticesNeeded);
-    } else {
-        ImGui::Text("triangles: (waiting for the GPU)");
-    }
     ImGui::TextDisabled("GPU time per pass (newest finished frame)");
     if (ImGui::BeginTable("timings", 2, ImGuiTableFlags_SizingFixedFit)) {
         double total = 0;
@@ -464,7 +521,6 @@ void Window::buildUi() {
         ImGui::EndTable();
     }
     ImGui::Text("%.1f fps", ImGui::GetIO().Framerate);
-    if (app_.panel) app_.panel(*device_, *scene_);
     if (!error_.empty()) ImGui::TextColored(ImVec4(1, 0.3f, 0.3f, 1), "%s", error_.c_str());
     ImGui::TextDisabled("drag: orbit, wheel/W/S: zoom, Esc: quit");
     ImGui::End();
@@ -475,10 +531,8 @@ Status Window::frame() {
     VkDevice d = device_->device();
     vk().vkWaitForFences(d, 1, &slot.fence, VK_TRUE, UINT64_MAX);
     // That frame is done: its stats and timings are final.
-    if (slot.isoFrame != UINT64_MAX) {
-        if (auto s = scene_->surface().statsOfFrame(slot.isoFrame)) stats_ = s;
-    }
-    timings_ = renderer_->latestTimings();
+    if (slot.token != UINT64_MAX) view_->frameFinished(slot.token);
+    timings_ = view_->latestTimings();
 
     uint32_t image = 0;
     VkResult r = vk().vkAcquireNextImageKHR(d, swap_.handle, UINT64_MAX, slot.acquired, VK_NULL_HANDLE, &image);
@@ -499,19 +553,14 @@ Status Window::frame() {
     handleInput();
     buildUi();
     ImGui::Render();
-    PYRAMARCH_TRY(scene_->update(time_));
-    iso::SurfaceView view = camera_.view(float(swap_.extent.width) / float(swap_.extent.height));
-    view.shading = shading_;
-    view.wireframe = wireframe_;
-    renderer_->surfaceRenderer().setView(view);
+    PYRAMARCH_TRY(view_->update(time_, camera_, float(swap_.extent.width) / float(swap_.extent.height)));
 
     vk().vkResetCommandPool(d, slot.pool, 0);
     VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
     vk().vkBeginCommandBuffer(slot.cmd, &bi);
-    renderer_->rebindTarget(swap_.images[image], swap_.views[image], VK_IMAGE_LAYOUT_UNDEFINED);
-    slot.isoFrame = scene_->surface().framesRecorded();
-    Status recorded = renderer_->record(slot.cmd);
+    view_->rebindTarget(swap_.images[image], swap_.views[image], VK_IMAGE_LAYOUT_UNDEFINED);
+    Status recorded = view_->record(slot.cmd, slot.token);
     vk().vkEndCommandBuffer(slot.cmd);
     if (!recorded) return recorded;
 
@@ -580,12 +629,12 @@ int Window::run() {
             if (swap_.handle == VK_NULL_HANDLE) continue;
         }
         if (sceneDirty_) {
-            s = recreateScene();
+            s = recreateView();
             if (!s) {
                 // Bad settings (e.g. grid too large): report in the panel, keep going.
                 error_ = s.message();
-                config_ = app_.config;
-                s = recreateScene();
+                iso_.config = app_.config;
+                s = recreateView();
                 if (!s) return fail(app_.name, s.message());
             } else {
                 error_.clear();
@@ -617,8 +666,7 @@ int Window::run() {
 void Window::destroy() {
     if (device_) {
         vk().vkDeviceWaitIdle(device_->device());
-        renderer_.reset();
-        scene_.reset();
+        view_.reset();
         if (imguiVulkan_) ImGui_ImplVulkan_Shutdown();
         imguiVulkan_ = false;
         if (imguiGlfw_) ImGui_ImplGlfw_Shutdown();

@@ -23,6 +23,12 @@ struct SampleApp {
     std::function<void(pyramarch::Device&, Scene&)> panel;
     // Headless: after the frames (e.g. export the mesh).
     std::function<Status(pyramarch::Device&, Scene&)> afterHeadless;
+    // Windowed: what the window shows. Unset: the iso scene of `config` with
+    // its panel (field source, grid, normals, shading). Called again after a
+    // view's ui() asked for re-creation; on failure the loop reports the
+    // error and calls it once more, so a factory should fall back to its last
+    // working settings.
+    std::function<Result<std::unique_ptr<WindowView>>(pyramarch::Device&, const RenderTarget&, ExtraPasses)> makeView;
 };
 
 int sampleMain(int argc, char** argv, SampleApp& app);

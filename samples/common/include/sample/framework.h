@@ -108,6 +108,34 @@ private:
     pyramarch::ImageRef finalRef_;
 };
 
+// What the windowed loop shows. The loop owns the window, swapchain, frame
+// slots, camera and the UI pass; a view owns its GPU work and draws into the
+// loop's target, calling the loop's ExtraPasses after its own draw. The iso
+// scenes (Scene + SceneRenderer) and the voxelize sample implement it.
+class WindowView {
+public:
+    virtual ~WindowView() = default;
+    // A new target (resize, new swapchain format); the GPU is idle.
+    virtual Status setTarget(const RenderTarget& target) = 0;
+    // The frame's swapchain image.
+    virtual void rebindTarget(VkImage image, VkImageView view, VkImageLayout currentLayout) = 0;
+    // Host writes for the next frame: only called once the frame
+    // framesInFlight back has finished on the GPU.
+    virtual Status update(double timeSeconds, const OrbitCamera& camera, float aspect) = 0;
+    // Records the frame; `token` is handed back to frameFinished() once the
+    // GPU finished it (stats of that frame are final then).
+    virtual Status record(VkCommandBuffer cmd, uint64_t& token) = 0;
+    virtual void frameFinished(uint64_t token) = 0;
+    // Per-pass GPU times of the newest finished frame.
+    virtual std::vector<pyramarch::PassTiming> latestTimings() const = 0;
+    // Panel widgets of the view (its settings and result counts); sets
+    // `recreate` when a change needs a new view from the factory.
+    virtual void ui(bool& recreate) = 0;
+    // Where the camera looks and how far out the content reaches.
+    virtual std::array<float, 3> viewCenter() const { return {0.f, 0.f, 0.f}; }
+    virtual float viewRadius() const = 0;
+};
+
 // Device for a sample; counts validation warnings/errors in `messages`.
 Result<std::unique_ptr<pyramarch::Device>> createSampleDevice(const CommonOptions& options, std::atomic<uint32_t>* messages,
                                                               std::vector<const char*> instanceExtensions = {},
