@@ -7,17 +7,23 @@ namespace sample {
 
 using namespace pyramarch;
 
-int sampleMain(int argc, char** argv, SampleApp& app) {
+int parseSampleCommandLine(int argc, const char* const* argv, SampleApp& app, CommonOptions& options) {
     CLI::App cli{app.title, app.name};
-    CommonOptions options;
     addCommonOptions(cli, options);
     if (app.addOptions) app.addOptions(cli);
-    const int parsed = parseCommandLine(cli, argc, argv);
+    const int parsed = parseCommandLine(cli, argc, const_cast<char**>(argv));
     if (parsed >= 0) return parsed;
     if (app.prepare) {
         Status s = app.prepare(app.config);
         if (!s) return fail(app.name, s.message());
     }
+    return -1;
+}
+
+int sampleMain(int argc, char** argv, SampleApp& app) {
+    CommonOptions options;
+    const int parsed = parseSampleCommandLine(argc, argv, app, options);
+    if (parsed >= 0) return parsed;
     if (!options.headless) return runWindowed(options, app);
 
     std::atomic<uint32_t> messages{0};
