@@ -210,6 +210,16 @@ struct RenderGraphOptions {
     uint32_t timingFrames = 4;
     bool timestamps = true;
     bool debugLabels = true;
+    // Catches a host that hands an imported image back in a layout other than
+    // the one the graph left it in: execute() fails with an error naming the
+    // resource and both layouts (nothing is recorded) instead of letting a
+    // wrong oldLayout reach the driver. On by default in debug builds of the
+    // host (NDEBUG not defined); costs a small map lookup per rebind.
+#ifdef NDEBUG
+    bool checkImportedLayouts = false;
+#else
+    bool checkImportedLayouts = true;
+#endif
 };
 
 class RenderGraph {
@@ -234,7 +244,14 @@ public:
                          ExternalUse after, bool readOnly = false);
     // Re-points an imported resource (e.g. the next swapchain image) without recompiling.
     void rebindImportedBuffer(BufferRef ref, VkBuffer buffer, VkDeviceSize size);
-    void rebindImportedImage(ImageRef ref, VkImage image, VkImageView view, VkImageLayout currentLayout);
+    // `currentLayout` must be the layout the image is really in when the
+    // graph's commands run. For an image this graph itself left behind, that
+    // is the layout it left it in, or UNDEFINED (discard), unless the host
+    // moved it itself in between: then say so with hostTransitioned = true.
+    // Anything else is reported by the next execute() when
+    // RenderGraphOptions::checkImportedLayouts is on (debug builds).
+    void rebindImportedImage(ImageRef ref, VkImage image, VkImageView view, VkImageLayout currentLayout,
+                             bool hostTransitioned = false);
 
     PassBuilder addPass(const std::string& name, PassKind kind);
 
