@@ -12,24 +12,24 @@ namespace pyramarch::fuzz {
 namespace {
 
 // loadObj takes a path (tinyobjloader reads the file): one scratch file per
-// process, rewritten per input.
-const std::string& scratchPath() {
-    static const std::string path =
-        (std::filesystem::temp_directory_path() / ("pyramarch-fuzz-obj-" + std::to_string(::getpid()) + ".obj")).string();
-    return path;
-}
-
-struct RemoveAtExit {
-    ~RemoveAtExit() {
+// process, rewritten per input. Path and removal in one object, so they are
+// destroyed together at exit.
+struct Scratch {
+    std::string path = (std::filesystem::temp_directory_path() / ("pyramarch-fuzz-obj-" + std::to_string(::getpid()) + ".obj")).string();
+    ~Scratch() {
         std::error_code ec;
-        std::filesystem::remove(scratchPath(), ec);
+        std::filesystem::remove(path, ec);
     }
 };
+
+const std::string& scratchPath() {
+    static const Scratch scratch;
+    return scratch.path;
+}
 
 } // namespace
 
 int objLoader(const uint8_t* data, size_t size) {
-    static RemoveAtExit cleanup;
     // Large inputs only make tinyobjloader slower, not different.
     if (size > 16384) return 0;
     {

@@ -1,7 +1,6 @@
 #include <unistd.h>
 
 #include <cmath>
-
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -14,19 +13,21 @@ namespace pyramarch::fuzz {
 namespace {
 
 // One file per process, rewritten per input: the loader's real path (open,
-// size check, read) is what hosts run.
-const std::string& scratchPath() {
-    static const std::string path =
-        (std::filesystem::temp_directory_path() / ("pyramarch-fuzz-raw-" + std::to_string(::getpid()) + ".raw")).string();
-    return path;
-}
-
-struct RemoveAtExit {
-    ~RemoveAtExit() {
+// size check, read) is what hosts run. Path and removal live in one object:
+// two function-local statics were destroyed in the wrong order at exit
+// (use-after-free in this harness, found by its first run).
+struct Scratch {
+    std::string path = (std::filesystem::temp_directory_path() / ("pyramarch-fuzz-raw-" + std::to_string(::getpid()) + ".raw")).string();
+    ~Scratch() {
         std::error_code ec;
-        std::filesystem::remove(scratchPath(), ec);
+        std::filesystem::remove(path, ec);
     }
 };
+
+const std::string& scratchPath() {
+    static const Scratch scratch;
+    return scratch.path;
+}
 
 std::string takeLine(const uint8_t*& p, const uint8_t* end) {
     std::string line;
@@ -38,7 +39,6 @@ std::string takeLine(const uint8_t*& p, const uint8_t* end) {
 } // namespace
 
 int rawVolume(const uint8_t* data, size_t size) {
-    static RemoveAtExit cleanup;
     const uint8_t* p = data;
     const uint8_t* end = data + size;
     const std::string dimsText = takeLine(p, end);
