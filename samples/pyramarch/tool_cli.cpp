@@ -43,6 +43,8 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
     isoCmd->add_flag("--weld", iso.weld, "Merge equal vertices in the output mesh");
     isoCmd->add_option("--stats", iso.stats, "Write triangle counts and per-pass GPU times as JSON");
     isoCmd->add_option("--capacity", iso.capacity, "Vertex capacity (default: guessed, retried once on overflow)");
+    isoCmd->add_option("--repeat", iso.repeat, "Extract N times and report the last one's GPU times (default 2: the first carries JIT)")
+        ->check(CLI::Range(1u, 1000u));
     isoCmd->add_flag("--validation", iso.validation, "Enable the validation layer (any message fails the exit code)");
     isoCmd->add_option("--device", iso.device, "Device index or name substring");
 

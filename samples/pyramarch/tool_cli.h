@@ -38,6 +38,7 @@ struct IsoOptions {
     bool validation = false;
     std::string device;
     uint32_t capacity = 0;
+    uint32_t repeat = 2;
 };
 
 struct ToolOptions {

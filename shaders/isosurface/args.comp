@@ -11,29 +11,64 @@ layout(set = 0, binding = 1, std430) readonly buffer PyramidBuf { uint pyramid[]
 layout(set = 0, binding = 2, std430) buffer CountersBuf { IsoCounters counters; };
 layout(set = 0, binding = 3, std430) writeonly buffer ArgsBuf { IsoArgs args; };
 layout(set = 0, binding = 4, std430) writeonly buffer StatsBuf { IsoStatsGpu stats[]; };
+// Indexed only (otherwise the cell grid/pyramid are bound here again, unused).
+layout(set = 0, binding = 5, std430) readonly buffer EdgeGridBuf { IsoGrid edgeGrid; };
+layout(set = 0, binding = 6, std430) readonly buffer EdgePyramidBuf { uint edgePyramid[]; };
+
+uvec2 fold(uint items) {
+    const uint groups = (items + kIsoGroupSize - 1) / kIsoGroupSize;
+    const uint gx = min(groups, grid.maxGroupsX);
+    return uvec2(gx, gx == 0 ? 1 : (groups + gx - 1) / gx);
+}
 
 void main() {
     const uint top = grid.levelCount - 1;
-    uint needed = pyramid[grid.levelOffset[top]];
-    if (top == 0) needed &= kIsoCountMask;
-    const uint written = min(needed, grid.vertexCapacity);
-    const uint groups = (written + kIsoGroupSize - 1) / kIsoGroupSize;
-    const uint gx = min(groups, grid.maxGroupsX);
-    args.dispatchX = gx;
-    args.dispatchY = gx == 0 ? 1 : (groups + gx - 1) / gx;
+    uint cellVertices = pyramid[grid.levelOffset[top]];
+    if (top == 0) cellVertices &= kIsoCountMask;
+    uint needed = cellVertices, written, indicesNeeded = 0, indicesWritten = 0;
+    if (grid.indexed != 0) {
+        const uint edgeTop = edgeGrid.levelCount - 1;
+        needed = edgePyramid[edgeGrid.levelOffset[edgeTop]];
+        if (edgeTop == 0) needed &= kIsoCountMask;
+        written = min(needed, grid.vertexCapacity);
+        indicesNeeded = cellVertices;
+        // Indices only when all vertices fit: a clamped vertex set would
+        // leave indices naming vertices that were never written.
+        indicesWritten = needed <= grid.vertexCapacity ? min(cellVertices, grid.indexCapacity) : 0u;
+    } else {
+        written = min(needed, grid.vertexCapacity);
+    }
+    const uvec2 vd = fold(written);
+    args.dispatchX = vd.x;
+    args.dispatchY = vd.y;
     args.dispatchZ = 1;
-    args.pad0 = 0;
-    args.vertexCount = written;
+    args.verticesWritten = written;
+    args.vertexCount = grid.indexed != 0 ? 0u : written;
     args.instanceCount = 1;
     args.firstVertex = 0;
     args.firstInstance = 0;
+    const uvec2 id = fold(indicesWritten);
+    args.indexDispatchX = id.x;
+    args.indexDispatchY = id.y;
+    args.indexDispatchZ = 1;
+    args.pad0 = 0;
+    args.indexCount = indicesWritten;
+    args.indexedInstanceCount = 1;
+    args.firstIndex = 0;
+    args.vertexOffset = 0;
+    args.indexedFirstInstance = 0;
+    args.pad1 = 0;
+    args.pad2 = 0;
+    args.pad3 = 0;
     const uint slot = pc.slot;
     stats[slot].verticesNeeded = needed;
     stats[slot].verticesWritten = written;
     stats[slot].activeCells = counters.activeCells;
-    stats[slot].overflow = needed > written ? 1u : 0u;
+    stats[slot].overflow = (needed > written || indicesNeeded > indicesWritten) ? 1u : 0u;
     stats[slot].frame = pc.frame;
     stats[slot].valid = 1u;
+    stats[slot].indicesNeeded = indicesNeeded;
+    stats[slot].indicesWritten = indicesWritten;
     // Ready for the next frame's classify (this pass runs after it).
     counters.activeCells = 0;
 }

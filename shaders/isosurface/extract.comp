@@ -13,33 +13,16 @@ layout(set = 0, binding = 3, std430) readonly buffer PyramidBuf { uint pyramid[]
 layout(set = 0, binding = 4, std430) writeonly buffer VertexBuf { IsoVertex vertices[]; };
 
 #include "isosurface/mc_vertex.glsl"
+#include "isosurface/pyramid_find.glsl"
 
 void main() {
     mcVertexInit();
     uint key = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
-    const uint top = grid.levelCount - 1;
-    uint total = pyramid[grid.levelOffset[top]];
-    if (top == 0) total &= kIsoCountMask;
     // The dispatch was sized by the args pass; the bound is recomputed here
     // so that extraction never trusts anything but the pyramid and capacity.
-    if (key >= min(total, grid.vertexCapacity)) return;
+    if (key >= min(pyramidTotal(), grid.vertexCapacity)) return;
     const uint outIndex = key;
-
-    uint index = 0;
-    for (int level = int(top) - 1; level >= 0; --level) {
-        const uint offset = grid.levelOffset[level];
-        const uint size = grid.levelSize[level];
-        const uint mask = level == 0 ? kIsoCountMask : 0xffffffffu;
-        uint child = index * 4;
-        for (uint c = 0; c < 3; ++c) {
-            const uint v = child < size ? (pyramid[offset + child] & mask) : 0u;
-            if (key < v) break;
-            key -= v;
-            ++child;
-        }
-        index = child;
-    }
-    const uint cell = index;
+    const uint cell = pyramidFind(key);
     const uint packed = pyramid[grid.levelOffset[0] + cell];
     const uint mcCase = (packed >> kIsoCaseShift) & 0xffu;
     const uint count = packed & kIsoCountMask;

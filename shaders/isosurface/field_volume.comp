@@ -1,6 +1,7 @@
 #version 460
 // Converts an uploaded volume (u8 / u16 / f32, little endian, x fastest) to
-// the float field: value * scale + offset.
+// the float field: value * scale + offset. Format, scale and offset come as
+// push constants, so a new upload never changes a buffer an earlier frame reads.
 #include "isosurface/field_common.glsl"
 
 layout(local_size_x = kIsoGroupSize) in;
@@ -14,14 +15,14 @@ void main() {
     vec3 p;
     if (!sampleIndex(grid, index, p)) return;
     float v;
-    if (grid.volumeFormat == kIsoVolumeU8) {
+    if (pc.volumeFormat == kIsoVolumeU8) {
         v = float((raw[index >> 2] >> (8 * (index & 3u))) & 0xffu);
-    } else if (grid.volumeFormat == kIsoVolumeU16) {
+    } else if (pc.volumeFormat == kIsoVolumeU16) {
         v = float((raw[index >> 1] >> (16 * (index & 1u))) & 0xffffu);
     } else {
         v = uintBitsToFloat(raw[index]);
     }
-    precise float scaled = v * grid.volume.x;
-    precise float result = scaled + grid.volume.y;
+    precise float scaled = v * pc.user0.x;
+    precise float result = scaled + pc.user0.y;
     field[index] = result;
 }

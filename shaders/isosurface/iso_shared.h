@@ -62,10 +62,13 @@ struct IsoGrid {
     uint normalMode;
     uint statsSlots;    // ring depth of the stats buffer
     uint maxItems;      // balls or particles per ring slot
-    uint volumeFormat;
-    uint pad0;
+    uint baseMask;      // pyramid build: mask of level-0 elements (count bits, or all for bin counts)
+    uint indexed;       // 1: shared vertices + index buffer (edge pyramid over samples)
+    uint indexCapacity; // indices, whole triangles (indexed only)
+    uint pad1, pad2, pad3;
     vec4 particle;      // x: radius, y: 1/radius^2, z,w unused
-    vec4 volume;        // x: scale, y: offset
+    uvec4 binDims;      // particle gather: bins per axis (xyz), total (w)
+    vec4 binOrigin;     // particle gather: xyz corner of bin (0,0,0) = boundsMin - radius; w: bin size (= radius)
 };
 
 // Per-frame values: push constants, so changing them never touches a buffer
@@ -78,26 +81,33 @@ struct IsoPush {
     uint slot;       // ring slot of this frame
     uint srcLevel;   // pyramid build: level read
     uint numLevels;  // pyramid build: levels written
-    uint pad0;
-    vec4 user0;      // user GLSL field parameters
+    uint volumeFormat; // volume source: kIsoVolume* of the current upload
+    vec4 user0;      // user GLSL field parameters; volume source: x scale, y offset
     vec4 user1;
 };
 
-// Written by the args pass (device local): indirect commands for extract and draw.
+// Written by the args pass (device local): indirect commands for extraction
+// and drawing. Non-indexed: dispatch = extract, draw = VkDrawIndirectCommand.
+// Indexed: dispatch = unique vertices, indexDispatch = index generation,
+// drawIndexed = VkDrawIndexedIndirectCommand, draw.vertexCount = 0.
 struct IsoArgs {
-    uint dispatchX, dispatchY, dispatchZ, pad0;
-    uint vertexCount, instanceCount, firstVertex, firstInstance;
+    uint dispatchX, dispatchY, dispatchZ, verticesWritten;
+    uint vertexCount, instanceCount, firstVertex, firstInstance;   // byte 16
+    uint indexDispatchX, indexDispatchY, indexDispatchZ, pad0;     // byte 32
+    uint indexCount, indexedInstanceCount, firstIndex, vertexOffset; // byte 48
+    uint indexedFirstInstance, pad1, pad2, pad3;
 };
 
 // One slot of the stats ring (host visible).
 struct IsoStatsGpu {
-    uint verticesNeeded;
+    uint verticesNeeded;  // indexed: unique vertices
     uint verticesWritten;
     uint activeCells;
     uint overflow;
     uint frame;
     uint valid;
-    uint pad0, pad1;
+    uint indicesNeeded;   // indexed only
+    uint indicesWritten;
 };
 
 struct IsoCounters {
@@ -119,7 +129,8 @@ struct IsoBall {
 
 #ifdef __cplusplus
 static_assert(sizeof(IsoPush) == 64, "push constants");
-static_assert(sizeof(IsoArgs) == 32, "args");
+static_assert(sizeof(IsoGrid) == 320, "IsoGrid must match its std430 layout (vec4 members 16-aligned)");
+static_assert(sizeof(IsoArgs) == 80, "args");
 static_assert(sizeof(IsoBall) == 32, "ball");
 static_assert(sizeof(IsoVertex) == 32, "vertex");
 } // namespace pyramarch::iso::gpu

@@ -5,6 +5,8 @@
 #ifndef ISO_MC_VERTEX_GLSL
 #define ISO_MC_VERTEX_GLSL
 
+#include "isosurface/cell_edge.glsl"
+
 ivec3 gridMax; // samples - 1 per axis
 uint sx, sxy;
 
@@ -50,17 +52,8 @@ void mcVertexInit() {
     sxy = grid.samples.x * grid.samples.y;
 }
 
-IsoVertex mcVertex(uint cell, uint mcCase, uint count, uint key) {
-    const uvec2 edges = tables.caseEdges[mcCase];
-    const uint edge = ((key < 8 ? edges.x : edges.y) >> (4 * (key & 7u))) & 0xfu;
-    const uint corners = tables.edgeCorners[edge];
-    const uint oa = tables.cornerOffset[corners & 0xfu];
-    const uint ob = tables.cornerOffset[(corners >> 4) & 0xfu];
-
-    const uint cx = grid.cells.x, cy = grid.cells.y;
-    const ivec3 c = ivec3(cell % cx, (cell / cx) % cy, cell / (cx * cy));
-    const ivec3 pa = c + ivec3(oa & 1u, (oa >> 1) & 1u, (oa >> 2) & 1u);
-    const ivec3 pb = c + ivec3(ob & 1u, (ob >> 1) & 1u, (ob >> 2) & 1u);
+// Vertex on the edge from sample pa to sample pb (pa the lower corner).
+IsoVertex edgeVertex(ivec3 pa, ivec3 pb, float cellTriangles) {
     const float va = fetch(pa), vb = fetch(pb);
     precise float t = (pc.iso - va) / (vb - va);
     if (!isFiniteF(t)) t = 0.5;
@@ -78,8 +71,14 @@ IsoVertex mcVertex(uint cell, uint mcCase, uint count, uint key) {
     if (isFiniteF(len) && len > 0.0) normal = -n / len;
 
     IsoVertex v;
-    v.position = vec4(pos, float(count / 3));
+    v.position = vec4(pos, cellTriangles);
     v.normal = vec4(normal, 0.0);
     return v;
+}
+
+IsoVertex mcVertex(uint cell, uint mcCase, uint count, uint key) {
+    ivec3 pa, pb;
+    cellEdge(cell, mcCase, key, pa, pb);
+    return edgeVertex(pa, pb, float(count / 3));
 }
 #endif

@@ -18,8 +18,9 @@ void main() {
     const uint src = pc.srcLevel;
     const uint srcOffset = grid.levelOffset[src];
     const uint srcSize = grid.levelSize[src];
-    // Level 0 holds count | case << 4; only the count is summed.
-    const uint mask = src == 0 ? kIsoCountMask : 0xffffffffu;
+    // Level 0 of the cell/edge pyramids holds count | bits << 4: only the
+    // count is summed (baseMask); particle bin counts use all bits.
+    const uint mask = src == 0 ? grid.baseMask : 0xffffffffu;
     const uint first = group * (kIsoBuildGroupSize * 4) + t * 4;
     uint sum = 0;
     for (uint c = 0; c < 4; ++c)

@@ -32,11 +32,16 @@ void main() {
     const vec3 face = cross(dFdx(inWorld), dFdy(inWorld));
     if (dot(n, n) < 1e-12) n = face;
     n = dot(n, n) > 0.0 ? normalize(n) : vec3(0.0, 0.0, 1.0);
+    // Open surfaces (a volume cut by its bounds) show their inside: light it
+    // with the normal facing the viewer.
+    const bool back = pc.flags.y != 0u && !gl_FrontFacing;
+    if (back) n = -n;
     if (mode == kSurfaceShadeNormals) {
         outColor = vec4(n * 0.5 + 0.5, 1.0);
         return;
     }
-    const vec3 albedo = mode == kSurfaceShadeCellTriangles ? cellColor(inCellTriangles) : pc.baseColor.rgb;
+    vec3 albedo = mode == kSurfaceShadeCellTriangles ? cellColor(inCellTriangles) : pc.baseColor.rgb;
+    if (back && mode == kSurfaceShadeLit) albedo = vec3(0.25, 0.45, 0.75);
     const vec3 l = normalize(pc.lightDir.xyz);
     const vec3 v = normalize(pc.cameraPos.xyz - inWorld);
     const vec3 h = normalize(l + v);

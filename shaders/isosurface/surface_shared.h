@@ -32,7 +32,7 @@ struct SurfacePush {
     SURF_VEC4 cameraPos;  // xyz world camera position
     SURF_VEC4 lightDir;   // xyz unit direction towards the light; w specular exponent
     SURF_VEC4 baseColor;  // rgb albedo (linear); w ambient strength
-    SURF_UVEC4 flags;     // x shading mode
+    SURF_UVEC4 flags;     // x shading mode; y 1: two-sided (back faces drawn, lit with the flipped normal, tinted)
 };
 
 #ifdef __cplusplus

@@ -8,13 +8,16 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <unistd.h>
 
 #include "pyramarch/engine/render_graph.h"
 #include "pyramarch/engine/transfer.h"
+#include "pyramarch/engine/vulkan_functions.h"
 #include "pyramarch/isosurface/isosurface.h"
 #include "reference.h"
 #include "support/gpu_test.h"
@@ -235,6 +238,32 @@ TEST_F(IsoGpu, MetaballsPerFrameUpdatesWithoutRecompiling) {
     EXPECT_FALSE(iso->setMetaballs(tooMany).ok());
 }
 
+TEST_F(IsoGpu, MetaballsBeyondTheCullingLimit) {
+    // More balls than the per-tile culling bit set holds: the full loop path.
+    IsoSurfaceCreateInfo info;
+    info.samples = {13, 11, 9};
+    info.source = FieldSource::Metaballs;
+    info.maxBalls = 1100;
+    info.vertexCapacity = 300000;
+    auto iso = make(info);
+    ASSERT_TRUE(iso);
+    const auto rnd = ref::noise(1100 * 4, 31);
+    std::vector<Metaball> balls;
+    std::vector<ref::Ball> refBalls;
+    for (uint32_t i = 0; i < 1100; ++i) {
+        Metaball b{{rnd[i * 4] * 2.f - 1.f, rnd[i * 4 + 1] * 2.f - 1.f, rnd[i * 4 + 2] * 2.f - 1.f}, 0.1f + 0.1f * rnd[i * 4 + 3], 0.3f, {}};
+        balls.push_back(b);
+        refBalls.push_back({{b.center[0], b.center[1], b.center[2]}, b.radius, b.strength});
+    }
+    ASSERT_OK(iso->setMetaballs(balls));
+    frame(*iso);
+    auto field = iso->readField();
+    ASSERT_TRUE(field.ok());
+    const auto expect = ref::metaballs(gridOf(info), refBalls);
+    for (size_t i = 0; i < expect.size(); ++i) ASSERT_NEAR(field.value()[i], expect[i], 1e-5f * (1.f + expect[i])) << i;
+    checkAgainstReference(*iso, info);
+}
+
 TEST_F(IsoGpu, NoiseVolumesAnyFormatAndOddGrids) {
     struct Case {
         std::array<uint32_t, 3> n;
@@ -340,6 +369,8 @@ TEST_F(IsoGpu, CapacityOverflowClampsToWholeTriangles) {
     ASSERT_GT(needed, 300u);
     EXPECT_GE(suggestCapacity(*stats), needed);
     EXPECT_EQ(suggestCapacity(*stats) % 3, 0u);
+    EXPECT_GE(suggestCapacity(*stats, 1.f), needed);
+    EXPECT_LE(suggestCapacity(*stats, 1.f), needed + 2);
     auto full = probe->readVertices();
     ASSERT_TRUE(full.ok());
 
@@ -367,8 +398,11 @@ TEST_F(IsoGpu, CapacityOverflowClampsToWholeTriangles) {
     }
 }
 
-TEST_F(IsoGpu, ParticleSplatMatchesBruteForceIncludingBorders) {
+class IsoSplat : public IsoGpu, public ::testing::WithParamInterface<SplatMethod> {};
+
+TEST_P(IsoSplat, ParticleSplatMatchesBruteForceIncludingBorders) {
     IsoSurfaceCreateInfo info;
+    info.splat = GetParam();
     info.samples = {21, 18, 16};
     info.boundsMin = {-1.f, -1.f, -0.5f};
     info.boundsMax = {1.f, 0.7f, 1.f};
@@ -412,8 +446,9 @@ TEST_F(IsoGpu, ParticleSplatMatchesBruteForceIncludingBorders) {
     }
 }
 
-TEST_F(IsoGpu, MillionParticles) {
+TEST_P(IsoSplat, MillionParticles) {
     IsoSurfaceCreateInfo info;
+    info.splat = GetParam();
     info.samples = {40, 40, 40};
     info.source = FieldSource::Particles;
     info.maxParticles = 1u << 20;
@@ -460,6 +495,8 @@ TEST_F(IsoGpu, MillionParticles) {
         ASSERT_NEAR(field.value()[i], sum[i], (touch[i] + 1.0) / 65536.0 + 1e-5 * sum[i]) << "sample " << i;
     checkAgainstReference(*iso, info);
 }
+
+INSTANTIATE_TEST_SUITE_P(Methods, IsoSplat, ::testing::Values(SplatMethod::Scatter, SplatMethod::Gather));
 
 TEST_F(IsoGpu, NonFiniteSamplesAreBounded) {
     IsoSurfaceCreateInfo info;
@@ -548,8 +585,23 @@ TEST_F(IsoGpu, TwoSurfacesInOneHostGraph) {
     ASSERT_TRUE(sa && sb);
     sa->setUserParams({0, 0, 0, 0.6f, 0, 0, 0, 0});
     RenderGraph graph(&device());
-    sa->addPasses(graph);
+    const auto outA = sa->addPasses(graph);
     sb->addPasses(graph);
+    // A host pass consuming surface A's output in the same graph: the graph
+    // must order it after extraction (sync validation checks the barriers).
+    auto copy = device().allocator().createBuffer(
+        {.size = 16 + 64, .usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT, .memory = MemoryUsage::Readback, .name = "host.copy"});
+    ASSERT_TRUE(copy.ok()) << copy.message();
+    const BufferRef copyRef = graph.importBuffer("host.copy", copy.value(), {Access::HostRead}, {Access::HostRead});
+    graph.addPass("host.consume", PassKind::Transfer)
+        .use(outA.drawArgs, Access::TransferSrc)
+        .use(outA.vertices, Access::TransferSrc)
+        .use(copyRef, Access::TransferDst)
+        .record([&](PassContext& ctx) {
+            const VkBufferCopy regions[2] = {{IsoSurface::drawArgsOffset(), 0, 16}, {0, 16, 64}};
+            ctx.vk->vkCmdCopyBuffer(ctx.cmd, ctx.buffer(outA.drawArgs), ctx.buffer(copyRef), 1, &regions[0]);
+            ctx.vk->vkCmdCopyBuffer(ctx.cmd, ctx.buffer(outA.vertices), ctx.buffer(copyRef), 1, &regions[1]);
+        });
     ASSERT_OK(graph.compile());
     for (int f = 0; f < 3; ++f) {
         std::vector<Metaball> balls = {{{-0.3f + 0.1f * f, 0.f, 0.f}, 0.6f, 1.f, {}}, {{0.35f, 0.1f, 0.f}, 0.5f, 1.f, {}}};
@@ -559,6 +611,17 @@ TEST_F(IsoGpu, TwoSurfacesInOneHostGraph) {
         ASSERT_OK(inner);
         checkAgainstReference(*sa, a);
         checkAgainstReference(*sb, b);
+        copy.value().invalidate();
+        uint32_t drawn[4];
+        IsoVertexData first[2];
+        std::memcpy(drawn, copy.value().mapped(), 16);
+        std::memcpy(first, static_cast<const uint8_t*>(copy.value().mapped()) + 16, 64);
+        auto v = sa->readVertices();
+        ASSERT_TRUE(v.ok());
+        EXPECT_EQ(drawn[0], v.value().size());
+        EXPECT_EQ(drawn[1], 1u);
+        ASSERT_GE(v.value().size(), 2u);
+        EXPECT_EQ(std::memcmp(first, v.value().data(), 64), 0);
     }
     EXPECT_EQ(sa->framesRecorded(), 3u);
     EXPECT_EQ(sb->framesRecorded(), 3u);
@@ -677,6 +740,147 @@ TEST_F(IsoGpu, ScanBaselineMatchesReference) {
         for (size_t k = 0; k < v.value().size(); ++k)
             for (int c = 0; c < 4; ++c) ASSERT_EQ(v.value()[k].position[c], all.value()[k].position[c]) << k;
     }
+}
+
+namespace {
+// Edges of the grid whose two samples differ in inside-ness (NaN = outside):
+// the unique vertices of indexed output.
+size_t cutEdges(const ref::Grid& g, const std::vector<float>& f, float iso) {
+    auto inside = [&](size_t i) { return !std::isnan(f[i]) && f[i] >= iso; };
+    size_t n = 0;
+    for (uint32_t z = 0; z < g.n[2]; ++z)
+        for (uint32_t y = 0; y < g.n[1]; ++y)
+            for (uint32_t x = 0; x < g.n[0]; ++x) {
+                const size_t i = g.index(x, y, z);
+                if (x + 1 < g.n[0] && inside(i) != inside(g.index(x + 1, y, z))) ++n;
+                if (y + 1 < g.n[1] && inside(i) != inside(g.index(x, y + 1, z))) ++n;
+                if (z + 1 < g.n[2] && inside(i) != inside(g.index(x, y, z + 1))) ++n;
+            }
+    return n;
+}
+} // namespace
+
+TEST_F(IsoGpu, IndexedOutputSharesVertices) {
+    struct Case {
+        const char* glsl;
+        std::array<uint32_t, 3> n;
+        NormalMode normals;
+        bool closed;
+    };
+    const Case cases[] = {{kSphereGlsl, {19, 23, 17}, NormalMode::Central, true},
+                          {kCayleyGlsl, {37, 50, 23}, NormalMode::Sobel, false},
+                          {kCayleyGlsl, {2, 2, 2}, NormalMode::Forward, false},
+                          {kCayleyGlsl, {3, 64, 5}, NormalMode::Central, false}};
+    for (const Case& c : cases) {
+        SCOPED_TRACE(std::to_string(c.n[0]) + "x" + std::to_string(c.n[1]) + "x" + std::to_string(c.n[2]));
+        IsoSurfaceCreateInfo info = userInfo(c.glsl, c.n, c.normals);
+        info.boundsMin = {-1.f, -0.8f, -0.9f};
+        info.indexed = true;
+        info.vertexCapacity = 100000;
+        info.indexCapacity = 300000;
+        auto iso = make(info);
+        ASSERT_TRUE(iso);
+        iso->setUserParams({0.02f, -0.03f, 0.01f, 0.62f, 0, 0, 0, 0});
+        frame(*iso);
+        const ref::Grid g = gridOf(info);
+        auto field = iso->readField();
+        ASSERT_TRUE(field.ok());
+        const ref::McResult cpu = ref::marchingCubes(g, field.value().data(), 0.f, refNormals(c.normals));
+        auto verts = iso->readVertices();
+        auto idx = iso->readIndices();
+        ASSERT_TRUE(verts.ok() && idx.ok());
+        EXPECT_EQ(verts.value().size(), cutEdges(g, field.value(), 0.f)); // one vertex per cut edge
+        ASSERT_EQ(idx.value().size(), cpu.vertices.size());
+        // Index k names the vertex the non-indexed path writes at key k.
+        const float tol = 1e-5f * minSpacing(g);
+        const auto unique = toRef(verts.value());
+        for (size_t k = 0; k < idx.value().size(); ++k) {
+            ASSERT_LT(idx.value()[k], unique.size()) << k;
+            const ref::Vertex& v = unique[idx.value()[k]];
+            for (int a = 0; a < 3; ++a) {
+                ASSERT_NEAR(v.p[a], cpu.vertices[k].p[a], tol) << "key " << k;
+                ASSERT_NEAR(v.n[a], cpu.vertices[k].n[a], 1e-3f) << "key " << k;
+            }
+        }
+        if (c.closed) {
+            // Watertight on the indices themselves: every edge in exactly two
+            // triangles, once in each direction.
+            std::map<std::pair<uint32_t, uint32_t>, int> directed;
+            for (size_t t = 0; t + 2 < idx.value().size(); t += 3)
+                for (int e = 0; e < 3; ++e) directed[{idx.value()[t + e], idx.value()[t + (e + 1) % 3]}]++;
+            for (const auto& [e, count] : directed) {
+                ASSERT_EQ(count, 1) << "edge used twice in one direction";
+                ASSERT_EQ(directed.count({e.second, e.first}), 1u) << "open edge";
+            }
+        }
+        const auto stats = iso->statsOfFrame(0);
+        ASSERT_TRUE(stats.has_value());
+        EXPECT_EQ(stats->verticesNeeded, unique.size());
+        EXPECT_EQ(stats->indicesNeeded, cpu.vertices.size());
+        EXPECT_EQ(stats->indicesWritten, cpu.vertices.size());
+        EXPECT_FALSE(stats->overflow);
+        auto args = iso->readDrawArgs();
+        ASSERT_TRUE(args.ok());
+        EXPECT_EQ(args.value()[4], 0u);  // the non-indexed draw draws nothing
+        EXPECT_EQ(args.value()[12], cpu.vertices.size()); // indexCount
+        EXPECT_EQ(args.value()[13], 1u);
+        auto mesh = iso->readMesh(false);
+        ASSERT_TRUE(mesh.ok());
+        EXPECT_EQ(mesh.value().indices, idx.value());
+    }
+}
+
+TEST_F(IsoGpu, IndexedOutputCapacities) {
+    IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, {20, 20, 20});
+    info.indexed = true;
+    info.vertexCapacity = 100000;
+    info.indexCapacity = 100000;
+    auto full = make(info);
+    ASSERT_TRUE(full);
+    frame(*full);
+    const auto need = full->statsOfFrame(0);
+    ASSERT_TRUE(need.has_value());
+    auto allIdx = full->readIndices();
+    ASSERT_TRUE(allIdx.ok());
+    EXPECT_GE(suggestIndexCapacity(*need), need->indicesNeeded);
+    EXPECT_EQ(suggestIndexCapacity(*need) % 3, 0u);
+    // Index capacity short (and 0): whole triangles, same leading indices.
+    for (uint32_t cap : {need->indicesNeeded / 2 + 1, 0u}) {
+        info.indexCapacity = cap;
+        auto iso = make(info);
+        ASSERT_TRUE(iso);
+        frame(*iso);
+        const auto s = iso->statsOfFrame(0);
+        ASSERT_TRUE(s.has_value());
+        EXPECT_EQ(s->indicesNeeded, need->indicesNeeded);
+        EXPECT_EQ(s->indicesWritten, cap / 3 * 3);
+        EXPECT_TRUE(s->overflow);
+        auto idx = iso->readIndices();
+        ASSERT_TRUE(idx.ok());
+        ASSERT_EQ(idx.value().size(), cap / 3 * 3);
+        for (size_t k = 0; k < idx.value().size(); ++k) ASSERT_EQ(idx.value()[k], allIdx.value()[k]);
+    }
+    // Vertex capacity short: vertices clamped, no indices at all (they could
+    // name vertices that were never written).
+    info.indexCapacity = 100000;
+    info.vertexCapacity = need->verticesNeeded - 1;
+    auto iso = make(info);
+    ASSERT_TRUE(iso);
+    frame(*iso);
+    const auto s = iso->statsOfFrame(0);
+    ASSERT_TRUE(s.has_value());
+    EXPECT_EQ(s->verticesNeeded, need->verticesNeeded);
+    EXPECT_EQ(s->verticesWritten, (need->verticesNeeded - 1) / 3 * 3);
+    EXPECT_EQ(s->indicesWritten, 0u);
+    EXPECT_TRUE(s->overflow);
+    auto args = iso->readDrawArgs();
+    ASSERT_TRUE(args.ok());
+    EXPECT_EQ(args.value()[12], 0u);
+    // Scan + indexed is refused with a message.
+    info.method = ExtractionMethod::Scan;
+    auto bad = IsoSurface::create(device(), info);
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.message().find("indexed"), std::string::npos);
 }
 
 TEST_F(IsoGpu, MeshExportObjAndPly) {

@@ -26,6 +26,7 @@ namespace {
 
 struct Output {
     std::vector<IsoVertexData> vertices;
+    std::vector<uint32_t> indices; // indexed output only
     std::vector<uint32_t> drawArgs;
     std::vector<float> field;
 };
@@ -117,6 +118,11 @@ protected:
         if (verts) out.vertices = std::move(verts).value();
         auto args = iso.readDrawArgs();
         if (args) out.drawArgs = std::move(args).value();
+        if (i.indexed) {
+            auto idx = iso.readIndices();
+            EXPECT_TRUE(idx.ok()) << idx.message();
+            if (idx) out.indices = std::move(idx).value();
+        }
         auto field = iso.readField();
         if (field) out.field = std::move(field).value();
         return out;
@@ -175,5 +181,32 @@ TEST_F(Determinism, OverflowKeepsTheSamePrefix) {
         EXPECT_TRUE(sameBytes(a.vertices, b.vertices));
         ASSERT_EQ(a.vertices.size(), i.vertexCapacity / 3 * 3);
         EXPECT_EQ(std::memcmp(a.vertices.data(), full.vertices.data(), a.vertices.size() * sizeof(IsoVertexData)), 0);
+    }
+}
+
+TEST_F(Determinism, IndexedOutputBitIdentical) {
+    // Shared vertices: the cut-edge enumeration and the indices follow the
+    // same key order, so both buffers are reproducible byte for byte.
+    for (FieldSource source : kSources) {
+        SCOPED_TRACE(sourceName(source));
+        IsoSurfaceCreateInfo i = info(source, ExtractionMethod::HistoPyramid);
+        i.indexed = true;
+        i.indexCapacity = 3 * 60000;
+        const Output a = run(i);
+        const Output b = run(i);
+        const Output c = run(i, 3);
+        ASSERT_GT(a.indices.size(), 300u);
+        ASSERT_GT(a.vertices.size(), 100u);
+        EXPECT_TRUE(sameBytes(a.vertices, b.vertices));
+        EXPECT_TRUE(sameBytes(a.vertices, c.vertices));
+        EXPECT_EQ(a.indices, b.indices);
+        EXPECT_EQ(a.indices, c.indices);
+        // The same triangles as the non-indexed output, position for position.
+        const Output flat = run(info(source, ExtractionMethod::HistoPyramid));
+        ASSERT_EQ(a.indices.size(), flat.vertices.size());
+        for (size_t k = 0; k < a.indices.size(); ++k) {
+            ASSERT_LT(a.indices[k], a.vertices.size());
+            ASSERT_EQ(std::memcmp(a.vertices[a.indices[k]].position, flat.vertices[k].position, 12), 0) << "index " << k;
+        }
     }
 }

@@ -119,8 +119,9 @@ Field sphereField(uint32_t cells) {
     return f;
 }
 
-std::unique_ptr<sample::VolumeScene> makeVolumeScene(Device& device, const Field& f, float iso) {
+std::unique_ptr<sample::VolumeScene> makeVolumeScene(Device& device, const Field& f, float iso, bool twoSided = false) {
     sample::VolumeScene::Settings s;
+    s.twoSided = twoSided;
     s.samples = {f.grid.n[0], f.grid.n[1], f.grid.n[2]};
     s.iso = iso;
     s.vertexCapacity = 3u << 17;
@@ -139,11 +140,11 @@ Mask maskOf(const sample::Rgba8Image& img) {
 
 class SampleRender : public test::GpuTest {};
 
-void checkSilhouette(Device& device, uint32_t msaa, const sample::OrbitCamera& camera) {
+void checkSilhouette(Device& device, uint32_t msaa, const sample::OrbitCamera& camera, bool twoSided = false) {
     const Field f = cayleyField(24);
     const ref::McResult mc = ref::marchingCubes(f.grid, f.values.data(), 0.f, ref::Normals::Central);
     ASSERT_GT(mc.vertices.size(), 300u);
-    auto scene = makeVolumeScene(device, f, 0.f);
+    auto scene = makeVolumeScene(device, f, 0.f, twoSided);
     ASSERT_TRUE(scene);
     sample::CommonOptions o;
     o.width = 160;
@@ -159,7 +160,7 @@ void checkSilhouette(Device& device, uint32_t msaa, const sample::OrbitCamera& c
     EXPECT_FALSE(stats->overflow);
 
     const auto view = camera.view(float(o.width) / float(o.height));
-    const Mask expected = rasterize(mc.vertices, view.viewProj, o.width, o.height, +1);
+    const Mask expected = rasterize(mc.vertices, view.viewProj, o.width, o.height, twoSided ? 0 : +1);
     const Mask wrongWinding = rasterize(mc.vertices, view.viewProj, o.width, o.height, -1);
     const Mask got = maskOf(*img);
     const size_t pixels = size_t(o.width) * o.height;
@@ -170,9 +171,9 @@ void checkSilhouette(Device& device, uint32_t msaa, const sample::OrbitCamera& c
     }
     ASSERT_GT(expected.count(), pixels / 20) << "the view must show a real silhouette";
     ASSERT_LT(expected.count(), pixels * 19 / 20);
-    // The check can fail: culling the wrong faces changes the picture well
-    // beyond the outline tolerance.
-    ASSERT_GT(interiorMismatches(expected, wrongWinding), 50u);
+    // The check can fail: culling the wrong faces (or culling when both
+    // sides should show) changes the picture well beyond the outline tolerance.
+    ASSERT_GT(interiorMismatches(expected, twoSided ? rasterize(mc.vertices, view.viewProj, o.width, o.height, +1) : wrongWinding), 50u);
     const size_t bad = interiorMismatches(expected, got);
     EXPECT_LE(bad, 3u) << "GPU silhouette differs from the CPU reference away from the outline (" << differing(expected, got)
                        << " pixels differ in all, reference area " << expected.count() << ")";
@@ -199,6 +200,15 @@ TEST_F(SampleRender, SilhouetteMatchesFromBelowWithMsaa) {
     camera.pitch = -0.6f;
     camera.distance = 3.6f;
     checkSilhouette(device(), 4, camera);
+}
+
+// Two-sided (no culling): from the inside of the open Cayley surface the back
+// faces show, and the silhouette is that of all triangles.
+TEST_F(SampleRender, TwoSidedSilhouetteShowsBackFaces) {
+    sample::OrbitCamera camera; // yaw 0.7, pitch 0.45 below: the +x+y+z octant, inside the surface
+    camera.yaw = 0.7f;
+    camera.pitch = 0.45f;
+    checkSilhouette(device(), 1, camera, true);
 }
 
 // Depth test and culling: at the centre of a sphere seen along -z the visible
@@ -260,6 +270,44 @@ TEST_F(SampleRender, CellTriangleColouringUsesTheFiveColours) {
     for (int k = 0; k < 5; ++k) present += kinds[k] > 10;
     EXPECT_GE(present, 3);
     EXPECT_LT(kinds[5], surface / 5) << "too many pixels of no cell colour";
+}
+
+// Wireframe (where the device has fillModeNonSolid): edges inside the
+// filled silhouette, far fewer pixels than the fill.
+TEST_F(SampleRender, WireframeDrawsEdgesInsideTheSilhouette) {
+    if (!device().limits().fillModeNonSolid) GTEST_SKIP() << "no fillModeNonSolid";
+    const Field f = sphereField(12);
+    sample::CommonOptions o;
+    o.width = 96;
+    o.height = 96;
+    o.shading = "flat";
+    auto fillScene = makeVolumeScene(device(), f, 0.f);
+    ASSERT_TRUE(fillScene);
+    auto fill = sample::renderOnce(device(), *fillScene, o, {});
+    ASSERT_TRUE(fill.ok()) << fill.message();
+    o.wireframe = true;
+    auto wireScene = makeVolumeScene(device(), f, 0.f);
+    ASSERT_TRUE(wireScene);
+    auto wire = sample::renderOnce(device(), *wireScene, o, {});
+    ASSERT_TRUE(wire.ok()) << wire.message();
+    const Mask a = maskOf(*fill), b = maskOf(*wire);
+    // Lines on the outline may cover pixels whose centres the fill misses:
+    // count only wire pixels with no filled pixel next to them.
+    size_t outside = 0;
+    for (int y = 0; y < int(a.h); ++y)
+        for (int x = 0; x < int(a.w); ++x) {
+            if (!b.at(x, y) || a.at(x, y)) continue;
+            bool near = false;
+            for (int dy = -1; dy <= 1; ++dy)
+                for (int dx = -1; dx <= 1; ++dx) {
+                    const int nx = x + dx, ny = y + dy;
+                    if (nx >= 0 && ny >= 0 && nx < int(a.w) && ny < int(a.h) && a.at(nx, ny)) near = true;
+                }
+            outside += !near;
+        }
+    EXPECT_GT(b.count(), a.count() / 10);
+    EXPECT_LT(b.count(), a.count() * 9 / 10);
+    EXPECT_EQ(outside, 0u) << "wireframe pixels outside the filled silhouette";
 }
 
 TEST_F(SampleRender, HeadlessRunWritesPngsAndStats) {

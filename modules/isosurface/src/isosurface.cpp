@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 
 #include "isosurface/iso_shared.h"
@@ -37,6 +38,24 @@ static const uint32_t kScanDownSpv[] =
 static const uint32_t kGenerateSpv[] =
 #include "shaders/isosurface/generate.comp.spv.inc"
     ;
+static const uint32_t kEdgesClassifySpv[] =
+#include "shaders/isosurface/edges_classify.comp.spv.inc"
+    ;
+static const uint32_t kEdgeVerticesSpv[] =
+#include "shaders/isosurface/edge_vertices.comp.spv.inc"
+    ;
+static const uint32_t kIndicesSpv[] =
+#include "shaders/isosurface/indices.comp.spv.inc"
+    ;
+static const uint32_t kCountSpv[] =
+#include "shaders/isosurface/particles_count.comp.spv.inc"
+    ;
+static const uint32_t kSortSpv[] =
+#include "shaders/isosurface/particles_sort.comp.spv.inc"
+    ;
+static const uint32_t kGatherSpv[] =
+#include "shaders/isosurface/particles_gather.comp.spv.inc"
+    ;
 static const uint32_t kMetaballsSpv[] =
 #include "shaders/isosurface/field_metaballs.comp.spv.inc"
     ;
@@ -71,31 +90,61 @@ gpu::IsoTables packTables() {
 
 std::string fmtBytes(uint64_t b) { return std::to_string(b) + " bytes"; }
 
+// Level tables of a 4-ary pyramid over `count` base elements; returns the
+// total element count, 0 when it needs more than kIsoMaxLevels levels.
+uint64_t pyramidLevels(uint64_t count, IsoGrid& g) {
+    uint64_t offset = 0, size = count;
+    uint32_t levels = 0;
+    while (true) {
+        if (levels >= gpu::kIsoMaxLevels) return 0;
+        g.levelOffset[levels] = uint32_t(offset);
+        g.levelSize[levels] = uint32_t(size);
+        offset += size;
+        ++levels;
+        if (size == 1) break;
+        size = (size + 3) / 4;
+    }
+    g.levelCount = levels;
+    return offset;
+}
+
 } // namespace
 
 struct IsoSurface::Impl {
     Device* device = nullptr;
     IsoSurfaceCreateInfo info;
     IsoGrid grid{};
+    IsoGrid edgeGrid{}; // indexed: the grid with level tables over samples (edge pyramid)
+    IsoGrid binGrid{};  // particle gather: the grid with level tables over bins
     uint32_t ring = 3; // framesInFlight + 1 slots
     uint32_t maxItems = 0;
 
     Buffer tables, gridBuf, field, pyramid, counters, args, vertices, stats, items, accum, raw, offsets;
+    Buffer edgeGridBuf, edgePyramid, indices; // indexed output
+    Buffer binGridBuf, bins, binOffsets, slots, sorted; // particle gather
 
     ComputePipeline classify, build, argsPipe, extract, fieldPipe, resolve, scanDown, generate;
+    ComputePipeline edgesClassify, edgeVertices, indicesPipe;
+    ComputePipeline countPipe, sortPipe, gatherPipe;
     DescriptorPool pool;
     VkDescriptorSet classifySet = VK_NULL_HANDLE, buildSet = VK_NULL_HANDLE, argsSet = VK_NULL_HANDLE,
                     extractSet = VK_NULL_HANDLE, fieldSet = VK_NULL_HANDLE, resolveSet = VK_NULL_HANDLE,
-                    scanDownSet = VK_NULL_HANDLE, generateSet = VK_NULL_HANDLE;
+                    scanDownSet = VK_NULL_HANDLE, generateSet = VK_NULL_HANDLE, edgesClassifySet = VK_NULL_HANDLE,
+                    edgeBuildSet = VK_NULL_HANDLE, edgeVerticesSet = VK_NULL_HANDLE, indicesSet = VK_NULL_HANDLE,
+                    countSet = VK_NULL_HANDLE, binBuildSet = VK_NULL_HANDLE, binScanSet = VK_NULL_HANDLE,
+                    sortSet = VK_NULL_HANDLE, gatherSet = VK_NULL_HANDLE;
+    bool gather = false;
     bool scan = false;
+    bool indexed = false;
 
     // Host copy of the per-frame items; ring slot s holds version slotVersion[s].
     std::vector<uint8_t> hostItems;
     uint32_t itemCount = 0;
     uint64_t itemsVersion = 1;
     std::vector<uint64_t> slotVersion;
-    uint32_t slotItemCount[8] = {};
     bool volumeDirty = true;
+    uint32_t volumeFormat = gpu::kIsoVolumeF32;
+    float volumeScale = 1.f, volumeOffset = 0.f;
     bool addedToGraph = false;
 
     VkDeviceSize itemBytes() const { return info.source == FieldSource::Metaballs ? sizeof(gpu::IsoBall) : sizeof(Particle); }
@@ -104,11 +153,16 @@ struct IsoSurface::Impl {
 IsoSurface::IsoSurface() : impl_(std::make_unique<Impl>()) {}
 IsoSurface::~IsoSurface() = default;
 
-uint32_t suggestCapacity(const IsoStats& stats, float headroom) {
-    const double want = std::ceil(double(stats.verticesNeeded) * std::max(1.0f, headroom));
-    const double clamped = std::min(want, double(0xFFFFFFFFu));
-    return uint32_t(clamped) / 3u * 3u;
+namespace {
+uint32_t withHeadroom(uint32_t needed, float headroom) {
+    // Whole triangles, rounded up so that the suggestion always holds `needed`.
+    const double want = std::ceil(double(needed) * std::max(1.0f, std::isfinite(headroom) ? headroom : 1.0f) / 3.0) * 3.0;
+    return uint32_t(std::min(want, double(0xFFFFFFFFu / 3u * 3u)));
 }
+} // namespace
+
+uint32_t suggestCapacity(const IsoStats& stats, float headroom) { return withHeadroom(stats.verticesNeeded, headroom); }
+uint32_t suggestIndexCapacity(const IsoStats& stats, float headroom) { return withHeadroom(stats.indicesNeeded, headroom); }
 
 Result<std::vector<uint32_t>> compileUserField(const std::string& fieldGlsl, const std::string& name) {
     const std::string& n = name;
@@ -188,6 +242,9 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
     m.info = info;
     m.ring = info.framesInFlight + 1;
     m.scan = info.method == ExtractionMethod::Scan;
+    m.indexed = info.indexed;
+    if (m.scan && m.indexed)
+        return Status::error("isosurface '" + info.name + "': indexed output needs ExtractionMethod::HistoPyramid");
     impl->iso_ = info.isoValue;
 
     IsoGrid& g = m.grid;
@@ -196,19 +253,15 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
     g.boundsMin = {info.boundsMin[0], info.boundsMin[1], info.boundsMin[2], 0.f};
     g.spacing = {(info.boundsMax[0] - info.boundsMin[0]) / float(sx - 1), (info.boundsMax[1] - info.boundsMin[1]) / float(sy - 1),
                  (info.boundsMax[2] - info.boundsMin[2]) / float(sz - 1), 0.f};
-    // Pyramid: level 0 = one element per cell, level k+1 = ceil(level k / 4), up to one element.
-    uint64_t offset = 0, size = cells;
-    uint32_t levels = 0;
-    while (true) {
-        if (levels >= gpu::kIsoMaxLevels) return Status::error("isosurface '" + info.name + "': too many cells");
-        g.levelOffset[levels] = uint32_t(offset);
-        g.levelSize[levels] = uint32_t(size);
-        offset += size;
-        ++levels;
-        if (size == 1) break;
-        size = (size + 3) / 4;
+    for (int a = 0; a < 3; ++a) {
+        const float h = a == 0 ? g.spacing.x : a == 1 ? g.spacing.y : g.spacing.z;
+        if (!std::isfinite(h) || !(h > 0.f))
+            return Status::error("isosurface '" + info.name + "': sample spacing along " + axis[a] + " is " + std::to_string(h) +
+                                 " (bounds too large or too close for float)");
     }
-    g.levelCount = levels;
+    // Pyramid: level 0 = one element per cell, level k+1 = ceil(level k / 4), up to one element.
+    const uint64_t offset = pyramidLevels(cells, g);
+    if (offset == 0) return Status::error("isosurface '" + info.name + "': too many cells");
     const uint64_t pyramidBytes = offset * 4;
     if (pyramidBytes > range)
         return Status::error("isosurface '" + info.name + "': the pyramid over " + std::to_string(cells) + " cells needs " +
@@ -223,6 +276,22 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
                    : info.normals == NormalMode::Central ? gpu::kIsoNormalCentral
                                                          : gpu::kIsoNormalSobel;
     g.statsSlots = m.ring;
+    g.indexed = m.indexed ? 1u : 0u;
+    g.baseMask = gpu::kIsoCountMask;
+    g.indexCapacity = m.indexed ? info.indexCapacity / 3u * 3u : 0u;
+    uint64_t edgePyramidBytes = 0;
+    const uint64_t indexBytes = std::max<uint64_t>(uint64_t(g.indexCapacity) * 4, 4);
+    if (m.indexed) {
+        const uint64_t edgeElements = pyramidLevels(samples, m.edgeGrid);
+        edgePyramidBytes = edgeElements * 4;
+        if (edgeElements == 0 || edgePyramidBytes > range)
+            return Status::error("isosurface '" + info.name + "': the edge pyramid over " + std::to_string(samples) +
+                                 " samples needs " + fmtBytes(edgePyramidBytes) + ", over maxStorageBufferRange (" +
+                                 fmtBytes(range) + ")" + dev);
+        if (indexBytes > range || indexBytes > lim.maxBufferSize)
+            return Status::error("isosurface '" + info.name + "': indexCapacity " + std::to_string(info.indexCapacity) +
+                                 " needs " + fmtBytes(indexBytes) + ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
+    }
 
     switch (info.source) {
     case FieldSource::Metaballs:
@@ -235,10 +304,27 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
             return Status::error("isosurface '" + info.name + "': particleRadius must be finite and > 0");
         m.maxItems = info.maxParticles;
         g.particle = {info.particleRadius, 1.f / (info.particleRadius * info.particleRadius), 0.f, 0.f};
+        m.gather = info.splat == SplatMethod::Gather;
+        if (m.gather) {
+            // Bins of the kernel radius over the bounds grown by the radius:
+            // a sample's kernel reaches at most 3 bins per axis.
+            const float r = info.particleRadius;
+            uint64_t dims[3];
+            for (int a = 0; a < 3; ++a) {
+                const double extent = double(info.boundsMax[a]) - info.boundsMin[a] + 2.0 * r;
+                dims[a] = uint64_t(std::ceil(extent / r)) + 1;
+            }
+            const uint64_t total = dims[0] * dims[1] * dims[2];
+            if (total > (range / 4) / 2)
+                return Status::error("isosurface '" + info.name + "': particle gather needs " + std::to_string(total) +
+                                     " bins for particleRadius " + std::to_string(r) +
+                                     ", their pyramid exceeds maxStorageBufferRange (" + fmtBytes(range) + ")" + dev +
+                                     "; use a larger radius or SplatMethod::Scatter");
+            g.binDims = {uint32_t(dims[0]), uint32_t(dims[1]), uint32_t(dims[2]), uint32_t(total)};
+            g.binOrigin = {info.boundsMin[0] - r, info.boundsMin[1] - r, info.boundsMin[2] - r, r};
+        }
         break;
     case FieldSource::Volume:
-        g.volume = {1.f, 0.f, 0.f, 0.f};
-        g.volumeFormat = gpu::kIsoVolumeF32;
         break;
     case FieldSource::UserGlsl:
 #ifndef PYRAMARCH_ISO_HAS_SHADER_COMPILER
@@ -249,6 +335,21 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
 #endif
     }
     g.maxItems = m.maxItems;
+    if (m.gather) {
+        // Level tables over bins; bin counts are plain counts (no mask).
+        IsoGrid b = g;
+        pyramidLevels(g.binDims.w, b);
+        b.baseMask = 0xffffffffu;
+        m.binGrid = b;
+    }
+    if (m.indexed) {
+        // Everything but the level tables is shared with the cell grid.
+        IsoGrid e = g;
+        std::memcpy(e.levelOffset, m.edgeGrid.levelOffset, sizeof(e.levelOffset));
+        std::memcpy(e.levelSize, m.edgeGrid.levelSize, sizeof(e.levelSize));
+        e.levelCount = m.edgeGrid.levelCount;
+        m.edgeGrid = e;
+    }
     if (m.maxItems) {
         const uint64_t ringBytes = uint64_t(m.maxItems) * m.itemBytes() * m.ring;
         if (ringBytes > range)
@@ -275,12 +376,29 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
     PYRAMARCH_TRY(make(m.pyramid, pyramidBytes, readable, MemoryUsage::DeviceLocal, "pyramid"));
     PYRAMARCH_TRY(make(m.counters, sizeof(gpu::IsoCounters), storage, MemoryUsage::Upload, "counters"));
     PYRAMARCH_TRY(make(m.args, sizeof(gpu::IsoArgs), readable | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, MemoryUsage::DeviceLocal, "args"));
+    if (m.indexed) {
+        PYRAMARCH_TRY(make(m.edgeGridBuf, sizeof(IsoGrid), storage, MemoryUsage::Upload, "edge grid"));
+        PYRAMARCH_TRY(make(m.edgePyramid, edgePyramidBytes, readable, MemoryUsage::DeviceLocal, "edge pyramid"));
+        PYRAMARCH_TRY(make(m.indices, indexBytes, readable | VK_BUFFER_USAGE_INDEX_BUFFER_BIT, MemoryUsage::DeviceLocal, "indices"));
+    }
     PYRAMARCH_TRY(make(m.vertices, vertexBytes, readable | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, MemoryUsage::DeviceLocal, "vertices"));
     PYRAMARCH_TRY(make(m.stats, sizeof(gpu::IsoStatsGpu) * m.ring, storage, MemoryUsage::Readback, "stats"));
     if (m.maxItems) PYRAMARCH_TRY(make(m.items, uint64_t(m.maxItems) * m.itemBytes() * m.ring, storage, MemoryUsage::Upload, "items"));
     // Scan baseline: prefixes of pyramid levels >= 1 (level 0's are finished in generate).
     if (m.scan) PYRAMARCH_TRY(make(m.offsets, (offset - g.levelSize[0]) * 4, storage, MemoryUsage::DeviceLocal, "offsets"));
-    if (info.source == FieldSource::Particles) PYRAMARCH_TRY(make(m.accum, samples * 4, storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::DeviceLocal, "accum"));
+    if (info.source == FieldSource::Particles && !m.gather)
+        PYRAMARCH_TRY(make(m.accum, samples * 4, storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::DeviceLocal, "accum"));
+    if (m.gather) {
+        const IsoGrid& b = m.binGrid;
+        const uint64_t binElements = uint64_t(b.levelOffset[b.levelCount - 1]) + 1;
+        PYRAMARCH_TRY(make(m.binGridBuf, sizeof(IsoGrid), storage, MemoryUsage::Upload, "bin grid"));
+        PYRAMARCH_TRY(make(m.bins, binElements * 4, storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::DeviceLocal, "bins"));
+        PYRAMARCH_TRY(make(m.binOffsets, (binElements - b.levelSize[0]) * 4, storage, MemoryUsage::DeviceLocal, "bin offsets"));
+        PYRAMARCH_TRY(make(m.slots, uint64_t(m.maxItems) * 4, storage, MemoryUsage::DeviceLocal, "particle slots"));
+        PYRAMARCH_TRY(make(m.sorted, uint64_t(m.maxItems) * 16, storage, MemoryUsage::DeviceLocal, "sorted particles"));
+        std::memcpy(m.binGridBuf.mapped(), &m.binGrid, sizeof(IsoGrid));
+        m.binGridBuf.flush();
+    }
     if (info.source == FieldSource::Volume) PYRAMARCH_TRY(make(m.raw, (samples * 4 + 3) / 4 * 4, storage, MemoryUsage::Upload, "volume staging"));
 
     // Host-visible: written directly, no queue needed (an adopted device may have none).
@@ -289,6 +407,10 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
     m.tables.flush();
     std::memcpy(m.gridBuf.mapped(), &g, sizeof(g));
     m.gridBuf.flush();
+    if (m.indexed) {
+        std::memcpy(m.edgeGridBuf.mapped(), &m.edgeGrid, sizeof(m.edgeGrid));
+        m.edgeGridBuf.flush();
+    }
     std::memset(m.counters.mapped(), 0, sizeof(gpu::IsoCounters));
     m.counters.flush();
     std::memset(m.stats.mapped(), 0, m.stats.size());
@@ -314,10 +436,14 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
     };
     PYRAMARCH_TRY(pipe(m.classify, kClassifySpv, "classify", 5));
     PYRAMARCH_TRY(pipe(m.build, kBuildSpv, "pyramid", 2));
-    PYRAMARCH_TRY(pipe(m.argsPipe, kArgsSpv, "args", 5));
+    PYRAMARCH_TRY(pipe(m.argsPipe, kArgsSpv, "args", 7));
     if (m.scan) {
         PYRAMARCH_TRY(pipe(m.scanDown, kScanDownSpv, "scan", 3));
         PYRAMARCH_TRY(pipe(m.generate, kGenerateSpv, "generate", 6));
+    } else if (m.indexed) {
+        PYRAMARCH_TRY(pipe(m.edgesClassify, kEdgesClassifySpv, "edges.classify", 3));
+        PYRAMARCH_TRY(pipe(m.edgeVertices, kEdgeVerticesSpv, "edges.vertices", 5));
+        PYRAMARCH_TRY(pipe(m.indicesPipe, kIndicesSpv, "indices", 6));
     } else {
         PYRAMARCH_TRY(pipe(m.extract, kExtractSpv, "extract", 5));
     }
@@ -325,8 +451,15 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
     case FieldSource::Metaballs: PYRAMARCH_TRY(pipe(m.fieldPipe, kMetaballsSpv, "field.metaballs", 3)); break;
     case FieldSource::Volume: PYRAMARCH_TRY(pipe(m.fieldPipe, kVolumeSpv, "field.volume", 3)); break;
     case FieldSource::Particles:
-        PYRAMARCH_TRY(pipe(m.fieldPipe, kSplatSpv, "particles.splat", 3));
-        PYRAMARCH_TRY(pipe(m.resolve, kResolveSpv, "particles.resolve", 3));
+        if (m.gather) {
+            PYRAMARCH_TRY(pipe(m.countPipe, kCountSpv, "particles.count", 5));
+            PYRAMARCH_TRY(pipe(m.sortPipe, kSortSpv, "particles.sort", 6));
+            PYRAMARCH_TRY(pipe(m.gatherPipe, kGatherSpv, "particles.gather", 5));
+            if (!m.scanDown.pipeline()) PYRAMARCH_TRY(pipe(m.scanDown, kScanDownSpv, "scan", 3));
+        } else {
+            PYRAMARCH_TRY(pipe(m.fieldPipe, kSplatSpv, "particles.splat", 3));
+            PYRAMARCH_TRY(pipe(m.resolve, kResolveSpv, "particles.resolve", 3));
+        }
         break;
     case FieldSource::UserGlsl: {
 #ifdef PYRAMARCH_ISO_HAS_SHADER_COMPILER
@@ -339,7 +472,7 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
     }
     }
 
-    auto pool = DescriptorPool::create(device, 8, 64, (n + ".descriptors").c_str());
+    auto pool = DescriptorPool::create(device, 16, 128, (n + ".descriptors").c_str());
     if (!pool) return Status::error("isosurface '" + n + "': descriptor pool: " + pool.message(), pool.status().vkResult());
     m.pool = std::move(pool).value();
     auto set = [&](VkDescriptorSet& out, const ComputePipeline& p, std::initializer_list<const Buffer*> bufs) -> Status {
@@ -352,10 +485,17 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
     };
     PYRAMARCH_TRY(set(m.classifySet, m.classify, {&m.gridBuf, &m.tables, &m.field, &m.pyramid, &m.counters}));
     PYRAMARCH_TRY(set(m.buildSet, m.build, {&m.gridBuf, &m.pyramid}));
-    PYRAMARCH_TRY(set(m.argsSet, m.argsPipe, {&m.gridBuf, &m.pyramid, &m.counters, &m.args, &m.stats}));
+    const Buffer& argsEdgeGrid = m.indexed ? m.edgeGridBuf : m.gridBuf;
+    const Buffer& argsEdgePyramid = m.indexed ? m.edgePyramid : m.pyramid;
+    PYRAMARCH_TRY(set(m.argsSet, m.argsPipe, {&m.gridBuf, &m.pyramid, &m.counters, &m.args, &m.stats, &argsEdgeGrid, &argsEdgePyramid}));
     if (m.scan) {
         PYRAMARCH_TRY(set(m.scanDownSet, m.scanDown, {&m.gridBuf, &m.pyramid, &m.offsets}));
         PYRAMARCH_TRY(set(m.generateSet, m.generate, {&m.gridBuf, &m.tables, &m.field, &m.pyramid, &m.offsets, &m.vertices}));
+    } else if (m.indexed) {
+        PYRAMARCH_TRY(set(m.edgesClassifySet, m.edgesClassify, {&m.edgeGridBuf, &m.field, &m.edgePyramid}));
+        PYRAMARCH_TRY(set(m.edgeBuildSet, m.build, {&m.edgeGridBuf, &m.edgePyramid}));
+        PYRAMARCH_TRY(set(m.edgeVerticesSet, m.edgeVertices, {&m.edgeGridBuf, &m.tables, &m.field, &m.edgePyramid, &m.vertices}));
+        PYRAMARCH_TRY(set(m.indicesSet, m.indicesPipe, {&m.gridBuf, &m.tables, &m.pyramid, &m.edgeGridBuf, &m.edgePyramid, &m.indices}));
     } else {
         PYRAMARCH_TRY(set(m.extractSet, m.extract, {&m.gridBuf, &m.tables, &m.field, &m.pyramid, &m.vertices}));
     }
@@ -363,8 +503,16 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
     case FieldSource::Metaballs: PYRAMARCH_TRY(set(m.fieldSet, m.fieldPipe, {&m.gridBuf, &m.items, &m.field})); break;
     case FieldSource::Volume: PYRAMARCH_TRY(set(m.fieldSet, m.fieldPipe, {&m.gridBuf, &m.raw, &m.field})); break;
     case FieldSource::Particles:
-        PYRAMARCH_TRY(set(m.fieldSet, m.fieldPipe, {&m.gridBuf, &m.items, &m.accum}));
-        PYRAMARCH_TRY(set(m.resolveSet, m.resolve, {&m.gridBuf, &m.accum, &m.field}));
+        if (m.gather) {
+            PYRAMARCH_TRY(set(m.countSet, m.countPipe, {&m.binGridBuf, &m.items, &m.bins, &m.slots, &m.binOffsets}));
+            PYRAMARCH_TRY(set(m.binBuildSet, m.build, {&m.binGridBuf, &m.bins}));
+            PYRAMARCH_TRY(set(m.binScanSet, m.scanDown, {&m.binGridBuf, &m.bins, &m.binOffsets}));
+            PYRAMARCH_TRY(set(m.sortSet, m.sortPipe, {&m.binGridBuf, &m.items, &m.bins, &m.slots, &m.binOffsets, &m.sorted}));
+            PYRAMARCH_TRY(set(m.gatherSet, m.gatherPipe, {&m.binGridBuf, &m.bins, &m.binOffsets, &m.sorted, &m.field}));
+        } else {
+            PYRAMARCH_TRY(set(m.fieldSet, m.fieldPipe, {&m.gridBuf, &m.items, &m.accum}));
+            PYRAMARCH_TRY(set(m.resolveSet, m.resolve, {&m.gridBuf, &m.accum, &m.field}));
+        }
         break;
     case FieldSource::UserGlsl: PYRAMARCH_TRY(set(m.fieldSet, m.fieldPipe, {&m.gridBuf, &m.field})); break;
     }
@@ -414,16 +562,19 @@ Status IsoSurface::uploadVolume(const void* data, size_t bytes, VolumeFormat for
         return Status::error("isosurface '" + m.info.name + "': volume scale/offset must be finite");
     std::memcpy(m.raw.mapped(), data, bytes);
     m.raw.flush();
-    m.grid.volumeFormat = format == VolumeFormat::U8 ? gpu::kIsoVolumeU8 : format == VolumeFormat::U16 ? gpu::kIsoVolumeU16 : gpu::kIsoVolumeF32;
-    m.grid.volume = {scale, offset, 0.f, 0.f};
-    std::memcpy(m.gridBuf.mapped(), &m.grid, sizeof(m.grid));
-    m.gridBuf.flush();
+    m.volumeFormat = format == VolumeFormat::U8 ? gpu::kIsoVolumeU8 : format == VolumeFormat::U16 ? gpu::kIsoVolumeU16 : gpu::kIsoVolumeF32;
+    m.volumeScale = scale;
+    m.volumeOffset = offset;
     m.volumeDirty = true;
     return {};
 }
 
 const Buffer& IsoSurface::vertexBuffer() const { return impl_->vertices; }
 const Buffer& IsoSurface::drawArgsBuffer() const { return impl_->args; }
+const Buffer& IsoSurface::indexBuffer() const {
+    PYRAMARCH_ASSERT(impl_->indexed, "indexBuffer on a surface without indexed output");
+    return impl_->indices;
+}
 uint32_t IsoSurface::vertexCapacity() const { return impl_->grid.vertexCapacity; }
 
 namespace {
@@ -436,7 +587,7 @@ void dispatchFolded(const VolkDeviceTable& vk, VkCommandBuffer cmd, uint64_t gro
 }
 } // namespace
 
-void IsoSurface::addPasses(RenderGraph& graph) {
+IsoSurface::GraphOutputs IsoSurface::addPasses(RenderGraph& graph) {
     Impl& m = *impl_;
     PYRAMARCH_ASSERT(!m.addedToGraph, "IsoSurface::addPasses called twice (one graph per surface)");
     m.addedToGraph = true;
@@ -475,6 +626,10 @@ void IsoSurface::addPasses(RenderGraph& graph) {
         pc.slot = uint32_t(frame_ % m.ring);
         pc.user0 = {user_[0], user_[1], user_[2], user_[3]};
         pc.user1 = {user_[4], user_[5], user_[6], user_[7]};
+        if (m.info.source == FieldSource::Volume) {
+            pc.volumeFormat = m.volumeFormat;
+            pc.user0 = {m.volumeScale, m.volumeOffset, 0.f, 0.f};
+        }
         return pc;
     };
     const uint32_t maxX = m.grid.maxGroupsX;
@@ -502,9 +657,88 @@ void IsoSurface::addPasses(RenderGraph& graph) {
                 .use(grid, Access::StorageRead)
                 .use(items, Access::StorageRead)
                 .use(field, Access::StorageWrite)
-                .record([this, push, basePush, stage, sampleGroups, maxX](PassContext& ctx) {
+                .record([this, push, basePush, stage, maxX](PassContext& ctx) {
                     stage();
                     push(ctx, impl_->fieldPipe, impl_->fieldSet, basePush());
+                    // One group per 4x4x4 tile of samples (field_metaballs.comp culls per tile).
+                    const IsoGrid& g = impl_->grid;
+                    const uint64_t tiles = uint64_t((g.samples.x + 3) / 4) * ((g.samples.y + 3) / 4) * ((g.samples.z + 3) / 4);
+                    dispatchFolded(*ctx.vk, ctx.cmd, tiles, maxX);
+                });
+        } else if (m.gather) {
+            // Counting sort into bins of the kernel radius, then a gather per sample.
+            const BufferRef binGrid = graph.importBuffer(n + ".binGrid", m.binGridBuf, computeRead, computeRead, true);
+            const BufferRef bins = graph.importBuffer(n + ".bins", m.bins, computeRead, computeRead);
+            const BufferRef binOffsets = graph.importBuffer(n + ".binOffsets", m.binOffsets, computeRead, computeRead);
+            const BufferRef slots = graph.importBuffer(n + ".slots", m.slots, computeRead, computeRead);
+            const BufferRef sorted = graph.importBuffer(n + ".sorted", m.sorted, computeRead, computeRead);
+            const IsoGrid& bg = m.binGrid;
+            const uint64_t binElements = uint64_t(bg.levelOffset[bg.levelCount - 1]) + 1;
+            graph.addPass(n + ".particles.clear", PassKind::Transfer)
+                .use(bins, Access::TransferDst)
+                .record([this, binElements](PassContext& ctx) {
+                    ctx.vk->vkCmdFillBuffer(ctx.cmd, impl_->bins.handle(), 0, binElements * 4, 0);
+                });
+            graph.addPass(n + ".particles.count", PassKind::Compute)
+                .use(binGrid, Access::StorageRead)
+                .use(items, Access::StorageRead)
+                .use(bins, Access::StorageReadWrite)
+                .use(slots, Access::StorageWrite)
+                .use(binOffsets, Access::StorageRead)
+                .record([this, push, basePush, stage, maxX](PassContext& ctx) {
+                    stage();
+                    const Impl& m = *impl_;
+                    push(ctx, m.countPipe, m.countSet, basePush());
+                    dispatchFolded(*ctx.vk, ctx.cmd, (uint64_t(m.itemCount) + gpu::kIsoGroupSize - 1) / gpu::kIsoGroupSize, maxX);
+                });
+            const uint32_t binTop = bg.levelCount - 1;
+            for (uint32_t src = 0; src < binTop; src += gpu::kIsoBuildLevelsPerPass) {
+                const uint32_t levels = std::min(gpu::kIsoBuildLevelsPerPass, binTop - src);
+                const uint64_t groups = (uint64_t(bg.levelSize[src]) + gpu::kIsoBuildGroupSize * 4 - 1) / (gpu::kIsoBuildGroupSize * 4);
+                graph.addPass(n + ".particles.bins." + std::to_string(src), PassKind::Compute)
+                    .use(binGrid, Access::StorageRead)
+                    .use(bins, Access::StorageReadWrite)
+                    .record([this, push, basePush, src, levels, groups, maxX](PassContext& ctx) {
+                        IsoPush pc = basePush();
+                        pc.srcLevel = src;
+                        pc.numLevels = levels;
+                        push(ctx, impl_->build, impl_->binBuildSet, pc);
+                        dispatchFolded(*ctx.vk, ctx.cmd, groups, maxX);
+                    });
+            }
+            for (uint32_t k = binTop > 0 ? binTop - 1 : 0; k >= 1 && k < binTop; --k) {
+                const uint64_t groups = (uint64_t(bg.levelSize[k]) + gpu::kIsoGroupSize - 1) / gpu::kIsoGroupSize;
+                graph.addPass(n + ".particles.scan." + std::to_string(k), PassKind::Compute)
+                    .use(binGrid, Access::StorageRead)
+                    .use(bins, Access::StorageRead)
+                    .use(binOffsets, Access::StorageReadWrite)
+                    .record([this, push, basePush, k, groups, maxX](PassContext& ctx) {
+                        IsoPush pc = basePush();
+                        pc.srcLevel = k;
+                        push(ctx, impl_->scanDown, impl_->binScanSet, pc);
+                        dispatchFolded(*ctx.vk, ctx.cmd, groups, maxX);
+                    });
+            }
+            graph.addPass(n + ".particles.sort", PassKind::Compute)
+                .use(binGrid, Access::StorageRead)
+                .use(items, Access::StorageRead)
+                .use(bins, Access::StorageRead)
+                .use(slots, Access::StorageRead)
+                .use(binOffsets, Access::StorageRead)
+                .use(sorted, Access::StorageWrite)
+                .record([this, push, basePush, maxX](PassContext& ctx) {
+                    const Impl& m = *impl_;
+                    push(ctx, m.sortPipe, m.sortSet, basePush());
+                    dispatchFolded(*ctx.vk, ctx.cmd, (uint64_t(m.itemCount) + gpu::kIsoGroupSize - 1) / gpu::kIsoGroupSize, maxX);
+                });
+            graph.addPass(n + ".particles.gather", PassKind::Compute)
+                .use(binGrid, Access::StorageRead)
+                .use(bins, Access::StorageRead)
+                .use(binOffsets, Access::StorageRead)
+                .use(sorted, Access::StorageRead)
+                .use(field, Access::StorageWrite)
+                .record([this, push, basePush, sampleGroups, maxX](PassContext& ctx) {
+                    push(ctx, impl_->gatherPipe, impl_->gatherSet, basePush());
                     dispatchFolded(*ctx.vk, ctx.cmd, sampleGroups, maxX);
                 });
         } else {
@@ -602,17 +836,82 @@ void IsoSurface::addPasses(RenderGraph& graph) {
             });
     }
 
+    // --- indexed: edge pyramid over samples (cut owned edges per sample) ---
+    BufferRef edgeGrid, edgePyramid;
+    if (m.indexed) {
+        edgeGrid = graph.importBuffer(n + ".edgeGrid", m.edgeGridBuf, computeRead, computeRead, true);
+        edgePyramid = graph.importBuffer(n + ".edgePyramid", m.edgePyramid, computeRead, computeRead);
+        const uint64_t sampleGroups4 = (uint64_t(m.grid.samples.w) + 4 * gpu::kIsoGroupSize - 1) / (4 * gpu::kIsoGroupSize);
+        graph.addPass(n + ".edges.classify", PassKind::Compute)
+            .use(edgeGrid, Access::StorageRead)
+            .use(field, Access::StorageRead)
+            .use(edgePyramid, Access::StorageWrite)
+            .record([this, push, basePush, sampleGroups4, maxX](PassContext& ctx) {
+                push(ctx, impl_->edgesClassify, impl_->edgesClassifySet, basePush());
+                dispatchFolded(*ctx.vk, ctx.cmd, sampleGroups4, maxX);
+            });
+        const uint32_t edgeTop = m.edgeGrid.levelCount - 1;
+        for (uint32_t src = std::min(1u, edgeTop); src < edgeTop; src += gpu::kIsoBuildLevelsPerPass) {
+            const uint32_t levels = std::min(gpu::kIsoBuildLevelsPerPass, edgeTop - src);
+            const uint64_t groups = (uint64_t(m.edgeGrid.levelSize[src]) + gpu::kIsoBuildGroupSize * 4 - 1) / (gpu::kIsoBuildGroupSize * 4);
+            graph.addPass(n + ".edges.pyramid." + std::to_string(src), PassKind::Compute)
+                .use(edgeGrid, Access::StorageRead)
+                .use(edgePyramid, Access::StorageReadWrite)
+                .record([this, push, basePush, src, levels, groups, maxX](PassContext& ctx) {
+                    IsoPush pc = basePush();
+                    pc.srcLevel = src;
+                    pc.numLevels = levels;
+                    push(ctx, impl_->build, impl_->edgeBuildSet, pc);
+                    dispatchFolded(*ctx.vk, ctx.cmd, groups, maxX);
+                });
+        }
+    }
+
     // --- args ---
-    graph.addPass(n + ".args", PassKind::Compute)
-        .use(grid, Access::StorageRead)
-        .use(pyramid, Access::StorageRead)
-        .use(counters, Access::StorageReadWrite)
-        .use(args, Access::StorageWrite)
-        .use(stats, Access::StorageWrite)
-        .record([this, push, basePush](PassContext& ctx) {
+    {
+        PassBuilder argsPass = graph.addPass(n + ".args", PassKind::Compute);
+        argsPass.use(grid, Access::StorageRead)
+            .use(pyramid, Access::StorageRead)
+            .use(counters, Access::StorageReadWrite)
+            .use(args, Access::StorageWrite)
+            .use(stats, Access::StorageWrite);
+        if (m.indexed) argsPass.use(edgeGrid, Access::StorageRead).use(edgePyramid, Access::StorageRead);
+        argsPass.record([this, push, basePush](PassContext& ctx) {
             push(ctx, impl_->argsPipe, impl_->argsSet, basePush());
             ctx.vk->vkCmdDispatch(ctx.cmd, 1, 1, 1);
         });
+    }
+
+    if (m.indexed) {
+        // --- indexed: unique vertices, then indices (both indirect) ---
+        const BufferRef indices = graph.importBuffer(n + ".indices", m.indices, {Access::IndexRead, PassKind::Graphics},
+                                                     {Access::IndexRead, PassKind::Graphics});
+        graph.addPass(n + ".edges.vertices", PassKind::Compute)
+            .use(edgeGrid, Access::StorageRead)
+            .use(tables, Access::StorageRead)
+            .use(field, Access::StorageRead)
+            .use(edgePyramid, Access::StorageRead)
+            .use(args, Access::IndirectRead)
+            .use(vertices, Access::StorageWrite)
+            .record([this, push, basePush](PassContext& ctx) {
+                push(ctx, impl_->edgeVertices, impl_->edgeVerticesSet, basePush());
+                ctx.vk->vkCmdDispatchIndirect(ctx.cmd, impl_->args.handle(), offsetof(gpu::IsoArgs, dispatchX));
+            });
+        graph.addPass(n + ".indices", PassKind::Compute)
+            .use(grid, Access::StorageRead)
+            .use(tables, Access::StorageRead)
+            .use(pyramid, Access::StorageRead)
+            .use(edgeGrid, Access::StorageRead)
+            .use(edgePyramid, Access::StorageRead)
+            .use(args, Access::IndirectRead)
+            .use(indices, Access::StorageWrite)
+            .record([this, push, basePush](PassContext& ctx) {
+                push(ctx, impl_->indicesPipe, impl_->indicesSet, basePush());
+                ctx.vk->vkCmdDispatchIndirect(ctx.cmd, impl_->args.handle(), offsetof(gpu::IsoArgs, indexDispatchX));
+                ++frame_;
+            });
+        return {vertices, args, indices};
+    }
 
     if (m.scan) {
         // --- scan baseline: down-sweep levels top-1 .. 1, then one thread per cell ---
@@ -643,7 +942,7 @@ void IsoSurface::addPasses(RenderGraph& graph) {
                 dispatchFolded(*ctx.vk, ctx.cmd, cellGroups1, maxX);
                 ++frame_;
             });
-        return;
+        return {vertices, args, {}};
     }
 
     // --- extract ---
@@ -659,6 +958,7 @@ void IsoSurface::addPasses(RenderGraph& graph) {
             ctx.vk->vkCmdDispatchIndirect(ctx.cmd, impl_->args.handle(), 0);
             ++frame_;
         });
+    return {vertices, args, {}};
 }
 
 Status IsoSurface::record(VkCommandBuffer cmd) {
@@ -692,27 +992,29 @@ std::optional<IsoStats> IsoSurface::statsOfFrame(uint64_t frame) const {
     out.verticesWritten = s.verticesWritten;
     out.activeCells = s.activeCells;
     out.overflow = s.overflow != 0;
+    out.indicesNeeded = s.indicesNeeded;
+    out.indicesWritten = s.indicesWritten;
     return out;
 }
 
 Result<Mesh> IsoSurface::readMesh(bool weld) {
-    Impl& m = *impl_;
-    auto args = readBufferAs<gpu::IsoArgs>(*m.device, m.args, 1);
-    if (!args) return Status::error("isosurface '" + m.info.name + "': reading draw args: " + args.message(), args.status().vkResult());
-    const uint32_t count = std::min(args.value()[0].vertexCount, m.grid.vertexCapacity) / 3u * 3u;
+    auto verts = readVertices();
+    if (!verts) return verts.status();
     Mesh mesh;
-    if (count) {
-        auto v = readBufferAs<gpu::IsoVertex>(*m.device, m.vertices, count);
-        if (!v) return Status::error("isosurface '" + m.info.name + "': reading vertices: " + v.message(), v.status().vkResult());
-        mesh.positions.resize(count);
-        mesh.normals.resize(count);
-        mesh.indices.resize(count);
-        for (uint32_t i = 0; i < count; ++i) {
-            const gpu::IsoVertex& x = v.value()[i];
-            mesh.positions[i] = {x.position.x, x.position.y, x.position.z};
-            mesh.normals[i] = {x.normal.x, x.normal.y, x.normal.z};
-            mesh.indices[i] = i;
-        }
+    const std::vector<IsoVertexData>& v = verts.value();
+    mesh.positions.resize(v.size());
+    mesh.normals.resize(v.size());
+    for (size_t i = 0; i < v.size(); ++i) {
+        mesh.positions[i] = {v[i].position[0], v[i].position[1], v[i].position[2]};
+        mesh.normals[i] = {v[i].normal[0], v[i].normal[1], v[i].normal[2]};
+    }
+    if (impl_->indexed) {
+        auto idx = readIndices();
+        if (!idx) return idx.status();
+        mesh.indices = std::move(idx).value();
+    } else {
+        mesh.indices.resize(v.size() / 3 * 3);
+        for (uint32_t i = 0; i < mesh.indices.size(); ++i) mesh.indices[i] = i;
     }
     if (weld) return weldMesh(mesh);
     return mesh;
@@ -722,11 +1024,25 @@ Result<std::vector<IsoVertexData>> IsoSurface::readVertices() {
     Impl& m = *impl_;
     auto args = readBufferAs<gpu::IsoArgs>(*m.device, m.args, 1);
     if (!args) return Status::error("isosurface '" + m.info.name + "': reading draw args: " + args.message(), args.status().vkResult());
-    const uint32_t count = std::min(args.value()[0].vertexCount, m.grid.vertexCapacity);
+    const uint32_t count = std::min(args.value()[0].verticesWritten, m.grid.vertexCapacity);
     std::vector<IsoVertexData> out(count);
     if (count) {
         Status s = readBuffer(*m.device, m.vertices, out.data(), VkDeviceSize(count) * sizeof(IsoVertexData));
         if (!s) return Status::error("isosurface '" + m.info.name + "': reading vertices: " + s.message(), s.vkResult());
+    }
+    return out;
+}
+
+Result<std::vector<uint32_t>> IsoSurface::readIndices() {
+    Impl& m = *impl_;
+    PYRAMARCH_ASSERT(m.indexed, "readIndices on a surface without indexed output");
+    auto args = readBufferAs<gpu::IsoArgs>(*m.device, m.args, 1);
+    if (!args) return Status::error("isosurface '" + m.info.name + "': reading draw args: " + args.message(), args.status().vkResult());
+    const uint32_t count = std::min(args.value()[0].indexCount, m.grid.indexCapacity);
+    std::vector<uint32_t> out(count);
+    if (count) {
+        Status s = readBuffer(*m.device, m.indices, out.data(), VkDeviceSize(count) * 4);
+        if (!s) return Status::error("isosurface '" + m.info.name + "': reading indices: " + s.message(), s.vkResult());
     }
     return out;
 }
@@ -752,7 +1068,7 @@ Result<std::vector<std::vector<uint32_t>>> IsoSurface::readPyramid() {
 
 Result<std::vector<uint32_t>> IsoSurface::readDrawArgs() {
     Impl& m = *impl_;
-    auto a = readBufferAs<uint32_t>(*m.device, m.args, 8);
+    auto a = readBufferAs<uint32_t>(*m.device, m.args, sizeof(gpu::IsoArgs) / 4);
     if (!a) return Status::error("isosurface '" + m.info.name + "': reading args: " + a.message(), a.status().vkResult());
     return a;
 }

@@ -131,6 +131,7 @@ void SurfaceRenderer::recordDraw(VkCommandBuffer cmd, VkBuffer vertices, VkBuffe
     case SurfaceShading::Normals: pc.flags.x = gpu::kSurfaceShadeNormals; break;
     case SurfaceShading::Flat: pc.flags.x = gpu::kSurfaceShadeFlat; break;
     }
+    pc.flags.y = info_.cullBackFaces ? 0u : 1u;
     vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, p.pipeline());
     vk.vkCmdPushConstants(cmd, p.layout(), VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(pc), &pc);
     const VkDeviceSize zero = 0;

@@ -51,6 +51,7 @@ void addCommonOptions(CLI::App& app, CommonOptions& o) {
         ->check(CLI::IsMember({"lit", "cells", "normals"}));
     app.add_flag("--wireframe", o.wireframe, "Wireframe (where the device has fillModeNonSolid)");
     app.add_flag("!--no-vsync", o.vsync, "Windowed: present without waiting for vertical blank");
+    app.add_flag("--exercise-resize", o.exerciseResize, "Windowed: resize, minimise and restore the window while running (tests)");
 }
 
 int parseCommandLine(CLI::App& app, int argc, char** argv) {

@@ -56,6 +56,7 @@ Status SceneRenderer::setTarget(const RenderTarget& target) {
         ci.depthFormat = VK_FORMAT_D32_SFLOAT;
         ci.samples = target.samples;
         ci.wireframe = wireframe_;
+        ci.cullBackFaces = !scene_.twoSided();
         auto r = iso::SurfaceRenderer::create(device_, ci);
         if (!r) return r.status();
         if (renderer_) r.value()->setView(renderer_->view());
@@ -119,15 +120,11 @@ Result<std::unique_ptr<Device>> createSampleDevice(const CommonOptions& options,
         std::fprintf(stderr, "validation %s: %s: %s\n", m.severity == MessageSeverity::Error ? "error" : "warning", m.idName.c_str(),
                      m.text.c_str());
     };
-    // Wireframe only where the device can: ask for the feature, fall back without it.
-    if (options.wireframe) {
-        info.requirements.fillModeNonSolid = true;
-        auto d = Device::create(info);
-        if (d) return d;
-        info.requirements.fillModeNonSolid = false;
-        std::fprintf(stderr, "note: no wireframe on this device (%s)\n", d.message().c_str());
-    }
-    return Device::create(info);
+    // fillModeNonSolid is enabled whenever the device has it; without it the
+    // wireframe request is ignored (SurfaceRenderer::wireframeSupported()).
+    auto d = Device::create(info);
+    if (d && options.wireframe && !(*d)->limits().fillModeNonSolid) std::fprintf(stderr, "note: no wireframe on this device\n");
+    return d;
 }
 
 void fillSurfaceStats(FrameStats& out, const iso::IsoSurface& surface, uint64_t isoFrame) {

@@ -135,7 +135,7 @@ void PointCloudScene::advect(float dt) {
     for (iso::Particle& p : particles_) {
         float v[3];
         curlNoise(p.position[0], p.position[1], p.position[2], t, v);
-        for (int a = 0; a < 3; ++a) p.position[a] += 0.06f * dt * v[a];
+        for (int a = 0; a < 3; ++a) p.position[a] += 0.25f * dt * v[a];
         // Soft pull back into the unit ball so the cloud stays in the grid.
         const float r2 = p.position[0] * p.position[0] + p.position[1] * p.position[1] + p.position[2] * p.position[2];
         if (r2 > 0.7f) {
@@ -177,6 +177,11 @@ Result<std::unique_ptr<VolumeScene>> VolumeScene::create(Device& device, const S
     s->surface_ = std::move(surface).value();
     PYRAMARCH_TRY(s->surface_->uploadVolume(data, bytes, format, scale, offset));
     s->iso_ = settings.iso;
+    s->twoSided_ = settings.twoSided;
+    // The bounds' half diagonal, a little tighter: surfaces rarely fill the corners.
+    float d2 = 0.f;
+    for (int a = 0; a < 3; ++a) d2 += 0.25f * (settings.boundsMax[a] - settings.boundsMin[a]) * (settings.boundsMax[a] - settings.boundsMin[a]);
+    s->radius_ = 0.8f * std::sqrt(d2);
     const size_t count = bytes / volumeFormatBytes(format);
     auto r = volumeRange(data, count, format);
     s->range_ = {r[0] * scale + offset, r[1] * scale + offset};

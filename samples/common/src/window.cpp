@@ -64,6 +64,7 @@ private:
     void buildUi();
     void handleInput();
     void destroy();
+    void exerciseResize(uint32_t frame);
     const VolkDeviceTable& vk() const { return device_->vk(); }
 
     CommonOptions options_;
@@ -542,6 +543,20 @@ Status Window::frame() {
     return {};
 }
 
+void Window::exerciseResize(uint32_t frame) {
+    // Grow, shrink, minimise, restore; each step re-creates the swapchain
+    // (and the draw graph) while frames are in flight.
+    switch (frame % 8) {
+    case 2: glfwSetWindowSize(window_, int(options_.width) + 96, int(options_.height) + 40); break;
+    case 4: glfwSetWindowSize(window_, std::max(64, int(options_.width) / 2), std::max(64, int(options_.height) / 2)); break;
+    case 5: glfwIconifyWindow(window_); break;
+    case 6: glfwRestoreWindow(window_); break;
+    case 7: glfwSetWindowSize(window_, int(options_.width), int(options_.height)); break;
+    default: break;
+    }
+    glfwPollEvents();
+}
+
 int Window::run() {
     Status s = init();
     if (!s) return fail(app_.name, s.message());
@@ -551,6 +566,7 @@ int Window::run() {
         int w = 0, h = 0;
         glfwGetFramebufferSize(window_, &w, &h);
         if (w == 0 || h == 0) { // minimised: no swapchain images to render into
+            if (options_.exerciseResize) glfwRestoreWindow(window_);
             glfwWaitEventsTimeout(0.1);
             continue;
         }
@@ -572,6 +588,7 @@ int Window::run() {
                 error_.clear();
             }
         }
+        if (options_.exerciseResize) exerciseResize(rendered);
         captureThisFrame_ = options_.frames && rendered + 1 >= options_.frames;
         s = frame();
         if (!s) return fail(app_.name, s.message());

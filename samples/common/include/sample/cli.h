@@ -22,6 +22,9 @@ struct CommonOptions {
     std::string shading = "lit"; // lit | cells | normals
     bool wireframe = false;
     bool vsync = true;
+    // Windowed test aid: resizes, minimises and restores the window during
+    // the run so CI exercises swapchain re-creation.
+    bool exerciseResize = false;
 };
 
 void addCommonOptions(CLI::App& app, CommonOptions& options);

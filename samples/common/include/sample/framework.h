@@ -40,6 +40,8 @@ public:
     virtual void ui() {}
     // Radius of the region worth looking at (camera distance).
     virtual float viewRadius() const { return 1.2f; }
+    // Draw back faces too (open surfaces cut by the grid bounds).
+    virtual bool twoSided() const { return false; }
 };
 
 struct OrbitCamera {

@@ -79,6 +79,8 @@ public:
         float iso = 0.f;
         pyramarch::iso::NormalMode normals = pyramarch::iso::NormalMode::Central;
         uint32_t vertexCapacity = 3u << 18;
+        // Volumes are often cut by their bounds: show the inside too.
+        bool twoSided = true;
     };
     static Result<std::unique_ptr<VolumeScene>> create(pyramarch::Device& device, const Settings& settings, const void* data, size_t bytes,
                                                        pyramarch::iso::VolumeFormat format, float scale = 1.f, float offset = 0.f);
@@ -86,6 +88,8 @@ public:
     pyramarch::iso::IsoSurface& surface() override { return *surface_; }
     Status update(double) override;
     void ui() override;
+    bool twoSided() const override { return twoSided_; }
+    float viewRadius() const override { return radius_; }
     float& iso() { return iso_; }
     std::array<float, 2> range() const { return range_; }
 
@@ -93,6 +97,8 @@ private:
     std::unique_ptr<pyramarch::iso::IsoSurface> surface_;
     float iso_ = 0.f;
     std::array<float, 2> range_{0.f, 1.f};
+    bool twoSided_ = true;
+    float radius_ = 1.f;
 };
 
 // Analytic fields of the tool and tests, sampled on the CPU:

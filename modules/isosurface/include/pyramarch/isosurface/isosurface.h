@@ -55,6 +55,18 @@ enum class ExtractionMethod {
 };
 enum class VolumeFormat { U8, U16, F32 };
 
+// How particles become the field (both O(particles + samples) for a fixed radius).
+enum class SplatMethod {
+    // One thread per particle adds its kernel to the samples it covers with
+    // integer atomics (16.16 fixed point: exact, order independent).
+    Scatter,
+    // Counting sort of the particles into bins of the kernel radius, then one
+    // thread per sample sums the particles of the bins its radius reaches
+    // (float, no atomics on the field; summation order within a bin follows
+    // the sort, so results can differ in the last bits from frame to frame).
+    Gather,
+};
+
 struct Metaball {
     float center[3];
     float radius;   // radius of influence R (> 0)
@@ -79,6 +91,14 @@ struct IsoSurfaceCreateInfo {
     uint32_t vertexCapacity = 0;
     NormalMode normals = NormalMode::Central;
     ExtractionMethod method = ExtractionMethod::HistoPyramid;
+    // Optional. Shared vertices + a uint32 index buffer (seed 000's idea):
+    // every sample owns its +x/+y/+z edges; a second pyramid over samples
+    // enumerates cut edges (one vertex each), and indices are written in the
+    // same key order as the non-indexed vertices. vertexCapacity then counts
+    // unique vertices; indices are written only when all vertices fit.
+    // Needs ExtractionMethod::HistoPyramid.
+    bool indexed = false;
+    uint32_t indexCapacity = 0; // indexed: index buffer capacity (rounded down to whole triangles)
     FieldSource source = FieldSource::Metaballs;
     // Initial iso value; "inside" is field >= iso (setIsoValue per frame).
     float isoValue = 0.5f;
@@ -87,6 +107,7 @@ struct IsoSurfaceCreateInfo {
     // Particles: most particles per frame and the kernel radius (world units).
     uint32_t maxParticles = 0;
     float particleRadius = 0.1f;
+    SplatMethod splat = SplatMethod::Scatter;
     // UserGlsl: source of `float field(vec3 p)` (copied). It may use
     // `iso_time` and `iso_params[0..1]` (vec4, setUserParams) and helper
     // functions of its own. Compile errors name lines of this text.
@@ -105,22 +126,26 @@ struct IsoSurfaceCreateInfo {
 
 // One output vertex as the GPU writes it (IsoVertex in iso_shared.h).
 struct IsoVertexData {
-    float position[4]; // xyz world; w: triangles emitted by this vertex's cell
+    float position[4]; // xyz world; w: triangles emitted by this vertex's cell (0 for indexed output)
     float normal[4];   // xyz unit outward normal, or 0 where the gradient vanishes / is not finite
 };
 
 // Stats of one frame, read from the host-visible ring without waiting.
 struct IsoStats {
     uint64_t frame = 0;          // frame index (count of recorded frames) they belong to
-    uint32_t verticesNeeded = 0;
-    uint32_t verticesWritten = 0; // == draw vertex count
+    uint32_t verticesNeeded = 0;  // indexed: unique vertices
+    uint32_t verticesWritten = 0; // == draw vertex count (non-indexed)
     uint32_t activeCells = 0;
-    bool overflow = false;        // needed > capacity
+    bool overflow = false;        // needed > capacity (vertices or indices)
+    uint32_t indicesNeeded = 0;   // indexed only
+    uint32_t indicesWritten = 0;  // == indexed draw index count
 };
 
 // Capacity (vertices) that would have held `stats` with `headroom` to spare
 // (e.g. 1.25), in whole triangles.
 uint32_t suggestCapacity(const IsoStats& stats, float headroom = 1.25f);
+// Same for the index buffer of indexed output.
+uint32_t suggestIndexCapacity(const IsoStats& stats, float headroom = 1.25f);
 
 // A CPU copy of the surface (read back for export, colliders, tests).
 struct Mesh {
@@ -156,14 +181,26 @@ public:
     // Validates the create-info (errors name the field and limit), creates
     // buffers and pipelines. Needs no queue (host-visible uploads only).
     static Result<std::unique_ptr<IsoSurface>> create(Device& device, const IsoSurfaceCreateInfo& info);
+    // Destroy only after the GPU finished every frame that used the surface,
+    // and before `device`; a host graph it was added to must not execute again.
     ~IsoSurface();
     IsoSurface(const IsoSurface&) = delete;
     IsoSurface& operator=(const IsoSurface&) = delete;
 
-    // Adds this surface's passes to `graph` (once per graph). The graph must
-    // be executed once per frame; the module's buffers are imported, so the
-    // graph derives every barrier, also across frames.
-    void addPasses(RenderGraph& graph);
+    // The module's outputs as resources of the graph it was added to: a host
+    // pass that draws the surface declares `.use(vertices, Access::VertexRead)`
+    // and `.use(drawArgs, Access::IndirectRead)` so the graph orders it after
+    // extraction (importing the same buffers again would hide the hazard).
+    struct GraphOutputs {
+        BufferRef vertices; // IsoVertex[vertexCapacity]
+        BufferRef drawArgs; // VkDrawIndirectCommand at drawArgsOffset(), VkDrawIndexedIndirectCommand at drawIndexedArgsOffset()
+        BufferRef indices;  // indexed output only (use with Access::IndexRead)
+    };
+    // Adds this surface's passes to `graph` (once per surface). The graph must
+    // be executed once per frame; the module's buffers are imported with
+    // `before` = `after` = their last use in a frame, so the graph derives
+    // every barrier, also across frames.
+    GraphOutputs addPasses(RenderGraph& graph);
     // Records one frame without a host graph (an internal graph holds the passes).
     Status record(VkCommandBuffer cmd);
     // The internal graph used by record() (timings, describe()).
@@ -177,8 +214,10 @@ public:
     Status setMetaballs(std::span<const Metaball> balls);
     Status setParticles(std::span<const Particle> particles);
     // Copies the volume (dims = create-info samples) to the staging buffer;
-    // the next frame converts it (value * scale + offset). Same timing rule
-    // as set*(): call once the frame framesInFlight back has finished.
+    // the next recorded frame converts it (value * scale + offset) and later
+    // frames keep the field. The staging buffer is not ringed (volumes can be
+    // large): call it only once the frame that converted the previous upload
+    // has finished (e.g. framesInFlight frames after that upload).
     Status uploadVolume(const void* data, size_t bytes, VolumeFormat format, float scale = 1.f, float offset = 0.f);
 
     // Output. Vertex format: IsoVertex (32 bytes: vec4 position, w = cell
@@ -186,6 +225,9 @@ public:
     const Buffer& vertexBuffer() const;
     const Buffer& drawArgsBuffer() const;
     static constexpr VkDeviceSize drawArgsOffset() { return 16; }
+    // Indexed output: the index buffer (uint32) and vkCmdDrawIndexedIndirect(drawArgsBuffer(), drawIndexedArgsOffset(), 1, 20).
+    const Buffer& indexBuffer() const;
+    static constexpr VkDeviceSize drawIndexedArgsOffset() { return 48; }
     static constexpr uint32_t vertexStride() { return 32; }
     uint32_t vertexCapacity() const; // whole triangles
 
@@ -202,11 +244,13 @@ public:
     Result<Mesh> readMesh(bool weld = false);
     // Debug/test read-back (submit and wait): the vertices as written, the
     // field samples, the pyramid levels (level 0 = count | case << 4), and the
-    // args buffer (dispatch x,y,z,pad, draw vertexCount,instanceCount,first,first).
+    // args buffer (IsoArgs in shaders/isosurface/iso_shared.h, 20 uints).
     Result<std::vector<IsoVertexData>> readVertices();
     Result<std::vector<float>> readField();
     Result<std::vector<std::vector<uint32_t>>> readPyramid();
     Result<std::vector<uint32_t>> readDrawArgs();
+    // Indexed output: the indices as written (indicesWritten of them).
+    Result<std::vector<uint32_t>> readIndices();
 
     struct Impl;
 

@@ -48,7 +48,9 @@ struct SurfaceRendererCreateInfo {
     VkFormat depthFormat = VK_FORMAT_D32_SFLOAT;
     // Sample count of the attachments (MSAA when > 1; resolve in addPass).
     VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_1_BIT;
-    // Cull back faces (the documented winding). Off draws both sides.
+    // Cull back faces (the documented winding). Off draws both sides and
+    // lights back faces with the flipped normal in a second colour (open
+    // surfaces, e.g. a volume cut by its bounds).
     bool cullBackFaces = true;
     // Also build a wireframe pipeline when the device has fillModeNonSolid
     // (and the Device was created requiring it); wireframeSupported() tells.

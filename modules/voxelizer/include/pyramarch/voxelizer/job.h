@@ -1,0 +1,47 @@
+// One-shot voxelization of a mesh file or built-in shape into files: the
+// work behind `pyramarch voxelize --mesh file.obj|--shape name --res R
+// --out voxels.(ply|txt) --stats stats.json`, so the command itself only
+// parses arguments. Submits and waits on the device's queue (a tool, not the
+// frame path).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "pyramarch/engine/status.h"
+#include "pyramarch/voxelizer/voxelizer.h"
+
+namespace pyramarch {
+class Device;
+}
+
+namespace pyramarch::voxel {
+
+struct VoxelizeJob {
+    std::string meshPath;        // an OBJ file, or empty to use `shape`
+    std::string shape;           // shapes::byName: sphere, torus, knot, box, diamond
+    uint32_t resolution = 128;   // R of the default grid (1..1024)
+    std::string outPath;         // optional: .ply or .txt (by extension)
+    std::string statsPath;       // optional: JSON (statsJson)
+    VoxelMode mode = VoxelMode::Conservative;
+    ConservativeMethod method = ConservativeMethod::Auto;
+    uint32_t timedFrames = 2;    // frames recorded; timings are the last one's
+    // Starting capacities (0 = estimate from R); they grow on overflow.
+    uint32_t initialFragmentCapacity = 0;
+    uint32_t initialTileCapacity = 0;
+};
+
+struct VoxelizeJobResult {
+    VoxelGrid grid;
+    VoxelStats stats;
+    std::vector<LeafVoxel> leaves;
+    std::vector<PassTiming> timings;
+    uint32_t attempts = 0; // voxelizers created: capacities grow from the reported needed sizes
+};
+
+// Capacities start from an estimate and grow to the sizes the overflow
+// counters report (up to the device's storage-buffer range), so the result
+// is never silently truncated; an error names what did not fit.
+Result<VoxelizeJobResult> runVoxelizeJob(Device& device, const VoxelizeJob& job);
+
+} // namespace pyramarch::voxel

@@ -1,0 +1,190 @@
+// Voxelizer: an indexed triangle mesh -> voxel fragments (one graphics pass,
+// conservative rasterization along each triangle's dominant axis) -> a sparse
+// voxel octree built top-down with indirect compute launches, plus an
+// optional dense float grid. Everything is recorded once; the host never
+// reads a count back. Algorithm: Crassin & Green, "Octree-Based Sparse
+// Voxelization Using the GPU Hardware Rasterizer" (seed 004).
+//
+// Frame:
+//     voxelizer->setMesh(mesh, grid);    // host side: validate + stage (dynamic meshes: every frame)
+//     voxelizer->addPasses(graph);       // once, into the host's render graph
+//     graph.compile(); graph.execute(cmd);
+// or, without a host graph, voxelizer->record(cmd) every frame.
+//
+// Resources are created once by create() and never re-created: a mesh may
+// change every frame (up to maxVertices / maxTriangles) as may the grid (up
+// to maxResolution per axis).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <vulkan/vulkan_core.h>
+
+#include "pyramarch/engine/memory.h"
+#include "pyramarch/engine/render_graph.h"
+#include "pyramarch/engine/status.h"
+#include "pyramarch/voxelizer/mesh.h"
+
+namespace pyramarch {
+class Device;
+}
+
+namespace pyramarch::voxel {
+
+enum class VoxelMode : uint8_t {
+    // 26-separating: every voxel the triangle touches (open set) is marked,
+    // nothing it does not touch (closed set) is. The default.
+    Conservative,
+    // 6-separating (Schwarz & Seidel): a voxel is marked when the triangle's
+    // plane crosses the voxel's inner diamond (the octahedron through its face
+    // centres) and each axis projection of the triangle overlaps the
+    // projected diamond. Thinner, still watertight for closed meshes.
+    Thin,
+};
+
+enum class ConservativeMethod : uint8_t {
+    Auto,          // hardware when the device has VK_EXT_conservative_rasterization, else geometry shader
+    GeometryShader,// force the geometry-shader dilation + fragment bounding-box kill
+    Hardware,      // require VK_EXT_conservative_rasterization (create() fails without it)
+};
+
+struct VoxelizerCreateInfo {
+    // Largest grid dimension ever used (1..1024). Fixes the octree depth
+    // D = ceil(log2(maxResolution)) (at least 1) and the viewport side.
+    uint32_t maxResolution = 256;
+    uint32_t maxVertices = 1u << 18;
+    uint32_t maxTriangles = 1u << 18;
+    // Voxel-fragment list capacity (16 bytes each, at most maxStorageBufferRange / 16).
+    uint32_t fragmentCapacity = 1u << 22;
+    // Octree pool capacity in 2x2x2 tiles (256 bytes each, root tile included;
+    // at most maxStorageBufferRange / 256).
+    uint32_t tileCapacity = 1u << 17;
+    // Dense float grid (one float per voxel, x fastest) for grids of at most
+    // this many voxels; 0 = no dense grid. At most maxStorageBufferRange / 4
+    // (32 Mi voxels on a 128 MiB range, e.g. 256 x 256 x 512).
+    uint64_t denseMaxVoxels = 0;
+    ConservativeMethod method = ConservativeMethod::Auto;
+    // The flag and leaf launches continue from each fragment's node of the
+    // previous level (4 bytes per fragment of extra memory) instead of
+    // descending from the root every level as in seed 004; same tree, less
+    // traversal (see voxelizer_bench for the measured difference).
+    bool fragmentCursors = true;
+    // Frames the host may have in flight; sizes the staging and stats rings.
+    uint32_t framesInFlight = 2;
+};
+
+// Counters of one frame, read back by the host.
+struct VoxelStats {
+    uint64_t frame = 0;
+    uint32_t triangles = 0;          // triangles drawn
+    uint32_t skippedTriangles = 0;   // not finite in grid space (found by setMesh)
+    uint32_t fragmentsNeeded = 0;    // voxel fragments produced
+    uint32_t fragmentsStored = 0;    // min(needed, capacity)
+    bool fragmentOverflow = false;
+    uint32_t tilesNeeded = 0;        // octree tiles requested, root tile included
+    uint32_t tilesAllocated = 0;     // min(needed, capacity)
+    bool tileOverflow = false;
+    // True when the pool ran out above the leaf level: deeper levels were not
+    // even requested, so tilesNeeded is a lower bound (grow and retry).
+    bool tilesNeededIsLowerBound = false;
+    uint32_t leafFragments = 0;      // fragments merged into leaves (< stored when truncated)
+    uint32_t depthOverflow = 0;      // diagnostic: pixel columns with more candidates than the shader's bound
+    uint32_t levelNodes[11] = {};    // allocated nodes per level (8 x tiles), level 0 = root tile
+};
+
+// One octree node as stored on the GPU.
+struct OctreeNode {
+    uint32_t child = 0; // tile index of the 8 children (nodes 8*child .. 8*child+7), 0 = none
+    uint32_t color = 0; // RGB8 mean colour; A = fragments merged, saturated at 255
+    uint32_t count = 0; // voxel fragments below the node; 0 = empty
+    int32_t normal[3] = {0, 0, 0}; // fixed-point normal (leaves: sum x 1024; interior: unit x 1024)
+    uint32_t pad[2] = {0, 0};
+};
+
+// A host copy of the octree (tests, export).
+struct OctreeSnapshot {
+    uint32_t depth = 0;
+    uint32_t tilesAllocated = 0; // nodes valid: [0, 8 * tilesAllocated)
+    std::vector<OctreeNode> nodes;
+};
+
+struct LeafVoxel {
+    uint32_t x = 0, y = 0, z = 0;
+    uint32_t color = 0;
+    uint32_t count = 0;
+    int32_t normal[3] = {0, 0, 0};
+};
+
+// Leaves (level `depth`) of a snapshot, sorted by (z, y, x). Nodes with
+// count 0 are not leaves of the surface and are skipped.
+std::vector<LeafVoxel> extractLeaves(const OctreeSnapshot& tree);
+
+// One voxel fragment of the list, decoded.
+struct VoxelFragment {
+    uint32_t x = 0, y = 0, z = 0;
+    uint32_t color = 0;
+    uint32_t packedNormal = 0; // snorm 10:10:10
+    uint32_t triangle = 0;
+};
+
+class Voxelizer {
+public:
+    static Result<std::unique_ptr<Voxelizer>> create(Device& device, const VoxelizerCreateInfo& info);
+    ~Voxelizer();
+    Voxelizer(const Voxelizer&) = delete;
+    Voxelizer& operator=(const Voxelizer&) = delete;
+
+    // Validates the mesh and grid (before any GPU work) and stages them for
+    // the next recorded frame. Fails, staging nothing, on out-of-range
+    // indices, bad attribute sizes, a bad grid, or a mesh over the capacities.
+    // Triangles with NaN/inf vertices are skipped by the GPU and counted.
+    // The host must not call it for frame F + framesInFlight before frame F
+    // finished (the staging ring is that deep).
+    Status setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, VoxelMode mode = VoxelMode::Conservative);
+
+    // Adds the voxelizer's passes to a host graph (once; the graph then runs
+    // them every execute). The module's buffers are imported and left in the
+    // state the next frame expects. Fails if the passes are already in a
+    // graph (this one, another, or the module's own through record()).
+    Status addPasses(RenderGraph& graph);
+    // Records one frame through the module's own graph (hosts without a
+    // graph). Not combinable with addPasses().
+    Status record(VkCommandBuffer cmd);
+
+    // Stats of the newest frame whose counters reached the host ring, without
+    // waiting (frames older than framesInFlight - 1 are complete when the host
+    // follows the frames-in-flight contract). Empty until one is.
+    std::optional<VoxelStats> latestStats() const;
+    // Per-pass GPU timings of the module's own graph (record()); with
+    // addPasses() the host graph's latestTimings() has them.
+    std::vector<PassTiming> latestTimings() const;
+
+    // Test / tool helpers: submit and wait on the device queue. Call after the
+    // recorded frame finished.
+    Result<VoxelStats> readStats();
+    Result<std::vector<VoxelFragment>> readFragments();
+    Result<OctreeSnapshot> readOctree();
+    // Dense grid of the last frame: dims product floats, x fastest, 1 = occupied.
+    Result<std::vector<float>> readDenseGrid();
+
+    // GPU buffers for hosts that consume the results directly (after the
+    // voxelizer's passes: nodes/dense in StorageReadWrite/StorageWrite of a compute pass).
+    const Buffer& nodeBuffer() const;
+    const Buffer& fragmentBuffer() const;
+    const Buffer& denseGridBuffer() const; // invalid when denseMaxVoxels == 0
+    uint32_t octreeDepth() const;
+    const VoxelGrid& grid() const;
+    bool usesHardwareConservative() const;
+
+    struct Impl;
+
+private:
+    explicit Voxelizer(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> impl_;
+};
+
+} // namespace pyramarch::voxel

@@ -1,0 +1,107 @@
+#include "pyramarch/voxelizer/job.h"
+
+#include <algorithm>
+#include <fstream>
+
+#include "pyramarch/engine/device.h"
+#include "pyramarch/engine/transfer.h"
+#include "pyramarch/voxelizer/export.h"
+#include "pyramarch/voxelizer/shapes.h"
+
+namespace pyramarch::voxel {
+namespace {
+
+bool endsWith(const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+} // namespace
+
+Result<VoxelizeJobResult> runVoxelizeJob(Device& device, const VoxelizeJob& job) {
+    TriangleMesh mesh;
+    if (!job.meshPath.empty()) {
+        auto m = loadObj(job.meshPath);
+        if (!m) return m.status();
+        mesh = std::move(m).value();
+    } else {
+        mesh = shapes::byName(job.shape);
+        if (mesh.indices.empty())
+            return Status::error("voxelize: unknown shape '" + job.shape + "' (sphere, torus, knot, box, diamond)");
+    }
+    if (!job.outPath.empty() && !endsWith(job.outPath, ".ply") && !endsWith(job.outPath, ".txt"))
+        return Status::error("voxelize: output '" + job.outPath + "' must end in .ply or .txt");
+    auto grid = defaultGrid(mesh, job.resolution);
+    if (!grid) return grid.status();
+
+    const uint64_t range = device.limits().maxStorageBufferRange;
+    const uint32_t maxFragments = uint32_t(std::min<uint64_t>(range / 16, UINT32_MAX));
+    const uint32_t maxTiles = uint32_t(std::min<uint64_t>(range / 256, UINT32_MAX));
+    const uint64_t r = job.resolution;
+    // A surface covers on the order of R^2 voxels, a few fragments each.
+    uint32_t fragments = uint32_t(std::clamp<uint64_t>(8 * r * r, 1u << 12, maxFragments));
+    uint32_t tiles = uint32_t(std::clamp<uint64_t>(2 * r * r, 1u << 10, maxTiles));
+    if (job.initialFragmentCapacity) fragments = std::min(job.initialFragmentCapacity, maxFragments);
+    if (job.initialTileCapacity) tiles = std::min(job.initialTileCapacity, maxTiles);
+
+    VoxelizeJobResult out;
+    out.grid = *grid;
+    for (;;) {
+        ++out.attempts;
+        VoxelizerCreateInfo ci;
+        ci.maxResolution = std::max(1u, grid->maxDim());
+        ci.maxVertices = uint32_t(std::max<size_t>(1, mesh.vertexCount()));
+        ci.maxTriangles = uint32_t(std::max<size_t>(1, mesh.triangleCount()));
+        ci.fragmentCapacity = fragments;
+        ci.tileCapacity = tiles;
+        ci.method = job.method;
+        ci.framesInFlight = 1;
+        auto v = Voxelizer::create(device, ci);
+        if (!v) return v.status();
+        PYRAMARCH_TRY((*v)->setMesh(mesh, *grid, job.mode));
+        for (uint32_t f = 0; f < std::max(1u, job.timedFrames); ++f) {
+            Status rec;
+            PYRAMARCH_TRY(submitAndWait(device, [&](VkCommandBuffer cmd) { rec = (*v)->record(cmd); }));
+            PYRAMARCH_TRY(rec);
+        }
+        auto stats = (*v)->readStats();
+        if (!stats) return stats.status();
+        out.stats = *stats;
+        bool retry = false;
+        if (stats->fragmentOverflow) {
+            if (fragments >= maxFragments)
+                return Status::error("voxelize: " + std::to_string(stats->fragmentsNeeded) +
+                                     " voxel fragments exceed the device's storage-buffer range (" +
+                                     std::to_string(maxFragments) + "); lower the resolution");
+            fragments = std::min<uint32_t>(maxFragments, stats->fragmentsNeeded);
+            retry = true;
+        }
+        if (stats->tileOverflow && !retry) {
+            if (tiles >= maxTiles)
+                return Status::error("voxelize: the octree needs more than " + std::to_string(maxTiles) +
+                                     " tiles (the device's storage-buffer range); lower the resolution");
+            // A lower bound when the pool ran out above the leaves: grow by at least 2x.
+            const uint64_t want = stats->tilesNeededIsLowerBound ? std::max<uint64_t>(uint64_t(tiles) * 2, stats->tilesNeeded)
+                                                                 : stats->tilesNeeded;
+            tiles = uint32_t(std::min<uint64_t>(maxTiles, want));
+            retry = true;
+        }
+        if (retry) continue;
+        auto tree = (*v)->readOctree();
+        if (!tree) return tree.status();
+        out.leaves = extractLeaves(*tree);
+        out.timings = (*v)->latestTimings();
+        break;
+    }
+    if (!job.outPath.empty()) {
+        PYRAMARCH_TRY(endsWith(job.outPath, ".ply") ? writeLeavesPly(job.outPath, out.leaves, out.grid)
+                                                    : writeLeavesTxt(job.outPath, out.leaves, out.grid));
+    }
+    if (!job.statsPath.empty()) {
+        std::ofstream f(job.statsPath);
+        f << statsJson(out.stats, out.grid, out.leaves.size(), out.timings);
+        if (!f) return Status::error("voxelize: cannot write '" + job.statsPath + "'");
+    }
+    return out;
+}
+
+} // namespace pyramarch::voxel

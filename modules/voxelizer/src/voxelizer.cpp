@@ -1,0 +1,638 @@
+#include "pyramarch/voxelizer/voxelizer.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+#include "pyramarch/engine/device.h"
+#include "pyramarch/engine/pipeline.h"
+#include "pyramarch/engine/transfer.h"
+#include "pyramarch/engine/vulkan_functions.h"
+#include "voxelizer/vox_shared.h"
+
+namespace pyramarch::voxel {
+namespace {
+
+static const uint32_t kRasterVertSpv[] =
+#include "shaders/voxelizer/raster.vert.spv.inc"
+    ;
+static const uint32_t kRasterGeomSpv[] =
+#include "shaders/voxelizer/raster.geom.spv.inc"
+    ;
+static const uint32_t kRasterFragSpv[] =
+#include "shaders/voxelizer/raster.frag.spv.inc"
+    ;
+static const uint32_t kArgsSpv[] =
+#include "shaders/voxelizer/args.comp.spv.inc"
+    ;
+static const uint32_t kFlagSpv[] =
+#include "shaders/voxelizer/flag.comp.spv.inc"
+    ;
+static const uint32_t kAllocSpv[] =
+#include "shaders/voxelizer/alloc.comp.spv.inc"
+    ;
+static const uint32_t kInitSpv[] =
+#include "shaders/voxelizer/init.comp.spv.inc"
+    ;
+static const uint32_t kLeafSpv[] =
+#include "shaders/voxelizer/leaf.comp.spv.inc"
+    ;
+static const uint32_t kMipmapSpv[] =
+#include "shaders/voxelizer/mipmap.comp.spv.inc"
+    ;
+static const uint32_t kDenseSpv[] =
+#include "shaders/voxelizer/dense.comp.spv.inc"
+    ;
+
+constexpr uint32_t kArgsReset = 0xffffffffu;
+constexpr uint32_t kArgsFragments = 0xfffffffeu;
+
+uint32_t depthFor(uint32_t maxResolution) {
+    uint32_t d = 1;
+    while ((1u << d) < maxResolution) ++d;
+    return d;
+}
+
+// Per staging slot: what the host staged and the frame it belongs to.
+struct Staged {
+    uint32_t triangles = 0;
+    uint32_t vertices = 0;
+    uint32_t skipped = 0;
+    uint32_t flags = 0;
+    VoxelGrid grid;
+};
+
+} // namespace
+
+struct Voxelizer::Impl {
+    Device* device = nullptr;
+    VoxelizerCreateInfo info;
+    uint32_t depth = 1;
+    uint32_t side = 1; // viewport side in pixels
+    bool hardware = false;
+
+    // Word offsets of one staging slot / the device mesh buffer.
+    uint64_t indexOffset = 0, colorOffset = 0, normalOffset = 0, slotWords = 0;
+
+    Buffer staging, mesh, counters, dispatch, fragments, cursors, nodes, dense, dummy, statsRing;
+
+    GraphicsPipeline raster;
+    ComputePipeline args, flag, alloc, init, leaf, mipmap, denseFill;
+    PipelineLayout rasterSetLayout;
+    DescriptorPool pool;
+    VkDescriptorSet rasterSet = VK_NULL_HANDLE;
+    VkDescriptorSet argsSet = VK_NULL_HANDLE, flagSet = VK_NULL_HANDLE, allocSet = VK_NULL_HANDLE,
+                    initSet = VK_NULL_HANDLE, leafSet = VK_NULL_HANDLE, mipSet = VK_NULL_HANDLE,
+                    denseSet = VK_NULL_HANDLE;
+
+    // Host state.
+    std::vector<Staged> slots;
+    uint32_t currentSlot = 0;
+    bool staged = false;
+    bool stagedSinceRecord = false; // setMesh ran since the last recorded upload
+    Staged current;
+    VoxelGrid lastGrid;
+    uint64_t framesRecorded = 0;
+    std::vector<uint64_t> ringFrame;   // frame whose counters each stats slot holds
+    std::vector<Staged> ringStaged;    // host data of that frame
+
+    std::unique_ptr<RenderGraph> ownGraph;
+    bool passesAdded = false;
+
+    Status createBuffers();
+    Status createPipelines();
+    void addTo(RenderGraph& graph);
+    gpu::ComputeParams computeParams(uint32_t level) const;
+    Status readDevice(const Buffer& src, VkDeviceSize offset, VkDeviceSize bytes, void* out);
+    VoxelStats decode(const gpu::VoxCounters& c, const Staged& s, uint64_t frame) const;
+};
+
+Status Voxelizer::Impl::createBuffers() {
+    Allocator& a = device->allocator();
+    const uint64_t maxV = info.maxVertices, maxT = info.maxTriangles;
+    indexOffset = 3 * maxV;
+    colorOffset = indexOffset + 3 * maxT;
+    normalOffset = colorOffset + maxV;
+    slotWords = normalOffset + 3 * maxV;
+    const VkDeviceSize slotBytes = slotWords * 4;
+    const uint64_t range = device->limits().maxStorageBufferRange;
+    if (slotBytes > range)
+        return Status::error("voxelizer: mesh buffer of " + std::to_string(slotBytes) +
+                             " bytes exceeds maxStorageBufferRange " + std::to_string(range) +
+                             " (lower maxVertices / maxTriangles)");
+    const VkDeviceSize fragBytes = VkDeviceSize(info.fragmentCapacity) * 16;
+    if (fragBytes > range)
+        return Status::error("voxelizer: fragmentCapacity " + std::to_string(info.fragmentCapacity) +
+                             " needs " + std::to_string(fragBytes) + " bytes, over maxStorageBufferRange " +
+                             std::to_string(range));
+    const VkDeviceSize nodeBytes = VkDeviceSize(info.tileCapacity) * 8 * sizeof(gpu::VoxNode);
+    if (nodeBytes > range)
+        return Status::error("voxelizer: tileCapacity " + std::to_string(info.tileCapacity) + " needs " +
+                             std::to_string(nodeBytes) + " bytes, over maxStorageBufferRange " + std::to_string(range));
+    if (info.denseMaxVoxels * 4 > range)
+        return Status::error("voxelizer: denseMaxVoxels " + std::to_string(info.denseMaxVoxels) +
+                             " floats exceed maxStorageBufferRange " + std::to_string(range));
+
+    constexpr VkBufferUsageFlags kStorage =
+        VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    auto make = [&](Buffer& out, VkDeviceSize size, VkBufferUsageFlags usage, MemoryUsage mem, const char* name) -> Status {
+        auto b = a.createBuffer({.size = size, .usage = usage, .memory = mem, .name = name});
+        if (!b) return Status::error(std::string("voxelizer: creating ") + name + ": " + b.message(), b.status().vkResult());
+        out = std::move(b).value();
+        return {};
+    };
+    PYRAMARCH_TRY(make(staging, slotBytes * info.framesInFlight, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUsage::Upload,
+                       "vox.staging"));
+    PYRAMARCH_TRY(make(mesh, slotBytes, kStorage, MemoryUsage::DeviceLocal, "vox.mesh"));
+    PYRAMARCH_TRY(make(counters, sizeof(gpu::VoxCounters), kStorage, MemoryUsage::DeviceLocal, "vox.counters"));
+    PYRAMARCH_TRY(make(dispatch, 16 * (gpu::VOX_MAX_LEVELS + 1), kStorage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
+                       MemoryUsage::DeviceLocal, "vox.dispatch"));
+    PYRAMARCH_TRY(make(fragments, fragBytes, kStorage, MemoryUsage::DeviceLocal, "vox.fragments"));
+    PYRAMARCH_TRY(make(nodes, nodeBytes, kStorage, MemoryUsage::DeviceLocal, "vox.nodes"));
+    if (info.fragmentCursors)
+        PYRAMARCH_TRY(make(cursors, VkDeviceSize(info.fragmentCapacity) * 4, kStorage, MemoryUsage::DeviceLocal,
+                           "vox.cursors"));
+    if (info.denseMaxVoxels > 0)
+        PYRAMARCH_TRY(make(dense, info.denseMaxVoxels * 4, kStorage, MemoryUsage::DeviceLocal, "vox.dense"));
+    PYRAMARCH_TRY(make(dummy, 16, kStorage, MemoryUsage::DeviceLocal, "vox.unused"));
+    PYRAMARCH_TRY(make(statsRing, sizeof(gpu::VoxCounters) * info.framesInFlight, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                       MemoryUsage::Readback, "vox.stats"));
+    return {};
+}
+
+Status Voxelizer::Impl::createPipelines() {
+    PipelineLayoutDesc rasterLayout;
+    rasterLayout.bindings = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                             VK_DESCRIPTOR_TYPE_STORAGE_BUFFER};
+    rasterLayout.pushConstantBytes = sizeof(gpu::RasterParams);
+    rasterLayout.stages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_GEOMETRY_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
+    GraphicsPipelineDesc g;
+    g.vertexSpirv = kRasterVertSpv;
+    g.geometrySpirv = kRasterGeomSpv;
+    g.fragmentSpirv = kRasterFragSpv;
+    g.name = "vox.raster";
+    g.layout = rasterLayout;
+    g.conservativeOverestimate = hardware;
+    auto r = GraphicsPipeline::create(*device, g);
+    if (!r) return Status::error("voxelizer: raster pipeline: " + r.message(), r.status().vkResult());
+    raster = std::move(r).value();
+
+    PipelineLayoutDesc cl;
+    cl.bindings.assign(6, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+    cl.pushConstantBytes = sizeof(gpu::ComputeParams);
+    cl.stages = VK_SHADER_STAGE_COMPUTE_BIT;
+    struct Item {
+        ComputePipeline* out;
+        std::span<const uint32_t> spv;
+        const char* name;
+    };
+    const Item items[] = {{&args, kArgsSpv, "vox.args"},   {&flag, kFlagSpv, "vox.flag"},
+                          {&alloc, kAllocSpv, "vox.alloc"}, {&init, kInitSpv, "vox.init"},
+                          {&leaf, kLeafSpv, "vox.leaf"},    {&mipmap, kMipmapSpv, "vox.mipmap"},
+                          {&denseFill, kDenseSpv, "vox.dense"}};
+    for (const Item& it : items) {
+        ComputePipelineDesc d;
+        d.spirv = it.spv;
+        d.name = it.name;
+        d.layout = cl;
+        auto p = ComputePipeline::create(*device, d);
+        if (!p) return Status::error(std::string("voxelizer: pipeline ") + it.name + ": " + p.message(), p.status().vkResult());
+        *it.out = std::move(p).value();
+    }
+
+    auto pool_ = DescriptorPool::create(*device, 8, 40, "vox.descriptors");
+    if (!pool_) return Status::error("voxelizer: descriptor pool: " + pool_.message(), pool_.status().vkResult());
+    pool = std::move(pool_).value();
+
+    // GraphicsPipeline does not expose its PipelineLayout, so the set is
+    // allocated from an identically defined layout (compatible for binding).
+    auto rl = PipelineLayout::create(*device, rasterLayout, "vox.raster.set");
+    if (!rl) return Status::error("voxelizer: raster set layout: " + rl.message(), rl.status().vkResult());
+    rasterSetLayout = std::move(rl).value();
+
+    // Written once: the buffers never change.
+    const DescriptorBinding rb[3] = {{.buffer = mesh.handle()}, {.buffer = counters.handle()}, {.buffer = fragments.handle()}};
+    auto rs = pool.allocate(rasterSetLayout, rb);
+    if (!rs) return Status::error("voxelizer: raster descriptor set: " + rs.message(), rs.status().vkResult());
+    rasterSet = rs.value();
+    const Buffer& denseOrDummy = dense.valid() ? dense : dummy;
+    const Buffer& cursorsOrDummy = cursors.valid() ? cursors : dummy;
+    const DescriptorBinding cb[6] = {{.buffer = counters.handle()}, {.buffer = dispatch.handle()},
+                                     {.buffer = fragments.handle()}, {.buffer = nodes.handle()},
+                                     {.buffer = denseOrDummy.handle()}, {.buffer = cursorsOrDummy.handle()}};
+    struct SetItem {
+        const ComputePipeline* p;
+        VkDescriptorSet* out;
+    };
+    const SetItem sets[] = {{&args, &argsSet}, {&flag, &flagSet}, {&alloc, &allocSet}, {&init, &initSet},
+                            {&leaf, &leafSet}, {&mipmap, &mipSet}, {&denseFill, &denseSet}};
+    for (const SetItem& it : sets) {
+        auto set = pool.allocate(it.p->pipelineLayout(), cb);
+        if (!set) return Status::error("voxelizer: descriptor set: " + set.message(), set.status().vkResult());
+        *it.out = set.value();
+    }
+    return {};
+}
+
+gpu::ComputeParams Voxelizer::Impl::computeParams(uint32_t level) const {
+    gpu::ComputeParams p{};
+    p.dims = {current.grid.dims[0], current.grid.dims[1], current.grid.dims[2], depth};
+    p.level = level;
+    p.fragmentCapacity = info.fragmentCapacity;
+    p.tileCapacity = info.tileCapacity;
+    p.flags = cursors.valid() ? gpu::VOX_CURSORS : 0u;
+    return p;
+}
+
+void Voxelizer::Impl::addTo(RenderGraph& g) {
+    // Module-owned buffers come in with the use the previous frame left them
+    // in (= the use they leave this frame in), so frames chain correctly.
+    const ExternalUse hostWrite{Access::HostWrite, PassKind::Transfer};
+    const ExternalUse meshUse{Access::StorageRead, PassKind::Graphics, VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT};
+    const ExternalUse countersUse{Access::TransferSrc, PassKind::Transfer};
+    const ExternalUse computeRead{Access::StorageRead, PassKind::Compute};
+    const ExternalUse computeRW{Access::StorageReadWrite, PassKind::Compute};
+    const ExternalUse indirect{Access::IndirectRead, PassKind::Compute};
+    const ExternalUse hostRead{Access::HostRead, PassKind::Transfer};
+    const bool withDense = dense.valid();
+
+    BufferRef stagingRef = g.importBuffer("vox.staging", staging, hostWrite, hostWrite, true);
+    BufferRef meshRef = g.importBuffer("vox.mesh", mesh, meshUse, meshUse);
+    BufferRef countersRef = g.importBuffer("vox.counters", counters, countersUse, countersUse);
+    BufferRef dispatchRef = g.importBuffer("vox.dispatch", dispatch, indirect, indirect);
+    BufferRef fragmentsRef = g.importBuffer("vox.fragments", fragments, computeRead, computeRead);
+    BufferRef nodesRef = g.importBuffer("vox.nodes", nodes, computeRW, computeRW);
+    const ExternalUse denseUse{Access::StorageWrite, PassKind::Compute};
+    BufferRef denseRef = withDense ? g.importBuffer("vox.dense", dense, denseUse, denseUse) : BufferRef{};
+    BufferRef statsRef = g.importBuffer("vox.stats", statsRing, hostRead, hostRead);
+    // Without cursors the flag/leaf shaders still reference the binding (the
+    // branch is dynamic), so the stand-in buffer is declared like the real one.
+    BufferRef cursorsRef = g.importBuffer("vox.cursors", cursors.valid() ? cursors : dummy, computeRead, computeRead);
+
+    const VkPipelineStageFlags2 vs = VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT;
+    const VkPipelineStageFlags2 fs = VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;
+
+    g.addPass("vox.upload", PassKind::Transfer)
+        .use(stagingRef, Access::TransferSrc)
+        .use(meshRef, Access::TransferDst)
+        .record([this](PassContext& ctx) {
+            stagedSinceRecord = false;
+            if (!staged || current.triangles == 0) return;
+            const VkDeviceSize slotBase = VkDeviceSize(currentSlot) * slotWords * 4;
+            VkBufferCopy regions[4];
+            uint32_t n = 0;
+            regions[n++] = {slotBase, 0, VkDeviceSize(current.vertices) * 12};
+            regions[n++] = {slotBase + indexOffset * 4, indexOffset * 4, VkDeviceSize(current.triangles) * 12};
+            if (current.flags & gpu::VOX_HAS_COLORS)
+                regions[n++] = {slotBase + colorOffset * 4, colorOffset * 4, VkDeviceSize(current.vertices) * 4};
+            if (current.flags & gpu::VOX_HAS_NORMALS)
+                regions[n++] = {slotBase + normalOffset * 4, normalOffset * 4, VkDeviceSize(current.vertices) * 12};
+            ctx.vk->vkCmdCopyBuffer(ctx.cmd, staging.handle(), mesh.handle(), n, regions);
+        });
+
+    // Record function of a compute pass: a single-thread launch (indirectEntry < 0)
+    // or a launch sized by dispatch-buffer entry `indirectEntry`.
+    auto computePass = [&](const ComputePipeline& pipe, VkDescriptorSet set, uint32_t level, int indirectEntry) {
+        return [this, &pipe, set, level, indirectEntry](PassContext& ctx) {
+            const gpu::ComputeParams p = computeParams(level);
+            ctx.vk->vkCmdBindPipeline(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe.pipeline());
+            ctx.vk->vkCmdBindDescriptorSets(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe.layout(), 0, 1, &set, 0, nullptr);
+            ctx.vk->vkCmdPushConstants(ctx.cmd, pipe.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(p), &p);
+            if (indirectEntry < 0) ctx.vk->vkCmdDispatch(ctx.cmd, 1, 1, 1);
+            else ctx.vk->vkCmdDispatchIndirect(ctx.cmd, dispatch.handle(), VkDeviceSize(indirectEntry) * 16);
+        };
+    };
+
+    g.addPass("vox.reset", PassKind::Compute)
+        .use(countersRef, Access::StorageWrite)
+        .use(dispatchRef, Access::StorageWrite)
+        .use(nodesRef, Access::StorageWrite)
+        .record(computePass(args, argsSet, kArgsReset, -1));
+
+    g.addPass("vox.raster", PassKind::Graphics)
+        .use(meshRef, Access::StorageRead, vs)
+        .use(countersRef, Access::StorageReadWrite, fs)
+        .use(fragmentsRef, Access::StorageWrite, fs)
+        .renderArea(side, side)
+        .record([this](PassContext& ctx) {
+            if (current.triangles == 0) return;
+            gpu::RasterParams p{};
+            const Float3 inv = gridInverseSize(current.grid);
+            p.origin = {current.grid.origin.x, current.grid.origin.y, current.grid.origin.z, 0.f};
+            p.invSize = {inv.x, inv.y, inv.z, 0.f};
+            p.dims = {current.grid.dims[0], current.grid.dims[1], current.grid.dims[2], side};
+            p.counts = {current.triangles, current.vertices, info.fragmentCapacity, current.flags};
+            p.offsets = {uint32_t(indexOffset), uint32_t(colorOffset), uint32_t(normalOffset), 0};
+            const VkViewport viewport{0.f, 0.f, float(side), float(side), 0.f, 1.f};
+            const VkRect2D scissor{{0, 0}, {side, side}};
+            ctx.vk->vkCmdSetViewport(ctx.cmd, 0, 1, &viewport);
+            ctx.vk->vkCmdSetScissor(ctx.cmd, 0, 1, &scissor);
+            ctx.vk->vkCmdBindPipeline(ctx.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, raster.pipeline());
+            ctx.vk->vkCmdBindDescriptorSets(ctx.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, raster.layout(), 0, 1, &rasterSet,
+                                            0, nullptr);
+            ctx.vk->vkCmdPushConstants(ctx.cmd, raster.layout(),
+                                       VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_GEOMETRY_BIT |
+                                           VK_SHADER_STAGE_FRAGMENT_BIT,
+                                       0, sizeof(p), &p);
+            ctx.vk->vkCmdDraw(ctx.cmd, 3 * current.triangles, 1, 0, 0);
+        });
+
+    g.addPass("vox.fragment_args", PassKind::Compute)
+        .use(countersRef, Access::StorageReadWrite)
+        .use(dispatchRef, Access::StorageReadWrite)
+        .record(computePass(args, argsSet, kArgsFragments, -1));
+
+    for (uint32_t l = 0; l < depth; ++l) {
+        const std::string L = std::to_string(l);
+        PassBuilder flagPass = g.addPass("vox.flag." + L, PassKind::Compute);
+        flagPass.use(dispatchRef, Access::IndirectRead)
+            .use(countersRef, Access::StorageRead)
+            .use(fragmentsRef, Access::StorageRead)
+            .use(nodesRef, Access::StorageReadWrite)
+            .record(computePass(flag, flagSet, l, 0));
+        flagPass.use(cursorsRef, Access::StorageReadWrite);
+        g.addPass("vox.alloc." + L, PassKind::Compute)
+            .use(dispatchRef, Access::IndirectRead)
+            .use(countersRef, Access::StorageReadWrite)
+            .use(nodesRef, Access::StorageReadWrite)
+            .record(computePass(alloc, allocSet, l, int(1 + l)));
+        g.addPass("vox.level_args." + L, PassKind::Compute)
+            .use(countersRef, Access::StorageReadWrite)
+            .use(dispatchRef, Access::StorageReadWrite)
+            .record(computePass(args, argsSet, l, -1));
+        g.addPass("vox.init." + std::to_string(l + 1), PassKind::Compute)
+            .use(dispatchRef, Access::IndirectRead)
+            .use(countersRef, Access::StorageRead)
+            .use(nodesRef, Access::StorageReadWrite)
+            .record(computePass(init, initSet, l + 1, int(2 + l)));
+    }
+    PassBuilder leafPass = g.addPass("vox.leaf", PassKind::Compute);
+    leafPass.use(dispatchRef, Access::IndirectRead)
+        .use(countersRef, Access::StorageReadWrite)
+        .use(fragmentsRef, Access::StorageRead)
+        .use(nodesRef, Access::StorageReadWrite)
+        .record(computePass(leaf, leafSet, depth, 0));
+    leafPass.use(cursorsRef, Access::StorageRead);
+    for (uint32_t l = depth; l-- > 0;) {
+        g.addPass("vox.mipmap." + std::to_string(l), PassKind::Compute)
+            .use(dispatchRef, Access::IndirectRead)
+            .use(countersRef, Access::StorageRead)
+            .use(nodesRef, Access::StorageReadWrite)
+            .record(computePass(mipmap, mipSet, l, int(1 + l)));
+    }
+    if (withDense) {
+        g.addPass("vox.dense_clear", PassKind::Transfer)
+            .use(denseRef, Access::TransferDst)
+            .record([this](PassContext& ctx) {
+                ctx.vk->vkCmdFillBuffer(ctx.cmd, dense.handle(), 0, VK_WHOLE_SIZE, 0);
+            });
+        g.addPass("vox.dense", PassKind::Compute)
+            .use(dispatchRef, Access::IndirectRead)
+            .use(countersRef, Access::StorageRead)
+            .use(fragmentsRef, Access::StorageRead)
+            .use(denseRef, Access::StorageWrite)
+            .record([this, run = computePass(denseFill, denseSet, 0, 0)](PassContext& ctx) mutable {
+                // A grid over the dense capacity leaves the dense grid cleared (documented).
+                if (current.grid.voxelCount() <= info.denseMaxVoxels) run(ctx);
+            });
+    }
+    g.addPass("vox.stats", PassKind::Transfer)
+        .use(countersRef, Access::TransferSrc)
+        .use(statsRef, Access::TransferDst)
+        .record([this](PassContext& ctx) {
+            const uint32_t slot = uint32_t(framesRecorded % info.framesInFlight);
+            const VkBufferCopy region{0, VkDeviceSize(slot) * sizeof(gpu::VoxCounters), sizeof(gpu::VoxCounters)};
+            ctx.vk->vkCmdCopyBuffer(ctx.cmd, counters.handle(), statsRing.handle(), 1, &region);
+            ringFrame[slot] = framesRecorded;
+            ringStaged[slot] = current;
+            ++framesRecorded;
+        });
+}
+
+VoxelStats Voxelizer::Impl::decode(const gpu::VoxCounters& c, const Staged& s, uint64_t frame) const {
+    VoxelStats st;
+    st.frame = frame;
+    st.triangles = s.triangles;
+    st.skippedTriangles = s.skipped;
+    st.fragmentsNeeded = c.fragmentCount;
+    st.fragmentsStored = c.fragmentsStored;
+    st.fragmentOverflow = c.fragmentCount > info.fragmentCapacity;
+    st.tilesNeeded = c.tileCount;
+    st.tilesAllocated = std::min(c.tileCount, info.tileCapacity);
+    st.tileOverflow = c.tilesFailed > 0;
+    st.tilesNeededIsLowerBound = c.failedAboveLeaves != 0;
+    st.leafFragments = c.leafFragments;
+    st.depthOverflow = c.depthOverflow;
+    for (uint32_t l = 0; l <= depth && l < 11; ++l) st.levelNodes[l] = 8 * (c.levelTileEnd[l] - c.levelTileStart[l]);
+    return st;
+}
+
+Status Voxelizer::Impl::readDevice(const Buffer& src, VkDeviceSize offset, VkDeviceSize bytes, void* out) {
+    if (bytes == 0) return {};
+    auto rb = device->allocator().createBuffer(
+        {.size = bytes, .usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT, .memory = MemoryUsage::Readback, .name = "vox.readback"});
+    if (!rb) return Status::error("voxelizer: read-back buffer: " + rb.message(), rb.status().vkResult());
+    Buffer host = std::move(rb).value();
+    const VolkDeviceTable& vk = device->vk();
+    PYRAMARCH_TRY(submitAndWait(*device, [&](VkCommandBuffer cmd) {
+        // Whatever wrote the buffer last (the frame's passes), make it visible to the copy.
+        VkMemoryBarrier2 before{VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
+        before.srcStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+        before.srcAccessMask = VK_ACCESS_2_MEMORY_WRITE_BIT;
+        before.dstStageMask = VK_PIPELINE_STAGE_2_COPY_BIT;
+        before.dstAccessMask = VK_ACCESS_2_TRANSFER_READ_BIT;
+        VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+        dep.memoryBarrierCount = 1;
+        dep.pMemoryBarriers = &before;
+        vk.vkCmdPipelineBarrier2(cmd, &dep);
+        const VkBufferCopy region{offset, 0, bytes};
+        vk.vkCmdCopyBuffer(cmd, src.handle(), host.handle(), 1, &region);
+        VkMemoryBarrier2 after{VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
+        after.srcStageMask = VK_PIPELINE_STAGE_2_COPY_BIT;
+        after.srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT;
+        after.dstStageMask = VK_PIPELINE_STAGE_2_HOST_BIT;
+        after.dstAccessMask = VK_ACCESS_2_HOST_READ_BIT;
+        dep.pMemoryBarriers = &after;
+        vk.vkCmdPipelineBarrier2(cmd, &dep);
+    }));
+    host.invalidate();
+    std::memcpy(out, host.mapped(), bytes);
+    return {};
+}
+
+Voxelizer::Voxelizer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Voxelizer::~Voxelizer() = default;
+
+Result<std::unique_ptr<Voxelizer>> Voxelizer::create(Device& device, const VoxelizerCreateInfo& info) {
+    if (info.maxResolution == 0 || info.maxResolution > kMaxGridDim)
+        return Status::error("voxelizer: maxResolution " + std::to_string(info.maxResolution) + " outside 1.." +
+                             std::to_string(kMaxGridDim));
+    if (info.maxVertices == 0 || info.maxTriangles == 0) return Status::error("voxelizer: maxVertices and maxTriangles must be > 0");
+    if (info.fragmentCapacity == 0) return Status::error("voxelizer: fragmentCapacity must be > 0");
+    if (info.tileCapacity == 0) return Status::error("voxelizer: tileCapacity must be > 0 (the root tile)");
+    if (info.framesInFlight == 0) return Status::error("voxelizer: framesInFlight must be > 0");
+    if (!device.limits().geometryShader)
+        return Status::error("voxelizer: the device was created without geometry shaders "
+                             "(DeviceRequirements::geometryShader)");
+    auto impl = std::make_unique<Impl>();
+    impl->device = &device;
+    impl->info = info;
+    impl->depth = depthFor(info.maxResolution);
+    impl->side = info.maxResolution;
+    switch (info.method) {
+    case ConservativeMethod::Auto: impl->hardware = device.limits().conservativeRasterization; break;
+    case ConservativeMethod::GeometryShader: impl->hardware = false; break;
+    case ConservativeMethod::Hardware:
+        if (!device.limits().conservativeRasterization)
+            return Status::error("voxelizer: ConservativeMethod::Hardware needs VK_EXT_conservative_rasterization, "
+                                 "which this device does not have");
+        impl->hardware = true;
+        break;
+    }
+    impl->slots.resize(info.framesInFlight);
+    impl->ringFrame.assign(info.framesInFlight, UINT64_MAX);
+    impl->ringStaged.resize(info.framesInFlight);
+    PYRAMARCH_TRY(impl->createBuffers());
+    PYRAMARCH_TRY(impl->createPipelines());
+    return std::unique_ptr<Voxelizer>(new Voxelizer(std::move(impl)));
+}
+
+Status Voxelizer::setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, VoxelMode mode) {
+    Impl& m = *impl_;
+    auto check = checkMesh(mesh, grid);
+    if (!check) return check.status();
+    for (int a = 0; a < 3; ++a)
+        if (grid.dims[a] > m.info.maxResolution)
+            return Status::error("voxelizer: grid dims[" + std::to_string(a) + "] = " + std::to_string(grid.dims[a]) +
+                                 " exceed maxResolution " + std::to_string(m.info.maxResolution));
+    if (mesh.vertexCount() > m.info.maxVertices)
+        return Status::error("voxelizer: mesh has " + std::to_string(mesh.vertexCount()) + " vertices, capacity " +
+                             std::to_string(m.info.maxVertices));
+    if (mesh.triangleCount() > m.info.maxTriangles)
+        return Status::error("voxelizer: mesh has " + std::to_string(mesh.triangleCount()) + " triangles, capacity " +
+                             std::to_string(m.info.maxTriangles));
+    // One slot per recorded frame: a second setMesh before the frame is
+    // recorded rewrites the same slot, so the ring never overtakes the GPU.
+    const uint32_t slot = !m.staged ? 0 : (m.stagedSinceRecord ? m.currentSlot : (m.currentSlot + 1) % m.info.framesInFlight);
+    uint8_t* base = static_cast<uint8_t*>(m.staging.mapped()) + VkDeviceSize(slot) * m.slotWords * 4;
+    // memcpy from an empty vector's null data() is undefined, hence the guards.
+    if (!mesh.positions.empty()) std::memcpy(base, mesh.positions.data(), mesh.positions.size() * 12);
+    if (!mesh.indices.empty()) std::memcpy(base + m.indexOffset * 4, mesh.indices.data(), mesh.indices.size() * 4);
+    Staged s;
+    s.triangles = uint32_t(mesh.triangleCount());
+    s.vertices = uint32_t(mesh.vertexCount());
+    s.skipped = check->skippedNonFinite;
+    s.grid = grid;
+    if (!mesh.colors.empty()) {
+        std::memcpy(base + m.colorOffset * 4, mesh.colors.data(), mesh.colors.size() * 4);
+        s.flags |= gpu::VOX_HAS_COLORS;
+    }
+    if (!mesh.normals.empty()) {
+        std::memcpy(base + m.normalOffset * 4, mesh.normals.data(), mesh.normals.size() * 12);
+        s.flags |= gpu::VOX_HAS_NORMALS;
+    }
+    if (m.hardware) s.flags |= gpu::VOX_HW_CONSERVATIVE;
+    if (mode == VoxelMode::Thin) s.flags |= gpu::VOX_THIN;
+    m.staging.flush();
+    m.slots[slot] = s;
+    m.currentSlot = slot;
+    m.current = s;
+    m.staged = true;
+    m.stagedSinceRecord = true;
+    return {};
+}
+
+Status Voxelizer::addPasses(RenderGraph& graph) {
+    // The stats ring and staging slots advance once per recorded frame, so
+    // the passes may live in one graph only.
+    if (impl_->passesAdded)
+        return Status::error("voxelizer: addPasses: the passes are already in a graph (addPasses or record was called before)");
+    impl_->addTo(graph);
+    impl_->passesAdded = true;
+    return {};
+}
+
+Status Voxelizer::record(VkCommandBuffer cmd) {
+    Impl& m = *impl_;
+    if (!m.ownGraph) {
+        if (m.passesAdded)
+            return Status::error("voxelizer: record: the passes were added to a host graph; execute that graph instead");
+        m.ownGraph = std::make_unique<RenderGraph>(m.device);
+        m.addTo(*m.ownGraph);
+        m.passesAdded = true;
+        Status s = m.ownGraph->compile();
+        if (!s) {
+            m.ownGraph.reset();
+            m.passesAdded = false;
+            return Status::error("voxelizer: compiling its render graph: " + s.message());
+        }
+    }
+    return m.ownGraph->execute(cmd);
+}
+
+std::optional<VoxelStats> Voxelizer::latestStats() const {
+    const Impl& m = *impl_;
+    if (m.framesRecorded < m.info.framesInFlight) return std::nullopt;
+    const uint64_t frame = m.framesRecorded - m.info.framesInFlight;
+    const uint32_t slot = uint32_t(frame % m.info.framesInFlight);
+    if (m.ringFrame[slot] != frame) return std::nullopt;
+    m.statsRing.invalidate();
+    gpu::VoxCounters c;
+    std::memcpy(&c, static_cast<const uint8_t*>(m.statsRing.mapped()) + slot * sizeof(c), sizeof(c));
+    return m.decode(c, m.ringStaged[slot], frame);
+}
+
+std::vector<PassTiming> Voxelizer::latestTimings() const {
+    return impl_->ownGraph ? impl_->ownGraph->latestTimings() : std::vector<PassTiming>{};
+}
+
+Result<VoxelStats> Voxelizer::readStats() {
+    gpu::VoxCounters c;
+    PYRAMARCH_TRY(impl_->readDevice(impl_->counters, 0, sizeof(c), &c));
+    return impl_->decode(c, impl_->current, impl_->framesRecorded ? impl_->framesRecorded - 1 : 0);
+}
+
+Result<std::vector<VoxelFragment>> Voxelizer::readFragments() {
+    gpu::VoxCounters c;
+    PYRAMARCH_TRY(impl_->readDevice(impl_->counters, 0, sizeof(c), &c));
+    std::vector<uint32_t> raw(size_t(c.fragmentsStored) * 4);
+    PYRAMARCH_TRY(impl_->readDevice(impl_->fragments, 0, raw.size() * 4, raw.data()));
+    std::vector<VoxelFragment> out(c.fragmentsStored);
+    for (size_t i = 0; i < out.size(); ++i) {
+        const uint32_t k = raw[4 * i];
+        out[i] = {k & 1023u, (k >> 10) & 1023u, (k >> 20) & 1023u, raw[4 * i + 1], raw[4 * i + 2], raw[4 * i + 3]};
+    }
+    return out;
+}
+
+Result<OctreeSnapshot> Voxelizer::readOctree() {
+    gpu::VoxCounters c;
+    PYRAMARCH_TRY(impl_->readDevice(impl_->counters, 0, sizeof(c), &c));
+    OctreeSnapshot t;
+    t.depth = impl_->depth;
+    t.tilesAllocated = std::min(c.tileCount, impl_->info.tileCapacity);
+    t.nodes.resize(size_t(t.tilesAllocated) * 8);
+    static_assert(sizeof(OctreeNode) == sizeof(gpu::VoxNode));
+    PYRAMARCH_TRY(impl_->readDevice(impl_->nodes, 0, t.nodes.size() * sizeof(OctreeNode), t.nodes.data()));
+    return t;
+}
+
+Result<std::vector<float>> Voxelizer::readDenseGrid() {
+    if (!impl_->dense.valid()) return Status::error("voxelizer: created without a dense grid (denseMaxVoxels = 0)");
+    const uint64_t n = impl_->current.grid.voxelCount();
+    if (n > impl_->info.denseMaxVoxels)
+        return Status::error("voxelizer: grid of " + std::to_string(n) + " voxels exceeds denseMaxVoxels " +
+                             std::to_string(impl_->info.denseMaxVoxels));
+    std::vector<float> out(n);
+    PYRAMARCH_TRY(impl_->readDevice(impl_->dense, 0, n * 4, out.data()));
+    return out;
+}
+
+const Buffer& Voxelizer::nodeBuffer() const { return impl_->nodes; }
+const Buffer& Voxelizer::fragmentBuffer() const { return impl_->fragments; }
+const Buffer& Voxelizer::denseGridBuffer() const { return impl_->dense; }
+uint32_t Voxelizer::octreeDepth() const { return impl_->depth; }
+const VoxelGrid& Voxelizer::grid() const { return impl_->current.grid; }
+bool Voxelizer::usesHardwareConservative() const { return impl_->hardware; }
+
+} // namespace pyramarch::voxel

@@ -1,0 +1,45 @@
+#version 460
+// Single-thread bookkeeping between launches: resets the frame's counters,
+// turns the fragment count into the fragment launch, and turns each level's
+// allocation count into the next level's launch. The host never reads these.
+#include "voxelizer/vox_compute.glsl"
+
+const uint kReset = 0xffffffffu;
+const uint kFragments = 0xfffffffeu;
+
+void main() {
+    uint t = gl_LocalInvocationID.x;
+    if (params.level == kReset) {
+        if (t < 8u) nodes[t] = VoxNode(0u, 0u, 0u, 0, 0, 0, 0u, 0u); // root tile
+        if (t != 0u) return;
+        for (uint k = 0u; k < VOX_MAX_LEVELS + 1u; ++k) dispatchArgs[k] = uvec4(0u);
+        for (uint k = 0u; k < 12u; ++k) {
+            counters.levelTileStart[k] = 0u;
+            counters.levelTileEnd[k] = 0u;
+        }
+        counters.fragmentCount = 0u;
+        counters.fragmentsStored = 0u;
+        counters.tileCount = 1u;
+        counters.tilesFailed = 0u;
+        counters.failedAboveLeaves = 0u;
+        counters.depthOverflow = 0u;
+        counters.leafFragments = 0u;
+        counters.pad0 = 0u;
+        counters.levelTileEnd[0] = 1u;
+        dispatchArgs[1] = voxDispatchFor(8u);
+        return;
+    }
+    if (t != 0u) return;
+    if (params.level == kFragments) {
+        uint stored = min(counters.fragmentCount, params.fragmentCapacity);
+        counters.fragmentsStored = stored;
+        dispatchArgs[0] = voxDispatchFor(stored);
+        return;
+    }
+    uint l = params.level;
+    uint start = counters.levelTileEnd[l];
+    uint end = max(start, min(counters.tileCount, params.tileCapacity));
+    counters.levelTileStart[l + 1u] = start;
+    counters.levelTileEnd[l + 1u] = end;
+    dispatchArgs[l + 2u] = voxDispatchFor(8u * (end - start));
+}

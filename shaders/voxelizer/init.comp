@@ -1,0 +1,13 @@
+#version 460
+// One thread per node of the tiles just allocated for level `level`:
+// null children and empty values (step 3). The pool is reused every frame,
+// so this is what makes old contents unreachable.
+#include "voxelizer/vox_compute.glsl"
+
+void main() {
+    uint l = params.level;
+    uint first = counters.levelTileStart[l], last = counters.levelTileEnd[l];
+    uint i = voxThreadIndex();
+    if (i >= 8u * (last - first)) return;
+    nodes[8u * first + i] = VoxNode(0u, 0u, 0u, 0, 0, 0, 0u, 0u);
+}

@@ -1,0 +1,159 @@
+#version 460
+// One fragment = one pixel column along the triangle's dominant axis. The
+// candidate voxels are the 1..3 (a few more for near-degenerate triangles)
+// the triangle can reach in that column; each is decided by the exact
+// triangle/voxel overlap test of Schwarz & Seidel (plane test + three 2D
+// edge-function tests, equivalent to the 13-axis separating-axis test), so
+// no voxel the triangle does not touch is ever emitted.
+#include "voxelizer/vox_shared.h"
+
+layout(push_constant) uniform Push { RasterParams params; };
+layout(std430, set = 0, binding = 1) buffer Counters { VoxCounters counters; };
+layout(std430, set = 0, binding = 2) writeonly buffer Fragments { uvec4 fragments[]; };
+
+layout(location = 0) flat in vec3 fV0;
+layout(location = 1) flat in vec3 fV1;
+layout(location = 2) flat in vec3 fV2;
+layout(location = 3) flat in vec4 fBox;
+layout(location = 4) flat in uvec4 fInfo;
+layout(location = 5) flat in vec3 fN; // voxNormal(fV0, fV1, fV2) from the geometry shader
+
+// Column candidates beyond this are counted in depthOverflow, not emitted.
+const int kMaxColumn = 16;
+
+vec3 swz(vec3 g, uint axis) { return axis == 0u ? g.yzx : (axis == 1u ? g.zxy : g.xyz); }
+ivec3 unswz(ivec3 s, uint axis) { return axis == 0u ? s.zxy : (axis == 1u ? s.yzx : s.xyz); }
+
+// 2D edge tests of one projection. `e` are the projected edges, `a` the
+// projected vertices relative to the voxel's minimum corner, `sgn` the sign
+// of the normal component along the projection axis.
+bool edges2D(vec2 e0, vec2 e1, vec2 e2, vec2 a0, vec2 a1, vec2 a2, float sgn, bool thin) {
+    precise vec2 n0 = vec2(-e0.y, e0.x) * sgn;
+    precise vec2 n1 = vec2(-e1.y, e1.x) * sgn;
+    precise vec2 n2 = vec2(-e2.y, e2.x) * sgn;
+    precise float d0, d1, d2;
+    if (!thin) {
+        // Conservative: the box corner that is furthest along the edge normal.
+        d0 = dot(n0, -a0) + max(0.0, n0.x) + max(0.0, n0.y);
+        d1 = dot(n1, -a1) + max(0.0, n1.x) + max(0.0, n1.y);
+        d2 = dot(n2, -a2) + max(0.0, n2.x) + max(0.0, n2.y);
+    } else {
+        // 6-separating: the voxel's inner diamond (centre +- half along each axis).
+        d0 = dot(n0, vec2(0.5) - a0) + 0.5 * max(abs(n0.x), abs(n0.y));
+        d1 = dot(n1, vec2(0.5) - a1) + 0.5 * max(abs(n1.x), abs(n1.y));
+        d2 = dot(n2, vec2(0.5) - a2) + 0.5 * max(abs(n2.x), abs(n2.y));
+    }
+    return d0 >= 0.0 && d1 >= 0.0 && d2 >= 0.0;
+}
+
+bool overlaps(ivec3 voxel, bool thin) {
+    vec3 c = vec3(voxel);
+    // Relative to the voxel's minimum corner: small numbers, small rounding.
+    precise vec3 a0 = fV0 - c;
+    precise vec3 a1 = fV1 - c;
+    precise vec3 a2 = fV2 - c;
+    // Bounding boxes (closed).
+    vec3 lo = min(a0, min(a1, a2)), hi = max(a0, max(a1, a2));
+    if (any(greaterThan(lo, vec3(1.0))) || any(lessThan(hi, vec3(0.0)))) return false;
+    precise vec3 e0 = a1 - a0;
+    precise vec3 e1 = a2 - a1;
+    precise vec3 e2 = a0 - a2;
+    // The accurate normal of the original vertices (not of the rounded a_i),
+    // computed once per triangle in the geometry shader.
+    vec3 n = fN;
+    // Plane.
+    if (!thin) {
+        vec3 crit = vec3(greaterThan(n, vec3(0.0)));
+        precise float s1 = dot(n, crit - a0);
+        precise float s2 = dot(n, (vec3(1.0) - crit) - a0);
+        if (!(s1 >= 0.0 && s2 <= 0.0)) return false;
+    } else {
+        precise float s = dot(n, vec3(0.5) - a0);
+        precise float r = 0.5 * max(abs(n.x), max(abs(n.y), abs(n.z)));
+        if (!(abs(s) <= r)) return false;
+    }
+    // Projections on xy, yz, zx.
+    float sz = n.z < 0.0 ? -1.0 : 1.0, sx = n.x < 0.0 ? -1.0 : 1.0, sy = n.y < 0.0 ? -1.0 : 1.0;
+    if (!edges2D(e0.xy, e1.xy, e2.xy, a0.xy, a1.xy, a2.xy, sz, thin)) return false;
+    if (!edges2D(e0.yz, e1.yz, e2.yz, a0.yz, a1.yz, a2.yz, sx, thin)) return false;
+    if (!edges2D(e0.zx, e1.zx, e2.zx, a0.zx, a1.zx, a2.zx, sy, thin)) return false;
+    return true;
+}
+
+// Depth range of segment a->b (swizzled) inside the pixel column [lo, hi].
+void clipEdge(vec3 a, vec3 b, vec2 lo, vec2 hi, inout float wlo, inout float whi) {
+    float t0 = 0.0, t1 = 1.0;
+    vec3 d = b - a;
+    for (int k = 0; k < 2; ++k) {
+        if (d[k] == 0.0) {
+            if (a[k] < lo[k] || a[k] > hi[k]) return;
+        } else {
+            float ta = (lo[k] - a[k]) / d[k], tb = (hi[k] - a[k]) / d[k];
+            t0 = max(t0, min(ta, tb));
+            t1 = min(t1, max(ta, tb));
+        }
+    }
+    if (t0 > t1) return;
+    float w0 = a.z + d.z * t0, w1 = a.z + d.z * t1;
+    wlo = min(wlo, min(w0, w1));
+    whi = max(whi, max(w0, w1));
+}
+
+void main() {
+    uint axis = fInfo.x & 3u;
+    bool quad = (fInfo.x & 4u) != 0u;
+    bool degenerate = (fInfo.x & 8u) != 0u;
+    bool thin = (params.counts.w & VOX_THIN) != 0u;
+    ivec2 pix = ivec2(floor(gl_FragCoord.xy));
+    vec2 plo = vec2(pix), phi = plo + 1.0;
+    // Bounding-box kill (the dilated triangle overshoots at its corners).
+    if (phi.x < fBox.x || plo.x > fBox.z || phi.y < fBox.y || plo.y > fBox.w) discard;
+    ivec3 sdims = ivec3(swz(vec3(params.dims.xyz), axis));
+    if (pix.x >= sdims.x || pix.y >= sdims.y) discard;
+
+    vec3 s0 = swz(fV0, axis), s1 = swz(fV1, axis), s2 = swz(fV2, axis);
+    float tlo = min(s0.z, min(s1.z, s2.z)), thi = max(s0.z, max(s1.z, s2.z));
+    float wlo = 1e30, whi = -1e30;
+    vec3 n = swz(fN, axis); // the swizzles are rotations, so they commute with the cross product
+    if (n.z != 0.0 && !degenerate) {
+        // The plane over the pixel's four corners, clamped to the triangle's depth extent.
+        vec2 c0 = plo - s0.xy, c1 = phi - s0.xy;
+        float gu = -n.x / n.z, gv = -n.y / n.z;
+        float wa = s0.z + gu * c0.x + gv * c0.y, wb = s0.z + gu * c1.x + gv * c0.y;
+        float wc = s0.z + gu * c0.x + gv * c1.y, wd = s0.z + gu * c1.x + gv * c1.y;
+        // n is accurate to about an ulp, so the slopes are too; the rounding of
+        // the evaluation grows with the distance from s0. Widen by a bound on
+        // it (extra candidates are rejected by the exact test, a missing one
+        // would be a hole).
+        float slack = 1e-3 + 1e-6 * (1.0 + abs(gu) + abs(gv)) *
+                                 (max(abs(c0.x), abs(c1.x)) + max(abs(c0.y), abs(c1.y)) + abs(s0.z) + 1.0);
+        wlo = max(tlo, min(min(wa, wb), min(wc, wd)) - slack);
+        whi = min(thi, max(max(wa, wb), max(wc, wd)) + slack);
+    }
+    if (quad) {
+        // Near-degenerate: the plane may be unreliable; the edges are not.
+        // With no area (or a spiky one) the edges clipped to the column
+        // bound the depth where the plane cannot.
+        float grow = 1e-3;
+        vec2 elo = plo - grow, ehi = phi + grow;
+        float elo3 = 1e30, ehi3 = -1e30;
+        clipEdge(s0, s1, elo, ehi, elo3, ehi3);
+        clipEdge(s1, s2, elo, ehi, elo3, ehi3);
+        clipEdge(s2, s0, elo, ehi, elo3, ehi3);
+        wlo = min(wlo, elo3 - grow);
+        whi = max(whi, ehi3 + grow);
+    }
+    if (!(wlo <= whi)) discard;
+    int z0 = max(int(floor(wlo - 1e-3)), 0);
+    int z1 = min(int(floor(whi + 1e-3)), sdims.z - 1);
+    if (z1 - z0 + 1 > kMaxColumn) {
+        atomicAdd(counters.depthOverflow, 1u);
+        z1 = z0 + kMaxColumn - 1;
+    }
+    for (int z = z0; z <= z1; ++z) {
+        ivec3 voxel = unswz(ivec3(pix, z), axis);
+        if (!overlaps(voxel, thin)) continue;
+        uint slot = atomicAdd(counters.fragmentCount, 1u);
+        if (slot < params.counts.z) fragments[slot] = uvec4(uint(voxel.x) | (uint(voxel.y) << 10) | (uint(voxel.z) << 20), fInfo.y, fInfo.z, fInfo.w);
+    }
+}

@@ -1,0 +1,32 @@
+#version 460
+// Vertex pulling: one invocation per triangle corner (non-indexed draw of
+// 3 * triangles), so the indices are read as data and a bad one can be
+// caught instead of fetching out of bounds.
+#include "voxelizer/vox_shared.h"
+
+layout(push_constant) uniform Push { RasterParams params; };
+layout(std430, set = 0, binding = 0) readonly buffer MeshF { float f[]; } meshF;
+layout(std430, set = 0, binding = 0) readonly buffer MeshU { uint u[]; } meshU;
+
+layout(location = 0) out vec3 vGrid;
+layout(location = 1) flat out uint vColor;
+layout(location = 2) out vec3 vNormal;
+layout(location = 3) flat out uint vValid;
+
+void main() {
+    uint idx = meshU.u[params.offsets.x + uint(gl_VertexIndex)];
+    vValid = idx < params.counts.y ? 1u : 0u;
+    idx = min(idx, params.counts.y - 1u);
+    vec3 p = vec3(meshF.f[3u * idx], meshF.f[3u * idx + 1u], meshF.f[3u * idx + 2u]);
+    // Bit-identical to pyramarch::voxel::toGridSpace on the host (the CPU
+    // reference is fed those values): no contraction, no reassociation.
+    precise vec3 d = p - params.origin.xyz;
+    precise vec3 g = d * params.invSize.xyz;
+    vGrid = g;
+    vColor = (params.counts.w & VOX_HAS_COLORS) != 0u ? meshU.u[params.offsets.y + idx] : 0xffffffffu;
+    vNormal = (params.counts.w & VOX_HAS_NORMALS) != 0u
+                  ? vec3(meshF.f[params.offsets.z + 3u * idx], meshF.f[params.offsets.z + 3u * idx + 1u],
+                         meshF.f[params.offsets.z + 3u * idx + 2u])
+                  : vec3(0.0);
+    gl_Position = vec4(0.0, 0.0, 0.5, 1.0);
+}

@@ -1,0 +1,50 @@
+// Bindings and helpers shared by the voxelizer's compute shaders (one
+// descriptor layout for all of them).
+#ifndef PYRAMARCH_VOX_COMPUTE_GLSL
+#define PYRAMARCH_VOX_COMPUTE_GLSL
+#include "voxelizer/vox_shared.h"
+#include "voxelizer/vox_common.glsl"
+
+layout(local_size_x = VOX_GROUP_SIZE) in;
+layout(push_constant) uniform Push { ComputeParams params; };
+layout(std430, set = 0, binding = 0) coherent buffer Counters { VoxCounters counters; };
+layout(std430, set = 0, binding = 1) buffer Dispatch { uvec4 dispatchArgs[]; };
+layout(std430, set = 0, binding = 2) readonly buffer Fragments { uvec4 fragments[]; };
+layout(std430, set = 0, binding = 3) coherent buffer Nodes { VoxNode nodes[]; };
+layout(std430, set = 0, binding = 4) buffer Dense { float dense[]; };
+layout(std430, set = 0, binding = 5) buffer Cursors { uint cursors[]; };
+
+// Descends from the root to the node of `level` containing voxel `c`; false
+// when a node on the way has no children (the pool ran out: truncated tree).
+bool voxDescend(uvec3 c, uint level, out uint node) {
+    node = 0u;
+    uint depth = params.dims.w;
+    for (uint k = 0u; k < level; ++k) {
+        uint child = nodes[node].child;
+        if (child == 0u || child >= VOX_FLAG) return false;
+        node = 8u * child + voxOctant(c, k, depth);
+    }
+    return true;
+}
+
+// The node of `level` containing fragment i's voxel `c`. With cursors it
+// steps one level from the node the previous launch stored for the fragment
+// (O(1) per level instead of O(level)); `store` keeps the result for the next
+// level. False when the tree was truncated above.
+bool voxFragmentNode(uint i, uvec3 c, uint level, bool store, out uint node) {
+    if ((params.flags & VOX_CURSORS) == 0u) return voxDescend(c, level, node);
+    node = 0u;
+    if (level > 0u) {
+        uint parent = cursors[i];
+        uint child = parent == VOX_NO_NODE ? 0u : nodes[parent].child;
+        if (child == 0u || child >= VOX_FLAG) {
+            if (store) cursors[i] = VOX_NO_NODE;
+            return false;
+        }
+        node = 8u * child + voxOctant(c, level - 1u, params.dims.w);
+    }
+    if (store) cursors[i] = node;
+    return true;
+}
+
+#endif

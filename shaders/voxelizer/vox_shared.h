@@ -1,0 +1,94 @@
+// Structs shared by the voxelizer's C++ and GLSL (std430 / push constants).
+// Included by GLSL with #include "voxelizer/vox_shared.h".
+#ifndef PYRAMARCH_VOX_SHARED_H
+#define PYRAMARCH_VOX_SHARED_H
+
+#ifdef __cplusplus
+#include <cstdint>
+namespace pyramarch::voxel::gpu {
+using uint = uint32_t;
+struct vec4 { float x, y, z, w; };
+struct uvec4 { uint32_t x, y, z, w; };
+#define VOX_CONST constexpr uint32_t
+#else
+#define VOX_CONST const uint
+#endif
+
+// Octree depth is at most 10 (1024^3), so levels 0..10.
+VOX_CONST VOX_MAX_LEVELS = 11u;
+VOX_CONST VOX_GROUP_SIZE = 64u;
+// Child-pointer flag set by the flag pass ("subdivide me"); tile indices stay below it.
+VOX_CONST VOX_FLAG = 0x80000000u;
+
+// RasterParams.flags
+VOX_CONST VOX_HAS_COLORS = 1u;
+VOX_CONST VOX_HAS_NORMALS = 2u;
+VOX_CONST VOX_HW_CONSERVATIVE = 4u; // the rasterizer overestimates; the geometry shader does not dilate
+VOX_CONST VOX_THIN = 8u;            // 6-separating test instead of the conservative (26-separating) one
+
+struct RasterParams {
+    vec4 origin;      // xyz: grid origin (world)
+    vec4 invSize;     // xyz: 1 / voxel size (world -> grid space)
+    uvec4 dims;       // xyz: grid dims, w: viewport side in pixels
+    uvec4 counts;     // x: triangles, y: vertices, z: fragment capacity, w: flags
+    uvec4 offsets;    // word offsets into the mesh buffer: x indices, y colours, z normals (positions at 0)
+};
+
+struct ComputeParams {
+    uvec4 dims;       // xyz: grid dims, w: octree depth D
+    uint level;       // level this launch works on
+    uint fragmentCapacity;
+    uint tileCapacity;
+    uint flags;       // VOX_CURSORS
+};
+
+// ComputeParams.flags: flag/leaf continue from each fragment's node of the
+// previous level (kept in the cursor buffer) instead of descending from the root.
+VOX_CONST VOX_CURSORS = 1u;
+VOX_CONST VOX_NO_NODE = 0xffffffffu;
+
+// One voxel fragment: x: packed coordinate (10:10:10), y: RGBA8 colour,
+// z: normal (snorm 10:10:10), w: source triangle index.
+// (declared as uvec4 in GLSL)
+
+// GPU counters and the octree's level bookkeeping.
+struct VoxCounters {
+    uint fragmentCount;    // fragments produced (may exceed the capacity: the needed size)
+    uint fragmentsStored;  // min(fragmentCount, capacity)
+    uint tileCount;        // tiles requested, root tile included (may exceed the capacity)
+    uint tilesFailed;      // tile requests refused because the pool was full
+    uint failedAboveLeaves;// 1 when a refusal happened above the last level (needed size is a lower bound)
+    uint depthOverflow;    // pixel columns whose candidate depth range exceeded the shader's bound
+    uint leafFragments;    // fragments merged into a leaf
+    uint pad0;
+    uint levelTileStart[12];
+    uint levelTileEnd[12];
+};
+
+// Dispatch buffer: entry 0 = one thread per stored fragment, entry 1 + l =
+// one thread per node of level l. Each entry is a VkDispatchIndirectCommand
+// padded to 16 bytes; w holds the thread count.
+
+// One octree node (32 bytes). Nodes come in 2x2x2 tiles: tile t holds nodes
+// 8t..8t+7, child c of a node with child pointer t is node 8t + c with
+// c = (x&1) | (y&1)<<1 | (z&1)<<2 at the child's level. Node 0 is the root
+// (nodes 1..7 of tile 0 are unused).
+struct VoxNode {
+    uint child;   // tile index of the children, 0 = none (empty, leaf or truncated)
+    uint color;   // RGB8 average; A = number of fragments merged (saturates at 255)
+    uint count;   // voxel fragments below this node
+    int nx;       // normal sum, fixed point (VOX_NORMAL_SCALE)
+    int ny;
+    int nz;
+    uint pad0;
+    uint pad1;
+};
+VOX_CONST VOX_NORMAL_SCALE = 1024u;
+
+#ifdef __cplusplus
+static_assert(sizeof(RasterParams) == 80);
+static_assert(sizeof(ComputeParams) == 32);
+static_assert(sizeof(VoxNode) == 32);
+} // namespace pyramarch::voxel::gpu
+#endif
+#endif

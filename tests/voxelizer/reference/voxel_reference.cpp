@@ -1,0 +1,154 @@
+#include "voxel_reference.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+
+namespace pyramarch::voxel::ref {
+namespace {
+
+struct D3 {
+    double x, y, z;
+};
+D3 sub(D3 a, D3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
+D3 cross(D3 a, D3 b) { return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; }
+double dot(D3 a, D3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+
+// True when `axis` separates the box-centred triangle from the box of half size 1/2.
+bool separates(D3 axis, const D3 t[3], Overlap mode) {
+    if (axis.x == 0.0 && axis.y == 0.0 && axis.z == 0.0) return false;
+    const double p0 = dot(axis, t[0]), p1 = dot(axis, t[1]), p2 = dot(axis, t[2]);
+    const double lo = std::min({p0, p1, p2}), hi = std::max({p0, p1, p2});
+    const double r = 0.5 * (std::fabs(axis.x) + std::fabs(axis.y) + std::fabs(axis.z));
+    if (mode == Overlap::Closed) return lo > r || hi < -r;
+    return lo >= r || hi <= -r;
+}
+
+} // namespace
+
+bool triangleOverlapsVoxel(const Float3 v[3], int x, int y, int z, Overlap mode) {
+    // Centre at the voxel centre. Grid coordinates are floats below 2^11 and
+    // the corner is an integer, so these differences are exact in double.
+    D3 t[3];
+    for (int i = 0; i < 3; ++i)
+        t[i] = {double(v[i].x) - (x + 0.5), double(v[i].y) - (y + 0.5), double(v[i].z) - (z + 0.5)};
+    const D3 e[3] = {sub(t[1], t[0]), sub(t[2], t[1]), sub(t[0], t[2])};
+    const D3 axes[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    for (const D3& a : axes)
+        if (separates(a, t, mode)) return false;
+    if (separates(cross(e[0], e[1]), t, mode)) return false;
+    for (const D3& ed : e)
+        for (const D3& a : axes)
+            if (separates(cross(ed, a), t, mode)) return false;
+    return true;
+}
+
+void forEachBoxVoxel(const Float3 v[3], const VoxelGrid& grid, const std::function<void(int, int, int)>& fn) {
+    int lo[3], hi[3];
+    for (int a = 0; a < 3; ++a) {
+        const double mn = std::min({double(v[0][a]), double(v[1][a]), double(v[2][a])});
+        const double mx = std::max({double(v[0][a]), double(v[1][a]), double(v[2][a])});
+        // Voxel i spans [i, i+1]: a coordinate equal to i touches voxels i-1 and i.
+        lo[a] = int(std::max(0.0, std::ceil(mn) - 1.0));
+        hi[a] = int(std::min(double(grid.dims[a]) - 1.0, std::floor(mx)));
+        if (mx < 0.0 || mn > double(grid.dims[a]) || lo[a] > hi[a]) return;
+    }
+    for (int z = lo[2]; z <= hi[2]; ++z)
+        for (int y = lo[1]; y <= hi[1]; ++y)
+            for (int x = lo[0]; x <= hi[0]; ++x) fn(x, y, z);
+}
+
+bool gridTriangle(const TriangleMesh& mesh, const VoxelGrid& grid, size_t tri, Float3 out[3]) {
+    for (int c = 0; c < 3; ++c) {
+        out[c] = toGridSpace(mesh.positions[mesh.indices[3 * tri + c]], grid);
+        if (!isFinite(out[c])) return false;
+    }
+    return true;
+}
+
+std::vector<uint32_t> voxelize(const TriangleMesh& mesh, const VoxelGrid& grid, Overlap mode) {
+    std::vector<uint32_t> keys;
+    for (size_t t = 0; t < mesh.triangleCount(); ++t) {
+        Float3 v[3];
+        if (!gridTriangle(mesh, grid, t, v)) continue;
+        forEachBoxVoxel(v, grid, [&](int x, int y, int z) {
+            if (triangleOverlapsVoxel(v, x, y, z, mode)) keys.push_back(key(x, y, z));
+        });
+    }
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    return keys;
+}
+
+std::vector<uint8_t> floodFillOutside(const std::vector<uint32_t>& sortedKeys, const VoxelGrid& grid) {
+    const int nx = int(grid.dims[0]) + 2, ny = int(grid.dims[1]) + 2, nz = int(grid.dims[2]) + 2;
+    auto idx = [&](int x, int y, int z) { return (size_t(z) * ny + y) * nx + x; };
+    std::vector<uint8_t> state(size_t(nx) * ny * nz, 0); // 0 free, 1 marked, 2 reached
+    for (uint32_t k : sortedKeys) {
+        const auto c = unkey(k);
+        state[idx(int(c[0]) + 1, int(c[1]) + 1, int(c[2]) + 1)] = 1;
+    }
+    std::vector<size_t> stack{idx(0, 0, 0)};
+    state[idx(0, 0, 0)] = 2;
+    while (!stack.empty()) {
+        const size_t i = stack.back();
+        stack.pop_back();
+        const int x = int(i % nx), y = int((i / nx) % ny), z = int(i / (size_t(nx) * ny));
+        const int d[6][3] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+        for (const auto& o : d) {
+            const int X = x + o[0], Y = y + o[1], Z = z + o[2];
+            if (X < 0 || Y < 0 || Z < 0 || X >= nx || Y >= ny || Z >= nz) continue;
+            const size_t j = idx(X, Y, Z);
+            if (state[j] == 0) {
+                state[j] = 2;
+                stack.push_back(j);
+            }
+        }
+    }
+    std::vector<uint8_t> reached(grid.voxelCount());
+    for (uint32_t z = 0; z < grid.dims[2]; ++z)
+        for (uint32_t y = 0; y < grid.dims[1]; ++y)
+            for (uint32_t x = 0; x < grid.dims[0]; ++x)
+                reached[(size_t(z) * grid.dims[1] + y) * grid.dims[0] + x] = state[idx(x + 1, y + 1, z + 1)] == 2;
+    return reached;
+}
+
+std::vector<uint32_t> octreeLevelCounts(const std::vector<uint32_t>& sortedKeys, uint32_t depth) {
+    std::vector<uint32_t> counts(depth + 1, 0);
+    for (uint32_t k = 0; k <= depth; ++k) {
+        const uint32_t s = depth - k;
+        std::vector<uint32_t> parents;
+        parents.reserve(sortedKeys.size());
+        for (uint32_t key : sortedKeys) {
+            const auto c = unkey(key);
+            parents.push_back(ref::key(c[0] >> s, c[1] >> s, c[2] >> s));
+        }
+        std::sort(parents.begin(), parents.end());
+        counts[k] = uint32_t(std::unique(parents.begin(), parents.end()) - parents.begin());
+    }
+    return counts;
+}
+
+uint32_t averageRGB(const std::vector<uint32_t>& colors) {
+    if (colors.empty()) return 0;
+    uint64_t sum[3] = {0, 0, 0};
+    for (uint32_t c : colors)
+        for (int ch = 0; ch < 3; ++ch) sum[ch] += (c >> (8 * ch)) & 0xffu;
+    const uint64_t n = colors.size();
+    uint32_t out[3];
+    for (int ch = 0; ch < 3; ++ch) out[ch] = uint32_t((2 * sum[ch] + n) / (2 * n)); // round half up
+    return packRGBA8(out[0], out[1], out[2], uint32_t(std::min<uint64_t>(n, 255)));
+}
+
+uint32_t triangleColor(const TriangleMesh& mesh, size_t tri) {
+    if (mesh.colors.empty()) return packRGBA8(255, 255, 255, 255);
+    uint32_t out = 0;
+    for (int ch = 0; ch < 4; ++ch) {
+        uint32_t s = 0;
+        for (int c = 0; c < 3; ++c) s += (mesh.colors[mesh.indices[3 * tri + c]] >> (8 * ch)) & 0xffu;
+        out |= ((s + 1) / 3) << (8 * ch);
+    }
+    return out;
+}
+
+} // namespace pyramarch::voxel::ref

@@ -1,0 +1,756 @@
+// GPU voxelizer vs the CPU reference on lavapipe (validation + sync
+// validation on). Every voxel the GPU emits is checked per (voxel, triangle)
+// pair against the closed separating-axis test, every open overlap must be
+// emitted, and the octree is checked node by node.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <set>
+
+#include "pyramarch/engine/render_graph.h"
+#include "pyramarch/engine/transfer.h"
+#include "pyramarch/voxelizer/job.h"
+#include "pyramarch/voxelizer/shapes.h"
+#include "pyramarch/voxelizer/voxelizer.h"
+#include "support/gpu_test.h"
+#include "voxel_reference.h"
+
+using namespace pyramarch;
+using namespace pyramarch::voxel;
+
+namespace {
+
+struct Frame {
+    VoxelStats stats;
+    std::vector<VoxelFragment> fragments;
+    OctreeSnapshot tree;
+    std::vector<uint32_t> keys; // sorted unique voxel keys of the fragments
+};
+
+uint32_t fragKey(const VoxelFragment& f) { return ref::key(f.x, f.y, f.z); }
+
+class VoxelizerTest : public test::GpuTest {
+protected:
+    // One voxelizer for most tests (pipeline creation and JIT are the slow part on lavapipe).
+    // Destroyed before the shared device is (at process exit).
+    static void TearDownTestSuite() { sharedVoxelizer().reset(); }
+    static std::unique_ptr<Voxelizer>& sharedVoxelizer() {
+        static std::unique_ptr<Voxelizer> v;
+        return v;
+    }
+    Voxelizer& shared() {
+        std::unique_ptr<Voxelizer>& v = sharedVoxelizer();
+        if (!v) {
+            VoxelizerCreateInfo ci;
+            ci.maxResolution = 128;
+            ci.maxVertices = 1 << 16;
+            ci.maxTriangles = 1 << 16;
+            ci.fragmentCapacity = 1 << 20;
+            ci.tileCapacity = 1 << 16;
+            ci.method = ConservativeMethod::GeometryShader;
+            auto r = Voxelizer::create(device(), ci);
+            EXPECT_TRUE(r.ok()) << r.message();
+            if (r.ok()) v = std::move(r).value();
+        }
+        return *v;
+    }
+
+    static Result<Frame> run(Device& dev, Voxelizer& v, const TriangleMesh& mesh, const VoxelGrid& grid,
+                             VoxelMode mode = VoxelMode::Conservative) {
+        PYRAMARCH_TRY(v.setMesh(mesh, grid, mode));
+        Status rec;
+        PYRAMARCH_TRY(submitAndWait(dev, [&](VkCommandBuffer cmd) { rec = v.record(cmd); }));
+        PYRAMARCH_TRY(rec);
+        Frame f;
+        auto s = v.readStats();
+        if (!s) return s.status();
+        f.stats = s.value();
+        auto fr = v.readFragments();
+        if (!fr) return fr.status();
+        f.fragments = std::move(fr).value();
+        auto t = v.readOctree();
+        if (!t) return t.status();
+        f.tree = std::move(t).value();
+        for (const auto& x : f.fragments) f.keys.push_back(fragKey(x));
+        std::sort(f.keys.begin(), f.keys.end());
+        f.keys.erase(std::unique(f.keys.begin(), f.keys.end()), f.keys.end());
+        return f;
+    }
+};
+
+// open <= GPU <= closed, per (voxel, triangle) pair; each pair emitted once.
+void expectConservative(const TriangleMesh& mesh, const VoxelGrid& grid, const Frame& f) {
+    ASSERT_FALSE(f.stats.fragmentOverflow);
+    EXPECT_EQ(f.stats.depthOverflow, 0u) << "a pixel column had more candidates than the shader's bound";
+    std::vector<uint64_t> pairs;
+    pairs.reserve(f.fragments.size());
+    size_t notClosed = 0;
+    for (const VoxelFragment& x : f.fragments) {
+        ASSERT_LT(x.triangle, mesh.triangleCount());
+        ASSERT_LT(x.x, grid.dims[0]);
+        ASSERT_LT(x.y, grid.dims[1]);
+        ASSERT_LT(x.z, grid.dims[2]);
+        pairs.push_back((uint64_t(x.triangle) << 32) | fragKey(x));
+        Float3 v[3];
+        ASSERT_TRUE(ref::gridTriangle(mesh, grid, x.triangle, v));
+        if (!ref::triangleOverlapsVoxel(v, int(x.x), int(x.y), int(x.z), ref::Overlap::Closed) && ++notClosed <= 5)
+            ADD_FAILURE() << "GPU voxel (" << x.x << "," << x.y << "," << x.z << ") of triangle " << x.triangle
+                          << " is outside the closed reference";
+    }
+    EXPECT_EQ(notClosed, 0u);
+    std::sort(pairs.begin(), pairs.end());
+    const size_t before = pairs.size();
+    pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+    EXPECT_EQ(before, pairs.size()) << "a (voxel, triangle) pair was emitted twice";
+    size_t missing = 0;
+    for (size_t t = 0; t < mesh.triangleCount(); ++t) {
+        Float3 v[3];
+        if (!ref::gridTriangle(mesh, grid, t, v)) continue;
+        ref::forEachBoxVoxel(v, grid, [&](int x, int y, int z) {
+            if (!ref::triangleOverlapsVoxel(v, x, y, z, ref::Overlap::Open)) return;
+            const uint64_t p = (uint64_t(t) << 32) | ref::key(x, y, z);
+            if (!std::binary_search(pairs.begin(), pairs.end(), p) && ++missing <= 5)
+                ADD_FAILURE() << "open-reference voxel (" << x << "," << y << "," << z << ") of triangle " << t
+                              << " missing on the GPU";
+        });
+    }
+    EXPECT_EQ(missing, 0u);
+}
+
+// Encloses: a 6-connected fill from outside does not reach `inside` (grid coordinates).
+void expectNoHoles(const Frame& f, const VoxelGrid& grid, std::array<uint32_t, 3> inside) {
+    const auto reached = ref::floodFillOutside(f.keys, grid);
+    const size_t i = (size_t(inside[2]) * grid.dims[1] + inside[1]) * grid.dims[0] + inside[0];
+    EXPECT_FALSE(reached[i]) << "the flood fill leaked into the inside";
+    EXPECT_FALSE(std::binary_search(f.keys.begin(), f.keys.end(), ref::key(inside[0], inside[1], inside[2])))
+        << "inside point is on the surface; pick another";
+}
+
+// Octree structure and values against the fragment list.
+void expectOctreeMatches(const Frame& f) {
+    const OctreeSnapshot& t = f.tree;
+    ASSERT_FALSE(f.stats.tileOverflow);
+    // Child pointers below the allocation counter.
+    for (size_t n = 0; n < t.nodes.size(); ++n) {
+        ASSERT_LT(t.nodes[n].child, t.tilesAllocated) << "node " << n;
+    }
+    // Leaves decode to exactly the fragment voxels.
+    const std::vector<LeafVoxel> leaves = extractLeaves(t);
+    std::vector<uint32_t> leafKeys;
+    for (const LeafVoxel& l : leaves) leafKeys.push_back(ref::key(l.x, l.y, l.z));
+    ASSERT_EQ(leafKeys, f.keys);
+    // Node counts per level.
+    const auto counts = ref::octreeLevelCounts(f.keys, t.depth);
+    std::vector<uint32_t> gpuCounts(t.depth + 1, 0);
+    std::vector<std::pair<uint32_t, uint32_t>> stack{{0, 0}};
+    while (!stack.empty()) {
+        auto [n, level] = stack.back();
+        stack.pop_back();
+        if (t.nodes[n].count == 0) continue;
+        ++gpuCounts[level];
+        if (level < t.depth) {
+            ASSERT_NE(t.nodes[n].child, 0u) << "non-empty interior node without children";
+            uint32_t sum = 0, filled = 0, rgb[3] = {0, 0, 0};
+            for (uint32_t c = 0; c < 8; ++c) {
+                const OctreeNode& ch = t.nodes[t.nodes[n].child * 8 + c];
+                stack.push_back({t.nodes[n].child * 8 + c, level + 1});
+                if (ch.count == 0) continue;
+                sum += ch.count;
+                ++filled;
+                for (int k = 0; k < 3; ++k) rgb[k] += (ch.color >> (8 * k)) & 255u;
+            }
+            EXPECT_EQ(t.nodes[n].count, sum);
+            for (int k = 0; k < 3; ++k)
+                EXPECT_EQ((t.nodes[n].color >> (8 * k)) & 255u, (2 * rgb[k] + filled) / (2 * filled))
+                    << "interior node " << n << " is not the average of its non-empty children";
+        }
+    }
+    EXPECT_EQ(gpuCounts, counts);
+    // Leaf values: count = fragments of the voxel; colour = their average up
+    // to the drift of an RGBA8 moving average: each of the n - 1 merges
+    // rounds to 8 bits, and the error e_k obeys k e_k <= (k-1) e_(k-1) + k/2,
+    // so |result - mean| <= (n+1)/4 - 1/(2n), plus 1/2 for rounding the CPU
+    // mean. One fragment (n = 1) must be exact.
+    std::map<uint32_t, std::vector<uint32_t>> colours;
+    for (const VoxelFragment& x : f.fragments) colours[fragKey(x)].push_back(x.color);
+    size_t beyond = 0, exactOnes = 0;
+    for (const LeafVoxel& l : leaves) {
+        const auto& cs = colours[ref::key(l.x, l.y, l.z)];
+        EXPECT_EQ(l.count, cs.size());
+        const uint32_t want = ref::averageRGB(cs);
+        const double n = double(cs.size());
+        const int tolerance = int(std::floor((n + 1) / 4 - 1 / (2 * n) + 0.5 + 1e-9));
+        for (int k = 0; k < 3; ++k) {
+            const int d = std::abs(int((l.color >> (8 * k)) & 255u) - int((want >> (8 * k)) & 255u));
+            if (d > tolerance && ++beyond <= 5)
+                ADD_FAILURE() << "leaf (" << l.x << "," << l.y << "," << l.z << ") channel " << k << " off by " << d
+                              << " with " << cs.size() << " fragments (bound " << tolerance << ")";
+        }
+        if (cs.size() == 1) exactOnes += (l.color & 0xffffffu) == (want & 0xffffffu);
+        EXPECT_EQ(l.color >> 24, want >> 24);
+    }
+    EXPECT_EQ(beyond, 0u);
+    (void)exactOnes;
+    EXPECT_EQ(f.stats.leafFragments, f.stats.fragmentsStored);
+}
+
+VoxelGrid gridOf(const TriangleMesh& m, uint32_t r) {
+    auto g = defaultGrid(m, r);
+    EXPECT_TRUE(g.ok()) << g.message();
+    return g.ok() ? g.value() : VoxelGrid{};
+}
+
+} // namespace
+
+TEST_F(VoxelizerTest, SphereConservativeMatchesReference) {
+    TriangleMesh m = shapes::sphere({0.1f, -0.2f, 0.3f}, 1.0f, 40, 20);
+    shapes::colorByPosition(m);
+    const VoxelGrid g = gridOf(m, 64);
+    auto f = run(device(), shared(), m, g);
+    ASSERT_TRUE(f.ok()) << f.message();
+    EXPECT_GT(f->keys.size(), 1000u);
+    expectConservative(m, g, *f);
+    expectNoHoles(*f, g, {32, 32, 32});
+    expectOctreeMatches(*f);
+    EXPECT_EQ(f->stats.depthOverflow, 0u);
+}
+
+TEST_F(VoxelizerTest, TorusAndKnotAt128) {
+    for (int which = 0; which < 2; ++which) {
+        SCOPED_TRACE(which == 0 ? "torus" : "knot");
+        const TriangleMesh m = which == 0 ? shapes::torus({0, 0, 0}, 1.0f, 0.35f, 64, 24)
+                                          : shapes::torusKnot({0, 0, 0}, 1.0f, 0.18f, 2, 3, 192, 16);
+        const VoxelGrid g = gridOf(m, 128);
+        auto f = run(device(), shared(), m, g);
+        ASSERT_TRUE(f.ok()) << f.message();
+        expectConservative(m, g, *f);
+        expectOctreeMatches(*f);
+        if (which == 0) {
+            // A point inside the tube: (R, 0, 0) in world space.
+            const Float3 p = toGridSpace({1.0f, 0.f, 0.f}, g);
+            expectNoHoles(*f, g, {uint32_t(p.x), uint32_t(p.y), uint32_t(p.z)});
+        } else {
+            // Closed mesh: some voxels are enclosed (the tube's inside), none reachable.
+            const auto reached = ref::floodFillOutside(f->keys, g);
+            size_t enclosed = 0;
+            for (size_t i = 0; i < reached.size(); ++i) enclosed += !reached[i];
+            EXPECT_GT(enclosed, f->keys.size()) << "the knot's tube should enclose voxels";
+        }
+    }
+}
+
+TEST_F(VoxelizerTest, AxisAlignedBoxOnVoxelPlanesAnd45DegreeWalls) {
+    // Faces exactly on voxel planes: open and closed differ, the GPU must lie between.
+    const TriangleMesh box = shapes::box({2, 3, 4}, {12, 13, 14});
+    auto g = gridFromBox({0, 0, 0}, {16, 16, 16}, 16, 16, 16);
+    ASSERT_TRUE(g.ok());
+    auto f = run(device(), shared(), box, *g);
+    ASSERT_TRUE(f.ok()) << f.message();
+    expectConservative(box, *g, *f);
+    expectNoHoles(*f, *g, {7, 8, 9});
+    expectOctreeMatches(*f);
+    const auto open = ref::voxelize(box, *g, ref::Overlap::Open);
+    const auto closed = ref::voxelize(box, *g, ref::Overlap::Closed);
+    EXPECT_LT(open.size(), closed.size());
+
+    const TriangleMesh diamond = shapes::diamondPrism({8, 8, 0}, 6, 2, 14);
+    auto d = run(device(), shared(), diamond, *g);
+    ASSERT_TRUE(d.ok()) << d.message();
+    expectConservative(diamond, *g, *d);
+    expectNoHoles(*d, *g, {8, 8, 8});
+    const TriangleMesh diamondFine = shapes::diamondPrism({0.13f, -0.07f, 0}, 1, -1, 1);
+    const VoxelGrid gf = gridOf(diamondFine, 64);
+    auto df = run(device(), shared(), diamondFine, gf);
+    ASSERT_TRUE(df.ok()) << df.message();
+    expectConservative(diamondFine, gf, *df);
+    expectNoHoles(*df, gf, {32, 32, 32});
+}
+
+TEST_F(VoxelizerTest, SpecialTriangles) {
+    auto g = gridFromBox({0, 0, 0}, {32, 32, 32}, 32, 32, 32);
+    ASSERT_TRUE(g.ok());
+    struct Case {
+        const char* name;
+        TriangleMesh mesh;
+    };
+    std::vector<Case> cases;
+    cases.push_back({"large triangle", shapes::triangle({-3, 1.5f, 2}, {35, 7, 30}, {4, 31, 11.3f})});
+    cases.push_back({"tiny triangles", shapes::tinyTriangles({1, 1, 1}, {31, 31, 31}, 0.05f, 400)});
+    cases.push_back({"slivers", shapes::slivers({1, 1, 1}, {31, 31, 31}, 0.01f, 60)});
+    cases.push_back({"degenerate", shapes::degenerateTriangles({1, 1, 1}, {31, 31, 31}, 300)});
+    cases.push_back({"needles", shapes::slivers({1, 1, 1}, {31, 31, 31}, 1e-5f, 300, 7)});
+    cases.push_back({"wide slivers", shapes::slivers({1, 1, 1}, {31, 31, 31}, 0.3f, 300, 8)});
+    cases.push_back({"partly outside", shapes::triangle({-20, 5, 5}, {50, 16, 40}, {10, 60, -30})});
+    cases.push_back({"non-manifold", shapes::nonManifold({4.5f, 5.5f, 6.25f}, {25, 26.5f, 27})});
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.name);
+        auto f = run(device(), shared(), c.mesh, *g);
+        ASSERT_TRUE(f.ok()) << f.message();
+        expectConservative(c.mesh, *g, *f);
+        expectOctreeMatches(*f);
+        EXPECT_GT(f->keys.size(), 0u);
+    }
+}
+
+TEST_F(VoxelizerTest, NonCubicGrids) {
+    const TriangleMesh m = shapes::torusKnot({0, 0, 0}, 1.0f, 0.2f, 2, 3, 128, 12);
+    auto g = gridFromBox({-1.1f, -1.2f, -0.6f}, {1.2f, 1.1f, 0.5f}, 100, 48, 20); // non-cubic voxels too
+    ASSERT_TRUE(g.ok());
+    auto f = run(device(), shared(), m, *g);
+    ASSERT_TRUE(f.ok()) << f.message();
+    expectConservative(m, *g, *f);
+    expectOctreeMatches(*f);
+    // Default grid of a flat-ish box: dims 128 x 32 x 16.
+    const TriangleMesh slab = shapes::box({0, 0, 0}, {8, 2, 1});
+    const VoxelGrid gs = gridOf(slab, 128);
+    EXPECT_EQ(gs.dims[1], 32u);
+    auto s = run(device(), shared(), slab, gs);
+    ASSERT_TRUE(s.ok()) << s.message();
+    expectConservative(slab, gs, *s);
+}
+
+TEST_F(VoxelizerTest, ThinModeIsSeparatingAndThinner) {
+    const TriangleMesh m = shapes::sphere({0.05f, 0.1f, -0.05f}, 1.0f, 40, 20);
+    const VoxelGrid g = gridOf(m, 64);
+    auto thin = run(device(), shared(), m, g, VoxelMode::Thin);
+    ASSERT_TRUE(thin.ok()) << thin.message();
+    size_t outside = 0, offSlab = 0;
+    for (const VoxelFragment& x : thin->fragments) {
+        Float3 v[3];
+        ASSERT_TRUE(ref::gridTriangle(m, g, x.triangle, v));
+        if (!ref::triangleOverlapsVoxel(v, int(x.x), int(x.y), int(x.z), ref::Overlap::Closed)) ++outside;
+        // The voxel centre lies in the triangle plane's slab one voxel deep
+        // along the dominant axis: |n.(c - v0)| <= max|n_i| / 2.
+        const double e1[3] = {double(v[1].x) - v[0].x, double(v[1].y) - v[0].y, double(v[1].z) - v[0].z};
+        const double e2[3] = {double(v[2].x) - v[0].x, double(v[2].y) - v[0].y, double(v[2].z) - v[0].z};
+        const double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+        const double d = n[0] * (x.x + 0.5 - v[0].x) + n[1] * (x.y + 0.5 - v[0].y) + n[2] * (x.z + 0.5 - v[0].z);
+        if (std::fabs(d) > 0.5 * std::max({std::fabs(n[0]), std::fabs(n[1]), std::fabs(n[2])})) ++offSlab;
+    }
+    EXPECT_EQ(outside, 0u) << "thin voxels must overlap their triangle";
+    EXPECT_EQ(offSlab, 0u) << "thin voxels must lie in the plane's one-voxel slab";
+    expectNoHoles(*thin, g, {32, 32, 32});
+    expectOctreeMatches(*thin);
+    auto cons = run(device(), shared(), m, g);
+    ASSERT_TRUE(cons.ok());
+    EXPECT_LT(thin->keys.size(), cons->keys.size() * 8 / 10) << "thin should be clearly thinner";
+    EXPECT_TRUE(std::includes(cons->keys.begin(), cons->keys.end(), thin->keys.begin(), thin->keys.end()));
+
+    // A closed torus: thin and still watertight.
+    const TriangleMesh t = shapes::torus({0, 0, 0}, 1.0f, 0.35f, 64, 24);
+    const VoxelGrid gt = gridOf(t, 128);
+    auto tt = run(device(), shared(), t, gt, VoxelMode::Thin);
+    ASSERT_TRUE(tt.ok()) << tt.message();
+    const Float3 p = toGridSpace({1.0f, 0.f, 0.f}, gt);
+    expectNoHoles(*tt, gt, {uint32_t(p.x), uint32_t(p.y), uint32_t(p.z)});
+}
+
+TEST_F(VoxelizerTest, UniformColourIsExact) {
+    TriangleMesh m = shapes::torus({0, 0, 0}, 1.0f, 0.4f, 48, 16);
+    shapes::colorUniform(m, packRGBA8(200, 17, 93));
+    auto f = run(device(), shared(), m, gridOf(m, 64));
+    ASSERT_TRUE(f.ok()) << f.message();
+    for (const OctreeNode& n : f->tree.nodes) {
+        if (n.count == 0) continue;
+        EXPECT_EQ(n.color & 0xffffffu, packRGBA8(200, 17, 93) & 0xffffffu);
+    }
+    expectOctreeMatches(*f);
+}
+
+TEST_F(VoxelizerTest, FragmentListOverflowIsReportedAndBounded) {
+    const TriangleMesh m = shapes::sphere({0, 0, 0}, 1.0f, 24, 12);
+    const VoxelGrid g = gridOf(m, 32);
+    auto full = run(device(), shared(), m, g);
+    ASSERT_TRUE(full.ok());
+    VoxelizerCreateInfo ci;
+    ci.maxResolution = 32;
+    ci.maxVertices = 4096;
+    ci.maxTriangles = 4096;
+    ci.fragmentCapacity = 1000;
+    ci.tileCapacity = 4096;
+    ci.method = ConservativeMethod::GeometryShader;
+    auto small = Voxelizer::create(device(), ci);
+    ASSERT_TRUE(small.ok()) << small.message();
+    auto f = run(device(), **small, m, g);
+    ASSERT_TRUE(f.ok()) << f.message();
+    EXPECT_TRUE(f->stats.fragmentOverflow);
+    EXPECT_EQ(f->stats.fragmentsNeeded, full->stats.fragmentsNeeded);
+    EXPECT_EQ(f->stats.fragmentsStored, 1000u);
+    EXPECT_EQ(f->fragments.size(), 1000u);
+    EXPECT_TRUE(std::includes(full->keys.begin(), full->keys.end(), f->keys.begin(), f->keys.end()));
+    expectOctreeMatches(*f); // the tree of what was stored
+}
+
+TEST_F(VoxelizerTest, NodePoolOverflowKeepsTheTreeValid) {
+    const TriangleMesh m = shapes::sphere({0, 0, 0}, 1.0f, 24, 12);
+    const VoxelGrid g = gridOf(m, 32);
+    auto full = run(device(), shared(), m, g);
+    ASSERT_TRUE(full.ok());
+    const uint32_t needed = full->stats.tilesNeeded;
+    ASSERT_GT(needed, 10u);
+    for (uint32_t capacity : {needed - 1, 5u}) {
+        SCOPED_TRACE(capacity);
+        VoxelizerCreateInfo ci;
+        ci.maxResolution = 128; // same depth as the shared voxelizer
+        ci.maxVertices = 4096;
+        ci.maxTriangles = 4096;
+        ci.fragmentCapacity = 1 << 16;
+        ci.tileCapacity = capacity;
+        ci.method = ConservativeMethod::GeometryShader;
+        auto small = Voxelizer::create(device(), ci);
+        ASSERT_TRUE(small.ok()) << small.message();
+        auto f = run(device(), **small, m, g);
+        ASSERT_TRUE(f.ok()) << f.message();
+        EXPECT_TRUE(f->stats.tileOverflow);
+        EXPECT_EQ(f->stats.tilesAllocated, capacity);
+        if (capacity == needed - 1) {
+            EXPECT_FALSE(f->stats.tilesNeededIsLowerBound);
+            EXPECT_EQ(f->stats.tilesNeeded, needed);
+        } else {
+            EXPECT_TRUE(f->stats.tilesNeededIsLowerBound);
+            EXPECT_LT(f->stats.tilesNeeded, needed);
+            EXPECT_GT(f->stats.tilesNeeded, capacity);
+        }
+        // Valid, truncated: every pointer allocated, leaves a subset of the full result.
+        for (const OctreeNode& n : f->tree.nodes) ASSERT_LT(n.child, capacity);
+        std::vector<uint32_t> keys;
+        for (const LeafVoxel& l : extractLeaves(f->tree)) keys.push_back(ref::key(l.x, l.y, l.z));
+        EXPECT_LT(keys.size(), full->keys.size());
+        EXPECT_TRUE(std::includes(full->keys.begin(), full->keys.end(), keys.begin(), keys.end()));
+        EXPECT_EQ(f->stats.leafFragments, 0u + [&] {
+            uint32_t c = 0;
+            for (const LeafVoxel& l : extractLeaves(f->tree)) c += l.count;
+            return c;
+        }());
+    }
+}
+
+TEST_F(VoxelizerTest, BadInput) {
+    Voxelizer& v = shared();
+    auto g = gridFromBox({0, 0, 0}, {1, 1, 1}, 16, 16, 16);
+    ASSERT_TRUE(g.ok());
+    // Empty mesh: nothing but the root.
+    auto e = run(device(), v, TriangleMesh{}, *g);
+    ASSERT_TRUE(e.ok()) << e.message();
+    EXPECT_EQ(e->stats.fragmentsNeeded, 0u);
+    EXPECT_EQ(e->stats.tilesNeeded, 1u);
+    EXPECT_TRUE(extractLeaves(e->tree).empty());
+    // NaN / inf vertices: those triangles are skipped and counted, the rest is exact.
+    TriangleMesh m = shapes::sphere({0.5f, 0.5f, 0.5f}, 0.3f, 16, 8);
+    shapes::append(m, shapes::triangle({NAN, 0.5f, 0.5f}, {0.1f, 0.1f, 0.1f}, {0.9f, 0.9f, 0.9f}));
+    shapes::append(m, shapes::triangle({0.1f, 0.2f, 0.3f}, {INFINITY, 0.1f, 0.1f}, {0.9f, 0.9f, 0.9f}));
+    auto n = run(device(), v, m, *g);
+    ASSERT_TRUE(n.ok()) << n.message();
+    EXPECT_EQ(n->stats.skippedTriangles, 2u);
+    expectConservative(m, *g, *n);
+    for (const VoxelFragment& x : n->fragments) EXPECT_LT(x.triangle, m.triangleCount() - 2);
+    // Out-of-range index: rejected before any GPU work, the previous mesh stays staged.
+    TriangleMesh bad = shapes::triangle({0, 0, 0}, {1, 0, 0}, {0, 1, 0});
+    bad.indices[2] = 3;
+    Status s = v.setMesh(bad, *g);
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(s.message().find("vertex 3"), std::string::npos) << s.message();
+    EXPECT_EQ(v.grid().dims[0], 16u);
+    // Resolution 0 / over the limit.
+    VoxelizerCreateInfo ci;
+    ci.maxResolution = 0;
+    EXPECT_FALSE(Voxelizer::create(device(), ci).ok());
+    ci.maxResolution = 2048;
+    EXPECT_FALSE(Voxelizer::create(device(), ci).ok());
+    auto big = gridFromBox({0, 0, 0}, {1, 1, 1}, 256, 8, 8);
+    ASSERT_TRUE(big.ok());
+    Status over = v.setMesh(m, *big);
+    ASSERT_FALSE(over.ok());
+    EXPECT_NE(over.message().find("maxResolution"), std::string::npos);
+    // Capacities over the device's storage range.
+    VoxelizerCreateInfo huge;
+    huge.fragmentCapacity = 0xffffffffu;
+    auto h = Voxelizer::create(device(), huge);
+    ASSERT_FALSE(h.ok());
+    EXPECT_NE(h.message().find("fragmentCapacity"), std::string::npos);
+}
+
+TEST_F(VoxelizerTest, DynamicMeshReusesEverythingAndHostGraph) {
+    // A host graph with the voxelizer's passes, executed over several frames
+    // with a moving mesh; the stats ring reports without waiting.
+    VoxelizerCreateInfo ci;
+    ci.maxResolution = 32;
+    ci.maxVertices = 4096;
+    ci.maxTriangles = 4096;
+    ci.fragmentCapacity = 1 << 16;
+    ci.tileCapacity = 4096;
+    ci.denseMaxVoxels = 32 * 32 * 32;
+    ci.method = ConservativeMethod::GeometryShader;
+    auto vr = Voxelizer::create(device(), ci);
+    ASSERT_TRUE(vr.ok()) << vr.message();
+    Voxelizer& v = **vr;
+    RenderGraph graph(&device());
+    ASSERT_OK(v.addPasses(graph));
+    ASSERT_OK(graph.compile());
+    {
+        RenderGraph second(&device());
+        EXPECT_FALSE(v.addPasses(second).ok()) << "passes may live in one graph only";
+        Status rec;
+        ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { rec = v.record(cmd); }));
+        EXPECT_FALSE(rec.ok());
+    }
+    auto g = gridFromBox({-2, -2, -2}, {2, 2, 2}, 32, 32, 32);
+    ASSERT_TRUE(g.ok());
+    std::vector<uint32_t> neededPerFrame;
+    uint32_t allocations = 0;
+    for (int frame = 0; frame < 4; ++frame) {
+        SCOPED_TRACE(frame);
+        const TriangleMesh m = shapes::sphere({-0.8f + 0.5f * frame, 0.1f * frame, 0}, 0.9f, 20, 10);
+        ASSERT_OK(v.setMesh(m, *g));
+        Status rec;
+        ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { rec = graph.execute(cmd); }));
+        ASSERT_OK(rec);
+        auto fr = v.readFragments();
+        ASSERT_TRUE(fr.ok());
+        Frame f;
+        f.fragments = std::move(fr).value();
+        f.stats = v.readStats().value();
+        f.tree = v.readOctree().value();
+        for (const auto& x : f.fragments) f.keys.push_back(fragKey(x));
+        std::sort(f.keys.begin(), f.keys.end());
+        f.keys.erase(std::unique(f.keys.begin(), f.keys.end()), f.keys.end());
+        expectConservative(m, *g, f);
+        expectOctreeMatches(f);
+        // Dense grid = the voxel set.
+        auto dense = v.readDenseGrid();
+        ASSERT_TRUE(dense.ok()) << dense.message();
+        std::vector<uint32_t> denseKeys;
+        for (uint32_t z = 0; z < 32; ++z)
+            for (uint32_t y = 0; y < 32; ++y)
+                for (uint32_t x = 0; x < 32; ++x) {
+                    const float val = (*dense)[(size_t(z) * 32 + y) * 32 + x];
+                    ASSERT_TRUE(val == 0.f || val == 1.f);
+                    if (val == 1.f) denseKeys.push_back(ref::key(x, y, z));
+                }
+        EXPECT_EQ(denseKeys, f.keys);
+        neededPerFrame.push_back(f.stats.fragmentsNeeded);
+        // Nothing is created per frame (read-back buffers are freed again).
+        if (frame == 0) allocations = device().allocator().stats().liveAllocations;
+        EXPECT_EQ(device().allocator().stats().liveAllocations, allocations);
+        // Delayed stats: frame - (framesInFlight) once available.
+        auto late = v.latestStats();
+        if (frame >= 1) {
+            ASSERT_TRUE(late.has_value());
+            EXPECT_EQ(late->frame, uint64_t(frame - 1));
+            EXPECT_EQ(late->fragmentsNeeded, neededPerFrame[frame - 1]);
+        }
+    }
+}
+
+TEST_F(VoxelizerTest, HardwareConservativeWhenAvailable) {
+    VoxelizerCreateInfo ci;
+    ci.maxResolution = 64;
+    ci.maxVertices = 4096;
+    ci.maxTriangles = 4096;
+    ci.fragmentCapacity = 1 << 18;
+    ci.tileCapacity = 1 << 14;
+    ci.method = ConservativeMethod::Hardware;
+    auto v = Voxelizer::create(device(), ci);
+    if (!device().limits().conservativeRasterization) {
+        // Lavapipe: no VK_EXT_conservative_rasterization; the error says so.
+        ASSERT_FALSE(v.ok());
+        EXPECT_NE(v.message().find("VK_EXT_conservative_rasterization"), std::string::npos) << v.message();
+        ci.method = ConservativeMethod::Auto;
+        auto a = Voxelizer::create(device(), ci);
+        ASSERT_TRUE(a.ok()) << a.message();
+        EXPECT_FALSE((*a)->usesHardwareConservative());
+        return;
+    }
+    ASSERT_TRUE(v.ok()) << v.message();
+    EXPECT_TRUE((*v)->usesHardwareConservative());
+    const TriangleMesh m = shapes::sphere({0, 0, 0}, 1.0f, 32, 16);
+    const VoxelGrid g = gridOf(m, 64);
+    auto f = run(device(), **v, m, g);
+    ASSERT_TRUE(f.ok()) << f.message();
+    expectConservative(m, g, *f);
+    expectOctreeMatches(*f);
+}
+
+TEST_F(VoxelizerTest, Resolution1024UsesTheFullDepth) {
+    // Depth 10: a torus in the far corner of a 1024^3 grid, so every
+    // coordinate bit is exercised.
+    VoxelizerCreateInfo ci;
+    ci.maxResolution = 1024;
+    ci.maxVertices = 4096;
+    ci.maxTriangles = 4096;
+    ci.fragmentCapacity = 1 << 18;
+    ci.tileCapacity = 1 << 15;
+    ci.method = ConservativeMethod::GeometryShader;
+    auto v = Voxelizer::create(device(), ci);
+    ASSERT_TRUE(v.ok()) << v.message();
+    EXPECT_EQ((*v)->octreeDepth(), 10u);
+    auto g = gridFromBox({0, 0, 0}, {1024, 1024, 1024}, 1024, 1024, 1024);
+    ASSERT_TRUE(g.ok());
+    const TriangleMesh m = shapes::torus({990.3f, 960.7f, 1000.1f}, 20.f, 6.f, 48, 16);
+    auto f = run(device(), **v, m, *g);
+    ASSERT_TRUE(f.ok()) << f.message();
+    ASSERT_GT(f->keys.size(), 1000u);
+    expectConservative(m, *g, *f);
+    expectOctreeMatches(*f);
+    uint32_t maxX = 0;
+    for (uint32_t k : f->keys) maxX = std::max(maxX, k & 1023u);
+    EXPECT_GE(maxX, 1012u) << "reaches the far corner";
+}
+
+TEST_F(VoxelizerTest, LaunchesOver65535GroupsFold) {
+    // Over 65535 x 64 fragments: the indirect launches fold into two
+    // dimensions. Five 1024 x 1024 planes, far apart so that a fragment
+    // skipped by a wrong fold leaves a coarse node missing; the pool is too small for all
+    // leaves (reported), but the coarse levels, built from every fragment,
+    // must be complete.
+    VoxelizerCreateInfo ci;
+    ci.maxResolution = 1024;
+    ci.maxVertices = 64;
+    ci.maxTriangles = 64;
+    ci.fragmentCapacity = 1u << 23;
+    ci.tileCapacity = 1u << 16;
+    ci.method = ConservativeMethod::GeometryShader;
+    auto v = Voxelizer::create(device(), ci);
+    ASSERT_TRUE(v.ok()) << v.message();
+    auto g = gridFromBox({0, 0, 0}, {1024, 1024, 1024}, 1024, 1024, 1024);
+    ASSERT_TRUE(g.ok());
+    TriangleMesh m;
+    for (int k = 0; k < 5; ++k) {
+        // Inside a slice (never on a voxel plane), each plane in its own level-6 block.
+        const float z = 100.4f + float(k) * 200.f;
+        shapes::append(m, shapes::triangle({0.25f, 0.25f, z}, {1023.75f, 0.25f, z}, {1023.75f, 1023.75f, z}));
+        shapes::append(m, shapes::triangle({0.25f, 0.25f, z}, {1023.75f, 1023.75f, z}, {0.25f, 1023.75f, z}));
+    }
+    // No fragment read-back here: 5 Mi fragments on the host are slow under
+    // the sanitizers, and the coarse node counts are known in closed form.
+    ASSERT_OK((*v)->setMesh(m, *g));
+    Status rec;
+    ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { rec = (*v)->record(cmd); }));
+    ASSERT_OK(rec);
+    auto stats = (*v)->readStats();
+    ASSERT_TRUE(stats.ok()) << stats.message();
+    EXPECT_GT(stats->fragmentsStored, 65535u * 64u);
+    EXPECT_FALSE(stats->fragmentOverflow);
+    EXPECT_TRUE(stats->tileOverflow);
+    // Level k+1 holds one tile per non-empty level-k node while the pool
+    // lasts: (2^k)^2 nodes per plane, times the planes' distinct z blocks.
+    for (uint32_t level = 0; level < 6; ++level) {
+        std::set<uint32_t> zBlocks;
+        for (int k = 0; k < 5; ++k) zBlocks.insert(uint32_t(100.4f + float(k) * 200.f) >> (10 - level));
+        const uint32_t expected = (1u << level) * (1u << level) * uint32_t(zBlocks.size());
+        EXPECT_EQ(stats->levelNodes[level + 1] / 8, expected) << "level " << level;
+    }
+    auto tree = (*v)->readOctree();
+    ASSERT_TRUE(tree.ok()) << tree.message();
+    for (const OctreeNode& n : tree->nodes) ASSERT_LT(n.child, ci.tileCapacity);
+}
+
+TEST_F(VoxelizerTest, RootDescentBuildsTheSameTree) {
+    // Seed 004's traversal from the root every level, against the default
+    // per-fragment cursors: the same octree.
+    VoxelizerCreateInfo ci;
+    ci.maxResolution = 128;
+    ci.maxVertices = 1 << 14;
+    ci.maxTriangles = 1 << 14;
+    ci.fragmentCapacity = 1 << 19;
+    ci.tileCapacity = 1 << 15;
+    ci.method = ConservativeMethod::GeometryShader;
+    ci.fragmentCursors = false;
+    auto root = Voxelizer::create(device(), ci);
+    ASSERT_TRUE(root.ok()) << root.message();
+    TriangleMesh m = shapes::torusKnot({0, 0, 0}, 1.0f, 0.2f, 2, 3, 128, 12);
+    shapes::colorUniform(m, packRGBA8(10, 20, 30));
+    const VoxelGrid g = gridOf(m, 96);
+    auto a = run(device(), **root, m, g);
+    ASSERT_TRUE(a.ok()) << a.message();
+    expectOctreeMatches(*a);
+    auto b = run(device(), shared(), m, g);
+    ASSERT_TRUE(b.ok()) << b.message();
+    EXPECT_EQ(a->keys, b->keys);
+    EXPECT_EQ(a->stats.tilesNeeded, b->stats.tilesNeeded);
+    std::vector<uint32_t> la, lb;
+    for (const LeafVoxel& l : extractLeaves(a->tree)) la.insert(la.end(), {l.x, l.y, l.z, l.count, l.color});
+    for (const LeafVoxel& l : extractLeaves(b->tree)) lb.insert(lb.end(), {l.x, l.y, l.z, l.count, l.color});
+    EXPECT_EQ(la, lb);
+}
+
+TEST_F(VoxelizerTest, VoxelizeJobWritesLeavesAndGrowsCapacities) {
+    const std::string out = ::testing::TempDir() + "vox_job.txt";
+    const std::string stats = ::testing::TempDir() + "vox_job.json";
+    VoxelizeJob job;
+    job.shape = "torus";
+    job.resolution = 48;
+    job.outPath = out;
+    job.statsPath = stats;
+    job.method = ConservativeMethod::GeometryShader;
+    auto r = runVoxelizeJob(device(), job);
+    ASSERT_TRUE(r.ok()) << r.message();
+    // The file holds exactly the CPU-checked voxel set of the same mesh and grid.
+    const TriangleMesh m = shapes::byName("torus");
+    const auto open = ref::voxelize(m, r->grid, ref::Overlap::Open);
+    const auto closed = ref::voxelize(m, r->grid, ref::Overlap::Closed);
+    std::ifstream f(out);
+    std::string line;
+    std::vector<uint32_t> keys;
+    while (std::getline(f, line)) {
+        if (line.empty() || line[0] == '#') continue;
+        unsigned x, y, z;
+        ASSERT_EQ(std::sscanf(line.c_str(), "%u %u %u", &x, &y, &z), 3);
+        keys.push_back(ref::key(x, y, z));
+    }
+    std::sort(keys.begin(), keys.end());
+    EXPECT_EQ(keys.size(), r->leaves.size());
+    EXPECT_TRUE(std::includes(keys.begin(), keys.end(), open.begin(), open.end()));
+    EXPECT_TRUE(std::includes(closed.begin(), closed.end(), keys.begin(), keys.end()));
+    std::ifstream js(stats);
+    const std::string json((std::istreambuf_iterator<char>(js)), {});
+    EXPECT_NE(json.find("\"vox.raster\""), std::string::npos);
+    EXPECT_NE(json.find("\"leaves\": " + std::to_string(keys.size())), std::string::npos);
+    std::remove(out.c_str());
+    std::remove(stats.c_str());
+    // Tiny starting capacities: both overflow, grow to the reported sizes, same leaves.
+    VoxelizeJob small = job;
+    small.outPath.clear();
+    small.statsPath.clear();
+    small.initialFragmentCapacity = 100;
+    small.initialTileCapacity = 3;
+    auto grown = runVoxelizeJob(device(), small);
+    ASSERT_TRUE(grown.ok()) << grown.message();
+    EXPECT_GE(grown->attempts, 3u);
+    EXPECT_FALSE(grown->stats.fragmentOverflow);
+    EXPECT_FALSE(grown->stats.tileOverflow);
+    ASSERT_EQ(grown->leaves.size(), r->leaves.size());
+    for (size_t i = 0; i < r->leaves.size(); ++i)
+        ASSERT_EQ(ref::key(grown->leaves[i].x, grown->leaves[i].y, grown->leaves[i].z),
+                  ref::key(r->leaves[i].x, r->leaves[i].y, r->leaves[i].z));
+    // Errors name the problem.
+    job.shape = "teapot";
+    auto bad = runVoxelizeJob(device(), job);
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.message().find("teapot"), std::string::npos);
+    job.shape = "sphere";
+    job.outPath = "voxels.xyz";
+    EXPECT_FALSE(runVoxelizeJob(device(), job).ok());
+    job.outPath.clear();
+    job.resolution = 0;
+    EXPECT_FALSE(runVoxelizeJob(device(), job).ok());
+}
+
+TEST_F(VoxelizerTest, RandomTriangleSoup) {
+    // Triangles of every size and orientation, corners anywhere (also
+    // outside the box): each (voxel, triangle) pair checked.
+    auto g = gridFromBox({0, 0, 0}, {128, 128, 128}, 128, 128, 128);
+    ASSERT_TRUE(g.ok());
+    TriangleMesh m;
+    uint32_t seed = 21;
+    for (float size : {0.3f, 2.f, 9.f, 40.f}) shapes::append(m, shapes::tinyTriangles({-5, -5, -5}, {133, 133, 133}, size, 250, seed++));
+    auto f = run(device(), shared(), m, *g);
+    ASSERT_TRUE(f.ok()) << f.message();
+    expectConservative(m, *g, *f);
+    expectOctreeMatches(*f);
+}
