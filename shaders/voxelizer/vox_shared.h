@@ -75,13 +75,13 @@ struct VoxCounters {
 // (nodes 1..7 of tile 0 are unused).
 struct VoxNode {
     uint child;   // tile index of the children, 0 = none (empty, leaf or truncated)
-    uint color;   // RGB8 average; A = number of fragments merged (saturates at 255)
+    uint color;   // RGB8 mean; A = number of fragments merged (saturates at 255). Leaves during vox.leaf: R sum
     uint count;   // voxel fragments below this node
     int nx;       // normal sum, fixed point (VOX_NORMAL_SCALE)
     int ny;
     int nz;
-    uint pad0;
-    uint pad1;
+    uint pad0;    // leaves during vox.leaf: G sum; 0 after the first mipmap launch
+    uint pad1;    // leaves during vox.leaf: B sum; 0 after the first mipmap launch
 };
 VOX_CONST VOX_NORMAL_SCALE = 1024u;
 
