@@ -10,12 +10,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <mutex>
 #include <numeric>
 #include <random>
 #include <set>
 #include <tuple>
 
+#include "device_lost_hook.h"
 #include "pyramarch/engine/device.h"
 #include "pyramarch/engine/memory.h"
 #include "pyramarch/engine/transfer.h"
@@ -226,4 +228,41 @@ TEST_F(VoxelReliability, OutOfDeviceMemoryDuringCreationAtEveryBudget) {
     }
     std::lock_guard lock(mutex);
     for (const auto& m : messages) ADD_FAILURE() << "validation: " << m;
+}
+
+TEST_F(VoxelReliability, ReadBacksReportDeviceLoss) {
+    std::string error;
+    auto hooked = test::adoptWithLossHook(device(), error);
+    ASSERT_TRUE(hooked) << error;
+    VoxelizerCreateInfo ci = createInfo();
+    ci.denseMaxVoxels = 48 * 48 * 48;
+    auto v = Voxelizer::create(*hooked, ci);
+    ASSERT_OK(v);
+    const TriangleMesh m = mesh();
+    auto grid = defaultGrid(m, 40);
+    ASSERT_OK(grid);
+    ASSERT_OK((*v)->setMesh(m, *grid));
+    Status rec;
+    ASSERT_OK(submitAndWait(*hooked, [&](VkCommandBuffer cmd) { rec = (*v)->record(cmd); }));
+    ASSERT_OK(rec);
+    const std::pair<const char*, std::function<Status()>> ops[] = {
+        {"readStats", [&] { return (*v)->readStats().status(); }},
+        {"readFragments", [&] { return (*v)->readFragments().status(); }},
+        {"readOctree", [&] { return (*v)->readOctree().status(); }},
+        {"readDenseGrid", [&] { return (*v)->readDenseGrid().status(); }},
+    };
+    for (const auto& [what, op] : ops) {
+        for (test::Inject where : {test::Inject::Submit, test::Inject::Wait}) {
+            SCOPED_TRACE(std::string(what) + (where == test::Inject::Submit ? " (vkQueueSubmit)" : " (vkWaitForFences)"));
+            const int before = test::g_injected;
+            test::g_inject = where;
+            const Status s = op();
+            test::g_inject = test::Inject::None;
+            EXPECT_GT(test::g_injected.load(), before) << "the hook was not reached";
+            ASSERT_FALSE(s.ok()) << "device loss swallowed";
+            EXPECT_EQ(s.vkResult(), VK_ERROR_DEVICE_LOST) << s.message();
+        }
+        EXPECT_OK(op());
+    }
+    v = Status::error("released");
 }
