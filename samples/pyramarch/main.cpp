@@ -1,7 +1,8 @@
 // pyramarch: the command-line tool. `info` lists devices and what matters of
 // them, `demo` renders the metaballs and point-cloud scenes headless to PNG
 // frames with a per-pass timing table, `iso` extracts a surface from an
-// analytic field or a raw volume and writes PLY/OBJ.
+// analytic field or a raw volume and writes PLY/OBJ, `voxelize` turns a mesh
+// into a sparse voxel octree and writes its leaves.
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -275,6 +276,7 @@ int main(int argc, char** argv) {
     const int parsed = sample::parseToolCommandLine(argc, argv, options);
     if (parsed >= 0) return parsed;
     if (options.command == "info") return runInfo(options.infoDevice);
+    if (options.command == "voxelize") return runVoxelize(options.voxelize);
     if (options.command == "demo") return runDemo(options.demo);
     return runIso(options.iso);
 }

@@ -21,6 +21,14 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
     demoCmd->add_option("--cells", demo.cells, "Grid cells per axis (default 48)")->check(CLI::Range(1u, 512u));
     demoCmd->add_option("--particles", demo.particles, "Point-cloud particles (default 100000)")->check(CLI::Range(1u, 4000000u));
     demoCmd->add_option("--balls", demo.balls, "Metaballs (1..256, default 24)")->check(CLI::Range(1u, 256u));
+    demoCmd
+        ->add_option_function<std::string>(
+            "--splat",
+            [&demo](const std::string& s) {
+                demo.splat = s == "gather" ? pyramarch::iso::SplatMethod::Gather : pyramarch::iso::SplatMethod::Scatter;
+            },
+            "Point cloud splat: scatter (atomics, default) | gather (binned)")
+        ->check(CLI::IsMember({"scatter", "gather"}));
     demoCmd->add_option("--scenes", demo.scenes, "Scenes to render (metaballs, pointcloud)")
         ->check(CLI::IsMember({"metaballs", "pointcloud"}))
         ->delimiter(',');
@@ -48,9 +56,11 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
     isoCmd->add_flag("--validation", iso.validation, "Enable the validation layer (any message fails the exit code)");
     isoCmd->add_option("--device", iso.device, "Device index or name substring");
 
+    CLI::App* voxelizeCmd = addVoxelizeCommand(app, options.voxelize);
+
     const int parsed = parseCommandLine(app, argc, const_cast<char**>(argv));
     if (parsed >= 0) return parsed;
-    options.command = *info ? "info" : *demoCmd ? "demo" : "iso";
+    options.command = *info ? "info" : *demoCmd ? "demo" : *voxelizeCmd ? "voxelize" : "iso";
     if (options.command == "iso" && !iso.out.empty()) {
         const std::string ext = std::filesystem::path(iso.out).extension().string();
         if (ext != ".ply" && ext != ".obj") return fail("pyramarch iso", "--out must end in .ply or .obj, got '" + iso.out + "'");

@@ -6,6 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "pyramarch/isosurface/isosurface.h"
+#include "voxelize_command.h"
+
 namespace sample {
 
 struct DemoOptions {
@@ -20,6 +23,7 @@ struct DemoOptions {
     uint32_t cells = 48;
     uint32_t particles = 100000;
     uint32_t balls = 24;
+    pyramarch::iso::SplatMethod splat = pyramarch::iso::SplatMethod::Scatter;
 };
 
 struct IsoOptions {
@@ -42,10 +46,11 @@ struct IsoOptions {
 };
 
 struct ToolOptions {
-    std::string command; // info | demo | iso
+    std::string command; // info | demo | iso | voxelize
     std::string infoDevice;
     DemoOptions demo;
     IsoOptions iso;
+    VoxelizeOptions voxelize;
 };
 
 // Parses argv (argv[0] is the program) into `options` and checks what can be

@@ -15,6 +15,11 @@ void main() {
     uint tile = atomicAdd(counters.tileCount, 1u);
     if (tile < params.tileCapacity) {
         nodes[node].child = tile;
+        // Children's coordinates at their level, for consumers that walk a
+        // level's node range without descending (init keeps them).
+        uvec3 c = voxUnpack(nodes[node].coord) * 2u;
+        for (uint k = 0u; k < 8u; ++k)
+            nodes[8u * tile + k].coord = voxPack(c + uvec3(k & 1u, (k >> 1) & 1u, (k >> 2) & 1u));
     } else {
         nodes[node].child = 0u;
         atomicAdd(counters.tilesFailed, 1u);

@@ -9,5 +9,7 @@ void main() {
     uint first = counters.levelTileStart[l], last = counters.levelTileEnd[l];
     uint i = voxThreadIndex();
     if (i >= 8u * (last - first)) return;
-    nodes[8u * first + i] = VoxNode(0u, 0u, 0u, 0, 0, 0, 0u, 0u);
+    // The coordinate was written by the allocating parent; everything else starts empty.
+    uint node = 8u * first + i;
+    nodes[node] = VoxNode(0u, 0u, 0u, 0, 0, 0, nodes[node].coord, 0u);
 }

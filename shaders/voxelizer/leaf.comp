@@ -1,9 +1,10 @@
 #version 460
 // One thread per voxel fragment: merge it into its leaf. Colour: per-channel
-// integer sums (R in color, G in pad0, B in pad1; mipmap.comp turns them into
-// the rounded mean), so the result does not depend on the order fragments
-// arrive in (seed 004's compare-and-swap moving average rounds at every
-// merge and does); normal: fixed-point atomic sum; count: atomic add.
+// integer sums (R in color, G in child, B in pad1: a leaf has no children and
+// nothing reads a leaf's child pointer; mipmap.comp turns the sums into the
+// rounded mean and clears them), so the result does not depend on the order
+// fragments arrive in (seed 004's compare-and-swap moving average rounds at
+// every merge and does); normal: fixed-point atomic sum; count: atomic add.
 #include "voxelizer/vox_compute.glsl"
 
 void main() {
@@ -23,7 +24,7 @@ void main() {
 
     // 255 x fragmentsStored fits 32 bits up to 16 Mi fragments in one leaf.
     atomicAdd(nodes[node].color, f.y & 255u);
-    atomicAdd(nodes[node].pad0, (f.y >> 8) & 255u);
+    atomicAdd(nodes[node].child, (f.y >> 8) & 255u);
     atomicAdd(nodes[node].pad1, (f.y >> 16) & 255u);
     atomicAdd(counters.leafFragments, 1u);
 }

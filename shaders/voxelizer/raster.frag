@@ -112,6 +112,23 @@ void main() {
     if (pix.x >= sdims.x || pix.y >= sdims.y) discard;
 
     vec3 s0 = swz(fV0, axis), s1 = swz(fV1, axis), s2 = swz(fV2, axis);
+    // The pixel square must meet the projected triangle (a voxel the
+    // triangle touches projects onto a square the projection touches); this
+    // culls the corners of dilated triangles and most of a needle's box
+    // before any per-voxel work. A small margin keeps it conservative under
+    // rounding; the exact test decides.
+    vec3 sn = swz(fN, axis);
+    if (sn.z != 0.0) {
+        float o = sn.z > 0.0 ? 1.0 : -1.0;
+        vec2 q[3] = vec2[3](s0.xy, s1.xy, s2.xy);
+        for (int k = 0; k < 3; ++k) {
+            vec2 e = q[(k + 1) % 3] - q[k];
+            vec2 en = vec2(-e.y, e.x) * o; // inward normal
+            vec2 rel = plo - q[k];
+            float d = dot(en, rel) + max(en.x, 0.0) + max(en.y, 0.0);
+            if (d < -1e-3 * (abs(en.x) + abs(en.y))) discard;
+        }
+    }
     float tlo = min(s0.z, min(s1.z, s2.z)), thi = max(s0.z, max(s1.z, s2.z));
     float wlo = 1e30, whi = -1e30;
     vec3 n = swz(fN, axis); // the swizzles are rotations, so they commute with the cross product

@@ -74,14 +74,16 @@ struct VoxCounters {
 // c = (x&1) | (y&1)<<1 | (z&1)<<2 at the child's level. Node 0 is the root
 // (nodes 1..7 of tile 0 are unused).
 struct VoxNode {
+    // Leaves, between vox.leaf and the first mipmap launch, hold colour
+    // channel sums instead: R in color, G in child, B in pad1 (see leaf.comp).
     uint child;   // tile index of the children, 0 = none (empty, leaf or truncated)
-    uint color;   // RGB8 mean; A = number of fragments merged (saturates at 255). Leaves during vox.leaf: R sum
+    uint color;   // RGB8 mean; A = number of fragments merged (saturates at 255)
     uint count;   // voxel fragments below this node
     int nx;       // normal sum, fixed point (VOX_NORMAL_SCALE)
     int ny;
     int nz;
-    uint pad0;    // leaves during vox.leaf: G sum; 0 after the first mipmap launch
-    uint pad1;    // leaves during vox.leaf: B sum; 0 after the first mipmap launch
+    uint coord;   // the node's coordinates at its level, packed 10:10:10 (written when its tile is allocated)
+    uint pad1;
 };
 VOX_CONST VOX_NORMAL_SCALE = 1024u;
 

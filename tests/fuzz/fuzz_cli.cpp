@@ -38,6 +38,9 @@ int commandLine(const uint8_t* data, size_t size) {
         FUZZ_CHECK(o.demo.balls >= 1 && o.demo.balls <= 256, "--balls outside its range");
         FUZZ_CHECK(o.demo.msaa == 1 || o.demo.msaa == 2 || o.demo.msaa == 4 || o.demo.msaa == 8, "--msaa not a valid count");
         for (const auto& s : o.demo.scenes) FUZZ_CHECK(s == "metaballs" || s == "pointcloud", "--scenes accepted an unknown scene");
+        FUZZ_CHECK(o.voxelize.resolution >= 1 && o.voxelize.resolution <= 1024, "--res outside 1..1024");
+        FUZZ_CHECK(o.voxelize.mesh.empty() || o.voxelize.shape.empty(), "--mesh and --shape together");
+        FUZZ_CHECK(o.voxelize.method == "auto" || o.voxelize.method == "gs" || o.voxelize.method == "hw", "--method accepted an unknown value");
         return 0;
     }
     // The samples' shared options plus a prepare() like the volume sample's:

@@ -233,9 +233,9 @@ TEST(VoxelExportTest, LeavesOfAHandBuiltTreeAndWriters) {
     t.nodes[8 + 0].count = 2;
     t.nodes[8 + 7].child = 3;
     t.nodes[8 + 7].count = 1;
-    t.nodes[16 + 1] = {0, packRGBA8(1, 2, 3, 1), 1, {0, 0, 0}, {0, 0}};     // (1,0,0)
-    t.nodes[16 + 6] = {0, packRGBA8(4, 5, 6, 1), 1, {0, 0, 0}, {0, 0}};     // (0,1,1)
-    t.nodes[24 + 0] = {0, packRGBA8(7, 8, 9, 1), 1, {0, 0, 0}, {0, 0}};     // (2,2,2)
+    t.nodes[16 + 1] = {0, packRGBA8(1, 2, 3, 1), 1, {0, 0, 0}, 0, 0};     // (1,0,0)
+    t.nodes[16 + 6] = {0, packRGBA8(4, 5, 6, 1), 1, {0, 0, 0}, 0, 0};     // (0,1,1)
+    t.nodes[24 + 0] = {0, packRGBA8(7, 8, 9, 1), 1, {0, 0, 0}, 0, 0};     // (2,2,2)
     t.nodes[24 + 3].child = 99;                                             // count 0: not a leaf
     const auto leaves = extractLeaves(t);
     ASSERT_EQ(leaves.size(), 3u);

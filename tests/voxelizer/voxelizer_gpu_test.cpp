@@ -14,6 +14,7 @@
 
 #include "pyramarch/engine/render_graph.h"
 #include "pyramarch/engine/transfer.h"
+#include "pyramarch/voxelizer/field.h"
 #include "pyramarch/voxelizer/job.h"
 #include "pyramarch/voxelizer/shapes.h"
 #include "pyramarch/voxelizer/voxelizer.h"
@@ -148,9 +149,18 @@ void expectOctreeMatches(const Frame& f) {
     const auto counts = ref::octreeLevelCounts(f.keys, t.depth);
     std::vector<uint32_t> gpuCounts(t.depth + 1, 0);
     std::vector<std::pair<uint32_t, uint32_t>> stack{{0, 0}};
+    size_t badCoords = 0;
     while (!stack.empty()) {
         auto [n, level] = stack.back();
         stack.pop_back();
+        // Every node of an allocated tile knows its coordinates at its level.
+        if (t.nodes[n].child != 0) {
+            const auto pc = ref::unkey(t.nodes[n].coord);
+            for (uint32_t c = 0; c < 8; ++c) {
+                const uint32_t want = ref::key(pc[0] * 2 + (c & 1), pc[1] * 2 + ((c >> 1) & 1), pc[2] * 2 + ((c >> 2) & 1));
+                badCoords += t.nodes[t.nodes[n].child * 8 + c].coord != want;
+            }
+        }
         if (t.nodes[n].count == 0) continue;
         ++gpuCounts[level];
         if (level < t.depth) {
@@ -171,6 +181,8 @@ void expectOctreeMatches(const Frame& f) {
         }
     }
     EXPECT_EQ(gpuCounts, counts);
+    EXPECT_EQ(t.nodes[0].coord, 0u);
+    EXPECT_EQ(badCoords, 0u) << "node coordinates disagree with the tree";
     // Leaf values: count = fragments of the voxel; colour = the rounded mean
     // of their colours, exactly (leaf.comp sums channels, mipmap.comp
     // divides: no per-merge rounding, so no dependence on fragment order).
@@ -439,6 +451,15 @@ TEST_F(VoxelizerTest, BadInput) {
     EXPECT_EQ(n->stats.skippedTriangles, 2u);
     expectConservative(m, *g, *n);
     for (const VoxelFragment& x : n->fragments) EXPECT_LT(x.triangle, m.triangleCount() - 2);
+    // Absurdly large (finite) coordinates: float arithmetic overflows, which
+    // must not hang, crash or write out of bounds (no correctness claim:
+    // accuracy assumes grid coordinates well inside +-2^20).
+    TriangleMesh hugeMesh = shapes::triangle({-1e30f, 0.5f, 0.5f}, {1e30f, 0.4f, 0.6f}, {0.5f, 1e30f, -1e30f});
+    shapes::append(hugeMesh, shapes::triangle({-3e38f, -3e38f, 0.5f}, {3e38f, -3e38f, 0.5f}, {0.f, 3e38f, 0.5f}));
+    auto hf = run(device(), v, hugeMesh, *g);
+    ASSERT_TRUE(hf.ok()) << hf.message();
+    EXPECT_FALSE(hf->stats.fragmentOverflow);
+    for (const VoxelFragment& x : hf->fragments) EXPECT_LT(x.triangle, 2u);
     // Out-of-range index: rejected before any GPU work, the previous mesh stays staged.
     TriangleMesh bad = shapes::triangle({0, 0, 0}, {1, 0, 0}, {0, 1, 0});
     bad.indices[2] = 3;
@@ -743,4 +764,43 @@ TEST_F(VoxelizerTest, RandomTriangleSoup) {
     ASSERT_TRUE(f.ok()) << f.message();
     expectConservative(m, *g, *f);
     expectOctreeMatches(*f);
+}
+
+TEST_F(VoxelizerTest, DenseGridAsASolidField) {
+    // The bridge to the isosurface module: dense grid -> solid occupancy at
+    // voxel centres. A closed sphere becomes a ball: every voxel whose centre
+    // is inside the sphere is 1, every voxel clearly outside is 0.
+    VoxelizerCreateInfo ci;
+    ci.maxResolution = 32;
+    ci.maxVertices = 4096;
+    ci.maxTriangles = 4096;
+    ci.fragmentCapacity = 1 << 16;
+    ci.tileCapacity = 4096;
+    ci.denseMaxVoxels = 32 * 32 * 32;
+    ci.method = ConservativeMethod::GeometryShader;
+    auto v = Voxelizer::create(device(), ci);
+    ASSERT_TRUE(v.ok()) << v.message();
+    const TriangleMesh m = shapes::sphere({0, 0, 0}, 1.0f, 32, 16);
+    auto g = gridFromBox({-1.25f, -1.25f, -1.25f}, {1.25f, 1.25f, 1.25f}, 32, 32, 32);
+    ASSERT_TRUE(g.ok());
+    auto f = run(device(), **v, m, *g);
+    ASSERT_TRUE(f.ok()) << f.message();
+    auto dense = (*v)->readDenseGrid();
+    ASSERT_TRUE(dense.ok()) << dense.message();
+    const std::vector<float> solid = solidOccupancy(*dense, *g);
+    ASSERT_EQ(solid.size(), size_t(32 * 32 * 32));
+    const SampleBounds b = voxelCentreBounds(*g);
+    EXPECT_FLOAT_EQ(b.min[0], -1.25f + 2.5f / 64);
+    size_t wrong = 0;
+    for (uint32_t z = 0; z < 32; ++z)
+        for (uint32_t y = 0; y < 32; ++y)
+            for (uint32_t x = 0; x < 32; ++x) {
+                const float px = b.min[0] + x * g->voxelSize.x, py = b.min[1] + y * g->voxelSize.y, pz = b.min[2] + z * g->voxelSize.z;
+                const float r = std::sqrt(px * px + py * py + pz * pz);
+                const float val = solid[(size_t(z) * 32 + y) * 32 + x];
+                // A voxel is 0.078 wide: beyond a voxel diagonal from the surface the answer is known.
+                if (r < 1.0f - 0.14f && val != 1.f) ++wrong;
+                if (r > 1.0f + 0.14f && val != 0.f) ++wrong;
+            }
+    EXPECT_EQ(wrong, 0u);
 }

@@ -38,7 +38,7 @@ Result<VoxelizeJobResult> runVoxelizeJob(Device& device, const VoxelizeJob& job)
     const uint32_t maxTiles = uint32_t(std::min<uint64_t>(range / 256, UINT32_MAX));
     const uint64_t r = job.resolution;
     // A surface covers on the order of R^2 voxels, a few fragments each.
-    uint32_t fragments = uint32_t(std::clamp<uint64_t>(8 * r * r, 1u << 12, maxFragments));
+    uint32_t fragments = uint32_t(std::clamp<uint64_t>(16 * r * r, 1u << 12, maxFragments));
     uint32_t tiles = uint32_t(std::clamp<uint64_t>(2 * r * r, 1u << 10, maxTiles));
     if (job.initialFragmentCapacity) fragments = std::min(job.initialFragmentCapacity, maxFragments);
     if (job.initialTileCapacity) tiles = std::min(job.initialTileCapacity, maxTiles);

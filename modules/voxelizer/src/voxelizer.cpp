@@ -53,7 +53,7 @@ uint32_t depthFor(uint32_t maxResolution) {
     return d;
 }
 
-// Per staging slot: what the host staged and the frame it belongs to.
+// What setMesh staged for a frame (the host side of the frame's stats too).
 struct Staged {
     uint32_t triangles = 0;
     uint32_t vertices = 0;
@@ -86,12 +86,10 @@ struct Voxelizer::Impl {
                     denseSet = VK_NULL_HANDLE;
 
     // Host state.
-    std::vector<Staged> slots;
     uint32_t currentSlot = 0;
     bool staged = false;
     bool stagedSinceRecord = false; // setMesh ran since the last recorded upload
     Staged current;
-    VoxelGrid lastGrid;
     uint64_t framesRecorded = 0;
     std::vector<uint64_t> ringFrame;   // frame whose counters each stats slot holds
     std::vector<Staged> ringStaged;    // host data of that frame
@@ -101,7 +99,7 @@ struct Voxelizer::Impl {
 
     Status createBuffers();
     Status createPipelines();
-    void addTo(RenderGraph& graph);
+    void addTo(RenderGraph& graph, VoxelizerGraphRefs* refs);
     gpu::ComputeParams computeParams(uint32_t level) const;
     Status readDevice(const Buffer& src, VkDeviceSize offset, VkDeviceSize bytes, void* out);
     VoxelStats decode(const gpu::VoxCounters& c, const Staged& s, uint64_t frame) const;
@@ -244,7 +242,7 @@ gpu::ComputeParams Voxelizer::Impl::computeParams(uint32_t level) const {
     return p;
 }
 
-void Voxelizer::Impl::addTo(RenderGraph& g) {
+void Voxelizer::Impl::addTo(RenderGraph& g, VoxelizerGraphRefs* refs) {
     // Module-owned buffers come in with the use the previous frame left them
     // in (= the use they leave this frame in), so frames chain correctly.
     const ExternalUse hostWrite{Access::HostWrite, PassKind::Transfer};
@@ -265,6 +263,7 @@ void Voxelizer::Impl::addTo(RenderGraph& g) {
     const ExternalUse denseUse{Access::StorageWrite, PassKind::Compute};
     BufferRef denseRef = withDense ? g.importBuffer("vox.dense", dense, denseUse, denseUse) : BufferRef{};
     BufferRef statsRef = g.importBuffer("vox.stats", statsRing, hostRead, hostRead);
+    if (refs) *refs = {countersRef, dispatchRef, fragmentsRef, nodesRef, denseRef};
     // Without cursors the flag/leaf shaders still reference the binding (the
     // branch is dynamic), so the stand-in buffer is declared like the real one.
     BufferRef cursorsRef = g.importBuffer("vox.cursors", cursors.valid() ? cursors : dummy, computeRead, computeRead);
@@ -489,7 +488,6 @@ Result<std::unique_ptr<Voxelizer>> Voxelizer::create(Device& device, const Voxel
         impl->hardware = true;
         break;
     }
-    impl->slots.resize(info.framesInFlight);
     impl->ringFrame.assign(info.framesInFlight, UINT64_MAX);
     impl->ringStaged.resize(info.framesInFlight);
     PYRAMARCH_TRY(impl->createBuffers());
@@ -534,7 +532,6 @@ Status Voxelizer::setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, Voxel
     if (m.hardware) s.flags |= gpu::VOX_HW_CONSERVATIVE;
     if (mode == VoxelMode::Thin) s.flags |= gpu::VOX_THIN;
     m.staging.flush();
-    m.slots[slot] = s;
     m.currentSlot = slot;
     m.current = s;
     m.staged = true;
@@ -542,12 +539,12 @@ Status Voxelizer::setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, Voxel
     return {};
 }
 
-Status Voxelizer::addPasses(RenderGraph& graph) {
+Status Voxelizer::addPasses(RenderGraph& graph, VoxelizerGraphRefs* refs) {
     // The stats ring and staging slots advance once per recorded frame, so
     // the passes may live in one graph only.
     if (impl_->passesAdded)
         return Status::error("voxelizer: addPasses: the passes are already in a graph (addPasses or record was called before)");
-    impl_->addTo(graph);
+    impl_->addTo(graph, refs);
     impl_->passesAdded = true;
     return {};
 }
@@ -558,7 +555,7 @@ Status Voxelizer::record(VkCommandBuffer cmd) {
         if (m.passesAdded)
             return Status::error("voxelizer: record: the passes were added to a host graph; execute that graph instead");
         m.ownGraph = std::make_unique<RenderGraph>(m.device);
-        m.addTo(*m.ownGraph);
+        m.addTo(*m.ownGraph, nullptr);
         m.passesAdded = true;
         Status s = m.ownGraph->compile();
         if (!s) {
@@ -630,6 +627,8 @@ Result<std::vector<float>> Voxelizer::readDenseGrid() {
 
 const Buffer& Voxelizer::nodeBuffer() const { return impl_->nodes; }
 const Buffer& Voxelizer::fragmentBuffer() const { return impl_->fragments; }
+const Buffer& Voxelizer::counterBuffer() const { return impl_->counters; }
+const Buffer& Voxelizer::dispatchBuffer() const { return impl_->dispatch; }
 const Buffer& Voxelizer::denseGridBuffer() const { return impl_->dense; }
 uint32_t Voxelizer::octreeDepth() const { return impl_->depth; }
 const VoxelGrid& Voxelizer::grid() const { return impl_->current.grid; }

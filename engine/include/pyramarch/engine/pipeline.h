@@ -128,6 +128,7 @@ public:
     VkPipeline pipeline() const { return pipeline_; }
     VkPipelineLayout layout() const { return layout_.layout(); }
     VkDescriptorSetLayout setLayout() const { return layout_.setLayout(); }
+    const PipelineLayout& pipelineLayout() const { return layout_; }
 
 private:
     void destroy();

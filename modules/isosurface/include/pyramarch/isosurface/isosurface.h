@@ -61,9 +61,9 @@ enum class SplatMethod {
     // integer atomics (16.16 fixed point: exact, order independent).
     Scatter,
     // Counting sort of the particles into bins of the kernel radius, then one
-    // thread per sample sums the particles of the bins its radius reaches
-    // (float, no atomics on the field; summation order within a bin follows
-    // the sort, so results can differ in the last bits from frame to frame).
+    // thread per sample sums the particles of the bins its radius reaches (no
+    // atomics on the field; the same 16.16 fixed point as Scatter, so the
+    // order within a bin, which follows the sort, does not change the bits).
     Gather,
 };
 

@@ -102,7 +102,8 @@ struct OctreeNode {
     uint32_t color = 0; // RGB8 mean colour; A = fragments merged, saturated at 255
     uint32_t count = 0; // voxel fragments below the node; 0 = empty
     int32_t normal[3] = {0, 0, 0}; // fixed-point normal (leaves: sum x 1024; interior: unit x 1024)
-    uint32_t pad[2] = {0, 0};
+    uint32_t coord = 0; // coordinates at the node's level: x | y << 10 | z << 20
+    uint32_t pad = 0;
 };
 
 // A host copy of the octree (tests, export).
@@ -131,6 +132,16 @@ struct VoxelFragment {
     uint32_t triangle = 0;
 };
 
+// The voxelizer's buffers as a host graph knows them after addPasses(), so
+// passes the host adds later can declare their uses (and get barriers).
+struct VoxelizerGraphRefs {
+    BufferRef counters;  // gpu::VoxCounters (shaders/voxelizer/vox_shared.h)
+    BufferRef dispatch;  // VkDispatchIndirectCommand per entry, 16-byte stride: 0 = fragments, 1 + l = nodes of level l
+    BufferRef fragments; // uvec4 per fragment
+    BufferRef nodes;     // VoxNode per node
+    BufferRef dense;     // invalid without a dense grid
+};
+
 class Voxelizer {
 public:
     static Result<std::unique_ptr<Voxelizer>> create(Device& device, const VoxelizerCreateInfo& info);
@@ -150,7 +161,7 @@ public:
     // them every execute). The module's buffers are imported and left in the
     // state the next frame expects. Fails if the passes are already in a
     // graph (this one, another, or the module's own through record()).
-    Status addPasses(RenderGraph& graph);
+    Status addPasses(RenderGraph& graph, VoxelizerGraphRefs* refs = nullptr);
     // Records one frame through the module's own graph (hosts without a
     // graph). Not combinable with addPasses().
     Status record(VkCommandBuffer cmd);
@@ -175,6 +186,8 @@ public:
     // voxelizer's passes: nodes/dense in StorageReadWrite/StorageWrite of a compute pass).
     const Buffer& nodeBuffer() const;
     const Buffer& fragmentBuffer() const;
+    const Buffer& counterBuffer() const;  // gpu::VoxCounters
+    const Buffer& dispatchBuffer() const; // see VoxelizerGraphRefs::dispatch
     const Buffer& denseGridBuffer() const; // invalid when denseMaxVoxels == 0
     uint32_t octreeDepth() const;
     const VoxelGrid& grid() const;

@@ -1,0 +1,22 @@
+// `pyramarch voxelize`: a mesh (OBJ) or built-in shape -> sparse voxel octree
+// on the GPU -> occupied leaves (.ply or .txt) and stats JSON with per-pass times.
+#pragma once
+
+#include <string>
+
+#include "sample/cli.h"
+
+struct VoxelizeOptions {
+    std::string mesh;            // OBJ path
+    std::string shape;           // sphere | torus | knot | box | diamond
+    uint32_t resolution = 128;
+    std::string out;             // .ply or .txt
+    std::string stats;           // JSON
+    bool thin = false;
+    std::string method = "auto"; // auto | gs | hw
+    bool validation = false;
+    std::string device;
+};
+
+CLI::App* addVoxelizeCommand(CLI::App& app, VoxelizeOptions& options);
+int runVoxelize(const VoxelizeOptions& options);

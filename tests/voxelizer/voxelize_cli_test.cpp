@@ -1,0 +1,99 @@
+// `pyramarch voxelize`: the leaves it writes are the CPU-checked voxel set of
+// the same shape and grid; bad arguments give one error line and exit != 0.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pyramarch/voxelizer/shapes.h"
+#include "voxel_reference.h"
+
+using namespace pyramarch::voxel;
+
+namespace {
+
+struct CmdResult {
+    int code = -1;
+    std::string out, err;
+};
+
+std::string slurp(const std::string& p) {
+    std::ifstream f(p);
+    return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+CmdResult runTool(const std::string& args) {
+    static int n = 0;
+    const std::string base = (std::filesystem::temp_directory_path() /
+                              ("pyramarch-vox-cli-" + std::to_string(::getpid()) + "-" + std::to_string(n++)))
+                                 .string();
+    const std::string cmd = std::string(PYRAMARCH_TOOL) + " " + args + " >" + base + ".out 2>" + base + ".err";
+    const int status = std::system(cmd.c_str());
+    CmdResult r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = slurp(base + ".out");
+    r.err = slurp(base + ".err");
+    std::filesystem::remove(base + ".out");
+    std::filesystem::remove(base + ".err");
+    return r;
+}
+
+} // namespace
+
+TEST(VoxelizeCli, LeavesMatchTheReference) {
+    const auto dir = std::filesystem::temp_directory_path();
+    const std::string txt = (dir / ("vox-cli-" + std::to_string(::getpid()) + ".txt")).string();
+    const std::string json = (dir / ("vox-cli-" + std::to_string(::getpid()) + ".json")).string();
+    const std::string ply = (dir / ("vox-cli-" + std::to_string(::getpid()) + ".ply")).string();
+    CmdResult r = runTool("voxelize --shape knot --res 40 --method gs --validation --out " + txt + " --stats " + json);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const TriangleMesh m = shapes::byName("knot");
+    auto grid = defaultGrid(m, 40);
+    ASSERT_TRUE(grid.ok());
+    const auto open = ref::voxelize(m, *grid, ref::Overlap::Open);
+    const auto closed = ref::voxelize(m, *grid, ref::Overlap::Closed);
+    std::ifstream f(txt);
+    std::string line;
+    std::vector<uint32_t> keys;
+    while (std::getline(f, line)) {
+        if (line.empty() || line[0] == '#') continue;
+        unsigned x, y, z;
+        ASSERT_EQ(std::sscanf(line.c_str(), "%u %u %u", &x, &y, &z), 3) << line;
+        keys.push_back(ref::key(x, y, z));
+    }
+    std::sort(keys.begin(), keys.end());
+    ASSERT_FALSE(keys.empty());
+    EXPECT_TRUE(std::includes(keys.begin(), keys.end(), open.begin(), open.end()));
+    EXPECT_TRUE(std::includes(closed.begin(), closed.end(), keys.begin(), keys.end()));
+    const std::string stats = slurp(json);
+    EXPECT_NE(stats.find("\"leaves\": " + std::to_string(keys.size())), std::string::npos) << stats;
+    EXPECT_NE(stats.find("\"vox.raster\""), std::string::npos);
+    // PLY of a thin voxelization: a header with the vertex count, fewer leaves.
+    r = runTool("voxelize --shape knot --res 40 --thin --out " + ply);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string plyText = slurp(ply);
+    const size_t at = plyText.find("element vertex ");
+    ASSERT_NE(at, std::string::npos);
+    const unsigned long thinLeaves = std::stoul(plyText.substr(at + 15));
+    EXPECT_GT(thinLeaves, 0u);
+    EXPECT_LT(thinLeaves, keys.size());
+    std::filesystem::remove(txt);
+    std::filesystem::remove(json);
+    std::filesystem::remove(ply);
+}
+
+TEST(VoxelizeCli, BadArguments) {
+    for (const char* args : {"voxelize", "voxelize --shape teapot", "voxelize --shape sphere --res 0",
+                             "voxelize --shape sphere --out voxels.xyz", "voxelize --mesh /nonexistent.obj"}) {
+        SCOPED_TRACE(args);
+        const CmdResult r = runTool(args);
+        EXPECT_NE(r.code, 0);
+        EXPECT_NE(r.err.find("error"), std::string::npos) << r.err;
+    }
+}
