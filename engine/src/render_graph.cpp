@@ -161,7 +161,7 @@ void RenderGraph::rebindImportedBuffer(BufferRef ref, VkBuffer buffer, VkDeviceS
     r.size = size;
 }
 
-void RenderGraph::rebindImportedImage(ImageRef ref, VkImage image, VkImageView view, VkImageLayout currentLayout,
+void RenderGraph::rebindImportedImage(ImageRef ref, VkImage image, VkImageView view, VkImageLayout currentLayout, VkExtent3D extent,
                                       bool hostTransitioned) {
     GraphResource& r = impl_->images.at(ref.index);
     PYRAMARCH_ASSERT(r.imported, "rebindImportedImage on a graph-owned image");
@@ -176,6 +176,7 @@ void RenderGraph::rebindImportedImage(ImageRef ref, VkImage image, VkImageView v
     r.importedImage.image = image;
     r.importedImage.view = view;
     r.importedImage.currentLayout = currentLayout;
+    if (extent.width && extent.height) r.importedImage.extent = extent;
 }
 
 PassBuilder RenderGraph::addPass(const std::string& name, PassKind kind) {

@@ -1,6 +1,6 @@
 # Draw pass for iso-surfaces (SurfaceRenderer). Its own target so the
 # isosurface core does not depend on graphics pipelines; included once from
-# the project (samples/common includes it when nobody else did).
+# modules/isosurface/CMakeLists.txt.
 add_library(pyramarch_isosurface_renderer STATIC ${CMAKE_CURRENT_LIST_DIR}/src/surface_renderer.cpp)
 add_library(pyramarch::isosurface_renderer ALIAS pyramarch_isosurface_renderer)
 set_target_properties(pyramarch_isosurface_renderer PROPERTIES EXPORT_NAME isosurface_renderer)

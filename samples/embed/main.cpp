@@ -1,8 +1,7 @@
 // The smallest complete host: it owns the instance, device, queue, swapchain
 // and command buffers (plain Vulkan loader), adopts its device into the
 // module and records the module's passes between its own in its command buffer.
-#undef VK_NO_PROTOTYPES // the host uses the loader; the module never does
-#include <vulkan/vulkan.h>
+#include <vulkan/vulkan.h> // the host uses the loader; the module never does
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 #include <CLI/CLI.hpp>
@@ -49,10 +48,9 @@ int main(int argc, char** argv) {
     CHECK(vkCreateInstance(&ici, nullptr, &instance));
     VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
     auto createMessenger = (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(instance, "vkCreateDebugUtilsMessengerEXT");
-    VkDebugUtilsMessengerCreateInfoEXT mci{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
-    mci.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
-    mci.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT;
-    mci.pfnUserCallback = onMessage;
+    VkDebugUtilsMessengerCreateInfoEXT mci{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT, nullptr, 0,
+                                           VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+                                           VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT, onMessage, nullptr};
     if (validation) CHECK(createMessenger(instance, &mci, nullptr, &messenger));
     VkSurfaceKHR surface;
     CHECK(glfwCreateWindowSurface(instance, window, nullptr, &surface));
@@ -64,7 +62,7 @@ int main(int argc, char** argv) {
     vkGetPhysicalDeviceSurfaceSupportKHR(gpu, family, surface, &canPresent);
     if (!canPresent) return std::fprintf(stderr, "embed: error: queue family 0 cannot present\n"), 1;
     VkPhysicalDeviceVulkan13Features f13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
-    f13.synchronization2 = f13.dynamicRendering = f13.maintenance4 = VK_TRUE; // maintenance4: the module's spec-constant workgroup sizes
+    f13.synchronization2 = f13.dynamicRendering = VK_TRUE; // what the module needs
     const float priority = 1.f;
     VkDeviceQueueCreateInfo qci{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, nullptr, 0, family, 1, &priority};
     const char* devExts[] = {VK_KHR_SWAPCHAIN_EXTENSION_NAME};
@@ -77,14 +75,8 @@ int main(int argc, char** argv) {
     vkGetPhysicalDeviceSurfaceCapabilitiesKHR(gpu, surface, &caps);
     const VkExtent2D extent = caps.currentExtent.width != UINT32_MAX ? caps.currentExtent : VkExtent2D{640, 480};
     const VkFormat format = VK_FORMAT_B8G8R8A8_SRGB; // offered by lavapipe and common desktop drivers
-    VkSwapchainCreateInfoKHR sci{VK_STRUCTURE_TYPE_SWAPCHAIN_CREATE_INFO_KHR};
-    sci.surface = surface;
-    sci.minImageCount = std::max(3u, caps.minImageCount);
-    sci.imageFormat = format;
-    sci.imageColorSpace = VK_COLOR_SPACE_SRGB_NONLINEAR_KHR;
-    sci.imageExtent = extent;
-    sci.imageArrayLayers = 1;
-    sci.imageUsage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
+    VkSwapchainCreateInfoKHR sci{VK_STRUCTURE_TYPE_SWAPCHAIN_CREATE_INFO_KHR, nullptr, 0, surface, std::max(3u, caps.minImageCount), format,
+                                 VK_COLOR_SPACE_SRGB_NONLINEAR_KHR, extent, 1, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT};
     sci.preTransform = caps.currentTransform;
     sci.compositeAlpha = VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR;
     sci.presentMode = VK_PRESENT_MODE_FIFO_KHR;
@@ -165,9 +157,7 @@ int main(int argc, char** argv) {
             dep.imageMemoryBarrierCount = 1;
             dep.pImageMemoryBarriers = &toColor;
             vkCmdPipelineBarrier2(cmd, &dep);
-            VkRenderingAttachmentInfo color{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
-            color.imageView = views[image];
-            color.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+            VkRenderingAttachmentInfo color{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO, nullptr, views[image], VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
             color.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
             color.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
             color.clearValue.color = {{0.05f, 0.06f, 0.09f, 1.f}};

@@ -61,10 +61,11 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
     isoCmd->add_option("--device", iso.device, "Device index or name substring");
 
     CLI::App* voxelizeCmd = addVoxelizeCommand(app, options.voxelize);
+    CLI::App* benchCmd = pyramarch::bench::addBenchCommand(app, options.bench);
 
     const int parsed = parseCommandLine(app, argc, const_cast<char**>(argv));
     if (parsed >= 0) return parsed;
-    options.command = *info ? "info" : *demoCmd ? "demo" : *voxelizeCmd ? "voxelize" : "iso";
+    options.command = *info ? "info" : *demoCmd ? "demo" : *voxelizeCmd ? "voxelize" : *benchCmd ? "bench" : "iso";
     if (options.command == "iso" && !iso.out.empty()) {
         const std::string ext = std::filesystem::path(iso.out).extension().string();
         if (ext != ".ply" && ext != ".obj") return fail("pyramarch iso", "--out must end in .ply or .obj, got '" + iso.out + "'");

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "pyramarch/isosurface/isosurface.h"
+#include "bench.h"
 #include "voxelize_command.h"
 
 namespace sample {
@@ -46,11 +47,12 @@ struct IsoOptions {
 };
 
 struct ToolOptions {
-    std::string command; // info | demo | iso | voxelize
+    std::string command; // info | demo | iso | voxelize | bench
     std::string infoDevice;
     DemoOptions demo;
     IsoOptions iso;
     VoxelizeOptions voxelize;
+    pyramarch::bench::BenchOptions bench;
 };
 
 // Parses argv (argv[0] is the program) into `options` and checks what can be

@@ -374,3 +374,34 @@ TEST_F(EngineGpu, BudgetExhaustionFailsCleanlyAndRecovers) {
     again = Status::error("released");
     EXPECT_EQ(allocator.stats().liveAllocations, before.liveAllocations);
 }
+
+TEST_F(EngineGpu, RebindingAnImportWithANewExtentResizesTheRenderArea) {
+    // A window resize: the same compiled graph renders into a bigger image.
+    auto makeTarget = [&](uint32_t w, uint32_t h) {
+        return device().allocator().createImage({.format = VK_FORMAT_R8G8B8A8_UNORM,
+                                                 .extent = {w, h, 1},
+                                                 .usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                                                 .name = "resizable"});
+    };
+    auto small = makeTarget(16, 16);
+    auto large = makeTarget(64, 40);
+    ASSERT_OK(small);
+    ASSERT_OK(large);
+    RenderGraph graph(&device());
+    ImageRef target = graph.importImage("target", small.value(), VK_IMAGE_LAYOUT_UNDEFINED, {Access::None},
+                                        {Access::TransferSrc, PassKind::Transfer});
+    AttachmentDesc clear;
+    clear.clear.color = {{0.0f, 1.0f, 0.0f, 1.0f}};
+    graph.addPass("clear", PassKind::Graphics).colorAttachment(target, clear);
+    ASSERT_OK(graph.compile());
+    for (Image* image : {&small.value(), &large.value()}) {
+        graph.rebindImportedImage(target, image->handle(), image->view(), VK_IMAGE_LAYOUT_UNDEFINED, image->extent());
+        Status recorded;
+        ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { recorded = graph.execute(cmd); }));
+        ASSERT_OK(recorded);
+        std::vector<uint8_t> pixels;
+        ASSERT_OK(readImage(device(), *image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, pixels));
+        ASSERT_EQ(pixels.size(), size_t(image->extent().width) * image->extent().height * 4);
+        for (size_t i = 0; i < pixels.size(); i += 4) ASSERT_EQ(pixels[i + 1], 255) << "pixel " << i / 4 << " not cleared";
+    }
+}

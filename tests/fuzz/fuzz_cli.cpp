@@ -32,7 +32,7 @@ int commandLine(const uint8_t* data, size_t size) {
         const int rc = sample::parseToolCommandLine(argc, argv.data(), o);
         FUZZ_CHECK(rc >= -1, "negative exit code");
         if (rc != -1) return 0;
-        FUZZ_CHECK(o.command == "info" || o.command == "demo" || o.command == "iso" || o.command == "voxelize", "parsed without a command");
+        FUZZ_CHECK(o.command == "info" || o.command == "demo" || o.command == "iso" || o.command == "voxelize" || o.command == "bench", "parsed without a command");
         FUZZ_CHECK(o.demo.frames >= 1 && o.demo.frames <= 100000, "--frames outside its range");
         FUZZ_CHECK(o.demo.cells >= 1 && o.demo.cells <= 512, "--cells outside its range");
         FUZZ_CHECK(o.demo.balls >= 1 && o.demo.balls <= 256, "--balls outside its range");

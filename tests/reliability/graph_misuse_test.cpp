@@ -101,7 +101,7 @@ TEST_F(GraphMisuse, RebindInWrongLayoutIsNamedError) {
     EXPECT_OK(run(*g));
     g->rebindImportedImage(ref, image.handle(), image.view(), VK_IMAGE_LAYOUT_UNDEFINED);
     EXPECT_OK(run(*g));
-    g->rebindImportedImage(ref, image.handle(), image.view(), VK_IMAGE_LAYOUT_GENERAL, /*hostTransitioned=*/true);
+    g->rebindImportedImage(ref, image.handle(), image.view(), VK_IMAGE_LAYOUT_GENERAL, {0, 0, 0}, /*hostTransitioned=*/true);
     EXPECT_OK(run(*g, [&](VkCommandBuffer cmd) {
         hostTransition(cmd, image, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_IMAGE_LAYOUT_GENERAL);
     }));

@@ -21,11 +21,11 @@ struct CmdResult {
     std::string out, err;
 };
 
-CmdResult run(const std::string& args) {
+CmdResult run(const std::string& args, const std::string& tool = PYRAMARCH_TOOL) {
     static int n = 0;
     const auto dir = std::filesystem::temp_directory_path();
     const std::string base = (dir / ("pyramarch-cli-" + std::to_string(::getpid()) + "-" + std::to_string(n++))).string();
-    const std::string cmd = std::string(PYRAMARCH_TOOL) + " " + args + " >" + base + ".out 2>" + base + ".err";
+    const std::string cmd = tool + " " + args + " >" + base + ".out 2>" + base + ".err";
     const int status = std::system(cmd.c_str());
     CmdResult r;
     r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -93,6 +93,25 @@ TEST(SampleCli, BadArgumentsGiveOneLineErrors) {
     }
 }
 
+TEST(SampleCli, SamplesHaveHelpAndOneLineErrors) {
+    const std::string metaballs = SAMPLE_METABALLS, pointcloud = SAMPLE_POINTCLOUD, volume = SAMPLE_VOLUME;
+    for (const std::string& tool : {metaballs, pointcloud, volume}) {
+        const CmdResult r = run("--help", tool);
+        EXPECT_EQ(r.code, 0) << tool;
+        EXPECT_NE(r.out.find("--headless"), std::string::npos) << tool << ": " << r.out;
+    }
+    const std::pair<std::string, std::string> bad[] = {
+        {metaballs, "--size 12"},        {metaballs, "--balls 300"},         {metaballs, "--msaa 3"},
+        {metaballs, "--shading pink"},   {pointcloud, "--splat foo"},        {pointcloud, "--particles 0"},
+        {volume, "--raw /tmp --headless"}, {volume, "--dims 4,4,4 --headless"}, {volume, "--export a.stl --headless"},
+        {volume, "--raw /nonexistent.raw --dims 4,4,4 --headless"}};
+    for (const auto& [tool, args] : bad) {
+        const CmdResult r = run(args, tool);
+        EXPECT_NE(r.code, 0) << tool << " " << args;
+        EXPECT_EQ(errorLines(r.err), 1u) << tool << " " << args << ": " << r.err;
+    }
+}
+
 TEST(SampleCli, RawVolumeOfTheWrongSizeIsNamed) {
     const auto path = std::filesystem::temp_directory_path() / ("pyramarch-cli-raw-" + std::to_string(::getpid()) + ".raw");
     {
@@ -103,6 +122,26 @@ TEST(SampleCli, RawVolumeOfTheWrongSizeIsNamed) {
     std::filesystem::remove(path);
     EXPECT_NE(r.code, 0);
     EXPECT_NE(r.err.find("128"), std::string::npos) << r.err; // 4*4*4*2 bytes expected
+}
+
+// `pyramarch demo` (small) with validation: frames and stats of both scenes
+// land in the output folder and the timing table is printed.
+TEST(SampleCliGpu, DemoWritesFramesStatsAndTable) {
+    const auto dir = std::filesystem::temp_directory_path() / ("pyramarch-demo-" + std::to_string(::getpid()));
+    const CmdResult r = run("demo --frames 3 --size 64x48 --cells 12 --particles 5000 --validation --out-dir " + dir.string());
+    if (r.code != 0 && r.err.find("no Vulkan") != std::string::npos && !std::getenv("CI")) GTEST_SKIP() << r.err;
+    ASSERT_EQ(r.code, 0) << r.err;
+    for (const char* scene : {"metaballs", "pointcloud"}) {
+        for (int f = 0; f < 3; ++f) {
+            char name[64];
+            std::snprintf(name, sizeof name, "%s_%04d.png", scene, f);
+            EXPECT_TRUE(std::filesystem::is_regular_file(dir / name)) << name;
+        }
+        EXPECT_GT(std::filesystem::file_size(dir / (std::string(scene) + "_stats.json")), 100u);
+        EXPECT_NE(r.out.find(std::string(scene) + ".extract"), std::string::npos) << r.out;
+    }
+    EXPECT_NE(r.out.find("surface.draw"), std::string::npos) << r.out;
+    std::filesystem::remove_all(dir);
 }
 
 // `pyramarch iso` on the GPU (validation on) writes the PLY the CPU reference

@@ -14,6 +14,8 @@
 #include <sstream>
 
 #include "mini_json.h"
+#include "pyramarch/engine/transfer.h"
+#include "pyramarch/isosurface/surface_renderer.h"
 #include "reference.h"
 #include "sample/framework.h"
 #include "sample/output.h"
@@ -119,9 +121,11 @@ Field sphereField(uint32_t cells) {
     return f;
 }
 
-std::unique_ptr<sample::VolumeScene> makeVolumeScene(Device& device, const Field& f, float iso, bool twoSided = false) {
+std::unique_ptr<sample::VolumeScene> makeVolumeScene(Device& device, const Field& f, float iso, bool twoSided = false,
+                                                     bool indexed = false) {
     sample::VolumeScene::Settings s;
     s.twoSided = twoSided;
+    s.indexed = indexed;
     s.samples = {f.grid.n[0], f.grid.n[1], f.grid.n[2]};
     s.iso = iso;
     s.vertexCapacity = 3u << 17;
@@ -140,11 +144,11 @@ Mask maskOf(const sample::Rgba8Image& img) {
 
 class SampleRender : public test::GpuTest {};
 
-void checkSilhouette(Device& device, uint32_t msaa, const sample::OrbitCamera& camera, bool twoSided = false) {
+void checkSilhouette(Device& device, uint32_t msaa, const sample::OrbitCamera& camera, bool twoSided = false, bool indexed = false) {
     const Field f = cayleyField(24);
     const ref::McResult mc = ref::marchingCubes(f.grid, f.values.data(), 0.f, ref::Normals::Central);
     ASSERT_GT(mc.vertices.size(), 300u);
-    auto scene = makeVolumeScene(device, f, 0.f, twoSided);
+    auto scene = makeVolumeScene(device, f, 0.f, twoSided, indexed);
     ASSERT_TRUE(scene);
     sample::CommonOptions o;
     o.width = 160;
@@ -156,7 +160,7 @@ void checkSilhouette(Device& device, uint32_t msaa, const sample::OrbitCamera& c
     // The frame drew what the reference extracts.
     auto stats = scene->surface().statsOfFrame(0);
     ASSERT_TRUE(stats.has_value());
-    EXPECT_EQ(stats->verticesWritten, mc.vertices.size());
+    EXPECT_EQ(indexed ? stats->indicesWritten : stats->verticesWritten, mc.vertices.size());
     EXPECT_FALSE(stats->overflow);
 
     const auto view = camera.view(float(o.width) / float(o.height));
@@ -200,6 +204,71 @@ TEST_F(SampleRender, SilhouetteMatchesFromBelowWithMsaa) {
     camera.pitch = -0.6f;
     camera.distance = 3.6f;
     checkSilhouette(device(), 4, camera);
+}
+
+// The host-graph path: the surface's passes and the draw pass in one graph,
+// the draw declared on addPasses' outputs (the graph orders and synchronises
+// extraction -> draw; sync validation is on), plain and indexed output.
+void checkOneGraph(Device& device, bool indexed) {
+    const Field f = cayleyField(22);
+    const ref::McResult mc = ref::marchingCubes(f.grid, f.values.data(), 0.f, ref::Normals::Central);
+    iso::IsoSurfaceCreateInfo info;
+    info.samples = {f.grid.n[0], f.grid.n[1], f.grid.n[2]};
+    info.vertexCapacity = 3u << 16;
+    info.indexed = indexed;
+    info.indexCapacity = indexed ? 3u << 16 : 0u;
+    info.source = iso::FieldSource::Volume;
+    info.isoValue = 0.f;
+    auto surface = iso::IsoSurface::create(device, info);
+    ASSERT_TRUE(surface.ok()) << surface.message();
+    ASSERT_OK((*surface)->uploadVolume(f.values.data(), f.values.size() * 4, iso::VolumeFormat::F32));
+    const uint32_t w = 128, h = 96;
+    auto color = device.allocator().createImage({.format = VK_FORMAT_R8G8B8A8_SRGB, .extent = {w, h, 1},
+                                                  .usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                                                  .name = "test.color"});
+    ASSERT_TRUE(color.ok()) << color.message();
+    auto renderer = iso::SurfaceRenderer::create(device, {.colorFormat = VK_FORMAT_R8G8B8A8_SRGB, .depthFormat = VK_FORMAT_D32_SFLOAT});
+    ASSERT_TRUE(renderer.ok()) << renderer.message();
+    sample::OrbitCamera camera;
+    iso::SurfaceView view = camera.view(float(w) / float(h));
+    view.shading = iso::SurfaceShading::Flat;
+    (*renderer)->setView(view);
+    {
+        RenderGraph graph(&device);
+        const iso::IsoSurface::GraphOutputs out = (*surface)->addPasses(graph);
+        iso::SurfacePassDesc desc;
+        desc.vertices = out.vertices;
+        desc.drawArgs = out.drawArgs;
+        desc.indices = indexed ? out.indices : BufferRef{};
+        desc.color = graph.importImage("target", *color, VK_IMAGE_LAYOUT_UNDEFINED, {Access::None}, {Access::TransferSrc, PassKind::Transfer});
+        desc.depth = graph.createImage("depth", {.format = VK_FORMAT_D32_SFLOAT, .extent = {w, h, 1}});
+        (*renderer)->addPass(graph, desc);
+        ASSERT_OK(graph.compile());
+        Status recorded;
+        ASSERT_OK(submitAndWait(device, [&](VkCommandBuffer cmd) { recorded = graph.execute(cmd); }));
+        ASSERT_OK(recorded);
+    }
+    auto stats = (*surface)->statsOfFrame(0);
+    ASSERT_TRUE(stats.has_value());
+    EXPECT_FALSE(stats->overflow);
+    if (indexed) EXPECT_EQ(stats->indicesWritten, mc.vertices.size());
+    else EXPECT_EQ(stats->verticesWritten, mc.vertices.size());
+    sample::Rgba8Image img{w, h, {}};
+    ASSERT_OK(readImage(device, *color, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, img.pixels));
+    const Mask expected = rasterize(mc.vertices, view.viewProj, w, h, +1);
+    const Mask got = maskOf(img);
+    ASSERT_GT(expected.count(), size_t(w) * h / 20);
+    EXPECT_LE(interiorMismatches(expected, got), 3u) << differing(expected, got) << " pixels differ, reference area " << expected.count();
+}
+
+TEST_F(SampleRender, DrawInTheSurfacesGraph) { checkOneGraph(device(), false); }
+TEST_F(SampleRender, DrawIndexedInTheSurfacesGraph) { checkOneGraph(device(), true); }
+
+// The samples' two-graph path with the module's indexed output (index buffer
+// imported into the draw graph, vkCmdDrawIndexedIndirect).
+TEST_F(SampleRender, SilhouetteMatchesWithIndexedOutput) {
+    sample::OrbitCamera camera;
+    checkSilhouette(device(), 1, camera, false, true);
 }
 
 // Two-sided (no culling): from the inside of the open Cayley surface the back

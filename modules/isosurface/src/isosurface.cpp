@@ -112,6 +112,7 @@ uint64_t pyramidLevels(uint64_t count, IsoGrid& g) {
 
 struct IsoSurface::Impl {
     Device* device = nullptr;
+    std::vector<IsoSurface::MemoryItem> memory; // what create() allocated, for memoryReport()
     IsoSurfaceCreateInfo info;
     IsoGrid grid{};
     IsoGrid edgeGrid{}; // indexed: the grid with level tables over samples (edge pyramid)
@@ -366,6 +367,7 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
         if (!b) return Status::error("isosurface '" + n + "': creating " + what + " buffer (" + fmtBytes(bytes) + "): " + b.message(),
                                      b.status().vkResult());
         out = std::move(b).value();
+        m.memory.push_back({what, out.size()});
         return {};
     };
     const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
@@ -576,6 +578,7 @@ const Buffer& IsoSurface::indexBuffer() const {
     return impl_->indices;
 }
 uint32_t IsoSurface::vertexCapacity() const { return impl_->grid.vertexCapacity; }
+std::vector<IsoSurface::MemoryItem> IsoSurface::memoryReport() const { return impl_->memory; }
 
 namespace {
 // Splits `groups` into x * y with x <= maxX (the shaders undo it with linearGroup()).
@@ -820,21 +823,27 @@ IsoSurface::GraphOutputs IsoSurface::addPasses(RenderGraph& graph) {
             dispatchFolded(*ctx.vk, ctx.cmd, cellGroups, maxX);
         });
 
-    // --- pyramid build: one pass per kIsoBuildLevelsPerPass levels above classify's ---
-    for (uint32_t src = classifyLevels; src < top; src += gpu::kIsoBuildLevelsPerPass) {
-        const uint32_t levels = std::min(gpu::kIsoBuildLevelsPerPass, top - src);
-        const uint64_t groups = (uint64_t(m.grid.levelSize[src]) + gpu::kIsoBuildGroupSize * 4 - 1) / (gpu::kIsoBuildGroupSize * 4);
-        graph.addPass(n + ".pyramid." + std::to_string(src), PassKind::Compute)
-            .use(grid, Access::StorageRead)
-            .use(pyramid, Access::StorageReadWrite)
-            .record([this, push, basePush, src, levels, groups, maxX](PassContext& ctx) {
-                IsoPush pc = basePush();
-                pc.srcLevel = src;
-                pc.numLevels = levels;
-                push(ctx, impl_->build, impl_->buildSet, pc);
-                dispatchFolded(*ctx.vk, ctx.cmd, groups, maxX);
-            });
-    }
+    // --- pyramid build: one pass per kIsoBuildLevelsPerPass levels, from level `first` up ---
+    // The cell pyramid and the edge pyramid (indexed output) share it.
+    auto addPyramidBuild = [&](const std::string& prefix, BufferRef layout, BufferRef levelsBuf, const gpu::IsoGrid& g,
+                               uint32_t first, VkDescriptorSet set) {
+        const uint32_t topLevel = g.levelCount - 1;
+        for (uint32_t src = first; src < topLevel; src += gpu::kIsoBuildLevelsPerPass) {
+            const uint32_t levels = std::min(gpu::kIsoBuildLevelsPerPass, topLevel - src);
+            const uint64_t groups = (uint64_t(g.levelSize[src]) + gpu::kIsoBuildGroupSize * 4 - 1) / (gpu::kIsoBuildGroupSize * 4);
+            graph.addPass(prefix + std::to_string(src), PassKind::Compute)
+                .use(layout, Access::StorageRead)
+                .use(levelsBuf, Access::StorageReadWrite)
+                .record([this, push, basePush, src, levels, groups, maxX, set](PassContext& ctx) {
+                    IsoPush pc = basePush();
+                    pc.srcLevel = src;
+                    pc.numLevels = levels;
+                    push(ctx, impl_->build, set, pc);
+                    dispatchFolded(*ctx.vk, ctx.cmd, groups, maxX);
+                });
+        }
+    };
+    addPyramidBuild(n + ".pyramid.", grid, pyramid, m.grid, classifyLevels, impl_->buildSet);
 
     // --- indexed: edge pyramid over samples (cut owned edges per sample) ---
     BufferRef edgeGrid, edgePyramid;
@@ -850,21 +859,8 @@ IsoSurface::GraphOutputs IsoSurface::addPasses(RenderGraph& graph) {
                 push(ctx, impl_->edgesClassify, impl_->edgesClassifySet, basePush());
                 dispatchFolded(*ctx.vk, ctx.cmd, sampleGroups4, maxX);
             });
-        const uint32_t edgeTop = m.edgeGrid.levelCount - 1;
-        for (uint32_t src = std::min(1u, edgeTop); src < edgeTop; src += gpu::kIsoBuildLevelsPerPass) {
-            const uint32_t levels = std::min(gpu::kIsoBuildLevelsPerPass, edgeTop - src);
-            const uint64_t groups = (uint64_t(m.edgeGrid.levelSize[src]) + gpu::kIsoBuildGroupSize * 4 - 1) / (gpu::kIsoBuildGroupSize * 4);
-            graph.addPass(n + ".edges.pyramid." + std::to_string(src), PassKind::Compute)
-                .use(edgeGrid, Access::StorageRead)
-                .use(edgePyramid, Access::StorageReadWrite)
-                .record([this, push, basePush, src, levels, groups, maxX](PassContext& ctx) {
-                    IsoPush pc = basePush();
-                    pc.srcLevel = src;
-                    pc.numLevels = levels;
-                    push(ctx, impl_->build, impl_->edgeBuildSet, pc);
-                    dispatchFolded(*ctx.vk, ctx.cmd, groups, maxX);
-                });
-        }
+        addPyramidBuild(n + ".edges.pyramid.", edgeGrid, edgePyramid, m.edgeGrid, std::min(1u, m.edgeGrid.levelCount - 1),
+                        impl_->edgeBuildSet);
     }
 
     // --- args ---

@@ -104,6 +104,7 @@ void SurfaceRenderer::addPass(RenderGraph& graph, const SurfacePassDesc& desc) {
     color.resolveTarget = desc.resolve;
     PassBuilder pass = graph.addPass(info_.name + ".draw", PassKind::Graphics);
     pass.use(desc.vertices, Access::VertexRead).use(desc.drawArgs, Access::IndirectRead).colorAttachment(desc.color, color);
+    if (desc.indices.valid()) pass.use(desc.indices, Access::IndexRead);
     if (desc.depth.valid()) {
         AttachmentDesc depth;
         depth.load = LoadOp::Clear;
@@ -111,12 +112,27 @@ void SurfaceRenderer::addPass(RenderGraph& graph, const SurfacePassDesc& desc) {
         depth.clear.depthStencil = {1.f, 0};
         pass.depthAttachment(desc.depth, depth);
     }
-    const BufferRef vertices = desc.vertices, args = desc.drawArgs;
-    const VkDeviceSize offset = desc.drawArgsOffset;
-    pass.record([this, vertices, args, offset](PassContext& ctx) { recordDraw(ctx.cmd, ctx.buffer(vertices), ctx.buffer(args), offset); });
+    const BufferRef vertices = desc.vertices, args = desc.drawArgs, indices = desc.indices;
+    const VkDeviceSize offset = desc.drawArgsOffset, indexedOffset = desc.drawIndexedArgsOffset;
+    pass.record([this, vertices, args, indices, offset, indexedOffset](PassContext& ctx) {
+        if (indices.valid()) recordDrawIndexed(ctx.cmd, ctx.buffer(vertices), ctx.buffer(indices), ctx.buffer(args), indexedOffset);
+        else recordDraw(ctx.cmd, ctx.buffer(vertices), ctx.buffer(args), offset);
+    });
 }
 
 void SurfaceRenderer::recordDraw(VkCommandBuffer cmd, VkBuffer vertices, VkBuffer drawArgs, VkDeviceSize drawArgsOffset) const {
+    bind(cmd, vertices);
+    device_->vk().vkCmdDrawIndirect(cmd, drawArgs, drawArgsOffset, 1, sizeof(VkDrawIndirectCommand));
+}
+
+void SurfaceRenderer::recordDrawIndexed(VkCommandBuffer cmd, VkBuffer vertices, VkBuffer indices, VkBuffer drawArgs,
+                                        VkDeviceSize drawIndexedArgsOffset) const {
+    bind(cmd, vertices);
+    device_->vk().vkCmdBindIndexBuffer(cmd, indices, 0, VK_INDEX_TYPE_UINT32);
+    device_->vk().vkCmdDrawIndexedIndirect(cmd, drawArgs, drawIndexedArgsOffset, 1, sizeof(VkDrawIndexedIndirectCommand));
+}
+
+void SurfaceRenderer::bind(VkCommandBuffer cmd, VkBuffer vertices) const {
     const VolkDeviceTable& vk = device_->vk();
     const GraphicsPipeline& p = view_.wireframe && wireframeSupported() ? wireframe_ : fill_;
     gpu::SurfacePush pc{};
@@ -136,7 +152,6 @@ void SurfaceRenderer::recordDraw(VkCommandBuffer cmd, VkBuffer vertices, VkBuffe
     vk.vkCmdPushConstants(cmd, p.layout(), VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(pc), &pc);
     const VkDeviceSize zero = 0;
     vk.vkCmdBindVertexBuffers(cmd, 0, 1, &vertices, &zero);
-    vk.vkCmdDrawIndirect(cmd, drawArgs, drawArgsOffset, 1, sizeof(VkDrawIndirectCommand));
 }
 
 } // namespace pyramarch::iso

@@ -96,6 +96,7 @@ struct Voxelizer::Impl {
 
     std::unique_ptr<RenderGraph> ownGraph;
     bool passesAdded = false;
+    std::vector<Voxelizer::MemoryItem> memory; // what createBuffers() allocated, for memoryReport()
 
     Status createBuffers();
     Status createPipelines();
@@ -137,6 +138,7 @@ Status Voxelizer::Impl::createBuffers() {
         auto b = a.createBuffer({.size = size, .usage = usage, .memory = mem, .name = name});
         if (!b) return Status::error(std::string("voxelizer: creating ") + name + ": " + b.message(), b.status().vkResult());
         out = std::move(b).value();
+        memory.push_back({name, out.size()});
         return {};
     };
     PYRAMARCH_TRY(make(staging, slotBytes * info.framesInFlight, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUsage::Upload,
@@ -626,6 +628,7 @@ Result<std::vector<float>> Voxelizer::readDenseGrid() {
 }
 
 const Buffer& Voxelizer::nodeBuffer() const { return impl_->nodes; }
+std::vector<Voxelizer::MemoryItem> Voxelizer::memoryReport() const { return impl_->memory; }
 const Buffer& Voxelizer::fragmentBuffer() const { return impl_->fragments; }
 const Buffer& Voxelizer::counterBuffer() const { return impl_->counters; }
 const Buffer& Voxelizer::dispatchBuffer() const { return impl_->dispatch; }

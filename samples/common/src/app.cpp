@@ -13,9 +13,14 @@ int parseSampleCommandLine(int argc, const char* const* argv, SampleApp& app, Co
     if (app.addOptions) app.addOptions(cli);
     const int parsed = parseCommandLine(cli, argc, const_cast<char**>(argv));
     if (parsed >= 0) return parsed;
+    app.config.indexed = options.indexed;
     if (app.prepare) {
         Status s = app.prepare(app.config);
         if (!s) return fail(app.name, s.message());
+    }
+    if (!options.headless) {
+        if (!options.out.empty() && !options.frames) return fail(app.name, "windowed --out needs --frames N (the frame to capture)");
+        if (isFramePattern(options.out)) return fail(app.name, "windowed --out takes one file name, not a %d pattern");
     }
     return -1;
 }

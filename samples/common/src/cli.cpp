@@ -54,6 +54,7 @@ void addCommonOptions(CLI::App& app, CommonOptions& o) {
     app.add_option("--shading", o.shading, "lit | cells (triangles per cell: 1 blue 2 green 3 red 4 cyan 5 magenta) | normals")
         ->check(CLI::IsMember({"lit", "cells", "normals"}));
     app.add_flag("--wireframe", o.wireframe, "Wireframe (where the device has fillModeNonSolid)");
+    app.add_flag("--indexed", o.indexed, "Shared vertices + index buffer (vkCmdDrawIndexedIndirect); cell colouring shows white");
     app.add_flag("!--no-vsync", o.vsync, "Windowed: present without waiting for vertical blank");
     app.add_flag("--exercise-resize", o.exerciseResize, "Windowed: resize, minimise and restore the window while running (tests)");
 }

@@ -76,6 +76,11 @@ Status SceneRenderer::setTarget(const RenderTarget& target) {
     desc.vertices = vertices;
     desc.drawArgs = args;
     desc.drawArgsOffset = iso::IsoSurface::drawArgsOffset();
+    if (scene_.indexed()) {
+        const ExternalUse indexRead{Access::IndexRead, PassKind::Graphics};
+        desc.indices = g->importBuffer("surface.indices", surface.indexBuffer(), indexRead, indexRead, true);
+        desc.drawIndexedArgsOffset = iso::IsoSurface::drawIndexedArgsOffset();
+    }
     desc.depth = g->createImage("depth", {.format = VK_FORMAT_D32_SFLOAT, .extent = extent, .samples = target.samples});
     if (target.samples != VK_SAMPLE_COUNT_1_BIT) {
         desc.color = g->createImage("color.msaa", {.format = target.colorFormat, .extent = extent, .samples = target.samples});
@@ -131,8 +136,10 @@ void fillSurfaceStats(FrameStats& out, const iso::IsoSurface& surface, uint64_t 
     const auto st = surface.statsOfFrame(isoFrame);
     if (!st) return;
     out.haveSurfaceStats = true;
-    out.triangles = st->verticesWritten / 3;
-    out.trianglesNeeded = st->verticesNeeded / 3;
+    // Indexed output draws indices; the vertex counts are unique vertices then.
+    const bool indexed = st->indicesNeeded > 0 || st->indicesWritten > 0;
+    out.triangles = (indexed ? st->indicesWritten : st->verticesWritten) / 3;
+    out.trianglesNeeded = (indexed ? st->indicesNeeded : st->verticesNeeded) / 3;
     out.activeCells = st->activeCells;
     out.overflow = st->overflow;
 }

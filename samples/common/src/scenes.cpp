@@ -15,7 +15,17 @@ using namespace pyramarch;
 namespace {
 constexpr float kPi = 3.14159265358979f;
 
-Result<std::unique_ptr<iso::IsoSurface>> makeSurface(Device& device, iso::IsoSurfaceCreateInfo info) { return iso::IsoSurface::create(device, info); }
+// Indexed output counts unique vertices in vertexCapacity and the old
+// per-triangle vertex count in indexCapacity; MC meshes share each vertex
+// about six ways, a third leaves room for small, ragged surfaces.
+Result<std::unique_ptr<iso::IsoSurface>> makeSurface(Device& device, iso::IsoSurfaceCreateInfo info, bool indexed) {
+    if (indexed) {
+        info.indexed = true;
+        info.indexCapacity = info.vertexCapacity;
+        info.vertexCapacity = std::max(3u, info.vertexCapacity / 3);
+    }
+    return iso::IsoSurface::create(device, info);
+}
 } // namespace
 
 // ---- metaballs ----
@@ -32,7 +42,7 @@ Result<std::unique_ptr<MetaballScene>> MetaballScene::create(Device& device, con
     info.isoValue = settings.iso;
     info.maxBalls = 256;
     info.name = "metaballs";
-    auto surface = makeSurface(device, info);
+    auto surface = makeSurface(device, info, settings.indexed);
     if (!surface) return surface.status();
     s->surface_ = std::move(surface).value();
     // Deterministic paths: the same animation on every run and machine.
@@ -74,10 +84,10 @@ Status MetaballScene::update(double time) {
     return surface_->setMetaballs(b);
 }
 
-void MetaballScene::ui() {
+void MetaballScene::ui(SceneConfig& config) {
     int n = int(settings_.balls);
-    if (ImGui::SliderInt("balls", &n, 1, 256)) settings_.balls = uint32_t(n);
-    ImGui::SliderFloat("iso value", &settings_.iso, 0.05f, 0.95f);
+    if (ImGui::SliderInt("balls", &n, 1, 256)) config.balls = settings_.balls = uint32_t(n);
+    if (ImGui::SliderFloat("iso value", &settings_.iso, 0.05f, 0.95f)) config.iso = settings_.iso;
 }
 
 // ---- point cloud ----
@@ -110,9 +120,10 @@ Result<std::unique_ptr<PointCloudScene>> PointCloudScene::create(Device& device,
     info.source = iso::FieldSource::Particles;
     info.maxParticles = settings.particles;
     info.particleRadius = settings.radius;
+    info.splat = settings.splat;
     info.isoValue = settings.iso;
     info.name = "pointcloud";
-    auto surface = makeSurface(device, info);
+    auto surface = makeSurface(device, info, settings.indexed);
     if (!surface) return surface.status();
     s->surface_ = std::move(surface).value();
     // Start as a torus of points around the y axis.
@@ -153,9 +164,9 @@ Status PointCloudScene::update(double time) {
     return surface_->setParticles(particles_);
 }
 
-void PointCloudScene::ui() {
+void PointCloudScene::ui(SceneConfig& config) {
     ImGui::Text("%u particles", uint32_t(particles_.size()));
-    ImGui::SliderFloat("iso value", &settings_.iso, 0.05f, 2.f);
+    if (ImGui::SliderFloat("iso value", &settings_.iso, 0.05f, 2.f)) config.iso = settings_.iso;
 }
 
 // ---- volume ----
@@ -172,12 +183,13 @@ Result<std::unique_ptr<VolumeScene>> VolumeScene::create(Device& device, const S
     info.source = iso::FieldSource::Volume;
     info.isoValue = settings.iso;
     info.name = "volume";
-    auto surface = makeSurface(device, info);
+    auto surface = makeSurface(device, info, settings.indexed);
     if (!surface) return surface.status();
     s->surface_ = std::move(surface).value();
     PYRAMARCH_TRY(s->surface_->uploadVolume(data, bytes, format, scale, offset));
     s->iso_ = settings.iso;
     s->twoSided_ = settings.twoSided;
+    s->indexed_ = settings.indexed;
     // The bounds' half diagonal, a little tighter: surfaces rarely fill the corners.
     float d2 = 0.f;
     for (int a = 0; a < 3; ++a) d2 += 0.25f * (settings.boundsMax[a] - settings.boundsMin[a]) * (settings.boundsMax[a] - settings.boundsMin[a]);
@@ -194,7 +206,9 @@ Status VolumeScene::update(double) {
     return {};
 }
 
-void VolumeScene::ui() { ImGui::SliderFloat("iso value", &iso_, range_[0], range_[1]); }
+void VolumeScene::ui(SceneConfig& config) {
+    if (ImGui::SliderFloat("iso value", &iso_, range_[0], range_[1])) config.iso = iso_;
+}
 
 // ---- fields and files ----
 
@@ -286,6 +300,7 @@ Result<std::unique_ptr<Scene>> makeScene(Device& device, const SceneConfig& c) {
         s.cells = c.cells;
         s.balls = c.balls;
         s.normals = c.normals;
+        s.indexed = c.indexed;
         if (!std::isnan(c.iso)) s.iso = c.iso;
         auto r = MetaballScene::create(device, s);
         if (!r) return r.status();
@@ -295,6 +310,8 @@ Result<std::unique_ptr<Scene>> makeScene(Device& device, const SceneConfig& c) {
         PointCloudSettings s;
         s.cells = c.cells;
         s.particles = c.particles;
+        s.splat = c.splat;
+        s.indexed = c.indexed;
         if (!std::isnan(c.iso)) s.iso = c.iso;
         auto r = PointCloudScene::create(device, s);
         if (!r) return r.status();
@@ -302,6 +319,7 @@ Result<std::unique_ptr<Scene>> makeScene(Device& device, const SceneConfig& c) {
     }
     VolumeScene::Settings vs;
     vs.normals = c.normals;
+    vs.indexed = c.indexed;
     if (c.source == "volume") {
         if (!c.volume) return Status::error("the volume source needs a raw volume (--raw)");
         vs.samples = c.volumeDims;

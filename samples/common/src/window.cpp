@@ -413,7 +413,7 @@ void Window::buildUi() {
         config_.iso = NAN;
         sceneDirty_ = true;
     }
-    scene_->ui();
+    scene_->ui(config_);
     int cells = int(config_.cells);
     if (config_.source != "volume" && ImGui::SliderInt("grid cells", &cells, 8, 160)) config_.cells = uint32_t(cells);
     if (config_.source != "volume" && ImGui::IsItemDeactivatedAfterEdit()) sceneDirty_ = true;
@@ -423,6 +423,7 @@ void Window::buildUi() {
         config_.normals = iso::NormalMode(normals);
         sceneDirty_ = true;
     }
+    if (ImGui::Checkbox("shared vertices (indexed)", &config_.indexed)) sceneDirty_ = true;
     int shading = int(shading_);
     static const char* shadingNames[] = {"lit", "triangles per cell", "normals"};
     if (ImGui::Combo("colouring", &shading, shadingNames, 3)) shading_ = iso::SurfaceShading(shading);
@@ -433,10 +434,14 @@ void Window::buildUi() {
     ImGui::Checkbox("pause", &paused_);
     ImGui::Separator();
     if (stats_) {
-        ImGui::Text("triangles: %u   active cells: %u", stats_->verticesWritten / 3, stats_->activeCells);
+        if (scene_->indexed())
+            ImGui::Text("triangles: %u   vertices: %u   active cells: %u", stats_->indicesWritten / 3, stats_->verticesNeeded,
+                        stats_->activeCells);
+        else
+            ImGui::Text("triangles: %u   active cells: %u", stats_->verticesWritten / 3, stats_->activeCells);
         if (stats_->overflow)
-            ImGui::TextColored(ImVec4(1, 0.3f, 0.3f, 1), "OVERFLOW: %u triangles needed, capacity %u", stats_->verticesNeeded / 3,
-                               scene_->surface().vertexCapacity() / 3);
+            ImGui::TextColored(ImVec4(1, 0.3f, 0.3f, 1), "OVERFLOW: %u triangles / %u vertices needed", stats_->indicesNeeded ? stats_->indicesNeeded / 3 : stats_->verticesNeeded / 3,
+                               stats_->verticesNeeded);
     } else {
         ImGui::Text("triangles: (waiting for the GPU)");
     }

@@ -234,6 +234,9 @@ public:
     ImageRef createImage(const std::string& name, const GraphImageDesc& desc);
     // `before`: the host's last use before the graph runs; `after`: the use
     // the graph leaves the buffer ready for. `readOnly` makes any write an error.
+    // Swapchain images: declare `before` as {ColorAttachment, Graphics} (the
+    // stage the acquire semaphore is waited at), not None: a layout change
+    // whose source stage is "none" is not ordered after that wait.
     BufferRef importBuffer(const std::string& name, VkBuffer buffer, VkDeviceSize size, ExternalUse before,
                            ExternalUse after, bool readOnly = false);
     BufferRef importBuffer(const std::string& name, const Buffer& buffer, ExternalUse before, ExternalUse after,
@@ -242,7 +245,9 @@ public:
                          bool readOnly = false);
     ImageRef importImage(const std::string& name, const Image& image, VkImageLayout currentLayout, ExternalUse before,
                          ExternalUse after, bool readOnly = false);
-    // Re-points an imported resource (e.g. the next swapchain image) without recompiling.
+    // Re-points an imported resource (e.g. the next swapchain image) without
+    // recompiling. A new extent (non-zero) also resizes the render area of the
+    // passes that render to it, so a window resize needs no new graph.
     void rebindImportedBuffer(BufferRef ref, VkBuffer buffer, VkDeviceSize size);
     // `currentLayout` must be the layout the image is really in when the
     // graph's commands run. For an image this graph itself left behind, that
@@ -251,7 +256,7 @@ public:
     // Anything else is reported by the next execute() when
     // RenderGraphOptions::checkImportedLayouts is on (debug builds).
     void rebindImportedImage(ImageRef ref, VkImage image, VkImageView view, VkImageLayout currentLayout,
-                             bool hostTransitioned = false);
+                             VkExtent3D extent = {0, 0, 0}, bool hostTransitioned = false);
 
     PassBuilder addPass(const std::string& name, PassKind kind);
 

@@ -21,6 +21,7 @@ struct CommonOptions {
     std::string device;  // index or name substring
     std::string shading = "lit"; // lit | cells | normals
     bool wireframe = false;
+    bool indexed = false; // shared vertices + index buffer
     bool vsync = true;
     // Windowed test aid: resizes, minimises and restores the window during
     // the run so CI exercises swapchain re-creation.

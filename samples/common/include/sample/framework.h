@@ -26,6 +26,8 @@ namespace sample {
 using pyramarch::Result;
 using pyramarch::Status;
 
+struct SceneConfig; // scenes.h
+
 class Scene {
 public:
     virtual ~Scene() = default;
@@ -36,12 +38,15 @@ public:
     virtual Status update(double timeSeconds) = 0;
     // Adds the scene's passes (its own compute passes, then the surface's).
     virtual void addPasses(pyramarch::RenderGraph& graph) { surface().addPasses(graph); }
-    // Windowed: ImGui widgets of the scene's own parameters.
-    virtual void ui() {}
+    // Windowed: ImGui widgets of the scene's own parameters; changes are also
+    // written to `config` so a re-created scene (new grid, normals) keeps them.
+    virtual void ui(SceneConfig& config) { (void)config; }
     // Radius of the region worth looking at (camera distance).
     virtual float viewRadius() const { return 1.2f; }
     // Draw back faces too (open surfaces cut by the grid bounds).
     virtual bool twoSided() const { return false; }
+    // The surface writes shared vertices + indices (IsoSurfaceCreateInfo::indexed).
+    virtual bool indexed() const { return false; }
 };
 
 struct OrbitCamera {

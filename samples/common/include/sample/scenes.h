@@ -19,6 +19,7 @@ struct MetaballSettings {
     float iso = 0.35f;
     pyramarch::iso::NormalMode normals = pyramarch::iso::NormalMode::Central;
     uint32_t vertexCapacity = 3u << 18;
+    bool indexed = false; // shared vertices + indices
 };
 
 class MetaballScene final : public Scene {
@@ -26,8 +27,9 @@ public:
     static Result<std::unique_ptr<MetaballScene>> create(pyramarch::Device& device, const MetaballSettings& settings);
     const char* name() const override { return "metaballs"; }
     pyramarch::iso::IsoSurface& surface() override { return *surface_; }
+    bool indexed() const override { return settings_.indexed; }
     Status update(double time) override;
-    void ui() override;
+    void ui(SceneConfig& config) override;
     // The balls of `time` (also used by tests for the CPU reference).
     std::vector<pyramarch::iso::Metaball> balls(double time) const;
     MetaballSettings& settings() { return settings_; }
@@ -50,6 +52,8 @@ struct PointCloudSettings {
     float weight = 0.06f;  // per particle
     float iso = 0.5f;
     uint32_t vertexCapacity = 3u << 18;
+    pyramarch::iso::SplatMethod splat = pyramarch::iso::SplatMethod::Scatter;
+    bool indexed = false;
 };
 
 class PointCloudScene final : public Scene {
@@ -57,8 +61,9 @@ public:
     static Result<std::unique_ptr<PointCloudScene>> create(pyramarch::Device& device, const PointCloudSettings& settings);
     const char* name() const override { return "pointcloud"; }
     pyramarch::iso::IsoSurface& surface() override { return *surface_; }
+    bool indexed() const override { return settings_.indexed; }
     Status update(double time) override;
-    void ui() override;
+    void ui(SceneConfig& config) override;
     const std::vector<pyramarch::iso::Particle>& particles() const { return particles_; }
 
 private:
@@ -81,14 +86,16 @@ public:
         uint32_t vertexCapacity = 3u << 18;
         // Volumes are often cut by their bounds: show the inside too.
         bool twoSided = true;
+        bool indexed = false;
     };
     static Result<std::unique_ptr<VolumeScene>> create(pyramarch::Device& device, const Settings& settings, const void* data, size_t bytes,
                                                        pyramarch::iso::VolumeFormat format, float scale = 1.f, float offset = 0.f);
     const char* name() const override { return "volume"; }
     pyramarch::iso::IsoSurface& surface() override { return *surface_; }
     Status update(double) override;
-    void ui() override;
+    void ui(SceneConfig& config) override;
     bool twoSided() const override { return twoSided_; }
+    bool indexed() const override { return indexed_; }
     float viewRadius() const override { return radius_; }
     float& iso() { return iso_; }
     std::array<float, 2> range() const { return range_; }
@@ -98,6 +105,7 @@ private:
     float iso_ = 0.f;
     std::array<float, 2> range_{0.f, 1.f};
     bool twoSided_ = true;
+    bool indexed_ = false;
     float radius_ = 1.f;
 };
 
@@ -126,6 +134,8 @@ struct SceneConfig {
     pyramarch::iso::NormalMode normals = pyramarch::iso::NormalMode::Central;
     uint32_t balls = 24;
     uint32_t particles = 100000;
+    pyramarch::iso::SplatMethod splat = pyramarch::iso::SplatMethod::Scatter;
+    bool indexed = false; // shared vertices + indices
     float iso = NAN; // NAN: the source's default
     // source == "volume": the raw samples (shared so switching back is cheap).
     std::shared_ptr<const std::vector<uint8_t>> volume;

@@ -79,6 +79,8 @@ struct Particle {
     float weight; // kernel strength (> 0); at most 65536 summed at one sample
 };
 
+// Everything is copied by create(): nothing here needs to outlive the call.
+// Fields without "Required" have working defaults.
 struct IsoSurfaceCreateInfo {
     // Required. Samples per axis (>= 2 each); cells = samples - 1. For
     // FieldSource::Volume these are the volume's dimensions.
@@ -230,6 +232,14 @@ public:
     static constexpr VkDeviceSize drawIndexedArgsOffset() { return 48; }
     static constexpr uint32_t vertexStride() { return 32; }
     uint32_t vertexCapacity() const; // whole triangles
+
+    // GPU memory the surface holds, one entry per buffer (name, bytes as
+    // created), for benchmarks and memory budgets. Render-graph scratch is not included.
+    struct MemoryItem {
+        std::string name;
+        uint64_t bytes = 0;
+    };
+    std::vector<MemoryItem> memoryReport() const;
 
     // Stats of the newest frame whose ring slot the GPU is known to be done
     // with (framesInFlight frames back); never waits. Empty until then.

@@ -76,12 +76,19 @@ struct SurfaceView {
 SurfaceView makeSurfaceView(std::array<float, 3> eye, std::array<float, 3> target, float fovY, float aspect,
                             float zNear = 0.01f, float zFar = 100.f);
 
-// Graph resources the draw pass uses. vertices/drawArgs are the module's
-// buffers as the graph knows them (imported by the host or the module).
+// Graph resources the draw pass uses: the module's outputs as the graph
+// knows them, i.e. IsoSurface::addPasses(graph)'s GraphOutputs when the
+// surface's passes are in the same graph (importing the same buffers a second
+// time would hide the extraction -> draw hazard from the graph).
 struct SurfacePassDesc {
     BufferRef vertices;              // required: IsoVertex array (32-byte stride)
     BufferRef drawArgs;              // required: holds a VkDrawIndirectCommand at drawArgsOffset
     VkDeviceSize drawArgsOffset = 16; // IsoSurface::drawArgsOffset()
+    // Optional: indexed output (uint32 indices); the draw then reads a
+    // VkDrawIndexedIndirectCommand at drawIndexedArgsOffset. The module writes
+    // w = 0 in indexed vertices, so the per-cell colouring shows white.
+    BufferRef indices;
+    VkDeviceSize drawIndexedArgsOffset = 48; // IsoSurface::drawIndexedArgsOffset()
     ImageRef color;                  // required: colour attachment (MSAA image when samples > 1)
     ImageRef depth;                  // required when depthFormat != UNDEFINED
     ImageRef resolve;                // optional: single-sample resolve target of `color`
@@ -107,6 +114,9 @@ public:
     // attachments of the create-info formats. The host makes `vertices`
     // readable as vertex input and `drawArgs` as indirect commands first.
     void recordDraw(VkCommandBuffer cmd, VkBuffer vertices, VkBuffer drawArgs, VkDeviceSize drawArgsOffset) const;
+    // Indexed output: vkCmdDrawIndexedIndirect with a VkDrawIndexedIndirectCommand at drawIndexedArgsOffset.
+    void recordDrawIndexed(VkCommandBuffer cmd, VkBuffer vertices, VkBuffer indices, VkBuffer drawArgs,
+                           VkDeviceSize drawIndexedArgsOffset) const;
 
     void setView(const SurfaceView& view) { view_ = view; }
     const SurfaceView& view() const { return view_; }
@@ -114,6 +124,7 @@ public:
 
 private:
     SurfaceRenderer() = default;
+    void bind(VkCommandBuffer cmd, VkBuffer vertices) const;
     Device* device_ = nullptr;
     SurfaceRendererCreateInfo info_;
     GraphicsPipeline fill_;

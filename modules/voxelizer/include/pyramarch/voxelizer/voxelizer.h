@@ -189,6 +189,13 @@ public:
     const Buffer& counterBuffer() const;  // gpu::VoxCounters
     const Buffer& dispatchBuffer() const; // see VoxelizerGraphRefs::dispatch
     const Buffer& denseGridBuffer() const; // invalid when denseMaxVoxels == 0
+    // GPU memory the voxelizer holds, one entry per buffer (name, bytes as
+    // created), for benchmarks and memory budgets. Render-graph scratch is not included.
+    struct MemoryItem {
+        std::string name;
+        uint64_t bytes = 0;
+    };
+    std::vector<MemoryItem> memoryReport() const;
     uint32_t octreeDepth() const;
     const VoxelGrid& grid() const;
     bool usesHardwareConservative() const;

@@ -1,0 +1,42 @@
+// `pyramarch bench`: the standard benchmark suite (issue 6). Iso-surface
+// scenarios (analytic fields at the paper's Table 1 sizes, metaballs,
+// particles) for the HistoPyramid and scan strategies, and voxelizer
+// scenarios; per-pass GPU times, throughput, output sizes, GPU memory by
+// structure and CPU record time, as a table and as JSON.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace pyramarch::bench {
+
+struct BenchOptions {
+    std::string strategy = "both";                // histopyramid | scan | both
+    std::vector<uint32_t> sizes;                  // cells per axis of the field scenarios (default 31,63,127,255 for cayley)
+    std::vector<std::string> fields;              // cayley, sphere, gyroid, metaballs, noise (default all)
+    std::vector<std::string> groups;              // iso, particles, voxelizer (default all)
+    std::vector<uint32_t> particleCounts;         // default 100000, 1000000
+    std::vector<uint32_t> particleSizes;          // cells per axis, default 128, 256
+    std::vector<uint32_t> voxelResolutions;       // default 128, 512
+    std::vector<std::string> meshes;              // sphere, knot, dense (100k triangles); default all
+    uint32_t frames = 0;                          // measured frames; 0 = by size (fewer at large sizes)
+    uint32_t warmup = 1;                          // unmeasured frames first (lavapipe JITs on the first dispatch)
+    std::string json;                             // JSON output file
+    std::string device;                           // device index or name substring
+    bool validation = false;
+    bool timingCheck = false;                     // only the timestamp-vs-wall-clock experiment
+};
+
+// Registers the subcommand; returns it so main can test whether it was chosen.
+CLI::App* addBenchCommand(CLI::App& app, BenchOptions& options);
+// The command line as one shell-quoted string (recorded in the JSON).
+std::string joinCommandLine(int argc, char** argv);
+// Runs the suite; `commandLine` is recorded in the JSON as given.
+int runBench(const BenchOptions& options, const std::string& commandLine);
+
+} // namespace pyramarch::bench

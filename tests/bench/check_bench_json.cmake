@@ -1,0 +1,56 @@
+# Smoke check of `pyramarch bench` (CTest, label bench): a tiny run of every
+# scenario group must exit 0 and write JSON whose records carry the fields
+# the README's tables come from, with both strategies agreeing on the
+# triangle count of each iso scenario.
+#   cmake -DPYRAMARCH=<exe> -DOUT=<file.json> -P check_bench_json.cmake
+execute_process(
+  COMMAND ${PYRAMARCH} bench --sizes 7,16 --field cayley,gyroid --particles 2000 --particle-sizes 16
+          --resolutions 16 --meshes sphere --frames 1 --validation --json ${OUT}
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc EQUAL 77)
+  message(STATUS "no Vulkan device")
+  return()
+endif()
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "pyramarch bench failed (${rc}):\n${out}\n${err}")
+endif()
+file(READ ${OUT} json)
+string(JSON device ERROR_VARIABLE e GET "${json}" device)
+if(e OR device STREQUAL "")
+  message(FATAL_ERROR "no device in ${OUT}: ${e}")
+endif()
+foreach(key date command driver machine)
+  string(JSON v ERROR_VARIABLE e GET "${json}" ${key})
+  if(e)
+    message(FATAL_ERROR "no '${key}' in ${OUT}: ${e}")
+  endif()
+endforeach()
+string(JSON count LENGTH "${json}" results)
+# 2 fields x 2 sizes x 2 strategies + 1 particle scenario x 2 + 1 voxelizer scenario
+if(NOT count EQUAL 11)
+  message(FATAL_ERROR "expected 11 records, got ${count}")
+endif()
+math(EXPR last "${count} - 1")
+foreach(i RANGE ${last})
+  string(JSON group GET "${json}" results ${i} group)
+  string(JSON scenario GET "${json}" results ${i} scenario)
+  string(JSON strategy GET "${json}" results ${i} strategy)
+  string(JSON tris GET "${json}" results ${i} triangles)
+  string(JSON gpu GET "${json}" results ${i} gpuMs median)
+  string(JSON passes LENGTH "${json}" results ${i} passes)
+  string(JSON total GET "${json}" results ${i} memoryBytes total)
+  string(JSON module GET "${json}" results ${i} memoryBytes module)
+  string(JSON overflow GET "${json}" results ${i} overflow)
+  string(JSON cmd GET "${json}" results ${i} command)
+  if(tris EQUAL 0 OR passes EQUAL 0 OR NOT gpu GREATER 0 OR module EQUAL 0 OR total LESS module OR overflow OR cmd STREQUAL "")
+    message(FATAL_ERROR "record ${i} (${scenario} ${strategy}): triangles ${tris}, passes ${passes}, gpu ${gpu} ms, "
+                        "memory ${module}/${total}, overflow ${overflow}, command '${cmd}'")
+  endif()
+  if(NOT group STREQUAL "voxelizer")
+    if(DEFINED tris_${scenario} AND NOT tris_${scenario} EQUAL tris)
+      message(FATAL_ERROR "${scenario}: histopyramid and scan triangle counts differ (${tris_${scenario}} vs ${tris})")
+    endif()
+    set(tris_${scenario} ${tris})
+  endif()
+endforeach()
+message(STATUS "${count} records OK on ${device}")
