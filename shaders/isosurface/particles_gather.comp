@@ -1,7 +1,10 @@
 #version 460
 // Particle gather, step 4: one thread per sample sums the kernel of the
-// particles in the (up to) 3x3x3 bins its radius reaches. No atomics; the
-// order within a bin follows the counting sort's slots.
+// particles in the (up to) 3x3x3 bins its radius reaches. No atomics. The
+// order within a bin follows the counting sort's slots, which depends on
+// thread timing, so the sum is taken in the scatter form's fixed point
+// (integer adds are order independent): same bits every frame, and the same
+// field as SplatMethod::Scatter.
 #include "isosurface/field_common.glsl"
 
 layout(local_size_x = kIsoGroupSize) in;
@@ -22,7 +25,7 @@ void main() {
     const float invR2 = grid.particle.y;
     const ivec3 lo = max(ivec3(floor((p - r - grid.binOrigin.xyz) / grid.binOrigin.w)), ivec3(0));
     const ivec3 hi = min(ivec3(floor((p + r - grid.binOrigin.xyz) / grid.binOrigin.w)), ivec3(grid.binDims.xyz) - 1);
-    float sum = 0.0;
+    uint sum = 0u;
     for (int z = lo.z; z <= hi.z; ++z)
         for (int y = lo.y; y <= hi.y; ++y)
             for (int x = lo.x; x <= hi.x; ++x) {
@@ -36,9 +39,9 @@ void main() {
                     const float q = dot(d, d) * invR2;
                     if (q < 1.0) {
                         const float k = 1.0 - q;
-                        sum += pw.w * k * k * k;
+                        sum += uint(min(pw.w * k * k * k * float(kIsoSplatFixedOne), 4.0e9));
                     }
                 }
             }
-    field[index] = sum;
+    field[index] = float(sum) / float(kIsoSplatFixedOne);
 }

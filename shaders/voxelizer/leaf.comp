@@ -1,14 +1,11 @@
 #version 460
-// One thread per voxel fragment: merge it into its leaf. Colour: RGBA8
-// moving average by compare-and-swap with the running count in A (seed 004,
-// listing 22.2); normal: fixed-point atomic sum; count: atomic add.
+// One thread per voxel fragment: merge it into its leaf. Colour: per-channel
+// integer sums (R in color, G in child, B in pad1: a leaf has no children and
+// nothing reads a leaf's child pointer; mipmap.comp turns the sums into the
+// rounded mean and clears them), so the result does not depend on the order
+// fragments arrive in (seed 004's compare-and-swap moving average rounds at
+// every merge and does); normal: fixed-point atomic sum; count: atomic add.
 #include "voxelizer/vox_compute.glsl"
-
-vec4 unpackRGBA(uint v) { return vec4(v & 255u, (v >> 8) & 255u, (v >> 16) & 255u, v >> 24); }
-uint packRGBA(vec4 v) {
-    uvec4 u = uvec4(clamp(floor(v + 0.5), 0.0, 255.0));
-    return u.x | (u.y << 8) | (u.z << 16) | (u.w << 24);
-}
 
 void main() {
     uint i = voxThreadIndex();
@@ -25,22 +22,9 @@ void main() {
     atomicAdd(nodes[node].ny, fixedN.y);
     atomicAdd(nodes[node].nz, fixedN.z);
 
-    vec3 rgb = unpackRGBA(f.y).rgb;
-    uint newVal = packRGBA(vec4(rgb, 1.0));
-    uint prev = 0u;
-    // Bounded so a pathological contention pattern cannot hang the queue.
+    // 255 x fragmentsStored fits 32 bits up to 16 Mi fragments in one leaf.
+    atomicAdd(nodes[node].color, f.y & 255u);
+    atomicAdd(nodes[node].child, (f.y >> 8) & 255u);
+    atomicAdd(nodes[node].pad1, (f.y >> 16) & 255u);
     atomicAdd(counters.leafFragments, 1u);
-    bool done = false;
-    for (uint it = 0u; it < 4096u && !done; ++it) {
-        uint cur = atomicCompSwap(nodes[node].color, prev, newVal);
-        if (cur == prev) {
-            done = true;
-        } else {
-            prev = cur;
-            vec4 s = unpackRGBA(cur);
-            float k = s.w;
-            vec3 avg = (s.rgb * k + rgb) / (k + 1.0);
-            newVal = packRGBA(vec4(avg, min(k + 1.0, 255.0)));
-        }
-    }
 }

@@ -74,8 +74,10 @@ struct VoxCounters {
 // c = (x&1) | (y&1)<<1 | (z&1)<<2 at the child's level. Node 0 is the root
 // (nodes 1..7 of tile 0 are unused).
 struct VoxNode {
+    // Leaves, between vox.leaf and the first mipmap launch, hold colour
+    // channel sums instead: R in color, G in child, B in pad1 (see leaf.comp).
     uint child;   // tile index of the children, 0 = none (empty, leaf or truncated)
-    uint color;   // RGB8 average; A = number of fragments merged (saturates at 255)
+    uint color;   // RGB8 mean; A = number of fragments merged (saturates at 255)
     uint count;   // voxel fragments below this node
     int nx;       // normal sum, fixed point (VOX_NORMAL_SCALE)
     int ny;

@@ -172,6 +172,52 @@ uint32_t withHeadroom(uint32_t needed, float headroom) {
 uint32_t suggestCapacity(const IsoStats& stats, float headroom) { return withHeadroom(stats.verticesNeeded, headroom); }
 uint32_t suggestIndexCapacity(const IsoStats& stats, float headroom) { return withHeadroom(stats.indicesNeeded, headroom); }
 
+Result<std::vector<uint32_t>> compileUserField(const std::string& fieldGlsl, const std::string& name) {
+    const std::string& n = name;
+#ifndef PYRAMARCH_ISO_HAS_SHADER_COMPILER
+    (void)fieldGlsl;
+    return Status::error("isosurface '" + n + "': FieldSource::UserGlsl needs pyramarch built with PYRAMARCH_SHADER_COMPILER");
+#else
+    if (fieldGlsl.empty()) return Status::error("isosurface '" + n + "': fieldGlsl is empty");
+    auto stripIncludes = [](std::string s) {
+        size_t p;
+        while ((p = s.find("#include")) != std::string::npos) s.erase(p, s.find('\n', p) - p);
+        return s;
+    };
+    std::string src = "#version 460\n";
+    src += kIsoText_iso_shared_h;
+    src += stripIncludes(kIsoText_common_glsl);
+    src += stripIncludes(kIsoText_field_common_glsl);
+    src += R"(
+layout(local_size_x = kIsoGroupSize) in;
+layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
+layout(set = 0, binding = 1, std430) writeonly buffer FieldBuf { float fieldOut[]; };
+float iso_time;
+vec4 iso_params[2];
+float field(vec3 p);
+void main() {
+    iso_time = pc.time;
+    iso_params[0] = pc.user0;
+    iso_params[1] = pc.user1;
+    uint index;
+    vec3 p;
+    if (!sampleIndex(grid, index, p)) return;
+    fieldOut[index] = field(p);
+}
+#line 1
+)";
+    src += fieldGlsl;
+    src += "\n";
+    GlslSource gs;
+    gs.text = src;
+    gs.stage = ShaderStage::Compute;
+    gs.name = n + ".fieldGlsl";
+    auto spv = compileGlsl(gs);
+    if (!spv) return Status::error("isosurface '" + n + "': user field GLSL does not compile:\n" + spv.message());
+    return spv;
+#endif
+}
+
 Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const IsoSurfaceCreateInfo& info) {
     const DeviceLimits& lim = device.limits();
     const char* axis = "xyz";
@@ -186,7 +232,9 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
     if (info.framesInFlight < 1 || info.framesInFlight > 7)
         return Status::error("isosurface '" + info.name + "': framesInFlight must be 1..7");
     const uint64_t sx = info.samples[0], sy = info.samples[1], sz = info.samples[2];
-    const uint64_t samples = sx * sy * sz;
+    // sx * sy fits 64 bits; the third factor may not (e.g. 2^22 x 2^21 x 2^21
+    // wraps to 0 and would pass the size check below): saturate instead.
+    const uint64_t samples = sx * sy > 0xFFFFFFFFull ? (UINT64_MAX >> 2) : sx * sy * sz;
     const uint64_t cells = (sx - 1) * (sy - 1) * (sz - 1);
     const uint64_t range = lim.maxStorageBufferRange;
     const std::string dev = " of device '" + device.name() + "'";
@@ -461,41 +509,8 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
         break;
     case FieldSource::UserGlsl: {
 #ifdef PYRAMARCH_ISO_HAS_SHADER_COMPILER
-        auto stripIncludes = [](std::string s) {
-            size_t p;
-            while ((p = s.find("#include")) != std::string::npos) s.erase(p, s.find('\n', p) - p);
-            return s;
-        };
-        std::string src = "#version 460\n";
-        src += kIsoText_iso_shared_h;
-        src += stripIncludes(kIsoText_common_glsl);
-        src += stripIncludes(kIsoText_field_common_glsl);
-        src += R"(
-layout(local_size_x = kIsoGroupSize) in;
-layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
-layout(set = 0, binding = 1, std430) writeonly buffer FieldBuf { float fieldOut[]; };
-float iso_time;
-vec4 iso_params[2];
-float field(vec3 p);
-void main() {
-    iso_time = pc.time;
-    iso_params[0] = pc.user0;
-    iso_params[1] = pc.user1;
-    uint index;
-    vec3 p;
-    if (!sampleIndex(grid, index, p)) return;
-    fieldOut[index] = field(p);
-}
-#line 1
-)";
-        src += info.fieldGlsl;
-        src += "\n";
-        GlslSource gs;
-        gs.text = src;
-        gs.stage = ShaderStage::Compute;
-        gs.name = n + ".fieldGlsl";
-        auto spv = compileGlsl(gs);
-        if (!spv) return Status::error("isosurface '" + n + "': user field GLSL does not compile:\n" + spv.message());
+        auto spv = compileUserField(info.fieldGlsl, n);
+        if (!spv) return spv.status();
         const std::vector<uint32_t> words = std::move(spv).value();
         PYRAMARCH_TRY(pipe(m.fieldPipe, words, "field.user", 2));
 #endif
@@ -1113,12 +1128,12 @@ Result<Mesh> IsoSurface::readMesh(bool weld) {
 Result<std::vector<IsoVertexData>> IsoSurface::readVertices() {
     Impl& m = *impl_;
     auto args = readBufferAs<gpu::IsoArgs>(*m.device, m.args, 1);
-    if (!args) return Status::error("isosurface '" + m.info.name + "': reading draw args: " + args.message());
+    if (!args) return Status::error("isosurface '" + m.info.name + "': reading draw args: " + args.message(), args.status().vkResult());
     const uint32_t count = std::min(args.value()[0].verticesWritten, m.grid.vertexCapacity);
     std::vector<IsoVertexData> out(count);
     if (count) {
         Status s = readBuffer(*m.device, m.vertices, out.data(), VkDeviceSize(count) * sizeof(IsoVertexData));
-        if (!s) return Status::error("isosurface '" + m.info.name + "': reading vertices: " + s.message());
+        if (!s) return Status::error("isosurface '" + m.info.name + "': reading vertices: " + s.message(), s.vkResult());
     }
     return out;
 }
@@ -1127,12 +1142,12 @@ Result<std::vector<uint32_t>> IsoSurface::readIndices() {
     Impl& m = *impl_;
     PYRAMARCH_ASSERT(m.indexed, "readIndices on a surface without indexed output");
     auto args = readBufferAs<gpu::IsoArgs>(*m.device, m.args, 1);
-    if (!args) return Status::error("isosurface '" + m.info.name + "': reading draw args: " + args.message());
+    if (!args) return Status::error("isosurface '" + m.info.name + "': reading draw args: " + args.message(), args.status().vkResult());
     const uint32_t count = std::min(args.value()[0].indexCount, m.grid.indexCapacity);
     std::vector<uint32_t> out(count);
     if (count) {
         Status s = readBuffer(*m.device, m.indices, out.data(), VkDeviceSize(count) * 4);
-        if (!s) return Status::error("isosurface '" + m.info.name + "': reading indices: " + s.message());
+        if (!s) return Status::error("isosurface '" + m.info.name + "': reading indices: " + s.message(), s.vkResult());
     }
     return out;
 }
@@ -1140,7 +1155,7 @@ Result<std::vector<uint32_t>> IsoSurface::readIndices() {
 Result<std::vector<float>> IsoSurface::readField() {
     Impl& m = *impl_;
     auto f = readBufferAs<float>(*m.device, m.field, m.grid.samples.w);
-    if (!f) return Status::error("isosurface '" + m.info.name + "': reading field: " + f.message());
+    if (!f) return Status::error("isosurface '" + m.info.name + "': reading field: " + f.message(), f.status().vkResult());
     return f;
 }
 
@@ -1149,7 +1164,7 @@ Result<std::vector<std::vector<uint32_t>>> IsoSurface::readPyramid() {
     const uint32_t top = m.grid.levelCount - 1;
     const uint64_t total = uint64_t(m.grid.levelOffset[top]) + 1;
     auto all = readBufferAs<uint32_t>(*m.device, m.pyramid, total);
-    if (!all) return Status::error("isosurface '" + m.info.name + "': reading pyramid: " + all.message());
+    if (!all) return Status::error("isosurface '" + m.info.name + "': reading pyramid: " + all.message(), all.status().vkResult());
     std::vector<std::vector<uint32_t>> levels(m.grid.levelCount);
     for (uint32_t l = 0; l < m.grid.levelCount; ++l)
         levels[l].assign(all.value().begin() + m.grid.levelOffset[l], all.value().begin() + m.grid.levelOffset[l] + m.grid.levelSize[l]);
@@ -1184,7 +1199,7 @@ Result<std::vector<uint32_t>> IsoSurface::readActiveCells() {
 Result<std::vector<uint32_t>> IsoSurface::readDrawArgs() {
     Impl& m = *impl_;
     auto a = readBufferAs<uint32_t>(*m.device, m.args, sizeof(gpu::IsoArgs) / 4);
-    if (!a) return Status::error("isosurface '" + m.info.name + "': reading args: " + a.message());
+    if (!a) return Status::error("isosurface '" + m.info.name + "': reading args: " + a.message(), a.status().vkResult());
     return a;
 }
 

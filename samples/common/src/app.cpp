@@ -7,12 +7,11 @@ namespace sample {
 
 using namespace pyramarch;
 
-int sampleMain(int argc, char** argv, SampleApp& app) {
+int parseSampleCommandLine(int argc, const char* const* argv, SampleApp& app, CommonOptions& options) {
     CLI::App cli{app.title, app.name};
-    CommonOptions options;
     addCommonOptions(cli, options);
     if (app.addOptions) app.addOptions(cli);
-    const int parsed = parseCommandLine(cli, argc, argv);
+    const int parsed = parseCommandLine(cli, argc, const_cast<char**>(argv));
     if (parsed >= 0) return parsed;
     app.config.indexed = options.indexed;
     if (app.prepare) {
@@ -22,8 +21,15 @@ int sampleMain(int argc, char** argv, SampleApp& app) {
     if (!options.headless) {
         if (!options.out.empty() && !options.frames) return fail(app.name, "windowed --out needs --frames N (the frame to capture)");
         if (isFramePattern(options.out)) return fail(app.name, "windowed --out takes one file name, not a %d pattern");
-        return runWindowed(options, app);
     }
+    return -1;
+}
+
+int sampleMain(int argc, char** argv, SampleApp& app) {
+    CommonOptions options;
+    const int parsed = parseSampleCommandLine(argc, argv, app, options);
+    if (parsed >= 0) return parsed;
+    if (!options.headless) return runWindowed(options, app);
 
     std::atomic<uint32_t> messages{0};
     auto device = createSampleDevice(options, &messages);

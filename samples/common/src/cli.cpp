@@ -45,7 +45,11 @@ void addCommonOptions(CLI::App& app, CommonOptions& o) {
     app.add_option("--out", o.out, "PNG of the last frame (a pattern with %d, e.g. frame_%04d.png, writes every frame)");
     app.add_option("--stats", o.stats, "Write per-frame, per-pass GPU times, triangle counts and overflow flags as JSON");
     app.add_flag("--validation", o.validation, "Enable the Vulkan validation layer; any validation message fails the exit code");
-    app.add_option("--msaa", o.msaa, "Samples per pixel (1, 2, 4, 8)")->check(CLI::IsMember({1u, 2u, 4u, 8u}));
+    app.add_option("--msaa", o.msaa, "Samples per pixel (1, 2, 4, 8)")
+        // CLI11 2.1's numeric IsMember lets an empty value through as 0 (found
+        // by tests/fuzz: `--msaa ""`); Range rejects it first.
+        ->check(CLI::Range(1u, 8u))
+        ->check(CLI::IsMember({1u, 2u, 4u, 8u}));
     app.add_option("--device", o.device, "Vulkan device index or name substring (default: best, or PYRAMARCH_DEVICE)");
     app.add_option("--shading", o.shading, "lit | cells (triangles per cell: 1 blue 2 green 3 red 4 cyan 5 magenta) | normals")
         ->check(CLI::IsMember({"lit", "cells", "normals"}));

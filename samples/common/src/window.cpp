@@ -529,7 +529,9 @@ void Window::buildUi() {
 Status Window::frame() {
     FrameSlot& slot = slots_[frameCount_ % kFramesInFlight];
     VkDevice d = device_->device();
-    vk().vkWaitForFences(d, 1, &slot.fence, VK_TRUE, UINT64_MAX);
+    // A lost device shows up here first: report it instead of recording on.
+    if (VkResult r = vk().vkWaitForFences(d, 1, &slot.fence, VK_TRUE, UINT64_MAX); r != VK_SUCCESS)
+        return Status::error("waiting for frame " + std::to_string(frameCount_) + ": " + vkResultName(r), r);
     // That frame is done: its stats and timings are final.
     if (slot.token != UINT64_MAX) view_->frameFinished(slot.token);
     timings_ = view_->latestTimings();

@@ -210,6 +210,16 @@ struct RenderGraphOptions {
     uint32_t timingFrames = 4;
     bool timestamps = true;
     bool debugLabels = true;
+    // Catches a host that hands an imported image back in a layout other than
+    // the one the graph left it in: execute() fails with an error naming the
+    // resource and both layouts (nothing is recorded) instead of letting a
+    // wrong oldLayout reach the driver. On by default in debug builds of the
+    // host (NDEBUG not defined); costs a small map lookup per rebind.
+#ifdef NDEBUG
+    bool checkImportedLayouts = false;
+#else
+    bool checkImportedLayouts = true;
+#endif
 };
 
 class RenderGraph {
@@ -239,8 +249,14 @@ public:
     // recompiling. A new extent (non-zero) also resizes the render area of the
     // passes that render to it, so a window resize needs no new graph.
     void rebindImportedBuffer(BufferRef ref, VkBuffer buffer, VkDeviceSize size);
+    // `currentLayout` must be the layout the image is really in when the
+    // graph's commands run. For an image this graph itself left behind, that
+    // is the layout it left it in, or UNDEFINED (discard), unless the host
+    // moved it itself in between: then say so with hostTransitioned = true.
+    // Anything else is reported by the next execute() when
+    // RenderGraphOptions::checkImportedLayouts is on (debug builds).
     void rebindImportedImage(ImageRef ref, VkImage image, VkImageView view, VkImageLayout currentLayout,
-                             VkExtent3D extent = {0, 0, 0});
+                             VkExtent3D extent = {0, 0, 0}, bool hostTransitioned = false);
 
     PassBuilder addPass(const std::string& name, PassKind kind);
 

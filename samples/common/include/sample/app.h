@@ -33,6 +33,11 @@ struct SampleApp {
 
 int sampleMain(int argc, char** argv, SampleApp& app);
 
+// The parsing half of sampleMain (common + sample options, then prepare()),
+// callable without a device: returns -1 when the sample should run, else the
+// exit code. Used by sampleMain and tests/fuzz.
+int parseSampleCommandLine(int argc, const char* const* argv, SampleApp& app, CommonOptions& options);
+
 // The windowed loop; returns the process exit code.
 int runWindowed(const CommonOptions& options, SampleApp& app);
 

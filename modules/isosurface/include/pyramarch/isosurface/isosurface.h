@@ -62,9 +62,9 @@ enum class SplatMethod {
     // integer atomics (16.16 fixed point: exact, order independent).
     Scatter,
     // Counting sort of the particles into bins of the kernel radius, then one
-    // thread per sample sums the particles of the bins its radius reaches
-    // (float, no atomics on the field; summation order within a bin follows
-    // the sort, so results can differ in the last bits from frame to frame).
+    // thread per sample sums the particles of the bins its radius reaches (no
+    // atomics on the field; the same 16.16 fixed point as Scatter, so the
+    // order within a bin, which follows the sort, does not change the bits).
     Gather,
 };
 
@@ -183,6 +183,21 @@ Status writeObj(const Mesh& mesh, const std::string& path);
 // Binary little-endian PLY: float x,y,z,nx,ny,nz per vertex, uchar/uint face lists.
 Status writePly(const Mesh& mesh, const std::string& path);
 
+// What create() does with a FieldSource::UserGlsl field, without creating
+// GPU objects: wraps `fieldGlsl` in the module's field shader and compiles
+// it. Compile errors come back as the Status (lines of fieldGlsl named as
+// "<name>.fieldGlsl:<line>"). Hosts can check user text up front; tests/fuzz
+// fuzzes it.
+Result<std::vector<uint32_t>> compileUserField(const std::string& fieldGlsl, const std::string& name = "iso");
+
+// Lifetime: destroying an IsoSurface frees its buffers, pipelines and
+// descriptor sets at once (the module never waits). Any command buffer that
+// recorded its passes (record(), or a host graph after addPasses()) must have
+// finished on the GPU first: the host waits (fence of every frame in flight,
+// or vkDeviceWaitIdle) before destroying the surface, and must not execute a
+// host graph holding its passes afterwards. Destroying it earlier is
+// undefined behaviour in Vulkan terms (use-after-free on the GPU); the
+// module cannot detect it because it never sees the host's fences.
 class IsoSurface {
 public:
     // Validates the create-info (errors name the field and limit), creates

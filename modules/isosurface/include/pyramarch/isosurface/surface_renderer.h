@@ -96,6 +96,9 @@ struct SurfacePassDesc {
     std::array<float, 4> clearColor{0.08f, 0.09f, 0.11f, 1.f};
 };
 
+// Lifetime: as for IsoSurface, the host waits until every command buffer
+// that recorded the renderer's draw has finished before destroying it (the
+// module never waits on the host's fences).
 class SurfaceRenderer {
 public:
     static Result<std::unique_ptr<SurfaceRenderer>> create(Device& device, const SurfaceRendererCreateInfo& info);

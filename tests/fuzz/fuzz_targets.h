@@ -1,0 +1,39 @@
+// Fuzz targets for every parser of outside data. Each is a plain function so
+// the same code runs under libFuzzer (fuzz_main.cpp, PYRAMARCH_FUZZ build) and
+// in the normal build's replay test (replay_test.cpp), which feeds it every
+// checked-in corpus file, crash reproducers included.
+//
+// A target returns 0; it aborts (FUZZ_CHECK) when a parser breaks its own
+// contract, so libFuzzer reports that like a crash.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+#define FUZZ_CHECK(cond, what)                                                              \
+    do {                                                                                    \
+        if (!(cond)) {                                                                      \
+            std::fprintf(stderr, "fuzz contract violated: %s (%s:%d)\n", what, __FILE__, __LINE__); \
+            std::abort();                                                                   \
+        }                                                                                   \
+    } while (0)
+
+namespace pyramarch::fuzz {
+
+// Raw volume loader: "<dims>\n<type>\n<file bytes>" -> parseTriple,
+// parseVolumeFormat, readRawVolume, volumeRange.
+int rawVolume(const uint8_t* data, size_t size);
+// User GLSL field snippets: the bytes are IsoSurfaceCreateInfo::fieldGlsl,
+// composed and compiled like IsoSurface::create does (compileUserField).
+int userGlsl(const uint8_t* data, size_t size);
+// Command lines: first byte picks the pyramarch tool (even) or a sample
+// (odd); the rest, split at '\n', are the arguments.
+int commandLine(const uint8_t* data, size_t size);
+#ifdef PYRAMARCH_FUZZ_HAVE_VOXELIZER
+// Wavefront OBJ loader of the voxelizer (loadObj), then checkMesh and defaultGrid.
+int objLoader(const uint8_t* data, size_t size);
+#endif
+
+} // namespace pyramarch::fuzz
