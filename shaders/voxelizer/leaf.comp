@@ -7,6 +7,30 @@
 // every merge and does); normal: fixed-point atomic sum; count: atomic add.
 #include "voxelizer/vox_compute.glsl"
 
+// ColorMerge::MovingAverage: seed 004's compare-and-swap RGBA8 average instead.
+layout(constant_id = 0) const bool kMovingAverage = false;
+
+vec4 unpackRGBA(uint v) { return vec4(v & 255u, (v >> 8) & 255u, (v >> 16) & 255u, v >> 24); }
+uint packRGBA(vec4 v) {
+    uvec4 u = uvec4(clamp(floor(v + 0.5), 0.0, 255.0));
+    return u.x | (u.y << 8) | (u.z << 16) | (u.w << 24);
+}
+
+// Running average with the merged count in A (saturating at 255).
+void mergeMovingAverage(uint node, uint rgba8) {
+    vec3 rgb = unpackRGBA(rgba8).rgb;
+    uint newVal = packRGBA(vec4(rgb, 1.0));
+    uint prev = 0u;
+    // Bounded so a pathological contention pattern cannot hang the queue.
+    for (uint it = 0u; it < 4096u; ++it) {
+        uint cur = atomicCompSwap(nodes[node].color, prev, newVal);
+        if (cur == prev) break;
+        prev = cur;
+        vec4 s = unpackRGBA(cur);
+        newVal = packRGBA(vec4((s.rgb * s.w + rgb) / (s.w + 1.0), min(s.w + 1.0, 255.0)));
+    }
+}
+
 void main() {
     uint i = voxThreadIndex();
     if (i >= counters.fragmentsStored) return;
@@ -22,9 +46,13 @@ void main() {
     atomicAdd(nodes[node].ny, fixedN.y);
     atomicAdd(nodes[node].nz, fixedN.z);
 
-    // 255 x fragmentsStored fits 32 bits up to 16 Mi fragments in one leaf.
-    atomicAdd(nodes[node].color, f.y & 255u);
-    atomicAdd(nodes[node].child, (f.y >> 8) & 255u);
-    atomicAdd(nodes[node].pad1, (f.y >> 16) & 255u);
+    if (kMovingAverage) {
+        mergeMovingAverage(node, f.y);
+    } else {
+        // 255 x fragmentsStored fits 32 bits up to 16 Mi fragments in one leaf.
+        atomicAdd(nodes[node].color, f.y & 255u);
+        atomicAdd(nodes[node].child, (f.y >> 8) & 255u);
+        atomicAdd(nodes[node].pad1, (f.y >> 16) & 255u);
+    }
     atomicAdd(counters.leafFragments, 1u);
 }

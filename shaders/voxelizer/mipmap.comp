@@ -5,6 +5,9 @@
 // children's normals (fixed point, so sums cannot overflow near the root).
 #include "voxelizer/vox_compute.glsl"
 
+// ColorMerge::MovingAverage: leaves already hold RGBA8 averages.
+layout(constant_id = 0) const bool kMovingAverage = false;
+
 void main() {
     uint l = params.level;
     uint first = counters.levelTileStart[l], last = counters.levelTileEnd[l];
@@ -17,7 +20,7 @@ void main() {
     // color, G in child, B in pad1): this thread is their only reader, so it
     // resolves them in place into the rounded mean (round half up, as the CPU
     // reference) with A = min(count, 255), and restores child = 0.
-    const bool leafChildren = l + 1u == params.dims.w;
+    const bool leafChildren = !kMovingAverage && l + 1u == params.dims.w;
     uvec3 rgb = uvec3(0u);
     uint filled = 0u, count = 0u;
     vec3 n = vec3(0.0);

@@ -804,3 +804,51 @@ TEST_F(VoxelizerTest, DenseGridAsASolidField) {
             }
     EXPECT_EQ(wrong, 0u);
 }
+
+TEST_F(VoxelizerTest, MovingAverageColourMergeOfSeed004) {
+    // ColorMerge::MovingAverage is seed 004's compare-and-swap RGBA8 running
+    // average: exact for a uniform colour, within (n+1)/4 per channel of the
+    // exact mean for n mixed fragments, and the tree above it is built as usual.
+    VoxelizerCreateInfo ci;
+    ci.maxResolution = 64;
+    ci.maxVertices = 1 << 14;
+    ci.maxTriangles = 1 << 14;
+    ci.fragmentCapacity = 1 << 18;
+    ci.tileCapacity = 1 << 15;
+    ci.method = ConservativeMethod::GeometryShader;
+    ci.colorMerge = ColorMerge::MovingAverage;
+    auto vox = Voxelizer::create(device(), ci);
+    ASSERT_TRUE(vox.ok()) << vox.message();
+
+    TriangleMesh uniform = shapes::torus({0, 0, 0}, 1.0f, 0.4f, 48, 16);
+    shapes::colorUniform(uniform, packRGBA8(200, 17, 93));
+    auto u = run(device(), **vox, uniform, gridOf(uniform, 64));
+    ASSERT_TRUE(u.ok()) << u.message();
+    size_t leaves = 0;
+    for (const LeafVoxel& l : extractLeaves(u->tree)) {
+        ++leaves;
+        EXPECT_EQ(l.color & 0xffffffu, packRGBA8(200, 17, 93) & 0xffffffu);
+    }
+    EXPECT_GT(leaves, 100u);
+
+    TriangleMesh mixed = shapes::sphere({0.1f, -0.2f, 0.3f}, 1.0f, 40, 20);
+    shapes::colorByPosition(mixed);
+    auto m = run(device(), **vox, mixed, gridOf(mixed, 64));
+    ASSERT_TRUE(m.ok()) << m.message();
+    std::map<uint32_t, std::vector<uint32_t>> colours;
+    for (const VoxelFragment& x : m->fragments) colours[fragKey(x)].push_back(x.color);
+    size_t merged = 0, beyond = 0;
+    for (const LeafVoxel& l : extractLeaves(m->tree)) {
+        const auto& cs = colours[ref::key(l.x, l.y, l.z)];
+        ASSERT_EQ(l.count, cs.size());
+        const uint32_t mean = ref::averageRGB(cs);
+        const double bound = (cs.size() + 1) / 4.0 + 0.5;
+        for (int k = 0; k < 3; ++k) {
+            const double got = (l.color >> (8 * k)) & 255u, want = (mean >> (8 * k)) & 255u;
+            if (std::fabs(got - want) > bound) ++beyond;
+        }
+        merged += cs.size() > 1;
+    }
+    EXPECT_GT(merged, 100u) << "the mesh should put several fragments in many leaves";
+    EXPECT_EQ(beyond, 0u);
+}

@@ -194,6 +194,8 @@ Status Voxelizer::Impl::createPipelines() {
         d.spirv = it.spv;
         d.name = it.name;
         d.layout = cl;
+        if (it.out == &leaf || it.out == &mipmap)
+            d.specialization = {{0, info.colorMerge == ColorMerge::MovingAverage ? 1u : 0u}};
         auto p = ComputePipeline::create(*device, d);
         if (!p) return Status::error(std::string("voxelizer: pipeline ") + it.name + ": " + p.message(), p.status().vkResult());
         *it.out = std::move(p).value();

@@ -52,6 +52,18 @@ enum class ConservativeMethod : uint8_t {
     Hardware,      // require VK_EXT_conservative_rasterization (create() fails without it)
 };
 
+// Leaf colour merge.
+enum class ColorMerge {
+    // Per-channel integer sums resolved to the rounded mean by the first
+    // mipmap launch: exact and independent of fragment order (default).
+    ExactMean,
+    // Seed 004's RGBA8 moving average by compare-and-swap (listing 22.2):
+    // one 32-bit word per leaf while merging, but it rounds at every merge and
+    // its result depends on the order fragments arrive in (drift up to
+    // (n+1)/4 per channel for n fragments).
+    MovingAverage,
+};
+
 struct VoxelizerCreateInfo {
     // Largest grid dimension ever used (1..1024). Fixes the octree depth
     // D = ceil(log2(maxResolution)) (at least 1) and the viewport side.
@@ -73,6 +85,8 @@ struct VoxelizerCreateInfo {
     // descending from the root every level as in seed 004; same tree, less
     // traversal (see voxelizer_bench for the measured difference).
     bool fragmentCursors = true;
+    // How fragments of one leaf merge their colours (see ColorMerge).
+    ColorMerge colorMerge = ColorMerge::ExactMean;
     // Frames the host may have in flight; sizes the staging and stats rings.
     uint32_t framesInFlight = 2;
 };
