@@ -328,8 +328,8 @@ Status RenderGraph::execute(VkCommandBuffer cmd) {
         g.slotFrame[slot] = frameIndex_;
     }
 
-    std::vector<VkBufferMemoryBarrier2> bufferBarriers;
-    std::vector<VkImageMemoryBarrier2> imageBarriers;
+    std::vector<VkBufferMemoryBarrier2>& bufferBarriers = g.bufferBarriers;
+    std::vector<VkImageMemoryBarrier2>& imageBarriers = g.imageBarriers;
     auto emit = [&](const std::vector<GraphBarrier>& barriers) {
         bufferBarriers.clear();
         imageBarriers.clear();
@@ -409,7 +409,8 @@ Status RenderGraph::execute(VkCommandBuffer cmd) {
                 width = e.width;
                 height = e.height;
             }
-            std::vector<VkRenderingAttachmentInfo> colors;
+            std::vector<VkRenderingAttachmentInfo>& colors = g.colorAttachments;
+            colors.clear();
             for (const PassAttachment& a : pass.colors) {
                 VkRenderingAttachmentInfo ai{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
                 ai.imageView = imageView(a.image);

@@ -69,6 +69,10 @@ struct RenderGraph::Impl {
     VkQueryPool queryPool = VK_NULL_HANDLE;
     uint32_t queryPassCount = 0;
     std::vector<uint64_t> slotFrame; // frame recorded into each ring slot
+    // Scratch for execute(), kept so recording a frame does not allocate.
+    std::vector<VkBufferMemoryBarrier2> bufferBarriers;
+    std::vector<VkImageMemoryBarrier2> imageBarriers;
+    std::vector<VkRenderingAttachmentInfo> colorAttachments;
 
     GraphResource& resource(bool isImage, uint32_t index) { return isImage ? images[index] : buffers[index]; }
     const GraphResource& resource(bool isImage, uint32_t index) const { return isImage ? images[index] : buffers[index]; }

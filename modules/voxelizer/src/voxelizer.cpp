@@ -424,35 +424,8 @@ VoxelStats Voxelizer::Impl::decode(const gpu::VoxCounters& c, const Staged& s, u
 }
 
 Status Voxelizer::Impl::readDevice(const Buffer& src, VkDeviceSize offset, VkDeviceSize bytes, void* out) {
-    if (bytes == 0) return {};
-    auto rb = device->allocator().createBuffer(
-        {.size = bytes, .usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT, .memory = MemoryUsage::Readback, .name = "vox.readback"});
-    if (!rb) return Status::error("voxelizer: read-back buffer: " + rb.message(), rb.status().vkResult());
-    Buffer host = std::move(rb).value();
-    const VolkDeviceTable& vk = device->vk();
-    PYRAMARCH_TRY(submitAndWait(*device, [&](VkCommandBuffer cmd) {
-        // Whatever wrote the buffer last (the frame's passes), make it visible to the copy.
-        VkMemoryBarrier2 before{VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
-        before.srcStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
-        before.srcAccessMask = VK_ACCESS_2_MEMORY_WRITE_BIT;
-        before.dstStageMask = VK_PIPELINE_STAGE_2_COPY_BIT;
-        before.dstAccessMask = VK_ACCESS_2_TRANSFER_READ_BIT;
-        VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
-        dep.memoryBarrierCount = 1;
-        dep.pMemoryBarriers = &before;
-        vk.vkCmdPipelineBarrier2(cmd, &dep);
-        const VkBufferCopy region{offset, 0, bytes};
-        vk.vkCmdCopyBuffer(cmd, src.handle(), host.handle(), 1, &region);
-        VkMemoryBarrier2 after{VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
-        after.srcStageMask = VK_PIPELINE_STAGE_2_COPY_BIT;
-        after.srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT;
-        after.dstStageMask = VK_PIPELINE_STAGE_2_HOST_BIT;
-        after.dstAccessMask = VK_ACCESS_2_HOST_READ_BIT;
-        dep.pMemoryBarriers = &after;
-        vk.vkCmdPipelineBarrier2(cmd, &dep);
-    }));
-    host.invalidate();
-    std::memcpy(out, host.mapped(), bytes);
+    Status s = readBuffer(*device, src, out, bytes, offset);
+    if (!s) return Status::error("voxelizer: read-back: " + s.message(), s.vkResult());
     return {};
 }
 
