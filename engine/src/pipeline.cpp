@@ -114,9 +114,11 @@ Result<ComputePipeline> ComputePipeline::create(Device& device, const ComputePip
     return out;
 }
 
-ComputePipeline::~ComputePipeline() { destroy(); }
-ComputePipeline::ComputePipeline(ComputePipeline&& o) noexcept { *this = std::move(o); }
-ComputePipeline& ComputePipeline::operator=(ComputePipeline&& o) noexcept {
+// ---- Pipeline (shared ownership) ----
+
+Pipeline::~Pipeline() { destroy(); }
+Pipeline::Pipeline(Pipeline&& o) noexcept { *this = std::move(o); }
+Pipeline& Pipeline::operator=(Pipeline&& o) noexcept {
     if (this != &o) {
         destroy();
         device_ = o.device_;
@@ -126,7 +128,7 @@ ComputePipeline& ComputePipeline::operator=(ComputePipeline&& o) noexcept {
     }
     return *this;
 }
-void ComputePipeline::destroy() {
+void Pipeline::destroy() {
     if (device_ && pipeline_) device_->vk().vkDestroyPipeline(device_->device(), pipeline_, nullptr);
     pipeline_ = VK_NULL_HANDLE;
 }
@@ -254,23 +256,6 @@ Result<GraphicsPipeline> GraphicsPipeline::create(Device& device, const Graphics
     if (r != VK_SUCCESS) return vkStatus(r, std::string("vkCreateGraphicsPipelines ") + (desc.name ? desc.name : ""));
     device.setObjectName(VK_OBJECT_TYPE_PIPELINE, reinterpret_cast<uint64_t>(out.pipeline_), desc.name);
     return out;
-}
-
-GraphicsPipeline::~GraphicsPipeline() { destroy(); }
-GraphicsPipeline::GraphicsPipeline(GraphicsPipeline&& o) noexcept { *this = std::move(o); }
-GraphicsPipeline& GraphicsPipeline::operator=(GraphicsPipeline&& o) noexcept {
-    if (this != &o) {
-        destroy();
-        device_ = o.device_;
-        layout_ = std::move(o.layout_);
-        pipeline_ = o.pipeline_;
-        o.pipeline_ = VK_NULL_HANDLE;
-    }
-    return *this;
-}
-void GraphicsPipeline::destroy() {
-    if (device_ && pipeline_) device_->vk().vkDestroyPipeline(device_->device(), pipeline_, nullptr);
-    pipeline_ = VK_NULL_HANDLE;
 }
 
 // ---- DescriptorPool ----

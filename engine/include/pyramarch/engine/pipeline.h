@@ -56,6 +56,27 @@ private:
     PipelineLayoutDesc desc_;
 };
 
+// Ownership shared by compute and graphics pipelines: the pipeline and its
+// layout, destroyed together.
+class Pipeline {
+public:
+    Pipeline() = default;
+    ~Pipeline();
+    Pipeline(Pipeline&& o) noexcept;
+    Pipeline& operator=(Pipeline&& o) noexcept;
+
+    VkPipeline pipeline() const { return pipeline_; }
+    VkPipelineLayout layout() const { return layout_.layout(); }
+    VkDescriptorSetLayout setLayout() const { return layout_.setLayout(); }
+    const PipelineLayout& pipelineLayout() const { return layout_; }
+
+protected:
+    void destroy();
+    Device* device_ = nullptr;
+    PipelineLayout layout_;
+    VkPipeline pipeline_ = VK_NULL_HANDLE;
+};
+
 struct ComputePipelineDesc {
     std::span<const uint32_t> spirv;  // required
     const char* name = nullptr;       // required (debug name)
@@ -65,24 +86,9 @@ struct ComputePipelineDesc {
     uint32_t requiredSubgroupSize = 0;
 };
 
-class ComputePipeline {
+class ComputePipeline : public Pipeline {
 public:
     static Result<ComputePipeline> create(Device& device, const ComputePipelineDesc& desc);
-    ComputePipeline() = default;
-    ~ComputePipeline();
-    ComputePipeline(ComputePipeline&& o) noexcept;
-    ComputePipeline& operator=(ComputePipeline&& o) noexcept;
-
-    VkPipeline pipeline() const { return pipeline_; }
-    VkPipelineLayout layout() const { return layout_.layout(); }
-    VkDescriptorSetLayout setLayout() const { return layout_.setLayout(); }
-    const PipelineLayout& pipelineLayout() const { return layout_; }
-
-private:
-    void destroy();
-    Device* device_ = nullptr;
-    PipelineLayout layout_;
-    VkPipeline pipeline_ = VK_NULL_HANDLE;
 };
 
 struct VertexAttribute {
@@ -117,24 +123,9 @@ struct GraphicsPipelineDesc {
     bool rasterizerDiscard = false;
 };
 
-class GraphicsPipeline {
+class GraphicsPipeline : public Pipeline {
 public:
     static Result<GraphicsPipeline> create(Device& device, const GraphicsPipelineDesc& desc);
-    GraphicsPipeline() = default;
-    ~GraphicsPipeline();
-    GraphicsPipeline(GraphicsPipeline&& o) noexcept;
-    GraphicsPipeline& operator=(GraphicsPipeline&& o) noexcept;
-
-    VkPipeline pipeline() const { return pipeline_; }
-    VkPipelineLayout layout() const { return layout_.layout(); }
-    VkDescriptorSetLayout setLayout() const { return layout_.setLayout(); }
-    const PipelineLayout& pipelineLayout() const { return layout_; }
-
-private:
-    void destroy();
-    Device* device_ = nullptr;
-    PipelineLayout layout_;
-    VkPipeline pipeline_ = VK_NULL_HANDLE;
 };
 
 // What to bind at one binding of a descriptor set.
