@@ -159,6 +159,12 @@ TEST_F(ParticleFiles, XyzTextWithCommentsBlankLinesAndExtraColumns) {
     EXPECT_EQ(r->bounds.max, (std::array<float, 3>{10.f, 50.f, 12.f}));
 }
 
+TEST_F(ParticleFiles, XyzWithByteOrderMark) {
+    auto r = read("bom.xyz", "\xEF\xBB\xBF" "1 2 3\n4 5 6\n");
+    ASSERT_TRUE(r.ok()) << r.message();
+    EXPECT_EQ(r->xyz, (std::vector<float>{1, 2, 3, 4, 5, 6}));
+}
+
 TEST_F(ParticleFiles, RawFloat32) {
     Bin d;
     const std::vector<float> v = {1.f, 2.f, 3.f, -0.5f, 1e30f, -1e-30f};
@@ -441,8 +447,8 @@ TEST(ParticleGridTest, SpacingIsTheVoxelSizeAndPaddingCovers) {
         for (int k = 0; k < 3; ++k) {
             const double lo = g->boundsMin[size_t(k)], hi = g->boundsMax[size_t(k)];
             const uint32_t n = g->samples[size_t(k)];
-            EXPECT_LE(lo, b.min[size_t(k)] - 0.25);
-            EXPECT_GE(hi, b.max[size_t(k)] + 0.25 - 1e-6);
+            EXPECT_LE(lo, double(b.min[size_t(k)]) - 0.25);
+            EXPECT_GE(hi, double(b.max[size_t(k)]) + 0.25);
             // Spacing as the GPU computes it: (max - min) / (N - 1).
             EXPECT_NEAR((hi - lo) / (n - 1), 0.1, 1e-6);
             // No more than one extra cell beyond what the padding needs.
@@ -475,6 +481,23 @@ TEST(ParticleGridTest, SpacingIsTheVoxelSizeAndPaddingCovers) {
     const ParticleBounds pb = particleBounds(xyz);
     EXPECT_EQ(pb.min, (std::array<float, 3>{-1, 2, 0}));
     EXPECT_EQ(pb.max, (std::array<float, 3>{2, 5, 3}));
+}
+
+TEST(ParticleGridTest, CoversBoundsThatDoNotRoundToFloats) {
+    // The grid rounds outwards: min - padding and max + padding are inside it.
+    ParticleBounds odd;
+    odd.add(0.1f, -1000.3f, 12345.678f);
+    odd.add(0.7f, -999.9f, 12399.1f);
+    for (bool align : {false, true}) {
+        auto g = particleGrid(odd, 0.013f, 0.0371f, {.alignToVoxel = align});
+        ASSERT_TRUE(g.ok()) << g.message();
+        for (int k = 0; k < 3; ++k) {
+            EXPECT_LE(double(g->boundsMin[size_t(k)]), double(odd.min[size_t(k)]) - double(0.0371f));
+            EXPECT_GE(double(g->boundsMax[size_t(k)]), double(odd.max[size_t(k)]) + double(0.0371f));
+            const double spacing = (double(g->boundsMax[size_t(k)]) - g->boundsMin[size_t(k)]) / (g->samples[size_t(k)] - 1);
+            EXPECT_NEAR(spacing, 0.013, 0.013 * 1e-4);
+        }
+    }
 }
 
 TEST(ParticleGridTest, Errors) {

@@ -56,7 +56,10 @@ Result<ParticleGrid> particleGrid(const ParticleBounds& bounds, float voxelSize,
         double lo = double(bounds.min[k]) - padding;
         const double hi = double(bounds.max[k]) + padding;
         if (options.alignToVoxel) lo = std::floor(lo / v) * v;
-        const float loF = float(lo);
+        // Rounded down (and the last sample up) so the grid covers
+        // [min - padding, max + padding] exactly, not up to float rounding.
+        float loF = float(lo);
+        if (double(loF) > lo) loF = std::nextafter(loF, -std::numeric_limits<float>::infinity());
         if (!std::isfinite(loF) || !std::isfinite(float(hi)))
             return Status::error(std::string(who) + kAxis[k] + " bounds padded by " + num(padding) + " leave float range");
         // Cells from the float origin the GPU will see, so the last sample
@@ -66,7 +69,8 @@ Result<ParticleGrid> particleGrid(const ParticleBounds& bounds, float voxelSize,
             return Status::error(std::string(who) + kAxis[k] + " extent " + num(hi - lo) + " at voxel size " + num(v) +
                                  " needs " + num(cells + 1) + " samples, more than 2^32 - 1");
         const double maxD = double(loF) + cells * v;
-        const float maxF = float(maxD);
+        float maxF = float(maxD);
+        if (double(maxF) < hi) maxF = std::nextafter(maxF, std::numeric_limits<float>::infinity());
         if (!std::isfinite(maxF))
             return Status::error(std::string(who) + kAxis[k] + " bounds padded by " + num(padding) + " leave float range");
         g.samples[size_t(k)] = uint32_t(cells) + 1;

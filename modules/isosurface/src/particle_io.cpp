@@ -278,7 +278,9 @@ private:
 
     // ------------------------------------------------------------ .xyz
     Status parseXyz() {
-        LineReader lines{std::string_view(reinterpret_cast<const char*>(bytes_.data()), bytes_.size())};
+        std::string_view text(reinterpret_cast<const char*>(bytes_.data()), bytes_.size());
+        if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3); // UTF-8 byte order mark
+        LineReader lines{text};
         // Reserve from what the text can hold at most ("0 0 0\n": 6 bytes a particle).
         set_.xyz.reserve(size_t(std::min<uint64_t>(maxParticles_, bytes_.size() / 6 + 1) * 3));
         std::string_view line;
