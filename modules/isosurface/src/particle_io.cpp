@@ -281,8 +281,10 @@ private:
         std::string_view text(reinterpret_cast<const char*>(bytes_.data()), bytes_.size());
         if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3); // UTF-8 byte order mark
         LineReader lines{text};
-        // Reserve from what the text can hold at most ("0 0 0\n": 6 bytes a particle).
-        set_.xyz.reserve(size_t(std::min<uint64_t>(maxParticles_, bytes_.size() / 6 + 1) * 3));
+        // A guess (16 bytes a line, "0.25 -1.5 3.125\n"), never more than
+        // the cap: text lines rarely are as short as "0 0 0", and reserving
+        // for that would hold up to 4x the memory the particles need.
+        set_.xyz.reserve(size_t(std::min<uint64_t>(maxParticles_, bytes_.size() / 16 + 1) * 3));
         std::string_view line;
         std::vector<std::string_view> tokens;
         while (lines.next(line)) {
