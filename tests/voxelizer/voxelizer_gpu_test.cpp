@@ -662,7 +662,7 @@ TEST_F(VoxelizerTest, LaunchesOver65535GroupsFold) {
 }
 
 TEST_F(VoxelizerTest, RootDescentBuildsTheSameTree) {
-    // Seed 004's traversal from the root every level, against the default
+    // Crassin & Green 2012's traversal from the root (docs/algorithms.md) every level, against the default
     // per-fragment cursors: the same octree.
     VoxelizerCreateInfo ci;
     ci.maxResolution = 128;
@@ -805,8 +805,8 @@ TEST_F(VoxelizerTest, DenseGridAsASolidField) {
     EXPECT_EQ(wrong, 0u);
 }
 
-TEST_F(VoxelizerTest, MovingAverageColourMergeOfSeed004) {
-    // ColorMerge::MovingAverage is seed 004's compare-and-swap RGBA8 running
+TEST_F(VoxelizerTest, MovingAverageColourMergeOfCrassinGreen) {
+    // ColorMerge::MovingAverage is Crassin & Green 2012's compare-and-swap RGBA8 running
     // average: exact for a uniform colour, within (n+1)/4 per channel of the
     // exact mean for n mixed fragments, and the tree above it is built as usual.
     VoxelizerCreateInfo ci;
