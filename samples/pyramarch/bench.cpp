@@ -25,6 +25,7 @@
 #include "pyramarch/voxelizer/voxelizer.h"
 #include "sample/cli.h"
 #include "sample/framework.h"
+#include "sample/scenes.h"
 
 namespace pyramarch::bench {
 namespace {
@@ -242,6 +243,7 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
         } else {
             info.source = iso::FieldSource::UserGlsl;
             info.fieldGlsl = fieldGlsl(sc.field);
+            info.compileGlsl = sample::glslCompiler();
             info.isoValue = 0.f;
         }
         const uint64_t before = dev.allocator().stats().allocatedBytes;
@@ -535,6 +537,7 @@ int runTimingCheck(Device& dev) {
     info.vertexCapacity = 3u << 17;
     info.source = iso::FieldSource::UserGlsl;
     info.fieldGlsl = fieldGlsl("cayley");
+    info.compileGlsl = sample::glslCompiler();
     info.isoValue = 0.f;
     info.name = "iso";
     auto created = iso::IsoSurface::create(dev, info);

@@ -24,6 +24,7 @@
 
 #include "pyramarch/engine/device.h"
 #include "pyramarch/engine/render_graph.h"
+#include "pyramarch/engine/shader_compiler.h"
 #include "pyramarch/engine/transfer.h"
 #include "pyramarch/isosurface/isosurface.h"
 #include "reference.h"
@@ -99,6 +100,7 @@ int main(int argc, char** argv) {
         if (fieldKind == "cayley") {
             info.source = FieldSource::UserGlsl;
             info.fieldGlsl = kCayley;
+            info.compileGlsl = pyramarch::compileGlsl;
             info.isoValue = 0.f;
         } else if (fieldKind == "metaballs") {
             info.source = FieldSource::Metaballs;

@@ -9,6 +9,9 @@
 #include <imgui.h>
 
 #include "pyramarch/engine/transfer.h"
+#ifdef PYRAMARCH_HAVE_SHADER_COMPILER
+#include "pyramarch/engine/shader_compiler.h"
+#endif
 #include "pyramarch/engine/vulkan_functions.h"
 #include "pointcloud/flow_shared.h"
 
@@ -314,6 +317,14 @@ bool parseVolumeFormat(const std::string& name, iso::VolumeFormat& out) {
 }
 
 size_t volumeFormatBytes(iso::VolumeFormat f) { return f == iso::VolumeFormat::U8 ? 1 : f == iso::VolumeFormat::U16 ? 2 : 4; }
+
+pyramarch::GlslCompiler glslCompiler() {
+#ifdef PYRAMARCH_HAVE_SHADER_COMPILER
+    return pyramarch::compileGlsl;
+#else
+    return {};
+#endif
+}
 
 Result<std::vector<uint8_t>> readRawVolume(const std::string& path, const std::array<uint32_t, 3>& dims, iso::VolumeFormat format) {
     const uint64_t expected = uint64_t(dims[0]) * dims[1] * dims[2] * volumeFormatBytes(format);

@@ -130,6 +130,11 @@ private:
     float radius_ = 1.f;
 };
 
+// The compiler for FieldSource::UserGlsl (IsoSurfaceCreateInfo::compileGlsl):
+// pyramarch::compileGlsl when the build has the shader_compiler component,
+// else empty (create() then says the component is missing).
+pyramarch::GlslCompiler glslCompiler();
+
 // Analytic fields of the tool and tests, sampled on the CPU:
 // cayley (16xyz + 4(x+y+z) - 1), sphere (0.8 - |p|), gyroid (k = 2 pi).
 bool isAnalyticField(const std::string& name);
