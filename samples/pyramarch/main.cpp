@@ -12,6 +12,7 @@
 #include "pyramarch/engine/device.h"
 #include "pyramarch/engine/transfer.h"
 #include "pyramarch/engine/vulkan_functions.h"
+#include "pyramarch/isosurface/raw_volume.h"
 #include "bench.h"
 #include "sample/cli.h"
 #include "sample/framework.h"
@@ -168,10 +169,10 @@ int runIso(const IsoOptions& o) {
     if (!o.raw.empty()) {
         uint32_t dims[3];
         if (o.dims.empty() || !sample::parseTriple(o.dims, dims)) return fail(prog, "--raw needs --dims X,Y,Z (samples, each >= 2)");
-        if (!sample::parseVolumeFormat(o.type, format)) return fail(prog, "--type must be u8, u16 or f32");
+        if (!iso::parseVolumeFormat(o.type, format)) return fail(prog, "--type must be u8, u16 or f32");
         samples = {dims[0], dims[1], dims[2]};
         std::fprintf(stderr, "reading %s ...\n", o.raw.c_str());
-        auto r = sample::readRawVolume(o.raw, samples, format);
+        auto r = iso::readRawVolume(o.raw, samples, format);
         if (!r) return fail(prog, r.message());
         data = std::move(r).value();
     } else {

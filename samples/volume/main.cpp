@@ -6,6 +6,7 @@
 #include <imgui.h>
 
 #include "pyramarch/engine/vulkan_functions.h"
+#include "pyramarch/isosurface/raw_volume.h"
 #include "sample/app.h"
 
 using namespace pyramarch;
@@ -55,8 +56,8 @@ int main(int argc, char** argv) {
         uint32_t d[3];
         if (dims.empty() || !sample::parseTriple(dims, d)) return Status::error("--raw needs --dims X,Y,Z (samples per axis)");
         iso::VolumeFormat f;
-        sample::parseVolumeFormat(type, f);
-        auto data = sample::readRawVolume(raw, {d[0], d[1], d[2]}, f);
+        iso::parseVolumeFormat(type, f);
+        auto data = iso::readRawVolume(raw, {d[0], d[1], d[2]}, f);
         if (!data) return data.status();
         c.source = "volume";
         c.volume = std::make_shared<const std::vector<uint8_t>>(std::move(data).value());
