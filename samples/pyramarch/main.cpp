@@ -155,9 +155,8 @@ int runIso(const IsoOptions& o) {
     else if (o.normals == "sobel") normals = iso::NormalMode::Sobel;
     float b[6];
     {
-        char tail = 0;
-        if (std::sscanf(o.bounds.c_str(), "%f,%f,%f,%f,%f,%f%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &tail) != 6)
-            return fail(prog, "--bounds: expected minX,minY,minZ,maxX,maxY,maxZ, got '" + o.bounds + "'");
+        if (!sample::parseFloatList(o.bounds, b, 6))
+            return fail(prog, "--bounds: expected six finite numbers minX,minY,minZ,maxX,maxY,maxZ, got '" + o.bounds + "'");
         for (int a = 0; a < 3; ++a)
             if (!(b[a] < b[a + 3])) return fail(prog, "--bounds: min must be below max on every axis");
     }

@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
         cli.add_option("--raw", raw, "Raw volume file (little-endian, x fastest); without it an analytic field is shown");
         cli.add_option("--dims", dims, "Samples per axis X,Y,Z of --raw");
         cli.add_option("--type", type, "Sample type of --raw: u8 | u16 | f32")->check(CLI::IsMember({"u8", "u16", "f32"}));
-        cli.add_option("--iso", app.config.iso, "Iso value (default: middle of the value range)");
+        cli.add_option("--iso", app.config.iso, "Iso value (default: middle of the value range)")->check(sample::finiteFloat());
         cli.add_option("--field", app.config.source, "Analytic field when no --raw: cayley | sphere | gyroid")
             ->check(CLI::IsMember({"cayley", "sphere", "gyroid"}));
         cli.add_option("--cells", app.config.cells, "Grid cells per axis of the analytic field (default 48)")->check(CLI::Range(1u, 400u));
