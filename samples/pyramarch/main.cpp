@@ -12,6 +12,7 @@
 #include "pyramarch/engine/device.h"
 #include "pyramarch/engine/transfer.h"
 #include "pyramarch/engine/vulkan_functions.h"
+#include "pyramarch/isosurface/raw_volume.h"
 #include "bench.h"
 #include "sample/cli.h"
 #include "sample/framework.h"
@@ -154,9 +155,8 @@ int runIso(const IsoOptions& o) {
     else if (o.normals == "sobel") normals = iso::NormalMode::Sobel;
     float b[6];
     {
-        char tail = 0;
-        if (std::sscanf(o.bounds.c_str(), "%f,%f,%f,%f,%f,%f%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &tail) != 6)
-            return fail(prog, "--bounds: expected minX,minY,minZ,maxX,maxY,maxZ, got '" + o.bounds + "'");
+        if (!sample::parseFloatList(o.bounds, b, 6))
+            return fail(prog, "--bounds: expected six finite numbers minX,minY,minZ,maxX,maxY,maxZ, got '" + o.bounds + "'");
         for (int a = 0; a < 3; ++a)
             if (!(b[a] < b[a + 3])) return fail(prog, "--bounds: min must be below max on every axis");
     }
@@ -168,10 +168,10 @@ int runIso(const IsoOptions& o) {
     if (!o.raw.empty()) {
         uint32_t dims[3];
         if (o.dims.empty() || !sample::parseTriple(o.dims, dims)) return fail(prog, "--raw needs --dims X,Y,Z (samples, each >= 2)");
-        if (!sample::parseVolumeFormat(o.type, format)) return fail(prog, "--type must be u8, u16 or f32");
+        if (!iso::parseVolumeFormat(o.type, format)) return fail(prog, "--type must be u8, u16 or f32");
         samples = {dims[0], dims[1], dims[2]};
         std::fprintf(stderr, "reading %s ...\n", o.raw.c_str());
-        auto r = sample::readRawVolume(o.raw, samples, format);
+        auto r = iso::readRawVolume(o.raw, samples, format);
         if (!r) return fail(prog, r.message());
         data = std::move(r).value();
     } else {

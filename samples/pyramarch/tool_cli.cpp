@@ -44,12 +44,14 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
     CLI::App* isoCmd = app.add_subcommand("iso", "Extract an iso-surface from a field or a raw volume and write PLY/OBJ");
     isoCmd->add_option("--field", iso.field, "cayley | sphere | gyroid | metaballs")->check(CLI::IsMember({"cayley", "sphere", "gyroid", "metaballs"}));
     isoCmd->add_option("--cells", iso.cells, "Cells per axis X,Y,Z for --field (samples = cells + 1; default 64,64,64)");
-    isoCmd->add_option("--bounds", iso.bounds, "World bounds minX,minY,minZ,maxX,maxY,maxZ (default -1,-1,-1,1,1,1)");
+    isoCmd->add_option("--bounds", iso.bounds, "World bounds minX,minY,minZ,maxX,maxY,maxZ (default -1,-1,-1,1,1,1)")
+        ->check(sample::boundsSixFloats());
     isoCmd->add_option("--raw", iso.raw, "Raw volume file (little-endian, x fastest)");
     isoCmd->add_option("--dims", iso.dims, "Samples per axis X,Y,Z of --raw");
     isoCmd->add_option("--type", iso.type, "Sample type of --raw: u8 | u16 | f32")->check(CLI::IsMember({"u8", "u16", "f32"}));
     isoCmd->add_option_function<float>("--iso", [&iso](const float& v) { iso.iso = v; iso.isoGiven = true; },
-                                       "Iso value (inside is greater; default 0 for analytic fields, 0.5 for volumes)");
+                                       "Iso value (inside is greater; default 0 for analytic fields, 0.5 for volumes)")
+        ->check(sample::finiteFloat());
     isoCmd->add_option("--normals", iso.normals, "forward | central | sobel")->check(CLI::IsMember({"forward", "central", "sobel"}));
     isoCmd->add_option("--out", iso.out, "Mesh output: .ply (binary little-endian) or .obj");
     isoCmd->add_flag("--weld", iso.weld, "Merge equal vertices in the output mesh");

@@ -1,8 +1,10 @@
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "fuzz_targets.h"
 #include "sample/app.h"
+#include "sample/cli.h"
 #include "tool_cli.h"
 
 namespace pyramarch::fuzz {
@@ -38,6 +40,12 @@ int commandLine(const uint8_t* data, size_t size) {
         FUZZ_CHECK(o.demo.balls >= 1 && o.demo.balls <= 256, "--balls outside its range");
         FUZZ_CHECK(o.demo.msaa == 1 || o.demo.msaa == 2 || o.demo.msaa == 4 || o.demo.msaa == 8, "--msaa not a valid count");
         for (const auto& s : o.demo.scenes) FUZZ_CHECK(s == "metaballs" || s == "pointcloud", "--scenes accepted an unknown scene");
+        FUZZ_CHECK(std::isfinite(o.iso.iso), "--iso accepted a value that is not finite");
+        {
+            float b[6];
+            FUZZ_CHECK(sample::parseFloatList(o.iso.bounds, b, 6), "--bounds accepted a value that is not six finite numbers");
+            for (int a = 0; a < 3; ++a) FUZZ_CHECK(b[a] < b[a + 3], "--bounds accepted min >= max");
+        }
         FUZZ_CHECK(o.voxelize.resolution >= 1 && o.voxelize.resolution <= 1024, "--res outside 1..1024");
         FUZZ_CHECK(o.voxelize.mesh.empty() || o.voxelize.shape.empty(), "--mesh and --shape together");
         FUZZ_CHECK(o.voxelize.method == "auto" || o.voxelize.method == "gs" || o.voxelize.method == "hw", "--method accepted an unknown value");

@@ -23,7 +23,7 @@
 namespace pyramarch::fuzz {
 
 // Raw volume loader: "<dims>\n<type>\n<file bytes>" -> parseTriple,
-// parseVolumeFormat, readRawVolume, volumeRange.
+// iso::parseVolumeFormat, iso::readRawVolume, iso::volumeRange.
 int rawVolume(const uint8_t* data, size_t size);
 // User GLSL field snippets: the bytes are IsoSurfaceCreateInfo::fieldGlsl,
 // composed and compiled like IsoSurface::create does (compileUserField).

@@ -112,6 +112,57 @@ TEST(SampleCli, SamplesHaveHelpAndOneLineErrors) {
     }
 }
 
+TEST(SampleCli, ParsesOnlyFiniteFloats) {
+    float v = 0.f;
+    EXPECT_TRUE(sample::parseFiniteFloat("0.25", v));
+    EXPECT_EQ(v, 0.25f);
+    EXPECT_TRUE(sample::parseFiniteFloat("-3e2", v));
+    for (const char* bad : {"nan", "NaN", "-nan", "inf", "-inf", "infinity", "1e40", "-1e39", "", " 1", "1 ", "1,2", "0x", "abc"})
+        EXPECT_FALSE(sample::parseFiniteFloat(bad, v)) << "'" << bad << "'";
+    float b[6];
+    EXPECT_TRUE(sample::parseFloatList("-1,-1,-1,1,1,1", b, 6));
+    EXPECT_EQ(b[5], 1.f);
+    EXPECT_FALSE(sample::parseFloatList("-1,-1,nan,1,1,1", b, 6));
+    EXPECT_FALSE(sample::parseFloatList("-1,-1,-1,1,1,inf", b, 6));
+    EXPECT_FALSE(sample::parseFloatList("-1,-1,-1,1,1", b, 6));
+    EXPECT_FALSE(sample::parseFloatList("-1,-1,-1,1,1,1,1", b, 6));
+    float t[3];
+    EXPECT_TRUE(sample::parseFloatTriple("1,2.5,-3", t));
+    EXPECT_FALSE(sample::parseFloatTriple("1,nan,3", t));
+}
+
+// Item 8 of issue 10: `--iso nan` used to write an empty mesh with exit 0.
+// Every float option rejects values that are not finite, naming the option
+// and the value in one error line, before any device is touched.
+TEST(SampleCli, FloatOptionsMustBeFinite) {
+    const std::string tool = PYRAMARCH_TOOL, metaballs = SAMPLE_METABALLS, pointcloud = SAMPLE_POINTCLOUD,
+                      volume = SAMPLE_VOLUME;
+    struct Bad {
+        std::string tool, args, option, value;
+    };
+    const Bad bad[] = {
+        {tool, "iso --field sphere --iso nan", "--iso", "nan"},
+        {tool, "iso --field sphere --iso inf", "--iso", "inf"},
+        {tool, "iso --field sphere --iso -inf", "--iso", "-inf"},
+        {tool, "iso --field sphere --iso 1e40", "--iso", "1e40"},
+        {tool, "iso --field sphere --bounds -1,-1,nan,1,1,1", "--bounds", "nan"},
+        {tool, "iso --field sphere --bounds -inf,-1,-1,1,1,1", "--bounds", "-inf"},
+        {tool, "iso --field sphere --bounds 0,0,0,1,1,1e39", "--bounds", "1e39"},
+        {metaballs, "--headless --iso nan", "--iso", "nan"},
+        {pointcloud, "--headless --iso inf", "--iso", "inf"},
+        {volume, "--headless --iso nan", "--iso", "nan"},
+    };
+    for (const Bad& b : bad) {
+        const CmdResult r = run(b.args, b.tool);
+        const std::string what = b.tool + " " + b.args;
+        EXPECT_NE(r.code, 0) << what << ": " << r.err;
+        EXPECT_EQ(errorLines(r.err), 1u) << what << ": " << r.err;
+        EXPECT_NE(r.err.find(b.option), std::string::npos) << what << ": " << r.err;
+        EXPECT_NE(r.err.find(b.value), std::string::npos) << what << ": " << r.err;
+        EXPECT_NE(r.err.find("finite"), std::string::npos) << what << ": " << r.err;
+    }
+}
+
 TEST(SampleCli, RawVolumeOfTheWrongSizeIsNamed) {
     const auto path = std::filesystem::temp_directory_path() / ("pyramarch-cli-raw-" + std::to_string(::getpid()) + ".raw");
     {

@@ -12,10 +12,7 @@
 #include "pyramarch/engine/vulkan_functions.h"
 #include "pyramarch/isosurface/mc_tables.h"
 
-#ifdef PYRAMARCH_ISO_HAS_SHADER_COMPILER
 #include "iso_glsl_text.h"
-#include "pyramarch/engine/shader_compiler.h"
-#endif
 
 namespace pyramarch::iso {
 namespace {
@@ -172,12 +169,12 @@ uint32_t withHeadroom(uint32_t needed, float headroom) {
 uint32_t suggestCapacity(const IsoStats& stats, float headroom) { return withHeadroom(stats.verticesNeeded, headroom); }
 uint32_t suggestIndexCapacity(const IsoStats& stats, float headroom) { return withHeadroom(stats.indicesNeeded, headroom); }
 
-Result<std::vector<uint32_t>> compileUserField(const std::string& fieldGlsl, const std::string& name) {
+Result<std::vector<uint32_t>> compileUserField(const std::string& fieldGlsl, const GlslCompiler& compileGlsl,
+                                               const std::string& name) {
     const std::string& n = name;
-#ifndef PYRAMARCH_ISO_HAS_SHADER_COMPILER
-    (void)fieldGlsl;
-    return Status::error("isosurface '" + n + "': FieldSource::UserGlsl needs pyramarch built with PYRAMARCH_SHADER_COMPILER");
-#else
+    if (!compileGlsl)
+        return Status::error("isosurface '" + n + "': FieldSource::UserGlsl needs IsoSurfaceCreateInfo::compileGlsl "
+                             "(e.g. pyramarch::compileGlsl of the shader_compiler component)");
     if (fieldGlsl.empty()) return Status::error("isosurface '" + n + "': fieldGlsl is empty");
     auto stripIncludes = [](std::string s) {
         size_t p;
@@ -215,7 +212,6 @@ void main() {
     auto spv = compileGlsl(gs);
     if (!spv) return Status::error("isosurface '" + n + "': user field GLSL does not compile:\n" + spv.message());
     return spv;
-#endif
 }
 
 Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const IsoSurfaceCreateInfo& info) {
@@ -351,12 +347,11 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
     case FieldSource::Volume:
         break;
     case FieldSource::UserGlsl:
-#ifndef PYRAMARCH_ISO_HAS_SHADER_COMPILER
-        return Status::error("isosurface '" + info.name + "': FieldSource::UserGlsl needs pyramarch built with PYRAMARCH_SHADER_COMPILER");
-#else
+        if (!info.compileGlsl)
+            return Status::error("isosurface '" + info.name + "': FieldSource::UserGlsl needs IsoSurfaceCreateInfo::compileGlsl "
+                                 "(e.g. pyramarch::compileGlsl of the shader_compiler component)");
         if (info.fieldGlsl.empty()) return Status::error("isosurface '" + info.name + "': fieldGlsl is empty");
         break;
-#endif
     }
     g.maxItems = m.maxItems;
     g.itemSlotStride = m.external ? 0 : m.maxItems;
@@ -508,12 +503,10 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
         }
         break;
     case FieldSource::UserGlsl: {
-#ifdef PYRAMARCH_ISO_HAS_SHADER_COMPILER
-        auto spv = compileUserField(info.fieldGlsl, n);
+        auto spv = compileUserField(info.fieldGlsl, info.compileGlsl, n);
         if (!spv) return spv.status();
         const std::vector<uint32_t> words = std::move(spv).value();
         PYRAMARCH_TRY(pipe(m.fieldPipe, words, "field.user", 2));
-#endif
         break;
     }
     }
