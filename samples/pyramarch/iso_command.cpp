@@ -412,10 +412,14 @@ int runParticleIso(const IsoOptions& o) {
                                                                 ? uint32_t(std::min<uint64_t>(uint64_t(count) * 5 / 4, 0xFFFFFFFFu))
                                                                 : count);
             if (!o.capacity) {
-                // A closed surface crosses about (cells)^(2/3) cells, a few
-                // triangles each; the retry fixes a wrong guess.
+                // A closed surface crosses about cells^(2/3) cells, a few
+                // triangles each; fluid sets (splashes, low-density shells
+                // inside) need more: measured 2.4-3 vertices per particle
+                // on peer_particles' dam break (100k and 1M). The retry
+                // fixes a wrong guess at the price of a second extraction.
                 const double cells = double(grid.samples[0] - 1) * (grid.samples[1] - 1) * (grid.samples[2] - 1);
-                info.vertexCapacity = std::max(info.vertexCapacity, guessCapacity(dev, uint64_t(48.0 * std::pow(cells, 2.0 / 3.0))));
+                const uint64_t guess = std::max<uint64_t>(uint64_t(48.0 * std::pow(cells, 2.0 / 3.0)), 4ull * info.maxParticles);
+                info.vertexCapacity = std::max(info.vertexCapacity, guessCapacity(dev, guess));
             }
             surface.reset();
             // A grown grid can be too large for the device: fall back to
