@@ -27,6 +27,7 @@
 #include "pyramarch/engine/transfer.h"
 #include "pyramarch/isosurface/isosurface.h"
 #include "reference.h"
+#include "support/device_policy.h"
 
 using namespace pyramarch;
 using namespace pyramarch::iso;
@@ -73,13 +74,8 @@ int main(int argc, char** argv) {
     DeviceCreateInfo dci;
     dci.applicationName = "iso_bench";
     auto device = Device::create(dci);
-    if (!device) {
-        // Like the GPU tests: no device skips (CTest SKIP_RETURN_CODE 77), except under CI.
-        const char* ci = std::getenv("CI");
-        const bool underCi = ci && *ci && std::strcmp(ci, "0") && std::strcmp(ci, "false");
-        fail(device.message());
-        return underCi ? 1 : 77;
-    }
+    // Like the GPU tests: no device skips (CTest SKIP_RETURN_CODE 77), except under CI.
+    if (!device) return test::noDeviceExitCode("iso_bench", device.message());
     Device& dev = *device.value();
 
     std::printf("{\n  \"device\": \"%s\",\n  \"driver\": \"%s\",\n  \"field\": \"%s\",\n  \"frames\": %d,\n  \"results\": [",
