@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -19,6 +20,7 @@
 #include "pyramarch/engine/transfer.h"
 #include "pyramarch/engine/vulkan_functions.h"
 #include "pyramarch/isosurface/isosurface.h"
+#include "isosurface/iso_shared.h"
 #include "reference.h"
 #include "support/gpu_test.h"
 
@@ -26,6 +28,24 @@ using namespace pyramarch;
 using namespace pyramarch::iso;
 
 namespace {
+
+// Word indices into readDrawArgs() (gpu::IsoArgs, the layout the args shader
+// writes), from the shared struct rather than literal offsets.
+struct ArgWords {
+#define PYRAMARCH_ARG_WORD(member) size_t member = offsetof(gpu::IsoArgs, member) / sizeof(uint32_t);
+    PYRAMARCH_ARG_WORD(dispatchX)
+    PYRAMARCH_ARG_WORD(dispatchY)
+    PYRAMARCH_ARG_WORD(vertexCount)
+    PYRAMARCH_ARG_WORD(instanceCount)
+    PYRAMARCH_ARG_WORD(indexCount)
+    PYRAMARCH_ARG_WORD(indexedInstanceCount)
+#undef PYRAMARCH_ARG_WORD
+};
+constexpr ArgWords kArg;
+constexpr size_t kArgWordCount = sizeof(gpu::IsoArgs) / sizeof(uint32_t);
+// The offsets hosts draw from are the shared struct's fields.
+static_assert(IsoSurface::drawArgsOffset() == offsetof(gpu::IsoArgs, vertexCount));
+static_assert(IsoSurface::drawIndexedArgsOffset() == offsetof(gpu::IsoArgs, indexCount));
 
 constexpr const char* kCayleyGlsl = "float field(vec3 p) {\n    return 16.0 * p.x * p.y * p.z + 4.0 * (p.x + p.y + p.z) - 1.0;\n}\n";
 constexpr const char* kSphereGlsl =
@@ -110,18 +130,19 @@ protected:
         // Args and stats.
         auto args = iso.readDrawArgs();
         ASSERT_TRUE(args.ok());
+        ASSERT_EQ(args.value().size(), kArgWordCount);
         const uint32_t written = std::min<uint32_t>(uint32_t(cpu.vertices.size()), iso.vertexCapacity());
-        EXPECT_EQ(args.value()[4], written);
-        EXPECT_EQ(args.value()[5], 1u);
+        EXPECT_EQ(args.value()[kArg.vertexCount], written);
+        EXPECT_EQ(args.value()[kArg.instanceCount], 1u);
         // The indirect dispatch covers the written vertices (extract) or,
         // for Scan, the active cells (generate, one thread per active cell).
         const bool scan = info.method == ExtractionMethod::Scan;
         const uint32_t items = scan ? uint32_t(cpu.activeCells) : written;
         const uint32_t groups = (items + 63) / 64;
-        EXPECT_EQ(uint64_t(args.value()[0]) * args.value()[1] * 64 >= items, true);
+        EXPECT_EQ(uint64_t(args.value()[kArg.dispatchX]) * args.value()[kArg.dispatchY] * 64 >= items, true);
         const uint32_t maxX = info.maxGroupsX ? info.maxGroupsX : device().limits().maxComputeWorkGroupCount[0];
-        EXPECT_EQ(args.value()[0], std::min(groups, maxX));
-        EXPECT_EQ(args.value()[1], groups == 0 ? 1u : (groups + std::min(groups, maxX) - 1) / std::min(groups, maxX));
+        EXPECT_EQ(args.value()[kArg.dispatchX], std::min(groups, maxX));
+        EXPECT_EQ(args.value()[kArg.dispatchY], groups == 0 ? 1u : (groups + std::min(groups, maxX) - 1) / std::min(groups, maxX));
         auto stats = iso.statsOfFrame(iso.framesRecorded() - 1);
         ASSERT_TRUE(stats.has_value());
         EXPECT_EQ(stats->verticesNeeded, cpu.vertices.size());
@@ -367,8 +388,8 @@ TEST_F(IsoGpu, EmptyAndFullFieldsGiveNoTriangles) {
         checkAgainstReference(*iso, info);
         auto args = iso->readDrawArgs();
         ASSERT_TRUE(args.ok());
-        EXPECT_EQ(args.value()[0], 0u); // extraction dispatch is empty
-        EXPECT_EQ(args.value()[4], 0u);
+        EXPECT_EQ(args.value()[kArg.dispatchX], 0u); // extraction dispatch is empty
+        EXPECT_EQ(args.value()[kArg.vertexCount], 0u);
     }
 }
 
@@ -402,7 +423,7 @@ TEST_F(IsoGpu, CapacityOverflowClampsToWholeTriangles) {
         EXPECT_EQ(s->overflow, capacity < needed);
         auto args = iso->readDrawArgs();
         ASSERT_TRUE(args.ok());
-        EXPECT_EQ(args.value()[4], capacity / 3 * 3);
+        EXPECT_EQ(args.value()[kArg.vertexCount], capacity / 3 * 3);
         auto v = iso->readVertices();
         ASSERT_TRUE(v.ok());
         ASSERT_EQ(v.value().size(), capacity / 3 * 3);
@@ -765,7 +786,9 @@ TEST_F(IsoGpu, TwoSurfacesInOneHostGraph) {
         .use(outA.vertices, Access::TransferSrc)
         .use(copyRef, Access::TransferDst)
         .record([&](PassContext& ctx) {
-            const VkBufferCopy regions[2] = {{IsoSurface::drawArgsOffset(), 0, 16}, {0, 16, 64}};
+            // The draw command the module's draw reads: VkDrawIndirectCommand at
+            // drawArgsOffset(), which is IsoArgs::vertexCount.
+            const VkBufferCopy regions[2] = {{IsoSurface::drawArgsOffset(), 0, sizeof(VkDrawIndirectCommand)}, {0, 16, 64}};
             ctx.vk->vkCmdCopyBuffer(ctx.cmd, ctx.buffer(outA.drawArgs), ctx.buffer(copyRef), 1, &regions[0]);
             ctx.vk->vkCmdCopyBuffer(ctx.cmd, ctx.buffer(outA.vertices), ctx.buffer(copyRef), 1, &regions[1]);
         });
@@ -779,14 +802,14 @@ TEST_F(IsoGpu, TwoSurfacesInOneHostGraph) {
         checkAgainstReference(*sa, a);
         checkAgainstReference(*sb, b);
         copy.value().invalidate();
-        uint32_t drawn[4];
+        VkDrawIndirectCommand drawn;
         IsoVertexData first[2];
-        std::memcpy(drawn, copy.value().mapped(), 16);
+        std::memcpy(&drawn, copy.value().mapped(), sizeof drawn);
         std::memcpy(first, static_cast<const uint8_t*>(copy.value().mapped()) + 16, 64);
         auto v = sa->readVertices();
         ASSERT_TRUE(v.ok());
-        EXPECT_EQ(drawn[0], v.value().size());
-        EXPECT_EQ(drawn[1], 1u);
+        EXPECT_EQ(drawn.vertexCount, v.value().size());
+        EXPECT_EQ(drawn.instanceCount, 1u);
         ASSERT_GE(v.value().size(), 2u);
         EXPECT_EQ(std::memcmp(first, v.value().data(), 64), 0);
     }
@@ -865,8 +888,8 @@ TEST_F(IsoGpu, DispatchesFoldIntoTwoDimensions) {
     checkAgainstReference(*iso, info);
     auto args = iso->readDrawArgs();
     ASSERT_TRUE(args.ok());
-    EXPECT_EQ(args.value()[0], 3u);
-    EXPECT_GT(args.value()[1], 10u);
+    EXPECT_EQ(args.value()[kArg.dispatchX], 3u);
+    EXPECT_GT(args.value()[kArg.dispatchY], 10u);
 }
 
 TEST_F(IsoGpu, ScanBaselineMatchesReference) {
@@ -916,7 +939,7 @@ TEST_F(IsoGpu, ScanBaselineMatchesReference) {
         EXPECT_EQ(s->activeCells, fullList.value().size());
         auto args = iso->readDrawArgs();
         ASSERT_TRUE(args.ok());
-        EXPECT_GE(uint64_t(args.value()[0]) * args.value()[1] * 64, fullList.value().size());
+        EXPECT_GE(uint64_t(args.value()[kArg.dispatchX]) * args.value()[kArg.dispatchY] * 64, fullList.value().size());
     }
     // No surface: no active cell, an empty list and an empty dispatch.
     info.vertexCapacity = needed;
@@ -930,7 +953,7 @@ TEST_F(IsoGpu, ScanBaselineMatchesReference) {
     EXPECT_TRUE(list.value().empty());
     auto args = none->readDrawArgs();
     ASSERT_TRUE(args.ok());
-    EXPECT_EQ(args.value()[0], 0u);
+    EXPECT_EQ(args.value()[kArg.dispatchX], 0u);
 }
 
 namespace {
@@ -1012,9 +1035,9 @@ TEST_F(IsoGpu, IndexedOutputSharesVertices) {
         EXPECT_FALSE(stats->overflow);
         auto args = iso->readDrawArgs();
         ASSERT_TRUE(args.ok());
-        EXPECT_EQ(args.value()[4], 0u);  // the non-indexed draw draws nothing
-        EXPECT_EQ(args.value()[12], cpu.vertices.size()); // indexCount
-        EXPECT_EQ(args.value()[13], 1u);
+        EXPECT_EQ(args.value()[kArg.vertexCount], 0u);  // the non-indexed draw draws nothing
+        EXPECT_EQ(args.value()[kArg.indexCount], cpu.vertices.size()); // indexCount
+        EXPECT_EQ(args.value()[kArg.indexedInstanceCount], 1u);
         auto mesh = iso->readMesh(false);
         ASSERT_TRUE(mesh.ok());
         EXPECT_EQ(mesh.value().indices, idx.value());
@@ -1066,7 +1089,7 @@ TEST_F(IsoGpu, IndexedOutputCapacities) {
     EXPECT_TRUE(s->overflow);
     auto args = iso->readDrawArgs();
     ASSERT_TRUE(args.ok());
-    EXPECT_EQ(args.value()[12], 0u);
+    EXPECT_EQ(args.value()[kArg.indexCount], 0u);
     // Scan + indexed is refused with a message.
     info.method = ExtractionMethod::Scan;
     auto bad = IsoSurface::create(device(), info);
