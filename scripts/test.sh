@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs the whole test suite (CTest):
 # once in the normal build (soak included: PYRAMARCH_SOAK_FRAMES, default
-# 10000), then the CPU and GPU tests again in an
+# 10000; the `gpuav` label too: GPU tests again under GPU-assisted validation,
+# see tests/README.md), then the CPU and GPU tests again in an
 # AddressSanitizer + UndefinedBehaviorSanitizer build with the samples, so the
 # tool, sample and corpus-replay suites run there too (PYRAMARCH_SANITIZERS=0
 # skips that second pass), then a time-boxed libFuzzer run of every fuzz
@@ -28,7 +29,8 @@ if [ "${PYRAMARCH_SANITIZERS:-1}" != "0" ]; then
   export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:strict_string_checks=1"
   export LSAN_OPTIONS="suppressions=$PYRAMARCH_ROOT/tests/sanitizers/lsan.supp:print_suppressions=0"
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-  # Labels matched whole, so a label that merely contains `gpu` is not selected.
+  # Labels matched whole: `gpu` must not also select `gpuav` (GPU-assisted
+  # validation runs once, in the normal build; under ASan it would add ~10 min).
   (cd "$sanitize_build" && ctest --output-on-failure --timeout 3000 -L '^(cpu|gpu)$')
 fi
 

@@ -433,12 +433,24 @@ TEST_F(IsoGpu, CapacityOverflowClampsToWholeTriangles) {
     }
 }
 
-class IsoSplat : public IsoGpu, public ::testing::WithParamInterface<SplatMethod> {};
+class IsoSplat : public IsoGpu, public ::testing::WithParamInterface<SplatMethod> {
+protected:
+    // `count` random particles over the bounds plus a margin, hand-placed
+    // ones at the border and non-finite ones; two frames, each field checked
+    // against the brute-force splat and the mesh against the reference.
+    void checkSplatIncludingBorders(std::array<uint32_t, 3> samples, size_t count);
+};
 
-TEST_P(IsoSplat, ParticleSplatMatchesBruteForceIncludingBorders) {
+TEST_P(IsoSplat, ParticleSplatMatchesBruteForceIncludingBorders) { checkSplatIncludingBorders({21, 18, 16}, 1500); }
+
+// The same at the size the `gpuav` label runs (tests/gpuav): instrumented
+// splat atomics are slow, the full case takes ~20 s there.
+TEST_P(IsoSplat, SmallParticleSplatIncludingBorders) { checkSplatIncludingBorders({9, 8, 7}, 120); }
+
+void IsoSplat::checkSplatIncludingBorders(std::array<uint32_t, 3> samples, size_t count) {
     IsoSurfaceCreateInfo info;
     info.splat = GetParam();
-    info.samples = {21, 18, 16};
+    info.samples = samples;
     info.boundsMin = {-1.f, -1.f, -0.5f};
     info.boundsMax = {1.f, 0.7f, 1.f};
     info.source = FieldSource::Particles;
@@ -451,8 +463,8 @@ TEST_P(IsoSplat, ParticleSplatMatchesBruteForceIncludingBorders) {
     const ref::Grid g = gridOf(info);
     std::vector<Particle> ps;
     std::vector<ref::Particle> refPs;
-    const auto rnd = ref::noise(1500 * 4, 5);
-    for (size_t i = 0; i < 1500; ++i) {
+    const auto rnd = ref::noise(count * 4, 5);
+    for (size_t i = 0; i < count; ++i) {
         Particle p{};
         // Spread over the bounds plus a margin larger than the radius on every side.
         for (int k = 0; k < 3; ++k) p.position[k] = g.min[k] - 0.4f + rnd[i * 4 + k] * (g.max[k] - g.min[k] + 0.8f);
@@ -1095,6 +1107,84 @@ TEST_F(IsoGpu, IndexedOutputCapacities) {
     auto bad = IsoSurface::create(device(), info);
     ASSERT_FALSE(bad.ok());
     EXPECT_NE(bad.message().find("indexed"), std::string::npos);
+}
+
+// Small-size cases of the scan baseline and of indexed output, each with a
+// capacity overflow, for the `gpuav` label (tests/gpuav): under GPU-assisted
+// validation the full tests above take minutes; these take seconds and run
+// every shader of both paths, overflow branches included.
+TEST_F(IsoGpu, SmallScanBaselineWithOverflow) {
+    IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, {9, 8, 10}, NormalMode::Sobel);
+    info.method = ExtractionMethod::Scan;
+    info.boundsMin = {-1.f, -0.6f, -0.9f};
+    info.maxGroupsX = 2; // folded dispatches
+    auto full = make(info);
+    ASSERT_TRUE(full);
+    frame(*full);
+    checkAgainstReference(*full, info);
+    auto all = full->readVertices();
+    ASSERT_TRUE(all.ok());
+    const uint32_t needed = uint32_t(all.value().size());
+    ASSERT_GT(needed, 6u);
+    info.vertexCapacity = needed / 2 + 2;
+    auto clamped = make(info);
+    ASSERT_TRUE(clamped);
+    frame(*clamped);
+    const auto s = clamped->statsOfFrame(0);
+    ASSERT_TRUE(s.has_value());
+    EXPECT_EQ(s->verticesNeeded, needed);
+    EXPECT_EQ(s->verticesWritten, info.vertexCapacity / 3 * 3);
+    EXPECT_EQ(s->overflow, 1u);
+    auto v = clamped->readVertices();
+    ASSERT_TRUE(v.ok());
+    ASSERT_EQ(v.value().size(), info.vertexCapacity / 3 * 3);
+    for (size_t k = 0; k < v.value().size(); ++k)
+        for (int c = 0; c < 4; ++c) ASSERT_EQ(v.value()[k].position[c], all.value()[k].position[c]) << k;
+}
+
+TEST_F(IsoGpu, SmallIndexedOutputWithOverflow) {
+    IsoSurfaceCreateInfo info = userInfo(kSphereGlsl, {9, 10, 8});
+    info.indexed = true;
+    info.vertexCapacity = 20000;
+    info.indexCapacity = 20000;
+    auto full = make(info);
+    ASSERT_TRUE(full);
+    full->setUserParams({0.02f, -0.03f, 0.01f, 0.62f, 0, 0, 0, 0});
+    frame(*full);
+    const ref::Grid g = gridOf(info);
+    auto field = full->readField();
+    ASSERT_TRUE(field.ok());
+    const ref::McResult cpu = ref::marchingCubes(g, field.value().data(), 0.f, refNormals(info.normals));
+    auto verts = full->readVertices();
+    auto idx = full->readIndices();
+    ASSERT_TRUE(verts.ok() && idx.ok());
+    EXPECT_EQ(verts.value().size(), cutEdges(g, field.value(), 0.f));
+    ASSERT_EQ(idx.value().size(), cpu.vertices.size());
+    ASSERT_GT(idx.value().size(), 6u);
+    const float tol = 1e-5f * minSpacing(g);
+    const auto unique = toRef(verts.value());
+    for (size_t k = 0; k < idx.value().size(); ++k) {
+        ASSERT_LT(idx.value()[k], unique.size()) << k;
+        for (int a = 0; a < 3; ++a) ASSERT_NEAR(unique[idx.value()[k]].p[a], cpu.vertices[k].p[a], tol) << "key " << k;
+    }
+    // Index capacity short: whole triangles, the same leading indices.
+    info.indexCapacity = uint32_t(idx.value().size()) / 2 + 1;
+    auto clamped = make(info);
+    ASSERT_TRUE(clamped);
+    clamped->setUserParams({0.02f, -0.03f, 0.01f, 0.62f, 0, 0, 0, 0});
+    frame(*clamped);
+    const auto s = clamped->statsOfFrame(0);
+    ASSERT_TRUE(s.has_value());
+    EXPECT_EQ(s->indicesNeeded, idx.value().size());
+    EXPECT_EQ(s->indicesWritten, info.indexCapacity / 3 * 3);
+    EXPECT_TRUE(s->overflow);
+    auto part = clamped->readIndices();
+    ASSERT_TRUE(part.ok());
+    ASSERT_EQ(part.value().size(), info.indexCapacity / 3 * 3);
+    for (size_t k = 0; k < part.value().size(); ++k) ASSERT_EQ(part.value()[k], idx.value()[k]);
+    auto args = clamped->readDrawArgs();
+    ASSERT_TRUE(args.ok());
+    EXPECT_EQ(args.value()[kArg.indexCount], info.indexCapacity / 3 * 3);
 }
 
 TEST_F(IsoGpu, MeshExportObjAndPly) {
