@@ -31,7 +31,12 @@ bool underCi() { return envTrue("CI", {"0", "false", "no"}); }
 bool gpuAssistedValidationRequested() { return envTrue("PYRAMARCH_GPU_AV", {"0", "false", "off"}); }
 
 bool isNoDeviceError(std::string_view text) {
-    return text.find("no Vulkan") != std::string_view::npos || text.find("Vulkan loader") != std::string_view::npos;
+    // The engine's errors: "no Vulkan physical device", "no Vulkan 1.3 device ...",
+    // "Vulkan loader ... not found", and vkCreateInstance failing without a
+    // driver (VK_ERROR_INCOMPATIBLE_DRIVER).
+    for (std::string_view s : {"no Vulkan", "Vulkan loader", "VK_ERROR_INCOMPATIBLE_DRIVER"})
+        if (text.find(s) != std::string_view::npos) return true;
+    return false;
 }
 
 std::string noDeviceMessage(std::string_view reason) {
