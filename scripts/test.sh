@@ -37,6 +37,8 @@ fi
 # Measured from a fresh clone on the shared 2-core VM: the whole script
 # (three builds, both test passes, 4 fuzz targets x 60 s) took 26 min, under
 # the 40 min CI budget; each extra fuzz second costs 4 s of wall time.
+# Since then (measured on the same VM, tests/README.md): the gpuav label adds
+# ~3.5 min, the samples in the sanitizer build ~3.7 min: about 33 min.
 fuzz_seconds="${PYRAMARCH_FUZZ_SECONDS:-60}"
 if [ "$fuzz_seconds" != "0" ]; then
   echo "== fuzzing (${fuzz_seconds}s per target)"
