@@ -38,7 +38,8 @@ fi
 # (three builds, both test passes, 4 fuzz targets x 60 s) took 26 min, under
 # the 40 min CI budget; each extra fuzz second costs 4 s of wall time.
 # Since then (measured on the same VM, tests/README.md): the gpuav label adds
-# ~3.5 min, the samples in the sanitizer build ~3.7 min: about 33 min.
+# up to 5 min (cold Mesa shader cache; 13 s warm), the samples in the
+# sanitizer build ~3.7 min: at most ~35 min.
 fuzz_seconds="${PYRAMARCH_FUZZ_SECONDS:-60}"
 if [ "$fuzz_seconds" != "0" ]; then
   echo "== fuzzing (${fuzz_seconds}s per target)"
