@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <string_view>
 
 #include "pyramarch/engine/memory.h"
 #include "pyramarch/engine/vulkan_functions.h"
@@ -195,6 +196,15 @@ std::string requirementErrors(const VkPhysicalDeviceFeatures& f, bool sync2, boo
     return missing;
 }
 
+// PYRAMARCH_GPU_AV: unset keeps the create-info's choice; "", "0", "false",
+// "off" force GPU-assisted validation off; anything else turns it on.
+bool gpuAssistedRequested(bool fromInfo) {
+    const char* env = std::getenv("PYRAMARCH_GPU_AV");
+    if (!env) return fromInfo;
+    const std::string_view v(env);
+    return !(v.empty() || v == "0" || v == "false" || v == "off" || v == "OFF" || v == "FALSE");
+}
+
 } // namespace
 
 Device::Device() : table_(std::make_unique<VolkDeviceTable>()), instanceFunctions_(std::make_unique<InstanceFunctions>()),
@@ -290,9 +300,14 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
     app.pApplicationName = info.applicationName;
     app.pEngineName = "pyramarch";
     app.apiVersion = VK_API_VERSION_1_3;
-    VkValidationFeatureEnableEXT enables[] = {VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
+    // Synchronization validation always; GPU-assisted validation on request.
+    // The 1.3.239 layer (Debian 12) runs both together; only GPU-AV with
+    // debug printf is refused, and the module never asks for printf.
+    const bool gpuAv = info.enableValidation && gpuAssistedRequested(info.gpuAssistedValidation);
+    VkValidationFeatureEnableEXT enables[] = {VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT,
+                                              VK_VALIDATION_FEATURE_ENABLE_GPU_ASSISTED_EXT};
     VkValidationFeaturesEXT features{VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT};
-    features.enabledValidationFeatureCount = 1;
+    features.enabledValidationFeatureCount = gpuAv ? 2 : 1;
     features.pEnabledValidationFeatures = enables;
     VkDebugUtilsMessengerCreateInfoEXT messengerInfo{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
     messengerInfo.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
@@ -372,6 +387,10 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
     vki.getPhysicalDeviceFeatures2(pd, &have.core);
     std::string missing = requirementErrors(have.core.features, have.v13.synchronization2, have.v13.dynamicRendering, info.requirements);
     if (!missing.empty()) return Status::error("device lacks required features: " + missing, VK_ERROR_FEATURE_NOT_PRESENT);
+    if (gpuAv && !(have.core.features.fragmentStoresAndAtomics && have.core.features.vertexPipelineStoresAndAtomics))
+        return Status::error("GPU-assisted validation (PYRAMARCH_GPU_AV / gpuAssistedValidation) needs fragmentStoresAndAtomics and "
+                             "vertexPipelineStoresAndAtomics, which this device lacks",
+                             VK_ERROR_FEATURE_NOT_PRESENT);
 
     SupportedFeatures enable;
     enable.chain();
@@ -424,6 +443,7 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
 
     fillLimits(vki, pd, dev->queueFamily_, dev->limits_, dev->properties_, dev->memoryProperties_, dev->driverInfo_);
     dev->name_ = dev->properties_.deviceName;
+    dev->gpuAssistedValidation_ = gpuAv;
     fillEnabledFeatures(dev->limits_, f, conservative, enable.v12.storageBuffer8BitAccess, enable.v11.storageBuffer16BitAccess,
                         enable.v13.subgroupSizeControl, debugUtils);
     dev->allocator_ = std::make_unique<Allocator>(*dev);

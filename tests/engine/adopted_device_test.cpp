@@ -14,6 +14,7 @@
 #include "pyramarch/engine/pipeline.h"
 #include "pyramarch/engine/render_graph.h"
 #include "pyramarch/engine/transfer.h"
+#include "support/device_policy.h"
 
 namespace {
 
@@ -138,19 +139,11 @@ struct HostApp {
     }
 };
 
-bool underCi() {
-    const char* ci = std::getenv("CI");
-    return ci && *ci && std::strcmp(ci, "false") != 0 && std::strcmp(ci, "0") != 0;
-}
-
 } // namespace
 
 TEST(AdoptedDevice, RunsAGraphOnTheHostsDevice) {
     HostApp host;
-    if (!host.create()) {
-        if (underCi()) FAIL() << "host device: " << host.error;
-        GTEST_SKIP() << "no Vulkan device: " << host.error;
-    }
+    if (!host.create()) PYRAMARCH_FAIL_OR_SKIP_NO_DEVICE("host device: " + host.error);
     {
         auto adopted = pyramarch::Device::adopt(host.adoptInfo());
         ASSERT_TRUE(adopted.ok()) << adopted.message();
@@ -224,10 +217,7 @@ TEST(AdoptedDevice, RunsAGraphOnTheHostsDevice) {
 
 TEST(AdoptedDevice, MissingFeaturesAreNamed) {
     HostApp host;
-    if (!host.create()) {
-        if (underCi()) FAIL() << "host device: " << host.error;
-        GTEST_SKIP() << "no Vulkan device: " << host.error;
-    }
+    if (!host.create()) PYRAMARCH_FAIL_OR_SKIP_NO_DEVICE("host device: " + host.error);
     g_hostMessages = 0;
     pyramarch::AdoptInfo info = host.adoptInfo();
     info.synchronization2Enabled = false;

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -20,6 +21,7 @@
 #include "pyramarch/engine/transfer.h"
 #include "pyramarch/engine/vulkan_functions.h"
 #include "pyramarch/isosurface/isosurface.h"
+#include "isosurface/iso_shared.h"
 #include "reference.h"
 #include "support/gpu_test.h"
 
@@ -27,6 +29,24 @@ using namespace pyramarch;
 using namespace pyramarch::iso;
 
 namespace {
+
+// Word indices into readDrawArgs() (gpu::IsoArgs, the layout the args shader
+// writes), from the shared struct rather than literal offsets.
+struct ArgWords {
+#define PYRAMARCH_ARG_WORD(member) size_t member = offsetof(gpu::IsoArgs, member) / sizeof(uint32_t);
+    PYRAMARCH_ARG_WORD(dispatchX)
+    PYRAMARCH_ARG_WORD(dispatchY)
+    PYRAMARCH_ARG_WORD(vertexCount)
+    PYRAMARCH_ARG_WORD(instanceCount)
+    PYRAMARCH_ARG_WORD(indexCount)
+    PYRAMARCH_ARG_WORD(indexedInstanceCount)
+#undef PYRAMARCH_ARG_WORD
+};
+constexpr ArgWords kArg;
+constexpr size_t kArgWordCount = sizeof(gpu::IsoArgs) / sizeof(uint32_t);
+// The offsets hosts draw from are the shared struct's fields.
+static_assert(IsoSurface::drawArgsOffset() == offsetof(gpu::IsoArgs, vertexCount));
+static_assert(IsoSurface::drawIndexedArgsOffset() == offsetof(gpu::IsoArgs, indexCount));
 
 constexpr const char* kCayleyGlsl = "float field(vec3 p) {\n    return 16.0 * p.x * p.y * p.z + 4.0 * (p.x + p.y + p.z) - 1.0;\n}\n";
 constexpr const char* kSphereGlsl =
@@ -111,18 +131,19 @@ protected:
         // Args and stats.
         auto args = iso.readDrawArgs();
         ASSERT_TRUE(args.ok());
+        ASSERT_EQ(args.value().size(), kArgWordCount);
         const uint32_t written = std::min<uint32_t>(uint32_t(cpu.vertices.size()), iso.vertexCapacity());
-        EXPECT_EQ(args.value()[4], written);
-        EXPECT_EQ(args.value()[5], 1u);
+        EXPECT_EQ(args.value()[kArg.vertexCount], written);
+        EXPECT_EQ(args.value()[kArg.instanceCount], 1u);
         // The indirect dispatch covers the written vertices (extract) or,
         // for Scan, the active cells (generate, one thread per active cell).
         const bool scan = info.method == ExtractionMethod::Scan;
         const uint32_t items = scan ? uint32_t(cpu.activeCells) : written;
         const uint32_t groups = (items + 63) / 64;
-        EXPECT_EQ(uint64_t(args.value()[0]) * args.value()[1] * 64 >= items, true);
+        EXPECT_EQ(uint64_t(args.value()[kArg.dispatchX]) * args.value()[kArg.dispatchY] * 64 >= items, true);
         const uint32_t maxX = info.maxGroupsX ? info.maxGroupsX : device().limits().maxComputeWorkGroupCount[0];
-        EXPECT_EQ(args.value()[0], std::min(groups, maxX));
-        EXPECT_EQ(args.value()[1], groups == 0 ? 1u : (groups + std::min(groups, maxX) - 1) / std::min(groups, maxX));
+        EXPECT_EQ(args.value()[kArg.dispatchX], std::min(groups, maxX));
+        EXPECT_EQ(args.value()[kArg.dispatchY], groups == 0 ? 1u : (groups + std::min(groups, maxX) - 1) / std::min(groups, maxX));
         auto stats = iso.statsOfFrame(iso.framesRecorded() - 1);
         ASSERT_TRUE(stats.has_value());
         EXPECT_EQ(stats->verticesNeeded, cpu.vertices.size());
@@ -371,8 +392,8 @@ TEST_F(IsoGpu, EmptyAndFullFieldsGiveNoTriangles) {
         checkAgainstReference(*iso, info);
         auto args = iso->readDrawArgs();
         ASSERT_TRUE(args.ok());
-        EXPECT_EQ(args.value()[0], 0u); // extraction dispatch is empty
-        EXPECT_EQ(args.value()[4], 0u);
+        EXPECT_EQ(args.value()[kArg.dispatchX], 0u); // extraction dispatch is empty
+        EXPECT_EQ(args.value()[kArg.vertexCount], 0u);
     }
 }
 
@@ -406,7 +427,7 @@ TEST_F(IsoGpu, CapacityOverflowClampsToWholeTriangles) {
         EXPECT_EQ(s->overflow, capacity < needed);
         auto args = iso->readDrawArgs();
         ASSERT_TRUE(args.ok());
-        EXPECT_EQ(args.value()[4], capacity / 3 * 3);
+        EXPECT_EQ(args.value()[kArg.vertexCount], capacity / 3 * 3);
         auto v = iso->readVertices();
         ASSERT_TRUE(v.ok());
         ASSERT_EQ(v.value().size(), capacity / 3 * 3);
@@ -416,12 +437,24 @@ TEST_F(IsoGpu, CapacityOverflowClampsToWholeTriangles) {
     }
 }
 
-class IsoSplat : public IsoGpu, public ::testing::WithParamInterface<SplatMethod> {};
+class IsoSplat : public IsoGpu, public ::testing::WithParamInterface<SplatMethod> {
+protected:
+    // `count` random particles over the bounds plus a margin, hand-placed
+    // ones at the border and non-finite ones; two frames, each field checked
+    // against the brute-force splat and the mesh against the reference.
+    void checkSplatIncludingBorders(std::array<uint32_t, 3> samples, size_t count);
+};
 
-TEST_P(IsoSplat, ParticleSplatMatchesBruteForceIncludingBorders) {
+TEST_P(IsoSplat, ParticleSplatMatchesBruteForceIncludingBorders) { checkSplatIncludingBorders({21, 18, 16}, 1500); }
+
+// The same at the size the `gpuav` label runs (tests/gpuav): instrumented
+// splat atomics are slow, the full case takes ~20 s there.
+TEST_P(IsoSplat, SmallParticleSplatIncludingBorders) { checkSplatIncludingBorders({9, 8, 7}, 120); }
+
+void IsoSplat::checkSplatIncludingBorders(std::array<uint32_t, 3> samples, size_t count) {
     IsoSurfaceCreateInfo info;
     info.splat = GetParam();
-    info.samples = {21, 18, 16};
+    info.samples = samples;
     info.boundsMin = {-1.f, -1.f, -0.5f};
     info.boundsMax = {1.f, 0.7f, 1.f};
     info.source = FieldSource::Particles;
@@ -434,8 +467,8 @@ TEST_P(IsoSplat, ParticleSplatMatchesBruteForceIncludingBorders) {
     const ref::Grid g = gridOf(info);
     std::vector<Particle> ps;
     std::vector<ref::Particle> refPs;
-    const auto rnd = ref::noise(1500 * 4, 5);
-    for (size_t i = 0; i < 1500; ++i) {
+    const auto rnd = ref::noise(count * 4, 5);
+    for (size_t i = 0; i < count; ++i) {
         Particle p{};
         // Spread over the bounds plus a margin larger than the radius on every side.
         for (int k = 0; k < 3; ++k) p.position[k] = g.min[k] - 0.4f + rnd[i * 4 + k] * (g.max[k] - g.min[k] + 0.8f);
@@ -798,7 +831,9 @@ TEST_F(IsoGpu, TwoSurfacesInOneHostGraph) {
         .use(outA.vertices, Access::TransferSrc)
         .use(copyRef, Access::TransferDst)
         .record([&](PassContext& ctx) {
-            const VkBufferCopy regions[2] = {{IsoSurface::drawArgsOffset(), 0, 16}, {0, 16, 64}};
+            // The draw command the module's draw reads: VkDrawIndirectCommand at
+            // drawArgsOffset(), which is IsoArgs::vertexCount.
+            const VkBufferCopy regions[2] = {{IsoSurface::drawArgsOffset(), 0, sizeof(VkDrawIndirectCommand)}, {0, 16, 64}};
             ctx.vk->vkCmdCopyBuffer(ctx.cmd, ctx.buffer(outA.drawArgs), ctx.buffer(copyRef), 1, &regions[0]);
             ctx.vk->vkCmdCopyBuffer(ctx.cmd, ctx.buffer(outA.vertices), ctx.buffer(copyRef), 1, &regions[1]);
         });
@@ -812,14 +847,14 @@ TEST_F(IsoGpu, TwoSurfacesInOneHostGraph) {
         checkAgainstReference(*sa, a);
         checkAgainstReference(*sb, b);
         copy.value().invalidate();
-        uint32_t drawn[4];
+        VkDrawIndirectCommand drawn;
         IsoVertexData first[2];
-        std::memcpy(drawn, copy.value().mapped(), 16);
+        std::memcpy(&drawn, copy.value().mapped(), sizeof drawn);
         std::memcpy(first, static_cast<const uint8_t*>(copy.value().mapped()) + 16, 64);
         auto v = sa->readVertices();
         ASSERT_TRUE(v.ok());
-        EXPECT_EQ(drawn[0], v.value().size());
-        EXPECT_EQ(drawn[1], 1u);
+        EXPECT_EQ(drawn.vertexCount, v.value().size());
+        EXPECT_EQ(drawn.instanceCount, 1u);
         ASSERT_GE(v.value().size(), 2u);
         EXPECT_EQ(std::memcmp(first, v.value().data(), 64), 0);
     }
@@ -898,8 +933,8 @@ TEST_F(IsoGpu, DispatchesFoldIntoTwoDimensions) {
     checkAgainstReference(*iso, info);
     auto args = iso->readDrawArgs();
     ASSERT_TRUE(args.ok());
-    EXPECT_EQ(args.value()[0], 3u);
-    EXPECT_GT(args.value()[1], 10u);
+    EXPECT_EQ(args.value()[kArg.dispatchX], 3u);
+    EXPECT_GT(args.value()[kArg.dispatchY], 10u);
 }
 
 TEST_F(IsoGpu, ScanBaselineMatchesReference) {
@@ -949,7 +984,7 @@ TEST_F(IsoGpu, ScanBaselineMatchesReference) {
         EXPECT_EQ(s->activeCells, fullList.value().size());
         auto args = iso->readDrawArgs();
         ASSERT_TRUE(args.ok());
-        EXPECT_GE(uint64_t(args.value()[0]) * args.value()[1] * 64, fullList.value().size());
+        EXPECT_GE(uint64_t(args.value()[kArg.dispatchX]) * args.value()[kArg.dispatchY] * 64, fullList.value().size());
     }
     // No surface: no active cell, an empty list and an empty dispatch.
     info.vertexCapacity = needed;
@@ -963,7 +998,7 @@ TEST_F(IsoGpu, ScanBaselineMatchesReference) {
     EXPECT_TRUE(list.value().empty());
     auto args = none->readDrawArgs();
     ASSERT_TRUE(args.ok());
-    EXPECT_EQ(args.value()[0], 0u);
+    EXPECT_EQ(args.value()[kArg.dispatchX], 0u);
 }
 
 namespace {
@@ -1045,9 +1080,9 @@ TEST_F(IsoGpu, IndexedOutputSharesVertices) {
         EXPECT_FALSE(stats->overflow);
         auto args = iso->readDrawArgs();
         ASSERT_TRUE(args.ok());
-        EXPECT_EQ(args.value()[4], 0u);  // the non-indexed draw draws nothing
-        EXPECT_EQ(args.value()[12], cpu.vertices.size()); // indexCount
-        EXPECT_EQ(args.value()[13], 1u);
+        EXPECT_EQ(args.value()[kArg.vertexCount], 0u);  // the non-indexed draw draws nothing
+        EXPECT_EQ(args.value()[kArg.indexCount], cpu.vertices.size()); // indexCount
+        EXPECT_EQ(args.value()[kArg.indexedInstanceCount], 1u);
         auto mesh = iso->readMesh(false);
         ASSERT_TRUE(mesh.ok());
         EXPECT_EQ(mesh.value().indices, idx.value());
@@ -1099,12 +1134,90 @@ TEST_F(IsoGpu, IndexedOutputCapacities) {
     EXPECT_TRUE(s->overflow);
     auto args = iso->readDrawArgs();
     ASSERT_TRUE(args.ok());
-    EXPECT_EQ(args.value()[12], 0u);
+    EXPECT_EQ(args.value()[kArg.indexCount], 0u);
     // Scan + indexed is refused with a message.
     info.method = ExtractionMethod::Scan;
     auto bad = IsoSurface::create(device(), info);
     ASSERT_FALSE(bad.ok());
     EXPECT_NE(bad.message().find("indexed"), std::string::npos);
+}
+
+// Small-size cases of the scan baseline and of indexed output, each with a
+// capacity overflow, for the `gpuav` label (tests/gpuav): under GPU-assisted
+// validation the full tests above take minutes; these take seconds and run
+// every shader of both paths, overflow branches included.
+TEST_F(IsoGpu, SmallScanBaselineWithOverflow) {
+    IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, {9, 8, 10}, NormalMode::Sobel);
+    info.method = ExtractionMethod::Scan;
+    info.boundsMin = {-1.f, -0.6f, -0.9f};
+    info.maxGroupsX = 2; // folded dispatches
+    auto full = make(info);
+    ASSERT_TRUE(full);
+    frame(*full);
+    checkAgainstReference(*full, info);
+    auto all = full->readVertices();
+    ASSERT_TRUE(all.ok());
+    const uint32_t needed = uint32_t(all.value().size());
+    ASSERT_GT(needed, 6u);
+    info.vertexCapacity = needed / 2 + 2;
+    auto clamped = make(info);
+    ASSERT_TRUE(clamped);
+    frame(*clamped);
+    const auto s = clamped->statsOfFrame(0);
+    ASSERT_TRUE(s.has_value());
+    EXPECT_EQ(s->verticesNeeded, needed);
+    EXPECT_EQ(s->verticesWritten, info.vertexCapacity / 3 * 3);
+    EXPECT_EQ(s->overflow, 1u);
+    auto v = clamped->readVertices();
+    ASSERT_TRUE(v.ok());
+    ASSERT_EQ(v.value().size(), info.vertexCapacity / 3 * 3);
+    for (size_t k = 0; k < v.value().size(); ++k)
+        for (int c = 0; c < 4; ++c) ASSERT_EQ(v.value()[k].position[c], all.value()[k].position[c]) << k;
+}
+
+TEST_F(IsoGpu, SmallIndexedOutputWithOverflow) {
+    IsoSurfaceCreateInfo info = userInfo(kSphereGlsl, {9, 10, 8});
+    info.indexed = true;
+    info.vertexCapacity = 20000;
+    info.indexCapacity = 20000;
+    auto full = make(info);
+    ASSERT_TRUE(full);
+    full->setUserParams({0.02f, -0.03f, 0.01f, 0.62f, 0, 0, 0, 0});
+    frame(*full);
+    const ref::Grid g = gridOf(info);
+    auto field = full->readField();
+    ASSERT_TRUE(field.ok());
+    const ref::McResult cpu = ref::marchingCubes(g, field.value().data(), 0.f, refNormals(info.normals));
+    auto verts = full->readVertices();
+    auto idx = full->readIndices();
+    ASSERT_TRUE(verts.ok() && idx.ok());
+    EXPECT_EQ(verts.value().size(), cutEdges(g, field.value(), 0.f));
+    ASSERT_EQ(idx.value().size(), cpu.vertices.size());
+    ASSERT_GT(idx.value().size(), 6u);
+    const float tol = 1e-5f * minSpacing(g);
+    const auto unique = toRef(verts.value());
+    for (size_t k = 0; k < idx.value().size(); ++k) {
+        ASSERT_LT(idx.value()[k], unique.size()) << k;
+        for (int a = 0; a < 3; ++a) ASSERT_NEAR(unique[idx.value()[k]].p[a], cpu.vertices[k].p[a], tol) << "key " << k;
+    }
+    // Index capacity short: whole triangles, the same leading indices.
+    info.indexCapacity = uint32_t(idx.value().size()) / 2 + 1;
+    auto clamped = make(info);
+    ASSERT_TRUE(clamped);
+    clamped->setUserParams({0.02f, -0.03f, 0.01f, 0.62f, 0, 0, 0, 0});
+    frame(*clamped);
+    const auto s = clamped->statsOfFrame(0);
+    ASSERT_TRUE(s.has_value());
+    EXPECT_EQ(s->indicesNeeded, idx.value().size());
+    EXPECT_EQ(s->indicesWritten, info.indexCapacity / 3 * 3);
+    EXPECT_TRUE(s->overflow);
+    auto part = clamped->readIndices();
+    ASSERT_TRUE(part.ok());
+    ASSERT_EQ(part.value().size(), info.indexCapacity / 3 * 3);
+    for (size_t k = 0; k < part.value().size(); ++k) ASSERT_EQ(part.value()[k], idx.value()[k]);
+    auto args = clamped->readDrawArgs();
+    ASSERT_TRUE(args.ok());
+    EXPECT_EQ(args.value()[kArg.indexCount], info.indexCapacity / 3 * 3);
 }
 
 TEST_F(IsoGpu, MeshExportObjAndPly) {

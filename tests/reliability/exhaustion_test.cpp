@@ -76,16 +76,8 @@ TEST_F(Exhaustion, RequestsBeyondDeviceLimitsNameTheLimit) {
 // are absolute, and destroying it makes the validation layer report any
 // object the module leaked.
 TEST_F(Exhaustion, OutOfDeviceMemoryDuringCreationAtEveryBudget) {
-    std::mutex mutex;
-    std::vector<std::string> messages;
-    DeviceCreateInfo ci;
-    ci.applicationName = "pyramarch-exhaustion";
-    ci.enableValidation = true;
-    ci.validationCallback = [&](const ValidationMessage& m) {
-        if (m.severity < MessageSeverity::Warning) return;
-        std::lock_guard lock(mutex);
-        messages.push_back(m.idName + ": " + m.text);
-    };
+    test::ValidationLog log;
+    const DeviceCreateInfo ci = test::validatedDeviceInfo("pyramarch-exhaustion", log);
     {
         auto created = Device::create(ci);
         ASSERT_OK(created);
@@ -142,6 +134,5 @@ TEST_F(Exhaustion, OutOfDeviceMemoryDuringCreationAtEveryBudget) {
         EXPECT_EQ(alloc.stats().liveAllocations, 0u);
         alloc.setBudget(0);
     } // device destroyed here: the layer names any object still alive
-    std::lock_guard lock(mutex);
-    for (const auto& m : messages) ADD_FAILURE() << "validation: " << m;
+    for (const auto& m : log.take()) ADD_FAILURE() << "validation: " << m;
 }

@@ -164,10 +164,7 @@ protected:
         DeviceCreateInfo ci;
         ci.applicationName = "pyramarch-soak";
         auto d = Device::create(ci);
-        if (!d) {
-            if (std::getenv("CI")) FAIL() << d.message();
-            GTEST_SKIP() << d.message();
-        }
+        if (!d) PYRAMARCH_FAIL_OR_SKIP_NO_DEVICE(d.message());
         device_ = std::move(d).value();
     }
     std::unique_ptr<Device> device_;

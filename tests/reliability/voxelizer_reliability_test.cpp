@@ -178,17 +178,9 @@ TEST_F(VoxelReliability, RequestsBeyondDeviceLimitsNameTheLimit) {
 }
 
 TEST_F(VoxelReliability, OutOfDeviceMemoryDuringCreationAtEveryBudget) {
-    std::mutex mutex;
-    std::vector<std::string> messages;
-    DeviceCreateInfo dci;
-    dci.applicationName = "pyramarch-vox-exhaustion";
-    dci.enableValidation = true;
+    test::ValidationLog log;
+    DeviceCreateInfo dci = test::validatedDeviceInfo("pyramarch-vox-exhaustion", log);
     dci.requirements.geometryShader = true;
-    dci.validationCallback = [&](const ValidationMessage& m) {
-        if (m.severity < MessageSeverity::Warning) return;
-        std::lock_guard lock(mutex);
-        messages.push_back(m.idName + ": " + m.text);
-    };
     {
         auto created = Device::create(dci);
         ASSERT_OK(created);
@@ -226,8 +218,7 @@ TEST_F(VoxelReliability, OutOfDeviceMemoryDuringCreationAtEveryBudget) {
         s = Status::error("released");
         alloc.setBudget(0);
     }
-    std::lock_guard lock(mutex);
-    for (const auto& m : messages) ADD_FAILURE() << "validation: " << m;
+    for (const auto& m : log.take()) ADD_FAILURE() << "validation: " << m;
 }
 
 TEST_F(VoxelReliability, ReadBacksReportDeviceLoss) {

@@ -20,32 +20,14 @@
 #include "reference.h"
 #include "sample/cli.h"
 #include "tool_cli.h"
+#include "support/device_policy.h"
+#include "support/run_command.h"
 
 namespace {
 
-struct CmdResult {
-    int code = -1;
-    std::string out, err;
-};
+using CmdResult = pyramarch::test::CommandResult;
 
-CmdResult run(const std::string& args, const std::string& tool = PYRAMARCH_TOOL) {
-    static int n = 0;
-    const auto dir = std::filesystem::temp_directory_path();
-    const std::string base = (dir / ("pyramarch-cli-" + std::to_string(::getpid()) + "-" + std::to_string(n++))).string();
-    const std::string cmd = tool + " " + args + " >" + base + ".out 2>" + base + ".err";
-    const int status = std::system(cmd.c_str());
-    CmdResult r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    auto slurp = [](const std::string& p) {
-        std::ifstream f(p);
-        return std::string(std::istreambuf_iterator<char>(f), {});
-    };
-    r.out = slurp(base + ".out");
-    r.err = slurp(base + ".err");
-    std::filesystem::remove(base + ".out");
-    std::filesystem::remove(base + ".err");
-    return r;
-}
+CmdResult run(const std::string& args, const std::string& tool = PYRAMARCH_TOOL) { return pyramarch::test::runCommand(tool, args); }
 
 // Lines of stderr that carry an error (progress lines may precede it).
 size_t errorLines(const std::string& s) {
@@ -187,7 +169,7 @@ TEST(SampleCli, RawVolumeOfTheWrongSizeIsNamed) {
 TEST(SampleCliGpu, DemoWritesFramesStatsAndTable) {
     const auto dir = std::filesystem::temp_directory_path() / ("pyramarch-demo-" + std::to_string(::getpid()));
     const CmdResult r = run("demo --frames 3 --size 64x48 --cells 12 --particles 5000 --validation --out-dir " + dir.string());
-    if (r.code != 0 && r.err.find("no Vulkan") != std::string::npos && !std::getenv("CI")) GTEST_SKIP() << r.err;
+    PYRAMARCH_FAIL_OR_SKIP_IF_TOOL_HAS_NO_DEVICE(r);
     ASSERT_EQ(r.code, 0) << r.err;
     for (const char* scene : {"metaballs", "pointcloud"}) {
         for (int f = 0; f < 3; ++f) {
@@ -207,7 +189,7 @@ TEST(SampleCliGpu, DemoWritesFramesStatsAndTable) {
 TEST(SampleCliGpu, IsoWritesPlyMatchingTheReference) {
     const auto path = std::filesystem::temp_directory_path() / ("pyramarch-cli-" + std::to_string(::getpid()) + ".ply");
     const CmdResult r = run("iso --field cayley --cells 20,17,23 --validation --out " + path.string());
-    if (r.code != 0 && r.err.find("no Vulkan") != std::string::npos && !std::getenv("CI")) GTEST_SKIP() << r.err;
+    PYRAMARCH_FAIL_OR_SKIP_IF_TOOL_HAS_NO_DEVICE(r);
     ASSERT_EQ(r.code, 0) << r.err;
     pyramarch::ref::Grid g;
     g.n[0] = 21;

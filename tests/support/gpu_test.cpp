@@ -1,33 +1,38 @@
 #include "support/gpu_test.h"
 
-
-#include <cstdlib>
 #include <memory>
-#include <mutex>
-#include <string_view>
 
 namespace pyramarch::test {
-namespace {
 
-std::mutex g_mutex;
-std::vector<std::string> g_messages;
-std::string g_unavailable;
-
-bool underCi() {
-    const char* ci = std::getenv("CI");
-    return ci && std::string_view(ci) != "" && std::string_view(ci) != "false" && std::string_view(ci) != "0";
+void ValidationLog::add(const ValidationMessage& m) {
+    if (m.severity != MessageSeverity::Warning && m.severity != MessageSeverity::Error) return;
+    std::lock_guard lock(mutex_);
+    messages_.push_back(m.idName + ": " + m.text);
 }
 
-std::unique_ptr<Device> createDevice() {
+std::vector<std::string> ValidationLog::take() {
+    std::lock_guard lock(mutex_);
+    std::vector<std::string> out;
+    out.swap(messages_);
+    return out;
+}
+
+DeviceCreateInfo validatedDeviceInfo(const char* applicationName, ValidationLog& log) {
     DeviceCreateInfo info;
-    info.applicationName = "pyramarch-tests";
+    info.applicationName = applicationName;
     info.enableValidation = true;
+    info.validationCallback = [&log](const ValidationMessage& m) { log.add(m); };
+    return info;
+}
+
+namespace {
+
+ValidationLog g_log;
+std::string g_unavailable;
+
+std::unique_ptr<Device> createDevice() {
+    DeviceCreateInfo info = validatedDeviceInfo("pyramarch-tests", g_log);
     info.requirements.geometryShader = false;
-    info.validationCallback = [](const ValidationMessage& m) {
-        if (m.severity != MessageSeverity::Warning && m.severity != MessageSeverity::Error) return;
-        std::lock_guard lock(g_mutex);
-        g_messages.push_back(m.idName + ": " + m.text);
-    };
     auto device = Device::create(info);
     if (!device) {
         g_unavailable = device.message();
@@ -65,18 +70,15 @@ Device* sharedDevice() {
 
 const std::string& deviceUnavailableReason() { return g_unavailable; }
 
-std::vector<std::string> takeValidationMessages() {
-    std::lock_guard lock(g_mutex);
-    std::vector<std::string> out;
-    out.swap(g_messages);
-    return out;
-}
+std::vector<std::string> takeValidationMessages() { return g_log.take(); }
 
 void GpuTest::SetUp() {
     device_ = sharedDevice();
-    if (!device_) {
-        if (underCi()) FAIL() << "no Vulkan device under CI: " << deviceUnavailableReason();
-        GTEST_SKIP() << "no Vulkan device: " << deviceUnavailableReason();
+    if (!device_) PYRAMARCH_FAIL_OR_SKIP_NO_DEVICE(deviceUnavailableReason());
+    // The gpuav label must really run instrumented: a device that silently
+    // came up without GPU-AV would make that pass meaningless.
+    if (gpuAssistedValidationRequested()) {
+        ASSERT_TRUE(device_->gpuAssistedValidation()) << "PYRAMARCH_GPU_AV is set but the device has no GPU-assisted validation";
     }
     takeValidationMessages(); // messages before this test belong to someone else
 }

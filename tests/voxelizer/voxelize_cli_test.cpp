@@ -12,37 +12,22 @@
 #include <unistd.h>
 
 #include "pyramarch/voxelizer/shapes.h"
+#include "support/device_policy.h"
+#include "support/run_command.h"
 #include "voxel_reference.h"
 
 using namespace pyramarch::voxel;
 
 namespace {
 
-struct CmdResult {
-    int code = -1;
-    std::string out, err;
-};
+using CmdResult = pyramarch::test::CommandResult;
 
 std::string slurp(const std::string& p) {
     std::ifstream f(p);
     return std::string(std::istreambuf_iterator<char>(f), {});
 }
 
-CmdResult runTool(const std::string& args) {
-    static int n = 0;
-    const std::string base = (std::filesystem::temp_directory_path() /
-                              ("pyramarch-vox-cli-" + std::to_string(::getpid()) + "-" + std::to_string(n++)))
-                                 .string();
-    const std::string cmd = std::string(PYRAMARCH_TOOL) + " " + args + " >" + base + ".out 2>" + base + ".err";
-    const int status = std::system(cmd.c_str());
-    CmdResult r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = slurp(base + ".out");
-    r.err = slurp(base + ".err");
-    std::filesystem::remove(base + ".out");
-    std::filesystem::remove(base + ".err");
-    return r;
-}
+CmdResult runTool(const std::string& args) { return pyramarch::test::runCommand(PYRAMARCH_TOOL, args); }
 
 } // namespace
 
@@ -52,6 +37,7 @@ TEST(VoxelizeCli, LeavesMatchTheReference) {
     const std::string json = (dir / ("vox-cli-" + std::to_string(::getpid()) + ".json")).string();
     const std::string ply = (dir / ("vox-cli-" + std::to_string(::getpid()) + ".ply")).string();
     CmdResult r = runTool("voxelize --shape knot --res 40 --method gs --validation --out " + txt + " --stats " + json);
+    PYRAMARCH_FAIL_OR_SKIP_IF_TOOL_HAS_NO_DEVICE(r);
     ASSERT_EQ(r.code, 0) << r.err;
     const TriangleMesh m = shapes::byName("knot");
     auto grid = defaultGrid(m, 40);

@@ -12,29 +12,17 @@
 #include <unistd.h>
 
 #include "pyramarch/voxelizer/shapes.h"
+#include "support/device_policy.h"
+#include "support/run_command.h"
 #include "voxel_reference.h"
 
 using namespace pyramarch::voxel;
 
 namespace {
 
-struct SampleRun {
-    int code = -1;
-    std::string out, err;
-};
+using SampleRun = pyramarch::test::CommandResult;
 
-SampleRun runSample(const std::string& args) {
-    const std::string base = (std::filesystem::temp_directory_path() / ("voxelize-sample-" + std::to_string(::getpid()))).string();
-    const int status = std::system((std::string(VOXELIZE_SAMPLE) + " " + args + " >" + base + ".out 2>" + base + ".err").c_str());
-    auto slurp = [](const std::string& p) {
-        std::ifstream f(p);
-        return std::string(std::istreambuf_iterator<char>(f), {});
-    };
-    SampleRun r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(base + ".out"), slurp(base + ".err")};
-    std::filesystem::remove(base + ".out");
-    std::filesystem::remove(base + ".err");
-    return r;
-}
+SampleRun runSample(const std::string& args) { return pyramarch::test::runCommand(VOXELIZE_SAMPLE, args); }
 
 } // namespace
 
@@ -50,6 +38,7 @@ TEST(VoxelizeSample, DrawsTheLevelsNodesAsCubes) {
         SCOPED_TRACE(level);
         const SampleRun r = runSample("--headless --validation --shape torus --res 48 --size 160x120 --frames 2 --level " +
                                 std::to_string(level) + " --out " + png);
+        PYRAMARCH_FAIL_OR_SKIP_IF_TOOL_HAS_NO_DEVICE(r);
         ASSERT_EQ(r.code, 0) << r.err;
         unsigned cubes = 0, gotLevel = 0;
         const size_t at = r.out.find("level ");

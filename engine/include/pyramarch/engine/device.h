@@ -43,6 +43,22 @@ struct DeviceCreateInfo {
     // Enable VK_LAYER_KHRONOS_validation with synchronization validation.
     // Creation fails (with a message) if the layer is not installed.
     bool enableValidation = false;
+    // With enableValidation: also GPU-assisted validation
+    // (VK_VALIDATION_FEATURE_ENABLE_GPU_ASSISTED_EXT, next to synchronization
+    // validation). The layer instruments every shader so out-of-bounds buffer
+    // accesses, bad descriptor indices and out-of-range indirect dispatch/draw
+    // counts are reported on the GPU, through validationCallback like any
+    // other message. The environment variable PYRAMARCH_GPU_AV=1 turns it on
+    // for every device created with validation (tests, the tool, samples),
+    // PYRAMARCH_GPU_AV=0 forces it off. Costs: shader work runs several times
+    // slower (about 8x for extraction on lavapipe) and pipeline creation
+    // instruments the SPIR-V. Needs the device features
+    // fragmentStoresAndAtomics and vertexPipelineStoresAndAtomics (creation
+    // fails naming them otherwise), and the layer binds its own descriptor set
+    // at slot maxBoundDescriptorSets - 1: pipeline layouts must leave that
+    // slot free (the module's use set 0 only). Ignored without
+    // enableValidation. Device::gpuAssistedValidation() says if it is on.
+    bool gpuAssistedValidation = false;
     // Optional. Receives validation messages; when empty, warnings and errors
     // are printed to stderr.
     ValidationCallback validationCallback;
@@ -134,6 +150,9 @@ public:
 
     // Number of validation warnings/errors seen since creation (for tests).
     uint32_t validationMessageCount() const;
+    // Whether GPU-assisted validation was requested and enabled
+    // (DeviceCreateInfo::gpuAssistedValidation or PYRAMARCH_GPU_AV).
+    bool gpuAssistedValidation() const { return gpuAssistedValidation_; }
 
     // Names a Vulkan object in debug tools (no-op without debug utils).
     void setObjectName(VkObjectType type, uint64_t handle, const char* name) const;
@@ -158,6 +177,7 @@ private:
     VkQueue queue_ = VK_NULL_HANDLE;
     uint32_t queueFamily_ = 0;
     bool adopted_ = false;
+    bool gpuAssistedValidation_ = false;
     std::string name_;
     std::string driverInfo_;
     DeviceLimits limits_{};
