@@ -555,7 +555,7 @@ TEST_P(IsoSplat, GpuBufferInputMatchesHostInput) {
         const VkBufferCopy region{0, 0, VkDeviceSize(count) * sizeof(Particle)};
         if (region.size) ctx.vk->vkCmdCopyBuffer(ctx.cmd, staging.value().handle(), ctx.buffer(ref), 1, &region);
     });
-    gpuIso->addPasses(graph, {.particles = ref});
+    ASSERT_OK(gpuIso->addPasses(graph, {.particles = ref}));
     ASSERT_OK(graph.compile());
 
     const ref::Grid g = gridOf(info);
@@ -752,8 +752,15 @@ TEST_F(IsoGpu, TwoSurfacesInOneHostGraph) {
     ASSERT_TRUE(sa && sb);
     sa->setUserParams({0, 0, 0, 0.6f, 0, 0, 0, 0});
     RenderGraph graph(&device());
-    const auto outA = sa->addPasses(graph);
-    sb->addPasses(graph);
+    auto addedA = sa->addPasses(graph);
+    ASSERT_OK(addedA);
+    const auto outA = *addedA;
+    ASSERT_OK(sb->addPasses(graph));
+    // A second addPasses is an error, not an abort.
+    RenderGraph other(&device());
+    auto again = sa->addPasses(other);
+    ASSERT_FALSE(again.ok());
+    EXPECT_EQ(again.code(), ErrorCode::InvalidState);
     // A host pass consuming surface A's output in the same graph: the graph
     // must order it after extraction (sync validation checks the barriers).
     auto copy = device().allocator().createBuffer(

@@ -132,14 +132,6 @@ struct IsoSurface::Impl {
     ComputePipeline classify, build, argsPipe, extract, fieldPipe, resolve, scanDown, generate, compact;
     ComputePipeline edgesClassify, edgeVertices, indicesPipe;
     ComputePipeline countPipe, sortPipe, gatherPipe;
-    DescriptorPool pool;
-    VkDescriptorSet classifySet = VK_NULL_HANDLE, buildSet = VK_NULL_HANDLE, argsSet = VK_NULL_HANDLE,
-                    extractSet = VK_NULL_HANDLE, fieldSet = VK_NULL_HANDLE, resolveSet = VK_NULL_HANDLE,
-                    scanDownSet = VK_NULL_HANDLE, generateSet = VK_NULL_HANDLE, edgesClassifySet = VK_NULL_HANDLE,
-                    edgeBuildSet = VK_NULL_HANDLE, edgeVerticesSet = VK_NULL_HANDLE, indicesSet = VK_NULL_HANDLE,
-                    countSet = VK_NULL_HANDLE, binBuildSet = VK_NULL_HANDLE, binScanSet = VK_NULL_HANDLE,
-                    sortSet = VK_NULL_HANDLE, gatherSet = VK_NULL_HANDLE, occBuildSet = VK_NULL_HANDLE,
-                    occScanSet = VK_NULL_HANDLE, compactSet = VK_NULL_HANDLE;
     bool gather = false;
     bool external = false; // ParticleInput::GpuBuffer: info.particleBuffer replaces the items ring
     bool scan = false;
@@ -466,7 +458,7 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
     }
     m.slotVersion.assign(m.ring, 0);
 
-    // Pipelines and descriptor sets (written once).
+    // Pipelines; each pass declares its buffers and bindings in addPasses().
     auto pipe = [&](ComputePipeline& out, std::span<const uint32_t> spv, const char* what, uint32_t bindings) -> Status {
         const std::string name = n + "." + what;
         ComputePipelineDesc d;
@@ -518,61 +510,6 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
     }
     }
 
-    auto pool = DescriptorPool::create(device, 16, 128, (n + ".descriptors").c_str());
-    if (!pool) return Status::error("isosurface '" + n + "': descriptor pool: " + pool.message(), pool.status().vkResult());
-    m.pool = std::move(pool).value();
-    // A host particle buffer may be larger than maxStorageBufferRange: bind
-    // only the particles the module may read.
-    const Buffer* particleSrc = m.external ? info.particleBuffer : &m.items;
-    auto set = [&](VkDescriptorSet& out, const ComputePipeline& p, std::initializer_list<const Buffer*> bufs) -> Status {
-        std::vector<DescriptorBinding> b;
-        for (const Buffer* x : bufs) {
-            b.push_back({.buffer = x->handle()});
-            if (m.external && x == info.particleBuffer) b.back().range = VkDeviceSize(m.maxItems) * sizeof(Particle);
-        }
-        auto s = m.pool.allocate(p.pipelineLayout(), b);
-        if (!s) return Status::error("isosurface '" + n + "': descriptor set: " + s.message(), s.status().vkResult());
-        out = s.value();
-        return {};
-    };
-    const Buffer& classifyOcc = m.scan ? m.occupancy : m.pyramid;
-    PYRAMARCH_TRY(set(m.classifySet, m.classify, {&m.gridBuf, &m.tables, &m.field, &m.pyramid, &m.counters, &classifyOcc}));
-    PYRAMARCH_TRY(set(m.buildSet, m.build, {&m.gridBuf, &m.pyramid}));
-    const Buffer& argsEdgeGrid = m.indexed ? m.edgeGridBuf : m.scan ? m.occGridBuf : m.gridBuf;
-    const Buffer& argsEdgePyramid = m.indexed ? m.edgePyramid : m.scan ? m.occupancy : m.pyramid;
-    PYRAMARCH_TRY(set(m.argsSet, m.argsPipe, {&m.gridBuf, &m.pyramid, &m.counters, &m.args, &m.stats, &argsEdgeGrid, &argsEdgePyramid}));
-    if (m.scan) {
-        PYRAMARCH_TRY(set(m.scanDownSet, m.scanDown, {&m.gridBuf, &m.pyramid, &m.offsets}));
-        PYRAMARCH_TRY(set(m.generateSet, m.generate,
-                          {&m.gridBuf, &m.tables, &m.field, &m.pyramid, &m.offsets, &m.vertices, &m.active, &m.occGridBuf, &m.occupancy}));
-        PYRAMARCH_TRY(set(m.occBuildSet, m.build, {&m.occGridBuf, &m.occupancy}));
-        PYRAMARCH_TRY(set(m.occScanSet, m.scanDown, {&m.occGridBuf, &m.occupancy, &m.occOffsets}));
-        PYRAMARCH_TRY(set(m.compactSet, m.compact, {&m.gridBuf, &m.pyramid, &m.occOffsets, &m.active}));
-    } else if (m.indexed) {
-        PYRAMARCH_TRY(set(m.edgesClassifySet, m.edgesClassify, {&m.edgeGridBuf, &m.field, &m.edgePyramid}));
-        PYRAMARCH_TRY(set(m.edgeBuildSet, m.build, {&m.edgeGridBuf, &m.edgePyramid}));
-        PYRAMARCH_TRY(set(m.edgeVerticesSet, m.edgeVertices, {&m.edgeGridBuf, &m.tables, &m.field, &m.edgePyramid, &m.vertices}));
-        PYRAMARCH_TRY(set(m.indicesSet, m.indicesPipe, {&m.gridBuf, &m.tables, &m.pyramid, &m.edgeGridBuf, &m.edgePyramid, &m.indices}));
-    } else {
-        PYRAMARCH_TRY(set(m.extractSet, m.extract, {&m.gridBuf, &m.tables, &m.field, &m.pyramid, &m.vertices}));
-    }
-    switch (info.source) {
-    case FieldSource::Metaballs: PYRAMARCH_TRY(set(m.fieldSet, m.fieldPipe, {&m.gridBuf, &m.items, &m.field})); break;
-    case FieldSource::Volume: PYRAMARCH_TRY(set(m.fieldSet, m.fieldPipe, {&m.gridBuf, &m.raw, &m.field})); break;
-    case FieldSource::Particles:
-        if (m.gather) {
-            PYRAMARCH_TRY(set(m.countSet, m.countPipe, {&m.binGridBuf, particleSrc, &m.bins, &m.slots, &m.binOffsets}));
-            PYRAMARCH_TRY(set(m.binBuildSet, m.build, {&m.binGridBuf, &m.bins}));
-            PYRAMARCH_TRY(set(m.binScanSet, m.scanDown, {&m.binGridBuf, &m.bins, &m.binOffsets}));
-            PYRAMARCH_TRY(set(m.sortSet, m.sortPipe, {&m.binGridBuf, particleSrc, &m.bins, &m.slots, &m.binOffsets, &m.sorted}));
-            PYRAMARCH_TRY(set(m.gatherSet, m.gatherPipe, {&m.binGridBuf, &m.bins, &m.binOffsets, &m.sorted, &m.field}));
-        } else {
-            PYRAMARCH_TRY(set(m.fieldSet, m.fieldPipe, {&m.gridBuf, particleSrc, &m.accum}));
-            PYRAMARCH_TRY(set(m.resolveSet, m.resolve, {&m.gridBuf, &m.accum, &m.field}));
-        }
-        break;
-    case FieldSource::UserGlsl: PYRAMARCH_TRY(set(m.fieldSet, m.fieldPipe, {&m.gridBuf, &m.field})); break;
-    }
     return impl;
 }
 
@@ -649,19 +586,45 @@ std::vector<IsoSurface::MemoryItem> IsoSurface::memoryReport() const { return im
 
 namespace {
 // Splits `groups` into x * y with x <= maxX (the shaders undo it with linearGroup()).
-void dispatchFolded(const VolkDeviceTable& vk, VkCommandBuffer cmd, uint64_t groups, uint32_t maxX) {
+void dispatchFolded(const PassContext& ctx, uint64_t groups, uint32_t maxX) {
     if (groups == 0) return;
     const uint32_t x = uint32_t(std::min<uint64_t>(groups, maxX));
     const uint32_t y = uint32_t((groups + x - 1) / x);
-    vk.vkCmdDispatch(cmd, x, y, 1);
+    ctx.dispatch(x, y, 1);
 }
+constexpr Access R = Access::StorageRead, W = Access::StorageWrite, RW = Access::StorageReadWrite;
 } // namespace
 
-IsoSurface::GraphOutputs IsoSurface::addPasses(RenderGraph& graph, const GraphInputs& inputs) {
+// The one place the frame counter advances: the first pass of every frame
+// (each field source's first pass) calls it. Copies this frame's items into
+// its ring slot when the slot is stale; by the framesInFlight contract the
+// GPU is done with that slot.
+void IsoSurface::beginFrame() {
     Impl& m = *impl_;
-    PYRAMARCH_ASSERT(!m.addedToGraph, "IsoSurface::addPasses called twice (one graph per surface)");
-    m.addedToGraph = true;
+    recording_ = frame_++;
+    if (!m.items.valid() || m.external) return;
+    const uint32_t slot = uint32_t(recording_ % m.ring);
+    if (m.slotVersion[slot] != m.itemsVersion) {
+        const VkDeviceSize stride = VkDeviceSize(m.maxItems) * m.itemBytes();
+        if (!m.hostItems.empty())
+            std::memcpy(static_cast<uint8_t*>(m.items.mapped()) + stride * slot, m.hostItems.data(), m.hostItems.size());
+        m.items.flush();
+        m.slotVersion[slot] = m.itemsVersion;
+    }
+}
+
+Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const GraphInputs& inputs) {
+    Impl& m = *impl_;
     const std::string& n = m.info.name;
+    if (m.addedToGraph)
+        return Status::error(ErrorCode::InvalidState, "isosurface '" + n +
+                                                          "': addPasses: the passes are already in a graph (addPasses or "
+                                                          "record was called before); one graph per surface");
+    if (m.external && !inputs.particles.valid())
+        return Status::error(ErrorCode::InvalidArgument,
+                             "isosurface '" + n +
+                                 "': addPasses: ParticleInput::GpuBuffer needs GraphInputs::particles (the host's import of particleBuffer)");
+    m.addedToGraph = true;
     const ExternalUse computeRead{Access::StorageRead, PassKind::Compute};
     const ExternalUse computeRW{Access::StorageReadWrite, PassKind::Compute};
     const ExternalUse hostWrite{Access::HostWrite, PassKind::Compute};
@@ -680,20 +643,14 @@ IsoSurface::GraphOutputs IsoSurface::addPasses(RenderGraph& graph, const GraphIn
     const BufferRef vertices = graph.importBuffer(n + ".vertices", m.vertices, vertexRead, vertexRead);
     const BufferRef stats = graph.importBuffer(n + ".stats", m.stats, hostRead, hostRead);
 
-    auto push = [](PassContext& ctx, const ComputePipeline& p, VkDescriptorSet set, IsoPush pc) {
-        const VolkDeviceTable& vk = *ctx.vk;
-        vk.vkCmdBindPipeline(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline());
-        vk.vkCmdBindDescriptorSets(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout(), 0, 1, &set, 0, nullptr);
-        vk.vkCmdPushConstants(ctx.cmd, p.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(pc), &pc);
-    };
     auto basePush = [this]() {
         const Impl& m = *impl_;
         IsoPush pc{};
         pc.iso = iso_;
         pc.time = time_;
         pc.itemCount = m.itemCount;
-        pc.frame = uint32_t(frame_);
-        pc.slot = uint32_t(frame_ % m.ring);
+        pc.frame = uint32_t(recording_);
+        pc.slot = uint32_t(recording_ % m.ring);
         pc.user0 = {user_[0], user_[1], user_[2], user_[3]};
         pc.user1 = {user_[4], user_[5], user_[6], user_[7]};
         if (m.info.source == FieldSource::Volume) {
@@ -709,34 +666,24 @@ IsoSurface::GraphOutputs IsoSurface::addPasses(RenderGraph& graph, const GraphIn
     switch (m.info.source) {
     case FieldSource::Metaballs:
     case FieldSource::Particles: {
-        PYRAMARCH_ASSERT(!m.external || inputs.particles.valid(),
-                         "IsoSurface::addPasses: ParticleInput::GpuBuffer needs GraphInputs::particles (the host's import of particleBuffer)");
         const BufferRef items = m.external ? inputs.particles : graph.importBuffer(n + ".items", m.items, hostWrite, computeRead, true);
-        // Copies this frame's items into its ring slot when the slot is stale;
-        // by the framesInFlight contract the GPU is done with that slot.
-        auto stage = [this]() {
-            Impl& m = *impl_;
-            if (m.external) return; // written on the GPU by the host
-            const uint32_t slot = uint32_t(frame_ % m.ring);
-            if (m.slotVersion[slot] != m.itemsVersion) {
-                const VkDeviceSize stride = VkDeviceSize(m.maxItems) * m.itemBytes();
-                if (!m.hostItems.empty()) std::memcpy(static_cast<uint8_t*>(m.items.mapped()) + stride * slot, m.hostItems.data(), m.hostItems.size());
-                m.items.flush();
-                m.slotVersion[slot] = m.itemsVersion;
-            }
-        };
+        // A host particle buffer may be larger than maxStorageBufferRange:
+        // the descriptor covers only the particles the module may read.
+        const VkDeviceSize itemRange = m.external ? VkDeviceSize(m.maxItems) * sizeof(Particle) : VK_WHOLE_SIZE;
+        auto itemGroups = [this]() { return (uint64_t(impl_->itemCount) + gpu::kIsoGroupSize - 1) / gpu::kIsoGroupSize; };
         if (m.info.source == FieldSource::Metaballs) {
             graph.addPass(n + ".field.metaballs", PassKind::Compute)
-                .use(grid, Access::StorageRead)
-                .use(items, Access::StorageRead)
-                .use(field, Access::StorageWrite)
-                .record([this, push, basePush, stage, maxX](PassContext& ctx) {
-                    stage();
-                    push(ctx, impl_->fieldPipe, impl_->fieldSet, basePush());
+                .pipeline(m.fieldPipe)
+                .storage(0, grid, R)
+                .storage(1, items, R)
+                .storage(2, field, W)
+                .record([this, basePush, maxX](PassContext& ctx) {
+                    beginFrame();
+                    ctx.pushConstants(basePush());
                     // One group per 4x4x4 tile of samples (field_metaballs.comp culls per tile).
                     const IsoGrid& g = impl_->grid;
                     const uint64_t tiles = uint64_t((g.samples.x + 3) / 4) * ((g.samples.y + 3) / 4) * ((g.samples.z + 3) / 4);
-                    dispatchFolded(*ctx.vk, ctx.cmd, tiles, maxX);
+                    dispatchFolded(ctx, tiles, maxX);
                 });
         } else if (m.gather) {
             // Counting sort into bins of the kernel radius, then a gather per sample.
@@ -749,105 +696,102 @@ IsoSurface::GraphOutputs IsoSurface::addPasses(RenderGraph& graph, const GraphIn
             const uint64_t binElements = uint64_t(bg.levelOffset[bg.levelCount - 1]) + 1;
             graph.addPass(n + ".particles.clear", PassKind::Transfer)
                 .use(bins, Access::TransferDst)
-                .record([this, binElements](PassContext& ctx) {
-                    ctx.vk->vkCmdFillBuffer(ctx.cmd, impl_->bins.handle(), 0, binElements * 4, 0);
+                .record([this, bins, binElements](PassContext& ctx) {
+                    beginFrame();
+                    ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(bins), 0, binElements * 4, 0);
                 });
             graph.addPass(n + ".particles.count", PassKind::Compute)
-                .use(binGrid, Access::StorageRead)
-                .use(items, Access::StorageRead)
-                .use(bins, Access::StorageReadWrite)
-                .use(slots, Access::StorageWrite)
-                .use(binOffsets, Access::StorageRead)
-                .record([this, push, basePush, stage, maxX](PassContext& ctx) {
-                    stage();
-                    const Impl& m = *impl_;
-                    push(ctx, m.countPipe, m.countSet, basePush());
-                    dispatchFolded(*ctx.vk, ctx.cmd, (uint64_t(m.itemCount) + gpu::kIsoGroupSize - 1) / gpu::kIsoGroupSize, maxX);
+                .pipeline(m.countPipe)
+                .storage(0, binGrid, R)
+                .storage(1, items, R, 0, itemRange)
+                .storage(2, bins, RW)
+                .storage(3, slots, W)
+                .storage(4, binOffsets, R)
+                .record([basePush, itemGroups, maxX](PassContext& ctx) {
+                    ctx.pushConstants(basePush());
+                    dispatchFolded(ctx, itemGroups(), maxX);
                 });
             const uint32_t binTop = bg.levelCount - 1;
             for (uint32_t src = 0; src < binTop; src += gpu::kIsoBuildLevelsPerPass) {
                 const uint32_t levels = std::min(gpu::kIsoBuildLevelsPerPass, binTop - src);
                 const uint64_t groups = (uint64_t(bg.levelSize[src]) + gpu::kIsoBuildGroupSize * 4 - 1) / (gpu::kIsoBuildGroupSize * 4);
                 graph.addPass(n + ".particles.bins." + std::to_string(src), PassKind::Compute)
-                    .use(binGrid, Access::StorageRead)
-                    .use(bins, Access::StorageReadWrite)
-                    .record([this, push, basePush, src, levels, groups, maxX](PassContext& ctx) {
+                    .pipeline(m.build)
+                    .storage(0, binGrid, R)
+                    .storage(1, bins, RW)
+                    .record([basePush, src, levels, groups, maxX](PassContext& ctx) {
                         IsoPush pc = basePush();
                         pc.srcLevel = src;
                         pc.numLevels = levels;
-                        push(ctx, impl_->build, impl_->binBuildSet, pc);
-                        dispatchFolded(*ctx.vk, ctx.cmd, groups, maxX);
+                        ctx.pushConstants(pc);
+                        dispatchFolded(ctx, groups, maxX);
                     });
             }
             for (uint32_t k = binTop > 0 ? binTop - 1 : 0; k >= 1 && k < binTop; --k) {
                 const uint64_t groups = (uint64_t(bg.levelSize[k]) + gpu::kIsoGroupSize - 1) / gpu::kIsoGroupSize;
                 graph.addPass(n + ".particles.scan." + std::to_string(k), PassKind::Compute)
-                    .use(binGrid, Access::StorageRead)
-                    .use(bins, Access::StorageRead)
-                    .use(binOffsets, Access::StorageReadWrite)
-                    .record([this, push, basePush, k, groups, maxX](PassContext& ctx) {
+                    .pipeline(m.scanDown)
+                    .storage(0, binGrid, R)
+                    .storage(1, bins, R)
+                    .storage(2, binOffsets, RW)
+                    .record([basePush, k, groups, maxX](PassContext& ctx) {
                         IsoPush pc = basePush();
                         pc.srcLevel = k;
-                        push(ctx, impl_->scanDown, impl_->binScanSet, pc);
-                        dispatchFolded(*ctx.vk, ctx.cmd, groups, maxX);
+                        ctx.pushConstants(pc);
+                        dispatchFolded(ctx, groups, maxX);
                     });
             }
             graph.addPass(n + ".particles.sort", PassKind::Compute)
-                .use(binGrid, Access::StorageRead)
-                .use(items, Access::StorageRead)
-                .use(bins, Access::StorageRead)
-                .use(slots, Access::StorageRead)
-                .use(binOffsets, Access::StorageRead)
-                .use(sorted, Access::StorageWrite)
-                .record([this, push, basePush, maxX](PassContext& ctx) {
-                    const Impl& m = *impl_;
-                    push(ctx, m.sortPipe, m.sortSet, basePush());
-                    dispatchFolded(*ctx.vk, ctx.cmd, (uint64_t(m.itemCount) + gpu::kIsoGroupSize - 1) / gpu::kIsoGroupSize, maxX);
+                .pipeline(m.sortPipe)
+                .storage(0, binGrid, R)
+                .storage(1, items, R, 0, itemRange)
+                .storage(2, bins, R)
+                .storage(3, slots, R)
+                .storage(4, binOffsets, R)
+                .storage(5, sorted, W)
+                .record([basePush, itemGroups, maxX](PassContext& ctx) {
+                    ctx.pushConstants(basePush());
+                    dispatchFolded(ctx, itemGroups(), maxX);
                 });
             graph.addPass(n + ".particles.gather", PassKind::Compute)
-                .use(binGrid, Access::StorageRead)
-                .use(bins, Access::StorageRead)
-                .use(binOffsets, Access::StorageRead)
-                .use(sorted, Access::StorageRead)
-                .use(field, Access::StorageWrite)
-                .record([this, push, basePush, sampleGroups, maxX](PassContext& ctx) {
-                    push(ctx, impl_->gatherPipe, impl_->gatherSet, basePush());
-                    dispatchFolded(*ctx.vk, ctx.cmd, sampleGroups, maxX);
+                .pipeline(m.gatherPipe)
+                .storage(0, binGrid, R)
+                .storage(1, bins, R)
+                .storage(2, binOffsets, R)
+                .storage(3, sorted, R)
+                .storage(4, field, W)
+                .record([basePush, sampleGroups, maxX](PassContext& ctx) {
+                    ctx.pushConstants(basePush());
+                    dispatchFolded(ctx, sampleGroups, maxX);
                 });
         } else {
             const BufferRef accum = graph.importBuffer(n + ".accum", m.accum, computeRW, computeRW);
+            // The accumulator starts as undefined memory and a fill at creation
+            // would need a queue: the first frame clears it here, the resolve
+            // pass every frame after.
+            graph.addPass(n + ".particles.clear", PassKind::Transfer)
+                .use(accum, Access::TransferDst)
+                .record([this, accum](PassContext& ctx) {
+                    beginFrame();
+                    if (recording_ == 0) ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(accum), 0, VK_WHOLE_SIZE, 0);
+                });
             graph.addPass(n + ".particles.splat", PassKind::Compute)
-                .use(grid, Access::StorageRead)
-                .use(items, Access::StorageRead)
-                .use(accum, Access::StorageReadWrite)
-                .record([this, push, basePush, stage, maxX](PassContext& ctx) {
-                    stage();
-                    if (frame_ == 0) {
-                        // The accumulator starts as undefined memory and a fill at
-                        // creation would need a queue; the resolve pass clears it
-                        // every frame after this one.
-                        ctx.vk->vkCmdFillBuffer(ctx.cmd, impl_->accum.handle(), 0, VK_WHOLE_SIZE, 0);
-                        VkMemoryBarrier2 b{VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
-                        b.srcStageMask = VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT;
-                        b.srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT;
-                        b.dstStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
-                        b.dstAccessMask = VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT;
-                        VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
-                        dep.memoryBarrierCount = 1;
-                        dep.pMemoryBarriers = &b;
-                        ctx.vk->vkCmdPipelineBarrier2(ctx.cmd, &dep);
-                    }
-                    const Impl& m = *impl_;
-                    push(ctx, m.fieldPipe, m.fieldSet, basePush());
-                    dispatchFolded(*ctx.vk, ctx.cmd, (uint64_t(m.itemCount) + gpu::kIsoGroupSize - 1) / gpu::kIsoGroupSize, maxX);
+                .pipeline(m.fieldPipe)
+                .storage(0, grid, R)
+                .storage(1, items, R, 0, itemRange)
+                .storage(2, accum, RW)
+                .record([basePush, itemGroups, maxX](PassContext& ctx) {
+                    ctx.pushConstants(basePush());
+                    dispatchFolded(ctx, itemGroups(), maxX);
                 });
             graph.addPass(n + ".particles.resolve", PassKind::Compute)
-                .use(grid, Access::StorageRead)
-                .use(accum, Access::StorageReadWrite)
-                .use(field, Access::StorageWrite)
-                .record([this, push, basePush, sampleGroups, maxX](PassContext& ctx) {
-                    push(ctx, impl_->resolve, impl_->resolveSet, basePush());
-                    dispatchFolded(*ctx.vk, ctx.cmd, sampleGroups, maxX);
+                .pipeline(m.resolve)
+                .storage(0, grid, R)
+                .storage(1, accum, RW)
+                .storage(2, field, W)
+                .record([basePush, sampleGroups, maxX](PassContext& ctx) {
+                    ctx.pushConstants(basePush());
+                    dispatchFolded(ctx, sampleGroups, maxX);
                 });
         }
         break;
@@ -855,25 +799,29 @@ IsoSurface::GraphOutputs IsoSurface::addPasses(RenderGraph& graph, const GraphIn
     case FieldSource::Volume: {
         const BufferRef raw = graph.importBuffer(n + ".volume", m.raw, hostWrite, computeRead, true);
         graph.addPass(n + ".field.volume", PassKind::Compute)
-            .use(grid, Access::StorageRead)
-            .use(raw, Access::StorageRead)
-            .use(field, Access::StorageWrite)
-            .record([this, push, basePush, sampleGroups, maxX](PassContext& ctx) {
+            .pipeline(m.fieldPipe)
+            .storage(0, grid, R)
+            .storage(1, raw, R)
+            .storage(2, field, W)
+            .record([this, basePush, sampleGroups, maxX](PassContext& ctx) {
+                beginFrame();
                 // The field persists; convert only after an upload.
                 if (!impl_->volumeDirty) return;
                 impl_->volumeDirty = false;
-                push(ctx, impl_->fieldPipe, impl_->fieldSet, basePush());
-                dispatchFolded(*ctx.vk, ctx.cmd, sampleGroups, maxX);
+                ctx.pushConstants(basePush());
+                dispatchFolded(ctx, sampleGroups, maxX);
             });
         break;
     }
     case FieldSource::UserGlsl:
         graph.addPass(n + ".field.user", PassKind::Compute)
-            .use(grid, Access::StorageRead)
-            .use(field, Access::StorageWrite)
-            .record([this, push, basePush, sampleGroups, maxX](PassContext& ctx) {
-                push(ctx, impl_->fieldPipe, impl_->fieldSet, basePush());
-                dispatchFolded(*ctx.vk, ctx.cmd, sampleGroups, maxX);
+            .pipeline(m.fieldPipe)
+            .storage(0, grid, R)
+            .storage(1, field, W)
+            .record([this, basePush, sampleGroups, maxX](PassContext& ctx) {
+                beginFrame();
+                ctx.pushConstants(basePush());
+                dispatchFolded(ctx, sampleGroups, maxX);
             });
         break;
     }
@@ -888,41 +836,42 @@ IsoSurface::GraphOutputs IsoSurface::addPasses(RenderGraph& graph, const GraphIn
         occGrid = graph.importBuffer(n + ".occGrid", m.occGridBuf, computeRead, computeRead, true);
         occupancy = graph.importBuffer(n + ".occupancy", m.occupancy, computeRead, computeRead);
     }
-    PassBuilder classifyPass = graph.addPass(n + ".classify", PassKind::Compute);
-    classifyPass.use(grid, Access::StorageRead)
-        .use(tables, Access::StorageRead)
-        .use(field, Access::StorageRead)
-        .use(pyramid, Access::StorageWrite)
-        .use(counters, Access::StorageReadWrite);
-    if (m.scan) classifyPass.use(occupancy, Access::StorageWrite);
-    classifyPass.record([this, push, basePush, cellGroups, maxX](PassContext& ctx) {
-            push(ctx, impl_->classify, impl_->classifySet, basePush());
-            dispatchFolded(*ctx.vk, ctx.cmd, cellGroups, maxX);
+    graph.addPass(n + ".classify", PassKind::Compute)
+        .pipeline(m.classify)
+        .storage(0, grid, R)
+        .storage(1, tables, R)
+        .storage(2, field, R)
+        .storage(3, pyramid, W)
+        .storage(4, counters, RW)
+        .storage(5, m.scan ? occupancy : pyramid, W) // occupancy level 1 (scan), else unused: the pyramid stands in
+        .record([basePush, cellGroups, maxX](PassContext& ctx) {
+            ctx.pushConstants(basePush());
+            dispatchFolded(ctx, cellGroups, maxX);
         });
 
     // --- pyramid build: one pass per kIsoBuildLevelsPerPass levels, from level `first` up ---
-    // The cell pyramid and the edge pyramid (indexed output) share it.
-    auto addPyramidBuild = [&](const std::string& prefix, BufferRef layout, BufferRef levelsBuf, const gpu::IsoGrid& g,
-                               uint32_t first, VkDescriptorSet set) {
+    // The cell pyramid, the occupancy tree and the edge pyramid share it.
+    auto addPyramidBuild = [&](const std::string& prefix, BufferRef layout, BufferRef levelsBuf, const gpu::IsoGrid& g, uint32_t first) {
         const uint32_t topLevel = g.levelCount - 1;
         for (uint32_t src = first; src < topLevel; src += gpu::kIsoBuildLevelsPerPass) {
             const uint32_t levels = std::min(gpu::kIsoBuildLevelsPerPass, topLevel - src);
             const uint64_t groups = (uint64_t(g.levelSize[src]) + gpu::kIsoBuildGroupSize * 4 - 1) / (gpu::kIsoBuildGroupSize * 4);
             graph.addPass(prefix + std::to_string(src), PassKind::Compute)
-                .use(layout, Access::StorageRead)
-                .use(levelsBuf, Access::StorageReadWrite)
-                .record([this, push, basePush, src, levels, groups, maxX, set](PassContext& ctx) {
+                .pipeline(m.build)
+                .storage(0, layout, R)
+                .storage(1, levelsBuf, RW)
+                .record([basePush, src, levels, groups, maxX](PassContext& ctx) {
                     IsoPush pc = basePush();
                     pc.srcLevel = src;
                     pc.numLevels = levels;
-                    push(ctx, impl_->build, set, pc);
-                    dispatchFolded(*ctx.vk, ctx.cmd, groups, maxX);
+                    ctx.pushConstants(pc);
+                    dispatchFolded(ctx, groups, maxX);
                 });
         }
     };
-    addPyramidBuild(n + ".pyramid.", grid, pyramid, m.grid, classifyLevels, impl_->buildSet);
+    addPyramidBuild(n + ".pyramid.", grid, pyramid, m.grid, classifyLevels);
     // Scan: up-sweep of the occupancy tree (level 1 came from classify).
-    if (m.scan) addPyramidBuild(n + ".occupancy.", occGrid, occupancy, m.occGrid, classifyLevels, impl_->occBuildSet);
+    if (m.scan) addPyramidBuild(n + ".occupancy.", occGrid, occupancy, m.occGrid, classifyLevels);
 
     // --- indexed: edge pyramid over samples (cut owned edges per sample) ---
     BufferRef edgeGrid, edgePyramid;
@@ -931,62 +880,63 @@ IsoSurface::GraphOutputs IsoSurface::addPasses(RenderGraph& graph, const GraphIn
         edgePyramid = graph.importBuffer(n + ".edgePyramid", m.edgePyramid, computeRead, computeRead);
         const uint64_t sampleGroups4 = (uint64_t(m.grid.samples.w) + 4 * gpu::kIsoGroupSize - 1) / (4 * gpu::kIsoGroupSize);
         graph.addPass(n + ".edges.classify", PassKind::Compute)
-            .use(edgeGrid, Access::StorageRead)
-            .use(field, Access::StorageRead)
-            .use(edgePyramid, Access::StorageWrite)
-            .record([this, push, basePush, sampleGroups4, maxX](PassContext& ctx) {
-                push(ctx, impl_->edgesClassify, impl_->edgesClassifySet, basePush());
-                dispatchFolded(*ctx.vk, ctx.cmd, sampleGroups4, maxX);
+            .pipeline(m.edgesClassify)
+            .storage(0, edgeGrid, R)
+            .storage(1, field, R)
+            .storage(2, edgePyramid, W)
+            .record([basePush, sampleGroups4, maxX](PassContext& ctx) {
+                ctx.pushConstants(basePush());
+                dispatchFolded(ctx, sampleGroups4, maxX);
             });
-        addPyramidBuild(n + ".edges.pyramid.", edgeGrid, edgePyramid, m.edgeGrid, std::min(1u, m.edgeGrid.levelCount - 1),
-                        impl_->edgeBuildSet);
+        addPyramidBuild(n + ".edges.pyramid.", edgeGrid, edgePyramid, m.edgeGrid, std::min(1u, m.edgeGrid.levelCount - 1));
     }
 
-    // --- args ---
-    {
-        PassBuilder argsPass = graph.addPass(n + ".args", PassKind::Compute);
-        argsPass.use(grid, Access::StorageRead)
-            .use(pyramid, Access::StorageRead)
-            .use(counters, Access::StorageReadWrite)
-            .use(args, Access::StorageWrite)
-            .use(stats, Access::StorageWrite);
-        if (m.indexed) argsPass.use(edgeGrid, Access::StorageRead).use(edgePyramid, Access::StorageRead);
-        if (m.scan) argsPass.use(occGrid, Access::StorageRead).use(occupancy, Access::StorageRead);
-        argsPass.record([this, push, basePush](PassContext& ctx) {
-            push(ctx, impl_->argsPipe, impl_->argsSet, basePush());
-            ctx.vk->vkCmdDispatch(ctx.cmd, 1, 1, 1);
+    // --- args: bindings 5/6 are the edge pyramid (indexed), the occupancy
+    // tree (scan), or unused (the cell pyramid stands in) ---
+    graph.addPass(n + ".args", PassKind::Compute)
+        .pipeline(m.argsPipe)
+        .storage(0, grid, R)
+        .storage(1, pyramid, R)
+        .storage(2, counters, RW)
+        .storage(3, args, W)
+        .storage(4, stats, W)
+        .storage(5, m.indexed ? edgeGrid : m.scan ? occGrid : grid, R)
+        .storage(6, m.indexed ? edgePyramid : m.scan ? occupancy : pyramid, R)
+        .record([basePush](PassContext& ctx) {
+            ctx.pushConstants(basePush());
+            ctx.dispatch(1);
         });
-    }
 
     if (m.indexed) {
         // --- indexed: unique vertices, then indices (both indirect) ---
         const BufferRef indices = graph.importBuffer(n + ".indices", m.indices, {Access::IndexRead, PassKind::Graphics},
                                                      {Access::IndexRead, PassKind::Graphics});
         graph.addPass(n + ".edges.vertices", PassKind::Compute)
-            .use(edgeGrid, Access::StorageRead)
-            .use(tables, Access::StorageRead)
-            .use(field, Access::StorageRead)
-            .use(edgePyramid, Access::StorageRead)
+            .pipeline(m.edgeVertices)
+            .storage(0, edgeGrid, R)
+            .storage(1, tables, R)
+            .storage(2, field, R)
+            .storage(3, edgePyramid, R)
+            .storage(4, vertices, W)
             .use(args, Access::IndirectRead)
-            .use(vertices, Access::StorageWrite)
-            .record([this, push, basePush](PassContext& ctx) {
-                push(ctx, impl_->edgeVertices, impl_->edgeVerticesSet, basePush());
-                ctx.vk->vkCmdDispatchIndirect(ctx.cmd, impl_->args.handle(), offsetof(gpu::IsoArgs, dispatchX));
+            .record([basePush, args](PassContext& ctx) {
+                ctx.pushConstants(basePush());
+                ctx.dispatchIndirect(args, offsetof(gpu::IsoArgs, dispatchX));
             });
         graph.addPass(n + ".indices", PassKind::Compute)
-            .use(grid, Access::StorageRead)
-            .use(tables, Access::StorageRead)
-            .use(pyramid, Access::StorageRead)
-            .use(edgeGrid, Access::StorageRead)
-            .use(edgePyramid, Access::StorageRead)
+            .pipeline(m.indicesPipe)
+            .storage(0, grid, R)
+            .storage(1, tables, R)
+            .storage(2, pyramid, R)
+            .storage(3, edgeGrid, R)
+            .storage(4, edgePyramid, R)
+            .storage(5, indices, W)
             .use(args, Access::IndirectRead)
-            .use(indices, Access::StorageWrite)
-            .record([this, push, basePush](PassContext& ctx) {
-                push(ctx, impl_->indicesPipe, impl_->indicesSet, basePush());
-                ctx.vk->vkCmdDispatchIndirect(ctx.cmd, impl_->args.handle(), offsetof(gpu::IsoArgs, indexDispatchX));
-                ++frame_;
+            .record([basePush, args](PassContext& ctx) {
+                ctx.pushConstants(basePush());
+                ctx.dispatchIndirect(args, offsetof(gpu::IsoArgs, indexDispatchX));
             });
-        return {vertices, args, indices};
+        return GraphOutputs{vertices, args, indices};
     }
 
     if (m.scan) {
@@ -999,80 +949,86 @@ IsoSurface::GraphOutputs IsoSurface::addPasses(RenderGraph& graph, const GraphIn
         const BufferRef active = graph.importBuffer(n + ".active", m.active, computeRead, computeRead);
         for (uint32_t k = top > 0 ? top - 1 : 0; k >= 1 && k < top; --k) {
             const uint64_t groups = (uint64_t(m.grid.levelSize[k]) + gpu::kIsoGroupSize - 1) / gpu::kIsoGroupSize;
-            // Both trees in one pass: the two dispatches are independent.
+            auto down = [basePush, k, groups, maxX](PassContext& ctx) {
+                IsoPush pc = basePush();
+                pc.srcLevel = k;
+                ctx.pushConstants(pc);
+                dispatchFolded(ctx, groups, maxX);
+            };
+            // The two trees' down-sweeps are independent (no barrier between them).
             graph.addPass(n + ".scan." + std::to_string(k), PassKind::Compute)
-                .use(grid, Access::StorageRead)
-                .use(pyramid, Access::StorageRead)
-                .use(offsets, Access::StorageReadWrite)
-                .use(occGrid, Access::StorageRead)
-                .use(occupancy, Access::StorageRead)
-                .use(occOffsets, Access::StorageReadWrite)
-                .record([this, push, basePush, k, groups, maxX](PassContext& ctx) {
-                    IsoPush pc = basePush();
-                    pc.srcLevel = k;
-                    push(ctx, impl_->scanDown, impl_->scanDownSet, pc);
-                    dispatchFolded(*ctx.vk, ctx.cmd, groups, maxX);
-                    push(ctx, impl_->scanDown, impl_->occScanSet, pc);
-                    dispatchFolded(*ctx.vk, ctx.cmd, groups, maxX);
-                });
+                .pipeline(m.scanDown)
+                .storage(0, grid, R)
+                .storage(1, pyramid, R)
+                .storage(2, offsets, RW)
+                .record(down);
+            graph.addPass(n + ".occupancy.scan." + std::to_string(k), PassKind::Compute)
+                .pipeline(m.scanDown)
+                .storage(0, occGrid, R)
+                .storage(1, occupancy, R)
+                .storage(2, occOffsets, RW)
+                .record(down);
         }
         const uint64_t cellGroups1 = (uint64_t(m.grid.cells.w) + gpu::kIsoGroupSize - 1) / gpu::kIsoGroupSize;
         graph.addPass(n + ".compact", PassKind::Compute)
-            .use(grid, Access::StorageRead)
-            .use(pyramid, Access::StorageRead)
-            .use(occOffsets, Access::StorageRead)
-            .use(active, Access::StorageWrite)
-            .record([this, push, basePush, cellGroups1, maxX](PassContext& ctx) {
-                push(ctx, impl_->compact, impl_->compactSet, basePush());
-                dispatchFolded(*ctx.vk, ctx.cmd, cellGroups1, maxX);
+            .pipeline(m.compact)
+            .storage(0, grid, R)
+            .storage(1, pyramid, R)
+            .storage(2, occOffsets, R)
+            .storage(3, active, W)
+            .record([basePush, cellGroups1, maxX](PassContext& ctx) {
+                ctx.pushConstants(basePush());
+                dispatchFolded(ctx, cellGroups1, maxX);
             });
         graph.addPass(n + ".generate", PassKind::Compute)
-            .use(grid, Access::StorageRead)
-            .use(tables, Access::StorageRead)
-            .use(field, Access::StorageRead)
-            .use(pyramid, Access::StorageRead)
-            .use(offsets, Access::StorageRead)
-            .use(active, Access::StorageRead)
-            .use(occGrid, Access::StorageRead)
-            .use(occupancy, Access::StorageRead)
+            .pipeline(m.generate)
+            .storage(0, grid, R)
+            .storage(1, tables, R)
+            .storage(2, field, R)
+            .storage(3, pyramid, R)
+            .storage(4, offsets, R)
+            .storage(5, vertices, W)
+            .storage(6, active, R)
+            .storage(7, occGrid, R)
+            .storage(8, occupancy, R)
             .use(args, Access::IndirectRead)
-            .use(vertices, Access::StorageWrite)
-            .record([this, push, basePush](PassContext& ctx) {
-                push(ctx, impl_->generate, impl_->generateSet, basePush());
-                ctx.vk->vkCmdDispatchIndirect(ctx.cmd, impl_->args.handle(), offsetof(gpu::IsoArgs, dispatchX));
-                ++frame_;
+            .record([basePush, args](PassContext& ctx) {
+                ctx.pushConstants(basePush());
+                ctx.dispatchIndirect(args, offsetof(gpu::IsoArgs, dispatchX));
             });
-        return {vertices, args, {}};
+        return GraphOutputs{vertices, args, {}};
     }
 
     // --- extract ---
     graph.addPass(n + ".extract", PassKind::Compute)
-        .use(grid, Access::StorageRead)
-        .use(tables, Access::StorageRead)
-        .use(field, Access::StorageRead)
-        .use(pyramid, Access::StorageRead)
+        .pipeline(m.extract)
+        .storage(0, grid, R)
+        .storage(1, tables, R)
+        .storage(2, field, R)
+        .storage(3, pyramid, R)
+        .storage(4, vertices, W)
         .use(args, Access::IndirectRead)
-        .use(vertices, Access::StorageWrite)
-        .record([this, push, basePush](PassContext& ctx) {
-            push(ctx, impl_->extract, impl_->extractSet, basePush());
-            ctx.vk->vkCmdDispatchIndirect(ctx.cmd, impl_->args.handle(), 0);
-            ++frame_;
+        .record([basePush, args](PassContext& ctx) {
+            ctx.pushConstants(basePush());
+            ctx.dispatchIndirect(args, offsetof(gpu::IsoArgs, dispatchX));
         });
-    return {vertices, args, {}};
+    return GraphOutputs{vertices, args, {}};
 }
 
 Status IsoSurface::record(VkCommandBuffer cmd) {
     if (!internal_) {
-        PYRAMARCH_ASSERT(!impl_->addedToGraph, "IsoSurface::record after addPasses to a host graph");
+        if (impl_->addedToGraph)
+            return Status::error(ErrorCode::InvalidState, "isosurface '" + impl_->info.name +
+                                                              "': record: the passes were added to a host graph; execute that graph instead");
         auto g = std::make_unique<RenderGraph>(impl_->device);
         GraphInputs in;
         if (impl_->external) {
             const ExternalUse computeWrite{Access::StorageWrite, PassKind::Compute};
             in.particles = g->importBuffer(impl_->info.name + ".particles", *impl_->info.particleBuffer, computeWrite, computeWrite, true);
         }
-        addPasses(*g, in);
+        PYRAMARCH_TRY(addPasses(*g, in).status());
         Status s = g->compile();
-        if (!s) return Status::error("isosurface '" + impl_->info.name + "': graph: " + s.message());
+        if (!s) return s.withContext("isosurface '" + impl_->info.name + "': graph: ");
         internal_ = std::move(g);
     }
     return internal_->execute(cmd);

@@ -93,17 +93,21 @@ Result<std::unique_ptr<SurfaceRenderer>> SurfaceRenderer::create(Device& device,
 
 SurfaceRenderer::~SurfaceRenderer() = default;
 
-void SurfaceRenderer::addPass(RenderGraph& graph, const SurfacePassDesc& desc) {
-    PYRAMARCH_ASSERT(desc.vertices.valid() && desc.drawArgs.valid() && desc.color.valid(),
-                     "SurfaceRenderer::addPass needs vertices, drawArgs and color");
-    PYRAMARCH_ASSERT(info_.depthFormat == VK_FORMAT_UNDEFINED || desc.depth.valid(),
-                     "SurfaceRenderer::addPass: the renderer was created with a depth format but no depth image was given");
+Result<SurfaceRenderer::GraphOutputs> SurfaceRenderer::addPasses(RenderGraph& graph, const GraphInputs& desc) {
+    if (!desc.vertices.valid() || !desc.drawArgs.valid() || !desc.color.valid())
+        return Status::error(ErrorCode::InvalidArgument, "SurfaceRenderer '" + info_.name + "': addPasses needs vertices, drawArgs and color");
+    if (info_.depthFormat != VK_FORMAT_UNDEFINED && !desc.depth.valid())
+        return Status::error(ErrorCode::InvalidArgument, "SurfaceRenderer '" + info_.name +
+                                                             "': addPasses: the renderer was created with a depth format but no depth "
+                                                             "image was given");
     AttachmentDesc color;
     color.load = desc.colorLoad;
     color.clear.color = {{desc.clearColor[0], desc.clearColor[1], desc.clearColor[2], desc.clearColor[3]}};
     color.resolveTarget = desc.resolve;
     PassBuilder pass = graph.addPass(info_.name + ".draw", PassKind::Graphics);
-    pass.use(desc.vertices, Access::VertexRead).use(desc.drawArgs, Access::IndirectRead).colorAttachment(desc.color, color);
+    // The graph binds the fill pipeline; record() switches to the wireframe
+    // one (same layout) when the view asks for it.
+    pass.pipeline(fill_).use(desc.vertices, Access::VertexRead).use(desc.drawArgs, Access::IndirectRead).colorAttachment(desc.color, color);
     if (desc.indices.valid()) pass.use(desc.indices, Access::IndexRead);
     if (desc.depth.valid()) {
         AttachmentDesc depth;
@@ -118,6 +122,7 @@ void SurfaceRenderer::addPass(RenderGraph& graph, const SurfacePassDesc& desc) {
         if (indices.valid()) recordDrawIndexed(ctx.cmd, ctx.buffer(vertices), ctx.buffer(indices), ctx.buffer(args), indexedOffset);
         else recordDraw(ctx.cmd, ctx.buffer(vertices), ctx.buffer(args), offset);
     });
+    return GraphOutputs{desc.resolve.valid() ? desc.resolve : desc.color};
 }
 
 void SurfaceRenderer::recordDraw(VkCommandBuffer cmd, VkBuffer vertices, VkBuffer drawArgs, VkDeviceSize drawArgsOffset) const {

@@ -78,11 +78,6 @@ struct Voxelizer::Impl {
 
     GraphicsPipeline raster;
     ComputePipeline args, flag, alloc, init, leaf, mipmap, denseFill;
-    DescriptorPool pool;
-    VkDescriptorSet rasterSet = VK_NULL_HANDLE;
-    VkDescriptorSet argsSet = VK_NULL_HANDLE, flagSet = VK_NULL_HANDLE, allocSet = VK_NULL_HANDLE,
-                    initSet = VK_NULL_HANDLE, leafSet = VK_NULL_HANDLE, mipSet = VK_NULL_HANDLE,
-                    denseSet = VK_NULL_HANDLE;
 
     // Host state.
     uint32_t currentSlot = 0;
@@ -99,7 +94,7 @@ struct Voxelizer::Impl {
 
     Status createBuffers();
     Status createPipelines();
-    void addTo(RenderGraph& graph, VoxelizerGraphRefs* refs);
+    VoxelizerGraphRefs addTo(RenderGraph& graph);
     gpu::ComputeParams computeParams(uint32_t level) const;
     Status readDevice(const Buffer& src, VkDeviceSize offset, VkDeviceSize bytes, void* out);
     VoxelStats decode(const gpu::VoxCounters& c, const Staged& s, uint64_t frame) const;
@@ -201,31 +196,6 @@ Status Voxelizer::Impl::createPipelines() {
         *it.out = std::move(p).value();
     }
 
-    auto pool_ = DescriptorPool::create(*device, 8, 40, "vox.descriptors");
-    if (!pool_) return Status::error("voxelizer: descriptor pool: " + pool_.message(), pool_.status().vkResult());
-    pool = std::move(pool_).value();
-
-    // Written once: the buffers never change.
-    const DescriptorBinding rb[3] = {{.buffer = mesh.handle()}, {.buffer = counters.handle()}, {.buffer = fragments.handle()}};
-    auto rs = pool.allocate(raster.pipelineLayout(), rb);
-    if (!rs) return Status::error("voxelizer: raster descriptor set: " + rs.message(), rs.status().vkResult());
-    rasterSet = rs.value();
-    const Buffer& denseOrDummy = dense.valid() ? dense : dummy;
-    const Buffer& cursorsOrDummy = cursors.valid() ? cursors : dummy;
-    const DescriptorBinding cb[6] = {{.buffer = counters.handle()}, {.buffer = dispatch.handle()},
-                                     {.buffer = fragments.handle()}, {.buffer = nodes.handle()},
-                                     {.buffer = denseOrDummy.handle()}, {.buffer = cursorsOrDummy.handle()}};
-    struct SetItem {
-        const ComputePipeline* p;
-        VkDescriptorSet* out;
-    };
-    const SetItem sets[] = {{&args, &argsSet}, {&flag, &flagSet}, {&alloc, &allocSet}, {&init, &initSet},
-                            {&leaf, &leafSet}, {&mipmap, &mipSet}, {&denseFill, &denseSet}};
-    for (const SetItem& it : sets) {
-        auto set = pool.allocate(it.p->pipelineLayout(), cb);
-        if (!set) return Status::error("voxelizer: descriptor set: " + set.message(), set.status().vkResult());
-        *it.out = set.value();
-    }
     return {};
 }
 
@@ -239,7 +209,7 @@ gpu::ComputeParams Voxelizer::Impl::computeParams(uint32_t level) const {
     return p;
 }
 
-void Voxelizer::Impl::addTo(RenderGraph& g, VoxelizerGraphRefs* refs) {
+VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
     // Module-owned buffers come in with the use the previous frame left them
     // in (= the use they leave this frame in), so frames chain correctly.
     const ExternalUse hostWrite{Access::HostWrite, PassKind::Transfer};
@@ -260,7 +230,7 @@ void Voxelizer::Impl::addTo(RenderGraph& g, VoxelizerGraphRefs* refs) {
     const ExternalUse denseUse{Access::StorageWrite, PassKind::Compute};
     BufferRef denseRef = withDense ? g.importBuffer("vox.dense", dense, denseUse, denseUse) : BufferRef{};
     BufferRef statsRef = g.importBuffer("vox.stats", statsRing, hostRead, hostRead);
-    if (refs) *refs = {countersRef, dispatchRef, fragmentsRef, nodesRef, denseRef};
+    const VoxelizerGraphRefs outputs{countersRef, dispatchRef, fragmentsRef, nodesRef, denseRef};
     // Without cursors the flag/leaf shaders still reference the binding (the
     // branch is dynamic), so the stand-in buffer is declared like the real one.
     BufferRef cursorsRef = g.importBuffer("vox.cursors", cursors.valid() ? cursors : dummy, computeRead, computeRead);
@@ -271,7 +241,7 @@ void Voxelizer::Impl::addTo(RenderGraph& g, VoxelizerGraphRefs* refs) {
     g.addPass("vox.upload", PassKind::Transfer)
         .use(stagingRef, Access::TransferSrc)
         .use(meshRef, Access::TransferDst)
-        .record([this](PassContext& ctx) {
+        .record([this, stagingRef, meshRef](PassContext& ctx) {
             stagedSinceRecord = false;
             if (!staged || current.triangles == 0) return;
             const VkDeviceSize slotBase = VkDeviceSize(currentSlot) * slotWords * 4;
@@ -283,32 +253,37 @@ void Voxelizer::Impl::addTo(RenderGraph& g, VoxelizerGraphRefs* refs) {
                 regions[n++] = {slotBase + colorOffset * 4, colorOffset * 4, VkDeviceSize(current.vertices) * 4};
             if (current.flags & gpu::VOX_HAS_NORMALS)
                 regions[n++] = {slotBase + normalOffset * 4, normalOffset * 4, VkDeviceSize(current.vertices) * 12};
-            ctx.vk->vkCmdCopyBuffer(ctx.cmd, staging.handle(), mesh.handle(), n, regions);
+            ctx.vk->vkCmdCopyBuffer(ctx.cmd, ctx.buffer(stagingRef), ctx.buffer(meshRef), n, regions);
         });
 
-    // Record function of a compute pass: a single-thread launch (indirectEntry < 0)
-    // or a launch sized by dispatch-buffer entry `indirectEntry`.
-    auto computePass = [&](const ComputePipeline& pipe, VkDescriptorSet set, uint32_t level, int indirectEntry) {
-        return [this, &pipe, set, level, indirectEntry](PassContext& ctx) {
-            const gpu::ComputeParams p = computeParams(level);
-            ctx.vk->vkCmdBindPipeline(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe.pipeline());
-            ctx.vk->vkCmdBindDescriptorSets(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe.layout(), 0, 1, &set, 0, nullptr);
-            ctx.vk->vkCmdPushConstants(ctx.cmd, pipe.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(p), &p);
-            if (indirectEntry < 0) ctx.vk->vkCmdDispatch(ctx.cmd, 1, 1, 1);
-            else ctx.vk->vkCmdDispatchIndirect(ctx.cmd, dispatch.handle(), VkDeviceSize(indirectEntry) * 16);
+    // Record function of a compute pass (the graph binds its pipeline and
+    // declared buffers): a single-thread launch (indirectEntry < 0) or a
+    // launch sized by dispatch-buffer entry `indirectEntry`.
+    auto computePass = [this, dispatchRef](uint32_t level, int indirectEntry) {
+        return [this, dispatchRef, level, indirectEntry](PassContext& ctx) {
+            ctx.pushConstants(computeParams(level));
+            if (indirectEntry < 0) ctx.dispatch(1);
+            else ctx.dispatchIndirect(dispatchRef, VkDeviceSize(indirectEntry) * 16);
         };
     };
+    // Bindings of the compute shaders (vox_compute.glsl): 0 counters,
+    // 1 dispatch, 2 fragments, 3 nodes, 4 dense, 5 cursors. A pass declares
+    // those its shader references; args.comp references the nodes (reset
+    // writes the root tile) in every mode, so its passes declare them.
+    constexpr Access R = Access::StorageRead, W = Access::StorageWrite, RW = Access::StorageReadWrite;
 
     g.addPass("vox.reset", PassKind::Compute)
-        .use(countersRef, Access::StorageWrite)
-        .use(dispatchRef, Access::StorageWrite)
-        .use(nodesRef, Access::StorageWrite)
-        .record(computePass(args, argsSet, kArgsReset, -1));
+        .pipeline(args)
+        .storage(0, countersRef, W)
+        .storage(1, dispatchRef, W)
+        .storage(3, nodesRef, W)
+        .record(computePass(kArgsReset, -1));
 
     g.addPass("vox.raster", PassKind::Graphics)
-        .use(meshRef, Access::StorageRead, vs)
-        .use(countersRef, Access::StorageReadWrite, fs)
-        .use(fragmentsRef, Access::StorageWrite, fs)
+        .pipeline(raster)
+        .storage(0, meshRef, R, vs)
+        .storage(1, countersRef, RW, fs)
+        .storage(2, fragmentsRef, W, fs)
         .renderArea(side, side)
         .record([this](PassContext& ctx) {
             if (current.triangles == 0) return;
@@ -319,75 +294,73 @@ void Voxelizer::Impl::addTo(RenderGraph& g, VoxelizerGraphRefs* refs) {
             p.dims = {current.grid.dims[0], current.grid.dims[1], current.grid.dims[2], side};
             p.counts = {current.triangles, current.vertices, info.fragmentCapacity, current.flags};
             p.offsets = {uint32_t(indexOffset), uint32_t(colorOffset), uint32_t(normalOffset), 0};
-            const VkViewport viewport{0.f, 0.f, float(side), float(side), 0.f, 1.f};
-            const VkRect2D scissor{{0, 0}, {side, side}};
-            ctx.vk->vkCmdSetViewport(ctx.cmd, 0, 1, &viewport);
-            ctx.vk->vkCmdSetScissor(ctx.cmd, 0, 1, &scissor);
-            ctx.vk->vkCmdBindPipeline(ctx.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, raster.pipeline());
-            ctx.vk->vkCmdBindDescriptorSets(ctx.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, raster.layout(), 0, 1, &rasterSet,
-                                            0, nullptr);
-            ctx.vk->vkCmdPushConstants(ctx.cmd, raster.layout(),
-                                       VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_GEOMETRY_BIT |
-                                           VK_SHADER_STAGE_FRAGMENT_BIT,
-                                       0, sizeof(p), &p);
+            ctx.pushConstants(p);
             ctx.vk->vkCmdDraw(ctx.cmd, 3 * current.triangles, 1, 0, 0);
         });
 
     g.addPass("vox.fragment_args", PassKind::Compute)
-        .use(countersRef, Access::StorageReadWrite)
-        .use(dispatchRef, Access::StorageReadWrite)
-        .record(computePass(args, argsSet, kArgsFragments, -1));
+        .pipeline(args)
+        .storage(0, countersRef, RW)
+        .storage(1, dispatchRef, RW)
+        .storage(3, nodesRef, R)
+        .record(computePass(kArgsFragments, -1));
 
     for (uint32_t l = 0; l < depth; ++l) {
         const std::string L = std::to_string(l);
-        PassBuilder flagPass = g.addPass("vox.flag." + L, PassKind::Compute);
-        flagPass.use(dispatchRef, Access::IndirectRead)
-            .use(countersRef, Access::StorageRead)
-            .use(fragmentsRef, Access::StorageRead)
-            .use(nodesRef, Access::StorageReadWrite)
-            .record(computePass(flag, flagSet, l, 0));
-        flagPass.use(cursorsRef, Access::StorageReadWrite);
+        g.addPass("vox.flag." + L, PassKind::Compute)
+            .pipeline(flag)
+            .use(dispatchRef, Access::IndirectRead)
+            .storage(0, countersRef, R)
+            .storage(2, fragmentsRef, R)
+            .storage(3, nodesRef, RW)
+            .storage(5, cursorsRef, RW)
+            .record(computePass(l, 0));
         g.addPass("vox.alloc." + L, PassKind::Compute)
+            .pipeline(alloc)
             .use(dispatchRef, Access::IndirectRead)
-            .use(countersRef, Access::StorageReadWrite)
-            .use(nodesRef, Access::StorageReadWrite)
-            .record(computePass(alloc, allocSet, l, int(1 + l)));
+            .storage(0, countersRef, RW)
+            .storage(3, nodesRef, RW)
+            .record(computePass(l, int(1 + l)));
         g.addPass("vox.level_args." + L, PassKind::Compute)
-            .use(countersRef, Access::StorageReadWrite)
-            .use(dispatchRef, Access::StorageReadWrite)
-            .record(computePass(args, argsSet, l, -1));
+            .pipeline(args)
+            .storage(0, countersRef, RW)
+            .storage(1, dispatchRef, RW)
+            .storage(3, nodesRef, R)
+            .record(computePass(l, -1));
         g.addPass("vox.init." + std::to_string(l + 1), PassKind::Compute)
+            .pipeline(init)
             .use(dispatchRef, Access::IndirectRead)
-            .use(countersRef, Access::StorageRead)
-            .use(nodesRef, Access::StorageReadWrite)
-            .record(computePass(init, initSet, l + 1, int(2 + l)));
+            .storage(0, countersRef, R)
+            .storage(3, nodesRef, RW)
+            .record(computePass(l + 1, int(2 + l)));
     }
-    PassBuilder leafPass = g.addPass("vox.leaf", PassKind::Compute);
-    leafPass.use(dispatchRef, Access::IndirectRead)
-        .use(countersRef, Access::StorageReadWrite)
-        .use(fragmentsRef, Access::StorageRead)
-        .use(nodesRef, Access::StorageReadWrite)
-        .record(computePass(leaf, leafSet, depth, 0));
-    leafPass.use(cursorsRef, Access::StorageRead);
+    g.addPass("vox.leaf", PassKind::Compute)
+        .pipeline(leaf)
+        .use(dispatchRef, Access::IndirectRead)
+        .storage(0, countersRef, RW)
+        .storage(2, fragmentsRef, R)
+        .storage(3, nodesRef, RW)
+        .storage(5, cursorsRef, R)
+        .record(computePass(depth, 0));
     for (uint32_t l = depth; l-- > 0;) {
         g.addPass("vox.mipmap." + std::to_string(l), PassKind::Compute)
+            .pipeline(mipmap)
             .use(dispatchRef, Access::IndirectRead)
-            .use(countersRef, Access::StorageRead)
-            .use(nodesRef, Access::StorageReadWrite)
-            .record(computePass(mipmap, mipSet, l, int(1 + l)));
+            .storage(0, countersRef, R)
+            .storage(3, nodesRef, RW)
+            .record(computePass(l, int(1 + l)));
     }
     if (withDense) {
         g.addPass("vox.dense_clear", PassKind::Transfer)
             .use(denseRef, Access::TransferDst)
-            .record([this](PassContext& ctx) {
-                ctx.vk->vkCmdFillBuffer(ctx.cmd, dense.handle(), 0, VK_WHOLE_SIZE, 0);
-            });
+            .record([denseRef](PassContext& ctx) { ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(denseRef), 0, VK_WHOLE_SIZE, 0); });
         g.addPass("vox.dense", PassKind::Compute)
+            .pipeline(denseFill)
             .use(dispatchRef, Access::IndirectRead)
-            .use(countersRef, Access::StorageRead)
-            .use(fragmentsRef, Access::StorageRead)
-            .use(denseRef, Access::StorageWrite)
-            .record([this, run = computePass(denseFill, denseSet, 0, 0)](PassContext& ctx) mutable {
+            .storage(0, countersRef, R)
+            .storage(2, fragmentsRef, R)
+            .storage(4, denseRef, W)
+            .record([this, run = computePass(0, 0)](PassContext& ctx) mutable {
                 // A grid over the dense capacity leaves the dense grid cleared (documented).
                 if (current.grid.voxelCount() <= info.denseMaxVoxels) run(ctx);
             });
@@ -395,14 +368,15 @@ void Voxelizer::Impl::addTo(RenderGraph& g, VoxelizerGraphRefs* refs) {
     g.addPass("vox.stats", PassKind::Transfer)
         .use(countersRef, Access::TransferSrc)
         .use(statsRef, Access::TransferDst)
-        .record([this](PassContext& ctx) {
+        .record([this, countersRef, statsRef](PassContext& ctx) {
             const uint32_t slot = uint32_t(framesRecorded % info.framesInFlight);
             const VkBufferCopy region{0, VkDeviceSize(slot) * sizeof(gpu::VoxCounters), sizeof(gpu::VoxCounters)};
-            ctx.vk->vkCmdCopyBuffer(ctx.cmd, counters.handle(), statsRing.handle(), 1, &region);
+            ctx.vk->vkCmdCopyBuffer(ctx.cmd, ctx.buffer(countersRef), ctx.buffer(statsRef), 1, &region);
             ringFrame[slot] = framesRecorded;
             ringStaged[slot] = current;
             ++framesRecorded;
         });
+    return outputs;
 }
 
 VoxelStats Voxelizer::Impl::decode(const gpu::VoxCounters& c, const Staged& s, uint64_t frame) const {
@@ -509,29 +483,30 @@ Status Voxelizer::setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, Voxel
     return {};
 }
 
-Status Voxelizer::addPasses(RenderGraph& graph, VoxelizerGraphRefs* refs) {
+Result<Voxelizer::GraphOutputs> Voxelizer::addPasses(RenderGraph& graph, const GraphInputs&) {
     // The stats ring and staging slots advance once per recorded frame, so
     // the passes may live in one graph only.
     if (impl_->passesAdded)
-        return Status::error("voxelizer: addPasses: the passes are already in a graph (addPasses or record was called before)");
-    impl_->addTo(graph, refs);
+        return Status::error(ErrorCode::InvalidState,
+                             "voxelizer: addPasses: the passes are already in a graph (addPasses or record was called before)");
     impl_->passesAdded = true;
-    return {};
+    return impl_->addTo(graph);
 }
 
 Status Voxelizer::record(VkCommandBuffer cmd) {
     Impl& m = *impl_;
     if (!m.ownGraph) {
         if (m.passesAdded)
-            return Status::error("voxelizer: record: the passes were added to a host graph; execute that graph instead");
+            return Status::error(ErrorCode::InvalidState,
+                                 "voxelizer: record: the passes were added to a host graph; execute that graph instead");
         m.ownGraph = std::make_unique<RenderGraph>(m.device);
-        m.addTo(*m.ownGraph, nullptr);
+        m.addTo(*m.ownGraph);
         m.passesAdded = true;
         Status s = m.ownGraph->compile();
         if (!s) {
             m.ownGraph.reset();
             m.passesAdded = false;
-            return Status::error("voxelizer: compiling its render graph: " + s.message());
+            return s.withContext("voxelizer: compiling its render graph: ");
         }
     }
     return m.ownGraph->execute(cmd);

@@ -41,7 +41,7 @@ struct PipelineLayoutDesc {
     // bindings fit maxPushDescriptors. Such a set cannot come from a
     // DescriptorPool; the render graph pushes what a pass declares. false
     // gives an ordinary set (DescriptorPool, or the graph's own sets).
-    bool pushDescriptors = false;
+    bool pushDescriptors = true;
 };
 
 class PipelineLayout {

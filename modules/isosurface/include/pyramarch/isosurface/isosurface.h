@@ -8,7 +8,7 @@
 //     info.vertexCapacity = 1 << 20;
 //     info.source = FieldSource::Metaballs;
 //     auto iso = IsoSurface::create(device, info).value();
-//     iso->addPasses(graph);            // once; graph.compile()
+//     iso->addPasses(graph).value();    // once (Result: error if called twice); graph.compile()
 //     // every frame, after waiting for the frame framesInFlight back:
 //     iso->setMetaballs(balls);
 //     graph.execute(cmd);               // or iso->record(cmd) without a host graph
@@ -227,11 +227,12 @@ public:
         // between them, and the host's next-frame write after the splat).
         BufferRef particles;
     };
-    // Adds this surface's passes to `graph` (once per surface). The graph must
-    // be executed once per frame; the module's buffers are imported with
+    // Adds this surface's passes to `graph` (once per surface: a second call,
+    // or one after record(), is an ErrorCode::InvalidState error). The graph
+    // must be executed once per frame; the module's buffers are imported with
     // `before` = `after` = their last use in a frame, so the graph derives
     // every barrier, also across frames.
-    GraphOutputs addPasses(RenderGraph& graph, const GraphInputs& inputs = {});
+    Result<GraphOutputs> addPasses(RenderGraph& graph, const GraphInputs& inputs = {});
     // Records one frame without a host graph (an internal graph holds the
     // passes). ParticleInput::GpuBuffer: the internal graph imports
     // particleBuffer as last written by a compute shader before this call and
@@ -306,12 +307,14 @@ public:
 
 private:
     IsoSurface();
+    void beginFrame(); // advances frame_ (the first pass of a frame calls it)
     std::unique_ptr<Impl> impl_;
     std::unique_ptr<RenderGraph> internal_;
     float iso_ = 0.5f;
     float time_ = 0.f;
     std::array<float, 8> user_{};
-    uint64_t frame_ = 0;
+    uint64_t frame_ = 0;     // frames recorded
+    uint64_t recording_ = 0; // the frame being recorded (frame_ - 1 once its first pass ran)
 };
 
 } // namespace pyramarch::iso

@@ -171,11 +171,16 @@ public:
     // finished (the staging ring is that deep).
     Status setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, VoxelMode mode = VoxelMode::Conservative);
 
+    // Resources of the host's graph the voxelizer reads: none yet (the mesh
+    // comes through setMesh); kept so every module's addPasses has one shape.
+    struct GraphInputs {};
+    // The voxelizer's buffers as the host graph knows them.
+    using GraphOutputs = VoxelizerGraphRefs;
     // Adds the voxelizer's passes to a host graph (once; the graph then runs
     // them every execute). The module's buffers are imported and left in the
-    // state the next frame expects. Fails if the passes are already in a
-    // graph (this one, another, or the module's own through record()).
-    Status addPasses(RenderGraph& graph, VoxelizerGraphRefs* refs = nullptr);
+    // state the next frame expects. ErrorCode::InvalidState if the passes are
+    // already in a graph (this one, another, or the module's own through record()).
+    Result<GraphOutputs> addPasses(RenderGraph& graph, const GraphInputs& inputs = {});
     // Records one frame through the module's own graph (hosts without a
     // graph). Not combinable with addPasses().
     Status record(VkCommandBuffer cmd);
