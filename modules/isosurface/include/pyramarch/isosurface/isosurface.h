@@ -307,7 +307,6 @@ public:
 
 private:
     IsoSurface();
-    void beginFrame(); // advances frame_ (the first pass of a frame calls it)
     std::unique_ptr<Impl> impl_;
     std::unique_ptr<RenderGraph> internal_;
     float iso_ = 0.5f;

@@ -1,0 +1,148 @@
+// Read-back: the stats ring (never waits) and the tool/test read-backs
+// (submit and wait on the device queue).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "iso_impl.h"
+#include "pyramarch/engine/transfer.h"
+
+namespace pyramarch::iso {
+
+namespace {
+uint32_t withHeadroom(uint32_t needed, float headroom) {
+    // Whole triangles, rounded up so that the suggestion always holds `needed`.
+    const double want = std::ceil(double(needed) * std::max(1.0f, std::isfinite(headroom) ? headroom : 1.0f) / 3.0) * 3.0;
+    return uint32_t(std::min(want, double(0xFFFFFFFFu / 3u * 3u)));
+}
+} // namespace
+
+uint32_t suggestCapacity(const IsoStats& stats, float headroom) { return withHeadroom(stats.verticesNeeded, headroom); }
+uint32_t suggestIndexCapacity(const IsoStats& stats, float headroom) { return withHeadroom(stats.indicesNeeded, headroom); }
+
+std::optional<IsoStats> IsoSurface::latestStats() const {
+    const Impl& m = *impl_;
+    if (frame_ < uint64_t(m.info.framesInFlight) + 1) return std::nullopt;
+    return statsOfFrame(frame_ - 1 - m.info.framesInFlight);
+}
+
+std::optional<IsoStats> IsoSurface::statsOfFrame(uint64_t frame) const {
+    const Impl& m = *impl_;
+    if (frame >= frame_) return std::nullopt;
+    m.stats.invalidate();
+    gpu::IsoStatsGpu s;
+    std::memcpy(&s, static_cast<const uint8_t*>(m.stats.mapped()) + sizeof(s) * (frame % m.ring), sizeof(s));
+    if (!s.valid || s.frame != uint32_t(frame)) return std::nullopt;
+    IsoStats out;
+    out.frame = frame;
+    out.verticesNeeded = s.verticesNeeded;
+    out.verticesWritten = s.verticesWritten;
+    out.activeCells = s.activeCells;
+    out.overflow = s.overflow != 0;
+    out.indicesNeeded = s.indicesNeeded;
+    out.indicesWritten = s.indicesWritten;
+    return out;
+}
+
+Result<Mesh> IsoSurface::readMesh(bool weld) {
+    auto verts = readVertices();
+    if (!verts) return verts.status();
+    Mesh mesh;
+    const std::vector<IsoVertexData>& v = verts.value();
+    mesh.positions.resize(v.size());
+    mesh.normals.resize(v.size());
+    for (size_t i = 0; i < v.size(); ++i) {
+        mesh.positions[i] = {v[i].position[0], v[i].position[1], v[i].position[2]};
+        mesh.normals[i] = {v[i].normal[0], v[i].normal[1], v[i].normal[2]};
+    }
+    if (impl_->indexed) {
+        auto idx = readIndices();
+        if (!idx) return idx.status();
+        mesh.indices = std::move(idx).value();
+    } else {
+        mesh.indices.resize(v.size() / 3 * 3);
+        for (uint32_t i = 0; i < mesh.indices.size(); ++i) mesh.indices[i] = i;
+    }
+    if (weld) return weldMesh(mesh);
+    return mesh;
+}
+
+Result<std::vector<IsoVertexData>> IsoSurface::readVertices() {
+    Impl& m = *impl_;
+    auto args = readBufferAs<gpu::IsoArgs>(*m.device, m.args, 1);
+    if (!args) return Status::error("isosurface '" + m.info.name + "': reading draw args: " + args.message(), args.status().vkResult());
+    const uint32_t count = std::min(args.value()[0].verticesWritten, m.grid.vertexCapacity);
+    std::vector<IsoVertexData> out(count);
+    if (count) {
+        Status s = readBuffer(*m.device, m.vertices, out.data(), VkDeviceSize(count) * sizeof(IsoVertexData));
+        if (!s) return Status::error("isosurface '" + m.info.name + "': reading vertices: " + s.message(), s.vkResult());
+    }
+    return out;
+}
+
+Result<std::vector<uint32_t>> IsoSurface::readIndices() {
+    Impl& m = *impl_;
+    PYRAMARCH_ASSERT(m.indexed, "readIndices on a surface without indexed output");
+    auto args = readBufferAs<gpu::IsoArgs>(*m.device, m.args, 1);
+    if (!args) return Status::error("isosurface '" + m.info.name + "': reading draw args: " + args.message(), args.status().vkResult());
+    const uint32_t count = std::min(args.value()[0].indexCount, m.grid.indexCapacity);
+    std::vector<uint32_t> out(count);
+    if (count) {
+        Status s = readBuffer(*m.device, m.indices, out.data(), VkDeviceSize(count) * 4);
+        if (!s) return Status::error("isosurface '" + m.info.name + "': reading indices: " + s.message(), s.vkResult());
+    }
+    return out;
+}
+
+Result<std::vector<float>> IsoSurface::readField() {
+    Impl& m = *impl_;
+    auto f = readBufferAs<float>(*m.device, m.field, m.grid.samples.w);
+    if (!f) return Status::error("isosurface '" + m.info.name + "': reading field: " + f.message(), f.status().vkResult());
+    return f;
+}
+
+Result<std::vector<std::vector<uint32_t>>> IsoSurface::readPyramid() {
+    Impl& m = *impl_;
+    const uint32_t top = m.grid.levelCount - 1;
+    const uint64_t total = uint64_t(m.grid.levelOffset[top]) + 1;
+    auto all = readBufferAs<uint32_t>(*m.device, m.pyramid, total);
+    if (!all) return Status::error("isosurface '" + m.info.name + "': reading pyramid: " + all.message(), all.status().vkResult());
+    std::vector<std::vector<uint32_t>> levels(m.grid.levelCount);
+    for (uint32_t l = 0; l < m.grid.levelCount; ++l)
+        levels[l].assign(all.value().begin() + m.grid.levelOffset[l], all.value().begin() + m.grid.levelOffset[l] + m.grid.levelSize[l]);
+    return levels;
+}
+
+Result<std::vector<uint32_t>> IsoSurface::readActiveCells() {
+    Impl& m = *impl_;
+    PYRAMARCH_ASSERT(m.scan, "IsoSurface::readActiveCells needs ExtractionMethod::Scan");
+    // The list's length is the occupancy total; the stats ring may lag, so
+    // read it from the tree's top (or the single cell when there is no tree).
+    const uint32_t top = m.grid.levelCount - 1;
+    uint32_t count = 0;
+    if (top == 0) {
+        auto base = readBufferAs<uint32_t>(*m.device, m.pyramid, 1);
+        if (!base) return Status::error("isosurface '" + m.info.name + "': reading pyramid: " + base.message());
+        count = (base.value()[0] & gpu::kIsoCountMask) != 0 ? 1u : 0u;
+    } else {
+        auto occ = readBufferAs<uint32_t>(*m.device, m.occupancy, uint64_t(m.occGrid.levelOffset[top]) + 1);
+        if (!occ) return Status::error("isosurface '" + m.info.name + "': reading occupancy: " + occ.message());
+        count = occ.value()[m.occGrid.levelOffset[top]];
+    }
+    count = std::min(count, m.grid.cells.w);
+    std::vector<uint32_t> out(count);
+    if (count) {
+        Status s = readBuffer(*m.device, m.active, out.data(), VkDeviceSize(count) * 4);
+        if (!s) return Status::error("isosurface '" + m.info.name + "': reading active cells: " + s.message());
+    }
+    return out;
+}
+
+Result<std::vector<uint32_t>> IsoSurface::readDrawArgs() {
+    Impl& m = *impl_;
+    auto a = readBufferAs<uint32_t>(*m.device, m.args, sizeof(gpu::IsoArgs) / 4);
+    if (!a) return Status::error("isosurface '" + m.info.name + "': reading args: " + a.message(), a.status().vkResult());
+    return a;
+}
+
+} // namespace pyramarch::iso
