@@ -622,9 +622,10 @@ uint64_t RenderGraph::latestTimingsFrame() const {
     return UINT64_MAX;
 }
 
-std::vector<PassTiming> RenderGraph::latestTimings() const {
+std::vector<PassTiming> RenderGraph::latestTimings(uint64_t* frameOut) const {
     const Impl& g = *impl_;
     const uint64_t frame = latestTimingsFrame();
+    if (frameOut) *frameOut = frame;
     if (frame == UINT64_MAX) return {};
     const uint32_t slot = static_cast<uint32_t>(frame % g.options.timingFrames);
     std::vector<uint64_t> results(g.queryPassCount * 2 * 2);

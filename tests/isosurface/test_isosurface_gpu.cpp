@@ -247,6 +247,22 @@ TEST_F(IsoGpu, MetaballsPerFrameUpdatesWithoutRecompiling) {
         if (HasFailure()) break;
     }
     ASSERT_NE(iso->internalGraph(), nullptr);
+    // The module's own per-frame timings: every pass of the surface, the frame
+    // they belong to (every frame above has finished), and their total.
+    if (device().limits().timestampsSupported) {
+        auto timings = iso->latestTimings();
+        ASSERT_TRUE(timings.has_value());
+        EXPECT_LT(timings->frame, iso->framesRecorded());
+        EXPECT_GE(timings->frame + 2, iso->framesRecorded() - 1) << "newest finished frame within the ring";
+        double sum = 0.0;
+        for (const PassTiming& t : timings->passes) {
+            EXPECT_EQ(t.name.rfind(info.name + ".", 0), 0u) << t.name;
+            sum += t.milliseconds;
+        }
+        EXPECT_EQ(timings->passes.front().name, info.name + ".field.metaballs");
+        EXPECT_EQ(timings->passes.back().name, info.name + ".extract");
+        EXPECT_DOUBLE_EQ(timings->totalMs, sum);
+    }
     // Too many balls is an error value, not a crash.
     std::vector<Metaball> tooMany(257);
     EXPECT_FALSE(iso->setMetaballs(tooMany).ok());

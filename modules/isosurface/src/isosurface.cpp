@@ -310,7 +310,9 @@ Status IsoSurface::record(VkCommandBuffer cmd) {
         if (impl_->addedToGraph)
             return Status::error(ErrorCode::InvalidState, "isosurface '" + impl_->info.name +
                                                               "': record: the passes were added to a host graph; execute that graph instead");
-        auto g = std::make_unique<RenderGraph>(impl_->device);
+        RenderGraphOptions options;
+        options.timingFrames = impl_->info.timingFrames ? impl_->info.timingFrames : impl_->info.framesInFlight + 2;
+        auto g = std::make_unique<RenderGraph>(impl_->device, options);
         GraphInputs in;
         if (impl_->external) {
             const ExternalUse computeWrite{Access::StorageWrite, PassKind::Compute};

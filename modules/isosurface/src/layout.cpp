@@ -61,6 +61,10 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     }
     if (info.framesInFlight < 1 || info.framesInFlight > 7)
         return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': framesInFlight must be 1..7");
+    if (info.timingFrames != 0 && (info.timingFrames <= info.framesInFlight || info.timingFrames > 64))
+        return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': timingFrames " +
+                                                             std::to_string(info.timingFrames) + " must exceed framesInFlight (" +
+                                                             std::to_string(info.framesInFlight) + ") and be at most 64, or 0");
     const uint64_t sx = info.samples[0], sy = info.samples[1], sz = info.samples[2];
     // sx * sy fits 64 bits; the third factor may not (e.g. 2^22 x 2^21 x 2^21
     // wraps to 0 and would pass the size check below): saturate instead.

@@ -20,6 +20,24 @@ uint32_t withHeadroom(uint32_t needed, float headroom) {
 uint32_t suggestCapacity(const IsoStats& stats, float headroom) { return withHeadroom(stats.verticesNeeded, headroom); }
 uint32_t suggestIndexCapacity(const IsoStats& stats, float headroom) { return withHeadroom(stats.indicesNeeded, headroom); }
 
+std::optional<IsoTimings> IsoSurface::latestTimings() const {
+    const Impl& m = *impl_;
+    if (!m.timingGraph || !m.graphFrameKnown) return std::nullopt;
+    uint64_t graphFrame = UINT64_MAX;
+    std::vector<PassTiming> all = m.timingGraph->latestTimings(&graphFrame);
+    if (graphFrame == UINT64_MAX || graphFrame < m.graphFrameOffset) return std::nullopt;
+    IsoTimings t;
+    t.frame = graphFrame - m.graphFrameOffset;
+    const std::string prefix = m.info.name + ".";
+    for (PassTiming& p : all) {
+        if (p.name.compare(0, prefix.size(), prefix) != 0) continue;
+        t.totalMs += p.milliseconds;
+        t.passes.push_back(std::move(p));
+    }
+    if (t.passes.empty()) return std::nullopt;
+    return t;
+}
+
 std::optional<IsoStats> IsoSurface::latestStats() const {
     const Impl& m = *impl_;
     if (frame_ < uint64_t(m.info.framesInFlight) + 1) return std::nullopt;

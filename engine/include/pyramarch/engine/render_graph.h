@@ -320,8 +320,9 @@ public:
     uint64_t frameIndex() const { return frameIndex_; }
 
     // Per-pass GPU times of the newest frame whose timestamps are available,
-    // without waiting. Empty until one is.
-    std::vector<PassTiming> latestTimings() const;
+    // without waiting. Empty until one is. `frame` (optional) receives the
+    // frameIndex they belong to (UINT64_MAX when empty), from the same query.
+    std::vector<PassTiming> latestTimings(uint64_t* frame = nullptr) const;
     // Frame index the latest timings belong to (UINT64_MAX if none).
     uint64_t latestTimingsFrame() const;
 

@@ -135,9 +135,16 @@ struct IsoSurfaceCreateInfo {
     // functions of its own. Compile errors name lines of this text.
     std::string fieldGlsl;
     // Frames the host records ahead of the GPU; sizes the per-frame rings
-    // (balls, particles, stats). set*() for frame F may only be called once
-    // frame F - framesInFlight has finished on the GPU.
+    // (balls, particles and stats: framesInFlight + 1 slots each). set*() for
+    // frame F may only be called once frame F - framesInFlight has finished
+    // on the GPU.
     uint32_t framesInFlight = 2;
+    // Optional. Depth of the timestamp ring of record()'s own graph: the
+    // timings of frame F can be read from frame F + timingFrames - 1 on
+    // (latestTimings). 0 = framesInFlight + 2; otherwise more than
+    // framesInFlight. With addPasses() the host's RenderGraphOptions::timingFrames
+    // applies instead.
+    uint32_t timingFrames = 0;
     // Prefix of pass and resource names; must be unique per graph.
     std::string name = "iso";
     // Optional. Folds dispatches at this many groups along x instead of the
@@ -154,13 +161,20 @@ struct IsoVertexData {
 
 // Stats of one frame, read from the host-visible ring without waiting.
 struct IsoStats {
-    uint64_t frame = 0;          // frame index (count of recorded frames) they belong to
+    uint64_t frame = 0;          // the frame they belong to (see "Frame numbering" at IsoSurface)
     uint32_t verticesNeeded = 0;  // indexed: unique vertices
     uint32_t verticesWritten = 0; // == draw vertex count (non-indexed)
     uint32_t activeCells = 0;
     bool overflow = false;        // needed > capacity (vertices or indices)
     uint32_t indicesNeeded = 0;   // indexed only
     uint32_t indicesWritten = 0;  // == indexed draw index count
+};
+
+// GPU times of one frame of a surface (IsoSurface::latestTimings).
+struct IsoTimings {
+    uint64_t frame = 0;             // the frame they belong to (see "Frame numbering" at IsoSurface)
+    std::vector<PassTiming> passes; // "<name>.<stage>" and milliseconds, in recording order
+    double totalMs = 0.0;           // sum over the passes
 };
 
 // Capacity (vertices) that would have held `stats` with `headroom` to spare
@@ -190,6 +204,13 @@ Status writePly(const Mesh& mesh, const std::string& path);
 // fuzzes it.
 Result<std::vector<uint32_t>> compileUserField(const std::string& fieldGlsl, const std::string& name = "iso");
 
+// Frame numbering: a surface numbers the frames it records 0, 1, 2, ...
+// (one per record(), or per execute() of the graph its passes were added
+// to). IsoStats::frame, statsOfFrame(), framesRecorded() and
+// IsoTimings::frame all count in it; it differs from a host graph's
+// RenderGraph::frameIndex() when that graph executed before the surface's
+// passes were added.
+//
 // Lifetime: destroying an IsoSurface frees its buffers, pipelines and
 // descriptor sets at once (the module never waits). Any command buffer that
 // recorded its passes (record(), or a host graph after addPasses()) must have
@@ -239,8 +260,16 @@ public:
     // next written by a compute shader after it (barriers on both sides are
     // recorded into `cmd`).
     Status record(VkCommandBuffer cmd);
-    // The internal graph used by record() (timings, describe()).
+    // The internal graph used by record() (describe(), toDot()); timings come
+    // from latestTimings().
     const RenderGraph* internalGraph() const { return internal_.get(); }
+
+    // GPU time of this surface's passes in the newest frame whose timestamps
+    // are available (never waits): per pass in recording order, the frame
+    // they belong to and the total. Empty until then, and without timestamps
+    // (device or RenderGraphOptions::timestamps). With addPasses(), read from
+    // that graph, which must still exist.
+    std::optional<IsoTimings> latestTimings() const;
 
     // Per-frame parameters: none recompiles anything.
     void setIsoValue(float iso) { iso_ = iso; }
