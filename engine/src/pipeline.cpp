@@ -95,9 +95,7 @@ Result<ComputePipeline> ComputePipeline::create(Device& device, const ComputePip
     out.device_ = &device;
     PipelineLayoutDesc layoutDesc = desc.layout;
     layoutDesc.stages = VK_SHADER_STAGE_COMPUTE_BIT;
-    auto layout = PipelineLayout::create(device, layoutDesc, desc.name);
-    if (!layout) return layout.status();
-    out.layout_ = std::move(layout).value();
+    PYRAMARCH_TRY_ASSIGN(out.layout_, PipelineLayout::create(device, layoutDesc, desc.name));
     auto module = createModule(device, desc.spirv, desc.name);
     if (!module) return module.status();
     Specialization spec(desc.specialization);
@@ -155,9 +153,7 @@ Result<GraphicsPipeline> GraphicsPipeline::create(Device& device, const Graphics
         if (!desc.geometrySpirv.empty()) layoutDesc.stages |= VK_SHADER_STAGE_GEOMETRY_BIT;
         if (!desc.fragmentSpirv.empty()) layoutDesc.stages |= VK_SHADER_STAGE_FRAGMENT_BIT;
     }
-    auto layout = PipelineLayout::create(device, layoutDesc, desc.name);
-    if (!layout) return layout.status();
-    out.layout_ = std::move(layout).value();
+    PYRAMARCH_TRY_ASSIGN(out.layout_, PipelineLayout::create(device, layoutDesc, desc.name));
 
     Specialization spec(desc.specialization);
     std::vector<VkShaderModule> modules;

@@ -73,6 +73,7 @@ struct IsoSurface::Impl {
     gpu::IsoGrid binGrid{};  // particle gather: the grid with level tables over bins
     gpu::IsoGrid occGrid{};  // scan: the grid with the occupancy tree's level tables (levels >= 1 from element 0)
     uint32_t ring = 3;       // framesInFlight + 1 slots
+    uint32_t foldGroupsX = 0; // testing::Knobs::maxGroupsX (0 = device limit)
     uint32_t maxItems = 0;
 
     Buffer tables, gridBuf, field, pyramid, counters, args, vertices, stats, items, accum, raw, offsets;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 
 #include "iso_impl.h"
@@ -13,14 +14,25 @@
 
 namespace pyramarch::iso {
 
+// The public layout constants and structs against the GPU's (iso_shared.h).
+static_assert(kDrawArgsOffset == offsetof(gpu::IsoArgs, vertexCount), "draw command of the args buffer");
+static_assert(kDrawIndexedArgsOffset == offsetof(gpu::IsoArgs, indexCount), "indexed draw command of the args buffer");
+static_assert(kVertexStride == sizeof(gpu::IsoVertex) && sizeof(IsoVertexData) == sizeof(gpu::IsoVertex), "vertex layout");
+static_assert(sizeof(Particle) == 16, "particles are copied as vec4 per particle");
+
 IsoSurface::IsoSurface() : impl_(std::make_unique<Impl>()) { impl_->self = this; }
 IsoSurface::~IsoSurface() = default;
 
 Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const IsoSurfaceCreateInfo& info) {
+    return create(device, info, 0);
+}
+
+Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const IsoSurfaceCreateInfo& info, uint32_t maxGroupsX) {
     auto surface = std::unique_ptr<IsoSurface>(new IsoSurface());
     Impl& m = *surface->impl_;
     m.device = &device;
     m.info = info;
+    m.foldGroupsX = maxGroupsX;
     PYRAMARCH_TRY(m.planLayout(device.limits(), device.name()));
     surface->iso_ = info.isoValue;
     PYRAMARCH_TRY(m.createBuffers());
@@ -141,7 +153,7 @@ Status IsoSurface::setMetaballs(std::span<const Metaball> balls) {
     Impl& m = *impl_;
     PYRAMARCH_ASSERT(m.info.source == FieldSource::Metaballs, "setMetaballs on a surface whose source is not Metaballs");
     if (balls.size() > m.maxItems)
-        return Status::error("isosurface '" + m.info.name + "': " + std::to_string(balls.size()) + " metaballs, maxBalls is " +
+        return Status::error(ErrorCode::CapacityExceeded, "isosurface '" + m.info.name + "': " + std::to_string(balls.size()) + " metaballs, maxBalls is " +
                              std::to_string(m.maxItems));
     m.hostItems.resize(balls.size() * sizeof(gpu::IsoBall));
     for (size_t i = 0; i < balls.size(); ++i) {
@@ -158,7 +170,7 @@ Status IsoSurface::setParticles(std::span<const Particle> particles) {
     PYRAMARCH_ASSERT(m.info.source == FieldSource::Particles, "setParticles on a surface whose source is not Particles");
     PYRAMARCH_ASSERT(!m.external, "setParticles on a surface with ParticleInput::GpuBuffer (use setParticleCount)");
     if (particles.size() > m.maxItems)
-        return Status::error("isosurface '" + m.info.name + "': " + std::to_string(particles.size()) +
+        return Status::error(ErrorCode::CapacityExceeded, "isosurface '" + m.info.name + "': " + std::to_string(particles.size()) +
                              " particles, maxParticles is " + std::to_string(m.maxItems));
     m.hostItems.resize(particles.size_bytes());
     if (!particles.empty()) std::memcpy(m.hostItems.data(), particles.data(), particles.size_bytes());
@@ -172,7 +184,7 @@ Status IsoSurface::setParticleCount(uint32_t count) {
     PYRAMARCH_ASSERT(m.info.source == FieldSource::Particles && m.external,
                      "setParticleCount on a surface without ParticleInput::GpuBuffer (use setParticles)");
     if (count > m.maxItems)
-        return Status::error("isosurface '" + m.info.name + "': particle count " + std::to_string(count) + ", maxParticles is " +
+        return Status::error(ErrorCode::CapacityExceeded, "isosurface '" + m.info.name + "': particle count " + std::to_string(count) + ", maxParticles is " +
                              std::to_string(m.maxItems));
     m.itemCount = count;
     return {};
@@ -184,12 +196,12 @@ Status IsoSurface::uploadVolume(const void* data, size_t bytes, VolumeFormat for
     const size_t each = format == VolumeFormat::U8 ? 1 : format == VolumeFormat::U16 ? 2 : 4;
     const size_t want = size_t(m.grid.samples.w) * each;
     if (bytes != want || (!data && bytes))
-        return Status::error("isosurface '" + m.info.name + "': volume of " + std::to_string(bytes) + " bytes, expected " +
+        return Status::error(ErrorCode::InvalidArgument, "isosurface '" + m.info.name + "': volume of " + std::to_string(bytes) + " bytes, expected " +
                              std::to_string(m.grid.samples.x) + "x" + std::to_string(m.grid.samples.y) + "x" +
                              std::to_string(m.grid.samples.z) + " samples x " + std::to_string(each) + " bytes = " +
                              std::to_string(want));
     if (!std::isfinite(scale) || !std::isfinite(offset))
-        return Status::error("isosurface '" + m.info.name + "': volume scale/offset must be finite");
+        return Status::error(ErrorCode::InvalidArgument, "isosurface '" + m.info.name + "': volume scale/offset must be finite");
     std::memcpy(m.raw.mapped(), data, bytes);
     m.raw.flush();
     m.volumeFormat = format == VolumeFormat::U8 ? gpu::kIsoVolumeU8 : format == VolumeFormat::U16 ? gpu::kIsoVolumeU16 : gpu::kIsoVolumeF32;

@@ -108,7 +108,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     if (vertexBytes > range || vertexBytes > lim.maxBufferSize)
         return Status::error(ErrorCode::DeviceLimit, "isosurface '" + info.name + "': vertexCapacity " + std::to_string(info.vertexCapacity) +
                              " needs " + fmtBytes(vertexBytes) + ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
-    g.maxGroupsX = info.maxGroupsX ? std::min(info.maxGroupsX, lim.maxComputeWorkGroupCount[0]) : lim.maxComputeWorkGroupCount[0];
+    g.maxGroupsX = m.foldGroupsX ? std::min(m.foldGroupsX, lim.maxComputeWorkGroupCount[0]) : lim.maxComputeWorkGroupCount[0];
     g.normalMode = info.normals == NormalMode::Forward ? gpu::kIsoNormalForward
                    : info.normals == NormalMode::Central ? gpu::kIsoNormalCentral
                                                          : gpu::kIsoNormalSobel;

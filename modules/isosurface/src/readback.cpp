@@ -6,6 +6,7 @@
 
 #include "iso_impl.h"
 #include "pyramarch/engine/transfer.h"
+#include "pyramarch/isosurface/testing.h"
 
 namespace pyramarch::iso {
 
@@ -74,9 +75,7 @@ Result<Mesh> IsoSurface::readMesh(bool weld) {
         mesh.normals[i] = {v[i].normal[0], v[i].normal[1], v[i].normal[2]};
     }
     if (impl_->indexed) {
-        auto idx = readIndices();
-        if (!idx) return idx.status();
-        mesh.indices = std::move(idx).value();
+        PYRAMARCH_TRY_ASSIGN(mesh.indices, readIndices());
     } else {
         mesh.indices.resize(v.size() / 3 * 3);
         for (uint32_t i = 0; i < mesh.indices.size(); ++i) mesh.indices[i] = i;
@@ -162,5 +161,25 @@ Result<std::vector<uint32_t>> IsoSurface::readDrawArgs() {
     if (!a) return Status::error("isosurface '" + m.info.name + "': reading args: " + a.message(), a.status().vkResult());
     return a;
 }
+
+struct TestingAccess {
+    static Result<std::unique_ptr<IsoSurface>> create(Device& device, const IsoSurfaceCreateInfo& info, uint32_t maxGroupsX) {
+        return IsoSurface::create(device, info, maxGroupsX);
+    }
+    static uint32_t maxGroupsX(const IsoSurface& s) { return s.impl_->grid.maxGroupsX; }
+    static Result<std::vector<std::vector<uint32_t>>> readPyramid(IsoSurface& s) { return s.readPyramid(); }
+    static Result<std::vector<uint32_t>> readDrawArgs(IsoSurface& s) { return s.readDrawArgs(); }
+    static Result<std::vector<uint32_t>> readActiveCells(IsoSurface& s) { return s.readActiveCells(); }
+};
+
+namespace testing {
+Result<std::unique_ptr<IsoSurface>> create(Device& device, const IsoSurfaceCreateInfo& info, const Knobs& knobs) {
+    return TestingAccess::create(device, info, knobs.maxGroupsX);
+}
+uint32_t maxGroupsX(const IsoSurface& surface) { return TestingAccess::maxGroupsX(surface); }
+Result<std::vector<std::vector<uint32_t>>> readPyramid(IsoSurface& surface) { return TestingAccess::readPyramid(surface); }
+Result<std::vector<uint32_t>> readDrawArgs(IsoSurface& surface) { return TestingAccess::readDrawArgs(surface); }
+Result<std::vector<uint32_t>> readActiveCells(IsoSurface& surface) { return TestingAccess::readActiveCells(surface); }
+} // namespace testing
 
 } // namespace pyramarch::iso

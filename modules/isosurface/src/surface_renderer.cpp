@@ -9,6 +9,8 @@
 
 namespace pyramarch::iso {
 
+static_assert(sizeof(gpu::SurfaceVec4) * 2 == kVertexStride, "surface.vert reads the module's vertex layout");
+
 namespace {
 const uint32_t kSurfaceVertSpv[] =
 #include "shaders/isosurface/surface.vert.spv.inc"
@@ -57,7 +59,7 @@ SurfaceView makeSurfaceView(std::array<float, 3> eye, std::array<float, 3> targe
 }
 
 Result<std::unique_ptr<SurfaceRenderer>> SurfaceRenderer::create(Device& device, const SurfaceRendererCreateInfo& info) {
-    if (info.colorFormat == VK_FORMAT_UNDEFINED) return Status::error("SurfaceRenderer: colorFormat is required");
+    if (info.colorFormat == VK_FORMAT_UNDEFINED) return Status::error(ErrorCode::InvalidArgument, "SurfaceRenderer: colorFormat is required");
     std::unique_ptr<SurfaceRenderer> r(new SurfaceRenderer());
     r->device_ = &device;
     r->info_ = info;
@@ -68,7 +70,7 @@ Result<std::unique_ptr<SurfaceRenderer>> SurfaceRenderer::create(Device& device,
     desc.name = fillName.c_str();
     desc.layout.pushConstantBytes = sizeof(gpu::SurfacePush);
     desc.layout.stages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
-    desc.vertexStride = sizeof(gpu::SurfaceVec4) * 2;
+    desc.vertexStride = kVertexStride;
     desc.attributes = {{0, VK_FORMAT_R32G32B32A32_SFLOAT, 0}, {1, VK_FORMAT_R32G32B32A32_SFLOAT, 16}};
     desc.cullMode = info.cullBackFaces ? VK_CULL_MODE_BACK_BIT : VK_CULL_MODE_NONE;
     desc.frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstring>
 
 #include "pyramarch/engine/device.h"
@@ -11,6 +12,22 @@
 #include "voxelizer/vox_shared.h"
 
 namespace pyramarch::voxel {
+
+// The public mirror of the GPU counters (vox_shared.h is not installed).
+static_assert(sizeof(VoxCountersData) == sizeof(gpu::VoxCounters));
+#define PYRAMARCH_SAME_FIELD(f) static_assert(offsetof(VoxCountersData, f) == offsetof(gpu::VoxCounters, f), #f)
+PYRAMARCH_SAME_FIELD(fragmentCount);
+PYRAMARCH_SAME_FIELD(fragmentsStored);
+PYRAMARCH_SAME_FIELD(tileCount);
+PYRAMARCH_SAME_FIELD(tilesFailed);
+PYRAMARCH_SAME_FIELD(failedAboveLeaves);
+PYRAMARCH_SAME_FIELD(depthOverflow);
+PYRAMARCH_SAME_FIELD(leafFragments);
+PYRAMARCH_SAME_FIELD(levelTileStart);
+PYRAMARCH_SAME_FIELD(levelTileEnd);
+#undef PYRAMARCH_SAME_FIELD
+static_assert(sizeof(OctreeNode) == sizeof(gpu::VoxNode));
+
 namespace {
 
 static const uint32_t kRasterVertSpv[] =
@@ -110,20 +127,20 @@ Status Voxelizer::Impl::createBuffers() {
     const VkDeviceSize slotBytes = slotWords * 4;
     const uint64_t range = device->limits().maxStorageBufferRange;
     if (slotBytes > range)
-        return Status::error("voxelizer: mesh buffer of " + std::to_string(slotBytes) +
+        return Status::error(ErrorCode::DeviceLimit, "voxelizer: mesh buffer of " + std::to_string(slotBytes) +
                              " bytes exceeds maxStorageBufferRange " + std::to_string(range) +
                              " (lower maxVertices / maxTriangles)");
     const VkDeviceSize fragBytes = VkDeviceSize(info.fragmentCapacity) * 16;
     if (fragBytes > range)
-        return Status::error("voxelizer: fragmentCapacity " + std::to_string(info.fragmentCapacity) +
+        return Status::error(ErrorCode::DeviceLimit, "voxelizer: fragmentCapacity " + std::to_string(info.fragmentCapacity) +
                              " needs " + std::to_string(fragBytes) + " bytes, over maxStorageBufferRange " +
                              std::to_string(range));
     const VkDeviceSize nodeBytes = VkDeviceSize(info.tileCapacity) * 8 * sizeof(gpu::VoxNode);
     if (nodeBytes > range)
-        return Status::error("voxelizer: tileCapacity " + std::to_string(info.tileCapacity) + " needs " +
+        return Status::error(ErrorCode::DeviceLimit, "voxelizer: tileCapacity " + std::to_string(info.tileCapacity) + " needs " +
                              std::to_string(nodeBytes) + " bytes, over maxStorageBufferRange " + std::to_string(range));
     if (info.denseMaxVoxels * 4 > range)
-        return Status::error("voxelizer: denseMaxVoxels " + std::to_string(info.denseMaxVoxels) +
+        return Status::error(ErrorCode::DeviceLimit, "voxelizer: denseMaxVoxels " + std::to_string(info.denseMaxVoxels) +
                              " floats exceed maxStorageBufferRange " + std::to_string(range));
 
     constexpr VkBufferUsageFlags kStorage =
@@ -408,14 +425,14 @@ Voxelizer::~Voxelizer() = default;
 
 Result<std::unique_ptr<Voxelizer>> Voxelizer::create(Device& device, const VoxelizerCreateInfo& info) {
     if (info.maxResolution == 0 || info.maxResolution > kMaxGridDim)
-        return Status::error("voxelizer: maxResolution " + std::to_string(info.maxResolution) + " outside 1.." +
+        return Status::error(ErrorCode::InvalidArgument, "voxelizer: maxResolution " + std::to_string(info.maxResolution) + " outside 1.." +
                              std::to_string(kMaxGridDim));
-    if (info.maxVertices == 0 || info.maxTriangles == 0) return Status::error("voxelizer: maxVertices and maxTriangles must be > 0");
-    if (info.fragmentCapacity == 0) return Status::error("voxelizer: fragmentCapacity must be > 0");
-    if (info.tileCapacity == 0) return Status::error("voxelizer: tileCapacity must be > 0 (the root tile)");
-    if (info.framesInFlight == 0) return Status::error("voxelizer: framesInFlight must be > 0");
+    if (info.maxVertices == 0 || info.maxTriangles == 0) return Status::error(ErrorCode::InvalidArgument, "voxelizer: maxVertices and maxTriangles must be > 0");
+    if (info.fragmentCapacity == 0) return Status::error(ErrorCode::InvalidArgument, "voxelizer: fragmentCapacity must be > 0");
+    if (info.tileCapacity == 0) return Status::error(ErrorCode::InvalidArgument, "voxelizer: tileCapacity must be > 0 (the root tile)");
+    if (info.framesInFlight == 0) return Status::error(ErrorCode::InvalidArgument, "voxelizer: framesInFlight must be > 0");
     if (!device.limits().geometryShader)
-        return Status::error("voxelizer: the device was created without geometry shaders "
+        return Status::error(ErrorCode::Unsupported, "voxelizer: the device was created without geometry shaders "
                              "(DeviceRequirements::geometryShader)");
     auto impl = std::make_unique<Impl>();
     impl->device = &device;
@@ -427,7 +444,7 @@ Result<std::unique_ptr<Voxelizer>> Voxelizer::create(Device& device, const Voxel
     case ConservativeMethod::GeometryShader: impl->hardware = false; break;
     case ConservativeMethod::Hardware:
         if (!device.limits().conservativeRasterization)
-            return Status::error("voxelizer: ConservativeMethod::Hardware needs VK_EXT_conservative_rasterization, "
+            return Status::error(ErrorCode::Unsupported, "voxelizer: ConservativeMethod::Hardware needs VK_EXT_conservative_rasterization, "
                                  "which this device does not have");
         impl->hardware = true;
         break;
@@ -445,13 +462,13 @@ Status Voxelizer::setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, Voxel
     if (!check) return check.status();
     for (int a = 0; a < 3; ++a)
         if (grid.dims[a] > m.info.maxResolution)
-            return Status::error("voxelizer: grid dims[" + std::to_string(a) + "] = " + std::to_string(grid.dims[a]) +
+            return Status::error(ErrorCode::CapacityExceeded, "voxelizer: grid dims[" + std::to_string(a) + "] = " + std::to_string(grid.dims[a]) +
                                  " exceed maxResolution " + std::to_string(m.info.maxResolution));
     if (mesh.vertexCount() > m.info.maxVertices)
-        return Status::error("voxelizer: mesh has " + std::to_string(mesh.vertexCount()) + " vertices, capacity " +
+        return Status::error(ErrorCode::CapacityExceeded, "voxelizer: mesh has " + std::to_string(mesh.vertexCount()) + " vertices, capacity " +
                              std::to_string(m.info.maxVertices));
     if (mesh.triangleCount() > m.info.maxTriangles)
-        return Status::error("voxelizer: mesh has " + std::to_string(mesh.triangleCount()) + " triangles, capacity " +
+        return Status::error(ErrorCode::CapacityExceeded, "voxelizer: mesh has " + std::to_string(mesh.triangleCount()) + " triangles, capacity " +
                              std::to_string(m.info.maxTriangles));
     // One slot per recorded frame: a second setMesh before the frame is
     // recorded rewrites the same slot, so the ring never overtakes the GPU.
@@ -560,10 +577,10 @@ Result<OctreeSnapshot> Voxelizer::readOctree() {
 }
 
 Result<std::vector<float>> Voxelizer::readDenseGrid() {
-    if (!impl_->dense.valid()) return Status::error("voxelizer: created without a dense grid (denseMaxVoxels = 0)");
+    if (!impl_->dense.valid()) return Status::error(ErrorCode::InvalidState, "voxelizer: created without a dense grid (denseMaxVoxels = 0)");
     const uint64_t n = impl_->current.grid.voxelCount();
     if (n > impl_->info.denseMaxVoxels)
-        return Status::error("voxelizer: grid of " + std::to_string(n) + " voxels exceeds denseMaxVoxels " +
+        return Status::error(ErrorCode::CapacityExceeded, "voxelizer: grid of " + std::to_string(n) + " voxels exceeds denseMaxVoxels " +
                              std::to_string(impl_->info.denseMaxVoxels));
     std::vector<float> out(n);
     PYRAMARCH_TRY(impl_->readDevice(impl_->dense, 0, n * 4, out.data()));

@@ -52,9 +52,7 @@ Result<std::unique_ptr<MetaballScene>> MetaballScene::create(Device& device, con
     info.isoValue = settings.iso;
     info.maxBalls = 256;
     info.name = "metaballs";
-    auto surface = makeSurface(device, info, settings.indexed);
-    if (!surface) return surface.status();
-    s->surface_ = std::move(surface).value();
+    PYRAMARCH_TRY_ASSIGN(s->surface_, makeSurface(device, info, settings.indexed));
     // Deterministic paths: the same animation on every run and machine.
     std::mt19937 rng(1234);
     std::uniform_real_distribution<float> u(0.f, 1.f);
@@ -156,9 +154,7 @@ Result<std::unique_ptr<PointCloudScene>> PointCloudScene::create(Device& device,
     info.particleBuffer = &s->particles_;
     info.isoValue = settings.iso;
     info.name = "pointcloud";
-    auto surface = makeSurface(device, info, settings.indexed);
-    if (!surface) return surface.status();
-    s->surface_ = std::move(surface).value();
+    PYRAMARCH_TRY_ASSIGN(s->surface_, makeSurface(device, info, settings.indexed));
     PYRAMARCH_TRY(s->surface_->setParticleCount(settings.particles));
     return s;
 }
@@ -242,9 +238,7 @@ Result<std::unique_ptr<VolumeScene>> VolumeScene::create(Device& device, const S
     info.source = iso::FieldSource::Volume;
     info.isoValue = settings.iso;
     info.name = "volume";
-    auto surface = makeSurface(device, info, settings.indexed);
-    if (!surface) return surface.status();
-    s->surface_ = std::move(surface).value();
+    PYRAMARCH_TRY_ASSIGN(s->surface_, makeSurface(device, info, settings.indexed));
     PYRAMARCH_TRY(s->surface_->uploadVolume(data, bytes, format, scale, offset));
     s->iso_ = settings.iso;
     s->twoSided_ = settings.twoSided;

@@ -28,6 +28,7 @@
 #include "pyramarch/engine/memory.h"
 #include "pyramarch/engine/render_graph.h"
 #include "pyramarch/engine/status.h"
+#include "pyramarch/isosurface/draw_args.h"
 
 namespace pyramarch {
 class Device;
@@ -147,10 +148,6 @@ struct IsoSurfaceCreateInfo {
     uint32_t timingFrames = 0;
     // Prefix of pass and resource names; must be unique per graph.
     std::string name = "iso";
-    // Optional. Folds dispatches at this many groups along x instead of the
-    // device's maxComputeWorkGroupCount[0] (0 = device limit); lets tests
-    // exercise the fold on small grids.
-    uint32_t maxGroupsX = 0;
 };
 
 // One output vertex as the GPU writes it (IsoVertex in iso_shared.h).
@@ -293,11 +290,11 @@ public:
     // triangle count; vec4 normal). Draw with vkCmdDrawIndirect(drawArgsBuffer(), drawArgsOffset(), 1, 16).
     const Buffer& vertexBuffer() const;
     const Buffer& drawArgsBuffer() const;
-    static constexpr VkDeviceSize drawArgsOffset() { return 16; }
+    static constexpr VkDeviceSize drawArgsOffset() { return kDrawArgsOffset; }
     // Indexed output: the index buffer (uint32) and vkCmdDrawIndexedIndirect(drawArgsBuffer(), drawIndexedArgsOffset(), 1, 20).
     const Buffer& indexBuffer() const;
-    static constexpr VkDeviceSize drawIndexedArgsOffset() { return 48; }
-    static constexpr uint32_t vertexStride() { return 32; }
+    static constexpr VkDeviceSize drawIndexedArgsOffset() { return kDrawIndexedArgsOffset; }
+    static constexpr uint32_t vertexStride() { return kVertexStride; }
     uint32_t vertexCapacity() const; // whole triangles
 
     // GPU memory the surface holds, one entry per buffer (name, bytes as
@@ -319,23 +316,22 @@ public:
     // Reads the current surface back (submits and waits on the device's
     // queue: tools and tests only, not the frame path).
     Result<Mesh> readMesh(bool weld = false);
-    // Debug/test read-back (submit and wait): the vertices as written, the
-    // field samples, the pyramid levels (level 0 = count | case << 4), and the
-    // args buffer (IsoArgs in shaders/isosurface/iso_shared.h, 20 uints).
+    // Read-back (submit and wait): the vertices as written, the field
+    // samples. More (pyramid, args, active cells) in pyramarch/isosurface/testing.h.
     Result<std::vector<IsoVertexData>> readVertices();
     Result<std::vector<float>> readField();
-    Result<std::vector<std::vector<uint32_t>>> readPyramid();
-    Result<std::vector<uint32_t>> readDrawArgs();
-    // ExtractionMethod::Scan: the compacted active-cell list (cell indices in
-    // order), as long as the occupancy total.
-    Result<std::vector<uint32_t>> readActiveCells();
     // Indexed output: the indices as written (indicesWritten of them).
     Result<std::vector<uint32_t>> readIndices();
 
     struct Impl;
 
 private:
+    friend struct TestingAccess; // pyramarch/isosurface/testing.h
     IsoSurface();
+    static Result<std::unique_ptr<IsoSurface>> create(Device& device, const IsoSurfaceCreateInfo& info, uint32_t maxGroupsX);
+    Result<std::vector<std::vector<uint32_t>>> readPyramid();
+    Result<std::vector<uint32_t>> readDrawArgs();
+    Result<std::vector<uint32_t>> readActiveCells();
     std::unique_ptr<Impl> impl_;
     std::unique_ptr<RenderGraph> internal_;
     float iso_ = 0.5f;

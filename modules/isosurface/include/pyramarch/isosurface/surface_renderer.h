@@ -27,6 +27,7 @@
 #include "pyramarch/engine/pipeline.h"
 #include "pyramarch/engine/render_graph.h"
 #include "pyramarch/engine/status.h"
+#include "pyramarch/isosurface/draw_args.h"
 
 namespace pyramarch {
 class Device;
@@ -83,12 +84,12 @@ SurfaceView makeSurfaceView(std::array<float, 3> eye, std::array<float, 3> targe
 struct SurfacePassDesc {
     BufferRef vertices;              // required: IsoVertex array (32-byte stride)
     BufferRef drawArgs;              // required: holds a VkDrawIndirectCommand at drawArgsOffset
-    VkDeviceSize drawArgsOffset = 16; // IsoSurface::drawArgsOffset()
+    VkDeviceSize drawArgsOffset = kDrawArgsOffset; // IsoSurface::drawArgsOffset()
     // Optional: indexed output (uint32 indices); the draw then reads a
     // VkDrawIndexedIndirectCommand at drawIndexedArgsOffset. The module writes
     // w = 0 in indexed vertices, so the per-cell colouring shows white.
     BufferRef indices;
-    VkDeviceSize drawIndexedArgsOffset = 48; // IsoSurface::drawIndexedArgsOffset()
+    VkDeviceSize drawIndexedArgsOffset = kDrawIndexedArgsOffset; // IsoSurface::drawIndexedArgsOffset()
     ImageRef color;                  // required: colour attachment (MSAA image when samples > 1)
     ImageRef depth;                  // required when depthFormat != UNDEFINED
     ImageRef resolve;                // optional: single-sample resolve target of `color`

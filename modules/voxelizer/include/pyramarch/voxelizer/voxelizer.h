@@ -146,10 +146,26 @@ struct VoxelFragment {
     uint32_t triangle = 0;
 };
 
+// The counter buffer (Voxelizer::counterBuffer(), VoxelizerGraphRefs::counters)
+// as the GPU writes it; mirrors VoxCounters of shaders/voxelizer/vox_shared.h
+// (which is not installed), checked field by field by static_asserts in the library.
+struct VoxCountersData {
+    uint32_t fragmentCount;     // fragments produced (may exceed the capacity: the needed size)
+    uint32_t fragmentsStored;   // min(fragmentCount, capacity)
+    uint32_t tileCount;         // tiles requested, root tile included (may exceed the capacity)
+    uint32_t tilesFailed;       // tile requests refused because the pool was full
+    uint32_t failedAboveLeaves; // 1 when a refusal happened above the last level
+    uint32_t depthOverflow;     // pixel columns whose candidate depth range exceeded the shader's bound
+    uint32_t leafFragments;     // fragments merged into a leaf
+    uint32_t pad0;
+    uint32_t levelTileStart[12]; // tiles of level l: [levelTileStart[l], levelTileEnd[l])
+    uint32_t levelTileEnd[12];
+};
+
 // The voxelizer's buffers as a host graph knows them after addPasses(), so
 // passes the host adds later can declare their uses (and get barriers).
 struct VoxelizerGraphRefs {
-    BufferRef counters;  // gpu::VoxCounters (shaders/voxelizer/vox_shared.h)
+    BufferRef counters;  // VoxCountersData
     BufferRef dispatch;  // VkDispatchIndirectCommand per entry, 16-byte stride: 0 = fragments, 1 + l = nodes of level l
     BufferRef fragments; // uvec4 per fragment
     BufferRef nodes;     // VoxNode per node
@@ -205,7 +221,7 @@ public:
     // voxelizer's passes: nodes/dense in StorageReadWrite/StorageWrite of a compute pass).
     const Buffer& nodeBuffer() const;
     const Buffer& fragmentBuffer() const;
-    const Buffer& counterBuffer() const;  // gpu::VoxCounters
+    const Buffer& counterBuffer() const;  // VoxCountersData
     const Buffer& dispatchBuffer() const; // see VoxelizerGraphRefs::dispatch
     const Buffer& denseGridBuffer() const; // invalid when denseMaxVoxels == 0
     // GPU memory the voxelizer holds, one entry per buffer (name, bytes as
