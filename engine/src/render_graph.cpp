@@ -318,7 +318,7 @@ static Status createResources(RenderGraph::Impl& g) {
             for (const PassUse& u : p.uses)
                 if (!u.isImage && u.resource == r) usage |= bufferUsageFor(u.access);
         auto b = device.allocator().createBuffer({res.bufferDesc.size, usage, MemoryUsage::DeviceLocal, res.name.c_str()});
-        if (!b) return Status::error("render graph: creating buffer '" + res.name + "': " + b.message(), b.status().vkResult());
+        if (!b) return b.status().withContext("render graph: creating buffer '" + res.name + "': ");
         res.ownedBuffer = std::move(b).value();
     }
     for (uint32_t r = 0; r < g.images.size(); ++r) {
@@ -336,7 +336,7 @@ static Status createResources(RenderGraph::Impl& g) {
         ci.samples = res.imageDesc.samples;
         ci.name = res.name.c_str();
         auto img = device.allocator().createImage(ci);
-        if (!img) return Status::error("render graph: creating image '" + res.name + "': " + img.message(), img.status().vkResult());
+        if (!img) return img.status().withContext("render graph: creating image '" + res.name + "': ");
         res.ownedImage = std::move(img).value();
     }
     // Descriptor sets of passes whose pipeline has no push-descriptor layout:

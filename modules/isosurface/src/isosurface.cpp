@@ -47,8 +47,7 @@ Status IsoSurface::Impl::createBuffers() {
     auto make = [&](Buffer& out, VkDeviceSize bytes, VkBufferUsageFlags usage, MemoryUsage mem, const std::string& what) -> Status {
         const std::string name = n + "." + what;
         auto b = alloc.createBuffer({.size = std::max<VkDeviceSize>(bytes, 16), .usage = usage, .memory = mem, .name = name.c_str()});
-        if (!b) return Status::error("isosurface '" + n + "': creating " + what + " buffer (" + fmtBytes(bytes) + "): " + b.message(),
-                                     b.status().vkResult());
+        if (!b) return b.status().withContext("isosurface '" + n + "': creating " + what + " buffer (" + fmtBytes(bytes) + "): ");
         out = std::move(b).value();
         m.memory.push_back({what, out.size()});
         return {};

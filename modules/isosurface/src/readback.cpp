@@ -87,12 +87,12 @@ Result<Mesh> IsoSurface::readMesh(bool weld) {
 Result<std::vector<IsoVertexData>> IsoSurface::readVertices() {
     Impl& m = *impl_;
     auto args = readBufferAs<gpu::IsoArgs>(*m.device, m.args, 1);
-    if (!args) return Status::error("isosurface '" + m.info.name + "': reading draw args: " + args.message(), args.status().vkResult());
+    if (!args) return args.status().withContext("isosurface '" + m.info.name + "': reading draw args: ");
     const uint32_t count = std::min(args.value()[0].verticesWritten, m.grid.vertexCapacity);
     std::vector<IsoVertexData> out(count);
     if (count) {
         Status s = readBuffer(*m.device, m.vertices, out.data(), VkDeviceSize(count) * sizeof(IsoVertexData));
-        if (!s) return Status::error("isosurface '" + m.info.name + "': reading vertices: " + s.message(), s.vkResult());
+        if (!s) return s.withContext("isosurface '" + m.info.name + "': reading vertices: ");
     }
     return out;
 }
@@ -101,12 +101,12 @@ Result<std::vector<uint32_t>> IsoSurface::readIndices() {
     Impl& m = *impl_;
     PYRAMARCH_ASSERT(m.indexed, "readIndices on a surface without indexed output");
     auto args = readBufferAs<gpu::IsoArgs>(*m.device, m.args, 1);
-    if (!args) return Status::error("isosurface '" + m.info.name + "': reading draw args: " + args.message(), args.status().vkResult());
+    if (!args) return args.status().withContext("isosurface '" + m.info.name + "': reading draw args: ");
     const uint32_t count = std::min(args.value()[0].indexCount, m.grid.indexCapacity);
     std::vector<uint32_t> out(count);
     if (count) {
         Status s = readBuffer(*m.device, m.indices, out.data(), VkDeviceSize(count) * 4);
-        if (!s) return Status::error("isosurface '" + m.info.name + "': reading indices: " + s.message(), s.vkResult());
+        if (!s) return s.withContext("isosurface '" + m.info.name + "': reading indices: ");
     }
     return out;
 }
@@ -114,7 +114,7 @@ Result<std::vector<uint32_t>> IsoSurface::readIndices() {
 Result<std::vector<float>> IsoSurface::readField() {
     Impl& m = *impl_;
     auto f = readBufferAs<float>(*m.device, m.field, m.grid.samples.w);
-    if (!f) return Status::error("isosurface '" + m.info.name + "': reading field: " + f.message(), f.status().vkResult());
+    if (!f) return f.status().withContext("isosurface '" + m.info.name + "': reading field: ");
     return f;
 }
 
@@ -123,7 +123,7 @@ Result<std::vector<std::vector<uint32_t>>> IsoSurface::readPyramid() {
     const uint32_t top = m.grid.levelCount - 1;
     const uint64_t total = uint64_t(m.grid.levelOffset[top]) + 1;
     auto all = readBufferAs<uint32_t>(*m.device, m.pyramid, total);
-    if (!all) return Status::error("isosurface '" + m.info.name + "': reading pyramid: " + all.message(), all.status().vkResult());
+    if (!all) return all.status().withContext("isosurface '" + m.info.name + "': reading pyramid: ");
     std::vector<std::vector<uint32_t>> levels(m.grid.levelCount);
     for (uint32_t l = 0; l < m.grid.levelCount; ++l)
         levels[l].assign(all.value().begin() + m.grid.levelOffset[l], all.value().begin() + m.grid.levelOffset[l] + m.grid.levelSize[l]);
@@ -139,18 +139,18 @@ Result<std::vector<uint32_t>> IsoSurface::readActiveCells() {
     uint32_t count = 0;
     if (top == 0) {
         auto base = readBufferAs<uint32_t>(*m.device, m.pyramid, 1);
-        if (!base) return Status::error("isosurface '" + m.info.name + "': reading pyramid: " + base.message());
+        if (!base) return base.status().withContext("isosurface '" + m.info.name + "': reading pyramid: ");
         count = (base.value()[0] & gpu::kIsoCountMask) != 0 ? 1u : 0u;
     } else {
         auto occ = readBufferAs<uint32_t>(*m.device, m.occupancy, uint64_t(m.occGrid.levelOffset[top]) + 1);
-        if (!occ) return Status::error("isosurface '" + m.info.name + "': reading occupancy: " + occ.message());
+        if (!occ) return occ.status().withContext("isosurface '" + m.info.name + "': reading occupancy: ");
         count = occ.value()[m.occGrid.levelOffset[top]];
     }
     count = std::min(count, m.grid.cells.w);
     std::vector<uint32_t> out(count);
     if (count) {
         Status s = readBuffer(*m.device, m.active, out.data(), VkDeviceSize(count) * 4);
-        if (!s) return Status::error("isosurface '" + m.info.name + "': reading active cells: " + s.message());
+        if (!s) return s.withContext("isosurface '" + m.info.name + "': reading active cells: ");
     }
     return out;
 }
@@ -158,7 +158,7 @@ Result<std::vector<uint32_t>> IsoSurface::readActiveCells() {
 Result<std::vector<uint32_t>> IsoSurface::readDrawArgs() {
     Impl& m = *impl_;
     auto a = readBufferAs<uint32_t>(*m.device, m.args, sizeof(gpu::IsoArgs) / 4);
-    if (!a) return Status::error("isosurface '" + m.info.name + "': reading args: " + a.message(), a.status().vkResult());
+    if (!a) return a.status().withContext("isosurface '" + m.info.name + "': reading args: ");
     return a;
 }
 

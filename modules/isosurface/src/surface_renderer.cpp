@@ -80,14 +80,14 @@ Result<std::unique_ptr<SurfaceRenderer>> SurfaceRenderer::create(Device& device,
     desc.depthFormat = info.depthFormat;
     desc.samples = info.samples;
     auto fill = GraphicsPipeline::create(device, desc);
-    if (!fill) return Status::error("SurfaceRenderer: fill pipeline: " + fill.message(), fill.status().vkResult());
+    if (!fill) return fill.status().withContext("SurfaceRenderer: fill pipeline: ");
     r->fill_ = std::move(fill).value();
     if (info.wireframe && device.limits().fillModeNonSolid) {
         const std::string wireName = info.name + ".wireframe";
         desc.name = wireName.c_str();
         desc.polygonMode = VK_POLYGON_MODE_LINE;
         auto wire = GraphicsPipeline::create(device, desc);
-        if (!wire) return Status::error("SurfaceRenderer: wireframe pipeline: " + wire.message(), wire.status().vkResult());
+        if (!wire) return wire.status().withContext("SurfaceRenderer: wireframe pipeline: ");
         r->wireframe_ = std::move(wire).value();
     }
     return r;

@@ -147,7 +147,7 @@ Status Voxelizer::Impl::createBuffers() {
         VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     auto make = [&](Buffer& out, VkDeviceSize size, VkBufferUsageFlags usage, MemoryUsage mem, const char* name) -> Status {
         auto b = a.createBuffer({.size = size, .usage = usage, .memory = mem, .name = name});
-        if (!b) return Status::error(std::string("voxelizer: creating ") + name + ": " + b.message(), b.status().vkResult());
+        if (!b) return b.status().withContext(std::string("voxelizer: creating ") + name + ": ");
         out = std::move(b).value();
         memory.push_back({name, out.size()});
         return {};
@@ -185,7 +185,7 @@ Status Voxelizer::Impl::createPipelines() {
     g.layout = rasterLayout;
     g.conservativeOverestimate = hardware;
     auto r = GraphicsPipeline::create(*device, g);
-    if (!r) return Status::error("voxelizer: raster pipeline: " + r.message(), r.status().vkResult());
+    if (!r) return r.status().withContext("voxelizer: raster pipeline: ");
     raster = std::move(r).value();
 
     PipelineLayoutDesc cl;
@@ -209,7 +209,7 @@ Status Voxelizer::Impl::createPipelines() {
         if (it.out == &leaf || it.out == &mipmap)
             d.specialization = {{0, info.colorMerge == ColorMerge::MovingAverage ? 1u : 0u}};
         auto p = ComputePipeline::create(*device, d);
-        if (!p) return Status::error(std::string("voxelizer: pipeline ") + it.name + ": " + p.message(), p.status().vkResult());
+        if (!p) return p.status().withContext(std::string("voxelizer: pipeline ") + it.name + ": ");
         *it.out = std::move(p).value();
     }
 
@@ -416,7 +416,7 @@ VoxelStats Voxelizer::Impl::decode(const gpu::VoxCounters& c, const Staged& s, u
 
 Status Voxelizer::Impl::readDevice(const Buffer& src, VkDeviceSize offset, VkDeviceSize bytes, void* out) {
     Status s = readBuffer(*device, src, out, bytes, offset);
-    if (!s) return Status::error("voxelizer: read-back: " + s.message(), s.vkResult());
+    if (!s) return s.withContext("voxelizer: read-back: ");
     return {};
 }
 
