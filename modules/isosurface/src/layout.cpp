@@ -7,6 +7,7 @@
 
 #include "iso_impl.h"
 #include "pyramarch/isosurface/mc_tables.h"
+#include "pyramarch/isosurface/testing.h"
 
 namespace pyramarch::iso {
 
@@ -229,6 +230,22 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     sizes.edgePyramidBytes = edgePyramidBytes;
     sizes.indexBytes = indexBytes;
     return {};
+}
+
+Result<testing::LayoutPlan> testing::planLayout(const IsoSurfaceCreateInfo& info, const DeviceLimits& limits, const Knobs& knobs,
+                                               const std::string& deviceName) {
+    IsoSurface::Impl m;
+    m.info = info;
+    m.foldGroupsX = knobs.maxGroupsX;
+    PYRAMARCH_TRY(m.planLayout(limits, deviceName));
+    LayoutPlan plan;
+    for (uint32_t l = 0; l < m.grid.levelCount; ++l) plan.pyramidLevelSizes.push_back(m.grid.levelSize[l]);
+    plan.fieldBytes = m.sizes.samples * 4;
+    plan.pyramidBytes = m.sizes.pyramidBytes;
+    plan.vertexBytes = m.sizes.vertexBytes;
+    plan.vertexCapacity = m.grid.vertexCapacity;
+    plan.maxGroupsX = m.grid.maxGroupsX;
+    return plan;
 }
 
 } // namespace pyramarch::iso

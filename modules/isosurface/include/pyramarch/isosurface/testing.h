@@ -6,8 +6,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "pyramarch/engine/device.h"
 #include "pyramarch/isosurface/isosurface.h"
 
 namespace pyramarch::iso::testing {
@@ -18,6 +20,20 @@ struct Knobs {
     // the fold on small grids.
     uint32_t maxGroupsX = 0;
 };
+
+// What IsoSurface::create plans for `info` on a device with `limits`,
+// without a device (pure, no Vulkan calls): the pyramid and buffer sizes, or
+// the error create() would return (same message and ErrorCode).
+struct LayoutPlan {
+    std::vector<uint32_t> pyramidLevelSizes; // level 0 = one element per cell, last = 1
+    uint64_t fieldBytes = 0;
+    uint64_t pyramidBytes = 0;
+    uint64_t vertexBytes = 0;
+    uint32_t vertexCapacity = 0; // whole triangles
+    uint32_t maxGroupsX = 0;     // where dispatches fold
+};
+Result<LayoutPlan> planLayout(const IsoSurfaceCreateInfo& info, const DeviceLimits& limits, const Knobs& knobs = {},
+                              const std::string& deviceName = "planned device");
 
 // IsoSurface::create with test knobs.
 Result<std::unique_ptr<IsoSurface>> create(Device& device, const IsoSurfaceCreateInfo& info, const Knobs& knobs);
