@@ -9,7 +9,7 @@ int main(int argc, char** argv) {
     app.addOptions = [&app](CLI::App& cli) {
         cli.add_option("--balls", app.config.balls, "Number of metaballs (1..256, default 24)")->check(CLI::Range(1u, 256u));
         cli.add_option("--cells", app.config.cells, "Grid cells per axis (default 48)")->check(CLI::Range(1u, 400u));
-        cli.add_option("--iso", app.config.iso, "Iso value (default 0.35)");
+        cli.add_option("--iso", app.config.iso, "Iso value (default 0.35)")->check(sample::finiteFloat());
     };
     return sample::sampleMain(argc, argv, app);
 }

@@ -10,7 +10,7 @@ int main(int argc, char** argv) {
     app.addOptions = [&app](CLI::App& cli) {
         cli.add_option("--particles", app.config.particles, "Number of particles (default 100000)")->check(CLI::Range(1u, 4000000u));
         cli.add_option("--cells", app.config.cells, "Grid cells per axis (default 48)")->check(CLI::Range(1u, 400u));
-        cli.add_option("--iso", app.config.iso, "Iso value (default 0.5)");
+        cli.add_option("--iso", app.config.iso, "Iso value (default 0.5)")->check(sample::finiteFloat());
         cli.add_option_function<std::string>(
                "--splat",
                [&app](const std::string& s) {

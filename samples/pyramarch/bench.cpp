@@ -25,6 +25,7 @@
 #include "pyramarch/voxelizer/voxelizer.h"
 #include "sample/cli.h"
 #include "sample/framework.h"
+#include "sample/scenes.h"
 
 namespace pyramarch::bench {
 namespace {
@@ -61,7 +62,9 @@ struct Record {
     std::string group;    // iso | particles | voxelizer
     std::string scenario; // e.g. cayley-127
     std::string field;    // cayley, sphere, gyroid, metaballs, particles, or the mesh
-    std::string strategy; // histopyramid | scan | voxelizer
+    std::string strategy; // histopyramid | scan | histopyramid-indexed | voxelizer | voxelizer-root
+    std::string normals;  // iso: forward | central | sobel
+    std::string splat;    // particles: scatter | gather
     uint32_t cells[3] = {0, 0, 0};
     uint64_t cellCount = 0;
     uint32_t warmup = 0, frames = 0;
@@ -81,7 +84,7 @@ struct Record {
     uint64_t memoryTotalBytes = 0;  // allocator growth, render-graph scratch included
     // particles / voxelizer
     uint32_t particles = 0;
-    uint32_t meshTriangles = 0, resolution = 0, fragments = 0, tiles = 0;
+    uint32_t meshTriangles = 0, resolution = 0, fragments = 0, tiles = 0, leaves = 0;
     std::string note;
 };
 
@@ -193,14 +196,26 @@ struct IsoScenario {
     iso::ExtractionMethod method = iso::ExtractionMethod::HistoPyramid;
     uint32_t particles = 0;
     uint32_t warmup = 1, frames = 5;
+    bool indexed = false; // shared vertices + indices (HistoPyramid only)
+    iso::NormalMode normals = iso::NormalMode::Central;
+    iso::SplatMethod splat = iso::SplatMethod::Scatter;
 };
+
+const char* normalsName(iso::NormalMode m) {
+    return m == iso::NormalMode::Forward ? "forward" : m == iso::NormalMode::Sobel ? "sobel" : "central";
+}
 
 Result<Record> runIso(Device& dev, const IsoScenario& sc) {
     Record r;
     r.group = sc.field == "particles" ? "particles" : "iso";
     r.field = sc.field;
-    r.strategy = sc.method == iso::ExtractionMethod::Scan ? "scan" : "histopyramid";
-    r.scenario = sc.field + "-" + std::to_string(sc.n) + (sc.particles ? "-" + std::to_string(sc.particles) : std::string());
+    r.strategy = sc.method == iso::ExtractionMethod::Scan ? "scan" : sc.indexed ? "histopyramid-indexed" : "histopyramid";
+    r.normals = normalsName(sc.normals);
+    if (sc.particles) r.splat = sc.splat == iso::SplatMethod::Gather ? "gather" : "scatter";
+    // Scenarios that differ only in strategy share a name (their triangle counts must agree).
+    r.scenario = sc.field + "-" + std::to_string(sc.n) + (sc.particles ? "-" + std::to_string(sc.particles) : std::string()) +
+                 (sc.particles && sc.splat == iso::SplatMethod::Gather ? "-gather" : "") +
+                 (sc.normals != iso::NormalMode::Central ? std::string("-") + r.normals : "");
     for (uint32_t& c : r.cells) c = sc.n;
     r.cellCount = uint64_t(sc.n) * sc.n * sc.n;
     r.warmup = sc.warmup;
@@ -209,6 +224,8 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
 
     const uint64_t most = dev.limits().maxStorageBufferRange / iso::IsoSurface::vertexStride() / 3 * 3;
     uint32_t capacity = uint32_t(std::min<uint64_t>(std::max<uint64_t>(r.cellCount / 2, 3 * 4096), most));
+    const uint64_t mostIndices = dev.limits().maxStorageBufferRange / 4 / 3 * 3;
+    uint32_t indexCapacity = uint32_t(std::min<uint64_t>(std::max<uint64_t>(r.cellCount / 2, 3 * 4096), mostIndices));
 
     Rng rng{0x9e3779b9u};
     std::vector<iso::Metaball> balls(sc.field == "metaballs" ? 64 : 0);
@@ -229,6 +246,10 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
         info.samples = {sc.n + 1, sc.n + 1, sc.n + 1};
         info.vertexCapacity = capacity;
         info.method = sc.method;
+        info.normals = sc.normals;
+        info.indexed = sc.indexed;
+        if (sc.indexed) info.indexCapacity = indexCapacity;
+        info.splat = sc.splat;
         info.name = "iso";
         if (sc.field == "metaballs") {
             info.source = iso::FieldSource::Metaballs;
@@ -242,6 +263,7 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
         } else {
             info.source = iso::FieldSource::UserGlsl;
             info.fieldGlsl = fieldGlsl(sc.field);
+            info.compileGlsl = sample::glslCompiler();
             info.isoValue = 0.f;
         }
         const uint64_t before = dev.allocator().stats().allocatedBytes;
@@ -299,12 +321,17 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
                     if (want > capacity && capacity < most) {
                         capacity = uint32_t(std::min<uint64_t>(want, most));
                         retry = true;
-                        break;
                     }
+                    const uint32_t wantIndices = sc.indexed ? iso::suggestIndexCapacity(*stats, 1.05f) : 0;
+                    if (wantIndices > indexCapacity && indexCapacity < mostIndices) {
+                        indexCapacity = uint32_t(std::min<uint64_t>(wantIndices, mostIndices));
+                        retry = true;
+                    }
+                    if (retry) break;
                 }
             }
             r.vertices = stats->verticesWritten;
-            r.triangles = stats->verticesWritten / 3;
+            r.triangles = sc.indexed ? stats->indicesWritten / 3 : stats->verticesWritten / 3;
             r.activeCells = stats->activeCells;
             r.overflow = stats->overflow;
             if (f < sc.warmup) continue;
@@ -330,12 +357,13 @@ struct VoxScenario {
     std::string mesh; // sphere | knot | dense
     uint32_t resolution = 128;
     uint32_t warmup = 1, frames = 3;
+    bool cursors = true; // octree build: per-fragment cursors (default) or descent from the root every level
 };
 
 Result<Record> runVox(Device& dev, const VoxScenario& sc) {
     Record r;
     r.group = "voxelizer";
-    r.strategy = "voxelizer";
+    r.strategy = sc.cursors ? "voxelizer" : "voxelizer-root";
     r.field = sc.mesh;
     r.resolution = sc.resolution;
     r.scenario = sc.mesh + "-" + std::to_string(sc.resolution);
@@ -358,6 +386,7 @@ Result<Record> runVox(Device& dev, const VoxScenario& sc) {
         info.maxTriangles = uint32_t(mesh.triangleCount());
         info.fragmentCapacity = fragmentCapacity;
         info.tileCapacity = tileCapacity;
+        info.fragmentCursors = sc.cursors;
         const uint64_t before = dev.allocator().stats().allocatedBytes;
         auto created = voxel::Voxelizer::create(dev, info);
         if (!created) return created.status();
@@ -410,6 +439,10 @@ Result<Record> runVox(Device& dev, const VoxScenario& sc) {
         }
         if (retry) continue;
         finishLoop(r, loop);
+        // Occupied leaves of the last frame (read back after the timings: not part of them).
+        auto tree = vox.readOctree();
+        if (!tree) return tree.status();
+        r.leaves = uint32_t(voxel::extractLeaves(*tree).size());
         // Throughput in input triangles: the voxelizer's work grows with triangles and fragments, not grid cells.
         r.mcellsPerSecond = r.gpuMs.median > 0 ? double(r.meshTriangles) / (r.gpuMs.median * 1e3) : 0;
         if (r.overflow) r.note = "overflow: capacities at maxStorageBufferRange";
@@ -425,10 +458,10 @@ std::string mib(uint64_t b) {
 }
 
 void printTable(const std::vector<Record>& recs) {
-    std::printf("\n%-22s %-12s %7s %9s %9s %9s %8s %9s %7s %8s %8s %6s\n", "scenario", "strategy", "frames", "gpu ms", "mc ms", "wall ms",
+    std::printf("\n%-22s %-20s %7s %9s %9s %9s %8s %9s %7s %8s %8s %6s\n", "scenario", "strategy", "frames", "gpu ms", "mc ms", "wall ms",
                 "Mcell/s", "triangles", "active%", "mem MiB", "rec ms", "ts/wall");
     for (const Record& r : recs)
-        std::printf("%-22s %-12s %7u %9.2f %9.2f %9.2f %8.1f %9u %7.2f %8s %8.3f %6.2f%s\n", r.scenario.c_str(), r.strategy.c_str(), r.frames,
+        std::printf("%-22s %-20s %7u %9.2f %9.2f %9.2f %8.1f %9u %7.2f %8s %8.3f %6.2f%s\n", r.scenario.c_str(), r.strategy.c_str(), r.frames,
                     r.gpuMs.median, r.extractionMs.median, r.wallMs.median, r.mcellsPerSecond, r.triangles, 100.0 * r.activeFraction,
                     mib(r.memoryTotalBytes).c_str(), r.recordCpuMs.median, r.timestampCoverage, r.overflow ? "  OVERFLOW" : "");
     std::printf("(gpu ms: median sum of pass timestamps; mc ms: without the field pass; Mcell/s: cells / mc ms, voxelizer: Mtriangles/s;\n"
@@ -499,10 +532,11 @@ Status writeJson(const std::string& path, const std::vector<Record>& recs, const
           << ", \"vertices\": " << r.vertices << ", \"triangles\": " << r.triangles << ", \"activeCells\": " << r.activeCells
           << ", \"activeFraction\": " << num(r.activeFraction) << ", \"overflow\": " << (r.overflow ? "true" : "false")
           << ", \"vertexCapacity\": " << r.vertexCapacity;
-        if (r.particles) j << ", \"particles\": " << r.particles;
+        if (!r.normals.empty()) j << ", \"normals\": \"" << r.normals << "\"";
+        if (r.particles) j << ", \"particles\": " << r.particles << ", \"splat\": \"" << r.splat << "\"";
         if (r.group == "voxelizer")
             j << ", \"meshTriangles\": " << r.meshTriangles << ", \"resolution\": " << r.resolution << ", \"fragments\": " << r.fragments
-              << ", \"tiles\": " << r.tiles;
+              << ", \"tiles\": " << r.tiles << ", \"leaves\": " << r.leaves;
         if (!r.note.empty()) j << ", \"note\": \"" << jsonEscape(r.note) << "\"";
         j << ",\n     \"memoryBytes\": {\"total\": " << r.memoryTotalBytes << ", \"module\": " << r.memoryModuleBytes << ", \"buffers\": {";
         for (size_t m = 0; m < r.memory.size(); ++m) j << (m ? ", " : "") << "\"" << jsonEscape(r.memory[m].name) << "\": " << r.memory[m].bytes;
@@ -535,6 +569,7 @@ int runTimingCheck(Device& dev) {
     info.vertexCapacity = 3u << 17;
     info.source = iso::FieldSource::UserGlsl;
     info.fieldGlsl = fieldGlsl("cayley");
+    info.compileGlsl = sample::glslCompiler();
     info.isoValue = 0.f;
     info.name = "iso";
     auto created = iso::IsoSurface::create(dev, info);
@@ -592,7 +627,15 @@ std::string joinCommandLine(int argc, char** argv) {
 
 CLI::App* addBenchCommand(CLI::App& app, BenchOptions& o) {
     CLI::App* c = app.add_subcommand("bench", "Run the benchmark suite: per-pass GPU times, throughput, memory; table and --json");
-    c->add_option("--strategy", o.strategy, "histopyramid | scan | both (default both)")->check(CLI::IsMember({"histopyramid", "scan", "both"}));
+    c->add_option("--strategy", o.strategy,
+                  "Iso strategies: histopyramid | scan | indexed (HistoPyramid, shared vertices + indices) | both (histopyramid, scan; default) | all")
+        ->check(CLI::IsMember({"histopyramid", "scan", "indexed", "both", "all"}));
+    c->add_option("--normals", o.normals, "Normals of the iso scenarios: forward | central | sobel (default central)")
+        ->check(CLI::IsMember({"forward", "central", "sobel"}));
+    c->add_option("--splat", o.splat, "Particle splat: scatter | gather | both (default scatter)")->check(CLI::IsMember({"scatter", "gather", "both"}));
+    c->add_option("--octree-build", o.octreeBuild,
+                  "Voxelizer octree build: cursors (per-fragment cursors, default) | root (descent from the root every level) | both")
+        ->check(CLI::IsMember({"cursors", "root", "both"}));
     c->add_option("--sizes", o.sizes, "Cells per axis of the field scenarios (default 31,63,127,255 for cayley, 31,47 for noise, 127 for the others)")
         ->delimiter(',')
         ->check(CLI::Range(1u, 511u));
@@ -623,9 +666,24 @@ CLI::App* addBenchCommand(CLI::App& app, BenchOptions& o) {
 int runBench(const BenchOptions& o, const std::string& commandLine) {
     const std::string prog = "pyramarch bench";
     const auto start = Clock::now();
-    std::vector<iso::ExtractionMethod> methods;
-    if (o.strategy != "scan") methods.push_back(iso::ExtractionMethod::HistoPyramid);
-    if (o.strategy != "histopyramid") methods.push_back(iso::ExtractionMethod::Scan);
+    struct Strategy {
+        iso::ExtractionMethod method;
+        bool indexed;
+    };
+    std::vector<Strategy> methods;
+    const bool all = o.strategy == "all";
+    if (all || o.strategy == "both" || o.strategy == "histopyramid") methods.push_back({iso::ExtractionMethod::HistoPyramid, false});
+    if (all || o.strategy == "both" || o.strategy == "scan") methods.push_back({iso::ExtractionMethod::Scan, false});
+    if (all || o.strategy == "indexed") methods.push_back({iso::ExtractionMethod::HistoPyramid, true});
+    const iso::NormalMode normals = o.normals == "forward" ? iso::NormalMode::Forward
+                                    : o.normals == "sobel" ? iso::NormalMode::Sobel
+                                                           : iso::NormalMode::Central;
+    std::vector<iso::SplatMethod> splats;
+    if (o.splat != "gather") splats.push_back(iso::SplatMethod::Scatter);
+    if (o.splat != "scatter") splats.push_back(iso::SplatMethod::Gather);
+    std::vector<bool> octreeBuilds;
+    if (o.octreeBuild != "root") octreeBuilds.push_back(true);
+    if (o.octreeBuild != "cursors") octreeBuilds.push_back(false);
 
     std::vector<IsoScenario> isoScenarios;
     auto framesFor = [&](uint64_t cells) { return o.frames ? o.frames : defaultFrames(cells); };
@@ -638,21 +696,27 @@ int runBench(const BenchOptions& o, const std::string& commandLine) {
                         : f == "noise" ? std::vector<uint32_t>{31, 47} // ~20 vertices per cell: larger grids exceed one vertex buffer
                                        : std::vector<uint32_t>{127};
             for (uint32_t n : sizes)
-                for (auto m : methods) isoScenarios.push_back({f, n, m, 0, o.warmup, framesFor(uint64_t(n) * n * n)});
+                for (const Strategy& m : methods)
+                    isoScenarios.push_back({f, n, m.method, 0, o.warmup, framesFor(uint64_t(n) * n * n), m.indexed, normals});
         }
     if (wants(o.groups, "particles")) {
         const std::vector<uint32_t> counts = o.particleCounts.empty() ? std::vector<uint32_t>{100000, 1000000} : o.particleCounts;
         const std::vector<uint32_t> sizes = o.particleSizes.empty() ? std::vector<uint32_t>{128, 256} : o.particleSizes;
         for (uint32_t n : sizes)
             for (uint32_t count : counts)
-                for (auto m : methods) isoScenarios.push_back({"particles", n, m, count, o.warmup, framesFor(uint64_t(n) * n * n)});
+                for (iso::SplatMethod splat : splats)
+                    for (const Strategy& m : methods)
+                        isoScenarios.push_back(
+                            {"particles", n, m.method, count, o.warmup, framesFor(uint64_t(n) * n * n), m.indexed, normals, splat});
     }
     std::vector<VoxScenario> voxScenarios;
     if (wants(o.groups, "voxelizer")) {
         const std::vector<uint32_t> res = o.voxelResolutions.empty() ? std::vector<uint32_t>{128, 512} : o.voxelResolutions;
         for (const std::string mesh : {"sphere", "knot", "dense"})
             if (wants(o.meshes, mesh))
-                for (uint32_t r : res) voxScenarios.push_back({mesh, r, o.warmup, o.frames ? o.frames : (r > 256 ? 3u : 5u)});
+                for (uint32_t r : res)
+                    for (bool cursors : octreeBuilds)
+                        voxScenarios.push_back({mesh, r, o.warmup, o.frames ? o.frames : (r > 256 ? 3u : 5u), cursors});
     }
 
     sample::CommonOptions co;
@@ -670,8 +734,9 @@ int runBench(const BenchOptions& o, const std::string& commandLine) {
     std::vector<Record> records;
     std::unique_ptr<Device> isoDevice, voxDevice;
     auto report = [&](const Record& r) {
-        std::fprintf(stderr, "  %-22s %-12s gpu %9.2f ms  wall %9.2f ms  %u triangles%s\n", r.scenario.c_str(), r.strategy.c_str(), r.gpuMs.median,
-                     r.wallMs.median, r.triangles, r.overflow ? " OVERFLOW" : "");
+        const std::string leaves = r.group == "voxelizer" ? ", " + std::to_string(r.leaves) + " leaves" : "";
+        std::fprintf(stderr, "  %-22s %-20s gpu %9.2f ms  wall %9.2f ms  %u triangles%s%s\n", r.scenario.c_str(), r.strategy.c_str(),
+                     r.gpuMs.median, r.wallMs.median, r.triangles, leaves.c_str(), r.overflow ? " OVERFLOW" : "");
     };
     if (!isoScenarios.empty()) {
         auto d = sample::createSampleDevice(co, &messages);

@@ -1,8 +1,12 @@
-// `pyramarch bench`: the standard benchmark suite (issue 6). Iso-surface
-// scenarios (analytic fields at the paper's Table 1 sizes, metaballs,
-// particles) for the HistoPyramid and scan strategies, and voxelizer
-// scenarios; per-pass GPU times, throughput, output sizes, GPU memory by
-// structure and CPU record time, as a table and as JSON.
+// `pyramarch bench`: the one GPU benchmark driver of the project (issue 6,
+// issue 10). Iso-surface scenarios (analytic fields at the Table 1 sizes of
+// HPMC (Dyken et al. 2008), metaballs, particles with either splat) for the
+// HistoPyramid, scan and indexed HistoPyramid strategies with any normal
+// mode, and voxelizer scenarios with either octree build (fragment cursors or
+// descent from the root, Crassin & Green 2012); per-pass GPU times,
+// throughput, output sizes (triangles, leaves), GPU memory by structure and
+// CPU record time, as a table and as JSON. The Google Benchmark programs in
+// tests/bench measure CPU-side pieces, not GPU work.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +20,7 @@ class App;
 namespace pyramarch::bench {
 
 struct BenchOptions {
-    std::string strategy = "both";                // histopyramid | scan | both
+    std::string strategy = "both";                // histopyramid | scan | indexed | both (histopyramid + scan) | all
     std::vector<uint32_t> sizes;                  // cells per axis of the field scenarios (default 31,63,127,255 for cayley)
     std::vector<std::string> fields;              // cayley, sphere, gyroid, metaballs, noise (default all)
     std::vector<std::string> groups;              // iso, particles, voxelizer (default all)
@@ -29,6 +33,9 @@ struct BenchOptions {
     std::string json;                             // JSON output file
     std::string device;                           // device index or name substring
     bool validation = false;
+    std::string normals = "central";              // forward | central | sobel
+    std::string splat = "scatter";                // particles: scatter | gather | both
+    std::string octreeBuild = "cursors";          // voxelizer: cursors | root | both
     bool timingCheck = false;                     // only the timestamp-vs-wall-clock experiment
 };
 

@@ -1,7 +1,8 @@
 // pyramarch: the command-line tool. `info` lists devices and what matters of
 // them, `demo` renders the metaballs and point-cloud scenes headless to PNG
 // frames with a per-pass timing table, `iso` extracts a surface from an
-// analytic field or a raw volume and writes PLY/OBJ, `voxelize` turns a mesh
+// analytic field, a raw volume, a GLSL field function or particle files and
+// writes PLY/OBJ, `voxelize` turns a mesh
 // into a sparse voxel octree and writes its leaves.
 #include <atomic>
 #include <chrono>
@@ -12,16 +13,17 @@
 #include "pyramarch/engine/device.h"
 #include "pyramarch/engine/transfer.h"
 #include "pyramarch/engine/vulkan_functions.h"
+#include "pyramarch/isosurface/raw_volume.h"
 #include "bench.h"
 #include "sample/cli.h"
 #include "sample/framework.h"
 #include "sample/scenes.h"
+#include "iso_command.h"
 #include "tool_cli.h"
 
 using namespace pyramarch;
 using sample::DemoOptions;
 using sample::fail;
-using sample::IsoOptions;
 
 namespace {
 
@@ -142,136 +144,6 @@ int runDemo(const DemoOptions& d) {
         std::printf("note: on a CPU driver (lavapipe) compute timestamps written after the first render pass lag behind the work,\n"
                     "      so compute passes read near zero and the draw pass absorbs their time; trust the totals and the\n"
                     "      wall time (`pyramarch bench --timing-check` shows it).\n");
-    if (messages) return fail(prog, std::to_string(messages.load()) + " validation message(s)");
-    return 0;
-}
-
-int runIso(const IsoOptions& o) {
-    const std::string prog = "pyramarch iso";
-    if (o.field.empty() == o.raw.empty()) return fail(prog, "give exactly one of --field or --raw");
-    iso::NormalMode normals = iso::NormalMode::Central;
-    if (o.normals == "forward") normals = iso::NormalMode::Forward;
-    else if (o.normals == "sobel") normals = iso::NormalMode::Sobel;
-    float b[6];
-    {
-        char tail = 0;
-        if (std::sscanf(o.bounds.c_str(), "%f,%f,%f,%f,%f,%f%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &tail) != 6)
-            return fail(prog, "--bounds: expected minX,minY,minZ,maxX,maxY,maxZ, got '" + o.bounds + "'");
-        for (int a = 0; a < 3; ++a)
-            if (!(b[a] < b[a + 3])) return fail(prog, "--bounds: min must be below max on every axis");
-    }
-    std::array<uint32_t, 3> samples{};
-    std::vector<uint8_t> data;
-    iso::VolumeFormat format = iso::VolumeFormat::F32;
-    std::vector<float> fieldValues;
-    bool metaballs = false;
-    if (!o.raw.empty()) {
-        uint32_t dims[3];
-        if (o.dims.empty() || !sample::parseTriple(o.dims, dims)) return fail(prog, "--raw needs --dims X,Y,Z (samples, each >= 2)");
-        if (!sample::parseVolumeFormat(o.type, format)) return fail(prog, "--type must be u8, u16 or f32");
-        samples = {dims[0], dims[1], dims[2]};
-        std::fprintf(stderr, "reading %s ...\n", o.raw.c_str());
-        auto r = sample::readRawVolume(o.raw, samples, format);
-        if (!r) return fail(prog, r.message());
-        data = std::move(r).value();
-    } else {
-        uint32_t cells[3];
-        if (!sample::parseTriple(o.cells, cells)) return fail(prog, "--cells: expected X,Y,Z positive integers, got '" + o.cells + "'");
-        samples = {cells[0] + 1, cells[1] + 1, cells[2] + 1};
-        if (o.field == "metaballs") metaballs = true;
-        else if (!sample::isAnalyticField(o.field)) return fail(prog, "--field must be cayley, sphere, gyroid or metaballs");
-        else {
-            std::fprintf(stderr, "sampling %s at %ux%ux%u ...\n", o.field.c_str(), samples[0], samples[1], samples[2]);
-            const uint64_t count = uint64_t(samples[0]) * samples[1] * samples[2];
-            if (count > (1ull << 31)) return fail(prog, "--cells too large: " + std::to_string(count) + " samples");
-            fieldValues = sample::sampleAnalyticField(o.field, samples, {b[0], b[1], b[2]}, {b[3], b[4], b[5]});
-        }
-    }
-    sample::CommonOptions co;
-    co.validation = o.validation;
-    co.device = o.device;
-    std::atomic<uint32_t> messages{0};
-    auto device = sample::createSampleDevice(co, &messages);
-    if (!device) return fail(prog, device.message());
-
-    const float iso = o.isoGiven ? o.iso : metaballs ? 0.35f : o.field == "sphere" || o.field == "cayley" || o.field == "gyroid" ? 0.f : 0.5f;
-    // A first guess from the grid; if the surface needs more, one re-run with
-    // the size the stats suggest.
-    uint32_t capacity = o.capacity;
-    if (!capacity) {
-        // About one vertex per two cells suits smooth surfaces; never more
-        // than one storage buffer can hold (32-byte vertices).
-        const uint64_t cells = uint64_t(samples[0] - 1) * (samples[1] - 1) * (samples[2] - 1);
-        const uint64_t most = (*device)->limits().maxStorageBufferRange / iso::IsoSurface::vertexStride() / 3 * 3;
-        capacity = uint32_t(std::min<uint64_t>(std::max<uint64_t>(cells / 2, 3 * 4096), most));
-    }
-    for (int attempt = 0; attempt < 2; ++attempt) {
-        iso::IsoSurfaceCreateInfo info;
-        info.samples = samples;
-        info.boundsMin = {b[0], b[1], b[2]};
-        info.boundsMax = {b[3], b[4], b[5]};
-        info.vertexCapacity = capacity;
-        info.normals = normals;
-        info.isoValue = iso;
-        info.source = metaballs ? iso::FieldSource::Metaballs : iso::FieldSource::Volume;
-        auto surface = iso::IsoSurface::create(**device, info);
-        if (!surface) return fail(prog, surface.message());
-        iso::IsoSurface& s = **surface;
-        Status st;
-        if (metaballs) {
-            sample::MetaballSettings ms;
-            std::vector<iso::Metaball> balls;
-            const float c[6][3] = {{-0.4f, 0, 0}, {0.4f, 0, 0}, {0, 0.45f, 0}, {0, -0.4f, 0.2f}, {0.1f, 0.1f, 0.5f}, {-0.2f, 0.2f, -0.45f}};
-            for (auto& p : c) balls.push_back({{p[0], p[1], p[2]}, 0.55f, 1.f, {}});
-            st = s.setMetaballs(balls);
-        } else if (!fieldValues.empty()) {
-            st = s.uploadVolume(fieldValues.data(), fieldValues.size() * sizeof(float), iso::VolumeFormat::F32);
-        } else {
-            st = s.uploadVolume(data.data(), data.size(), format);
-        }
-        if (!st) return fail(prog, st.message());
-        std::fprintf(stderr, "extracting (%ux%ux%u samples, iso %g, capacity %u vertices) ...\n", samples[0], samples[1], samples[2], iso, capacity);
-        // The first frame carries the pipelines' JIT on some drivers: time the last.
-        for (uint32_t r = 0; r < std::max(1u, o.repeat); ++r) {
-            Status recorded;
-            st = submitAndWait(**device, [&](VkCommandBuffer cmd) { recorded = s.record(cmd); });
-            if (!st) return fail(prog, st.message());
-            if (!recorded) return fail(prog, recorded.message());
-        }
-        const uint64_t last = s.framesRecorded() - 1;
-        const auto stats = s.statsOfFrame(last);
-        if (!stats) return fail(prog, "no surface stats for the frame (the GPU did not finish it)");
-        if (stats->overflow && attempt == 0 && !o.capacity) {
-            capacity = iso::suggestCapacity(*stats);
-            std::fprintf(stderr, "capacity too small (%u vertices needed): retrying with %u\n", stats->verticesNeeded, capacity);
-            continue;
-        }
-        const auto timings = s.internalGraph()->latestTimings();
-        std::printf("triangles: %u (needed %u)%s, active cells: %u\n", stats->verticesWritten / 3, stats->verticesNeeded / 3,
-                    stats->overflow ? " OVERFLOW" : "", stats->activeCells);
-        sample::StatsRecorder rec;
-        sample::FrameStats fs;
-        fs.passes = timings;
-        sample::fillSurfaceStats(fs, s, last);
-        rec.setInfo("device", (*device)->name());
-        rec.setInfo("source", metaballs ? "metaballs" : !o.raw.empty() ? o.raw : o.field);
-        rec.add(fs);
-        std::printf("%s", rec.table().c_str());
-        if (!o.stats.empty()) {
-            st = rec.write(o.stats);
-            if (!st) return fail(prog, st.message());
-        }
-        if (!o.out.empty()) {
-            std::fprintf(stderr, "reading back the mesh ...\n");
-            auto mesh = s.readMesh(o.weld);
-            if (!mesh) return fail(prog, mesh.message());
-            const std::string ext = std::filesystem::path(o.out).extension().string();
-            st = ext == ".obj" ? iso::writeObj(*mesh, o.out) : iso::writePly(*mesh, o.out);
-            if (!st) return fail(prog, st.message());
-            std::printf("wrote %s (%zu vertices, %zu triangles)\n", o.out.c_str(), mesh->positions.size(), mesh->indices.size() / 3);
-        }
-        break;
-    }
     if (messages) return fail(prog, std::to_string(messages.load()) + " validation message(s)");
     return 0;
 }

@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "pyramarch/engine/device.h"
-#include "pyramarch/voxelizer/job.h"
+#include "sample/voxelize_job.h"
 #include "sample/framework.h"
 
 using namespace pyramarch;
@@ -29,7 +29,7 @@ CLI::App* addVoxelizeCommand(CLI::App& app, VoxelizeOptions& o) {
 int runVoxelize(const VoxelizeOptions& o) {
     const std::string prog = "pyramarch voxelize";
     if (o.mesh.empty() && o.shape.empty()) return sample::fail(prog, "give --mesh file.obj or --shape name");
-    voxel::VoxelizeJob job;
+    sample::VoxelizeJob job;
     job.meshPath = o.mesh;
     job.shape = o.shape;
     job.resolution = o.resolution;
@@ -46,7 +46,7 @@ int runVoxelize(const VoxelizeOptions& o) {
     auto device = sample::createSampleDevice(co, &messages);
     if (!device) return sample::fail(prog, device.message());
     std::fprintf(stderr, "voxelizing %s at R=%u ...\n", o.mesh.empty() ? o.shape.c_str() : o.mesh.c_str(), o.resolution);
-    auto r = voxel::runVoxelizeJob(**device, job);
+    auto r = sample::runVoxelizeJob(**device, job);
     if (!r) return sample::fail(prog, r.message());
     const voxel::VoxelStats& s = r->stats;
     std::printf("grid %ux%ux%u, %u triangles (%u skipped), %u voxel fragments, %u octree tiles, %zu leaves\n",

@@ -6,6 +6,7 @@
 #include <imgui.h>
 
 #include "pyramarch/engine/vulkan_functions.h"
+#include "pyramarch/isosurface/raw_volume.h"
 #include "sample/app.h"
 
 using namespace pyramarch;
@@ -36,7 +37,7 @@ int main(int argc, char** argv) {
         cli.add_option("--raw", raw, "Raw volume file (little-endian, x fastest); without it an analytic field is shown");
         cli.add_option("--dims", dims, "Samples per axis X,Y,Z of --raw");
         cli.add_option("--type", type, "Sample type of --raw: u8 | u16 | f32")->check(CLI::IsMember({"u8", "u16", "f32"}));
-        cli.add_option("--iso", app.config.iso, "Iso value (default: middle of the value range)");
+        cli.add_option("--iso", app.config.iso, "Iso value (default: middle of the value range)")->check(sample::finiteFloat());
         cli.add_option("--field", app.config.source, "Analytic field when no --raw: cayley | sphere | gyroid")
             ->check(CLI::IsMember({"cayley", "sphere", "gyroid"}));
         cli.add_option("--cells", app.config.cells, "Grid cells per axis of the analytic field (default 48)")->check(CLI::Range(1u, 400u));
@@ -55,8 +56,8 @@ int main(int argc, char** argv) {
         uint32_t d[3];
         if (dims.empty() || !sample::parseTriple(dims, d)) return Status::error("--raw needs --dims X,Y,Z (samples per axis)");
         iso::VolumeFormat f;
-        sample::parseVolumeFormat(type, f);
-        auto data = sample::readRawVolume(raw, {d[0], d[1], d[2]}, f);
+        iso::parseVolumeFormat(type, f);
+        auto data = iso::readRawVolume(raw, {d[0], d[1], d[2]}, f);
         if (!data) return data.status();
         c.source = "volume";
         c.volume = std::make_shared<const std::vector<uint8_t>>(std::move(data).value());

@@ -19,13 +19,13 @@
 #include "pyramarch/engine/render_graph.h"
 #include "pyramarch/engine/transfer.h"
 #include "pyramarch/engine/vulkan_functions.h"
-#include "pyramarch/voxelizer/job.h"
 #include "pyramarch/voxelizer/shapes.h"
 #include "pyramarch/voxelizer/voxelizer.h"
 #include "sample/app.h"
 #include "sample/cli.h"
 #include "sample/framework.h"
 #include "sample/output.h"
+#include "sample/voxelize_job.h"
 #include "voxelize_sample/sample_shared.h"
 
 using namespace pyramarch;
@@ -159,13 +159,13 @@ Status VoxelView::build(const sample::RenderTarget& target) {
 
     // A sizing run finds the capacities this mesh needs (it grows them from
     // the overflow counters); the frames then never truncate.
-    voxel::VoxelizeJob sizing;
+    sample::VoxelizeJob sizing;
     sizing.meshPath = s.mesh;
     sizing.shape = s.mesh.empty() ? s.shape : "";
     sizing.resolution = s.resolution;
     sizing.mode = mode_;
     sizing.timedFrames = 1;
-    auto sized = voxel::runVoxelizeJob(device_, sizing);
+    auto sized = sample::runVoxelizeJob(device_, sizing);
     if (!sized) return sized.status();
     voxel::VoxelizerCreateInfo vi;
     vi.maxResolution = std::max(1u, grid_.maxDim());

@@ -1,5 +1,5 @@
 #version 460
-// Scan baseline (seed 003's compactVoxels): one thread per cell; an active
+// Scan baseline (compactVoxels of the CUDA marchingCubes sample, docs/algorithms.md): one thread per cell; an active
 // cell writes its index at its exclusive occupancy offset, so the list holds
 // the active cells in cell order. The offset is the level-1 prefix from the
 // occupancy down-sweep plus the active siblings preceding it at level 0.

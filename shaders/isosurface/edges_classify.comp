@@ -1,5 +1,5 @@
 #version 460
-// Indexed output (seed 000's shared vertices): every sample owns its +x, +y,
+// Indexed output (shared vertices as in the WebGL point-cloud MC post, docs/algorithms.md): every sample owns its +x, +y,
 // +z edges; base of the edge pyramid = number of cut owned edges (0..3) |
 // their axis bits << 4. Like classify, a thread takes the 4 samples of one
 // level-1 element and writes that element too. Bound as `grid` here is the

@@ -1,5 +1,5 @@
 #version 460
-// Scan baseline (seed 003's generateTriangles): one thread per ACTIVE cell
+// Scan baseline (generateTriangles of the CUDA marchingCubes sample, docs/algorithms.md): one thread per ACTIVE cell
 // (indirect dispatch sized by the args pass); each writes its vertices at its
 // exclusive vertex-count offset (scan_down.comp for levels >= 1, the
 // preceding siblings at level 0 here). Same vertex code and capacity clamp

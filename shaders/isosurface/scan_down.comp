@@ -1,5 +1,5 @@
 #version 460
-// Scan baseline (seed 003's prefix-sum pipeline, on the same reduction tree):
+// Scan baseline (the CUDA marchingCubes sample's prefix-sum pipeline, docs/algorithms.md; on the same reduction tree):
 // down-sweep of a 4-ary exclusive scan. The pyramid levels are the up-sweep;
 // this writes, for level k >= 1 (pc.srcLevel), the exclusive prefix of each
 // element: its parent's prefix plus the sums of its preceding siblings.

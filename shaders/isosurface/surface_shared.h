@@ -23,7 +23,7 @@ struct SurfaceUVec4 { uint32_t x, y, z, w; };
 
 // SurfacePush.flags.x
 SURF_CONST kSurfaceShadeLit = 0u;           // hemisphere ambient + Blinn-Phong
-SURF_CONST kSurfaceShadeCellTriangles = 1u; // seed 000: 1 blue, 2 green, 3 red, 4 cyan, 5 magenta
+SURF_CONST kSurfaceShadeCellTriangles = 1u; // WebGL point-cloud MC post (docs/algorithms.md): 1 blue, 2 green, 3 red, 4 cyan, 5 magenta
 SURF_CONST kSurfaceShadeNormals = 2u;       // world normal * 0.5 + 0.5
 SURF_CONST kSurfaceShadeFlat = 3u;          // one colour, no lighting (masks, wireframe)
 

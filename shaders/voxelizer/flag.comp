@@ -1,6 +1,6 @@
 #version 460
 // One thread per voxel fragment: mark the level-`level` node containing it
-// for subdivision (seed 004, 22.5.4 step 1).
+// for subdivision (Crassin & Green 2012, 22.5.4 step 1; docs/algorithms.md).
 #include "voxelizer/vox_compute.glsl"
 
 void main() {

@@ -3,11 +3,11 @@
 // integer sums (R in color, G in child, B in pad1: a leaf has no children and
 // nothing reads a leaf's child pointer; mipmap.comp turns the sums into the
 // rounded mean and clears them), so the result does not depend on the order
-// fragments arrive in (seed 004's compare-and-swap moving average rounds at
+// fragments arrive in (Crassin & Green 2012's compare-and-swap moving average rounds at
 // every merge and does); normal: fixed-point atomic sum; count: atomic add.
 #include "voxelizer/vox_compute.glsl"
 
-// ColorMerge::MovingAverage: seed 004's compare-and-swap RGBA8 average instead.
+// ColorMerge::MovingAverage: Crassin & Green's compare-and-swap RGBA8 average (docs/algorithms.md) instead.
 layout(constant_id = 0) const bool kMovingAverage = false;
 
 vec4 unpackRGBA(uint v) { return vec4(v & 255u, (v >> 8) & 255u, (v >> 16) & 255u, v >> 24); }

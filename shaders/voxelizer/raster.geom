@@ -3,7 +3,7 @@
 // makes sure every pixel the projection touches gets a fragment:
 //  - hardware path: the rasterizer overestimates (VK_EXT_conservative_rasterization);
 //  - fallback: each edge is pushed out by the pixel's half diagonal
-//    (Hasselgren et al.; seed 004, 22.4.1) and the fragment shader kills
+//    (Hasselgren et al. 2005; Crassin & Green 2012, 22.4.1; docs/algorithms.md) and the fragment shader kills
 //    pixels outside the triangle's bounding box.
 // Triangles whose dilation would spike (very acute angles) or that have no
 // area (degenerate) are drawn as their bounding box instead: no dilation

@@ -1,11 +1,14 @@
 # Smoke check of `pyramarch bench` (CTest, label bench): a tiny run of every
-# scenario group must exit 0 and write JSON whose records carry the fields
-# the README's tables come from, with both strategies agreeing on the
-# triangle count of each iso scenario.
+# scenario group, strategy, particle splat and octree build must exit 0 and
+# write JSON whose records carry the fields the README's tables come from,
+# with every strategy (histopyramid, scan, indexed) agreeing on the triangle
+# count of each iso scenario and both octree builds on the voxelizer's
+# fragments and leaves.
 #   cmake -DPYRAMARCH=<exe> -DOUT=<file.json> -P check_bench_json.cmake
 execute_process(
   COMMAND ${PYRAMARCH} bench --sizes 7,16 --field cayley,gyroid --particles 2000 --particle-sizes 16
-          --resolutions 16 --meshes sphere --frames 1 --validation --json ${OUT}
+          --resolutions 16 --meshes sphere --frames 1 --strategy all --splat both --octree-build both
+          --validation --json ${OUT}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(rc EQUAL 77)
   message(STATUS "no Vulkan device")
@@ -26,9 +29,10 @@ foreach(key date command driver machine)
   endif()
 endforeach()
 string(JSON count LENGTH "${json}" results)
-# 2 fields x 2 sizes x 2 strategies + 1 particle scenario x 2 + 1 voxelizer scenario
-if(NOT count EQUAL 11)
-  message(FATAL_ERROR "expected 11 records, got ${count}")
+# 2 fields x 2 sizes x 3 strategies + 1 particle scenario x 2 splats x 3 strategies
+# + 1 voxelizer scenario x 2 octree builds
+if(NOT count EQUAL 20)
+  message(FATAL_ERROR "expected 20 records, got ${count}")
 endif()
 math(EXPR last "${count} - 1")
 foreach(i RANGE ${last})
@@ -48,9 +52,21 @@ foreach(i RANGE ${last})
   endif()
   if(NOT group STREQUAL "voxelizer")
     if(DEFINED tris_${scenario} AND NOT tris_${scenario} EQUAL tris)
-      message(FATAL_ERROR "${scenario}: histopyramid and scan triangle counts differ (${tris_${scenario}} vs ${tris})")
+      message(FATAL_ERROR "${scenario}: strategies disagree on the triangle count (${tris_${scenario}} vs ${tris} for ${strategy})")
     endif()
     set(tris_${scenario} ${tris})
+  else()
+    string(JSON leaves GET "${json}" results ${i} leaves)
+    string(JSON fragments GET "${json}" results ${i} fragments)
+    if(leaves EQUAL 0)
+      message(FATAL_ERROR "${scenario} ${strategy}: no leaves")
+    endif()
+    if(DEFINED leaves_${scenario} AND NOT (leaves_${scenario} EQUAL leaves AND fragments_${scenario} EQUAL fragments))
+      message(FATAL_ERROR "${scenario}: octree builds disagree (leaves ${leaves_${scenario}} vs ${leaves}, "
+                          "fragments ${fragments_${scenario}} vs ${fragments})")
+    endif()
+    set(leaves_${scenario} ${leaves})
+    set(fragments_${scenario} ${fragments})
   endif()
 endforeach()
 message(STATUS "${count} records OK on ${device}")

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "pyramarch/engine/device.h"
+#include "pyramarch/engine/shader_compiler.h"
 #include "pyramarch/engine/vulkan_functions.h"
 #include "pyramarch/isosurface/isosurface.h"
 #include "reference.h"
@@ -48,6 +49,9 @@ void FrameRecord(benchmark::State& state) {
     info.method = state.range(1) ? iso::ExtractionMethod::Scan : iso::ExtractionMethod::HistoPyramid;
     info.source = iso::FieldSource::UserGlsl;
     info.fieldGlsl = "float field(vec3 p) { return 16.0 * p.x * p.y * p.z + 4.0 * (p.x + p.y + p.z) - 1.0; }\n";
+#ifdef PYRAMARCH_HAVE_SHADER_COMPILER
+    info.compileGlsl = pyramarch::compileGlsl;
+#endif
     info.isoValue = 0.f;
     auto surface = iso::IsoSurface::create(*dev, info);
     if (!surface) {

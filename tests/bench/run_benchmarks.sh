@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the standard benchmark suite and writes JSON under tests/bench/results/
-# (or $1): `pyramarch bench` at its default settings (every scenario, both
-# strategies) plus the Google Benchmark CPU pieces (cpu_bench, render_graph_bench).
+# (or $1): `pyramarch bench` (the one GPU benchmark driver) at its default
+# settings (every scenario, both strategies), its indexed and root-descent
+# variants, plus the Google Benchmark CPU pieces (cpu_bench, render_graph_bench).
 #
 #   tests/bench/run_benchmarks.sh [out-dir] [build-dir]
 #
@@ -27,8 +28,13 @@ echo "command: pyramarch bench --json $base-bench.json" | tee -a "$base-bench.tx
 start=$(date +%s)
 "$exe" bench --json "$base-bench.json" | tee -a "$base-bench.txt"
 echo "suite wall time: $(( $(date +%s) - start )) s" | tee -a "$base-bench.txt"
+# What the former iso_bench and voxelizer_bench drivers measured beyond the
+# default suite: indexed HistoPyramid output on the Cayley sizes, and the
+# voxelizer's octree built by descent from the root (Crassin & Green 2012).
+"$exe" bench --groups iso --field cayley --strategy indexed --json "$base-bench-indexed.json" > "$base-bench-indexed.txt"
+"$exe" bench --groups voxelizer --octree-build root --json "$base-bench-octree-root.json" > "$base-bench-octree-root.txt"
 # Timestamps against the wall clock before and after the queue renders (the lavapipe caveat in the README).
 "$exe" bench --timing-check > "$base-timing-check.txt"
 "$build/tests/bench/cpu_bench" --benchmark_format=json --benchmark_out="$base-cpu_bench.json" --benchmark_out_format=json >/dev/null
 "$build/tests/bench/render_graph_bench" --benchmark_out="$base-render_graph_bench.json" --benchmark_out_format=json >/dev/null
-echo "wrote $base-bench.json, $base-bench.txt, $base-timing-check.txt, $base-cpu_bench.json, $base-render_graph_bench.json"
+echo "wrote $base-bench.json, $base-bench.txt, $base-bench-indexed.json, $base-bench-octree-root.json, $base-timing-check.txt, $base-cpu_bench.json, $base-render_graph_bench.json"

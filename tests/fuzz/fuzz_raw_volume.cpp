@@ -6,7 +6,8 @@
 #include <string>
 
 #include "fuzz_targets.h"
-#include "sample/scenes.h"
+#include "pyramarch/isosurface/raw_volume.h"
+#include "sample/cli.h"
 
 namespace pyramarch::fuzz {
 
@@ -47,14 +48,14 @@ int rawVolume(const uint8_t* data, size_t size) {
     if (!sample::parseTriple(dimsText, dims)) return 0;
     for (uint32_t d : dims) FUZZ_CHECK(d >= 1 && d <= (1u << 20), "parseTriple accepted a value out of 1..2^20");
     iso::VolumeFormat format;
-    if (!sample::parseVolumeFormat(typeText, format)) return 0;
+    if (!iso::parseVolumeFormat(typeText, format)) return 0;
     {
         std::ofstream f(scratchPath(), std::ios::binary | std::ios::trunc);
         f.write(reinterpret_cast<const char*>(p), std::streamsize(end - p));
     }
     const uint64_t fileBytes = uint64_t(end - p);
-    auto r = sample::readRawVolume(scratchPath(), {dims[0], dims[1], dims[2]}, format);
-    const uint64_t expected = uint64_t(dims[0]) * dims[1] * dims[2] * sample::volumeFormatBytes(format);
+    auto r = iso::readRawVolume(scratchPath(), {dims[0], dims[1], dims[2]}, format);
+    const uint64_t expected = uint64_t(dims[0]) * dims[1] * dims[2] * iso::volumeFormatBytes(format);
     if (!r) {
         FUZZ_CHECK(!r.message().empty(), "readRawVolume failed without a message");
         FUZZ_CHECK(fileBytes != expected, "readRawVolume rejected a file of the right size");
@@ -62,8 +63,8 @@ int rawVolume(const uint8_t* data, size_t size) {
     }
     FUZZ_CHECK(fileBytes == expected, "readRawVolume accepted a file whose size does not match the dims");
     FUZZ_CHECK(r->size() == expected, "readRawVolume returned the wrong byte count");
-    const size_t count = size_t(expected / sample::volumeFormatBytes(format));
-    const auto range = sample::volumeRange(r->data(), count, format);
+    const size_t count = size_t(expected / iso::volumeFormatBytes(format));
+    const auto range = iso::volumeRange(r->data(), count, format);
     // Either no finite value (lo > hi sentinel) or a finite, ordered range.
     FUZZ_CHECK(!(range[0] <= range[1]) || (std::isfinite(range[0]) && std::isfinite(range[1])), "volumeRange gave a non-finite range");
     return 0;

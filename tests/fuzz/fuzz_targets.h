@@ -23,7 +23,7 @@
 namespace pyramarch::fuzz {
 
 // Raw volume loader: "<dims>\n<type>\n<file bytes>" -> parseTriple,
-// parseVolumeFormat, readRawVolume, volumeRange.
+// iso::parseVolumeFormat, iso::readRawVolume, iso::volumeRange.
 int rawVolume(const uint8_t* data, size_t size);
 // User GLSL field snippets: the bytes are IsoSurfaceCreateInfo::fieldGlsl,
 // composed and compiled like IsoSurface::create does (compileUserField).
@@ -31,6 +31,12 @@ int userGlsl(const uint8_t* data, size_t size);
 // Command lines: first byte picks the pyramarch tool (even) or a sample
 // (odd); the rest, split at '\n', are the arguments.
 int commandLine(const uint8_t* data, size_t size);
+#ifdef PYRAMARCH_FUZZ_HAVE_PARTICLES
+// Particle readers (iso::parseParticles, in memory): byte 0 picks the format
+// (% 3: PLY, .xyz, .f32) and maxParticles (bits 2..7 times 4; 0: 4096), the
+// rest is the file. Then the PLY writer round trip and particleGrid.
+int particleReaders(const uint8_t* data, size_t size);
+#endif
 #ifdef PYRAMARCH_FUZZ_HAVE_VOXELIZER
 // Wavefront OBJ loader of the voxelizer (loadObj), then checkMesh and defaultGrid.
 int objLoader(const uint8_t* data, size_t size);

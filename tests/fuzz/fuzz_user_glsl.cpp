@@ -1,6 +1,7 @@
 #include <string>
 
 #include "fuzz_targets.h"
+#include "pyramarch/engine/shader_compiler.h"
 #include "pyramarch/isosurface/isosurface.h"
 
 namespace pyramarch::fuzz {
@@ -10,7 +11,7 @@ int userGlsl(const uint8_t* data, size_t size) {
     // the size so one input stays a compile, not a stress test.
     if (size > 4096) return 0;
     const std::string text(reinterpret_cast<const char*>(data), size);
-    auto spv = iso::compileUserField(text, "fuzz");
+    auto spv = iso::compileUserField(text, pyramarch::compileGlsl, "fuzz");
     if (!spv) {
         FUZZ_CHECK(!spv.message().empty(), "compileUserField failed without a message");
         FUZZ_CHECK(spv.message().find("isosurface 'fuzz'") != std::string::npos, "compile error does not name the surface");

@@ -40,6 +40,9 @@ TEST(FuzzReplay, CommandLine) { EXPECT_GT(replay("cli", pyramarch::fuzz::command
 #ifdef PYRAMARCH_FUZZ_HAVE_GLSL
 TEST(FuzzReplay, UserGlsl) { EXPECT_GT(replay("user_glsl", pyramarch::fuzz::userGlsl), 5u); }
 #endif
+#ifdef PYRAMARCH_FUZZ_HAVE_PARTICLES
+TEST(FuzzReplay, ParticleReaders) { EXPECT_GT(replay("particles", pyramarch::fuzz::particleReaders), 5u); }
+#endif
 #ifdef PYRAMARCH_FUZZ_HAVE_VOXELIZER
 TEST(FuzzReplay, ObjLoader) { EXPECT_GT(replay("obj", pyramarch::fuzz::objLoader), 5u); }
 #endif

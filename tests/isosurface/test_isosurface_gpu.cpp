@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "pyramarch/engine/render_graph.h"
+#include "pyramarch/engine/shader_compiler.h"
 #include "pyramarch/engine/transfer.h"
 #include "pyramarch/engine/vulkan_functions.h"
 #include "pyramarch/isosurface/isosurface.h"
@@ -149,6 +150,9 @@ IsoSurfaceCreateInfo userInfo(const char* glsl, std::array<uint32_t, 3> n, Norma
     info.samples = n;
     info.source = FieldSource::UserGlsl;
     info.fieldGlsl = glsl;
+#ifdef PYRAMARCH_HAVE_SHADER_COMPILER
+    info.compileGlsl = pyramarch::compileGlsl;
+#endif
     info.vertexCapacity = 200000;
     info.normals = normals;
     info.isoValue = 0.f;
@@ -755,6 +759,35 @@ TEST_F(IsoGpu, GlslSyntaxErrorNamesUserLine) {
     ASSERT_FALSE(r.ok());
     EXPECT_NE(r.message().find(":3:"), std::string::npos) << r.message();
     EXPECT_NE(r.message().find("error"), std::string::npos) << r.message();
+}
+
+// The module links no compiler: UserGlsl goes through the host's
+// IsoSurfaceCreateInfo::compileGlsl, and without one create() says so.
+TEST_F(IsoGpu, UserGlslUsesTheHostsCompiler) {
+    IsoSurfaceCreateInfo info = userInfo(kSphereGlsl, {8, 8, 8});
+    info.compileGlsl = nullptr;
+    auto none = IsoSurface::create(device(), info);
+    ASSERT_FALSE(none.ok());
+    EXPECT_NE(none.message().find("compileGlsl"), std::string::npos) << none.message();
+    EXPECT_NE(none.message().find("shader_compiler"), std::string::npos) << none.message();
+    EXPECT_FALSE(compileUserField(kSphereGlsl, nullptr, "iso").ok());
+
+    // A compiler of the host's own gets the module's whole field shader.
+    int calls = 0;
+    std::string seen;
+    info.compileGlsl = [&](const pyramarch::GlslSource& src) -> pyramarch::Result<std::vector<uint32_t>> {
+        ++calls;
+        seen = std::string(src.text);
+        EXPECT_EQ(src.stage, pyramarch::ShaderStage::Compute);
+        return pyramarch::Status::error(src.name + ":1: error: host compiler refuses");
+    };
+    auto refused = IsoSurface::create(device(), info);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(calls, 1);
+    EXPECT_NE(seen.find("#version"), std::string::npos);
+    EXPECT_NE(seen.find("iso_params[0].w - length(p - iso_params[0].xyz)"), std::string::npos)
+        << "the user's field is part of the source";
+    EXPECT_NE(refused.message().find("host compiler refuses"), std::string::npos) << refused.message();
 }
 
 TEST_F(IsoGpu, TwoSurfacesInOneHostGraph) {

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <random>
 
+#include "pyramarch/engine/shader_compiler.h"
 #include "pyramarch/engine/transfer.h"
 #include "pyramarch/isosurface/isosurface.h"
 #include "pyramarch/isosurface/testing.h"
@@ -90,6 +91,9 @@ protected:
         i.particleRadius = 0.15f;
         i.isoValue = source == FieldSource::Volume ? 32768.f : source == FieldSource::UserGlsl ? 0.f : 0.35f;
         i.fieldGlsl = "float field(vec3 p) { return sin(5.0 * p.x + iso_time) * cos(4.0 * p.y) + 0.6 * sin(3.0 * p.z) - 0.1; }\n";
+#ifdef PYRAMARCH_HAVE_SHADER_COMPILER
+        i.compileGlsl = pyramarch::compileGlsl;
+#endif
         return i;
     }
 

@@ -3,16 +3,23 @@
 // reference mesh.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "mini_json.h"
+#include "pyramarch/isosurface/particle_io.h"
 #include "reference.h"
 #include "sample/cli.h"
+#include "tool_cli.h"
 
 namespace {
 
@@ -112,6 +119,57 @@ TEST(SampleCli, SamplesHaveHelpAndOneLineErrors) {
     }
 }
 
+TEST(SampleCli, ParsesOnlyFiniteFloats) {
+    float v = 0.f;
+    EXPECT_TRUE(sample::parseFiniteFloat("0.25", v));
+    EXPECT_EQ(v, 0.25f);
+    EXPECT_TRUE(sample::parseFiniteFloat("-3e2", v));
+    for (const char* bad : {"nan", "NaN", "-nan", "inf", "-inf", "infinity", "1e40", "-1e39", "", " 1", "1 ", "1,2", "0x", "abc"})
+        EXPECT_FALSE(sample::parseFiniteFloat(bad, v)) << "'" << bad << "'";
+    float b[6];
+    EXPECT_TRUE(sample::parseFloatList("-1,-1,-1,1,1,1", b, 6));
+    EXPECT_EQ(b[5], 1.f);
+    EXPECT_FALSE(sample::parseFloatList("-1,-1,nan,1,1,1", b, 6));
+    EXPECT_FALSE(sample::parseFloatList("-1,-1,-1,1,1,inf", b, 6));
+    EXPECT_FALSE(sample::parseFloatList("-1,-1,-1,1,1", b, 6));
+    EXPECT_FALSE(sample::parseFloatList("-1,-1,-1,1,1,1,1", b, 6));
+    float t[3];
+    EXPECT_TRUE(sample::parseFloatTriple("1,2.5,-3", t));
+    EXPECT_FALSE(sample::parseFloatTriple("1,nan,3", t));
+}
+
+// Item 8 of issue 10: `--iso nan` used to write an empty mesh with exit 0.
+// Every float option rejects values that are not finite, naming the option
+// and the value in one error line, before any device is touched.
+TEST(SampleCli, FloatOptionsMustBeFinite) {
+    const std::string tool = PYRAMARCH_TOOL, metaballs = SAMPLE_METABALLS, pointcloud = SAMPLE_POINTCLOUD,
+                      volume = SAMPLE_VOLUME;
+    struct Bad {
+        std::string tool, args, option, value;
+    };
+    const Bad bad[] = {
+        {tool, "iso --field sphere --iso nan", "--iso", "nan"},
+        {tool, "iso --field sphere --iso inf", "--iso", "inf"},
+        {tool, "iso --field sphere --iso -inf", "--iso", "-inf"},
+        {tool, "iso --field sphere --iso 1e40", "--iso", "1e40"},
+        {tool, "iso --field sphere --bounds -1,-1,nan,1,1,1", "--bounds", "nan"},
+        {tool, "iso --field sphere --bounds -inf,-1,-1,1,1,1", "--bounds", "-inf"},
+        {tool, "iso --field sphere --bounds 0,0,0,1,1,1e39", "--bounds", "1e39"},
+        {metaballs, "--headless --iso nan", "--iso", "nan"},
+        {pointcloud, "--headless --iso inf", "--iso", "inf"},
+        {volume, "--headless --iso nan", "--iso", "nan"},
+    };
+    for (const Bad& b : bad) {
+        const CmdResult r = run(b.args, b.tool);
+        const std::string what = b.tool + " " + b.args;
+        EXPECT_NE(r.code, 0) << what << ": " << r.err;
+        EXPECT_EQ(errorLines(r.err), 1u) << what << ": " << r.err;
+        EXPECT_NE(r.err.find(b.option), std::string::npos) << what << ": " << r.err;
+        EXPECT_NE(r.err.find(b.value), std::string::npos) << what << ": " << r.err;
+        EXPECT_NE(r.err.find("finite"), std::string::npos) << what << ": " << r.err;
+    }
+}
+
 TEST(SampleCli, RawVolumeOfTheWrongSizeIsNamed) {
     const auto path = std::filesystem::temp_directory_path() / ("pyramarch-cli-raw-" + std::to_string(::getpid()) + ".raw");
     {
@@ -183,6 +241,267 @@ TEST(SampleCliGpu, IsoWritesPlyMatchingTheReference) {
         }
     EXPECT_NE(r.out.find("triangles: " + std::to_string(mc.vertices.size() / 3)), std::string::npos) << r.out;
     std::filesystem::remove(path);
+}
+
+// --- pyramarch iso --particles / --glsl (issue 13, item 1) ------------------
+
+// Parses a tool command line the way the tool does (no device, no files).
+int parseTool(const std::vector<std::string>& args, sample::ToolOptions& o) {
+    std::vector<const char*> argv{"pyramarch"};
+    for (const auto& a : args) argv.push_back(a.c_str());
+    argv.push_back(nullptr);
+    return sample::parseToolCommandLine(int(argv.size() - 1), argv.data(), o);
+}
+
+TEST(ToolCliParse, ParticleOptionsAndDefaults) {
+    sample::ToolOptions o;
+    ASSERT_EQ(parseTool({"iso", "--particles", "p.f32", "--particle-radius", "0.01"}, o), -1);
+    EXPECT_EQ(o.iso.particles, "p.f32");
+    EXPECT_EQ(o.iso.particleRadius, 0.01f);
+    EXPECT_EQ(o.iso.smoothingLength, 2.f);    // splashsurf's default
+    EXPECT_EQ(o.iso.surfaceThreshold, 0.6f);  // splashsurf's default
+    EXPECT_EQ(o.iso.voxelSize, 0.f);          // 0: the particle radius
+    EXPECT_EQ(o.iso.splat, "scatter");
+    sample::ToolOptions g;
+    ASSERT_EQ(parseTool({"iso", "--particles", "f_{}.ply", "--particle-radius", "0.5", "--smoothing-length", "1.5", "--voxel-size", "0.25",
+                         "--surface-threshold", "0.5", "--splat", "gather", "--out", "m_{}.ply", "--stats", "s.json"},
+                        g),
+              -1);
+    EXPECT_EQ(g.iso.smoothingLength, 1.5f);
+    EXPECT_EQ(g.iso.voxelSize, 0.25f);
+    EXPECT_EQ(g.iso.surfaceThreshold, 0.5f);
+    EXPECT_EQ(g.iso.splat, "gather");
+    sample::ToolOptions gl;
+    ASSERT_EQ(parseTool({"iso", "--glsl", "f.glsl", "--cells", "8,8,8"}, gl), -1);
+    EXPECT_EQ(gl.iso.glsl, "f.glsl");
+}
+
+TEST(ToolCliParse, ParticleConflictsAreErrors) {
+    const std::vector<std::vector<std::string>> bad = {
+        {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--field", "sphere"},
+        {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--raw", "v.raw"},
+        {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--glsl", "f.glsl"},
+        {"iso", "--glsl", "f.glsl", "--field", "sphere"},
+        {"iso", "--particles", "p.ply"},                                          // no radius
+        {"iso", "--particles", "p.ply", "--particle-radius", "0"},
+        {"iso", "--particles", "p.ply", "--particle-radius", "-1"},
+        {"iso", "--particles", "p.ply", "--particle-radius", "nan"},
+        {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--voxel-size", "0"},
+        {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--smoothing-length", "0"},
+        {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--smoothing-length", "100"},
+        {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--surface-threshold", "0"},
+        {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--surface-threshold", "0.5", "--iso", "2"},
+        {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--bounds", "0,0,0,1,1,1"},
+        {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--cells", "8,8,8"},
+        {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--splat", "magic"},
+        {"iso", "--particles", "f_{}.ply", "--particle-radius", "0.1", "--out", "m.ply"},  // a sequence needs {} in --out
+        {"iso", "--particles", "f.ply", "--particle-radius", "0.1", "--out", "m_{}.ply"},  // one file, one mesh
+        {"iso", "--field", "sphere", "--out", "m_{}.ply"},
+        {"iso", "--field", "sphere", "--particle-radius", "0.1"},
+        {"iso", "--field", "sphere", "--splat", "gather"},
+    };
+    for (const auto& args : bad) {
+        sample::ToolOptions o;
+        std::string line;
+        for (const auto& a : args) line += a + " ";
+        EXPECT_GT(parseTool(args, o), 0) << line;
+    }
+}
+
+std::filesystem::path tempPath(const std::string& name) {
+    return std::filesystem::temp_directory_path() / ("pyramarch-cli-" + std::to_string(::getpid()) + "-" + name);
+}
+
+std::string slurpFile(const std::filesystem::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+// Particles on a cubic lattice of spacing 2r inside a sphere of radius R
+// (a fluid ball at rest in splashsurf's terms).
+std::vector<float> sphereParticles(float R, float r, float shiftX = 0.f) {
+    std::vector<float> xyz;
+    const float s = 2.f * r;
+    const int n = int(R / s) + 1;
+    for (int i = -n; i <= n; ++i)
+        for (int j = -n; j <= n; ++j)
+            for (int k = -n; k <= n; ++k) {
+                const float x = float(i) * s, y = float(j) * s, z = float(k) * s;
+                if (x * x + y * y + z * z <= R * R) xyz.insert(xyz.end(), {x + shiftX, y, z});
+            }
+    return xyz;
+}
+
+// Vertices (x, y, z) of a binary little-endian PLY the tool wrote.
+std::vector<std::array<float, 3>> readPlyVertices(const std::filesystem::path& path) {
+    std::ifstream f(path, std::ios::binary);
+    std::string line;
+    size_t vertices = 0;
+    while (std::getline(f, line) && line != "end_header") std::sscanf(line.c_str(), "element vertex %zu", &vertices);
+    std::vector<float> v(vertices * 6);
+    f.read(reinterpret_cast<char*>(v.data()), std::streamsize(v.size() * 4));
+    std::vector<std::array<float, 3>> out;
+    if (!f) return out;
+    for (size_t i = 0; i < vertices; ++i) out.push_back({v[i * 6], v[i * 6 + 1], v[i * 6 + 2]});
+    return out;
+}
+
+bool noVulkan(const CmdResult& r) { return r.code != 0 && r.err.find("no Vulkan") != std::string::npos && !std::getenv("CI"); }
+
+// Errors before or without a device: one error line, naming the file and,
+// where the readers know it, the line or element; never a crash.
+TEST(SampleCliGpu, ParticleErrorsNameTheFile) {
+    const auto nanPly = tempPath("nan.ply"), badPly = tempPath("bad.ply"), empty = tempPath("empty.xyz"), badGlsl = tempPath("bad.glsl");
+    std::ofstream(nanPly) << "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty float y\nproperty float z\nend_header\n"
+                             "0 0 0\n1 nan 2\n";
+    std::ofstream(badPly) << "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nend_header\n0\n";
+    std::ofstream(empty) << "";
+    std::ofstream(badGlsl) << "float field(vec3 p) {\n  return 0.5 - length(p)\n}\n";
+    struct Bad {
+        std::string args;
+        std::vector<std::string> mentions;
+    };
+    const Bad bad[] = {
+        {"iso --particles /nonexistent/p.ply --particle-radius 0.1", {"/nonexistent/p.ply"}},
+        {"iso --particles " + nanPly.string() + " --particle-radius 0.1", {nanPly.string(), "line 9", "not finite"}},
+        {"iso --particles " + badPly.string() + " --particle-radius 0.1", {badPly.string(), "'y'"}},
+        {"iso --particles " + empty.string() + " --particle-radius 0.1", {empty.string(), "no particles"}},
+        {"iso --particles '/nonexistent/f_{}.ply' --particle-radius 0.1", {"/nonexistent/"}},
+        {"iso --particles 'f_{}.ply' --particle-radius 0.1 --out m.ply", {"--out", "{}"}},
+        {"iso --particles p.ply --particle-radius 0.1 --field sphere", {"--field", "--particles"}},
+        {"iso --glsl " + badGlsl.string() + " --cells 8,8,8", {badGlsl.string() + ":3"}},
+        {"iso --glsl /nonexistent/f.glsl", {"/nonexistent/f.glsl"}},
+    };
+    for (const Bad& b : bad) {
+        const CmdResult r = run(b.args);
+        if (noVulkan(r)) GTEST_SKIP() << r.err;
+        EXPECT_NE(r.code, 0) << b.args;
+        EXPECT_EQ(errorLines(r.err), 1u) << b.args << ": " << r.err;
+        for (const auto& m : b.mentions) EXPECT_NE(r.err.find(m), std::string::npos) << b.args << ": " << r.err << " should name " << m;
+    }
+    // A voxel size that gives a grid too large for the device: the module's
+    // create() error, no crash.
+    const auto ball = tempPath("ball.f32");
+    const auto xyz = sphereParticles(0.5f, 0.025f);
+    {
+        std::ofstream f(ball, std::ios::binary);
+        f.write(reinterpret_cast<const char*>(xyz.data()), std::streamsize(xyz.size() * 4));
+    }
+    const CmdResult big = run("iso --particles " + ball.string() + " --particle-radius 0.025 --voxel-size 0.001");
+    if (!noVulkan(big)) {
+        EXPECT_NE(big.code, 0);
+        EXPECT_EQ(errorLines(big.err), 1u) << big.err;
+        EXPECT_NE(big.err.find("maxStorageBufferRange"), std::string::npos) << big.err;
+    }
+    for (const auto& p : {nanPly, badPly, empty, badGlsl, ball}) std::filesystem::remove(p);
+}
+
+// Particles sampling a sphere of radius R: the surface lies within about one
+// particle radius of the sphere, and the stats name the particle count,
+// grid, iso value and the GPU time in total.
+TEST(SampleCliGpu, ParticlesOfASphereGiveASphere) {
+    const float R = 0.5f, r = 0.025f;
+    const auto xyz = sphereParticles(R, r);
+    const size_t count = xyz.size() / 3;
+    const auto in = tempPath("sphere.ply"), out = tempPath("sphere-mesh.ply"), stats = tempPath("sphere.json");
+    ASSERT_TRUE(pyramarch::iso::writeParticlesPly(in.string(), xyz));
+    for (const char* splat : {"scatter", "gather"}) {
+        const CmdResult res = run("iso --particles " + in.string() + " --particle-radius 0.025 --splat " + std::string(splat) +
+                                  " --validation --out " + out.string() + " --stats " + stats.string());
+        if (noVulkan(res)) GTEST_SKIP() << res.err;
+        ASSERT_EQ(res.code, 0) << res.err;
+        const auto v = readPlyVertices(out);
+        ASSERT_GT(v.size(), 1000u) << splat;
+        double sum = 0, lo = 1e9, hi = 0;
+        for (const auto& p : v) {
+            const double d = std::sqrt(double(p[0]) * p[0] + double(p[1]) * p[1] + double(p[2]) * p[2]);
+            sum += d;
+            lo = std::min(lo, d);
+            hi = std::max(hi, d);
+        }
+        const double mean = sum / double(v.size());
+        EXPECT_NEAR(mean, R, r) << splat;
+        EXPECT_GT(lo, R - 1.5 * r) << splat;
+        EXPECT_LT(hi, R + 1.5 * r) << splat;
+
+        minijson::Value j;
+        minijson::Parser parser(slurpFile(stats));
+        ASSERT_TRUE(parser.parse(j)) << parser.error();
+        ASSERT_EQ(j["frames"].a.size(), 1u);
+        const minijson::Value& f = j["frames"].a[0];
+        EXPECT_EQ(f["particles"].n, double(count));
+        ASSERT_EQ(f["grid"].a.size(), 3u);
+        EXPECT_GE(f["grid"].a[0].n, 2 * R / r); // covers the particles and the kernel support
+        EXPECT_NEAR(f["iso_value"].n, 0.6 * 5.15625, 1e-4);
+        EXPECT_GT(f["gpuMs"].n, 0.0);
+        double passes = 0;
+        for (const auto& [name, ms] : f["passes"].o) passes += ms.n;
+        EXPECT_NEAR(f["gpuMs"].n, passes, 1e-3 + 1e-4 * passes);
+        EXPECT_GT(j["gpuMs"].n, 0.0);
+        EXPECT_FALSE(f["overflow"].b);
+    }
+    for (const auto& p : {in, out, stats}) std::filesystem::remove(p);
+}
+
+// A sequence of three frames (the ball moving along x) gives three meshes
+// named by the frames' numbers and one stats entry per frame.
+TEST(SampleCliGpu, ParticleSequenceGivesOneMeshPerFrame) {
+    const auto dir = tempPath("seq");
+    std::filesystem::create_directories(dir / "frames");
+    for (int f = 0; f < 3; ++f) {
+        const auto xyz = sphereParticles(0.25f, 0.025f, 0.2f * float(f));
+        ASSERT_TRUE(pyramarch::iso::writeParticlesPly((dir / "frames" / ("fluid_00" + std::to_string(f) + ".ply")).string(), xyz));
+    }
+    const std::string in = (dir / "frames" / "fluid_{}.ply").string(), out = (dir / "meshes" / "fluid_{}.ply").string();
+    const CmdResult res = run("iso --particles '" + in + "' --particle-radius 0.025 --validation --repeat 1 --out '" + out +
+                              "' --stats " + (dir / "s.json").string());
+    if (noVulkan(res)) GTEST_SKIP() << res.err;
+    ASSERT_EQ(res.code, 0) << res.err;
+    EXPECT_NE(res.err.find("frame 3/3"), std::string::npos) << res.err; // one line per frame when stderr is no terminal
+    size_t triangles = 0;
+    for (int f = 0; f < 3; ++f) {
+        const auto mesh = dir / "meshes" / ("fluid_00" + std::to_string(f) + ".ply");
+        ASSERT_TRUE(std::filesystem::is_regular_file(mesh)) << mesh;
+        const auto v = readPlyVertices(mesh);
+        ASSERT_GT(v.size(), 100u);
+        double cx = 0;
+        for (const auto& p : v) cx += p[0];
+        EXPECT_NEAR(cx / double(v.size()), 0.2 * f, 0.01) << "frame " << f;
+        // Same particles shifted by whole voxels: the same surface.
+        if (f == 0) triangles = v.size();
+        EXPECT_EQ(v.size(), triangles) << "frame " << f;
+    }
+    minijson::Value j;
+    minijson::Parser parser(slurpFile(dir / "s.json"));
+    ASSERT_TRUE(parser.parse(j)) << parser.error();
+    ASSERT_EQ(j["frames"].a.size(), 3u);
+    for (size_t f = 0; f < 3; ++f) {
+        EXPECT_EQ(j["frames"].a[f]["frame"].n, double(f));
+        EXPECT_GT(j["frames"].a[f]["gpuMs"].n, 0.0);
+    }
+    std::filesystem::remove_all(dir);
+}
+
+// --glsl: the user's field function gives the surface of the same analytic
+// field sampled on the CPU (--field sphere is 0.8 - |p|).
+TEST(SampleCliGpu, GlslFieldFromAFile) {
+    const auto glsl = tempPath("sphere.glsl");
+    std::ofstream(glsl) << "// the tool's sphere\nfloat field(vec3 p) {\n    return 0.8 - length(p);\n}\n";
+    const CmdResult g = run("iso --glsl " + glsl.string() + " --cells 24,24,24 --validation");
+    if (noVulkan(g)) GTEST_SKIP() << g.err;
+    std::filesystem::remove(glsl);
+    if (g.err.find("shader_compiler") != std::string::npos) GTEST_SKIP() << "built without the shader compiler: " << g.err;
+    ASSERT_EQ(g.code, 0) << g.err;
+    const CmdResult f = run("iso --field sphere --cells 24,24,24");
+    ASSERT_EQ(f.code, 0) << f.err;
+    auto triangles = [](const std::string& out) {
+        unsigned t = 0;
+        const size_t p = out.find("triangles: ");
+        if (p != std::string::npos) std::sscanf(out.c_str() + p, "triangles: %u", &t);
+        return t;
+    };
+    EXPECT_GT(triangles(g.out), 100u) << g.out;
+    EXPECT_NEAR(double(triangles(g.out)), double(triangles(f.out)), 0.01 * triangles(f.out)) << g.out << f.out;
 }
 
 } // namespace

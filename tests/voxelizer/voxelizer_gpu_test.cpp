@@ -15,7 +15,6 @@
 #include "pyramarch/engine/render_graph.h"
 #include "pyramarch/engine/transfer.h"
 #include "pyramarch/voxelizer/field.h"
-#include "pyramarch/voxelizer/job.h"
 #include "pyramarch/voxelizer/shapes.h"
 #include "pyramarch/voxelizer/voxelizer.h"
 #include "support/gpu_test.h"
@@ -664,7 +663,7 @@ TEST_F(VoxelizerTest, LaunchesOver65535GroupsFold) {
 }
 
 TEST_F(VoxelizerTest, RootDescentBuildsTheSameTree) {
-    // Seed 004's traversal from the root every level, against the default
+    // Crassin & Green 2012's traversal from the root (docs/algorithms.md) every level, against the default
     // per-fragment cursors: the same octree.
     VoxelizerCreateInfo ci;
     ci.maxResolution = 128;
@@ -690,68 +689,6 @@ TEST_F(VoxelizerTest, RootDescentBuildsTheSameTree) {
     for (const LeafVoxel& l : extractLeaves(a->tree)) la.insert(la.end(), {l.x, l.y, l.z, l.count, l.color});
     for (const LeafVoxel& l : extractLeaves(b->tree)) lb.insert(lb.end(), {l.x, l.y, l.z, l.count, l.color});
     EXPECT_EQ(la, lb);
-}
-
-TEST_F(VoxelizerTest, VoxelizeJobWritesLeavesAndGrowsCapacities) {
-    const std::string out = ::testing::TempDir() + "vox_job.txt";
-    const std::string stats = ::testing::TempDir() + "vox_job.json";
-    VoxelizeJob job;
-    job.shape = "torus";
-    job.resolution = 48;
-    job.outPath = out;
-    job.statsPath = stats;
-    job.method = ConservativeMethod::GeometryShader;
-    auto r = runVoxelizeJob(device(), job);
-    ASSERT_TRUE(r.ok()) << r.message();
-    // The file holds exactly the CPU-checked voxel set of the same mesh and grid.
-    const TriangleMesh m = shapes::byName("torus");
-    const auto open = ref::voxelize(m, r->grid, ref::Overlap::Open);
-    const auto closed = ref::voxelize(m, r->grid, ref::Overlap::Closed);
-    std::ifstream f(out);
-    std::string line;
-    std::vector<uint32_t> keys;
-    while (std::getline(f, line)) {
-        if (line.empty() || line[0] == '#') continue;
-        unsigned x, y, z;
-        ASSERT_EQ(std::sscanf(line.c_str(), "%u %u %u", &x, &y, &z), 3);
-        keys.push_back(ref::key(x, y, z));
-    }
-    std::sort(keys.begin(), keys.end());
-    EXPECT_EQ(keys.size(), r->leaves.size());
-    EXPECT_TRUE(std::includes(keys.begin(), keys.end(), open.begin(), open.end()));
-    EXPECT_TRUE(std::includes(closed.begin(), closed.end(), keys.begin(), keys.end()));
-    std::ifstream js(stats);
-    const std::string json((std::istreambuf_iterator<char>(js)), {});
-    EXPECT_NE(json.find("\"vox.raster\""), std::string::npos);
-    EXPECT_NE(json.find("\"leaves\": " + std::to_string(keys.size())), std::string::npos);
-    std::remove(out.c_str());
-    std::remove(stats.c_str());
-    // Tiny starting capacities: both overflow, grow to the reported sizes, same leaves.
-    VoxelizeJob small = job;
-    small.outPath.clear();
-    small.statsPath.clear();
-    small.initialFragmentCapacity = 100;
-    small.initialTileCapacity = 3;
-    auto grown = runVoxelizeJob(device(), small);
-    ASSERT_TRUE(grown.ok()) << grown.message();
-    EXPECT_GE(grown->attempts, 3u);
-    EXPECT_FALSE(grown->stats.fragmentOverflow);
-    EXPECT_FALSE(grown->stats.tileOverflow);
-    ASSERT_EQ(grown->leaves.size(), r->leaves.size());
-    for (size_t i = 0; i < r->leaves.size(); ++i)
-        ASSERT_EQ(ref::key(grown->leaves[i].x, grown->leaves[i].y, grown->leaves[i].z),
-                  ref::key(r->leaves[i].x, r->leaves[i].y, r->leaves[i].z));
-    // Errors name the problem.
-    job.shape = "teapot";
-    auto bad = runVoxelizeJob(device(), job);
-    ASSERT_FALSE(bad.ok());
-    EXPECT_NE(bad.message().find("teapot"), std::string::npos);
-    job.shape = "sphere";
-    job.outPath = "voxels.xyz";
-    EXPECT_FALSE(runVoxelizeJob(device(), job).ok());
-    job.outPath.clear();
-    job.resolution = 0;
-    EXPECT_FALSE(runVoxelizeJob(device(), job).ok());
 }
 
 TEST_F(VoxelizerTest, RandomTriangleSoup) {
@@ -807,8 +744,8 @@ TEST_F(VoxelizerTest, DenseGridAsASolidField) {
     EXPECT_EQ(wrong, 0u);
 }
 
-TEST_F(VoxelizerTest, MovingAverageColourMergeOfSeed004) {
-    // ColorMerge::MovingAverage is seed 004's compare-and-swap RGBA8 running
+TEST_F(VoxelizerTest, MovingAverageColourMergeOfCrassinGreen) {
+    // ColorMerge::MovingAverage is Crassin & Green 2012's compare-and-swap RGBA8 running
     // average: exact for a uniform colour, within (n+1)/4 per channel of the
     // exact mean for n mixed fragments, and the tree above it is built as usual.
     VoxelizerCreateInfo ci;

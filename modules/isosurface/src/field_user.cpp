@@ -1,21 +1,19 @@
 // Field source: user GLSL. compileUserField() wraps the host's
-// `float field(vec3 p)` in the field shader (compiled at creation, so only
-// with the optional shader compiler); pass "<name>.field.user" runs it per sample.
-#include "iso_impl.h"
-
-#ifdef PYRAMARCH_ISO_HAS_SHADER_COMPILER
+// `float field(vec3 p)` in the field shader and compiles it at creation with
+// the host's compiler (IsoSurfaceCreateInfo::compileGlsl, e.g. the optional
+// shader_compiler component); pass "<name>.field.user" runs it per sample.
 #include "iso_glsl_text.h"
-#include "pyramarch/engine/shader_compiler.h"
-#endif
+#include "iso_impl.h"
 
 namespace pyramarch::iso {
 
-Result<std::vector<uint32_t>> compileUserField(const std::string& fieldGlsl, const std::string& name) {
+Result<std::vector<uint32_t>> compileUserField(const std::string& fieldGlsl, const GlslCompiler& compileGlsl,
+                                               const std::string& name) {
     const std::string& n = name;
-#ifndef PYRAMARCH_ISO_HAS_SHADER_COMPILER
-    (void)fieldGlsl;
-    return Status::error(ErrorCode::Unsupported, "isosurface '" + n + "': FieldSource::UserGlsl needs pyramarch built with PYRAMARCH_SHADER_COMPILER");
-#else
+    if (!compileGlsl)
+        return Status::error(ErrorCode::Unsupported, "isosurface '" + n +
+                                                         "': FieldSource::UserGlsl needs IsoSurfaceCreateInfo::compileGlsl "
+                                                         "(e.g. pyramarch::compileGlsl of the shader_compiler component)");
     if (fieldGlsl.empty()) return Status::error(ErrorCode::InvalidArgument, "isosurface '" + n + "': fieldGlsl is empty");
     auto stripIncludes = [](std::string s) {
         size_t p;
@@ -53,17 +51,11 @@ void main() {
     auto spv = compileGlsl(gs);
     if (!spv) return Status::error(ErrorCode::ParseError, "isosurface '" + n + "': user field GLSL does not compile:\n" + spv.message());
     return spv;
-#endif
 }
 
 Status IsoSurface::Impl::createUserPipelines() {
-#ifdef PYRAMARCH_ISO_HAS_SHADER_COMPILER
-    PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> words, compileUserField(info.fieldGlsl, info.name));
+    PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> words, compileUserField(info.fieldGlsl, info.compileGlsl, info.name));
     return makePipeline(fieldPipe, words, "field.user", 2);
-#else
-    return Status::error(ErrorCode::Unsupported,
-                         "isosurface '" + info.name + "': FieldSource::UserGlsl needs pyramarch built with PYRAMARCH_SHADER_COMPILER");
-#endif
 }
 
 void IsoSurface::Impl::addUserPasses(RenderGraph& graph, const IsoRefs& refs) {

@@ -181,12 +181,12 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     case FieldSource::Volume:
         break;
     case FieldSource::UserGlsl:
-#ifndef PYRAMARCH_ISO_HAS_SHADER_COMPILER
-        return Status::error(ErrorCode::Unsupported, "isosurface '" + info.name + "': FieldSource::UserGlsl needs pyramarch built with PYRAMARCH_SHADER_COMPILER");
-#else
+        if (!info.compileGlsl)
+            return Status::error(ErrorCode::Unsupported, "isosurface '" + info.name +
+                                                             "': FieldSource::UserGlsl needs IsoSurfaceCreateInfo::compileGlsl "
+                                                             "(e.g. pyramarch::compileGlsl of the shader_compiler component)");
         if (info.fieldGlsl.empty()) return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': fieldGlsl is empty");
         break;
-#endif
     }
     g.maxItems = m.maxItems;
     g.itemSlotStride = m.external ? 0 : m.maxItems;

@@ -1,5 +1,6 @@
 #include "sample/cli.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -26,9 +27,52 @@ bool parseTriple(const std::string& text, uint32_t out[3]) {
     return true;
 }
 
-bool parseFloatTriple(const std::string& text, float out[3]) {
-    char tail = 0;
-    return std::sscanf(text.c_str(), "%f,%f,%f%c", &out[0], &out[1], &out[2], &tail) == 3;
+bool parseFiniteFloat(const std::string& text, float& out) {
+    if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) return false;
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (end != text.c_str() + text.size()) return false;
+    const float f = static_cast<float>(v);
+    if (!std::isfinite(v) || !std::isfinite(f)) return false;
+    out = f;
+    return true;
+}
+
+bool parseFloatList(const std::string& text, float* out, int n) {
+    size_t start = 0;
+    for (int i = 0; i < n; ++i) {
+        const size_t comma = text.find(',', start);
+        const bool last = i == n - 1;
+        if (last != (comma == std::string::npos)) return false;
+        if (!parseFiniteFloat(text.substr(start, last ? std::string::npos : comma - start), out[i])) return false;
+        start = comma + 1;
+    }
+    return true;
+}
+
+bool parseFloatTriple(const std::string& text, float out[3]) { return parseFloatList(text, out, 3); }
+
+CLI::Validator finiteFloat() {
+    return CLI::Validator(
+        [](std::string& s) -> std::string {
+            float v;
+            if (!parseFiniteFloat(s, v)) return "'" + s + "' is not a finite number";
+            return {};
+        },
+        "FLOAT");
+}
+
+CLI::Validator boundsSixFloats() {
+    return CLI::Validator(
+        [](std::string& s) -> std::string {
+            float b[6];
+            if (!parseFloatList(s, b, 6))
+                return "expected six finite numbers minX,minY,minZ,maxX,maxY,maxZ, got '" + s + "'";
+            for (int a = 0; a < 3; ++a)
+                if (!(b[a] < b[a + 3])) return "min must be below max on every axis, got '" + s + "'";
+            return {};
+        },
+        "MIN3,MAX3");
 }
 
 void addCommonOptions(CLI::App& app, CommonOptions& o) {

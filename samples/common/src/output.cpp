@@ -54,6 +54,12 @@ std::string num(double v) {
 }
 } // namespace
 
+double FrameStats::gpuMs() const {
+    double total = 0;
+    for (const pyramarch::PassTiming& t : passes) total += t.milliseconds;
+    return total;
+}
+
 std::string StatsRecorder::json() const {
     std::ostringstream o;
     o << "{\n  \"info\": {";
@@ -64,12 +70,13 @@ std::string StatsRecorder::json() const {
         o << (f ? ",\n    " : "\n    ") << "{\"frame\": " << s.frame << ", \"time\": " << num(s.time) << ", \"passes\": {";
         for (size_t p = 0; p < s.passes.size(); ++p)
             o << (p ? ", " : "") << "\"" << escape(s.passes[p].name) << "\": " << num(s.passes[p].milliseconds);
-        o << "}";
+        o << "}, \"gpuMs\": " << num(s.gpuMs());
         if (s.haveSurfaceStats)
             o << ", \"triangles\": " << s.triangles << ", \"triangles_needed\": " << s.trianglesNeeded << ", \"active_cells\": " << s.activeCells
               << ", \"overflow\": " << (s.overflow ? "true" : "false");
         else
             o << ", \"triangles\": null, \"overflow\": null";
+        for (const auto& [key, value] : s.extra) o << ", \"" << escape(key) << "\": " << value;
         o << "}";
     }
     o << "\n  ],\n  \"summary\": {";
@@ -77,7 +84,9 @@ std::string StatsRecorder::json() const {
     for (size_t i = 0; i < sum.size(); ++i)
         o << (i ? ", " : "") << "\"" << escape(sum[i].name) << "\": {\"mean_ms\": " << num(sum[i].meanMs) << ", \"min_ms\": " << num(sum[i].minMs)
           << ", \"max_ms\": " << num(sum[i].maxMs) << ", \"frames\": " << sum[i].samples << "}";
-    o << "}\n}\n";
+    double gpu = 0;
+    for (const FrameStats& f : frames_) gpu += f.gpuMs();
+    o << "},\n  \"gpuMs\": " << num(frames_.empty() ? 0.0 : gpu / double(frames_.size())) << "\n}\n";
     return o.str();
 }
 

@@ -9,6 +9,10 @@
 #include <imgui.h>
 
 #include "pyramarch/engine/transfer.h"
+#include "pyramarch/isosurface/raw_volume.h"
+#ifdef PYRAMARCH_HAVE_SHADER_COMPILER
+#include "pyramarch/engine/shader_compiler.h"
+#endif
 #include "pyramarch/engine/vulkan_functions.h"
 #include "pointcloud/flow_shared.h"
 
@@ -247,8 +251,8 @@ Result<std::unique_ptr<VolumeScene>> VolumeScene::create(Device& device, const S
     float d2 = 0.f;
     for (int a = 0; a < 3; ++a) d2 += 0.25f * (settings.boundsMax[a] - settings.boundsMin[a]) * (settings.boundsMax[a] - settings.boundsMin[a]);
     s->radius_ = 0.8f * std::sqrt(d2);
-    const size_t count = bytes / volumeFormatBytes(format);
-    auto r = volumeRange(data, count, format);
+    const size_t count = bytes / iso::volumeFormatBytes(format);
+    auto r = iso::volumeRange(data, count, format);
     s->range_ = {r[0] * scale + offset, r[1] * scale + offset};
     if (s->range_[0] > s->range_[1]) std::swap(s->range_[0], s->range_[1]);
     return s;
@@ -290,48 +294,12 @@ std::vector<float> sampleAnalyticField(const std::string& name, const std::array
     return out;
 }
 
-bool parseVolumeFormat(const std::string& name, iso::VolumeFormat& out) {
-    if (name == "u8") out = iso::VolumeFormat::U8;
-    else if (name == "u16") out = iso::VolumeFormat::U16;
-    else if (name == "f32") out = iso::VolumeFormat::F32;
-    else return false;
-    return true;
-}
-
-size_t volumeFormatBytes(iso::VolumeFormat f) { return f == iso::VolumeFormat::U8 ? 1 : f == iso::VolumeFormat::U16 ? 2 : 4; }
-
-Result<std::vector<uint8_t>> readRawVolume(const std::string& path, const std::array<uint32_t, 3>& dims, iso::VolumeFormat format) {
-    const uint64_t expected = uint64_t(dims[0]) * dims[1] * dims[2] * volumeFormatBytes(format);
-    std::ifstream f(path, std::ios::binary | std::ios::ate);
-    if (!f) return Status::error("cannot open raw volume " + path);
-    const uint64_t size = uint64_t(f.tellg());
-    if (size != expected)
-        return Status::error("raw volume " + path + " has " + std::to_string(size) + " bytes, but " + std::to_string(dims[0]) + "x" +
-                             std::to_string(dims[1]) + "x" + std::to_string(dims[2]) + " samples need " + std::to_string(expected));
-    std::vector<uint8_t> data(size);
-    f.seekg(0);
-    f.read(reinterpret_cast<char*>(data.data()), std::streamsize(size));
-    if (!f) return Status::error("cannot read raw volume " + path);
-    return data;
-}
-
-std::array<float, 2> volumeRange(const void* data, size_t count, iso::VolumeFormat format) {
-    float lo = std::numeric_limits<float>::max(), hi = std::numeric_limits<float>::lowest();
-    const uint8_t* bytes = static_cast<const uint8_t*>(data);
-    for (size_t i = 0; i < count; ++i) {
-        float v;
-        if (format == iso::VolumeFormat::U8) v = bytes[i];
-        else if (format == iso::VolumeFormat::U16) {
-            uint16_t u;
-            std::memcpy(&u, bytes + 2 * i, 2);
-            v = u;
-        } else std::memcpy(&v, bytes + 4 * i, 4);
-        if (!std::isfinite(v)) continue;
-        lo = std::min(lo, v);
-        hi = std::max(hi, v);
-    }
-    if (lo > hi) return {0.f, 1.f};
-    return {lo, hi};
+pyramarch::GlslCompiler glslCompiler() {
+#ifdef PYRAMARCH_HAVE_SHADER_COMPILER
+    return pyramarch::compileGlsl;
+#else
+    return {};
+#endif
 }
 
 } // namespace sample
@@ -383,7 +351,7 @@ Result<std::unique_ptr<Scene>> makeScene(Device& device, const SceneConfig& c) {
             vs.boundsMin[a] = -half;
             vs.boundsMax[a] = half;
         }
-        const auto range = volumeRange(c.volume->data(), c.volume->size() / volumeFormatBytes(c.volumeFormat), c.volumeFormat);
+        const auto range = iso::volumeRange(c.volume->data(), c.volume->size() / iso::volumeFormatBytes(c.volumeFormat), c.volumeFormat);
         vs.iso = std::isnan(c.iso) ? 0.5f * (range[0] + range[1]) : c.iso;
         auto r = VolumeScene::create(device, vs, c.volume->data(), c.volume->size(), c.volumeFormat);
         if (!r) return r.status();

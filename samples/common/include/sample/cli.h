@@ -34,7 +34,20 @@ void addCommonOptions(CLI::App& app, CommonOptions& options);
 bool parseSize(const std::string& text, uint32_t& width, uint32_t& height);
 // Parses "X,Y,Z" of positive integers.
 bool parseTriple(const std::string& text, uint32_t out[3]);
+// Parses "a,b,c" / n comma-separated floats; false when malformed or when a
+// value is not finite (nan, inf, beyond float's range).
 bool parseFloatTriple(const std::string& text, float out[3]);
+bool parseFloatList(const std::string& text, float* out, int n);
+// Parses one float; false when malformed or not finite.
+bool parseFiniteFloat(const std::string& text, float& out);
+
+// CLI11 check for every float option of the tool and the samples: the value
+// must be a finite number. Errors name the option and the value:
+// "--iso: 'nan' is not a finite number".
+CLI::Validator finiteFloat();
+// CLI11 check for "minX,minY,minZ,maxX,maxY,maxZ" world bounds: six finite
+// floats with min < max on every axis.
+CLI::Validator boundsSixFloats();
 
 // Runs app.parse; on error prints one line "name: error: ..." (or the help
 // text for --help) and returns the exit code to use; -1 when parsing succeeded.

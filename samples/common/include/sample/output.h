@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pyramarch/engine/render_graph.h"
@@ -27,6 +28,11 @@ struct FrameStats {
     uint32_t trianglesNeeded = 0; // what the surface needed (> triangles on overflow)
     uint32_t activeCells = 0;
     bool overflow = false;
+    // More keys of this frame's JSON object: name -> JSON value text (a
+    // number, an array, a quoted string), written as given.
+    std::vector<std::pair<std::string, std::string>> extra;
+    // Sum of the passes' GPU times ("gpuMs" in the JSON).
+    double gpuMs() const;
 };
 
 class StatsRecorder {
@@ -34,7 +40,8 @@ public:
     void add(FrameStats frame) { frames_.push_back(std::move(frame)); }
     const std::vector<FrameStats>& frames() const { return frames_; }
     void setInfo(std::string key, std::string value) { info_.emplace_back(std::move(key), std::move(value)); }
-    // {"info": {...}, "frames": [{"frame", "time", "passes": {"name": ms}, "triangles", ...}], "summary": {...}}
+    // {"info": {...}, "frames": [{"frame", "time", "passes": {"name": ms}, "gpuMs", "triangles", ...}], "summary": {...},
+    //  "gpuMs": mean over the frames of each frame's total GPU time}
     std::string json() const;
     pyramarch::Status write(const std::string& path) const;
     // Mean / min / max per pass over the recorded frames, in pass order.

@@ -128,18 +128,18 @@ private:
     float radius_ = 1.f;
 };
 
+// The compiler for FieldSource::UserGlsl (IsoSurfaceCreateInfo::compileGlsl):
+// pyramarch::compileGlsl when the build has the shader_compiler component,
+// else empty (create() then says the component is missing).
+pyramarch::GlslCompiler glslCompiler();
+
 // Analytic fields of the tool and tests, sampled on the CPU:
 // cayley (16xyz + 4(x+y+z) - 1), sphere (0.8 - |p|), gyroid (k = 2 pi).
 bool isAnalyticField(const std::string& name);
 std::vector<float> sampleAnalyticField(const std::string& name, const std::array<uint32_t, 3>& samples, const std::array<float, 3>& bmin,
                                        const std::array<float, 3>& bmax);
 
-// Reads a raw little-endian volume (x fastest) of dims samples of u8/u16/f32.
-Result<std::vector<uint8_t>> readRawVolume(const std::string& path, const std::array<uint32_t, 3>& dims, pyramarch::iso::VolumeFormat format);
-bool parseVolumeFormat(const std::string& name, pyramarch::iso::VolumeFormat& out);
-size_t volumeFormatBytes(pyramarch::iso::VolumeFormat f);
-// Min/max of the converted values (finite ones).
-std::array<float, 2> volumeRange(const void* data, size_t count, pyramarch::iso::VolumeFormat format);
+// Raw volumes: pyramarch/isosurface/raw_volume.h (iso::readRawVolume, ...).
 
 } // namespace sample
 

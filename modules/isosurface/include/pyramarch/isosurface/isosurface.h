@@ -25,6 +25,7 @@
 
 #include <vulkan/vulkan_core.h>
 
+#include "pyramarch/engine/glsl_source.h"
 #include "pyramarch/engine/memory.h"
 #include "pyramarch/engine/render_graph.h"
 #include "pyramarch/engine/status.h"
@@ -135,6 +136,13 @@ struct IsoSurfaceCreateInfo {
     // `iso_time` and `iso_params[0..1]` (vec4, setUserParams) and helper
     // functions of its own. Compile errors name lines of this text.
     std::string fieldGlsl;
+    // UserGlsl: required, the compiler that turns the module's field shader
+    // (fieldGlsl wrapped) into SPIR-V, called once inside create(). The
+    // module itself links no compiler: pass pyramarch::compileGlsl from the
+    // optional shader_compiler component (pyramarch/engine/shader_compiler.h,
+    // find_package(pyramarch CONFIG COMPONENTS shader_compiler), target
+    // pyramarch::shader_compiler), or a compiler of the host's own.
+    GlslCompiler compileGlsl;
     // Frames the host records ahead of the GPU; sizes the per-frame rings
     // (balls, particles and stats: framesInFlight + 1 slots each). set*() for
     // frame F may only be called once frame F - framesInFlight has finished
@@ -196,10 +204,11 @@ Status writePly(const Mesh& mesh, const std::string& path);
 
 // What create() does with a FieldSource::UserGlsl field, without creating
 // GPU objects: wraps `fieldGlsl` in the module's field shader and compiles
-// it. Compile errors come back as the Status (lines of fieldGlsl named as
-// "<name>.fieldGlsl:<line>"). Hosts can check user text up front; tests/fuzz
-// fuzzes it.
-Result<std::vector<uint32_t>> compileUserField(const std::string& fieldGlsl, const std::string& name = "iso");
+// it with `compile` (e.g. pyramarch::compileGlsl). Compile errors come back
+// as the Status (lines of fieldGlsl named as "<name>.fieldGlsl:<line>").
+// Hosts can check user text up front; tests/fuzz fuzzes it.
+Result<std::vector<uint32_t>> compileUserField(const std::string& fieldGlsl, const GlslCompiler& compile,
+                                               const std::string& name = "iso");
 
 // Frame numbering: a surface numbers the frames it records 0, 1, 2, ...
 // (one per record(), or per execute() of the graph its passes were added

@@ -83,7 +83,7 @@ struct VoxelizerCreateInfo {
     // The flag and leaf launches continue from each fragment's node of the
     // previous level (4 bytes per fragment of extra memory) instead of
     // descending from the root every level as in seed 004; same tree, less
-    // traversal (see voxelizer_bench for the measured difference).
+    // traversal (`pyramarch bench --octree-build both` measures the difference).
     bool fragmentCursors = true;
     // How fragments of one leaf merge their colours (see ColorMerge).
     ColorMerge colorMerge = ColorMerge::ExactMean;

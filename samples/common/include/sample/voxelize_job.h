@@ -1,8 +1,9 @@
 // One-shot voxelization of a mesh file or built-in shape into files: the
 // work behind `pyramarch voxelize --mesh file.obj|--shape name --res R
-// --out voxels.(ply|txt) --stats stats.json`, so the command itself only
-// parses arguments. Submits and waits on the device's queue (a tool, not the
-// frame path).
+// --out voxels.(ply|txt) --stats stats.json` and the voxelize sample's
+// sizing, so the command itself only parses arguments. Submits and waits on
+// the device's queue: a tool's job, not the frame path, so it lives with the
+// samples (target pyramarch_voxelize_job), not in the voxelizer library.
 #pragma once
 
 #include <string>
@@ -15,7 +16,9 @@ namespace pyramarch {
 class Device;
 }
 
-namespace pyramarch::voxel {
+namespace sample {
+
+using pyramarch::Result;
 
 struct VoxelizeJob {
     std::string meshPath;        // an OBJ file, or empty to use `shape`
@@ -23,8 +26,8 @@ struct VoxelizeJob {
     uint32_t resolution = 128;   // R of the default grid (1..1024)
     std::string outPath;         // optional: .ply or .txt (by extension)
     std::string statsPath;       // optional: JSON (statsJson)
-    VoxelMode mode = VoxelMode::Conservative;
-    ConservativeMethod method = ConservativeMethod::Auto;
+    pyramarch::voxel::VoxelMode mode = pyramarch::voxel::VoxelMode::Conservative;
+    pyramarch::voxel::ConservativeMethod method = pyramarch::voxel::ConservativeMethod::Auto;
     uint32_t timedFrames = 2;    // frames recorded; timings are the last one's
     // Starting capacities (0 = estimate from R); they grow on overflow.
     uint32_t initialFragmentCapacity = 0;
@@ -32,16 +35,16 @@ struct VoxelizeJob {
 };
 
 struct VoxelizeJobResult {
-    VoxelGrid grid;
-    VoxelStats stats;
-    std::vector<LeafVoxel> leaves;
-    std::vector<PassTiming> timings;
+    pyramarch::voxel::VoxelGrid grid;
+    pyramarch::voxel::VoxelStats stats;
+    std::vector<pyramarch::voxel::LeafVoxel> leaves;
+    std::vector<pyramarch::PassTiming> timings;
     uint32_t attempts = 0; // voxelizers created: capacities grow from the reported needed sizes
 };
 
 // Capacities start from an estimate and grow to the sizes the overflow
 // counters report (up to the device's storage-buffer range), so the result
 // is never silently truncated; an error names what did not fit.
-Result<VoxelizeJobResult> runVoxelizeJob(Device& device, const VoxelizeJob& job);
+Result<VoxelizeJobResult> runVoxelizeJob(pyramarch::Device& device, const VoxelizeJob& job);
 
-} // namespace pyramarch::voxel
+} // namespace sample

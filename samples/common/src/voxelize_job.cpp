@@ -1,4 +1,4 @@
-#include "pyramarch/voxelizer/job.h"
+#include "sample/voxelize_job.h"
 
 #include <algorithm>
 #include <fstream>
@@ -8,7 +8,11 @@
 #include "pyramarch/voxelizer/export.h"
 #include "pyramarch/voxelizer/shapes.h"
 
-namespace pyramarch::voxel {
+namespace sample {
+
+using namespace pyramarch;
+using namespace pyramarch::voxel;
+
 namespace {
 
 bool endsWith(const std::string& s, const std::string& suffix) {
@@ -104,4 +108,4 @@ Result<VoxelizeJobResult> runVoxelizeJob(Device& device, const VoxelizeJob& job)
     return out;
 }
 
-} // namespace pyramarch::voxel
+} // namespace sample

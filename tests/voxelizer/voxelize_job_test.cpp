@@ -1,0 +1,90 @@
+// The tool's one-shot voxelization job (sample::runVoxelizeJob, behind
+// `pyramarch voxelize` and the voxelize sample): its output file holds the
+// CPU-checked voxel set, capacities grow from the overflow counters, and
+// errors name the problem.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "pyramarch/voxelizer/shapes.h"
+#include "sample/voxelize_job.h"
+#include "support/gpu_test.h"
+#include "voxel_reference.h"
+
+using namespace pyramarch;
+using namespace pyramarch::voxel;
+using sample::runVoxelizeJob;
+using sample::VoxelizeJob;
+
+namespace {
+
+class VoxelizeJobTest : public test::GpuTest {};
+
+} // namespace
+
+TEST_F(VoxelizeJobTest, WritesLeavesAndGrowsCapacities) {
+    const std::string out = ::testing::TempDir() + "vox_job.txt";
+    const std::string stats = ::testing::TempDir() + "vox_job.json";
+    VoxelizeJob job;
+    job.shape = "torus";
+    job.resolution = 48;
+    job.outPath = out;
+    job.statsPath = stats;
+    job.method = ConservativeMethod::GeometryShader;
+    auto r = runVoxelizeJob(device(), job);
+    ASSERT_TRUE(r.ok()) << r.message();
+    // The file holds exactly the CPU-checked voxel set of the same mesh and grid.
+    const TriangleMesh m = shapes::byName("torus");
+    const auto open = ref::voxelize(m, r->grid, ref::Overlap::Open);
+    const auto closed = ref::voxelize(m, r->grid, ref::Overlap::Closed);
+    std::ifstream f(out);
+    std::string line;
+    std::vector<uint32_t> keys;
+    while (std::getline(f, line)) {
+        if (line.empty() || line[0] == '#') continue;
+        unsigned x, y, z;
+        ASSERT_EQ(std::sscanf(line.c_str(), "%u %u %u", &x, &y, &z), 3);
+        keys.push_back(ref::key(x, y, z));
+    }
+    std::sort(keys.begin(), keys.end());
+    EXPECT_EQ(keys.size(), r->leaves.size());
+    EXPECT_TRUE(std::includes(keys.begin(), keys.end(), open.begin(), open.end()));
+    EXPECT_TRUE(std::includes(closed.begin(), closed.end(), keys.begin(), keys.end()));
+    std::ifstream js(stats);
+    const std::string json((std::istreambuf_iterator<char>(js)), {});
+    EXPECT_NE(json.find("\"vox.raster\""), std::string::npos);
+    EXPECT_NE(json.find("\"leaves\": " + std::to_string(keys.size())), std::string::npos);
+    std::remove(out.c_str());
+    std::remove(stats.c_str());
+    // Tiny starting capacities: both overflow, grow to the reported sizes, same leaves.
+    VoxelizeJob small = job;
+    small.outPath.clear();
+    small.statsPath.clear();
+    small.initialFragmentCapacity = 100;
+    small.initialTileCapacity = 3;
+    auto grown = runVoxelizeJob(device(), small);
+    ASSERT_TRUE(grown.ok()) << grown.message();
+    EXPECT_GE(grown->attempts, 3u);
+    EXPECT_FALSE(grown->stats.fragmentOverflow);
+    EXPECT_FALSE(grown->stats.tileOverflow);
+    ASSERT_EQ(grown->leaves.size(), r->leaves.size());
+    for (size_t i = 0; i < r->leaves.size(); ++i)
+        ASSERT_EQ(ref::key(grown->leaves[i].x, grown->leaves[i].y, grown->leaves[i].z),
+                  ref::key(r->leaves[i].x, r->leaves[i].y, r->leaves[i].z));
+    // Errors name the problem.
+    job.shape = "teapot";
+    auto bad = runVoxelizeJob(device(), job);
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.message().find("teapot"), std::string::npos);
+    job.shape = "sphere";
+    job.outPath = "voxels.xyz";
+    EXPECT_FALSE(runVoxelizeJob(device(), job).ok());
+    job.outPath.clear();
+    job.resolution = 0;
+    EXPECT_FALSE(runVoxelizeJob(device(), job).ok());
+}
