@@ -641,4 +641,17 @@ std::vector<PassTiming> RenderGraph::latestTimings(uint64_t* frameOut) const {
     return out;
 }
 
+std::optional<FrameTimings> RenderGraph::latestTimingsOf(const std::string& passPrefix) const {
+    FrameTimings t;
+    std::vector<PassTiming> all = latestTimings(&t.frame);
+    if (t.frame == UINT64_MAX) return std::nullopt;
+    for (PassTiming& p : all) {
+        if (p.name.compare(0, passPrefix.size(), passPrefix) != 0) continue;
+        t.totalMs += p.milliseconds;
+        t.passes.push_back(std::move(p));
+    }
+    if (t.passes.empty()) return std::nullopt;
+    return t;
+}
+
 } // namespace pyramarch

@@ -433,7 +433,8 @@ Result<Record> runVox(Device& dev, const VoxScenario& sc) {
                 }
             }
             if (f < sc.warmup) continue;
-            collectTimings(loop, vox.latestTimings(), "vox", false);
+            const std::optional<FrameTimings> voxTimings = vox.latestTimings();
+            collectTimings(loop, voxTimings ? voxTimings->passes : std::vector<PassTiming>{}, "vox", false);
             loop.wall.push_back(wall);
             loop.record.push_back(recordMs);
         }

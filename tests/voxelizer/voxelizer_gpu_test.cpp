@@ -557,6 +557,20 @@ TEST_F(VoxelizerTest, DynamicMeshReusesEverythingAndHostGraph) {
             EXPECT_EQ(late->fragmentsNeeded, neededPerFrame[frame - 1]);
         }
     }
+    // GPU times of the voxelizer's passes, from the host graph, with the frame
+    // in the voxelizer's numbering (every frame above has finished).
+    if (device().limits().timestampsSupported) {
+        auto t = v.latestTimings();
+        ASSERT_TRUE(t.has_value());
+        EXPECT_EQ(t->frame, 3u);
+        double sum = 0.0;
+        for (const PassTiming& p : t->passes) {
+            EXPECT_EQ(p.name.rfind("vox.", 0), 0u) << p.name;
+            sum += p.milliseconds;
+        }
+        EXPECT_GT(t->passes.size(), 5u);
+        EXPECT_DOUBLE_EQ(t->totalMs, sum);
+    }
 }
 
 TEST_F(VoxelizerTest, HardwareConservativeWhenAvailable) {

@@ -24,18 +24,9 @@ uint32_t suggestIndexCapacity(const IsoStats& stats, float headroom) { return wi
 std::optional<IsoTimings> IsoSurface::latestTimings() const {
     const Impl& m = *impl_;
     if (!m.timingGraph || !m.graphFrameKnown) return std::nullopt;
-    uint64_t graphFrame = UINT64_MAX;
-    std::vector<PassTiming> all = m.timingGraph->latestTimings(&graphFrame);
-    if (graphFrame == UINT64_MAX || graphFrame < m.graphFrameOffset) return std::nullopt;
-    IsoTimings t;
-    t.frame = graphFrame - m.graphFrameOffset;
-    const std::string prefix = m.info.name + ".";
-    for (PassTiming& p : all) {
-        if (p.name.compare(0, prefix.size(), prefix) != 0) continue;
-        t.totalMs += p.milliseconds;
-        t.passes.push_back(std::move(p));
-    }
-    if (t.passes.empty()) return std::nullopt;
+    std::optional<IsoTimings> t = m.timingGraph->latestTimingsOf(m.info.name + ".");
+    if (!t || t->frame < m.graphFrameOffset) return std::nullopt;
+    t->frame -= m.graphFrameOffset; // graph frames -> the surface's frames
     return t;
 }
 

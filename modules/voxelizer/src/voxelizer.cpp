@@ -107,6 +107,11 @@ struct Voxelizer::Impl {
 
     std::unique_ptr<RenderGraph> ownGraph;
     bool passesAdded = false;
+    // Timings: the graph holding the passes, and its frame numbering's offset
+    // from framesRecorded (set by the first recorded frame).
+    const RenderGraph* timingGraph = nullptr;
+    bool graphFrameKnown = false;
+    uint64_t graphFrameOffset = 0;
     std::vector<Voxelizer::MemoryItem> memory; // what createBuffers() allocated, for memoryReport()
 
     Status createBuffers();
@@ -259,6 +264,10 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
         .use(stagingRef, Access::TransferSrc)
         .use(meshRef, Access::TransferDst)
         .record([this, stagingRef, meshRef](PassContext& ctx) {
+            if (!graphFrameKnown) {
+                graphFrameOffset = ctx.frameIndex - framesRecorded;
+                graphFrameKnown = true;
+            }
             stagedSinceRecord = false;
             if (!staged || current.triangles == 0) return;
             const VkDeviceSize slotBase = VkDeviceSize(currentSlot) * slotWords * 4;
@@ -507,6 +516,7 @@ Result<Voxelizer::GraphOutputs> Voxelizer::addPasses(RenderGraph& graph, const G
         return Status::error(ErrorCode::InvalidState,
                              "voxelizer: addPasses: the passes are already in a graph (addPasses or record was called before)");
     impl_->passesAdded = true;
+    impl_->timingGraph = &graph;
     return impl_->addTo(graph);
 }
 
@@ -519,10 +529,12 @@ Status Voxelizer::record(VkCommandBuffer cmd) {
         m.ownGraph = std::make_unique<RenderGraph>(m.device);
         m.addTo(*m.ownGraph);
         m.passesAdded = true;
+        m.timingGraph = m.ownGraph.get();
         Status s = m.ownGraph->compile();
         if (!s) {
             m.ownGraph.reset();
             m.passesAdded = false;
+            m.timingGraph = nullptr;
             return s.withContext("voxelizer: compiling its render graph: ");
         }
     }
@@ -541,8 +553,13 @@ std::optional<VoxelStats> Voxelizer::latestStats() const {
     return m.decode(c, m.ringStaged[slot], frame);
 }
 
-std::vector<PassTiming> Voxelizer::latestTimings() const {
-    return impl_->ownGraph ? impl_->ownGraph->latestTimings() : std::vector<PassTiming>{};
+std::optional<FrameTimings> Voxelizer::latestTimings() const {
+    const Impl& m = *impl_;
+    if (!m.timingGraph || !m.graphFrameKnown) return std::nullopt;
+    std::optional<FrameTimings> t = m.timingGraph->latestTimingsOf("vox.");
+    if (!t || t->frame < m.graphFrameOffset) return std::nullopt;
+    t->frame -= m.graphFrameOffset;
+    return t;
 }
 
 Result<VoxelStats> Voxelizer::readStats() {

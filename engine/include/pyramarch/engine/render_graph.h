@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -247,6 +248,15 @@ struct PassTiming {
     double milliseconds = 0.0;
 };
 
+// GPU times of one frame of a module's passes (IsoSurface::latestTimings,
+// Voxelizer::latestTimings): per pass in recording order, the frame they
+// belong to (in the numbering of whoever returns them) and their total.
+struct FrameTimings {
+    uint64_t frame = 0;
+    std::vector<PassTiming> passes;
+    double totalMs = 0.0;
+};
+
 struct RenderGraphOptions {
     // Depth of the graph's per-frame rings: timestamps (timings of frame F are
     // read at frame F + depth - 1 or later) and the descriptor sets of passes
@@ -325,6 +335,10 @@ public:
     std::vector<PassTiming> latestTimings(uint64_t* frame = nullptr) const;
     // Frame index the latest timings belong to (UINT64_MAX if none).
     uint64_t latestTimingsFrame() const;
+    // The latest timings of the passes whose names start with `passPrefix`
+    // (a module's "<name>."), with their frameIndex and total; empty when
+    // none are available.
+    std::optional<FrameTimings> latestTimingsOf(const std::string& passPrefix) const;
 
     // Physical handles (after the first execute for graph-owned resources).
     VkBuffer buffer(BufferRef ref) const;

@@ -175,12 +175,10 @@ struct IsoStats {
     uint32_t indicesWritten = 0;  // == indexed draw index count
 };
 
-// GPU times of one frame of a surface (IsoSurface::latestTimings).
-struct IsoTimings {
-    uint64_t frame = 0;             // the frame they belong to (see "Frame numbering" at IsoSurface)
-    std::vector<PassTiming> passes; // "<name>.<stage>" and milliseconds, in recording order
-    double totalMs = 0.0;           // sum over the passes
-};
+// GPU times of one frame of a surface (IsoSurface::latestTimings): passes
+// "<name>.<stage>" in recording order, their total, and the frame they belong
+// to (see "Frame numbering" at IsoSurface).
+using IsoTimings = FrameTimings;
 
 // Capacity (vertices) that would have held `stats` with `headroom` to spare
 // (e.g. 1.25), in whole triangles.

@@ -205,9 +205,12 @@ public:
     // waiting (frames older than framesInFlight - 1 are complete when the host
     // follows the frames-in-flight contract). Empty until one is.
     std::optional<VoxelStats> latestStats() const;
-    // Per-pass GPU timings of the module's own graph (record()); with
-    // addPasses() the host graph's latestTimings() has them.
-    std::vector<PassTiming> latestTimings() const;
+    // GPU times of the voxelizer's passes ("vox.*") in the newest frame whose
+    // timestamps are available (never waits), the frame they belong to
+    // (counted like VoxelStats::frame: frames this voxelizer recorded) and
+    // their total; from its own graph (record()) or the host graph of
+    // addPasses(), which must still exist. Empty until then.
+    std::optional<FrameTimings> latestTimings() const;
 
     // Test / tool helpers: submit and wait on the device queue. Call after the
     // recorded frame finished.
