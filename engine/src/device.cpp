@@ -183,6 +183,19 @@ void fillEnabledFeatures(DeviceLimits& L, const VkPhysicalDeviceFeatures& f, boo
     L.debugUtils = debugUtils;
 }
 
+// Push descriptors: enabled (created: present and wanted; adopted: the host
+// says so) and how many bindings a pushed set may have.
+void setPushDescriptors(const InstanceFunctions& vki, VkPhysicalDevice pd, DeviceLimits& L, bool enabled) {
+    L.pushDescriptors = enabled;
+    L.maxPushDescriptors = 0;
+    if (!enabled) return;
+    VkPhysicalDevicePushDescriptorPropertiesKHR push{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PUSH_DESCRIPTOR_PROPERTIES_KHR};
+    VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+    p2.pNext = &push;
+    vki.getPhysicalDeviceProperties2(pd, &p2);
+    L.maxPushDescriptors = push.maxPushDescriptors;
+}
+
 std::string requirementErrors(const VkPhysicalDeviceFeatures& f, bool sync2, bool dynamicRendering,
                               const DeviceRequirements& req) {
     std::string missing;
@@ -425,6 +438,10 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
         if (!hasExtension(deviceExts, e)) return Status::error(std::string("device extension ") + e + " is not available");
     const bool conservative = hasExtension(deviceExts, VK_EXT_CONSERVATIVE_RASTERIZATION_EXTENSION_NAME);
     if (conservative) devExtensions.push_back(VK_EXT_CONSERVATIVE_RASTERIZATION_EXTENSION_NAME);
+    const bool pushDescriptors = info.pushDescriptors && hasExtension(deviceExts, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+    if (pushDescriptors && std::none_of(devExtensions.begin(), devExtensions.end(),
+                     [](const char* e) { return std::strcmp(e, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME) == 0; }))
+        devExtensions.push_back(VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
 
     float priority = 1.0f;
     VkDeviceQueueCreateInfo qci{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
@@ -446,6 +463,7 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
     dev->gpuAssistedValidation_ = gpuAv;
     fillEnabledFeatures(dev->limits_, f, conservative, enable.v12.storageBuffer8BitAccess, enable.v11.storageBuffer16BitAccess,
                         enable.v13.subgroupSizeControl, debugUtils);
+    setPushDescriptors(vki, pd, dev->limits_, pushDescriptors);
     dev->allocator_ = std::make_unique<Allocator>(*dev);
     return dev;
 }
@@ -487,6 +505,8 @@ Result<std::unique_ptr<Device>> Device::adopt(const AdoptInfo& info) {
     dev->name_ = dev->properties_.deviceName;
     fillEnabledFeatures(dev->limits_, info.enabledFeatures, info.conservativeRasterizationEnabled, info.storageBuffer8BitAccessEnabled,
                         info.storageBuffer16BitAccessEnabled, false, info.debugUtilsEnabled && vki.cmdBeginDebugUtilsLabel);
+    setPushDescriptors(vki, info.physicalDevice, dev->limits_,
+                       info.pushDescriptorEnabled && dev->table_->vkCmdPushDescriptorSetKHR != nullptr);
     dev->allocator_ = std::make_unique<Allocator>(*dev);
     return dev;
 }

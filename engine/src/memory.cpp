@@ -275,7 +275,7 @@ Result<Buffer> Allocator::createBuffer(const BufferCreateInfo& info) {
     VkMemoryRequirements req;
     vk.vkGetBufferMemoryRequirements(device_.device(), b.buffer_, &req);
     auto a = allocate(req, info.memory, true);
-    if (!a) return Status::error(std::string("memory for buffer '") + (info.name ? info.name : "") + "': " + a.message(), a.status().vkResult());
+    if (!a) return a.status().withContext(std::string("memory for buffer '") + (info.name ? info.name : "") + "': ");
     b.allocation_ = a.value();
     PYRAMARCH_VK_TRY(vk.vkBindBufferMemory(device_.device(), b.buffer_, b.allocation_.memory, b.allocation_.offset), "vkBindBufferMemory");
     device_.setObjectName(VK_OBJECT_TYPE_BUFFER, reinterpret_cast<uint64_t>(b.buffer_), info.name);
@@ -320,7 +320,7 @@ Result<Image> Allocator::createImage(const ImageCreateInfo& info) {
     VkMemoryRequirements req;
     vk.vkGetImageMemoryRequirements(device_.device(), img.image_, &req);
     auto a = allocate(req, MemoryUsage::DeviceLocal, false);
-    if (!a) return Status::error(std::string("memory for image '") + (info.name ? info.name : "") + "': " + a.message(), a.status().vkResult());
+    if (!a) return a.status().withContext(std::string("memory for image '") + (info.name ? info.name : "") + "': ");
     img.allocation_ = a.value();
     PYRAMARCH_VK_TRY(vk.vkBindImageMemory(device_.device(), img.image_, img.allocation_.memory, img.allocation_.offset), "vkBindImageMemory");
     VkImageViewCreateInfo vci{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};

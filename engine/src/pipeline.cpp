@@ -43,12 +43,15 @@ Result<PipelineLayout> PipelineLayout::create(Device& device, const PipelineLayo
     PipelineLayout out;
     out.device_ = &device;
     out.desc_ = desc;
+    out.push_ = desc.pushDescriptors && device.limits().pushDescriptors && !desc.bindings.empty() &&
+                desc.bindings.size() <= device.limits().maxPushDescriptors;
     std::vector<VkDescriptorSetLayoutBinding> bindings;
     for (uint32_t i = 0; i < desc.bindings.size(); ++i)
         bindings.push_back({i, desc.bindings[i], 1, desc.stages, nullptr});
     VkDescriptorSetLayoutCreateInfo sci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
     sci.bindingCount = static_cast<uint32_t>(bindings.size());
     sci.pBindings = bindings.data();
+    if (out.push_) sci.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
     PYRAMARCH_VK_TRY(device.vk().vkCreateDescriptorSetLayout(device.device(), &sci, nullptr, &out.setLayout_),
                      std::string("vkCreateDescriptorSetLayout ") + (name ? name : ""));
     VkPushConstantRange range{desc.stages, 0, desc.pushConstantBytes};
@@ -70,6 +73,7 @@ PipelineLayout& PipelineLayout::operator=(PipelineLayout&& o) noexcept {
         device_ = o.device_;
         layout_ = o.layout_;
         setLayout_ = o.setLayout_;
+        push_ = o.push_;
         desc_ = std::move(o.desc_);
         o.layout_ = VK_NULL_HANDLE;
         o.setLayout_ = VK_NULL_HANDLE;
@@ -91,9 +95,7 @@ Result<ComputePipeline> ComputePipeline::create(Device& device, const ComputePip
     out.device_ = &device;
     PipelineLayoutDesc layoutDesc = desc.layout;
     layoutDesc.stages = VK_SHADER_STAGE_COMPUTE_BIT;
-    auto layout = PipelineLayout::create(device, layoutDesc, desc.name);
-    if (!layout) return layout.status();
-    out.layout_ = std::move(layout).value();
+    PYRAMARCH_TRY_ASSIGN(out.layout_, PipelineLayout::create(device, layoutDesc, desc.name));
     auto module = createModule(device, desc.spirv, desc.name);
     if (!module) return module.status();
     Specialization spec(desc.specialization);
@@ -151,9 +153,7 @@ Result<GraphicsPipeline> GraphicsPipeline::create(Device& device, const Graphics
         if (!desc.geometrySpirv.empty()) layoutDesc.stages |= VK_SHADER_STAGE_GEOMETRY_BIT;
         if (!desc.fragmentSpirv.empty()) layoutDesc.stages |= VK_SHADER_STAGE_FRAGMENT_BIT;
     }
-    auto layout = PipelineLayout::create(device, layoutDesc, desc.name);
-    if (!layout) return layout.status();
-    out.layout_ = std::move(layout).value();
+    PYRAMARCH_TRY_ASSIGN(out.layout_, PipelineLayout::create(device, layoutDesc, desc.name));
 
     Specialization spec(desc.specialization);
     std::vector<VkShaderModule> modules;
@@ -281,6 +281,10 @@ Result<DescriptorPool> DescriptorPool::create(Device& device, uint32_t maxSets, 
 
 Result<VkDescriptorSet> DescriptorPool::allocate(const PipelineLayout& layout, std::span<const DescriptorBinding> bindings) {
     const auto& types = layout.desc().bindings;
+    if (layout.usesPushDescriptors())
+        return Status::error(ErrorCode::InvalidArgument,
+                             "descriptor set requested for a push-descriptor layout (declare the bindings on a render-graph "
+                             "pass, or create the layout with PipelineLayoutDesc::pushDescriptors = false)");
     if (bindings.size() != types.size())
         return Status::error("descriptor set needs " + std::to_string(types.size()) + " bindings, got " + std::to_string(bindings.size()));
     VkDescriptorSetLayout setLayout = layout.setLayout();

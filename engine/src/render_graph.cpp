@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "pyramarch/engine/device.h"
+#include "pyramarch/engine/pipeline.h"
 #include "pyramarch/engine/vulkan_functions.h"
 #include "render_graph_impl.h"
 
@@ -57,6 +58,14 @@ VkBuffer PassContext::buffer(BufferRef ref) const { return graph->buffer(ref); }
 VkDeviceSize PassContext::bufferSize(BufferRef ref) const { return graph->bufferSize(ref); }
 VkImage PassContext::image(ImageRef ref) const { return graph->image(ref); }
 VkImageView PassContext::imageView(ImageRef ref) const { return graph->imageView(ref); }
+void PassContext::pushConstants(const void* data, uint32_t bytes, uint32_t offset) const {
+    PYRAMARCH_ASSERT(pipelineLayout != VK_NULL_HANDLE, "PassContext::pushConstants in a pass that declared no pipeline");
+    vk->vkCmdPushConstants(cmd, pipelineLayout, pushConstantStages, offset, bytes, data);
+}
+void PassContext::dispatch(uint32_t x, uint32_t y, uint32_t z) const { vk->vkCmdDispatch(cmd, x, y, z); }
+void PassContext::dispatchIndirect(BufferRef args, VkDeviceSize offset) const {
+    vk->vkCmdDispatchIndirect(cmd, buffer(args), offset);
+}
 
 // ---- Declarations ----
 
@@ -68,6 +77,8 @@ RenderGraph::RenderGraph(Device* device, RenderGraphOptions options) : impl_(std
 
 RenderGraph::~RenderGraph() {
     if (impl_->queryPool) impl_->device->vk().vkDestroyQueryPool(impl_->device->device(), impl_->queryPool, nullptr);
+    if (impl_->descriptorPool)
+        impl_->device->vk().vkDestroyDescriptorPool(impl_->device->device(), impl_->descriptorPool, nullptr);
 }
 
 static bool nameTaken(const RenderGraph::Impl& g, const std::string& name) {
@@ -202,6 +213,42 @@ PassBuilder& PassBuilder::use(ImageRef image, Access access, VkPipelineStageFlag
     return *this;
 }
 
+PassBuilder& PassBuilder::pipeline(const Pipeline& pipeline) {
+    GraphPass& pass = graph_.impl_->passes[index_];
+    pipelineLayout(pipeline.pipelineLayout().desc());
+    pass.pipeline = pipeline.pipeline();
+    pass.pipelineLayout = pipeline.layout();
+    pass.setLayout = pipeline.setLayout();
+    pass.pushDescriptors = pipeline.pipelineLayout().usesPushDescriptors();
+    if (!pass.pipeline)
+        graph_.impl_->declarationErrors.push_back("pass '" + pass.name + "' declares a pipeline that was not created");
+    return *this;
+}
+
+PassBuilder& PassBuilder::pipelineLayout(const PipelineLayoutDesc& layout) {
+    GraphPass& pass = graph_.impl_->passes[index_];
+    if (pass.hasLayout)
+        graph_.impl_->declarationErrors.push_back("pass '" + pass.name + "' declares its pipeline twice");
+    pass.hasLayout = true;
+    pass.layoutBindings = layout.bindings;
+    pass.pushConstantStages = pass.kind == PassKind::Compute ? VkShaderStageFlags(VK_SHADER_STAGE_COMPUTE_BIT) : layout.stages;
+    return *this;
+}
+
+PassBuilder& PassBuilder::storage(uint32_t binding, BufferRef buffer, Access access, VkPipelineStageFlags2 stageOverride,
+                                  VkDeviceSize range) {
+    use(buffer, access, stageOverride);
+    graph_.impl_->passes[index_].bindings.push_back({binding, buffer.index, access, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, range});
+    return *this;
+}
+
+PassBuilder& PassBuilder::uniform(uint32_t binding, BufferRef buffer, VkPipelineStageFlags2 stageOverride, VkDeviceSize range) {
+    use(buffer, Access::UniformRead, stageOverride);
+    graph_.impl_->passes[index_].bindings.push_back(
+        {binding, buffer.index, Access::UniformRead, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, range});
+    return *this;
+}
+
 PassBuilder& PassBuilder::colorAttachment(ImageRef image, const AttachmentDesc& desc) {
     GraphPass& pass = graph_.impl_->passes[index_];
     if (pass.kind != PassKind::Graphics)
@@ -271,7 +318,7 @@ static Status createResources(RenderGraph::Impl& g) {
             for (const PassUse& u : p.uses)
                 if (!u.isImage && u.resource == r) usage |= bufferUsageFor(u.access);
         auto b = device.allocator().createBuffer({res.bufferDesc.size, usage, MemoryUsage::DeviceLocal, res.name.c_str()});
-        if (!b) return Status::error("render graph: creating buffer '" + res.name + "': " + b.message(), b.status().vkResult());
+        if (!b) return b.status().withContext("render graph: creating buffer '" + res.name + "': ");
         res.ownedBuffer = std::move(b).value();
     }
     for (uint32_t r = 0; r < g.images.size(); ++r) {
@@ -289,8 +336,45 @@ static Status createResources(RenderGraph::Impl& g) {
         ci.samples = res.imageDesc.samples;
         ci.name = res.name.c_str();
         auto img = device.allocator().createImage(ci);
-        if (!img) return Status::error("render graph: creating image '" + res.name + "': " + img.message(), img.status().vkResult());
+        if (!img) return img.status().withContext("render graph: creating image '" + res.name + "': ");
         res.ownedImage = std::move(img).value();
+    }
+    // Descriptor sets of passes whose pipeline has no push-descriptor layout:
+    // one per ring slot, written at their first use.
+    if (g.descriptorPool) device.vk().vkDestroyDescriptorPool(device.device(), g.descriptorPool, nullptr);
+    g.descriptorPool = VK_NULL_HANDLE;
+    uint32_t setCount = 0, storageCount = 0, uniformCount = 0;
+    for (GraphPass& p : g.passes) {
+        p.sets.clear();
+        if (!p.pipeline || p.pushDescriptors || p.bindings.empty()) continue;
+        setCount += g.options.timingFrames;
+        for (VkDescriptorType t : p.layoutBindings)
+            (t == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER ? uniformCount : storageCount) += g.options.timingFrames;
+    }
+    if (setCount) {
+        VkDescriptorPoolSize sizes[2];
+        uint32_t n = 0;
+        if (storageCount) sizes[n++] = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, storageCount};
+        if (uniformCount) sizes[n++] = {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, uniformCount};
+        VkDescriptorPoolCreateInfo pci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+        pci.maxSets = setCount;
+        pci.poolSizeCount = n;
+        pci.pPoolSizes = sizes;
+        VkResult vr = device.vk().vkCreateDescriptorPool(device.device(), &pci, nullptr, &g.descriptorPool);
+        if (vr != VK_SUCCESS) return Status::error("render graph: vkCreateDescriptorPool failed: " + vkResultName(vr), vr);
+        for (GraphPass& p : g.passes) {
+            if (!p.pipeline || p.pushDescriptors || p.bindings.empty()) continue;
+            std::vector<VkDescriptorSetLayout> layouts(g.options.timingFrames, p.setLayout);
+            std::vector<VkDescriptorSet> sets(g.options.timingFrames);
+            VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+            ai.descriptorPool = g.descriptorPool;
+            ai.descriptorSetCount = g.options.timingFrames;
+            ai.pSetLayouts = layouts.data();
+            vr = device.vk().vkAllocateDescriptorSets(device.device(), &ai, sets.data());
+            if (vr != VK_SUCCESS)
+                return Status::error("render graph: descriptor sets of pass '" + p.name + "': " + vkResultName(vr), vr);
+            for (VkDescriptorSet set : sets) p.sets.push_back({set, {}});
+        }
     }
     // Timestamps: two queries per pass per ring slot.
     if (g.options.timestamps && device.limits().timestampsSupported && !g.passes.empty()) {
@@ -306,6 +390,47 @@ static Status createResources(RenderGraph::Impl& g) {
     }
     g.resourcesCreated = true;
     return {};
+}
+
+// Binds a pass's declared pipeline and the descriptors of its declared
+// bindings: pushed, or from the ring slot's set (rewritten only when an
+// imported buffer was rebound since that set was last written).
+void RenderGraph::bindPipeline(GraphPass& pass, VkCommandBuffer cmd, uint32_t slot) {
+    Impl& g = *impl_;
+    const VolkDeviceTable& vk = g.device->vk();
+    const VkPipelineBindPoint point = pass.kind == PassKind::Graphics ? VK_PIPELINE_BIND_POINT_GRAPHICS : VK_PIPELINE_BIND_POINT_COMPUTE;
+    vk.vkCmdBindPipeline(cmd, point, pass.pipeline);
+    if (pass.bindings.empty()) return;
+    PassSet* set = pass.pushDescriptors ? nullptr : &pass.sets[slot];
+    bool stale = !set || set->written.size() != pass.bindings.size();
+    for (size_t i = 0; !stale && i < pass.bindings.size(); ++i) stale = set->written[i] != buffer(BufferRef{pass.bindings[i].buffer});
+    if (stale) {
+        g.descriptorWrites.clear();
+        g.descriptorInfos.resize(pass.bindings.size());
+        for (size_t i = 0; i < pass.bindings.size(); ++i) {
+            const PassBinding& b = pass.bindings[i];
+            const BufferRef ref{b.buffer};
+            const VkDeviceSize size = bufferSize(ref);
+            g.descriptorInfos[i] = {buffer(ref), 0, b.range == VK_WHOLE_SIZE ? VK_WHOLE_SIZE : std::min(b.range, size)};
+            VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+            w.dstSet = set ? set->set : VK_NULL_HANDLE;
+            w.dstBinding = b.binding;
+            w.descriptorCount = 1;
+            w.descriptorType = b.type;
+            w.pBufferInfo = &g.descriptorInfos[i];
+            g.descriptorWrites.push_back(w);
+        }
+        if (!set) {
+            vk.vkCmdPushDescriptorSetKHR(cmd, point, pass.pipelineLayout, 0, static_cast<uint32_t>(g.descriptorWrites.size()),
+                                         g.descriptorWrites.data());
+            return;
+        }
+        vk.vkUpdateDescriptorSets(g.device->device(), static_cast<uint32_t>(g.descriptorWrites.size()), g.descriptorWrites.data(), 0,
+                                  nullptr);
+        set->written.resize(pass.bindings.size());
+        for (size_t i = 0; i < pass.bindings.size(); ++i) set->written[i] = g.descriptorInfos[i].buffer;
+    }
+    vk.vkCmdBindDescriptorSets(cmd, point, pass.pipelineLayout, 0, 1, &set->set, 0, nullptr);
 }
 
 Status RenderGraph::execute(VkCommandBuffer cmd) {
@@ -446,6 +571,9 @@ Status RenderGraph::execute(VkCommandBuffer cmd) {
             vk.vkCmdSetViewport(cmd, 0, 1, &viewport);
             vk.vkCmdSetScissor(cmd, 0, 1, &scissor);
         }
+        ctx.pipelineLayout = pass.pipelineLayout;
+        ctx.pushConstantStages = pass.pushConstantStages;
+        if (pass.pipeline) bindPipeline(g.passes[sp.pass], cmd, slot);
         if (pass.record) pass.record(ctx);
         if (rendering) vk.vkCmdEndRendering(cmd);
         if (g.queryPool)
@@ -494,9 +622,10 @@ uint64_t RenderGraph::latestTimingsFrame() const {
     return UINT64_MAX;
 }
 
-std::vector<PassTiming> RenderGraph::latestTimings() const {
+std::vector<PassTiming> RenderGraph::latestTimings(uint64_t* frameOut) const {
     const Impl& g = *impl_;
     const uint64_t frame = latestTimingsFrame();
+    if (frameOut) *frameOut = frame;
     if (frame == UINT64_MAX) return {};
     const uint32_t slot = static_cast<uint32_t>(frame % g.options.timingFrames);
     std::vector<uint64_t> results(g.queryPassCount * 2 * 2);
@@ -510,6 +639,19 @@ std::vector<PassTiming> RenderGraph::latestTimings() const {
         out.push_back({g.passes[sp.pass].name, end >= begin ? double(end - begin) * period * 1e-6 : 0.0});
     }
     return out;
+}
+
+std::optional<FrameTimings> RenderGraph::latestTimingsOf(const std::string& passPrefix) const {
+    FrameTimings t;
+    std::vector<PassTiming> all = latestTimings(&t.frame);
+    if (t.frame == UINT64_MAX) return std::nullopt;
+    for (PassTiming& p : all) {
+        if (p.name.compare(0, passPrefix.size(), passPrefix) != 0) continue;
+        t.totalMs += p.milliseconds;
+        t.passes.push_back(std::move(p));
+    }
+    if (t.passes.empty()) return std::nullopt;
+    return t;
 }
 
 } // namespace pyramarch

@@ -284,10 +284,51 @@ Status compileGraph(const RenderGraph::Impl& g, Schedule& out) {
     if (!g.declarationErrors.empty()) {
         std::string msg = "render graph: ";
         for (size_t i = 0; i < g.declarationErrors.size(); ++i) msg += (i ? "; " : "") + g.declarationErrors[i];
-        return Status::error(msg);
+        return Status::error(ErrorCode::InvalidArgument, msg);
     }
     const uint32_t passCount = static_cast<uint32_t>(g.passes.size());
     auto resName = [&](bool isImage, uint32_t r) { return std::string(isImage ? "image '" : "buffer '") + g.resource(isImage, r).name + "'"; };
+
+    // 0. Declared bindings against the declared pipeline layout.
+    auto typeName = [](VkDescriptorType t) {
+        return t == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER   ? "a storage buffer"
+               : t == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER ? "a uniform buffer"
+                                                        : "a non-buffer descriptor";
+    };
+    for (const GraphPass& pass : g.passes) {
+        if (pass.hasLayout && pass.kind == PassKind::Transfer)
+            return Status::error(ErrorCode::InvalidArgument,
+                                 "render graph: pass '" + pass.name + "' is a transfer pass but declares a pipeline");
+        for (size_t i = 0; i < pass.bindings.size(); ++i) {
+            const PassBinding& b = pass.bindings[i];
+            const std::string what = "pass '" + pass.name + "' binds " + resName(false, b.buffer) + " at binding " + std::to_string(b.binding);
+            if (!pass.hasLayout)
+                return Status::error(ErrorCode::InvalidArgument,
+                                     "render graph: " + what + " but declares no pipeline (PassBuilder::pipeline)");
+            for (size_t j = 0; j < i; ++j)
+                if (pass.bindings[j].binding == b.binding)
+                    return Status::error(ErrorCode::InvalidArgument, "render graph: pass '" + pass.name + "' declares binding " +
+                                                                         std::to_string(b.binding) + " twice (" +
+                                                                         resName(false, pass.bindings[j].buffer) + " and " +
+                                                                         resName(false, b.buffer) + ")");
+            if (b.binding >= pass.layoutBindings.size())
+                return Status::error(ErrorCode::InvalidArgument,
+                                     "render graph: " + what + ", which its pipeline layout lacks (" +
+                                         (pass.layoutBindings.empty() ? std::string("no bindings")
+                                                                      : "bindings 0.." + std::to_string(pass.layoutBindings.size() - 1)) +
+                                         ")");
+            const bool storageAccess =
+                b.access == Access::StorageRead || b.access == Access::StorageWrite || b.access == Access::StorageReadWrite;
+            if (b.type == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER && !storageAccess)
+                return Status::error(ErrorCode::InvalidArgument, "render graph: " + what + " as a storage buffer with access " +
+                                                                     accessName(b.access) +
+                                                                     " (needs StorageRead, StorageWrite or StorageReadWrite)");
+            if (pass.layoutBindings[b.binding] != b.type)
+                return Status::error(ErrorCode::InvalidArgument, "render graph: " + what + " as " + typeName(b.type) + " (" +
+                                                                     accessName(b.access) + "), but its pipeline layout has " +
+                                                                     typeName(pass.layoutBindings[b.binding]) + " there");
+        }
+    }
 
     // 1. Merge each pass's uses per resource and check them.
     std::vector<std::vector<MergedUse>> merged(passCount);
@@ -296,15 +337,15 @@ Status compileGraph(const RenderGraph::Impl& g, Schedule& out) {
         for (const PassUse& u : pass.uses) {
             const GraphResource& r = g.resource(u.isImage, u.resource);
             if (!allowedIn(u.access, pass.kind))
-                return Status::error("render graph: pass '" + pass.name + "' (" + passKindName(pass.kind) + ") cannot use " +
+                return Status::error(ErrorCode::InvalidArgument, "render graph: pass '" + pass.name + "' (" + passKindName(pass.kind) + ") cannot use " +
                                      resName(u.isImage, u.resource) + " as " + accessName(u.access));
             if (!u.isImage && (u.access == Access::ColorAttachment || u.access == Access::DepthAttachment ||
                                u.access == Access::DepthRead || u.access == Access::SampledRead))
-                return Status::error("render graph: pass '" + pass.name + "' uses " + resName(false, u.resource) + " as " +
+                return Status::error(ErrorCode::InvalidArgument, "render graph: pass '" + pass.name + "' uses " + resName(false, u.resource) + " as " +
                                      accessName(u.access) + ", which needs an image");
             AccessInfo ai = accessInfo(u.access, pass.kind, u.stageOverride);
             if (ai.writes && r.readOnly)
-                return Status::error("render graph: pass '" + pass.name + "' writes " + resName(u.isImage, u.resource) +
+                return Status::error(ErrorCode::InvalidArgument, "render graph: pass '" + pass.name + "' writes " + resName(u.isImage, u.resource) +
                                      ", which was imported read-only");
             auto it = std::find_if(merged[p].begin(), merged[p].end(),
                                    [&](const MergedUse& m) { return m.isImage == u.isImage && m.resource == u.resource; });
@@ -312,7 +353,7 @@ Status compileGraph(const RenderGraph::Impl& g, Schedule& out) {
                 merged[p].push_back({u.isImage, u.resource, ai});
             } else {
                 if (u.isImage && ai.layout != it->info.layout)
-                    return Status::error("render graph: pass '" + pass.name + "' uses " + resName(true, u.resource) +
+                    return Status::error(ErrorCode::InvalidArgument, "render graph: pass '" + pass.name + "' uses " + resName(true, u.resource) +
                                          " in two layouts (" + layoutName(it->info.layout) + ", " + layoutName(ai.layout) + ")");
                 it->info.stages |= ai.stages;
                 it->info.access |= ai.access;
@@ -358,7 +399,7 @@ Status compileGraph(const RenderGraph::Impl& g, Schedule& out) {
                             for (const MergedUse& n : merged[q])
                                 if (n.isImage == isImage && n.resource == r && n.info.writes) laterWriter = q;
                         if (!laterWriter)
-                            return Status::error("render graph: pass '" + g.passes[p].name + "' reads " + resName(isImage, r) +
+                            return Status::error(ErrorCode::InvalidArgument, "render graph: pass '" + g.passes[p].name + "' reads " + resName(isImage, r) +
                                                  ", which no pass writes (transient resources start undefined)");
                         addEdge(*laterWriter, p, isImage, r);
                     } else {
@@ -397,7 +438,7 @@ Status compileGraph(const RenderGraph::Impl& g, Schedule& out) {
         for (const Edge& e : edges)
             if (indegree[e.from] > 0 && indegree[e.to] > 0 && resSet.insert(g.resource(e.isImage, e.resource).name).second)
                 resources.push_back(g.resource(e.isImage, e.resource).name);
-        return Status::error("render graph: cycle between passes " + joinNames(passes) + " through resources " + joinNames(resources));
+        return Status::error(ErrorCode::InvalidArgument, "render graph: cycle between passes " + joinNames(passes) + " through resources " + joinNames(resources));
     }
 
     // 4. Barriers. Graph-owned resources wrap around: a frame starts in the

@@ -42,6 +42,21 @@ struct PassUse {
     VkPipelineStageFlags2 stageOverride = 0;
 };
 
+// A descriptor a pass declared (PassBuilder::storage / uniform).
+struct PassBinding {
+    uint32_t binding = 0;
+    uint32_t buffer = 0; // BufferRef index
+    Access access = Access::None;
+    VkDescriptorType type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    VkDeviceSize range = VK_WHOLE_SIZE;
+};
+
+// Non-push passes: one set per ring slot and the handles it was written with.
+struct PassSet {
+    VkDescriptorSet set = VK_NULL_HANDLE;
+    std::vector<VkBuffer> written; // per declared binding; empty: never written
+};
+
 struct PassAttachment {
     ImageRef image;
     AttachmentDesc desc;
@@ -55,6 +70,16 @@ struct GraphPass {
     std::optional<PassAttachment> depth;
     uint32_t areaWidth = 0, areaHeight = 0;
     RecordFn record;
+    // Declared pipeline / layout and bindings.
+    bool hasLayout = false;
+    std::vector<VkDescriptorType> layoutBindings; // the layout's set 0, binding i at [i]
+    VkPipeline pipeline = VK_NULL_HANDLE;         // null: layout only (compile-only graphs)
+    VkPipelineLayout pipelineLayout = VK_NULL_HANDLE;
+    VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
+    VkShaderStageFlags pushConstantStages = 0;
+    bool pushDescriptors = false;
+    std::vector<PassBinding> bindings;
+    std::vector<PassSet> sets; // created by execute() for non-push passes
 };
 
 struct RenderGraph::Impl {
@@ -73,6 +98,9 @@ struct RenderGraph::Impl {
     std::vector<VkBufferMemoryBarrier2> bufferBarriers;
     std::vector<VkImageMemoryBarrier2> imageBarriers;
     std::vector<VkRenderingAttachmentInfo> colorAttachments;
+    std::vector<VkWriteDescriptorSet> descriptorWrites;
+    std::vector<VkDescriptorBufferInfo> descriptorInfos;
+    VkDescriptorPool descriptorPool = VK_NULL_HANDLE; // sets of passes without push descriptors
 
     GraphResource& resource(bool isImage, uint32_t index) { return isImage ? images[index] : buffers[index]; }
     const GraphResource& resource(bool isImage, uint32_t index) const { return isImage ? images[index] : buffers[index]; }

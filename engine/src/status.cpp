@@ -40,3 +40,25 @@ std::string vkResultName(VkResult r) {
 }
 
 } // namespace pyramarch
+
+namespace pyramarch {
+
+const char* errorCodeName(ErrorCode code) {
+    switch (code) {
+    case ErrorCode::Ok: return "Ok";
+    case ErrorCode::InvalidArgument: return "InvalidArgument";
+    case ErrorCode::CapacityExceeded: return "CapacityExceeded";
+    case ErrorCode::DeviceLimit: return "DeviceLimit";
+    case ErrorCode::Unsupported: return "Unsupported";
+    case ErrorCode::InvalidState: return "InvalidState";
+    case ErrorCode::OutOfMemory: return "OutOfMemory";
+    case ErrorCode::Vulkan: return "Vulkan";
+    case ErrorCode::NotFound: return "NotFound";
+    case ErrorCode::ParseError: return "ParseError";
+    case ErrorCode::Io: return "Io";
+    case ErrorCode::Unspecified: return "Unspecified";
+    }
+    return "?";
+}
+
+} // namespace pyramarch

@@ -335,10 +335,10 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
             r.activeCells = stats->activeCells;
             r.overflow = stats->overflow;
             if (f < sc.warmup) continue;
-            const RenderGraph* g = surface.internalGraph();
-            if (g->latestTimingsFrame() != surface.framesRecorded() - 1)
+            const std::optional<iso::IsoTimings> timings = surface.latestTimings();
+            if (!timings || timings->frame != surface.framesRecorded() - 1)
                 return Status::error("timestamps of the frame just waited for are not available");
-            collectTimings(loop, g->latestTimings(), "iso", true);
+            collectTimings(loop, timings->passes, "iso", true);
             loop.wall.push_back(wall);
             loop.record.push_back(recordMs);
         }
@@ -433,7 +433,8 @@ Result<Record> runVox(Device& dev, const VoxScenario& sc) {
                 }
             }
             if (f < sc.warmup) continue;
-            collectTimings(loop, vox.latestTimings(), "vox", false);
+            const std::optional<FrameTimings> voxTimings = vox.latestTimings();
+            collectTimings(loop, voxTimings ? voxTimings->passes : std::vector<PassTiming>{}, "vox", false);
             loop.wall.push_back(wall);
             loop.record.push_back(recordMs);
         }
@@ -584,7 +585,8 @@ int runTimingCheck(Device& dev) {
             const double wall = msSince(t0);
             PYRAMARCH_TRY(recorded);
             double classify = 0, extract = 0, sum = 0;
-            for (const PassTiming& t : surface.internalGraph()->latestTimings()) {
+            const std::optional<iso::IsoTimings> timings = surface.latestTimings();
+            for (const PassTiming& t : timings ? timings->passes : std::vector<PassTiming>{}) {
                 sum += t.milliseconds;
                 if (t.name == "iso.classify") classify = t.milliseconds;
                 if (t.name == "iso.extract") extract = t.milliseconds;

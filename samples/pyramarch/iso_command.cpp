@@ -93,7 +93,7 @@ Result<Extraction> extract(Device& device, std::unique_ptr<iso::IsoSurface>& sur
             surface.reset();
             continue;
         }
-        e.timings = s.internalGraph()->latestTimings();
+        if (const std::optional<iso::IsoTimings> timings = s.latestTimings()) e.timings = timings->passes;
         break;
     }
     return e;

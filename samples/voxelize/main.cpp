@@ -124,9 +124,6 @@ private:
     ComputePipeline gather_, clamp_;
     GraphicsPipeline cubes_;
     PipelineLayoutDesc cubeLayoutDesc_;
-    PipelineLayout cubeSetLayout_;
-    DescriptorPool pool_;
-    VkDescriptorSet gatherSet_ = VK_NULL_HANDLE, clampSet_ = VK_NULL_HANDLE, cubeSet_ = VK_NULL_HANDLE;
     voxsample::CubeParams cubeParams_{};
     voxsample::GatherParams gatherParams_{};
     sample::RenderTarget target_;
@@ -197,7 +194,8 @@ Status VoxelView::build(const sample::RenderTarget& target) {
     if (!drawArgs) return drawArgs.status();
     drawArgs_ = std::move(drawArgs).value();
 
-    // One descriptor layout for all (counters, nodes, instances, draw args).
+    // One descriptor layout for all (counters, nodes, instances, draw args);
+    // each pass declares the bindings its shader uses.
     PipelineLayoutDesc layout;
     layout.bindings.assign(4, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
     layout.pushConstantBytes = sizeof(voxsample::GatherParams);
@@ -216,21 +214,6 @@ Status VoxelView::build(const sample::RenderTarget& target) {
     cubeLayoutDesc_ = layout;
     cubeLayoutDesc_.pushConstantBytes = sizeof(voxsample::CubeParams);
     cubeLayoutDesc_.stages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
-    auto cubeSetLayout = PipelineLayout::create(device_, cubeLayoutDesc_, "sample.cubes.set");
-    if (!cubeSetLayout) return cubeSetLayout.status();
-    cubeSetLayout_ = std::move(cubeSetLayout).value();
-    auto pool = DescriptorPool::create(device_, 3, 12, "sample.descriptors");
-    if (!pool) return pool.status();
-    pool_ = std::move(pool).value();
-    const DescriptorBinding bindings[4] = {{.buffer = vox_->counterBuffer().handle()}, {.buffer = vox_->nodeBuffer().handle()},
-                                           {.buffer = instances_.handle()}, {.buffer = drawArgs_.handle()}};
-    auto gatherSet = pool_.allocate(gather_.pipelineLayout(), bindings);
-    auto clampSet = pool_.allocate(clamp_.pipelineLayout(), bindings);
-    auto cubeSet = pool_.allocate(cubeSetLayout_, bindings);
-    if (!gatherSet || !clampSet || !cubeSet) return Status::error("allocating the sample's descriptor sets failed");
-    gatherSet_ = *gatherSet;
-    clampSet_ = *clampSet;
-    cubeSet_ = *cubeSet;
 
     extent_ = 0.f;
     for (int a = 0; a < 3; ++a) {
@@ -242,35 +225,34 @@ Status VoxelView::build(const sample::RenderTarget& target) {
     // The compute graph: the voxelizer's passes, then gather -> clamp.
     compute_ = std::make_unique<RenderGraph>(&device_);
     RenderGraph& graph = *compute_;
-    voxel::VoxelizerGraphRefs refs;
-    PYRAMARCH_TRY(vox_->addPasses(graph, &refs));
+    PYRAMARCH_TRY_ASSIGN(const voxel::VoxelizerGraphRefs refs, vox_->addPasses(graph));
     const ExternalUse vertexRead{Access::StorageRead, PassKind::Graphics, VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT};
     const ExternalUse indirect{Access::IndirectRead, PassKind::Graphics};
     const BufferRef instRef = graph.importBuffer("sample.instances", instances_, vertexRead, vertexRead);
     const BufferRef argsRef = graph.importBuffer("sample.draw_args", drawArgs_, indirect, indirect);
-    graph.addPass("sample.reset_draw", PassKind::Transfer).use(argsRef, Access::TransferDst).record([this](PassContext& ctx) {
+    graph.addPass("sample.reset_draw", PassKind::Transfer).use(argsRef, Access::TransferDst).record([argsRef](PassContext& ctx) {
         const uint32_t init[4] = {36, 0, 0, 0};
-        ctx.vk->vkCmdUpdateBuffer(ctx.cmd, drawArgs_.handle(), 0, sizeof(init), init);
+        ctx.vk->vkCmdUpdateBuffer(ctx.cmd, ctx.buffer(argsRef), 0, sizeof(init), init);
     });
     graph.addPass("sample.gather", PassKind::Compute)
+        .pipeline(gather_)
         .use(refs.dispatch, Access::IndirectRead)
-        .use(refs.counters, Access::StorageRead)
-        .use(refs.nodes, Access::StorageRead)
-        .use(instRef, Access::StorageWrite)
-        .use(argsRef, Access::StorageReadWrite)
-        .record([this](PassContext& ctx) {
-            ctx.vk->vkCmdBindPipeline(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, gather_.pipeline());
-            ctx.vk->vkCmdBindDescriptorSets(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, gather_.layout(), 0, 1, &gatherSet_, 0, nullptr);
-            ctx.vk->vkCmdPushConstants(ctx.cmd, gather_.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(gatherParams_), &gatherParams_);
+        .storage(0, refs.counters, Access::StorageRead)
+        .storage(1, refs.nodes, Access::StorageRead)
+        .storage(2, instRef, Access::StorageWrite)
+        .storage(3, argsRef, Access::StorageReadWrite)
+        .record([this, dispatch = refs.dispatch](PassContext& ctx) {
+            ctx.pushConstants(gatherParams_);
             // The voxelizer's dispatch buffer holds one indirect launch per level.
-            ctx.vk->vkCmdDispatchIndirect(ctx.cmd, vox_->dispatchBuffer().handle(), 16 * VkDeviceSize(1 + gatherParams_.level));
+            ctx.dispatchIndirect(dispatch, 16 * VkDeviceSize(1 + gatherParams_.level));
         });
-    graph.addPass("sample.clamp", PassKind::Compute).use(argsRef, Access::StorageReadWrite).record([this](PassContext& ctx) {
-        ctx.vk->vkCmdBindPipeline(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, clamp_.pipeline());
-        ctx.vk->vkCmdBindDescriptorSets(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, clamp_.layout(), 0, 1, &clampSet_, 0, nullptr);
-        ctx.vk->vkCmdPushConstants(ctx.cmd, clamp_.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(gatherParams_), &gatherParams_);
-        ctx.vk->vkCmdDispatch(ctx.cmd, 1, 1, 1);
-    });
+    graph.addPass("sample.clamp", PassKind::Compute)
+        .pipeline(clamp_)
+        .storage(3, argsRef, Access::StorageReadWrite)
+        .record([this](PassContext& ctx) {
+            ctx.pushConstants(gatherParams_);
+            ctx.dispatch(1);
+        });
     Status st = graph.compile();
     if (!st) return Status::error("voxelize compute graph: " + st.message());
     return setTarget(target);
@@ -317,19 +299,12 @@ Status VoxelView::setTarget(const sample::RenderTarget& target) {
     g->addPass("sample.draw", PassKind::Graphics)
         .colorAttachment(colorRef, colorDesc)
         .depthAttachment(depthRef, depthDesc)
-        .use(instRef, Access::StorageRead, VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT)
+        .pipeline(cubes_)
+        .storage(2, instRef, Access::StorageRead, VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT)
         .use(argsRef, Access::IndirectRead)
-        .record([this](PassContext& ctx) {
-            const VkExtent2D e = target_.extent;
-            const VkViewport vp{0.f, 0.f, float(e.width), float(e.height), 0.f, 1.f};
-            const VkRect2D sc{{0, 0}, e};
-            ctx.vk->vkCmdSetViewport(ctx.cmd, 0, 1, &vp);
-            ctx.vk->vkCmdSetScissor(ctx.cmd, 0, 1, &sc);
-            ctx.vk->vkCmdBindPipeline(ctx.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, cubes_.pipeline());
-            ctx.vk->vkCmdBindDescriptorSets(ctx.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, cubes_.layout(), 0, 1, &cubeSet_, 0, nullptr);
-            ctx.vk->vkCmdPushConstants(ctx.cmd, cubes_.layout(), VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
-                                       sizeof(cubeParams_), &cubeParams_);
-            ctx.vk->vkCmdDrawIndirect(ctx.cmd, drawArgs_.handle(), 0, 1, 16);
+        .record([this, argsRef](PassContext& ctx) {
+            ctx.pushConstants(cubeParams_);
+            ctx.vk->vkCmdDrawIndirect(ctx.cmd, ctx.buffer(argsRef), 0, 1, 16);
         });
     if (extra_) extra_(*g, finalRef_);
     Status st = g->compile();

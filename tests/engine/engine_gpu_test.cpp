@@ -51,61 +51,85 @@ class EngineGpu : public test::GpuTest {};
 
 } // namespace
 
-TEST_F(EngineGpu, ThreePassComputeChainMatchesCpu) {
+// Each pass declares its pipeline and buffers once (binding + intent); the
+// graph derives the barriers and the descriptors: pushed where the layout is a
+// push-descriptor layout, else from the graph's own per-slot sets.
+class DeclaredBindings : public test::GpuTest, public ::testing::WithParamInterface<bool> {};
+
+TEST_P(DeclaredBindings, ThreePassComputeChainMatchesCpu) {
+    const bool push = GetParam();
+    if (push && !device().limits().pushDescriptors) GTEST_SKIP() << "device has no VK_KHR_push_descriptor";
     constexpr uint32_t n = 1000;
     std::vector<uint32_t> input(n);
     std::iota(input.begin(), input.end(), 7u);
     Buffer in = makeBuffer(device(), n * 4, kStorage, "chain-in");
     Buffer out = makeBuffer(device(), n * 4, kStorage, "chain-out");
+    Buffer out2 = makeBuffer(device(), n * 4, kStorage, "chain-out2");
     ASSERT_OK(uploadBuffer(device(), in, input.data(), n * 4));
 
     auto pipeline = ComputePipeline::create(device(), {.spirv = kScaleAddSpv,
                                                        .name = "scale-add",
                                                        .layout = {.bindings = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
-                                                                  .pushConstantBytes = sizeof(ScaleAddParams)}});
+                                                                  .pushConstantBytes = sizeof(ScaleAddParams),
+                                                                  .pushDescriptors = push}});
     ASSERT_OK(pipeline);
+    EXPECT_EQ(pipeline->pipelineLayout().usesPushDescriptors(), push);
     RenderGraph graph(&device());
     BufferRef rin = graph.importBuffer("in", in, {Access::TransferDst, PassKind::Transfer}, {Access::None}, true);
     BufferRef a = graph.createBuffer("a", {.size = n * 4});
     BufferRef b = graph.createBuffer("b", {.size = n * 4});
-    BufferRef rout = graph.importBuffer("out", out, {Access::None}, {Access::TransferSrc, PassKind::Transfer});
-    // Descriptor sets need physical buffers: create them before compiling by
-    // executing once is not allowed, so the chain binds in record() from a
-    // pool filled on first use.
-    auto pool = DescriptorPool::create(device(), 3, 6, "chain");
-    ASSERT_OK(pool);
-    std::vector<VkDescriptorSet> sets(3, VK_NULL_HANDLE);
+    BufferRef rout = graph.importBuffer("out", out, {Access::TransferSrc, PassKind::Transfer}, {Access::TransferSrc, PassKind::Transfer});
     const ScaleAddParams params[3] = {{n, 2, 1}, {n, 3, 5}, {n, 1, 100}};
     const BufferRef links[4] = {rin, a, b, rout};
     for (int i = 0; i < 3; ++i) {
         graph.addPass("link" + std::to_string(i), PassKind::Compute)
-            .use(links[i], Access::StorageRead)
-            .use(links[i + 1], Access::StorageWrite)
-            .record([&, i](PassContext& ctx) {
-                if (!sets[i]) {
-                    DescriptorBinding bindings[2] = {{ctx.buffer(links[i])}, {ctx.buffer(links[i + 1])}};
-                    sets[i] = pool->allocate(pipeline->pipelineLayout(), bindings).value();
-                }
-                ctx.vk->vkCmdBindPipeline(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline->pipeline());
-                ctx.vk->vkCmdBindDescriptorSets(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline->layout(), 0, 1, &sets[i], 0, nullptr);
-                ctx.vk->vkCmdPushConstants(ctx.cmd, pipeline->layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(ScaleAddParams), &params[i]);
-                ctx.vk->vkCmdDispatch(ctx.cmd, (n + 63) / 64, 1, 1);
+            .pipeline(*pipeline)
+            .storage(0, links[i], Access::StorageRead)
+            .storage(1, links[i + 1], Access::StorageWrite)
+            .record([p = params[i]](PassContext& ctx) {
+                ctx.pushConstants(p);
+                ctx.dispatch((n + 63) / 64);
             });
     }
     ASSERT_OK(graph.compile());
-    // Two frames: the second exercises the wrap-around barriers.
-    for (int frame = 0; frame < 2; ++frame) {
+    // Frames 0-1 write `out`; then the import is rebound to `out2` (the set
+    // path rewrites only the ring slot it records into).
+    for (int frame = 0; frame < 4; ++frame) {
+        if (frame == 2) graph.rebindImportedBuffer(rout, out2.handle(), out2.size());
         Status recorded;
         ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { recorded = graph.execute(cmd); }));
         ASSERT_OK(recorded);
     }
-    auto result = readBufferAs<uint32_t>(device(), out, n);
-    ASSERT_OK(result);
-    for (uint32_t i = 0; i < n; ++i) {
-        uint32_t expected = ((input[i] * 2 + 1) * 3 + 5) * 1 + 100;
-        ASSERT_EQ(result.value()[i], expected) << "element " << i;
+    for (const Buffer* target : {&out, &out2}) {
+        auto result = readBufferAs<uint32_t>(device(), *target, n);
+        ASSERT_OK(result);
+        for (uint32_t i = 0; i < n; ++i) {
+            const uint32_t expected = ((input[i] * 2 + 1) * 3 + 5) * 1 + 100;
+            ASSERT_EQ(result.value()[i], expected) << "element " << i;
+        }
     }
-    EXPECT_EQ(graph.frameIndex(), 2u);
+    EXPECT_EQ(graph.frameIndex(), 4u);
+}
+
+INSTANTIATE_TEST_SUITE_P(EngineGpu, DeclaredBindings, ::testing::Values(true, false),
+                         [](const ::testing::TestParamInfo<bool>& i) { return i.param ? "PushDescriptors" : "GraphSets"; });
+
+TEST_F(EngineGpu, PushDescriptorLayoutRefusesPoolSets) {
+    if (!device().limits().pushDescriptors) GTEST_SKIP() << "device has no VK_KHR_push_descriptor";
+    auto pipeline = ComputePipeline::create(
+        device(), {.spirv = kScaleAddSpv,
+                   .name = "push-only",
+                   .layout = {.bindings = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
+                              .pushConstantBytes = sizeof(ScaleAddParams),
+                              .pushDescriptors = true}});
+    ASSERT_OK(pipeline);
+    auto pool = DescriptorPool::create(device(), 1, 2, "push-only");
+    ASSERT_OK(pool);
+    Buffer x = makeBuffer(device(), 64, kStorage, "push-only");
+    DescriptorBinding bindings[2] = {{x.handle()}, {x.handle()}};
+    auto set = pool->allocate(pipeline->pipelineLayout(), bindings);
+    ASSERT_FALSE(set.ok());
+    EXPECT_EQ(set.code(), ErrorCode::InvalidArgument);
 }
 
 TEST_F(EngineGpu, IndirectDispatchSizedByPreviousPass) {
@@ -119,9 +143,9 @@ TEST_F(EngineGpu, IndirectDispatchSizedByPreviousPass) {
         auto argsPipeline = ComputePipeline::create(
             device(), {.spirv = kWriteDispatchArgsSpv,
                        .name = "write-args",
-                       .layout = {.bindings = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}}});
+                       .layout = {.bindings = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, .pushDescriptors = false}});
         auto markPipeline = ComputePipeline::create(
-            device(), {.spirv = kMarkGroupsSpv, .name = "mark", .layout = {.bindings = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}}});
+            device(), {.spirv = kMarkGroupsSpv, .name = "mark", .layout = {.bindings = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, .pushDescriptors = false}});
         ASSERT_OK(argsPipeline);
         ASSERT_OK(markPipeline);
         RenderGraph graph(&device());
@@ -168,7 +192,7 @@ TEST_F(EngineGpu, ComputeWrittenDrawIsRasterized) {
     constexpr uint32_t size = 64;
     auto gen = ComputePipeline::create(device(), {.spirv = kTriangleGenSpv,
                                                   .name = "triangle-gen",
-                                                  .layout = {.bindings = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}}});
+                                                  .layout = {.bindings = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, .pushDescriptors = false}});
     ASSERT_OK(gen);
     auto draw = GraphicsPipeline::create(device(), {.vertexSpirv = kFlatVertSpv,
                                                     .fragmentSpirv = kFlatFragSpv,
@@ -242,7 +266,7 @@ TEST_F(EngineGpu, ComputeWrittenDrawIsRasterized) {
 
 TEST_F(EngineGpu, PassTimingsArriveWithoutWaiting) {
     if (!device().limits().timestampsSupported) GTEST_SKIP() << "device has no timestamps";
-    auto pipeline = ComputePipeline::create(device(), {.spirv = kMarkGroupsSpv, .name = "mark", .layout = {.bindings = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}}});
+    auto pipeline = ComputePipeline::create(device(), {.spirv = kMarkGroupsSpv, .name = "mark", .layout = {.bindings = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, .pushDescriptors = false}});
     ASSERT_OK(pipeline);
     auto pool = DescriptorPool::create(device(), 1, 1, "timing");
     ASSERT_OK(pool);
@@ -331,7 +355,7 @@ TEST_F(EngineGpu, DeviceReportsItsChoice) {
 TEST_F(EngineGpu, SynchronizationValidationIsOn) {
     // A dispatch and a fill writing one buffer with no barrier between them:
     // a write-after-write hazard only synchronization validation reports.
-    auto pipeline = ComputePipeline::create(device(), {.spirv = kMarkGroupsSpv, .name = "mark", .layout = {.bindings = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}}});
+    auto pipeline = ComputePipeline::create(device(), {.spirv = kMarkGroupsSpv, .name = "mark", .layout = {.bindings = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, .pushDescriptors = false}});
     ASSERT_OK(pipeline);
     auto pool = DescriptorPool::create(device(), 1, 1, "hazard");
     ASSERT_OK(pool);

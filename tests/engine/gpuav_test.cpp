@@ -47,7 +47,9 @@ std::string dispatchOutOfBounds(Device& device, std::vector<uint32_t>* guardOut 
     auto guard = device.allocator().createBuffer({kGuardWords * 4, kUsage, MemoryUsage::DeviceLocal, "oob-guard"});
     if (!guard) return guard.message();
     auto pipeline = ComputePipeline::create(
-        device, {.spirv = kOobWriteSpv, .name = "oob-write", .layout = {.bindings = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, .pushConstantBytes = 4}});
+        device, {.spirv = kOobWriteSpv, .name = "oob-write", .layout = {.bindings = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
+                                                                     .pushConstantBytes = 4,
+                                                                     .pushDescriptors = false}});
     if (!pipeline) return pipeline.message();
     auto pool = DescriptorPool::create(device, 1, 1, "oob");
     if (!pool) return pool.message();

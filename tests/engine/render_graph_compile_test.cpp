@@ -2,6 +2,7 @@
 // calls, so these run without a device.
 #include <gtest/gtest.h>
 
+#include "pyramarch/engine/pipeline.h"
 #include "pyramarch/engine/render_graph.h"
 
 using namespace pyramarch;
@@ -309,4 +310,101 @@ TEST(RenderGraphCompile, AccessTableCoversEveryIntent) {
     }
     EXPECT_EQ(accessInfo(Access::StorageRead, PassKind::Graphics, VK_PIPELINE_STAGE_2_GEOMETRY_SHADER_BIT).stages,
               VK_PIPELINE_STAGE_2_GEOMETRY_SHADER_BIT);
+}
+
+// ---- Declared bindings: one declaration gives the barrier and the descriptor ----
+
+namespace {
+PipelineLayoutDesc storageLayout(uint32_t n) {
+    PipelineLayoutDesc d;
+    d.bindings.assign(n, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+    return d;
+}
+} // namespace
+
+TEST(RenderGraphBindings, DeclaredBindingAlsoDerivesTheBarrier) {
+    RenderGraph g(nullptr);
+    BufferRef field = g.createBuffer("field", {.size = 256});
+    BufferRef out = g.createBuffer("out", {.size = 256});
+    g.addPass("produce", PassKind::Compute).pipelineLayout(storageLayout(1)).storage(0, field, Access::StorageWrite);
+    g.addPass("consume", PassKind::Compute)
+        .pipelineLayout(storageLayout(2))
+        .storage(0, field, Access::StorageRead)
+        .storage(1, out, Access::StorageWrite);
+    Status s = g.compile();
+    ASSERT_TRUE(s.ok()) << s.message();
+    const auto barriers = inFrame(scheduled(g, "consume"));
+    ASSERT_EQ(barriers.size(), 1u);
+    EXPECT_EQ(barriers[0].resource, field.index);
+    EXPECT_EQ(barriers[0].srcAccess, kWrite);
+    EXPECT_EQ(barriers[0].dstAccess, kRead);
+}
+
+TEST(RenderGraphBindings, BindingDeclaredTwiceIsNamedError) {
+    RenderGraph g(nullptr);
+    BufferRef a = g.createBuffer("a", {.size = 64});
+    BufferRef b = g.createBuffer("b", {.size = 64});
+    g.addPass("twice", PassKind::Compute)
+        .pipelineLayout(storageLayout(2))
+        .storage(1, a, Access::StorageRead)
+        .storage(1, b, Access::StorageWrite);
+    Status s = g.compile();
+    ASSERT_FALSE(s.ok());
+    EXPECT_EQ(s.code(), ErrorCode::InvalidArgument);
+    EXPECT_NE(s.message().find("pass 'twice' declares binding 1 twice (buffer 'a' and buffer 'b')"), std::string::npos)
+        << s.message();
+}
+
+TEST(RenderGraphBindings, BindingTheLayoutLacksIsNamedError) {
+    RenderGraph g(nullptr);
+    BufferRef a = g.createBuffer("a", {.size = 64});
+    g.addPass("outside", PassKind::Compute).pipelineLayout(storageLayout(2)).storage(5, a, Access::StorageWrite);
+    Status s = g.compile();
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(s.message().find("pass 'outside' binds buffer 'a' at binding 5, which its pipeline layout lacks (bindings 0..1)"),
+              std::string::npos)
+        << s.message();
+}
+
+TEST(RenderGraphBindings, IntentAndDescriptorTypeMismatchIsNamedError) {
+    {
+        RenderGraph g(nullptr);
+        BufferRef a = g.createBuffer("a", {.size = 64});
+        PipelineLayoutDesc layout;
+        layout.bindings = {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER};
+        g.addPass("mismatch", PassKind::Compute).pipelineLayout(layout).storage(0, a, Access::StorageRead);
+        Status s = g.compile();
+        ASSERT_FALSE(s.ok());
+        EXPECT_NE(s.message().find("binds buffer 'a' at binding 0 as a storage buffer (storage-read), but its pipeline layout has "
+                                   "a uniform buffer there"),
+                  std::string::npos)
+            << s.message();
+    }
+    {
+        RenderGraph g(nullptr);
+        BufferRef a = g.createBuffer("a", {.size = 64});
+        g.addPass("indirect", PassKind::Compute).pipelineLayout(storageLayout(1)).storage(0, a, Access::IndirectRead);
+        Status s = g.compile();
+        ASSERT_FALSE(s.ok());
+        EXPECT_NE(s.message().find("as a storage buffer with access indirect-read"), std::string::npos) << s.message();
+    }
+    {
+        RenderGraph g(nullptr);
+        BufferRef a = g.createBuffer("a", {.size = 64});
+        g.addPass("uniform", PassKind::Compute).pipelineLayout(storageLayout(1)).uniform(0, a);
+        Status s = g.compile();
+        ASSERT_FALSE(s.ok());
+        EXPECT_NE(s.message().find("as a uniform buffer (uniform-read), but its pipeline layout has a storage buffer there"),
+                  std::string::npos)
+            << s.message();
+    }
+}
+
+TEST(RenderGraphBindings, BindingWithoutPipelineIsNamedError) {
+    RenderGraph g(nullptr);
+    BufferRef a = g.createBuffer("a", {.size = 64});
+    g.addPass("nopipe", PassKind::Compute).storage(0, a, Access::StorageWrite);
+    Status s = g.compile();
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(s.message().find("but declares no pipeline"), std::string::npos) << s.message();
 }

@@ -6,6 +6,7 @@
 // compared to its analytic / brute-force CPU field separately.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
@@ -22,6 +23,7 @@
 #include "pyramarch/engine/vulkan_functions.h"
 #include "pyramarch/isosurface/isosurface.h"
 #include "isosurface/iso_shared.h"
+#include "pyramarch/isosurface/testing.h"
 #include "reference.h"
 #include "support/gpu_test.h"
 
@@ -30,7 +32,7 @@ using namespace pyramarch::iso;
 
 namespace {
 
-// Word indices into readDrawArgs() (gpu::IsoArgs, the layout the args shader
+// Word indices into iso::testing::readDrawArgs() (gpu::IsoArgs, the layout the args shader
 // writes), from the shared struct rather than literal offsets.
 struct ArgWords {
 #define PYRAMARCH_ARG_WORD(member) size_t member = offsetof(gpu::IsoArgs, member) / sizeof(uint32_t);
@@ -85,8 +87,8 @@ float minSpacing(const ref::Grid& g) { return std::min({g.spacing(0), g.spacing(
 
 class IsoGpu : public test::GpuTest {
 protected:
-    std::unique_ptr<IsoSurface> make(const IsoSurfaceCreateInfo& info) {
-        auto r = IsoSurface::create(device(), info);
+    std::unique_ptr<IsoSurface> make(const IsoSurfaceCreateInfo& info, iso::testing::Knobs knobs = {}) {
+        auto r = iso::testing::create(device(), info, knobs);
         EXPECT_TRUE(r.ok()) << r.message();
         if (!r) return nullptr;
         return std::move(r).value();
@@ -122,14 +124,14 @@ protected:
             }
         }
         // Pyramid: base = count | case << 4 per cell, every level the CPU sums.
-        auto pyr = iso.readPyramid();
+        auto pyr = iso::testing::readPyramid(iso);
         ASSERT_TRUE(pyr.ok()) << pyr.message();
         EXPECT_EQ(pyr.value()[0], cpu.base);
         const auto levels = ref::pyramidLevels(cpu.base);
         ASSERT_EQ(pyr.value().size(), levels.size());
         for (size_t l = 1; l < levels.size(); ++l) EXPECT_EQ(pyr.value()[l], levels[l]) << "level " << l;
         // Args and stats.
-        auto args = iso.readDrawArgs();
+        auto args = iso::testing::readDrawArgs(iso);
         ASSERT_TRUE(args.ok());
         ASSERT_EQ(args.value().size(), kArgWordCount);
         const uint32_t written = std::min<uint32_t>(uint32_t(cpu.vertices.size()), iso.vertexCapacity());
@@ -141,7 +143,7 @@ protected:
         const uint32_t items = scan ? uint32_t(cpu.activeCells) : written;
         const uint32_t groups = (items + 63) / 64;
         EXPECT_EQ(uint64_t(args.value()[kArg.dispatchX]) * args.value()[kArg.dispatchY] * 64 >= items, true);
-        const uint32_t maxX = info.maxGroupsX ? info.maxGroupsX : device().limits().maxComputeWorkGroupCount[0];
+        const uint32_t maxX = iso::testing::maxGroupsX(iso);
         EXPECT_EQ(args.value()[kArg.dispatchX], std::min(groups, maxX));
         EXPECT_EQ(args.value()[kArg.dispatchY], groups == 0 ? 1u : (groups + std::min(groups, maxX) - 1) / std::min(groups, maxX));
         auto stats = iso.statsOfFrame(iso.framesRecorded() - 1);
@@ -156,7 +158,7 @@ protected:
             for (uint32_t c = 0; c < cpu.base.size(); ++c)
                 if ((cpu.base[c] & 0xfu) != 0) expectActive.push_back(c);
             ASSERT_EQ(expectActive.size(), cpu.activeCells);
-            auto list = iso.readActiveCells();
+            auto list = iso::testing::readActiveCells(iso);
             ASSERT_TRUE(list.ok()) << list.message();
             EXPECT_EQ(list.value(), expectActive);
         }
@@ -272,6 +274,22 @@ TEST_F(IsoGpu, MetaballsPerFrameUpdatesWithoutRecompiling) {
         if (HasFailure()) break;
     }
     ASSERT_NE(iso->internalGraph(), nullptr);
+    // The module's own per-frame timings: every pass of the surface, the frame
+    // they belong to (every frame above has finished), and their total.
+    if (device().limits().timestampsSupported) {
+        auto timings = iso->latestTimings();
+        ASSERT_TRUE(timings.has_value());
+        EXPECT_LT(timings->frame, iso->framesRecorded());
+        EXPECT_GE(timings->frame + 2, iso->framesRecorded() - 1) << "newest finished frame within the ring";
+        double sum = 0.0;
+        for (const PassTiming& t : timings->passes) {
+            EXPECT_EQ(t.name.rfind(info.name + ".", 0), 0u) << t.name;
+            sum += t.milliseconds;
+        }
+        EXPECT_EQ(timings->passes.front().name, info.name + ".field.metaballs");
+        EXPECT_EQ(timings->passes.back().name, info.name + ".extract");
+        EXPECT_DOUBLE_EQ(timings->totalMs, sum);
+    }
     // Too many balls is an error value, not a crash.
     std::vector<Metaball> tooMany(257);
     EXPECT_FALSE(iso->setMetaballs(tooMany).ok());
@@ -390,7 +408,7 @@ TEST_F(IsoGpu, EmptyAndFullFieldsGiveNoTriangles) {
         iso->setIsoValue(isoValue);
         frame(*iso);
         checkAgainstReference(*iso, info);
-        auto args = iso->readDrawArgs();
+        auto args = iso::testing::readDrawArgs(*iso);
         ASSERT_TRUE(args.ok());
         EXPECT_EQ(args.value()[kArg.dispatchX], 0u); // extraction dispatch is empty
         EXPECT_EQ(args.value()[kArg.vertexCount], 0u);
@@ -425,7 +443,7 @@ TEST_F(IsoGpu, CapacityOverflowClampsToWholeTriangles) {
         EXPECT_EQ(s->verticesNeeded, needed);
         EXPECT_EQ(s->verticesWritten, capacity / 3 * 3);
         EXPECT_EQ(s->overflow, capacity < needed);
-        auto args = iso->readDrawArgs();
+        auto args = iso::testing::readDrawArgs(*iso);
         ASSERT_TRUE(args.ok());
         EXPECT_EQ(args.value()[kArg.vertexCount], capacity / 3 * 3);
         auto v = iso->readVertices();
@@ -592,7 +610,7 @@ TEST_P(IsoSplat, GpuBufferInputMatchesHostInput) {
         const VkBufferCopy region{0, 0, VkDeviceSize(count) * sizeof(Particle)};
         if (region.size) ctx.vk->vkCmdCopyBuffer(ctx.cmd, staging.value().handle(), ctx.buffer(ref), 1, &region);
     });
-    gpuIso->addPasses(graph, {.particles = ref});
+    ASSERT_OK(gpuIso->addPasses(graph, {.particles = ref}));
     ASSERT_OK(graph.compile());
 
     const ref::Grid g = gridOf(info);
@@ -818,8 +836,15 @@ TEST_F(IsoGpu, TwoSurfacesInOneHostGraph) {
     ASSERT_TRUE(sa && sb);
     sa->setUserParams({0, 0, 0, 0.6f, 0, 0, 0, 0});
     RenderGraph graph(&device());
-    const auto outA = sa->addPasses(graph);
-    sb->addPasses(graph);
+    auto addedA = sa->addPasses(graph);
+    ASSERT_OK(addedA);
+    const auto outA = *addedA;
+    ASSERT_OK(sb->addPasses(graph));
+    // A second addPasses is an error, not an abort.
+    RenderGraph other(&device());
+    auto again = sa->addPasses(other);
+    ASSERT_FALSE(again.ok());
+    EXPECT_EQ(again.code(), ErrorCode::InvalidState);
     // A host pass consuming surface A's output in the same graph: the graph
     // must order it after extraction (sync validation checks the barriers).
     auto copy = device().allocator().createBuffer(
@@ -926,19 +951,18 @@ TEST_F(IsoGpu, DispatchesFoldIntoTwoDimensions) {
     // Every dispatch (field, classify, pyramid, extract) split into rows of 3
     // groups: the same surface must come out, key for key.
     IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, {23, 19, 29}, NormalMode::Forward);
-    info.maxGroupsX = 3;
-    auto iso = make(info);
+    auto iso = make(info, {.maxGroupsX = 3});
     ASSERT_TRUE(iso);
     frame(*iso);
     checkAgainstReference(*iso, info);
-    auto args = iso->readDrawArgs();
+    auto args = iso::testing::readDrawArgs(*iso);
     ASSERT_TRUE(args.ok());
     EXPECT_EQ(args.value()[kArg.dispatchX], 3u);
     EXPECT_GT(args.value()[kArg.dispatchY], 10u);
 }
 
 TEST_F(IsoGpu, ScanBaselineMatchesReference) {
-    // The seed-003 style scan pipeline must produce the same vertex buffer.
+    // The scan pipeline of the CUDA marchingCubes sample must produce the same vertex buffer.
     for (std::array<uint32_t, 3> n : {std::array<uint32_t, 3>{34, 34, 34}, {37, 50, 23}, {2, 2, 2}, {3, 64, 5}, {3, 3, 2}}) {
         SCOPED_TRACE(std::to_string(n[0]) + "x" + std::to_string(n[1]) + "x" + std::to_string(n[2]));
         IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, n, NormalMode::Sobel);
@@ -952,8 +976,8 @@ TEST_F(IsoGpu, ScanBaselineMatchesReference) {
     // Capacity clamp (including 0) and folded dispatches.
     IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, {21, 17, 19});
     info.method = ExtractionMethod::Scan;
-    info.maxGroupsX = 5;
-    auto full = make(info);
+    const iso::testing::Knobs fold{.maxGroupsX = 5};
+    auto full = make(info, fold);
     ASSERT_TRUE(full);
     frame(*full);
     checkAgainstReference(*full, info);
@@ -962,7 +986,7 @@ TEST_F(IsoGpu, ScanBaselineMatchesReference) {
     const uint32_t needed = uint32_t(all.value().size());
     for (uint32_t capacity : {needed / 2 + 2, 0u}) {
         info.vertexCapacity = capacity;
-        auto iso = make(info);
+        auto iso = make(info, fold);
         ASSERT_TRUE(iso);
         frame(*iso);
         const auto s = iso->statsOfFrame(0);
@@ -977,26 +1001,26 @@ TEST_F(IsoGpu, ScanBaselineMatchesReference) {
         // Overflow is reported; generate still runs over every active cell
         // (the list is complete) and stops each at capacity.
         EXPECT_EQ(s->overflow, 1u);
-        auto fullList = full->readActiveCells();
-        auto list = iso->readActiveCells();
+        auto fullList = iso::testing::readActiveCells(*full);
+        auto list = iso::testing::readActiveCells(*iso);
         ASSERT_TRUE(fullList.ok() && list.ok());
         EXPECT_EQ(list.value(), fullList.value());
         EXPECT_EQ(s->activeCells, fullList.value().size());
-        auto args = iso->readDrawArgs();
+        auto args = iso::testing::readDrawArgs(*iso);
         ASSERT_TRUE(args.ok());
         EXPECT_GE(uint64_t(args.value()[kArg.dispatchX]) * args.value()[kArg.dispatchY] * 64, fullList.value().size());
     }
     // No surface: no active cell, an empty list and an empty dispatch.
     info.vertexCapacity = needed;
     info.isoValue = 1e30f;
-    auto none = make(info);
+    auto none = make(info, fold);
     ASSERT_TRUE(none);
     frame(*none);
     checkAgainstReference(*none, info);
-    auto list = none->readActiveCells();
+    auto list = iso::testing::readActiveCells(*none);
     ASSERT_TRUE(list.ok());
     EXPECT_TRUE(list.value().empty());
-    auto args = none->readDrawArgs();
+    auto args = iso::testing::readDrawArgs(*none);
     ASSERT_TRUE(args.ok());
     EXPECT_EQ(args.value()[kArg.dispatchX], 0u);
 }
@@ -1078,7 +1102,7 @@ TEST_F(IsoGpu, IndexedOutputSharesVertices) {
         EXPECT_EQ(stats->indicesNeeded, cpu.vertices.size());
         EXPECT_EQ(stats->indicesWritten, cpu.vertices.size());
         EXPECT_FALSE(stats->overflow);
-        auto args = iso->readDrawArgs();
+        auto args = iso::testing::readDrawArgs(*iso);
         ASSERT_TRUE(args.ok());
         EXPECT_EQ(args.value()[kArg.vertexCount], 0u);  // the non-indexed draw draws nothing
         EXPECT_EQ(args.value()[kArg.indexCount], cpu.vertices.size()); // indexCount
@@ -1132,7 +1156,7 @@ TEST_F(IsoGpu, IndexedOutputCapacities) {
     EXPECT_EQ(s->verticesWritten, (need->verticesNeeded - 1) / 3 * 3);
     EXPECT_EQ(s->indicesWritten, 0u);
     EXPECT_TRUE(s->overflow);
-    auto args = iso->readDrawArgs();
+    auto args = iso::testing::readDrawArgs(*iso);
     ASSERT_TRUE(args.ok());
     EXPECT_EQ(args.value()[kArg.indexCount], 0u);
     // Scan + indexed is refused with a message.
@@ -1150,8 +1174,8 @@ TEST_F(IsoGpu, SmallScanBaselineWithOverflow) {
     IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, {9, 8, 10}, NormalMode::Sobel);
     info.method = ExtractionMethod::Scan;
     info.boundsMin = {-1.f, -0.6f, -0.9f};
-    info.maxGroupsX = 2; // folded dispatches
-    auto full = make(info);
+    const iso::testing::Knobs folded{.maxGroupsX = 2}; // folded dispatches
+    auto full = make(info, folded);
     ASSERT_TRUE(full);
     frame(*full);
     checkAgainstReference(*full, info);
@@ -1160,7 +1184,7 @@ TEST_F(IsoGpu, SmallScanBaselineWithOverflow) {
     const uint32_t needed = uint32_t(all.value().size());
     ASSERT_GT(needed, 6u);
     info.vertexCapacity = needed / 2 + 2;
-    auto clamped = make(info);
+    auto clamped = make(info, folded);
     ASSERT_TRUE(clamped);
     frame(*clamped);
     const auto s = clamped->statsOfFrame(0);
@@ -1215,7 +1239,7 @@ TEST_F(IsoGpu, SmallIndexedOutputWithOverflow) {
     ASSERT_TRUE(part.ok());
     ASSERT_EQ(part.value().size(), info.indexCapacity / 3 * 3);
     for (size_t k = 0; k < part.value().size(); ++k) ASSERT_EQ(part.value()[k], idx.value()[k]);
-    auto args = clamped->readDrawArgs();
+    auto args = iso::testing::readDrawArgs(*clamped);
     ASSERT_TRUE(args.ok());
     EXPECT_EQ(args.value()[kArg.indexCount], info.indexCapacity / 3 * 3);
 }
@@ -1270,4 +1294,61 @@ TEST_F(IsoGpu, MeshExportObjAndPly) {
     }
     EXPECT_FALSE(writeObj(welded.value(), "/nonexistent-dir/x.obj").ok());
     std::filesystem::remove_all(dir);
+}
+
+// Without VK_KHR_push_descriptor (a device created with pushDescriptors =
+// false) the render graph binds descriptor sets it writes itself: the same
+// surface, bit for bit, under validation, for both extraction methods.
+TEST_F(IsoGpu, GraphDescriptorSetsMatchPushDescriptors) {
+    if (!device().limits().pushDescriptors) GTEST_SKIP() << "the shared device already runs on the graph's sets";
+    std::atomic<int> messages{0};
+    DeviceCreateInfo ci;
+    ci.enableValidation = true;
+    ci.pushDescriptors = false;
+    ci.preferredDevice = device().name();
+    ci.validationCallback = [&](const ValidationMessage& m) {
+        if (m.severity == MessageSeverity::Warning || m.severity == MessageSeverity::Error) {
+            ++messages;
+            std::fprintf(stderr, "validation: %s %s\n", m.idName.c_str(), m.text.c_str());
+        }
+    };
+    auto other = Device::create(ci);
+    ASSERT_TRUE(other.ok()) << other.message();
+    ASSERT_FALSE((*other)->limits().pushDescriptors);
+    std::vector<Metaball> balls(3);
+    const float centers[3][3] = {{-0.3f, 0.f, 0.1f}, {0.35f, 0.1f, -0.2f}, {0.f, -0.3f, 0.3f}};
+    for (int i = 0; i < 3; ++i) {
+        for (int k = 0; k < 3; ++k) balls[i].center[k] = centers[i][k];
+        balls[i].radius = 0.6f;
+        balls[i].strength = 1.f;
+    }
+    for (ExtractionMethod method : {ExtractionMethod::HistoPyramid, ExtractionMethod::Scan}) {
+        IsoSurfaceCreateInfo info;
+        info.samples = {24, 20, 22};
+        info.source = FieldSource::Metaballs;
+        info.vertexCapacity = 200000;
+        info.method = method;
+        auto run = [&](Device& d) {
+            std::vector<IsoVertexData> out;
+            auto iso = IsoSurface::create(d, info);
+            EXPECT_TRUE(iso.ok()) << iso.message();
+            if (!iso) return out;
+            EXPECT_OK((*iso)->setMetaballs(balls));
+            for (int f = 0; f < 3; ++f) {
+                Status inner;
+                EXPECT_OK(submitAndWait(d, [&](VkCommandBuffer cmd) { inner = (*iso)->record(cmd); }));
+                EXPECT_OK(inner);
+            }
+            auto v = (*iso)->readVertices();
+            EXPECT_TRUE(v.ok()) << v.message();
+            if (v) out = *v;
+            return out;
+        };
+        const std::vector<IsoVertexData> pushed = run(device());
+        const std::vector<IsoVertexData> sets = run(**other);
+        ASSERT_FALSE(pushed.empty());
+        ASSERT_EQ(pushed.size(), sets.size());
+        EXPECT_EQ(std::memcmp(pushed.data(), sets.data(), pushed.size() * sizeof(IsoVertexData)), 0);
+    }
+    EXPECT_EQ(messages.load(), 0);
 }

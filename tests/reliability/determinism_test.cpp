@@ -20,6 +20,7 @@
 #include "pyramarch/engine/shader_compiler.h"
 #include "pyramarch/engine/transfer.h"
 #include "pyramarch/isosurface/isosurface.h"
+#include "pyramarch/isosurface/testing.h"
 #include "support/gpu_test.h"
 
 using namespace pyramarch;
@@ -122,7 +123,7 @@ protected:
         auto verts = iso.readVertices();
         EXPECT_TRUE(verts.ok()) << verts.message();
         if (verts) out.vertices = std::move(verts).value();
-        auto args = iso.readDrawArgs();
+        auto args = iso::testing::readDrawArgs(iso);
         if (args) out.drawArgs = std::move(args).value();
         if (i.indexed) {
             auto idx = iso.readIndices();

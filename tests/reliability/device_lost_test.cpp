@@ -7,6 +7,7 @@
 #include "pyramarch/engine/device.h"
 #include "pyramarch/engine/transfer.h"
 #include "pyramarch/isosurface/isosurface.h"
+#include "pyramarch/isosurface/testing.h"
 #include "support/gpu_test.h"
 
 using namespace pyramarch;
@@ -87,6 +88,6 @@ TEST_F(DeviceLost, IsoSurfaceReadBacksReportIt) {
     expectLost("readMesh", [&] { return s.readMesh().status(); });
     expectLost("readVertices", [&] { return s.readVertices().status(); });
     expectLost("readField", [&] { return s.readField().status(); });
-    expectLost("readPyramid", [&] { return s.readPyramid().status(); });
-    expectLost("readDrawArgs", [&] { return s.readDrawArgs().status(); });
+    expectLost("readPyramid", [&] { return iso::testing::readPyramid(s).status(); });
+    expectLost("readDrawArgs", [&] { return iso::testing::readDrawArgs(s).status(); });
 }

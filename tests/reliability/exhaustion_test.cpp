@@ -27,6 +27,7 @@ void expectNamesLimit(Device& device, const IsoSurfaceCreateInfo& info, const st
     EXPECT_NE(r.message().find(field), std::string::npos) << r.message();
     EXPECT_NE(r.message().find(limit), std::string::npos) << r.message();
     EXPECT_EQ(r.status().vkResult(), VK_ERROR_UNKNOWN) << "a limit check, not a Vulkan failure: " << r.message();
+    EXPECT_EQ(r.code(), ErrorCode::DeviceLimit) << r.message();
 }
 
 } // namespace

@@ -235,14 +235,16 @@ void checkOneGraph(Device& device, bool indexed) {
     (*renderer)->setView(view);
     {
         RenderGraph graph(&device);
-        const iso::IsoSurface::GraphOutputs out = (*surface)->addPasses(graph);
+        auto added = (*surface)->addPasses(graph);
+        ASSERT_OK(added);
+        const iso::IsoSurface::GraphOutputs out = *added;
         iso::SurfacePassDesc desc;
         desc.vertices = out.vertices;
         desc.drawArgs = out.drawArgs;
         desc.indices = indexed ? out.indices : BufferRef{};
         desc.color = graph.importImage("target", *color, VK_IMAGE_LAYOUT_UNDEFINED, {Access::None}, {Access::TransferSrc, PassKind::Transfer});
         desc.depth = graph.createImage("depth", {.format = VK_FORMAT_D32_SFLOAT, .extent = {w, h, 1}});
-        (*renderer)->addPass(graph, desc);
+        ASSERT_OK((*renderer)->addPasses(graph, desc));
         ASSERT_OK(graph.compile());
         Status recorded;
         ASSERT_OK(submitAndWait(device, [&](VkCommandBuffer cmd) { recorded = graph.execute(cmd); }));
@@ -446,7 +448,7 @@ TEST_F(SampleRender, PointCloudMovesParticlesOnTheGpu) {
     ASSERT_TRUE(created.ok()) << created.message();
     sample::PointCloudScene& scene = **created;
     RenderGraph graph(&device());
-    scene.addPasses(graph);
+    ASSERT_OK(scene.addPasses(graph));
     ASSERT_OK(graph.compile());
 
     std::vector<iso::Particle> cpu = sample::PointCloudScene::initialParticles(ps);

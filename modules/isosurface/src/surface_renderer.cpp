@@ -9,6 +9,8 @@
 
 namespace pyramarch::iso {
 
+static_assert(sizeof(gpu::SurfaceVec4) * 2 == kVertexStride, "surface.vert reads the module's vertex layout");
+
 namespace {
 const uint32_t kSurfaceVertSpv[] =
 #include "shaders/isosurface/surface.vert.spv.inc"
@@ -57,7 +59,7 @@ SurfaceView makeSurfaceView(std::array<float, 3> eye, std::array<float, 3> targe
 }
 
 Result<std::unique_ptr<SurfaceRenderer>> SurfaceRenderer::create(Device& device, const SurfaceRendererCreateInfo& info) {
-    if (info.colorFormat == VK_FORMAT_UNDEFINED) return Status::error("SurfaceRenderer: colorFormat is required");
+    if (info.colorFormat == VK_FORMAT_UNDEFINED) return Status::error(ErrorCode::InvalidArgument, "SurfaceRenderer: colorFormat is required");
     std::unique_ptr<SurfaceRenderer> r(new SurfaceRenderer());
     r->device_ = &device;
     r->info_ = info;
@@ -68,7 +70,7 @@ Result<std::unique_ptr<SurfaceRenderer>> SurfaceRenderer::create(Device& device,
     desc.name = fillName.c_str();
     desc.layout.pushConstantBytes = sizeof(gpu::SurfacePush);
     desc.layout.stages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
-    desc.vertexStride = sizeof(gpu::SurfaceVec4) * 2;
+    desc.vertexStride = kVertexStride;
     desc.attributes = {{0, VK_FORMAT_R32G32B32A32_SFLOAT, 0}, {1, VK_FORMAT_R32G32B32A32_SFLOAT, 16}};
     desc.cullMode = info.cullBackFaces ? VK_CULL_MODE_BACK_BIT : VK_CULL_MODE_NONE;
     desc.frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE;
@@ -78,14 +80,14 @@ Result<std::unique_ptr<SurfaceRenderer>> SurfaceRenderer::create(Device& device,
     desc.depthFormat = info.depthFormat;
     desc.samples = info.samples;
     auto fill = GraphicsPipeline::create(device, desc);
-    if (!fill) return Status::error("SurfaceRenderer: fill pipeline: " + fill.message(), fill.status().vkResult());
+    if (!fill) return fill.status().withContext("SurfaceRenderer: fill pipeline: ");
     r->fill_ = std::move(fill).value();
     if (info.wireframe && device.limits().fillModeNonSolid) {
         const std::string wireName = info.name + ".wireframe";
         desc.name = wireName.c_str();
         desc.polygonMode = VK_POLYGON_MODE_LINE;
         auto wire = GraphicsPipeline::create(device, desc);
-        if (!wire) return Status::error("SurfaceRenderer: wireframe pipeline: " + wire.message(), wire.status().vkResult());
+        if (!wire) return wire.status().withContext("SurfaceRenderer: wireframe pipeline: ");
         r->wireframe_ = std::move(wire).value();
     }
     return r;
@@ -93,17 +95,21 @@ Result<std::unique_ptr<SurfaceRenderer>> SurfaceRenderer::create(Device& device,
 
 SurfaceRenderer::~SurfaceRenderer() = default;
 
-void SurfaceRenderer::addPass(RenderGraph& graph, const SurfacePassDesc& desc) {
-    PYRAMARCH_ASSERT(desc.vertices.valid() && desc.drawArgs.valid() && desc.color.valid(),
-                     "SurfaceRenderer::addPass needs vertices, drawArgs and color");
-    PYRAMARCH_ASSERT(info_.depthFormat == VK_FORMAT_UNDEFINED || desc.depth.valid(),
-                     "SurfaceRenderer::addPass: the renderer was created with a depth format but no depth image was given");
+Result<SurfaceRenderer::GraphOutputs> SurfaceRenderer::addPasses(RenderGraph& graph, const GraphInputs& desc) {
+    if (!desc.vertices.valid() || !desc.drawArgs.valid() || !desc.color.valid())
+        return Status::error(ErrorCode::InvalidArgument, "SurfaceRenderer '" + info_.name + "': addPasses needs vertices, drawArgs and color");
+    if (info_.depthFormat != VK_FORMAT_UNDEFINED && !desc.depth.valid())
+        return Status::error(ErrorCode::InvalidArgument, "SurfaceRenderer '" + info_.name +
+                                                             "': addPasses: the renderer was created with a depth format but no depth "
+                                                             "image was given");
     AttachmentDesc color;
     color.load = desc.colorLoad;
     color.clear.color = {{desc.clearColor[0], desc.clearColor[1], desc.clearColor[2], desc.clearColor[3]}};
     color.resolveTarget = desc.resolve;
     PassBuilder pass = graph.addPass(info_.name + ".draw", PassKind::Graphics);
-    pass.use(desc.vertices, Access::VertexRead).use(desc.drawArgs, Access::IndirectRead).colorAttachment(desc.color, color);
+    // The graph binds the fill pipeline; record() switches to the wireframe
+    // one (same layout) when the view asks for it.
+    pass.pipeline(fill_).use(desc.vertices, Access::VertexRead).use(desc.drawArgs, Access::IndirectRead).colorAttachment(desc.color, color);
     if (desc.indices.valid()) pass.use(desc.indices, Access::IndexRead);
     if (desc.depth.valid()) {
         AttachmentDesc depth;
@@ -118,6 +124,7 @@ void SurfaceRenderer::addPass(RenderGraph& graph, const SurfacePassDesc& desc) {
         if (indices.valid()) recordDrawIndexed(ctx.cmd, ctx.buffer(vertices), ctx.buffer(indices), ctx.buffer(args), indexedOffset);
         else recordDraw(ctx.cmd, ctx.buffer(vertices), ctx.buffer(args), offset);
     });
+    return GraphOutputs{desc.resolve.valid() ? desc.resolve : desc.color};
 }
 
 void SurfaceRenderer::recordDraw(VkCommandBuffer cmd, VkBuffer vertices, VkBuffer drawArgs, VkDeviceSize drawArgsOffset) const {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstring>
 
 #include "pyramarch/engine/device.h"
@@ -11,6 +12,22 @@
 #include "voxelizer/vox_shared.h"
 
 namespace pyramarch::voxel {
+
+// The public mirror of the GPU counters (vox_shared.h is not installed).
+static_assert(sizeof(VoxCountersData) == sizeof(gpu::VoxCounters));
+#define PYRAMARCH_SAME_FIELD(f) static_assert(offsetof(VoxCountersData, f) == offsetof(gpu::VoxCounters, f), #f)
+PYRAMARCH_SAME_FIELD(fragmentCount);
+PYRAMARCH_SAME_FIELD(fragmentsStored);
+PYRAMARCH_SAME_FIELD(tileCount);
+PYRAMARCH_SAME_FIELD(tilesFailed);
+PYRAMARCH_SAME_FIELD(failedAboveLeaves);
+PYRAMARCH_SAME_FIELD(depthOverflow);
+PYRAMARCH_SAME_FIELD(leafFragments);
+PYRAMARCH_SAME_FIELD(levelTileStart);
+PYRAMARCH_SAME_FIELD(levelTileEnd);
+#undef PYRAMARCH_SAME_FIELD
+static_assert(sizeof(OctreeNode) == sizeof(gpu::VoxNode));
+
 namespace {
 
 static const uint32_t kRasterVertSpv[] =
@@ -78,11 +95,6 @@ struct Voxelizer::Impl {
 
     GraphicsPipeline raster;
     ComputePipeline args, flag, alloc, init, leaf, mipmap, denseFill;
-    DescriptorPool pool;
-    VkDescriptorSet rasterSet = VK_NULL_HANDLE;
-    VkDescriptorSet argsSet = VK_NULL_HANDLE, flagSet = VK_NULL_HANDLE, allocSet = VK_NULL_HANDLE,
-                    initSet = VK_NULL_HANDLE, leafSet = VK_NULL_HANDLE, mipSet = VK_NULL_HANDLE,
-                    denseSet = VK_NULL_HANDLE;
 
     // Host state.
     uint32_t currentSlot = 0;
@@ -95,11 +107,16 @@ struct Voxelizer::Impl {
 
     std::unique_ptr<RenderGraph> ownGraph;
     bool passesAdded = false;
+    // Timings: the graph holding the passes, and its frame numbering's offset
+    // from framesRecorded (set by the first recorded frame).
+    const RenderGraph* timingGraph = nullptr;
+    bool graphFrameKnown = false;
+    uint64_t graphFrameOffset = 0;
     std::vector<Voxelizer::MemoryItem> memory; // what createBuffers() allocated, for memoryReport()
 
     Status createBuffers();
     Status createPipelines();
-    void addTo(RenderGraph& graph, VoxelizerGraphRefs* refs);
+    VoxelizerGraphRefs addTo(RenderGraph& graph);
     gpu::ComputeParams computeParams(uint32_t level) const;
     Status readDevice(const Buffer& src, VkDeviceSize offset, VkDeviceSize bytes, void* out);
     VoxelStats decode(const gpu::VoxCounters& c, const Staged& s, uint64_t frame) const;
@@ -115,27 +132,27 @@ Status Voxelizer::Impl::createBuffers() {
     const VkDeviceSize slotBytes = slotWords * 4;
     const uint64_t range = device->limits().maxStorageBufferRange;
     if (slotBytes > range)
-        return Status::error("voxelizer: mesh buffer of " + std::to_string(slotBytes) +
+        return Status::error(ErrorCode::DeviceLimit, "voxelizer: mesh buffer of " + std::to_string(slotBytes) +
                              " bytes exceeds maxStorageBufferRange " + std::to_string(range) +
                              " (lower maxVertices / maxTriangles)");
     const VkDeviceSize fragBytes = VkDeviceSize(info.fragmentCapacity) * 16;
     if (fragBytes > range)
-        return Status::error("voxelizer: fragmentCapacity " + std::to_string(info.fragmentCapacity) +
+        return Status::error(ErrorCode::DeviceLimit, "voxelizer: fragmentCapacity " + std::to_string(info.fragmentCapacity) +
                              " needs " + std::to_string(fragBytes) + " bytes, over maxStorageBufferRange " +
                              std::to_string(range));
     const VkDeviceSize nodeBytes = VkDeviceSize(info.tileCapacity) * 8 * sizeof(gpu::VoxNode);
     if (nodeBytes > range)
-        return Status::error("voxelizer: tileCapacity " + std::to_string(info.tileCapacity) + " needs " +
+        return Status::error(ErrorCode::DeviceLimit, "voxelizer: tileCapacity " + std::to_string(info.tileCapacity) + " needs " +
                              std::to_string(nodeBytes) + " bytes, over maxStorageBufferRange " + std::to_string(range));
     if (info.denseMaxVoxels * 4 > range)
-        return Status::error("voxelizer: denseMaxVoxels " + std::to_string(info.denseMaxVoxels) +
+        return Status::error(ErrorCode::DeviceLimit, "voxelizer: denseMaxVoxels " + std::to_string(info.denseMaxVoxels) +
                              " floats exceed maxStorageBufferRange " + std::to_string(range));
 
     constexpr VkBufferUsageFlags kStorage =
         VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     auto make = [&](Buffer& out, VkDeviceSize size, VkBufferUsageFlags usage, MemoryUsage mem, const char* name) -> Status {
         auto b = a.createBuffer({.size = size, .usage = usage, .memory = mem, .name = name});
-        if (!b) return Status::error(std::string("voxelizer: creating ") + name + ": " + b.message(), b.status().vkResult());
+        if (!b) return b.status().withContext(std::string("voxelizer: creating ") + name + ": ");
         out = std::move(b).value();
         memory.push_back({name, out.size()});
         return {};
@@ -173,7 +190,7 @@ Status Voxelizer::Impl::createPipelines() {
     g.layout = rasterLayout;
     g.conservativeOverestimate = hardware;
     auto r = GraphicsPipeline::create(*device, g);
-    if (!r) return Status::error("voxelizer: raster pipeline: " + r.message(), r.status().vkResult());
+    if (!r) return r.status().withContext("voxelizer: raster pipeline: ");
     raster = std::move(r).value();
 
     PipelineLayoutDesc cl;
@@ -197,35 +214,10 @@ Status Voxelizer::Impl::createPipelines() {
         if (it.out == &leaf || it.out == &mipmap)
             d.specialization = {{0, info.colorMerge == ColorMerge::MovingAverage ? 1u : 0u}};
         auto p = ComputePipeline::create(*device, d);
-        if (!p) return Status::error(std::string("voxelizer: pipeline ") + it.name + ": " + p.message(), p.status().vkResult());
+        if (!p) return p.status().withContext(std::string("voxelizer: pipeline ") + it.name + ": ");
         *it.out = std::move(p).value();
     }
 
-    auto pool_ = DescriptorPool::create(*device, 8, 40, "vox.descriptors");
-    if (!pool_) return Status::error("voxelizer: descriptor pool: " + pool_.message(), pool_.status().vkResult());
-    pool = std::move(pool_).value();
-
-    // Written once: the buffers never change.
-    const DescriptorBinding rb[3] = {{.buffer = mesh.handle()}, {.buffer = counters.handle()}, {.buffer = fragments.handle()}};
-    auto rs = pool.allocate(raster.pipelineLayout(), rb);
-    if (!rs) return Status::error("voxelizer: raster descriptor set: " + rs.message(), rs.status().vkResult());
-    rasterSet = rs.value();
-    const Buffer& denseOrDummy = dense.valid() ? dense : dummy;
-    const Buffer& cursorsOrDummy = cursors.valid() ? cursors : dummy;
-    const DescriptorBinding cb[6] = {{.buffer = counters.handle()}, {.buffer = dispatch.handle()},
-                                     {.buffer = fragments.handle()}, {.buffer = nodes.handle()},
-                                     {.buffer = denseOrDummy.handle()}, {.buffer = cursorsOrDummy.handle()}};
-    struct SetItem {
-        const ComputePipeline* p;
-        VkDescriptorSet* out;
-    };
-    const SetItem sets[] = {{&args, &argsSet}, {&flag, &flagSet}, {&alloc, &allocSet}, {&init, &initSet},
-                            {&leaf, &leafSet}, {&mipmap, &mipSet}, {&denseFill, &denseSet}};
-    for (const SetItem& it : sets) {
-        auto set = pool.allocate(it.p->pipelineLayout(), cb);
-        if (!set) return Status::error("voxelizer: descriptor set: " + set.message(), set.status().vkResult());
-        *it.out = set.value();
-    }
     return {};
 }
 
@@ -239,7 +231,7 @@ gpu::ComputeParams Voxelizer::Impl::computeParams(uint32_t level) const {
     return p;
 }
 
-void Voxelizer::Impl::addTo(RenderGraph& g, VoxelizerGraphRefs* refs) {
+VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
     // Module-owned buffers come in with the use the previous frame left them
     // in (= the use they leave this frame in), so frames chain correctly.
     const ExternalUse hostWrite{Access::HostWrite, PassKind::Transfer};
@@ -260,7 +252,7 @@ void Voxelizer::Impl::addTo(RenderGraph& g, VoxelizerGraphRefs* refs) {
     const ExternalUse denseUse{Access::StorageWrite, PassKind::Compute};
     BufferRef denseRef = withDense ? g.importBuffer("vox.dense", dense, denseUse, denseUse) : BufferRef{};
     BufferRef statsRef = g.importBuffer("vox.stats", statsRing, hostRead, hostRead);
-    if (refs) *refs = {countersRef, dispatchRef, fragmentsRef, nodesRef, denseRef};
+    const VoxelizerGraphRefs outputs{countersRef, dispatchRef, fragmentsRef, nodesRef, denseRef};
     // Without cursors the flag/leaf shaders still reference the binding (the
     // branch is dynamic), so the stand-in buffer is declared like the real one.
     BufferRef cursorsRef = g.importBuffer("vox.cursors", cursors.valid() ? cursors : dummy, computeRead, computeRead);
@@ -271,7 +263,11 @@ void Voxelizer::Impl::addTo(RenderGraph& g, VoxelizerGraphRefs* refs) {
     g.addPass("vox.upload", PassKind::Transfer)
         .use(stagingRef, Access::TransferSrc)
         .use(meshRef, Access::TransferDst)
-        .record([this](PassContext& ctx) {
+        .record([this, stagingRef, meshRef](PassContext& ctx) {
+            if (!graphFrameKnown) {
+                graphFrameOffset = ctx.frameIndex - framesRecorded;
+                graphFrameKnown = true;
+            }
             stagedSinceRecord = false;
             if (!staged || current.triangles == 0) return;
             const VkDeviceSize slotBase = VkDeviceSize(currentSlot) * slotWords * 4;
@@ -283,32 +279,37 @@ void Voxelizer::Impl::addTo(RenderGraph& g, VoxelizerGraphRefs* refs) {
                 regions[n++] = {slotBase + colorOffset * 4, colorOffset * 4, VkDeviceSize(current.vertices) * 4};
             if (current.flags & gpu::VOX_HAS_NORMALS)
                 regions[n++] = {slotBase + normalOffset * 4, normalOffset * 4, VkDeviceSize(current.vertices) * 12};
-            ctx.vk->vkCmdCopyBuffer(ctx.cmd, staging.handle(), mesh.handle(), n, regions);
+            ctx.vk->vkCmdCopyBuffer(ctx.cmd, ctx.buffer(stagingRef), ctx.buffer(meshRef), n, regions);
         });
 
-    // Record function of a compute pass: a single-thread launch (indirectEntry < 0)
-    // or a launch sized by dispatch-buffer entry `indirectEntry`.
-    auto computePass = [&](const ComputePipeline& pipe, VkDescriptorSet set, uint32_t level, int indirectEntry) {
-        return [this, &pipe, set, level, indirectEntry](PassContext& ctx) {
-            const gpu::ComputeParams p = computeParams(level);
-            ctx.vk->vkCmdBindPipeline(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe.pipeline());
-            ctx.vk->vkCmdBindDescriptorSets(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe.layout(), 0, 1, &set, 0, nullptr);
-            ctx.vk->vkCmdPushConstants(ctx.cmd, pipe.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(p), &p);
-            if (indirectEntry < 0) ctx.vk->vkCmdDispatch(ctx.cmd, 1, 1, 1);
-            else ctx.vk->vkCmdDispatchIndirect(ctx.cmd, dispatch.handle(), VkDeviceSize(indirectEntry) * 16);
+    // Record function of a compute pass (the graph binds its pipeline and
+    // declared buffers): a single-thread launch (indirectEntry < 0) or a
+    // launch sized by dispatch-buffer entry `indirectEntry`.
+    auto computePass = [this, dispatchRef](uint32_t level, int indirectEntry) {
+        return [this, dispatchRef, level, indirectEntry](PassContext& ctx) {
+            ctx.pushConstants(computeParams(level));
+            if (indirectEntry < 0) ctx.dispatch(1);
+            else ctx.dispatchIndirect(dispatchRef, VkDeviceSize(indirectEntry) * 16);
         };
     };
+    // Bindings of the compute shaders (vox_compute.glsl): 0 counters,
+    // 1 dispatch, 2 fragments, 3 nodes, 4 dense, 5 cursors. A pass declares
+    // those its shader references; args.comp references the nodes (reset
+    // writes the root tile) in every mode, so its passes declare them.
+    constexpr Access R = Access::StorageRead, W = Access::StorageWrite, RW = Access::StorageReadWrite;
 
     g.addPass("vox.reset", PassKind::Compute)
-        .use(countersRef, Access::StorageWrite)
-        .use(dispatchRef, Access::StorageWrite)
-        .use(nodesRef, Access::StorageWrite)
-        .record(computePass(args, argsSet, kArgsReset, -1));
+        .pipeline(args)
+        .storage(0, countersRef, W)
+        .storage(1, dispatchRef, W)
+        .storage(3, nodesRef, W)
+        .record(computePass(kArgsReset, -1));
 
     g.addPass("vox.raster", PassKind::Graphics)
-        .use(meshRef, Access::StorageRead, vs)
-        .use(countersRef, Access::StorageReadWrite, fs)
-        .use(fragmentsRef, Access::StorageWrite, fs)
+        .pipeline(raster)
+        .storage(0, meshRef, R, vs)
+        .storage(1, countersRef, RW, fs)
+        .storage(2, fragmentsRef, W, fs)
         .renderArea(side, side)
         .record([this](PassContext& ctx) {
             if (current.triangles == 0) return;
@@ -319,75 +320,73 @@ void Voxelizer::Impl::addTo(RenderGraph& g, VoxelizerGraphRefs* refs) {
             p.dims = {current.grid.dims[0], current.grid.dims[1], current.grid.dims[2], side};
             p.counts = {current.triangles, current.vertices, info.fragmentCapacity, current.flags};
             p.offsets = {uint32_t(indexOffset), uint32_t(colorOffset), uint32_t(normalOffset), 0};
-            const VkViewport viewport{0.f, 0.f, float(side), float(side), 0.f, 1.f};
-            const VkRect2D scissor{{0, 0}, {side, side}};
-            ctx.vk->vkCmdSetViewport(ctx.cmd, 0, 1, &viewport);
-            ctx.vk->vkCmdSetScissor(ctx.cmd, 0, 1, &scissor);
-            ctx.vk->vkCmdBindPipeline(ctx.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, raster.pipeline());
-            ctx.vk->vkCmdBindDescriptorSets(ctx.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, raster.layout(), 0, 1, &rasterSet,
-                                            0, nullptr);
-            ctx.vk->vkCmdPushConstants(ctx.cmd, raster.layout(),
-                                       VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_GEOMETRY_BIT |
-                                           VK_SHADER_STAGE_FRAGMENT_BIT,
-                                       0, sizeof(p), &p);
+            ctx.pushConstants(p);
             ctx.vk->vkCmdDraw(ctx.cmd, 3 * current.triangles, 1, 0, 0);
         });
 
     g.addPass("vox.fragment_args", PassKind::Compute)
-        .use(countersRef, Access::StorageReadWrite)
-        .use(dispatchRef, Access::StorageReadWrite)
-        .record(computePass(args, argsSet, kArgsFragments, -1));
+        .pipeline(args)
+        .storage(0, countersRef, RW)
+        .storage(1, dispatchRef, RW)
+        .storage(3, nodesRef, R)
+        .record(computePass(kArgsFragments, -1));
 
     for (uint32_t l = 0; l < depth; ++l) {
         const std::string L = std::to_string(l);
-        PassBuilder flagPass = g.addPass("vox.flag." + L, PassKind::Compute);
-        flagPass.use(dispatchRef, Access::IndirectRead)
-            .use(countersRef, Access::StorageRead)
-            .use(fragmentsRef, Access::StorageRead)
-            .use(nodesRef, Access::StorageReadWrite)
-            .record(computePass(flag, flagSet, l, 0));
-        flagPass.use(cursorsRef, Access::StorageReadWrite);
+        g.addPass("vox.flag." + L, PassKind::Compute)
+            .pipeline(flag)
+            .use(dispatchRef, Access::IndirectRead)
+            .storage(0, countersRef, R)
+            .storage(2, fragmentsRef, R)
+            .storage(3, nodesRef, RW)
+            .storage(5, cursorsRef, RW)
+            .record(computePass(l, 0));
         g.addPass("vox.alloc." + L, PassKind::Compute)
+            .pipeline(alloc)
             .use(dispatchRef, Access::IndirectRead)
-            .use(countersRef, Access::StorageReadWrite)
-            .use(nodesRef, Access::StorageReadWrite)
-            .record(computePass(alloc, allocSet, l, int(1 + l)));
+            .storage(0, countersRef, RW)
+            .storage(3, nodesRef, RW)
+            .record(computePass(l, int(1 + l)));
         g.addPass("vox.level_args." + L, PassKind::Compute)
-            .use(countersRef, Access::StorageReadWrite)
-            .use(dispatchRef, Access::StorageReadWrite)
-            .record(computePass(args, argsSet, l, -1));
+            .pipeline(args)
+            .storage(0, countersRef, RW)
+            .storage(1, dispatchRef, RW)
+            .storage(3, nodesRef, R)
+            .record(computePass(l, -1));
         g.addPass("vox.init." + std::to_string(l + 1), PassKind::Compute)
+            .pipeline(init)
             .use(dispatchRef, Access::IndirectRead)
-            .use(countersRef, Access::StorageRead)
-            .use(nodesRef, Access::StorageReadWrite)
-            .record(computePass(init, initSet, l + 1, int(2 + l)));
+            .storage(0, countersRef, R)
+            .storage(3, nodesRef, RW)
+            .record(computePass(l + 1, int(2 + l)));
     }
-    PassBuilder leafPass = g.addPass("vox.leaf", PassKind::Compute);
-    leafPass.use(dispatchRef, Access::IndirectRead)
-        .use(countersRef, Access::StorageReadWrite)
-        .use(fragmentsRef, Access::StorageRead)
-        .use(nodesRef, Access::StorageReadWrite)
-        .record(computePass(leaf, leafSet, depth, 0));
-    leafPass.use(cursorsRef, Access::StorageRead);
+    g.addPass("vox.leaf", PassKind::Compute)
+        .pipeline(leaf)
+        .use(dispatchRef, Access::IndirectRead)
+        .storage(0, countersRef, RW)
+        .storage(2, fragmentsRef, R)
+        .storage(3, nodesRef, RW)
+        .storage(5, cursorsRef, R)
+        .record(computePass(depth, 0));
     for (uint32_t l = depth; l-- > 0;) {
         g.addPass("vox.mipmap." + std::to_string(l), PassKind::Compute)
+            .pipeline(mipmap)
             .use(dispatchRef, Access::IndirectRead)
-            .use(countersRef, Access::StorageRead)
-            .use(nodesRef, Access::StorageReadWrite)
-            .record(computePass(mipmap, mipSet, l, int(1 + l)));
+            .storage(0, countersRef, R)
+            .storage(3, nodesRef, RW)
+            .record(computePass(l, int(1 + l)));
     }
     if (withDense) {
         g.addPass("vox.dense_clear", PassKind::Transfer)
             .use(denseRef, Access::TransferDst)
-            .record([this](PassContext& ctx) {
-                ctx.vk->vkCmdFillBuffer(ctx.cmd, dense.handle(), 0, VK_WHOLE_SIZE, 0);
-            });
+            .record([denseRef](PassContext& ctx) { ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(denseRef), 0, VK_WHOLE_SIZE, 0); });
         g.addPass("vox.dense", PassKind::Compute)
+            .pipeline(denseFill)
             .use(dispatchRef, Access::IndirectRead)
-            .use(countersRef, Access::StorageRead)
-            .use(fragmentsRef, Access::StorageRead)
-            .use(denseRef, Access::StorageWrite)
-            .record([this, run = computePass(denseFill, denseSet, 0, 0)](PassContext& ctx) mutable {
+            .storage(0, countersRef, R)
+            .storage(2, fragmentsRef, R)
+            .storage(4, denseRef, W)
+            .record([this, run = computePass(0, 0)](PassContext& ctx) mutable {
                 // A grid over the dense capacity leaves the dense grid cleared (documented).
                 if (current.grid.voxelCount() <= info.denseMaxVoxels) run(ctx);
             });
@@ -395,14 +394,15 @@ void Voxelizer::Impl::addTo(RenderGraph& g, VoxelizerGraphRefs* refs) {
     g.addPass("vox.stats", PassKind::Transfer)
         .use(countersRef, Access::TransferSrc)
         .use(statsRef, Access::TransferDst)
-        .record([this](PassContext& ctx) {
+        .record([this, countersRef, statsRef](PassContext& ctx) {
             const uint32_t slot = uint32_t(framesRecorded % info.framesInFlight);
             const VkBufferCopy region{0, VkDeviceSize(slot) * sizeof(gpu::VoxCounters), sizeof(gpu::VoxCounters)};
-            ctx.vk->vkCmdCopyBuffer(ctx.cmd, counters.handle(), statsRing.handle(), 1, &region);
+            ctx.vk->vkCmdCopyBuffer(ctx.cmd, ctx.buffer(countersRef), ctx.buffer(statsRef), 1, &region);
             ringFrame[slot] = framesRecorded;
             ringStaged[slot] = current;
             ++framesRecorded;
         });
+    return outputs;
 }
 
 VoxelStats Voxelizer::Impl::decode(const gpu::VoxCounters& c, const Staged& s, uint64_t frame) const {
@@ -425,7 +425,7 @@ VoxelStats Voxelizer::Impl::decode(const gpu::VoxCounters& c, const Staged& s, u
 
 Status Voxelizer::Impl::readDevice(const Buffer& src, VkDeviceSize offset, VkDeviceSize bytes, void* out) {
     Status s = readBuffer(*device, src, out, bytes, offset);
-    if (!s) return Status::error("voxelizer: read-back: " + s.message(), s.vkResult());
+    if (!s) return s.withContext("voxelizer: read-back: ");
     return {};
 }
 
@@ -434,14 +434,14 @@ Voxelizer::~Voxelizer() = default;
 
 Result<std::unique_ptr<Voxelizer>> Voxelizer::create(Device& device, const VoxelizerCreateInfo& info) {
     if (info.maxResolution == 0 || info.maxResolution > kMaxGridDim)
-        return Status::error("voxelizer: maxResolution " + std::to_string(info.maxResolution) + " outside 1.." +
+        return Status::error(ErrorCode::InvalidArgument, "voxelizer: maxResolution " + std::to_string(info.maxResolution) + " outside 1.." +
                              std::to_string(kMaxGridDim));
-    if (info.maxVertices == 0 || info.maxTriangles == 0) return Status::error("voxelizer: maxVertices and maxTriangles must be > 0");
-    if (info.fragmentCapacity == 0) return Status::error("voxelizer: fragmentCapacity must be > 0");
-    if (info.tileCapacity == 0) return Status::error("voxelizer: tileCapacity must be > 0 (the root tile)");
-    if (info.framesInFlight == 0) return Status::error("voxelizer: framesInFlight must be > 0");
+    if (info.maxVertices == 0 || info.maxTriangles == 0) return Status::error(ErrorCode::InvalidArgument, "voxelizer: maxVertices and maxTriangles must be > 0");
+    if (info.fragmentCapacity == 0) return Status::error(ErrorCode::InvalidArgument, "voxelizer: fragmentCapacity must be > 0");
+    if (info.tileCapacity == 0) return Status::error(ErrorCode::InvalidArgument, "voxelizer: tileCapacity must be > 0 (the root tile)");
+    if (info.framesInFlight == 0) return Status::error(ErrorCode::InvalidArgument, "voxelizer: framesInFlight must be > 0");
     if (!device.limits().geometryShader)
-        return Status::error("voxelizer: the device was created without geometry shaders "
+        return Status::error(ErrorCode::Unsupported, "voxelizer: the device was created without geometry shaders "
                              "(DeviceRequirements::geometryShader)");
     auto impl = std::make_unique<Impl>();
     impl->device = &device;
@@ -453,7 +453,7 @@ Result<std::unique_ptr<Voxelizer>> Voxelizer::create(Device& device, const Voxel
     case ConservativeMethod::GeometryShader: impl->hardware = false; break;
     case ConservativeMethod::Hardware:
         if (!device.limits().conservativeRasterization)
-            return Status::error("voxelizer: ConservativeMethod::Hardware needs VK_EXT_conservative_rasterization, "
+            return Status::error(ErrorCode::Unsupported, "voxelizer: ConservativeMethod::Hardware needs VK_EXT_conservative_rasterization, "
                                  "which this device does not have");
         impl->hardware = true;
         break;
@@ -471,13 +471,13 @@ Status Voxelizer::setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, Voxel
     if (!check) return check.status();
     for (int a = 0; a < 3; ++a)
         if (grid.dims[a] > m.info.maxResolution)
-            return Status::error("voxelizer: grid dims[" + std::to_string(a) + "] = " + std::to_string(grid.dims[a]) +
+            return Status::error(ErrorCode::CapacityExceeded, "voxelizer: grid dims[" + std::to_string(a) + "] = " + std::to_string(grid.dims[a]) +
                                  " exceed maxResolution " + std::to_string(m.info.maxResolution));
     if (mesh.vertexCount() > m.info.maxVertices)
-        return Status::error("voxelizer: mesh has " + std::to_string(mesh.vertexCount()) + " vertices, capacity " +
+        return Status::error(ErrorCode::CapacityExceeded, "voxelizer: mesh has " + std::to_string(mesh.vertexCount()) + " vertices, capacity " +
                              std::to_string(m.info.maxVertices));
     if (mesh.triangleCount() > m.info.maxTriangles)
-        return Status::error("voxelizer: mesh has " + std::to_string(mesh.triangleCount()) + " triangles, capacity " +
+        return Status::error(ErrorCode::CapacityExceeded, "voxelizer: mesh has " + std::to_string(mesh.triangleCount()) + " triangles, capacity " +
                              std::to_string(m.info.maxTriangles));
     // One slot per recorded frame: a second setMesh before the frame is
     // recorded rewrites the same slot, so the ring never overtakes the GPU.
@@ -509,29 +509,33 @@ Status Voxelizer::setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, Voxel
     return {};
 }
 
-Status Voxelizer::addPasses(RenderGraph& graph, VoxelizerGraphRefs* refs) {
+Result<Voxelizer::GraphOutputs> Voxelizer::addPasses(RenderGraph& graph, const GraphInputs&) {
     // The stats ring and staging slots advance once per recorded frame, so
     // the passes may live in one graph only.
     if (impl_->passesAdded)
-        return Status::error("voxelizer: addPasses: the passes are already in a graph (addPasses or record was called before)");
-    impl_->addTo(graph, refs);
+        return Status::error(ErrorCode::InvalidState,
+                             "voxelizer: addPasses: the passes are already in a graph (addPasses or record was called before)");
     impl_->passesAdded = true;
-    return {};
+    impl_->timingGraph = &graph;
+    return impl_->addTo(graph);
 }
 
 Status Voxelizer::record(VkCommandBuffer cmd) {
     Impl& m = *impl_;
     if (!m.ownGraph) {
         if (m.passesAdded)
-            return Status::error("voxelizer: record: the passes were added to a host graph; execute that graph instead");
+            return Status::error(ErrorCode::InvalidState,
+                                 "voxelizer: record: the passes were added to a host graph; execute that graph instead");
         m.ownGraph = std::make_unique<RenderGraph>(m.device);
-        m.addTo(*m.ownGraph, nullptr);
+        m.addTo(*m.ownGraph);
         m.passesAdded = true;
+        m.timingGraph = m.ownGraph.get();
         Status s = m.ownGraph->compile();
         if (!s) {
             m.ownGraph.reset();
             m.passesAdded = false;
-            return Status::error("voxelizer: compiling its render graph: " + s.message());
+            m.timingGraph = nullptr;
+            return s.withContext("voxelizer: compiling its render graph: ");
         }
     }
     return m.ownGraph->execute(cmd);
@@ -549,8 +553,13 @@ std::optional<VoxelStats> Voxelizer::latestStats() const {
     return m.decode(c, m.ringStaged[slot], frame);
 }
 
-std::vector<PassTiming> Voxelizer::latestTimings() const {
-    return impl_->ownGraph ? impl_->ownGraph->latestTimings() : std::vector<PassTiming>{};
+std::optional<FrameTimings> Voxelizer::latestTimings() const {
+    const Impl& m = *impl_;
+    if (!m.timingGraph || !m.graphFrameKnown) return std::nullopt;
+    std::optional<FrameTimings> t = m.timingGraph->latestTimingsOf("vox.");
+    if (!t || t->frame < m.graphFrameOffset) return std::nullopt;
+    t->frame -= m.graphFrameOffset;
+    return t;
 }
 
 Result<VoxelStats> Voxelizer::readStats() {
@@ -585,10 +594,10 @@ Result<OctreeSnapshot> Voxelizer::readOctree() {
 }
 
 Result<std::vector<float>> Voxelizer::readDenseGrid() {
-    if (!impl_->dense.valid()) return Status::error("voxelizer: created without a dense grid (denseMaxVoxels = 0)");
+    if (!impl_->dense.valid()) return Status::error(ErrorCode::InvalidState, "voxelizer: created without a dense grid (denseMaxVoxels = 0)");
     const uint64_t n = impl_->current.grid.voxelCount();
     if (n > impl_->info.denseMaxVoxels)
-        return Status::error("voxelizer: grid of " + std::to_string(n) + " voxels exceeds denseMaxVoxels " +
+        return Status::error(ErrorCode::CapacityExceeded, "voxelizer: grid of " + std::to_string(n) + " voxels exceeds denseMaxVoxels " +
                              std::to_string(impl_->info.denseMaxVoxels));
     std::vector<float> out(n);
     PYRAMARCH_TRY(impl_->readDevice(impl_->dense, 0, n * 4, out.data()));

@@ -40,7 +40,7 @@ Result<std::unique_ptr<SceneRenderer>> SceneRenderer::create(Device& device, Sce
     r->wireframe_ = wireframe;
     r->extra_ = std::move(extra);
     r->compute_ = std::make_unique<RenderGraph>(&device);
-    scene.addPasses(*r->compute_);
+    PYRAMARCH_TRY(scene.addPasses(*r->compute_).withContext(std::string("scene '") + scene.name() + "': "));
     Status s = r->compute_->compile();
     if (!s) return Status::error(std::string("scene '") + scene.name() + "': compute graph: " + s.message());
     PYRAMARCH_TRY(r->setTarget(target));
@@ -88,7 +88,7 @@ Status SceneRenderer::setTarget(const RenderTarget& target) {
     } else {
         desc.color = finalRef_;
     }
-    renderer_->addPass(*g, desc);
+    PYRAMARCH_TRY(renderer_->addPasses(*g, desc).status());
     if (extra_) extra_(*g, finalRef_);
     Status s = g->compile();
     if (!s) return Status::error("draw graph: " + s.message());

@@ -56,9 +56,7 @@ Result<std::unique_ptr<MetaballScene>> MetaballScene::create(Device& device, con
     info.isoValue = settings.iso;
     info.maxBalls = 256;
     info.name = "metaballs";
-    auto surface = makeSurface(device, info, settings.indexed);
-    if (!surface) return surface.status();
-    s->surface_ = std::move(surface).value();
+    PYRAMARCH_TRY_ASSIGN(s->surface_, makeSurface(device, info, settings.indexed));
     // Deterministic paths: the same animation on every run and machine.
     std::mt19937 rng(1234);
     std::uniform_real_distribution<float> u(0.f, 1.f);
@@ -148,13 +146,6 @@ Result<std::unique_ptr<PointCloudScene>> PointCloudScene::create(Device& device,
     auto pipe = ComputePipeline::create(device, d);
     if (!pipe) return Status::error("pointcloud: flow pipeline: " + pipe.message());
     s->flow_ = std::move(pipe).value();
-    auto pool = DescriptorPool::create(device, 1, 1, "pointcloud.flow");
-    if (!pool) return Status::error("pointcloud: descriptor pool: " + pool.message());
-    s->pool_ = std::move(pool).value();
-    const DescriptorBinding binding{.buffer = s->particles_.handle(), .range = bytes};
-    auto set = s->pool_.allocate(s->flow_.pipelineLayout(), std::span(&binding, 1));
-    if (!set) return Status::error("pointcloud: descriptor set: " + set.message());
-    s->flowSet_ = set.value();
 
     iso::IsoSurfaceCreateInfo info;
     info.samples = {settings.cells + 1, settings.cells + 1, settings.cells + 1};
@@ -167,9 +158,7 @@ Result<std::unique_ptr<PointCloudScene>> PointCloudScene::create(Device& device,
     info.particleBuffer = &s->particles_;
     info.isoValue = settings.iso;
     info.name = "pointcloud";
-    auto surface = makeSurface(device, info, settings.indexed);
-    if (!surface) return surface.status();
-    s->surface_ = std::move(surface).value();
+    PYRAMARCH_TRY_ASSIGN(s->surface_, makeSurface(device, info, settings.indexed));
     PYRAMARCH_TRY(s->surface_->setParticleCount(settings.particles));
     return s;
 }
@@ -213,27 +202,25 @@ Status PointCloudScene::update(double time) {
     return {};
 }
 
-void PointCloudScene::addPasses(RenderGraph& graph) {
+Status PointCloudScene::addPasses(RenderGraph& graph) {
     // The splat (the particles' last use in a frame) reads them; the next
     // frame's flow pass writes after it, so that read is the import's
     // before and after.
     const ExternalUse splatRead{Access::StorageRead, PassKind::Compute};
     const BufferRef particles = graph.importBuffer("pointcloud.particles", particles_, splatRead, splatRead);
     graph.addPass("pointcloud.flow", PassKind::Compute)
-        .use(particles, Access::StorageReadWrite)
+        .pipeline(flow_)
+        .storage(0, particles, Access::StorageReadWrite, 0, VkDeviceSize(settings_.particles) * sizeof(iso::Particle))
         .record([this](PassContext& ctx) {
             const uint32_t groups = (settings_.particles + gpu::kFlowGroupSize - 1) / gpu::kFlowGroupSize;
             const uint32_t maxX = device_->limits().maxComputeWorkGroupCount[0];
             gpu::FlowPush pc{stepTime_, stepDt_, settings_.particles, std::min(groups, maxX)};
-            const VolkDeviceTable& vk = *ctx.vk;
-            vk.vkCmdBindPipeline(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, flow_.pipeline());
-            vk.vkCmdBindDescriptorSets(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, flow_.layout(), 0, 1, &flowSet_, 0, nullptr);
-            vk.vkCmdPushConstants(ctx.cmd, flow_.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(pc), &pc);
-            vk.vkCmdDispatch(ctx.cmd, pc.groupsX, (groups + pc.groupsX - 1) / pc.groupsX, 1);
+            ctx.pushConstants(pc);
+            ctx.dispatch(pc.groupsX, (groups + pc.groupsX - 1) / pc.groupsX, 1);
         });
     iso::IsoSurface::GraphInputs in;
     in.particles = particles;
-    surface_->addPasses(graph, in);
+    return surface_->addPasses(graph, in).status();
 }
 
 void PointCloudScene::ui(SceneConfig& config) {
@@ -255,9 +242,7 @@ Result<std::unique_ptr<VolumeScene>> VolumeScene::create(Device& device, const S
     info.source = iso::FieldSource::Volume;
     info.isoValue = settings.iso;
     info.name = "volume";
-    auto surface = makeSurface(device, info, settings.indexed);
-    if (!surface) return surface.status();
-    s->surface_ = std::move(surface).value();
+    PYRAMARCH_TRY_ASSIGN(s->surface_, makeSurface(device, info, settings.indexed));
     PYRAMARCH_TRY(s->surface_->uploadVolume(data, bytes, format, scale, offset));
     s->iso_ = settings.iso;
     s->twoSided_ = settings.twoSided;

@@ -93,7 +93,7 @@ Result<VoxelizeJobResult> runVoxelizeJob(Device& device, const VoxelizeJob& job)
         auto tree = (*v)->readOctree();
         if (!tree) return tree.status();
         out.leaves = extractLeaves(*tree);
-        out.timings = (*v)->latestTimings();
+        if (auto timings = (*v)->latestTimings()) out.timings = std::move(timings->passes);
         break;
     }
     if (!job.outPath.empty()) {

@@ -71,6 +71,9 @@ struct DeviceCreateInfo {
     // Device extensions the host needs too (e.g. VK_KHR_swapchain).
     std::vector<const char*> deviceExtensions;
     DeviceRequirements requirements;
+    // Enable VK_KHR_push_descriptor when the device has it (render-graph
+    // passes then push their declared bindings instead of using sets).
+    bool pushDescriptors = true;
 };
 
 // Describes a device the host created. All handles stay owned by the host and
@@ -97,6 +100,7 @@ struct AdoptInfo {
     bool conservativeRasterizationEnabled = false; // VK_EXT_conservative_rasterization on the device
     bool storageBuffer8BitAccessEnabled = false;
     bool storageBuffer16BitAccessEnabled = false;
+    bool pushDescriptorEnabled = false;            // VK_KHR_push_descriptor on the device
     DeviceRequirements requirements;
 };
 
@@ -120,6 +124,8 @@ struct DeviceLimits {
     bool storageBuffer16BitAccess;
     bool subgroupSizeControl;
     bool debugUtils; // debug labels and object names available
+    bool pushDescriptors;        // VK_KHR_push_descriptor enabled
+    uint32_t maxPushDescriptors; // VkPhysicalDevicePushDescriptorPropertiesKHR (0 without the extension)
 };
 
 class Device {

@@ -139,15 +139,17 @@ public:
     // Index of the memory type for `typeBits` and `usage`, or UINT32_MAX.
     uint32_t findMemoryType(uint32_t typeBits, MemoryUsage usage) const;
 
-    // Internal: used by Buffer/Image destructors.
-    void free(Allocation& allocation);
-    void flush(const Allocation& allocation) const;
-    void invalidate(const Allocation& allocation) const;
-
     // Requests at most this size get their own VkDeviceMemory.
     static constexpr VkDeviceSize kBlockSize = 64ull << 20;
 
 private:
+    // Buffer and Image free, flush and invalidate their allocation through these.
+    friend class Buffer;
+    friend class Image;
+    void free(Allocation& allocation);
+    void flush(const Allocation& allocation) const;
+    void invalidate(const Allocation& allocation) const;
+
     Result<Allocation> allocate(const VkMemoryRequirements& req, MemoryUsage usage, bool dedicatedPreferred);
     struct Impl;
     Device& device_;

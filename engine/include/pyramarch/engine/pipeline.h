@@ -1,5 +1,7 @@
-// Pipelines from embedded SPIR-V. Descriptor sets are written once at
-// creation (resources do not change per frame), so the frame path only binds.
+// Pipelines from embedded SPIR-V. Set 0's descriptors are normally not
+// written by hand: a render-graph pass declares the pipeline and each buffer
+// with its binding (PassBuilder::pipeline / storage), and the graph pushes
+// them (VK_KHR_push_descriptor) or writes its own sets.
 //
 // Embedding: every shader under shaders/<feature>/ is compiled at build time
 // into an include file holding its SPIR-V words:
@@ -34,6 +36,12 @@ struct PipelineLayoutDesc {
     std::vector<VkDescriptorType> bindings;
     uint32_t pushConstantBytes = 0;
     VkShaderStageFlags stages = VK_SHADER_STAGE_COMPUTE_BIT;
+    // Create set 0 as a push-descriptor set when the device has
+    // VK_KHR_push_descriptor enabled (DeviceLimits::pushDescriptors) and the
+    // bindings fit maxPushDescriptors. Such a set cannot come from a
+    // DescriptorPool; the render graph pushes what a pass declares. false
+    // gives an ordinary set (DescriptorPool, or the graph's own sets).
+    bool pushDescriptors = true;
 };
 
 class PipelineLayout {
@@ -47,10 +55,13 @@ public:
     VkPipelineLayout layout() const { return layout_; }
     VkDescriptorSetLayout setLayout() const { return setLayout_; }
     const PipelineLayoutDesc& desc() const { return desc_; }
+    // Set 0 was created for vkCmdPushDescriptorSetKHR (see PipelineLayoutDesc::pushDescriptors).
+    bool usesPushDescriptors() const { return push_; }
 
 private:
     void destroy();
     Device* device_ = nullptr;
+    bool push_ = false;
     VkPipelineLayout layout_ = VK_NULL_HANDLE;
     VkDescriptorSetLayout setLayout_ = VK_NULL_HANDLE;
     PipelineLayoutDesc desc_;
@@ -149,7 +160,8 @@ public:
     DescriptorPool(DescriptorPool&& o) noexcept;
     DescriptorPool& operator=(DescriptorPool&& o) noexcept;
 
-    // Allocates a set for `layout` and writes bindings[i] at binding i.
+    // Allocates a set for `layout` and writes bindings[i] at binding i. Fails
+    // for a push-descriptor layout.
     Result<VkDescriptorSet> allocate(const PipelineLayout& layout, std::span<const DescriptorBinding> bindings);
 
 private:

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,8 @@ namespace pyramarch {
 class Device;
 class Buffer;
 class Image;
+class Pipeline;
+struct PipelineLayoutDesc;
 
 enum class PassKind : uint8_t { Compute, Graphics, Transfer };
 
@@ -127,17 +130,33 @@ struct ImageRef {
 
 class RenderGraph;
 
-// Handed to a pass's record function.
+// Handed to a pass's record function: the command buffer and every handle
+// the pass may need, looked up from the refs it declared (no handle needs to
+// be captured in the record lambda). When the pass declared a pipeline, the
+// graph has bound it, and the descriptors of its declared bindings, before
+// record() runs; the pass pushes constants and dispatches/draws.
 struct PassContext {
     VkCommandBuffer cmd = VK_NULL_HANDLE;
     const VolkDeviceTable* vk = nullptr;
     Device* device = nullptr;
-    uint64_t frameIndex = 0;
+    uint64_t frameIndex = 0; // RenderGraph::frameIndex() of the execute() recording this pass
     const RenderGraph* graph = nullptr;
+    // The declared pipeline's layout and push-constant stages (null without one).
+    VkPipelineLayout pipelineLayout = VK_NULL_HANDLE;
+    VkShaderStageFlags pushConstantStages = 0;
     VkBuffer buffer(BufferRef ref) const;
     VkDeviceSize bufferSize(BufferRef ref) const;
     VkImage image(ImageRef ref) const;
     VkImageView imageView(ImageRef ref) const;
+    // vkCmdPushConstants into the declared pipeline's layout (all its push stages).
+    void pushConstants(const void* data, uint32_t bytes, uint32_t offset = 0) const;
+    template <class T>
+    void pushConstants(const T& value) const {
+        pushConstants(&value, static_cast<uint32_t>(sizeof(T)));
+    }
+    void dispatch(uint32_t x, uint32_t y = 1, uint32_t z = 1) const;
+    // `args` must be declared by the pass with Access::IndirectRead.
+    void dispatchIndirect(BufferRef args, VkDeviceSize offset) const;
 };
 
 using RecordFn = std::function<void(PassContext&)>;
@@ -155,6 +174,31 @@ class PassBuilder {
 public:
     PassBuilder& use(BufferRef buffer, Access access, VkPipelineStageFlags2 stageOverride = 0);
     PassBuilder& use(ImageRef image, Access access, VkPipelineStageFlags2 stageOverride = 0);
+
+    // The pipeline the pass runs (a ComputePipeline in a compute pass, a
+    // GraphicsPipeline in a graphics pass). The graph binds it, and the
+    // descriptors declared with storage()/uniform(), before record(): with
+    // VK_KHR_push_descriptor when the layout was created for it (see
+    // PipelineLayoutDesc::pushDescriptors), otherwise from descriptor sets the
+    // graph allocates and writes itself (one per timing-ring slot, rewritten
+    // only when a rebound import changed a handle). The pipeline must outlive
+    // the graph.
+    PassBuilder& pipeline(const Pipeline& pipeline);
+    // Compile-only graphs (no Device, e.g. tests): the layout the declared
+    // bindings are checked against, without a pipeline to bind.
+    PassBuilder& pipelineLayout(const PipelineLayoutDesc& layout);
+    // One declaration, two facts: the pass uses `buffer` with `access` (the
+    // graph derives barriers from it, as use() does) and the shader reads it
+    // through the storage buffer at `binding` of set 0 (the graph derives the
+    // descriptor). `access` is StorageRead, StorageWrite or StorageReadWrite.
+    // `range` (bytes from the start) limits what the descriptor covers, e.g.
+    // a host buffer larger than maxStorageBufferRange.
+    PassBuilder& storage(uint32_t binding, BufferRef buffer, Access access, VkPipelineStageFlags2 stageOverride = 0,
+                         VkDeviceSize range = VK_WHOLE_SIZE);
+    // The same for a uniform buffer (Access::UniformRead).
+    PassBuilder& uniform(uint32_t binding, BufferRef buffer, VkPipelineStageFlags2 stageOverride = 0,
+                         VkDeviceSize range = VK_WHOLE_SIZE);
+
     // Graphics passes: the graph begins/ends dynamic rendering around record().
     PassBuilder& colorAttachment(ImageRef image, const AttachmentDesc& desc = {});
     PassBuilder& depthAttachment(ImageRef image, const AttachmentDesc& desc = {});
@@ -204,23 +248,33 @@ struct PassTiming {
     double milliseconds = 0.0;
 };
 
+// GPU times of one frame of a module's passes (IsoSurface::latestTimings,
+// Voxelizer::latestTimings): per pass in recording order, the frame they
+// belong to (in the numbering of whoever returns them) and their total.
+struct FrameTimings {
+    uint64_t frame = 0;
+    std::vector<PassTiming> passes;
+    double totalMs = 0.0;
+};
+
 struct RenderGraphOptions {
-    // Timestamp ring depth: timings of frame F are read at frame F + depth - 1
-    // or later; must exceed the host's frames in flight.
+    // Depth of the graph's per-frame rings: timestamps (timings of frame F are
+    // read at frame F + depth - 1 or later) and the descriptor sets of passes
+    // without push descriptors. Must exceed the host's frames in flight.
     uint32_t timingFrames = 4;
     bool timestamps = true;
     bool debugLabels = true;
     // Catches a host that hands an imported image back in a layout other than
     // the one the graph left it in: execute() fails with an error naming the
     // resource and both layouts (nothing is recorded) instead of letting a
-    // wrong oldLayout reach the driver. On by default in debug builds of the
-    // host (NDEBUG not defined); costs a small map lookup per rebind.
-#ifdef NDEBUG
-    bool checkImportedLayouts = false;
-#else
+    // wrong oldLayout reach the driver. On by default in every build (the
+    // default does not depend on NDEBUG, so a host and the library built
+    // differently agree); costs a small lookup per rebind. Turn it off only
+    // where a profile shows the lookup.
     bool checkImportedLayouts = true;
-#endif
 };
+
+struct GraphPass;
 
 class RenderGraph {
 public:
@@ -254,7 +308,7 @@ public:
     // is the layout it left it in, or UNDEFINED (discard), unless the host
     // moved it itself in between: then say so with hostTransitioned = true.
     // Anything else is reported by the next execute() when
-    // RenderGraphOptions::checkImportedLayouts is on (debug builds).
+    // RenderGraphOptions::checkImportedLayouts is on (the default).
     void rebindImportedImage(ImageRef ref, VkImage image, VkImageView view, VkImageLayout currentLayout,
                              VkExtent3D extent = {0, 0, 0}, bool hostTransitioned = false);
 
@@ -276,10 +330,15 @@ public:
     uint64_t frameIndex() const { return frameIndex_; }
 
     // Per-pass GPU times of the newest frame whose timestamps are available,
-    // without waiting. Empty until one is.
-    std::vector<PassTiming> latestTimings() const;
+    // without waiting. Empty until one is. `frame` (optional) receives the
+    // frameIndex they belong to (UINT64_MAX when empty), from the same query.
+    std::vector<PassTiming> latestTimings(uint64_t* frame = nullptr) const;
     // Frame index the latest timings belong to (UINT64_MAX if none).
     uint64_t latestTimingsFrame() const;
+    // The latest timings of the passes whose names start with `passPrefix`
+    // (a module's "<name>."), with their frameIndex and total; empty when
+    // none are available.
+    std::optional<FrameTimings> latestTimingsOf(const std::string& passPrefix) const;
 
     // Physical handles (after the first execute for graph-owned resources).
     VkBuffer buffer(BufferRef ref) const;
@@ -294,6 +353,7 @@ public:
 
 private:
     friend class PassBuilder;
+    void bindPipeline(GraphPass& pass, VkCommandBuffer cmd, uint32_t slot);
     std::unique_ptr<Impl> impl_;
     Schedule schedule_;
     bool compiled_ = false;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cassert>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -14,25 +15,70 @@
 
 namespace pyramarch {
 
+// What kind of failure a Status reports, so hosts can branch without
+// matching message text. The message says which resource/field/limit.
+enum class ErrorCode : uint8_t {
+    Ok = 0,
+    InvalidArgument,  // a create-info field, mesh, grid or option out of its documented range
+    CapacityExceeded, // more items than the capacity the object was created with
+    DeviceLimit,      // over a limit of the device (maxStorageBufferRange, maxPushDescriptors, ...)
+    Unsupported,      // the device or build lacks a feature (extension, shader compiler)
+    InvalidState,     // a call out of order (addPasses twice, record after addPasses, ...)
+    OutOfMemory,      // VK_ERROR_OUT_OF_HOST/DEVICE_MEMORY or an allocator block failed
+    Vulkan,           // another Vulkan error; vkResult() has it
+    NotFound,         // a device, file or resource that does not exist
+    ParseError,       // a file or text that does not parse (meshes, GLSL)
+    Io,               // reading or writing a file failed
+    Unspecified,      // created without a code (Status::error(message) from older code)
+};
+
+const char* errorCodeName(ErrorCode code);
+
 class [[nodiscard]] Status {
 public:
     Status() = default;
-    static Status error(std::string message, VkResult vk = VK_ERROR_UNKNOWN) {
+    // A failure with a code; `vk` is the Vulkan result behind it, if any.
+    static Status error(ErrorCode code, std::string message, VkResult vk = VK_ERROR_UNKNOWN) {
         Status s;
         s.ok_ = false;
+        s.code_ = code == ErrorCode::Ok ? ErrorCode::Unspecified : code;
         s.message_ = std::move(message);
         s.vkResult_ = vk;
         return s;
     }
+    // A failure reported by Vulkan (or without a code): the code follows `vk`.
+    static Status error(std::string message, VkResult vk = VK_ERROR_UNKNOWN) {
+        return error(codeOf(vk), std::move(message), vk);
+    }
     bool ok() const { return ok_; }
     explicit operator bool() const { return ok_; }
     const std::string& message() const { return message_; }
+    ErrorCode code() const { return code_; }
     // The Vulkan result behind the failure, VK_ERROR_UNKNOWN when the failure
     // was detected by the module itself (bad input, exceeded limit).
     VkResult vkResult() const { return vkResult_; }
+    // The same failure (code, Vulkan result) with `prefix` before the message.
+    Status withContext(const std::string& prefix) const {
+        if (ok_) return *this;
+        return error(code_, prefix + message_, vkResult_);
+    }
+    static ErrorCode codeOf(VkResult vk) {
+        switch (vk) {
+        case VK_SUCCESS: return ErrorCode::Ok;
+        case VK_ERROR_UNKNOWN: return ErrorCode::Unspecified;
+        case VK_ERROR_OUT_OF_HOST_MEMORY:
+        case VK_ERROR_OUT_OF_DEVICE_MEMORY: return ErrorCode::OutOfMemory;
+        case VK_ERROR_FEATURE_NOT_PRESENT:
+        case VK_ERROR_EXTENSION_NOT_PRESENT:
+        case VK_ERROR_LAYER_NOT_PRESENT:
+        case VK_ERROR_INCOMPATIBLE_DRIVER: return ErrorCode::Unsupported;
+        default: return ErrorCode::Vulkan;
+        }
+    }
 
 private:
     bool ok_ = true;
+    ErrorCode code_ = ErrorCode::Ok;
     std::string message_;
     VkResult vkResult_ = VK_SUCCESS;
 };
@@ -46,10 +92,15 @@ public:
     explicit operator bool() const { return ok(); }
     const Status& status() const { return status_; }
     const std::string& message() const { return status_.message(); }
+    ErrorCode code() const { return status_.code(); }
     T& value() & { assert(ok() && "value() of a failed Result"); return *value_; }
+    const T& value() const& { assert(ok() && "value() of a failed Result"); return *value_; }
     T&& value() && { assert(ok() && "value() of a failed Result"); return std::move(*value_); }
     T* operator->() { return &value(); }
-    T& operator*() { return value(); }
+    const T* operator->() const { return &value(); }
+    T& operator*() & { return value(); }
+    const T& operator*() const& { return value(); }
+    T&& operator*() && { return std::move(*this).value(); }
 
 private:
     std::optional<T> value_;
@@ -78,3 +129,15 @@ std::string vkResultName(VkResult r);
         ::pyramarch::Status pyramarch_s_ = (expr); \
         if (!pyramarch_s_.ok()) return pyramarch_s_; \
     } while (0)
+
+#define PYRAMARCH_CONCAT_INNER_(a, b) a##b
+#define PYRAMARCH_CONCAT_(a, b) PYRAMARCH_CONCAT_INNER_(a, b)
+// Evaluates a Result-returning `expr`; on failure returns its Status from the
+// enclosing function, else moves the value into `decl` (a declaration such as
+// `auto buffer` or an existing lvalue):
+//     PYRAMARCH_TRY_ASSIGN(auto pipeline, ComputePipeline::create(device, desc));
+#define PYRAMARCH_TRY_ASSIGN(decl, expr) PYRAMARCH_TRY_ASSIGN_IMPL_(PYRAMARCH_CONCAT_(pyramarch_r_, __LINE__), decl, expr)
+#define PYRAMARCH_TRY_ASSIGN_IMPL_(tmp, decl, expr) \
+    auto tmp = (expr);                               \
+    if (!tmp.ok()) return tmp.status();              \
+    decl = std::move(tmp).value()

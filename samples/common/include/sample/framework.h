@@ -37,7 +37,7 @@ public:
     // called once the frame framesInFlight back has finished on the GPU.
     virtual Status update(double timeSeconds) = 0;
     // Adds the scene's passes (its own compute passes, then the surface's).
-    virtual void addPasses(pyramarch::RenderGraph& graph) { surface().addPasses(graph); }
+    virtual pyramarch::Status addPasses(pyramarch::RenderGraph& graph) { return surface().addPasses(graph).status(); }
     // Windowed: ImGui widgets of the scene's own parameters; changes are also
     // written to `config` so a re-created scene (new grid, normals) keeps them.
     virtual void ui(SceneConfig& config) { (void)config; }

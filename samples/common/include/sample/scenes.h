@@ -69,7 +69,7 @@ public:
     // Chooses the step the next recorded frame's flow pass takes.
     Status update(double time) override;
     // The flow pass (StorageReadWrite on the particles), then the surface's passes.
-    void addPasses(pyramarch::RenderGraph& graph) override;
+    pyramarch::Status addPasses(pyramarch::RenderGraph& graph) override;
     void ui(SceneConfig& config) override;
 
     // The starting cloud of `settings` (deterministic: a torus around y).
@@ -88,8 +88,6 @@ private:
     pyramarch::Device* device_ = nullptr;
     pyramarch::Buffer particles_;
     pyramarch::ComputePipeline flow_;
-    pyramarch::DescriptorPool pool_;
-    VkDescriptorSet flowSet_ = VK_NULL_HANDLE;
     std::unique_ptr<pyramarch::iso::IsoSurface> surface_; // after particles_: destroyed first
     double lastTime_ = 0.0;
     float stepTime_ = 0.f, stepDt_ = 0.f;

@@ -8,7 +8,7 @@
 //     info.vertexCapacity = 1 << 20;
 //     info.source = FieldSource::Metaballs;
 //     auto iso = IsoSurface::create(device, info).value();
-//     iso->addPasses(graph);            // once; graph.compile()
+//     iso->addPasses(graph).value();    // once (Result: error if called twice); graph.compile()
 //     // every frame, after waiting for the frame framesInFlight back:
 //     iso->setMetaballs(balls);
 //     graph.execute(cmd);               // or iso->record(cmd) without a host graph
@@ -29,6 +29,7 @@
 #include "pyramarch/engine/memory.h"
 #include "pyramarch/engine/render_graph.h"
 #include "pyramarch/engine/status.h"
+#include "pyramarch/isosurface/draw_args.h"
 
 namespace pyramarch {
 class Device;
@@ -143,15 +144,18 @@ struct IsoSurfaceCreateInfo {
     // pyramarch::shader_compiler), or a compiler of the host's own.
     GlslCompiler compileGlsl;
     // Frames the host records ahead of the GPU; sizes the per-frame rings
-    // (balls, particles, stats). set*() for frame F may only be called once
-    // frame F - framesInFlight has finished on the GPU.
+    // (balls, particles and stats: framesInFlight + 1 slots each). set*() for
+    // frame F may only be called once frame F - framesInFlight has finished
+    // on the GPU.
     uint32_t framesInFlight = 2;
+    // Optional. Depth of the timestamp ring of record()'s own graph: the
+    // timings of frame F can be read from frame F + timingFrames - 1 on
+    // (latestTimings). 0 = framesInFlight + 2; otherwise more than
+    // framesInFlight. With addPasses() the host's RenderGraphOptions::timingFrames
+    // applies instead.
+    uint32_t timingFrames = 0;
     // Prefix of pass and resource names; must be unique per graph.
     std::string name = "iso";
-    // Optional. Folds dispatches at this many groups along x instead of the
-    // device's maxComputeWorkGroupCount[0] (0 = device limit); lets tests
-    // exercise the fold on small grids.
-    uint32_t maxGroupsX = 0;
 };
 
 // One output vertex as the GPU writes it (IsoVertex in iso_shared.h).
@@ -162,7 +166,7 @@ struct IsoVertexData {
 
 // Stats of one frame, read from the host-visible ring without waiting.
 struct IsoStats {
-    uint64_t frame = 0;          // frame index (count of recorded frames) they belong to
+    uint64_t frame = 0;          // the frame they belong to (see "Frame numbering" at IsoSurface)
     uint32_t verticesNeeded = 0;  // indexed: unique vertices
     uint32_t verticesWritten = 0; // == draw vertex count (non-indexed)
     uint32_t activeCells = 0;
@@ -170,6 +174,11 @@ struct IsoStats {
     uint32_t indicesNeeded = 0;   // indexed only
     uint32_t indicesWritten = 0;  // == indexed draw index count
 };
+
+// GPU times of one frame of a surface (IsoSurface::latestTimings): passes
+// "<name>.<stage>" in recording order, their total, and the frame they belong
+// to (see "Frame numbering" at IsoSurface).
+using IsoTimings = FrameTimings;
 
 // Capacity (vertices) that would have held `stats` with `headroom` to spare
 // (e.g. 1.25), in whole triangles.
@@ -199,6 +208,13 @@ Status writePly(const Mesh& mesh, const std::string& path);
 Result<std::vector<uint32_t>> compileUserField(const std::string& fieldGlsl, const GlslCompiler& compile,
                                                const std::string& name = "iso");
 
+// Frame numbering: a surface numbers the frames it records 0, 1, 2, ...
+// (one per record(), or per execute() of the graph its passes were added
+// to). IsoStats::frame, statsOfFrame(), framesRecorded() and
+// IsoTimings::frame all count in it; it differs from a host graph's
+// RenderGraph::frameIndex() when that graph executed before the surface's
+// passes were added.
+//
 // Lifetime: destroying an IsoSurface frees its buffers, pipelines and
 // descriptor sets at once (the module never waits). Any command buffer that
 // recorded its passes (record(), or a host graph after addPasses()) must have
@@ -236,19 +252,28 @@ public:
         // between them, and the host's next-frame write after the splat).
         BufferRef particles;
     };
-    // Adds this surface's passes to `graph` (once per surface). The graph must
-    // be executed once per frame; the module's buffers are imported with
+    // Adds this surface's passes to `graph` (once per surface: a second call,
+    // or one after record(), is an ErrorCode::InvalidState error). The graph
+    // must be executed once per frame; the module's buffers are imported with
     // `before` = `after` = their last use in a frame, so the graph derives
     // every barrier, also across frames.
-    GraphOutputs addPasses(RenderGraph& graph, const GraphInputs& inputs = {});
+    Result<GraphOutputs> addPasses(RenderGraph& graph, const GraphInputs& inputs = {});
     // Records one frame without a host graph (an internal graph holds the
     // passes). ParticleInput::GpuBuffer: the internal graph imports
     // particleBuffer as last written by a compute shader before this call and
     // next written by a compute shader after it (barriers on both sides are
     // recorded into `cmd`).
     Status record(VkCommandBuffer cmd);
-    // The internal graph used by record() (timings, describe()).
+    // The internal graph used by record() (describe(), toDot()); timings come
+    // from latestTimings().
     const RenderGraph* internalGraph() const { return internal_.get(); }
+
+    // GPU time of this surface's passes in the newest frame whose timestamps
+    // are available (never waits): per pass in recording order, the frame
+    // they belong to and the total. Empty until then, and without timestamps
+    // (device or RenderGraphOptions::timestamps). With addPasses(), read from
+    // that graph, which must still exist.
+    std::optional<IsoTimings> latestTimings() const;
 
     // Per-frame parameters: none recompiles anything.
     void setIsoValue(float iso) { iso_ = iso; }
@@ -272,11 +297,11 @@ public:
     // triangle count; vec4 normal). Draw with vkCmdDrawIndirect(drawArgsBuffer(), drawArgsOffset(), 1, 16).
     const Buffer& vertexBuffer() const;
     const Buffer& drawArgsBuffer() const;
-    static constexpr VkDeviceSize drawArgsOffset() { return 16; }
+    static constexpr VkDeviceSize drawArgsOffset() { return kDrawArgsOffset; }
     // Indexed output: the index buffer (uint32) and vkCmdDrawIndexedIndirect(drawArgsBuffer(), drawIndexedArgsOffset(), 1, 20).
     const Buffer& indexBuffer() const;
-    static constexpr VkDeviceSize drawIndexedArgsOffset() { return 48; }
-    static constexpr uint32_t vertexStride() { return 32; }
+    static constexpr VkDeviceSize drawIndexedArgsOffset() { return kDrawIndexedArgsOffset; }
+    static constexpr uint32_t vertexStride() { return kVertexStride; }
     uint32_t vertexCapacity() const; // whole triangles
 
     // GPU memory the surface holds, one entry per buffer (name, bytes as
@@ -298,29 +323,29 @@ public:
     // Reads the current surface back (submits and waits on the device's
     // queue: tools and tests only, not the frame path).
     Result<Mesh> readMesh(bool weld = false);
-    // Debug/test read-back (submit and wait): the vertices as written, the
-    // field samples, the pyramid levels (level 0 = count | case << 4), and the
-    // args buffer (IsoArgs in shaders/isosurface/iso_shared.h, 20 uints).
+    // Read-back (submit and wait): the vertices as written, the field
+    // samples. More (pyramid, args, active cells) in pyramarch/isosurface/testing.h.
     Result<std::vector<IsoVertexData>> readVertices();
     Result<std::vector<float>> readField();
-    Result<std::vector<std::vector<uint32_t>>> readPyramid();
-    Result<std::vector<uint32_t>> readDrawArgs();
-    // ExtractionMethod::Scan: the compacted active-cell list (cell indices in
-    // order), as long as the occupancy total.
-    Result<std::vector<uint32_t>> readActiveCells();
     // Indexed output: the indices as written (indicesWritten of them).
     Result<std::vector<uint32_t>> readIndices();
 
     struct Impl;
 
 private:
+    friend struct TestingAccess; // pyramarch/isosurface/testing.h
     IsoSurface();
+    static Result<std::unique_ptr<IsoSurface>> create(Device& device, const IsoSurfaceCreateInfo& info, uint32_t maxGroupsX);
+    Result<std::vector<std::vector<uint32_t>>> readPyramid();
+    Result<std::vector<uint32_t>> readDrawArgs();
+    Result<std::vector<uint32_t>> readActiveCells();
     std::unique_ptr<Impl> impl_;
     std::unique_ptr<RenderGraph> internal_;
     float iso_ = 0.5f;
     float time_ = 0.f;
     std::array<float, 8> user_{};
-    uint64_t frame_ = 0;
+    uint64_t frame_ = 0;     // frames recorded
+    uint64_t recording_ = 0; // the frame being recorded (frame_ - 1 once its first pass ran)
 };
 
 } // namespace pyramarch::iso

@@ -9,7 +9,7 @@
 //     info.colorFormat = VK_FORMAT_B8G8R8A8_SRGB;
 //     info.depthFormat = VK_FORMAT_D32_SFLOAT;
 //     auto renderer = SurfaceRenderer::create(device, info).value();
-//     renderer->addPass(graph, {.vertices = v, .drawArgs = a, .color = c, .depth = d});
+//     renderer->addPasses(graph, {.vertices = v, .drawArgs = a, .color = c, .depth = d});
 //     // per frame: renderer->setView(view); graph.execute(cmd);
 //
 // Winding: the module emits counter-clockwise triangles seen from outside
@@ -27,6 +27,7 @@
 #include "pyramarch/engine/pipeline.h"
 #include "pyramarch/engine/render_graph.h"
 #include "pyramarch/engine/status.h"
+#include "pyramarch/isosurface/draw_args.h"
 
 namespace pyramarch {
 class Device;
@@ -83,12 +84,12 @@ SurfaceView makeSurfaceView(std::array<float, 3> eye, std::array<float, 3> targe
 struct SurfacePassDesc {
     BufferRef vertices;              // required: IsoVertex array (32-byte stride)
     BufferRef drawArgs;              // required: holds a VkDrawIndirectCommand at drawArgsOffset
-    VkDeviceSize drawArgsOffset = 16; // IsoSurface::drawArgsOffset()
+    VkDeviceSize drawArgsOffset = kDrawArgsOffset; // IsoSurface::drawArgsOffset()
     // Optional: indexed output (uint32 indices); the draw then reads a
     // VkDrawIndexedIndirectCommand at drawIndexedArgsOffset. The module writes
     // w = 0 in indexed vertices, so the per-cell colouring shows white.
     BufferRef indices;
-    VkDeviceSize drawIndexedArgsOffset = 48; // IsoSurface::drawIndexedArgsOffset()
+    VkDeviceSize drawIndexedArgsOffset = kDrawIndexedArgsOffset; // IsoSurface::drawIndexedArgsOffset()
     ImageRef color;                  // required: colour attachment (MSAA image when samples > 1)
     ImageRef depth;                  // required when depthFormat != UNDEFINED
     ImageRef resolve;                // optional: single-sample resolve target of `color`
@@ -106,9 +107,18 @@ public:
     SurfaceRenderer(const SurfaceRenderer&) = delete;
     SurfaceRenderer& operator=(const SurfaceRenderer&) = delete;
 
+    // The graph resources the draw reads and renders into.
+    using GraphInputs = SurfacePassDesc;
+    struct GraphOutputs {
+        ImageRef color; // the image holding the drawn surface (the resolve target with MSAA)
+    };
     // Adds the graphics pass "<name>.draw" to `graph` (the graph begins
     // rendering with the declared attachments and clears/loads them).
-    void addPass(RenderGraph& graph, const SurfacePassDesc& desc);
+    // Missing inputs are an ErrorCode::InvalidArgument error. The renderer
+    // holds no per-graph state, so it may draw in several graphs (e.g. a new
+    // graph after a resize); a second pass in the same graph needs another
+    // SurfaceRendererCreateInfo::name (pass names are unique per graph).
+    Result<GraphOutputs> addPasses(RenderGraph& graph, const GraphInputs& inputs);
     // For hosts with their own rendering: records bind + push + draw inside
     // rendering the host began (viewport/scissor set by the host) with
     // attachments of the create-info formats. The host makes `vertices`

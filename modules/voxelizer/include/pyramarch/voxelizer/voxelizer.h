@@ -146,10 +146,26 @@ struct VoxelFragment {
     uint32_t triangle = 0;
 };
 
+// The counter buffer (Voxelizer::counterBuffer(), VoxelizerGraphRefs::counters)
+// as the GPU writes it; mirrors VoxCounters of shaders/voxelizer/vox_shared.h
+// (which is not installed), checked field by field by static_asserts in the library.
+struct VoxCountersData {
+    uint32_t fragmentCount;     // fragments produced (may exceed the capacity: the needed size)
+    uint32_t fragmentsStored;   // min(fragmentCount, capacity)
+    uint32_t tileCount;         // tiles requested, root tile included (may exceed the capacity)
+    uint32_t tilesFailed;       // tile requests refused because the pool was full
+    uint32_t failedAboveLeaves; // 1 when a refusal happened above the last level
+    uint32_t depthOverflow;     // pixel columns whose candidate depth range exceeded the shader's bound
+    uint32_t leafFragments;     // fragments merged into a leaf
+    uint32_t pad0;
+    uint32_t levelTileStart[12]; // tiles of level l: [levelTileStart[l], levelTileEnd[l])
+    uint32_t levelTileEnd[12];
+};
+
 // The voxelizer's buffers as a host graph knows them after addPasses(), so
 // passes the host adds later can declare their uses (and get barriers).
 struct VoxelizerGraphRefs {
-    BufferRef counters;  // gpu::VoxCounters (shaders/voxelizer/vox_shared.h)
+    BufferRef counters;  // VoxCountersData
     BufferRef dispatch;  // VkDispatchIndirectCommand per entry, 16-byte stride: 0 = fragments, 1 + l = nodes of level l
     BufferRef fragments; // uvec4 per fragment
     BufferRef nodes;     // VoxNode per node
@@ -171,11 +187,16 @@ public:
     // finished (the staging ring is that deep).
     Status setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, VoxelMode mode = VoxelMode::Conservative);
 
+    // Resources of the host's graph the voxelizer reads: none yet (the mesh
+    // comes through setMesh); kept so every module's addPasses has one shape.
+    struct GraphInputs {};
+    // The voxelizer's buffers as the host graph knows them.
+    using GraphOutputs = VoxelizerGraphRefs;
     // Adds the voxelizer's passes to a host graph (once; the graph then runs
     // them every execute). The module's buffers are imported and left in the
-    // state the next frame expects. Fails if the passes are already in a
-    // graph (this one, another, or the module's own through record()).
-    Status addPasses(RenderGraph& graph, VoxelizerGraphRefs* refs = nullptr);
+    // state the next frame expects. ErrorCode::InvalidState if the passes are
+    // already in a graph (this one, another, or the module's own through record()).
+    Result<GraphOutputs> addPasses(RenderGraph& graph, const GraphInputs& inputs = {});
     // Records one frame through the module's own graph (hosts without a
     // graph). Not combinable with addPasses().
     Status record(VkCommandBuffer cmd);
@@ -184,9 +205,12 @@ public:
     // waiting (frames older than framesInFlight - 1 are complete when the host
     // follows the frames-in-flight contract). Empty until one is.
     std::optional<VoxelStats> latestStats() const;
-    // Per-pass GPU timings of the module's own graph (record()); with
-    // addPasses() the host graph's latestTimings() has them.
-    std::vector<PassTiming> latestTimings() const;
+    // GPU times of the voxelizer's passes ("vox.*") in the newest frame whose
+    // timestamps are available (never waits), the frame they belong to
+    // (counted like VoxelStats::frame: frames this voxelizer recorded) and
+    // their total; from its own graph (record()) or the host graph of
+    // addPasses(), which must still exist. Empty until then.
+    std::optional<FrameTimings> latestTimings() const;
 
     // Test / tool helpers: submit and wait on the device queue. Call after the
     // recorded frame finished.
@@ -200,7 +224,7 @@ public:
     // voxelizer's passes: nodes/dense in StorageReadWrite/StorageWrite of a compute pass).
     const Buffer& nodeBuffer() const;
     const Buffer& fragmentBuffer() const;
-    const Buffer& counterBuffer() const;  // gpu::VoxCounters
+    const Buffer& counterBuffer() const;  // VoxCountersData
     const Buffer& dispatchBuffer() const; // see VoxelizerGraphRefs::dispatch
     const Buffer& denseGridBuffer() const; // invalid when denseMaxVoxels == 0
     // GPU memory the voxelizer holds, one entry per buffer (name, bytes as

@@ -1,0 +1,53 @@
+// Test and debug entry points of the isosurface module. Not part of the
+// stable API: for tests, tools and benchmarks; they may change in any
+// release. The read-backs submit and wait on the device's queue (call them
+// after the recorded frame finished).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pyramarch/engine/device.h"
+#include "pyramarch/isosurface/isosurface.h"
+
+namespace pyramarch::iso::testing {
+
+struct Knobs {
+    // Folds dispatches at this many groups along x instead of the device's
+    // maxComputeWorkGroupCount[0] (0 = the device limit), so tests exercise
+    // the fold on small grids.
+    uint32_t maxGroupsX = 0;
+};
+
+// What IsoSurface::create plans for `info` on a device with `limits`,
+// without a device (pure, no Vulkan calls): the pyramid and buffer sizes, or
+// the error create() would return (same message and ErrorCode).
+struct LayoutPlan {
+    std::vector<uint32_t> pyramidLevelSizes; // level 0 = one element per cell, last = 1
+    uint64_t fieldBytes = 0;
+    uint64_t pyramidBytes = 0;
+    uint64_t vertexBytes = 0;
+    uint32_t vertexCapacity = 0; // whole triangles
+    uint32_t maxGroupsX = 0;     // where dispatches fold
+};
+Result<LayoutPlan> planLayout(const IsoSurfaceCreateInfo& info, const DeviceLimits& limits, const Knobs& knobs = {},
+                              const std::string& deviceName = "planned device");
+
+// IsoSurface::create with test knobs.
+Result<std::unique_ptr<IsoSurface>> create(Device& device, const IsoSurfaceCreateInfo& info, const Knobs& knobs);
+// The x size dispatches are folded at (the knob, or the device limit).
+uint32_t maxGroupsX(const IsoSurface& surface);
+
+// The pyramid levels (level 0 = count | case << 4 per cell).
+Result<std::vector<std::vector<uint32_t>>> readPyramid(IsoSurface& surface);
+// The args buffer as words: IsoArgs of shaders/isosurface/iso_shared.h (dispatch,
+// draw at IsoSurface::drawArgsOffset(), index dispatch, indexed draw at
+// IsoSurface::drawIndexedArgsOffset()).
+Result<std::vector<uint32_t>> readDrawArgs(IsoSurface& surface);
+// ExtractionMethod::Scan: the compacted active-cell list (cell indices in
+// order), as long as the occupancy total.
+Result<std::vector<uint32_t>> readActiveCells(IsoSurface& surface);
+
+} // namespace pyramarch::iso::testing

@@ -1,0 +1,34 @@
+// Pass "<name>.args": one invocation reads the top of the pyramid (and of the
+// edge pyramid or occupancy tree) and writes the extraction dispatch (folded
+// under maxComputeWorkGroupCount), the draw commands and the frame's stats,
+// clamped to the capacities.
+#include "iso_impl.h"
+
+namespace pyramarch::iso {
+namespace {
+const uint32_t kArgsSpv[] =
+#include "shaders/isosurface/args.comp.spv.inc"
+    ;
+} // namespace
+
+Status IsoSurface::Impl::createArgsPipelines() { return makePipeline(argsPipe, kArgsSpv, "args", 7); }
+
+void IsoSurface::Impl::addArgsPass(RenderGraph& graph, const IsoRefs& refs) {
+    // Bindings 5/6: the edge pyramid (indexed), the occupancy tree (scan), or
+    // unused (the cell pyramid stands in).
+    graph.addPass(info.name + ".args", PassKind::Compute)
+        .pipeline(argsPipe)
+        .storage(0, refs.grid, R)
+        .storage(1, refs.pyramid, R)
+        .storage(2, refs.counters, RW)
+        .storage(3, refs.args, W)
+        .storage(4, refs.stats, W)
+        .storage(5, indexed ? refs.edgeGrid : scan ? refs.occGrid : refs.grid, R)
+        .storage(6, indexed ? refs.edgePyramid : scan ? refs.occupancy : refs.pyramid, R)
+        .record([this](PassContext& ctx) {
+            ctx.pushConstants(push());
+            ctx.dispatch(1);
+        });
+}
+
+} // namespace pyramarch::iso

@@ -1,0 +1,33 @@
+// Pass "<name>.extract" (ExtractionMethod::HistoPyramid, non-indexed): an
+// indirect dispatch sized by the args pass, one thread per output vertex
+// walking the pyramid top-down to its cell, written straight into the vertex
+// buffer the draw reads.
+#include <cstddef>
+
+#include "iso_impl.h"
+
+namespace pyramarch::iso {
+namespace {
+const uint32_t kExtractSpv[] =
+#include "shaders/isosurface/extract.comp.spv.inc"
+    ;
+} // namespace
+
+Status IsoSurface::Impl::createExtractPipelines() { return makePipeline(extract, kExtractSpv, "extract", 5); }
+
+void IsoSurface::Impl::addExtractPasses(RenderGraph& graph, const IsoRefs& refs) {
+    graph.addPass(info.name + ".extract", PassKind::Compute)
+        .pipeline(extract)
+        .storage(0, refs.grid, R)
+        .storage(1, refs.tables, R)
+        .storage(2, refs.field, R)
+        .storage(3, refs.pyramid, R)
+        .storage(4, refs.vertices, W)
+        .use(refs.args, Access::IndirectRead)
+        .record([this, args = refs.args](PassContext& ctx) {
+            ctx.pushConstants(push());
+            ctx.dispatchIndirect(args, offsetof(gpu::IsoArgs, dispatchX));
+        });
+}
+
+} // namespace pyramarch::iso

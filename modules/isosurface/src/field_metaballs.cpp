@@ -1,0 +1,29 @@
+// Field source: metaballs. Pass "<name>.field.metaballs": one group per
+// 4x4x4 tile of samples, balls culled per tile (field_metaballs.comp).
+#include "iso_impl.h"
+
+namespace pyramarch::iso {
+namespace {
+const uint32_t kMetaballsSpv[] =
+#include "shaders/isosurface/field_metaballs.comp.spv.inc"
+    ;
+} // namespace
+
+Status IsoSurface::Impl::createMetaballsPipelines() { return makePipeline(fieldPipe, kMetaballsSpv, "field.metaballs", 3); }
+
+void IsoSurface::Impl::addMetaballsPasses(RenderGraph& graph, const IsoRefs& refs) {
+    graph.addPass(info.name + ".field.metaballs", PassKind::Compute)
+        .pipeline(fieldPipe)
+        .storage(0, refs.grid, R)
+        .storage(1, refs.items, R)
+        .storage(2, refs.field, W)
+        .record([this](PassContext& ctx) {
+            beginFrame(ctx);
+            ctx.pushConstants(push());
+            const gpu::IsoGrid& g = grid;
+            const uint64_t tiles = uint64_t((g.samples.x + 3) / 4) * ((g.samples.y + 3) / 4) * ((g.samples.z + 3) / 4);
+            dispatchFolded(ctx, tiles, maxGroupsX());
+        });
+}
+
+} // namespace pyramarch::iso

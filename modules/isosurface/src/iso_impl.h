@@ -1,0 +1,150 @@
+// Internal state of one IsoSurface, shared by the files of its stages. A pass
+// name leads to its file:
+//   <name>.field.metaballs                      field_metaballs.cpp
+//   <name>.particles.{clear,splat,resolve}      field_particles_splat.cpp (SplatMethod::Scatter)
+//   <name>.particles.{clear,count,bins.*,scan.*,sort,gather}
+//                                               field_particles_gather.cpp (SplatMethod::Gather)
+//   <name>.field.volume                         field_volume.cpp
+//   <name>.field.user                           field_user.cpp (and compileUserField)
+//   <name>.classify, <name>.pyramid.*           pyramid.cpp (its build pass also builds the other trees)
+//   <name>.args                                 args.cpp
+//   <name>.extract                              extract_histopyramid.cpp
+//   <name>.edges.*, <name>.indices              extract_indexed.cpp
+//   <name>.occupancy.*, <name>.scan.*, <name>.compact, <name>.generate
+//                                               extract_scan.cpp (ExtractionMethod::Scan)
+// Sizing and layout (pure, no Vulkan): layout.cpp. Read-back and stats:
+// readback.cpp. create(), the setters, addPasses() (imports, then the stages)
+// and record(): isosurface.cpp. Each stage file holds the SPIR-V it runs.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "isosurface/iso_shared.h"
+#include "pyramarch/engine/device.h"
+#include "pyramarch/engine/pipeline.h"
+#include "pyramarch/engine/render_graph.h"
+#include "pyramarch/engine/vulkan_functions.h"
+#include "pyramarch/isosurface/isosurface.h"
+
+namespace pyramarch::iso {
+
+// Splits `groups` into x * y with x <= maxX (the shaders undo it with linearGroup()).
+inline void dispatchFolded(const PassContext& ctx, uint64_t groups, uint32_t maxX) {
+    if (groups == 0) return;
+    const uint32_t x = uint32_t(groups < maxX ? groups : maxX);
+    const uint32_t y = uint32_t((groups + x - 1) / x);
+    ctx.dispatch(x, y, 1);
+}
+inline constexpr Access R = Access::StorageRead, W = Access::StorageWrite, RW = Access::StorageReadWrite;
+
+inline uint64_t groupsOf(uint64_t threads, uint64_t perGroup) { return (threads + perGroup - 1) / perGroup; }
+std::string fmtBytes(uint64_t bytes);
+// Level tables of a 4-ary pyramid over `count` base elements; returns the
+// total element count, 0 when it needs more than kIsoMaxLevels levels.
+uint64_t pyramidLevels(uint64_t count, gpu::IsoGrid& g);
+gpu::IsoTables packTables();
+
+// The module's buffers as the graph of addPasses() knows them.
+struct IsoRefs {
+    BufferRef tables, grid, field, pyramid, counters, args, vertices, stats;
+    BufferRef items;                        // metaballs / particles (the host's import with ParticleInput::GpuBuffer)
+    VkDeviceSize itemRange = VK_WHOLE_SIZE; // what the item descriptors cover
+    BufferRef occGrid, occupancy;           // scan
+    BufferRef edgeGrid, edgePyramid;        // indexed
+};
+
+// Sizes planned by planLayout() and used to create the buffers.
+struct IsoSizes {
+    uint64_t samples = 0, cells = 0;
+    uint64_t pyramidElements = 0, pyramidBytes = 0, vertexBytes = 0, edgePyramidBytes = 0, indexBytes = 0;
+};
+
+struct IsoSurface::Impl {
+    IsoSurface* self = nullptr;
+    Device* device = nullptr;
+    std::vector<IsoSurface::MemoryItem> memory; // what create() allocated, for memoryReport()
+    IsoSurfaceCreateInfo info;
+    IsoSizes sizes;
+    gpu::IsoGrid grid{};
+    gpu::IsoGrid edgeGrid{}; // indexed: the grid with level tables over samples (edge pyramid)
+    gpu::IsoGrid binGrid{};  // particle gather: the grid with level tables over bins
+    gpu::IsoGrid occGrid{};  // scan: the grid with the occupancy tree's level tables (levels >= 1 from element 0)
+    uint32_t ring = 3;       // framesInFlight + 1 slots
+    uint32_t foldGroupsX = 0; // testing::Knobs::maxGroupsX (0 = device limit)
+    uint32_t maxItems = 0;
+
+    Buffer tables, gridBuf, field, pyramid, counters, args, vertices, stats, items, accum, raw, offsets;
+    Buffer edgeGridBuf, edgePyramid, indices;           // indexed output
+    Buffer binGridBuf, bins, binOffsets, slots, sorted; // particle gather
+    Buffer occGridBuf, occupancy, occOffsets, active;   // scan: occupancy tree, its prefixes, active-cell list
+
+    ComputePipeline classify, build, argsPipe, extract, fieldPipe, resolve, scanDown, generate, compact;
+    ComputePipeline edgesClassify, edgeVertices, indicesPipe;
+    ComputePipeline countPipe, sortPipe, gatherPipe;
+    bool gather = false;
+    bool external = false; // ParticleInput::GpuBuffer: info.particleBuffer replaces the items ring
+    bool scan = false;
+    bool indexed = false;
+
+    // Host copy of the per-frame items; ring slot s holds version slotVersion[s].
+    std::vector<uint8_t> hostItems;
+    uint32_t itemCount = 0;
+    uint64_t itemsVersion = 1;
+    std::vector<uint64_t> slotVersion;
+    bool volumeDirty = true;
+    uint32_t volumeFormat = gpu::kIsoVolumeF32;
+    float volumeScale = 1.f, volumeOffset = 0.f;
+    bool addedToGraph = false;
+    // Timings: the graph holding the passes and the offset of its frame
+    // numbering from the surface's (set by the first recorded frame).
+    const RenderGraph* timingGraph = nullptr;
+    bool graphFrameKnown = false;
+    uint64_t graphFrameOffset = 0;
+
+    VkDeviceSize itemBytes() const { return info.source == FieldSource::Metaballs ? sizeof(gpu::IsoBall) : sizeof(Particle); }
+    uint32_t maxGroupsX() const { return grid.maxGroupsX; }
+
+    // layout.cpp: validates the create-info against the device limits and
+    // plans grids, pyramids and buffer sizes. Pure (no Vulkan calls).
+    Status planLayout(const DeviceLimits& limits, const std::string& deviceName);
+    // isosurface.cpp
+    Status createBuffers();
+    Status createPipelines();
+    Status makePipeline(ComputePipeline& out, std::span<const uint32_t> spirv, const char* what, uint32_t bindings);
+    // This frame's push constants (iso value, time, items, frame and ring slot).
+    gpu::IsoPush push() const;
+    // The first pass of every frame calls it: the one place the frame counter advances.
+    void beginFrame(const PassContext& ctx);
+
+    // Stages: pipelines at creation, passes in addPasses().
+    Status createMetaballsPipelines();
+    void addMetaballsPasses(RenderGraph& graph, const IsoRefs& refs);
+    Status createSplatPipelines();
+    void addSplatPasses(RenderGraph& graph, const IsoRefs& refs);
+    Status createGatherPipelines();
+    void addGatherPasses(RenderGraph& graph, const IsoRefs& refs);
+    Status createVolumePipelines();
+    void addVolumePasses(RenderGraph& graph, const IsoRefs& refs);
+    Status createUserPipelines();
+    void addUserPasses(RenderGraph& graph, const IsoRefs& refs);
+    Status createPyramidPipelines();
+    void addClassifyPass(RenderGraph& graph, const IsoRefs& refs);
+    // Build passes "<prefix><level>" over `levelsBuf` from level `first` up
+    // (cell pyramid, occupancy tree, edge pyramid, particle bins).
+    void addPyramidBuild(RenderGraph& graph, const std::string& prefix, BufferRef layout, BufferRef levelsBuf,
+                         const gpu::IsoGrid& g, uint32_t first);
+    Status createArgsPipelines();
+    void addArgsPass(RenderGraph& graph, const IsoRefs& refs);
+    Status createExtractPipelines();
+    void addExtractPasses(RenderGraph& graph, const IsoRefs& refs);
+    Status createIndexedPipelines();
+    void addIndexedEdgePasses(RenderGraph& graph, IsoRefs& refs); // before args: edge pyramid
+    BufferRef addIndexedPasses(RenderGraph& graph, const IsoRefs& refs); // after args: vertices, indices
+    Status createScanPipelines();
+    void addScanPasses(RenderGraph& graph, const IsoRefs& refs);
+};
+
+} // namespace pyramarch::iso

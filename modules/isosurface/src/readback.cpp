@@ -1,0 +1,176 @@
+// Read-back: the stats ring (never waits) and the tool/test read-backs
+// (submit and wait on the device queue).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "iso_impl.h"
+#include "pyramarch/engine/transfer.h"
+#include "pyramarch/isosurface/testing.h"
+
+namespace pyramarch::iso {
+
+namespace {
+uint32_t withHeadroom(uint32_t needed, float headroom) {
+    // Whole triangles, rounded up so that the suggestion always holds `needed`.
+    const double want = std::ceil(double(needed) * std::max(1.0f, std::isfinite(headroom) ? headroom : 1.0f) / 3.0) * 3.0;
+    return uint32_t(std::min(want, double(0xFFFFFFFFu / 3u * 3u)));
+}
+} // namespace
+
+uint32_t suggestCapacity(const IsoStats& stats, float headroom) { return withHeadroom(stats.verticesNeeded, headroom); }
+uint32_t suggestIndexCapacity(const IsoStats& stats, float headroom) { return withHeadroom(stats.indicesNeeded, headroom); }
+
+std::optional<IsoTimings> IsoSurface::latestTimings() const {
+    const Impl& m = *impl_;
+    if (!m.timingGraph || !m.graphFrameKnown) return std::nullopt;
+    std::optional<IsoTimings> t = m.timingGraph->latestTimingsOf(m.info.name + ".");
+    if (!t || t->frame < m.graphFrameOffset) return std::nullopt;
+    t->frame -= m.graphFrameOffset; // graph frames -> the surface's frames
+    return t;
+}
+
+std::optional<IsoStats> IsoSurface::latestStats() const {
+    const Impl& m = *impl_;
+    if (frame_ < uint64_t(m.info.framesInFlight) + 1) return std::nullopt;
+    return statsOfFrame(frame_ - 1 - m.info.framesInFlight);
+}
+
+std::optional<IsoStats> IsoSurface::statsOfFrame(uint64_t frame) const {
+    const Impl& m = *impl_;
+    if (frame >= frame_) return std::nullopt;
+    m.stats.invalidate();
+    gpu::IsoStatsGpu s;
+    std::memcpy(&s, static_cast<const uint8_t*>(m.stats.mapped()) + sizeof(s) * (frame % m.ring), sizeof(s));
+    if (!s.valid || s.frame != uint32_t(frame)) return std::nullopt;
+    IsoStats out;
+    out.frame = frame;
+    out.verticesNeeded = s.verticesNeeded;
+    out.verticesWritten = s.verticesWritten;
+    out.activeCells = s.activeCells;
+    out.overflow = s.overflow != 0;
+    out.indicesNeeded = s.indicesNeeded;
+    out.indicesWritten = s.indicesWritten;
+    return out;
+}
+
+Result<Mesh> IsoSurface::readMesh(bool weld) {
+    auto verts = readVertices();
+    if (!verts) return verts.status();
+    Mesh mesh;
+    const std::vector<IsoVertexData>& v = verts.value();
+    mesh.positions.resize(v.size());
+    mesh.normals.resize(v.size());
+    for (size_t i = 0; i < v.size(); ++i) {
+        mesh.positions[i] = {v[i].position[0], v[i].position[1], v[i].position[2]};
+        mesh.normals[i] = {v[i].normal[0], v[i].normal[1], v[i].normal[2]};
+    }
+    if (impl_->indexed) {
+        PYRAMARCH_TRY_ASSIGN(mesh.indices, readIndices());
+    } else {
+        mesh.indices.resize(v.size() / 3 * 3);
+        for (uint32_t i = 0; i < mesh.indices.size(); ++i) mesh.indices[i] = i;
+    }
+    if (weld) return weldMesh(mesh);
+    return mesh;
+}
+
+Result<std::vector<IsoVertexData>> IsoSurface::readVertices() {
+    Impl& m = *impl_;
+    auto args = readBufferAs<gpu::IsoArgs>(*m.device, m.args, 1);
+    if (!args) return args.status().withContext("isosurface '" + m.info.name + "': reading draw args: ");
+    const uint32_t count = std::min(args.value()[0].verticesWritten, m.grid.vertexCapacity);
+    std::vector<IsoVertexData> out(count);
+    if (count) {
+        Status s = readBuffer(*m.device, m.vertices, out.data(), VkDeviceSize(count) * sizeof(IsoVertexData));
+        if (!s) return s.withContext("isosurface '" + m.info.name + "': reading vertices: ");
+    }
+    return out;
+}
+
+Result<std::vector<uint32_t>> IsoSurface::readIndices() {
+    Impl& m = *impl_;
+    PYRAMARCH_ASSERT(m.indexed, "readIndices on a surface without indexed output");
+    auto args = readBufferAs<gpu::IsoArgs>(*m.device, m.args, 1);
+    if (!args) return args.status().withContext("isosurface '" + m.info.name + "': reading draw args: ");
+    const uint32_t count = std::min(args.value()[0].indexCount, m.grid.indexCapacity);
+    std::vector<uint32_t> out(count);
+    if (count) {
+        Status s = readBuffer(*m.device, m.indices, out.data(), VkDeviceSize(count) * 4);
+        if (!s) return s.withContext("isosurface '" + m.info.name + "': reading indices: ");
+    }
+    return out;
+}
+
+Result<std::vector<float>> IsoSurface::readField() {
+    Impl& m = *impl_;
+    auto f = readBufferAs<float>(*m.device, m.field, m.grid.samples.w);
+    if (!f) return f.status().withContext("isosurface '" + m.info.name + "': reading field: ");
+    return f;
+}
+
+Result<std::vector<std::vector<uint32_t>>> IsoSurface::readPyramid() {
+    Impl& m = *impl_;
+    const uint32_t top = m.grid.levelCount - 1;
+    const uint64_t total = uint64_t(m.grid.levelOffset[top]) + 1;
+    auto all = readBufferAs<uint32_t>(*m.device, m.pyramid, total);
+    if (!all) return all.status().withContext("isosurface '" + m.info.name + "': reading pyramid: ");
+    std::vector<std::vector<uint32_t>> levels(m.grid.levelCount);
+    for (uint32_t l = 0; l < m.grid.levelCount; ++l)
+        levels[l].assign(all.value().begin() + m.grid.levelOffset[l], all.value().begin() + m.grid.levelOffset[l] + m.grid.levelSize[l]);
+    return levels;
+}
+
+Result<std::vector<uint32_t>> IsoSurface::readActiveCells() {
+    Impl& m = *impl_;
+    PYRAMARCH_ASSERT(m.scan, "IsoSurface::readActiveCells needs ExtractionMethod::Scan");
+    // The list's length is the occupancy total; the stats ring may lag, so
+    // read it from the tree's top (or the single cell when there is no tree).
+    const uint32_t top = m.grid.levelCount - 1;
+    uint32_t count = 0;
+    if (top == 0) {
+        auto base = readBufferAs<uint32_t>(*m.device, m.pyramid, 1);
+        if (!base) return base.status().withContext("isosurface '" + m.info.name + "': reading pyramid: ");
+        count = (base.value()[0] & gpu::kIsoCountMask) != 0 ? 1u : 0u;
+    } else {
+        auto occ = readBufferAs<uint32_t>(*m.device, m.occupancy, uint64_t(m.occGrid.levelOffset[top]) + 1);
+        if (!occ) return occ.status().withContext("isosurface '" + m.info.name + "': reading occupancy: ");
+        count = occ.value()[m.occGrid.levelOffset[top]];
+    }
+    count = std::min(count, m.grid.cells.w);
+    std::vector<uint32_t> out(count);
+    if (count) {
+        Status s = readBuffer(*m.device, m.active, out.data(), VkDeviceSize(count) * 4);
+        if (!s) return s.withContext("isosurface '" + m.info.name + "': reading active cells: ");
+    }
+    return out;
+}
+
+Result<std::vector<uint32_t>> IsoSurface::readDrawArgs() {
+    Impl& m = *impl_;
+    auto a = readBufferAs<uint32_t>(*m.device, m.args, sizeof(gpu::IsoArgs) / 4);
+    if (!a) return a.status().withContext("isosurface '" + m.info.name + "': reading args: ");
+    return a;
+}
+
+struct TestingAccess {
+    static Result<std::unique_ptr<IsoSurface>> create(Device& device, const IsoSurfaceCreateInfo& info, uint32_t maxGroupsX) {
+        return IsoSurface::create(device, info, maxGroupsX);
+    }
+    static uint32_t maxGroupsX(const IsoSurface& s) { return s.impl_->grid.maxGroupsX; }
+    static Result<std::vector<std::vector<uint32_t>>> readPyramid(IsoSurface& s) { return s.readPyramid(); }
+    static Result<std::vector<uint32_t>> readDrawArgs(IsoSurface& s) { return s.readDrawArgs(); }
+    static Result<std::vector<uint32_t>> readActiveCells(IsoSurface& s) { return s.readActiveCells(); }
+};
+
+namespace testing {
+Result<std::unique_ptr<IsoSurface>> create(Device& device, const IsoSurfaceCreateInfo& info, const Knobs& knobs) {
+    return TestingAccess::create(device, info, knobs.maxGroupsX);
+}
+uint32_t maxGroupsX(const IsoSurface& surface) { return TestingAccess::maxGroupsX(surface); }
+Result<std::vector<std::vector<uint32_t>>> readPyramid(IsoSurface& surface) { return TestingAccess::readPyramid(surface); }
+Result<std::vector<uint32_t>> readDrawArgs(IsoSurface& surface) { return TestingAccess::readDrawArgs(surface); }
+Result<std::vector<uint32_t>> readActiveCells(IsoSurface& surface) { return TestingAccess::readActiveCells(surface); }
+} // namespace testing
+
+} // namespace pyramarch::iso
