@@ -438,7 +438,13 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
         if (!hasExtension(deviceExts, e)) return Status::error(std::string("device extension ") + e + " is not available");
     const bool conservative = hasExtension(deviceExts, VK_EXT_CONSERVATIVE_RASTERIZATION_EXTENSION_NAME);
     if (conservative) devExtensions.push_back(VK_EXT_CONSERVATIVE_RASTERIZATION_EXTENSION_NAME);
-    const bool pushDescriptors = info.pushDescriptors && hasExtension(deviceExts, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+    // GPU-assisted validation in the layer Debian 12 ships (1.3.239) does not
+    // track vkCmdPushDescriptorSetKHR: every pushed descriptor reads as
+    // "uninitialized" and the instrumented shaders see no buffer
+    // (KhronosGroup/Vulkan-ValidationLayers#5321, fixed in 1.3.250). Under
+    // GPU-AV the graph therefore binds its own descriptor sets.
+    const bool pushDescriptors =
+        info.pushDescriptors && !gpuAv && hasExtension(deviceExts, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
     if (pushDescriptors && std::none_of(devExtensions.begin(), devExtensions.end(),
                      [](const char* e) { return std::strcmp(e, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME) == 0; }))
         devExtensions.push_back(VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
