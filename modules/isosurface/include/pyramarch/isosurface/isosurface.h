@@ -50,7 +50,7 @@ enum class NormalMode { Forward, Central, Sobel };
 enum class ExtractionMethod {
     // One thread per output vertex walks the pyramid top-down (default).
     HistoPyramid,
-    // Baseline of seed 003: exclusive scans of cell occupancy and of vertex
+    // Baseline of the CUDA marchingCubes sample (docs/algorithms.md): exclusive scans of cell occupancy and of vertex
     // counts (down-sweeps over 4-ary trees), compaction of the active cells,
     // then one thread per active cell (indirect dispatch) writes its
     // vertices at its offset. Same output; kept to measure against.
@@ -109,9 +109,10 @@ struct IsoSurfaceCreateInfo {
     uint32_t vertexCapacity = 0;
     NormalMode normals = NormalMode::Central;
     ExtractionMethod method = ExtractionMethod::HistoPyramid;
-    // Optional. Shared vertices + a uint32 index buffer (seed 000's idea):
-    // every sample owns its +x/+y/+z edges; a second pyramid over samples
-    // enumerates cut edges (one vertex each), and indices are written in the
+    // Optional. Shared vertices + a uint32 index buffer (the edge pyramid of
+    // the WebGL point-cloud MC posts, docs/algorithms.md): every sample owns
+    // its +x/+y/+z edges; a second pyramid over samples enumerates cut edges
+    // (one vertex each), and indices are written in the
     // same key order as the non-indexed vertices. vertexCapacity then counts
     // unique vertices; indices are written only when all vertices fit.
     // Needs ExtractionMethod::HistoPyramid.

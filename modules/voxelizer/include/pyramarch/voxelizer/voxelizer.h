@@ -3,7 +3,7 @@
 // voxel octree built top-down with indirect compute launches, plus an
 // optional dense float grid. Everything is recorded once; the host never
 // reads a count back. Algorithm: Crassin & Green, "Octree-Based Sparse
-// Voxelization Using the GPU Hardware Rasterizer" (seed 004).
+// Voxelization Using the GPU Hardware Rasterizer" (Crassin & Green 2012, docs/algorithms.md).
 //
 // Frame:
 //     voxelizer->setMesh(mesh, grid);    // host side: validate + stage (dynamic meshes: every frame)
@@ -57,7 +57,7 @@ enum class ColorMerge {
     // Per-channel integer sums resolved to the rounded mean by the first
     // mipmap launch: exact and independent of fragment order (default).
     ExactMean,
-    // Seed 004's RGBA8 moving average by compare-and-swap (listing 22.2):
+    // Crassin & Green's RGBA8 moving average by compare-and-swap (listing 22.2):
     // one 32-bit word per leaf while merging, but it rounds at every merge and
     // its result depends on the order fragments arrive in (drift up to
     // (n+1)/4 per channel for n fragments).
@@ -82,7 +82,7 @@ struct VoxelizerCreateInfo {
     ConservativeMethod method = ConservativeMethod::Auto;
     // The flag and leaf launches continue from each fragment's node of the
     // previous level (4 bytes per fragment of extra memory) instead of
-    // descending from the root every level as in seed 004; same tree, less
+    // descending from the root every level as in Crassin & Green 2012; same tree, less
     // traversal (`pyramarch bench --octree-build both` measures the difference).
     bool fragmentCursors = true;
     // How fragments of one leaf merge their colours (see ColorMerge).
