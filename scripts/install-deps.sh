@@ -9,6 +9,7 @@ packages=(
   libgtest-dev googletest libbenchmark-dev
   libstb-dev libimgui-dev libtinyobjloader-dev libcli11-dev xvfb xauth
   clang  # libFuzzer targets (tests/fuzz/run_fuzzers.sh)
+  clang-format  # scripts/check-format.sh (Debian 12: clang-format 14)
 )
 # Debian 12 ships libFuzzer's runtime in its own package; elsewhere it comes with clang.
 if apt-cache show libclang-rt-dev >/dev/null 2>&1; then packages+=(libclang-rt-dev); fi

@@ -10,10 +10,13 @@
 # tests run on the default Vulkan device (Mesa lavapipe without a GPU) with
 # validation and synchronization validation on. Both builds configure with
 # PYRAMARCH_REQUIRE_ALL_TESTS=ON: a configuration that would drop a suite
-# fails instead of passing with fewer tests.
+# fails instead of passing with fewer tests. First of all, the C++ files
+# touched since the tree was formatted must match .clang-format
+# (scripts/check-format.sh; seconds).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 "$here/install-deps.sh"
+"$here/check-format.sh"
 source "$here/env.sh"
 pyramarch_build -DPYRAMARCH_REQUIRE_ALL_TESTS=ON
 (cd "$PYRAMARCH_BUILD" && ctest --output-on-failure --timeout 1500 "$@")
