@@ -97,7 +97,8 @@ VKAPI_ATTR VkBool32 VKAPI_CALL debugCallback(VkDebugUtilsMessageSeverityFlagBits
 }
 
 bool hasExtension(const std::vector<VkExtensionProperties>& exts, const char* name) {
-    return std::any_of(exts.begin(), exts.end(), [&](const VkExtensionProperties& e) { return std::strcmp(e.extensionName, name) == 0; });
+    return std::any_of(exts.begin(), exts.end(),
+                       [&](const VkExtensionProperties& e) { return std::strcmp(e.extensionName, name) == 0; });
 }
 
 int typeRank(VkPhysicalDeviceType t) {
@@ -169,8 +170,8 @@ void fillLimits(const InstanceFunctions& vki, VkPhysicalDevice pd, uint32_t fami
 }
 
 // Records what the device runs with; the same for created and adopted devices.
-void fillEnabledFeatures(DeviceLimits& L, const VkPhysicalDeviceFeatures& f, bool conservative, bool storage8, bool storage16,
-                         bool subgroupSizeControl, bool debugUtils) {
+void fillEnabledFeatures(DeviceLimits& L, const VkPhysicalDeviceFeatures& f, bool conservative, bool storage8,
+                         bool storage16, bool subgroupSizeControl, bool debugUtils) {
     L.geometryShader = f.geometryShader;
     L.fillModeNonSolid = f.fillModeNonSolid;
     L.conservativeRasterization = conservative;
@@ -220,8 +221,9 @@ bool gpuAssistedRequested(bool fromInfo) {
 
 } // namespace
 
-Device::Device() : table_(std::make_unique<VolkDeviceTable>()), instanceFunctions_(std::make_unique<InstanceFunctions>()),
-                   impl_(std::make_unique<Impl>()) {}
+Device::Device()
+    : table_(std::make_unique<VolkDeviceTable>()), instanceFunctions_(std::make_unique<InstanceFunctions>()),
+      impl_(std::make_unique<Impl>()) {}
 
 Device::~Device() {
     if (device_ && table_->vkDeviceWaitIdle && !adopted_) table_->vkDeviceWaitIdle(device_);
@@ -279,9 +281,10 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
     InstanceFunctions& vki = *dev->instanceFunctions_;
 
     // Instance.
-    auto enumerateInstanceExtensions =
-        reinterpret_cast<PFN_vkEnumerateInstanceExtensionProperties>(gipa(nullptr, "vkEnumerateInstanceExtensionProperties"));
-    auto enumerateLayers = reinterpret_cast<PFN_vkEnumerateInstanceLayerProperties>(gipa(nullptr, "vkEnumerateInstanceLayerProperties"));
+    auto enumerateInstanceExtensions = reinterpret_cast<PFN_vkEnumerateInstanceExtensionProperties>(
+        gipa(nullptr, "vkEnumerateInstanceExtensionProperties"));
+    auto enumerateLayers =
+        reinterpret_cast<PFN_vkEnumerateInstanceLayerProperties>(gipa(nullptr, "vkEnumerateInstanceLayerProperties"));
     auto createInstance = reinterpret_cast<PFN_vkCreateInstance>(gipa(nullptr, "vkCreateInstance"));
     uint32_t n = 0;
     enumerateInstanceExtensions(nullptr, &n, nullptr);
@@ -290,7 +293,8 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
 
     std::vector<const char*> extensions = info.instanceExtensions;
     for (const char* e : extensions)
-        if (!hasExtension(instanceExts, e)) return Status::error(std::string("instance extension ") + e + " is not available");
+        if (!hasExtension(instanceExts, e))
+            return Status::error(std::string("instance extension ") + e + " is not available");
     const bool debugUtils = hasExtension(instanceExts, VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
     if (debugUtils) extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
 
@@ -303,7 +307,8 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
             return std::strcmp(l.layerName, "VK_LAYER_KHRONOS_validation") == 0;
         });
         if (!found)
-            return Status::error("validation requested but VK_LAYER_KHRONOS_validation is not installed (Debian: vulkan-validationlayers)",
+            return Status::error("validation requested but VK_LAYER_KHRONOS_validation is not installed (Debian: "
+                                 "vulkan-validationlayers)",
                                  VK_ERROR_LAYER_NOT_PRESENT);
         if (!debugUtils) return Status::error("validation requested but VK_EXT_debug_utils is not available");
         layers.push_back("VK_LAYER_KHRONOS_validation");
@@ -323,8 +328,10 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
     features.enabledValidationFeatureCount = gpuAv ? 2 : 1;
     features.pEnabledValidationFeatures = enables;
     VkDebugUtilsMessengerCreateInfoEXT messengerInfo{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
-    messengerInfo.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
-    messengerInfo.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+    messengerInfo.messageSeverity =
+        VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+    messengerInfo.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
+                                VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
                                 VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
     messengerInfo.pfnUserCallback = debugCallback;
     messengerInfo.pUserData = dev->impl_.get();
@@ -364,10 +371,13 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
             VkPhysicalDeviceProperties p;
             vki.getPhysicalDeviceProperties(pds[i], &p);
             candidates += "\n  " + std::to_string(i) + ": " + p.deviceName;
-            if (chosen < 0 && (numeric ? index == static_cast<long>(i) : std::strstr(p.deviceName, preferred.c_str()) != nullptr))
+            if (chosen < 0 &&
+                (numeric ? index == static_cast<long>(i) : std::strstr(p.deviceName, preferred.c_str()) != nullptr))
                 chosen = static_cast<int>(i);
         }
-        if (chosen < 0) return Status::error("PYRAMARCH_DEVICE / preferredDevice '" + preferred + "' matches no device; devices:" + candidates);
+        if (chosen < 0)
+            return Status::error("PYRAMARCH_DEVICE / preferredDevice '" + preferred +
+                                 "' matches no device; devices:" + candidates);
     } else {
         int bestRank = -1;
         for (uint32_t i = 0; i < n; ++i) {
@@ -387,7 +397,8 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
         VkPhysicalDeviceProperties p;
         vki.getPhysicalDeviceProperties(pd, &p);
         if (p.apiVersion < VK_API_VERSION_1_3)
-            return Status::error(std::string("device ") + p.deviceName + " supports only Vulkan " + std::to_string(VK_API_VERSION_MAJOR(p.apiVersion)) + "." +
+            return Status::error(std::string("device ") + p.deviceName + " supports only Vulkan " +
+                                 std::to_string(VK_API_VERSION_MAJOR(p.apiVersion)) + "." +
                                  std::to_string(VK_API_VERSION_MINOR(p.apiVersion)) + "; pyramarch needs 1.3");
     }
     int family = findUniversalFamily(vki, pd);
@@ -398,12 +409,15 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
     SupportedFeatures have;
     have.chain();
     vki.getPhysicalDeviceFeatures2(pd, &have.core);
-    std::string missing = requirementErrors(have.core.features, have.v13.synchronization2, have.v13.dynamicRendering, info.requirements);
-    if (!missing.empty()) return Status::error("device lacks required features: " + missing, VK_ERROR_FEATURE_NOT_PRESENT);
+    std::string missing =
+        requirementErrors(have.core.features, have.v13.synchronization2, have.v13.dynamicRendering, info.requirements);
+    if (!missing.empty())
+        return Status::error("device lacks required features: " + missing, VK_ERROR_FEATURE_NOT_PRESENT);
     if (gpuAv && !(have.core.features.fragmentStoresAndAtomics && have.core.features.vertexPipelineStoresAndAtomics))
-        return Status::error("GPU-assisted validation (PYRAMARCH_GPU_AV / gpuAssistedValidation) needs fragmentStoresAndAtomics and "
-                             "vertexPipelineStoresAndAtomics, which this device lacks",
-                             VK_ERROR_FEATURE_NOT_PRESENT);
+        return Status::error(
+            "GPU-assisted validation (PYRAMARCH_GPU_AV / gpuAssistedValidation) needs fragmentStoresAndAtomics and "
+            "vertexPipelineStoresAndAtomics, which this device lacks",
+            VK_ERROR_FEATURE_NOT_PRESENT);
 
     SupportedFeatures enable;
     enable.chain();
@@ -435,7 +449,8 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
     vki.enumerateDeviceExtensionProperties(pd, nullptr, &n, deviceExts.data());
     std::vector<const char*> devExtensions = info.deviceExtensions;
     for (const char* e : devExtensions)
-        if (!hasExtension(deviceExts, e)) return Status::error(std::string("device extension ") + e + " is not available");
+        if (!hasExtension(deviceExts, e))
+            return Status::error(std::string("device extension ") + e + " is not available");
     const bool conservative = hasExtension(deviceExts, VK_EXT_CONSERVATIVE_RASTERIZATION_EXTENSION_NAME);
     if (conservative) devExtensions.push_back(VK_EXT_CONSERVATIVE_RASTERIZATION_EXTENSION_NAME);
     // GPU-assisted validation in the layer Debian 12 ships (1.3.239) does not
@@ -445,8 +460,9 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
     // GPU-AV the graph therefore binds its own descriptor sets.
     const bool pushDescriptors =
         info.pushDescriptors && !gpuAv && hasExtension(deviceExts, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
-    if (pushDescriptors && std::none_of(devExtensions.begin(), devExtensions.end(),
-                     [](const char* e) { return std::strcmp(e, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME) == 0; }))
+    if (pushDescriptors && std::none_of(devExtensions.begin(), devExtensions.end(), [](const char* e) {
+            return std::strcmp(e, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME) == 0;
+        }))
         devExtensions.push_back(VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
 
     float priority = 1.0f;
@@ -467,8 +483,8 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
     fillLimits(vki, pd, dev->queueFamily_, dev->limits_, dev->properties_, dev->memoryProperties_, dev->driverInfo_);
     dev->name_ = dev->properties_.deviceName;
     dev->gpuAssistedValidation_ = gpuAv;
-    fillEnabledFeatures(dev->limits_, f, conservative, enable.v12.storageBuffer8BitAccess, enable.v11.storageBuffer16BitAccess,
-                        enable.v13.subgroupSizeControl, debugUtils);
+    fillEnabledFeatures(dev->limits_, f, conservative, enable.v12.storageBuffer8BitAccess,
+                        enable.v11.storageBuffer16BitAccess, enable.v13.subgroupSizeControl, debugUtils);
     setPushDescriptors(vki, pd, dev->limits_, pushDescriptors);
     dev->allocator_ = std::make_unique<Allocator>(*dev);
     return dev;
@@ -492,25 +508,32 @@ Result<std::unique_ptr<Device>> Device::adopt(const AdoptInfo& info) {
     dev->queue_ = info.queue;
     InstanceFunctions& vki = *dev->instanceFunctions_;
     loadInstanceFunctions(vki, gipa, info.instance);
-    if (!vki.getPhysicalDeviceProperties2) return Status::error("adopted instance does not provide vkGetPhysicalDeviceProperties2 (Vulkan 1.1+ needed)");
+    if (!vki.getPhysicalDeviceProperties2)
+        return Status::error("adopted instance does not provide vkGetPhysicalDeviceProperties2 (Vulkan 1.1+ needed)");
     if (info.debugUtilsEnabled) loadDebugUtils(vki, info.instance);
 
     VkPhysicalDeviceProperties p;
     vki.getPhysicalDeviceProperties(info.physicalDevice, &p);
-    if (p.apiVersion < VK_API_VERSION_1_3) return Status::error(std::string("adopted device ") + p.deviceName + " is not Vulkan 1.3");
+    if (p.apiVersion < VK_API_VERSION_1_3)
+        return Status::error(std::string("adopted device ") + p.deviceName + " is not Vulkan 1.3");
     uint32_t n = 0;
     vki.getPhysicalDeviceQueueFamilyProperties(info.physicalDevice, &n, nullptr);
     if (info.queueFamilyIndex >= n)
-        return Status::error("AdoptInfo::queueFamilyIndex " + std::to_string(info.queueFamilyIndex) + " is out of range (device has " +
-                             std::to_string(n) + " families)");
-    std::string missing = requirementErrors(info.enabledFeatures, info.synchronization2Enabled, info.dynamicRenderingEnabled, info.requirements);
-    if (!missing.empty()) return Status::error("adopted device was created without required features: " + missing, VK_ERROR_FEATURE_NOT_PRESENT);
+        return Status::error("AdoptInfo::queueFamilyIndex " + std::to_string(info.queueFamilyIndex) +
+                             " is out of range (device has " + std::to_string(n) + " families)");
+    std::string missing = requirementErrors(info.enabledFeatures, info.synchronization2Enabled,
+                                            info.dynamicRenderingEnabled, info.requirements);
+    if (!missing.empty())
+        return Status::error("adopted device was created without required features: " + missing,
+                             VK_ERROR_FEATURE_NOT_PRESENT);
 
     loadDeviceTable(*dev->table_, gipa, info.instance, info.device);
-    fillLimits(vki, info.physicalDevice, info.queueFamilyIndex, dev->limits_, dev->properties_, dev->memoryProperties_, dev->driverInfo_);
+    fillLimits(vki, info.physicalDevice, info.queueFamilyIndex, dev->limits_, dev->properties_, dev->memoryProperties_,
+               dev->driverInfo_);
     dev->name_ = dev->properties_.deviceName;
-    fillEnabledFeatures(dev->limits_, info.enabledFeatures, info.conservativeRasterizationEnabled, info.storageBuffer8BitAccessEnabled,
-                        info.storageBuffer16BitAccessEnabled, false, info.debugUtilsEnabled && vki.cmdBeginDebugUtilsLabel);
+    fillEnabledFeatures(dev->limits_, info.enabledFeatures, info.conservativeRasterizationEnabled,
+                        info.storageBuffer8BitAccessEnabled, info.storageBuffer16BitAccessEnabled, false,
+                        info.debugUtilsEnabled && vki.cmdBeginDebugUtilsLabel);
     setPushDescriptors(vki, info.physicalDevice, dev->limits_,
                        info.pushDescriptorEnabled && dev->table_->vkCmdPushDescriptorSetKHR != nullptr);
     dev->allocator_ = std::make_unique<Allocator>(*dev);

@@ -24,7 +24,7 @@ struct Block {
     VkDeviceMemory memory = VK_NULL_HANDLE;
     VkDeviceSize size = 0;
     uint32_t memoryType = 0;
-    bool linear = true;    // buffers and images never share a block (bufferImageGranularity)
+    bool linear = true; // buffers and images never share a block (bufferImageGranularity)
     bool dedicated = false;
     void* mapped = nullptr;
     std::vector<FreeRange> free;
@@ -50,7 +50,8 @@ struct Block {
     }
 
     void release(VkDeviceSize offset, VkDeviceSize size) {
-        auto it = std::lower_bound(free.begin(), free.end(), offset, [](const FreeRange& r, VkDeviceSize o) { return r.offset < o; });
+        auto it = std::lower_bound(free.begin(), free.end(), offset,
+                                   [](const FreeRange& r, VkDeviceSize o) { return r.offset < o; });
         it = free.insert(it, FreeRange{offset, size});
         // Coalesce with neighbours so the block does not fragment into slivers.
         if (it + 1 != free.end() && it->offset + it->size == (it + 1)->offset) {
@@ -149,7 +150,8 @@ Result<Allocation> Allocator::allocate(const VkMemoryRequirements& req, MemoryUs
     uint32_t type = findMemoryType(req.memoryTypeBits, usage);
     if (type == UINT32_MAX) return Status::error("no memory type fits the request");
     const VolkDeviceTable& vk = device_.vk();
-    const bool hostVisible = device_.memoryProperties().memoryTypes[type].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
+    const bool hostVisible =
+        device_.memoryProperties().memoryTypes[type].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
     std::lock_guard lock(impl_->mutex);
     auto finish = [&](uint32_t blockIndex, VkDeviceSize offset) {
         Block& b = impl_->blocks[blockIndex];
@@ -181,7 +183,8 @@ Result<Allocation> Allocator::allocate(const VkMemoryRequirements& req, MemoryUs
             block.size = impl_->budget - impl_->blockBytes();
         else
             return Status::error("allocating " + std::to_string(req.size) + " bytes exceeds the allocator budget of " +
-                                     std::to_string(impl_->budget) + " bytes (" + std::to_string(impl_->blockBytes()) + " in use)",
+                                     std::to_string(impl_->budget) + " bytes (" + std::to_string(impl_->blockBytes()) +
+                                     " in use)",
                                  VK_ERROR_OUT_OF_DEVICE_MEMORY);
     }
     block.memoryType = type;
@@ -192,7 +195,8 @@ Result<Allocation> Allocator::allocate(const VkMemoryRequirements& req, MemoryUs
     mai.memoryTypeIndex = type;
     VkResult r = vk.vkAllocateMemory(device_.device(), &mai, nullptr, &block.memory);
     if (r != VK_SUCCESS)
-        return Status::error("vkAllocateMemory of " + std::to_string(block.size) + " bytes failed: " + vkResultName(r), r);
+        return Status::error("vkAllocateMemory of " + std::to_string(block.size) + " bytes failed: " + vkResultName(r),
+                             r);
     if (hostVisible) {
         r = vk.vkMapMemory(device_.device(), block.memory, 0, VK_WHOLE_SIZE, 0, &block.mapped);
         if (r != VK_SUCCESS) {
@@ -238,7 +242,8 @@ void Allocator::free(Allocation& a) {
 // Non-coherent memory needs explicit flush/invalidate of whole atoms.
 static bool mappedRange(const Device& device, const Allocation& a, VkMappedMemoryRange& range) {
     if (!a.mapped) return false;
-    if (device.memoryProperties().memoryTypes[a.memoryType].propertyFlags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) return false;
+    if (device.memoryProperties().memoryTypes[a.memoryType].propertyFlags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)
+        return false;
     range = {VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE};
     range.memory = a.memory;
     const VkDeviceSize atom = device.properties().limits.nonCoherentAtomSize;
@@ -260,8 +265,9 @@ void Allocator::invalidate(const Allocation& a) const {
 Result<Buffer> Allocator::createBuffer(const BufferCreateInfo& info) {
     if (info.size == 0) return Status::error(std::string("buffer '") + (info.name ? info.name : "") + "' has size 0");
     if (info.size > device_.limits().maxBufferSize)
-        return Status::error(std::string("buffer '") + (info.name ? info.name : "") + "' of " + std::to_string(info.size) +
-                             " bytes exceeds the device's maxBufferSize " + std::to_string(device_.limits().maxBufferSize),
+        return Status::error(std::string("buffer '") + (info.name ? info.name : "") + "' of " +
+                                 std::to_string(info.size) + " bytes exceeds the device's maxBufferSize " +
+                                 std::to_string(device_.limits().maxBufferSize),
                              VK_ERROR_OUT_OF_DEVICE_MEMORY);
     const VolkDeviceTable& vk = device_.vk();
     VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
@@ -271,13 +277,15 @@ Result<Buffer> Allocator::createBuffer(const BufferCreateInfo& info) {
     Buffer b;
     b.allocator_ = this;
     b.size_ = info.size;
-    PYRAMARCH_VK_TRY(vk.vkCreateBuffer(device_.device(), &bci, nullptr, &b.buffer_), std::string("vkCreateBuffer ") + (info.name ? info.name : ""));
+    PYRAMARCH_VK_TRY(vk.vkCreateBuffer(device_.device(), &bci, nullptr, &b.buffer_),
+                     std::string("vkCreateBuffer ") + (info.name ? info.name : ""));
     VkMemoryRequirements req;
     vk.vkGetBufferMemoryRequirements(device_.device(), b.buffer_, &req);
     auto a = allocate(req, info.memory, true);
     if (!a) return a.status().withContext(std::string("memory for buffer '") + (info.name ? info.name : "") + "': ");
     b.allocation_ = a.value();
-    PYRAMARCH_VK_TRY(vk.vkBindBufferMemory(device_.device(), b.buffer_, b.allocation_.memory, b.allocation_.offset), "vkBindBufferMemory");
+    PYRAMARCH_VK_TRY(vk.vkBindBufferMemory(device_.device(), b.buffer_, b.allocation_.memory, b.allocation_.offset),
+                     "vkBindBufferMemory");
     device_.setObjectName(VK_OBJECT_TYPE_BUFFER, reinterpret_cast<uint64_t>(b.buffer_), info.name);
     return b;
 }
@@ -316,16 +324,20 @@ Result<Image> Allocator::createImage(const ImageCreateInfo& info) {
     img.aspect_ = aspectOf(info.format);
     img.mipLevels_ = info.mipLevels;
     img.samples_ = info.samples;
-    PYRAMARCH_VK_TRY(vk.vkCreateImage(device_.device(), &ici, nullptr, &img.image_), std::string("vkCreateImage ") + (info.name ? info.name : ""));
+    PYRAMARCH_VK_TRY(vk.vkCreateImage(device_.device(), &ici, nullptr, &img.image_),
+                     std::string("vkCreateImage ") + (info.name ? info.name : ""));
     VkMemoryRequirements req;
     vk.vkGetImageMemoryRequirements(device_.device(), img.image_, &req);
     auto a = allocate(req, MemoryUsage::DeviceLocal, false);
     if (!a) return a.status().withContext(std::string("memory for image '") + (info.name ? info.name : "") + "': ");
     img.allocation_ = a.value();
-    PYRAMARCH_VK_TRY(vk.vkBindImageMemory(device_.device(), img.image_, img.allocation_.memory, img.allocation_.offset), "vkBindImageMemory");
+    PYRAMARCH_VK_TRY(vk.vkBindImageMemory(device_.device(), img.image_, img.allocation_.memory, img.allocation_.offset),
+                     "vkBindImageMemory");
     VkImageViewCreateInfo vci{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
     vci.image = img.image_;
-    vci.viewType = info.type == VK_IMAGE_TYPE_3D ? VK_IMAGE_VIEW_TYPE_3D : info.type == VK_IMAGE_TYPE_1D ? VK_IMAGE_VIEW_TYPE_1D : VK_IMAGE_VIEW_TYPE_2D;
+    vci.viewType = info.type == VK_IMAGE_TYPE_3D   ? VK_IMAGE_VIEW_TYPE_3D
+                   : info.type == VK_IMAGE_TYPE_1D ? VK_IMAGE_VIEW_TYPE_1D
+                                                   : VK_IMAGE_VIEW_TYPE_2D;
     vci.format = info.format;
     vci.subresourceRange = {img.aspect_, 0, info.mipLevels, 0, 1};
     PYRAMARCH_VK_TRY(vk.vkCreateImageView(device_.device(), &vci, nullptr, &img.view_), "vkCreateImageView");

@@ -14,7 +14,8 @@ Result<VkShaderModule> createModule(Device& device, std::span<const uint32_t> sp
     ci.codeSize = spirv.size_bytes();
     ci.pCode = spirv.data();
     VkShaderModule m = VK_NULL_HANDLE;
-    PYRAMARCH_VK_TRY(device.vk().vkCreateShaderModule(device.device(), &ci, nullptr, &m), std::string("vkCreateShaderModule ") + (name ? name : ""));
+    PYRAMARCH_VK_TRY(device.vk().vkCreateShaderModule(device.device(), &ci, nullptr, &m),
+                     std::string("vkCreateShaderModule ") + (name ? name : ""));
     return m;
 }
 
@@ -99,7 +100,8 @@ Result<ComputePipeline> ComputePipeline::create(Device& device, const ComputePip
     auto module = createModule(device, desc.spirv, desc.name);
     if (!module) return module.status();
     Specialization spec(desc.specialization);
-    VkPipelineShaderStageRequiredSubgroupSizeCreateInfo subgroup{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
+    VkPipelineShaderStageRequiredSubgroupSizeCreateInfo subgroup{
+        VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
     subgroup.requiredSubgroupSize = desc.requiredSubgroupSize;
     VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
     ci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
@@ -139,12 +141,15 @@ void Pipeline::destroy() {
 
 Result<GraphicsPipeline> GraphicsPipeline::create(Device& device, const GraphicsPipelineDesc& desc) {
     if (desc.conservativeOverestimate && !device.limits().conservativeRasterization)
-        return Status::error(std::string("pipeline '") + (desc.name ? desc.name : "") +
-                             "' wants conservative rasterization but the device lacks VK_EXT_conservative_rasterization");
+        return Status::error(
+            std::string("pipeline '") + (desc.name ? desc.name : "") +
+            "' wants conservative rasterization but the device lacks VK_EXT_conservative_rasterization");
     if (!desc.geometrySpirv.empty() && !device.limits().geometryShader)
-        return Status::error(std::string("pipeline '") + (desc.name ? desc.name : "") + "' needs geometry shaders, which the device lacks");
+        return Status::error(std::string("pipeline '") + (desc.name ? desc.name : "") +
+                             "' needs geometry shaders, which the device lacks");
     if (desc.polygonMode != VK_POLYGON_MODE_FILL && !device.limits().fillModeNonSolid)
-        return Status::error(std::string("pipeline '") + (desc.name ? desc.name : "") + "' needs fillModeNonSolid (wireframe), which the device lacks");
+        return Status::error(std::string("pipeline '") + (desc.name ? desc.name : "") +
+                             "' needs fillModeNonSolid (wireframe), which the device lacks");
     GraphicsPipeline out;
     out.device_ = &device;
     PipelineLayoutDesc layoutDesc = desc.layout;
@@ -251,7 +256,8 @@ Result<GraphicsPipeline> GraphicsPipeline::create(Device& device, const Graphics
     ci.pColorBlendState = &cb;
     ci.pDynamicState = &dyn;
     ci.layout = out.layout_.layout();
-    VkResult r = device.vk().vkCreateGraphicsPipelines(device.device(), VK_NULL_HANDLE, 1, &ci, nullptr, &out.pipeline_);
+    VkResult r =
+        device.vk().vkCreateGraphicsPipelines(device.device(), VK_NULL_HANDLE, 1, &ci, nullptr, &out.pipeline_);
     cleanupModules();
     if (r != VK_SUCCESS) return vkStatus(r, std::string("vkCreateGraphicsPipelines ") + (desc.name ? desc.name : ""));
     device.setObjectName(VK_OBJECT_TYPE_PIPELINE, reinterpret_cast<uint64_t>(out.pipeline_), desc.name);
@@ -260,7 +266,8 @@ Result<GraphicsPipeline> GraphicsPipeline::create(Device& device, const Graphics
 
 // ---- DescriptorPool ----
 
-Result<DescriptorPool> DescriptorPool::create(Device& device, uint32_t maxSets, uint32_t maxDescriptorsPerType, const char* name) {
+Result<DescriptorPool> DescriptorPool::create(Device& device, uint32_t maxSets, uint32_t maxDescriptorsPerType,
+                                              const char* name) {
     DescriptorPool out;
     out.device_ = &device;
     VkDescriptorPoolSize sizes[] = {
@@ -279,14 +286,17 @@ Result<DescriptorPool> DescriptorPool::create(Device& device, uint32_t maxSets, 
     return out;
 }
 
-Result<VkDescriptorSet> DescriptorPool::allocate(const PipelineLayout& layout, std::span<const DescriptorBinding> bindings) {
+Result<VkDescriptorSet> DescriptorPool::allocate(const PipelineLayout& layout,
+                                                 std::span<const DescriptorBinding> bindings) {
     const auto& types = layout.desc().bindings;
     if (layout.usesPushDescriptors())
-        return Status::error(ErrorCode::InvalidArgument,
-                             "descriptor set requested for a push-descriptor layout (declare the bindings on a render-graph "
-                             "pass, or create the layout with PipelineLayoutDesc::pushDescriptors = false)");
+        return Status::error(
+            ErrorCode::InvalidArgument,
+            "descriptor set requested for a push-descriptor layout (declare the bindings on a render-graph "
+            "pass, or create the layout with PipelineLayoutDesc::pushDescriptors = false)");
     if (bindings.size() != types.size())
-        return Status::error("descriptor set needs " + std::to_string(types.size()) + " bindings, got " + std::to_string(bindings.size()));
+        return Status::error("descriptor set needs " + std::to_string(types.size()) + " bindings, got " +
+                             std::to_string(bindings.size()));
     VkDescriptorSetLayout setLayout = layout.setLayout();
     VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
     ai.descriptorPool = pool_;
@@ -313,7 +323,8 @@ Result<VkDescriptorSet> DescriptorPool::allocate(const PipelineLayout& layout, s
         }
         writes.push_back(w);
     }
-    device_->vk().vkUpdateDescriptorSets(device_->device(), static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
+    device_->vk().vkUpdateDescriptorSets(device_->device(), static_cast<uint32_t>(writes.size()), writes.data(), 0,
+                                         nullptr);
     return set;
 }
 

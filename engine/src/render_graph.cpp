@@ -59,7 +59,8 @@ VkDeviceSize PassContext::bufferSize(BufferRef ref) const { return graph->buffer
 VkImage PassContext::image(ImageRef ref) const { return graph->image(ref); }
 VkImageView PassContext::imageView(ImageRef ref) const { return graph->imageView(ref); }
 void PassContext::pushConstants(const void* data, uint32_t bytes, uint32_t offset) const {
-    PYRAMARCH_ASSERT(pipelineLayout != VK_NULL_HANDLE, "PassContext::pushConstants in a pass that declared no pipeline");
+    PYRAMARCH_ASSERT(pipelineLayout != VK_NULL_HANDLE,
+                     "PassContext::pushConstants in a pass that declared no pipeline");
     vk->vkCmdPushConstants(cmd, pipelineLayout, pushConstantStages, offset, bytes, data);
 }
 void PassContext::dispatch(uint32_t x, uint32_t y, uint32_t z) const { vk->vkCmdDispatch(cmd, x, y, z); }
@@ -113,8 +114,8 @@ ImageRef RenderGraph::createImage(const std::string& name, const GraphImageDesc&
     return ImageRef{static_cast<uint32_t>(impl_->images.size() - 1)};
 }
 
-BufferRef RenderGraph::importBuffer(const std::string& name, VkBuffer buffer, VkDeviceSize size, ExternalUse before, ExternalUse after,
-                                    bool readOnly) {
+BufferRef RenderGraph::importBuffer(const std::string& name, VkBuffer buffer, VkDeviceSize size, ExternalUse before,
+                                    ExternalUse after, bool readOnly) {
     if (nameTaken(*impl_, name)) impl_->declarationErrors.push_back("resource name '" + name + "' is used twice");
     GraphResource r;
     r.name = name;
@@ -130,12 +131,13 @@ BufferRef RenderGraph::importBuffer(const std::string& name, VkBuffer buffer, Vk
     return BufferRef{static_cast<uint32_t>(impl_->buffers.size() - 1)};
 }
 
-BufferRef RenderGraph::importBuffer(const std::string& name, const Buffer& buffer, ExternalUse before, ExternalUse after, bool readOnly) {
+BufferRef RenderGraph::importBuffer(const std::string& name, const Buffer& buffer, ExternalUse before,
+                                    ExternalUse after, bool readOnly) {
     return importBuffer(name, buffer.handle(), buffer.size(), before, after, readOnly);
 }
 
-ImageRef RenderGraph::importImage(const std::string& name, const ImportedImage& image, ExternalUse before, ExternalUse after,
-                                  bool readOnly) {
+ImageRef RenderGraph::importImage(const std::string& name, const ImportedImage& image, ExternalUse before,
+                                  ExternalUse after, bool readOnly) {
     if (nameTaken(*impl_, name)) impl_->declarationErrors.push_back("resource name '" + name + "' is used twice");
     GraphResource r;
     r.name = name;
@@ -151,8 +153,8 @@ ImageRef RenderGraph::importImage(const std::string& name, const ImportedImage& 
     return ImageRef{static_cast<uint32_t>(impl_->images.size() - 1)};
 }
 
-ImageRef RenderGraph::importImage(const std::string& name, const Image& image, VkImageLayout currentLayout, ExternalUse before,
-                                  ExternalUse after, bool readOnly) {
+ImageRef RenderGraph::importImage(const std::string& name, const Image& image, VkImageLayout currentLayout,
+                                  ExternalUse before, ExternalUse after, bool readOnly) {
     ImportedImage info;
     info.image = image.handle();
     info.view = image.view();
@@ -172,17 +174,18 @@ void RenderGraph::rebindImportedBuffer(BufferRef ref, VkBuffer buffer, VkDeviceS
     r.size = size;
 }
 
-void RenderGraph::rebindImportedImage(ImageRef ref, VkImage image, VkImageView view, VkImageLayout currentLayout, VkExtent3D extent,
-                                      bool hostTransitioned) {
+void RenderGraph::rebindImportedImage(ImageRef ref, VkImage image, VkImageView view, VkImageLayout currentLayout,
+                                      VkExtent3D extent, bool hostTransitioned) {
     GraphResource& r = impl_->images.at(ref.index);
     PYRAMARCH_ASSERT(r.imported, "rebindImportedImage on a graph-owned image");
     r.layoutMismatch.clear();
     if (impl_->options.checkImportedLayouts && !hostTransitioned && currentLayout != VK_IMAGE_LAYOUT_UNDEFINED) {
         for (const auto& [left, layout] : r.leftLayouts)
             if (left == image && layout != currentLayout)
-                r.layoutMismatch = "imported image '" + r.name + "' was rebound as being in " + layoutName(currentLayout) +
-                                   ", but this graph left it in " + layoutName(layout) +
-                                   " (pass UNDEFINED to discard its contents, or hostTransitioned = true if the host moved it)";
+                r.layoutMismatch =
+                    "imported image '" + r.name + "' was rebound as being in " + layoutName(currentLayout) +
+                    ", but this graph left it in " + layoutName(layout) +
+                    " (pass UNDEFINED to discard its contents, or hostTransitioned = true if the host moved it)";
     }
     r.importedImage.image = image;
     r.importedImage.view = view;
@@ -231,18 +234,21 @@ PassBuilder& PassBuilder::pipelineLayout(const PipelineLayoutDesc& layout) {
         graph_.impl_->declarationErrors.push_back("pass '" + pass.name + "' declares its pipeline twice");
     pass.hasLayout = true;
     pass.layoutBindings = layout.bindings;
-    pass.pushConstantStages = pass.kind == PassKind::Compute ? VkShaderStageFlags(VK_SHADER_STAGE_COMPUTE_BIT) : layout.stages;
+    pass.pushConstantStages =
+        pass.kind == PassKind::Compute ? VkShaderStageFlags(VK_SHADER_STAGE_COMPUTE_BIT) : layout.stages;
     return *this;
 }
 
-PassBuilder& PassBuilder::storage(uint32_t binding, BufferRef buffer, Access access, VkPipelineStageFlags2 stageOverride,
-                                  VkDeviceSize range) {
+PassBuilder& PassBuilder::storage(uint32_t binding, BufferRef buffer, Access access,
+                                  VkPipelineStageFlags2 stageOverride, VkDeviceSize range) {
     use(buffer, access, stageOverride);
-    graph_.impl_->passes[index_].bindings.push_back({binding, buffer.index, access, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, range});
+    graph_.impl_->passes[index_].bindings.push_back(
+        {binding, buffer.index, access, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, range});
     return *this;
 }
 
-PassBuilder& PassBuilder::uniform(uint32_t binding, BufferRef buffer, VkPipelineStageFlags2 stageOverride, VkDeviceSize range) {
+PassBuilder& PassBuilder::uniform(uint32_t binding, BufferRef buffer, VkPipelineStageFlags2 stageOverride,
+                                  VkDeviceSize range) {
     use(buffer, Access::UniformRead, stageOverride);
     graph_.impl_->passes[index_].bindings.push_back(
         {binding, buffer.index, Access::UniformRead, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, range});
@@ -252,7 +258,8 @@ PassBuilder& PassBuilder::uniform(uint32_t binding, BufferRef buffer, VkPipeline
 PassBuilder& PassBuilder::colorAttachment(ImageRef image, const AttachmentDesc& desc) {
     GraphPass& pass = graph_.impl_->passes[index_];
     if (pass.kind != PassKind::Graphics)
-        graph_.impl_->declarationErrors.push_back("pass '" + pass.name + "' has a colour attachment but is not a graphics pass");
+        graph_.impl_->declarationErrors.push_back("pass '" + pass.name +
+                                                  "' has a colour attachment but is not a graphics pass");
     use(image, Access::ColorAttachment);
     if (desc.resolveTarget.valid()) use(desc.resolveTarget, Access::ColorAttachment);
     pass.colors.push_back({image, desc});
@@ -262,7 +269,8 @@ PassBuilder& PassBuilder::colorAttachment(ImageRef image, const AttachmentDesc& 
 PassBuilder& PassBuilder::depthAttachment(ImageRef image, const AttachmentDesc& desc) {
     GraphPass& pass = graph_.impl_->passes[index_];
     if (pass.kind != PassKind::Graphics)
-        graph_.impl_->declarationErrors.push_back("pass '" + pass.name + "' has a depth attachment but is not a graphics pass");
+        graph_.impl_->declarationErrors.push_back("pass '" + pass.name +
+                                                  "' has a depth attachment but is not a graphics pass");
     use(image, desc.store || desc.load != LoadOp::Load ? Access::DepthAttachment : Access::DepthRead);
     pass.depth = PassAttachment{image, desc};
     return *this;
@@ -303,7 +311,9 @@ VkImageView RenderGraph::imageView(ImageRef ref) const {
     return r.imported ? r.importedImage.view : r.ownedImage.view();
 }
 const std::string& RenderGraph::passName(uint32_t pass) const { return impl_->passes.at(pass).name; }
-const std::string& RenderGraph::resourceName(bool isImage, uint32_t index) const { return impl_->resource(isImage, index).name; }
+const std::string& RenderGraph::resourceName(bool isImage, uint32_t index) const {
+    return impl_->resource(isImage, index).name;
+}
 size_t RenderGraph::passCount() const { return impl_->passes.size(); }
 
 // ---- Execute ----
@@ -313,11 +323,13 @@ static Status createResources(RenderGraph::Impl& g) {
     for (uint32_t r = 0; r < g.buffers.size(); ++r) {
         GraphResource& res = g.buffers[r];
         if (res.imported || res.ownedBuffer.valid()) continue;
-        VkBufferUsageFlags usage = res.bufferDesc.extraUsage | VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
+        VkBufferUsageFlags usage =
+            res.bufferDesc.extraUsage | VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
         for (const GraphPass& p : g.passes)
             for (const PassUse& u : p.uses)
                 if (!u.isImage && u.resource == r) usage |= bufferUsageFor(u.access);
-        auto b = device.allocator().createBuffer({res.bufferDesc.size, usage, MemoryUsage::DeviceLocal, res.name.c_str()});
+        auto b =
+            device.allocator().createBuffer({res.bufferDesc.size, usage, MemoryUsage::DeviceLocal, res.name.c_str()});
         if (!b) return b.status().withContext("render graph: creating buffer '" + res.name + "': ");
         res.ownedBuffer = std::move(b).value();
     }
@@ -361,7 +373,8 @@ static Status createResources(RenderGraph::Impl& g) {
         pci.poolSizeCount = n;
         pci.pPoolSizes = sizes;
         VkResult vr = device.vk().vkCreateDescriptorPool(device.device(), &pci, nullptr, &g.descriptorPool);
-        if (vr != VK_SUCCESS) return Status::error("render graph: vkCreateDescriptorPool failed: " + vkResultName(vr), vr);
+        if (vr != VK_SUCCESS)
+            return Status::error("render graph: vkCreateDescriptorPool failed: " + vkResultName(vr), vr);
         for (GraphPass& p : g.passes) {
             if (!p.pipeline || p.pushDescriptors || p.bindings.empty()) continue;
             std::vector<VkDescriptorSetLayout> layouts(g.options.timingFrames, p.setLayout);
@@ -398,12 +411,14 @@ static Status createResources(RenderGraph::Impl& g) {
 void RenderGraph::bindPipeline(GraphPass& pass, VkCommandBuffer cmd, uint32_t slot) {
     Impl& g = *impl_;
     const VolkDeviceTable& vk = g.device->vk();
-    const VkPipelineBindPoint point = pass.kind == PassKind::Graphics ? VK_PIPELINE_BIND_POINT_GRAPHICS : VK_PIPELINE_BIND_POINT_COMPUTE;
+    const VkPipelineBindPoint point =
+        pass.kind == PassKind::Graphics ? VK_PIPELINE_BIND_POINT_GRAPHICS : VK_PIPELINE_BIND_POINT_COMPUTE;
     vk.vkCmdBindPipeline(cmd, point, pass.pipeline);
     if (pass.bindings.empty()) return;
     PassSet* set = pass.pushDescriptors ? nullptr : &pass.sets[slot];
     bool stale = !set || set->written.size() != pass.bindings.size();
-    for (size_t i = 0; !stale && i < pass.bindings.size(); ++i) stale = set->written[i] != buffer(BufferRef{pass.bindings[i].buffer});
+    for (size_t i = 0; !stale && i < pass.bindings.size(); ++i)
+        stale = set->written[i] != buffer(BufferRef{pass.bindings[i].buffer});
     if (stale) {
         g.descriptorWrites.clear();
         g.descriptorInfos.resize(pass.bindings.size());
@@ -421,12 +436,12 @@ void RenderGraph::bindPipeline(GraphPass& pass, VkCommandBuffer cmd, uint32_t sl
             g.descriptorWrites.push_back(w);
         }
         if (!set) {
-            vk.vkCmdPushDescriptorSetKHR(cmd, point, pass.pipelineLayout, 0, static_cast<uint32_t>(g.descriptorWrites.size()),
-                                         g.descriptorWrites.data());
+            vk.vkCmdPushDescriptorSetKHR(cmd, point, pass.pipelineLayout, 0,
+                                         static_cast<uint32_t>(g.descriptorWrites.size()), g.descriptorWrites.data());
             return;
         }
-        vk.vkUpdateDescriptorSets(g.device->device(), static_cast<uint32_t>(g.descriptorWrites.size()), g.descriptorWrites.data(), 0,
-                                  nullptr);
+        vk.vkUpdateDescriptorSets(g.device->device(), static_cast<uint32_t>(g.descriptorWrites.size()),
+                                  g.descriptorWrites.data(), 0, nullptr);
         set->written.resize(pass.bindings.size());
         for (size_t i = 0; i < pass.bindings.size(); ++i) set->written[i] = g.descriptorInfos[i].buffer;
     }
@@ -521,8 +536,10 @@ Status RenderGraph::execute(VkCommandBuffer cmd) {
             vki.cmdBeginDebugUtilsLabel(cmd, &label);
         }
         if (g.queryPool)
-            vk.vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, g.queryPool, (slot * g.queryPassCount + sp.pass) * 2);
-        const bool rendering = pass.kind == PassKind::Graphics && (!pass.colors.empty() || pass.depth || pass.areaWidth);
+            vk.vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, g.queryPool,
+                                    (slot * g.queryPassCount + sp.pass) * 2);
+        const bool rendering =
+            pass.kind == PassKind::Graphics && (!pass.colors.empty() || pass.depth || pass.areaWidth);
         if (rendering) {
             uint32_t width = pass.areaWidth, height = pass.areaHeight;
             auto extentOf = [&](ImageRef ref) {
@@ -554,9 +571,11 @@ Status RenderGraph::execute(VkCommandBuffer cmd) {
             if (pass.depth) {
                 const bool writes = pass.depth->desc.store || pass.depth->desc.load != LoadOp::Load;
                 depth.imageView = imageView(pass.depth->image);
-                depth.imageLayout = writes ? VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL : VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL;
+                depth.imageLayout = writes ? VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL
+                                           : VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL;
                 depth.loadOp = loadOp(pass.depth->desc.load);
-                depth.storeOp = pass.depth->desc.store ? VK_ATTACHMENT_STORE_OP_STORE : VK_ATTACHMENT_STORE_OP_DONT_CARE;
+                depth.storeOp =
+                    pass.depth->desc.store ? VK_ATTACHMENT_STORE_OP_STORE : VK_ATTACHMENT_STORE_OP_DONT_CARE;
                 depth.clearValue = pass.depth->desc.clear;
             }
             VkRenderingInfo ri{VK_STRUCTURE_TYPE_RENDERING_INFO};
@@ -577,7 +596,8 @@ Status RenderGraph::execute(VkCommandBuffer cmd) {
         if (pass.record) pass.record(ctx);
         if (rendering) vk.vkCmdEndRendering(cmd);
         if (g.queryPool)
-            vk.vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, g.queryPool, (slot * g.queryPassCount + sp.pass) * 2 + 1);
+            vk.vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, g.queryPool,
+                                    (slot * g.queryPassCount + sp.pass) * 2 + 1);
         if (labels) vki.cmdEndDebugUtilsLabel(cmd);
     }
     emit(schedule_.exitBarriers);
@@ -585,7 +605,8 @@ Status RenderGraph::execute(VkCommandBuffer cmd) {
     // is where the next execute() finds them unless the host rebinds.
     for (const ScheduledPass& sp : schedule_.passes)
         for (const GraphBarrier& b : sp.barriers)
-            if (b.isImage && g.images[b.resource].imported) g.images[b.resource].importedImage.currentLayout = b.newLayout;
+            if (b.isImage && g.images[b.resource].imported)
+                g.images[b.resource].importedImage.currentLayout = b.newLayout;
     for (const GraphBarrier& b : schedule_.exitBarriers)
         if (b.isImage) g.images[b.resource].importedImage.currentLayout = b.newLayout;
     if (g.options.checkImportedLayouts) {
@@ -611,9 +632,10 @@ uint64_t RenderGraph::latestTimingsFrame() const {
         const uint64_t frame = frameIndex_ - back;
         const uint32_t slot = static_cast<uint32_t>(frame % g.options.timingFrames);
         if (g.slotFrame[slot] != frame) continue;
-        VkResult r = g.device->vk().vkGetQueryPoolResults(g.device->device(), g.queryPool, slot * g.queryPassCount * 2, g.queryPassCount * 2,
-                                                          results.size() * sizeof(uint64_t), results.data(), 2 * sizeof(uint64_t),
-                                                          VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+        VkResult r = g.device->vk().vkGetQueryPoolResults(
+            g.device->device(), g.queryPool, slot * g.queryPassCount * 2, g.queryPassCount * 2,
+            results.size() * sizeof(uint64_t), results.data(), 2 * sizeof(uint64_t),
+            VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
         if (r != VK_SUCCESS && r != VK_NOT_READY) continue;
         bool all = true;
         for (uint32_t q = 0; q < g.queryPassCount * 2; ++q) all = all && results[q * 2 + 1] != 0;
@@ -629,8 +651,9 @@ std::vector<PassTiming> RenderGraph::latestTimings(uint64_t* frameOut) const {
     if (frame == UINT64_MAX) return {};
     const uint32_t slot = static_cast<uint32_t>(frame % g.options.timingFrames);
     std::vector<uint64_t> results(g.queryPassCount * 2 * 2);
-    g.device->vk().vkGetQueryPoolResults(g.device->device(), g.queryPool, slot * g.queryPassCount * 2, g.queryPassCount * 2,
-                                         results.size() * sizeof(uint64_t), results.data(), 2 * sizeof(uint64_t),
+    g.device->vk().vkGetQueryPoolResults(g.device->device(), g.queryPool, slot * g.queryPassCount * 2,
+                                         g.queryPassCount * 2, results.size() * sizeof(uint64_t), results.data(),
+                                         2 * sizeof(uint64_t),
                                          VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
     std::vector<PassTiming> out;
     const double period = g.device->limits().timestampPeriodNs;

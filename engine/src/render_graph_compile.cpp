@@ -13,9 +13,10 @@ namespace pyramarch {
 
 namespace {
 
-constexpr VkAccessFlags2 kWriteAccess = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_SHADER_WRITE_BIT |
-                                        VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT |
-                                        VK_ACCESS_2_TRANSFER_WRITE_BIT | VK_ACCESS_2_HOST_WRITE_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT;
+constexpr VkAccessFlags2 kWriteAccess =
+    VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT | VK_ACCESS_2_SHADER_WRITE_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT |
+    VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT | VK_ACCESS_2_HOST_WRITE_BIT |
+    VK_ACCESS_2_MEMORY_WRITE_BIT;
 
 VkPipelineStageFlags2 shaderStages(PassKind kind) {
     switch (kind) {
@@ -27,15 +28,16 @@ VkPipelineStageFlags2 shaderStages(PassKind kind) {
 }
 
 bool isShaderAccess(Access a) {
-    return a == Access::StorageRead || a == Access::StorageWrite || a == Access::StorageReadWrite || a == Access::UniformRead ||
-           a == Access::SampledRead;
+    return a == Access::StorageRead || a == Access::StorageWrite || a == Access::StorageReadWrite ||
+           a == Access::UniformRead || a == Access::SampledRead;
 }
 
 bool allowedIn(Access a, PassKind kind) {
     switch (kind) {
     case PassKind::Compute:
         return isShaderAccess(a) || a == Access::IndirectRead || a == Access::TransferSrc || a == Access::TransferDst;
-    case PassKind::Graphics: return a != Access::HostRead && a != Access::HostWrite && a != Access::Present && a != Access::None;
+    case PassKind::Graphics:
+        return a != Access::HostRead && a != Access::HostWrite && a != Access::Present && a != Access::None;
     case PassKind::Transfer: return a == Access::TransferSrc || a == Access::TransferDst;
     }
     return false;
@@ -143,17 +145,20 @@ AccessInfo accessInfo(Access access, PassKind kind, VkPipelineStageFlags2 stageO
         i = {shader, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, VK_IMAGE_LAYOUT_GENERAL, true, false};
         break;
     case Access::StorageReadWrite:
-        i = {shader, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, VK_IMAGE_LAYOUT_GENERAL, true, true};
+        i = {shader, VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+             VK_IMAGE_LAYOUT_GENERAL, true, true};
         break;
     case Access::UniformRead: i = {shader, VK_ACCESS_2_UNIFORM_READ_BIT, VK_IMAGE_LAYOUT_UNDEFINED, false, true}; break;
     case Access::SampledRead:
         i = {shader, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, false, true};
         break;
     case Access::IndirectRead:
-        i = {VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT, VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT, VK_IMAGE_LAYOUT_UNDEFINED, false, true};
+        i = {VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT, VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
+             false, true};
         break;
     case Access::VertexRead:
-        i = {VK_PIPELINE_STAGE_2_VERTEX_ATTRIBUTE_INPUT_BIT, VK_ACCESS_2_VERTEX_ATTRIBUTE_READ_BIT, VK_IMAGE_LAYOUT_UNDEFINED, false, true};
+        i = {VK_PIPELINE_STAGE_2_VERTEX_ATTRIBUTE_INPUT_BIT, VK_ACCESS_2_VERTEX_ATTRIBUTE_READ_BIT,
+             VK_IMAGE_LAYOUT_UNDEFINED, false, true};
         break;
     case Access::IndexRead:
         i = {VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT, VK_ACCESS_2_INDEX_READ_BIT, VK_IMAGE_LAYOUT_UNDEFINED, false, true};
@@ -170,17 +175,26 @@ AccessInfo accessInfo(Access access, PassKind kind, VkPipelineStageFlags2 stageO
         break;
     case Access::DepthRead:
         i = {VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT,
-             VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT, VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL, false, true};
+             VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT, VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL, false,
+             true};
         break;
     case Access::TransferSrc:
-        i = {VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, false, true};
+        i = {VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+             false, true};
         break;
     case Access::TransferDst:
-        i = {VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, true, false};
+        i = {VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+             true, false};
         break;
-    case Access::HostRead: i = {VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT, VK_IMAGE_LAYOUT_GENERAL, false, true}; break;
-    case Access::HostWrite: i = {VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_WRITE_BIT, VK_IMAGE_LAYOUT_GENERAL, true, false}; break;
-    case Access::Present: i = {VK_PIPELINE_STAGE_2_NONE, VK_ACCESS_2_NONE, VK_IMAGE_LAYOUT_PRESENT_SRC_KHR, false, true}; break;
+    case Access::HostRead:
+        i = {VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT, VK_IMAGE_LAYOUT_GENERAL, false, true};
+        break;
+    case Access::HostWrite:
+        i = {VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_WRITE_BIT, VK_IMAGE_LAYOUT_GENERAL, true, false};
+        break;
+    case Access::Present:
+        i = {VK_PIPELINE_STAGE_2_NONE, VK_ACCESS_2_NONE, VK_IMAGE_LAYOUT_PRESENT_SRC_KHR, false, true};
+        break;
     }
     return i;
 }
@@ -287,7 +301,9 @@ Status compileGraph(const RenderGraph::Impl& g, Schedule& out) {
         return Status::error(ErrorCode::InvalidArgument, msg);
     }
     const uint32_t passCount = static_cast<uint32_t>(g.passes.size());
-    auto resName = [&](bool isImage, uint32_t r) { return std::string(isImage ? "image '" : "buffer '") + g.resource(isImage, r).name + "'"; };
+    auto resName = [&](bool isImage, uint32_t r) {
+        return std::string(isImage ? "image '" : "buffer '") + g.resource(isImage, r).name + "'";
+    };
 
     // 0. Declared bindings against the declared pipeline layout.
     auto typeName = [](VkDescriptorType t) {
@@ -301,32 +317,37 @@ Status compileGraph(const RenderGraph::Impl& g, Schedule& out) {
                                  "render graph: pass '" + pass.name + "' is a transfer pass but declares a pipeline");
         for (size_t i = 0; i < pass.bindings.size(); ++i) {
             const PassBinding& b = pass.bindings[i];
-            const std::string what = "pass '" + pass.name + "' binds " + resName(false, b.buffer) + " at binding " + std::to_string(b.binding);
+            const std::string what = "pass '" + pass.name + "' binds " + resName(false, b.buffer) + " at binding " +
+                                     std::to_string(b.binding);
             if (!pass.hasLayout)
                 return Status::error(ErrorCode::InvalidArgument,
                                      "render graph: " + what + " but declares no pipeline (PassBuilder::pipeline)");
             for (size_t j = 0; j < i; ++j)
                 if (pass.bindings[j].binding == b.binding)
-                    return Status::error(ErrorCode::InvalidArgument, "render graph: pass '" + pass.name + "' declares binding " +
+                    return Status::error(ErrorCode::InvalidArgument, "render graph: pass '" + pass.name +
+                                                                         "' declares binding " +
                                                                          std::to_string(b.binding) + " twice (" +
-                                                                         resName(false, pass.bindings[j].buffer) + " and " +
-                                                                         resName(false, b.buffer) + ")");
+                                                                         resName(false, pass.bindings[j].buffer) +
+                                                                         " and " + resName(false, b.buffer) + ")");
             if (b.binding >= pass.layoutBindings.size())
                 return Status::error(ErrorCode::InvalidArgument,
                                      "render graph: " + what + ", which its pipeline layout lacks (" +
-                                         (pass.layoutBindings.empty() ? std::string("no bindings")
-                                                                      : "bindings 0.." + std::to_string(pass.layoutBindings.size() - 1)) +
+                                         (pass.layoutBindings.empty()
+                                              ? std::string("no bindings")
+                                              : "bindings 0.." + std::to_string(pass.layoutBindings.size() - 1)) +
                                          ")");
-            const bool storageAccess =
-                b.access == Access::StorageRead || b.access == Access::StorageWrite || b.access == Access::StorageReadWrite;
+            const bool storageAccess = b.access == Access::StorageRead || b.access == Access::StorageWrite ||
+                                       b.access == Access::StorageReadWrite;
             if (b.type == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER && !storageAccess)
-                return Status::error(ErrorCode::InvalidArgument, "render graph: " + what + " as a storage buffer with access " +
-                                                                     accessName(b.access) +
-                                                                     " (needs StorageRead, StorageWrite or StorageReadWrite)");
+                return Status::error(ErrorCode::InvalidArgument,
+                                     "render graph: " + what + " as a storage buffer with access " +
+                                         accessName(b.access) +
+                                         " (needs StorageRead, StorageWrite or StorageReadWrite)");
             if (pass.layoutBindings[b.binding] != b.type)
-                return Status::error(ErrorCode::InvalidArgument, "render graph: " + what + " as " + typeName(b.type) + " (" +
-                                                                     accessName(b.access) + "), but its pipeline layout has " +
-                                                                     typeName(pass.layoutBindings[b.binding]) + " there");
+                return Status::error(ErrorCode::InvalidArgument,
+                                     "render graph: " + what + " as " + typeName(b.type) + " (" + accessName(b.access) +
+                                         "), but its pipeline layout has " + typeName(pass.layoutBindings[b.binding]) +
+                                         " there");
         }
     }
 
@@ -337,24 +358,31 @@ Status compileGraph(const RenderGraph::Impl& g, Schedule& out) {
         for (const PassUse& u : pass.uses) {
             const GraphResource& r = g.resource(u.isImage, u.resource);
             if (!allowedIn(u.access, pass.kind))
-                return Status::error(ErrorCode::InvalidArgument, "render graph: pass '" + pass.name + "' (" + passKindName(pass.kind) + ") cannot use " +
-                                     resName(u.isImage, u.resource) + " as " + accessName(u.access));
+                return Status::error(ErrorCode::InvalidArgument, "render graph: pass '" + pass.name + "' (" +
+                                                                     passKindName(pass.kind) + ") cannot use " +
+                                                                     resName(u.isImage, u.resource) + " as " +
+                                                                     accessName(u.access));
             if (!u.isImage && (u.access == Access::ColorAttachment || u.access == Access::DepthAttachment ||
                                u.access == Access::DepthRead || u.access == Access::SampledRead))
-                return Status::error(ErrorCode::InvalidArgument, "render graph: pass '" + pass.name + "' uses " + resName(false, u.resource) + " as " +
-                                     accessName(u.access) + ", which needs an image");
+                return Status::error(ErrorCode::InvalidArgument, "render graph: pass '" + pass.name + "' uses " +
+                                                                     resName(false, u.resource) + " as " +
+                                                                     accessName(u.access) + ", which needs an image");
             AccessInfo ai = accessInfo(u.access, pass.kind, u.stageOverride);
             if (ai.writes && r.readOnly)
-                return Status::error(ErrorCode::InvalidArgument, "render graph: pass '" + pass.name + "' writes " + resName(u.isImage, u.resource) +
-                                     ", which was imported read-only");
-            auto it = std::find_if(merged[p].begin(), merged[p].end(),
-                                   [&](const MergedUse& m) { return m.isImage == u.isImage && m.resource == u.resource; });
+                return Status::error(ErrorCode::InvalidArgument, "render graph: pass '" + pass.name + "' writes " +
+                                                                     resName(u.isImage, u.resource) +
+                                                                     ", which was imported read-only");
+            auto it = std::find_if(merged[p].begin(), merged[p].end(), [&](const MergedUse& m) {
+                return m.isImage == u.isImage && m.resource == u.resource;
+            });
             if (it == merged[p].end()) {
                 merged[p].push_back({u.isImage, u.resource, ai});
             } else {
                 if (u.isImage && ai.layout != it->info.layout)
-                    return Status::error(ErrorCode::InvalidArgument, "render graph: pass '" + pass.name + "' uses " + resName(true, u.resource) +
-                                         " in two layouts (" + layoutName(it->info.layout) + ", " + layoutName(ai.layout) + ")");
+                    return Status::error(ErrorCode::InvalidArgument,
+                                         "render graph: pass '" + pass.name + "' uses " + resName(true, u.resource) +
+                                             " in two layouts (" + layoutName(it->info.layout) + ", " +
+                                             layoutName(ai.layout) + ")");
                 it->info.stages |= ai.stages;
                 it->info.access |= ai.access;
                 it->info.writes |= ai.writes;
@@ -399,8 +427,10 @@ Status compileGraph(const RenderGraph::Impl& g, Schedule& out) {
                             for (const MergedUse& n : merged[q])
                                 if (n.isImage == isImage && n.resource == r && n.info.writes) laterWriter = q;
                         if (!laterWriter)
-                            return Status::error(ErrorCode::InvalidArgument, "render graph: pass '" + g.passes[p].name + "' reads " + resName(isImage, r) +
-                                                 ", which no pass writes (transient resources start undefined)");
+                            return Status::error(ErrorCode::InvalidArgument,
+                                                 "render graph: pass '" + g.passes[p].name + "' reads " +
+                                                     resName(isImage, r) +
+                                                     ", which no pass writes (transient resources start undefined)");
                         addEdge(*laterWriter, p, isImage, r);
                     } else {
                         readersSinceWrite.push_back(p); // reads what the host or the previous frame left
@@ -436,9 +466,11 @@ Status compileGraph(const RenderGraph::Impl& g, Schedule& out) {
         for (uint32_t p = 0; p < passCount; ++p)
             if (indegree[p] > 0) passes.push_back(g.passes[p].name);
         for (const Edge& e : edges)
-            if (indegree[e.from] > 0 && indegree[e.to] > 0 && resSet.insert(g.resource(e.isImage, e.resource).name).second)
+            if (indegree[e.from] > 0 && indegree[e.to] > 0 &&
+                resSet.insert(g.resource(e.isImage, e.resource).name).second)
                 resources.push_back(g.resource(e.isImage, e.resource).name);
-        return Status::error(ErrorCode::InvalidArgument, "render graph: cycle between passes " + joinNames(passes) + " through resources " + joinNames(resources));
+        return Status::error(ErrorCode::InvalidArgument, "render graph: cycle between passes " + joinNames(passes) +
+                                                             " through resources " + joinNames(resources));
     }
 
     // 4. Barriers. Graph-owned resources wrap around: a frame starts in the
@@ -464,8 +496,10 @@ Status compileGraph(const RenderGraph::Impl& g, Schedule& out) {
     std::vector<HazardState> bufferState(g.buffers.size()), imageState(g.images.size());
     for (int walk = 0; walk < 2; ++walk) {
         std::vector<HazardState> nextBuffer(g.buffers.size()), nextImage(g.images.size());
-        for (uint32_t r = 0; r < g.buffers.size(); ++r) nextBuffer[r] = initialState(false, r, walk ? &bufferState[r] : nullptr);
-        for (uint32_t r = 0; r < g.images.size(); ++r) nextImage[r] = initialState(true, r, walk ? &imageState[r] : nullptr);
+        for (uint32_t r = 0; r < g.buffers.size(); ++r)
+            nextBuffer[r] = initialState(false, r, walk ? &bufferState[r] : nullptr);
+        for (uint32_t r = 0; r < g.images.size(); ++r)
+            nextImage[r] = initialState(true, r, walk ? &imageState[r] : nullptr);
         out.passes.clear();
         for (uint32_t p : order) {
             ScheduledPass sp;
@@ -503,9 +537,9 @@ std::string RenderGraph::describe() const {
     std::ostringstream os;
     if (!compiled_) return "render graph (not compiled)\n";
     auto barrierLine = [&](const GraphBarrier& b) {
-        os << "    barrier " << b.reason << " " << (b.isImage ? "image '" : "buffer '") << resourceName(b.isImage, b.resource) << "': "
-           << stageNames(b.srcStages) << "/" << accessNames(b.srcAccess) << " -> " << stageNames(b.dstStages) << "/"
-           << accessNames(b.dstAccess);
+        os << "    barrier " << b.reason << " " << (b.isImage ? "image '" : "buffer '")
+           << resourceName(b.isImage, b.resource) << "': " << stageNames(b.srcStages) << "/" << accessNames(b.srcAccess)
+           << " -> " << stageNames(b.dstStages) << "/" << accessNames(b.dstAccess);
         if (b.isImage) os << " [" << layoutName(b.oldLayout) << " -> " << layoutName(b.newLayout) << "]";
         if (b.fromPreviousFrame) os << " (from previous frame)";
         if (b.fromImport) os << " (from import)";
@@ -527,8 +561,8 @@ std::string RenderGraph::toDot() const {
     os << "digraph render_graph {\n  rankdir=LR;\n  node [fontname=\"monospace\"];\n";
     for (size_t i = 0; i < schedule_.passes.size(); ++i) {
         const GraphPass& pass = impl_->passes[schedule_.passes[i].pass];
-        os << "  p" << schedule_.passes[i].pass << " [shape=box, label=\"" << i << ": " << pass.name << "\\n" << passKindName(pass.kind)
-           << "\"];\n";
+        os << "  p" << schedule_.passes[i].pass << " [shape=box, label=\"" << i << ": " << pass.name << "\\n"
+           << passKindName(pass.kind) << "\"];\n";
     }
     auto resId = [](bool isImage, uint32_t r) { return std::string(isImage ? "i" : "b") + std::to_string(r); };
     for (uint32_t r = 0; r < impl_->buffers.size(); ++r)

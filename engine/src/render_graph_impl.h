@@ -103,7 +103,9 @@ struct RenderGraph::Impl {
     VkDescriptorPool descriptorPool = VK_NULL_HANDLE; // sets of passes without push descriptors
 
     GraphResource& resource(bool isImage, uint32_t index) { return isImage ? images[index] : buffers[index]; }
-    const GraphResource& resource(bool isImage, uint32_t index) const { return isImage ? images[index] : buffers[index]; }
+    const GraphResource& resource(bool isImage, uint32_t index) const {
+        return isImage ? images[index] : buffers[index];
+    }
 };
 
 // Compiles `impl` into `out`; pure.

@@ -11,7 +11,8 @@ Result<std::vector<uint32_t>> compileGlsl(const GlslSource& source) {
     shaderc::CompileOptions options;
     options.SetTargetEnvironment(shaderc_target_env_vulkan, shaderc_env_version_vulkan_1_3);
     options.SetTargetSpirv(shaderc_spirv_version_1_5);
-    options.SetOptimizationLevel(source.optimize ? shaderc_optimization_level_performance : shaderc_optimization_level_zero);
+    options.SetOptimizationLevel(source.optimize ? shaderc_optimization_level_performance
+                                                 : shaderc_optimization_level_zero);
     for (const auto& [name, value] : source.defines) options.AddMacroDefinition(name, value);
     shaderc_shader_kind kind = shaderc_glsl_compute_shader;
     switch (source.stage) {

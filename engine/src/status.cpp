@@ -4,7 +4,8 @@ namespace pyramarch {
 
 std::string vkResultName(VkResult r) {
     switch (r) {
-#define CASE(x) case x: return #x;
+#define CASE(x)                                                                                                        \
+    case x: return #x;
         CASE(VK_SUCCESS)
         CASE(VK_NOT_READY)
         CASE(VK_TIMEOUT)

@@ -10,8 +10,8 @@ namespace pyramarch {
 
 namespace {
 
-void memoryBarrier(const VolkDeviceTable& vk, VkCommandBuffer cmd, VkPipelineStageFlags2 srcStage, VkAccessFlags2 srcAccess,
-                   VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess) {
+void memoryBarrier(const VolkDeviceTable& vk, VkCommandBuffer cmd, VkPipelineStageFlags2 srcStage,
+                   VkAccessFlags2 srcAccess, VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess) {
     VkMemoryBarrier2 mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
     mb.srcStageMask = srcStage;
     mb.srcAccessMask = srcAccess;
@@ -54,8 +54,8 @@ Status submitAndWait(Device& device, const std::function<void(VkCommandBuffer)>&
     vk.vkBeginCommandBuffer(cmd, &bi);
     record(cmd);
     // Whatever this submission wrote is visible to everything submitted later.
-    memoryBarrier(vk, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
-                  VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT);
+    memoryBarrier(vk, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT,
+                  VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT);
     r = vk.vkEndCommandBuffer(cmd);
     if (r != VK_SUCCESS) {
         cleanup();
@@ -84,14 +84,16 @@ Status uploadBuffer(Device& device, const Buffer& dst, const void* data, VkDevic
         dst.flush();
         return {};
     }
-    auto staging = device.allocator().createBuffer({bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUsage::Upload, "staging"});
+    auto staging =
+        device.allocator().createBuffer({bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUsage::Upload, "staging"});
     if (!staging) return staging.status();
     std::memcpy(staging->mapped(), data, bytes);
     staging->flush();
     const VolkDeviceTable& vk = device.vk();
     return submitAndWait(device, [&](VkCommandBuffer cmd) {
-        memoryBarrier(vk, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT,
-                      VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+        memoryBarrier(vk, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                      VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT,
+                      VK_ACCESS_2_TRANSFER_WRITE_BIT);
         VkBufferCopy region{0, offset, bytes};
         vk.vkCmdCopyBuffer(cmd, staging->handle(), dst.handle(), 1, &region);
     });
@@ -102,16 +104,17 @@ Status readBuffer(Device& device, const Buffer& src, void* out, VkDeviceSize byt
     if (offset + bytes > src.size())
         return Status::error("readBuffer: " + std::to_string(bytes) + " bytes at offset " + std::to_string(offset) +
                              " exceed the buffer's " + std::to_string(src.size()));
-    auto staging = device.allocator().createBuffer({bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::Readback, "readback"});
+    auto staging =
+        device.allocator().createBuffer({bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::Readback, "readback"});
     if (!staging) return staging.status();
     const VolkDeviceTable& vk = device.vk();
     PYRAMARCH_TRY(submitAndWait(device, [&](VkCommandBuffer cmd) {
-        memoryBarrier(vk, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT,
-                      VK_ACCESS_2_TRANSFER_READ_BIT);
+        memoryBarrier(vk, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT,
+                      VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
         VkBufferCopy region{offset, 0, bytes};
         vk.vkCmdCopyBuffer(cmd, src.handle(), staging->handle(), 1, &region);
-        memoryBarrier(vk, cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT,
-                      VK_ACCESS_2_HOST_READ_BIT);
+        memoryBarrier(vk, cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                      VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
     }));
     staging->invalidate();
     std::memcpy(out, staging->mapped(), bytes);
@@ -140,14 +143,16 @@ static uint32_t texelBytes(VkFormat f) {
 Status readImage(Device& device, const Image& image, VkImageLayout layout, std::vector<uint8_t>& out) {
     const uint32_t bpp = texelBytes(image.format());
     if (!bpp) return Status::error("readImage: unsupported format " + std::to_string(image.format()));
-    if (image.samples() != VK_SAMPLE_COUNT_1_BIT) return Status::error("readImage: multisampled images must be resolved first");
+    if (image.samples() != VK_SAMPLE_COUNT_1_BIT)
+        return Status::error("readImage: multisampled images must be resolved first");
     const VkExtent3D e = image.extent();
     const VkDeviceSize bytes = VkDeviceSize(e.width) * e.height * e.depth * bpp;
-    auto staging = device.allocator().createBuffer({bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::Readback, "image readback"});
+    auto staging = device.allocator().createBuffer(
+        {bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::Readback, "image readback"});
     if (!staging) return staging.status();
     const VolkDeviceTable& vk = device.vk();
-    auto transition = [&](VkCommandBuffer cmd, VkImageLayout from, VkImageLayout to, VkPipelineStageFlags2 srcStage, VkAccessFlags2 srcAccess,
-                          VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess) {
+    auto transition = [&](VkCommandBuffer cmd, VkImageLayout from, VkImageLayout to, VkPipelineStageFlags2 srcStage,
+                          VkAccessFlags2 srcAccess, VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess) {
         VkImageMemoryBarrier2 b{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2};
         b.srcStageMask = srcStage;
         b.srcAccessMask = srcAccess;
@@ -164,15 +169,16 @@ Status readImage(Device& device, const Image& image, VkImageLayout layout, std::
         vk.vkCmdPipelineBarrier2(cmd, &dep);
     };
     PYRAMARCH_TRY(submitAndWait(device, [&](VkCommandBuffer cmd) {
-        transition(cmd, layout, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT,
-                   VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
+        transition(cmd, layout, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                   VK_ACCESS_2_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
         VkBufferImageCopy region{};
         region.imageSubresource = {image.aspect(), 0, 0, 1};
         region.imageExtent = e;
-        vk.vkCmdCopyImageToBuffer(cmd, image.handle(), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, staging->handle(), 1, &region);
-        transition(cmd, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, layout == VK_IMAGE_LAYOUT_UNDEFINED ? VK_IMAGE_LAYOUT_GENERAL : layout,
-                   VK_PIPELINE_STAGE_2_COPY_BIT, 0, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
-                   VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT);
+        vk.vkCmdCopyImageToBuffer(cmd, image.handle(), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, staging->handle(), 1,
+                                  &region);
+        transition(cmd, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                   layout == VK_IMAGE_LAYOUT_UNDEFINED ? VK_IMAGE_LAYOUT_GENERAL : layout, VK_PIPELINE_STAGE_2_COPY_BIT,
+                   0, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT);
         VkMemoryBarrier2 mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
         mb.srcStageMask = VK_PIPELINE_STAGE_2_COPY_BIT;
         mb.srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT;

@@ -12,10 +12,10 @@ inline Status vkStatus(VkResult r, const std::string& what) {
     return Status::error(what + " failed: " + vkResultName(r), r);
 }
 
-#define PYRAMARCH_VK_TRY(call, what)                                   \
-    do {                                                               \
-        VkResult pyramarch_vr_ = (call);                               \
-        if (pyramarch_vr_ != VK_SUCCESS) return ::pyramarch::vkStatus(pyramarch_vr_, what); \
+#define PYRAMARCH_VK_TRY(call, what)                                                                                   \
+    do {                                                                                                               \
+        VkResult pyramarch_vr_ = (call);                                                                               \
+        if (pyramarch_vr_ != VK_SUCCESS) return ::pyramarch::vkStatus(pyramarch_vr_, what);                            \
     } while (0)
 
 } // namespace pyramarch

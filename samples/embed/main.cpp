@@ -21,7 +21,14 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL onMessage(VkDebugUtilsMessageSeverityFlagB
     ++g_messages;
     return VK_FALSE;
 }
-#define CHECK(x) do { VkResult r_ = (x); if (r_ != VK_SUCCESS) { std::fprintf(stderr, "embed: error: %s failed (%d)\n", #x, r_); return 1; } } while (0)
+#define CHECK(x)                                                                                                       \
+    do {                                                                                                               \
+        VkResult r_ = (x);                                                                                             \
+        if (r_ != VK_SUCCESS) {                                                                                        \
+            std::fprintf(stderr, "embed: error: %s failed (%d)\n", #x, r_);                                            \
+            return 1;                                                                                                  \
+        }                                                                                                              \
+    } while (0)
 
 int main(int argc, char** argv) {
     CLI::App cli{"pyramarch embed: a host application that owns Vulkan and records the module's passes", "embed"};
@@ -42,22 +49,34 @@ int main(int argc, char** argv) {
     exts.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
     if (validation) layers.push_back("VK_LAYER_KHRONOS_validation");
     VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO, nullptr, "embed", 1, "host", 1, VK_API_VERSION_1_3};
-    VkInstanceCreateInfo ici{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, nullptr, 0, &app, uint32_t(layers.size()), layers.data(),
-                             uint32_t(exts.size()), exts.data()};
+    VkInstanceCreateInfo ici{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+                             nullptr,
+                             0,
+                             &app,
+                             uint32_t(layers.size()),
+                             layers.data(),
+                             uint32_t(exts.size()),
+                             exts.data()};
     VkInstance instance;
     CHECK(vkCreateInstance(&ici, nullptr, &instance));
     VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
-    auto createMessenger = (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(instance, "vkCreateDebugUtilsMessengerEXT");
-    VkDebugUtilsMessengerCreateInfoEXT mci{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT, nullptr, 0,
-                                           VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
-                                           VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT, onMessage, nullptr};
+    auto createMessenger =
+        (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(instance, "vkCreateDebugUtilsMessengerEXT");
+    VkDebugUtilsMessengerCreateInfoEXT mci{
+        VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+        nullptr,
+        0,
+        VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+        VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT,
+        onMessage,
+        nullptr};
     if (validation) CHECK(createMessenger(instance, &mci, nullptr, &messenger));
     VkSurfaceKHR surface;
     CHECK(glfwCreateWindowSurface(instance, window, nullptr, &surface));
     uint32_t n = 1;
     VkPhysicalDevice gpu;
     vkEnumeratePhysicalDevices(instance, &n, &gpu); // VK_INCOMPLETE is fine: the first device
-    const uint32_t family = 0; // graphics + compute + present on lavapipe and desktop GPUs
+    const uint32_t family = 0;                      // graphics + compute + present on lavapipe and desktop GPUs
     VkBool32 canPresent = VK_FALSE;
     vkGetPhysicalDeviceSurfaceSupportKHR(gpu, family, surface, &canPresent);
     if (!canPresent) return std::fprintf(stderr, "embed: error: queue family 0 cannot present\n"), 1;
@@ -75,8 +94,16 @@ int main(int argc, char** argv) {
     vkGetPhysicalDeviceSurfaceCapabilitiesKHR(gpu, surface, &caps);
     const VkExtent2D extent = caps.currentExtent.width != UINT32_MAX ? caps.currentExtent : VkExtent2D{640, 480};
     const VkFormat format = VK_FORMAT_B8G8R8A8_SRGB; // offered by lavapipe and common desktop drivers
-    VkSwapchainCreateInfoKHR sci{VK_STRUCTURE_TYPE_SWAPCHAIN_CREATE_INFO_KHR, nullptr, 0, surface, std::max(3u, caps.minImageCount), format,
-                                 VK_COLOR_SPACE_SRGB_NONLINEAR_KHR, extent, 1, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT};
+    VkSwapchainCreateInfoKHR sci{VK_STRUCTURE_TYPE_SWAPCHAIN_CREATE_INFO_KHR,
+                                 nullptr,
+                                 0,
+                                 surface,
+                                 std::max(3u, caps.minImageCount),
+                                 format,
+                                 VK_COLOR_SPACE_SRGB_NONLINEAR_KHR,
+                                 extent,
+                                 1,
+                                 VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT};
     sci.preTransform = caps.currentTransform;
     sci.compositeAlpha = VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR;
     sci.presentMode = VK_PRESENT_MODE_FIFO_KHR;
@@ -89,16 +116,19 @@ int main(int argc, char** argv) {
     vkGetSwapchainImagesKHR(device, swapchain, &n, images.data());
     VkSemaphoreCreateInfo semInfo{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
     for (uint32_t i = 0; i < n; ++i) {
-        VkImageViewCreateInfo vci{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO, nullptr, 0, images[i], VK_IMAGE_VIEW_TYPE_2D, format, {},
-                                  {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}};
+        VkImageViewCreateInfo vci{
+            VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO, nullptr, 0, images[i], VK_IMAGE_VIEW_TYPE_2D, format, {},
+            {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}};
         CHECK(vkCreateImageView(device, &vci, nullptr, &views[i]));
         CHECK(vkCreateSemaphore(device, &semInfo, nullptr, &done[i]));
     }
-    VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, nullptr, VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT, family};
+    VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, nullptr,
+                                VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT, family};
     VkCommandPool pool;
     CHECK(vkCreateCommandPool(device, &pci, nullptr, &pool));
     VkCommandBuffer cmds[2];
-    VkCommandBufferAllocateInfo cai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, nullptr, pool, VK_COMMAND_BUFFER_LEVEL_PRIMARY, 2};
+    VkCommandBufferAllocateInfo cai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, nullptr, pool,
+                                    VK_COMMAND_BUFFER_LEVEL_PRIMARY, 2};
     CHECK(vkAllocateCommandBuffers(device, &cai, cmds));
     VkFence fences[2];
     VkSemaphore acquired[2];
@@ -124,50 +154,70 @@ int main(int argc, char** argv) {
         info.vertexCapacity = 3 << 17;
         info.isoValue = 0.35f;
         auto iso = pyramarch::iso::IsoSurface::create(**module, info);
-        auto renderer = pyramarch::iso::SurfaceRenderer::create(**module, {.colorFormat = format, .depthFormat = VK_FORMAT_UNDEFINED});
-        if (!iso || !renderer) return std::fprintf(stderr, "embed: error: %s%s\n", iso.message().c_str(), renderer.message().c_str()), 1;
-        renderer.value()->setView(pyramarch::iso::makeSurfaceView({1.8f, 1.2f, 2.2f}, {0, 0, 0}, 0.8f, float(extent.width) / extent.height));
+        auto renderer = pyramarch::iso::SurfaceRenderer::create(
+            **module, {.colorFormat = format, .depthFormat = VK_FORMAT_UNDEFINED});
+        if (!iso || !renderer)
+            return std::fprintf(stderr, "embed: error: %s%s\n", iso.message().c_str(), renderer.message().c_str()), 1;
+        renderer.value()->setView(
+            pyramarch::iso::makeSurfaceView({1.8f, 1.2f, 2.2f}, {0, 0, 0}, 0.8f, float(extent.width) / extent.height));
 
         for (uint64_t frame = 0; !glfwWindowShouldClose(window) && (!frames || frame < frames); ++frame) {
             glfwPollEvents();
             const uint32_t slot = frame % 2;
             vkWaitForFences(device, 1, &fences[slot], VK_TRUE, UINT64_MAX); // frame - 2 is done: its balls slot is free
             uint32_t image;
-            if (vkAcquireNextImageKHR(device, swapchain, UINT64_MAX, acquired[slot], VK_NULL_HANDLE, &image) != VK_SUCCESS) break;
+            if (vkAcquireNextImageKHR(device, swapchain, UINT64_MAX, acquired[slot], VK_NULL_HANDLE, &image) !=
+                VK_SUCCESS)
+                break;
             vkResetFences(device, 1, &fences[slot]);
             const float t = float(frame) / 30.f;
             std::vector<pyramarch::iso::Metaball> balls;
             for (int i = 0; i < 6; ++i)
-                balls.push_back({{0.5f * std::sin(t * (0.7f + 0.2f * i) + i), 0.5f * std::cos(t * 0.9f + 2.f * i), 0.4f * std::sin(t * 1.3f + i * i)},
-                                 0.5f, 1.f, {}});
+                balls.push_back({{0.5f * std::sin(t * (0.7f + 0.2f * i) + i), 0.5f * std::cos(t * 0.9f + 2.f * i),
+                                  0.4f * std::sin(t * 1.3f + i * i)},
+                                 0.5f,
+                                 1.f,
+                                 {}});
             if (!iso.value()->setMetaballs(balls)) break;
 
             VkCommandBuffer cmd = cmds[slot];
-            VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, nullptr, VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+            VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, nullptr,
+                                        VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
             vkBeginCommandBuffer(cmd, &bi);
             // The module's compute passes (field, classify, pyramid, args, extract); they end with
             // the vertex and draw-args buffers ready for vertex input and indirect reads.
             if (!iso.value()->record(cmd)) break;
             // The host's pass: clear the swapchain image and draw the surface inside its own rendering.
-            VkImageMemoryBarrier2 toColor{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2, nullptr,
-                                          VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT, 0, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
-                                          VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-                                          VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED, images[image], {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}};
+            VkImageMemoryBarrier2 toColor{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2,
+                                          nullptr,
+                                          VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+                                          0,
+                                          VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+                                          VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT,
+                                          VK_IMAGE_LAYOUT_UNDEFINED,
+                                          VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                                          VK_QUEUE_FAMILY_IGNORED,
+                                          VK_QUEUE_FAMILY_IGNORED,
+                                          images[image],
+                                          {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}};
             VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
             dep.imageMemoryBarrierCount = 1;
             dep.pImageMemoryBarriers = &toColor;
             vkCmdPipelineBarrier2(cmd, &dep);
-            VkRenderingAttachmentInfo color{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO, nullptr, views[image], VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+            VkRenderingAttachmentInfo color{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO, nullptr, views[image],
+                                            VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
             color.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
             color.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
             color.clearValue.color = {{0.05f, 0.06f, 0.09f, 1.f}};
-            VkRenderingInfo ri{VK_STRUCTURE_TYPE_RENDERING_INFO, nullptr, 0, {{0, 0}, extent}, 1, 0, 1, &color, nullptr, nullptr};
+            VkRenderingInfo ri{
+                VK_STRUCTURE_TYPE_RENDERING_INFO, nullptr, 0, {{0, 0}, extent}, 1, 0, 1, &color, nullptr, nullptr};
             vkCmdBeginRendering(cmd, &ri);
             VkViewport vp{0, 0, float(extent.width), float(extent.height), 0, 1};
             VkRect2D sc{{0, 0}, extent};
             vkCmdSetViewport(cmd, 0, 1, &vp);
             vkCmdSetScissor(cmd, 0, 1, &sc);
-            renderer.value()->recordDraw(cmd, iso.value()->vertexBuffer().handle(), iso.value()->drawArgsBuffer().handle(),
+            renderer.value()->recordDraw(cmd, iso.value()->vertexBuffer().handle(),
+                                         iso.value()->drawArgsBuffer().handle(),
                                          pyramarch::iso::IsoSurface::drawArgsOffset());
             vkCmdEndRendering(cmd);
             VkImageMemoryBarrier2 toPresent = toColor;
@@ -180,20 +230,26 @@ int main(int argc, char** argv) {
             vkCmdPipelineBarrier2(cmd, &dep);
             vkEndCommandBuffer(cmd);
             const VkPipelineStageFlags waitStage = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
-            VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO, nullptr, 1, &acquired[slot], &waitStage, 1, &cmd, 1, &done[image]};
+            VkSubmitInfo si{
+                VK_STRUCTURE_TYPE_SUBMIT_INFO, nullptr, 1, &acquired[slot], &waitStage, 1, &cmd, 1, &done[image]};
             CHECK(vkQueueSubmit(queue, 1, &si, fences[slot]));
-            VkPresentInfoKHR pi{VK_STRUCTURE_TYPE_PRESENT_INFO_KHR, nullptr, 1, &done[image], 1, &swapchain, &image, nullptr};
+            VkPresentInfoKHR pi{
+                VK_STRUCTURE_TYPE_PRESENT_INFO_KHR, nullptr, 1, &done[image], 1, &swapchain, &image, nullptr};
             vkQueuePresentKHR(queue, &pi);
         }
         vkDeviceWaitIdle(device); // the module's objects go before the host's device
     }
-    for (int i = 0; i < 2; ++i) vkDestroyFence(device, fences[i], nullptr), vkDestroySemaphore(device, acquired[i], nullptr);
-    for (uint32_t i = 0; i < n; ++i) vkDestroyImageView(device, views[i], nullptr), vkDestroySemaphore(device, done[i], nullptr);
+    for (int i = 0; i < 2; ++i)
+        vkDestroyFence(device, fences[i], nullptr), vkDestroySemaphore(device, acquired[i], nullptr);
+    for (uint32_t i = 0; i < n; ++i)
+        vkDestroyImageView(device, views[i], nullptr), vkDestroySemaphore(device, done[i], nullptr);
     vkDestroyCommandPool(device, pool, nullptr);
     vkDestroySwapchainKHR(device, swapchain, nullptr);
     vkDestroyDevice(device, nullptr);
     vkDestroySurfaceKHR(instance, surface, nullptr);
-    if (messenger) ((PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(instance, "vkDestroyDebugUtilsMessengerEXT"))(instance, messenger, nullptr);
+    if (messenger)
+        ((PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(instance, "vkDestroyDebugUtilsMessengerEXT"))(
+            instance, messenger, nullptr);
     vkDestroyInstance(instance, nullptr);
     glfwDestroyWindow(window);
     glfwTerminate();

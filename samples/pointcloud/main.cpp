@@ -8,13 +8,15 @@ int main(int argc, char** argv) {
     app.title = "pyramarch pointcloud: particles splatted and extracted every frame";
     app.config.source = "pointcloud";
     app.addOptions = [&app](CLI::App& cli) {
-        cli.add_option("--particles", app.config.particles, "Number of particles (default 100000)")->check(CLI::Range(1u, 4000000u));
+        cli.add_option("--particles", app.config.particles, "Number of particles (default 100000)")
+            ->check(CLI::Range(1u, 4000000u));
         cli.add_option("--cells", app.config.cells, "Grid cells per axis (default 48)")->check(CLI::Range(1u, 400u));
         cli.add_option("--iso", app.config.iso, "Iso value (default 0.5)")->check(sample::finiteFloat());
         cli.add_option_function<std::string>(
                "--splat",
                [&app](const std::string& s) {
-                   app.config.splat = s == "gather" ? pyramarch::iso::SplatMethod::Gather : pyramarch::iso::SplatMethod::Scatter;
+                   app.config.splat =
+                       s == "gather" ? pyramarch::iso::SplatMethod::Gather : pyramarch::iso::SplatMethod::Scatter;
                },
                "How particles become the field: scatter (atomics, default) | gather (binned)")
             ->check(CLI::IsMember({"scatter", "gather"}));

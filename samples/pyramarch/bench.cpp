@@ -69,11 +69,11 @@ struct Record {
     uint64_t cellCount = 0;
     uint32_t warmup = 0, frames = 0;
     std::vector<PassStat> passes;
-    Summary gpuMs;           // all passes of a frame
-    Summary extractionMs;    // iso: all but the field passes (the marching cubes proper)
-    double mcellsPerSecond = 0; // cells / extraction median
-    Summary wallMs;          // submit + wait of one frame
-    Summary recordCpuMs;     // host time to record one frame
+    Summary gpuMs;                // all passes of a frame
+    Summary extractionMs;         // iso: all but the field passes (the marching cubes proper)
+    double mcellsPerSecond = 0;   // cells / extraction median
+    Summary wallMs;               // submit + wait of one frame
+    Summary recordCpuMs;          // host time to record one frame
     double timestampCoverage = 0; // gpu median / wall median
     uint32_t vertices = 0, triangles = 0, activeCells = 0;
     double activeFraction = 0;
@@ -91,12 +91,14 @@ struct Record {
 std::string jsonEscape(const std::string& s) {
     std::string o;
     for (char c : s) {
-        if (c == '"' || c == '\\') o += '\\', o += c;
+        if (c == '"' || c == '\\')
+            o += '\\', o += c;
         else if (static_cast<unsigned char>(c) < 0x20) {
             char b[8];
             std::snprintf(b, sizeof(b), "\\u%04x", c);
             o += b;
-        } else o += c;
+        } else
+            o += c;
     }
     return o;
 }
@@ -138,11 +140,14 @@ uint32_t defaultFrames(uint64_t cells) {
 // Fields as GLSL `float field(vec3 p)`: the same functions as `pyramarch iso`
 // (sample::sampleAnalyticField), evaluated on the GPU every frame.
 const char* fieldGlsl(const std::string& f) {
-    if (f == "cayley") return "float field(vec3 p) { return 16.0 * p.x * p.y * p.z + 4.0 * (p.x + p.y + p.z) - 1.0; }\n";
+    if (f == "cayley")
+        return "float field(vec3 p) { return 16.0 * p.x * p.y * p.z + 4.0 * (p.x + p.y + p.z) - 1.0; }\n";
     if (f == "sphere") return "float field(vec3 p) { return 0.8 - length(p); }\n";
     // White noise: nearly every cell is active with several triangles (the dense extreme).
-    if (f == "noise") return "float field(vec3 p) { return fract(sin(dot(p, vec3(12.9898, 78.233, 37.719))) * 43758.5453) - 0.5; }\n";
-    return "float field(vec3 p) { const float k = 6.28318530718; return sin(k * p.x) * cos(k * p.y) + sin(k * p.y) * cos(k * p.z) + sin(k * p.z) * cos(k * p.x); }\n";
+    if (f == "noise")
+        return "float field(vec3 p) { return fract(sin(dot(p, vec3(12.9898, 78.233, 37.719))) * 43758.5453) - 0.5; }\n";
+    return "float field(vec3 p) { const float k = 6.28318530718; return sin(k * p.x) * cos(k * p.y) + sin(k * p.y) * "
+           "cos(k * p.z) + sin(k * p.z) * cos(k * p.x); }\n";
 }
 
 // Deterministic [0,1) noise (xorshift), enough for scenario layouts.
@@ -209,11 +214,14 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
     Record r;
     r.group = sc.field == "particles" ? "particles" : "iso";
     r.field = sc.field;
-    r.strategy = sc.method == iso::ExtractionMethod::Scan ? "scan" : sc.indexed ? "histopyramid-indexed" : "histopyramid";
+    r.strategy = sc.method == iso::ExtractionMethod::Scan ? "scan"
+                 : sc.indexed                             ? "histopyramid-indexed"
+                                                          : "histopyramid";
     r.normals = normalsName(sc.normals);
     if (sc.particles) r.splat = sc.splat == iso::SplatMethod::Gather ? "gather" : "scatter";
     // Scenarios that differ only in strategy share a name (their triangle counts must agree).
-    r.scenario = sc.field + "-" + std::to_string(sc.n) + (sc.particles ? "-" + std::to_string(sc.particles) : std::string()) +
+    r.scenario = sc.field + "-" + std::to_string(sc.n) +
+                 (sc.particles ? "-" + std::to_string(sc.particles) : std::string()) +
                  (sc.particles && sc.splat == iso::SplatMethod::Gather ? "-gather" : "") +
                  (sc.normals != iso::NormalMode::Central ? std::string("-") + r.normals : "");
     for (uint32_t& c : r.cells) c = sc.n;
@@ -274,7 +282,8 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
             const float phase = 0.1f * float(f);
             if (!balls.empty()) {
                 for (size_t i = 0; i < balls.size(); ++i) {
-                    for (int k = 0; k < 3; ++k) balls[i].center[k] = 0.7f * std::sin(6.283f * ballPhase[i * 3 + k] + phase * float(k + 1));
+                    for (int k = 0; k < 3; ++k)
+                        balls[i].center[k] = 0.7f * std::sin(6.283f * ballPhase[i * 3 + k] + phase * float(k + 1));
                     balls[i].radius = 0.3f + 0.15f * ballPhase[i * 3];
                     balls[i].strength = 1.f;
                 }
@@ -369,7 +378,8 @@ Result<Record> runVox(Device& dev, const VoxScenario& sc) {
     r.scenario = sc.mesh + "-" + std::to_string(sc.resolution);
     r.warmup = sc.warmup;
     r.frames = sc.frames;
-    voxel::TriangleMesh mesh = sc.mesh == "dense" ? voxel::shapes::denseKnot({0, 0, 0}, 0.7f, 100000) : voxel::shapes::byName(sc.mesh);
+    voxel::TriangleMesh mesh =
+        sc.mesh == "dense" ? voxel::shapes::denseKnot({0, 0, 0}, 0.7f, 100000) : voxel::shapes::byName(sc.mesh);
     if (mesh.indices.empty()) return Status::error("unknown mesh " + sc.mesh);
     r.meshTriangles = uint32_t(mesh.triangleCount());
     auto grid = voxel::defaultGrid(mesh, sc.resolution);
@@ -421,9 +431,11 @@ Result<Record> runVox(Device& dev, const VoxScenario& sc) {
                 }
                 r.memoryTotalBytes = dev.allocator().stats().allocatedBytes - before;
                 if (r.overflow && attempt < 2) {
-                    const uint32_t wantF = uint32_t(std::min<uint64_t>(uint64_t(stats->fragmentsNeeded) * 5 / 4 + 1024, range / 16));
+                    const uint32_t wantF =
+                        uint32_t(std::min<uint64_t>(uint64_t(stats->fragmentsNeeded) * 5 / 4 + 1024, range / 16));
                     const uint32_t wantT = uint32_t(std::min<uint64_t>(
-                        uint64_t(stats->tilesNeeded) * (stats->tilesNeededIsLowerBound ? 4 : 1) * 5 / 4 + 64, range / 256));
+                        uint64_t(stats->tilesNeeded) * (stats->tilesNeededIsLowerBound ? 4 : 1) * 5 / 4 + 64,
+                        range / 256));
                     if (wantF > fragmentCapacity || wantT > tileCapacity) {
                         fragmentCapacity = std::max(fragmentCapacity, wantF);
                         tileCapacity = std::max(tileCapacity, wantT);
@@ -459,18 +471,21 @@ std::string mib(uint64_t b) {
 }
 
 void printTable(const std::vector<Record>& recs) {
-    std::printf("\n%-22s %-20s %7s %9s %9s %9s %8s %9s %7s %8s %8s %6s\n", "scenario", "strategy", "frames", "gpu ms", "mc ms", "wall ms",
-                "Mcell/s", "triangles", "active%", "mem MiB", "rec ms", "ts/wall");
+    std::printf("\n%-22s %-20s %7s %9s %9s %9s %8s %9s %7s %8s %8s %6s\n", "scenario", "strategy", "frames", "gpu ms",
+                "mc ms", "wall ms", "Mcell/s", "triangles", "active%", "mem MiB", "rec ms", "ts/wall");
     for (const Record& r : recs)
-        std::printf("%-22s %-20s %7u %9.2f %9.2f %9.2f %8.1f %9u %7.2f %8s %8.3f %6.2f%s\n", r.scenario.c_str(), r.strategy.c_str(), r.frames,
-                    r.gpuMs.median, r.extractionMs.median, r.wallMs.median, r.mcellsPerSecond, r.triangles, 100.0 * r.activeFraction,
-                    mib(r.memoryTotalBytes).c_str(), r.recordCpuMs.median, r.timestampCoverage, r.overflow ? "  OVERFLOW" : "");
-    std::printf("(gpu ms: median sum of pass timestamps; mc ms: without the field pass; Mcell/s: cells / mc ms, voxelizer: Mtriangles/s;\n"
+        std::printf("%-22s %-20s %7u %9.2f %9.2f %9.2f %8.1f %9u %7.2f %8s %8.3f %6.2f%s\n", r.scenario.c_str(),
+                    r.strategy.c_str(), r.frames, r.gpuMs.median, r.extractionMs.median, r.wallMs.median,
+                    r.mcellsPerSecond, r.triangles, 100.0 * r.activeFraction, mib(r.memoryTotalBytes).c_str(),
+                    r.recordCpuMs.median, r.timestampCoverage, r.overflow ? "  OVERFLOW" : "");
+    std::printf("(gpu ms: median sum of pass timestamps; mc ms: without the field pass; Mcell/s: cells / mc ms, "
+                "voxelizer: Mtriangles/s;\n"
                 " rec ms: CPU time to record a frame; ts/wall: gpu ms / wall-clock of submit+wait)\n");
     std::printf("\nper-pass GPU ms (median [min, max]):\n");
     for (const Record& r : recs) {
         std::printf("  %s %s:", r.scenario.c_str(), r.strategy.c_str());
-        for (const PassStat& p : r.passes) std::printf("  %s %.3f [%.3f, %.3f]", p.name.c_str(), p.ms.median, p.ms.min, p.ms.max);
+        for (const PassStat& p : r.passes)
+            std::printf("  %s %.3f [%.3f, %.3f]", p.name.c_str(), p.ms.median, p.ms.min, p.ms.max);
         std::printf("\n");
     }
 }
@@ -483,7 +498,8 @@ void printScaling(const std::vector<Record>& recs) {
         if (r.group == "iso") series[{r.field, r.strategy}].push_back(&r);
     for (auto& [key, list] : series) {
         if (list.size() < 2) continue;
-        std::printf("\nscaling %s / %s: ns per cell (ns per output vertex)\n  %-20s", key.first.c_str(), key.second.c_str(), "pass");
+        std::printf("\nscaling %s / %s: ns per cell (ns per output vertex)\n  %-20s", key.first.c_str(),
+                    key.second.c_str(), "pass");
         for (const Record* r : list) std::printf(" %20s", (std::to_string(r->cells[0]) + "^3").c_str());
         std::printf("\n");
         std::vector<std::string> names;
@@ -504,7 +520,8 @@ void printScaling(const std::vector<Record>& recs) {
                     continue;
                 }
                 char b[48];
-                std::snprintf(b, sizeof(b), "%.3f (%.2f)", ms * 1e6 / double(r->cellCount), r->vertices ? ms * 1e6 / r->vertices : 0.0);
+                std::snprintf(b, sizeof(b), "%.3f (%.2f)", ms * 1e6 / double(r->cellCount),
+                              r->vertices ? ms * 1e6 / r->vertices : 0.0);
                 std::printf(" %20s", b);
             }
             std::printf("\n");
@@ -517,33 +534,42 @@ Status writeJson(const std::string& path, const std::vector<Record>& recs, const
     std::ostringstream j;
     const Device* any = isoDev ? isoDev : voxDev;
     j << "{\n  \"date\": \"" << utcNow() << "\",\n  \"command\": \"" << jsonEscape(commandLine) << "\",\n";
-    j << "  \"machine\": {\"cpu\": \"" << jsonEscape(cpuModel()) << "\", \"cores\": " << std::thread::hardware_concurrency() << "},\n";
-    j << "  \"device\": \"" << jsonEscape(any ? any->name() : "") << "\",\n  \"driver\": \"" << jsonEscape(any ? any->driverInfo() : "") << "\",\n";
-    j << "  \"strategyOption\": \"" << o.strategy << "\",\n  \"totalSeconds\": " << num(totalSeconds) << ",\n  \"results\": [";
+    j << "  \"machine\": {\"cpu\": \"" << jsonEscape(cpuModel())
+      << "\", \"cores\": " << std::thread::hardware_concurrency() << "},\n";
+    j << "  \"device\": \"" << jsonEscape(any ? any->name() : "") << "\",\n  \"driver\": \""
+      << jsonEscape(any ? any->driverInfo() : "") << "\",\n";
+    j << "  \"strategyOption\": \"" << o.strategy << "\",\n  \"totalSeconds\": " << num(totalSeconds)
+      << ",\n  \"results\": [";
     for (size_t i = 0; i < recs.size(); ++i) {
         const Record& r = recs[i];
         const Device* d = r.group == "voxelizer" ? voxDev : isoDev;
-        j << (i ? "," : "") << "\n    {\"group\": \"" << r.group << "\", \"scenario\": \"" << r.scenario << "\", \"field\": \"" << r.field
-          << "\", \"strategy\": \"" << r.strategy << "\",\n     \"device\": \"" << jsonEscape(d ? d->name() : "") << "\", \"driver\": \""
-          << jsonEscape(d ? d->driverInfo() : "") << "\", \"command\": \"" << jsonEscape(commandLine) << "\",\n     \"cells\": [" << r.cells[0]
-          << ", " << r.cells[1] << ", " << r.cells[2] << "], \"cellCount\": " << r.cellCount << ", \"warmupFrames\": " << r.warmup
-          << ", \"frames\": " << r.frames << ",\n     \"gpuMs\": " << summaryJson(r.gpuMs) << ", \"extractionMs\": " << summaryJson(r.extractionMs)
+        j << (i ? "," : "") << "\n    {\"group\": \"" << r.group << "\", \"scenario\": \"" << r.scenario
+          << "\", \"field\": \"" << r.field << "\", \"strategy\": \"" << r.strategy << "\",\n     \"device\": \""
+          << jsonEscape(d ? d->name() : "") << "\", \"driver\": \"" << jsonEscape(d ? d->driverInfo() : "")
+          << "\", \"command\": \"" << jsonEscape(commandLine) << "\",\n     \"cells\": [" << r.cells[0] << ", "
+          << r.cells[1] << ", " << r.cells[2] << "], \"cellCount\": " << r.cellCount
+          << ", \"warmupFrames\": " << r.warmup << ", \"frames\": " << r.frames
+          << ",\n     \"gpuMs\": " << summaryJson(r.gpuMs) << ", \"extractionMs\": " << summaryJson(r.extractionMs)
           << ",\n     \"wallMs\": " << summaryJson(r.wallMs) << ", \"recordCpuMs\": " << summaryJson(r.recordCpuMs)
-          << ",\n     \"timestampCoverage\": " << num(r.timestampCoverage) << ", \"mcellsPerSecond\": " << num(r.mcellsPerSecond)
-          << ", \"vertices\": " << r.vertices << ", \"triangles\": " << r.triangles << ", \"activeCells\": " << r.activeCells
+          << ",\n     \"timestampCoverage\": " << num(r.timestampCoverage)
+          << ", \"mcellsPerSecond\": " << num(r.mcellsPerSecond) << ", \"vertices\": " << r.vertices
+          << ", \"triangles\": " << r.triangles << ", \"activeCells\": " << r.activeCells
           << ", \"activeFraction\": " << num(r.activeFraction) << ", \"overflow\": " << (r.overflow ? "true" : "false")
           << ", \"vertexCapacity\": " << r.vertexCapacity;
         if (!r.normals.empty()) j << ", \"normals\": \"" << r.normals << "\"";
         if (r.particles) j << ", \"particles\": " << r.particles << ", \"splat\": \"" << r.splat << "\"";
         if (r.group == "voxelizer")
-            j << ", \"meshTriangles\": " << r.meshTriangles << ", \"resolution\": " << r.resolution << ", \"fragments\": " << r.fragments
-              << ", \"tiles\": " << r.tiles << ", \"leaves\": " << r.leaves;
+            j << ", \"meshTriangles\": " << r.meshTriangles << ", \"resolution\": " << r.resolution
+              << ", \"fragments\": " << r.fragments << ", \"tiles\": " << r.tiles << ", \"leaves\": " << r.leaves;
         if (!r.note.empty()) j << ", \"note\": \"" << jsonEscape(r.note) << "\"";
-        j << ",\n     \"memoryBytes\": {\"total\": " << r.memoryTotalBytes << ", \"module\": " << r.memoryModuleBytes << ", \"buffers\": {";
-        for (size_t m = 0; m < r.memory.size(); ++m) j << (m ? ", " : "") << "\"" << jsonEscape(r.memory[m].name) << "\": " << r.memory[m].bytes;
+        j << ",\n     \"memoryBytes\": {\"total\": " << r.memoryTotalBytes << ", \"module\": " << r.memoryModuleBytes
+          << ", \"buffers\": {";
+        for (size_t m = 0; m < r.memory.size(); ++m)
+            j << (m ? ", " : "") << "\"" << jsonEscape(r.memory[m].name) << "\": " << r.memory[m].bytes;
         j << "}},\n     \"passes\": [";
         for (size_t p = 0; p < r.passes.size(); ++p)
-            j << (p ? ", " : "") << "\n       {\"pass\": \"" << jsonEscape(r.passes[p].name) << "\", \"ms\": " << summaryJson(r.passes[p].ms) << "}";
+            j << (p ? ", " : "") << "\n       {\"pass\": \"" << jsonEscape(r.passes[p].name)
+              << "\", \"ms\": " << summaryJson(r.passes[p].ms) << "}";
         j << "]}";
     }
     j << "\n  ]\n}\n";
@@ -591,7 +617,8 @@ int runTimingCheck(Device& dev) {
                 if (t.name == "iso.classify") classify = t.milliseconds;
                 if (t.name == "iso.extract") extract = t.milliseconds;
             }
-            std::printf("  %-8d %10.3f %10.3f %10.3f %10.3f%s\n", f, classify, extract, sum, wall, f == 0 ? "  (may include JIT)" : "");
+            std::printf("  %-8d %10.3f %10.3f %10.3f %10.3f%s\n", f, classify, extract, sum, wall,
+                        f == 0 ? "  (may include JIT)" : "");
         }
         return {};
     };
@@ -617,7 +644,8 @@ std::string joinCommandLine(int argc, char** argv) {
     for (int i = 0; i < argc; ++i) {
         const std::string a = argv[i];
         if (i) out += ' ';
-        if (!a.empty() && a.find_first_of(" \t'\"$\\") == std::string::npos) out += a;
+        if (!a.empty() && a.find_first_of(" \t'\"$\\") == std::string::npos)
+            out += a;
         else {
             out += '\'';
             for (char c : a) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -628,17 +656,23 @@ std::string joinCommandLine(int argc, char** argv) {
 }
 
 CLI::App* addBenchCommand(CLI::App& app, BenchOptions& o) {
-    CLI::App* c = app.add_subcommand("bench", "Run the benchmark suite: per-pass GPU times, throughput, memory; table and --json");
+    CLI::App* c = app.add_subcommand(
+        "bench", "Run the benchmark suite: per-pass GPU times, throughput, memory; table and --json");
     c->add_option("--strategy", o.strategy,
-                  "Iso strategies: histopyramid | scan | indexed (HistoPyramid, shared vertices + indices) | both (histopyramid, scan; default) | all")
+                  "Iso strategies: histopyramid | scan | indexed (HistoPyramid, shared vertices + indices) | both "
+                  "(histopyramid, scan; default) | all")
         ->check(CLI::IsMember({"histopyramid", "scan", "indexed", "both", "all"}));
     c->add_option("--normals", o.normals, "Normals of the iso scenarios: forward | central | sobel (default central)")
         ->check(CLI::IsMember({"forward", "central", "sobel"}));
-    c->add_option("--splat", o.splat, "Particle splat: scatter | gather | both (default scatter)")->check(CLI::IsMember({"scatter", "gather", "both"}));
+    c->add_option("--splat", o.splat, "Particle splat: scatter | gather | both (default scatter)")
+        ->check(CLI::IsMember({"scatter", "gather", "both"}));
     c->add_option("--octree-build", o.octreeBuild,
-                  "Voxelizer octree build: cursors (per-fragment cursors, default) | root (descent from the root every level) | both")
+                  "Voxelizer octree build: cursors (per-fragment cursors, default) | root (descent from the root every "
+                  "level) | both")
         ->check(CLI::IsMember({"cursors", "root", "both"}));
-    c->add_option("--sizes", o.sizes, "Cells per axis of the field scenarios (default 31,63,127,255 for cayley, 31,47 for noise, 127 for the others)")
+    c->add_option("--sizes", o.sizes,
+                  "Cells per axis of the field scenarios (default 31,63,127,255 for cayley, 31,47 for noise, 127 for "
+                  "the others)")
         ->delimiter(',')
         ->check(CLI::Range(1u, 511u));
     c->add_option("--field", o.fields, "Fields: cayley, sphere, gyroid, metaballs, noise (default all)")
@@ -647,20 +681,27 @@ CLI::App* addBenchCommand(CLI::App& app, BenchOptions& o) {
     c->add_option("--groups", o.groups, "Scenario groups: iso, particles, voxelizer (default all)")
         ->delimiter(',')
         ->check(CLI::IsMember({"iso", "particles", "voxelizer"}));
-    c->add_option("--particles", o.particleCounts, "Particle counts (default 100000,1000000)")->delimiter(',')->check(CLI::Range(1u, 4000000u));
+    c->add_option("--particles", o.particleCounts, "Particle counts (default 100000,1000000)")
+        ->delimiter(',')
+        ->check(CLI::Range(1u, 4000000u));
     c->add_option("--particle-sizes", o.particleSizes, "Cells per axis of the particle scenarios (default 128,256)")
         ->delimiter(',')
         ->check(CLI::Range(1u, 511u));
-    c->add_option("--resolutions", o.voxelResolutions, "Voxelizer resolutions R (default 128,512)")->delimiter(',')->check(CLI::Range(1u, 1024u));
+    c->add_option("--resolutions", o.voxelResolutions, "Voxelizer resolutions R (default 128,512)")
+        ->delimiter(',')
+        ->check(CLI::Range(1u, 1024u));
     c->add_option("--meshes", o.meshes, "Voxelizer meshes: sphere, knot, dense (100k triangles) (default all)")
         ->delimiter(',')
         ->check(CLI::IsMember({"sphere", "knot", "dense"}));
-    c->add_option("--frames", o.frames, "Measured frames per scenario (default by size: 10 up to 70^3 cells, 5 up to 130^3, else 3)")
+    c->add_option("--frames", o.frames,
+                  "Measured frames per scenario (default by size: 10 up to 70^3 cells, 5 up to 130^3, else 3)")
         ->check(CLI::Range(1u, 10000u));
-    c->add_option("--warmup", o.warmup, "Unmeasured frames first (default 1: the first carries pipeline JIT)")->check(CLI::Range(1u, 100u));
+    c->add_option("--warmup", o.warmup, "Unmeasured frames first (default 1: the first carries pipeline JIT)")
+        ->check(CLI::Range(1u, 100u));
     c->add_option("--json", o.json, "Write one record per scenario as JSON");
     c->add_option("--device", o.device, "Device index or name substring");
-    c->add_flag("--timing-check", o.timingCheck, "Only the timestamp-versus-wall-clock experiment (see README, Performance)");
+    c->add_flag("--timing-check", o.timingCheck,
+                "Only the timestamp-versus-wall-clock experiment (see README, Performance)");
     c->add_flag("--validation", o.validation, "Enable the validation layer (any message fails the exit code)");
     return c;
 }
@@ -674,7 +715,8 @@ int runBench(const BenchOptions& o, const std::string& commandLine) {
     };
     std::vector<Strategy> methods;
     const bool all = o.strategy == "all";
-    if (all || o.strategy == "both" || o.strategy == "histopyramid") methods.push_back({iso::ExtractionMethod::HistoPyramid, false});
+    if (all || o.strategy == "both" || o.strategy == "histopyramid")
+        methods.push_back({iso::ExtractionMethod::HistoPyramid, false});
     if (all || o.strategy == "both" || o.strategy == "scan") methods.push_back({iso::ExtractionMethod::Scan, false});
     if (all || o.strategy == "indexed") methods.push_back({iso::ExtractionMethod::HistoPyramid, true});
     const iso::NormalMode normals = o.normals == "forward" ? iso::NormalMode::Forward
@@ -695,25 +737,29 @@ int runBench(const BenchOptions& o, const std::string& commandLine) {
             std::vector<uint32_t> sizes = o.sizes;
             if (sizes.empty())
                 sizes = f == "cayley"  ? std::vector<uint32_t>{31, 63, 127, 255}
-                        : f == "noise" ? std::vector<uint32_t>{31, 47} // ~20 vertices per cell: larger grids exceed one vertex buffer
+                        : f == "noise" ? std::vector<uint32_t>{31, 47}
+                                       // ~20 vertices per cell: larger grids exceed one vertex buffer
                                        : std::vector<uint32_t>{127};
             for (uint32_t n : sizes)
                 for (const Strategy& m : methods)
-                    isoScenarios.push_back({f, n, m.method, 0, o.warmup, framesFor(uint64_t(n) * n * n), m.indexed, normals});
+                    isoScenarios.push_back(
+                        {f, n, m.method, 0, o.warmup, framesFor(uint64_t(n) * n * n), m.indexed, normals});
         }
     if (wants(o.groups, "particles")) {
-        const std::vector<uint32_t> counts = o.particleCounts.empty() ? std::vector<uint32_t>{100000, 1000000} : o.particleCounts;
+        const std::vector<uint32_t> counts =
+            o.particleCounts.empty() ? std::vector<uint32_t>{100000, 1000000} : o.particleCounts;
         const std::vector<uint32_t> sizes = o.particleSizes.empty() ? std::vector<uint32_t>{128, 256} : o.particleSizes;
         for (uint32_t n : sizes)
             for (uint32_t count : counts)
                 for (iso::SplatMethod splat : splats)
                     for (const Strategy& m : methods)
-                        isoScenarios.push_back(
-                            {"particles", n, m.method, count, o.warmup, framesFor(uint64_t(n) * n * n), m.indexed, normals, splat});
+                        isoScenarios.push_back({"particles", n, m.method, count, o.warmup,
+                                                framesFor(uint64_t(n) * n * n), m.indexed, normals, splat});
     }
     std::vector<VoxScenario> voxScenarios;
     if (wants(o.groups, "voxelizer")) {
-        const std::vector<uint32_t> res = o.voxelResolutions.empty() ? std::vector<uint32_t>{128, 512} : o.voxelResolutions;
+        const std::vector<uint32_t> res =
+            o.voxelResolutions.empty() ? std::vector<uint32_t>{128, 512} : o.voxelResolutions;
         for (const std::string mesh : {"sphere", "knot", "dense"})
             if (wants(o.meshes, mesh))
                 for (uint32_t r : res)
@@ -737,8 +783,9 @@ int runBench(const BenchOptions& o, const std::string& commandLine) {
     std::unique_ptr<Device> isoDevice, voxDevice;
     auto report = [&](const Record& r) {
         const std::string leaves = r.group == "voxelizer" ? ", " + std::to_string(r.leaves) + " leaves" : "";
-        std::fprintf(stderr, "  %-22s %-20s gpu %9.2f ms  wall %9.2f ms  %u triangles%s%s\n", r.scenario.c_str(), r.strategy.c_str(),
-                     r.gpuMs.median, r.wallMs.median, r.triangles, leaves.c_str(), r.overflow ? " OVERFLOW" : "");
+        std::fprintf(stderr, "  %-22s %-20s gpu %9.2f ms  wall %9.2f ms  %u triangles%s%s\n", r.scenario.c_str(),
+                     r.strategy.c_str(), r.gpuMs.median, r.wallMs.median, r.triangles, leaves.c_str(),
+                     r.overflow ? " OVERFLOW" : "");
     };
     if (!isoScenarios.empty()) {
         auto d = sample::createSampleDevice(co, &messages);
@@ -747,7 +794,8 @@ int runBench(const BenchOptions& o, const std::string& commandLine) {
         std::fprintf(stderr, "device: %s (%s)\n", isoDevice->name().c_str(), isoDevice->driverInfo().c_str());
         for (const IsoScenario& sc : isoScenarios) {
             auto r = runIso(*isoDevice, sc);
-            if (!r) return sample::fail(prog, "iso scenario " + sc.field + " " + std::to_string(sc.n) + ": " + r.message());
+            if (!r)
+                return sample::fail(prog, "iso scenario " + sc.field + " " + std::to_string(sc.n) + ": " + r.message());
             report(*r);
             records.push_back(std::move(r).value());
         }
@@ -761,7 +809,9 @@ int runBench(const BenchOptions& o, const std::string& commandLine) {
         voxDevice = std::move(d).value();
         for (const VoxScenario& sc : voxScenarios) {
             auto r = runVox(*voxDevice, sc);
-            if (!r) return sample::fail(prog, "voxelizer scenario " + sc.mesh + " " + std::to_string(sc.resolution) + ": " + r.message());
+            if (!r)
+                return sample::fail(prog, "voxelizer scenario " + sc.mesh + " " + std::to_string(sc.resolution) + ": " +
+                                              r.message());
             report(*r);
             records.push_back(std::move(r).value());
         }

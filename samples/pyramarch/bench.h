@@ -20,23 +20,23 @@ class App;
 namespace pyramarch::bench {
 
 struct BenchOptions {
-    std::string strategy = "both";                // histopyramid | scan | indexed | both (histopyramid + scan) | all
-    std::vector<uint32_t> sizes;                  // cells per axis of the field scenarios (default 31,63,127,255 for cayley)
-    std::vector<std::string> fields;              // cayley, sphere, gyroid, metaballs, noise (default all)
-    std::vector<std::string> groups;              // iso, particles, voxelizer (default all)
-    std::vector<uint32_t> particleCounts;         // default 100000, 1000000
-    std::vector<uint32_t> particleSizes;          // cells per axis, default 128, 256
-    std::vector<uint32_t> voxelResolutions;       // default 128, 512
-    std::vector<std::string> meshes;              // sphere, knot, dense (100k triangles); default all
-    uint32_t frames = 0;                          // measured frames; 0 = by size (fewer at large sizes)
-    uint32_t warmup = 1;                          // unmeasured frames first (lavapipe JITs on the first dispatch)
-    std::string json;                             // JSON output file
-    std::string device;                           // device index or name substring
+    std::string strategy = "both";          // histopyramid | scan | indexed | both (histopyramid + scan) | all
+    std::vector<uint32_t> sizes;            // cells per axis of the field scenarios (default 31,63,127,255 for cayley)
+    std::vector<std::string> fields;        // cayley, sphere, gyroid, metaballs, noise (default all)
+    std::vector<std::string> groups;        // iso, particles, voxelizer (default all)
+    std::vector<uint32_t> particleCounts;   // default 100000, 1000000
+    std::vector<uint32_t> particleSizes;    // cells per axis, default 128, 256
+    std::vector<uint32_t> voxelResolutions; // default 128, 512
+    std::vector<std::string> meshes;        // sphere, knot, dense (100k triangles); default all
+    uint32_t frames = 0;                    // measured frames; 0 = by size (fewer at large sizes)
+    uint32_t warmup = 1;                    // unmeasured frames first (lavapipe JITs on the first dispatch)
+    std::string json;                       // JSON output file
+    std::string device;                     // device index or name substring
     bool validation = false;
-    std::string normals = "central";              // forward | central | sobel
-    std::string splat = "scatter";                // particles: scatter | gather | both
-    std::string octreeBuild = "cursors";          // voxelizer: cursors | root | both
-    bool timingCheck = false;                     // only the timestamp-vs-wall-clock experiment
+    std::string normals = "central";     // forward | central | sobel
+    std::string splat = "scatter";       // particles: scatter | gather | both
+    std::string octreeBuild = "cursors"; // voxelizer: cursors | root | both
+    bool timingCheck = false;            // only the timestamp-vs-wall-clock experiment
 };
 
 // Registers the subcommand; returns it so main can test whether it was chosen.

@@ -58,7 +58,8 @@ struct Extraction {
 };
 
 Result<Extraction> extract(Device& device, std::unique_ptr<iso::IsoSurface>& surface, iso::IsoSurfaceCreateInfo& info,
-                           const std::function<Status(iso::IsoSurface&)>& feed, uint32_t repeat, bool capacityFixed, bool quiet) {
+                           const std::function<Status(iso::IsoSurface&)>& feed, uint32_t repeat, bool capacityFixed,
+                           bool quiet) {
     Extraction e;
     bool fed = false;
     for (int attempt = 0; attempt < 2; ++attempt) {
@@ -89,7 +90,8 @@ Result<Extraction> extract(Device& device, std::unique_ptr<iso::IsoSurface>& sur
         if (stats->overflow && attempt == 0 && !capacityFixed) {
             info.vertexCapacity = iso::suggestCapacity(*stats);
             if (!quiet)
-                std::fprintf(stderr, "capacity too small (%u vertices needed): retrying with %u\n", stats->verticesNeeded, info.vertexCapacity);
+                std::fprintf(stderr, "capacity too small (%u vertices needed): retrying with %u\n",
+                             stats->verticesNeeded, info.vertexCapacity);
             surface.reset();
             continue;
         }
@@ -105,7 +107,9 @@ Status writeMesh(iso::IsoSurface& s, const std::string& path, bool weld, bool qu
     const std::string ext = std::filesystem::path(path).extension().string();
     Status st = ext == ".obj" ? iso::writeObj(*mesh, path) : iso::writePly(*mesh, path);
     if (!st) return st;
-    if (!quiet) std::printf("wrote %s (%zu vertices, %zu triangles)\n", path.c_str(), mesh->positions.size(), mesh->indices.size() / 3);
+    if (!quiet)
+        std::printf("wrote %s (%zu vertices, %zu triangles)\n", path.c_str(), mesh->positions.size(),
+                    mesh->indices.size() / 3);
     return {};
 }
 
@@ -139,7 +143,8 @@ Result<std::string> readGlslFile(const std::string& path) {
     if (!f) return Status::error("--glsl " + path + ": cannot open");
     std::ostringstream text;
     text << f.rdbuf();
-    if (text.str().find_first_not_of(" \t\r\n") == std::string::npos) return Status::error("--glsl " + path + ": the file is empty");
+    if (text.str().find_first_not_of(" \t\r\n") == std::string::npos)
+        return Status::error("--glsl " + path + ": the file is empty");
     auto spv = iso::compileUserField(text.str(), sample::glslCompiler(), "glsl");
     if (!spv) {
         // "isosurface 'glsl': user field GLSL does not compile:\n<compiler lines>":
@@ -163,7 +168,8 @@ int runFieldIso(const IsoOptions& o) {
     float b[6];
     {
         if (!sample::parseFloatList(o.bounds, b, 6))
-            return fail(kProg, "--bounds: expected six finite numbers minX,minY,minZ,maxX,maxY,maxZ, got '" + o.bounds + "'");
+            return fail(kProg,
+                        "--bounds: expected six finite numbers minX,minY,minZ,maxX,maxY,maxZ, got '" + o.bounds + "'");
         for (int a = 0; a < 3; ++a)
             if (!(b[a] < b[a + 3])) return fail(kProg, "--bounds: min must be below max on every axis");
     }
@@ -175,7 +181,8 @@ int runFieldIso(const IsoOptions& o) {
     bool metaballs = false;
     if (!o.raw.empty()) {
         uint32_t dims[3];
-        if (o.dims.empty() || !sample::parseTriple(o.dims, dims)) return fail(kProg, "--raw needs --dims X,Y,Z (samples, each >= 2)");
+        if (o.dims.empty() || !sample::parseTriple(o.dims, dims))
+            return fail(kProg, "--raw needs --dims X,Y,Z (samples, each >= 2)");
         if (!iso::parseVolumeFormat(o.type, format)) return fail(kProg, "--type must be u8, u16 or f32");
         samples = {dims[0], dims[1], dims[2]};
         std::fprintf(stderr, "reading %s ...\n", o.raw.c_str());
@@ -184,14 +191,17 @@ int runFieldIso(const IsoOptions& o) {
         data = std::move(r).value();
     } else {
         uint32_t cells[3];
-        if (!sample::parseTriple(o.cells, cells)) return fail(kProg, "--cells: expected X,Y,Z positive integers, got '" + o.cells + "'");
+        if (!sample::parseTriple(o.cells, cells))
+            return fail(kProg, "--cells: expected X,Y,Z positive integers, got '" + o.cells + "'");
         samples = {cells[0] + 1, cells[1] + 1, cells[2] + 1};
         if (!o.glsl.empty()) {
             auto text = readGlslFile(o.glsl);
             if (!text) return fail(kProg, text.message());
             glslText = std::move(text).value();
-        } else if (o.field == "metaballs") metaballs = true;
-        else if (!sample::isAnalyticField(o.field)) return fail(kProg, "--field must be cayley, sphere, gyroid or metaballs");
+        } else if (o.field == "metaballs")
+            metaballs = true;
+        else if (!sample::isAnalyticField(o.field))
+            return fail(kProg, "--field must be cayley, sphere, gyroid or metaballs");
         else {
             std::fprintf(stderr, "sampling %s at %ux%ux%u ...\n", o.field.c_str(), samples[0], samples[1], samples[2]);
             const uint64_t count = uint64_t(samples[0]) * samples[1] * samples[2];
@@ -206,10 +216,11 @@ int runFieldIso(const IsoOptions& o) {
     auto device = sample::createSampleDevice(co, &messages);
     if (!device) return fail(kProg, device.message());
 
-    const float isoValue = o.isoGiven ? o.iso
+    const float isoValue = o.isoGiven  ? o.iso
                            : metaballs ? 0.35f
-                           : o.field == "sphere" || o.field == "cayley" || o.field == "gyroid" || !glslText.empty() ? 0.f
-                                                                                                                    : 0.5f;
+                           : o.field == "sphere" || o.field == "cayley" || o.field == "gyroid" || !glslText.empty()
+                               ? 0.f
+                               : 0.5f;
     iso::IsoSurfaceCreateInfo info;
     info.samples = samples;
     info.boundsMin = {b[0], b[1], b[2]};
@@ -219,30 +230,34 @@ int runFieldIso(const IsoOptions& o) {
     info.vertexCapacity = o.capacity ? o.capacity : guessCapacity(**device, cells / 2);
     info.normals = normals;
     info.isoValue = isoValue;
-    if (metaballs) info.source = iso::FieldSource::Metaballs;
+    if (metaballs)
+        info.source = iso::FieldSource::Metaballs;
     else if (!glslText.empty()) {
         info.source = iso::FieldSource::UserGlsl;
         info.fieldGlsl = glslText;
         info.compileGlsl = sample::glslCompiler();
-    } else info.source = iso::FieldSource::Volume;
+    } else
+        info.source = iso::FieldSource::Volume;
     auto feed = [&](iso::IsoSurface& s) -> Status {
         if (metaballs) {
             std::vector<iso::Metaball> balls;
-            const float c[6][3] = {{-0.4f, 0, 0}, {0.4f, 0, 0}, {0, 0.45f, 0}, {0, -0.4f, 0.2f}, {0.1f, 0.1f, 0.5f}, {-0.2f, 0.2f, -0.45f}};
+            const float c[6][3] = {{-0.4f, 0, 0},    {0.4f, 0, 0},       {0, 0.45f, 0},
+                                   {0, -0.4f, 0.2f}, {0.1f, 0.1f, 0.5f}, {-0.2f, 0.2f, -0.45f}};
             for (auto& p : c) balls.push_back({{p[0], p[1], p[2]}, 0.55f, 1.f, {}});
             return s.setMetaballs(balls);
         }
         if (!glslText.empty()) return {};
-        std::fprintf(stderr, "extracting (%ux%ux%u samples, iso %g, capacity %u vertices) ...\n", samples[0], samples[1], samples[2], isoValue,
-                     info.vertexCapacity);
-        if (!fieldValues.empty()) return s.uploadVolume(fieldValues.data(), fieldValues.size() * sizeof(float), iso::VolumeFormat::F32);
+        std::fprintf(stderr, "extracting (%ux%ux%u samples, iso %g, capacity %u vertices) ...\n", samples[0],
+                     samples[1], samples[2], isoValue, info.vertexCapacity);
+        if (!fieldValues.empty())
+            return s.uploadVolume(fieldValues.data(), fieldValues.size() * sizeof(float), iso::VolumeFormat::F32);
         return s.uploadVolume(data.data(), data.size(), format);
     };
     std::unique_ptr<iso::IsoSurface> surface;
     auto e = extract(**device, surface, info, feed, o.repeat, o.capacity != 0, false);
     if (!e) return fail(kProg, e.message());
-    std::printf("triangles: %u (needed %u)%s, active cells: %u\n", e->stats.verticesWritten / 3, e->stats.verticesNeeded / 3,
-                e->stats.overflow ? " OVERFLOW" : "", e->stats.activeCells);
+    std::printf("triangles: %u (needed %u)%s, active cells: %u\n", e->stats.verticesWritten / 3,
+                e->stats.verticesNeeded / 3, e->stats.overflow ? " OVERFLOW" : "", e->stats.activeCells);
     sample::StatsRecorder rec;
     sample::FrameStats fs;
     fs.passes = e->timings;
@@ -296,7 +311,8 @@ std::string gridText(const std::array<uint32_t, 3>& n) {
 
 bool gridContains(const iso::IsoSurfaceCreateInfo& info, const iso::ParticleGrid& g) {
     for (int k = 0; k < 3; ++k)
-        if (g.boundsMin[size_t(k)] < info.boundsMin[size_t(k)] || g.boundsMax[size_t(k)] > info.boundsMax[size_t(k)]) return false;
+        if (g.boundsMin[size_t(k)] < info.boundsMin[size_t(k)] || g.boundsMax[size_t(k)] > info.boundsMax[size_t(k)])
+            return false;
     return true;
 }
 
@@ -315,7 +331,8 @@ int runParticleIso(const IsoOptions& o) {
     const float voxel = o.voxelSize > 0.f ? o.voxelSize : r;
     const float support = iso::kernelSupportRadius(r, L);
     if (!std::isfinite(support) || !(support > 0.f))
-        return fail(kProg, "--particle-radius " + jsonNumber(r) + " x --smoothing-length " + jsonNumber(L) + " gives no finite kernel support");
+        return fail(kProg, "--particle-radius " + jsonNumber(r) + " x --smoothing-length " + jsonNumber(L) +
+                               " gives no finite kernel support");
     float isoValue = o.iso;
     if (!o.isoGiven) {
         auto v = iso::particleIsoValue(o.surfaceThreshold, L);
@@ -368,8 +385,10 @@ int runParticleIso(const IsoOptions& o) {
     rec.setInfo("iso_value", jsonNumber(isoValue));
     rec.setInfo("splat", o.splat);
     if (!sequence)
-        std::fprintf(stderr, "particle radius %g, smoothing length %g (kernel support %g), voxel size %g, iso %g (%g x rest density %g)\n", r, L,
-                     support, voxel, isoValue, isoValue / *rest, *rest);
+        std::fprintf(stderr,
+                     "particle radius %g, smoothing length %g (kernel support %g), voxel size %g, iso %g (%g x rest "
+                     "density %g)\n",
+                     r, L, support, voxel, isoValue, isoValue / *rest, *rest);
 
     Progress progress(frames.size());
     std::vector<iso::Particle> records;
@@ -383,7 +402,8 @@ int runParticleIso(const IsoOptions& o) {
         auto set = i == 0 ? std::move(first) : iso::readParticles(frame.path);
         if (!set) return failFrame(set.message());
         if (set->count() == 0) return failFrame(frame.path + ": no particles");
-        if (set->count() > std::numeric_limits<uint32_t>::max()) return failFrame(frame.path + ": more than 2^32 - 1 particles");
+        if (set->count() > std::numeric_limits<uint32_t>::max())
+            return failFrame(frame.path + ": more than 2^32 - 1 particles");
         auto g = iso::particleGrid(set->bounds, voxel, support);
         if (!g) return failFrame(frame.path + ": " + g.message());
         const uint32_t count = uint32_t(set->count());
@@ -408,9 +428,10 @@ int runParticleIso(const IsoOptions& o) {
             info.samples = grid.samples;
             info.boundsMin = grid.boundsMin;
             info.boundsMax = grid.boundsMax;
-            info.maxParticles = std::max(info.maxParticles, sequence && i + 1 < frames.size()
-                                                                ? uint32_t(std::min<uint64_t>(uint64_t(count) * 5 / 4, 0xFFFFFFFFu))
-                                                                : count);
+            info.maxParticles =
+                std::max(info.maxParticles, sequence && i + 1 < frames.size()
+                                                ? uint32_t(std::min<uint64_t>(uint64_t(count) * 5 / 4, 0xFFFFFFFFu))
+                                                : count);
             if (!o.capacity) {
                 // A closed surface crosses about cells^(2/3) cells, a few
                 // triangles each; fluid sets (splashes, low-density shells
@@ -418,7 +439,8 @@ int runParticleIso(const IsoOptions& o) {
                 // on peer_particles' dam break (100k and 1M). The retry
                 // fixes a wrong guess at the price of a second extraction.
                 const double cells = double(grid.samples[0] - 1) * (grid.samples[1] - 1) * (grid.samples[2] - 1);
-                const uint64_t guess = std::max<uint64_t>(uint64_t(48.0 * std::pow(cells, 2.0 / 3.0)), 4ull * info.maxParticles);
+                const uint64_t guess =
+                    std::max<uint64_t>(uint64_t(48.0 * std::pow(cells, 2.0 / 3.0)), 4ull * info.maxParticles);
                 info.vertexCapacity = std::max(info.vertexCapacity, guessCapacity(dev, guess));
             }
             surface.reset();
@@ -432,17 +454,18 @@ int runParticleIso(const IsoOptions& o) {
                 created = iso::IsoSurface::create(dev, info);
             }
             if (!created)
-                return failFrame(frame.path + ": " + gridText(info.samples) + " samples at voxel size " + jsonNumber(voxel) + ": " +
-                                 created.message());
+                return failFrame(frame.path + ": " + gridText(info.samples) + " samples at voxel size " +
+                                 jsonNumber(voxel) + ": " + created.message());
             surface = std::move(created).value();
             ++recreations;
         }
         records.resize(count);
-        for (uint32_t p = 0; p < count; ++p) records[p] = {{set->xyz[3 * p], set->xyz[3 * p + 1], set->xyz[3 * p + 2]}, 1.f};
+        for (uint32_t p = 0; p < count; ++p)
+            records[p] = {{set->xyz[3 * p], set->xyz[3 * p + 1], set->xyz[3 * p + 2]}, 1.f};
         auto feed = [&](iso::IsoSurface& s) { return s.setParticles(records); };
         if (!sequence)
-            std::fprintf(stderr, "extracting %u particles (%s samples, capacity %u vertices) ...\n", count, gridText(info.samples).c_str(),
-                         info.vertexCapacity);
+            std::fprintf(stderr, "extracting %u particles (%s samples, capacity %u vertices) ...\n", count,
+                         gridText(info.samples).c_str(), info.vertexCapacity);
         Status fed = feed(*surface);
         if (!fed) return failFrame(frame.path + ": " + fed.message());
         // extract() feeds again only when it recreates the surface (overflow).
@@ -456,12 +479,12 @@ int runParticleIso(const IsoOptions& o) {
         sample::fillSurfaceStats(fs, *surface, e->frame);
         fs.extra.emplace_back("file", jsonString(frame.path));
         fs.extra.emplace_back("particles", std::to_string(count));
-        fs.extra.emplace_back("grid", "[" + std::to_string(info.samples[0]) + ", " + std::to_string(info.samples[1]) + ", " +
-                                          std::to_string(info.samples[2]) + "]");
-        fs.extra.emplace_back("grid_min", "[" + jsonNumber(info.boundsMin[0]) + ", " + jsonNumber(info.boundsMin[1]) + ", " +
-                                              jsonNumber(info.boundsMin[2]) + "]");
-        fs.extra.emplace_back("grid_max", "[" + jsonNumber(info.boundsMax[0]) + ", " + jsonNumber(info.boundsMax[1]) + ", " +
-                                              jsonNumber(info.boundsMax[2]) + "]");
+        fs.extra.emplace_back("grid", "[" + std::to_string(info.samples[0]) + ", " + std::to_string(info.samples[1]) +
+                                          ", " + std::to_string(info.samples[2]) + "]");
+        fs.extra.emplace_back("grid_min", "[" + jsonNumber(info.boundsMin[0]) + ", " + jsonNumber(info.boundsMin[1]) +
+                                              ", " + jsonNumber(info.boundsMin[2]) + "]");
+        fs.extra.emplace_back("grid_max", "[" + jsonNumber(info.boundsMax[0]) + ", " + jsonNumber(info.boundsMax[1]) +
+                                              ", " + jsonNumber(info.boundsMax[2]) + "]");
         fs.extra.emplace_back("iso_value", jsonNumber(isoValue));
         fs.extra.emplace_back("vertex_capacity", std::to_string(info.vertexCapacity));
         const double gpuMs = fs.gpuMs();
@@ -481,13 +504,14 @@ int runParticleIso(const IsoOptions& o) {
         if (sequence) {
             char what[512];
             std::snprintf(what, sizeof what, "%s: %u particles, %u triangles%s, %.1f ms GPU%s%s",
-                          std::filesystem::path(frame.path).filename().c_str(), count, tris, overflow ? " OVERFLOW" : "", gpuMs,
-                          outPath.empty() ? "" : " -> ", outPath.c_str());
+                          std::filesystem::path(frame.path).filename().c_str(), count, tris,
+                          overflow ? " OVERFLOW" : "", gpuMs, outPath.empty() ? "" : " -> ", outPath.c_str());
             progress.frame(i + 1, what);
         } else {
-            std::printf("particles: %u, grid %s samples (voxel %g), iso %g\n", count, gridText(info.samples).c_str(), voxel, isoValue);
-            std::printf("triangles: %u (needed %u)%s, active cells: %u\n", e->stats.verticesWritten / 3, e->stats.verticesNeeded / 3,
-                        e->stats.overflow ? " OVERFLOW" : "", e->stats.activeCells);
+            std::printf("particles: %u, grid %s samples (voxel %g), iso %g\n", count, gridText(info.samples).c_str(),
+                        voxel, isoValue);
+            std::printf("triangles: %u (needed %u)%s, active cells: %u\n", e->stats.verticesWritten / 3,
+                        e->stats.verticesNeeded / 3, e->stats.overflow ? " OVERFLOW" : "", e->stats.activeCells);
         }
     }
     rec.setInfo("frames", std::to_string(frames.size()));

@@ -42,8 +42,9 @@ int runInfo(const std::string& preferred) {
     if (!list) return fail("pyramarch info", list.message());
     std::printf("Vulkan devices:\n");
     for (const auto& d : *list)
-        std::printf("  [%u] %s (%s, Vulkan %u.%u.%u)\n", d.index, d.name.c_str(), typeName(d.type), VK_API_VERSION_MAJOR(d.apiVersion),
-                    VK_API_VERSION_MINOR(d.apiVersion), VK_API_VERSION_PATCH(d.apiVersion));
+        std::printf("  [%u] %s (%s, Vulkan %u.%u.%u)\n", d.index, d.name.c_str(), typeName(d.type),
+                    VK_API_VERSION_MAJOR(d.apiVersion), VK_API_VERSION_MINOR(d.apiVersion),
+                    VK_API_VERSION_PATCH(d.apiVersion));
     DeviceCreateInfo ci;
     ci.applicationName = "pyramarch-info";
     ci.preferredDevice = preferred;
@@ -54,16 +55,17 @@ int runInfo(const std::string& preferred) {
     auto yes = [](bool b) { return b ? "yes" : "no"; };
     std::printf("\nChosen: %s\n  driver: %s\n", d.name().c_str(), d.driverInfo().c_str());
     std::printf("\nLimits that matter:\n");
-    std::printf("  maxComputeWorkGroupCount      %u x %u x %u\n", l.maxComputeWorkGroupCount[0], l.maxComputeWorkGroupCount[1],
-                l.maxComputeWorkGroupCount[2]);
-    std::printf("  maxComputeWorkGroupSize       %u x %u x %u (%u invocations)\n", l.maxComputeWorkGroupSize[0], l.maxComputeWorkGroupSize[1],
-                l.maxComputeWorkGroupSize[2], l.maxComputeWorkGroupInvocations);
+    std::printf("  maxComputeWorkGroupCount      %u x %u x %u\n", l.maxComputeWorkGroupCount[0],
+                l.maxComputeWorkGroupCount[1], l.maxComputeWorkGroupCount[2]);
+    std::printf("  maxComputeWorkGroupSize       %u x %u x %u (%u invocations)\n", l.maxComputeWorkGroupSize[0],
+                l.maxComputeWorkGroupSize[1], l.maxComputeWorkGroupSize[2], l.maxComputeWorkGroupInvocations);
     std::printf("  maxComputeSharedMemorySize    %u bytes\n", l.maxComputeSharedMemorySize);
     std::printf("  maxStorageBufferRange         %llu bytes (%.0f MiB)\n", (unsigned long long)l.maxStorageBufferRange,
                 double(l.maxStorageBufferRange) / (1 << 20));
     std::printf("  maxBufferSize                 %llu bytes\n", (unsigned long long)l.maxBufferSize);
     std::printf("  subgroupSize                  %u\n", l.subgroupSize);
-    std::printf("  timestamps                    %s (period %.3f ns)\n", yes(l.timestampsSupported), l.timestampPeriodNs);
+    std::printf("  timestamps                    %s (period %.3f ns)\n", yes(l.timestampsSupported),
+                l.timestampPeriodNs);
     std::printf("\nFeatures:\n");
     std::printf("  geometryShader                %s (voxelizer fallback)\n", yes(l.geometryShader));
     std::printf("  conservativeRasterization     %s\n", yes(l.conservativeRasterization));
@@ -71,7 +73,8 @@ int runInfo(const std::string& preferred) {
     std::printf("  fragmentStoresAndAtomics      %s\n", yes(l.fragmentStoresAndAtomics));
     std::printf("  vertexPipelineStoresAndAtomics %s\n", yes(l.vertexPipelineStoresAndAtomics));
     std::printf("  shaderInt16                   %s\n", yes(l.shaderInt16));
-    std::printf("  storageBuffer8/16BitAccess    %s / %s\n", yes(l.storageBuffer8BitAccess), yes(l.storageBuffer16BitAccess));
+    std::printf("  storageBuffer8/16BitAccess    %s / %s\n", yes(l.storageBuffer8BitAccess),
+                yes(l.storageBuffer16BitAccess));
     std::printf("  subgroupSizeControl           %s\n", yes(l.subgroupSizeControl));
     std::printf("  debugUtils                    %s\n", yes(l.debugUtils));
     return 0;
@@ -133,17 +136,21 @@ int runDemo(const DemoOptions& d) {
             tris = std::max(tris, f.triangles);
             overflows += f.overflow;
         }
-        std::printf("\n%s: %u frames %ux%u, %u^3 cells, up to %u triangles%s, %.1f s wall = %.0f ms/frame with read-back and PNG (%s)\n",
-                    name.c_str(), d.frames, o.width, o.height, d.cells, tris, overflows ? " (OVERFLOW: capacity too small)" : "", secs,
-                    1000.0 * secs / d.frames, so.stats.c_str());
+        std::printf("\n%s: %u frames %ux%u, %u^3 cells, up to %u triangles%s, %.1f s wall = %.0f ms/frame with "
+                    "read-back and PNG (%s)\n",
+                    name.c_str(), d.frames, o.width, o.height, d.cells, tris,
+                    overflows ? " (OVERFLOW: capacity too small)" : "", secs, 1000.0 * secs / d.frames,
+                    so.stats.c_str());
         // The first frame includes pipeline JIT on lavapipe: leave it out of the table.
         std::printf("%s", stats.table(d.frames > 1 ? 1 : 0).c_str());
     }
     std::printf("\nframes written to %s/\n", d.outDir.c_str());
     if ((*device)->properties().deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU)
-        std::printf("note: on a CPU driver (lavapipe) compute timestamps written after the first render pass lag behind the work,\n"
-                    "      so compute passes read near zero and the draw pass absorbs their time; trust the totals and the\n"
-                    "      wall time (`pyramarch bench --timing-check` shows it).\n");
+        std::printf(
+            "note: on a CPU driver (lavapipe) compute timestamps written after the first render pass lag behind the "
+            "work,\n"
+            "      so compute passes read near zero and the draw pass absorbs their time; trust the totals and the\n"
+            "      wall time (`pyramarch bench --timing-check` shows it).\n");
     if (messages) return fail(prog, std::to_string(messages.load()) + " validation message(s)");
     return 0;
 }
@@ -157,6 +164,7 @@ int main(int argc, char** argv) {
     if (options.command == "info") return runInfo(options.infoDevice);
     if (options.command == "voxelize") return runVoxelize(options.voxelize);
     if (options.command == "demo") return runDemo(options.demo);
-    if (options.command == "bench") return pyramarch::bench::runBench(options.bench, pyramarch::bench::joinCommandLine(argc, argv));
+    if (options.command == "bench")
+        return pyramarch::bench::runBench(options.bench, pyramarch::bench::joinCommandLine(argc, argv));
     return runIso(options.iso);
 }

@@ -14,8 +14,10 @@ int checkIsoOptions(const IsoOptions& iso) {
     const std::string prog = "pyramarch iso";
     std::string sources;
     int count = 0;
-    for (const auto& [name, value] : {std::pair<const char*, const std::string*>{"--field", &iso.field}, {"--raw", &iso.raw},
-                                      {"--glsl", &iso.glsl}, {"--particles", &iso.particles}})
+    for (const auto& [name, value] : {std::pair<const char*, const std::string*>{"--field", &iso.field},
+                                      {"--raw", &iso.raw},
+                                      {"--glsl", &iso.glsl},
+                                      {"--particles", &iso.particles}})
         if (!value->empty()) {
             sources += std::string(count ? " and " : "") + name;
             ++count;
@@ -29,27 +31,34 @@ int checkIsoOptions(const IsoOptions& iso) {
     const bool outPattern = pyramarch::iso::isSequencePattern(iso.out);
     if (iso.particles.empty()) {
         if (iso.particleOptionsGiven)
-            return fail(prog, "--particle-radius, --smoothing-length, --voxel-size, --surface-threshold and --splat apply to --particles only");
-        if (outPattern) return fail(prog, "--out '" + iso.out + "' has {} but only a --particles sequence writes several meshes");
-        if (!iso.raw.empty() && iso.cellsGiven) return fail(prog, "--cells does not apply to --raw (its samples are --dims)");
-        if (iso.raw.empty() && (iso.dimsGiven || iso.typeGiven)) return fail(prog, "--dims and --type apply to --raw only");
+            return fail(prog, "--particle-radius, --smoothing-length, --voxel-size, --surface-threshold and --splat "
+                              "apply to --particles only");
+        if (outPattern)
+            return fail(prog, "--out '" + iso.out + "' has {} but only a --particles sequence writes several meshes");
+        if (!iso.raw.empty() && iso.cellsGiven)
+            return fail(prog, "--cells does not apply to --raw (its samples are --dims)");
+        if (iso.raw.empty() && (iso.dimsGiven || iso.typeGiven))
+            return fail(prog, "--dims and --type apply to --raw only");
         return -1;
     }
     // --particles
     if (iso.cellsGiven || iso.boundsGiven || iso.dimsGiven || iso.typeGiven)
-        return fail(prog, "--cells, --bounds, --dims and --type do not apply to --particles: the grid is the particles' bounds padded by "
+        return fail(prog, "--cells, --bounds, --dims and --type do not apply to --particles: the grid is the "
+                          "particles' bounds padded by "
                           "the kernel support, sampled every --voxel-size");
     if (!(iso.particleRadius > 0.f))
         return fail(prog, "--particles needs --particle-radius R > 0 (world units, about half the particle spacing)");
     if (!(iso.smoothingLength > 0.f) || iso.smoothingLength > pyramarch::iso::kMaxSmoothingLength)
-        return fail(prog, "--smoothing-length must be > 0 and at most " + std::to_string(int(pyramarch::iso::kMaxSmoothingLength)) +
-                              " particle radii");
+        return fail(prog, "--smoothing-length must be > 0 and at most " +
+                              std::to_string(int(pyramarch::iso::kMaxSmoothingLength)) + " particle radii");
     if (iso.voxelSizeGiven && !(iso.voxelSize > 0.f)) return fail(prog, "--voxel-size must be > 0");
-    if (!(iso.surfaceThreshold > 0.f)) return fail(prog, "--surface-threshold must be > 0 (a fraction of the rest density)");
+    if (!(iso.surfaceThreshold > 0.f))
+        return fail(prog, "--surface-threshold must be > 0 (a fraction of the rest density)");
     if (iso.isoGiven && iso.thresholdGiven) return fail(prog, "give --surface-threshold or --iso, not both");
     const bool inPattern = pyramarch::iso::isSequencePattern(iso.particles);
     if (inPattern && !iso.out.empty() && !outPattern)
-        return fail(prog, "--particles '" + iso.particles + "' is a sequence: --out needs {} for the frame number (e.g. 'meshes/fluid_{}.ply')");
+        return fail(prog, "--particles '" + iso.particles +
+                              "' is a sequence: --out needs {} for the frame number (e.g. 'meshes/fluid_{}.ply')");
     if (!inPattern && outPattern)
         return fail(prog, "--out '" + iso.out + "' has {} but --particles '" + iso.particles + "' is one file");
     return -1;
@@ -60,21 +69,26 @@ int checkIsoOptions(const IsoOptions& iso) {
 int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options) {
     CLI::App app{"pyramarch: GPU marching cubes with HistoPyramids (Vulkan)", "pyramarch"};
     app.require_subcommand(1);
-    CLI::App* info = app.add_subcommand("info", "List Vulkan devices, the chosen one, and the features and limits that matter");
+    CLI::App* info =
+        app.add_subcommand("info", "List Vulkan devices, the chosen one, and the features and limits that matter");
     info->add_option("--device", options.infoDevice, "Device index or name substring");
 
     DemoOptions& demo = options.demo;
-    CLI::App* demoCmd = app.add_subcommand("demo", "Render the metaballs and point-cloud scenes headless to PNG frames and print per-pass GPU times");
+    CLI::App* demoCmd = app.add_subcommand(
+        "demo", "Render the metaballs and point-cloud scenes headless to PNG frames and print per-pass GPU times");
     demoCmd->add_option("--out-dir", demo.outDir, "Output folder (default demo-out)");
-    demoCmd->add_option("--frames", demo.frames, "Frames per scene (default 36, 30 fps of animation)")->check(CLI::Range(1u, 100000u));
+    demoCmd->add_option("--frames", demo.frames, "Frames per scene (default 36, 30 fps of animation)")
+        ->check(CLI::Range(1u, 100000u));
     demoCmd->add_option("--size", demo.size, "Image size WxH (default 480x320)")->type_name("WxH");
-    demoCmd->add_option("--msaa", demo.msaa, "Samples per pixel (1, 2, 4, 8)")
+    demoCmd
+        ->add_option("--msaa", demo.msaa, "Samples per pixel (1, 2, 4, 8)")
         // CLI11 2.1's numeric IsMember lets an empty value through as 0 (found
         // by tests/fuzz: `--msaa ""`); Range rejects it first.
         ->check(CLI::Range(1u, 8u))
         ->check(CLI::IsMember({1u, 2u, 4u, 8u}));
     demoCmd->add_option("--cells", demo.cells, "Grid cells per axis (default 48)")->check(CLI::Range(1u, 512u));
-    demoCmd->add_option("--particles", demo.particles, "Point-cloud particles (default 100000)")->check(CLI::Range(1u, 4000000u));
+    demoCmd->add_option("--particles", demo.particles, "Point-cloud particles (default 100000)")
+        ->check(CLI::Range(1u, 4000000u));
     demoCmd->add_option("--balls", demo.balls, "Metaballs (1..256, default 24)")->check(CLI::Range(1u, 256u));
     demoCmd
         ->add_option_function<std::string>(
@@ -87,29 +101,38 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
     demoCmd->add_option("--scenes", demo.scenes, "Scenes to render (metaballs, pointcloud)")
         ->check(CLI::IsMember({"metaballs", "pointcloud"}))
         ->delimiter(',');
-    demoCmd->add_option("--shading", demo.shading, "lit | cells | normals")->check(CLI::IsMember({"lit", "cells", "normals"}));
+    demoCmd->add_option("--shading", demo.shading, "lit | cells | normals")
+        ->check(CLI::IsMember({"lit", "cells", "normals"}));
     demoCmd->add_flag("--validation", demo.validation, "Enable the validation layer (any message fails the exit code)");
     demoCmd->add_option("--device", demo.device, "Device index or name substring");
 
     IsoOptions& iso = options.iso;
     CLI::App* isoCmd = app.add_subcommand(
-        "iso", "Extract an iso-surface from a field, a raw volume, a GLSL field function or particles and write PLY/OBJ");
-    isoCmd->add_option("--field", iso.field, "cayley | sphere | gyroid | metaballs")->check(CLI::IsMember({"cayley", "sphere", "gyroid", "metaballs"}));
-    CLI::Option* cellsOpt =
-        isoCmd->add_option("--cells", iso.cells, "Cells per axis X,Y,Z for --field and --glsl (samples = cells + 1; default 64,64,64)");
-    CLI::Option* boundsOpt = isoCmd->add_option("--bounds", iso.bounds, "World bounds minX,minY,minZ,maxX,maxY,maxZ of --field and --glsl (default -1,-1,-1,1,1,1)")
-        ->check(sample::boundsSixFloats());
+        "iso",
+        "Extract an iso-surface from a field, a raw volume, a GLSL field function or particles and write PLY/OBJ");
+    isoCmd->add_option("--field", iso.field, "cayley | sphere | gyroid | metaballs")
+        ->check(CLI::IsMember({"cayley", "sphere", "gyroid", "metaballs"}));
+    CLI::Option* cellsOpt = isoCmd->add_option(
+        "--cells", iso.cells, "Cells per axis X,Y,Z for --field and --glsl (samples = cells + 1; default 64,64,64)");
+    CLI::Option* boundsOpt =
+        isoCmd
+            ->add_option("--bounds", iso.bounds,
+                         "World bounds minX,minY,minZ,maxX,maxY,maxZ of --field and --glsl (default -1,-1,-1,1,1,1)")
+            ->check(sample::boundsSixFloats());
     isoCmd->add_option("--raw", iso.raw, "Raw volume file (little-endian, x fastest)");
     CLI::Option* dimsOpt = isoCmd->add_option("--dims", iso.dims, "Samples per axis X,Y,Z of --raw");
-    CLI::Option* typeOpt =
-        isoCmd->add_option("--type", iso.type, "Sample type of --raw: u8 | u16 | f32")->check(CLI::IsMember({"u8", "u16", "f32"}));
+    CLI::Option* typeOpt = isoCmd->add_option("--type", iso.type, "Sample type of --raw: u8 | u16 | f32")
+                               ->check(CLI::IsMember({"u8", "u16", "f32"}));
     isoCmd->add_option("--glsl", iso.glsl,
-                       "File with a GLSL field function `float field(vec3 p)` (inside is greater; may use iso_time), sampled over --cells "
+                       "File with a GLSL field function `float field(vec3 p)` (inside is greater; may use iso_time), "
+                       "sampled over --cells "
                        "within --bounds; compile errors name the file's lines");
-    isoCmd->add_option("--particles", iso.particles,
-                       "Particle file: PLY point set (ascii/binary, float/double x,y,z), .xyz text or raw float32 xyz (.f32); or a "
-                       "sequence 'frames/fluid_{}.ply' ({} = frame number, then --out needs {} too). The grid is the particles' bounds "
-                       "padded by the kernel support, sampled every --voxel-size");
+    isoCmd->add_option(
+        "--particles", iso.particles,
+        "Particle file: PLY point set (ascii/binary, float/double x,y,z), .xyz text or raw float32 xyz (.f32); or a "
+        "sequence 'frames/fluid_{}.ply' ({} = frame number, then --out needs {} too). The grid is the particles' "
+        "bounds "
+        "padded by the kernel support, sampled every --voxel-size");
     auto particleOption = [&](const char* name, float& value, const char* help) {
         return isoCmd
             ->add_option_function<float>(
@@ -122,13 +145,15 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
             ->check(sample::finiteFloat());
     };
     particleOption("--particle-radius", iso.particleRadius,
-                   "Particle radius R in world units (splashsurf's meaning: about half the particle spacing). Required with --particles");
+                   "Particle radius R in world units (splashsurf's meaning: about half the particle spacing). Required "
+                   "with --particles");
     particleOption("--smoothing-length", iso.smoothingLength,
                    "Smoothing length L in particle radii (default 2): kernel support 2 L R, about L particle spacings");
     particleOption("--voxel-size", iso.voxelSize, "Grid spacing in world units (default: the particle radius R)")
         ->each([&iso](const std::string&) { iso.voxelSizeGiven = true; });
     particleOption("--surface-threshold", iso.surfaceThreshold,
-                   "Surface threshold T as a fraction of the rest density (default 0.6 as in splashsurf); iso value = T x rest density")
+                   "Surface threshold T as a fraction of the rest density (default 0.6 as in splashsurf); iso value = "
+                   "T x rest density")
         ->each([&iso](const std::string&) { iso.thresholdGiven = true; });
     isoCmd
         ->add_option_function<std::string>(
@@ -139,16 +164,28 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
             },
             "How particles become the field: scatter (atomics, default) | gather (binned)")
         ->check(CLI::IsMember({"scatter", "gather"}));
-    isoCmd->add_option_function<float>("--iso", [&iso](const float& v) { iso.iso = v; iso.isoGiven = true; },
-                                       "Iso value (inside is greater; default 0 for analytic fields and --glsl, 0.35 for metaballs, 0.5 for "
-                                       "volumes; with --particles, field units: weighted neighbour count, instead of --surface-threshold)")
+    isoCmd
+        ->add_option_function<float>(
+            "--iso",
+            [&iso](const float& v) {
+                iso.iso = v;
+                iso.isoGiven = true;
+            },
+            "Iso value (inside is greater; default 0 for analytic fields and --glsl, 0.35 for metaballs, 0.5 for "
+            "volumes; with --particles, field units: weighted neighbour count, instead of --surface-threshold)")
         ->check(sample::finiteFloat());
-    isoCmd->add_option("--normals", iso.normals, "forward | central | sobel")->check(CLI::IsMember({"forward", "central", "sobel"}));
-    isoCmd->add_option("--out", iso.out, "Mesh output: .ply (binary little-endian) or .obj; with a --particles sequence a pattern with {}");
+    isoCmd->add_option("--normals", iso.normals, "forward | central | sobel")
+        ->check(CLI::IsMember({"forward", "central", "sobel"}));
+    isoCmd->add_option(
+        "--out", iso.out,
+        "Mesh output: .ply (binary little-endian) or .obj; with a --particles sequence a pattern with {}");
     isoCmd->add_flag("--weld", iso.weld, "Merge equal vertices in the output mesh");
-    isoCmd->add_option("--stats", iso.stats, "Write triangle counts, per-pass GPU times and their total gpuMs as JSON (one entry per frame)");
+    isoCmd->add_option("--stats", iso.stats,
+                       "Write triangle counts, per-pass GPU times and their total gpuMs as JSON (one entry per frame)");
     isoCmd->add_option("--capacity", iso.capacity, "Vertex capacity (default: guessed, retried once on overflow)");
-    isoCmd->add_option("--repeat", iso.repeat, "Extract N times and report the last one's GPU times (default 2: the first carries JIT)")
+    isoCmd
+        ->add_option("--repeat", iso.repeat,
+                     "Extract N times and report the last one's GPU times (default 2: the first carries JIT)")
         ->check(CLI::Range(1u, 1000u));
     isoCmd->add_flag("--validation", iso.validation, "Enable the validation layer (any message fails the exit code)");
     isoCmd->add_option("--device", iso.device, "Device index or name substring");

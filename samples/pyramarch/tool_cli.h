@@ -49,9 +49,9 @@ struct IsoOptions {
     // --particles: a particle file (PLY, .xyz, .f32) or a sequence pattern
     // with "{}" ('frames/fluid_{}.ply'); splashsurf's parameters.
     std::string particles;
-    float particleRadius = 0.f;  // world units (required with --particles)
-    float smoothingLength = 2.f; // particle radii; kernel support 2 L r
-    float voxelSize = 0.f;       // world units; 0: the particle radius
+    float particleRadius = 0.f;    // world units (required with --particles)
+    float smoothingLength = 2.f;   // particle radii; kernel support 2 L r
+    float voxelSize = 0.f;         // world units; 0: the particle radius
     float surfaceThreshold = 0.6f; // fraction of the rest density
     std::string splat = "scatter";
     // Whether options were given on the command line (conflict checks).

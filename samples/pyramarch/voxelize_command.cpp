@@ -10,16 +10,20 @@
 using namespace pyramarch;
 
 CLI::App* addVoxelizeCommand(CLI::App& app, VoxelizeOptions& o) {
-    CLI::App* cmd = app.add_subcommand("voxelize", "Voxelize a mesh into a sparse voxel octree; write the occupied leaves and stats");
+    CLI::App* cmd = app.add_subcommand(
+        "voxelize", "Voxelize a mesh into a sparse voxel octree; write the occupied leaves and stats");
     auto* mesh = cmd->add_option("--mesh", o.mesh, "Wavefront OBJ file");
     auto* shape = cmd->add_option("--shape", o.shape, "Built-in shape: sphere | torus | knot | box | diamond")
                       ->check(CLI::IsMember({"sphere", "torus", "knot", "box", "diamond"}));
     mesh->excludes(shape);
-    cmd->add_option("--res", o.resolution, "Voxels along the mesh's longest axis (1..1024, default 128)")->check(CLI::Range(1u, 1024u));
+    cmd->add_option("--res", o.resolution, "Voxels along the mesh's longest axis (1..1024, default 128)")
+        ->check(CLI::Range(1u, 1024u));
     cmd->add_option("--out", o.out, "Occupied leaves: .ply (voxel centres, colours) or .txt (x y z r g b count)");
     cmd->add_option("--stats", o.stats, "Counters, leaf count and per-pass GPU times as JSON");
     cmd->add_flag("--thin", o.thin, "6-separating (thin) voxelization instead of conservative");
-    cmd->add_option("--method", o.method, "Conservative rasterization: auto | gs (geometry-shader dilation) | hw (VK_EXT_conservative_rasterization)")
+    cmd->add_option(
+           "--method", o.method,
+           "Conservative rasterization: auto | gs (geometry-shader dilation) | hw (VK_EXT_conservative_rasterization)")
         ->check(CLI::IsMember({"auto", "gs", "hw"}));
     cmd->add_flag("--validation", o.validation, "Enable the validation layer (any message fails the exit code)");
     cmd->add_option("--device", o.device, "Device index or name substring");
@@ -36,7 +40,7 @@ int runVoxelize(const VoxelizeOptions& o) {
     job.outPath = o.out;
     job.statsPath = o.stats;
     job.mode = o.thin ? voxel::VoxelMode::Thin : voxel::VoxelMode::Conservative;
-    job.method = o.method == "gs" ? voxel::ConservativeMethod::GeometryShader
+    job.method = o.method == "gs"   ? voxel::ConservativeMethod::GeometryShader
                  : o.method == "hw" ? voxel::ConservativeMethod::Hardware
                                     : voxel::ConservativeMethod::Auto;
     sample::CommonOptions co;
@@ -45,7 +49,8 @@ int runVoxelize(const VoxelizeOptions& o) {
     std::atomic<uint32_t> messages{0};
     auto device = sample::createSampleDevice(co, &messages);
     if (!device) return sample::fail(prog, device.message());
-    std::fprintf(stderr, "voxelizing %s at R=%u ...\n", o.mesh.empty() ? o.shape.c_str() : o.mesh.c_str(), o.resolution);
+    std::fprintf(stderr, "voxelizing %s at R=%u ...\n", o.mesh.empty() ? o.shape.c_str() : o.mesh.c_str(),
+                 o.resolution);
     auto r = sample::runVoxelizeJob(**device, job);
     if (!r) return sample::fail(prog, r.message());
     const voxel::VoxelStats& s = r->stats;
@@ -54,7 +59,8 @@ int runVoxelize(const VoxelizeOptions& o) {
                 s.tilesNeeded, r->leaves.size());
     double total = 0;
     for (const PassTiming& t : r->timings) total += t.milliseconds;
-    std::printf("GPU time %.3f ms over %zu passes%s\n", total, r->timings.size(), r->attempts > 1 ? " (capacities grown)" : "");
+    std::printf("GPU time %.3f ms over %zu passes%s\n", total, r->timings.size(),
+                r->attempts > 1 ? " (capacities grown)" : "");
     if (!o.out.empty()) std::printf("wrote %s\n", o.out.c_str());
     if (messages) return sample::fail(prog, std::to_string(messages.load()) + " validation message(s)");
     return 0;

@@ -7,11 +7,11 @@
 #include "sample/cli.h"
 
 struct VoxelizeOptions {
-    std::string mesh;            // OBJ path
-    std::string shape;           // sphere | torus | knot | box | diamond
+    std::string mesh;  // OBJ path
+    std::string shape; // sphere | torus | knot | box | diamond
     uint32_t resolution = 128;
-    std::string out;             // .ply or .txt
-    std::string stats;           // JSON
+    std::string out;   // .ply or .txt
+    std::string stats; // JSON
     bool thin = false;
     std::string method = "auto"; // auto | gs | hw
     bool validation = false;

@@ -70,8 +70,8 @@ struct VoxelSettings {
 // the same external uses on both sides, so successive frames are ordered.
 class VoxelView final : public sample::WindowView {
 public:
-    static Result<std::unique_ptr<VoxelView>> create(Device& device, VoxelSettings& settings, const sample::RenderTarget& target,
-                                                     sample::ExtraPasses extra);
+    static Result<std::unique_ptr<VoxelView>> create(Device& device, VoxelSettings& settings,
+                                                     const sample::RenderTarget& target, sample::ExtraPasses extra);
     Status setTarget(const sample::RenderTarget& target) override;
     void rebindTarget(VkImage image, VkImageView view, VkImageLayout layout) override {
         draw_->rebindImportedImage(finalRef_, image, view, layout);
@@ -133,8 +133,8 @@ private:
     std::optional<voxel::VoxelStats> stats_;
 };
 
-Result<std::unique_ptr<VoxelView>> VoxelView::create(Device& device, VoxelSettings& settings, const sample::RenderTarget& target,
-                                                     sample::ExtraPasses extra) {
+Result<std::unique_ptr<VoxelView>> VoxelView::create(Device& device, VoxelSettings& settings,
+                                                     const sample::RenderTarget& target, sample::ExtraPasses extra) {
     std::unique_ptr<VoxelView> v(new VoxelView(device, settings));
     v->extra_ = std::move(extra);
     PYRAMARCH_TRY(v->build(target));
@@ -178,7 +178,8 @@ Status VoxelView::build(const sample::RenderTarget& target) {
     vox_ = std::move(vox).value();
     depth_ = vox_->octreeDepth();
     if (s.level > int(depth_) && !s.clampLevel)
-        return Status::error("level " + std::to_string(s.level) + " exceeds the octree depth " + std::to_string(depth_));
+        return Status::error("level " + std::to_string(s.level) + " exceeds the octree depth " +
+                             std::to_string(depth_));
     level_ = s.level < 0 ? depth_ : std::min(depth_, uint32_t(s.level));
     PYRAMARCH_TRY(vox_->setMesh(mesh_, grid_, mode_));
 
@@ -187,10 +188,11 @@ Status VoxelView::build(const sample::RenderTarget& target) {
                                                        MemoryUsage::DeviceLocal, "sample.instances"});
     if (!instances) return instances.status();
     instances_ = std::move(instances).value();
-    auto drawArgs = device_.allocator().createBuffer(
-        {16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
-                 VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-         MemoryUsage::DeviceLocal, "sample.draw_args"});
+    auto drawArgs =
+        device_.allocator().createBuffer({16,
+                                          VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
+                                              VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                                          MemoryUsage::DeviceLocal, "sample.draw_args"});
     if (!drawArgs) return drawArgs.status();
     drawArgs_ = std::move(drawArgs).value();
 
@@ -230,10 +232,12 @@ Status VoxelView::build(const sample::RenderTarget& target) {
     const ExternalUse indirect{Access::IndirectRead, PassKind::Graphics};
     const BufferRef instRef = graph.importBuffer("sample.instances", instances_, vertexRead, vertexRead);
     const BufferRef argsRef = graph.importBuffer("sample.draw_args", drawArgs_, indirect, indirect);
-    graph.addPass("sample.reset_draw", PassKind::Transfer).use(argsRef, Access::TransferDst).record([argsRef](PassContext& ctx) {
-        const uint32_t init[4] = {36, 0, 0, 0};
-        ctx.vk->vkCmdUpdateBuffer(ctx.cmd, ctx.buffer(argsRef), 0, sizeof(init), init);
-    });
+    graph.addPass("sample.reset_draw", PassKind::Transfer)
+        .use(argsRef, Access::TransferDst)
+        .record([argsRef](PassContext& ctx) {
+            const uint32_t init[4] = {36, 0, 0, 0};
+            ctx.vk->vkCmdUpdateBuffer(ctx.cmd, ctx.buffer(argsRef), 0, sizeof(init), init);
+        });
     graph.addPass("sample.gather", PassKind::Compute)
         .pipeline(gather_)
         .use(refs.dispatch, Access::IndirectRead)
@@ -259,7 +263,8 @@ Status VoxelView::build(const sample::RenderTarget& target) {
 }
 
 Status VoxelView::setTarget(const sample::RenderTarget& target) {
-    const bool newPipeline = !cubes_.pipeline() || target.colorFormat != target_.colorFormat || target.samples != target_.samples;
+    const bool newPipeline =
+        !cubes_.pipeline() || target.colorFormat != target_.colorFormat || target.samples != target_.samples;
     target_ = target;
     if (newPipeline) {
         GraphicsPipelineDesc cd;
@@ -284,12 +289,14 @@ Status VoxelView::setTarget(const sample::RenderTarget& target) {
     const BufferRef argsRef = g->importBuffer("sample.draw_args", drawArgs_, indirect, indirect, true);
     finalRef_ = g->importImage("target", target.image, target.before, target.after);
     const VkExtent3D extent{target.extent.width, target.extent.height, 1};
-    const ImageRef depthRef = g->createImage("sample.depth", {.format = kDepthFormat, .extent = extent, .samples = target.samples});
+    const ImageRef depthRef =
+        g->createImage("sample.depth", {.format = kDepthFormat, .extent = extent, .samples = target.samples});
     AttachmentDesc colorDesc;
     colorDesc.clear.color = {{kClear[0], kClear[1], kClear[2], kClear[3]}};
     ImageRef colorRef = finalRef_;
     if (target.samples != VK_SAMPLE_COUNT_1_BIT) {
-        colorRef = g->createImage("sample.color.msaa", {.format = target.colorFormat, .extent = extent, .samples = target.samples});
+        colorRef = g->createImage("sample.color.msaa",
+                                  {.format = target.colorFormat, .extent = extent, .samples = target.samples});
         colorDesc.store = false;
         colorDesc.resolveTarget = finalRef_;
     }
@@ -352,12 +359,14 @@ void VoxelView::ui(bool& recreate) {
     ImGui::Separator();
     ImGui::Text("grid %ux%ux%u, depth %u", grid_.dims[0], grid_.dims[1], grid_.dims[2], depth_);
     if (stats_) {
-        ImGui::Text("leaf-level nodes: %u   level %u nodes: %u (allocated, 8 per tile)", stats_->levelNodes[depth_], level_, stats_->levelNodes[level_]);
+        ImGui::Text("leaf-level nodes: %u   level %u nodes: %u (allocated, 8 per tile)", stats_->levelNodes[depth_],
+                    level_, stats_->levelNodes[level_]);
         ImGui::Text("fragments: %u   tiles: %u", stats_->fragmentsNeeded, stats_->tilesNeeded);
         if (stats_->fragmentOverflow || stats_->tileOverflow)
             ImGui::TextColored(ImVec4(1, 0.3f, 0.3f, 1), "OVERFLOW: %u fragments / %u tiles needed, octree truncated",
                                stats_->fragmentsNeeded, stats_->tilesNeeded);
-        if (stats_->skippedTriangles) ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "%u triangles skipped (not finite)", stats_->skippedTriangles);
+        if (stats_->skippedTriangles)
+            ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "%u triangles skipped (not finite)", stats_->skippedTriangles);
     } else {
         ImGui::Text("leaf nodes: (waiting for the GPU)");
     }
@@ -430,8 +439,9 @@ int runHeadless(Options& o) {
     st = sample::writePng(co.out, width, height, pixels);
     if (!st) return sample::fail(prog, st.message());
     const voxel::VoxelGrid& grid = view.grid();
-    std::printf("grid %ux%ux%u, depth %u, level %u: %u cubes drawn, %u voxel fragments, %u tiles%s\n", grid.dims[0], grid.dims[1],
-                grid.dims[2], view.voxelizer().octreeDepth(), view.level(), (*args)[1], stats->fragmentsNeeded, stats->tilesNeeded,
+    std::printf("grid %ux%ux%u, depth %u, level %u: %u cubes drawn, %u voxel fragments, %u tiles%s\n", grid.dims[0],
+                grid.dims[1], grid.dims[2], view.voxelizer().octreeDepth(), view.level(), (*args)[1],
+                stats->fragmentsNeeded, stats->tilesNeeded,
                 stats->fragmentOverflow || stats->tileOverflow ? " (OVERFLOW: truncated)" : "");
     std::printf("covered pixels: %zu of %u\nwrote %s\n", covered, width * height, co.out.c_str());
     std::printf("%s", recorder.table(frames > 1 ? 1 : 0).c_str());
@@ -446,7 +456,8 @@ int runHeadless(Options& o) {
 int runWindowed(Options& o) {
     const std::string prog = "voxelize";
     sample::CommonOptions& co = o.common;
-    if (!co.out.empty() && !co.frames) return sample::fail(prog, "windowed --out needs --frames N (the frame to capture)");
+    if (!co.out.empty() && !co.frames)
+        return sample::fail(prog, "windowed --out needs --frames N (the frame to capture)");
     sample::SampleApp app;
     app.name = prog;
     app.title = "pyramarch voxelize";
@@ -471,16 +482,21 @@ int runWindowed(Options& o) {
 int main(int argc, char** argv) {
     Options o;
     sample::CommonOptions& co = o.common;
-    CLI::App app{"voxelize: a mesh voxelized into a sparse voxel octree on the GPU, one level drawn as cubes", "voxelize"};
+    CLI::App app{"voxelize: a mesh voxelized into a sparse voxel octree on the GPU, one level drawn as cubes",
+                 "voxelize"};
     auto* mesh = app.add_option("--mesh", o.voxel.mesh, "Wavefront OBJ file");
-    auto* shape = app.add_option("--shape", o.voxel.shape, "Built-in shape: sphere | torus | knot | box | diamond (default knot)")
-                      ->check(CLI::IsMember({"sphere", "torus", "knot", "box", "diamond"}));
+    auto* shape =
+        app.add_option("--shape", o.voxel.shape, "Built-in shape: sphere | torus | knot | box | diamond (default knot)")
+            ->check(CLI::IsMember({"sphere", "torus", "knot", "box", "diamond"}));
     mesh->excludes(shape);
-    app.add_option("--res", o.voxel.resolution, "Voxels along the longest axis (1..1024, default 128)")->check(CLI::Range(1u, 1024u));
-    app.add_option("--level", o.voxel.level, "Octree level to draw (0 = root .. depth = leaves; default leaves)")->check(CLI::Range(0, 10));
+    app.add_option("--res", o.voxel.resolution, "Voxels along the longest axis (1..1024, default 128)")
+        ->check(CLI::Range(1u, 1024u));
+    app.add_option("--level", o.voxel.level, "Octree level to draw (0 = root .. depth = leaves; default leaves)")
+        ->check(CLI::Range(0, 10));
     app.add_flag("--thin", o.voxel.thin, "6-separating (thin) voxelization");
     app.add_flag("--headless", co.headless, "Render offscreen to --out (default voxelize.png) instead of a window");
-    app.add_option("--frames", co.frames, "Frames to voxelize and draw, then exit (headless default 1; windowed: until closed)")
+    app.add_option("--frames", co.frames,
+                   "Frames to voxelize and draw, then exit (headless default 1; windowed: until closed)")
         ->check(CLI::Range(1u, 100000u));
     app.add_option("--size", o.size, "Image / window size WxH (default 640x480)");
     app.add_option("--out", co.out, "PNG of the last frame (headless default voxelize.png; windowed needs --frames)");
@@ -489,10 +505,12 @@ int main(int argc, char** argv) {
     app.add_option("--msaa", co.msaa, "Samples per pixel (1, 2, 4, 8)")->check(CLI::IsMember({1u, 2u, 4u, 8u}));
     app.add_option("--device", co.device, "Device index or name substring");
     app.add_flag("!--no-vsync", co.vsync, "Windowed: present without waiting for vertical blank");
-    app.add_flag("--exercise-resize", co.exerciseResize, "Windowed: resize, minimise and restore the window while running (tests)");
+    app.add_flag("--exercise-resize", co.exerciseResize,
+                 "Windowed: resize, minimise and restore the window while running (tests)");
     const int parsed = sample::parseCommandLine(app, argc, argv);
     if (parsed >= 0) return parsed;
-    if (!sample::parseSize(o.size, co.width, co.height)) return sample::fail("voxelize", "--size: expected WxH, got '" + o.size + "'");
+    if (!sample::parseSize(o.size, co.width, co.height))
+        return sample::fail("voxelize", "--size: expected WxH, got '" + o.size + "'");
     o.voxel.meshFile = o.voxel.mesh;
     return co.headless ? runHeadless(o) : runWindowed(o);
 }

@@ -109,7 +109,8 @@ void CpuMarchingCubes(benchmark::State& state) {
         vertices = r.vertices.size();
         benchmark::DoNotOptimize(r);
     }
-    state.counters["cells/s"] = benchmark::Counter(double(g.cells()) * double(state.iterations()), benchmark::Counter::kIsRate);
+    state.counters["cells/s"] =
+        benchmark::Counter(double(g.cells()) * double(state.iterations()), benchmark::Counter::kIsRate);
     state.counters["triangles"] = double(vertices / 3);
 }
 BENCHMARK(CpuMarchingCubes)->Arg(31)->Arg(63)->Arg(127)->Unit(benchmark::kMillisecond);

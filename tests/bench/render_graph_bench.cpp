@@ -24,7 +24,9 @@ void buildGraph(RenderGraph& g, int passes) {
                 .use(buffers[i - 1], Access::VertexRead)
                 .use(buffers[i - 1], Access::IndirectRead)
                 .colorAttachment(color, {.load = LoadOp::Load});
-            g.addPass("copy" + std::to_string(i), PassKind::Compute).use(buffers[i - 1], Access::StorageRead).use(buffers[i], Access::StorageWrite);
+            g.addPass("copy" + std::to_string(i), PassKind::Compute)
+                .use(buffers[i - 1], Access::StorageRead)
+                .use(buffers[i], Access::StorageWrite);
         } else {
             g.addPass("p" + std::to_string(i), PassKind::Compute)
                 .use(buffers[i - 1], Access::StorageRead)

@@ -71,9 +71,11 @@ struct HostApp {
             error = "vkCreateInstance";
             return false;
         }
-        auto createMessenger = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(vkGetInstanceProcAddr(instance, "vkCreateDebugUtilsMessengerEXT"));
+        auto createMessenger = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
+            vkGetInstanceProcAddr(instance, "vkCreateDebugUtilsMessengerEXT"));
         VkDebugUtilsMessengerCreateInfoEXT mci{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
-        mci.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+        mci.messageSeverity =
+            VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
         mci.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT;
         mci.pfnUserCallback = hostCallback;
         createMessenger(instance, &mci, nullptr, &messenger);
@@ -91,7 +93,8 @@ struct HostApp {
         std::vector<VkQueueFamilyProperties> qf(qn);
         vkGetPhysicalDeviceQueueFamilyProperties(physical, &qn, qf.data());
         for (uint32_t i = 0; i < qn; ++i)
-            if ((qf[i].queueFlags & (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT)) == (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT)) {
+            if ((qf[i].queueFlags & (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT)) ==
+                (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT)) {
                 family = i;
                 break;
             }
@@ -118,7 +121,8 @@ struct HostApp {
     ~HostApp() {
         if (device) vkDestroyDevice(device, nullptr);
         if (messenger) {
-            auto destroy = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(vkGetInstanceProcAddr(instance, "vkDestroyDebugUtilsMessengerEXT"));
+            auto destroy = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
+                vkGetInstanceProcAddr(instance, "vkDestroyDebugUtilsMessengerEXT"));
             destroy(instance, messenger, nullptr);
         }
         if (instance) vkDestroyInstance(instance, nullptr);
@@ -154,7 +158,8 @@ TEST(AdoptedDevice, RunsAGraphOnTheHostsDevice) {
         constexpr uint32_t n = 500;
         std::vector<uint32_t> input(n);
         std::iota(input.begin(), input.end(), 1u);
-        constexpr VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+        constexpr VkBufferUsageFlags usage =
+            VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
         auto in = device.allocator().createBuffer({n * 4, usage, pyramarch::MemoryUsage::DeviceLocal, "in"});
         auto out = device.allocator().createBuffer({n * 4, usage, pyramarch::MemoryUsage::DeviceLocal, "out"});
         ASSERT_TRUE(in.ok() && out.ok());
@@ -162,7 +167,8 @@ TEST(AdoptedDevice, RunsAGraphOnTheHostsDevice) {
         auto pipeline = pyramarch::ComputePipeline::create(
             device, {.spirv = kScaleAddSpv,
                      .name = "scale-add",
-                     .layout = {.bindings = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, .pushConstantBytes = 12}});
+                     .layout = {.bindings = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
+                                .pushConstantBytes = 12}});
         ASSERT_TRUE(pipeline.ok()) << pipeline.message();
         auto pool = pyramarch::DescriptorPool::create(device, 1, 2, "adopted");
         ASSERT_TRUE(pool.ok());
@@ -171,8 +177,10 @@ TEST(AdoptedDevice, RunsAGraphOnTheHostsDevice) {
         ASSERT_TRUE(set.ok());
 
         pyramarch::RenderGraph graph(&device);
-        auto rin = graph.importBuffer("in", in.value(), {pyramarch::Access::TransferDst, pyramarch::PassKind::Transfer}, {}, true);
-        auto rout = graph.importBuffer("out", out.value(), {}, {pyramarch::Access::TransferSrc, pyramarch::PassKind::Transfer});
+        auto rin = graph.importBuffer("in", in.value(), {pyramarch::Access::TransferDst, pyramarch::PassKind::Transfer},
+                                      {}, true);
+        auto rout =
+            graph.importBuffer("out", out.value(), {}, {pyramarch::Access::TransferSrc, pyramarch::PassKind::Transfer});
         graph.addPass("scale", pyramarch::PassKind::Compute)
             .use(rin, pyramarch::Access::StorageRead)
             .use(rout, pyramarch::Access::StorageWrite)
@@ -180,7 +188,8 @@ TEST(AdoptedDevice, RunsAGraphOnTheHostsDevice) {
                 // The host records through its own loader; the module through its table.
                 const uint32_t params[3] = {n, 3, 4};
                 vkCmdBindPipeline(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline->pipeline());
-                vkCmdBindDescriptorSets(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline->layout(), 0, 1, &set.value(), 0, nullptr);
+                vkCmdBindDescriptorSets(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline->layout(), 0, 1, &set.value(),
+                                        0, nullptr);
                 vkCmdPushConstants(ctx.cmd, pipeline->layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(params), params);
                 vkCmdDispatch(ctx.cmd, (n + 63) / 64, 1, 1);
             });

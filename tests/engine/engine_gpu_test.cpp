@@ -67,18 +67,20 @@ TEST_P(DeclaredBindings, ThreePassComputeChainMatchesCpu) {
     Buffer out2 = makeBuffer(device(), n * 4, kStorage, "chain-out2");
     ASSERT_OK(uploadBuffer(device(), in, input.data(), n * 4));
 
-    auto pipeline = ComputePipeline::create(device(), {.spirv = kScaleAddSpv,
-                                                       .name = "scale-add",
-                                                       .layout = {.bindings = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
-                                                                  .pushConstantBytes = sizeof(ScaleAddParams),
-                                                                  .pushDescriptors = push}});
+    auto pipeline = ComputePipeline::create(
+        device(), {.spirv = kScaleAddSpv,
+                   .name = "scale-add",
+                   .layout = {.bindings = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
+                              .pushConstantBytes = sizeof(ScaleAddParams),
+                              .pushDescriptors = push}});
     ASSERT_OK(pipeline);
     EXPECT_EQ(pipeline->pipelineLayout().usesPushDescriptors(), push);
     RenderGraph graph(&device());
     BufferRef rin = graph.importBuffer("in", in, {Access::TransferDst, PassKind::Transfer}, {Access::None}, true);
     BufferRef a = graph.createBuffer("a", {.size = n * 4});
     BufferRef b = graph.createBuffer("b", {.size = n * 4});
-    BufferRef rout = graph.importBuffer("out", out, {Access::TransferSrc, PassKind::Transfer}, {Access::TransferSrc, PassKind::Transfer});
+    BufferRef rout = graph.importBuffer("out", out, {Access::TransferSrc, PassKind::Transfer},
+                                        {Access::TransferSrc, PassKind::Transfer});
     const ScaleAddParams params[3] = {{n, 2, 1}, {n, 3, 5}, {n, 1, 100}};
     const BufferRef links[4] = {rin, a, b, rout};
     for (int i = 0; i < 3; ++i) {
@@ -112,7 +114,9 @@ TEST_P(DeclaredBindings, ThreePassComputeChainMatchesCpu) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EngineGpu, DeclaredBindings, ::testing::Values(true, false),
-                         [](const ::testing::TestParamInfo<bool>& i) { return i.param ? "PushDescriptors" : "GraphSets"; });
+                         [](const ::testing::TestParamInfo<bool>& i) {
+                             return i.param ? "PushDescriptors" : "GraphSets";
+                         });
 
 TEST_F(EngineGpu, PushDescriptorLayoutRefusesPoolSets) {
     if (!device().limits().pushDescriptors) GTEST_SKIP() << "device has no VK_KHR_push_descriptor";
@@ -143,15 +147,20 @@ TEST_F(EngineGpu, IndirectDispatchSizedByPreviousPass) {
         auto argsPipeline = ComputePipeline::create(
             device(), {.spirv = kWriteDispatchArgsSpv,
                        .name = "write-args",
-                       .layout = {.bindings = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, .pushDescriptors = false}});
+                       .layout = {.bindings = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
+                                  .pushDescriptors = false}});
         auto markPipeline = ComputePipeline::create(
-            device(), {.spirv = kMarkGroupsSpv, .name = "mark", .layout = {.bindings = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, .pushDescriptors = false}});
+            device(), {.spirv = kMarkGroupsSpv,
+                       .name = "mark",
+                       .layout = {.bindings = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, .pushDescriptors = false}});
         ASSERT_OK(argsPipeline);
         ASSERT_OK(markPipeline);
         RenderGraph graph(&device());
-        BufferRef rcount = graph.importBuffer("count", countBuf, {Access::TransferDst, PassKind::Transfer}, {Access::None}, true);
+        BufferRef rcount =
+            graph.importBuffer("count", countBuf, {Access::TransferDst, PassKind::Transfer}, {Access::None}, true);
         BufferRef args = graph.createBuffer("dispatch-args", {.size = 12});
-        BufferRef rmarks = graph.importBuffer("marks", marks, {Access::TransferDst, PassKind::Transfer}, {Access::None});
+        BufferRef rmarks =
+            graph.importBuffer("marks", marks, {Access::TransferDst, PassKind::Transfer}, {Access::None});
         auto pool = DescriptorPool::create(device(), 2, 4, "indirect");
         ASSERT_OK(pool);
         graph.addPass("write-args", PassKind::Compute)
@@ -161,7 +170,8 @@ TEST_F(EngineGpu, IndirectDispatchSizedByPreviousPass) {
                 DescriptorBinding bindings[2] = {{ctx.buffer(rcount)}, {ctx.buffer(args)}};
                 VkDescriptorSet set = pool->allocate(argsPipeline->pipelineLayout(), bindings).value();
                 ctx.vk->vkCmdBindPipeline(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, argsPipeline->pipeline());
-                ctx.vk->vkCmdBindDescriptorSets(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, argsPipeline->layout(), 0, 1, &set, 0, nullptr);
+                ctx.vk->vkCmdBindDescriptorSets(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, argsPipeline->layout(), 0, 1,
+                                                &set, 0, nullptr);
                 ctx.vk->vkCmdDispatch(ctx.cmd, 1, 1, 1);
             });
         graph.addPass("mark", PassKind::Compute)
@@ -171,7 +181,8 @@ TEST_F(EngineGpu, IndirectDispatchSizedByPreviousPass) {
                 DescriptorBinding bindings[1] = {{ctx.buffer(rmarks)}};
                 VkDescriptorSet set = pool->allocate(markPipeline->pipelineLayout(), bindings).value();
                 ctx.vk->vkCmdBindPipeline(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, markPipeline->pipeline());
-                ctx.vk->vkCmdBindDescriptorSets(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, markPipeline->layout(), 0, 1, &set, 0, nullptr);
+                ctx.vk->vkCmdBindDescriptorSets(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, markPipeline->layout(), 0, 1,
+                                                &set, 0, nullptr);
                 ctx.vk->vkCmdDispatchIndirect(ctx.cmd, ctx.buffer(args), 0);
             });
         ASSERT_OK(graph.compile());
@@ -184,15 +195,18 @@ TEST_F(EngineGpu, IndirectDispatchSizedByPreviousPass) {
         auto result = readBufferAs<uint32_t>(device(), marks, capacity);
         ASSERT_OK(result);
         const uint32_t launched = (count + 63) / 64 * 64;
-        for (uint32_t i = 0; i < capacity; ++i) ASSERT_EQ(result.value()[i], i < launched ? i + 1 : 0u) << "count " << count << " slot " << i;
+        for (uint32_t i = 0; i < capacity; ++i)
+            ASSERT_EQ(result.value()[i], i < launched ? i + 1 : 0u) << "count " << count << " slot " << i;
     }
 }
 
 TEST_F(EngineGpu, ComputeWrittenDrawIsRasterized) {
     constexpr uint32_t size = 64;
-    auto gen = ComputePipeline::create(device(), {.spirv = kTriangleGenSpv,
-                                                  .name = "triangle-gen",
-                                                  .layout = {.bindings = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, .pushDescriptors = false}});
+    auto gen = ComputePipeline::create(
+        device(), {.spirv = kTriangleGenSpv,
+                   .name = "triangle-gen",
+                   .layout = {.bindings = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
+                              .pushDescriptors = false}});
     ASSERT_OK(gen);
     auto draw = GraphicsPipeline::create(device(), {.vertexSpirv = kFlatVertSpv,
                                                     .fragmentSpirv = kFlatFragSpv,
@@ -201,10 +215,11 @@ TEST_F(EngineGpu, ComputeWrittenDrawIsRasterized) {
                                                     .attributes = {{0, VK_FORMAT_R32G32B32A32_SFLOAT, 0}},
                                                     .colorFormats = {VK_FORMAT_R8G8B8A8_UNORM}});
     ASSERT_OK(draw);
-    auto target = device().allocator().createImage({.format = VK_FORMAT_R8G8B8A8_UNORM,
-                                                    .extent = {size, size, 1},
-                                                    .usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
-                                                    .name = "offscreen"});
+    auto target = device().allocator().createImage(
+        {.format = VK_FORMAT_R8G8B8A8_UNORM,
+         .extent = {size, size, 1},
+         .usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+         .name = "offscreen"});
     ASSERT_OK(target);
     auto pool = DescriptorPool::create(device(), 1, 2, "draw");
     ASSERT_OK(pool);
@@ -223,7 +238,8 @@ TEST_F(EngineGpu, ComputeWrittenDrawIsRasterized) {
                 set = pool->allocate(gen->pipelineLayout(), bindings).value();
             }
             ctx.vk->vkCmdBindPipeline(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, gen->pipeline());
-            ctx.vk->vkCmdBindDescriptorSets(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, gen->layout(), 0, 1, &set, 0, nullptr);
+            ctx.vk->vkCmdBindDescriptorSets(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, gen->layout(), 0, 1, &set, 0,
+                                            nullptr);
             ctx.vk->vkCmdDispatch(ctx.cmd, 1, 1, 1);
         });
     AttachmentDesc clear;
@@ -266,7 +282,10 @@ TEST_F(EngineGpu, ComputeWrittenDrawIsRasterized) {
 
 TEST_F(EngineGpu, PassTimingsArriveWithoutWaiting) {
     if (!device().limits().timestampsSupported) GTEST_SKIP() << "device has no timestamps";
-    auto pipeline = ComputePipeline::create(device(), {.spirv = kMarkGroupsSpv, .name = "mark", .layout = {.bindings = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, .pushDescriptors = false}});
+    auto pipeline = ComputePipeline::create(
+        device(), {.spirv = kMarkGroupsSpv,
+                   .name = "mark",
+                   .layout = {.bindings = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, .pushDescriptors = false}});
     ASSERT_OK(pipeline);
     auto pool = DescriptorPool::create(device(), 1, 1, "timing");
     ASSERT_OK(pool);
@@ -279,7 +298,8 @@ TEST_F(EngineGpu, PassTimingsArriveWithoutWaiting) {
             set = pool->allocate(pipeline->pipelineLayout(), bindings).value();
         }
         ctx.vk->vkCmdBindPipeline(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline->pipeline());
-        ctx.vk->vkCmdBindDescriptorSets(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline->layout(), 0, 1, &set, 0, nullptr);
+        ctx.vk->vkCmdBindDescriptorSets(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline->layout(), 0, 1, &set, 0,
+                                        nullptr);
         ctx.vk->vkCmdDispatch(ctx.cmd, 64, 1, 1);
     });
     ASSERT_OK(graph.compile());
@@ -301,15 +321,18 @@ TEST_F(EngineGpu, SmallBuffersShareMemoryBlocksAndAreFreed) {
     {
         std::vector<Buffer> buffers;
         for (int i = 0; i < 300; ++i) {
-            auto b = device().allocator().createBuffer({VkDeviceSize(256 + i * 16), kStorage, MemoryUsage::DeviceLocal, "small"});
+            auto b = device().allocator().createBuffer(
+                {VkDeviceSize(256 + i * 16), kStorage, MemoryUsage::DeviceLocal, "small"});
             ASSERT_OK(b);
             buffers.push_back(std::move(b).value());
         }
         const AllocatorStats during = device().allocator().stats();
         EXPECT_EQ(during.liveAllocations, before.liveAllocations + 300);
-        EXPECT_LE(during.deviceMemoryBlocks, before.deviceMemoryBlocks + 2) << "sub-allocation should pack small buffers";
+        EXPECT_LE(during.deviceMemoryBlocks, before.deviceMemoryBlocks + 2)
+            << "sub-allocation should pack small buffers";
         // Host-visible kinds get mapped memory.
-        auto upload = device().allocator().createBuffer({1024, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUsage::Upload, "up"});
+        auto upload =
+            device().allocator().createBuffer({1024, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUsage::Upload, "up"});
         ASSERT_OK(upload);
         EXPECT_NE(upload->mapped(), nullptr);
     }
@@ -322,7 +345,8 @@ TEST_F(EngineGpu, BadRequestsAreErrorsNotCrashes) {
     auto zero = device().allocator().createBuffer({0, kStorage, MemoryUsage::DeviceLocal, "empty"});
     EXPECT_FALSE(zero.ok());
     EXPECT_NE(zero.message().find("size 0"), std::string::npos);
-    auto huge = device().allocator().createBuffer({device().limits().maxBufferSize + 1, kStorage, MemoryUsage::DeviceLocal, "huge"});
+    auto huge = device().allocator().createBuffer(
+        {device().limits().maxBufferSize + 1, kStorage, MemoryUsage::DeviceLocal, "huge"});
     EXPECT_FALSE(huge.ok());
     EXPECT_NE(huge.message().find("maxBufferSize"), std::string::npos) << huge.message();
     auto noCode = ComputePipeline::create(device(), {.spirv = {}, .name = "nothing"});
@@ -355,7 +379,10 @@ TEST_F(EngineGpu, DeviceReportsItsChoice) {
 TEST_F(EngineGpu, SynchronizationValidationIsOn) {
     // A dispatch and a fill writing one buffer with no barrier between them:
     // a write-after-write hazard only synchronization validation reports.
-    auto pipeline = ComputePipeline::create(device(), {.spirv = kMarkGroupsSpv, .name = "mark", .layout = {.bindings = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, .pushDescriptors = false}});
+    auto pipeline = ComputePipeline::create(
+        device(), {.spirv = kMarkGroupsSpv,
+                   .name = "mark",
+                   .layout = {.bindings = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}, .pushDescriptors = false}});
     ASSERT_OK(pipeline);
     auto pool = DescriptorPool::create(device(), 1, 1, "hazard");
     ASSERT_OK(pool);
@@ -366,7 +393,8 @@ TEST_F(EngineGpu, SynchronizationValidationIsOn) {
     ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) {
         const VolkDeviceTable& vk = device().vk();
         vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline->pipeline());
-        vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline->layout(), 0, 1, &set.value(), 0, nullptr);
+        vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline->layout(), 0, 1, &set.value(), 0,
+                                   nullptr);
         vk.vkCmdDispatch(cmd, 1, 1, 1);
         vk.vkCmdFillBuffer(cmd, marks.handle(), 0, VK_WHOLE_SIZE, 0);
     }));
@@ -384,8 +412,10 @@ TEST_F(EngineGpu, BudgetExhaustionFailsCleanlyAndRecovers) {
     // Free space in blocks that already exist is usable too: allocate until refused.
     for (int i = 0; i < 1024 && failure.ok(); ++i) {
         auto b = allocator.createBuffer({1u << 20, kStorage, MemoryUsage::DeviceLocal, "budgeted"});
-        if (b) held.push_back(std::move(b).value());
-        else failure = b.status();
+        if (b)
+            held.push_back(std::move(b).value());
+        else
+            failure = b.status();
     }
     ASSERT_FALSE(failure.ok()) << "budget never reached";
     EXPECT_EQ(failure.vkResult(), VK_ERROR_OUT_OF_DEVICE_MEMORY);
@@ -402,10 +432,11 @@ TEST_F(EngineGpu, BudgetExhaustionFailsCleanlyAndRecovers) {
 TEST_F(EngineGpu, RebindingAnImportWithANewExtentResizesTheRenderArea) {
     // A window resize: the same compiled graph renders into a bigger image.
     auto makeTarget = [&](uint32_t w, uint32_t h) {
-        return device().allocator().createImage({.format = VK_FORMAT_R8G8B8A8_UNORM,
-                                                 .extent = {w, h, 1},
-                                                 .usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
-                                                 .name = "resizable"});
+        return device().allocator().createImage(
+            {.format = VK_FORMAT_R8G8B8A8_UNORM,
+             .extent = {w, h, 1},
+             .usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+             .name = "resizable"});
     };
     auto small = makeTarget(16, 16);
     auto large = makeTarget(64, 40);
@@ -426,6 +457,7 @@ TEST_F(EngineGpu, RebindingAnImportWithANewExtentResizesTheRenderArea) {
         std::vector<uint8_t> pixels;
         ASSERT_OK(readImage(device(), *image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, pixels));
         ASSERT_EQ(pixels.size(), size_t(image->extent().width) * image->extent().height * 4);
-        for (size_t i = 0; i < pixels.size(); i += 4) ASSERT_EQ(pixels[i + 1], 255) << "pixel " << i / 4 << " not cleared";
+        for (size_t i = 0; i < pixels.size(); i += 4)
+            ASSERT_EQ(pixels[i + 1], 255) << "pixel " << i / 4 << " not cleared";
     }
 }

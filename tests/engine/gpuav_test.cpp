@@ -37,7 +37,8 @@ constexpr uint32_t kBufferWords = 16;  // the target buffer: 64 bytes
 constexpr uint32_t kWrittenWords = 32; // what the shader writes: 128 bytes
 constexpr uint32_t kGuardWords = 1024; // 4 KiB behind it
 
-constexpr VkBufferUsageFlags kUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+constexpr VkBufferUsageFlags kUsage =
+    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
 
 // Runs the out-of-bounds dispatch once on `device`; returns an error text or
 // "". `guardOut` receives the guard buffer's words afterwards.
@@ -46,10 +47,11 @@ std::string dispatchOutOfBounds(Device& device, std::vector<uint32_t>* guardOut 
     if (!target) return target.message();
     auto guard = device.allocator().createBuffer({kGuardWords * 4, kUsage, MemoryUsage::DeviceLocal, "oob-guard"});
     if (!guard) return guard.message();
-    auto pipeline = ComputePipeline::create(
-        device, {.spirv = kOobWriteSpv, .name = "oob-write", .layout = {.bindings = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
-                                                                     .pushConstantBytes = 4,
-                                                                     .pushDescriptors = false}});
+    auto pipeline = ComputePipeline::create(device, {.spirv = kOobWriteSpv,
+                                                     .name = "oob-write",
+                                                     .layout = {.bindings = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
+                                                                .pushConstantBytes = 4,
+                                                                .pushDescriptors = false}});
     if (!pipeline) return pipeline.message();
     auto pool = DescriptorPool::create(device, 1, 1, "oob");
     if (!pool) return pool.message();
@@ -71,7 +73,8 @@ std::string dispatchOutOfBounds(Device& device, std::vector<uint32_t>* guardOut 
         vk.vkCmdPipelineBarrier2(cmd, &dep);
         const uint32_t count = kWrittenWords;
         vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline->pipeline());
-        vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline->layout(), 0, 1, &set.value(), 0, nullptr);
+        vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline->layout(), 0, 1, &set.value(), 0,
+                                   nullptr);
         vk.vkCmdPushConstants(cmd, pipeline->layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, 4, &count);
         vk.vkCmdDispatch(cmd, 1, 1, 1);
     });
@@ -154,7 +157,8 @@ TEST(GpuAssistedValidation, OutOfBoundsWriteIsReportedOnlyWhenOn) {
     if (!available) PYRAMARCH_FAIL_OR_SKIP_NO_DEVICE(error);
     ASSERT_EQ(error, "");
     EXPECT_TRUE(instrumented);
-    EXPECT_TRUE(mentionsOutOfBounds(on)) << "GPU-assisted validation did not report the out-of-bounds write; messages:" << joined(on);
+    EXPECT_TRUE(mentionsOutOfBounds(on)) << "GPU-assisted validation did not report the out-of-bounds write; messages:"
+                                         << joined(on);
 
     const auto off = runOnPrivateDevice(false, error, available, instrumented);
     ASSERT_TRUE(available) << error;

@@ -248,7 +248,8 @@ TEST(RenderGraphCompile, CycleNamesPassesAndResources) {
 
 TEST(RenderGraphCompile, WriteToReadOnlyImportIsAnError) {
     RenderGraph g(nullptr);
-    BufferRef in = g.importBuffer("host-input", VK_NULL_HANDLE, 64, {Access::HostWrite}, {Access::None}, /*readOnly=*/true);
+    BufferRef in =
+        g.importBuffer("host-input", VK_NULL_HANDLE, 64, {Access::HostWrite}, {Access::None}, /*readOnly=*/true);
     g.addPass("scribble", PassKind::Compute).use(in, Access::StorageReadWrite);
     Status s = g.compile();
     ASSERT_FALSE(s.ok());
@@ -286,8 +287,10 @@ TEST(RenderGraphCompile, DescribeAndDotNameEverything) {
     ASSERT_TRUE(g.compile().ok());
     const std::string text = g.describe();
     EXPECT_NE(text.find("0: produce (compute)"), std::string::npos) << text;
-    EXPECT_NE(text.find("barrier RAW buffer 'field': COMPUTE_SHADER/SHADER_STORAGE_WRITE -> COMPUTE_SHADER/SHADER_STORAGE_READ"),
-              std::string::npos)
+    EXPECT_NE(
+        text.find(
+            "barrier RAW buffer 'field': COMPUTE_SHADER/SHADER_STORAGE_WRITE -> COMPUTE_SHADER/SHADER_STORAGE_READ"),
+        std::string::npos)
         << text;
     const std::string dot = g.toDot();
     EXPECT_EQ(dot.rfind("digraph", 0), 0u);
@@ -361,7 +364,8 @@ TEST(RenderGraphBindings, BindingTheLayoutLacksIsNamedError) {
     g.addPass("outside", PassKind::Compute).pipelineLayout(storageLayout(2)).storage(5, a, Access::StorageWrite);
     Status s = g.compile();
     ASSERT_FALSE(s.ok());
-    EXPECT_NE(s.message().find("pass 'outside' binds buffer 'a' at binding 5, which its pipeline layout lacks (bindings 0..1)"),
+    EXPECT_NE(s.message().find(
+                  "pass 'outside' binds buffer 'a' at binding 5, which its pipeline layout lacks (bindings 0..1)"),
               std::string::npos)
         << s.message();
 }
@@ -375,8 +379,9 @@ TEST(RenderGraphBindings, IntentAndDescriptorTypeMismatchIsNamedError) {
         g.addPass("mismatch", PassKind::Compute).pipelineLayout(layout).storage(0, a, Access::StorageRead);
         Status s = g.compile();
         ASSERT_FALSE(s.ok());
-        EXPECT_NE(s.message().find("binds buffer 'a' at binding 0 as a storage buffer (storage-read), but its pipeline layout has "
-                                   "a uniform buffer there"),
+        EXPECT_NE(s.message().find(
+                      "binds buffer 'a' at binding 0 as a storage buffer (storage-read), but its pipeline layout has "
+                      "a uniform buffer there"),
                   std::string::npos)
             << s.message();
     }
@@ -394,8 +399,9 @@ TEST(RenderGraphBindings, IntentAndDescriptorTypeMismatchIsNamedError) {
         g.addPass("uniform", PassKind::Compute).pipelineLayout(storageLayout(1)).uniform(0, a);
         Status s = g.compile();
         ASSERT_FALSE(s.ok());
-        EXPECT_NE(s.message().find("as a uniform buffer (uniform-read), but its pipeline layout has a storage buffer there"),
-                  std::string::npos)
+        EXPECT_NE(
+            s.message().find("as a uniform buffer (uniform-read), but its pipeline layout has a storage buffer there"),
+            std::string::npos)
             << s.message();
     }
 }

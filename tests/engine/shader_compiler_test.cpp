@@ -20,7 +20,8 @@ TEST(ShaderCompiler, CompilesValidCompute) {
 TEST(ShaderCompiler, ErrorsCarryNameAndLine) {
     GlslSource src;
     src.name = "user_field.glsl";
-    src.text = "#version 460\nlayout(local_size_x = 1) in;\nvoid main() {\n  float x = 1.0\n}\n"; // missing ';' on line 4
+    src.text =
+        "#version 460\nlayout(local_size_x = 1) in;\nvoid main() {\n  float x = 1.0\n}\n"; // missing ';' on line 4
     auto spirv = compileGlsl(src);
     ASSERT_FALSE(spirv.ok());
     EXPECT_NE(spirv.message().find("user_field.glsl:"), std::string::npos) << spirv.message();
@@ -32,7 +33,8 @@ TEST(ShaderCompiler, LineDirectiveMapsToUserLines) {
     // Modules prepend a prelude and reset numbering so errors point into the user's snippet.
     GlslSource src;
     src.name = "snippet";
-    src.text = "#version 460\nlayout(local_size_x = 1) in;\n#line 1\nfloat f() { return undefined_name; }\nvoid main() {}\n";
+    src.text =
+        "#version 460\nlayout(local_size_x = 1) in;\n#line 1\nfloat f() { return undefined_name; }\nvoid main() {}\n";
     auto spirv = compileGlsl(src);
     ASSERT_FALSE(spirv.ok());
     EXPECT_NE(spirv.message().find("snippet:1:"), std::string::npos) << spirv.message();

@@ -34,36 +34,48 @@ int commandLine(const uint8_t* data, size_t size) {
         const int rc = sample::parseToolCommandLine(argc, argv.data(), o);
         FUZZ_CHECK(rc >= -1, "negative exit code");
         if (rc != -1) return 0;
-        FUZZ_CHECK(o.command == "info" || o.command == "demo" || o.command == "iso" || o.command == "voxelize" || o.command == "bench", "parsed without a command");
+        FUZZ_CHECK(o.command == "info" || o.command == "demo" || o.command == "iso" || o.command == "voxelize" ||
+                       o.command == "bench",
+                   "parsed without a command");
         FUZZ_CHECK(o.demo.frames >= 1 && o.demo.frames <= 100000, "--frames outside its range");
         FUZZ_CHECK(o.demo.cells >= 1 && o.demo.cells <= 512, "--cells outside its range");
         FUZZ_CHECK(o.demo.balls >= 1 && o.demo.balls <= 256, "--balls outside its range");
-        FUZZ_CHECK(o.demo.msaa == 1 || o.demo.msaa == 2 || o.demo.msaa == 4 || o.demo.msaa == 8, "--msaa not a valid count");
-        for (const auto& s : o.demo.scenes) FUZZ_CHECK(s == "metaballs" || s == "pointcloud", "--scenes accepted an unknown scene");
+        FUZZ_CHECK(o.demo.msaa == 1 || o.demo.msaa == 2 || o.demo.msaa == 4 || o.demo.msaa == 8,
+                   "--msaa not a valid count");
+        for (const auto& s : o.demo.scenes)
+            FUZZ_CHECK(s == "metaballs" || s == "pointcloud", "--scenes accepted an unknown scene");
         FUZZ_CHECK(std::isfinite(o.iso.iso), "--iso accepted a value that is not finite");
         {
             float b[6];
-            FUZZ_CHECK(sample::parseFloatList(o.iso.bounds, b, 6), "--bounds accepted a value that is not six finite numbers");
+            FUZZ_CHECK(sample::parseFloatList(o.iso.bounds, b, 6),
+                       "--bounds accepted a value that is not six finite numbers");
             for (int a = 0; a < 3; ++a) FUZZ_CHECK(b[a] < b[a + 3], "--bounds accepted min >= max");
         }
         if (o.command == "iso") {
-            const int sources = !o.iso.field.empty() + !o.iso.raw.empty() + !o.iso.glsl.empty() + !o.iso.particles.empty();
+            const int sources =
+                !o.iso.field.empty() + !o.iso.raw.empty() + !o.iso.glsl.empty() + !o.iso.particles.empty();
             FUZZ_CHECK(sources == 1, "iso accepted no source or several of --field, --raw, --glsl, --particles");
             if (!o.iso.particles.empty()) {
-                FUZZ_CHECK(std::isfinite(o.iso.particleRadius) && o.iso.particleRadius > 0.f, "--particle-radius accepted a value <= 0 or not finite");
-                FUZZ_CHECK(std::isfinite(o.iso.smoothingLength) && o.iso.smoothingLength > 0.f && o.iso.smoothingLength <= 64.f,
+                FUZZ_CHECK(std::isfinite(o.iso.particleRadius) && o.iso.particleRadius > 0.f,
+                           "--particle-radius accepted a value <= 0 or not finite");
+                FUZZ_CHECK(std::isfinite(o.iso.smoothingLength) && o.iso.smoothingLength > 0.f &&
+                               o.iso.smoothingLength <= 64.f,
                            "--smoothing-length accepted a value outside (0, 64]");
-                FUZZ_CHECK(std::isfinite(o.iso.surfaceThreshold) && o.iso.surfaceThreshold > 0.f, "--surface-threshold accepted a value <= 0");
-                FUZZ_CHECK(std::isfinite(o.iso.voxelSize) && o.iso.voxelSize >= 0.f, "--voxel-size accepted a negative or non-finite value");
+                FUZZ_CHECK(std::isfinite(o.iso.surfaceThreshold) && o.iso.surfaceThreshold > 0.f,
+                           "--surface-threshold accepted a value <= 0");
+                FUZZ_CHECK(std::isfinite(o.iso.voxelSize) && o.iso.voxelSize >= 0.f,
+                           "--voxel-size accepted a negative or non-finite value");
                 FUZZ_CHECK(o.iso.splat == "scatter" || o.iso.splat == "gather", "--splat accepted an unknown value");
                 FUZZ_CHECK(!(o.iso.isoGiven && o.iso.thresholdGiven), "--iso and --surface-threshold together");
-                const bool inSeq = o.iso.particles.find("{}") != std::string::npos, outSeq = o.iso.out.find("{}") != std::string::npos;
+                const bool inSeq = o.iso.particles.find("{}") != std::string::npos,
+                           outSeq = o.iso.out.find("{}") != std::string::npos;
                 FUZZ_CHECK(o.iso.out.empty() || inSeq == outSeq, "a sequence --out without {} or {} for one file");
             }
         }
         FUZZ_CHECK(o.voxelize.resolution >= 1 && o.voxelize.resolution <= 1024, "--res outside 1..1024");
         FUZZ_CHECK(o.voxelize.mesh.empty() || o.voxelize.shape.empty(), "--mesh and --shape together");
-        FUZZ_CHECK(o.voxelize.method == "auto" || o.voxelize.method == "gs" || o.voxelize.method == "hw", "--method accepted an unknown value");
+        FUZZ_CHECK(o.voxelize.method == "auto" || o.voxelize.method == "gs" || o.voxelize.method == "hw",
+                   "--method accepted an unknown value");
         return 0;
     }
     // The samples' shared options plus a prepare() like the volume sample's:
@@ -77,7 +89,8 @@ int commandLine(const uint8_t* data, size_t size) {
     if (rc != -1) return 0;
     FUZZ_CHECK(o.width >= 1 && o.width <= 16384 && o.height >= 1 && o.height <= 16384, "--size outside 1..16384");
     FUZZ_CHECK(o.msaa == 1 || o.msaa == 2 || o.msaa == 4 || o.msaa == 8, "--msaa not a valid count");
-    FUZZ_CHECK(o.shading == "lit" || o.shading == "cells" || o.shading == "normals", "--shading accepted an unknown mode");
+    FUZZ_CHECK(o.shading == "lit" || o.shading == "cells" || o.shading == "normals",
+               "--shading accepted an unknown mode");
     FUZZ_CHECK(o.frames <= 1000000, "--frames outside its range");
     return 0;
 }

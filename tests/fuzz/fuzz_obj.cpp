@@ -15,7 +15,9 @@ namespace {
 // process, rewritten per input. Path and removal in one object, so they are
 // destroyed together at exit.
 struct Scratch {
-    std::string path = (std::filesystem::temp_directory_path() / ("pyramarch-fuzz-obj-" + std::to_string(::getpid()) + ".obj")).string();
+    std::string path =
+        (std::filesystem::temp_directory_path() / ("pyramarch-fuzz-obj-" + std::to_string(::getpid()) + ".obj"))
+            .string();
     ~Scratch() {
         std::error_code ec;
         std::filesystem::remove(path, ec);

@@ -38,7 +38,8 @@ int particleReaders(const uint8_t* data, size_t size) {
     FUZZ_CHECK(set.count() <= limit, "the reader returned more than maxParticles particles");
     for (float f : set.xyz) FUZZ_CHECK(std::isfinite(f), "the reader returned a non-finite coordinate");
     const iso::ParticleBounds bounds = iso::particleBounds(set.xyz);
-    FUZZ_CHECK(bounds.min == set.bounds.min && bounds.max == set.bounds.max, "the returned bounds are not the particles' bounds");
+    FUZZ_CHECK(bounds.min == set.bounds.min && bounds.max == set.bounds.max,
+               "the returned bounds are not the particles' bounds");
     FUZZ_CHECK(set.bounds.empty() == (set.count() == 0), "bounds empty although there are particles (or the reverse)");
 
     // What the writer produces reads back bit for bit.

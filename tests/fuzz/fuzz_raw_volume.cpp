@@ -18,7 +18,9 @@ namespace {
 // two function-local statics were destroyed in the wrong order at exit
 // (use-after-free in this harness, found by its first run).
 struct Scratch {
-    std::string path = (std::filesystem::temp_directory_path() / ("pyramarch-fuzz-raw-" + std::to_string(::getpid()) + ".raw")).string();
+    std::string path =
+        (std::filesystem::temp_directory_path() / ("pyramarch-fuzz-raw-" + std::to_string(::getpid()) + ".raw"))
+            .string();
     ~Scratch() {
         std::error_code ec;
         std::filesystem::remove(path, ec);
@@ -66,7 +68,8 @@ int rawVolume(const uint8_t* data, size_t size) {
     const size_t count = size_t(expected / iso::volumeFormatBytes(format));
     const auto range = iso::volumeRange(r->data(), count, format);
     // Either no finite value (lo > hi sentinel) or a finite, ordered range.
-    FUZZ_CHECK(!(range[0] <= range[1]) || (std::isfinite(range[0]) && std::isfinite(range[1])), "volumeRange gave a non-finite range");
+    FUZZ_CHECK(!(range[0] <= range[1]) || (std::isfinite(range[0]) && std::isfinite(range[1])),
+               "volumeRange gave a non-finite range");
     return 0;
 }
 

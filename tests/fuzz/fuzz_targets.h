@@ -12,12 +12,12 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define FUZZ_CHECK(cond, what)                                                              \
-    do {                                                                                    \
-        if (!(cond)) {                                                                      \
-            std::fprintf(stderr, "fuzz contract violated: %s (%s:%d)\n", what, __FILE__, __LINE__); \
-            std::abort();                                                                   \
-        }                                                                                   \
+#define FUZZ_CHECK(cond, what)                                                                                         \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            std::fprintf(stderr, "fuzz contract violated: %s (%s:%d)\n", what, __FILE__, __LINE__);                    \
+            std::abort();                                                                                              \
+        }                                                                                                              \
     } while (0)
 
 namespace pyramarch::fuzz {

@@ -14,7 +14,8 @@ int userGlsl(const uint8_t* data, size_t size) {
     auto spv = iso::compileUserField(text, pyramarch::compileGlsl, "fuzz");
     if (!spv) {
         FUZZ_CHECK(!spv.message().empty(), "compileUserField failed without a message");
-        FUZZ_CHECK(spv.message().find("isosurface 'fuzz'") != std::string::npos, "compile error does not name the surface");
+        FUZZ_CHECK(spv.message().find("isosurface 'fuzz'") != std::string::npos,
+                   "compile error does not name the surface");
         return 0;
     }
     FUZZ_CHECK(spv->size() >= 5 && (*spv)[0] == 0x07230203u, "compileUserField returned something that is not SPIR-V");

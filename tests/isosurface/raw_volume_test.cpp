@@ -21,9 +21,9 @@ namespace {
 
 class RawVolume : public ::testing::Test {
 protected:
-    std::string path = (std::filesystem::temp_directory_path() /
-                        ("pyramarch-raw-volume-test-" + std::to_string(::getpid()) + ".raw"))
-                           .string();
+    std::string path =
+        (std::filesystem::temp_directory_path() / ("pyramarch-raw-volume-test-" + std::to_string(::getpid()) + ".raw"))
+            .string();
     void TearDown() override {
         std::error_code ec;
         std::filesystem::remove(path, ec);
@@ -104,7 +104,8 @@ TEST_F(RawVolume, ErrorsAreStatusesWithMessages) {
 }
 
 TEST(RawVolumeRange, SkipsValuesThatAreNotFinite) {
-    const float v[] = {std::nanf(""), -2.5f, std::numeric_limits<float>::infinity(), 4.f, -std::numeric_limits<float>::infinity()};
+    const float v[] = {std::nanf(""), -2.5f, std::numeric_limits<float>::infinity(), 4.f,
+                       -std::numeric_limits<float>::infinity()};
     const auto range = volumeRange(v, 5, VolumeFormat::F32);
     EXPECT_EQ(range[0], -2.5f);
     EXPECT_EQ(range[1], 4.f);

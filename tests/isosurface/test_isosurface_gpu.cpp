@@ -50,12 +50,12 @@ constexpr size_t kArgWordCount = sizeof(gpu::IsoArgs) / sizeof(uint32_t);
 static_assert(IsoSurface::drawArgsOffset() == offsetof(gpu::IsoArgs, vertexCount));
 static_assert(IsoSurface::drawIndexedArgsOffset() == offsetof(gpu::IsoArgs, indexCount));
 
-constexpr const char* kCayleyGlsl = "float field(vec3 p) {\n    return 16.0 * p.x * p.y * p.z + 4.0 * (p.x + p.y + p.z) - 1.0;\n}\n";
-constexpr const char* kSphereGlsl =
-    "// sphere of radius iso_params[0].w at iso_params[0].xyz\nfloat field(vec3 p) {\n    return iso_params[0].w - length(p - iso_params[0].xyz);\n}\n";
-constexpr const char* kGyroidGlsl =
-    "float field(vec3 p) {\n    vec3 q = p * iso_params[0].x;\n"
-    "    return sin(q.x) * cos(q.y) + sin(q.y) * cos(q.z) + sin(q.z) * cos(q.x);\n}\n";
+constexpr const char* kCayleyGlsl =
+    "float field(vec3 p) {\n    return 16.0 * p.x * p.y * p.z + 4.0 * (p.x + p.y + p.z) - 1.0;\n}\n";
+constexpr const char* kSphereGlsl = "// sphere of radius iso_params[0].w at iso_params[0].xyz\nfloat field(vec3 p) {\n "
+                                    "   return iso_params[0].w - length(p - iso_params[0].xyz);\n}\n";
+constexpr const char* kGyroidGlsl = "float field(vec3 p) {\n    vec3 q = p * iso_params[0].x;\n"
+                                    "    return sin(q.x) * cos(q.y) + sin(q.y) * cos(q.z) + sin(q.z) * cos(q.x);\n}\n";
 
 ref::Grid gridOf(const IsoSurfaceCreateInfo& info) {
     ref::Grid g;
@@ -68,7 +68,9 @@ ref::Grid gridOf(const IsoSurfaceCreateInfo& info) {
 }
 
 ref::Normals refNormals(NormalMode m) {
-    return m == NormalMode::Forward ? ref::Normals::Forward : m == NormalMode::Central ? ref::Normals::Central : ref::Normals::Sobel;
+    return m == NormalMode::Forward   ? ref::Normals::Forward
+           : m == NormalMode::Central ? ref::Normals::Central
+                                      : ref::Normals::Sobel;
 }
 
 std::vector<ref::Vertex> toRef(const std::vector<IsoVertexData>& v) {
@@ -145,7 +147,8 @@ protected:
         EXPECT_EQ(uint64_t(args.value()[kArg.dispatchX]) * args.value()[kArg.dispatchY] * 64 >= items, true);
         const uint32_t maxX = iso::testing::maxGroupsX(iso);
         EXPECT_EQ(args.value()[kArg.dispatchX], std::min(groups, maxX));
-        EXPECT_EQ(args.value()[kArg.dispatchY], groups == 0 ? 1u : (groups + std::min(groups, maxX) - 1) / std::min(groups, maxX));
+        EXPECT_EQ(args.value()[kArg.dispatchY],
+                  groups == 0 ? 1u : (groups + std::min(groups, maxX) - 1) / std::min(groups, maxX));
         auto stats = iso.statsOfFrame(iso.framesRecorded() - 1);
         ASSERT_TRUE(stats.has_value());
         EXPECT_EQ(stats->verticesNeeded, cpu.vertices.size());
@@ -221,7 +224,8 @@ TEST_P(IsoNormals, SphereWatertightOutwardAllNormalModes) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Modes, IsoNormals, ::testing::Values(NormalMode::Forward, NormalMode::Central, NormalMode::Sobel));
+INSTANTIATE_TEST_SUITE_P(Modes, IsoNormals,
+                         ::testing::Values(NormalMode::Forward, NormalMode::Central, NormalMode::Sobel));
 
 TEST_F(IsoGpu, GyroidWithUserParamsMatchesReference) {
     IsoSurfaceCreateInfo info = userInfo(kGyroidGlsl, {30, 26, 28}, NormalMode::Sobel);
@@ -232,7 +236,8 @@ TEST_F(IsoGpu, GyroidWithUserParamsMatchesReference) {
     frame(*iso);
     auto field = iso->readField();
     ASSERT_TRUE(field.ok());
-    const auto analytic = ref::sampleField(gridOf(info), [](float x, float y, float z) { return ref::gyroid(x, y, z, 5.f); });
+    const auto analytic =
+        ref::sampleField(gridOf(info), [](float x, float y, float z) { return ref::gyroid(x, y, z, 5.f); });
     for (size_t i = 0; i < analytic.size(); ++i) ASSERT_NEAR(field.value()[i], analytic[i], 1e-4f) << "sample " << i;
     checkAgainstReference(*iso, info);
 }
@@ -308,7 +313,10 @@ TEST_F(IsoGpu, MetaballsBeyondTheCullingLimit) {
     std::vector<Metaball> balls;
     std::vector<ref::Ball> refBalls;
     for (uint32_t i = 0; i < 1100; ++i) {
-        Metaball b{{rnd[i * 4] * 2.f - 1.f, rnd[i * 4 + 1] * 2.f - 1.f, rnd[i * 4 + 2] * 2.f - 1.f}, 0.1f + 0.1f * rnd[i * 4 + 3], 0.3f, {}};
+        Metaball b{{rnd[i * 4] * 2.f - 1.f, rnd[i * 4 + 1] * 2.f - 1.f, rnd[i * 4 + 2] * 2.f - 1.f},
+                   0.1f + 0.1f * rnd[i * 4 + 3],
+                   0.3f,
+                   {}};
         balls.push_back(b);
         refBalls.push_back({{b.center[0], b.center[1], b.center[2]}, b.radius, b.strength});
     }
@@ -345,7 +353,9 @@ TEST_F(IsoGpu, NoiseVolumesAnyFormatAndOddGrids) {
         const size_t count = size_t(c.n[0]) * c.n[1] * c.n[2];
         const auto rnd = ref::noise(count, c.seed);
         std::vector<float> expect(count);
-        const float scale = c.format == VolumeFormat::F32 ? 1.f : c.format == VolumeFormat::U8 ? 1.f / 255.f : 1.f / 65535.f;
+        const float scale = c.format == VolumeFormat::F32  ? 1.f
+                            : c.format == VolumeFormat::U8 ? 1.f / 255.f
+                                                           : 1.f / 65535.f;
         const float offset = 0.125f;
         Status s;
         if (c.format == VolumeFormat::F32) {
@@ -509,7 +519,8 @@ void IsoSplat::checkSplatIncludingBorders(std::array<uint32_t, 3> samples, size_
         auto field = iso->readField();
         ASSERT_TRUE(field.ok());
         for (size_t i = 0; i < expect.size(); ++i)
-            ASSERT_NEAR(field.value()[i], expect[i], (float(touching[i]) + 1.f) / 65536.f + 1e-5f * expect[i]) << "sample " << i;
+            ASSERT_NEAR(field.value()[i], expect[i], (float(touching[i]) + 1.f) / 65536.f + 1e-5f * expect[i])
+                << "sample " << i;
         checkAgainstReference(*iso, info);
         // Second frame: same data again, must not accumulate on top of the first.
     }
@@ -551,7 +562,8 @@ TEST_P(IsoSplat, MillionParticles) {
         for (int z = lo[2]; z <= hi[2]; ++z)
             for (int y = lo[1]; y <= hi[1]; ++y)
                 for (int x = lo[0]; x <= hi[0]; ++x) {
-                    const double dx = g.coord(0, x) - p.position[0], dy = g.coord(1, y) - p.position[1], dz = g.coord(2, z) - p.position[2];
+                    const double dx = g.coord(0, x) - p.position[0], dy = g.coord(1, y) - p.position[1],
+                                 dz = g.coord(2, z) - p.position[2];
                     const double q = (dx * dx + dy * dy + dz * dz) / (double(r) * r);
                     if (q >= 1.0) continue;
                     sum[g.index(x, y, z)] += p.weight * (1 - q) * (1 - q) * (1 - q);
@@ -588,13 +600,16 @@ TEST_P(IsoSplat, GpuBufferInputMatchesHostInput) {
     ASSERT_TRUE(hostIso);
 
     const VkDeviceSize bytes = VkDeviceSize(info.maxParticles) * sizeof(Particle);
-    auto particles = device().allocator().createBuffer({.size = bytes,
-                                                        .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                                                        .memory = MemoryUsage::DeviceLocal,
-                                                        .name = "host.particles"});
+    auto particles = device().allocator().createBuffer(
+        {.size = bytes,
+         .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+         .memory = MemoryUsage::DeviceLocal,
+         .name = "host.particles"});
     ASSERT_TRUE(particles.ok()) << particles.message();
-    auto staging = device().allocator().createBuffer(
-        {.size = bytes, .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT, .memory = MemoryUsage::Upload, .name = "host.staging"});
+    auto staging = device().allocator().createBuffer({.size = bytes,
+                                                      .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                                                      .memory = MemoryUsage::Upload,
+                                                      .name = "host.staging"});
     ASSERT_TRUE(staging.ok()) << staging.message();
     info.particleInput = ParticleInput::GpuBuffer;
     info.particleBuffer = &particles.value();
@@ -641,7 +656,8 @@ TEST_P(IsoSplat, GpuBufferInputMatchesHostInput) {
         auto hostField = hostIso->readField();
         ASSERT_TRUE(gpuField.ok() && hostField.ok());
         for (size_t i = 0; i < expect.size(); ++i) {
-            ASSERT_NEAR(gpuField.value()[i], expect[i], (float(touching[i]) + 1.f) / 65536.f + 1e-5f * expect[i]) << "frame " << f << " sample " << i;
+            ASSERT_NEAR(gpuField.value()[i], expect[i], (float(touching[i]) + 1.f) / 65536.f + 1e-5f * expect[i])
+                << "frame " << f << " sample " << i;
             // Scatter is exact fixed point; gather sums in sort order (atomics decide it).
             if (info.splat == SplatMethod::Scatter) {
                 ASSERT_EQ(gpuField.value()[i], hostField.value()[i]) << "frame " << f << " sample " << i;
@@ -653,7 +669,8 @@ TEST_P(IsoSplat, GpuBufferInputMatchesHostInput) {
             auto b = hostIso->readVertices();
             ASSERT_TRUE(a.ok() && b.ok());
             ASSERT_EQ(a.value().size(), b.value().size()) << "frame " << f;
-            EXPECT_EQ(std::memcmp(a.value().data(), b.value().data(), a.value().size() * sizeof(IsoVertexData)), 0) << "frame " << f;
+            EXPECT_EQ(std::memcmp(a.value().data(), b.value().data(), a.value().size() * sizeof(IsoVertexData)), 0)
+                << "frame " << f;
         }
     }
     EXPECT_FALSE(gpuIso->setParticleCount(info.maxParticles + 1).ok());
@@ -668,10 +685,11 @@ TEST_F(IsoGpu, GpuBufferInputWithoutHostGraph) {
     info.particleRadius = 0.35f;
     info.vertexCapacity = 100000;
     info.isoValue = 0.3f;
-    auto particles = device().allocator().createBuffer({.size = 64 * sizeof(Particle),
-                                                        .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                                                        .memory = MemoryUsage::DeviceLocal,
-                                                        .name = "host.particles"});
+    auto particles = device().allocator().createBuffer(
+        {.size = 64 * sizeof(Particle),
+         .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+         .memory = MemoryUsage::DeviceLocal,
+         .name = "host.particles"});
     ASSERT_TRUE(particles.ok());
 
     // Bad input first: missing, too small, or set for host input.
@@ -707,7 +725,8 @@ TEST_F(IsoGpu, GpuBufferInputWithoutHostGraph) {
     ASSERT_TRUE(field.ok());
     for (float v : field.value()) ASSERT_EQ(v, 0.f);
     ASSERT_OK(iso->setParticleCount(50));
-    for (size_t i = 0; i < 50; ++i) refPs.push_back({{ps[i].position[0], ps[i].position[1], ps[i].position[2]}, ps[i].weight});
+    for (size_t i = 0; i < 50; ++i)
+        refPs.push_back({{ps[i].position[0], ps[i].position[1], ps[i].position[2]}, ps[i].weight});
     frame(*iso);
     std::vector<uint32_t> touching;
     const ref::Grid g = gridOf(info);
@@ -715,7 +734,8 @@ TEST_F(IsoGpu, GpuBufferInputWithoutHostGraph) {
     field = iso->readField();
     ASSERT_TRUE(field.ok());
     for (size_t i = 0; i < expect.size(); ++i)
-        ASSERT_NEAR(field.value()[i], expect[i], (float(touching[i]) + 1.f) / 65536.f + 1e-5f * expect[i]) << "sample " << i;
+        ASSERT_NEAR(field.value()[i], expect[i], (float(touching[i]) + 1.f) / 65536.f + 1e-5f * expect[i])
+            << "sample " << i;
     checkAgainstReference(*iso, info);
     EXPECT_GT(iso->readVertices().value().size(), 0u);
 }
@@ -733,9 +753,12 @@ TEST_F(IsoGpu, NonFiniteSamplesAreBounded) {
     auto f = ref::sampleField(g, [](float x, float y, float z) { return ref::sphere(x, y, z, 0, 0, 0, 0.7f); });
     const auto rnd = ref::noise(f.size(), 3);
     for (size_t i = 0; i < f.size(); ++i) {
-        if (rnd[i] < 0.05f) f[i] = std::numeric_limits<float>::quiet_NaN();
-        else if (rnd[i] < 0.1f) f[i] = std::numeric_limits<float>::infinity();
-        else if (rnd[i] < 0.15f) f[i] = -std::numeric_limits<float>::infinity();
+        if (rnd[i] < 0.05f)
+            f[i] = std::numeric_limits<float>::quiet_NaN();
+        else if (rnd[i] < 0.1f)
+            f[i] = std::numeric_limits<float>::infinity();
+        else if (rnd[i] < 0.15f)
+            f[i] = -std::numeric_limits<float>::infinity();
     }
     ASSERT_OK(iso->uploadVolume(f.data(), f.size() * 4, VolumeFormat::F32));
     frame(*iso);
@@ -847,8 +870,10 @@ TEST_F(IsoGpu, TwoSurfacesInOneHostGraph) {
     EXPECT_EQ(again.code(), ErrorCode::InvalidState);
     // A host pass consuming surface A's output in the same graph: the graph
     // must order it after extraction (sync validation checks the barriers).
-    auto copy = device().allocator().createBuffer(
-        {.size = 16 + 64, .usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT, .memory = MemoryUsage::Readback, .name = "host.copy"});
+    auto copy = device().allocator().createBuffer({.size = 16 + 64,
+                                                   .usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                                   .memory = MemoryUsage::Readback,
+                                                   .name = "host.copy"});
     ASSERT_TRUE(copy.ok()) << copy.message();
     const BufferRef copyRef = graph.importBuffer("host.copy", copy.value(), {Access::HostRead}, {Access::HostRead});
     graph.addPass("host.consume", PassKind::Transfer)
@@ -858,13 +883,15 @@ TEST_F(IsoGpu, TwoSurfacesInOneHostGraph) {
         .record([&](PassContext& ctx) {
             // The draw command the module's draw reads: VkDrawIndirectCommand at
             // drawArgsOffset(), which is IsoArgs::vertexCount.
-            const VkBufferCopy regions[2] = {{IsoSurface::drawArgsOffset(), 0, sizeof(VkDrawIndirectCommand)}, {0, 16, 64}};
+            const VkBufferCopy regions[2] = {{IsoSurface::drawArgsOffset(), 0, sizeof(VkDrawIndirectCommand)},
+                                             {0, 16, 64}};
             ctx.vk->vkCmdCopyBuffer(ctx.cmd, ctx.buffer(outA.drawArgs), ctx.buffer(copyRef), 1, &regions[0]);
             ctx.vk->vkCmdCopyBuffer(ctx.cmd, ctx.buffer(outA.vertices), ctx.buffer(copyRef), 1, &regions[1]);
         });
     ASSERT_OK(graph.compile());
     for (int f = 0; f < 3; ++f) {
-        std::vector<Metaball> balls = {{{-0.3f + 0.1f * f, 0.f, 0.f}, 0.6f, 1.f, {}}, {{0.35f, 0.1f, 0.f}, 0.5f, 1.f, {}}};
+        std::vector<Metaball> balls = {{{-0.3f + 0.1f * f, 0.f, 0.f}, 0.6f, 1.f, {}},
+                                       {{0.35f, 0.1f, 0.f}, 0.5f, 1.f, {}}};
         ASSERT_OK(sb->setMetaballs(balls));
         Status inner;
         ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { inner = graph.execute(cmd); }));
@@ -906,9 +933,11 @@ TEST_F(IsoGpu, FramesInOneSubmissionEachSeeTheirOwnBalls) {
             std::vector<Metaball> balls;
             for (int i = 0; i <= f; ++i) balls.push_back({{-0.5f + 0.5f * i, 0.f, 0.f}, 0.45f, 1.f, {}});
             std::vector<ref::Ball> rb;
-            for (const Metaball& b : balls) rb.push_back({{b.center[0], b.center[1], b.center[2]}, b.radius, b.strength});
+            for (const Metaball& b : balls)
+                rb.push_back({{b.center[0], b.center[1], b.center[2]}, b.radius, b.strength});
             const auto field = ref::metaballs(g, rb);
-            expected.push_back(uint32_t(ref::marchingCubes(g, field.data(), 0.5f, ref::Normals::Central).vertices.size()));
+            expected.push_back(
+                uint32_t(ref::marchingCubes(g, field.data(), 0.5f, ref::Normals::Central).vertices.size()));
             if (!iso->setMetaballs(balls).ok()) return;
             Status s = iso->record(cmd);
             if (!s) inner = s;
@@ -963,7 +992,8 @@ TEST_F(IsoGpu, DispatchesFoldIntoTwoDimensions) {
 
 TEST_F(IsoGpu, ScanBaselineMatchesReference) {
     // The scan pipeline of the CUDA marchingCubes sample must produce the same vertex buffer.
-    for (std::array<uint32_t, 3> n : {std::array<uint32_t, 3>{34, 34, 34}, {37, 50, 23}, {2, 2, 2}, {3, 64, 5}, {3, 3, 2}}) {
+    for (std::array<uint32_t, 3> n :
+         {std::array<uint32_t, 3>{34, 34, 34}, {37, 50, 23}, {2, 2, 2}, {3, 64, 5}, {3, 3, 2}}) {
         SCOPED_TRACE(std::to_string(n[0]) + "x" + std::to_string(n[1]) + "x" + std::to_string(n[2]));
         IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, n, NormalMode::Sobel);
         info.method = ExtractionMethod::Scan;
@@ -1104,7 +1134,7 @@ TEST_F(IsoGpu, IndexedOutputSharesVertices) {
         EXPECT_FALSE(stats->overflow);
         auto args = iso::testing::readDrawArgs(*iso);
         ASSERT_TRUE(args.ok());
-        EXPECT_EQ(args.value()[kArg.vertexCount], 0u);  // the non-indexed draw draws nothing
+        EXPECT_EQ(args.value()[kArg.vertexCount], 0u);                 // the non-indexed draw draws nothing
         EXPECT_EQ(args.value()[kArg.indexCount], cpu.vertices.size()); // indexCount
         EXPECT_EQ(args.value()[kArg.indexedInstanceCount], 1u);
         auto mesh = iso->readMesh(false);

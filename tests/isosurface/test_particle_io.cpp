@@ -67,7 +67,8 @@ struct Bin {
 // Expects a failure whose message contains every piece.
 void expectError(const Result<ParticleSet>& r, std::initializer_list<std::string> pieces) {
     ASSERT_FALSE(r.ok()) << "expected an error containing '" << *pieces.begin() << "'";
-    for (const auto& p : pieces) EXPECT_NE(r.message().find(p), std::string::npos) << "'" << p << "' not in: " << r.message();
+    for (const auto& p : pieces)
+        EXPECT_NE(r.message().find(p), std::string::npos) << "'" << p << "' not in: " << r.message();
 }
 
 const std::string kAsciiHeader = "ply\nformat ascii 1.0\n";
@@ -108,7 +109,8 @@ TEST_F(ParticleFiles, AsciiPlyDoubleWithFacesBeforeAndAfter) {
 }
 
 std::string binaryHeader(bool big, const std::string& body) {
-    return std::string("ply\nformat ") + (big ? "binary_big_endian" : "binary_little_endian") + " 1.0\n" + body + "end_header\n";
+    return std::string("ply\nformat ") + (big ? "binary_big_endian" : "binary_little_endian") + " 1.0\n" + body +
+           "end_header\n";
 }
 
 TEST_F(ParticleFiles, BinaryPlyFloatAndDoubleBothByteOrders) {
@@ -160,7 +162,8 @@ TEST_F(ParticleFiles, XyzTextWithCommentsBlankLinesAndExtraColumns) {
 }
 
 TEST_F(ParticleFiles, XyzWithByteOrderMark) {
-    auto r = read("bom.xyz", "\xEF\xBB\xBF" "1 2 3\n4 5 6\n");
+    auto r = read("bom.xyz", "\xEF\xBB\xBF"
+                             "1 2 3\n4 5 6\n");
     ASSERT_TRUE(r.ok()) << r.message();
     EXPECT_EQ(r->xyz, (std::vector<float>{1, 2, 3, 4, 5, 6}));
 }
@@ -240,7 +243,8 @@ TEST_F(ParticleFiles, PlyHeaderErrors) {
     expectError(read("a.ply", "plx\n"), {"a.ply", "not a PLY file"});
     expectError(read("b.ply", kAsciiHeader + v), {"b.ply", "no end_header"});
     expectError(read("c.ply", "ply\nformat ascii 2.0\nend_header\n"), {"c.ply", "header line 2", "version"});
-    expectError(read("d.ply", "ply\nformat binary_middle_endian 1.0\nend_header\n"), {"d.ply", "header line 2", "binary_middle_endian"});
+    expectError(read("d.ply", "ply\nformat binary_middle_endian 1.0\nend_header\n"),
+                {"d.ply", "header line 2", "binary_middle_endian"});
     expectError(read("e.ply", "ply\n" + v + "end_header\n"), {"e.ply", "header line 2", "before the format line"});
     expectError(read("f.ply", kAsciiHeader + "element vertex 1\nproperty float x\nproperty float16 y\nend_header\n"),
                 {"f.ply", "header line 5", "unknown property type 'float16'"});
@@ -248,15 +252,22 @@ TEST_F(ParticleFiles, PlyHeaderErrors) {
                 {"g.ply", "header line 4", "not an integer type"});
     expectError(read("h.ply", kAsciiHeader + "element vertex 1\nproperty float x\nproperty float z\nend_header\n0 0\n"),
                 {"h.ply", "element 'vertex'", "no property 'y'"});
-    expectError(read("i.ply", kAsciiHeader + "element vertex 1\nproperty int x\nproperty float y\nproperty float z\nend_header\n1 2 3\n"),
-                {"i.ply", "'x'", "type 'int'", "float or double"});
-    expectError(read("j.ply", kAsciiHeader + "element vertex 1\nproperty list uchar float x\nproperty float y\nproperty float z\nend_header\n"),
-                {"j.ply", "'x'", "list uchar float"});
+    expectError(
+        read("i.ply", kAsciiHeader +
+                          "element vertex 1\nproperty int x\nproperty float y\nproperty float z\nend_header\n1 2 3\n"),
+        {"i.ply", "'x'", "type 'int'", "float or double"});
+    expectError(
+        read("j.ply",
+             kAsciiHeader +
+                 "element vertex 1\nproperty list uchar float x\nproperty float y\nproperty float z\nend_header\n"),
+        {"j.ply", "'x'", "list uchar float"});
     expectError(read("k.ply", kAsciiHeader + "element face 0\nproperty list uchar int vertex_indices\nend_header\n"),
                 {"k.ply", "no element 'vertex'"});
     expectError(read("l.ply", kAsciiHeader + "element vertex -3\nend_header\n"), {"l.ply", "header line 3", "'-3'"});
-    expectError(read("m.ply", kAsciiHeader + v + "property float x\nend_header\n"), {"m.ply", "header line 7", "second property 'x'"});
-    expectError(read("n.ply", kAsciiHeader + "property float x\nend_header\n"), {"n.ply", "header line 3", "before any element"});
+    expectError(read("m.ply", kAsciiHeader + v + "property float x\nend_header\n"),
+                {"m.ply", "header line 7", "second property 'x'"});
+    expectError(read("n.ply", kAsciiHeader + "property float x\nend_header\n"),
+                {"n.ply", "header line 3", "before any element"});
     expectError(read("o.ply", kAsciiHeader + v + "bogus line\nend_header\n"), {"o.ply", "header line 7", "'bogus'"});
 }
 
@@ -266,20 +277,25 @@ TEST_F(ParticleFiles, AsciiPlyDataErrors) {
     // Header: 9 lines; vertex records on lines 10..12, the face on line 13.
     expectError(read("nan.ply", h + "0 0 0\n1 nan 2\n0 0 0\n3 0 1 2\n"),
                 {"nan.ply", "line 11 (element 'vertex' record 1)", "y 'nan' is not finite"});
-    expectError(read("inf.ply", h + "0 0 0\n1 1 2\n-inf 0 0\n3 0 1 2\n"), {"inf.ply", "line 12", "record 2", "x '-inf'"});
-    expectError(read("big.ply", h + "0 0 0\n1 1 2\n0 0 1e39\n3 0 1 2\n"), {"big.ply", "line 12", "z '1e39' is beyond float range"});
+    expectError(read("inf.ply", h + "0 0 0\n1 1 2\n-inf 0 0\n3 0 1 2\n"),
+                {"inf.ply", "line 12", "record 2", "x '-inf'"});
+    expectError(read("big.ply", h + "0 0 0\n1 1 2\n0 0 1e39\n3 0 1 2\n"),
+                {"big.ply", "line 12", "z '1e39' is beyond float range"});
     expectError(read("word.ply", h + "0 0 0\n1 one 2\n"), {"word.ply", "line 11", "y 'one' is not a number"});
-    expectError(read("short.ply", h + "0 0 0\n1 1\n"), {"short.ply", "line 11 (element 'vertex' record 1)", "property 'z' is missing"});
+    expectError(read("short.ply", h + "0 0 0\n1 1\n"),
+                {"short.ply", "line 11 (element 'vertex' record 1)", "property 'z' is missing"});
     expectError(read("long.ply", h + "0 0 0\n1 1 1 1\n"), {"long.ply", "line 11", "4 values, the header declares 3"});
-    expectError(read("few.ply", h + "0 0 0\n1 1 1\n"), {"few.ply", "ends at line 11", "2 of 3 records of element 'vertex'"});
+    expectError(read("few.ply", h + "0 0 0\n1 1 1\n"),
+                {"few.ply", "ends at line 11", "2 of 3 records of element 'vertex'"});
     expectError(read("list.ply", h + "0 0 0\n1 1 1\n2 2 2\n4 0 1 2\n"),
                 {"list.ply", "line 13 (element 'face' record 0)", "declares 4 items", "3 values left"});
     expectError(read("count.ply", h + "0 0 0\n1 1 1\n2 2 2\n-1 0 1 2\n"), {"count.ply", "line 13", "list count '-1'"});
     expectError(read("more.ply", h + "0 0 0\n1 1 1\n2 2 2\n3 0 1 2\n\n5 5 5\n"),
                 {"more.ply", "line 15", "data after the last record"});
     // A double property beyond float range.
-    expectError(read("dbl.ply", kAsciiHeader + "element vertex 1\nproperty double x\nproperty double y\nproperty double z\n"
-                                               "end_header\n1e300 0 0\n"),
+    expectError(read("dbl.ply", kAsciiHeader +
+                                    "element vertex 1\nproperty double x\nproperty double y\nproperty double z\n"
+                                    "end_header\n1e300 0 0\n"),
                 {"dbl.ply", "line 8", "x '1e300' is beyond float range"});
 }
 
@@ -290,8 +306,9 @@ TEST_F(ParticleFiles, BinaryPlyDataErrors) {
     Bin d;
     for (int i = 0; i < 9; ++i) d.put(float(i));
     // Truncated: the last record is 4 bytes short.
-    expectError(read("trunc.ply", h + d.bytes.substr(0, 32)),
-                {"trunc.ply", "truncated in element 'vertex' record 2 of 3", "byte offset " + std::to_string(dataStart + 24)});
+    expectError(
+        read("trunc.ply", h + d.bytes.substr(0, 32)),
+        {"trunc.ply", "truncated in element 'vertex' record 2 of 3", "byte offset " + std::to_string(dataStart + 24)});
     // Too many bytes: counts do not match.
     expectError(read("extra.ply", h + d.bytes + "xyz"),
                 {"extra.ply", "3 bytes after the last record", "byte offset " + std::to_string(dataStart + 36)});
@@ -300,18 +317,20 @@ TEST_F(ParticleFiles, BinaryPlyDataErrors) {
     const float nan = std::numeric_limits<float>::quiet_NaN();
     std::memcpy(n.bytes.data() + 16, &nan, 4); // record 1, y
     expectError(read("nan.ply", h + n.bytes),
-                {"nan.ply", "element 'vertex' record 1 (byte offset " + std::to_string(dataStart + 12) + ")", "y = nan is not finite"});
+                {"nan.ply", "element 'vertex' record 1 (byte offset " + std::to_string(dataStart + 12) + ")",
+                 "y = nan is not finite"});
     Bin dd{.big = true};
     dd.put(1.0).put(2.0).put(1e300);
-    expectError(read("dbl.ply", binaryHeader(true, "element vertex 1\nproperty double x\nproperty double y\nproperty double z\n") +
-                                    dd.bytes),
+    expectError(read("dbl.ply",
+                     binaryHeader(true, "element vertex 1\nproperty double x\nproperty double y\nproperty double z\n") +
+                         dd.bytes),
                 {"dbl.ply", "record 0", "z = 1e+300 is beyond float range"});
     // Truncated inside a list element, and a negative list count.
     const std::string hf = binaryHeader(false, v + "element face 2\nproperty list char int vertex_indices\n");
     Bin f = d;
     f.put<int8_t>(3).put<int32_t>(0).put<int32_t>(1).put<int32_t>(2).put<int8_t>(3).put<int32_t>(0);
-    expectError(read("face.ply", hf + f.bytes),
-                {"face.ply", "truncated in element 'face' record 1 of 2", "byte offset " + std::to_string(hf.size() + 36 + 13)});
+    expectError(read("face.ply", hf + f.bytes), {"face.ply", "truncated in element 'face' record 1 of 2",
+                                                 "byte offset " + std::to_string(hf.size() + 36 + 13)});
     Bin g = d;
     g.put<int8_t>(-1);
     expectError(read("neg.ply", hf + g.bytes), {"neg.ply", "element 'face' record 0", "negative list count"});
@@ -331,12 +350,14 @@ TEST_F(ParticleFiles, HostileCountsAllocateNothing) {
                      {.maxParticles = unlimited}),
                 {"trunc.ply", "truncated in element 'vertex' record 0 of 1152921504606846976"});
     expectError(read("faces.ply",
-                     binaryHeader(false, "element vertex 0\n" + xyzProps + "element face 18446744073709551615\n"
-                                         "property list uint int vertex_indices\n") +
+                     binaryHeader(false, "element vertex 0\n" + xyzProps +
+                                             "element face 18446744073709551615\n"
+                                             "property list uint int vertex_indices\n") +
                          std::string("\xff\xff\xff\xff", 4),
                      {.maxParticles = unlimited}),
                 {"faces.ply", "truncated in element 'face' record 0"});
-    expectError(read("ascii.ply", kAsciiHeader + "element vertex 1152921504606846976\n" + xyzProps + "end_header\n1 2 3\n",
+    expectError(read("ascii.ply",
+                     kAsciiHeader + "element vertex 1152921504606846976\n" + xyzProps + "end_header\n1 2 3\n",
                      {.maxParticles = unlimited}),
                 {"ascii.ply", "ends at line", "1 of 1152921504606846976 records"});
     // An element without properties takes no data, whatever its count.
@@ -345,7 +366,8 @@ TEST_F(ParticleFiles, HostileCountsAllocateNothing) {
     ASSERT_TRUE(ok.ok()) << ok.message();
     EXPECT_EQ(ok->count(), 1u);
     // .f32 and .xyz over the limit.
-    expectError(read("p.f32", std::string(36, '\0'), {.maxParticles = 2}), {"p.f32", "3 particles (36 bytes)", "limit of 2"});
+    expectError(read("p.f32", std::string(36, '\0'), {.maxParticles = 2}),
+                {"p.f32", "3 particles (36 bytes)", "limit of 2"});
     expectError(read("p.xyz", "1 1 1\n2 2 2\n# x\n3 3 3\n", {.maxParticles = 2}), {"p.xyz", "line 4", "limit of 2"});
 }
 
@@ -355,7 +377,8 @@ TEST_F(ParticleFiles, XyzAndF32Errors) {
     expectError(read("inf.xyz", "inf 2 3\n"), {"inf.xyz", "line 1", "x 'inf'"});
     expectError(read("word.xyz", "1 2 3x\n"), {"word.xyz", "line 1", "z '3x' is not a number"});
     expectError(read("comma.xyz", "1,2,3\n"), {"comma.xyz", "line 1", "1 value,"});
-    expectError(read("odd.f32", std::string(13, '\0')), {"odd.f32", "not a multiple of 12", "1 trailing bytes at byte offset 12"});
+    expectError(read("odd.f32", std::string(13, '\0')),
+                {"odd.f32", "not a multiple of 12", "1 trailing bytes at byte offset 12"});
     Bin d;
     d.put(1.f).put(2.f).put(3.f).put(4.f).put(std::numeric_limits<float>::infinity()).put(6.f);
     expectError(read("inf.f32", d.bytes), {"inf.f32", "particle 1 (byte offset 12)", "y = inf is not finite"});
@@ -418,7 +441,8 @@ TEST_F(ParticleFiles, SequenceZeroPaddedAndOutputNames) {
 TEST_F(ParticleFiles, SequenceErrors) {
     auto expectSeqError = [](const Result<std::vector<SequenceFrame>>& r, std::initializer_list<std::string> pieces) {
         ASSERT_FALSE(r.ok());
-        for (const auto& p : pieces) EXPECT_NE(r.message().find(p), std::string::npos) << "'" << p << "' not in: " << r.message();
+        for (const auto& p : pieces)
+            EXPECT_NE(r.message().find(p), std::string::npos) << "'" << p << "' not in: " << r.message();
     };
     write("a_1.ply", "");
     write("a_01.ply", "");
@@ -494,7 +518,8 @@ TEST(ParticleGridTest, CoversBoundsThatDoNotRoundToFloats) {
         for (int k = 0; k < 3; ++k) {
             EXPECT_LE(double(g->boundsMin[size_t(k)]), double(odd.min[size_t(k)]) - double(0.0371f));
             EXPECT_GE(double(g->boundsMax[size_t(k)]), double(odd.max[size_t(k)]) + double(0.0371f));
-            const double spacing = (double(g->boundsMax[size_t(k)]) - g->boundsMin[size_t(k)]) / (g->samples[size_t(k)] - 1);
+            const double spacing =
+                (double(g->boundsMax[size_t(k)]) - g->boundsMin[size_t(k)]) / (g->samples[size_t(k)] - 1);
             EXPECT_NEAR(spacing, 0.013, 0.013 * 1e-4);
         }
     }
@@ -532,7 +557,8 @@ TEST(ParticleGridTest, Errors) {
     ParticleBounds cube;
     cube.add(0.f, 0.f, 0.f);
     cube.add(2000.f, 2000.f, 2000.f);
-    expectGridError(particleGrid(cube, 1.f, 0.f, {.maxSamples = std::numeric_limits<uint64_t>::max()}), "exceed 2^32 - 1 samples");
+    expectGridError(particleGrid(cube, 1.f, 0.f, {.maxSamples = std::numeric_limits<uint64_t>::max()}),
+                    "exceed 2^32 - 1 samples");
     // The caller's limit: 11^3 = 1331 > 1000.
     ParticleBounds ten;
     ten.add(0.f, 0.f, 0.f);

@@ -72,7 +72,8 @@ std::vector<float> sampleField(const Grid& g, const std::function<float(float, f
     std::vector<float> out(g.samples());
     for (uint32_t z = 0; z < g.n[2]; ++z)
         for (uint32_t y = 0; y < g.n[1]; ++y)
-            for (uint32_t x = 0; x < g.n[0]; ++x) out[g.index(x, y, z)] = f(g.coord(0, x), g.coord(1, y), g.coord(2, z));
+            for (uint32_t x = 0; x < g.n[0]; ++x)
+                out[g.index(x, y, z)] = f(g.coord(0, x), g.coord(1, y), g.coord(2, z));
     return out;
 }
 
@@ -236,9 +237,9 @@ std::string compareTriangleSets(const std::vector<Vertex>& a, const std::vector<
         if (!found) {
             const Vertex* v = &a[3 * ta];
             msg << "triangle " << ta << " of " << n << " has no match: (" << v[0].p[0] << "," << v[0].p[1] << ","
-                << v[0].p[2] << ") (" << v[1].p[0] << "," << v[1].p[1] << "," << v[1].p[2] << ") (" << v[2].p[0]
-                << "," << v[2].p[1] << "," << v[2].p[2] << ") n0=(" << v[0].n[0] << "," << v[0].n[1] << ","
-                << v[0].n[2] << ")";
+                << v[0].p[2] << ") (" << v[1].p[0] << "," << v[1].p[1] << "," << v[1].p[2] << ") (" << v[2].p[0] << ","
+                << v[2].p[1] << "," << v[2].p[2] << ") n0=(" << v[0].n[0] << "," << v[0].n[1] << "," << v[0].n[2]
+                << ")";
             return msg.str();
         }
     }

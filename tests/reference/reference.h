@@ -33,8 +33,8 @@ struct Vertex {
 };
 
 struct McResult {
-    std::vector<Vertex> vertices;    // 3 per triangle, in key order
-    std::vector<uint32_t> base;      // per cell: count | case << 4 (GPU base level)
+    std::vector<Vertex> vertices;     // 3 per triangle, in key order
+    std::vector<uint32_t> base;       // per cell: count | case << 4 (GPU base level)
     std::vector<uint32_t> vertexCell; // cell of each vertex
     uint32_t activeCells = 0;
 };
@@ -81,8 +81,7 @@ std::vector<std::vector<uint32_t>> pyramidLevels(const std::vector<uint32_t>& ba
 // triangle of `a` matches a distinct triangle of `b` (same vertex order)
 // with positions within `tol` and normals within `normalTol`. Returns an
 // empty string when equal, otherwise a description of the first mismatch.
-std::string compareTriangleSets(const std::vector<Vertex>& a, const std::vector<Vertex>& b, float tol,
-                                float normalTol);
+std::string compareTriangleSets(const std::vector<Vertex>& a, const std::vector<Vertex>& b, float tol, float normalTol);
 
 // Welds exactly equal positions; returns indices (3 per triangle) and unique
 // positions count.

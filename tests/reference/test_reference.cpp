@@ -39,7 +39,8 @@ double signedVolume(const std::vector<Vertex>& v) {
 
 TEST(ReferenceMc, SphereWatertightAndWoundOutward) {
     const Grid g = cube(24);
-    const auto f = sampleField(g, [](float x, float y, float z) { return sphere(x, y, z, 0.05f, -0.02f, 0.01f, 0.7f); });
+    const auto f =
+        sampleField(g, [](float x, float y, float z) { return sphere(x, y, z, 0.05f, -0.02f, 0.01f, 0.7f); });
     const McResult r = marchingCubes(g, f.data(), 0.f, Normals::Central);
     ASSERT_GT(r.vertices.size(), 300u);
     size_t misoriented = 0;
@@ -60,7 +61,8 @@ TEST(ReferenceMc, SphereWatertightAndWoundOutward) {
         fn[2] = e1[0] * e2[1] - e1[1] * e2[0];
         const float d = fn[0] * v[0].n[0] + fn[1] * v[0].n[1] + fn[2] * v[0].n[2];
         EXPECT_GE(d, 0.f) << "triangle " << t / 3;
-        const float radial = (v[0].p[0] - 0.05f) * v[0].n[0] + (v[0].p[1] + 0.02f) * v[0].n[1] + (v[0].p[2] - 0.01f) * v[0].n[2];
+        const float radial =
+            (v[0].p[0] - 0.05f) * v[0].n[0] + (v[0].p[1] + 0.02f) * v[0].n[1] + (v[0].p[2] - 0.01f) * v[0].n[2];
         EXPECT_GT(radial, 0.f);
         if (d < 0.f || radial <= 0.f) break;
     }
@@ -127,7 +129,8 @@ TEST(ReferenceMc, TriangleSetComparisonDetectsDifferences) {
     auto shuffled = r.vertices;
     // Reverse triangle order: still the same set.
     std::vector<Vertex> rev;
-    for (size_t t = shuffled.size(); t >= 3; t -= 3) rev.insert(rev.end(), shuffled.begin() + (t - 3), shuffled.begin() + t);
+    for (size_t t = shuffled.size(); t >= 3; t -= 3)
+        rev.insert(rev.end(), shuffled.begin() + (t - 3), shuffled.begin() + t);
     EXPECT_EQ(compareTriangleSets(r.vertices, rev, 1e-6f, 1e-4f), "");
     auto moved = r.vertices;
     moved[7].p[1] += 1e-3f;
@@ -142,8 +145,8 @@ TEST(ReferenceSplat, KernelIsCompactAndSmooth) {
     std::vector<Particle> p = {{{0.f, 0.f, 0.f}, 1.f}, {{1.15f, 0.f, 0.f}, 1.f}};
     std::vector<uint32_t> touching;
     const auto f = splatBruteForce(g, p, 0.3f, &touching);
-    EXPECT_FLOAT_EQ(f[g.index(5, 5, 5)], 1.f);     // centre, weight 1
-    EXPECT_EQ(f[g.index(5, 5, 7)], 0.f);           // 0.4 away: outside radius 0.3
-    EXPECT_GT(f[g.index(10, 5, 5)], 0.f);          // particle outside the bounds still reaches x = 1
+    EXPECT_FLOAT_EQ(f[g.index(5, 5, 5)], 1.f); // centre, weight 1
+    EXPECT_EQ(f[g.index(5, 5, 7)], 0.f);       // 0.4 away: outside radius 0.3
+    EXPECT_GT(f[g.index(10, 5, 5)], 0.f);      // particle outside the bounds still reaches x = 1
     EXPECT_EQ(touching[g.index(10, 5, 5)], 1u);
 }

@@ -39,7 +39,8 @@ std::vector<Metaball> balls() {
     std::vector<Metaball> b;
     for (int i = 0; i < 7; ++i) {
         const float t = float(i) * 0.9f;
-        b.push_back({{0.55f * std::sin(t), 0.5f * std::cos(1.3f * t), 0.45f * std::sin(0.7f * t + 1.f)}, 0.6f, 1.f, {}});
+        b.push_back(
+            {{0.55f * std::sin(t), 0.5f * std::cos(1.3f * t), 0.45f * std::sin(0.7f * t + 1.f)}, 0.6f, 1.f, {}});
     }
     return b;
 }
@@ -60,14 +61,16 @@ std::vector<uint16_t> volume(std::array<uint32_t, 3> s) {
     for (uint32_t z = 0; z < s[2]; ++z)
         for (uint32_t y = 0; y < s[1]; ++y)
             for (uint32_t x = 0; x < s[0]; ++x, ++i) {
-                const float f = std::sin(0.35f * float(x)) * std::cos(0.3f * float(y)) + 0.5f * std::sin(0.25f * float(z));
+                const float f =
+                    std::sin(0.35f * float(x)) * std::cos(0.3f * float(y)) + 0.5f * std::sin(0.25f * float(z));
                 v[i] = uint16_t(std::clamp(32768.f + 20000.f * f + float(rng() % 512), 0.f, 65535.f));
             }
     return v;
 }
 
 bool sameBytes(const std::vector<IsoVertexData>& a, const std::vector<IsoVertexData>& b) {
-    return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(IsoVertexData)) == 0);
+    return a.size() == b.size() &&
+           (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(IsoVertexData)) == 0);
 }
 
 // Triangles as 96-byte records, sorted bytewise: the order-free form.
@@ -92,7 +95,8 @@ protected:
         i.maxParticles = 4000;
         i.particleRadius = 0.15f;
         i.isoValue = source == FieldSource::Volume ? 32768.f : source == FieldSource::UserGlsl ? 0.f : 0.35f;
-        i.fieldGlsl = "float field(vec3 p) { return sin(5.0 * p.x + iso_time) * cos(4.0 * p.y) + 0.6 * sin(3.0 * p.z) - 0.1; }\n";
+        i.fieldGlsl =
+            "float field(vec3 p) { return sin(5.0 * p.x + iso_time) * cos(4.0 * p.y) + 0.6 * sin(3.0 * p.z) - 0.1; }\n";
 #ifdef PYRAMARCH_HAVE_SHADER_COMPILER
         i.compileGlsl = pyramarch::compileGlsl;
 #endif
@@ -136,9 +140,13 @@ protected:
     }
 };
 
-const FieldSource kSources[] = {FieldSource::Metaballs, FieldSource::Particles, FieldSource::Volume, FieldSource::UserGlsl};
+const FieldSource kSources[] = {FieldSource::Metaballs, FieldSource::Particles, FieldSource::Volume,
+                                FieldSource::UserGlsl};
 const char* sourceName(FieldSource s) {
-    return s == FieldSource::Metaballs ? "metaballs" : s == FieldSource::Particles ? "particles" : s == FieldSource::Volume ? "volume" : "glsl";
+    return s == FieldSource::Metaballs   ? "metaballs"
+           : s == FieldSource::Particles ? "particles"
+           : s == FieldSource::Volume    ? "volume"
+                                         : "glsl";
 }
 
 } // namespace
@@ -214,7 +222,8 @@ TEST_F(Determinism, IndexedOutputBitIdentical) {
         ASSERT_EQ(a.indices.size(), flat.vertices.size());
         for (size_t k = 0; k < a.indices.size(); ++k) {
             ASSERT_LT(a.indices[k], a.vertices.size());
-            ASSERT_EQ(std::memcmp(a.vertices[a.indices[k]].position, flat.vertices[k].position, 12), 0) << "index " << k;
+            ASSERT_EQ(std::memcmp(a.vertices[a.indices[k]].position, flat.vertices[k].position, 12), 0)
+                << "index " << k;
         }
     }
 }
@@ -231,9 +240,12 @@ TEST_F(Determinism, ParticleGatherIsOrderIndependent) {
     const Output scatter = run(i);
     ASSERT_GT(a.vertices.size(), 300u);
     ASSERT_EQ(a.field.size(), scatter.field.size());
-    EXPECT_EQ(std::memcmp(a.field.data(), b.field.data(), a.field.size() * 4), 0) << "gather field differs between instances";
-    EXPECT_EQ(std::memcmp(a.field.data(), c.field.data(), a.field.size() * 4), 0) << "gather field differs between frames";
-    EXPECT_EQ(std::memcmp(a.field.data(), scatter.field.data(), a.field.size() * 4), 0) << "gather and scatter fields differ";
+    EXPECT_EQ(std::memcmp(a.field.data(), b.field.data(), a.field.size() * 4), 0)
+        << "gather field differs between instances";
+    EXPECT_EQ(std::memcmp(a.field.data(), c.field.data(), a.field.size() * 4), 0)
+        << "gather field differs between frames";
+    EXPECT_EQ(std::memcmp(a.field.data(), scatter.field.data(), a.field.size() * 4), 0)
+        << "gather and scatter fields differ";
     EXPECT_TRUE(sameBytes(a.vertices, b.vertices));
     EXPECT_TRUE(sameBytes(a.vertices, c.vertices));
     EXPECT_TRUE(sameBytes(a.vertices, scatter.vertices));

@@ -16,7 +16,8 @@ PFN_vkGetDeviceProcAddr g_realGetDeviceProcAddr = nullptr;
 PFN_vkQueueSubmit g_realQueueSubmit = nullptr;
 PFN_vkWaitForFences g_realWaitForFences = nullptr;
 
-VKAPI_ATTR VkResult VKAPI_CALL hookQueueSubmit(VkQueue queue, uint32_t count, const VkSubmitInfo* submits, VkFence fence) {
+VKAPI_ATTR VkResult VKAPI_CALL hookQueueSubmit(VkQueue queue, uint32_t count, const VkSubmitInfo* submits,
+                                               VkFence fence) {
     if (g_inject == Inject::Submit) {
         ++g_injected;
         return VK_ERROR_DEVICE_LOST;
@@ -24,7 +25,8 @@ VKAPI_ATTR VkResult VKAPI_CALL hookQueueSubmit(VkQueue queue, uint32_t count, co
     return g_realQueueSubmit(queue, count, submits, fence);
 }
 
-VKAPI_ATTR VkResult VKAPI_CALL hookWaitForFences(VkDevice device, uint32_t count, const VkFence* fences, VkBool32 all, uint64_t timeout) {
+VKAPI_ATTR VkResult VKAPI_CALL hookWaitForFences(VkDevice device, uint32_t count, const VkFence* fences, VkBool32 all,
+                                                 uint64_t timeout) {
     const VkResult r = g_realWaitForFences(device, count, fences, all, timeout);
     if (g_inject == Inject::Wait) {
         ++g_injected;
@@ -53,7 +55,8 @@ VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL hookGetInstanceProcAddr(VkInstance inst
     // Device functions fetched through the instance dispatch too.
     if (!std::strcmp(name, "vkQueueSubmit") || !std::strcmp(name, "vkWaitForFences")) {
         if (!g_realGetDeviceProcAddr)
-            g_realGetDeviceProcAddr = reinterpret_cast<PFN_vkGetDeviceProcAddr>(vkGetInstanceProcAddr(instance, "vkGetDeviceProcAddr"));
+            g_realGetDeviceProcAddr =
+                reinterpret_cast<PFN_vkGetDeviceProcAddr>(vkGetInstanceProcAddr(instance, "vkGetDeviceProcAddr"));
     }
     return vkGetInstanceProcAddr(instance, name);
 }

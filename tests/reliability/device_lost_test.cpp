@@ -32,7 +32,8 @@ protected:
     template <class Op>
     void expectLost(const char* what, Op op) {
         for (test::Inject where : {test::Inject::Submit, test::Inject::Wait}) {
-            SCOPED_TRACE(std::string(what) + (where == test::Inject::Submit ? " (vkQueueSubmit)" : " (vkWaitForFences)"));
+            SCOPED_TRACE(std::string(what) +
+                         (where == test::Inject::Submit ? " (vkQueueSubmit)" : " (vkWaitForFences)"));
             const int before = test::g_injected;
             test::g_inject = where;
             const Status s = op();
@@ -52,9 +53,12 @@ protected:
 
 TEST_F(DeviceLost, TransferHelpersReportIt) {
     Device& d = *hooked_;
-    auto buffer = d.allocator().createBuffer(
-        {.size = 4096, .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-         .memory = MemoryUsage::DeviceLocal, .name = "device-lost"});
+    auto buffer =
+        d.allocator().createBuffer({.size = 4096,
+                                    .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                             VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                    .memory = MemoryUsage::DeviceLocal,
+                                    .name = "device-lost"});
     ASSERT_OK(buffer);
     std::vector<uint32_t> data(1024, 7u), back(1024, 0u);
     expectLost("submitAndWait", [&] { return submitAndWait(d, [](VkCommandBuffer) {}); });
@@ -83,7 +87,8 @@ TEST_F(DeviceLost, IsoSurfaceReadBacksReportIt) {
     ASSERT_OK(s.setMetaballs({&ball, 1}));
     // A frame the host submits: the host sees the loss from its own submit/wait.
     Status recorded;
-    expectLost("frame", [&] { return submitAndWait(*hooked_, [&](VkCommandBuffer cmd) { recorded = s.record(cmd); }); });
+    expectLost("frame",
+               [&] { return submitAndWait(*hooked_, [&](VkCommandBuffer cmd) { recorded = s.record(cmd); }); });
     EXPECT_OK(recorded);
     expectLost("readMesh", [&] { return s.readMesh().status(); });
     expectLost("readVertices", [&] { return s.readVertices().status(); });

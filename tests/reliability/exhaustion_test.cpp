@@ -21,7 +21,8 @@ namespace {
 
 class Exhaustion : public test::GpuTest {};
 
-void expectNamesLimit(Device& device, const IsoSurfaceCreateInfo& info, const std::string& field, const std::string& limit) {
+void expectNamesLimit(Device& device, const IsoSurfaceCreateInfo& info, const std::string& field,
+                      const std::string& limit) {
     auto r = IsoSurface::create(device, info);
     ASSERT_FALSE(r.ok()) << "accepted " << field;
     EXPECT_NE(r.message().find(field), std::string::npos) << r.message();

@@ -19,12 +19,12 @@ namespace {
 class GraphMisuse : public test::GpuTest {
 protected:
     Image makeImage(const char* name) {
-        auto img = device().allocator().createImage({.type = VK_IMAGE_TYPE_2D,
-                                                     .format = VK_FORMAT_R8G8B8A8_UNORM,
-                                                     .extent = {8, 8, 1},
-                                                     .usage = VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
-                                                              VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
-                                                     .name = name});
+        auto img = device().allocator().createImage(
+            {.type = VK_IMAGE_TYPE_2D,
+             .format = VK_FORMAT_R8G8B8A8_UNORM,
+             .extent = {8, 8, 1},
+             .usage = VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+             .name = name});
         EXPECT_TRUE(img.ok()) << img.message();
         return img ? std::move(img).value() : Image{};
     }
@@ -98,7 +98,8 @@ TEST_F(GraphMisuse, RebindInWrongLayoutIsNamedError) {
     EXPECT_OK(run(*g));
     g->rebindImportedImage(ref, image.handle(), image.view(), VK_IMAGE_LAYOUT_UNDEFINED);
     EXPECT_OK(run(*g));
-    g->rebindImportedImage(ref, image.handle(), image.view(), VK_IMAGE_LAYOUT_GENERAL, {0, 0, 0}, /*hostTransitioned=*/true);
+    g->rebindImportedImage(ref, image.handle(), image.view(), VK_IMAGE_LAYOUT_GENERAL, {0, 0, 0},
+                           /*hostTransitioned=*/true);
     EXPECT_OK(run(*g, [&](VkCommandBuffer cmd) {
         hostTransition(cmd, image, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_IMAGE_LAYOUT_GENERAL);
     }));

@@ -143,11 +143,13 @@ SoakResult soak(Device& device, sample::Scene& scene, uint32_t frames) {
 }
 
 void check(const char* name, const SoakResult& r) {
-    std::printf("[ soak ] %s: %u frames in %.1f s, up to %u triangles; record median %.1f us (frames 1-1000) vs %.1f us (last 1000); "
+    std::printf("[ soak ] %s: %u frames in %.1f s, up to %u triangles; record median %.1f us (frames 1-1000) vs %.1f "
+                "us (last 1000); "
                 "RSS %.2f -> %.2f MiB; heap in use %llu -> %llu bytes; GPU %u allocations / %llu bytes -> %u / %llu\n",
-                name, r.frames, r.seconds, r.maxTriangles, r.firstMedianUs, r.lastMedianUs, r.rssStart / 1048576.0, r.rssEnd / 1048576.0,
-                (unsigned long long)r.heapStart, (unsigned long long)r.heapEnd, r.gpuStart.liveAllocations,
-                (unsigned long long)r.gpuStart.allocatedBytes, r.gpuEnd.liveAllocations, (unsigned long long)r.gpuEnd.allocatedBytes);
+                name, r.frames, r.seconds, r.maxTriangles, r.firstMedianUs, r.lastMedianUs, r.rssStart / 1048576.0,
+                r.rssEnd / 1048576.0, (unsigned long long)r.heapStart, (unsigned long long)r.heapEnd,
+                r.gpuStart.liveAllocations, (unsigned long long)r.gpuStart.allocatedBytes, r.gpuEnd.liveAllocations,
+                (unsigned long long)r.gpuEnd.allocatedBytes);
     EXPECT_GT(r.maxTriangles, 50u) << "the scene should draw something";
     EXPECT_EQ(r.gpuEnd.liveAllocations, r.gpuStart.liveAllocations);
     EXPECT_EQ(r.gpuEnd.allocatedBytes, r.gpuStart.allocatedBytes);

@@ -244,7 +244,8 @@ TEST_F(VoxelReliability, ReadBacksReportDeviceLoss) {
     };
     for (const auto& [what, op] : ops) {
         for (test::Inject where : {test::Inject::Submit, test::Inject::Wait}) {
-            SCOPED_TRACE(std::string(what) + (where == test::Inject::Submit ? " (vkQueueSubmit)" : " (vkWaitForFences)"));
+            SCOPED_TRACE(std::string(what) +
+                         (where == test::Inject::Submit ? " (vkQueueSubmit)" : " (vkWaitForFences)"));
             const int before = test::g_injected;
             test::g_inject = where;
             const Status s = op();

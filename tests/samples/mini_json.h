@@ -63,9 +63,12 @@ private:
                     if (i_ + 4 >= t_.size()) return err("bad \\u");
                     out += char(std::strtol(t_.substr(i_ + 1, 4).c_str(), nullptr, 16));
                     i_ += 4;
-                } else out += c == 'n' ? '\n' : c == 't' ? '\t' : c;
-            } else if (static_cast<unsigned char>(t_[i_]) < 0x20) return err("control character in string");
-            else out += t_[i_];
+                } else
+                    out += c == 'n' ? '\n' : c == 't' ? '\t' : c;
+            } else if (static_cast<unsigned char>(t_[i_]) < 0x20)
+                return err("control character in string");
+            else
+                out += t_[i_];
             ++i_;
         }
         if (i_ >= t_.size()) return err("unterminated string");
@@ -90,7 +93,10 @@ private:
                 ++i_;
                 if (!value(v.o[key])) return false;
                 ws();
-                if (t_[i_] == ',') { ++i_; continue; }
+                if (t_[i_] == ',') {
+                    ++i_;
+                    continue;
+                }
                 if (t_[i_] == '}') return ++i_, true;
                 return err("expected ',' or '}'");
             }
@@ -104,7 +110,10 @@ private:
                 v.a.emplace_back();
                 if (!value(v.a.back())) return false;
                 ws();
-                if (t_[i_] == ',') { ++i_; continue; }
+                if (t_[i_] == ',') {
+                    ++i_;
+                    continue;
+                }
                 if (t_[i_] == ']') return ++i_, true;
                 return err("expected ',' or ']'");
             }

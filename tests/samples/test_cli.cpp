@@ -27,7 +27,9 @@ namespace {
 
 using CmdResult = pyramarch::test::CommandResult;
 
-CmdResult run(const std::string& args, const std::string& tool = PYRAMARCH_TOOL) { return pyramarch::test::runCommand(tool, args); }
+CmdResult run(const std::string& args, const std::string& tool = PYRAMARCH_TOOL) {
+    return pyramarch::test::runCommand(tool, args);
+}
 
 // Lines of stderr that carry an error (progress lines may precede it).
 size_t errorLines(const std::string& s) {
@@ -67,10 +69,11 @@ TEST(SampleCli, HelpOnEveryCommand) {
 }
 
 TEST(SampleCli, BadArgumentsGiveOneLineErrors) {
-    for (const char* cmd : {"", "bogus", "demo --size 12", "demo --frames 0", "demo --scenes teapot", "iso --field teapot",
-                            "iso --field sphere --cells 0,4,4", "iso --field sphere --cells 4,4", "iso --raw /nonexistent/file --dims 4,4,4",
-                            "iso --raw x.raw", "iso", "iso --field sphere --out mesh.stl", "iso --field sphere --bounds 1,1,1,0,0,0",
-                            "iso --field sphere --type u32"}) {
+    for (const char* cmd :
+         {"", "bogus", "demo --size 12", "demo --frames 0", "demo --scenes teapot", "iso --field teapot",
+          "iso --field sphere --cells 0,4,4", "iso --field sphere --cells 4,4",
+          "iso --raw /nonexistent/file --dims 4,4,4", "iso --raw x.raw", "iso", "iso --field sphere --out mesh.stl",
+          "iso --field sphere --bounds 1,1,1,0,0,0", "iso --field sphere --type u32"}) {
         const CmdResult r = run(cmd);
         EXPECT_NE(r.code, 0) << "'" << cmd << "' should fail";
         EXPECT_EQ(errorLines(r.err), 1u) << "'" << cmd << "' stderr: " << r.err;
@@ -89,11 +92,16 @@ TEST(SampleCli, SamplesHaveHelpAndOneLineErrors) {
         EXPECT_EQ(r.code, 0) << tool;
         EXPECT_NE(r.out.find("--headless"), std::string::npos) << tool << ": " << r.out;
     }
-    const std::pair<std::string, std::string> bad[] = {
-        {metaballs, "--size 12"},        {metaballs, "--balls 300"},         {metaballs, "--msaa 3"},
-        {metaballs, "--shading pink"},   {pointcloud, "--splat foo"},        {pointcloud, "--particles 0"},
-        {volume, "--raw /tmp --headless"}, {volume, "--dims 4,4,4 --headless"}, {volume, "--export a.stl --headless"},
-        {volume, "--raw /nonexistent.raw --dims 4,4,4 --headless"}};
+    const std::pair<std::string, std::string> bad[] = {{metaballs, "--size 12"},
+                                                       {metaballs, "--balls 300"},
+                                                       {metaballs, "--msaa 3"},
+                                                       {metaballs, "--shading pink"},
+                                                       {pointcloud, "--splat foo"},
+                                                       {pointcloud, "--particles 0"},
+                                                       {volume, "--raw /tmp --headless"},
+                                                       {volume, "--dims 4,4,4 --headless"},
+                                                       {volume, "--export a.stl --headless"},
+                                                       {volume, "--raw /nonexistent.raw --dims 4,4,4 --headless"}};
     for (const auto& [tool, args] : bad) {
         const CmdResult r = run(args, tool);
         EXPECT_NE(r.code, 0) << tool << " " << args;
@@ -106,7 +114,8 @@ TEST(SampleCli, ParsesOnlyFiniteFloats) {
     EXPECT_TRUE(sample::parseFiniteFloat("0.25", v));
     EXPECT_EQ(v, 0.25f);
     EXPECT_TRUE(sample::parseFiniteFloat("-3e2", v));
-    for (const char* bad : {"nan", "NaN", "-nan", "inf", "-inf", "infinity", "1e40", "-1e39", "", " 1", "1 ", "1,2", "0x", "abc"})
+    for (const char* bad :
+         {"nan", "NaN", "-nan", "inf", "-inf", "infinity", "1e40", "-1e39", "", " 1", "1 ", "1,2", "0x", "abc"})
         EXPECT_FALSE(sample::parseFiniteFloat(bad, v)) << "'" << bad << "'";
     float b[6];
     EXPECT_TRUE(sample::parseFloatList("-1,-1,-1,1,1,1", b, 6));
@@ -153,7 +162,8 @@ TEST(SampleCli, FloatOptionsMustBeFinite) {
 }
 
 TEST(SampleCli, RawVolumeOfTheWrongSizeIsNamed) {
-    const auto path = std::filesystem::temp_directory_path() / ("pyramarch-cli-raw-" + std::to_string(::getpid()) + ".raw");
+    const auto path =
+        std::filesystem::temp_directory_path() / ("pyramarch-cli-raw-" + std::to_string(::getpid()) + ".raw");
     {
         std::ofstream f(path, std::ios::binary);
         f << std::string(100, '\0');
@@ -168,7 +178,8 @@ TEST(SampleCli, RawVolumeOfTheWrongSizeIsNamed) {
 // land in the output folder and the timing table is printed.
 TEST(SampleCliGpu, DemoWritesFramesStatsAndTable) {
     const auto dir = std::filesystem::temp_directory_path() / ("pyramarch-demo-" + std::to_string(::getpid()));
-    const CmdResult r = run("demo --frames 3 --size 64x48 --cells 12 --particles 5000 --validation --out-dir " + dir.string());
+    const CmdResult r =
+        run("demo --frames 3 --size 64x48 --cells 12 --particles 5000 --validation --out-dir " + dir.string());
     PYRAMARCH_FAIL_OR_SKIP_IF_TOOL_HAS_NO_DEVICE(r);
     ASSERT_EQ(r.code, 0) << r.err;
     for (const char* scene : {"metaballs", "pointcloud"}) {
@@ -240,13 +251,14 @@ TEST(ToolCliParse, ParticleOptionsAndDefaults) {
     ASSERT_EQ(parseTool({"iso", "--particles", "p.f32", "--particle-radius", "0.01"}, o), -1);
     EXPECT_EQ(o.iso.particles, "p.f32");
     EXPECT_EQ(o.iso.particleRadius, 0.01f);
-    EXPECT_EQ(o.iso.smoothingLength, 2.f);    // splashsurf's default
-    EXPECT_EQ(o.iso.surfaceThreshold, 0.6f);  // splashsurf's default
-    EXPECT_EQ(o.iso.voxelSize, 0.f);          // 0: the particle radius
+    EXPECT_EQ(o.iso.smoothingLength, 2.f);   // splashsurf's default
+    EXPECT_EQ(o.iso.surfaceThreshold, 0.6f); // splashsurf's default
+    EXPECT_EQ(o.iso.voxelSize, 0.f);         // 0: the particle radius
     EXPECT_EQ(o.iso.splat, "scatter");
     sample::ToolOptions g;
-    ASSERT_EQ(parseTool({"iso", "--particles", "f_{}.ply", "--particle-radius", "0.5", "--smoothing-length", "1.5", "--voxel-size", "0.25",
-                         "--surface-threshold", "0.5", "--splat", "gather", "--out", "m_{}.ply", "--stats", "s.json"},
+    ASSERT_EQ(parseTool({"iso", "--particles", "f_{}.ply", "--particle-radius", "0.5", "--smoothing-length", "1.5",
+                         "--voxel-size", "0.25", "--surface-threshold", "0.5", "--splat", "gather", "--out", "m_{}.ply",
+                         "--stats", "s.json"},
                         g),
               -1);
     EXPECT_EQ(g.iso.smoothingLength, 1.5f);
@@ -264,7 +276,7 @@ TEST(ToolCliParse, ParticleConflictsAreErrors) {
         {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--raw", "v.raw"},
         {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--glsl", "f.glsl"},
         {"iso", "--glsl", "f.glsl", "--field", "sphere"},
-        {"iso", "--particles", "p.ply"},                                          // no radius
+        {"iso", "--particles", "p.ply"}, // no radius
         {"iso", "--particles", "p.ply", "--particle-radius", "0"},
         {"iso", "--particles", "p.ply", "--particle-radius", "-1"},
         {"iso", "--particles", "p.ply", "--particle-radius", "nan"},
@@ -276,8 +288,9 @@ TEST(ToolCliParse, ParticleConflictsAreErrors) {
         {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--bounds", "0,0,0,1,1,1"},
         {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--cells", "8,8,8"},
         {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--splat", "magic"},
-        {"iso", "--particles", "f_{}.ply", "--particle-radius", "0.1", "--out", "m.ply"},  // a sequence needs {} in --out
-        {"iso", "--particles", "f.ply", "--particle-radius", "0.1", "--out", "m_{}.ply"},  // one file, one mesh
+        {"iso", "--particles", "f_{}.ply", "--particle-radius", "0.1", "--out",
+         "m.ply"}, // a sequence needs {} in --out
+        {"iso", "--particles", "f.ply", "--particle-radius", "0.1", "--out", "m_{}.ply"}, // one file, one mesh
         {"iso", "--field", "sphere", "--out", "m_{}.ply"},
         {"iso", "--field", "sphere", "--particle-radius", "0.1"},
         {"iso", "--field", "sphere", "--splat", "gather"},
@@ -328,14 +341,18 @@ std::vector<std::array<float, 3>> readPlyVertices(const std::filesystem::path& p
     return out;
 }
 
-bool noVulkan(const CmdResult& r) { return r.code != 0 && r.err.find("no Vulkan") != std::string::npos && !std::getenv("CI"); }
+bool noVulkan(const CmdResult& r) {
+    return r.code != 0 && r.err.find("no Vulkan") != std::string::npos && !std::getenv("CI");
+}
 
 // Errors before or without a device: one error line, naming the file and,
 // where the readers know it, the line or element; never a crash.
 TEST(SampleCliGpu, ParticleErrorsNameTheFile) {
-    const auto nanPly = tempPath("nan.ply"), badPly = tempPath("bad.ply"), empty = tempPath("empty.xyz"), badGlsl = tempPath("bad.glsl");
-    std::ofstream(nanPly) << "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty float y\nproperty float z\nend_header\n"
-                             "0 0 0\n1 nan 2\n";
+    const auto nanPly = tempPath("nan.ply"), badPly = tempPath("bad.ply"), empty = tempPath("empty.xyz"),
+               badGlsl = tempPath("bad.glsl");
+    std::ofstream(nanPly)
+        << "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty float y\nproperty float z\nend_header\n"
+           "0 0 0\n1 nan 2\n";
     std::ofstream(badPly) << "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nend_header\n0\n";
     std::ofstream(empty) << "";
     std::ofstream(badGlsl) << "float field(vec3 p) {\n  return 0.5 - length(p)\n}\n";
@@ -359,7 +376,8 @@ TEST(SampleCliGpu, ParticleErrorsNameTheFile) {
         if (noVulkan(r)) GTEST_SKIP() << r.err;
         EXPECT_NE(r.code, 0) << b.args;
         EXPECT_EQ(errorLines(r.err), 1u) << b.args << ": " << r.err;
-        for (const auto& m : b.mentions) EXPECT_NE(r.err.find(m), std::string::npos) << b.args << ": " << r.err << " should name " << m;
+        for (const auto& m : b.mentions)
+            EXPECT_NE(r.err.find(m), std::string::npos) << b.args << ": " << r.err << " should name " << m;
     }
     // A voxel size that gives a grid too large for the device: the module's
     // create() error, no crash.
@@ -388,8 +406,9 @@ TEST(SampleCliGpu, ParticlesOfASphereGiveASphere) {
     const auto in = tempPath("sphere.ply"), out = tempPath("sphere-mesh.ply"), stats = tempPath("sphere.json");
     ASSERT_TRUE(pyramarch::iso::writeParticlesPly(in.string(), xyz));
     for (const char* splat : {"scatter", "gather"}) {
-        const CmdResult res = run("iso --particles " + in.string() + " --particle-radius 0.025 --splat " + std::string(splat) +
-                                  " --validation --out " + out.string() + " --stats " + stats.string());
+        const CmdResult res =
+            run("iso --particles " + in.string() + " --particle-radius 0.025 --splat " + std::string(splat) +
+                " --validation --out " + out.string() + " --stats " + stats.string());
         if (noVulkan(res)) GTEST_SKIP() << res.err;
         ASSERT_EQ(res.code, 0) << res.err;
         const auto v = readPlyVertices(out);
@@ -432,11 +451,12 @@ TEST(SampleCliGpu, ParticleSequenceGivesOneMeshPerFrame) {
     std::filesystem::create_directories(dir / "frames");
     for (int f = 0; f < 3; ++f) {
         const auto xyz = sphereParticles(0.25f, 0.025f, 0.2f * float(f));
-        ASSERT_TRUE(pyramarch::iso::writeParticlesPly((dir / "frames" / ("fluid_00" + std::to_string(f) + ".ply")).string(), xyz));
+        ASSERT_TRUE(pyramarch::iso::writeParticlesPly(
+            (dir / "frames" / ("fluid_00" + std::to_string(f) + ".ply")).string(), xyz));
     }
     const std::string in = (dir / "frames" / "fluid_{}.ply").string(), out = (dir / "meshes" / "fluid_{}.ply").string();
-    const CmdResult res = run("iso --particles '" + in + "' --particle-radius 0.025 --validation --repeat 1 --out '" + out +
-                              "' --stats " + (dir / "s.json").string());
+    const CmdResult res = run("iso --particles '" + in + "' --particle-radius 0.025 --validation --repeat 1 --out '" +
+                              out + "' --stats " + (dir / "s.json").string());
     if (noVulkan(res)) GTEST_SKIP() << res.err;
     ASSERT_EQ(res.code, 0) << res.err;
     EXPECT_NE(res.err.find("frame 3/3"), std::string::npos) << res.err; // one line per frame when stderr is no terminal
@@ -472,7 +492,8 @@ TEST(SampleCliGpu, GlslFieldFromAFile) {
     const CmdResult g = run("iso --glsl " + glsl.string() + " --cells 24,24,24 --validation");
     if (noVulkan(g)) GTEST_SKIP() << g.err;
     std::filesystem::remove(glsl);
-    if (g.err.find("shader_compiler") != std::string::npos) GTEST_SKIP() << "built without the shader compiler: " << g.err;
+    if (g.err.find("shader_compiler") != std::string::npos)
+        GTEST_SKIP() << "built without the shader compiler: " << g.err;
     ASSERT_EQ(g.code, 0) << g.err;
     const CmdResult f = run("iso --field sphere --cells 24,24,24");
     ASSERT_EQ(f.code, 0) << f.err;

@@ -42,7 +42,8 @@ struct Mask {
 // a = -1/2 sum(x_i y_i+1 - x_i+1 y_i) in framebuffer coordinates, for a
 // counter-clockwise front face). cullSign = +1 culls back faces, -1 culls
 // front faces (the broken case), 0 culls nothing.
-Mask rasterize(const std::vector<ref::Vertex>& verts, const std::array<float, 16>& m, uint32_t w, uint32_t h, int cullSign) {
+Mask rasterize(const std::vector<ref::Vertex>& verts, const std::array<float, 16>& m, uint32_t w, uint32_t h,
+               int cullSign) {
     Mask mask{w, h, std::vector<uint8_t>(size_t(w) * h, 0)};
     for (size_t t = 0; t + 2 < verts.size(); t += 3) {
         float x[3], y[3];
@@ -50,18 +51,22 @@ Mask rasterize(const std::vector<ref::Vertex>& verts, const std::array<float, 16
         for (int i = 0; i < 3; ++i) {
             const float* p = verts[t + i].p;
             float c[4];
-            for (int r = 0; r < 4; ++r) c[r] = m[0 * 4 + r] * p[0] + m[1 * 4 + r] * p[1] + m[2 * 4 + r] * p[2] + m[3 * 4 + r];
+            for (int r = 0; r < 4; ++r)
+                c[r] = m[0 * 4 + r] * p[0] + m[1 * 4 + r] * p[1] + m[2 * 4 + r] * p[2] + m[3 * 4 + r];
             if (c[3] <= 0.f) behind = true;
             x[i] = (c[0] / c[3] * 0.5f + 0.5f) * float(w);
             y[i] = (c[1] / c[3] * 0.5f + 0.5f) * float(h);
         }
         if (behind) continue;
-        const float area = -0.5f * ((x[0] * y[1] - x[1] * y[0]) + (x[1] * y[2] - x[2] * y[1]) + (x[2] * y[0] - x[0] * y[2]));
+        const float area =
+            -0.5f * ((x[0] * y[1] - x[1] * y[0]) + (x[1] * y[2] - x[2] * y[1]) + (x[2] * y[0] - x[0] * y[2]));
         if (area == 0.f) continue;
         if (cullSign > 0 && area < 0.f) continue;
         if (cullSign < 0 && area > 0.f) continue;
-        const int x0 = std::max(0, int(std::floor(std::min({x[0], x[1], x[2]})))), x1 = std::min(int(w) - 1, int(std::ceil(std::max({x[0], x[1], x[2]}))));
-        const int y0 = std::max(0, int(std::floor(std::min({y[0], y[1], y[2]})))), y1 = std::min(int(h) - 1, int(std::ceil(std::max({y[0], y[1], y[2]}))));
+        const int x0 = std::max(0, int(std::floor(std::min({x[0], x[1], x[2]})))),
+                  x1 = std::min(int(w) - 1, int(std::ceil(std::max({x[0], x[1], x[2]}))));
+        const int y0 = std::max(0, int(std::floor(std::min({y[0], y[1], y[2]})))),
+                  y1 = std::min(int(h) - 1, int(std::ceil(std::max({y[0], y[1], y[2]}))));
         for (int py = y0; py <= y1; ++py)
             for (int px = x0; px <= x1; ++px) {
                 const float sx = px + 0.5f, sy = py + 0.5f;
@@ -70,7 +75,8 @@ Mask rasterize(const std::vector<ref::Vertex>& verts, const std::array<float, 16
                     const int j = (i + 1) % 3;
                     e[i] = (x[j] - x[i]) * (sy - y[i]) - (y[j] - y[i]) * (sx - x[i]);
                 }
-                if ((e[0] >= 0 && e[1] >= 0 && e[2] >= 0) || (e[0] <= 0 && e[1] <= 0 && e[2] <= 0)) mask.bits[size_t(py) * w + px] = 1;
+                if ((e[0] >= 0 && e[1] >= 0 && e[2] >= 0) || (e[0] <= 0 && e[1] <= 0 && e[2] <= 0))
+                    mask.bits[size_t(py) * w + px] = 1;
             }
     }
     return mask;
@@ -117,7 +123,8 @@ Field cayleyField(uint32_t cells) {
 Field sphereField(uint32_t cells) {
     Field f;
     f.grid.n[0] = f.grid.n[1] = f.grid.n[2] = cells + 1;
-    f.values = ref::sampleField(f.grid, [](float x, float y, float z) { return ref::sphere(x, y, z, 0.f, 0.f, 0.f, 0.7f); });
+    f.values =
+        ref::sampleField(f.grid, [](float x, float y, float z) { return ref::sphere(x, y, z, 0.f, 0.f, 0.f, 0.7f); });
     return f;
 }
 
@@ -129,7 +136,8 @@ std::unique_ptr<sample::VolumeScene> makeVolumeScene(Device& device, const Field
     s.samples = {f.grid.n[0], f.grid.n[1], f.grid.n[2]};
     s.iso = iso;
     s.vertexCapacity = 3u << 17;
-    auto scene = sample::VolumeScene::create(device, s, f.values.data(), f.values.size() * sizeof(float), iso::VolumeFormat::F32);
+    auto scene = sample::VolumeScene::create(device, s, f.values.data(), f.values.size() * sizeof(float),
+                                             iso::VolumeFormat::F32);
     EXPECT_TRUE(scene.ok()) << scene.message();
     return scene.ok() ? std::move(scene).value() : nullptr;
 }
@@ -144,7 +152,8 @@ Mask maskOf(const sample::Rgba8Image& img) {
 
 class SampleRender : public test::GpuTest {};
 
-void checkSilhouette(Device& device, uint32_t msaa, const sample::OrbitCamera& camera, bool twoSided = false, bool indexed = false) {
+void checkSilhouette(Device& device, uint32_t msaa, const sample::OrbitCamera& camera, bool twoSided = false,
+                     bool indexed = false) {
     const Field f = cayleyField(24);
     const ref::McResult mc = ref::marchingCubes(f.grid, f.values.data(), 0.f, ref::Normals::Central);
     ASSERT_GT(mc.vertices.size(), 300u);
@@ -177,10 +186,13 @@ void checkSilhouette(Device& device, uint32_t msaa, const sample::OrbitCamera& c
     ASSERT_LT(expected.count(), pixels * 19 / 20);
     // The check can fail: culling the wrong faces (or culling when both
     // sides should show) changes the picture well beyond the outline tolerance.
-    ASSERT_GT(interiorMismatches(expected, twoSided ? rasterize(mc.vertices, view.viewProj, o.width, o.height, +1) : wrongWinding), 50u);
+    ASSERT_GT(interiorMismatches(expected, twoSided ? rasterize(mc.vertices, view.viewProj, o.width, o.height, +1)
+                                                    : wrongWinding),
+              50u);
     const size_t bad = interiorMismatches(expected, got);
-    EXPECT_LE(bad, 3u) << "GPU silhouette differs from the CPU reference away from the outline (" << differing(expected, got)
-                       << " pixels differ in all, reference area " << expected.count() << ")";
+    EXPECT_LE(bad, 3u) << "GPU silhouette differs from the CPU reference away from the outline ("
+                       << differing(expected, got) << " pixels differ in all, reference area " << expected.count()
+                       << ")";
     if (bad > 3) {
         sample::Rgba8Image dump = *img;
         for (size_t i = 0; i < pixels; ++i) dump.pixels[i * 4 + 2] = expected.bits[i] ? 255 : 0;
@@ -223,11 +235,14 @@ void checkOneGraph(Device& device, bool indexed) {
     ASSERT_TRUE(surface.ok()) << surface.message();
     ASSERT_OK((*surface)->uploadVolume(f.values.data(), f.values.size() * 4, iso::VolumeFormat::F32));
     const uint32_t w = 128, h = 96;
-    auto color = device.allocator().createImage({.format = VK_FORMAT_R8G8B8A8_SRGB, .extent = {w, h, 1},
-                                                  .usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
-                                                  .name = "test.color"});
+    auto color =
+        device.allocator().createImage({.format = VK_FORMAT_R8G8B8A8_SRGB,
+                                        .extent = {w, h, 1},
+                                        .usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                                        .name = "test.color"});
     ASSERT_TRUE(color.ok()) << color.message();
-    auto renderer = iso::SurfaceRenderer::create(device, {.colorFormat = VK_FORMAT_R8G8B8A8_SRGB, .depthFormat = VK_FORMAT_D32_SFLOAT});
+    auto renderer = iso::SurfaceRenderer::create(
+        device, {.colorFormat = VK_FORMAT_R8G8B8A8_SRGB, .depthFormat = VK_FORMAT_D32_SFLOAT});
     ASSERT_TRUE(renderer.ok()) << renderer.message();
     sample::OrbitCamera camera;
     iso::SurfaceView view = camera.view(float(w) / float(h));
@@ -242,7 +257,8 @@ void checkOneGraph(Device& device, bool indexed) {
         desc.vertices = out.vertices;
         desc.drawArgs = out.drawArgs;
         desc.indices = indexed ? out.indices : BufferRef{};
-        desc.color = graph.importImage("target", *color, VK_IMAGE_LAYOUT_UNDEFINED, {Access::None}, {Access::TransferSrc, PassKind::Transfer});
+        desc.color = graph.importImage("target", *color, VK_IMAGE_LAYOUT_UNDEFINED, {Access::None},
+                                       {Access::TransferSrc, PassKind::Transfer});
         desc.depth = graph.createImage("depth", {.format = VK_FORMAT_D32_SFLOAT, .extent = {w, h, 1}});
         ASSERT_OK((*renderer)->addPasses(graph, desc));
         ASSERT_OK(graph.compile());
@@ -253,14 +269,17 @@ void checkOneGraph(Device& device, bool indexed) {
     auto stats = (*surface)->statsOfFrame(0);
     ASSERT_TRUE(stats.has_value());
     EXPECT_FALSE(stats->overflow);
-    if (indexed) EXPECT_EQ(stats->indicesWritten, mc.vertices.size());
-    else EXPECT_EQ(stats->verticesWritten, mc.vertices.size());
+    if (indexed)
+        EXPECT_EQ(stats->indicesWritten, mc.vertices.size());
+    else
+        EXPECT_EQ(stats->verticesWritten, mc.vertices.size());
     sample::Rgba8Image img{w, h, {}};
     ASSERT_OK(readImage(device, *color, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, img.pixels));
     const Mask expected = rasterize(mc.vertices, view.viewProj, w, h, +1);
     const Mask got = maskOf(img);
     ASSERT_GT(expected.count(), size_t(w) * h / 20);
-    EXPECT_LE(interiorMismatches(expected, got), 3u) << differing(expected, got) << " pixels differ, reference area " << expected.count();
+    EXPECT_LE(interiorMismatches(expected, got), 3u)
+        << differing(expected, got) << " pixels differ, reference area " << expected.count();
 }
 
 TEST_F(SampleRender, DrawInTheSurfacesGraph) { checkOneGraph(device(), false); }
@@ -327,13 +346,20 @@ TEST_F(SampleRender, CellTriangleColouringUsesTheFiveColours) {
         const int r = img->pixels[i * 4], g = img->pixels[i * 4 + 1], b = img->pixels[i * 4 + 2];
         if (std::max({r, g, b}) < 110) continue; // background (~79,84,94) or deep shadow
         ++surface;
-        const bool R = r > std::max(g, b) * 0.6 + 40, G = g > std::max(r, b) * 0.6 + 40, B = b > std::max(r, g) * 0.6 + 40;
-        if (B && !R && !G) ++kinds[0];
-        else if (G && !R && !B) ++kinds[1];
-        else if (R && !G && !B) ++kinds[2];
-        else if (G && B && !R) ++kinds[3];
-        else if (R && B && !G) ++kinds[4];
-        else ++kinds[5];
+        const bool R = r > std::max(g, b) * 0.6 + 40, G = g > std::max(r, b) * 0.6 + 40,
+                   B = b > std::max(r, g) * 0.6 + 40;
+        if (B && !R && !G)
+            ++kinds[0];
+        else if (G && !R && !B)
+            ++kinds[1];
+        else if (R && !G && !B)
+            ++kinds[2];
+        else if (G && B && !R)
+            ++kinds[3];
+        else if (R && B && !G)
+            ++kinds[4];
+        else
+            ++kinds[5];
     }
     ASSERT_GT(surface, 500u);
     // Cayley at 16^3 has cells of 1..4 triangles: at least three colours show.
@@ -489,13 +515,15 @@ TEST_F(SampleRender, PointCloudMovesParticlesOnTheGpu) {
         g.max[a] = 1.f;
     }
     std::vector<ref::Particle> refPs;
-    for (const iso::Particle& p : gpu.value()) refPs.push_back({{p.position[0], p.position[1], p.position[2]}, p.weight});
+    for (const iso::Particle& p : gpu.value())
+        refPs.push_back({{p.position[0], p.position[1], p.position[2]}, p.weight});
     std::vector<uint32_t> touching;
     const auto expect = ref::splatBruteForce(g, refPs, ps.radius, &touching);
     auto field = surface.readField();
     ASSERT_TRUE(field.ok()) << field.message();
     for (size_t i = 0; i < expect.size(); ++i)
-        ASSERT_NEAR(field.value()[i], expect[i], (float(touching[i]) + 1.f) / 65536.f + 1e-5f * expect[i]) << "sample " << i;
+        ASSERT_NEAR(field.value()[i], expect[i], (float(touching[i]) + 1.f) / 65536.f + 1e-5f * expect[i])
+            << "sample " << i;
     const ref::McResult mc = ref::marchingCubes(g, field.value().data(), surface.isoValue(), ref::Normals::Central);
     auto stats = surface.statsOfFrame(surface.framesRecorded() - 1);
     ASSERT_TRUE(stats.has_value());

@@ -42,9 +42,9 @@ int noDeviceExitCode(std::string_view program, std::string_view reason);
 
 // In a GoogleTest body or SetUp: fails under CI, skips elsewhere; returns
 // from the current function either way.
-#define PYRAMARCH_FAIL_OR_SKIP_NO_DEVICE(reason)                                      \
-    do {                                                                              \
-        const std::string pyramarch_msg_ = ::pyramarch::test::noDeviceMessage(reason); \
-        if (::pyramarch::test::underCi()) FAIL() << pyramarch_msg_;                    \
-        GTEST_SKIP() << pyramarch_msg_;                                               \
+#define PYRAMARCH_FAIL_OR_SKIP_NO_DEVICE(reason)                                                                       \
+    do {                                                                                                               \
+        const std::string pyramarch_msg_ = ::pyramarch::test::noDeviceMessage(reason);                                 \
+        if (::pyramarch::test::underCi()) FAIL() << pyramarch_msg_;                                                    \
+        GTEST_SKIP() << pyramarch_msg_;                                                                                \
     } while (0)

@@ -52,7 +52,8 @@ public:
         if (!g_device) return;
         takeValidationMessages();
         g_device.reset();
-        for (const std::string& m : takeValidationMessages()) ADD_FAILURE() << "validation at device destruction: " << m;
+        for (const std::string& m : takeValidationMessages())
+            ADD_FAILURE() << "validation at device destruction: " << m;
     }
 };
 const auto* g_environment = ::testing::AddGlobalTestEnvironment(new DeviceEnvironment);
@@ -67,7 +68,6 @@ Device* sharedDevice() {
     return g_device.get();
 }
 
-
 const std::string& deviceUnavailableReason() { return g_unavailable; }
 
 std::vector<std::string> takeValidationMessages() { return g_log.take(); }
@@ -78,7 +78,8 @@ void GpuTest::SetUp() {
     // The gpuav label must really run instrumented: a device that silently
     // came up without GPU-AV would make that pass meaningless.
     if (gpuAssistedValidationRequested()) {
-        ASSERT_TRUE(device_->gpuAssistedValidation()) << "PYRAMARCH_GPU_AV is set but the device has no GPU-assisted validation";
+        ASSERT_TRUE(device_->gpuAssistedValidation())
+            << "PYRAMARCH_GPU_AV is set but the device has no GPU-assisted validation";
     }
     takeValidationMessages(); // messages before this test belong to someone else
 }

@@ -54,13 +54,13 @@ protected:
 } // namespace pyramarch::test
 
 // Fails the current test (does not skip) if `status` is not ok.
-#define ASSERT_OK(expr)                                              \
-    do {                                                             \
-        auto&& pyramarch_r_ = (expr);                                \
-        ASSERT_TRUE(pyramarch_r_.ok()) << pyramarch_r_.message();    \
+#define ASSERT_OK(expr)                                                                                                \
+    do {                                                                                                               \
+        auto&& pyramarch_r_ = (expr);                                                                                  \
+        ASSERT_TRUE(pyramarch_r_.ok()) << pyramarch_r_.message();                                                      \
     } while (0)
-#define EXPECT_OK(expr)                                              \
-    do {                                                             \
-        auto&& pyramarch_r_ = (expr);                                \
-        EXPECT_TRUE(pyramarch_r_.ok()) << pyramarch_r_.message();    \
+#define EXPECT_OK(expr)                                                                                                \
+    do {                                                                                                               \
+        auto&& pyramarch_r_ = (expr);                                                                                  \
+        EXPECT_TRUE(pyramarch_r_.ok()) << pyramarch_r_.message();                                                      \
     } while (0)

@@ -19,8 +19,8 @@ CommandResult runCommand(const std::string& program, const std::string& args);
 
 // In a GoogleTest body: a tool that failed because there is no Vulkan device
 // fails under CI and is skipped elsewhere (support/device_policy.h).
-#define PYRAMARCH_FAIL_OR_SKIP_IF_TOOL_HAS_NO_DEVICE(result)                                        \
-    do {                                                                                           \
-        if ((result).code != 0 && ::pyramarch::test::isNoDeviceError((result).err))                 \
-            PYRAMARCH_FAIL_OR_SKIP_NO_DEVICE((result).err);                                        \
+#define PYRAMARCH_FAIL_OR_SKIP_IF_TOOL_HAS_NO_DEVICE(result)                                                           \
+    do {                                                                                                               \
+        if ((result).code != 0 && ::pyramarch::test::isNoDeviceError((result).err))                                    \
+            PYRAMARCH_FAIL_OR_SKIP_NO_DEVICE((result).err);                                                            \
     } while (0)

@@ -102,12 +102,18 @@ TEST(VoxelMeshTest, ObjLoadingAndErrors) {
     ASSERT_FALSE(missing.ok());
     EXPECT_NE(missing.message().find("cannot open"), std::string::npos);
     const std::string empty = ::testing::TempDir() + "vox_empty.obj";
-    { std::ofstream f(empty); f << "# nothing\nv 0 0 0\n"; }
+    {
+        std::ofstream f(empty);
+        f << "# nothing\nv 0 0 0\n";
+    }
     auto none = loadObj(empty);
     ASSERT_FALSE(none.ok());
     EXPECT_NE(none.message().find("no triangles"), std::string::npos);
     const std::string badIdx = ::testing::TempDir() + "vox_bad.obj";
-    { std::ofstream f(badIdx); f << "v 0 0 0\nv 1 0 0\nf 1 2 9\n"; }
+    {
+        std::ofstream f(badIdx);
+        f << "v 0 0 0\nv 1 0 0\nf 1 2 9\n";
+    }
     auto bad = loadObj(badIdx);
     EXPECT_FALSE(bad.ok());
     std::remove(path.c_str());
@@ -175,8 +181,8 @@ TEST(VoxelReferenceTest, AgreesWithPointSampling) {
                 ++checked;
             }
         // And a voxel far away never overlaps.
-        EXPECT_FALSE(ref::triangleOverlapsVoxel(v, int(v[0].x) + 3, int(v[0].y) + 3, int(v[0].z) + 3,
-                                                ref::Overlap::Closed));
+        EXPECT_FALSE(
+            ref::triangleOverlapsVoxel(v, int(v[0].x) + 3, int(v[0].y) + 3, int(v[0].z) + 3, ref::Overlap::Closed));
     }
     EXPECT_GT(checked, 10000u);
     // The sets nest.
@@ -233,10 +239,10 @@ TEST(VoxelExportTest, LeavesOfAHandBuiltTreeAndWriters) {
     t.nodes[8 + 0].count = 2;
     t.nodes[8 + 7].child = 3;
     t.nodes[8 + 7].count = 1;
-    t.nodes[16 + 1] = {0, packRGBA8(1, 2, 3, 1), 1, {0, 0, 0}, 0, 0};     // (1,0,0)
-    t.nodes[16 + 6] = {0, packRGBA8(4, 5, 6, 1), 1, {0, 0, 0}, 0, 0};     // (0,1,1)
-    t.nodes[24 + 0] = {0, packRGBA8(7, 8, 9, 1), 1, {0, 0, 0}, 0, 0};     // (2,2,2)
-    t.nodes[24 + 3].child = 99;                                             // count 0: not a leaf
+    t.nodes[16 + 1] = {0, packRGBA8(1, 2, 3, 1), 1, {0, 0, 0}, 0, 0}; // (1,0,0)
+    t.nodes[16 + 6] = {0, packRGBA8(4, 5, 6, 1), 1, {0, 0, 0}, 0, 0}; // (0,1,1)
+    t.nodes[24 + 0] = {0, packRGBA8(7, 8, 9, 1), 1, {0, 0, 0}, 0, 0}; // (2,2,2)
+    t.nodes[24 + 3].child = 99;                                       // count 0: not a leaf
     const auto leaves = extractLeaves(t);
     ASSERT_EQ(leaves.size(), 3u);
     EXPECT_EQ(std::make_tuple(leaves[0].x, leaves[0].y, leaves[0].z), std::make_tuple(1u, 0u, 0u));
@@ -265,7 +271,8 @@ TEST(VoxelExportTest, LeavesOfAHandBuiltTreeAndWriters) {
 
     VoxelStats st;
     st.fragmentsNeeded = 12;
-    const std::string json = statsJson(st, *grid, leaves.size(), {{"vox.flag.0", 1.5}, {"vox.flag.1", 2.0}, {"vox.raster", 3.0}});
+    const std::string json =
+        statsJson(st, *grid, leaves.size(), {{"vox.flag.0", 1.5}, {"vox.flag.1", 2.0}, {"vox.raster", 3.0}});
     EXPECT_NE(json.find("\"fragmentsNeeded\": 12"), std::string::npos) << json;
     EXPECT_NE(json.find("\"vox.flag.*\": 3.5"), std::string::npos) << json;
     EXPECT_NE(json.find("\"leaves\": 3"), std::string::npos);

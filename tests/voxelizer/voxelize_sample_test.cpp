@@ -27,7 +27,8 @@ SampleRun runSample(const std::string& args) { return pyramarch::test::runComman
 } // namespace
 
 TEST(VoxelizeSample, DrawsTheLevelsNodesAsCubes) {
-    const std::string png = (std::filesystem::temp_directory_path() / ("voxelize-sample-" + std::to_string(::getpid()) + ".png")).string();
+    const std::string png =
+        (std::filesystem::temp_directory_path() / ("voxelize-sample-" + std::to_string(::getpid()) + ".png")).string();
     const TriangleMesh m = shapes::byName("torus");
     auto grid = defaultGrid(m, 48);
     ASSERT_TRUE(grid.ok());
@@ -36,8 +37,9 @@ TEST(VoxelizeSample, DrawsTheLevelsNodesAsCubes) {
     const auto closed = ref::octreeLevelCounts(ref::voxelize(m, *grid, ref::Overlap::Closed), depth);
     for (uint32_t level : {depth, 3u}) {
         SCOPED_TRACE(level);
-        const SampleRun r = runSample("--headless --validation --shape torus --res 48 --size 160x120 --frames 2 --level " +
-                                std::to_string(level) + " --out " + png);
+        const SampleRun r =
+            runSample("--headless --validation --shape torus --res 48 --size 160x120 --frames 2 --level " +
+                      std::to_string(level) + " --out " + png);
         PYRAMARCH_FAIL_OR_SKIP_IF_TOOL_HAS_NO_DEVICE(r);
         ASSERT_EQ(r.code, 0) << r.err;
         unsigned cubes = 0, gotLevel = 0;

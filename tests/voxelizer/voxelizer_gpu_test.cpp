@@ -156,7 +156,8 @@ void expectOctreeMatches(const Frame& f) {
         if (t.nodes[n].child != 0) {
             const auto pc = ref::unkey(t.nodes[n].coord);
             for (uint32_t c = 0; c < 8; ++c) {
-                const uint32_t want = ref::key(pc[0] * 2 + (c & 1), pc[1] * 2 + ((c >> 1) & 1), pc[2] * 2 + ((c >> 2) & 1));
+                const uint32_t want =
+                    ref::key(pc[0] * 2 + (c & 1), pc[1] * 2 + ((c >> 1) & 1), pc[2] * 2 + ((c >> 2) & 1));
                 badCoords += t.nodes[t.nodes[n].child * 8 + c].coord != want;
             }
         }
@@ -193,8 +194,8 @@ void expectOctreeMatches(const Frame& f) {
         EXPECT_EQ(l.count, cs.size());
         const uint32_t want = ref::averageRGB(cs);
         if (l.color != want && ++beyond <= 5)
-            ADD_FAILURE() << "leaf (" << l.x << "," << l.y << "," << l.z << ") colour " << std::hex << l.color << ", mean "
-                          << want << std::dec << " of " << cs.size() << " fragments";
+            ADD_FAILURE() << "leaf (" << l.x << "," << l.y << "," << l.z << ") colour " << std::hex << l.color
+                          << ", mean " << want << std::dec << " of " << cs.size() << " fragments";
     }
     EXPECT_EQ(beyond, 0u);
     EXPECT_EQ(f.stats.leafFragments, f.stats.fragmentsStored);
@@ -329,7 +330,8 @@ TEST_F(VoxelizerTest, ThinModeIsSeparatingAndThinner) {
         // along the dominant axis: |n.(c - v0)| <= max|n_i| / 2.
         const double e1[3] = {double(v[1].x) - v[0].x, double(v[1].y) - v[0].y, double(v[1].z) - v[0].z};
         const double e2[3] = {double(v[2].x) - v[0].x, double(v[2].y) - v[0].y, double(v[2].z) - v[0].z};
-        const double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+        const double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+                             e1[0] * e2[1] - e1[1] * e2[0]};
         const double d = n[0] * (x.x + 0.5 - v[0].x) + n[1] * (x.y + 0.5 - v[0].y) + n[2] * (x.z + 0.5 - v[0].z);
         if (std::fabs(d) > 0.5 * std::max({std::fabs(n[0]), std::fabs(n[1]), std::fabs(n[2])})) ++offSlab;
     }
@@ -423,11 +425,12 @@ TEST_F(VoxelizerTest, NodePoolOverflowKeepsTheTreeValid) {
         for (const LeafVoxel& l : extractLeaves(f->tree)) keys.push_back(ref::key(l.x, l.y, l.z));
         EXPECT_LT(keys.size(), full->keys.size());
         EXPECT_TRUE(std::includes(full->keys.begin(), full->keys.end(), keys.begin(), keys.end()));
-        EXPECT_EQ(f->stats.leafFragments, 0u + [&] {
-            uint32_t c = 0;
-            for (const LeafVoxel& l : extractLeaves(f->tree)) c += l.count;
-            return c;
-        }());
+        EXPECT_EQ(
+            f->stats.leafFragments, 0u + [&] {
+                uint32_t c = 0;
+                for (const LeafVoxel& l : extractLeaves(f->tree)) c += l.count;
+                return c;
+            }());
     }
 }
 
@@ -712,7 +715,8 @@ TEST_F(VoxelizerTest, RandomTriangleSoup) {
     ASSERT_TRUE(g.ok());
     TriangleMesh m;
     uint32_t seed = 21;
-    for (float size : {0.3f, 2.f, 9.f, 40.f}) shapes::append(m, shapes::tinyTriangles({-5, -5, -5}, {133, 133, 133}, size, 250, seed++));
+    for (float size : {0.3f, 2.f, 9.f, 40.f})
+        shapes::append(m, shapes::tinyTriangles({-5, -5, -5}, {133, 133, 133}, size, 250, seed++));
     auto f = run(device(), shared(), m, *g);
     ASSERT_TRUE(f.ok()) << f.message();
     expectConservative(m, *g, *f);
@@ -748,7 +752,8 @@ TEST_F(VoxelizerTest, DenseGridAsASolidField) {
     for (uint32_t z = 0; z < 32; ++z)
         for (uint32_t y = 0; y < 32; ++y)
             for (uint32_t x = 0; x < 32; ++x) {
-                const float px = b.min[0] + x * g->voxelSize.x, py = b.min[1] + y * g->voxelSize.y, pz = b.min[2] + z * g->voxelSize.z;
+                const float px = b.min[0] + x * g->voxelSize.x, py = b.min[1] + y * g->voxelSize.y,
+                            pz = b.min[2] + z * g->voxelSize.z;
                 const float r = std::sqrt(px * px + py * py + pz * pz);
                 const float val = solid[(size_t(z) * 32 + y) * 32 + x];
                 // A voxel is 0.078 wide: beyond a voxel diagonal from the surface the answer is known.

@@ -23,8 +23,16 @@ void IsoSurface::Impl::addArgsPass(RenderGraph& graph, const IsoRefs& refs) {
         .storage(2, refs.counters, RW)
         .storage(3, refs.args, W)
         .storage(4, refs.stats, W)
-        .storage(5, indexed ? refs.edgeGrid : scan ? refs.occGrid : refs.grid, R)
-        .storage(6, indexed ? refs.edgePyramid : scan ? refs.occupancy : refs.pyramid, R)
+        .storage(5,
+                 indexed ? refs.edgeGrid
+                 : scan  ? refs.occGrid
+                         : refs.grid,
+                 R)
+        .storage(6,
+                 indexed ? refs.edgePyramid
+                 : scan  ? refs.occupancy
+                         : refs.pyramid,
+                 R)
         .record([this](PassContext& ctx) {
             ctx.pushConstants(push());
             ctx.dispatch(1);

@@ -42,7 +42,8 @@ void IsoSurface::Impl::addIndexedEdgePasses(RenderGraph& graph, IsoRefs& refs) {
             ctx.pushConstants(push());
             dispatchFolded(ctx, sampleGroups4, maxGroupsX());
         });
-    addPyramidBuild(graph, n + ".edges.pyramid.", refs.edgeGrid, refs.edgePyramid, edgeGrid, std::min(1u, edgeGrid.levelCount - 1));
+    addPyramidBuild(graph, n + ".edges.pyramid.", refs.edgeGrid, refs.edgePyramid, edgeGrid,
+                    std::min(1u, edgeGrid.levelCount - 1));
 }
 
 BufferRef IsoSurface::Impl::addIndexedPasses(RenderGraph& graph, const IsoRefs& refs) {

@@ -9,7 +9,9 @@ const uint32_t kMetaballsSpv[] =
     ;
 } // namespace
 
-Status IsoSurface::Impl::createMetaballsPipelines() { return makePipeline(fieldPipe, kMetaballsSpv, "field.metaballs", 3); }
+Status IsoSurface::Impl::createMetaballsPipelines() {
+    return makePipeline(fieldPipe, kMetaballsSpv, "field.metaballs", 3);
+}
 
 void IsoSurface::Impl::addMetaballsPasses(RenderGraph& graph, const IsoRefs& refs) {
     graph.addPass(info.name + ".field.metaballs", PassKind::Compute)

@@ -11,10 +11,12 @@ Result<std::vector<uint32_t>> compileUserField(const std::string& fieldGlsl, con
                                                const std::string& name) {
     const std::string& n = name;
     if (!compileGlsl)
-        return Status::error(ErrorCode::Unsupported, "isosurface '" + n +
-                                                         "': FieldSource::UserGlsl needs IsoSurfaceCreateInfo::compileGlsl "
-                                                         "(e.g. pyramarch::compileGlsl of the shader_compiler component)");
-    if (fieldGlsl.empty()) return Status::error(ErrorCode::InvalidArgument, "isosurface '" + n + "': fieldGlsl is empty");
+        return Status::error(ErrorCode::Unsupported,
+                             "isosurface '" + n +
+                                 "': FieldSource::UserGlsl needs IsoSurfaceCreateInfo::compileGlsl "
+                                 "(e.g. pyramarch::compileGlsl of the shader_compiler component)");
+    if (fieldGlsl.empty())
+        return Status::error(ErrorCode::InvalidArgument, "isosurface '" + n + "': fieldGlsl is empty");
     auto stripIncludes = [](std::string s) {
         size_t p;
         while ((p = s.find("#include")) != std::string::npos) s.erase(p, s.find('\n', p) - p);
@@ -49,12 +51,15 @@ void main() {
     gs.stage = ShaderStage::Compute;
     gs.name = n + ".fieldGlsl";
     auto spv = compileGlsl(gs);
-    if (!spv) return Status::error(ErrorCode::ParseError, "isosurface '" + n + "': user field GLSL does not compile:\n" + spv.message());
+    if (!spv)
+        return Status::error(ErrorCode::ParseError,
+                             "isosurface '" + n + "': user field GLSL does not compile:\n" + spv.message());
     return spv;
 }
 
 Status IsoSurface::Impl::createUserPipelines() {
-    PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> words, compileUserField(info.fieldGlsl, info.compileGlsl, info.name));
+    PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> words,
+                         compileUserField(info.fieldGlsl, info.compileGlsl, info.name));
     return makePipeline(fieldPipe, words, "field.user", 2);
 }
 

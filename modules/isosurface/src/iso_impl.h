@@ -69,10 +69,10 @@ struct IsoSurface::Impl {
     IsoSurfaceCreateInfo info;
     IsoSizes sizes;
     gpu::IsoGrid grid{};
-    gpu::IsoGrid edgeGrid{}; // indexed: the grid with level tables over samples (edge pyramid)
-    gpu::IsoGrid binGrid{};  // particle gather: the grid with level tables over bins
-    gpu::IsoGrid occGrid{};  // scan: the grid with the occupancy tree's level tables (levels >= 1 from element 0)
-    uint32_t ring = 3;       // framesInFlight + 1 slots
+    gpu::IsoGrid edgeGrid{};  // indexed: the grid with level tables over samples (edge pyramid)
+    gpu::IsoGrid binGrid{};   // particle gather: the grid with level tables over bins
+    gpu::IsoGrid occGrid{};   // scan: the grid with the occupancy tree's level tables (levels >= 1 from element 0)
+    uint32_t ring = 3;        // framesInFlight + 1 slots
     uint32_t foldGroupsX = 0; // testing::Knobs::maxGroupsX (0 = device limit)
     uint32_t maxItems = 0;
 
@@ -104,7 +104,9 @@ struct IsoSurface::Impl {
     bool graphFrameKnown = false;
     uint64_t graphFrameOffset = 0;
 
-    VkDeviceSize itemBytes() const { return info.source == FieldSource::Metaballs ? sizeof(gpu::IsoBall) : sizeof(Particle); }
+    VkDeviceSize itemBytes() const {
+        return info.source == FieldSource::Metaballs ? sizeof(gpu::IsoBall) : sizeof(Particle);
+    }
     uint32_t maxGroupsX() const { return grid.maxGroupsX; }
 
     // layout.cpp: validates the create-info against the device limits and
@@ -141,7 +143,7 @@ struct IsoSurface::Impl {
     Status createExtractPipelines();
     void addExtractPasses(RenderGraph& graph, const IsoRefs& refs);
     Status createIndexedPipelines();
-    void addIndexedEdgePasses(RenderGraph& graph, IsoRefs& refs); // before args: edge pyramid
+    void addIndexedEdgePasses(RenderGraph& graph, IsoRefs& refs);        // before args: edge pyramid
     BufferRef addIndexedPasses(RenderGraph& graph, const IsoRefs& refs); // after args: vertices, indices
     Status createScanPipelines();
     void addScanPasses(RenderGraph& graph, const IsoRefs& refs);

@@ -17,7 +17,8 @@ namespace pyramarch::iso {
 // The public layout constants and structs against the GPU's (iso_shared.h).
 static_assert(kDrawArgsOffset == offsetof(gpu::IsoArgs, vertexCount), "draw command of the args buffer");
 static_assert(kDrawIndexedArgsOffset == offsetof(gpu::IsoArgs, indexCount), "indexed draw command of the args buffer");
-static_assert(kVertexStride == sizeof(gpu::IsoVertex) && sizeof(IsoVertexData) == sizeof(gpu::IsoVertex), "vertex layout");
+static_assert(kVertexStride == sizeof(gpu::IsoVertex) && sizeof(IsoVertexData) == sizeof(gpu::IsoVertex),
+              "vertex layout");
 static_assert(sizeof(Particle) == 16, "particles are copied as vec4 per particle");
 
 IsoSurface::IsoSurface() : impl_(std::make_unique<Impl>()) { impl_->self = this; }
@@ -27,7 +28,8 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
     return create(device, info, 0);
 }
 
-Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const IsoSurfaceCreateInfo& info, uint32_t maxGroupsX) {
+Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const IsoSurfaceCreateInfo& info,
+                                                       uint32_t maxGroupsX) {
     auto surface = std::unique_ptr<IsoSurface>(new IsoSurface());
     Impl& m = *surface->impl_;
     m.device = &device;
@@ -44,10 +46,14 @@ Status IsoSurface::Impl::createBuffers() {
     Impl& m = *this;
     Allocator& alloc = device->allocator();
     const std::string& n = info.name;
-    auto make = [&](Buffer& out, VkDeviceSize bytes, VkBufferUsageFlags usage, MemoryUsage mem, const std::string& what) -> Status {
+    auto make = [&](Buffer& out, VkDeviceSize bytes, VkBufferUsageFlags usage, MemoryUsage mem,
+                    const std::string& what) -> Status {
         const std::string name = n + "." + what;
-        auto b = alloc.createBuffer({.size = std::max<VkDeviceSize>(bytes, 16), .usage = usage, .memory = mem, .name = name.c_str()});
-        if (!b) return b.status().withContext("isosurface '" + n + "': creating " + what + " buffer (" + fmtBytes(bytes) + "): ");
+        auto b = alloc.createBuffer(
+            {.size = std::max<VkDeviceSize>(bytes, 16), .usage = usage, .memory = mem, .name = name.c_str()});
+        if (!b)
+            return b.status().withContext("isosurface '" + n + "': creating " + what + " buffer (" + fmtBytes(bytes) +
+                                          "): ");
         out = std::move(b).value();
         m.memory.push_back({what, out.size()});
         return {};
@@ -56,18 +62,24 @@ Status IsoSurface::Impl::createBuffers() {
     const VkBufferUsageFlags readable = storage | VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
     PYRAMARCH_TRY(make(m.tables, sizeof(gpu::IsoTables), storage, MemoryUsage::Upload, "tables"));
     PYRAMARCH_TRY(make(m.gridBuf, sizeof(gpu::IsoGrid), storage, MemoryUsage::Upload, "grid"));
-    PYRAMARCH_TRY(make(m.field, sizes.samples * 4, readable | VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::DeviceLocal, "field"));
+    PYRAMARCH_TRY(make(m.field, sizes.samples * 4, readable | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                       MemoryUsage::DeviceLocal, "field"));
     PYRAMARCH_TRY(make(m.pyramid, sizes.pyramidBytes, readable, MemoryUsage::DeviceLocal, "pyramid"));
     PYRAMARCH_TRY(make(m.counters, sizeof(gpu::IsoCounters), storage, MemoryUsage::Upload, "counters"));
-    PYRAMARCH_TRY(make(m.args, sizeof(gpu::IsoArgs), readable | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, MemoryUsage::DeviceLocal, "args"));
+    PYRAMARCH_TRY(make(m.args, sizeof(gpu::IsoArgs), readable | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
+                       MemoryUsage::DeviceLocal, "args"));
     if (m.indexed) {
         PYRAMARCH_TRY(make(m.edgeGridBuf, sizeof(gpu::IsoGrid), storage, MemoryUsage::Upload, "edge grid"));
         PYRAMARCH_TRY(make(m.edgePyramid, sizes.edgePyramidBytes, readable, MemoryUsage::DeviceLocal, "edge pyramid"));
-        PYRAMARCH_TRY(make(m.indices, sizes.indexBytes, readable | VK_BUFFER_USAGE_INDEX_BUFFER_BIT, MemoryUsage::DeviceLocal, "indices"));
+        PYRAMARCH_TRY(make(m.indices, sizes.indexBytes, readable | VK_BUFFER_USAGE_INDEX_BUFFER_BIT,
+                           MemoryUsage::DeviceLocal, "indices"));
     }
-    PYRAMARCH_TRY(make(m.vertices, sizes.vertexBytes, readable | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, MemoryUsage::DeviceLocal, "vertices"));
+    PYRAMARCH_TRY(make(m.vertices, sizes.vertexBytes, readable | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT,
+                       MemoryUsage::DeviceLocal, "vertices"));
     PYRAMARCH_TRY(make(m.stats, sizeof(gpu::IsoStatsGpu) * m.ring, storage, MemoryUsage::Readback, "stats"));
-    if (m.maxItems && !m.external) PYRAMARCH_TRY(make(m.items, uint64_t(m.maxItems) * m.itemBytes() * m.ring, storage, MemoryUsage::Upload, "items"));
+    if (m.maxItems && !m.external)
+        PYRAMARCH_TRY(
+            make(m.items, uint64_t(m.maxItems) * m.itemBytes() * m.ring, storage, MemoryUsage::Upload, "items"));
     // Scan baseline: prefixes of pyramid levels >= 1 (level 0's are finished in generate).
     if (m.scan) {
         const uint64_t upper = (sizes.pyramidElements - grid.levelSize[0]) * 4;
@@ -81,19 +93,23 @@ Status IsoSurface::Impl::createBuffers() {
         m.occGridBuf.flush();
     }
     if (info.source == FieldSource::Particles && !m.gather)
-        PYRAMARCH_TRY(make(m.accum, sizes.samples * 4, storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::DeviceLocal, "accum"));
+        PYRAMARCH_TRY(make(m.accum, sizes.samples * 4, storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                           MemoryUsage::DeviceLocal, "accum"));
     if (m.gather) {
         const gpu::IsoGrid& b = m.binGrid;
         const uint64_t binElements = uint64_t(b.levelOffset[b.levelCount - 1]) + 1;
         PYRAMARCH_TRY(make(m.binGridBuf, sizeof(gpu::IsoGrid), storage, MemoryUsage::Upload, "bin grid"));
-        PYRAMARCH_TRY(make(m.bins, binElements * 4, storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::DeviceLocal, "bins"));
-        PYRAMARCH_TRY(make(m.binOffsets, (binElements - b.levelSize[0]) * 4, storage, MemoryUsage::DeviceLocal, "bin offsets"));
+        PYRAMARCH_TRY(make(m.bins, binElements * 4, storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                           MemoryUsage::DeviceLocal, "bins"));
+        PYRAMARCH_TRY(
+            make(m.binOffsets, (binElements - b.levelSize[0]) * 4, storage, MemoryUsage::DeviceLocal, "bin offsets"));
         PYRAMARCH_TRY(make(m.slots, uint64_t(m.maxItems) * 4, storage, MemoryUsage::DeviceLocal, "particle slots"));
         PYRAMARCH_TRY(make(m.sorted, uint64_t(m.maxItems) * 16, storage, MemoryUsage::DeviceLocal, "sorted particles"));
         std::memcpy(m.binGridBuf.mapped(), &m.binGrid, sizeof(gpu::IsoGrid));
         m.binGridBuf.flush();
     }
-    if (info.source == FieldSource::Volume) PYRAMARCH_TRY(make(m.raw, (sizes.samples * 4 + 3) / 4 * 4, storage, MemoryUsage::Upload, "volume staging"));
+    if (info.source == FieldSource::Volume)
+        PYRAMARCH_TRY(make(m.raw, (sizes.samples * 4 + 3) / 4 * 4, storage, MemoryUsage::Upload, "volume staging"));
 
     // Host-visible: written directly, no queue needed (an adopted device may have none).
     const gpu::IsoTables packed = packTables();
@@ -118,7 +134,8 @@ Status IsoSurface::Impl::createBuffers() {
     return {};
 }
 
-Status IsoSurface::Impl::makePipeline(ComputePipeline& out, std::span<const uint32_t> spirv, const char* what, uint32_t bindings) {
+Status IsoSurface::Impl::makePipeline(ComputePipeline& out, std::span<const uint32_t> spirv, const char* what,
+                                      uint32_t bindings) {
     const std::string name = info.name + "." + what;
     ComputePipelineDesc d;
     d.spirv = spirv;
@@ -137,8 +154,10 @@ Status IsoSurface::Impl::createPipelines() {
     PYRAMARCH_TRY(createPyramidPipelines());
     PYRAMARCH_TRY(createArgsPipelines());
     if (scan || gather) PYRAMARCH_TRY(createScanPipelines());
-    if (indexed) PYRAMARCH_TRY(createIndexedPipelines());
-    else if (!scan) PYRAMARCH_TRY(createExtractPipelines());
+    if (indexed)
+        PYRAMARCH_TRY(createIndexedPipelines());
+    else if (!scan)
+        PYRAMARCH_TRY(createExtractPipelines());
     switch (info.source) {
     case FieldSource::Metaballs: return createMetaballsPipelines();
     case FieldSource::Volume: return createVolumePipelines();
@@ -150,13 +169,16 @@ Status IsoSurface::Impl::createPipelines() {
 
 Status IsoSurface::setMetaballs(std::span<const Metaball> balls) {
     Impl& m = *impl_;
-    PYRAMARCH_ASSERT(m.info.source == FieldSource::Metaballs, "setMetaballs on a surface whose source is not Metaballs");
+    PYRAMARCH_ASSERT(m.info.source == FieldSource::Metaballs,
+                     "setMetaballs on a surface whose source is not Metaballs");
     if (balls.size() > m.maxItems)
-        return Status::error(ErrorCode::CapacityExceeded, "isosurface '" + m.info.name + "': " + std::to_string(balls.size()) + " metaballs, maxBalls is " +
-                             std::to_string(m.maxItems));
+        return Status::error(ErrorCode::CapacityExceeded, "isosurface '" + m.info.name +
+                                                              "': " + std::to_string(balls.size()) +
+                                                              " metaballs, maxBalls is " + std::to_string(m.maxItems));
     m.hostItems.resize(balls.size() * sizeof(gpu::IsoBall));
     for (size_t i = 0; i < balls.size(); ++i) {
-        const gpu::IsoBall b{{balls[i].center[0], balls[i].center[1], balls[i].center[2], balls[i].radius}, {balls[i].strength, 0, 0, 0}};
+        const gpu::IsoBall b{{balls[i].center[0], balls[i].center[1], balls[i].center[2], balls[i].radius},
+                             {balls[i].strength, 0, 0, 0}};
         std::memcpy(m.hostItems.data() + i * sizeof(b), &b, sizeof(b));
     }
     m.itemCount = uint32_t(balls.size());
@@ -166,11 +188,13 @@ Status IsoSurface::setMetaballs(std::span<const Metaball> balls) {
 
 Status IsoSurface::setParticles(std::span<const Particle> particles) {
     Impl& m = *impl_;
-    PYRAMARCH_ASSERT(m.info.source == FieldSource::Particles, "setParticles on a surface whose source is not Particles");
+    PYRAMARCH_ASSERT(m.info.source == FieldSource::Particles,
+                     "setParticles on a surface whose source is not Particles");
     PYRAMARCH_ASSERT(!m.external, "setParticles on a surface with ParticleInput::GpuBuffer (use setParticleCount)");
     if (particles.size() > m.maxItems)
-        return Status::error(ErrorCode::CapacityExceeded, "isosurface '" + m.info.name + "': " + std::to_string(particles.size()) +
-                             " particles, maxParticles is " + std::to_string(m.maxItems));
+        return Status::error(ErrorCode::CapacityExceeded,
+                             "isosurface '" + m.info.name + "': " + std::to_string(particles.size()) +
+                                 " particles, maxParticles is " + std::to_string(m.maxItems));
     m.hostItems.resize(particles.size_bytes());
     if (!particles.empty()) std::memcpy(m.hostItems.data(), particles.data(), particles.size_bytes());
     m.itemCount = uint32_t(particles.size());
@@ -183,8 +207,9 @@ Status IsoSurface::setParticleCount(uint32_t count) {
     PYRAMARCH_ASSERT(m.info.source == FieldSource::Particles && m.external,
                      "setParticleCount on a surface without ParticleInput::GpuBuffer (use setParticles)");
     if (count > m.maxItems)
-        return Status::error(ErrorCode::CapacityExceeded, "isosurface '" + m.info.name + "': particle count " + std::to_string(count) + ", maxParticles is " +
-                             std::to_string(m.maxItems));
+        return Status::error(ErrorCode::CapacityExceeded, "isosurface '" + m.info.name + "': particle count " +
+                                                              std::to_string(count) + ", maxParticles is " +
+                                                              std::to_string(m.maxItems));
     m.itemCount = count;
     return {};
 }
@@ -195,15 +220,19 @@ Status IsoSurface::uploadVolume(const void* data, size_t bytes, VolumeFormat for
     const size_t each = format == VolumeFormat::U8 ? 1 : format == VolumeFormat::U16 ? 2 : 4;
     const size_t want = size_t(m.grid.samples.w) * each;
     if (bytes != want || (!data && bytes))
-        return Status::error(ErrorCode::InvalidArgument, "isosurface '" + m.info.name + "': volume of " + std::to_string(bytes) + " bytes, expected " +
-                             std::to_string(m.grid.samples.x) + "x" + std::to_string(m.grid.samples.y) + "x" +
-                             std::to_string(m.grid.samples.z) + " samples x " + std::to_string(each) + " bytes = " +
-                             std::to_string(want));
+        return Status::error(ErrorCode::InvalidArgument,
+                             "isosurface '" + m.info.name + "': volume of " + std::to_string(bytes) +
+                                 " bytes, expected " + std::to_string(m.grid.samples.x) + "x" +
+                                 std::to_string(m.grid.samples.y) + "x" + std::to_string(m.grid.samples.z) +
+                                 " samples x " + std::to_string(each) + " bytes = " + std::to_string(want));
     if (!std::isfinite(scale) || !std::isfinite(offset))
-        return Status::error(ErrorCode::InvalidArgument, "isosurface '" + m.info.name + "': volume scale/offset must be finite");
+        return Status::error(ErrorCode::InvalidArgument,
+                             "isosurface '" + m.info.name + "': volume scale/offset must be finite");
     std::memcpy(m.raw.mapped(), data, bytes);
     m.raw.flush();
-    m.volumeFormat = format == VolumeFormat::U8 ? gpu::kIsoVolumeU8 : format == VolumeFormat::U16 ? gpu::kIsoVolumeU16 : gpu::kIsoVolumeF32;
+    m.volumeFormat = format == VolumeFormat::U8    ? gpu::kIsoVolumeU8
+                     : format == VolumeFormat::U16 ? gpu::kIsoVolumeU16
+                                                   : gpu::kIsoVolumeF32;
     m.volumeScale = scale;
     m.volumeOffset = offset;
     m.volumeDirty = true;
@@ -250,7 +279,8 @@ void IsoSurface::Impl::beginFrame(const PassContext& ctx) {
     const uint32_t slot = uint32_t(self->recording_ % ring);
     if (slotVersion[slot] != itemsVersion) {
         const VkDeviceSize stride = VkDeviceSize(maxItems) * itemBytes();
-        if (!hostItems.empty()) std::memcpy(static_cast<uint8_t*>(items.mapped()) + stride * slot, hostItems.data(), hostItems.size());
+        if (!hostItems.empty())
+            std::memcpy(static_cast<uint8_t*>(items.mapped()) + stride * slot, hostItems.data(), hostItems.size());
         items.flush();
         slotVersion[slot] = itemsVersion;
     }
@@ -260,13 +290,15 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
     Impl& m = *impl_;
     const std::string& n = m.info.name;
     if (m.addedToGraph)
-        return Status::error(ErrorCode::InvalidState, "isosurface '" + n +
-                                                          "': addPasses: the passes are already in a graph (addPasses or "
-                                                          "record was called before); one graph per surface");
+        return Status::error(ErrorCode::InvalidState,
+                             "isosurface '" + n +
+                                 "': addPasses: the passes are already in a graph (addPasses or "
+                                 "record was called before); one graph per surface");
     if (m.external && !inputs.particles.valid())
         return Status::error(ErrorCode::InvalidArgument,
                              "isosurface '" + n +
-                                 "': addPasses: ParticleInput::GpuBuffer needs GraphInputs::particles (the host's import of particleBuffer)");
+                                 "': addPasses: ParticleInput::GpuBuffer needs GraphInputs::particles (the host's "
+                                 "import of particleBuffer)");
     m.addedToGraph = true;
     m.timingGraph = &graph;
     const ExternalUse computeRead{Access::StorageRead, PassKind::Compute};
@@ -288,7 +320,8 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
     refs.vertices = graph.importBuffer(n + ".vertices", m.vertices, vertexRead, vertexRead);
     refs.stats = graph.importBuffer(n + ".stats", m.stats, hostRead, hostRead);
     if (m.info.source == FieldSource::Metaballs || m.info.source == FieldSource::Particles) {
-        refs.items = m.external ? inputs.particles : graph.importBuffer(n + ".items", m.items, hostWrite, computeRead, true);
+        refs.items =
+            m.external ? inputs.particles : graph.importBuffer(n + ".items", m.items, hostWrite, computeRead, true);
         // A host particle buffer may be larger than maxStorageBufferRange:
         // the descriptors cover only the particles the module may read.
         if (m.external) refs.itemRange = VkDeviceSize(m.maxItems) * sizeof(Particle);
@@ -301,8 +334,10 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
     switch (m.info.source) {
     case FieldSource::Metaballs: m.addMetaballsPasses(graph, refs); break;
     case FieldSource::Particles:
-        if (m.gather) m.addGatherPasses(graph, refs);
-        else m.addSplatPasses(graph, refs);
+        if (m.gather)
+            m.addGatherPasses(graph, refs);
+        else
+            m.addSplatPasses(graph, refs);
         break;
     case FieldSource::Volume: m.addVolumePasses(graph, refs); break;
     case FieldSource::UserGlsl: m.addUserPasses(graph, refs); break;
@@ -311,23 +346,27 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
     if (m.indexed) m.addIndexedEdgePasses(graph, refs);
     m.addArgsPass(graph, refs);
     if (m.indexed) return GraphOutputs{refs.vertices, refs.args, m.addIndexedPasses(graph, refs)};
-    if (m.scan) m.addScanPasses(graph, refs);
-    else m.addExtractPasses(graph, refs);
+    if (m.scan)
+        m.addScanPasses(graph, refs);
+    else
+        m.addExtractPasses(graph, refs);
     return GraphOutputs{refs.vertices, refs.args, {}};
 }
 
 Status IsoSurface::record(VkCommandBuffer cmd) {
     if (!internal_) {
         if (impl_->addedToGraph)
-            return Status::error(ErrorCode::InvalidState, "isosurface '" + impl_->info.name +
-                                                              "': record: the passes were added to a host graph; execute that graph instead");
+            return Status::error(ErrorCode::InvalidState,
+                                 "isosurface '" + impl_->info.name +
+                                     "': record: the passes were added to a host graph; execute that graph instead");
         RenderGraphOptions options;
         options.timingFrames = impl_->info.timingFrames ? impl_->info.timingFrames : impl_->info.framesInFlight + 2;
         auto g = std::make_unique<RenderGraph>(impl_->device, options);
         GraphInputs in;
         if (impl_->external) {
             const ExternalUse computeWrite{Access::StorageWrite, PassKind::Compute};
-            in.particles = g->importBuffer(impl_->info.name + ".particles", *impl_->info.particleBuffer, computeWrite, computeWrite, true);
+            in.particles = g->importBuffer(impl_->info.name + ".particles", *impl_->info.particleBuffer, computeWrite,
+                                           computeWrite, true);
         }
         PYRAMARCH_TRY(addPasses(*g, in).status());
         Status s = g->compile();

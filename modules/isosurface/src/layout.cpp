@@ -20,7 +20,8 @@ gpu::IsoTables packTables() {
         for (int j = 0; j < n; ++j) nibbles |= uint64_t(mc::triangleEdge(c, j)) << (4 * j);
         t.caseEdges[c] = {uint32_t(nibbles), uint32_t(nibbles >> 32)};
     }
-    for (int e = 0; e < 12; ++e) t.edgeCorners[e] = uint32_t(mc::kEdgeCorners[e][0]) | uint32_t(mc::kEdgeCorners[e][1]) << 4;
+    for (int e = 0; e < 12; ++e)
+        t.edgeCorners[e] = uint32_t(mc::kEdgeCorners[e][0]) | uint32_t(mc::kEdgeCorners[e][1]) << 4;
     for (int c = 0; c < 8; ++c)
         t.cornerOffset[c] = uint32_t(mc::kCornerOffset[c][0]) | uint32_t(mc::kCornerOffset[c][1]) << 1 |
                             uint32_t(mc::kCornerOffset[c][2]) << 2;
@@ -54,18 +55,21 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     const char* axis = "xyz";
     for (int a = 0; a < 3; ++a) {
         if (info.samples[a] < 2)
-            return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': samples." + axis[a] + " = " +
-                                 std::to_string(info.samples[a]) + ", need at least 2 samples per axis");
-        if (!std::isfinite(info.boundsMin[a]) || !std::isfinite(info.boundsMax[a]) || !(info.boundsMax[a] > info.boundsMin[a]))
+            return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': samples." + axis[a] +
+                                                                 " = " + std::to_string(info.samples[a]) +
+                                                                 ", need at least 2 samples per axis");
+        if (!std::isfinite(info.boundsMin[a]) || !std::isfinite(info.boundsMax[a]) ||
+            !(info.boundsMax[a] > info.boundsMin[a]))
             return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': bounds along " + axis[a] +
-                                 " must be finite with max > min");
+                                                                 " must be finite with max > min");
     }
     if (info.framesInFlight < 1 || info.framesInFlight > 7)
         return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': framesInFlight must be 1..7");
     if (info.timingFrames != 0 && (info.timingFrames <= info.framesInFlight || info.timingFrames > 64))
-        return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': timingFrames " +
-                                                             std::to_string(info.timingFrames) + " must exceed framesInFlight (" +
-                                                             std::to_string(info.framesInFlight) + ") and be at most 64, or 0");
+        return Status::error(ErrorCode::InvalidArgument,
+                             "isosurface '" + info.name + "': timingFrames " + std::to_string(info.timingFrames) +
+                                 " must exceed framesInFlight (" + std::to_string(info.framesInFlight) +
+                                 ") and be at most 64, or 0");
     const uint64_t sx = info.samples[0], sy = info.samples[1], sz = info.samples[2];
     // sx * sy fits 64 bits; the third factor may not (e.g. 2^22 x 2^21 x 2^21
     // wraps to 0 and would pass the size check below): saturate instead.
@@ -74,43 +78,53 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     const uint64_t range = lim.maxStorageBufferRange;
     const std::string dev = " of device '" + deviceName + "'";
     if (samples * 4 > range || samples > 0xFFFFFFFFull)
-        return Status::error(ErrorCode::DeviceLimit, "isosurface '" + info.name + "': the field of " + std::to_string(sx) + "x" + std::to_string(sy) +
-                             "x" + std::to_string(sz) + " samples needs " + fmtBytes(samples * 4) +
-                             ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev +
-                             "; fields are not split into bricks, use fewer samples");
+        return Status::error(ErrorCode::DeviceLimit,
+                             "isosurface '" + info.name + "': the field of " + std::to_string(sx) + "x" +
+                                 std::to_string(sy) + "x" + std::to_string(sz) + " samples needs " +
+                                 fmtBytes(samples * 4) + ", over maxStorageBufferRange (" + fmtBytes(range) + ")" +
+                                 dev + "; fields are not split into bricks, use fewer samples");
 
     m.ring = info.framesInFlight + 1;
     m.scan = info.method == ExtractionMethod::Scan;
     m.indexed = info.indexed;
     if (m.scan && m.indexed)
-        return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': indexed output needs ExtractionMethod::HistoPyramid");
+        return Status::error(ErrorCode::InvalidArgument,
+                             "isosurface '" + info.name + "': indexed output needs ExtractionMethod::HistoPyramid");
 
     gpu::IsoGrid& g = m.grid;
     g.samples = {uint32_t(sx), uint32_t(sy), uint32_t(sz), uint32_t(samples)};
     g.cells = {uint32_t(sx - 1), uint32_t(sy - 1), uint32_t(sz - 1), uint32_t(cells)};
     g.boundsMin = {info.boundsMin[0], info.boundsMin[1], info.boundsMin[2], 0.f};
-    g.spacing = {(info.boundsMax[0] - info.boundsMin[0]) / float(sx - 1), (info.boundsMax[1] - info.boundsMin[1]) / float(sy - 1),
+    g.spacing = {(info.boundsMax[0] - info.boundsMin[0]) / float(sx - 1),
+                 (info.boundsMax[1] - info.boundsMin[1]) / float(sy - 1),
                  (info.boundsMax[2] - info.boundsMin[2]) / float(sz - 1), 0.f};
     for (int a = 0; a < 3; ++a) {
         const float h = a == 0 ? g.spacing.x : a == 1 ? g.spacing.y : g.spacing.z;
         if (!std::isfinite(h) || !(h > 0.f))
-            return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': sample spacing along " + axis[a] + " is " + std::to_string(h) +
-                                 " (bounds too large or too close for float)");
+            return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': sample spacing along " +
+                                                                 axis[a] + " is " + std::to_string(h) +
+                                                                 " (bounds too large or too close for float)");
     }
     // Pyramid: level 0 = one element per cell, level k+1 = ceil(level k / 4), up to one element.
     const uint64_t offset = pyramidLevels(cells, g);
     if (offset == 0) return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': too many cells");
     const uint64_t pyramidBytes = offset * 4;
     if (pyramidBytes > range)
-        return Status::error(ErrorCode::DeviceLimit, "isosurface '" + info.name + "': the pyramid over " + std::to_string(cells) + " cells needs " +
-                             fmtBytes(pyramidBytes) + ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
+        return Status::error(ErrorCode::DeviceLimit, "isosurface '" + info.name + "': the pyramid over " +
+                                                         std::to_string(cells) + " cells needs " +
+                                                         fmtBytes(pyramidBytes) + ", over maxStorageBufferRange (" +
+                                                         fmtBytes(range) + ")" + dev);
     g.vertexCapacity = info.vertexCapacity / 3u * 3u;
-    const uint64_t vertexBytes = std::max<uint64_t>(uint64_t(g.vertexCapacity) * sizeof(gpu::IsoVertex), sizeof(gpu::IsoVertex));
+    const uint64_t vertexBytes =
+        std::max<uint64_t>(uint64_t(g.vertexCapacity) * sizeof(gpu::IsoVertex), sizeof(gpu::IsoVertex));
     if (vertexBytes > range || vertexBytes > lim.maxBufferSize)
-        return Status::error(ErrorCode::DeviceLimit, "isosurface '" + info.name + "': vertexCapacity " + std::to_string(info.vertexCapacity) +
-                             " needs " + fmtBytes(vertexBytes) + ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
-    g.maxGroupsX = m.foldGroupsX ? std::min(m.foldGroupsX, lim.maxComputeWorkGroupCount[0]) : lim.maxComputeWorkGroupCount[0];
-    g.normalMode = info.normals == NormalMode::Forward ? gpu::kIsoNormalForward
+        return Status::error(ErrorCode::DeviceLimit, "isosurface '" + info.name + "': vertexCapacity " +
+                                                         std::to_string(info.vertexCapacity) + " needs " +
+                                                         fmtBytes(vertexBytes) + ", over maxStorageBufferRange (" +
+                                                         fmtBytes(range) + ")" + dev);
+    g.maxGroupsX =
+        m.foldGroupsX ? std::min(m.foldGroupsX, lim.maxComputeWorkGroupCount[0]) : lim.maxComputeWorkGroupCount[0];
+    g.normalMode = info.normals == NormalMode::Forward   ? gpu::kIsoNormalForward
                    : info.normals == NormalMode::Central ? gpu::kIsoNormalCentral
                                                          : gpu::kIsoNormalSobel;
     g.statsSlots = m.ring;
@@ -124,38 +138,52 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
         const uint64_t edgeElements = pyramidLevels(samples, m.edgeGrid);
         edgePyramidBytes = edgeElements * 4;
         if (edgeElements == 0 || edgePyramidBytes > range)
-            return Status::error(ErrorCode::DeviceLimit, "isosurface '" + info.name + "': the edge pyramid over " + std::to_string(samples) +
-                                 " samples needs " + fmtBytes(edgePyramidBytes) + ", over maxStorageBufferRange (" +
-                                 fmtBytes(range) + ")" + dev);
+            return Status::error(ErrorCode::DeviceLimit,
+                                 "isosurface '" + info.name + "': the edge pyramid over " + std::to_string(samples) +
+                                     " samples needs " + fmtBytes(edgePyramidBytes) + ", over maxStorageBufferRange (" +
+                                     fmtBytes(range) + ")" + dev);
         if (indexBytes > range || indexBytes > lim.maxBufferSize)
-            return Status::error(ErrorCode::DeviceLimit, "isosurface '" + info.name + "': indexCapacity " + std::to_string(info.indexCapacity) +
-                                 " needs " + fmtBytes(indexBytes) + ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
+            return Status::error(ErrorCode::DeviceLimit, "isosurface '" + info.name + "': indexCapacity " +
+                                                             std::to_string(info.indexCapacity) + " needs " +
+                                                             fmtBytes(indexBytes) + ", over maxStorageBufferRange (" +
+                                                             fmtBytes(range) + ")" + dev);
     }
 
     switch (info.source) {
     case FieldSource::Metaballs:
-        if (info.maxBalls == 0) return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': maxBalls must be > 0 for metaballs");
+        if (info.maxBalls == 0)
+            return Status::error(ErrorCode::InvalidArgument,
+                                 "isosurface '" + info.name + "': maxBalls must be > 0 for metaballs");
         m.maxItems = info.maxBalls;
         break;
     case FieldSource::Particles:
-        if (info.maxParticles == 0) return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': maxParticles must be > 0 for particles");
+        if (info.maxParticles == 0)
+            return Status::error(ErrorCode::InvalidArgument,
+                                 "isosurface '" + info.name + "': maxParticles must be > 0 for particles");
         if (!std::isfinite(info.particleRadius) || !(info.particleRadius > 0.f))
-            return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': particleRadius must be finite and > 0");
+            return Status::error(ErrorCode::InvalidArgument,
+                                 "isosurface '" + info.name + "': particleRadius must be finite and > 0");
         m.maxItems = info.maxParticles;
         m.external = info.particleInput == ParticleInput::GpuBuffer;
         if (m.external) {
             const Buffer* pb = info.particleBuffer;
             const uint64_t need = uint64_t(info.maxParticles) * sizeof(Particle);
             if (!pb || !pb->valid())
-                return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': particleInput GpuBuffer needs particleBuffer");
+                return Status::error(ErrorCode::InvalidArgument,
+                                     "isosurface '" + info.name + "': particleInput GpuBuffer needs particleBuffer");
             if (pb->size() < need)
-                return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': particleBuffer holds " + fmtBytes(pb->size()) + ", maxParticles " +
-                                     std::to_string(info.maxParticles) + " need " + fmtBytes(need));
+                return Status::error(ErrorCode::InvalidArgument,
+                                     "isosurface '" + info.name + "': particleBuffer holds " + fmtBytes(pb->size()) +
+                                         ", maxParticles " + std::to_string(info.maxParticles) + " need " +
+                                         fmtBytes(need));
             if (need > range)
-                return Status::error(ErrorCode::DeviceLimit, "isosurface '" + info.name + "': maxParticles " + std::to_string(info.maxParticles) + " need " +
-                                     fmtBytes(need) + ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
+                return Status::error(ErrorCode::DeviceLimit, "isosurface '" + info.name + "': maxParticles " +
+                                                                 std::to_string(info.maxParticles) + " need " +
+                                                                 fmtBytes(need) + ", over maxStorageBufferRange (" +
+                                                                 fmtBytes(range) + ")" + dev);
         } else if (info.particleBuffer) {
-            return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': particleBuffer is set but particleInput is Host");
+            return Status::error(ErrorCode::InvalidArgument,
+                                 "isosurface '" + info.name + "': particleBuffer is set but particleInput is Host");
         }
         g.particle = {info.particleRadius, 1.f / (info.particleRadius * info.particleRadius), 0.f, 0.f};
         m.gather = info.splat == SplatMethod::Gather;
@@ -170,22 +198,24 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
             }
             const uint64_t total = dims[0] * dims[1] * dims[2];
             if (total > (range / 4) / 2)
-                return Status::error(ErrorCode::DeviceLimit, "isosurface '" + info.name + "': particle gather needs " + std::to_string(total) +
-                                     " bins for particleRadius " + std::to_string(r) +
-                                     ", their pyramid exceeds maxStorageBufferRange (" + fmtBytes(range) + ")" + dev +
-                                     "; use a larger radius or SplatMethod::Scatter");
+                return Status::error(ErrorCode::DeviceLimit,
+                                     "isosurface '" + info.name + "': particle gather needs " + std::to_string(total) +
+                                         " bins for particleRadius " + std::to_string(r) +
+                                         ", their pyramid exceeds maxStorageBufferRange (" + fmtBytes(range) + ")" +
+                                         dev + "; use a larger radius or SplatMethod::Scatter");
             g.binDims = {uint32_t(dims[0]), uint32_t(dims[1]), uint32_t(dims[2]), uint32_t(total)};
             g.binOrigin = {info.boundsMin[0] - r, info.boundsMin[1] - r, info.boundsMin[2] - r, r};
         }
         break;
-    case FieldSource::Volume:
-        break;
+    case FieldSource::Volume: break;
     case FieldSource::UserGlsl:
         if (!info.compileGlsl)
-            return Status::error(ErrorCode::Unsupported, "isosurface '" + info.name +
-                                                             "': FieldSource::UserGlsl needs IsoSurfaceCreateInfo::compileGlsl "
-                                                             "(e.g. pyramarch::compileGlsl of the shader_compiler component)");
-        if (info.fieldGlsl.empty()) return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': fieldGlsl is empty");
+            return Status::error(ErrorCode::Unsupported,
+                                 "isosurface '" + info.name +
+                                     "': FieldSource::UserGlsl needs IsoSurfaceCreateInfo::compileGlsl "
+                                     "(e.g. pyramarch::compileGlsl of the shader_compiler component)");
+        if (info.fieldGlsl.empty())
+            return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': fieldGlsl is empty");
         break;
     }
     g.maxItems = m.maxItems;
@@ -217,9 +247,10 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     if (m.maxItems && !m.external) {
         const uint64_t ringBytes = uint64_t(m.maxItems) * m.itemBytes() * m.ring;
         if (ringBytes > range)
-            return Status::error(ErrorCode::DeviceLimit, "isosurface '" + info.name + "': " + std::to_string(m.maxItems) + " items x " +
-                                 std::to_string(m.ring) + " frames need " + fmtBytes(ringBytes) +
-                                 ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
+            return Status::error(ErrorCode::DeviceLimit,
+                                 "isosurface '" + info.name + "': " + std::to_string(m.maxItems) + " items x " +
+                                     std::to_string(m.ring) + " frames need " + fmtBytes(ringBytes) +
+                                     ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
     }
 
     sizes.samples = samples;
@@ -232,8 +263,8 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     return {};
 }
 
-Result<testing::LayoutPlan> testing::planLayout(const IsoSurfaceCreateInfo& info, const DeviceLimits& limits, const Knobs& knobs,
-                                               const std::string& deviceName) {
+Result<testing::LayoutPlan> testing::planLayout(const IsoSurfaceCreateInfo& info, const DeviceLimits& limits,
+                                                const Knobs& knobs, const std::string& deviceName) {
     IsoSurface::Impl m;
     m.info = info;
     m.foldGroupsX = knobs.maxGroupsX;

@@ -50,7 +50,8 @@ Status openFor(const std::string& path, const char* mode, File& out) {
 Status writeObj(const Mesh& mesh, const std::string& path) {
     File f;
     PYRAMARCH_TRY(openFor(path, "w", f));
-    std::fprintf(f.get(), "# pyramarch isosurface: %zu vertices, %zu triangles\n", mesh.positions.size(), mesh.indices.size() / 3);
+    std::fprintf(f.get(), "# pyramarch isosurface: %zu vertices, %zu triangles\n", mesh.positions.size(),
+                 mesh.indices.size() / 3);
     for (const auto& p : mesh.positions) std::fprintf(f.get(), "v %.9g %.9g %.9g\n", p[0], p[1], p[2]);
     for (const auto& n : mesh.normals) std::fprintf(f.get(), "vn %.9g %.9g %.9g\n", n[0], n[1], n[2]);
     const bool normals = mesh.normals.size() == mesh.positions.size();

@@ -61,7 +61,8 @@ Result<ParticleGrid> particleGrid(const ParticleBounds& bounds, float voxelSize,
         float loF = float(lo);
         if (double(loF) > lo) loF = std::nextafter(loF, -std::numeric_limits<float>::infinity());
         if (!std::isfinite(loF) || !std::isfinite(float(hi)))
-            return Status::error(std::string(who) + kAxis[k] + " bounds padded by " + num(padding) + " leave float range");
+            return Status::error(std::string(who) + kAxis[k] + " bounds padded by " + num(padding) +
+                                 " leave float range");
         // Cells from the float origin the GPU will see, so the last sample
         // still reaches hi.
         const double cells = std::max(1.0, std::ceil((hi - double(loF)) / v));
@@ -72,7 +73,8 @@ Result<ParticleGrid> particleGrid(const ParticleBounds& bounds, float voxelSize,
         float maxF = float(maxD);
         if (double(maxF) < hi) maxF = std::nextafter(maxF, std::numeric_limits<float>::infinity());
         if (!std::isfinite(maxF))
-            return Status::error(std::string(who) + kAxis[k] + " bounds padded by " + num(padding) + " leave float range");
+            return Status::error(std::string(who) + kAxis[k] + " bounds padded by " + num(padding) +
+                                 " leave float range");
         g.samples[size_t(k)] = uint32_t(cells) + 1;
         g.boundsMin[size_t(k)] = loF;
         g.boundsMax[size_t(k)] = maxF;
@@ -84,8 +86,9 @@ Result<ParticleGrid> particleGrid(const ParticleBounds& bounds, float voxelSize,
         return Status::error(std::string(who) + dims + " samples (voxel size " + num(v) + ") exceed 2^32 - 1 samples");
     g.totalSamples = sx * sy * sz;
     if (g.totalSamples > limit)
-        return Status::error(std::string(who) + dims + " = " + std::to_string(g.totalSamples) + " samples (voxel size " +
-                             num(v) + ") exceed the limit of " + std::to_string(limit) + " samples (maxSamples)");
+        return Status::error(std::string(who) + dims + " = " + std::to_string(g.totalSamples) +
+                             " samples (voxel size " + num(v) + ") exceed the limit of " + std::to_string(limit) +
+                             " samples (maxSamples)");
     return g;
 }
 

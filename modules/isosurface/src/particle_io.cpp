@@ -34,12 +34,14 @@ std::string axisName(int k) { return std::string(1, "xyz"[k]); }
 // .f32: the size alone decides whether the file can be read.
 Status checkF32Size(std::string_view name, uint64_t size, uint64_t maxParticles) {
     if (size % 12 != 0)
-        return Status::error(quote(name) + ": size " + std::to_string(size) +
-                             " bytes is not a multiple of 12 (float32 x, y, z per particle): " + std::to_string(size % 12) +
-                             " trailing bytes at byte offset " + std::to_string(size - size % 12));
+        return Status::error(
+            quote(name) + ": size " + std::to_string(size) +
+            " bytes is not a multiple of 12 (float32 x, y, z per particle): " + std::to_string(size % 12) +
+            " trailing bytes at byte offset " + std::to_string(size - size % 12));
     if (size / 12 > maxParticles)
         return Status::error(quote(name) + ": " + std::to_string(size / 12) + " particles (" + std::to_string(size) +
-                             " bytes) exceed the limit of " + std::to_string(maxParticles) + " particles (maxParticles)");
+                             " bytes) exceed the limit of " + std::to_string(maxParticles) +
+                             " particles (maxParticles)");
     return {};
 }
 
@@ -115,10 +117,12 @@ struct PlyTypeName {
     PlyType type;
 };
 constexpr PlyTypeName kPlyTypes[] = {
-    {"char", PlyType::Int8},     {"int8", PlyType::Int8},       {"uchar", PlyType::UInt8},   {"uint8", PlyType::UInt8},
-    {"short", PlyType::Int16},   {"int16", PlyType::Int16},     {"ushort", PlyType::UInt16}, {"uint16", PlyType::UInt16},
-    {"int", PlyType::Int32},     {"int32", PlyType::Int32},     {"uint", PlyType::UInt32},   {"uint32", PlyType::UInt32},
-    {"float", PlyType::Float32}, {"float32", PlyType::Float32}, {"double", PlyType::Float64}, {"float64", PlyType::Float64},
+    {"char", PlyType::Int8},       {"int8", PlyType::Int8},       {"uchar", PlyType::UInt8},
+    {"uint8", PlyType::UInt8},     {"short", PlyType::Int16},     {"int16", PlyType::Int16},
+    {"ushort", PlyType::UInt16},   {"uint16", PlyType::UInt16},   {"int", PlyType::Int32},
+    {"int32", PlyType::Int32},     {"uint", PlyType::UInt32},     {"uint32", PlyType::UInt32},
+    {"float", PlyType::Float32},   {"float32", PlyType::Float32}, {"double", PlyType::Float64},
+    {"float64", PlyType::Float64},
 };
 
 std::optional<PlyType> plyType(std::string_view name) {
@@ -129,9 +133,13 @@ std::optional<PlyType> plyType(std::string_view name) {
 
 size_t plyTypeSize(PlyType t) {
     switch (t) {
-    case PlyType::Int8: case PlyType::UInt8: return 1;
-    case PlyType::Int16: case PlyType::UInt16: return 2;
-    case PlyType::Int32: case PlyType::UInt32: case PlyType::Float32: return 4;
+    case PlyType::Int8:
+    case PlyType::UInt8: return 1;
+    case PlyType::Int16:
+    case PlyType::UInt16: return 2;
+    case PlyType::Int32:
+    case PlyType::UInt32:
+    case PlyType::Float32: return 4;
     case PlyType::Float64: return 8;
     }
     return 0;
@@ -144,7 +152,7 @@ struct PlyProperty {
     PlyType type = PlyType::Float32; // item type for lists
     bool list = false;
     PlyType countType = PlyType::UInt8;
-    std::string typeText;            // as written, for messages
+    std::string typeText; // as written, for messages
 };
 
 struct PlyElement {
@@ -162,7 +170,7 @@ enum class PlyEncoding { Ascii, BinaryLittle, BinaryBig };
 struct PlyHeader {
     PlyEncoding encoding = PlyEncoding::Ascii;
     std::vector<PlyElement> elements;
-    size_t dataOffset = 0;   // first byte after "end_header\n"
+    size_t dataOffset = 0;    // first byte after "end_header\n"
     uint64_t headerLines = 0; // lines up to and including end_header
 };
 
@@ -270,8 +278,9 @@ private:
         set_.xyz.reserve(size_t(count * 3));
         for (uint64_t i = 0; i < count; ++i) {
             const uint8_t* p = bytes_.data() + i * 12;
-            PYRAMARCH_TRY(add(loadBinary<float>(p, false), loadBinary<float>(p + 4, false), loadBinary<float>(p + 8, false),
-                              [&] { return "particle " + std::to_string(i) + " (byte offset " + std::to_string(i * 12) + ")"; }));
+            PYRAMARCH_TRY(
+                add(loadBinary<float>(p, false), loadBinary<float>(p + 4, false), loadBinary<float>(p + 8, false),
+                    [&] { return "particle " + std::to_string(i) + " (byte offset " + std::to_string(i * 12) + ")"; }));
         }
         return {};
     }
@@ -294,10 +303,9 @@ private:
             if (tokens.empty()) continue;
             const auto where = [&] { return "line " + std::to_string(lines.lineNumber); };
             if (tokens.size() < 3)
-                return fail(where() + ": " + std::to_string(tokens.size()) + " value" + (tokens.size() == 1 ? "" : "s") +
-                            ", expected x y z");
-            if (set_.count() >= maxParticles_)
-                return fail(where() + ": more particles than " + limitText());
+                return fail(where() + ": " + std::to_string(tokens.size()) + " value" +
+                            (tokens.size() == 1 ? "" : "s") + ", expected x y z");
+            if (set_.count() >= maxParticles_) return fail(where() + ": more particles than " + limitText());
             float f[3];
             for (int k = 0; k < 3; ++k) PYRAMARCH_TRY(parseCoordinate(tokens[size_t(k)], false, k, where, f[k]));
             set_.xyz.insert(set_.xyz.end(), f, f + 3);
@@ -311,8 +319,7 @@ private:
         LineReader lines{text};
         std::string_view line;
         std::vector<std::string_view> tok;
-        if (!lines.next(line) || line != "ply")
-            return fail("not a PLY file (the first line is not 'ply')");
+        if (!lines.next(line) || line != "ply") return fail("not a PLY file (the first line is not 'ply')");
         bool haveFormat = false;
         while (true) {
             if (!lines.next(line)) return fail("the PLY header has no end_header line");
@@ -328,11 +335,15 @@ private:
             if (key == "format") {
                 if (haveFormat) return fail(where() + ": a second format line");
                 if (tok.size() != 3) return fail(where() + ": expected 'format <encoding> 1.0'");
-                if (tok[1] == "ascii") header.encoding = PlyEncoding::Ascii;
-                else if (tok[1] == "binary_little_endian") header.encoding = PlyEncoding::BinaryLittle;
-                else if (tok[1] == "binary_big_endian") header.encoding = PlyEncoding::BinaryBig;
-                else return fail(where() + ": unknown PLY encoding " + quote(tok[1]) +
-                                 " (ascii, binary_little_endian, binary_big_endian)");
+                if (tok[1] == "ascii")
+                    header.encoding = PlyEncoding::Ascii;
+                else if (tok[1] == "binary_little_endian")
+                    header.encoding = PlyEncoding::BinaryLittle;
+                else if (tok[1] == "binary_big_endian")
+                    header.encoding = PlyEncoding::BinaryBig;
+                else
+                    return fail(where() + ": unknown PLY encoding " + quote(tok[1]) +
+                                " (ascii, binary_little_endian, binary_big_endian)");
                 if (tok[2] != "1.0") return fail(where() + ": PLY version " + quote(tok[2]) + ", only 1.0 is known");
                 haveFormat = true;
                 continue;
@@ -356,7 +367,8 @@ private:
                 PlyElement& e = header.elements.back();
                 PlyProperty p;
                 if (tok.size() >= 2 && tok[1] == "list") {
-                    if (tok.size() != 5) return fail(where() + ": expected 'property list <count type> <item type> <name>'");
+                    if (tok.size() != 5)
+                        return fail(where() + ": expected 'property list <count type> <item type> <name>'");
                     const auto ct = plyType(tok[2]);
                     const auto it = plyType(tok[3]);
                     if (!ct) return fail(where() + ": unknown property type " + quote(tok[2]));
@@ -398,8 +410,8 @@ private:
             for (size_t i = 0; i < vertex.properties.size(); ++i)
                 if (vertex.properties[i].name == name) xyz[k] = int(i);
             if (xyz[k] < 0)
-                return fail("element 'vertex' (header line " + std::to_string(vertex.headerLine) + ") has no property " +
-                            quote(name));
+                return fail("element 'vertex' (header line " + std::to_string(vertex.headerLine) +
+                            ") has no property " + quote(name));
             const PlyProperty& p = vertex.properties[size_t(xyz[k])];
             if (p.list || (p.type != PlyType::Float32 && p.type != PlyType::Float64))
                 return fail("property " + quote(name) + " of element 'vertex' has type " + quote(p.typeText) +
@@ -437,9 +449,9 @@ private:
             for (uint64_t r = 0; r < e.count; ++r) {
                 do {
                     if (!lines.next(line))
-                        return fail("the data ends at line " + std::to_string(lines.lineNumber) + " after " + std::to_string(r) +
-                                    " of " + std::to_string(e.count) + " records of element " + quote(e.name) +
-                                    " (header line " + std::to_string(e.headerLine) + ")");
+                        return fail("the data ends at line " + std::to_string(lines.lineNumber) + " after " +
+                                    std::to_string(r) + " of " + std::to_string(e.count) + " records of element " +
+                                    quote(e.name) + " (header line " + std::to_string(e.headerLine) + ")");
                 } while (blank(line));
                 tokenize(line, tok);
                 const auto where = [&] {
@@ -558,7 +570,8 @@ private:
                 }
                 if (isVertex)
                     PYRAMARCH_TRY(add(v[0], v[1], v[2], [&] {
-                        return "element 'vertex' record " + std::to_string(r) + " (byte offset " + std::to_string(start) + ")";
+                        return "element 'vertex' record " + std::to_string(r) + " (byte offset " +
+                               std::to_string(start) + ")";
                     }));
             }
         }
@@ -628,14 +641,16 @@ Result<ParticleSet> readParticles(const std::string& path, const ParticleReadOpt
     std::vector<uint8_t> bytes(static_cast<size_t>(size));
     if (size > 0 && std::fread(bytes.data(), 1, bytes.size(), file.get()) != bytes.size())
         return Status::error("reading " + quote(path) + " failed" +
-                             (std::ferror(file.get()) ? std::string(": ") + std::strerror(errno) : std::string(": it is shorter than its size")));
+                             (std::ferror(file.get()) ? std::string(": ") + std::strerror(errno)
+                                                      : std::string(": it is shorter than its size")));
     return parseParticles(bytes, format, path, options.maxParticles);
 }
 
 std::vector<uint8_t> encodeParticlesPly(std::span<const float> xyz) {
     const size_t count = xyz.size() / 3;
     const std::string header = "ply\nformat binary_little_endian 1.0\ncomment pyramarch particles\nelement vertex " +
-                               std::to_string(count) + "\nproperty float x\nproperty float y\nproperty float z\nend_header\n";
+                               std::to_string(count) +
+                               "\nproperty float x\nproperty float y\nproperty float z\nend_header\n";
     std::vector<uint8_t> out(header.size() + count * 12);
     std::memcpy(out.data(), header.data(), header.size());
     uint8_t* p = out.data() + header.size();
@@ -654,7 +669,8 @@ Status writeParticlesPly(const std::string& path, std::span<const float> xyz) {
     if (!f) return Status::error("cannot open " + quote(path) + " for writing: " + std::strerror(errno));
     if (std::fwrite(bytes.data(), 1, bytes.size(), f.get()) != bytes.size())
         return Status::error("writing " + quote(path) + " failed: " + std::strerror(errno));
-    if (std::fclose(f.release()) != 0) return Status::error("writing " + quote(path) + " failed: " + std::strerror(errno));
+    if (std::fclose(f.release()) != 0)
+        return Status::error("writing " + quote(path) + " failed: " + std::strerror(errno));
     return {};
 }
 
@@ -678,7 +694,8 @@ Result<std::vector<SequenceFrame>> expandSequence(const std::string& pattern) {
         return Status::error("sequence pattern " + quote(pattern) + " has more than one '{}'");
     const size_t slash = pattern.find_last_of('/');
     if (slash != std::string::npos && slash > at)
-        return Status::error("sequence pattern " + quote(pattern) + ": '{}' must be in the file name, not the directory");
+        return Status::error("sequence pattern " + quote(pattern) +
+                             ": '{}' must be in the file name, not the directory");
     const std::string dirText = slash == std::string::npos ? std::string() : pattern.substr(0, slash + 1);
     const std::string prefix = pattern.substr(dirText.size(), at - dirText.size());
     const std::string suffix = pattern.substr(at + 2);
@@ -687,8 +704,8 @@ Result<std::vector<SequenceFrame>> expandSequence(const std::string& pattern) {
     std::error_code ec;
     std::filesystem::directory_iterator it(dir, ec);
     if (ec)
-        return Status::error("sequence pattern " + quote(pattern) + ": cannot list directory " + quote(dir.string()) + ": " +
-                             ec.message());
+        return Status::error("sequence pattern " + quote(pattern) + ": cannot list directory " + quote(dir.string()) +
+                             ": " + ec.message());
     std::vector<SequenceFrame> frames;
     for (; it != std::filesystem::directory_iterator(); it.increment(ec)) {
         if (ec) break;
@@ -710,11 +727,11 @@ Result<std::vector<SequenceFrame>> expandSequence(const std::string& pattern) {
         frames.push_back(std::move(f));
     }
     if (ec)
-        return Status::error("sequence pattern " + quote(pattern) + ": listing " + quote(dir.string()) + " failed: " +
-                             ec.message());
+        return Status::error("sequence pattern " + quote(pattern) + ": listing " + quote(dir.string()) +
+                             " failed: " + ec.message());
     if (frames.empty())
-        return Status::error("sequence pattern " + quote(pattern) + ": no file in " + quote(dir.string()) + " matches " +
-                             quote(prefix + "<digits>" + suffix));
+        return Status::error("sequence pattern " + quote(pattern) + ": no file in " + quote(dir.string()) +
+                             " matches " + quote(prefix + "<digits>" + suffix));
     std::sort(frames.begin(), frames.end(), [](const SequenceFrame& a, const SequenceFrame& b) {
         return a.index != b.index ? a.index < b.index : a.indexText < b.indexText;
     });

@@ -33,7 +33,8 @@ void IsoSurface::Impl::addClassifyPass(RenderGraph& graph, const IsoRefs& refs) 
         .storage(2, refs.field, R)
         .storage(3, refs.pyramid, W)
         .storage(4, refs.counters, RW)
-        .storage(5, scan ? refs.occupancy : refs.pyramid, W) // occupancy level 1 (scan), else unused: the pyramid stands in
+        .storage(5, scan ? refs.occupancy : refs.pyramid,
+                 W) // occupancy level 1 (scan), else unused: the pyramid stands in
         .record([this, cellGroups](PassContext& ctx) {
             ctx.pushConstants(push());
             dispatchFolded(ctx, cellGroups, maxGroupsX());
@@ -44,8 +45,8 @@ void IsoSurface::Impl::addClassifyPass(RenderGraph& graph, const IsoRefs& refs) 
     if (scan) addPyramidBuild(graph, info.name + ".occupancy.", refs.occGrid, refs.occupancy, occGrid, classifyLevels);
 }
 
-void IsoSurface::Impl::addPyramidBuild(RenderGraph& graph, const std::string& prefix, BufferRef layout, BufferRef levelsBuf,
-                                       const gpu::IsoGrid& g, uint32_t first) {
+void IsoSurface::Impl::addPyramidBuild(RenderGraph& graph, const std::string& prefix, BufferRef layout,
+                                       BufferRef levelsBuf, const gpu::IsoGrid& g, uint32_t first) {
     const uint32_t topLevel = g.levelCount - 1;
     for (uint32_t src = first; src < topLevel; src += gpu::kIsoBuildLevelsPerPass) {
         const uint32_t levels = std::min(gpu::kIsoBuildLevelsPerPass, topLevel - src);

@@ -10,10 +10,14 @@
 namespace pyramarch::iso {
 
 bool parseVolumeFormat(const std::string& name, VolumeFormat& out) {
-    if (name == "u8") out = VolumeFormat::U8;
-    else if (name == "u16") out = VolumeFormat::U16;
-    else if (name == "f32") out = VolumeFormat::F32;
-    else return false;
+    if (name == "u8")
+        out = VolumeFormat::U8;
+    else if (name == "u16")
+        out = VolumeFormat::U16;
+    else if (name == "f32")
+        out = VolumeFormat::F32;
+    else
+        return false;
     return true;
 }
 
@@ -30,9 +34,11 @@ size_t volumeFormatBytes(VolumeFormat format) {
     return format == VolumeFormat::U8 ? 1 : format == VolumeFormat::U16 ? 2 : 4;
 }
 
-Result<std::vector<uint8_t>> readRawVolume(const std::string& path, const std::array<uint32_t, 3>& dims, VolumeFormat format) {
+Result<std::vector<uint8_t>> readRawVolume(const std::string& path, const std::array<uint32_t, 3>& dims,
+                                           VolumeFormat format) {
     const std::string what = "raw volume '" + path + "'";
-    const std::string dimsText = std::to_string(dims[0]) + "x" + std::to_string(dims[1]) + "x" + std::to_string(dims[2]);
+    const std::string dimsText =
+        std::to_string(dims[0]) + "x" + std::to_string(dims[1]) + "x" + std::to_string(dims[2]);
     if (dims[0] == 0 || dims[1] == 0 || dims[2] == 0)
         return Status::error(what + ": dimensions " + dimsText + " have a zero axis");
     // Three 32-bit factors and 4 bytes per sample fit in 98 bits, not 64:
@@ -49,8 +55,8 @@ Result<std::vector<uint8_t>> readRawVolume(const std::string& path, const std::a
     if (end < 0) return Status::error("cannot read " + what + " (not a regular file?)");
     const uint64_t size = uint64_t(end);
     if (size != expected)
-        return Status::error(what + " has " + std::to_string(size) + " bytes, but " + dimsText + " " + volumeFormatName(format) +
-                             " samples need " + std::to_string(expected));
+        return Status::error(what + " has " + std::to_string(size) + " bytes, but " + dimsText + " " +
+                             volumeFormatName(format) + " samples need " + std::to_string(expected));
     std::vector<uint8_t> data(size);
     f.seekg(0);
     f.read(reinterpret_cast<char*>(data.data()), std::streamsize(size));
@@ -63,12 +69,14 @@ std::array<float, 2> volumeRange(const void* data, size_t count, VolumeFormat fo
     const uint8_t* bytes = static_cast<const uint8_t*>(data);
     for (size_t i = 0; i < count; ++i) {
         float v;
-        if (format == VolumeFormat::U8) v = bytes[i];
+        if (format == VolumeFormat::U8)
+            v = bytes[i];
         else if (format == VolumeFormat::U16) {
             uint16_t u;
             std::memcpy(&u, bytes + 2 * i, 2);
             v = u;
-        } else std::memcpy(&v, bytes + 4 * i, 4);
+        } else
+            std::memcpy(&v, bytes + 4 * i, 4);
         if (!std::isfinite(v)) continue;
         lo = std::min(lo, v);
         hi = std::max(hi, v);

@@ -13,13 +13,16 @@ namespace pyramarch::iso {
 namespace {
 uint32_t withHeadroom(uint32_t needed, float headroom) {
     // Whole triangles, rounded up so that the suggestion always holds `needed`.
-    const double want = std::ceil(double(needed) * std::max(1.0f, std::isfinite(headroom) ? headroom : 1.0f) / 3.0) * 3.0;
+    const double want =
+        std::ceil(double(needed) * std::max(1.0f, std::isfinite(headroom) ? headroom : 1.0f) / 3.0) * 3.0;
     return uint32_t(std::min(want, double(0xFFFFFFFFu / 3u * 3u)));
 }
 } // namespace
 
 uint32_t suggestCapacity(const IsoStats& stats, float headroom) { return withHeadroom(stats.verticesNeeded, headroom); }
-uint32_t suggestIndexCapacity(const IsoStats& stats, float headroom) { return withHeadroom(stats.indicesNeeded, headroom); }
+uint32_t suggestIndexCapacity(const IsoStats& stats, float headroom) {
+    return withHeadroom(stats.indicesNeeded, headroom);
+}
 
 std::optional<IsoTimings> IsoSurface::latestTimings() const {
     const Impl& m = *impl_;
@@ -117,7 +120,8 @@ Result<std::vector<std::vector<uint32_t>>> IsoSurface::readPyramid() {
     if (!all) return all.status().withContext("isosurface '" + m.info.name + "': reading pyramid: ");
     std::vector<std::vector<uint32_t>> levels(m.grid.levelCount);
     for (uint32_t l = 0; l < m.grid.levelCount; ++l)
-        levels[l].assign(all.value().begin() + m.grid.levelOffset[l], all.value().begin() + m.grid.levelOffset[l] + m.grid.levelSize[l]);
+        levels[l].assign(all.value().begin() + m.grid.levelOffset[l],
+                         all.value().begin() + m.grid.levelOffset[l] + m.grid.levelSize[l]);
     return levels;
 }
 
@@ -154,7 +158,8 @@ Result<std::vector<uint32_t>> IsoSurface::readDrawArgs() {
 }
 
 struct TestingAccess {
-    static Result<std::unique_ptr<IsoSurface>> create(Device& device, const IsoSurfaceCreateInfo& info, uint32_t maxGroupsX) {
+    static Result<std::unique_ptr<IsoSurface>> create(Device& device, const IsoSurfaceCreateInfo& info,
+                                                      uint32_t maxGroupsX) {
         return IsoSurface::create(device, info, maxGroupsX);
     }
     static uint32_t maxGroupsX(const IsoSurface& s) { return s.impl_->grid.maxGroupsX; }
@@ -168,7 +173,9 @@ Result<std::unique_ptr<IsoSurface>> create(Device& device, const IsoSurfaceCreat
     return TestingAccess::create(device, info, knobs.maxGroupsX);
 }
 uint32_t maxGroupsX(const IsoSurface& surface) { return TestingAccess::maxGroupsX(surface); }
-Result<std::vector<std::vector<uint32_t>>> readPyramid(IsoSurface& surface) { return TestingAccess::readPyramid(surface); }
+Result<std::vector<std::vector<uint32_t>>> readPyramid(IsoSurface& surface) {
+    return TestingAccess::readPyramid(surface);
+}
 Result<std::vector<uint32_t>> readDrawArgs(IsoSurface& surface) { return TestingAccess::readDrawArgs(surface); }
 Result<std::vector<uint32_t>> readActiveCells(IsoSurface& surface) { return TestingAccess::readActiveCells(surface); }
 } // namespace testing

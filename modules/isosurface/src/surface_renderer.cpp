@@ -19,7 +19,9 @@ const uint32_t kSurfaceFragSpv[] =
 #include "shaders/isosurface/surface.frag.spv.inc"
     ;
 
-std::array<float, 3> sub(std::array<float, 3> a, std::array<float, 3> b) { return {a[0] - b[0], a[1] - b[1], a[2] - b[2]}; }
+std::array<float, 3> sub(std::array<float, 3> a, std::array<float, 3> b) {
+    return {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
+}
 std::array<float, 3> cross(std::array<float, 3> a, std::array<float, 3> b) {
     return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
 }
@@ -30,8 +32,8 @@ std::array<float, 3> normalize(std::array<float, 3> a) {
 }
 } // namespace
 
-SurfaceView makeSurfaceView(std::array<float, 3> eye, std::array<float, 3> target, float fovY, float aspect, float zNear,
-                            float zFar) {
+SurfaceView makeSurfaceView(std::array<float, 3> eye, std::array<float, 3> target, float fovY, float aspect,
+                            float zNear, float zFar) {
     // Right-handed look-at; Vulkan projection with y flipped and depth 0..1,
     // which keeps counter-clockwise (seen from outside) as the front face.
     const std::array<float, 3> f = normalize(sub(target, eye));
@@ -39,7 +41,8 @@ SurfaceView makeSurfaceView(std::array<float, 3> eye, std::array<float, 3> targe
     if (std::fabs(dot(f, up)) > 0.999f) up = {0.f, 0.f, 1.f};
     const std::array<float, 3> s = normalize(cross(f, up));
     const std::array<float, 3> u = cross(s, f);
-    float view[16] = {s[0], u[0], -f[0], 0, s[1], u[1], -f[1], 0, s[2], u[2], -f[2], 0, -dot(s, eye), -dot(u, eye), dot(f, eye), 1};
+    float view[16] = {s[0], u[0], -f[0], 0, s[1],         u[1],         -f[1],       0,
+                      s[2], u[2], -f[2], 0, -dot(s, eye), -dot(u, eye), dot(f, eye), 1};
     const float t = 1.f / std::tan(fovY * 0.5f);
     float proj[16] = {};
     proj[0] = t / aspect;
@@ -58,8 +61,10 @@ SurfaceView makeSurfaceView(std::array<float, 3> eye, std::array<float, 3> targe
     return v;
 }
 
-Result<std::unique_ptr<SurfaceRenderer>> SurfaceRenderer::create(Device& device, const SurfaceRendererCreateInfo& info) {
-    if (info.colorFormat == VK_FORMAT_UNDEFINED) return Status::error(ErrorCode::InvalidArgument, "SurfaceRenderer: colorFormat is required");
+Result<std::unique_ptr<SurfaceRenderer>> SurfaceRenderer::create(Device& device,
+                                                                 const SurfaceRendererCreateInfo& info) {
+    if (info.colorFormat == VK_FORMAT_UNDEFINED)
+        return Status::error(ErrorCode::InvalidArgument, "SurfaceRenderer: colorFormat is required");
     std::unique_ptr<SurfaceRenderer> r(new SurfaceRenderer());
     r->device_ = &device;
     r->info_ = info;
@@ -97,11 +102,13 @@ SurfaceRenderer::~SurfaceRenderer() = default;
 
 Result<SurfaceRenderer::GraphOutputs> SurfaceRenderer::addPasses(RenderGraph& graph, const GraphInputs& desc) {
     if (!desc.vertices.valid() || !desc.drawArgs.valid() || !desc.color.valid())
-        return Status::error(ErrorCode::InvalidArgument, "SurfaceRenderer '" + info_.name + "': addPasses needs vertices, drawArgs and color");
+        return Status::error(ErrorCode::InvalidArgument,
+                             "SurfaceRenderer '" + info_.name + "': addPasses needs vertices, drawArgs and color");
     if (info_.depthFormat != VK_FORMAT_UNDEFINED && !desc.depth.valid())
-        return Status::error(ErrorCode::InvalidArgument, "SurfaceRenderer '" + info_.name +
-                                                             "': addPasses: the renderer was created with a depth format but no depth "
-                                                             "image was given");
+        return Status::error(ErrorCode::InvalidArgument,
+                             "SurfaceRenderer '" + info_.name +
+                                 "': addPasses: the renderer was created with a depth format but no depth "
+                                 "image was given");
     AttachmentDesc color;
     color.load = desc.colorLoad;
     color.clear.color = {{desc.clearColor[0], desc.clearColor[1], desc.clearColor[2], desc.clearColor[3]}};
@@ -109,7 +116,10 @@ Result<SurfaceRenderer::GraphOutputs> SurfaceRenderer::addPasses(RenderGraph& gr
     PassBuilder pass = graph.addPass(info_.name + ".draw", PassKind::Graphics);
     // The graph binds the fill pipeline; record() switches to the wireframe
     // one (same layout) when the view asks for it.
-    pass.pipeline(fill_).use(desc.vertices, Access::VertexRead).use(desc.drawArgs, Access::IndirectRead).colorAttachment(desc.color, color);
+    pass.pipeline(fill_)
+        .use(desc.vertices, Access::VertexRead)
+        .use(desc.drawArgs, Access::IndirectRead)
+        .colorAttachment(desc.color, color);
     if (desc.indices.valid()) pass.use(desc.indices, Access::IndexRead);
     if (desc.depth.valid()) {
         AttachmentDesc depth;
@@ -121,13 +131,16 @@ Result<SurfaceRenderer::GraphOutputs> SurfaceRenderer::addPasses(RenderGraph& gr
     const BufferRef vertices = desc.vertices, args = desc.drawArgs, indices = desc.indices;
     const VkDeviceSize offset = desc.drawArgsOffset, indexedOffset = desc.drawIndexedArgsOffset;
     pass.record([this, vertices, args, indices, offset, indexedOffset](PassContext& ctx) {
-        if (indices.valid()) recordDrawIndexed(ctx.cmd, ctx.buffer(vertices), ctx.buffer(indices), ctx.buffer(args), indexedOffset);
-        else recordDraw(ctx.cmd, ctx.buffer(vertices), ctx.buffer(args), offset);
+        if (indices.valid())
+            recordDrawIndexed(ctx.cmd, ctx.buffer(vertices), ctx.buffer(indices), ctx.buffer(args), indexedOffset);
+        else
+            recordDraw(ctx.cmd, ctx.buffer(vertices), ctx.buffer(args), offset);
     });
     return GraphOutputs{desc.resolve.valid() ? desc.resolve : desc.color};
 }
 
-void SurfaceRenderer::recordDraw(VkCommandBuffer cmd, VkBuffer vertices, VkBuffer drawArgs, VkDeviceSize drawArgsOffset) const {
+void SurfaceRenderer::recordDraw(VkCommandBuffer cmd, VkBuffer vertices, VkBuffer drawArgs,
+                                 VkDeviceSize drawArgsOffset) const {
     bind(cmd, vertices);
     device_->vk().vkCmdDrawIndirect(cmd, drawArgs, drawArgsOffset, 1, sizeof(VkDrawIndirectCommand));
 }
@@ -136,7 +149,8 @@ void SurfaceRenderer::recordDrawIndexed(VkCommandBuffer cmd, VkBuffer vertices, 
                                         VkDeviceSize drawIndexedArgsOffset) const {
     bind(cmd, vertices);
     device_->vk().vkCmdBindIndexBuffer(cmd, indices, 0, VK_INDEX_TYPE_UINT32);
-    device_->vk().vkCmdDrawIndexedIndirect(cmd, drawArgs, drawIndexedArgsOffset, 1, sizeof(VkDrawIndexedIndirectCommand));
+    device_->vk().vkCmdDrawIndexedIndirect(cmd, drawArgs, drawIndexedArgsOffset, 1,
+                                           sizeof(VkDrawIndexedIndirectCommand));
 }
 
 void SurfaceRenderer::bind(VkCommandBuffer cmd, VkBuffer vertices) const {
@@ -156,7 +170,8 @@ void SurfaceRenderer::bind(VkCommandBuffer cmd, VkBuffer vertices) const {
     }
     pc.flags.y = info_.cullBackFaces ? 0u : 1u;
     vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, p.pipeline());
-    vk.vkCmdPushConstants(cmd, p.layout(), VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(pc), &pc);
+    vk.vkCmdPushConstants(cmd, p.layout(), VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(pc),
+                          &pc);
     const VkDeviceSize zero = 0;
     vk.vkCmdBindVertexBuffers(cmd, 0, 1, &vertices, &zero);
 }

@@ -68,7 +68,8 @@ Status writeLeavesPly(const std::string& path, const std::vector<LeafVoxel>& lea
     return finish(std::move(f).value(), path);
 }
 
-std::string statsJson(const VoxelStats& s, const VoxelGrid& grid, size_t leafCount, const std::vector<PassTiming>& timings) {
+std::string statsJson(const VoxelStats& s, const VoxelGrid& grid, size_t leafCount,
+                      const std::vector<PassTiming>& timings) {
     std::ostringstream o;
     o.precision(9);
     o << "{\n  \"grid\": {\"origin\": [" << grid.origin.x << ", " << grid.origin.y << ", " << grid.origin.z

@@ -22,7 +22,8 @@ std::vector<float> solidOccupancy(const std::vector<float>& dense, const VoxelGr
     for (size_t z = 0; z < nz; ++z)
         for (size_t y = 0; y < ny; ++y)
             for (size_t x = 0; x < nx; ++x)
-                if (x == 0 || y == 0 || z == 0 || x + 1 == nx || y + 1 == ny || z + 1 == nz) seed((z * ny + y) * nx + x);
+                if (x == 0 || y == 0 || z == 0 || x + 1 == nx || y + 1 == ny || z + 1 == nz)
+                    seed((z * ny + y) * nx + x);
     while (!stack.empty()) {
         const size_t i = stack.back();
         stack.pop_back();

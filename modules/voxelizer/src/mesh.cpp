@@ -16,7 +16,8 @@ Status validateGrid(const VoxelGrid& grid) {
         if (!(std::isfinite(s) && s > 0.f))
             return Status::error("voxel grid: voxel size on axis " + std::to_string(a) + " must be finite and > 0");
         if (!std::isfinite(1.0f / s))
-            return Status::error("voxel grid: voxel size on axis " + std::to_string(a) + " is too small (1/size overflows)");
+            return Status::error("voxel grid: voxel size on axis " + std::to_string(a) +
+                                 " is too small (1/size overflows)");
         if (grid.dims[a] < 1 || grid.dims[a] > kMaxGridDim)
             return Status::error("voxel grid: dims[" + std::to_string(a) + "] = " + std::to_string(grid.dims[a]) +
                                  " outside 1.." + std::to_string(kMaxGridDim));
@@ -131,7 +132,9 @@ Result<TriangleMesh> loadObj(const std::string& path) {
     if (anyColour) {
         mesh.colors.resize(nv);
         for (size_t i = 0; i < nv; ++i) {
-            auto ch = [&](int c) { return uint32_t(std::lround(std::clamp(attrib.colors[3 * i + c], 0.f, 1.f) * 255.f)); };
+            auto ch = [&](int c) {
+                return uint32_t(std::lround(std::clamp(attrib.colors[3 * i + c], 0.f, 1.f) * 255.f));
+            };
             mesh.colors[i] = packRGBA8(ch(0), ch(1), ch(2));
         }
     }

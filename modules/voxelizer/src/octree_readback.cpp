@@ -29,9 +29,8 @@ std::vector<LeafVoxel> extractLeaves(const OctreeSnapshot& tree) {
             stack.push_back({n.child * 8 + c, it.level + 1, it.x * 2 + (c & 1), it.y * 2 + ((c >> 1) & 1),
                              it.z * 2 + ((c >> 2) & 1)});
     }
-    std::sort(out.begin(), out.end(), [](const LeafVoxel& a, const LeafVoxel& b) {
-        return std::tie(a.z, a.y, a.x) < std::tie(b.z, b.y, b.x);
-    });
+    std::sort(out.begin(), out.end(),
+              [](const LeafVoxel& a, const LeafVoxel& b) { return std::tie(a.z, a.y, a.x) < std::tie(b.z, b.y, b.x); });
     return out;
 }
 

@@ -108,7 +108,8 @@ TriangleMesh torus(Float3 c, float R, float r, uint32_t nu, uint32_t nv) {
         const float u = 2 * kPi * float(i) / float(nu);
         for (uint32_t j = 0; j < nv; ++j) {
             const float v = 2 * kPi * float(j) / float(nv);
-            pts.push_back(add(c, {(R + r * std::cos(v)) * std::cos(u), (R + r * std::cos(v)) * std::sin(u), r * std::sin(v)}));
+            pts.push_back(
+                add(c, {(R + r * std::cos(v)) * std::cos(u), (R + r * std::cos(v)) * std::sin(u), r * std::sin(v)}));
         }
     }
     return periodicGrid(nu, nv, pts);
@@ -137,7 +138,8 @@ TriangleMesh torusKnot(Float3 c, float radius, float tube, uint32_t p, uint32_t 
 
 TriangleMesh box(Float3 lo, Float3 hi) {
     TriangleMesh m;
-    for (int i = 0; i < 8; ++i) m.positions.push_back({(i & 1) ? hi.x : lo.x, (i & 2) ? hi.y : lo.y, (i & 4) ? hi.z : lo.z});
+    for (int i = 0; i < 8; ++i)
+        m.positions.push_back({(i & 1) ? hi.x : lo.x, (i & 2) ? hi.y : lo.y, (i & 4) ? hi.z : lo.z});
     // Two triangles per face.
     m.indices = {0, 2, 3, 0, 3, 1, 4, 5, 7, 4, 7, 6, 0, 1, 5, 0, 5, 4,
                  2, 6, 7, 2, 7, 3, 0, 4, 6, 0, 6, 2, 1, 3, 7, 1, 7, 5};
@@ -172,7 +174,8 @@ TriangleMesh tinyTriangles(Float3 lo, Float3 hi, float size, uint32_t count, uin
         const uint32_t base = uint32_t(m.positions.size());
         m.positions.push_back(p);
         for (int k = 0; k < 2; ++k)
-            m.positions.push_back(add(p, {rng.uniform(-size, size), rng.uniform(-size, size), rng.uniform(-size, size)}));
+            m.positions.push_back(
+                add(p, {rng.uniform(-size, size), rng.uniform(-size, size), rng.uniform(-size, size)}));
         m.indices.insert(m.indices.end(), {base, base + 1, base + 2});
     }
     return m;
@@ -202,7 +205,7 @@ TriangleMesh degenerateTriangles(Float3 lo, Float3 hi, uint32_t count, uint32_t 
         Float3 c;
         switch (i % 3) {
         case 0: c = add(a, scale(sub(b, a), 0.25f)); break; // collinear (up to float rounding)
-        case 1: c = b; break;                                // two equal vertices
+        case 1: c = b; break;                               // two equal vertices
         default: c = a; break;
         }
         const uint32_t base = uint32_t(m.positions.size());
@@ -250,10 +253,14 @@ void append(TriangleMesh& a, const TriangleMesh& b) {
     const bool normals = (a.positions.empty() || !a.normals.empty()) && !b.normals.empty();
     a.positions.insert(a.positions.end(), b.positions.begin(), b.positions.end());
     for (uint32_t i : b.indices) a.indices.push_back(base + i);
-    if (colors) a.colors.insert(a.colors.end(), b.colors.begin(), b.colors.end());
-    else a.colors.clear();
-    if (normals) a.normals.insert(a.normals.end(), b.normals.begin(), b.normals.end());
-    else a.normals.clear();
+    if (colors)
+        a.colors.insert(a.colors.end(), b.colors.begin(), b.colors.end());
+    else
+        a.colors.clear();
+    if (normals)
+        a.normals.insert(a.normals.end(), b.normals.begin(), b.normals.end());
+    else
+        a.normals.clear();
 }
 
 TriangleMesh byName(const std::string& name) {

@@ -102,8 +102,8 @@ struct Voxelizer::Impl {
     bool stagedSinceRecord = false; // setMesh ran since the last recorded upload
     Staged current;
     uint64_t framesRecorded = 0;
-    std::vector<uint64_t> ringFrame;   // frame whose counters each stats slot holds
-    std::vector<Staged> ringStaged;    // host data of that frame
+    std::vector<uint64_t> ringFrame; // frame whose counters each stats slot holds
+    std::vector<Staged> ringStaged;  // host data of that frame
 
     std::unique_ptr<RenderGraph> ownGraph;
     bool passesAdded = false;
@@ -133,24 +133,28 @@ Status Voxelizer::Impl::createBuffers() {
     const uint64_t range = device->limits().maxStorageBufferRange;
     if (slotBytes > range)
         return Status::error(ErrorCode::DeviceLimit, "voxelizer: mesh buffer of " + std::to_string(slotBytes) +
-                             " bytes exceeds maxStorageBufferRange " + std::to_string(range) +
-                             " (lower maxVertices / maxTriangles)");
+                                                         " bytes exceeds maxStorageBufferRange " +
+                                                         std::to_string(range) + " (lower maxVertices / maxTriangles)");
     const VkDeviceSize fragBytes = VkDeviceSize(info.fragmentCapacity) * 16;
     if (fragBytes > range)
-        return Status::error(ErrorCode::DeviceLimit, "voxelizer: fragmentCapacity " + std::to_string(info.fragmentCapacity) +
-                             " needs " + std::to_string(fragBytes) + " bytes, over maxStorageBufferRange " +
-                             std::to_string(range));
+        return Status::error(ErrorCode::DeviceLimit, "voxelizer: fragmentCapacity " +
+                                                         std::to_string(info.fragmentCapacity) + " needs " +
+                                                         std::to_string(fragBytes) +
+                                                         " bytes, over maxStorageBufferRange " + std::to_string(range));
     const VkDeviceSize nodeBytes = VkDeviceSize(info.tileCapacity) * 8 * sizeof(gpu::VoxNode);
     if (nodeBytes > range)
-        return Status::error(ErrorCode::DeviceLimit, "voxelizer: tileCapacity " + std::to_string(info.tileCapacity) + " needs " +
-                             std::to_string(nodeBytes) + " bytes, over maxStorageBufferRange " + std::to_string(range));
+        return Status::error(ErrorCode::DeviceLimit, "voxelizer: tileCapacity " + std::to_string(info.tileCapacity) +
+                                                         " needs " + std::to_string(nodeBytes) +
+                                                         " bytes, over maxStorageBufferRange " + std::to_string(range));
     if (info.denseMaxVoxels * 4 > range)
-        return Status::error(ErrorCode::DeviceLimit, "voxelizer: denseMaxVoxels " + std::to_string(info.denseMaxVoxels) +
-                             " floats exceed maxStorageBufferRange " + std::to_string(range));
+        return Status::error(ErrorCode::DeviceLimit,
+                             "voxelizer: denseMaxVoxels " + std::to_string(info.denseMaxVoxels) +
+                                 " floats exceed maxStorageBufferRange " + std::to_string(range));
 
     constexpr VkBufferUsageFlags kStorage =
         VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-    auto make = [&](Buffer& out, VkDeviceSize size, VkBufferUsageFlags usage, MemoryUsage mem, const char* name) -> Status {
+    auto make = [&](Buffer& out, VkDeviceSize size, VkBufferUsageFlags usage, MemoryUsage mem,
+                    const char* name) -> Status {
         auto b = a.createBuffer({.size = size, .usage = usage, .memory = mem, .name = name});
         if (!b) return b.status().withContext(std::string("voxelizer: creating ") + name + ": ");
         out = std::move(b).value();
@@ -166,8 +170,8 @@ Status Voxelizer::Impl::createBuffers() {
     PYRAMARCH_TRY(make(fragments, fragBytes, kStorage, MemoryUsage::DeviceLocal, "vox.fragments"));
     PYRAMARCH_TRY(make(nodes, nodeBytes, kStorage, MemoryUsage::DeviceLocal, "vox.nodes"));
     if (info.fragmentCursors)
-        PYRAMARCH_TRY(make(cursors, VkDeviceSize(info.fragmentCapacity) * 4, kStorage, MemoryUsage::DeviceLocal,
-                           "vox.cursors"));
+        PYRAMARCH_TRY(
+            make(cursors, VkDeviceSize(info.fragmentCapacity) * 4, kStorage, MemoryUsage::DeviceLocal, "vox.cursors"));
     if (info.denseMaxVoxels > 0)
         PYRAMARCH_TRY(make(dense, info.denseMaxVoxels * 4, kStorage, MemoryUsage::DeviceLocal, "vox.dense"));
     PYRAMARCH_TRY(make(dummy, 16, kStorage, MemoryUsage::DeviceLocal, "vox.unused"));
@@ -202,9 +206,9 @@ Status Voxelizer::Impl::createPipelines() {
         std::span<const uint32_t> spv;
         const char* name;
     };
-    const Item items[] = {{&args, kArgsSpv, "vox.args"},   {&flag, kFlagSpv, "vox.flag"},
-                          {&alloc, kAllocSpv, "vox.alloc"}, {&init, kInitSpv, "vox.init"},
-                          {&leaf, kLeafSpv, "vox.leaf"},    {&mipmap, kMipmapSpv, "vox.mipmap"},
+    const Item items[] = {{&args, kArgsSpv, "vox.args"},       {&flag, kFlagSpv, "vox.flag"},
+                          {&alloc, kAllocSpv, "vox.alloc"},    {&init, kInitSpv, "vox.init"},
+                          {&leaf, kLeafSpv, "vox.leaf"},       {&mipmap, kMipmapSpv, "vox.mipmap"},
                           {&denseFill, kDenseSpv, "vox.dense"}};
     for (const Item& it : items) {
         ComputePipelineDesc d;
@@ -288,8 +292,10 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
     auto computePass = [this, dispatchRef](uint32_t level, int indirectEntry) {
         return [this, dispatchRef, level, indirectEntry](PassContext& ctx) {
             ctx.pushConstants(computeParams(level));
-            if (indirectEntry < 0) ctx.dispatch(1);
-            else ctx.dispatchIndirect(dispatchRef, VkDeviceSize(indirectEntry) * 16);
+            if (indirectEntry < 0)
+                ctx.dispatch(1);
+            else
+                ctx.dispatchIndirect(dispatchRef, VkDeviceSize(indirectEntry) * 16);
         };
     };
     // Bindings of the compute shaders (vox_compute.glsl): 0 counters,
@@ -379,7 +385,9 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
     if (withDense) {
         g.addPass("vox.dense_clear", PassKind::Transfer)
             .use(denseRef, Access::TransferDst)
-            .record([denseRef](PassContext& ctx) { ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(denseRef), 0, VK_WHOLE_SIZE, 0); });
+            .record([denseRef](PassContext& ctx) {
+                ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(denseRef), 0, VK_WHOLE_SIZE, 0);
+            });
         g.addPass("vox.dense", PassKind::Compute)
             .pipeline(denseFill)
             .use(dispatchRef, Access::IndirectRead)
@@ -434,15 +442,20 @@ Voxelizer::~Voxelizer() = default;
 
 Result<std::unique_ptr<Voxelizer>> Voxelizer::create(Device& device, const VoxelizerCreateInfo& info) {
     if (info.maxResolution == 0 || info.maxResolution > kMaxGridDim)
-        return Status::error(ErrorCode::InvalidArgument, "voxelizer: maxResolution " + std::to_string(info.maxResolution) + " outside 1.." +
-                             std::to_string(kMaxGridDim));
-    if (info.maxVertices == 0 || info.maxTriangles == 0) return Status::error(ErrorCode::InvalidArgument, "voxelizer: maxVertices and maxTriangles must be > 0");
-    if (info.fragmentCapacity == 0) return Status::error(ErrorCode::InvalidArgument, "voxelizer: fragmentCapacity must be > 0");
-    if (info.tileCapacity == 0) return Status::error(ErrorCode::InvalidArgument, "voxelizer: tileCapacity must be > 0 (the root tile)");
-    if (info.framesInFlight == 0) return Status::error(ErrorCode::InvalidArgument, "voxelizer: framesInFlight must be > 0");
+        return Status::error(ErrorCode::InvalidArgument, "voxelizer: maxResolution " +
+                                                             std::to_string(info.maxResolution) + " outside 1.." +
+                                                             std::to_string(kMaxGridDim));
+    if (info.maxVertices == 0 || info.maxTriangles == 0)
+        return Status::error(ErrorCode::InvalidArgument, "voxelizer: maxVertices and maxTriangles must be > 0");
+    if (info.fragmentCapacity == 0)
+        return Status::error(ErrorCode::InvalidArgument, "voxelizer: fragmentCapacity must be > 0");
+    if (info.tileCapacity == 0)
+        return Status::error(ErrorCode::InvalidArgument, "voxelizer: tileCapacity must be > 0 (the root tile)");
+    if (info.framesInFlight == 0)
+        return Status::error(ErrorCode::InvalidArgument, "voxelizer: framesInFlight must be > 0");
     if (!device.limits().geometryShader)
         return Status::error(ErrorCode::Unsupported, "voxelizer: the device was created without geometry shaders "
-                             "(DeviceRequirements::geometryShader)");
+                                                     "(DeviceRequirements::geometryShader)");
     auto impl = std::make_unique<Impl>();
     impl->device = &device;
     impl->info = info;
@@ -453,7 +466,8 @@ Result<std::unique_ptr<Voxelizer>> Voxelizer::create(Device& device, const Voxel
     case ConservativeMethod::GeometryShader: impl->hardware = false; break;
     case ConservativeMethod::Hardware:
         if (!device.limits().conservativeRasterization)
-            return Status::error(ErrorCode::Unsupported, "voxelizer: ConservativeMethod::Hardware needs VK_EXT_conservative_rasterization, "
+            return Status::error(ErrorCode::Unsupported,
+                                 "voxelizer: ConservativeMethod::Hardware needs VK_EXT_conservative_rasterization, "
                                  "which this device does not have");
         impl->hardware = true;
         break;
@@ -471,17 +485,21 @@ Status Voxelizer::setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, Voxel
     if (!check) return check.status();
     for (int a = 0; a < 3; ++a)
         if (grid.dims[a] > m.info.maxResolution)
-            return Status::error(ErrorCode::CapacityExceeded, "voxelizer: grid dims[" + std::to_string(a) + "] = " + std::to_string(grid.dims[a]) +
-                                 " exceed maxResolution " + std::to_string(m.info.maxResolution));
+            return Status::error(ErrorCode::CapacityExceeded,
+                                 "voxelizer: grid dims[" + std::to_string(a) + "] = " + std::to_string(grid.dims[a]) +
+                                     " exceed maxResolution " + std::to_string(m.info.maxResolution));
     if (mesh.vertexCount() > m.info.maxVertices)
-        return Status::error(ErrorCode::CapacityExceeded, "voxelizer: mesh has " + std::to_string(mesh.vertexCount()) + " vertices, capacity " +
-                             std::to_string(m.info.maxVertices));
+        return Status::error(ErrorCode::CapacityExceeded, "voxelizer: mesh has " + std::to_string(mesh.vertexCount()) +
+                                                              " vertices, capacity " +
+                                                              std::to_string(m.info.maxVertices));
     if (mesh.triangleCount() > m.info.maxTriangles)
-        return Status::error(ErrorCode::CapacityExceeded, "voxelizer: mesh has " + std::to_string(mesh.triangleCount()) + " triangles, capacity " +
-                             std::to_string(m.info.maxTriangles));
+        return Status::error(ErrorCode::CapacityExceeded,
+                             "voxelizer: mesh has " + std::to_string(mesh.triangleCount()) + " triangles, capacity " +
+                                 std::to_string(m.info.maxTriangles));
     // One slot per recorded frame: a second setMesh before the frame is
     // recorded rewrites the same slot, so the ring never overtakes the GPU.
-    const uint32_t slot = !m.staged ? 0 : (m.stagedSinceRecord ? m.currentSlot : (m.currentSlot + 1) % m.info.framesInFlight);
+    const uint32_t slot =
+        !m.staged ? 0 : (m.stagedSinceRecord ? m.currentSlot : (m.currentSlot + 1) % m.info.framesInFlight);
     uint8_t* base = static_cast<uint8_t*>(m.staging.mapped()) + VkDeviceSize(slot) * m.slotWords * 4;
     // memcpy from an empty vector's null data() is undefined, hence the guards.
     if (!mesh.positions.empty()) std::memcpy(base, mesh.positions.data(), mesh.positions.size() * 12);
@@ -513,8 +531,9 @@ Result<Voxelizer::GraphOutputs> Voxelizer::addPasses(RenderGraph& graph, const G
     // The stats ring and staging slots advance once per recorded frame, so
     // the passes may live in one graph only.
     if (impl_->passesAdded)
-        return Status::error(ErrorCode::InvalidState,
-                             "voxelizer: addPasses: the passes are already in a graph (addPasses or record was called before)");
+        return Status::error(
+            ErrorCode::InvalidState,
+            "voxelizer: addPasses: the passes are already in a graph (addPasses or record was called before)");
     impl_->passesAdded = true;
     impl_->timingGraph = &graph;
     return impl_->addTo(graph);
@@ -524,8 +543,9 @@ Status Voxelizer::record(VkCommandBuffer cmd) {
     Impl& m = *impl_;
     if (!m.ownGraph) {
         if (m.passesAdded)
-            return Status::error(ErrorCode::InvalidState,
-                                 "voxelizer: record: the passes were added to a host graph; execute that graph instead");
+            return Status::error(
+                ErrorCode::InvalidState,
+                "voxelizer: record: the passes were added to a host graph; execute that graph instead");
         m.ownGraph = std::make_unique<RenderGraph>(m.device);
         m.addTo(*m.ownGraph);
         m.passesAdded = true;
@@ -594,11 +614,13 @@ Result<OctreeSnapshot> Voxelizer::readOctree() {
 }
 
 Result<std::vector<float>> Voxelizer::readDenseGrid() {
-    if (!impl_->dense.valid()) return Status::error(ErrorCode::InvalidState, "voxelizer: created without a dense grid (denseMaxVoxels = 0)");
+    if (!impl_->dense.valid())
+        return Status::error(ErrorCode::InvalidState, "voxelizer: created without a dense grid (denseMaxVoxels = 0)");
     const uint64_t n = impl_->current.grid.voxelCount();
     if (n > impl_->info.denseMaxVoxels)
-        return Status::error(ErrorCode::CapacityExceeded, "voxelizer: grid of " + std::to_string(n) + " voxels exceeds denseMaxVoxels " +
-                             std::to_string(impl_->info.denseMaxVoxels));
+        return Status::error(ErrorCode::CapacityExceeded, "voxelizer: grid of " + std::to_string(n) +
+                                                              " voxels exceeds denseMaxVoxels " +
+                                                              std::to_string(impl_->info.denseMaxVoxels));
     std::vector<float> out(n);
     PYRAMARCH_TRY(impl_->readDevice(impl_->dense, 0, n * 4, out.data()));
     return out;

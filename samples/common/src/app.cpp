@@ -19,7 +19,8 @@ int parseSampleCommandLine(int argc, const char* const* argv, SampleApp& app, Co
         if (!s) return fail(app.name, s.message());
     }
     if (!options.headless) {
-        if (!options.out.empty() && !options.frames) return fail(app.name, "windowed --out needs --frames N (the frame to capture)");
+        if (!options.out.empty() && !options.frames)
+            return fail(app.name, "windowed --out needs --frames N (the frame to capture)");
         if (isFramePattern(options.out)) return fail(app.name, "windowed --out takes one file name, not a %d pattern");
     }
     return -1;
@@ -51,8 +52,8 @@ int sampleMain(int argc, char** argv, SampleApp& app) {
     }
     const auto& frames = stats.frames();
     if (!frames.empty() && frames.back().haveSurfaceStats)
-        std::printf("%s: %zu frame(s), %u triangles in the last%s\n", app.name.c_str(), frames.size(), frames.back().triangles,
-                    frames.back().overflow ? " (OVERFLOW)" : "");
+        std::printf("%s: %zu frame(s), %u triangles in the last%s\n", app.name.c_str(), frames.size(),
+                    frames.back().triangles, frames.back().overflow ? " (OVERFLOW)" : "");
     std::printf("%s", stats.table(frames.size() > 1 ? 1 : 0).c_str());
     if (messages) return fail(app.name, std::to_string(messages.load()) + " validation message(s)");
     return 0;

@@ -77,30 +77,38 @@ CLI::Validator boundsSixFloats() {
 
 void addCommonOptions(CLI::App& app, CommonOptions& o) {
     app.add_flag("--headless", o.headless, "Render offscreen without a window (writes --out / --stats)");
-    app.add_option("--frames", o.frames, "Frames to render, then exit (headless default 1; windowed default: until closed)")
+    app.add_option("--frames", o.frames,
+                   "Frames to render, then exit (headless default 1; windowed default: until closed)")
         ->check(CLI::Range(1u, 1000000u));
     app.add_option_function<std::string>(
            "--size",
            [&o](const std::string& s) {
-               if (!parseSize(s, o.width, o.height)) throw CLI::ValidationError("--size", "expected WxH, e.g. 640x480, got '" + s + "'");
+               if (!parseSize(s, o.width, o.height))
+                   throw CLI::ValidationError("--size", "expected WxH, e.g. 640x480, got '" + s + "'");
            },
            "Image / window size WxH (default 640x480)")
         ->type_name("WxH");
-    app.add_option("--out", o.out, "PNG of the last frame (a pattern with %d, e.g. frame_%04d.png, writes every frame)");
-    app.add_option("--stats", o.stats, "Write per-frame, per-pass GPU times, triangle counts and overflow flags as JSON");
-    app.add_flag("--validation", o.validation, "Enable the Vulkan validation layer; any validation message fails the exit code");
+    app.add_option("--out", o.out,
+                   "PNG of the last frame (a pattern with %d, e.g. frame_%04d.png, writes every frame)");
+    app.add_option("--stats", o.stats,
+                   "Write per-frame, per-pass GPU times, triangle counts and overflow flags as JSON");
+    app.add_flag("--validation", o.validation,
+                 "Enable the Vulkan validation layer; any validation message fails the exit code");
     app.add_option("--msaa", o.msaa, "Samples per pixel (1, 2, 4, 8)")
         // CLI11 2.1's numeric IsMember lets an empty value through as 0 (found
         // by tests/fuzz: `--msaa ""`); Range rejects it first.
         ->check(CLI::Range(1u, 8u))
         ->check(CLI::IsMember({1u, 2u, 4u, 8u}));
     app.add_option("--device", o.device, "Vulkan device index or name substring (default: best, or PYRAMARCH_DEVICE)");
-    app.add_option("--shading", o.shading, "lit | cells (triangles per cell: 1 blue 2 green 3 red 4 cyan 5 magenta) | normals")
+    app.add_option("--shading", o.shading,
+                   "lit | cells (triangles per cell: 1 blue 2 green 3 red 4 cyan 5 magenta) | normals")
         ->check(CLI::IsMember({"lit", "cells", "normals"}));
     app.add_flag("--wireframe", o.wireframe, "Wireframe (where the device has fillModeNonSolid)");
-    app.add_flag("--indexed", o.indexed, "Shared vertices + index buffer (vkCmdDrawIndexedIndirect); cell colouring shows white");
+    app.add_flag("--indexed", o.indexed,
+                 "Shared vertices + index buffer (vkCmdDrawIndexedIndirect); cell colouring shows white");
     app.add_flag("!--no-vsync", o.vsync, "Windowed: present without waiting for vertical blank");
-    app.add_flag("--exercise-resize", o.exerciseResize, "Windowed: resize, minimise and restore the window while running (tests)");
+    app.add_flag("--exercise-resize", o.exerciseResize,
+                 "Windowed: resize, minimise and restore the window while running (tests)");
 }
 
 int parseCommandLine(CLI::App& app, int argc, char** argv) {

@@ -34,8 +34,8 @@ iso::SurfaceShading shadingFromName(const std::string& name) {
     return iso::SurfaceShading::Lit;
 }
 
-Result<std::unique_ptr<SceneRenderer>> SceneRenderer::create(Device& device, Scene& scene, const RenderTarget& target, bool wireframe,
-                                                             ExtraPasses extra) {
+Result<std::unique_ptr<SceneRenderer>> SceneRenderer::create(Device& device, Scene& scene, const RenderTarget& target,
+                                                             bool wireframe, ExtraPasses extra) {
     std::unique_ptr<SceneRenderer> r(new SceneRenderer(device, scene));
     r->wireframe_ = wireframe;
     r->extra_ = std::move(extra);
@@ -48,7 +48,8 @@ Result<std::unique_ptr<SceneRenderer>> SceneRenderer::create(Device& device, Sce
 }
 
 Status SceneRenderer::setTarget(const RenderTarget& target) {
-    const bool newPipelines = !renderer_ || target.colorFormat != target_.colorFormat || target.samples != target_.samples;
+    const bool newPipelines =
+        !renderer_ || target.colorFormat != target_.colorFormat || target.samples != target_.samples;
     target_ = target;
     if (newPipelines) {
         iso::SurfaceRendererCreateInfo ci;
@@ -68,7 +69,8 @@ Status SceneRenderer::setTarget(const RenderTarget& target) {
     iso::IsoSurface& surface = scene_.surface();
     const ExternalUse vertexRead{Access::VertexRead, PassKind::Graphics};
     const ExternalUse indirectRead{Access::IndirectRead, PassKind::Graphics};
-    const BufferRef vertices = g->importBuffer("surface.vertices", surface.vertexBuffer(), vertexRead, vertexRead, true);
+    const BufferRef vertices =
+        g->importBuffer("surface.vertices", surface.vertexBuffer(), vertexRead, vertexRead, true);
     const BufferRef args = g->importBuffer("surface.args", surface.drawArgsBuffer(), indirectRead, indirectRead, true);
     finalRef_ = g->importImage("target", target.image, target.before, target.after);
     const VkExtent3D extent{target.extent.width, target.extent.height, 1};
@@ -83,7 +85,8 @@ Status SceneRenderer::setTarget(const RenderTarget& target) {
     }
     desc.depth = g->createImage("depth", {.format = VK_FORMAT_D32_SFLOAT, .extent = extent, .samples = target.samples});
     if (target.samples != VK_SAMPLE_COUNT_1_BIT) {
-        desc.color = g->createImage("color.msaa", {.format = target.colorFormat, .extent = extent, .samples = target.samples});
+        desc.color =
+            g->createImage("color.msaa", {.format = target.colorFormat, .extent = extent, .samples = target.samples});
         desc.resolve = finalRef_;
     } else {
         desc.color = finalRef_;
@@ -112,7 +115,8 @@ std::vector<PassTiming> SceneRenderer::latestTimings() const {
 }
 
 Result<std::unique_ptr<Device>> createSampleDevice(const CommonOptions& options, std::atomic<uint32_t>* messages,
-                                                   std::vector<const char*> instanceExtensions, std::vector<const char*> deviceExtensions) {
+                                                   std::vector<const char*> instanceExtensions,
+                                                   std::vector<const char*> deviceExtensions) {
     DeviceCreateInfo info;
     info.applicationName = "pyramarch-sample";
     info.enableValidation = options.validation;
@@ -122,13 +126,14 @@ Result<std::unique_ptr<Device>> createSampleDevice(const CommonOptions& options,
     info.validationCallback = [messages](const ValidationMessage& m) {
         if (m.severity != MessageSeverity::Warning && m.severity != MessageSeverity::Error) return;
         if (messages) ++*messages;
-        std::fprintf(stderr, "validation %s: %s: %s\n", m.severity == MessageSeverity::Error ? "error" : "warning", m.idName.c_str(),
-                     m.text.c_str());
+        std::fprintf(stderr, "validation %s: %s: %s\n", m.severity == MessageSeverity::Error ? "error" : "warning",
+                     m.idName.c_str(), m.text.c_str());
     };
     // fillModeNonSolid is enabled whenever the device has it; without it the
     // wireframe request is ignored (SurfaceRenderer::wireframeSupported()).
     auto d = Device::create(info);
-    if (d && options.wireframe && !(*d)->limits().fillModeNonSolid) std::fprintf(stderr, "note: no wireframe on this device\n");
+    if (d && options.wireframe && !(*d)->limits().fillModeNonSolid)
+        std::fprintf(stderr, "note: no wireframe on this device\n");
     return d;
 }
 
@@ -219,8 +224,8 @@ private:
 
 } // namespace
 
-Status runHeadless(Device& device, Scene& scene, const CommonOptions& options, StatsRecorder& stats, const HeadlessSettings& settings,
-                   OrbitCamera camera) {
+Status runHeadless(Device& device, Scene& scene, const CommonOptions& options, StatsRecorder& stats,
+                   const HeadlessSettings& settings, OrbitCamera camera) {
     Headless h(device, scene);
     PYRAMARCH_TRY(h.init(options));
     const uint32_t frames = options.frames ? options.frames : 1;
@@ -236,8 +241,8 @@ Status runHeadless(Device& device, Scene& scene, const CommonOptions& options, S
         fs.passes = h.renderer().latestTimings();
         fillSurfaceStats(fs, scene.surface(), scene.surface().framesRecorded() - 1);
         if (fs.overflow)
-            std::fprintf(stderr, "%s: frame %u: surface overflow: %u triangles needed, %u drawn (raise the capacity)\n", scene.name(), f,
-                         fs.trianglesNeeded, fs.triangles);
+            std::fprintf(stderr, "%s: frame %u: surface overflow: %u triangles needed, %u drawn (raise the capacity)\n",
+                         scene.name(), f, fs.trianglesNeeded, fs.triangles);
         stats.add(std::move(fs));
         if (!options.out.empty() && (everyFrame || f + 1 == frames)) {
             auto img = h.read();
@@ -254,7 +259,8 @@ Status runHeadless(Device& device, Scene& scene, const CommonOptions& options, S
     return {};
 }
 
-Result<Rgba8Image> renderOnce(Device& device, Scene& scene, const CommonOptions& options, const OrbitCamera& camera, double time) {
+Result<Rgba8Image> renderOnce(Device& device, Scene& scene, const CommonOptions& options, const OrbitCamera& camera,
+                              double time) {
     Headless h(device, scene);
     Status s = h.init(options);
     if (!s) return s;

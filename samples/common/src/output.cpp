@@ -16,8 +16,8 @@ using pyramarch::Status;
 
 Status writePng(const std::string& path, uint32_t width, uint32_t height, const std::vector<uint8_t>& rgba) {
     if (rgba.size() != size_t(width) * height * 4)
-        return Status::error("writing " + path + ": expected " + std::to_string(size_t(width) * height * 4) + " bytes of RGBA, got " +
-                             std::to_string(rgba.size()));
+        return Status::error("writing " + path + ": expected " + std::to_string(size_t(width) * height * 4) +
+                             " bytes of RGBA, got " + std::to_string(rgba.size()));
     if (!stbi_write_png(path.c_str(), int(width), int(height), 4, rgba.data(), int(width * 4)))
         return Status::error("cannot write PNG " + path);
     return {};
@@ -63,17 +63,19 @@ double FrameStats::gpuMs() const {
 std::string StatsRecorder::json() const {
     std::ostringstream o;
     o << "{\n  \"info\": {";
-    for (size_t i = 0; i < info_.size(); ++i) o << (i ? ", " : "") << "\"" << escape(info_[i].first) << "\": \"" << escape(info_[i].second) << "\"";
+    for (size_t i = 0; i < info_.size(); ++i)
+        o << (i ? ", " : "") << "\"" << escape(info_[i].first) << "\": \"" << escape(info_[i].second) << "\"";
     o << "},\n  \"frames\": [";
     for (size_t f = 0; f < frames_.size(); ++f) {
         const FrameStats& s = frames_[f];
-        o << (f ? ",\n    " : "\n    ") << "{\"frame\": " << s.frame << ", \"time\": " << num(s.time) << ", \"passes\": {";
+        o << (f ? ",\n    " : "\n    ") << "{\"frame\": " << s.frame << ", \"time\": " << num(s.time)
+          << ", \"passes\": {";
         for (size_t p = 0; p < s.passes.size(); ++p)
             o << (p ? ", " : "") << "\"" << escape(s.passes[p].name) << "\": " << num(s.passes[p].milliseconds);
         o << "}, \"gpuMs\": " << num(s.gpuMs());
         if (s.haveSurfaceStats)
-            o << ", \"triangles\": " << s.triangles << ", \"triangles_needed\": " << s.trianglesNeeded << ", \"active_cells\": " << s.activeCells
-              << ", \"overflow\": " << (s.overflow ? "true" : "false");
+            o << ", \"triangles\": " << s.triangles << ", \"triangles_needed\": " << s.trianglesNeeded
+              << ", \"active_cells\": " << s.activeCells << ", \"overflow\": " << (s.overflow ? "true" : "false");
         else
             o << ", \"triangles\": null, \"overflow\": null";
         for (const auto& [key, value] : s.extra) o << ", \"" << escape(key) << "\": " << value;
@@ -82,8 +84,9 @@ std::string StatsRecorder::json() const {
     o << "\n  ],\n  \"summary\": {";
     const auto sum = summary();
     for (size_t i = 0; i < sum.size(); ++i)
-        o << (i ? ", " : "") << "\"" << escape(sum[i].name) << "\": {\"mean_ms\": " << num(sum[i].meanMs) << ", \"min_ms\": " << num(sum[i].minMs)
-          << ", \"max_ms\": " << num(sum[i].maxMs) << ", \"frames\": " << sum[i].samples << "}";
+        o << (i ? ", " : "") << "\"" << escape(sum[i].name) << "\": {\"mean_ms\": " << num(sum[i].meanMs)
+          << ", \"min_ms\": " << num(sum[i].minMs) << ", \"max_ms\": " << num(sum[i].maxMs)
+          << ", \"frames\": " << sum[i].samples << "}";
     double gpu = 0;
     for (const FrameStats& f : frames_) gpu += f.gpuMs();
     o << "},\n  \"gpuMs\": " << num(frames_.empty() ? 0.0 : gpu / double(frames_.size())) << "\n}\n";
@@ -122,11 +125,13 @@ std::string StatsRecorder::table(size_t skipFirst) const {
     for (const PassSummary& s : sum) width = std::max(width, s.name.size());
     std::ostringstream o;
     char line[256];
-    std::snprintf(line, sizeof line, "  %-*s %10s %10s %10s %7s\n", int(width), "pass", "mean ms", "min ms", "max ms", "frames");
+    std::snprintf(line, sizeof line, "  %-*s %10s %10s %10s %7s\n", int(width), "pass", "mean ms", "min ms", "max ms",
+                  "frames");
     o << line;
     double total = 0;
     for (const PassSummary& s : sum) {
-        std::snprintf(line, sizeof line, "  %-*s %10.3f %10.3f %10.3f %7u\n", int(width), s.name.c_str(), s.meanMs, s.minMs, s.maxMs, s.samples);
+        std::snprintf(line, sizeof line, "  %-*s %10.3f %10.3f %10.3f %7u\n", int(width), s.name.c_str(), s.meanMs,
+                      s.minMs, s.maxMs, s.samples);
         o << line;
         total += s.meanMs;
     }

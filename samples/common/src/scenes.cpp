@@ -45,7 +45,8 @@ Result<std::unique_ptr<iso::IsoSurface>> makeSurface(Device& device, iso::IsoSur
 // ---- metaballs ----
 
 Result<std::unique_ptr<MetaballScene>> MetaballScene::create(Device& device, const MetaballSettings& settings) {
-    if (settings.balls < 1 || settings.balls > 256) return Status::error("metaballs: ball count must be 1..256, got " + std::to_string(settings.balls));
+    if (settings.balls < 1 || settings.balls > 256)
+        return Status::error("metaballs: ball count must be 1..256, got " + std::to_string(settings.balls));
     std::unique_ptr<MetaballScene> s(new MetaballScene());
     s->settings_ = settings;
     iso::IsoSurfaceCreateInfo info;
@@ -129,12 +130,14 @@ Result<std::unique_ptr<PointCloudScene>> PointCloudScene::create(Device& device,
     s->device_ = &device;
     const std::vector<iso::Particle> start = initialParticles(settings);
     const VkDeviceSize bytes = VkDeviceSize(settings.particles) * sizeof(iso::Particle);
-    auto buf = device.allocator().createBuffer({.size = bytes,
-                                                .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
-                                                         VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-                                                .memory = MemoryUsage::DeviceLocal,
-                                                .name = "pointcloud.particles"});
-    if (!buf) return Status::error("pointcloud: particle buffer of " + std::to_string(bytes) + " bytes: " + buf.message());
+    auto buf =
+        device.allocator().createBuffer({.size = bytes,
+                                         .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                                  VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                                         .memory = MemoryUsage::DeviceLocal,
+                                         .name = "pointcloud.particles"});
+    if (!buf)
+        return Status::error("pointcloud: particle buffer of " + std::to_string(bytes) + " bytes: " + buf.message());
     s->particles_ = std::move(buf).value();
     PYRAMARCH_TRY(uploadBuffer(device, s->particles_, start.data(), bytes));
 
@@ -230,8 +233,9 @@ void PointCloudScene::ui(SceneConfig& config) {
 
 // ---- volume ----
 
-Result<std::unique_ptr<VolumeScene>> VolumeScene::create(Device& device, const Settings& settings, const void* data, size_t bytes,
-                                                         iso::VolumeFormat format, float scale, float offset) {
+Result<std::unique_ptr<VolumeScene>> VolumeScene::create(Device& device, const Settings& settings, const void* data,
+                                                         size_t bytes, iso::VolumeFormat format, float scale,
+                                                         float offset) {
     std::unique_ptr<VolumeScene> s(new VolumeScene());
     iso::IsoSurfaceCreateInfo info;
     info.samples = settings.samples;
@@ -249,7 +253,8 @@ Result<std::unique_ptr<VolumeScene>> VolumeScene::create(Device& device, const S
     s->indexed_ = settings.indexed;
     // The bounds' half diagonal, a little tighter: surfaces rarely fill the corners.
     float d2 = 0.f;
-    for (int a = 0; a < 3; ++a) d2 += 0.25f * (settings.boundsMax[a] - settings.boundsMin[a]) * (settings.boundsMax[a] - settings.boundsMin[a]);
+    for (int a = 0; a < 3; ++a)
+        d2 += 0.25f * (settings.boundsMax[a] - settings.boundsMin[a]) * (settings.boundsMax[a] - settings.boundsMin[a]);
     s->radius_ = 0.8f * std::sqrt(d2);
     const size_t count = bytes / iso::volumeFormatBytes(format);
     auto r = iso::volumeRange(data, count, format);
@@ -271,8 +276,8 @@ void VolumeScene::ui(SceneConfig& config) {
 
 bool isAnalyticField(const std::string& name) { return name == "cayley" || name == "sphere" || name == "gyroid"; }
 
-std::vector<float> sampleAnalyticField(const std::string& name, const std::array<uint32_t, 3>& n, const std::array<float, 3>& bmin,
-                                       const std::array<float, 3>& bmax) {
+std::vector<float> sampleAnalyticField(const std::string& name, const std::array<uint32_t, 3>& n,
+                                       const std::array<float, 3>& bmin, const std::array<float, 3>& bmax) {
     std::vector<float> out(size_t(n[0]) * n[1] * n[2]);
     size_t i = 0;
     for (uint32_t z = 0; z < n[2]; ++z)
@@ -283,11 +288,14 @@ std::vector<float> sampleAnalyticField(const std::string& name, const std::array
                 const float py = bmin[1] + float(y) * ((bmax[1] - bmin[1]) / float(n[1] - 1));
                 const float pz = bmin[2] + float(z) * ((bmax[2] - bmin[2]) / float(n[2] - 1));
                 float v = 0.f;
-                if (name == "cayley") v = 16.f * px * py * pz + 4.f * (px + py + pz) - 1.f;
-                else if (name == "sphere") v = 0.8f - std::sqrt(px * px + py * py + pz * pz);
+                if (name == "cayley")
+                    v = 16.f * px * py * pz + 4.f * (px + py + pz) - 1.f;
+                else if (name == "sphere")
+                    v = 0.8f - std::sqrt(px * px + py * py + pz * pz);
                 else {
                     const float k = 2.f * kPi;
-                    v = std::sin(k * px) * std::cos(k * py) + std::sin(k * py) * std::cos(k * pz) + std::sin(k * pz) * std::cos(k * px);
+                    v = std::sin(k * px) * std::cos(k * py) + std::sin(k * py) * std::cos(k * pz) +
+                        std::sin(k * pz) * std::cos(k * px);
                 }
                 out[i] = v;
             }
@@ -351,7 +359,8 @@ Result<std::unique_ptr<Scene>> makeScene(Device& device, const SceneConfig& c) {
             vs.boundsMin[a] = -half;
             vs.boundsMax[a] = half;
         }
-        const auto range = iso::volumeRange(c.volume->data(), c.volume->size() / iso::volumeFormatBytes(c.volumeFormat), c.volumeFormat);
+        const auto range = iso::volumeRange(c.volume->data(), c.volume->size() / iso::volumeFormatBytes(c.volumeFormat),
+                                            c.volumeFormat);
         vs.iso = std::isnan(c.iso) ? 0.5f * (range[0] + range[1]) : c.iso;
         auto r = VolumeScene::create(device, vs, c.volume->data(), c.volume->size(), c.volumeFormat);
         if (!r) return r.status();

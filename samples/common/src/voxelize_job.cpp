@@ -84,8 +84,9 @@ Result<VoxelizeJobResult> runVoxelizeJob(Device& device, const VoxelizeJob& job)
                 return Status::error("voxelize: the octree needs more than " + std::to_string(maxTiles) +
                                      " tiles (the device's storage-buffer range); lower the resolution");
             // A lower bound when the pool ran out above the leaves: grow by at least 2x.
-            const uint64_t want = stats->tilesNeededIsLowerBound ? std::max<uint64_t>(uint64_t(tiles) * 2, stats->tilesNeeded)
-                                                                 : stats->tilesNeeded;
+            const uint64_t want = stats->tilesNeededIsLowerBound
+                                      ? std::max<uint64_t>(uint64_t(tiles) * 2, stats->tilesNeeded)
+                                      : stats->tilesNeeded;
             tiles = uint32_t(std::min<uint64_t>(maxTiles, want));
             retry = true;
         }

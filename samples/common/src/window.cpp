@@ -60,8 +60,8 @@ struct IsoSettings {
 
 class IsoView final : public WindowView {
 public:
-    static Result<std::unique_ptr<WindowView>> create(Device& device, IsoSettings& settings, const RenderTarget& target, ExtraPasses extra,
-                                                      std::function<void(Device&, Scene&)> panel) {
+    static Result<std::unique_ptr<WindowView>> create(Device& device, IsoSettings& settings, const RenderTarget& target,
+                                                      ExtraPasses extra, std::function<void(Device&, Scene&)> panel) {
         std::unique_ptr<IsoView> v(new IsoView(device, settings));
         v->panel_ = std::move(panel);
         auto scene = makeScene(device, settings.config);
@@ -77,7 +77,9 @@ public:
         scene_.reset();
     }
     Status setTarget(const RenderTarget& target) override { return renderer_->setTarget(target); }
-    void rebindTarget(VkImage image, VkImageView view, VkImageLayout layout) override { renderer_->rebindTarget(image, view, layout); }
+    void rebindTarget(VkImage image, VkImageView view, VkImageLayout layout) override {
+        renderer_->rebindTarget(image, view, layout);
+    }
     Status update(double time, const OrbitCamera& camera, float aspect) override {
         PYRAMARCH_TRY(scene_->update(time));
         iso::SurfaceView view = camera.view(aspect);
@@ -133,17 +135,20 @@ void IsoView::ui(bool& recreate) {
     int shading = int(settings_.shading);
     static const char* shadingNames[] = {"lit", "triangles per cell", "normals"};
     if (ImGui::Combo("colouring", &shading, shadingNames, 3)) settings_.shading = iso::SurfaceShading(shading);
-    if (renderer_->surfaceRenderer().wireframeSupported()) ImGui::Checkbox("wireframe", &settings_.wireframe);
-    else ImGui::TextDisabled("wireframe: not supported by the device");
+    if (renderer_->surfaceRenderer().wireframeSupported())
+        ImGui::Checkbox("wireframe", &settings_.wireframe);
+    else
+        ImGui::TextDisabled("wireframe: not supported by the device");
     ImGui::Separator();
     if (stats_) {
         if (scene_->indexed())
-            ImGui::Text("triangles: %u   vertices: %u   active cells: %u", stats_->indicesWritten / 3, stats_->verticesNeeded,
-                        stats_->activeCells);
+            ImGui::Text("triangles: %u   vertices: %u   active cells: %u", stats_->indicesWritten / 3,
+                        stats_->verticesNeeded, stats_->activeCells);
         else
             ImGui::Text("triangles: %u   active cells: %u", stats_->verticesWritten / 3, stats_->activeCells);
         if (stats_->overflow)
-            ImGui::TextColored(ImVec4(1, 0.3f, 0.3f, 1), "OVERFLOW: %u triangles / %u vertices needed", stats_->indicesNeeded ? stats_->indicesNeeded / 3 : stats_->verticesNeeded / 3,
+            ImGui::TextColored(ImVec4(1, 0.3f, 0.3f, 1), "OVERFLOW: %u triangles / %u vertices needed",
+                               stats_->indicesNeeded ? stats_->indicesNeeded / 3 : stats_->verticesNeeded / 3,
                                stats_->verticesNeeded);
     } else {
         ImGui::Text("triangles: (waiting for the GPU)");
@@ -225,7 +230,8 @@ Status Window::init() {
     VkResult r = glfwCreateWindowSurface(device_->instance(), window_, nullptr, &surface_);
     if (r != VK_SUCCESS) return Status::error("glfwCreateWindowSurface failed: " + vkResultName(r), r);
     VkBool32 present = VK_FALSE;
-    device_->vki().getPhysicalDeviceSurfaceSupportKHR(device_->physicalDevice(), device_->queueFamily(), surface_, &present);
+    device_->vki().getPhysicalDeviceSurfaceSupportKHR(device_->physicalDevice(), device_->queueFamily(), surface_,
+                                                      &present);
     if (!present) return Status::error("the device's queue family cannot present to this window");
 
     for (FrameSlot& s : slots_) {
@@ -242,9 +248,11 @@ Status Window::init() {
             return Status::error("vkAllocateCommandBuffers: " + vkResultName(r), r);
         VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
         fci.flags = VK_FENCE_CREATE_SIGNALED_BIT;
-        if ((r = vk().vkCreateFence(device_->device(), &fci, nullptr, &s.fence)) != VK_SUCCESS) return Status::error("vkCreateFence", r);
+        if ((r = vk().vkCreateFence(device_->device(), &fci, nullptr, &s.fence)) != VK_SUCCESS)
+            return Status::error("vkCreateFence", r);
         VkSemaphoreCreateInfo sci{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
-        if ((r = vk().vkCreateSemaphore(device_->device(), &sci, nullptr, &s.acquired)) != VK_SUCCESS) return Status::error("vkCreateSemaphore", r);
+        if ((r = vk().vkCreateSemaphore(device_->device(), &sci, nullptr, &s.acquired)) != VK_SUCCESS)
+            return Status::error("vkCreateSemaphore", r);
     }
     PYRAMARCH_TRY(createSwapchain());
 
@@ -306,14 +314,18 @@ Status Window::createSwapchain() {
     if (formats.empty()) return Status::error("the surface offers no formats");
     VkSurfaceFormatKHR chosen = formats[0];
     for (const VkSurfaceFormatKHR& f : formats)
-        if ((f.format == VK_FORMAT_B8G8R8A8_SRGB || f.format == VK_FORMAT_R8G8B8A8_SRGB) && f.colorSpace == VK_COLOR_SPACE_SRGB_NONLINEAR_KHR) chosen = f;
+        if ((f.format == VK_FORMAT_B8G8R8A8_SRGB || f.format == VK_FORMAT_R8G8B8A8_SRGB) &&
+            f.colorSpace == VK_COLOR_SPACE_SRGB_NONLINEAR_KHR)
+            chosen = f;
     vki.getPhysicalDeviceSurfacePresentModesKHR(device_->physicalDevice(), surface_, &n, nullptr);
     std::vector<VkPresentModeKHR> modes(n);
     vki.getPhysicalDeviceSurfacePresentModesKHR(device_->physicalDevice(), surface_, &n, modes.data());
     VkPresentModeKHR mode = VK_PRESENT_MODE_FIFO_KHR; // always available: vsync
     if (!vsync_)
         for (VkPresentModeKHR m : modes)
-            if (m == VK_PRESENT_MODE_MAILBOX_KHR || (m == VK_PRESENT_MODE_IMMEDIATE_KHR && mode == VK_PRESENT_MODE_FIFO_KHR)) mode = m;
+            if (m == VK_PRESENT_MODE_MAILBOX_KHR ||
+                (m == VK_PRESENT_MODE_IMMEDIATE_KHR && mode == VK_PRESENT_MODE_FIFO_KHR))
+                mode = m;
 
     VkSwapchainKHR old = swap_.handle;
     VkSwapchainCreateInfoKHR sci{VK_STRUCTURE_TYPE_SWAPCHAIN_CREATE_INFO_KHR};
@@ -326,7 +338,8 @@ Status Window::createSwapchain() {
     sci.imageArrayLayers = 1;
     sci.imageUsage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
     if (!options_.out.empty()) {
-        if (!(caps.supportedUsageFlags & VK_IMAGE_USAGE_TRANSFER_SRC_BIT)) return Status::error("--out: the swapchain cannot be copied from on this device");
+        if (!(caps.supportedUsageFlags & VK_IMAGE_USAGE_TRANSFER_SRC_BIT))
+            return Status::error("--out: the swapchain cannot be copied from on this device");
         sci.imageUsage |= VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
     }
     sci.imageSharingMode = VK_SHARING_MODE_EXCLUSIVE;
@@ -377,7 +390,8 @@ Status Window::createSwapchain() {
         vci.format = chosen.format;
         vci.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
         VkImageView view = VK_NULL_HANDLE;
-        if ((r = vk().vkCreateImageView(device_->device(), &vci, nullptr, &view)) != VK_SUCCESS) return Status::error("vkCreateImageView", r);
+        if ((r = vk().vkCreateImageView(device_->device(), &vci, nullptr, &view)) != VK_SUCCESS)
+            return Status::error("vkCreateImageView", r);
         swap_.views.push_back(view);
         VkFramebufferCreateInfo fci{VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
         fci.renderPass = uiPass_;
@@ -387,17 +401,20 @@ Status Window::createSwapchain() {
         fci.height = extent.height;
         fci.layers = 1;
         VkFramebuffer fb = VK_NULL_HANDLE;
-        if ((r = vk().vkCreateFramebuffer(device_->device(), &fci, nullptr, &fb)) != VK_SUCCESS) return Status::error("vkCreateFramebuffer", r);
+        if ((r = vk().vkCreateFramebuffer(device_->device(), &fci, nullptr, &fb)) != VK_SUCCESS)
+            return Status::error("vkCreateFramebuffer", r);
         swap_.framebuffers.push_back(fb);
         VkSemaphoreCreateInfo semci{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
         VkSemaphore sem = VK_NULL_HANDLE;
-        if ((r = vk().vkCreateSemaphore(device_->device(), &semci, nullptr, &sem)) != VK_SUCCESS) return Status::error("vkCreateSemaphore", r);
+        if ((r = vk().vkCreateSemaphore(device_->device(), &semci, nullptr, &sem)) != VK_SUCCESS)
+            return Status::error("vkCreateSemaphore", r);
         swap_.renderDone.push_back(sem);
     }
     if (imguiVulkan_) ImGui_ImplVulkan_SetMinImageCount(2);
     if (!options_.out.empty()) {
-        auto b = device_->allocator().createBuffer(
-            {VkDeviceSize(extent.width) * extent.height * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::Readback, "screenshot"});
+        auto b =
+            device_->allocator().createBuffer({VkDeviceSize(extent.width) * extent.height * 4,
+                                               VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::Readback, "screenshot"});
         if (!b) return b.status();
         capture_ = std::move(b).value();
     }
@@ -456,7 +473,8 @@ Status Window::recreateView() {
                 VkBufferImageCopy region{};
                 region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
                 region.imageExtent = {swap_.extent.width, swap_.extent.height, 1};
-                ctx.vk->vkCmdCopyImageToBuffer(ctx.cmd, ctx.image(color), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, ctx.buffer(shot), 1, &region);
+                ctx.vk->vkCmdCopyImageToBuffer(ctx.cmd, ctx.image(color), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                                               ctx.buffer(shot), 1, &region);
                 captured_ = true;
             });
     };
@@ -482,8 +500,10 @@ void Window::handleInput() {
     if (!io.WantCaptureMouse && io.MouseWheel != 0.f) camera_.zoom(std::pow(0.9f, io.MouseWheel));
     if (!io.WantCaptureKeyboard) {
         const float step = 0.03f;
-        if (glfwGetKey(window_, GLFW_KEY_LEFT) == GLFW_PRESS || glfwGetKey(window_, GLFW_KEY_A) == GLFW_PRESS) camera_.orbit(-step, 0);
-        if (glfwGetKey(window_, GLFW_KEY_RIGHT) == GLFW_PRESS || glfwGetKey(window_, GLFW_KEY_D) == GLFW_PRESS) camera_.orbit(step, 0);
+        if (glfwGetKey(window_, GLFW_KEY_LEFT) == GLFW_PRESS || glfwGetKey(window_, GLFW_KEY_A) == GLFW_PRESS)
+            camera_.orbit(-step, 0);
+        if (glfwGetKey(window_, GLFW_KEY_RIGHT) == GLFW_PRESS || glfwGetKey(window_, GLFW_KEY_D) == GLFW_PRESS)
+            camera_.orbit(step, 0);
         if (glfwGetKey(window_, GLFW_KEY_UP) == GLFW_PRESS) camera_.orbit(0, step);
         if (glfwGetKey(window_, GLFW_KEY_DOWN) == GLFW_PRESS) camera_.orbit(0, -step);
         if (glfwGetKey(window_, GLFW_KEY_W) == GLFW_PRESS) camera_.zoom(0.97f);
@@ -591,8 +611,10 @@ Status Window::frame() {
     pi.pSwapchains = &swap_.handle;
     pi.pImageIndices = &image;
     r = vk().vkQueuePresentKHR(device_->queue(), &pi);
-    if (r == VK_ERROR_OUT_OF_DATE_KHR || r == VK_SUBOPTIMAL_KHR) swapchainDirty_ = true;
-    else if (r != VK_SUCCESS) return Status::error("vkQueuePresentKHR: " + vkResultName(r), r);
+    if (r == VK_ERROR_OUT_OF_DATE_KHR || r == VK_SUBOPTIMAL_KHR)
+        swapchainDirty_ = true;
+    else if (r != VK_SUCCESS)
+        return Status::error("vkQueuePresentKHR: " + vkResultName(r), r);
     ++frameCount_;
     return {};
 }
@@ -602,7 +624,9 @@ void Window::exerciseResize(uint32_t frame) {
     // (and the draw graph) while frames are in flight.
     switch (frame % 8) {
     case 2: glfwSetWindowSize(window_, int(options_.width) + 96, int(options_.height) + 40); break;
-    case 4: glfwSetWindowSize(window_, std::max(64, int(options_.width) / 2), std::max(64, int(options_.height) / 2)); break;
+    case 4:
+        glfwSetWindowSize(window_, std::max(64, int(options_.width) / 2), std::max(64, int(options_.height) / 2));
+        break;
     case 5: glfwIconifyWindow(window_); break;
     case 6: glfwRestoreWindow(window_); break;
     case 7: glfwSetWindowSize(window_, int(options_.width), int(options_.height)); break;
@@ -624,7 +648,8 @@ int Window::run() {
             glfwWaitEventsTimeout(0.1);
             continue;
         }
-        if (swapchainDirty_ || swap_.handle == VK_NULL_HANDLE || uint32_t(w) != swap_.extent.width || uint32_t(h) != swap_.extent.height) {
+        if (swapchainDirty_ || swap_.handle == VK_NULL_HANDLE || uint32_t(w) != swap_.extent.width ||
+            uint32_t(h) != swap_.extent.height) {
             vk().vkDeviceWaitIdle(device_->device());
             s = createSwapchain();
             if (!s) return fail(app_.name, s.message());

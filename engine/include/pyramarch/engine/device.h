@@ -98,11 +98,11 @@ struct AdoptInfo {
     bool synchronization2Enabled = false; // required true
     bool dynamicRenderingEnabled = false; // required true for graphics passes
     // Optional: the host enabled these (the module uses them when present).
-    bool debugUtilsEnabled = false;        // VK_EXT_debug_utils on the instance
+    bool debugUtilsEnabled = false;                // VK_EXT_debug_utils on the instance
     bool conservativeRasterizationEnabled = false; // VK_EXT_conservative_rasterization on the device
     bool storageBuffer8BitAccessEnabled = false;
     bool storageBuffer16BitAccessEnabled = false;
-    bool pushDescriptorEnabled = false;            // VK_KHR_push_descriptor on the device
+    bool pushDescriptorEnabled = false; // VK_KHR_push_descriptor on the device
     DeviceRequirements requirements;
 };
 
@@ -125,7 +125,7 @@ struct DeviceLimits {
     bool storageBuffer8BitAccess;
     bool storageBuffer16BitAccess;
     bool subgroupSizeControl;
-    bool debugUtils; // debug labels and object names available
+    bool debugUtils;             // debug labels and object names available
     bool pushDescriptors;        // VK_KHR_push_descriptor enabled
     uint32_t maxPushDescriptors; // VkPhysicalDevicePushDescriptorPropertiesKHR (0 without the extension)
 };

@@ -19,9 +19,9 @@ namespace pyramarch {
 enum class ShaderStage { Vertex, Geometry, Fragment, Compute };
 
 struct GlslSource {
-    std::string_view text;                 // required, complete GLSL (#version included)
+    std::string_view text; // required, complete GLSL (#version included)
     ShaderStage stage = ShaderStage::Compute;
-    std::string name = "shader.glsl";       // used in error messages: name:line: error
+    std::string name = "shader.glsl"; // used in error messages: name:line: error
     std::vector<std::pair<std::string, std::string>> defines;
     bool optimize = true;
 };

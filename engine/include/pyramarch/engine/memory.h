@@ -23,10 +23,10 @@ enum class MemoryUsage {
 };
 
 struct BufferCreateInfo {
-    VkDeviceSize size = 0;          // required, > 0
-    VkBufferUsageFlags usage = 0;   // required
+    VkDeviceSize size = 0;        // required, > 0
+    VkBufferUsageFlags usage = 0; // required
     MemoryUsage memory = MemoryUsage::DeviceLocal;
-    const char* name = nullptr;     // optional, debug name (copied)
+    const char* name = nullptr; // optional, debug name (copied)
 };
 
 // A sub-allocated range of a VkDeviceMemory block.
@@ -111,10 +111,10 @@ private:
 };
 
 struct AllocatorStats {
-    uint32_t deviceMemoryBlocks = 0;   // live vkAllocateMemory allocations
-    uint64_t blockBytes = 0;           // bytes in those blocks
-    uint32_t liveAllocations = 0;      // live sub-allocations
-    uint64_t allocatedBytes = 0;       // bytes in live sub-allocations
+    uint32_t deviceMemoryBlocks = 0; // live vkAllocateMemory allocations
+    uint64_t blockBytes = 0;         // bytes in those blocks
+    uint32_t liveAllocations = 0;    // live sub-allocations
+    uint64_t allocatedBytes = 0;     // bytes in live sub-allocations
 };
 
 // Owned by Device (Device::allocator()).

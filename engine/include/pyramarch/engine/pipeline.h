@@ -89,8 +89,8 @@ protected:
 };
 
 struct ComputePipelineDesc {
-    std::span<const uint32_t> spirv;  // required
-    const char* name = nullptr;       // required (debug name)
+    std::span<const uint32_t> spirv; // required
+    const char* name = nullptr;      // required (debug name)
     PipelineLayoutDesc layout;
     std::vector<SpecializationConstant> specialization;
     // Optional: require this subgroup size (VK_EXT_subgroup_size_control), 0 = any.
@@ -113,9 +113,9 @@ struct GraphicsPipelineDesc {
     std::span<const uint32_t> geometrySpirv; // optional
     std::span<const uint32_t> fragmentSpirv; // optional (depth-only / attachment-less)
     const char* name = nullptr;
-    PipelineLayoutDesc layout;               // stages default to all graphics stages used
+    PipelineLayoutDesc layout;                          // stages default to all graphics stages used
     std::vector<SpecializationConstant> specialization; // applied to every stage
-    uint32_t vertexStride = 0;               // 0 = no vertex buffer
+    uint32_t vertexStride = 0;                          // 0 = no vertex buffer
     std::vector<VertexAttribute> attributes;
     VkPrimitiveTopology topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
     VkPolygonMode polygonMode = VK_POLYGON_MODE_FILL;
@@ -124,7 +124,7 @@ struct GraphicsPipelineDesc {
     bool depthTest = false;
     bool depthWrite = false;
     VkCompareOp depthCompare = VK_COMPARE_OP_LESS_OR_EQUAL;
-    std::vector<VkFormat> colorFormats;      // dynamic rendering formats
+    std::vector<VkFormat> colorFormats; // dynamic rendering formats
     VkFormat depthFormat = VK_FORMAT_UNDEFINED;
     VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_1_BIT;
     bool alphaBlend = false;
@@ -154,7 +154,8 @@ struct DescriptorBinding {
 // once. Sets live as long as the pool.
 class DescriptorPool {
 public:
-    static Result<DescriptorPool> create(Device& device, uint32_t maxSets, uint32_t maxDescriptorsPerType, const char* name);
+    static Result<DescriptorPool> create(Device& device, uint32_t maxSets, uint32_t maxDescriptorsPerType,
+                                         const char* name);
     DescriptorPool() = default;
     ~DescriptorPool();
     DescriptorPool(DescriptorPool&& o) noexcept;

@@ -46,18 +46,18 @@ enum class Access : uint8_t {
     StorageWrite,     // storage write (previous contents not needed)
     StorageReadWrite, // read-modify-write, atomics
     UniformRead,
-    SampledRead,      // sampled image / texel read in shaders
-    IndirectRead,     // vkCmd*Indirect argument buffer
-    VertexRead,       // vertex buffer
-    IndexRead,        // index buffer
-    ColorAttachment,  // colour attachment write (and read for load/blend)
-    DepthAttachment,  // depth test + write
-    DepthRead,        // depth test, read-only
+    SampledRead,     // sampled image / texel read in shaders
+    IndirectRead,    // vkCmd*Indirect argument buffer
+    VertexRead,      // vertex buffer
+    IndexRead,       // index buffer
+    ColorAttachment, // colour attachment write (and read for load/blend)
+    DepthAttachment, // depth test + write
+    DepthRead,       // depth test, read-only
     TransferSrc,
-    TransferDst,      // copy / fill / clear destination
-    HostRead,         // host reads after the GPU finishes (read-back)
-    HostWrite,        // host wrote before the graph (uploads)
-    Present,          // swapchain image handed to presentation
+    TransferDst, // copy / fill / clear destination
+    HostRead,    // host reads after the GPU finishes (read-back)
+    HostWrite,   // host wrote before the graph (uploads)
+    Present,     // swapchain image handed to presentation
 };
 
 const char* accessName(Access a);
@@ -89,9 +89,9 @@ enum class Lifetime : uint8_t {
 };
 
 struct GraphBufferDesc {
-    VkDeviceSize size = 0;                 // required
+    VkDeviceSize size = 0; // required
     Lifetime lifetime = Lifetime::Transient;
-    VkBufferUsageFlags extraUsage = 0;     // added to the usage derived from the declared accesses
+    VkBufferUsageFlags extraUsage = 0; // added to the usage derived from the declared accesses
 };
 
 struct GraphImageDesc {
@@ -167,7 +167,7 @@ struct AttachmentDesc {
     LoadOp load = LoadOp::Clear;
     bool store = true;
     VkClearValue clear{};
-    ImageRef resolveTarget{};              // optional MSAA resolve destination
+    ImageRef resolveTarget{}; // optional MSAA resolve destination
 };
 
 class PassBuilder {
@@ -234,7 +234,7 @@ struct GraphBarrier {
 };
 
 struct ScheduledPass {
-    uint32_t pass = 0;                 // index in declaration order
+    uint32_t pass = 0;                  // index in declaration order
     std::vector<GraphBarrier> barriers; // one vkCmdPipelineBarrier2 before the pass (empty: none)
 };
 

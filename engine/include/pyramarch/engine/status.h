@@ -87,15 +87,26 @@ template <class T>
 class [[nodiscard]] Result {
 public:
     Result(T value) : value_(std::move(value)) {}
-    Result(Status status) : status_(std::move(status)) { assert(!status_.ok() && "Result from an ok Status needs a value"); }
+    Result(Status status) : status_(std::move(status)) {
+        assert(!status_.ok() && "Result from an ok Status needs a value");
+    }
     bool ok() const { return value_.has_value(); }
     explicit operator bool() const { return ok(); }
     const Status& status() const { return status_; }
     const std::string& message() const { return status_.message(); }
     ErrorCode code() const { return status_.code(); }
-    T& value() & { assert(ok() && "value() of a failed Result"); return *value_; }
-    const T& value() const& { assert(ok() && "value() of a failed Result"); return *value_; }
-    T&& value() && { assert(ok() && "value() of a failed Result"); return std::move(*value_); }
+    T& value() & {
+        assert(ok() && "value() of a failed Result");
+        return *value_;
+    }
+    const T& value() const& {
+        assert(ok() && "value() of a failed Result");
+        return *value_;
+    }
+    T&& value() && {
+        assert(ok() && "value() of a failed Result");
+        return std::move(*value_);
+    }
     T* operator->() { return &value(); }
     const T* operator->() const { return &value(); }
     T& operator*() & { return value(); }
@@ -110,12 +121,12 @@ private:
 // Misuse checks stay on in release builds of tests and samples; a host can
 // route them elsewhere by defining PYRAMARCH_ASSERT before including.
 #ifndef PYRAMARCH_ASSERT
-#define PYRAMARCH_ASSERT(cond, msg)                                                           \
-    do {                                                                                     \
-        if (!(cond)) {                                                                       \
-            std::fprintf(stderr, "pyramarch: misuse: %s (%s:%d)\n", msg, __FILE__, __LINE__); \
-            std::abort();                                                                    \
-        }                                                                                    \
+#define PYRAMARCH_ASSERT(cond, msg)                                                                                    \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            std::fprintf(stderr, "pyramarch: misuse: %s (%s:%d)\n", msg, __FILE__, __LINE__);                          \
+            std::abort();                                                                                              \
+        }                                                                                                              \
     } while (0)
 #endif
 
@@ -124,10 +135,10 @@ std::string vkResultName(VkResult r);
 } // namespace pyramarch
 
 // Propagate a failed Status from an expression.
-#define PYRAMARCH_TRY(expr)                        \
-    do {                                           \
-        ::pyramarch::Status pyramarch_s_ = (expr); \
-        if (!pyramarch_s_.ok()) return pyramarch_s_; \
+#define PYRAMARCH_TRY(expr)                                                                                            \
+    do {                                                                                                               \
+        ::pyramarch::Status pyramarch_s_ = (expr);                                                                     \
+        if (!pyramarch_s_.ok()) return pyramarch_s_;                                                                   \
     } while (0)
 
 #define PYRAMARCH_CONCAT_INNER_(a, b) a##b
@@ -136,8 +147,9 @@ std::string vkResultName(VkResult r);
 // enclosing function, else moves the value into `decl` (a declaration such as
 // `auto buffer` or an existing lvalue):
 //     PYRAMARCH_TRY_ASSIGN(auto pipeline, ComputePipeline::create(device, desc));
-#define PYRAMARCH_TRY_ASSIGN(decl, expr) PYRAMARCH_TRY_ASSIGN_IMPL_(PYRAMARCH_CONCAT_(pyramarch_r_, __LINE__), decl, expr)
-#define PYRAMARCH_TRY_ASSIGN_IMPL_(tmp, decl, expr) \
-    auto tmp = (expr);                               \
-    if (!tmp.ok()) return tmp.status();              \
+#define PYRAMARCH_TRY_ASSIGN(decl, expr)                                                                               \
+    PYRAMARCH_TRY_ASSIGN_IMPL_(PYRAMARCH_CONCAT_(pyramarch_r_, __LINE__), decl, expr)
+#define PYRAMARCH_TRY_ASSIGN_IMPL_(tmp, decl, expr)                                                                    \
+    auto tmp = (expr);                                                                                                 \
+    if (!tmp.ok()) return tmp.status();                                                                                \
     decl = std::move(tmp).value()

@@ -14,11 +14,11 @@ struct CommonOptions {
     bool headless = false;
     uint32_t frames = 0; // 0: windowed runs until closed; headless renders 1
     uint32_t width = 640, height = 480;
-    std::string out;     // PNG of the last frame; a '%d'-style pattern writes every frame
-    std::string stats;   // stats.json
+    std::string out;   // PNG of the last frame; a '%d'-style pattern writes every frame
+    std::string stats; // stats.json
     bool validation = false;
     uint32_t msaa = 1;
-    std::string device;  // index or name substring
+    std::string device;          // index or name substring
     std::string shading = "lit"; // lit | cells | normals
     bool wireframe = false;
     bool indexed = false; // shared vertices + index buffer

@@ -81,8 +81,8 @@ using ExtraPasses = std::function<void(pyramarch::RenderGraph&, pyramarch::Image
 
 class SceneRenderer {
 public:
-    static Result<std::unique_ptr<SceneRenderer>> create(pyramarch::Device& device, Scene& scene, const RenderTarget& target,
-                                                         bool wireframe, ExtraPasses extra = {});
+    static Result<std::unique_ptr<SceneRenderer>>
+    create(pyramarch::Device& device, Scene& scene, const RenderTarget& target, bool wireframe, ExtraPasses extra = {});
     // Rebuilds the draw graph for a new target (resize, new swapchain).
     Status setTarget(const RenderTarget& target);
     void rebindTarget(VkImage image, VkImageView view, VkImageLayout currentLayout);
@@ -137,7 +137,8 @@ public:
 };
 
 // Device for a sample; counts validation warnings/errors in `messages`.
-Result<std::unique_ptr<pyramarch::Device>> createSampleDevice(const CommonOptions& options, std::atomic<uint32_t>* messages,
+Result<std::unique_ptr<pyramarch::Device>> createSampleDevice(const CommonOptions& options,
+                                                              std::atomic<uint32_t>* messages,
                                                               std::vector<const char*> instanceExtensions = {},
                                                               std::vector<const char*> deviceExtensions = {});
 
@@ -145,10 +146,10 @@ Result<std::unique_ptr<pyramarch::Device>> createSampleDevice(const CommonOption
 void fillSurfaceStats(FrameStats& out, const pyramarch::iso::IsoSurface& surface, uint64_t isoFrame);
 
 struct HeadlessSettings {
-    float fps = 30.f;           // animation time step = 1 / fps
+    float fps = 30.f; // animation time step = 1 / fps
     double startTime = 0.0;
-    bool progress = false;      // print progress on stderr
-    std::string label;          // progress prefix
+    bool progress = false; // print progress on stderr
+    std::string label;     // progress prefix
 };
 
 // Renders options.frames (default 1) frames offscreen, writes options.out
@@ -164,7 +165,7 @@ struct Rgba8Image {
 
 // Renders the scene's current state once offscreen and returns the pixels
 // (tests, thumbnails).
-Result<Rgba8Image> renderOnce(pyramarch::Device& device, Scene& scene, const CommonOptions& options, const OrbitCamera& camera,
-                              double time = 0.0);
+Result<Rgba8Image> renderOnce(pyramarch::Device& device, Scene& scene, const CommonOptions& options,
+                              const OrbitCamera& camera, double time = 0.0);
 
 } // namespace sample

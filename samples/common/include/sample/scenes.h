@@ -15,8 +15,8 @@ namespace sample {
 
 // Animated metaballs (up to 256) moving on Lissajous paths.
 struct MetaballSettings {
-    uint32_t cells = 48;       // per axis
-    uint32_t balls = 24;       // 1..256
+    uint32_t cells = 48; // per axis
+    uint32_t balls = 24; // 1..256
     float iso = 0.35f;
     pyramarch::iso::NormalMode normals = pyramarch::iso::NormalMode::Central;
     uint32_t vertexCapacity = 3u << 18;
@@ -52,8 +52,8 @@ private:
 struct PointCloudSettings {
     uint32_t cells = 48;
     uint32_t particles = 100000;
-    float radius = 0.09f;  // splat kernel radius (world units)
-    float weight = 0.06f;  // per particle
+    float radius = 0.09f; // splat kernel radius (world units)
+    float weight = 0.06f; // per particle
     float iso = 0.5f;
     uint32_t vertexCapacity = 3u << 18;
     pyramarch::iso::SplatMethod splat = pyramarch::iso::SplatMethod::Scatter;
@@ -62,7 +62,8 @@ struct PointCloudSettings {
 
 class PointCloudScene final : public Scene {
 public:
-    static Result<std::unique_ptr<PointCloudScene>> create(pyramarch::Device& device, const PointCloudSettings& settings);
+    static Result<std::unique_ptr<PointCloudScene>> create(pyramarch::Device& device,
+                                                           const PointCloudSettings& settings);
     const char* name() const override { return "pointcloud"; }
     pyramarch::iso::IsoSurface& surface() override { return *surface_; }
     bool indexed() const override { return settings_.indexed; }
@@ -107,8 +108,10 @@ public:
         bool twoSided = true;
         bool indexed = false;
     };
-    static Result<std::unique_ptr<VolumeScene>> create(pyramarch::Device& device, const Settings& settings, const void* data, size_t bytes,
-                                                       pyramarch::iso::VolumeFormat format, float scale = 1.f, float offset = 0.f);
+    static Result<std::unique_ptr<VolumeScene>> create(pyramarch::Device& device, const Settings& settings,
+                                                       const void* data, size_t bytes,
+                                                       pyramarch::iso::VolumeFormat format, float scale = 1.f,
+                                                       float offset = 0.f);
     const char* name() const override { return "volume"; }
     pyramarch::iso::IsoSurface& surface() override { return *surface_; }
     Status update(double) override;
@@ -136,8 +139,8 @@ pyramarch::GlslCompiler glslCompiler();
 // Analytic fields of the tool and tests, sampled on the CPU:
 // cayley (16xyz + 4(x+y+z) - 1), sphere (0.8 - |p|), gyroid (k = 2 pi).
 bool isAnalyticField(const std::string& name);
-std::vector<float> sampleAnalyticField(const std::string& name, const std::array<uint32_t, 3>& samples, const std::array<float, 3>& bmin,
-                                       const std::array<float, 3>& bmax);
+std::vector<float> sampleAnalyticField(const std::string& name, const std::array<uint32_t, 3>& samples,
+                                       const std::array<float, 3>& bmin, const std::array<float, 3>& bmax);
 
 // Raw volumes: pyramarch/isosurface/raw_volume.h (iso::readRawVolume, ...).
 
@@ -155,7 +158,7 @@ struct SceneConfig {
     uint32_t particles = 100000;
     pyramarch::iso::SplatMethod splat = pyramarch::iso::SplatMethod::Scatter;
     bool indexed = false; // shared vertices + indices
-    float iso = NAN; // NAN: the source's default
+    float iso = NAN;      // NAN: the source's default
     // source == "volume": the raw samples (shared so switching back is cheap).
     std::shared_ptr<const std::vector<uint8_t>> volume;
     std::array<uint32_t, 3> volumeDims{0, 0, 0};

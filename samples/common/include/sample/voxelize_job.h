@@ -21,14 +21,14 @@ namespace sample {
 using pyramarch::Result;
 
 struct VoxelizeJob {
-    std::string meshPath;        // an OBJ file, or empty to use `shape`
-    std::string shape;           // shapes::byName: sphere, torus, knot, box, diamond
-    uint32_t resolution = 128;   // R of the default grid (1..1024)
-    std::string outPath;         // optional: .ply or .txt (by extension)
-    std::string statsPath;       // optional: JSON (statsJson)
+    std::string meshPath;      // an OBJ file, or empty to use `shape`
+    std::string shape;         // shapes::byName: sphere, torus, knot, box, diamond
+    uint32_t resolution = 128; // R of the default grid (1..1024)
+    std::string outPath;       // optional: .ply or .txt (by extension)
+    std::string statsPath;     // optional: JSON (statsJson)
     pyramarch::voxel::VoxelMode mode = pyramarch::voxel::VoxelMode::Conservative;
     pyramarch::voxel::ConservativeMethod method = pyramarch::voxel::ConservativeMethod::Auto;
-    uint32_t timedFrames = 2;    // frames recorded; timings are the last one's
+    uint32_t timedFrames = 2; // frames recorded; timings are the last one's
     // Starting capacities (0 = estimate from R); they grow on overflow.
     uint32_t initialFragmentCapacity = 0;
     uint32_t initialTileCapacity = 0;

@@ -167,13 +167,13 @@ struct IsoVertexData {
 
 // Stats of one frame, read from the host-visible ring without waiting.
 struct IsoStats {
-    uint64_t frame = 0;          // the frame they belong to (see "Frame numbering" at IsoSurface)
+    uint64_t frame = 0;           // the frame they belong to (see "Frame numbering" at IsoSurface)
     uint32_t verticesNeeded = 0;  // indexed: unique vertices
     uint32_t verticesWritten = 0; // == draw vertex count (non-indexed)
     uint32_t activeCells = 0;
-    bool overflow = false;        // needed > capacity (vertices or indices)
-    uint32_t indicesNeeded = 0;   // indexed only
-    uint32_t indicesWritten = 0;  // == indexed draw index count
+    bool overflow = false;       // needed > capacity (vertices or indices)
+    uint32_t indicesNeeded = 0;  // indexed only
+    uint32_t indicesWritten = 0; // == indexed draw index count
 };
 
 // GPU times of one frame of a surface (IsoSurface::latestTimings): passes
@@ -241,8 +241,9 @@ public:
     // extraction (importing the same buffers again would hide the hazard).
     struct GraphOutputs {
         BufferRef vertices; // IsoVertex[vertexCapacity]
-        BufferRef drawArgs; // VkDrawIndirectCommand at drawArgsOffset(), VkDrawIndexedIndirectCommand at drawIndexedArgsOffset()
-        BufferRef indices;  // indexed output only (use with Access::IndexRead)
+        BufferRef
+            drawArgs; // VkDrawIndirectCommand at drawArgsOffset(), VkDrawIndexedIndirectCommand at drawIndexedArgsOffset()
+        BufferRef indices; // indexed output only (use with Access::IndexRead)
     };
     // Resources of the host's graph the module reads.
     struct GraphInputs {
@@ -336,7 +337,8 @@ public:
 private:
     friend struct TestingAccess; // pyramarch/isosurface/testing.h
     IsoSurface();
-    static Result<std::unique_ptr<IsoSurface>> create(Device& device, const IsoSurfaceCreateInfo& info, uint32_t maxGroupsX);
+    static Result<std::unique_ptr<IsoSurface>> create(Device& device, const IsoSurfaceCreateInfo& info,
+                                                      uint32_t maxGroupsX);
     Result<std::vector<std::vector<uint32_t>>> readPyramid();
     Result<std::vector<uint32_t>> readDrawArgs();
     Result<std::vector<uint32_t>> readActiveCells();

@@ -15,14 +15,14 @@
 
 namespace pyramarch::iso::mc {
 
-inline constexpr int kCornerOffset[8][3] = {
-    {0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
+inline constexpr int kCornerOffset[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0},
+                                            {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
 
 // Endpoints of each edge, the corner with the smaller coordinate first: two
 // cells sharing an edge then interpolate it in the same direction and get
 // bit-identical vertices, which is what makes welding exact.
-inline constexpr int kEdgeCorners[12][2] = {
-    {0, 1}, {1, 2}, {3, 2}, {0, 3}, {4, 5}, {5, 6}, {7, 6}, {4, 7}, {0, 4}, {1, 5}, {2, 6}, {3, 7}};
+inline constexpr int kEdgeCorners[12][2] = {{0, 1}, {1, 2}, {3, 2}, {0, 3}, {4, 5}, {5, 6},
+                                            {7, 6}, {4, 7}, {0, 4}, {1, 5}, {2, 6}, {3, 7}};
 
 // Classic table (Lorensen/Cline cases as tabulated by Bourke, public domain):
 // edges of each triangle of a case, -1 terminated, in table order.

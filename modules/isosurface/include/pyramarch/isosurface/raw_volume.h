@@ -34,7 +34,8 @@ size_t volumeFormatBytes(VolumeFormat format);
 // of `format`. Errors: a dimension of 0, a size beyond what this process can
 // address, a file that cannot be opened or read, and a file of another size
 // (the message gives both sizes). Returns the bytes as stored (little-endian).
-Result<std::vector<uint8_t>> readRawVolume(const std::string& path, const std::array<uint32_t, 3>& dims, VolumeFormat format);
+Result<std::vector<uint8_t>> readRawVolume(const std::string& path, const std::array<uint32_t, 3>& dims,
+                                           VolumeFormat format);
 
 // Min and max of the first `count` samples at `data` (NaN and infinities
 // skipped); {0, 1} when no sample is finite. Useful for a default iso value.

@@ -36,10 +36,10 @@ class Device;
 namespace pyramarch::iso {
 
 enum class SurfaceShading {
-    Lit,            // hemisphere ambient + Blinn-Phong
-    CellTriangles,  // debug: colour = triangles its cell emitted (1 blue, 2 green, 3 red, 4 cyan, 5 magenta)
-    Normals,        // debug: world normal as colour
-    Flat,           // baseColor unlit (masks)
+    Lit,           // hemisphere ambient + Blinn-Phong
+    CellTriangles, // debug: colour = triangles its cell emitted (1 blue, 2 green, 3 red, 4 cyan, 5 magenta)
+    Normals,       // debug: world normal as colour
+    Flat,          // baseColor unlit (masks)
 };
 
 struct SurfaceRendererCreateInfo {
@@ -64,7 +64,7 @@ struct SurfaceRendererCreateInfo {
 struct SurfaceView {
     std::array<float, 16> viewProj{}; // column-major world -> clip, Vulkan clip space (y down, z 0..1)
     std::array<float, 3> cameraPos{0.f, 0.f, 3.f};
-    std::array<float, 3> lightDir{0.4f, 0.8f, 0.45f}; // towards the light, need not be normalised
+    std::array<float, 3> lightDir{0.4f, 0.8f, 0.45f};    // towards the light, need not be normalised
     std::array<float, 3> baseColor{0.85f, 0.42f, 0.16f}; // linear
     float ambient = 0.55f;
     float specularPower = 48.f;
@@ -82,17 +82,17 @@ SurfaceView makeSurfaceView(std::array<float, 3> eye, std::array<float, 3> targe
 // surface's passes are in the same graph (importing the same buffers a second
 // time would hide the extraction -> draw hazard from the graph).
 struct SurfacePassDesc {
-    BufferRef vertices;              // required: IsoVertex array (32-byte stride)
-    BufferRef drawArgs;              // required: holds a VkDrawIndirectCommand at drawArgsOffset
+    BufferRef vertices;                            // required: IsoVertex array (32-byte stride)
+    BufferRef drawArgs;                            // required: holds a VkDrawIndirectCommand at drawArgsOffset
     VkDeviceSize drawArgsOffset = kDrawArgsOffset; // IsoSurface::drawArgsOffset()
     // Optional: indexed output (uint32 indices); the draw then reads a
     // VkDrawIndexedIndirectCommand at drawIndexedArgsOffset. The module writes
     // w = 0 in indexed vertices, so the per-cell colouring shows white.
     BufferRef indices;
     VkDeviceSize drawIndexedArgsOffset = kDrawIndexedArgsOffset; // IsoSurface::drawIndexedArgsOffset()
-    ImageRef color;                  // required: colour attachment (MSAA image when samples > 1)
-    ImageRef depth;                  // required when depthFormat != UNDEFINED
-    ImageRef resolve;                // optional: single-sample resolve target of `color`
+    ImageRef color;   // required: colour attachment (MSAA image when samples > 1)
+    ImageRef depth;   // required when depthFormat != UNDEFINED
+    ImageRef resolve; // optional: single-sample resolve target of `color`
     LoadOp colorLoad = LoadOp::Clear;
     std::array<float, 4> clearColor{0.08f, 0.09f, 0.11f, 1.f};
 };

@@ -56,10 +56,12 @@ struct TriangleMesh {
 };
 
 struct VoxelGrid {
-    Float3 origin;               // box minimum (world space)
+    Float3 origin;                   // box minimum (world space)
     Float3 voxelSize{1.f, 1.f, 1.f}; // > 0 per axis
     uint32_t dims[3] = {1, 1, 1};    // >= 1 per axis
-    uint32_t maxDim() const { return dims[0] > dims[1] ? (dims[0] > dims[2] ? dims[0] : dims[2]) : (dims[1] > dims[2] ? dims[1] : dims[2]); }
+    uint32_t maxDim() const {
+        return dims[0] > dims[1] ? (dims[0] > dims[2] ? dims[0] : dims[2]) : (dims[1] > dims[2] ? dims[1] : dims[2]);
+    }
     uint64_t voxelCount() const { return uint64_t(dims[0]) * dims[1] * dims[2]; }
 };
 
@@ -86,8 +88,8 @@ Result<VoxelGrid> gridFromBox(Float3 boxMin, Float3 boxMax, uint32_t dx, uint32_
 Status validateGrid(const VoxelGrid& grid);
 
 struct MeshCheck {
-    uint32_t triangles = 0;          // triangles in the mesh
-    uint32_t skippedNonFinite = 0;   // triangles with a vertex that is not finite in grid space
+    uint32_t triangles = 0;        // triangles in the mesh
+    uint32_t skippedNonFinite = 0; // triangles with a vertex that is not finite in grid space
 };
 // Checks indices and attribute sizes (errors name the first bad index) and
 // counts the triangles the GPU will skip because a vertex is NaN/inf in grid

@@ -23,8 +23,8 @@ TriangleMesh sphere(Float3 center, float radius, uint32_t segments = 48, uint32_
 TriangleMesh torus(Float3 center, float majorRadius, float minorRadius, uint32_t majorSegments = 64,
                    uint32_t minorSegments = 24);
 // Closed tube of radius `tube` around the (p,q) torus knot of radius `radius`.
-TriangleMesh torusKnot(Float3 center, float radius, float tube, uint32_t p = 2, uint32_t q = 3,
-                       uint32_t segments = 256, uint32_t tubeSegments = 16);
+TriangleMesh torusKnot(Float3 center, float radius, float tube, uint32_t p = 2, uint32_t q = 3, uint32_t segments = 256,
+                       uint32_t tubeSegments = 16);
 // Closed axis-aligned box (12 triangles).
 TriangleMesh box(Float3 minCorner, Float3 maxCorner);
 // Closed prism whose side walls are at 45 degrees (|nx| = |ny|, ties of the

@@ -47,9 +47,9 @@ enum class VoxelMode : uint8_t {
 };
 
 enum class ConservativeMethod : uint8_t {
-    Auto,          // hardware when the device has VK_EXT_conservative_rasterization, else geometry shader
-    GeometryShader,// force the geometry-shader dilation + fragment bounding-box kill
-    Hardware,      // require VK_EXT_conservative_rasterization (create() fails without it)
+    Auto,           // hardware when the device has VK_EXT_conservative_rasterization, else geometry shader
+    GeometryShader, // force the geometry-shader dilation + fragment bounding-box kill
+    Hardware,       // require VK_EXT_conservative_rasterization (create() fails without it)
 };
 
 // Leaf colour merge.
@@ -94,29 +94,29 @@ struct VoxelizerCreateInfo {
 // Counters of one frame, read back by the host.
 struct VoxelStats {
     uint64_t frame = 0;
-    uint32_t triangles = 0;          // triangles drawn
-    uint32_t skippedTriangles = 0;   // not finite in grid space (found by setMesh)
-    uint32_t fragmentsNeeded = 0;    // voxel fragments produced
-    uint32_t fragmentsStored = 0;    // min(needed, capacity)
+    uint32_t triangles = 0;        // triangles drawn
+    uint32_t skippedTriangles = 0; // not finite in grid space (found by setMesh)
+    uint32_t fragmentsNeeded = 0;  // voxel fragments produced
+    uint32_t fragmentsStored = 0;  // min(needed, capacity)
     bool fragmentOverflow = false;
-    uint32_t tilesNeeded = 0;        // octree tiles requested, root tile included
-    uint32_t tilesAllocated = 0;     // min(needed, capacity)
+    uint32_t tilesNeeded = 0;    // octree tiles requested, root tile included
+    uint32_t tilesAllocated = 0; // min(needed, capacity)
     bool tileOverflow = false;
     // True when the pool ran out above the leaf level: deeper levels were not
     // even requested, so tilesNeeded is a lower bound (grow and retry).
     bool tilesNeededIsLowerBound = false;
-    uint32_t leafFragments = 0;      // fragments merged into leaves (< stored when truncated)
-    uint32_t depthOverflow = 0;      // diagnostic: pixel columns with more candidates than the shader's bound
-    uint32_t levelNodes[11] = {};    // allocated nodes per level (8 x tiles), level 0 = root tile
+    uint32_t leafFragments = 0;   // fragments merged into leaves (< stored when truncated)
+    uint32_t depthOverflow = 0;   // diagnostic: pixel columns with more candidates than the shader's bound
+    uint32_t levelNodes[11] = {}; // allocated nodes per level (8 x tiles), level 0 = root tile
 };
 
 // One octree node as stored on the GPU.
 struct OctreeNode {
-    uint32_t child = 0; // tile index of the 8 children (nodes 8*child .. 8*child+7), 0 = none
-    uint32_t color = 0; // RGB8 mean colour; A = fragments merged, saturated at 255
-    uint32_t count = 0; // voxel fragments below the node; 0 = empty
+    uint32_t child = 0;            // tile index of the 8 children (nodes 8*child .. 8*child+7), 0 = none
+    uint32_t color = 0;            // RGB8 mean colour; A = fragments merged, saturated at 255
+    uint32_t count = 0;            // voxel fragments below the node; 0 = empty
     int32_t normal[3] = {0, 0, 0}; // fixed-point normal (leaves: sum x 1024; interior: unit x 1024)
-    uint32_t coord = 0; // coordinates at the node's level: x | y << 10 | z << 20
+    uint32_t coord = 0;            // coordinates at the node's level: x | y << 10 | z << 20
     uint32_t pad = 0;
 };
 
@@ -224,8 +224,8 @@ public:
     // voxelizer's passes: nodes/dense in StorageReadWrite/StorageWrite of a compute pass).
     const Buffer& nodeBuffer() const;
     const Buffer& fragmentBuffer() const;
-    const Buffer& counterBuffer() const;  // VoxCountersData
-    const Buffer& dispatchBuffer() const; // see VoxelizerGraphRefs::dispatch
+    const Buffer& counterBuffer() const;   // VoxCountersData
+    const Buffer& dispatchBuffer() const;  // see VoxelizerGraphRefs::dispatch
     const Buffer& denseGridBuffer() const; // invalid when denseMaxVoxels == 0
     // GPU memory the voxelizer holds, one entry per buffer (name, bytes as
     // created), for benchmarks and memory budgets. Render-graph scratch is not included.
