@@ -326,9 +326,9 @@ Status VoxelView::update(double, const sample::OrbitCamera& camera, float aspect
     PYRAMARCH_TRY(vox_->setMesh(mesh_, grid_, mode_));
     const iso::SurfaceView view = camera.view(aspect);
     std::memcpy(cubeParams_.viewProj.m, view.viewProj.data(), sizeof(cubeParams_.viewProj.m));
-    cubeParams_.origin = {grid_.origin.x, grid_.origin.y, grid_.origin.z, 0.f};
+    cubeParams_.origin = {grid_.origin[0], grid_.origin[1], grid_.origin[2], 0.f};
     const float cell = float(1u << (depth_ - level_));
-    cubeParams_.cellSize = {grid_.voxelSize.x * cell, grid_.voxelSize.y * cell, grid_.voxelSize.z * cell, 0.f};
+    cubeParams_.cellSize = {grid_.voxelSize[0] * cell, grid_.voxelSize[1] * cell, grid_.voxelSize[2] * cell, 0.f};
     cubeParams_.lightDir = {0.4f, 0.8f, 0.45f, 0.f};
     gatherParams_ = {level_, capacity_, 0, 0};
     return {};

@@ -253,7 +253,7 @@ void checkOneGraph(Device& device, bool indexed) {
         auto added = (*surface)->addPasses(graph);
         ASSERT_OK(added);
         const iso::IsoSurface::GraphOutputs out = *added;
-        iso::SurfacePassDesc desc;
+        iso::SurfaceRenderer::GraphInputs desc;
         desc.vertices = out.vertices;
         desc.drawArgs = out.drawArgs;
         desc.indices = indexed ? out.indices : BufferRef{};

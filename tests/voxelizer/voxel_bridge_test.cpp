@@ -58,7 +58,7 @@ TEST_F(VoxelBridgeTest, RemeshedSphereStaysWithinAVoxel) {
     ASSERT_GT(mesh->indices.size(), 3000u);
     // The solid covers the sphere's voxels plus the conservative shell: the
     // remeshed surface lies between r - 1 voxel and r + 1.5 voxels.
-    const float s = grid->voxelSize.x;
+    const float s = grid->voxelSize[0];
     float lo = 1e9f, hi = 0.f;
     for (const auto& p : mesh->positions) {
         const float r = std::sqrt((p[0] - 0.1f) * (p[0] - 0.1f) + p[1] * p[1] + (p[2] + 0.1f) * (p[2] + 0.1f));

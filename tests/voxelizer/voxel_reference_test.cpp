@@ -40,11 +40,11 @@ TEST(VoxelGridTest, DefaultGridFollowsTheConvention) {
     const TriangleMesh m = shapes::box({0, 0, 0}, {4, 2, 1});
     auto g = defaultGrid(m, 16);
     ASSERT_TRUE(g.ok()) << g.message();
-    EXPECT_EQ(g->voxelSize.x, 0.25f);
+    EXPECT_EQ(g->voxelSize[0], 0.25f);
     EXPECT_EQ(g->dims[0], 16u);
     EXPECT_EQ(g->dims[1], 8u);
     EXPECT_EQ(g->dims[2], 4u);
-    EXPECT_EQ(g->origin, (Float3{0, 0, 0}));
+    EXPECT_EQ(g->origin, (std::array<float, 3>{0, 0, 0}));
     // A flat mesh still has at least one voxel on its flat axis.
     auto flat = defaultGrid(shapes::triangle({0, 0, 0}, {1, 0, 0}, {0, 1, 0}), 8);
     ASSERT_TRUE(flat.ok());
@@ -135,24 +135,24 @@ TEST(VoxelShapesTest, ClosedShapesAreWatertight) {
 
 TEST(VoxelReferenceTest, TouchingVersusInterior) {
     // Triangle lying in the plane z = 1: touches voxel (0,0,0) and (0,0,1) on a face.
-    const Float3 onFace[3] = {{0.2f, 0.2f, 1.f}, {0.8f, 0.2f, 1.f}, {0.2f, 0.8f, 1.f}};
+    const std::array<float, 3> onFace[3] = {{0.2f, 0.2f, 1.f}, {0.8f, 0.2f, 1.f}, {0.2f, 0.8f, 1.f}};
     EXPECT_TRUE(ref::triangleOverlapsVoxel(onFace, 0, 0, 0, ref::Overlap::Closed));
     EXPECT_FALSE(ref::triangleOverlapsVoxel(onFace, 0, 0, 0, ref::Overlap::Open));
     EXPECT_TRUE(ref::triangleOverlapsVoxel(onFace, 0, 0, 1, ref::Overlap::Closed));
     EXPECT_FALSE(ref::triangleOverlapsVoxel(onFace, 0, 0, 2, ref::Overlap::Closed));
     // Inside.
-    const Float3 inside[3] = {{0.2f, 0.2f, 0.5f}, {0.8f, 0.2f, 0.5f}, {0.2f, 0.8f, 0.5f}};
+    const std::array<float, 3> inside[3] = {{0.2f, 0.2f, 0.5f}, {0.8f, 0.2f, 0.5f}, {0.2f, 0.8f, 0.5f}};
     EXPECT_TRUE(ref::triangleOverlapsVoxel(inside, 0, 0, 0, ref::Overlap::Open));
     EXPECT_FALSE(ref::triangleOverlapsVoxel(inside, 1, 0, 0, ref::Overlap::Closed));
     // A segment (zero area) through the interior still overlaps it.
-    const Float3 seg[3] = {{-1.f, 0.5f, 0.5f}, {0.5f, 0.5f, 0.5f}, {2.f, 0.5f, 0.5f}};
+    const std::array<float, 3> seg[3] = {{-1.f, 0.5f, 0.5f}, {0.5f, 0.5f, 0.5f}, {2.f, 0.5f, 0.5f}};
     EXPECT_TRUE(ref::triangleOverlapsVoxel(seg, 0, 0, 0, ref::Overlap::Open));
     // A point at a corner touches but does not enter.
-    const Float3 pt[3] = {{1.f, 1.f, 1.f}, {1.f, 1.f, 1.f}, {1.f, 1.f, 1.f}};
+    const std::array<float, 3> pt[3] = {{1.f, 1.f, 1.f}, {1.f, 1.f, 1.f}, {1.f, 1.f, 1.f}};
     EXPECT_TRUE(ref::triangleOverlapsVoxel(pt, 0, 0, 0, ref::Overlap::Closed));
     EXPECT_FALSE(ref::triangleOverlapsVoxel(pt, 0, 0, 0, ref::Overlap::Open));
     // Separated only by an edge x axis cross: the diagonal triangle near the corner.
-    const Float3 diag[3] = {{1.6f, -0.5f, 0.5f}, {-0.5f, 1.6f, 0.5f}, {-0.5f, 1.6f, 0.6f}};
+    const std::array<float, 3> diag[3] = {{1.6f, -0.5f, 0.5f}, {-0.5f, 1.6f, 0.5f}, {-0.5f, 1.6f, 0.6f}};
     EXPECT_FALSE(ref::triangleOverlapsVoxel(diag, 1, 1, 0, ref::Overlap::Closed));
 }
 
@@ -164,13 +164,13 @@ TEST(VoxelReferenceTest, AgreesWithPointSampling) {
     ASSERT_TRUE(grid.ok());
     size_t checked = 0;
     for (size_t t = 0; t < m.triangleCount(); ++t) {
-        Float3 v[3];
+        std::array<float, 3> v[3];
         ASSERT_TRUE(ref::gridTriangle(m, *grid, t, v));
         for (int i = 0; i <= 20; ++i)
             for (int j = 0; i + j <= 20; ++j) {
                 const double a = i / 20.0, b = j / 20.0, c = 1 - a - b;
-                const double p[3] = {a * v[0].x + b * v[1].x + c * v[2].x, a * v[0].y + b * v[1].y + c * v[2].y,
-                                     a * v[0].z + b * v[1].z + c * v[2].z};
+                const double p[3] = {a * v[0][0] + b * v[1][0] + c * v[2][0], a * v[0][1] + b * v[1][1] + c * v[2][1],
+                                     a * v[0][2] + b * v[1][2] + c * v[2][2]};
                 const int x = int(std::floor(p[0])), y = int(std::floor(p[1])), z = int(std::floor(p[2]));
                 if (x < 0 || y < 0 || z < 0 || x > 7 || y > 7 || z > 7) continue;
                 const bool strictly = p[0] > x && p[1] > y && p[2] > z;
@@ -182,7 +182,7 @@ TEST(VoxelReferenceTest, AgreesWithPointSampling) {
             }
         // And a voxel far away never overlaps.
         EXPECT_FALSE(
-            ref::triangleOverlapsVoxel(v, int(v[0].x) + 3, int(v[0].y) + 3, int(v[0].z) + 3, ref::Overlap::Closed));
+            ref::triangleOverlapsVoxel(v, int(v[0][0]) + 3, int(v[0][1]) + 3, int(v[0][2]) + 3, ref::Overlap::Closed));
     }
     EXPECT_GT(checked, 10000u);
     // The sets nest.

@@ -96,7 +96,7 @@ void expectConservative(const TriangleMesh& mesh, const VoxelGrid& grid, const F
         ASSERT_LT(x.y, grid.dims[1]);
         ASSERT_LT(x.z, grid.dims[2]);
         pairs.push_back((uint64_t(x.triangle) << 32) | fragKey(x));
-        Float3 v[3];
+        std::array<float, 3> v[3];
         ASSERT_TRUE(ref::gridTriangle(mesh, grid, x.triangle, v));
         if (!ref::triangleOverlapsVoxel(v, int(x.x), int(x.y), int(x.z), ref::Overlap::Closed) && ++notClosed <= 5)
             ADD_FAILURE() << "GPU voxel (" << x.x << "," << x.y << "," << x.z << ") of triangle " << x.triangle
@@ -109,7 +109,7 @@ void expectConservative(const TriangleMesh& mesh, const VoxelGrid& grid, const F
     EXPECT_EQ(before, pairs.size()) << "a (voxel, triangle) pair was emitted twice";
     size_t missing = 0;
     for (size_t t = 0; t < mesh.triangleCount(); ++t) {
-        Float3 v[3];
+        std::array<float, 3> v[3];
         if (!ref::gridTriangle(mesh, grid, t, v)) continue;
         ref::forEachBoxVoxel(v, grid, [&](int x, int y, int z) {
             if (!ref::triangleOverlapsVoxel(v, x, y, z, ref::Overlap::Open)) return;
@@ -234,8 +234,8 @@ TEST_F(VoxelizerTest, TorusAndKnotAt128) {
         expectOctreeMatches(*f);
         if (which == 0) {
             // A point inside the tube: (R, 0, 0) in world space.
-            const Float3 p = toGridSpace({1.0f, 0.f, 0.f}, g);
-            expectNoHoles(*f, g, {uint32_t(p.x), uint32_t(p.y), uint32_t(p.z)});
+            const std::array<float, 3> p = toGridSpace({1.0f, 0.f, 0.f}, g);
+            expectNoHoles(*f, g, {uint32_t(p[0]), uint32_t(p[1]), uint32_t(p[2])});
         } else {
             // Closed mesh: some voxels are enclosed (the tube's inside), none reachable.
             const auto reached = ref::floodFillOutside(f->keys, g);
@@ -323,16 +323,16 @@ TEST_F(VoxelizerTest, ThinModeIsSeparatingAndThinner) {
     ASSERT_TRUE(thin.ok()) << thin.message();
     size_t outside = 0, offSlab = 0;
     for (const VoxelFragment& x : thin->fragments) {
-        Float3 v[3];
+        std::array<float, 3> v[3];
         ASSERT_TRUE(ref::gridTriangle(m, g, x.triangle, v));
         if (!ref::triangleOverlapsVoxel(v, int(x.x), int(x.y), int(x.z), ref::Overlap::Closed)) ++outside;
         // The voxel centre lies in the triangle plane's slab one voxel deep
         // along the dominant axis: |n.(c - v0)| <= max|n_i| / 2.
-        const double e1[3] = {double(v[1].x) - v[0].x, double(v[1].y) - v[0].y, double(v[1].z) - v[0].z};
-        const double e2[3] = {double(v[2].x) - v[0].x, double(v[2].y) - v[0].y, double(v[2].z) - v[0].z};
+        const double e1[3] = {double(v[1][0]) - v[0][0], double(v[1][1]) - v[0][1], double(v[1][2]) - v[0][2]};
+        const double e2[3] = {double(v[2][0]) - v[0][0], double(v[2][1]) - v[0][1], double(v[2][2]) - v[0][2]};
         const double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
                              e1[0] * e2[1] - e1[1] * e2[0]};
-        const double d = n[0] * (x.x + 0.5 - v[0].x) + n[1] * (x.y + 0.5 - v[0].y) + n[2] * (x.z + 0.5 - v[0].z);
+        const double d = n[0] * (x.x + 0.5 - v[0][0]) + n[1] * (x.y + 0.5 - v[0][1]) + n[2] * (x.z + 0.5 - v[0][2]);
         if (std::fabs(d) > 0.5 * std::max({std::fabs(n[0]), std::fabs(n[1]), std::fabs(n[2])})) ++offSlab;
     }
     EXPECT_EQ(outside, 0u) << "thin voxels must overlap their triangle";
@@ -349,8 +349,8 @@ TEST_F(VoxelizerTest, ThinModeIsSeparatingAndThinner) {
     const VoxelGrid gt = gridOf(t, 128);
     auto tt = run(device(), shared(), t, gt, VoxelMode::Thin);
     ASSERT_TRUE(tt.ok()) << tt.message();
-    const Float3 p = toGridSpace({1.0f, 0.f, 0.f}, gt);
-    expectNoHoles(*tt, gt, {uint32_t(p.x), uint32_t(p.y), uint32_t(p.z)});
+    const std::array<float, 3> p = toGridSpace({1.0f, 0.f, 0.f}, gt);
+    expectNoHoles(*tt, gt, {uint32_t(p[0]), uint32_t(p[1]), uint32_t(p[2])});
 }
 
 TEST_F(VoxelizerTest, UniformColourIsExact) {
@@ -752,8 +752,8 @@ TEST_F(VoxelizerTest, DenseGridAsASolidField) {
     for (uint32_t z = 0; z < 32; ++z)
         for (uint32_t y = 0; y < 32; ++y)
             for (uint32_t x = 0; x < 32; ++x) {
-                const float px = b.min[0] + x * g->voxelSize.x, py = b.min[1] + y * g->voxelSize.y,
-                            pz = b.min[2] + z * g->voxelSize.z;
+                const float px = b.min[0] + x * g->voxelSize[0], py = b.min[1] + y * g->voxelSize[1],
+                            pz = b.min[2] + z * g->voxelSize[2];
                 const float r = std::sqrt(px * px + py * py + pz * pz);
                 const float val = solid[(size_t(z) * 32 + y) * 32 + x];
                 // A voxel is 0.078 wide: beyond a voxel diagonal from the surface the answer is known.

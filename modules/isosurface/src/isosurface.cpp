@@ -20,6 +20,12 @@ static_assert(kDrawIndexedArgsOffset == offsetof(gpu::IsoArgs, indexCount), "ind
 static_assert(kVertexStride == sizeof(gpu::IsoVertex) && sizeof(IsoVertexData) == sizeof(gpu::IsoVertex),
               "vertex layout");
 static_assert(sizeof(Particle) == 16, "particles are copied as vec4 per particle");
+static_assert(offsetof(Particle, position) == 0 && offsetof(Particle, weight) == 12,
+              "Particle is read as vec4(xyz position, w weight) by the splat shaders");
+static_assert(sizeof(Metaball) == 32 && offsetof(Metaball, center) == 0 && offsetof(Metaball, radius) == 12 &&
+                  offsetof(Metaball, strength) == 16,
+              "Metaball keeps the layout of gpu::IsoBall (xyz centre, w radius, then strength)");
+static_assert(sizeof(Metaball) == sizeof(gpu::IsoBall), "Metaball and gpu::IsoBall are the same size");
 
 IsoSurface::IsoSurface() : impl_(std::make_unique<Impl>()) { impl_->self = this; }
 IsoSurface::~IsoSurface() = default;

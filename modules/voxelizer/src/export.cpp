@@ -41,8 +41,8 @@ Status writeLeavesTxt(const std::string& path, const std::vector<LeafVoxel>& lea
     auto f = openForWriting(path);
     if (!f) return f.status();
     std::fprintf(f->get(), "# pyramarch voxels: origin %.9g %.9g %.9g size %.9g %.9g %.9g dims %u %u %u leaves %zu\n",
-                 grid.origin.x, grid.origin.y, grid.origin.z, grid.voxelSize.x, grid.voxelSize.y, grid.voxelSize.z,
-                 grid.dims[0], grid.dims[1], grid.dims[2], leaves.size());
+                 grid.origin[0], grid.origin[1], grid.origin[2], grid.voxelSize[0], grid.voxelSize[1],
+                 grid.voxelSize[2], grid.dims[0], grid.dims[1], grid.dims[2], leaves.size());
     std::fprintf(f->get(), "# x y z r g b count\n");
     for (const LeafVoxel& l : leaves)
         std::fprintf(f->get(), "%u %u %u %u %u %u %u\n", l.x, l.y, l.z, l.color & 255u, (l.color >> 8) & 255u,
@@ -59,9 +59,9 @@ Status writeLeavesPly(const std::string& path, const std::vector<LeafVoxel>& lea
                  "property uchar red\nproperty uchar green\nproperty uchar blue\nproperty uint count\nend_header\n",
                  leaves.size());
     for (const LeafVoxel& l : leaves) {
-        const float x = grid.origin.x + (float(l.x) + 0.5f) * grid.voxelSize.x;
-        const float y = grid.origin.y + (float(l.y) + 0.5f) * grid.voxelSize.y;
-        const float z = grid.origin.z + (float(l.z) + 0.5f) * grid.voxelSize.z;
+        const float x = grid.origin[0] + (float(l.x) + 0.5f) * grid.voxelSize[0];
+        const float y = grid.origin[1] + (float(l.y) + 0.5f) * grid.voxelSize[1];
+        const float z = grid.origin[2] + (float(l.z) + 0.5f) * grid.voxelSize[2];
         std::fprintf(f->get(), "%.9g %.9g %.9g %u %u %u %u\n", x, y, z, l.color & 255u, (l.color >> 8) & 255u,
                      (l.color >> 16) & 255u, l.count);
     }
@@ -72,8 +72,8 @@ std::string statsJson(const VoxelStats& s, const VoxelGrid& grid, size_t leafCou
                       const std::vector<PassTiming>& timings) {
     std::ostringstream o;
     o.precision(9);
-    o << "{\n  \"grid\": {\"origin\": [" << grid.origin.x << ", " << grid.origin.y << ", " << grid.origin.z
-      << "], \"voxelSize\": [" << grid.voxelSize.x << ", " << grid.voxelSize.y << ", " << grid.voxelSize.z
+    o << "{\n  \"grid\": {\"origin\": [" << grid.origin[0] << ", " << grid.origin[1] << ", " << grid.origin[2]
+      << "], \"voxelSize\": [" << grid.voxelSize[0] << ", " << grid.voxelSize[1] << ", " << grid.voxelSize[2]
       << "], \"dims\": [" << grid.dims[0] << ", " << grid.dims[1] << ", " << grid.dims[2] << "]},\n";
     o << "  \"triangles\": " << s.triangles << ",\n  \"skippedTriangles\": " << s.skippedTriangles << ",\n";
     o << "  \"fragmentsNeeded\": " << s.fragmentsNeeded << ",\n  \"fragmentsStored\": " << s.fragmentsStored

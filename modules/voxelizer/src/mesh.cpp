@@ -33,7 +33,7 @@ Result<VoxelGrid> defaultGrid(const TriangleMesh& mesh, uint32_t resolution) {
     float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (uint32_t idx : mesh.indices) {
         if (idx >= mesh.positions.size()) continue; // checkMesh reports it
-        const Float3& p = mesh.positions[idx];
+        const std::array<float, 3>& p = mesh.positions[idx];
         if (!isFinite(p)) continue;
         for (int a = 0; a < 3; ++a) {
             lo[a] = std::min(lo[a], p[a]);
@@ -56,7 +56,8 @@ Result<VoxelGrid> defaultGrid(const TriangleMesh& mesh, uint32_t resolution) {
     return g;
 }
 
-Result<VoxelGrid> gridFromBox(Float3 boxMin, Float3 boxMax, uint32_t dx, uint32_t dy, uint32_t dz) {
+Result<VoxelGrid> gridFromBox(std::array<float, 3> boxMin, std::array<float, 3> boxMax, uint32_t dx, uint32_t dy,
+                              uint32_t dz) {
     VoxelGrid g;
     g.origin = boxMin;
     const uint32_t d[3] = {dx, dy, dz};

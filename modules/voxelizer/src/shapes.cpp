@@ -7,6 +7,8 @@
 namespace pyramarch::voxel::shapes {
 namespace {
 
+using Vec3 = std::array<float, 3>; // the public headers spell it out; short here
+
 constexpr float kPi = std::numbers::pi_v<float>;
 
 // Deterministic across platforms (std::uniform_real_distribution is not).
@@ -22,17 +24,17 @@ struct Rng {
     float uniform(float lo, float hi) { return lo + (hi - lo) * float(next() >> 8) * (1.0f / 16777216.0f); }
 };
 
-Float3 add(Float3 a, Float3 b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
-Float3 scale(Float3 a, float s) { return {a.x * s, a.y * s, a.z * s}; }
-Float3 sub(Float3 a, Float3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
-Float3 cross(Float3 a, Float3 b) { return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; }
-Float3 normalize(Float3 a) {
-    const float l = std::sqrt(a.x * a.x + a.y * a.y + a.z * a.z);
-    return l > 0 ? scale(a, 1.0f / l) : Float3{0, 0, 1};
+Vec3 add(Vec3 a, Vec3 b) { return {a[0] + b[0], a[1] + b[1], a[2] + b[2]}; }
+Vec3 scale(Vec3 a, float s) { return {a[0] * s, a[1] * s, a[2] * s}; }
+Vec3 sub(Vec3 a, Vec3 b) { return {a[0] - b[0], a[1] - b[1], a[2] - b[2]}; }
+Vec3 cross(Vec3 a, Vec3 b) { return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]}; }
+Vec3 normalize(Vec3 a) {
+    const float l = std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+    return l > 0 ? scale(a, 1.0f / l) : Vec3{0, 0, 1};
 }
 
 // A closed tube (u periodic, v periodic) from a grid of points.
-TriangleMesh periodicGrid(uint32_t nu, uint32_t nv, const std::vector<Float3>& pts) {
+TriangleMesh periodicGrid(uint32_t nu, uint32_t nv, const std::vector<Vec3>& pts) {
     TriangleMesh m;
     m.positions = pts;
     for (uint32_t i = 0; i < nu; ++i) {
@@ -45,7 +47,7 @@ TriangleMesh periodicGrid(uint32_t nu, uint32_t nv, const std::vector<Float3>& p
     return m;
 }
 
-Float3 knotPoint(float t, float radius, uint32_t p, uint32_t q) {
+Vec3 knotPoint(float t, float radius, uint32_t p, uint32_t q) {
     const float r = radius * (0.5f + 0.25f * std::cos(float(q) * t));
     return {r * std::cos(float(p) * t), r * std::sin(float(p) * t), radius * 0.25f * std::sin(float(q) * t)};
 }
@@ -53,8 +55,8 @@ Float3 knotPoint(float t, float radius, uint32_t p, uint32_t q) {
 } // namespace
 
 void colorByPosition(TriangleMesh& mesh) {
-    Float3 lo{INFINITY, INFINITY, INFINITY}, hi{-INFINITY, -INFINITY, -INFINITY};
-    for (const Float3& p : mesh.positions)
+    Vec3 lo{INFINITY, INFINITY, INFINITY}, hi{-INFINITY, -INFINITY, -INFINITY};
+    for (const Vec3& p : mesh.positions)
         for (int a = 0; a < 3; ++a) {
             lo[a] = std::min(lo[a], p[a]);
             hi[a] = std::max(hi[a], p[a]);
@@ -73,7 +75,7 @@ void colorByPosition(TriangleMesh& mesh) {
 
 void colorUniform(TriangleMesh& mesh, uint32_t rgba8) { mesh.colors.assign(mesh.positions.size(), rgba8); }
 
-TriangleMesh sphere(Float3 c, float radius, uint32_t segments, uint32_t rings) {
+TriangleMesh sphere(Vec3 c, float radius, uint32_t segments, uint32_t rings) {
     segments = std::max(segments, 3u);
     rings = std::max(rings, 2u);
     TriangleMesh m;
@@ -100,10 +102,10 @@ TriangleMesh sphere(Float3 c, float radius, uint32_t segments, uint32_t rings) {
     return m;
 }
 
-TriangleMesh torus(Float3 c, float R, float r, uint32_t nu, uint32_t nv) {
+TriangleMesh torus(Vec3 c, float R, float r, uint32_t nu, uint32_t nv) {
     nu = std::max(nu, 3u);
     nv = std::max(nv, 3u);
-    std::vector<Float3> pts;
+    std::vector<Vec3> pts;
     for (uint32_t i = 0; i < nu; ++i) {
         const float u = 2 * kPi * float(i) / float(nu);
         for (uint32_t j = 0; j < nv; ++j) {
@@ -115,19 +117,19 @@ TriangleMesh torus(Float3 c, float R, float r, uint32_t nu, uint32_t nv) {
     return periodicGrid(nu, nv, pts);
 }
 
-TriangleMesh torusKnot(Float3 c, float radius, float tube, uint32_t p, uint32_t q, uint32_t segments,
+TriangleMesh torusKnot(Vec3 c, float radius, float tube, uint32_t p, uint32_t q, uint32_t segments,
                        uint32_t tubeSegments) {
     segments = std::max(segments, 8u);
     tubeSegments = std::max(tubeSegments, 3u);
-    std::vector<Float3> pts;
+    std::vector<Vec3> pts;
     for (uint32_t i = 0; i < segments; ++i) {
         const float t = 2 * kPi * float(i) / float(segments);
         const float dt = 1e-3f;
-        const Float3 p0 = knotPoint(t, radius, p, q);
-        const Float3 tangent = normalize(sub(knotPoint(t + dt, radius, p, q), knotPoint(t - dt, radius, p, q)));
+        const Vec3 p0 = knotPoint(t, radius, p, q);
+        const Vec3 tangent = normalize(sub(knotPoint(t + dt, radius, p, q), knotPoint(t - dt, radius, p, q)));
         // Frame from the tangent and the z axis (the knot's tangent is never parallel to z).
-        const Float3 n1 = normalize(cross(tangent, {0, 0, 1}));
-        const Float3 n2 = cross(tangent, n1);
+        const Vec3 n1 = normalize(cross(tangent, {0, 0, 1}));
+        const Vec3 n2 = cross(tangent, n1);
         for (uint32_t j = 0; j < tubeSegments; ++j) {
             const float v = 2 * kPi * float(j) / float(tubeSegments);
             pts.push_back(add(c, add(p0, add(scale(n1, tube * std::cos(v)), scale(n2, tube * std::sin(v))))));
@@ -136,21 +138,21 @@ TriangleMesh torusKnot(Float3 c, float radius, float tube, uint32_t p, uint32_t 
     return periodicGrid(segments, tubeSegments, pts);
 }
 
-TriangleMesh box(Float3 lo, Float3 hi) {
+TriangleMesh box(Vec3 lo, Vec3 hi) {
     TriangleMesh m;
     for (int i = 0; i < 8; ++i)
-        m.positions.push_back({(i & 1) ? hi.x : lo.x, (i & 2) ? hi.y : lo.y, (i & 4) ? hi.z : lo.z});
+        m.positions.push_back({(i & 1) ? hi[0] : lo[0], (i & 2) ? hi[1] : lo[1], (i & 4) ? hi[2] : lo[2]});
     // Two triangles per face.
     m.indices = {0, 2, 3, 0, 3, 1, 4, 5, 7, 4, 7, 6, 0, 1, 5, 0, 5, 4,
                  2, 6, 7, 2, 7, 3, 0, 4, 6, 0, 6, 2, 1, 3, 7, 1, 7, 5};
     return m;
 }
 
-TriangleMesh diamondPrism(Float3 c, float h, float z0, float z1) {
+TriangleMesh diamondPrism(Vec3 c, float h, float z0, float z1) {
     TriangleMesh m;
-    const Float3 ring[4] = {{c.x + h, c.y, 0}, {c.x, c.y + h, 0}, {c.x - h, c.y, 0}, {c.x, c.y - h, 0}};
-    for (int k = 0; k < 4; ++k) m.positions.push_back({ring[k].x, ring[k].y, z0});
-    for (int k = 0; k < 4; ++k) m.positions.push_back({ring[k].x, ring[k].y, z1});
+    const Vec3 ring[4] = {{c[0] + h, c[1], 0}, {c[0], c[1] + h, 0}, {c[0] - h, c[1], 0}, {c[0], c[1] - h, 0}};
+    for (int k = 0; k < 4; ++k) m.positions.push_back({ring[k][0], ring[k][1], z0});
+    for (int k = 0; k < 4; ++k) m.positions.push_back({ring[k][0], ring[k][1], z1});
     for (uint32_t k = 0; k < 4; ++k) {
         const uint32_t a = k, b = (k + 1) % 4;
         m.indices.insert(m.indices.end(), {a, b, b + 4, a, b + 4, a + 4});
@@ -159,18 +161,18 @@ TriangleMesh diamondPrism(Float3 c, float h, float z0, float z1) {
     return m;
 }
 
-TriangleMesh triangle(Float3 a, Float3 b, Float3 c) {
+TriangleMesh triangle(Vec3 a, Vec3 b, Vec3 c) {
     TriangleMesh m;
     m.positions = {a, b, c};
     m.indices = {0, 1, 2};
     return m;
 }
 
-TriangleMesh tinyTriangles(Float3 lo, Float3 hi, float size, uint32_t count, uint32_t seed) {
+TriangleMesh tinyTriangles(Vec3 lo, Vec3 hi, float size, uint32_t count, uint32_t seed) {
     Rng rng(seed);
     TriangleMesh m;
     for (uint32_t i = 0; i < count; ++i) {
-        const Float3 p{rng.uniform(lo.x, hi.x), rng.uniform(lo.y, hi.y), rng.uniform(lo.z, hi.z)};
+        const Vec3 p{rng.uniform(lo[0], hi[0]), rng.uniform(lo[1], hi[1]), rng.uniform(lo[2], hi[2])};
         const uint32_t base = uint32_t(m.positions.size());
         m.positions.push_back(p);
         for (int k = 0; k < 2; ++k)
@@ -181,14 +183,14 @@ TriangleMesh tinyTriangles(Float3 lo, Float3 hi, float size, uint32_t count, uin
     return m;
 }
 
-TriangleMesh slivers(Float3 lo, Float3 hi, float width, uint32_t count, uint32_t seed) {
+TriangleMesh slivers(Vec3 lo, Vec3 hi, float width, uint32_t count, uint32_t seed) {
     Rng rng(seed);
     TriangleMesh m;
     for (uint32_t i = 0; i < count; ++i) {
-        const Float3 a{rng.uniform(lo.x, hi.x), rng.uniform(lo.y, hi.y), rng.uniform(lo.z, hi.z)};
-        const Float3 b{rng.uniform(lo.x, hi.x), rng.uniform(lo.y, hi.y), rng.uniform(lo.z, hi.z)};
-        const Float3 off{rng.uniform(-width, width), rng.uniform(-width, width), rng.uniform(-width, width)};
-        const Float3 mid = add(scale(add(a, b), 0.5f), off);
+        const Vec3 a{rng.uniform(lo[0], hi[0]), rng.uniform(lo[1], hi[1]), rng.uniform(lo[2], hi[2])};
+        const Vec3 b{rng.uniform(lo[0], hi[0]), rng.uniform(lo[1], hi[1]), rng.uniform(lo[2], hi[2])};
+        const Vec3 off{rng.uniform(-width, width), rng.uniform(-width, width), rng.uniform(-width, width)};
+        const Vec3 mid = add(scale(add(a, b), 0.5f), off);
         const uint32_t base = uint32_t(m.positions.size());
         m.positions.insert(m.positions.end(), {a, b, mid});
         m.indices.insert(m.indices.end(), {base, base + 1, base + 2});
@@ -196,13 +198,13 @@ TriangleMesh slivers(Float3 lo, Float3 hi, float width, uint32_t count, uint32_t
     return m;
 }
 
-TriangleMesh degenerateTriangles(Float3 lo, Float3 hi, uint32_t count, uint32_t seed) {
+TriangleMesh degenerateTriangles(Vec3 lo, Vec3 hi, uint32_t count, uint32_t seed) {
     Rng rng(seed);
     TriangleMesh m;
     for (uint32_t i = 0; i < count; ++i) {
-        const Float3 a{rng.uniform(lo.x, hi.x), rng.uniform(lo.y, hi.y), rng.uniform(lo.z, hi.z)};
-        const Float3 b{rng.uniform(lo.x, hi.x), rng.uniform(lo.y, hi.y), rng.uniform(lo.z, hi.z)};
-        Float3 c;
+        const Vec3 a{rng.uniform(lo[0], hi[0]), rng.uniform(lo[1], hi[1]), rng.uniform(lo[2], hi[2])};
+        const Vec3 b{rng.uniform(lo[0], hi[0]), rng.uniform(lo[1], hi[1]), rng.uniform(lo[2], hi[2])};
+        Vec3 c;
         switch (i % 3) {
         case 0: c = add(a, scale(sub(b, a), 0.25f)); break; // collinear (up to float rounding)
         case 1: c = b; break;                               // two equal vertices
@@ -218,30 +220,31 @@ TriangleMesh degenerateTriangles(Float3 lo, Float3 hi, uint32_t count, uint32_t 
     }
     // Exactly collinear along an axis-aligned diagonal, where float rounding cannot bend it.
     const uint32_t base = uint32_t(m.positions.size());
-    m.positions.insert(m.positions.end(), {lo, {(lo.x + hi.x) / 2, (lo.y + hi.y) / 2, lo.z}, {hi.x, hi.y, lo.z}});
+    m.positions.insert(m.positions.end(),
+                       {lo, {(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, lo[2]}, {hi[0], hi[1], lo[2]}});
     m.indices.insert(m.indices.end(), {base, base + 1, base + 2});
     return m;
 }
 
-TriangleMesh nonManifold(Float3 lo, Float3 hi) {
+TriangleMesh nonManifold(Vec3 lo, Vec3 hi) {
     TriangleMesh m = box(lo, hi);
     const size_t n = m.indices.size();
     for (size_t i = 0; i < n; ++i) m.indices.push_back(m.indices[i]); // every face twice
-    const Float3 c = scale(add(lo, hi), 0.5f);
-    const Float3 e = sub(hi, lo);
+    const Vec3 c = scale(add(lo, hi), 0.5f);
+    const Vec3 e = sub(hi, lo);
     // Three fins through the box's central vertical edge line.
     const uint32_t a = uint32_t(m.positions.size());
-    m.positions.push_back({c.x, c.y, lo.z + 0.1f * e.z});
-    m.positions.push_back({c.x, c.y, hi.z - 0.1f * e.z});
+    m.positions.push_back({c[0], c[1], lo[2] + 0.1f * e[2]});
+    m.positions.push_back({c[0], c[1], hi[2] - 0.1f * e[2]});
     for (int k = 0; k < 3; ++k) {
         const float ang = 2 * kPi * float(k) / 3.0f + 0.3f;
-        m.positions.push_back({c.x + 0.4f * e.x * std::cos(ang), c.y + 0.4f * e.y * std::sin(ang), c.z});
+        m.positions.push_back({c[0] + 0.4f * e[0] * std::cos(ang), c[1] + 0.4f * e[1] * std::sin(ang), c[2]});
         m.indices.insert(m.indices.end(), {a, a + 1, uint32_t(a + 2 + k)});
     }
     return m;
 }
 
-TriangleMesh denseKnot(Float3 center, float radius, uint32_t targetTriangles) {
+TriangleMesh denseKnot(Vec3 center, float radius, uint32_t targetTriangles) {
     const uint32_t tube = 32;
     const uint32_t segs = std::max(8u, targetTriangles / (2 * tube));
     return torusKnot(center, radius, radius * 0.12f, 2, 3, segs, tube);

@@ -320,9 +320,9 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
         .record([this](PassContext& ctx) {
             if (current.triangles == 0) return;
             gpu::RasterParams p{};
-            const Float3 inv = gridInverseSize(current.grid);
-            p.origin = {current.grid.origin.x, current.grid.origin.y, current.grid.origin.z, 0.f};
-            p.invSize = {inv.x, inv.y, inv.z, 0.f};
+            const std::array<float, 3> inv = gridInverseSize(current.grid);
+            p.origin = {current.grid.origin[0], current.grid.origin[1], current.grid.origin[2], 0.f};
+            p.invSize = {inv[0], inv[1], inv[2], 0.f};
             p.dims = {current.grid.dims[0], current.grid.dims[1], current.grid.dims[2], side};
             p.counts = {current.triangles, current.vertices, info.fragmentCapacity, current.flags};
             p.offsets = {uint32_t(indexOffset), uint32_t(colorOffset), uint32_t(normalOffset), 0};

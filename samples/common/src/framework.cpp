@@ -74,7 +74,7 @@ Status SceneRenderer::setTarget(const RenderTarget& target) {
     const BufferRef args = g->importBuffer("surface.args", surface.drawArgsBuffer(), indirectRead, indirectRead, true);
     finalRef_ = g->importImage("target", target.image, target.before, target.after);
     const VkExtent3D extent{target.extent.width, target.extent.height, 1};
-    iso::SurfacePassDesc desc;
+    iso::SurfaceRenderer::GraphInputs desc;
     desc.vertices = vertices;
     desc.drawArgs = args;
     desc.drawArgsOffset = iso::IsoSurface::drawArgsOffset();

@@ -26,12 +26,12 @@ bool separates(D3 axis, const D3 t[3], Overlap mode) {
 
 } // namespace
 
-bool triangleOverlapsVoxel(const Float3 v[3], int x, int y, int z, Overlap mode) {
+bool triangleOverlapsVoxel(const std::array<float, 3> v[3], int x, int y, int z, Overlap mode) {
     // Centre at the voxel centre. Grid coordinates are floats below 2^11 and
     // the corner is an integer, so these differences are exact in double.
     D3 t[3];
     for (int i = 0; i < 3; ++i)
-        t[i] = {double(v[i].x) - (x + 0.5), double(v[i].y) - (y + 0.5), double(v[i].z) - (z + 0.5)};
+        t[i] = {double(v[i][0]) - (x + 0.5), double(v[i][1]) - (y + 0.5), double(v[i][2]) - (z + 0.5)};
     const D3 e[3] = {sub(t[1], t[0]), sub(t[2], t[1]), sub(t[0], t[2])};
     const D3 axes[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
     for (const D3& a : axes)
@@ -43,7 +43,8 @@ bool triangleOverlapsVoxel(const Float3 v[3], int x, int y, int z, Overlap mode)
     return true;
 }
 
-void forEachBoxVoxel(const Float3 v[3], const VoxelGrid& grid, const std::function<void(int, int, int)>& fn) {
+void forEachBoxVoxel(const std::array<float, 3> v[3], const VoxelGrid& grid,
+                     const std::function<void(int, int, int)>& fn) {
     int lo[3], hi[3];
     for (int a = 0; a < 3; ++a) {
         const double mn = std::min({double(v[0][a]), double(v[1][a]), double(v[2][a])});
@@ -58,7 +59,7 @@ void forEachBoxVoxel(const Float3 v[3], const VoxelGrid& grid, const std::functi
             for (int x = lo[0]; x <= hi[0]; ++x) fn(x, y, z);
 }
 
-bool gridTriangle(const TriangleMesh& mesh, const VoxelGrid& grid, size_t tri, Float3 out[3]) {
+bool gridTriangle(const TriangleMesh& mesh, const VoxelGrid& grid, size_t tri, std::array<float, 3> out[3]) {
     for (int c = 0; c < 3; ++c) {
         out[c] = toGridSpace(mesh.positions[mesh.indices[3 * tri + c]], grid);
         if (!isFinite(out[c])) return false;
@@ -69,7 +70,7 @@ bool gridTriangle(const TriangleMesh& mesh, const VoxelGrid& grid, size_t tri, F
 std::vector<uint32_t> voxelize(const TriangleMesh& mesh, const VoxelGrid& grid, Overlap mode) {
     std::vector<uint32_t> keys;
     for (size_t t = 0; t < mesh.triangleCount(); ++t) {
-        Float3 v[3];
+        std::array<float, 3> v[3];
         if (!gridTriangle(mesh, grid, t, v)) continue;
         forEachBoxVoxel(v, grid, [&](int x, int y, int z) {
             if (triangleOverlapsVoxel(v, x, y, z, mode)) keys.push_back(key(x, y, z));

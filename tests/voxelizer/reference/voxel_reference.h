@@ -22,14 +22,15 @@ inline std::array<uint32_t, 3> unkey(uint32_t k) { return {k & 1023u, (k >> 10) 
 // Akenine-Moller separating-axis test of a triangle (grid-space vertices)
 // against the unit voxel whose minimum corner is (x,y,z): 3 box axes, the
 // triangle normal, 9 edge x axis crosses; zero axes are not separating.
-bool triangleOverlapsVoxel(const Float3 v[3], int x, int y, int z, Overlap mode);
+bool triangleOverlapsVoxel(const std::array<float, 3> v[3], int x, int y, int z, Overlap mode);
 
 // Calls fn(x, y, z) for every in-grid voxel of the triangle's bounding box
 // (closed box, so voxels touched on a face are included).
-void forEachBoxVoxel(const Float3 v[3], const VoxelGrid& grid, const std::function<void(int, int, int)>& fn);
+void forEachBoxVoxel(const std::array<float, 3> v[3], const VoxelGrid& grid,
+                     const std::function<void(int, int, int)>& fn);
 
 // The triangle's grid-space vertices, or false if one is not finite.
-bool gridTriangle(const TriangleMesh& mesh, const VoxelGrid& grid, size_t tri, Float3 out[3]);
+bool gridTriangle(const TriangleMesh& mesh, const VoxelGrid& grid, size_t tri, std::array<float, 3> out[3]);
 
 // Sorted, unique voxel keys of a mesh.
 std::vector<uint32_t> voxelize(const TriangleMesh& mesh, const VoxelGrid& grid, Overlap mode);

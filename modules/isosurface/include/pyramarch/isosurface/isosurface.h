@@ -71,14 +71,14 @@ enum class SplatMethod {
 };
 
 struct Metaball {
-    float center[3];
+    std::array<float, 3> center;
     float radius;   // radius of influence R (> 0)
     float strength; // s; field = sum s (1 - d^2/R^2)^3 for d < R
     float pad[3];
 };
 
 struct Particle {
-    float position[3];
+    std::array<float, 3> position;
     float weight; // kernel strength (> 0); at most 65536 summed at one sample
 };
 

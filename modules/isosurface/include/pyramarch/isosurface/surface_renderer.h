@@ -77,26 +77,6 @@ struct SurfaceView {
 SurfaceView makeSurfaceView(std::array<float, 3> eye, std::array<float, 3> target, float fovY, float aspect,
                             float zNear = 0.01f, float zFar = 100.f);
 
-// Graph resources the draw pass uses: the module's outputs as the graph
-// knows them, i.e. IsoSurface::addPasses(graph)'s GraphOutputs when the
-// surface's passes are in the same graph (importing the same buffers a second
-// time would hide the extraction -> draw hazard from the graph).
-struct SurfacePassDesc {
-    BufferRef vertices;                            // required: IsoVertex array (32-byte stride)
-    BufferRef drawArgs;                            // required: holds a VkDrawIndirectCommand at drawArgsOffset
-    VkDeviceSize drawArgsOffset = kDrawArgsOffset; // IsoSurface::drawArgsOffset()
-    // Optional: indexed output (uint32 indices); the draw then reads a
-    // VkDrawIndexedIndirectCommand at drawIndexedArgsOffset. The module writes
-    // w = 0 in indexed vertices, so the per-cell colouring shows white.
-    BufferRef indices;
-    VkDeviceSize drawIndexedArgsOffset = kDrawIndexedArgsOffset; // IsoSurface::drawIndexedArgsOffset()
-    ImageRef color;   // required: colour attachment (MSAA image when samples > 1)
-    ImageRef depth;   // required when depthFormat != UNDEFINED
-    ImageRef resolve; // optional: single-sample resolve target of `color`
-    LoadOp colorLoad = LoadOp::Clear;
-    std::array<float, 4> clearColor{0.08f, 0.09f, 0.11f, 1.f};
-};
-
 // Lifetime: as for IsoSurface, the host waits until every command buffer
 // that recorded the renderer's draw has finished before destroying it (the
 // module never waits on the host's fences).
@@ -107,8 +87,25 @@ public:
     SurfaceRenderer(const SurfaceRenderer&) = delete;
     SurfaceRenderer& operator=(const SurfaceRenderer&) = delete;
 
-    // The graph resources the draw reads and renders into.
-    using GraphInputs = SurfacePassDesc;
+    // The graph resources the draw reads and renders into: the module's outputs as the graph
+    // knows them, i.e. IsoSurface::addPasses(graph)'s GraphOutputs when the
+    // surface's passes are in the same graph (importing the same buffers a second
+    // time would hide the extraction -> draw hazard from the graph).
+    struct GraphInputs {
+        BufferRef vertices;                            // required: IsoVertex array (32-byte stride)
+        BufferRef drawArgs;                            // required: holds a VkDrawIndirectCommand at drawArgsOffset
+        VkDeviceSize drawArgsOffset = kDrawArgsOffset; // IsoSurface::drawArgsOffset()
+        // Optional: indexed output (uint32 indices); the draw then reads a
+        // VkDrawIndexedIndirectCommand at drawIndexedArgsOffset. The module writes
+        // w = 0 in indexed vertices, so the per-cell colouring shows white.
+        BufferRef indices;
+        VkDeviceSize drawIndexedArgsOffset = kDrawIndexedArgsOffset; // IsoSurface::drawIndexedArgsOffset()
+        ImageRef color;   // required: colour attachment (MSAA image when samples > 1)
+        ImageRef depth;   // required when depthFormat != UNDEFINED
+        ImageRef resolve; // optional: single-sample resolve target of `color`
+        LoadOp colorLoad = LoadOp::Clear;
+        std::array<float, 4> clearColor{0.08f, 0.09f, 0.11f, 1.f};
+    };
     struct GraphOutputs {
         ImageRef color; // the image holding the drawn surface (the resolve target with MSAA)
     };

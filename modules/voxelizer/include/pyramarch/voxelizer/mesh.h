@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cmath>
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -25,21 +26,14 @@
 
 namespace pyramarch::voxel {
 
-struct Float3 {
-    float x = 0.f, y = 0.f, z = 0.f;
-    float operator[](int i) const { return i == 0 ? x : (i == 1 ? y : z); }
-    float& operator[](int i) { return i == 0 ? x : (i == 1 ? y : z); }
-    bool operator==(const Float3&) const = default;
-};
-
 // Packs 0..255 channels into the RGBA8 word the voxelizer uses (R in the low byte).
 constexpr uint32_t packRGBA8(uint32_t r, uint32_t g, uint32_t b, uint32_t a = 255) {
     return (r & 0xffu) | ((g & 0xffu) << 8) | ((b & 0xffu) << 16) | ((a & 0xffu) << 24);
 }
 
 struct TriangleMesh {
-    std::vector<Float3> positions; // world space
-    std::vector<uint32_t> indices; // 3 per triangle, each < positions.size()
+    std::vector<std::array<float, 3>> positions; // world space
+    std::vector<uint32_t> indices;               // 3 per triangle, each < positions.size()
     // Optional per-vertex RGBA8 colour (packRGBA8), empty or one per position.
     // A voxel fragment carries its triangle's colour: the per-channel rounded
     // mean of the three vertex colours (no interpolation, so the result does
@@ -49,16 +43,16 @@ struct TriangleMesh {
     // Optional per-vertex normals, empty or one per position. A fragment's
     // normal is the normalised sum of its triangle's three vertex normals, or
     // the geometric face normal when none are given.
-    std::vector<Float3> normals;
+    std::vector<std::array<float, 3>> normals;
 
     size_t triangleCount() const { return indices.size() / 3; }
     size_t vertexCount() const { return positions.size(); }
 };
 
 struct VoxelGrid {
-    Float3 origin;                   // box minimum (world space)
-    Float3 voxelSize{1.f, 1.f, 1.f}; // > 0 per axis
-    uint32_t dims[3] = {1, 1, 1};    // >= 1 per axis
+    std::array<float, 3> origin{};                 // box minimum (world space)
+    std::array<float, 3> voxelSize{1.f, 1.f, 1.f}; // > 0 per axis
+    uint32_t dims[3] = {1, 1, 1};                  // >= 1 per axis
     uint32_t maxDim() const {
         return dims[0] > dims[1] ? (dims[0] > dims[2] ? dims[0] : dims[2]) : (dims[1] > dims[2] ? dims[1] : dims[2]);
     }
@@ -69,21 +63,24 @@ struct VoxelGrid {
 inline constexpr uint32_t kMaxGridDim = 1024;
 
 // The grid-space transform of the GPU's vertex stage, bit for bit.
-inline Float3 gridInverseSize(const VoxelGrid& g) {
-    return {1.0f / g.voxelSize.x, 1.0f / g.voxelSize.y, 1.0f / g.voxelSize.z};
+inline std::array<float, 3> gridInverseSize(const VoxelGrid& g) {
+    return {1.0f / g.voxelSize[0], 1.0f / g.voxelSize[1], 1.0f / g.voxelSize[2]};
 }
-inline Float3 toGridSpace(const Float3& p, const VoxelGrid& g) {
-    const Float3 inv = gridInverseSize(g);
+inline std::array<float, 3> toGridSpace(const std::array<float, 3>& p, const VoxelGrid& g) {
+    const std::array<float, 3> inv = gridInverseSize(g);
     // (p - o) * inv has no multiply-add shape, so no compiler can fuse it.
-    return {(p.x - g.origin.x) * inv.x, (p.y - g.origin.y) * inv.y, (p.z - g.origin.z) * inv.z};
+    return {(p[0] - g.origin[0]) * inv[0], (p[1] - g.origin[1]) * inv[1], (p[2] - g.origin[2]) * inv[2]};
 }
-inline bool isFinite(const Float3& p) { return std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z); }
+inline bool isFinite(const std::array<float, 3>& p) {
+    return std::isfinite(p[0]) && std::isfinite(p[1]) && std::isfinite(p[2]);
+}
 
 // The default grid for `mesh` at resolution R (1..kMaxGridDim). Fails on an
 // empty mesh, a mesh without finite vertices, or a bad R.
 Result<VoxelGrid> defaultGrid(const TriangleMesh& mesh, uint32_t resolution);
 // An explicit grid from a box and dims (cubic voxels are not required).
-Result<VoxelGrid> gridFromBox(Float3 boxMin, Float3 boxMax, uint32_t dx, uint32_t dy, uint32_t dz);
+Result<VoxelGrid> gridFromBox(std::array<float, 3> boxMin, std::array<float, 3> boxMax, uint32_t dx, uint32_t dy,
+                              uint32_t dz);
 // Checks a grid: finite origin, positive finite size, dims in 1..kMaxGridDim.
 Status validateGrid(const VoxelGrid& grid);
 
