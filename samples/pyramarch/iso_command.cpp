@@ -22,6 +22,7 @@
 #include "pyramarch/isosurface/raw_volume.h"
 #include "sample/cli.h"
 #include "sample/framework.h"
+#include "sample/output.h"
 #include "sample/scenes.h"
 
 using namespace pyramarch;
@@ -117,21 +118,6 @@ std::string jsonNumber(double v) {
     char b[32];
     std::snprintf(b, sizeof b, "%.7g", v);
     return b;
-}
-
-std::string jsonString(const std::string& s) {
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"' || c == '\\') out += '\\';
-        if (static_cast<unsigned char>(c) < 0x20) {
-            char b[8];
-            std::snprintf(b, sizeof b, "\\u%04x", c);
-            out += b;
-            continue;
-        }
-        out += c;
-    }
-    return out + "\"";
 }
 
 // The user's field function: the file's text, compiled up front so errors
@@ -477,7 +463,7 @@ int runParticleIso(const IsoOptions& o) {
         fs.frame = sequence ? frame.index : 0;
         fs.passes = e->timings;
         sample::fillSurfaceStats(fs, *surface, e->frame);
-        fs.extra.emplace_back("file", jsonString(frame.path));
+        fs.extra.emplace_back("file", sample::jsonString(frame.path));
         fs.extra.emplace_back("particles", std::to_string(count));
         fs.extra.emplace_back("grid", "[" + std::to_string(info.samples[0]) + ", " + std::to_string(info.samples[1]) +
                                           ", " + std::to_string(info.samples[2]) + "]");

@@ -1071,6 +1071,35 @@ size_t cutEdges(const ref::Grid& g, const std::vector<float>& f, float iso) {
             }
     return n;
 }
+
+// Indexed output against the CPU reference: one vertex per cut edge, and
+// index k names the vertex the non-indexed path writes at key k (positions to
+// 1e-5 of a cell, normals to 1e-3). `indices` receives the index buffer and
+// `uniqueVertices` the vertex count.
+void expectIndexedMatchesReference(IsoSurface& iso, const IsoSurfaceCreateInfo& info, std::vector<uint32_t>& indices,
+                                   size_t& uniqueVertices) {
+    const ref::Grid g = gridOf(info);
+    auto field = iso.readField();
+    ASSERT_TRUE(field.ok());
+    const ref::McResult cpu = ref::marchingCubes(g, field.value().data(), 0.f, refNormals(info.normals));
+    auto verts = iso.readVertices();
+    auto idx = iso.readIndices();
+    ASSERT_TRUE(verts.ok() && idx.ok());
+    EXPECT_EQ(verts.value().size(), cutEdges(g, field.value(), 0.f));
+    ASSERT_EQ(idx.value().size(), cpu.vertices.size());
+    const float tol = 1e-5f * minSpacing(g);
+    const auto unique = toRef(verts.value());
+    for (size_t k = 0; k < idx.value().size(); ++k) {
+        ASSERT_LT(idx.value()[k], unique.size()) << k;
+        const ref::Vertex& v = unique[idx.value()[k]];
+        for (int a = 0; a < 3; ++a) {
+            ASSERT_NEAR(v.p[a], cpu.vertices[k].p[a], tol) << "key " << k;
+            ASSERT_NEAR(v.n[a], cpu.vertices[k].n[a], 1e-3f) << "key " << k;
+        }
+    }
+    indices = std::move(idx).value();
+    uniqueVertices = unique.size();
+}
 } // namespace
 
 TEST_F(IsoGpu, IndexedOutputSharesVertices) {
@@ -1095,32 +1124,16 @@ TEST_F(IsoGpu, IndexedOutputSharesVertices) {
         ASSERT_TRUE(iso);
         iso->setUserParams({0.02f, -0.03f, 0.01f, 0.62f, 0, 0, 0, 0});
         frame(*iso);
-        const ref::Grid g = gridOf(info);
-        auto field = iso->readField();
-        ASSERT_TRUE(field.ok());
-        const ref::McResult cpu = ref::marchingCubes(g, field.value().data(), 0.f, refNormals(c.normals));
-        auto verts = iso->readVertices();
-        auto idx = iso->readIndices();
-        ASSERT_TRUE(verts.ok() && idx.ok());
-        EXPECT_EQ(verts.value().size(), cutEdges(g, field.value(), 0.f)); // one vertex per cut edge
-        ASSERT_EQ(idx.value().size(), cpu.vertices.size());
-        // Index k names the vertex the non-indexed path writes at key k.
-        const float tol = 1e-5f * minSpacing(g);
-        const auto unique = toRef(verts.value());
-        for (size_t k = 0; k < idx.value().size(); ++k) {
-            ASSERT_LT(idx.value()[k], unique.size()) << k;
-            const ref::Vertex& v = unique[idx.value()[k]];
-            for (int a = 0; a < 3; ++a) {
-                ASSERT_NEAR(v.p[a], cpu.vertices[k].p[a], tol) << "key " << k;
-                ASSERT_NEAR(v.n[a], cpu.vertices[k].n[a], 1e-3f) << "key " << k;
-            }
-        }
+        std::vector<uint32_t> indices;
+        size_t uniqueVertices = 0;
+        expectIndexedMatchesReference(*iso, info, indices, uniqueVertices);
+        if (HasFatalFailure()) return;
         if (c.closed) {
             // Watertight on the indices themselves: every edge in exactly two
             // triangles, once in each direction.
             std::map<std::pair<uint32_t, uint32_t>, int> directed;
-            for (size_t t = 0; t + 2 < idx.value().size(); t += 3)
-                for (int e = 0; e < 3; ++e) directed[{idx.value()[t + e], idx.value()[t + (e + 1) % 3]}]++;
+            for (size_t t = 0; t + 2 < indices.size(); t += 3)
+                for (int e = 0; e < 3; ++e) directed[{indices[t + e], indices[t + (e + 1) % 3]}]++;
             for (const auto& [e, count] : directed) {
                 ASSERT_EQ(count, 1) << "edge used twice in one direction";
                 ASSERT_EQ(directed.count({e.second, e.first}), 1u) << "open edge";
@@ -1128,18 +1141,18 @@ TEST_F(IsoGpu, IndexedOutputSharesVertices) {
         }
         const auto stats = iso->statsOfFrame(0);
         ASSERT_TRUE(stats.has_value());
-        EXPECT_EQ(stats->verticesNeeded, unique.size());
-        EXPECT_EQ(stats->indicesNeeded, cpu.vertices.size());
-        EXPECT_EQ(stats->indicesWritten, cpu.vertices.size());
+        EXPECT_EQ(stats->verticesNeeded, uniqueVertices);
+        EXPECT_EQ(stats->indicesNeeded, indices.size());
+        EXPECT_EQ(stats->indicesWritten, indices.size());
         EXPECT_FALSE(stats->overflow);
         auto args = iso::testing::readDrawArgs(*iso);
         ASSERT_TRUE(args.ok());
-        EXPECT_EQ(args.value()[kArg.vertexCount], 0u);                 // the non-indexed draw draws nothing
-        EXPECT_EQ(args.value()[kArg.indexCount], cpu.vertices.size()); // indexCount
+        EXPECT_EQ(args.value()[kArg.vertexCount], 0u);            // the non-indexed draw draws nothing
+        EXPECT_EQ(args.value()[kArg.indexCount], indices.size()); // indexCount
         EXPECT_EQ(args.value()[kArg.indexedInstanceCount], 1u);
         auto mesh = iso->readMesh(false);
         ASSERT_TRUE(mesh.ok());
-        EXPECT_EQ(mesh.value().indices, idx.value());
+        EXPECT_EQ(mesh.value().indices, indices);
     }
 }
 
@@ -1238,37 +1251,26 @@ TEST_F(IsoGpu, SmallIndexedOutputWithOverflow) {
     ASSERT_TRUE(full);
     full->setUserParams({0.02f, -0.03f, 0.01f, 0.62f, 0, 0, 0, 0});
     frame(*full);
-    const ref::Grid g = gridOf(info);
-    auto field = full->readField();
-    ASSERT_TRUE(field.ok());
-    const ref::McResult cpu = ref::marchingCubes(g, field.value().data(), 0.f, refNormals(info.normals));
-    auto verts = full->readVertices();
-    auto idx = full->readIndices();
-    ASSERT_TRUE(verts.ok() && idx.ok());
-    EXPECT_EQ(verts.value().size(), cutEdges(g, field.value(), 0.f));
-    ASSERT_EQ(idx.value().size(), cpu.vertices.size());
-    ASSERT_GT(idx.value().size(), 6u);
-    const float tol = 1e-5f * minSpacing(g);
-    const auto unique = toRef(verts.value());
-    for (size_t k = 0; k < idx.value().size(); ++k) {
-        ASSERT_LT(idx.value()[k], unique.size()) << k;
-        for (int a = 0; a < 3; ++a) ASSERT_NEAR(unique[idx.value()[k]].p[a], cpu.vertices[k].p[a], tol) << "key " << k;
-    }
+    std::vector<uint32_t> indices;
+    size_t uniqueVertices = 0;
+    expectIndexedMatchesReference(*full, info, indices, uniqueVertices);
+    if (HasFatalFailure()) return;
+    ASSERT_GT(indices.size(), 6u);
     // Index capacity short: whole triangles, the same leading indices.
-    info.indexCapacity = uint32_t(idx.value().size()) / 2 + 1;
+    info.indexCapacity = uint32_t(indices.size()) / 2 + 1;
     auto clamped = make(info);
     ASSERT_TRUE(clamped);
     clamped->setUserParams({0.02f, -0.03f, 0.01f, 0.62f, 0, 0, 0, 0});
     frame(*clamped);
     const auto s = clamped->statsOfFrame(0);
     ASSERT_TRUE(s.has_value());
-    EXPECT_EQ(s->indicesNeeded, idx.value().size());
+    EXPECT_EQ(s->indicesNeeded, indices.size());
     EXPECT_EQ(s->indicesWritten, info.indexCapacity / 3 * 3);
     EXPECT_TRUE(s->overflow);
     auto part = clamped->readIndices();
     ASSERT_TRUE(part.ok());
     ASSERT_EQ(part.value().size(), info.indexCapacity / 3 * 3);
-    for (size_t k = 0; k < part.value().size(); ++k) ASSERT_EQ(part.value()[k], idx.value()[k]);
+    for (size_t k = 0; k < part.value().size(); ++k) ASSERT_EQ(part.value()[k], indices[k]);
     auto args = iso::testing::readDrawArgs(*clamped);
     ASSERT_TRUE(args.ok());
     EXPECT_EQ(args.value()[kArg.indexCount], info.indexCapacity / 3 * 3);

@@ -54,6 +54,8 @@ std::string num(double v) {
 }
 } // namespace
 
+std::string jsonString(const std::string& s) { return "\"" + escape(s) + "\""; }
+
 double FrameStats::gpuMs() const {
     double total = 0;
     for (const pyramarch::PassTiming& t : passes) total += t.milliseconds;

@@ -19,6 +19,9 @@ pyramarch::Status writePng(const std::string& path, uint32_t width, uint32_t hei
 std::string framePath(const std::string& pattern, uint32_t frame);
 bool isFramePattern(const std::string& path);
 
+// `s` as a quoted JSON string (quotes, backslashes and control characters escaped).
+std::string jsonString(const std::string& s);
+
 struct FrameStats {
     uint64_t frame = 0;
     double time = 0.0; // animation time (s)
