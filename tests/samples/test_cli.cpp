@@ -341,10 +341,6 @@ std::vector<std::array<float, 3>> readPlyVertices(const std::filesystem::path& p
     return out;
 }
 
-bool noVulkan(const CmdResult& r) {
-    return r.code != 0 && r.err.find("no Vulkan") != std::string::npos && !std::getenv("CI");
-}
-
 // Errors before or without a device: one error line, naming the file and,
 // where the readers know it, the line or element; never a crash.
 TEST(SampleCliGpu, ParticleErrorsNameTheFile) {
@@ -373,7 +369,7 @@ TEST(SampleCliGpu, ParticleErrorsNameTheFile) {
     };
     for (const Bad& b : bad) {
         const CmdResult r = run(b.args);
-        if (noVulkan(r)) GTEST_SKIP() << r.err;
+        PYRAMARCH_FAIL_OR_SKIP_IF_TOOL_HAS_NO_DEVICE(r);
         EXPECT_NE(r.code, 0) << b.args;
         EXPECT_EQ(errorLines(r.err), 1u) << b.args << ": " << r.err;
         for (const auto& m : b.mentions)
@@ -388,11 +384,10 @@ TEST(SampleCliGpu, ParticleErrorsNameTheFile) {
         f.write(reinterpret_cast<const char*>(xyz.data()), std::streamsize(xyz.size() * 4));
     }
     const CmdResult big = run("iso --particles " + ball.string() + " --particle-radius 0.025 --voxel-size 0.001");
-    if (!noVulkan(big)) {
-        EXPECT_NE(big.code, 0);
-        EXPECT_EQ(errorLines(big.err), 1u) << big.err;
-        EXPECT_NE(big.err.find("maxStorageBufferRange"), std::string::npos) << big.err;
-    }
+    PYRAMARCH_FAIL_OR_SKIP_IF_TOOL_HAS_NO_DEVICE(big);
+    EXPECT_NE(big.code, 0);
+    EXPECT_EQ(errorLines(big.err), 1u) << big.err;
+    EXPECT_NE(big.err.find("maxStorageBufferRange"), std::string::npos) << big.err;
     for (const auto& p : {nanPly, badPly, empty, badGlsl, ball}) std::filesystem::remove(p);
 }
 
@@ -409,7 +404,7 @@ TEST(SampleCliGpu, ParticlesOfASphereGiveASphere) {
         const CmdResult res =
             run("iso --particles " + in.string() + " --particle-radius 0.025 --splat " + std::string(splat) +
                 " --validation --out " + out.string() + " --stats " + stats.string());
-        if (noVulkan(res)) GTEST_SKIP() << res.err;
+        PYRAMARCH_FAIL_OR_SKIP_IF_TOOL_HAS_NO_DEVICE(res);
         ASSERT_EQ(res.code, 0) << res.err;
         const auto v = readPlyVertices(out);
         ASSERT_GT(v.size(), 1000u) << splat;
@@ -457,7 +452,7 @@ TEST(SampleCliGpu, ParticleSequenceGivesOneMeshPerFrame) {
     const std::string in = (dir / "frames" / "fluid_{}.ply").string(), out = (dir / "meshes" / "fluid_{}.ply").string();
     const CmdResult res = run("iso --particles '" + in + "' --particle-radius 0.025 --validation --repeat 1 --out '" +
                               out + "' --stats " + (dir / "s.json").string());
-    if (noVulkan(res)) GTEST_SKIP() << res.err;
+    PYRAMARCH_FAIL_OR_SKIP_IF_TOOL_HAS_NO_DEVICE(res);
     ASSERT_EQ(res.code, 0) << res.err;
     EXPECT_NE(res.err.find("frame 3/3"), std::string::npos) << res.err; // one line per frame when stderr is no terminal
     size_t triangles = 0;
@@ -490,7 +485,7 @@ TEST(SampleCliGpu, GlslFieldFromAFile) {
     const auto glsl = tempPath("sphere.glsl");
     std::ofstream(glsl) << "// the tool's sphere\nfloat field(vec3 p) {\n    return 0.8 - length(p);\n}\n";
     const CmdResult g = run("iso --glsl " + glsl.string() + " --cells 24,24,24 --validation");
-    if (noVulkan(g)) GTEST_SKIP() << g.err;
+    PYRAMARCH_FAIL_OR_SKIP_IF_TOOL_HAS_NO_DEVICE(g);
     std::filesystem::remove(glsl);
     if (g.err.find("shader_compiler") != std::string::npos)
         GTEST_SKIP() << "built without the shader compiler: " << g.err;
