@@ -24,10 +24,7 @@ void IsoSurface::Impl::addExtractPasses(RenderGraph& graph, const IsoRefs& refs)
         .storage(3, refs.pyramid, R)
         .storage(4, refs.vertices, W)
         .use(refs.args, Access::IndirectRead)
-        .record([this, args = refs.args](PassContext& ctx) {
-            ctx.pushConstants(push());
-            ctx.dispatchIndirect(args, offsetof(gpu::IsoArgs, dispatchX));
-        });
+        .record(indirectDispatch(refs.args, offsetof(gpu::IsoArgs, dispatchX)));
 }
 
 } // namespace pyramarch::iso

@@ -58,10 +58,7 @@ BufferRef IsoSurface::Impl::addIndexedPasses(RenderGraph& graph, const IsoRefs& 
         .storage(3, refs.edgePyramid, R)
         .storage(4, refs.vertices, W)
         .use(refs.args, Access::IndirectRead)
-        .record([this, args = refs.args](PassContext& ctx) {
-            ctx.pushConstants(push());
-            ctx.dispatchIndirect(args, offsetof(gpu::IsoArgs, dispatchX));
-        });
+        .record(indirectDispatch(refs.args, offsetof(gpu::IsoArgs, dispatchX)));
     graph.addPass(n + ".indices", PassKind::Compute)
         .pipeline(indicesPipe)
         .storage(0, refs.grid, R)
@@ -71,10 +68,7 @@ BufferRef IsoSurface::Impl::addIndexedPasses(RenderGraph& graph, const IsoRefs& 
         .storage(4, refs.edgePyramid, R)
         .storage(5, indicesRef, W)
         .use(refs.args, Access::IndirectRead)
-        .record([this, args = refs.args](PassContext& ctx) {
-            ctx.pushConstants(push());
-            ctx.dispatchIndirect(args, offsetof(gpu::IsoArgs, indexDispatchX));
-        });
+        .record(indirectDispatch(refs.args, offsetof(gpu::IsoArgs, indexDispatchX)));
     return indicesRef;
 }
 

@@ -81,10 +81,7 @@ void IsoSurface::Impl::addScanPasses(RenderGraph& graph, const IsoRefs& refs) {
         .storage(7, refs.occGrid, R)
         .storage(8, refs.occupancy, R)
         .use(refs.args, Access::IndirectRead)
-        .record([this, args = refs.args](PassContext& ctx) {
-            ctx.pushConstants(push());
-            ctx.dispatchIndirect(args, offsetof(gpu::IsoArgs, dispatchX));
-        });
+        .record(indirectDispatch(refs.args, offsetof(gpu::IsoArgs, dispatchX)));
 }
 
 } // namespace pyramarch::iso

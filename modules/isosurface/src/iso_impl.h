@@ -118,6 +118,14 @@ struct IsoSurface::Impl {
     Status makePipeline(ComputePipeline& out, std::span<const uint32_t> spirv, const char* what, uint32_t bindings);
     // This frame's push constants (iso value, time, items, frame and ring slot).
     gpu::IsoPush push() const;
+    // Record function of a pass sized on the GPU: this frame's push constants,
+    // then the VkDispatchIndirectCommand the args pass wrote at `offset` of `args`.
+    RecordFn indirectDispatch(BufferRef args, VkDeviceSize offset) const {
+        return [this, args, offset](PassContext& ctx) {
+            ctx.pushConstants(push());
+            ctx.dispatchIndirect(args, offset);
+        };
+    }
     // The first pass of every frame calls it: the one place the frame counter advances.
     void beginFrame(const PassContext& ctx);
 
