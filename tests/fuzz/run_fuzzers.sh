@@ -4,6 +4,11 @@
 #
 #   tests/fuzz/run_fuzzers.sh [seconds-per-target]   (default: $PYRAMARCH_FUZZ_SECONDS or 60)
 #   PYRAMARCH_FUZZ_TARGETS="raw_volume cli" tests/fuzz/run_fuzzers.sh 30   (a subset)
+#   PYRAMARCH_FUZZ_SEED=0 tests/fuzz/run_fuzzers.sh 600   (a random seed, for long exploratory runs)
+#
+# The default seed is fixed so that a CI run explores the same inputs as the
+# same-length run on a developer machine: a red CI then reproduces locally,
+# and a run longer than CI's covers what CI will try.
 #
 # New inputs libFuzzer finds go to build-fuzz/corpus/<target>/ (not the
 # source tree). A crash stops with the reproducer's path: check it into
@@ -15,6 +20,7 @@ root="$(cd "$here/../.." && pwd)"
 seconds="${1:-${PYRAMARCH_FUZZ_SECONDS:-60}}"
 build="${PYRAMARCH_FUZZ_BUILD:-$root/build-fuzz}"
 jobs="${PYRAMARCH_JOBS:-$(nproc)}"
+seed="${PYRAMARCH_FUZZ_SEED:-1}"
 
 # Everything instrumented for coverage (fuzzer-no-link) and sanitized
 # (PYRAMARCH_SANITIZE); only the fuzz_<target> binaries link libFuzzer's main.
@@ -41,7 +47,7 @@ for t in "${targets[@]}"; do
   log="$build/fuzz_$t.log"
   echo "== fuzz_$t: ${seconds}s (log: $log)"
   # -close_fd_mask=3: the CLI target prints usage/errors per input.
-  if "$build/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2560 -max_len=4096 \
+  if "$build/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -seed="$seed" -timeout=20 -rss_limit_mb=2560 -max_len=4096 \
       -close_fd_mask=3 -print_final_stats=1 -artifact_prefix="$artifacts/" "$work" "$here/corpus/$t" >"$log" 2>&1; then
     line="$(grep -E '^stat::number_of_executed_units' "$log" | awk '{print $2}')"
     summary+="  fuzz_$t: ok, ${line:-?} runs, $(ls "$work" | wc -l) corpus files"$'\n'

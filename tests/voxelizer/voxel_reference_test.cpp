@@ -60,6 +60,12 @@ TEST(VoxelGridTest, BadResolutionAndEmptyMeshAreErrors) {
     EXPECT_FALSE(defaultGrid(TriangleMesh{}, 16).ok());
     TriangleMesh nan = shapes::triangle({NAN, 0, 0}, {0, NAN, 0}, {0, 0, NAN});
     EXPECT_FALSE(defaultGrid(nan, 16).ok());
+    // Extents too small or too large for a float voxel size are errors, not
+    // NaN voxel counts (a fuzzer-found case: a 1e-45 extent split 32 ways).
+    auto denormal = defaultGrid(shapes::triangle({0, 0, 0}, {0, 1e-45f, 0}, {0, 0, 0}), 32);
+    ASSERT_FALSE(denormal.ok());
+    EXPECT_NE(denormal.message().find("extent"), std::string::npos);
+    EXPECT_FALSE(defaultGrid(shapes::triangle({-3e38f, 0, 0}, {3e38f, 0, 0}, {0, 1, 0}), 16).ok());
     EXPECT_FALSE(gridFromBox({0, 0, 0}, {1, 1, 1}, 0, 4, 4).ok());
     EXPECT_FALSE(gridFromBox({0, 0, 0}, {1, -1, 1}, 4, 4, 4).ok());
     EXPECT_FALSE(gridFromBox({0, 0, 0}, {1, 1, 1}, 4, 4, 2000).ok());

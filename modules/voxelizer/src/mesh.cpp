@@ -47,6 +47,11 @@ Result<VoxelGrid> defaultGrid(const TriangleMesh& mesh, uint32_t resolution) {
     // A single point or an axis-aligned flat mesh still gets a usable grid:
     // the side falls back to 1 when every extent is zero.
     const float s = extent > 0.f ? extent / float(resolution) : 1.0f;
+    // A denormal extent divides to zero and a huge one overflows; either would
+    // turn the voxel counts below into NaN or infinity.
+    if (!(std::isfinite(s) && s > 0.f && std::isfinite(1.0f / s)))
+        return Status::error("voxel grid: the mesh extent " + std::to_string(extent) + " cannot be split into " +
+                             std::to_string(resolution) + " voxels of a representable size");
     g.voxelSize = {s, s, s};
     for (int a = 0; a < 3; ++a) {
         const double n = std::ceil(double(hi[a] - lo[a]) / double(s));
