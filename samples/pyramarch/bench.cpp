@@ -62,9 +62,10 @@ struct Record {
     std::string group;    // iso | particles | voxelizer
     std::string scenario; // e.g. cayley-127
     std::string field;    // cayley, sphere, gyroid, metaballs, particles, or the mesh
-    std::string strategy; // histopyramid | scan | histopyramid-indexed | voxelizer | voxelizer-root
-    std::string normals;  // iso: forward | central | sobel
-    std::string splat;    // particles: scatter | gather
+    std::string
+        strategy;        // histopyramid | scan | histopyramid-indexed | voxelizer | voxelizer-root | voxelizer-bottomup
+    std::string normals; // iso: forward | central | sobel
+    std::string splat;   // particles: scatter | gather
     uint32_t cells[3] = {0, 0, 0};
     uint64_t cellCount = 0;
     uint32_t warmup = 0, frames = 0;
@@ -366,13 +367,15 @@ struct VoxScenario {
     std::string mesh; // sphere | knot | dense
     uint32_t resolution = 128;
     uint32_t warmup = 1, frames = 3;
-    bool cursors = true; // octree build: per-fragment cursors (default) or descent from the root every level
+    // Octree build: cursors (top-down, per-fragment cursors; default) |
+    // root (top-down, descent from the root every level) | bottomup.
+    std::string build = "cursors";
 };
 
 Result<Record> runVox(Device& dev, const VoxScenario& sc) {
     Record r;
     r.group = "voxelizer";
-    r.strategy = sc.cursors ? "voxelizer" : "voxelizer-root";
+    r.strategy = sc.build == "cursors" ? "voxelizer" : "voxelizer-" + sc.build;
     r.field = sc.mesh;
     r.resolution = sc.resolution;
     r.scenario = sc.mesh + "-" + std::to_string(sc.resolution);
@@ -396,7 +399,8 @@ Result<Record> runVox(Device& dev, const VoxScenario& sc) {
         info.maxTriangles = uint32_t(mesh.triangleCount());
         info.fragmentCapacity = fragmentCapacity;
         info.tileCapacity = tileCapacity;
-        info.fragmentCursors = sc.cursors;
+        info.octreeBuild = sc.build == "bottomup" ? voxel::OctreeBuild::BottomUp : voxel::OctreeBuild::TopDown;
+        info.fragmentCursors = sc.build != "root";
         const uint64_t before = dev.allocator().stats().allocatedBytes;
         auto created = voxel::Voxelizer::create(dev, info);
         if (!created) return created.status();
@@ -667,9 +671,9 @@ CLI::App* addBenchCommand(CLI::App& app, BenchOptions& o) {
     c->add_option("--splat", o.splat, "Particle splat: scatter | gather | both (default scatter)")
         ->check(CLI::IsMember({"scatter", "gather", "both"}));
     c->add_option("--octree-build", o.octreeBuild,
-                  "Voxelizer octree build: cursors (per-fragment cursors, default) | root (descent from the root every "
-                  "level) | both")
-        ->check(CLI::IsMember({"cursors", "root", "both"}));
+                  "Voxelizer octree build: cursors (top-down, per-fragment cursors, default) | root (top-down, "
+                  "descent from the root every level) | both (cursors and root) | bottomup | all")
+        ->check(CLI::IsMember({"bottomup", "cursors", "root", "both", "all"}));
     c->add_option("--sizes", o.sizes,
                   "Cells per axis of the field scenarios (default 31,63,127,255 for cayley, 31,47 for noise, 127 for "
                   "the others)")
@@ -725,9 +729,11 @@ int runBench(const BenchOptions& o, const std::string& commandLine) {
     std::vector<iso::SplatMethod> splats;
     if (o.splat != "gather") splats.push_back(iso::SplatMethod::Scatter);
     if (o.splat != "scatter") splats.push_back(iso::SplatMethod::Gather);
-    std::vector<bool> octreeBuilds;
-    if (o.octreeBuild != "root") octreeBuilds.push_back(true);
-    if (o.octreeBuild != "cursors") octreeBuilds.push_back(false);
+    std::vector<std::string> octreeBuilds;
+    if (o.octreeBuild == "cursors" || o.octreeBuild == "both" || o.octreeBuild == "all")
+        octreeBuilds.push_back("cursors");
+    if (o.octreeBuild == "root" || o.octreeBuild == "both" || o.octreeBuild == "all") octreeBuilds.push_back("root");
+    if (o.octreeBuild == "bottomup" || o.octreeBuild == "all") octreeBuilds.push_back("bottomup");
 
     std::vector<IsoScenario> isoScenarios;
     auto framesFor = [&](uint64_t cells) { return o.frames ? o.frames : defaultFrames(cells); };
@@ -763,8 +769,8 @@ int runBench(const BenchOptions& o, const std::string& commandLine) {
         for (const std::string mesh : {"sphere", "knot", "dense"})
             if (wants(o.meshes, mesh))
                 for (uint32_t r : res)
-                    for (bool cursors : octreeBuilds)
-                        voxScenarios.push_back({mesh, r, o.warmup, o.frames ? o.frames : (r > 256 ? 3u : 5u), cursors});
+                    for (const std::string& build : octreeBuilds)
+                        voxScenarios.push_back({mesh, r, o.warmup, o.frames ? o.frames : (r > 256 ? 3u : 5u), build});
     }
 
     sample::CommonOptions co;

@@ -35,7 +35,7 @@ struct BenchOptions {
     bool validation = false;
     std::string normals = "central";     // forward | central | sobel
     std::string splat = "scatter";       // particles: scatter | gather | both
-    std::string octreeBuild = "cursors"; // voxelizer: cursors | root | both
+    std::string octreeBuild = "cursors"; // voxelizer: cursors | root | both (cursors, root) | bottomup | all
     bool timingCheck = false;            // only the timestamp-vs-wall-clock experiment
 };
 

@@ -6,13 +6,14 @@
 
 const uint kReset = 0xffffffffu;
 const uint kFragments = 0xfffffffeu;
+const uint kBottomUp = 0xfffffffdu;
 
 void main() {
     uint t = gl_LocalInvocationID.x;
     if (params.level == kReset) {
         if (t < 8u) nodes[t] = VoxNode(0u, 0u, 0u, 0, 0, 0, 0u, 0u); // root tile
         if (t != 0u) return;
-        for (uint k = 0u; k < VOX_MAX_LEVELS + 1u; ++k) dispatchArgs[k] = uvec4(0u);
+        for (uint k = 0u; k <= VOX_DISPATCH_TILES; ++k) dispatchArgs[k] = uvec4(0u);
         for (uint k = 0u; k < 12u; ++k) {
             counters.levelTileStart[k] = 0u;
             counters.levelTileEnd[k] = 0u;
@@ -24,7 +25,7 @@ void main() {
         counters.failedAboveLeaves = 0u;
         counters.depthOverflow = 0u;
         counters.leafFragments = 0u;
-        counters.pad0 = 0u;
+        counters.tileEntries = 0u;
         counters.levelTileEnd[0] = 1u;
         dispatchArgs[1] = voxDispatchFor(8u);
         return;
@@ -34,6 +35,25 @@ void main() {
         uint stored = min(counters.fragmentCount, params.fragmentCapacity);
         counters.fragmentsStored = stored;
         dispatchArgs[0] = voxDispatchFor(stored);
+        return;
+    }
+    if (params.level == kBottomUp) {
+        // keys.comp counted the tiles of each level in levelTileStart: lay
+        // the levels out one after the other below the root tile, clamp them
+        // to the pool, and size the link launch and the per-level launches.
+        uint depth = params.dims.w;
+        uint next = 1u;
+        for (uint l = 1u; l <= depth; ++l) {
+            uint n = counters.levelTileStart[l];
+            uint start = min(next, params.tileCapacity);
+            counters.levelTileStart[l] = start;
+            counters.levelTileEnd[l] = max(start, min(next + n, params.tileCapacity));
+            dispatchArgs[1u + l] = voxDispatchFor(8u * (counters.levelTileEnd[l] - start));
+            next += n;
+        }
+        counters.tileCount = next;
+        counters.tilesFailed = next - min(next, params.tileCapacity);
+        dispatchArgs[VOX_DISPATCH_TILES] = voxDispatchFor(min(counters.tileEntries, params.hashMask + 1u));
         return;
     }
     uint l = params.level;

@@ -36,7 +36,15 @@ void main() {
     if (i >= counters.fragmentsStored) return;
     uvec4 f = fragments[i];
     uint node;
-    if (!voxFragmentNode(i, voxUnpack(f.x), params.dims.w, false, node)) return;
+    uvec3 c = voxUnpack(f.x);
+    if ((params.flags & VOX_BOTTOM_UP) != 0u) {
+        uint d = params.dims.w;
+        uint tile = voxHashTile(d, voxTileKey(d, c >> 1u));
+        if (tile == 0u) return; // truncated: the leaf's tile did not fit the pool
+        node = 8u * tile + voxOctant(c, d - 1u, d);
+    } else if (!voxFragmentNode(i, c, params.dims.w, false, node)) {
+        return;
+    }
 
     atomicAdd(nodes[node].count, 1u);
     uvec3 q = uvec3(f.z & 1023u, (f.z >> 10) & 1023u, (f.z >> 20) & 1023u);

@@ -13,6 +13,43 @@ layout(std430, set = 0, binding = 2) readonly buffer Fragments { uvec4 fragments
 layout(std430, set = 0, binding = 3) coherent buffer Nodes { VoxNode nodes[]; };
 layout(std430, set = 0, binding = 4) buffer Dense { float dense[]; };
 layout(std430, set = 0, binding = 5) buffer Cursors { uint cursors[]; };
+// Bottom-up build: the tile hash (see vox_shared.h for its three regions).
+layout(std430, set = 0, binding = 6) coherent buffer TileHash { uint tileHash[]; };
+
+// Hash key of the tile holding the level-`level` nodes (level >= 1) whose
+// parent has coordinates `parent` at level - 1 (< 512 per axis).
+uint voxTileKey(uint level, uvec3 parent) {
+    return (level << 27) | parent.x | (parent.y << 9) | (parent.z << 18);
+}
+uint voxHashSlot(uint key) {
+    uint x = key; // murmur3 finaliser (a Morton-order slot measured no faster)
+    x ^= x >> 16;
+    x *= 0x7feb352du;
+    x ^= x >> 15;
+    x *= 0x846ca68bu;
+    x ^= x >> 16;
+    return x & params.hashMask;
+}
+// Slot holding `key`, or VOX_NO_NODE when the tile does not exist.
+uint voxHashFind(uint key) {
+    uint s = voxHashSlot(key);
+    for (uint probe = 0u; probe <= params.hashMask; ++probe) {
+        uint k = tileHash[s];
+        if (k == key) return s;
+        if (k == VOX_HASH_EMPTY) return VOX_NO_NODE;
+        s = (s + 1u) & params.hashMask;
+    }
+    return VOX_NO_NODE;
+}
+// Tile index of the level-`level` tile with key `key` (after the bottom-up
+// args pass turned per-level counts into tile ranges), or 0 when it does not
+// exist or did not fit the pool.
+uint voxHashTile(uint level, uint key) {
+    uint s = voxHashFind(key);
+    if (s == VOX_NO_NODE) return 0u;
+    uint tile = counters.levelTileStart[level] + tileHash[params.hashMask + 1u + s];
+    return tile < counters.levelTileEnd[level] ? tile : 0u;
+}
 
 // Descends from the root to the node of `level` containing voxel `c`; false
 // when a node on the way has no children (the pool ran out: truncated tree).

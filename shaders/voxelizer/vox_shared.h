@@ -39,13 +39,27 @@ struct ComputeParams {
     uint level;       // level this launch works on
     uint fragmentCapacity;
     uint tileCapacity;
-    uint flags;       // VOX_CURSORS
+    uint flags;       // VOX_CURSORS | VOX_BOTTOM_UP
+    uint hashMask;    // bottom-up build: tile hash slots - 1 (a power of two minus one)
+    uint pad[3];
 };
 
 // ComputeParams.flags: flag/leaf continue from each fragment's node of the
 // previous level (kept in the cursor buffer) instead of descending from the root.
 VOX_CONST VOX_CURSORS = 1u;
 VOX_CONST VOX_NO_NODE = 0xffffffffu;
+// ComputeParams.flags: the octree was built bottom-up (keys.comp / link.comp),
+// so the leaf pass finds a fragment's leaf tile in the tile hash.
+VOX_CONST VOX_BOTTOM_UP = 2u;
+
+// Bottom-up build: one hash of the tiles that exist (open addressing, linear
+// probing), in one buffer of 3 x slots words: [0, S) keys (VOX_HASH_EMPTY =
+// free; key = level << 27 | parent coordinates packed 9:9:9), [S, 2S) the
+// tile's index within its level, [2S, 3S) the list of filled slots in
+// insertion order (counted by VoxCounters.tileEntries).
+VOX_CONST VOX_HASH_EMPTY = 0xffffffffu;
+// Dispatch entry sized by the tile list (one thread per existing tile).
+VOX_CONST VOX_DISPATCH_TILES = VOX_MAX_LEVELS + 1u;
 
 // One voxel fragment: x: packed coordinate (10:10:10), y: RGBA8 colour,
 // z: normal (snorm 10:10:10), w: source triangle index.
@@ -60,13 +74,14 @@ struct VoxCounters {
     uint failedAboveLeaves;// 1 when a refusal happened above the last level (needed size is a lower bound)
     uint depthOverflow;    // pixel columns whose candidate depth range exceeded the shader's bound
     uint leafFragments;    // fragments merged into a leaf
-    uint pad0;
+    uint tileEntries;      // bottom-up build: tiles entered in the hash (root tile excluded)
     uint levelTileStart[12];
     uint levelTileEnd[12];
 };
 
 // Dispatch buffer: entry 0 = one thread per stored fragment, entry 1 + l =
-// one thread per node of level l. Each entry is a VkDispatchIndirectCommand
+// one thread per node of level l, entry VOX_DISPATCH_TILES = one thread per
+// tile of the bottom-up build's hash. Each entry is a VkDispatchIndirectCommand
 // padded to 16 bytes; w holds the thread count.
 
 // One octree node (32 bytes). Nodes come in 2x2x2 tiles: tile t holds nodes
@@ -89,7 +104,7 @@ VOX_CONST VOX_NORMAL_SCALE = 1024u;
 
 #ifdef __cplusplus
 static_assert(sizeof(RasterParams) == 80);
-static_assert(sizeof(ComputeParams) == 32);
+static_assert(sizeof(ComputeParams) == 48);
 static_assert(sizeof(VoxNode) == 32);
 } // namespace pyramarch::voxel::gpu
 #endif

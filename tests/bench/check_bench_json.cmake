@@ -2,12 +2,12 @@
 # scenario group, strategy, particle splat and octree build must exit 0 and
 # write JSON whose records carry the fields the README's tables come from,
 # with every strategy (histopyramid, scan, indexed) agreeing on the triangle
-# count of each iso scenario and both octree builds on the voxelizer's
+# count of each iso scenario and the three octree builds on the voxelizer's
 # fragments and leaves.
 #   cmake -DPYRAMARCH=<exe> -DOUT=<file.json> -P check_bench_json.cmake
 execute_process(
   COMMAND ${PYRAMARCH} bench --sizes 7,16 --field cayley,gyroid --particles 2000 --particle-sizes 16
-          --resolutions 16 --meshes sphere --frames 1 --strategy all --splat both --octree-build both
+          --resolutions 16 --meshes sphere --frames 1 --strategy all --splat both --octree-build all
           --validation --json ${OUT}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(rc EQUAL 77)
@@ -30,9 +30,9 @@ foreach(key date command driver machine)
 endforeach()
 string(JSON count LENGTH "${json}" results)
 # 2 fields x 2 sizes x 3 strategies + 1 particle scenario x 2 splats x 3 strategies
-# + 1 voxelizer scenario x 2 octree builds
-if(NOT count EQUAL 20)
-  message(FATAL_ERROR "expected 20 records, got ${count}")
+# + 1 voxelizer scenario x 3 octree builds (bottom-up, top-down cursors and root)
+if(NOT count EQUAL 21)
+  message(FATAL_ERROR "expected 21 records, got ${count}")
 endif()
 math(EXPR last "${count} - 1")
 foreach(i RANGE ${last})

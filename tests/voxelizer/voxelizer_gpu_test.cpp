@@ -396,42 +396,82 @@ TEST_F(VoxelizerTest, NodePoolOverflowKeepsTheTreeValid) {
     ASSERT_TRUE(full.ok());
     const uint32_t needed = full->stats.tilesNeeded;
     ASSERT_GT(needed, 10u);
-    for (uint32_t capacity : {needed - 1, 5u}) {
-        SCOPED_TRACE(capacity);
-        VoxelizerCreateInfo ci;
-        ci.maxResolution = 128; // same depth as the shared voxelizer
-        ci.maxVertices = 4096;
-        ci.maxTriangles = 4096;
-        ci.fragmentCapacity = 1 << 16;
-        ci.tileCapacity = capacity;
-        ci.method = ConservativeMethod::GeometryShader;
-        auto small = Voxelizer::create(device(), ci);
-        ASSERT_TRUE(small.ok()) << small.message();
-        auto f = run(device(), **small, m, g);
-        ASSERT_TRUE(f.ok()) << f.message();
-        EXPECT_TRUE(f->stats.tileOverflow);
-        EXPECT_EQ(f->stats.tilesAllocated, capacity);
-        if (capacity == needed - 1) {
-            EXPECT_FALSE(f->stats.tilesNeededIsLowerBound);
-            EXPECT_EQ(f->stats.tilesNeeded, needed);
-        } else {
-            EXPECT_TRUE(f->stats.tilesNeededIsLowerBound);
-            EXPECT_LT(f->stats.tilesNeeded, needed);
-            EXPECT_GT(f->stats.tilesNeeded, capacity);
+    // Top-down (Crassin & Green) learns only the requests it reaches: a pool
+    // that runs out above the leaves gives a lower bound. Bottom-up counts
+    // every tile before allocating, so the needed size is exact.
+    for (OctreeBuild build : {OctreeBuild::BottomUp, OctreeBuild::TopDown})
+        for (uint32_t capacity : {needed - 1, 5u}) {
+            SCOPED_TRACE(capacity);
+            SCOPED_TRACE(build == OctreeBuild::BottomUp ? "bottom-up" : "top-down");
+            VoxelizerCreateInfo ci;
+            ci.maxResolution = 128; // same depth as the shared voxelizer
+            ci.maxVertices = 4096;
+            ci.maxTriangles = 4096;
+            ci.fragmentCapacity = 1 << 16;
+            ci.tileCapacity = capacity;
+            ci.octreeBuild = build;
+            ci.method = ConservativeMethod::GeometryShader;
+            auto small = Voxelizer::create(device(), ci);
+            ASSERT_TRUE(small.ok()) << small.message();
+            auto f = run(device(), **small, m, g);
+            ASSERT_TRUE(f.ok()) << f.message();
+            EXPECT_TRUE(f->stats.tileOverflow);
+            EXPECT_EQ(f->stats.tilesAllocated, capacity);
+            if (capacity == needed - 1 || build == OctreeBuild::BottomUp) {
+                EXPECT_FALSE(f->stats.tilesNeededIsLowerBound);
+                EXPECT_EQ(f->stats.tilesNeeded, needed);
+            } else {
+                EXPECT_TRUE(f->stats.tilesNeededIsLowerBound);
+                EXPECT_LT(f->stats.tilesNeeded, needed);
+                EXPECT_GT(f->stats.tilesNeeded, capacity);
+            }
+            // Valid, truncated: every pointer allocated, leaves a subset of the full result.
+            for (const OctreeNode& n : f->tree.nodes) ASSERT_LT(n.child, capacity);
+            std::vector<uint32_t> keys;
+            for (const LeafVoxel& l : extractLeaves(f->tree)) keys.push_back(ref::key(l.x, l.y, l.z));
+            EXPECT_LT(keys.size(), full->keys.size());
+            EXPECT_TRUE(std::includes(full->keys.begin(), full->keys.end(), keys.begin(), keys.end()));
+            EXPECT_EQ(
+                f->stats.leafFragments, 0u + [&] {
+                    uint32_t c = 0;
+                    for (const LeafVoxel& l : extractLeaves(f->tree)) c += l.count;
+                    return c;
+                }());
         }
-        // Valid, truncated: every pointer allocated, leaves a subset of the full result.
-        for (const OctreeNode& n : f->tree.nodes) ASSERT_LT(n.child, capacity);
-        std::vector<uint32_t> keys;
-        for (const LeafVoxel& l : extractLeaves(f->tree)) keys.push_back(ref::key(l.x, l.y, l.z));
-        EXPECT_LT(keys.size(), full->keys.size());
-        EXPECT_TRUE(std::includes(full->keys.begin(), full->keys.end(), keys.begin(), keys.end()));
-        EXPECT_EQ(
-            f->stats.leafFragments, 0u + [&] {
-                uint32_t c = 0;
-                for (const LeafVoxel& l : extractLeaves(f->tree)) c += l.count;
-                return c;
-            }());
-    }
+}
+
+TEST_F(VoxelizerTest, BottomUpTileHashOverflowIsALowerBoundAndKeepsTheTreeValid) {
+    // A pool far too small: the tile hash (at least 4096 slots, entries up to
+    // 3/4 of them) fills before every tile is entered; the tree stays valid
+    // and truncated, the needed size is flagged as a lower bound.
+    const TriangleMesh m = shapes::sphere({0, 0, 0}, 1.0f, 48, 24);
+    const VoxelGrid g = gridOf(m, 128);
+    auto full = run(device(), shared(), m, g);
+    ASSERT_TRUE(full.ok());
+    const uint32_t needed = full->stats.tilesNeeded;
+    ASSERT_GT(needed, 4096u);
+    EXPECT_FALSE(full->stats.tilesNeededIsLowerBound);
+    VoxelizerCreateInfo ci;
+    ci.maxResolution = 128;
+    ci.maxVertices = 4096;
+    ci.maxTriangles = 4096;
+    ci.fragmentCapacity = 1 << 18;
+    ci.tileCapacity = 5;
+    ci.method = ConservativeMethod::GeometryShader;
+    ci.octreeBuild = OctreeBuild::BottomUp;
+    auto small = Voxelizer::create(device(), ci);
+    ASSERT_TRUE(small.ok()) << small.message();
+    auto f = run(device(), **small, m, g);
+    ASSERT_TRUE(f.ok()) << f.message();
+    EXPECT_TRUE(f->stats.tileOverflow);
+    EXPECT_TRUE(f->stats.tilesNeededIsLowerBound);
+    EXPECT_EQ(f->stats.tilesAllocated, 5u);
+    EXPECT_GT(f->stats.tilesNeeded, 5u);
+    EXPECT_LE(f->stats.tilesNeeded, 4096u);
+    for (const OctreeNode& n : f->tree.nodes) ASSERT_LT(n.child, 5u);
+    std::vector<uint32_t> keys;
+    for (const LeafVoxel& l : extractLeaves(f->tree)) keys.push_back(ref::key(l.x, l.y, l.z));
+    EXPECT_TRUE(std::includes(full->keys.begin(), full->keys.end(), keys.begin(), keys.end()));
 }
 
 TEST_F(VoxelizerTest, BadInput) {
@@ -644,6 +684,9 @@ TEST_F(VoxelizerTest, LaunchesOver65535GroupsFold) {
     ci.fragmentCapacity = 1u << 23;
     ci.tileCapacity = 1u << 16;
     ci.method = ConservativeMethod::GeometryShader;
+    // Top-down: the pool runs out at the leaves while every coarser level is
+    // complete. (The bottom-up build enters leaf tiles first, so a pool this
+    // far too small truncates it higher up; its fold is tested below.)
     auto v = Voxelizer::create(device(), ci);
     ASSERT_TRUE(v.ok()) << v.message();
     auto g = gridFromBox({0, 0, 0}, {1024, 1024, 1024}, 1024, 1024, 1024);
@@ -679,6 +722,57 @@ TEST_F(VoxelizerTest, LaunchesOver65535GroupsFold) {
     for (const OctreeNode& n : tree->nodes) ASSERT_LT(n.child, ci.tileCapacity);
 }
 
+TEST_F(VoxelizerTest, BottomUpLaunchesOver65535GroupsFold) {
+    // The bottom-up passes over fragments (keys, leaf) with over 65535 x 64
+    // fragments: five coincident 1024 x 1024 planes in one slice, so every
+    // leaf holds 5 fragments (10 on the diagonal both triangles of a plane
+    // touch) and the pool holds the whole tree.
+    VoxelizerCreateInfo ci;
+    ci.maxResolution = 1024;
+    ci.maxVertices = 64;
+    ci.maxTriangles = 64;
+    ci.fragmentCapacity = 1u << 23;
+    ci.tileCapacity = 1u << 19;
+    ci.method = ConservativeMethod::GeometryShader;
+    ci.octreeBuild = OctreeBuild::BottomUp;
+    auto v = Voxelizer::create(device(), ci);
+    ASSERT_TRUE(v.ok()) << v.message();
+    auto g = gridFromBox({0, 0, 0}, {1024, 1024, 1024}, 1024, 1024, 1024);
+    ASSERT_TRUE(g.ok());
+    TriangleMesh m;
+    for (int k = 0; k < 5; ++k) {
+        const float z = 100.4f;
+        shapes::append(m, shapes::triangle({0.25f, 0.25f, z}, {1023.75f, 0.25f, z}, {1023.75f, 1023.75f, z}));
+        shapes::append(m, shapes::triangle({0.25f, 0.25f, z}, {1023.75f, 1023.75f, z}, {0.25f, 1023.75f, z}));
+    }
+    ASSERT_OK((*v)->setMesh(m, *g));
+    Status rec;
+    ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { rec = (*v)->record(cmd); }));
+    ASSERT_OK(rec);
+    auto stats = (*v)->readStats();
+    ASSERT_TRUE(stats.ok()) << stats.message();
+    EXPECT_GT(stats->fragmentsStored, 65535u * 64u);
+    EXPECT_FALSE(stats->fragmentOverflow);
+    EXPECT_FALSE(stats->tileOverflow);
+    EXPECT_FALSE(stats->tilesNeededIsLowerBound);
+    EXPECT_EQ(stats->leafFragments, stats->fragmentsStored);
+    // Level k + 1 holds one tile per non-empty level-k node: (2^k)^2 of them.
+    uint32_t tiles = 1;
+    for (uint32_t level = 0; level < 10; ++level) {
+        EXPECT_EQ(stats->levelNodes[level + 1] / 8, (1u << level) * (1u << level)) << "level " << level;
+        tiles += (1u << level) * (1u << level);
+    }
+    EXPECT_EQ(stats->tilesNeeded, tiles);
+    auto tree = (*v)->readOctree();
+    ASSERT_TRUE(tree.ok()) << tree.message();
+    for (const OctreeNode& n : tree->nodes) ASSERT_LT(n.child, ci.tileCapacity);
+    const std::vector<LeafVoxel> leaves = extractLeaves(*tree);
+    ASSERT_EQ(leaves.size(), 1024u * 1024u);
+    size_t wrong = 0;
+    for (const LeafVoxel& l : leaves) wrong += (l.count != 5 && l.count != 10) || l.z != 100;
+    EXPECT_EQ(wrong, 0u);
+}
+
 TEST_F(VoxelizerTest, RootDescentBuildsTheSameTree) {
     // Crassin & Green 2012's traversal from the root (docs/algorithms.md) every level, against the default
     // per-fragment cursors: the same octree.
@@ -706,6 +800,60 @@ TEST_F(VoxelizerTest, RootDescentBuildsTheSameTree) {
     for (const LeafVoxel& l : extractLeaves(a->tree)) la.insert(la.end(), {l.x, l.y, l.z, l.count, l.color});
     for (const LeafVoxel& l : extractLeaves(b->tree)) lb.insert(lb.end(), {l.x, l.y, l.z, l.count, l.color});
     EXPECT_EQ(la, lb);
+}
+
+TEST_F(VoxelizerTest, BottomUpBuildMatchesTopDownBitForBit) {
+    // The bottom-up build (tile hash, one pass over the fragments, one over
+    // the tiles) against Crassin & Green's top-down build (the default) with
+    // cursors: same leaves with the same merged values (count, colour,
+    // normal sums), the same per-level node counts and needed sizes, and the
+    // same values at every interior node, compared by coordinates (tile
+    // indices are allocation order and not part of the contract).
+    VoxelizerCreateInfo ci;
+    ci.maxResolution = 128;
+    ci.maxVertices = 1 << 14;
+    ci.maxTriangles = 1 << 14;
+    ci.fragmentCapacity = 1 << 19;
+    ci.tileCapacity = 1 << 15;
+    ci.method = ConservativeMethod::GeometryShader;
+    ci.octreeBuild = OctreeBuild::TopDown;
+    auto topDown = Voxelizer::create(device(), ci);
+    ASSERT_TRUE(topDown.ok()) << topDown.message();
+    ci.octreeBuild = OctreeBuild::BottomUp;
+    auto bottomUp = Voxelizer::create(device(), ci);
+    ASSERT_TRUE(bottomUp.ok()) << bottomUp.message();
+    TriangleMesh m = shapes::torusKnot({0, 0, 0}, 1.0f, 0.2f, 2, 3, 128, 12);
+    shapes::colorByPosition(m);
+    // A grid that is not a power of two and not cubic.
+    const VoxelGrid g = gridOf(m, 100);
+    for (VoxelMode mode : {VoxelMode::Conservative, VoxelMode::Thin}) {
+        auto a = run(device(), **topDown, m, g, mode);
+        ASSERT_TRUE(a.ok()) << a.message();
+        auto b = run(device(), **bottomUp, m, g, mode);
+        ASSERT_TRUE(b.ok()) << b.message();
+        expectOctreeMatches(*a);
+        expectOctreeMatches(*b);
+        EXPECT_EQ(a->keys, b->keys);
+        EXPECT_EQ(a->stats.tilesNeeded, b->stats.tilesNeeded);
+        for (int l = 0; l < 11; ++l) EXPECT_EQ(a->stats.levelNodes[l], b->stats.levelNodes[l]) << "level " << l;
+        // Every node reachable from the root, keyed by (level, coordinates).
+        auto byCoord = [](const OctreeSnapshot& t) {
+            std::map<std::pair<uint32_t, uint32_t>, std::vector<int64_t>> out;
+            std::vector<std::pair<uint32_t, uint32_t>> stack{{0, 0}};
+            while (!stack.empty()) {
+                auto [n, level] = stack.back();
+                stack.pop_back();
+                const OctreeNode& x = t.nodes[n];
+                out[{level, x.coord}] = {x.count, x.color, x.normal[0], x.normal[1], x.normal[2], x.child != 0};
+                if (x.child != 0)
+                    for (uint32_t c = 0; c < 8; ++c) stack.push_back({x.child * 8 + c, level + 1});
+            }
+            return out;
+        };
+        const auto na = byCoord(a->tree), nb = byCoord(b->tree);
+        EXPECT_EQ(na.size(), nb.size());
+        EXPECT_TRUE(na == nb) << "node values differ between the builds";
+    }
 }
 
 TEST_F(VoxelizerTest, RandomTriangleSoup) {

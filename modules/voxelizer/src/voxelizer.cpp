@@ -23,6 +23,7 @@ PYRAMARCH_SAME_FIELD(tilesFailed);
 PYRAMARCH_SAME_FIELD(failedAboveLeaves);
 PYRAMARCH_SAME_FIELD(depthOverflow);
 PYRAMARCH_SAME_FIELD(leafFragments);
+PYRAMARCH_SAME_FIELD(tileEntries);
 PYRAMARCH_SAME_FIELD(levelTileStart);
 PYRAMARCH_SAME_FIELD(levelTileEnd);
 #undef PYRAMARCH_SAME_FIELD
@@ -60,9 +61,26 @@ static const uint32_t kMipmapSpv[] =
 static const uint32_t kDenseSpv[] =
 #include "shaders/voxelizer/dense.comp.spv.inc"
     ;
+static const uint32_t kKeysSpv[] =
+#include "shaders/voxelizer/keys.comp.spv.inc"
+    ;
+static const uint32_t kLinkSpv[] =
+#include "shaders/voxelizer/link.comp.spv.inc"
+    ;
 
 constexpr uint32_t kArgsReset = 0xffffffffu;
 constexpr uint32_t kArgsFragments = 0xfffffffeu;
+constexpr uint32_t kArgsBottomUp = 0xfffffffdu;
+
+// Tile hash slots of the bottom-up build: a power of two holding twice the
+// pool's tiles (load <= 1/2 while the pool suffices), at least 4096 so that a
+// small pool still learns its exact needed size.
+uint32_t hashSlotsFor(uint32_t tileCapacity) {
+    const uint64_t want = std::max<uint64_t>(4096, 2 * uint64_t(tileCapacity));
+    uint64_t s = 1;
+    while (s < want) s *= 2;
+    return uint32_t(std::min<uint64_t>(s, 1u << 30));
+}
 
 uint32_t depthFor(uint32_t maxResolution) {
     uint32_t d = 1;
@@ -87,14 +105,16 @@ struct Voxelizer::Impl {
     uint32_t depth = 1;
     uint32_t side = 1; // viewport side in pixels
     bool hardware = false;
+    bool bottomUp = true;
+    uint32_t hashSlots = 0; // bottom-up build only
 
     // Word offsets of one staging slot / the device mesh buffer.
     uint64_t indexOffset = 0, colorOffset = 0, normalOffset = 0, slotWords = 0;
 
-    Buffer staging, mesh, counters, dispatch, fragments, cursors, nodes, dense, dummy, statsRing;
+    Buffer staging, mesh, counters, dispatch, fragments, cursors, nodes, dense, tileHash, dummy, statsRing;
 
     GraphicsPipeline raster;
-    ComputePipeline args, flag, alloc, init, leaf, mipmap, denseFill;
+    ComputePipeline args, flag, alloc, init, leaf, mipmap, denseFill, keys, link;
 
     // Host state.
     uint32_t currentSlot = 0;
@@ -146,6 +166,11 @@ Status Voxelizer::Impl::createBuffers() {
         return Status::error(ErrorCode::DeviceLimit, "voxelizer: tileCapacity " + std::to_string(info.tileCapacity) +
                                                          " needs " + std::to_string(nodeBytes) +
                                                          " bytes, over maxStorageBufferRange " + std::to_string(range));
+    const VkDeviceSize hashBytes = bottomUp ? VkDeviceSize(hashSlots) * 12 : 0;
+    if (hashBytes > range)
+        return Status::error(ErrorCode::DeviceLimit, "voxelizer: tileCapacity " + std::to_string(info.tileCapacity) +
+                                                         " needs a tile hash of " + std::to_string(hashBytes) +
+                                                         " bytes, over maxStorageBufferRange " + std::to_string(range));
     if (info.denseMaxVoxels * 4 > range)
         return Status::error(ErrorCode::DeviceLimit,
                              "voxelizer: denseMaxVoxels " + std::to_string(info.denseMaxVoxels) +
@@ -165,11 +190,12 @@ Status Voxelizer::Impl::createBuffers() {
                        "vox.staging"));
     PYRAMARCH_TRY(make(mesh, slotBytes, kStorage, MemoryUsage::DeviceLocal, "vox.mesh"));
     PYRAMARCH_TRY(make(counters, sizeof(gpu::VoxCounters), kStorage, MemoryUsage::DeviceLocal, "vox.counters"));
-    PYRAMARCH_TRY(make(dispatch, 16 * (gpu::VOX_MAX_LEVELS + 1), kStorage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
+    PYRAMARCH_TRY(make(dispatch, 16 * (gpu::VOX_DISPATCH_TILES + 1), kStorage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
                        MemoryUsage::DeviceLocal, "vox.dispatch"));
     PYRAMARCH_TRY(make(fragments, fragBytes, kStorage, MemoryUsage::DeviceLocal, "vox.fragments"));
     PYRAMARCH_TRY(make(nodes, nodeBytes, kStorage, MemoryUsage::DeviceLocal, "vox.nodes"));
-    if (info.fragmentCursors)
+    if (bottomUp) PYRAMARCH_TRY(make(tileHash, hashBytes, kStorage, MemoryUsage::DeviceLocal, "vox.tile_hash"));
+    if (info.fragmentCursors && !bottomUp)
         PYRAMARCH_TRY(
             make(cursors, VkDeviceSize(info.fragmentCapacity) * 4, kStorage, MemoryUsage::DeviceLocal, "vox.cursors"));
     if (info.denseMaxVoxels > 0)
@@ -198,7 +224,7 @@ Status Voxelizer::Impl::createPipelines() {
     raster = std::move(r).value();
 
     PipelineLayoutDesc cl;
-    cl.bindings.assign(6, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+    cl.bindings.assign(7, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
     cl.pushConstantBytes = sizeof(gpu::ComputeParams);
     cl.stages = VK_SHADER_STAGE_COMPUTE_BIT;
     struct Item {
@@ -206,11 +232,13 @@ Status Voxelizer::Impl::createPipelines() {
         std::span<const uint32_t> spv;
         const char* name;
     };
-    const Item items[] = {{&args, kArgsSpv, "vox.args"},       {&flag, kFlagSpv, "vox.flag"},
-                          {&alloc, kAllocSpv, "vox.alloc"},    {&init, kInitSpv, "vox.init"},
-                          {&leaf, kLeafSpv, "vox.leaf"},       {&mipmap, kMipmapSpv, "vox.mipmap"},
-                          {&denseFill, kDenseSpv, "vox.dense"}};
+    const Item items[] = {
+        {&args, kArgsSpv, "vox.args"},        {&flag, kFlagSpv, "vox.flag"}, {&alloc, kAllocSpv, "vox.alloc"},
+        {&init, kInitSpv, "vox.init"},        {&leaf, kLeafSpv, "vox.leaf"}, {&mipmap, kMipmapSpv, "vox.mipmap"},
+        {&denseFill, kDenseSpv, "vox.dense"}, {&keys, kKeysSpv, "vox.keys"}, {&link, kLinkSpv, "vox.link"}};
     for (const Item& it : items) {
+        if (!bottomUp && (it.out == &keys || it.out == &link)) continue;
+        if (bottomUp && (it.out == &flag || it.out == &alloc || it.out == &init)) continue;
         ComputePipelineDesc d;
         d.spirv = it.spv;
         d.name = it.name;
@@ -231,7 +259,8 @@ gpu::ComputeParams Voxelizer::Impl::computeParams(uint32_t level) const {
     p.level = level;
     p.fragmentCapacity = info.fragmentCapacity;
     p.tileCapacity = info.tileCapacity;
-    p.flags = cursors.valid() ? gpu::VOX_CURSORS : 0u;
+    p.flags = (cursors.valid() ? gpu::VOX_CURSORS : 0u) | (bottomUp ? gpu::VOX_BOTTOM_UP : 0u);
+    p.hashMask = hashSlots - 1; // 0xffffffff without a hash: never read then
     return p;
 }
 
@@ -260,6 +289,8 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
     // Without cursors the flag/leaf shaders still reference the binding (the
     // branch is dynamic), so the stand-in buffer is declared like the real one.
     BufferRef cursorsRef = g.importBuffer("vox.cursors", cursors.valid() ? cursors : dummy, computeRead, computeRead);
+    // The same for the tile hash: the leaf shader references it in both builds.
+    BufferRef hashRef = g.importBuffer("vox.tile_hash", tileHash.valid() ? tileHash : dummy, computeRead, computeRead);
 
     const VkPipelineStageFlags2 vs = VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT;
     const VkPipelineStageFlags2 fs = VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;
@@ -299,7 +330,7 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
         };
     };
     // Bindings of the compute shaders (vox_compute.glsl): 0 counters,
-    // 1 dispatch, 2 fragments, 3 nodes, 4 dense, 5 cursors. A pass declares
+    // 1 dispatch, 2 fragments, 3 nodes, 4 dense, 5 cursors, 6 tile hash. A pass declares
     // those its shader references; args.comp references the nodes (reset
     // writes the root tile) in every mode, so its passes declare them.
     constexpr Access R = Access::StorageRead, W = Access::StorageWrite, RW = Access::StorageReadWrite;
@@ -337,34 +368,63 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
         .storage(3, nodesRef, R)
         .record(computePass(kArgsFragments, -1));
 
-    for (uint32_t l = 0; l < depth; ++l) {
-        const std::string L = std::to_string(l);
-        g.addPass("vox.flag." + L, PassKind::Compute)
-            .pipeline(flag)
-            .use(dispatchRef, Access::IndirectRead)
-            .storage(0, countersRef, R)
-            .storage(2, fragmentsRef, R)
-            .storage(3, nodesRef, RW)
-            .storage(5, cursorsRef, RW)
-            .record(computePass(l, 0));
-        g.addPass("vox.alloc." + L, PassKind::Compute)
-            .pipeline(alloc)
+    if (bottomUp) {
+        g.addPass("vox.hash_clear", PassKind::Transfer)
+            .use(hashRef, Access::TransferDst)
+            .record([this, hashRef](PassContext& ctx) {
+                ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(hashRef), 0, VkDeviceSize(hashSlots) * 4,
+                                        gpu::VOX_HASH_EMPTY);
+            });
+        g.addPass("vox.keys", PassKind::Compute)
+            .pipeline(keys)
             .use(dispatchRef, Access::IndirectRead)
             .storage(0, countersRef, RW)
-            .storage(3, nodesRef, RW)
-            .record(computePass(l, int(1 + l)));
-        g.addPass("vox.level_args." + L, PassKind::Compute)
+            .storage(2, fragmentsRef, R)
+            .storage(6, hashRef, RW)
+            .record(computePass(0, 0));
+        g.addPass("vox.tree_args", PassKind::Compute)
             .pipeline(args)
             .storage(0, countersRef, RW)
             .storage(1, dispatchRef, RW)
             .storage(3, nodesRef, R)
-            .record(computePass(l, -1));
-        g.addPass("vox.init." + std::to_string(l + 1), PassKind::Compute)
-            .pipeline(init)
+            .record(computePass(kArgsBottomUp, -1));
+        g.addPass("vox.link", PassKind::Compute)
+            .pipeline(link)
             .use(dispatchRef, Access::IndirectRead)
             .storage(0, countersRef, R)
             .storage(3, nodesRef, RW)
-            .record(computePass(l + 1, int(2 + l)));
+            .storage(6, hashRef, R)
+            .record(computePass(0, int(gpu::VOX_DISPATCH_TILES)));
+    } else {
+        for (uint32_t l = 0; l < depth; ++l) {
+            const std::string L = std::to_string(l);
+            g.addPass("vox.flag." + L, PassKind::Compute)
+                .pipeline(flag)
+                .use(dispatchRef, Access::IndirectRead)
+                .storage(0, countersRef, R)
+                .storage(2, fragmentsRef, R)
+                .storage(3, nodesRef, RW)
+                .storage(5, cursorsRef, RW)
+                .record(computePass(l, 0));
+            g.addPass("vox.alloc." + L, PassKind::Compute)
+                .pipeline(alloc)
+                .use(dispatchRef, Access::IndirectRead)
+                .storage(0, countersRef, RW)
+                .storage(3, nodesRef, RW)
+                .record(computePass(l, int(1 + l)));
+            g.addPass("vox.level_args." + L, PassKind::Compute)
+                .pipeline(args)
+                .storage(0, countersRef, RW)
+                .storage(1, dispatchRef, RW)
+                .storage(3, nodesRef, R)
+                .record(computePass(l, -1));
+            g.addPass("vox.init." + std::to_string(l + 1), PassKind::Compute)
+                .pipeline(init)
+                .use(dispatchRef, Access::IndirectRead)
+                .storage(0, countersRef, R)
+                .storage(3, nodesRef, RW)
+                .record(computePass(l + 1, int(2 + l)));
+        }
     }
     g.addPass("vox.leaf", PassKind::Compute)
         .pipeline(leaf)
@@ -373,6 +433,7 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
         .storage(2, fragmentsRef, R)
         .storage(3, nodesRef, RW)
         .storage(5, cursorsRef, R)
+        .storage(6, hashRef, R)
         .record(computePass(depth, 0));
     for (uint32_t l = depth; l-- > 0;) {
         g.addPass("vox.mipmap." + std::to_string(l), PassKind::Compute)
@@ -461,6 +522,8 @@ Result<std::unique_ptr<Voxelizer>> Voxelizer::create(Device& device, const Voxel
     impl->info = info;
     impl->depth = depthFor(info.maxResolution);
     impl->side = info.maxResolution;
+    impl->bottomUp = info.octreeBuild == OctreeBuild::BottomUp;
+    impl->hashSlots = impl->bottomUp ? hashSlotsFor(info.tileCapacity) : 0;
     switch (info.method) {
     case ConservativeMethod::Auto: impl->hardware = device.limits().conservativeRasterization; break;
     case ConservativeMethod::GeometryShader: impl->hardware = false; break;
