@@ -25,23 +25,33 @@ void main() {
     uint filled = 0u, count = 0u;
     vec3 n = vec3(0.0);
     for (uint c = 0u; c < 8u; ++c) {
-        VoxNode ch = nodes[8u * child + c];
-        if (ch.count == 0u) continue;
+        // Count first: about half the children are empty, and on a device
+        // that loads lane by lane (lavapipe) skipping their other 7 words
+        // is most of this pass's memory traffic.
+        uint idx = 8u * child + c;
+        uint chCount = nodes[idx].count;
+        if (chCount == 0u) continue;
+        uint chColor;
         if (leafChildren) {
-            uvec3 sum = uvec3(ch.color, ch.child, ch.pad1);
-            uvec3 q = sum / ch.count, r = sum % ch.count;
-            uvec3 mean = q + uvec3(greaterThanEqual(2u * r, uvec3(ch.count)));
-            ch.color = mean.x | (mean.y << 8) | (mean.z << 16) | (min(ch.count, 255u) << 24);
-            nodes[8u * child + c].color = ch.color;
-            nodes[8u * child + c].child = 0u;
-            nodes[8u * child + c].pad1 = 0u;
+            uvec3 sum = uvec3(nodes[idx].color, nodes[idx].child, nodes[idx].pad1);
+            uvec3 q = sum / chCount, r = sum % chCount;
+            uvec3 mean = q + uvec3(greaterThanEqual(2u * r, uvec3(chCount)));
+            chColor = mean.x | (mean.y << 8) | (mean.z << 16) | (min(chCount, 255u) << 24);
+            nodes[idx].color = chColor;
+            nodes[idx].child = 0u;
+            nodes[idx].pad1 = 0u;
+        } else {
+            chColor = nodes[idx].color;
         }
-        rgb += uvec3(ch.color & 255u, (ch.color >> 8) & 255u, (ch.color >> 16) & 255u);
+        rgb += uvec3(chColor & 255u, (chColor >> 8) & 255u, (chColor >> 16) & 255u);
         filled += 1u;
-        count += ch.count;
-        n += vec3(ch.nx, ch.ny, ch.nz);
+        count += chCount;
+        n += vec3(nodes[idx].nx, nodes[idx].ny, nodes[idx].nz);
     }
     if (filled == 0u) return;
+    // Fragments merged into leaves, one atomic per parent of leaves (leaf.comp
+    // does not count per fragment).
+    if (l + 1u == params.dims.w) atomicAdd(counters.leafFragments, count);
     uvec3 avg = (2u * rgb + filled) / (2u * filled); // round half up
     nodes[node].color = avg.x | (avg.y << 8) | (avg.z << 16) | (min(count, 255u) << 24);
     nodes[node].count = count;

@@ -439,7 +439,7 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
         g.addPass("vox.mipmap." + std::to_string(l), PassKind::Compute)
             .pipeline(mipmap)
             .use(dispatchRef, Access::IndirectRead)
-            .storage(0, countersRef, R)
+            .storage(0, countersRef, l + 1 == depth ? RW : R)
             .storage(3, nodesRef, RW)
             .record(computePass(l, int(1 + l)));
     }
