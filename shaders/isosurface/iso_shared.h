@@ -28,6 +28,8 @@ ISO_CONST kIsoCaseShift = 4u;
 // Particle splat accumulates kernel weights as fixed point so the sum is
 // exact and order independent (integer atomics, no float atomics needed).
 ISO_CONST kIsoSplatFixedOne = 65536u;
+// IsoGrid.particleLayout.z of particles without a weight (all weigh 1).
+ISO_CONST kIsoNoWeight = 0xffffffffu;
 
 // Normal modes (IsoGrid.normalMode).
 ISO_CONST kIsoNormalForward = 0u;
@@ -71,6 +73,9 @@ struct IsoGrid {
     vec4 particle;      // x: radius, y: 1/radius^2, z,w unused
     uvec4 binDims;      // particle gather: bins per axis (xyz), total (w)
     vec4 binOrigin;     // particle gather: xyz corner of bin (0,0,0) = boundsMin - radius; w: bin size (= radius)
+    // Particles: how one particle sits in the particle buffer, in floats:
+    // x stride, y offset of x/y/z, z offset of the weight (kIsoNoWeight: 1).
+    uvec4 particleLayout;
 };
 
 // Per-frame values: push constants, so changing them never touches a buffer
@@ -131,7 +136,7 @@ struct IsoBall {
 
 #ifdef __cplusplus
 static_assert(sizeof(IsoPush) == 64, "push constants");
-static_assert(sizeof(IsoGrid) == 320, "IsoGrid must match its std430 layout (vec4 members 16-aligned)");
+static_assert(sizeof(IsoGrid) == 336, "IsoGrid must match its std430 layout (vec4 members 16-aligned)");
 static_assert(sizeof(IsoArgs) == 80, "args");
 static_assert(sizeof(IsoBall) == 32, "ball");
 static_assert(sizeof(IsoVertex) == 32, "vertex");

@@ -7,7 +7,9 @@
 layout(local_size_x = kIsoGroupSize) in;
 
 layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; }; // bin grid
-layout(set = 0, binding = 1, std430) readonly buffer ParticlesBuf { vec4 particles[]; };
+layout(set = 0, binding = 1, std430) readonly buffer ParticlesBuf { float particleData[]; };
+
+#include "isosurface/particle_load.glsl"
 layout(set = 0, binding = 2, std430) buffer BinsBuf { uint bins[]; };
 layout(set = 0, binding = 3, std430) writeonly buffer SlotsBuf { uint slots[]; };
 layout(set = 0, binding = 4, std430) readonly buffer BinOffsetsBuf { uint binOffsets[]; };
@@ -17,9 +19,9 @@ layout(set = 0, binding = 4, std430) readonly buffer BinOffsetsBuf { uint binOff
 void main() {
     const uint i = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
     if (i >= min(pc.itemCount, grid.maxItems)) return;
-    const vec4 pw = particles[pc.slot * grid.itemSlotStride + i];
+    vec4 pw;
     uint bin;
-    if (!isFiniteF(pw.x) || !isFiniteF(pw.y) || !isFiniteF(pw.z) || !isFiniteF(pw.w) || pw.w <= 0.0 || !binOf(pw.xyz, bin)) {
+    if (!loadParticle(i, pw) || !binOf(pw.xyz, bin)) {
         slots[i] = 0xffffffffu;
         return;
     }

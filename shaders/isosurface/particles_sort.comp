@@ -6,7 +6,9 @@
 layout(local_size_x = kIsoGroupSize) in;
 
 layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; }; // bin grid
-layout(set = 0, binding = 1, std430) readonly buffer ParticlesBuf { vec4 particles[]; };
+layout(set = 0, binding = 1, std430) readonly buffer ParticlesBuf { float particleData[]; };
+
+#include "isosurface/particle_load.glsl"
 layout(set = 0, binding = 2, std430) readonly buffer BinsBuf { uint bins[]; };
 layout(set = 0, binding = 3, std430) readonly buffer SlotsBuf { uint slots[]; };
 layout(set = 0, binding = 4, std430) readonly buffer BinOffsetsBuf { uint binOffsets[]; };
@@ -19,7 +21,8 @@ void main() {
     if (i >= min(pc.itemCount, grid.maxItems)) return;
     const uint slot = slots[i];
     if (slot == 0xffffffffu) return;
-    const vec4 pw = particles[pc.slot * grid.itemSlotStride + i];
+    vec4 pw;
+    loadParticle(i, pw); // a particle the count pass binned is one it loaded
     uint bin;
     binOf(pw.xyz, bin);
     sorted[binPrefix(bin) + slot] = pw;

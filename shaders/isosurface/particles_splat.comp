@@ -10,14 +10,16 @@
 layout(local_size_x = kIsoGroupSize) in;
 
 layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
-layout(set = 0, binding = 1, std430) readonly buffer ParticlesBuf { vec4 particles[]; };
+layout(set = 0, binding = 1, std430) readonly buffer ParticlesBuf { float particleData[]; };
+
+#include "isosurface/particle_load.glsl"
 layout(set = 0, binding = 2, std430) buffer AccumBuf { uint accum[]; };
 
 void main() {
     const uint i = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
     if (i >= min(pc.itemCount, grid.maxItems)) return;
-    const vec4 pw = particles[pc.slot * grid.itemSlotStride + i];
-    if (!isFiniteF(pw.x) || !isFiniteF(pw.y) || !isFiniteF(pw.z) || !isFiniteF(pw.w) || pw.w <= 0.0) return;
+    vec4 pw;
+    if (!loadParticle(i, pw)) return;
     const float r = grid.particle.x;
     const vec3 rel = (pw.xyz - grid.boundsMin.xyz) / grid.spacing.xyz;
     const vec3 reach = vec3(r) / grid.spacing.xyz;

@@ -75,6 +75,7 @@ struct IsoSurface::Impl {
     uint32_t ring = 3;        // framesInFlight + 1 slots
     uint32_t foldGroupsX = 0; // testing::Knobs::maxGroupsX (0 = device limit)
     uint32_t maxItems = 0;
+    uint64_t externalParticleBytes = 0; // ParticleInput::GpuBuffer: bytes of particleBuffer the module reads
 
     Buffer tables, gridBuf, field, pyramid, counters, args, vertices, stats, items, accum, raw, offsets;
     Buffer edgeGridBuf, edgePyramid, indices;           // indexed output

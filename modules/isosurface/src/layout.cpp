@@ -165,9 +165,31 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                                  "isosurface '" + info.name + "': particleRadius must be finite and > 0");
         m.maxItems = info.maxParticles;
         m.external = info.particleInput == ParticleInput::GpuBuffer;
+        // Host input: the ring holds Particle records (setParticles packs them).
+        g.particleLayout = {4, 0, 3, 0};
         if (m.external) {
             const Buffer* pb = info.particleBuffer;
-            const uint64_t need = uint64_t(info.maxParticles) * sizeof(Particle);
+            const uint32_t stride = info.particleStride, posOff = info.particlePositionOffset,
+                           wOff = info.particleWeightOffset;
+            const bool weighted = wOff != kNoParticleWeight;
+            if (stride < 12 || stride % 4 != 0)
+                return Status::error(ErrorCode::InvalidArgument,
+                                     "isosurface '" + info.name + "': particleStride " + std::to_string(stride) +
+                                         " bytes, need a multiple of 4 that is at least 12 (x, y, z floats)");
+            if (posOff % 4 != 0 || uint64_t(posOff) + 12 > stride)
+                return Status::error(ErrorCode::InvalidArgument,
+                                     "isosurface '" + info.name + "': particlePositionOffset " +
+                                         std::to_string(posOff) + " must be a multiple of 4 with offset + 12 <= " +
+                                         "particleStride (" + std::to_string(stride) + ")");
+            if (weighted && (wOff % 4 != 0 || uint64_t(wOff) + 4 > stride))
+                return Status::error(ErrorCode::InvalidArgument,
+                                     "isosurface '" + info.name + "': particleWeightOffset " + std::to_string(wOff) +
+                                         " must be a multiple of 4 with offset + 4 <= particleStride (" +
+                                         std::to_string(stride) + "), or kNoParticleWeight");
+            const uint64_t recordEnd = std::max<uint64_t>(uint64_t(posOff) + 12, weighted ? uint64_t(wOff) + 4 : 0);
+            const uint64_t need = uint64_t(info.maxParticles - 1) * stride + recordEnd;
+            m.externalParticleBytes = need;
+            g.particleLayout = {stride / 4, posOff / 4, weighted ? wOff / 4 : gpu::kIsoNoWeight, 0};
             if (!pb || !pb->valid())
                 return Status::error(ErrorCode::InvalidArgument,
                                      "isosurface '" + info.name + "': particleInput GpuBuffer needs particleBuffer");
