@@ -102,17 +102,14 @@ Status IsoSurface::Impl::createBuffers() {
         PYRAMARCH_TRY(make(m.accum, sizes.samples * 4, storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                            MemoryUsage::DeviceLocal, "accum"));
     if (m.gather) {
-        const gpu::IsoGrid& b = m.binGrid;
-        const uint64_t binElements = uint64_t(b.levelOffset[b.levelCount - 1]) + 1;
-        PYRAMARCH_TRY(make(m.binGridBuf, sizeof(gpu::IsoGrid), storage, MemoryUsage::Upload, "bin grid"));
-        PYRAMARCH_TRY(make(m.bins, binElements * 4, storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                           MemoryUsage::DeviceLocal, "bins"));
-        PYRAMARCH_TRY(
-            make(m.binOffsets, (binElements - b.levelSize[0]) * 4, storage, MemoryUsage::DeviceLocal, "bin offsets"));
+        const uint64_t bins = m.grid.binDims.w;
+        PYRAMARCH_TRY(make(m.binCount, bins * 4, storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::DeviceLocal,
+                           "bin counts"));
+        PYRAMARCH_TRY(make(m.binChunks, groupsOf(bins, gpu::kIsoBinScanChunk) * 4, storage, MemoryUsage::DeviceLocal,
+                           "bin chunk sums"));
+        PYRAMARCH_TRY(make(m.binStart, (bins + 1) * 4, storage, MemoryUsage::DeviceLocal, "bin starts"));
         PYRAMARCH_TRY(make(m.slots, uint64_t(m.maxItems) * 4, storage, MemoryUsage::DeviceLocal, "particle slots"));
         PYRAMARCH_TRY(make(m.sorted, uint64_t(m.maxItems) * 16, storage, MemoryUsage::DeviceLocal, "sorted particles"));
-        std::memcpy(m.binGridBuf.mapped(), &m.binGrid, sizeof(gpu::IsoGrid));
-        m.binGridBuf.flush();
     }
     if (info.source == FieldSource::Volume)
         PYRAMARCH_TRY(make(m.raw, (sizes.samples * 4 + 3) / 4 * 4, storage, MemoryUsage::Upload, "volume staging"));
@@ -159,7 +156,7 @@ Status IsoSurface::Impl::makePipeline(ComputePipeline& out, std::span<const uint
 Status IsoSurface::Impl::createPipelines() {
     PYRAMARCH_TRY(createPyramidPipelines());
     PYRAMARCH_TRY(createArgsPipelines());
-    if (scan || gather) PYRAMARCH_TRY(createScanPipelines());
+    if (scan) PYRAMARCH_TRY(createScanPipelines());
     if (indexed)
         PYRAMARCH_TRY(createIndexedPipelines());
     else if (!scan)

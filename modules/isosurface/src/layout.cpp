@@ -210,23 +210,33 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
         g.particle = {info.particleRadius, 1.f / (info.particleRadius * info.particleRadius), 0.f, 0.f};
         m.gather = info.splat == SplatMethod::Gather;
         if (m.gather) {
-            // Bins of the kernel radius over the bounds grown by the radius:
-            // a sample's kernel reaches at most 3 bins per axis.
-            const float r = info.particleRadius;
-            uint64_t dims[3];
+            // Bins = cells of the sample lattice, grown by the cells whose
+            // particles reach a sample: a particle in cell c reaches samples
+            // in [c - floor(r/h), c + ceil(r/h)] (h the spacing), so the bins
+            // cover cells [-ceil(r/h), N - 1 + floor(r/h)] per axis.
+            uint64_t dims[3], pad[3], reach[3];
+            const float sp[3] = {g.spacing.x, g.spacing.y, g.spacing.z};
             for (int a = 0; a < 3; ++a) {
-                const double extent = double(info.boundsMax[a]) - info.boundsMin[a] + 2.0 * r;
-                dims[a] = uint64_t(std::ceil(extent / r)) + 1;
+                const double cellsPerRadius = double(info.particleRadius) / sp[a];
+                if (cellsPerRadius > 65536.0)
+                    return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': particleRadius " +
+                                                                         std::to_string(info.particleRadius) +
+                                                                         " spans more than 65536 samples");
+                pad[a] = uint64_t(std::ceil(cellsPerRadius));
+                reach[a] = uint64_t(std::floor(cellsPerRadius));
+                dims[a] = uint64_t(info.samples[a]) + pad[a] + reach[a];
             }
             const uint64_t total = dims[0] * dims[1] * dims[2];
-            if (total > (range / 4) / 2)
+            if ((total + 1) * 4 > range || total + 1 > 0xFFFFFFFFull)
                 return Status::error(ErrorCode::DeviceLimit,
                                      "isosurface '" + info.name + "': particle gather needs " + std::to_string(total) +
-                                         " bins for particleRadius " + std::to_string(r) +
-                                         ", their pyramid exceeds maxStorageBufferRange (" + fmtBytes(range) + ")" +
-                                         dev + "; use a larger radius or SplatMethod::Scatter");
+                                         " bins (one per sample cell, grown by particleRadius " +
+                                         std::to_string(info.particleRadius) +
+                                         "), their starts exceed maxStorageBufferRange (" + fmtBytes(range) + ")" +
+                                         dev + "; use fewer samples or SplatMethod::Scatter");
             g.binDims = {uint32_t(dims[0]), uint32_t(dims[1]), uint32_t(dims[2]), uint32_t(total)};
-            g.binOrigin = {info.boundsMin[0] - r, info.boundsMin[1] - r, info.boundsMin[2] - r, r};
+            g.binPad = {uint32_t(pad[0]), uint32_t(pad[1]), uint32_t(pad[2]), 0};
+            g.binReach = {uint32_t(reach[0]), uint32_t(reach[1]), uint32_t(reach[2]), 0};
         }
         break;
     case FieldSource::Volume: break;
@@ -242,13 +252,6 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     }
     g.maxItems = m.maxItems;
     g.itemSlotStride = m.external ? 0 : m.maxItems;
-    if (m.gather) {
-        // Level tables over bins; bin counts are plain counts (no mask).
-        gpu::IsoGrid b = g;
-        pyramidLevels(g.binDims.w, b);
-        b.baseMask = 0xffffffffu;
-        m.binGrid = b;
-    }
     if (m.scan) {
         // The occupancy tree has the cell pyramid's shape but no level 0 of
         // its own (occupancy is count != 0 of the cell pyramid's base): its

@@ -58,15 +58,18 @@ enum class ExtractionMethod {
 };
 enum class VolumeFormat { U8, U16, F32 };
 
-// How particles become the field (both O(particles + samples) for a fixed radius).
+// How particles become the field. Both sum the same 16.16 fixed-point
+// kernel terms as integers: the same field to the bit, every frame.
 enum class SplatMethod {
     // One thread per particle adds its kernel to the samples it covers with
-    // integer atomics (16.16 fixed point: exact, order independent).
+    // integer atomics into an accumulator (exact, order independent).
     Scatter,
-    // Counting sort of the particles into bins of the kernel radius, then one
-    // thread per sample sums the particles of the bins its radius reaches (no
-    // atomics on the field; the same 16.16 fixed point as Scatter, so the
-    // order within a bin, which follows the sort, does not change the bits).
+    // Counting sort of the particles into bins of one sample cell, then one
+    // thread per run of samples along x sums the particles of the bin rows
+    // its radius reaches (contiguous in the sorted order; no atomics on the
+    // field). About 2x faster than Scatter on lavapipe (100k-1M particles,
+    // radius 2 voxels); needs (samples + padding) x 8 bytes of bins and
+    // 20 bytes per particle.
     Gather,
 };
 
@@ -151,7 +154,7 @@ struct IsoSurfaceCreateInfo {
     // Particles: most particles per frame and the kernel radius (world units).
     uint32_t maxParticles = 0;
     float particleRadius = 0.1f;
-    SplatMethod splat = SplatMethod::Scatter;
+    SplatMethod splat = SplatMethod::Gather;
     ParticleInput particleInput = ParticleInput::Host;
     // ParticleInput::GpuBuffer: required, the host's buffer (storage-buffer
     // usage, at least maxParticles * sizeof(Particle) bytes). Its descriptor
