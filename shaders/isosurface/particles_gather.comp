@@ -1,13 +1,13 @@
 #version 460
 #extension GL_EXT_control_flow_attributes : require
-// Particle gather, step 4: one thread per run of kIsoGatherColumn samples
-// along x. The bins its kernels can reach form (pad + reach + 1)^2 rows
-// (fixed y, z); each row is one contiguous range of the sorted particles, so
-// a run reads each nearby particle once, drops it when its y/z distance is
-// already past the radius, and adds it to all samples of the run. No
-// atomics; terms are particles_kernel.glsl's 16.16 fixed point, summed as
-// integers: the same bits whatever order the sort left, and as the scatter
-// form.
+// Particle gather, step 4: one thread per tile of kIsoGatherColumn samples
+// along x by kIsoGatherRows along y. The bins its kernels can reach form
+// rows (fixed y, z) of bins; each row is one contiguous range of the sorted
+// particles, so a tile reads each nearby particle once, drops it when its
+// y/z distance to every row of the tile is past the radius, and adds it to
+// the samples of the rows it reaches. No atomics; terms are
+// particles_kernel.glsl's 16.16 fixed point, summed as integers: the same
+// bits whatever order the sort left, and as the scatter form.
 #include "isosurface/common.glsl"
 
 layout(local_size_x = kIsoGroupSize) in;
@@ -19,39 +19,48 @@ layout(set = 0, binding = 3, std430) writeonly buffer FieldBuf { float field[]; 
 
 #include "isosurface/particles_kernel.glsl"
 
-const uint K = kIsoGatherColumn;
+const uint K = kIsoGatherColumn, R = kIsoGatherRows;
 
 void main() {
     const uint t = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
     const uint cols = (grid.samples.x + K - 1) / K;
-    const uint yz = t / cols;
-    if (yz >= grid.samples.y * grid.samples.z) return;
-    const uint x0 = (t - yz * cols) * K;
-    const uint y = yz % grid.samples.y, z = yz / grid.samples.y;
-    const float ys = sampleCoord(y, grid.boundsMin.y, grid.spacing.y);
+    const uint rows = (grid.samples.y + R - 1) / R;
+    const uint tyz = t / cols;
+    if (tyz >= rows * grid.samples.z) return;
+    const uint x0 = (t - tyz * cols) * K;
+    const uint y0 = (tyz % rows) * R, z = tyz / rows;
     const float zs = sampleCoord(z, grid.boundsMin.z, grid.spacing.z);
-    float xs[K];
-    uint sum[K];
-    [[unroll]] for (uint k = 0; k < K; ++k) {
-        xs[k] = sampleCoord(x0 + k, grid.boundsMin.x, grid.spacing.x);
-        sum[k] = 0u;
+    float xs[K], ys[R];
+    uint sum[R][K];
+    [[unroll]] for (uint k = 0; k < K; ++k) xs[k] = sampleCoord(x0 + k, grid.boundsMin.x, grid.spacing.x);
+    [[unroll]] for (uint r = 0; r < R; ++r) {
+        ys[r] = sampleCoord(y0 + r, grid.boundsMin.y, grid.spacing.y);
+        [[unroll]] for (uint k = 0; k < K; ++k) sum[r][k] = 0u;
     }
     // Bins of cells [x0 - pad, x0 + K - 1 + reach] (bin = cell + pad), the
-    // same around y and z; rows past the grid's last run are clamped.
+    // same around y and z; past the grid's last run or row they are clamped.
     const uint bx1 = min(x0 + K - 1 + grid.binPad.x + grid.binReach.x, grid.binDims.x - 1);
-    const uint by1 = y + grid.binPad.y + grid.binReach.y, bz1 = z + grid.binPad.z + grid.binReach.z;
+    const uint by1 = min(y0 + R - 1 + grid.binPad.y + grid.binReach.y, grid.binDims.y - 1);
+    const uint bz1 = z + grid.binPad.z + grid.binReach.z;
     for (uint bz = z; bz <= bz1; ++bz)
-        for (uint by = y; by <= by1; ++by) {
+        for (uint by = y0; by <= by1; ++by) {
             const uint row = grid.binDims.x * (by + grid.binDims.y * bz);
             const uint end = binStart[row + bx1 + 1];
             for (uint j = binStart[row + x0]; j < end; ++j) {
                 const vec4 pw = sorted[j];
-                const float d2 = squaredYZ(ys - pw.y, zs - pw.z);
-                if (d2 * grid.particle.y >= 1.0) continue;
-                [[unroll]] for (uint k = 0; k < K; ++k) sum[k] += kernelTerm(xs[k] - pw.x, d2, pw.w);
+                const float dz = zs - pw.z;
+                [[unroll]] for (uint r = 0; r < R; ++r) {
+                    const float d2 = squaredYZ(ys[r] - pw.y, dz);
+                    if (d2 * grid.particle.y < 1.0) {
+                        [[unroll]] for (uint k = 0; k < K; ++k) sum[r][k] += kernelTerm(xs[k] - pw.x, d2, pw.w);
+                    }
+                }
             }
         }
-    const uint base = x0 + grid.samples.x * yz;
-    [[unroll]] for (uint k = 0; k < K; ++k)
-        if (x0 + k < grid.samples.x) field[base + k] = float(sum[k]) / float(kIsoSplatFixedOne);
+    [[unroll]] for (uint r = 0; r < R; ++r) {
+        if (y0 + r >= grid.samples.y) break;
+        const uint base = x0 + grid.samples.x * (y0 + r + grid.samples.y * z);
+        [[unroll]] for (uint k = 0; k < K; ++k)
+            if (x0 + k < grid.samples.x) field[base + k] = float(sum[r][k]) / float(kIsoSplatFixedOne);
+    }
 }

@@ -2,9 +2,9 @@
 // particles into bins of one sample cell ("<name>.particles.clear" on the
 // first frame only, ".particles.count", ".particles.scan.{sums,top,starts}"
 // = exclusive prefix of the counts, which also clears them for the next
-// frame, ".particles.sort"), then one thread per run of kIsoGatherColumn
-// samples along x sums the particles of the bin rows its radius reaches
-// (".particles.gather").
+// frame, ".particles.sort"), then one thread per tile of kIsoGatherColumn x
+// kIsoGatherRows samples sums the particles of the bin rows its radius
+// reaches (".particles.gather").
 #include "iso_impl.h"
 
 namespace pyramarch::iso {
@@ -87,7 +87,8 @@ void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) 
             ctx.pushConstants(push());
             dispatchFolded(ctx, groupsOf(itemCount, gpu::kIsoGroupSize), maxGroupsX());
         });
-    const uint64_t runs = groupsOf(grid.samples.x, gpu::kIsoGatherColumn) * grid.samples.y * grid.samples.z;
+    const uint64_t runs = groupsOf(grid.samples.x, gpu::kIsoGatherColumn) *
+                          groupsOf(grid.samples.y, gpu::kIsoGatherRows) * grid.samples.z;
     graph.addPass(n + ".particles.gather", PassKind::Compute)
         .pipeline(gatherPipe)
         .storage(0, refs.grid, R)

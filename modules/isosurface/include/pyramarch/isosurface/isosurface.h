@@ -65,7 +65,7 @@ enum class SplatMethod {
     // integer atomics into an accumulator (exact, order independent).
     Scatter,
     // Counting sort of the particles into bins of one sample cell, then one
-    // thread per run of samples along x sums the particles of the bin rows
+    // thread per tile of 8 x 2 samples sums the particles of the bin rows
     // its radius reaches (contiguous in the sorted order; no atomics on the
     // field). About 2x faster than Scatter on lavapipe (100k-1M particles,
     // radius 2 voxels); needs (samples + padding) x 8 bytes of bins and
