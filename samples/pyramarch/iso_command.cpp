@@ -377,7 +377,6 @@ int runParticleIso(const IsoOptions& o) {
                      r, L, support, voxel, isoValue, isoValue / *rest, *rest);
 
     Progress progress(frames.size());
-    std::vector<iso::Particle> records;
     uint32_t recreations = 0;
     for (size_t i = 0; i < frames.size(); ++i) {
         const iso::SequenceFrame& frame = frames[i];
@@ -445,10 +444,9 @@ int runParticleIso(const IsoOptions& o) {
             surface = std::move(created).value();
             ++recreations;
         }
-        records.resize(count);
-        for (uint32_t p = 0; p < count; ++p)
-            records[p] = {{set->xyz[3 * p], set->xyz[3 * p + 1], set->xyz[3 * p + 2]}, 1.f};
-        auto feed = [&](iso::IsoSurface& s) { return s.setParticles(records); };
+        // The reader's xyz floats as they are (stride 12, every weight 1): no repacking.
+        const iso::ParticleArrays particles{.positions = set->xyz.data(), .count = count};
+        auto feed = [&](iso::IsoSurface& s) { return s.setParticles(particles); };
         if (!sequence)
             std::fprintf(stderr, "extracting %u particles (%s samples, capacity %u vertices) ...\n", count,
                          gridText(info.samples).c_str(), info.vertexCapacity);

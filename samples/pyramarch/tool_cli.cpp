@@ -162,7 +162,7 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
                 iso.splat = v;
                 iso.particleOptionsGiven = true;
             },
-            "How particles become the field: scatter (atomics, default) | gather (binned)")
+            "How particles become the field: gather (binned, default) | scatter (atomics)")
         ->check(CLI::IsMember({"scatter", "gather"}));
     isoCmd
         ->add_option_function<float>(

@@ -53,7 +53,7 @@ struct IsoOptions {
     float smoothingLength = 2.f;   // particle radii; kernel support 2 L r
     float voxelSize = 0.f;         // world units; 0: the particle radius
     float surfaceThreshold = 0.6f; // fraction of the rest density
-    std::string splat = "scatter";
+    std::string splat = "gather";
     // Whether options were given on the command line (conflict checks).
     bool cellsGiven = false, boundsGiven = false, dimsGiven = false, typeGiven = false;
     bool particleOptionsGiven = false, thresholdGiven = false, voxelSizeGiven = false;

@@ -28,6 +28,15 @@ ISO_CONST kIsoCaseShift = 4u;
 // Particle splat accumulates kernel weights as fixed point so the sum is
 // exact and order independent (integer atomics, no float atomics needed).
 ISO_CONST kIsoSplatFixedOne = 65536u;
+// Particle gather: samples per thread (a tile of 8 along x by 2 along y
+// sharing its bin rows; measured against 8x1, 4x2, 8x4 and 16x2 on
+// lavapipe), and bins per thread of the bin-start scan.
+ISO_CONST kIsoGatherColumn = 8u;
+ISO_CONST kIsoGatherRows = 2u;
+ISO_CONST kIsoBinScanChunk = 256u;
+
+// IsoGrid.particleLayout.z of particles without a weight (all weigh 1).
+ISO_CONST kIsoNoWeight = 0xffffffffu;
 
 // Normal modes (IsoGrid.normalMode).
 ISO_CONST kIsoNormalForward = 0u;
@@ -69,8 +78,16 @@ struct IsoGrid {
     uint scanOccupancy; // 1: ExtractionMethod::Scan (classify also writes occupancy level 1)
     uint pad3;
     vec4 particle;      // x: radius, y: 1/radius^2, z,w unused
-    uvec4 binDims;      // particle gather: bins per axis (xyz), total (w)
-    vec4 binOrigin;     // particle gather: xyz corner of bin (0,0,0) = boundsMin - radius; w: bin size (= radius)
+    // Particle gather: bins are the cells of the sample lattice, extended by
+    // binPad cells below and binReach cells above every axis (the cells whose
+    // particles can reach a sample): bin = cell + binPad per axis.
+    uvec4 binDims;      // bins per axis (xyz), total (w)
+    vec4 binOrigin;     // unused
+    // Particles: how one particle sits in the particle buffer, in floats:
+    // x stride, y offset of x/y/z, z offset of the weight (kIsoNoWeight: 1).
+    uvec4 particleLayout;
+    uvec4 binPad;       // particle gather: xyz ceil(radius / spacing): cells below a sample its kernel reaches
+    uvec4 binReach;     // particle gather: xyz floor(radius / spacing): cells above
 };
 
 // Per-frame values: push constants, so changing them never touches a buffer
@@ -131,7 +148,7 @@ struct IsoBall {
 
 #ifdef __cplusplus
 static_assert(sizeof(IsoPush) == 64, "push constants");
-static_assert(sizeof(IsoGrid) == 320, "IsoGrid must match its std430 layout (vec4 members 16-aligned)");
+static_assert(sizeof(IsoGrid) == 368, "IsoGrid must match its std430 layout (vec4 members 16-aligned)");
 static_assert(sizeof(IsoArgs) == 80, "args");
 static_assert(sizeof(IsoBall) == 32, "ball");
 static_assert(sizeof(IsoVertex) == 32, "vertex");

@@ -1,27 +1,27 @@
 #version 460
-// Particle gather, step 1 (counting sort): bin of each particle (bins of the
-// kernel radius over the bounds grown by the radius; particles outside can
-// reach no sample) and its slot within the bin.
+// Particle gather, step 1 (counting sort): bin of each particle and its slot
+// within the bin (atomic count). Particles outside the binned box reach no
+// sample and are left out (slot ~0).
 #include "isosurface/common.glsl"
 
 layout(local_size_x = kIsoGroupSize) in;
 
-layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; }; // bin grid
-layout(set = 0, binding = 1, std430) readonly buffer ParticlesBuf { vec4 particles[]; };
-layout(set = 0, binding = 2, std430) buffer BinsBuf { uint bins[]; };
+layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
+layout(set = 0, binding = 1, std430) readonly buffer ParticlesBuf { float particleData[]; };
+layout(set = 0, binding = 2, std430) buffer BinCountBuf { uint binCount[]; };
 layout(set = 0, binding = 3, std430) writeonly buffer SlotsBuf { uint slots[]; };
-layout(set = 0, binding = 4, std430) readonly buffer BinOffsetsBuf { uint binOffsets[]; };
 
-#include "isosurface/bin_prefix.glsl"
+#include "isosurface/particles_bins.glsl"
+#include "isosurface/particles_common.glsl"
 
 void main() {
     const uint i = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
     if (i >= min(pc.itemCount, grid.maxItems)) return;
-    const vec4 pw = particles[pc.slot * grid.itemSlotStride + i];
+    vec4 pw;
     uint bin;
-    if (!isFiniteF(pw.x) || !isFiniteF(pw.y) || !isFiniteF(pw.z) || !isFiniteF(pw.w) || pw.w <= 0.0 || !binOf(pw.xyz, bin)) {
+    if (!loadParticle(i, pw) || !binOf(pw.xyz, bin)) {
         slots[i] = 0xffffffffu;
         return;
     }
-    slots[i] = atomicAdd(bins[grid.levelOffset[0] + bin], 1u);
+    slots[i] = atomicAdd(binCount[bin], 1u);
 }

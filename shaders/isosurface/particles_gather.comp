@@ -1,47 +1,66 @@
 #version 460
-// Particle gather, step 4: one thread per sample sums the kernel of the
-// particles in the (up to) 3x3x3 bins its radius reaches. No atomics. The
-// order within a bin follows the counting sort's slots, which depends on
-// thread timing, so the sum is taken in the scatter form's fixed point
-// (integer adds are order independent): same bits every frame, and the same
-// field as SplatMethod::Scatter.
-#include "isosurface/field_common.glsl"
+#extension GL_EXT_control_flow_attributes : require
+// Particle gather, step 4: one thread per tile of kIsoGatherColumn samples
+// along x by kIsoGatherRows along y. The bins its kernels can reach form
+// rows (fixed y, z) of bins; each row is one contiguous range of the sorted
+// particles, so a tile reads each nearby particle once, drops it when its
+// y/z distance to every row of the tile is past the radius, and adds it to
+// the samples of the rows it reaches. No atomics; terms are
+// particles_kernel.glsl's 16.16 fixed point, summed as integers: the same
+// bits whatever order the sort left, and as the scatter form.
+#include "isosurface/common.glsl"
 
 layout(local_size_x = kIsoGroupSize) in;
 
-layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; }; // bin grid
-layout(set = 0, binding = 1, std430) readonly buffer BinsBuf { uint bins[]; };
-layout(set = 0, binding = 2, std430) readonly buffer BinOffsetsBuf { uint binOffsets[]; };
-layout(set = 0, binding = 3, std430) readonly buffer SortedBuf { vec4 sorted[]; };
-layout(set = 0, binding = 4, std430) writeonly buffer FieldBuf { float field[]; };
+layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
+layout(set = 0, binding = 1, std430) readonly buffer BinStartBuf { uint binStart[]; };
+layout(set = 0, binding = 2, std430) readonly buffer SortedBuf { vec4 sorted[]; };
+layout(set = 0, binding = 3, std430) writeonly buffer FieldBuf { float field[]; };
 
-#include "isosurface/bin_prefix.glsl"
+#include "isosurface/particles_kernel.glsl"
+
+const uint K = kIsoGatherColumn, R = kIsoGatherRows;
 
 void main() {
-    uint index;
-    vec3 p;
-    if (!sampleIndex(grid, index, p)) return;
-    const float r = grid.particle.x;
-    const float invR2 = grid.particle.y;
-    const ivec3 lo = max(ivec3(floor((p - r - grid.binOrigin.xyz) / grid.binOrigin.w)), ivec3(0));
-    const ivec3 hi = min(ivec3(floor((p + r - grid.binOrigin.xyz) / grid.binOrigin.w)), ivec3(grid.binDims.xyz) - 1);
-    uint sum = 0u;
-    for (int z = lo.z; z <= hi.z; ++z)
-        for (int y = lo.y; y <= hi.y; ++y)
-            for (int x = lo.x; x <= hi.x; ++x) {
-                const uint bin = uint(x) + grid.binDims.x * (uint(y) + grid.binDims.y * uint(z));
-                const uint count = bins[grid.levelOffset[0] + bin];
-                if (count == 0) continue;
-                const uint start = binPrefix(bin);
-                for (uint j = 0; j < count; ++j) {
-                    const vec4 pw = sorted[start + j];
-                    const vec3 d = p - pw.xyz;
-                    const float q = dot(d, d) * invR2;
-                    if (q < 1.0) {
-                        const float k = 1.0 - q;
-                        sum += uint(min(pw.w * k * k * k * float(kIsoSplatFixedOne), 4.0e9));
+    const uint t = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
+    const uint cols = (grid.samples.x + K - 1) / K;
+    const uint rows = (grid.samples.y + R - 1) / R;
+    const uint tyz = t / cols;
+    if (tyz >= rows * grid.samples.z) return;
+    const uint x0 = (t - tyz * cols) * K;
+    const uint y0 = (tyz % rows) * R, z = tyz / rows;
+    const float zs = sampleCoord(z, grid.boundsMin.z, grid.spacing.z);
+    float xs[K], ys[R];
+    uint sum[R][K];
+    [[unroll]] for (uint k = 0; k < K; ++k) xs[k] = sampleCoord(x0 + k, grid.boundsMin.x, grid.spacing.x);
+    [[unroll]] for (uint r = 0; r < R; ++r) {
+        ys[r] = sampleCoord(y0 + r, grid.boundsMin.y, grid.spacing.y);
+        [[unroll]] for (uint k = 0; k < K; ++k) sum[r][k] = 0u;
+    }
+    // Bins of cells [x0 - pad, x0 + K - 1 + reach] (bin = cell + pad), the
+    // same around y and z; past the grid's last run or row they are clamped.
+    const uint bx1 = min(x0 + K - 1 + grid.binPad.x + grid.binReach.x, grid.binDims.x - 1);
+    const uint by1 = min(y0 + R - 1 + grid.binPad.y + grid.binReach.y, grid.binDims.y - 1);
+    const uint bz1 = z + grid.binPad.z + grid.binReach.z;
+    for (uint bz = z; bz <= bz1; ++bz)
+        for (uint by = y0; by <= by1; ++by) {
+            const uint row = grid.binDims.x * (by + grid.binDims.y * bz);
+            const uint end = binStart[row + bx1 + 1];
+            for (uint j = binStart[row + x0]; j < end; ++j) {
+                const vec4 pw = sorted[j];
+                const float dz = zs - pw.z;
+                [[unroll]] for (uint r = 0; r < R; ++r) {
+                    const float d2 = squaredYZ(ys[r] - pw.y, dz);
+                    if (d2 * grid.particle.y < 1.0) {
+                        [[unroll]] for (uint k = 0; k < K; ++k) sum[r][k] += kernelTerm(xs[k] - pw.x, d2, pw.w);
                     }
                 }
             }
-    field[index] = float(sum) / float(kIsoSplatFixedOne);
+        }
+    [[unroll]] for (uint r = 0; r < R; ++r) {
+        if (y0 + r >= grid.samples.y) break;
+        const uint base = x0 + grid.samples.x * (y0 + r + grid.samples.y * z);
+        [[unroll]] for (uint k = 0; k < K; ++k)
+            if (x0 + k < grid.samples.x) field[base + k] = float(sum[r][k]) / float(kIsoSplatFixedOne);
+    }
 }

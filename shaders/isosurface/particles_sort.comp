@@ -1,26 +1,27 @@
 #version 460
 // Particle gather, step 3: each binned particle to its sorted place
-// (bin prefix + slot).
+// (bin start + slot) as vec4 (xyz, weight).
 #include "isosurface/common.glsl"
 
 layout(local_size_x = kIsoGroupSize) in;
 
-layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; }; // bin grid
-layout(set = 0, binding = 1, std430) readonly buffer ParticlesBuf { vec4 particles[]; };
-layout(set = 0, binding = 2, std430) readonly buffer BinsBuf { uint bins[]; };
-layout(set = 0, binding = 3, std430) readonly buffer SlotsBuf { uint slots[]; };
-layout(set = 0, binding = 4, std430) readonly buffer BinOffsetsBuf { uint binOffsets[]; };
-layout(set = 0, binding = 5, std430) writeonly buffer SortedBuf { vec4 sorted[]; };
+layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
+layout(set = 0, binding = 1, std430) readonly buffer ParticlesBuf { float particleData[]; };
+layout(set = 0, binding = 2, std430) readonly buffer SlotsBuf { uint slots[]; };
+layout(set = 0, binding = 3, std430) readonly buffer BinStartBuf { uint binStart[]; };
+layout(set = 0, binding = 4, std430) writeonly buffer SortedBuf { vec4 sorted[]; };
 
-#include "isosurface/bin_prefix.glsl"
+#include "isosurface/particles_bins.glsl"
+#include "isosurface/particles_common.glsl"
 
 void main() {
     const uint i = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
     if (i >= min(pc.itemCount, grid.maxItems)) return;
     const uint slot = slots[i];
     if (slot == 0xffffffffu) return;
-    const vec4 pw = particles[pc.slot * grid.itemSlotStride + i];
+    vec4 pw;
+    loadParticle(i, pw); // a particle the count pass binned is one it loaded
     uint bin;
     binOf(pw.xyz, bin);
-    sorted[binPrefix(bin) + slot] = pw;
+    sorted[binStart[bin] + slot] = pw;
 }

@@ -4,20 +4,24 @@
 // point with integer atomics (exact, order independent). Cost is
 // O(particles x samples per kernel), independent of the grid size; a
 // particle outside the bounds still reaches the samples its kernel covers
-// and is never clamped into the grid.
+// and is never clamped into the grid. Terms are particles_kernel.glsl's,
+// the same bits as the gather form.
 #include "isosurface/common.glsl"
 
 layout(local_size_x = kIsoGroupSize) in;
 
 layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
-layout(set = 0, binding = 1, std430) readonly buffer ParticlesBuf { vec4 particles[]; };
+layout(set = 0, binding = 1, std430) readonly buffer ParticlesBuf { float particleData[]; };
 layout(set = 0, binding = 2, std430) buffer AccumBuf { uint accum[]; };
+
+#include "isosurface/particles_common.glsl"
+#include "isosurface/particles_kernel.glsl"
 
 void main() {
     const uint i = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
     if (i >= min(pc.itemCount, grid.maxItems)) return;
-    const vec4 pw = particles[pc.slot * grid.itemSlotStride + i];
-    if (!isFiniteF(pw.x) || !isFiniteF(pw.y) || !isFiniteF(pw.z) || !isFiniteF(pw.w) || pw.w <= 0.0) return;
+    vec4 pw;
+    if (!loadParticle(i, pw)) return;
     const float r = grid.particle.x;
     const vec3 rel = (pw.xyz - grid.boundsMin.xyz) / grid.spacing.xyz;
     const vec3 reach = vec3(r) / grid.spacing.xyz;
@@ -26,18 +30,17 @@ void main() {
     const vec3 lo = max(ceil(rel - reach), vec3(0.0));
     const vec3 hi = min(floor(rel + reach), vec3(grid.samples.xyz) - 1.0);
     if (any(greaterThan(lo, hi))) return;
-    const ivec3 a = ivec3(lo), b = ivec3(hi);
-    const float invR2 = grid.particle.y;
-    for (int z = a.z; z <= b.z; ++z)
-        for (int y = a.y; y <= b.y; ++y)
-            for (int x = a.x; x <= b.x; ++x) {
-                const vec3 p = grid.boundsMin.xyz + vec3(x, y, z) * grid.spacing.xyz;
-                const vec3 d = p - pw.xyz;
-                const float q = dot(d, d) * invR2;
-                if (q >= 1.0) continue;
-                const float k = 1.0 - q;
-                // Clamped before the conversion: a float past 2^32 has no defined uint.
-                const uint add = uint(min(pw.w * k * k * k * float(kIsoSplatFixedOne), 4.0e9));
-                if (add != 0) atomicAdd(accum[uint(x) + grid.samples.x * (uint(y) + grid.samples.y * uint(z))], add);
+    const uvec3 a = uvec3(lo), b = uvec3(hi);
+    for (uint z = a.z; z <= b.z; ++z) {
+        const float dz = sampleCoord(z, grid.boundsMin.z, grid.spacing.z) - pw.z;
+        for (uint y = a.y; y <= b.y; ++y) {
+            const float yz = squaredYZ(sampleCoord(y, grid.boundsMin.y, grid.spacing.y) - pw.y, dz);
+            if (yz * grid.particle.y >= 1.0) continue; // the row misses the kernel
+            const uint row = grid.samples.x * (y + grid.samples.y * z);
+            for (uint x = a.x; x <= b.x; ++x) {
+                const uint add = kernelTerm(sampleCoord(x, grid.boundsMin.x, grid.spacing.x) - pw.x, yz, pw.w);
+                if (add != 0) atomicAdd(accum[row + x], add);
             }
+        }
+    }
 }

@@ -12,6 +12,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
+#include <set>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -504,13 +506,13 @@ void IsoSplat::checkSplatIncludingBorders(std::array<uint32_t, 3> samples, size_
         ps.push_back(p);
         refPs.push_back({{p.position[0], p.position[1], p.position[2]}, p.weight});
     }
-    // Hand-placed: just outside a face, far outside, and non-finite ones (ignored).
+    // Hand-placed: just outside a face and far outside. (Non-finite ones are
+    // rejected by setParticles, BadHostParticlesAreRejected; skipped on the
+    // GPU with GpuBuffer input, StridedGpuBufferSkipsBadParticles.)
     ps.push_back({{1.1f, 0.f, 0.25f}, 1.f});
     refPs.push_back({{1.1f, 0.f, 0.25f}, 1.f});
     ps.push_back({{50.f, -80.f, 1e30f}, 1.f});
     refPs.push_back({{50.f, -80.f, 1e30f}, 1.f});
-    ps.push_back({{std::numeric_limits<float>::quiet_NaN(), 0.f, 0.f}, 1.f});
-    ps.push_back({{0.f, std::numeric_limits<float>::infinity(), 0.f}, 1.f});
     for (int f = 0; f < 2; ++f) {
         ASSERT_OK(iso->setParticles(ps));
         frame(*iso);
@@ -674,6 +676,287 @@ TEST_P(IsoSplat, GpuBufferInputMatchesHostInput) {
         }
     }
     EXPECT_FALSE(gpuIso->setParticleCount(info.maxParticles + 1).ok());
+}
+
+// A particle struct of a host engine: position inside a 32-byte record,
+// mass elsewhere in it.
+struct HostParticle {
+    float velocity[3];
+    float mass;
+    float position[3];
+    float age;
+};
+static_assert(sizeof(HostParticle) == 32);
+
+std::vector<HostParticle> hostParticles(const ref::Grid& g, size_t count, uint32_t seed) {
+    const auto rnd = ref::noise(count * 4, seed);
+    std::vector<HostParticle> hs(count);
+    for (size_t i = 0; i < count; ++i) {
+        for (int k = 0; k < 3; ++k) {
+            hs[i].position[k] = g.min[k] - 0.3f + rnd[i * 4 + k] * (g.max[k] - g.min[k] + 0.6f);
+            hs[i].velocity[k] = 1e30f; // never read
+        }
+        hs[i].mass = 0.3f + rnd[i * 4 + 3];
+        hs[i].age = std::numeric_limits<float>::quiet_NaN(); // never read
+    }
+    return hs;
+}
+
+void expectSplatField(IsoSurface& iso, const ref::Grid& g, const std::vector<ref::Particle>& refPs, float r,
+                      const std::string& what) {
+    std::vector<uint32_t> touching;
+    const auto expect = ref::splatBruteForce(g, refPs, r, &touching);
+    auto field = iso.readField();
+    ASSERT_TRUE(field.ok()) << field.message();
+    for (size_t i = 0; i < expect.size(); ++i)
+        ASSERT_NEAR(field.value()[i], expect[i], (float(touching[i]) + 1.f) / 65536.f + 1e-5f * expect[i])
+            << what << ": sample " << i;
+}
+
+// ParticleArrays: positions inside the host's own struct (stride 32) with the
+// mass as weight; tight xyz (stride 12) with one weight for all; a separate
+// weight array. Each field against the brute-force splat, both methods.
+TEST_P(IsoSplat, StridedHostInputWithWeights) {
+    IsoSurfaceCreateInfo info;
+    info.splat = GetParam();
+    info.samples = {17, 15, 18};
+    info.boundsMin = {-1.f, -0.8f, -1.f};
+    info.boundsMax = {1.f, 0.9f, 0.7f};
+    info.source = FieldSource::Particles;
+    info.maxParticles = 700;
+    info.particleRadius = 0.22f;
+    info.vertexCapacity = 300000;
+    info.isoValue = 0.45f;
+    auto iso = make(info);
+    ASSERT_TRUE(iso);
+    const ref::Grid g = gridOf(info);
+    const auto hs = hostParticles(g, 700, 23);
+
+    // 1. Position and mass members of HostParticle.
+    ParticleArrays a;
+    a.positions = &hs[0].position;
+    a.positionStride = sizeof(HostParticle);
+    a.weights = &hs[0].mass;
+    a.weightStride = sizeof(HostParticle);
+    a.count = uint32_t(hs.size());
+    ASSERT_OK(iso->setParticles(a));
+    frame(*iso);
+    std::vector<ref::Particle> refPs;
+    for (const HostParticle& h : hs) refPs.push_back({{h.position[0], h.position[1], h.position[2]}, h.mass});
+    expectSplatField(*iso, g, refPs, info.particleRadius, "struct stride 32 + mass");
+    checkAgainstReference(*iso, info);
+
+    // 2. Tight xyz, one weight for all (fewer particles than before).
+    std::vector<float> xyz;
+    for (size_t i = 0; i < 400; ++i) xyz.insert(xyz.end(), hs[i].position, hs[i].position + 3);
+    a = {};
+    a.positions = xyz.data();
+    a.count = 400;
+    a.weight = 0.7f;
+    ASSERT_OK(iso->setParticles(a));
+    frame(*iso);
+    refPs.clear();
+    for (size_t i = 0; i < 400; ++i) refPs.push_back({{xyz[i * 3], xyz[i * 3 + 1], xyz[i * 3 + 2]}, 0.7f});
+    expectSplatField(*iso, g, refPs, info.particleRadius, "xyz stride 12, weight 0.7");
+
+    // 3. xyz with a separate weight array (stride 4), zero weights included.
+    std::vector<float> w(400);
+    for (size_t i = 0; i < 400; ++i) w[i] = i % 7 == 0 ? 0.f : hs[i].mass;
+    a.weights = w.data();
+    ASSERT_OK(iso->setParticles(a));
+    frame(*iso);
+    for (size_t i = 0; i < 400; ++i) refPs[i].weight = w[i];
+    expectSplatField(*iso, g, refPs, info.particleRadius, "xyz + weight array");
+    checkAgainstReference(*iso, info);
+}
+
+// ParticleInput::GpuBuffer with the host's 32-byte record (position at 16,
+// mass at 12): the GPU reads the layout; particles with a non-finite
+// coordinate or weight, or a weight <= 0, add nothing. The same buffer with
+// kNoParticleWeight gives every particle weight 1.
+TEST_P(IsoSplat, StridedGpuBufferSkipsBadParticles) {
+    IsoSurfaceCreateInfo info;
+    info.splat = GetParam();
+    info.samples = {16, 17, 15};
+    info.boundsMin = {-1.f, -0.8f, -1.f};
+    info.boundsMax = {1.f, 0.9f, 0.7f};
+    info.source = FieldSource::Particles;
+    info.maxParticles = 500;
+    info.particleRadius = 0.22f;
+    info.vertexCapacity = 300000;
+    info.isoValue = 0.45f;
+    const ref::Grid g = gridOf(info);
+    auto hs = hostParticles(g, 500, 31);
+    const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+    hs[3].position[0] = nan;
+    hs[10].position[2] = -inf;
+    hs[17].mass = nan;
+    hs[20].mass = inf;
+    hs[41].mass = -0.5f;
+    hs[42].mass = 0.f;
+    const std::set<size_t> skippedWeighted{3, 10, 17, 20, 41, 42}, skippedUnweighted{3, 10};
+
+    auto particles = device().allocator().createBuffer(
+        {.size = hs.size() * sizeof(HostParticle),
+         .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+         .memory = MemoryUsage::DeviceLocal,
+         .name = "host.particles"});
+    ASSERT_TRUE(particles.ok()) << particles.message();
+    ASSERT_OK(uploadBuffer(device(), particles.value(), hs.data(), hs.size() * sizeof(HostParticle)));
+    info.particleInput = ParticleInput::GpuBuffer;
+    info.particleBuffer = &particles.value();
+    info.particleStride = sizeof(HostParticle);
+    info.particlePositionOffset = offsetof(HostParticle, position);
+    for (bool weighted : {true, false}) {
+        SCOPED_TRACE(weighted ? "mass as weight" : "kNoParticleWeight");
+        info.particleWeightOffset = weighted ? uint32_t(offsetof(HostParticle, mass)) : kNoParticleWeight;
+        auto iso = make(info);
+        ASSERT_TRUE(iso);
+        ASSERT_OK(iso->setParticleCount(uint32_t(hs.size())));
+        frame(*iso);
+        std::vector<ref::Particle> refPs;
+        const auto& skipped = weighted ? skippedWeighted : skippedUnweighted;
+        for (size_t i = 0; i < hs.size(); ++i)
+            if (!skipped.count(i))
+                refPs.push_back(
+                    {{hs[i].position[0], hs[i].position[1], hs[i].position[2]}, weighted ? hs[i].mass : 1.f});
+        expectSplatField(*iso, g, refPs, info.particleRadius, "gpu buffer");
+        checkAgainstReference(*iso, info);
+    }
+}
+
+// Bad host input: a clear error naming what is wrong, and the previous
+// particles stay in force.
+TEST_F(IsoGpu, BadHostParticlesAreRejected) {
+    IsoSurfaceCreateInfo info;
+    info.samples = {10, 10, 10};
+    info.source = FieldSource::Particles;
+    info.maxParticles = 8;
+    info.particleRadius = 0.5f;
+    info.vertexCapacity = 30000;
+    info.isoValue = 0.3f;
+    auto iso = make(info);
+    ASSERT_TRUE(iso);
+    std::vector<float> xyz = {0.f, 0.f, 0.f, 0.3f, 0.1f, -0.2f, -0.4f, 0.2f, 0.1f};
+    std::vector<float> w = {1.f, 0.5f, 2.f};
+    ParticleArrays good;
+    good.positions = xyz.data();
+    good.count = 3;
+    good.weights = w.data();
+    ASSERT_OK(iso->setParticles(good));
+    frame(*iso);
+    auto before = iso->readField();
+    ASSERT_TRUE(before.ok());
+
+    const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+    struct Case {
+        const char* name;
+        std::function<void(ParticleArrays&, std::vector<float>&, std::vector<float>&)> edit;
+        ErrorCode code;
+        const char* message;
+    };
+    const Case cases[] = {
+        {"NaN x", [&](auto&, auto& p, auto&) { p[3] = nan; }, ErrorCode::InvalidArgument, "particle 1: x"},
+        {"inf z", [&](auto&, auto& p, auto&) { p[8] = -inf; }, ErrorCode::InvalidArgument, "particle 2: z"},
+        {"NaN weight", [&](auto&, auto&, auto& ws) { ws[2] = nan; }, ErrorCode::InvalidArgument, "particle 2: weight"},
+        {"inf weight", [&](auto&, auto&, auto& ws) { ws[0] = inf; }, ErrorCode::InvalidArgument, "not finite"},
+        {"negative weight", [&](auto&, auto&, auto& ws) { ws[1] = -1.f; }, ErrorCode::InvalidArgument,
+         "particle 1: weight -1.000000 is negative"},
+        {"negative uniform weight",
+         [&](auto& a, auto&, auto&) {
+             a.weights = nullptr;
+             a.weight = -2.f;
+         },
+         ErrorCode::InvalidArgument, "weight -2"},
+        {"NaN uniform weight",
+         [&](auto& a, auto&, auto&) {
+             a.weights = nullptr;
+             a.weight = nan;
+         },
+         ErrorCode::InvalidArgument, "weight nan"},
+        {"stride 8", [&](auto& a, auto&, auto&) { a.positionStride = 8; }, ErrorCode::InvalidArgument,
+         "positionStride 8"},
+        {"stride 14", [&](auto& a, auto&, auto&) { a.positionStride = 14; }, ErrorCode::InvalidArgument,
+         "positionStride 14"},
+        {"weight stride 2", [&](auto& a, auto&, auto&) { a.weightStride = 2; }, ErrorCode::InvalidArgument,
+         "weightStride 2"},
+        {"weight stride 6", [&](auto& a, auto&, auto&) { a.weightStride = 6; }, ErrorCode::InvalidArgument,
+         "weightStride 6"},
+        {"null positions", [&](auto& a, auto&, auto&) { a.positions = nullptr; }, ErrorCode::InvalidArgument,
+         "positions is null"},
+        {"over capacity", [&](auto& a, auto&, auto&) { a.count = 9; }, ErrorCode::CapacityExceeded,
+         "9 particles, maxParticles is 8"},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.name);
+        std::vector<float> p = xyz, ws = w;
+        ParticleArrays a = good;
+        c.edit(a, p, ws);
+        if (a.positions) a.positions = p.data();
+        if (a.weights) a.weights = ws.data();
+        std::vector<float> big(27 * 3, 0.f); // backing for the count past capacity
+        if (a.count > 3) a.positions = big.data(), a.weights = nullptr;
+        const Status s = iso->setParticles(a);
+        ASSERT_FALSE(s.ok());
+        EXPECT_EQ(s.code(), c.code) << s.message();
+        EXPECT_NE(s.message().find(c.message), std::string::npos) << s.message();
+        EXPECT_NE(s.message().find("setParticles"), std::string::npos) << s.message();
+    }
+    // The span form goes through the same checks.
+    std::vector<Particle> ps = {{{0.f, nan, 0.f}, 1.f}};
+    EXPECT_FALSE(iso->setParticles(ps).ok());
+    ps = {{{0.f, 0.f, 0.f}, -1.f}};
+    EXPECT_FALSE(iso->setParticles(ps).ok());
+    // Nothing above replaced the good particles.
+    frame(*iso);
+    auto after = iso->readField();
+    ASSERT_TRUE(after.ok());
+    ASSERT_EQ(after.value(), before.value());
+    // Empty input is fine (no particles, a zero field).
+    ASSERT_OK(iso->setParticles(ParticleArrays{}));
+}
+
+// GpuBuffer layouts that cannot be read are refused at creation.
+TEST_F(IsoGpu, BadGpuBufferLayoutIsRejected) {
+    auto particles = device().allocator().createBuffer({.size = 64 * 32,
+                                                        .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                                                        .memory = MemoryUsage::DeviceLocal,
+                                                        .name = "host.particles"});
+    ASSERT_TRUE(particles.ok());
+    IsoSurfaceCreateInfo info;
+    info.samples = {8, 8, 8};
+    info.source = FieldSource::Particles;
+    info.maxParticles = 64;
+    info.vertexCapacity = 3000;
+    info.particleInput = ParticleInput::GpuBuffer;
+    info.particleBuffer = &particles.value();
+    struct Case {
+        uint32_t stride, pos, weight;
+        const char* message;
+    };
+    const Case bad[] = {
+        {8, 0, kNoParticleWeight, "particleStride 8"},
+        {18, 0, kNoParticleWeight, "particleStride 18"},
+        {16, 8, kNoParticleWeight, "particlePositionOffset 8"},
+        {16, 2, kNoParticleWeight, "particlePositionOffset 2"},
+        {16, 0, 14, "particleWeightOffset 14"},
+        {16, 0, 16, "particleWeightOffset 16"},
+        {36, 0, 32, "particleBuffer holds"}, // 63 * 36 + 36 bytes > 64 * 32
+    };
+    for (const Case& c : bad) {
+        SCOPED_TRACE(c.message);
+        info.particleStride = c.stride;
+        info.particlePositionOffset = c.pos;
+        info.particleWeightOffset = c.weight;
+        auto r = IsoSurface::create(device(), info);
+        ASSERT_FALSE(r.ok());
+        EXPECT_NE(r.message().find(c.message), std::string::npos) << r.message();
+    }
+    // The tightest fit: 63 records of 32 bytes and the last one's xyz at 20..32.
+    info.particleStride = 32;
+    info.particlePositionOffset = 20;
+    info.particleWeightOffset = 0;
+    EXPECT_TRUE(IsoSurface::create(device(), info).ok());
 }
 
 // record() without a host graph imports the host's buffer itself.

@@ -254,17 +254,17 @@ TEST(ToolCliParse, ParticleOptionsAndDefaults) {
     EXPECT_EQ(o.iso.smoothingLength, 2.f);   // splashsurf's default
     EXPECT_EQ(o.iso.surfaceThreshold, 0.6f); // splashsurf's default
     EXPECT_EQ(o.iso.voxelSize, 0.f);         // 0: the particle radius
-    EXPECT_EQ(o.iso.splat, "scatter");
+    EXPECT_EQ(o.iso.splat, "gather");        // the faster method (modules/isosurface/README.md)
     sample::ToolOptions g;
     ASSERT_EQ(parseTool({"iso", "--particles", "f_{}.ply", "--particle-radius", "0.5", "--smoothing-length", "1.5",
-                         "--voxel-size", "0.25", "--surface-threshold", "0.5", "--splat", "gather", "--out", "m_{}.ply",
-                         "--stats", "s.json"},
+                         "--voxel-size", "0.25", "--surface-threshold", "0.5", "--splat", "scatter", "--out",
+                         "m_{}.ply", "--stats", "s.json"},
                         g),
               -1);
     EXPECT_EQ(g.iso.smoothingLength, 1.5f);
     EXPECT_EQ(g.iso.voxelSize, 0.25f);
     EXPECT_EQ(g.iso.surfaceThreshold, 0.5f);
-    EXPECT_EQ(g.iso.splat, "gather");
+    EXPECT_EQ(g.iso.splat, "scatter");
     sample::ToolOptions gl;
     ASSERT_EQ(parseTool({"iso", "--glsl", "f.glsl", "--cells", "8,8,8"}, gl), -1);
     EXPECT_EQ(gl.iso.glsl, "f.glsl");

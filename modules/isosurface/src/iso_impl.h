@@ -2,7 +2,7 @@
 // name leads to its file:
 //   <name>.field.metaballs                      field_metaballs.cpp
 //   <name>.particles.{clear,splat,resolve}      field_particles_splat.cpp (SplatMethod::Scatter)
-//   <name>.particles.{clear,count,bins.*,scan.*,sort,gather}
+//   <name>.particles.{clear,count,scan.*,sort,gather}
 //                                               field_particles_gather.cpp (SplatMethod::Gather)
 //   <name>.field.volume                         field_volume.cpp
 //   <name>.field.user                           field_user.cpp (and compileUserField)
@@ -70,20 +70,20 @@ struct IsoSurface::Impl {
     IsoSizes sizes;
     gpu::IsoGrid grid{};
     gpu::IsoGrid edgeGrid{};  // indexed: the grid with level tables over samples (edge pyramid)
-    gpu::IsoGrid binGrid{};   // particle gather: the grid with level tables over bins
     gpu::IsoGrid occGrid{};   // scan: the grid with the occupancy tree's level tables (levels >= 1 from element 0)
     uint32_t ring = 3;        // framesInFlight + 1 slots
     uint32_t foldGroupsX = 0; // testing::Knobs::maxGroupsX (0 = device limit)
     uint32_t maxItems = 0;
+    uint64_t externalParticleBytes = 0; // ParticleInput::GpuBuffer: bytes of particleBuffer the module reads
 
     Buffer tables, gridBuf, field, pyramid, counters, args, vertices, stats, items, accum, raw, offsets;
-    Buffer edgeGridBuf, edgePyramid, indices;           // indexed output
-    Buffer binGridBuf, bins, binOffsets, slots, sorted; // particle gather
-    Buffer occGridBuf, occupancy, occOffsets, active;   // scan: occupancy tree, its prefixes, active-cell list
+    Buffer edgeGridBuf, edgePyramid, indices;            // indexed output
+    Buffer binCount, binChunks, binStart, slots, sorted; // particle gather
+    Buffer occGridBuf, occupancy, occOffsets, active;    // scan: occupancy tree, its prefixes, active-cell list
 
     ComputePipeline classify, build, argsPipe, extract, fieldPipe, resolve, scanDown, generate, compact;
     ComputePipeline edgesClassify, edgeVertices, indicesPipe;
-    ComputePipeline countPipe, sortPipe, gatherPipe;
+    ComputePipeline countPipe, binScanPipe, sortPipe, gatherPipe;
     bool gather = false;
     bool external = false; // ParticleInput::GpuBuffer: info.particleBuffer replaces the items ring
     bool scan = false;
@@ -143,7 +143,7 @@ struct IsoSurface::Impl {
     Status createPyramidPipelines();
     void addClassifyPass(RenderGraph& graph, const IsoRefs& refs);
     // Build passes "<prefix><level>" over `levelsBuf` from level `first` up
-    // (cell pyramid, occupancy tree, edge pyramid, particle bins).
+    // (cell pyramid, occupancy tree, edge pyramid).
     void addPyramidBuild(RenderGraph& graph, const std::string& prefix, BufferRef layout, BufferRef levelsBuf,
                          const gpu::IsoGrid& g, uint32_t first);
     Status createArgsPipelines();

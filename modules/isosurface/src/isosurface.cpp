@@ -102,17 +102,14 @@ Status IsoSurface::Impl::createBuffers() {
         PYRAMARCH_TRY(make(m.accum, sizes.samples * 4, storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                            MemoryUsage::DeviceLocal, "accum"));
     if (m.gather) {
-        const gpu::IsoGrid& b = m.binGrid;
-        const uint64_t binElements = uint64_t(b.levelOffset[b.levelCount - 1]) + 1;
-        PYRAMARCH_TRY(make(m.binGridBuf, sizeof(gpu::IsoGrid), storage, MemoryUsage::Upload, "bin grid"));
-        PYRAMARCH_TRY(make(m.bins, binElements * 4, storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                           MemoryUsage::DeviceLocal, "bins"));
-        PYRAMARCH_TRY(
-            make(m.binOffsets, (binElements - b.levelSize[0]) * 4, storage, MemoryUsage::DeviceLocal, "bin offsets"));
+        const uint64_t bins = m.grid.binDims.w;
+        PYRAMARCH_TRY(make(m.binCount, bins * 4, storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::DeviceLocal,
+                           "bin counts"));
+        PYRAMARCH_TRY(make(m.binChunks, groupsOf(bins, gpu::kIsoBinScanChunk) * 4, storage, MemoryUsage::DeviceLocal,
+                           "bin chunk sums"));
+        PYRAMARCH_TRY(make(m.binStart, (bins + 1) * 4, storage, MemoryUsage::DeviceLocal, "bin starts"));
         PYRAMARCH_TRY(make(m.slots, uint64_t(m.maxItems) * 4, storage, MemoryUsage::DeviceLocal, "particle slots"));
         PYRAMARCH_TRY(make(m.sorted, uint64_t(m.maxItems) * 16, storage, MemoryUsage::DeviceLocal, "sorted particles"));
-        std::memcpy(m.binGridBuf.mapped(), &m.binGrid, sizeof(gpu::IsoGrid));
-        m.binGridBuf.flush();
     }
     if (info.source == FieldSource::Volume)
         PYRAMARCH_TRY(make(m.raw, (sizes.samples * 4 + 3) / 4 * 4, storage, MemoryUsage::Upload, "volume staging"));
@@ -159,7 +156,7 @@ Status IsoSurface::Impl::makePipeline(ComputePipeline& out, std::span<const uint
 Status IsoSurface::Impl::createPipelines() {
     PYRAMARCH_TRY(createPyramidPipelines());
     PYRAMARCH_TRY(createArgsPipelines());
-    if (scan || gather) PYRAMARCH_TRY(createScanPipelines());
+    if (scan) PYRAMARCH_TRY(createScanPipelines());
     if (indexed)
         PYRAMARCH_TRY(createIndexedPipelines());
     else if (!scan)
@@ -193,17 +190,56 @@ Status IsoSurface::setMetaballs(std::span<const Metaball> balls) {
 }
 
 Status IsoSurface::setParticles(std::span<const Particle> particles) {
+    ParticleArrays a;
+    a.count = uint32_t(std::min<size_t>(particles.size(), UINT32_MAX)); // past any maxParticles: the capacity error
+    a.positions = particles.empty() ? nullptr : &particles[0].position;
+    a.positionStride = sizeof(Particle);
+    a.weights = particles.empty() ? nullptr : &particles[0].weight;
+    a.weightStride = sizeof(Particle);
+    return setParticles(a);
+}
+
+Status IsoSurface::setParticles(const ParticleArrays& in) {
     Impl& m = *impl_;
     PYRAMARCH_ASSERT(m.info.source == FieldSource::Particles,
                      "setParticles on a surface whose source is not Particles");
     PYRAMARCH_ASSERT(!m.external, "setParticles on a surface with ParticleInput::GpuBuffer (use setParticleCount)");
-    if (particles.size() > m.maxItems)
-        return Status::error(ErrorCode::CapacityExceeded,
-                             "isosurface '" + m.info.name + "': " + std::to_string(particles.size()) +
-                                 " particles, maxParticles is " + std::to_string(m.maxItems));
-    m.hostItems.resize(particles.size_bytes());
-    if (!particles.empty()) std::memcpy(m.hostItems.data(), particles.data(), particles.size_bytes());
-    m.itemCount = uint32_t(particles.size());
+    const std::string who = "isosurface '" + m.info.name + "': setParticles: ";
+    auto bad = [&](const std::string& what) { return Status::error(ErrorCode::InvalidArgument, who + what); };
+    if (in.count > m.maxItems)
+        return Status::error(ErrorCode::CapacityExceeded, who + std::to_string(in.count) +
+                                                              " particles, maxParticles is " +
+                                                              std::to_string(m.maxItems));
+    if (in.positionStride < 12 || in.positionStride % 4 != 0)
+        return bad("positionStride " + std::to_string(in.positionStride) +
+                   " bytes, need a multiple of 4 that is at least 12 (x, y, z floats)");
+    if (in.weights && (in.weightStride < 4 || in.weightStride % 4 != 0))
+        return bad("weightStride " + std::to_string(in.weightStride) +
+                   " bytes, need a multiple of 4 that is at least 4");
+    if (in.count > 0 && !in.positions) return bad(std::to_string(in.count) + " particles but positions is null");
+    if (!in.weights && !(std::isfinite(in.weight) && in.weight >= 0.f))
+        return bad("weight " + std::to_string(in.weight) + " (need finite and >= 0)");
+    // Packed as the GPU reads the ring (gpu particleLayout {4, 0, 3}), checked on the way.
+    std::vector<uint8_t> packed(size_t(in.count) * sizeof(Particle));
+    const auto* pos = static_cast<const uint8_t*>(in.positions);
+    const auto* wts = static_cast<const uint8_t*>(in.weights);
+    const char* axis = "xyz";
+    for (uint32_t i = 0; i < in.count; ++i) {
+        Particle p;
+        std::memcpy(p.position.data(), pos + size_t(i) * in.positionStride, 12);
+        p.weight = in.weight;
+        if (wts) std::memcpy(&p.weight, wts + size_t(i) * in.weightStride, 4);
+        for (int k = 0; k < 3; ++k)
+            if (!std::isfinite(p.position[k]))
+                return bad("particle " + std::to_string(i) + ": " + axis[k] + " = " + std::to_string(p.position[k]) +
+                           " is not finite");
+        if (!std::isfinite(p.weight) || p.weight < 0.f)
+            return bad("particle " + std::to_string(i) + ": weight " + std::to_string(p.weight) +
+                       (std::isfinite(p.weight) ? " is negative" : " is not finite"));
+        std::memcpy(packed.data() + size_t(i) * sizeof(Particle), &p, sizeof(Particle));
+    }
+    m.hostItems = std::move(packed);
+    m.itemCount = in.count;
     ++m.itemsVersion;
     return {};
 }
@@ -330,7 +366,7 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
             m.external ? inputs.particles : graph.importBuffer(n + ".items", m.items, hostWrite, computeRead, true);
         // A host particle buffer may be larger than maxStorageBufferRange:
         // the descriptors cover only the particles the module may read.
-        if (m.external) refs.itemRange = VkDeviceSize(m.maxItems) * sizeof(Particle);
+        if (m.external) refs.itemRange = m.externalParticleBytes;
     }
     if (m.scan) {
         refs.occGrid = graph.importBuffer(n + ".occGrid", m.occGridBuf, computeRead, computeRead, true);

@@ -165,9 +165,31 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                                  "isosurface '" + info.name + "': particleRadius must be finite and > 0");
         m.maxItems = info.maxParticles;
         m.external = info.particleInput == ParticleInput::GpuBuffer;
+        // Host input: the ring holds Particle records (setParticles packs them).
+        g.particleLayout = {4, 0, 3, 0};
         if (m.external) {
             const Buffer* pb = info.particleBuffer;
-            const uint64_t need = uint64_t(info.maxParticles) * sizeof(Particle);
+            const uint32_t stride = info.particleStride, posOff = info.particlePositionOffset,
+                           wOff = info.particleWeightOffset;
+            const bool weighted = wOff != kNoParticleWeight;
+            if (stride < 12 || stride % 4 != 0)
+                return Status::error(ErrorCode::InvalidArgument,
+                                     "isosurface '" + info.name + "': particleStride " + std::to_string(stride) +
+                                         " bytes, need a multiple of 4 that is at least 12 (x, y, z floats)");
+            if (posOff % 4 != 0 || uint64_t(posOff) + 12 > stride)
+                return Status::error(ErrorCode::InvalidArgument,
+                                     "isosurface '" + info.name + "': particlePositionOffset " +
+                                         std::to_string(posOff) + " must be a multiple of 4 with offset + 12 <= " +
+                                         "particleStride (" + std::to_string(stride) + ")");
+            if (weighted && (wOff % 4 != 0 || uint64_t(wOff) + 4 > stride))
+                return Status::error(ErrorCode::InvalidArgument,
+                                     "isosurface '" + info.name + "': particleWeightOffset " + std::to_string(wOff) +
+                                         " must be a multiple of 4 with offset + 4 <= particleStride (" +
+                                         std::to_string(stride) + "), or kNoParticleWeight");
+            const uint64_t recordEnd = std::max<uint64_t>(uint64_t(posOff) + 12, weighted ? uint64_t(wOff) + 4 : 0);
+            const uint64_t need = uint64_t(info.maxParticles - 1) * stride + recordEnd;
+            m.externalParticleBytes = need;
+            g.particleLayout = {stride / 4, posOff / 4, weighted ? wOff / 4 : gpu::kIsoNoWeight, 0};
             if (!pb || !pb->valid())
                 return Status::error(ErrorCode::InvalidArgument,
                                      "isosurface '" + info.name + "': particleInput GpuBuffer needs particleBuffer");
@@ -188,23 +210,33 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
         g.particle = {info.particleRadius, 1.f / (info.particleRadius * info.particleRadius), 0.f, 0.f};
         m.gather = info.splat == SplatMethod::Gather;
         if (m.gather) {
-            // Bins of the kernel radius over the bounds grown by the radius:
-            // a sample's kernel reaches at most 3 bins per axis.
-            const float r = info.particleRadius;
-            uint64_t dims[3];
+            // Bins = cells of the sample lattice, grown by the cells whose
+            // particles reach a sample: a particle in cell c reaches samples
+            // in [c - floor(r/h), c + ceil(r/h)] (h the spacing), so the bins
+            // cover cells [-ceil(r/h), N - 1 + floor(r/h)] per axis.
+            uint64_t dims[3], pad[3], reach[3];
+            const float sp[3] = {g.spacing.x, g.spacing.y, g.spacing.z};
             for (int a = 0; a < 3; ++a) {
-                const double extent = double(info.boundsMax[a]) - info.boundsMin[a] + 2.0 * r;
-                dims[a] = uint64_t(std::ceil(extent / r)) + 1;
+                const double cellsPerRadius = double(info.particleRadius) / sp[a];
+                if (cellsPerRadius > 65536.0)
+                    return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': particleRadius " +
+                                                                         std::to_string(info.particleRadius) +
+                                                                         " spans more than 65536 samples");
+                pad[a] = uint64_t(std::ceil(cellsPerRadius));
+                reach[a] = uint64_t(std::floor(cellsPerRadius));
+                dims[a] = uint64_t(info.samples[a]) + pad[a] + reach[a];
             }
             const uint64_t total = dims[0] * dims[1] * dims[2];
-            if (total > (range / 4) / 2)
+            if ((total + 1) * 4 > range || total + 1 > 0xFFFFFFFFull)
                 return Status::error(ErrorCode::DeviceLimit,
                                      "isosurface '" + info.name + "': particle gather needs " + std::to_string(total) +
-                                         " bins for particleRadius " + std::to_string(r) +
-                                         ", their pyramid exceeds maxStorageBufferRange (" + fmtBytes(range) + ")" +
-                                         dev + "; use a larger radius or SplatMethod::Scatter");
+                                         " bins (one per sample cell, grown by particleRadius " +
+                                         std::to_string(info.particleRadius) +
+                                         "), their starts exceed maxStorageBufferRange (" + fmtBytes(range) + ")" +
+                                         dev + "; use fewer samples or SplatMethod::Scatter");
             g.binDims = {uint32_t(dims[0]), uint32_t(dims[1]), uint32_t(dims[2]), uint32_t(total)};
-            g.binOrigin = {info.boundsMin[0] - r, info.boundsMin[1] - r, info.boundsMin[2] - r, r};
+            g.binPad = {uint32_t(pad[0]), uint32_t(pad[1]), uint32_t(pad[2]), 0};
+            g.binReach = {uint32_t(reach[0]), uint32_t(reach[1]), uint32_t(reach[2]), 0};
         }
         break;
     case FieldSource::Volume: break;
@@ -220,13 +252,6 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     }
     g.maxItems = m.maxItems;
     g.itemSlotStride = m.external ? 0 : m.maxItems;
-    if (m.gather) {
-        // Level tables over bins; bin counts are plain counts (no mask).
-        gpu::IsoGrid b = g;
-        pyramidLevels(g.binDims.w, b);
-        b.baseMask = 0xffffffffu;
-        m.binGrid = b;
-    }
     if (m.scan) {
         // The occupancy tree has the cell pyramid's shape but no level 0 of
         // its own (occupancy is count != 0 of the cell pyramid's base): its

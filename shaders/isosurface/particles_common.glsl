@@ -1,0 +1,20 @@
+// Particle loading and the kernel, shared by the scatter and gather shaders
+// so both compute the same bits (the `precise` expressions keep the driver
+// from fusing or reordering them differently per shader).
+// Needs `grid` (IsoGrid), `pc` and `float particleData[]`.
+#ifndef ISO_PARTICLES_COMMON_GLSL
+#define ISO_PARTICLES_COMMON_GLSL
+
+// Particle i of this frame from `particleData` (the ring slot of host input,
+// or the host's own buffer), laid out as grid.particleLayout says: stride,
+// position offset and weight offset in floats. False for a particle that adds
+// nothing: a non-finite coordinate or weight, or a weight <= 0.
+bool loadParticle(uint i, out vec4 pw) {
+    const uvec4 layout_ = grid.particleLayout;
+    const uint base = (pc.slot * grid.itemSlotStride + i) * layout_.x;
+    const uint p = base + layout_.y;
+    pw.xyz = vec3(particleData[p], particleData[p + 1], particleData[p + 2]);
+    pw.w = layout_.z == kIsoNoWeight ? 1.0 : particleData[base + layout_.z];
+    return isFiniteF(pw.x) && isFiniteF(pw.y) && isFiniteF(pw.z) && isFiniteF(pw.w) && pw.w > 0.0;
+}
+#endif
