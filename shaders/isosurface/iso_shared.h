@@ -20,6 +20,8 @@ ISO_CONST kIsoGroupSize = 64;        // classify, field, splat, extract
 ISO_CONST kIsoBuildGroupSize = 256;  // pyramid build: 256 threads reduce 1024 elements
 ISO_CONST kIsoBuildLevelsPerPass = 4; // levels written by one build dispatch
 ISO_CONST kIsoMaxLevels = 20;        // 4^19 > 2^32 cells
+ISO_CONST kIsoClassifyLevels = 2;    // pyramid levels above the base written by classify
+ISO_CONST kIsoClassifyCells = 16;    // cells per classify thread (4^kIsoClassifyLevels)
 
 // Base level element: vertex count (0..15) in bits 0..3, MC case in bits 4..11.
 ISO_CONST kIsoCountMask = 0xFu;
@@ -89,7 +91,8 @@ struct IsoPush {
 };
 
 // Written by the args pass (device local): indirect commands for extraction
-// and drawing. Non-indexed: dispatch = extract, draw = VkDrawIndirectCommand.
+// and drawing. Non-indexed: dispatch = extract (one thread per triangle),
+// draw = VkDrawIndirectCommand.
 // Indexed: dispatch = unique vertices, indexDispatch = index generation,
 // drawIndexed = VkDrawIndexedIndirectCommand, draw.vertexCount = 0.
 struct IsoArgs {

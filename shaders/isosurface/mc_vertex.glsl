@@ -76,9 +76,12 @@ IsoVertex edgeVertex(ivec3 pa, ivec3 pb, float cellTriangles) {
     return v;
 }
 
-IsoVertex mcVertex(uint cell, uint mcCase, uint count, uint key) {
+IsoVertex mcVertexAt(ivec3 c, uint mcCase, uint count, uint key) {
     ivec3 pa, pb;
-    cellEdge(cell, mcCase, key, pa, pb);
+    cellEdgeAt(c, mcCase, key, pa, pb);
     return edgeVertex(pa, pb, float(count / 3));
+}
+IsoVertex mcVertex(uint cell, uint mcCase, uint count, uint key) {
+    return mcVertexAt(cellCoord(cell), mcCase, count, key);
 }
 #endif

@@ -6,6 +6,7 @@
 // compared to its analytic / brute-force CPU field separately.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstddef>
@@ -139,10 +140,12 @@ protected:
         const uint32_t written = std::min<uint32_t>(uint32_t(cpu.vertices.size()), iso.vertexCapacity());
         EXPECT_EQ(args.value()[kArg.vertexCount], written);
         EXPECT_EQ(args.value()[kArg.instanceCount], 1u);
-        // The indirect dispatch covers the written vertices (extract) or,
-        // for Scan, the active cells (generate, one thread per active cell).
+        // The indirect dispatch covers the written triangles (extract, one
+        // thread per triangle) or, for Scan, the active cells (generate, one
+        // thread per active cell).
         const bool scan = info.method == ExtractionMethod::Scan;
-        const uint32_t items = scan ? uint32_t(cpu.activeCells) : written;
+        ASSERT_EQ(written % 3, 0u);
+        const uint32_t items = scan ? uint32_t(cpu.activeCells) : written / 3;
         const uint32_t groups = (items + 63) / 64;
         EXPECT_EQ(uint64_t(args.value()[kArg.dispatchX]) * args.value()[kArg.dispatchY] * 64 >= items, true);
         const uint32_t maxX = iso::testing::maxGroupsX(iso);
@@ -403,6 +406,35 @@ TEST_F(IsoGpu, IsoEqualToManySamples) {
     iso->setIsoValue(2.f);
     frame(*iso);
     checkAgainstReference(*iso, info);
+}
+
+// Classify walks 16 consecutive cells per thread along x, reusing the
+// previous cell's +x face: grids whose rows (and slices) are shorter than a
+// thread's run make every run wrap, several times, into the next row and
+// slice, where the faces must be reloaded. Noise volumes with the iso value
+// hit by some samples, both strategies, against the CPU reference.
+TEST_F(IsoGpu, ThinGridsWrapClassifyRunsAcrossRowsAndSlices) {
+    const std::array<uint32_t, 3> shapes[] = {{2, 2, 40}, {2, 3, 17}, {3, 2, 23}, {4, 5, 6}, {17, 2, 9}, {18, 3, 3}};
+    uint32_t seed = 3;
+    for (const auto& n : shapes)
+        for (ExtractionMethod method : {ExtractionMethod::HistoPyramid, ExtractionMethod::Scan}) {
+            SCOPED_TRACE(std::to_string(n[0]) + "x" + std::to_string(n[1]) + "x" + std::to_string(n[2]) +
+                         (method == ExtractionMethod::Scan ? " scan" : " histopyramid"));
+            IsoSurfaceCreateInfo info;
+            info.samples = n;
+            info.source = FieldSource::Volume;
+            info.method = method;
+            info.vertexCapacity = 30000;
+            auto iso = make(info);
+            ASSERT_TRUE(iso);
+            const auto rnd = ref::noise(size_t(n[0]) * n[1] * n[2], seed++);
+            std::vector<uint8_t> raw(rnd.size());
+            for (size_t i = 0; i < raw.size(); ++i) raw[i] = uint8_t(rnd[i] * 5.f);
+            ASSERT_OK(iso->uploadVolume(raw.data(), raw.size(), VolumeFormat::U8));
+            iso->setIsoValue(2.f);
+            frame(*iso);
+            checkAgainstReference(*iso, info);
+        }
 }
 
 TEST_F(IsoGpu, EmptyAndFullFieldsGiveNoTriangles) {
