@@ -7,7 +7,14 @@
 // 8 + 4 * 15 samples for 16 cells instead of 128; the cell coordinates come
 // from one division per thread, not three per cell. Empty and full cells
 // (case 0 / 255, most of a grid) skip the table lookup. The build passes
-// start at level 2 without re-reading the base.
+// start at level 2 without re-reading the base. Volume source
+// (grid.runBounds): a run whose value bounds (volume_bounds.comp, once per
+// upload) lie all below or all at/above the iso value is written as case 0
+// or 255 without loading a sample. Loop trip counts are per invocation
+// (cells to classify, cells to fill), not constants: lavapipe runs a SIMD
+// batch's loop while any lane has iterations left, so a batch of uniform
+// runs skips the classify loop entirely (masking alone would still execute
+// its arithmetic).
 // (Reducing further in shared memory was measured 3x slower on lavapipe,
 // where barriers are expensive; see modules/isosurface/README.md.)
 #include "isosurface/common.glsl"
@@ -23,8 +30,18 @@ layout(set = 0, binding = 4, std430) buffer CountersBuf { IsoCounters counters; 
 // per 4 cells, laid out from element 0 (the tree has no level 0 of its own).
 // Otherwise the pyramid is bound here again and never written through it.
 layout(set = 0, binding = 5, std430) writeonly buffer OccupancyBuf { uint occupancy[]; };
+// grid.runBounds: (min, max) of each run's samples; otherwise the pyramid
+// is bound here again and never read through it.
+layout(set = 0, binding = 6, std430) readonly buffer BoundsBuf { vec2 runBounds[]; };
 
 float load(uint s) { return sanitize(field[s]); }
+
+void writeLevel1(uint element1, uint sum, uint activeCells) {
+    if (grid.levelCount > 1) {
+        pyramid[grid.levelOffset[1] + element1] = sum;
+        if (grid.scanOccupancy != 0) occupancy[element1] = activeCells;
+    }
+}
 
 void main() {
     const uint cx = grid.cells.x, cy = grid.cells.y;
@@ -32,69 +49,76 @@ void main() {
     const uint cells = grid.cells.w;
     const uint base0 = grid.levelOffset[0];
     const float iso = pc.iso;
-    // Corner k of the MC tables sits at offset code o_k = x | y << 1 | z << 2;
-    // the 8 inside bits are gathered by offset code, then permuted to corners.
-    uint cornerCode[8];
-    for (uint k = 0; k < 8; ++k) cornerCode[k] = tables.cornerOffset[k];
 
     const uint element2 = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
     const uint first = element2 * kIsoClassifyCells;
     if (first >= cells) return;
+    const uint n = min(kIsoClassifyCells, cells - first); // cells of this run
+    // Volume: a run entirely below (case 0) or at/above (case 255) the iso
+    // value is filled, not classified.
+    uint todo = n, fill = 0;
+    if (grid.runBounds != 0) {
+        const vec2 b = runBounds[element2];
+        if (b.y < iso || b.x >= iso) {
+            todo = 0;
+            fill = (b.y < iso ? 0u : 255u) << kIsoCaseShift;
+        }
+    }
+    const uint fillCells = n - todo;
+    for (uint j = 0; j < fillCells; ++j) pyramid[base0 + first + j] = fill;
+    const uint fillElements = todo == 0 ? (n + 3) / 4 : 0u;
+    for (uint q = 0; q < fillElements; ++q) writeLevel1(element2 * 4 + q, 0u, 0u);
+
     const uint row = first / cx; // y + cy * z
     uint x = first - row * cx;
     const uint z0 = row / cy;
     uint y = row - z0 * cy;
     uint s = x + sx * y + sxy * z0; // sample of the cell's corner (0,0,0)
-
     // -x face of the current cell: bits by offset code (y | z << 1).
     uint lo = 0;
     bool reload = true;
-    uint sum2 = 0, active2 = 0;
-    for (uint q = 0; q < 4; ++q) {
-        uint sum1 = 0, active1 = 0;
-        for (uint j = 0; j < 4; ++j) {
-            const uint cell = first + q * 4 + j;
-            if (cell >= cells) break;
-            if (reload) {
-                lo = uint(load(s) >= iso) | uint(load(s + sx) >= iso) << 1 | uint(load(s + sxy) >= iso) << 2 |
-                     uint(load(s + sx + sxy) >= iso) << 3;
-                reload = false;
-            }
-            const uint hi = uint(load(s + 1) >= iso) | uint(load(s + 1 + sx) >= iso) << 1 |
-                            uint(load(s + 1 + sxy) >= iso) << 2 | uint(load(s + 1 + sx + sxy) >= iso) << 3;
-            // Inside bits by offset code x | y << 1 | z << 2: x = 0 from lo, x = 1 from hi.
-            uint byCode = 0;
-            for (uint b = 0; b < 4; ++b) byCode |= ((lo >> b) & 1u) << (2 * b) | ((hi >> b) & 1u) << (2 * b + 1);
-            uint mcCase = 0;
-            for (uint k = 0; k < 8; ++k) mcCase |= ((byCode >> cornerCode[k]) & 1u) << k;
-            uint count = 0;
-            if (mcCase != 0u && mcCase != 255u) count = tables.caseVertexCount[mcCase];
-            pyramid[base0 + cell] = count | (mcCase << kIsoCaseShift);
-            sum1 += count;
-            active1 += count != 0 ? 1u : 0u;
-            // Next cell along x; at the end of a row, the next row's first cell.
-            lo = hi;
-            ++x;
-            ++s;
-            if (x == cx) {
-                x = 0;
-                ++s; // past the row's last sample
-                reload = true;
-                if (++y == cy) {
-                    y = 0;
-                    s += sx; // past the slice's last row
-                }
+    uint sum1 = 0, active1 = 0, sum2 = 0, active2 = 0;
+    for (uint j = 0; j < todo; ++j) {
+        if (reload) {
+            lo = uint(load(s) >= iso) | uint(load(s + sx) >= iso) << 1 | uint(load(s + sxy) >= iso) << 2 |
+                 uint(load(s + sx + sxy) >= iso) << 3;
+            reload = false;
+        }
+        const uint hi = uint(load(s + 1) >= iso) | uint(load(s + 1 + sx) >= iso) << 1 |
+                        uint(load(s + 1 + sxy) >= iso) << 2 | uint(load(s + 1 + sx + sxy) >= iso) << 3;
+        // Inside bits by offset code x | y << 1 | z << 2: x = 0 from lo, x = 1 from hi.
+        uint byCode = 0;
+        for (uint b = 0; b < 4; ++b) byCode |= ((lo >> b) & 1u) << (2 * b) | ((hi >> b) & 1u) << (2 * b + 1);
+        // Corner k of the MC tables sits at offset code kIsoCornerCodes[k] (constants).
+        uint mcCase = 0;
+        for (uint k = 0; k < 8; ++k) mcCase |= ((byCode >> ((kIsoCornerCodes >> (3 * k)) & 7u)) & 1u) << k;
+        uint count = 0;
+        if (mcCase != 0u && mcCase != 255u) count = tables.caseVertexCount[mcCase];
+        pyramid[base0 + first + j] = count | (mcCase << kIsoCaseShift);
+        sum1 += count;
+        active1 += count != 0 ? 1u : 0u;
+        if ((j & 3u) == 3u || j + 1 == todo) {
+            writeLevel1(element2 * 4 + (j >> 2), sum1, active1);
+            sum2 += sum1;
+            active2 += active1;
+            sum1 = 0;
+            active1 = 0;
+        }
+        // Next cell along x; at the end of a row, the next row's first cell.
+        lo = hi;
+        ++x;
+        ++s;
+        if (x == cx) {
+            x = 0;
+            ++s; // past the row's last sample
+            reload = true;
+            if (++y == cy) {
+                y = 0;
+                s += sx; // past the slice's last row
             }
         }
-        const uint element1 = element2 * 4 + q;
-        if (grid.levelCount > 1 && element1 < grid.levelSize[1]) {
-            pyramid[grid.levelOffset[1] + element1] = sum1;
-            if (grid.scanOccupancy != 0) occupancy[element1] = active1;
-        }
-        sum2 += sum1;
-        active2 += active1;
     }
-    if (grid.levelCount > 2 && element2 < grid.levelSize[2]) pyramid[grid.levelOffset[2] + element2] = sum2;
+    if (grid.levelCount > 2) pyramid[grid.levelOffset[2] + element2] = sum2;
     // Few threads have active cells (surfaces are sparse): a global atomic
     // is cheaper than a barrier-based group reduction on lavapipe.
     if (active2 != 0) atomicAdd(counters.activeCells, active2);

@@ -22,6 +22,9 @@ ISO_CONST kIsoBuildLevelsPerPass = 4; // levels written by one build dispatch
 ISO_CONST kIsoMaxLevels = 20;        // 4^19 > 2^32 cells
 ISO_CONST kIsoClassifyLevels = 2;    // pyramid levels above the base written by classify
 ISO_CONST kIsoClassifyCells = 16;    // cells per classify thread (4^kIsoClassifyLevels)
+// Corner k of the MC tables (mc::kCornerOffset) as offset code x | y << 1 | z << 2,
+// 3 bits per corner: classify permutes its inside bits with constants, not a table.
+ISO_CONST kIsoCornerCodes = 0u | 1u << 3 | 3u << 6 | 2u << 9 | 4u << 12 | 5u << 15 | 7u << 18 | 6u << 21;
 
 // Base level element: vertex count (0..15) in bits 0..3, MC case in bits 4..11.
 ISO_CONST kIsoCountMask = 0xFu;
@@ -69,7 +72,7 @@ struct IsoGrid {
     uint indexCapacity; // indices, whole triangles (indexed only)
     uint itemSlotStride; // particles: elements between ring slots (maxItems; 0 for a host GPU buffer, which has no ring)
     uint scanOccupancy; // 1: ExtractionMethod::Scan (classify also writes occupancy level 1)
-    uint pad3;
+    uint runBounds;     // 1: classify reads per-run value bounds (volume source; one vec2 per classify run)
     vec4 particle;      // x: radius, y: 1/radius^2, z,w unused
     uvec4 binDims;      // particle gather: bins per axis (xyz), total (w)
     vec4 binOrigin;     // particle gather: xyz corner of bin (0,0,0) = boundsMin - radius; w: bin size (= radius)

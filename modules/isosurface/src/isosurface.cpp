@@ -115,6 +115,9 @@ Status IsoSurface::Impl::createBuffers() {
         m.binGridBuf.flush();
     }
     if (info.source == FieldSource::Volume)
+        PYRAMARCH_TRY(make(m.runBounds, groupsOf(sizes.cells, gpu::kIsoClassifyCells) * 8, readable,
+                           MemoryUsage::DeviceLocal, "run bounds"));
+    if (info.source == FieldSource::Volume)
         PYRAMARCH_TRY(make(m.raw, (sizes.samples * 4 + 3) / 4 * 4, storage, MemoryUsage::Upload, "volume staging"));
 
     // Host-visible: written directly, no queue needed (an adopted device may have none).
@@ -332,6 +335,8 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
         // the descriptors cover only the particles the module may read.
         if (m.external) refs.itemRange = VkDeviceSize(m.maxItems) * sizeof(Particle);
     }
+    if (m.info.source == FieldSource::Volume)
+        refs.runBounds = graph.importBuffer(n + ".runBounds", m.runBounds, computeRead, computeRead);
     if (m.scan) {
         refs.occGrid = graph.importBuffer(n + ".occGrid", m.occGridBuf, computeRead, computeRead, true);
         refs.occupancy = graph.importBuffer(n + ".occupancy", m.occupancy, computeRead, computeRead);

@@ -11,6 +11,16 @@
 
 namespace pyramarch::iso {
 
+// classify.comp permutes inside bits with gpu::kIsoCornerCodes: the tables' corner order.
+constexpr bool cornerCodesFollowTables() {
+    for (uint32_t c = 0; c < 8; ++c)
+        if (((gpu::kIsoCornerCodes >> (3 * c)) & 7u) !=
+            uint32_t(mc::kCornerOffset[c][0] | mc::kCornerOffset[c][1] << 1 | mc::kCornerOffset[c][2] << 2))
+            return false;
+    return true;
+}
+static_assert(cornerCodesFollowTables(), "kIsoCornerCodes must follow mc::kCornerOffset");
+
 gpu::IsoTables packTables() {
     gpu::IsoTables t{};
     for (uint32_t c = 0; c < 256; ++c) {
@@ -131,6 +141,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     g.indexed = m.indexed ? 1u : 0u;
     g.baseMask = gpu::kIsoCountMask;
     g.scanOccupancy = m.scan ? 1u : 0u;
+    g.runBounds = info.source == FieldSource::Volume ? 1u : 0u;
     g.indexCapacity = m.indexed ? info.indexCapacity / 3u * 3u : 0u;
     uint64_t edgePyramidBytes = 0;
     const uint64_t indexBytes = std::max<uint64_t>(uint64_t(g.indexCapacity) * 4, 4);

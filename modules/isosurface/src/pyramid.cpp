@@ -20,7 +20,7 @@ const uint32_t kBuildSpv[] =
 } // namespace
 
 Status IsoSurface::Impl::createPyramidPipelines() {
-    PYRAMARCH_TRY(makePipeline(classify, kClassifySpv, "classify", 6));
+    PYRAMARCH_TRY(makePipeline(classify, kClassifySpv, "classify", 7));
     return makePipeline(build, kBuildSpv, "pyramid", 2);
 }
 
@@ -35,6 +35,8 @@ void IsoSurface::Impl::addClassifyPass(RenderGraph& graph, const IsoRefs& refs) 
         .storage(4, refs.counters, RW)
         .storage(5, scan ? refs.occupancy : refs.pyramid,
                  W) // occupancy level 1 (scan), else unused: the pyramid stands in
+        .storage(6, info.source == FieldSource::Volume ? refs.runBounds : refs.pyramid,
+                 R) // per-run value bounds (volume), else unused: the pyramid stands in
         .record([this, cellGroups](PassContext& ctx) {
             ctx.pushConstants(push());
             dispatchFolded(ctx, cellGroups, maxGroupsX());
