@@ -50,7 +50,15 @@ void main() {
     const uint base0 = grid.levelOffset[0];
     const float iso = pc.iso;
 
-    const uint element2 = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
+    // A group takes 64 consecutive runs (1024 cells). lavapipe executes 8
+    // consecutive invocations as one SIMD batch, and a batch does the
+    // classify loop if any of its lanes must: so a batch takes 2 adjacent
+    // runs in each of 4 spans of 16 runs (256 cells, about one row of a
+    // 255^3 grid): a 32 x 4 patch of cells rather than 128 cells of one row,
+    // more often entirely empty. Any mapping is correct (a bijection within
+    // the group); this one only changes which runs share a batch.
+    const uint l = gl_LocalInvocationIndex;
+    const uint element2 = linearGroup() * kIsoGroupSize + 16u * ((l & 7u) >> 1) + 2u * (l >> 3) + (l & 1u);
     const uint first = element2 * kIsoClassifyCells;
     if (first >= cells) return;
     const uint n = min(kIsoClassifyCells, cells - first); // cells of this run
