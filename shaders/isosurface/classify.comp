@@ -19,7 +19,7 @@
 // where barriers are expensive; see modules/isosurface/README.md.)
 #include "isosurface/common.glsl"
 
-layout(local_size_x = kIsoGroupSize) in;
+layout(local_size_x = kIsoClassifyGroupSize) in;
 
 layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) readonly buffer TablesBuf { IsoTables tables; };
@@ -50,15 +50,15 @@ void main() {
     const uint base0 = grid.levelOffset[0];
     const float iso = pc.iso;
 
-    // A group takes 64 consecutive runs (1024 cells). lavapipe executes 8
+    // A group takes 128 consecutive runs (2048 cells). lavapipe executes 8
     // consecutive invocations as one SIMD batch, and a batch does the
-    // classify loop if any of its lanes must: so a batch takes 2 adjacent
-    // runs in each of 4 spans of 16 runs (256 cells, about one row of a
-    // 255^3 grid): a 32 x 4 patch of cells rather than 128 cells of one row,
-    // more often entirely empty. Any mapping is correct (a bijection within
-    // the group); this one only changes which runs share a batch.
+    // classify loop if any of its lanes must: so a batch takes one run in
+    // each of 8 spans of 16 runs (256 cells, about one row of a 255^3
+    // grid): a 16 x 8 patch of cells rather than 128 cells of one row, more
+    // often entirely empty. Any mapping is correct (a bijection within the
+    // group); this one only changes which runs share a batch.
     const uint l = gl_LocalInvocationIndex;
-    const uint element2 = linearGroup() * kIsoGroupSize + 16u * ((l & 7u) >> 1) + 2u * (l >> 3) + (l & 1u);
+    const uint element2 = linearGroup() * kIsoClassifyGroupSize + 16u * (l & 7u) + (l >> 3);
     const uint first = element2 * kIsoClassifyCells;
     if (first >= cells) return;
     const uint n = min(kIsoClassifyCells, cells - first); // cells of this run

@@ -22,6 +22,7 @@ ISO_CONST kIsoBuildLevelsPerPass = 4; // levels written by one build dispatch
 ISO_CONST kIsoMaxLevels = 20;        // 4^19 > 2^32 cells
 ISO_CONST kIsoClassifyLevels = 2;    // pyramid levels above the base written by classify
 ISO_CONST kIsoClassifyCells = 16;    // cells per classify thread (4^kIsoClassifyLevels)
+ISO_CONST kIsoClassifyGroupSize = 128; // classify: 128 runs of 16 cells = 8 spans of 256 cells
 // Corner k of the MC tables (mc::kCornerOffset) as offset code x | y << 1 | z << 2,
 // 3 bits per corner: classify permutes its inside bits with constants, not a table.
 ISO_CONST kIsoCornerCodes = 0u | 1u << 3 | 3u << 6 | 2u << 9 | 4u << 12 | 5u << 15 | 7u << 18 | 6u << 21;

@@ -25,7 +25,7 @@ Status IsoSurface::Impl::createPyramidPipelines() {
 }
 
 void IsoSurface::Impl::addClassifyPass(RenderGraph& graph, const IsoRefs& refs) {
-    const uint64_t cellGroups = groupsOf(grid.cells.w, gpu::kIsoClassifyCells * gpu::kIsoGroupSize);
+    const uint64_t cellGroups = groupsOf(grid.cells.w, gpu::kIsoClassifyCells * gpu::kIsoClassifyGroupSize);
     graph.addPass(info.name + ".classify", PassKind::Compute)
         .pipeline(classify)
         .storage(0, refs.grid, R)
