@@ -39,6 +39,9 @@ ISO_CONST kIsoSplatFixedOne = 65536u;
 ISO_CONST kIsoNormalForward = 0u;
 ISO_CONST kIsoNormalCentral = 1u;
 ISO_CONST kIsoNormalSobel = 2u;
+// Specialization constant ids (every module pipeline gets them; a shader
+// that does not declare one ignores it).
+ISO_CONST kIsoSpecNormalMode = 0u; // IsoGrid.normalMode, known at creation
 
 // Volume formats (IsoGrid.volumeFormat).
 ISO_CONST kIsoVolumeU8 = 0u;

@@ -151,6 +151,7 @@ Status IsoSurface::Impl::makePipeline(ComputePipeline& out, std::span<const uint
     d.name = name.c_str();
     d.layout.bindings.assign(bindings, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
     d.layout.pushConstantBytes = sizeof(gpu::IsoPush);
+    d.specialization = {{gpu::kIsoSpecNormalMode, grid.normalMode}};
     auto p = ComputePipeline::create(*device, d);
     if (!p) return p.status().withContext("isosurface '" + info.name + "': pipeline " + what + ": ");
     out = std::move(p).value();
