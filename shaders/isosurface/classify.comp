@@ -36,11 +36,24 @@ layout(set = 0, binding = 6, std430) readonly buffer BoundsBuf { vec2 runBounds[
 
 float load(uint s) { return sanitize(field[s]); }
 
+// Grid values in registers: the compiler cannot keep them across the
+// pyramid stores itself (the buffers might alias), and lavapipe loads them
+// lane by lane.
+uint levels, offset1;
+bool occupancyOut;
+float iso;
+
 void writeLevel1(uint element1, uint sum, uint activeCells) {
-    if (grid.levelCount > 1) {
-        pyramid[grid.levelOffset[1] + element1] = sum;
-        if (grid.scanOccupancy != 0) occupancy[element1] = activeCells;
+    if (levels > 1) {
+        pyramid[offset1 + element1] = sum;
+        if (occupancyOut) occupancy[element1] = activeCells;
     }
+}
+
+// Inside bits of the 4 samples of a cell face at x = s: by offset code y | z << 1.
+uint face(uint s, uint sx, uint sxy) {
+    return uint(load(s) >= iso) | uint(load(s + sx) >= iso) << 1 | uint(load(s + sxy) >= iso) << 2 |
+           uint(load(s + sx + sxy) >= iso) << 3;
 }
 
 void main() {
@@ -48,7 +61,11 @@ void main() {
     const uint sx = grid.samples.x, sxy = grid.samples.x * grid.samples.y;
     const uint cells = grid.cells.w;
     const uint base0 = grid.levelOffset[0];
-    const float iso = pc.iso;
+    levels = grid.levelCount;
+    offset1 = grid.levelOffset[1];
+    const uint offset2 = grid.levelOffset[2];
+    occupancyOut = grid.scanOccupancy != 0;
+    iso = pc.iso;
 
     // A group takes 128 consecutive runs (2048 cells). lavapipe executes 8
     // consecutive invocations as one SIMD batch, and a batch does the
@@ -82,51 +99,49 @@ void main() {
     const uint z0 = row / cy;
     uint y = row - z0 * cy;
     uint s = x + sx * y + sxy * z0; // sample of the cell's corner (0,0,0)
-    // -x face of the current cell: bits by offset code (y | z << 1).
-    uint lo = 0;
-    bool reload = true;
     uint sum1 = 0, active1 = 0, sum2 = 0, active2 = 0;
-    for (uint j = 0; j < todo; ++j) {
-        if (reload) {
-            lo = uint(load(s) >= iso) | uint(load(s + sx) >= iso) << 1 | uint(load(s + sxy) >= iso) << 2 |
-                 uint(load(s + sx + sxy) >= iso) << 3;
-            reload = false;
+    uint j = 0;
+    // One segment per row the run touches: load the first cell's -x face,
+    // then each cell loads its +x face only (no per-cell reload branch).
+    while (j < todo) {
+        const uint segment = min(todo - j, cx - x);
+        uint lo = face(s, sx, sxy);
+        for (uint k = 0; k < segment; ++k) {
+            const uint hi = face(s + 1, sx, sxy);
+            // Corner bits from the faces (x = 0: lo, x = 1: hi; by offset
+            // code), permuted to MC corner order with constants.
+            uint byCode = 0;
+            for (uint b = 0; b < 4; ++b) byCode |= ((lo >> b) & 1u) << (2 * b) | ((hi >> b) & 1u) << (2 * b + 1);
+            uint mcCase = 0;
+            for (uint c = 0; c < 8; ++c) mcCase |= ((byCode >> ((kIsoCornerCodes >> (3 * c)) & 7u)) & 1u) << c;
+            uint count = 0;
+            if (mcCase != 0u && mcCase != 255u) count = tables.caseVertexCount[mcCase];
+            pyramid[base0 + first + j] = count | (mcCase << kIsoCaseShift);
+            sum1 += count;
+            active1 += count != 0 ? 1u : 0u;
+            if ((j & 3u) == 3u || j + 1 == todo) {
+                writeLevel1(element2 * 4 + (j >> 2), sum1, active1);
+                sum2 += sum1;
+                active2 += active1;
+                sum1 = 0;
+                active1 = 0;
+            }
+            lo = hi;
+            ++s;
+            ++j;
         }
-        const uint hi = uint(load(s + 1) >= iso) | uint(load(s + 1 + sx) >= iso) << 1 |
-                        uint(load(s + 1 + sxy) >= iso) << 2 | uint(load(s + 1 + sx + sxy) >= iso) << 3;
-        // Inside bits by offset code x | y << 1 | z << 2: x = 0 from lo, x = 1 from hi.
-        uint byCode = 0;
-        for (uint b = 0; b < 4; ++b) byCode |= ((lo >> b) & 1u) << (2 * b) | ((hi >> b) & 1u) << (2 * b + 1);
-        // Corner k of the MC tables sits at offset code kIsoCornerCodes[k] (constants).
-        uint mcCase = 0;
-        for (uint k = 0; k < 8; ++k) mcCase |= ((byCode >> ((kIsoCornerCodes >> (3 * k)) & 7u)) & 1u) << k;
-        uint count = 0;
-        if (mcCase != 0u && mcCase != 255u) count = tables.caseVertexCount[mcCase];
-        pyramid[base0 + first + j] = count | (mcCase << kIsoCaseShift);
-        sum1 += count;
-        active1 += count != 0 ? 1u : 0u;
-        if ((j & 3u) == 3u || j + 1 == todo) {
-            writeLevel1(element2 * 4 + (j >> 2), sum1, active1);
-            sum2 += sum1;
-            active2 += active1;
-            sum1 = 0;
-            active1 = 0;
-        }
-        // Next cell along x; at the end of a row, the next row's first cell.
-        lo = hi;
-        ++x;
-        ++s;
+        // The run goes on in the next row (and maybe the next slice).
+        x += segment;
         if (x == cx) {
             x = 0;
             ++s; // past the row's last sample
-            reload = true;
             if (++y == cy) {
                 y = 0;
                 s += sx; // past the slice's last row
             }
         }
     }
-    if (grid.levelCount > 2) pyramid[grid.levelOffset[2] + element2] = sum2;
+    if (levels > 2) pyramid[offset2 + element2] = sum2;
     // Few threads have active cells (surfaces are sparse): a global atomic
     // is cheaper than a barrier-based group reduction on lavapipe.
     if (active2 != 0) atomicAdd(counters.activeCells, active2);
