@@ -26,6 +26,12 @@ ISO_CONST kIsoClassifyGroupSize = 128; // classify: 128 runs of 16 cells = 8 spa
 // Corner k of the MC tables (mc::kCornerOffset) as offset code x | y << 1 | z << 2,
 // 3 bits per corner: classify permutes its inside bits with constants, not a table.
 ISO_CONST kIsoCornerCodes = 0u | 1u << 3 | 3u << 6 | 2u << 9 | 4u << 12 | 5u << 15 | 7u << 18 | 6u << 21;
+// Edge e of the MC tables (mc::kEdgeCorners) as the offset codes of its two
+// corners, first | second << 4, 8 bits per edge, edges 4k..4k+3 in word k:
+// extraction finds an edge's samples with shifts instead of two table loads.
+ISO_CONST kIsoEdgeCodes0 = 0x20323110u;
+ISO_CONST kIsoEdgeCodes1 = 0x64767554u;
+ISO_CONST kIsoEdgeCodes2 = 0x62735140u;
 
 // Base level element: vertex count (0..15) in bits 0..3, MC case in bits 4..11.
 ISO_CONST kIsoCountMask = 0xFu;

@@ -20,6 +20,20 @@ constexpr bool cornerCodesFollowTables() {
     return true;
 }
 static_assert(cornerCodesFollowTables(), "kIsoCornerCodes must follow mc::kCornerOffset");
+// cell_edge.glsl finds an edge's corners with gpu::kIsoEdgeCodes*: the tables' edges.
+constexpr bool edgeCodesFollowTables() {
+    const uint32_t words[3] = {gpu::kIsoEdgeCodes0, gpu::kIsoEdgeCodes1, gpu::kIsoEdgeCodes2};
+    for (int e = 0; e < 12; ++e) {
+        const int a = mc::kEdgeCorners[e][0], b = mc::kEdgeCorners[e][1];
+        const uint32_t ca =
+            uint32_t(mc::kCornerOffset[a][0] | mc::kCornerOffset[a][1] << 1 | mc::kCornerOffset[a][2] << 2);
+        const uint32_t cb =
+            uint32_t(mc::kCornerOffset[b][0] | mc::kCornerOffset[b][1] << 1 | mc::kCornerOffset[b][2] << 2);
+        if (((words[e >> 2] >> (8 * (e & 3))) & 0xffu) != (ca | cb << 4)) return false;
+    }
+    return true;
+}
+static_assert(edgeCodesFollowTables(), "kIsoEdgeCodes* must follow mc::kEdgeCorners and mc::kCornerOffset");
 
 gpu::IsoTables packTables() {
     gpu::IsoTables t{};
