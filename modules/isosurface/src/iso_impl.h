@@ -119,7 +119,10 @@ struct IsoSurface::Impl {
     // isosurface.cpp
     Status createBuffers();
     Status createPipelines();
-    Status makePipeline(ComputePipeline& out, std::span<const uint32_t> spirv, const char* what, uint32_t bindings);
+    // moduleConstants: set the module's specialization constants (kIsoSpec*);
+    // false for the user GLSL field, whose snippet may declare its own ids.
+    Status makePipeline(ComputePipeline& out, std::span<const uint32_t> spirv, const char* what, uint32_t bindings,
+                        bool moduleConstants = true);
     // This frame's push constants (iso value, time, items, frame and ring slot).
     gpu::IsoPush push() const;
     // Record function of a pass sized on the GPU: this frame's push constants,

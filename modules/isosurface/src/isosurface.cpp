@@ -144,14 +144,14 @@ Status IsoSurface::Impl::createBuffers() {
 }
 
 Status IsoSurface::Impl::makePipeline(ComputePipeline& out, std::span<const uint32_t> spirv, const char* what,
-                                      uint32_t bindings) {
+                                      uint32_t bindings, bool moduleConstants) {
     const std::string name = info.name + "." + what;
     ComputePipelineDesc d;
     d.spirv = spirv;
     d.name = name.c_str();
     d.layout.bindings.assign(bindings, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
     d.layout.pushConstantBytes = sizeof(gpu::IsoPush);
-    d.specialization = {{gpu::kIsoSpecNormalMode, grid.normalMode}};
+    if (moduleConstants) d.specialization = {{gpu::kIsoSpecNormalMode, grid.normalMode}};
     auto p = ComputePipeline::create(*device, d);
     if (!p) return p.status().withContext("isosurface '" + info.name + "': pipeline " + what + ": ");
     out = std::move(p).value();
