@@ -6,6 +6,7 @@
 #include "bench.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -62,6 +63,7 @@ struct Record {
     std::string group;    // iso | particles | voxelizer
     std::string scenario; // e.g. cayley-127
     std::string field;    // cayley, sphere, gyroid, metaballs, particles, or the mesh
+    std::string source;   // iso: glsl | volume | metaballs | particles
     std::string
         strategy;        // histopyramid | scan | histopyramid-indexed | voxelizer | voxelizer-root | voxelizer-bottomup
     std::string normals; // iso: forward | central | sobel
@@ -205,7 +207,26 @@ struct IsoScenario {
     bool indexed = false; // shared vertices + indices (HistoPyramid only)
     iso::NormalMode normals = iso::NormalMode::Central;
     iso::SplatMethod splat = iso::SplatMethod::Scatter;
+    bool volume = false; // analytic fields: sampled once and uploaded (FieldSource::Volume)
 };
+
+// The analytic field sampled on the CPU at the module's sample positions
+// (bounds [-1, 1]^3), for --source volume: the same functions as fieldGlsl().
+std::vector<float> sampleField(const std::string& f, uint32_t samples) {
+    const std::array<uint32_t, 3> n{samples, samples, samples};
+    if (f != "noise") return sample::sampleAnalyticField(f, n, {-1.f, -1.f, -1.f}, {1.f, 1.f, 1.f});
+    std::vector<float> out(size_t(samples) * samples * samples);
+    size_t i = 0;
+    const float step = 2.f / float(samples - 1);
+    for (uint32_t z = 0; z < samples; ++z)
+        for (uint32_t y = 0; y < samples; ++y)
+            for (uint32_t x = 0; x < samples; ++x, ++i) {
+                const float px = -1.f + float(x) * step, py = -1.f + float(y) * step, pz = -1.f + float(z) * step;
+                const float s = std::sin(px * 12.9898f + py * 78.233f + pz * 37.719f) * 43758.5453f;
+                out[i] = s - std::floor(s) - 0.5f;
+            }
+    return out;
+}
 
 const char* normalsName(iso::NormalMode m) {
     return m == iso::NormalMode::Forward ? "forward" : m == iso::NormalMode::Sobel ? "sobel" : "central";
@@ -219,12 +240,14 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
                  : sc.indexed                             ? "histopyramid-indexed"
                                                           : "histopyramid";
     r.normals = normalsName(sc.normals);
+    r.source = sc.field == "particles" || sc.field == "metaballs" ? sc.field : sc.volume ? "volume" : "glsl";
     if (sc.particles) r.splat = sc.splat == iso::SplatMethod::Gather ? "gather" : "scatter";
     // Scenarios that differ only in strategy share a name (their triangle counts must agree).
     r.scenario = sc.field + "-" + std::to_string(sc.n) +
                  (sc.particles ? "-" + std::to_string(sc.particles) : std::string()) +
                  (sc.particles && sc.splat == iso::SplatMethod::Gather ? "-gather" : "") +
-                 (sc.normals != iso::NormalMode::Central ? std::string("-") + r.normals : "");
+                 (sc.normals != iso::NormalMode::Central ? std::string("-") + r.normals : "") +
+                 (r.source == "volume" ? "-volume" : "");
     for (uint32_t& c : r.cells) c = sc.n;
     r.cellCount = uint64_t(sc.n) * sc.n * sc.n;
     r.warmup = sc.warmup;
@@ -250,6 +273,9 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
     const float scale = float(sc.n) / 128.f;
     const float weight = 0.02f * float(1u << 20) / float(std::max(1u, sc.particles)) * scale * scale;
 
+    std::vector<float> volume;
+    if (r.source == "volume") volume = sampleField(sc.field, sc.n + 1);
+
     for (int attempt = 0; attempt < 2; ++attempt) {
         iso::IsoSurfaceCreateInfo info;
         info.samples = {sc.n + 1, sc.n + 1, sc.n + 1};
@@ -269,6 +295,9 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
             info.maxParticles = sc.particles;
             info.particleRadius = 2.5f * 2.f / float(sc.n);
             info.isoValue = 1.f;
+        } else if (r.source == "volume") {
+            info.source = iso::FieldSource::Volume;
+            info.isoValue = 0.f;
         } else {
             info.source = iso::FieldSource::UserGlsl;
             info.fieldGlsl = fieldGlsl(sc.field);
@@ -279,6 +308,10 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
         auto created = iso::IsoSurface::create(dev, info);
         if (!created) return created.status();
         iso::IsoSurface& surface = **created;
+        // Uploaded once: the warm-up frames convert it (field.volume), the
+        // measured frames start with the volume resident.
+        if (!volume.empty())
+            PYRAMARCH_TRY(surface.uploadVolume(volume.data(), volume.size() * sizeof(float), iso::VolumeFormat::F32));
         auto animate = [&](uint32_t f) -> Status {
             const float phase = 0.1f * float(f);
             if (!balls.empty()) {
@@ -548,11 +581,11 @@ Status writeJson(const std::string& path, const std::vector<Record>& recs, const
         const Record& r = recs[i];
         const Device* d = r.group == "voxelizer" ? voxDev : isoDev;
         j << (i ? "," : "") << "\n    {\"group\": \"" << r.group << "\", \"scenario\": \"" << r.scenario
-          << "\", \"field\": \"" << r.field << "\", \"strategy\": \"" << r.strategy << "\",\n     \"device\": \""
-          << jsonEscape(d ? d->name() : "") << "\", \"driver\": \"" << jsonEscape(d ? d->driverInfo() : "")
-          << "\", \"command\": \"" << jsonEscape(commandLine) << "\",\n     \"cells\": [" << r.cells[0] << ", "
-          << r.cells[1] << ", " << r.cells[2] << "], \"cellCount\": " << r.cellCount
-          << ", \"warmupFrames\": " << r.warmup << ", \"frames\": " << r.frames
+          << "\", \"field\": \"" << r.field << "\", \"source\": \"" << r.source << "\", \"strategy\": \"" << r.strategy
+          << "\",\n     \"device\": \"" << jsonEscape(d ? d->name() : "") << "\", \"driver\": \""
+          << jsonEscape(d ? d->driverInfo() : "") << "\", \"command\": \"" << jsonEscape(commandLine)
+          << "\",\n     \"cells\": [" << r.cells[0] << ", " << r.cells[1] << ", " << r.cells[2]
+          << "], \"cellCount\": " << r.cellCount << ", \"warmupFrames\": " << r.warmup << ", \"frames\": " << r.frames
           << ",\n     \"gpuMs\": " << summaryJson(r.gpuMs) << ", \"extractionMs\": " << summaryJson(r.extractionMs)
           << ",\n     \"wallMs\": " << summaryJson(r.wallMs) << ", \"recordCpuMs\": " << summaryJson(r.recordCpuMs)
           << ",\n     \"timestampCoverage\": " << num(r.timestampCoverage)
@@ -674,6 +707,10 @@ CLI::App* addBenchCommand(CLI::App& app, BenchOptions& o) {
                   "Voxelizer octree build: cursors (top-down, per-fragment cursors, default) | root (top-down, "
                   "descent from the root every level) | both (cursors and root) | bottomup | all")
         ->check(CLI::IsMember({"bottomup", "cursors", "root", "both", "all"}));
+    c->add_option("--source", o.source,
+                  "Analytic fields (cayley, sphere, gyroid, noise): glsl (GPU field every frame, field pass excluded; "
+                  "default) | volume (sampled once, uploaded as float32 before timing)")
+        ->check(CLI::IsMember({"glsl", "volume"}));
     c->add_option("--sizes", o.sizes,
                   "Cells per axis of the field scenarios (default 31,63,127,255 for cayley, 31,47 for noise, 127 for "
                   "the others)")
@@ -748,8 +785,9 @@ int runBench(const BenchOptions& o, const std::string& commandLine) {
                                        : std::vector<uint32_t>{127};
             for (uint32_t n : sizes)
                 for (const Strategy& m : methods)
-                    isoScenarios.push_back(
-                        {f, n, m.method, 0, o.warmup, framesFor(uint64_t(n) * n * n), m.indexed, normals});
+                    isoScenarios.push_back({f, n, m.method, 0, o.warmup, framesFor(uint64_t(n) * n * n), m.indexed,
+                                            normals, iso::SplatMethod::Scatter,
+                                            o.source == "volume" && std::string(f) != "metaballs"});
         }
     if (wants(o.groups, "particles")) {
         const std::vector<uint32_t> counts =

@@ -33,7 +33,12 @@ struct BenchOptions {
     std::string json;                       // JSON output file
     std::string device;                     // device index or name substring
     bool validation = false;
-    std::string normals = "central";     // forward | central | sobel
+    std::string normals = "central"; // forward | central | sobel
+    // Analytic iso fields: glsl (the user GLSL field evaluated every frame,
+    // field pass excluded from extraction) | volume (sampled once on the CPU
+    // and uploaded as float32 before timing: extraction is every pass after
+    // the volume is resident, the work a CPU library does on a volume in memory).
+    std::string source = "glsl";
     std::string splat = "scatter";       // particles: scatter | gather | both
     std::string octreeBuild = "cursors"; // voxelizer: cursors | root | both (cursors, root) | bottomup | all
     bool timingCheck = false;            // only the timestamp-vs-wall-clock experiment

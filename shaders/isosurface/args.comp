@@ -41,8 +41,9 @@ void main() {
     } else {
         written = min(needed, grid.vertexCapacity);
     }
-    // Scan: generate runs one thread per active cell.
-    uint dispatchItems = written;
+    // Extract runs one thread per triangle (written is whole triangles);
+    // indexed: one per unique vertex; scan: generate, one per active cell.
+    uint dispatchItems = grid.indexed != 0 ? written : written / 3;
     if (grid.scanOccupancy != 0)
         dispatchItems = top == 0 ? ((pyramid[grid.levelOffset[0]] & kIsoCountMask) != 0 ? 1u : 0u)
                                  : edgePyramid[edgeGrid.levelOffset[top]];

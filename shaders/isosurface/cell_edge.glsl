@@ -3,15 +3,26 @@
 #ifndef ISO_CELL_EDGE_GLSL
 #define ISO_CELL_EDGE_GLSL
 
-void cellEdge(uint cell, uint mcCase, uint key, out ivec3 pa, out ivec3 pb) {
+// Cell index -> cell coordinates (the divisions: once per cell, not per vertex).
+ivec3 cellCoord(uint cell) {
+    const uint cx = grid.cells.x, cy = grid.cells.y;
+    const uint row = cell / cx;
+    const uint z = row / cy;
+    return ivec3(cell - row * cx, row - z * cy, z);
+}
+
+void cellEdgeAt(ivec3 c, uint mcCase, uint key, out ivec3 pa, out ivec3 pb) {
     const uvec2 edges = tables.caseEdges[mcCase];
     const uint edge = ((key < 8 ? edges.x : edges.y) >> (4 * (key & 7u))) & 0xfu;
-    const uint corners = tables.edgeCorners[edge];
-    const uint oa = tables.cornerOffset[corners & 0xfu];
-    const uint ob = tables.cornerOffset[(corners >> 4) & 0xfu];
-    const uint cx = grid.cells.x, cy = grid.cells.y;
-    const ivec3 c = ivec3(cell % cx, (cell / cx) % cy, cell / (cx * cy));
+    // Offset codes (x | y << 1 | z << 2) of the edge's corners, from constants.
+    const uint word = edge < 4u ? kIsoEdgeCodes0 : edge < 8u ? kIsoEdgeCodes1 : kIsoEdgeCodes2;
+    const uint codes = (word >> (8u * (edge & 3u))) & 0xffu;
+    const uint oa = codes & 7u, ob = (codes >> 4) & 7u;
     pa = c + ivec3(oa & 1u, (oa >> 1) & 1u, (oa >> 2) & 1u);
     pb = c + ivec3(ob & 1u, (ob >> 1) & 1u, (ob >> 2) & 1u);
+}
+
+void cellEdge(uint cell, uint mcCase, uint key, out ivec3 pa, out ivec3 pb) {
+    cellEdgeAt(cellCoord(cell), mcCase, key, pa, pb);
 }
 #endif

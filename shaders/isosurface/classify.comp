@@ -1,13 +1,25 @@
 #version 460
 // MC case and vertex count of each cell into the pyramid base
-// (count | case << 4), plus the number of active cells. Each thread takes
-// the 4 consecutive cells of one level-1 element and writes that element
-// too, so the build passes start at level 1 without re-reading the base.
+// (count | case << 4), plus levels 1 and 2 and the number of active cells.
+// Each thread takes the kIsoClassifyCells consecutive cells of one level-2
+// element and slides along x: a cell loads only its 4 new corners (+x face)
+// and reuses the previous cell's +x face as its -x face, so a thread loads
+// 8 + 4 * 15 samples for 16 cells instead of 128; the cell coordinates come
+// from one division per thread, not three per cell. Empty and full cells
+// (case 0 / 255, most of a grid) skip the table lookup. The build passes
+// start at level 2 without re-reading the base. Volume source
+// (grid.runBounds): a run whose value bounds (volume_bounds.comp, once per
+// upload) lie all below or all at/above the iso value is written as case 0
+// or 255 without loading a sample. Loop trip counts are per invocation
+// (cells to classify, cells to fill), not constants: lavapipe runs a SIMD
+// batch's loop while any lane has iterations left, so a batch of uniform
+// runs skips the classify loop entirely (masking alone would still execute
+// its arithmetic).
 // (Reducing further in shared memory was measured 3x slower on lavapipe,
 // where barriers are expensive; see modules/isosurface/README.md.)
 #include "isosurface/common.glsl"
 
-layout(local_size_x = kIsoGroupSize) in;
+layout(local_size_x = kIsoClassifyGroupSize) in;
 
 layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) readonly buffer TablesBuf { IsoTables tables; };
@@ -18,51 +30,119 @@ layout(set = 0, binding = 4, std430) buffer CountersBuf { IsoCounters counters; 
 // per 4 cells, laid out from element 0 (the tree has no level 0 of its own).
 // Otherwise the pyramid is bound here again and never written through it.
 layout(set = 0, binding = 5, std430) writeonly buffer OccupancyBuf { uint occupancy[]; };
+// grid.runBounds: (min, max) of each run's samples; otherwise the pyramid
+// is bound here again and never read through it.
+layout(set = 0, binding = 6, std430) readonly buffer BoundsBuf { vec2 runBounds[]; };
 
-// Grid values and corner offsets read once per thread: the compiler cannot
-// keep them in registers across the pyramid stores itself (the buffers
-// might alias).
-uint cornerIndex[8];
-uint cx, cy, sx, sxy, base0;
+float load(uint s) { return sanitize(field[s]); }
+
+// Grid values in registers: the compiler cannot keep them across the
+// pyramid stores itself (the buffers might alias), and lavapipe loads them
+// lane by lane.
+uint levels, offset1;
+bool occupancyOut;
 float iso;
 
-uint classifyCell(uint cell) {
-    const uvec3 c = uvec3(cell % cx, (cell / cx) % cy, cell / (cx * cy));
-    uint mcCase = 0;
-    const uint base = c.x + sx * c.y + sxy * c.z;
-    for (uint k = 0; k < 8; ++k)
-        if (sanitize(field[base + cornerIndex[k]]) >= iso) mcCase |= 1u << k;
-    const uint count = tables.caseVertexCount[mcCase];
-    pyramid[base0 + cell] = count | (mcCase << kIsoCaseShift);
-    return count;
+void writeLevel1(uint element1, uint sum, uint activeCells) {
+    if (levels > 1) {
+        pyramid[offset1 + element1] = sum;
+        if (occupancyOut) occupancy[element1] = activeCells;
+    }
+}
+
+// Inside bits of the 4 samples of a cell face at x = s: by offset code y | z << 1.
+uint face(uint s, uint sx, uint sxy) {
+    return uint(load(s) >= iso) | uint(load(s + sx) >= iso) << 1 | uint(load(s + sxy) >= iso) << 2 |
+           uint(load(s + sx + sxy) >= iso) << 3;
 }
 
 void main() {
-    cx = grid.cells.x;
-    cy = grid.cells.y;
-    sx = grid.samples.x;
-    sxy = grid.samples.x * grid.samples.y;
-    base0 = grid.levelOffset[0];
-    iso = pc.iso;
+    const uint cx = grid.cells.x, cy = grid.cells.y;
+    const uint sx = grid.samples.x, sxy = grid.samples.x * grid.samples.y;
     const uint cells = grid.cells.w;
-    for (uint k = 0; k < 8; ++k) {
-        const uint o = tables.cornerOffset[k];
-        cornerIndex[k] = (o & 1u) + sx * ((o >> 1) & 1u) + sxy * ((o >> 2) & 1u);
+    const uint base0 = grid.levelOffset[0];
+    levels = grid.levelCount;
+    offset1 = grid.levelOffset[1];
+    const uint offset2 = grid.levelOffset[2];
+    occupancyOut = grid.scanOccupancy != 0;
+    iso = pc.iso;
+
+    // A group takes 128 consecutive runs (2048 cells). lavapipe executes 8
+    // consecutive invocations as one SIMD batch, and a batch does the
+    // classify loop if any of its lanes must: so a batch takes one run in
+    // each of 8 spans of 16 runs (256 cells, about one row of a 255^3
+    // grid): a 16 x 8 patch of cells rather than 128 cells of one row, more
+    // often entirely empty. Any mapping is correct (a bijection within the
+    // group); this one only changes which runs share a batch.
+    const uint l = gl_LocalInvocationIndex;
+    const uint element2 = linearGroup() * kIsoClassifyGroupSize + 16u * (l & 7u) + (l >> 3);
+    const uint first = element2 * kIsoClassifyCells;
+    if (first >= cells) return;
+    const uint n = min(kIsoClassifyCells, cells - first); // cells of this run
+    // Volume: a run entirely below (case 0) or at/above (case 255) the iso
+    // value is filled, not classified.
+    uint todo = n, fill = 0;
+    if (grid.runBounds != 0) {
+        const vec2 b = runBounds[element2];
+        if (b.y < iso || b.x >= iso) {
+            todo = 0;
+            fill = (b.y < iso ? 0u : 255u) << kIsoCaseShift;
+        }
     }
-    const uint element = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
-    const uint first = element * 4;
-    uint sum = 0, activeCells = 0;
-    for (uint j = 0; j < 4; ++j) {
-        if (first + j >= cells) break;
-        const uint count = classifyCell(first + j);
-        sum += count;
-        activeCells += count != 0 ? 1u : 0u;
+    const uint fillCells = n - todo;
+    for (uint j = 0; j < fillCells; ++j) pyramid[base0 + first + j] = fill;
+    const uint fillElements = todo == 0 ? (n + 3) / 4 : 0u;
+    for (uint q = 0; q < fillElements; ++q) writeLevel1(element2 * 4 + q, 0u, 0u);
+
+    const uint row = first / cx; // y + cy * z
+    uint x = first - row * cx;
+    const uint z0 = row / cy;
+    uint y = row - z0 * cy;
+    uint s = x + sx * y + sxy * z0; // sample of the cell's corner (0,0,0)
+    uint sum1 = 0, active1 = 0, sum2 = 0, active2 = 0;
+    uint j = 0;
+    // One segment per row the run touches: load the first cell's -x face,
+    // then each cell loads its +x face only (no per-cell reload branch).
+    while (j < todo) {
+        const uint segment = min(todo - j, cx - x);
+        uint lo = face(s, sx, sxy);
+        for (uint k = 0; k < segment; ++k) {
+            const uint hi = face(s + 1, sx, sxy);
+            // Corner bits from the faces (x = 0: lo, x = 1: hi; by offset
+            // code), permuted to MC corner order with constants.
+            uint byCode = 0;
+            for (uint b = 0; b < 4; ++b) byCode |= ((lo >> b) & 1u) << (2 * b) | ((hi >> b) & 1u) << (2 * b + 1);
+            uint mcCase = 0;
+            for (uint c = 0; c < 8; ++c) mcCase |= ((byCode >> ((kIsoCornerCodes >> (3 * c)) & 7u)) & 1u) << c;
+            uint count = 0;
+            if (mcCase != 0u && mcCase != 255u) count = tables.caseVertexCount[mcCase];
+            pyramid[base0 + first + j] = count | (mcCase << kIsoCaseShift);
+            sum1 += count;
+            active1 += count != 0 ? 1u : 0u;
+            if ((j & 3u) == 3u || j + 1 == todo) {
+                writeLevel1(element2 * 4 + (j >> 2), sum1, active1);
+                sum2 += sum1;
+                active2 += active1;
+                sum1 = 0;
+                active1 = 0;
+            }
+            lo = hi;
+            ++s;
+            ++j;
+        }
+        // The run goes on in the next row (and maybe the next slice).
+        x += segment;
+        if (x == cx) {
+            x = 0;
+            ++s; // past the row's last sample
+            if (++y == cy) {
+                y = 0;
+                s += sx; // past the slice's last row
+            }
+        }
     }
-    if (grid.levelCount > 1 && element < grid.levelSize[1]) {
-        pyramid[grid.levelOffset[1] + element] = sum;
-        if (grid.scanOccupancy != 0) occupancy[element] = activeCells;
-    }
+    if (levels > 2) pyramid[offset2 + element2] = sum2;
     // Few threads have active cells (surfaces are sparse): a global atomic
     // is cheaper than a barrier-based group reduction on lavapipe.
-    if (activeCells != 0) atomicAdd(counters.activeCells, activeCells);
+    if (active2 != 0) atomicAdd(counters.activeCells, active2);
 }

@@ -1,7 +1,10 @@
 #version 460
-// Indirect dispatch, one thread per output vertex: key -> top-down pyramid
-// traversal -> (cell, local vertex) -> edge -> interpolated position and
-// normal, written straight into the vertex buffer the draw reads.
+// Indirect dispatch, one thread per output TRIANGLE: key -> top-down pyramid
+// traversal -> (cell, first local vertex) once for the triangle's three
+// vertices (a cell's count is a multiple of 3, so a triangle never spans
+// two cells), then per vertex edge -> interpolated position and normal,
+// written straight into the vertex buffer the draw reads. Same output as
+// one thread per vertex, a third of the walks.
 #include "isosurface/common.glsl"
 
 layout(local_size_x = kIsoGroupSize) in;
@@ -17,14 +20,17 @@ layout(set = 0, binding = 4, std430) writeonly buffer VertexBuf { IsoVertex vert
 
 void main() {
     mcVertexInit();
-    uint key = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
+    const uint triangle = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
     // The dispatch was sized by the args pass; the bound is recomputed here
-    // so that extraction never trusts anything but the pyramid and capacity.
-    if (key >= min(pyramidTotal(), grid.vertexCapacity)) return;
-    const uint outIndex = key;
+    // so that extraction never trusts anything but the pyramid and capacity
+    // (both whole triangles).
+    if (triangle >= min(pyramidTotal(), grid.vertexCapacity) / 3) return;
+    const uint outIndex = triangle * 3;
+    uint key = outIndex;
     const uint cell = pyramidFind(key);
     const uint packed = pyramid[grid.levelOffset[0] + cell];
     const uint mcCase = (packed >> kIsoCaseShift) & 0xffu;
     const uint count = packed & kIsoCountMask;
-    vertices[outIndex] = mcVertex(cell, mcCase, count, key);
+    const ivec3 c = cellCoord(cell);
+    for (uint v = 0; v < 3; ++v) vertices[outIndex + v] = mcVertexAt(c, mcCase, count, key + v);
 }

@@ -20,6 +20,18 @@ ISO_CONST kIsoGroupSize = 64;        // classify, field, splat, extract
 ISO_CONST kIsoBuildGroupSize = 256;  // pyramid build: 256 threads reduce 1024 elements
 ISO_CONST kIsoBuildLevelsPerPass = 4; // levels written by one build dispatch
 ISO_CONST kIsoMaxLevels = 20;        // 4^19 > 2^32 cells
+ISO_CONST kIsoClassifyLevels = 2;    // pyramid levels above the base written by classify
+ISO_CONST kIsoClassifyCells = 16;    // cells per classify thread (4^kIsoClassifyLevels)
+ISO_CONST kIsoClassifyGroupSize = 128; // classify: 128 runs of 16 cells = 8 spans of 256 cells
+// Corner k of the MC tables (mc::kCornerOffset) as offset code x | y << 1 | z << 2,
+// 3 bits per corner: classify permutes its inside bits with constants, not a table.
+ISO_CONST kIsoCornerCodes = 0u | 1u << 3 | 3u << 6 | 2u << 9 | 4u << 12 | 5u << 15 | 7u << 18 | 6u << 21;
+// Edge e of the MC tables (mc::kEdgeCorners) as the offset codes of its two
+// corners, first | second << 4, 8 bits per edge, edges 4k..4k+3 in word k:
+// extraction finds an edge's samples with shifts instead of two table loads.
+ISO_CONST kIsoEdgeCodes0 = 0x20323110u;
+ISO_CONST kIsoEdgeCodes1 = 0x64767554u;
+ISO_CONST kIsoEdgeCodes2 = 0x62735140u;
 
 // Base level element: vertex count (0..15) in bits 0..3, MC case in bits 4..11.
 ISO_CONST kIsoCountMask = 0xFu;
@@ -42,6 +54,9 @@ ISO_CONST kIsoNoWeight = 0xffffffffu;
 ISO_CONST kIsoNormalForward = 0u;
 ISO_CONST kIsoNormalCentral = 1u;
 ISO_CONST kIsoNormalSobel = 2u;
+// Specialization constant ids (every module pipeline gets them; a shader
+// that does not declare one ignores it).
+ISO_CONST kIsoSpecNormalMode = 0u; // IsoGrid.normalMode, known at creation
 
 // Volume formats (IsoGrid.volumeFormat).
 ISO_CONST kIsoVolumeU8 = 0u;
@@ -76,7 +91,7 @@ struct IsoGrid {
     uint indexCapacity; // indices, whole triangles (indexed only)
     uint itemSlotStride; // particles: elements between ring slots (maxItems; 0 for a host GPU buffer, which has no ring)
     uint scanOccupancy; // 1: ExtractionMethod::Scan (classify also writes occupancy level 1)
-    uint pad3;
+    uint runBounds;     // 1: classify reads per-run value bounds (volume source; one vec2 per classify run)
     vec4 particle;      // x: radius, y: 1/radius^2, z,w unused
     // Particle gather: bins are the cells of the sample lattice, extended by
     // binPad cells below and binReach cells above every axis (the cells whose
@@ -106,7 +121,8 @@ struct IsoPush {
 };
 
 // Written by the args pass (device local): indirect commands for extraction
-// and drawing. Non-indexed: dispatch = extract, draw = VkDrawIndirectCommand.
+// and drawing. Non-indexed: dispatch = extract (one thread per triangle),
+// draw = VkDrawIndirectCommand.
 // Indexed: dispatch = unique vertices, indexDispatch = index generation,
 // drawIndexed = VkDrawIndexedIndirectCommand, draw.vertexCount = 0.
 struct IsoArgs {

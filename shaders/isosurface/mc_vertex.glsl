@@ -7,6 +7,11 @@
 
 #include "isosurface/cell_edge.glsl"
 
+// The normal mode as a specialization constant: lavapipe runs both sides of
+// an `if` under a mask, so a mode read from the grid buffer executed the
+// arithmetic of all three gradient operators for every vertex.
+layout(constant_id = kIsoSpecNormalMode) const uint kNormalMode = kIsoNormalCentral;
+
 ivec3 gridMax; // samples - 1 per axis
 uint sx, sxy;
 
@@ -62,7 +67,7 @@ IsoVertex edgeVertex(ivec3 pa, ivec3 pb, float cellTriangles) {
     precise vec3 gc = fa + t * (fb - fa);
     precise vec3 pos = grid.boundsMin.xyz + gc * grid.spacing.xyz;
 
-    const uint mode = grid.normalMode;
+    const uint mode = kNormalMode;
     const vec3 da = gradientAt(pa, mode) / grid.spacing.xyz;
     const vec3 db = gradientAt(pb, mode) / grid.spacing.xyz;
     const vec3 n = da + t * (db - da);
@@ -76,9 +81,12 @@ IsoVertex edgeVertex(ivec3 pa, ivec3 pb, float cellTriangles) {
     return v;
 }
 
-IsoVertex mcVertex(uint cell, uint mcCase, uint count, uint key) {
+IsoVertex mcVertexAt(ivec3 c, uint mcCase, uint count, uint key) {
     ivec3 pa, pb;
-    cellEdge(cell, mcCase, key, pa, pb);
+    cellEdgeAt(c, mcCase, key, pa, pb);
     return edgeVertex(pa, pb, float(count / 3));
+}
+IsoVertex mcVertex(uint cell, uint mcCase, uint count, uint key) {
+    return mcVertexAt(cellCoord(cell), mcCase, count, key);
 }
 #endif

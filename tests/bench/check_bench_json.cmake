@@ -70,3 +70,38 @@ foreach(i RANGE ${last})
   endif()
 endforeach()
 message(STATUS "${count} records OK on ${device}")
+
+# --source volume: the analytic fields sampled once on the CPU and uploaded;
+# every strategy must agree on each scenario's triangles, and the field pass
+# (the upload's conversion) must not count as extraction.
+execute_process(
+  COMMAND ${PYRAMARCH} bench --groups iso --sizes 7,16 --field cayley,gyroid --frames 1 --strategy all
+          --source volume --validation --json ${OUT}.volume.json
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "pyramarch bench --source volume failed (${rc}):\n${out}\n${err}")
+endif()
+file(READ ${OUT}.volume.json json)
+string(JSON count LENGTH "${json}" results)
+if(NOT count EQUAL 12)
+  message(FATAL_ERROR "--source volume: expected 12 records, got ${count}")
+endif()
+math(EXPR last "${count} - 1")
+foreach(i RANGE ${last})
+  string(JSON scenario GET "${json}" results ${i} scenario)
+  string(JSON strategy GET "${json}" results ${i} strategy)
+  string(JSON source GET "${json}" results ${i} source)
+  string(JSON tris GET "${json}" results ${i} triangles)
+  string(JSON extraction GET "${json}" results ${i} extractionMs median)
+  string(JSON rate GET "${json}" results ${i} mcellsPerSecond)
+  string(JSON memory GET "${json}" results ${i} memoryBytes module)
+  if(NOT source STREQUAL "volume" OR tris EQUAL 0 OR NOT extraction GREATER 0 OR NOT rate GREATER 0 OR memory EQUAL 0)
+    message(FATAL_ERROR "--source volume record ${i} (${scenario} ${strategy}): source '${source}', triangles ${tris}, "
+                        "extraction ${extraction} ms, ${rate} Mcells/s, memory ${memory}")
+  endif()
+  if(DEFINED vtris_${scenario} AND NOT vtris_${scenario} EQUAL tris)
+    message(FATAL_ERROR "${scenario}: strategies disagree on the triangle count (${vtris_${scenario}} vs ${tris} for ${strategy})")
+  endif()
+  set(vtris_${scenario} ${tris})
+endforeach()
+message(STATUS "${count} --source volume records OK")

@@ -6,6 +6,7 @@
 // compared to its analytic / brute-force CPU field separately.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstddef>
@@ -141,10 +142,12 @@ protected:
         const uint32_t written = std::min<uint32_t>(uint32_t(cpu.vertices.size()), iso.vertexCapacity());
         EXPECT_EQ(args.value()[kArg.vertexCount], written);
         EXPECT_EQ(args.value()[kArg.instanceCount], 1u);
-        // The indirect dispatch covers the written vertices (extract) or,
-        // for Scan, the active cells (generate, one thread per active cell).
+        // The indirect dispatch covers the written triangles (extract, one
+        // thread per triangle) or, for Scan, the active cells (generate, one
+        // thread per active cell).
         const bool scan = info.method == ExtractionMethod::Scan;
-        const uint32_t items = scan ? uint32_t(cpu.activeCells) : written;
+        ASSERT_EQ(written % 3, 0u);
+        const uint32_t items = scan ? uint32_t(cpu.activeCells) : written / 3;
         const uint32_t groups = (items + 63) / 64;
         EXPECT_EQ(uint64_t(args.value()[kArg.dispatchX]) * args.value()[kArg.dispatchY] * 64 >= items, true);
         const uint32_t maxX = iso::testing::maxGroupsX(iso);
@@ -405,6 +408,89 @@ TEST_F(IsoGpu, IsoEqualToManySamples) {
     iso->setIsoValue(2.f);
     frame(*iso);
     checkAgainstReference(*iso, info);
+}
+
+// Classify walks 16 consecutive cells per thread along x, reusing the
+// previous cell's +x face: grids whose rows (and slices) are shorter than a
+// thread's run make every run wrap, several times, into the next row and
+// slice, where the faces must be reloaded. Noise volumes with the iso value
+// hit by some samples, both strategies, against the CPU reference.
+TEST_F(IsoGpu, ThinGridsWrapClassifyRunsAcrossRowsAndSlices) {
+    const std::array<uint32_t, 3> shapes[] = {{2, 2, 40}, {2, 3, 17}, {3, 2, 23}, {4, 5, 6}, {17, 2, 9}, {18, 3, 3}};
+    uint32_t seed = 3;
+    for (const auto& n : shapes)
+        for (ExtractionMethod method : {ExtractionMethod::HistoPyramid, ExtractionMethod::Scan}) {
+            SCOPED_TRACE(std::to_string(n[0]) + "x" + std::to_string(n[1]) + "x" + std::to_string(n[2]) +
+                         (method == ExtractionMethod::Scan ? " scan" : " histopyramid"));
+            IsoSurfaceCreateInfo info;
+            info.samples = n;
+            info.source = FieldSource::Volume;
+            info.method = method;
+            info.vertexCapacity = 30000;
+            auto iso = make(info);
+            ASSERT_TRUE(iso);
+            const auto rnd = ref::noise(size_t(n[0]) * n[1] * n[2], seed++);
+            std::vector<uint8_t> raw(rnd.size());
+            for (size_t i = 0; i < raw.size(); ++i) raw[i] = uint8_t(rnd[i] * 5.f);
+            ASSERT_OK(iso->uploadVolume(raw.data(), raw.size(), VolumeFormat::U8));
+            // One upload, several iso values: the run bounds (computed once,
+            // on the first frame) must hold for all of them.
+            for (float isoValue : {2.f, 0.5f, 4.f, 3.f}) {
+                iso->setIsoValue(isoValue);
+                frame(*iso);
+                checkAgainstReference(*iso, info);
+            }
+        }
+}
+
+// Volume run bounds against the CPU: run r covers cells [16r, 16r + 16)
+// (x fastest, clipped to the grid); its bounds are the min and max over
+// those cells' corners, NaN as -infinity. A NaN, an infinity and an iso
+// value equal to a run's bound exercise the skip's boundaries.
+TEST_F(IsoGpu, VolumeRunBoundsMatchTheCpu) {
+    IsoSurfaceCreateInfo info;
+    info.samples = {21, 6, 5};
+    info.source = FieldSource::Volume;
+    info.vertexCapacity = 30000;
+    auto iso = make(info);
+    ASSERT_TRUE(iso);
+    const size_t count = size_t(21) * 6 * 5;
+    // Continuous noise: a run's bounds are two particular samples, so a run
+    // reading the wrong rows or slices gets other bounds.
+    const auto rnd = ref::noise(count, 17);
+    std::vector<float> v(count);
+    for (size_t i = 0; i < count; ++i) v[i] = rnd[i] * 8.f - 4.f;
+    v[40] = std::numeric_limits<float>::quiet_NaN();
+    v[300] = std::numeric_limits<float>::infinity();
+    for (size_t i = 400; i < 500; ++i) v[i] = 1.f; // uniform runs, some equal to the iso value below
+    ASSERT_OK(iso->uploadVolume(v.data(), v.size() * 4, VolumeFormat::F32));
+    iso->setIsoValue(1.f);
+    frame(*iso);
+    checkAgainstReference(*iso, info);
+    auto bounds = iso::testing::readRunBounds(*iso);
+    ASSERT_TRUE(bounds.ok()) << bounds.message();
+    const uint32_t cx = 20, cy = 5, cells = 20 * 5 * 4;
+    ASSERT_EQ(bounds.value().size(), size_t((cells + 15) / 16) * 2);
+    for (uint32_t r = 0; r * 16 < cells; ++r) {
+        float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+        for (uint32_t c = r * 16; c < std::min(r * 16 + 16, cells); ++c) {
+            const uint32_t x = c % cx, y = (c / cx) % cy, z = c / (cx * cy);
+            for (uint32_t k = 0; k < 8; ++k) {
+                float s = v[(x + (k & 1)) + 21 * ((y + ((k >> 1) & 1)) + 6 * (z + (k >> 2)))];
+                if (std::isnan(s)) s = -std::numeric_limits<float>::infinity();
+                lo = std::min(lo, s);
+                hi = std::max(hi, s);
+            }
+        }
+        EXPECT_EQ(bounds.value()[2 * r], lo) << "run " << r;
+        EXPECT_EQ(bounds.value()[2 * r + 1], hi) << "run " << r;
+    }
+    // A new iso value reuses the bounds (no new upload).
+    for (float isoValue : {-3.f, 0.f, 3.5f}) {
+        iso->setIsoValue(isoValue);
+        frame(*iso);
+        checkAgainstReference(*iso, info);
+    }
 }
 
 TEST_F(IsoGpu, EmptyAndFullFieldsGiveNoTriangles) {

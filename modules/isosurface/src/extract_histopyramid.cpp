@@ -1,5 +1,5 @@
 // Pass "<name>.extract" (ExtractionMethod::HistoPyramid, non-indexed): an
-// indirect dispatch sized by the args pass, one thread per output vertex
+// indirect dispatch sized by the args pass, one thread per output triangle
 // walking the pyramid top-down to its cell, written straight into the vertex
 // buffer the draw reads.
 #include <cstddef>

@@ -60,7 +60,7 @@ void main() {
 Status IsoSurface::Impl::createUserPipelines() {
     PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> words,
                          compileUserField(info.fieldGlsl, info.compileGlsl, info.name));
-    return makePipeline(fieldPipe, words, "field.user", 2);
+    return makePipeline(fieldPipe, words, "field.user", 2, false);
 }
 
 void IsoSurface::Impl::addUserPasses(RenderGraph& graph, const IsoRefs& refs) {

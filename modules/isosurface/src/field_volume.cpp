@@ -1,6 +1,8 @@
 // Field source: raw volumes. Pass "<name>.field.volume" converts the staged
 // upload (u8/u16/f32, value * scale + offset) into the field, only on frames
-// after uploadVolume(); the field persists in between.
+// after uploadVolume(); the field persists in between. Pass
+// "<name>.field.volume.bounds" then computes the value bounds of each
+// classify run (empty-space skipping, independent of the iso value).
 #include "iso_impl.h"
 
 namespace pyramarch::iso {
@@ -8,9 +10,15 @@ namespace {
 const uint32_t kVolumeSpv[] =
 #include "shaders/isosurface/field_volume.comp.spv.inc"
     ;
+const uint32_t kBoundsSpv[] =
+#include "shaders/isosurface/volume_bounds.comp.spv.inc"
+    ;
 } // namespace
 
-Status IsoSurface::Impl::createVolumePipelines() { return makePipeline(fieldPipe, kVolumeSpv, "field.volume", 3); }
+Status IsoSurface::Impl::createVolumePipelines() {
+    PYRAMARCH_TRY(makePipeline(fieldPipe, kVolumeSpv, "field.volume", 3));
+    return makePipeline(boundsPipe, kBoundsSpv, "field.volume.bounds", 3);
+}
 
 void IsoSurface::Impl::addVolumePasses(RenderGraph& graph, const IsoRefs& refs) {
     const ExternalUse hostWrite{Access::HostWrite, PassKind::Compute};
@@ -23,10 +31,24 @@ void IsoSurface::Impl::addVolumePasses(RenderGraph& graph, const IsoRefs& refs) 
         .storage(2, refs.field, W)
         .record([this](PassContext& ctx) {
             beginFrame(ctx);
+            boundsDirty = volumeDirty;
             if (!volumeDirty) return;
             volumeDirty = false;
             ctx.pushConstants(push());
             dispatchFolded(ctx, groupsOf(grid.samples.w, gpu::kIsoGroupSize), maxGroupsX());
+        });
+    // Value bounds of each classify run, only on the frames that converted an
+    // upload: the iso value is not involved, so changing it costs nothing here.
+    graph.addPass(info.name + ".field.volume.bounds", PassKind::Compute)
+        .pipeline(boundsPipe)
+        .storage(0, refs.grid, R)
+        .storage(1, refs.field, R)
+        .storage(2, refs.runBounds, W)
+        .record([this](PassContext& ctx) {
+            if (!boundsDirty) return;
+            boundsDirty = false;
+            dispatchFolded(ctx, groupsOf(grid.cells.w, uint64_t(gpu::kIsoClassifyCells) * gpu::kIsoGroupSize),
+                           maxGroupsX());
         });
 }
 

@@ -4,7 +4,7 @@
 //   <name>.particles.{clear,splat,resolve}      field_particles_splat.cpp (SplatMethod::Scatter)
 //   <name>.particles.{clear,count,scan.*,sort,gather}
 //                                               field_particles_gather.cpp (SplatMethod::Gather)
-//   <name>.field.volume                         field_volume.cpp
+//   <name>.field.volume, <name>.field.volume.bounds  field_volume.cpp
 //   <name>.field.user                           field_user.cpp (and compileUserField)
 //   <name>.classify, <name>.pyramid.*           pyramid.cpp (its build pass also builds the other trees)
 //   <name>.args                                 args.cpp
@@ -54,6 +54,7 @@ struct IsoRefs {
     VkDeviceSize itemRange = VK_WHOLE_SIZE; // what the item descriptors cover
     BufferRef occGrid, occupancy;           // scan
     BufferRef edgeGrid, edgePyramid;        // indexed
+    BufferRef runBounds;                    // volume: value bounds per classify run
 };
 
 // Sizes planned by planLayout() and used to create the buffers.
@@ -77,11 +78,13 @@ struct IsoSurface::Impl {
     uint64_t externalParticleBytes = 0; // ParticleInput::GpuBuffer: bytes of particleBuffer the module reads
 
     Buffer tables, gridBuf, field, pyramid, counters, args, vertices, stats, items, accum, raw, offsets;
-    Buffer edgeGridBuf, edgePyramid, indices;            // indexed output
+    Buffer runBounds;                         // volume: (min, max) per classify run, computed once per upload
+    Buffer edgeGridBuf, edgePyramid, indices; // indexed output
     Buffer binCount, binChunks, binStart, slots, sorted; // particle gather
     Buffer occGridBuf, occupancy, occOffsets, active;    // scan: occupancy tree, its prefixes, active-cell list
 
     ComputePipeline classify, build, argsPipe, extract, fieldPipe, resolve, scanDown, generate, compact;
+    ComputePipeline boundsPipe; // volume
     ComputePipeline edgesClassify, edgeVertices, indicesPipe;
     ComputePipeline countPipe, binScanPipe, sortPipe, gatherPipe;
     bool gather = false;
@@ -95,6 +98,7 @@ struct IsoSurface::Impl {
     uint64_t itemsVersion = 1;
     std::vector<uint64_t> slotVersion;
     bool volumeDirty = true;
+    bool boundsDirty = false; // the volume was converted this frame: field.volume.bounds recomputes runBounds
     uint32_t volumeFormat = gpu::kIsoVolumeF32;
     float volumeScale = 1.f, volumeOffset = 0.f;
     bool addedToGraph = false;
@@ -115,7 +119,10 @@ struct IsoSurface::Impl {
     // isosurface.cpp
     Status createBuffers();
     Status createPipelines();
-    Status makePipeline(ComputePipeline& out, std::span<const uint32_t> spirv, const char* what, uint32_t bindings);
+    // moduleConstants: set the module's specialization constants (kIsoSpec*);
+    // false for the user GLSL field, whose snippet may declare its own ids.
+    Status makePipeline(ComputePipeline& out, std::span<const uint32_t> spirv, const char* what, uint32_t bindings,
+                        bool moduleConstants = true);
     // This frame's push constants (iso value, time, items, frame and ring slot).
     gpu::IsoPush push() const;
     // Record function of a pass sized on the GPU: this frame's push constants,

@@ -112,6 +112,9 @@ Status IsoSurface::Impl::createBuffers() {
         PYRAMARCH_TRY(make(m.sorted, uint64_t(m.maxItems) * 16, storage, MemoryUsage::DeviceLocal, "sorted particles"));
     }
     if (info.source == FieldSource::Volume)
+        PYRAMARCH_TRY(make(m.runBounds, groupsOf(sizes.cells, gpu::kIsoClassifyCells) * 8, readable,
+                           MemoryUsage::DeviceLocal, "run bounds"));
+    if (info.source == FieldSource::Volume)
         PYRAMARCH_TRY(make(m.raw, (sizes.samples * 4 + 3) / 4 * 4, storage, MemoryUsage::Upload, "volume staging"));
 
     // Host-visible: written directly, no queue needed (an adopted device may have none).
@@ -138,13 +141,14 @@ Status IsoSurface::Impl::createBuffers() {
 }
 
 Status IsoSurface::Impl::makePipeline(ComputePipeline& out, std::span<const uint32_t> spirv, const char* what,
-                                      uint32_t bindings) {
+                                      uint32_t bindings, bool moduleConstants) {
     const std::string name = info.name + "." + what;
     ComputePipelineDesc d;
     d.spirv = spirv;
     d.name = name.c_str();
     d.layout.bindings.assign(bindings, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
     d.layout.pushConstantBytes = sizeof(gpu::IsoPush);
+    if (moduleConstants) d.specialization = {{gpu::kIsoSpecNormalMode, grid.normalMode}};
     auto p = ComputePipeline::create(*device, d);
     if (!p) return p.status().withContext("isosurface '" + info.name + "': pipeline " + what + ": ");
     out = std::move(p).value();
@@ -368,6 +372,8 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
         // the descriptors cover only the particles the module may read.
         if (m.external) refs.itemRange = m.externalParticleBytes;
     }
+    if (m.info.source == FieldSource::Volume)
+        refs.runBounds = graph.importBuffer(n + ".runBounds", m.runBounds, computeRead, computeRead);
     if (m.scan) {
         refs.occGrid = graph.importBuffer(n + ".occGrid", m.occGridBuf, computeRead, computeRead, true);
         refs.occupancy = graph.importBuffer(n + ".occupancy", m.occupancy, computeRead, computeRead);

@@ -11,6 +11,30 @@
 
 namespace pyramarch::iso {
 
+// classify.comp permutes inside bits with gpu::kIsoCornerCodes: the tables' corner order.
+constexpr bool cornerCodesFollowTables() {
+    for (uint32_t c = 0; c < 8; ++c)
+        if (((gpu::kIsoCornerCodes >> (3 * c)) & 7u) !=
+            uint32_t(mc::kCornerOffset[c][0] | mc::kCornerOffset[c][1] << 1 | mc::kCornerOffset[c][2] << 2))
+            return false;
+    return true;
+}
+static_assert(cornerCodesFollowTables(), "kIsoCornerCodes must follow mc::kCornerOffset");
+// cell_edge.glsl finds an edge's corners with gpu::kIsoEdgeCodes*: the tables' edges.
+constexpr bool edgeCodesFollowTables() {
+    const uint32_t words[3] = {gpu::kIsoEdgeCodes0, gpu::kIsoEdgeCodes1, gpu::kIsoEdgeCodes2};
+    for (int e = 0; e < 12; ++e) {
+        const int a = mc::kEdgeCorners[e][0], b = mc::kEdgeCorners[e][1];
+        const uint32_t ca =
+            uint32_t(mc::kCornerOffset[a][0] | mc::kCornerOffset[a][1] << 1 | mc::kCornerOffset[a][2] << 2);
+        const uint32_t cb =
+            uint32_t(mc::kCornerOffset[b][0] | mc::kCornerOffset[b][1] << 1 | mc::kCornerOffset[b][2] << 2);
+        if (((words[e >> 2] >> (8 * (e & 3))) & 0xffu) != (ca | cb << 4)) return false;
+    }
+    return true;
+}
+static_assert(edgeCodesFollowTables(), "kIsoEdgeCodes* must follow mc::kEdgeCorners and mc::kCornerOffset");
+
 gpu::IsoTables packTables() {
     gpu::IsoTables t{};
     for (uint32_t c = 0; c < 256; ++c) {
@@ -131,6 +155,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     g.indexed = m.indexed ? 1u : 0u;
     g.baseMask = gpu::kIsoCountMask;
     g.scanOccupancy = m.scan ? 1u : 0u;
+    g.runBounds = info.source == FieldSource::Volume ? 1u : 0u;
     g.indexCapacity = m.indexed ? info.indexCapacity / 3u * 3u : 0u;
     uint64_t edgePyramidBytes = 0;
     const uint64_t indexBytes = std::max<uint64_t>(uint64_t(g.indexCapacity) * 4, 4);

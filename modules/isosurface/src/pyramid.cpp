@@ -1,10 +1,9 @@
-// Classify and pyramid build. Pass "<name>.classify": one thread per 4 cells,
-// MC case + vertex count into the pyramid's base, and level 1 (and, for the
+// Classify and pyramid build. Pass "<name>.classify": one thread per 16 cells
+// along x, MC case + vertex count into the pyramid's base, and levels 1 and 2 (and, for the
 // scan baseline, the occupancy tree's level 1). Passes "<name>.pyramid.<level>":
 // the 4-ary HistoPyramid reduction, kIsoBuildLevelsPerPass levels per
 // dispatch in shared memory; the same pass builds the occupancy tree
-// ("<name>.occupancy.<level>"), the edge pyramid ("<name>.edges.pyramid.<level>")
-// and the particle bins ("<name>.particles.bins.<level>").
+// ("<name>.occupancy.<level>") and the edge pyramid ("<name>.edges.pyramid.<level>").
 #include <algorithm>
 
 #include "iso_impl.h"
@@ -20,12 +19,12 @@ const uint32_t kBuildSpv[] =
 } // namespace
 
 Status IsoSurface::Impl::createPyramidPipelines() {
-    PYRAMARCH_TRY(makePipeline(classify, kClassifySpv, "classify", 6));
+    PYRAMARCH_TRY(makePipeline(classify, kClassifySpv, "classify", 7));
     return makePipeline(build, kBuildSpv, "pyramid", 2);
 }
 
 void IsoSurface::Impl::addClassifyPass(RenderGraph& graph, const IsoRefs& refs) {
-    const uint64_t cellGroups = groupsOf(grid.cells.w, 4 * gpu::kIsoGroupSize);
+    const uint64_t cellGroups = groupsOf(grid.cells.w, gpu::kIsoClassifyCells * gpu::kIsoClassifyGroupSize);
     graph.addPass(info.name + ".classify", PassKind::Compute)
         .pipeline(classify)
         .storage(0, refs.grid, R)
@@ -35,14 +34,18 @@ void IsoSurface::Impl::addClassifyPass(RenderGraph& graph, const IsoRefs& refs) 
         .storage(4, refs.counters, RW)
         .storage(5, scan ? refs.occupancy : refs.pyramid,
                  W) // occupancy level 1 (scan), else unused: the pyramid stands in
+        .storage(6, info.source == FieldSource::Volume ? refs.runBounds : refs.pyramid,
+                 R) // per-run value bounds (volume), else unused: the pyramid stands in
         .record([this, cellGroups](PassContext& ctx) {
             ctx.pushConstants(push());
             dispatchFolded(ctx, cellGroups, maxGroupsX());
         });
-    const uint32_t classifyLevels = std::min(1u, grid.levelCount - 1);
+    const uint32_t classifyLevels = std::min(gpu::kIsoClassifyLevels, grid.levelCount - 1);
     addPyramidBuild(graph, info.name + ".pyramid.", refs.grid, refs.pyramid, grid, classifyLevels);
     // Scan: up-sweep of the occupancy tree (level 1 came from classify).
-    if (scan) addPyramidBuild(graph, info.name + ".occupancy.", refs.occGrid, refs.occupancy, occGrid, classifyLevels);
+    if (scan)
+        addPyramidBuild(graph, info.name + ".occupancy.", refs.occGrid, refs.occupancy, occGrid,
+                        std::min(1u, grid.levelCount - 1));
 }
 
 void IsoSurface::Impl::addPyramidBuild(RenderGraph& graph, const std::string& prefix, BufferRef layout,

@@ -166,6 +166,11 @@ struct TestingAccess {
     static Result<std::vector<std::vector<uint32_t>>> readPyramid(IsoSurface& s) { return s.readPyramid(); }
     static Result<std::vector<uint32_t>> readDrawArgs(IsoSurface& s) { return s.readDrawArgs(); }
     static Result<std::vector<uint32_t>> readActiveCells(IsoSurface& s) { return s.readActiveCells(); }
+    static Result<std::vector<float>> readRunBounds(IsoSurface& s) {
+        const IsoSurface::Impl& m = *s.impl_;
+        PYRAMARCH_ASSERT(m.info.source == FieldSource::Volume, "readRunBounds needs FieldSource::Volume");
+        return readBufferAs<float>(*m.device, m.runBounds, groupsOf(m.grid.cells.w, gpu::kIsoClassifyCells) * 2);
+    }
 };
 
 namespace testing {
@@ -178,6 +183,7 @@ Result<std::vector<std::vector<uint32_t>>> readPyramid(IsoSurface& surface) {
 }
 Result<std::vector<uint32_t>> readDrawArgs(IsoSurface& surface) { return TestingAccess::readDrawArgs(surface); }
 Result<std::vector<uint32_t>> readActiveCells(IsoSurface& surface) { return TestingAccess::readActiveCells(surface); }
+Result<std::vector<float>> readRunBounds(IsoSurface& surface) { return TestingAccess::readRunBounds(surface); }
 } // namespace testing
 
 } // namespace pyramarch::iso

@@ -49,5 +49,9 @@ Result<std::vector<uint32_t>> readDrawArgs(IsoSurface& surface);
 // ExtractionMethod::Scan: the compacted active-cell list (cell indices in
 // order), as long as the occupancy total.
 Result<std::vector<uint32_t>> readActiveCells(IsoSurface& surface);
+// FieldSource::Volume: (min, max) of the samples of each classify run (the
+// 16 consecutive cells, x fastest, one classify thread takes), interleaved;
+// NaN samples count as -infinity. Written once per upload.
+Result<std::vector<float>> readRunBounds(IsoSurface& surface);
 
 } // namespace pyramarch::iso::testing
