@@ -472,7 +472,7 @@ Result<Record> runVox(Device& dev, const VoxScenario& sc) {
                         uint32_t(std::min<uint64_t>(uint64_t(stats->fragmentsNeeded) * 5 / 4 + 1024, range / 16));
                     const uint32_t wantT = uint32_t(std::min<uint64_t>(
                         uint64_t(stats->tilesNeeded) * (stats->tilesNeededIsLowerBound ? 4 : 1) * 5 / 4 + 64,
-                        range / 256));
+                        voxel::maxTileCapacity(range, info.octreeBuild)));
                     if (wantF > fragmentCapacity || wantT > tileCapacity) {
                         fragmentCapacity = std::max(fragmentCapacity, wantF);
                         tileCapacity = std::max(tileCapacity, wantT);

@@ -199,7 +199,7 @@ Status VoxelView::build(const sample::RenderTarget& target) {
     // One descriptor layout for all (counters, nodes, instances, draw args);
     // each pass declares the bindings its shader uses.
     PipelineLayoutDesc layout;
-    layout.bindings.assign(4, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+    layout.bindings.assign(6, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
     layout.pushConstantBytes = sizeof(voxsample::GatherParams);
     ComputePipelineDesc gd;
     gd.spirv = kGatherSpv;
@@ -242,9 +242,11 @@ Status VoxelView::build(const sample::RenderTarget& target) {
         .pipeline(gather_)
         .use(refs.dispatch, Access::IndirectRead)
         .storage(0, refs.counters, Access::StorageRead)
-        .storage(1, refs.nodes, Access::StorageRead)
+        .storage(1, refs.nodeCount, Access::StorageRead)
         .storage(2, instRef, Access::StorageWrite)
         .storage(3, argsRef, Access::StorageReadWrite)
+        .storage(4, refs.nodeCoord, Access::StorageRead)
+        .storage(5, refs.nodeColor, Access::StorageRead)
         .record([this, dispatch = refs.dispatch](PassContext& ctx) {
             ctx.pushConstants(gatherParams_);
             // The voxelizer's dispatch buffer holds one indirect launch per level.

@@ -9,7 +9,10 @@
 layout(local_size_x = 64) in;
 layout(push_constant) uniform Push { GatherParams params; };
 layout(std430, set = 0, binding = 0) readonly buffer Counters { VoxCounters counters; };
-layout(std430, set = 0, binding = 1) readonly buffer Nodes { VoxNode nodes[]; };
+// The voxelizer's node arrays this pass reads (one word per node each).
+layout(std430, set = 0, binding = 1) readonly buffer NodeCount { uint nodeCount[]; };
+layout(std430, set = 0, binding = 4) readonly buffer NodeCoord { uint nodeCoord[]; };
+layout(std430, set = 0, binding = 5) readonly buffer NodeColor { uint nodeColor[]; };
 layout(std430, set = 0, binding = 2) writeonly buffer Instances { uvec2 instances[]; };
 // VkDrawIndirectCommand: vertexCount, instanceCount, firstVertex, firstInstance.
 layout(std430, set = 0, binding = 3) buffer DrawArgs { uint draw[4]; };
@@ -20,8 +23,8 @@ void main() {
     // Same folding as the voxelizer's launches (64 threads per group).
     uint i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * 64u + gl_LocalInvocationID.x;
     if (i >= 8u * (last - first)) return;
-    VoxNode n = nodes[8u * first + i];
-    if (n.count == 0u) return;
+    uint node = 8u * first + i;
+    if (nodeCount[node] == 0u) return;
     uint slot = atomicAdd(draw[1], 1u);
-    if (slot < params.capacity) instances[slot] = uvec2(n.coord, n.color);
+    if (slot < params.capacity) instances[slot] = uvec2(nodeCoord[node], nodeColor[node]);
 }

@@ -11,17 +11,17 @@ void main() {
     uint i = voxThreadIndex();
     if (i >= 8u * (last - first)) return;
     uint node = 8u * first + i;
-    if (nodes[node].child != VOX_FLAG) return;
+    if (nodeChild[node] != VOX_FLAG) return;
     uint tile = atomicAdd(counters.tileCount, 1u);
     if (tile < params.tileCapacity) {
-        nodes[node].child = tile;
+        nodeChild[node] = tile;
         // Children's coordinates at their level, for consumers that walk a
         // level's node range without descending (init keeps them).
-        uvec3 c = voxUnpack(nodes[node].coord) * 2u;
+        uvec3 c = voxUnpack(nodeCoord[node]) * 2u;
         for (uint k = 0u; k < 8u; ++k)
-            nodes[8u * tile + k].coord = voxPack(c + uvec3(k & 1u, (k >> 1) & 1u, (k >> 2) & 1u));
+            nodeCoord[8u * tile + k] = voxPack(c + uvec3(k & 1u, (k >> 1) & 1u, (k >> 2) & 1u));
     } else {
-        nodes[node].child = 0u;
+        nodeChild[node] = 0u;
         atomicAdd(counters.tilesFailed, 1u);
         if (l + 1u < params.dims.w) counters.failedAboveLeaves = 1u;
     }

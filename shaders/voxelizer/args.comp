@@ -11,7 +11,7 @@ const uint kBottomUp = 0xfffffffdu;
 void main() {
     uint t = gl_LocalInvocationID.x;
     if (params.level == kReset) {
-        if (t < 8u) nodes[t] = VoxNode(0u, 0u, 0u, 0, 0, 0, 0u, 0u); // root tile
+        if (t < 8u) voxNodeInit(t, 0u, 0u); // root tile
         if (t != 0u) return;
         for (uint k = 0u; k <= VOX_DISPATCH_TILES; ++k) dispatchArgs[k] = uvec4(0u);
         for (uint k = 0u; k < 12u; ++k) {

@@ -10,5 +10,5 @@ void main() {
     uint node;
     if (!voxFragmentNode(i, c, params.level, true, node)) return;
     // Every writer stores the same value: no atomic needed.
-    nodes[node].child = VOX_FLAG;
+    nodeChild[node] = VOX_FLAG;
 }

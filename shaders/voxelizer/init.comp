@@ -11,5 +11,5 @@ void main() {
     if (i >= 8u * (last - first)) return;
     // The coordinate was written by the allocating parent; everything else starts empty.
     uint node = 8u * first + i;
-    nodes[node] = VoxNode(0u, 0u, 0u, 0, 0, 0, nodes[node].coord, 0u);
+    voxNodeInit(node, 0u, nodeCoord[node]);
 }

@@ -1,6 +1,6 @@
 #version 460
 // One thread per voxel fragment: merge it into its leaf. Colour: per-channel
-// integer sums (R in color, G in child, B in pad1: a leaf has no children and
+// integer sums (R in nodeColor, G in nodeChild, B in nodeSumB: a leaf has no children and
 // nothing reads a leaf's child pointer; mipmap.comp turns the sums into the
 // rounded mean and clears them), so the result does not depend on the order
 // fragments arrive in (Crassin & Green 2012's compare-and-swap moving average rounds at
@@ -23,7 +23,7 @@ void mergeMovingAverage(uint node, uint rgba8) {
     uint prev = 0u;
     // Bounded so a pathological contention pattern cannot hang the queue.
     for (uint it = 0u; it < 4096u; ++it) {
-        uint cur = atomicCompSwap(nodes[node].color, prev, newVal);
+        uint cur = atomicCompSwap(nodeColor[node], prev, newVal);
         if (cur == prev) break;
         prev = cur;
         vec4 s = unpackRGBA(cur);
@@ -46,21 +46,21 @@ void main() {
         return;
     }
 
-    atomicAdd(nodes[node].count, 1u);
+    atomicAdd(nodeCount[node], 1u);
     uvec3 q = uvec3(f.z & 1023u, (f.z >> 10) & 1023u, (f.z >> 20) & 1023u);
     vec3 n = vec3((ivec3(q << 22)) >> 22) / 511.0; // sign-extend 10 bits
     ivec3 fixedN = ivec3(round(n * float(VOX_NORMAL_SCALE)));
-    atomicAdd(nodes[node].nx, fixedN.x);
-    atomicAdd(nodes[node].ny, fixedN.y);
-    atomicAdd(nodes[node].nz, fixedN.z);
+    atomicAdd(nodeNx[node], fixedN.x);
+    atomicAdd(nodeNy[node], fixedN.y);
+    atomicAdd(nodeNz[node], fixedN.z);
 
     if (kMovingAverage) {
         mergeMovingAverage(node, f.y);
     } else {
         // 255 x fragmentsStored fits 32 bits up to 16 Mi fragments in one leaf.
-        atomicAdd(nodes[node].color, f.y & 255u);
-        atomicAdd(nodes[node].child, (f.y >> 8) & 255u);
-        atomicAdd(nodes[node].pad1, (f.y >> 16) & 255u);
+        atomicAdd(nodeColor[node], f.y & 255u);
+        atomicAdd(nodeChild[node], (f.y >> 8) & 255u);
+        atomicAdd(nodeSumB[node], (f.y >> 16) & 255u);
     }
     // counters.leafFragments is summed by the mipmap launch over the leaves'
     // parents (one atomic per parent instead of one per fragment on one

@@ -17,10 +17,10 @@ void main() {
     uint tile = counters.levelTileStart[l] + tileHash[slots + s];
     if (tile >= counters.levelTileEnd[l]) return;
     uvec3 parent = uvec3(key & 511u, (key >> 9) & 511u, (key >> 18) & 511u);
-    if (l == 1u) nodes[0].child = tile;
+    if (l == 1u) nodeChild[0] = tile;
     for (uint k = 0u; k < 8u; ++k) {
         uvec3 c = parent * 2u + uvec3(k & 1u, (k >> 1) & 1u, (k >> 2) & 1u);
         uint child = l < params.dims.w ? voxHashTile(l + 1u, voxTileKey(l + 1u, c)) : 0u;
-        nodes[8u * tile + k] = VoxNode(child, 0u, 0u, 0, 0, 0, voxPack(c), 0u);
+        voxNodeInit(8u * tile + k, child, voxPack(c));
     }
 }

@@ -14,10 +14,10 @@ void main() {
     uint i = voxThreadIndex();
     if (i >= 8u * (last - first)) return;
     uint node = 8u * first + i;
-    uint child = nodes[node].child;
+    uint child = nodeChild[node];
     if (child == 0u || child >= VOX_FLAG) return;
     // Children that are leaves still hold the channel sums of leaf.comp (R in
-    // color, G in child, B in pad1): this thread is their only reader, so it
+    // nodeColor, G in nodeChild, B in nodeSumB): this thread is their only reader, so it
     // resolves them in place into the rounded mean (round half up, as the CPU
     // reference) with A = min(count, 255), and restores child = 0.
     const bool leafChildren = !kMovingAverage && l + 1u == params.dims.w;
@@ -29,35 +29,35 @@ void main() {
         // that loads lane by lane (lavapipe) skipping their other 7 words
         // is most of this pass's memory traffic.
         uint idx = 8u * child + c;
-        uint chCount = nodes[idx].count;
+        uint chCount = nodeCount[idx];
         if (chCount == 0u) continue;
         uint chColor;
         if (leafChildren) {
-            uvec3 sum = uvec3(nodes[idx].color, nodes[idx].child, nodes[idx].pad1);
+            uvec3 sum = uvec3(nodeColor[idx], nodeChild[idx], nodeSumB[idx]);
             uvec3 q = sum / chCount, r = sum % chCount;
             uvec3 mean = q + uvec3(greaterThanEqual(2u * r, uvec3(chCount)));
             chColor = mean.x | (mean.y << 8) | (mean.z << 16) | (min(chCount, 255u) << 24);
-            nodes[idx].color = chColor;
-            nodes[idx].child = 0u;
-            nodes[idx].pad1 = 0u;
+            nodeColor[idx] = chColor;
+            nodeChild[idx] = 0u;
+            nodeSumB[idx] = 0u;
         } else {
-            chColor = nodes[idx].color;
+            chColor = nodeColor[idx];
         }
         rgb += uvec3(chColor & 255u, (chColor >> 8) & 255u, (chColor >> 16) & 255u);
         filled += 1u;
         count += chCount;
-        n += vec3(nodes[idx].nx, nodes[idx].ny, nodes[idx].nz);
+        n += vec3(nodeNx[idx], nodeNy[idx], nodeNz[idx]);
     }
     if (filled == 0u) return;
     // Fragments merged into leaves, one atomic per parent of leaves (leaf.comp
     // does not count per fragment).
     if (l + 1u == params.dims.w) atomicAdd(counters.leafFragments, count);
     uvec3 avg = (2u * rgb + filled) / (2u * filled); // round half up
-    nodes[node].color = avg.x | (avg.y << 8) | (avg.z << 16) | (min(count, 255u) << 24);
-    nodes[node].count = count;
+    nodeColor[node] = avg.x | (avg.y << 8) | (avg.z << 16) | (min(count, 255u) << 24);
+    nodeCount[node] = count;
     float len = length(n);
     ivec3 fn = len > 0.0 ? ivec3(round(n / len * float(VOX_NORMAL_SCALE))) : ivec3(0);
-    nodes[node].nx = fn.x;
-    nodes[node].ny = fn.y;
-    nodes[node].nz = fn.z;
+    nodeNx[node] = fn.x;
+    nodeNy[node] = fn.y;
+    nodeNz[node] = fn.z;
 }

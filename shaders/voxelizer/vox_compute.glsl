@@ -10,11 +10,31 @@ layout(push_constant) uniform Push { ComputeParams params; };
 layout(std430, set = 0, binding = 0) coherent buffer Counters { VoxCounters counters; };
 layout(std430, set = 0, binding = 1) buffer Dispatch { uvec4 dispatchArgs[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Fragments { uvec4 fragments[]; };
-layout(std430, set = 0, binding = 3) coherent buffer Nodes { VoxNode nodes[]; };
+// The node pool, one array per field (see vox_shared.h), bindings 3, 7..13.
+layout(std430, set = 0, binding = 3) coherent buffer NodeChild { uint nodeChild[]; };
 layout(std430, set = 0, binding = 4) buffer Dense { float dense[]; };
 layout(std430, set = 0, binding = 5) buffer Cursors { uint cursors[]; };
 // Bottom-up build: the tile hash (see vox_shared.h for its three regions).
 layout(std430, set = 0, binding = 6) coherent buffer TileHash { uint tileHash[]; };
+layout(std430, set = 0, binding = 7) coherent buffer NodeColor { uint nodeColor[]; };
+layout(std430, set = 0, binding = 8) coherent buffer NodeCount { uint nodeCount[]; };
+layout(std430, set = 0, binding = 9) coherent buffer NodeNx { int nodeNx[]; };
+layout(std430, set = 0, binding = 10) coherent buffer NodeNy { int nodeNy[]; };
+layout(std430, set = 0, binding = 11) coherent buffer NodeNz { int nodeNz[]; };
+layout(std430, set = 0, binding = 12) coherent buffer NodeCoord { uint nodeCoord[]; };
+layout(std430, set = 0, binding = 13) coherent buffer NodeSumB { uint nodeSumB[]; };
+
+// Writes a node with child pointer `child`, coordinates `coord` and empty values.
+void voxNodeInit(uint node, uint child, uint coord) {
+    nodeChild[node] = child;
+    nodeColor[node] = 0u;
+    nodeCount[node] = 0u;
+    nodeNx[node] = 0;
+    nodeNy[node] = 0;
+    nodeNz[node] = 0;
+    nodeCoord[node] = coord;
+    nodeSumB[node] = 0u;
+}
 
 // Hash key of the tile holding the level-`level` nodes (level >= 1) whose
 // parent has coordinates `parent` at level - 1 (< 512 per axis).
@@ -57,7 +77,7 @@ bool voxDescend(uvec3 c, uint level, out uint node) {
     node = 0u;
     uint depth = params.dims.w;
     for (uint k = 0u; k < level; ++k) {
-        uint child = nodes[node].child;
+        uint child = nodeChild[node];
         if (child == 0u || child >= VOX_FLAG) return false;
         node = 8u * child + voxOctant(c, k, depth);
     }
@@ -73,7 +93,7 @@ bool voxFragmentNode(uint i, uvec3 c, uint level, bool store, out uint node) {
     node = 0u;
     if (level > 0u) {
         uint parent = cursors[i];
-        uint child = parent == VOX_NO_NODE ? 0u : nodes[parent].child;
+        uint child = parent == VOX_NO_NODE ? 0u : nodeChild[parent];
         if (child == 0u || child >= VOX_FLAG) {
             if (store) cursors[i] = VOX_NO_NODE;
             return false;

@@ -27,7 +27,12 @@ PYRAMARCH_SAME_FIELD(tileEntries);
 PYRAMARCH_SAME_FIELD(levelTileStart);
 PYRAMARCH_SAME_FIELD(levelTileEnd);
 #undef PYRAMARCH_SAME_FIELD
-static_assert(sizeof(OctreeNode) == sizeof(gpu::VoxNode));
+static_assert(sizeof(OctreeNode) == kNodeBytes);
+static_assert(kNodeArrayCount == gpu::VOX_NODE_ARRAYS);
+static_assert(uint32_t(NodeArray::Child) == gpu::VOX_NODE_CHILD && uint32_t(NodeArray::Color) == gpu::VOX_NODE_COLOR &&
+              uint32_t(NodeArray::Count) == gpu::VOX_NODE_COUNT && uint32_t(NodeArray::NormalX) == gpu::VOX_NODE_NX &&
+              uint32_t(NodeArray::NormalY) == gpu::VOX_NODE_NY && uint32_t(NodeArray::NormalZ) == gpu::VOX_NODE_NZ &&
+              uint32_t(NodeArray::Coord) == gpu::VOX_NODE_COORD && uint32_t(NodeArray::SumB) == gpu::VOX_NODE_SUM_B);
 
 namespace {
 
@@ -82,6 +87,14 @@ uint32_t hashSlotsFor(uint32_t tileCapacity) {
     return uint32_t(std::min<uint64_t>(s, 1u << 30));
 }
 
+// Compute binding of node array a (vox_compute.glsl): 3 for the child
+// pointers, 6 + a for the others.
+constexpr uint32_t nodeBinding(uint32_t a) { return a == 0 ? 3u : 6u + a; }
+constexpr uint32_t kComputeBindings = 14;
+constexpr const char* kNodeArrayNames[kNodeArrayCount] = {"vox.nodes",      "vox.node_color", "vox.node_count",
+                                                          "vox.node_nx",    "vox.node_ny",    "vox.node_nz",
+                                                          "vox.node_coord", "vox.node_sum_b"};
+
 uint32_t depthFor(uint32_t maxResolution) {
     uint32_t d = 1;
     while ((1u << d) < maxResolution) ++d;
@@ -111,7 +124,8 @@ struct Voxelizer::Impl {
     // Word offsets of one staging slot / the device mesh buffer.
     uint64_t indexOffset = 0, colorOffset = 0, normalOffset = 0, slotWords = 0;
 
-    Buffer staging, mesh, counters, dispatch, fragments, cursors, nodes, dense, tileHash, dummy, statsRing;
+    Buffer staging, mesh, counters, dispatch, fragments, cursors, dense, tileHash, dummy, statsRing;
+    std::array<Buffer, kNodeArrayCount> nodes; // the node pool, one buffer per NodeArray
 
     GraphicsPipeline raster;
     ComputePipeline args, flag, alloc, init, leaf, mipmap, denseFill, keys, link;
@@ -161,11 +175,14 @@ Status Voxelizer::Impl::createBuffers() {
                                                          std::to_string(info.fragmentCapacity) + " needs " +
                                                          std::to_string(fragBytes) +
                                                          " bytes, over maxStorageBufferRange " + std::to_string(range));
-    const VkDeviceSize nodeBytes = VkDeviceSize(info.tileCapacity) * 8 * sizeof(gpu::VoxNode);
+    // Each node array is its own binding: the range bounds one array, not the pool.
+    const VkDeviceSize nodeBytes = VkDeviceSize(info.tileCapacity) * 8 * kNodeArrayBytes;
     if (nodeBytes > range)
-        return Status::error(ErrorCode::DeviceLimit, "voxelizer: tileCapacity " + std::to_string(info.tileCapacity) +
-                                                         " needs " + std::to_string(nodeBytes) +
-                                                         " bytes, over maxStorageBufferRange " + std::to_string(range));
+        return Status::error(ErrorCode::DeviceLimit,
+                             "voxelizer: tileCapacity " + std::to_string(info.tileCapacity) + " needs node arrays of " +
+                                 std::to_string(nodeBytes) + " bytes each, over maxStorageBufferRange " +
+                                 std::to_string(range) + " (at most " +
+                                 std::to_string(maxTileCapacity(range, info.octreeBuild)) + " tiles)");
     const VkDeviceSize hashBytes = bottomUp ? VkDeviceSize(hashSlots) * 12 : 0;
     if (hashBytes > range)
         return Status::error(ErrorCode::DeviceLimit, "voxelizer: tileCapacity " + std::to_string(info.tileCapacity) +
@@ -193,7 +210,8 @@ Status Voxelizer::Impl::createBuffers() {
     PYRAMARCH_TRY(make(dispatch, 16 * (gpu::VOX_DISPATCH_TILES + 1), kStorage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
                        MemoryUsage::DeviceLocal, "vox.dispatch"));
     PYRAMARCH_TRY(make(fragments, fragBytes, kStorage, MemoryUsage::DeviceLocal, "vox.fragments"));
-    PYRAMARCH_TRY(make(nodes, nodeBytes, kStorage, MemoryUsage::DeviceLocal, "vox.nodes"));
+    for (uint32_t a = 0; a < kNodeArrayCount; ++a)
+        PYRAMARCH_TRY(make(nodes[a], nodeBytes, kStorage, MemoryUsage::DeviceLocal, kNodeArrayNames[a]));
     if (bottomUp) PYRAMARCH_TRY(make(tileHash, hashBytes, kStorage, MemoryUsage::DeviceLocal, "vox.tile_hash"));
     if (info.fragmentCursors && !bottomUp)
         PYRAMARCH_TRY(
@@ -224,7 +242,7 @@ Status Voxelizer::Impl::createPipelines() {
     raster = std::move(r).value();
 
     PipelineLayoutDesc cl;
-    cl.bindings.assign(7, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+    cl.bindings.assign(kComputeBindings, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
     cl.pushConstantBytes = sizeof(gpu::ComputeParams);
     cl.stages = VK_SHADER_STAGE_COMPUTE_BIT;
     struct Item {
@@ -281,11 +299,24 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
     BufferRef countersRef = g.importBuffer("vox.counters", counters, countersUse, countersUse);
     BufferRef dispatchRef = g.importBuffer("vox.dispatch", dispatch, indirect, indirect);
     BufferRef fragmentsRef = g.importBuffer("vox.fragments", fragments, computeRead, computeRead);
-    BufferRef nodesRef = g.importBuffer("vox.nodes", nodes, computeRW, computeRW);
+    std::array<BufferRef, kNodeArrayCount> nodeRefs;
+    for (uint32_t a = 0; a < kNodeArrayCount; ++a)
+        nodeRefs[a] = g.importBuffer(kNodeArrayNames[a], nodes[a], computeRW, computeRW);
     const ExternalUse denseUse{Access::StorageWrite, PassKind::Compute};
     BufferRef denseRef = withDense ? g.importBuffer("vox.dense", dense, denseUse, denseUse) : BufferRef{};
     BufferRef statsRef = g.importBuffer("vox.stats", statsRing, hostRead, hostRead);
-    const VoxelizerGraphRefs outputs{countersRef, dispatchRef, fragmentsRef, nodesRef, denseRef};
+    VoxelizerGraphRefs outputs;
+    outputs.counters = countersRef;
+    outputs.dispatch = dispatchRef;
+    outputs.fragments = fragmentsRef;
+    outputs.nodes = nodeRefs[gpu::VOX_NODE_CHILD];
+    outputs.nodeColor = nodeRefs[gpu::VOX_NODE_COLOR];
+    outputs.nodeCount = nodeRefs[gpu::VOX_NODE_COUNT];
+    outputs.nodeNormalX = nodeRefs[gpu::VOX_NODE_NX];
+    outputs.nodeNormalY = nodeRefs[gpu::VOX_NODE_NY];
+    outputs.nodeNormalZ = nodeRefs[gpu::VOX_NODE_NZ];
+    outputs.nodeCoord = nodeRefs[gpu::VOX_NODE_COORD];
+    outputs.dense = denseRef;
     // Without cursors the flag/leaf shaders still reference the binding (the
     // branch is dynamic), so the stand-in buffer is declared like the real one.
     BufferRef cursorsRef = g.importBuffer("vox.cursors", cursors.valid() ? cursors : dummy, computeRead, computeRead);
@@ -334,12 +365,18 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
     // those its shader references; args.comp references the nodes (reset
     // writes the root tile) in every mode, so its passes declare them.
     constexpr Access R = Access::StorageRead, W = Access::StorageWrite, RW = Access::StorageReadWrite;
+    // The node arrays are declared together (every shader including
+    // vox_compute.glsl references the ones it touches; declaring all keeps
+    // each pass's set complete and its barriers those of the former single
+    // node buffer).
+    auto withNodes = [&nodeRefs](PassBuilder& p, Access access) -> PassBuilder& {
+        for (uint32_t a = 0; a < kNodeArrayCount; ++a) p.storage(nodeBinding(a), nodeRefs[a], access);
+        return p;
+    };
 
-    g.addPass("vox.reset", PassKind::Compute)
-        .pipeline(args)
-        .storage(0, countersRef, W)
-        .storage(1, dispatchRef, W)
-        .storage(3, nodesRef, W)
+    withNodes(
+        g.addPass("vox.reset", PassKind::Compute).pipeline(args).storage(0, countersRef, W).storage(1, dispatchRef, W),
+        W)
         .record(computePass(kArgsReset, -1));
 
     g.addPass("vox.raster", PassKind::Graphics)
@@ -361,11 +398,11 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
             ctx.vk->vkCmdDraw(ctx.cmd, 3 * current.triangles, 1, 0, 0);
         });
 
-    g.addPass("vox.fragment_args", PassKind::Compute)
-        .pipeline(args)
-        .storage(0, countersRef, RW)
-        .storage(1, dispatchRef, RW)
-        .storage(3, nodesRef, R)
+    withNodes(g.addPass("vox.fragment_args", PassKind::Compute)
+                  .pipeline(args)
+                  .storage(0, countersRef, RW)
+                  .storage(1, dispatchRef, RW),
+              R)
         .record(computePass(kArgsFragments, -1));
 
     if (bottomUp) {
@@ -382,65 +419,65 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
             .storage(2, fragmentsRef, R)
             .storage(6, hashRef, RW)
             .record(computePass(0, 0));
-        g.addPass("vox.tree_args", PassKind::Compute)
-            .pipeline(args)
-            .storage(0, countersRef, RW)
-            .storage(1, dispatchRef, RW)
-            .storage(3, nodesRef, R)
+        withNodes(g.addPass("vox.tree_args", PassKind::Compute)
+                      .pipeline(args)
+                      .storage(0, countersRef, RW)
+                      .storage(1, dispatchRef, RW),
+                  R)
             .record(computePass(kArgsBottomUp, -1));
-        g.addPass("vox.link", PassKind::Compute)
-            .pipeline(link)
-            .use(dispatchRef, Access::IndirectRead)
-            .storage(0, countersRef, R)
-            .storage(3, nodesRef, RW)
-            .storage(6, hashRef, R)
+        withNodes(g.addPass("vox.link", PassKind::Compute)
+                      .pipeline(link)
+                      .use(dispatchRef, Access::IndirectRead)
+                      .storage(0, countersRef, R)
+                      .storage(6, hashRef, R),
+                  RW)
             .record(computePass(0, int(gpu::VOX_DISPATCH_TILES)));
     } else {
         for (uint32_t l = 0; l < depth; ++l) {
             const std::string L = std::to_string(l);
-            g.addPass("vox.flag." + L, PassKind::Compute)
-                .pipeline(flag)
-                .use(dispatchRef, Access::IndirectRead)
-                .storage(0, countersRef, R)
-                .storage(2, fragmentsRef, R)
-                .storage(3, nodesRef, RW)
-                .storage(5, cursorsRef, RW)
+            withNodes(g.addPass("vox.flag." + L, PassKind::Compute)
+                          .pipeline(flag)
+                          .use(dispatchRef, Access::IndirectRead)
+                          .storage(0, countersRef, R)
+                          .storage(2, fragmentsRef, R)
+                          .storage(5, cursorsRef, RW),
+                      RW)
                 .record(computePass(l, 0));
-            g.addPass("vox.alloc." + L, PassKind::Compute)
-                .pipeline(alloc)
-                .use(dispatchRef, Access::IndirectRead)
-                .storage(0, countersRef, RW)
-                .storage(3, nodesRef, RW)
+            withNodes(g.addPass("vox.alloc." + L, PassKind::Compute)
+                          .pipeline(alloc)
+                          .use(dispatchRef, Access::IndirectRead)
+                          .storage(0, countersRef, RW),
+                      RW)
                 .record(computePass(l, int(1 + l)));
-            g.addPass("vox.level_args." + L, PassKind::Compute)
-                .pipeline(args)
-                .storage(0, countersRef, RW)
-                .storage(1, dispatchRef, RW)
-                .storage(3, nodesRef, R)
+            withNodes(g.addPass("vox.level_args." + L, PassKind::Compute)
+                          .pipeline(args)
+                          .storage(0, countersRef, RW)
+                          .storage(1, dispatchRef, RW),
+                      R)
                 .record(computePass(l, -1));
-            g.addPass("vox.init." + std::to_string(l + 1), PassKind::Compute)
-                .pipeline(init)
-                .use(dispatchRef, Access::IndirectRead)
-                .storage(0, countersRef, R)
-                .storage(3, nodesRef, RW)
+            withNodes(g.addPass("vox.init." + std::to_string(l + 1), PassKind::Compute)
+                          .pipeline(init)
+                          .use(dispatchRef, Access::IndirectRead)
+                          .storage(0, countersRef, R),
+                      RW)
                 .record(computePass(l + 1, int(2 + l)));
         }
     }
-    g.addPass("vox.leaf", PassKind::Compute)
-        .pipeline(leaf)
-        .use(dispatchRef, Access::IndirectRead)
-        .storage(0, countersRef, RW)
-        .storage(2, fragmentsRef, R)
-        .storage(3, nodesRef, RW)
-        .storage(5, cursorsRef, R)
-        .storage(6, hashRef, R)
+    withNodes(g.addPass("vox.leaf", PassKind::Compute)
+                  .pipeline(leaf)
+                  .use(dispatchRef, Access::IndirectRead)
+                  .storage(0, countersRef, RW)
+                  .storage(2, fragmentsRef, R)
+                  .storage(5, cursorsRef, R)
+                  .storage(6, hashRef, R),
+              RW)
         .record(computePass(depth, 0));
     for (uint32_t l = depth; l-- > 0;) {
-        g.addPass("vox.mipmap." + std::to_string(l), PassKind::Compute)
-            .pipeline(mipmap)
-            .use(dispatchRef, Access::IndirectRead)
-            .storage(0, countersRef, l + 1 == depth ? RW : R)
-            .storage(3, nodesRef, RW)
+        withNodes(g.addPass("vox.mipmap." + std::to_string(l), PassKind::Compute)
+                      .pipeline(mipmap)
+                      .use(dispatchRef, Access::IndirectRead)
+                      .storage(0, countersRef, l + 1 == depth ? RW : R),
+                  RW)
             .record(computePass(l, int(1 + l)));
     }
     if (withDense) {
@@ -496,6 +533,18 @@ Status Voxelizer::Impl::readDevice(const Buffer& src, VkDeviceSize offset, VkDev
     Status s = readBuffer(*device, src, out, bytes, offset);
     if (!s) return s.withContext("voxelizer: read-back: ");
     return {};
+}
+
+uint32_t maxTileCapacity(uint64_t maxStorageBufferRange, OctreeBuild build) {
+    uint64_t tiles = maxStorageBufferRange / (8 * kNodeArrayBytes);
+    if (build == OctreeBuild::BottomUp) {
+        // hashSlotsFor(t) = the power of two >= max(4096, 2t), 12 bytes a slot.
+        uint64_t slots = 1;
+        while (slots * 2 * 12 <= maxStorageBufferRange && slots * 2 <= (1u << 30)) slots *= 2;
+        tiles = slots * 12 <= maxStorageBufferRange ? std::min<uint64_t>(tiles, slots / 2) : 0;
+    }
+    // Tile indices stay below VOX_FLAG and node indices (8 per tile) fit 32 bits.
+    return uint32_t(std::min<uint64_t>(tiles, (1u << 29) - 1));
 }
 
 Voxelizer::Voxelizer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -670,9 +719,16 @@ Result<OctreeSnapshot> Voxelizer::readOctree() {
     OctreeSnapshot t;
     t.depth = impl_->depth;
     t.tilesAllocated = std::min(c.tileCount, impl_->info.tileCapacity);
-    t.nodes.resize(size_t(t.tilesAllocated) * 8);
-    static_assert(sizeof(OctreeNode) == sizeof(gpu::VoxNode));
-    PYRAMARCH_TRY(impl_->readDevice(impl_->nodes, 0, t.nodes.size() * sizeof(OctreeNode), t.nodes.data()));
+    const size_t n = size_t(t.tilesAllocated) * 8;
+    t.nodes.resize(n);
+    // One array per field on the GPU, interleaved into OctreeNode here (the
+    // scratch array SumB is 0 after a frame and becomes OctreeNode::pad).
+    std::vector<uint32_t> words(n);
+    for (uint32_t a = 0; a < kNodeArrayCount; ++a) {
+        if (n == 0) break;
+        PYRAMARCH_TRY(impl_->readDevice(impl_->nodes[a], 0, n * kNodeArrayBytes, words.data()));
+        for (size_t i = 0; i < n; ++i) reinterpret_cast<uint32_t*>(&t.nodes[i])[a] = words[i];
+    }
     return t;
 }
 
@@ -689,7 +745,8 @@ Result<std::vector<float>> Voxelizer::readDenseGrid() {
     return out;
 }
 
-const Buffer& Voxelizer::nodeBuffer() const { return impl_->nodes; }
+const Buffer& Voxelizer::nodeBuffer() const { return impl_->nodes[gpu::VOX_NODE_CHILD]; }
+const Buffer& Voxelizer::nodeArrayBuffer(NodeArray array) const { return impl_->nodes.at(uint32_t(array)); }
 std::vector<Voxelizer::MemoryItem> Voxelizer::memoryReport() const { return impl_->memory; }
 const Buffer& Voxelizer::fragmentBuffer() const { return impl_->fragments; }
 const Buffer& Voxelizer::counterBuffer() const { return impl_->counters; }

@@ -39,7 +39,9 @@ Result<VoxelizeJobResult> runVoxelizeJob(Device& device, const VoxelizeJob& job)
 
     const uint64_t range = device.limits().maxStorageBufferRange;
     const uint32_t maxFragments = uint32_t(std::min<uint64_t>(range / 16, UINT32_MAX));
-    const uint32_t maxTiles = uint32_t(std::min<uint64_t>(range / 256, UINT32_MAX));
+    // The node pool is one buffer per node field (4 bytes per node each), so the
+    // range bounds tiles at range / 32, not range / 256 as for 32-byte nodes in one buffer.
+    const uint32_t maxTiles = maxTileCapacity(range, VoxelizerCreateInfo{}.octreeBuild);
     const uint64_t r = job.resolution;
     // A surface covers on the order of R^2 voxels, a few fragments each.
     uint32_t fragments = uint32_t(std::clamp<uint64_t>(16 * r * r, 1u << 12, maxFragments));
@@ -82,7 +84,8 @@ Result<VoxelizeJobResult> runVoxelizeJob(Device& device, const VoxelizeJob& job)
         if (stats->tileOverflow && !retry) {
             if (tiles >= maxTiles)
                 return Status::error("voxelize: the octree needs more than " + std::to_string(maxTiles) +
-                                     " tiles (the device's storage-buffer range); lower the resolution");
+                                     " tiles (maxStorageBufferRange / " + std::to_string(8 * kNodeArrayBytes) +
+                                     " bytes per tile and node array); lower the resolution");
             // A lower bound when the pool ran out above the leaves: grow by at least 2x.
             const uint64_t want = stats->tilesNeededIsLowerBound
                                       ? std::max<uint64_t>(uint64_t(tiles) * 2, stats->tilesNeeded)

@@ -82,6 +82,13 @@ enum class ColorMerge {
     MovingAverage,
 };
 
+// The node pool's per-node arrays, each its own GPU buffer of uint32/int32
+// per node (NodeArray::SumB is the leaf pass's blue-sum scratch, 0 after a frame).
+enum class NodeArray : uint32_t { Child, Color, Count, NormalX, NormalY, NormalZ, Coord, SumB };
+inline constexpr uint32_t kNodeArrayCount = 8;
+inline constexpr uint32_t kNodeArrayBytes = 4;                            // per node, per array
+inline constexpr uint32_t kNodeBytes = kNodeArrayCount * kNodeArrayBytes; // per node, all arrays
+
 struct VoxelizerCreateInfo {
     // Largest grid dimension ever used (1..1024). Fixes the octree depth
     // D = ceil(log2(maxResolution)) (at least 1) and the viewport side.
@@ -90,8 +97,11 @@ struct VoxelizerCreateInfo {
     uint32_t maxTriangles = 1u << 18;
     // Voxel-fragment list capacity (16 bytes each, at most maxStorageBufferRange / 16).
     uint32_t fragmentCapacity = 1u << 22;
-    // Octree pool capacity in 2x2x2 tiles (256 bytes each, root tile included;
-    // at most maxStorageBufferRange / 256).
+    // Octree pool capacity in 2x2x2 tiles (root tile included). The pool is
+    // structure-of-arrays, one buffer of 4 bytes per node for each of its 8
+    // fields (256 bytes per tile in all), so the capacity is at most
+    // maxTileCapacity(range, build) = maxStorageBufferRange / 32 (4 Mi tiles
+    // on a 128 MiB range; the former single 32-byte-node buffer allowed / 256).
     uint32_t tileCapacity = 1u << 17;
     // Dense float grid (one float per voxel, x fastest) for grids of at most
     // this many voxels; 0 = no dense grid. At most maxStorageBufferRange / 4
@@ -109,6 +119,14 @@ struct VoxelizerCreateInfo {
     // Frames the host may have in flight; sizes the staging and stats rings.
     uint32_t framesInFlight = 2;
 };
+
+// Largest VoxelizerCreateInfo::tileCapacity a device with this
+// maxStorageBufferRange accepts: every node array (kNodeArrayBytes per node,
+// 8 nodes per tile) within the range and, for the bottom-up build, the tile
+// hash (12 bytes per slot, a power of two of at least 2 slots per tile) too.
+// 4 Mi tiles (32 Mi nodes) on a 128 MiB range; the 32-byte-node pool of one
+// buffer had range / 256 = 512 Ki.
+uint32_t maxTileCapacity(uint64_t maxStorageBufferRange, OctreeBuild build = OctreeBuild::TopDown);
 
 // Counters of one frame, read back by the host.
 struct VoxelStats {
@@ -131,7 +149,8 @@ struct VoxelStats {
     uint32_t levelNodes[11] = {}; // allocated nodes per level (8 x tiles), level 0 = root tile
 };
 
-// One octree node as stored on the GPU.
+// One octree node as readOctree() assembles it from the GPU's node arrays
+// (the GPU keeps each field in its own buffer, see VoxelizerGraphRefs).
 struct OctreeNode {
     uint32_t child = 0;            // tile index of the 8 children (nodes 8*child .. 8*child+7), 0 = none
     uint32_t color = 0;            // RGB8 mean colour; A = fragments merged, saturated at 255
@@ -191,7 +210,15 @@ struct VoxelizerGraphRefs {
     BufferRef
         dispatch; // VkDispatchIndirectCommand per entry, 16-byte stride: 0 = fragments, 1 + l = nodes of level l, 12 = bottom-up tiles
     BufferRef fragments; // uvec4 per fragment
-    BufferRef nodes;     // VoxNode per node
+    // The node pool, structure of arrays: one 32-bit word per node in each
+    // buffer (node n of tile t = 8t + c, see OctreeNode for the fields).
+    BufferRef nodes;       // child pointers (uint32 tile index, 0 = none)
+    BufferRef nodeColor;   // RGBA8
+    BufferRef nodeCount;   // uint32
+    BufferRef nodeNormalX; // int32 fixed point (x 1024)
+    BufferRef nodeNormalY;
+    BufferRef nodeNormalZ;
+    BufferRef nodeCoord; // x | y << 10 | z << 20 at the node's level
     BufferRef dense;     // invalid without a dense grid
 };
 
@@ -245,7 +272,8 @@ public:
 
     // GPU buffers for hosts that consume the results directly (after the
     // voxelizer's passes: nodes/dense in StorageReadWrite/StorageWrite of a compute pass).
-    const Buffer& nodeBuffer() const;
+    const Buffer& nodeBuffer() const; // child pointers; the other fields: nodeArrayBuffer()
+    const Buffer& nodeArrayBuffer(NodeArray array) const;
     const Buffer& fragmentBuffer() const;
     const Buffer& counterBuffer() const;   // VoxCountersData
     const Buffer& dispatchBuffer() const;  // see VoxelizerGraphRefs::dispatch
