@@ -958,3 +958,115 @@ TEST_F(VoxelizerTest, MovingAverageColourMergeOfCrassinGreen) {
     EXPECT_GT(merged, 100u) << "the mesh should put several fragments in many leaves";
     EXPECT_EQ(beyond, 0u);
 }
+
+TEST_F(VoxelizerTest, NodeArraysSetTheTileLimit) {
+    // The node pool is one buffer per field (4 bytes per node each), so the
+    // storage-buffer range bounds one array: range / 32 tiles, where the
+    // former single buffer of 32-byte nodes allowed range / 256 (512 Ki tiles
+    // on a 128 MiB range).
+    EXPECT_EQ(kNodeBytes, 32u);
+    EXPECT_EQ(kNodeArrayBytes, 4u);
+    constexpr uint64_t kMiB = 1ull << 20;
+    EXPECT_EQ(maxTileCapacity(128 * kMiB), 4u << 20);
+    EXPECT_EQ(maxTileCapacity(128 * kMiB, OctreeBuild::BottomUp), 4u << 20); // hash: 8 Mi slots x 12 B = 96 MiB
+    EXPECT_GT(maxTileCapacity(128 * kMiB), uint32_t(128 * kMiB / 256));
+    EXPECT_EQ(maxTileCapacity(1 * kMiB), 32768u);
+    EXPECT_EQ(maxTileCapacity(1 * kMiB, OctreeBuild::BottomUp), 32768u); // 65536 slots x 12 B = 768 KiB
+    EXPECT_EQ(maxTileCapacity(32ull << 30), (1u << 29) - 1);             // node indices fit 32 bits
+
+    const uint64_t range = device().limits().maxStorageBufferRange;
+    const uint32_t most = maxTileCapacity(range);
+    VoxelizerCreateInfo ci;
+    ci.maxResolution = 16;
+    ci.maxVertices = 16;
+    ci.maxTriangles = 16;
+    ci.fragmentCapacity = 1024;
+    ci.method = ConservativeMethod::GeometryShader;
+    if (most < UINT32_MAX) {
+        ci.tileCapacity = most + 1;
+        auto over = Voxelizer::create(device(), ci);
+        ASSERT_FALSE(over.ok());
+        EXPECT_EQ(over.status().code(), ErrorCode::DeviceLimit);
+        EXPECT_NE(over.message().find("at most " + std::to_string(most) + " tiles"), std::string::npos)
+            << over.message();
+    }
+    // Every node array is tileCapacity x 8 x 4 bytes.
+    ci.tileCapacity = 1000;
+    auto v = Voxelizer::create(device(), ci);
+    ASSERT_TRUE(v.ok()) << v.message();
+    uint32_t arrays = 0;
+    for (const auto& item : (*v)->memoryReport()) {
+        if (item.name.rfind("vox.node", 0) != 0) continue;
+        ++arrays;
+        EXPECT_GE(item.bytes, 1000u * 8 * 4) << item.name;
+        EXPECT_LT(item.bytes, 1000u * 8 * 32) << item.name;
+    }
+    EXPECT_EQ(arrays, kNodeArrayCount);
+    EXPECT_EQ((*v)->nodeBuffer().handle(), (*v)->nodeArrayBuffer(NodeArray::Child).handle());
+}
+
+TEST_F(VoxelizerTest, PoolAboveTheFormerTileLimit) {
+    // Two 1024 x 1024 planes in different level-1 blocks need 699 050 tiles,
+    // more than the 524 288 (128 MiB / 256 bytes) a single buffer of 32-byte
+    // nodes could hold on lavapipe. Both builds keep every tile (no
+    // overflow), with the per-level counts in closed form, and give the same
+    // leaves.
+    const uint32_t tilesNeeded = 2 + 2 * ((1u << 20) - 4) / 3; // root tile + level-1 tile + 2 x sum 4^k, k = 1..9
+    ASSERT_EQ(tilesNeeded, 699050u);
+    ASSERT_GT(tilesNeeded, 524288u);
+    auto g = gridFromBox({0, 0, 0}, {1024, 1024, 1024}, 1024, 1024, 1024);
+    ASSERT_TRUE(g.ok());
+    TriangleMesh m;
+    for (float z : {100.4f, 900.4f}) {
+        shapes::append(m, shapes::triangle({0.25f, 0.25f, z}, {1023.75f, 0.25f, z}, {1023.75f, 1023.75f, z}));
+        shapes::append(m, shapes::triangle({0.25f, 0.25f, z}, {1023.75f, 1023.75f, z}, {0.25f, 1023.75f, z}));
+    }
+    std::vector<LeafVoxel> leaves[2];
+    for (int b = 0; b < 2; ++b) {
+        VoxelizerCreateInfo ci;
+        ci.maxResolution = 1024;
+        ci.maxVertices = 64;
+        ci.maxTriangles = 64;
+        ci.fragmentCapacity = 1u << 22;
+        ci.tileCapacity = tilesNeeded;
+        ci.method = ConservativeMethod::GeometryShader;
+        ci.octreeBuild = b == 0 ? OctreeBuild::TopDown : OctreeBuild::BottomUp;
+        auto v = Voxelizer::create(device(), ci);
+        ASSERT_TRUE(v.ok()) << v.message();
+        ASSERT_OK((*v)->setMesh(m, *g));
+        Status rec;
+        ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { rec = (*v)->record(cmd); }));
+        ASSERT_OK(rec);
+        auto stats = (*v)->readStats();
+        ASSERT_TRUE(stats.ok()) << stats.message();
+        EXPECT_FALSE(stats->fragmentOverflow);
+        EXPECT_FALSE(stats->tileOverflow) << "build " << b;
+        EXPECT_EQ(stats->tilesNeeded, tilesNeeded) << "build " << b;
+        EXPECT_EQ(stats->leafFragments, stats->fragmentsStored);
+        EXPECT_EQ(stats->levelNodes[1] / 8, 1u);
+        for (uint32_t level = 1; level < 10; ++level)
+            EXPECT_EQ(stats->levelNodes[level + 1] / 8, 2u << (2 * level)) << "level " << level << " build " << b;
+        auto tree = (*v)->readOctree();
+        ASSERT_TRUE(tree.ok()) << tree.message();
+        ASSERT_EQ(tree->tilesAllocated, tilesNeeded);
+        // Tiles beyond the former limit are linked and hold leaves.
+        uint32_t highTiles = 0;
+        for (const OctreeNode& n : tree->nodes) {
+            ASSERT_LT(n.child, tilesNeeded);
+            highTiles += n.child >= 524288u;
+        }
+        EXPECT_GT(highTiles, 100000u);
+        leaves[b] = extractLeaves(*tree);
+        ASSERT_EQ(leaves[b].size(), 2u * 1024u * 1024u);
+        size_t wrong = 0;
+        for (const LeafVoxel& l : leaves[b]) wrong += (l.count != 1 && l.count != 2) || (l.z != 100 && l.z != 900);
+        EXPECT_EQ(wrong, 0u);
+    }
+    size_t differ = 0;
+    for (size_t i = 0; i < leaves[0].size() && i < leaves[1].size(); ++i) {
+        const LeafVoxel &a = leaves[0][i], &c = leaves[1][i];
+        differ += a.x != c.x || a.y != c.y || a.z != c.z || a.color != c.color || a.count != c.count ||
+                  a.normal[0] != c.normal[0] || a.normal[1] != c.normal[1] || a.normal[2] != c.normal[2];
+    }
+    EXPECT_EQ(differ, 0u);
+}
