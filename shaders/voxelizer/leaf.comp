@@ -1,8 +1,9 @@
 #version 460
 // One thread per voxel fragment: merge it into its leaf. Colour: per-channel
-// integer sums (R in nodeColor, G in nodeChild, B in nodeSumB: a leaf has no children and
-// nothing reads a leaf's child pointer; mipmap.comp turns the sums into the
-// rounded mean and clears them), so the result does not depend on the order
+// integer sums (R in nodeColor, G in nodeChild, B added to nodeCoord: a
+// leaf has no children, nothing reads a leaf's child pointer or coordinates
+// before the mipmap launch above it, which knows the coordinates, turns the
+// sums into the rounded mean and restores both; no scratch array per node), so the result does not depend on the order
 // fragments arrive in (Crassin & Green 2012's compare-and-swap moving average rounds at
 // every merge and does); normal: fixed-point atomic sum; count: atomic add.
 #include "voxelizer/vox_compute.glsl"
@@ -60,7 +61,7 @@ void main() {
         // 255 x fragmentsStored fits 32 bits up to 16 Mi fragments in one leaf.
         atomicAdd(nodeColor[node], f.y & 255u);
         atomicAdd(nodeChild[node], (f.y >> 8) & 255u);
-        atomicAdd(nodeSumB[node], (f.y >> 16) & 255u);
+        atomicAdd(nodeCoord[node], (f.y >> 16) & 255u);
     }
     // counters.leafFragments is summed by the mipmap launch over the leaves'
     // parents (one atomic per parent instead of one per fragment on one

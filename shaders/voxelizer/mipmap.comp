@@ -17,9 +17,11 @@ void main() {
     uint child = nodeChild[node];
     if (child == 0u || child >= VOX_FLAG) return;
     // Children that are leaves still hold the channel sums of leaf.comp (R in
-    // nodeColor, G in nodeChild, B in nodeSumB): this thread is their only reader, so it
-    // resolves them in place into the rounded mean (round half up, as the CPU
-    // reference) with A = min(count, 255), and restores child = 0.
+    // nodeColor, G in nodeChild, B added to nodeCoord): this thread is their
+    // only reader, so it resolves them in place into the rounded mean (round
+    // half up, as the CPU reference) with A = min(count, 255), and restores
+    // child = 0 and the coordinates (which it knows from its own: the sum is
+    // the difference, exact modulo 2^32).
     const bool leafChildren = !kMovingAverage && l + 1u == params.dims.w;
     uvec3 rgb = uvec3(0u);
     uint filled = 0u, count = 0u;
@@ -33,13 +35,14 @@ void main() {
         if (chCount == 0u) continue;
         uint chColor;
         if (leafChildren) {
-            uvec3 sum = uvec3(nodeColor[idx], nodeChild[idx], nodeSumB[idx]);
+            uint coord = voxPack(voxUnpack(nodeCoord[node]) * 2u + uvec3(c & 1u, (c >> 1) & 1u, (c >> 2) & 1u));
+            uvec3 sum = uvec3(nodeColor[idx], nodeChild[idx], nodeCoord[idx] - coord);
             uvec3 q = sum / chCount, r = sum % chCount;
             uvec3 mean = q + uvec3(greaterThanEqual(2u * r, uvec3(chCount)));
             chColor = mean.x | (mean.y << 8) | (mean.z << 16) | (min(chCount, 255u) << 24);
             nodeColor[idx] = chColor;
             nodeChild[idx] = 0u;
-            nodeSumB[idx] = 0u;
+            nodeCoord[idx] = coord;
         } else {
             chColor = nodeColor[idx];
         }

@@ -10,7 +10,7 @@ layout(push_constant) uniform Push { ComputeParams params; };
 layout(std430, set = 0, binding = 0) coherent buffer Counters { VoxCounters counters; };
 layout(std430, set = 0, binding = 1) buffer Dispatch { uvec4 dispatchArgs[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Fragments { uvec4 fragments[]; };
-// The node pool, one array per field (see vox_shared.h), bindings 3, 7..13.
+// The node pool, one array per field (see vox_shared.h), bindings 3, 7..12.
 layout(std430, set = 0, binding = 3) coherent buffer NodeChild { uint nodeChild[]; };
 layout(std430, set = 0, binding = 4) buffer Dense { float dense[]; };
 layout(std430, set = 0, binding = 5) buffer Cursors { uint cursors[]; };
@@ -22,7 +22,6 @@ layout(std430, set = 0, binding = 9) coherent buffer NodeNx { int nodeNx[]; };
 layout(std430, set = 0, binding = 10) coherent buffer NodeNy { int nodeNy[]; };
 layout(std430, set = 0, binding = 11) coherent buffer NodeNz { int nodeNz[]; };
 layout(std430, set = 0, binding = 12) coherent buffer NodeCoord { uint nodeCoord[]; };
-layout(std430, set = 0, binding = 13) coherent buffer NodeSumB { uint nodeSumB[]; };
 
 // Writes a node with child pointer `child`, coordinates `coord` and empty values.
 void voxNodeInit(uint node, uint child, uint coord) {
@@ -33,7 +32,6 @@ void voxNodeInit(uint node, uint child, uint coord) {
     nodeNy[node] = 0;
     nodeNz[node] = 0;
     nodeCoord[node] = coord;
-    nodeSumB[node] = 0u;
 }
 
 // Hash key of the tile holding the level-`level` nodes (level >= 1) whose

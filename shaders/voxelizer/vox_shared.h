@@ -87,7 +87,8 @@ struct VoxCounters {
 // The octree's node pool, structure of arrays: one buffer of one 32-bit
 // word per node for each field, each its own binding, so the pool's tile
 // capacity is bounded by maxStorageBufferRange / (8 nodes x 4 bytes) instead
-// of / (8 x 32 bytes) for the former 32-byte node record. Nodes come in
+// of / (8 x 32 bytes) for the former 32-byte node record (28 bytes per node
+// in all now: its pad word is gone). Nodes come in
 // 2x2x2 tiles: tile t holds nodes 8t..8t+7, child c of a node with child
 // pointer t is node 8t + c with c = (x&1) | (y&1)<<1 | (z&1)<<2 at the
 // child's level. Node 0 is the root (nodes 1..7 of tile 0 are unused).
@@ -96,9 +97,8 @@ struct VoxCounters {
 //   VOX_NODE_COUNT   uint  voxel fragments below this node
 //   VOX_NODE_NX..NZ  int   normal sum, fixed point (VOX_NORMAL_SCALE)
 //   VOX_NODE_COORD   uint  the node's coordinates at its level, packed 10:10:10
-//   VOX_NODE_SUM_B   uint  leaves, between vox.leaf and the first mipmap
-//                          launch: blue channel sum (R sums in COLOR, G in
-//                          CHILD; see leaf.comp); 0 otherwise
+// Leaves, between vox.leaf and the first mipmap launch, hold colour channel
+// sums instead: R in COLOR, G in CHILD, B added to COORD (see leaf.comp).
 VOX_CONST VOX_NODE_CHILD = 0u;
 VOX_CONST VOX_NODE_COLOR = 1u;
 VOX_CONST VOX_NODE_COUNT = 2u;
@@ -106,10 +106,9 @@ VOX_CONST VOX_NODE_NX = 3u;
 VOX_CONST VOX_NODE_NY = 4u;
 VOX_CONST VOX_NODE_NZ = 5u;
 VOX_CONST VOX_NODE_COORD = 6u;
-VOX_CONST VOX_NODE_SUM_B = 7u;
-VOX_CONST VOX_NODE_ARRAYS = 8u;
+VOX_CONST VOX_NODE_ARRAYS = 7u;
 // Compute bindings (vox_compute.glsl): the child pointers keep binding 3,
-// array a > 0 is binding 6 + a (7..13), after the tile hash.
+// array a > 0 is binding 6 + a (7..12), after the tile hash.
 VOX_CONST VOX_NORMAL_SCALE = 1024u;
 
 #ifdef __cplusplus

@@ -27,12 +27,12 @@ PYRAMARCH_SAME_FIELD(tileEntries);
 PYRAMARCH_SAME_FIELD(levelTileStart);
 PYRAMARCH_SAME_FIELD(levelTileEnd);
 #undef PYRAMARCH_SAME_FIELD
-static_assert(sizeof(OctreeNode) == kNodeBytes);
+static_assert(sizeof(OctreeNode) == kNodeBytes + 4); // + pad, 0 on readback
 static_assert(kNodeArrayCount == gpu::VOX_NODE_ARRAYS);
 static_assert(uint32_t(NodeArray::Child) == gpu::VOX_NODE_CHILD && uint32_t(NodeArray::Color) == gpu::VOX_NODE_COLOR &&
               uint32_t(NodeArray::Count) == gpu::VOX_NODE_COUNT && uint32_t(NodeArray::NormalX) == gpu::VOX_NODE_NX &&
               uint32_t(NodeArray::NormalY) == gpu::VOX_NODE_NY && uint32_t(NodeArray::NormalZ) == gpu::VOX_NODE_NZ &&
-              uint32_t(NodeArray::Coord) == gpu::VOX_NODE_COORD && uint32_t(NodeArray::SumB) == gpu::VOX_NODE_SUM_B);
+              uint32_t(NodeArray::Coord) == gpu::VOX_NODE_COORD);
 
 namespace {
 
@@ -91,9 +91,8 @@ uint32_t hashSlotsFor(uint32_t tileCapacity) {
 // pointers, 6 + a for the others.
 constexpr uint32_t nodeBinding(uint32_t a) { return a == 0 ? 3u : 6u + a; }
 constexpr uint32_t kComputeBindings = 14;
-constexpr const char* kNodeArrayNames[kNodeArrayCount] = {"vox.nodes",      "vox.node_color", "vox.node_count",
-                                                          "vox.node_nx",    "vox.node_ny",    "vox.node_nz",
-                                                          "vox.node_coord", "vox.node_sum_b"};
+constexpr const char* kNodeArrayNames[kNodeArrayCount] = {
+    "vox.nodes", "vox.node_color", "vox.node_count", "vox.node_nx", "vox.node_ny", "vox.node_nz", "vox.node_coord"};
 
 uint32_t depthFor(uint32_t maxResolution) {
     uint32_t d = 1;
@@ -721,8 +720,7 @@ Result<OctreeSnapshot> Voxelizer::readOctree() {
     t.tilesAllocated = std::min(c.tileCount, impl_->info.tileCapacity);
     const size_t n = size_t(t.tilesAllocated) * 8;
     t.nodes.resize(n);
-    // One array per field on the GPU, interleaved into OctreeNode here (the
-    // scratch array SumB is 0 after a frame and becomes OctreeNode::pad).
+    // One array per field on the GPU, interleaved into OctreeNode here (pad stays 0).
     std::vector<uint32_t> words(n);
     for (uint32_t a = 0; a < kNodeArrayCount; ++a) {
         if (n == 0) break;

@@ -83,9 +83,9 @@ enum class ColorMerge {
 };
 
 // The node pool's per-node arrays, each its own GPU buffer of uint32/int32
-// per node (NodeArray::SumB is the leaf pass's blue-sum scratch, 0 after a frame).
-enum class NodeArray : uint32_t { Child, Color, Count, NormalX, NormalY, NormalZ, Coord, SumB };
-inline constexpr uint32_t kNodeArrayCount = 8;
+// per node (28 bytes per node in all; OctreeNode keeps a pad word on the host).
+enum class NodeArray : uint32_t { Child, Color, Count, NormalX, NormalY, NormalZ, Coord };
+inline constexpr uint32_t kNodeArrayCount = 7;
 inline constexpr uint32_t kNodeArrayBytes = 4;                            // per node, per array
 inline constexpr uint32_t kNodeBytes = kNodeArrayCount * kNodeArrayBytes; // per node, all arrays
 
@@ -98,8 +98,8 @@ struct VoxelizerCreateInfo {
     // Voxel-fragment list capacity (16 bytes each, at most maxStorageBufferRange / 16).
     uint32_t fragmentCapacity = 1u << 22;
     // Octree pool capacity in 2x2x2 tiles (root tile included). The pool is
-    // structure-of-arrays, one buffer of 4 bytes per node for each of its 8
-    // fields (256 bytes per tile in all), so the capacity is at most
+    // structure-of-arrays, one buffer of 4 bytes per node for each of its 7
+    // fields (224 bytes per tile in all), so the capacity is at most
     // maxTileCapacity(range, build) = maxStorageBufferRange / 32 (4 Mi tiles
     // on a 128 MiB range; the former single 32-byte-node buffer allowed / 256).
     uint32_t tileCapacity = 1u << 17;
