@@ -82,6 +82,7 @@ protected:
         if (!r) return nullptr;
         return std::move(r).value();
     }
+
 public:
     void runFrame(IsoSurface& iso) { frame(iso); }
 
@@ -177,7 +178,8 @@ TEST_F(IsoSmooth, SmoothedParticlesAndFieldMatchTheCpu) {
                     info.particleRadius, maxMove);
         // The field: the brute-force splat of the CPU's smoothed particles.
         std::vector<ref::Particle> refPs;
-        for (size_t i = 0; i + 1 < ps.size(); ++i) refPs.push_back({{cpu.p[i][0], cpu.p[i][1], cpu.p[i][2]}, ps[i].weight});
+        for (size_t i = 0; i + 1 < ps.size(); ++i)
+            refPs.push_back({{cpu.p[i][0], cpu.p[i][1], cpu.p[i][2]}, ps[i].weight});
         std::vector<uint32_t> touching;
         const auto expect = ref::splatBruteForce(g, refPs, info.particleRadius, &touching);
         auto field = iso->readField();
@@ -325,8 +327,7 @@ TEST_F(IsoSmooth, SphereDistanceIsotropicVsSmoothed) {
             const Mesh mesh = surfaceOf(*this, device(), xyz, s, lambdas[m]);
             ASSERT_GT(mesh.positions.size(), 1000u);
             for (const auto& v : mesh.positions) {
-                const double d =
-                    std::sqrt(double(v[0]) * v[0] + double(v[1]) * v[1] + double(v[2]) * v[2]) - R;
+                const double d = std::sqrt(double(v[0]) * v[0] + double(v[1]) * v[1] + double(v[2]) * v[2]) - R;
                 mean[m] += std::fabs(d);
                 signedMean[m] += d;
                 maxD[m] = std::max(maxD[m], std::fabs(d));
@@ -379,7 +380,9 @@ TEST_F(IsoSmooth, BlockTopFlatnessIsotropicVsSmoothed) {
                         hi[0], hi[1], hi[2], xyz.size(), s, jitter, lambdas[m], z.size(), mean, rms[m], rms[m] / s,
                         maxDev);
         }
-        if (jitter == 0.f) EXPECT_LT(rms[1], 0.8 * rms[0]);
-        else EXPECT_LT(rms[1], rms[0]);
+        if (jitter == 0.f)
+            EXPECT_LT(rms[1], 0.8 * rms[0]);
+        else
+            EXPECT_LT(rms[1], rms[0]);
     }
 }
