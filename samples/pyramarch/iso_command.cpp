@@ -354,6 +354,7 @@ int runParticleIso(const IsoOptions& o) {
     info.source = iso::FieldSource::Particles;
     info.particleRadius = support;
     info.splat = o.splat == "gather" ? iso::SplatMethod::Gather : iso::SplatMethod::Scatter;
+    info.particleSmoothing = o.particleSmoothing;
     info.normals = normalMode(o.normals);
     info.isoValue = isoValue;
     info.vertexCapacity = o.capacity;
@@ -370,11 +371,12 @@ int runParticleIso(const IsoOptions& o) {
     rec.setInfo("rest_density", jsonNumber(*rest));
     rec.setInfo("iso_value", jsonNumber(isoValue));
     rec.setInfo("splat", o.splat);
+    rec.setInfo("particle_smoothing", jsonNumber(o.particleSmoothing));
     if (!sequence)
         std::fprintf(stderr,
                      "particle radius %g, smoothing length %g (kernel support %g), voxel size %g, iso %g (%g x rest "
-                     "density %g)\n",
-                     r, L, support, voxel, isoValue, isoValue / *rest, *rest);
+                     "density %g), particle smoothing %g\n",
+                     r, L, support, voxel, isoValue, isoValue / *rest, *rest, o.particleSmoothing);
 
     Progress progress(frames.size());
     uint32_t recreations = 0;

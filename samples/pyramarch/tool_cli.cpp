@@ -31,8 +31,8 @@ int checkIsoOptions(const IsoOptions& iso) {
     const bool outPattern = pyramarch::iso::isSequencePattern(iso.out);
     if (iso.particles.empty()) {
         if (iso.particleOptionsGiven)
-            return fail(prog, "--particle-radius, --smoothing-length, --voxel-size, --surface-threshold and --splat "
-                              "apply to --particles only");
+            return fail(prog, "--particle-radius, --smoothing-length, --voxel-size, --surface-threshold, --splat and "
+                              "--particle-smoothing apply to --particles only");
         if (outPattern)
             return fail(prog, "--out '" + iso.out + "' has {} but only a --particles sequence writes several meshes");
         if (!iso.raw.empty() && iso.cellsGiven)
@@ -55,6 +55,10 @@ int checkIsoOptions(const IsoOptions& iso) {
     if (!(iso.surfaceThreshold > 0.f))
         return fail(prog, "--surface-threshold must be > 0 (a fraction of the rest density)");
     if (iso.isoGiven && iso.thresholdGiven) return fail(prog, "give --surface-threshold or --iso, not both");
+    if (!(iso.particleSmoothing >= 0.f && iso.particleSmoothing <= 1.f))
+        return fail(prog, "--particle-smoothing must be in [0, 1] (0: off)");
+    if (iso.particleSmoothing > 0.f && iso.splat != "gather")
+        return fail(prog, "--particle-smoothing needs --splat gather (it smooths the binned particles)");
     const bool inPattern = pyramarch::iso::isSequencePattern(iso.particles);
     if (inPattern && !iso.out.empty() && !outPattern)
         return fail(prog, "--particles '" + iso.particles +
@@ -155,6 +159,11 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
                    "Surface threshold T as a fraction of the rest density (default 0.6 as in splashsurf); iso value = "
                    "T x rest density")
         ->each([&iso](const std::string&) { iso.thresholdGiven = true; });
+    particleOption("--particle-smoothing", iso.particleSmoothing,
+                   "Particle position smoothing lambda in [0, 1] (Yu & Turk 2013's Laplacian step, on the GPU): each "
+                   "particle moves lambda of the way to the weighted mean of its neighbours within the kernel "
+                   "support before the splat. Default 0 (off); 0.5 flattens faces of regular particles, shrinks "
+                   "convex parts (modules/isosurface/README.md). Needs --splat gather");
     isoCmd
         ->add_option_function<std::string>(
             "--splat",

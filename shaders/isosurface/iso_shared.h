@@ -40,6 +40,11 @@ ISO_CONST kIsoCaseShift = 4u;
 // Particle splat accumulates kernel weights as fixed point so the sum is
 // exact and order independent (integer atomics, no float atomics needed).
 ISO_CONST kIsoSplatFixedOne = 65536u;
+// Particle position smoothing: neighbour weights and offsets (in radii) are
+// summed as integers in units of 1/kIsoSmoothFixedOne, so the sums do not
+// depend on the order the sort left (determinism). Up to 2^19 neighbours
+// within one radius fit the int32 sums.
+ISO_CONST kIsoSmoothFixedOne = 4096u;
 // Particle gather: samples per thread (a tile of 8 along x by 2 along y
 // sharing its bin rows; measured against 8x1, 4x2, 8x4 and 16x2 on
 // lavapipe), and bins per thread of the bin-start scan.
@@ -92,7 +97,7 @@ struct IsoGrid {
     uint itemSlotStride; // particles: elements between ring slots (maxItems; 0 for a host GPU buffer, which has no ring)
     uint scanOccupancy; // 1: ExtractionMethod::Scan (classify also writes occupancy level 1)
     uint runBounds;     // 1: classify reads per-run value bounds (volume source; one vec2 per classify run)
-    vec4 particle;      // x: radius, y: 1/radius^2, z,w unused
+    vec4 particle;      // x: radius, y: 1/radius^2, z: position smoothing lambda (0: off), w unused
     // Particle gather: bins are the cells of the sample lattice, extended by
     // binPad cells below and binReach cells above every axis (the cells whose
     // particles can reach a sample): bin = cell + binPad per axis.
@@ -103,6 +108,14 @@ struct IsoGrid {
     uvec4 particleLayout;
     uvec4 binPad;       // particle gather: xyz ceil(radius / spacing): cells below a sample its kernel reaches
     uvec4 binReach;     // particle gather: xyz floor(radius / spacing): cells above
+    // Particle gather: the cells below / above a sample whose (sorted)
+    // particles the gather reads: binPad / binReach without position
+    // smoothing; with it, those of (1 + lambda) radius (a smoothed particle
+    // moves at most lambda radius), while the bins reach (2 + lambda) radius
+    // so that every such particle has all its neighbours binned.
+    uvec4 gatherBelow;  // xyz cells below
+    uvec4 gatherAbove;  // xyz cells above
+    uvec4 smoothReach;  // position smoothing: xyz ceil(radius / spacing), the neighbour bins around a particle's bin
 };
 
 // Per-frame values: push constants, so changing them never touches a buffer
@@ -164,7 +177,7 @@ struct IsoBall {
 
 #ifdef __cplusplus
 static_assert(sizeof(IsoPush) == 64, "push constants");
-static_assert(sizeof(IsoGrid) == 368, "IsoGrid must match its std430 layout (vec4 members 16-aligned)");
+static_assert(sizeof(IsoGrid) == 416, "IsoGrid must match its std430 layout (vec4 members 16-aligned)");
 static_assert(sizeof(IsoArgs) == 80, "args");
 static_assert(sizeof(IsoBall) == 32, "ball");
 static_assert(sizeof(IsoVertex) == 32, "vertex");

@@ -14,6 +14,7 @@ layout(local_size_x = kIsoGroupSize) in;
 
 layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) readonly buffer BinStartBuf { uint binStart[]; };
+// The sorted particles, or with position smoothing the smoothed ones (same order).
 layout(set = 0, binding = 2, std430) readonly buffer SortedBuf { vec4 sorted[]; };
 layout(set = 0, binding = 3, std430) writeonly buffer FieldBuf { float field[]; };
 
@@ -37,16 +38,18 @@ void main() {
         ys[r] = sampleCoord(y0 + r, grid.boundsMin.y, grid.spacing.y);
         [[unroll]] for (uint k = 0; k < K; ++k) sum[r][k] = 0u;
     }
-    // Bins of cells [x0 - pad, x0 + K - 1 + reach] (bin = cell + pad), the
+    // Bins of cells [x0 - below, x0 + K - 1 + above] (bin = cell + pad), the
     // same around y and z; past the grid's last run or row they are clamped.
-    const uint bx1 = min(x0 + K - 1 + grid.binPad.x + grid.binReach.x, grid.binDims.x - 1);
-    const uint by1 = min(y0 + R - 1 + grid.binPad.y + grid.binReach.y, grid.binDims.y - 1);
-    const uint bz1 = z + grid.binPad.z + grid.binReach.z;
-    for (uint bz = z; bz <= bz1; ++bz)
-        for (uint by = y0; by <= by1; ++by) {
+    // Without smoothing below = pad and above = reach (all bins).
+    const uvec3 b0 = uvec3(x0, y0, z) + grid.binPad.xyz - grid.gatherBelow.xyz;
+    const uint bx1 = min(x0 + K - 1 + grid.binPad.x + grid.gatherAbove.x, grid.binDims.x - 1);
+    const uint by1 = min(y0 + R - 1 + grid.binPad.y + grid.gatherAbove.y, grid.binDims.y - 1);
+    const uint bz1 = z + grid.binPad.z + grid.gatherAbove.z;
+    for (uint bz = b0.z; bz <= bz1; ++bz)
+        for (uint by = b0.y; by <= by1; ++by) {
             const uint row = grid.binDims.x * (by + grid.binDims.y * bz);
             const uint end = binStart[row + bx1 + 1];
-            for (uint j = binStart[row + x0]; j < end; ++j) {
+            for (uint j = binStart[row + b0.x]; j < end; ++j) {
                 const vec4 pw = sorted[j];
                 const float dz = zs - pw.z;
                 [[unroll]] for (uint r = 0; r < R; ++r) {

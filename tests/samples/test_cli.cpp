@@ -255,6 +255,7 @@ TEST(ToolCliParse, ParticleOptionsAndDefaults) {
     EXPECT_EQ(o.iso.surfaceThreshold, 0.6f); // splashsurf's default
     EXPECT_EQ(o.iso.voxelSize, 0.f);         // 0: the particle radius
     EXPECT_EQ(o.iso.splat, "gather");        // the faster method (modules/isosurface/README.md)
+    EXPECT_EQ(o.iso.particleSmoothing, 0.f); // off
     sample::ToolOptions g;
     ASSERT_EQ(parseTool({"iso", "--particles", "f_{}.ply", "--particle-radius", "0.5", "--smoothing-length", "1.5",
                          "--voxel-size", "0.25", "--surface-threshold", "0.5", "--splat", "scatter", "--out",
@@ -265,6 +266,10 @@ TEST(ToolCliParse, ParticleOptionsAndDefaults) {
     EXPECT_EQ(g.iso.voxelSize, 0.25f);
     EXPECT_EQ(g.iso.surfaceThreshold, 0.5f);
     EXPECT_EQ(g.iso.splat, "scatter");
+    sample::ToolOptions sm;
+    ASSERT_EQ(
+        parseTool({"iso", "--particles", "p.f32", "--particle-radius", "0.01", "--particle-smoothing", "0.5"}, sm), -1);
+    EXPECT_EQ(sm.iso.particleSmoothing, 0.5f);
     sample::ToolOptions gl;
     ASSERT_EQ(parseTool({"iso", "--glsl", "f.glsl", "--cells", "8,8,8"}, gl), -1);
     EXPECT_EQ(gl.iso.glsl, "f.glsl");
@@ -288,6 +293,12 @@ TEST(ToolCliParse, ParticleConflictsAreErrors) {
         {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--bounds", "0,0,0,1,1,1"},
         {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--cells", "8,8,8"},
         {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--splat", "magic"},
+        {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--particle-smoothing", "nan"},
+        {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--particle-smoothing", "-0.1"},
+        {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--particle-smoothing", "1.5"},
+        {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--particle-smoothing", "0.5", "--splat",
+         "scatter"},
+        {"iso", "--field", "sphere", "--particle-smoothing", "0.5"},
         {"iso", "--particles", "f_{}.ply", "--particle-radius", "0.1", "--out",
          "m.ply"}, // a sequence needs {} in --out
         {"iso", "--particles", "f.ply", "--particle-radius", "0.1", "--out", "m_{}.ply"}, // one file, one mesh
@@ -400,7 +411,9 @@ TEST(SampleCliGpu, ParticlesOfASphereGiveASphere) {
     const size_t count = xyz.size() / 3;
     const auto in = tempPath("sphere.ply"), out = tempPath("sphere-mesh.ply"), stats = tempPath("sphere.json");
     ASSERT_TRUE(pyramarch::iso::writeParticlesPly(in.string(), xyz));
-    for (const char* splat : {"scatter", "gather"}) {
+    // Both splats, and the gather with position smoothing (it shrinks the
+    // sphere by less than a particle radius).
+    for (const char* splat : {"scatter", "gather", "gather --particle-smoothing 0.5"}) {
         const CmdResult res =
             run("iso --particles " + in.string() + " --particle-radius 0.025 --splat " + std::string(splat) +
                 " --validation --out " + out.string() + " --stats " + stats.string());
@@ -435,6 +448,11 @@ TEST(SampleCliGpu, ParticlesOfASphereGiveASphere) {
         EXPECT_NEAR(f["gpuMs"].n, passes, 1e-3 + 1e-4 * passes);
         EXPECT_GT(j["gpuMs"].n, 0.0);
         EXPECT_FALSE(f["overflow"].b);
+        const bool smoothed = std::string(splat).find("smoothing") != std::string::npos;
+        bool smoothPass = false;
+        for (const auto& [name, ms] : f["passes"].o)
+            smoothPass = smoothPass || name.find("particles.smooth") != std::string::npos;
+        EXPECT_EQ(smoothPass, smoothed) << splat;
     }
     for (const auto& p : {in, out, stats}) std::filesystem::remove(p);
 }

@@ -4,7 +4,9 @@
 // = exclusive prefix of the counts, which also clears them for the next
 // frame, ".particles.sort"), then one thread per tile of kIsoGatherColumn x
 // kIsoGatherRows samples sums the particles of the bin rows its radius
-// reaches (".particles.gather").
+// reaches (".particles.gather"). With particleSmoothing, ".particles.smooth"
+// moves each sorted particle towards its neighbours first (into `smoothed`,
+// same order) and the gather reads those.
 #include "iso_impl.h"
 
 namespace pyramarch::iso {
@@ -21,12 +23,16 @@ const uint32_t kSortSpv[] =
 const uint32_t kGatherSpv[] =
 #include "shaders/isosurface/particles_gather.comp.spv.inc"
     ;
+const uint32_t kSmoothSpv[] =
+#include "shaders/isosurface/particles_smooth.comp.spv.inc"
+    ;
 } // namespace
 
 Status IsoSurface::Impl::createGatherPipelines() {
     PYRAMARCH_TRY(makePipeline(countPipe, kCountSpv, "particles.count", 4));
     PYRAMARCH_TRY(makePipeline(binScanPipe, kScanSpv, "particles.scan", 4));
     PYRAMARCH_TRY(makePipeline(sortPipe, kSortSpv, "particles.sort", 5));
+    if (smooth) PYRAMARCH_TRY(makePipeline(smoothPipe, kSmoothSpv, "particles.smooth", 4));
     return makePipeline(gatherPipe, kGatherSpv, "particles.gather", 4);
 }
 
@@ -87,13 +93,27 @@ void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) 
             ctx.pushConstants(push());
             dispatchFolded(ctx, groupsOf(itemCount, gpu::kIsoGroupSize), maxGroupsX());
         });
+    BufferRef gatherInput = sortedRef;
+    if (smooth) {
+        gatherInput = graph.importBuffer(n + ".smoothed", smoothed, computeRead, computeRead);
+        graph.addPass(n + ".particles.smooth", PassKind::Compute)
+            .pipeline(smoothPipe)
+            .storage(0, refs.grid, R)
+            .storage(1, startRef, R)
+            .storage(2, sortedRef, R)
+            .storage(3, gatherInput, W)
+            .record([this](PassContext& ctx) {
+                ctx.pushConstants(push());
+                dispatchFolded(ctx, groupsOf(itemCount, gpu::kIsoGroupSize), maxGroupsX());
+            });
+    }
     const uint64_t runs = groupsOf(grid.samples.x, gpu::kIsoGatherColumn) *
                           groupsOf(grid.samples.y, gpu::kIsoGatherRows) * grid.samples.z;
     graph.addPass(n + ".particles.gather", PassKind::Compute)
         .pipeline(gatherPipe)
         .storage(0, refs.grid, R)
         .storage(1, startRef, R)
-        .storage(2, sortedRef, R)
+        .storage(2, gatherInput, R)
         .storage(3, refs.field, W)
         .record([this, runs](PassContext& ctx) {
             ctx.pushConstants(push());

@@ -2,7 +2,7 @@
 // name leads to its file:
 //   <name>.field.metaballs                      field_metaballs.cpp
 //   <name>.particles.{clear,splat,resolve}      field_particles_splat.cpp (SplatMethod::Scatter)
-//   <name>.particles.{clear,count,scan.*,sort,gather}
+//   <name>.particles.{clear,count,scan.*,sort,smooth,gather}
 //                                               field_particles_gather.cpp (SplatMethod::Gather)
 //   <name>.field.volume, <name>.field.volume.bounds  field_volume.cpp
 //   <name>.field.user                           field_user.cpp (and compileUserField)
@@ -81,13 +81,15 @@ struct IsoSurface::Impl {
     Buffer runBounds;                         // volume: (min, max) per classify run, computed once per upload
     Buffer edgeGridBuf, edgePyramid, indices; // indexed output
     Buffer binCount, binChunks, binStart, slots, sorted; // particle gather
+    Buffer smoothed;                                     // particleSmoothing > 0: smoothed sorted particles
     Buffer occGridBuf, occupancy, occOffsets, active;    // scan: occupancy tree, its prefixes, active-cell list
 
     ComputePipeline classify, build, argsPipe, extract, fieldPipe, resolve, scanDown, generate, compact;
     ComputePipeline boundsPipe; // volume
     ComputePipeline edgesClassify, edgeVertices, indicesPipe;
-    ComputePipeline countPipe, binScanPipe, sortPipe, gatherPipe;
+    ComputePipeline countPipe, binScanPipe, sortPipe, gatherPipe, smoothPipe;
     bool gather = false;
+    bool smooth = false;   // particle position smoothing (gather only)
     bool external = false; // ParticleInput::GpuBuffer: info.particleBuffer replaces the items ring
     bool scan = false;
     bool indexed = false;

@@ -109,7 +109,11 @@ Status IsoSurface::Impl::createBuffers() {
                            "bin chunk sums"));
         PYRAMARCH_TRY(make(m.binStart, (bins + 1) * 4, storage, MemoryUsage::DeviceLocal, "bin starts"));
         PYRAMARCH_TRY(make(m.slots, uint64_t(m.maxItems) * 4, storage, MemoryUsage::DeviceLocal, "particle slots"));
-        PYRAMARCH_TRY(make(m.sorted, uint64_t(m.maxItems) * 16, storage, MemoryUsage::DeviceLocal, "sorted particles"));
+        PYRAMARCH_TRY(
+            make(m.sorted, uint64_t(m.maxItems) * 16, readable, MemoryUsage::DeviceLocal, "sorted particles"));
+        if (m.smooth)
+            PYRAMARCH_TRY(
+                make(m.smoothed, uint64_t(m.maxItems) * 16, readable, MemoryUsage::DeviceLocal, "smoothed particles"));
     }
     if (info.source == FieldSource::Volume)
         PYRAMARCH_TRY(make(m.runBounds, groupsOf(sizes.cells, gpu::kIsoClassifyCells) * 8, readable,

@@ -232,25 +232,50 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
             return Status::error(ErrorCode::InvalidArgument,
                                  "isosurface '" + info.name + "': particleBuffer is set but particleInput is Host");
         }
-        g.particle = {info.particleRadius, 1.f / (info.particleRadius * info.particleRadius), 0.f, 0.f};
+        if (!std::isfinite(info.particleSmoothing) || info.particleSmoothing < 0.f || info.particleSmoothing > 1.f)
+            return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': particleSmoothing " +
+                                                                 std::to_string(info.particleSmoothing) +
+                                                                 " must be finite and in [0, 1] (0: off)");
+        if (info.particleSmoothing > 0.f && info.splat != SplatMethod::Gather)
+            return Status::error(
+                ErrorCode::InvalidArgument,
+                "isosurface '" + info.name +
+                    "': particleSmoothing needs SplatMethod::Gather (it smooths the sorted particles)");
+        g.particle = {info.particleRadius, 1.f / (info.particleRadius * info.particleRadius), info.particleSmoothing,
+                      0.f};
         m.gather = info.splat == SplatMethod::Gather;
+        m.smooth = info.particleSmoothing > 0.f;
         if (m.gather) {
             // Bins = cells of the sample lattice, grown by the cells whose
             // particles reach a sample: a particle in cell c reaches samples
             // in [c - floor(r/h), c + ceil(r/h)] (h the spacing), so the bins
             // cover cells [-ceil(r/h), N - 1 + floor(r/h)] per axis.
+            // With position smoothing (lambda) a particle moves at most
+            // lambda r, so the gather reads the cells within (1 + lambda) r,
+            // and the bins reach (2 + lambda) r: the neighbours (within r) of
+            // every particle that can reach a sample are binned.
             uint64_t dims[3], pad[3], reach[3];
+            uint32_t below[3], above[3], near[3];
             const float sp[3] = {g.spacing.x, g.spacing.y, g.spacing.z};
+            const double lambda = m.smooth ? double(info.particleSmoothing) : 0.0;
             for (int a = 0; a < 3; ++a) {
                 const double cellsPerRadius = double(info.particleRadius) / sp[a];
                 if (cellsPerRadius > 65536.0)
                     return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': particleRadius " +
                                                                          std::to_string(info.particleRadius) +
                                                                          " spans more than 65536 samples");
-                pad[a] = uint64_t(std::ceil(cellsPerRadius));
-                reach[a] = uint64_t(std::floor(cellsPerRadius));
+                const double gatherCells = cellsPerRadius * (1.0 + lambda);
+                const double binCells = m.smooth ? cellsPerRadius * (2.0 + lambda) : cellsPerRadius;
+                pad[a] = uint64_t(std::ceil(binCells));
+                reach[a] = uint64_t(std::floor(binCells));
+                below[a] = uint32_t(std::ceil(gatherCells));
+                above[a] = uint32_t(std::floor(gatherCells));
+                near[a] = uint32_t(std::ceil(cellsPerRadius));
                 dims[a] = uint64_t(info.samples[a]) + pad[a] + reach[a];
             }
+            g.gatherBelow = {below[0], below[1], below[2], 0};
+            g.gatherAbove = {above[0], above[1], above[2], 0};
+            g.smoothReach = {near[0], near[1], near[2], 0};
             const uint64_t total = dims[0] * dims[1] * dims[2];
             if ((total + 1) * 4 > range || total + 1 > 0xFFFFFFFFull)
                 return Status::error(ErrorCode::DeviceLimit,

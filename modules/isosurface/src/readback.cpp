@@ -171,6 +171,14 @@ struct TestingAccess {
         PYRAMARCH_ASSERT(m.info.source == FieldSource::Volume, "readRunBounds needs FieldSource::Volume");
         return readBufferAs<float>(*m.device, m.runBounds, groupsOf(m.grid.cells.w, gpu::kIsoClassifyCells) * 2);
     }
+    static Result<testing::SmoothedParticles> readSmoothedParticles(IsoSurface& s) {
+        const IsoSurface::Impl& m = *s.impl_;
+        PYRAMARCH_ASSERT(m.smooth, "readSmoothedParticles needs particleSmoothing > 0");
+        testing::SmoothedParticles out;
+        PYRAMARCH_TRY_ASSIGN(out.sorted, readBufferAs<float>(*m.device, m.sorted, uint64_t(m.maxItems) * 4));
+        PYRAMARCH_TRY_ASSIGN(out.smoothed, readBufferAs<float>(*m.device, m.smoothed, uint64_t(m.maxItems) * 4));
+        return out;
+    }
 };
 
 namespace testing {
@@ -184,6 +192,9 @@ Result<std::vector<std::vector<uint32_t>>> readPyramid(IsoSurface& surface) {
 Result<std::vector<uint32_t>> readDrawArgs(IsoSurface& surface) { return TestingAccess::readDrawArgs(surface); }
 Result<std::vector<uint32_t>> readActiveCells(IsoSurface& surface) { return TestingAccess::readActiveCells(surface); }
 Result<std::vector<float>> readRunBounds(IsoSurface& surface) { return TestingAccess::readRunBounds(surface); }
+Result<SmoothedParticles> readSmoothedParticles(IsoSurface& surface) {
+    return TestingAccess::readSmoothedParticles(surface);
+}
 } // namespace testing
 
 } // namespace pyramarch::iso

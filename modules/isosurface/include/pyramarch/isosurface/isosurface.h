@@ -155,6 +155,18 @@ struct IsoSurfaceCreateInfo {
     uint32_t maxParticles = 0;
     float particleRadius = 0.1f;
     SplatMethod splat = SplatMethod::Gather;
+    // Particles: position smoothing lambda in [0, 1] (Yu & Turk 2013's
+    // Laplacian smoothing, the step before their anisotropic kernels): every
+    // frame, on the GPU, each particle moves to x + lambda (mean - x), mean =
+    // the average of the particles within particleRadius weighted by
+    // 1 - (d / radius)^3 (itself included), before the splat. Smooths the
+    // noise of particle positions out of the surface (flatter faces, rounder
+    // spheres; see the README for measurements) and shrinks convex parts by
+    // up to lambda radius. 0 (default): off; 0.5 is what `pyramarch iso
+    // --particle-smoothing` suggests (the paper uses 0.9 together with its
+    // anisotropic kernels). Needs SplatMethod::Gather; NaN or values outside
+    // [0, 1] fail create().
+    float particleSmoothing = 0.f;
     ParticleInput particleInput = ParticleInput::Host;
     // ParticleInput::GpuBuffer: required, the host's buffer (storage-buffer
     // usage, at least maxParticles * sizeof(Particle) bytes). Its descriptor

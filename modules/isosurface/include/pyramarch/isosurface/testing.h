@@ -53,5 +53,12 @@ Result<std::vector<uint32_t>> readActiveCells(IsoSurface& surface);
 // 16 consecutive cells, x fastest, one classify thread takes), interleaved;
 // NaN samples count as -infinity. Written once per upload.
 Result<std::vector<float>> readRunBounds(IsoSurface& surface);
+// SplatMethod::Gather with particleSmoothing > 0: the binned particles as the
+// sort left them (x, y, z, weight; maxParticles records, the binned ones
+// first) and, in the same order, the smoothed particles of the last frame.
+struct SmoothedParticles {
+    std::vector<float> sorted, smoothed;
+};
+Result<SmoothedParticles> readSmoothedParticles(IsoSurface& surface);
 
 } // namespace pyramarch::iso::testing

@@ -1,0 +1,57 @@
+#version 460
+// Particle gather with position smoothing (IsoSurfaceCreateInfo::
+// particleSmoothing = lambda), between the sort and the gather: one thread per
+// sorted particle moves it towards the weighted mean of its neighbours within
+// the kernel radius r, as Yu & Turk 2013 do before their anisotropic kernels:
+//   x' = x + lambda (sum_j w_ij (x_j - x)) / (sum_j w_ij),  w_ij = 1 - (|x_j - x| / r)^3,
+// j over every binned particle with |x_j - x| < r, itself included (weights
+// of the particles are not used). Neighbours come from the bins around the
+// particle's bin; the bins reach (2 + lambda) r past the grid, so every
+// particle that can reach a sample after moving has all its neighbours.
+// Each weight and weighted offset (in radii) is summed as an integer of
+// 1/kIsoSmoothFixedOne: the sums, and so the smoothed particle, do not
+// depend on the order the sort left within a bin.
+#include "isosurface/common.glsl"
+
+layout(local_size_x = kIsoGroupSize) in;
+
+layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
+layout(set = 0, binding = 1, std430) readonly buffer BinStartBuf { uint binStart[]; };
+layout(set = 0, binding = 2, std430) readonly buffer SortedBuf { vec4 sorted[]; };
+layout(set = 0, binding = 3, std430) writeonly buffer SmoothedBuf { vec4 smoothed[]; };
+
+#include "isosurface/particles_bins.glsl"
+
+void main() {
+    const uint j = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
+    if (j >= binStart[grid.binDims.w]) return;
+    const vec4 pw = sorted[j];
+    uint bin;
+    binOf(pw.xyz, bin); // the sort binned it with the same function
+    const uvec3 dims = grid.binDims.xyz;
+    const uvec3 b = uvec3(bin % dims.x, (bin / dims.x) % dims.y, bin / (dims.x * dims.y));
+    const uvec3 lo = uvec3(max(ivec3(b) - ivec3(grid.smoothReach.xyz), ivec3(0)));
+    const uvec3 hi = min(b + grid.smoothReach.xyz, dims - 1u);
+    const float fixedOne = float(kIsoSmoothFixedOne);
+    uint sumW = 0u;
+    ivec3 sumD = ivec3(0);
+    for (uint bz = lo.z; bz <= hi.z; ++bz)
+        for (uint by = lo.y; by <= hi.y; ++by) {
+            const uint row = dims.x * (by + dims.y * bz);
+            const uint end = binStart[row + hi.x + 1];
+            for (uint k = binStart[row + lo.x]; k < end; ++k) {
+                // Offset in radii, squared distance in radii^2.
+                precise vec3 d = (sorted[k].xyz - pw.xyz) / grid.particle.x;
+                precise float q = d.x * d.x + (d.y * d.y + d.z * d.z);
+                if (q >= 1.0) continue;
+                precise float w = 1.0 - q * sqrt(q);
+                precise vec3 wd = w * d * fixedOne;
+                sumW += uint(w * fixedOne);
+                sumD += ivec3(wd);
+            }
+        }
+    // sumW >= kIsoSmoothFixedOne: the particle itself weighs 1.
+    precise vec3 mean = vec3(sumD) / float(sumW) * grid.particle.x;
+    precise vec3 moved = pw.xyz + grid.particle.z * mean;
+    smoothed[j] = vec4(moved, pw.w);
+}
