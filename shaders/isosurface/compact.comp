@@ -15,14 +15,13 @@ layout(set = 0, binding = 3, std430) writeonly buffer ActiveBuf { uint activeCel
 void main() {
     const uint cell = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
     if (cell >= grid.cells.w) return;
-    const uint base0 = grid.levelOffset[0];
-    if ((pyramid[base0 + cell] & kIsoCountMask) == 0) return;
+    if (ISO_LEVEL_COUNT(pyramid, grid, 0u, cell) == 0) return;
     const uint top = grid.levelCount - 1;
     uint slot = 0;
     if (top > 0) {
         const uint parent = cell / 4;
         slot = top == 1 ? 0u : occOffsets[parent];
-        for (uint j = parent * 4; j < cell; ++j) slot += (pyramid[base0 + j] & kIsoCountMask) != 0 ? 1u : 0u;
+        for (uint j = parent * 4; j < cell; ++j) slot += ISO_LEVEL_COUNT(pyramid, grid, 0u, j) != 0 ? 1u : 0u;
     }
     // slot < number of active cells <= cells: within the list.
     activeCells[slot] = cell;

@@ -33,7 +33,37 @@ ISO_CONST kIsoEdgeCodes0 = 0x20323110u;
 ISO_CONST kIsoEdgeCodes1 = 0x64767554u;
 ISO_CONST kIsoEdgeCodes2 = 0x62735140u;
 
-// Base level element: vertex count (0..15) in bits 0..3, MC case in bits 4..11.
+// Base level element of the edge pyramid (and of the cell pyramid's logical
+// view, testing::readPyramid): count (0..15) in bits 0..3, case/bits from bit 4.
+// The cell pyramid stores its level 0 as the u8 MC case (the count comes from
+// kIsoCaseCounts) and level 1 (max 4 x 15 = 60) as u8, 4 per word.
+ISO_CONST kIsoPackedLevels = 2u;
+// Vertex count (0..15) of MC case c in nibble c & 7 of word c >> 3, from
+// mc::vertexCount (checked by packTables at creation): the walk's level-0
+// counts come from this constant array, not from a buffer.
+#ifdef __cplusplus
+inline constexpr uint32_t kIsoCaseCounts[32] = {
+    0x96636330u, 0x69969663u, 0xc9969663u, 0x9cc9c996u,
+    0xc9969663u, 0x9cc9c996u, 0x9cc96996u, 0x6ffc9cc9u,
+    0xc9969663u, 0x9cc9c996u, 0xfcc9c996u, 0xcffcfcc9u,
+    0x96c9c996u, 0x69fcfcc9u, 0x69fc9cc9u, 0x3c6fcffcu,
+    0xc9969663u, 0x9cc9c996u, 0xfcc9c996u, 0x6f9c9c69u,
+    0xfcc9c996u, 0xcffcfcc9u, 0xcffc9cc9u, 0x36cf6f9cu,
+    0xfcc9c996u, 0x6996fcc9u, 0x6ffcfcc9u, 0x3c69cf9cu,
+    0xc9fcfcc9u, 0x36c96ffcu, 0x36c96996u, 0x03363c69u,
+};
+#else
+const uint kIsoCaseCounts[32] = uint[32](
+    0x96636330u, 0x69969663u, 0xc9969663u, 0x9cc9c996u,
+    0xc9969663u, 0x9cc9c996u, 0x9cc96996u, 0x6ffc9cc9u,
+    0xc9969663u, 0x9cc9c996u, 0xfcc9c996u, 0xcffcfcc9u,
+    0x96c9c996u, 0x69fcfcc9u, 0x69fc9cc9u, 0x3c6fcffcu,
+    0xc9969663u, 0x9cc9c996u, 0xfcc9c996u, 0x6f9c9c69u,
+    0xfcc9c996u, 0xcffcfcc9u, 0xcffc9cc9u, 0x36cf6f9cu,
+    0xfcc9c996u, 0x6996fcc9u, 0x6ffcfcc9u, 0x3c69cf9cu,
+    0xc9fcfcc9u, 0x36c96ffcu, 0x36c96996u, 0x03363c69u
+);
+#endif
 ISO_CONST kIsoCountMask = 0xFu;
 ISO_CONST kIsoCaseShift = 4u;
 
@@ -80,6 +110,11 @@ struct IsoGrid {
     vec4 spacing;       // xyz: world distance between samples
     uint levelOffset[kIsoMaxLevels]; // pyramid level k starts at this element
     uint levelSize[kIsoMaxLevels];   // elements in level k
+    // Word (uint) where level k's storage starts: levels below packedLevels
+    // hold 4 u8 elements per word (element i in byte i & 3 of word i / 4),
+    // the others one element per word. levelOffset stays the element index
+    // (the scan's offsets buffer is laid out by it).
+    uint levelWord[kIsoMaxLevels];
     uint levelCount;    // levels including the base; top = levelCount - 1
     uint vertexCapacity; // whole triangles (multiple of 3)
     uint maxGroupsX;    // maxComputeWorkGroupCount[0]
@@ -92,6 +127,8 @@ struct IsoGrid {
     uint itemSlotStride; // particles: elements between ring slots (maxItems; 0 for a host GPU buffer, which has no ring)
     uint scanOccupancy; // 1: ExtractionMethod::Scan (classify also writes occupancy level 1)
     uint runBounds;     // 1: classify reads per-run value bounds (volume source; one vec2 per classify run)
+    uint packedLevels;  // levels stored as u8 (cell pyramid: kIsoPackedLevels, level 0 = MC case; others 0)
+    uint pad0, pad1, pad2;
     vec4 particle;      // x: radius, y: 1/radius^2, z,w unused
     // Particle gather: bins are the cells of the sample lattice, extended by
     // binPad cells below and binReach cells above every axis (the cells whose
@@ -164,7 +201,7 @@ struct IsoBall {
 
 #ifdef __cplusplus
 static_assert(sizeof(IsoPush) == 64, "push constants");
-static_assert(sizeof(IsoGrid) == 368, "IsoGrid must match its std430 layout (vec4 members 16-aligned)");
+static_assert(sizeof(IsoGrid) == 368 + 80 + 16, "IsoGrid must match its std430 layout (vec4 members 16-aligned)");
 static_assert(sizeof(IsoArgs) == 80, "args");
 static_assert(sizeof(IsoBall) == 32, "ball");
 static_assert(sizeof(IsoVertex) == 32, "vertex");
