@@ -11,36 +11,46 @@ uint pyramidTotal() {
 // Returns the base element whose interval holds `key`; key becomes the
 // index within that element. Level 0 elements keep the count in the low bits,
 // or (packed) are MC cases whose count comes from kIsoCaseCounts.
+// Branch-free choice among the 4 children (intervals [0,a) [a,ab) [ab,abc)
+// [abc,..)): no divergent loop exits in a SIMD batch.
+void pyramidStep(uint a, uint b, uint c, inout uint index, inout uint key) {
+    const uint ab = a + b, abc = ab + c;
+    const bool gA = key >= a, gAB = key >= ab, gABC = key >= abc;
+    index = index * 4 + uint(gA) + uint(gAB) + uint(gABC);
+    key -= gABC ? abc : gAB ? ab : gA ? a : 0u;
+}
+
+// Children of `index` in a u8 level: one word (bytes past the level's end are 0).
+uint pyramidPackedChildren(uint level, uint index) {
+    return index * 4 < grid.levelSize[level] ? pyramid[grid.levelWord[level] + index] : 0u;
+}
+
 uint pyramidFind(inout uint key) {
     uint index = 0;
-    for (int level = int(grid.levelCount) - 2; level >= 0; --level) {
+    // 32-bit levels (loop bounds and the conditions below are uniform:
+    // lavapipe would run both sides of a per-level branch).
+    const int packed = int(grid.packedLevels);
+    for (int level = int(grid.levelCount) - 2; level >= packed; --level) {
         const uint offset = grid.levelWord[level];
         const uint size = grid.levelSize[level];
-        // Branch-free choice among the 4 children (intervals [0,a) [a,ab)
-        // [ab,abc) [abc,..)): no divergent loop exits in a SIMD batch.
+        const uint mask = level == 0 ? kIsoCountMask : 0xffffffffu;
         const uint first = index * 4;
-        uint a, b, c;
-        if (uint(level) < grid.packedLevels) {
-            // u8 level: the 4 children are one word (bytes past the level's end are 0).
-            const uint w = first < size ? pyramid[offset + index] : 0u;
-            a = w & 0xffu;
-            b = (w >> 8) & 0xffu;
-            c = (w >> 16) & 0xffu;
-            if (level == 0) {
-                a = isoCaseCount(a);
-                b = isoCaseCount(b);
-                c = isoCaseCount(c);
-            }
-        } else {
-            const uint mask = level == 0 ? kIsoCountMask : 0xffffffffu;
-            a = first < size ? pyramid[offset + first] & mask : 0u;
-            b = first + 1 < size ? pyramid[offset + first + 1] & mask : 0u;
-            c = first + 2 < size ? pyramid[offset + first + 2] & mask : 0u;
+        const uint a = first < size ? pyramid[offset + first] & mask : 0u;
+        const uint b = first + 1 < size ? pyramid[offset + first + 1] & mask : 0u;
+        const uint c = first + 2 < size ? pyramid[offset + first + 2] & mask : 0u;
+        pyramidStep(a, b, c, index, key);
+    }
+    if (packed != 0) {
+        // u8 level 1 (sums), then level 0 (MC cases -> counts).
+        if (grid.levelCount > 2u) {
+            const uint w = pyramidPackedChildren(1u, index);
+            pyramidStep(w & 0xffu, (w >> 8) & 0xffu, (w >> 16) & 0xffu, index, key);
         }
-        const uint ab = a + b, abc = ab + c;
-        const bool gA = key >= a, gAB = key >= ab, gABC = key >= abc;
-        index = first + uint(gA) + uint(gAB) + uint(gABC);
-        key -= gABC ? abc : gAB ? ab : gA ? a : 0u;
+        if (grid.levelCount > 1u) {
+            const uint w = pyramidPackedChildren(0u, index);
+            pyramidStep(isoCaseCount(w & 0xffu), isoCaseCount((w >> 8) & 0xffu), isoCaseCount((w >> 16) & 0xffu),
+                        index, key);
+        }
     }
     return index;
 }
