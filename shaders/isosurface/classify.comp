@@ -1,6 +1,6 @@
 #version 460
 // MC case of each cell into the pyramid base (u8, 4 per word; the walk gets
-// the vertex count from kIsoCaseCounts), level 1 (u8 sums, max 60; a run's 4
+// the vertex count from isoCaseCount (constants)), level 1 (u8 sums, max 60; a run's 4
 // in one word) and level 2 (u32), and the number of active cells. A thread
 // writes whole words only: its run is 4 aligned words of level 0 and one of
 // level 1, so no two threads share a word.

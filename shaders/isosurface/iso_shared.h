@@ -36,32 +36,24 @@ ISO_CONST kIsoEdgeCodes2 = 0x62735140u;
 // Base level element of the edge pyramid (and of the cell pyramid's logical
 // view, testing::readPyramid): count (0..15) in bits 0..3, case/bits from bit 4.
 // The cell pyramid stores its level 0 as the u8 MC case (the count comes from
-// kIsoCaseCounts) and level 1 (max 4 x 15 = 60) as u8, 4 per word.
+// isoCaseCount in common.glsl) and level 1 (max 4 x 15 = 60) as u8, 4 per word.
 ISO_CONST kIsoPackedLevels = 2u;
-// Vertex count (0..15) of MC case c in nibble c & 7 of word c >> 3, from
-// mc::vertexCount (checked by packTables at creation): the walk's level-0
-// counts come from this constant array, not from a buffer.
+// Triangles (0..5) of MC case c, as 3 bit planes of 256 bits: bit c & 31 of
+// word c >> 5 of plane k is bit k of the count (from mc::vertexCount, checked
+// by packTables at creation). isoCaseCount() picks the words with selects on
+// constants: no buffer load (lavapipe loads lane by lane) and no dynamically
+// indexed array (a per-invocation copy of the table).
 #ifdef __cplusplus
-inline constexpr uint32_t kIsoCaseCounts[32] = {
-    0x96636330u, 0x69969663u, 0xc9969663u, 0x9cc9c996u,
-    0xc9969663u, 0x9cc9c996u, 0x9cc96996u, 0x6ffc9cc9u,
-    0xc9969663u, 0x9cc9c996u, 0xfcc9c996u, 0xcffcfcc9u,
-    0x96c9c996u, 0x69fcfcc9u, 0x69fc9cc9u, 0x3c6fcffcu,
-    0xc9969663u, 0x9cc9c996u, 0xfcc9c996u, 0x6f9c9c69u,
-    0xfcc9c996u, 0xcffcfcc9u, 0xcffc9cc9u, 0x36cf6f9cu,
-    0xfcc9c996u, 0x6996fcc9u, 0x6ffcfcc9u, 0x3c69cf9cu,
-    0xc9fcfcc9u, 0x36c96ffcu, 0x36c96996u, 0x03363c69u,
+inline constexpr uint32_t kIsoCaseTrianglePlanes[3][8] = {
+    {0x96696996u, 0x69969669u, 0x69969669u, 0x96696996u, 0x69969669u, 0x96696996u, 0x96696996u, 0x69969669u},
+    {0x977efee8u, 0x899f977eu, 0x0117977eu, 0x20c9c1d7u, 0xab17977eu, 0x4a090117u, 0x3281f117u, 0x135f5841u},
+    {0x68800000u, 0x76606880u, 0xfee86880u, 0x5f363e28u, 0x54e86880u, 0x35f6fee8u, 0x4d7e0ee8u, 0x042027beu},
 };
 #else
-const uint kIsoCaseCounts[32] = uint[32](
-    0x96636330u, 0x69969663u, 0xc9969663u, 0x9cc9c996u,
-    0xc9969663u, 0x9cc9c996u, 0x9cc96996u, 0x6ffc9cc9u,
-    0xc9969663u, 0x9cc9c996u, 0xfcc9c996u, 0xcffcfcc9u,
-    0x96c9c996u, 0x69fcfcc9u, 0x69fc9cc9u, 0x3c6fcffcu,
-    0xc9969663u, 0x9cc9c996u, 0xfcc9c996u, 0x6f9c9c69u,
-    0xfcc9c996u, 0xcffcfcc9u, 0xcffc9cc9u, 0x36cf6f9cu,
-    0xfcc9c996u, 0x6996fcc9u, 0x6ffcfcc9u, 0x3c69cf9cu,
-    0xc9fcfcc9u, 0x36c96ffcu, 0x36c96996u, 0x03363c69u
+const uint kIsoCaseTrianglePlanes[3][8] = uint[3][8](
+    uint[8](0x96696996u, 0x69969669u, 0x69969669u, 0x96696996u, 0x69969669u, 0x96696996u, 0x96696996u, 0x69969669u),
+    uint[8](0x977efee8u, 0x899f977eu, 0x0117977eu, 0x20c9c1d7u, 0xab17977eu, 0x4a090117u, 0x3281f117u, 0x135f5841u),
+    uint[8](0x68800000u, 0x76606880u, 0xfee86880u, 0x5f363e28u, 0x54e86880u, 0x35f6fee8u, 0x4d7e0ee8u, 0x042027beu)
 );
 #endif
 ISO_CONST kIsoCountMask = 0xFu;

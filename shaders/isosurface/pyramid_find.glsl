@@ -10,7 +10,7 @@ uint pyramidTotal() {
 
 // Returns the base element whose interval holds `key`; key becomes the
 // index within that element. Level 0 elements keep the count in the low bits,
-// or (packed) are MC cases whose count comes from kIsoCaseCounts.
+// or (packed) are MC cases whose count comes from isoCaseCount (constants).
 // Branch-free choice among the 4 children (intervals [0,a) [a,ab) [ab,abc)
 // [abc,..)): no divergent loop exits in a SIMD batch.
 void pyramidStep(uint a, uint b, uint c, inout uint index, inout uint key) {

@@ -39,8 +39,10 @@ gpu::IsoTables packTables() {
     gpu::IsoTables t{};
     for (uint32_t c = 0; c < 256; ++c) {
         const int n = mc::vertexCount(c);
-        PYRAMARCH_ASSERT(((gpu::kIsoCaseCounts[c >> 3] >> (4 * (c & 7))) & 0xfu) == uint32_t(n),
-                         "kIsoCaseCounts must follow the MC tables");
+        uint32_t triangles = 0;
+        for (int k = 0; k < 3; ++k) triangles |= ((gpu::kIsoCaseTrianglePlanes[k][c >> 5] >> (c & 31)) & 1u) << k;
+        PYRAMARCH_ASSERT(3 * triangles == uint32_t(n),
+                         "kIsoCaseTrianglePlanes (isoCaseCount) must follow the MC tables");
         t.caseVertexCount[c] = uint32_t(n);
         uint64_t nibbles = 0;
         for (int j = 0; j < n; ++j) nibbles |= uint64_t(mc::triangleEdge(c, j)) << (4 * j);
