@@ -26,8 +26,7 @@ uvec2 fold(uint items) {
 
 void main() {
     const uint top = grid.levelCount - 1;
-    uint cellVertices = pyramid[grid.levelOffset[top]];
-    if (top == 0) cellVertices &= kIsoCountMask;
+    const uint cellVertices = ISO_LEVEL_COUNT(pyramid, grid, top, 0u);
     uint needed = cellVertices, written, indicesNeeded = 0, indicesWritten = 0;
     if (grid.indexed != 0) {
         const uint edgeTop = edgeGrid.levelCount - 1;
@@ -45,7 +44,7 @@ void main() {
     // indexed: one per unique vertex; scan: generate, one per active cell.
     uint dispatchItems = grid.indexed != 0 ? written : written / 3;
     if (grid.scanOccupancy != 0)
-        dispatchItems = top == 0 ? ((pyramid[grid.levelOffset[0]] & kIsoCountMask) != 0 ? 1u : 0u)
+        dispatchItems = top == 0 ? (ISO_LEVEL_COUNT(pyramid, grid, 0u, 0u) != 0 ? 1u : 0u)
                                  : edgePyramid[edgeGrid.levelOffset[top]];
     const uvec2 vd = fold(dispatchItems);
     args.dispatchX = vd.x;

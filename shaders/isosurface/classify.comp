@@ -1,6 +1,9 @@
 #version 460
-// MC case and vertex count of each cell into the pyramid base
-// (count | case << 4), plus levels 1 and 2 and the number of active cells.
+// MC case of each cell into the pyramid base (u8, 4 per word; the walk gets
+// the vertex count from isoCaseCount (constants)), level 1 (u8 sums, max 60; a run's 4
+// in one word) and level 2 (u32), and the number of active cells. A thread
+// writes whole words only: its run is 4 aligned words of level 0 and one of
+// level 1, so no two threads share a word.
 // Each thread takes the kIsoClassifyCells consecutive cells of one level-2
 // element and slides along x: a cell loads only its 4 new corners (+x face)
 // and reuses the previous cell's +x face as its -x face, so a thread loads
@@ -39,15 +42,12 @@ float load(uint s) { return sanitize(field[s]); }
 // Grid values in registers: the compiler cannot keep them across the
 // pyramid stores itself (the buffers might alias), and lavapipe loads them
 // lane by lane.
-uint levels, offset1;
+uint levels, word1;
 bool occupancyOut;
 float iso;
 
-void writeLevel1(uint element1, uint sum, uint activeCells) {
-    if (levels > 1) {
-        pyramid[offset1 + element1] = sum;
-        if (occupancyOut) occupancy[element1] = activeCells;
-    }
+void writeOccupancy(uint element1, uint activeCells) {
+    if (levels > 1 && occupancyOut) occupancy[element1] = activeCells;
 }
 
 // Inside bits of the 4 samples of a cell face at x = s: by offset code y | z << 1.
@@ -60,10 +60,10 @@ void main() {
     const uint cx = grid.cells.x, cy = grid.cells.y;
     const uint sx = grid.samples.x, sxy = grid.samples.x * grid.samples.y;
     const uint cells = grid.cells.w;
-    const uint base0 = grid.levelOffset[0];
+    const uint word0 = grid.levelWord[0];
     levels = grid.levelCount;
-    offset1 = grid.levelOffset[1];
-    const uint offset2 = grid.levelOffset[2];
+    word1 = grid.levelWord[1];
+    const uint word2 = grid.levelWord[2];
     occupancyOut = grid.scanOccupancy != 0;
     iso = pc.iso;
 
@@ -86,20 +86,25 @@ void main() {
         const vec2 b = runBounds[element2];
         if (b.y < iso || b.x >= iso) {
             todo = 0;
-            fill = (b.y < iso ? 0u : 255u) << kIsoCaseShift;
+            fill = b.y < iso ? 0u : 0xffffffffu; // 4 cases 0 or 255
         }
     }
-    const uint fillCells = n - todo;
-    for (uint j = 0; j < fillCells; ++j) pyramid[base0 + first + j] = fill;
-    const uint fillElements = todo == 0 ? (n + 3) / 4 : 0u;
-    for (uint q = 0; q < fillElements; ++q) writeLevel1(element2 * 4 + q, 0u, 0u);
+    // Filled run: its words of cases (bytes past the grid's last cell stay
+    // 0), level 1 = 0.
+    const uint fillWords = todo == 0 ? (n + 3) / 4 : 0u;
+    for (uint q = 0; q < fillWords; ++q) {
+        const uint inWord = min(4u, n - 4u * q);
+        pyramid[word0 + first / 4u + q] = inWord == 4u ? fill : fill & ((1u << (8u * inWord)) - 1u);
+        writeOccupancy(element2 * 4 + q, 0u);
+    }
+    if (todo == 0 && levels > 1) pyramid[word1 + element2] = 0u;
 
     const uint row = first / cx; // y + cy * z
     uint x = first - row * cx;
     const uint z0 = row / cy;
     uint y = row - z0 * cy;
     uint s = x + sx * y + sxy * z0; // sample of the cell's corner (0,0,0)
-    uint sum1 = 0, active1 = 0, sum2 = 0, active2 = 0;
+    uint sum1 = 0, active1 = 0, sum2 = 0, active2 = 0, cases = 0, sums1 = 0;
     uint j = 0;
     // One segment per row the run touches: load the first cell's -x face,
     // then each cell loads its +x face only (no per-cell reload branch).
@@ -115,12 +120,15 @@ void main() {
             uint mcCase = 0;
             for (uint c = 0; c < 8; ++c) mcCase |= ((byCode >> ((kIsoCornerCodes >> (3 * c)) & 7u)) & 1u) << c;
             uint count = 0;
-            if (mcCase != 0u && mcCase != 255u) count = tables.caseVertexCount[mcCase];
-            pyramid[base0 + first + j] = count | (mcCase << kIsoCaseShift);
+            if (mcCase != 0u && mcCase != 255u) count = isoCaseCount(mcCase);
+            cases |= mcCase << (8u * (j & 3u));
             sum1 += count;
             active1 += count != 0 ? 1u : 0u;
             if ((j & 3u) == 3u || j + 1 == todo) {
-                writeLevel1(element2 * 4 + (j >> 2), sum1, active1);
+                pyramid[word0 + first / 4u + (j >> 2)] = cases;
+                cases = 0;
+                sums1 |= sum1 << (8u * (j >> 2));
+                writeOccupancy(element2 * 4 + (j >> 2), active1);
                 sum2 += sum1;
                 active2 += active1;
                 sum1 = 0;
@@ -141,7 +149,8 @@ void main() {
             }
         }
     }
-    if (levels > 2) pyramid[offset2 + element2] = sum2;
+    if (todo != 0 && levels > 1) pyramid[word1 + element2] = sums1;
+    if (levels > 2) pyramid[word2 + element2] = sum2;
     // Few threads have active cells (surfaces are sparse): a global atomic
     // is cheaper than a barrier-based group reduction on lavapipe.
     if (active2 != 0) atomicAdd(counters.activeCells, active2);

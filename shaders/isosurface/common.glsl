@@ -16,4 +16,35 @@ bool isNanF(float v) { return (floatBitsToUint(v) & 0x7fffffffu) > 0x7f800000u; 
 // NaN samples count as -infinity: outside, never a NaN comparison result.
 float sanitize(float v) { return isNanF(v) ? uintBitsToFloat(0xff800000u) : v; }
 
+// Pyramid levels below grid.packedLevels hold 4 u8 elements per word
+// (IsoGrid.levelWord). Level 0 of the cell pyramid is the MC case; its vertex
+// count comes from isoCaseCount (selects on constants, no buffer).
+uint isoPick8(uint w, uint a0, uint a1, uint a2, uint a3, uint a4, uint a5, uint a6, uint a7) {
+    const bool b0 = (w & 1u) != 0u, b1 = (w & 2u) != 0u;
+    const uint lo = b1 ? (b0 ? a3 : a2) : (b0 ? a1 : a0);
+    const uint hi = b1 ? (b0 ? a7 : a6) : (b0 ? a5 : a4);
+    return (w & 4u) != 0u ? hi : lo;
+}
+// Vertex count of an MC case (kIsoCaseTrianglePlanes in iso_shared.h).
+uint isoCaseCount(uint mcCase) {
+    const uint w = mcCase >> 5, bit = mcCase & 31u;
+    // Constant indices only (a dynamically indexed constant array becomes a
+    // per-invocation copy).
+    const uint t = ((isoPick8(w, kIsoCaseTrianglePlanes[0][0], kIsoCaseTrianglePlanes[0][1], kIsoCaseTrianglePlanes[0][2], kIsoCaseTrianglePlanes[0][3], kIsoCaseTrianglePlanes[0][4], kIsoCaseTrianglePlanes[0][5], kIsoCaseTrianglePlanes[0][6], kIsoCaseTrianglePlanes[0][7]) >> bit) & 1u) | ((isoPick8(w, kIsoCaseTrianglePlanes[1][0], kIsoCaseTrianglePlanes[1][1], kIsoCaseTrianglePlanes[1][2], kIsoCaseTrianglePlanes[1][3], kIsoCaseTrianglePlanes[1][4], kIsoCaseTrianglePlanes[1][5], kIsoCaseTrianglePlanes[1][6], kIsoCaseTrianglePlanes[1][7]) >> bit) & 1u) << 1 | ((isoPick8(w, kIsoCaseTrianglePlanes[2][0], kIsoCaseTrianglePlanes[2][1], kIsoCaseTrianglePlanes[2][2], kIsoCaseTrianglePlanes[2][3], kIsoCaseTrianglePlanes[2][4], kIsoCaseTrianglePlanes[2][5], kIsoCaseTrianglePlanes[2][6], kIsoCaseTrianglePlanes[2][7]) >> bit) & 1u) << 2;
+    return 3u * t;
+}
+uint isoUnpack(uint word, bool packed, uint i) { return packed ? (word >> ((i & 3u) * 8u)) & 0xffu : word; }
+uint isoCount(uint v, uint level, uint packedLevels) {
+    return level != 0u ? v : packedLevels != 0u ? isoCaseCount(v) : v & kIsoCountMask;
+}
+uint isoCase(uint v, uint packedLevels) { return packedLevels != 0u ? v : (v >> kIsoCaseShift) & 0xffu; }
+// Stored element i of level `level` of pyramid buffer `buf` with grid `g`
+// (unpacked; level 0 of an unpacked pyramid keeps count | case << 4).
+#define ISO_LEVEL_RAW(buf, g, level, i)                                                                  \
+    isoUnpack(buf[(g).levelWord[level] + ((level) < (g).packedLevels ? (i) >> 2 : (i))], (level) < (g).packedLevels, (i))
+// Element i as a vertex count, every level.
+#define ISO_LEVEL_COUNT(buf, g, level, i) isoCount(ISO_LEVEL_RAW(buf, g, level, i), (level), (g).packedLevels)
+// MC case of base element i.
+#define ISO_BASE_CASE(buf, g, i) isoCase(ISO_LEVEL_RAW(buf, g, 0u, i), (g).packedLevels)
+
 #endif

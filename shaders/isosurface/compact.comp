@@ -12,17 +12,22 @@ layout(set = 0, binding = 1, std430) readonly buffer PyramidBuf { uint pyramid[]
 layout(set = 0, binding = 2, std430) readonly buffer OccOffsetsBuf { uint occOffsets[]; }; // occupancy levels >= 1
 layout(set = 0, binding = 3, std430) writeonly buffer ActiveBuf { uint activeCells[]; };
 
+// A cell has vertices unless its case is 0 or 255 (no count lookup).
+bool cellActive(uint cell) {
+    const uint mcCase = ISO_BASE_CASE(pyramid, grid, cell);
+    return mcCase != 0u && mcCase != 255u;
+}
+
 void main() {
     const uint cell = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
     if (cell >= grid.cells.w) return;
-    const uint base0 = grid.levelOffset[0];
-    if ((pyramid[base0 + cell] & kIsoCountMask) == 0) return;
+    if (!cellActive(cell)) return;
     const uint top = grid.levelCount - 1;
     uint slot = 0;
     if (top > 0) {
         const uint parent = cell / 4;
         slot = top == 1 ? 0u : occOffsets[parent];
-        for (uint j = parent * 4; j < cell; ++j) slot += (pyramid[base0 + j] & kIsoCountMask) != 0 ? 1u : 0u;
+        for (uint j = parent * 4; j < cell; ++j) slot += cellActive(j) ? 1u : 0u;
     }
     // slot < number of active cells <= cells: within the list.
     activeCells[slot] = cell;

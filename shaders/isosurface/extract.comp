@@ -28,9 +28,8 @@ void main() {
     const uint outIndex = triangle * 3;
     uint key = outIndex;
     const uint cell = pyramidFind(key);
-    const uint packed = pyramid[grid.levelOffset[0] + cell];
-    const uint mcCase = (packed >> kIsoCaseShift) & 0xffu;
-    const uint count = packed & kIsoCountMask;
+    const uint mcCase = ISO_BASE_CASE(pyramid, grid, cell);
+    const uint count = isoCaseCount(mcCase);
     const ivec3 c = cellCoord(cell);
     for (uint v = 0; v < 3; ++v) vertices[outIndex + v] = mcVertexAt(c, mcCase, count, key + v);
 }

@@ -22,29 +22,26 @@ layout(set = 0, binding = 8, std430) readonly buffer OccupancyBuf { uint occupan
 
 void main() {
     const uint i = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
-    const uint base0 = grid.levelOffset[0];
     const uint top = grid.levelCount - 1;
     // The folded dispatch rounds up: threads past the active count (the
     // occupancy total) would read stale list entries.
-    const uint activeCount = top == 0 ? ((pyramid[base0] & kIsoCountMask) != 0 ? 1u : 0u)
+    const uint activeCount = top == 0 ? (ISO_LEVEL_COUNT(pyramid, grid, 0u, 0u) != 0 ? 1u : 0u)
                                       : occupancy[occGrid.levelOffset[top]];
     if (i >= activeCount) return;
     const uint cell = activeCells[i];
-    const uint packed = pyramid[base0 + cell];
-    const uint count = packed & kIsoCountMask;
-    uint total = pyramid[grid.levelOffset[top]];
-    if (top == 0) total &= kIsoCountMask;
+    const uint mcCase = ISO_BASE_CASE(pyramid, grid, cell);
+    const uint count = isoCaseCount(mcCase);
+    const uint total = ISO_LEVEL_COUNT(pyramid, grid, top, 0u);
     const uint limit = min(total, grid.vertexCapacity);
     uint start = 0;
     if (top > 0) {
         const uint parent = cell / 4;
         start = top == 1 ? 0u : offsets[parent];
-        for (uint j = parent * 4; j < cell; ++j) start += pyramid[base0 + j] & kIsoCountMask;
+        for (uint j = parent * 4; j < cell; ++j) start += ISO_LEVEL_COUNT(pyramid, grid, 0u, j);
     }
     // Past capacity: cells are in order, so every later active cell is too.
     if (start >= limit) return;
     mcVertexInit();
-    const uint mcCase = (packed >> kIsoCaseShift) & 0xffu;
     for (uint j = 0; j < count; ++j) {
         if (start + j >= limit) break;
         vertices[start + j] = mcVertex(cell, mcCase, count, j);

@@ -28,7 +28,7 @@ void main() {
     if (key >= min(pyramidTotal(), grid.indexCapacity)) return;
     const uint outIndex = key;
     const uint cell = pyramidFind(key);
-    const uint mcCase = (pyramid[grid.levelOffset[0] + cell] >> kIsoCaseShift) & 0xffu;
+    const uint mcCase = ISO_BASE_CASE(pyramid, grid, cell);
     ivec3 pa, pb;
     cellEdge(cell, mcCase, key, pa, pb);
     const uint axis = pb.x != pa.x ? 0u : pb.y != pa.y ? 1u : 2u;

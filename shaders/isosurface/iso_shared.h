@@ -33,7 +33,29 @@ ISO_CONST kIsoEdgeCodes0 = 0x20323110u;
 ISO_CONST kIsoEdgeCodes1 = 0x64767554u;
 ISO_CONST kIsoEdgeCodes2 = 0x62735140u;
 
-// Base level element: vertex count (0..15) in bits 0..3, MC case in bits 4..11.
+// Base level element of the edge pyramid (and of the cell pyramid's logical
+// view, testing::readPyramid): count (0..15) in bits 0..3, case/bits from bit 4.
+// The cell pyramid stores its level 0 as the u8 MC case (the count comes from
+// isoCaseCount in common.glsl) and level 1 (max 4 x 15 = 60) as u8, 4 per word.
+ISO_CONST kIsoPackedLevels = 2u;
+// Triangles (0..5) of MC case c, as 3 bit planes of 256 bits: bit c & 31 of
+// word c >> 5 of plane k is bit k of the count (from mc::vertexCount, checked
+// by packTables at creation). isoCaseCount() picks the words with selects on
+// constants: no buffer load (lavapipe loads lane by lane) and no dynamically
+// indexed array (a per-invocation copy of the table).
+#ifdef __cplusplus
+inline constexpr uint32_t kIsoCaseTrianglePlanes[3][8] = {
+    {0x96696996u, 0x69969669u, 0x69969669u, 0x96696996u, 0x69969669u, 0x96696996u, 0x96696996u, 0x69969669u},
+    {0x977efee8u, 0x899f977eu, 0x0117977eu, 0x20c9c1d7u, 0xab17977eu, 0x4a090117u, 0x3281f117u, 0x135f5841u},
+    {0x68800000u, 0x76606880u, 0xfee86880u, 0x5f363e28u, 0x54e86880u, 0x35f6fee8u, 0x4d7e0ee8u, 0x042027beu},
+};
+#else
+const uint kIsoCaseTrianglePlanes[3][8] = uint[3][8](
+    uint[8](0x96696996u, 0x69969669u, 0x69969669u, 0x96696996u, 0x69969669u, 0x96696996u, 0x96696996u, 0x69969669u),
+    uint[8](0x977efee8u, 0x899f977eu, 0x0117977eu, 0x20c9c1d7u, 0xab17977eu, 0x4a090117u, 0x3281f117u, 0x135f5841u),
+    uint[8](0x68800000u, 0x76606880u, 0xfee86880u, 0x5f363e28u, 0x54e86880u, 0x35f6fee8u, 0x4d7e0ee8u, 0x042027beu)
+);
+#endif
 ISO_CONST kIsoCountMask = 0xFu;
 ISO_CONST kIsoCaseShift = 4u;
 
@@ -85,6 +107,11 @@ struct IsoGrid {
     vec4 spacing;       // xyz: world distance between samples
     uint levelOffset[kIsoMaxLevels]; // pyramid level k starts at this element
     uint levelSize[kIsoMaxLevels];   // elements in level k
+    // Word (uint) where level k's storage starts: levels below packedLevels
+    // hold 4 u8 elements per word (element i in byte i & 3 of word i / 4),
+    // the others one element per word. levelOffset stays the element index
+    // (the scan's offsets buffer is laid out by it).
+    uint levelWord[kIsoMaxLevels];
     uint levelCount;    // levels including the base; top = levelCount - 1
     uint vertexCapacity; // whole triangles (multiple of 3)
     uint maxGroupsX;    // maxComputeWorkGroupCount[0]
@@ -97,6 +124,8 @@ struct IsoGrid {
     uint itemSlotStride; // particles: elements between ring slots (maxItems; 0 for a host GPU buffer, which has no ring)
     uint scanOccupancy; // 1: ExtractionMethod::Scan (classify also writes occupancy level 1)
     uint runBounds;     // 1: classify reads per-run value bounds (volume source; one vec2 per classify run)
+    uint packedLevels;  // levels stored as u8 (cell pyramid: kIsoPackedLevels, level 0 = MC case; others 0)
+    uint pad0, pad1, pad2;
     vec4 particle;      // x: radius, y: 1/radius^2, z: position smoothing lambda (0: off), w unused
     // Particle gather: bins are the cells of the sample lattice, extended by
     // binPad cells below and binReach cells above every axis (the cells whose
@@ -177,7 +206,7 @@ struct IsoBall {
 
 #ifdef __cplusplus
 static_assert(sizeof(IsoPush) == 64, "push constants");
-static_assert(sizeof(IsoGrid) == 416, "IsoGrid must match its std430 layout (vec4 members 16-aligned)");
+static_assert(sizeof(IsoGrid) == 368 + 48 + 80 + 16, "IsoGrid must match its std430 layout (vec4 members 16-aligned)");
 static_assert(sizeof(IsoArgs) == 80, "args");
 static_assert(sizeof(IsoBall) == 32, "ball");
 static_assert(sizeof(IsoVertex) == 32, "vertex");

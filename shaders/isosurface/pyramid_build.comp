@@ -16,7 +16,7 @@ void main() {
     const uint group = linearGroup();
     const uint t = gl_LocalInvocationIndex;
     const uint src = pc.srcLevel;
-    const uint srcOffset = grid.levelOffset[src];
+    const uint srcOffset = grid.levelWord[src];
     const uint srcSize = grid.levelSize[src];
     // Level 0 of the cell/edge pyramids holds count | bits << 4: only the
     // count is summed (baseMask); particle bin counts use all bits.
@@ -27,7 +27,7 @@ void main() {
         if (first + c < srcSize) sum += pyramid[srcOffset + first + c] & mask;
     uint width = kIsoBuildGroupSize;
     uint e = group * width + t;
-    if (e < grid.levelSize[src + 1]) pyramid[grid.levelOffset[src + 1] + e] = sum;
+    if (e < grid.levelSize[src + 1]) pyramid[grid.levelWord[src + 1] + e] = sum;
     partial[t] = sum;
     for (uint k = 2; k <= pc.numLevels; ++k) {
         barrier();
@@ -38,7 +38,7 @@ void main() {
         if (t < width) {
             partial[t] = v;
             e = group * width + t;
-            if (e < grid.levelSize[src + k]) pyramid[grid.levelOffset[src + k] + e] = v;
+            if (e < grid.levelSize[src + k]) pyramid[grid.levelWord[src + k] + e] = v;
         }
     }
 }

@@ -19,6 +19,6 @@ void main() {
     const uint top = grid.levelCount - 1;
     const uint parent = i / 4;
     uint prefix = k + 1 == top ? 0u : offsets[grid.levelOffset[k + 1] - grid.levelOffset[1] + parent];
-    for (uint j = parent * 4; j < i; ++j) prefix += pyramid[grid.levelOffset[k] + j];
+    for (uint j = parent * 4; j < i; ++j) prefix += ISO_LEVEL_RAW(pyramid, grid, k, j); // k >= 1: sums (u8 at level 1)
     offsets[grid.levelOffset[k] - grid.levelOffset[1] + i] = prefix;
 }

@@ -35,9 +35,10 @@ TEST(IsoLayout, PyramidAndBufferSizesOfA65CubedGrid) {
     // 64^3 cells, fan-out 4 down to one element.
     const std::vector<uint32_t> levels = {262144, 65536, 16384, 4096, 1024, 256, 64, 16, 4, 1};
     EXPECT_EQ(plan->pyramidLevelSizes, levels);
-    uint64_t elements = 0;
-    for (uint32_t s : levels) elements += s;
-    EXPECT_EQ(plan->pyramidBytes, elements * 4);
+    // Levels 0 (MC cases) and 1 as u8, 4 per word; the others 32-bit.
+    uint64_t words = 0;
+    for (size_t l = 0; l < levels.size(); ++l) words += l < 2 ? (levels[l] + 3) / 4 : levels[l];
+    EXPECT_EQ(plan->pyramidBytes, words * 4);
     EXPECT_EQ(plan->fieldBytes, 65ull * 65 * 65 * 4);
     EXPECT_EQ(plan->vertexCapacity, 3000u);
     EXPECT_EQ(plan->vertexBytes, 3000ull * IsoSurface::vertexStride());

@@ -44,7 +44,7 @@ inline uint64_t groupsOf(uint64_t threads, uint64_t perGroup) { return (threads 
 std::string fmtBytes(uint64_t bytes);
 // Level tables of a 4-ary pyramid over `count` base elements; returns the
 // total element count, 0 when it needs more than kIsoMaxLevels levels.
-uint64_t pyramidLevels(uint64_t count, gpu::IsoGrid& g);
+uint64_t pyramidLevels(uint64_t count, gpu::IsoGrid& g, uint32_t packedLevels = 0, uint64_t* words = nullptr);
 gpu::IsoTables packTables();
 
 // The module's buffers as the graph of addPasses() knows them.

@@ -39,6 +39,10 @@ gpu::IsoTables packTables() {
     gpu::IsoTables t{};
     for (uint32_t c = 0; c < 256; ++c) {
         const int n = mc::vertexCount(c);
+        uint32_t triangles = 0;
+        for (int k = 0; k < 3; ++k) triangles |= ((gpu::kIsoCaseTrianglePlanes[k][c >> 5] >> (c & 31)) & 1u) << k;
+        PYRAMARCH_ASSERT(3 * triangles == uint32_t(n),
+                         "kIsoCaseTrianglePlanes (isoCaseCount) must follow the MC tables");
         t.caseVertexCount[c] = uint32_t(n);
         uint64_t nibbles = 0;
         for (int j = 0; j < n; ++j) nibbles |= uint64_t(mc::triangleEdge(c, j)) << (4 * j);
@@ -55,20 +59,26 @@ gpu::IsoTables packTables() {
 std::string fmtBytes(uint64_t b) { return std::to_string(b) + " bytes"; }
 
 // Level tables of a 4-ary pyramid over `count` base elements; returns the
-// total element count, 0 when it needs more than kIsoMaxLevels levels.
-uint64_t pyramidLevels(uint64_t count, gpu::IsoGrid& g) {
-    uint64_t offset = 0, size = count;
+// total element count, 0 when it needs more than kIsoMaxLevels levels. The
+// first `packedLevels` levels are stored as u8, 4 per word (IsoGrid.levelWord);
+// `words` receives the storage size in 32-bit words.
+uint64_t pyramidLevels(uint64_t count, gpu::IsoGrid& g, uint32_t packedLevels, uint64_t* words) {
+    uint64_t offset = 0, word = 0, size = count;
     uint32_t levels = 0;
     while (true) {
         if (levels >= gpu::kIsoMaxLevels) return 0;
         g.levelOffset[levels] = uint32_t(offset);
         g.levelSize[levels] = uint32_t(size);
+        g.levelWord[levels] = uint32_t(word);
         offset += size;
+        word += levels < packedLevels ? (size + 3) / 4 : size;
         ++levels;
         if (size == 1) break;
         size = (size + 3) / 4;
     }
     g.levelCount = levels;
+    g.packedLevels = packedLevels;
+    if (words) *words = word;
     return offset;
 }
 
@@ -130,9 +140,11 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                                                                  " (bounds too large or too close for float)");
     }
     // Pyramid: level 0 = one element per cell, level k+1 = ceil(level k / 4), up to one element.
-    const uint64_t offset = pyramidLevels(cells, g);
+    // Levels 0 (MC case) and 1 (max 60) as u8: Cayley 255^3 84 -> 25 MiB.
+    uint64_t pyramidWords = 0;
+    const uint64_t offset = pyramidLevels(cells, g, gpu::kIsoPackedLevels, &pyramidWords);
     if (offset == 0) return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': too many cells");
-    const uint64_t pyramidBytes = offset * 4;
+    const uint64_t pyramidBytes = pyramidWords * 4;
     if (pyramidBytes > range)
         return Status::error(ErrorCode::DeviceLimit, "isosurface '" + info.name + "': the pyramid over " +
                                                          std::to_string(cells) + " cells needs " +
@@ -309,6 +321,8 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
         gpu::IsoGrid o = g;
         for (uint32_t l = 1; l < g.levelCount; ++l) o.levelOffset[l] = g.levelOffset[l] - g.levelSize[0];
         o.levelOffset[0] = 0;
+        std::memcpy(o.levelWord, o.levelOffset, sizeof(o.levelWord)); // 32-bit levels
+        o.packedLevels = 0;
         m.occGrid = o;
     }
     if (m.indexed) {
@@ -316,6 +330,8 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
         gpu::IsoGrid e = g;
         std::memcpy(e.levelOffset, m.edgeGrid.levelOffset, sizeof(e.levelOffset));
         std::memcpy(e.levelSize, m.edgeGrid.levelSize, sizeof(e.levelSize));
+        std::memcpy(e.levelWord, m.edgeGrid.levelWord, sizeof(e.levelWord));
+        e.packedLevels = 0;
         e.levelCount = m.edgeGrid.levelCount;
         m.edgeGrid = e;
     }

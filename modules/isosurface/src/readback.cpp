@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "iso_impl.h"
+#include "pyramarch/isosurface/mc_tables.h"
 #include "pyramarch/engine/transfer.h"
 #include "pyramarch/isosurface/testing.h"
 
@@ -115,13 +116,31 @@ Result<std::vector<float>> IsoSurface::readField() {
 Result<std::vector<std::vector<uint32_t>>> IsoSurface::readPyramid() {
     Impl& m = *impl_;
     const uint32_t top = m.grid.levelCount - 1;
-    const uint64_t total = uint64_t(m.grid.levelOffset[top]) + 1;
+    const uint64_t total = uint64_t(m.grid.levelWord[top]) + 1;
     auto all = readBufferAs<uint32_t>(*m.device, m.pyramid, total);
     if (!all) return all.status().withContext("isosurface '" + m.info.name + "': reading pyramid: ");
+    // Decoded to the logical view: u8 levels unpacked, level 0 as count | case << 4.
+    const std::vector<uint32_t>& w = all.value();
     std::vector<std::vector<uint32_t>> levels(m.grid.levelCount);
-    for (uint32_t l = 0; l < m.grid.levelCount; ++l)
-        levels[l].assign(all.value().begin() + m.grid.levelOffset[l],
-                         all.value().begin() + m.grid.levelOffset[l] + m.grid.levelSize[l]);
+    for (uint32_t l = 0; l < m.grid.levelCount; ++l) {
+        const uint32_t base = m.grid.levelWord[l];
+        levels[l].resize(m.grid.levelSize[l]);
+        for (uint32_t i = 0; i < m.grid.levelSize[l]; ++i) {
+            if (l >= m.grid.packedLevels) {
+                levels[l][i] = w[base + i];
+                continue;
+            }
+            const uint32_t v = (w[base + i / 4] >> (8 * (i & 3))) & 0xffu;
+            levels[l][i] = l == 0 ? uint32_t(mc::vertexCount(v)) | v << gpu::kIsoCaseShift : v;
+        }
+        // Bytes past a packed level's end are 0 (the walk reads whole words).
+        if (l < m.grid.packedLevels && (m.grid.levelSize[l] & 3) != 0) {
+            const uint32_t last = w[base + m.grid.levelSize[l] / 4];
+            if ((last >> (8 * (m.grid.levelSize[l] & 3))) != 0)
+                return Status::error(ErrorCode::InvalidState, "isosurface '" + m.info.name + "': pyramid level " +
+                                                                  std::to_string(l) + " has bytes past its end");
+        }
+    }
     return levels;
 }
 
@@ -135,7 +154,7 @@ Result<std::vector<uint32_t>> IsoSurface::readActiveCells() {
     if (top == 0) {
         auto base = readBufferAs<uint32_t>(*m.device, m.pyramid, 1);
         if (!base) return base.status().withContext("isosurface '" + m.info.name + "': reading pyramid: ");
-        count = (base.value()[0] & gpu::kIsoCountMask) != 0 ? 1u : 0u;
+        count = mc::vertexCount(base.value()[0] & 0xffu) != 0 ? 1u : 0u; // level 0: u8 MC case
     } else {
         auto occ = readBufferAs<uint32_t>(*m.device, m.occupancy, uint64_t(m.occGrid.levelOffset[top]) + 1);
         if (!occ) return occ.status().withContext("isosurface '" + m.info.name + "': reading occupancy: ");

@@ -40,7 +40,9 @@ Result<std::unique_ptr<IsoSurface>> create(Device& device, const IsoSurfaceCreat
 // The x size dispatches are folded at (the knob, or the device limit).
 uint32_t maxGroupsX(const IsoSurface& surface);
 
-// The pyramid levels (level 0 = count | case << 4 per cell).
+// The pyramid levels, decoded to 32 bits (level 0 = count | case << 4 per cell;
+// the GPU stores levels 0 and 1 as u8). Error if a u8 level has nonzero bytes
+// past its end.
 Result<std::vector<std::vector<uint32_t>>> readPyramid(IsoSurface& surface);
 // The args buffer as words: IsoArgs of shaders/isosurface/iso_shared.h (dispatch,
 // draw at IsoSurface::drawArgsOffset(), index dispatch, indexed draw at
