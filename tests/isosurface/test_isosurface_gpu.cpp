@@ -28,6 +28,7 @@
 #include "isosurface/iso_shared.h"
 #include "pyramarch/isosurface/testing.h"
 #include "reference.h"
+#include "reference_grid.h"
 #include "support/gpu_test.h"
 
 using namespace pyramarch;
@@ -59,16 +60,6 @@ constexpr const char* kSphereGlsl = "// sphere of radius iso_params[0].w at iso_
                                     "   return iso_params[0].w - length(p - iso_params[0].xyz);\n}\n";
 constexpr const char* kGyroidGlsl = "float field(vec3 p) {\n    vec3 q = p * iso_params[0].x;\n"
                                     "    return sin(q.x) * cos(q.y) + sin(q.y) * cos(q.z) + sin(q.z) * cos(q.x);\n}\n";
-
-ref::Grid gridOf(const IsoSurfaceCreateInfo& info) {
-    ref::Grid g;
-    for (int a = 0; a < 3; ++a) {
-        g.n[a] = info.samples[a];
-        g.min[a] = info.boundsMin[a];
-        g.max[a] = info.boundsMax[a];
-    }
-    return g;
-}
 
 ref::Normals refNormals(NormalMode m) {
     return m == NormalMode::Forward   ? ref::Normals::Forward
@@ -107,7 +98,7 @@ protected:
     }
     // Full check of the last frame against the CPU reference on the GPU's field.
     void checkAgainstReference(IsoSurface& iso, const IsoSurfaceCreateInfo& info, ref::McResult* out = nullptr) {
-        const ref::Grid g = gridOf(info);
+        const ref::Grid g = referenceGridOf(info);
         auto field = iso.readField();
         ASSERT_TRUE(field.ok()) << field.message();
         const ref::McResult cpu = ref::marchingCubes(g, field.value().data(), iso.isoValue(), refNormals(info.normals));
@@ -197,7 +188,7 @@ TEST_F(IsoGpu, CayleyMatchesReference) {
     frame(*iso);
     auto field = iso->readField();
     ASSERT_TRUE(field.ok());
-    const ref::Grid g = gridOf(info);
+    const ref::Grid g = referenceGridOf(info);
     const auto analytic = ref::sampleField(g, ref::cayley);
     for (size_t i = 0; i < analytic.size(); ++i)
         ASSERT_NEAR(field.value()[i], analytic[i], 2e-5f * (1.f + std::fabs(analytic[i]))) << "sample " << i;
@@ -242,7 +233,7 @@ TEST_F(IsoGpu, GyroidWithUserParamsMatchesReference) {
     auto field = iso->readField();
     ASSERT_TRUE(field.ok());
     const auto analytic =
-        ref::sampleField(gridOf(info), [](float x, float y, float z) { return ref::gyroid(x, y, z, 5.f); });
+        ref::sampleField(referenceGridOf(info), [](float x, float y, float z) { return ref::gyroid(x, y, z, 5.f); });
     for (size_t i = 0; i < analytic.size(); ++i) ASSERT_NEAR(field.value()[i], analytic[i], 1e-4f) << "sample " << i;
     checkAgainstReference(*iso, info);
 }
@@ -256,7 +247,7 @@ TEST_F(IsoGpu, MetaballsPerFrameUpdatesWithoutRecompiling) {
     info.isoValue = 0.5f;
     auto iso = make(info);
     ASSERT_TRUE(iso);
-    const ref::Grid g = gridOf(info);
+    const ref::Grid g = referenceGridOf(info);
     // Several frames with different balls and iso values: each frame must see
     // its own data (ring slots), with one compiled graph.
     for (int f = 0; f < 5; ++f) {
@@ -329,7 +320,7 @@ TEST_F(IsoGpu, MetaballsBeyondTheCullingLimit) {
     frame(*iso);
     auto field = iso->readField();
     ASSERT_TRUE(field.ok());
-    const auto expect = ref::metaballs(gridOf(info), refBalls);
+    const auto expect = ref::metaballs(referenceGridOf(info), refBalls);
     for (size_t i = 0; i < expect.size(); ++i) ASSERT_NEAR(field.value()[i], expect[i], 1e-5f * (1.f + expect[i])) << i;
     checkAgainstReference(*iso, info);
 }
@@ -580,7 +571,7 @@ void IsoSplat::checkSplatIncludingBorders(std::array<uint32_t, 3> samples, size_
     info.isoValue = 0.4f;
     auto iso = make(info);
     ASSERT_TRUE(iso);
-    const ref::Grid g = gridOf(info);
+    const ref::Grid g = referenceGridOf(info);
     std::vector<Particle> ps;
     std::vector<ref::Particle> refPs;
     const auto rnd = ref::noise(count * 4, 5);
@@ -625,7 +616,7 @@ TEST_P(IsoSplat, MillionParticles) {
     info.isoValue = 1.f;
     auto iso = make(info);
     ASSERT_TRUE(iso);
-    const ref::Grid g = gridOf(info);
+    const ref::Grid g = referenceGridOf(info);
     const size_t n = 1u << 20;
     const auto rnd = ref::noise(n * 3, 11);
     std::vector<Particle> ps(n);
@@ -716,7 +707,7 @@ TEST_P(IsoSplat, GpuBufferInputMatchesHostInput) {
     ASSERT_OK(gpuIso->addPasses(graph, {.particles = ref}));
     ASSERT_OK(graph.compile());
 
-    const ref::Grid g = gridOf(info);
+    const ref::Grid g = referenceGridOf(info);
     const auto rnd = ref::noise(1000 * 4 * 3, 17);
     for (uint32_t f = 0; f < 3; ++f) {
         // Different particles and counts each frame (the last one reaches maxParticles).
@@ -815,7 +806,7 @@ TEST_P(IsoSplat, StridedHostInputWithWeights) {
     info.isoValue = 0.45f;
     auto iso = make(info);
     ASSERT_TRUE(iso);
-    const ref::Grid g = gridOf(info);
+    const ref::Grid g = referenceGridOf(info);
     const auto hs = hostParticles(g, 700, 23);
 
     // 1. Position and mass members of HostParticle.
@@ -871,7 +862,7 @@ TEST_P(IsoSplat, StridedGpuBufferSkipsBadParticles) {
     info.particleRadius = 0.22f;
     info.vertexCapacity = 300000;
     info.isoValue = 0.45f;
-    const ref::Grid g = gridOf(info);
+    const ref::Grid g = referenceGridOf(info);
     auto hs = hostParticles(g, 500, 31);
     const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
     hs[3].position[0] = nan;
@@ -1098,7 +1089,7 @@ TEST_F(IsoGpu, GpuBufferInputWithoutHostGraph) {
         refPs.push_back({{ps[i].position[0], ps[i].position[1], ps[i].position[2]}, ps[i].weight});
     frame(*iso);
     std::vector<uint32_t> touching;
-    const ref::Grid g = gridOf(info);
+    const ref::Grid g = referenceGridOf(info);
     const auto expect = ref::splatBruteForce(g, refPs, info.particleRadius, &touching);
     field = iso->readField();
     ASSERT_TRUE(field.ok());
@@ -1118,7 +1109,7 @@ TEST_F(IsoGpu, NonFiniteSamplesAreBounded) {
     info.isoValue = 0.f;
     auto iso = make(info);
     ASSERT_TRUE(iso);
-    const ref::Grid g = gridOf(info);
+    const ref::Grid g = referenceGridOf(info);
     auto f = ref::sampleField(g, [](float x, float y, float z) { return ref::sphere(x, y, z, 0, 0, 0, 0.7f); });
     const auto rnd = ref::noise(f.size(), 3);
     for (size_t i = 0; i < f.size(); ++i) {
@@ -1294,7 +1285,7 @@ TEST_F(IsoGpu, FramesInOneSubmissionEachSeeTheirOwnBalls) {
     info.framesInFlight = 2;
     auto iso = make(info);
     ASSERT_TRUE(iso);
-    const ref::Grid g = gridOf(info);
+    const ref::Grid g = referenceGridOf(info);
     std::vector<uint32_t> expected;
     Status inner;
     ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) {
@@ -1447,7 +1438,7 @@ size_t cutEdges(const ref::Grid& g, const std::vector<float>& f, float iso) {
 // `uniqueVertices` the vertex count.
 void expectIndexedMatchesReference(IsoSurface& iso, const IsoSurfaceCreateInfo& info, std::vector<uint32_t>& indices,
                                    size_t& uniqueVertices) {
-    const ref::Grid g = gridOf(info);
+    const ref::Grid g = referenceGridOf(info);
     auto field = iso.readField();
     ASSERT_TRUE(field.ok());
     const ref::McResult cpu = ref::marchingCubes(g, field.value().data(), 0.f, refNormals(info.normals));

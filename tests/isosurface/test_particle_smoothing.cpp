@@ -21,6 +21,7 @@
 #include "pyramarch/isosurface/particle_grid.h"
 #include "pyramarch/isosurface/testing.h"
 #include "reference.h"
+#include "reference_grid.h"
 #include "support/gpu_test.h"
 
 using namespace pyramarch;
@@ -29,16 +30,6 @@ using namespace pyramarch::iso;
 namespace {
 
 constexpr float kFixedOne = 4096.f; // kIsoSmoothFixedOne
-
-ref::Grid gridOf(const IsoSurfaceCreateInfo& info) {
-    ref::Grid g;
-    for (int a = 0; a < 3; ++a) {
-        g.n[a] = info.samples[a];
-        g.min[a] = info.boundsMin[a];
-        g.max[a] = info.boundsMax[a];
-    }
-    return g;
-}
 
 struct CpuSmoothed {
     std::vector<std::array<float, 3>> p;
@@ -133,7 +124,7 @@ TEST_F(IsoSmooth, SmoothedParticlesAndFieldMatchTheCpu) {
         const IsoSurfaceCreateInfo info = smallInfo(lambda);
         auto iso = make(info);
         ASSERT_TRUE(iso);
-        const ref::Grid g = gridOf(info);
+        const ref::Grid g = referenceGridOf(info);
         std::vector<Particle> ps = randomParticles(g, 1500, 7);
         // Far outside the binned box: never binned, moves nothing.
         ps.push_back({{50.f, -80.f, 1e30f}, 1.f});
@@ -194,7 +185,7 @@ TEST_F(IsoSmooth, SmoothedParticlesAndFieldMatchTheCpu) {
 
 TEST_F(IsoSmooth, BitIdenticalOverFramesAndInstances) {
     const IsoSurfaceCreateInfo info = smallInfo(0.7f);
-    const ref::Grid g = gridOf(info);
+    const ref::Grid g = referenceGridOf(info);
     const std::vector<Particle> ps = randomParticles(g, 1500, 11);
     std::vector<float> firstField;
     std::vector<IsoVertexData> firstVerts;

@@ -207,6 +207,31 @@ VoxelGrid gridOf(const TriangleMesh& m, uint32_t r) {
     return g.ok() ? g.value() : VoxelGrid{};
 }
 
+// Full 1024 x 1024 squares (two triangles each) at the given heights, inside
+// a slice (never on a voxel plane): the tests of launches and pools far
+// larger than the rest of the suite uses.
+TriangleMesh fullPlanes1024(std::initializer_list<float> heights) {
+    TriangleMesh m;
+    for (float z : heights) {
+        shapes::append(m, shapes::triangle({0.25f, 0.25f, z}, {1023.75f, 0.25f, z}, {1023.75f, 1023.75f, z}));
+        shapes::append(m, shapes::triangle({0.25f, 0.25f, z}, {1023.75f, 1023.75f, z}, {0.25f, 1023.75f, z}));
+    }
+    return m;
+}
+
+// A voxelizer for fullPlanes1024 meshes: R = 1024, geometry-shader dilation.
+VoxelizerCreateInfo planesInfo(uint32_t fragmentCapacity, uint32_t tileCapacity, OctreeBuild build) {
+    VoxelizerCreateInfo ci;
+    ci.maxResolution = 1024;
+    ci.maxVertices = 64;
+    ci.maxTriangles = 64;
+    ci.fragmentCapacity = fragmentCapacity;
+    ci.tileCapacity = tileCapacity;
+    ci.method = ConservativeMethod::GeometryShader;
+    ci.octreeBuild = build;
+    return ci;
+}
+
 } // namespace
 
 TEST_F(VoxelizerTest, SphereConservativeMatchesReference) {
@@ -677,27 +702,16 @@ TEST_F(VoxelizerTest, LaunchesOver65535GroupsFold) {
     // skipped by a wrong fold leaves a coarse node missing; the pool is too small for all
     // leaves (reported), but the coarse levels, built from every fragment,
     // must be complete.
-    VoxelizerCreateInfo ci;
-    ci.maxResolution = 1024;
-    ci.maxVertices = 64;
-    ci.maxTriangles = 64;
-    ci.fragmentCapacity = 1u << 23;
-    ci.tileCapacity = 1u << 16;
-    ci.method = ConservativeMethod::GeometryShader;
     // Top-down: the pool runs out at the leaves while every coarser level is
     // complete. (The bottom-up build enters leaf tiles first, so a pool this
     // far too small truncates it higher up; its fold is tested below.)
+    const VoxelizerCreateInfo ci = planesInfo(1u << 23, 1u << 16, OctreeBuild::TopDown);
     auto v = Voxelizer::create(device(), ci);
     ASSERT_TRUE(v.ok()) << v.message();
     auto g = gridFromBox({0, 0, 0}, {1024, 1024, 1024}, 1024, 1024, 1024);
     ASSERT_TRUE(g.ok());
-    TriangleMesh m;
-    for (int k = 0; k < 5; ++k) {
-        // Inside a slice (never on a voxel plane), each plane in its own level-6 block.
-        const float z = 100.4f + float(k) * 200.f;
-        shapes::append(m, shapes::triangle({0.25f, 0.25f, z}, {1023.75f, 0.25f, z}, {1023.75f, 1023.75f, z}));
-        shapes::append(m, shapes::triangle({0.25f, 0.25f, z}, {1023.75f, 1023.75f, z}, {0.25f, 1023.75f, z}));
-    }
+    // Each plane in its own level-6 block.
+    const TriangleMesh m = fullPlanes1024({100.4f, 300.4f, 500.4f, 700.4f, 900.4f});
     // No fragment read-back here: 5 Mi fragments on the host are slow under
     // the sanitizers, and the coarse node counts are known in closed form.
     ASSERT_OK((*v)->setMesh(m, *g));
@@ -727,24 +741,12 @@ TEST_F(VoxelizerTest, BottomUpLaunchesOver65535GroupsFold) {
     // fragments: five coincident 1024 x 1024 planes in one slice, so every
     // leaf holds 5 fragments (10 on the diagonal both triangles of a plane
     // touch) and the pool holds the whole tree.
-    VoxelizerCreateInfo ci;
-    ci.maxResolution = 1024;
-    ci.maxVertices = 64;
-    ci.maxTriangles = 64;
-    ci.fragmentCapacity = 1u << 23;
-    ci.tileCapacity = 1u << 19;
-    ci.method = ConservativeMethod::GeometryShader;
-    ci.octreeBuild = OctreeBuild::BottomUp;
+    const VoxelizerCreateInfo ci = planesInfo(1u << 23, 1u << 19, OctreeBuild::BottomUp);
     auto v = Voxelizer::create(device(), ci);
     ASSERT_TRUE(v.ok()) << v.message();
     auto g = gridFromBox({0, 0, 0}, {1024, 1024, 1024}, 1024, 1024, 1024);
     ASSERT_TRUE(g.ok());
-    TriangleMesh m;
-    for (int k = 0; k < 5; ++k) {
-        const float z = 100.4f;
-        shapes::append(m, shapes::triangle({0.25f, 0.25f, z}, {1023.75f, 0.25f, z}, {1023.75f, 1023.75f, z}));
-        shapes::append(m, shapes::triangle({0.25f, 0.25f, z}, {1023.75f, 1023.75f, z}, {0.25f, 1023.75f, z}));
-    }
+    const TriangleMesh m = fullPlanes1024({100.4f, 100.4f, 100.4f, 100.4f, 100.4f});
     ASSERT_OK((*v)->setMesh(m, *g));
     Status rec;
     ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { rec = (*v)->record(cmd); }));
@@ -1017,21 +1019,11 @@ TEST_F(VoxelizerTest, PoolAboveTheFormerTileLimit) {
     ASSERT_GT(tilesNeeded, 524288u);
     auto g = gridFromBox({0, 0, 0}, {1024, 1024, 1024}, 1024, 1024, 1024);
     ASSERT_TRUE(g.ok());
-    TriangleMesh m;
-    for (float z : {100.4f, 900.4f}) {
-        shapes::append(m, shapes::triangle({0.25f, 0.25f, z}, {1023.75f, 0.25f, z}, {1023.75f, 1023.75f, z}));
-        shapes::append(m, shapes::triangle({0.25f, 0.25f, z}, {1023.75f, 1023.75f, z}, {0.25f, 1023.75f, z}));
-    }
+    const TriangleMesh m = fullPlanes1024({100.4f, 900.4f});
     std::vector<LeafVoxel> leaves[2];
     for (int b = 0; b < 2; ++b) {
-        VoxelizerCreateInfo ci;
-        ci.maxResolution = 1024;
-        ci.maxVertices = 64;
-        ci.maxTriangles = 64;
-        ci.fragmentCapacity = 1u << 22;
-        ci.tileCapacity = tilesNeeded;
-        ci.method = ConservativeMethod::GeometryShader;
-        ci.octreeBuild = b == 0 ? OctreeBuild::TopDown : OctreeBuild::BottomUp;
+        const VoxelizerCreateInfo ci =
+            planesInfo(1u << 22, tilesNeeded, b == 0 ? OctreeBuild::TopDown : OctreeBuild::BottomUp);
         auto v = Voxelizer::create(device(), ci);
         ASSERT_TRUE(v.ok()) << v.message();
         ASSERT_OK((*v)->setMesh(m, *g));
