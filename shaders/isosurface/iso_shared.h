@@ -67,6 +67,9 @@ ISO_CONST kIsoSplatFixedOne = 65536u;
 // depend on the order the sort left (determinism). Up to 2^19 neighbours
 // within one radius fit the int32 sums.
 ISO_CONST kIsoSmoothFixedOne = 4096u;
+// Particle count/sort pushed srcLevel: re-binning the smoothed particles
+// (vec4 each) instead of loading the frame's particles.
+ISO_CONST kIsoRebinSmoothed = 1u;
 // Particle gather: samples per thread (a tile of 8 along x by 2 along y
 // sharing its bin rows; measured against 8x1, 4x2, 8x4 and 16x2 on
 // lavapipe), and bins per thread of the bin-start scan.

@@ -17,4 +17,17 @@ bool loadParticle(uint i, out vec4 pw) {
     pw.w = layout_.z == kIsoNoWeight ? 1.0 : particleData[base + layout_.z];
     return isFiniteF(pw.x) && isFiniteF(pw.y) && isFiniteF(pw.z) && isFiniteF(pw.w) && pw.w > 0.0;
 }
+
+// What the counting sort bins: particle i of this frame (pc.srcLevel 0), or
+// with position smoothing the re-binning of the smoothed particles
+// (pc.srcLevel kIsoRebinSmoothed): vec4 (xyz, weight) each, weight 0 past the
+// particles the first sort binned.
+bool loadBinInput(uint i, out vec4 pw) {
+    if (pc.srcLevel == kIsoRebinSmoothed) {
+        const uint p = i * 4;
+        pw = vec4(particleData[p], particleData[p + 1], particleData[p + 2], particleData[p + 3]);
+        return pw.w > 0.0;
+    }
+    return loadParticle(i, pw);
+}
 #endif

@@ -19,7 +19,7 @@ void main() {
     if (i >= min(pc.itemCount, grid.maxItems)) return;
     vec4 pw;
     uint bin;
-    if (!loadParticle(i, pw) || !binOf(pw.xyz, bin)) {
+    if (!loadBinInput(i, pw) || !binOf(pw.xyz, bin)) {
         slots[i] = 0xffffffffu;
         return;
     }

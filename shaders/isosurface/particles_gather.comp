@@ -14,7 +14,7 @@ layout(local_size_x = kIsoGroupSize) in;
 
 layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) readonly buffer BinStartBuf { uint binStart[]; };
-// The sorted particles, or with position smoothing the smoothed ones (same order).
+// The sorted particles, or with position smoothing the smoothed ones sorted again.
 layout(set = 0, binding = 2, std430) readonly buffer SortedBuf { vec4 sorted[]; };
 layout(set = 0, binding = 3, std430) writeonly buffer FieldBuf { float field[]; };
 
@@ -40,7 +40,8 @@ void main() {
     }
     // Bins of cells [x0 - below, x0 + K - 1 + above] (bin = cell + pad), the
     // same around y and z; past the grid's last run or row they are clamped.
-    // Without smoothing below = pad and above = reach (all bins).
+    // Without smoothing below = pad and above = reach (all bins); with it the
+    // bins reach further (the smooth pass's neighbours) and these are fewer.
     const uvec3 b0 = uvec3(x0, y0, z) + grid.binPad.xyz - grid.gatherBelow.xyz;
     const uint bx1 = min(x0 + K - 1 + grid.binPad.x + grid.gatherAbove.x, grid.binDims.x - 1);
     const uint by1 = min(y0 + R - 1 + grid.binPad.y + grid.gatherAbove.y, grid.binDims.y - 1);

@@ -10,7 +10,9 @@
 // particle that can reach a sample after moving has all its neighbours.
 // Each weight and weighted offset (in radii) is summed as an integer of
 // 1/kIsoSmoothFixedOne: the sums, and so the smoothed particle, do not
-// depend on the order the sort left within a bin.
+// depend on the order the sort left within a bin. The count and sort passes
+// then bin the smoothed particles again, so the gather reads only the bins
+// within r of a sample.
 #include "isosurface/common.glsl"
 
 layout(local_size_x = kIsoGroupSize) in;
@@ -24,7 +26,11 @@ layout(set = 0, binding = 3, std430) writeonly buffer SmoothedBuf { vec4 smoothe
 
 void main() {
     const uint j = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
-    if (j >= binStart[grid.binDims.w]) return;
+    if (j >= binStart[grid.binDims.w]) {
+        // Weight 0: the re-binning of the smoothed particles skips the rest.
+        if (j < min(pc.itemCount, grid.maxItems)) smoothed[j] = vec4(0.0);
+        return;
+    }
     const vec4 pw = sorted[j];
     uint bin;
     binOf(pw.xyz, bin); // the sort binned it with the same function

@@ -20,7 +20,7 @@ void main() {
     const uint slot = slots[i];
     if (slot == 0xffffffffu) return;
     vec4 pw;
-    loadParticle(i, pw); // a particle the count pass binned is one it loaded
+    loadBinInput(i, pw); // a particle the count pass binned is one it loaded
     uint bin;
     binOf(pw.xyz, bin);
     sorted[binStart[bin] + slot] = pw;

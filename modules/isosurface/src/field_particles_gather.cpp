@@ -6,7 +6,8 @@
 // kIsoGatherRows samples sums the particles of the bin rows its radius
 // reaches (".particles.gather"). With particleSmoothing, ".particles.smooth"
 // moves each sorted particle towards its neighbours first (into `smoothed`,
-// same order) and the gather reads those.
+// same order), ".particles.rebin.{count,scan.*,sort}" sort those into
+// `rebinned` with the same pipelines, and the gather reads those.
 #include "iso_impl.h"
 
 namespace pyramarch::iso {
@@ -53,59 +54,76 @@ void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) 
             beginFrame(ctx);
             if (self->recording_ == 0) ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(countRef), 0, VK_WHOLE_SIZE, 0);
         });
-    graph.addPass(n + ".particles.count", PassKind::Compute)
-        .pipeline(countPipe)
-        .storage(0, refs.grid, R)
-        .storage(1, refs.items, R, 0, refs.itemRange)
-        .storage(2, countRef, RW)
-        .storage(3, slotsRef, W)
-        .record([this](PassContext& ctx) {
-            ctx.pushConstants(push());
-            dispatchFolded(ctx, groupsOf(itemCount, gpu::kIsoGroupSize), maxGroupsX());
-        });
+    // Count, scan and sort `input` (the frame's particles, or with smoothing
+    // the smoothed ones: srcLevel kIsoRebinSmoothed) into `output`.
     const uint64_t chunks = groupsOf(grid.binDims.w, gpu::kIsoBinScanChunk);
-    const char* modes[] = {"sums", "top", "starts"};
-    for (uint32_t mode = 0; mode < 3; ++mode) {
-        graph.addPass(n + ".particles.scan." + modes[mode], PassKind::Compute)
-            .pipeline(binScanPipe)
+    const auto binPasses = [&](const std::string& prefix, BufferRef input, uint64_t inputRange, uint32_t srcLevel,
+                               BufferRef output) {
+        graph.addPass(prefix + ".count", PassKind::Compute)
+            .pipeline(countPipe)
             .storage(0, refs.grid, R)
-            .storage(1, countRef, mode == 2 ? RW : R)
-            .storage(2, chunkRef,
-                     mode == 0   ? W
-                     : mode == 1 ? RW
-                                 : R)
-            .storage(3, startRef, mode == 2 ? W : R)
-            .record([this, mode, chunks](PassContext& ctx) {
+            .storage(1, input, R, 0, inputRange)
+            .storage(2, countRef, RW)
+            .storage(3, slotsRef, W)
+            .record([this, srcLevel](PassContext& ctx) {
                 gpu::IsoPush pc = push();
-                pc.srcLevel = mode;
+                pc.srcLevel = srcLevel;
                 ctx.pushConstants(pc);
-                dispatchFolded(ctx, mode == 1 ? 1 : groupsOf(chunks, gpu::kIsoGroupSize), maxGroupsX());
+                dispatchFolded(ctx, groupsOf(itemCount, gpu::kIsoGroupSize), maxGroupsX());
             });
-    }
-    graph.addPass(n + ".particles.sort", PassKind::Compute)
-        .pipeline(sortPipe)
-        .storage(0, refs.grid, R)
-        .storage(1, refs.items, R, 0, refs.itemRange)
-        .storage(2, slotsRef, R)
-        .storage(3, startRef, R)
-        .storage(4, sortedRef, W)
-        .record([this](PassContext& ctx) {
-            ctx.pushConstants(push());
-            dispatchFolded(ctx, groupsOf(itemCount, gpu::kIsoGroupSize), maxGroupsX());
-        });
+        const char* modes[] = {"sums", "top", "starts"};
+        for (uint32_t mode = 0; mode < 3; ++mode) {
+            graph.addPass(prefix + ".scan." + modes[mode], PassKind::Compute)
+                .pipeline(binScanPipe)
+                .storage(0, refs.grid, R)
+                .storage(1, countRef, mode == 2 ? RW : R)
+                .storage(2, chunkRef,
+                         mode == 0   ? W
+                         : mode == 1 ? RW
+                                     : R)
+                // Written by "starts" only, but the binding is writeonly in
+                // every mode, so synchronization validation counts each scan
+                // dispatch as a write (the re-binning's follows reads).
+                .storage(3, startRef, W)
+                .record([this, mode, chunks](PassContext& ctx) {
+                    gpu::IsoPush pc = push();
+                    pc.srcLevel = mode;
+                    ctx.pushConstants(pc);
+                    dispatchFolded(ctx, mode == 1 ? 1 : groupsOf(chunks, gpu::kIsoGroupSize), maxGroupsX());
+                });
+        }
+        graph.addPass(prefix + ".sort", PassKind::Compute)
+            .pipeline(sortPipe)
+            .storage(0, refs.grid, R)
+            .storage(1, input, R, 0, inputRange)
+            .storage(2, slotsRef, R)
+            .storage(3, startRef, R)
+            .storage(4, output, W)
+            .record([this, srcLevel](PassContext& ctx) {
+                gpu::IsoPush pc = push();
+                pc.srcLevel = srcLevel;
+                ctx.pushConstants(pc);
+                dispatchFolded(ctx, groupsOf(itemCount, gpu::kIsoGroupSize), maxGroupsX());
+            });
+    };
+    binPasses(n + ".particles", refs.items, refs.itemRange, 0, sortedRef);
     BufferRef gatherInput = sortedRef;
     if (smooth) {
-        gatherInput = graph.importBuffer(n + ".smoothed", smoothed, computeRead, computeRead);
+        const BufferRef smoothedRef = graph.importBuffer(n + ".smoothed", smoothed, computeRead, computeRead);
         graph.addPass(n + ".particles.smooth", PassKind::Compute)
             .pipeline(smoothPipe)
             .storage(0, refs.grid, R)
             .storage(1, startRef, R)
             .storage(2, sortedRef, R)
-            .storage(3, gatherInput, W)
+            .storage(3, smoothedRef, W)
             .record([this](PassContext& ctx) {
                 ctx.pushConstants(push());
                 dispatchFolded(ctx, groupsOf(itemCount, gpu::kIsoGroupSize), maxGroupsX());
             });
+        // The smoothed particles left their bins (by up to lambda r): sort
+        // them again so the gather reads only the bins within r.
+        gatherInput = graph.importBuffer(n + ".rebinned", rebinned, computeRead, computeRead);
+        binPasses(n + ".particles.rebin", smoothedRef, VK_WHOLE_SIZE, gpu::kIsoRebinSmoothed, gatherInput);
     }
     const uint64_t runs = groupsOf(grid.samples.x, gpu::kIsoGatherColumn) *
                           groupsOf(grid.samples.y, gpu::kIsoGatherRows) * grid.samples.z;

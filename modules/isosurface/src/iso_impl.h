@@ -82,6 +82,7 @@ struct IsoSurface::Impl {
     Buffer edgeGridBuf, edgePyramid, indices; // indexed output
     Buffer binCount, binChunks, binStart, slots, sorted; // particle gather
     Buffer smoothed;                                     // particleSmoothing > 0: smoothed sorted particles
+    Buffer rebinned;                                     // particleSmoothing > 0: smoothed particles sorted again
     Buffer occGridBuf, occupancy, occOffsets, active;    // scan: occupancy tree, its prefixes, active-cell list
 
     ComputePipeline classify, build, argsPipe, extract, fieldPipe, resolve, scanDown, generate, compact;

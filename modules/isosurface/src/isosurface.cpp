@@ -114,6 +114,9 @@ Status IsoSurface::Impl::createBuffers() {
         if (m.smooth)
             PYRAMARCH_TRY(
                 make(m.smoothed, uint64_t(m.maxItems) * 16, readable, MemoryUsage::DeviceLocal, "smoothed particles"));
+        if (m.smooth)
+            PYRAMARCH_TRY(make(m.rebinned, uint64_t(m.maxItems) * 16, readable, MemoryUsage::DeviceLocal,
+                               "re-binned smoothed particles"));
     }
     if (info.source == FieldSource::Volume)
         PYRAMARCH_TRY(make(m.runBounds, groupsOf(sizes.cells, gpu::kIsoClassifyCells) * 8, readable,

@@ -263,9 +263,10 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
             // in [c - floor(r/h), c + ceil(r/h)] (h the spacing), so the bins
             // cover cells [-ceil(r/h), N - 1 + floor(r/h)] per axis.
             // With position smoothing (lambda) a particle moves at most
-            // lambda r, so the gather reads the cells within (1 + lambda) r,
-            // and the bins reach (2 + lambda) r: the neighbours (within r) of
-            // every particle that can reach a sample are binned.
+            // lambda r, so the bins reach (2 + lambda) r: the neighbours
+            // (within r) of every particle that can reach a sample after
+            // moving are binned. The moved particles are binned again (same
+            // bins), so the gather reads the cells within r.
             uint64_t dims[3], pad[3], reach[3];
             uint32_t below[3], above[3], near[3];
             const float sp[3] = {g.spacing.x, g.spacing.y, g.spacing.z};
@@ -276,7 +277,9 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                     return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': particleRadius " +
                                                                          std::to_string(info.particleRadius) +
                                                                          " spans more than 65536 samples");
-                const double gatherCells = cellsPerRadius * (1.0 + lambda);
+                // The smoothed particles are binned again: the gather reads
+                // the cells within r, as without smoothing.
+                const double gatherCells = cellsPerRadius;
                 const double binCells = m.smooth ? cellsPerRadius * (2.0 + lambda) : cellsPerRadius;
                 pad[a] = uint64_t(std::ceil(binCells));
                 reach[a] = uint64_t(std::floor(binCells));
