@@ -12,22 +12,24 @@ layout(set = 0, binding = 1, std430) readonly buffer PyramidBuf { uint pyramid[]
 layout(set = 0, binding = 2, std430) readonly buffer OccOffsetsBuf { uint occOffsets[]; }; // occupancy levels >= 1
 layout(set = 0, binding = 3, std430) writeonly buffer ActiveBuf { uint activeCells[]; };
 
-// A cell has vertices unless its case is 0 or 255 (no count lookup).
-bool cellActive(uint cell) {
-    const uint mcCase = ISO_BASE_CASE(pyramid, grid, cell);
-    return mcCase != 0u && mcCase != 255u;
-}
+// A case has vertices unless it is 0 or 255 (no count lookup).
+uint caseActive(uint mcCase) { return mcCase != 0u && mcCase != 255u ? 1u : 0u; }
 
 void main() {
     const uint cell = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
     if (cell >= grid.cells.w) return;
-    if (!cellActive(cell)) return;
+    // Level 0 of the cell pyramid is always u8 (kIsoPackedLevels >= 1): one
+    // word holds this cell's case and its 3 siblings'.
+    const uint parent = cell / 4, lane = cell & 3u;
+    const uint word = pyramid[grid.levelWord[0] + parent];
+    if (caseActive((word >> (lane * 8u)) & 0xffu) == 0u) return;
     const uint top = grid.levelCount - 1;
     uint slot = 0;
     if (top > 0) {
-        const uint parent = cell / 4;
         slot = top == 1 ? 0u : occOffsets[parent];
-        for (uint j = parent * 4; j < cell; ++j) slot += cellActive(j) ? 1u : 0u;
+        // Active siblings before this cell (bytes past the level's end are
+        // never read: they follow this cell).
+        for (uint j = 0; j < lane; ++j) slot += caseActive((word >> (j * 8u)) & 0xffu);
     }
     // slot < number of active cells <= cells: within the list.
     activeCells[slot] = cell;

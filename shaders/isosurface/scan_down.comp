@@ -19,6 +19,15 @@ void main() {
     const uint top = grid.levelCount - 1;
     const uint parent = i / 4;
     uint prefix = k + 1 == top ? 0u : offsets[grid.levelOffset[k + 1] - grid.levelOffset[1] + parent];
-    for (uint j = parent * 4; j < i; ++j) prefix += ISO_LEVEL_RAW(pyramid, grid, k, j); // k >= 1: sums (u8 at level 1)
+    if (k < grid.packedLevels) {
+        // u8 level (level 1 of the cell tree): the 4 siblings are one word;
+        // keep the bytes before i's and add them up (each <= 60).
+        const uint shift = (i & 3u) * 8u;
+        const uint w = pyramid[grid.levelWord[k] + parent] & ((1u << shift) - 1u); // shift 0: no siblings
+        const uint pairs = (w & 0x00ff00ffu) + ((w >> 8) & 0x00ff00ffu);
+        prefix += (pairs & 0xffffu) + (pairs >> 16);
+    } else {
+        for (uint j = parent * 4; j < i; ++j) prefix += pyramid[grid.levelWord[k] + j]; // 32-bit sums
+    }
     offsets[grid.levelOffset[k] - grid.levelOffset[1] + i] = prefix;
 }

@@ -19,6 +19,9 @@ const uint32_t kGenerateSpv[] =
 const uint32_t kCompactSpv[] =
 #include "shaders/isosurface/compact.comp.spv.inc"
     ;
+// compact.comp reads the cell's case and its preceding siblings' from one
+// level-0 word, so level 0 must stay u8.
+static_assert(gpu::kIsoPackedLevels >= 1);
 } // namespace
 
 Status IsoSurface::Impl::createScanPipelines() {
