@@ -81,23 +81,23 @@ void main() {
     const uint n = min(kIsoClassifyCells, cells - first); // cells of this run
     // Volume: a run entirely below (case 0) or at/above (case 255) the iso
     // value is filled, not classified.
-    uint todo = n, fill = 0;
+    uint cellsToClassify = n, fillCase = 0;
     if (grid.runBounds != 0) {
         const vec2 b = runBounds[element2];
         if (b.y < iso || b.x >= iso) {
-            todo = 0;
-            fill = b.y < iso ? 0u : 0xffffffffu; // 4 cases 0 or 255
+            cellsToClassify = 0;
+            fillCase = b.y < iso ? 0u : 0xffffffffu; // 4 packed cases, all 0 or all 255
         }
     }
     // Filled run: its words of cases (bytes past the grid's last cell stay
     // 0), level 1 = 0.
-    const uint fillWords = todo == 0 ? (n + 3) / 4 : 0u;
+    const uint fillWords = cellsToClassify == 0 ? (n + 3) / 4 : 0u;
     for (uint q = 0; q < fillWords; ++q) {
         const uint inWord = min(4u, n - 4u * q);
-        pyramid[word0 + first / 4u + q] = inWord == 4u ? fill : fill & ((1u << (8u * inWord)) - 1u);
+        pyramid[word0 + first / 4u + q] = inWord == 4u ? fillCase : fillCase & ((1u << (8u * inWord)) - 1u);
         writeOccupancy(element2 * 4 + q, 0u);
     }
-    if (todo == 0 && levels > 1) pyramid[word1 + element2] = 0u;
+    if (cellsToClassify == 0 && levels > 1) pyramid[word1 + element2] = 0u;
 
     const uint row = first / cx; // y + cy * z
     uint x = first - row * cx;
@@ -108,8 +108,8 @@ void main() {
     uint j = 0;
     // One segment per row the run touches: load the first cell's -x face,
     // then each cell loads its +x face only (no per-cell reload branch).
-    while (j < todo) {
-        const uint segment = min(todo - j, cx - x);
+    while (j < cellsToClassify) {
+        const uint segment = min(cellsToClassify - j, cx - x);
         uint lo = face(s, sx, sxy);
         for (uint k = 0; k < segment; ++k) {
             const uint hi = face(s + 1, sx, sxy);
@@ -124,7 +124,7 @@ void main() {
             cases |= mcCase << (8u * (j & 3u));
             sum1 += count;
             active1 += count != 0 ? 1u : 0u;
-            if ((j & 3u) == 3u || j + 1 == todo) {
+            if ((j & 3u) == 3u || j + 1 == cellsToClassify) {
                 pyramid[word0 + first / 4u + (j >> 2)] = cases;
                 cases = 0;
                 sums1 |= sum1 << (8u * (j >> 2));
@@ -149,7 +149,7 @@ void main() {
             }
         }
     }
-    if (todo != 0 && levels > 1) pyramid[word1 + element2] = sums1;
+    if (cellsToClassify != 0 && levels > 1) pyramid[word1 + element2] = sums1;
     if (levels > 2) pyramid[word2 + element2] = sum2;
     // Few threads have active cells (surfaces are sparse): a global atomic
     // is cheaper than a barrier-based group reduction on lavapipe.
