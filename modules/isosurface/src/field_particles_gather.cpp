@@ -57,6 +57,15 @@ void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) 
     // Count, scan and sort `input` (the frame's particles, or with smoothing
     // the smoothed ones: srcLevel kIsoRebinSmoothed) into `output`.
     const uint64_t chunks = groupsOf(grid.binDims.w, gpu::kIsoBinScanChunk);
+    // count and sort: one thread per particle, srcLevel says which particles.
+    const auto perParticle = [this](uint32_t srcLevel) {
+        return [this, srcLevel](PassContext& ctx) {
+            gpu::IsoPush pc = push();
+            pc.srcLevel = srcLevel;
+            ctx.pushConstants(pc);
+            dispatchFolded(ctx, groupsOf(itemCount, gpu::kIsoGroupSize), maxGroupsX());
+        };
+    };
     const auto binPasses = [&](const std::string& prefix, BufferRef input, uint64_t inputRange, uint32_t srcLevel,
                                BufferRef output) {
         graph.addPass(prefix + ".count", PassKind::Compute)
@@ -65,12 +74,7 @@ void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) 
             .storage(1, input, R, 0, inputRange)
             .storage(2, countRef, RW)
             .storage(3, slotsRef, W)
-            .record([this, srcLevel](PassContext& ctx) {
-                gpu::IsoPush pc = push();
-                pc.srcLevel = srcLevel;
-                ctx.pushConstants(pc);
-                dispatchFolded(ctx, groupsOf(itemCount, gpu::kIsoGroupSize), maxGroupsX());
-            });
+            .record(perParticle(srcLevel));
         const char* modes[] = {"sums", "top", "starts"};
         for (uint32_t mode = 0; mode < 3; ++mode) {
             graph.addPass(prefix + ".scan." + modes[mode], PassKind::Compute)
@@ -99,12 +103,7 @@ void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) 
             .storage(2, slotsRef, R)
             .storage(3, startRef, R)
             .storage(4, output, W)
-            .record([this, srcLevel](PassContext& ctx) {
-                gpu::IsoPush pc = push();
-                pc.srcLevel = srcLevel;
-                ctx.pushConstants(pc);
-                dispatchFolded(ctx, groupsOf(itemCount, gpu::kIsoGroupSize), maxGroupsX());
-            });
+            .record(perParticle(srcLevel));
     };
     binPasses(n + ".particles", refs.items, refs.itemRange, 0, sortedRef);
     BufferRef gatherInput = sortedRef;
