@@ -97,6 +97,7 @@ struct IsoSurface::Impl {
 
     // Host copy of the per-frame items; ring slot s holds version slotVersion[s].
     std::vector<uint8_t> hostItems;
+    std::vector<uint8_t> pendingItems; // setParticles packs here, swapped into hostItems once checked
     uint32_t itemCount = 0;
     uint64_t itemsVersion = 1;
     std::vector<uint64_t> slotVersion;

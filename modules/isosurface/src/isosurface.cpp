@@ -215,10 +215,10 @@ Status IsoSurface::setParticles(const ParticleArrays& in) {
     PYRAMARCH_ASSERT(m.info.source == FieldSource::Particles,
                      "setParticles on a surface whose source is not Particles");
     PYRAMARCH_ASSERT(!m.external, "setParticles on a surface with ParticleInput::GpuBuffer (use setParticleCount)");
-    const std::string who = "isosurface '" + m.info.name + "': setParticles: ";
-    auto bad = [&](const std::string& what) { return Status::error(ErrorCode::InvalidArgument, who + what); };
+    const auto who = [&] { return "isosurface '" + m.info.name + "': setParticles: "; };
+    auto bad = [&](const std::string& what) { return Status::error(ErrorCode::InvalidArgument, who() + what); };
     if (in.count > m.maxItems)
-        return Status::error(ErrorCode::CapacityExceeded, who + std::to_string(in.count) +
+        return Status::error(ErrorCode::CapacityExceeded, who() + std::to_string(in.count) +
                                                               " particles, maxParticles is " +
                                                               std::to_string(m.maxItems));
     if (in.positionStride < 12 || in.positionStride % 4 != 0)
@@ -230,8 +230,11 @@ Status IsoSurface::setParticles(const ParticleArrays& in) {
     if (in.count > 0 && !in.positions) return bad(std::to_string(in.count) + " particles but positions is null");
     if (!in.weights && !(std::isfinite(in.weight) && in.weight >= 0.f))
         return bad("weight " + std::to_string(in.weight) + " (need finite and >= 0)");
-    // Packed as the GPU reads the ring (gpu particleLayout {4, 0, 3}), checked on the way.
-    std::vector<uint8_t> packed(size_t(in.count) * sizeof(Particle));
+    // Packed as the GPU reads the ring (gpu particleLayout {4, 0, 3}), checked
+    // on the way, into a second buffer kept across calls (an animated host
+    // calls this every frame), swapped in only when every particle passed.
+    std::vector<uint8_t>& packed = m.pendingItems;
+    packed.resize(size_t(in.count) * sizeof(Particle));
     const auto* pos = static_cast<const uint8_t*>(in.positions);
     const auto* wts = static_cast<const uint8_t*>(in.weights);
     const char* axis = "xyz";
@@ -249,7 +252,7 @@ Status IsoSurface::setParticles(const ParticleArrays& in) {
                        (std::isfinite(p.weight) ? " is negative" : " is not finite"));
         std::memcpy(packed.data() + size_t(i) * sizeof(Particle), &p, sizeof(Particle));
     }
-    m.hostItems = std::move(packed);
+    std::swap(m.hostItems, m.pendingItems);
     m.itemCount = in.count;
     ++m.itemsVersion;
     return {};
