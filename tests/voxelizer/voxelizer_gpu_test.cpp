@@ -60,14 +60,21 @@ protected:
         return *v;
     }
 
-    static Result<Frame> run(Device& dev, Voxelizer& v, const TriangleMesh& mesh, const VoxelGrid& grid,
-                             VoxelMode mode = VoxelMode::Conservative) {
+    // One voxelization, recorded and waited for; only the counters read back
+    // (the tests of millions of fragments skip the fragment read-back).
+    static Result<VoxelStats> voxelizeOnce(Device& dev, Voxelizer& v, const TriangleMesh& mesh, const VoxelGrid& grid,
+                                           VoxelMode mode = VoxelMode::Conservative) {
         PYRAMARCH_TRY(v.setMesh(mesh, grid, mode));
         Status rec;
         PYRAMARCH_TRY(submitAndWait(dev, [&](VkCommandBuffer cmd) { rec = v.record(cmd); }));
         PYRAMARCH_TRY(rec);
+        return v.readStats();
+    }
+
+    static Result<Frame> run(Device& dev, Voxelizer& v, const TriangleMesh& mesh, const VoxelGrid& grid,
+                             VoxelMode mode = VoxelMode::Conservative) {
         Frame f;
-        auto s = v.readStats();
+        auto s = voxelizeOnce(dev, v, mesh, grid, mode);
         if (!s) return s.status();
         f.stats = s.value();
         auto fr = v.readFragments();
@@ -714,11 +721,7 @@ TEST_F(VoxelizerTest, LaunchesOver65535GroupsFold) {
     const TriangleMesh m = fullPlanes1024({100.4f, 300.4f, 500.4f, 700.4f, 900.4f});
     // No fragment read-back here: 5 Mi fragments on the host are slow under
     // the sanitizers, and the coarse node counts are known in closed form.
-    ASSERT_OK((*v)->setMesh(m, *g));
-    Status rec;
-    ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { rec = (*v)->record(cmd); }));
-    ASSERT_OK(rec);
-    auto stats = (*v)->readStats();
+    auto stats = voxelizeOnce(device(), **v, m, *g);
     ASSERT_TRUE(stats.ok()) << stats.message();
     EXPECT_GT(stats->fragmentsStored, 65535u * 64u);
     EXPECT_FALSE(stats->fragmentOverflow);
@@ -747,11 +750,7 @@ TEST_F(VoxelizerTest, BottomUpLaunchesOver65535GroupsFold) {
     auto g = gridFromBox({0, 0, 0}, {1024, 1024, 1024}, 1024, 1024, 1024);
     ASSERT_TRUE(g.ok());
     const TriangleMesh m = fullPlanes1024({100.4f, 100.4f, 100.4f, 100.4f, 100.4f});
-    ASSERT_OK((*v)->setMesh(m, *g));
-    Status rec;
-    ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { rec = (*v)->record(cmd); }));
-    ASSERT_OK(rec);
-    auto stats = (*v)->readStats();
+    auto stats = voxelizeOnce(device(), **v, m, *g);
     ASSERT_TRUE(stats.ok()) << stats.message();
     EXPECT_GT(stats->fragmentsStored, 65535u * 64u);
     EXPECT_FALSE(stats->fragmentOverflow);
@@ -1026,11 +1025,7 @@ TEST_F(VoxelizerTest, PoolAboveTheFormerTileLimit) {
             planesInfo(1u << 22, tilesNeeded, b == 0 ? OctreeBuild::TopDown : OctreeBuild::BottomUp);
         auto v = Voxelizer::create(device(), ci);
         ASSERT_TRUE(v.ok()) << v.message();
-        ASSERT_OK((*v)->setMesh(m, *g));
-        Status rec;
-        ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { rec = (*v)->record(cmd); }));
-        ASSERT_OK(rec);
-        auto stats = (*v)->readStats();
+        auto stats = voxelizeOnce(device(), **v, m, *g);
         ASSERT_TRUE(stats.ok()) << stats.message();
         EXPECT_FALSE(stats->fragmentOverflow);
         EXPECT_FALSE(stats->tileOverflow) << "build " << b;
