@@ -701,7 +701,7 @@ CLI::App* addBenchCommand(CLI::App& app, BenchOptions& o) {
         ->check(CLI::IsMember({"histopyramid", "scan", "indexed", "both", "all"}));
     c->add_option("--normals", o.normals, "Normals of the iso scenarios: forward | central | sobel (default central)")
         ->check(CLI::IsMember({"forward", "central", "sobel"}));
-    c->add_option("--splat", o.splat, "Particle splat: scatter | gather | both (default scatter)")
+    c->add_option("--splat", o.splat, "Particle splat: scatter | gather | both (default gather, the module's default)")
         ->check(CLI::IsMember({"scatter", "gather", "both"}));
     c->add_option("--octree-build", o.octreeBuild,
                   "Voxelizer octree build: cursors (top-down, per-fragment cursors, default) | root (top-down, "

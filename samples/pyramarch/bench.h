@@ -39,7 +39,7 @@ struct BenchOptions {
     // and uploaded as float32 before timing: extraction is every pass after
     // the volume is resident, the work a CPU library does on a volume in memory).
     std::string source = "glsl";
-    std::string splat = "scatter";       // particles: scatter | gather | both
+    std::string splat = "gather";        // particles: scatter | gather | both (gather: the module's default)
     std::string octreeBuild = "cursors"; // voxelizer: cursors | root | both (cursors, root) | bottomup | all
     bool timingCheck = false;            // only the timestamp-vs-wall-clock experiment
 };
