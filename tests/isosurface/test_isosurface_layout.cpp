@@ -85,3 +85,37 @@ TEST(IsoLayout, LimitsAreNamedErrorsWithCodes) {
     EXPECT_EQ(plan.code(), ErrorCode::InvalidArgument);
     EXPECT_NE(plan.message().find("timingFrames"), std::string::npos) << plan.message();
 }
+
+// A cell emits at most 15 vertices and every vertex total is a 32-bit sum:
+// grids that could wrap it are refused, even where the storage range (4 GiB
+// on desktop GPUs) would hold their field.
+TEST(IsoLayout, VertexTotalsThatCouldPass32BitsAreRefused) {
+    DeviceLimits big = lavapipeLimits();
+    big.maxStorageBufferRange = 0xFFFFFFFFull;
+    big.maxBufferSize = 1ull << 34;
+    IsoSurfaceCreateInfo info = metaballs(660);
+    info.samples = {660, 660, 660}; // 659^3 = 286,191,179 cells: 15 x cells < 2^32
+    auto plan = iso::testing::planLayout(info, big);
+    ASSERT_TRUE(plan.ok()) << plan.message();
+    info.samples = {661, 661, 661}; // 660^3 = 287,496,000 cells: 15 x cells > 2^32
+    plan = iso::testing::planLayout(info, big);
+    ASSERT_FALSE(plan.ok());
+    EXPECT_EQ(plan.code(), ErrorCode::InvalidArgument);
+    EXPECT_NE(plan.message().find("287496000 cells"), std::string::npos) << plan.message();
+    EXPECT_NE(plan.message().find("286331153 cells per surface"), std::string::npos) << plan.message();
+}
+
+// Folded dispatches must fit maxComputeWorkGroupCount[1] too: 65^3 samples
+// are 4292 groups of 64, folded under x <= 3 into 3 x 1431.
+TEST(IsoLayout, FoldedDispatchesRespectTheYLimit) {
+    DeviceLimits limits = lavapipeLimits();
+    limits.maxComputeWorkGroupCount[1] = 1431;
+    auto plan = iso::testing::planLayout(metaballs(65), limits, {.maxGroupsX = 3});
+    ASSERT_TRUE(plan.ok()) << plan.message();
+    limits.maxComputeWorkGroupCount[1] = 1430;
+    plan = iso::testing::planLayout(metaballs(65), limits, {.maxGroupsX = 3}, "tiny");
+    ASSERT_FALSE(plan.ok());
+    EXPECT_EQ(plan.code(), ErrorCode::DeviceLimit);
+    EXPECT_NE(plan.message().find("3 x 1431 workgroups"), std::string::npos) << plan.message();
+    EXPECT_NE(plan.message().find("maxComputeWorkGroupCount[1] (1430)"), std::string::npos) << plan.message();
+}

@@ -347,6 +347,33 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                                      ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
     }
 
+    // Vertex totals are 32-bit sums (pyramid levels, the scan's offsets, the
+    // args and the stats) and a cell emits at most 15 vertices, so a grid of
+    // more than (2^32 - 1) / 15 cells could wrap them and extract the wrong
+    // cells. Only a device whose storage range is near 4 GiB can hold such a
+    // field (lavapipe's 128 MiB stops at ~33M samples); refuse it by name.
+    constexpr uint64_t kMaxVerticesPerCell = 15;
+    if (cells * kMaxVerticesPerCell > 0xFFFFFFFFull)
+        return Status::error(ErrorCode::InvalidArgument,
+                             "isosurface '" + info.name + "': " + std::to_string(cells) + " cells could emit " +
+                                 std::to_string(cells * kMaxVerticesPerCell) +
+                                 " vertices, past the 32-bit counts of the pyramid (at most " +
+                                 std::to_string(0xFFFFFFFFull / kMaxVerticesPerCell) + " cells per surface)");
+    // Dispatches fold their group count into x <= maxGroupsX and y. The
+    // largest thread count of any pass bounds y: per sample (field, bounds,
+    // resolve), per vertex or index (extract, indexed output), per item
+    // (particles, balls) or per gather bin; per cell and per pyramid element
+    // counts are smaller than per sample.
+    const uint64_t maxThreads = std::max(
+        {samples, uint64_t(g.vertexCapacity), uint64_t(g.indexCapacity), uint64_t(m.maxItems), uint64_t(g.binDims.w)});
+    const uint64_t maxGroupsY = groupsOf(groupsOf(maxThreads, gpu::kIsoGroupSize), g.maxGroupsX);
+    if (maxGroupsY > lim.maxComputeWorkGroupCount[1])
+        return Status::error(ErrorCode::DeviceLimit,
+                             "isosurface '" + info.name + "': " + std::to_string(maxThreads) +
+                                 " threads in one pass fold to " + std::to_string(g.maxGroupsX) + " x " +
+                                 std::to_string(maxGroupsY) + " workgroups, over maxComputeWorkGroupCount[1] (" +
+                                 std::to_string(lim.maxComputeWorkGroupCount[1]) + ")" + dev);
+
     sizes.samples = samples;
     sizes.cells = cells;
     sizes.pyramidElements = offset;
