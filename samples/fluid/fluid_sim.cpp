@@ -28,6 +28,9 @@ const uint32_t kScatterSpv[] =
 const uint32_t kReorderSpv[] =
 #include "shaders/fluid/reorder.comp.spv.inc"
     ;
+const uint32_t kNeighboursSpv[] =
+#include "shaders/fluid/neighbours_build.comp.spv.inc"
+    ;
 const uint32_t kLambdaSpv[] =
 #include "shaders/fluid/lambda.comp.spv.inc"
     ;
@@ -247,30 +250,39 @@ void stepCpu(const FluidParams& p, FluidState& state, std::vector<float>* constr
         oldId[k] = state.velocities[i][3];
         sortedCell[k] = cellOfParticle[i];
     }
+    // Neighbour lists from the sorted predicted positions (neighbours_build.comp).
+    const uint32_t K = gpu::kMaxNeighbours;
+    std::vector<uint32_t> list(size_t(n) * K), count(n, 0);
+    for (uint32_t i = 0; i < n; ++i)
+        forNeighbours(p, start, sortedCell[i], [&](uint32_t j) {
+            if (j == i || count[i] >= K) return;
+            const Vec3 d = sub(pos[i], pos[j]);
+            if (dot(d, d) < p.h * p.h) list[size_t(i) * K + count[i]++] = j;
+        });
+    auto forList = [&](uint32_t i, auto&& f) {
+        for (uint32_t k = 0; k < count[i]; ++k) f(list[size_t(i) * K + k]);
+    };
     std::vector<float> lambda(n), c(n);
     const float invRest = 1.f / p.restDensity; // the push constant the GPU multiplies by
     for (uint32_t it = 0; it < p.iterations; ++it) {
         for (uint32_t i = 0; i < n; ++i) {
-            float rho = 0.f, sumGrad2 = 0.f;
+            float rho = poly6(p, 0.f), sumGrad2 = 0.f;
             Vec3 gradI{0, 0, 0};
-            forNeighbours(p, start, sortedCell[i], [&](uint32_t j) {
+            forList(i, [&](uint32_t j) {
                 const Vec3 d = sub(pos[i], pos[j]);
                 const float r2 = dot(d, d);
                 rho += poly6(p, r2);
-                if (j != i) {
-                    Vec3 g = spikyGrad(p, d, r2);
-                    g = {invRest * g.x, invRest * g.y, invRest * g.z};
-                    gradI = {gradI.x + g.x, gradI.y + g.y, gradI.z + g.z};
-                    sumGrad2 += dot(g, g);
-                }
+                Vec3 g = spikyGrad(p, d, r2);
+                g = {invRest * g.x, invRest * g.y, invRest * g.z};
+                gradI = {gradI.x + g.x, gradI.y + g.y, gradI.z + g.z};
+                sumGrad2 += dot(g, g);
             });
             c[i] = rho * invRest - 1.f;
             lambda[i] = -std::max(c[i], 0.f) / (sumGrad2 + dot(gradI, gradI) + p.epsilon);
         }
         for (uint32_t i = 0; i < n; ++i) {
             Vec3 dp{0, 0, 0};
-            forNeighbours(p, start, sortedCell[i], [&](uint32_t j) {
-                if (j == i) return;
+            forList(i, [&](uint32_t j) {
                 const Vec3 d = sub(pos[i], pos[j]);
                 const float r2 = dot(d, d);
                 const float w = poly6(p, r2) * p.invWdq;
@@ -292,8 +304,7 @@ void stepCpu(const FluidParams& p, FluidState& state, std::vector<float>* constr
         Vec3 v = vel[i];
         if (p.xsph > 0.f) {
             Vec3 s{0, 0, 0};
-            forNeighbours(p, start, sortedCell[i], [&](uint32_t j) {
-                if (j == i) return;
+            forList(i, [&](uint32_t j) {
                 const Vec3 d = sub(pos[i], pos[j]);
                 const float w = poly6(p, dot(d, d));
                 s = {s.x + (vel[j].x - vel[i].x) * w, s.y + (vel[j].y - vel[i].y) * w, s.z + (vel[j].z - vel[i].z) * w};
@@ -310,7 +321,7 @@ void stepCpu(const FluidParams& p, FluidState& state, std::vector<float>* constr
 // ---- the GPU scene ----
 
 struct FluidScene::Pipelines {
-    ComputePipeline predict, scan, scanAdd, scatter, reorder, lambda, delta, velocity, finish;
+    ComputePipeline predict, scan, scanAdd, scatter, reorder, neighbours, lambda, delta, velocity, finish;
 };
 
 FluidScene::~FluidScene() { surface_.reset(); }
@@ -343,6 +354,14 @@ Result<std::unique_ptr<FluidScene>> FluidScene::create(Device& device, const Flu
         return Status::error("fluid: " + std::to_string(n) + " particles need " + std::to_string(vec4s) +
                              " bytes per buffer, more than the device's maxStorageBufferRange " +
                              std::to_string(device.limits().maxStorageBufferRange));
+    const VkDeviceSize listBytes = VkDeviceSize(n) * gpu::kMaxNeighbours * 4;
+    if (listBytes > device.limits().maxStorageBufferRange)
+        return Status::error("fluid: " + std::to_string(n) + " particles need " + std::to_string(listBytes) +
+                             " bytes of neighbour lists (" + std::to_string(gpu::kMaxNeighbours) +
+                             " per particle), more than the device's maxStorageBufferRange " +
+                             std::to_string(device.limits().maxStorageBufferRange) + "; at most " +
+                             std::to_string(device.limits().maxStorageBufferRange / (gpu::kMaxNeighbours * 4)) +
+                             " particles here");
     const uint32_t blocks = (params.cells + 1 + gpu::kScanBlock - 1) / gpu::kScanBlock;
     struct Item {
         Buffer* buffer;
@@ -361,6 +380,8 @@ Result<std::unique_ptr<FluidScene>> FluidScene::create(Device& device, const Flu
         {&s->scanTotal_, 16, "pbf.scanTotal", 0},
         {&s->sortedIndex_, VkDeviceSize(n) * 4, "pbf.sortedIndex", 0},
         {&s->sortedCell_, VkDeviceSize(n) * 4, "pbf.sortedCell", 0},
+        {&s->neighbourList_, listBytes, "pbf.neighbourList", 0},
+        {&s->neighbourCount_, VkDeviceSize(n) * 4, "pbf.neighbourCount", 0},
         {&s->positionA_, vec4s, "pbf.positionA", 0},
         {&s->positionB_, vec4s, "pbf.positionB", 0},
         {&s->old_, vec4s, "pbf.old", 0},
@@ -386,6 +407,7 @@ Result<std::unique_ptr<FluidScene>> FluidScene::create(Device& device, const Flu
     PYRAMARCH_TRY_ASSIGN(p.scanAdd, makePipeline(device, kScanAddSpv, "pbf.scanAdd", 2));
     PYRAMARCH_TRY_ASSIGN(p.scatter, makePipeline(device, kScatterSpv, "pbf.scatter", 3));
     PYRAMARCH_TRY_ASSIGN(p.reorder, makePipeline(device, kReorderSpv, "pbf.reorder", 8));
+    PYRAMARCH_TRY_ASSIGN(p.neighbours, makePipeline(device, kNeighboursSpv, "pbf.neighbours", 5));
     PYRAMARCH_TRY_ASSIGN(p.lambda, makePipeline(device, kLambdaSpv, "pbf.lambda", 4));
     PYRAMARCH_TRY_ASSIGN(p.delta, makePipeline(device, kDeltaSpv, "pbf.delta", 5));
     PYRAMARCH_TRY_ASSIGN(p.velocity, makePipeline(device, kVelocitySpv, "pbf.velocity", 3));
@@ -452,7 +474,9 @@ Result<BufferRef> FluidScene::addSimulationPasses(RenderGraph& graph) {
                     sortedIndex = imp(sortedIndex_, "pbf.sortedIndex"), sortedCell = imp(sortedCell_, "pbf.sortedCell"),
                     posA = imp(positionA_, "pbf.positionA"), posB = imp(positionB_, "pbf.positionB"),
                     old = imp(old_, "pbf.old"), lambda = imp(lambda_, "pbf.lambda"),
-                    velocityNew = imp(velocityNew_, "pbf.velocityNew");
+                    velocityNew = imp(velocityNew_, "pbf.velocityNew"),
+                    neighbourList = imp(neighbourList_, "pbf.neighbourList"),
+                    neighbourCount = imp(neighbourCount_, "pbf.neighbourCount");
     const VkDeviceSize particleRange = VkDeviceSize(P.particles) * 16;
 
     FluidPush base{};
@@ -540,20 +564,28 @@ Result<BufferRef> FluidScene::addSimulationPasses(RenderGraph& graph) {
         .storage(6, old, Access::StorageWrite)
         .storage(7, sortedCell, Access::StorageWrite)
         .record(dispatch(P.cells, G));
+    graph.addPass("pbf.neighbours", PassKind::Compute)
+        .pipeline(p.neighbours)
+        .storage(0, cellStart, Access::StorageRead)
+        .storage(1, sortedCell, Access::StorageRead)
+        .storage(2, posA, Access::StorageRead)
+        .storage(3, neighbourList, Access::StorageWrite)
+        .storage(4, neighbourCount, Access::StorageWrite)
+        .record(dispatch(P.particles, G));
     BufferRef cur = posA, nxt = posB;
     for (uint32_t it = 0; it < P.iterations; ++it) {
         const std::string k = std::to_string(it);
         graph.addPass("pbf.lambda." + k, PassKind::Compute)
             .pipeline(p.lambda)
-            .storage(0, cellStart, Access::StorageRead)
-            .storage(1, sortedCell, Access::StorageRead)
+            .storage(0, neighbourList, Access::StorageRead)
+            .storage(1, neighbourCount, Access::StorageRead)
             .storage(2, cur, Access::StorageRead)
             .storage(3, lambda, Access::StorageWrite)
             .record(dispatch(P.particles, G));
         graph.addPass("pbf.delta." + k, PassKind::Compute)
             .pipeline(p.delta)
-            .storage(0, cellStart, Access::StorageRead)
-            .storage(1, sortedCell, Access::StorageRead)
+            .storage(0, neighbourList, Access::StorageRead)
+            .storage(1, neighbourCount, Access::StorageRead)
             .storage(2, cur, Access::StorageRead)
             .storage(3, lambda, Access::StorageRead)
             .storage(4, nxt, Access::StorageWrite)
@@ -568,8 +600,8 @@ Result<BufferRef> FluidScene::addSimulationPasses(RenderGraph& graph) {
         .record(dispatch(P.particles, G));
     graph.addPass("pbf.finish", PassKind::Compute)
         .pipeline(p.finish)
-        .storage(0, cellStart, Access::StorageRead)
-        .storage(1, sortedCell, Access::StorageRead)
+        .storage(0, neighbourList, Access::StorageRead)
+        .storage(1, neighbourCount, Access::StorageRead)
         .storage(2, cur, Access::StorageRead)
         .storage(3, velocityNew, Access::StorageRead)
         .storage(4, old, Access::StorageRead)

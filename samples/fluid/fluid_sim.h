@@ -55,6 +55,9 @@ struct FluidSettings {
     bool indexed = false;
 };
 
+// The command line's bound; FluidScene::create also needs the neighbour
+// lists (256 bytes a particle) within maxStorageBufferRange (lavapipe's 128
+// MiB: 524,288 particles).
 inline constexpr uint32_t kMaxParticles = 4000000;
 inline constexpr uint32_t kMaxIterations = 32;
 
@@ -88,7 +91,7 @@ FluidState initialState(const FluidParams& params);
 uint32_t particleId(const std::array<float, 4>& velocity);
 
 // The CPU reference of one step, operation for operation as the GPU passes
-// (same sort order, same summation order, float arithmetic): the state comes
+// (same sort order, same neighbour lists, same summation order, float arithmetic): the state comes
 // back in the sorted order of the step, like the GPU's. `constraint`
 // (optional) receives C = rho / rho0 - 1 of the last iteration per sorted particle.
 void stepCpu(const FluidParams& params, FluidState& state, std::vector<float>* constraint = nullptr);
@@ -129,7 +132,7 @@ private:
     pyramarch::Device* device_ = nullptr;
     float restField_ = 1.f; // the surface kernel's rest density (iso = threshold * this)
     pyramarch::Buffer particles_, velocity_, predicted_, cellRank_, cellStart_, blockSums_, scanTotal_, sortedIndex_,
-        sortedCell_, positionA_, positionB_, old_, lambda_, velocityNew_;
+        sortedCell_, neighbourList_, neighbourCount_, positionA_, positionB_, old_, lambda_, velocityNew_;
     std::unique_ptr<Pipelines> pipes_;
     std::unique_ptr<pyramarch::iso::IsoSurface> surface_; // after the buffers: destroyed first
 };

@@ -6,12 +6,11 @@
 // particle buffer the isosurface splats (weight 1) and velocities (w: the
 // particle's id) for the next step.
 #include "fluid/fluid_common.glsl"
-#include "fluid/neighbours.glsl"
 
 layout(local_size_x = kFluidGroupSize) in;
 
-layout(set = 0, binding = 0, std430) readonly buffer StartsBuf { uint cellStart[]; };
-layout(set = 0, binding = 1, std430) readonly buffer SortedCellBuf { uint sortedCell[]; };
+layout(set = 0, binding = 0, std430) readonly buffer ListBuf { uint neighbourList[]; };
+layout(set = 0, binding = 1, std430) readonly buffer CountBuf { uint neighbourCount[]; };
 layout(set = 0, binding = 2, std430) readonly buffer PositionBuf { vec4 position[]; };
 layout(set = 0, binding = 3, std430) readonly buffer VelocityInBuf { vec4 velocityIn[]; };
 layout(set = 0, binding = 4, std430) readonly buffer OldBuf { vec4 old[]; };
@@ -26,12 +25,12 @@ void main() {
     vec3 v = vi;
     if (pc.xsph > 0.0) {
         vec3 sum = vec3(0.0);
-        FOR_NEIGHBOURS(i)
-            if (j != i) {
-                const vec3 d = pi - position[j].xyz;
-                sum += (velocityIn[j].xyz - vi) * poly6(dot(d, d));
-            }
-        END_NEIGHBOURS
+        const uint count = neighbourCount[i];
+        for (uint k = 0u; k < count; ++k) {
+            const uint j = neighbourList[i * kMaxNeighbours + k];
+            const vec3 d = pi - position[j].xyz;
+            sum += (velocityIn[j].xyz - vi) * poly6(dot(d, d));
+        }
         v += (pc.xsph * pc.invRestDensity) * sum;
     }
     particles[i] = vec4(pi, 1.0);

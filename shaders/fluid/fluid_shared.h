@@ -13,6 +13,11 @@ using uint = uint32_t;
 #endif
 
 FLUID_CONST kFluidGroupSize = 128;
+// Neighbour list slots per particle: about 26-33 neighbours within h = 2 d
+// at rest, 40 at 20 % compression; the list keeps the first kMaxNeighbours
+// in the fixed search order (a deterministic cut, never reached in the
+// tests' and the sample's runs).
+FLUID_CONST kMaxNeighbours = 64;
 // The prefix scan over the cell counts: one workgroup scans kScanBlock
 // values (kScanGroupSize threads, kScanPerThread each); a second level scans
 // the block totals in one workgroup, so at most kScanBlock^2 cells.

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "fluid/fluid_shared.h"
 #include "fluid_sim.h"
 #include "pyramarch/engine/transfer.h"
 #include "sample/framework.h"
@@ -293,4 +294,19 @@ TEST_F(FluidGpu, CreateRejectsBadSettings) {
     s = smallSettings();
     s.threshold = -1.f;
     EXPECT_FALSE(fluid::FluidScene::create(device(), s).ok());
+    // More particles than the neighbour lists' descriptor range holds: an
+    // error naming the limit, before any buffer is made (lavapipe: 128 MiB,
+    // 524,288 particles).
+    const uint64_t fit = device().limits().maxStorageBufferRange / (fluid::gpu::kMaxNeighbours * 4u);
+    if (fit < fluid::kMaxParticles) {
+        s = smallSettings(uint32_t(fit + 1));
+        auto big = fluid::FluidScene::create(device(), s);
+        ASSERT_FALSE(big.ok());
+        EXPECT_NE(big.message().find("maxStorageBufferRange"), std::string::npos) << big.message();
+        s = smallSettings(uint32_t(fit));
+        // The largest count that fits is not refused for its size (it may
+        // still fail for memory on a small device, but not with this error).
+        auto edge = fluid::deriveParams(s);
+        EXPECT_TRUE(edge.ok()) << edge.message();
+    }
 }
