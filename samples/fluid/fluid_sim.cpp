@@ -74,6 +74,8 @@ Result<FluidParams> deriveParams(const FluidSettings& s) {
     if (!finiteIn(s.scorrDq, 0.01f, 0.9f))
         return Status::error("fluid: s_corr dq must be in [0.01, 0.9] h, got " + num(s.scorrDq));
     if (!finiteIn(s.xsph, 0.f, 1.f)) return Status::error("fluid: XSPH c must be in [0, 1], got " + num(s.xsph));
+    if (!finiteIn(s.cfl, 0.05f, 10.f))
+        return Status::error("fluid: speed limit (cfl) must be in [0.05, 10] kernel radii per step, got " + num(s.cfl));
     if (!finiteIn(s.voxelSize, 0.25f, 8.f))
         return Status::error("fluid: voxel size must be in [0.25, 8] particle spacings, got " + num(s.voxelSize));
     if (!finiteIn(s.threshold, 0.01f, 2.f))
@@ -140,6 +142,7 @@ Result<FluidParams> deriveParams(const FluidSettings& s) {
     const double dq2 = double(s.scorrDq) * s.scorrDq * h * h;
     p.invWdq = float(1.0 / (315.0 / (64.0 * kPi * std::pow(h, 9)) * std::pow(h * h - dq2, 3)));
     p.xsph = s.xsph;
+    p.maxSpeed = s.cfl * p.h / p.dt;
     return p;
 }
 
@@ -311,6 +314,11 @@ void stepCpu(const FluidParams& p, FluidState& state, std::vector<float>* constr
             });
             const float f = p.xsph * (1.f / p.restDensity);
             v = {v.x + f * s.x, v.y + f * s.y, v.z + f * s.z};
+        }
+        const float speed = std::sqrt(dot(v, v));
+        if (speed > p.maxSpeed) {
+            const float f = p.maxSpeed / speed;
+            v = {v.x * f, v.y * f, v.z * f};
         }
         state.positions[i] = {pos[i].x, pos[i].y, pos[i].z, 1.f};
         state.velocities[i] = {v.x, v.y, v.z, oldId[i]};
@@ -485,6 +493,7 @@ Result<BufferRef> FluidScene::addSimulationPasses(RenderGraph& graph) {
     base.gridX = P.grid[0];
     base.gridY = P.grid[1];
     base.gridZ = P.grid[2];
+    base.maxSpeed = P.maxSpeed;
     base.boxMinX = kBoxMin[0];
     base.boxMinY = kBoxMin[1];
     base.boxMinZ = kBoxMin[2];

@@ -44,13 +44,19 @@ struct FluidSettings {
     float scorrK = 0.02f;
     float scorrDq = 0.2f; // its dq, fraction of h (the paper: 0.1-0.3)
     float xsph = 0.05f;   // XSPH viscosity c in [0, 1] (fraction towards the neighbours' mean velocity)
+    // Speed limit in kernel radii per step (h * cfl / dt; 4.8 m/s at 100,000
+    // particles, above the 1 m column's ~4.4 m/s): keeps the rare particle
+    // that the wall clamp and the solver fling from running away.
+    float cfl = 1.f;
     // Surface: grid spacing in particle spacings; iso value as a fraction of
     // the kernel's rest density; the module's particle position smoothing
     // (0: isotropic kernels, else the "smoothed" kernel mode, gather splat).
     float voxelSize = 1.f;
     float threshold = 0.6f;
     float smoothing = 0.f;
-    uint32_t vertexCapacity = 3u << 19;
+    // Vertices (non-indexed): the 100k dam break needs about 120,000; room
+    // for the finer surfaces of 400k particles.
+    uint32_t vertexCapacity = 3u << 18;
     pyramarch::iso::NormalMode normals = pyramarch::iso::NormalMode::Central;
     bool indexed = false;
 };
@@ -74,6 +80,7 @@ struct FluidParams {
     float restDensity = 0.f; // poly6 sum at a particle of the rest lattice
     float epsilon = 0.f;     // absolute CFM epsilon
     float scorrK = 0.f, invWdq = 0.f, xsph = 0.f;
+    float maxSpeed = 0.f;
     float poly6 = 0.f, spiky = 0.f;
 };
 

@@ -145,9 +145,12 @@ int runDemo(const DemoOptions& d) {
             tris = std::max(tris, f.triangles);
             overflows += f.overflow;
         }
-        std::printf("\n%s: %u frames %ux%u, %u^3 cells, up to %u triangles%s, %.1f s wall = %.0f ms/frame with "
+        // The fluid sizes its grids from the particle spacing, not --cells.
+        const std::string size =
+            name == "fluid" ? std::to_string(d.fluidParticles) + " particles" : std::to_string(d.cells) + "^3 cells";
+        std::printf("\n%s: %u frames %ux%u, %s, up to %u triangles%s, %.1f s wall = %.0f ms/frame with "
                     "read-back and PNG (%s)\n",
-                    name.c_str(), frames, o.width, o.height, d.cells, tris,
+                    name.c_str(), frames, o.width, o.height, size.c_str(), tris,
                     overflows ? " (OVERFLOW: capacity too small)" : "", secs, 1000.0 * secs / frames, so.stats.c_str());
         // The first frame includes pipeline JIT on lavapipe: leave it out of the table.
         std::printf("%s", stats.table(frames > 1 ? 1 : 0).c_str());

@@ -34,7 +34,7 @@ struct FluidPush {
     uint particles;  // particle count
     uint cells;      // grid cells (gridX * gridY * gridZ)
     uint gridX, gridY, gridZ;
-    uint pad0;
+    float maxSpeed;  // velocity clamp (kernel radii per step: h * cfl / dt)
     float boxMinX, boxMinY, boxMinZ;
     float h;         // kernel radius = grid cell size
     float boxMaxX, boxMaxY, boxMaxZ;
