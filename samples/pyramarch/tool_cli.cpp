@@ -103,7 +103,9 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
             },
             "Point cloud splat: scatter (atomics, default) | gather (binned)")
         ->check(CLI::IsMember({"scatter", "gather"}));
-    demoCmd->add_option("--fluid-frames", demo.fluidFrames, "Frames of the fluid scene (default 6, one PBF step each)")
+    demoCmd
+        ->add_option("--fluid-frames", demo.fluidFrames,
+                     "Frames of the fluid scene (default 12, one PBF step of 1/120 s each)")
         ->check(CLI::Range(1u, 100000u));
     demoCmd->add_option("--fluid-particles", demo.fluidParticles, "Fluid particles (default 100000)")
         ->check(CLI::Range(1u, 4000000u));

@@ -28,7 +28,7 @@ struct DemoOptions {
     // The fluid scene simulates every frame (PBF, several solver passes):
     // on a CPU driver far slower than the others, so it gets its own, small
     // frame count.
-    uint32_t fluidFrames = 6;
+    uint32_t fluidFrames = 12;
     uint32_t fluidParticles = 100000;
 };
 
