@@ -463,7 +463,9 @@ Result<std::unique_ptr<FluidScene>> FluidScene::create(Device& device, const Flu
 
 float FluidScene::isoValue() const { return settings_.threshold * restField_; }
 
-Status FluidScene::update(double) {
+Status FluidScene::update(double time) {
+    step_ = !(time == lastTime_);
+    lastTime_ = time;
     surface_->setIsoValue(isoValue());
     return {};
 }
@@ -512,9 +514,11 @@ Result<BufferRef> FluidScene::addSimulationPasses(RenderGraph& graph) {
     base.spiky = P.spiky;
     const uint32_t maxX = device_->limits().maxComputeWorkGroupCount[0];
     // Dispatch of `items` threads in groups of `groupSize`, folded into 2D
-    // past the device's x limit.
-    auto dispatch = [base, maxX](uint32_t items, uint32_t groupSize) {
-        return [base, maxX, items, groupSize](PassContext& ctx) {
+    // past the device's x limit (none while paused).
+    auto dispatch = [this, base, maxX](uint32_t items, uint32_t groupSize) {
+        return [this, base, maxX, items, groupSize](PassContext& ctx) {
+            // Paused: no step; the particle buffer keeps the last one's result.
+            if (!step_) return;
             const uint32_t groups = (items + groupSize - 1) / groupSize;
             FluidPush pc = base;
             pc.n = items;

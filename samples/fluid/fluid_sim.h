@@ -6,6 +6,7 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -111,8 +112,13 @@ public:
     const char* name() const override { return "fluid"; }
     pyramarch::iso::IsoSurface& surface() override { return *surface_; }
     bool indexed() const override { return settings_.indexed; }
-    // Sets the iso value from the threshold; the step itself is fixed (dt).
+    // Sets the iso value from the threshold. The step is fixed (dt), one per
+    // recorded frame, except when `time` equals the previous update's (the
+    // window's pause): then the next recorded frame records no simulation
+    // dispatches and the surface shows the particles as they are.
     Status update(double time) override;
+    // Whether the next recorded frame steps the simulation.
+    bool stepping() const { return step_; }
     // The simulation passes, then the surface's.
     pyramarch::Status addPasses(pyramarch::RenderGraph& graph) override;
     void ui(sample::SceneConfig& config) override;
@@ -138,6 +144,8 @@ private:
     FluidParams params_;
     pyramarch::Device* device_ = nullptr;
     float restField_ = 1.f; // the surface kernel's rest density (iso = threshold * this)
+    bool step_ = true;
+    double lastTime_ = NAN; // NaN: the first update steps
     pyramarch::Buffer particles_, velocity_, predicted_, cellRank_, cellStart_, blockSums_, scanTotal_, sortedIndex_,
         sortedCell_, neighbourList_, neighbourCount_, positionA_, positionB_, old_, lambda_, velocityNew_;
     std::unique_ptr<Pipelines> pipes_;

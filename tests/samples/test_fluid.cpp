@@ -253,6 +253,36 @@ TEST_F(FluidGpu, SpeedLimitHolds) {
     expectInsideBoxAndFinite(run->state);
 }
 
+// The window's pause: an update with the same time as the one before records
+// no step (the particles stay bit for bit), the next new time steps again.
+TEST_F(FluidGpu, SameTimeUpdateDoesNotStep) {
+    auto scene = fluid::FluidScene::create(device(), smallSettings());
+    ASSERT_TRUE(scene.ok()) << scene.message();
+    fluid::FluidScene& s = **scene;
+    RenderGraph graph(&device());
+    ASSERT_OK(s.addPasses(graph));
+    ASSERT_OK(graph.compile());
+    const uint32_t n = s.params().particles;
+    auto frame = [&](double t) -> Result<std::vector<Vec4>> {
+        PYRAMARCH_TRY(s.update(t));
+        Status inner;
+        PYRAMARCH_TRY(submitAndWait(device(), [&](VkCommandBuffer cmd) { inner = graph.execute(cmd); }));
+        PYRAMARCH_TRY(inner);
+        return readBufferAs<Vec4>(device(), s.particleBuffer(), n);
+    };
+    auto a = frame(0.0);
+    ASSERT_TRUE(a.ok()) << a.message();
+    EXPECT_TRUE(s.stepping());
+    auto b = frame(0.0);
+    ASSERT_TRUE(b.ok()) << b.message();
+    EXPECT_FALSE(s.stepping());
+    EXPECT_EQ(std::memcmp(a->data(), b->data(), n * sizeof(Vec4)), 0) << "a paused frame moved the particles";
+    auto c = frame(0.1);
+    ASSERT_TRUE(c.ok()) << c.message();
+    EXPECT_TRUE(s.stepping());
+    EXPECT_NE(std::memcmp(b->data(), c->data(), n * sizeof(Vec4)), 0) << "the frame after the pause did not step";
+}
+
 // A block at rest in a box it fills wall to wall settles under gravity:
 // after the solver, the compression left is small (the mean of max(C, 0)
 // over the particles and the largest C), where no solver would leave the
