@@ -1,5 +1,5 @@
 // pyramarch: the command-line tool. `info` lists devices and what matters of
-// them, `demo` renders the metaballs and point-cloud scenes headless to PNG
+// them, `demo` renders the metaballs, point-cloud and fluid scenes headless to PNG
 // frames with a per-pass timing table, `iso` extracts a surface from an
 // analytic field, a raw volume, a GLSL field function or particle files and
 // writes PLY/OBJ, `voxelize` turns a mesh
@@ -18,6 +18,7 @@
 #include "sample/cli.h"
 #include "sample/framework.h"
 #include "sample/scenes.h"
+#include "fluid_sim.h"
 #include "iso_command.h"
 #include "tool_cli.h"
 
@@ -106,6 +107,12 @@ int runDemo(const DemoOptions& d) {
             auto r = sample::MetaballScene::create(**device, s);
             if (!r) return fail(prog, r.message());
             scene = std::move(r).value();
+        } else if (name == "fluid") {
+            fluid::FluidSettings s;
+            s.particles = d.fluidParticles;
+            auto r = fluid::FluidScene::create(**device, s);
+            if (!r) return fail(prog, r.message());
+            scene = std::move(r).value();
         } else {
             sample::PointCloudSettings s;
             s.cells = d.cells;
@@ -116,6 +123,8 @@ int runDemo(const DemoOptions& d) {
             scene = std::move(r).value();
         }
         sample::CommonOptions so = o;
+        const uint32_t frames = name == "fluid" ? d.fluidFrames : d.frames;
+        so.frames = frames;
         so.out = (std::filesystem::path(d.outDir) / (name + "_%04d.png")).string();
         so.stats = (std::filesystem::path(d.outDir) / (name + "_stats.json")).string();
         sample::StatsRecorder stats;
@@ -136,13 +145,15 @@ int runDemo(const DemoOptions& d) {
             tris = std::max(tris, f.triangles);
             overflows += f.overflow;
         }
-        std::printf("\n%s: %u frames %ux%u, %u^3 cells, up to %u triangles%s, %.1f s wall = %.0f ms/frame with "
+        // The fluid sizes its grids from the particle spacing, not --cells.
+        const std::string size =
+            name == "fluid" ? std::to_string(d.fluidParticles) + " particles" : std::to_string(d.cells) + "^3 cells";
+        std::printf("\n%s: %u frames %ux%u, %s, up to %u triangles%s, %.1f s wall = %.0f ms/frame with "
                     "read-back and PNG (%s)\n",
-                    name.c_str(), d.frames, o.width, o.height, d.cells, tris,
-                    overflows ? " (OVERFLOW: capacity too small)" : "", secs, 1000.0 * secs / d.frames,
-                    so.stats.c_str());
+                    name.c_str(), frames, o.width, o.height, size.c_str(), tris,
+                    overflows ? " (OVERFLOW: capacity too small)" : "", secs, 1000.0 * secs / frames, so.stats.c_str());
         // The first frame includes pipeline JIT on lavapipe: leave it out of the table.
-        std::printf("%s", stats.table(d.frames > 1 ? 1 : 0).c_str());
+        std::printf("%s", stats.table(frames > 1 ? 1 : 0).c_str());
     }
     std::printf("\nframes written to %s/\n", d.outDir.c_str());
     if ((*device)->properties().deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU)

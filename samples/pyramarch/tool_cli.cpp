@@ -79,7 +79,8 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
 
     DemoOptions& demo = options.demo;
     CLI::App* demoCmd = app.add_subcommand(
-        "demo", "Render the metaballs and point-cloud scenes headless to PNG frames and print per-pass GPU times");
+        "demo",
+        "Render the metaballs, point-cloud and fluid scenes headless to PNG frames and print per-pass GPU times");
     demoCmd->add_option("--out-dir", demo.outDir, "Output folder (default demo-out)");
     demoCmd->add_option("--frames", demo.frames, "Frames per scene (default 36, 30 fps of animation)")
         ->check(CLI::Range(1u, 100000u));
@@ -102,8 +103,14 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
             },
             "Point cloud splat: scatter (atomics, default) | gather (binned)")
         ->check(CLI::IsMember({"scatter", "gather"}));
-    demoCmd->add_option("--scenes", demo.scenes, "Scenes to render (metaballs, pointcloud)")
-        ->check(CLI::IsMember({"metaballs", "pointcloud"}))
+    demoCmd
+        ->add_option("--fluid-frames", demo.fluidFrames,
+                     "Frames of the fluid scene (default 12, one PBF step of 1/120 s each)")
+        ->check(CLI::Range(1u, 100000u));
+    demoCmd->add_option("--fluid-particles", demo.fluidParticles, "Fluid particles (default 100000)")
+        ->check(CLI::Range(1u, 4000000u));
+    demoCmd->add_option("--scenes", demo.scenes, "Scenes to render (metaballs, pointcloud, fluid)")
+        ->check(CLI::IsMember({"metaballs", "pointcloud", "fluid"}))
         ->delimiter(',');
     demoCmd->add_option("--shading", demo.shading, "lit | cells | normals")
         ->check(CLI::IsMember({"lit", "cells", "normals"}));

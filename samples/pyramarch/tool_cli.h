@@ -20,11 +20,16 @@ struct DemoOptions {
     bool validation = false;
     std::string device;
     std::string shading = "lit";
-    std::vector<std::string> scenes{"metaballs", "pointcloud"};
+    std::vector<std::string> scenes{"metaballs", "pointcloud", "fluid"};
     uint32_t cells = 48;
     uint32_t particles = 100000;
     uint32_t balls = 24;
     pyramarch::iso::SplatMethod splat = pyramarch::iso::SplatMethod::Scatter;
+    // The fluid scene simulates every frame (PBF, several solver passes):
+    // on a CPU driver far slower than the others, so it gets its own, small
+    // frame count.
+    uint32_t fluidFrames = 12;
+    uint32_t fluidParticles = 100000;
 };
 
 struct IsoOptions {

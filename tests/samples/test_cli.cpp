@@ -70,10 +70,11 @@ TEST(SampleCli, HelpOnEveryCommand) {
 
 TEST(SampleCli, BadArgumentsGiveOneLineErrors) {
     for (const char* cmd :
-         {"", "bogus", "demo --size 12", "demo --frames 0", "demo --scenes teapot", "iso --field teapot",
-          "iso --field sphere --cells 0,4,4", "iso --field sphere --cells 4,4",
-          "iso --raw /nonexistent/file --dims 4,4,4", "iso --raw x.raw", "iso", "iso --field sphere --out mesh.stl",
-          "iso --field sphere --bounds 1,1,1,0,0,0", "iso --field sphere --type u32"}) {
+         {"", "bogus", "demo --size 12", "demo --frames 0", "demo --fluid-frames 0", "demo --fluid-particles 0",
+          "demo --scenes teapot", "iso --field teapot", "iso --field sphere --cells 0,4,4",
+          "iso --field sphere --cells 4,4", "iso --raw /nonexistent/file --dims 4,4,4", "iso --raw x.raw", "iso",
+          "iso --field sphere --out mesh.stl", "iso --field sphere --bounds 1,1,1,0,0,0",
+          "iso --field sphere --type u32"}) {
         const CmdResult r = run(cmd);
         EXPECT_NE(r.code, 0) << "'" << cmd << "' should fail";
         EXPECT_EQ(errorLines(r.err), 1u) << "'" << cmd << "' stderr: " << r.err;
@@ -86,8 +87,9 @@ TEST(SampleCli, BadArgumentsGiveOneLineErrors) {
 }
 
 TEST(SampleCli, SamplesHaveHelpAndOneLineErrors) {
-    const std::string metaballs = SAMPLE_METABALLS, pointcloud = SAMPLE_POINTCLOUD, volume = SAMPLE_VOLUME;
-    for (const std::string& tool : {metaballs, pointcloud, volume}) {
+    const std::string metaballs = SAMPLE_METABALLS, pointcloud = SAMPLE_POINTCLOUD, volume = SAMPLE_VOLUME,
+                      fluid = SAMPLE_FLUID;
+    for (const std::string& tool : {metaballs, pointcloud, volume, fluid}) {
         const CmdResult r = run("--help", tool);
         EXPECT_EQ(r.code, 0) << tool;
         EXPECT_NE(r.out.find("--headless"), std::string::npos) << tool << ": " << r.out;
@@ -98,6 +100,12 @@ TEST(SampleCli, SamplesHaveHelpAndOneLineErrors) {
                                                        {metaballs, "--shading pink"},
                                                        {pointcloud, "--splat foo"},
                                                        {pointcloud, "--particles 0"},
+                                                       {fluid, "--particles 0"},
+                                                       {fluid, "--particles 4000001"},
+                                                       {fluid, "--iterations 0"},
+                                                       {fluid, "--kernel blobby"},
+                                                       {fluid, "--xsph 2"},
+                                                       {fluid, "--dt 1"},
                                                        {volume, "--raw /tmp --headless"},
                                                        {volume, "--dims 4,4,4 --headless"},
                                                        {volume, "--export a.stl --headless"},
@@ -134,7 +142,7 @@ TEST(SampleCli, ParsesOnlyFiniteFloats) {
 // and the value in one error line, before any device is touched.
 TEST(SampleCli, FloatOptionsMustBeFinite) {
     const std::string tool = PYRAMARCH_TOOL, metaballs = SAMPLE_METABALLS, pointcloud = SAMPLE_POINTCLOUD,
-                      volume = SAMPLE_VOLUME;
+                      volume = SAMPLE_VOLUME, fluid = SAMPLE_FLUID;
     struct Bad {
         std::string tool, args, option, value;
     };
@@ -149,6 +157,8 @@ TEST(SampleCli, FloatOptionsMustBeFinite) {
         {metaballs, "--headless --iso nan", "--iso", "nan"},
         {pointcloud, "--headless --iso inf", "--iso", "inf"},
         {volume, "--headless --iso nan", "--iso", "nan"},
+        {fluid, "--headless --threshold nan", "--threshold", "nan"},
+        {fluid, "--headless --dt inf", "--dt", "inf"},
     };
     for (const Bad& b : bad) {
         const CmdResult r = run(b.args, b.tool);
@@ -174,12 +184,15 @@ TEST(SampleCli, RawVolumeOfTheWrongSizeIsNamed) {
     EXPECT_NE(r.err.find("128"), std::string::npos) << r.err; // 4*4*4*2 bytes expected
 }
 
-// `pyramarch demo` (small) with validation: frames and stats of both scenes
-// land in the output folder and the timing table is printed.
+// `pyramarch demo` (small) with validation: frames and stats of every scene
+// (the fluid with its own frame count) land in the output folder and the
+// timing table is printed.
 TEST(SampleCliGpu, DemoWritesFramesStatsAndTable) {
     const auto dir = std::filesystem::temp_directory_path() / ("pyramarch-demo-" + std::to_string(::getpid()));
     const CmdResult r =
-        run("demo --frames 3 --size 64x48 --cells 12 --particles 5000 --validation --out-dir " + dir.string());
+        run("demo --frames 3 --size 64x48 --cells 12 --particles 5000 --fluid-frames 2 --fluid-particles 3000 "
+            "--validation --out-dir " +
+            dir.string());
     PYRAMARCH_FAIL_OR_SKIP_IF_TOOL_HAS_NO_DEVICE(r);
     ASSERT_EQ(r.code, 0) << r.err;
     for (const char* scene : {"metaballs", "pointcloud"}) {
@@ -191,6 +204,15 @@ TEST(SampleCliGpu, DemoWritesFramesStatsAndTable) {
         EXPECT_GT(std::filesystem::file_size(dir / (std::string(scene) + "_stats.json")), 100u);
         EXPECT_NE(r.out.find(std::string(scene) + ".extract"), std::string::npos) << r.out;
     }
+    for (int f = 0; f < 3; ++f) {
+        char name[64];
+        std::snprintf(name, sizeof name, "fluid_%04d.png", f);
+        EXPECT_EQ(std::filesystem::is_regular_file(dir / name), f < 2) << name;
+    }
+    EXPECT_GT(std::filesystem::file_size(dir / "fluid_stats.json"), 100u);
+    // The simulation and the surface of the fluid are passes of one frame.
+    EXPECT_NE(r.out.find("pbf.lambda.0"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("fluid.extract"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("surface.draw"), std::string::npos) << r.out;
     std::filesystem::remove_all(dir);
 }

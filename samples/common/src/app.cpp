@@ -35,7 +35,7 @@ int sampleMain(int argc, char** argv, SampleApp& app) {
     std::atomic<uint32_t> messages{0};
     auto device = createSampleDevice(options, &messages);
     if (!device) return fail(app.name, device.message());
-    auto scene = makeScene(**device, app.config);
+    auto scene = app.makeScene ? app.makeScene(**device, app.config) : makeScene(**device, app.config);
     if (!scene) return fail(app.name, scene.message());
     StatsRecorder stats;
     stats.setInfo("sample", app.name);

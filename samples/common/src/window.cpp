@@ -61,10 +61,12 @@ struct IsoSettings {
 class IsoView final : public WindowView {
 public:
     static Result<std::unique_ptr<WindowView>> create(Device& device, IsoSettings& settings, const RenderTarget& target,
-                                                      ExtraPasses extra, std::function<void(Device&, Scene&)> panel) {
+                                                      ExtraPasses extra, std::function<void(Device&, Scene&)> panel,
+                                                      const SampleApp& app) {
         std::unique_ptr<IsoView> v(new IsoView(device, settings));
         v->panel_ = std::move(panel);
-        auto scene = makeScene(device, settings.config);
+        v->ownScene_ = bool(app.makeScene);
+        auto scene = app.makeScene ? app.makeScene(device, settings.config) : makeScene(device, settings.config);
         if (!scene) return scene.status();
         v->scene_ = std::move(scene).value();
         auto r = SceneRenderer::create(device, *v->scene_, target, true, std::move(extra));
@@ -104,6 +106,7 @@ private:
     Device& device_;
     IsoSettings& settings_;
     std::function<void(Device&, Scene&)> panel_;
+    bool ownScene_ = false; // SampleApp::makeScene: no field-source combo, no grid slider
     std::unique_ptr<Scene> scene_;
     std::optional<iso::IsoStats> stats_;
     std::unique_ptr<SceneRenderer> renderer_;
@@ -116,15 +119,22 @@ void IsoView::ui(bool& recreate) {
     int source = 0;
     for (int i = 0; i < nSources; ++i)
         if (config.source == sources[i]) source = i;
-    if (ImGui::Combo("field source", &source, sources, nSources)) {
+    if (!ownScene_ && ImGui::Combo("field source", &source, sources, nSources)) {
         config.source = sources[source];
         config.iso = NAN;
         recreate = true;
     }
     scene_->ui(config);
+    // A scene's own widgets ask for a new scene through the config (its
+    // ui() cannot reach the loop).
+    if (config.recreate) {
+        config.recreate = false;
+        recreate = true;
+    }
     int cells = int(config.cells);
-    if (config.source != "volume" && ImGui::SliderInt("grid cells", &cells, 8, 160)) config.cells = uint32_t(cells);
-    if (config.source != "volume" && ImGui::IsItemDeactivatedAfterEdit()) recreate = true;
+    const bool gridSlider = !ownScene_ && config.source != "volume";
+    if (gridSlider && ImGui::SliderInt("grid cells", &cells, 8, 160)) config.cells = uint32_t(cells);
+    if (gridSlider && ImGui::IsItemDeactivatedAfterEdit()) recreate = true;
     int normals = int(config.normals);
     static const char* normalNames[] = {"forward", "central", "sobel"};
     if (ImGui::Combo("normals", &normals, normalNames, 3)) {
@@ -479,7 +489,7 @@ Status Window::recreateView() {
             });
     };
     auto r = app_.makeView ? app_.makeView(*device_, target(), uiPass)
-                           : IsoView::create(*device_, iso_, target(), uiPass, app_.panel);
+                           : IsoView::create(*device_, iso_, target(), uiPass, app_.panel, app_);
     if (!r) return r.status();
     view_ = std::move(r).value();
     camera_.target = view_->viewCenter();

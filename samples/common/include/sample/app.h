@@ -29,6 +29,11 @@ struct SampleApp {
     // error and calls it once more, so a factory should fall back to its last
     // working settings.
     std::function<Result<std::unique_ptr<WindowView>>(pyramarch::Device&, const RenderTarget&, ExtraPasses)> makeView;
+    // Headless and windowed: the scene of `config` when the sample has its
+    // own (e.g. the fluid simulation) instead of makeScene's field sources.
+    // The window then shows the scene's own panel without the field-source
+    // combo and grid slider (the scene sizes its grid itself).
+    std::function<Result<std::unique_ptr<Scene>>(pyramarch::Device&, const SceneConfig&)> makeScene;
 };
 
 int sampleMain(int argc, char** argv, SampleApp& app);

@@ -159,6 +159,14 @@ struct SceneConfig {
     pyramarch::iso::SplatMethod splat = pyramarch::iso::SplatMethod::Scatter;
     bool indexed = false; // shared vertices + indices
     float iso = NAN;      // NAN: the source's default
+    // Particle surfaces of samples with their own scene (fluid): the iso
+    // value as a fraction of the rest density (NAN: the scene's default) and
+    // the module's particle position smoothing (0: isotropic kernels only).
+    float surfaceThreshold = NAN;
+    float particleSmoothing = 0.f;
+    // Set by a scene's ui() when its change needs a new scene (the window
+    // clears it and re-creates).
+    bool recreate = false;
     // source == "volume": the raw samples (shared so switching back is cheap).
     std::shared_ptr<const std::vector<uint8_t>> volume;
     std::array<uint32_t, 3> volumeDims{0, 0, 0};
