@@ -856,6 +856,41 @@ TEST_F(VoxelizerTest, TreeBuildRunsOverTheLeavesParentsOnce) {
     }
 }
 
+TEST_F(VoxelizerTest, SubgroupAppendGivesTheSameFragments) {
+    // One atomic per subgroup instead of per fragment in the raster pass
+    // (where the device supports it): the same (voxel, triangle) pairs,
+    // between the open and closed references, and the same leaves.
+    VoxelizerCreateInfo ci;
+    ci.maxResolution = 128;
+    ci.maxVertices = 1 << 14;
+    ci.maxTriangles = 1 << 14;
+    ci.fragmentCapacity = 1 << 19;
+    ci.tileCapacity = 1 << 15;
+    ci.method = ConservativeMethod::GeometryShader;
+    ci.subgroupAppend = true;
+    auto v = Voxelizer::create(device(), ci);
+    ASSERT_TRUE(v.ok()) << v.message();
+    TriangleMesh m = shapes::torusKnot({0, 0, 0}, 1.0f, 0.2f, 2, 3, 128, 12);
+    shapes::colorByPosition(m);
+    const VoxelGrid g = gridOf(m, 100);
+    for (VoxelMode mode : {VoxelMode::Conservative, VoxelMode::Thin}) {
+        auto a = run(device(), **v, m, g, mode);
+        ASSERT_TRUE(a.ok()) << a.message();
+        auto b = run(device(), shared(), m, g, mode);
+        ASSERT_TRUE(b.ok()) << b.message();
+        if (mode == VoxelMode::Conservative) expectConservative(m, g, *a);
+        expectOctreeMatches(*a);
+        auto pairs = [](const Frame& f) {
+            std::vector<uint64_t> p;
+            for (const VoxelFragment& x : f.fragments) p.push_back((uint64_t(x.triangle) << 32) | fragKey(x));
+            std::sort(p.begin(), p.end());
+            return p;
+        };
+        EXPECT_EQ(pairs(*a), pairs(*b));
+        EXPECT_EQ(a->stats.fragmentsNeeded, b->stats.fragmentsNeeded);
+    }
+}
+
 TEST_F(VoxelizerTest, BottomUpBuildMatchesTopDownBitForBit) {
     // The bottom-up build (tile hash, one pass over the fragments, one over
     // the tiles) against Crassin & Green's top-down build (the default) with

@@ -258,6 +258,12 @@ Status Voxelizer::Impl::createPipelines() {
     g.name = "vox.raster";
     g.layout = rasterLayout;
     g.conservativeOverestimate = hardware;
+    const DeviceLimits& lim = device->limits();
+    constexpr VkSubgroupFeatureFlags kAppendOps =
+        VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+    const bool subgroupAppend = info.subgroupAppend && (lim.subgroupStages & VK_SHADER_STAGE_FRAGMENT_BIT) != 0 &&
+                                (lim.subgroupOperations & kAppendOps) == kAppendOps;
+    g.specialization = {{0, subgroupAppend ? 1u : 0u}}; // raster.frag's kSubgroupAppend
     auto r = GraphicsPipeline::create(*device, g);
     if (!r) return r.status().withContext("voxelizer: raster pipeline: ");
     raster = std::move(r).value();

@@ -113,6 +113,13 @@ struct VoxelizerCreateInfo {
     // descending from the root every level as in Crassin & Green 2012; same tree, less
     // traversal (`pyramarch bench --octree-build both` measures the difference).
     bool fragmentCursors = true;
+    // The raster pass reserves fragment slots with one atomic per subgroup
+    // when the device has basic, ballot and arithmetic subgroup operations in
+    // fragment shaders (else one atomic per fragment). Same fragment set
+    // either way; only the list's order differs. Off by default: on lavapipe
+    // it measured no faster (README, issue 14), the raster's time is spent
+    // before the fragment shader.
+    bool subgroupAppend = false;
     OctreeBuild octreeBuild = OctreeBuild::TopDown;
     // How fragments of one leaf merge their colours (see ColorMerge).
     ColorMerge colorMerge = ColorMerge::ExactMean;
