@@ -38,6 +38,9 @@ void main() {
     uvec3 rgb = uvec3(0u);
     uint filled = 0u, count = 0u;
     vec3 n = vec3(0.0);
+    // The node's own coordinates, loaded once: the loop stores to the same
+    // (coherent) array, so the compiler would reload them for every child.
+    uvec3 firstChild = voxUnpack(nodeCoord[node]) * 2u;
     for (uint c = 0u; c < 8u; ++c) {
         // Count first: about half the children are empty, and on a device
         // that loads lane by lane (lavapipe) skipping their other 7 words
@@ -47,7 +50,7 @@ void main() {
         if (chCount == 0u) continue;
         uint chColor;
         if (leafChildren) {
-            uint coord = voxPack(voxUnpack(nodeCoord[node]) * 2u + uvec3(c & 1u, (c >> 1) & 1u, (c >> 2) & 1u));
+            uint coord = voxPack(firstChild + uvec3(c & 1u, (c >> 1) & 1u, (c >> 2) & 1u));
             uvec3 sum = uvec3(nodeColor[idx], nodeChild[idx], nodeCoord[idx] - coord);
             uvec3 q = divSmall(sum, chCount), r = sum - q * chCount;
             uvec3 mean = q + uvec3(greaterThanEqual(2u * r, uvec3(chCount)));
