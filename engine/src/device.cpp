@@ -160,6 +160,8 @@ void fillLimits(const InstanceFunctions& vki, VkPhysicalDevice pd, uint32_t fami
     limits.maxStorageBufferRange = l.maxStorageBufferRange;
     limits.maxBufferSize = p13.maxBufferSize ? p13.maxBufferSize : p11.maxMemoryAllocationSize;
     limits.subgroupSize = p11.subgroupSize;
+    limits.subgroupStages = p11.subgroupSupportedStages;
+    limits.subgroupOperations = p11.subgroupSupportedOperations;
     limits.timestampPeriodNs = l.timestampPeriod;
     uint32_t n = 0;
     vki.getPhysicalDeviceQueueFamilyProperties(pd, &n, nullptr);

@@ -7,13 +7,14 @@
 const uint kReset = 0xffffffffu;
 const uint kFragments = 0xfffffffeu;
 const uint kBottomUp = 0xfffffffdu;
+const uint kCells = 0xfffffffcu;
 
 void main() {
     uint t = gl_LocalInvocationID.x;
     if (params.level == kReset) {
         if (t < 8u) voxNodeInit(t, 0u, 0u); // root tile
         if (t != 0u) return;
-        for (uint k = 0u; k <= VOX_DISPATCH_TILES; ++k) dispatchArgs[k] = uvec4(0u);
+        for (uint k = 0u; k < VOX_DISPATCH_ENTRIES; ++k) dispatchArgs[k] = uvec4(0u);
         for (uint k = 0u; k < 12u; ++k) {
             counters.levelTileStart[k] = 0u;
             counters.levelTileEnd[k] = 0u;
@@ -26,6 +27,7 @@ void main() {
         counters.depthOverflow = 0u;
         counters.leafFragments = 0u;
         counters.tileEntries = 0u;
+        counters.cellCount = 0u;
         counters.levelTileEnd[0] = 1u;
         dispatchArgs[1] = voxDispatchFor(8u);
         return;
@@ -35,6 +37,10 @@ void main() {
         uint stored = min(counters.fragmentCount, params.fragmentCapacity);
         counters.fragmentsStored = stored;
         dispatchArgs[0] = voxDispatchFor(stored);
+        return;
+    }
+    if (params.level == kCells) {
+        dispatchArgs[VOX_DISPATCH_CELLS] = voxDispatchFor(counters.cellCount);
         return;
     }
     if (params.level == kBottomUp) {

@@ -9,7 +9,14 @@ void main() {
     uint first = counters.levelTileStart[l], last = counters.levelTileEnd[l];
     uint i = voxThreadIndex();
     if (i >= 8u * (last - first)) return;
-    // The coordinate was written by the allocating parent; everything else starts empty.
+    // The coordinate was written by the allocating parent (not read and
+    // rewritten here: a load and a store per node saved); everything else
+    // starts empty.
     uint node = 8u * first + i;
-    voxNodeInit(node, 0u, nodeCoord[node]);
+    nodeChild[node] = 0u;
+    nodeColor[node] = 0u;
+    nodeCount[node] = 0u;
+    nodeNx[node] = 0;
+    nodeNy[node] = 0;
+    nodeNz[node] = 0;
 }

@@ -1,18 +1,19 @@
 #version 460
-// Bottom-up build, one thread per voxel fragment: enter the tile holding the
-// fragment's leaf in the tile hash and, when this thread is the first to
+// Bottom-up build, one thread per occupied level D - 1 cell (cell_list.comp,
+// each the parent of one leaf tile): enter the tile holding the cell's
+// leaves in the tile hash and, when this thread is the first to
 // enter it, the tile of its parent, and so on up to level 1 (a thread that
 // finds its tile already present stops: whoever entered it climbs). Each new
 // tile takes the next index of its level (counted in levelTileStart until the
 // args pass turns counts into ranges) and a place in the tile list that
-// link.comp runs over. Work: one hash entry per fragment plus one per tile,
-// instead of one pass per level over every fragment.
+// link.comp runs over. Work: one hash entry per tile, instead of one pass
+// per level over every fragment.
 #include "voxelizer/vox_compute.glsl"
 
 void main() {
     uint i = voxThreadIndex();
-    if (i >= counters.fragmentsStored) return;
-    uvec3 c = voxUnpack(fragments[i].x); // level-D coordinates
+    if (i >= counters.cellCount) return;
+    uvec3 c = voxUnpack(cells[2u * params.cellWords + i]); // level-D coordinates
     uint slots = params.hashMask + 1u;
     for (uint l = params.dims.w; l >= 1u; --l) {
         c >>= 1u; // coordinates of the parent (level l - 1) of the level-l node

@@ -43,7 +43,14 @@ void main() {
         uint tile = voxHashTile(d, voxTileKey(d, c >> 1u));
         if (tile == 0u) return; // truncated: the leaf's tile did not fit the pool
         node = 8u * tile + voxOctant(c, d - 1u, d);
-    } else if (!voxFragmentNode(i, c, params.dims.w, false, node)) {
+    } else if ((params.flags & VOX_CURSORS) != 0u) {
+        // The flag passes keep a cursor per occupied cell: after the last one
+        // it is the leaf's parent node (VOX_NO_NODE when truncated above).
+        uint parent = cursors[voxCellIndex(c)];
+        uint child = parent == VOX_NO_NODE ? 0u : nodeChild[parent];
+        if (child == 0u || child >= VOX_FLAG) return;
+        node = 8u * child + voxOctant(c, params.dims.w - 1u, params.dims.w);
+    } else if (!voxDescend(c, params.dims.w, node)) {
         return;
     }
 

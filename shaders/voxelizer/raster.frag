@@ -5,7 +5,16 @@
 // triangle/voxel overlap test of Schwarz & Seidel (plane test + three 2D
 // edge-function tests, equivalent to the 13-axis separating-axis test), so
 // no voxel the triangle does not touch is ever emitted.
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_ballot : require
 #include "voxelizer/vox_shared.h"
+
+// The device runs basic, ballot and arithmetic subgroup operations in
+// fragment shaders: one atomic per subgroup reserves the fragments of all
+// its invocations (on lavapipe every atomic on the one counter word runs
+// lane by lane and contends between the rasterizer's threads).
+layout(constant_id = 0) const bool kSubgroupAppend = false;
 
 layout(push_constant) uniform Push { RasterParams params; };
 layout(std430, set = 0, binding = 1) buffer Counters { VoxCounters counters; };
@@ -167,10 +176,34 @@ void main() {
         atomicAdd(counters.depthOverflow, 1u);
         z1 = z0 + kMaxColumn - 1;
     }
-    for (int z = z0; z <= z1; ++z) {
+    if (!kSubgroupAppend) {
+        for (int z = z0; z <= z1; ++z) {
+            ivec3 voxel = unswz(ivec3(pix, z), axis);
+            if (!overlaps(voxel, thin)) continue;
+            uint slot = atomicAdd(counters.fragmentCount, 1u);
+            if (slot < params.counts.z) fragments[slot] = uvec4(uint(voxel.x) | (uint(voxel.y) << 10) | (uint(voxel.z) << 20), fInfo.y, fInfo.z, fInfo.w);
+        }
+        return;
+    }
+    // Decide the column first (at most kMaxColumn candidates: one bit each),
+    // then reserve every invocation's fragments with one atomic per subgroup.
+    uint hits = 0u;
+    for (int z = z0; z <= z1; ++z)
+        if (overlaps(unswz(ivec3(pix, z), axis), thin)) hits |= 1u << uint(z - z0);
+    // Helper invocations may take part in subgroup operations but their
+    // atomics and stores have no effect: they contribute nothing and never lead.
+    uint mine = gl_HelperInvocation ? 0u : uint(bitCount(hits));
+    uint total = subgroupAdd(mine);
+    if (total == 0u) return;
+    uint leader = subgroupBallotFindLSB(subgroupBallot(!gl_HelperInvocation));
+    uint base = 0u;
+    if (gl_SubgroupInvocationID == leader) base = atomicAdd(counters.fragmentCount, total);
+    uint slot = subgroupMax(base) + subgroupExclusiveAdd(mine);
+    for (; mine > 0u; --mine) {
+        int z = z0 + findLSB(hits);
+        hits &= hits - 1u;
         ivec3 voxel = unswz(ivec3(pix, z), axis);
-        if (!overlaps(voxel, thin)) continue;
-        uint slot = atomicAdd(counters.fragmentCount, 1u);
         if (slot < params.counts.z) fragments[slot] = uvec4(uint(voxel.x) | (uint(voxel.y) << 10) | (uint(voxel.z) << 20), fInfo.y, fInfo.z, fInfo.w);
+        ++slot;
     }
 }

@@ -26,4 +26,25 @@ uint voxOctant(uvec3 c, uint level, uint depth) {
     return ((c.x >> s) & 1u) | (((c.y >> s) & 1u) << 1) | (((c.z >> s) & 1u) << 2);
 }
 
+// Morton index of a cell (up to 10 bits per axis): cells of one parent are 8
+// consecutive indices, so a list in index order keeps siblings together.
+uint voxSpread3(uint v) {
+    v &= 1023u;
+    v = (v | (v << 16)) & 0x030000ffu;
+    v = (v | (v << 8)) & 0x0300f00fu;
+    v = (v | (v << 4)) & 0x030c30c3u;
+    v = (v | (v << 2)) & 0x09249249u;
+    return v;
+}
+uint voxCompact3(uint v) {
+    v &= 0x09249249u;
+    v = (v | (v >> 2)) & 0x030c30c3u;
+    v = (v | (v >> 4)) & 0x0300f00fu;
+    v = (v | (v >> 8)) & 0x030000ffu;
+    v = (v | (v >> 16)) & 1023u;
+    return v;
+}
+uint voxMorton(uvec3 c) { return voxSpread3(c.x) | (voxSpread3(c.y) << 1) | (voxSpread3(c.z) << 2); }
+uvec3 voxUnmorton(uint m) { return uvec3(voxCompact3(m), voxCompact3(m >> 1), voxCompact3(m >> 2)); }
+
 #endif

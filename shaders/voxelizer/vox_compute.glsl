@@ -22,6 +22,21 @@ layout(std430, set = 0, binding = 9) coherent buffer NodeNx { int nodeNx[]; };
 layout(std430, set = 0, binding = 10) coherent buffer NodeNy { int nodeNy[]; };
 layout(std430, set = 0, binding = 11) coherent buffer NodeNz { int nodeNz[]; };
 layout(std430, set = 0, binding = 12) coherent buffer NodeCoord { uint nodeCoord[]; };
+// Occupied cells of level D - 1 (the leaves' parents), three regions of one
+// buffer: [0, W) a bitmap in Morton order (cell_mark.comp), W =
+// params.cellWords; [W, 2W) per non-zero word, the list index of its first
+// cell; [2W, ...) the list of occupied cells (cell_list.comp;
+// counters.cellCount entries, each the cell's first leaf coordinates packed
+// 10:10:10, so the level-D helpers below apply unchanged).
+layout(std430, set = 0, binding = 13) buffer Cells { uint cells[]; };
+
+// List index of the occupied cell holding level-D coordinates `c`: its
+// word's first index plus the set bits before it (a rank query).
+uint voxCellIndex(uvec3 c) {
+    uint b = voxMorton(c >> 1u);
+    uint w = b >> 5u;
+    return cells[params.cellWords + w] + bitCount(cells[w] & ((1u << (b & 31u)) - 1u));
+}
 
 // Writes a node with child pointer `child`, coordinates `coord` and empty values.
 void voxNodeInit(uint node, uint child, uint coord) {

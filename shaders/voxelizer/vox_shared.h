@@ -41,7 +41,8 @@ struct ComputeParams {
     uint tileCapacity;
     uint flags;       // VOX_CURSORS | VOX_BOTTOM_UP
     uint hashMask;    // bottom-up build: tile hash slots - 1 (a power of two minus one)
-    uint pad[3];
+    uint cellWords;   // words of the cell bitmap; the cell list follows it in the same buffer
+    uint pad[2];
 };
 
 // ComputeParams.flags: flag/leaf continue from each fragment's node of the
@@ -60,6 +61,9 @@ VOX_CONST VOX_BOTTOM_UP = 2u;
 VOX_CONST VOX_HASH_EMPTY = 0xffffffffu;
 // Dispatch entry sized by the tile list (one thread per existing tile).
 VOX_CONST VOX_DISPATCH_TILES = VOX_MAX_LEVELS + 1u;
+// Dispatch entry sized by the occupied-cell list (one thread per cell).
+VOX_CONST VOX_DISPATCH_CELLS = VOX_DISPATCH_TILES + 1u;
+VOX_CONST VOX_DISPATCH_ENTRIES = VOX_DISPATCH_CELLS + 1u;
 
 // One voxel fragment: x: packed coordinate (10:10:10), y: RGBA8 colour,
 // z: normal (snorm 10:10:10), w: source triangle index.
@@ -77,11 +81,13 @@ struct VoxCounters {
     uint tileEntries;      // bottom-up build: tiles entered in the hash (root tile excluded)
     uint levelTileStart[12];
     uint levelTileEnd[12];
+    uint cellCount;        // occupied cells of level D - 1 (the parents of leaves) in the cell list
 };
 
 // Dispatch buffer: entry 0 = one thread per stored fragment, entry 1 + l =
 // one thread per node of level l, entry VOX_DISPATCH_TILES = one thread per
-// tile of the bottom-up build's hash. Each entry is a VkDispatchIndirectCommand
+// tile of the bottom-up build's hash, entry VOX_DISPATCH_CELLS = one thread
+// per occupied cell of level D - 1. Each entry is a VkDispatchIndirectCommand
 // padded to 16 bytes; w holds the thread count.
 
 // The octree's node pool, structure of arrays: one buffer of one 32-bit

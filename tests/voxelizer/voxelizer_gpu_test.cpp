@@ -803,6 +803,94 @@ TEST_F(VoxelizerTest, RootDescentBuildsTheSameTree) {
     EXPECT_EQ(la, lb);
 }
 
+TEST_F(VoxelizerTest, TreeBuildRunsOverTheLeavesParentsOnce) {
+    // The tree build's passes run over the occupied cells one level above the
+    // leaves (a Morton bitmap set per fragment, then listed) instead of over
+    // every fragment. Each build, at depth 7 on a non-cubic grid and at depth
+    // 10 in the far corner (every Morton bit): the list holds each distinct
+    // parent of the fragments' voxels once, and the tree matches the
+    // fragments and the CPU reference.
+    struct Case {
+        uint32_t res;
+        OctreeBuild build;
+        bool cursors;
+    };
+    for (const Case c : {Case{128, OctreeBuild::TopDown, true}, Case{128, OctreeBuild::TopDown, false},
+                         Case{128, OctreeBuild::BottomUp, true}, Case{1024, OctreeBuild::TopDown, true},
+                         Case{1024, OctreeBuild::BottomUp, true}}) {
+        SCOPED_TRACE(std::to_string(c.res) + (c.build == OctreeBuild::BottomUp ? " bottom-up" : " top-down") +
+                     (c.cursors ? "" : " root descent"));
+        VoxelizerCreateInfo ci;
+        ci.maxResolution = c.res;
+        ci.maxVertices = 1 << 14;
+        ci.maxTriangles = 1 << 14;
+        ci.fragmentCapacity = 1 << 19;
+        ci.tileCapacity = 1 << 15;
+        ci.method = ConservativeMethod::GeometryShader;
+        ci.octreeBuild = c.build;
+        ci.fragmentCursors = c.cursors;
+        auto v = Voxelizer::create(device(), ci);
+        ASSERT_TRUE(v.ok()) << v.message();
+        TriangleMesh m;
+        VoxelGrid g;
+        if (c.res == 128) {
+            m = shapes::torusKnot({0, 0, 0}, 1.0f, 0.2f, 2, 3, 128, 12);
+            g = gridOf(m, 100);
+        } else {
+            m = shapes::torus({990.3f, 960.7f, 1000.1f}, 20.f, 6.f, 48, 16);
+            g = gridFromBox({0, 0, 0}, {1024, 1024, 1024}, 1024, 1024, 1024).value();
+        }
+        shapes::colorByPosition(m);
+        auto f = run(device(), **v, m, g);
+        ASSERT_TRUE(f.ok()) << f.message();
+        expectConservative(m, g, *f);
+        expectOctreeMatches(*f);
+        std::vector<uint32_t> parents;
+        for (uint32_t k : f->keys) parents.push_back((k >> 1) & 0x1ff7fdffu);
+        std::sort(parents.begin(), parents.end());
+        parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
+        EXPECT_EQ(f->stats.occupiedCells, parents.size());
+        const uint32_t depth = (*v)->octreeDepth();
+        EXPECT_EQ(f->stats.levelNodes[depth] / 8, parents.size()) << "one leaf tile per occupied cell";
+        EXPECT_EQ(f->stats.leafFragments, f->stats.fragmentsStored);
+    }
+}
+
+TEST_F(VoxelizerTest, SubgroupAppendGivesTheSameFragments) {
+    // One atomic per subgroup instead of per fragment in the raster pass
+    // (where the device supports it): the same (voxel, triangle) pairs,
+    // between the open and closed references, and the same leaves.
+    VoxelizerCreateInfo ci;
+    ci.maxResolution = 128;
+    ci.maxVertices = 1 << 14;
+    ci.maxTriangles = 1 << 14;
+    ci.fragmentCapacity = 1 << 19;
+    ci.tileCapacity = 1 << 15;
+    ci.method = ConservativeMethod::GeometryShader;
+    ci.subgroupAppend = true;
+    auto v = Voxelizer::create(device(), ci);
+    ASSERT_TRUE(v.ok()) << v.message();
+    TriangleMesh m = shapes::torusKnot({0, 0, 0}, 1.0f, 0.2f, 2, 3, 128, 12);
+    shapes::colorByPosition(m);
+    const VoxelGrid g = gridOf(m, 100);
+    for (VoxelMode mode : {VoxelMode::Conservative, VoxelMode::Thin}) {
+        auto a = run(device(), **v, m, g, mode);
+        ASSERT_TRUE(a.ok()) << a.message();
+        auto b = run(device(), shared(), m, g, mode);
+        ASSERT_TRUE(b.ok()) << b.message();
+        if (mode == VoxelMode::Conservative) expectConservative(m, g, *a);
+        expectOctreeMatches(*a);
+        auto pairs = [](const Frame& f) {
+            std::vector<uint64_t> p;
+            for (const VoxelFragment& x : f.fragments) p.push_back((uint64_t(x.triangle) << 32) | fragKey(x));
+            std::sort(p.begin(), p.end());
+            return p;
+        };
+        EXPECT_EQ(pairs(*a), pairs(*b));
+        EXPECT_EQ(a->stats.fragmentsNeeded, b->stats.fragmentsNeeded);
+    }
+}
+
 TEST_F(VoxelizerTest, BottomUpBuildMatchesTopDownBitForBit) {
     // The bottom-up build (tile hash, one pass over the fragments, one over
     // the tiles) against Crassin & Green's top-down build (the default) with

@@ -26,6 +26,7 @@ PYRAMARCH_SAME_FIELD(leafFragments);
 PYRAMARCH_SAME_FIELD(tileEntries);
 PYRAMARCH_SAME_FIELD(levelTileStart);
 PYRAMARCH_SAME_FIELD(levelTileEnd);
+PYRAMARCH_SAME_FIELD(cellCount);
 #undef PYRAMARCH_SAME_FIELD
 static_assert(sizeof(OctreeNode) == kNodeBytes + 4); // + pad, 0 on readback
 static_assert(kNodeArrayCount == gpu::VOX_NODE_ARRAYS);
@@ -72,10 +73,17 @@ static const uint32_t kKeysSpv[] =
 static const uint32_t kLinkSpv[] =
 #include "shaders/voxelizer/link.comp.spv.inc"
     ;
+static const uint32_t kCellMarkSpv[] =
+#include "shaders/voxelizer/cell_mark.comp.spv.inc"
+    ;
+static const uint32_t kCellListSpv[] =
+#include "shaders/voxelizer/cell_list.comp.spv.inc"
+    ;
 
 constexpr uint32_t kArgsReset = 0xffffffffu;
 constexpr uint32_t kArgsFragments = 0xfffffffeu;
 constexpr uint32_t kArgsBottomUp = 0xfffffffdu;
+constexpr uint32_t kArgsCells = 0xfffffffcu;
 
 // Tile hash slots of the bottom-up build: a power of two holding twice the
 // pool's tiles (load <= 1/2 while the pool suffices), at least 4096 so that a
@@ -100,6 +108,10 @@ uint32_t depthFor(uint32_t maxResolution) {
     return d;
 }
 
+// Words of the bitmap of level depth - 1 cells (a Morton-indexed cube of
+// 2^(depth - 1) cells per axis, one bit each): 2 MiB at R = 512, 16 MiB at R = 1024; the per-word list indices as much again.
+uint32_t cellWordsFor(uint32_t depth) { return std::max(1u, (1u << (3 * (depth - 1))) / 32u); }
+
 // What setMesh staged for a frame (the host side of the frame's stats too).
 struct Staged {
     uint32_t triangles = 0;
@@ -119,15 +131,16 @@ struct Voxelizer::Impl {
     bool hardware = false;
     bool bottomUp = true;
     uint32_t hashSlots = 0; // bottom-up build only
+    uint32_t cellWords = 1; // cell bitmap words (cellWordsFor(depth)); the cell list follows
 
     // Word offsets of one staging slot / the device mesh buffer.
     uint64_t indexOffset = 0, colorOffset = 0, normalOffset = 0, slotWords = 0;
 
-    Buffer staging, mesh, counters, dispatch, fragments, cursors, dense, tileHash, dummy, statsRing;
+    Buffer staging, mesh, counters, dispatch, fragments, cursors, dense, tileHash, cells, dummy, statsRing;
     std::array<Buffer, kNodeArrayCount> nodes; // the node pool, one buffer per NodeArray
 
     GraphicsPipeline raster;
-    ComputePipeline args, flag, alloc, init, leaf, mipmap, denseFill, keys, link;
+    ComputePipeline args, flag, alloc, init, leaf, mipmap, denseFill, keys, link, cellMark, cellList;
 
     // Host state.
     uint32_t currentSlot = 0;
@@ -187,6 +200,14 @@ Status Voxelizer::Impl::createBuffers() {
         return Status::error(ErrorCode::DeviceLimit, "voxelizer: tileCapacity " + std::to_string(info.tileCapacity) +
                                                          " needs a tile hash of " + std::to_string(hashBytes) +
                                                          " bytes, over maxStorageBufferRange " + std::to_string(range));
+    // Cell bitmap, its per-word list indices, and the list (at most one entry per stored fragment).
+    const VkDeviceSize cellBytes = (2 * VkDeviceSize(cellWords) + info.fragmentCapacity) * 4;
+    if (cellBytes > range)
+        return Status::error(ErrorCode::DeviceLimit, "voxelizer: the cell bitmap and list (maxResolution " +
+                                                         std::to_string(info.maxResolution) + ", fragmentCapacity " +
+                                                         std::to_string(info.fragmentCapacity) + ") need " +
+                                                         std::to_string(cellBytes) +
+                                                         " bytes, over maxStorageBufferRange " + std::to_string(range));
     if (info.denseMaxVoxels * 4 > range)
         return Status::error(ErrorCode::DeviceLimit,
                              "voxelizer: denseMaxVoxels " + std::to_string(info.denseMaxVoxels) +
@@ -206,11 +227,12 @@ Status Voxelizer::Impl::createBuffers() {
                        "vox.staging"));
     PYRAMARCH_TRY(make(mesh, slotBytes, kStorage, MemoryUsage::DeviceLocal, "vox.mesh"));
     PYRAMARCH_TRY(make(counters, sizeof(gpu::VoxCounters), kStorage, MemoryUsage::DeviceLocal, "vox.counters"));
-    PYRAMARCH_TRY(make(dispatch, 16 * (gpu::VOX_DISPATCH_TILES + 1), kStorage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
+    PYRAMARCH_TRY(make(dispatch, 16 * gpu::VOX_DISPATCH_ENTRIES, kStorage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
                        MemoryUsage::DeviceLocal, "vox.dispatch"));
     PYRAMARCH_TRY(make(fragments, fragBytes, kStorage, MemoryUsage::DeviceLocal, "vox.fragments"));
     for (uint32_t a = 0; a < kNodeArrayCount; ++a)
         PYRAMARCH_TRY(make(nodes[a], nodeBytes, kStorage, MemoryUsage::DeviceLocal, kNodeArrayNames[a]));
+    PYRAMARCH_TRY(make(cells, cellBytes, kStorage, MemoryUsage::DeviceLocal, "vox.cells"));
     if (bottomUp) PYRAMARCH_TRY(make(tileHash, hashBytes, kStorage, MemoryUsage::DeviceLocal, "vox.tile_hash"));
     if (info.fragmentCursors && !bottomUp)
         PYRAMARCH_TRY(
@@ -236,6 +258,12 @@ Status Voxelizer::Impl::createPipelines() {
     g.name = "vox.raster";
     g.layout = rasterLayout;
     g.conservativeOverestimate = hardware;
+    const DeviceLimits& lim = device->limits();
+    constexpr VkSubgroupFeatureFlags kAppendOps =
+        VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+    const bool subgroupAppend = info.subgroupAppend && (lim.subgroupStages & VK_SHADER_STAGE_FRAGMENT_BIT) != 0 &&
+                                (lim.subgroupOperations & kAppendOps) == kAppendOps;
+    g.specialization = {{0, subgroupAppend ? 1u : 0u}}; // raster.frag's kSubgroupAppend
     auto r = GraphicsPipeline::create(*device, g);
     if (!r) return r.status().withContext("voxelizer: raster pipeline: ");
     raster = std::move(r).value();
@@ -249,10 +277,17 @@ Status Voxelizer::Impl::createPipelines() {
         std::span<const uint32_t> spv;
         const char* name;
     };
-    const Item items[] = {
-        {&args, kArgsSpv, "vox.args"},        {&flag, kFlagSpv, "vox.flag"}, {&alloc, kAllocSpv, "vox.alloc"},
-        {&init, kInitSpv, "vox.init"},        {&leaf, kLeafSpv, "vox.leaf"}, {&mipmap, kMipmapSpv, "vox.mipmap"},
-        {&denseFill, kDenseSpv, "vox.dense"}, {&keys, kKeysSpv, "vox.keys"}, {&link, kLinkSpv, "vox.link"}};
+    const Item items[] = {{&args, kArgsSpv, "vox.args"},
+                          {&flag, kFlagSpv, "vox.flag"},
+                          {&alloc, kAllocSpv, "vox.alloc"},
+                          {&init, kInitSpv, "vox.init"},
+                          {&leaf, kLeafSpv, "vox.leaf"},
+                          {&mipmap, kMipmapSpv, "vox.mipmap"},
+                          {&denseFill, kDenseSpv, "vox.dense"},
+                          {&keys, kKeysSpv, "vox.keys"},
+                          {&link, kLinkSpv, "vox.link"},
+                          {&cellMark, kCellMarkSpv, "vox.cell_mark"},
+                          {&cellList, kCellListSpv, "vox.cell_list"}};
     for (const Item& it : items) {
         if (!bottomUp && (it.out == &keys || it.out == &link)) continue;
         if (bottomUp && (it.out == &flag || it.out == &alloc || it.out == &init)) continue;
@@ -278,6 +313,7 @@ gpu::ComputeParams Voxelizer::Impl::computeParams(uint32_t level) const {
     p.tileCapacity = info.tileCapacity;
     p.flags = (cursors.valid() ? gpu::VOX_CURSORS : 0u) | (bottomUp ? gpu::VOX_BOTTOM_UP : 0u);
     p.hashMask = hashSlots - 1; // 0xffffffff without a hash: never read then
+    p.cellWords = cellWords;
     return p;
 }
 
@@ -321,6 +357,7 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
     BufferRef cursorsRef = g.importBuffer("vox.cursors", cursors.valid() ? cursors : dummy, computeRead, computeRead);
     // The same for the tile hash: the leaf shader references it in both builds.
     BufferRef hashRef = g.importBuffer("vox.tile_hash", tileHash.valid() ? tileHash : dummy, computeRead, computeRead);
+    BufferRef cellsRef = g.importBuffer("vox.cells", cells, computeRead, computeRead);
 
     const VkPipelineStageFlags2 vs = VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT;
     const VkPipelineStageFlags2 fs = VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;
@@ -404,6 +441,38 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
               R)
         .record(computePass(kArgsFragments, -1));
 
+    // The tree build's work list: the occupied cells one level above the
+    // leaves (each fragment sets its cell's bit, then the bitmap is listed).
+    g.addPass("vox.cells_clear", PassKind::Transfer)
+        .use(cellsRef, Access::TransferDst)
+        .record([this, cellsRef](PassContext& ctx) {
+            ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(cellsRef), 0, VkDeviceSize(cellWords) * 4, 0);
+        });
+    g.addPass("vox.cell_mark", PassKind::Compute)
+        .pipeline(cellMark)
+        .use(dispatchRef, Access::IndirectRead)
+        .storage(0, countersRef, R)
+        .storage(2, fragmentsRef, R)
+        .storage(13, cellsRef, RW)
+        .record(computePass(0, 0));
+    g.addPass("vox.cell_list", PassKind::Compute)
+        .pipeline(cellList)
+        .storage(0, countersRef, RW)
+        .storage(13, cellsRef, RW)
+        .record([this](PassContext& ctx) {
+            // One thread per bitmap word, folded into (x, y) as voxThreadIndex expects.
+            ctx.pushConstants(computeParams(0));
+            const uint32_t groups = (cellWords + gpu::VOX_GROUP_SIZE - 1) / gpu::VOX_GROUP_SIZE;
+            const uint32_t x = std::min(groups, 65535u);
+            ctx.dispatch(x, (groups + x - 1) / x);
+        });
+    withNodes(g.addPass("vox.cells_args", PassKind::Compute)
+                  .pipeline(args)
+                  .storage(0, countersRef, RW)
+                  .storage(1, dispatchRef, RW),
+              R)
+        .record(computePass(kArgsCells, -1));
+
     if (bottomUp) {
         g.addPass("vox.hash_clear", PassKind::Transfer)
             .use(hashRef, Access::TransferDst)
@@ -415,9 +484,9 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
             .pipeline(keys)
             .use(dispatchRef, Access::IndirectRead)
             .storage(0, countersRef, RW)
-            .storage(2, fragmentsRef, R)
             .storage(6, hashRef, RW)
-            .record(computePass(0, 0));
+            .storage(13, cellsRef, R)
+            .record(computePass(0, int(gpu::VOX_DISPATCH_CELLS)));
         withNodes(g.addPass("vox.tree_args", PassKind::Compute)
                       .pipeline(args)
                       .storage(0, countersRef, RW)
@@ -438,10 +507,10 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
                           .pipeline(flag)
                           .use(dispatchRef, Access::IndirectRead)
                           .storage(0, countersRef, R)
-                          .storage(2, fragmentsRef, R)
-                          .storage(5, cursorsRef, RW),
+                          .storage(5, cursorsRef, RW)
+                          .storage(13, cellsRef, R),
                       RW)
-                .record(computePass(l, 0));
+                .record(computePass(l, int(gpu::VOX_DISPATCH_CELLS)));
             withNodes(g.addPass("vox.alloc." + L, PassKind::Compute)
                           .pipeline(alloc)
                           .use(dispatchRef, Access::IndirectRead)
@@ -468,7 +537,8 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
                   .storage(0, countersRef, RW)
                   .storage(2, fragmentsRef, R)
                   .storage(5, cursorsRef, R)
-                  .storage(6, hashRef, R),
+                  .storage(6, hashRef, R)
+                  .storage(13, cellsRef, R),
               RW)
         .record(computePass(depth, 0));
     for (uint32_t l = depth; l-- > 0;) {
@@ -524,6 +594,7 @@ VoxelStats Voxelizer::Impl::decode(const gpu::VoxCounters& c, const Staged& s, u
     st.tilesNeededIsLowerBound = c.failedAboveLeaves != 0;
     st.leafFragments = c.leafFragments;
     st.depthOverflow = c.depthOverflow;
+    st.occupiedCells = c.cellCount;
     for (uint32_t l = 0; l <= depth && l < 11; ++l) st.levelNodes[l] = 8 * (c.levelTileEnd[l] - c.levelTileStart[l]);
     return st;
 }
@@ -572,6 +643,7 @@ Result<std::unique_ptr<Voxelizer>> Voxelizer::create(Device& device, const Voxel
     impl->side = info.maxResolution;
     impl->bottomUp = info.octreeBuild == OctreeBuild::BottomUp;
     impl->hashSlots = impl->bottomUp ? hashSlotsFor(info.tileCapacity) : 0;
+    impl->cellWords = cellWordsFor(impl->depth);
     switch (info.method) {
     case ConservativeMethod::Auto: impl->hardware = device.limits().conservativeRasterization; break;
     case ConservativeMethod::GeometryShader: impl->hardware = false; break;

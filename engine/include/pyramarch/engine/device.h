@@ -114,6 +114,8 @@ struct DeviceLimits {
     uint64_t maxStorageBufferRange;
     uint64_t maxBufferSize; // VkPhysicalDeviceMaintenance4Properties or maxMemoryAllocationSize
     uint32_t subgroupSize;
+    VkShaderStageFlags subgroupStages;         // VkPhysicalDeviceVulkan11Properties::subgroupSupportedStages
+    VkSubgroupFeatureFlags subgroupOperations; // ... ::subgroupSupportedOperations
     float timestampPeriodNs;
     bool timestampsSupported;
     bool geometryShader;

@@ -113,6 +113,13 @@ struct VoxelizerCreateInfo {
     // descending from the root every level as in Crassin & Green 2012; same tree, less
     // traversal (`pyramarch bench --octree-build both` measures the difference).
     bool fragmentCursors = true;
+    // The raster pass reserves fragment slots with one atomic per subgroup
+    // when the device has basic, ballot and arithmetic subgroup operations in
+    // fragment shaders (else one atomic per fragment). Same fragment set
+    // either way; only the list's order differs. Off by default: on lavapipe
+    // it measured no faster (README, issue 14), the raster's time is spent
+    // before the fragment shader.
+    bool subgroupAppend = false;
     OctreeBuild octreeBuild = OctreeBuild::TopDown;
     // How fragments of one leaf merge their colours (see ColorMerge).
     ColorMerge colorMerge = ColorMerge::ExactMean;
@@ -147,6 +154,9 @@ struct VoxelStats {
     uint32_t leafFragments = 0;   // fragments merged into leaves (< stored when truncated)
     uint32_t depthOverflow = 0;   // diagnostic: pixel columns with more candidates than the shader's bound
     uint32_t levelNodes[11] = {}; // allocated nodes per level (8 x tiles), level 0 = root tile
+    // Occupied cells one level above the leaves (distinct leaf parents of the
+    // stored fragments): the work list of the tree build's passes.
+    uint32_t occupiedCells = 0;
 };
 
 // One octree node as readOctree() assembles it from the GPU's node arrays
@@ -201,6 +211,7 @@ struct VoxCountersData {
     uint32_t tileEntries;        // bottom-up build: tiles entered in the tile hash (root excluded); 0 top-down
     uint32_t levelTileStart[12]; // tiles of level l: [levelTileStart[l], levelTileEnd[l])
     uint32_t levelTileEnd[12];
+    uint32_t cellCount; // occupied cells one level above the leaves (the tree build's work list)
 };
 
 // The voxelizer's buffers as a host graph knows them after addPasses(), so
@@ -208,7 +219,7 @@ struct VoxCountersData {
 struct VoxelizerGraphRefs {
     BufferRef counters; // VoxCountersData
     BufferRef
-        dispatch; // VkDispatchIndirectCommand per entry, 16-byte stride: 0 = fragments, 1 + l = nodes of level l, 12 = bottom-up tiles
+        dispatch; // VkDispatchIndirectCommand per entry, 16-byte stride: 0 = fragments, 1 + l = nodes of level l, 12 = bottom-up tiles, 13 = occupied cells
     BufferRef fragments; // uvec4 per fragment
     // The node pool, structure of arrays: one 32-bit word per node in each
     // buffer (node n of tile t = 8t + c, see OctreeNode for the fields).
