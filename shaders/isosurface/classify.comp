@@ -36,6 +36,13 @@ layout(set = 0, binding = 5, std430) writeonly buffer OccupancyBuf { uint occupa
 // grid.runBounds: (min, max) of each run's samples; otherwise the pyramid
 // is bound here again and never read through it.
 layout(set = 0, binding = 6, std430) readonly buffer BoundsBuf { vec2 runBounds[]; };
+// grid.patchList: the patches the activate pass listed this frame (each
+// group takes kIsoPatchesPerGroup of them, a SIMD batch one patch);
+// otherwise the pyramid is bound here again and never read through it.
+layout(set = 0, binding = 7, std430) readonly buffer PatchListBuf {
+    IsoPatchList patchHead;
+    uint patchIds[];
+};
 
 float load(uint s) { return sanitize(field[s]); }
 
@@ -73,9 +80,18 @@ void main() {
     // each of 8 spans of 16 runs (256 cells, about one row of a 255^3
     // grid): a 16 x 8 patch of cells rather than 128 cells of one row, more
     // often entirely empty. Any mapping is correct (a bijection within the
-    // group); this one only changes which runs share a batch.
+    // group); this one only changes which runs share a batch. Patch p
+    // (kIsoPatchRuns in iso_shared.h) is batch p % 16 of group p / 16; with
+    // a patch list (volume source) batch b of group g takes listed patch
+    // 16 g + b instead, so only patches that are not entirely below the iso
+    // value run at all.
     const uint l = gl_LocalInvocationIndex;
-    const uint element2 = linearGroup() * kIsoClassifyGroupSize + 16u * (l & 7u) + (l >> 3);
+    uint patchId = linearGroup() * kIsoPatchesPerGroup + (l >> 3);
+    if (grid.patchList != 0) {
+        if (patchId >= patchHead.listed) return;
+        patchId = patchIds[patchId];
+    }
+    const uint element2 = (patchId / kIsoPatchesPerGroup) * kIsoClassifyGroupSize + 16u * (l & 7u) + patchId % kIsoPatchesPerGroup;
     const uint first = element2 * kIsoClassifyCells;
     if (first >= cells) return;
     const uint n = min(kIsoClassifyCells, cells - first); // cells of this run
