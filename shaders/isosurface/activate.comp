@@ -2,12 +2,11 @@
 // Empty-space skipping, every frame (IsoGrid.patchList). Two passes of this
 // shader (pc.srcLevel):
 // 0, <name>.classify.activate: one thread per classify patch appends the
-//    patch to the list unless its value bounds lie entirely below this
-//    frame's iso value (its cells are all case 0, count 0: what the clear
-//    pass left in pyramid levels 0..2). Patches entirely at/above the iso
-//    value are listed too: classify writes their case 255 (without loading
-//    samples, from the run bounds), so the pyramid is bit-identical to the
-//    dense classify's.
+//    patch to the list unless its value bounds lie entirely below or
+//    entirely at/above this frame's iso value: such a patch has no
+//    triangle, and its pyramid words are the zeros the clear pass left in
+//    levels 0..2, as the dense classify writes for such runs (cases 0, also
+//    inside: see classify.comp).
 // 1, <name>.classify.args: one invocation turns the count into classify's
 //    indirect dispatch (kIsoPatchesPerGroup patches per group, folded as
 //    every module dispatch) and the bound classify checks.
@@ -29,9 +28,10 @@ void main() {
     if (pc.srcLevel == 0u) {
         const uint patchId = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
         if (patchId >= grid.patchCount) return;
-        // Not `max < iso`, negated: a NaN iso value lists every patch, as
-        // the dense classify classifies every run then.
-        if (patchBounds[patchId].y < pc.iso) return;
+        // A NaN iso value lists nothing: the dense classify finds no
+        // corner inside then (load >= NaN is false), all zeros as well.
+        const vec2 b = patchBounds[patchId];
+        if (!(b.y >= pc.iso && b.x < pc.iso)) return;
         patches[atomicAdd(head.appended, 1u)] = patchId;
         return;
     }

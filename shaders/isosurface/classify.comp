@@ -12,12 +12,13 @@
 // (case 0 / 255, most of a grid) skip the table lookup. The build passes
 // start at level 2 without re-reading the base. Volume source
 // (grid.runBounds): a run whose value bounds (volume_bounds.comp, once per
-// upload) lie all below or all at/above the iso value is written as case 0
-// or 255 without loading a sample. Loop trip counts are per invocation
-// (cells to classify, cells to fill), not constants: lavapipe runs a SIMD
-// batch's loop while any lane has iterations left, so a batch of uniform
-// runs skips the classify loop entirely (masking alone would still execute
-// its arithmetic).
+// upload) lie all below or all at/above the iso value is written as zeros
+// (case 0, count 0) without loading a sample, and with a patch list
+// (grid.patchList) only the patches the surface crosses are dispatched at
+// all, the others being zeros from the clear pass. Lanes of uniform runs
+// return before the loop: lavapipe runs a SIMD batch's loop while any lane
+// has iterations left, so a batch of uniform runs skips the classify loop
+// entirely (masking alone would still execute its arithmetic).
 // (Reducing further in shared memory was measured 3x slower on lavapipe,
 // where barriers are expensive; see modules/isosurface/README.md.)
 #include "isosurface/common.glsl"
@@ -95,25 +96,25 @@ void main() {
     const uint first = element2 * kIsoClassifyCells;
     if (first >= cells) return;
     const uint n = min(kIsoClassifyCells, cells - first); // cells of this run
-    // Volume: a run entirely below (case 0) or at/above (case 255) the iso
-    // value is filled, not classified.
-    uint cellsToClassify = n, fillCase = 0;
+    // Volume: a run entirely below or entirely at/above the iso value has no
+    // triangle; it is written as zeros without loading a sample, case 0 also
+    // for the cells of a run entirely inside (no reader needs case 255 where
+    // the count is 0, and it lets the patch list leave such runs out, as
+    // written by the clear pass: nothing to write then).
     if (grid.runBounds != 0) {
         const vec2 b = runBounds[element2];
         if (b.y < iso || b.x >= iso) {
-            cellsToClassify = 0;
-            fillCase = b.y < iso ? 0u : 0xffffffffu; // 4 packed cases, all 0 or all 255
+            if (grid.patchList != 0) return;
+            for (uint q = 0; q < (n + 3) / 4; ++q) {
+                pyramid[word0 + first / 4u + q] = 0u;
+                writeOccupancy(element2 * 4 + q, 0u);
+            }
+            if (levels > 1) pyramid[word1 + element2] = 0u;
+            if (levels > 2) pyramid[word2 + element2] = 0u;
+            return;
         }
     }
-    // Filled run: its words of cases (bytes past the grid's last cell stay
-    // 0), level 1 = 0.
-    const uint fillWords = cellsToClassify == 0 ? (n + 3) / 4 : 0u;
-    for (uint q = 0; q < fillWords; ++q) {
-        const uint inWord = min(4u, n - 4u * q);
-        pyramid[word0 + first / 4u + q] = inWord == 4u ? fillCase : fillCase & ((1u << (8u * inWord)) - 1u);
-        writeOccupancy(element2 * 4 + q, 0u);
-    }
-    if (cellsToClassify == 0 && levels > 1) pyramid[word1 + element2] = 0u;
+    const uint cellsToClassify = n;
 
     const uint row = first / cx; // y + cy * z
     uint x = first - row * cx;
@@ -165,7 +166,7 @@ void main() {
             }
         }
     }
-    if (cellsToClassify != 0 && levels > 1) pyramid[word1 + element2] = sums1;
+    if (levels > 1) pyramid[word1 + element2] = sums1;
     if (levels > 2) pyramid[word2 + element2] = sum2;
     // Few threads have active cells (surfaces are sparse): a global atomic
     // is cheaper than a barrier-based group reduction on lavapipe.
