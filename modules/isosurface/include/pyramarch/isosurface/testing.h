@@ -46,7 +46,8 @@ uint32_t maxGroupsX(const IsoSurface& surface);
 
 // The pyramid levels, decoded to 32 bits (level 0 = count | case << 4 per cell;
 // the GPU stores levels 0 and 1 as u8). Error if a u8 level has nonzero bytes
-// past its end.
+// past its end. Volume sources store a classify run (16 cells) whose value
+// bounds lie entirely at/above the iso value as zeros, not case 255.
 Result<std::vector<std::vector<uint32_t>>> readPyramid(IsoSurface& surface);
 // The args buffer as words: IsoArgs of shaders/isosurface/iso_shared.h (dispatch,
 // draw at IsoSurface::drawArgsOffset(), index dispatch, indexed draw at
