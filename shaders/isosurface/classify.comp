@@ -84,8 +84,8 @@ void main() {
     // group); this one only changes which runs share a batch. Patch p
     // (kIsoPatchRuns in iso_shared.h) is batch p % 16 of group p / 16; with
     // a patch list (volume source) batch b of group g takes listed patch
-    // 16 g + b instead, so only patches that are not entirely below the iso
-    // value run at all.
+    // 16 g + b instead, so only patches the surface crosses (bounds max >=
+    // iso > min) run at all.
     const uint l = gl_LocalInvocationIndex;
     uint patchId = linearGroup() * kIsoPatchesPerGroup + (l >> 3);
     if (grid.patchList != 0) {

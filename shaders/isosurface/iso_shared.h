@@ -202,12 +202,13 @@ struct IsoStatsGpu {
 };
 
 // Empty-space skipping (IsoGrid.patchList): the activate pass appends every
-// patch that is not entirely below the iso value (its bounds' max >= iso) to
-// `patches` after this header; the one invocation of <name>.classify.args
-// copies the count to `listed` and writes classify's VkDispatchIndirectCommand
-// (a buffer of its own: its last use in a frame is the indirect read). The
-// order of the list does not matter: each patch writes its own fixed pyramid
-// words, so the pyramid is the same in any order.
+// patch the surface crosses (its bounds' max >= iso > min) to `patches`
+// after this header (the others are uniform: zeros, see classify.comp); the
+// one invocation of <name>.classify.args copies the count to `listed` and
+// writes classify's VkDispatchIndirectCommand (a buffer of its own: its last
+// use in a frame is the indirect read). The order of the list does not
+// matter: each patch writes its own fixed pyramid words, so the pyramid is
+// the same in any order.
 struct IsoPatchList {
     uint listed;   // patches in the list this frame (classify's bound)
     uint appended; // the append counter (filled with 0 every frame before activate)

@@ -82,8 +82,8 @@ struct IsoSurface::Impl {
     Buffer tables, gridBuf, field, pyramid, counters, args, vertices, stats, items, accum, raw, offsets;
     Buffer runBounds; // volume: (min, max) per classify run, computed once per upload
     // grid.patchList (volume source): (min, max) per classify patch (once per
-    // upload), the list of patches the activate pass found not entirely below
-    // the iso value (IsoPatchList header + ids), classify's indirect dispatch.
+    // upload), the list of patches the activate pass found crossed by the
+    // surface (IsoPatchList header + ids), classify's indirect dispatch.
     Buffer patchBounds, patchList, classifyArgs;
     Buffer edgeGridBuf, edgePyramid, indices;            // indexed output
     Buffer binCount, binChunks, binStart, slots, sorted; // particle gather

@@ -6,7 +6,7 @@
 // ("<name>.occupancy.<level>") and the edge pyramid ("<name>.edges.pyramid.<level>").
 // With a patch list (grid.patchList: sources with value bounds), passes
 // "<name>.classify.clear" (fill levels 0..2 with 0), "<name>.classify.activate"
-// (list the patches not entirely below the iso value) and
+// (list the patches the surface crosses: bounds max >= iso > min) and
 // "<name>.classify.args" (their count -> classify's indirect dispatch) come
 // first, and classify runs over the listed patches only.
 #include <algorithm>
@@ -84,8 +84,8 @@ void IsoSurface::Impl::addPyramidBuild(RenderGraph& graph, const std::string& pr
 }
 
 // Empty-space skipping: classify then writes only the listed patches, so
-// what it would have written for the others (every cell case 0: words of 0
-// in levels 0..2, and in the occupancy tree's level 1) is filled first. The
+// what it would have written for the others (uniform runs: words of 0 in
+// levels 0..2, and in the occupancy tree's level 1) is filled first. The
 // fill is one memset of the levels classify writes (Cayley 255^3: 25 MB);
 // zeroing only the patches listed last frame would need a second list.
 void IsoSurface::Impl::addActivatePasses(RenderGraph& graph, const IsoRefs& refs) {
