@@ -28,7 +28,8 @@ layout(local_size_x = kIsoClassifyGroupSize) in;
 layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) readonly buffer TablesBuf { IsoTables tables; };
 layout(set = 0, binding = 2, std430) readonly buffer FieldBuf { float field[]; };
-layout(set = 0, binding = 3, std430) writeonly buffer PyramidBuf { uint pyramid[]; };
+// Read-write only for the level-3 atomics of the patch-list path.
+layout(set = 0, binding = 3, std430) buffer PyramidBuf { uint pyramid[]; };
 layout(set = 0, binding = 4, std430) buffer CountersBuf { IsoCounters counters; };
 // Scan only (grid.scanOccupancy): level 1 of the occupancy tree, active cells
 // per 4 cells, laid out from element 0 (the tree has no level 0 of its own).
@@ -168,6 +169,11 @@ void main() {
     }
     if (levels > 1) pyramid[word1 + element2] = sums1;
     if (levels > 2) pyramid[word2 + element2] = sum2;
+    // With a patch list, level 3 too (the clear pass zeroed it; the build
+    // starts at level 3, a quarter of the elements): the 4 runs of an element
+    // lie in 4 batches, so their sums meet through an integer atomic, the
+    // same total in any order. Only runs with triangles add.
+    if (grid.patchList != 0 && levels > 3 && sum2 != 0) atomicAdd(pyramid[grid.levelWord[3] + element2 / 4u], sum2);
     // Few threads have active cells (surfaces are sparse): a global atomic
     // is cheaper than a barrier-based group reduction on lavapipe.
     if (active2 != 0) atomicAdd(counters.activeCells, active2);

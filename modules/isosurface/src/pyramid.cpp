@@ -40,7 +40,7 @@ void IsoSurface::Impl::addClassifyPass(RenderGraph& graph, const IsoRefs& refs) 
         .storage(0, refs.grid, R)
         .storage(1, refs.tables, R)
         .storage(2, refs.field, R)
-        .storage(3, refs.pyramid, W)
+        .storage(3, refs.pyramid, RW)
         .storage(4, refs.counters, RW)
         .storage(5, scan ? refs.occupancy : refs.pyramid,
                  W) // occupancy level 1 (scan), else unused: the pyramid stands in
@@ -55,7 +55,8 @@ void IsoSurface::Impl::addClassifyPass(RenderGraph& graph, const IsoRefs& refs) 
             ctx.pushConstants(push());
             dispatchFolded(ctx, cellGroups, maxGroupsX());
         });
-    const uint32_t classifyLevels = std::min(gpu::kIsoClassifyLevels, grid.levelCount - 1);
+    // With a patch list classify also sums level 3 (atomics into the cleared level).
+    const uint32_t classifyLevels = std::min(gpu::kIsoClassifyLevels + (grid.patchList ? 1u : 0u), grid.levelCount - 1);
     addPyramidBuild(graph, info.name + ".pyramid.", refs.grid, refs.pyramid, grid, classifyLevels);
     // Scan: up-sweep of the occupancy tree (level 1 came from classify).
     if (scan)
@@ -89,7 +90,8 @@ void IsoSurface::Impl::addPyramidBuild(RenderGraph& graph, const std::string& pr
 // fill is one memset of the levels classify writes (Cayley 255^3: 25 MB);
 // zeroing only the patches listed last frame would need a second list.
 void IsoSurface::Impl::addActivatePasses(RenderGraph& graph, const IsoRefs& refs) {
-    const uint32_t written = std::min(gpu::kIsoClassifyLevels, grid.levelCount - 1); // highest level classify writes
+    // Highest level classify writes (level 3: its atomics).
+    const uint32_t written = std::min(gpu::kIsoClassifyLevels + 1, grid.levelCount - 1);
     const VkDeviceSize levelBytes = written + 1 < grid.levelCount ? VkDeviceSize(grid.levelWord[written + 1]) * 4
                                                                   : VkDeviceSize(sizes.pyramidBytes);
     const VkDeviceSize occupancyBytes = scan && grid.levelCount > 1 ? VkDeviceSize(grid.levelSize[1]) * 4 : 0;
