@@ -353,24 +353,6 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                                      ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
     }
 
-    // Every dispatch folds into x <= maxGroupsX and y = ceil(groups / x)
-    // (dispatchFolded, and the args / activate shaders for the indirect
-    // ones), so y must fit the device's limit too. The most groups any pass
-    // can need: one thread per sample, cell, vertex, index, item or bin, in
-    // groups of at least kIsoGroupSize threads.
-    {
-        const uint64_t threads = std::max({samples, cells, uint64_t(g.vertexCapacity), uint64_t(g.indexCapacity),
-                                           uint64_t(m.maxItems), uint64_t(g.binDims.w)});
-        const uint64_t groups = groupsOf(threads, gpu::kIsoGroupSize);
-        const uint64_t rows = groupsOf(groups, g.maxGroupsX);
-        if (rows > lim.maxComputeWorkGroupCount[1])
-            return Status::error(ErrorCode::DeviceLimit,
-                                 "isosurface '" + info.name + "': a dispatch of " + std::to_string(groups) +
-                                     " workgroups folds into " + std::to_string(g.maxGroupsX) + " x " +
-                                     std::to_string(rows) + ", over maxComputeWorkGroupCount[1] (" +
-                                     std::to_string(lim.maxComputeWorkGroupCount[1]) + ")" + dev);
-    }
-
     sizes.samples = samples;
     sizes.cells = cells;
     sizes.pyramidElements = offset;
