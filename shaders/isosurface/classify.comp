@@ -12,12 +12,13 @@
 // (case 0 / 255, most of a grid) skip the table lookup. The build passes
 // start at level 2 without re-reading the base. Volume source
 // (grid.runBounds): a run whose value bounds (volume_bounds.comp, once per
-// upload) lie all below or all at/above the iso value is written as case 0
-// or 255 without loading a sample. Loop trip counts are per invocation
-// (cells to classify, cells to fill), not constants: lavapipe runs a SIMD
-// batch's loop while any lane has iterations left, so a batch of uniform
-// runs skips the classify loop entirely (masking alone would still execute
-// its arithmetic).
+// upload) lie all below or all at/above the iso value is written as zeros
+// (case 0, count 0) without loading a sample, and with a patch list
+// (grid.patchList) only the patches the surface crosses are dispatched at
+// all, the others being zeros from the clear pass. Lanes of uniform runs
+// return before the loop: lavapipe runs a SIMD batch's loop while any lane
+// has iterations left, so a batch of uniform runs skips the classify loop
+// entirely (masking alone would still execute its arithmetic).
 // (Reducing further in shared memory was measured 3x slower on lavapipe,
 // where barriers are expensive; see modules/isosurface/README.md.)
 #include "isosurface/common.glsl"
@@ -27,7 +28,8 @@ layout(local_size_x = kIsoClassifyGroupSize) in;
 layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) readonly buffer TablesBuf { IsoTables tables; };
 layout(set = 0, binding = 2, std430) readonly buffer FieldBuf { float field[]; };
-layout(set = 0, binding = 3, std430) writeonly buffer PyramidBuf { uint pyramid[]; };
+// Read-write only for the level-3 atomics of the patch-list path.
+layout(set = 0, binding = 3, std430) buffer PyramidBuf { uint pyramid[]; };
 layout(set = 0, binding = 4, std430) buffer CountersBuf { IsoCounters counters; };
 // Scan only (grid.scanOccupancy): level 1 of the occupancy tree, active cells
 // per 4 cells, laid out from element 0 (the tree has no level 0 of its own).
@@ -36,6 +38,13 @@ layout(set = 0, binding = 5, std430) writeonly buffer OccupancyBuf { uint occupa
 // grid.runBounds: (min, max) of each run's samples; otherwise the pyramid
 // is bound here again and never read through it.
 layout(set = 0, binding = 6, std430) readonly buffer BoundsBuf { vec2 runBounds[]; };
+// grid.patchList: the patches the activate pass listed this frame (each
+// group takes kIsoPatchesPerGroup of them, a SIMD batch one patch);
+// otherwise the pyramid is bound here again and never read through it.
+layout(set = 0, binding = 7, std430) readonly buffer PatchListBuf {
+    IsoPatchList patchHead;
+    uint patchIds[];
+};
 
 float load(uint s) { return sanitize(field[s]); }
 
@@ -73,31 +82,40 @@ void main() {
     // each of 8 spans of 16 runs (256 cells, about one row of a 255^3
     // grid): a 16 x 8 patch of cells rather than 128 cells of one row, more
     // often entirely empty. Any mapping is correct (a bijection within the
-    // group); this one only changes which runs share a batch.
+    // group); this one only changes which runs share a batch. Patch p
+    // (kIsoPatchRuns in iso_shared.h) is batch p % 16 of group p / 16; with
+    // a patch list (volume source) batch b of group g takes listed patch
+    // 16 g + b instead, so only patches the surface crosses (bounds max >=
+    // iso > min) run at all.
     const uint l = gl_LocalInvocationIndex;
-    const uint element2 = linearGroup() * kIsoClassifyGroupSize + 16u * (l & 7u) + (l >> 3);
+    uint patchId = linearGroup() * kIsoPatchesPerGroup + (l >> 3);
+    if (grid.patchList != 0) {
+        if (patchId >= patchHead.listed) return;
+        patchId = patchIds[patchId];
+    }
+    const uint element2 = (patchId / kIsoPatchesPerGroup) * kIsoClassifyGroupSize + 16u * (l & 7u) + patchId % kIsoPatchesPerGroup;
     const uint first = element2 * kIsoClassifyCells;
     if (first >= cells) return;
     const uint n = min(kIsoClassifyCells, cells - first); // cells of this run
-    // Volume: a run entirely below (case 0) or at/above (case 255) the iso
-    // value is filled, not classified.
-    uint cellsToClassify = n, fillCase = 0;
+    // Volume: a run entirely below or entirely at/above the iso value has no
+    // triangle; it is written as zeros without loading a sample, case 0 also
+    // for the cells of a run entirely inside (no reader needs case 255 where
+    // the count is 0, and it lets the patch list leave such runs out, as
+    // written by the clear pass: nothing to write then).
     if (grid.runBounds != 0) {
         const vec2 b = runBounds[element2];
         if (b.y < iso || b.x >= iso) {
-            cellsToClassify = 0;
-            fillCase = b.y < iso ? 0u : 0xffffffffu; // 4 packed cases, all 0 or all 255
+            if (grid.patchList != 0) return;
+            for (uint q = 0; q < (n + 3) / 4; ++q) {
+                pyramid[word0 + first / 4u + q] = 0u;
+                writeOccupancy(element2 * 4 + q, 0u);
+            }
+            if (levels > 1) pyramid[word1 + element2] = 0u;
+            if (levels > 2) pyramid[word2 + element2] = 0u;
+            return;
         }
     }
-    // Filled run: its words of cases (bytes past the grid's last cell stay
-    // 0), level 1 = 0.
-    const uint fillWords = cellsToClassify == 0 ? (n + 3) / 4 : 0u;
-    for (uint q = 0; q < fillWords; ++q) {
-        const uint inWord = min(4u, n - 4u * q);
-        pyramid[word0 + first / 4u + q] = inWord == 4u ? fillCase : fillCase & ((1u << (8u * inWord)) - 1u);
-        writeOccupancy(element2 * 4 + q, 0u);
-    }
-    if (cellsToClassify == 0 && levels > 1) pyramid[word1 + element2] = 0u;
+    const uint cellsToClassify = n;
 
     const uint row = first / cx; // y + cy * z
     uint x = first - row * cx;
@@ -149,8 +167,13 @@ void main() {
             }
         }
     }
-    if (cellsToClassify != 0 && levels > 1) pyramid[word1 + element2] = sums1;
+    if (levels > 1) pyramid[word1 + element2] = sums1;
     if (levels > 2) pyramid[word2 + element2] = sum2;
+    // With a patch list, level 3 too (the clear pass zeroed it; the build
+    // starts at level 3, a quarter of the elements): the 4 runs of an element
+    // lie in 4 batches, so their sums meet through an integer atomic, the
+    // same total in any order. Only runs with triangles add.
+    if (grid.patchList != 0 && levels > 3 && sum2 != 0) atomicAdd(pyramid[grid.levelWord[3] + element2 / 4u], sum2);
     // Few threads have active cells (surfaces are sparse): a global atomic
     // is cheaper than a barrier-based group reduction on lavapipe.
     if (active2 != 0) atomicAdd(counters.activeCells, active2);

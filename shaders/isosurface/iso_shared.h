@@ -23,6 +23,12 @@ ISO_CONST kIsoMaxLevels = 20;        // 4^19 > 2^32 cells
 ISO_CONST kIsoClassifyLevels = 2;    // pyramid levels above the base written by classify
 ISO_CONST kIsoClassifyCells = 16;    // cells per classify thread (4^kIsoClassifyLevels)
 ISO_CONST kIsoClassifyGroupSize = 128; // classify: 128 runs of 16 cells = 8 spans of 256 cells
+// A classify patch: the 8 runs one SIMD batch of lavapipe takes (lanes 8b..8b+7
+// of a group: run 16k + b of the group's 128, k = 0..7, a 16 x 8-cell patch
+// of a 255-wide grid). Patch p = group p / 16, batch p % 16. Empty-space
+// skipping lists patches: classify is dispatched over the listed ones only.
+ISO_CONST kIsoPatchRuns = 8;
+ISO_CONST kIsoPatchesPerGroup = 16; // kIsoClassifyGroupSize / kIsoPatchRuns
 // Corner k of the MC tables (mc::kCornerOffset) as offset code x | y << 1 | z << 2,
 // 3 bits per corner: classify permutes its inside bits with constants, not a table.
 ISO_CONST kIsoCornerCodes = 0u | 1u << 3 | 3u << 6 | 2u << 9 | 4u << 12 | 5u << 15 | 7u << 18 | 6u << 21;
@@ -128,7 +134,12 @@ struct IsoGrid {
     uint scanOccupancy; // 1: ExtractionMethod::Scan (classify also writes occupancy level 1)
     uint runBounds;     // 1: classify reads per-run value bounds (volume source; one vec2 per classify run)
     uint packedLevels;  // levels stored as u8 (cell pyramid: kIsoPackedLevels, level 0 = MC case; others 0)
-    uint pad0, pad1, pad2;
+    // 1: classify runs over the compacted list of active patches (IsoPatchList,
+    // written by the activate pass from per-patch bounds); levels 0..2 of
+    // unlisted patches are zero from a fill. 0: one classify thread per run of the grid.
+    uint patchList;
+    uint patchCount;    // patches of the grid (whole classify groups: kIsoPatchesPerGroup per group)
+    uint pad2;
     vec4 particle;      // x: radius, y: 1/radius^2, z: position smoothing lambda (0: off), w unused
     // Particle gather: bins are the cells of the sample lattice, extended by
     // binPad cells below and binReach cells above every axis (the cells whose
@@ -190,6 +201,21 @@ struct IsoStatsGpu {
     uint indicesWritten;
 };
 
+// Empty-space skipping (IsoGrid.patchList): the activate pass appends every
+// patch the surface crosses (its bounds' max >= iso > min) to `patches`
+// after this header (the others are uniform: zeros, see classify.comp); the
+// one invocation of <name>.classify.args copies the count to `listed` and
+// writes classify's VkDispatchIndirectCommand (a buffer of its own: its last
+// use in a frame is the indirect read). The order of the list does not
+// matter: each patch writes its own fixed pyramid words, so the pyramid is
+// the same in any order.
+struct IsoPatchList {
+    uint listed;   // patches in the list this frame (classify's bound)
+    uint appended; // the append counter (filled with 0 every frame before activate)
+    uint pad0, pad1;
+    // uint patches[]: follows (GLSL: a runtime array after the header's members)
+};
+
 struct IsoCounters {
     uint activeCells;
     uint pad0, pad1, pad2;
@@ -211,6 +237,7 @@ struct IsoBall {
 static_assert(sizeof(IsoPush) == 64, "push constants");
 static_assert(sizeof(IsoGrid) == 368 + 48 + 80 + 16, "IsoGrid must match its std430 layout (vec4 members 16-aligned)");
 static_assert(sizeof(IsoArgs) == 80, "args");
+static_assert(sizeof(IsoPatchList) == 16, "patch list header: the list starts at word 4");
 static_assert(sizeof(IsoBall) == 32, "ball");
 static_assert(sizeof(IsoVertex) == 32, "vertex");
 } // namespace pyramarch::iso::gpu

@@ -122,7 +122,16 @@ protected:
         // Pyramid: base = count | case << 4 per cell, every level the CPU sums.
         auto pyr = iso::testing::readPyramid(iso);
         ASSERT_TRUE(pyr.ok()) << pyr.message();
-        EXPECT_EQ(pyr.value()[0], cpu.base);
+        // Volumes: a classify run (16 consecutive cells) entirely at/above the
+        // iso value is stored as zeros, not case 255 (count 0 either way).
+        std::vector<uint32_t> base = cpu.base;
+        if (info.source == FieldSource::Volume)
+            for (size_t r = 0; r < base.size(); r += 16) {
+                const size_t end = std::min(base.size(), r + 16);
+                if (std::all_of(base.begin() + r, base.begin() + end, [](uint32_t e) { return e == (255u << 4); }))
+                    std::fill(base.begin() + r, base.begin() + end, 0u);
+            }
+        EXPECT_EQ(pyr.value()[0], base);
         const auto levels = ref::pyramidLevels(cpu.base);
         ASSERT_EQ(pyr.value().size(), levels.size());
         for (size_t l = 1; l < levels.size(); ++l) EXPECT_EQ(pyr.value()[l], levels[l]) << "level " << l;
@@ -482,6 +491,113 @@ TEST_F(IsoGpu, VolumeRunBoundsMatchTheCpu) {
         frame(*iso);
         checkAgainstReference(*iso, info);
     }
+}
+
+// Empty-space skipping: a volume surface lists the classify patches (the 8
+// runs of 16 cells one SIMD batch takes: runs 128 (p / 16) + p % 16 + 16 k)
+// whose value bounds straddle the iso value (max >= iso > min), and classify
+// runs over those only; the clear pass zeroes what it no longer writes.
+// Volumes where few patches are active, at odd sizes, and iso values that
+// list none (all outside, all inside), a few and many, changed between
+// frames without a new upload, so patches leave the list and must read 0
+// again. Against the CPU's list, and bit for bit against the dense
+// classify (Knobs::denseClassify) and the CPU reference, both methods.
+TEST_F(IsoGpu, PatchListSkipsInactivePatchesBitForBitWithTheDensePath) {
+    const std::array<uint32_t, 3> shapes[] = {{70, 41, 29}, {33, 9, 61}, {300, 3, 5}};
+    for (const auto& n : shapes)
+        for (ExtractionMethod method : {ExtractionMethod::HistoPyramid, ExtractionMethod::Scan}) {
+            SCOPED_TRACE(std::to_string(n[0]) + "x" + std::to_string(n[1]) + "x" + std::to_string(n[2]) +
+                         (method == ExtractionMethod::Scan ? " scan" : " histopyramid"));
+            IsoSurfaceCreateInfo info;
+            info.samples = n;
+            info.source = FieldSource::Volume;
+            info.method = method;
+            info.vertexCapacity = 200000;
+            auto iso = make(info);
+            iso::testing::Knobs dense;
+            dense.denseClassify = true;
+            auto ref = make(info, dense);
+            ASSERT_TRUE(iso && ref);
+            auto denseList = iso::testing::readPatchList(*ref);
+            EXPECT_FALSE(denseList.ok()); // the dense path has no list
+            // Signed distance (in samples) to a ball off-centre: positive inside.
+            const size_t count = size_t(n[0]) * n[1] * n[2];
+            std::vector<float> v(count);
+            const float c[3] = {0.7f * float(n[0] - 1), 0.4f * float(n[1] - 1), 0.55f * float(n[2] - 1)};
+            for (uint32_t z = 0; z < n[2]; ++z)
+                for (uint32_t y = 0; y < n[1]; ++y)
+                    for (uint32_t x = 0; x < n[0]; ++x) {
+                        const float d[3] = {float(x) - c[0], float(y) - c[1], float(z) - c[2]};
+                        v[x + size_t(n[0]) * (y + size_t(n[1]) * z)] =
+                            3.3f - std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+                    }
+            v[5] = std::numeric_limits<float>::quiet_NaN(); // -infinity: lowers its runs' bounds
+            ASSERT_OK(iso->uploadVolume(v.data(), v.size() * 4, VolumeFormat::F32));
+            ASSERT_OK(ref->uploadVolume(v.data(), v.size() * 4, VolumeFormat::F32));
+            // The CPU's patch bounds: min and max over the cells' corners of
+            // each run (NaN as -infinity), then over the patch's runs.
+            const uint32_t cx = n[0] - 1, cy = n[1] - 1, cells = cx * cy * (n[2] - 1);
+            const uint32_t runs = (cells + 15) / 16, patches = (runs + 127) / 128 * 16;
+            const float inf = std::numeric_limits<float>::infinity();
+            std::vector<float> runMin(runs, inf), runMax(runs, -inf);
+            for (uint32_t cell = 0; cell < cells; ++cell) {
+                const uint32_t x = cell % cx, y = (cell / cx) % cy, z = cell / (cx * cy);
+                for (uint32_t k = 0; k < 8; ++k) {
+                    float s = v[(x + (k & 1)) + n[0] * ((y + ((k >> 1) & 1)) + n[1] * (z + (k >> 2)))];
+                    if (std::isnan(s)) s = -inf;
+                    runMin[cell / 16] = std::min(runMin[cell / 16], s);
+                    runMax[cell / 16] = std::max(runMax[cell / 16], s);
+                }
+            }
+            size_t fewest = patches, most = 0;
+            for (float isoValue : {0.f, 1000.f, 0.f, -1000.f, 2.5f, -2.f, 1000.f}) {
+                SCOPED_TRACE("iso " + std::to_string(isoValue));
+                iso->setIsoValue(isoValue);
+                ref->setIsoValue(isoValue);
+                frame(*iso);
+                frame(*ref);
+                std::vector<uint32_t> expectList;
+                for (uint32_t p = 0; p < patches; ++p) {
+                    float lo = inf, hi = -inf;
+                    for (uint32_t k = 0; k < 8; ++k) {
+                        const uint32_t r = p / 16 * 128 + p % 16 + 16 * k;
+                        if (r < runs) lo = std::min(lo, runMin[r]), hi = std::max(hi, runMax[r]);
+                    }
+                    if (hi >= isoValue && lo < isoValue) expectList.push_back(p);
+                }
+                auto list = iso::testing::readPatchList(*iso);
+                ASSERT_TRUE(list.ok()) << list.message();
+                EXPECT_EQ(list.value(), expectList);
+                fewest = std::min(fewest, expectList.size());
+                most = std::max(most, expectList.size());
+                checkAgainstReference(*iso, info);
+                auto pa = iso::testing::readPyramid(*iso), pb = iso::testing::readPyramid(*ref);
+                ASSERT_TRUE(pa.ok() && pb.ok());
+                EXPECT_EQ(pa.value(), pb.value());
+                auto va = iso->readVertices(), vb = ref->readVertices();
+                ASSERT_TRUE(va.ok() && vb.ok());
+                ASSERT_EQ(va.value().size(), vb.value().size());
+                EXPECT_EQ(std::memcmp(va.value().data(), vb.value().data(), va.value().size() * sizeof(IsoVertexData)),
+                          0);
+                auto aa = iso::testing::readDrawArgs(*iso), ab = iso::testing::readDrawArgs(*ref);
+                ASSERT_TRUE(aa.ok() && ab.ok());
+                EXPECT_EQ(aa.value(), ab.value());
+                if (method == ExtractionMethod::Scan) {
+                    auto ca = iso::testing::readActiveCells(*iso), cb = iso::testing::readActiveCells(*ref);
+                    ASSERT_TRUE(ca.ok() && cb.ok());
+                    EXPECT_EQ(ca.value(), cb.value());
+                }
+            }
+            // Iso 1000 (all outside) and -1000 (all inside) list none.
+            EXPECT_EQ(fewest, 0u);
+            EXPECT_GT(most, 0u);
+            iso->setIsoValue(0.f);
+            frame(*iso);
+            auto few = iso::testing::readPatchList(*iso);
+            ASSERT_TRUE(few.ok());
+            EXPECT_GT(few.value().size(), 0u);
+            EXPECT_LT(few.value().size() * 2, patches) << "the ball should reach under half of the patches";
+        }
 }
 
 TEST_F(IsoGpu, EmptyAndFullFieldsGiveNoTriangles) {

@@ -2,7 +2,9 @@
 // upload (u8/u16/f32, value * scale + offset) into the field, only on frames
 // after uploadVolume(); the field persists in between. Pass
 // "<name>.field.volume.bounds" then computes the value bounds of each
-// classify run (empty-space skipping, independent of the iso value).
+// classify run (empty-space skipping, independent of the iso value), and
+// "<name>.field.volume.bounds.patches" those of each classify patch (the
+// activate pass lists the patches classify runs over; pyramid.cpp).
 #include "iso_impl.h"
 
 namespace pyramarch::iso {
@@ -13,11 +15,16 @@ const uint32_t kVolumeSpv[] =
 const uint32_t kBoundsSpv[] =
 #include "shaders/isosurface/volume_bounds.comp.spv.inc"
     ;
+const uint32_t kPatchBoundsSpv[] =
+#include "shaders/isosurface/patch_bounds.comp.spv.inc"
+    ;
 } // namespace
 
 Status IsoSurface::Impl::createVolumePipelines() {
     PYRAMARCH_TRY(makePipeline(fieldPipe, kVolumeSpv, "field.volume", 3));
-    return makePipeline(boundsPipe, kBoundsSpv, "field.volume.bounds", 3);
+    PYRAMARCH_TRY(makePipeline(boundsPipe, kBoundsSpv, "field.volume.bounds", 3));
+    if (grid.patchList) PYRAMARCH_TRY(makePipeline(patchBoundsPipe, kPatchBoundsSpv, "field.volume.bounds.patches", 3));
+    return {};
 }
 
 void IsoSurface::Impl::addVolumePasses(RenderGraph& graph, const IsoRefs& refs) {
@@ -32,6 +39,7 @@ void IsoSurface::Impl::addVolumePasses(RenderGraph& graph, const IsoRefs& refs) 
         .record([this](PassContext& ctx) {
             beginFrame(ctx);
             boundsDirty = volumeDirty;
+            patchBoundsDirty = volumeDirty;
             if (!volumeDirty) return;
             volumeDirty = false;
             ctx.pushConstants(push());
@@ -49,6 +57,18 @@ void IsoSurface::Impl::addVolumePasses(RenderGraph& graph, const IsoRefs& refs) 
             boundsDirty = false;
             dispatchFolded(ctx, groupsOf(grid.cells.w, uint64_t(gpu::kIsoClassifyCells) * gpu::kIsoGroupSize),
                            maxGroupsX());
+        });
+    if (!grid.patchList) return;
+    // The patches' bounds from their runs', on the same frames.
+    graph.addPass(info.name + ".field.volume.bounds.patches", PassKind::Compute)
+        .pipeline(patchBoundsPipe)
+        .storage(0, refs.grid, R)
+        .storage(1, refs.runBounds, R)
+        .storage(2, refs.patchBounds, W)
+        .record([this](PassContext& ctx) {
+            if (!patchBoundsDirty) return;
+            patchBoundsDirty = false;
+            dispatchFolded(ctx, groupsOf(grid.patchCount, gpu::kIsoGroupSize), maxGroupsX());
         });
 }
 

@@ -55,6 +55,7 @@ struct IsoRefs {
     BufferRef occGrid, occupancy;           // scan
     BufferRef edgeGrid, edgePyramid;        // indexed
     BufferRef runBounds;                    // volume: value bounds per classify run
+    BufferRef patchBounds, patchList, classifyArgs; // grid.patchList: empty-space skipping
 };
 
 // Sizes planned by planLayout() and used to create the buffers.
@@ -70,23 +71,29 @@ struct IsoSurface::Impl {
     IsoSurfaceCreateInfo info;
     IsoSizes sizes;
     gpu::IsoGrid grid{};
-    gpu::IsoGrid edgeGrid{};  // indexed: the grid with level tables over samples (edge pyramid)
-    gpu::IsoGrid occGrid{};   // scan: the grid with the occupancy tree's level tables (levels >= 1 from element 0)
-    uint32_t ring = 3;        // framesInFlight + 1 slots
-    uint32_t foldGroupsX = 0; // testing::Knobs::maxGroupsX (0 = device limit)
+    gpu::IsoGrid edgeGrid{};    // indexed: the grid with level tables over samples (edge pyramid)
+    gpu::IsoGrid occGrid{};     // scan: the grid with the occupancy tree's level tables (levels >= 1 from element 0)
+    uint32_t ring = 3;          // framesInFlight + 1 slots
+    uint32_t foldGroupsX = 0;   // testing::Knobs::maxGroupsX (0 = device limit)
+    bool denseClassify = false; // testing::Knobs::denseClassify: no patch list even where bounds exist
     uint32_t maxItems = 0;
     uint64_t externalParticleBytes = 0; // ParticleInput::GpuBuffer: bytes of particleBuffer the module reads
 
     Buffer tables, gridBuf, field, pyramid, counters, args, vertices, stats, items, accum, raw, offsets;
-    Buffer runBounds;                         // volume: (min, max) per classify run, computed once per upload
-    Buffer edgeGridBuf, edgePyramid, indices; // indexed output
+    Buffer runBounds; // volume: (min, max) per classify run, computed once per upload
+    // grid.patchList (volume source): (min, max) per classify patch (once per
+    // upload), the list of patches the activate pass found crossed by the
+    // surface (IsoPatchList header + ids), classify's indirect dispatch.
+    Buffer patchBounds, patchList, classifyArgs;
+    Buffer edgeGridBuf, edgePyramid, indices;            // indexed output
     Buffer binCount, binChunks, binStart, slots, sorted; // particle gather
     Buffer smoothed;                                     // particleSmoothing > 0: smoothed sorted particles
     Buffer rebinned;                                     // particleSmoothing > 0: smoothed particles sorted again
     Buffer occGridBuf, occupancy, occOffsets, active;    // scan: occupancy tree, its prefixes, active-cell list
 
     ComputePipeline classify, build, argsPipe, extract, fieldPipe, resolve, scanDown, generate, compact;
-    ComputePipeline boundsPipe; // volume
+    ComputePipeline boundsPipe, patchBoundsPipe; // volume
+    ComputePipeline activatePipe;                // grid.patchList
     ComputePipeline edgesClassify, edgeVertices, indicesPipe;
     ComputePipeline countPipe, binScanPipe, sortPipe, gatherPipe, smoothPipe;
     bool gather = false;
@@ -102,7 +109,8 @@ struct IsoSurface::Impl {
     uint64_t itemsVersion = 1;
     std::vector<uint64_t> slotVersion;
     bool volumeDirty = true;
-    bool boundsDirty = false; // the volume was converted this frame: field.volume.bounds recomputes runBounds
+    bool boundsDirty = false;      // the volume was converted this frame: field.volume.bounds recomputes runBounds
+    bool patchBoundsDirty = false; // ... and field.volume.bounds.patches the patch bounds
     uint32_t volumeFormat = gpu::kIsoVolumeF32;
     float volumeScale = 1.f, volumeOffset = 0.f;
     bool addedToGraph = false;
@@ -153,6 +161,8 @@ struct IsoSurface::Impl {
     void addUserPasses(RenderGraph& graph, const IsoRefs& refs);
     Status createPyramidPipelines();
     void addClassifyPass(RenderGraph& graph, const IsoRefs& refs);
+    // grid.patchList: clear levels 0..2, list the active patches, size classify's dispatch.
+    void addActivatePasses(RenderGraph& graph, const IsoRefs& refs);
     // Build passes "<prefix><level>" over `levelsBuf` from level `first` up
     // (cell pyramid, occupancy tree, edge pyramid).
     void addPyramidBuild(RenderGraph& graph, const std::string& prefix, BufferRef layout, BufferRef levelsBuf,

@@ -31,16 +31,17 @@ IsoSurface::IsoSurface() : impl_(std::make_unique<Impl>()) { impl_->self = this;
 IsoSurface::~IsoSurface() = default;
 
 Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const IsoSurfaceCreateInfo& info) {
-    return create(device, info, 0);
+    return create(device, info, 0, false);
 }
 
 Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const IsoSurfaceCreateInfo& info,
-                                                       uint32_t maxGroupsX) {
+                                                       uint32_t maxGroupsX, bool denseClassify) {
     auto surface = std::unique_ptr<IsoSurface>(new IsoSurface());
     Impl& m = *surface->impl_;
     m.device = &device;
     m.info = info;
     m.foldGroupsX = maxGroupsX;
+    m.denseClassify = denseClassify;
     PYRAMARCH_TRY(m.planLayout(device.limits(), device.name()));
     surface->iso_ = info.isoValue;
     PYRAMARCH_TRY(m.createBuffers());
@@ -70,7 +71,8 @@ Status IsoSurface::Impl::createBuffers() {
     PYRAMARCH_TRY(make(m.gridBuf, sizeof(gpu::IsoGrid), storage, MemoryUsage::Upload, "grid"));
     PYRAMARCH_TRY(make(m.field, sizes.samples * 4, readable | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                        MemoryUsage::DeviceLocal, "field"));
-    PYRAMARCH_TRY(make(m.pyramid, sizes.pyramidBytes, readable, MemoryUsage::DeviceLocal, "pyramid"));
+    PYRAMARCH_TRY(make(m.pyramid, sizes.pyramidBytes, readable | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                       MemoryUsage::DeviceLocal, "pyramid"));
     PYRAMARCH_TRY(make(m.counters, sizeof(gpu::IsoCounters), storage, MemoryUsage::Upload, "counters"));
     PYRAMARCH_TRY(make(m.args, sizeof(gpu::IsoArgs), readable | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
                        MemoryUsage::DeviceLocal, "args"));
@@ -91,7 +93,8 @@ Status IsoSurface::Impl::createBuffers() {
         const uint64_t upper = (sizes.pyramidElements - grid.levelSize[0]) * 4;
         PYRAMARCH_TRY(make(m.offsets, upper, storage, MemoryUsage::DeviceLocal, "offsets"));
         PYRAMARCH_TRY(make(m.occGridBuf, sizeof(gpu::IsoGrid), storage, MemoryUsage::Upload, "occupancy grid"));
-        PYRAMARCH_TRY(make(m.occupancy, upper, readable, MemoryUsage::DeviceLocal, "occupancy"));
+        PYRAMARCH_TRY(make(m.occupancy, upper, readable | VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::DeviceLocal,
+                           "occupancy"));
         PYRAMARCH_TRY(make(m.occOffsets, upper, storage, MemoryUsage::DeviceLocal, "occupancy offsets"));
         // Every cell may be active (capacity: all cells).
         PYRAMARCH_TRY(make(m.active, sizes.cells * 4, readable, MemoryUsage::DeviceLocal, "active cells"));
@@ -121,6 +124,14 @@ Status IsoSurface::Impl::createBuffers() {
     if (info.source == FieldSource::Volume)
         PYRAMARCH_TRY(make(m.runBounds, groupsOf(sizes.cells, gpu::kIsoClassifyCells) * 8, readable,
                            MemoryUsage::DeviceLocal, "run bounds"));
+    if (grid.patchList) {
+        PYRAMARCH_TRY(
+            make(m.patchBounds, uint64_t(grid.patchCount) * 8, readable, MemoryUsage::DeviceLocal, "patch bounds"));
+        PYRAMARCH_TRY(make(m.patchList, sizeof(gpu::IsoPatchList) + uint64_t(grid.patchCount) * 4,
+                           readable | VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::DeviceLocal, "patch list"));
+        PYRAMARCH_TRY(make(m.classifyArgs, 16, readable | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, MemoryUsage::DeviceLocal,
+                           "classify dispatch"));
+    }
     if (info.source == FieldSource::Volume)
         PYRAMARCH_TRY(make(m.raw, (sizes.samples * 4 + 3) / 4 * 4, storage, MemoryUsage::Upload, "volume staging"));
 
@@ -384,6 +395,14 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
     }
     if (m.info.source == FieldSource::Volume)
         refs.runBounds = graph.importBuffer(n + ".runBounds", m.runBounds, computeRead, computeRead);
+    if (m.grid.patchList) {
+        // The list's last use in a frame is classify's read, the dispatch's
+        // the indirect read: the next frame's clear / args pass waits for them.
+        const ExternalUse computeIndirect{Access::IndirectRead, PassKind::Compute};
+        refs.patchBounds = graph.importBuffer(n + ".patchBounds", m.patchBounds, computeRead, computeRead);
+        refs.patchList = graph.importBuffer(n + ".patchList", m.patchList, computeRead, computeRead);
+        refs.classifyArgs = graph.importBuffer(n + ".classifyArgs", m.classifyArgs, computeIndirect, computeIndirect);
+    }
     if (m.scan) {
         refs.occGrid = graph.importBuffer(n + ".occGrid", m.occGridBuf, computeRead, computeRead, true);
         refs.occupancy = graph.importBuffer(n + ".occupancy", m.occupancy, computeRead, computeRead);

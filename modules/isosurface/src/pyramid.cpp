@@ -4,6 +4,11 @@
 // the 4-ary HistoPyramid reduction, kIsoBuildLevelsPerPass levels per
 // dispatch in shared memory; the same pass builds the occupancy tree
 // ("<name>.occupancy.<level>") and the edge pyramid ("<name>.edges.pyramid.<level>").
+// With a patch list (grid.patchList: sources with value bounds), passes
+// "<name>.classify.clear" (fill levels 0..2 with 0), "<name>.classify.activate"
+// (list the patches the surface crosses: bounds max >= iso > min) and
+// "<name>.classify.args" (their count -> classify's indirect dispatch) come
+// first, and classify runs over the listed patches only.
 #include <algorithm>
 
 #include "iso_impl.h"
@@ -16,31 +21,42 @@ const uint32_t kClassifySpv[] =
 const uint32_t kBuildSpv[] =
 #include "shaders/isosurface/pyramid_build.comp.spv.inc"
     ;
+const uint32_t kActivateSpv[] =
+#include "shaders/isosurface/activate.comp.spv.inc"
+    ;
 } // namespace
 
 Status IsoSurface::Impl::createPyramidPipelines() {
-    PYRAMARCH_TRY(makePipeline(classify, kClassifySpv, "classify", 7));
+    PYRAMARCH_TRY(makePipeline(classify, kClassifySpv, "classify", 8));
+    if (grid.patchList) PYRAMARCH_TRY(makePipeline(activatePipe, kActivateSpv, "classify.activate", 4));
     return makePipeline(build, kBuildSpv, "pyramid", 2);
 }
 
 void IsoSurface::Impl::addClassifyPass(RenderGraph& graph, const IsoRefs& refs) {
+    if (grid.patchList) addActivatePasses(graph, refs);
     const uint64_t cellGroups = groupsOf(grid.cells.w, gpu::kIsoClassifyCells * gpu::kIsoClassifyGroupSize);
-    graph.addPass(info.name + ".classify", PassKind::Compute)
-        .pipeline(classify)
+    PassBuilder pass = graph.addPass(info.name + ".classify", PassKind::Compute);
+    pass.pipeline(classify)
         .storage(0, refs.grid, R)
         .storage(1, refs.tables, R)
         .storage(2, refs.field, R)
-        .storage(3, refs.pyramid, W)
+        .storage(3, refs.pyramid, RW)
         .storage(4, refs.counters, RW)
         .storage(5, scan ? refs.occupancy : refs.pyramid,
                  W) // occupancy level 1 (scan), else unused: the pyramid stands in
         .storage(6, info.source == FieldSource::Volume ? refs.runBounds : refs.pyramid,
                  R) // per-run value bounds (volume), else unused: the pyramid stands in
-        .record([this, cellGroups](PassContext& ctx) {
+        .storage(7, grid.patchList ? refs.patchList : refs.pyramid,
+                 R); // the listed patches, else unused: the pyramid stands in
+    if (grid.patchList)
+        pass.use(refs.classifyArgs, Access::IndirectRead).record(indirectDispatch(refs.classifyArgs, 0));
+    else
+        pass.record([this, cellGroups](PassContext& ctx) {
             ctx.pushConstants(push());
             dispatchFolded(ctx, cellGroups, maxGroupsX());
         });
-    const uint32_t classifyLevels = std::min(gpu::kIsoClassifyLevels, grid.levelCount - 1);
+    // With a patch list classify also sums level 3 (atomics into the cleared level).
+    const uint32_t classifyLevels = std::min(gpu::kIsoClassifyLevels + (grid.patchList ? 1u : 0u), grid.levelCount - 1);
     addPyramidBuild(graph, info.name + ".pyramid.", refs.grid, refs.pyramid, grid, classifyLevels);
     // Scan: up-sweep of the occupancy tree (level 1 came from classify).
     if (scan)
@@ -66,6 +82,44 @@ void IsoSurface::Impl::addPyramidBuild(RenderGraph& graph, const std::string& pr
                 dispatchFolded(ctx, groups, maxGroupsX());
             });
     }
+}
+
+// Empty-space skipping: classify then writes only the listed patches, so
+// what it would have written for the others (uniform runs: words of 0 in
+// levels 0..2, and in the occupancy tree's level 1) is filled first. The
+// fill is one memset of the levels classify writes (Cayley 255^3: 25 MB);
+// zeroing only the patches listed last frame would need a second list.
+void IsoSurface::Impl::addActivatePasses(RenderGraph& graph, const IsoRefs& refs) {
+    // Highest level classify writes (level 3: its atomics).
+    const uint32_t written = std::min(gpu::kIsoClassifyLevels + 1, grid.levelCount - 1);
+    const VkDeviceSize levelBytes = written + 1 < grid.levelCount ? VkDeviceSize(grid.levelWord[written + 1]) * 4
+                                                                  : VkDeviceSize(sizes.pyramidBytes);
+    const VkDeviceSize occupancyBytes = scan && grid.levelCount > 1 ? VkDeviceSize(grid.levelSize[1]) * 4 : 0;
+    PassBuilder clear = graph.addPass(info.name + ".classify.clear", PassKind::Transfer);
+    clear.use(refs.pyramid, Access::TransferDst).use(refs.patchList, Access::TransferDst);
+    if (occupancyBytes) clear.use(refs.occupancy, Access::TransferDst);
+    clear.record([this, refs, levelBytes, occupancyBytes](PassContext& ctx) {
+        ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.pyramid), 0, levelBytes, 0);
+        // The header: the append counter starts at 0.
+        ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.patchList), 0, sizeof(gpu::IsoPatchList), 0);
+        if (occupancyBytes) ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.occupancy), 0, occupancyBytes, 0);
+    });
+    const auto activate = [&](const char* suffix, uint32_t mode, uint64_t groups) {
+        graph.addPass(info.name + suffix, PassKind::Compute)
+            .pipeline(activatePipe)
+            .storage(0, refs.grid, R)
+            .storage(1, refs.patchBounds, R)
+            .storage(2, refs.patchList, RW)
+            .storage(3, refs.classifyArgs, W)
+            .record([this, mode, groups](PassContext& ctx) {
+                gpu::IsoPush pc = push();
+                pc.srcLevel = mode;
+                ctx.pushConstants(pc);
+                dispatchFolded(ctx, groups, maxGroupsX());
+            });
+    };
+    activate(".classify.activate", 0, groupsOf(grid.patchCount, gpu::kIsoGroupSize));
+    activate(".classify.args", 1, 1);
 }
 
 } // namespace pyramarch::iso

@@ -178,8 +178,8 @@ Result<std::vector<uint32_t>> IsoSurface::readDrawArgs() {
 
 struct TestingAccess {
     static Result<std::unique_ptr<IsoSurface>> create(Device& device, const IsoSurfaceCreateInfo& info,
-                                                      uint32_t maxGroupsX) {
-        return IsoSurface::create(device, info, maxGroupsX);
+                                                      uint32_t maxGroupsX, bool denseClassify) {
+        return IsoSurface::create(device, info, maxGroupsX, denseClassify);
     }
     static uint32_t maxGroupsX(const IsoSurface& s) { return s.impl_->grid.maxGroupsX; }
     static Result<std::vector<std::vector<uint32_t>>> readPyramid(IsoSurface& s) { return s.readPyramid(); }
@@ -189,6 +189,18 @@ struct TestingAccess {
         const IsoSurface::Impl& m = *s.impl_;
         PYRAMARCH_ASSERT(m.info.source == FieldSource::Volume, "readRunBounds needs FieldSource::Volume");
         return readBufferAs<float>(*m.device, m.runBounds, groupsOf(m.grid.cells.w, gpu::kIsoClassifyCells) * 2);
+    }
+    static Result<std::vector<uint32_t>> readPatchList(IsoSurface& s) {
+        const IsoSurface::Impl& m = *s.impl_;
+        if (!m.grid.patchList)
+            return Status::error(ErrorCode::InvalidState,
+                                 "isosurface '" + m.info.name + "': readPatchList: this surface has no patch list");
+        auto words = readBufferAs<uint32_t>(*m.device, m.patchList, 4 + uint64_t(m.grid.patchCount));
+        if (!words) return words.status().withContext("isosurface '" + m.info.name + "': reading patch list: ");
+        const uint32_t listed = std::min(words.value()[0], m.grid.patchCount);
+        std::vector<uint32_t> out(words.value().begin() + 4, words.value().begin() + 4 + listed);
+        std::sort(out.begin(), out.end());
+        return out;
     }
     static Result<testing::SmoothedParticles> readSmoothedParticles(IsoSurface& s) {
         const IsoSurface::Impl& m = *s.impl_;
@@ -202,7 +214,7 @@ struct TestingAccess {
 
 namespace testing {
 Result<std::unique_ptr<IsoSurface>> create(Device& device, const IsoSurfaceCreateInfo& info, const Knobs& knobs) {
-    return TestingAccess::create(device, info, knobs.maxGroupsX);
+    return TestingAccess::create(device, info, knobs.maxGroupsX, knobs.denseClassify);
 }
 uint32_t maxGroupsX(const IsoSurface& surface) { return TestingAccess::maxGroupsX(surface); }
 Result<std::vector<std::vector<uint32_t>>> readPyramid(IsoSurface& surface) {
@@ -211,6 +223,7 @@ Result<std::vector<std::vector<uint32_t>>> readPyramid(IsoSurface& surface) {
 Result<std::vector<uint32_t>> readDrawArgs(IsoSurface& surface) { return TestingAccess::readDrawArgs(surface); }
 Result<std::vector<uint32_t>> readActiveCells(IsoSurface& surface) { return TestingAccess::readActiveCells(surface); }
 Result<std::vector<float>> readRunBounds(IsoSurface& surface) { return TestingAccess::readRunBounds(surface); }
+Result<std::vector<uint32_t>> readPatchList(IsoSurface& surface) { return TestingAccess::readPatchList(surface); }
 Result<SmoothedParticles> readSmoothedParticles(IsoSurface& surface) {
     return TestingAccess::readSmoothedParticles(surface);
 }

@@ -396,7 +396,7 @@ private:
     friend struct TestingAccess; // pyramarch/isosurface/testing.h
     IsoSurface();
     static Result<std::unique_ptr<IsoSurface>> create(Device& device, const IsoSurfaceCreateInfo& info,
-                                                      uint32_t maxGroupsX);
+                                                      uint32_t maxGroupsX, bool denseClassify);
     Result<std::vector<std::vector<uint32_t>>> readPyramid();
     Result<std::vector<uint32_t>> readDrawArgs();
     Result<std::vector<uint32_t>> readActiveCells();

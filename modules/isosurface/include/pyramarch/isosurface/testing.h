@@ -19,6 +19,10 @@ struct Knobs {
     // maxComputeWorkGroupCount[0] (0 = the device limit), so tests exercise
     // the fold on small grids.
     uint32_t maxGroupsX = 0;
+    // Classify every run of the grid even where the source has value bounds
+    // (volumes), without the compacted patch list: the dense path, for
+    // comparing the two bit for bit.
+    bool denseClassify = false;
 };
 
 // What IsoSurface::create plans for `info` on a device with `limits`,
@@ -42,7 +46,8 @@ uint32_t maxGroupsX(const IsoSurface& surface);
 
 // The pyramid levels, decoded to 32 bits (level 0 = count | case << 4 per cell;
 // the GPU stores levels 0 and 1 as u8). Error if a u8 level has nonzero bytes
-// past its end.
+// past its end. Volume sources store a classify run (16 cells) whose value
+// bounds lie entirely at/above the iso value as zeros, not case 255.
 Result<std::vector<std::vector<uint32_t>>> readPyramid(IsoSurface& surface);
 // The args buffer as words: IsoArgs of shaders/isosurface/iso_shared.h (dispatch,
 // draw at IsoSurface::drawArgsOffset(), index dispatch, indexed draw at
@@ -55,6 +60,12 @@ Result<std::vector<uint32_t>> readActiveCells(IsoSurface& surface);
 // 16 consecutive cells, x fastest, one classify thread takes), interleaved;
 // NaN samples count as -infinity. Written once per upload.
 Result<std::vector<float>> readRunBounds(IsoSurface& surface);
+// Empty-space skipping (FieldSource::Volume without Knobs::denseClassify):
+// the classify patches the last frame listed (those whose bounds' max is >=
+// the iso value), sorted (the GPU's order follows its atomics). Patch p is
+// runs 128 (p / 16) + p % 16 + 16 k, k = 0..7 (kIsoPatchRuns in
+// shaders/isosurface/iso_shared.h). InvalidState error for a surface without a list.
+Result<std::vector<uint32_t>> readPatchList(IsoSurface& surface);
 // SplatMethod::Gather with particleSmoothing > 0: the binned particles as the
 // sort left them (x, y, z, weight; maxParticles records, the binned ones
 // first) and, in the same order, the smoothed particles of the last frame.
