@@ -71,11 +71,29 @@ void main() {
     uint sumW = 0u, count = 0u;
     ivec3 sumD = ivec3(0);
     ivec3 sumDiag = ivec3(0), sumOff = ivec3(0); // xx yy zz, xy xz yz
-    for (uint bz = lo.z; bz <= hi.z; ++bz)
+    // Bin b spans world [boundsMin + (b - binPad) spacing, + spacing) per axis.
+    const vec3 binLo = grid.boundsMin.xyz - vec3(grid.binPad.xyz) * grid.spacing.xyz;
+    for (uint bz = lo.z; bz <= hi.z; ++bz) {
+        const float z0 = binLo.z + float(bz) * grid.spacing.z;
+        const float dz = max(max(z0 - pw.z, pw.z - (z0 + grid.spacing.z)), 0.0);
         for (uint by = lo.y; by <= hi.y; ++by) {
+            // Only the bins of this row the neighbourhood sphere can reach:
+            // its chord through the row's y/z box, widened by a bin for the
+            // rounding of floor(); about half the box's bins are skipped.
+            // Skipped bins hold no particle within rn, so the sums (and the
+            // kernel) are the same as over the whole box.
+            const float y0 = binLo.y + float(by) * grid.spacing.y;
+            const float dy = max(max(y0 - pw.y, pw.y - (y0 + grid.spacing.y)), 0.0);
+            const float chord2 = rn * rn - (dy * dy + dz * dz);
+            if (chord2 < 0.0) continue;
+            const float chord = sqrt(chord2);
+            const float fx0 = floor((pw.x - chord - binLo.x) / grid.spacing.x) - 1.0;
+            const float fx1 = floor((pw.x + chord - binLo.x) / grid.spacing.x) + 1.0;
+            const uint x0 = uint(clamp(fx0, float(lo.x), float(hi.x)));
+            const uint x1 = uint(clamp(fx1, float(lo.x), float(hi.x)));
             const uint row = dims.x * (by + dims.y * bz);
-            const uint end = binStart[row + hi.x + 1];
-            for (uint k = binStart[row + lo.x]; k < end; ++k) {
+            const uint end = binStart[row + x1 + 1];
+            for (uint k = binStart[row + x0]; k < end; ++k) {
                 precise vec3 d = (sorted[k].xyz - pw.xyz) / rn;
                 precise float q = d.x * d.x + (d.y * d.y + d.z * d.z);
                 if (q >= 1.0) continue;
@@ -90,6 +108,7 @@ void main() {
                 ++count;
             }
         }
+    }
     // sumW >= kIsoSmoothFixedOne: the particle itself weighs 1.
     const float W = float(sumW);
     const vec3 m = vec3(sumD) / W;

@@ -57,6 +57,7 @@ struct PointCloudSettings {
     float iso = 0.5f;
     uint32_t vertexCapacity = 3u << 18;
     pyramarch::iso::SplatMethod splat = pyramarch::iso::SplatMethod::Scatter;
+    bool anisotropic = false; // Yu & Turk's anisotropic kernels (gather only)
     bool indexed = false;
 };
 
@@ -157,8 +158,9 @@ struct SceneConfig {
     uint32_t balls = 24;
     uint32_t particles = 100000;
     pyramarch::iso::SplatMethod splat = pyramarch::iso::SplatMethod::Scatter;
-    bool indexed = false; // shared vertices + indices
-    float iso = NAN;      // NAN: the source's default
+    bool anisotropic = false; // pointcloud: anisotropic kernels (gather only)
+    bool indexed = false;     // shared vertices + indices
+    float iso = NAN;          // NAN: the source's default
     // source == "volume": the raw samples (shared so switching back is cheap).
     std::shared_ptr<const std::vector<uint8_t>> volume;
     std::array<uint32_t, 3> volumeDims{0, 0, 0};
