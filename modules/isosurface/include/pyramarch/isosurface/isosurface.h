@@ -137,8 +137,10 @@ enum class ParticleInput {
 // Kernel axes (in particleRadius): a_k = sigma_k / sigmaBulk, sigma_k the
 // covariance eigenvalues in neighbourhood radii^2 and sigmaBulk = 3/20 that
 // of a uniformly filled neighbourhood (so the bulk stays ~isotropic), then
-// a_k >= a_max / maxRatio, a_k <= maxStretch; particles with fewer than
-// minNeighbours neighbours (itself included) get a_k = isolatedScale.
+// the largest clamped to [isolatedScale, maxStretch] (a bounded support for
+// the gather's search, no needle-thin kernels from a tight clump) and the
+// others to >= largest / maxRatio; particles with fewer than minNeighbours
+// neighbours (itself included) get a_k = isolatedScale.
 // See modules/isosurface/README.md for what these cost and change.
 struct AnisotropicKernels {
     bool enabled = false;
