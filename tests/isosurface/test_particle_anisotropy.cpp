@@ -52,7 +52,7 @@ void jacobi(double a[3][3], double v[3][3]) {
     for (int sweep = 0; sweep < 50; ++sweep) {
         const double off = a[0][1] * a[0][1] + a[0][2] * a[0][2] + a[1][2] * a[1][2];
         if (off < 1e-30) break;
-        for (const auto [p, q] : {std::pair{0, 1}, std::pair{0, 2}, std::pair{1, 2}}) {
+        for (const auto& [p, q] : {std::pair{0, 1}, std::pair{0, 2}, std::pair{1, 2}}) {
             if (a[p][q] == 0.0) continue;
             const double theta = (a[q][q] - a[p][p]) / (2.0 * a[p][q]);
             const double t = (theta >= 0 ? 1.0 : -1.0) / (std::fabs(theta) + std::sqrt(theta * theta + 1.0));
