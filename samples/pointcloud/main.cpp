@@ -20,6 +20,9 @@ int main(int argc, char** argv) {
                },
                "How particles become the field: scatter (atomics, default) | gather (binned)")
             ->check(CLI::IsMember({"scatter", "gather"}));
+        cli.add_flag("--anisotropic", app.config.anisotropic,
+                     "Anisotropic kernels (Yu & Turk 2013) stretched along each particle's neighbours; needs --splat "
+                     "gather");
     };
     return sample::sampleMain(argc, argv, app);
 }

@@ -355,6 +355,7 @@ int runParticleIso(const IsoOptions& o) {
     info.particleRadius = support;
     info.splat = o.splat == "gather" ? iso::SplatMethod::Gather : iso::SplatMethod::Scatter;
     info.particleSmoothing = o.particleSmoothing;
+    info.anisotropic.enabled = o.anisotropic;
     info.normals = normalMode(o.normals);
     info.isoValue = isoValue;
     info.vertexCapacity = o.capacity;
@@ -372,11 +373,13 @@ int runParticleIso(const IsoOptions& o) {
     rec.setInfo("iso_value", jsonNumber(isoValue));
     rec.setInfo("splat", o.splat);
     rec.setInfo("particle_smoothing", jsonNumber(o.particleSmoothing));
+    rec.setInfo("anisotropic", o.anisotropic ? "true" : "false");
     if (!sequence)
         std::fprintf(stderr,
                      "particle radius %g, smoothing length %g (kernel support %g), voxel size %g, iso %g (%g x rest "
-                     "density %g), particle smoothing %g\n",
-                     r, L, support, voxel, isoValue, isoValue / *rest, *rest, o.particleSmoothing);
+                     "density %g), particle smoothing %g%s\n",
+                     r, L, support, voxel, isoValue, isoValue / *rest, *rest, o.particleSmoothing,
+                     o.anisotropic ? ", anisotropic kernels" : "");
 
     Progress progress(frames.size());
     uint32_t recreations = 0;

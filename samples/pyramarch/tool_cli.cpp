@@ -31,8 +31,8 @@ int checkIsoOptions(const IsoOptions& iso) {
     const bool outPattern = pyramarch::iso::isSequencePattern(iso.out);
     if (iso.particles.empty()) {
         if (iso.particleOptionsGiven)
-            return fail(prog, "--particle-radius, --smoothing-length, --voxel-size, --surface-threshold, --splat and "
-                              "--particle-smoothing apply to --particles only");
+            return fail(prog, "--particle-radius, --smoothing-length, --voxel-size, --surface-threshold, --splat, "
+                              "--particle-smoothing and --anisotropic apply to --particles only");
         if (outPattern)
             return fail(prog, "--out '" + iso.out + "' has {} but only a --particles sequence writes several meshes");
         if (!iso.raw.empty() && iso.cellsGiven)
@@ -59,6 +59,9 @@ int checkIsoOptions(const IsoOptions& iso) {
         return fail(prog, "--particle-smoothing must be in [0, 1] (0: off)");
     if (iso.particleSmoothing > 0.f && iso.splat != "gather")
         return fail(prog, "--particle-smoothing needs --splat gather (it smooths the binned particles)");
+    if (iso.anisotropic && iso.splat != "gather")
+        return fail(prog,
+                    "--anisotropic needs --splat gather (the kernels come from the binned particles' neighbours)");
     const bool inPattern = pyramarch::iso::isSequencePattern(iso.particles);
     if (inPattern && !iso.out.empty() && !outPattern)
         return fail(prog, "--particles '" + iso.particles +
@@ -171,6 +174,16 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
                    "particle moves lambda of the way to the weighted mean of its neighbours within the kernel "
                    "support before the splat. Default 0 (off); 0.5 flattens faces of regular particles, shrinks "
                    "convex parts (modules/isosurface/README.md). Needs --splat gather");
+    isoCmd->add_flag_function(
+        "--anisotropic",
+        [&iso](int64_t) {
+            iso.anisotropic = true;
+            iso.particleOptionsGiven = true;
+        },
+        "Anisotropic kernels (Yu & Turk 2013, on the GPU): each particle's kernel is stretched along the "
+        "principal axes of its neighbours (weighted covariance within 1.5 kernel supports), flat on flat "
+        "fluid; with --particle-smoothing the kernels sit at the smoothed positions. Costs a pass "
+        "(modules/isosurface/README.md). Needs --splat gather");
     isoCmd
         ->add_option_function<std::string>(
             "--splat",

@@ -60,6 +60,7 @@ struct IsoOptions {
     float surfaceThreshold = 0.6f; // fraction of the rest density
     std::string splat = "gather";
     float particleSmoothing = 0.f; // --particle-smoothing: lambda in [0, 1], 0 off (gather only)
+    bool anisotropic = false;      // --anisotropic: Yu & Turk's anisotropic kernels, default parameters (gather only)
     // Whether options were given on the command line (conflict checks).
     bool cellsGiven = false, boundsGiven = false, dimsGiven = false, typeGiven = false;
     bool particleOptionsGiven = false, thresholdGiven = false, voxelSizeGiven = false;

@@ -76,6 +76,15 @@ ISO_CONST kIsoSmoothFixedOne = 4096u;
 // Particle count/sort pushed srcLevel: re-binning the smoothed particles
 // (vec4 each) instead of loading the frame's particles.
 ISO_CONST kIsoRebinSmoothed = 1u;
+// Anisotropic kernels: one record of 3 vec4 per sorted particle
+// (particles_aniso.comp writes, particles_gather_aniso.comp reads):
+// (centre xyz, weight x det G'), (G00 G01 G02 G11), (G12 G22, extent^2, 0),
+// G = G' / radius in 1/world units, extent = the largest kernel axis (world).
+ISO_CONST kIsoAnisoRecordVec4s = 3u;
+// Covariance of a uniformly filled neighbourhood with weights 1 - (d/rn)^3,
+// per axis, in rn^2: (1/3) (1/5 - 1/8) / (1/3 - 1/6) = 3/20. Eigenvalues are
+// divided by it so that bulk particles keep an isotropic kernel of radius 1.
+#define ISO_ANISO_BULK_VARIANCE 0.15
 // Particle gather: samples per thread (a tile of 8 along x by 2 along y
 // sharing its bin rows; measured against 8x1, 4x2, 8x4 and 16x2 on
 // lavapipe), and bins per thread of the bin-start scan.
@@ -139,13 +148,15 @@ struct IsoGrid {
     // unlisted patches are zero from a fill. 0: one classify thread per run of the grid.
     uint patchList;
     uint patchCount;    // patches of the grid (whole classify groups: kIsoPatchesPerGroup per group)
-    uint pad2;
+    uint anisotropic;   // 1: anisotropic particle kernels (AnisotropicKernels; gather only)
     vec4 particle;      // x: radius, y: 1/radius^2, z: position smoothing lambda (0: off), w unused
     // Particle gather: bins are the cells of the sample lattice, extended by
     // binPad cells below and binReach cells above every axis (the cells whose
     // particles can reach a sample): bin = cell + binPad per axis.
     uvec4 binDims;      // bins per axis (xyz), total (w)
-    vec4 binOrigin;     // unused
+    // Anisotropic kernels: x neighbourhood radius (world), y largest axis
+    // ratio, z largest axis (in radii), w axis of sparse particles (radii).
+    vec4 aniso;
     // Particles: how one particle sits in the particle buffer, in floats:
     // x stride, y offset of x/y/z, z offset of the weight (kIsoNoWeight: 1).
     uvec4 particleLayout;
@@ -159,6 +170,10 @@ struct IsoGrid {
     uvec4 gatherBelow;  // xyz cells below
     uvec4 gatherAbove;  // xyz cells above
     uvec4 smoothReach;  // position smoothing: xyz ceil(radius / spacing), the neighbour bins around a particle's bin
+    // Anisotropic kernels: xyz ceil(neighbourhood / spacing), the neighbour
+    // bins around a particle's bin; w fewest neighbours (itself included)
+    // for a stretched kernel.
+    uvec4 anisoReach;
 };
 
 // Per-frame values: push constants, so changing them never touches a buffer
@@ -235,7 +250,7 @@ struct IsoBall {
 
 #ifdef __cplusplus
 static_assert(sizeof(IsoPush) == 64, "push constants");
-static_assert(sizeof(IsoGrid) == 368 + 48 + 80 + 16, "IsoGrid must match its std430 layout (vec4 members 16-aligned)");
+static_assert(sizeof(IsoGrid) == 368 + 48 + 80 + 16 + 16, "IsoGrid must match its std430 layout (vec4 members 16-aligned)");
 static_assert(sizeof(IsoArgs) == 80, "args");
 static_assert(sizeof(IsoPatchList) == 16, "patch list header: the list starts at word 4");
 static_assert(sizeof(IsoBall) == 32, "ball");

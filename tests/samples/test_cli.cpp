@@ -292,6 +292,10 @@ TEST(ToolCliParse, ParticleOptionsAndDefaults) {
     ASSERT_EQ(
         parseTool({"iso", "--particles", "p.f32", "--particle-radius", "0.01", "--particle-smoothing", "0.5"}, sm), -1);
     EXPECT_EQ(sm.iso.particleSmoothing, 0.5f);
+    sample::ToolOptions an;
+    ASSERT_EQ(parseTool({"iso", "--particles", "p.f32", "--particle-radius", "0.01", "--anisotropic"}, an), -1);
+    EXPECT_TRUE(an.iso.anisotropic);
+    EXPECT_FALSE(sm.iso.anisotropic);
     sample::ToolOptions gl;
     ASSERT_EQ(parseTool({"iso", "--glsl", "f.glsl", "--cells", "8,8,8"}, gl), -1);
     EXPECT_EQ(gl.iso.glsl, "f.glsl");
@@ -321,6 +325,8 @@ TEST(ToolCliParse, ParticleConflictsAreErrors) {
         {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--particle-smoothing", "0.5", "--splat",
          "scatter"},
         {"iso", "--field", "sphere", "--particle-smoothing", "0.5"},
+        {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--anisotropic", "--splat", "scatter"},
+        {"iso", "--field", "sphere", "--anisotropic"},
         {"iso", "--particles", "f_{}.ply", "--particle-radius", "0.1", "--out",
          "m.ply"}, // a sequence needs {} in --out
         {"iso", "--particles", "f.ply", "--particle-radius", "0.1", "--out", "m_{}.ply"}, // one file, one mesh
@@ -435,7 +441,8 @@ TEST(SampleCliGpu, ParticlesOfASphereGiveASphere) {
     ASSERT_TRUE(pyramarch::iso::writeParticlesPly(in.string(), xyz));
     // Both splats, and the gather with position smoothing (it shrinks the
     // sphere by less than a particle radius).
-    for (const char* splat : {"scatter", "gather", "gather --particle-smoothing 0.5"}) {
+    for (const char* splat : {"scatter", "gather", "gather --particle-smoothing 0.5", "gather --anisotropic",
+                              "gather --anisotropic --particle-smoothing 0.5"}) {
         const CmdResult res =
             run("iso --particles " + in.string() + " --particle-radius 0.025 --splat " + std::string(splat) +
                 " --validation --out " + out.string() + " --stats " + stats.string());
@@ -470,11 +477,17 @@ TEST(SampleCliGpu, ParticlesOfASphereGiveASphere) {
         EXPECT_NEAR(f["gpuMs"].n, passes, 1e-3 + 1e-4 * passes);
         EXPECT_GT(j["gpuMs"].n, 0.0);
         EXPECT_FALSE(f["overflow"].b);
-        const bool smoothed = std::string(splat).find("smoothing") != std::string::npos;
-        bool smoothPass = false;
-        for (const auto& [name, ms] : f["passes"].o)
+        // Smoothing has its own pass, unless the anisotropic pass (the same
+        // neighbourhood) does it; the anisotropic pass runs when asked.
+        const bool aniso = std::string(splat).find("anisotropic") != std::string::npos;
+        const bool smoothed = !aniso && std::string(splat).find("smoothing") != std::string::npos;
+        bool smoothPass = false, anisoPass = false;
+        for (const auto& [name, ms] : f["passes"].o) {
             smoothPass = smoothPass || name.find("particles.smooth") != std::string::npos;
+            anisoPass = anisoPass || name.find("particles.aniso") != std::string::npos;
+        }
         EXPECT_EQ(smoothPass, smoothed) << splat;
+        EXPECT_EQ(anisoPass, aniso) << splat;
     }
     for (const auto& p : {in, out, stats}) std::filesystem::remove(p);
 }

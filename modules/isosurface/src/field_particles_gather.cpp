@@ -7,7 +7,11 @@
 // reaches (".particles.gather"). With particleSmoothing, ".particles.smooth"
 // moves each sorted particle towards its neighbours first (into `smoothed`,
 // same order), ".particles.rebin.{count,scan.*,sort}" sort those into
-// `rebinned` with the same pipelines, and the gather reads those.
+// `rebinned` with the same pipelines, and the gather reads those. With
+// anisotropic kernels, ".particles.aniso" computes each sorted particle's
+// kernel (and smoothed centre) from its neighbours into `kernels`, same
+// order, and ".particles.gather" (the anisotropic shader) reads those: no
+// re-binning, the gather's bins reach the kernels' largest extent instead.
 #include "iso_impl.h"
 
 namespace pyramarch::iso {
@@ -27,6 +31,12 @@ const uint32_t kGatherSpv[] =
 const uint32_t kSmoothSpv[] =
 #include "shaders/isosurface/particles_smooth.comp.spv.inc"
     ;
+const uint32_t kAnisoSpv[] =
+#include "shaders/isosurface/particles_aniso.comp.spv.inc"
+    ;
+const uint32_t kGatherAnisoSpv[] =
+#include "shaders/isosurface/particles_gather_aniso.comp.spv.inc"
+    ;
 } // namespace
 
 Status IsoSurface::Impl::createGatherPipelines() {
@@ -34,6 +44,10 @@ Status IsoSurface::Impl::createGatherPipelines() {
     PYRAMARCH_TRY(makePipeline(binScanPipe, kScanSpv, "particles.scan", 4));
     PYRAMARCH_TRY(makePipeline(sortPipe, kSortSpv, "particles.sort", 5));
     if (smooth) PYRAMARCH_TRY(makePipeline(smoothPipe, kSmoothSpv, "particles.smooth", 4));
+    if (aniso) {
+        PYRAMARCH_TRY(makePipeline(anisoPipe, kAnisoSpv, "particles.aniso", 4));
+        return makePipeline(gatherPipe, kGatherAnisoSpv, "particles.gather.aniso", 4);
+    }
     return makePipeline(gatherPipe, kGatherSpv, "particles.gather", 4);
 }
 
@@ -123,6 +137,19 @@ void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) 
         // them again so the gather reads only the bins within r.
         gatherInput = graph.importBuffer(n + ".rebinned", rebinned, computeRead, computeRead);
         binPasses(n + ".particles.rebin", smoothedRef, VK_WHOLE_SIZE, gpu::kIsoRebinSmoothed, gatherInput);
+    }
+    if (aniso) {
+        gatherInput = graph.importBuffer(n + ".kernels", kernels, computeRead, computeRead);
+        graph.addPass(n + ".particles.aniso", PassKind::Compute)
+            .pipeline(anisoPipe)
+            .storage(0, refs.grid, R)
+            .storage(1, startRef, R)
+            .storage(2, sortedRef, R)
+            .storage(3, gatherInput, W)
+            .record([this](PassContext& ctx) {
+                ctx.pushConstants(push());
+                dispatchFolded(ctx, groupsOf(itemCount, gpu::kIsoGroupSize), maxGroupsX());
+            });
     }
     const uint64_t runs = groupsOf(grid.samples.x, gpu::kIsoGatherColumn) *
                           groupsOf(grid.samples.y, gpu::kIsoGatherRows) * grid.samples.z;

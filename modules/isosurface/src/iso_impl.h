@@ -89,15 +89,17 @@ struct IsoSurface::Impl {
     Buffer binCount, binChunks, binStart, slots, sorted; // particle gather
     Buffer smoothed;                                     // particleSmoothing > 0: smoothed sorted particles
     Buffer rebinned;                                     // particleSmoothing > 0: smoothed particles sorted again
+    Buffer kernels;                                      // anisotropic: kIsoAnisoRecordVec4s vec4 per sorted particle
     Buffer occGridBuf, occupancy, occOffsets, active;    // scan: occupancy tree, its prefixes, active-cell list
 
     ComputePipeline classify, build, argsPipe, extract, fieldPipe, resolve, scanDown, generate, compact;
     ComputePipeline boundsPipe, patchBoundsPipe; // volume
     ComputePipeline activatePipe;                // grid.patchList
     ComputePipeline edgesClassify, edgeVertices, indicesPipe;
-    ComputePipeline countPipe, binScanPipe, sortPipe, gatherPipe, smoothPipe;
+    ComputePipeline countPipe, binScanPipe, sortPipe, gatherPipe, smoothPipe, anisoPipe;
     bool gather = false;
-    bool smooth = false;   // particle position smoothing (gather only)
+    bool smooth = false;   // particle position smoothing (gather only; with aniso, done by the aniso pass)
+    bool aniso = false;    // anisotropic kernels (gather only)
     bool external = false; // ParticleInput::GpuBuffer: info.particleBuffer replaces the items ring
     bool scan = false;
     bool indexed = false;

@@ -110,7 +110,8 @@ Status IsoSurface::Impl::createBuffers() {
                            "bin counts"));
         PYRAMARCH_TRY(make(m.binChunks, groupsOf(bins, gpu::kIsoBinScanChunk) * 4, storage, MemoryUsage::DeviceLocal,
                            "bin chunk sums"));
-        PYRAMARCH_TRY(make(m.binStart, (bins + 1) * 4, storage, MemoryUsage::DeviceLocal, "bin starts"));
+        // Readable: testing::readAnisotropicKernels reads the binned count.
+        PYRAMARCH_TRY(make(m.binStart, (bins + 1) * 4, readable, MemoryUsage::DeviceLocal, "bin starts"));
         PYRAMARCH_TRY(make(m.slots, uint64_t(m.maxItems) * 4, storage, MemoryUsage::DeviceLocal, "particle slots"));
         PYRAMARCH_TRY(
             make(m.sorted, uint64_t(m.maxItems) * 16, readable, MemoryUsage::DeviceLocal, "sorted particles"));
@@ -120,6 +121,9 @@ Status IsoSurface::Impl::createBuffers() {
         if (m.smooth)
             PYRAMARCH_TRY(make(m.rebinned, uint64_t(m.maxItems) * 16, readable, MemoryUsage::DeviceLocal,
                                "re-binned smoothed particles"));
+        if (m.aniso)
+            PYRAMARCH_TRY(make(m.kernels, uint64_t(m.maxItems) * 16 * gpu::kIsoAnisoRecordVec4s, readable,
+                               MemoryUsage::DeviceLocal, "anisotropic kernels"));
     }
     if (info.source == FieldSource::Volume)
         PYRAMARCH_TRY(make(m.runBounds, groupsOf(sizes.cells, gpu::kIsoClassifyCells) * 8, readable,

@@ -199,7 +199,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                                  "isosurface '" + info.name + "': maxBalls must be > 0 for metaballs");
         m.maxItems = info.maxBalls;
         break;
-    case FieldSource::Particles:
+    case FieldSource::Particles: {
         if (info.maxParticles == 0)
             return Status::error(ErrorCode::InvalidArgument,
                                  "isosurface '" + info.name + "': maxParticles must be > 0 for particles");
@@ -259,10 +259,48 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                 ErrorCode::InvalidArgument,
                 "isosurface '" + info.name +
                     "': particleSmoothing needs SplatMethod::Gather (it smooths the sorted particles)");
+        const AnisotropicKernels& an = info.anisotropic;
+        if (an.enabled) {
+            const std::string at = "isosurface '" + info.name + "': anisotropic.";
+            const auto bad = [&](const char* field, float v, const char* range) {
+                return Status::error(ErrorCode::InvalidArgument,
+                                     at + field + " " + std::to_string(v) + " must be finite and in " + range);
+            };
+            if (!std::isfinite(an.neighbourhood) || !(an.neighbourhood > 0.f) || an.neighbourhood > 4.f)
+                return bad("neighbourhood", an.neighbourhood, "(0, 4] (particle radii)");
+            if (!std::isfinite(an.maxRatio) || !(an.maxRatio >= 1.f) || an.maxRatio > 64.f)
+                return bad("maxRatio", an.maxRatio, "[1, 64]");
+            if (!std::isfinite(an.maxStretch) || !(an.maxStretch >= 1.f) || an.maxStretch > 4.f)
+                return bad("maxStretch", an.maxStretch, "[1, 4] (particle radii)");
+            if (!std::isfinite(an.isolatedScale) || !(an.isolatedScale > 0.f) || an.isolatedScale > an.maxStretch)
+                return bad("isolatedScale", an.isolatedScale, "(0, maxStretch] (particle radii)");
+            if (an.minNeighbours < 1)
+                return Status::error(ErrorCode::InvalidArgument, at + "minNeighbours must be >= 1 (itself counts)");
+            if (info.splat != SplatMethod::Gather)
+                return Status::error(ErrorCode::InvalidArgument,
+                                     "isosurface '" + info.name +
+                                         "': anisotropic kernels need SplatMethod::Gather (they are computed from "
+                                         "the sorted particles' neighbours)");
+            const uint64_t kernelBytes = uint64_t(info.maxParticles) * 16 * gpu::kIsoAnisoRecordVec4s;
+            if (kernelBytes > range)
+                return Status::error(ErrorCode::DeviceLimit, "isosurface '" + info.name + "': maxParticles " +
+                                                                 std::to_string(info.maxParticles) +
+                                                                 " anisotropic kernels need " + fmtBytes(kernelBytes) +
+                                                                 ", over maxStorageBufferRange (" + fmtBytes(range) +
+                                                                 ")" + dev);
+        }
         g.particle = {info.particleRadius, 1.f / (info.particleRadius * info.particleRadius), info.particleSmoothing,
                       0.f};
         m.gather = info.splat == SplatMethod::Gather;
-        m.smooth = info.particleSmoothing > 0.f;
+        m.aniso = an.enabled;
+        // With anisotropic kernels the aniso pass moves the kernel centres
+        // itself (same neighbourhood mean): no separate smooth pass.
+        m.smooth = info.particleSmoothing > 0.f && !m.aniso;
+        g.anisotropic = m.aniso ? 1u : 0u;
+        if (m.aniso) {
+            g.aniso = {an.neighbourhood * info.particleRadius, an.maxRatio, an.maxStretch, an.isolatedScale};
+            g.anisoReach.w = an.minNeighbours;
+        }
         if (m.gather) {
             // Bins = cells of the sample lattice, grown by the cells whose
             // particles reach a sample: a particle in cell c reaches samples
@@ -274,9 +312,9 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
             // moving are binned. The moved particles are binned again (same
             // bins), so the gather reads the cells within r.
             uint64_t dims[3], pad[3], reach[3];
-            uint32_t below[3], above[3], near[3];
+            uint32_t below[3], above[3], near[3], anisoNear[3] = {0, 0, 0};
             const float sp[3] = {g.spacing.x, g.spacing.y, g.spacing.z};
-            const double lambda = m.smooth ? double(info.particleSmoothing) : 0.0;
+            const double lambda = m.smooth || m.aniso ? double(info.particleSmoothing) : 0.0;
             for (int a = 0; a < 3; ++a) {
                 const double cellsPerRadius = double(info.particleRadius) / sp[a];
                 if (cellsPerRadius > 65536.0)
@@ -285,8 +323,18 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                                                                          " spans more than 65536 samples");
                 // The smoothed particles are binned again: the gather reads
                 // the cells within r, as without smoothing.
-                const double gatherCells = cellsPerRadius;
-                const double binCells = m.smooth ? cellsPerRadius * (2.0 + lambda) : cellsPerRadius;
+                double gatherCells = cellsPerRadius;
+                double binCells = m.smooth ? cellsPerRadius * (2.0 + lambda) : cellsPerRadius;
+                if (m.aniso) {
+                    // Not re-binned: the gather reads the sorted particles'
+                    // kernels, centres up to lambda x neighbourhood from
+                    // their particle, reaching maxStretch radii; the bins
+                    // also hold those particles' neighbours.
+                    const double hood = cellsPerRadius * double(an.neighbourhood);
+                    gatherCells = cellsPerRadius * double(an.maxStretch) + lambda * hood;
+                    binCells = gatherCells + hood;
+                    anisoNear[a] = uint32_t(std::ceil(hood));
+                }
                 pad[a] = uint64_t(std::ceil(binCells));
                 reach[a] = uint64_t(std::floor(binCells));
                 below[a] = uint32_t(std::ceil(gatherCells));
@@ -297,6 +345,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
             g.gatherBelow = {below[0], below[1], below[2], 0};
             g.gatherAbove = {above[0], above[1], above[2], 0};
             g.smoothReach = {near[0], near[1], near[2], 0};
+            g.anisoReach = {anisoNear[0], anisoNear[1], anisoNear[2], g.anisoReach.w};
             const uint64_t total = dims[0] * dims[1] * dims[2];
             if ((total + 1) * 4 > range || total + 1 > 0xFFFFFFFFull)
                 return Status::error(ErrorCode::DeviceLimit,
@@ -310,6 +359,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
             g.binReach = {uint32_t(reach[0]), uint32_t(reach[1]), uint32_t(reach[2]), 0};
         }
         break;
+    }
     case FieldSource::Volume: break;
     case FieldSource::UserGlsl:
         if (!info.compileGlsl)

@@ -210,6 +210,18 @@ struct TestingAccess {
         PYRAMARCH_TRY_ASSIGN(out.smoothed, readBufferAs<float>(*m.device, m.smoothed, uint64_t(m.maxItems) * 4));
         return out;
     }
+    static Result<testing::AnisotropicKernelRecords> readAnisotropicKernels(IsoSurface& s) {
+        const IsoSurface::Impl& m = *s.impl_;
+        PYRAMARCH_ASSERT(m.aniso, "readAnisotropicKernels needs anisotropic.enabled");
+        testing::AnisotropicKernelRecords out;
+        PYRAMARCH_TRY_ASSIGN(out.sorted, readBufferAs<float>(*m.device, m.sorted, uint64_t(m.maxItems) * 4));
+        PYRAMARCH_TRY_ASSIGN(out.kernels, readBufferAs<float>(*m.device, m.kernels,
+                                                              uint64_t(m.maxItems) * 4 * gpu::kIsoAnisoRecordVec4s));
+        auto starts = readBufferAs<uint32_t>(*m.device, m.binStart, uint64_t(m.grid.binDims.w) + 1);
+        if (!starts) return starts.status();
+        out.binned = starts.value().back();
+        return out;
+    }
 };
 
 namespace testing {
@@ -226,6 +238,9 @@ Result<std::vector<float>> readRunBounds(IsoSurface& surface) { return TestingAc
 Result<std::vector<uint32_t>> readPatchList(IsoSurface& surface) { return TestingAccess::readPatchList(surface); }
 Result<SmoothedParticles> readSmoothedParticles(IsoSurface& surface) {
     return TestingAccess::readSmoothedParticles(surface);
+}
+Result<AnisotropicKernelRecords> readAnisotropicKernels(IsoSurface& surface) {
+    return TestingAccess::readAnisotropicKernels(surface);
 }
 } // namespace testing
 

@@ -157,6 +157,7 @@ Result<std::unique_ptr<PointCloudScene>> PointCloudScene::create(Device& device,
     info.maxParticles = settings.particles;
     info.particleRadius = settings.radius;
     info.splat = settings.splat;
+    info.anisotropic.enabled = settings.anisotropic;
     info.particleInput = iso::ParticleInput::GpuBuffer;
     info.particleBuffer = &s->particles_;
     info.isoValue = settings.iso;
@@ -340,6 +341,7 @@ Result<std::unique_ptr<Scene>> makeScene(Device& device, const SceneConfig& c) {
         s.cells = c.cells;
         s.particles = c.particles;
         s.splat = c.splat;
+        s.anisotropic = c.anisotropic;
         s.indexed = c.indexed;
         if (!std::isnan(c.iso)) s.iso = c.iso;
         auto r = PointCloudScene::create(device, s);

@@ -57,6 +57,7 @@ struct PointCloudSettings {
     float iso = 0.5f;
     uint32_t vertexCapacity = 3u << 18;
     pyramarch::iso::SplatMethod splat = pyramarch::iso::SplatMethod::Scatter;
+    bool anisotropic = false; // Yu & Turk's anisotropic kernels (gather only)
     bool indexed = false;
 };
 
@@ -157,8 +158,9 @@ struct SceneConfig {
     uint32_t balls = 24;
     uint32_t particles = 100000;
     pyramarch::iso::SplatMethod splat = pyramarch::iso::SplatMethod::Scatter;
-    bool indexed = false; // shared vertices + indices
-    float iso = NAN;      // NAN: the source's default
+    bool anisotropic = false; // pointcloud: anisotropic kernels (gather only)
+    bool indexed = false;     // shared vertices + indices
+    float iso = NAN;          // NAN: the source's default
     // Particle surfaces of samples with their own scene (fluid): the iso
     // value as a fraction of the rest density (NAN: the scene's default) and
     // the module's particle position smoothing (0: isotropic kernels only).

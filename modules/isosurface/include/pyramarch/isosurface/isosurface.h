@@ -125,6 +125,43 @@ enum class ParticleInput {
 
 // Everything is copied by create(): nothing here needs to outlive the call.
 // Fields without "Required" have working defaults.
+// Anisotropic particle kernels (Yu & Turk 2013, "Reconstructing surfaces of
+// particle-based fluids using anisotropic kernels"): every frame, on the GPU,
+// each particle's kernel is stretched along the principal axes of its
+// neighbours (weighted covariance within neighbourhood x particleRadius,
+// weights 1 - (d / rn)^3): flat on flat fluid, round in the bulk. The field is
+// sum_i w_i det(G_i') (1 - |G_i' (x - c_i)|^2)^3 with G_i' = G_i r, i.e. the
+// isotropic kernel of particleRadius when G_i = I / r, so iso values keep
+// their meaning. c_i = the particle, or with particleSmoothing lambda
+// x + lambda (mean - x) of the same neighbourhood (the paper's smoothing).
+// Kernel axes (in particleRadius): a_k = sigma_k / sigmaBulk, sigma_k the
+// covariance eigenvalues in neighbourhood radii^2 and sigmaBulk = 3/20 that
+// of a uniformly filled neighbourhood (so the bulk stays ~isotropic), then
+// the largest clamped to [isolatedScale, maxStretch] (a bounded support for
+// the gather's search, no needle-thin kernels from a tight clump) and the
+// others to >= largest / maxRatio; particles with fewer than minNeighbours
+// neighbours (itself included) get a_k = isolatedScale.
+// See modules/isosurface/README.md for what these cost and change.
+struct AnisotropicKernels {
+    bool enabled = false;
+    // Neighbourhood radius in particleRadius (the kernel support). 1.5 at
+    // splashsurf-like settings (support 2 spacings) = 3 spacings: ~110
+    // neighbours in the bulk, ~55 at a flat face, so minNeighbours 25 marks
+    // only sparse particles. In (0, 4].
+    float neighbourhood = 1.5f;
+    // Largest ratio of kernel axes (Yu & Turk's k_r). In [1, 64].
+    float maxRatio = 4.f;
+    // Largest kernel axis in particleRadius: bounds the support the gather
+    // searches (maxStretch x particleRadius). In [1, 4]; 1 costs the gather
+    // nothing beyond the isotropic one.
+    float maxStretch = 1.f;
+    // Fewer neighbours than this (itself included): isotropic kernel
+    // (Yu & Turk's N_eps). >= 1.
+    uint32_t minNeighbours = 25;
+    // Their kernel axis in particleRadius (Yu & Turk's k_n). In (0, maxStretch].
+    float isolatedScale = 0.5f;
+};
+
 struct IsoSurfaceCreateInfo {
     // Required. Samples per axis (>= 2 each); cells = samples - 1. For
     // FieldSource::Volume these are the volume's dimensions.
@@ -167,6 +204,10 @@ struct IsoSurfaceCreateInfo {
     // anisotropic kernels). Needs SplatMethod::Gather; NaN or values outside
     // [0, 1] fail create().
     float particleSmoothing = 0.f;
+    // Particles: anisotropic kernels (see AnisotropicKernels); with
+    // particleSmoothing the kernels sit at the smoothed positions. Needs
+    // SplatMethod::Gather; bad values fail create() naming the field.
+    AnisotropicKernels anisotropic;
     ParticleInput particleInput = ParticleInput::Host;
     // ParticleInput::GpuBuffer: required, the host's buffer (storage-buffer
     // usage, at least maxParticles * sizeof(Particle) bytes). Its descriptor

@@ -73,5 +73,15 @@ struct SmoothedParticles {
     std::vector<float> sorted, smoothed;
 };
 Result<SmoothedParticles> readSmoothedParticles(IsoSurface& surface);
+// Anisotropic kernels: the binned particles as the sort left them (x, y, z,
+// weight; the first `binned` of maxParticles records) and, in the same
+// order, their kernel records (kIsoAnisoRecordVec4s x 4 floats each:
+// centre xyz, weight x det G'; G00 G01 G02 G11; G12 G22 extent^2 0, G in
+// 1/world units) of the last frame.
+struct AnisotropicKernelRecords {
+    std::vector<float> sorted, kernels;
+    uint32_t binned = 0;
+};
+Result<AnisotropicKernelRecords> readAnisotropicKernels(IsoSurface& surface);
 
 } // namespace pyramarch::iso::testing
