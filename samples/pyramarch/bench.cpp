@@ -66,7 +66,7 @@ struct Record {
     std::string source;   // iso: glsl | volume | metaballs | particles
     std::string
         strategy;        // histopyramid | scan | histopyramid-indexed | voxelizer | voxelizer-root | voxelizer-bottomup
-    std::string normals; // iso: forward | central | sobel
+    std::string normals; // iso: forward | central | sobel | none
     std::string splat;   // particles: scatter | gather
     uint32_t cells[3] = {0, 0, 0};
     uint64_t cellCount = 0;
@@ -229,7 +229,10 @@ std::vector<float> sampleField(const std::string& f, uint32_t samples) {
 }
 
 const char* normalsName(iso::NormalMode m) {
-    return m == iso::NormalMode::Forward ? "forward" : m == iso::NormalMode::Sobel ? "sobel" : "central";
+    return m == iso::NormalMode::Forward ? "forward"
+           : m == iso::NormalMode::Sobel ? "sobel"
+           : m == iso::NormalMode::None  ? "none"
+                                         : "central";
 }
 
 Result<Record> runIso(Device& dev, const IsoScenario& sc) {
@@ -699,8 +702,10 @@ CLI::App* addBenchCommand(CLI::App& app, BenchOptions& o) {
                   "Iso strategies: histopyramid | scan | indexed (HistoPyramid, shared vertices + indices) | both "
                   "(histopyramid, scan; default) | all")
         ->check(CLI::IsMember({"histopyramid", "scan", "indexed", "both", "all"}));
-    c->add_option("--normals", o.normals, "Normals of the iso scenarios: forward | central | sobel (default central)")
-        ->check(CLI::IsMember({"forward", "central", "sobel"}));
+    c->add_option("--normals", o.normals,
+                  "Normals of the iso scenarios: forward | central | sobel | none (zero normals, no gradient reads: "
+                  "what a CPU library extracts with normals off; default central)")
+        ->check(CLI::IsMember({"forward", "central", "sobel", "none"}));
     c->add_option("--splat", o.splat, "Particle splat: scatter | gather | both (default gather, the module's default)")
         ->check(CLI::IsMember({"scatter", "gather", "both"}));
     c->add_option("--octree-build", o.octreeBuild,
@@ -762,6 +767,7 @@ int runBench(const BenchOptions& o, const std::string& commandLine) {
     if (all || o.strategy == "indexed") methods.push_back({iso::ExtractionMethod::HistoPyramid, true});
     const iso::NormalMode normals = o.normals == "forward" ? iso::NormalMode::Forward
                                     : o.normals == "sobel" ? iso::NormalMode::Sobel
+                                    : o.normals == "none"  ? iso::NormalMode::None
                                                            : iso::NormalMode::Central;
     std::vector<iso::SplatMethod> splats;
     if (o.splat != "gather") splats.push_back(iso::SplatMethod::Scatter);

@@ -33,7 +33,7 @@ struct BenchOptions {
     std::string json;                       // JSON output file
     std::string device;                     // device index or name substring
     bool validation = false;
-    std::string normals = "central"; // forward | central | sobel
+    std::string normals = "central"; // forward | central | sobel | none
     // Analytic iso fields: glsl (the user GLSL field evaluated every frame,
     // field pass excluded from extraction) | volume (sampled once on the CPU
     // and uploaded as float32 before timing: extraction is every pass after

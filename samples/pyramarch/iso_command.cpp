@@ -36,6 +36,7 @@ const std::string kProg = "pyramarch iso";
 iso::NormalMode normalMode(const std::string& n) {
     if (n == "forward") return iso::NormalMode::Forward;
     if (n == "sobel") return iso::NormalMode::Sobel;
+    if (n == "none") return iso::NormalMode::None;
     return iso::NormalMode::Central;
 }
 

@@ -203,8 +203,8 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
             "Iso value (inside is greater; default 0 for analytic fields and --glsl, 0.35 for metaballs, 0.5 for "
             "volumes; with --particles, field units: weighted neighbour count, instead of --surface-threshold)")
         ->check(sample::finiteFloat());
-    isoCmd->add_option("--normals", iso.normals, "forward | central | sobel")
-        ->check(CLI::IsMember({"forward", "central", "sobel"}));
+    isoCmd->add_option("--normals", iso.normals, "forward | central | sobel | none (zero normals, cheaper)")
+        ->check(CLI::IsMember({"forward", "central", "sobel", "none"}));
     isoCmd->add_option(
         "--out", iso.out,
         "Mesh output: .ply (binary little-endian) or .obj; with a --particles sequence a pattern with {}");

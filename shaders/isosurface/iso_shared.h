@@ -99,6 +99,7 @@ ISO_CONST kIsoNoWeight = 0xffffffffu;
 ISO_CONST kIsoNormalForward = 0u;
 ISO_CONST kIsoNormalCentral = 1u;
 ISO_CONST kIsoNormalSobel = 2u;
+ISO_CONST kIsoNormalNone = 3u; // zero normals, no gradient samples read
 // Specialization constant ids (every module pipeline gets them; a shader
 // that does not declare one ignores it).
 ISO_CONST kIsoSpecNormalMode = 0u; // IsoGrid.normalMode, known at creation

@@ -68,12 +68,15 @@ IsoVertex edgeVertex(ivec3 pa, ivec3 pb, float cellTriangles) {
     precise vec3 pos = grid.boundsMin.xyz + gc * grid.spacing.xyz;
 
     const uint mode = kNormalMode;
-    const vec3 da = gradientAt(pa, mode) / grid.spacing.xyz;
-    const vec3 db = gradientAt(pb, mode) / grid.spacing.xyz;
-    const vec3 n = da + t * (db - da);
-    const float len = sqrt(dot(n, n));
     vec3 normal = vec3(0.0);
-    if (isFiniteF(len) && len > 0.0) normal = -n / len;
+    // A specialization constant: with None the gradient fetches are not compiled in.
+    if (mode != kIsoNormalNone) {
+        const vec3 da = gradientAt(pa, mode) / grid.spacing.xyz;
+        const vec3 db = gradientAt(pb, mode) / grid.spacing.xyz;
+        const vec3 n = da + t * (db - da);
+        const float len = sqrt(dot(n, n));
+        if (isFiniteF(len) && len > 0.0) normal = -n / len;
+    }
 
     IsoVertex v;
     v.position = vec4(pos, cellTriangles);

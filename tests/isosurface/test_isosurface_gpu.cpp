@@ -64,7 +64,8 @@ constexpr const char* kGyroidGlsl = "float field(vec3 p) {\n    vec3 q = p * iso
 ref::Normals refNormals(NormalMode m) {
     return m == NormalMode::Forward   ? ref::Normals::Forward
            : m == NormalMode::Central ? ref::Normals::Central
-                                      : ref::Normals::Sobel;
+           : m == NormalMode::Sobel   ? ref::Normals::Sobel
+                                      : ref::Normals::None;
 }
 
 std::vector<ref::Vertex> toRef(const std::vector<IsoVertexData>& v) {
@@ -231,6 +232,33 @@ TEST_P(IsoNormals, SphereWatertightOutwardAllNormalModes) {
 
 INSTANTIATE_TEST_SUITE_P(Modes, IsoNormals,
                          ::testing::Values(NormalMode::Forward, NormalMode::Central, NormalMode::Sobel));
+
+// NormalMode::None: the positions of the normal modes, bit for bit (the same
+// interpolation), zero normals, and the reference's None (checked there).
+TEST_F(IsoGpu, NoNormalsKeepPositionsAndWriteZeroNormals) {
+    IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, {29, 33, 26}, NormalMode::None);
+    auto none = make(info);
+    ASSERT_TRUE(none);
+    frame(*none);
+    checkAgainstReference(*none, info);
+    info.normals = NormalMode::Central;
+    auto central = make(info);
+    ASSERT_TRUE(central);
+    frame(*central);
+    auto a = none->readVertices();
+    auto b = central->readVertices();
+    ASSERT_TRUE(a.ok() && b.ok());
+    ASSERT_EQ(a.value().size(), b.value().size());
+    ASSERT_GT(a.value().size(), 1000u);
+    size_t nonZeroCentral = 0;
+    for (size_t k = 0; k < a.value().size(); ++k) {
+        ASSERT_EQ(std::memcmp(a.value()[k].position, b.value()[k].position, sizeof(float) * 4), 0) << "vertex " << k;
+        for (int c = 0; c < 4; ++c) ASSERT_EQ(a.value()[k].normal[c], 0.f) << "vertex " << k;
+        nonZeroCentral +=
+            b.value()[k].normal[0] != 0.f || b.value()[k].normal[1] != 0.f || b.value()[k].normal[2] != 0.f;
+    }
+    EXPECT_EQ(nonZeroCentral, b.value().size()); // the comparison is against real normals
+}
 
 TEST_F(IsoGpu, GyroidWithUserParamsMatchesReference) {
     IsoSurfaceCreateInfo info = userInfo(kGyroidGlsl, {30, 26, 28}, NormalMode::Sobel);

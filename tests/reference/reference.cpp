@@ -27,6 +27,10 @@ float at(const Grid& g, const float* f, int x, int y, int z) {
 
 // Gradient in index units along each axis, before dividing by spacing.
 void gradient(const Grid& g, const float* f, int x, int y, int z, Normals mode, float out[3]) {
+    if (mode == Normals::None) {
+        out[0] = out[1] = out[2] = 0.f;
+        return;
+    }
     const int p[3] = {x, y, z};
     for (int a = 0; a < 3; ++a) {
         int d[3] = {0, 0, 0};
@@ -173,7 +177,7 @@ McResult marchingCubes(const Grid& g, const float* field, float iso, Normals nor
                         n[k] = da + t * (db - da);
                     }
                     const float len = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-                    if (finite(len) && len > 0.f)
+                    if (normals != Normals::None && finite(len) && len > 0.f)
                         for (int k = 0; k < 3; ++k) out.n[k] = -n[k] / len;
                     out.cellTriangles = float(count / 3);
                     r.vertices.push_back(out);

@@ -24,7 +24,7 @@ struct Grid {
     size_t index(uint32_t x, uint32_t y, uint32_t z) const { return x + size_t(n[0]) * (y + size_t(n[1]) * z); }
 };
 
-enum class Normals { Forward = 0, Central = 1, Sobel = 2 };
+enum class Normals { Forward = 0, Central = 1, Sobel = 2, None = 3 }; // None: zero normals
 
 struct Vertex {
     float p[3];

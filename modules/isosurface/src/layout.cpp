@@ -162,7 +162,8 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
         m.foldGroupsX ? std::min(m.foldGroupsX, lim.maxComputeWorkGroupCount[0]) : lim.maxComputeWorkGroupCount[0];
     g.normalMode = info.normals == NormalMode::Forward   ? gpu::kIsoNormalForward
                    : info.normals == NormalMode::Central ? gpu::kIsoNormalCentral
-                                                         : gpu::kIsoNormalSobel;
+                   : info.normals == NormalMode::Sobel   ? gpu::kIsoNormalSobel
+                                                         : gpu::kIsoNormalNone;
     g.statsSlots = m.ring;
     g.indexed = m.indexed ? 1u : 0u;
     g.baseMask = gpu::kIsoCountMask;

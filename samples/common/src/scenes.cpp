@@ -320,6 +320,7 @@ const char* normalModeName(iso::NormalMode mode) {
     case iso::NormalMode::Forward: return "forward";
     case iso::NormalMode::Central: return "central";
     case iso::NormalMode::Sobel: return "sobel";
+    case iso::NormalMode::None: return "none";
     }
     return "?";
 }

@@ -136,8 +136,8 @@ void IsoView::ui(bool& recreate) {
     if (gridSlider && ImGui::SliderInt("grid cells", &cells, 8, 160)) config.cells = uint32_t(cells);
     if (gridSlider && ImGui::IsItemDeactivatedAfterEdit()) recreate = true;
     int normals = int(config.normals);
-    static const char* normalNames[] = {"forward", "central", "sobel"};
-    if (ImGui::Combo("normals", &normals, normalNames, 3)) {
+    static const char* normalNames[] = {"forward", "central", "sobel", "none (face normals)"};
+    if (ImGui::Combo("normals", &normals, normalNames, 4)) {
         config.normals = iso::NormalMode(normals);
         recreate = true;
     }

@@ -44,7 +44,13 @@ enum class FieldSource {
     UserGlsl,  // fieldGlsl compiled at creation; setUserParams()/setTime() per frame
 };
 
-enum class NormalMode { Forward, Central, Sobel };
+// Vertex normals from the field's gradient, interpolated along the edge.
+// None writes a zero normal and reads no gradient samples: for hosts that
+// shade flat (SurfaceRenderer then uses the face normal), build collision
+// meshes or export positions only. It is what a CPU library's extraction
+// without normals does (vtkFlyingEdges3D with ComputeNormalsOff), and on
+// lavapipe it costs about half of the central-difference extraction.
+enum class NormalMode { Forward, Central, Sobel, None };
 
 // How vertices find their place in the vertex buffer.
 enum class ExtractionMethod {
