@@ -6,20 +6,28 @@
 # Writes one JSON (both sides, the commands, the machine) and, where
 # python3-matplotlib is installed, the plot of M cells/s against grid size.
 #
-#   tests/bench/iso_vs_vtk.sh PATH/TO/pyramarch [SIZES=63,127,255] [OUT-DIR=tests/bench/results]
+#   tests/bench/iso_vs_vtk.sh PATH/TO/pyramarch [SIZES=63,127,255] [OUT-DIR=tests/bench/results] [bench options...]
+#
+# Each size is timed with the module's default normals (central) and with
+# --normals none (the peer computes none: the same work). Further bench
+# options go to `pyramarch bench` and into the file name.
 #
 # PEERS_BUILD names the peers' build folder (../shared/peers/build.sh builds it).
 set -euo pipefail
+cmdline="$0 $*"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 pm=$1
 sizes=${2:-63,127,255}
 out=${3:-$root/tests/bench/results}
+shift $(( $# >= 3 ? 3 : $# ))
+extra=("$@")
+suffix=$(printf '%s' "${extra[*]:-}" | sed 's/--//g; s/[^A-Za-z0-9]\+/-/g; s/^-//; s/-$//')
 peers=${PEERS_DIR:-$root/../shared/peers}
 build=$("$peers/build.sh")
 mkdir -p "$out"
 day=$(date -u +%Y-%m-%d)
 kind=$("$pm" info 2>/dev/null | sed -n 's/^Chosen: //p' | head -1 | sed 's/ (.*//; s/[^A-Za-z0-9]\+/-/g; s/-$//' | tr 'A-Z' 'a-z')
-base=$out/$day-${kind:-unknown}-iso-vs-vtk
+base=$out/$day-${kind:-unknown}-iso-vs-vtk${suffix:+-$suffix}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 : >"$tmp/peer.jsonl"
@@ -28,12 +36,17 @@ for cells in ${sizes//,/ }; do
   "$build/peer_iso" --impl vtk_flying_edges --field cayley --dims "${samples}x${samples}x${samples}" --threads 2 \
     | tail -1 >>"$tmp/peer.jsonl"
 done
-"$pm" bench --groups iso --field cayley --sizes "$sizes" --strategy both --source volume --json "$tmp/pm.json" >/dev/null
-python3 - "$tmp/peer.jsonl" "$tmp/pm.json" "$base.json" "$0 $*" <<'PY'
+# Central-difference normals (the module's default) and no normals (the
+# peer computes none: the same work), one after the other.
+"$pm" bench --groups iso --field cayley --sizes "$sizes" --strategy both --source volume ${extra[@]+"${extra[@]}"} --json "$tmp/pm.json" >/dev/null
+"$pm" bench --groups iso --field cayley --sizes "$sizes" --strategy both --source volume --normals none ${extra[@]+"${extra[@]}"} --json "$tmp/pm-none.json" >/dev/null
+python3 - "$tmp/peer.jsonl" "$tmp/pm.json" "$tmp/pm-none.json" "$base.json" "$cmdline" <<'PY'
 import json, sys
 peer = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
 ours = json.load(open(sys.argv[2]))
-json.dump({"command": sys.argv[4], "peer": peer, "pyramarch": ours}, open(sys.argv[3], "w"), indent=1)
+ours["results"] += json.load(open(sys.argv[3]))["results"]
+ours["command"] = [ours["command"], json.load(open(sys.argv[3]))["command"]]
+json.dump({"command": sys.argv[5], "peer": peer, "pyramarch": ours}, open(sys.argv[4], "w"), indent=1)
 PY
 py=python3
 /usr/bin/python3 -c 'import matplotlib' 2>/dev/null && py=/usr/bin/python3

@@ -25,19 +25,21 @@ def load(path):
         if result.get("group") != "iso" or result.get("source") != "volume":
             continue
         cells = result["cells"][0]
-        ours.setdefault(result["strategy"], {})[cells] = {
+        normals = result.get("normals", "central")
+        ours.setdefault(f'{result["strategy"]} {normals}', {})[cells] = {
             "mcells": result["mcellsPerSecond"], "ms": result["extractionMs"]["median"],
-            "triangles": result["triangles"], "memory": result["memoryBytes"].get("total")}
-    if not peer or "histopyramid" not in ours:
+            "triangles": result["triangles"], "memory": result["memoryBytes"].get("total"),
+            "normals": result.get("normals", "central")}
+    if not peer or not any(s.startswith("histopyramid") for s in ours):
         sys.exit(f"{path}: needs vtk_flying_edges peer records and pyramarch histopyramid results")
     return run, peer, ours
 
 
 def table(run, peer, ours):
-    strategies = [s for s in ("histopyramid", "scan") if s in ours]
+    strategies = sorted(ours, key=lambda s: (not s.startswith("histopyramid"), s))
     head = ["cells", "vtkFlyingEdges3D 2T ms", "M cells/s"]
     for s in strategies:
-        head += [f"{s} ms", "M cells/s", "x VTK"]
+        head += [f"{s} normals ms", "M cells/s", "x VTK"]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for cells in sorted(peer):
@@ -59,10 +61,14 @@ def plot(peer, ours, out, device):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(6.4, 4.0), dpi=120)
+    import matplotlib.ticker
+    fig, ax = plt.subplots(figsize=(6.4, 5.0), dpi=120)
     sizes = sorted(peer)
-    ax.plot(sizes, [peer[c]["mcells"] for c in sizes], "o-", color="0.3", label="vtkFlyingEdges3D, 2 CPU threads")
-    style = {"histopyramid": ("s-", "tab:blue", "pyramarch HistoPyramid"), "scan": ("^--", "tab:orange", "pyramarch scan")}
+    ax.plot(sizes, [peer[c]["mcells"] for c in sizes], "o-", color="0.3", label="vtkFlyingEdges3D, 2 CPU threads (no normals)")
+    style = {"histopyramid none": ("s-", "tab:blue", "pyramarch HistoPyramid, no normals"),
+             "histopyramid central": ("s:", "tab:blue", "pyramarch HistoPyramid, central-difference normals"),
+             "scan none": ("^-", "tab:orange", "pyramarch scan, no normals"),
+             "scan central": ("^:", "tab:orange", "pyramarch scan, central-difference normals")}
     for s, points in ours.items():
         if s not in style:
             continue
@@ -71,13 +77,14 @@ def plot(peer, ours, out, device):
         ax.plot(xs, [points[c]["mcells"] for c in xs], marker, color=colour, label=label)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
     ax.set_xticks(sizes)
     ax.set_xticklabels([f"{c}^3" for c in sizes])
     ax.set_xlabel("cells (Cayley surface from a float32 volume)")
     ax.set_ylabel("extraction, M cells/s (higher is better)")
     ax.set_title(f"Iso-surface extraction on {device.split(' (')[0]}, same run, same 2 cores", fontsize=9)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=1)
     fig.tight_layout()
     fig.savefig(out)
     print(f"wrote {out}")
