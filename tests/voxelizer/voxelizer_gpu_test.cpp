@@ -869,6 +869,7 @@ TEST_F(VoxelizerTest, SubgroupAppendGivesTheSameFragments) {
     ci.tileCapacity = 1 << 15;
     ci.method = ConservativeMethod::GeometryShader;
     ci.subgroupAppend = true;
+    ci.trianglePath = TrianglePath::Raster; // the append is the raster's
     auto v = Voxelizer::create(device(), ci);
     ASSERT_TRUE(v.ok()) << v.message();
     TriangleMesh m = shapes::torusKnot({0, 0, 0}, 1.0f, 0.2f, 2, 3, 128, 12);
@@ -1229,13 +1230,14 @@ protected:
         for (auto& v : pathVoxelizers()) v.reset();
         VoxelizerTest::TearDownTestSuite();
     }
-    static std::array<std::unique_ptr<Voxelizer>, 2>& pathVoxelizers() {
-        static std::array<std::unique_ptr<Voxelizer>, 2> v;
+    static std::array<std::unique_ptr<Voxelizer>, 3>& pathVoxelizers() {
+        static std::array<std::unique_ptr<Voxelizer>, 3> v;
         return v;
     }
-    // The shared voxelizer's configuration, split at one of kThresholds.
+    // The shared voxelizer's configuration, split at one of kThresholds, or
+    // (threshold 0) raster only: the reference the splits must reproduce.
     Voxelizer& withSplit(uint32_t threshold) {
-        std::unique_ptr<Voxelizer>& v = pathVoxelizers()[threshold == kSplitVoxels ? 0 : 1];
+        std::unique_ptr<Voxelizer>& v = pathVoxelizers()[threshold == 0 ? 2 : threshold == kSplitVoxels ? 0 : 1];
         if (!v) {
             VoxelizerCreateInfo ci;
             ci.maxResolution = 128;
@@ -1244,8 +1246,8 @@ protected:
             ci.fragmentCapacity = 1 << 20;
             ci.tileCapacity = 1 << 16;
             ci.method = ConservativeMethod::GeometryShader;
-            ci.trianglePath = TrianglePath::Split;
-            ci.smallTriangleVoxels = threshold;
+            ci.trianglePath = threshold == 0 ? TrianglePath::Raster : TrianglePath::Split;
+            if (threshold != 0) ci.smallTriangleVoxels = threshold;
             auto r = Voxelizer::create(device(), ci);
             EXPECT_TRUE(r.ok()) << r.message();
             if (r.ok()) v = std::move(r).value();
@@ -1257,7 +1259,7 @@ protected:
     // references; the octree of each consistent with its fragments.
     void expectSamePairs(const TriangleMesh& m, const VoxelGrid& g, VoxelMode mode, const char* name) {
         SCOPED_TRACE(std::string(name) + (mode == VoxelMode::Thin ? " (thin)" : " (conservative)"));
-        auto r = run(device(), shared(), m, g, mode);
+        auto r = run(device(), withSplit(0), m, g, mode);
         ASSERT_TRUE(r.ok()) << r.message();
         for (uint32_t threshold : kThresholds) {
             SCOPED_TRACE("split at " + std::to_string(threshold));
@@ -1359,9 +1361,22 @@ TEST_F(VoxelizerTest, ComputePathOverflowIsReportedAndBounded) {
     // thresholds outside 1..kMaxSmallTriangleVoxels are refused.
     const TriangleMesh m = shapes::sphere({0, 0, 0}, 1.0f, 24, 12);
     const VoxelGrid g = gridOf(m, 32);
-    auto full = run(device(), shared(), m, g);
+    VoxelizerCreateInfo rci;
+    rci.maxResolution = 32;
+    rci.maxVertices = 4096;
+    rci.maxTriangles = 4096;
+    rci.fragmentCapacity = 1 << 16;
+    rci.tileCapacity = 4096;
+    rci.method = ConservativeMethod::GeometryShader;
+    rci.trianglePath = TrianglePath::Raster;
+    auto raster = Voxelizer::create(device(), rci);
+    ASSERT_TRUE(raster.ok()) << raster.message();
+    auto full = run(device(), **raster, m, g);
     ASSERT_TRUE(full.ok()) << full.message();
-    for (uint32_t threshold : {6u, kMaxSmallTriangleVoxels}) {
+    // At 18 voxels both paths get triangles (so GPU-AV runs both).
+    EXPECT_GT(computeTakes(m, g, 18), 0u);
+    EXPECT_LT(computeTakes(m, g, 18), m.triangleCount());
+    for (uint32_t threshold : {18u, kMaxSmallTriangleVoxels}) {
         SCOPED_TRACE("split at " + std::to_string(threshold));
         VoxelizerCreateInfo ci;
         ci.maxResolution = 32;
