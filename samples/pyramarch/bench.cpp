@@ -406,6 +406,9 @@ struct VoxScenario {
     // Octree build: cursors (top-down, per-fragment cursors; default) |
     // root (top-down, descent from the root every level) | bottomup.
     std::string build = "cursors";
+    // Triangle path: 0 = raster, else TrianglePath::Split at this many voxels;
+    // UINT32_MAX = the create-info's default.
+    uint32_t smallVoxels = UINT32_MAX;
 };
 
 Result<Record> runVox(Device& dev, const VoxScenario& sc) {
@@ -437,6 +440,10 @@ Result<Record> runVox(Device& dev, const VoxScenario& sc) {
         info.tileCapacity = tileCapacity;
         info.octreeBuild = sc.build == "bottomup" ? voxel::OctreeBuild::BottomUp : voxel::OctreeBuild::TopDown;
         info.fragmentCursors = sc.build != "root";
+        if (sc.smallVoxels != UINT32_MAX) {
+            info.trianglePath = sc.smallVoxels == 0 ? voxel::TrianglePath::Raster : voxel::TrianglePath::Split;
+            if (sc.smallVoxels != 0) info.smallTriangleVoxels = sc.smallVoxels;
+        }
         const uint64_t before = dev.allocator().stats().allocatedBytes;
         auto created = voxel::Voxelizer::create(dev, info);
         if (!created) return created.status();
@@ -712,6 +719,10 @@ CLI::App* addBenchCommand(CLI::App& app, BenchOptions& o) {
                   "Voxelizer octree build: cursors (top-down, per-fragment cursors, default) | root (top-down, "
                   "descent from the root every level) | both (cursors and root) | bottomup | all")
         ->check(CLI::IsMember({"bottomup", "cursors", "root", "both", "all"}));
+    c->add_option("--small-voxels", o.smallVoxels,
+                  "Voxelizer triangle path: 0 = raster only, N = small triangles (candidate box <= N voxels) by "
+                  "the compute pass (TrianglePath::Split); default: the create-info's default")
+        ->check(CLI::Range(0u, voxel::kMaxSmallTriangleVoxels));
     c->add_option("--source", o.source,
                   "Analytic fields (cayley, sphere, gyroid, noise): glsl (GPU field every frame, field pass excluded; "
                   "default) | volume (sampled once, uploaded as float32 before timing)")
@@ -814,7 +825,8 @@ int runBench(const BenchOptions& o, const std::string& commandLine) {
             if (wants(o.meshes, mesh))
                 for (uint32_t r : res)
                     for (const std::string& build : octreeBuilds)
-                        voxScenarios.push_back({mesh, r, o.warmup, o.frames ? o.frames : (r > 256 ? 3u : 5u), build});
+                        voxScenarios.push_back(
+                            {mesh, r, o.warmup, o.frames ? o.frames : (r > 256 ? 3u : 5u), build, o.smallVoxels});
     }
 
     sample::CommonOptions co;

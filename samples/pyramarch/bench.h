@@ -41,6 +41,7 @@ struct BenchOptions {
     std::string source = "glsl";
     std::string splat = "gather";        // particles: scatter | gather | both (gather: the module's default)
     std::string octreeBuild = "cursors"; // voxelizer: cursors | root | both (cursors, root) | bottomup | all
+    uint32_t smallVoxels = UINT32_MAX;   // voxelizer: 0 = raster, N = split at N voxels, UINT32_MAX = default
     bool timingCheck = false;            // only the timestamp-vs-wall-clock experiment
 };
 

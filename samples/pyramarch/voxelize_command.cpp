@@ -25,6 +25,13 @@ CLI::App* addVoxelizeCommand(CLI::App& app, VoxelizeOptions& o) {
            "--method", o.method,
            "Conservative rasterization: auto | gs (geometry-shader dilation) | hw (VK_EXT_conservative_rasterization)")
         ->check(CLI::IsMember({"auto", "gs", "hw"}));
+    cmd->add_option("--triangle-path", o.trianglePath,
+                    "Triangles to fragments: default | raster | split (small triangles by a compute pass, one "
+                    "thread each; large ones raster)")
+        ->check(CLI::IsMember({"default", "raster", "split"}));
+    cmd->add_option("--small-voxels", o.smallVoxels,
+                    "With --triangle-path split: the largest candidate voxel box the compute pass takes")
+        ->check(CLI::Range(1u, voxel::kMaxSmallTriangleVoxels));
     cmd->add_flag("--validation", o.validation, "Enable the validation layer (any message fails the exit code)");
     cmd->add_option("--device", o.device, "Device index or name substring");
     return cmd;
@@ -43,6 +50,9 @@ int runVoxelize(const VoxelizeOptions& o) {
     job.method = o.method == "gs"   ? voxel::ConservativeMethod::GeometryShader
                  : o.method == "hw" ? voxel::ConservativeMethod::Hardware
                                     : voxel::ConservativeMethod::Auto;
+    if (o.trianglePath == "raster") job.trianglePath = voxel::TrianglePath::Raster;
+    if (o.trianglePath == "split") job.trianglePath = voxel::TrianglePath::Split;
+    job.smallTriangleVoxels = o.smallVoxels;
     sample::CommonOptions co;
     co.validation = o.validation;
     co.device = o.device;

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "pyramarch/voxelizer/voxelizer.h"
 #include "sample/cli.h"
 
 struct VoxelizeOptions {
@@ -13,7 +14,9 @@ struct VoxelizeOptions {
     std::string out;   // .ply or .txt
     std::string stats; // JSON
     bool thin = false;
-    std::string method = "auto"; // auto | gs | hw
+    std::string method = "auto";          // auto | gs | hw
+    std::string trianglePath = "default"; // default | raster | split
+    uint32_t smallVoxels = pyramarch::voxel::VoxelizerCreateInfo{}.smallTriangleVoxels;
     bool validation = false;
     std::string device;
 };

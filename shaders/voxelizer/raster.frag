@@ -2,13 +2,14 @@
 // One fragment = one pixel column along the triangle's dominant axis. The
 // candidate voxels are the 1..3 (a few more for near-degenerate triangles)
 // the triangle can reach in that column; each is decided by the exact
-// triangle/voxel overlap test of Schwarz & Seidel (plane test + three 2D
-// edge-function tests, equivalent to the 13-axis separating-axis test), so
-// no voxel the triangle does not touch is ever emitted.
+// triangle/voxel overlap test (voxOverlaps, vox_triangle.glsl, shared with
+// the compute path for small triangles), so no voxel the triangle does not
+// touch is ever emitted.
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_shader_subgroup_ballot : require
 #include "voxelizer/vox_shared.h"
+#include "voxelizer/vox_triangle.glsl"
 
 // The device runs basic, ballot and arithmetic subgroup operations in
 // fragment shaders: one atomic per subgroup reserves the fragments of all
@@ -32,62 +33,6 @@ const int kMaxColumn = 16;
 
 vec3 swz(vec3 g, uint axis) { return axis == 0u ? g.yzx : (axis == 1u ? g.zxy : g.xyz); }
 ivec3 unswz(ivec3 s, uint axis) { return axis == 0u ? s.zxy : (axis == 1u ? s.yzx : s.xyz); }
-
-// 2D edge tests of one projection. `e` are the projected edges, `a` the
-// projected vertices relative to the voxel's minimum corner, `sgn` the sign
-// of the normal component along the projection axis.
-bool edges2D(vec2 e0, vec2 e1, vec2 e2, vec2 a0, vec2 a1, vec2 a2, float sgn, bool thin) {
-    precise vec2 n0 = vec2(-e0.y, e0.x) * sgn;
-    precise vec2 n1 = vec2(-e1.y, e1.x) * sgn;
-    precise vec2 n2 = vec2(-e2.y, e2.x) * sgn;
-    precise float d0, d1, d2;
-    if (!thin) {
-        // Conservative: the box corner that is furthest along the edge normal.
-        d0 = dot(n0, -a0) + max(0.0, n0.x) + max(0.0, n0.y);
-        d1 = dot(n1, -a1) + max(0.0, n1.x) + max(0.0, n1.y);
-        d2 = dot(n2, -a2) + max(0.0, n2.x) + max(0.0, n2.y);
-    } else {
-        // 6-separating: the voxel's inner diamond (centre +- half along each axis).
-        d0 = dot(n0, vec2(0.5) - a0) + 0.5 * max(abs(n0.x), abs(n0.y));
-        d1 = dot(n1, vec2(0.5) - a1) + 0.5 * max(abs(n1.x), abs(n1.y));
-        d2 = dot(n2, vec2(0.5) - a2) + 0.5 * max(abs(n2.x), abs(n2.y));
-    }
-    return d0 >= 0.0 && d1 >= 0.0 && d2 >= 0.0;
-}
-
-bool overlaps(ivec3 voxel, bool thin) {
-    vec3 c = vec3(voxel);
-    // Relative to the voxel's minimum corner: small numbers, small rounding.
-    precise vec3 a0 = fV0 - c;
-    precise vec3 a1 = fV1 - c;
-    precise vec3 a2 = fV2 - c;
-    // Bounding boxes (closed).
-    vec3 lo = min(a0, min(a1, a2)), hi = max(a0, max(a1, a2));
-    if (any(greaterThan(lo, vec3(1.0))) || any(lessThan(hi, vec3(0.0)))) return false;
-    precise vec3 e0 = a1 - a0;
-    precise vec3 e1 = a2 - a1;
-    precise vec3 e2 = a0 - a2;
-    // The accurate normal of the original vertices (not of the rounded a_i),
-    // computed once per triangle in the geometry shader.
-    vec3 n = fN;
-    // Plane.
-    if (!thin) {
-        vec3 crit = vec3(greaterThan(n, vec3(0.0)));
-        precise float s1 = dot(n, crit - a0);
-        precise float s2 = dot(n, (vec3(1.0) - crit) - a0);
-        if (!(s1 >= 0.0 && s2 <= 0.0)) return false;
-    } else {
-        precise float s = dot(n, vec3(0.5) - a0);
-        precise float r = 0.5 * max(abs(n.x), max(abs(n.y), abs(n.z)));
-        if (!(abs(s) <= r)) return false;
-    }
-    // Projections on xy, yz, zx.
-    float sz = n.z < 0.0 ? -1.0 : 1.0, sx = n.x < 0.0 ? -1.0 : 1.0, sy = n.y < 0.0 ? -1.0 : 1.0;
-    if (!edges2D(e0.xy, e1.xy, e2.xy, a0.xy, a1.xy, a2.xy, sz, thin)) return false;
-    if (!edges2D(e0.yz, e1.yz, e2.yz, a0.yz, a1.yz, a2.yz, sx, thin)) return false;
-    if (!edges2D(e0.zx, e1.zx, e2.zx, a0.zx, a1.zx, a2.zx, sy, thin)) return false;
-    return true;
-}
 
 // Depth range of segment a->b (swizzled) inside the pixel column [lo, hi].
 void clipEdge(vec3 a, vec3 b, vec2 lo, vec2 hi, inout float wlo, inout float whi) {
@@ -179,7 +124,7 @@ void main() {
     if (!kSubgroupAppend) {
         for (int z = z0; z <= z1; ++z) {
             ivec3 voxel = unswz(ivec3(pix, z), axis);
-            if (!overlaps(voxel, thin)) continue;
+            if (!voxOverlaps(voxel, fV0, fV1, fV2, fN, thin)) continue;
             uint slot = atomicAdd(counters.fragmentCount, 1u);
             if (slot < params.counts.z) fragments[slot] = uvec4(uint(voxel.x) | (uint(voxel.y) << 10) | (uint(voxel.z) << 20), fInfo.y, fInfo.z, fInfo.w);
         }
@@ -189,7 +134,7 @@ void main() {
     // then reserve every invocation's fragments with one atomic per subgroup.
     uint hits = 0u;
     for (int z = z0; z <= z1; ++z)
-        if (overlaps(unswz(ivec3(pix, z), axis), thin)) hits |= 1u << uint(z - z0);
+        if (voxOverlaps(unswz(ivec3(pix, z), axis), fV0, fV1, fV2, fN, thin)) hits |= 1u << uint(z - z0);
     // Helper invocations may take part in subgroup operations but their
     // atomics and stores have no effect: they contribute nothing and never lead.
     uint mine = gl_HelperInvocation ? 0u : uint(bitCount(hits));

@@ -11,6 +11,7 @@
 // segment or point still touches voxels.
 #include "voxelizer/vox_shared.h"
 #include "voxelizer/vox_exact.glsl"
+#include "voxelizer/vox_triangle.glsl"
 
 layout(triangles) in;
 layout(triangle_strip, max_vertices = 4) out;
@@ -37,22 +38,6 @@ const float kMaxSpike = 3.0;
 
 vec2 project(vec3 g, uint axis) { return axis == 0u ? g.yz : (axis == 1u ? g.zx : g.xy); }
 
-uint packNormal(vec3 n) {
-    float l = length(n);
-    n = l > 0.0 ? n / l : vec3(0.0, 0.0, 1.0);
-    uvec3 q = uvec3(ivec3(round(clamp(n, -1.0, 1.0) * 511.0)) & 1023);
-    return q.x | (q.y << 10) | (q.z << 20);
-}
-
-uint meanColor(uint a, uint b, uint c) {
-    uint r = 0u;
-    for (uint ch = 0u; ch < 32u; ch += 8u) {
-        uint s = ((a >> ch) & 255u) + ((b >> ch) & 255u) + ((c >> ch) & 255u);
-        r |= ((s + 1u) / 3u) << ch;
-    }
-    return r;
-}
-
 vec3 gV0, gV1, gV2, gN;
 vec4 gBox;
 uvec4 gInfo;
@@ -72,6 +57,10 @@ void main() {
     if (vValid[0] * vValid[1] * vValid[2] == 0u) return;
     // NaN/inf vertices: skipped (the host counts them when the mesh is set).
     if (any(isnan(g0)) || any(isnan(g1)) || any(isnan(g2)) || any(isinf(g0)) || any(isinf(g1)) || any(isinf(g2)))
+        return;
+    // Split mode: the small triangles are voxelized by small_triangles.comp
+    // (the same test, no rasterization of their dilated footprint).
+    if ((params.counts.w & VOX_SPLIT) != 0u && voxComputeTakes(g0, g1, g2, ivec3(params.dims.xyz), params.offsets.w))
         return;
 
     vec3 n = voxNormal(g0, g1, g2);
@@ -98,7 +87,7 @@ void main() {
     // Attributes: world-space face normal from the grid-space one.
     vec3 nn = (params.counts.w & VOX_HAS_NORMALS) != 0u ? vNormal[0] + vNormal[1] + vNormal[2] : vec3(0.0);
     if (dot(nn, nn) == 0.0) nn = n * params.invSize.xyz;
-    uint color = meanColor(vColor[0], vColor[1], vColor[2]);
+    uint color = voxMeanColor(vColor[0], vColor[1], vColor[2]);
 
     // Fallback dilation, or decide that the box is the better proxy.
     vec2 q[3];
@@ -131,7 +120,7 @@ void main() {
     gV0 = g0; gV1 = g1; gV2 = g2;
     gN = n;
     gBox = vec4(lo, hi);
-    gInfo = uvec4(axis | (quad ? 4u : 0u) | (degenerate ? 8u : 0u), color, packNormal(nn), uint(gl_PrimitiveIDIn));
+    gInfo = uvec4(axis | (quad ? 4u : 0u) | (degenerate ? 8u : 0u), color, voxPackNormal(nn), uint(gl_PrimitiveIDIn));
     if (quad) {
         vec2 a = lo - kHalf, b = hi + kHalf;
         emit(vec2(a.x, a.y), side); emit(vec2(b.x, a.y), side); emit(vec2(a.x, b.y), side); emit(vec2(b.x, b.y), side);

@@ -25,13 +25,17 @@ VOX_CONST VOX_HAS_COLORS = 1u;
 VOX_CONST VOX_HAS_NORMALS = 2u;
 VOX_CONST VOX_HW_CONSERVATIVE = 4u; // the rasterizer overestimates; the geometry shader does not dilate
 VOX_CONST VOX_THIN = 8u;            // 6-separating test instead of the conservative (26-separating) one
+// Triangles whose candidate voxel box holds at most offsets.w voxels go
+// through small_triangles.comp, the others through the raster (both test).
+VOX_CONST VOX_SPLIT = 16u;
 
 struct RasterParams {
     vec4 origin;      // xyz: grid origin (world)
     vec4 invSize;     // xyz: 1 / voxel size (world -> grid space)
     uvec4 dims;       // xyz: grid dims, w: viewport side in pixels
     uvec4 counts;     // x: triangles, y: vertices, z: fragment capacity, w: flags
-    uvec4 offsets;    // word offsets into the mesh buffer: x indices, y colours, z normals (positions at 0)
+    uvec4 offsets;    // word offsets into the mesh buffer: x indices, y colours, z normals (positions at 0);
+                      // w: with VOX_SPLIT, the largest candidate box (voxels) the compute path takes
 };
 
 struct ComputeParams {

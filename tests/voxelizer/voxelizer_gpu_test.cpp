@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -868,6 +869,7 @@ TEST_F(VoxelizerTest, SubgroupAppendGivesTheSameFragments) {
     ci.tileCapacity = 1 << 15;
     ci.method = ConservativeMethod::GeometryShader;
     ci.subgroupAppend = true;
+    ci.trianglePath = TrianglePath::Raster; // the append is the raster's
     auto v = Voxelizer::create(device(), ci);
     ASSERT_TRUE(v.ok()) << v.message();
     TriangleMesh m = shapes::torusKnot({0, 0, 0}, 1.0f, 0.2f, 2, 3, 128, 12);
@@ -1146,3 +1148,272 @@ TEST_F(VoxelizerTest, PoolAboveTheFormerTileLimit) {
     }
     EXPECT_EQ(differ, 0u);
 }
+
+namespace {
+
+// Every fragment record (voxel, triangle, colour, normal), sorted: the
+// compute paths must write exactly the raster's records, in any order.
+std::vector<std::array<uint32_t, 4>> records(const Frame& f) {
+    std::vector<std::array<uint32_t, 4>> r;
+    r.reserve(f.fragments.size());
+    for (const VoxelFragment& x : f.fragments) r.push_back({x.triangle, fragKey(x), x.color, x.packedNormal});
+    std::sort(r.begin(), r.end());
+    return r;
+}
+
+// Triangles of `mesh` that TrianglePath::Split gives the compute pass at
+// this threshold, by the rule of voxComputeTakes (vox_triangle.glsl) on the
+// host's bit-identical grid-space vertices: lets a test check that its mesh
+// really mixes both paths.
+size_t computeTakes(const TriangleMesh& mesh, const VoxelGrid& grid, uint32_t maxVoxels) {
+    size_t n = 0;
+    for (size_t t = 0; t < mesh.triangleCount(); ++t) {
+        std::array<float, 3> v[3];
+        if (!ref::gridTriangle(mesh, grid, t, v)) continue;
+        uint64_t box = 1;
+        for (int a = 0; a < 3; ++a) {
+            const float lo = std::clamp(std::min({v[0][a], v[1][a], v[2][a]}), -2.f, float(grid.dims[a]) + 2.f);
+            const float hi = std::clamp(std::max({v[0][a], v[1][a], v[2][a]}), -2.f, float(grid.dims[a]) + 2.f);
+            const int c0 = std::max(int(std::ceil(lo)) - 1, 0),
+                      c1 = std::min(int(std::floor(hi)), int(grid.dims[a]) - 1);
+            box *= c1 >= c0 ? uint64_t(c1 - c0 + 1) : 0;
+        }
+        n += box <= maxVoxels;
+    }
+    return n;
+}
+
+// Triangles aligned with the grid: vertices on voxel corners, edges along
+// voxel edges, faces in voxel planes, planes through voxel corners only
+// (x + y + z = integer), zero-area segments along voxel edges and points on
+// corners; plus the same at half-voxel offsets. Where the closed and open
+// references differ the paths must still agree pair by pair.
+TriangleMesh alignedTriangles(uint32_t count, uint32_t seed) {
+    TriangleMesh m;
+    uint32_t s = seed;
+    auto next = [&s](uint32_t n) {
+        s = s * 1664525u + 1013904223u;
+        return (s >> 8) % n;
+    };
+    for (uint32_t i = 0; i < count; ++i) {
+        const float h = next(4) == 0 ? 0.5f : 0.f; // some at half-voxel offsets
+        const float x = float(2 + next(26)) + h, y = float(2 + next(26)) + h, z = float(2 + next(26));
+        const float a = float(1 + next(3)), b = float(1 + next(3));
+        switch (next(7)) {
+        case 0: shapes::append(m, shapes::triangle({x, y, z}, {x + a, y, z}, {x, y + b, z})); break; // in a voxel plane
+        case 1:
+            shapes::append(m, shapes::triangle({x, y, z}, {x + a, y + a, z}, {x, y + a, z + a}));
+            break; // 45 degrees
+        case 2:
+            shapes::append(m, shapes::triangle({x + a, y, z}, {x, y + a, z}, {x, y, z + a}));
+            break; // x+y+z = const
+        case 3:
+            shapes::append(m, shapes::triangle({x, y, z}, {x + a, y, z}, {x + a, y, z}));
+            break;                                                                           // segment on an edge
+        case 4: shapes::append(m, shapes::triangle({x, y, z}, {x, y, z}, {x, y, z})); break; // point on a corner
+        case 5:
+            shapes::append(m, shapes::triangle({x, y, z}, {x + a, y + b, z + a}, {x + 2 * a, y + 2 * b, z + 2 * a}));
+            break; // collinear through corners
+        default: shapes::append(m, shapes::triangle({x, y, z}, {x, y + a, z}, {x, y, z + b})); break; // in an x plane
+        }
+    }
+    return m;
+}
+
+class TrianglePathTest : public VoxelizerTest {
+protected:
+    // The split thresholds tested: a small box (the meshes below give both
+    // paths triangles) and the largest allowed (nearly everything compute).
+    static constexpr uint32_t kSplitVoxels = 48;
+    static constexpr std::array<uint32_t, 2> kThresholds = {kSplitVoxels, kMaxSmallTriangleVoxels};
+    static void TearDownTestSuite() {
+        for (auto& v : pathVoxelizers()) v.reset();
+        VoxelizerTest::TearDownTestSuite();
+    }
+    static std::array<std::unique_ptr<Voxelizer>, 3>& pathVoxelizers() {
+        static std::array<std::unique_ptr<Voxelizer>, 3> v;
+        return v;
+    }
+    // The shared voxelizer's configuration, split at one of kThresholds, or
+    // (threshold 0) raster only: the reference the splits must reproduce.
+    Voxelizer& withSplit(uint32_t threshold) {
+        std::unique_ptr<Voxelizer>& v = pathVoxelizers()[threshold == 0 ? 2 : threshold == kSplitVoxels ? 0 : 1];
+        if (!v) {
+            VoxelizerCreateInfo ci;
+            ci.maxResolution = 128;
+            ci.maxVertices = 1 << 16;
+            ci.maxTriangles = 1 << 16;
+            ci.fragmentCapacity = 1 << 20;
+            ci.tileCapacity = 1 << 16;
+            ci.method = ConservativeMethod::GeometryShader;
+            ci.trianglePath = threshold == 0 ? TrianglePath::Raster : TrianglePath::Split;
+            if (threshold != 0) ci.smallTriangleVoxels = threshold;
+            auto r = Voxelizer::create(device(), ci);
+            EXPECT_TRUE(r.ok()) << r.message();
+            if (r.ok()) v = std::move(r).value();
+        }
+        return *v;
+    }
+    // Raster and both splits on one mesh: the same fragment records and
+    // needed counts; conservative ones between the open and closed
+    // references; the octree of each consistent with its fragments.
+    void expectSamePairs(const TriangleMesh& m, const VoxelGrid& g, VoxelMode mode, const char* name) {
+        SCOPED_TRACE(std::string(name) + (mode == VoxelMode::Thin ? " (thin)" : " (conservative)"));
+        auto r = run(device(), withSplit(0), m, g, mode);
+        ASSERT_TRUE(r.ok()) << r.message();
+        for (uint32_t threshold : kThresholds) {
+            SCOPED_TRACE("split at " + std::to_string(threshold));
+            auto c = run(device(), withSplit(threshold), m, g, mode);
+            ASSERT_TRUE(c.ok()) << c.message();
+            EXPECT_EQ(c->stats.fragmentsNeeded, r->stats.fragmentsNeeded);
+            EXPECT_TRUE(records(*c) == records(*r)) << "the fragment records differ from the raster's";
+            EXPECT_EQ(c->keys, r->keys);
+            if (mode == VoxelMode::Conservative) expectConservative(m, g, *c);
+            expectOctreeMatches(*c);
+        }
+    }
+};
+
+TEST_F(TrianglePathTest, ClosedMeshesMatchTheRasterWithoutHoles) {
+    TriangleMesh sphere = shapes::sphere({0.1f, -0.2f, 0.3f}, 1.0f, 40, 20);
+    shapes::colorByPosition(sphere);
+    const VoxelGrid gs = gridOf(sphere, 64);
+    TriangleMesh knot = shapes::torusKnot({0, 0, 0}, 1.0f, 0.2f, 2, 3, 128, 12);
+    shapes::colorByPosition(knot);
+    const VoxelGrid gk = gridOf(knot, 100);
+    // Both meshes give each path triangles at kSplitVoxels (the sphere's
+    // polar triangles are small, its equator's larger).
+    for (const auto& [m, g] : {std::pair{&sphere, gs}, std::pair{&knot, gk}}) {
+        const size_t small = computeTakes(*m, g, kSplitVoxels);
+        EXPECT_GT(small, 0u);
+        EXPECT_LT(small, m->triangleCount());
+    }
+    for (VoxelMode mode : {VoxelMode::Conservative, VoxelMode::Thin}) {
+        expectSamePairs(sphere, gs, mode, "sphere");
+        expectSamePairs(knot, gk, mode, "knot");
+        for (uint32_t threshold : kThresholds) {
+            auto f = run(device(), withSplit(threshold), sphere, gs, mode);
+            ASSERT_TRUE(f.ok()) << f.message();
+            expectNoHoles(*f, gs, {32, 32, 32});
+        }
+    }
+}
+
+TEST_F(TrianglePathTest, AlignedDegenerateAndSpecialTrianglesMatchTheRaster) {
+    auto g = gridFromBox({0, 0, 0}, {32, 32, 32}, 32, 32, 32);
+    ASSERT_TRUE(g.ok());
+    const TriangleMesh aligned = alignedTriangles(600, 5);
+    // The aligned set mixes both paths of the split too.
+    EXPECT_GT(computeTakes(aligned, *g, kSplitVoxels), 0u);
+    EXPECT_LT(computeTakes(aligned, *g, kSplitVoxels), aligned.triangleCount());
+    auto g16 = gridFromBox({0, 0, 0}, {16, 16, 16}, 16, 16, 16);
+    ASSERT_TRUE(g16.ok());
+    for (VoxelMode mode : {VoxelMode::Conservative, VoxelMode::Thin}) {
+        expectSamePairs(aligned, *g, mode, "aligned");
+        expectSamePairs(shapes::box({2, 3, 4}, {12, 13, 14}), *g16, mode, "box on voxel planes");
+        expectSamePairs(shapes::diamondPrism({8, 8, 0}, 6, 2, 14), *g16, mode, "45-degree walls");
+        expectSamePairs(shapes::degenerateTriangles({1, 1, 1}, {31, 31, 31}, 300), *g, mode, "degenerate");
+    }
+    expectSamePairs(shapes::triangle({-3, 1.5f, 2}, {35, 7, 30}, {4, 31, 11.3f}), *g, VoxelMode::Conservative,
+                    "large triangle");
+    expectSamePairs(shapes::tinyTriangles({1, 1, 1}, {31, 31, 31}, 0.05f, 400), *g, VoxelMode::Conservative, "tiny");
+    expectSamePairs(shapes::slivers({1, 1, 1}, {31, 31, 31}, 0.01f, 60), *g, VoxelMode::Conservative, "slivers");
+    expectSamePairs(shapes::slivers({1, 1, 1}, {31, 31, 31}, 1e-5f, 300, 7), *g, VoxelMode::Conservative, "needles");
+    expectSamePairs(shapes::triangle({-20, 5, 5}, {50, 16, 40}, {10, 60, -30}), *g, VoxelMode::Conservative,
+                    "partly outside");
+    expectSamePairs(shapes::nonManifold({4.5f, 5.5f, 6.25f}, {25, 26.5f, 27}), *g, VoxelMode::Conservative,
+                    "non-manifold");
+    // Triangles of every size, corners also outside the grid.
+    auto g128 = gridFromBox({0, 0, 0}, {128, 128, 128}, 128, 128, 128);
+    ASSERT_TRUE(g128.ok());
+    TriangleMesh soup;
+    uint32_t seed = 21;
+    for (float size : {0.3f, 2.f, 9.f, 40.f})
+        shapes::append(soup, shapes::tinyTriangles({-5, -5, -5}, {133, 133, 133}, size, 250, seed++));
+    EXPECT_GT(computeTakes(soup, *g128, kSplitVoxels), 0u);
+    EXPECT_LT(computeTakes(soup, *g128, kSplitVoxels), soup.triangleCount());
+    expectSamePairs(soup, *g128, VoxelMode::Conservative, "soup");
+}
+
+TEST_F(TrianglePathTest, ComputePathIsDeterministic) {
+    // Fragment order follows the atomics; the records and the octree's
+    // leaves (exact integer sums, order independent) must not.
+    TriangleMesh m = shapes::torusKnot({0, 0, 0}, 1.0f, 0.2f, 2, 3, 128, 12);
+    shapes::colorByPosition(m);
+    const VoxelGrid g = gridOf(m, 100);
+    for (uint32_t threshold : kThresholds) {
+        auto a = run(device(), withSplit(threshold), m, g);
+        auto b = run(device(), withSplit(threshold), m, g);
+        ASSERT_TRUE(a.ok() && b.ok());
+        EXPECT_TRUE(records(*a) == records(*b));
+        const auto la = extractLeaves(a->tree), lb = extractLeaves(b->tree);
+        ASSERT_EQ(la.size(), lb.size());
+        size_t differ = 0;
+        for (size_t i = 0; i < la.size(); ++i) differ += std::memcmp(&la[i], &lb[i], sizeof(LeafVoxel)) != 0;
+        EXPECT_EQ(differ, 0u);
+    }
+}
+
+TEST_F(VoxelizerTest, ComputePathOverflowIsReportedAndBounded) {
+    // Small sizes (also run under GPU-AV): the split path (at a small and
+    // the largest threshold) reports the raster's needed count, stores
+    // exactly the capacity, and builds the tree of what it stored;
+    // thresholds outside 1..kMaxSmallTriangleVoxels are refused.
+    const TriangleMesh m = shapes::sphere({0, 0, 0}, 1.0f, 24, 12);
+    const VoxelGrid g = gridOf(m, 32);
+    VoxelizerCreateInfo rci;
+    rci.maxResolution = 32;
+    rci.maxVertices = 4096;
+    rci.maxTriangles = 4096;
+    rci.fragmentCapacity = 1 << 16;
+    rci.tileCapacity = 4096;
+    rci.method = ConservativeMethod::GeometryShader;
+    rci.trianglePath = TrianglePath::Raster;
+    auto raster = Voxelizer::create(device(), rci);
+    ASSERT_TRUE(raster.ok()) << raster.message();
+    auto full = run(device(), **raster, m, g);
+    ASSERT_TRUE(full.ok()) << full.message();
+    // At 18 voxels both paths get triangles (so GPU-AV runs both).
+    EXPECT_GT(computeTakes(m, g, 18), 0u);
+    EXPECT_LT(computeTakes(m, g, 18), m.triangleCount());
+    for (uint32_t threshold : {18u, kMaxSmallTriangleVoxels}) {
+        SCOPED_TRACE("split at " + std::to_string(threshold));
+        VoxelizerCreateInfo ci;
+        ci.maxResolution = 32;
+        ci.maxVertices = 4096;
+        ci.maxTriangles = 4096;
+        ci.fragmentCapacity = 1000;
+        ci.tileCapacity = 4096;
+        ci.method = ConservativeMethod::GeometryShader;
+        ci.trianglePath = TrianglePath::Split;
+        ci.smallTriangleVoxels = threshold;
+        auto small = Voxelizer::create(device(), ci);
+        ASSERT_TRUE(small.ok()) << small.message();
+        auto f = run(device(), **small, m, g);
+        ASSERT_TRUE(f.ok()) << f.message();
+        EXPECT_TRUE(f->stats.fragmentOverflow);
+        EXPECT_EQ(f->stats.fragmentsNeeded, full->stats.fragmentsNeeded);
+        EXPECT_EQ(f->stats.fragmentsStored, 1000u);
+        EXPECT_EQ(f->fragments.size(), 1000u);
+        EXPECT_TRUE(std::includes(full->keys.begin(), full->keys.end(), f->keys.begin(), f->keys.end()));
+        expectOctreeMatches(*f);
+        // With room for all: the raster's records exactly.
+        ci.fragmentCapacity = 1 << 16;
+        auto big = Voxelizer::create(device(), ci);
+        ASSERT_TRUE(big.ok()) << big.message();
+        auto b = run(device(), **big, m, g);
+        ASSERT_TRUE(b.ok()) << b.message();
+        EXPECT_FALSE(b->stats.fragmentOverflow);
+        EXPECT_TRUE(records(*b) == records(*full));
+        expectOctreeMatches(*b);
+    }
+    VoxelizerCreateInfo bad;
+    bad.maxResolution = 32;
+    bad.trianglePath = TrianglePath::Split;
+    bad.smallTriangleVoxels = 0;
+    EXPECT_FALSE(Voxelizer::create(device(), bad).ok());
+    bad.smallTriangleVoxels = kMaxSmallTriangleVoxels + 1;
+    EXPECT_FALSE(Voxelizer::create(device(), bad).ok());
+}
+
+} // namespace

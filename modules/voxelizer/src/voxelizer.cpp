@@ -46,6 +46,9 @@ static const uint32_t kRasterGeomSpv[] =
 static const uint32_t kRasterFragSpv[] =
 #include "shaders/voxelizer/raster.frag.spv.inc"
     ;
+static const uint32_t kSmallTrianglesSpv[] =
+#include "shaders/voxelizer/small_triangles.comp.spv.inc"
+    ;
 static const uint32_t kArgsSpv[] =
 #include "shaders/voxelizer/args.comp.spv.inc"
     ;
@@ -140,6 +143,7 @@ struct Voxelizer::Impl {
     std::array<Buffer, kNodeArrayCount> nodes; // the node pool, one buffer per NodeArray
 
     GraphicsPipeline raster;
+    ComputePipeline smallTriangles; // TrianglePath::Split only
     ComputePipeline args, flag, alloc, init, leaf, mipmap, denseFill, keys, link, cellMark, cellList;
 
     // Host state.
@@ -163,6 +167,7 @@ struct Voxelizer::Impl {
     Status createBuffers();
     Status createPipelines();
     VoxelizerGraphRefs addTo(RenderGraph& graph);
+    gpu::RasterParams rasterParams() const;
     gpu::ComputeParams computeParams(uint32_t level) const;
     Status readDevice(const Buffer& src, VkDeviceSize offset, VkDeviceSize bytes, void* out);
     VoxelStats decode(const gpu::VoxCounters& c, const Staged& s, uint64_t frame) const;
@@ -268,6 +273,19 @@ Status Voxelizer::Impl::createPipelines() {
     if (!r) return r.status().withContext("voxelizer: raster pipeline: ");
     raster = std::move(r).value();
 
+    if (info.trianglePath == TrianglePath::Split) {
+        // The raster's bindings (0 mesh, 1 counters, 2 fragments) and push constants.
+        PipelineLayoutDesc tl = rasterLayout;
+        tl.stages = VK_SHADER_STAGE_COMPUTE_BIT;
+        ComputePipelineDesc d;
+        d.spirv = kSmallTrianglesSpv;
+        d.name = "vox.small_triangles";
+        d.layout = tl;
+        auto p = ComputePipeline::create(*device, d);
+        if (!p) return p.status().withContext("voxelizer: pipeline vox.small_triangles: ");
+        smallTriangles = std::move(p).value();
+    }
+
     PipelineLayoutDesc cl;
     cl.bindings.assign(kComputeBindings, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
     cl.pushConstantBytes = sizeof(gpu::ComputeParams);
@@ -303,6 +321,18 @@ Status Voxelizer::Impl::createPipelines() {
     }
 
     return {};
+}
+
+gpu::RasterParams Voxelizer::Impl::rasterParams() const {
+    gpu::RasterParams p{};
+    const std::array<float, 3> inv = gridInverseSize(current.grid);
+    p.origin = {current.grid.origin[0], current.grid.origin[1], current.grid.origin[2], 0.f};
+    p.invSize = {inv[0], inv[1], inv[2], 0.f};
+    p.dims = {current.grid.dims[0], current.grid.dims[1], current.grid.dims[2], side};
+    const uint32_t split = info.trianglePath == TrianglePath::Split ? gpu::VOX_SPLIT : 0u;
+    p.counts = {current.triangles, current.vertices, info.fragmentCapacity, current.flags | split};
+    p.offsets = {uint32_t(indexOffset), uint32_t(colorOffset), uint32_t(normalOffset), info.smallTriangleVoxels};
+    return p;
 }
 
 gpu::ComputeParams Voxelizer::Impl::computeParams(uint32_t level) const {
@@ -423,16 +453,25 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
         .renderArea(side, side)
         .record([this](PassContext& ctx) {
             if (current.triangles == 0) return;
-            gpu::RasterParams p{};
-            const std::array<float, 3> inv = gridInverseSize(current.grid);
-            p.origin = {current.grid.origin[0], current.grid.origin[1], current.grid.origin[2], 0.f};
-            p.invSize = {inv[0], inv[1], inv[2], 0.f};
-            p.dims = {current.grid.dims[0], current.grid.dims[1], current.grid.dims[2], side};
-            p.counts = {current.triangles, current.vertices, info.fragmentCapacity, current.flags};
-            p.offsets = {uint32_t(indexOffset), uint32_t(colorOffset), uint32_t(normalOffset), 0};
-            ctx.pushConstants(p);
+            ctx.pushConstants(rasterParams());
             ctx.vk->vkCmdDraw(ctx.cmd, 3 * current.triangles, 1, 0, 0);
         });
+
+    if (info.trianglePath == TrianglePath::Split) {
+        g.addPass("vox.small_triangles", PassKind::Compute)
+            .pipeline(smallTriangles)
+            .storage(0, meshRef, R)
+            .storage(1, countersRef, RW)
+            .storage(2, fragmentsRef, W)
+            .record([this](PassContext& ctx) {
+                if (current.triangles == 0) return;
+                ctx.pushConstants(rasterParams());
+                // One thread per triangle, folded into (x, y) as voxThreadIndex expects.
+                const uint32_t groups = (current.triangles + gpu::VOX_GROUP_SIZE - 1) / gpu::VOX_GROUP_SIZE;
+                const uint32_t x = std::min(groups, 65535u);
+                ctx.dispatch(x, (groups + x - 1) / x);
+            });
+    }
 
     withNodes(g.addPass("vox.fragment_args", PassKind::Compute)
                   .pipeline(args)
@@ -633,6 +672,11 @@ Result<std::unique_ptr<Voxelizer>> Voxelizer::create(Device& device, const Voxel
         return Status::error(ErrorCode::InvalidArgument, "voxelizer: tileCapacity must be > 0 (the root tile)");
     if (info.framesInFlight == 0)
         return Status::error(ErrorCode::InvalidArgument, "voxelizer: framesInFlight must be > 0");
+    if (info.trianglePath == TrianglePath::Split &&
+        (info.smallTriangleVoxels == 0 || info.smallTriangleVoxels > kMaxSmallTriangleVoxels))
+        return Status::error(ErrorCode::InvalidArgument, "voxelizer: smallTriangleVoxels " +
+                                                             std::to_string(info.smallTriangleVoxels) + " outside 1.." +
+                                                             std::to_string(kMaxSmallTriangleVoxels));
     if (!device.limits().geometryShader)
         return Status::error(ErrorCode::Unsupported, "voxelizer: the device was created without geometry shaders "
                                                      "(DeviceRequirements::geometryShader)");

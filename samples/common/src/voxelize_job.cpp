@@ -60,6 +60,8 @@ Result<VoxelizeJobResult> runVoxelizeJob(Device& device, const VoxelizeJob& job)
         ci.fragmentCapacity = fragments;
         ci.tileCapacity = tiles;
         ci.method = job.method;
+        ci.trianglePath = job.trianglePath;
+        ci.smallTriangleVoxels = job.smallTriangleVoxels;
         ci.framesInFlight = 1;
         auto v = Voxelizer::create(device, ci);
         if (!v) return v.status();

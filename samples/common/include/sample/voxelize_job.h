@@ -28,6 +28,8 @@ struct VoxelizeJob {
     std::string statsPath;     // optional: JSON (statsJson)
     pyramarch::voxel::VoxelMode mode = pyramarch::voxel::VoxelMode::Conservative;
     pyramarch::voxel::ConservativeMethod method = pyramarch::voxel::ConservativeMethod::Auto;
+    pyramarch::voxel::TrianglePath trianglePath = pyramarch::voxel::VoxelizerCreateInfo{}.trianglePath;
+    uint32_t smallTriangleVoxels = pyramarch::voxel::VoxelizerCreateInfo{}.smallTriangleVoxels;
     uint32_t timedFrames = 2; // frames recorded; timings are the last one's
     // Starting capacities (0 = estimate from R); they grow on overflow.
     uint32_t initialFragmentCapacity = 0;

@@ -52,6 +52,27 @@ enum class ConservativeMethod : uint8_t {
     Hardware,       // require VK_EXT_conservative_rasterization (create() fails without it)
 };
 
+// Which path turns triangles into voxel fragments. Both apply the same
+// exact overlap test to the same grid-space vertices and write the same
+// fragment records, so the (voxel, triangle) pairs are the same; only the
+// list's order (and the time) differs.
+enum class TrianglePath : uint8_t {
+    // Every triangle through the rasterizer (geometry-shader dilation or
+    // hardware overestimation, one pixel column per fragment).
+    Raster,
+    // Triangles whose candidate voxel box holds at most smallTriangleVoxels
+    // voxels through a compute pass (one thread per triangle testing every
+    // voxel of its box), the others through the rasterizer. Each path's
+    // shader applies the same split test: no read-back, no list.
+    Split,
+};
+
+// Upper bound of VoxelizerCreateInfo::smallTriangleVoxels. One thread tests
+// a triangle's whole box in one loop nest, and lavapipe ends a shader's loop
+// after some ten thousand iterations (measured: a 37k-voxel box lost its last
+// ~5k voxels), so all-compute is not an option there; 4096 stays far below.
+inline constexpr uint32_t kMaxSmallTriangleVoxels = 4096;
+
 // How the octree is built from the voxel fragments. Both give the same node
 // pool layout (levels as contiguous tile ranges, coordinates, child
 // pointers), the same leaves, merged values and per-level node counts.
@@ -121,6 +142,15 @@ struct VoxelizerCreateInfo {
     // before the fragment shader.
     bool subgroupAppend = false;
     OctreeBuild octreeBuild = OctreeBuild::TopDown;
+    // Split by default: on lavapipe it measured faster on meshes of many
+    // small triangles (raster pass 243-266 -> ~140 ms on the 98k-triangle
+    // torus knot at R = 512) and level on the rest (README, issue 14).
+    TrianglePath trianglePath = TrianglePath::Split;
+    // TrianglePath::Split: the largest candidate voxel box (voxels,
+    // 1..kMaxSmallTriangleVoxels) that the compute pass takes. 512, 1024 and
+    // 4096 measured alike on the bench meshes; the smallest keeps one
+    // thread's loop shortest.
+    uint32_t smallTriangleVoxels = 512;
     // How fragments of one leaf merge their colours (see ColorMerge).
     ColorMerge colorMerge = ColorMerge::ExactMean;
     // Frames the host may have in flight; sizes the staging and stats rings.
