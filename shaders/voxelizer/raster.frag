@@ -5,17 +5,21 @@
 // triangle/voxel overlap test (voxOverlaps, vox_triangle.glsl, shared with
 // the compute path for small triangles), so no voxel the triangle does not
 // touch is ever emitted.
+// VOX_SUBGROUP_APPEND (the raster.subgroup.frag variant, built by CMake):
+// the device runs basic, ballot and arithmetic subgroup operations in
+// fragment shaders. Only that variant declares those capabilities: a device
+// without them must not even be handed SPIR-V that declares them.
+#ifdef VOX_SUBGROUP_APPEND
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_shader_subgroup_ballot : require
+#endif
 #include "voxelizer/vox_shared.h"
 #include "voxelizer/vox_triangle.glsl"
 
-// The device runs basic, ballot and arithmetic subgroup operations in
-// fragment shaders: one atomic per subgroup reserves the fragments of all
+// Subgroup append: one atomic per subgroup reserves the fragments of all
 // its invocations (on lavapipe every atomic on the one counter word runs
 // lane by lane and contends between the rasterizer's threads).
-layout(constant_id = 0) const bool kSubgroupAppend = false;
 
 layout(push_constant) uniform Push { RasterParams params; };
 layout(std430, set = 0, binding = 1) buffer Counters { VoxCounters counters; };
@@ -121,15 +125,14 @@ void main() {
         atomicAdd(counters.depthOverflow, 1u);
         z1 = z0 + kMaxColumn - 1;
     }
-    if (!kSubgroupAppend) {
-        for (int z = z0; z <= z1; ++z) {
-            ivec3 voxel = unswz(ivec3(pix, z), axis);
-            if (!voxOverlaps(voxel, fV0, fV1, fV2, fN, thin)) continue;
-            uint slot = atomicAdd(counters.fragmentCount, 1u);
-            if (slot < params.counts.z) fragments[slot] = uvec4(uint(voxel.x) | (uint(voxel.y) << 10) | (uint(voxel.z) << 20), fInfo.y, fInfo.z, fInfo.w);
-        }
-        return;
+#ifndef VOX_SUBGROUP_APPEND
+    for (int z = z0; z <= z1; ++z) {
+        ivec3 voxel = unswz(ivec3(pix, z), axis);
+        if (!voxOverlaps(voxel, fV0, fV1, fV2, fN, thin)) continue;
+        uint slot = atomicAdd(counters.fragmentCount, 1u);
+        if (slot < params.counts.z) fragments[slot] = uvec4(uint(voxel.x) | (uint(voxel.y) << 10) | (uint(voxel.z) << 20), fInfo.y, fInfo.z, fInfo.w);
     }
+#else
     // Decide the column first (at most kMaxColumn candidates: one bit each),
     // then reserve every invocation's fragments with one atomic per subgroup.
     uint hits = 0u;
@@ -151,4 +154,5 @@ void main() {
         if (slot < params.counts.z) fragments[slot] = uvec4(uint(voxel.x) | (uint(voxel.y) << 10) | (uint(voxel.z) << 20), fInfo.y, fInfo.z, fInfo.w);
         ++slot;
     }
+#endif
 }

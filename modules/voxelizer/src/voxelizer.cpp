@@ -46,6 +46,11 @@ static const uint32_t kRasterGeomSpv[] =
 static const uint32_t kRasterFragSpv[] =
 #include "shaders/voxelizer/raster.frag.spv.inc"
     ;
+// raster.frag built with VOX_SUBGROUP_APPEND: declares the subgroup
+// capabilities, so only for devices that have them.
+static const uint32_t kRasterFragSubgroupSpv[] =
+#include "shaders/voxelizer/raster.subgroup.frag.spv.inc"
+    ;
 static const uint32_t kSmallTrianglesSpv[] =
 #include "shaders/voxelizer/small_triangles.comp.spv.inc"
     ;
@@ -259,7 +264,6 @@ Status Voxelizer::Impl::createPipelines() {
     GraphicsPipelineDesc g;
     g.vertexSpirv = kRasterVertSpv;
     g.geometrySpirv = kRasterGeomSpv;
-    g.fragmentSpirv = kRasterFragSpv;
     g.name = "vox.raster";
     g.layout = rasterLayout;
     g.conservativeOverestimate = hardware;
@@ -268,7 +272,10 @@ Status Voxelizer::Impl::createPipelines() {
         VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
     const bool subgroupAppend = info.subgroupAppend && (lim.subgroupStages & VK_SHADER_STAGE_FRAGMENT_BIT) != 0 &&
                                 (lim.subgroupOperations & kAppendOps) == kAppendOps;
-    g.specialization = {{0, subgroupAppend ? 1u : 0u}}; // raster.frag's kSubgroupAppend
+    if (subgroupAppend)
+        g.fragmentSpirv = kRasterFragSubgroupSpv;
+    else
+        g.fragmentSpirv = kRasterFragSpv;
     auto r = GraphicsPipeline::create(*device, g);
     if (!r) return r.status().withContext("voxelizer: raster pipeline: ");
     raster = std::move(r).value();
