@@ -12,6 +12,12 @@
 //    every module dispatch) and the bound classify checks.
 // The list order follows the atomics and may change from run to run; it
 // never reaches the output, since each patch writes its own pyramid words.
+// ISO_SUBGROUP_ATOMICS (the activate.subgroup.comp variant): one atomic per
+// subgroup reserves the slots of all its listed patches (ballot).
+#ifdef ISO_SUBGROUP_ATOMICS
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_ballot : require
+#endif
 #include "isosurface/common.glsl"
 
 layout(local_size_x = kIsoGroupSize) in;
@@ -27,12 +33,24 @@ layout(set = 0, binding = 3, std430) writeonly buffer DispatchBuf { uvec4 dispat
 void main() {
     if (pc.srcLevel == 0u) {
         const uint patchId = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
-        if (patchId >= grid.patchCount) return;
         // A NaN iso value lists nothing: the dense classify finds no
         // corner inside then (load >= NaN is false), all zeros as well.
-        const vec2 b = patchBounds[patchId];
-        if (!(b.y >= pc.iso && b.x < pc.iso)) return;
-        patches[atomicAdd(head.appended, 1u)] = patchId;
+        bool listed = false;
+        if (patchId < grid.patchCount) {
+            const vec2 b = patchBounds[patchId];
+            listed = b.y >= pc.iso && b.x < pc.iso;
+        }
+#ifdef ISO_SUBGROUP_ATOMICS
+        const uvec4 ballot = subgroupBallot(listed);
+        const uint count = subgroupBallotBitCount(ballot);
+        if (count == 0u) return;
+        uint first = 0u;
+        if (subgroupElect()) first = atomicAdd(head.appended, count);
+        first = subgroupBroadcastFirst(first);
+        if (listed) patches[first + subgroupBallotExclusiveBitCount(ballot)] = patchId;
+#else
+        if (listed) patches[atomicAdd(head.appended, 1u)] = patchId;
+#endif
         return;
     }
     const uint listed = min(head.appended, grid.patchCount);

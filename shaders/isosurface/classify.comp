@@ -21,6 +21,12 @@
 // entirely (masking alone would still execute its arithmetic).
 // (Reducing further in shared memory was measured 3x slower on lavapipe,
 // where barriers are expensive; see modules/isosurface/README.md.)
+// ISO_SUBGROUP_ATOMICS (the classify.subgroup.comp variant): the active-cell
+// count is summed per subgroup and added by one lane.
+#ifdef ISO_SUBGROUP_ATOMICS
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#endif
 #include "isosurface/common.glsl"
 
 layout(local_size_x = kIsoClassifyGroupSize) in;
@@ -175,6 +181,13 @@ void main() {
     // same total in any order. Only runs with triangles add.
     if (grid.patchList != 0 && levels > 3 && sum2 != 0) atomicAdd(pyramid[grid.levelWord[3] + element2 / 4u], sum2);
     // Few threads have active cells (surfaces are sparse): a global atomic
-    // is cheaper than a barrier-based group reduction on lavapipe.
+    // is cheaper than a barrier-based group reduction on lavapipe; where the
+    // device has subgroup arithmetic, one per subgroup (lanes that returned
+    // early take no part).
+#ifdef ISO_SUBGROUP_ATOMICS
+    const uint subgroupActive = subgroupAdd(active2);
+    if (subgroupElect() && subgroupActive != 0) atomicAdd(counters.activeCells, subgroupActive);
+#else
     if (active2 != 0) atomicAdd(counters.activeCells, active2);
+#endif
 }

@@ -628,6 +628,61 @@ TEST_F(IsoGpu, PatchListSkipsInactivePatchesBitForBitWithTheDensePath) {
         }
 }
 
+// classify's active-cell count and activate's list append: one atomic per
+// subgroup (the default where the device has ballot + arithmetic in compute)
+// and one per thread (the fallback) give the same list, pyramid, vertices,
+// args and stats; checkAgainstReference compares the stats' active cells
+// with the CPU's.
+TEST_F(IsoGpu, SubgroupAndPerThreadAtomicsAgree) {
+    IsoSurfaceCreateInfo info;
+    info.samples = {70, 41, 29};
+    info.source = FieldSource::Volume;
+    info.vertexCapacity = 200000;
+    auto grouped = make(info);
+    iso::testing::Knobs perThread;
+    perThread.perThreadAtomics = true;
+    auto single = make(info, perThread);
+    ASSERT_TRUE(grouped && single);
+    const DeviceLimits& lim = device().limits();
+    const VkSubgroupFeatureFlags ops =
+        VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+    const bool capable = (lim.subgroupStages & VK_SHADER_STAGE_COMPUTE_BIT) && (lim.subgroupOperations & ops) == ops;
+    EXPECT_EQ(iso::testing::subgroupAtomics(*grouped), capable);
+    EXPECT_FALSE(iso::testing::subgroupAtomics(*single));
+    std::vector<float> v(size_t(70) * 41 * 29);
+    for (uint32_t z = 0; z < 29; ++z)
+        for (uint32_t y = 0; y < 41; ++y)
+            for (uint32_t x = 0; x < 70; ++x) {
+                const float d[3] = {float(x) - 40.f, float(y) - 17.f, float(z) - 13.f};
+                v[x + 70 * (y + 41 * size_t(z))] = 9.5f - std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+            }
+    ASSERT_OK(grouped->uploadVolume(v.data(), v.size() * 4, VolumeFormat::F32));
+    ASSERT_OK(single->uploadVolume(v.data(), v.size() * 4, VolumeFormat::F32));
+    for (float isoValue : {0.f, 2.5f, -3.f}) {
+        SCOPED_TRACE("iso " + std::to_string(isoValue));
+        grouped->setIsoValue(isoValue);
+        single->setIsoValue(isoValue);
+        frame(*grouped);
+        frame(*single);
+        checkAgainstReference(*grouped, info);
+        checkAgainstReference(*single, info);
+        auto la = iso::testing::readPatchList(*grouped), lb = iso::testing::readPatchList(*single);
+        ASSERT_TRUE(la.ok() && lb.ok());
+        EXPECT_GT(la.value().size(), 8u); // more than one subgroup's worth of appends
+        EXPECT_EQ(la.value(), lb.value());
+        auto pa = iso::testing::readPyramid(*grouped), pb = iso::testing::readPyramid(*single);
+        ASSERT_TRUE(pa.ok() && pb.ok());
+        EXPECT_EQ(pa.value(), pb.value());
+        auto va = grouped->readVertices(), vb = single->readVertices();
+        ASSERT_TRUE(va.ok() && vb.ok());
+        ASSERT_EQ(va.value().size(), vb.value().size());
+        EXPECT_EQ(std::memcmp(va.value().data(), vb.value().data(), va.value().size() * sizeof(IsoVertexData)), 0);
+        auto aa = iso::testing::readDrawArgs(*grouped), ab = iso::testing::readDrawArgs(*single);
+        ASSERT_TRUE(aa.ok() && ab.ok());
+        EXPECT_EQ(aa.value(), ab.value());
+    }
+}
+
 TEST_F(IsoGpu, EmptyAndFullFieldsGiveNoTriangles) {
     IsoSurfaceCreateInfo info;
     info.samples = {9, 10, 11};

@@ -71,11 +71,12 @@ struct IsoSurface::Impl {
     IsoSurfaceCreateInfo info;
     IsoSizes sizes;
     gpu::IsoGrid grid{};
-    gpu::IsoGrid edgeGrid{};    // indexed: the grid with level tables over samples (edge pyramid)
-    gpu::IsoGrid occGrid{};     // scan: the grid with the occupancy tree's level tables (levels >= 1 from element 0)
-    uint32_t ring = 3;          // framesInFlight + 1 slots
-    uint32_t foldGroupsX = 0;   // testing::Knobs::maxGroupsX (0 = device limit)
-    bool denseClassify = false; // testing::Knobs::denseClassify: no patch list even where bounds exist
+    gpu::IsoGrid edgeGrid{};      // indexed: the grid with level tables over samples (edge pyramid)
+    gpu::IsoGrid occGrid{};       // scan: the grid with the occupancy tree's level tables (levels >= 1 from element 0)
+    uint32_t ring = 3;            // framesInFlight + 1 slots
+    uint32_t foldGroupsX = 0;     // testing::Knobs::maxGroupsX (0 = device limit)
+    bool denseClassify = false;   // testing::Knobs::denseClassify: no patch list even where bounds exist
+    bool subgroupAtomics = false; // classify/activate: one atomic per subgroup (the *.subgroup.comp variants)
     uint32_t maxItems = 0;
     uint64_t externalParticleBytes = 0; // ParticleInput::GpuBuffer: bytes of particleBuffer the module reads
 

@@ -31,17 +31,25 @@ IsoSurface::IsoSurface() : impl_(std::make_unique<Impl>()) { impl_->self = this;
 IsoSurface::~IsoSurface() = default;
 
 Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const IsoSurfaceCreateInfo& info) {
-    return create(device, info, 0, false);
+    return create(device, info, 0, false, false);
 }
 
 Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const IsoSurfaceCreateInfo& info,
-                                                       uint32_t maxGroupsX, bool denseClassify) {
+                                                       uint32_t maxGroupsX, bool denseClassify, bool perThreadAtomics) {
     auto surface = std::unique_ptr<IsoSurface>(new IsoSurface());
     Impl& m = *surface->impl_;
     m.device = &device;
     m.info = info;
     m.foldGroupsX = maxGroupsX;
     m.denseClassify = denseClassify;
+    // Counters and list appends aggregated per subgroup: one atomic per
+    // subgroup instead of one per thread, where the device runs ballot and
+    // arithmetic in compute (their own SPIR-V variants: see pyramid.cpp).
+    constexpr VkSubgroupFeatureFlags kOps =
+        VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+    const DeviceLimits& lim = device.limits();
+    m.subgroupAtomics = !perThreadAtomics && (lim.subgroupStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0 &&
+                        (lim.subgroupOperations & kOps) == kOps;
     PYRAMARCH_TRY(m.planLayout(device.limits(), device.name()));
     surface->iso_ = info.isoValue;
     PYRAMARCH_TRY(m.createBuffers());

@@ -24,11 +24,26 @@ const uint32_t kBuildSpv[] =
 const uint32_t kActivateSpv[] =
 #include "shaders/isosurface/activate.comp.spv.inc"
     ;
+// ISO_SUBGROUP_ATOMICS variants: one atomic per subgroup. Their own SPIR-V,
+// since they declare capabilities (ballot, arithmetic) a device may lack.
+const uint32_t kClassifySubgroupSpv[] =
+#include "shaders/isosurface/classify.subgroup.comp.spv.inc"
+    ;
+const uint32_t kActivateSubgroupSpv[] =
+#include "shaders/isosurface/activate.subgroup.comp.spv.inc"
+    ;
 } // namespace
 
 Status IsoSurface::Impl::createPyramidPipelines() {
-    PYRAMARCH_TRY(makePipeline(classify, kClassifySpv, "classify", 8));
-    if (grid.patchList) PYRAMARCH_TRY(makePipeline(activatePipe, kActivateSpv, "classify.activate", 4));
+    PYRAMARCH_TRY(makePipeline(classify,
+                               subgroupAtomics ? std::span<const uint32_t>(kClassifySubgroupSpv)
+                                               : std::span<const uint32_t>(kClassifySpv),
+                               "classify", 8));
+    if (grid.patchList)
+        PYRAMARCH_TRY(makePipeline(activatePipe,
+                                   subgroupAtomics ? std::span<const uint32_t>(kActivateSubgroupSpv)
+                                                   : std::span<const uint32_t>(kActivateSpv),
+                                   "classify.activate", 4));
     return makePipeline(build, kBuildSpv, "pyramid", 2);
 }
 

@@ -178,10 +178,11 @@ Result<std::vector<uint32_t>> IsoSurface::readDrawArgs() {
 
 struct TestingAccess {
     static Result<std::unique_ptr<IsoSurface>> create(Device& device, const IsoSurfaceCreateInfo& info,
-                                                      uint32_t maxGroupsX, bool denseClassify) {
-        return IsoSurface::create(device, info, maxGroupsX, denseClassify);
+                                                      uint32_t maxGroupsX, bool denseClassify, bool perThreadAtomics) {
+        return IsoSurface::create(device, info, maxGroupsX, denseClassify, perThreadAtomics);
     }
     static uint32_t maxGroupsX(const IsoSurface& s) { return s.impl_->grid.maxGroupsX; }
+    static bool subgroupAtomics(const IsoSurface& s) { return s.impl_->subgroupAtomics; }
     static Result<std::vector<std::vector<uint32_t>>> readPyramid(IsoSurface& s) { return s.readPyramid(); }
     static Result<std::vector<uint32_t>> readDrawArgs(IsoSurface& s) { return s.readDrawArgs(); }
     static Result<std::vector<uint32_t>> readActiveCells(IsoSurface& s) { return s.readActiveCells(); }
@@ -226,9 +227,10 @@ struct TestingAccess {
 
 namespace testing {
 Result<std::unique_ptr<IsoSurface>> create(Device& device, const IsoSurfaceCreateInfo& info, const Knobs& knobs) {
-    return TestingAccess::create(device, info, knobs.maxGroupsX, knobs.denseClassify);
+    return TestingAccess::create(device, info, knobs.maxGroupsX, knobs.denseClassify, knobs.perThreadAtomics);
 }
 uint32_t maxGroupsX(const IsoSurface& surface) { return TestingAccess::maxGroupsX(surface); }
+bool subgroupAtomics(const IsoSurface& surface) { return TestingAccess::subgroupAtomics(surface); }
 Result<std::vector<std::vector<uint32_t>>> readPyramid(IsoSurface& surface) {
     return TestingAccess::readPyramid(surface);
 }

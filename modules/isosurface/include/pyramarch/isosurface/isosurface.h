@@ -443,7 +443,7 @@ private:
     friend struct TestingAccess; // pyramarch/isosurface/testing.h
     IsoSurface();
     static Result<std::unique_ptr<IsoSurface>> create(Device& device, const IsoSurfaceCreateInfo& info,
-                                                      uint32_t maxGroupsX, bool denseClassify);
+                                                      uint32_t maxGroupsX, bool denseClassify, bool perThreadAtomics);
     Result<std::vector<std::vector<uint32_t>>> readPyramid();
     Result<std::vector<uint32_t>> readDrawArgs();
     Result<std::vector<uint32_t>> readActiveCells();

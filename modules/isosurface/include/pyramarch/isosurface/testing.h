@@ -23,6 +23,10 @@ struct Knobs {
     // (volumes), without the compacted patch list: the dense path, for
     // comparing the two bit for bit.
     bool denseClassify = false;
+    // One atomic per thread for classify's active-cell count and activate's
+    // list append, even where the device could aggregate them per subgroup:
+    // the fallback path, compared bit for bit with the default.
+    bool perThreadAtomics = false;
 };
 
 // What IsoSurface::create plans for `info` on a device with `limits`,
@@ -43,6 +47,8 @@ Result<LayoutPlan> planLayout(const IsoSurfaceCreateInfo& info, const DeviceLimi
 Result<std::unique_ptr<IsoSurface>> create(Device& device, const IsoSurfaceCreateInfo& info, const Knobs& knobs);
 // The x size dispatches are folded at (the knob, or the device limit).
 uint32_t maxGroupsX(const IsoSurface& surface);
+// Whether classify and activate aggregate their atomics per subgroup.
+bool subgroupAtomics(const IsoSurface& surface);
 
 // The pyramid levels, decoded to 32 bits (level 0 = count | case << 4 per cell;
 // the GPU stores levels 0 and 1 as u8). Error if a u8 level has nonzero bytes
