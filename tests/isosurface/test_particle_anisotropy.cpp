@@ -22,6 +22,7 @@
 #include "pyramarch/isosurface/isosurface.h"
 #include "pyramarch/isosurface/testing.h"
 #include "reference.h"
+#include "particle_determinism.h"
 #include "reference_grid.h"
 #include "support/gpu_test.h"
 
@@ -335,33 +336,9 @@ TEST_F(IsoAniso, KernelsFieldAndTrianglesMatchTheCpu) {
 TEST_F(IsoAniso, BitIdenticalOverFramesAndInstances) {
     const IsoSurfaceCreateInfo info = smallInfo(0.5f);
     const ref::Grid g = referenceGridOf(info);
-    const std::vector<Particle> ps = someParticles(g, 1500, 11);
-    std::vector<float> firstField;
-    std::vector<IsoVertexData> firstVerts;
-    for (int instance = 0; instance < 2; ++instance) {
-        auto iso = make(info);
-        ASSERT_TRUE(iso);
-        for (int f = 0; f < 3; ++f) {
-            ASSERT_TRUE(iso->setParticles(ps).ok());
-            frame(*iso);
-            auto field = iso->readField();
-            auto verts = iso->readVertices();
-            ASSERT_TRUE(field.ok() && verts.ok());
-            if (firstField.empty()) {
-                firstField = field.value();
-                firstVerts = verts.value();
-                ASSERT_FALSE(firstVerts.empty());
-                continue;
-            }
-            ASSERT_EQ(field.value().size(), firstField.size());
-            EXPECT_EQ(std::memcmp(field.value().data(), firstField.data(), firstField.size() * 4), 0)
-                << "instance " << instance << " frame " << f;
-            ASSERT_EQ(verts.value().size(), firstVerts.size());
-            EXPECT_EQ(std::memcmp(verts.value().data(), firstVerts.data(), firstVerts.size() * sizeof(IsoVertexData)),
-                      0)
-                << "instance " << instance << " frame " << f;
-        }
-    }
+    expectBitIdenticalOverFramesAndInstances(
+        info, someParticles(g, 1500, 11), [this](const IsoSurfaceCreateInfo& i) { return make(i); },
+        [this](IsoSurface& iso) { frame(iso); });
 }
 
 TEST_F(IsoAniso, BadParametersFailCreate) {

@@ -35,6 +35,20 @@ struct Frame {
 
 uint32_t fragKey(const VoxelFragment& f) { return ref::key(f.x, f.y, f.z); }
 
+// A voxelizer at the shared one's depth (R = 128), the geometry-shader
+// conservative fallback (what lavapipe runs), and the given capacities; the
+// tests then set what they compare.
+VoxelizerCreateInfo depth7Info(uint32_t maxTriangles, uint32_t fragmentCapacity, uint32_t tileCapacity) {
+    VoxelizerCreateInfo ci;
+    ci.maxResolution = 128;
+    ci.maxVertices = maxTriangles;
+    ci.maxTriangles = maxTriangles;
+    ci.fragmentCapacity = fragmentCapacity;
+    ci.tileCapacity = tileCapacity;
+    ci.method = ConservativeMethod::GeometryShader;
+    return ci;
+}
+
 class VoxelizerTest : public test::GpuTest {
 protected:
     // One voxelizer for most tests (pipeline creation and JIT are the slow part on lavapipe).
@@ -47,13 +61,7 @@ protected:
     Voxelizer& shared() {
         std::unique_ptr<Voxelizer>& v = sharedVoxelizer();
         if (!v) {
-            VoxelizerCreateInfo ci;
-            ci.maxResolution = 128;
-            ci.maxVertices = 1 << 16;
-            ci.maxTriangles = 1 << 16;
-            ci.fragmentCapacity = 1 << 20;
-            ci.tileCapacity = 1 << 16;
-            ci.method = ConservativeMethod::GeometryShader;
+            VoxelizerCreateInfo ci = depth7Info(1 << 16, 1 << 20, 1 << 16);
             auto r = Voxelizer::create(device(), ci);
             EXPECT_TRUE(r.ok()) << r.message();
             if (r.ok()) v = std::move(r).value();
@@ -436,14 +444,8 @@ TEST_F(VoxelizerTest, NodePoolOverflowKeepsTheTreeValid) {
         for (uint32_t capacity : {needed - 1, 5u}) {
             SCOPED_TRACE(capacity);
             SCOPED_TRACE(build == OctreeBuild::BottomUp ? "bottom-up" : "top-down");
-            VoxelizerCreateInfo ci;
-            ci.maxResolution = 128; // same depth as the shared voxelizer
-            ci.maxVertices = 4096;
-            ci.maxTriangles = 4096;
-            ci.fragmentCapacity = 1 << 16;
-            ci.tileCapacity = capacity;
+            VoxelizerCreateInfo ci = depth7Info(4096, 1 << 16, capacity); // same depth as the shared voxelizer
             ci.octreeBuild = build;
-            ci.method = ConservativeMethod::GeometryShader;
             auto small = Voxelizer::create(device(), ci);
             ASSERT_TRUE(small.ok()) << small.message();
             auto f = run(device(), **small, m, g);
@@ -484,13 +486,7 @@ TEST_F(VoxelizerTest, BottomUpTileHashOverflowIsALowerBoundAndKeepsTheTreeValid)
     const uint32_t needed = full->stats.tilesNeeded;
     ASSERT_GT(needed, 4096u);
     EXPECT_FALSE(full->stats.tilesNeededIsLowerBound);
-    VoxelizerCreateInfo ci;
-    ci.maxResolution = 128;
-    ci.maxVertices = 4096;
-    ci.maxTriangles = 4096;
-    ci.fragmentCapacity = 1 << 18;
-    ci.tileCapacity = 5;
-    ci.method = ConservativeMethod::GeometryShader;
+    VoxelizerCreateInfo ci = depth7Info(4096, 1 << 18, 5);
     ci.octreeBuild = OctreeBuild::BottomUp;
     auto small = Voxelizer::create(device(), ci);
     ASSERT_TRUE(small.ok()) << small.message();
@@ -778,13 +774,7 @@ TEST_F(VoxelizerTest, BottomUpLaunchesOver65535GroupsFold) {
 TEST_F(VoxelizerTest, RootDescentBuildsTheSameTree) {
     // Crassin & Green 2012's traversal from the root (docs/algorithms.md) every level, against the default
     // per-fragment cursors: the same octree.
-    VoxelizerCreateInfo ci;
-    ci.maxResolution = 128;
-    ci.maxVertices = 1 << 14;
-    ci.maxTriangles = 1 << 14;
-    ci.fragmentCapacity = 1 << 19;
-    ci.tileCapacity = 1 << 15;
-    ci.method = ConservativeMethod::GeometryShader;
+    VoxelizerCreateInfo ci = depth7Info(1 << 14, 1 << 19, 1 << 15);
     ci.fragmentCursors = false;
     auto root = Voxelizer::create(device(), ci);
     ASSERT_TRUE(root.ok()) << root.message();
@@ -861,13 +851,7 @@ TEST_F(VoxelizerTest, SubgroupAppendGivesTheSameFragments) {
     // One atomic per subgroup instead of per fragment in the raster pass
     // (where the device supports it): the same (voxel, triangle) pairs,
     // between the open and closed references, and the same leaves.
-    VoxelizerCreateInfo ci;
-    ci.maxResolution = 128;
-    ci.maxVertices = 1 << 14;
-    ci.maxTriangles = 1 << 14;
-    ci.fragmentCapacity = 1 << 19;
-    ci.tileCapacity = 1 << 15;
-    ci.method = ConservativeMethod::GeometryShader;
+    VoxelizerCreateInfo ci = depth7Info(1 << 14, 1 << 19, 1 << 15);
     ci.subgroupAppend = true;
     ci.trianglePath = TrianglePath::Raster; // the append is the raster's
     auto v = Voxelizer::create(device(), ci);
@@ -900,13 +884,7 @@ TEST_F(VoxelizerTest, BottomUpBuildMatchesTopDownBitForBit) {
     // normal sums), the same per-level node counts and needed sizes, and the
     // same values at every interior node, compared by coordinates (tile
     // indices are allocation order and not part of the contract).
-    VoxelizerCreateInfo ci;
-    ci.maxResolution = 128;
-    ci.maxVertices = 1 << 14;
-    ci.maxTriangles = 1 << 14;
-    ci.fragmentCapacity = 1 << 19;
-    ci.tileCapacity = 1 << 15;
-    ci.method = ConservativeMethod::GeometryShader;
+    VoxelizerCreateInfo ci = depth7Info(1 << 14, 1 << 19, 1 << 15);
     ci.octreeBuild = OctreeBuild::TopDown;
     auto topDown = Voxelizer::create(device(), ci);
     ASSERT_TRUE(topDown.ok()) << topDown.message();
@@ -1239,13 +1217,7 @@ protected:
     Voxelizer& withSplit(uint32_t threshold) {
         std::unique_ptr<Voxelizer>& v = pathVoxelizers()[threshold == 0 ? 2 : threshold == kSplitVoxels ? 0 : 1];
         if (!v) {
-            VoxelizerCreateInfo ci;
-            ci.maxResolution = 128;
-            ci.maxVertices = 1 << 16;
-            ci.maxTriangles = 1 << 16;
-            ci.fragmentCapacity = 1 << 20;
-            ci.tileCapacity = 1 << 16;
-            ci.method = ConservativeMethod::GeometryShader;
+            VoxelizerCreateInfo ci = depth7Info(1 << 16, 1 << 20, 1 << 16);
             ci.trianglePath = threshold == 0 ? TrianglePath::Raster : TrianglePath::Split;
             if (threshold != 0) ci.smallTriangleVoxels = threshold;
             auto r = Voxelizer::create(device(), ci);
