@@ -22,7 +22,7 @@
 #include "pyramarch/isosurface/isosurface.h"
 #include "pyramarch/isosurface/testing.h"
 #include "reference.h"
-#include "particle_determinism.h"
+#include "particle_fixture.h"
 #include "reference_grid.h"
 #include "support/gpu_test.h"
 
@@ -152,21 +152,7 @@ std::vector<CpuKernel> anisoCpu(const std::vector<Particle>& ps, float radius, f
     return out;
 }
 
-class IsoAniso : public test::GpuTest {
-protected:
-    std::unique_ptr<IsoSurface> make(const IsoSurfaceCreateInfo& info) {
-        auto r = IsoSurface::create(device(), info);
-        EXPECT_TRUE(r.ok()) << r.message();
-        if (!r) return nullptr;
-        return std::move(r).value();
-    }
-    void frame(IsoSurface& iso) {
-        Status inner;
-        Status s = submitAndWait(device(), [&](VkCommandBuffer cmd) { inner = iso.record(cmd); });
-        ASSERT_TRUE(s.ok()) << s.message();
-        ASSERT_TRUE(inner.ok()) << inner.message();
-    }
-};
+class IsoAniso : public IsoParticleTest {};
 
 IsoSurfaceCreateInfo smallInfo(float lambda) {
     IsoSurfaceCreateInfo info;
@@ -336,9 +322,7 @@ TEST_F(IsoAniso, KernelsFieldAndTrianglesMatchTheCpu) {
 TEST_F(IsoAniso, BitIdenticalOverFramesAndInstances) {
     const IsoSurfaceCreateInfo info = smallInfo(0.5f);
     const ref::Grid g = referenceGridOf(info);
-    expectBitIdenticalOverFramesAndInstances(
-        info, someParticles(g, 1500, 11), [this](const IsoSurfaceCreateInfo& i) { return make(i); },
-        [this](IsoSurface& iso) { frame(iso); });
+    expectBitIdenticalOverFramesAndInstances(info, someParticles(g, 1500, 11));
 }
 
 TEST_F(IsoAniso, BadParametersFailCreate) {

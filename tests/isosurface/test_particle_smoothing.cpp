@@ -22,7 +22,7 @@
 #include "pyramarch/isosurface/particle_grid.h"
 #include "pyramarch/isosurface/testing.h"
 #include "reference.h"
-#include "particle_determinism.h"
+#include "particle_fixture.h"
 #include "reference_grid.h"
 #include "support/gpu_test.h"
 
@@ -67,26 +67,7 @@ CpuSmoothed smoothCpu(const std::vector<std::array<float, 3>>& ps, float r, floa
     return out;
 }
 
-class IsoSmooth : public test::GpuTest {
-protected:
-    std::unique_ptr<IsoSurface> make(const IsoSurfaceCreateInfo& info) {
-        auto r = IsoSurface::create(device(), info);
-        EXPECT_TRUE(r.ok()) << r.message();
-        if (!r) return nullptr;
-        return std::move(r).value();
-    }
-
-public:
-    void runFrame(IsoSurface& iso) { frame(iso); }
-
-protected:
-    void frame(IsoSurface& iso) {
-        Status inner;
-        Status s = submitAndWait(device(), [&](VkCommandBuffer cmd) { inner = iso.record(cmd); });
-        ASSERT_TRUE(s.ok()) << s.message();
-        ASSERT_TRUE(inner.ok()) << inner.message();
-    }
-};
+class IsoSmooth : public IsoParticleTest {};
 
 IsoSurfaceCreateInfo smallInfo(float lambda) {
     IsoSurfaceCreateInfo info;
@@ -188,9 +169,7 @@ TEST_F(IsoSmooth, SmoothedParticlesAndFieldMatchTheCpu) {
 TEST_F(IsoSmooth, BitIdenticalOverFramesAndInstances) {
     const IsoSurfaceCreateInfo info = smallInfo(0.7f);
     const ref::Grid g = referenceGridOf(info);
-    expectBitIdenticalOverFramesAndInstances(
-        info, randomParticles(g, 1500, 11), [this](const IsoSurfaceCreateInfo& i) { return make(i); },
-        [this](IsoSurface& iso) { frame(iso); });
+    expectBitIdenticalOverFramesAndInstances(info, randomParticles(g, 1500, 11));
 }
 
 TEST_F(IsoSmooth, BadParametersFailCreate) {

@@ -37,6 +37,14 @@ static_assert(uint32_t(NodeArray::Child) == gpu::VOX_NODE_CHILD && uint32_t(Node
 
 namespace {
 
+// One thread per item, folded into (x, y) groups as voxThreadIndex expects
+// (x within every device's minimum maxComputeWorkGroupCount).
+void dispatchThreads(const PassContext& ctx, uint32_t items) {
+    const uint32_t groups = (items + gpu::VOX_GROUP_SIZE - 1) / gpu::VOX_GROUP_SIZE;
+    const uint32_t x = std::min(groups, 65535u);
+    ctx.dispatch(x, (groups + x - 1) / x);
+}
+
 static const uint32_t kRasterVertSpv[] =
 #include "shaders/voxelizer/raster.vert.spv.inc"
     ;
@@ -473,10 +481,7 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
             .record([this](PassContext& ctx) {
                 if (current.triangles == 0) return;
                 ctx.pushConstants(rasterParams());
-                // One thread per triangle, folded into (x, y) as voxThreadIndex expects.
-                const uint32_t groups = (current.triangles + gpu::VOX_GROUP_SIZE - 1) / gpu::VOX_GROUP_SIZE;
-                const uint32_t x = std::min(groups, 65535u);
-                ctx.dispatch(x, (groups + x - 1) / x);
+                dispatchThreads(ctx, current.triangles); // one thread per triangle
             });
     }
 
@@ -506,11 +511,8 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
         .storage(0, countersRef, RW)
         .storage(13, cellsRef, RW)
         .record([this](PassContext& ctx) {
-            // One thread per bitmap word, folded into (x, y) as voxThreadIndex expects.
             ctx.pushConstants(computeParams(0));
-            const uint32_t groups = (cellWords + gpu::VOX_GROUP_SIZE - 1) / gpu::VOX_GROUP_SIZE;
-            const uint32_t x = std::min(groups, 65535u);
-            ctx.dispatch(x, (groups + x - 1) / x);
+            dispatchThreads(ctx, cellWords); // one thread per bitmap word
         });
     withNodes(g.addPass("vox.cells_args", PassKind::Compute)
                   .pipeline(args)
