@@ -87,8 +87,6 @@ std::vector<ref::Vertex> toRef(const std::vector<IsoVertexData>& v) {
     return out;
 }
 
-float minSpacing(const ref::Grid& g) { return std::min({g.spacing(0), g.spacing(1), g.spacing(2)}); }
-
 class IsoGpu : public test::GpuTest {
 protected:
     std::unique_ptr<IsoSurface> make(const IsoSurfaceCreateInfo& info, iso::testing::Knobs knobs = {}) {
@@ -113,7 +111,7 @@ protected:
         auto verts = iso.readVertices();
         ASSERT_TRUE(verts.ok()) << verts.message();
         const auto gpu = toRef(verts.value());
-        const float tol = 1e-5f * minSpacing(g);
+        const float tol = ref::positionTolerance(g);
         EXPECT_EQ(ref::compareTriangleSets(cpu.vertices, gpu, tol, 1e-3f), "");
         // Key order is cell order: vertex k of the GPU is vertex k of the CPU,
         // i.e. every key maps to the right (cell, local index).
@@ -1651,7 +1649,7 @@ void expectIndexedMatchesReference(IsoSurface& iso, const IsoSurfaceCreateInfo& 
     ASSERT_TRUE(verts.ok() && idx.ok());
     EXPECT_EQ(verts.value().size(), cutEdges(g, field.value(), 0.f));
     ASSERT_EQ(idx.value().size(), cpu.vertices.size());
-    const float tol = 1e-5f * minSpacing(g);
+    const float tol = ref::positionTolerance(g);
     const auto unique = toRef(verts.value());
     for (size_t k = 0; k < idx.value().size(); ++k) {
         ASSERT_LT(idx.value()[k], unique.size()) << k;

@@ -314,7 +314,7 @@ TEST_F(IsoAniso, KernelsFieldAndTrianglesMatchTheCpu) {
         auto verts = iso->readVertices();
         ASSERT_TRUE(verts.ok()) << verts.message();
         ASSERT_GT(mc.vertices.size(), 300u);
-        const float tol = 1e-5f * std::min({g.spacing(0), g.spacing(1), g.spacing(2)});
+        const float tol = ref::positionTolerance(g);
         EXPECT_EQ(ref::compareTriangleSets(mc.vertices, toRef(verts.value()), tol, 1e-3f), "") << lambda;
     }
 }

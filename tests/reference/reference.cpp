@@ -201,6 +201,15 @@ std::vector<std::vector<uint32_t>> pyramidLevels(const std::vector<uint32_t>& ba
     return levels;
 }
 
+float positionTolerance(const Grid& g) {
+    float spacing = g.spacing(0), magnitude = 0.f;
+    for (int a = 0; a < 3; ++a) {
+        spacing = std::min(spacing, g.spacing(a));
+        magnitude = std::max({magnitude, std::fabs(g.min[a]), std::fabs(g.max[a])});
+    }
+    return 1e-5f * spacing + 4.f * std::numeric_limits<float>::epsilon() * magnitude;
+}
+
 std::string compareTriangleSets(const std::vector<Vertex>& a, const std::vector<Vertex>& b, float tol,
                                 float normalTol) {
     std::ostringstream msg;

@@ -77,6 +77,13 @@ McResult marchingCubes(const Grid& g, const float* field, float iso, Normals nor
 // vertex counts, level k+1 element i = sum of level k elements 4i..4i+3.
 std::vector<std::vector<uint32_t>> pyramidLevels(const std::vector<uint32_t>& base);
 
+// How far a GPU vertex may be from the CPU's: 1e-5 of the smallest spacing
+// (the interpolation), plus 4 ulps of the largest coordinate, since GLSL
+// allows 2.5 ulp for a division and the final add rounds at the magnitude of
+// the coordinate, not of the spacing (bounds far from the origin: an NVIDIA
+// driver differs from the CPU by 1 ulp there where lavapipe does not).
+float positionTolerance(const Grid& g);
+
 // Compares two triangle soups as sets of triangles: same count, and every
 // triangle of `a` matches a distinct triangle of `b` (same vertex order)
 // with positions within `tol` and normals within `normalTol`. Returns an
