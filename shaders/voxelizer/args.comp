@@ -59,7 +59,7 @@ void main() {
         }
         counters.tileCount = next;
         counters.tilesFailed = next - min(next, params.tileCapacity);
-        dispatchArgs[VOX_DISPATCH_TILES] = voxDispatchFor(min(counters.tileEntries, params.hashMask + 1u));
+        dispatchArgs[VOX_DISPATCH_TILES] = voxDispatchFor(min(counters.tileEntries, voxMaxTileEntries()));
         return;
     }
     uint l = params.level;

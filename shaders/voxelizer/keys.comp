@@ -15,18 +15,25 @@ void main() {
     if (i >= counters.cellCount) return;
     uvec3 c = voxUnpack(cells[2u * params.cellWords + i]); // level-D coordinates
     uint slots = params.hashMask + 1u;
+    uint maxEntries = voxMaxTileEntries();
     for (uint l = params.dims.w; l >= 1u; --l) {
         c >>= 1u; // coordinates of the parent (level l - 1) of the level-l node
         uint key = voxTileKey(l, c);
         uint s = voxHashSlot(key);
         bool entered = false, found = false;
+        // The tile-list entry this thread may fill, reserved before its first
+        // attempt to enter the key: entries stay below maxEntries exactly
+        // (3/4 of the slots; the hash holds 2 slots per pool tile, so only a
+        // far too small pool fills it), which keeps probe runs short and the
+        // tile count bounded however many threads race for the last slots.
+        // Reading the entry counter instead raced on a GPU: thousands of
+        // threads passed the check together and filled every slot.
+        uint e = VOX_NO_NODE;
         for (uint probe = 0u; probe < slots; ++probe) {
             uint k = tileHash[s];
             if (k == VOX_HASH_EMPTY) {
-                // Filled to 3/4 (the hash holds 2 slots per pool tile, so only
-                // when the pool is far too small): stop entering, so probe
-                // runs stay short and the pass bounded.
-                if (counters.tileEntries >= slots - slots / 4u) break;
+                if (e == VOX_NO_NODE) e = atomicAdd(counters.tileEntries, 1u);
+                if (e >= maxEntries) break; // full: stop entering
                 k = atomicCompSwap(tileHash[s], VOX_HASH_EMPTY, key);
                 if (k == VOX_HASH_EMPTY) {
                     entered = true;
@@ -39,6 +46,8 @@ void main() {
             }
             s = (s + 1u) & params.hashMask;
         }
+        // A reserved entry that entered nothing stays in the list as a hole.
+        if (!entered && e < maxEntries) tileHash[2u * slots + e] = VOX_NO_NODE;
         if (found) return;
         if (!entered) {
             // Hash full: the tree is truncated and tileCount a lower bound.
@@ -46,7 +55,6 @@ void main() {
             return;
         }
         tileHash[slots + s] = atomicAdd(counters.levelTileStart[l], 1u);
-        uint e = atomicAdd(counters.tileEntries, 1u);
-        tileHash[2u * slots + e] = s; // e < slots: one entry per filled slot
+        tileHash[2u * slots + e] = s;
     }
 }

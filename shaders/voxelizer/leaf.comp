@@ -40,9 +40,18 @@ void main() {
     uvec3 c = voxUnpack(f.x);
     if ((params.flags & VOX_BOTTOM_UP) != 0u) {
         uint d = params.dims.w;
-        uint tile = voxHashTile(d, voxTileKey(d, c >> 1u));
-        if (tile == 0u) return; // truncated: the leaf's tile did not fit the pool
-        node = 8u * tile + voxOctant(c, d - 1u, d);
+        if (counters.tilesFailed != 0u || counters.failedAboveLeaves != 0u) {
+            // Truncated: a leaf tile can fit the pool while a tile above it
+            // did not (the order tiles are entered in is the GPU's), and
+            // only leaves reachable from the root are in the tree; the
+            // mipmap above restores the sums a leaf holds in its child
+            // pointer only for those.
+            if (!voxDescend(c, d, node)) return;
+        } else {
+            uint tile = voxHashTile(d, voxTileKey(d, c >> 1u));
+            if (tile == 0u) return;
+            node = 8u * tile + voxOctant(c, d - 1u, d);
+        }
     } else if ((params.flags & VOX_CURSORS) != 0u) {
         // The flag passes keep a cursor per occupied cell: after the last one
         // it is the leaf's parent node (VOX_NO_NODE when truncated above).

@@ -10,8 +10,9 @@
 void main() {
     uint e = voxThreadIndex();
     uint slots = params.hashMask + 1u;
-    if (e >= min(counters.tileEntries, slots)) return;
+    if (e >= min(counters.tileEntries, voxMaxTileEntries())) return;
     uint s = tileHash[2u * slots + e];
+    if (s == VOX_NO_NODE) return; // a reserved entry whose key another thread entered
     uint key = tileHash[s];
     uint l = key >> 27;
     uint tile = counters.levelTileStart[l] + tileHash[slots + s];

@@ -63,6 +63,12 @@ uint voxHashSlot(uint key) {
     x ^= x >> 16;
     return x & params.hashMask;
 }
+// Bottom-up build: the tile list (third part of the hash buffer) has this
+// many entries at most; keys.comp reserves one before entering a key.
+uint voxMaxTileEntries() {
+    uint slots = params.hashMask + 1u;
+    return slots - slots / 4u;
+}
 // Slot holding `key`, or VOX_NO_NODE when the tile does not exist.
 uint voxHashFind(uint key) {
     uint s = voxHashSlot(key);
