@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstring>
+#include <sstream>
 #include <random>
 
 #include "isosurface/iso_shared.h"
@@ -71,6 +72,21 @@ std::vector<uint16_t> volume(std::array<uint32_t, 3> s) {
 bool sameBytes(const std::vector<IsoVertexData>& a, const std::vector<IsoVertexData>& b) {
     return a.size() == b.size() &&
            (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(IsoVertexData)) == 0);
+}
+
+// Where two fields differ bit for bit: how many samples, the first one and
+// its values (in 16.16 fixed-point units of the splat, the quantum of both
+// particle forms), so a failure says whether one term or a rounding differs.
+std::string fieldDifference(const std::vector<float>& a, const std::vector<float>& b) {
+    if (a.size() != b.size()) return "sizes " + std::to_string(a.size()) + " vs " + std::to_string(b.size());
+    size_t count = 0, first = 0;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (std::memcmp(&a[i], &b[i], 4) != 0 && count++ == 0) first = i;
+    if (count == 0) return "";
+    std::ostringstream o;
+    o << count << " of " << a.size() << " samples differ; first " << first << ": " << a[first] << " vs " << b[first]
+      << " (" << (double(a[first]) - double(b[first])) * 65536.0 << " fixed-point units)";
+    return o.str();
 }
 
 // Triangles as 96-byte records, sorted bytewise: the order-free form.
@@ -244,8 +260,7 @@ TEST_F(Determinism, ParticleGatherIsOrderIndependent) {
         << "gather field differs between instances";
     EXPECT_EQ(std::memcmp(a.field.data(), c.field.data(), a.field.size() * 4), 0)
         << "gather field differs between frames";
-    EXPECT_EQ(std::memcmp(a.field.data(), scatter.field.data(), a.field.size() * 4), 0)
-        << "gather and scatter fields differ";
+    EXPECT_EQ(fieldDifference(a.field, scatter.field), "") << "gather and scatter fields differ";
     EXPECT_TRUE(sameBytes(a.vertices, b.vertices));
     EXPECT_TRUE(sameBytes(a.vertices, c.vertices));
     EXPECT_TRUE(sameBytes(a.vertices, scatter.vertices));
