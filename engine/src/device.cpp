@@ -151,6 +151,7 @@ void fillLimits(const InstanceFunctions& vki, VkPhysicalDevice pd, uint32_t fami
     props = p2.properties;
     vki.getPhysicalDeviceMemoryProperties(pd, &mem);
     const VkPhysicalDeviceLimits& l = props.limits;
+    limits.deviceType = props.deviceType;
     for (int i = 0; i < 3; ++i) {
         limits.maxComputeWorkGroupCount[i] = l.maxComputeWorkGroupCount[i];
         limits.maxComputeWorkGroupSize[i] = l.maxComputeWorkGroupSize[i];

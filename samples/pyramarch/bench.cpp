@@ -244,13 +244,18 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
                                                           : "histopyramid";
     r.normals = normalsName(sc.normals);
     r.source = sc.field == "particles" || sc.field == "metaballs" ? sc.field : sc.volume ? "volume" : "glsl";
-    if (sc.particles) r.splat = sc.splat == iso::SplatMethod::Gather ? "gather" : "scatter";
-    // Scenarios that differ only in strategy share a name (their triangle counts must agree).
-    r.scenario = sc.field + "-" + std::to_string(sc.n) +
-                 (sc.particles ? "-" + std::to_string(sc.particles) : std::string()) +
-                 (sc.particles && sc.splat == iso::SplatMethod::Gather ? "-gather" : "") +
-                 (sc.normals != iso::NormalMode::Central ? std::string("-") + r.normals : "") +
-                 (r.source == "volume" ? "-volume" : "");
+    // Scenarios that differ only in strategy share a name (their triangle
+    // counts must agree). Particles: named by the splat the surface runs
+    // (SplatMethod::Auto resolves at creation), so renamed once created.
+    const auto name = [&](iso::SplatMethod splat) {
+        if (sc.particles) r.splat = splat == iso::SplatMethod::Gather ? "gather" : "scatter";
+        r.scenario = sc.field + "-" + std::to_string(sc.n) +
+                     (sc.particles ? "-" + std::to_string(sc.particles) : std::string()) +
+                     (sc.particles && splat == iso::SplatMethod::Gather ? "-gather" : "") +
+                     (sc.normals != iso::NormalMode::Central ? std::string("-") + r.normals : "") +
+                     (r.source == "volume" ? "-volume" : "");
+    };
+    name(sc.splat);
     for (uint32_t& c : r.cells) c = sc.n;
     r.cellCount = uint64_t(sc.n) * sc.n * sc.n;
     r.warmup = sc.warmup;
@@ -311,6 +316,7 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
         auto created = iso::IsoSurface::create(dev, info);
         if (!created) return created.status();
         iso::IsoSurface& surface = **created;
+        name(surface.splatMethod());
         // Uploaded once: the warm-up frames convert it (field.volume), the
         // measured frames start with the volume resident.
         if (!volume.empty())
@@ -713,8 +719,10 @@ CLI::App* addBenchCommand(CLI::App& app, BenchOptions& o) {
                   "Normals of the iso scenarios: forward | central | sobel | none (zero normals, no gradient reads: "
                   "what a CPU library extracts with normals off; default central)")
         ->check(CLI::IsMember({"forward", "central", "sobel", "none"}));
-    c->add_option("--splat", o.splat, "Particle splat: scatter | gather | both (default gather, the module's default)")
-        ->check(CLI::IsMember({"scatter", "gather", "both"}));
+    c->add_option("--splat", o.splat,
+                  "Particle splat: auto (the module's default: gather on CPU drivers, scatter on GPUs) | scatter | "
+                  "gather | both (scatter and gather)")
+        ->check(CLI::IsMember({"auto", "scatter", "gather", "both"}));
     c->add_option("--octree-build", o.octreeBuild,
                   "Voxelizer octree build: cursors (top-down, per-fragment cursors, default) | root (top-down, "
                   "descent from the root every level) | both (cursors and root) | bottomup | all")
@@ -781,8 +789,9 @@ int runBench(const BenchOptions& o, const std::string& commandLine) {
                                     : o.normals == "none"  ? iso::NormalMode::None
                                                            : iso::NormalMode::Central;
     std::vector<iso::SplatMethod> splats;
-    if (o.splat != "gather") splats.push_back(iso::SplatMethod::Scatter);
-    if (o.splat != "scatter") splats.push_back(iso::SplatMethod::Gather);
+    if (o.splat == "auto") splats.push_back(iso::SplatMethod::Auto);
+    if (o.splat == "scatter" || o.splat == "both") splats.push_back(iso::SplatMethod::Scatter);
+    if (o.splat == "gather" || o.splat == "both") splats.push_back(iso::SplatMethod::Gather);
     std::vector<std::string> octreeBuilds;
     if (o.octreeBuild == "cursors" || o.octreeBuild == "both" || o.octreeBuild == "all")
         octreeBuilds.push_back("cursors");

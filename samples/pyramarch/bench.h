@@ -39,7 +39,7 @@ struct BenchOptions {
     // and uploaded as float32 before timing: extraction is every pass after
     // the volume is resident, the work a CPU library does on a volume in memory).
     std::string source = "glsl";
-    std::string splat = "gather";        // particles: scatter | gather | both (gather: the module's default)
+    std::string splat = "auto";          // particles: auto (the module's default) | scatter | gather | both
     std::string octreeBuild = "cursors"; // voxelizer: cursors | root | both (cursors, root) | bottomup | all
     uint32_t smallVoxels = UINT32_MAX;   // voxelizer: 0 = raster, N = split at N voxels, UINT32_MAX = default
     bool timingCheck = false;            // only the timestamp-vs-wall-clock experiment

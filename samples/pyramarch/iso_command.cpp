@@ -354,7 +354,7 @@ int runParticleIso(const IsoOptions& o) {
     iso::IsoSurfaceCreateInfo info;
     info.source = iso::FieldSource::Particles;
     info.particleRadius = support;
-    info.splat = o.splat == "gather" ? iso::SplatMethod::Gather : iso::SplatMethod::Scatter;
+    info.splat = sample::splatMethodFromName(o.splat);
     info.particleSmoothing = o.particleSmoothing;
     info.anisotropic.enabled = o.anisotropic;
     info.normals = normalMode(o.normals);
@@ -448,6 +448,7 @@ int runParticleIso(const IsoOptions& o) {
                 return failFrame(frame.path + ": " + gridText(info.samples) + " samples at voxel size " +
                                  jsonNumber(voxel) + ": " + created.message());
             surface = std::move(created).value();
+            rec.setInfo("splat", sample::splatMethodName(surface->splatMethod())); // Auto resolved
             ++recreations;
         }
         // The reader's xyz floats as they are (stride 12, every weight 1): no repacking.

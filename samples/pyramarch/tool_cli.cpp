@@ -4,6 +4,7 @@
 
 #include "pyramarch/isosurface/particle_io.h"
 #include "sample/cli.h"
+#include "sample/scenes.h"
 
 namespace sample {
 
@@ -57,11 +58,11 @@ int checkIsoOptions(const IsoOptions& iso) {
     if (iso.isoGiven && iso.thresholdGiven) return fail(prog, "give --surface-threshold or --iso, not both");
     if (!(iso.particleSmoothing >= 0.f && iso.particleSmoothing <= 1.f))
         return fail(prog, "--particle-smoothing must be in [0, 1] (0: off)");
-    if (iso.particleSmoothing > 0.f && iso.splat != "gather")
-        return fail(prog, "--particle-smoothing needs --splat gather (it smooths the binned particles)");
-    if (iso.anisotropic && iso.splat != "gather")
-        return fail(prog,
-                    "--anisotropic needs --splat gather (the kernels come from the binned particles' neighbours)");
+    if (iso.particleSmoothing > 0.f && iso.splat == "scatter")
+        return fail(prog, "--particle-smoothing needs --splat gather or auto (it smooths the binned particles)");
+    if (iso.anisotropic && iso.splat == "scatter")
+        return fail(prog, "--anisotropic needs --splat gather or auto (the kernels come from the binned particles' "
+                          "neighbours)");
     const bool inPattern = pyramarch::iso::isSequencePattern(iso.particles);
     if (inPattern && !iso.out.empty() && !outPattern)
         return fail(prog, "--particles '" + iso.particles +
@@ -100,12 +101,10 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
     demoCmd->add_option("--balls", demo.balls, "Metaballs (1..256, default 24)")->check(CLI::Range(1u, 256u));
     demoCmd
         ->add_option_function<std::string>(
-            "--splat",
-            [&demo](const std::string& s) {
-                demo.splat = s == "gather" ? pyramarch::iso::SplatMethod::Gather : pyramarch::iso::SplatMethod::Scatter;
-            },
-            "Point cloud splat: scatter (atomics, default) | gather (binned)")
-        ->check(CLI::IsMember({"scatter", "gather"}));
+            "--splat", [&demo](const std::string& s) { demo.splat = sample::splatMethodFromName(s); },
+            "Point cloud splat: auto (default: gather on CPU drivers, scatter on GPUs) | scatter (atomics) | gather "
+            "(binned)")
+        ->check(CLI::IsMember({"auto", "scatter", "gather"}));
     demoCmd
         ->add_option("--fluid-frames", demo.fluidFrames,
                      "Frames of the fluid scene (default 12, one PBF step of 1/120 s each)")
@@ -191,8 +190,9 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
                 iso.splat = v;
                 iso.particleOptionsGiven = true;
             },
-            "How particles become the field: gather (binned, default) | scatter (atomics)")
-        ->check(CLI::IsMember({"scatter", "gather"}));
+            "How particles become the field: auto (default: gather on CPU drivers or with smoothing/anisotropic "
+            "kernels, else scatter) | gather (binned) | scatter (atomics)")
+        ->check(CLI::IsMember({"auto", "scatter", "gather"}));
     isoCmd
         ->add_option_function<float>(
             "--iso",

@@ -24,7 +24,7 @@ struct DemoOptions {
     uint32_t cells = 48;
     uint32_t particles = 100000;
     uint32_t balls = 24;
-    pyramarch::iso::SplatMethod splat = pyramarch::iso::SplatMethod::Scatter;
+    pyramarch::iso::SplatMethod splat = pyramarch::iso::SplatMethod::Auto;
     // The fluid scene simulates every frame (PBF, several solver passes):
     // on a CPU driver far slower than the others, so it gets its own, small
     // frame count.
@@ -58,7 +58,7 @@ struct IsoOptions {
     float smoothingLength = 2.f;   // particle radii; kernel support 2 L r
     float voxelSize = 0.f;         // world units; 0: the particle radius
     float surfaceThreshold = 0.6f; // fraction of the rest density
-    std::string splat = "gather";
+    std::string splat = "auto";
     float particleSmoothing = 0.f; // --particle-smoothing: lambda in [0, 1], 0 off (gather only)
     bool anisotropic = false;      // --anisotropic: Yu & Turk's anisotropic kernels, default parameters (gather only)
     // Whether options were given on the command line (conflict checks).

@@ -774,6 +774,11 @@ void IsoSplat::checkSplatIncludingBorders(std::array<uint32_t, 3> samples, size_
     info.isoValue = 0.4f;
     auto iso = make(info);
     ASSERT_TRUE(iso);
+    const bool cpuDriver = device().properties().deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ||
+                           device().properties().deviceType == VK_PHYSICAL_DEVICE_TYPE_OTHER;
+    EXPECT_EQ(iso->splatMethod(), info.splat != SplatMethod::Auto ? info.splat
+                                  : cpuDriver                     ? SplatMethod::Gather
+                                                                  : SplatMethod::Scatter);
     const ref::Grid g = referenceGridOf(info);
     std::vector<Particle> ps;
     std::vector<ref::Particle> refPs;
@@ -859,7 +864,9 @@ TEST_P(IsoSplat, MillionParticles) {
     checkAgainstReference(*iso, info);
 }
 
-INSTANTIATE_TEST_SUITE_P(Methods, IsoSplat, ::testing::Values(SplatMethod::Scatter, SplatMethod::Gather));
+// Auto (the default) resolves by device type: gather on lavapipe, scatter on a GPU.
+INSTANTIATE_TEST_SUITE_P(Methods, IsoSplat,
+                         ::testing::Values(SplatMethod::Scatter, SplatMethod::Gather, SplatMethod::Auto));
 
 // ParticleInput::GpuBuffer: a host pass in the same graph writes the host's
 // particle buffer every frame (here a copy from staging); the surface must

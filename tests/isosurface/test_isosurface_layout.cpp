@@ -16,6 +16,7 @@ DeviceLimits lavapipeLimits() {
     for (int a = 0; a < 3; ++a) l.maxComputeWorkGroupCount[a] = 65535;
     l.maxStorageBufferRange = 128ull << 20;
     l.maxBufferSize = 1ull << 31;
+    l.deviceType = VK_PHYSICAL_DEVICE_TYPE_CPU;
     return l;
 }
 
@@ -118,4 +119,54 @@ TEST(IsoLayout, FoldedDispatchesRespectTheYLimit) {
     EXPECT_EQ(plan.code(), ErrorCode::DeviceLimit);
     EXPECT_NE(plan.message().find("3 x 1431 workgroups"), std::string::npos) << plan.message();
     EXPECT_NE(plan.message().find("maxComputeWorkGroupCount[1] (1430)"), std::string::npos) << plan.message();
+}
+
+// SplatMethod::Auto: gather on CPU drivers (and devices of unknown type),
+// scatter on GPUs, gather whenever smoothing or anisotropic kernels need the
+// sorted particles, scatter when the gather's bins would not fit; an
+// explicit method is kept (and a gather that does not fit is an error).
+TEST(IsoLayout, AutoSplatPicksByDeviceTypeAndWhatTheSurfaceNeeds) {
+    IsoSurfaceCreateInfo info;
+    info.samples = {65, 65, 65};
+    info.vertexCapacity = 3000;
+    info.source = FieldSource::Particles;
+    info.maxParticles = 1000;
+    info.particleRadius = 0.05f;
+    ASSERT_EQ(info.splat, SplatMethod::Auto);
+    const auto resolved = [&](const DeviceLimits& limits) {
+        auto plan = iso::testing::planLayout(info, limits);
+        EXPECT_TRUE(plan.ok()) << plan.message();
+        return plan.ok() ? plan->splat : SplatMethod::Auto;
+    };
+    DeviceLimits cpu = lavapipeLimits(), gpu = lavapipeLimits(), other = lavapipeLimits();
+    gpu.deviceType = VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU;
+    other.deviceType = VK_PHYSICAL_DEVICE_TYPE_OTHER;
+    EXPECT_EQ(resolved(cpu), SplatMethod::Gather);
+    EXPECT_EQ(resolved(other), SplatMethod::Gather);
+    EXPECT_EQ(resolved(gpu), SplatMethod::Scatter);
+    gpu.deviceType = VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU;
+    EXPECT_EQ(resolved(gpu), SplatMethod::Scatter);
+    info.particleSmoothing = 0.5f;
+    EXPECT_EQ(resolved(gpu), SplatMethod::Gather);
+    info.particleSmoothing = 0.f;
+    info.anisotropic.enabled = true;
+    EXPECT_EQ(resolved(gpu), SplatMethod::Gather);
+    info.anisotropic.enabled = false;
+    info.splat = SplatMethod::Gather;
+    EXPECT_EQ(resolved(gpu), SplatMethod::Gather);
+    info.splat = SplatMethod::Scatter;
+    EXPECT_EQ(resolved(cpu), SplatMethod::Scatter);
+    // Bins past the storage range (a radius of many samples grows them):
+    // Auto scatters, an explicit gather is a DeviceLimit error.
+    info.samples = {300, 300, 300};
+    info.particleRadius = 0.5f;
+    info.splat = SplatMethod::Auto;
+    EXPECT_EQ(resolved(cpu), SplatMethod::Scatter);
+    info.splat = SplatMethod::Gather;
+    auto plan = iso::testing::planLayout(info, cpu);
+    ASSERT_FALSE(plan.ok());
+    EXPECT_EQ(plan.code(), ErrorCode::DeviceLimit);
+    EXPECT_NE(plan.message().find("SplatMethod::Scatter"), std::string::npos) << plan.message();
+    // Other sources: no splat.
+    EXPECT_EQ(iso::testing::planLayout(metaballs(9), cpu)->splat, SplatMethod::Auto);
 }

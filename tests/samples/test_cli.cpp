@@ -276,7 +276,7 @@ TEST(ToolCliParse, ParticleOptionsAndDefaults) {
     EXPECT_EQ(o.iso.smoothingLength, 2.f);   // splashsurf's default
     EXPECT_EQ(o.iso.surfaceThreshold, 0.6f); // splashsurf's default
     EXPECT_EQ(o.iso.voxelSize, 0.f);         // 0: the particle radius
-    EXPECT_EQ(o.iso.splat, "gather");        // the faster method (modules/isosurface/README.md)
+    EXPECT_EQ(o.iso.splat, "auto");          // the module's choice: gather on CPU drivers, scatter on GPUs
     EXPECT_EQ(o.iso.particleSmoothing, 0.f); // off
     sample::ToolOptions g;
     ASSERT_EQ(parseTool({"iso", "--particles", "f_{}.ply", "--particle-radius", "0.5", "--smoothing-length", "1.5",

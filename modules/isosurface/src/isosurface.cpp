@@ -325,6 +325,10 @@ const Buffer& IsoSurface::indexBuffer() const {
     return impl_->indices;
 }
 uint32_t IsoSurface::vertexCapacity() const { return impl_->grid.vertexCapacity; }
+SplatMethod IsoSurface::splatMethod() const {
+    if (impl_->info.source != FieldSource::Particles) return SplatMethod::Auto;
+    return impl_->gather ? SplatMethod::Gather : SplatMethod::Scatter;
+}
 std::vector<IsoSurface::MemoryItem> IsoSurface::memoryReport() const { return impl_->memory; }
 
 gpu::IsoPush IsoSurface::Impl::push() const {

@@ -255,7 +255,16 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
             return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': particleSmoothing " +
                                                                  std::to_string(info.particleSmoothing) +
                                                                  " must be finite and in [0, 1] (0: off)");
-        if (info.particleSmoothing > 0.f && info.splat != SplatMethod::Gather)
+        // SplatMethod::Auto (see isosurface.h for the measurements): the
+        // passes that need the sorted particles, and CPU drivers, gather;
+        // GPUs scatter. A gather whose bins do not fit falls back below.
+        const bool needsGather = info.particleSmoothing > 0.f || info.anisotropic.enabled;
+        const bool cpuLike =
+            lim.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU || lim.deviceType == VK_PHYSICAL_DEVICE_TYPE_OTHER;
+        const SplatMethod splat = info.splat != SplatMethod::Auto ? info.splat
+                                  : needsGather || cpuLike        ? SplatMethod::Gather
+                                                                  : SplatMethod::Scatter;
+        if (info.particleSmoothing > 0.f && splat != SplatMethod::Gather)
             return Status::error(
                 ErrorCode::InvalidArgument,
                 "isosurface '" + info.name +
@@ -277,7 +286,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                 return bad("isolatedScale", an.isolatedScale, "(0, maxStretch] (particle radii)");
             if (an.minNeighbours < 1)
                 return Status::error(ErrorCode::InvalidArgument, at + "minNeighbours must be >= 1 (itself counts)");
-            if (info.splat != SplatMethod::Gather)
+            if (splat != SplatMethod::Gather)
                 return Status::error(ErrorCode::InvalidArgument,
                                      "isosurface '" + info.name +
                                          "': anisotropic kernels need SplatMethod::Gather (they are computed from "
@@ -292,7 +301,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
         }
         g.particle = {info.particleRadius, 1.f / (info.particleRadius * info.particleRadius), info.particleSmoothing,
                       0.f};
-        m.gather = info.splat == SplatMethod::Gather;
+        m.gather = splat == SplatMethod::Gather;
         m.aniso = an.enabled;
         // With anisotropic kernels the aniso pass moves the kernel centres
         // itself (same neighbourhood mean): no separate smooth pass.
@@ -348,16 +357,23 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
             g.smoothReach = {near[0], near[1], near[2], 0};
             g.anisoReach = {anisoNear[0], anisoNear[1], anisoNear[2], g.anisoReach.w};
             const uint64_t total = dims[0] * dims[1] * dims[2];
-            if ((total + 1) * 4 > range || total + 1 > 0xFFFFFFFFull)
+            const bool binsFit = (total + 1) * 4 <= range && total + 1 <= 0xFFFFFFFFull;
+            if (!binsFit && info.splat == SplatMethod::Auto && !needsGather) {
+                m.gather = false; // Auto: the scatter needs no bins
+                g.gatherBelow = {0, 0, 0, 0};
+                g.gatherAbove = {0, 0, 0, 0};
+            } else if (!binsFit) {
                 return Status::error(ErrorCode::DeviceLimit,
                                      "isosurface '" + info.name + "': particle gather needs " + std::to_string(total) +
                                          " bins (one per sample cell, grown by particleRadius " +
                                          std::to_string(info.particleRadius) +
                                          "), their starts exceed maxStorageBufferRange (" + fmtBytes(range) + ")" +
                                          dev + "; use fewer samples or SplatMethod::Scatter");
-            g.binDims = {uint32_t(dims[0]), uint32_t(dims[1]), uint32_t(dims[2]), uint32_t(total)};
-            g.binPad = {uint32_t(pad[0]), uint32_t(pad[1]), uint32_t(pad[2]), 0};
-            g.binReach = {uint32_t(reach[0]), uint32_t(reach[1]), uint32_t(reach[2]), 0};
+            } else {
+                g.binDims = {uint32_t(dims[0]), uint32_t(dims[1]), uint32_t(dims[2]), uint32_t(total)};
+                g.binPad = {uint32_t(pad[0]), uint32_t(pad[1]), uint32_t(pad[2]), 0};
+                g.binReach = {uint32_t(reach[0]), uint32_t(reach[1]), uint32_t(reach[2]), 0};
+            }
         }
         break;
     }
@@ -454,6 +470,7 @@ Result<testing::LayoutPlan> testing::planLayout(const IsoSurfaceCreateInfo& info
     plan.vertexBytes = m.sizes.vertexBytes;
     plan.vertexCapacity = m.grid.vertexCapacity;
     plan.maxGroupsX = m.grid.maxGroupsX;
+    if (info.source == FieldSource::Particles) plan.splat = m.gather ? SplatMethod::Gather : SplatMethod::Scatter;
     return plan;
 }
 

@@ -107,6 +107,9 @@ struct AdoptInfo {
 };
 
 struct DeviceLimits {
+    // CPU drivers (lavapipe) and GPUs favour different algorithms (e.g. the
+    // particle splat's SplatMethod::Auto).
+    VkPhysicalDeviceType deviceType;
     uint32_t maxComputeWorkGroupCount[3];
     uint32_t maxComputeWorkGroupSize[3];
     uint32_t maxComputeWorkGroupInvocations;

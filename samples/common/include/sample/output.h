@@ -42,7 +42,15 @@ class StatsRecorder {
 public:
     void add(FrameStats frame) { frames_.push_back(std::move(frame)); }
     const std::vector<FrameStats>& frames() const { return frames_; }
-    void setInfo(std::string key, std::string value) { info_.emplace_back(std::move(key), std::move(value)); }
+    // Sets (or replaces) one info entry; entries keep the order they were first set in.
+    void setInfo(std::string key, std::string value) {
+        for (auto& [k, v] : info_)
+            if (k == key) {
+                v = std::move(value);
+                return;
+            }
+        info_.emplace_back(std::move(key), std::move(value));
+    }
     // {"info": {...}, "frames": [{"frame", "time", "passes": {"name": ms}, "gpuMs", "triangles", ...}], "summary": {...},
     //  "gpuMs": mean over the frames of each frame's total GPU time}
     std::string json() const;

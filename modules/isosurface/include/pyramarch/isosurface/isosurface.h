@@ -69,6 +69,17 @@ enum class VolumeFormat { U8, U16, F32 };
 enum class SplatMethod {
     // One thread per particle adds its kernel to the samples it covers with
     // integer atomics into an accumulator (exact, order independent).
+    // Gather on CPU drivers (and devices of unknown type), Scatter on GPUs,
+    // Gather whenever particleSmoothing or anisotropic kernels need it, and
+    // Scatter when the gather's bins would not fit maxStorageBufferRange.
+    // Measured (pyramarch bench --groups particles --splat both): lavapipe
+    // (2 cores) 1M particles 295 ms gather vs 656 ms scatter; NVIDIA H100
+    // 1M particles at 128^3 / 256^3 cells 0.98 / 1.61 ms scatter vs
+    // 6.46 / 10.42 ms gather (the GPU's atomics are cheap, the gather's
+    // per-tile particle loops are long). Both give the same field to the bit,
+    // so the choice never changes the surface. IsoSurface::splatMethod()
+    // says which one a surface runs.
+    Auto,
     Scatter,
     // Counting sort of the particles into bins of one sample cell, then one
     // thread per tile of 8 x 2 samples sums the particles of the bin rows
@@ -197,7 +208,7 @@ struct IsoSurfaceCreateInfo {
     // Particles: most particles per frame and the kernel radius (world units).
     uint32_t maxParticles = 0;
     float particleRadius = 0.1f;
-    SplatMethod splat = SplatMethod::Gather;
+    SplatMethod splat = SplatMethod::Auto;
     // Particles: position smoothing lambda in [0, 1] (Yu & Turk 2013's
     // Laplacian smoothing, the step before their anisotropic kernels): every
     // frame, on the GPU, each particle moves to x + lambda (mean - x), mean =
@@ -207,12 +218,12 @@ struct IsoSurfaceCreateInfo {
     // spheres; see the README for measurements) and shrinks convex parts by
     // up to lambda radius. 0 (default): off; 0.5 is what `pyramarch iso
     // --particle-smoothing` suggests (the paper uses 0.9 together with its
-    // anisotropic kernels). Needs SplatMethod::Gather; NaN or values outside
+    // anisotropic kernels). Needs SplatMethod::Gather (Auto picks it); NaN or values outside
     // [0, 1] fail create().
     float particleSmoothing = 0.f;
     // Particles: anisotropic kernels (see AnisotropicKernels); with
     // particleSmoothing the kernels sit at the smoothed positions. Needs
-    // SplatMethod::Gather; bad values fail create() naming the field.
+    // SplatMethod::Gather (Auto picks it); bad values fail create() naming the field.
     AnisotropicKernels anisotropic;
     ParticleInput particleInput = ParticleInput::Host;
     // ParticleInput::GpuBuffer: required, the host's buffer (storage-buffer
@@ -410,6 +421,9 @@ public:
     static constexpr VkDeviceSize drawIndexedArgsOffset() { return kDrawIndexedArgsOffset; }
     static constexpr uint32_t vertexStride() { return kVertexStride; }
     uint32_t vertexCapacity() const; // whole triangles
+    // FieldSource::Particles: the splat this surface runs (SplatMethod::Auto
+    // resolved at creation; Scatter or Gather). Other sources: Auto.
+    SplatMethod splatMethod() const;
 
     // GPU memory the surface holds, one entry per buffer (name, bytes as
     // created), for benchmarks and memory budgets. Render-graph scratch is not included.

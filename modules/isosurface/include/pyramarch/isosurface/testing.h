@@ -37,8 +37,9 @@ struct LayoutPlan {
     uint64_t fieldBytes = 0;
     uint64_t pyramidBytes = 0;
     uint64_t vertexBytes = 0;
-    uint32_t vertexCapacity = 0; // whole triangles
-    uint32_t maxGroupsX = 0;     // where dispatches fold
+    uint32_t vertexCapacity = 0;           // whole triangles
+    uint32_t maxGroupsX = 0;               // where dispatches fold
+    SplatMethod splat = SplatMethod::Auto; // particles: the method SplatMethod::Auto resolved to
 };
 Result<LayoutPlan> planLayout(const IsoSurfaceCreateInfo& info, const DeviceLimits& limits, const Knobs& knobs = {},
                               const std::string& deviceName = "planned device");
