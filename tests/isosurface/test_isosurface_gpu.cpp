@@ -1556,15 +1556,14 @@ TEST_F(IsoGpu, DispatchesFoldIntoTwoDimensions) {
 }
 
 // The gather's bin-start scan (particles.scan.{sums,top,starts}) against
-// the CPU's count of every bin. The top level gives each of its
-// kIsoGroupSize threads a slice of the chunk sums (kIsoBinScanChunk bins
-// each); the bin counts cover one chunk, one chunk more than threads (one
-// thread with a short slice, the rest empty), many chunks per thread with
-// the last slices empty, and over a thousand per-thread chunks' worth, none
-// a multiple of the chunk. Particles sit at cell centres (no rounding at a
-// bin's edge): some bins empty, one crowded, some particles outside the
-// binned box; two frames with different particles, so a count the starts
-// pass failed to clear shows in the second.
+// the CPU's count of every bin, at 1, 65, 791 and 4226 chunks of
+// kIsoBinScanChunk bins, none a multiple of the chunk: the scan's top level
+// splits the chunks into kIsoGroupSize (64) slices, here of 1 (one slice),
+// 2 (one slice short, the rest empty), 13 (the last three empty) and 67.
+// Particles sit at cell centres (no rounding at a bin's edge): some bins
+// empty, one crowded, some particles outside the binned box; two frames
+// with different particles, so a count the starts pass failed to clear
+// shows in the second.
 TEST_F(IsoGpu, GatherBinStartsMatchTheCpuCount) {
     const std::array<uint32_t, 3> grids[] = {{2, 2, 2}, {112, 28, 4}, {70, 61, 45}, {128, 128, 64}};
     for (size_t gi = 0; gi < std::size(grids); ++gi) {
