@@ -1,10 +1,13 @@
 #version 460
 // Particle gather, step 2: binStart[b] = exclusive prefix of binCount, with
-// the total at binStart[bins]. Three modes (pc.srcLevel), each a plain
-// per-thread loop (no shared memory: barriers are what costs on CPU drivers):
+// the total at binStart[bins], in three passes over chunks of C =
+// kIsoBinScanChunk bins. This shader runs the first and the last
+// (pc.srcLevel), each a plain per-thread loop (no shared memory: barriers
+// are what costs on CPU drivers):
 //   0: chunkSum[t] = sum of bins [t * C, t * C + C)
-//   1: one thread: chunkSum = its exclusive prefix (in place)
-//   2: binStart of the chunk's bins; clears their counts for the next frame.
+//   1: binStart of the chunk's bins from chunkSum[t], which
+//      particles_scan_top.comp turned into its exclusive prefix in between;
+//      clears their counts for the next frame.
 #include "isosurface/common.glsl"
 
 layout(local_size_x = kIsoGroupSize) in;
@@ -18,16 +21,6 @@ void main() {
     const uint t = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
     const uint bins = grid.binDims.w;
     const uint chunks = (bins + kIsoBinScanChunk - 1) / kIsoBinScanChunk;
-    if (pc.srcLevel == 1) {
-        if (t != 0) return;
-        uint sum = 0;
-        for (uint c = 0; c < chunks; ++c) {
-            const uint v = chunkSum[c];
-            chunkSum[c] = sum;
-            sum += v;
-        }
-        return;
-    }
     if (t >= chunks) return;
     const uint first = t * kIsoBinScanChunk;
     const uint end = min(first + kIsoBinScanChunk, bins);

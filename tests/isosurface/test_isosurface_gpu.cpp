@@ -6,6 +6,7 @@
 // compared to its analytic / brute-force CPU field separately.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cmath>
@@ -1557,6 +1558,90 @@ TEST_F(IsoGpu, DispatchesFoldIntoTwoDimensions) {
     ASSERT_TRUE(args.ok());
     EXPECT_EQ(args.value()[kArg.dispatchX], 3u);
     EXPECT_GT(args.value()[kArg.dispatchY], 10u);
+}
+
+// The gather's bin-start scan (particles.scan.{sums,top,starts}) against
+// the CPU's count of every bin, at 1, 65, 791 and 4226 chunks of
+// kIsoBinScanChunk bins, none a multiple of the chunk: the scan's top level
+// splits the chunks into kIsoGroupSize (64) slices, here of 1 (one slice),
+// 2 (one slice short, the rest empty), 13 (the last three empty) and 67.
+// Particles sit at cell centres (no rounding at a bin's edge): some bins
+// empty, one crowded, some particles outside the binned box; two frames
+// with different particles, so a count the starts pass failed to clear
+// shows in the second.
+TEST_F(IsoGpu, GatherBinStartsMatchTheCpuCount) {
+    const std::array<uint32_t, 3> grids[] = {{2, 2, 2}, {112, 28, 4}, {70, 61, 45}, {128, 128, 64}};
+    for (size_t gi = 0; gi < std::size(grids); ++gi) {
+        IsoSurfaceCreateInfo info;
+        info.samples = grids[gi];
+        info.boundsMin = {-1.f, -0.5f, -2.f};
+        info.boundsMax = {1.f, 1.5f, 0.f};
+        info.source = FieldSource::Particles;
+        info.splat = SplatMethod::Gather;
+        const ref::Grid g = referenceGridOf(info);
+        float h[3];
+        for (int k = 0; k < 3; ++k) h[k] = g.spacing(k);
+        info.particleRadius = 0.4f * std::min({h[0], h[1], h[2]});
+        info.vertexCapacity = 3000;
+        info.isoValue = 0.5f;
+        // A radius under one cell: one bin row below the samples, none above.
+        const size_t count = size_t(grids[gi][0] + 1) * (grids[gi][1] + 1) * (grids[gi][2] + 1) / 3 + 400;
+        info.maxParticles = uint32_t(count);
+        // Every other grid folds the chunk passes' dispatches into rows.
+        auto iso = make(info, {.maxGroupsX = gi % 2 ? 5u : 0u});
+        ASSERT_TRUE(iso);
+        auto layout = iso::testing::readGatherBins(*iso);
+        ASSERT_TRUE(layout.ok()) << layout.message();
+        const std::array<uint32_t, 3> dims = layout.value().dims, pad = layout.value().pad;
+        for (int k = 0; k < 3; ++k) ASSERT_EQ(dims[k], grids[gi][k] + 1);
+        const size_t bins = size_t(dims[0]) * dims[1] * dims[2];
+        const size_t chunks = (bins + gpu::kIsoBinScanChunk - 1) / gpu::kIsoBinScanChunk;
+        SCOPED_TRACE(std::to_string(bins) + " bins, " + std::to_string(chunks) + " chunks");
+        ASSERT_NE(bins % gpu::kIsoBinScanChunk, 0u);
+        for (uint32_t f = 0; f < 2; ++f) {
+            const auto rnd = ref::noise(count * 3, 17 + f);
+            std::vector<Particle> ps;
+            std::vector<uint32_t> expect(bins + 1, 0);
+            for (size_t i = 0; i < count; ++i) {
+                // Cells from 2 below the binned box to 2 past it; the last
+                // 300 particles share one cell.
+                int64_t cell[3];
+                for (int k = 0; k < 3; ++k)
+                    cell[k] = i + 300 >= count ? int64_t(dims[k]) / 2 - int64_t(pad[k])
+                                               : int64_t(rnd[i * 3 + k] * float(dims[k] + 4)) - 2 - int64_t(pad[k]);
+                Particle p{};
+                for (int k = 0; k < 3; ++k) p.position[k] = g.min[k] + (float(cell[k]) + 0.5f) * h[k];
+                p.weight = 1.f;
+                ps.push_back(p);
+                bool inside = true;
+                size_t bin = 0;
+                for (int k = 2; k >= 0; --k) {
+                    const int64_t b = cell[k] + int64_t(pad[k]);
+                    inside = inside && b >= 0 && b < int64_t(dims[k]);
+                    bin = bin * dims[k] + size_t(b);
+                }
+                if (inside) ++expect[bin];
+            }
+            // Exclusive prefix, the total last.
+            uint32_t sum = 0;
+            for (uint32_t& e : expect) {
+                const uint32_t c = e;
+                e = sum;
+                sum += c;
+            }
+            ASSERT_LT(sum, count);
+            ASSERT_OK(iso->setParticles(ps));
+            frame(*iso);
+            auto got = iso::testing::readGatherBins(*iso);
+            ASSERT_TRUE(got.ok()) << got.message();
+            const std::vector<uint32_t>& starts = got.value().starts;
+            ASSERT_EQ(starts.size(), expect.size());
+            const auto diff = std::mismatch(starts.begin(), starts.end(), expect.begin());
+            EXPECT_TRUE(diff.first == starts.end())
+                << "frame " << f << ": bin " << (diff.first - starts.begin()) << " starts at " << *diff.first
+                << ", the CPU says " << *diff.second;
+        }
+    }
 }
 
 TEST_F(IsoGpu, ScanBaselineMatchesReference) {

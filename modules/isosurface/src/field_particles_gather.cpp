@@ -1,17 +1,18 @@
 // Field source: particles, SplatMethod::Gather. A counting sort of the
 // particles into bins of one sample cell ("<name>.particles.clear" on the
 // first frame only, ".particles.count", ".particles.scan.{sums,top,starts}"
-// = exclusive prefix of the counts, which also clears them for the next
-// frame, ".particles.sort"), then one thread per tile of kIsoGatherColumn x
-// kIsoGatherRows samples sums the particles of the bin rows its radius
-// reaches (".particles.gather"). With particleSmoothing, ".particles.smooth"
-// moves each sorted particle towards its neighbours first (into `smoothed`,
-// same order), ".particles.rebin.{count,scan.*,sort}" sort those into
-// `rebinned` with the same pipelines, and the gather reads those. With
-// anisotropic kernels, ".particles.aniso" computes each sorted particle's
-// kernel (and smoothed centre) from its neighbours into `kernels`, same
-// order, and ".particles.gather" (the anisotropic shader) reads those: no
-// re-binning, the gather's bins reach the kernels' largest extent instead.
+// = exclusive prefix of the counts, its top level one workgroup over the
+// chunk sums, which also clears them for the next frame, ".particles.sort"),
+// then one thread per tile of kIsoGatherColumn x kIsoGatherRows samples sums
+// the particles of the bin rows its radius reaches (".particles.gather").
+// With particleSmoothing, ".particles.smooth" moves each sorted particle
+// towards its neighbours first (into `smoothed`, same order),
+// ".particles.rebin.{count,scan.*,sort}" sort those into `rebinned` with the
+// same pipelines, and the gather reads those. With anisotropic kernels,
+// ".particles.aniso" computes each sorted particle's kernel (and smoothed
+// centre) from its neighbours into `kernels`, same order, and
+// ".particles.gather" (the anisotropic shader) reads those: no re-binning,
+// the gather's bins reach the kernels' largest extent instead.
 #include "iso_impl.h"
 
 namespace pyramarch::iso {
@@ -21,6 +22,9 @@ const uint32_t kCountSpv[] =
     ;
 const uint32_t kScanSpv[] =
 #include "shaders/isosurface/particles_scan.comp.spv.inc"
+    ;
+const uint32_t kScanTopSpv[] =
+#include "shaders/isosurface/particles_scan_top.comp.spv.inc"
     ;
 const uint32_t kSortSpv[] =
 #include "shaders/isosurface/particles_sort.comp.spv.inc"
@@ -42,6 +46,7 @@ const uint32_t kGatherAnisoSpv[] =
 Status IsoSurface::Impl::createGatherPipelines() {
     PYRAMARCH_TRY(makePipeline(countPipe, kCountSpv, "particles.count", 4));
     PYRAMARCH_TRY(makePipeline(binScanPipe, kScanSpv, "particles.scan", 4));
+    PYRAMARCH_TRY(makePipeline(binScanTopPipe, kScanTopSpv, "particles.scan.top", 2));
     PYRAMARCH_TRY(makePipeline(sortPipe, kSortSpv, "particles.sort", 5));
     if (smooth) PYRAMARCH_TRY(makePipeline(smoothPipe, kSmoothSpv, "particles.smooth", 4));
     if (aniso) {
@@ -89,27 +94,40 @@ void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) 
             .storage(2, countRef, RW)
             .storage(3, slotsRef, W)
             .record(perParticle(srcLevel));
-        const char* modes[] = {"sums", "top", "starts"};
-        for (uint32_t mode = 0; mode < 3; ++mode) {
-            graph.addPass(prefix + ".scan." + modes[mode], PassKind::Compute)
-                .pipeline(binScanPipe)
-                .storage(0, refs.grid, R)
-                .storage(1, countRef, mode == 2 ? RW : R)
-                .storage(2, chunkRef,
-                         mode == 0   ? W
-                         : mode == 1 ? RW
-                                     : R)
-                // Written by "starts" only, but the binding is writeonly in
-                // every mode, so synchronization validation counts each scan
-                // dispatch as a write (the re-binning's follows reads).
-                .storage(3, startRef, W)
-                .record([this, mode, chunks](PassContext& ctx) {
-                    gpu::IsoPush pc = push();
-                    pc.srcLevel = mode;
-                    ctx.pushConstants(pc);
-                    dispatchFolded(ctx, mode == 1 ? 1 : groupsOf(chunks, gpu::kIsoGroupSize), maxGroupsX());
-                });
-        }
+        // Bin starts in three passes over chunks of kIsoBinScanChunk bins:
+        // chunk sums (one thread per chunk), their exclusive prefix (one
+        // workgroup, whatever the chunk count: particles_scan_top.comp),
+        // then each chunk's bin starts (one thread per chunk).
+        const auto perChunk = [this, chunks](uint32_t mode) {
+            return [this, mode, chunks](PassContext& ctx) {
+                gpu::IsoPush pc = push();
+                pc.srcLevel = mode;
+                ctx.pushConstants(pc);
+                dispatchFolded(ctx, groupsOf(chunks, gpu::kIsoGroupSize), maxGroupsX());
+            };
+        };
+        // Written by "starts" only, but the binding is writeonly in both
+        // modes, so synchronization validation counts each dispatch as a
+        // write (the re-binning's follows reads).
+        graph.addPass(prefix + ".scan.sums", PassKind::Compute)
+            .pipeline(binScanPipe)
+            .storage(0, refs.grid, R)
+            .storage(1, countRef, R)
+            .storage(2, chunkRef, W)
+            .storage(3, startRef, W)
+            .record(perChunk(0));
+        graph.addPass(prefix + ".scan.top", PassKind::Compute)
+            .pipeline(binScanTopPipe)
+            .storage(0, refs.grid, R)
+            .storage(1, chunkRef, RW)
+            .record([](PassContext& ctx) { ctx.dispatch(1, 1, 1); });
+        graph.addPass(prefix + ".scan.starts", PassKind::Compute)
+            .pipeline(binScanPipe)
+            .storage(0, refs.grid, R)
+            .storage(1, countRef, RW)
+            .storage(2, chunkRef, R)
+            .storage(3, startRef, W)
+            .record(perChunk(1));
         graph.addPass(prefix + ".sort", PassKind::Compute)
             .pipeline(sortPipe)
             .storage(0, refs.grid, R)

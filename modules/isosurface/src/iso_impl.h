@@ -97,7 +97,7 @@ struct IsoSurface::Impl {
     ComputePipeline boundsPipe, patchBoundsPipe; // volume
     ComputePipeline activatePipe;                // grid.patchList
     ComputePipeline edgesClassify, edgeVertices, indicesPipe;
-    ComputePipeline countPipe, binScanPipe, sortPipe, gatherPipe, smoothPipe, anisoPipe;
+    ComputePipeline countPipe, binScanPipe, binScanTopPipe, sortPipe, gatherPipe, smoothPipe, anisoPipe;
     bool gather = false;
     bool smooth = false;   // particle position smoothing (gather only; with aniso, done by the aniso pass)
     bool aniso = false;    // anisotropic kernels (gather only)

@@ -223,6 +223,17 @@ struct TestingAccess {
         out.binned = starts.value().back();
         return out;
     }
+    static Result<testing::GatherBins> readGatherBins(IsoSurface& s) {
+        const IsoSurface::Impl& m = *s.impl_;
+        if (!m.gather)
+            return Status::error(ErrorCode::InvalidState,
+                                 "isosurface '" + m.info.name + "': readGatherBins: this surface has no gather bins");
+        testing::GatherBins out;
+        out.dims = {m.grid.binDims.x, m.grid.binDims.y, m.grid.binDims.z};
+        out.pad = {m.grid.binPad.x, m.grid.binPad.y, m.grid.binPad.z};
+        PYRAMARCH_TRY_ASSIGN(out.starts, readBufferAs<uint32_t>(*m.device, m.binStart, uint64_t(m.grid.binDims.w) + 1));
+        return out;
+    }
 };
 
 namespace testing {
@@ -244,6 +255,7 @@ Result<SmoothedParticles> readSmoothedParticles(IsoSurface& surface) {
 Result<AnisotropicKernelRecords> readAnisotropicKernels(IsoSurface& surface) {
     return TestingAccess::readAnisotropicKernels(surface);
 }
+Result<GatherBins> readGatherBins(IsoSurface& surface) { return TestingAccess::readGatherBins(surface); }
 } // namespace testing
 
 } // namespace pyramarch::iso

@@ -4,6 +4,7 @@
 // after the recorded frame finished).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -90,5 +91,16 @@ struct AnisotropicKernelRecords {
     uint32_t binned = 0;
 };
 Result<AnisotropicKernelRecords> readAnisotropicKernels(IsoSurface& surface);
+// SplatMethod::Gather: the bins of the last frame's counting sort (with
+// particleSmoothing, of the re-binning of the smoothed particles). `dims`
+// bins per axis, x fastest; a particle in sample cell i of an axis (i may
+// be negative or past the samples) is in bin i + pad of that axis. `starts`
+// (dims product + 1 words): the exclusive prefix of the bins' particle
+// counts, the number binned last. InvalidState error without the gather.
+struct GatherBins {
+    std::array<uint32_t, 3> dims{}, pad{};
+    std::vector<uint32_t> starts;
+};
+Result<GatherBins> readGatherBins(IsoSurface& surface);
 
 } // namespace pyramarch::iso::testing
