@@ -442,7 +442,7 @@ Result<std::unique_ptr<FluidScene>> FluidScene::create(Device& device, const Flu
     info.source = iso::FieldSource::Particles;
     info.maxParticles = n;
     info.particleRadius = support;
-    info.splat = iso::SplatMethod::Gather;
+    info.splat = iso::SplatMethod::Auto; // gathers with smoothing (it needs the sorted particles)
     info.particleSmoothing = settings.smoothing;
     info.particleInput = iso::ParticleInput::GpuBuffer;
     info.particleBuffer = &s->particles_;

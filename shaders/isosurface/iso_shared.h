@@ -17,6 +17,10 @@ struct vec4 { float x, y, z, w; };
 
 // Workgroup sizes (also used by the host to size dispatches).
 ISO_CONST kIsoGroupSize = 64;        // classify, field, splat, extract
+// Metaballs: up to this many balls one thread evaluates a row segment of
+// kIsoRowSamples samples (field_metaballs.comp); more: 4x4x4 tiles.
+ISO_CONST kIsoRowBalls = 64;
+ISO_CONST kIsoRowSamples = 16;
 ISO_CONST kIsoBuildGroupSize = 256;  // pyramid build: 256 threads reduce 1024 elements
 ISO_CONST kIsoBuildLevelsPerPass = 4; // levels written by one build dispatch
 ISO_CONST kIsoMaxLevels = 20;        // 4^19 > 2^32 cells

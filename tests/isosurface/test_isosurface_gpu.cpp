@@ -292,11 +292,15 @@ TEST_F(IsoGpu, MetaballsPerFrameUpdatesWithoutRecompiling) {
     ASSERT_TRUE(iso);
     const ref::Grid g = referenceGridOf(info);
     // Several frames with different balls and iso values: each frame must see
-    // its own data (ring slots), with one compiled graph.
-    for (int f = 0; f < 5; ++f) {
+    // its own data (ring slots), with one compiled graph. Up to kIsoRowBalls
+    // (64) balls the field pass runs per row segment (24 samples: a full and
+    // a partial segment), past it per culled tile: both forms, and the
+    // switch between them from frame to frame.
+    const uint32_t counts[] = {3, 17, 64, 65, 256, 24};
+    for (int f = 0; f < 6; ++f) {
         std::vector<Metaball> balls;
         std::vector<ref::Ball> refBalls;
-        const uint32_t count = f == 4 ? 256 : 3 + f * 7;
+        const uint32_t count = counts[f];
         const auto rnd = ref::noise(count * 5, 77 + f);
         for (uint32_t i = 0; i < count; ++i) {
             Metaball b{};

@@ -1,5 +1,7 @@
-// Field source: metaballs. Pass "<name>.field.metaballs": one group per
-// 4x4x4 tile of samples, balls culled per tile (field_metaballs.comp).
+// Field source: metaballs. Pass "<name>.field.metaballs": up to
+// kIsoRowBalls balls one thread per row segment of kIsoRowSamples samples,
+// else one group per 4x4x4 tile of samples with the balls culled per tile
+// (field_metaballs.comp picks the same way from the ball count).
 #include "iso_impl.h"
 
 namespace pyramarch::iso {
@@ -23,6 +25,12 @@ void IsoSurface::Impl::addMetaballsPasses(RenderGraph& graph, const IsoRefs& ref
             beginFrame(ctx);
             ctx.pushConstants(push());
             const gpu::IsoGrid& g = grid;
+            if (std::min(itemCount, g.maxItems) <= gpu::kIsoRowBalls) {
+                const uint64_t segments =
+                    uint64_t((g.samples.x + gpu::kIsoRowSamples - 1) / gpu::kIsoRowSamples) * g.samples.y * g.samples.z;
+                dispatchFolded(ctx, groupsOf(segments, gpu::kIsoGroupSize), maxGroupsX());
+                return;
+            }
             const uint64_t tiles = uint64_t((g.samples.x + 3) / 4) * ((g.samples.y + 3) / 4) * ((g.samples.z + 3) / 4);
             dispatchFolded(ctx, tiles, maxGroupsX());
         });
