@@ -674,6 +674,41 @@ TEST_F(VoxelizerTest, HardwareConservativeWhenAvailable) {
     expectOctreeMatches(*f);
 }
 
+TEST_F(VoxelizerTest, ExactFallbackFollowsShaderFloat64) {
+    // The Float64 variants run exactly when asked for and the device has
+    // shaderFloat64 (raster_spirv_test checks that only they declare Float64).
+    for (bool want : {true, false})
+        for (TrianglePath path : {TrianglePath::Raster, TrianglePath::Split}) {
+            VoxelizerCreateInfo ci = depth7Info(256, 1 << 12, 1 << 10);
+            ci.exactFallback = want;
+            ci.trianglePath = path;
+            auto v = Voxelizer::create(device(), ci);
+            ASSERT_TRUE(v.ok()) << v.message();
+            EXPECT_EQ((*v)->usesExactFallback(), want && device().limits().shaderFloat64);
+        }
+}
+
+TEST_F(VoxelizerTest, NearBoundarySphereIsConservative) {
+    // A 96 x 48 UV sphere at R = 64: the float test alone emitted two voxels
+    // outside the closed reference here (raster and compute path alike, on
+    // lavapipe); the exact fallback decides those pairs as the reference does.
+    if (!device().limits().shaderFloat64) GTEST_SKIP() << "no shaderFloat64: the float test alone decides";
+    const TriangleMesh m = shapes::sphere({0, 0, 0}, 1.0f, 96, 48);
+    const VoxelGrid g = gridOf(m, 64);
+    for (TrianglePath path : {TrianglePath::Raster, TrianglePath::Split}) {
+        SCOPED_TRACE(path == TrianglePath::Raster ? "raster" : "split");
+        VoxelizerCreateInfo ci = depth7Info(1 << 14, 1 << 18, 1 << 14);
+        ci.trianglePath = path;
+        auto v = Voxelizer::create(device(), ci);
+        ASSERT_TRUE(v.ok()) << v.message();
+        ASSERT_TRUE((*v)->usesExactFallback());
+        auto f = run(device(), **v, m, g);
+        ASSERT_TRUE(f.ok()) << f.message();
+        expectConservative(m, g, *f);
+        expectOctreeMatches(*f);
+    }
+}
+
 TEST_F(VoxelizerTest, Resolution1024UsesTheFullDepth) {
     // Depth 10: a torus in the far corner of a 1024^3 grid, so every
     // coordinate bit is exercised.
@@ -1305,6 +1340,19 @@ TEST_F(TrianglePathTest, AlignedDegenerateAndSpecialTrianglesMatchTheRaster) {
     EXPECT_GT(computeTakes(soup, *g128, kSplitVoxels), 0u);
     EXPECT_LT(computeTakes(soup, *g128, kSplitVoxels), soup.triangleCount());
     expectSamePairs(soup, *g128, VoxelMode::Conservative, "soup");
+}
+
+TEST_F(TrianglePathTest, NearBoundarySphereMatchesTheRaster) {
+    // The sphere whose near-boundary pairs the float test alone got wrong
+    // (VoxelizerTest.NearBoundarySphereIsConservative): the raster and the
+    // compute path decide every pair alike, the undecided ones included (in
+    // the Float64 variants by the same double-precision test).
+    const TriangleMesh m = shapes::sphere({0, 0, 0}, 1.0f, 96, 48);
+    const VoxelGrid g = gridOf(m, 64);
+    // Its triangles are all small: the splits run it all on the compute
+    // path, the raster-only voxelizer all on the raster, pair for pair.
+    EXPECT_EQ(computeTakes(m, g, kSplitVoxels), m.triangleCount());
+    for (VoxelMode mode : {VoxelMode::Conservative, VoxelMode::Thin}) expectSamePairs(m, g, mode, "sphere 96 x 48");
 }
 
 TEST_F(TrianglePathTest, ComputePathIsDeterministic) {
