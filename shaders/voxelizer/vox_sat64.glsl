@@ -2,12 +2,12 @@
 // variants built with VOX_EXACT64 (raster.exact64.frag,
 // raster.subgroup.exact64.frag, small_triangles.exact64.comp: they declare
 // Float64, so the host hands them only to devices with shaderFloat64).
-// voxOverlaps (vox_triangle.glsl) calls it only for the separating axes whose
-// float margins are within their error bounds of zero.
+// The callers of voxOverlapsFiltered (vox_triangle.glsl) run it only for the
+// pairs whose float margins are within their error bounds of zero.
 //
 // This is tests/voxelizer/reference/voxel_reference.cpp's
 // triangleOverlapsVoxel(..., Overlap::Closed) and separates() operation for
-// operation, axis by axis: the same formulas in the same order, every product and sum
+// operation: the same formulas in the same order, every product and sum
 // `precise` (NoContraction: no fused multiply-add) and no dot()/cross()
 // built-ins a driver could lower with fma. IEEE double add, subtract,
 // multiply, abs, min, max and compares are correctly rounded/exact, so the
@@ -41,17 +41,17 @@ bool voxSeparates64(dvec3 axis, dvec3 t0, dvec3 t1, dvec3 t2) {
     return lo > r || hi < -r;
 }
 
-// The reference's separates(axis, t, Closed) on the axes in `undecided`:
-// bit 0 = cross(e0, e1) (the plane), bit 1 + 3p + j = cross(e_j, Z | X | Y)
-// for p = 0 | 1 | 2 (the xy, yz, zx projection's edge j). True when one of
-// them separates. The other axes of triangleOverlapsVoxel(v, x, y, z,
-// Overlap::Closed) are the ones voxOverlaps' float margins decided.
+// The reference's separates(axis, t, Closed) on its ten axes other than
+// X, Y, Z (whose test the float bounding-box test decides exactly): axis 0 =
+// cross(e0, e1), axis 1 + 3p + j = cross(e_j, Z | X | Y) for p = 0 | 1 | 2.
+// True when one of them separates; with the box passed, false is the
+// reference's triangleOverlapsVoxel(v, x, y, z, Overlap::Closed) == true.
 //
-// One axis per loop trip rather than the 13-axis test in line: a CPU driver
-// that runs the shader SIMD (lavapipe) executes both sides of a divergent
-// branch under a lane mask, so code in an untaken branch still costs; one
-// trip of one axis is what every call pays there.
-bool voxSeparatesOnAxes64(uint undecided, ivec3 voxel, vec3 v0, vec3 v1, vec3 v2) {
+// One axis per loop trip rather than the axes in line: a CPU driver that
+// runs the shader SIMD (lavapipe) executes both sides of a divergent branch
+// under a lane mask, so code in an untaken branch still costs; a loop whose
+// lanes are all off costs one trip.
+bool voxReferenceSeparates64(ivec3 voxel, vec3 v0, vec3 v1, vec3 v2) {
     // Centre at the voxel centre: x + 0.5 and the differences are exact.
     dvec3 centre = dvec3(voxel) + 0.5lf;
     precise dvec3 t0 = dvec3(v0) - centre;
@@ -60,9 +60,7 @@ bool voxSeparatesOnAxes64(uint undecided, ivec3 voxel, vec3 v0, vec3 v1, vec3 v2
     precise dvec3 e0 = t1 - t0;
     precise dvec3 e1 = t2 - t1;
     precise dvec3 e2 = t0 - t2;
-    while (undecided != 0u) {
-        int b = findLSB(undecided);
-        undecided &= undecided - 1u;
+    for (int b = 0; b < 10; ++b) {
         int p = (b - 1) / 3, j = (b - 1) - 3 * p;
         dvec3 unit = p == 0 ? dvec3(0.0lf, 0.0lf, 1.0lf) : (p == 1 ? dvec3(1.0lf, 0.0lf, 0.0lf) : dvec3(0.0lf, 1.0lf, 0.0lf));
         dvec3 a = b == 0 || j == 0 ? e0 : (j == 1 ? e1 : e2);
