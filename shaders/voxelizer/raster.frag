@@ -134,16 +134,23 @@ void main() {
     // margins left undecided after it in double (vox_sat64.glsl). lavapipe
     // runs the double code for all lanes when one lane needs it: outside the
     // loop that is one trip per pixel when no lane does, not one per voxel.
-    uint hits = 0u, pending = 0u;
-    for (int z = z0; z <= z1; ++z) {
-        bool undecided;
-        if (!voxOverlapsFiltered(unswz(ivec3(pix, z), axis), fV0, fV1, fV2, fN, thin, undecided)) continue;
-        if (undecided) pending |= 1u << uint(z - z0);
-        else hits |= 1u << uint(z - z0);
-    }
-    for (; pending != 0u; pending &= pending - 1u) {
-        int k = findLSB(pending);
-        if (!voxReferenceSeparates64(unswz(ivec3(pix, z0 + k), axis), fV0, fV1, fV2)) hits |= 1u << uint(k);
+    uint hits = 0u;
+    if (thin) {
+        for (int z = z0; z <= z1; ++z)
+            if (voxOverlaps(unswz(ivec3(pix, z), axis), fV0, fV1, fV2, fN, true)) hits |= 1u << uint(z - z0);
+    } else {
+        VoxBounds fb = voxFilterBounds(fV0, fV1, fV2, fN);
+        uint pending = 0u;
+        for (int z = z0; z <= z1; ++z) {
+            bool undecided;
+            if (!voxOverlapsFiltered(unswz(ivec3(pix, z), axis), fV0, fV1, fV2, fN, fb, undecided)) continue;
+            if (undecided) pending |= 1u << uint(z - z0);
+            else hits |= 1u << uint(z - z0);
+        }
+        for (; pending != 0u; pending &= pending - 1u) {
+            int k = findLSB(pending);
+            if (!voxReferenceSeparates64(unswz(ivec3(pix, z0 + k), axis), fV0, fV1, fV2)) hits |= 1u << uint(k);
+        }
     }
 #endif
 #ifndef VOX_SUBGROUP_APPEND

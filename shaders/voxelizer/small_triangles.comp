@@ -82,17 +82,30 @@ void main() {
                     fragments[slot] = uvec4(uint(x) | (uint(y) << 10) | (uint(z) << 20), color, normal, t);
             }
 #else
-    // Certain pairs first; the ones the float margins left undecided are
-    // counted and decided in double (vox_sat64.glsl) by a second walk that
-    // stops at the last of them. lavapipe runs code for all lanes when one
-    // lane needs it: after the loop that costs one trip per triangle, not
-    // one per voxel, unless a lane of the group has undecided pairs.
+    // Thin mode: the float test. Conservative: certain pairs first; the ones
+    // the float margins left undecided are counted and decided in double
+    // (vox_sat64.glsl) by a second walk that stops at the last of them.
+    // lavapipe runs code for all lanes when one lane needs it: after the loop
+    // that costs one trip per triangle, not one per voxel, unless a lane of
+    // the group has undecided pairs (likewise the loop of the other mode).
+    if (thin) {
+        for (int z = cmin.z; z <= cmax.z; ++z)
+            for (int y = cmin.y; y <= cmax.y; ++y)
+                for (int x = cmin.x; x <= cmax.x; ++x) {
+                    if (!voxOverlaps(ivec3(x, y, z), g0, g1, g2, n, true)) continue;
+                    uint slot = atomicAdd(counters.fragmentCount, 1u);
+                    if (slot < params.counts.z)
+                        fragments[slot] = uvec4(uint(x) | (uint(y) << 10) | (uint(z) << 20), color, normal, t);
+                }
+        return;
+    }
+    VoxBounds fb = voxFilterBounds(g0, g1, g2, n);
     uint pending = 0u;
     for (int z = cmin.z; z <= cmax.z; ++z)
         for (int y = cmin.y; y <= cmax.y; ++y)
             for (int x = cmin.x; x <= cmax.x; ++x) {
                 bool undecided;
-                if (!voxOverlapsFiltered(ivec3(x, y, z), g0, g1, g2, n, thin, undecided)) continue;
+                if (!voxOverlapsFiltered(ivec3(x, y, z), g0, g1, g2, n, fb, undecided)) continue;
                 if (undecided) {
                     ++pending;
                     continue;
@@ -105,7 +118,7 @@ void main() {
         for (int y = cmin.y; y <= cmax.y && pending > 0u; ++y)
             for (int x = cmin.x; x <= cmax.x && pending > 0u; ++x) {
                 bool undecided;
-                if (!voxOverlapsFiltered(ivec3(x, y, z), g0, g1, g2, n, thin, undecided) || !undecided) continue;
+                if (!voxOverlapsFiltered(ivec3(x, y, z), g0, g1, g2, n, fb, undecided) || !undecided) continue;
                 --pending;
                 if (voxReferenceSeparates64(ivec3(x, y, z), g0, g1, g2)) continue;
                 uint slot = atomicAdd(counters.fragmentCount, 1u);

@@ -148,19 +148,45 @@ float voxEdges2DMin(vec2 e0, vec2 e1, vec2 e2, vec2 a0, vec2 a1, vec2 a2, float 
     return min(d0, min(d1, d2));
 }
 
-// voxOverlaps with the conservative test filtered: false = certainly no
-// overlap; true with !undecided = certainly overlaps; true with undecided:
-// the reference's decision is !voxReferenceSeparates64(voxel, v0, v1, v2),
-// which the callers evaluate after their voxel loops (lavapipe runs a branch
-// for every lane if one lane takes it: outside the loop it costs a trip per
-// triangle or pixel, not per voxel). Thin mode: voxOverlaps, never undecided.
-// A margin below minus its bound rejects for sure (that axis separates in the
-// reference too); one within its bound makes the pair undecided, and the
-// double test then redoes all ten axes (undecided pairs are rare: a smaller
-// float test matters more on lavapipe than a per-axis double test).
-bool voxOverlapsFiltered(ivec3 voxel, vec3 v0, vec3 v1, vec3 v2, vec3 n, bool thin, out bool undecided) {
+// The filter's bounds, per triangle (M <= E + 1, above): be for the edge
+// margins, bp for the plane margins. When a projection's orientation is
+// unsure (rare) no edge margin may reject (beReject = 3e38) and every pair
+// the plane keeps is undecided. The callers compute them once, outside
+// their voxel loops.
+struct VoxBounds {
+    float be, beReject, bp;
+    bool unsure;
+};
+
+VoxBounds voxFilterBounds(vec3 v0, vec3 v1, vec3 v2, vec3 n) {
+    precise vec3 ve = max(abs(v1 - v0), max(abs(v2 - v1), abs(v0 - v2)));
+    float emax = max(ve.x, max(ve.y, ve.z));
+    precise float ee = emax * emax;
+    VoxBounds b;
+    precise float be = kVoxErr * (6.0 * emax + 4.0) * (2.0 * emax + 3.0);
+    precise float bp = kVoxErr * (abs(n.x) + abs(n.y) + abs(n.z) + 0.75 * ee) * (emax + 3.0);
+    precise float tiny = ee * (1.0 / 1048576.0); // 2^-20 E^2
+    b.be = be;
+    b.bp = bp;
+    b.unsure = (n.x != 0.0 && abs(n.x) <= tiny) || (n.y != 0.0 && abs(n.y) <= tiny) || (n.z != 0.0 && abs(n.z) <= tiny);
+    b.beReject = b.unsure ? 3.0e38 : be;
+    return b;
+}
+
+// The conservative test filtered with the triangle's bounds b: false =
+// certainly no overlap; true with !undecided = certainly overlaps; true with
+// undecided: the reference's decision is !voxReferenceSeparates64(voxel, v0,
+// v1, v2), which the callers evaluate after their voxel loops (lavapipe runs
+// a branch for every lane if one lane takes it: outside the loop it costs a
+// trip per triangle or pixel, not per voxel). A margin below minus its bound
+// rejects for sure (that axis separates in the reference too); one within
+// its bound makes the pair undecided, and the double test then redoes all
+// ten axes (undecided pairs are rare: a smaller float test matters more on
+// lavapipe than a per-axis double test). Conservative mode only: the callers
+// run thin mode's voxOverlaps in a loop of its own (on lavapipe a loop whose
+// lanes are all off costs one trip, a branch per voxel would cost both tests).
+bool voxOverlapsFiltered(ivec3 voxel, vec3 v0, vec3 v1, vec3 v2, vec3 n, VoxBounds b, out bool undecided) {
     undecided = false;
-    if (thin) return voxOverlaps(voxel, v0, v1, v2, n, true);
     vec3 c = vec3(voxel);
     precise vec3 a0 = v0 - c;
     precise vec3 a1 = v1 - c;
@@ -170,29 +196,17 @@ bool voxOverlapsFiltered(ivec3 voxel, vec3 v0, vec3 v1, vec3 v2, vec3 n, bool th
     precise vec3 e0 = a1 - a0;
     precise vec3 e1 = a2 - a1;
     precise vec3 e2 = a0 - a2;
-    // The bounds with M <= E + 1: depend on the triangle only, so they
-    // leave the callers' voxel loops. `precise` on them too:
-    // small_triangles.comp evaluates this function twice per voxel and both
-    // must classify alike (no contraction or reassociation in one copy only).
-    precise vec3 ve = max(abs(v1 - v0), max(abs(v2 - v1), abs(v0 - v2)));
-    float emax = max(ve.x, max(ve.y, ve.z));
-    precise float ee = emax * emax;
-    precise float be = kVoxErr * (6.0 * emax + 4.0) * (2.0 * emax + 3.0);
-    precise float bp = kVoxErr * (abs(n.x) + abs(n.y) + abs(n.z) + 0.75 * ee) * (emax + 3.0);
     vec3 crit = vec3(greaterThan(n, vec3(0.0)));
     precise float s1 = dot(n, crit - a0);
     precise float s2 = dot(n, (vec3(1.0) - crit) - a0);
-    if (s1 < -bp || s2 > bp) return false;
+    if (s1 < -b.bp || s2 > b.bp) return false;
     float sz = n.z < 0.0 ? -1.0 : 1.0, sx = n.x < 0.0 ? -1.0 : 1.0, sy = n.y < 0.0 ? -1.0 : 1.0;
     float dz = voxEdges2DMin(e0.xy, e1.xy, e2.xy, a0.xy, a1.xy, a2.xy, sz);
     float dx = voxEdges2DMin(e0.yz, e1.yz, e2.yz, a0.yz, a1.yz, a2.yz, sx);
     float dy = voxEdges2DMin(e0.zx, e1.zx, e2.zx, a0.zx, a1.zx, a2.zx, sy);
-    // A projection whose orientation is unsure decides nothing.
-    precise float tiny = ee * (1.0 / 1048576.0); // 2^-20 E^2
-    bvec3 unsure = bvec3(n.x != 0.0 && abs(n.x) <= tiny, n.y != 0.0 && abs(n.y) <= tiny, n.z != 0.0 && abs(n.z) <= tiny);
-    float d = min(unsure.x ? be : dx, min(unsure.y ? be : dy, unsure.z ? be : dz));
-    if (d < -be) return false;
-    undecided = !(s1 > bp && s2 < -bp && d > be);
+    float d = min(dx, min(dy, dz));
+    if (d < -b.beReject) return false;
+    undecided = b.unsure || !(s1 > b.bp && s2 < -b.bp && d > b.be);
     return true;
 }
 #endif
