@@ -117,10 +117,11 @@ bool voxOverlaps(ivec3 voxel, vec3 v0, vec3 v1, vec3 v2, vec3 n, bool thin) {
 //   4x and 2x that.
 // - The projection's orientation sgn = sign(n_axis): when n_axis is nonzero but
 //   within 2^-20 E^2 (4x the error of even a plain float cross product) it
-//   may be wrong: that projection decides nothing (undecided). When it is exactly 0 (mostly a triangle
-//   parallel to that axis: voxNormal's products of zero edge components are
-//   exact) the projection is a segment and either orientation gives the same
-//   result; were N_axis tiny but nonzero, the orientations differ only where an
+//   may be wrong: no edge margin of the triangle rejects and each of its
+//   pairs the plane keeps is undecided. When it is exactly 0 (mostly a
+//   triangle parallel to that axis: voxNormal's products of zero edge
+//   components are exact) the projection is a segment and either orientation
+//   gives the same result; were N_axis tiny but nonzero, the orientations differ only where an
 //   edge margin is within about |N_axis| (the sliver's width times its edge),
 //   far inside these bounds.
 // - The bounding-box test needs no bound: c is an integer >= 0 in both paths,
