@@ -181,6 +181,7 @@ void fillEnabledFeatures(DeviceLimits& L, const VkPhysicalDeviceFeatures& f, boo
     L.fragmentStoresAndAtomics = f.fragmentStoresAndAtomics;
     L.vertexPipelineStoresAndAtomics = f.vertexPipelineStoresAndAtomics;
     L.shaderInt16 = f.shaderInt16;
+    L.shaderFloat64 = f.shaderFloat64;
     L.storageBuffer8BitAccess = storage8;
     L.storageBuffer16BitAccess = storage16;
     L.subgroupSizeControl = subgroupSizeControl;
@@ -432,6 +433,7 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
     f.vertexPipelineStoresAndAtomics = h.vertexPipelineStoresAndAtomics;
     f.shaderInt16 = h.shaderInt16;
     f.shaderInt64 = h.shaderInt64;
+    f.shaderFloat64 = h.shaderFloat64; // the voxelizer's exact fallback (its Float64 SPIR-V variants)
     f.multiDrawIndirect = h.multiDrawIndirect;
     f.sampleRateShading = h.sampleRateShading;
     f.wideLines = h.wideLines;

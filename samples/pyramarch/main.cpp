@@ -74,6 +74,8 @@ int runInfo(const std::string& preferred) {
     std::printf("  fragmentStoresAndAtomics      %s\n", yes(l.fragmentStoresAndAtomics));
     std::printf("  vertexPipelineStoresAndAtomics %s\n", yes(l.vertexPipelineStoresAndAtomics));
     std::printf("  shaderInt16                   %s\n", yes(l.shaderInt16));
+    std::printf("  shaderFloat64                 %s (voxelizer exact fallback; without it the float test only)\n",
+                yes(l.shaderFloat64));
     std::printf("  storageBuffer8/16BitAccess    %s / %s\n", yes(l.storageBuffer8BitAccess),
                 yes(l.storageBuffer16BitAccess));
     std::printf("  subgroupSizeControl           %s\n", yes(l.subgroupSizeControl));

@@ -9,6 +9,10 @@
 // the device runs basic, ballot and arithmetic subgroup operations in
 // fragment shaders. Only that variant declares those capabilities: a device
 // without them must not even be handed SPIR-V that declares them.
+// VOX_EXACT64 (raster.exact64.frag, raster.subgroup.exact64.frag): the
+// conservative test's near-boundary pairs are decided in double precision
+// (vox_triangle.glsl, vox_sat64.glsl); declares Float64, so only for devices
+// with shaderFloat64.
 #ifdef VOX_SUBGROUP_APPEND
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
@@ -125,7 +129,32 @@ void main() {
         atomicAdd(counters.depthOverflow, 1u);
         z1 = z0 + kMaxColumn - 1;
     }
+#ifdef VOX_EXACT64
+    // Decide the column: certain pairs in the loop, the pairs the float
+    // margins left undecided after it in double (vox_sat64.glsl). lavapipe
+    // runs the double code for all lanes when one lane needs it: outside the
+    // loop that is one trip per pixel when no lane does, not one per voxel.
+    uint hits = 0u;
+    if (thin) {
+        for (int z = z0; z <= z1; ++z)
+            if (voxOverlaps(unswz(ivec3(pix, z), axis), fV0, fV1, fV2, fN, true)) hits |= 1u << uint(z - z0);
+    } else {
+        VoxBounds fb = voxFilterBounds(fV0, fV1, fV2, fN);
+        uint pending = 0u;
+        for (int z = z0; z <= z1; ++z) {
+            bool undecided;
+            if (!voxOverlapsFiltered(unswz(ivec3(pix, z), axis), fV0, fV1, fV2, fN, fb, undecided)) continue;
+            if (undecided) pending |= 1u << uint(z - z0);
+            else hits |= 1u << uint(z - z0);
+        }
+        for (; pending != 0u; pending &= pending - 1u) {
+            int k = findLSB(pending);
+            if (!voxReferenceSeparates64(unswz(ivec3(pix, z0 + k), axis), fV0, fV1, fV2)) hits |= 1u << uint(k);
+        }
+    }
+#endif
 #ifndef VOX_SUBGROUP_APPEND
+#ifndef VOX_EXACT64
     for (int z = z0; z <= z1; ++z) {
         ivec3 voxel = unswz(ivec3(pix, z), axis);
         if (!voxOverlaps(voxel, fV0, fV1, fV2, fN, thin)) continue;
@@ -133,11 +162,20 @@ void main() {
         if (slot < params.counts.z) fragments[slot] = uvec4(uint(voxel.x) | (uint(voxel.y) << 10) | (uint(voxel.z) << 20), fInfo.y, fInfo.z, fInfo.w);
     }
 #else
+    for (; hits != 0u; hits &= hits - 1u) {
+        ivec3 voxel = unswz(ivec3(pix, z0 + findLSB(hits)), axis);
+        uint slot = atomicAdd(counters.fragmentCount, 1u);
+        if (slot < params.counts.z) fragments[slot] = uvec4(uint(voxel.x) | (uint(voxel.y) << 10) | (uint(voxel.z) << 20), fInfo.y, fInfo.z, fInfo.w);
+    }
+#endif
+#else
     // Decide the column first (at most kMaxColumn candidates: one bit each),
     // then reserve every invocation's fragments with one atomic per subgroup.
+#ifndef VOX_EXACT64
     uint hits = 0u;
     for (int z = z0; z <= z1; ++z)
         if (voxOverlaps(unswz(ivec3(pix, z), axis), fV0, fV1, fV2, fN, thin)) hits |= 1u << uint(z - z0);
+#endif
     // Helper invocations may take part in subgroup operations but their
     // atomics and stores have no effect: they contribute nothing and never lead.
     uint mine = gl_HelperInvocation ? 0u : uint(bitCount(hits));

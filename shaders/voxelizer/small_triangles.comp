@@ -8,6 +8,8 @@
 // and fragment records are the raster path's. On lavapipe rasterizing and
 // shading a dilated triangle costs far more than the few dozen tests of a
 // triangle spanning a handful of voxels (README, issue 14).
+// VOX_EXACT64 (small_triangles.exact64.comp): near-boundary pairs decided in
+// double precision as in raster.exact64.frag; declares Float64.
 #include "voxelizer/vox_shared.h"
 #include "voxelizer/vox_common.glsl"
 #include "voxelizer/vox_exact.glsl"
@@ -70,6 +72,7 @@ void main() {
     // (README): batching a thread's voxels in a local array before one
     // atomic, and walking only the plane's ~3 voxels per column along the
     // dominant axis (more per-column work, diverging lanes).
+#ifndef VOX_EXACT64
     for (int z = cmin.z; z <= cmax.z; ++z)
         for (int y = cmin.y; y <= cmax.y; ++y)
             for (int x = cmin.x; x <= cmax.x; ++x) {
@@ -78,4 +81,49 @@ void main() {
                 if (slot < params.counts.z)
                     fragments[slot] = uvec4(uint(x) | (uint(y) << 10) | (uint(z) << 20), color, normal, t);
             }
+#else
+    // Thin mode: the float test. Conservative: certain pairs first; the ones
+    // the float margins left undecided are counted and decided in double
+    // (vox_sat64.glsl) by a second walk that stops at the last of them.
+    // lavapipe runs code for all lanes when one lane needs it: after the loop
+    // that costs one trip per triangle, not one per voxel, unless a lane of
+    // the group has undecided pairs (likewise the loop of the other mode).
+    if (thin) {
+        for (int z = cmin.z; z <= cmax.z; ++z)
+            for (int y = cmin.y; y <= cmax.y; ++y)
+                for (int x = cmin.x; x <= cmax.x; ++x) {
+                    if (!voxOverlaps(ivec3(x, y, z), g0, g1, g2, n, true)) continue;
+                    uint slot = atomicAdd(counters.fragmentCount, 1u);
+                    if (slot < params.counts.z)
+                        fragments[slot] = uvec4(uint(x) | (uint(y) << 10) | (uint(z) << 20), color, normal, t);
+                }
+        return;
+    }
+    VoxBounds fb = voxFilterBounds(g0, g1, g2, n);
+    uint pending = 0u;
+    for (int z = cmin.z; z <= cmax.z; ++z)
+        for (int y = cmin.y; y <= cmax.y; ++y)
+            for (int x = cmin.x; x <= cmax.x; ++x) {
+                bool undecided;
+                if (!voxOverlapsFiltered(ivec3(x, y, z), g0, g1, g2, n, fb, undecided)) continue;
+                if (undecided) {
+                    ++pending;
+                    continue;
+                }
+                uint slot = atomicAdd(counters.fragmentCount, 1u);
+                if (slot < params.counts.z)
+                    fragments[slot] = uvec4(uint(x) | (uint(y) << 10) | (uint(z) << 20), color, normal, t);
+            }
+    for (int z = cmin.z; z <= cmax.z && pending > 0u; ++z)
+        for (int y = cmin.y; y <= cmax.y && pending > 0u; ++y)
+            for (int x = cmin.x; x <= cmax.x && pending > 0u; ++x) {
+                bool undecided;
+                if (!voxOverlapsFiltered(ivec3(x, y, z), g0, g1, g2, n, fb, undecided) || !undecided) continue;
+                --pending;
+                if (voxReferenceSeparates64(ivec3(x, y, z), g0, g1, g2)) continue;
+                uint slot = atomicAdd(counters.fragmentCount, 1u);
+                if (slot < params.counts.z)
+                    fragments[slot] = uvec4(uint(x) | (uint(y) << 10) | (uint(z) << 20), color, normal, t);
+            }
+#endif
 }

@@ -48,7 +48,8 @@ bool voxEdges2D(vec2 e0, vec2 e1, vec2 e2, vec2 a0, vec2 a1, vec2 a2, float sgn,
 // three 2D edge-function tests, equivalent to the 13-axis separating-axis
 // test) for grid-space vertices v0..v2 with accurate normal n =
 // voxNormal(v0, v1, v2) (the normal of the original vertices, not of the
-// rounded relative ones).
+// rounded relative ones). The VOX_EXACT64 variants decide conservative
+// pairs with voxOverlapsFiltered (below) instead.
 bool voxOverlaps(ivec3 voxel, vec3 v0, vec3 v1, vec3 v2, vec3 n, bool thin) {
     vec3 c = vec3(voxel);
     // Relative to the voxel's minimum corner: small numbers, small rounding.
@@ -79,6 +80,137 @@ bool voxOverlaps(ivec3 voxel, vec3 v0, vec3 v1, vec3 v2, vec3 n, bool thin) {
     if (!voxEdges2D(e0.zx, e1.zx, e2.zx, a0.zx, a1.zx, a2.zx, sy, thin)) return false;
     return true;
 }
+
+#ifdef VOX_EXACT64
+#include "voxelizer/vox_sat64.glsl"
+
+// The filter of the Float64 variants: the float margins below decide a
+// (voxel, triangle) pair only when they are further from zero than a bound
+// on their rounding error; the pairs left undecided are decided by the CPU
+// reference's double-precision SAT (voxReferenceSeparates64, vox_sat64.glsl), so
+// GPU and reference agree on every pair near the boundary, on any driver.
+// Margin <-> reference axis: plane s1, s2 <-> cross(e0, e1); the xy, yz, zx
+// projections' edge j <-> cross(e_j, Z), cross(e_j, X), cross(e_j, Y); the
+// bounding box <-> X, Y, Z. (S & S test one side of each edge axis; the
+// other side separates only where another of these axes does too.)
+//
+// Error bounds, u = 2^-24, all magnitudes in grid units (grid coordinates
+// below 2^11; the bounds are relative, so they hold beyond too). A = v - c
+// and the normal N are the exact values, a, e, n the float ones; E = the
+// largest edge component, M = the largest |a| component of the three vertices:
+// M <= E + 1 once the bounding-box test passed (each a_k lies in an interval
+// of length <= E that meets [0, 1]).
+// - a = fl(v - c): |a - A| <= u|A|. Edges e_j = fl(a_{j+1} - a_j):
+//   |e - E_j| <= u(|e| + |a_j| + |a_{j+1}|) per component (to first order).
+// - 2D edge function d = n.(-a) + max(0, n.x) + max(0, n.y), n = perp(e) * sgn:
+//   the input errors give <= u((|e.x| + |e.y| + s_j + s_{j+1})(s_j + 1) + |n| s_j)
+//   and four roundings, in any order or fused (dot() may be lowered to fma
+//   whatever `precise` says), <= 4u|n|(s_j + 1), s_j = |a_j.x| + |a_j.y|: in
+//   all <= 6u (|e.x| + |e.y| + s_j + s_{j+1})(s_j + 1) <= 6u (2E + 4M)(2M + 1).
+//   Bound used: 2^-19 (6E + 4)(2E + 3) >= 2^-19 (2E + 4M)(2M + 1), 5x that.
+// - Plane margins s = n.(k - a0), k = crit or 1 - crit: voxNormal is within
+//   3u|N| + 32u^2 E^2, and even a plain float cross product would be within
+//   2u|N| + 4u E^2; a wrong crit (sign of n_i wrong, so |N_i| is within that
+//   error) costs |N_i|; the subtractions and the dot, any order, <= 5u sum
+//   |n_i| |k_i - a0_i|: in all <= sum (8u|n_i| + 4u E^2)(|k_i - a0_i| + 1)
+//   <= (8u |n|_1 + 12u E^2)(M + 2). Bound used: 2^-19 (|n|_1 + 3/4 E^2)(E + 3),
+//   4x and 2x that.
+// - The projection's orientation sgn = sign(n_axis): when n_axis is nonzero but
+//   within 2^-20 E^2 (4x the error of even a plain float cross product) it
+//   may be wrong: no edge margin of the triangle rejects and each of its
+//   pairs the plane keeps is undecided. When it is exactly 0 (mostly a
+//   triangle parallel to that axis: voxNormal's products of zero edge
+//   components are exact) the projection is a segment and either orientation
+//   gives the same result; were N_axis tiny but nonzero, the orientations differ only where an
+//   edge margin is within about |N_axis| (the sliver's width times its edge),
+//   far inside these bounds.
+// - The bounding-box test needs no bound: c is an integer >= 0 in both paths,
+//   so fl(v - c) > 1 iff v - c > 1 (v - c > 1 means v >= 1, a multiple of
+//   2^-23, and so is v - c) and fl(v - c) < 0 iff v - c < 0; the reference
+//   compares the same exact values (its x-axis test is min(v.x) - x > 1).
+// The reference itself rounds in double (2^-53), far inside these bounds, and
+// on the plane and edge-function axes its margins are these same quantities.
+// One bound per triangle for all edge margins and one for the plane (rather
+// than one per margin and voxel): lavapipe pays for every instruction of
+// every test, and a looser bound only sends a few more pairs to the double
+// test (a band of about 12E / 2^19 voxels along the edges, E / 2^18 along
+// the plane).
+const float kVoxErr = 1.0 / 524288.0; // 2^-19
+
+// The smallest of one projection's three conservative edge functions
+// (voxEdges2D's d0..d2).
+float voxEdges2DMin(vec2 e0, vec2 e1, vec2 e2, vec2 a0, vec2 a1, vec2 a2, float sgn) {
+    precise vec2 n0 = vec2(-e0.y, e0.x) * sgn;
+    precise vec2 n1 = vec2(-e1.y, e1.x) * sgn;
+    precise vec2 n2 = vec2(-e2.y, e2.x) * sgn;
+    precise float d0 = dot(n0, -a0) + max(0.0, n0.x) + max(0.0, n0.y);
+    precise float d1 = dot(n1, -a1) + max(0.0, n1.x) + max(0.0, n1.y);
+    precise float d2 = dot(n2, -a2) + max(0.0, n2.x) + max(0.0, n2.y);
+    return min(d0, min(d1, d2));
+}
+
+// The filter's bounds, per triangle (M <= E + 1, above): be for the edge
+// margins, bp for the plane margins. When a projection's orientation is
+// unsure (rare) no edge margin may reject (beReject = 3e38) and every pair
+// the plane keeps is undecided. The callers compute them once, outside
+// their voxel loops.
+struct VoxBounds {
+    float be, beReject, bp;
+    bool unsure;
+};
+
+VoxBounds voxFilterBounds(vec3 v0, vec3 v1, vec3 v2, vec3 n) {
+    precise vec3 ve = max(abs(v1 - v0), max(abs(v2 - v1), abs(v0 - v2)));
+    float emax = max(ve.x, max(ve.y, ve.z));
+    precise float ee = emax * emax;
+    VoxBounds b;
+    precise float be = kVoxErr * (6.0 * emax + 4.0) * (2.0 * emax + 3.0);
+    precise float bp = kVoxErr * (abs(n.x) + abs(n.y) + abs(n.z) + 0.75 * ee) * (emax + 3.0);
+    precise float tiny = ee * (1.0 / 1048576.0); // 2^-20 E^2
+    b.be = be;
+    b.bp = bp;
+    b.unsure = (n.x != 0.0 && abs(n.x) <= tiny) || (n.y != 0.0 && abs(n.y) <= tiny) || (n.z != 0.0 && abs(n.z) <= tiny);
+    b.beReject = b.unsure ? 3.0e38 : be;
+    return b;
+}
+
+// The conservative test filtered with the triangle's bounds b: false =
+// certainly no overlap; true with !undecided = certainly overlaps; true with
+// undecided: the reference's decision is !voxReferenceSeparates64(voxel, v0,
+// v1, v2), which the callers evaluate after their voxel loops (lavapipe runs
+// a branch for every lane if one lane takes it: outside the loop it costs a
+// trip per triangle or pixel, not per voxel). A margin below minus its bound
+// rejects for sure (that axis separates in the reference too); one within
+// its bound makes the pair undecided, and the double test then redoes all
+// ten axes (undecided pairs are rare: a smaller float test matters more on
+// lavapipe than a per-axis double test). Conservative mode only: the callers
+// run thin mode's voxOverlaps in a loop of its own (on lavapipe a loop whose
+// lanes are all off costs one trip, a branch per voxel would cost both tests).
+bool voxOverlapsFiltered(ivec3 voxel, vec3 v0, vec3 v1, vec3 v2, vec3 n, VoxBounds b, out bool undecided) {
+    undecided = false;
+    vec3 c = vec3(voxel);
+    precise vec3 a0 = v0 - c;
+    precise vec3 a1 = v1 - c;
+    precise vec3 a2 = v2 - c;
+    vec3 lo = min(a0, min(a1, a2)), hi = max(a0, max(a1, a2));
+    if (any(greaterThan(lo, vec3(1.0))) || any(lessThan(hi, vec3(0.0)))) return false;
+    precise vec3 e0 = a1 - a0;
+    precise vec3 e1 = a2 - a1;
+    precise vec3 e2 = a0 - a2;
+    vec3 crit = vec3(greaterThan(n, vec3(0.0)));
+    precise float s1 = dot(n, crit - a0);
+    precise float s2 = dot(n, (vec3(1.0) - crit) - a0);
+    if (s1 < -b.bp || s2 > b.bp) return false;
+    float sz = n.z < 0.0 ? -1.0 : 1.0, sx = n.x < 0.0 ? -1.0 : 1.0, sy = n.y < 0.0 ? -1.0 : 1.0;
+    float dz = voxEdges2DMin(e0.xy, e1.xy, e2.xy, a0.xy, a1.xy, a2.xy, sz);
+    float dx = voxEdges2DMin(e0.yz, e1.yz, e2.yz, a0.yz, a1.yz, a2.yz, sx);
+    float dy = voxEdges2DMin(e0.zx, e1.zx, e2.zx, a0.zx, a1.zx, a2.zx, sy);
+    float d = min(dx, min(dy, dz));
+    if (d < -b.beReject) return false;
+    undecided = b.unsure || !(s1 > b.bp && s2 < -b.bp && d > b.be);
+    return true;
+}
+#endif
 
 // The voxels of the grid (dims) that voxOverlaps' bounding-box test can
 // accept: voxel c passes it iff lo <= c + 1 and c <= hi per axis (the

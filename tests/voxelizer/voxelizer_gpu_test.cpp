@@ -138,6 +138,21 @@ void expectConservative(const TriangleMesh& mesh, const VoxelGrid& grid, const F
     EXPECT_EQ(missing, 0u);
 }
 
+// (voxel, triangle) pairs of the closed reference: with the exact fallback
+// every pair is decided as the reference decides it, so a conservative
+// voxelization has exactly these (expectConservative checks that each GPU
+// pair is one of them, once).
+size_t closedPairCount(const TriangleMesh& mesh, const VoxelGrid& grid) {
+    size_t n = 0;
+    for (size_t t = 0; t < mesh.triangleCount(); ++t) {
+        std::array<float, 3> v[3];
+        if (!ref::gridTriangle(mesh, grid, t, v)) continue;
+        ref::forEachBoxVoxel(
+            v, grid, [&](int x, int y, int z) { n += ref::triangleOverlapsVoxel(v, x, y, z, ref::Overlap::Closed); });
+    }
+    return n;
+}
+
 // Encloses: a 6-connected fill from outside does not reach `inside` (grid coordinates).
 void expectNoHoles(const Frame& f, const VoxelGrid& grid, std::array<uint32_t, 3> inside) {
     const auto reached = ref::floodFillOutside(f.keys, grid);
@@ -672,6 +687,66 @@ TEST_F(VoxelizerTest, HardwareConservativeWhenAvailable) {
     ASSERT_TRUE(f.ok()) << f.message();
     expectConservative(m, g, *f);
     expectOctreeMatches(*f);
+}
+
+TEST_F(VoxelizerTest, ExactFallbackFollowsShaderFloat64) {
+    // The Float64 variants run exactly when asked for and the device has
+    // shaderFloat64 (raster_spirv_test checks that only they declare Float64).
+    for (bool want : {true, false})
+        for (TrianglePath path : {TrianglePath::Raster, TrianglePath::Split}) {
+            VoxelizerCreateInfo ci = depth7Info(256, 1 << 12, 1 << 10);
+            ci.exactFallback = want;
+            ci.trianglePath = path;
+            auto v = Voxelizer::create(device(), ci);
+            ASSERT_TRUE(v.ok()) << v.message();
+            EXPECT_EQ((*v)->usesExactFallback(), want && device().limits().shaderFloat64);
+        }
+}
+
+TEST_F(VoxelizerTest, NearBoundarySphereIsConservative) {
+    // A 96 x 48 UV sphere at R = 64: the float test alone emitted two voxels
+    // outside the closed reference here (raster and compute path alike, on
+    // lavapipe); the exact fallback decides those pairs as the reference does.
+    if (!device().limits().shaderFloat64) GTEST_SKIP() << "no shaderFloat64: the float test alone decides";
+    const TriangleMesh m = shapes::sphere({0, 0, 0}, 1.0f, 96, 48);
+    const VoxelGrid g = gridOf(m, 64);
+    for (TrianglePath path : {TrianglePath::Raster, TrianglePath::Split}) {
+        SCOPED_TRACE(path == TrianglePath::Raster ? "raster" : "split");
+        VoxelizerCreateInfo ci = depth7Info(1 << 14, 1 << 18, 1 << 14);
+        ci.trianglePath = path;
+        auto v = Voxelizer::create(device(), ci);
+        ASSERT_TRUE(v.ok()) << v.message();
+        ASSERT_TRUE((*v)->usesExactFallback());
+        auto f = run(device(), **v, m, g);
+        ASSERT_TRUE(f.ok()) << f.message();
+        expectConservative(m, g, *f);
+        EXPECT_EQ(f->fragments.size(), closedPairCount(m, g)) << "every pair decided as the closed reference decides";
+        expectOctreeMatches(*f);
+    }
+}
+
+TEST_F(VoxelizerTest, BenchKnotAt512IsConservative) {
+    // The bench's knot (shapes::byName("knot"), 24 576 triangles) at R = 512,
+    // default split: with the float test alone voxel (29,277,156) of
+    // triangle 18006 was outside the closed reference on lavapipe (one pair
+    // of 1.57 M); the exact fallback drops it.
+    if (!device().limits().shaderFloat64) GTEST_SKIP() << "no shaderFloat64: the float test alone decides";
+    const TriangleMesh m = shapes::byName("knot");
+    const VoxelGrid g = gridOf(m, 512);
+    VoxelizerCreateInfo ci;
+    ci.maxResolution = 512;
+    ci.maxVertices = 1 << 15;
+    ci.maxTriangles = 1 << 15;
+    ci.fragmentCapacity = 1 << 21;
+    ci.tileCapacity = 1 << 19;
+    ci.method = ConservativeMethod::GeometryShader;
+    auto v = Voxelizer::create(device(), ci);
+    ASSERT_TRUE(v.ok()) << v.message();
+    auto f = run(device(), **v, m, g);
+    ASSERT_TRUE(f.ok()) << f.message();
+    EXPECT_EQ(f->keys.size(), 1005744u);
+    expectConservative(m, g, *f);
+    EXPECT_EQ(f->fragments.size(), closedPairCount(m, g)) << "every pair decided as the closed reference decides";
 }
 
 TEST_F(VoxelizerTest, Resolution1024UsesTheFullDepth) {
@@ -1305,6 +1380,19 @@ TEST_F(TrianglePathTest, AlignedDegenerateAndSpecialTrianglesMatchTheRaster) {
     EXPECT_GT(computeTakes(soup, *g128, kSplitVoxels), 0u);
     EXPECT_LT(computeTakes(soup, *g128, kSplitVoxels), soup.triangleCount());
     expectSamePairs(soup, *g128, VoxelMode::Conservative, "soup");
+}
+
+TEST_F(TrianglePathTest, NearBoundarySphereMatchesTheRaster) {
+    // The sphere whose near-boundary pairs the float test alone got wrong
+    // (VoxelizerTest.NearBoundarySphereIsConservative): the raster and the
+    // compute path decide every pair alike, the undecided ones included (in
+    // the Float64 variants by the same double-precision test).
+    const TriangleMesh m = shapes::sphere({0, 0, 0}, 1.0f, 96, 48);
+    const VoxelGrid g = gridOf(m, 64);
+    // Its triangles are all small: the splits run it all on the compute
+    // path, the raster-only voxelizer all on the raster, pair for pair.
+    EXPECT_EQ(computeTakes(m, g, kSplitVoxels), m.triangleCount());
+    for (VoxelMode mode : {VoxelMode::Conservative, VoxelMode::Thin}) expectSamePairs(m, g, mode, "sphere 96 x 48");
 }
 
 TEST_F(TrianglePathTest, ComputePathIsDeterministic) {

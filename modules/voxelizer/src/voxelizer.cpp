@@ -59,8 +59,19 @@ static const uint32_t kRasterFragSpv[] =
 static const uint32_t kRasterFragSubgroupSpv[] =
 #include "shaders/voxelizer/raster.subgroup.frag.spv.inc"
     ;
+// The VOX_EXACT64 variants (exact double-precision fallback near the
+// boundary): they declare Float64, so only for devices with shaderFloat64.
+static const uint32_t kRasterFragExact64Spv[] =
+#include "shaders/voxelizer/raster.exact64.frag.spv.inc"
+    ;
+static const uint32_t kRasterFragSubgroupExact64Spv[] =
+#include "shaders/voxelizer/raster.subgroup.exact64.frag.spv.inc"
+    ;
 static const uint32_t kSmallTrianglesSpv[] =
 #include "shaders/voxelizer/small_triangles.comp.spv.inc"
+    ;
+static const uint32_t kSmallTrianglesExact64Spv[] =
+#include "shaders/voxelizer/small_triangles.exact64.comp.spv.inc"
     ;
 static const uint32_t kArgsSpv[] =
 #include "shaders/voxelizer/args.comp.spv.inc"
@@ -145,6 +156,7 @@ struct Voxelizer::Impl {
     uint32_t depth = 1;
     uint32_t side = 1; // viewport side in pixels
     bool hardware = false;
+    bool exact64 = false; // the VOX_EXACT64 variants (exactFallback && shaderFloat64)
     bool bottomUp = true;
     uint32_t hashSlots = 0; // bottom-up build only
     uint32_t cellWords = 1; // cell bitmap words (cellWordsFor(depth)); the cell list follows
@@ -280,10 +292,13 @@ Status Voxelizer::Impl::createPipelines() {
         VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
     const bool subgroupAppend = info.subgroupAppend && (lim.subgroupStages & VK_SHADER_STAGE_FRAGMENT_BIT) != 0 &&
                                 (lim.subgroupOperations & kAppendOps) == kAppendOps;
+    exact64 = info.exactFallback && lim.shaderFloat64;
     if (subgroupAppend)
-        g.fragmentSpirv = kRasterFragSubgroupSpv;
+        g.fragmentSpirv = exact64 ? std::span<const uint32_t>(kRasterFragSubgroupExact64Spv)
+                                  : std::span<const uint32_t>(kRasterFragSubgroupSpv);
     else
-        g.fragmentSpirv = kRasterFragSpv;
+        g.fragmentSpirv =
+            exact64 ? std::span<const uint32_t>(kRasterFragExact64Spv) : std::span<const uint32_t>(kRasterFragSpv);
     auto r = GraphicsPipeline::create(*device, g);
     if (!r) return r.status().withContext("voxelizer: raster pipeline: ");
     raster = std::move(r).value();
@@ -293,7 +308,8 @@ Status Voxelizer::Impl::createPipelines() {
         PipelineLayoutDesc tl = rasterLayout;
         tl.stages = VK_SHADER_STAGE_COMPUTE_BIT;
         ComputePipelineDesc d;
-        d.spirv = kSmallTrianglesSpv;
+        d.spirv = exact64 ? std::span<const uint32_t>(kSmallTrianglesExact64Spv)
+                          : std::span<const uint32_t>(kSmallTrianglesSpv);
         d.name = "vox.small_triangles";
         d.layout = tl;
         auto p = ComputePipeline::create(*device, d);
@@ -878,5 +894,6 @@ const Buffer& Voxelizer::denseGridBuffer() const { return impl_->dense; }
 uint32_t Voxelizer::octreeDepth() const { return impl_->depth; }
 const VoxelGrid& Voxelizer::grid() const { return impl_->current.grid; }
 bool Voxelizer::usesHardwareConservative() const { return impl_->hardware; }
+bool Voxelizer::usesExactFallback() const { return impl_->exact64; }
 
 } // namespace pyramarch::voxel

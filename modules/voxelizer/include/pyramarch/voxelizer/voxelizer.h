@@ -141,6 +141,14 @@ struct VoxelizerCreateInfo {
     // it measured no faster (README, issue 14), the raster's time is spent
     // before the fragment shader.
     bool subgroupAppend = false;
+    // Conservative mode: (voxel, triangle) pairs whose float overlap margins
+    // are within their rounding-error bounds of zero are decided again in
+    // double precision by the CPU reference's separating-axis test, so GPU
+    // and reference agree on every pair (both paths). Needs shaderFloat64
+    // (Device::limits()); without it, or with this off, the float test alone
+    // decides (README: near-boundary pairs may then fall outside the closed
+    // reference). Thin mode always uses the float test.
+    bool exactFallback = true;
     OctreeBuild octreeBuild = OctreeBuild::TopDown;
     // Split by default: on lavapipe it measured faster on meshes of many
     // small triangles (raster pass 243-266 -> ~140 ms on the 98k-triangle
@@ -329,6 +337,9 @@ public:
     uint32_t octreeDepth() const;
     const VoxelGrid& grid() const;
     bool usesHardwareConservative() const;
+    // The Float64 variants with the exact fallback run (exactFallback and
+    // the device's shaderFloat64).
+    bool usesExactFallback() const;
 
     struct Impl;
 
