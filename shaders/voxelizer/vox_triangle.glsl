@@ -44,6 +44,28 @@ bool voxEdges2D(vec2 e0, vec2 e1, vec2 e2, vec2 a0, vec2 a1, vec2 a2, float sgn,
     return d0 >= 0.0 && d1 >= 0.0 && d2 >= 0.0;
 }
 
+// The triangle relative to the voxel's minimum corner (small numbers, small
+// rounding) and its edges; false when the closed bounding boxes miss.
+bool voxRelative(ivec3 voxel, vec3 v0, vec3 v1, vec3 v2, out vec3 a0, out vec3 a1, out vec3 a2, out vec3 e0,
+                 out vec3 e1, out vec3 e2) {
+    vec3 c = vec3(voxel);
+    precise vec3 r0 = v0 - c;
+    precise vec3 r1 = v1 - c;
+    precise vec3 r2 = v2 - c;
+    a0 = r0;
+    a1 = r1;
+    a2 = r2;
+    vec3 lo = min(r0, min(r1, r2)), hi = max(r0, max(r1, r2));
+    if (any(greaterThan(lo, vec3(1.0))) || any(lessThan(hi, vec3(0.0)))) return false;
+    precise vec3 d0 = r1 - r0;
+    precise vec3 d1 = r2 - r1;
+    precise vec3 d2 = r0 - r2;
+    e0 = d0;
+    e1 = d1;
+    e2 = d2;
+    return true;
+}
+
 // The exact triangle/voxel overlap test of Schwarz & Seidel (plane test +
 // three 2D edge-function tests, equivalent to the 13-axis separating-axis
 // test) for grid-space vertices v0..v2 with accurate normal n =
@@ -51,17 +73,8 @@ bool voxEdges2D(vec2 e0, vec2 e1, vec2 e2, vec2 a0, vec2 a1, vec2 a2, float sgn,
 // rounded relative ones). The VOX_EXACT64 variants decide conservative
 // pairs with voxOverlapsFiltered (below) instead.
 bool voxOverlaps(ivec3 voxel, vec3 v0, vec3 v1, vec3 v2, vec3 n, bool thin) {
-    vec3 c = vec3(voxel);
-    // Relative to the voxel's minimum corner: small numbers, small rounding.
-    precise vec3 a0 = v0 - c;
-    precise vec3 a1 = v1 - c;
-    precise vec3 a2 = v2 - c;
-    // Bounding boxes (closed).
-    vec3 lo = min(a0, min(a1, a2)), hi = max(a0, max(a1, a2));
-    if (any(greaterThan(lo, vec3(1.0))) || any(lessThan(hi, vec3(0.0)))) return false;
-    precise vec3 e0 = a1 - a0;
-    precise vec3 e1 = a2 - a1;
-    precise vec3 e2 = a0 - a2;
+    vec3 a0, a1, a2, e0, e1, e2;
+    if (!voxRelative(voxel, v0, v1, v2, a0, a1, a2, e0, e1, e2)) return false;
     // Plane.
     if (!thin) {
         vec3 crit = vec3(greaterThan(n, vec3(0.0)));
@@ -188,15 +201,8 @@ VoxBounds voxFilterBounds(vec3 v0, vec3 v1, vec3 v2, vec3 n) {
 // lanes are all off costs one trip, a branch per voxel would cost both tests).
 bool voxOverlapsFiltered(ivec3 voxel, vec3 v0, vec3 v1, vec3 v2, vec3 n, VoxBounds b, out bool undecided) {
     undecided = false;
-    vec3 c = vec3(voxel);
-    precise vec3 a0 = v0 - c;
-    precise vec3 a1 = v1 - c;
-    precise vec3 a2 = v2 - c;
-    vec3 lo = min(a0, min(a1, a2)), hi = max(a0, max(a1, a2));
-    if (any(greaterThan(lo, vec3(1.0))) || any(lessThan(hi, vec3(0.0)))) return false;
-    precise vec3 e0 = a1 - a0;
-    precise vec3 e1 = a2 - a1;
-    precise vec3 e2 = a0 - a2;
+    vec3 a0, a1, a2, e0, e1, e2;
+    if (!voxRelative(voxel, v0, v1, v2, a0, a1, a2, e0, e1, e2)) return false;
     vec3 crit = vec3(greaterThan(n, vec3(0.0)));
     precise float s1 = dot(n, crit - a0);
     precise float s2 = dot(n, (vec3(1.0) - crit) - a0);
