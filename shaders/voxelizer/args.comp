@@ -28,6 +28,7 @@ void main() {
         counters.leafFragments = 0u;
         counters.tileEntries = 0u;
         counters.cellCount = 0u;
+        counters.sortedFragments = 0u;
         counters.levelTileEnd[0] = 1u;
         dispatchArgs[1] = voxDispatchFor(8u);
         return;

@@ -56,6 +56,10 @@ VOX_CONST VOX_NO_NODE = 0xffffffffu;
 // ComputeParams.flags: the octree was built bottom-up (keys.comp / link.comp),
 // so the leaf pass finds a fragment's leaf tile in the tile hash.
 VOX_CONST VOX_BOTTOM_UP = 2u;
+// ComputeParams.flags: LeafMerge::PerCell, fragments are sorted by cell and
+// one thread per cell merges its leaves and their parent (leaf_sort.comp,
+// leaf_merge.comp) instead of one thread per fragment with atomics.
+VOX_CONST VOX_SORTED_LEAVES = 4u;
 
 // Bottom-up build: one hash of the tiles that exist (open addressing, linear
 // probing), in one buffer of 3 x slots words: [0, S) keys (VOX_HASH_EMPTY =
@@ -86,6 +90,7 @@ struct VoxCounters {
     uint levelTileStart[12];
     uint levelTileEnd[12];
     uint cellCount;        // occupied cells of level D - 1 (the parents of leaves) in the cell list
+    uint sortedFragments;  // LeafMerge::PerCell: fragments given a slot in the sorted list (= fragmentsStored)
 };
 
 // Dispatch buffer: entry 0 = one thread per stored fragment, entry 1 + l =
