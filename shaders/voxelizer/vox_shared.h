@@ -112,7 +112,7 @@ struct VoxCounters {
 //   VOX_NODE_COUNT   uint  voxel fragments below this node
 //   VOX_NODE_NX..NZ  int   normal sum, fixed point (VOX_NORMAL_SCALE)
 //   VOX_NODE_COORD   uint  the node's coordinates at its level, packed 10:10:10
-// Leaves, between vox.leaf and the first mipmap launch, hold colour channel
+// LeafMerge::Atomic: leaves, between vox.leaf and the first mipmap launch, hold colour channel
 // sums instead: R in COLOR, G in CHILD, B added to COORD (see leaf.comp).
 VOX_CONST VOX_NODE_CHILD = 0u;
 VOX_CONST VOX_NODE_COLOR = 1u;

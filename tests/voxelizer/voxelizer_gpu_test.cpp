@@ -1065,8 +1065,9 @@ TEST_F(VoxelizerTest, PerCellLeafMergeMatchesAtomicBitForBit) {
             expectLeavesMergeTheirFragments(*a);
             expectLeavesMergeTheirFragments(*b);
             // (tiles 0 is sized for the conservative tree; the thin one is smaller)
-            if (c.tiles != 0 || mode == VoxelMode::Conservative)
+            if (c.tiles != 0 || mode == VoxelMode::Conservative) {
                 EXPECT_EQ(a->stats.tileOverflow, !complete && c.fragments >= (1u << 19));
+            }
             EXPECT_EQ(a->stats.fragmentOverflow, c.fragments < (1u << 19));
             if (!complete) continue;
             if (c.resolution == 100 && mode == VoxelMode::Conservative) fullTiles = a->stats.tilesNeeded;
