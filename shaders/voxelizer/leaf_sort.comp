@@ -20,6 +20,7 @@ void main() {
     if (params.level == 1u) {
         if (i >= counters.cellCount) return;
         uint n = leafSort[i].x;
+        if (n > VOX_MERGE_MAX_CELL_FRAGMENTS) atomicAdd(counters.cellsOverMergeLimit, 1u);
         // The end of the range; step 2 counts it down to the start.
         leafSort[i].y = atomicAdd(counters.sortedFragments, n) + n;
         return;

@@ -1038,6 +1038,30 @@ TEST_F(VoxelizerTest, PerCellLeafMergeMatchesAtomicBitForBit) {
         {"fragment list full, bottom-up", OctreeBuild::BottomUp, true, 100, 20000, 1 << 15, false},
     };
     const bool gpuAv = test::gpuAssistedValidationRequested();
+    // One cell holding every fragment (depth 1): more than one merge thread
+    // takes (VOX_MERGE_MAX_CELL_FRAGMENTS; lavapipe cut its loop at 65532 of
+    // ~130k before the limit existed), so the frame merges per fragment.
+    if (!gpuAv) {
+        SCOPED_TRACE("one cell, 100k triangles");
+        VoxelizerCreateInfo ci = depth7Info(1 << 17, 1 << 21, 1 << 10);
+        ci.maxResolution = 2;
+        const TriangleMesh dense = shapes::denseKnot({0, 0, 0}, 0.7f, 100000);
+        for (LeafMerge merge : {LeafMerge::PerCell, LeafMerge::Atomic}) {
+            ci.leafMerge = merge;
+            auto v = Voxelizer::create(device(), ci);
+            ASSERT_TRUE(v.ok()) << v.message();
+            auto f = run(device(), **v, dense, gridOf(dense, 2));
+            ASSERT_TRUE(f.ok()) << f.message();
+            EXPECT_GT(f->stats.fragmentsStored, 100000u);
+            EXPECT_FALSE(f->stats.fragmentOverflow);
+            expectLeavesMergeTheirFragments(*f);
+            // PerCell saw the cell over the merge thread's limit and merged per fragment instead.
+            VoxCountersData counters{};
+            ASSERT_TRUE(readBuffer(device(), (*v)->counterBuffer(), &counters, sizeof(counters)).ok());
+            EXPECT_EQ(counters.cellsOverMergeLimit, merge == LeafMerge::PerCell ? 1u : 0u);
+            EXPECT_EQ(counters.cellCount, 1u);
+        }
+    }
     uint32_t fullTiles = 0; // tiles of the complete tree at R = 100
     for (const Case& c : cases) {
         if (gpuAv && !c.underGpuAv) continue;

@@ -28,6 +28,7 @@ PYRAMARCH_SAME_FIELD(levelTileStart);
 PYRAMARCH_SAME_FIELD(levelTileEnd);
 PYRAMARCH_SAME_FIELD(cellCount);
 PYRAMARCH_SAME_FIELD(sortedFragments);
+PYRAMARCH_SAME_FIELD(cellsOverMergeLimit);
 #undef PYRAMARCH_SAME_FIELD
 static_assert(sizeof(OctreeNode) == kNodeBytes + 4); // + pad, 0 on readback
 static_assert(kNodeArrayCount == gpu::VOX_NODE_ARRAYS);
@@ -107,6 +108,7 @@ constexpr uint32_t kArgsReset = 0xffffffffu;
 constexpr uint32_t kArgsFragments = 0xfffffffeu;
 constexpr uint32_t kArgsBottomUp = 0xfffffffdu;
 constexpr uint32_t kArgsCells = 0xfffffffcu;
+constexpr uint32_t kArgsLeaves = 0xfffffffbu;
 
 // Tile hash slots of the bottom-up build: a power of two holding twice the
 // pool's tiles (load <= 1/2 while the pool suffices), at least 4096 so that a
@@ -343,7 +345,6 @@ Status Voxelizer::Impl::createPipelines() {
         if (!bottomUp && (it.out == &keys || it.out == &link)) continue;
         if (bottomUp && (it.out == &flag || it.out == &alloc || it.out == &init)) continue;
         if (!perCell && (it.out == &leafSortPipe || it.out == &leafMerge)) continue;
-        if (perCell && it.out == &leaf) continue;
         ComputePipelineDesc d;
         d.spirv = it.spv;
         d.name = it.name;
@@ -619,6 +620,24 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
         }
     }
     if (perCell) {
+        // Which merge runs (per cell, or per fragment when a cell is too
+        // large for one thread): decided on the GPU, the other gets 0 groups.
+        withNodes(g.addPass("vox.leaf_args", PassKind::Compute)
+                      .pipeline(args)
+                      .storage(0, countersRef, RW)
+                      .storage(1, dispatchRef, RW),
+                  RW) // args.comp's reset branch writes the root tile: validation counts its node bindings as written
+            .record(computePass(kArgsLeaves, -1));
+        withNodes(g.addPass("vox.leaf", PassKind::Compute)
+                      .pipeline(leaf)
+                      .use(dispatchRef, Access::IndirectRead)
+                      .storage(0, countersRef, RW)
+                      .storage(2, fragmentsRef, R)
+                      .storage(5, cursorsRef, R)
+                      .storage(6, hashRef, R)
+                      .storage(13, cellsRef, R),
+                  RW)
+            .record(computePass(depth, int(gpu::VOX_DISPATCH_LEAF_ATOMIC)));
         // One thread per cell: its leaves and their parent (the deepest mipmap level).
         withNodes(g.addPass("vox.leaf_merge", PassKind::Compute)
                       .pipeline(leafMerge)
@@ -629,7 +648,7 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
                       .storage(13, cellsRef, R)
                       .storage(14, leafSortRef, R),
                   RW)
-            .record(computePass(depth, int(gpu::VOX_DISPATCH_CELLS)));
+            .record(computePass(depth, int(gpu::VOX_DISPATCH_LEAF_MERGE)));
     } else {
         withNodes(g.addPass("vox.leaf", PassKind::Compute)
                       .pipeline(leaf)
@@ -642,13 +661,15 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
                   RW)
             .record(computePass(depth, 0));
     }
-    for (uint32_t l = perCell ? depth - 1 : depth; l-- > 0;) {
+    for (uint32_t l = depth; l-- > 0;) {
+        // PerCell: the deepest level runs only after the per-fragment merge.
+        const int entry = perCell && l + 1 == depth ? int(gpu::VOX_DISPATCH_DEEP_MIPMAP) : int(1 + l);
         withNodes(g.addPass("vox.mipmap." + std::to_string(l), PassKind::Compute)
                       .pipeline(mipmap)
                       .use(dispatchRef, Access::IndirectRead)
                       .storage(0, countersRef, l + 1 == depth ? RW : R),
                   RW)
-            .record(computePass(l, int(1 + l)));
+            .record(computePass(l, entry));
     }
     if (withDense) {
         g.addPass("vox.dense_clear", PassKind::Transfer)

@@ -258,8 +258,10 @@ struct VoxCountersData {
     uint32_t tileEntries;        // bottom-up build: tiles entered in the tile hash (root excluded); 0 top-down
     uint32_t levelTileStart[12]; // tiles of level l: [levelTileStart[l], levelTileEnd[l])
     uint32_t levelTileEnd[12];
-    uint32_t cellCount;       // occupied cells one level above the leaves (the tree build's work list)
-    uint32_t sortedFragments; // LeafMerge::PerCell: fragments sorted by cell (= fragmentsStored); 0 else
+    uint32_t cellCount;           // occupied cells one level above the leaves (the tree build's work list)
+    uint32_t sortedFragments;     // LeafMerge::PerCell: fragments sorted by cell (= fragmentsStored); 0 else
+    uint32_t cellsOverMergeLimit; // LeafMerge::PerCell: cells of more fragments than one merge thread takes
+                                  // (16384); when not 0 the frame merged per fragment with atomics instead
 };
 
 // The voxelizer's buffers as a host graph knows them after addPasses(), so
@@ -267,7 +269,7 @@ struct VoxCountersData {
 struct VoxelizerGraphRefs {
     BufferRef counters; // VoxCountersData
     BufferRef
-        dispatch; // VkDispatchIndirectCommand per entry, 16-byte stride: 0 = fragments, 1 + l = nodes of level l, 12 = bottom-up tiles, 13 = occupied cells
+        dispatch; // VkDispatchIndirectCommand per entry, 16-byte stride: 0 = fragments, 1 + l = nodes of level l, 12 = bottom-up tiles, 13 = occupied cells, 14..16 = the leaf merge chosen (vox_shared.h)
     BufferRef fragments; // uvec4 per fragment
     // The node pool, structure of arrays: one 32-bit word per node in each
     // buffer (node n of tile t = 8t + c, see OctreeNode for the fields).
