@@ -415,12 +415,15 @@ struct VoxScenario {
     // Triangle path: 0 = raster, else TrianglePath::Split at this many voxels;
     // UINT32_MAX = the create-info's default.
     uint32_t smallVoxels = UINT32_MAX;
+    // LeafMerge::Atomic instead of the default PerCell.
+    bool atomicLeaves = false;
 };
 
 Result<Record> runVox(Device& dev, const VoxScenario& sc) {
     Record r;
     r.group = "voxelizer";
     r.strategy = sc.build == "cursors" ? "voxelizer" : "voxelizer-" + sc.build;
+    if (sc.atomicLeaves) r.strategy += "-atomic";
     r.field = sc.mesh;
     r.resolution = sc.resolution;
     r.scenario = sc.mesh + "-" + std::to_string(sc.resolution);
@@ -446,6 +449,7 @@ Result<Record> runVox(Device& dev, const VoxScenario& sc) {
         info.tileCapacity = tileCapacity;
         info.octreeBuild = sc.build == "bottomup" ? voxel::OctreeBuild::BottomUp : voxel::OctreeBuild::TopDown;
         info.fragmentCursors = sc.build != "root";
+        info.leafMerge = sc.atomicLeaves ? voxel::LeafMerge::Atomic : voxel::LeafMerge::PerCell;
         if (sc.smallVoxels != UINT32_MAX) {
             info.trianglePath = sc.smallVoxels == 0 ? voxel::TrianglePath::Raster : voxel::TrianglePath::Split;
             if (sc.smallVoxels != 0) info.smallTriangleVoxels = sc.smallVoxels;
@@ -727,6 +731,10 @@ CLI::App* addBenchCommand(CLI::App& app, BenchOptions& o) {
                   "Voxelizer octree build: cursors (top-down, per-fragment cursors, default) | root (top-down, "
                   "descent from the root every level) | both (cursors and root) | bottomup | all")
         ->check(CLI::IsMember({"bottomup", "cursors", "root", "both", "all"}));
+    c->add_option("--leaf-merge", o.leafMerge,
+                  "Voxelizer leaf merge: percell (LeafMerge::PerCell, default: fragments sorted by cell, one "
+                  "thread per cell) | atomic (one thread per fragment, atomics) | both")
+        ->check(CLI::IsMember({"percell", "atomic", "both"}));
     c->add_option("--small-voxels", o.smallVoxels,
                   "Voxelizer triangle path: 0 = raster only, N = small triangles (candidate box <= N voxels) by "
                   "the compute pass (TrianglePath::Split); default: the create-info's default")
@@ -834,8 +842,10 @@ int runBench(const BenchOptions& o, const std::string& commandLine) {
             if (wants(o.meshes, mesh))
                 for (uint32_t r : res)
                     for (const std::string& build : octreeBuilds)
-                        voxScenarios.push_back(
-                            {mesh, r, o.warmup, o.frames ? o.frames : (r > 256 ? 3u : 5u), build, o.smallVoxels});
+                        for (bool atomicLeaves : {false, true})
+                            if (o.leafMerge == "both" || (o.leafMerge == "atomic") == atomicLeaves)
+                                voxScenarios.push_back({mesh, r, o.warmup, o.frames ? o.frames : (r > 256 ? 3u : 5u),
+                                                        build, o.smallVoxels, atomicLeaves});
     }
 
     sample::CommonOptions co;

@@ -42,6 +42,7 @@ struct BenchOptions {
     std::string splat = "auto";          // particles: auto (the module's default) | scatter | gather | both
     std::string octreeBuild = "cursors"; // voxelizer: cursors | root | both (cursors, root) | bottomup | all
     uint32_t smallVoxels = UINT32_MAX;   // voxelizer: 0 = raster, N = split at N voxels, UINT32_MAX = default
+    std::string leafMerge = "percell";   // voxelizer: percell (default) | atomic | both
     bool timingCheck = false;            // only the timestamp-vs-wall-clock experiment
 };
 

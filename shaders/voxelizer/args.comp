@@ -8,6 +8,7 @@ const uint kReset = 0xffffffffu;
 const uint kFragments = 0xfffffffeu;
 const uint kBottomUp = 0xfffffffdu;
 const uint kCells = 0xfffffffcu;
+const uint kLeaves = 0xfffffffbu;
 
 void main() {
     uint t = gl_LocalInvocationID.x;
@@ -28,6 +29,8 @@ void main() {
         counters.leafFragments = 0u;
         counters.tileEntries = 0u;
         counters.cellCount = 0u;
+        counters.sortedFragments = 0u;
+        counters.cellsOverMergeLimit = 0u;
         counters.levelTileEnd[0] = 1u;
         dispatchArgs[1] = voxDispatchFor(8u);
         return;
@@ -41,6 +44,17 @@ void main() {
     }
     if (params.level == kCells) {
         dispatchArgs[VOX_DISPATCH_CELLS] = voxDispatchFor(counters.cellCount);
+        return;
+    }
+    if (params.level == kLeaves) {
+        // LeafMerge::PerCell, after the sort and the tree: the per-cell merge,
+        // or the per-fragment one (and the deepest mipmap launch) when a
+        // cell is too large for one merge thread.
+        bool atomic = counters.cellsOverMergeLimit != 0u;
+        uint deep = 1u + params.dims.w - 1u;
+        dispatchArgs[VOX_DISPATCH_LEAF_ATOMIC] = atomic ? dispatchArgs[0] : uvec4(0u);
+        dispatchArgs[VOX_DISPATCH_LEAF_MERGE] = atomic ? uvec4(0u) : dispatchArgs[VOX_DISPATCH_CELLS];
+        dispatchArgs[VOX_DISPATCH_DEEP_MIPMAP] = atomic ? dispatchArgs[deep] : uvec4(0u);
         return;
     }
     if (params.level == kBottomUp) {

@@ -13,9 +13,12 @@ void main() {
     uint first = atomicAdd(counters.cellCount, bitCount(w));
     cells[params.cellWords + i] = first; // for voxCellIndex
     uint at = 2u * params.cellWords + first;
+    bool sorted = (params.flags & VOX_SORTED_LEAVES) != 0u;
     while (w != 0u) {
         uint b = uint(findLSB(w));
         w &= w - 1u;
+        // LeafMerge::PerCell: the cell's fragment count starts at 0 (no fill of the whole region per frame).
+        if (sorted) leafSort[at - 2u * params.cellWords].x = 0u;
         // Stored as the cell's first leaf coordinates (level D), as a fragment's.
         cells[at++] = voxPack(voxUnmorton(32u * i + b) * 2u);
     }

@@ -5,18 +5,6 @@
 // children's normals (fixed point, so sums cannot overflow near the root).
 #include "voxelizer/vox_compute.glsl"
 
-// floor(a / b) for 1 <= b < 2^24 when the quotient is at most 255 (a mean
-// of 8-bit channels; at 2^24 fragments in one voxel the sums stop fitting 32
-// bits anyway): the float quotient is within 1 of it and one
-// integer step each way makes it exact. Lavapipe divides integers one lane
-// at a time; floats it divides in vector registers.
-uvec3 divSmall(uvec3 a, uint b) {
-    uvec3 q = uvec3(vec3(a) / float(b));
-    q -= uvec3(greaterThan(q * b, a));
-    q += uvec3(lessThanEqual((q + 1u) * b, a));
-    return q;
-}
-
 // ColorMerge::MovingAverage: leaves already hold RGBA8 averages.
 layout(constant_id = 0) const bool kMovingAverage = false;
 
@@ -52,9 +40,7 @@ void main() {
         if (leafChildren) {
             uint coord = voxPack(firstChild + uvec3(c & 1u, (c >> 1) & 1u, (c >> 2) & 1u));
             uvec3 sum = uvec3(nodeColor[idx], nodeChild[idx], nodeCoord[idx] - coord);
-            uvec3 q = divSmall(sum, chCount), r = sum - q * chCount;
-            uvec3 mean = q + uvec3(greaterThanEqual(2u * r, uvec3(chCount)));
-            chColor = mean.x | (mean.y << 8) | (mean.z << 16) | (min(chCount, 255u) << 24);
+            chColor = voxLeafColor(sum, chCount);
             nodeColor[idx] = chColor;
             nodeChild[idx] = 0u;
             nodeCoord[idx] = coord;
@@ -70,12 +56,5 @@ void main() {
     // Fragments merged into leaves, one atomic per parent of leaves (leaf.comp
     // does not count per fragment).
     if (l + 1u == params.dims.w) atomicAdd(counters.leafFragments, count);
-    uvec3 avg = divSmall(2u * rgb + filled, 2u * filled); // round half up
-    nodeColor[node] = avg.x | (avg.y << 8) | (avg.z << 16) | (min(count, 255u) << 24);
-    nodeCount[node] = count;
-    float len = length(n);
-    ivec3 fn = len > 0.0 ? ivec3(round(n / len * float(VOX_NORMAL_SCALE))) : ivec3(0);
-    nodeNx[node] = fn.x;
-    nodeNy[node] = fn.y;
-    nodeNz[node] = fn.z;
+    voxWriteInterior(node, rgb, filled, count, n);
 }

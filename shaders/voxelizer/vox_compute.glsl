@@ -29,6 +29,13 @@ layout(std430, set = 0, binding = 12) coherent buffer NodeCoord { uint nodeCoord
 // counters.cellCount entries, each the cell's first leaf coordinates packed
 // 10:10:10, so the level-D helpers below apply unchanged).
 layout(std430, set = 0, binding = 13) buffer Cells { uint cells[]; };
+// LeafMerge::PerCell (VOX_SORTED_LEAVES): the fragments sorted by occupied
+// cell (leaf_sort.comp), pairs of words, C = params.fragmentCapacity (cell
+// list indices are below it): [0, C) per cell (fragment count, end of its
+// range; the start once the scatter step ran), [C, 2C) per fragment
+// (octant << 24 | RGB8, packed normal). Pairs: one access per lane instead
+// of two on a device that loads lane by lane.
+layout(std430, set = 0, binding = 14) buffer LeafSort { uvec2 leafSort[]; };
 
 // List index of the occupied cell holding level-D coordinates `c`: its
 // word's first index plus the set bits before it (a rank query).
@@ -36,6 +43,39 @@ uint voxCellIndex(uvec3 c) {
     uint b = voxMorton(c >> 1u);
     uint w = b >> 5u;
     return cells[params.cellWords + w] + bitCount(cells[w] & ((1u << (b & 31u)) - 1u));
+}
+
+// floor(a / b) for 1 <= b < 2^24 when the quotient is at most 255 (a mean
+// of 8-bit channels; at 2^24 fragments in one voxel the sums stop fitting 32
+// bits anyway): the float quotient is within 1 of it and one
+// integer step each way makes it exact. Lavapipe divides integers one lane
+// at a time; floats it divides in vector registers.
+uvec3 divSmall(uvec3 a, uint b) {
+    uvec3 q = uvec3(vec3(a) / float(b));
+    q -= uvec3(greaterThan(q * b, a));
+    q += uvec3(lessThanEqual((q + 1u) * b, a));
+    return q;
+}
+
+// A leaf's RGBA8 from its channel sums and fragment count: the rounded mean
+// (round half up, as the CPU reference) with A = min(count, 255).
+uint voxLeafColor(uvec3 sum, uint count) {
+    uvec3 q = divSmall(sum, count), r = sum - q * count;
+    uvec3 mean = q + uvec3(greaterThanEqual(2u * r, uvec3(count)));
+    return mean.x | (mean.y << 8) | (mean.z << 16) | (min(count, 255u) << 24);
+}
+
+// Writes an interior node from its `filled` (> 0) non-empty children: the
+// sum of their RGB8 colours, of their counts and of their normals.
+void voxWriteInterior(uint node, uvec3 rgb, uint filled, uint count, vec3 n) {
+    uvec3 avg = divSmall(2u * rgb + filled, 2u * filled); // round half up
+    nodeColor[node] = avg.x | (avg.y << 8) | (avg.z << 16) | (min(count, 255u) << 24);
+    nodeCount[node] = count;
+    float len = length(n);
+    ivec3 fn = len > 0.0 ? ivec3(round(n / len * float(VOX_NORMAL_SCALE))) : ivec3(0);
+    nodeNx[node] = fn.x;
+    nodeNy[node] = fn.y;
+    nodeNz[node] = fn.z;
 }
 
 // Writes a node with child pointer `child`, coordinates `coord` and empty values.

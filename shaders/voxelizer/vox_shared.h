@@ -56,6 +56,10 @@ VOX_CONST VOX_NO_NODE = 0xffffffffu;
 // ComputeParams.flags: the octree was built bottom-up (keys.comp / link.comp),
 // so the leaf pass finds a fragment's leaf tile in the tile hash.
 VOX_CONST VOX_BOTTOM_UP = 2u;
+// ComputeParams.flags: LeafMerge::PerCell, fragments are sorted by cell and
+// one thread per cell merges its leaves and their parent (leaf_sort.comp,
+// leaf_merge.comp) instead of one thread per fragment with atomics.
+VOX_CONST VOX_SORTED_LEAVES = 4u;
 
 // Bottom-up build: one hash of the tiles that exist (open addressing, linear
 // probing), in one buffer of 3 x slots words: [0, S) keys (VOX_HASH_EMPTY =
@@ -67,7 +71,21 @@ VOX_CONST VOX_HASH_EMPTY = 0xffffffffu;
 VOX_CONST VOX_DISPATCH_TILES = VOX_MAX_LEVELS + 1u;
 // Dispatch entry sized by the occupied-cell list (one thread per cell).
 VOX_CONST VOX_DISPATCH_CELLS = VOX_DISPATCH_TILES + 1u;
-VOX_CONST VOX_DISPATCH_ENTRIES = VOX_DISPATCH_CELLS + 1u;
+// LeafMerge::PerCell: one of the two merges runs, chosen on the GPU after the
+// sort (args.comp): per cell (entry VOX_DISPATCH_LEAF_MERGE = the cells), or,
+// when a cell holds more than VOX_MERGE_MAX_CELL_FRAGMENTS fragments, per
+// fragment with atomics (VOX_DISPATCH_LEAF_ATOMIC = the fragments) and the
+// deepest mipmap launch (VOX_DISPATCH_DEEP_MIPMAP = that level's nodes); the
+// other entries are zero.
+VOX_CONST VOX_DISPATCH_LEAF_ATOMIC = VOX_DISPATCH_CELLS + 1u;
+VOX_CONST VOX_DISPATCH_LEAF_MERGE = VOX_DISPATCH_CELLS + 2u;
+VOX_CONST VOX_DISPATCH_DEEP_MIPMAP = VOX_DISPATCH_CELLS + 3u;
+VOX_CONST VOX_DISPATCH_ENTRIES = VOX_DISPATCH_CELLS + 4u;
+// The most fragments one leaf_merge.comp thread loops over. Lavapipe ends a
+// shader's loops after 65535 iterations in all (measured: a cell of ~130k
+// fragments merged 65532 of them), and one thread looping that long would
+// be slow on any device.
+VOX_CONST VOX_MERGE_MAX_CELL_FRAGMENTS = 16384u;
 
 // One voxel fragment: x: packed coordinate (10:10:10), y: RGBA8 colour,
 // z: normal (snorm 10:10:10), w: source triangle index.
@@ -86,6 +104,8 @@ struct VoxCounters {
     uint levelTileStart[12];
     uint levelTileEnd[12];
     uint cellCount;        // occupied cells of level D - 1 (the parents of leaves) in the cell list
+    uint sortedFragments;  // LeafMerge::PerCell: fragments given a slot in the sorted list (= fragmentsStored)
+    uint cellsOverMergeLimit; // LeafMerge::PerCell: cells over VOX_MERGE_MAX_CELL_FRAGMENTS (then the atomic merge ran)
 };
 
 // Dispatch buffer: entry 0 = one thread per stored fragment, entry 1 + l =
@@ -107,7 +127,7 @@ struct VoxCounters {
 //   VOX_NODE_COUNT   uint  voxel fragments below this node
 //   VOX_NODE_NX..NZ  int   normal sum, fixed point (VOX_NORMAL_SCALE)
 //   VOX_NODE_COORD   uint  the node's coordinates at its level, packed 10:10:10
-// Leaves, between vox.leaf and the first mipmap launch, hold colour channel
+// LeafMerge::Atomic: leaves, between vox.leaf and the first mipmap launch, hold colour channel
 // sums instead: R in COLOR, G in CHILD, B added to COORD (see leaf.comp).
 VOX_CONST VOX_NODE_CHILD = 0u;
 VOX_CONST VOX_NODE_COLOR = 1u;

@@ -18,6 +18,7 @@
 #include "pyramarch/voxelizer/field.h"
 #include "pyramarch/voxelizer/shapes.h"
 #include "pyramarch/voxelizer/voxelizer.h"
+#include "support/device_policy.h"
 #include "support/gpu_test.h"
 #include "voxel_reference.h"
 
@@ -997,6 +998,191 @@ TEST_F(VoxelizerTest, BottomUpBuildMatchesTopDownBitForBit) {
         const auto na = byCoord(a->tree), nb = byCoord(b->tree);
         EXPECT_EQ(na.size(), nb.size());
         EXPECT_TRUE(na == nb) << "node values differ between the builds";
+    }
+}
+
+// Every node reachable from the root, keyed by (level, coordinates): count,
+// colour, normal sums and whether it has children.
+std::map<std::pair<uint32_t, uint32_t>, std::vector<int64_t>> nodesByCoord(const OctreeSnapshot& t) {
+    std::map<std::pair<uint32_t, uint32_t>, std::vector<int64_t>> out;
+    std::vector<std::pair<uint32_t, uint32_t>> stack{{0, 0}};
+    while (!stack.empty()) {
+        auto [n, level] = stack.back();
+        stack.pop_back();
+        const OctreeNode& x = t.nodes[n];
+        out[{level, x.coord}] = {x.count, x.color, x.normal[0], x.normal[1], x.normal[2], x.child != 0};
+        if (x.child != 0)
+            for (uint32_t c = 0; c < 8; ++c) stack.push_back({x.child * 8 + c, level + 1});
+    }
+    return out;
+}
+
+// Every leaf reachable from the root holds exactly the merge of the stored
+// fragments of its voxel (count, rounded mean colour, fixed-point normal
+// sum), leafFragments is their total, and every reachable parent of leaves
+// is the merge of its children (count, colour). Holds for truncated trees
+// and a full fragment list too, whose contents depend on the GPU's order.
+void expectLeavesMergeTheirFragments(const Frame& f) {
+    struct Sum {
+        std::vector<uint32_t> colours;
+        int32_t n[3] = {0, 0, 0};
+    };
+    std::map<uint32_t, Sum> want;
+    for (const VoxelFragment& x : f.fragments) {
+        Sum& s = want[fragKey(x)];
+        s.colours.push_back(x.color);
+        for (int k = 0; k < 3; ++k) {
+            const int32_t q = int32_t((x.packedNormal >> (10 * k)) & 1023u) << 22 >> 22; // sign-extend
+            s.n[k] += int32_t(std::round(float(q) / 511.0f * 1024.0f));
+        }
+    }
+    uint64_t merged = 0;
+    size_t bad = 0;
+    for (const LeafVoxel& l : extractLeaves(f.tree)) {
+        auto it = want.find(ref::key(l.x, l.y, l.z));
+        ASSERT_NE(it, want.end()) << "leaf without fragments";
+        const Sum& s = it->second;
+        merged += l.count;
+        if ((l.count != s.colours.size() || l.color != ref::averageRGB(s.colours) || l.normal[0] != s.n[0] ||
+             l.normal[1] != s.n[1] || l.normal[2] != s.n[2]) &&
+            ++bad <= 5)
+            ADD_FAILURE() << "leaf (" << l.x << "," << l.y << "," << l.z << "): count " << l.count << " of "
+                          << s.colours.size() << ", colour " << std::hex << l.color << " of "
+                          << ref::averageRGB(s.colours) << std::dec << ", normal " << l.normal[0] << "," << l.normal[1]
+                          << "," << l.normal[2] << " of " << s.n[0] << "," << s.n[1] << "," << s.n[2];
+    }
+    EXPECT_EQ(bad, 0u);
+    EXPECT_EQ(f.stats.leafFragments, merged);
+    // Parents of leaves: the launch that writes them is the one under test.
+    const OctreeSnapshot& t = f.tree;
+    std::vector<std::pair<uint32_t, uint32_t>> stack{{0, 0}};
+    while (!stack.empty()) {
+        auto [n, level] = stack.back();
+        stack.pop_back();
+        if (t.nodes[n].child == 0) continue;
+        if (level + 1 < t.depth) {
+            for (uint32_t c = 0; c < 8; ++c) stack.push_back({t.nodes[n].child * 8 + c, level + 1});
+            continue;
+        }
+        uint32_t sum = 0, filled = 0, rgb[3] = {0, 0, 0};
+        for (uint32_t c = 0; c < 8; ++c) {
+            const OctreeNode& ch = t.nodes[t.nodes[n].child * 8 + c];
+            if (ch.count == 0) continue;
+            sum += ch.count;
+            ++filled;
+            for (int k = 0; k < 3; ++k) rgb[k] += (ch.color >> (8 * k)) & 255u;
+        }
+        if (filled == 0) continue;
+        EXPECT_EQ(t.nodes[n].count, sum) << "parent of leaves " << n;
+        for (int k = 0; k < 3; ++k)
+            EXPECT_EQ((t.nodes[n].color >> (8 * k)) & 255u, (2 * rgb[k] + filled) / (2 * filled))
+                << "parent of leaves " << n;
+    }
+}
+
+TEST_F(VoxelizerTest, PerCellLeafMergeMatchesAtomicBitForBit) {
+    // LeafMerge::PerCell (fragments counting-sorted by their leaves' parent
+    // cell, one thread per cell writes its leaves and their parent) against
+    // the per-fragment atomics it replaced: every node reachable from the
+    // root identical, normal sums included (expectOctreeMatches checks counts
+    // and colours only), in each tree build. With a truncated tree (pool far
+    // too small, bottom-up tile hash full) or a full fragment list, which
+    // tiles or fragments make it depends on the GPU's order, so each run is
+    // checked against its own stored fragments instead.
+    TriangleMesh m = shapes::torusKnot({0, 0, 0}, 1.0f, 0.2f, 2, 3, 128, 12);
+    shapes::colorByPosition(m);
+    struct Case {
+        const char* name;
+        OctreeBuild build;
+        bool cursors;
+        uint32_t resolution, fragments, tiles;
+        bool underGpuAv; // also run under GPU-AV (the gpuav label; a few cases, conservative only)
+    };
+    const Case cases[] = {
+        {"top-down, cursors", OctreeBuild::TopDown, true, 100, 1 << 19, 1 << 15, true},
+        {"top-down, root descent", OctreeBuild::TopDown, false, 100, 1 << 19, 1 << 15, false},
+        {"bottom-up", OctreeBuild::BottomUp, true, 100, 1 << 19, 1 << 15, false},
+        {"depth 1", OctreeBuild::TopDown, true, 2, 1 << 19, 1 << 15, false},
+        {"depth 1, bottom-up", OctreeBuild::BottomUp, true, 2, 1 << 19, 1 << 15, false},
+        {"top-down, last level short", OctreeBuild::TopDown, true, 100, 1 << 19, 0, false},
+        {"top-down, root descent, last level short", OctreeBuild::TopDown, false, 100, 1 << 19, 0, false},
+        {"bottom-up, leaf tiles short", OctreeBuild::BottomUp, true, 100, 1 << 19, 0, true},
+        {"top-down, pool of 50 tiles", OctreeBuild::TopDown, true, 100, 1 << 19, 50, false},
+        {"bottom-up, hash full", OctreeBuild::BottomUp, true, 128, 1 << 19, 5, true},
+        {"fragment list full", OctreeBuild::TopDown, true, 100, 20000, 1 << 15, true},
+        {"fragment list full, bottom-up", OctreeBuild::BottomUp, true, 100, 20000, 1 << 15, false},
+    };
+    const bool gpuAv = test::gpuAssistedValidationRequested();
+    // One cell holding every fragment (depth 1): more than one merge thread
+    // takes (VOX_MERGE_MAX_CELL_FRAGMENTS; lavapipe cut its loop at 65532 of
+    // ~130k before the limit existed), so the frame merges per fragment.
+    if (!gpuAv) {
+        SCOPED_TRACE("one cell, 100k triangles");
+        VoxelizerCreateInfo ci = depth7Info(1 << 17, 1 << 21, 1 << 10);
+        ci.maxResolution = 2;
+        const TriangleMesh dense = shapes::denseKnot({0, 0, 0}, 0.7f, 100000);
+        for (LeafMerge merge : {LeafMerge::PerCell, LeafMerge::Atomic}) {
+            ci.leafMerge = merge;
+            auto v = Voxelizer::create(device(), ci);
+            ASSERT_TRUE(v.ok()) << v.message();
+            auto f = run(device(), **v, dense, gridOf(dense, 2));
+            ASSERT_TRUE(f.ok()) << f.message();
+            EXPECT_GT(f->stats.fragmentsStored, 100000u);
+            EXPECT_FALSE(f->stats.fragmentOverflow);
+            expectLeavesMergeTheirFragments(*f);
+            // PerCell saw the cell over the merge thread's limit and merged per fragment instead.
+            VoxCountersData counters{};
+            ASSERT_TRUE(readBuffer(device(), (*v)->counterBuffer(), &counters, sizeof(counters)).ok());
+            EXPECT_EQ(counters.cellsOverMergeLimit, merge == LeafMerge::PerCell ? 1u : 0u);
+            EXPECT_EQ(counters.cellCount, 1u);
+        }
+    }
+    uint32_t fullTiles = 0; // tiles of the complete tree at R = 100
+    for (const Case& c : cases) {
+        if (gpuAv && !c.underGpuAv) continue;
+        SCOPED_TRACE(c.name);
+        // tiles 0: the complete tree's tiles less 100, so only leaf tiles miss.
+        const uint32_t tiles = c.tiles != 0 ? c.tiles : fullTiles - 100;
+        VoxelizerCreateInfo ci = depth7Info(1 << 14, c.fragments, tiles);
+        if (c.resolution <= 2) ci.maxResolution = 2;
+        ci.octreeBuild = c.build;
+        ci.fragmentCursors = c.cursors;
+        ci.leafMerge = LeafMerge::PerCell;
+        auto perCell = Voxelizer::create(device(), ci);
+        ASSERT_TRUE(perCell.ok()) << perCell.message();
+        ci.leafMerge = LeafMerge::Atomic;
+        auto atomic = Voxelizer::create(device(), ci);
+        ASSERT_TRUE(atomic.ok()) << atomic.message();
+        const VoxelGrid g = gridOf(m, c.resolution);
+        const bool complete = c.tiles >= (1u << 15) && c.fragments >= (1u << 19);
+        for (VoxelMode mode : {VoxelMode::Conservative, VoxelMode::Thin}) {
+            if (gpuAv && mode == VoxelMode::Thin) continue;
+            auto a = run(device(), **perCell, m, g, mode);
+            ASSERT_TRUE(a.ok()) << a.message();
+            auto b = run(device(), **atomic, m, g, mode);
+            ASSERT_TRUE(b.ok()) << b.message();
+            expectLeavesMergeTheirFragments(*a);
+            expectLeavesMergeTheirFragments(*b);
+            // (tiles 0 is sized for the conservative tree; the thin one is smaller)
+            if (c.tiles != 0 || mode == VoxelMode::Conservative) {
+                EXPECT_EQ(a->stats.tileOverflow, !complete && c.fragments >= (1u << 19));
+            }
+            EXPECT_EQ(a->stats.fragmentOverflow, c.fragments < (1u << 19));
+            if (!complete) continue;
+            if (c.resolution == 100 && mode == VoxelMode::Conservative) fullTiles = a->stats.tilesNeeded;
+            expectOctreeMatches(*a);
+            EXPECT_EQ(a->keys, b->keys);
+            EXPECT_EQ(a->stats.leafFragments, b->stats.leafFragments);
+            EXPECT_EQ(a->stats.tilesNeeded, b->stats.tilesNeeded);
+            for (int l = 0; l < 11; ++l) EXPECT_EQ(a->stats.levelNodes[l], b->stats.levelNodes[l]) << "level " << l;
+            const auto na = nodesByCoord(a->tree), nb = nodesByCoord(b->tree);
+            EXPECT_EQ(na.size(), nb.size());
+            EXPECT_TRUE(na == nb) << "node values differ between the merges";
+            size_t withNormal = 0;
+            for (const LeafVoxel& l : extractLeaves(a->tree))
+                withNormal += l.normal[0] != 0 || l.normal[1] != 0 || l.normal[2] != 0;
+            EXPECT_GT(withNormal, 0u) << "the mesh gives no normals to compare";
+        }
     }
 }
 

@@ -27,6 +27,8 @@ PYRAMARCH_SAME_FIELD(tileEntries);
 PYRAMARCH_SAME_FIELD(levelTileStart);
 PYRAMARCH_SAME_FIELD(levelTileEnd);
 PYRAMARCH_SAME_FIELD(cellCount);
+PYRAMARCH_SAME_FIELD(sortedFragments);
+PYRAMARCH_SAME_FIELD(cellsOverMergeLimit);
 #undef PYRAMARCH_SAME_FIELD
 static_assert(sizeof(OctreeNode) == kNodeBytes + 4); // + pad, 0 on readback
 static_assert(kNodeArrayCount == gpu::VOX_NODE_ARRAYS);
@@ -88,6 +90,12 @@ static const uint32_t kInitSpv[] =
 static const uint32_t kLeafSpv[] =
 #include "shaders/voxelizer/leaf.comp.spv.inc"
     ;
+static const uint32_t kLeafSortSpv[] =
+#include "shaders/voxelizer/leaf_sort.comp.spv.inc"
+    ;
+static const uint32_t kLeafMergeSpv[] =
+#include "shaders/voxelizer/leaf_merge.comp.spv.inc"
+    ;
 static const uint32_t kMipmapSpv[] =
 #include "shaders/voxelizer/mipmap.comp.spv.inc"
     ;
@@ -111,6 +119,7 @@ constexpr uint32_t kArgsReset = 0xffffffffu;
 constexpr uint32_t kArgsFragments = 0xfffffffeu;
 constexpr uint32_t kArgsBottomUp = 0xfffffffdu;
 constexpr uint32_t kArgsCells = 0xfffffffcu;
+constexpr uint32_t kArgsLeaves = 0xfffffffbu;
 
 // Tile hash slots of the bottom-up build: a power of two holding twice the
 // pool's tiles (load <= 1/2 while the pool suffices), at least 4096 so that a
@@ -125,7 +134,7 @@ uint32_t hashSlotsFor(uint32_t tileCapacity) {
 // Compute binding of node array a (vox_compute.glsl): 3 for the child
 // pointers, 6 + a for the others.
 constexpr uint32_t nodeBinding(uint32_t a) { return a == 0 ? 3u : 6u + a; }
-constexpr uint32_t kComputeBindings = 14;
+constexpr uint32_t kComputeBindings = 15;
 constexpr const char* kNodeArrayNames[kNodeArrayCount] = {
     "vox.nodes", "vox.node_color", "vox.node_count", "vox.node_nx", "vox.node_ny", "vox.node_nz", "vox.node_coord"};
 
@@ -158,18 +167,21 @@ struct Voxelizer::Impl {
     bool hardware = false;
     bool exact64 = false; // the VOX_EXACT64 variants (exactFallback && shaderFloat64)
     bool bottomUp = true;
+    bool perCell = true;    // LeafMerge::PerCell in effect (not with the moving average)
     uint32_t hashSlots = 0; // bottom-up build only
     uint32_t cellWords = 1; // cell bitmap words (cellWordsFor(depth)); the cell list follows
 
     // Word offsets of one staging slot / the device mesh buffer.
     uint64_t indexOffset = 0, colorOffset = 0, normalOffset = 0, slotWords = 0;
 
-    Buffer staging, mesh, counters, dispatch, fragments, cursors, dense, tileHash, cells, dummy, statsRing;
+    Buffer staging, mesh, counters, dispatch, fragments, cursors, dense, tileHash, cells, leafSort, dummy, dummySort,
+        statsRing;
     std::array<Buffer, kNodeArrayCount> nodes; // the node pool, one buffer per NodeArray
 
     GraphicsPipeline raster;
     ComputePipeline smallTriangles; // TrianglePath::Split only
-    ComputePipeline args, flag, alloc, init, leaf, mipmap, denseFill, keys, link, cellMark, cellList;
+    ComputePipeline args, flag, alloc, init, leaf, mipmap, denseFill, keys, link, cellMark, cellList, leafSortPipe,
+        leafMerge;
 
     // Host state.
     uint32_t currentSlot = 0;
@@ -267,9 +279,15 @@ Status Voxelizer::Impl::createBuffers() {
     if (info.fragmentCursors && !bottomUp)
         PYRAMARCH_TRY(
             make(cursors, VkDeviceSize(info.fragmentCapacity) * 4, kStorage, MemoryUsage::DeviceLocal, "vox.cursors"));
+    // LeafMerge::PerCell: per cell a count and a range end, per fragment a
+    // pair (vox_compute.glsl binding 14): as many bytes as the fragments.
+    if (perCell) PYRAMARCH_TRY(make(leafSort, fragBytes, kStorage, MemoryUsage::DeviceLocal, "vox.leaf_sort"));
     if (info.denseMaxVoxels > 0)
         PYRAMARCH_TRY(make(dense, info.denseMaxVoxels * 4, kStorage, MemoryUsage::DeviceLocal, "vox.dense"));
     PYRAMARCH_TRY(make(dummy, 16, kStorage, MemoryUsage::DeviceLocal, "vox.unused"));
+    // cell_list's stand-in for the sort buffer: apart from `dummy`, which the
+    // leaf pass reads as another binding (one graph resource per buffer).
+    if (!perCell) PYRAMARCH_TRY(make(dummySort, 16, kStorage, MemoryUsage::DeviceLocal, "vox.unused_sort"));
     PYRAMARCH_TRY(make(statsRing, sizeof(gpu::VoxCounters) * info.framesInFlight, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                        MemoryUsage::Readback, "vox.stats"));
     return {};
@@ -336,10 +354,13 @@ Status Voxelizer::Impl::createPipelines() {
                           {&keys, kKeysSpv, "vox.keys"},
                           {&link, kLinkSpv, "vox.link"},
                           {&cellMark, kCellMarkSpv, "vox.cell_mark"},
-                          {&cellList, kCellListSpv, "vox.cell_list"}};
+                          {&cellList, kCellListSpv, "vox.cell_list"},
+                          {&leafSortPipe, kLeafSortSpv, "vox.leaf_sort"},
+                          {&leafMerge, kLeafMergeSpv, "vox.leaf_merge"}};
     for (const Item& it : items) {
         if (!bottomUp && (it.out == &keys || it.out == &link)) continue;
         if (bottomUp && (it.out == &flag || it.out == &alloc || it.out == &init)) continue;
+        if (!perCell && (it.out == &leafSortPipe || it.out == &leafMerge)) continue;
         ComputePipelineDesc d;
         d.spirv = it.spv;
         d.name = it.name;
@@ -372,7 +393,8 @@ gpu::ComputeParams Voxelizer::Impl::computeParams(uint32_t level) const {
     p.level = level;
     p.fragmentCapacity = info.fragmentCapacity;
     p.tileCapacity = info.tileCapacity;
-    p.flags = (cursors.valid() ? gpu::VOX_CURSORS : 0u) | (bottomUp ? gpu::VOX_BOTTOM_UP : 0u);
+    p.flags = (cursors.valid() ? gpu::VOX_CURSORS : 0u) | (bottomUp ? gpu::VOX_BOTTOM_UP : 0u) |
+              (perCell ? gpu::VOX_SORTED_LEAVES : 0u);
     p.hashMask = hashSlots - 1; // 0xffffffff without a hash: never read then
     p.cellWords = cellWords;
     return p;
@@ -419,6 +441,8 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
     // The same for the tile hash: the leaf shader references it in both builds.
     BufferRef hashRef = g.importBuffer("vox.tile_hash", tileHash.valid() ? tileHash : dummy, computeRead, computeRead);
     BufferRef cellsRef = g.importBuffer("vox.cells", cells, computeRead, computeRead);
+    // cell_list references it in both merges (it zeroes the counts of PerCell).
+    BufferRef leafSortRef = g.importBuffer("vox.leaf_sort", perCell ? leafSort : dummySort, computeRW, computeRW);
 
     const VkPipelineStageFlags2 vs = VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT;
     const VkPipelineStageFlags2 fs = VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;
@@ -526,6 +550,7 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
         .pipeline(cellList)
         .storage(0, countersRef, RW)
         .storage(13, cellsRef, RW)
+        .storage(14, leafSortRef, W)
         .record([this](PassContext& ctx) {
             ctx.pushConstants(computeParams(0));
             dispatchThreads(ctx, cellWords); // one thread per bitmap word
@@ -536,6 +561,21 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
                   .storage(1, dispatchRef, RW),
               R)
         .record(computePass(kArgsCells, -1));
+
+    if (perCell) {
+        // LeafMerge::PerCell: sort the fragments by cell (leaf_sort.comp, the
+        // step in the level field); independent of the tree, merged after it.
+        const char* steps[] = {"vox.leaf_count", "vox.leaf_ranges", "vox.leaf_scatter"};
+        for (uint32_t step = 0; step < 3; ++step)
+            g.addPass(steps[step], PassKind::Compute)
+                .pipeline(leafSortPipe)
+                .use(dispatchRef, Access::IndirectRead)
+                .storage(0, countersRef, step == 1 ? RW : R)
+                .storage(2, fragmentsRef, R)
+                .storage(13, cellsRef, R)
+                .storage(14, leafSortRef, RW)
+                .record(computePass(step, step == 1 ? int(gpu::VOX_DISPATCH_CELLS) : 0));
+    }
 
     if (bottomUp) {
         g.addPass("vox.hash_clear", PassKind::Transfer)
@@ -595,23 +635,57 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
                 .record(computePass(l + 1, int(2 + l)));
         }
     }
-    withNodes(g.addPass("vox.leaf", PassKind::Compute)
-                  .pipeline(leaf)
-                  .use(dispatchRef, Access::IndirectRead)
-                  .storage(0, countersRef, RW)
-                  .storage(2, fragmentsRef, R)
-                  .storage(5, cursorsRef, R)
-                  .storage(6, hashRef, R)
-                  .storage(13, cellsRef, R),
-              RW)
-        .record(computePass(depth, 0));
+    if (perCell) {
+        // Which merge runs (per cell, or per fragment when a cell is too
+        // large for one thread): decided on the GPU, the other gets 0 groups.
+        withNodes(g.addPass("vox.leaf_args", PassKind::Compute)
+                      .pipeline(args)
+                      .storage(0, countersRef, RW)
+                      .storage(1, dispatchRef, RW),
+                  RW) // args.comp's reset branch writes the root tile: validation counts its node bindings as written
+            .record(computePass(kArgsLeaves, -1));
+        withNodes(g.addPass("vox.leaf", PassKind::Compute)
+                      .pipeline(leaf)
+                      .use(dispatchRef, Access::IndirectRead)
+                      .storage(0, countersRef, RW)
+                      .storage(2, fragmentsRef, R)
+                      .storage(5, cursorsRef, R)
+                      .storage(6, hashRef, R)
+                      .storage(13, cellsRef, R),
+                  RW)
+            .record(computePass(depth, int(gpu::VOX_DISPATCH_LEAF_ATOMIC)));
+        // One thread per cell: its leaves and their parent (the deepest mipmap level).
+        withNodes(g.addPass("vox.leaf_merge", PassKind::Compute)
+                      .pipeline(leafMerge)
+                      .use(dispatchRef, Access::IndirectRead)
+                      .storage(0, countersRef, RW)
+                      .storage(5, cursorsRef, R)
+                      .storage(6, hashRef, R)
+                      .storage(13, cellsRef, R)
+                      .storage(14, leafSortRef, R),
+                  RW)
+            .record(computePass(depth, int(gpu::VOX_DISPATCH_LEAF_MERGE)));
+    } else {
+        withNodes(g.addPass("vox.leaf", PassKind::Compute)
+                      .pipeline(leaf)
+                      .use(dispatchRef, Access::IndirectRead)
+                      .storage(0, countersRef, RW)
+                      .storage(2, fragmentsRef, R)
+                      .storage(5, cursorsRef, R)
+                      .storage(6, hashRef, R)
+                      .storage(13, cellsRef, R),
+                  RW)
+            .record(computePass(depth, 0));
+    }
     for (uint32_t l = depth; l-- > 0;) {
+        // PerCell: the deepest level runs only after the per-fragment merge.
+        const int entry = perCell && l + 1 == depth ? int(gpu::VOX_DISPATCH_DEEP_MIPMAP) : int(1 + l);
         withNodes(g.addPass("vox.mipmap." + std::to_string(l), PassKind::Compute)
                       .pipeline(mipmap)
                       .use(dispatchRef, Access::IndirectRead)
                       .storage(0, countersRef, l + 1 == depth ? RW : R),
                   RW)
-            .record(computePass(l, int(1 + l)));
+            .record(computePass(l, entry));
     }
     if (withDense) {
         g.addPass("vox.dense_clear", PassKind::Transfer)
@@ -711,6 +785,7 @@ Result<std::unique_ptr<Voxelizer>> Voxelizer::create(Device& device, const Voxel
     impl->depth = depthFor(info.maxResolution);
     impl->side = info.maxResolution;
     impl->bottomUp = info.octreeBuild == OctreeBuild::BottomUp;
+    impl->perCell = info.leafMerge == LeafMerge::PerCell && info.colorMerge == ColorMerge::ExactMean;
     impl->hashSlots = impl->bottomUp ? hashSlotsFor(info.tileCapacity) : 0;
     impl->cellWords = cellWordsFor(impl->depth);
     switch (info.method) {

@@ -1,0 +1,38 @@
+#version 460
+// LeafMerge::PerCell, before leaf_merge.comp: a counting sort of the stored
+// fragments by their occupied level D - 1 cell (the leaves' parent), in three
+// launches of this shader (params.level = step):
+//   0, one thread per fragment: count the fragments of each cell (the cell's
+//      list index is a rank query in the cell bitmap, as in leaf.comp);
+//   1, one thread per cell: reserve the cell's range of the sorted list;
+//   2, one thread per fragment: write (octant, colour, normal) into its
+//      cell's range.
+// Two atomics per fragment instead of leaf.comp's seven (count, R, G, B and
+// three normal sums into the leaf); the order inside a range is the GPU's,
+// and leaf_merge.comp sums integers, so the result does not depend on it.
+// Region layout: vox_compute.glsl (binding 14). cell_list.comp zeroed the
+// counts of this frame's cells.
+#include "voxelizer/vox_compute.glsl"
+
+void main() {
+    uint i = voxThreadIndex();
+    uint cap = params.fragmentCapacity;
+    if (params.level == 1u) {
+        if (i >= counters.cellCount) return;
+        uint n = leafSort[i].x;
+        if (n > VOX_MERGE_MAX_CELL_FRAGMENTS) atomicAdd(counters.cellsOverMergeLimit, 1u);
+        // The end of the range; step 2 counts it down to the start.
+        leafSort[i].y = atomicAdd(counters.sortedFragments, n) + n;
+        return;
+    }
+    if (i >= counters.fragmentsStored) return;
+    if (params.level == 0u) {
+        atomicAdd(leafSort[voxCellIndex(voxUnpack(fragments[i].x))].x, 1u);
+        return;
+    }
+    uvec4 f = fragments[i];
+    uvec3 c = voxUnpack(f.x);
+    uint at = atomicAdd(leafSort[voxCellIndex(c)].y, 0xffffffffu) - 1u;
+    uint octant = voxOctant(c, params.dims.w - 1u, params.dims.w);
+    leafSort[cap + at] = uvec2((octant << 24) | (f.y & 0xffffffu), f.z);
+}
