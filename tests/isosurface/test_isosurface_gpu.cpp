@@ -637,6 +637,109 @@ TEST_F(IsoGpu, PatchListSkipsInactivePatchesBitForBitWithTheDensePath) {
         }
 }
 
+// Metaballs list the patches a ball reaches, every frame (no field read):
+// every patch whose cells hold a nonzero sample is listed, unreached ones
+// are skipped while the iso value is above 0, and everything the dense
+// classify writes (pyramid, vertices, args, active cells) is the same bits.
+TEST_F(IsoGpu, MetaballPatchListSkipsPatchesNoBallReaches) {
+    for (ExtractionMethod method : {ExtractionMethod::HistoPyramid, ExtractionMethod::Scan}) {
+        SCOPED_TRACE(method == ExtractionMethod::Scan ? "scan" : "histopyramid");
+        IsoSurfaceCreateInfo info;
+        info.samples = {61, 37, 45};
+        info.source = FieldSource::Metaballs;
+        info.method = method;
+        info.maxBalls = 128;
+        info.vertexCapacity = 300000;
+        auto iso = make(info);
+        iso::testing::Knobs dense;
+        dense.denseClassify = true;
+        auto ref = make(info, dense);
+        ASSERT_TRUE(iso && ref);
+        const ref::Grid g = referenceGridOf(info);
+        const uint32_t cx = g.n[0] - 1, cy = g.n[1] - 1, cells = cx * cy * (g.n[2] - 1);
+        const uint32_t runs = (cells + 15) / 16, patches = (runs + 127) / 128 * 16;
+        uint32_t patchesWithRuns = 0;
+        for (uint32_t p = 0; p < patches; ++p) patchesWithRuns += p / 16 * 128 + p % 16 < runs ? 1 : 0;
+        struct Frame {
+            uint32_t balls;
+            float iso;
+            float strength;
+        };
+        // Few small balls (most patches unreached), one ball outside the
+        // bounds reaching in, a negative ball, no balls, iso <= 0 (all
+        // listed: unreached patches are all inside), past kIsoRowBalls (all
+        // listed), NaN (nothing).
+        const Frame frames[] = {
+            {3, 0.3f, 1.f},  {5, 0.5f, -1.f}, {0, 0.4f, 1.f}, {4, 0.f, 1.f},
+            {6, -0.2f, 1.f}, {80, 0.5f, 1.f}, {2, 0.5f, 1.f}, {3, std::numeric_limits<float>::quiet_NaN(), 1.f}};
+        size_t fewest = patches;
+        for (size_t f = 0; f < std::size(frames); ++f) {
+            const Frame& fr = frames[f];
+            SCOPED_TRACE("frame " + std::to_string(f));
+            std::vector<Metaball> balls;
+            const auto rnd = ref::noise(fr.balls * 4 + 4, 300 + uint32_t(f));
+            for (uint32_t i = 0; i < fr.balls; ++i) {
+                Metaball b{};
+                for (int k = 0; k < 3; ++k) b.center[k] = rnd[i * 4 + k] * 1.6f - 0.8f;
+                b.radius = fr.balls > 10 ? 0.05f : 0.12f + 0.1f * rnd[i * 4 + 3];
+                b.strength = i == 1 ? fr.strength : 1.f;
+                balls.push_back(b);
+            }
+            if (fr.balls == 5) balls[4] = {{1.1f, 0.f, 0.2f}, 0.25f, 1.f, {}}; // outside, reaching in
+            ASSERT_OK(iso->setMetaballs(balls));
+            ASSERT_OK(ref->setMetaballs(balls));
+            iso->setIsoValue(fr.iso);
+            ref->setIsoValue(fr.iso);
+            frame(*iso);
+            frame(*ref);
+            auto list = iso::testing::readPatchList(*iso);
+            ASSERT_TRUE(list.ok()) << list.message();
+            std::vector<bool> listed(patches, false);
+            for (uint32_t p : list.value()) {
+                ASSERT_LT(p, patches);
+                listed[p] = true;
+            }
+            if (std::isnan(fr.iso)) {
+                EXPECT_TRUE(list.value().empty());
+            } else if (!(fr.iso > 0.f) || fr.balls > 64) {
+                EXPECT_EQ(list.value().size(), patchesWithRuns);
+            } else {
+                // Conservative: a patch with a nonzero sample at a corner of its cells is listed.
+                auto field = iso->readField();
+                ASSERT_TRUE(field.ok());
+                for (uint32_t cell = 0; cell < cells; ++cell) {
+                    const uint32_t x = cell % cx, y = (cell / cx) % cy, z = cell / (cx * cy);
+                    const uint32_t run = cell / 16, patch = run / 128 * 16 + run % 16;
+                    bool nonzero = false;
+                    for (uint32_t k = 0; k < 8; ++k)
+                        nonzero =
+                            nonzero || field.value()[g.index(x + (k & 1), y + ((k >> 1) & 1), z + (k >> 2))] != 0.f;
+                    if (nonzero) {
+                        ASSERT_TRUE(listed[patch]) << "cell " << cell << " of unlisted patch " << patch;
+                    }
+                }
+                if (fr.balls > 0) fewest = std::min(fewest, list.value().size());
+            }
+            checkAgainstReference(*iso, info);
+            auto pa = iso::testing::readPyramid(*iso), pb = iso::testing::readPyramid(*ref);
+            ASSERT_TRUE(pa.ok() && pb.ok());
+            EXPECT_EQ(pa.value(), pb.value());
+            auto va = iso->readVertices(), vb = ref->readVertices();
+            ASSERT_TRUE(va.ok() && vb.ok());
+            EXPECT_TRUE(sameVertexBytes(va.value(), vb.value()));
+            auto aa = iso::testing::readDrawArgs(*iso), ab = iso::testing::readDrawArgs(*ref);
+            ASSERT_TRUE(aa.ok() && ab.ok());
+            EXPECT_EQ(aa.value(), ab.value());
+            if (method == ExtractionMethod::Scan) {
+                auto ca = iso::testing::readActiveCells(*iso), cb = iso::testing::readActiveCells(*ref);
+                ASSERT_TRUE(ca.ok() && cb.ok());
+                EXPECT_EQ(ca.value(), cb.value());
+            }
+        }
+        EXPECT_LT(fewest * 2, patchesWithRuns) << "small balls should reach under half of the patches";
+    }
+}
+
 // classify's active-cell count and activate's list append: one atomic per
 // subgroup (the default where the device has ballot + arithmetic in compute)
 // and one per thread (the fallback) give the same list, pyramid, vertices,

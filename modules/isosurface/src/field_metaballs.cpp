@@ -1,7 +1,9 @@
 // Field source: metaballs. Pass "<name>.field.metaballs": up to
 // kIsoRowBalls balls one thread per row segment of kIsoRowSamples samples,
 // else one group per 4x4x4 tile of samples with the balls culled per tile
-// (field_metaballs.comp picks the same way from the ball count).
+// (field_metaballs.comp picks the same way from the ball count). With a
+// patch list, "<name>.field.metaballs.bounds" marks the patches a ball
+// reaches, so classify skips the others (metaball_bounds.comp).
 #include "iso_impl.h"
 
 namespace pyramarch::iso {
@@ -9,9 +11,14 @@ namespace {
 const uint32_t kMetaballsSpv[] =
 #include "shaders/isosurface/field_metaballs.comp.spv.inc"
     ;
+const uint32_t kMetaballBoundsSpv[] =
+#include "shaders/isosurface/metaball_bounds.comp.spv.inc"
+    ;
 } // namespace
 
 Status IsoSurface::Impl::createMetaballsPipelines() {
+    if (grid.patchList)
+        PYRAMARCH_TRY(makePipeline(metaballBoundsPipe, kMetaballBoundsSpv, "field.metaballs.bounds", 3));
     return makePipeline(fieldPipe, kMetaballsSpv, "field.metaballs", 3);
 }
 
@@ -33,6 +40,17 @@ void IsoSurface::Impl::addMetaballsPasses(RenderGraph& graph, const IsoRefs& ref
             }
             const uint64_t tiles = uint64_t((g.samples.x + 3) / 4) * ((g.samples.y + 3) / 4) * ((g.samples.z + 3) / 4);
             dispatchFolded(ctx, tiles, maxGroupsX());
+        });
+    if (!grid.patchList) return;
+    // Which patches a ball reaches, for the activate pass (metaball_bounds.comp).
+    graph.addPass(info.name + ".field.metaballs.bounds", PassKind::Compute)
+        .pipeline(metaballBoundsPipe)
+        .storage(0, refs.grid, R)
+        .storage(1, refs.items, R)
+        .storage(2, refs.patchBounds, W)
+        .record([this](PassContext& ctx) {
+            ctx.pushConstants(push());
+            dispatchFolded(ctx, groupsOf(grid.patchCount, gpu::kIsoGroupSize), maxGroupsX());
         });
 }
 

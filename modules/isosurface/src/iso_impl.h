@@ -95,6 +95,7 @@ struct IsoSurface::Impl {
 
     ComputePipeline classify, build, argsPipe, extract, fieldPipe, resolve, scanDown, generate, compact;
     ComputePipeline boundsPipe, patchBoundsPipe; // volume
+    ComputePipeline metaballBoundsPipe;          // metaballs with a patch list
     ComputePipeline activatePipe;                // grid.patchList
     ComputePipeline edgesClassify, edgeVertices, indicesPipe;
     ComputePipeline countPipe, binScanPipe, binScanTopPipe, sortPipe, gatherPipe, smoothPipe, anisoPipe;

@@ -169,10 +169,12 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     g.baseMask = gpu::kIsoCountMask;
     g.scanOccupancy = m.scan ? 1u : 0u;
     g.runBounds = info.source == FieldSource::Volume ? 1u : 0u;
-    // Empty-space skipping where the source has bounds: classify runs only
-    // over the patches the activate pass lists (whole classify groups of
-    // patches, so a patch's runs are those of the dense mapping).
-    g.patchList = g.runBounds != 0 && !m.denseClassify ? 1u : 0u;
+    // Empty-space skipping where the source has bounds (volumes: per-run
+    // value bounds once per upload; metaballs: the patches no ball reaches,
+    // every frame): classify runs only over the patches the activate pass
+    // lists (whole classify groups of patches, so a patch's runs are those
+    // of the dense mapping).
+    g.patchList = (g.runBounds != 0 || info.source == FieldSource::Metaballs) && !m.denseClassify ? 1u : 0u;
     g.patchCount = uint32_t(groupsOf(cells, uint64_t(gpu::kIsoClassifyCells) * gpu::kIsoClassifyGroupSize) *
                             gpu::kIsoPatchesPerGroup);
     g.indexCapacity = m.indexed ? info.indexCapacity / 3u * 3u : 0u;
