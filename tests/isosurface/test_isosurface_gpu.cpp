@@ -540,6 +540,25 @@ TEST_F(IsoGpu, VolumeRunBoundsMatchTheCpu) {
 // frames without a new upload, so patches leave the list and must read 0
 // again. Against the CPU's list, and bit for bit against the dense
 // classify (Knobs::denseClassify) and the CPU reference, both methods.
+// The patch-list and the dense classify give the same bits: pyramid,
+// vertices, args and (scan) the active-cell list.
+void expectSameOutput(IsoSurface& listed, IsoSurface& dense, ExtractionMethod method) {
+    auto pa = iso::testing::readPyramid(listed), pb = iso::testing::readPyramid(dense);
+    ASSERT_TRUE(pa.ok() && pb.ok());
+    EXPECT_EQ(pa.value(), pb.value());
+    auto va = listed.readVertices(), vb = dense.readVertices();
+    ASSERT_TRUE(va.ok() && vb.ok());
+    EXPECT_TRUE(sameVertexBytes(va.value(), vb.value()));
+    auto aa = iso::testing::readDrawArgs(listed), ab = iso::testing::readDrawArgs(dense);
+    ASSERT_TRUE(aa.ok() && ab.ok());
+    EXPECT_EQ(aa.value(), ab.value());
+    if (method == ExtractionMethod::Scan) {
+        auto ca = iso::testing::readActiveCells(listed), cb = iso::testing::readActiveCells(dense);
+        ASSERT_TRUE(ca.ok() && cb.ok());
+        EXPECT_EQ(ca.value(), cb.value());
+    }
+}
+
 TEST_F(IsoGpu, PatchListSkipsInactivePatchesBitForBitWithTheDensePath) {
     const std::array<uint32_t, 3> shapes[] = {{70, 41, 29}, {33, 9, 61}, {300, 3, 5}};
     for (const auto& n : shapes)
@@ -609,21 +628,7 @@ TEST_F(IsoGpu, PatchListSkipsInactivePatchesBitForBitWithTheDensePath) {
                 fewest = std::min(fewest, expectList.size());
                 most = std::max(most, expectList.size());
                 checkAgainstReference(*iso, info);
-                auto pa = iso::testing::readPyramid(*iso), pb = iso::testing::readPyramid(*ref);
-                ASSERT_TRUE(pa.ok() && pb.ok());
-                EXPECT_EQ(pa.value(), pb.value());
-                auto va = iso->readVertices(), vb = ref->readVertices();
-                ASSERT_TRUE(va.ok() && vb.ok());
-                ASSERT_EQ(va.value().size(), vb.value().size());
-                EXPECT_TRUE(sameVertexBytes(va.value(), vb.value()));
-                auto aa = iso::testing::readDrawArgs(*iso), ab = iso::testing::readDrawArgs(*ref);
-                ASSERT_TRUE(aa.ok() && ab.ok());
-                EXPECT_EQ(aa.value(), ab.value());
-                if (method == ExtractionMethod::Scan) {
-                    auto ca = iso::testing::readActiveCells(*iso), cb = iso::testing::readActiveCells(*ref);
-                    ASSERT_TRUE(ca.ok() && cb.ok());
-                    EXPECT_EQ(ca.value(), cb.value());
-                }
+                expectSameOutput(*iso, *ref, method);
             }
             // Iso 1000 (all outside) and -1000 (all inside) list none.
             EXPECT_EQ(fewest, 0u);
@@ -721,20 +726,7 @@ TEST_F(IsoGpu, MetaballPatchListSkipsPatchesNoBallReaches) {
                 if (fr.balls > 0) fewest = std::min(fewest, list.value().size());
             }
             checkAgainstReference(*iso, info);
-            auto pa = iso::testing::readPyramid(*iso), pb = iso::testing::readPyramid(*ref);
-            ASSERT_TRUE(pa.ok() && pb.ok());
-            EXPECT_EQ(pa.value(), pb.value());
-            auto va = iso->readVertices(), vb = ref->readVertices();
-            ASSERT_TRUE(va.ok() && vb.ok());
-            EXPECT_TRUE(sameVertexBytes(va.value(), vb.value()));
-            auto aa = iso::testing::readDrawArgs(*iso), ab = iso::testing::readDrawArgs(*ref);
-            ASSERT_TRUE(aa.ok() && ab.ok());
-            EXPECT_EQ(aa.value(), ab.value());
-            if (method == ExtractionMethod::Scan) {
-                auto ca = iso::testing::readActiveCells(*iso), cb = iso::testing::readActiveCells(*ref);
-                ASSERT_TRUE(ca.ok() && cb.ok());
-                EXPECT_EQ(ca.value(), cb.value());
-            }
+            expectSameOutput(*iso, *ref, method);
         }
         EXPECT_LT(fewest * 2, patchesWithRuns) << "small balls should reach under half of the patches";
     }

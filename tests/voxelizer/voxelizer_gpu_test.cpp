@@ -953,6 +953,22 @@ TEST_F(VoxelizerTest, SubgroupAppendGivesTheSameFragments) {
     }
 }
 
+// Every node reachable from the root, keyed by (level, coordinates): count,
+// colour, normal sums and whether it has children.
+std::map<std::pair<uint32_t, uint32_t>, std::vector<int64_t>> nodesByCoord(const OctreeSnapshot& t) {
+    std::map<std::pair<uint32_t, uint32_t>, std::vector<int64_t>> out;
+    std::vector<std::pair<uint32_t, uint32_t>> stack{{0, 0}};
+    while (!stack.empty()) {
+        auto [n, level] = stack.back();
+        stack.pop_back();
+        const OctreeNode& x = t.nodes[n];
+        out[{level, x.coord}] = {x.count, x.color, x.normal[0], x.normal[1], x.normal[2], x.child != 0};
+        if (x.child != 0)
+            for (uint32_t c = 0; c < 8; ++c) stack.push_back({x.child * 8 + c, level + 1});
+    }
+    return out;
+}
+
 TEST_F(VoxelizerTest, BottomUpBuildMatchesTopDownBitForBit) {
     // The bottom-up build (tile hash, one pass over the fragments, one over
     // the tiles) against Crassin & Green's top-down build (the default) with
@@ -981,40 +997,10 @@ TEST_F(VoxelizerTest, BottomUpBuildMatchesTopDownBitForBit) {
         EXPECT_EQ(a->keys, b->keys);
         EXPECT_EQ(a->stats.tilesNeeded, b->stats.tilesNeeded);
         for (int l = 0; l < 11; ++l) EXPECT_EQ(a->stats.levelNodes[l], b->stats.levelNodes[l]) << "level " << l;
-        // Every node reachable from the root, keyed by (level, coordinates).
-        auto byCoord = [](const OctreeSnapshot& t) {
-            std::map<std::pair<uint32_t, uint32_t>, std::vector<int64_t>> out;
-            std::vector<std::pair<uint32_t, uint32_t>> stack{{0, 0}};
-            while (!stack.empty()) {
-                auto [n, level] = stack.back();
-                stack.pop_back();
-                const OctreeNode& x = t.nodes[n];
-                out[{level, x.coord}] = {x.count, x.color, x.normal[0], x.normal[1], x.normal[2], x.child != 0};
-                if (x.child != 0)
-                    for (uint32_t c = 0; c < 8; ++c) stack.push_back({x.child * 8 + c, level + 1});
-            }
-            return out;
-        };
-        const auto na = byCoord(a->tree), nb = byCoord(b->tree);
+        const auto na = nodesByCoord(a->tree), nb = nodesByCoord(b->tree);
         EXPECT_EQ(na.size(), nb.size());
         EXPECT_TRUE(na == nb) << "node values differ between the builds";
     }
-}
-
-// Every node reachable from the root, keyed by (level, coordinates): count,
-// colour, normal sums and whether it has children.
-std::map<std::pair<uint32_t, uint32_t>, std::vector<int64_t>> nodesByCoord(const OctreeSnapshot& t) {
-    std::map<std::pair<uint32_t, uint32_t>, std::vector<int64_t>> out;
-    std::vector<std::pair<uint32_t, uint32_t>> stack{{0, 0}};
-    while (!stack.empty()) {
-        auto [n, level] = stack.back();
-        stack.pop_back();
-        const OctreeNode& x = t.nodes[n];
-        out[{level, x.coord}] = {x.count, x.color, x.normal[0], x.normal[1], x.normal[2], x.child != 0};
-        if (x.child != 0)
-            for (uint32_t c = 0; c < 8; ++c) stack.push_back({x.child * 8 + c, level + 1});
-    }
-    return out;
 }
 
 // Every leaf reachable from the root holds exactly the merge of the stored
