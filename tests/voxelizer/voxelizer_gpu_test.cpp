@@ -39,15 +39,22 @@ uint32_t fragKey(const VoxelFragment& f) { return ref::key(f.x, f.y, f.z); }
 // A voxelizer at the shared one's depth (R = 128), the geometry-shader
 // conservative fallback (what lavapipe runs), and the given capacities; the
 // tests then set what they compare.
-VoxelizerCreateInfo depth7Info(uint32_t maxTriangles, uint32_t fragmentCapacity, uint32_t tileCapacity) {
+// The tests' voxelizer: the geometry-shader path (every device has it), as
+// many vertices as triangles.
+VoxelizerCreateInfo createInfo(uint32_t maxResolution, uint32_t maxTriangles, uint32_t fragmentCapacity,
+                               uint32_t tileCapacity) {
     VoxelizerCreateInfo ci;
-    ci.maxResolution = 128;
+    ci.maxResolution = maxResolution;
     ci.maxVertices = maxTriangles;
     ci.maxTriangles = maxTriangles;
     ci.fragmentCapacity = fragmentCapacity;
     ci.tileCapacity = tileCapacity;
     ci.method = ConservativeMethod::GeometryShader;
     return ci;
+}
+
+VoxelizerCreateInfo depth7Info(uint32_t maxTriangles, uint32_t fragmentCapacity, uint32_t tileCapacity) {
+    return createInfo(128, maxTriangles, fragmentCapacity, tileCapacity);
 }
 
 class VoxelizerTest : public test::GpuTest {
@@ -253,13 +260,7 @@ TriangleMesh fullPlanes1024(std::initializer_list<float> heights) {
 
 // A voxelizer for fullPlanes1024 meshes: R = 1024, geometry-shader dilation.
 VoxelizerCreateInfo planesInfo(uint32_t fragmentCapacity, uint32_t tileCapacity, OctreeBuild build) {
-    VoxelizerCreateInfo ci;
-    ci.maxResolution = 1024;
-    ci.maxVertices = 64;
-    ci.maxTriangles = 64;
-    ci.fragmentCapacity = fragmentCapacity;
-    ci.tileCapacity = tileCapacity;
-    ci.method = ConservativeMethod::GeometryShader;
+    VoxelizerCreateInfo ci = createInfo(1024, 64, fragmentCapacity, tileCapacity);
     ci.octreeBuild = build;
     return ci;
 }
@@ -427,13 +428,7 @@ TEST_F(VoxelizerTest, FragmentListOverflowIsReportedAndBounded) {
     const VoxelGrid g = gridOf(m, 32);
     auto full = run(device(), shared(), m, g);
     ASSERT_TRUE(full.ok());
-    VoxelizerCreateInfo ci;
-    ci.maxResolution = 32;
-    ci.maxVertices = 4096;
-    ci.maxTriangles = 4096;
-    ci.fragmentCapacity = 1000;
-    ci.tileCapacity = 4096;
-    ci.method = ConservativeMethod::GeometryShader;
+    VoxelizerCreateInfo ci = createInfo(32, 4096, 1000, 4096);
     auto small = Voxelizer::create(device(), ci);
     ASSERT_TRUE(small.ok()) << small.message();
     auto f = run(device(), **small, m, g);
@@ -734,13 +729,7 @@ TEST_F(VoxelizerTest, BenchKnotAt512IsConservative) {
     if (!device().limits().shaderFloat64) GTEST_SKIP() << "no shaderFloat64: the float test alone decides";
     const TriangleMesh m = shapes::byName("knot");
     const VoxelGrid g = gridOf(m, 512);
-    VoxelizerCreateInfo ci;
-    ci.maxResolution = 512;
-    ci.maxVertices = 1 << 15;
-    ci.maxTriangles = 1 << 15;
-    ci.fragmentCapacity = 1 << 21;
-    ci.tileCapacity = 1 << 19;
-    ci.method = ConservativeMethod::GeometryShader;
+    VoxelizerCreateInfo ci = createInfo(512, 1 << 15, 1 << 21, 1 << 19);
     auto v = Voxelizer::create(device(), ci);
     ASSERT_TRUE(v.ok()) << v.message();
     auto f = run(device(), **v, m, g);
@@ -753,13 +742,7 @@ TEST_F(VoxelizerTest, BenchKnotAt512IsConservative) {
 TEST_F(VoxelizerTest, Resolution1024UsesTheFullDepth) {
     // Depth 10: a torus in the far corner of a 1024^3 grid, so every
     // coordinate bit is exercised.
-    VoxelizerCreateInfo ci;
-    ci.maxResolution = 1024;
-    ci.maxVertices = 4096;
-    ci.maxTriangles = 4096;
-    ci.fragmentCapacity = 1 << 18;
-    ci.tileCapacity = 1 << 15;
-    ci.method = ConservativeMethod::GeometryShader;
+    VoxelizerCreateInfo ci = createInfo(1024, 4096, 1 << 18, 1 << 15);
     auto v = Voxelizer::create(device(), ci);
     ASSERT_TRUE(v.ok()) << v.message();
     EXPECT_EQ((*v)->octreeDepth(), 10u);
@@ -887,13 +870,7 @@ TEST_F(VoxelizerTest, TreeBuildRunsOverTheLeavesParentsOnce) {
                          Case{1024, OctreeBuild::BottomUp, true}}) {
         SCOPED_TRACE(std::to_string(c.res) + (c.build == OctreeBuild::BottomUp ? " bottom-up" : " top-down") +
                      (c.cursors ? "" : " root descent"));
-        VoxelizerCreateInfo ci;
-        ci.maxResolution = c.res;
-        ci.maxVertices = 1 << 14;
-        ci.maxTriangles = 1 << 14;
-        ci.fragmentCapacity = 1 << 19;
-        ci.tileCapacity = 1 << 15;
-        ci.method = ConservativeMethod::GeometryShader;
+        VoxelizerCreateInfo ci = createInfo(c.res, 1 << 14, 1 << 19, 1 << 15);
         ci.octreeBuild = c.build;
         ci.fragmentCursors = c.cursors;
         auto v = Voxelizer::create(device(), ci);
@@ -1231,13 +1208,7 @@ TEST_F(VoxelizerTest, MovingAverageColourMergeOfCrassinGreen) {
     // ColorMerge::MovingAverage is Crassin & Green 2012's compare-and-swap RGBA8 running
     // average: exact for a uniform colour, within (n+1)/4 per channel of the
     // exact mean for n mixed fragments, and the tree above it is built as usual.
-    VoxelizerCreateInfo ci;
-    ci.maxResolution = 64;
-    ci.maxVertices = 1 << 14;
-    ci.maxTriangles = 1 << 14;
-    ci.fragmentCapacity = 1 << 18;
-    ci.tileCapacity = 1 << 15;
-    ci.method = ConservativeMethod::GeometryShader;
+    VoxelizerCreateInfo ci = createInfo(64, 1 << 14, 1 << 18, 1 << 15);
     ci.colorMerge = ColorMerge::MovingAverage;
     auto vox = Voxelizer::create(device(), ci);
     ASSERT_TRUE(vox.ok()) << vox.message();
@@ -1593,13 +1564,7 @@ TEST_F(VoxelizerTest, ComputePathOverflowIsReportedAndBounded) {
     // thresholds outside 1..kMaxSmallTriangleVoxels are refused.
     const TriangleMesh m = shapes::sphere({0, 0, 0}, 1.0f, 24, 12);
     const VoxelGrid g = gridOf(m, 32);
-    VoxelizerCreateInfo rci;
-    rci.maxResolution = 32;
-    rci.maxVertices = 4096;
-    rci.maxTriangles = 4096;
-    rci.fragmentCapacity = 1 << 16;
-    rci.tileCapacity = 4096;
-    rci.method = ConservativeMethod::GeometryShader;
+    VoxelizerCreateInfo rci = createInfo(32, 4096, 1 << 16, 4096);
     rci.trianglePath = TrianglePath::Raster;
     auto raster = Voxelizer::create(device(), rci);
     ASSERT_TRUE(raster.ok()) << raster.message();
@@ -1610,13 +1575,7 @@ TEST_F(VoxelizerTest, ComputePathOverflowIsReportedAndBounded) {
     EXPECT_LT(computeTakes(m, g, 18), m.triangleCount());
     for (uint32_t threshold : {18u, kMaxSmallTriangleVoxels}) {
         SCOPED_TRACE("split at " + std::to_string(threshold));
-        VoxelizerCreateInfo ci;
-        ci.maxResolution = 32;
-        ci.maxVertices = 4096;
-        ci.maxTriangles = 4096;
-        ci.fragmentCapacity = 1000;
-        ci.tileCapacity = 4096;
-        ci.method = ConservativeMethod::GeometryShader;
+        VoxelizerCreateInfo ci = createInfo(32, 4096, 1000, 4096);
         ci.trianglePath = TrianglePath::Split;
         ci.smallTriangleVoxels = threshold;
         auto small = Voxelizer::create(device(), ci);

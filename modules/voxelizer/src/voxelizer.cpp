@@ -635,15 +635,9 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
                 .record(computePass(l + 1, int(2 + l)));
         }
     }
-    if (perCell) {
-        // Which merge runs (per cell, or per fragment when a cell is too
-        // large for one thread): decided on the GPU, the other gets 0 groups.
-        withNodes(g.addPass("vox.leaf_args", PassKind::Compute)
-                      .pipeline(args)
-                      .storage(0, countersRef, RW)
-                      .storage(1, dispatchRef, RW),
-                  RW) // args.comp's reset branch writes the root tile: validation counts its node bindings as written
-            .record(computePass(kArgsLeaves, -1));
+    // One thread per fragment, atomics into its leaf: the merge of LeafMerge::Atomic,
+    // and PerCell's fallback for cells too large for one thread.
+    const auto addAtomicLeafPass = [&](int dispatchEntry) {
         withNodes(g.addPass("vox.leaf", PassKind::Compute)
                       .pipeline(leaf)
                       .use(dispatchRef, Access::IndirectRead)
@@ -653,7 +647,18 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
                       .storage(6, hashRef, R)
                       .storage(13, cellsRef, R),
                   RW)
-            .record(computePass(depth, int(gpu::VOX_DISPATCH_LEAF_ATOMIC)));
+            .record(computePass(depth, dispatchEntry));
+    };
+    if (perCell) {
+        // Which merge runs (per cell, or per fragment when a cell is too
+        // large for one thread): decided on the GPU, the other gets 0 groups.
+        withNodes(g.addPass("vox.leaf_args", PassKind::Compute)
+                      .pipeline(args)
+                      .storage(0, countersRef, RW)
+                      .storage(1, dispatchRef, RW),
+                  RW) // args.comp's reset branch writes the root tile: validation counts its node bindings as written
+            .record(computePass(kArgsLeaves, -1));
+        addAtomicLeafPass(int(gpu::VOX_DISPATCH_LEAF_ATOMIC));
         // One thread per cell: its leaves and their parent (the deepest mipmap level).
         withNodes(g.addPass("vox.leaf_merge", PassKind::Compute)
                       .pipeline(leafMerge)
@@ -666,16 +671,7 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
                   RW)
             .record(computePass(depth, int(gpu::VOX_DISPATCH_LEAF_MERGE)));
     } else {
-        withNodes(g.addPass("vox.leaf", PassKind::Compute)
-                      .pipeline(leaf)
-                      .use(dispatchRef, Access::IndirectRead)
-                      .storage(0, countersRef, RW)
-                      .storage(2, fragmentsRef, R)
-                      .storage(5, cursorsRef, R)
-                      .storage(6, hashRef, R)
-                      .storage(13, cellsRef, R),
-                  RW)
-            .record(computePass(depth, 0));
+        addAtomicLeafPass(0);
     }
     for (uint32_t l = depth; l-- > 0;) {
         // PerCell: the deepest level runs only after the per-fragment merge.
