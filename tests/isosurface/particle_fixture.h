@@ -1,6 +1,6 @@
 #pragma once
-// Shared by the particle smoothing and anisotropy tests: a surface from a
-// create-info, one recorded and waited frame, and the check that the same
+// Shared by the particle smoothing and anisotropy tests (on IsoSurfaceTest's
+// surface and frame helpers): the check that the same
 // particles give the same field and vertices, bit for bit, frame after
 // frame and in a second instance (the sort's order must never reach the
 // output).
@@ -10,29 +10,15 @@
 #include <memory>
 #include <vector>
 
-#include "pyramarch/engine/transfer.h"
-#include "pyramarch/isosurface/isosurface.h"
-#include "support/gpu_test.h"
+#include "iso_fixture.h"
 
 namespace pyramarch::iso {
 
-class IsoParticleTest : public test::GpuTest {
+class IsoParticleTest : public IsoSurfaceTest {
 public:
     void runFrame(IsoSurface& iso) { frame(iso); }
 
 protected:
-    std::unique_ptr<IsoSurface> make(const IsoSurfaceCreateInfo& info) {
-        auto r = IsoSurface::create(device(), info);
-        EXPECT_TRUE(r.ok()) << r.message();
-        if (!r) return nullptr;
-        return std::move(r).value();
-    }
-    void frame(IsoSurface& iso) {
-        Status inner;
-        Status s = submitAndWait(device(), [&](VkCommandBuffer cmd) { inner = iso.record(cmd); });
-        ASSERT_TRUE(s.ok()) << s.message();
-        ASSERT_TRUE(inner.ok()) << inner.message();
-    }
     void expectBitIdenticalOverFramesAndInstances(const IsoSurfaceCreateInfo& info,
                                                   const std::vector<Particle>& particles) {
         std::vector<float> firstField;

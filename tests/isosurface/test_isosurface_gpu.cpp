@@ -29,6 +29,7 @@
 #include "isosurface/iso_shared.h"
 #include "pyramarch/isosurface/testing.h"
 #include "reference.h"
+#include "iso_fixture.h"
 #include "reference_grid.h"
 #include "support/gpu_test.h"
 
@@ -88,21 +89,8 @@ std::vector<ref::Vertex> toRef(const std::vector<IsoVertexData>& v) {
     return out;
 }
 
-class IsoGpu : public test::GpuTest {
+class IsoGpu : public IsoSurfaceTest {
 protected:
-    std::unique_ptr<IsoSurface> make(const IsoSurfaceCreateInfo& info, iso::testing::Knobs knobs = {}) {
-        auto r = iso::testing::create(device(), info, knobs);
-        EXPECT_TRUE(r.ok()) << r.message();
-        if (!r) return nullptr;
-        return std::move(r).value();
-    }
-    // Records and runs one frame, waiting for it.
-    void frame(IsoSurface& iso) {
-        Status inner;
-        Status s = submitAndWait(device(), [&](VkCommandBuffer cmd) { inner = iso.record(cmd); });
-        ASSERT_TRUE(s.ok()) << s.message();
-        ASSERT_TRUE(inner.ok()) << inner.message();
-    }
     // Full check of the last frame against the CPU reference on the GPU's field.
     void checkAgainstReference(IsoSurface& iso, const IsoSurfaceCreateInfo& info, ref::McResult* out = nullptr) {
         const ref::Grid g = referenceGridOf(info);
