@@ -223,6 +223,7 @@ int runFieldIso(const IsoOptions& o) {
         info.source = iso::FieldSource::UserGlsl;
         info.fieldGlsl = glslText;
         info.compileGlsl = sample::glslCompiler();
+        info.lipschitz = o.lipschitz;
     } else
         info.source = iso::FieldSource::Volume;
     auto feed = [&](iso::IsoSurface& s) -> Status {

@@ -29,6 +29,9 @@ int checkIsoOptions(const IsoOptions& iso) {
         const std::string ext = std::filesystem::path(iso.out).extension().string();
         if (ext != ".ply" && ext != ".obj") return fail(prog, "--out must end in .ply or .obj, got '" + iso.out + "'");
     }
+    if (iso.lipschitzGiven && iso.glsl.empty())
+        return fail(prog, "--lipschitz applies to --glsl only (the other sources bound their patches themselves)");
+    if (!(iso.lipschitz >= 0.f)) return fail(prog, "--lipschitz must be >= 0 (0: classify every patch)");
     const bool outPattern = pyramarch::iso::isSequencePattern(iso.out);
     if (iso.particles.empty()) {
         if (iso.particleOptionsGiven)
@@ -140,6 +143,13 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
                        "File with a GLSL field function `float field(vec3 p)` (inside is greater; may use iso_time), "
                        "sampled over --cells "
                        "within --bounds; compile errors name the file's lines");
+    CLI::Option* lipschitzOpt =
+        isoCmd
+            ->add_option("--lipschitz", iso.lipschitz,
+                         "Lipschitz constant L of the --glsl field over --bounds (|f(a) - f(b)| <= L |a - b|; 1 for a "
+                         "signed distance): classify skips the patches f(centre) +- L x half diagonal keeps off the "
+                         "iso value, same triangles. Default 0: every patch. A too small L loses triangles")
+            ->check(sample::finiteFloat());
     isoCmd->add_option(
         "--particles", iso.particles,
         "Particle file: PLY point set (ascii/binary, float/double x,y,z), .xyz text or raw float32 xyz (.f32); or a "
@@ -230,6 +240,7 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
         iso.boundsGiven = boundsOpt->count() > 0;
         iso.dimsGiven = dimsOpt->count() > 0;
         iso.typeGiven = typeOpt->count() > 0;
+        iso.lipschitzGiven = lipschitzOpt->count() > 0;
         const int bad = checkIsoOptions(iso);
         if (bad >= 0) return bad;
     }

@@ -51,6 +51,8 @@ struct IsoOptions {
     uint32_t repeat = 2;
     // --glsl: a file holding `float field(vec3 p)` (FieldSource::UserGlsl).
     std::string glsl;
+    // --lipschitz: the --glsl field's Lipschitz constant (IsoSurfaceCreateInfo::lipschitz; 0: dense classify).
+    float lipschitz = 0.f;
     // --particles: a particle file (PLY, .xyz, .f32) or a sequence pattern
     // with "{}" ('frames/fluid_{}.ply'); splashsurf's parameters.
     std::string particles;
@@ -62,7 +64,7 @@ struct IsoOptions {
     float particleSmoothing = 0.f; // --particle-smoothing: lambda in [0, 1], 0 off (gather only)
     bool anisotropic = false;      // --anisotropic: Yu & Turk's anisotropic kernels, default parameters (gather only)
     // Whether options were given on the command line (conflict checks).
-    bool cellsGiven = false, boundsGiven = false, dimsGiven = false, typeGiven = false;
+    bool cellsGiven = false, boundsGiven = false, dimsGiven = false, typeGiven = false, lipschitzGiven = false;
     bool particleOptionsGiven = false, thresholdGiven = false, voxelSizeGiven = false;
 };
 

@@ -89,6 +89,24 @@ std::vector<ref::Vertex> toRef(const std::vector<IsoVertexData>& v) {
     return out;
 }
 
+// The classify patch of a cell: run = 16 cells, patch p = runs 128 (p / 16) + p % 16 + 16 k.
+uint32_t patchOfCell(size_t cell) {
+    const size_t run = cell / 16;
+    return uint32_t(run / 128 * 16 + run % 16);
+}
+
+// Level-0 elements (count | case << 4) of the cells of patches not in
+// `listed` set to 0, as the clear pass leaves them; each must have count 0
+// (a crossed cell in an unlisted patch is a missed triangle, reported here).
+void zeroUnlistedPatches(std::vector<uint32_t>& base, const std::vector<uint32_t>& listed) {
+    const std::set<uint32_t> in(listed.begin(), listed.end());
+    for (size_t c = 0; c < base.size(); ++c)
+        if (!in.count(patchOfCell(c))) {
+            ASSERT_EQ(base[c] & 0xfu, 0u) << "cell " << c << " has triangles but its patch is not listed";
+            base[c] = 0;
+        }
+}
+
 class IsoGpu : public IsoSurfaceTest {
 protected:
     // Full check of the last frame against the CPU reference on the GPU's field.
@@ -126,6 +144,12 @@ protected:
                 if (std::all_of(base.begin() + r, base.begin() + end, [](uint32_t e) { return e == (255u << 4); }))
                     std::fill(base.begin() + r, base.begin() + end, 0u);
             }
+        // User fields with a Lipschitz bound: the cells of unlisted patches
+        // are zeros from the clear (count 0: all outside or all inside).
+        if (info.source == FieldSource::UserGlsl && info.lipschitz > 0.f) {
+            auto list = iso::testing::readPatchList(iso);
+            if (list.ok()) zeroUnlistedPatches(base, list.value());
+        }
         EXPECT_EQ(pyr.value()[0], base);
         const auto levels = ref::pyramidLevels(cpu.base);
         ASSERT_EQ(pyr.value().size(), levels.size());
@@ -530,9 +554,18 @@ TEST_F(IsoGpu, VolumeRunBoundsMatchTheCpu) {
 // classify (Knobs::denseClassify) and the CPU reference, both methods.
 // The patch-list and the dense classify give the same bits: pyramid,
 // vertices, args and (scan) the active-cell list.
-void expectSameOutput(IsoSurface& listed, IsoSurface& dense, ExtractionMethod method) {
+// zeroUnlisted (user fields with a Lipschitz bound): the dense path's cells
+// of patches the list skipped (count 0: all outside or all inside) are
+// compared as the zeros the clear pass leaves, not case 255.
+void expectSameOutput(IsoSurface& listed, IsoSurface& dense, ExtractionMethod method, bool zeroUnlisted = false) {
     auto pa = iso::testing::readPyramid(listed), pb = iso::testing::readPyramid(dense);
     ASSERT_TRUE(pa.ok() && pb.ok());
+    if (zeroUnlisted) {
+        auto list = iso::testing::readPatchList(listed);
+        ASSERT_TRUE(list.ok()) << list.message();
+        ASSERT_FALSE(pb.value().empty());
+        zeroUnlistedPatches(pb.value()[0], list.value());
+    }
     EXPECT_EQ(pa.value(), pb.value());
     auto va = listed.readVertices(), vb = dense.readVertices();
     ASSERT_TRUE(va.ok() && vb.ok());
@@ -718,6 +751,228 @@ TEST_F(IsoGpu, MetaballPatchListSkipsPatchesNoBallReaches) {
         }
         EXPECT_LT(fewest * 2, patchesWithRuns) << "small balls should reach under half of the patches";
     }
+}
+
+// User GLSL fields with a Lipschitz constant (IsoSurfaceCreateInfo::lipschitz):
+// a sphere (L = 1) that moves with iso_time and turns NaN far outside.
+constexpr const char* kMovingSphereGlsl =
+    "// sphere of radius iso_params[0].w around iso_params[0].xyz + (0.3 sin(t), 0, 0);\n"
+    "// NaN where the distance is below -iso_params[1].x (when > 0)\n"
+    "float field(vec3 p) {\n"
+    "    vec3 c = iso_params[0].xyz + vec3(0.3 * sin(iso_time), 0.0, 0.0);\n"
+    "    float d = iso_params[0].w - length(p - c);\n"
+    "    if (iso_params[1].x > 0.0 && d < -iso_params[1].x) return uintBitsToFloat(0x7fc00000u);\n"
+    "    return d;\n"
+    "}\n";
+
+float movingSphere(const std::array<float, 8>& u, float time, const float p[3]) {
+    const float c[3] = {u[0] + 0.3f * std::sin(time), u[1], u[2]};
+    const float dx = p[0] - c[0], dy = p[1] - c[1], dz = p[2] - c[2];
+    const float d = u[3] - std::sqrt(dx * dx + dy * dy + dz * dz);
+    if (u[4] > 0.f && d < -u[4]) return std::numeric_limits<float>::quiet_NaN();
+    return d;
+}
+
+// user_bounds.glsl on the CPU: the patches the bounds pass lists for
+// `isoValue`, with its margin scaled by `scale` (a larger margin lists a
+// superset: both of its tests only ever pass more often).
+std::vector<uint32_t> lipschitzPatchList(const ref::Grid& g, float lipschitz,
+                                         const std::function<float(const float*)>& f, float isoValue, float scale) {
+    const float inf = std::numeric_limits<float>::infinity();
+    const uint32_t cx = g.n[0] - 1, cy = g.n[1] - 1, cells = uint32_t(g.cells());
+    const uint32_t runs = (cells + 15) / 16, patches = (runs + 127) / 128 * 16;
+    const auto box = [&](const uint32_t lo[3], const uint32_t hi[3]) {
+        float c[3], m = 0.f, d2 = 0.f;
+        for (int k = 0; k < 3; ++k) {
+            const float a = g.min[k] + float(lo[k]) * g.spacing(k), b = g.min[k] + float(hi[k]) * g.spacing(k);
+            c[k] = 0.5f * (a + b);
+            m = std::max(m, std::max(std::fabs(a), std::fabs(b)));
+            d2 += (b - a) * (b - a);
+        }
+        const float fc = f(c);
+        const float r = 0.5f * std::sqrt(d2) * 1.001f + 1e-6f * m;
+        const float d = (lipschitz * r + 1e-5f * std::fabs(fc)) * scale;
+        if (!std::isfinite(fc) || !std::isfinite(d)) return std::pair<float, float>(-inf, inf);
+        return std::pair<float, float>(fc - d, fc + d);
+    };
+    const auto straddles = [&](std::pair<float, float> b) { return b.second >= isoValue && b.first < isoValue; };
+    std::vector<uint32_t> list;
+    for (uint32_t p = 0; p < patches; ++p) {
+        uint32_t lo[3] = {UINT32_MAX, UINT32_MAX, UINT32_MAX}, hi[3] = {0, 0, 0};
+        bool any = false;
+        for (uint32_t k = 0; k < 8; ++k) {
+            const uint32_t r = p / 16 * 128 + p % 16 + 16 * k;
+            if (r >= runs) break;
+            any = true;
+            const uint32_t c0 = r * 16, c1 = std::min(c0 + 16, cells) - 1;
+            uint32_t a[3] = {c0 % cx, (c0 / cx) % cy, c0 / (cx * cy)}, b[3] = {c1 % cx, (c1 / cx) % cy, c1 / (cx * cy)};
+            uint32_t rl[3], rh[3];
+            for (int i = 0; i < 3; ++i) rl[i] = std::min(a[i], b[i]), rh[i] = std::max(a[i], b[i]);
+            if (a[1] != b[1] || a[2] != b[2]) rl[0] = 0, rh[0] = cx - 1;
+            if (a[2] != b[2]) rl[1] = 0, rh[1] = cy - 1;
+            for (int i = 0; i < 3; ++i) lo[i] = std::min(lo[i], rl[i]), hi[i] = std::max(hi[i], rh[i]);
+        }
+        if (!any) continue;
+        const uint32_t hi1[3] = {hi[0] + 1, hi[1] + 1, hi[2] + 1};
+        if (!straddles(box(lo, hi1))) continue;
+        std::pair<float, float> hull(inf, -inf);
+        bool listed = false;
+        for (uint32_t k = 0; k < 8 && !listed; ++k) {
+            const uint32_t r = p / 16 * 128 + p % 16 + 16 * k;
+            if (r >= runs) break;
+            // Row pieces of the run's 16 cells.
+            for (uint32_t c = r * 16; c < std::min(r * 16 + 16, cells) && !listed;) {
+                const uint32_t x = c % cx, y = (c / cx) % cy, z = c / (cx * cy);
+                const uint32_t piece = std::min(std::min(r * 16 + 16, cells) - c, cx - x);
+                const uint32_t plo[3] = {x, y, z}, phi[3] = {x + piece, y + 1, z + 1};
+                const auto b = box(plo, phi);
+                hull = {std::min(hull.first, b.first), std::max(hull.second, b.second)};
+                listed = straddles(hull);
+                c += piece;
+            }
+        }
+        if (listed) list.push_back(p);
+    }
+    return list;
+}
+
+// A sphere-like user field with its Lipschitz constant: the bounds pass
+// lists the patches its CPU twin lists (up to the rounding of field() and
+// the margin), every crossed cell lies in a listed patch, and the output is
+// the dense classify's bit for bit (Knobs::denseClassify; cells of skipped
+// patches are zeros, count 0 either way): grids with rows shorter than a
+// run and runs wrapping rows and slices, both methods, the sphere moving
+// with setTime between two frames (the list follows), iso values listing
+// none (all inside, all outside, NaN) and a NaN region outside the surface
+// (patches with NaN at a centre are listed). A bounds pass that lists
+// nothing, or the same list every frame, fails here.
+TEST_F(IsoGpu, UserLipschitzBoundListsPatchesBitForBitWithTheDensePath) {
+    // 255 cells per row: a patch is a compact 16 x 8-cell parallelogram
+    // (its runs 256 cells apart); other widths scatter a patch's runs over
+    // the rows (70: 3.7 rows apart, 49 cells along x), so a patch lies near
+    // the surface more often.
+    const std::array<uint32_t, 3> shapes[] = {{256, 33, 21}, {70, 41, 29}, {12, 9, 14}, {300, 3, 5}, {33, 20, 17}};
+    for (const auto& n : shapes)
+        for (ExtractionMethod method : {ExtractionMethod::HistoPyramid, ExtractionMethod::Scan}) {
+            SCOPED_TRACE(std::to_string(n[0]) + "x" + std::to_string(n[1]) + "x" + std::to_string(n[2]) +
+                         (method == ExtractionMethod::Scan ? " scan" : " histopyramid"));
+            IsoSurfaceCreateInfo info = userInfo(kMovingSphereGlsl, n);
+            info.boundsMin = {-1.f, -0.8f, -1.2f};
+            info.boundsMax = {1.f, 0.9f, 1.f};
+            info.method = method;
+            info.lipschitz = 1.f;
+            auto iso = make(info);
+            iso::testing::Knobs dense;
+            dense.denseClassify = true;
+            auto ref = make(info, dense);
+            ASSERT_TRUE(iso && ref);
+            EXPECT_FALSE(iso::testing::readPatchList(*ref).ok()); // the dense path has no list
+            const ref::Grid g = referenceGridOf(info);
+            const uint32_t runs = uint32_t(g.cells() + 15) / 16, patches = (runs + 127) / 128 * 16;
+            struct Frame {
+                std::array<float, 8> params;
+                float time, iso;
+            };
+            const float nan = std::numeric_limits<float>::quiet_NaN();
+            const Frame frames[] = {
+                {{0.1f, -0.1f, 0.05f, 0.45f, 0, 0, 0, 0}, 0.f, 0.f},     // few listed
+                {{0.1f, -0.1f, 0.05f, 0.45f, 0, 0, 0, 0}, 1.3f, 0.f},    // moved with time
+                {{0.1f, -0.1f, 0.05f, 0.45f, 0, 0, 0, 0}, 1.3f, 0.25f},  // smaller
+                {{0.1f, -0.1f, 0.05f, 0.45f, 0.3f, 0, 0, 0}, 0.4f, 0.f}, // NaN 0.3 outside
+                {{0.1f, -0.1f, 0.05f, 0.45f, 0, 0, 0, 0}, 0.f, -5.f},    // all inside
+                {{0.1f, -0.1f, 0.05f, 0.45f, 0, 0, 0, 0}, 0.f, 5.f},     // all outside
+                {{0.1f, -0.1f, 0.05f, 0.45f, 0, 0, 0, 0}, 0.f, nan},     // NaN iso: nothing
+                {{-0.9f, 0.7f, 0.9f, 0.7f, 0, 0, 0, 0}, 0.f, 0.f},       // a corner, partly outside the bounds
+            };
+            std::vector<std::vector<uint32_t>> lists;
+            for (size_t fi = 0; fi < std::size(frames); ++fi) {
+                const Frame& fr = frames[fi];
+                SCOPED_TRACE("frame " + std::to_string(fi));
+                for (IsoSurface* s : {iso.get(), ref.get()}) {
+                    s->setUserParams(fr.params);
+                    s->setTime(fr.time);
+                    s->setIsoValue(fr.iso);
+                    frame(*s);
+                }
+                const auto f = [&](const float* p) { return movingSphere(fr.params, fr.time, p); };
+                auto list = iso::testing::readPatchList(*iso);
+                ASSERT_TRUE(list.ok()) << list.message();
+                const auto surely = lipschitzPatchList(g, info.lipschitz, f, fr.iso, 0.999f);
+                const auto atMost = lipschitzPatchList(g, info.lipschitz, f, fr.iso, 1.001f);
+                EXPECT_TRUE(std::includes(list.value().begin(), list.value().end(), surely.begin(), surely.end()))
+                    << list.value().size() << " listed, the CPU lists " << surely.size();
+                EXPECT_TRUE(std::includes(atMost.begin(), atMost.end(), list.value().begin(), list.value().end()))
+                    << list.value().size() << " listed, the CPU at most " << atMost.size();
+                EXPECT_LE(atMost.size() - surely.size(), 2u) << "the CPU twin's margin decides too many patches";
+                if (fi < 4 || fi == 7) {
+                    EXPECT_GT(surely.size(), 0u);
+                    if (n[0] == 256 && fi != 3) {
+                        EXPECT_LT(surely.size() * 2, patches) << "the sphere should reach under half of the patches";
+                    }
+                } else {
+                    EXPECT_TRUE(list.value().empty());
+                }
+                // NaN at a box centre lists its patch (here most of the grid).
+                if (fi == 3 && n[0] == 256) EXPECT_GT(list.value().size(), lists[0].size());
+                lists.push_back(list.value());
+                // Conservative (zeroUnlistedPatches inside both checks): no
+                // cell with triangles in an unlisted patch.
+                checkAgainstReference(*iso, info);
+                expectSameOutput(*iso, *ref, method, true);
+            }
+            if (patches >= 500) {
+                EXPECT_NE(lists[0], lists[1]) << "the list must follow iso_time";
+            }
+        }
+}
+
+// A Lipschitz constant the field does not meet (L = 0.02 for a distance)
+// leaves crossed patches out: the surface loses triangles (a subsequence of
+// the dense output, in order) but nothing fails or writes out of bounds;
+// L = 0 (the default) keeps the dense path: no list, every triangle; bad
+// constants fail create().
+TEST_F(IsoGpu, UserLipschitzTooSmallLosesTrianglesOnlyAndZeroStaysDense) {
+    IsoSurfaceCreateInfo info = userInfo(kMovingSphereGlsl, {40, 37, 35});
+    info.lipschitz = 0.02f;
+    auto lying = make(info);
+    info.lipschitz = 0.f;
+    auto plain = make(info);
+    ASSERT_TRUE(lying && plain);
+    EXPECT_FALSE(iso::testing::readPatchList(*plain).ok());
+    for (IsoSurface* s : {lying.get(), plain.get()}) {
+        s->setUserParams({0.1f, -0.1f, 0.05f, 0.6f, 0, 0, 0, 0});
+        frame(*s);
+    }
+    checkAgainstReference(*plain, info);
+    auto a = lying->readVertices(), b = plain->readVertices();
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_GT(a.value().size(), 0u);
+    EXPECT_LT(a.value().size(), b.value().size());
+    // Key order is cell order: the kept triangles are the dense ones of the listed cells.
+    size_t j = 0;
+    for (size_t i = 0; i + 2 < a.value().size(); i += 3) {
+        while (j + 2 < b.value().size() && std::memcmp(&a.value()[i], &b.value()[j], 3 * sizeof(IsoVertexData)) != 0)
+            j += 3;
+        ASSERT_LT(j + 2, b.value().size()) << "triangle " << i / 3 << " is not one of the dense path's";
+        j += 3;
+    }
+    auto stats = lying->statsOfFrame(lying->framesRecorded() - 1);
+    ASSERT_TRUE(stats.has_value());
+    EXPECT_EQ(stats->verticesWritten, a.value().size());
+    for (float bad : {-1.f, std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
+        info.lipschitz = bad;
+        auto r = iso::testing::create(device(), info, {});
+        ASSERT_FALSE(r.ok());
+        EXPECT_EQ(r.code(), ErrorCode::InvalidArgument);
+        EXPECT_NE(r.message().find("lipschitz"), std::string::npos) << r.message();
+    }
+    IsoSurfaceCreateInfo balls;
+    balls.samples = {9, 9, 9};
+    balls.vertexCapacity = 3000;
+    balls.lipschitz = 1.f;
+    auto r = iso::testing::create(device(), balls, {});
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.message().find("UserGlsl only"), std::string::npos) << r.message();
 }
 
 // classify's active-cell count and activate's list append: one atomic per

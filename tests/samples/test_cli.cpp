@@ -299,6 +299,10 @@ TEST(ToolCliParse, ParticleOptionsAndDefaults) {
     sample::ToolOptions gl;
     ASSERT_EQ(parseTool({"iso", "--glsl", "f.glsl", "--cells", "8,8,8"}, gl), -1);
     EXPECT_EQ(gl.iso.glsl, "f.glsl");
+    EXPECT_EQ(gl.iso.lipschitz, 0.f); // dense classify unless the user bounds the field
+    sample::ToolOptions li;
+    ASSERT_EQ(parseTool({"iso", "--glsl", "f.glsl", "--lipschitz", "34.7"}, li), -1);
+    EXPECT_EQ(li.iso.lipschitz, 34.7f);
 }
 
 TEST(ToolCliParse, ParticleConflictsAreErrors) {
@@ -307,6 +311,10 @@ TEST(ToolCliParse, ParticleConflictsAreErrors) {
         {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--raw", "v.raw"},
         {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--glsl", "f.glsl"},
         {"iso", "--glsl", "f.glsl", "--field", "sphere"},
+        {"iso", "--glsl", "f.glsl", "--lipschitz", "-1"},
+        {"iso", "--glsl", "f.glsl", "--lipschitz", "nan"},
+        {"iso", "--glsl", "f.glsl", "--lipschitz", "inf"},
+        {"iso", "--field", "sphere", "--lipschitz", "1"},
         {"iso", "--particles", "p.ply"}, // no radius
         {"iso", "--particles", "p.ply", "--particle-radius", "0"},
         {"iso", "--particles", "p.ply", "--particle-radius", "-1"},

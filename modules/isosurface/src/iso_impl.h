@@ -5,7 +5,7 @@
 //   <name>.particles.{clear,count,scan.*,sort,smooth,gather}
 //                                               field_particles_gather.cpp (SplatMethod::Gather)
 //   <name>.field.volume, <name>.field.volume.bounds  field_volume.cpp
-//   <name>.field.user                           field_user.cpp (and compileUserField)
+//   <name>.field.user, <name>.field.user.bounds field_user.cpp (and compileUserField)
 //   <name>.classify, <name>.pyramid.*           pyramid.cpp (its build pass also builds the other trees)
 //   <name>.args                                 args.cpp
 //   <name>.extract                              extract_histopyramid.cpp
@@ -82,9 +82,10 @@ struct IsoSurface::Impl {
 
     Buffer tables, gridBuf, field, pyramid, counters, args, vertices, stats, items, accum, raw, offsets;
     Buffer runBounds; // volume: (min, max) per classify run, computed once per upload
-    // grid.patchList (volume source): (min, max) per classify patch (once per
-    // upload), the list of patches the activate pass found crossed by the
-    // surface (IsoPatchList header + ids), classify's indirect dispatch.
+    // grid.patchList: (min, max) per classify patch (volumes once per upload;
+    // metaballs and Lipschitz-bounded user fields every frame), the list of
+    // patches the activate pass found crossed by the surface (IsoPatchList
+    // header + ids), classify's indirect dispatch.
     Buffer patchBounds, patchList, classifyArgs;
     Buffer edgeGridBuf, edgePyramid, indices;            // indexed output
     Buffer binCount, binChunks, binStart, slots, sorted; // particle gather
@@ -96,6 +97,7 @@ struct IsoSurface::Impl {
     ComputePipeline classify, build, argsPipe, extract, fieldPipe, resolve, scanDown, generate, compact;
     ComputePipeline boundsPipe, patchBoundsPipe; // volume
     ComputePipeline metaballBoundsPipe;          // metaballs with a patch list
+    ComputePipeline userBoundsPipe;              // user GLSL with a Lipschitz constant (patch list)
     ComputePipeline activatePipe;                // grid.patchList
     ComputePipeline edgesClassify, edgeVertices, indicesPipe;
     ComputePipeline countPipe, binScanPipe, binScanTopPipe, sortPipe, gatherPipe, smoothPipe, anisoPipe;

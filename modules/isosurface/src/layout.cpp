@@ -174,7 +174,11 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     // every frame): classify runs only over the patches the activate pass
     // lists (whole classify groups of patches, so a patch's runs are those
     // of the dense mapping).
-    g.patchList = (g.runBounds != 0 || info.source == FieldSource::Metaballs) && !m.denseClassify ? 1u : 0u;
+    // User GLSL fields with a Lipschitz constant: the patches whose interval
+    // f(centre) +- L r reaches the iso value, every frame (field_user.cpp).
+    const bool userBounds = info.source == FieldSource::UserGlsl && info.lipschitz > 0.f;
+    g.patchList =
+        (g.runBounds != 0 || info.source == FieldSource::Metaballs || userBounds) && !m.denseClassify ? 1u : 0u;
     g.patchCount = uint32_t(groupsOf(cells, uint64_t(gpu::kIsoClassifyCells) * gpu::kIsoClassifyGroupSize) *
                             gpu::kIsoPatchesPerGroup);
     g.indexCapacity = m.indexed ? info.indexCapacity / 3u * 3u : 0u;
@@ -388,8 +392,16 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                                      "(e.g. pyramarch::compileGlsl of the shader_compiler component)");
         if (info.fieldGlsl.empty())
             return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': fieldGlsl is empty");
+        if (!(std::isfinite(info.lipschitz) && info.lipschitz >= 0.f))
+            return Status::error(ErrorCode::InvalidArgument,
+                                 "isosurface '" + info.name +
+                                     "': lipschitz must be finite and >= 0 (0: no bound), got " +
+                                     std::to_string(info.lipschitz));
         break;
     }
+    if (info.lipschitz != 0.f && info.source != FieldSource::UserGlsl)
+        return Status::error(ErrorCode::InvalidArgument,
+                             "isosurface '" + info.name + "': lipschitz applies to FieldSource::UserGlsl only");
     g.maxItems = m.maxItems;
     g.itemSlotStride = m.external ? 0 : m.maxItems;
     if (m.scan) {

@@ -244,6 +244,18 @@ struct IsoSurfaceCreateInfo {
     // `iso_time` and `iso_params[0..1]` (vec4, setUserParams) and helper
     // functions of its own. Compile errors name lines of this text.
     std::string fieldGlsl;
+    // UserGlsl, optional: a Lipschitz constant L of field() over the grid's
+    // bounds, in field units per world unit (|f(a) - f(b)| <= L |a - b|; a
+    // signed distance has L = 1). With L > 0 the module lists, every frame,
+    // the classify patches whose value interval f(centre) +- L x half
+    // diagonal (a conservative margin added) can reach the iso value, from
+    // field() at a few points per patch (pass "<name>.field.user.bounds"),
+    // and classifies only those: the triangles, counts and args are the
+    // dense path's bit for bit (cells of patches skipped as all inside keep
+    // case 0, not 255, as volumes do: count 0 either way). 0 (default): every patch is classified. A
+    // too-small L is the host's error: it drops triangles, never writes out
+    // of bounds; NaN, infinite or negative values fail create().
+    float lipschitz = 0.f;
     // UserGlsl: required, the compiler that turns the module's field shader
     // (fieldGlsl wrapped) into SPIR-V, called once inside create(). The
     // module itself links no compiler: pass pyramarch::compileGlsl from the

@@ -55,7 +55,9 @@ bool subgroupAtomics(const IsoSurface& surface);
 // The pyramid levels, decoded to 32 bits (level 0 = count | case << 4 per cell;
 // the GPU stores levels 0 and 1 as u8). Error if a u8 level has nonzero bytes
 // past its end. Volume sources store a classify run (16 cells) whose value
-// bounds lie entirely at/above the iso value as zeros, not case 255.
+// bounds lie entirely at/above the iso value as zeros, not case 255; user
+// GLSL fields with a Lipschitz constant the cells of every patch not listed
+// (all inside by the bound) likewise.
 Result<std::vector<std::vector<uint32_t>>> readPyramid(IsoSurface& surface);
 // The args buffer as words: IsoArgs of shaders/isosurface/iso_shared.h (dispatch,
 // draw at IsoSurface::drawArgsOffset(), index dispatch, indexed draw at
@@ -68,9 +70,9 @@ Result<std::vector<uint32_t>> readActiveCells(IsoSurface& surface);
 // 16 consecutive cells, x fastest, one classify thread takes), interleaved;
 // NaN samples count as -infinity. Written once per upload.
 Result<std::vector<float>> readRunBounds(IsoSurface& surface);
-// Empty-space skipping (FieldSource::Volume without Knobs::denseClassify):
-// the classify patches the last frame listed (those whose bounds' max is >=
-// the iso value), sorted (the GPU's order follows its atomics). Patch p is
+// Empty-space skipping (volumes, metaballs, user GLSL with a Lipschitz
+// constant; without Knobs::denseClassify): the classify patches the last
+// frame listed (those whose bounds' max is >= the iso value > min), sorted (the GPU's order follows its atomics). Patch p is
 // runs 128 (p / 16) + p % 16 + 16 k, k = 0..7 (kIsoPatchRuns in
 // shaders/isosurface/iso_shared.h). InvalidState error for a surface without a list.
 Result<std::vector<uint32_t>> readPatchList(IsoSurface& surface);

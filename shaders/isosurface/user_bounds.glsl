@@ -1,0 +1,118 @@
+// User GLSL field with a Lipschitz constant (IsoSurfaceCreateInfo::lipschitz),
+// every frame: pass "<name>.field.user.bounds", one thread per classify patch.
+// Not a shader of its own: field_user.cpp wraps the user's snippet with this
+// text (as the field pass's template), defining ISO_LIPSCHITZ (the constant's
+// exact bits) and the globals iso_time / iso_params the snippet may read.
+//
+// |f(x) - f(c)| <= L |x - c| bounds every sample of a box by f(c) +- L r
+// (r: the box's half diagonal), with no field read. The activate pass lists a
+// patch when its interval straddles the iso value (max >= iso > min); an
+// unlisted patch is then all outside (case 0, what the dense classify
+// writes) or all inside (case 0 from the clear instead of the dense path's
+// 255, count 0 either way, as volumes store such runs). Two steps, so that
+// most patches cost one field() call: the patch's box (a conservative union
+// of its 8 runs, whole rows or slices where a run wraps); if that interval
+// reaches the iso value, the runs' row pieces one by one (16 cells along x:
+// a much smaller half diagonal) until their hull straddles it. NaN or
+// infinity at a centre lists the patch (interval -inf..+inf).
+
+layout(local_size_x = kIsoGroupSize) in;
+
+layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
+layout(set = 0, binding = 1, std430) writeonly buffer PatchBoundsBuf { vec2 patchBounds[]; };
+
+float iso_time;
+vec4 iso_params[2];
+float field(vec3 p);
+
+// Interval holding field() at the samples lo..hi (sample coordinates,
+// inclusive) if field() is L-Lipschitz. The margin covers the rounding of
+// the sample positions (a few ulps of the largest coordinate), of r and of
+// field() itself (relative 1e-5 of the centre value).
+vec2 isoBoxBounds(uvec3 lo, uvec3 hi) {
+    const vec3 a = grid.boundsMin.xyz + vec3(lo) * grid.spacing.xyz;
+    const vec3 b = grid.boundsMin.xyz + vec3(hi) * grid.spacing.xyz;
+    const float fc = field(0.5 * (a + b));
+    const vec3 m = max(abs(a), abs(b));
+    const float r = 0.5 * length(b - a) * 1.001 + 1e-6 * max(m.x, max(m.y, m.z));
+    const float d = ISO_LIPSCHITZ * r + 1e-5 * abs(fc);
+    const float inf = uintBitsToFloat(0x7f800000u);
+    if (!isFiniteF(fc) || !isFiniteF(d)) return vec2(-inf, inf);
+    return vec2(fc - d, fc + d);
+}
+
+bool isoStraddles(vec2 b) { return b.y >= pc.iso && b.x < pc.iso; }
+
+// Cell index -> (x, y, z) cell coordinates.
+uvec3 isoCellOf(uint c) {
+    const uint row = c / grid.cells.x;
+    return uvec3(c - row * grid.cells.x, row % grid.cells.y, row / grid.cells.y);
+}
+
+void main() {
+    iso_time = pc.time;
+    iso_params[0] = pc.user0;
+    iso_params[1] = pc.user1;
+    const uint patchId = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
+    if (patchId >= grid.patchCount) return;
+    const float inf = uintBitsToFloat(0x7f800000u);
+    const uint cells = grid.cells.w, cx = grid.cells.x, cy = grid.cells.y;
+    // Run 16k + b of group patch / 16: classify's lane mapping.
+    const uint first = (patchId / kIsoPatchesPerGroup) * kIsoClassifyGroupSize + patchId % kIsoPatchesPerGroup;
+    uvec3 lo = uvec3(0xffffffffu), hi = uvec3(0u);
+    for (uint k = 0; k < kIsoPatchRuns; ++k) {
+        const uint c0 = (first + kIsoPatchesPerGroup * k) * kIsoClassifyCells;
+        if (c0 >= cells) break;
+        const uvec3 a = isoCellOf(c0), b = isoCellOf(min(c0 + kIsoClassifyCells, cells) - 1u);
+        uvec3 runLo = min(a, b), runHi = max(a, b);
+        if (a.y != b.y || a.z != b.z) {
+            runLo.x = 0u;
+            runHi.x = cx - 1u;
+        }
+        if (a.z != b.z) {
+            runLo.y = 0u;
+            runHi.y = cy - 1u;
+        }
+        lo = min(lo, runLo);
+        hi = max(hi, runHi);
+    }
+    if (lo.x > hi.x) {
+        patchBounds[patchId] = vec2(inf, -inf); // no runs: never listed
+        return;
+    }
+    // Samples of those cells: corners lo .. hi + 1.
+    const vec2 box = isoBoxBounds(lo, hi + 1u);
+    if (!isoStraddles(box)) {
+        patchBounds[patchId] = box;
+        return;
+    }
+    vec2 hull = vec2(inf, -inf);
+    for (uint k = 0; k < kIsoPatchRuns; ++k) {
+        const uint c0 = (first + kIsoPatchesPerGroup * k) * kIsoClassifyCells;
+        if (c0 >= cells) break;
+        uint left = min(kIsoClassifyCells, cells - c0);
+        const uint row = c0 / cx;
+        uint x = c0 - row * cx;
+        uint z = row / cy;
+        uint y = row - z * cy;
+        while (left > 0u) {
+            const uint piece = min(left, cx - x);
+            const vec2 b = isoBoxBounds(uvec3(x, y, z), uvec3(x + piece, y + 1u, z + 1u));
+            hull = vec2(min(hull.x, b.x), max(hull.y, b.y));
+            if (isoStraddles(hull)) {
+                patchBounds[patchId] = hull;
+                return;
+            }
+            left -= piece;
+            x += piece;
+            if (x == cx) {
+                x = 0u;
+                if (++y == cy) {
+                    y = 0u;
+                    ++z;
+                }
+            }
+        }
+    }
+    patchBounds[patchId] = hull;
+}
