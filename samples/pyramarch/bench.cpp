@@ -89,6 +89,7 @@ struct Record {
     uint32_t particles = 0;
     uint32_t meshTriangles = 0, resolution = 0, fragments = 0, tiles = 0, leaves = 0;
     std::string note;
+    float lipschitz = 0; // glsl fields: IsoSurfaceCreateInfo::lipschitz (0: dense classify)
 };
 
 std::string jsonEscape(const std::string& s) {
@@ -153,6 +154,19 @@ const char* fieldGlsl(const std::string& f) {
            "cos(k * p.z) + sin(k * p.z) * cos(k * p.x); }\n";
 }
 
+// Lipschitz constants of fieldGlsl() over the bench's bounds [-1, 1]^3 (the
+// largest gradient norm there): sphere 1; Cayley's gradient (16yz + 4,
+// 16xz + 4, 16xy + 4) has components of at most 20, so 20 sqrt(3); each
+// gyroid partial, k (cos a cos b - sin a sin c), is at most k sqrt(2) by
+// Cauchy-Schwarz, so k sqrt(6). Noise (gradient ~4e6) has no useful one: 0,
+// classified densely.
+float fieldLipschitz(const std::string& f) {
+    if (f == "sphere") return 1.f;
+    if (f == "cayley") return 34.65f; // 20 sqrt(3) = 34.641
+    if (f == "gyroid") return 15.40f; // 2 pi sqrt(6) = 15.391
+    return 0.f;
+}
+
 // Deterministic [0,1) noise (xorshift), enough for scenario layouts.
 struct Rng {
     uint32_t s;
@@ -207,7 +221,8 @@ struct IsoScenario {
     bool indexed = false; // shared vertices + indices (HistoPyramid only)
     iso::NormalMode normals = iso::NormalMode::Central;
     iso::SplatMethod splat = iso::SplatMethod::Scatter;
-    bool volume = false; // analytic fields: sampled once and uploaded (FieldSource::Volume)
+    bool volume = false;   // analytic fields: sampled once and uploaded (FieldSource::Volume)
+    bool lipschitz = true; // glsl fields: IsoSurfaceCreateInfo::lipschitz = fieldLipschitz()
 };
 
 // The analytic field sampled on the CPU at the module's sample positions
@@ -311,6 +326,8 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
             info.fieldGlsl = fieldGlsl(sc.field);
             info.compileGlsl = sample::glslCompiler();
             info.isoValue = 0.f;
+            info.lipschitz = sc.lipschitz ? fieldLipschitz(sc.field) : 0.f;
+            r.lipschitz = info.lipschitz;
         }
         const uint64_t before = dev.allocator().stats().allocatedBytes;
         auto created = iso::IsoSurface::create(dev, info);
@@ -614,6 +631,7 @@ Status writeJson(const std::string& path, const std::vector<Record>& recs, const
           << ", \"activeFraction\": " << num(r.activeFraction) << ", \"overflow\": " << (r.overflow ? "true" : "false")
           << ", \"vertexCapacity\": " << r.vertexCapacity;
         if (!r.normals.empty()) j << ", \"normals\": \"" << r.normals << "\"";
+        if (r.lipschitz > 0) j << ", \"lipschitz\": " << num(r.lipschitz);
         if (r.particles) j << ", \"particles\": " << r.particles << ", \"splat\": \"" << r.splat << "\"";
         if (r.group == "voxelizer")
             j << ", \"meshTriangles\": " << r.meshTriangles << ", \"resolution\": " << r.resolution
@@ -743,6 +761,10 @@ CLI::App* addBenchCommand(CLI::App& app, BenchOptions& o) {
                   "Analytic fields (cayley, sphere, gyroid, noise): glsl (GPU field every frame, field pass excluded; "
                   "default) | volume (sampled once, uploaded as float32 before timing)")
         ->check(CLI::IsMember({"glsl", "volume"}));
+    c->add_option("--lipschitz", o.lipschitz,
+                  "glsl source: auto (each field's Lipschitz constant over [-1,1]^3: classify skips the patches the "
+                  "surface cannot cross, same triangles; noise has none; default) | off (every patch classified)")
+        ->check(CLI::IsMember({"auto", "off"}));
     c->add_option("--sizes", o.sizes,
                   "Cells per axis of the field scenarios (default 31,63,127,255 for cayley, 31,47 for noise, 127 for "
                   "the others)")
@@ -821,7 +843,8 @@ int runBench(const BenchOptions& o, const std::string& commandLine) {
                 for (const Strategy& m : methods)
                     isoScenarios.push_back({f, n, m.method, 0, o.warmup, framesFor(uint64_t(n) * n * n), m.indexed,
                                             normals, iso::SplatMethod::Scatter,
-                                            o.source == "volume" && std::string(f) != "metaballs"});
+                                            o.source == "volume" && std::string(f) != "metaballs",
+                                            o.lipschitz == "auto"});
         }
     if (wants(o.groups, "particles")) {
         const std::vector<uint32_t> counts =

@@ -39,6 +39,11 @@ struct BenchOptions {
     // and uploaded as float32 before timing: extraction is every pass after
     // the volume is resident, the work a CPU library does on a volume in memory).
     std::string source = "glsl";
+    // glsl source: auto (each field's Lipschitz constant over [-1, 1]^3,
+    // fieldLipschitz in bench.cpp: classify skips the patches the surface
+    // cannot cross; noise has none) | off (every patch classified, as before
+    // IsoSurfaceCreateInfo::lipschitz).
+    std::string lipschitz = "auto";
     std::string splat = "auto";          // particles: auto (the module's default) | scatter | gather | both
     std::string octreeBuild = "cursors"; // voxelizer: cursors | root | both (cursors, root) | bottomup | all
     uint32_t smallVoxels = UINT32_MAX;   // voxelizer: 0 = raster, N = split at N voxels, UINT32_MAX = default

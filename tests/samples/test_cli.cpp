@@ -303,6 +303,14 @@ TEST(ToolCliParse, ParticleOptionsAndDefaults) {
     sample::ToolOptions li;
     ASSERT_EQ(parseTool({"iso", "--glsl", "f.glsl", "--lipschitz", "34.7"}, li), -1);
     EXPECT_EQ(li.iso.lipschitz, 34.7f);
+    // The bench's GLSL fields carry their own constants unless told off.
+    sample::ToolOptions be;
+    ASSERT_EQ(parseTool({"bench", "--groups", "iso"}, be), -1);
+    EXPECT_EQ(be.bench.lipschitz, "auto");
+    ASSERT_EQ(parseTool({"bench", "--lipschitz", "off"}, be), -1);
+    EXPECT_EQ(be.bench.lipschitz, "off");
+    sample::ToolOptions bad;
+    EXPECT_GT(parseTool({"bench", "--lipschitz", "2"}, bad), 0);
 }
 
 TEST(ToolCliParse, ParticleConflictsAreErrors) {
@@ -547,6 +555,8 @@ TEST(SampleCliGpu, GlslFieldFromAFile) {
     std::ofstream(glsl) << "// the tool's sphere\nfloat field(vec3 p) {\n    return 0.8 - length(p);\n}\n";
     const CmdResult g = run("iso --glsl " + glsl.string() + " --cells 24,24,24 --validation");
     PYRAMARCH_FAIL_OR_SKIP_IF_TOOL_HAS_NO_DEVICE(g);
+    // A signed distance: L = 1 skips patches, same triangles.
+    const CmdResult l = run("iso --glsl " + glsl.string() + " --cells 24,24,24 --lipschitz 1 --validation");
     std::filesystem::remove(glsl);
     if (g.err.find("shader_compiler") != std::string::npos)
         GTEST_SKIP() << "built without the shader compiler: " << g.err;
@@ -560,6 +570,8 @@ TEST(SampleCliGpu, GlslFieldFromAFile) {
         return t;
     };
     EXPECT_GT(triangles(g.out), 100u) << g.out;
+    ASSERT_EQ(l.code, 0) << l.err;
+    EXPECT_EQ(triangles(l.out), triangles(g.out)) << l.out;
     EXPECT_NEAR(double(triangles(g.out)), double(triangles(f.out)), 0.01 * triangles(f.out)) << g.out << f.out;
 }
 
