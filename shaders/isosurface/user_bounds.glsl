@@ -3,6 +3,9 @@
 // Not a shader of its own: field_user.cpp wraps the user's snippet with this
 // text (as the field pass's template), defining ISO_LIPSCHITZ (the constant's
 // exact bits) and the globals iso_time / iso_params the snippet may read.
+// Its names other than the field template's (grid) start with iso / Iso,
+// which the snippet should not define (a clash fails create() as a compile
+// error of the bounds pass).
 //
 // |f(x) - f(c)| <= L |x - c| bounds every sample of a box by f(c) +- L r
 // (r: the box's half diagonal), with no field read. The activate pass lists a
@@ -19,7 +22,7 @@
 layout(local_size_x = kIsoGroupSize) in;
 
 layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
-layout(set = 0, binding = 1, std430) writeonly buffer PatchBoundsBuf { vec2 patchBounds[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer IsoPatchBoundsBuf { vec2 isoPatchBounds[]; };
 
 float iso_time;
 vec4 iso_params[2];
@@ -77,13 +80,13 @@ void main() {
         hi = max(hi, runHi);
     }
     if (lo.x > hi.x) {
-        patchBounds[patchId] = vec2(inf, -inf); // no runs: never listed
+        isoPatchBounds[patchId] = vec2(inf, -inf); // no runs: never listed
         return;
     }
     // Samples of those cells: corners lo .. hi + 1.
     const vec2 box = isoBoxBounds(lo, hi + 1u);
     if (!isoStraddles(box)) {
-        patchBounds[patchId] = box;
+        isoPatchBounds[patchId] = box;
         return;
     }
     vec2 hull = vec2(inf, -inf);
@@ -100,7 +103,7 @@ void main() {
             const vec2 b = isoBoxBounds(uvec3(x, y, z), uvec3(x + piece, y + 1u, z + 1u));
             hull = vec2(min(hull.x, b.x), max(hull.y, b.y));
             if (isoStraddles(hull)) {
-                patchBounds[patchId] = hull;
+                isoPatchBounds[patchId] = hull;
                 return;
             }
             left -= piece;
@@ -114,5 +117,5 @@ void main() {
             }
         }
     }
-    patchBounds[patchId] = hull;
+    isoPatchBounds[patchId] = hull;
 }
