@@ -36,9 +36,11 @@ TEST(IsoLayout, PyramidAndBufferSizesOfA65CubedGrid) {
     // 64^3 cells, fan-out 4 down to one element.
     const std::vector<uint32_t> levels = {262144, 65536, 16384, 4096, 1024, 256, 64, 16, 4, 1};
     EXPECT_EQ(plan->pyramidLevelSizes, levels);
-    // Levels 0 (MC cases) and 1 as u8, 4 per word; the others 32-bit.
+    // Levels 0 (MC cases) and 1 as u8, 4 per word; the others 32-bit, each
+    // a whole number of uvec4s (the walk loads 4 children at once): the
+    // top level (1 element) takes 4 words.
     uint64_t words = 0;
-    for (size_t l = 0; l < levels.size(); ++l) words += l < 2 ? (levels[l] + 3) / 4 : levels[l];
+    for (size_t l = 0; l < levels.size(); ++l) words += l < 2 ? (levels[l] + 3) / 4 : (levels[l] + 3) / 4 * 4;
     EXPECT_EQ(plan->pyramidBytes, words * 4);
     EXPECT_EQ(plan->fieldBytes, 65ull * 65 * 65 * 4);
     EXPECT_EQ(plan->vertexCapacity, 3000u);

@@ -61,17 +61,23 @@ std::string fmtBytes(uint64_t b) { return std::to_string(b) + " bytes"; }
 // Level tables of a 4-ary pyramid over `count` base elements; returns the
 // total element count, 0 when it needs more than kIsoMaxLevels levels. The
 // first `packedLevels` levels are stored as u8, 4 per word (IsoGrid.levelWord);
-// `words` receives the storage size in 32-bit words.
-uint64_t pyramidLevels(uint64_t count, gpu::IsoGrid& g, uint32_t packedLevels, uint64_t* words) {
+// `words` receives the storage size in 32-bit words. With `quadAligned`,
+// every 32-bit level starts on a 16-byte boundary and owns a whole number of
+// uvec4s, so that the top-down walk loads an element's 4 children as one
+// uvec4 (pyramid_find.glsl, ISO_PYRAMID_QUADS): lavapipe performs buffer loads
+// lane by lane, and 3 scalar loads per level were most of extraction.
+uint64_t pyramidLevels(uint64_t count, gpu::IsoGrid& g, uint32_t packedLevels, uint64_t* words, bool quadAligned) {
     uint64_t offset = 0, word = 0, size = count;
     uint32_t levels = 0;
     while (true) {
         if (levels >= gpu::kIsoMaxLevels) return 0;
         g.levelOffset[levels] = uint32_t(offset);
         g.levelSize[levels] = uint32_t(size);
+        const bool packed = levels < packedLevels;
+        if (quadAligned && !packed) word = (word + 3) & ~uint64_t(3);
         g.levelWord[levels] = uint32_t(word);
         offset += size;
-        word += levels < packedLevels ? (size + 3) / 4 : size;
+        word += packed ? (size + 3) / 4 : quadAligned ? (size + 3) & ~uint64_t(3) : size;
         ++levels;
         if (size == 1) break;
         size = (size + 3) / 4;
@@ -142,7 +148,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     // Pyramid: level 0 = one element per cell, level k+1 = ceil(level k / 4), up to one element.
     // Levels 0 (MC case) and 1 (max 60) as u8: Cayley 255^3 84 -> 25 MiB.
     uint64_t pyramidWords = 0;
-    const uint64_t offset = pyramidLevels(cells, g, gpu::kIsoPackedLevels, &pyramidWords);
+    const uint64_t offset = pyramidLevels(cells, g, gpu::kIsoPackedLevels, &pyramidWords, true);
     if (offset == 0) return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': too many cells");
     const uint64_t pyramidBytes = pyramidWords * 4;
     if (pyramidBytes > range)
