@@ -3,11 +3,11 @@
 #ifndef ISO_CELL_EDGE_GLSL
 #define ISO_CELL_EDGE_GLSL
 
-// Cell index -> cell coordinates (the divisions: once per cell, not per vertex).
+// Cell index -> cell coordinates (once per cell, not per vertex; no division).
 ivec3 cellCoord(uint cell) {
     const uint cx = grid.cells.x, cy = grid.cells.y;
-    const uint row = cell / cx;
-    const uint z = row / cy;
+    const uint row = divideBy(cell, grid.cellDivisors.x, grid.cellDivisors.z);
+    const uint z = divideBy(row, grid.cellDivisors.y, grid.cellDivisors.w);
     return ivec3(cell - row * cx, row - z * cy, z);
 }
 

@@ -47,6 +47,14 @@ std::string fmtBytes(uint64_t bytes);
 uint64_t pyramidLevels(uint64_t count, gpu::IsoGrid& g, uint32_t packedLevels = 0, uint64_t* words = nullptr,
                        bool quadAligned = false);
 gpu::IsoTables packTables();
+// Constants for dividing by d without a division instruction (IsoGrid's
+// cellDivisors / sampleDivisors, divideBy in common.glsl); divideBy is the
+// same arithmetic on the host.
+struct UintDivisor {
+    uint32_t multiplier, shifts;
+};
+UintDivisor uintDivisor(uint32_t d);
+uint32_t divideBy(uint32_t n, UintDivisor divisor);
 
 // The module's buffers as the graph of addPasses() knows them.
 struct IsoRefs {

@@ -56,6 +56,27 @@ gpu::IsoTables packTables() {
     return t;
 }
 
+UintDivisor uintDivisor(uint32_t d) {
+    // Granlund & Montgomery, "Division by invariant integers using
+    // multiplication" (PLDI 1994), Figure 4.1: l = ceil(log2 d),
+    // m = floor(2^32 (2^l - d) / d) + 1, n / d = (t + ((n - t) >> s1)) >> s2
+    // with t = mulhi(m, n), s1 = min(l, 1), s2 = max(l - 1, 0); exact for
+    // every 32-bit n. d = 0 (an empty axis: nothing is divided) gives 1.
+    if (d == 0) d = 1;
+    uint32_t l = 0;
+    while (l < 32 && (uint64_t(1) << l) < d) ++l;
+    const uint64_t m = ((uint64_t(1) << 32) * ((uint64_t(1) << l) - d)) / d + 1;
+    const uint32_t s1 = std::min<uint32_t>(l, 1), s2 = l > 0 ? l - 1 : 0;
+    return {uint32_t(m), s1 | s2 << 8};
+}
+
+uint32_t divideBy(uint32_t n, UintDivisor v) {
+    const uint32_t t = uint32_t((uint64_t(n) * v.multiplier) >> 32);
+    return (t + ((n - t) >> (v.shifts & 0xffu))) >> (v.shifts >> 8);
+}
+
+uint32_t testing::divideLikeTheGpu(uint32_t n, uint32_t d) { return divideBy(n, uintDivisor(d)); }
+
 std::string fmtBytes(uint64_t b) { return std::to_string(b) + " bytes"; }
 
 // Level tables of a 4-ary pyramid over `count` base elements; returns the
@@ -134,6 +155,12 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     gpu::IsoGrid& g = m.grid;
     g.samples = {uint32_t(sx), uint32_t(sy), uint32_t(sz), uint32_t(samples)};
     g.cells = {uint32_t(sx - 1), uint32_t(sy - 1), uint32_t(sz - 1), uint32_t(cells)};
+    {
+        const UintDivisor cellX = uintDivisor(g.cells.x), cellY = uintDivisor(g.cells.y);
+        const UintDivisor sampleX = uintDivisor(g.samples.x), sampleY = uintDivisor(g.samples.y);
+        g.cellDivisors = {cellX.multiplier, cellY.multiplier, cellX.shifts, cellY.shifts};
+        g.sampleDivisors = {sampleX.multiplier, sampleY.multiplier, sampleX.shifts, sampleY.shifts};
+    }
     g.boundsMin = {info.boundsMin[0], info.boundsMin[1], info.boundsMin[2], 0.f};
     g.spacing = {(info.boundsMax[0] - info.boundsMin[0]) / float(sx - 1),
                  (info.boundsMax[1] - info.boundsMin[1]) / float(sy - 1),
