@@ -3,16 +3,16 @@
 #ifndef ISO_CELL_EDGE_GLSL
 #define ISO_CELL_EDGE_GLSL
 
-// Cell index -> cell coordinates (the divisions: once per cell, not per vertex).
+// Cell index -> cell coordinates (once per cell, not per vertex; no division).
 ivec3 cellCoord(uint cell) {
     const uint cx = grid.cells.x, cy = grid.cells.y;
-    const uint row = cell / cx;
-    const uint z = row / cy;
+    const uint row = divideBy(cell, grid.cellDivisors.x, grid.cellDivisors.z);
+    const uint z = divideBy(row, grid.cellDivisors.y, grid.cellDivisors.w);
     return ivec3(cell - row * cx, row - z * cy, z);
 }
 
-void cellEdgeAt(ivec3 c, uint mcCase, uint key, out ivec3 pa, out ivec3 pb) {
-    const uvec2 edges = tables.caseEdges[mcCase];
+// `edges`: tables.caseEdges[case], loaded once by a caller that needs several vertices of one cell.
+void cellEdgeOf(ivec3 c, uvec2 edges, uint key, out ivec3 pa, out ivec3 pb) {
     const uint edge = ((key < 8 ? edges.x : edges.y) >> (4 * (key & 7u))) & 0xfu;
     // Offset codes (x | y << 1 | z << 2) of the edge's corners, from constants.
     const uint word = edge < 4u ? kIsoEdgeCodes0 : edge < 8u ? kIsoEdgeCodes1 : kIsoEdgeCodes2;
@@ -20,6 +20,10 @@ void cellEdgeAt(ivec3 c, uint mcCase, uint key, out ivec3 pa, out ivec3 pb) {
     const uint oa = codes & 7u, ob = (codes >> 4) & 7u;
     pa = c + ivec3(oa & 1u, (oa >> 1) & 1u, (oa >> 2) & 1u);
     pb = c + ivec3(ob & 1u, (ob >> 1) & 1u, (ob >> 2) & 1u);
+}
+
+void cellEdgeAt(ivec3 c, uint mcCase, uint key, out ivec3 pa, out ivec3 pb) {
+    cellEdgeOf(c, tables.caseEdges[mcCase], key, pa, pb);
 }
 
 void cellEdge(uint cell, uint mcCase, uint key, out ivec3 pa, out ivec3 pb) {

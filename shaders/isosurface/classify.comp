@@ -8,7 +8,7 @@
 // element and slides along x: a cell loads only its 4 new corners (+x face)
 // and reuses the previous cell's +x face as its -x face, so a thread loads
 // 8 + 4 * 15 samples for 16 cells instead of 128; the cell coordinates come
-// from one division per thread, not three per cell. Empty and full cells
+// from one pair of multiply-shift divisions per thread, not three per cell. Empty and full cells
 // (case 0 / 255, most of a grid) skip the table lookup. The build passes
 // start at level 2 without re-reading the base. Volume source
 // (grid.runBounds): a run whose value bounds (volume_bounds.comp, once per
@@ -123,9 +123,9 @@ void main() {
     }
     const uint cellsToClassify = n;
 
-    const uint row = first / cx; // y + cy * z
+    const uint row = divideBy(first, grid.cellDivisors.x, grid.cellDivisors.z); // y + cy * z
     uint x = first - row * cx;
-    const uint z0 = row / cy;
+    const uint z0 = divideBy(row, grid.cellDivisors.y, grid.cellDivisors.w);
     uint y = row - z0 * cy;
     uint s = x + sx * y + sxy * z0; // sample of the cell's corner (0,0,0)
     uint sum1 = 0, active1 = 0, sum2 = 0, active2 = 0, cases = 0, sums1 = 0;

@@ -10,6 +10,15 @@ layout(push_constant, std430) uniform PushBlock { IsoPush pc; };
 // maxComputeWorkGroupCount[0]; this undoes the fold.
 uint linearGroup() { return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; }
 
+// n / d for every 32-bit n, with d's constants from the host (uintDivisor in
+// layout.cpp; Granlund & Montgomery 1994): a 32x32 -> 64-bit multiply and
+// shifts, vectorised, where a division runs lane by lane on lavapipe.
+uint divideBy(uint n, uint multiplier, uint shifts) {
+    uint hi, lo;
+    umulExtended(n, multiplier, hi, lo);
+    return (hi + ((n - hi) >> (shifts & 0xffu))) >> (shifts >> 8);
+}
+
 // Bit tests rather than isnan/isinf: they survive any fast-math the driver applies.
 bool isFiniteF(float v) { return (floatBitsToUint(v) & 0x7f800000u) != 0x7f800000u; }
 bool isNanF(float v) { return (floatBitsToUint(v) & 0x7fffffffu) > 0x7f800000u; }

@@ -24,8 +24,9 @@ void main() {
     uint bits = (pyramid[grid.levelOffset[0] + s] >> kIsoCaseShift) & 7u;
     for (uint j = 0; j < key; ++j) bits &= bits - 1u; // drop the lower cut edges
     const uint axis = findLSB(bits);
-    const uint sx = grid.samples.x, sxy = grid.samples.x * grid.samples.y;
-    const ivec3 pa = ivec3(s % sx, (s / sx) % grid.samples.y, s / sxy);
+    const uint row = divideBy(s, grid.sampleDivisors.x, grid.sampleDivisors.z);
+    const uint z = divideBy(row, grid.sampleDivisors.y, grid.sampleDivisors.w);
+    const ivec3 pa = ivec3(s - row * grid.samples.x, row - z * grid.samples.y, z);
     const ivec3 pb = pa + ivec3(axis == 0u ? 1 : 0, axis == 1u ? 1 : 0, axis == 2u ? 1 : 0);
     // A shared vertex belongs to up to four cells: no per-cell triangle count.
     vertices[outIndex] = edgeVertex(pa, pb, 0.0);

@@ -23,7 +23,9 @@ void main() {
     for (uint j = 0; j < 4; ++j) {
         const uint s = first + j;
         if (s >= samples) break;
-        const uvec3 p = uvec3(s % sx, (s / sx) % sy, s / sxy);
+        const uint row = divideBy(s, grid.sampleDivisors.x, grid.sampleDivisors.z);
+        const uint z = divideBy(row, grid.sampleDivisors.y, grid.sampleDivisors.w);
+        const uvec3 p = uvec3(s - row * sx, row - z * sy, z);
         const bool inside = sanitize(field[s]) >= iso;
         uint bits = 0;
         if (p.x + 1 < sx && (sanitize(field[s + 1]) >= iso) != inside) bits |= 1u;

@@ -13,6 +13,8 @@ layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) readonly buffer TablesBuf { IsoTables tables; };
 layout(set = 0, binding = 2, std430) readonly buffer FieldBuf { float field[]; };
 layout(set = 0, binding = 3, std430) readonly buffer PyramidBuf { uint pyramid[]; };
+layout(set = 0, binding = 3, std430) readonly buffer PyramidQuadBuf { uvec4 pyramidQuads[]; };
+#define ISO_PYRAMID_QUADS
 layout(set = 0, binding = 4, std430) writeonly buffer VertexBuf { IsoVertex vertices[]; };
 
 #include "isosurface/mc_vertex.glsl"
@@ -31,5 +33,13 @@ void main() {
     const uint mcCase = ISO_BASE_CASE(pyramid, grid, cell);
     const uint count = isoCaseCount(mcCase);
     const ivec3 c = cellCoord(cell);
-    for (uint v = 0; v < 3; ++v) vertices[outIndex + v] = mcVertexAt(c, mcCase, count, key + v);
+    // One table load for the triangle's three edges.
+    const uvec2 edges = tables.caseEdges[mcCase];
+    for (uint v = 0; v < 3; ++v) {
+        const IsoVertex vertex = mcVertexOf(c, edges, count, key + v);
+        vertices[outIndex + v].position = vertex.position;
+        // NormalMode::None: the normals stay the zeros the buffer was
+        // cleared to on the first frame (vertices.clear): half the stores.
+        if (kNormalMode != kIsoNormalNone) vertices[outIndex + v].normal = vertex.normal;
+    }
 }

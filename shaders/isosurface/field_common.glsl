@@ -7,8 +7,9 @@
 bool sampleIndex(IsoGrid g, out uint index, out vec3 p) {
     index = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
     if (index >= g.samples.w) return false;
-    const uvec3 s = uvec3(index % g.samples.x, (index / g.samples.x) % g.samples.y,
-                          index / (g.samples.x * g.samples.y));
+    const uint row = divideBy(index, g.sampleDivisors.x, g.sampleDivisors.z); // y + samples.y * z
+    const uint z = divideBy(row, g.sampleDivisors.y, g.sampleDivisors.w);
+    const uvec3 s = uvec3(index - row * g.samples.x, row - z * g.samples.y, z);
     p = g.boundsMin.xyz + vec3(s) * g.spacing.xyz;
     return true;
 }

@@ -44,6 +44,9 @@ void main() {
     mcVertexInit();
     for (uint j = 0; j < count; ++j) {
         if (start + j >= limit) break;
-        vertices[start + j] = mcVertex(cell, mcCase, count, j);
+        const IsoVertex vertex = mcVertex(cell, mcCase, count, j);
+        vertices[start + j].position = vertex.position;
+        // NormalMode::None: the normals stay the zeros of vertices.clear.
+        if (kNormalMode != kIsoNormalNone) vertices[start + j].normal = vertex.normal;
     }
 }

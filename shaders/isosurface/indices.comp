@@ -11,6 +11,8 @@ layout(local_size_x = kIsoGroupSize) in;
 layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) readonly buffer TablesBuf { IsoTables tables; };
 layout(set = 0, binding = 2, std430) readonly buffer PyramidBuf { uint pyramid[]; };
+layout(set = 0, binding = 2, std430) readonly buffer PyramidQuadBuf { uvec4 pyramidQuads[]; };
+#define ISO_PYRAMID_QUADS
 layout(set = 0, binding = 3, std430) readonly buffer EdgeGridBuf { IsoGrid edgeGrid; };
 layout(set = 0, binding = 4, std430) readonly buffer EdgePyramidBuf { uint edgePyramid[]; };
 layout(set = 0, binding = 5, std430) writeonly buffer IndexBuf { uint indices[]; };

@@ -179,6 +179,13 @@ struct IsoGrid {
     // bins around a particle's bin; w fewest neighbours (itself included)
     // for a stretched kernel.
     uvec4 anisoReach;
+    // Index -> coordinates without integer division (lavapipe divides lane
+    // by lane): n / d = divideBy(n, multiplier, shifts) (common.glsl) with
+    // the host's constants for d (uintDivisor, layout.cpp). x, y:
+    // multipliers for cells.x and cells.y (samples.x and samples.y); z, w:
+    // their shifts (s1 | s2 << 8).
+    uvec4 cellDivisors;
+    uvec4 sampleDivisors;
 };
 
 // Per-frame values: push constants, so changing them never touches a buffer
@@ -255,7 +262,7 @@ struct IsoBall {
 
 #ifdef __cplusplus
 static_assert(sizeof(IsoPush) == 64, "push constants");
-static_assert(sizeof(IsoGrid) == 368 + 48 + 80 + 16 + 16, "IsoGrid must match its std430 layout (vec4 members 16-aligned)");
+static_assert(sizeof(IsoGrid) == 368 + 48 + 80 + 16 + 16 + 32, "IsoGrid must match its std430 layout (vec4 members 16-aligned)");
 static_assert(sizeof(IsoArgs) == 80, "args");
 static_assert(sizeof(IsoPatchList) == 16, "patch list header: the list starts at word 4");
 static_assert(sizeof(IsoBall) == 32, "ball");

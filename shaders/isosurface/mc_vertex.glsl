@@ -84,6 +84,12 @@ IsoVertex edgeVertex(ivec3 pa, ivec3 pb, float cellTriangles) {
     return v;
 }
 
+// Vertex `key` of a cell whose case edges (tables.caseEdges) the caller loaded.
+IsoVertex mcVertexOf(ivec3 c, uvec2 edges, uint count, uint key) {
+    ivec3 pa, pb;
+    cellEdgeOf(c, edges, key, pa, pb);
+    return edgeVertex(pa, pb, float(count / 3));
+}
 IsoVertex mcVertexAt(ivec3 c, uint mcCase, uint count, uint key) {
     ivec3 pa, pb;
     cellEdgeAt(c, mcCase, key, pa, pb);

@@ -1,5 +1,9 @@
 // Top-down HistoPyramid traversal: key -> (base element, local index).
-// Needs `grid` (level tables) and `pyramid` declared by the includer.
+// Needs `grid` (level tables) and `pyramid` declared by the includer. An
+// includer walking the cell pyramid (32-bit levels quad-aligned, see
+// pyramidLevels in layout.cpp) defines ISO_PYRAMID_QUADS and declares
+// `pyramidQuads`, a uvec4 view of the same binding: the 4 children of an
+// element then come in one load instead of three.
 #ifndef ISO_PYRAMID_FIND_GLSL
 #define ISO_PYRAMID_FIND_GLSL
 
@@ -35,9 +39,17 @@ uint pyramidFind(inout uint key) {
         const uint size = grid.levelSize[level];
         const uint mask = level == 0 ? kIsoCountMask : 0xffffffffu;
         const uint first = index * 4;
+#ifdef ISO_PYRAMID_QUADS
+        // Words past a level's end (up to its quad) are never written: masked by size.
+        const uvec4 q = pyramidQuads[(offset + first) >> 2];
+        const uint a = first < size ? q.x & mask : 0u;
+        const uint b = first + 1 < size ? q.y & mask : 0u;
+        const uint c = first + 2 < size ? q.z & mask : 0u;
+#else
         const uint a = first < size ? pyramid[offset + first] & mask : 0u;
         const uint b = first + 1 < size ? pyramid[offset + first + 1] & mask : 0u;
         const uint c = first + 2 < size ? pyramid[offset + first + 2] & mask : 0u;
+#endif
         pyramidStep(a, b, c, index, key);
     }
     if (packed != 0) {

@@ -36,9 +36,11 @@ TEST(IsoLayout, PyramidAndBufferSizesOfA65CubedGrid) {
     // 64^3 cells, fan-out 4 down to one element.
     const std::vector<uint32_t> levels = {262144, 65536, 16384, 4096, 1024, 256, 64, 16, 4, 1};
     EXPECT_EQ(plan->pyramidLevelSizes, levels);
-    // Levels 0 (MC cases) and 1 as u8, 4 per word; the others 32-bit.
+    // Levels 0 (MC cases) and 1 as u8, 4 per word; the others 32-bit, each
+    // a whole number of uvec4s (the walk loads 4 children at once): the
+    // top level (1 element) takes 4 words.
     uint64_t words = 0;
-    for (size_t l = 0; l < levels.size(); ++l) words += l < 2 ? (levels[l] + 3) / 4 : levels[l];
+    for (size_t l = 0; l < levels.size(); ++l) words += l < 2 ? (levels[l] + 3) / 4 : (levels[l] + 3) / 4 * 4;
     EXPECT_EQ(plan->pyramidBytes, words * 4);
     EXPECT_EQ(plan->fieldBytes, 65ull * 65 * 65 * 4);
     EXPECT_EQ(plan->vertexCapacity, 3000u);
@@ -169,4 +171,38 @@ TEST(IsoLayout, AutoSplatPicksByDeviceTypeAndWhatTheSurfaceNeeds) {
     EXPECT_NE(plan.message().find("SplatMethod::Scatter"), std::string::npos) << plan.message();
     // Other sources: no splat.
     EXPECT_EQ(iso::testing::planLayout(metaballs(9), cpu)->splat, SplatMethod::Auto);
+}
+
+// The shaders turn cell and sample indices into coordinates with the
+// module's multiply-shift constants instead of integer division: they must
+// give n / d for every 32-bit n, for every grid size.
+TEST(IsoLayout, DivisionConstantsMatchIntegerDivision) {
+    std::vector<uint32_t> divisors;
+    for (uint32_t d = 1; d <= 4100; ++d) divisors.push_back(d);
+    for (uint32_t k = 12; k < 32; ++k)
+        for (int64_t delta = -3; delta <= 3; ++delta) divisors.push_back(uint32_t((int64_t(1) << k) + delta));
+    divisors.push_back(0xFFFFFFFFu);
+    divisors.push_back(65535u * 65535u);
+    uint64_t state = 0x9E3779B97F4A7C15ull;
+    const auto next = [&] {
+        state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+        return uint32_t(state >> 16);
+    };
+    for (int i = 0; i < 2000; ++i) divisors.push_back(next() | 1u);
+    uint64_t checked = 0, wrong = 0;
+    for (const uint32_t d : divisors) {
+        std::vector<uint32_t> ns = {0u,    1u,          d - 1,       d,           d + 1,      2 * d - 1,
+                                    2 * d, 0x7FFFFFFFu, 0x80000000u, 0xFFFFFFFEu, 0xFFFFFFFFu};
+        // The multiples of d nearest the top of the range, and random values.
+        const uint32_t top = 0xFFFFFFFFu / d * d;
+        ns.insert(ns.end(), {top, top - 1, top - d, top - d + 1});
+        for (int i = 0; i < 64; ++i) ns.push_back(next() ^ (next() << 16));
+        for (const uint32_t n : ns) {
+            ++checked;
+            if (iso::testing::divideLikeTheGpu(n, d) != n / d && ++wrong < 10)
+                ADD_FAILURE() << n << " / " << d << ": " << iso::testing::divideLikeTheGpu(n, d) << ", expected "
+                              << n / d;
+        }
+    }
+    EXPECT_EQ(wrong, 0u) << "of " << checked;
 }

@@ -44,8 +44,17 @@ inline uint64_t groupsOf(uint64_t threads, uint64_t perGroup) { return (threads 
 std::string fmtBytes(uint64_t bytes);
 // Level tables of a 4-ary pyramid over `count` base elements; returns the
 // total element count, 0 when it needs more than kIsoMaxLevels levels.
-uint64_t pyramidLevels(uint64_t count, gpu::IsoGrid& g, uint32_t packedLevels = 0, uint64_t* words = nullptr);
+uint64_t pyramidLevels(uint64_t count, gpu::IsoGrid& g, uint32_t packedLevels = 0, uint64_t* words = nullptr,
+                       bool quadAligned = false);
 gpu::IsoTables packTables();
+// Constants for dividing by d without a division instruction (IsoGrid's
+// cellDivisors / sampleDivisors, divideBy in common.glsl); divideBy is the
+// same arithmetic on the host.
+struct UintDivisor {
+    uint32_t multiplier, shifts;
+};
+UintDivisor uintDivisor(uint32_t d);
+uint32_t divideBy(uint32_t n, UintDivisor divisor);
 
 // The module's buffers as the graph of addPasses() knows them.
 struct IsoRefs {
@@ -176,6 +185,9 @@ struct IsoSurface::Impl {
     Status createArgsPipelines();
     void addArgsPass(RenderGraph& graph, const IsoRefs& refs);
     Status createExtractPipelines();
+    // NormalMode::None: the first frame zeroes the vertex buffer; extract and
+    // generate then write positions only.
+    void addNormalClearPass(RenderGraph& graph, const IsoRefs& refs);
     void addExtractPasses(RenderGraph& graph, const IsoRefs& refs);
     Status createIndexedPipelines();
     void addIndexedEdgePasses(RenderGraph& graph, IsoRefs& refs);        // before args: edge pyramid

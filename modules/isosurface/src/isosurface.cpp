@@ -90,7 +90,8 @@ Status IsoSurface::Impl::createBuffers() {
         PYRAMARCH_TRY(make(m.indices, sizes.indexBytes, readable | VK_BUFFER_USAGE_INDEX_BUFFER_BIT,
                            MemoryUsage::DeviceLocal, "indices"));
     }
-    PYRAMARCH_TRY(make(m.vertices, sizes.vertexBytes, readable | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT,
+    PYRAMARCH_TRY(make(m.vertices, sizes.vertexBytes,
+                       readable | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                        MemoryUsage::DeviceLocal, "vertices"));
     PYRAMARCH_TRY(make(m.stats, sizeof(gpu::IsoStatsGpu) * m.ring, storage, MemoryUsage::Readback, "stats"));
     if (m.maxItems && !m.external)
@@ -439,6 +440,7 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
     if (m.indexed) m.addIndexedEdgePasses(graph, refs);
     m.addArgsPass(graph, refs);
     if (m.indexed) return GraphOutputs{refs.vertices, refs.args, m.addIndexedPasses(graph, refs)};
+    if (m.grid.normalMode == gpu::kIsoNormalNone) m.addNormalClearPass(graph, refs);
     if (m.scan)
         m.addScanPasses(graph, refs);
     else

@@ -56,22 +56,49 @@ gpu::IsoTables packTables() {
     return t;
 }
 
+UintDivisor uintDivisor(uint32_t d) {
+    // Granlund & Montgomery, "Division by invariant integers using
+    // multiplication" (PLDI 1994), Figure 4.1: l = ceil(log2 d),
+    // m = floor(2^32 (2^l - d) / d) + 1, n / d = (t + ((n - t) >> s1)) >> s2
+    // with t = mulhi(m, n), s1 = min(l, 1), s2 = max(l - 1, 0); exact for
+    // every 32-bit n. d = 0 (an empty axis: nothing is divided) gives 1.
+    if (d == 0) d = 1;
+    uint32_t l = 0;
+    while (l < 32 && (uint64_t(1) << l) < d) ++l;
+    const uint64_t m = ((uint64_t(1) << 32) * ((uint64_t(1) << l) - d)) / d + 1;
+    const uint32_t s1 = std::min<uint32_t>(l, 1), s2 = l > 0 ? l - 1 : 0;
+    return {uint32_t(m), s1 | s2 << 8};
+}
+
+uint32_t divideBy(uint32_t n, UintDivisor v) {
+    const uint32_t t = uint32_t((uint64_t(n) * v.multiplier) >> 32);
+    return (t + ((n - t) >> (v.shifts & 0xffu))) >> (v.shifts >> 8);
+}
+
+uint32_t testing::divideLikeTheGpu(uint32_t n, uint32_t d) { return divideBy(n, uintDivisor(d)); }
+
 std::string fmtBytes(uint64_t b) { return std::to_string(b) + " bytes"; }
 
 // Level tables of a 4-ary pyramid over `count` base elements; returns the
 // total element count, 0 when it needs more than kIsoMaxLevels levels. The
 // first `packedLevels` levels are stored as u8, 4 per word (IsoGrid.levelWord);
-// `words` receives the storage size in 32-bit words.
-uint64_t pyramidLevels(uint64_t count, gpu::IsoGrid& g, uint32_t packedLevels, uint64_t* words) {
+// `words` receives the storage size in 32-bit words. With `quadAligned`,
+// every 32-bit level starts on a 16-byte boundary and owns a whole number of
+// uvec4s, so that the top-down walk loads an element's 4 children as one
+// uvec4 (pyramid_find.glsl, ISO_PYRAMID_QUADS): lavapipe performs buffer loads
+// lane by lane, and 3 scalar loads per level were most of extraction.
+uint64_t pyramidLevels(uint64_t count, gpu::IsoGrid& g, uint32_t packedLevels, uint64_t* words, bool quadAligned) {
     uint64_t offset = 0, word = 0, size = count;
     uint32_t levels = 0;
     while (true) {
         if (levels >= gpu::kIsoMaxLevels) return 0;
         g.levelOffset[levels] = uint32_t(offset);
         g.levelSize[levels] = uint32_t(size);
+        const bool packed = levels < packedLevels;
+        if (quadAligned && !packed) word = (word + 3) & ~uint64_t(3);
         g.levelWord[levels] = uint32_t(word);
         offset += size;
-        word += levels < packedLevels ? (size + 3) / 4 : size;
+        word += packed ? (size + 3) / 4 : quadAligned ? (size + 3) & ~uint64_t(3) : size;
         ++levels;
         if (size == 1) break;
         size = (size + 3) / 4;
@@ -128,6 +155,12 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     gpu::IsoGrid& g = m.grid;
     g.samples = {uint32_t(sx), uint32_t(sy), uint32_t(sz), uint32_t(samples)};
     g.cells = {uint32_t(sx - 1), uint32_t(sy - 1), uint32_t(sz - 1), uint32_t(cells)};
+    {
+        const UintDivisor cellX = uintDivisor(g.cells.x), cellY = uintDivisor(g.cells.y);
+        const UintDivisor sampleX = uintDivisor(g.samples.x), sampleY = uintDivisor(g.samples.y);
+        g.cellDivisors = {cellX.multiplier, cellY.multiplier, cellX.shifts, cellY.shifts};
+        g.sampleDivisors = {sampleX.multiplier, sampleY.multiplier, sampleX.shifts, sampleY.shifts};
+    }
     g.boundsMin = {info.boundsMin[0], info.boundsMin[1], info.boundsMin[2], 0.f};
     g.spacing = {(info.boundsMax[0] - info.boundsMin[0]) / float(sx - 1),
                  (info.boundsMax[1] - info.boundsMin[1]) / float(sy - 1),
@@ -142,7 +175,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     // Pyramid: level 0 = one element per cell, level k+1 = ceil(level k / 4), up to one element.
     // Levels 0 (MC case) and 1 (max 60) as u8: Cayley 255^3 84 -> 25 MiB.
     uint64_t pyramidWords = 0;
-    const uint64_t offset = pyramidLevels(cells, g, gpu::kIsoPackedLevels, &pyramidWords);
+    const uint64_t offset = pyramidLevels(cells, g, gpu::kIsoPackedLevels, &pyramidWords, true);
     if (offset == 0) return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': too many cells");
     const uint64_t pyramidBytes = pyramidWords * 4;
     if (pyramidBytes > range)
