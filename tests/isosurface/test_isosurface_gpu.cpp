@@ -913,7 +913,9 @@ TEST_F(IsoGpu, UserLipschitzBoundListsPatchesBitForBitWithTheDensePath) {
                     EXPECT_TRUE(list.value().empty());
                 }
                 // NaN at a box centre lists its patch (here most of the grid).
-                if (fi == 3 && n[0] == 256) EXPECT_GT(list.value().size(), lists[0].size());
+                if (fi == 3 && n[0] == 256) {
+                    EXPECT_GT(list.value().size(), lists[0].size());
+                }
                 lists.push_back(list.value());
                 // Conservative (zeroUnlistedPatches inside both checks): no
                 // cell with triangles in an unlisted patch.
