@@ -170,11 +170,19 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     g.scanOccupancy = m.scan ? 1u : 0u;
     g.runBounds = info.source == FieldSource::Volume ? 1u : 0u;
     // Empty-space skipping where the source has bounds (volumes: per-run
-    // value bounds once per upload; metaballs: the patches no ball reaches,
-    // every frame): classify runs only over the patches the activate pass
-    // lists (whole classify groups of patches, so a patch's runs are those
-    // of the dense mapping).
-    g.patchList = (g.runBounds != 0 || info.source == FieldSource::Metaballs) && !m.denseClassify ? 1u : 0u;
+    // value bounds once per upload; metaballs and particles: the patches no
+    // ball or particle reaches, every frame): classify runs only over the
+    // patches the activate pass lists (whole classify groups of patches, so
+    // a patch's runs are those of the dense mapping). Metaballs and
+    // particles bound a patch by its cell box, stored in 16 bits per axis
+    // (patch_boxes.comp): past 65535 cells on an axis they run dense.
+    // Anisotropic particle kernels run dense too (their gather writes no
+    // tile flags: particle_bounds.comp).
+    const bool byPosition =
+        info.source == FieldSource::Metaballs || (info.source == FieldSource::Particles && !info.anisotropic.enabled);
+    const bool boxesFit = sx - 1 <= 0xffff && sy - 1 <= 0xffff && sz - 1 <= 0xffff;
+    g.patchList = (g.runBounds != 0 || (byPosition && boxesFit)) && !m.denseClassify ? 1u : 0u;
+    m.usePatchBoxes = g.patchList != 0 && byPosition;
     g.patchCount = uint32_t(groupsOf(cells, uint64_t(gpu::kIsoClassifyCells) * gpu::kIsoClassifyGroupSize) *
                             gpu::kIsoPatchesPerGroup);
     g.indexCapacity = m.indexed ? info.indexCapacity / 3u * 3u : 0u;
