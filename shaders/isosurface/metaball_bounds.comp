@@ -15,41 +15,16 @@ layout(local_size_x = kIsoGroupSize) in;
 
 layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) readonly buffer BallsBuf { IsoBall balls[]; };
-layout(set = 0, binding = 2, std430) writeonly buffer PatchBoundsBuf { vec2 patchBounds[]; };
-
-// Cell index -> (x, y, z) cell coordinates.
-uvec3 cellOf(uint c) {
-    const uint row = c / grid.cells.x;
-    return uvec3(c - row * grid.cells.x, row % grid.cells.y, row / grid.cells.y);
-}
+// Each patch's cell box (patch_boxes.comp, once per surface).
+layout(set = 0, binding = 2, std430) readonly buffer PatchBoxBuf { uvec4 patchBoxes[]; };
+layout(set = 0, binding = 3, std430) writeonly buffer PatchBoundsBuf { vec2 patchBounds[]; };
 
 void main() {
     const uint patchId = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
     if (patchId >= grid.patchCount) return;
     const float inf = uintBitsToFloat(0x7f800000u);
-    // The box of the cells of the patch's runs (run 16k + b of group
-    // patch / 16, classify's lane mapping; 16 consecutive cells each, which
-    // may wrap to the next row or slice: then the box spans the whole row or
-    // slice, a conservative union).
-    const uint first = (patchId / kIsoPatchesPerGroup) * kIsoClassifyGroupSize + patchId % kIsoPatchesPerGroup;
-    uvec3 lo = uvec3(0xffffffffu), hi = uvec3(0u);
-    for (uint k = 0; k < kIsoPatchRuns; ++k) {
-        const uint c0 = (first + kIsoPatchesPerGroup * k) * kIsoClassifyCells;
-        if (c0 >= grid.cells.w) continue;
-        const uvec3 a = cellOf(c0), b = cellOf(min(c0 + kIsoClassifyCells, grid.cells.w) - 1u);
-        uvec3 runLo = min(a, b), runHi = max(a, b);
-        if (a.y != b.y || a.z != b.z) {
-            runLo.x = 0u;
-            runHi.x = grid.cells.x - 1u;
-        }
-        if (a.z != b.z) {
-            runLo.y = 0u;
-            runHi.y = grid.cells.y - 1u;
-        }
-        lo = min(lo, runLo);
-        hi = max(hi, runHi);
-    }
-    if (lo.x > hi.x) {
+    uvec3 lo, hi;
+    if (!isoPatchBox(patchBoxes[patchId], lo, hi)) {
         patchBounds[patchId] = vec2(inf, -inf); // no runs: never listed
         return;
     }
@@ -62,12 +37,13 @@ void main() {
     const vec3 boxLo = grid.boundsMin.xyz + vec3(lo) * grid.spacing.xyz;
     const vec3 boxHi = grid.boundsMin.xyz + vec3(hi + 1u) * grid.spacing.xyz;
     const uint base = pc.slot * grid.maxItems;
+    // Conservative margin, as the field pass's culling: skipped only when it clearly misses.
+    const float margin = 1e-6 * length(grid.spacing.xyz);
     bool reached = false;
     for (uint i = 0; i < count && !reached; ++i) {
         const vec4 cr = balls[base + i].centerRadius;
         const vec3 d = cr.xyz - clamp(cr.xyz, boxLo, boxHi);
-        // Conservative margin, as the field pass's culling: skipped only when it clearly misses.
-        const float r = abs(cr.w) * 1.001 + 1e-6 * length(grid.spacing.xyz);
+        const float r = abs(cr.w) * 1.001 + margin;
         reached = !(dot(d, d) >= r * r);
     }
     patchBounds[patchId] = reached ? vec2(-inf, inf) : vec2(0.0);

@@ -7,7 +7,8 @@
 // y/z distance to every row of the tile is past the radius, and adds it to
 // the samples of the rows it reaches. No atomics; terms are
 // particles_kernel.glsl's 16.16 fixed point, summed as integers: the same
-// bits whatever order the sort left, and as the scatter form.
+// bits whatever order the sort left, and as the scatter form. With a patch
+// list each tile also records whether any of its samples is nonzero.
 #include "isosurface/common.glsl"
 
 layout(local_size_x = kIsoGroupSize) in;
@@ -17,6 +18,10 @@ layout(set = 0, binding = 1, std430) readonly buffer BinStartBuf { uint binStart
 // The sorted particles, or with position smoothing the smoothed ones sorted again.
 layout(set = 0, binding = 2, std430) readonly buffer SortedBuf { vec4 sorted[]; };
 layout(set = 0, binding = 3, std430) writeonly buffer FieldBuf { float field[]; };
+// grid.patchList: per tile, 1 when one of its samples is nonzero (the
+// classify patches' bounds, particle_bounds.comp); otherwise the field is
+// bound here again and never written through it.
+layout(set = 0, binding = 4, std430) writeonly buffer TileFlagsBuf { uint tileFlags[]; };
 
 #include "isosurface/particles_kernel.glsl"
 
@@ -61,10 +66,16 @@ void main() {
                 }
             }
         }
+    bool nonzero = false;
     [[unroll]] for (uint r = 0; r < R; ++r) {
         if (y0 + r >= grid.samples.y) break;
         const uint base = x0 + grid.samples.x * (y0 + r + grid.samples.y * z);
         [[unroll]] for (uint k = 0; k < K; ++k)
-            if (x0 + k < grid.samples.x) field[base + k] = float(sum[r][k]) / float(kIsoSplatFixedOne);
+            if (x0 + k < grid.samples.x) {
+                field[base + k] = float(sum[r][k]) / float(kIsoSplatFixedOne);
+                nonzero = nonzero || sum[r][k] != 0u;
+            }
     }
+    // Every tile is written every frame: no clear needed.
+    if (grid.patchList != 0u) tileFlags[t] = nonzero ? 1u : 0u;
 }

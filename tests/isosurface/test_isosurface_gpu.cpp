@@ -1456,6 +1456,176 @@ TEST_P(IsoSplat, StridedGpuBufferSkipsBadParticles) {
     }
 }
 
+// Particles list the patches holding a nonzero sample, every frame, from
+// the tiles the field pass flags (the gather, or the scatter's resolve; no
+// field read), also with smoothing; anisotropic kernels run dense. Every
+// patch holding a cell with a nonzero corner (the CPU splat's field and the
+// GPU's) is listed, a small cluster leaves most patches out, iso <= 0 lists
+// all, NaN none; particles outside the bounds reaching in, far away, with
+// NaN or infinite coordinates or weights <= 0 (GpuBuffer input:
+// setParticles refuses those), none at all; and whatever the dense
+// classify writes (pyramid, vertices, args, active cells) is the same bits.
+TEST_F(IsoGpu, ParticlePatchListSkipsPatchesNoParticleReaches) {
+    struct Config {
+        const char* name;
+        SplatMethod splat;
+        ExtractionMethod method;
+        float smoothing;
+        bool aniso;
+    };
+    const Config configs[] = {{"scatter", SplatMethod::Scatter, ExtractionMethod::HistoPyramid, 0.f, false},
+                              {"scatter scan", SplatMethod::Scatter, ExtractionMethod::Scan, 0.f, false},
+                              {"gather", SplatMethod::Gather, ExtractionMethod::HistoPyramid, 0.f, false},
+                              {"gather scan", SplatMethod::Gather, ExtractionMethod::Scan, 0.f, false},
+                              {"gather smoothed", SplatMethod::Gather, ExtractionMethod::HistoPyramid, 0.5f, false},
+                              {"gather anisotropic", SplatMethod::Gather, ExtractionMethod::HistoPyramid, 0.f, true}};
+    const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+    for (const Config& c : configs) {
+        SCOPED_TRACE(c.name);
+        IsoSurfaceCreateInfo info;
+        // 128 cells along x: a patch's runs (256 cells apart) stack into a
+        // 16 x 15 box, as at the sizes the module runs (the gather tests
+        // bins by box; at 60 cells a box spans whole rows). Odd y and z.
+        info.samples = {129, 34, 41};
+        info.source = FieldSource::Particles;
+        info.splat = c.splat;
+        info.method = c.method;
+        info.particleSmoothing = c.smoothing;
+        info.anisotropic.enabled = c.aniso;
+        info.anisotropic.maxStretch = 2.f;
+        info.anisotropic.minNeighbours = 4;
+        info.maxParticles = 500;
+        info.particleRadius = 0.1f;
+        info.vertexCapacity = 300000;
+        const ref::Grid g = referenceGridOf(info);
+        auto particles = device().allocator().createBuffer(
+            {.size = info.maxParticles * sizeof(HostParticle),
+             .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+             .memory = MemoryUsage::DeviceLocal,
+             .name = "host.particles"});
+        ASSERT_TRUE(particles.ok()) << particles.message();
+        info.particleInput = ParticleInput::GpuBuffer;
+        info.particleBuffer = &particles.value();
+        info.particleStride = sizeof(HostParticle);
+        info.particlePositionOffset = offsetof(HostParticle, position);
+        info.particleWeightOffset = offsetof(HostParticle, mass);
+        auto iso = make(info);
+        ASSERT_TRUE(iso);
+        if (c.aniso) {
+            // Anisotropic kernels run dense: their gather notes no tiles.
+            EXPECT_FALSE(iso::testing::readPatchList(*iso).ok());
+            continue;
+        }
+        iso::testing::Knobs dense;
+        dense.denseClassify = true;
+        auto ref = make(info, dense);
+        ASSERT_TRUE(ref);
+        EXPECT_FALSE(iso::testing::readPatchList(*ref).ok()); // the dense path has no list
+        const uint32_t cx = g.n[0] - 1, cy = g.n[1] - 1, cells = cx * cy * (g.n[2] - 1);
+        const uint32_t runs = (cells + 15) / 16, patches = (runs + 127) / 128 * 16;
+        uint32_t patchesWithRuns = 0;
+        for (uint32_t p = 0; p < patches; ++p) patchesWithRuns += p / 16 * 128 + p % 16 < runs ? 1 : 0;
+
+        // A cluster of 40 in one corner, one just outside a face reaching in,
+        // one far away, and particles that add nothing: NaN / infinite
+        // coordinates, a weight of 0, -1 or infinity in an empty region.
+        std::vector<HostParticle> cluster = hostParticles(g, 40, 71);
+        for (HostParticle& p : cluster) {
+            p.position[0] = 0.3f + 0.25f * (p.position[0] - g.min[0]) / (g.max[0] - g.min[0]);
+            p.position[1] = -0.6f + 0.25f * (p.position[1] - g.min[1]) / (g.max[1] - g.min[1]);
+            p.position[2] = 0.2f + 0.25f * (p.position[2] - g.min[2]) / (g.max[2] - g.min[2]);
+            p.mass = 1.f;
+        }
+        const auto extra = [&](float x, float y, float z, float mass) {
+            HostParticle p = cluster[0];
+            p.position[0] = x, p.position[1] = y, p.position[2] = z, p.mass = mass;
+            cluster.push_back(p);
+        };
+        extra(g.max[0] + 0.06f, 0.f, -0.5f, 1.f); // outside the bounds, reaching in
+        extra(50.f, -80.f, 1e30f, 1.f);
+        extra(nan, -0.5f, -0.5f, 1.f);
+        extra(-0.5f, -inf, -0.5f, 1.f);
+        extra(-0.6f, 0.6f, -0.6f, 0.f);
+        extra(-0.6f, 0.6f, -0.3f, -1.f);
+        extra(-0.3f, 0.6f, -0.6f, inf);
+        const std::vector<HostParticle> spread = hostParticles(g, 400, 72);
+        struct Frame {
+            const std::vector<HostParticle>* ps;
+            float iso;
+        };
+        const std::vector<HostParticle> none;
+        const Frame frames[] = {{&cluster, 0.3f}, {&cluster, 0.f}, {&cluster, -0.5f}, {&none, 0.3f},
+                                {&cluster, nan},  {&spread, 0.3f}, {&cluster, 0.3f}};
+        size_t fewest = patches;
+        for (size_t f = 0; f < std::size(frames); ++f) {
+            const Frame& fr = frames[f];
+            SCOPED_TRACE("frame " + std::to_string(f));
+            if (!fr.ps->empty()) {
+                ASSERT_OK(
+                    uploadBuffer(device(), particles.value(), fr.ps->data(), fr.ps->size() * sizeof(HostParticle)));
+            }
+            for (IsoSurface* s : {iso.get(), ref.get()}) {
+                ASSERT_OK(s->setParticleCount(uint32_t(fr.ps->size())));
+                s->setIsoValue(fr.iso);
+                frame(*s);
+            }
+            auto list = iso::testing::readPatchList(*iso);
+            ASSERT_TRUE(list.ok()) << list.message();
+            std::vector<bool> listed(patches, false);
+            for (uint32_t p : list.value()) {
+                ASSERT_LT(p, patches);
+                ASSERT_FALSE(listed[p]) << "patch " << p << " listed twice";
+                listed[p] = true;
+            }
+            if (std::isnan(fr.iso)) {
+                EXPECT_TRUE(list.value().empty());
+            } else if (!(fr.iso > 0.f)) {
+                EXPECT_EQ(list.value().size(), patchesWithRuns);
+            } else {
+                // Cells with a nonzero corner, in the GPU's field and (isotropic,
+                // unsmoothed) the CPU splat's, clear of fixed-point truncation.
+                auto field = iso->readField();
+                ASSERT_TRUE(field.ok());
+                std::vector<float> cpu;
+                if (c.smoothing == 0.f && !c.aniso) {
+                    std::vector<ref::Particle> refPs;
+                    for (const HostParticle& p : *fr.ps)
+                        if (std::isfinite(p.position[0]) && std::isfinite(p.position[1]) &&
+                            std::isfinite(p.position[2]) && std::isfinite(p.mass) && p.mass > 0.f)
+                            refPs.push_back({{p.position[0], p.position[1], p.position[2]}, p.mass});
+                    cpu = ref::splatBruteForce(g, refPs, info.particleRadius);
+                }
+                size_t mustList = 0;
+                std::vector<bool> must(patches, false);
+                for (uint32_t cell = 0; cell < cells; ++cell) {
+                    const uint32_t x = cell % cx, y = (cell / cx) % cy, z = cell / (cx * cy);
+                    const uint32_t run = cell / 16, patch = run / 128 * 16 + run % 16;
+                    bool nonzero = false;
+                    for (uint32_t k = 0; k < 8; ++k) {
+                        const size_t s = g.index(x + (k & 1), y + ((k >> 1) & 1), z + (k >> 2));
+                        nonzero = nonzero || field.value()[s] != 0.f || (!cpu.empty() && cpu[s] > 2.f / 65536.f);
+                    }
+                    if (nonzero && !must[patch]) {
+                        must[patch] = true;
+                        ++mustList;
+                        ASSERT_TRUE(listed[patch]) << "cell " << cell << " of unlisted patch " << patch;
+                    }
+                }
+                if (fr.ps->empty()) {
+                    EXPECT_TRUE(list.value().empty());
+                }
+                if (fr.ps == &cluster) {
+                    EXPECT_GT(mustList, 0u);
+                    fewest = std::min(fewest, list.value().size());
+                }
+            }
+            checkAgainstReference(*iso, info);
+            expectSameOutput(*iso, *ref, c.method);
+        }
+        EXPECT_LT(fewest * 4, patchesWithRuns) << "a small cluster should reach under a quarter of the patches";
+    }
+}
+
 // Bad host input: a clear error naming what is wrong, and the previous
 // particles stay in force.
 TEST_F(IsoGpu, BadHostParticlesAreRejected) {

@@ -18,7 +18,7 @@ const uint32_t kMetaballBoundsSpv[] =
 
 Status IsoSurface::Impl::createMetaballsPipelines() {
     if (grid.patchList)
-        PYRAMARCH_TRY(makePipeline(metaballBoundsPipe, kMetaballBoundsSpv, "field.metaballs.bounds", 3));
+        PYRAMARCH_TRY(makePipeline(metaballBoundsPipe, kMetaballBoundsSpv, "field.metaballs.bounds", 4));
     return makePipeline(fieldPipe, kMetaballsSpv, "field.metaballs", 3);
 }
 
@@ -42,12 +42,14 @@ void IsoSurface::Impl::addMetaballsPasses(RenderGraph& graph, const IsoRefs& ref
             dispatchFolded(ctx, tiles, maxGroupsX());
         });
     if (!grid.patchList) return;
+    addPatchBoxesPass(graph, refs);
     // Which patches a ball reaches, for the activate pass (metaball_bounds.comp).
     graph.addPass(info.name + ".field.metaballs.bounds", PassKind::Compute)
         .pipeline(metaballBoundsPipe)
         .storage(0, refs.grid, R)
         .storage(1, refs.items, R)
-        .storage(2, refs.patchBounds, W)
+        .storage(2, refs.patchBoxes, R)
+        .storage(3, refs.patchBounds, W)
         .record([this](PassContext& ctx) {
             ctx.pushConstants(push());
             dispatchFolded(ctx, groupsOf(grid.patchCount, gpu::kIsoGroupSize), maxGroupsX());

@@ -12,7 +12,10 @@
 // ".particles.aniso" computes each sorted particle's kernel (and smoothed
 // centre) from its neighbours into `kernels`, same order, and
 // ".particles.gather" (the anisotropic shader) reads those: no re-binning,
-// the gather's bins reach the kernels' largest extent instead.
+// the gather's bins reach the kernels' largest extent instead. With a patch
+// list (isotropic kernels), the gather also flags its tiles holding a
+// nonzero sample and ".particles.bounds" (field_particles_bounds.cpp)
+// bounds the patches from those flags.
 #include "iso_impl.h"
 
 namespace pyramarch::iso {
@@ -53,7 +56,7 @@ Status IsoSurface::Impl::createGatherPipelines() {
         PYRAMARCH_TRY(makePipeline(anisoPipe, kAnisoSpv, "particles.aniso", 4));
         return makePipeline(gatherPipe, kGatherAnisoSpv, "particles.gather.aniso", 4);
     }
-    return makePipeline(gatherPipe, kGatherSpv, "particles.gather", 4);
+    return makePipeline(gatherPipe, kGatherSpv, "particles.gather", 5);
 }
 
 void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) {
@@ -169,10 +172,12 @@ void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) 
                 dispatchFolded(ctx, groupsOf(itemCount, gpu::kIsoGroupSize), maxGroupsX());
             });
     }
-    const uint64_t runs = groupsOf(grid.samples.x, gpu::kIsoGatherColumn) *
-                          groupsOf(grid.samples.y, gpu::kIsoGatherRows) * grid.samples.z;
-    graph.addPass(n + ".particles.gather", PassKind::Compute)
-        .pipeline(gatherPipe)
+    const uint64_t runs = particleTiles();
+    // With a patch list the isotropic gather also flags its tiles holding a
+    // nonzero sample (else the field stands in, never written through it).
+    const BufferRef tilesRef = importTileFlags(graph, refs);
+    PassBuilder gatherPass = graph.addPass(n + ".particles.gather", PassKind::Compute);
+    gatherPass.pipeline(gatherPipe)
         .storage(0, refs.grid, R)
         .storage(1, startRef, R)
         .storage(2, gatherInput, R)
@@ -181,6 +186,9 @@ void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) 
             ctx.pushConstants(push());
             dispatchFolded(ctx, groupsOf(runs, gpu::kIsoGroupSize), maxGroupsX());
         });
+    if (!aniso) gatherPass.storage(4, tilesRef, W);
+    // The patches with a nonzero tile (field_particles_bounds.cpp).
+    if (grid.patchList) addParticleBoundsPass(graph, refs, tilesRef);
 }
 
 } // namespace pyramarch::iso

@@ -2,7 +2,9 @@
 // "<name>.particles.clear" (first frame only: the accumulator starts as
 // undefined memory), ".particles.splat" (one thread per particle, integer
 // atomics into the accumulator) and ".particles.resolve" (accumulator ->
-// field, clearing the accumulator for the next frame).
+// field, clearing the accumulator for the next frame; one thread per tile of
+// the gather's shape, which with a patch list also flags the tiles holding a
+// nonzero sample for ".particles.bounds", field_particles_bounds.cpp).
 #include "iso_impl.h"
 
 namespace pyramarch::iso {
@@ -17,7 +19,7 @@ const uint32_t kResolveSpv[] =
 
 Status IsoSurface::Impl::createSplatPipelines() {
     PYRAMARCH_TRY(makePipeline(fieldPipe, kSplatSpv, "particles.splat", 3));
-    return makePipeline(resolve, kResolveSpv, "particles.resolve", 3);
+    return makePipeline(resolve, kResolveSpv, "particles.resolve", 4);
 }
 
 void IsoSurface::Impl::addSplatPasses(RenderGraph& graph, const IsoRefs& refs) {
@@ -41,15 +43,18 @@ void IsoSurface::Impl::addSplatPasses(RenderGraph& graph, const IsoRefs& refs) {
             ctx.pushConstants(push());
             dispatchFolded(ctx, groupsOf(itemCount, gpu::kIsoGroupSize), maxGroupsX());
         });
+    const BufferRef tilesRef = importTileFlags(graph, refs);
     graph.addPass(n + ".particles.resolve", PassKind::Compute)
         .pipeline(resolve)
         .storage(0, refs.grid, R)
         .storage(1, accumRef, RW)
         .storage(2, refs.field, W)
+        .storage(3, tilesRef, W)
         .record([this](PassContext& ctx) {
             ctx.pushConstants(push());
-            dispatchFolded(ctx, groupsOf(grid.samples.w, gpu::kIsoGroupSize), maxGroupsX());
+            dispatchFolded(ctx, groupsOf(particleTiles(), gpu::kIsoGroupSize), maxGroupsX());
         });
+    if (grid.patchList) addParticleBoundsPass(graph, refs, tilesRef);
 }
 
 } // namespace pyramarch::iso

@@ -4,9 +4,11 @@
 //   <name>.particles.{clear,splat,resolve}      field_particles_splat.cpp (SplatMethod::Scatter)
 //   <name>.particles.{clear,count,scan.*,sort,smooth,gather}
 //                                               field_particles_gather.cpp (SplatMethod::Gather)
+//   <name>.particles.bounds                     field_particles_bounds.cpp (both methods)
 //   <name>.field.volume, <name>.field.volume.bounds  field_volume.cpp
 //   <name>.field.user, <name>.field.user.bounds field_user.cpp (and compileUserField)
-//   <name>.classify, <name>.pyramid.*           pyramid.cpp (its build pass also builds the other trees)
+//   <name>.classify, <name>.classify.{boxes,clear,activate,args}, <name>.pyramid.*
+//                                               pyramid.cpp (its build pass also builds the other trees)
 //   <name>.args                                 args.cpp
 //   <name>.extract                              extract_histopyramid.cpp
 //   <name>.edges.*, <name>.indices              extract_indexed.cpp
@@ -65,6 +67,7 @@ struct IsoRefs {
     BufferRef edgeGrid, edgePyramid;        // indexed
     BufferRef runBounds;                    // volume: value bounds per classify run
     BufferRef patchBounds, patchList, classifyArgs; // grid.patchList: empty-space skipping
+    BufferRef patchBoxes;                           // patchBoxes: each patch's cell box (metaballs, particles)
 };
 
 // Sizes planned by planLayout() and used to create the buffers.
@@ -96,6 +99,12 @@ struct IsoSurface::Impl {
     // patches the activate pass found crossed by the surface (IsoPatchList
     // header + ids), classify's indirect dispatch.
     Buffer patchBounds, patchList, classifyArgs;
+    // Sources bounding patches by position (metaballs, particles): each
+    // patch's cell box, written on the first frame (patch_boxes.comp).
+    Buffer patchBoxes;
+    bool usePatchBoxes = false; // layout.cpp: grid.patchList with a metaball or particle source
+    bool patchBoxesDirty = true;
+    Buffer tileFlags; // particles, grid.patchList: the field pass's tiles holding a nonzero sample
     Buffer edgeGridBuf, edgePyramid, indices;            // indexed output
     Buffer binCount, binChunks, binStart, slots, sorted; // particle gather
     Buffer smoothed;                                     // particleSmoothing > 0: smoothed sorted particles
@@ -108,6 +117,8 @@ struct IsoSurface::Impl {
     ComputePipeline metaballBoundsPipe;          // metaballs with a patch list
     ComputePipeline userBoundsPipe;              // user GLSL with a Lipschitz constant (patch list)
     ComputePipeline activatePipe;                // grid.patchList
+    ComputePipeline patchBoxesPipe;              // usePatchBoxes
+    ComputePipeline particleBoundsPipe;          // particles with a patch list
     ComputePipeline edgesClassify, edgeVertices, indicesPipe;
     ComputePipeline countPipe, binScanPipe, binScanTopPipe, sortPipe, gatherPipe, smoothPipe, anisoPipe;
     bool gather = false;
@@ -176,6 +187,16 @@ struct IsoSurface::Impl {
     void addUserPasses(RenderGraph& graph, const IsoRefs& refs);
     Status createPyramidPipelines();
     void addClassifyPass(RenderGraph& graph, const IsoRefs& refs);
+    // usePatchBoxes: the patches' cell boxes, on the first frame.
+    void addPatchBoxesPass(RenderGraph& graph, const IsoRefs& refs);
+    // Particles with a patch list: the patches holding a nonzero tile of the
+    // field pass (gather or resolve: kIsoGatherColumn x kIsoGatherRows samples,
+    // particleTiles() of them), from its tile flags (importTileFlags: the
+    // field stands in without a patch list).
+    Status createParticleBoundsPipelines();
+    uint64_t particleTiles() const;
+    BufferRef importTileFlags(RenderGraph& graph, const IsoRefs& refs);
+    void addParticleBoundsPass(RenderGraph& graph, const IsoRefs& refs, BufferRef tilesRef);
     // grid.patchList: clear levels 0..2, list the active patches, size classify's dispatch.
     void addActivatePasses(RenderGraph& graph, const IsoRefs& refs);
     // Build passes "<prefix><level>" over `levelsBuf` from level `first` up

@@ -145,6 +145,11 @@ Status IsoSurface::Impl::createBuffers() {
         PYRAMARCH_TRY(make(m.classifyArgs, 16, readable | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, MemoryUsage::DeviceLocal,
                            "classify dispatch"));
     }
+    if (m.usePatchBoxes)
+        PYRAMARCH_TRY(
+            make(m.patchBoxes, uint64_t(grid.patchCount) * 16, storage, MemoryUsage::DeviceLocal, "patch boxes"));
+    if (m.usePatchBoxes && info.source == FieldSource::Particles)
+        PYRAMARCH_TRY(make(m.tileFlags, m.particleTiles() * 4, storage, MemoryUsage::DeviceLocal, "tile flags"));
     if (info.source == FieldSource::Volume)
         PYRAMARCH_TRY(make(m.raw, (sizes.samples * 4 + 3) / 4 * 4, storage, MemoryUsage::Upload, "volume staging"));
 
@@ -199,7 +204,9 @@ Status IsoSurface::Impl::createPipelines() {
     switch (info.source) {
     case FieldSource::Metaballs: return createMetaballsPipelines();
     case FieldSource::Volume: return createVolumePipelines();
-    case FieldSource::Particles: return gather ? createGatherPipelines() : createSplatPipelines();
+    case FieldSource::Particles:
+        PYRAMARCH_TRY(gather ? createGatherPipelines() : createSplatPipelines());
+        return createParticleBoundsPipelines();
     case FieldSource::UserGlsl: return createUserPipelines();
     }
     return {};
@@ -420,6 +427,8 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
         refs.patchList = graph.importBuffer(n + ".patchList", m.patchList, computeRead, computeRead);
         refs.classifyArgs = graph.importBuffer(n + ".classifyArgs", m.classifyArgs, computeIndirect, computeIndirect);
     }
+    if (m.usePatchBoxes)
+        refs.patchBoxes = graph.importBuffer(n + ".patchBoxes", m.patchBoxes, computeRead, computeRead);
     if (m.scan) {
         refs.occGrid = graph.importBuffer(n + ".occGrid", m.occGridBuf, computeRead, computeRead, true);
         refs.occupancy = graph.importBuffer(n + ".occupancy", m.occupancy, computeRead, computeRead);

@@ -203,15 +203,22 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     g.scanOccupancy = m.scan ? 1u : 0u;
     g.runBounds = info.source == FieldSource::Volume ? 1u : 0u;
     // Empty-space skipping where the source has bounds (volumes: per-run
-    // value bounds once per upload; metaballs: the patches no ball reaches,
-    // every frame): classify runs only over the patches the activate pass
-    // lists (whole classify groups of patches, so a patch's runs are those
-    // of the dense mapping).
+    // value bounds once per upload; metaballs and particles: the patches no
+    // ball or particle reaches, every frame): classify runs only over the
+    // patches the activate pass lists (whole classify groups of patches, so
+    // a patch's runs are those of the dense mapping). Metaballs and
+    // particles bound a patch by its cell box, stored in 16 bits per axis
+    // (patch_boxes.comp): past 65535 cells on an axis they run dense.
+    // Anisotropic particle kernels run dense too (their gather writes no
+    // tile flags: particle_bounds.comp).
     // User GLSL fields with a Lipschitz constant: the patches whose interval
     // f(centre) +- L r reaches the iso value, every frame (field_user.cpp).
     const bool userBounds = info.source == FieldSource::UserGlsl && info.lipschitz > 0.f;
-    g.patchList =
-        (g.runBounds != 0 || info.source == FieldSource::Metaballs || userBounds) && !m.denseClassify ? 1u : 0u;
+    const bool byPosition =
+        info.source == FieldSource::Metaballs || (info.source == FieldSource::Particles && !info.anisotropic.enabled);
+    const bool boxesFit = sx - 1 <= 0xffff && sy - 1 <= 0xffff && sz - 1 <= 0xffff;
+    g.patchList = (g.runBounds != 0 || (byPosition && boxesFit) || userBounds) && !m.denseClassify ? 1u : 0u;
+    m.usePatchBoxes = g.patchList != 0 && byPosition;
     g.patchCount = uint32_t(groupsOf(cells, uint64_t(gpu::kIsoClassifyCells) * gpu::kIsoClassifyGroupSize) *
                             gpu::kIsoPatchesPerGroup);
     g.indexCapacity = m.indexed ? info.indexCapacity / 3u * 3u : 0u;

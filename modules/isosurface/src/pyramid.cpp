@@ -5,7 +5,8 @@
 // dispatch in shared memory; the same pass builds the occupancy tree
 // ("<name>.occupancy.<level>") and the edge pyramid ("<name>.edges.pyramid.<level>").
 // With a patch list (grid.patchList: sources with value bounds), passes
-// "<name>.classify.clear" (fill levels 0..2 with 0), "<name>.classify.activate"
+// "<name>.classify.boxes" (metaballs, particles: each patch's cell box, first
+// frame only), "<name>.classify.clear" (fill levels 0..2 with 0), "<name>.classify.activate"
 // (list the patches the surface crosses: bounds max >= iso > min) and
 // "<name>.classify.args" (their count -> classify's indirect dispatch) come
 // first, and classify runs over the listed patches only.
@@ -23,6 +24,9 @@ const uint32_t kBuildSpv[] =
     ;
 const uint32_t kActivateSpv[] =
 #include "shaders/isosurface/activate.comp.spv.inc"
+    ;
+const uint32_t kPatchBoxesSpv[] =
+#include "shaders/isosurface/patch_boxes.comp.spv.inc"
     ;
 // ISO_SUBGROUP_ATOMICS variants: one atomic per subgroup. Their own SPIR-V,
 // since they declare capabilities (ballot, arithmetic) a device may lack.
@@ -44,6 +48,7 @@ Status IsoSurface::Impl::createPyramidPipelines() {
                                    subgroupAtomics ? std::span<const uint32_t>(kActivateSubgroupSpv)
                                                    : std::span<const uint32_t>(kActivateSpv),
                                    "classify.activate", 4));
+    if (usePatchBoxes) PYRAMARCH_TRY(makePipeline(patchBoxesPipe, kPatchBoxesSpv, "classify.boxes", 2));
     return makePipeline(build, kBuildSpv, "pyramid", 2);
 }
 
@@ -97,6 +102,22 @@ void IsoSurface::Impl::addPyramidBuild(RenderGraph& graph, const std::string& pr
                 dispatchFolded(ctx, groups, maxGroupsX());
             });
     }
+}
+
+// The grid is fixed, so the patches' cell boxes (patch_boxes.comp) are
+// computed on the first frame only; the metaball and particle bounds passes
+// read them every frame. Added by those sources before their bounds pass
+// (after the field pass, which stays a frame's first pass).
+void IsoSurface::Impl::addPatchBoxesPass(RenderGraph& graph, const IsoRefs& refs) {
+    graph.addPass(info.name + ".classify.boxes", PassKind::Compute)
+        .pipeline(patchBoxesPipe)
+        .storage(0, refs.grid, R)
+        .storage(1, refs.patchBoxes, W)
+        .record([this](PassContext& ctx) {
+            if (!patchBoxesDirty) return;
+            patchBoxesDirty = false;
+            dispatchFolded(ctx, groupsOf(grid.patchCount, gpu::kIsoGroupSize), maxGroupsX());
+        });
 }
 
 // Empty-space skipping: classify then writes only the listed patches, so

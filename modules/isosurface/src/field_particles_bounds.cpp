@@ -1,0 +1,47 @@
+// Field source: particles, both splat methods, with a patch list. Pass
+// "<name>.particles.bounds" (particle_bounds.comp): the patches holding a
+// corner in a tile of samples the field pass found nonzero (the gather, or
+// the scatter's resolve, flags its tiles) get bounds (-inf, +inf), the
+// others (0, 0): the field is exactly 0 there, so for an iso value above 0
+// classify skips them; with an iso value <= 0 every patch is listed. No
+// field read.
+#include "iso_impl.h"
+
+namespace pyramarch::iso {
+namespace {
+const uint32_t kParticleBoundsSpv[] =
+#include "shaders/isosurface/particle_bounds.comp.spv.inc"
+    ;
+} // namespace
+
+Status IsoSurface::Impl::createParticleBoundsPipelines() {
+    if (!grid.patchList) return {};
+    return makePipeline(particleBoundsPipe, kParticleBoundsSpv, "particles.bounds", 4);
+}
+
+uint64_t IsoSurface::Impl::particleTiles() const {
+    return groupsOf(grid.samples.x, gpu::kIsoGatherColumn) * groupsOf(grid.samples.y, gpu::kIsoGatherRows) *
+           grid.samples.z;
+}
+
+BufferRef IsoSurface::Impl::importTileFlags(RenderGraph& graph, const IsoRefs& refs) {
+    if (!grid.patchList) return refs.field;
+    const ExternalUse computeRead{Access::StorageRead, PassKind::Compute};
+    return graph.importBuffer(info.name + ".tileFlags", tileFlags, computeRead, computeRead);
+}
+
+void IsoSurface::Impl::addParticleBoundsPass(RenderGraph& graph, const IsoRefs& refs, BufferRef tilesRef) {
+    addPatchBoxesPass(graph, refs);
+    graph.addPass(info.name + ".particles.bounds", PassKind::Compute)
+        .pipeline(particleBoundsPipe)
+        .storage(0, refs.grid, R)
+        .storage(1, refs.patchBoxes, R)
+        .storage(2, tilesRef, R)
+        .storage(3, refs.patchBounds, W)
+        .record([this](PassContext& ctx) {
+            ctx.pushConstants(push());
+            dispatchFolded(ctx, groupsOf(grid.patchCount, gpu::kIsoGroupSize), maxGroupsX());
+        });
+}
+
+} // namespace pyramarch::iso
