@@ -10,14 +10,18 @@
 // integer, so the sums (and everything after) do not depend on the order the
 // sort left within a bin: the kernels are identical every frame.
 // C's eigen-decomposition (cyclic Jacobi, a fixed number of sweeps: the same
-// operations every time) gives the kernel axes in radii
-//   a_k = sigma_k / ISO_ANISO_BULK_VARIANCE, largest clamped to
-//   [isolatedScale, maxStretch], the others to >= largest / maxRatio,
-// or a_k = isolatedScale for particles with fewer than minNeighbours
-// neighbours, and G' = V diag(1 / a) V^T. The record (kIsoAnisoRecordVec4s)
-// holds the centre (the particle moved by lambda m rn: Yu & Turk's smoothing,
-// lambda 0 leaves it), weight x det G', G = G' / radius and the squared
-// extent (largest axis x radius) the gather culls with.
+// operations every time) gives the kernel axes in radii from the eigenvalue
+// ratios rho_k = sigma_k / sigma_max:
+//   rho_k' = clamp(rho_k / isotropicRatio, 1 / maxRatio, 1)
+// (a soft threshold: the ratios a sampled isotropic neighbourhood shows by
+// chance count as isotropic, stronger anisotropy is kept, less by as much),
+// then a_k = rho_k' / cbrt(rho_0' rho_1' rho_2') (det 1: every kernel keeps
+// the isotropic kernel's volume, flattening along one axis stretches the
+// others) and a_k <= maxStretch. Particles with fewer than minNeighbours
+// neighbours get a_k = isolatedScale. G' = V diag(1 / a) V^T. The record
+// (kIsoAnisoRecordVec4s) holds the centre (the particle moved by lambda m rn:
+// Yu & Turk's smoothing, lambda 0 leaves it), weight x det G', G = G' /
+// radius and the squared extent (largest axis x radius) the gather culls with.
 #include "isosurface/common.glsl"
 
 layout(local_size_x = kIsoGroupSize) in;
@@ -129,13 +133,15 @@ void main() {
         rotate(a, v, 1, 2);
     }
     const float maxRatio = grid.aniso.y, maxStretch = grid.aniso.z, isolated = grid.aniso.w;
+    const vec3 sigma = max(vec3(a[0][0], a[1][1], a[2][2]), vec3(0.0));
+    const float sigmaMax = max(sigma.x, max(sigma.y, sigma.z));
     vec3 axis;
-    if (count < grid.anisoReach.w) {
-        axis = vec3(isolated);
+    // sigmaMax 0: every neighbour at the particle itself, no shape to follow.
+    if (count < grid.anisoReach.w || !(sigmaMax > 0.0)) {
+        axis = vec3(count < grid.anisoReach.w ? isolated : 1.0);
     } else {
-        axis = vec3(a[0][0], a[1][1], a[2][2]) / float(ISO_ANISO_BULK_VARIANCE);
-        const float big = clamp(max(axis.x, max(axis.y, axis.z)), isolated, maxStretch);
-        axis = clamp(axis, vec3(big / maxRatio), vec3(big));
+        const vec3 rho = clamp(sigma / (sigmaMax * grid.particle.w), vec3(1.0 / maxRatio), vec3(1.0));
+        axis = min(rho / pow(rho.x * rho.y * rho.z, 1.0 / 3.0), vec3(maxStretch));
     }
     const vec3 inv = 1.0 / axis;
     // G' = V diag(1/a) V^T (symmetric), then G = G' / radius.
