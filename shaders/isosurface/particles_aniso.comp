@@ -4,7 +4,7 @@
 // 2013), between the sort and the anisotropic gather: one thread per sorted
 // particle j sums, over every binned particle k within the neighbourhood
 // radius rn (itself included), with w = 1 - (|x_k - x_j| / rn)^3:
-//   W = sum w,  m = sum w d / W,  C = sum w d d^T / W - m m^T,  d = (x_k - x_j) / rn,
+//   W = sum w,  m = sum w d / W,  C = sum w d d^T / W - m m^T,  d = (x_k - x_j) (1 / rn),
 // the weighted mean offset and the weighted covariance about the weighted
 // mean. Every term is truncated to 1/kIsoSmoothFixedOne and summed as an
 // integer, so the sums (and everything after) do not depend on the order the
@@ -71,7 +71,7 @@ void main() {
     const uvec3 lo = uvec3(max(ivec3(b) - ivec3(grid.anisoReach.xyz), ivec3(0)));
     const uvec3 hi = min(b + grid.anisoReach.xyz, dims - 1u);
     const float fixedOne = float(kIsoSmoothFixedOne);
-    const float rn = grid.aniso.x;
+    const float rn = grid.aniso.x, invRn = 1.0 / rn;
     uint sumW = 0u, count = 0u;
     ivec3 sumD = ivec3(0);
     ivec3 sumDiag = ivec3(0), sumOff = ivec3(0); // xx yy zz, xy xz yz
@@ -82,23 +82,29 @@ void main() {
         const float dz = max(max(z0 - pw.z, pw.z - (z0 + grid.spacing.z)), 0.0);
         for (uint by = lo.y; by <= hi.y; ++by) {
             // Only the bins of this row the neighbourhood sphere can reach:
-            // its chord through the row's y/z box, widened by a bin for the
-            // rounding of floor(); about half the box's bins are skipped.
-            // Skipped bins hold no particle within rn, so the sums (and the
-            // kernel) are the same as over the whole box.
+            // its chord through the row's y/z box, widened for the rounding
+            // of the chord and of binOf() by 1/16 bin plus 8 ulps of the
+            // largest coordinate (in bins); it was a whole bin each side,
+            // which read ~1/4 more particles for nothing. About half the
+            // box's bins are skipped. Skipped bins hold no particle within
+            // rn, so the sums (and the kernel) are the same as over the
+            // whole box.
             const float y0 = binLo.y + float(by) * grid.spacing.y;
             const float dy = max(max(y0 - pw.y, pw.y - (y0 + grid.spacing.y)), 0.0);
             const float chord2 = rn * rn - (dy * dy + dz * dz);
             if (chord2 < 0.0) continue;
             const float chord = sqrt(chord2);
-            const float fx0 = floor((pw.x - chord - binLo.x) / grid.spacing.x) - 1.0;
-            const float fx1 = floor((pw.x + chord - binLo.x) / grid.spacing.x) + 1.0;
+            const float tx0 = (pw.x - chord - binLo.x) / grid.spacing.x;
+            const float tx1 = (pw.x + chord - binLo.x) / grid.spacing.x;
+            const float slack = 0.0625 + (abs(pw.x) + chord + abs(binLo.x)) / grid.spacing.x * 9.5367431640625e-7;
+            const float fx0 = floor(tx0 - slack);
+            const float fx1 = floor(tx1 + slack);
             const uint x0 = uint(clamp(fx0, float(lo.x), float(hi.x)));
             const uint x1 = uint(clamp(fx1, float(lo.x), float(hi.x)));
             const uint row = dims.x * (by + dims.y * bz);
             const uint end = binStart[row + x1 + 1];
             for (uint k = binStart[row + x0]; k < end; ++k) {
-                precise vec3 d = (sorted[k].xyz - pw.xyz) / rn;
+                precise vec3 d = (sorted[k].xyz - pw.xyz) * invRn;
                 precise float q = d.x * d.x + (d.y * d.y + d.z * d.z);
                 if (q >= 1.0) continue;
                 precise float w = 1.0 - q * sqrt(q);

@@ -83,13 +83,14 @@ void jacobi(double a[3][3], double v[3][3]) {
 std::vector<CpuKernel> anisoCpu(const std::vector<Particle>& ps, float radius, float lambda,
                                 const AnisotropicKernels& an) {
     const float rn = an.neighbourhood * radius;
+    const float invRn = 1.f / rn; // as the shader: one division, then products
     std::vector<CpuKernel> out;
     for (const Particle& x : ps) {
         uint32_t sumW = 0, count = 0, borderline = 0;
         int32_t sumD[3] = {0, 0, 0}, sumDiag[3] = {0, 0, 0}, sumOff[3] = {0, 0, 0};
         for (const Particle& y : ps) {
             float d[3];
-            for (int k = 0; k < 3; ++k) d[k] = (y.position[k] - x.position[k]) / rn;
+            for (int k = 0; k < 3; ++k) d[k] = (y.position[k] - x.position[k]) * invRn;
             const float q = d[0] * d[0] + (d[1] * d[1] + d[2] * d[2]);
             if (std::fabs(q - 1.f) < 1e-5f) ++borderline;
             if (!(q < 1.f)) continue;
