@@ -75,32 +75,12 @@ void main() {
     uint sumW = 0u, count = 0u;
     ivec3 sumD = ivec3(0);
     ivec3 sumDiag = ivec3(0), sumOff = ivec3(0); // xx yy zz, xy xz yz
-    // Bin b spans world [boundsMin + (b - binPad) spacing, + spacing) per axis.
-    const vec3 binLo = grid.boundsMin.xyz - vec3(grid.binPad.xyz) * grid.spacing.xyz;
-    for (uint bz = lo.z; bz <= hi.z; ++bz) {
-        const float z0 = binLo.z + float(bz) * grid.spacing.z;
-        const float dz = max(max(z0 - pw.z, pw.z - (z0 + grid.spacing.z)), 0.0);
+    for (uint bz = lo.z; bz <= hi.z; ++bz)
         for (uint by = lo.y; by <= hi.y; ++by) {
-            // Only the bins of this row the neighbourhood sphere can reach:
-            // its chord through the row's y/z box, widened for the rounding
-            // of the chord and of binOf() by 1/16 bin plus 8 ulps of the
-            // largest coordinate (in bins); it was a whole bin each side,
-            // which read ~1/4 more particles for nothing. About half the
-            // box's bins are skipped. Skipped bins hold no particle within
-            // rn, so the sums (and the kernel) are the same as over the
-            // whole box.
-            const float y0 = binLo.y + float(by) * grid.spacing.y;
-            const float dy = max(max(y0 - pw.y, pw.y - (y0 + grid.spacing.y)), 0.0);
-            const float chord2 = rn * rn - (dy * dy + dz * dz);
-            if (chord2 < 0.0) continue;
-            const float chord = sqrt(chord2);
-            const float tx0 = (pw.x - chord - binLo.x) / grid.spacing.x;
-            const float tx1 = (pw.x + chord - binLo.x) / grid.spacing.x;
-            const float slack = 0.0625 + (abs(pw.x) + chord + abs(binLo.x)) / grid.spacing.x * 9.5367431640625e-7;
-            const float fx0 = floor(tx0 - slack);
-            const float fx1 = floor(tx1 + slack);
-            const uint x0 = uint(clamp(fx0, float(lo.x), float(hi.x)));
-            const uint x1 = uint(clamp(fx1, float(lo.x), float(hi.x)));
+            // Only the bins of this row the neighbourhood sphere can reach
+            // (about half the box's).
+            uint x0, x1;
+            if (!rowBins(pw.xyz, rn, by, bz, lo.x, hi.x, x0, x1)) continue;
             const uint row = dims.x * (by + dims.y * bz);
             const uint end = binStart[row + x1 + 1];
             for (uint k = binStart[row + x0]; k < end; ++k) {
@@ -118,7 +98,6 @@ void main() {
                 ++count;
             }
         }
-    }
     // sumW >= kIsoSmoothFixedOne: the particle itself weighs 1.
     const float W = float(sumW);
     const vec3 m = vec3(sumD) / W;
