@@ -85,10 +85,6 @@ ISO_CONST kIsoRebinSmoothed = 1u;
 // (centre xyz, weight x det G'), (G00 G01 G02 G11), (G12 G22, extent^2, 0),
 // G = G' / radius in 1/world units, extent = the largest kernel axis (world).
 ISO_CONST kIsoAnisoRecordVec4s = 3u;
-// Covariance of a uniformly filled neighbourhood with weights 1 - (d/rn)^3,
-// per axis, in rn^2: (1/3) (1/5 - 1/8) / (1/3 - 1/6) = 3/20. Eigenvalues are
-// divided by it so that bulk particles keep an isotropic kernel of radius 1.
-#define ISO_ANISO_BULK_VARIANCE 0.15
 // Particle gather: samples per thread (a tile of 8 along x by 2 along y
 // sharing its bin rows; measured against 8x1, 4x2, 8x4 and 16x2 on
 // lavapipe), and bins per thread of the bin-start scan.
@@ -154,7 +150,7 @@ struct IsoGrid {
     uint patchList;
     uint patchCount;    // patches of the grid (whole classify groups: kIsoPatchesPerGroup per group)
     uint anisotropic;   // 1: anisotropic particle kernels (AnisotropicKernels; gather only)
-    vec4 particle;      // x: radius, y: 1/radius^2, z: position smoothing lambda (0: off), w unused
+    vec4 particle;      // x: radius, y: 1/radius^2, z: position smoothing lambda (0: off), w: anisotropic isotropicRatio
     // Particle gather: bins are the cells of the sample lattice, extended by
     // binPad cells below and binReach cells above every axis (the cells whose
     // particles can reach a sample): bin = cell + binPad per axis.

@@ -4,20 +4,24 @@
 // 2013), between the sort and the anisotropic gather: one thread per sorted
 // particle j sums, over every binned particle k within the neighbourhood
 // radius rn (itself included), with w = 1 - (|x_k - x_j| / rn)^3:
-//   W = sum w,  m = sum w d / W,  C = sum w d d^T / W - m m^T,  d = (x_k - x_j) / rn,
+//   W = sum w,  m = sum w d / W,  C = sum w d d^T / W - m m^T,  d = (x_k - x_j) (1 / rn),
 // the weighted mean offset and the weighted covariance about the weighted
 // mean. Every term is truncated to 1/kIsoSmoothFixedOne and summed as an
 // integer, so the sums (and everything after) do not depend on the order the
 // sort left within a bin: the kernels are identical every frame.
 // C's eigen-decomposition (cyclic Jacobi, a fixed number of sweeps: the same
-// operations every time) gives the kernel axes in radii
-//   a_k = sigma_k / ISO_ANISO_BULK_VARIANCE, largest clamped to
-//   [isolatedScale, maxStretch], the others to >= largest / maxRatio,
-// or a_k = isolatedScale for particles with fewer than minNeighbours
-// neighbours, and G' = V diag(1 / a) V^T. The record (kIsoAnisoRecordVec4s)
-// holds the centre (the particle moved by lambda m rn: Yu & Turk's smoothing,
-// lambda 0 leaves it), weight x det G', G = G' / radius and the squared
-// extent (largest axis x radius) the gather culls with.
+// operations every time) gives the kernel axes in radii from the eigenvalue
+// ratios rho_k = sigma_k / sigma_max:
+//   rho_k' = clamp(rho_k / isotropicRatio, 1 / maxRatio, 1)
+// (a soft threshold: the ratios a sampled isotropic neighbourhood shows by
+// chance count as isotropic, stronger anisotropy is kept, less by as much),
+// then a_k = rho_k' / cbrt(rho_0' rho_1' rho_2') (det 1: every kernel keeps
+// the isotropic kernel's volume, flattening along one axis stretches the
+// others) and a_k <= maxStretch. Particles with fewer than minNeighbours
+// neighbours get a_k = isolatedScale. G' = V diag(1 / a) V^T. The record
+// (kIsoAnisoRecordVec4s) holds the centre (the particle moved by lambda m rn:
+// Yu & Turk's smoothing, lambda 0 leaves it), weight x det G', G = G' /
+// radius and the squared extent (largest axis x radius) the gather culls with.
 #include "isosurface/common.glsl"
 
 layout(local_size_x = kIsoGroupSize) in;
@@ -67,34 +71,20 @@ void main() {
     const uvec3 lo = uvec3(max(ivec3(b) - ivec3(grid.anisoReach.xyz), ivec3(0)));
     const uvec3 hi = min(b + grid.anisoReach.xyz, dims - 1u);
     const float fixedOne = float(kIsoSmoothFixedOne);
-    const float rn = grid.aniso.x;
+    const float rn = grid.aniso.x, invRn = 1.0 / rn;
     uint sumW = 0u, count = 0u;
     ivec3 sumD = ivec3(0);
     ivec3 sumDiag = ivec3(0), sumOff = ivec3(0); // xx yy zz, xy xz yz
-    // Bin b spans world [boundsMin + (b - binPad) spacing, + spacing) per axis.
-    const vec3 binLo = grid.boundsMin.xyz - vec3(grid.binPad.xyz) * grid.spacing.xyz;
-    for (uint bz = lo.z; bz <= hi.z; ++bz) {
-        const float z0 = binLo.z + float(bz) * grid.spacing.z;
-        const float dz = max(max(z0 - pw.z, pw.z - (z0 + grid.spacing.z)), 0.0);
+    for (uint bz = lo.z; bz <= hi.z; ++bz)
         for (uint by = lo.y; by <= hi.y; ++by) {
-            // Only the bins of this row the neighbourhood sphere can reach:
-            // its chord through the row's y/z box, widened by a bin for the
-            // rounding of floor(); about half the box's bins are skipped.
-            // Skipped bins hold no particle within rn, so the sums (and the
-            // kernel) are the same as over the whole box.
-            const float y0 = binLo.y + float(by) * grid.spacing.y;
-            const float dy = max(max(y0 - pw.y, pw.y - (y0 + grid.spacing.y)), 0.0);
-            const float chord2 = rn * rn - (dy * dy + dz * dz);
-            if (chord2 < 0.0) continue;
-            const float chord = sqrt(chord2);
-            const float fx0 = floor((pw.x - chord - binLo.x) / grid.spacing.x) - 1.0;
-            const float fx1 = floor((pw.x + chord - binLo.x) / grid.spacing.x) + 1.0;
-            const uint x0 = uint(clamp(fx0, float(lo.x), float(hi.x)));
-            const uint x1 = uint(clamp(fx1, float(lo.x), float(hi.x)));
+            // Only the bins of this row the neighbourhood sphere can reach
+            // (about half the box's).
+            uint x0, x1;
+            if (!rowBins(pw.xyz, rn, by, bz, lo.x, hi.x, x0, x1)) continue;
             const uint row = dims.x * (by + dims.y * bz);
             const uint end = binStart[row + x1 + 1];
             for (uint k = binStart[row + x0]; k < end; ++k) {
-                precise vec3 d = (sorted[k].xyz - pw.xyz) / rn;
+                precise vec3 d = (sorted[k].xyz - pw.xyz) * invRn;
                 precise float q = d.x * d.x + (d.y * d.y + d.z * d.z);
                 if (q >= 1.0) continue;
                 precise float w = 1.0 - q * sqrt(q);
@@ -108,7 +98,6 @@ void main() {
                 ++count;
             }
         }
-    }
     // sumW >= kIsoSmoothFixedOne: the particle itself weighs 1.
     const float W = float(sumW);
     const vec3 m = vec3(sumD) / W;
@@ -129,13 +118,15 @@ void main() {
         rotate(a, v, 1, 2);
     }
     const float maxRatio = grid.aniso.y, maxStretch = grid.aniso.z, isolated = grid.aniso.w;
+    const vec3 sigma = max(vec3(a[0][0], a[1][1], a[2][2]), vec3(0.0));
+    const float sigmaMax = max(sigma.x, max(sigma.y, sigma.z));
     vec3 axis;
-    if (count < grid.anisoReach.w) {
-        axis = vec3(isolated);
+    // sigmaMax 0: every neighbour at the particle itself, no shape to follow.
+    if (count < grid.anisoReach.w || !(sigmaMax > 0.0)) {
+        axis = vec3(count < grid.anisoReach.w ? isolated : 1.0);
     } else {
-        axis = vec3(a[0][0], a[1][1], a[2][2]) / float(ISO_ANISO_BULK_VARIANCE);
-        const float big = clamp(max(axis.x, max(axis.y, axis.z)), isolated, maxStretch);
-        axis = clamp(axis, vec3(big / maxRatio), vec3(big));
+        const vec3 rho = clamp(sigma / (sigmaMax * grid.particle.w), vec3(1.0 / maxRatio), vec3(1.0));
+        axis = min(rho / pow(rho.x * rho.y * rho.z, 1.0 / 3.0), vec3(maxStretch));
     }
     const vec3 inv = 1.0 / axis;
     // G' = V diag(1/a) V^T (symmetric), then G = G' / radius.

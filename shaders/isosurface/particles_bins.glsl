@@ -15,4 +15,30 @@ bool binOf(vec3 p, out uint bin) {
     bin = u.x + grid.binDims.x * (u.y + grid.binDims.y * u.z);
     return true;
 }
+
+// The bins of row (by, bz) that the sphere of radius rad around p reaches,
+// clamped to [lo, hi]; false if it misses the row's y/z box. Its chord
+// through that box, widened for the rounding of the chord and of binOf() by
+// 1/16 bin plus 8 ulps of the largest coordinate (in bins). Skipped bins
+// hold no particle within rad, so sums over the returned bins equal those
+// over the whole box.
+bool rowBins(vec3 p, float rad, uint by, uint bz, uint lo, uint hi, out uint x0, out uint x1) {
+    // Bin b spans world [boundsMin + (b - binPad) spacing, + spacing) per axis.
+    const vec3 binLo = grid.boundsMin.xyz - vec3(grid.binPad.xyz) * grid.spacing.xyz;
+    const float z0 = binLo.z + float(bz) * grid.spacing.z;
+    const float dz = max(max(z0 - p.z, p.z - (z0 + grid.spacing.z)), 0.0);
+    const float y0 = binLo.y + float(by) * grid.spacing.y;
+    const float dy = max(max(y0 - p.y, p.y - (y0 + grid.spacing.y)), 0.0);
+    const float chord2 = rad * rad - (dy * dy + dz * dz);
+    x0 = lo;
+    x1 = hi;
+    if (chord2 < 0.0) return false;
+    const float chord = sqrt(chord2);
+    const float tx0 = (p.x - chord - binLo.x) / grid.spacing.x;
+    const float tx1 = (p.x + chord - binLo.x) / grid.spacing.x;
+    const float slack = 0.0625 + (abs(p.x) + chord + abs(binLo.x)) / grid.spacing.x * 9.5367431640625e-7;
+    x0 = uint(clamp(floor(tx0 - slack), float(lo), float(hi)));
+    x1 = uint(clamp(floor(tx1 + slack), float(lo), float(hi)));
+    return true;
+}
 #endif

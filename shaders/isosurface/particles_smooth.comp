@@ -43,9 +43,13 @@ void main() {
     ivec3 sumD = ivec3(0);
     for (uint bz = lo.z; bz <= hi.z; ++bz)
         for (uint by = lo.y; by <= hi.y; ++by) {
+            // Only the bins of this row the support sphere can reach (about
+            // half the box's).
+            uint x0, x1;
+            if (!rowBins(pw.xyz, grid.particle.x, by, bz, lo.x, hi.x, x0, x1)) continue;
             const uint row = dims.x * (by + dims.y * bz);
-            const uint end = binStart[row + hi.x + 1];
-            for (uint k = binStart[row + lo.x]; k < end; ++k) {
+            const uint end = binStart[row + x1 + 1];
+            for (uint k = binStart[row + x0]; k < end; ++k) {
                 // Offset in radii, squared distance in radii^2.
                 precise vec3 d = (sorted[k].xyz - pw.xyz) / grid.particle.x;
                 precise float q = d.x * d.x + (d.y * d.y + d.z * d.z);

@@ -254,6 +254,23 @@ Mesh surfaceOf(IsoSmooth& t, Device& device, const std::vector<std::array<float,
     return mesh.ok() ? mesh.value() : Mesh{};
 }
 
+// Connected pieces of a welded mesh (triangles sharing a vertex): a closed
+// surface is one; a shell under it (a low-density spot inside the fluid) or
+// a lone droplet is one more each.
+size_t components(const Mesh& mesh) {
+    std::vector<uint32_t> parent(mesh.positions.size());
+    for (uint32_t i = 0; i < parent.size(); ++i) parent[i] = i;
+    const auto root = [&](uint32_t i) {
+        while (parent[i] != i) i = parent[i] = parent[parent[i]];
+        return i;
+    };
+    for (size_t t = 0; t + 2 < mesh.indices.size(); t += 3)
+        for (int k = 1; k < 3; ++k) parent[root(mesh.indices[t + k])] = root(mesh.indices[t]);
+    size_t n = 0;
+    for (uint32_t i = 0; i < parent.size(); ++i) n += root(i) == i;
+    return n;
+}
+
 } // namespace
 
 // Surface quality of the four kernel modes, on a regular lattice and on one
@@ -284,9 +301,11 @@ TEST_F(IsoSmooth, SphereDistanceByKernelMode) {
             return p[0] * p[0] + p[1] * p[1] + p[2] * p[2] <= R * R;
         });
         double mean[4] = {}, signedMean[4] = {}, maxD[4] = {};
+        size_t pieces[4] = {};
         for (int m = 0; m < 4; ++m) {
             const Mesh mesh = surfaceOf(*this, device(), xyz, s, kModes[m].lambda, kModes[m].anisotropic);
             ASSERT_GT(mesh.positions.size(), 1000u);
+            pieces[m] = components(mesh);
             for (const auto& v : mesh.positions) {
                 const double d = std::sqrt(double(v[0]) * v[0] + double(v[1]) * v[1] + double(v[2]) * v[2]) - R;
                 mean[m] += std::fabs(d);
@@ -296,25 +315,30 @@ TEST_F(IsoSmooth, SphereDistanceByKernelMode) {
             mean[m] /= double(mesh.positions.size());
             signedMean[m] /= double(mesh.positions.size());
             std::printf("sphere R=%.2f, %zu particles of spacing %.2f, jitter %.1f s, %-12s: %zu vertices, "
-                        "distance to the sphere mean %.4f (signed %+.4f) max %.4f = %.3f / %.3f spacings\n",
+                        "distance to the sphere mean %.4f (signed %+.4f) max %.4f = %.3f / %.3f spacings, %zu "
+                        "piece(s)\n",
                         R, xyz.size(), s, jitter, kModes[m].name, mesh.positions.size(), mean[m], signedMean[m],
-                        maxD[m], mean[m] / s, maxD[m] / s);
+                        maxD[m], mean[m] / s, maxD[m] / s, pieces[m]);
         }
         // Smoothing pulls the surface in, by a bounded amount.
         EXPECT_LT(signedMean[1], signedMean[0]) << jitter;
         EXPECT_LT(mean[1], mean[0] + 0.1 * s) << jitter;
-        // Anisotropic kernels: on the lattice, much closer to the sphere on
-        // average (measured 0.57x) and no further at worst. Jittered, the
-        // mean is about the isotropic one (measured 1.05x) but small shells
-        // appear under the surface where jitter leaves thin spots between
-        // flattened kernels (measured max 5.2 spacings): asserted only not
-        // to get worse than that, so a change that makes it so shows up.
+        // Isotropic kernels: one closed surface.
+        EXPECT_EQ(pieces[0], 1u) << jitter;
+        // Anisotropic kernels: closer to the sphere on average, lattice
+        // (measured 0.55x) and jittered (0.64x), one piece, and on the
+        // lattice no further at worst. Jittered, the farthest vertex is a
+        // dimple over a spot where the isotropic field itself is only 2 %
+        // above the iso value (measured 1.34x the isotropic max). Before
+        // the volume-preserving, noise-thresholded axes the jittered mean
+        // was 1.05x, with shells under the surface reaching 5.2 spacings.
+        EXPECT_EQ(pieces[2], 1u) << jitter;
         if (jitter == 0.f) {
             EXPECT_LT(mean[2], 0.7 * mean[0]);
             EXPECT_LE(maxD[2], maxD[0]);
         } else {
-            EXPECT_LT(mean[2], 1.15 * mean[0]);
-            EXPECT_LT(maxD[2], 6 * s);
+            EXPECT_LT(mean[2], 0.8 * mean[0]);
+            EXPECT_LT(maxD[2], 1.5 * maxD[0]);
         }
     }
 }
@@ -357,11 +381,15 @@ TEST_F(IsoSmooth, BlockTopFlatnessByKernelMode) {
             EXPECT_LT(rms[1], 0.8 * rms[0]);
         else
             EXPECT_LT(rms[1], rms[0]);
-        // Anisotropic kernels: flatter than isotropic ones, by far on the
-        // lattice (measured 0.07x), measurably jittered (0.85x).
+        // Anisotropic kernels: flatter than isotropic ones (measured 0.79x on
+        // the lattice, 0.80x jittered). The top layer's eigenvalue ratio
+        // (0.39 on the lattice) is not far under isotropicRatio, so its
+        // kernels flatten to 0.84 radii: the lattice's former 0.07x came
+        // from kernels flattened to a quarter, which opened shells under
+        // jittered surfaces.
         if (jitter == 0.f)
-            EXPECT_LT(rms[2], 0.2 * rms[0]);
+            EXPECT_LT(rms[2], 0.9 * rms[0]);
         else
-            EXPECT_LT(rms[2], 0.92 * rms[0]);
+            EXPECT_LT(rms[2], 0.85 * rms[0]);
     }
 }

@@ -328,6 +328,8 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                 return bad("maxRatio", an.maxRatio, "[1, 64]");
             if (!std::isfinite(an.maxStretch) || !(an.maxStretch >= 1.f) || an.maxStretch > 4.f)
                 return bad("maxStretch", an.maxStretch, "[1, 4] (particle radii)");
+            if (!std::isfinite(an.isotropicRatio) || !(an.isotropicRatio > 0.f) || an.isotropicRatio > 1.f)
+                return bad("isotropicRatio", an.isotropicRatio, "(0, 1]");
             if (!std::isfinite(an.isolatedScale) || !(an.isolatedScale > 0.f) || an.isolatedScale > an.maxStretch)
                 return bad("isolatedScale", an.isolatedScale, "(0, maxStretch] (particle radii)");
             if (an.minNeighbours < 1)
@@ -346,7 +348,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                                                                  ")" + dev);
         }
         g.particle = {info.particleRadius, 1.f / (info.particleRadius * info.particleRadius), info.particleSmoothing,
-                      0.f};
+                      an.enabled ? an.isotropicRatio : 0.f};
         m.gather = splat == SplatMethod::Gather;
         m.aniso = an.enabled;
         // With anisotropic kernels the aniso pass moves the kernel centres

@@ -151,13 +151,15 @@ enum class ParticleInput {
 // isotropic kernel of particleRadius when G_i = I / r, so iso values keep
 // their meaning. c_i = the particle, or with particleSmoothing lambda
 // x + lambda (mean - x) of the same neighbourhood (the paper's smoothing).
-// Kernel axes (in particleRadius): a_k = sigma_k / sigmaBulk, sigma_k the
-// covariance eigenvalues in neighbourhood radii^2 and sigmaBulk = 3/20 that
-// of a uniformly filled neighbourhood (so the bulk stays ~isotropic), then
-// the largest clamped to [isolatedScale, maxStretch] (a bounded support for
-// the gather's search, no needle-thin kernels from a tight clump) and the
-// others to >= largest / maxRatio; particles with fewer than minNeighbours
-// neighbours (itself included) get a_k = isolatedScale.
+// Kernel axes (in particleRadius) from the covariance eigenvalue ratios
+// rho_k = sigma_k / sigma_max: rho_k' = clamp(rho_k / isotropicRatio,
+// 1 / maxRatio, 1) (ratios a sampled isotropic neighbourhood shows by chance
+// count as isotropic), a_k = rho_k' / cbrt(rho_0' rho_1' rho_2') so every
+// kernel keeps the isotropic kernel's volume (bulk kernels are the
+// isotropic one; a flattened kernel stretches along the surface), then
+// a_k <= maxStretch (a bounded support for the gather's search); particles
+// with fewer than minNeighbours neighbours (itself included) get
+// a_k = isolatedScale.
 // See modules/isosurface/README.md for what these cost and change.
 struct AnisotropicKernels {
     bool enabled = false;
@@ -170,8 +172,15 @@ struct AnisotropicKernels {
     float maxRatio = 4.f;
     // Largest kernel axis in particleRadius: bounds the support the gather
     // searches (maxStretch x particleRadius). In [1, 4]; 1 costs the gather
-    // nothing beyond the isotropic one.
+    // nothing beyond the isotropic one, but flattened kernels then lose
+    // volume instead of stretching.
     float maxStretch = 1.f;
+    // Eigenvalue ratios at or above this count as isotropic: the chance
+    // anisotropy of a full neighbourhood (jittered particles: ratios down to
+    // ~0.75 at the default neighbourhood) would otherwise deform bulk
+    // kernels and open thin spots under the surface. Below it, ratios are
+    // divided by it (a soft threshold). In (0, 1]; 1 keeps the raw ratios.
+    float isotropicRatio = 0.5f;
     // Fewer neighbours than this (itself included): isotropic kernel
     // (Yu & Turk's N_eps). >= 1.
     uint32_t minNeighbours = 25;
