@@ -444,6 +444,7 @@ Result<std::unique_ptr<FluidScene>> FluidScene::create(Device& device, const Flu
     info.particleRadius = support;
     info.splat = iso::SplatMethod::Auto; // gathers with smoothing (it needs the sorted particles)
     info.particleSmoothing = settings.smoothing;
+    info.anisotropic.enabled = settings.anisotropic;
     info.particleInput = iso::ParticleInput::GpuBuffer;
     info.particleBuffer = &s->particles_;
     info.isoValue = s->isoValue();
@@ -637,10 +638,11 @@ void FluidScene::ui(sample::SceneConfig& config) {
     int count = int(settings_.particles);
     if (ImGui::SliderInt("particles", &count, 1000, 400000)) config.particles = uint32_t(count);
     if (ImGui::IsItemDeactivatedAfterEdit()) config.recreate = true;
-    int mode = settings_.smoothing > 0.f ? 1 : 0;
-    static const char* modes[] = {"isotropic", "smoothed (Yu & Turk positions)"};
-    if (ImGui::Combo("kernel", &mode, modes, 2)) {
-        config.particleSmoothing = mode ? 0.5f : 0.f;
+    int mode = settings_.anisotropic ? 2 : settings_.smoothing > 0.f ? 1 : 0;
+    static const char* modes[] = {"isotropic", "smoothed (Yu & Turk positions)", "anisotropic (Yu & Turk kernels)"};
+    if (ImGui::Combo("kernel", &mode, modes, 3)) {
+        config.particleSmoothing = mode == 1 ? 0.5f : 0.f;
+        config.anisotropic = mode == 2;
         config.recreate = true;
     }
     if (ImGui::SliderFloat("threshold (x rest density)", &settings_.threshold, 0.05f, 1.5f))
@@ -653,6 +655,7 @@ Result<std::unique_ptr<sample::Scene>> makeFluidScene(Device& device, const samp
     base.particles = config.particles;
     if (!std::isnan(config.surfaceThreshold)) base.threshold = config.surfaceThreshold;
     base.smoothing = config.particleSmoothing;
+    base.anisotropic = config.anisotropic;
     base.indexed = config.indexed;
     base.normals = config.normals;
     auto r = FluidScene::create(device, base);

@@ -51,10 +51,12 @@ struct FluidSettings {
     float cfl = 1.f;
     // Surface: grid spacing in particle spacings; iso value as a fraction of
     // the kernel's rest density; the module's particle position smoothing
-    // (0: isotropic kernels, else the "smoothed" kernel mode, gather splat).
+    // (0: isotropic kernels, else the "smoothed" kernel mode, gather splat);
+    // the module's anisotropic kernels (the "anisotropic" kernel mode).
     float voxelSize = 1.f;
     float threshold = 0.6f;
     float smoothing = 0.f;
+    bool anisotropic = false;
     // Vertices (non-indexed): the 100k dam break needs about 120,000; room
     // for the finer surfaces of 400k particles.
     uint32_t vertexCapacity = 3u << 18;

@@ -29,14 +29,16 @@ int main(int argc, char** argv) {
             ->check(sample::finiteFloat())
             ->check(CLI::Range(0.01f, 2.f));
         cli.add_option("--kernel", kernel,
-                       "Surface kernel: isotropic | smoothed (particle position smoothing 0.5 before the splat)")
-            ->check(CLI::IsMember({"isotropic", "smoothed"}));
+                       "Surface kernel: isotropic | smoothed (particle position smoothing 0.5 before the splat) | "
+                       "anisotropic (Yu & Turk's stretched kernels from each particle's neighbours)")
+            ->check(CLI::IsMember({"isotropic", "smoothed", "anisotropic"}));
         cli.add_option("--voxel", settings.voxelSize, "Surface grid spacing in particle spacings (default 1)")
             ->check(sample::finiteFloat())
             ->check(CLI::Range(0.25f, 8.f));
     };
     app.prepare = [&](sample::SceneConfig& config) -> pyramarch::Status {
         config.particleSmoothing = kernel == "smoothed" ? 0.5f : 0.f;
+        config.anisotropic = kernel == "anisotropic";
         return {};
     };
     app.makeScene = [&settings](pyramarch::Device& device, const sample::SceneConfig& config) {

@@ -17,6 +17,9 @@ layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) readonly buffer BinStartBuf { uint binStart[]; };
 layout(set = 0, binding = 2, std430) readonly buffer KernelBuf { vec4 kernels[]; };
 layout(set = 0, binding = 3, std430) writeonly buffer FieldBuf { float field[]; };
+// grid.patchList: per tile, 1 when one of its samples is nonzero, as the
+// isotropic gather writes (particle_bounds.comp lists the patches from them).
+layout(set = 0, binding = 4, std430) writeonly buffer TileFlagsBuf { uint tileFlags[]; };
 
 #include "isosurface/particles_kernel.glsl"
 
@@ -72,10 +75,16 @@ void main() {
                 }
             }
         }
+    bool nonzero = false;
     [[unroll]] for (uint r = 0; r < R; ++r) {
         if (y0 + r >= grid.samples.y) break;
         const uint base = x0 + grid.samples.x * (y0 + r + grid.samples.y * z);
         [[unroll]] for (uint k = 0; k < K; ++k)
-            if (x0 + k < grid.samples.x) field[base + k] = float(sum[r][k]) / float(kIsoSplatFixedOne);
+            if (x0 + k < grid.samples.x) {
+                field[base + k] = float(sum[r][k]) / float(kIsoSplatFixedOne);
+                nonzero = nonzero || sum[r][k] != 0u;
+            }
     }
+    // Every tile is written every frame: no clear needed.
+    if (grid.patchList != 0u) tileFlags[t] = nonzero ? 1u : 0u;
 }

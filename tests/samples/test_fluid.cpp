@@ -337,6 +337,48 @@ TEST_F(FluidGpu, SurfacesHeadlessThroughTheSampleFramework) {
     }
 }
 
+// The sample's kernel modes (--kernel, the panel's combo) reach the module:
+// smoothed runs the position-smoothing pass, anisotropic the kernel pass,
+// each still a closed surface of the same block.
+TEST_F(FluidGpu, KernelModesReachTheSurface) {
+    struct Mode {
+        const char* name;
+        float smoothing;
+        bool anisotropic;
+        const char* pass; // present in this mode only
+    };
+    const Mode modes[] = {{"isotropic", 0.f, false, nullptr},
+                          {"smoothed", 0.5f, false, "fluid.particles.smooth"},
+                          {"anisotropic", 0.f, true, "fluid.particles.aniso"}};
+    for (const Mode& m : modes) {
+        SCOPED_TRACE(m.name);
+        sample::SceneConfig config;
+        config.particles = 3000;
+        config.particleSmoothing = m.smoothing;
+        config.anisotropic = m.anisotropic;
+        auto scene = fluid::makeFluidScene(device(), config, smallSettings(3000));
+        ASSERT_TRUE(scene.ok()) << scene.message();
+        sample::CommonOptions o;
+        o.headless = true;
+        o.frames = 2;
+        o.width = 64;
+        o.height = 48;
+        sample::StatsRecorder stats;
+        ASSERT_OK(sample::runHeadless(device(), **scene, o, stats));
+        ASSERT_EQ(stats.frames().size(), 2u);
+        const sample::FrameStats& f = stats.frames().back();
+        EXPECT_GT(f.triangles, 100u);
+        EXPECT_FALSE(f.overflow);
+        bool smooth = false, aniso = false;
+        for (const PassTiming& t : f.passes) {
+            smooth |= t.name == "fluid.particles.smooth";
+            aniso |= t.name == "fluid.particles.aniso";
+        }
+        EXPECT_EQ(smooth, m.smoothing > 0.f);
+        EXPECT_EQ(aniso, m.anisotropic);
+    }
+}
+
 TEST_F(FluidGpu, CreateRejectsBadSettings) {
     fluid::FluidSettings s = smallSettings();
     s.particles = 0;

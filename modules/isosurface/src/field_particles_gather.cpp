@@ -54,7 +54,7 @@ Status IsoSurface::Impl::createGatherPipelines() {
     if (smooth) PYRAMARCH_TRY(makePipeline(smoothPipe, kSmoothSpv, "particles.smooth", 4));
     if (aniso) {
         PYRAMARCH_TRY(makePipeline(anisoPipe, kAnisoSpv, "particles.aniso", 4));
-        return makePipeline(gatherPipe, kGatherAnisoSpv, "particles.gather.aniso", 4);
+        return makePipeline(gatherPipe, kGatherAnisoSpv, "particles.gather.aniso", 5);
     }
     return makePipeline(gatherPipe, kGatherSpv, "particles.gather", 5);
 }
@@ -173,8 +173,9 @@ void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) 
             });
     }
     const uint64_t runs = particleTiles();
-    // With a patch list the isotropic gather also flags its tiles holding a
-    // nonzero sample (else the field stands in, never written through it).
+    // With a patch list the gather (isotropic or anisotropic) also flags its
+    // tiles holding a nonzero sample (else the field stands in, never
+    // written through it).
     const BufferRef tilesRef = importTileFlags(graph, refs);
     PassBuilder gatherPass = graph.addPass(n + ".particles.gather", PassKind::Compute);
     gatherPass.pipeline(gatherPipe)
@@ -186,7 +187,7 @@ void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) 
             ctx.pushConstants(push());
             dispatchFolded(ctx, groupsOf(runs, gpu::kIsoGroupSize), maxGroupsX());
         });
-    if (!aniso) gatherPass.storage(4, tilesRef, W);
+    gatherPass.storage(4, tilesRef, W);
     // The patches with a nonzero tile (field_particles_bounds.cpp).
     if (grid.patchList) addParticleBoundsPass(graph, refs, tilesRef);
 }

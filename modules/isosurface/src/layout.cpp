@@ -209,13 +209,10 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     // a patch's runs are those of the dense mapping). Metaballs and
     // particles bound a patch by its cell box, stored in 16 bits per axis
     // (patch_boxes.comp): past 65535 cells on an axis they run dense.
-    // Anisotropic particle kernels run dense too (their gather writes no
-    // tile flags: particle_bounds.comp).
     // User GLSL fields with a Lipschitz constant: the patches whose interval
     // f(centre) +- L r reaches the iso value, every frame (field_user.cpp).
     const bool userBounds = info.source == FieldSource::UserGlsl && info.lipschitz > 0.f;
-    const bool byPosition =
-        info.source == FieldSource::Metaballs || (info.source == FieldSource::Particles && !info.anisotropic.enabled);
+    const bool byPosition = info.source == FieldSource::Metaballs || info.source == FieldSource::Particles;
     const bool boxesFit = sx - 1 <= 0xffff && sy - 1 <= 0xffff && sz - 1 <= 0xffff;
     g.patchList = (g.runBounds != 0 || (byPosition && boxesFit) || userBounds) && !m.denseClassify ? 1u : 0u;
     m.usePatchBoxes = g.patchList != 0 && byPosition;
