@@ -15,7 +15,7 @@
 // leaf.comp's, one level up.
 bool cellParent(uint k, uvec3 c, out uint parent) {
     uint d = params.dims.w;
-    if ((params.flags & VOX_BOTTOM_UP) != 0u) {
+    if ((kVoxFlags & VOX_BOTTOM_UP) != 0u) {
         // Truncated: a tile can fit the pool while one above it did not;
         // only what is reachable from the root is in the tree (leaf.comp).
         if (counters.tilesFailed != 0u || counters.failedAboveLeaves != 0u) return voxDescend(c, d - 1u, parent);
@@ -26,7 +26,7 @@ bool cellParent(uint k, uvec3 c, out uint parent) {
         parent = 8u * tile + voxOctant(c, d - 2u, d);
         return true;
     }
-    if ((params.flags & VOX_CURSORS) != 0u) {
+    if ((kVoxFlags & VOX_CURSORS) != 0u) {
         // The flag passes' cursor of the cell: its node after the last one.
         parent = cursors[k];
         return parent != VOX_NO_NODE;

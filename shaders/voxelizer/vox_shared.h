@@ -43,20 +43,25 @@ struct ComputeParams {
     uint level;       // level this launch works on
     uint fragmentCapacity;
     uint tileCapacity;
-    uint flags;       // VOX_CURSORS | VOX_BOTTOM_UP
     uint hashMask;    // bottom-up build: tile hash slots - 1 (a power of two minus one)
     uint cellWords;   // words of the cell bitmap; the cell list follows it in the same buffer
-    uint pad[2];
+    uint pad[3];
 };
 
-// ComputeParams.flags: flag/leaf continue from each fragment's node of the
+// The build's flags (below) are fixed for a voxelizer's lifetime and reach
+// the compute shaders as specialization constant kVoxFlagsId (kVoxFlags in
+// vox_compute.glsl), not as a push constant: lavapipe runs both sides of a
+// branch, even a uniform one, so each pipeline compiles its build's branches only.
+VOX_CONST VOX_FLAGS_SPEC_ID = 1u;
+
+// Build flag: flag/leaf continue from each fragment's node of the
 // previous level (kept in the cursor buffer) instead of descending from the root.
 VOX_CONST VOX_CURSORS = 1u;
 VOX_CONST VOX_NO_NODE = 0xffffffffu;
-// ComputeParams.flags: the octree was built bottom-up (keys.comp / link.comp),
+// Build flag: the octree was built bottom-up (keys.comp / link.comp),
 // so the leaf pass finds a fragment's leaf tile in the tile hash.
 VOX_CONST VOX_BOTTOM_UP = 2u;
-// ComputeParams.flags: LeafMerge::PerCell, fragments are sorted by cell and
+// Build flag: LeafMerge::PerCell, fragments are sorted by cell and
 // one thread per cell merges its leaves and their parent (leaf_sort.comp,
 // leaf_merge.comp) instead of one thread per fragment with atomics.
 VOX_CONST VOX_SORTED_LEAVES = 4u;
