@@ -85,7 +85,10 @@ VOX_CONST VOX_DISPATCH_CELLS = VOX_DISPATCH_TILES + 1u;
 VOX_CONST VOX_DISPATCH_LEAF_ATOMIC = VOX_DISPATCH_CELLS + 1u;
 VOX_CONST VOX_DISPATCH_LEAF_MERGE = VOX_DISPATCH_CELLS + 2u;
 VOX_CONST VOX_DISPATCH_DEEP_MIPMAP = VOX_DISPATCH_CELLS + 3u;
-VOX_CONST VOX_DISPATCH_ENTRIES = VOX_DISPATCH_CELLS + 4u;
+// Top-down build: entry VOX_DISPATCH_QUADS + l = one thread per 4 nodes of
+// level l (init.comp's wide stores).
+VOX_CONST VOX_DISPATCH_QUADS = VOX_DISPATCH_CELLS + 4u;
+VOX_CONST VOX_DISPATCH_ENTRIES = VOX_DISPATCH_QUADS + VOX_MAX_LEVELS;
 // The most fragments one leaf_merge.comp thread loops over. Lavapipe ends a
 // shader's loops after 65535 iterations in all (measured: a cell of ~130k
 // fragments merged 65532 of them), and one thread looping that long would

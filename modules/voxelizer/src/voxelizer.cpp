@@ -643,7 +643,7 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
                           .use(dispatchRef, Access::IndirectRead)
                           .storage(0, countersRef, R),
                       RW)
-                .record(computePass(l + 1, int(2 + l)));
+                .record(computePass(l + 1, int(gpu::VOX_DISPATCH_QUADS + l + 1)));
         }
     }
     // One thread per fragment, atomics into its leaf: the merge of LeafMerge::Atomic,
