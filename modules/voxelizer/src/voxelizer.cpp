@@ -180,8 +180,8 @@ struct Voxelizer::Impl {
 
     GraphicsPipeline raster;
     ComputePipeline smallTriangles; // TrianglePath::Split only
-    ComputePipeline args, flag, alloc, init, leaf, mipmap, denseFill, keys, link, cellMark, cellList, leafCount,
-        leafRanges, leafScatter, leafMerge;
+    ComputePipeline args, flag, alloc, init, leaf, mipmap, mipmapLeafParents, denseFill, keys, link, cellMark, cellList,
+        leafCount, leafRanges, leafScatter, leafMerge;
 
     // Host state.
     uint32_t currentSlot = 0;
@@ -344,7 +344,7 @@ Status Voxelizer::Impl::createPipelines() {
         ComputePipeline* out;
         std::span<const uint32_t> spv;
         const char* name;
-        uint32_t step = 0; // leaf_sort.comp's kStep
+        uint32_t step = 0; // specialization constant 2: leaf_sort.comp's kStep, mipmap.comp's kLeafParents
     };
     const Item items[] = {{&args, kArgsSpv, "vox.args"},
                           {&flag, kFlagSpv, "vox.flag"},
@@ -352,6 +352,7 @@ Status Voxelizer::Impl::createPipelines() {
                           {&init, kInitSpv, "vox.init"},
                           {&leaf, kLeafSpv, "vox.leaf"},
                           {&mipmap, kMipmapSpv, "vox.mipmap"},
+                          {&mipmapLeafParents, kMipmapSpv, "vox.mipmap.leaf_parents", 1},
                           {&denseFill, kDenseSpv, "vox.dense"},
                           {&keys, kKeysSpv, "vox.keys"},
                           {&link, kLinkSpv, "vox.link"},
@@ -371,9 +372,10 @@ Status Voxelizer::Impl::createPipelines() {
         d.name = it.name;
         d.layout = cl;
         d.specialization = {{gpu::VOX_FLAGS_SPEC_ID, computeFlags()}};
-        if (it.out == &leaf || it.out == &mipmap)
+        const bool mipmapPipe = it.out == &mipmap || it.out == &mipmapLeafParents;
+        if (it.out == &leaf || mipmapPipe)
             d.specialization.push_back({0, info.colorMerge == ColorMerge::MovingAverage ? 1u : 0u});
-        if (sortStep) d.specialization.push_back({2, it.step});
+        if (sortStep || mipmapPipe) d.specialization.push_back({2, it.step});
         auto p = ComputePipeline::create(*device, d);
         if (!p) return p.status().withContext(std::string("voxelizer: pipeline ") + it.name + ": ");
         *it.out = std::move(p).value();
@@ -688,7 +690,7 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
         // PerCell: the deepest level runs only after the per-fragment merge.
         const int entry = perCell && l + 1 == depth ? int(gpu::VOX_DISPATCH_DEEP_MIPMAP) : int(1 + l);
         withNodes(g.addPass("vox.mipmap." + std::to_string(l), PassKind::Compute)
-                      .pipeline(mipmap)
+                      .pipeline(l + 1 == depth ? mipmapLeafParents : mipmap)
                       .use(dispatchRef, Access::IndirectRead)
                       .storage(0, countersRef, l + 1 == depth ? RW : R),
                   RW)
