@@ -49,7 +49,8 @@ struct ComputeParams {
 };
 
 // The build's flags (below) are fixed for a voxelizer's lifetime and reach
-// the compute shaders as specialization constant kVoxFlagsId (kVoxFlags in
+// the compute shaders that branch on them (flag, leaf, leaf_merge, cell_list)
+// as specialization constant VOX_FLAGS_SPEC_ID (kVoxFlags in
 // vox_compute.glsl), not as a push constant: lavapipe runs both sides of a
 // branch, even a uniform one, so each pipeline compiles its build's branches only.
 VOX_CONST VOX_FLAGS_SPEC_ID = 1u;

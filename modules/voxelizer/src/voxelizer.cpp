@@ -371,7 +371,11 @@ Status Voxelizer::Impl::createPipelines() {
         d.spirv = it.spv;
         d.name = it.name;
         d.layout = cl;
-        d.specialization = {{gpu::VOX_FLAGS_SPEC_ID, computeFlags()}};
+        // Only the shaders that read kVoxFlags get it: a specialization is a
+        // pipeline of its own to compile (and to instrument under GPU-AV) for
+        // every build configuration, where an unspecialised one is shared.
+        if (it.out == &flag || it.out == &leaf || it.out == &leafMerge || it.out == &cellList)
+            d.specialization.push_back({gpu::VOX_FLAGS_SPEC_ID, computeFlags()});
         const bool mipmapPipe = it.out == &mipmap || it.out == &mipmapLeafParents;
         if (it.out == &leaf || mipmapPipe)
             d.specialization.push_back({0, info.colorMerge == ColorMerge::MovingAverage ? 1u : 0u});
