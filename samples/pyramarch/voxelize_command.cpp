@@ -32,6 +32,10 @@ CLI::App* addVoxelizeCommand(CLI::App& app, VoxelizeOptions& o) {
     cmd->add_option("--small-voxels", o.smallVoxels,
                     "With --triangle-path split: the largest candidate voxel box the compute pass takes")
         ->check(CLI::Range(1u, voxel::kMaxSmallTriangleVoxels));
+    cmd->add_option("--octree-build", o.octreeBuild,
+                    "Octree build: default (the create-info's) | topdown (per level flag, allocate, initialise) | "
+                    "bottomup (fragment keys in a tile hash, then one pass over the tiles)")
+        ->check(CLI::IsMember({"default", "topdown", "bottomup"}));
     cmd->add_flag("--validation", o.validation, "Enable the validation layer (any message fails the exit code)");
     cmd->add_option("--device", o.device, "Device index or name substring");
     return cmd;
@@ -53,6 +57,8 @@ int runVoxelize(const VoxelizeOptions& o) {
     if (o.trianglePath == "raster") job.trianglePath = voxel::TrianglePath::Raster;
     if (o.trianglePath == "split") job.trianglePath = voxel::TrianglePath::Split;
     job.smallTriangleVoxels = o.smallVoxels;
+    if (o.octreeBuild == "topdown") job.octreeBuild = voxel::OctreeBuild::TopDown;
+    if (o.octreeBuild == "bottomup") job.octreeBuild = voxel::OctreeBuild::BottomUp;
     sample::CommonOptions co;
     co.validation = o.validation;
     co.device = o.device;

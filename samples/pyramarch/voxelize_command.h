@@ -17,6 +17,7 @@ struct VoxelizeOptions {
     std::string method = "auto";          // auto | gs | hw
     std::string trianglePath = "default"; // default | raster | split
     uint32_t smallVoxels = pyramarch::voxel::VoxelizerCreateInfo{}.smallTriangleVoxels;
+    std::string octreeBuild = "default"; // default | topdown | bottomup
     bool validation = false;
     std::string device;
 };

@@ -5,6 +5,10 @@
 // request is still counted, so the needed size can be reported.
 #include "voxelizer/vox_compute.glsl"
 
+// Binding 12 of vox_compute.glsl, 4 nodes at a time: a tile's 8 nodes are 8
+// consecutive, 32-byte aligned words.
+layout(std430, set = 0, binding = 12) writeonly buffer NodeCoord4 { uvec4 nodeCoord4[]; };
+
 void main() {
     uint l = params.level;
     uint first = counters.levelTileStart[l], last = counters.levelTileEnd[l];
@@ -17,9 +21,12 @@ void main() {
         nodeChild[node] = tile;
         // Children's coordinates at their level, for consumers that walk a
         // level's node range without descending (init keeps them).
-        uvec3 c = voxUnpack(nodeCoord[node]) * 2u;
-        for (uint k = 0u; k < 8u; ++k)
-            nodeCoord[8u * tile + k] = voxPack(c + uvec3(k & 1u, (k >> 1) & 1u, (k >> 2) & 1u));
+        // Two wide stores (lavapipe stores lane by lane): child k at c + its
+        // octant bits, x | y << 10 | z << 20 packed, so + 1, + 1024, + 1048576.
+        uint c = voxPack(voxUnpack(nodeCoord[node]) * 2u);
+        uvec4 lo = uvec4(c, c + 1u, c + 1024u, c + 1025u);
+        nodeCoord4[2u * tile] = lo;
+        nodeCoord4[2u * tile + 1u] = lo + 1048576u;
     } else {
         nodeChild[node] = 0u;
         atomicAdd(counters.tilesFailed, 1u);

@@ -82,4 +82,5 @@ void main() {
     counters.levelTileStart[l + 1u] = start;
     counters.levelTileEnd[l + 1u] = end;
     dispatchArgs[l + 2u] = voxDispatchFor(8u * (end - start));
+    dispatchArgs[VOX_DISPATCH_QUADS + l + 1u] = voxDispatchFor(2u * (end - start));
 }

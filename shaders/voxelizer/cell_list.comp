@@ -13,7 +13,7 @@ void main() {
     uint first = atomicAdd(counters.cellCount, bitCount(w));
     cells[params.cellWords + i] = first; // for voxCellIndex
     uint at = 2u * params.cellWords + first;
-    bool sorted = (params.flags & VOX_SORTED_LEAVES) != 0u;
+    bool sorted = (kVoxFlags & VOX_SORTED_LEAVES) != 0u;
     while (w != 0u) {
         uint b = uint(findLSB(w));
         w &= w - 1u;

@@ -38,7 +38,7 @@ void main() {
     uvec4 f = fragments[i];
     uint node;
     uvec3 c = voxUnpack(f.x);
-    if ((params.flags & VOX_BOTTOM_UP) != 0u) {
+    if ((kVoxFlags & VOX_BOTTOM_UP) != 0u) {
         uint d = params.dims.w;
         if (counters.tilesFailed != 0u || counters.failedAboveLeaves != 0u) {
             // Truncated: a leaf tile can fit the pool while a tile above it
@@ -52,7 +52,7 @@ void main() {
             if (tile == 0u) return;
             node = 8u * tile + voxOctant(c, d - 1u, d);
         }
-    } else if ((params.flags & VOX_CURSORS) != 0u) {
+    } else if ((kVoxFlags & VOX_CURSORS) != 0u) {
         // The flag passes keep a cursor per occupied cell: after the last one
         // it is the leaf's parent node (VOX_NO_NODE when truncated above).
         uint parent = cursors[voxCellIndex(c)];

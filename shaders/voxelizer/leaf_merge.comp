@@ -10,12 +10,21 @@
 #extension GL_EXT_control_flow_attributes : require
 #include "voxelizer/vox_compute.glsl"
 
+// The leaf arrays seen 4 nodes at a time (the same buffers as bindings 7..11
+// of vox_compute.glsl): a tile's 8 leaves are 8 consecutive, 32-byte aligned
+// words of each array, so two wide stores per array write all of them.
+layout(std430, set = 0, binding = 7) writeonly buffer LeafColor4 { uvec4 leafColor4[]; };
+layout(std430, set = 0, binding = 8) writeonly buffer LeafCount4 { uvec4 leafCount4[]; };
+layout(std430, set = 0, binding = 9) writeonly buffer LeafNx4 { ivec4 leafNx4[]; };
+layout(std430, set = 0, binding = 10) writeonly buffer LeafNy4 { ivec4 leafNy4[]; };
+layout(std430, set = 0, binding = 11) writeonly buffer LeafNz4 { ivec4 leafNz4[]; };
+
 // The node of level D - 1 holding the cell whose first leaf is `c` (list
 // index k); false when the tree was truncated above it. The same lookup as
 // leaf.comp's, one level up.
 bool cellParent(uint k, uvec3 c, out uint parent) {
     uint d = params.dims.w;
-    if ((params.flags & VOX_BOTTOM_UP) != 0u) {
+    if ((kVoxFlags & VOX_BOTTOM_UP) != 0u) {
         // Truncated: a tile can fit the pool while one above it did not;
         // only what is reachable from the root is in the tree (leaf.comp).
         if (counters.tilesFailed != 0u || counters.failedAboveLeaves != 0u) return voxDescend(c, d - 1u, parent);
@@ -26,7 +35,7 @@ bool cellParent(uint k, uvec3 c, out uint parent) {
         parent = 8u * tile + voxOctant(c, d - 2u, d);
         return true;
     }
-    if ((params.flags & VOX_CURSORS) != 0u) {
+    if ((kVoxFlags & VOX_CURSORS) != 0u) {
         // The flag passes' cursor of the cell: its node after the last one.
         parent = cursors[k];
         return parent != VOX_NO_NODE;
@@ -78,44 +87,34 @@ void main() {
     // The parent from the children in child order (mipmap.comp's order: its
     // float normal sum rounds the same way).
     uvec3 rgb = uvec3(0u);
-    uint filled = 0u, count = 0u, slots = 0u;
+    uint filled = 0u, count = 0u;
     vec3 n = vec3(0.0);
+    uint col[8];
     [[unroll]] for (uint s = 0u; s < 8u; ++s) {
+        col[s] = cnt[s] != 0u ? voxLeafColor(uvec3(sr[s], sg[s], sb[s]), max(cnt[s], 1u)) : 0u;
         if (cnt[s] != 0u) {
-            uint chColor = voxLeafColor(uvec3(sr[s], sg[s], sb[s]), cnt[s]);
-            rgb += uvec3(chColor & 255u, (chColor >> 8) & 255u, (chColor >> 16) & 255u);
-            slots |= s << (3u * filled);
+            rgb += uvec3(col[s] & 255u, (col[s] >> 8) & 255u, (col[s] >> 16) & 255u);
             filled += 1u;
             count += cnt[s];
             n += vec3(sn[s]);
         }
     }
     if (filled == 0u) return;
-    // The leaves: one store per value and leaf of the longest list in the
-    // lane group, not one per child slot (lavapipe stores lane by lane, and
-    // unrolled per slot the stores were most of this pass: about 3 of the 8
-    // slots hold a leaf). The leaf's child pointer and coordinates keep
-    // what init wrote.
-    for (uint t = 0u; t < filled; ++t) {
-        uint s = (slots >> (3u * t)) & 7u;
-        uint lc = 0u, lr = 0u, lg = 0u, lb = 0u;
-        ivec3 ln = ivec3(0);
-        [[unroll]] for (uint u = 0u; u < 8u; ++u) {
-            if (s == u) {
-                lc = cnt[u];
-                lr = sr[u];
-                lg = sg[u];
-                lb = sb[u];
-                ln = sn[u];
-            }
-        }
-        uint idx = 8u * child + s;
-        nodeColor[idx] = voxLeafColor(uvec3(lr, lg, lb), lc);
-        nodeCount[idx] = lc;
-        nodeNx[idx] = ln.x;
-        nodeNy[idx] = ln.y;
-        nodeNz[idx] = ln.z;
-    }
+    // All 8 leaves with wide stores (lavapipe stores lane by lane: one store
+    // per 4 leaves, where a store per leaf and value were most of this
+    // pass). An empty slot gets what init wrote (all zero); the child
+    // pointers and coordinates keep init's and alloc's values.
+    uint w = 2u * child;
+    leafColor4[w] = uvec4(col[0], col[1], col[2], col[3]);
+    leafColor4[w + 1u] = uvec4(col[4], col[5], col[6], col[7]);
+    leafCount4[w] = uvec4(cnt[0], cnt[1], cnt[2], cnt[3]);
+    leafCount4[w + 1u] = uvec4(cnt[4], cnt[5], cnt[6], cnt[7]);
+    leafNx4[w] = ivec4(sn[0].x, sn[1].x, sn[2].x, sn[3].x);
+    leafNx4[w + 1u] = ivec4(sn[4].x, sn[5].x, sn[6].x, sn[7].x);
+    leafNy4[w] = ivec4(sn[0].y, sn[1].y, sn[2].y, sn[3].y);
+    leafNy4[w + 1u] = ivec4(sn[4].y, sn[5].y, sn[6].y, sn[7].y);
+    leafNz4[w] = ivec4(sn[0].z, sn[1].z, sn[2].z, sn[3].z);
+    leafNz4[w + 1u] = ivec4(sn[4].z, sn[5].z, sn[6].z, sn[7].z);
     atomicAdd(counters.leafFragments, count);
     voxWriteInterior(parent, rgb, filled, count, n);
 }

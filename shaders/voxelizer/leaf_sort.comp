@@ -1,7 +1,8 @@
 #version 460
 // LeafMerge::PerCell, before leaf_merge.comp: a counting sort of the stored
 // fragments by their occupied level D - 1 cell (the leaves' parent), in three
-// launches of this shader (params.level = step):
+// pipelines of this shader (specialization constant kStep, so each compiles
+// its own step only):
 //   0, one thread per fragment: count the fragments of each cell (the cell's
 //      list index is a rank query in the cell bitmap, as in leaf.comp);
 //   1, one thread per cell: reserve the cell's range of the sorted list;
@@ -14,10 +15,12 @@
 // counts of this frame's cells.
 #include "voxelizer/vox_compute.glsl"
 
+layout(constant_id = 2) const uint kStep = 0u;
+
 void main() {
     uint i = voxThreadIndex();
     uint cap = params.fragmentCapacity;
-    if (params.level == 1u) {
+    if (kStep == 1u) {
         if (i >= counters.cellCount) return;
         uint n = leafSort[i].x;
         if (n > VOX_MERGE_MAX_CELL_FRAGMENTS) atomicAdd(counters.cellsOverMergeLimit, 1u);
@@ -26,7 +29,7 @@ void main() {
         return;
     }
     if (i >= counters.fragmentsStored) return;
-    if (params.level == 0u) {
+    if (kStep == 0u) {
         atomicAdd(leafSort[voxCellIndex(voxUnpack(fragments[i].x))].x, 1u);
         return;
     }

@@ -1,4 +1,5 @@
 #version 460
+#extension GL_EXT_control_flow_attributes : require
 // One thread per node of level `level` (bottom-up, one launch per level):
 // colour = rounded mean of the non-empty children (empty children do not
 // darken the parent), count = sum, normal = renormalised sum of the
@@ -7,6 +8,43 @@
 
 // ColorMerge::MovingAverage: leaves already hold RGBA8 averages.
 layout(constant_id = 0) const bool kMovingAverage = false;
+// The launch for level D - 1 (the leaves' parents) is a pipeline of its own
+// (kLeafParents): the other levels' children are interior nodes holding
+// final values, which that pipeline loads 4 children per access (a tile's 8
+// children are 8 consecutive, 32-byte aligned words of each array; lavapipe
+// loads lane by lane), with no code for the leaves' resolve below (lavapipe
+// runs a branch's code whether or not a lane takes it).
+layout(constant_id = 2) const bool kLeafParents = false;
+
+// Bindings 7..11 of vox_compute.glsl, 4 nodes at a time.
+layout(std430, set = 0, binding = 7) readonly buffer NodeColor4 { uvec4 nodeColor4[]; };
+layout(std430, set = 0, binding = 8) readonly buffer NodeCount4 { uvec4 nodeCount4[]; };
+layout(std430, set = 0, binding = 9) readonly buffer NodeNx4 { ivec4 nodeNx4[]; };
+layout(std430, set = 0, binding = 10) readonly buffer NodeNy4 { ivec4 nodeNy4[]; };
+layout(std430, set = 0, binding = 11) readonly buffer NodeNz4 { ivec4 nodeNz4[]; };
+
+// An interior node from its 8 interior children: the same sums in the same
+// (child) order as the loop in main, with the children loaded 4 at a time.
+void interiorFromChildren(uint node, uint child) {
+    uvec3 rgb = uvec3(0u);
+    uint filled = 0u, count = 0u;
+    vec3 n = vec3(0.0);
+    [[unroll]] for (uint h = 0u; h < 2u; ++h) {
+        uint q = 2u * child + h;
+        uvec4 cnt = nodeCount4[q], col = nodeColor4[q];
+        ivec4 nx = nodeNx4[q], ny = nodeNy4[q], nz = nodeNz4[q];
+        [[unroll]] for (uint c = 0u; c < 4u; ++c) {
+            bool on = cnt[c] != 0u;
+            rgb += on ? uvec3(col[c] & 255u, (col[c] >> 8) & 255u, (col[c] >> 16) & 255u) : uvec3(0u);
+            filled += on ? 1u : 0u;
+            count += cnt[c];
+            // n is never -0.0 (a sum of converted integers from +0.0), so
+            // adding +0.0 for an empty child leaves it as skipping would.
+            n += on ? vec3(nx[c], ny[c], nz[c]) : vec3(0.0);
+        }
+    }
+    if (filled != 0u) voxWriteInterior(node, rgb, filled, count, n);
+}
 
 void main() {
     uint l = params.level;
@@ -16,13 +54,17 @@ void main() {
     uint node = 8u * first + i;
     uint child = nodeChild[node];
     if (child == 0u || child >= VOX_FLAG) return;
+    if (!kLeafParents) {
+        interiorFromChildren(node, child);
+        return;
+    }
     // Children that are leaves still hold the channel sums of leaf.comp (R in
     // nodeColor, G in nodeChild, B added to nodeCoord): this thread is their
     // only reader, so it resolves them in place into the rounded mean (round
     // half up, as the CPU reference) with A = min(count, 255), and restores
     // child = 0 and the coordinates (which it knows from its own: the sum is
     // the difference, exact modulo 2^32).
-    const bool leafChildren = !kMovingAverage && l + 1u == params.dims.w;
+    const bool leafChildren = !kMovingAverage;
     uvec3 rgb = uvec3(0u);
     uint filled = 0u, count = 0u;
     vec3 n = vec3(0.0);
@@ -55,6 +97,6 @@ void main() {
     if (filled == 0u) return;
     // Fragments merged into leaves, one atomic per parent of leaves (leaf.comp
     // does not count per fragment).
-    if (l + 1u == params.dims.w) atomicAdd(counters.leafFragments, count);
+    atomicAdd(counters.leafFragments, count);
     voxWriteInterior(node, rgb, filled, count, n);
 }

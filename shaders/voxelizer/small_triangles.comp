@@ -1,4 +1,5 @@
 #version 460
+#extension GL_EXT_control_flow_attributes : require
 // Compute path for small triangles (TrianglePath::Split, launched with
 // VOX_SPLIT set): one thread per triangle loops over the
 // voxels of its candidate box (vox_triangle.glsl) and appends those that
@@ -9,7 +10,9 @@
 // shading a dilated triangle costs far more than the few dozen tests of a
 // triangle spanning a handful of voxels (README, issue 14).
 // VOX_EXACT64 (small_triangles.exact64.comp): near-boundary pairs decided in
-// double precision as in raster.exact64.frag; declares Float64.
+// double precision as in raster.exact64.frag; declares Float64. Its float
+// filter (voxOverlapsFilteredInBox) computes the per-triangle parts once;
+// the pairs it decides are the reference's, as the raster's are.
 #include "voxelizer/vox_shared.h"
 #include "voxelizer/vox_common.glsl"
 #include "voxelizer/vox_exact.glsl"
@@ -42,6 +45,98 @@ uint vertexColor(uint idx) {
     return (params.counts.w & VOX_HAS_COLORS) != 0u ? meshU.u[params.offsets.y + idx] : 0xffffffffu;
 }
 
+// Lavapipe executes both sides of a branch whenever any lane of the SIMD
+// batch takes it (loops run while any lane has trips), so the voxel loop
+// holds the overlap test and nothing else: a store there (lane by lane, one
+// component at a time) cost every voxel of the box, hit or not. A triangle's
+// box is tested in chunks of kChunkVoxels, the hits kept as bit masks; then
+// one atomic reserves the chunk's range and a loop of as many trips as hits
+// stores it (so a triangle's fragments are also contiguous in the list).
+const uint kChunkWords = 8u;
+const uint kChunkVoxels = 32u * kChunkWords;
+
+void emit(uint slot, ivec3 v, uint color, uint normal, uint t) {
+    if (slot < params.counts.z)
+        fragments[slot] = uvec4(uint(v.x) | (uint(v.y) << 10) | (uint(v.z) << 20), color, normal, t);
+}
+
+// floor(a / b) for a < 2^24, b >= 1: the float quotient is within 1 of it
+// and one integer step each way makes it exact (lavapipe divides integers
+// one lane at a time).
+uint divSmall(uint a, uint b) {
+    uint q = uint(float(a) / float(b));
+    q -= q * b > a ? 1u : 0u;
+    q += (q + 1u) * b <= a ? 1u : 0u;
+    return q;
+}
+
+struct Tri {
+    vec3 g0, g1, g2, n;
+    ivec3 cmin, cmax;
+    uint ex, ey, box; // box extents along x and y, voxels in the box
+    uint color, normal, t;
+#ifdef VOX_EXACT64
+    VoxBounds fb;
+    VoxFilterTri ft;
+#endif
+};
+
+// The box voxel with index i (x fastest).
+ivec3 boxVoxel(Tri tr, uint i) {
+    uint yz = divSmall(i, tr.ex), z = divSmall(yz, tr.ey);
+    return tr.cmin + ivec3(int(i - yz * tr.ex), int(yz - z * tr.ey), int(z));
+}
+
+// Tests the chunk of the box starting at voxel index `first` and appends its
+// certain hits; returns the number of undecided pairs (VOX_EXACT64,
+// conservative mode), decided afterwards. `thinMode` is a constant at each
+// call: the loop holds one test only.
+uint chunk(Tri tr, uint first, bool thinMode) {
+    uint m[kChunkWords];
+    [[unroll]] for (uint w = 0u; w < kChunkWords; ++w) m[w] = 0u;
+    uint found = 0u, pending = 0u;
+    uint last = min(tr.box, first + kChunkVoxels);
+    ivec3 v = boxVoxel(tr, first);
+    for (uint w = 0u, i = first; i < last; ++w) {
+        uint cur = 0u;
+        for (uint bit = 1u; bit != 0u && i < last; bit <<= 1u, ++i) {
+            bool hit;
+#ifdef VOX_EXACT64
+            bool undecided = false;
+            if (thinMode)
+                hit = voxOverlaps(v, tr.g0, tr.g1, tr.g2, tr.n, true);
+            else
+                hit = voxOverlapsFilteredInBox(v, tr.g0, tr.g1, tr.g2, tr.n, tr.ft, tr.fb, undecided);
+            pending += undecided ? 1u : 0u;
+            hit = hit && !undecided;
+#else
+            hit = voxOverlaps(v, tr.g0, tr.g1, tr.g2, tr.n, thinMode);
+#endif
+            cur |= hit ? bit : 0u;
+            // The next voxel, x fastest; no branches (both sides would run).
+            bool wx = v.x == tr.cmax.x, wy = wx && v.y == tr.cmax.y;
+            v.x = wx ? tr.cmin.x : v.x + 1;
+            v.y = wy ? tr.cmin.y : v.y + (wx ? 1 : 0);
+            v.z += wy ? 1 : 0;
+        }
+        [[unroll]] for (uint u = 0u; u < kChunkWords; ++u) m[u] = u == w ? cur : m[u];
+        found += bitCount(cur);
+    }
+    if (found == 0u) return pending;
+    uint slot = atomicAdd(counters.fragmentCount, found);
+    uint w = 0u, bits = m[0];
+    for (uint k = 0u; k < found; ++k) {
+        while (bits == 0u) {
+            ++w;
+            [[unroll]] for (uint u = 1u; u < kChunkWords; ++u) bits = w == u ? m[u] : bits;
+        }
+        uint i = first + 32u * w + uint(findLSB(bits));
+        bits &= bits - 1u;
+        emit(slot + k, boxVoxel(tr, i), tr.color, tr.normal, tr.t);
+    }
+    return pending;
+}
+
 void main() {
     uint t = voxThreadIndex();
     if (t >= params.counts.x) return;
@@ -57,73 +152,44 @@ void main() {
     // Large triangles are the raster's (raster.geom skips the small ones):
     // one thread's loop stays short (kMaxSmallTriangleVoxels, voxelizer.h).
     if (!voxComputeTakes(g0, g1, g2, dims, params.offsets.w)) return;
-    ivec3 cmin, cmax;
-    if (!voxCandidateBox(g0, g1, g2, dims, cmin, cmax)) return;
-
-    vec3 n = voxNormal(g0, g1, g2);
-    bool thin = (params.counts.w & VOX_THIN) != 0u;
+    Tri tr;
+    if (!voxCandidateBox(g0, g1, g2, dims, tr.cmin, tr.cmax)) return;
+    tr.g0 = g0;
+    tr.g1 = g1;
+    tr.g2 = g2;
+    tr.n = voxNormal(g0, g1, g2);
+    tr.t = t;
     // Attributes exactly as raster.geom computes them.
     vec3 nn = vertexNormal(i0) + vertexNormal(i1) + vertexNormal(i2);
-    if (dot(nn, nn) == 0.0) nn = n * params.invSize.xyz;
-    uint color = voxMeanColor(vertexColor(i0), vertexColor(i1), vertexColor(i2));
-    uint normal = voxPackNormal(nn);
+    if (dot(nn, nn) == 0.0) nn = tr.n * params.invSize.xyz;
+    tr.color = voxMeanColor(vertexColor(i0), vertexColor(i1), vertexColor(i2));
+    tr.normal = voxPackNormal(nn);
+    ivec3 ext = tr.cmax - tr.cmin + 1;
+    tr.ex = uint(ext.x);
+    tr.ey = uint(ext.y);
+    tr.box = tr.ex * tr.ey * uint(ext.z);
+#ifdef VOX_EXACT64
+    tr.fb = voxFilterBounds(g0, g1, g2, tr.n);
+    tr.ft = voxFilterTri(g0, g1, g2, tr.n);
+#endif
 
-    // The whole box, one atomic per voxel found. Measured slower on lavapipe
-    // (README): batching a thread's voxels in a local array before one
-    // atomic, and walking only the plane's ~3 voxels per column along the
-    // dominant axis (more per-column work, diverging lanes).
-#ifndef VOX_EXACT64
-    for (int z = cmin.z; z <= cmax.z; ++z)
-        for (int y = cmin.y; y <= cmax.y; ++y)
-            for (int x = cmin.x; x <= cmax.x; ++x) {
-                if (!voxOverlaps(ivec3(x, y, z), g0, g1, g2, n, thin)) continue;
-                uint slot = atomicAdd(counters.fragmentCount, 1u);
-                if (slot < params.counts.z)
-                    fragments[slot] = uvec4(uint(x) | (uint(y) << 10) | (uint(z) << 20), color, normal, t);
-            }
-#else
-    // Thin mode: the float test. Conservative: certain pairs first; the ones
-    // the float margins left undecided are counted and decided in double
-    // (vox_sat64.glsl) by a second walk that stops at the last of them.
-    // lavapipe runs code for all lanes when one lane needs it: after the loop
-    // that costs one trip per triangle, not one per voxel, unless a lane of
-    // the group has undecided pairs (likewise the loop of the other mode).
-    if (thin) {
-        for (int z = cmin.z; z <= cmax.z; ++z)
-            for (int y = cmin.y; y <= cmax.y; ++y)
-                for (int x = cmin.x; x <= cmax.x; ++x) {
-                    if (!voxOverlaps(ivec3(x, y, z), g0, g1, g2, n, true)) continue;
-                    uint slot = atomicAdd(counters.fragmentCount, 1u);
-                    if (slot < params.counts.z)
-                        fragments[slot] = uvec4(uint(x) | (uint(y) << 10) | (uint(z) << 20), color, normal, t);
-                }
-        return;
-    }
-    VoxBounds fb = voxFilterBounds(g0, g1, g2, n);
+    bool thin = (params.counts.w & VOX_THIN) != 0u;
     uint pending = 0u;
-    for (int z = cmin.z; z <= cmax.z; ++z)
-        for (int y = cmin.y; y <= cmax.y; ++y)
-            for (int x = cmin.x; x <= cmax.x; ++x) {
-                bool undecided;
-                if (!voxOverlapsFiltered(ivec3(x, y, z), g0, g1, g2, n, fb, undecided)) continue;
-                if (undecided) {
-                    ++pending;
-                    continue;
-                }
-                uint slot = atomicAdd(counters.fragmentCount, 1u);
-                if (slot < params.counts.z)
-                    fragments[slot] = uvec4(uint(x) | (uint(y) << 10) | (uint(z) << 20), color, normal, t);
-            }
-    for (int z = cmin.z; z <= cmax.z && pending > 0u; ++z)
-        for (int y = cmin.y; y <= cmax.y && pending > 0u; ++y)
-            for (int x = cmin.x; x <= cmax.x && pending > 0u; ++x) {
-                bool undecided;
-                if (!voxOverlapsFiltered(ivec3(x, y, z), g0, g1, g2, n, fb, undecided) || !undecided) continue;
-                --pending;
-                if (voxReferenceSeparates64(ivec3(x, y, z), g0, g1, g2)) continue;
-                uint slot = atomicAdd(counters.fragmentCount, 1u);
-                if (slot < params.counts.z)
-                    fragments[slot] = uvec4(uint(x) | (uint(y) << 10) | (uint(z) << 20), color, normal, t);
-            }
+    if (thin)
+        for (uint first = 0u; first < tr.box; first += kChunkVoxels) chunk(tr, first, true);
+    else
+        for (uint first = 0u; first < tr.box; first += kChunkVoxels) pending += chunk(tr, first, false);
+#ifdef VOX_EXACT64
+    // The pairs the float margins left undecided (rare), decided in double
+    // (vox_sat64.glsl) by a second walk that stops at the last of them: here
+    // it costs one trip per triangle unless a lane of the batch has some.
+    for (uint i = 0u; i < tr.box && pending > 0u; ++i) {
+        ivec3 v = boxVoxel(tr, i);
+        bool undecided;
+        if (!voxOverlapsFilteredInBox(v, g0, g1, g2, tr.n, tr.ft, tr.fb, undecided) || !undecided) continue;
+        --pending;
+        if (voxReferenceSeparates64(v, g0, g1, g2)) continue;
+        emit(atomicAdd(counters.fragmentCount, 1u), v, tr.color, tr.normal, t);
+    }
 #endif
 }

@@ -7,6 +7,8 @@
 
 layout(local_size_x = VOX_GROUP_SIZE) in;
 layout(push_constant) uniform Push { ComputeParams params; };
+// VOX_CURSORS | VOX_BOTTOM_UP | VOX_SORTED_LEAVES (VOX_FLAGS_SPEC_ID, vox_shared.h).
+layout(constant_id = 1) const uint kVoxFlags = 0u;
 layout(std430, set = 0, binding = 0) coherent buffer Counters { VoxCounters counters; };
 layout(std430, set = 0, binding = 1) buffer Dispatch { uvec4 dispatchArgs[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Fragments { uvec4 fragments[]; };
@@ -148,7 +150,7 @@ bool voxDescend(uvec3 c, uint level, out uint node) {
 // (O(1) per level instead of O(level)); `store` keeps the result for the next
 // level. False when the tree was truncated above.
 bool voxFragmentNode(uint i, uvec3 c, uint level, bool store, out uint node) {
-    if ((params.flags & VOX_CURSORS) == 0u) return voxDescend(c, level, node);
+    if ((kVoxFlags & VOX_CURSORS) == 0u) return voxDescend(c, level, node);
     node = 0u;
     if (level > 0u) {
         uint parent = cursors[i];

@@ -43,20 +43,26 @@ struct ComputeParams {
     uint level;       // level this launch works on
     uint fragmentCapacity;
     uint tileCapacity;
-    uint flags;       // VOX_CURSORS | VOX_BOTTOM_UP
     uint hashMask;    // bottom-up build: tile hash slots - 1 (a power of two minus one)
     uint cellWords;   // words of the cell bitmap; the cell list follows it in the same buffer
-    uint pad[2];
+    uint pad[3];
 };
 
-// ComputeParams.flags: flag/leaf continue from each fragment's node of the
+// The build's flags (below) are fixed for a voxelizer's lifetime and reach
+// the compute shaders that branch on them (flag, leaf, leaf_merge, cell_list)
+// as specialization constant VOX_FLAGS_SPEC_ID (kVoxFlags in
+// vox_compute.glsl), not as a push constant: lavapipe runs both sides of a
+// branch, even a uniform one, so each pipeline compiles its build's branches only.
+VOX_CONST VOX_FLAGS_SPEC_ID = 1u;
+
+// Build flag: flag/leaf continue from each fragment's node of the
 // previous level (kept in the cursor buffer) instead of descending from the root.
 VOX_CONST VOX_CURSORS = 1u;
 VOX_CONST VOX_NO_NODE = 0xffffffffu;
-// ComputeParams.flags: the octree was built bottom-up (keys.comp / link.comp),
+// Build flag: the octree was built bottom-up (keys.comp / link.comp),
 // so the leaf pass finds a fragment's leaf tile in the tile hash.
 VOX_CONST VOX_BOTTOM_UP = 2u;
-// ComputeParams.flags: LeafMerge::PerCell, fragments are sorted by cell and
+// Build flag: LeafMerge::PerCell, fragments are sorted by cell and
 // one thread per cell merges its leaves and their parent (leaf_sort.comp,
 // leaf_merge.comp) instead of one thread per fragment with atomics.
 VOX_CONST VOX_SORTED_LEAVES = 4u;
@@ -80,7 +86,10 @@ VOX_CONST VOX_DISPATCH_CELLS = VOX_DISPATCH_TILES + 1u;
 VOX_CONST VOX_DISPATCH_LEAF_ATOMIC = VOX_DISPATCH_CELLS + 1u;
 VOX_CONST VOX_DISPATCH_LEAF_MERGE = VOX_DISPATCH_CELLS + 2u;
 VOX_CONST VOX_DISPATCH_DEEP_MIPMAP = VOX_DISPATCH_CELLS + 3u;
-VOX_CONST VOX_DISPATCH_ENTRIES = VOX_DISPATCH_CELLS + 4u;
+// Top-down build: entry VOX_DISPATCH_QUADS + l = one thread per 4 nodes of
+// level l (init.comp's wide stores).
+VOX_CONST VOX_DISPATCH_QUADS = VOX_DISPATCH_CELLS + 4u;
+VOX_CONST VOX_DISPATCH_ENTRIES = VOX_DISPATCH_QUADS + VOX_MAX_LEVELS;
 // The most fragments one leaf_merge.comp thread loops over. Lavapipe ends a
 // shader's loops after 65535 iterations in all (measured: a cell of ~130k
 // fragments merged 65532 of them), and one thread looping that long would

@@ -216,6 +216,80 @@ bool voxOverlapsFiltered(ivec3 voxel, vec3 v0, vec3 v1, vec3 v2, vec3 n, VoxBoun
     undecided = b.unsure || !(s1 > b.bp && s2 < -b.bp && d > b.be);
     return true;
 }
+
+// voxOverlapsFiltered for many voxels of one triangle, all inside its
+// candidate box (voxCandidateBox), with the per-triangle parts computed once
+// (voxFilterTri) rather than per voxel: small_triangles.comp, where lavapipe
+// runs the whole test for every voxel of the box. The same margins and
+// decisions, except that
+// - the bounding-box test is left out: every voxel of the candidate box
+//   passes it (voxCandidateBox), and exactly so (see its comment above);
+// - the edges are fl(v_{j+1} - v_j), not differences of the voxel-relative
+//   vertices: one rounding, within the error the bounds above allow for them;
+// - each edge's max(0, n.x) + max(0, n.y) is one per-triangle sum (one more
+//   rounding, of at most u|n|_1, inside the bounds' margin of 5x).
+struct VoxFilterTri {
+    vec3 crit, notCrit;        // the plane margins' box corners
+    vec2 nz0, nz1, nz2;        // edge normals of the xy projection (times its orientation)
+    vec2 nx0, nx1, nx2;        // yz
+    vec2 ny0, ny1, ny2;        // zx
+    vec3 kz, kx, ky;           // per edge j: max(0, n.x) + max(0, n.y) of that projection
+};
+
+vec2 voxEdgeNormal(vec2 e, float sgn) { return vec2(-e.y, e.x) * sgn; }
+float voxEdgeCorner(vec2 n) {
+    precise float k = max(0.0, n.x) + max(0.0, n.y);
+    return k;
+}
+
+VoxFilterTri voxFilterTri(vec3 v0, vec3 v1, vec3 v2, vec3 n) {
+    VoxFilterTri f;
+    f.crit = vec3(greaterThan(n, vec3(0.0)));
+    f.notCrit = vec3(1.0) - f.crit;
+    precise vec3 e0 = v1 - v0;
+    precise vec3 e1 = v2 - v1;
+    precise vec3 e2 = v0 - v2;
+    float sz = n.z < 0.0 ? -1.0 : 1.0, sx = n.x < 0.0 ? -1.0 : 1.0, sy = n.y < 0.0 ? -1.0 : 1.0;
+    f.nz0 = voxEdgeNormal(e0.xy, sz);
+    f.nz1 = voxEdgeNormal(e1.xy, sz);
+    f.nz2 = voxEdgeNormal(e2.xy, sz);
+    f.nx0 = voxEdgeNormal(e0.yz, sx);
+    f.nx1 = voxEdgeNormal(e1.yz, sx);
+    f.nx2 = voxEdgeNormal(e2.yz, sx);
+    f.ny0 = voxEdgeNormal(e0.zx, sy);
+    f.ny1 = voxEdgeNormal(e1.zx, sy);
+    f.ny2 = voxEdgeNormal(e2.zx, sy);
+    f.kz = vec3(voxEdgeCorner(f.nz0), voxEdgeCorner(f.nz1), voxEdgeCorner(f.nz2));
+    f.kx = vec3(voxEdgeCorner(f.nx0), voxEdgeCorner(f.nx1), voxEdgeCorner(f.nx2));
+    f.ky = vec3(voxEdgeCorner(f.ny0), voxEdgeCorner(f.ny1), voxEdgeCorner(f.ny2));
+    return f;
+}
+
+// One edge margin: n . (-a) + k.
+float voxEdgeMargin(vec2 n, vec2 a, float k) {
+    precise float d = dot(n, -a) + k;
+    return d;
+}
+
+bool voxOverlapsFilteredInBox(ivec3 voxel, vec3 v0, vec3 v1, vec3 v2, vec3 n, VoxFilterTri f, VoxBounds b,
+                              out bool undecided) {
+    vec3 c = vec3(voxel);
+    precise vec3 a0 = v0 - c;
+    precise vec3 a1 = v1 - c;
+    precise vec3 a2 = v2 - c;
+    precise float s1 = dot(n, f.crit - a0);
+    precise float s2 = dot(n, f.notCrit - a0);
+    float dz = min(voxEdgeMargin(f.nz0, a0.xy, f.kz.x),
+                   min(voxEdgeMargin(f.nz1, a1.xy, f.kz.y), voxEdgeMargin(f.nz2, a2.xy, f.kz.z)));
+    float dx = min(voxEdgeMargin(f.nx0, a0.yz, f.kx.x),
+                   min(voxEdgeMargin(f.nx1, a1.yz, f.kx.y), voxEdgeMargin(f.nx2, a2.yz, f.kx.z)));
+    float dy = min(voxEdgeMargin(f.ny0, a0.zx, f.ky.x),
+                   min(voxEdgeMargin(f.ny1, a1.zx, f.ky.y), voxEdgeMargin(f.ny2, a2.zx, f.ky.z)));
+    float d = min(dx, min(dy, dz));
+    bool hit = !(s1 < -b.bp || s2 > b.bp) && !(d < -b.beReject);
+    undecided = hit && (b.unsure || !(s1 > b.bp && s2 < -b.bp && d > b.be));
+    return hit;
+}
 #endif
 
 // The voxels of the grid (dims) that voxOverlaps' bounding-box test can

@@ -313,6 +313,20 @@ TEST(ToolCliParse, ParticleOptionsAndDefaults) {
     EXPECT_GT(parseTool({"bench", "--lipschitz", "2"}, bad), 0);
 }
 
+TEST(ToolCliParse, VoxelizeOctreeBuild) {
+    sample::ToolOptions d;
+    ASSERT_EQ(parseTool({"voxelize", "--shape", "knot"}, d), -1);
+    EXPECT_EQ(d.command, "voxelize");
+    EXPECT_EQ(d.voxelize.octreeBuild, "default"); // VoxelizerCreateInfo's
+    for (const char* build : {"topdown", "bottomup"}) {
+        sample::ToolOptions o;
+        ASSERT_EQ(parseTool({"voxelize", "--shape", "knot", "--octree-build", build}, o), -1) << build;
+        EXPECT_EQ(o.voxelize.octreeBuild, build);
+    }
+    sample::ToolOptions bad;
+    EXPECT_NE(parseTool({"voxelize", "--shape", "knot", "--octree-build", "cursors"}, bad), -1);
+}
+
 TEST(ToolCliParse, ParticleConflictsAreErrors) {
     const std::vector<std::vector<std::string>> bad = {
         {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--field", "sphere"},

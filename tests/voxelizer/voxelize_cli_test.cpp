@@ -60,6 +60,26 @@ TEST(VoxelizeCli, LeavesMatchTheReference) {
     const std::string stats = slurp(json);
     EXPECT_NE(stats.find("\"leaves\": " + std::to_string(keys.size())), std::string::npos) << stats;
     EXPECT_NE(stats.find("\"vox.raster\""), std::string::npos);
+    // --octree-build reaches the voxelizer (its passes are in the stats) and
+    // the other build writes the same leaves (colours and counts included).
+    EXPECT_NE(stats.find("\"vox.flag.0\""), std::string::npos) << "top-down is the default build";
+    const std::string txtBottomUp = txt + ".bottomup.txt", jsonBottomUp = json + ".bottomup.json";
+    r = runTool("voxelize --shape knot --res 40 --method gs --octree-build bottomup --out " + txtBottomUp +
+                " --stats " + jsonBottomUp);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string bottomUpStats = slurp(jsonBottomUp);
+    EXPECT_NE(bottomUpStats.find("\"vox.keys\""), std::string::npos) << bottomUpStats;
+    EXPECT_EQ(bottomUpStats.find("\"vox.flag.0\""), std::string::npos) << bottomUpStats;
+    auto sortedLines = [&](const std::string& path) {
+        std::vector<std::string> lines;
+        std::ifstream in(path);
+        for (std::string l; std::getline(in, l);) lines.push_back(l);
+        std::sort(lines.begin(), lines.end());
+        return lines;
+    };
+    EXPECT_EQ(sortedLines(txtBottomUp), sortedLines(txt));
+    std::filesystem::remove(txtBottomUp);
+    std::filesystem::remove(jsonBottomUp);
     // PLY of a thin voxelization: a header with the vertex count, fewer leaves.
     r = runTool("voxelize --shape knot --res 40 --thin --out " + ply);
     ASSERT_EQ(r.code, 0) << r.err;
@@ -76,7 +96,8 @@ TEST(VoxelizeCli, LeavesMatchTheReference) {
 
 TEST(VoxelizeCli, BadArguments) {
     for (const char* args : {"voxelize", "voxelize --shape teapot", "voxelize --shape sphere --res 0",
-                             "voxelize --shape sphere --out voxels.xyz", "voxelize --mesh /nonexistent.obj"}) {
+                             "voxelize --shape sphere --out voxels.xyz", "voxelize --mesh /nonexistent.obj",
+                             "voxelize --shape sphere --octree-build sideways"}) {
         SCOPED_TRACE(args);
         const CmdResult r = runTool(args);
         EXPECT_NE(r.code, 0);

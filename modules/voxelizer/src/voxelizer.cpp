@@ -180,8 +180,8 @@ struct Voxelizer::Impl {
 
     GraphicsPipeline raster;
     ComputePipeline smallTriangles; // TrianglePath::Split only
-    ComputePipeline args, flag, alloc, init, leaf, mipmap, denseFill, keys, link, cellMark, cellList, leafSortPipe,
-        leafMerge;
+    ComputePipeline args, flag, alloc, init, leaf, mipmap, mipmapLeafParents, denseFill, keys, link, cellMark, cellList,
+        leafCount, leafRanges, leafScatter, leafMerge;
 
     // Host state.
     uint32_t currentSlot = 0;
@@ -203,6 +203,7 @@ struct Voxelizer::Impl {
 
     Status createBuffers();
     Status createPipelines();
+    uint32_t computeFlags() const; // the compute shaders' kVoxFlags
     VoxelizerGraphRefs addTo(RenderGraph& graph);
     gpu::RasterParams rasterParams() const;
     gpu::ComputeParams computeParams(uint32_t level) const;
@@ -343,6 +344,7 @@ Status Voxelizer::Impl::createPipelines() {
         ComputePipeline* out;
         std::span<const uint32_t> spv;
         const char* name;
+        uint32_t step = 0; // specialization constant 2: leaf_sort.comp's kStep, mipmap.comp's kLeafParents
     };
     const Item items[] = {{&args, kArgsSpv, "vox.args"},
                           {&flag, kFlagSpv, "vox.flag"},
@@ -350,23 +352,34 @@ Status Voxelizer::Impl::createPipelines() {
                           {&init, kInitSpv, "vox.init"},
                           {&leaf, kLeafSpv, "vox.leaf"},
                           {&mipmap, kMipmapSpv, "vox.mipmap"},
+                          {&mipmapLeafParents, kMipmapSpv, "vox.mipmap.leaf_parents", 1},
                           {&denseFill, kDenseSpv, "vox.dense"},
                           {&keys, kKeysSpv, "vox.keys"},
                           {&link, kLinkSpv, "vox.link"},
                           {&cellMark, kCellMarkSpv, "vox.cell_mark"},
                           {&cellList, kCellListSpv, "vox.cell_list"},
-                          {&leafSortPipe, kLeafSortSpv, "vox.leaf_sort"},
+                          {&leafCount, kLeafSortSpv, "vox.leaf_count", 0},
+                          {&leafRanges, kLeafSortSpv, "vox.leaf_ranges", 1},
+                          {&leafScatter, kLeafSortSpv, "vox.leaf_scatter", 2},
                           {&leafMerge, kLeafMergeSpv, "vox.leaf_merge"}};
     for (const Item& it : items) {
         if (!bottomUp && (it.out == &keys || it.out == &link)) continue;
         if (bottomUp && (it.out == &flag || it.out == &alloc || it.out == &init)) continue;
-        if (!perCell && (it.out == &leafSortPipe || it.out == &leafMerge)) continue;
+        const bool sortStep = it.out == &leafCount || it.out == &leafRanges || it.out == &leafScatter;
+        if (!perCell && (sortStep || it.out == &leafMerge)) continue;
         ComputePipelineDesc d;
         d.spirv = it.spv;
         d.name = it.name;
         d.layout = cl;
-        if (it.out == &leaf || it.out == &mipmap)
-            d.specialization = {{0, info.colorMerge == ColorMerge::MovingAverage ? 1u : 0u}};
+        // Only the shaders that read kVoxFlags get it: a specialization is a
+        // pipeline of its own to compile (and to instrument under GPU-AV) for
+        // every build configuration, where an unspecialised one is shared.
+        if (it.out == &flag || it.out == &leaf || it.out == &leafMerge || it.out == &cellList)
+            d.specialization.push_back({gpu::VOX_FLAGS_SPEC_ID, computeFlags()});
+        const bool mipmapPipe = it.out == &mipmap || it.out == &mipmapLeafParents;
+        if (it.out == &leaf || mipmapPipe)
+            d.specialization.push_back({0, info.colorMerge == ColorMerge::MovingAverage ? 1u : 0u});
+        if (sortStep || mipmapPipe) d.specialization.push_back({2, it.step});
         auto p = ComputePipeline::create(*device, d);
         if (!p) return p.status().withContext(std::string("voxelizer: pipeline ") + it.name + ": ");
         *it.out = std::move(p).value();
@@ -387,14 +400,17 @@ gpu::RasterParams Voxelizer::Impl::rasterParams() const {
     return p;
 }
 
+uint32_t Voxelizer::Impl::computeFlags() const {
+    return (cursors.valid() ? gpu::VOX_CURSORS : 0u) | (bottomUp ? gpu::VOX_BOTTOM_UP : 0u) |
+           (perCell ? gpu::VOX_SORTED_LEAVES : 0u);
+}
+
 gpu::ComputeParams Voxelizer::Impl::computeParams(uint32_t level) const {
     gpu::ComputeParams p{};
     p.dims = {current.grid.dims[0], current.grid.dims[1], current.grid.dims[2], depth};
     p.level = level;
     p.fragmentCapacity = info.fragmentCapacity;
     p.tileCapacity = info.tileCapacity;
-    p.flags = (cursors.valid() ? gpu::VOX_CURSORS : 0u) | (bottomUp ? gpu::VOX_BOTTOM_UP : 0u) |
-              (perCell ? gpu::VOX_SORTED_LEAVES : 0u);
     p.hashMask = hashSlots - 1; // 0xffffffff without a hash: never read then
     p.cellWords = cellWords;
     return p;
@@ -563,18 +579,19 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
         .record(computePass(kArgsCells, -1));
 
     if (perCell) {
-        // LeafMerge::PerCell: sort the fragments by cell (leaf_sort.comp, the
-        // step in the level field); independent of the tree, merged after it.
+        // LeafMerge::PerCell: sort the fragments by cell (leaf_sort.comp, one
+        // pipeline per step); independent of the tree, merged after it.
         const char* steps[] = {"vox.leaf_count", "vox.leaf_ranges", "vox.leaf_scatter"};
+        const ComputePipeline* pipes[] = {&leafCount, &leafRanges, &leafScatter};
         for (uint32_t step = 0; step < 3; ++step)
             g.addPass(steps[step], PassKind::Compute)
-                .pipeline(leafSortPipe)
+                .pipeline(*pipes[step])
                 .use(dispatchRef, Access::IndirectRead)
                 .storage(0, countersRef, step == 1 ? RW : R)
                 .storage(2, fragmentsRef, R)
                 .storage(13, cellsRef, R)
                 .storage(14, leafSortRef, RW)
-                .record(computePass(step, step == 1 ? int(gpu::VOX_DISPATCH_CELLS) : 0));
+                .record(computePass(0, step == 1 ? int(gpu::VOX_DISPATCH_CELLS) : 0));
     }
 
     if (bottomUp) {
@@ -632,7 +649,7 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
                           .use(dispatchRef, Access::IndirectRead)
                           .storage(0, countersRef, R),
                       RW)
-                .record(computePass(l + 1, int(2 + l)));
+                .record(computePass(l + 1, int(gpu::VOX_DISPATCH_QUADS + l + 1)));
         }
     }
     // One thread per fragment, atomics into its leaf: the merge of LeafMerge::Atomic,
@@ -677,7 +694,7 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
         // PerCell: the deepest level runs only after the per-fragment merge.
         const int entry = perCell && l + 1 == depth ? int(gpu::VOX_DISPATCH_DEEP_MIPMAP) : int(1 + l);
         withNodes(g.addPass("vox.mipmap." + std::to_string(l), PassKind::Compute)
-                      .pipeline(mipmap)
+                      .pipeline(l + 1 == depth ? mipmapLeafParents : mipmap)
                       .use(dispatchRef, Access::IndirectRead)
                       .storage(0, countersRef, l + 1 == depth ? RW : R),
                   RW)

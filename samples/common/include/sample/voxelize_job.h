@@ -30,6 +30,7 @@ struct VoxelizeJob {
     pyramarch::voxel::ConservativeMethod method = pyramarch::voxel::ConservativeMethod::Auto;
     pyramarch::voxel::TrianglePath trianglePath = pyramarch::voxel::VoxelizerCreateInfo{}.trianglePath;
     uint32_t smallTriangleVoxels = pyramarch::voxel::VoxelizerCreateInfo{}.smallTriangleVoxels;
+    pyramarch::voxel::OctreeBuild octreeBuild = pyramarch::voxel::VoxelizerCreateInfo{}.octreeBuild;
     uint32_t timedFrames = 2; // frames recorded; timings are the last one's
     // Starting capacities (0 = estimate from R); they grow on overflow.
     uint32_t initialFragmentCapacity = 0;
