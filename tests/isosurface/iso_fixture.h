@@ -20,6 +20,18 @@ protected:
         if (!r) return nullptr;
         return std::move(r).value();
     }
+    // The dense twin of a patch-list surface (Knobs::denseClassify): the
+    // reference the empty-space-skipping tests compare bit for bit; it has
+    // no list.
+    std::unique_ptr<IsoSurface> makeDense(const IsoSurfaceCreateInfo& info) {
+        testing::Knobs dense;
+        dense.denseClassify = true;
+        auto s = make(info, dense);
+        if (s) {
+            EXPECT_FALSE(testing::readPatchList(*s).ok()) << "the dense path has no list";
+        }
+        return s;
+    }
     // Records and runs one frame, waiting for it.
     void frame(IsoSurface& iso) {
         Status inner;

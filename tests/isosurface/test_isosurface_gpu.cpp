@@ -38,6 +38,17 @@ using namespace pyramarch::iso;
 
 namespace {
 
+// Classify patches of a grid of `cells` (whole classify groups of 16
+// patches; patch p is runs 128 (p / 16) + p % 16 + 16 k, k = 0..7), and
+// those holding at least one run: what an iso value <= 0 lists.
+uint32_t patchCount(uint32_t cells) { return ((cells + 15) / 16 + 127) / 128 * 16; }
+uint32_t patchesWithRunsOf(uint32_t cells) {
+    const uint32_t runs = (cells + 15) / 16;
+    uint32_t n = 0;
+    for (uint32_t p = 0; p < patchCount(cells); ++p) n += p / 16 * 128 + p % 16 < runs ? 1 : 0;
+    return n;
+}
+
 // Word indices into iso::testing::readDrawArgs() (gpu::IsoArgs, the layout the args shader
 // writes), from the shared struct rather than literal offsets.
 struct ArgWords {
@@ -592,12 +603,8 @@ TEST_F(IsoGpu, PatchListSkipsInactivePatchesBitForBitWithTheDensePath) {
             info.method = method;
             info.vertexCapacity = 200000;
             auto iso = make(info);
-            iso::testing::Knobs dense;
-            dense.denseClassify = true;
-            auto ref = make(info, dense);
+            auto ref = makeDense(info);
             ASSERT_TRUE(iso && ref);
-            auto denseList = iso::testing::readPatchList(*ref);
-            EXPECT_FALSE(denseList.ok()); // the dense path has no list
             // Signed distance (in samples) to a ball off-centre: positive inside.
             const size_t count = size_t(n[0]) * n[1] * n[2];
             std::vector<float> v(count);
@@ -677,15 +684,11 @@ TEST_F(IsoGpu, MetaballPatchListSkipsPatchesNoBallReaches) {
         info.maxBalls = 128;
         info.vertexCapacity = 300000;
         auto iso = make(info);
-        iso::testing::Knobs dense;
-        dense.denseClassify = true;
-        auto ref = make(info, dense);
+        auto ref = makeDense(info);
         ASSERT_TRUE(iso && ref);
         const ref::Grid g = referenceGridOf(info);
         const uint32_t cx = g.n[0] - 1, cy = g.n[1] - 1, cells = cx * cy * (g.n[2] - 1);
-        const uint32_t runs = (cells + 15) / 16, patches = (runs + 127) / 128 * 16;
-        uint32_t patchesWithRuns = 0;
-        for (uint32_t p = 0; p < patches; ++p) patchesWithRuns += p / 16 * 128 + p % 16 < runs ? 1 : 0;
+        const uint32_t patches = patchCount(cells), patchesWithRuns = patchesWithRunsOf(cells);
         struct Frame {
             uint32_t balls;
             float iso;
@@ -862,11 +865,8 @@ TEST_F(IsoGpu, UserLipschitzBoundListsPatchesBitForBitWithTheDensePath) {
             info.method = method;
             info.lipschitz = 1.f;
             auto iso = make(info);
-            iso::testing::Knobs dense;
-            dense.denseClassify = true;
-            auto ref = make(info, dense);
+            auto ref = makeDense(info);
             ASSERT_TRUE(iso && ref);
-            EXPECT_FALSE(iso::testing::readPatchList(*ref).ok()); // the dense path has no list
             const ref::Grid g = referenceGridOf(info);
             const uint32_t runs = uint32_t(g.cells() + 15) / 16, patches = (runs + 127) / 128 * 16;
             struct Frame {
@@ -1511,15 +1511,10 @@ TEST_F(IsoGpu, ParticlePatchListSkipsPatchesNoParticleReaches) {
         info.particleWeightOffset = offsetof(HostParticle, mass);
         auto iso = make(info);
         ASSERT_TRUE(iso);
-        iso::testing::Knobs dense;
-        dense.denseClassify = true;
-        auto ref = make(info, dense);
+        auto ref = makeDense(info);
         ASSERT_TRUE(ref);
-        EXPECT_FALSE(iso::testing::readPatchList(*ref).ok()); // the dense path has no list
         const uint32_t cx = g.n[0] - 1, cy = g.n[1] - 1, cells = cx * cy * (g.n[2] - 1);
-        const uint32_t runs = (cells + 15) / 16, patches = (runs + 127) / 128 * 16;
-        uint32_t patchesWithRuns = 0;
-        for (uint32_t p = 0; p < patches; ++p) patchesWithRuns += p / 16 * 128 + p % 16 < runs ? 1 : 0;
+        const uint32_t patches = patchCount(cells), patchesWithRuns = patchesWithRunsOf(cells);
 
         // A cluster of 40 in one corner, one just outside a face reaching in,
         // one far away, and particles that add nothing: NaN / infinite

@@ -82,7 +82,18 @@ void expectPermutation(const fluid::FluidState& s) {
     }
 }
 
-class FluidGpu : public test::GpuTest {};
+class FluidGpu : public test::GpuTest {
+protected:
+    // A scene's frames through the sample framework's headless loop (small image).
+    void runFrames(sample::Scene& scene, uint32_t frames, sample::StatsRecorder& stats) {
+        sample::CommonOptions o;
+        o.headless = true;
+        o.frames = frames;
+        o.width = 96;
+        o.height = 64;
+        ASSERT_OK(sample::runHeadless(device(), scene, o, stats));
+    }
+};
 
 } // namespace
 
@@ -316,13 +327,8 @@ TEST_F(FluidGpu, SurfacesHeadlessThroughTheSampleFramework) {
     fluid::FluidSettings settings = smallSettings(3000);
     auto scene = fluid::FluidScene::create(device(), settings);
     ASSERT_TRUE(scene.ok()) << scene.message();
-    sample::CommonOptions o;
-    o.headless = true;
-    o.frames = 3;
-    o.width = 96;
-    o.height = 64;
     sample::StatsRecorder stats;
-    ASSERT_OK(sample::runHeadless(device(), **scene, o, stats));
+    runFrames(**scene, 3, stats);
     ASSERT_EQ(stats.frames().size(), 3u);
     for (const sample::FrameStats& f : stats.frames()) {
         EXPECT_TRUE(f.haveSurfaceStats);
@@ -358,13 +364,8 @@ TEST_F(FluidGpu, KernelModesReachTheSurface) {
         config.anisotropic = m.anisotropic;
         auto scene = fluid::makeFluidScene(device(), config, smallSettings(3000));
         ASSERT_TRUE(scene.ok()) << scene.message();
-        sample::CommonOptions o;
-        o.headless = true;
-        o.frames = 2;
-        o.width = 64;
-        o.height = 48;
         sample::StatsRecorder stats;
-        ASSERT_OK(sample::runHeadless(device(), **scene, o, stats));
+        runFrames(**scene, 2, stats);
         ASSERT_EQ(stats.frames().size(), 2u);
         const sample::FrameStats& f = stats.frames().back();
         EXPECT_GT(f.triangles, 100u);
