@@ -2,7 +2,8 @@
 // every frame: pass "<name>.field.user.bounds", one thread per classify patch.
 // Not a shader of its own: field_user.cpp wraps the user's snippet with this
 // text (as the field pass's template), defining ISO_LIPSCHITZ (the constant's
-// exact bits) and the globals iso_time / iso_params the snippet may read.
+// exact bits), after the grid, the globals iso_time / iso_params the
+// snippet may read and isoBeginUserFrame() (the same prologue as the field pass).
 // Its names other than the field template's (grid) start with iso / Iso,
 // which the snippet should not define (a clash fails create() as a compile
 // error of the bounds pass).
@@ -19,14 +20,7 @@
 // a much smaller half diagonal) until their hull straddles it. NaN or
 // infinity at a centre lists the patch (interval -inf..+inf).
 
-layout(local_size_x = kIsoGroupSize) in;
-
-layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) writeonly buffer IsoPatchBoundsBuf { vec2 isoPatchBounds[]; };
-
-float iso_time;
-vec4 iso_params[2];
-float field(vec3 p);
 
 // Interval holding field() at the samples lo..hi (sample coordinates,
 // inclusive) if field() is L-Lipschitz. The margin covers the rounding of
@@ -48,14 +42,13 @@ bool isoStraddles(vec2 b) { return b.y >= pc.iso && b.x < pc.iso; }
 
 // Cell index -> (x, y, z) cell coordinates.
 uvec3 isoCellOf(uint c) {
-    const uint row = c / grid.cells.x;
-    return uvec3(c - row * grid.cells.x, row % grid.cells.y, row / grid.cells.y);
+    const uint row = divideBy(c, grid.cellDivisors.x, grid.cellDivisors.z);
+    const uint z = divideBy(row, grid.cellDivisors.y, grid.cellDivisors.w);
+    return uvec3(c - row * grid.cells.x, row - z * grid.cells.y, z);
 }
 
 void main() {
-    iso_time = pc.time;
-    iso_params[0] = pc.user0;
-    iso_params[1] = pc.user1;
+    isoBeginUserFrame();
     const uint patchId = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
     if (patchId >= grid.patchCount) return;
     const float inf = uintBitsToFloat(0x7f800000u);

@@ -13,9 +13,11 @@
 namespace pyramarch::iso {
 namespace {
 
-// The module's GLSL (shared layouts, helpers) + `body` (bindings, globals,
-// main) + the user's snippet, which defines field(); its lines keep their
-// numbers (#line 1), so compile errors name the user's lines.
+// The module's GLSL (shared layouts, helpers) + what every user-field pass
+// declares (workgroup size, the grid, the globals the snippet may read and
+// isoBeginUserFrame() setting them) + `body` (its output, main) + the user's
+// snippet, which defines field(); its lines keep their numbers (#line 1), so
+// compile errors name the user's lines.
 std::string userShaderSource(const std::string& fieldGlsl, const std::string& body) {
     auto stripIncludes = [](std::string s) {
         size_t p;
@@ -26,6 +28,18 @@ std::string userShaderSource(const std::string& fieldGlsl, const std::string& bo
     src += kIsoText_iso_shared_h;
     src += stripIncludes(kIsoText_common_glsl);
     src += stripIncludes(kIsoText_field_common_glsl);
+    src += R"(
+layout(local_size_x = kIsoGroupSize) in;
+layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
+float iso_time;
+vec4 iso_params[2];
+float field(vec3 p);
+void isoBeginUserFrame() {
+    iso_time = pc.time;
+    iso_params[0] = pc.user0;
+    iso_params[1] = pc.user1;
+}
+)";
     src += body;
     src += "\n#line 1\n";
     src += fieldGlsl;
@@ -69,16 +83,9 @@ Result<std::vector<uint32_t>> compileUserField(const std::string& fieldGlsl, con
     if (fieldGlsl.empty())
         return Status::error(ErrorCode::InvalidArgument, "isosurface '" + n + "': fieldGlsl is empty");
     return compileUserShader(userShaderSource(fieldGlsl, R"(
-layout(local_size_x = kIsoGroupSize) in;
-layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) writeonly buffer FieldBuf { float fieldOut[]; };
-float iso_time;
-vec4 iso_params[2];
-float field(vec3 p);
 void main() {
-    iso_time = pc.time;
-    iso_params[0] = pc.user0;
-    iso_params[1] = pc.user1;
+    isoBeginUserFrame();
     uint index;
     vec3 p;
     if (!sampleIndex(grid, index, p)) return;
