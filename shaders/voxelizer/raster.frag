@@ -26,6 +26,8 @@
 // lane by lane and contends between the rasterizer's threads).
 
 layout(push_constant) uniform Push { RasterParams params; };
+// VOX_THIN_SPEC_ID (vox_shared.h); the push constant's VOX_THIN flag agrees.
+layout(constant_id = 3) const bool kVoxThin = false;
 layout(std430, set = 0, binding = 1) buffer Counters { VoxCounters counters; };
 layout(std430, set = 0, binding = 2) writeonly buffer Fragments { uvec4 fragments[]; };
 
@@ -66,7 +68,7 @@ void main() {
     uint axis = fInfo.x & 3u;
     bool quad = (fInfo.x & 4u) != 0u;
     bool degenerate = (fInfo.x & 8u) != 0u;
-    bool thin = (params.counts.w & VOX_THIN) != 0u;
+    const bool thin = kVoxThin;
     ivec2 pix = ivec2(floor(gl_FragCoord.xy));
     vec2 plo = vec2(pix), phi = plo + 1.0;
     // Bounding-box kill (the dilated triangle overshoots at its corners).
