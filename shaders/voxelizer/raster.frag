@@ -26,6 +26,8 @@
 // lane by lane and contends between the rasterizer's threads).
 
 layout(push_constant) uniform Push { RasterParams params; };
+// VOX_THIN_SPEC_ID (vox_shared.h); the push constant's VOX_THIN flag agrees.
+layout(constant_id = 3) const bool kVoxThin = false;
 layout(std430, set = 0, binding = 1) buffer Counters { VoxCounters counters; };
 layout(std430, set = 0, binding = 2) writeonly buffer Fragments { uvec4 fragments[]; };
 
@@ -41,6 +43,7 @@ const int kMaxColumn = 16;
 
 vec3 swz(vec3 g, uint axis) { return axis == 0u ? g.yzx : (axis == 1u ? g.zxy : g.xyz); }
 ivec3 unswz(ivec3 s, uint axis) { return axis == 0u ? s.zxy : (axis == 1u ? s.yzx : s.xyz); }
+ivec3 swzi(ivec3 g, uint axis) { return axis == 0u ? g.yzx : (axis == 1u ? g.zxy : g.xyz); }
 
 // Depth range of segment a->b (swizzled) inside the pixel column [lo, hi].
 void clipEdge(vec3 a, vec3 b, vec2 lo, vec2 hi, inout float wlo, inout float whi) {
@@ -65,7 +68,7 @@ void main() {
     uint axis = fInfo.x & 3u;
     bool quad = (fInfo.x & 4u) != 0u;
     bool degenerate = (fInfo.x & 8u) != 0u;
-    bool thin = (params.counts.w & VOX_THIN) != 0u;
+    const bool thin = kVoxThin;
     ivec2 pix = ivec2(floor(gl_FragCoord.xy));
     vec2 plo = vec2(pix), phi = plo + 1.0;
     // Bounding-box kill (the dilated triangle overshoots at its corners).
@@ -139,11 +142,22 @@ void main() {
         for (int z = z0; z <= z1; ++z)
             if (voxOverlaps(unswz(ivec3(pix, z), axis), fV0, fV1, fV2, fN, true)) hits |= 1u << uint(z - z0);
     } else {
+        // lavapipe runs the loop body for all 8 lanes to the longest column:
+        // the bounding-box test and the per-triangle edge setup move out of
+        // it. The column is clipped to the voxels the box test accepts
+        // (voxCandidateBox: exactly those), so the loop can use the in-box
+        // filter, whose edges and corner terms are computed once per pixel.
         VoxBounds fb = voxFilterBounds(fV0, fV1, fV2, fN);
+        VoxFilterTri ft = voxFilterTri(fV0, fV1, fV2, fN);
+        ivec3 cmin, cmax;
+        bool inGrid = voxCandidateBox(fV0, fV1, fV2, ivec3(params.dims.xyz), cmin, cmax);
+        ivec3 smin = swzi(cmin, axis), smax = swzi(cmax, axis);
+        int zb = max(z0, smin.z), ze = min(z1, smax.z);
+        if (!inGrid || any(lessThan(pix, smin.xy)) || any(greaterThan(pix, smax.xy))) ze = zb - 1;
         uint pending = 0u;
-        for (int z = z0; z <= z1; ++z) {
+        for (int z = zb; z <= ze; ++z) {
             bool undecided;
-            if (!voxOverlapsFiltered(unswz(ivec3(pix, z), axis), fV0, fV1, fV2, fN, fb, undecided)) continue;
+            if (!voxOverlapsFilteredInBox(unswz(ivec3(pix, z), axis), fV0, fV1, fV2, fN, ft, fb, undecided)) continue;
             if (undecided) pending |= 1u << uint(z - z0);
             else hits |= 1u << uint(z - z0);
         }

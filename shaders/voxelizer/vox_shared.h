@@ -54,6 +54,10 @@ struct ComputeParams {
 // vox_compute.glsl), not as a push constant: lavapipe runs both sides of a
 // branch, even a uniform one, so each pipeline compiles its build's branches only.
 VOX_CONST VOX_FLAGS_SPEC_ID = 1u;
+// raster.frag's test mode (kVoxThin): 1 in the pipeline for VoxelMode::Thin,
+// which the voxelizer creates when a thin mesh is first set. Same reason: the
+// thin mode's column loop cost a trip per fragment in every conservative run.
+VOX_CONST VOX_THIN_SPEC_ID = 3u;
 
 // Build flag: flag/leaf continue from each fragment's node of the
 // previous level (kept in the cursor buffer) instead of descending from the root.

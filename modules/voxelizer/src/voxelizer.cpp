@@ -178,7 +178,9 @@ struct Voxelizer::Impl {
         statsRing;
     std::array<Buffer, kNodeArrayCount> nodes; // the node pool, one buffer per NodeArray
 
-    GraphicsPipeline raster;
+    GraphicsPipeline raster;     // conservative mode (kVoxThin = 0)
+    GraphicsPipeline rasterThin; // kVoxThin = 1, created by the first setMesh in VoxelMode::Thin
+    GraphicsPipelineDesc rasterDesc;
     ComputePipeline smallTriangles; // TrianglePath::Split only
     ComputePipeline args, flag, alloc, init, leaf, mipmap, mipmapLeafParents, denseFill, keys, link, cellMark, cellList,
         leafCount, leafRanges, leafScatter, leafMerge;
@@ -318,9 +320,11 @@ Status Voxelizer::Impl::createPipelines() {
     else
         g.fragmentSpirv =
             exact64 ? std::span<const uint32_t>(kRasterFragExact64Spv) : std::span<const uint32_t>(kRasterFragSpv);
+    g.specialization.push_back({gpu::VOX_THIN_SPEC_ID, 0u});
     auto r = GraphicsPipeline::create(*device, g);
     if (!r) return r.status().withContext("voxelizer: raster pipeline: ");
     raster = std::move(r).value();
+    rasterDesc = g;
 
     if (info.trianglePath == TrianglePath::Split) {
         // The raster's bindings (0 mesh, 1 counters, 2 fragments) and push constants.
@@ -524,6 +528,10 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
         .renderArea(side, side)
         .record([this](PassContext& ctx) {
             if (current.triangles == 0) return;
+            // Same layout definition as the declared pipeline (compatible:
+            // the bound descriptors and push constants stay valid).
+            if ((current.flags & gpu::VOX_THIN) != 0u)
+                ctx.vk->vkCmdBindPipeline(ctx.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, rasterThin.pipeline());
             ctx.pushConstants(rasterParams());
             ctx.vk->vkCmdDraw(ctx.cmd, 3 * current.triangles, 1, 0, 0);
         });
@@ -836,6 +844,14 @@ Status Voxelizer::setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, Voxel
         return Status::error(ErrorCode::CapacityExceeded,
                              "voxelizer: mesh has " + std::to_string(mesh.triangleCount()) + " triangles, capacity " +
                                  std::to_string(m.info.maxTriangles));
+    if (mode == VoxelMode::Thin && m.rasterThin.pipeline() == VK_NULL_HANDLE) {
+        GraphicsPipelineDesc g = m.rasterDesc;
+        g.name = "vox.raster.thin";
+        g.specialization = {{gpu::VOX_THIN_SPEC_ID, 1u}};
+        auto r = GraphicsPipeline::create(*m.device, g);
+        if (!r) return r.status().withContext("voxelizer: thin raster pipeline: ");
+        m.rasterThin = std::move(r).value();
+    }
     // One slot per recorded frame: a second setMesh before the frame is
     // recorded rewrites the same slot, so the ring never overtakes the GPU.
     const uint32_t slot =
