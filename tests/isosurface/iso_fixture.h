@@ -3,6 +3,7 @@
 // module's test knobs), and one recorded frame, submitted and waited for.
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <memory>
 
 #include "pyramarch/engine/transfer.h"
@@ -11,6 +12,17 @@
 #include "support/gpu_test.h"
 
 namespace pyramarch::iso {
+
+// Particles read from a host GPU buffer of `Record`s (ParticleInput::GpuBuffer):
+// x/y/z at its `position` member, the weight its `mass`.
+template <class Record>
+void useParticleRecords(IsoSurfaceCreateInfo& info, const Buffer& records) {
+    info.particleInput = ParticleInput::GpuBuffer;
+    info.particleBuffer = &records;
+    info.particleStride = sizeof(Record);
+    info.particlePositionOffset = offsetof(Record, position);
+    info.particleWeightOffset = offsetof(Record, mass);
+}
 
 class IsoSurfaceTest : public test::GpuTest {
 protected:

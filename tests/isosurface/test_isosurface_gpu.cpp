@@ -1434,10 +1434,7 @@ TEST_P(IsoSplat, StridedGpuBufferSkipsBadParticles) {
          .name = "host.particles"});
     ASSERT_TRUE(particles.ok()) << particles.message();
     ASSERT_OK(uploadBuffer(device(), particles.value(), hs.data(), hs.size() * sizeof(HostParticle)));
-    info.particleInput = ParticleInput::GpuBuffer;
-    info.particleBuffer = &particles.value();
-    info.particleStride = sizeof(HostParticle);
-    info.particlePositionOffset = offsetof(HostParticle, position);
+    useParticleRecords<HostParticle>(info, particles.value());
     for (bool weighted : {true, false}) {
         SCOPED_TRACE(weighted ? "mass as weight" : "kNoParticleWeight");
         info.particleWeightOffset = weighted ? uint32_t(offsetof(HostParticle, mass)) : kNoParticleWeight;
@@ -1504,11 +1501,7 @@ TEST_F(IsoGpu, ParticlePatchListSkipsPatchesNoParticleReaches) {
              .memory = MemoryUsage::DeviceLocal,
              .name = "host.particles"});
         ASSERT_TRUE(particles.ok()) << particles.message();
-        info.particleInput = ParticleInput::GpuBuffer;
-        info.particleBuffer = &particles.value();
-        info.particleStride = sizeof(HostParticle);
-        info.particlePositionOffset = offsetof(HostParticle, position);
-        info.particleWeightOffset = offsetof(HostParticle, mass);
+        useParticleRecords<HostParticle>(info, particles.value());
         auto iso = make(info);
         ASSERT_TRUE(iso);
         auto ref = makeDense(info);

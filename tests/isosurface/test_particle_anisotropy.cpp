@@ -419,11 +419,7 @@ TEST_F(IsoAniso, GpuBufferInputMatchesHostInput) {
     frame(*host);
     IsoSurfaceCreateInfo gpuInfo = hostInfo;
     gpuInfo.maxParticles = uint32_t(sim.size());
-    gpuInfo.particleInput = ParticleInput::GpuBuffer;
-    gpuInfo.particleBuffer = &buffer.value();
-    gpuInfo.particleStride = sizeof(SimParticle);
-    gpuInfo.particlePositionOffset = offsetof(SimParticle, position);
-    gpuInfo.particleWeightOffset = offsetof(SimParticle, mass);
+    useParticleRecords<SimParticle>(gpuInfo, buffer.value());
     auto gpu = make(gpuInfo);
     ASSERT_TRUE(gpu);
     ASSERT_TRUE(gpu->setParticleCount(uint32_t(sim.size())).ok());
