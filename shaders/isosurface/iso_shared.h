@@ -85,6 +85,17 @@ ISO_CONST kIsoRebinSmoothed = 1u;
 // (centre xyz, weight x det G'), (G00 G01 G02 G11), (G12 G22, extent^2, 0),
 // G = G' / radius in 1/world units, extent = the largest kernel axis (world).
 ISO_CONST kIsoAnisoRecordVec4s = 3u;
+// Mesh smoothing (IsoSurfaceCreateInfo::meshSmoothing, mesh_smooth_sum.comp
+// and mesh_smooth_move.comp): per-vertex sums of neighbour offsets (cells)
+// or face normals (cells^2) as int32 in units of 1/kIsoMeshFixedOne, each
+// term clamped to +-kIsoMeshClamp first. A vertex of MC has at most 20
+// triangles (4 cells of at most 5), 2 terms each: 40 x 2^24 < 2^31, so the
+// sums never wrap, and integer sums do not depend on the atomics' order.
+ISO_CONST kIsoMeshFixedOne = 65536u;
+ISO_CONST kIsoMeshClamp = 256u;
+// IsoPush.srcLevel of the mesh smoothing passes: what the step sums / does.
+ISO_CONST kIsoMeshStepMove = 0u;    // neighbour offsets; move by IsoPush.user0.x
+ISO_CONST kIsoMeshStepNormals = 1u; // area-weighted face normals; normalize
 // Particle gather: samples per thread (a tile of 8 along x by 2 along y
 // sharing its bin rows; measured against 8x1, 4x2, 8x4 and 16x2 on
 // lavapipe), and bins per thread of the bin-start scan.
@@ -195,7 +206,7 @@ struct IsoPush {
     uint srcLevel;   // pyramid build: level read
     uint numLevels;  // pyramid build: levels written
     uint volumeFormat; // volume source: kIsoVolume* of the current upload
-    vec4 user0;      // user GLSL field parameters; volume source: x scale, y offset
+    vec4 user0;      // user GLSL field parameters; volume source: x scale, y offset; mesh smoothing: x step factor
     vec4 user1;
 };
 

@@ -12,6 +12,7 @@
 //   <name>.args                                 args.cpp
 //   <name>.extract                              extract_histopyramid.cpp
 //   <name>.edges.*, <name>.indices              extract_indexed.cpp
+//   <name>.mesh.smooth.*                        mesh_smooth.cpp (meshSmoothing, indexed only)
 //   <name>.occupancy.*, <name>.scan.*, <name>.compact, <name>.generate
 //                                               extract_scan.cpp (ExtractionMethod::Scan)
 // Sizing and layout (pure, no Vulkan): layout.cpp. Read-back and stats:
@@ -106,6 +107,7 @@ struct IsoSurface::Impl {
     bool patchBoxesDirty = true;
     Buffer tileFlags; // particles, grid.patchList: the field pass's tiles holding a nonzero sample
     Buffer edgeGridBuf, edgePyramid, indices;            // indexed output
+    Buffer meshAccum;                                    // meshSmoothing: ivec4 per vertex (fixed-point sums)
     Buffer binCount, binChunks, binStart, slots, sorted; // particle gather
     Buffer smoothed;                                     // particleSmoothing > 0: smoothed sorted particles
     Buffer rebinned;                                     // particleSmoothing > 0: smoothed particles sorted again
@@ -120,6 +122,7 @@ struct IsoSurface::Impl {
     ComputePipeline patchBoxesPipe;              // usePatchBoxes
     ComputePipeline particleBoundsPipe;          // particles with a patch list
     ComputePipeline edgesClassify, edgeVertices, indicesPipe;
+    ComputePipeline meshSumPipe, meshMovePipe; // meshSmoothing
     ComputePipeline countPipe, binScanPipe, binScanTopPipe, sortPipe, gatherPipe, smoothPipe, anisoPipe;
     bool gather = false;
     bool smooth = false;   // particle position smoothing (gather only; with aniso, done by the aniso pass)
@@ -127,6 +130,7 @@ struct IsoSurface::Impl {
     bool external = false; // ParticleInput::GpuBuffer: info.particleBuffer replaces the items ring
     bool scan = false;
     bool indexed = false;
+    bool meshSmooth = false; // meshSmoothing.iterations > 0 (indexed only)
 
     // Host copy of the per-frame items; ring slot s holds version slotVersion[s].
     std::vector<uint8_t> hostItems;
@@ -213,6 +217,9 @@ struct IsoSurface::Impl {
     Status createIndexedPipelines();
     void addIndexedEdgePasses(RenderGraph& graph, IsoRefs& refs);        // before args: edge pyramid
     BufferRef addIndexedPasses(RenderGraph& graph, const IsoRefs& refs); // after args: vertices, indices
+    Status createMeshSmoothPipelines();
+    // After addIndexedPasses (indices = its index buffer): smoothing steps, then normals.
+    void addMeshSmoothPasses(RenderGraph& graph, const IsoRefs& refs, BufferRef indices);
     Status createScanPipelines();
     void addScanPasses(RenderGraph& graph, const IsoRefs& refs);
 };
