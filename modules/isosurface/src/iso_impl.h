@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -106,8 +107,11 @@ struct IsoSurface::Impl {
     bool usePatchBoxes = false; // layout.cpp: grid.patchList with a metaball or particle source
     bool patchBoxesDirty = true;
     Buffer tileFlags; // particles, grid.patchList: the field pass's tiles holding a nonzero sample
-    Buffer edgeGridBuf, edgePyramid, indices;            // indexed output
-    Buffer meshAccum;                                    // meshSmoothing: ivec4 per vertex (fixed-point sums)
+    Buffer edgeGridBuf, edgePyramid, indices; // indexed output
+    // meshSmoothing: the scan's grid (binDims.w = vertices), per-vertex
+    // triangle counts, scan chunk sums, slot starts, the slots (the other
+    // two vertices of a triangle, uvec2 per index) and scratch positions.
+    Buffer meshGridBuf, meshCount, meshChunks, meshStart, meshList, meshScratch;
     Buffer binCount, binChunks, binStart, slots, sorted; // particle gather
     Buffer smoothed;                                     // particleSmoothing > 0: smoothed sorted particles
     Buffer rebinned;                                     // particleSmoothing > 0: smoothed particles sorted again
@@ -122,7 +126,7 @@ struct IsoSurface::Impl {
     ComputePipeline patchBoxesPipe;              // usePatchBoxes
     ComputePipeline particleBoundsPipe;          // particles with a patch list
     ComputePipeline edgesClassify, edgeVertices, indicesPipe;
-    ComputePipeline meshSumPipe, meshMovePipe; // meshSmoothing
+    ComputePipeline meshListsPipe, meshStepPipe, meshScanPipe, meshScanTopPipe; // meshSmoothing
     ComputePipeline countPipe, binScanPipe, binScanTopPipe, sortPipe, gatherPipe, smoothPipe, anisoPipe;
     bool gather = false;
     bool smooth = false;   // particle position smoothing (gather only; with aniso, done by the aniso pass)
@@ -217,6 +221,10 @@ struct IsoSurface::Impl {
     Status createIndexedPipelines();
     void addIndexedEdgePasses(RenderGraph& graph, IsoRefs& refs);        // before args: edge pyramid
     BufferRef addIndexedPasses(RenderGraph& graph, const IsoRefs& refs); // after args: vertices, indices
+    using MakeBuffer =
+        std::function<Status(Buffer&, VkDeviceSize, VkBufferUsageFlags, MemoryUsage, const std::string&)>;
+    Status createMeshSmoothBuffers(const MakeBuffer& make);
+    uint64_t meshScanChunks() const;
     Status createMeshSmoothPipelines();
     // After addIndexedPasses (indices = its index buffer): smoothing steps, then normals.
     void addMeshSmoothPasses(RenderGraph& graph, const IsoRefs& refs, BufferRef indices);

@@ -93,9 +93,7 @@ Status IsoSurface::Impl::createBuffers() {
     PYRAMARCH_TRY(make(m.vertices, sizes.vertexBytes,
                        readable | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                        MemoryUsage::DeviceLocal, "vertices"));
-    if (m.meshSmooth)
-        PYRAMARCH_TRY(make(m.meshAccum, uint64_t(grid.vertexCapacity) * 16, storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                           MemoryUsage::DeviceLocal, "mesh smoothing sums"));
+    if (m.meshSmooth) PYRAMARCH_TRY(m.createMeshSmoothBuffers(make));
     PYRAMARCH_TRY(make(m.stats, sizeof(gpu::IsoStatsGpu) * m.ring, storage, MemoryUsage::Readback, "stats"));
     if (m.maxItems && !m.external)
         PYRAMARCH_TRY(
