@@ -206,7 +206,7 @@ struct IsoPush {
     uint frame;
     uint slot;       // ring slot of this frame
     uint srcLevel;   // pyramid build: level read
-    uint numLevels;  // pyramid build: levels written
+    uint numLevels;  // pyramid build: levels written; mesh smoothing steps: flags (mesh_smooth_step.comp)
     uint volumeFormat; // volume source: kIsoVolume* of the current upload
     vec4 user0;      // user GLSL field parameters; volume source: x scale, y offset; mesh smoothing: x step factor
     vec4 user1;

@@ -157,7 +157,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
         if (ms.iterations > 64)
             return Status::error(ErrorCode::InvalidArgument,
                                  what + "iterations " + std::to_string(ms.iterations) +
-                                     " is over 64 (each adds 4 passes; a surface is smooth after a few)");
+                                     " is over 64 (each adds 2 passes; a surface is smooth after a few)");
         if (!(ms.lambda > 0.f && ms.lambda <= 1.f))
             return Status::error(ErrorCode::InvalidArgument,
                                  what + "lambda " + std::to_string(ms.lambda) + " must be in (0, 1]");

@@ -206,9 +206,12 @@ struct AnisotropicKernels {
 // NormalMode::None the normals are recomputed from the smoothed mesh
 // (area-weighted face normals: the field's gradient at the unsmoothed
 // position no longer belongs to the moved surface); NormalMode::None keeps
-// zero normals. A frame whose vertices or indices overflow their capacity
-// writes no indices (see indexed), so its vertices stay unsmoothed and keep
-// their field normals. Costs 4 passes per iteration and 2 for normals.
+// zero normals. A frame whose vertices overflow their capacity writes no
+// indices (see indexed), so its vertices stay unsmoothed and keep their
+// field normals; one whose indices overflow smooths with the triangles
+// written (a vertex of none keeps its position and normal). Passes: 6 per frame build each vertex's triangle
+// list, then one per step (2 per iteration, 1 with mu = 0) and one for the
+// normals; cost measured in modules/isosurface/README.md.
 // The defaults pass frequencies below kpb = 1/lambda + 1/mu = 0.04 and damp
 // every higher one: |(1 - lambda k)(1 - mu k)| <= 1 over the umbrella
 // operator's spectrum k in [0, 2] (the textbook 0.5 / -0.53 does too, but
