@@ -352,6 +352,7 @@ Result<std::unique_ptr<FluidScene>> FluidScene::create(Device& device, const Flu
     PYRAMARCH_TRY_ASSIGN(FluidParams params, deriveParams(settings));
     std::unique_ptr<FluidScene> s(new FluidScene());
     s->settings_ = settings;
+    s->settings_.indexed = settings.indexed || settings.meshSmoothing > 0; // the draw follows the surface
     s->params_ = params;
     s->device_ = &device;
     const uint32_t n = params.particles;
@@ -449,7 +450,8 @@ Result<std::unique_ptr<FluidScene>> FluidScene::create(Device& device, const Flu
     info.particleBuffer = &s->particles_;
     info.isoValue = s->isoValue();
     info.name = "fluid";
-    if (settings.indexed) {
+    info.meshSmoothing.iterations = settings.meshSmoothing;
+    if (s->settings_.indexed) {
         // As the other scenes: unique vertices are about a third of the per-triangle ones.
         info.indexed = true;
         info.indexCapacity = info.vertexCapacity;
@@ -645,6 +647,10 @@ void FluidScene::ui(sample::SceneConfig& config) {
         config.anisotropic = mode == 2;
         config.recreate = true;
     }
+    // Mesh smoothing needs shared vertices: a new, indexed surface.
+    int smoothing = int(settings_.meshSmoothing);
+    if (ImGui::SliderInt("mesh smoothing iterations", &smoothing, 0, 30)) config.meshSmoothing = uint32_t(smoothing);
+    if (ImGui::IsItemDeactivatedAfterEdit()) config.recreate = true;
     if (ImGui::SliderFloat("threshold (x rest density)", &settings_.threshold, 0.05f, 1.5f))
         config.surfaceThreshold = settings_.threshold;
     if (ImGui::Button("restart")) config.recreate = true;
@@ -656,6 +662,7 @@ Result<std::unique_ptr<sample::Scene>> makeFluidScene(Device& device, const samp
     if (!std::isnan(config.surfaceThreshold)) base.threshold = config.surfaceThreshold;
     base.smoothing = config.particleSmoothing;
     base.anisotropic = config.anisotropic;
+    base.meshSmoothing = config.meshSmoothing;
     base.indexed = config.indexed;
     base.normals = config.normals;
     auto r = FluidScene::create(device, base);

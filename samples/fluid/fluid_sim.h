@@ -62,6 +62,9 @@ struct FluidSettings {
     uint32_t vertexCapacity = 3u << 18;
     pyramarch::iso::NormalMode normals = pyramarch::iso::NormalMode::Central;
     bool indexed = false;
+    // Taubin smoothing of the extracted mesh, iterations (0: off; the
+    // module's default lambda / mu). Needs indexed output: create() turns it on.
+    uint32_t meshSmoothing = 0;
 };
 
 // The command line's bound; FluidScene::create also needs the neighbour

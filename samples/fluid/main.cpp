@@ -32,6 +32,10 @@ int main(int argc, char** argv) {
                        "Surface kernel: isotropic | smoothed (particle position smoothing 0.5 before the splat) | "
                        "anisotropic (Yu & Turk's stretched kernels from each particle's neighbours)")
             ->check(CLI::IsMember({"isotropic", "smoothed", "anisotropic"}));
+        cli.add_option("--mesh-smoothing", app.config.meshSmoothing,
+                       "Taubin smoothing of the extracted mesh on the GPU, N iterations (default 0: off; at most "
+                       "64); recomputes area-weighted normals and switches on shared vertices (indexed output)")
+            ->check(CLI::Range(0u, 64u));
         cli.add_option("--voxel", settings.voxelSize, "Surface grid spacing in particle spacings (default 1)")
             ->check(sample::finiteFloat())
             ->check(CLI::Range(0.25f, 8.f));

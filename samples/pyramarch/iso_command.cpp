@@ -47,6 +47,27 @@ uint32_t guessCapacity(const Device& device, uint64_t guess) {
     return uint32_t(std::min<uint64_t>(std::max<uint64_t>(guess, 3 * 4096), most));
 }
 
+// --mesh-smoothing: indexed output (the smoothing finds neighbours in the
+// index buffer). `vertices` is the non-indexed guess (3 per triangle); a
+// closed MC mesh has about half as many unique vertices as triangles, so
+// unique vertices get a third of it and the indices all of it. A fixed
+// --capacity counts unique vertices: 6 indices each.
+// sizeCapacities false: only the switches (capacities already sized).
+void applyMeshSmoothing(const Device& device, const IsoOptions& o, iso::IsoSurfaceCreateInfo& info,
+                        bool sizeCapacities = true) {
+    if (o.meshSmoothing == 0) return;
+    info.indexed = true;
+    info.meshSmoothing = {o.meshSmoothing, o.meshLambda, o.meshMu};
+    if (!sizeCapacities) return;
+    const uint64_t mostIndices = device.limits().maxStorageBufferRange / 4 / 3 * 3;
+    if (o.capacity) {
+        info.indexCapacity = uint32_t(std::min<uint64_t>(uint64_t(o.capacity) * 6, mostIndices));
+        return;
+    }
+    info.indexCapacity = uint32_t(std::min<uint64_t>(info.vertexCapacity, mostIndices));
+    info.vertexCapacity = std::max(info.vertexCapacity / 3 / 3 * 3, 3u * 4096u);
+}
+
 // One extraction: the surface (created here when `surface` is empty, with
 // `info`), fed by `feed` after each creation, recorded `repeat` times (the
 // last one's timings and stats count). On overflow, unless the capacity is
@@ -90,7 +111,8 @@ Result<Extraction> extract(Device& device, std::unique_ptr<iso::IsoSurface>& sur
         if (!stats) return Status::error("no surface stats for the frame (the GPU did not finish it)");
         e.stats = *stats;
         if (stats->overflow && attempt == 0 && !capacityFixed) {
-            info.vertexCapacity = iso::suggestCapacity(*stats);
+            info.vertexCapacity = std::max(info.vertexCapacity, iso::suggestCapacity(*stats));
+            if (info.indexed) info.indexCapacity = std::max(info.indexCapacity, iso::suggestIndexCapacity(*stats));
             if (!quiet)
                 std::fprintf(stderr, "capacity too small (%u vertices needed): retrying with %u\n",
                              stats->verticesNeeded, info.vertexCapacity);
@@ -217,6 +239,7 @@ int runFieldIso(const IsoOptions& o) {
     info.vertexCapacity = o.capacity ? o.capacity : guessCapacity(**device, cells / 2);
     info.normals = normals;
     info.isoValue = isoValue;
+    applyMeshSmoothing(**device, o, info);
     if (metaballs)
         info.source = iso::FieldSource::Metaballs;
     else if (!glslText.empty()) {
@@ -244,8 +267,10 @@ int runFieldIso(const IsoOptions& o) {
     std::unique_ptr<iso::IsoSurface> surface;
     auto e = extract(**device, surface, info, feed, o.repeat, o.capacity != 0, false);
     if (!e) return fail(kProg, e.message());
-    std::printf("triangles: %u (needed %u)%s, active cells: %u\n", e->stats.verticesWritten / 3,
-                e->stats.verticesNeeded / 3, e->stats.overflow ? " OVERFLOW" : "", e->stats.activeCells);
+    std::printf("triangles: %u (needed %u)%s, active cells: %u\n",
+                (info.indexed ? e->stats.indicesWritten : e->stats.verticesWritten) / 3,
+                (info.indexed ? e->stats.indicesNeeded : e->stats.verticesNeeded) / 3,
+                e->stats.overflow ? " OVERFLOW" : "", e->stats.activeCells);
     sample::StatsRecorder rec;
     sample::FrameStats fs;
     fs.passes = e->timings;
@@ -361,6 +386,7 @@ int runParticleIso(const IsoOptions& o) {
     info.normals = normalMode(o.normals);
     info.isoValue = isoValue;
     info.vertexCapacity = o.capacity;
+    if (o.capacity) applyMeshSmoothing(dev, o, info); // the index capacity of a fixed --capacity
     std::unique_ptr<iso::IsoSurface> surface;
 
     sample::StatsRecorder rec;
@@ -376,6 +402,11 @@ int runParticleIso(const IsoOptions& o) {
     rec.setInfo("splat", o.splat);
     rec.setInfo("particle_smoothing", jsonNumber(o.particleSmoothing));
     rec.setInfo("anisotropic", o.anisotropic ? "true" : "false");
+    rec.setInfo("mesh_smoothing", std::to_string(o.meshSmoothing));
+    if (o.meshSmoothing) {
+        rec.setInfo("mesh_smoothing_lambda", jsonNumber(o.meshLambda));
+        rec.setInfo("mesh_smoothing_mu", jsonNumber(o.meshMu));
+    }
     if (!sequence)
         std::fprintf(stderr,
                      "particle radius %g, smoothing length %g (kernel support %g), voxel size %g, iso %g (%g x rest "
@@ -433,8 +464,15 @@ int runParticleIso(const IsoOptions& o) {
                 const double cells = double(grid.samples[0] - 1) * (grid.samples[1] - 1) * (grid.samples[2] - 1);
                 const uint64_t guess =
                     std::max<uint64_t>(uint64_t(48.0 * std::pow(cells, 2.0 / 3.0)), 4ull * info.maxParticles);
-                info.vertexCapacity = std::max(info.vertexCapacity, guessCapacity(dev, guess));
+                // Indexed (--mesh-smoothing): grows from the unique-vertex
+                // and index capacities applyMeshSmoothing derives.
+                iso::IsoSurfaceCreateInfo sized = info;
+                sized.vertexCapacity = guessCapacity(dev, guess);
+                applyMeshSmoothing(dev, o, sized);
+                info.vertexCapacity = std::max(info.vertexCapacity, sized.vertexCapacity);
+                info.indexCapacity = std::max(info.indexCapacity, sized.indexCapacity);
             }
+            applyMeshSmoothing(dev, o, info, false);
             surface.reset();
             // A grown grid can be too large for the device: fall back to
             // this frame's own grid before giving up.
@@ -480,7 +518,7 @@ int runParticleIso(const IsoOptions& o) {
         fs.extra.emplace_back("iso_value", jsonNumber(isoValue));
         fs.extra.emplace_back("vertex_capacity", std::to_string(info.vertexCapacity));
         const double gpuMs = fs.gpuMs();
-        const uint32_t tris = fs.triangles;
+        const uint32_t tris = fs.triangles, trisNeeded = fs.trianglesNeeded;
         const bool overflow = fs.overflow;
         rec.add(std::move(fs));
 
@@ -502,8 +540,8 @@ int runParticleIso(const IsoOptions& o) {
         } else {
             std::printf("particles: %u, grid %s samples (voxel %g), iso %g\n", count, gridText(info.samples).c_str(),
                         voxel, isoValue);
-            std::printf("triangles: %u (needed %u)%s, active cells: %u\n", e->stats.verticesWritten / 3,
-                        e->stats.verticesNeeded / 3, e->stats.overflow ? " OVERFLOW" : "", e->stats.activeCells);
+            std::printf("triangles: %u (needed %u)%s, active cells: %u\n", tris, trisNeeded,
+                        overflow ? " OVERFLOW" : "", e->stats.activeCells);
         }
     }
     rec.setInfo("frames", std::to_string(frames.size()));

@@ -32,6 +32,13 @@ int checkIsoOptions(const IsoOptions& iso) {
     if (iso.lipschitzGiven && iso.glsl.empty())
         return fail(prog, "--lipschitz applies to --glsl only (the other sources bound their patches themselves)");
     if (!(iso.lipschitz >= 0.f)) return fail(prog, "--lipschitz must be >= 0 (0: classify every patch)");
+    if (iso.meshSmoothing > 64) return fail(prog, "--mesh-smoothing must be at most 64 iterations");
+    if (!(iso.meshLambda > 0.f && iso.meshLambda <= 1.f))
+        return fail(prog, "--mesh-smoothing-lambda must be in (0, 1]");
+    if (!(iso.meshMu >= -1.f && iso.meshMu <= 0.f))
+        return fail(prog, "--mesh-smoothing-mu must be in [-1, 0] (0: plain Laplacian)");
+    if (iso.meshWeightsGiven && iso.meshSmoothing == 0)
+        return fail(prog, "--mesh-smoothing-lambda and --mesh-smoothing-mu need --mesh-smoothing N > 0");
     const bool outPattern = pyramarch::iso::isSequencePattern(iso.out);
     if (iso.particles.empty()) {
         if (iso.particleOptionsGiven)
@@ -213,6 +220,28 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
             "Iso value (inside is greater; default 0 for analytic fields and --glsl, 0.35 for metaballs, 0.5 for "
             "volumes; with --particles, field units: weighted neighbour count, instead of --surface-threshold)")
         ->check(sample::finiteFloat());
+    isoCmd->add_option("--mesh-smoothing", iso.meshSmoothing,
+                       "Smooth the extracted mesh on the GPU: N iterations (at most 64) of Taubin's lambda|mu "
+                       "smoothing, which flattens bumps without shrinking the surface; normals are recomputed from "
+                       "the smoothed mesh (area-weighted), except with --normals none. Switches on indexed output "
+                       "(shared vertices: --capacity then counts unique vertices, and the index buffer holds 6 "
+                       "per vertex). Any source. Default 0 (off)");
+    auto meshWeight = [&](const char* name, float& value, const char* help) {
+        isoCmd
+            ->add_option_function<float>(
+                name,
+                [&iso, &value](const float& v) {
+                    value = v;
+                    iso.meshWeightsGiven = true;
+                },
+                help)
+            ->check(sample::finiteFloat());
+    };
+    meshWeight("--mesh-smoothing-lambda", iso.meshLambda,
+               "Taubin's lambda in (0, 1] (default 0.7): the shrinking step's factor");
+    meshWeight("--mesh-smoothing-mu", iso.meshMu,
+               "Taubin's mu in [-1, 0] (default -0.72): the inflating step's factor; 0 gives plain Laplacian "
+               "smoothing, which shrinks the surface");
     isoCmd->add_option("--normals", iso.normals, "forward | central | sobel | none (zero normals, cheaper)")
         ->check(CLI::IsMember({"forward", "central", "sobel", "none"}));
     isoCmd->add_option(

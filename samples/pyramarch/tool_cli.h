@@ -63,6 +63,12 @@ struct IsoOptions {
     std::string splat = "auto";
     float particleSmoothing = 0.f; // --particle-smoothing: lambda in [0, 1], 0 off (gather only)
     bool anisotropic = false;      // --anisotropic: Yu & Turk's anisotropic kernels, default parameters (gather only)
+    // --mesh-smoothing N (Taubin iterations, any source; switches on indexed
+    // output), --mesh-smoothing-lambda / --mesh-smoothing-mu.
+    uint32_t meshSmoothing = 0;
+    float meshLambda = pyramarch::iso::MeshSmoothing{}.lambda;
+    float meshMu = pyramarch::iso::MeshSmoothing{}.mu;
+    bool meshWeightsGiven = false;
     // Whether options were given on the command line (conflict checks).
     bool cellsGiven = false, boundsGiven = false, dimsGiven = false, typeGiven = false, lipschitzGiven = false;
     bool particleOptionsGiven = false, thresholdGiven = false, voxelSizeGiven = false;

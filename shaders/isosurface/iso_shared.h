@@ -85,6 +85,19 @@ ISO_CONST kIsoRebinSmoothed = 1u;
 // (centre xyz, weight x det G'), (G00 G01 G02 G11), (G12 G22, extent^2, 0),
 // G = G' / radius in 1/world units, extent = the largest kernel axis (world).
 ISO_CONST kIsoAnisoRecordVec4s = 3u;
+// Mesh smoothing (IsoSurfaceCreateInfo::meshSmoothing, mesh_smooth_lists.comp
+// and mesh_smooth_step.comp): per-vertex sums of neighbour offsets (cells)
+// or face normals (cells^2) as int32 in units of 1/kIsoMeshFixedOne, each
+// term clamped to +-kIsoMeshClamp first. A vertex of MC has at most 20
+// triangles (4 cells of at most 5; all 2^16 sign patterns around an edge
+// checked), 2 terms each: 40 x 2^24 < 2^31, so the sums never wrap, and
+// integer sums do not depend on the order of the terms.
+ISO_CONST kIsoMeshFixedOne = 65536u;
+ISO_CONST kIsoMeshClamp = 256u;
+// IsoPush.srcLevel of the mesh smoothing steps: what the step does.
+ISO_CONST kIsoMeshStepMove = 0u;    // move by IsoPush.user0.x x the mean neighbour offset
+ISO_CONST kIsoMeshStepNormals = 1u; // area-weighted normals from the positions
+ISO_CONST kIsoMeshStepCopy = 2u;    // positions copied from the scratch buffer (odd step counts)
 // Particle gather: samples per thread (a tile of 8 along x by 2 along y
 // sharing its bin rows; measured against 8x1, 4x2, 8x4 and 16x2 on
 // lavapipe), and bins per thread of the bin-start scan.
@@ -193,9 +206,9 @@ struct IsoPush {
     uint frame;
     uint slot;       // ring slot of this frame
     uint srcLevel;   // pyramid build: level read
-    uint numLevels;  // pyramid build: levels written
+    uint numLevels;  // pyramid build: levels written; mesh smoothing steps: flags (mesh_smooth_step.comp)
     uint volumeFormat; // volume source: kIsoVolume* of the current upload
-    vec4 user0;      // user GLSL field parameters; volume source: x scale, y offset
+    vec4 user0;      // user GLSL field parameters; volume source: x scale, y offset; mesh smoothing: x step factor
     vec4 user1;
 };
 

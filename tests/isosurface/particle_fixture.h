@@ -1,11 +1,13 @@
 #pragma once
-// Shared by the particle smoothing and anisotropy tests (on IsoSurfaceTest's
+// Shared by the particle smoothing, anisotropy and mesh smoothing tests (on IsoSurfaceTest's
 // surface and frame helpers): the check that the same
 // particles give the same field and vertices, bit for bit, frame after
 // frame and in a second instance (the sort's order must never reach the
 // output).
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -13,6 +15,29 @@
 #include "iso_fixture.h"
 
 namespace pyramarch::iso {
+
+// Particles of spacing s on a lattice jittered by up to +-jitter s per axis
+// (a fixed generator), keeping those whose lattice point is inside.
+template <class Inside>
+inline std::vector<std::array<float, 3>> jitteredLattice(float s, float jitter, std::array<float, 3> lo,
+                                                         std::array<float, 3> hi, Inside inside) {
+    std::vector<std::array<float, 3>> out;
+    uint32_t state = 12345u;
+    auto next = [&] {
+        state = state * 1664525u + 1013904223u;
+        return float(state >> 8) / float(1u << 24);
+    };
+    for (float z = lo[2]; z <= hi[2] + 1e-4f; z += s)
+        for (float y = lo[1]; y <= hi[1] + 1e-4f; y += s)
+            for (float x = lo[0]; x <= hi[0] + 1e-4f; x += s) {
+                const std::array<float, 3> p{x, y, z};
+                const float jx = next(), jy = next(), jz = next();
+                if (!inside(p)) continue;
+                out.push_back({x + (jx * 2.f - 1.f) * jitter * s, y + (jy * 2.f - 1.f) * jitter * s,
+                               z + (jz * 2.f - 1.f) * jitter * s});
+            }
+    return out;
+}
 
 class IsoParticleTest : public IsoSurfaceTest {
 public:

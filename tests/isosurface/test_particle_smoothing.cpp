@@ -192,29 +192,6 @@ TEST_F(IsoSmooth, BadParametersFailCreate) {
 
 namespace {
 
-// Particles of spacing s on a lattice jittered by up to +-jitter s per axis
-// (a fixed generator), keeping those whose lattice point is inside.
-template <class Inside>
-std::vector<std::array<float, 3>> jitteredLattice(float s, float jitter, std::array<float, 3> lo,
-                                                  std::array<float, 3> hi, Inside inside) {
-    std::vector<std::array<float, 3>> out;
-    uint32_t state = 12345u;
-    auto next = [&] {
-        state = state * 1664525u + 1013904223u;
-        return float(state >> 8) / float(1u << 24);
-    };
-    for (float z = lo[2]; z <= hi[2] + 1e-4f; z += s)
-        for (float y = lo[1]; y <= hi[1] + 1e-4f; y += s)
-            for (float x = lo[0]; x <= hi[0] + 1e-4f; x += s) {
-                const std::array<float, 3> p{x, y, z};
-                const float jx = next(), jy = next(), jz = next();
-                if (!inside(p)) continue;
-                out.push_back({x + (jx * 2.f - 1.f) * jitter * s, y + (jy * 2.f - 1.f) * jitter * s,
-                               z + (jz * 2.f - 1.f) * jitter * s});
-            }
-    return out;
-}
-
 // The surface of `xyz` as `pyramarch iso --particles` makes it: particle
 // radius s/2, smoothing length 2 (support 2 s), voxel s/2, threshold 0.6.
 Mesh surfaceOf(IsoSmooth& t, Device& device, const std::vector<std::array<float, 3>>& xyz, float s, float lambda,

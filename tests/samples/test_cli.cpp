@@ -313,6 +313,44 @@ TEST(ToolCliParse, ParticleOptionsAndDefaults) {
     EXPECT_GT(parseTool({"bench", "--lipschitz", "2"}, bad), 0);
 }
 
+TEST(ToolCliParse, MeshSmoothing) {
+    sample::ToolOptions off;
+    ASSERT_EQ(parseTool({"iso", "--field", "sphere"}, off), -1);
+    EXPECT_EQ(off.iso.meshSmoothing, 0u);
+    // Any source; the weights default to the module's.
+    sample::ToolOptions f;
+    ASSERT_EQ(parseTool({"iso", "--field", "sphere", "--mesh-smoothing", "10"}, f), -1);
+    EXPECT_EQ(f.iso.meshSmoothing, 10u);
+    EXPECT_EQ(f.iso.meshLambda, pyramarch::iso::MeshSmoothing{}.lambda);
+    EXPECT_EQ(f.iso.meshMu, pyramarch::iso::MeshSmoothing{}.mu);
+    sample::ToolOptions p;
+    ASSERT_EQ(parseTool({"iso", "--particles", "p.f32", "--particle-radius", "0.01", "--mesh-smoothing", "3",
+                         "--mesh-smoothing-lambda", "0.5", "--mesh-smoothing-mu", "0"},
+                        p),
+              -1);
+    EXPECT_EQ(p.iso.meshSmoothing, 3u);
+    EXPECT_EQ(p.iso.meshLambda, 0.5f);
+    EXPECT_EQ(p.iso.meshMu, 0.f);
+    const std::vector<std::vector<std::string>> bad = {
+        {"iso", "--field", "sphere", "--mesh-smoothing", "65"},
+        {"iso", "--field", "sphere", "--mesh-smoothing", "-1"},
+        {"iso", "--field", "sphere", "--mesh-smoothing", "x"},
+        {"iso", "--field", "sphere", "--mesh-smoothing", "2", "--mesh-smoothing-lambda", "0"},
+        {"iso", "--field", "sphere", "--mesh-smoothing", "2", "--mesh-smoothing-lambda", "1.5"},
+        {"iso", "--field", "sphere", "--mesh-smoothing", "2", "--mesh-smoothing-lambda", "nan"},
+        {"iso", "--field", "sphere", "--mesh-smoothing", "2", "--mesh-smoothing-mu", "0.1"},
+        {"iso", "--field", "sphere", "--mesh-smoothing", "2", "--mesh-smoothing-mu", "-2"},
+        {"iso", "--field", "sphere", "--mesh-smoothing", "2", "--mesh-smoothing-mu", "inf"},
+        {"iso", "--field", "sphere", "--mesh-smoothing-mu", "-0.5"}, // weights without iterations
+    };
+    for (const auto& args : bad) {
+        sample::ToolOptions o;
+        std::string line;
+        for (const auto& a : args) line += a + " ";
+        EXPECT_GT(parseTool(args, o), 0) << line;
+    }
+}
+
 TEST(ToolCliParse, VoxelizeOctreeBuild) {
     sample::ToolOptions d;
     ASSERT_EQ(parseTool({"voxelize", "--shape", "knot"}, d), -1);
@@ -379,6 +417,28 @@ std::filesystem::path tempPath(const std::string& name) {
 std::string slurpFile(const std::filesystem::path& p) {
     std::ifstream f(p, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+// --mesh-smoothing switches on indexed output: the same triangles as the
+// reference, the smoothing passes in the table, no validation message.
+TEST(SampleCliGpu, IsoMeshSmoothingKeepsTheTriangles) {
+    const auto path = tempPath("smooth.ply");
+    const CmdResult r =
+        run("iso --field cayley --cells 20,17,23 --mesh-smoothing 3 --validation --out " + path.string());
+    PYRAMARCH_FAIL_OR_SKIP_IF_TOOL_HAS_NO_DEVICE(r);
+    ASSERT_EQ(r.code, 0) << r.err;
+    pyramarch::ref::Grid g;
+    g.n[0] = 21;
+    g.n[1] = 18;
+    g.n[2] = 24;
+    const auto field = pyramarch::ref::sampleField(g, pyramarch::ref::cayley);
+    const auto mc = pyramarch::ref::marchingCubes(g, field.data(), 0.f, pyramarch::ref::Normals::Central);
+    EXPECT_NE(r.out.find("triangles: " + std::to_string(mc.vertices.size() / 3)), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("iso.mesh.smooth.2.mu"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("iso.mesh.smooth.normals"), std::string::npos) << r.out;
+    const std::string ply = slurpFile(path);
+    EXPECT_NE(ply.find("element face " + std::to_string(mc.vertices.size() / 3)), std::string::npos);
+    std::filesystem::remove(path);
 }
 
 // Particles on a cubic lattice of spacing 2r inside a sphere of radius R

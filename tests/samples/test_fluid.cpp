@@ -380,6 +380,36 @@ TEST_F(FluidGpu, KernelModesReachTheSurface) {
     }
 }
 
+// --mesh-smoothing (the panel's slider) reaches the module: an indexed
+// surface with the smoothing passes, the same triangles as without.
+TEST_F(FluidGpu, MeshSmoothingReachesTheSurface) {
+    uint32_t triangles[2] = {};
+    for (const uint32_t iterations : {0u, 3u}) {
+        SCOPED_TRACE(iterations);
+        sample::SceneConfig config;
+        config.particles = 3000;
+        config.meshSmoothing = iterations;
+        auto scene = fluid::makeFluidScene(device(), config, smallSettings(3000));
+        ASSERT_TRUE(scene.ok()) << scene.message();
+        EXPECT_EQ((*scene)->indexed(), iterations > 0);
+        sample::StatsRecorder stats;
+        runFrames(**scene, 2, stats);
+        ASSERT_EQ(stats.frames().size(), 2u);
+        const sample::FrameStats& f = stats.frames().back();
+        EXPECT_FALSE(f.overflow);
+        triangles[iterations > 0] = f.triangles;
+        bool lambda = false, normals = false;
+        for (const PassTiming& t : f.passes) {
+            lambda |= t.name == "fluid.mesh.smooth.2.lambda";
+            normals |= t.name == "fluid.mesh.smooth.normals";
+        }
+        EXPECT_EQ(lambda, iterations > 0);
+        EXPECT_EQ(normals, iterations > 0);
+    }
+    EXPECT_GT(triangles[0], 100u);
+    EXPECT_EQ(triangles[1], triangles[0]);
+}
+
 TEST_F(FluidGpu, CreateRejectsBadSettings) {
     fluid::FluidSettings s = smallSettings();
     s.particles = 0;

@@ -12,6 +12,7 @@
 //   <name>.args                                 args.cpp
 //   <name>.extract                              extract_histopyramid.cpp
 //   <name>.edges.*, <name>.indices              extract_indexed.cpp
+//   <name>.mesh.smooth.*                        mesh_smooth.cpp (meshSmoothing, indexed only)
 //   <name>.occupancy.*, <name>.scan.*, <name>.compact, <name>.generate
 //                                               extract_scan.cpp (ExtractionMethod::Scan)
 // Sizing and layout (pure, no Vulkan): layout.cpp. Read-back and stats:
@@ -20,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -105,7 +107,11 @@ struct IsoSurface::Impl {
     bool usePatchBoxes = false; // layout.cpp: grid.patchList with a metaball or particle source
     bool patchBoxesDirty = true;
     Buffer tileFlags; // particles, grid.patchList: the field pass's tiles holding a nonzero sample
-    Buffer edgeGridBuf, edgePyramid, indices;            // indexed output
+    Buffer edgeGridBuf, edgePyramid, indices; // indexed output
+    // meshSmoothing: the scan's grid (binDims.w = vertices), per-vertex
+    // triangle counts, scan chunk sums, slot starts, the slots (the other
+    // two vertices of a triangle, uvec2 per index) and scratch positions.
+    Buffer meshGridBuf, meshCount, meshChunks, meshStart, meshList, meshScratch;
     Buffer binCount, binChunks, binStart, slots, sorted; // particle gather
     Buffer smoothed;                                     // particleSmoothing > 0: smoothed sorted particles
     Buffer rebinned;                                     // particleSmoothing > 0: smoothed particles sorted again
@@ -120,6 +126,7 @@ struct IsoSurface::Impl {
     ComputePipeline patchBoxesPipe;              // usePatchBoxes
     ComputePipeline particleBoundsPipe;          // particles with a patch list
     ComputePipeline edgesClassify, edgeVertices, indicesPipe;
+    ComputePipeline meshListsPipe, meshStepPipe, meshScanPipe, meshScanTopPipe; // meshSmoothing
     ComputePipeline countPipe, binScanPipe, binScanTopPipe, sortPipe, gatherPipe, smoothPipe, anisoPipe;
     bool gather = false;
     bool smooth = false;   // particle position smoothing (gather only; with aniso, done by the aniso pass)
@@ -127,6 +134,7 @@ struct IsoSurface::Impl {
     bool external = false; // ParticleInput::GpuBuffer: info.particleBuffer replaces the items ring
     bool scan = false;
     bool indexed = false;
+    bool meshSmooth = false; // meshSmoothing.iterations > 0 (indexed only)
 
     // Host copy of the per-frame items; ring slot s holds version slotVersion[s].
     std::vector<uint8_t> hostItems;
@@ -213,6 +221,13 @@ struct IsoSurface::Impl {
     Status createIndexedPipelines();
     void addIndexedEdgePasses(RenderGraph& graph, IsoRefs& refs);        // before args: edge pyramid
     BufferRef addIndexedPasses(RenderGraph& graph, const IsoRefs& refs); // after args: vertices, indices
+    using MakeBuffer =
+        std::function<Status(Buffer&, VkDeviceSize, VkBufferUsageFlags, MemoryUsage, const std::string&)>;
+    Status createMeshSmoothBuffers(const MakeBuffer& make);
+    uint64_t meshScanChunks() const;
+    Status createMeshSmoothPipelines();
+    // After addIndexedPasses (indices = its index buffer): smoothing steps, then normals.
+    void addMeshSmoothPasses(RenderGraph& graph, const IsoRefs& refs, BufferRef indices);
     Status createScanPipelines();
     void addScanPasses(RenderGraph& graph, const IsoRefs& refs);
 };

@@ -93,6 +93,7 @@ Status IsoSurface::Impl::createBuffers() {
     PYRAMARCH_TRY(make(m.vertices, sizes.vertexBytes,
                        readable | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                        MemoryUsage::DeviceLocal, "vertices"));
+    if (m.meshSmooth) PYRAMARCH_TRY(m.createMeshSmoothBuffers(make));
     PYRAMARCH_TRY(make(m.stats, sizeof(gpu::IsoStatsGpu) * m.ring, storage, MemoryUsage::Readback, "stats"));
     if (m.maxItems && !m.external)
         PYRAMARCH_TRY(
@@ -201,6 +202,7 @@ Status IsoSurface::Impl::createPipelines() {
         PYRAMARCH_TRY(createIndexedPipelines());
     else if (!scan)
         PYRAMARCH_TRY(createExtractPipelines());
+    if (meshSmooth) PYRAMARCH_TRY(createMeshSmoothPipelines());
     switch (info.source) {
     case FieldSource::Metaballs: return createMetaballsPipelines();
     case FieldSource::Volume: return createVolumePipelines();
@@ -448,7 +450,11 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
     m.addClassifyPass(graph, refs);
     if (m.indexed) m.addIndexedEdgePasses(graph, refs);
     m.addArgsPass(graph, refs);
-    if (m.indexed) return GraphOutputs{refs.vertices, refs.args, m.addIndexedPasses(graph, refs)};
+    if (m.indexed) {
+        const BufferRef indicesRef = m.addIndexedPasses(graph, refs);
+        if (m.meshSmooth) m.addMeshSmoothPasses(graph, refs, indicesRef);
+        return GraphOutputs{refs.vertices, refs.args, indicesRef};
+    }
     if (m.grid.normalMode == gpu::kIsoNormalNone) m.addNormalClearPass(graph, refs);
     if (m.scan)
         m.addScanPasses(graph, refs);

@@ -151,6 +151,26 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     if (m.scan && m.indexed)
         return Status::error(ErrorCode::InvalidArgument,
                              "isosurface '" + info.name + "': indexed output needs ExtractionMethod::HistoPyramid");
+    {
+        const MeshSmoothing& ms = info.meshSmoothing;
+        const std::string what = "isosurface '" + info.name + "': meshSmoothing.";
+        if (ms.iterations > 64)
+            return Status::error(ErrorCode::InvalidArgument,
+                                 what + "iterations " + std::to_string(ms.iterations) +
+                                     " is over 64 (each adds 2 passes; a surface is smooth after a few)");
+        if (!(ms.lambda > 0.f && ms.lambda <= 1.f))
+            return Status::error(ErrorCode::InvalidArgument,
+                                 what + "lambda " + std::to_string(ms.lambda) + " must be in (0, 1]");
+        if (!(ms.mu >= -1.f && ms.mu <= 0.f))
+            return Status::error(ErrorCode::InvalidArgument,
+                                 what + "mu " + std::to_string(ms.mu) + " must be in [-1, 0] (0: plain Laplacian)");
+        if (ms.iterations > 0 && !m.indexed)
+            return Status::error(ErrorCode::InvalidArgument,
+                                 what + "iterations " + std::to_string(ms.iterations) +
+                                     " needs indexed output (indexed = true): the smoothing finds a vertex's "
+                                     "neighbours in the index buffer");
+        m.meshSmooth = ms.iterations > 0;
+    }
 
     gpu::IsoGrid& g = m.grid;
     g.samples = {uint32_t(sx), uint32_t(sy), uint32_t(sz), uint32_t(samples)};

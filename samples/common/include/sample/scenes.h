@@ -178,6 +178,9 @@ struct SceneConfig {
     // the module's particle position smoothing (0: isotropic kernels only).
     float surfaceThreshold = NAN;
     float particleSmoothing = 0.f;
+    // Fluid: Taubin mesh smoothing iterations of the extracted surface
+    // (IsoSurfaceCreateInfo::meshSmoothing; 0: off; > 0 makes the surface indexed).
+    uint32_t meshSmoothing = 0;
     // Set by a scene's ui() when its change needs a new scene (the window
     // clears it and re-creates).
     bool recreate = false;

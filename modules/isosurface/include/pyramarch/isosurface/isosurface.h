@@ -188,6 +188,41 @@ struct AnisotropicKernels {
     float isolatedScale = 0.5f;
 };
 
+// Smoothing of the extracted surface (splashsurf's mesh smoothing for fluid
+// surfaces), every frame on the GPU after extraction: Taubin's lambda|mu
+// smoothing (Taubin 1995, "A signal processing approach to fair surface
+// design"). Each step moves every vertex by factor x (mean of its edge
+// neighbours - itself), factor = lambda, then mu; a negative mu undoes the
+// shrinking a plain Laplacian step causes (-mu > lambda > 0: no shrink of
+// large features, bumps of a few vertices removed). mu = 0 is the plain
+// Laplacian (umbrella) smoothing: a sphere of radius R in cells shrinks by
+// about lambda / R cells per iteration.
+// Needs indexed output (IsoSurfaceCreateInfo::indexed): the neighbours are
+// the other vertices of a vertex's triangles in the index buffer, each
+// triangle counted once (an interior edge belongs to two triangles: the
+// uniform average over the one-ring; open border edges count half). Sums are
+// 32-bit fixed point (1/65536 cell per term), so the result is the same to
+// the bit every frame and in any thread order. With normals other than
+// NormalMode::None the normals are recomputed from the smoothed mesh
+// (area-weighted face normals: the field's gradient at the unsmoothed
+// position no longer belongs to the moved surface); NormalMode::None keeps
+// zero normals. A frame whose vertices overflow their capacity writes no
+// indices (see indexed), so its vertices stay unsmoothed and keep their
+// field normals; one whose indices overflow smooths with the triangles
+// written (a vertex of none keeps its position and normal). Passes: 6 per frame build each vertex's triangle
+// list, then one per step (2 per iteration, 1 with mu = 0) and one for the
+// normals; cost measured in modules/isosurface/README.md.
+// The defaults pass frequencies below kpb = 1/lambda + 1/mu = 0.04 and damp
+// every higher one: |(1 - lambda k)(1 - mu k)| <= 1 over the umbrella
+// operator's spectrum k in [0, 2] (the textbook 0.5 / -0.53 does too, but
+// removes less per iteration; larger lambda with mu near -lambda amplifies
+// the highest frequencies). Measured in modules/isosurface/README.md.
+struct MeshSmoothing {
+    uint32_t iterations = 0; // 0: off; at most 64 (each is a lambda and a mu step)
+    float lambda = 0.7f;     // in (0, 1]
+    float mu = -0.72f;       // in [-1, 0]; 0: plain Laplacian (shrinks)
+};
+
 struct IsoSurfaceCreateInfo {
     // Required. Samples per axis (>= 2 each); cells = samples - 1. For
     // FieldSource::Volume these are the volume's dimensions.
@@ -209,6 +244,10 @@ struct IsoSurfaceCreateInfo {
     // Needs ExtractionMethod::HistoPyramid.
     bool indexed = false;
     uint32_t indexCapacity = 0; // indexed: index buffer capacity (rounded down to whole triangles)
+    // Optional. Smoothing of the output surface (see MeshSmoothing); needs
+    // indexed = true. Bad values (iterations > 64, NaN or out-of-range
+    // lambda / mu, non-indexed output) fail create() naming the field.
+    MeshSmoothing meshSmoothing;
     FieldSource source = FieldSource::Metaballs;
     // Initial iso value; "inside" is field >= iso (setIsoValue per frame).
     float isoValue = 0.5f;
