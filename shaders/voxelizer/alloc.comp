@@ -1,5 +1,6 @@
 #version 460
-// One thread per node of the level: a flagged node gets a tile of 8
+// One thread per node of the level: a flagged node (with cursors: a node
+// whose occupancy bit is set) gets a tile of 8
 // children from the pool's atomic counter (step 2). When the pool is full the
 // node keeps no children (the tree is truncated, never corrupt) and the
 // request is still counted, so the needed size can be reported.
@@ -15,7 +16,21 @@ void main() {
     uint i = voxThreadIndex();
     if (i >= 8u * (last - first)) return;
     uint node = 8u * first + i;
-    if (nodeChild[node] != VOX_FLAG) return;
+    if ((kVoxFlags & VOX_CURSORS) != 0u) {
+        // The node's bit in its level's occupancy bitmap (cell_levels.comp)
+        // instead of a flag pass over the cells. Nodes 1..7 of the root
+        // tile are unused (their coordinates are the root's).
+        uint m = voxMorton(voxUnpack(nodeCoord[node]));
+        uint word = cells[params.levelBits + (m >> 5u)], below = word & ((1u << (m & 31u)) - 1u);
+        if ((word & (1u << (m & 31u))) == 0u || (l == 0u && i != 0u)) return;
+        // The leaves' parents: the cell's cursor (its list index is the
+        // rank query of voxCellIndex, on the word already loaded). Cells
+        // whose node of this level did not fit the pool keep a stale
+        // cursor; leaf.comp and leaf_merge.comp then descend from the root.
+        if (l + 1u == params.dims.w) cursors[cells[params.cellWords + (m >> 5u)] + bitCount(below)] = node;
+    } else if (nodeChild[node] != VOX_FLAG) {
+        return;
+    }
     uint tile = atomicAdd(counters.tileCount, 1u);
     if (tile < params.tileCapacity) {
         nodeChild[node] = tile;

@@ -36,7 +36,9 @@ bool cellParent(uint k, uvec3 c, out uint parent) {
         return true;
     }
     if ((kVoxFlags & VOX_CURSORS) != 0u) {
-        // The flag passes' cursor of the cell: its node after the last one.
+        // The cell's node of level D - 1, stored by alloc.comp; stale when a
+        // level above ran out of tiles, so then the root descent.
+        if (counters.failedAboveLeaves != 0u) return voxDescend(c, d - 1u, parent);
         parent = cursors[k];
         return parent != VOX_NO_NODE;
     }

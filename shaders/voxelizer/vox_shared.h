@@ -45,7 +45,12 @@ struct ComputeParams {
     uint tileCapacity;
     uint hashMask;    // bottom-up build: tile hash slots - 1 (a power of two minus one)
     uint cellWords;   // words of the cell bitmap; the cell list follows it in the same buffer
-    uint pad[3];
+    // Top-down build with cursors: word offsets in the cells buffer of the
+    // occupancy bitmap of `level` and of level + 1, and the words of the
+    // latter (cell_levels.comp, alloc.comp; level D - 1 is the cell bitmap).
+    uint levelBits;
+    uint childBits;
+    uint childWords;
 };
 
 // The build's flags (below) are fixed for a voxelizer's lifetime and reach
