@@ -33,6 +33,7 @@ void main() {
         counters.cellsOverMergeLimit = 0u;
         counters.levelTileEnd[0] = 1u;
         dispatchArgs[1] = voxDispatchFor(8u);
+        dispatchArgs[VOX_DISPATCH_QUADS] = voxDispatchFor(2u);
         return;
     }
     if (t != 0u) return;

@@ -96,7 +96,7 @@ VOX_CONST VOX_DISPATCH_LEAF_ATOMIC = VOX_DISPATCH_CELLS + 1u;
 VOX_CONST VOX_DISPATCH_LEAF_MERGE = VOX_DISPATCH_CELLS + 2u;
 VOX_CONST VOX_DISPATCH_DEEP_MIPMAP = VOX_DISPATCH_CELLS + 3u;
 // Top-down build: entry VOX_DISPATCH_QUADS + l = one thread per 4 nodes of
-// level l (init.comp's wide stores).
+// level l (init.comp's wide stores; alloc.comp's occupancy nibbles).
 VOX_CONST VOX_DISPATCH_QUADS = VOX_DISPATCH_CELLS + 4u;
 VOX_CONST VOX_DISPATCH_ENTRIES = VOX_DISPATCH_QUADS + VOX_MAX_LEVELS;
 // The most fragments one leaf_merge.comp thread loops over. Lavapipe ends a

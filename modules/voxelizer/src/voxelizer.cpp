@@ -694,7 +694,8 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
                           .storage(5, cursorsRef, RW)
                           .storage(13, cellsRef, R),
                       RW)
-                .record(computePass(l, int(1 + l)));
+                // With occupancy bitmaps one thread per 4 nodes (init's entry).
+                .record(computePass(l, int(levelBits() ? gpu::VOX_DISPATCH_QUADS + l : 1 + l)));
             withNodes(g.addPass("vox.level_args." + L, PassKind::Compute)
                           .pipeline(args)
                           .storage(0, countersRef, RW)
