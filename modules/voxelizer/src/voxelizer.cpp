@@ -1,6 +1,7 @@
 #include "pyramarch/voxelizer/voxelizer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <array>
 #include <cstddef>
 #include <cstring>
@@ -160,9 +161,42 @@ uint32_t levelBitsWordsFor(uint32_t depth) {
     return n;
 }
 
+// TrianglePath::Split: how many triangles the raster path may take, i.e.
+// whose candidate box (voxComputeTakes, vox_triangle.glsl) may hold more than
+// maxVoxels voxels. Evaluated on each triangle's box widened by 1/1024 voxel
+// per side, which contains the GPU's box whatever its float rounding, so a
+// count of 0 means the geometry shader would emit nothing: the raster pass
+// then skips its draw (on lavapipe ~15 ms of vertex and geometry shading for
+// 100k triangles that all go to small_triangles.comp). Triangles with a bad
+// index or a non-finite vertex are dropped by both paths and not counted.
+uint32_t rasterTriangleCount(const TriangleMesh& mesh, const VoxelGrid& grid, uint32_t maxVoxels) {
+    std::vector<std::array<float, 3>> g(mesh.positions.size());
+    for (size_t i = 0; i < g.size(); ++i) g[i] = toGridSpace(mesh.positions[i], grid);
+    constexpr float kWiden = 1.0f / 1024.0f;
+    uint32_t count = 0;
+    for (size_t t = 0; t < mesh.triangleCount(); ++t) {
+        const uint32_t* idx = &mesh.indices[3 * t];
+        if (idx[0] >= g.size() || idx[1] >= g.size() || idx[2] >= g.size()) continue;
+        const auto &a = g[idx[0]], &b = g[idx[1]], &c = g[idx[2]];
+        if (!isFinite(a) || !isFinite(b) || !isFinite(c)) continue;
+        uint64_t box = 1;
+        for (int k = 0; k < 3; ++k) {
+            const float hiClamp = float(grid.dims[k]) + 2.0f;
+            const float lo = std::clamp(std::min({a[k], b[k], c[k]}) - kWiden, -2.0f, hiClamp);
+            const float hi = std::clamp(std::max({a[k], b[k], c[k]}) + kWiden, -2.0f, hiClamp);
+            const int64_t cmin = std::max<int64_t>(int64_t(std::ceil(lo)) - 1, 0);
+            const int64_t cmax = std::min<int64_t>(int64_t(std::floor(hi)), int64_t(grid.dims[k]) - 1);
+            box *= uint64_t(std::max<int64_t>(cmax - cmin + 1, 0));
+        }
+        if (box > maxVoxels) ++count;
+    }
+    return count;
+}
+
 // What setMesh staged for a frame (the host side of the frame's stats too).
 struct Staged {
     uint32_t triangles = 0;
+    uint32_t rasterTriangles = 0; // TrianglePath::Split: triangles the raster may take (rasterTriangleCount)
     uint32_t vertices = 0;
     uint32_t skipped = 0;
     uint32_t flags = 0;
@@ -567,7 +601,9 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
             if ((current.flags & gpu::VOX_THIN) != 0u)
                 ctx.vk->vkCmdBindPipeline(ctx.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, rasterThin.pipeline());
             ctx.pushConstants(rasterParams());
-            ctx.vk->vkCmdDraw(ctx.cmd, 3 * current.triangles, 1, 0, 0);
+            // No triangle for the raster: one triangle's draw (its geometry
+            // shader emits nothing) instead of all of them.
+            ctx.vk->vkCmdDraw(ctx.cmd, 3 * (current.rasterTriangles == 0 ? 1u : current.triangles), 1, 0, 0);
         });
 
     if (info.trianglePath == TrianglePath::Split) {
@@ -912,6 +948,9 @@ Status Voxelizer::setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, Voxel
     if (!mesh.indices.empty()) std::memcpy(base + m.indexOffset * 4, mesh.indices.data(), mesh.indices.size() * 4);
     Staged s;
     s.triangles = uint32_t(mesh.triangleCount());
+    s.rasterTriangles = m.info.trianglePath == TrianglePath::Split
+                            ? rasterTriangleCount(mesh, grid, m.info.smallTriangleVoxels)
+                            : s.triangles;
     s.vertices = uint32_t(mesh.vertexCount());
     s.skipped = check->skippedNonFinite;
     s.grid = grid;
