@@ -3,16 +3,74 @@
 // children from the pool's atomic counter (step 2). When the pool is full the
 // node keeps no children (the tree is truncated, never corrupt) and the
 // request is still counted, so the needed size can be reported.
+// With cursors (kVoxFlags): one thread per 4 nodes, the flags are the nodes'
+// bits in their level's occupancy bitmap (cell_levels.comp).
 #include "voxelizer/vox_compute.glsl"
 
 // Binding 12 of vox_compute.glsl, 4 nodes at a time: a tile's 8 nodes are 8
 // consecutive, 32-byte aligned words.
 layout(std430, set = 0, binding = 12) writeonly buffer NodeCoord4 { uvec4 nodeCoord4[]; };
 
+layout(std430, set = 0, binding = 3) buffer NodeChild4 { uvec4 nodeChild4[]; };
+
+// The children's coordinates of the node with coordinates `pc` (packed) for
+// the new tile: two wide stores (lavapipe stores lane by lane): child k at
+// 2 pc + its octant bits, x | y << 10 | z << 20 packed, so + 1, + 1024, + 1048576.
+void writeChildCoords(uint tile, uint pc) {
+    uint c = voxPack(voxUnpack(pc) * 2u);
+    uvec4 lo = uvec4(c, c + 1u, c + 1024u, c + 1025u);
+    nodeCoord4[2u * tile] = lo;
+    nodeCoord4[2u * tile + 1u] = lo + 1048576u;
+}
+
+void failed(uint l, uint n) {
+    atomicAdd(counters.tilesFailed, n);
+    if (l + 1u < params.dims.w) counters.failedAboveLeaves = 1u;
+}
+
+// Nodes 4q .. 4q + 3 of level l, from their bits: a tile's nodes have 8
+// consecutive Morton codes (the octant is the low 3 bits), so 4 nodes are a
+// nibble of one bitmap word: one coordinate load, one word and one atomic
+// per 4 nodes instead of two loads and an atomic per node.
+void allocQuad(uint l, uint q, bool root) {
+    uint pc = nodeCoord[4u * q];
+    uint m = voxMorton(voxUnpack(pc));
+    uint word = cells[params.levelBits + (m >> 5u)];
+    uint bits = (word >> (m & 31u)) & 15u;
+    if (root) bits &= q == 0u ? 1u : 0u; // nodes 1..7 of the root tile are unused
+    if (bits == 0u) return;
+    uint base = atomicAdd(counters.tileCount, bitCount(bits));
+    // The leaves' parents: store the cells' cursors; the cell list index is
+    // the rank query of voxCellIndex on the word already loaded.
+    bool cellLevel = l + 1u == params.dims.w;
+    uint rank = cellLevel ? cells[params.cellWords + (m >> 5u)] + bitCount(word & ((1u << (m & 31u)) - 1u)) : 0u;
+    uvec4 child = uvec4(0u);
+    uint refused = 0u;
+    for (uint k = 0u, b = bits; b != 0u; ++k) {
+        uint s = uint(findLSB(b));
+        b &= b - 1u;
+        if (cellLevel) cursors[rank + k] = 4u * q + s;
+        uint tile = base + k;
+        if (tile < params.tileCapacity) {
+            child[s] = tile;
+            // Node 4q + s lies s & 1 along x and (s >> 1) & 1 along y from node 4q.
+            writeChildCoords(tile, pc + (s & 1u) + ((s >> 1u) & 1u) * 1024u);
+        } else {
+            ++refused;
+        }
+    }
+    nodeChild4[q] = child;
+    if (refused != 0u) failed(l, refused);
+}
+
 void main() {
     uint l = params.level;
     uint first = counters.levelTileStart[l], last = counters.levelTileEnd[l];
     uint i = voxThreadIndex();
+    if ((kVoxFlags & VOX_CURSORS) != 0u) {
+        if (i < 2u * (last - first)) allocQuad(l, 2u * first + i, l == 0u);
+        return;
+    }
     if (i >= 8u * (last - first)) return;
     uint node = 8u * first + i;
     if (nodeChild[node] != VOX_FLAG) return;
@@ -21,15 +79,9 @@ void main() {
         nodeChild[node] = tile;
         // Children's coordinates at their level, for consumers that walk a
         // level's node range without descending (init keeps them).
-        // Two wide stores (lavapipe stores lane by lane): child k at c + its
-        // octant bits, x | y << 10 | z << 20 packed, so + 1, + 1024, + 1048576.
-        uint c = voxPack(voxUnpack(nodeCoord[node]) * 2u);
-        uvec4 lo = uvec4(c, c + 1u, c + 1024u, c + 1025u);
-        nodeCoord4[2u * tile] = lo;
-        nodeCoord4[2u * tile + 1u] = lo + 1048576u;
+        writeChildCoords(tile, nodeCoord[node]);
     } else {
         nodeChild[node] = 0u;
-        atomicAdd(counters.tilesFailed, 1u);
-        if (l + 1u < params.dims.w) counters.failedAboveLeaves = 1u;
+        failed(l, 1u);
     }
 }

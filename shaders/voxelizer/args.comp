@@ -33,6 +33,7 @@ void main() {
         counters.cellsOverMergeLimit = 0u;
         counters.levelTileEnd[0] = 1u;
         dispatchArgs[1] = voxDispatchFor(8u);
+        dispatchArgs[VOX_DISPATCH_QUADS] = voxDispatchFor(2u);
         return;
     }
     if (t != 0u) return;
@@ -82,5 +83,10 @@ void main() {
     counters.levelTileStart[l + 1u] = start;
     counters.levelTileEnd[l + 1u] = end;
     dispatchArgs[l + 2u] = voxDispatchFor(8u * (end - start));
-    dispatchArgs[VOX_DISPATCH_QUADS + l + 1u] = voxDispatchFor(2u * (end - start));
+    // The leaf tiles: LeafMerge::PerCell's merge (sortedFragments != 0 only
+    // there) writes all 8 leaves of every tile, child pointers included, so
+    // their init launch runs only for the per-fragment atomic merge (which
+    // sums into zeroed leaves).
+    bool merged = l + 1u == params.dims.w && counters.sortedFragments != 0u && counters.cellsOverMergeLimit == 0u;
+    dispatchArgs[VOX_DISPATCH_QUADS + l + 1u] = voxDispatchFor(merged ? 0u : 2u * (end - start));
 }

@@ -52,9 +52,10 @@ void main() {
             if (tile == 0u) return;
             node = 8u * tile + voxOctant(c, d - 1u, d);
         }
-    } else if ((kVoxFlags & VOX_CURSORS) != 0u) {
-        // The flag passes keep a cursor per occupied cell: after the last one
-        // it is the leaf's parent node (VOX_NO_NODE when truncated above).
+    } else if ((kVoxFlags & VOX_CURSORS) != 0u && counters.failedAboveLeaves == 0u) {
+        // alloc.comp keeps the cursor of each occupied cell: the leaf's
+        // parent node (stale when a level above ran out of tiles: then the
+        // root descent below).
         uint parent = cursors[voxCellIndex(c)];
         uint child = parent == VOX_NO_NODE ? 0u : nodeChild[parent];
         if (child == 0u || child >= VOX_FLAG) return;

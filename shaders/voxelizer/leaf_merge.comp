@@ -13,6 +13,7 @@
 // The leaf arrays seen 4 nodes at a time (the same buffers as bindings 7..11
 // of vox_compute.glsl): a tile's 8 leaves are 8 consecutive, 32-byte aligned
 // words of each array, so two wide stores per array write all of them.
+layout(std430, set = 0, binding = 3) writeonly buffer LeafChild4 { uvec4 leafChild4[]; };
 layout(std430, set = 0, binding = 7) writeonly buffer LeafColor4 { uvec4 leafColor4[]; };
 layout(std430, set = 0, binding = 8) writeonly buffer LeafCount4 { uvec4 leafCount4[]; };
 layout(std430, set = 0, binding = 9) writeonly buffer LeafNx4 { ivec4 leafNx4[]; };
@@ -36,7 +37,9 @@ bool cellParent(uint k, uvec3 c, out uint parent) {
         return true;
     }
     if ((kVoxFlags & VOX_CURSORS) != 0u) {
-        // The flag passes' cursor of the cell: its node after the last one.
+        // The cell's node of level D - 1, stored by alloc.comp; stale when a
+        // level above ran out of tiles, so then the root descent.
+        if (counters.failedAboveLeaves != 0u) return voxDescend(c, d - 1u, parent);
         parent = cursors[k];
         return parent != VOX_NO_NODE;
     }
@@ -99,12 +102,14 @@ void main() {
             n += vec3(sn[s]);
         }
     }
-    if (filled == 0u) return;
     // All 8 leaves with wide stores (lavapipe stores lane by lane: one store
     // per 4 leaves, where a store per leaf and value were most of this
-    // pass). An empty slot gets what init wrote (all zero); the child
-    // pointers and coordinates keep init's and alloc's values.
+    // pass). Empty slots get zeros and every child pointer is null: the
+    // init launch of the leaf level does not run before this merge
+    // (args.comp); the coordinates keep alloc's values.
     uint w = 2u * child;
+    leafChild4[w] = uvec4(0u);
+    leafChild4[w + 1u] = uvec4(0u);
     leafColor4[w] = uvec4(col[0], col[1], col[2], col[3]);
     leafColor4[w + 1u] = uvec4(col[4], col[5], col[6], col[7]);
     leafCount4[w] = uvec4(cnt[0], cnt[1], cnt[2], cnt[3]);
@@ -115,6 +120,7 @@ void main() {
     leafNy4[w + 1u] = ivec4(sn[4].y, sn[5].y, sn[6].y, sn[7].y);
     leafNz4[w] = ivec4(sn[0].z, sn[1].z, sn[2].z, sn[3].z);
     leafNz4[w + 1u] = ivec4(sn[4].z, sn[5].z, sn[6].z, sn[7].z);
+    if (filled == 0u) return;
     atomicAdd(counters.leafFragments, count);
     voxWriteInterior(parent, rgb, filled, count, n);
 }

@@ -45,7 +45,12 @@ struct ComputeParams {
     uint tileCapacity;
     uint hashMask;    // bottom-up build: tile hash slots - 1 (a power of two minus one)
     uint cellWords;   // words of the cell bitmap; the cell list follows it in the same buffer
-    uint pad[3];
+    // Top-down build with cursors: word offsets in the cells buffer of the
+    // occupancy bitmap of `level` and of level + 1, and the words of the
+    // latter (cell_levels.comp, alloc.comp; level D - 1 is the cell bitmap).
+    uint levelBits;
+    uint childBits;
+    uint childWords;
 };
 
 // The build's flags (below) are fixed for a voxelizer's lifetime and reach
@@ -91,7 +96,7 @@ VOX_CONST VOX_DISPATCH_LEAF_ATOMIC = VOX_DISPATCH_CELLS + 1u;
 VOX_CONST VOX_DISPATCH_LEAF_MERGE = VOX_DISPATCH_CELLS + 2u;
 VOX_CONST VOX_DISPATCH_DEEP_MIPMAP = VOX_DISPATCH_CELLS + 3u;
 // Top-down build: entry VOX_DISPATCH_QUADS + l = one thread per 4 nodes of
-// level l (init.comp's wide stores).
+// level l (init.comp's wide stores; alloc.comp's occupancy nibbles).
 VOX_CONST VOX_DISPATCH_QUADS = VOX_DISPATCH_CELLS + 4u;
 VOX_CONST VOX_DISPATCH_ENTRIES = VOX_DISPATCH_QUADS + VOX_MAX_LEVELS;
 // The most fragments one leaf_merge.comp thread loops over. Lavapipe ends a

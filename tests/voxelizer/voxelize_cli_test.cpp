@@ -62,14 +62,14 @@ TEST(VoxelizeCli, LeavesMatchTheReference) {
     EXPECT_NE(stats.find("\"vox.raster\""), std::string::npos);
     // --octree-build reaches the voxelizer (its passes are in the stats) and
     // the other build writes the same leaves (colours and counts included).
-    EXPECT_NE(stats.find("\"vox.flag.0\""), std::string::npos) << "top-down is the default build";
+    EXPECT_NE(stats.find("\"vox.alloc.0\""), std::string::npos) << "top-down is the default build";
     const std::string txtBottomUp = txt + ".bottomup.txt", jsonBottomUp = json + ".bottomup.json";
     r = runTool("voxelize --shape knot --res 40 --method gs --octree-build bottomup --out " + txtBottomUp +
                 " --stats " + jsonBottomUp);
     ASSERT_EQ(r.code, 0) << r.err;
     const std::string bottomUpStats = slurp(jsonBottomUp);
     EXPECT_NE(bottomUpStats.find("\"vox.keys\""), std::string::npos) << bottomUpStats;
-    EXPECT_EQ(bottomUpStats.find("\"vox.flag.0\""), std::string::npos) << bottomUpStats;
+    EXPECT_EQ(bottomUpStats.find("\"vox.alloc.0\""), std::string::npos) << bottomUpStats;
     auto sortedLines = [&](const std::string& path) {
         std::vector<std::string> lines;
         std::ifstream in(path);

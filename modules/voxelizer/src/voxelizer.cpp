@@ -1,6 +1,7 @@
 #include "pyramarch/voxelizer/voxelizer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <array>
 #include <cstddef>
 #include <cstring>
@@ -114,6 +115,9 @@ static const uint32_t kCellMarkSpv[] =
 static const uint32_t kCellListSpv[] =
 #include "shaders/voxelizer/cell_list.comp.spv.inc"
     ;
+static const uint32_t kCellLevelsSpv[] =
+#include "shaders/voxelizer/cell_levels.comp.spv.inc"
+    ;
 
 constexpr uint32_t kArgsReset = 0xffffffffu;
 constexpr uint32_t kArgsFragments = 0xfffffffeu;
@@ -147,10 +151,52 @@ uint32_t depthFor(uint32_t maxResolution) {
 // Words of the bitmap of level depth - 1 cells (a Morton-indexed cube of
 // 2^(depth - 1) cells per axis, one bit each): 2 MiB at R = 512, 16 MiB at R = 1024; the per-word list indices as much again.
 uint32_t cellWordsFor(uint32_t depth) { return std::max(1u, (1u << (3 * (depth - 1))) / 32u); }
+// Words of the occupancy bitmap of level l (cell_levels.comp; level
+// depth - 1 is the cell bitmap): 8^l bits.
+uint32_t levelWordsFor(uint32_t l) { return std::max(1u, (1u << (3 * l)) / 32u); }
+// Words of the bitmaps of levels 0 .. depth - 2 together (1/7 of the cell bitmap).
+uint32_t levelBitsWordsFor(uint32_t depth) {
+    uint32_t n = 0;
+    for (uint32_t l = 0; l + 1 < depth; ++l) n += levelWordsFor(l);
+    return n;
+}
+
+// TrianglePath::Split: how many triangles the raster path may take, i.e.
+// whose candidate box (voxComputeTakes, vox_triangle.glsl) may hold more than
+// maxVoxels voxels. Evaluated on each triangle's box widened by 1/1024 voxel
+// per side, which contains the GPU's box whatever its float rounding, so a
+// count of 0 means the geometry shader would emit nothing: the raster pass
+// then skips its draw (on lavapipe ~15 ms of vertex and geometry shading for
+// 100k triangles that all go to small_triangles.comp). Triangles with a bad
+// index or a non-finite vertex are dropped by both paths and not counted.
+uint32_t rasterTriangleCount(const TriangleMesh& mesh, const VoxelGrid& grid, uint32_t maxVoxels) {
+    std::vector<std::array<float, 3>> g(mesh.positions.size());
+    for (size_t i = 0; i < g.size(); ++i) g[i] = toGridSpace(mesh.positions[i], grid);
+    constexpr float kWiden = 1.0f / 1024.0f;
+    uint32_t count = 0;
+    for (size_t t = 0; t < mesh.triangleCount(); ++t) {
+        const uint32_t* idx = &mesh.indices[3 * t];
+        if (idx[0] >= g.size() || idx[1] >= g.size() || idx[2] >= g.size()) continue;
+        const auto &a = g[idx[0]], &b = g[idx[1]], &c = g[idx[2]];
+        if (!isFinite(a) || !isFinite(b) || !isFinite(c)) continue;
+        uint64_t box = 1;
+        for (int k = 0; k < 3; ++k) {
+            const float hiClamp = float(grid.dims[k]) + 2.0f;
+            const float lo = std::clamp(std::min({a[k], b[k], c[k]}) - kWiden, -2.0f, hiClamp);
+            const float hi = std::clamp(std::max({a[k], b[k], c[k]}) + kWiden, -2.0f, hiClamp);
+            const int64_t cmin = std::max<int64_t>(int64_t(std::ceil(lo)) - 1, 0);
+            const int64_t cmax = std::min<int64_t>(int64_t(std::floor(hi)), int64_t(grid.dims[k]) - 1);
+            box *= uint64_t(std::max<int64_t>(cmax - cmin + 1, 0));
+        }
+        if (box > maxVoxels) ++count;
+    }
+    return count;
+}
 
 // What setMesh staged for a frame (the host side of the frame's stats too).
 struct Staged {
     uint32_t triangles = 0;
+    uint32_t rasterTriangles = 0; // TrianglePath::Split: triangles the raster may take (rasterTriangleCount)
     uint32_t vertices = 0;
     uint32_t skipped = 0;
     uint32_t flags = 0;
@@ -183,7 +229,7 @@ struct Voxelizer::Impl {
     GraphicsPipelineDesc rasterDesc;
     ComputePipeline smallTriangles; // TrianglePath::Split only
     ComputePipeline args, flag, alloc, init, leaf, mipmap, mipmapLeafParents, denseFill, keys, link, cellMark, cellList,
-        leafCount, leafRanges, leafScatter, leafMerge;
+        cellLevels, leafCount, leafRanges, leafScatter, leafMerge;
 
     // Host state.
     uint32_t currentSlot = 0;
@@ -205,7 +251,9 @@ struct Voxelizer::Impl {
 
     Status createBuffers();
     Status createPipelines();
-    uint32_t computeFlags() const; // the compute shaders' kVoxFlags
+    uint32_t computeFlags() const;                // the compute shaders' kVoxFlags
+    bool levelBits() const;                       // the top-down build flags from occupancy bitmaps (cell_levels.comp)
+    uint32_t levelBitsWord(uint32_t level) const; // word offset of a level's bitmap in `cells`
     VoxelizerGraphRefs addTo(RenderGraph& graph);
     gpu::RasterParams rasterParams() const;
     gpu::ComputeParams computeParams(uint32_t level) const;
@@ -245,8 +293,11 @@ Status Voxelizer::Impl::createBuffers() {
         return Status::error(ErrorCode::DeviceLimit, "voxelizer: tileCapacity " + std::to_string(info.tileCapacity) +
                                                          " needs a tile hash of " + std::to_string(hashBytes) +
                                                          " bytes, over maxStorageBufferRange " + std::to_string(range));
-    // Cell bitmap, its per-word list indices, and the list (at most one entry per stored fragment).
-    const VkDeviceSize cellBytes = (2 * VkDeviceSize(cellWords) + info.fragmentCapacity) * 4;
+    // Cell bitmap, its per-word list indices, the list (at most one entry
+    // per stored fragment) and, top-down with cursors, the occupancy bitmaps
+    // of the levels above the cells.
+    const VkDeviceSize cellBytes =
+        (2 * VkDeviceSize(cellWords) + info.fragmentCapacity + (levelBits() ? levelBitsWordsFor(depth) : 0)) * 4;
     if (cellBytes > range)
         return Status::error(ErrorCode::DeviceLimit, "voxelizer: the cell bitmap and list (maxResolution " +
                                                          std::to_string(info.maxResolution) + ", fragmentCapacity " +
@@ -362,6 +413,7 @@ Status Voxelizer::Impl::createPipelines() {
                           {&link, kLinkSpv, "vox.link"},
                           {&cellMark, kCellMarkSpv, "vox.cell_mark"},
                           {&cellList, kCellListSpv, "vox.cell_list"},
+                          {&cellLevels, kCellLevelsSpv, "vox.cell_levels"},
                           {&leafCount, kLeafSortSpv, "vox.leaf_count", 0},
                           {&leafRanges, kLeafSortSpv, "vox.leaf_ranges", 1},
                           {&leafScatter, kLeafSortSpv, "vox.leaf_scatter", 2},
@@ -369,6 +421,8 @@ Status Voxelizer::Impl::createPipelines() {
     for (const Item& it : items) {
         if (!bottomUp && (it.out == &keys || it.out == &link)) continue;
         if (bottomUp && (it.out == &flag || it.out == &alloc || it.out == &init)) continue;
+        if (!levelBits() && it.out == &cellLevels) continue;
+        if (levelBits() && it.out == &flag) continue;
         const bool sortStep = it.out == &leafCount || it.out == &leafRanges || it.out == &leafScatter;
         if (!perCell && (sortStep || it.out == &leafMerge)) continue;
         ComputePipelineDesc d;
@@ -378,7 +432,7 @@ Status Voxelizer::Impl::createPipelines() {
         // Only the shaders that read kVoxFlags get it: a specialization is a
         // pipeline of its own to compile (and to instrument under GPU-AV) for
         // every build configuration, where an unspecialised one is shared.
-        if (it.out == &flag || it.out == &leaf || it.out == &leafMerge || it.out == &cellList)
+        if (it.out == &flag || it.out == &leaf || it.out == &leafMerge || it.out == &cellList || it.out == &alloc)
             d.specialization.push_back({gpu::VOX_FLAGS_SPEC_ID, computeFlags()});
         const bool mipmapPipe = it.out == &mipmap || it.out == &mipmapLeafParents;
         if (it.out == &leaf || mipmapPipe)
@@ -404,6 +458,15 @@ gpu::RasterParams Voxelizer::Impl::rasterParams() const {
     return p;
 }
 
+bool Voxelizer::Impl::levelBits() const { return !bottomUp && info.fragmentCursors; }
+
+uint32_t Voxelizer::Impl::levelBitsWord(uint32_t level) const {
+    if (level + 1 >= depth) return 0; // the cell bitmap
+    uint32_t at = 2 * cellWords + info.fragmentCapacity;
+    for (uint32_t l = 0; l < level; ++l) at += levelWordsFor(l);
+    return at;
+}
+
 uint32_t Voxelizer::Impl::computeFlags() const {
     return (cursors.valid() ? gpu::VOX_CURSORS : 0u) | (bottomUp ? gpu::VOX_BOTTOM_UP : 0u) |
            (perCell ? gpu::VOX_SORTED_LEAVES : 0u);
@@ -417,6 +480,11 @@ gpu::ComputeParams Voxelizer::Impl::computeParams(uint32_t level) const {
     p.tileCapacity = info.tileCapacity;
     p.hashMask = hashSlots - 1; // 0xffffffff without a hash: never read then
     p.cellWords = cellWords;
+    if (levelBits() && level < depth) {
+        p.levelBits = levelBitsWord(level);
+        p.childBits = levelBitsWord(level + 1);
+        p.childWords = level + 2 >= depth ? cellWords : levelWordsFor(level + 1);
+    }
     return p;
 }
 
@@ -533,7 +601,9 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
             if ((current.flags & gpu::VOX_THIN) != 0u)
                 ctx.vk->vkCmdBindPipeline(ctx.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, rasterThin.pipeline());
             ctx.pushConstants(rasterParams());
-            ctx.vk->vkCmdDraw(ctx.cmd, 3 * current.triangles, 1, 0, 0);
+            // No triangle for the raster: one triangle's draw (its geometry
+            // shader emits nothing) instead of all of them.
+            ctx.vk->vkCmdDraw(ctx.cmd, 3 * (current.rasterTriangles == 0 ? 1u : current.triangles), 1, 0, 0);
         });
 
     if (info.trianglePath == TrianglePath::Split) {
@@ -579,11 +649,23 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
             ctx.pushConstants(computeParams(0));
             dispatchThreads(ctx, cellWords); // one thread per bitmap word
         });
+    if (levelBits()) {
+        // The occupancy of every level above the cells, from the cell bitmap
+        // up (alloc.comp reads it instead of the flag passes' marks).
+        for (uint32_t l = depth - 1; l-- > 0;)
+            g.addPass("vox.cell_levels." + std::to_string(l), PassKind::Compute)
+                .pipeline(cellLevels)
+                .storage(13, cellsRef, RW)
+                .record([this, l](PassContext& ctx) {
+                    ctx.pushConstants(computeParams(l));
+                    dispatchThreads(ctx, levelWordsFor(l));
+                });
+    }
     withNodes(g.addPass("vox.cells_args", PassKind::Compute)
                   .pipeline(args)
                   .storage(0, countersRef, RW)
                   .storage(1, dispatchRef, RW),
-              R)
+              RW) // as vox.leaf_args: alloc.0 is the next reader of the node coordinates
         .record(computePass(kArgsCells, -1));
 
     if (perCell) {
@@ -632,20 +714,24 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
     } else {
         for (uint32_t l = 0; l < depth; ++l) {
             const std::string L = std::to_string(l);
-            withNodes(g.addPass("vox.flag." + L, PassKind::Compute)
-                          .pipeline(flag)
-                          .use(dispatchRef, Access::IndirectRead)
-                          .storage(0, countersRef, R)
-                          .storage(5, cursorsRef, RW)
-                          .storage(13, cellsRef, R),
-                      RW)
-                .record(computePass(l, int(gpu::VOX_DISPATCH_CELLS)));
+            if (!levelBits())
+                withNodes(g.addPass("vox.flag." + L, PassKind::Compute)
+                              .pipeline(flag)
+                              .use(dispatchRef, Access::IndirectRead)
+                              .storage(0, countersRef, R)
+                              .storage(5, cursorsRef, RW)
+                              .storage(13, cellsRef, R),
+                          RW)
+                    .record(computePass(l, int(gpu::VOX_DISPATCH_CELLS)));
             withNodes(g.addPass("vox.alloc." + L, PassKind::Compute)
                           .pipeline(alloc)
                           .use(dispatchRef, Access::IndirectRead)
-                          .storage(0, countersRef, RW),
+                          .storage(0, countersRef, RW)
+                          .storage(5, cursorsRef, RW)
+                          .storage(13, cellsRef, R),
                       RW)
-                .record(computePass(l, int(1 + l)));
+                // With occupancy bitmaps one thread per 4 nodes (init's entry).
+                .record(computePass(l, int(levelBits() ? gpu::VOX_DISPATCH_QUADS + l : 1 + l)));
             withNodes(g.addPass("vox.level_args." + L, PassKind::Compute)
                           .pipeline(args)
                           .storage(0, countersRef, RW)
@@ -862,6 +948,9 @@ Status Voxelizer::setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, Voxel
     if (!mesh.indices.empty()) std::memcpy(base + m.indexOffset * 4, mesh.indices.data(), mesh.indices.size() * 4);
     Staged s;
     s.triangles = uint32_t(mesh.triangleCount());
+    s.rasterTriangles = m.info.trianglePath == TrianglePath::Split
+                            ? rasterTriangleCount(mesh, grid, m.info.smallTriangleVoxels)
+                            : s.triangles;
     s.vertices = uint32_t(mesh.vertexCount());
     s.skipped = check->skippedNonFinite;
     s.grid = grid;

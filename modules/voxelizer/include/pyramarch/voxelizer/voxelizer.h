@@ -143,10 +143,13 @@ struct VoxelizerCreateInfo {
     // (32 Mi voxels on a 128 MiB range, e.g. 256 x 256 x 512).
     uint64_t denseMaxVoxels = 0;
     ConservativeMethod method = ConservativeMethod::Auto;
-    // The flag and leaf launches continue from each fragment's node of the
-    // previous level (4 bytes per fragment of extra memory) instead of
-    // descending from the root every level as in Crassin & Green 2012; same tree, less
-    // traversal (`pyramarch bench --octree-build both` measures the difference).
+    // Top-down build: the nodes to subdivide come from an occupancy bitmap
+    // per level (built from the cell bitmap up, one small launch per level)
+    // and the leaf merge finds each cell's node of level D - 1 from a cursor
+    // that allocation stores (4 bytes per fragment of capacity), instead of
+    // Crassin & Green 2012's flag pass per level (here over the occupied
+    // cells) descending from the root; same tree (`pyramarch bench
+    // --octree-build both` measures the difference).
     bool fragmentCursors = true;
     // The raster pass reserves fragment slots with one atomic per subgroup
     // when the device has basic, ballot and arithmetic subgroup operations in
