@@ -6,13 +6,16 @@
 // output).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <vector>
 
 #include "iso_fixture.h"
+#include "pyramarch/isosurface/particle_grid.h"
 
 namespace pyramarch::iso {
 
@@ -37,6 +40,37 @@ inline std::vector<std::array<float, 3>> jitteredLattice(float s, float jitter, 
                                z + (jz * 2.f - 1.f) * jitter * s});
             }
     return out;
+}
+
+// Create-info of the surface of `xyz` as `pyramarch iso --particles` makes
+// it: particle radius s/2, smoothing length 2 (support 2 s), voxel s/2,
+// threshold 0.6, the grid fitted to the particles.
+inline IsoSurfaceCreateInfo cliParticleSurfaceInfo(const std::vector<std::array<float, 3>>& xyz, float s) {
+    const float r = s / 2.f;
+    const float support = kernelSupportRadius(r, kDefaultSmoothingLength);
+    ParticleBounds b;
+    for (int k = 0; k < 3; ++k) {
+        b.min[k] = INFINITY;
+        b.max[k] = -INFINITY;
+    }
+    for (const auto& p : xyz)
+        for (int k = 0; k < 3; ++k) {
+            b.min[k] = std::min(b.min[k], p[k]);
+            b.max[k] = std::max(b.max[k], p[k]);
+        }
+    auto grid = particleGrid(b, s / 2.f, support);
+    EXPECT_TRUE(grid.ok()) << grid.message();
+    IsoSurfaceCreateInfo info;
+    info.source = FieldSource::Particles;
+    if (grid.ok()) {
+        info.samples = grid->samples;
+        info.boundsMin = grid->boundsMin;
+        info.boundsMax = grid->boundsMax;
+    }
+    info.maxParticles = uint32_t(xyz.size());
+    info.particleRadius = support;
+    info.isoValue = particleIsoValue(kDefaultSurfaceThreshold, kDefaultSmoothingLength).value();
+    return info;
 }
 
 class IsoParticleTest : public IsoSurfaceTest {

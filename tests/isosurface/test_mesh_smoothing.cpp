@@ -304,28 +304,7 @@ namespace {
 // s/2, threshold 0.6, indexed output.
 Mesh surfaceOf(IsoMeshSmooth& t, Device& device, const std::vector<std::array<float, 3>>& xyz, float s,
                const MeshSmoothing& ms) {
-    const float r = s / 2.f;
-    const float support = kernelSupportRadius(r, kDefaultSmoothingLength);
-    ParticleBounds b;
-    for (int k = 0; k < 3; ++k) {
-        b.min[k] = INFINITY;
-        b.max[k] = -INFINITY;
-    }
-    for (const auto& p : xyz)
-        for (int k = 0; k < 3; ++k) {
-            b.min[k] = std::min(b.min[k], p[k]);
-            b.max[k] = std::max(b.max[k], p[k]);
-        }
-    auto grid = particleGrid(b, s / 2.f, support);
-    EXPECT_TRUE(grid.ok()) << grid.message();
-    IsoSurfaceCreateInfo info;
-    info.source = FieldSource::Particles;
-    info.samples = grid->samples;
-    info.boundsMin = grid->boundsMin;
-    info.boundsMax = grid->boundsMax;
-    info.maxParticles = uint32_t(xyz.size());
-    info.particleRadius = support;
-    info.isoValue = particleIsoValue(kDefaultSurfaceThreshold, kDefaultSmoothingLength).value();
+    IsoSurfaceCreateInfo info = cliParticleSurfaceInfo(xyz, s);
     info.vertexCapacity = 1000000;
     info.indexCapacity = 6000000;
     info.indexed = true;

@@ -196,30 +196,9 @@ namespace {
 // radius s/2, smoothing length 2 (support 2 s), voxel s/2, threshold 0.6.
 Mesh surfaceOf(IsoSmooth& t, Device& device, const std::vector<std::array<float, 3>>& xyz, float s, float lambda,
                bool anisotropic = false) {
-    const float r = s / 2.f;
-    const float support = kernelSupportRadius(r, kDefaultSmoothingLength);
-    ParticleBounds b;
-    for (int k = 0; k < 3; ++k) {
-        b.min[k] = INFINITY;
-        b.max[k] = -INFINITY;
-    }
-    for (const auto& p : xyz)
-        for (int k = 0; k < 3; ++k) {
-            b.min[k] = std::min(b.min[k], p[k]);
-            b.max[k] = std::max(b.max[k], p[k]);
-        }
-    auto grid = particleGrid(b, s / 2.f, support);
-    EXPECT_TRUE(grid.ok()) << grid.message();
-    IsoSurfaceCreateInfo info;
-    info.source = FieldSource::Particles;
-    info.samples = grid->samples;
-    info.boundsMin = grid->boundsMin;
-    info.boundsMax = grid->boundsMax;
-    info.maxParticles = uint32_t(xyz.size());
-    info.particleRadius = support;
+    IsoSurfaceCreateInfo info = cliParticleSurfaceInfo(xyz, s);
     info.particleSmoothing = lambda;
     info.anisotropic.enabled = anisotropic;
-    info.isoValue = particleIsoValue(kDefaultSurfaceThreshold, kDefaultSmoothingLength).value();
     info.vertexCapacity = 2000000;
     auto iso = IsoSurface::create(device, info);
     EXPECT_TRUE(iso.ok()) << iso.message();
