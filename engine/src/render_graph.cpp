@@ -389,14 +389,14 @@ static Status createResources(RenderGraph::Impl& g) {
             for (VkDescriptorSet set : sets) p.sets.push_back({set, {}});
         }
     }
-    // Timestamps: two queries per pass per ring slot.
+    // Timestamps: queriesPerFrame() per ring slot.
     if (g.options.timestamps && device.limits().timestampsSupported && !g.passes.empty()) {
         if (g.queryPool) device.vk().vkDestroyQueryPool(device.device(), g.queryPool, nullptr);
         g.queryPool = VK_NULL_HANDLE;
         g.queryPassCount = static_cast<uint32_t>(g.passes.size());
         VkQueryPoolCreateInfo qci{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
         qci.queryType = VK_QUERY_TYPE_TIMESTAMP;
-        qci.queryCount = g.queryPassCount * 2 * g.options.timingFrames;
+        qci.queryCount = g.queriesPerFrame() * g.options.timingFrames;
         VkResult vr = device.vk().vkCreateQueryPool(device.device(), &qci, nullptr, &g.queryPool);
         if (vr != VK_SUCCESS) return Status::error("render graph: vkCreateQueryPool failed: " + vkResultName(vr), vr);
         g.slotFrame.assign(g.options.timingFrames, UINT64_MAX);
@@ -464,7 +464,7 @@ Status RenderGraph::execute(VkCommandBuffer cmd) {
 
     const uint32_t slot = static_cast<uint32_t>(frameIndex_ % g.options.timingFrames);
     if (g.queryPool) {
-        vk.vkCmdResetQueryPool(cmd, g.queryPool, slot * g.queryPassCount * 2, g.queryPassCount * 2);
+        vk.vkCmdResetQueryPool(cmd, g.queryPool, slot * g.queriesPerFrame(), g.queriesPerFrame());
         g.slotFrame[slot] = frameIndex_;
     }
 
@@ -529,15 +529,32 @@ Status RenderGraph::execute(VkCommandBuffer cmd) {
     ctx.graph = this;
     for (const ScheduledPass& sp : schedule_.passes) {
         const GraphPass& pass = g.passes[sp.pass];
+        // The begin write comes before the pass's barriers and is followed at
+        // once by a settle write whose value is never read; both are for
+        // llvmpipe (lavapipe). Once a framebuffer has been bound on its queue
+        // it bins a timestamp into the current scene, and the value is taken
+        // only when a later flush has its rasterizer threads run that scene,
+        // while compute dispatches run on the spot. With the begin after the
+        // barriers and nothing after it, it took its value after the pass's
+        // dispatches (every compute pass read ~0 ms, the work fell between
+        // passes). There a timestamp flushes and a barrier flushes and waits,
+        // so the begin is taken before the pass's work: at the barrier, or as
+        // soon as the rasterizer threads run (racing the dispatches where the
+        // pass has no barrier). On GPUs an ALL_COMMANDS timestamp before the
+        // barrier waits for the same work as one after it, and the settle is
+        // one more pipelined write: no barrier, no wait is added.
+        if (g.queryPool) {
+            vk.vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, g.queryPool,
+                                    g.passQuery(slot, sp.pass, 0));
+            vk.vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, g.queryPool,
+                                    g.passQuery(slot, sp.pass, 1));
+        }
         emit(sp.barriers);
         if (labels) {
             VkDebugUtilsLabelEXT label{VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT};
             label.pLabelName = pass.name.c_str();
             vki.cmdBeginDebugUtilsLabel(cmd, &label);
         }
-        if (g.queryPool)
-            vk.vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, g.queryPool,
-                                    (slot * g.queryPassCount + sp.pass) * 2);
         const bool rendering =
             pass.kind == PassKind::Graphics && (!pass.colors.empty() || pass.depth || pass.areaWidth);
         if (rendering) {
@@ -597,9 +614,15 @@ Status RenderGraph::execute(VkCommandBuffer cmd) {
         if (rendering) vk.vkCmdEndRendering(cmd);
         if (g.queryPool)
             vk.vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, g.queryPool,
-                                    (slot * g.queryPassCount + sp.pass) * 2 + 1);
+                                    g.passQuery(slot, sp.pass, 2));
         if (labels) vki.cmdEndDebugUtilsLabel(cmd);
     }
+    // Settles the last pass's end (each earlier end is settled by the next
+    // pass's begin), so that work the host records after execute() in the
+    // same command buffer is not counted in it.
+    if (g.queryPool)
+        vk.vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, g.queryPool,
+                                g.passQuery(slot, g.queryPassCount, 0));
     emit(schedule_.exitBarriers);
     // Imported images now sit in the exit layout (or their last use's), which
     // is where the next execute() finds them unless the host rebinds.
@@ -626,19 +649,19 @@ Status RenderGraph::execute(VkCommandBuffer cmd) {
 uint64_t RenderGraph::latestTimingsFrame() const {
     const Impl& g = *impl_;
     if (!g.queryPool || frameIndex_ == 0) return UINT64_MAX;
-    std::vector<uint64_t> results(g.queryPassCount * 2 * 2);
+    const uint32_t count = g.queriesPerFrame();
+    std::vector<uint64_t> results(count * 2);
     // Newest first; a slot is reused only when frame + timingFrames is recorded.
     for (uint64_t back = 1; back < g.options.timingFrames && back <= frameIndex_; ++back) {
         const uint64_t frame = frameIndex_ - back;
         const uint32_t slot = static_cast<uint32_t>(frame % g.options.timingFrames);
         if (g.slotFrame[slot] != frame) continue;
         VkResult r = g.device->vk().vkGetQueryPoolResults(
-            g.device->device(), g.queryPool, slot * g.queryPassCount * 2, g.queryPassCount * 2,
-            results.size() * sizeof(uint64_t), results.data(), 2 * sizeof(uint64_t),
-            VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
+            g.device->device(), g.queryPool, slot * count, count, results.size() * sizeof(uint64_t), results.data(),
+            2 * sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
         if (r != VK_SUCCESS && r != VK_NOT_READY) continue;
         bool all = true;
-        for (uint32_t q = 0; q < g.queryPassCount * 2; ++q) all = all && results[q * 2 + 1] != 0;
+        for (uint32_t q = 0; q < count; ++q) all = all && results[q * 2 + 1] != 0;
         if (all) return frame;
     }
     return UINT64_MAX;
@@ -650,15 +673,15 @@ std::vector<PassTiming> RenderGraph::latestTimings(uint64_t* frameOut) const {
     if (frameOut) *frameOut = frame;
     if (frame == UINT64_MAX) return {};
     const uint32_t slot = static_cast<uint32_t>(frame % g.options.timingFrames);
-    std::vector<uint64_t> results(g.queryPassCount * 2 * 2);
-    g.device->vk().vkGetQueryPoolResults(g.device->device(), g.queryPool, slot * g.queryPassCount * 2,
-                                         g.queryPassCount * 2, results.size() * sizeof(uint64_t), results.data(),
-                                         2 * sizeof(uint64_t),
+    const uint32_t count = g.queriesPerFrame();
+    std::vector<uint64_t> results(count * 2);
+    g.device->vk().vkGetQueryPoolResults(g.device->device(), g.queryPool, slot * count, count,
+                                         results.size() * sizeof(uint64_t), results.data(), 2 * sizeof(uint64_t),
                                          VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WITH_AVAILABILITY_BIT);
     std::vector<PassTiming> out;
     const double period = g.device->limits().timestampPeriodNs;
     for (const ScheduledPass& sp : schedule_.passes) {
-        const uint64_t begin = results[(sp.pass * 2) * 2], end = results[(sp.pass * 2 + 1) * 2];
+        const uint64_t begin = results[g.passQuery(0, sp.pass, 0) * 2], end = results[g.passQuery(0, sp.pass, 2) * 2];
         out.push_back({g.passes[sp.pass].name, end >= begin ? double(end - begin) * period * 1e-6 : 0.0});
     }
     return out;

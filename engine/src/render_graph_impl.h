@@ -94,6 +94,13 @@ struct RenderGraph::Impl {
     VkQueryPool queryPool = VK_NULL_HANDLE;
     uint32_t queryPassCount = 0;
     std::vector<uint64_t> slotFrame; // frame recorded into each ring slot
+    // Per ring slot: begin, settle and end of each pass, then one settle
+    // after the last pass (see execute() for why the settles exist).
+    static constexpr uint32_t kQueriesPerPass = 3;
+    uint32_t queriesPerFrame() const { return queryPassCount * kQueriesPerPass + 1; }
+    uint32_t passQuery(uint32_t slot, uint32_t pass, uint32_t which) const {
+        return slot * queriesPerFrame() + pass * kQueriesPerPass + which;
+    }
     // Scratch for execute(), kept so recording a frame does not allocate.
     std::vector<VkBufferMemoryBarrier2> bufferBarriers;
     std::vector<VkImageMemoryBarrier2> imageBarriers;

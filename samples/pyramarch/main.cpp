@@ -158,12 +158,6 @@ int runDemo(const DemoOptions& d) {
         std::printf("%s", stats.table(frames > 1 ? 1 : 0).c_str());
     }
     std::printf("\nframes written to %s/\n", d.outDir.c_str());
-    if ((*device)->properties().deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU)
-        std::printf(
-            "note: on a CPU driver (lavapipe) compute timestamps written after the first render pass lag behind the "
-            "work,\n"
-            "      so compute passes read near zero and the draw pass absorbs their time; trust the totals and the\n"
-            "      wall time (`pyramarch bench --timing-check` shows it).\n");
     if (messages) return fail(prog, std::to_string(messages.load()) + " validation message(s)");
     return 0;
 }

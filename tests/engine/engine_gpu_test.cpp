@@ -316,6 +316,70 @@ TEST_F(EngineGpu, PassTimingsArriveWithoutWaiting) {
     EXPECT_EQ(graph.latestTimingsFrame(), 2u);
 }
 
+// A heavy compute pass and a small draw in one frame: the compute pass's time
+// must be the bulk of the frame's, in either order. Broke on lavapipe, where
+// once a framebuffer was bound the begin timestamp of a compute pass took its
+// value after the pass's dispatches (every compute pass read ~0 ms). Frames
+// after the first are the ones checked: the first runs before any draw.
+class PassTimingsWithDraw : public test::GpuTest, public ::testing::WithParamInterface<bool> {};
+
+TEST_P(PassTimingsWithDraw, ComputePassKeepsItsTime) {
+    if (!device().limits().timestampsSupported) GTEST_SKIP() << "device has no timestamps";
+    const bool drawFirst = GetParam();
+    constexpr uint32_t groups = 65535; // the most one dispatch may have on every device
+    // No push constants: on lavapipe their upload can flush by chance, which
+    // hid the breakage in some runs.
+    auto pipeline = ComputePipeline::create(
+        device(),
+        {.spirv = kMarkGroupsSpv, .name = "timed-mark", .layout = {.bindings = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}}});
+    ASSERT_OK(pipeline);
+    auto image = device().allocator().createImage({.format = VK_FORMAT_R8G8B8A8_UNORM,
+                                                   .extent = {16, 16, 1},
+                                                   .usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT,
+                                                   .name = "timed-target"});
+    ASSERT_OK(image);
+    RenderGraph graph(&device());
+    BufferRef marks = graph.createBuffer("marks", {.size = groups * 64 * 4});
+    ImageRef target = graph.importImage("target", image.value(), VK_IMAGE_LAYOUT_UNDEFINED, {Access::None},
+                                        {Access::ColorAttachment, PassKind::Graphics});
+    auto addDraw = [&] {
+        AttachmentDesc clear;
+        clear.clear.color = {{0.0f, 0.0f, 1.0f, 1.0f}};
+        graph.addPass("draw", PassKind::Graphics).colorAttachment(target, clear);
+    };
+    if (drawFirst) addDraw();
+    graph.addPass("heavy", PassKind::Compute)
+        .pipeline(*pipeline)
+        .storage(0, marks, Access::StorageWrite)
+        .record([](PassContext& ctx) { ctx.dispatch(groups); });
+    if (!drawFirst) addDraw();
+    ASSERT_OK(graph.compile());
+    constexpr uint64_t kFrames = 4;
+    for (uint64_t frame = 0; frame < kFrames; ++frame) {
+        Status recorded;
+        ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { recorded = graph.execute(cmd); }));
+        ASSERT_OK(recorded);
+    }
+    uint64_t frame = 0;
+    auto timings = graph.latestTimings(&frame);
+    ASSERT_EQ(frame, kFrames - 1);
+    ASSERT_EQ(timings.size(), 2u);
+    const bool heavyFirst = timings[0].name == "heavy";
+    const PassTiming& heavy = timings[heavyFirst ? 0 : 1];
+    const PassTiming& draw = timings[heavyFirst ? 1 : 0];
+    ASSERT_EQ(heavy.name, "heavy");
+    ASSERT_EQ(draw.name, "draw");
+    EXPECT_GT(heavy.milliseconds, 0.0);
+    // 16 MiB written against a 16x16 clear.
+    EXPECT_GT(heavy.milliseconds, 0.6 * (heavy.milliseconds + draw.milliseconds))
+        << "heavy " << heavy.milliseconds << " ms, draw " << draw.milliseconds << " ms";
+}
+
+INSTANTIATE_TEST_SUITE_P(EngineGpu, PassTimingsWithDraw, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& i) {
+                             return i.param ? "DrawThenCompute" : "ComputeThenDraw";
+                         });
+
 TEST_F(EngineGpu, SmallBuffersShareMemoryBlocksAndAreFreed) {
     const AllocatorStats before = device().allocator().stats();
     {

@@ -332,6 +332,11 @@ public:
     // Per-pass GPU times of the newest frame whose timestamps are available,
     // without waiting. Empty until one is. `frame` (optional) receives the
     // frameIndex they belong to (UINT64_MAX when empty), from the same query.
+    // A pass's time runs from the completion of everything recorded before it
+    // (its barriers included) to the completion of its own commands. On
+    // lavapipe a draw is rasterized on other threads while later compute
+    // passes that do not wait for it run, so both count the overlap
+    // (README.md, "Lavapipe: per-pass timestamps after rendering").
     std::vector<PassTiming> latestTimings(uint64_t* frame = nullptr) const;
     // Frame index the latest timings belong to (UINT64_MAX if none).
     uint64_t latestTimingsFrame() const;
