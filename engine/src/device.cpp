@@ -159,6 +159,7 @@ void fillLimits(const InstanceFunctions& vki, VkPhysicalDevice pd, uint32_t fami
     limits.maxComputeWorkGroupInvocations = l.maxComputeWorkGroupInvocations;
     limits.maxComputeSharedMemorySize = l.maxComputeSharedMemorySize;
     limits.maxStorageBufferRange = l.maxStorageBufferRange;
+    limits.maxTexelBufferElements = l.maxTexelBufferElements;
     limits.maxBufferSize = p13.maxBufferSize ? p13.maxBufferSize : p11.maxMemoryAllocationSize;
     limits.subgroupSize = p11.subgroupSize;
     limits.subgroupStages = p11.subgroupSupportedStages;

@@ -41,6 +41,14 @@ VkImageUsageFlags imageUsageFor(Access a) {
     }
 }
 
+// Usage a texel binding needs on top of its access's (SampledRead on a buffer
+// is a uniform texel buffer read).
+VkBufferUsageFlags bufferUsageFor(const PassBinding& b) {
+    if (b.type == VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER) return VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT;
+    if (b.type == VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER) return VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT;
+    return 0;
+}
+
 VkAttachmentLoadOp loadOp(LoadOp op) {
     switch (op) {
     case LoadOp::Load: return VK_ATTACHMENT_LOAD_OP_LOAD;
@@ -77,6 +85,8 @@ RenderGraph::RenderGraph(Device* device, RenderGraphOptions options) : impl_(std
 }
 
 RenderGraph::~RenderGraph() {
+    for (const TexelView& v : impl_->texelViews)
+        impl_->device->vk().vkDestroyBufferView(impl_->device->device(), v.view, nullptr);
     if (impl_->queryPool) impl_->device->vk().vkDestroyQueryPool(impl_->device->device(), impl_->queryPool, nullptr);
     if (impl_->descriptorPool)
         impl_->device->vk().vkDestroyDescriptorPool(impl_->device->device(), impl_->descriptorPool, nullptr);
@@ -255,6 +265,15 @@ PassBuilder& PassBuilder::uniform(uint32_t binding, BufferRef buffer, VkPipeline
     return *this;
 }
 
+PassBuilder& PassBuilder::texel(uint32_t binding, BufferRef buffer, VkFormat format, Access access,
+                                VkPipelineStageFlags2 stageOverride, VkDeviceSize range) {
+    use(buffer, access, stageOverride);
+    const VkDescriptorType type = access == Access::SampledRead ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
+                                                                : VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER;
+    graph_.impl_->passes[index_].bindings.push_back({binding, buffer.index, access, type, range, format});
+    return *this;
+}
+
 PassBuilder& PassBuilder::colorAttachment(ImageRef image, const AttachmentDesc& desc) {
     GraphPass& pass = graph_.impl_->passes[index_];
     if (pass.kind != PassKind::Graphics)
@@ -325,9 +344,12 @@ static Status createResources(RenderGraph::Impl& g) {
         if (res.imported || res.ownedBuffer.valid()) continue;
         VkBufferUsageFlags usage =
             res.bufferDesc.extraUsage | VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
-        for (const GraphPass& p : g.passes)
+        for (const GraphPass& p : g.passes) {
             for (const PassUse& u : p.uses)
-                if (!u.isImage && u.resource == r) usage |= bufferUsageFor(u.access);
+                if (!u.isImage && u.resource == r && u.access != Access::SampledRead) usage |= bufferUsageFor(u.access);
+            for (const PassBinding& b : p.bindings)
+                if (b.buffer == r) usage |= bufferUsageFor(b);
+        }
         auto b =
             device.allocator().createBuffer({res.bufferDesc.size, usage, MemoryUsage::DeviceLocal, res.name.c_str()});
         if (!b) return b.status().withContext("render graph: creating buffer '" + res.name + "': ");
@@ -355,23 +377,24 @@ static Status createResources(RenderGraph::Impl& g) {
     // one per ring slot, written at their first use.
     if (g.descriptorPool) device.vk().vkDestroyDescriptorPool(device.device(), g.descriptorPool, nullptr);
     g.descriptorPool = VK_NULL_HANDLE;
-    uint32_t setCount = 0, storageCount = 0, uniformCount = 0;
+    uint32_t setCount = 0;
+    std::vector<VkDescriptorPoolSize> sizes;
     for (GraphPass& p : g.passes) {
         p.sets.clear();
         if (!p.pipeline || p.pushDescriptors || p.bindings.empty()) continue;
         setCount += g.options.timingFrames;
-        for (VkDescriptorType t : p.layoutBindings)
-            (t == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER ? uniformCount : storageCount) += g.options.timingFrames;
+        for (VkDescriptorType t : p.layoutBindings) {
+            auto it = std::find_if(sizes.begin(), sizes.end(), [t](const VkDescriptorPoolSize& s) { return s.type == t; });
+            if (it == sizes.end()) it = sizes.insert(sizes.end(), {t, 0});
+            it->descriptorCount += g.options.timingFrames;
+        }
     }
     if (setCount) {
-        VkDescriptorPoolSize sizes[2];
-        uint32_t n = 0;
-        if (storageCount) sizes[n++] = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, storageCount};
-        if (uniformCount) sizes[n++] = {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, uniformCount};
+        const uint32_t n = static_cast<uint32_t>(sizes.size());
         VkDescriptorPoolCreateInfo pci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
         pci.maxSets = setCount;
         pci.poolSizeCount = n;
-        pci.pPoolSizes = sizes;
+        pci.pPoolSizes = sizes.data();
         VkResult vr = device.vk().vkCreateDescriptorPool(device.device(), &pci, nullptr, &g.descriptorPool);
         if (vr != VK_SUCCESS)
             return Status::error("render graph: vkCreateDescriptorPool failed: " + vkResultName(vr), vr);
@@ -405,6 +428,69 @@ static Status createResources(RenderGraph::Impl& g) {
     return {};
 }
 
+// The texel range a binding views: whole texels of the declared range.
+static VkDeviceSize texelRange(const PassBinding& b, VkDeviceSize bufferSize) {
+    const VkDeviceSize bytes = b.range == VK_WHOLE_SIZE ? bufferSize : std::min(b.range, bufferSize);
+    const uint32_t texel = texelBytes(b.format);
+    return texel ? bytes / texel * texel : 0;
+}
+
+// Creates the views of every texel binding for the buffers' current handles
+// (before anything is recorded, so that a failure records nothing), and
+// destroys the views of handles no resource holds any more once every ring
+// slot has been recorded over since their last use.
+static Status ensureTexelViews(RenderGraph::Impl& g, const RenderGraph& graph, uint64_t frame) {
+    Device& device = *g.device;
+    for (const GraphPass& p : g.passes) {
+        if (!p.pipeline) continue;
+        for (const PassBinding& b : p.bindings) {
+            if (!b.texel()) continue;
+            const BufferRef ref{b.buffer};
+            const VkBuffer buffer = graph.buffer(ref);
+            const VkDeviceSize range = texelRange(b, graph.bufferSize(ref));
+            auto it = std::find_if(g.texelViews.begin(), g.texelViews.end(), [&](const TexelView& v) {
+                return v.buffer == buffer && v.format == b.format && v.range == range;
+            });
+            if (it != g.texelViews.end()) {
+                it->lastFrame = frame;
+                continue;
+            }
+            const std::string what = "render graph: pass '" + p.name + "' binds buffer '" + g.buffers[b.buffer].name +
+                                     "' as a texel buffer at binding " + std::to_string(b.binding);
+            const uint64_t texels = range / texelBytes(b.format);
+            if (range == 0 || texels > device.limits().maxTexelBufferElements)
+                return Status::error(ErrorCode::DeviceLimit,
+                                     what + ": " + std::to_string(texels) + " texels, but the device allows 1.." +
+                                         std::to_string(device.limits().maxTexelBufferElements) +
+                                         " (maxTexelBufferElements)");
+            VkBufferViewCreateInfo vi{VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO};
+            vi.buffer = buffer;
+            vi.format = b.format;
+            vi.offset = 0;
+            vi.range = range;
+            VkBufferView view = VK_NULL_HANDLE;
+            const VkResult vr = device.vk().vkCreateBufferView(device.device(), &vi, nullptr, &view);
+            if (vr != VK_SUCCESS) return Status::error(what + ": vkCreateBufferView failed: " + vkResultName(vr), vr);
+            g.texelViews.push_back({buffer, b.format, range, view, frame});
+        }
+    }
+    auto held = [&](VkBuffer buffer) {
+        for (uint32_t r = 0; r < g.buffers.size(); ++r)
+            if (graph.buffer(BufferRef{r}) == buffer) return true;
+        return false;
+    };
+    for (size_t i = 0; i < g.texelViews.size();) {
+        TexelView& v = g.texelViews[i];
+        if (!held(v.buffer) && frame >= v.lastFrame + g.options.timingFrames) {
+            device.vk().vkDestroyBufferView(device.device(), v.view, nullptr);
+            g.texelViews.erase(g.texelViews.begin() + static_cast<std::ptrdiff_t>(i));
+        } else {
+            ++i;
+        }
+    }
+    return {};
+}
+
 // Binds a pass's declared pipeline and the descriptors of its declared
 // bindings: pushed, or from the ring slot's set (rewritten only when an
 // imported buffer was rebound since that set was last written).
@@ -422,6 +508,7 @@ void RenderGraph::bindPipeline(GraphPass& pass, VkCommandBuffer cmd, uint32_t sl
     if (stale) {
         g.descriptorWrites.clear();
         g.descriptorInfos.resize(pass.bindings.size());
+        g.descriptorViews.resize(pass.bindings.size());
         for (size_t i = 0; i < pass.bindings.size(); ++i) {
             const PassBinding& b = pass.bindings[i];
             const BufferRef ref{b.buffer};
@@ -432,7 +519,13 @@ void RenderGraph::bindPipeline(GraphPass& pass, VkCommandBuffer cmd, uint32_t sl
             w.dstBinding = b.binding;
             w.descriptorCount = 1;
             w.descriptorType = b.type;
-            w.pBufferInfo = &g.descriptorInfos[i];
+            if (b.texel()) {
+                g.descriptorViews[i] = g.texelView(buffer(ref), b.format, texelRange(b, size));
+                PYRAMARCH_ASSERT(g.descriptorViews[i] != VK_NULL_HANDLE, "texel binding without a view");
+                w.pTexelBufferView = &g.descriptorViews[i];
+            } else {
+                w.pBufferInfo = &g.descriptorInfos[i];
+            }
             g.descriptorWrites.push_back(w);
         }
         if (!set) {
@@ -460,6 +553,7 @@ Status RenderGraph::execute(VkCommandBuffer cmd) {
         if (!r.layoutMismatch.empty()) return Status::error("RenderGraph::execute: " + r.layoutMismatch);
     const bool firstFrame = !g.resourcesCreated;
     if (!g.resourcesCreated) PYRAMARCH_TRY(createResources(g));
+    PYRAMARCH_TRY(ensureTexelViews(g, *this, frameIndex_));
     const bool labels = g.options.debugLabels && device.limits().debugUtils && vki.cmdBeginDebugUtilsLabel;
 
     const uint32_t slot = static_cast<uint32_t>(frameIndex_ % g.options.timingFrames);

@@ -293,6 +293,34 @@ const char* layoutName(VkImageLayout layout) {
     }
 }
 
+uint32_t texelBytes(VkFormat format) {
+    switch (format) {
+    case VK_FORMAT_R8_UINT:
+    case VK_FORMAT_R8_SINT:
+    case VK_FORMAT_R8_UNORM: return 1;
+    case VK_FORMAT_R16_UINT:
+    case VK_FORMAT_R16_SINT:
+    case VK_FORMAT_R16_SFLOAT:
+    case VK_FORMAT_R8G8_UINT: return 2;
+    case VK_FORMAT_R32_UINT:
+    case VK_FORMAT_R32_SINT:
+    case VK_FORMAT_R32_SFLOAT:
+    case VK_FORMAT_R16G16_UINT:
+    case VK_FORMAT_R16G16_SFLOAT:
+    case VK_FORMAT_R8G8B8A8_UINT:
+    case VK_FORMAT_R8G8B8A8_UNORM: return 4;
+    case VK_FORMAT_R32G32_UINT:
+    case VK_FORMAT_R32G32_SINT:
+    case VK_FORMAT_R32G32_SFLOAT:
+    case VK_FORMAT_R16G16B16A16_UINT:
+    case VK_FORMAT_R16G16B16A16_SFLOAT: return 8;
+    case VK_FORMAT_R32G32B32A32_UINT:
+    case VK_FORMAT_R32G32B32A32_SINT:
+    case VK_FORMAT_R32G32B32A32_SFLOAT: return 16;
+    default: return 0;
+    }
+}
+
 Status compileGraph(const RenderGraph::Impl& g, Schedule& out) {
     out = Schedule{};
     if (!g.declarationErrors.empty()) {
@@ -307,9 +335,11 @@ Status compileGraph(const RenderGraph::Impl& g, Schedule& out) {
 
     // 0. Declared bindings against the declared pipeline layout.
     auto typeName = [](VkDescriptorType t) {
-        return t == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER   ? "a storage buffer"
-               : t == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER ? "a uniform buffer"
-                                                        : "a non-buffer descriptor";
+        return t == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER         ? "a storage buffer"
+               : t == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER       ? "a uniform buffer"
+               : t == VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER ? "a uniform texel buffer"
+               : t == VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER ? "a storage texel buffer"
+                                                              : "a non-buffer descriptor";
     };
     for (const GraphPass& pass : g.passes) {
         if (pass.hasLayout && pass.kind == PassKind::Transfer)
@@ -338,9 +368,15 @@ Status compileGraph(const RenderGraph::Impl& g, Schedule& out) {
                                          ")");
             const bool storageAccess = b.access == Access::StorageRead || b.access == Access::StorageWrite ||
                                        b.access == Access::StorageReadWrite;
-            if (b.type == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER && !storageAccess)
+            if (b.texel() && texelBytes(b.format) == 0)
                 return Status::error(ErrorCode::InvalidArgument,
-                                     "render graph: " + what + " as a storage buffer with access " +
+                                     "render graph: " + what + " as a texel buffer of format " +
+                                         std::to_string(int(b.format)) +
+                                         " (texel bindings take 8/16/32-bit R, RG or RGBA integer or float formats)");
+            if ((b.type == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER || b.type == VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER) &&
+                !storageAccess)
+                return Status::error(ErrorCode::InvalidArgument,
+                                     "render graph: " + what + " as " + typeName(b.type) + " with access " +
                                          accessName(b.access) +
                                          " (needs StorageRead, StorageWrite or StorageReadWrite)");
             if (pass.layoutBindings[b.binding] != b.type)
@@ -362,8 +398,9 @@ Status compileGraph(const RenderGraph::Impl& g, Schedule& out) {
                                                                      passKindName(pass.kind) + ") cannot use " +
                                                                      resName(u.isImage, u.resource) + " as " +
                                                                      accessName(u.access));
+            // SampledRead of a buffer is a uniform texel buffer read (PassBuilder::texel).
             if (!u.isImage && (u.access == Access::ColorAttachment || u.access == Access::DepthAttachment ||
-                               u.access == Access::DepthRead || u.access == Access::SampledRead))
+                               u.access == Access::DepthRead))
                 return Status::error(ErrorCode::InvalidArgument, "render graph: pass '" + pass.name + "' uses " +
                                                                      resName(false, u.resource) + " as " +
                                                                      accessName(u.access) + ", which needs an image");

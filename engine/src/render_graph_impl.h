@@ -42,13 +42,28 @@ struct PassUse {
     VkPipelineStageFlags2 stageOverride = 0;
 };
 
-// A descriptor a pass declared (PassBuilder::storage / uniform).
+// A descriptor a pass declared (PassBuilder::storage / uniform / texel).
 struct PassBinding {
     uint32_t binding = 0;
     uint32_t buffer = 0; // BufferRef index
     Access access = Access::None;
     VkDescriptorType type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     VkDeviceSize range = VK_WHOLE_SIZE;
+    VkFormat format = VK_FORMAT_UNDEFINED; // texel buffers only
+    bool texel() const {
+        return type == VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER || type == VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER;
+    }
+};
+
+// A buffer view the graph created for a texel binding, keyed by what it
+// views. Views of a handle no resource holds any more (a rebound import) are
+// destroyed once every frame that may still use them has been recorded over.
+struct TexelView {
+    VkBuffer buffer = VK_NULL_HANDLE;
+    VkFormat format = VK_FORMAT_UNDEFINED;
+    VkDeviceSize range = 0;
+    VkBufferView view = VK_NULL_HANDLE;
+    uint64_t lastFrame = 0; // frameIndex of the last execute() that bound it
 };
 
 // Non-push passes: one set per ring slot and the handles it was written with.
@@ -107,9 +122,18 @@ struct RenderGraph::Impl {
     std::vector<VkRenderingAttachmentInfo> colorAttachments;
     std::vector<VkWriteDescriptorSet> descriptorWrites;
     std::vector<VkDescriptorBufferInfo> descriptorInfos;
+    std::vector<VkBufferView> descriptorViews;
+    std::vector<TexelView> texelViews;
     VkDescriptorPool descriptorPool = VK_NULL_HANDLE; // sets of passes without push descriptors
 
     GraphResource& resource(bool isImage, uint32_t index) { return isImage ? images[index] : buffers[index]; }
+    // The view of a texel binding for the buffer's current handle (null
+    // before ensureTexelViews created it).
+    VkBufferView texelView(VkBuffer buffer, VkFormat format, VkDeviceSize range) const {
+        for (const TexelView& v : texelViews)
+            if (v.buffer == buffer && v.format == format && v.range == range) return v.view;
+        return VK_NULL_HANDLE;
+    }
     const GraphResource& resource(bool isImage, uint32_t index) const {
         return isImage ? images[index] : buffers[index];
     }
@@ -118,6 +142,9 @@ struct RenderGraph::Impl {
 // Compiles `impl` into `out`; pure.
 Status compileGraph(const RenderGraph::Impl& impl, Schedule& out);
 std::string stageNames(VkPipelineStageFlags2 stages);
+// Bytes per texel of the formats texel bindings accept (8/16/32-bit
+// integer and float, 1, 2 or 4 components); 0 for any other format.
+uint32_t texelBytes(VkFormat format);
 std::string accessNames(VkAccessFlags2 access);
 const char* layoutName(VkImageLayout layout);
 

@@ -33,6 +33,12 @@ const uint32_t kFlatVertSpv[] =
 const uint32_t kFlatFragSpv[] =
 #include "shaders/tests/flat.frag.spv.inc"
     ;
+const uint32_t kTexelWriteSpv[] =
+#include "shaders/tests/texel_write.comp.spv.inc"
+    ;
+const uint32_t kTexelQuadsSpv[] =
+#include "shaders/tests/texel_quads.comp.spv.inc"
+    ;
 
 constexpr VkBufferUsageFlags kStorage =
     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
@@ -117,6 +123,106 @@ INSTANTIATE_TEST_SUITE_P(EngineGpu, DeclaredBindings, ::testing::Values(true, fa
                          [](const ::testing::TestParamInfo<bool>& i) {
                              return i.param ? "PushDescriptors" : "GraphSets";
                          });
+
+// Texel bindings: the graph makes the views (float and 4-component views of
+// the same words), gives a graph-owned buffer the texel usages, orders the
+// uniform texel read after the storage texel write, and makes a view for a
+// rebound import's new handle.
+TEST_P(DeclaredBindings, TexelBuffersReadAndWriteThroughGraphViews) {
+    const bool push = GetParam();
+    if (push && !device().limits().pushDescriptors) GTEST_SKIP() << "device has no VK_KHR_push_descriptor";
+    constexpr uint32_t n = 1001, quads = (n + 3) / 4; // the last quad is partly past the words written
+    constexpr VkBufferUsageFlags kTexelSource = kStorage | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT;
+    std::vector<float> input[2];
+    Buffer in[2] = {makeBuffer(device(), n * 4, kTexelSource, "texel-in0"),
+                    makeBuffer(device(), n * 4, kTexelSource, "texel-in1")};
+    for (int k = 0; k < 2; ++k) {
+        for (uint32_t i = 0; i < n; ++i) input[k].push_back(float(i % 97) * (k ? 1.5f : 0.5f) + float(k));
+        ASSERT_OK(uploadBuffer(device(), in[k], input[k].data(), n * 4));
+    }
+    Buffer out = makeBuffer(device(), quads * 4, kStorage, "texel-out");
+    const PipelineLayoutDesc writeLayout{
+        .bindings = {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER},
+        .pushConstantBytes = 4,
+        .pushDescriptors = push};
+    const PipelineLayoutDesc quadsLayout{
+        .bindings = {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
+        .pushConstantBytes = 4,
+        .pushDescriptors = push};
+    auto write = ComputePipeline::create(device(), {.spirv = kTexelWriteSpv, .name = "texel-write", .layout = writeLayout});
+    auto gather = ComputePipeline::create(device(), {.spirv = kTexelQuadsSpv, .name = "texel-quads", .layout = quadsLayout});
+    ASSERT_OK(write);
+    ASSERT_OK(gather);
+    RenderGraph graph(&device());
+    BufferRef src = graph.importBuffer("in", in[0], {Access::TransferDst, PassKind::Transfer}, {Access::None}, true);
+    // 16 bytes more than the words: the quad view covers whole quads, the
+    // words past n stay zero from the fill.
+    BufferRef words = graph.createBuffer("words", {.size = quads * 16});
+    BufferRef dst = graph.importBuffer("out", out, {Access::None}, {Access::TransferSrc, PassKind::Transfer});
+    graph.addPass("zero", PassKind::Transfer).use(words, Access::TransferDst).record([words](PassContext& ctx) {
+        ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(words), 0, VK_WHOLE_SIZE, 0);
+    });
+    graph.addPass("write", PassKind::Compute)
+        .pipeline(*write)
+        .texel(0, src, VK_FORMAT_R32_SFLOAT, Access::SampledRead)
+        .texel(1, words, VK_FORMAT_R32_UINT, Access::StorageWrite, 0, n * 4)
+        .record([](PassContext& ctx) {
+            ctx.pushConstants(uint32_t(n));
+            ctx.dispatch((n + 63) / 64);
+        });
+    graph.addPass("quads", PassKind::Compute)
+        .pipeline(*gather)
+        .texel(0, words, VK_FORMAT_R32G32B32A32_UINT, Access::SampledRead)
+        .storage(1, dst, Access::StorageWrite)
+        .record([](PassContext& ctx) {
+            ctx.pushConstants(uint32_t(quads));
+            ctx.dispatch((quads + 63) / 64);
+        });
+    ASSERT_OK(graph.compile());
+    for (int frame = 0; frame < 4; ++frame) {
+        const int k = frame < 2 ? 0 : 1;
+        if (frame == 2) graph.rebindImportedBuffer(src, in[1].handle(), in[1].size());
+        Status recorded;
+        ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { recorded = graph.execute(cmd); }));
+        ASSERT_OK(recorded);
+        auto result = readBufferAs<uint32_t>(device(), out, quads);
+        ASSERT_OK(result);
+        for (uint32_t q = 0; q < quads; ++q) {
+            uint32_t expected = 0;
+            for (uint32_t j = 0; j < 4; ++j) {
+                const uint32_t i = q * 4 + j;
+                if (i < n) expected += (2 * j + 1) * (uint32_t(input[k][i] * 2.0f) + i);
+            }
+            ASSERT_EQ(result.value()[q], expected) << "frame " << frame << ", quad " << q;
+        }
+    }
+}
+
+// A texel binding whose range holds no whole texel, or more texels than the
+// device allows, is an error from execute() naming the pass; nothing is recorded.
+TEST_F(EngineGpu, TexelBindingOutsideTheDeviceLimitIsAnError) {
+    auto gather = ComputePipeline::create(
+        device(), {.spirv = kTexelQuadsSpv,
+                   .name = "texel-quads",
+                   .layout = {.bindings = {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
+                              .pushConstantBytes = 4}});
+    ASSERT_OK(gather);
+    RenderGraph graph(&device());
+    BufferRef words = graph.createBuffer("words", {.size = 64, .lifetime = Lifetime::Persistent});
+    BufferRef out = graph.createBuffer("out", {.size = 64});
+    graph.addPass("quads", PassKind::Compute)
+        .pipeline(*gather)
+        .texel(0, words, VK_FORMAT_R32G32B32A32_UINT, Access::SampledRead, 0, 12) // 12 bytes: no whole texel
+        .storage(1, out, Access::StorageWrite)
+        .record([](PassContext& ctx) { ctx.dispatch(1); });
+    ASSERT_OK(graph.compile());
+    Status recorded;
+    ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { recorded = graph.execute(cmd); }));
+    ASSERT_FALSE(recorded.ok());
+    EXPECT_EQ(recorded.code(), ErrorCode::DeviceLimit);
+    EXPECT_NE(recorded.message().find("pass 'quads'"), std::string::npos) << recorded.message();
+    EXPECT_NE(recorded.message().find("maxTexelBufferElements"), std::string::npos) << recorded.message();
+}
 
 TEST_F(EngineGpu, PushDescriptorLayoutRefusesPoolSets) {
     if (!device().limits().pushDescriptors) GTEST_SKIP() << "device has no VK_KHR_push_descriptor";

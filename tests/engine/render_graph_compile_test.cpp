@@ -404,6 +404,50 @@ TEST(RenderGraphBindings, IntentAndDescriptorTypeMismatchIsNamedError) {
             std::string::npos)
             << s.message();
     }
+    // Texel bindings: the layout's type, the access and the format are checked.
+    const PipelineLayoutDesc texelLayout{
+        .bindings = {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER}};
+    {
+        RenderGraph g(nullptr);
+        BufferRef a = g.createBuffer("a", {.size = 64, .lifetime = Lifetime::Persistent});
+        BufferRef b = g.createBuffer("b", {.size = 64});
+        g.addPass("texels", PassKind::Compute)
+            .pipelineLayout(texelLayout)
+            .texel(0, a, VK_FORMAT_R32_SFLOAT, Access::SampledRead)
+            .texel(1, b, VK_FORMAT_R32G32B32A32_UINT, Access::StorageWrite);
+        const Status s = g.compile();
+        EXPECT_TRUE(s.ok()) << s.message();
+    }
+    {
+        RenderGraph g(nullptr);
+        BufferRef a = g.createBuffer("a", {.size = 64});
+        g.addPass("swapped", PassKind::Compute).pipelineLayout(texelLayout).texel(0, a, VK_FORMAT_R32_UINT,
+                                                                                  Access::StorageRead);
+        Status s = g.compile();
+        ASSERT_FALSE(s.ok());
+        EXPECT_NE(s.message().find("as a storage texel buffer (storage-read), but its pipeline layout has a uniform "
+                                   "texel buffer there"),
+                  std::string::npos)
+            << s.message();
+    }
+    {
+        RenderGraph g(nullptr);
+        BufferRef a = g.createBuffer("a", {.size = 64});
+        g.addPass("indirect", PassKind::Compute).pipelineLayout(texelLayout).texel(1, a, VK_FORMAT_R32_UINT,
+                                                                                   Access::IndirectRead);
+        Status s = g.compile();
+        ASSERT_FALSE(s.ok());
+        EXPECT_NE(s.message().find("with access indirect-read"), std::string::npos) << s.message();
+    }
+    {
+        RenderGraph g(nullptr);
+        BufferRef a = g.createBuffer("a", {.size = 64});
+        g.addPass("format", PassKind::Compute).pipelineLayout(texelLayout).texel(0, a, VK_FORMAT_B8G8R8A8_SRGB,
+                                                                                 Access::SampledRead);
+        Status s = g.compile();
+        ASSERT_FALSE(s.ok());
+        EXPECT_NE(s.message().find("as a texel buffer of format"), std::string::npos) << s.message();
+    }
 }
 
 TEST(RenderGraphBindings, BindingWithoutPipelineIsNamedError) {

@@ -115,6 +115,7 @@ struct DeviceLimits {
     uint32_t maxComputeWorkGroupInvocations;
     uint32_t maxComputeSharedMemorySize;
     uint64_t maxStorageBufferRange;
+    uint32_t maxTexelBufferElements; // texels a buffer view may cover (RenderGraph texel bindings)
     uint64_t maxBufferSize; // VkPhysicalDeviceMaintenance4Properties or maxMemoryAllocationSize
     uint32_t subgroupSize;
     VkShaderStageFlags subgroupStages;         // VkPhysicalDeviceVulkan11Properties::subgroupSupportedStages

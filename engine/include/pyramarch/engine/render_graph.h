@@ -198,6 +198,18 @@ public:
     // The same for a uniform buffer (Access::UniformRead).
     PassBuilder& uniform(uint32_t binding, BufferRef buffer, VkPipelineStageFlags2 stageOverride = 0,
                          VkDeviceSize range = VK_WHOLE_SIZE);
+    // The same for a texel buffer: the shader reads `buffer` through a
+    // uniform texel buffer (samplerBuffer / usamplerBuffer, texelFetch;
+    // `access` SampledRead) or reads / writes it through a storage texel
+    // buffer (imageBuffer; StorageRead, StorageWrite or StorageReadWrite),
+    // as texels of `format`. The graph creates and owns the VkBufferView
+    // (graph-owned buffers get the texel usage; an imported buffer must have
+    // been created with it). The view covers `range` bytes (whole texels; at
+    // most maxTexelBufferElements texels, else execute() fails naming the
+    // pass). Why: CPU drivers (lavapipe) fetch texels as vector gathers but
+    // run storage-buffer accesses lane by lane (~3x the cost per load).
+    PassBuilder& texel(uint32_t binding, BufferRef buffer, VkFormat format, Access access,
+                       VkPipelineStageFlags2 stageOverride = 0, VkDeviceSize range = VK_WHOLE_SIZE);
 
     // Graphics passes: the graph begins/ends dynamic rendering around record().
     PassBuilder& colorAttachment(ImageRef image, const AttachmentDesc& desc = {});
