@@ -384,7 +384,8 @@ static Status createResources(RenderGraph::Impl& g) {
         if (!p.pipeline || p.pushDescriptors || p.bindings.empty()) continue;
         setCount += g.options.timingFrames;
         for (VkDescriptorType t : p.layoutBindings) {
-            auto it = std::find_if(sizes.begin(), sizes.end(), [t](const VkDescriptorPoolSize& s) { return s.type == t; });
+            auto it =
+                std::find_if(sizes.begin(), sizes.end(), [t](const VkDescriptorPoolSize& s) { return s.type == t; });
             if (it == sizes.end()) it = sizes.insert(sizes.end(), {t, 0});
             it->descriptorCount += g.options.timingFrames;
         }

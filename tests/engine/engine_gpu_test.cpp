@@ -149,8 +149,10 @@ TEST_P(DeclaredBindings, TexelBuffersReadAndWriteThroughGraphViews) {
         .bindings = {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
         .pushConstantBytes = 4,
         .pushDescriptors = push};
-    auto write = ComputePipeline::create(device(), {.spirv = kTexelWriteSpv, .name = "texel-write", .layout = writeLayout});
-    auto gather = ComputePipeline::create(device(), {.spirv = kTexelQuadsSpv, .name = "texel-quads", .layout = quadsLayout});
+    auto write =
+        ComputePipeline::create(device(), {.spirv = kTexelWriteSpv, .name = "texel-write", .layout = writeLayout});
+    auto gather =
+        ComputePipeline::create(device(), {.spirv = kTexelQuadsSpv, .name = "texel-quads", .layout = quadsLayout});
     ASSERT_OK(write);
     ASSERT_OK(gather);
     RenderGraph graph(&device());

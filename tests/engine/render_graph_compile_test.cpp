@@ -421,8 +421,9 @@ TEST(RenderGraphBindings, IntentAndDescriptorTypeMismatchIsNamedError) {
     {
         RenderGraph g(nullptr);
         BufferRef a = g.createBuffer("a", {.size = 64});
-        g.addPass("swapped", PassKind::Compute).pipelineLayout(texelLayout).texel(0, a, VK_FORMAT_R32_UINT,
-                                                                                  Access::StorageRead);
+        g.addPass("swapped", PassKind::Compute)
+            .pipelineLayout(texelLayout)
+            .texel(0, a, VK_FORMAT_R32_UINT, Access::StorageRead);
         Status s = g.compile();
         ASSERT_FALSE(s.ok());
         EXPECT_NE(s.message().find("as a storage texel buffer (storage-read), but its pipeline layout has a uniform "
@@ -433,8 +434,9 @@ TEST(RenderGraphBindings, IntentAndDescriptorTypeMismatchIsNamedError) {
     {
         RenderGraph g(nullptr);
         BufferRef a = g.createBuffer("a", {.size = 64});
-        g.addPass("indirect", PassKind::Compute).pipelineLayout(texelLayout).texel(1, a, VK_FORMAT_R32_UINT,
-                                                                                   Access::IndirectRead);
+        g.addPass("indirect", PassKind::Compute)
+            .pipelineLayout(texelLayout)
+            .texel(1, a, VK_FORMAT_R32_UINT, Access::IndirectRead);
         Status s = g.compile();
         ASSERT_FALSE(s.ok());
         EXPECT_NE(s.message().find("with access indirect-read"), std::string::npos) << s.message();
@@ -442,8 +444,9 @@ TEST(RenderGraphBindings, IntentAndDescriptorTypeMismatchIsNamedError) {
     {
         RenderGraph g(nullptr);
         BufferRef a = g.createBuffer("a", {.size = 64});
-        g.addPass("format", PassKind::Compute).pipelineLayout(texelLayout).texel(0, a, VK_FORMAT_B8G8R8A8_SRGB,
-                                                                                 Access::SampledRead);
+        g.addPass("format", PassKind::Compute)
+            .pipelineLayout(texelLayout)
+            .texel(0, a, VK_FORMAT_B8G8R8A8_SRGB, Access::SampledRead);
         Status s = g.compile();
         ASSERT_FALSE(s.ok());
         EXPECT_NE(s.message().find("as a texel buffer of format"), std::string::npos) << s.message();

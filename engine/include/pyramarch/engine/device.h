@@ -116,7 +116,7 @@ struct DeviceLimits {
     uint32_t maxComputeSharedMemorySize;
     uint64_t maxStorageBufferRange;
     uint32_t maxTexelBufferElements; // texels a buffer view may cover (RenderGraph texel bindings)
-    uint64_t maxBufferSize; // VkPhysicalDeviceMaintenance4Properties or maxMemoryAllocationSize
+    uint64_t maxBufferSize;          // VkPhysicalDeviceMaintenance4Properties or maxMemoryAllocationSize
     uint32_t subgroupSize;
     VkShaderStageFlags subgroupStages;         // VkPhysicalDeviceVulkan11Properties::subgroupSupportedStages
     VkSubgroupFeatureFlags subgroupOperations; // ... ::subgroupSupportedOperations
