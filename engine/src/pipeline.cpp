@@ -36,6 +36,32 @@ struct Specialization {
     const VkSpecializationInfo* get() const { return entries.empty() ? nullptr : &info; }
 };
 
+// Merges reflected descriptor types (MAX_ENUM: the module lacks the binding)
+// into `into`: the reflected type wins over a declared default
+// (`overrideDeclared`) or must equal what another stage reflected.
+Status mergeReflected(std::vector<VkDescriptorType>& into, const std::vector<VkDescriptorType>& reflected,
+                      const char* name, bool overrideDeclared = true) {
+    if (reflected.size() > into.size()) into.resize(reflected.size(), VK_DESCRIPTOR_TYPE_MAX_ENUM);
+    for (size_t i = 0; i < reflected.size(); ++i) {
+        if (reflected[i] == VK_DESCRIPTOR_TYPE_MAX_ENUM) continue;
+        if (!overrideDeclared && into[i] != VK_DESCRIPTOR_TYPE_MAX_ENUM && into[i] != reflected[i])
+            return Status::error(ErrorCode::InvalidArgument, std::string("pipeline '") + (name ? name : "") +
+                                                                 "': binding " + std::to_string(i) +
+                                                                 " has different types in two stages");
+        into[i] = reflected[i];
+    }
+    return {};
+}
+
+Status requireComplete(const std::vector<VkDescriptorType>& bindings, const char* name) {
+    for (size_t i = 0; i < bindings.size(); ++i)
+        if (bindings[i] == VK_DESCRIPTOR_TYPE_MAX_ENUM)
+            return Status::error(ErrorCode::InvalidArgument,
+                                 std::string("pipeline '") + (name ? name : "") + "': binding " + std::to_string(i) +
+                                     " is in none of the shaders (optimized away?) and the layout gives it no type");
+    return {};
+}
+
 } // namespace
 
 // ---- PipelineLayout ----
@@ -96,6 +122,11 @@ Result<ComputePipeline> ComputePipeline::create(Device& device, const ComputePip
     out.device_ = &device;
     PipelineLayoutDesc layoutDesc = desc.layout;
     layoutDesc.stages = VK_SHADER_STAGE_COMPUTE_BIT;
+    if (layoutDesc.bindingsFromSpirv) {
+        PYRAMARCH_TRY_ASSIGN(auto types, reflectSet0Bindings(desc.spirv, desc.name));
+        PYRAMARCH_TRY(mergeReflected(layoutDesc.bindings, types, desc.name));
+        PYRAMARCH_TRY(requireComplete(layoutDesc.bindings, desc.name));
+    }
     PYRAMARCH_TRY_ASSIGN(out.layout_, PipelineLayout::create(device, layoutDesc, desc.name));
     auto module = createModule(device, desc.spirv, desc.name);
     if (!module) return module.status();
@@ -157,6 +188,17 @@ Result<GraphicsPipeline> GraphicsPipeline::create(Device& device, const Graphics
         layoutDesc.stages = VK_SHADER_STAGE_VERTEX_BIT;
         if (!desc.geometrySpirv.empty()) layoutDesc.stages |= VK_SHADER_STAGE_GEOMETRY_BIT;
         if (!desc.fragmentSpirv.empty()) layoutDesc.stages |= VK_SHADER_STAGE_FRAGMENT_BIT;
+    }
+    if (layoutDesc.bindingsFromSpirv) {
+        // The union of the stages' bindings; a binding two stages declare must agree.
+        std::vector<VkDescriptorType> reflected;
+        for (std::span<const uint32_t> stage : {desc.vertexSpirv, desc.geometrySpirv, desc.fragmentSpirv}) {
+            if (stage.empty()) continue;
+            PYRAMARCH_TRY_ASSIGN(auto types, reflectSet0Bindings(stage, desc.name));
+            PYRAMARCH_TRY(mergeReflected(reflected, types, desc.name, false));
+        }
+        PYRAMARCH_TRY(mergeReflected(layoutDesc.bindings, reflected, desc.name, true));
+        PYRAMARCH_TRY(requireComplete(layoutDesc.bindings, desc.name));
     }
     PYRAMARCH_TRY_ASSIGN(out.layout_, PipelineLayout::create(device, layoutDesc, desc.name));
 

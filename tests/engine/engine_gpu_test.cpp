@@ -39,6 +39,9 @@ const uint32_t kTexelWriteSpv[] =
 const uint32_t kTexelQuadsSpv[] =
 #include "shaders/tests/texel_quads.comp.spv.inc"
     ;
+const uint32_t kReflectMixSpv[] =
+#include "shaders/tests/reflect_mix.comp.spv.inc"
+    ;
 
 constexpr VkBufferUsageFlags kStorage =
     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
@@ -197,6 +200,70 @@ TEST_P(DeclaredBindings, TexelBuffersReadAndWriteThroughGraphViews) {
             }
             ASSERT_EQ(result.value()[q], expected) << "frame " << frame << ", quad " << q;
         }
+    }
+}
+
+// A pipeline whose layout comes from its SPIR-V (bindingsFromSpirv) runs
+// through the graph with every buffer kind; the binding the optimizer
+// removed keeps the type the desc gives it, or is an error without one.
+TEST_F(EngineGpu, LayoutFromSpirvRunsEveryBufferKind) {
+    constexpr uint32_t n = 100;
+    const std::vector<VkDescriptorType> expected = {
+        VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,       VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+        VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER,
+        VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,       VK_DESCRIPTOR_TYPE_STORAGE_BUFFER};
+    ComputePipelineDesc desc{.spirv = kReflectMixSpv, .name = "reflect-mix"};
+    desc.layout.bindingsFromSpirv = true;
+    auto missing = ComputePipeline::create(device(), desc);
+    ASSERT_FALSE(missing.ok());
+    EXPECT_NE(missing.message().find("binding 4 is in none of the shaders"), std::string::npos) << missing.message();
+    desc.layout.bindings.assign(6, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER); // defaults; the shader's types win
+    auto pipeline = ComputePipeline::create(device(), desc);
+    ASSERT_OK(pipeline);
+    EXPECT_EQ(pipeline->pipelineLayout().desc().bindings, expected);
+
+    std::vector<uint32_t> input(n);
+    std::vector<float> texels(n);
+    for (uint32_t i = 0; i < n; ++i) {
+        input[i] = 1000 * i;
+        texels[i] = float(i % 7) + 0.25f;
+    }
+    const uint32_t params[4] = {n, 0, 0, 0};
+    Buffer in = makeBuffer(device(), n * 4, kStorage, "mix-in");
+    Buffer tex = makeBuffer(device(), n * 4, kStorage | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT, "mix-texels");
+    Buffer uni = makeBuffer(device(), 16, kStorage | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, "mix-params");
+    Buffer out = makeBuffer(device(), n * 4, kStorage, "mix-out");
+    ASSERT_OK(uploadBuffer(device(), in, input.data(), n * 4));
+    ASSERT_OK(uploadBuffer(device(), tex, texels.data(), n * 4));
+    ASSERT_OK(uploadBuffer(device(), uni, params, 16));
+    RenderGraph graph(&device());
+    const ExternalUse uploaded{Access::TransferDst, PassKind::Transfer};
+    BufferRef p = graph.importBuffer("params", uni, uploaded, {Access::None}, true);
+    BufferRef a = graph.importBuffer("in", in, uploaded, {Access::None}, true);
+    BufferRef t = graph.importBuffer("texels", tex, uploaded, {Access::None}, true);
+    BufferRef counters = graph.createBuffer("counters", {.size = n * 4, .lifetime = Lifetime::Persistent});
+    BufferRef o = graph.importBuffer("out", out, {Access::None}, {Access::TransferSrc, PassKind::Transfer});
+    graph.addPass("zero", PassKind::Transfer).use(counters, Access::TransferDst).record([counters](PassContext& ctx) {
+        if (ctx.frameIndex == 0) ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(counters), 0, VK_WHOLE_SIZE, 0);
+    });
+    graph.addPass("mix", PassKind::Compute)
+        .pipeline(*pipeline)
+        .uniform(0, p)
+        .storage(1, a, Access::StorageRead)
+        .texel(2, t, VK_FORMAT_R32_SFLOAT, Access::SampledRead)
+        .texel(3, counters, VK_FORMAT_R32_UINT, Access::StorageReadWrite)
+        .storage(4, a, Access::StorageRead) // unused by the shader
+        .storage(5, o, Access::StorageWrite)
+        .record([](PassContext& ctx) { ctx.dispatch((n + 7) / 8); });
+    ASSERT_OK(graph.compile());
+    for (uint32_t frame = 0; frame < 3; ++frame) {
+        Status recorded;
+        ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { recorded = graph.execute(cmd); }));
+        ASSERT_OK(recorded);
+        auto result = readBufferAs<uint32_t>(device(), out, n);
+        ASSERT_OK(result);
+        for (uint32_t i = 0; i < n; ++i)
+            ASSERT_EQ(result.value()[i], input[i] + uint32_t(texels[i]) + frame) << "frame " << frame << ", " << i;
     }
 }
 

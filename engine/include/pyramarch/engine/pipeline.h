@@ -36,6 +36,13 @@ struct PipelineLayoutDesc {
     std::vector<VkDescriptorType> bindings;
     uint32_t pushConstantBytes = 0;
     VkShaderStageFlags stages = VK_SHADER_STAGE_COMPUTE_BIT;
+    // Take set 0's descriptor types from the shaders' SPIR-V (create() then
+    // fills in `bindings`): the layout cannot disagree with the shader, and
+    // the render graph checks each pass's declared bindings against it. A
+    // binding the SPIR-V lacks (declared but unused: the optimizer removed
+    // it) keeps the type `bindings` gives it, if any; otherwise it is an
+    // error. All in set 0.
+    bool bindingsFromSpirv = false;
     // Create set 0 as a push-descriptor set when the device has
     // VK_KHR_push_descriptor enabled (DeviceLimits::pushDescriptors) and the
     // bindings fit maxPushDescriptors. Such a set cannot come from a
@@ -43,6 +50,14 @@ struct PipelineLayoutDesc {
     // gives an ordinary set (DescriptorPool, or the graph's own sets).
     bool pushDescriptors = true;
 };
+
+// Set 0's descriptor types by binding, read from a SPIR-V module (storage and
+// uniform buffers, uniform and storage texel buffers: what the render graph
+// binds; an image or sampler is an error);
+// VK_DESCRIPTOR_TYPE_MAX_ENUM where the module has no such binding below its
+// highest. Fails on another set or an unsupported type; `name` names the
+// shader in messages.
+Result<std::vector<VkDescriptorType>> reflectSet0Bindings(std::span<const uint32_t> spirv, const char* name);
 
 class PipelineLayout {
 public:
