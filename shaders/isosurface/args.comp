@@ -7,7 +7,7 @@
 
 layout(local_size_x = 1) in;
 
-layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
+layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) readonly buffer PyramidBuf { uint pyramid[]; };
 layout(set = 0, binding = 2, std430) buffer CountersBuf { IsoCounters counters; };
 layout(set = 0, binding = 3, std430) writeonly buffer ArgsBuf { IsoArgs args; };
@@ -15,7 +15,7 @@ layout(set = 0, binding = 4, std430) writeonly buffer StatsBuf { IsoStatsGpu sta
 // Indexed: the edge grid/pyramid. Scan: the occupancy tree's grid and
 // levels (its top is the active-cell count). Otherwise the cell grid/pyramid
 // are bound here again, unused.
-layout(set = 0, binding = 5, std430) readonly buffer EdgeGridBuf { IsoGrid edgeGrid; };
+layout(set = 0, binding = 5, std140) uniform EdgeGridBuf { IsoGrid edgeGrid; };
 layout(set = 0, binding = 6, std430) readonly buffer EdgePyramidBuf { uint edgePyramid[]; };
 
 uvec2 fold(uint items) {
@@ -30,7 +30,7 @@ void main() {
     uint needed = cellVertices, written, indicesNeeded = 0, indicesWritten = 0;
     if (grid.indexed != 0) {
         const uint edgeTop = edgeGrid.levelCount - 1;
-        needed = edgePyramid[edgeGrid.levelOffset[edgeTop]];
+        needed = edgePyramid[edgeGrid.levels[edgeTop].z];
         if (edgeTop == 0) needed &= kIsoCountMask;
         written = min(needed, grid.vertexCapacity);
         indicesNeeded = cellVertices;
@@ -45,7 +45,7 @@ void main() {
     uint dispatchItems = grid.indexed != 0 ? written : written / 3;
     if (grid.scanOccupancy != 0)
         dispatchItems = top == 0 ? (ISO_LEVEL_COUNT(pyramid, grid, 0u, 0u) != 0 ? 1u : 0u)
-                                 : edgePyramid[edgeGrid.levelOffset[top]];
+                                 : edgePyramid[edgeGrid.levels[top].z];
     const uvec2 vd = fold(dispatchItems);
     args.dispatchX = vd.x;
     args.dispatchY = vd.y;

@@ -31,7 +31,7 @@
 
 layout(local_size_x = kIsoClassifyGroupSize) in;
 
-layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
+layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) readonly buffer TablesBuf { IsoTables tables; };
 layout(set = 0, binding = 2, std430) readonly buffer FieldBuf { float field[]; };
 // Read-write only for the level-3 atomics of the patch-list path.
@@ -75,10 +75,10 @@ void main() {
     const uint cx = grid.cells.x, cy = grid.cells.y;
     const uint sx = grid.samples.x, sxy = grid.samples.x * grid.samples.y;
     const uint cells = grid.cells.w;
-    const uint word0 = grid.levelWord[0];
+    const uint word0 = grid.levels[0].x;
     levels = grid.levelCount;
-    word1 = grid.levelWord[1];
-    const uint word2 = grid.levelWord[2];
+    word1 = grid.levels[1].x;
+    const uint word2 = grid.levels[2].x;
     occupancyOut = grid.scanOccupancy != 0;
     iso = pc.iso;
 
@@ -179,7 +179,7 @@ void main() {
     // starts at level 3, a quarter of the elements): the 4 runs of an element
     // lie in 4 batches, so their sums meet through an integer atomic, the
     // same total in any order. Only runs with triangles add.
-    if (grid.patchList != 0 && levels > 3 && sum2 != 0) atomicAdd(pyramid[grid.levelWord[3] + element2 / 4u], sum2);
+    if (grid.patchList != 0 && levels > 3 && sum2 != 0) atomicAdd(pyramid[grid.levels[3].x + element2 / 4u], sum2);
     // Few threads have active cells (surfaces are sparse): a global atomic
     // is cheaper than a barrier-based group reduction on lavapipe; where the
     // device has subgroup arithmetic, one per subgroup (lanes that returned

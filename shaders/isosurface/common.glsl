@@ -38,7 +38,7 @@ bool isoPatchBox(uvec4 packed, out uvec3 lo, out uvec3 hi) {
 }
 
 // Pyramid levels below grid.packedLevels hold 4 u8 elements per word
-// (IsoGrid.levelWord). Level 0 of the cell pyramid is the MC case; its vertex
+// (IsoGrid.levels[k].x). Level 0 of the cell pyramid is the MC case; its vertex
 // count comes from isoCaseCount (selects on constants, no buffer).
 uint isoPick8(uint w, uint a0, uint a1, uint a2, uint a3, uint a4, uint a5, uint a6, uint a7) {
     const bool b0 = (w & 1u) != 0u, b1 = (w & 2u) != 0u;
@@ -62,7 +62,7 @@ uint isoCase(uint v, uint packedLevels) { return packedLevels != 0u ? v : (v >> 
 // Stored element i of level `level` of pyramid buffer `buf` with grid `g`
 // (unpacked; level 0 of an unpacked pyramid keeps count | case << 4).
 #define ISO_LEVEL_RAW(buf, g, level, i)                                                                  \
-    isoUnpack(buf[(g).levelWord[level] + ((level) < (g).packedLevels ? (i) >> 2 : (i))], (level) < (g).packedLevels, (i))
+    isoUnpack(buf[(g).levels[level].x + ((level) < (g).packedLevels ? (i) >> 2 : (i))], (level) < (g).packedLevels, (i))
 // Element i as a vertex count, every level.
 #define ISO_LEVEL_COUNT(buf, g, level, i) isoCount(ISO_LEVEL_RAW(buf, g, level, i), (level), (g).packedLevels)
 // MC case of base element i.

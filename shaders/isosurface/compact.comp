@@ -7,7 +7,7 @@
 
 layout(local_size_x = kIsoGroupSize) in;
 
-layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
+layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) readonly buffer PyramidBuf { uint pyramid[]; };
 layout(set = 0, binding = 2, std430) readonly buffer OccOffsetsBuf { uint occOffsets[]; }; // occupancy levels >= 1
 layout(set = 0, binding = 3, std430) writeonly buffer ActiveBuf { uint activeCells[]; };
@@ -21,7 +21,7 @@ void main() {
     // Level 0 of the cell pyramid is always u8 (kIsoPackedLevels >= 1): one
     // word holds this cell's case and its 3 siblings'.
     const uint parent = cell / 4, lane = cell & 3u;
-    const uint word = pyramid[grid.levelWord[0] + parent];
+    const uint word = pyramid[grid.levels[0].x + parent];
     if (caseActive((word >> (lane * 8u)) & 0xffu) == 0u) return;
     const uint top = grid.levelCount - 1;
     uint slot = 0;

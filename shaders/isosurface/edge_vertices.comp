@@ -6,7 +6,7 @@
 
 layout(local_size_x = kIsoGroupSize) in;
 
-layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; }; // edge pyramid's grid
+layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; }; // edge pyramid's grid
 layout(set = 0, binding = 1, std430) readonly buffer TablesBuf { IsoTables tables; };
 layout(set = 0, binding = 2, std430) readonly buffer FieldBuf { float field[]; };
 layout(set = 0, binding = 3, std430) readonly buffer PyramidBuf { uint pyramid[]; }; // edge pyramid
@@ -21,7 +21,7 @@ void main() {
     if (key >= min(pyramidTotal(), grid.vertexCapacity)) return;
     const uint outIndex = key;
     const uint s = pyramidFind(key);
-    uint bits = (pyramid[grid.levelOffset[0] + s] >> kIsoCaseShift) & 7u;
+    uint bits = (pyramid[grid.levels[0].z + s] >> kIsoCaseShift) & 7u;
     for (uint j = 0; j < key; ++j) bits &= bits - 1u; // drop the lower cut edges
     const uint axis = findLSB(bits);
     const uint row = divideBy(s, grid.sampleDivisors.x, grid.sampleDivisors.z);

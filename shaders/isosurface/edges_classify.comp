@@ -8,14 +8,14 @@
 
 layout(local_size_x = kIsoGroupSize) in;
 
-layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
+layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) readonly buffer FieldBuf { float field[]; };
 layout(set = 0, binding = 2, std430) writeonly buffer PyramidBuf { uint pyramid[]; };
 
 void main() {
     const uint sx = grid.samples.x, sy = grid.samples.y, sz = grid.samples.z, sxy = sx * sy;
     const uint samples = grid.samples.w;
-    const uint base0 = grid.levelOffset[0];
+    const uint base0 = grid.levels[0].z;
     const float iso = pc.iso;
     const uint element = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
     const uint first = element * 4;
@@ -35,5 +35,5 @@ void main() {
         pyramid[base0 + s] = count | (bits << kIsoCaseShift);
         sum += count;
     }
-    if (grid.levelCount > 1 && element < grid.levelSize[1]) pyramid[grid.levelOffset[1] + element] = sum;
+    if (grid.levelCount > 1 && element < grid.levels[1].y) pyramid[grid.levels[1].z + element] = sum;
 }

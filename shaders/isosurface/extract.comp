@@ -1,4 +1,7 @@
 #version 460
+#ifndef ISO_STORAGE_READS
+#define ISO_TEXEL_READS
+#endif
 // Indirect dispatch, one thread per output TRIANGLE: key -> top-down pyramid
 // traversal -> (cell, first local vertex) once for the triangle's three
 // vertices (a cell's count is a multiple of 3, so a triangle never spans
@@ -9,12 +12,21 @@
 
 layout(local_size_x = kIsoGroupSize) in;
 
-layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
+layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) readonly buffer TablesBuf { IsoTables tables; };
+// The field and the pyramid: texel buffers where the device's
+// maxTexelBufferElements covers them (ISO_TEXEL_READS, this file's default
+// build; lavapipe gathers texels as vectors but loads storage buffers lane
+// by lane), else storage buffers (the extract.storage variant).
+#ifdef ISO_TEXEL_READS
+layout(set = 0, binding = 2) uniform samplerBuffer fieldTexels;
+layout(set = 0, binding = 3) uniform usamplerBuffer pyramidTexels;
+#else
 layout(set = 0, binding = 2, std430) readonly buffer FieldBuf { float field[]; };
 layout(set = 0, binding = 3, std430) readonly buffer PyramidBuf { uint pyramid[]; };
 layout(set = 0, binding = 3, std430) readonly buffer PyramidQuadBuf { uvec4 pyramidQuads[]; };
 #define ISO_PYRAMID_QUADS
+#endif
 layout(set = 0, binding = 4, std430) writeonly buffer VertexBuf { IsoVertex vertices[]; };
 
 #include "isosurface/mc_vertex.glsl"
@@ -30,7 +42,7 @@ void main() {
     const uint outIndex = triangle * 3;
     uint key = outIndex;
     const uint cell = pyramidFind(key);
-    const uint mcCase = ISO_BASE_CASE(pyramid, grid, cell);
+    const uint mcCase = pyramidBaseCase(cell);
     const uint count = isoCaseCount(mcCase);
     const ivec3 c = cellCoord(cell);
     // One table load for the triangle's three edges.

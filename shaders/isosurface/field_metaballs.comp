@@ -20,7 +20,7 @@
 
 layout(local_size_x = kIsoGroupSize) in;
 
-layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
+layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) readonly buffer BallsBuf { IsoBall balls[]; };
 layout(set = 0, binding = 2, std430) writeonly buffer FieldBuf { float field[]; };
 

@@ -8,14 +8,14 @@
 
 layout(local_size_x = kIsoGroupSize) in;
 
-layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
+layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) readonly buffer TablesBuf { IsoTables tables; };
 layout(set = 0, binding = 2, std430) readonly buffer FieldBuf { float field[]; };
 layout(set = 0, binding = 3, std430) readonly buffer PyramidBuf { uint pyramid[]; };
 layout(set = 0, binding = 4, std430) readonly buffer OffsetsBuf { uint offsets[]; };
 layout(set = 0, binding = 5, std430) writeonly buffer VertexBuf { IsoVertex vertices[]; };
 layout(set = 0, binding = 6, std430) readonly buffer ActiveBuf { uint activeCells[]; };
-layout(set = 0, binding = 7, std430) readonly buffer OccGridBuf { IsoGrid occGrid; };
+layout(set = 0, binding = 7, std140) uniform OccGridBuf { IsoGrid occGrid; };
 layout(set = 0, binding = 8, std430) readonly buffer OccupancyBuf { uint occupancy[]; };
 
 #include "isosurface/mc_vertex.glsl"
@@ -26,7 +26,7 @@ void main() {
     // The folded dispatch rounds up: threads past the active count (the
     // occupancy total) would read stale list entries.
     const uint activeCount = top == 0 ? (ISO_LEVEL_COUNT(pyramid, grid, 0u, 0u) != 0 ? 1u : 0u)
-                                      : occupancy[occGrid.levelOffset[top]];
+                                      : occupancy[occGrid.levels[top].z];
     if (i >= activeCount) return;
     const uint cell = activeCells[i];
     const uint mcCase = ISO_BASE_CASE(pyramid, grid, cell);

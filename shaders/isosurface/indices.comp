@@ -8,12 +8,12 @@
 
 layout(local_size_x = kIsoGroupSize) in;
 
-layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
+layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) readonly buffer TablesBuf { IsoTables tables; };
 layout(set = 0, binding = 2, std430) readonly buffer PyramidBuf { uint pyramid[]; };
 layout(set = 0, binding = 2, std430) readonly buffer PyramidQuadBuf { uvec4 pyramidQuads[]; };
 #define ISO_PYRAMID_QUADS
-layout(set = 0, binding = 3, std430) readonly buffer EdgeGridBuf { IsoGrid edgeGrid; };
+layout(set = 0, binding = 3, std140) uniform EdgeGridBuf { IsoGrid edgeGrid; };
 layout(set = 0, binding = 4, std430) readonly buffer EdgePyramidBuf { uint edgePyramid[]; };
 layout(set = 0, binding = 5, std430) writeonly buffer IndexBuf { uint indices[]; };
 
@@ -23,7 +23,7 @@ layout(set = 0, binding = 5, std430) writeonly buffer IndexBuf { uint indices[];
 void main() {
     uint key = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
     const uint edgeTop = edgeGrid.levelCount - 1;
-    uint vertexTotal = edgePyramid[edgeGrid.levelOffset[edgeTop]];
+    uint vertexTotal = edgePyramid[edgeGrid.levels[edgeTop].z];
     if (edgeTop == 0) vertexTotal &= kIsoCountMask;
     // Indices only when every vertex they could name was written.
     if (vertexTotal > grid.vertexCapacity) return;
@@ -35,11 +35,11 @@ void main() {
     cellEdge(cell, mcCase, key, pa, pb);
     const uint axis = pb.x != pa.x ? 0u : pb.y != pa.y ? 1u : 2u;
     const uint s = uint(pa.x) + grid.samples.x * (uint(pa.y) + grid.samples.y * uint(pa.z));
-    const uint bits = (edgePyramid[edgeGrid.levelOffset[0] + s] >> kIsoCaseShift) & 7u;
+    const uint bits = (edgePyramid[edgeGrid.levels[0].z + s] >> kIsoCaseShift) & 7u;
     uint prefix = bitCount(bits & ((1u << axis) - 1u));
     uint index = s;
     for (uint level = 0; level < edgeTop; ++level) {
-        const uint offset = edgeGrid.levelOffset[level];
+        const uint offset = edgeGrid.levels[level].z;
         const uint mask = level == 0 ? kIsoCountMask : 0xffffffffu;
         for (uint j = index & ~3u; j < index; ++j) prefix += edgePyramid[offset + j] & mask;
         index >>= 2;

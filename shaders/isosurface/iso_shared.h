@@ -1,4 +1,5 @@
-// Layouts shared by the isosurface C++ code and its GLSL (std430). One
+// Layouts shared by the isosurface C++ code and its GLSL (std430; IsoGrid
+// also std140: no scalar arrays). One
 // definition: C++ maps the GLSL types below, GLSL includes this directly.
 #ifndef PYRAMARCH_ISO_SHARED_H
 #define PYRAMARCH_ISO_SHARED_H
@@ -137,13 +138,14 @@ struct IsoGrid {
     uvec4 cells;        // xyz: cells per axis; w: total cells
     vec4 boundsMin;     // xyz: world position of sample (0,0,0)
     vec4 spacing;       // xyz: world distance between samples
-    uint levelOffset[kIsoMaxLevels]; // pyramid level k starts at this element
-    uint levelSize[kIsoMaxLevels];   // elements in level k
-    // Word (uint) where level k's storage starts: levels below packedLevels
-    // hold 4 u8 elements per word (element i in byte i & 3 of word i / 4),
-    // the others one element per word. levelOffset stays the element index
-    // (the scan's offsets buffer is laid out by it).
-    uint levelWord[kIsoMaxLevels];
+    // Pyramid level k (a uvec4 per level, so that the grid has the same
+    // layout in std140, as the uniform buffer the shaders read it from, and
+    // std430): x the word (uint) where its storage starts (levels below
+    // packedLevels hold 4 u8 elements per word, element i in byte i & 3 of
+    // word i / 4; the others one element per word), y its element count,
+    // z its first element's index over all levels (the scan's offsets buffer
+    // is laid out by it), w 0.
+    uvec4 levels[kIsoMaxLevels];
     uint levelCount;    // levels including the base; top = levelCount - 1
     uint vertexCapacity; // whole triangles (multiple of 3)
     uint maxGroupsX;    // maxComputeWorkGroupCount[0]
@@ -271,7 +273,10 @@ struct IsoBall {
 
 #ifdef __cplusplus
 static_assert(sizeof(IsoPush) == 64, "push constants");
-static_assert(sizeof(IsoGrid) == 368 + 48 + 80 + 16 + 16 + 32, "IsoGrid must match its std430 layout (vec4 members 16-aligned)");
+// 4 vec4 + 20 level uvec4s + 16 uints, then vec4-aligned members: the same
+// offsets in std430 and std140 (no scalar arrays, vec4 members 16-aligned).
+static_assert(sizeof(IsoGrid) == 64 + 320 + 64 + 48 + 80 + 16 + 16 + 32,
+              "IsoGrid must match its std430 and std140 layouts (vec4 members 16-aligned)");
 static_assert(sizeof(IsoArgs) == 80, "args");
 static_assert(sizeof(IsoPatchList) == 16, "patch list header: the list starts at word 4");
 static_assert(sizeof(IsoBall) == 32, "ball");

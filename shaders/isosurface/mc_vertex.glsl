@@ -1,7 +1,8 @@
 // Marching cubes output vertex: (cell, case, local vertex index) -> edge ->
 // interpolated position and normal. Included by extract.comp (HistoPyramid
 // expansion) and generate.comp (scan baseline) after they declare `grid`,
-// `tables` and `field`; call mcVertexInit() first.
+// `tables` and the field: `fieldTexels` (a uniform texel buffer, R32_SFLOAT)
+// with ISO_TEXEL_READS, else `field` (a storage buffer); call mcVertexInit() first.
 #ifndef ISO_MC_VERTEX_GLSL
 #define ISO_MC_VERTEX_GLSL
 
@@ -17,7 +18,12 @@ uint sx, sxy;
 
 float fetch(ivec3 p) {
     p = clamp(p, ivec3(0), gridMax);
-    return sanitize(field[uint(p.x) + sx * uint(p.y) + sxy * uint(p.z)]);
+    const uint i = uint(p.x) + sx * uint(p.y) + sxy * uint(p.z);
+#ifdef ISO_TEXEL_READS
+    return sanitize(texelFetch(fieldTexels, int(i)).x);
+#else
+    return sanitize(field[i]);
+#endif
 }
 
 // Gradient components in index units along axis d (a unit vector; no dynamic

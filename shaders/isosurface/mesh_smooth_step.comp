@@ -19,7 +19,7 @@
 
 layout(local_size_x = kIsoGroupSize) in;
 
-layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
+layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) readonly buffer ArgsBuf { IsoArgs args; };
 layout(set = 0, binding = 2, std430) readonly buffer StartBuf { uint start[]; };
 layout(set = 0, binding = 3, std430) readonly buffer ListBuf { uvec2 list[]; };

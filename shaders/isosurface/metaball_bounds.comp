@@ -13,7 +13,7 @@
 
 layout(local_size_x = kIsoGroupSize) in;
 
-layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
+layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) readonly buffer BallsBuf { IsoBall balls[]; };
 // Each patch's cell box (patch_boxes.comp, once per surface).
 layout(set = 0, binding = 2, std430) readonly buffer PatchBoxBuf { uvec4 patchBoxes[]; };

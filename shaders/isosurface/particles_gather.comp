@@ -13,7 +13,7 @@
 
 layout(local_size_x = kIsoGroupSize) in;
 
-layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
+layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) readonly buffer BinStartBuf { uint binStart[]; };
 // The sorted particles, or with position smoothing the smoothed ones sorted again.
 layout(set = 0, binding = 2, std430) readonly buffer SortedBuf { vec4 sorted[]; };

@@ -15,7 +15,7 @@
 
 layout(local_size_x = kIsoGroupSize) in;
 
-layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
+layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) buffer ChunkSumBuf { uint chunkSum[]; };
 
 shared uint sliceSum[kIsoGroupSize];

@@ -17,7 +17,7 @@
 
 layout(local_size_x = kIsoGroupSize) in;
 
-layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
+layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) readonly buffer BinStartBuf { uint binStart[]; };
 layout(set = 0, binding = 2, std430) readonly buffer SortedBuf { vec4 sorted[]; };
 layout(set = 0, binding = 3, std430) writeonly buffer SmoothedBuf { vec4 smoothed[]; };

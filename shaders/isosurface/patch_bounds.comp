@@ -9,7 +9,7 @@
 
 layout(local_size_x = kIsoGroupSize) in;
 
-layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
+layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) readonly buffer RunBoundsBuf { vec2 runBounds[]; };
 layout(set = 0, binding = 2, std430) writeonly buffer PatchBoundsBuf { vec2 patchBounds[]; };
 

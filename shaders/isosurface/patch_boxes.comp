@@ -8,7 +8,7 @@
 
 layout(local_size_x = kIsoGroupSize) in;
 
-layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
+layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) writeonly buffer PatchBoxBuf { uvec4 patchBoxes[]; };
 
 // Cell index -> (x, y, z) cell coordinates.

@@ -7,7 +7,7 @@
 
 layout(local_size_x = kIsoBuildGroupSize) in;
 
-layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
+layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) buffer PyramidBuf { uint pyramid[]; };
 
 shared uint partial[kIsoBuildGroupSize];
@@ -16,8 +16,8 @@ void main() {
     const uint group = linearGroup();
     const uint t = gl_LocalInvocationIndex;
     const uint src = pc.srcLevel;
-    const uint srcOffset = grid.levelWord[src];
-    const uint srcSize = grid.levelSize[src];
+    const uint srcOffset = grid.levels[src].x;
+    const uint srcSize = grid.levels[src].y;
     // Level 0 of the cell/edge pyramids holds count | bits << 4: only the
     // count is summed (baseMask); particle bin counts use all bits.
     const uint mask = src == 0 ? grid.baseMask : 0xffffffffu;
@@ -27,7 +27,7 @@ void main() {
         if (first + c < srcSize) sum += pyramid[srcOffset + first + c] & mask;
     uint width = kIsoBuildGroupSize;
     uint e = group * width + t;
-    if (e < grid.levelSize[src + 1]) pyramid[grid.levelWord[src + 1] + e] = sum;
+    if (e < grid.levels[src + 1].y) pyramid[grid.levels[src + 1].x + e] = sum;
     partial[t] = sum;
     for (uint k = 2; k <= pc.numLevels; ++k) {
         barrier();
@@ -38,7 +38,7 @@ void main() {
         if (t < width) {
             partial[t] = v;
             e = group * width + t;
-            if (e < grid.levelSize[src + k]) pyramid[grid.levelWord[src + k] + e] = v;
+            if (e < grid.levels[src + k].y) pyramid[grid.levels[src + k].x + e] = v;
         }
     }
 }

@@ -1,15 +1,39 @@
 // Top-down HistoPyramid traversal: key -> (base element, local index).
-// Needs `grid` (level tables) and `pyramid` declared by the includer. An
-// includer walking the cell pyramid (32-bit levels quad-aligned, see
-// pyramidLevels in layout.cpp) defines ISO_PYRAMID_QUADS and declares
-// `pyramidQuads`, a uvec4 view of the same binding: the 4 children of an
-// element then come in one load instead of three.
+// Needs `grid` (level tables) declared by the includer, and the pyramid:
+// - ISO_TEXEL_READS: `pyramidTexels`, a uniform texel buffer of uvec4 quads
+//   (R32G32B32A32_UINT) over the cell pyramid, whose 32-bit levels are
+//   quad-aligned (pyramidLevels in layout.cpp): an element's 4 children come
+//   in one texel fetch, which lavapipe runs as a vector gather;
+// - otherwise `pyramid` (uint), and with ISO_PYRAMID_QUADS (a quad-aligned
+//   pyramid) `pyramidQuads`, a uvec4 view of the same storage buffer.
 #ifndef ISO_PYRAMID_FIND_GLSL
 #define ISO_PYRAMID_FIND_GLSL
 
+#ifdef ISO_TEXEL_READS
+#define ISO_PYRAMID_QUADS
+uvec4 pyramidQuadAt(uint q) { return texelFetch(pyramidTexels, int(q)); }
+uint pyramidWordAt(uint w) {
+    const uvec4 q = pyramidQuadAt(w >> 2);
+    const uint k = w & 3u;
+    return k == 0u ? q.x : k == 1u ? q.y : k == 2u ? q.z : q.w;
+}
+#else
+uint pyramidWordAt(uint w) { return pyramid[w]; }
+#ifdef ISO_PYRAMID_QUADS
+uvec4 pyramidQuadAt(uint q) { return pyramidQuads[q]; }
+#endif
+#endif
+
+// Element i of `level` as stored (u8 levels unpacked).
+uint pyramidElement(uint level, uint i) {
+    const bool packed = level < grid.packedLevels;
+    return isoUnpack(pyramidWordAt(grid.levels[level].x + (packed ? i >> 2 : i)), packed, i);
+}
+uint pyramidBaseCase(uint cell) { return isoCase(pyramidElement(0u, cell), grid.packedLevels); }
+
 uint pyramidTotal() {
     const uint top = grid.levelCount - 1;
-    return ISO_LEVEL_COUNT(pyramid, grid, top, 0u);
+    return isoCount(pyramidElement(top, 0u), top, grid.packedLevels);
 }
 
 // Returns the base element whose interval holds `key`; key becomes the
@@ -26,7 +50,7 @@ void pyramidStep(uint a, uint b, uint c, inout uint index, inout uint key) {
 
 // Children of `index` in a u8 level: one word (bytes past the level's end are 0).
 uint pyramidPackedChildren(uint level, uint index) {
-    return index * 4 < grid.levelSize[level] ? pyramid[grid.levelWord[level] + index] : 0u;
+    return index * 4 < grid.levels[level].y ? pyramidWordAt(grid.levels[level].x + index) : 0u;
 }
 
 uint pyramidFind(inout uint key) {
@@ -35,13 +59,13 @@ uint pyramidFind(inout uint key) {
     // lavapipe would run both sides of a per-level branch).
     const int packed = int(grid.packedLevels);
     for (int level = int(grid.levelCount) - 2; level >= packed; --level) {
-        const uint offset = grid.levelWord[level];
-        const uint size = grid.levelSize[level];
+        const uint offset = grid.levels[level].x;
+        const uint size = grid.levels[level].y;
         const uint mask = level == 0 ? kIsoCountMask : 0xffffffffu;
         const uint first = index * 4;
 #ifdef ISO_PYRAMID_QUADS
         // Words past a level's end (up to its quad) are never written: masked by size.
-        const uvec4 q = pyramidQuads[(offset + first) >> 2];
+        const uvec4 q = pyramidQuadAt((offset + first) >> 2);
         const uint a = first < size ? q.x & mask : 0u;
         const uint b = first + 1 < size ? q.y & mask : 0u;
         const uint c = first + 2 < size ? q.z & mask : 0u;

@@ -8,26 +8,26 @@
 
 layout(local_size_x = kIsoGroupSize) in;
 
-layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
+layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) readonly buffer PyramidBuf { uint pyramid[]; };
-layout(set = 0, binding = 2, std430) buffer OffsetsBuf { uint offsets[]; }; // levels >= 1, from levelOffset[1]
+layout(set = 0, binding = 2, std430) buffer OffsetsBuf { uint offsets[]; }; // levels >= 1, from levels[1].z
 
 void main() {
     const uint k = pc.srcLevel;
     const uint i = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
-    if (i >= grid.levelSize[k]) return;
+    if (i >= grid.levels[k].y) return;
     const uint top = grid.levelCount - 1;
     const uint parent = i / 4;
-    uint prefix = k + 1 == top ? 0u : offsets[grid.levelOffset[k + 1] - grid.levelOffset[1] + parent];
+    uint prefix = k + 1 == top ? 0u : offsets[grid.levels[k + 1].z - grid.levels[1].z + parent];
     if (k < grid.packedLevels) {
         // u8 level (level 1 of the cell tree): the 4 siblings are one word;
         // keep the bytes before i's and add them up (each <= 60).
         const uint shift = (i & 3u) * 8u;
-        const uint w = pyramid[grid.levelWord[k] + parent] & ((1u << shift) - 1u); // shift 0: no siblings
+        const uint w = pyramid[grid.levels[k].x + parent] & ((1u << shift) - 1u); // shift 0: no siblings
         const uint pairs = (w & 0x00ff00ffu) + ((w >> 8) & 0x00ff00ffu);
         prefix += (pairs & 0xffffu) + (pairs >> 16);
     } else {
-        for (uint j = parent * 4; j < i; ++j) prefix += pyramid[grid.levelWord[k] + j]; // 32-bit sums
+        for (uint j = parent * 4; j < i; ++j) prefix += pyramid[grid.levels[k].x + j]; // 32-bit sums
     }
-    offsets[grid.levelOffset[k] - grid.levelOffset[1] + i] = prefix;
+    offsets[grid.levels[k].z - grid.levels[1].z + i] = prefix;
 }

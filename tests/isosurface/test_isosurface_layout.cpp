@@ -15,6 +15,7 @@ DeviceLimits lavapipeLimits() {
     DeviceLimits l{};
     for (int a = 0; a < 3; ++a) l.maxComputeWorkGroupCount[a] = 65535;
     l.maxStorageBufferRange = 128ull << 20;
+    l.maxTexelBufferElements = 128u << 20;
     l.maxBufferSize = 1ull << 31;
     l.deviceType = VK_PHYSICAL_DEVICE_TYPE_CPU;
     return l;
@@ -46,6 +47,35 @@ TEST(IsoLayout, PyramidAndBufferSizesOfA65CubedGrid) {
     EXPECT_EQ(plan->vertexCapacity, 3000u);
     EXPECT_EQ(plan->vertexBytes, 3000ull * IsoSurface::vertexStride());
     EXPECT_EQ(plan->maxGroupsX, 65535u);
+    EXPECT_TRUE(plan->texelReads);
+}
+
+// Extraction reads through texel buffers only where one view covers the
+// field (samples) and one the pyramid (uvec4 quads); a device with a smaller
+// maxTexelBufferElements gets the storage-buffer variant, not an error.
+TEST(IsoLayout, TexelReadsWhereTheTexelLimitCoversFieldAndPyramid) {
+    DeviceLimits limits = lavapipeLimits();
+    const uint64_t samples = 65ull * 65 * 65;
+    auto plan = iso::testing::planLayout(metaballs(65), limits);
+    ASSERT_TRUE(plan.ok()) << plan.message();
+    const uint64_t quads = plan->pyramidBytes / 16;
+    ASSERT_LT(quads, samples);
+    EXPECT_EQ(plan->pyramidBytes % 16, 0u); // whole quads
+    limits.maxTexelBufferElements = uint32_t(samples);
+    plan = iso::testing::planLayout(metaballs(65), limits);
+    ASSERT_TRUE(plan.ok());
+    EXPECT_TRUE(plan->texelReads);
+    limits.maxTexelBufferElements = uint32_t(samples - 1); // the field no longer fits one view
+    plan = iso::testing::planLayout(metaballs(65), limits);
+    ASSERT_TRUE(plan.ok()) << plan.message();
+    EXPECT_FALSE(plan->texelReads);
+    limits.maxTexelBufferElements = 65536; // Vulkan's minimum
+    plan = iso::testing::planLayout(metaballs(65), limits);
+    ASSERT_TRUE(plan.ok()) << plan.message();
+    EXPECT_FALSE(plan->texelReads);
+    plan = iso::testing::planLayout(metaballs(65), lavapipeLimits(), {.storageReads = true});
+    ASSERT_TRUE(plan.ok());
+    EXPECT_FALSE(plan->texelReads);
 }
 
 TEST(IsoLayout, OddGridsNeedNoPadding) {

@@ -18,16 +18,14 @@ void IsoSurface::Impl::addArgsPass(RenderGraph& graph, const IsoRefs& refs) {
     // unused (the cell pyramid stands in).
     graph.addPass(info.name + ".args", PassKind::Compute)
         .pipeline(argsPipe)
-        .storage(0, refs.grid, R)
+        .uniform(0, refs.grid)
         .storage(1, refs.pyramid, R)
         .storage(2, refs.counters, RW)
         .storage(3, refs.args, W)
         .storage(4, refs.stats, W)
-        .storage(5,
-                 indexed ? refs.edgeGrid
-                 : scan  ? refs.occGrid
-                         : refs.grid,
-                 R)
+        .uniform(5, indexed ? refs.edgeGrid
+                    : scan  ? refs.occGrid
+                            : refs.grid)
         .storage(6,
                  indexed ? refs.edgePyramid
                  : scan  ? refs.occupancy

@@ -13,9 +13,15 @@ namespace {
 const uint32_t kExtractSpv[] =
 #include "shaders/isosurface/extract.comp.spv.inc"
     ;
+const uint32_t kExtractStorageSpv[] =
+#include "shaders/isosurface/extract.storage.comp.spv.inc"
+    ;
 } // namespace
 
-Status IsoSurface::Impl::createExtractPipelines() { return makePipeline(extract, kExtractSpv, "extract", 5); }
+Status IsoSurface::Impl::createExtractPipelines() {
+    return makePipeline(extract, texelReads ? std::span<const uint32_t>(kExtractSpv) : kExtractStorageSpv, "extract",
+                        5);
+}
 
 void IsoSurface::Impl::addNormalClearPass(RenderGraph& graph, const IsoRefs& refs) {
     // Without normals the vertex buffer's normal half never changes: zeroed
@@ -29,15 +35,14 @@ void IsoSurface::Impl::addNormalClearPass(RenderGraph& graph, const IsoRefs& ref
 }
 
 void IsoSurface::Impl::addExtractPasses(RenderGraph& graph, const IsoRefs& refs) {
-    graph.addPass(info.name + ".extract", PassKind::Compute)
-        .pipeline(extract)
-        .storage(0, refs.grid, R)
-        .storage(1, refs.tables, R)
-        .storage(2, refs.field, R)
-        .storage(3, refs.pyramid, R)
-        .storage(4, refs.vertices, W)
-        .use(refs.args, Access::IndirectRead)
-        .record(indirectDispatch(refs.args, offsetof(gpu::IsoArgs, dispatchX)));
+    PassBuilder pass = graph.addPass(info.name + ".extract", PassKind::Compute);
+    pass.pipeline(extract).uniform(0, refs.grid).storage(1, refs.tables, R).storage(4, refs.vertices, W);
+    if (texelReads)
+        pass.texel(2, refs.field, VK_FORMAT_R32_SFLOAT, Access::SampledRead)
+            .texel(3, refs.pyramid, VK_FORMAT_R32G32B32A32_UINT, Access::SampledRead);
+    else
+        pass.storage(2, refs.field, R).storage(3, refs.pyramid, R);
+    pass.use(refs.args, Access::IndirectRead).record(indirectDispatch(refs.args, offsetof(gpu::IsoArgs, dispatchX)));
 }
 
 } // namespace pyramarch::iso

@@ -30,12 +30,13 @@ Status IsoSurface::Impl::createIndexedPipelines() {
 void IsoSurface::Impl::addIndexedEdgePasses(RenderGraph& graph, IsoRefs& refs) {
     const std::string& n = info.name;
     const ExternalUse computeRead{Access::StorageRead, PassKind::Compute};
-    refs.edgeGrid = graph.importBuffer(n + ".edgeGrid", edgeGridBuf, computeRead, computeRead, true);
+    const ExternalUse uniformRead{Access::UniformRead, PassKind::Compute};
+    refs.edgeGrid = graph.importBuffer(n + ".edgeGrid", edgeGridBuf, uniformRead, uniformRead, true);
     refs.edgePyramid = graph.importBuffer(n + ".edgePyramid", edgePyramid, computeRead, computeRead);
     const uint64_t sampleGroups4 = groupsOf(grid.samples.w, 4 * gpu::kIsoGroupSize);
     graph.addPass(n + ".edges.classify", PassKind::Compute)
         .pipeline(edgesClassify)
-        .storage(0, refs.edgeGrid, R)
+        .uniform(0, refs.edgeGrid)
         .storage(1, refs.field, R)
         .storage(2, refs.edgePyramid, W)
         .record([this, sampleGroups4](PassContext& ctx) {
@@ -52,7 +53,7 @@ BufferRef IsoSurface::Impl::addIndexedPasses(RenderGraph& graph, const IsoRefs& 
     const BufferRef indicesRef = graph.importBuffer(n + ".indices", indices, indexRead, indexRead);
     graph.addPass(n + ".edges.vertices", PassKind::Compute)
         .pipeline(edgeVertices)
-        .storage(0, refs.edgeGrid, R)
+        .uniform(0, refs.edgeGrid)
         .storage(1, refs.tables, R)
         .storage(2, refs.field, R)
         .storage(3, refs.edgePyramid, R)
@@ -61,10 +62,10 @@ BufferRef IsoSurface::Impl::addIndexedPasses(RenderGraph& graph, const IsoRefs& 
         .record(indirectDispatch(refs.args, offsetof(gpu::IsoArgs, dispatchX)));
     graph.addPass(n + ".indices", PassKind::Compute)
         .pipeline(indicesPipe)
-        .storage(0, refs.grid, R)
+        .uniform(0, refs.grid)
         .storage(1, refs.tables, R)
         .storage(2, refs.pyramid, R)
-        .storage(3, refs.edgeGrid, R)
+        .uniform(3, refs.edgeGrid)
         .storage(4, refs.edgePyramid, R)
         .storage(5, indicesRef, W)
         .use(refs.args, Access::IndirectRead)

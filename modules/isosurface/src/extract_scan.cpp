@@ -40,7 +40,7 @@ void IsoSurface::Impl::addScanPasses(RenderGraph& graph, const IsoRefs& refs) {
     const BufferRef activeRef = graph.importBuffer(n + ".active", active, computeRead, computeRead);
     const uint32_t top = grid.levelCount - 1;
     for (uint32_t k = top > 0 ? top - 1 : 0; k >= 1 && k < top; --k) {
-        const uint64_t groups = groupsOf(grid.levelSize[k], gpu::kIsoGroupSize);
+        const uint64_t groups = groupsOf(grid.levels[k].y, gpu::kIsoGroupSize);
         auto down = [this, k, groups](PassContext& ctx) {
             gpu::IsoPush pc = push();
             pc.srcLevel = k;
@@ -50,13 +50,13 @@ void IsoSurface::Impl::addScanPasses(RenderGraph& graph, const IsoRefs& refs) {
         // The two trees' down-sweeps are independent (no barrier between them).
         graph.addPass(n + ".scan." + std::to_string(k), PassKind::Compute)
             .pipeline(scanDown)
-            .storage(0, refs.grid, R)
+            .uniform(0, refs.grid)
             .storage(1, refs.pyramid, R)
             .storage(2, offsetsRef, RW)
             .record(down);
         graph.addPass(n + ".occupancy.scan." + std::to_string(k), PassKind::Compute)
             .pipeline(scanDown)
-            .storage(0, refs.occGrid, R)
+            .uniform(0, refs.occGrid)
             .storage(1, refs.occupancy, R)
             .storage(2, occOffsetsRef, RW)
             .record(down);
@@ -64,7 +64,7 @@ void IsoSurface::Impl::addScanPasses(RenderGraph& graph, const IsoRefs& refs) {
     const uint64_t cellGroups = groupsOf(grid.cells.w, gpu::kIsoGroupSize);
     graph.addPass(n + ".compact", PassKind::Compute)
         .pipeline(compact)
-        .storage(0, refs.grid, R)
+        .uniform(0, refs.grid)
         .storage(1, refs.pyramid, R)
         .storage(2, occOffsetsRef, R)
         .storage(3, activeRef, W)
@@ -74,14 +74,14 @@ void IsoSurface::Impl::addScanPasses(RenderGraph& graph, const IsoRefs& refs) {
         });
     graph.addPass(n + ".generate", PassKind::Compute)
         .pipeline(generate)
-        .storage(0, refs.grid, R)
+        .uniform(0, refs.grid)
         .storage(1, refs.tables, R)
         .storage(2, refs.field, R)
         .storage(3, refs.pyramid, R)
         .storage(4, offsetsRef, R)
         .storage(5, refs.vertices, W)
         .storage(6, activeRef, R)
-        .storage(7, refs.occGrid, R)
+        .uniform(7, refs.occGrid)
         .storage(8, refs.occupancy, R)
         .use(refs.args, Access::IndirectRead)
         .record(indirectDispatch(refs.args, offsetof(gpu::IsoArgs, dispatchX)));

@@ -25,7 +25,7 @@ Status IsoSurface::Impl::createMetaballsPipelines() {
 void IsoSurface::Impl::addMetaballsPasses(RenderGraph& graph, const IsoRefs& refs) {
     graph.addPass(info.name + ".field.metaballs", PassKind::Compute)
         .pipeline(fieldPipe)
-        .storage(0, refs.grid, R)
+        .uniform(0, refs.grid)
         .storage(1, refs.items, R)
         .storage(2, refs.field, W)
         .record([this](PassContext& ctx) {
@@ -46,7 +46,7 @@ void IsoSurface::Impl::addMetaballsPasses(RenderGraph& graph, const IsoRefs& ref
     // Which patches a ball reaches, for the activate pass (metaball_bounds.comp).
     graph.addPass(info.name + ".field.metaballs.bounds", PassKind::Compute)
         .pipeline(metaballBoundsPipe)
-        .storage(0, refs.grid, R)
+        .uniform(0, refs.grid)
         .storage(1, refs.items, R)
         .storage(2, refs.patchBoxes, R)
         .storage(3, refs.patchBounds, W)

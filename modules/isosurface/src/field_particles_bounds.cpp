@@ -34,7 +34,7 @@ void IsoSurface::Impl::addParticleBoundsPass(RenderGraph& graph, const IsoRefs& 
     addPatchBoxesPass(graph, refs);
     graph.addPass(info.name + ".particles.bounds", PassKind::Compute)
         .pipeline(particleBoundsPipe)
-        .storage(0, refs.grid, R)
+        .uniform(0, refs.grid)
         .storage(1, refs.patchBoxes, R)
         .storage(2, tilesRef, R)
         .storage(3, refs.patchBounds, W)

@@ -36,7 +36,7 @@ void IsoSurface::Impl::addSplatPasses(RenderGraph& graph, const IsoRefs& refs) {
         });
     graph.addPass(n + ".particles.splat", PassKind::Compute)
         .pipeline(fieldPipe)
-        .storage(0, refs.grid, R)
+        .uniform(0, refs.grid)
         .storage(1, refs.items, R, 0, refs.itemRange)
         .storage(2, accumRef, RW)
         .record([this](PassContext& ctx) {
@@ -46,7 +46,7 @@ void IsoSurface::Impl::addSplatPasses(RenderGraph& graph, const IsoRefs& refs) {
     const BufferRef tilesRef = importTileFlags(graph, refs);
     graph.addPass(n + ".particles.resolve", PassKind::Compute)
         .pipeline(resolve)
-        .storage(0, refs.grid, R)
+        .uniform(0, refs.grid)
         .storage(1, accumRef, RW)
         .storage(2, refs.field, W)
         .storage(3, tilesRef, W)

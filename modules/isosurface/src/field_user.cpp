@@ -30,7 +30,7 @@ std::string userShaderSource(const std::string& fieldGlsl, const std::string& bo
     src += stripIncludes(kIsoText_field_common_glsl);
     src += R"(
 layout(local_size_x = kIsoGroupSize) in;
-layout(set = 0, binding = 0, std430) readonly buffer GridBuf { IsoGrid grid; };
+layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 float iso_time;
 vec4 iso_params[2];
 float field(vec3 p);
@@ -108,7 +108,7 @@ Status IsoSurface::Impl::createUserPipelines() {
 void IsoSurface::Impl::addUserPasses(RenderGraph& graph, const IsoRefs& refs) {
     graph.addPass(info.name + ".field.user", PassKind::Compute)
         .pipeline(fieldPipe)
-        .storage(0, refs.grid, R)
+        .uniform(0, refs.grid)
         .storage(1, refs.field, W)
         .record([this](PassContext& ctx) {
             beginFrame(ctx);
@@ -120,7 +120,7 @@ void IsoSurface::Impl::addUserPasses(RenderGraph& graph, const IsoRefs& refs) {
     // iso value change per frame), from the Lipschitz bound: user_bounds.glsl.
     graph.addPass(info.name + ".field.user.bounds", PassKind::Compute)
         .pipeline(userBoundsPipe)
-        .storage(0, refs.grid, R)
+        .uniform(0, refs.grid)
         .storage(1, refs.patchBounds, W)
         .record([this](PassContext& ctx) {
             ctx.pushConstants(push());

@@ -33,7 +33,7 @@ void IsoSurface::Impl::addVolumePasses(RenderGraph& graph, const IsoRefs& refs) 
     const BufferRef rawRef = graph.importBuffer(info.name + ".volume", raw, hostWrite, computeRead, true);
     graph.addPass(info.name + ".field.volume", PassKind::Compute)
         .pipeline(fieldPipe)
-        .storage(0, refs.grid, R)
+        .uniform(0, refs.grid)
         .storage(1, rawRef, R)
         .storage(2, refs.field, W)
         .record([this](PassContext& ctx) {
@@ -49,7 +49,7 @@ void IsoSurface::Impl::addVolumePasses(RenderGraph& graph, const IsoRefs& refs) 
     // upload: the iso value is not involved, so changing it costs nothing here.
     graph.addPass(info.name + ".field.volume.bounds", PassKind::Compute)
         .pipeline(boundsPipe)
-        .storage(0, refs.grid, R)
+        .uniform(0, refs.grid)
         .storage(1, refs.field, R)
         .storage(2, refs.runBounds, W)
         .record([this](PassContext& ctx) {
@@ -62,7 +62,7 @@ void IsoSurface::Impl::addVolumePasses(RenderGraph& graph, const IsoRefs& refs) 
     // The patches' bounds from their runs', on the same frames.
     graph.addPass(info.name + ".field.volume.bounds.patches", PassKind::Compute)
         .pipeline(patchBoundsPipe)
-        .storage(0, refs.grid, R)
+        .uniform(0, refs.grid)
         .storage(1, refs.runBounds, R)
         .storage(2, refs.patchBounds, W)
         .record([this](PassContext& ctx) {

@@ -91,6 +91,11 @@ struct IsoSurface::Impl {
     uint32_t foldGroupsX = 0;     // testing::Knobs::maxGroupsX (0 = device limit)
     bool denseClassify = false;   // testing::Knobs::denseClassify: no patch list even where bounds exist
     bool subgroupAtomics = false; // classify/activate: one atomic per subgroup (the *.subgroup.comp variants)
+    // Extraction reads the field and the pyramid through texel buffers
+    // (extract.comp) where maxTexelBufferElements covers both, else through
+    // storage buffers (extract.storage.comp); testing::Knobs::storageReads forces the latter.
+    bool texelReads = false;
+    bool storageReadsForced = false;
     uint32_t maxItems = 0;
     uint64_t externalParticleBytes = 0; // ParticleInput::GpuBuffer: bytes of particleBuffer the module reads
 

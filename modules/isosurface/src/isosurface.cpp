@@ -11,6 +11,7 @@
 
 #include "iso_impl.h"
 #include "pyramarch/engine/transfer.h"
+#include "pyramarch/isosurface/testing.h"
 
 namespace pyramarch::iso {
 
@@ -31,17 +32,19 @@ IsoSurface::IsoSurface() : impl_(std::make_unique<Impl>()) { impl_->self = this;
 IsoSurface::~IsoSurface() = default;
 
 Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const IsoSurfaceCreateInfo& info) {
-    return create(device, info, 0, false, false);
+    return create(device, info, testing::Knobs{});
 }
 
 Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const IsoSurfaceCreateInfo& info,
-                                                       uint32_t maxGroupsX, bool denseClassify, bool perThreadAtomics) {
+                                                       const testing::Knobs& knobs) {
     auto surface = std::unique_ptr<IsoSurface>(new IsoSurface());
     Impl& m = *surface->impl_;
     m.device = &device;
     m.info = info;
-    m.foldGroupsX = maxGroupsX;
-    m.denseClassify = denseClassify;
+    m.foldGroupsX = knobs.maxGroupsX;
+    m.denseClassify = knobs.denseClassify;
+    m.storageReadsForced = knobs.storageReads;
+    const bool perThreadAtomics = knobs.perThreadAtomics;
     // Counters and list appends aggregated per subgroup: one atomic per
     // subgroup instead of one per thread, where the device runs ballot and
     // arithmetic in compute (their own SPIR-V variants: see pyramid.cpp).
@@ -75,17 +78,22 @@ Status IsoSurface::Impl::createBuffers() {
     };
     const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
     const VkBufferUsageFlags readable = storage | VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
+    const VkBufferUsageFlags texels = VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT;
     PYRAMARCH_TRY(make(m.tables, sizeof(gpu::IsoTables), storage, MemoryUsage::Upload, "tables"));
-    PYRAMARCH_TRY(make(m.gridBuf, sizeof(gpu::IsoGrid), storage, MemoryUsage::Upload, "grid"));
-    PYRAMARCH_TRY(make(m.field, sizes.samples * 4, readable | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+    // Grids are uniform buffers: lavapipe loads a uniform address once for
+    // the SIMD batch (a storage-buffer load runs lane by lane, and the
+    // pyramid walk reads two level-table words per level).
+    const VkBufferUsageFlags gridUsage = VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT;
+    PYRAMARCH_TRY(make(m.gridBuf, sizeof(gpu::IsoGrid), gridUsage, MemoryUsage::Upload, "grid"));
+    PYRAMARCH_TRY(make(m.field, sizes.samples * 4, readable | texels | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                        MemoryUsage::DeviceLocal, "field"));
-    PYRAMARCH_TRY(make(m.pyramid, sizes.pyramidBytes, readable | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+    PYRAMARCH_TRY(make(m.pyramid, sizes.pyramidBytes, readable | texels | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                        MemoryUsage::DeviceLocal, "pyramid"));
     PYRAMARCH_TRY(make(m.counters, sizeof(gpu::IsoCounters), storage, MemoryUsage::Upload, "counters"));
     PYRAMARCH_TRY(make(m.args, sizeof(gpu::IsoArgs), readable | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
                        MemoryUsage::DeviceLocal, "args"));
     if (m.indexed) {
-        PYRAMARCH_TRY(make(m.edgeGridBuf, sizeof(gpu::IsoGrid), storage, MemoryUsage::Upload, "edge grid"));
+        PYRAMARCH_TRY(make(m.edgeGridBuf, sizeof(gpu::IsoGrid), gridUsage, MemoryUsage::Upload, "edge grid"));
         PYRAMARCH_TRY(make(m.edgePyramid, sizes.edgePyramidBytes, readable, MemoryUsage::DeviceLocal, "edge pyramid"));
         PYRAMARCH_TRY(make(m.indices, sizes.indexBytes, readable | VK_BUFFER_USAGE_INDEX_BUFFER_BIT,
                            MemoryUsage::DeviceLocal, "indices"));
@@ -100,9 +108,9 @@ Status IsoSurface::Impl::createBuffers() {
             make(m.items, uint64_t(m.maxItems) * m.itemBytes() * m.ring, storage, MemoryUsage::Upload, "items"));
     // Scan baseline: prefixes of pyramid levels >= 1 (level 0's are finished in generate).
     if (m.scan) {
-        const uint64_t upper = (sizes.pyramidElements - grid.levelSize[0]) * 4;
+        const uint64_t upper = (sizes.pyramidElements - grid.levels[0].y) * 4;
         PYRAMARCH_TRY(make(m.offsets, upper, storage, MemoryUsage::DeviceLocal, "offsets"));
-        PYRAMARCH_TRY(make(m.occGridBuf, sizeof(gpu::IsoGrid), storage, MemoryUsage::Upload, "occupancy grid"));
+        PYRAMARCH_TRY(make(m.occGridBuf, sizeof(gpu::IsoGrid), gridUsage, MemoryUsage::Upload, "occupancy grid"));
         PYRAMARCH_TRY(make(m.occupancy, upper, readable | VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::DeviceLocal,
                            "occupancy"));
         PYRAMARCH_TRY(make(m.occOffsets, upper, storage, MemoryUsage::DeviceLocal, "occupancy offsets"));
@@ -183,11 +191,17 @@ Status IsoSurface::Impl::makePipeline(ComputePipeline& out, std::span<const uint
     ComputePipelineDesc d;
     d.spirv = spirv;
     d.name = name.c_str();
+    // Descriptor types from the shader (the grid is a uniform buffer, some
+    // reads go through texel buffers); a binding the shader does not use
+    // stays a storage buffer, so the passes may still declare it.
     d.layout.bindings.assign(bindings, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+    d.layout.bindingsFromSpirv = true;
     d.layout.pushConstantBytes = sizeof(gpu::IsoPush);
     if (moduleConstants) d.specialization = {{gpu::kIsoSpecNormalMode, grid.normalMode}};
     auto p = ComputePipeline::create(*device, d);
     if (!p) return p.status().withContext("isosurface '" + info.name + "': pipeline " + what + ": ");
+    PYRAMARCH_ASSERT(p->pipelineLayout().desc().bindings.size() == bindings,
+                     "isosurface pipeline: the shader's binding count differs from the module's");
     out = std::move(p).value();
     return {};
 }
@@ -400,12 +414,13 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
     const ExternalUse hostRead{Access::HostRead, PassKind::Compute};
     const ExternalUse indirect{Access::IndirectRead, PassKind::Graphics};
     const ExternalUse vertexRead{Access::VertexRead, PassKind::Graphics};
+    const ExternalUse uniformRead{Access::UniformRead, PassKind::Compute};
 
     // Persistent module buffers: `before` is the use they were left in by the
     // previous frame (= `after`), so consecutive frames are ordered.
     IsoRefs refs;
     refs.tables = graph.importBuffer(n + ".tables", m.tables, computeRead, computeRead, true);
-    refs.grid = graph.importBuffer(n + ".grid", m.gridBuf, computeRead, computeRead, true);
+    refs.grid = graph.importBuffer(n + ".grid", m.gridBuf, uniformRead, uniformRead, true);
     refs.field = graph.importBuffer(n + ".field", m.field, computeRead, computeRead);
     refs.pyramid = graph.importBuffer(n + ".pyramid", m.pyramid, computeRead, computeRead);
     refs.counters = graph.importBuffer(n + ".counters", m.counters, computeRW, computeRW);
@@ -432,7 +447,7 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
     if (m.usePatchBoxes)
         refs.patchBoxes = graph.importBuffer(n + ".patchBoxes", m.patchBoxes, computeRead, computeRead);
     if (m.scan) {
-        refs.occGrid = graph.importBuffer(n + ".occGrid", m.occGridBuf, computeRead, computeRead, true);
+        refs.occGrid = graph.importBuffer(n + ".occGrid", m.occGridBuf, uniformRead, uniformRead, true);
         refs.occupancy = graph.importBuffer(n + ".occupancy", m.occupancy, computeRead, computeRead);
     }
 

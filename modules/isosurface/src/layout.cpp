@@ -81,7 +81,7 @@ std::string fmtBytes(uint64_t b) { return std::to_string(b) + " bytes"; }
 
 // Level tables of a 4-ary pyramid over `count` base elements; returns the
 // total element count, 0 when it needs more than kIsoMaxLevels levels. The
-// first `packedLevels` levels are stored as u8, 4 per word (IsoGrid.levelWord);
+// first `packedLevels` levels are stored as u8, 4 per word (IsoGrid.levels[k].x);
 // `words` receives the storage size in 32-bit words. With `quadAligned`,
 // every 32-bit level starts on a 16-byte boundary and owns a whole number of
 // uvec4s, so that the top-down walk loads an element's 4 children as one
@@ -92,11 +92,11 @@ uint64_t pyramidLevels(uint64_t count, gpu::IsoGrid& g, uint32_t packedLevels, u
     uint32_t levels = 0;
     while (true) {
         if (levels >= gpu::kIsoMaxLevels) return 0;
-        g.levelOffset[levels] = uint32_t(offset);
-        g.levelSize[levels] = uint32_t(size);
+        g.levels[levels].z = uint32_t(offset);
+        g.levels[levels].y = uint32_t(size);
         const bool packed = levels < packedLevels;
         if (quadAligned && !packed) word = (word + 3) & ~uint64_t(3);
-        g.levelWord[levels] = uint32_t(word);
+        g.levels[levels].x = uint32_t(word);
         offset += size;
         word += packed ? (size + 3) / 4 : quadAligned ? (size + 3) & ~uint64_t(3) : size;
         ++levels;
@@ -197,6 +197,8 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     uint64_t pyramidWords = 0;
     const uint64_t offset = pyramidLevels(cells, g, gpu::kIsoPackedLevels, &pyramidWords, true);
     if (offset == 0) return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': too many cells");
+    // Whole uvec4s: extraction may read the pyramid as a texel buffer of quads.
+    pyramidWords = (pyramidWords + 3) & ~uint64_t(3);
     const uint64_t pyramidBytes = pyramidWords * 4;
     if (pyramidBytes > range)
         return Status::error(ErrorCode::DeviceLimit, "isosurface '" + info.name + "': the pyramid over " +
@@ -468,18 +470,16 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
         // its own (occupancy is count != 0 of the cell pyramid's base): its
         // levels >= 1 start at element 0.
         gpu::IsoGrid o = g;
-        for (uint32_t l = 1; l < g.levelCount; ++l) o.levelOffset[l] = g.levelOffset[l] - g.levelSize[0];
-        o.levelOffset[0] = 0;
-        std::memcpy(o.levelWord, o.levelOffset, sizeof(o.levelWord)); // 32-bit levels
+        for (uint32_t l = 1; l < g.levelCount; ++l) o.levels[l].z = g.levels[l].z - g.levels[0].y;
+        o.levels[0].z = 0;
+        for (uint32_t l = 0; l < gpu::kIsoMaxLevels; ++l) o.levels[l].x = o.levels[l].z; // 32-bit levels
         o.packedLevels = 0;
         m.occGrid = o;
     }
     if (m.indexed) {
         // Everything but the level tables is shared with the cell grid.
         gpu::IsoGrid e = g;
-        std::memcpy(e.levelOffset, m.edgeGrid.levelOffset, sizeof(e.levelOffset));
-        std::memcpy(e.levelSize, m.edgeGrid.levelSize, sizeof(e.levelSize));
-        std::memcpy(e.levelWord, m.edgeGrid.levelWord, sizeof(e.levelWord));
+        std::memcpy(e.levels, m.edgeGrid.levels, sizeof(e.levels));
         e.packedLevels = 0;
         e.levelCount = m.edgeGrid.levelCount;
         m.edgeGrid = e;
@@ -520,6 +520,11 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                                  std::to_string(maxGroupsY) + " workgroups, over maxComputeWorkGroupCount[1] (" +
                                  std::to_string(lim.maxComputeWorkGroupCount[1]) + ")" + dev);
 
+    // Texel reads in extraction where one view covers the field (floats) and
+    // one the pyramid (quads); otherwise storage reads (extract.storage).
+    m.texelReads = !m.storageReadsForced && samples <= lim.maxTexelBufferElements &&
+                   pyramidWords / 4 <= lim.maxTexelBufferElements;
+
     sizes.samples = samples;
     sizes.cells = cells;
     sizes.pyramidElements = offset;
@@ -535,14 +540,16 @@ Result<testing::LayoutPlan> testing::planLayout(const IsoSurfaceCreateInfo& info
     IsoSurface::Impl m;
     m.info = info;
     m.foldGroupsX = knobs.maxGroupsX;
+    m.storageReadsForced = knobs.storageReads;
     PYRAMARCH_TRY(m.planLayout(limits, deviceName));
     LayoutPlan plan;
-    for (uint32_t l = 0; l < m.grid.levelCount; ++l) plan.pyramidLevelSizes.push_back(m.grid.levelSize[l]);
+    for (uint32_t l = 0; l < m.grid.levelCount; ++l) plan.pyramidLevelSizes.push_back(m.grid.levels[l].y);
     plan.fieldBytes = m.sizes.samples * 4;
     plan.pyramidBytes = m.sizes.pyramidBytes;
     plan.vertexBytes = m.sizes.vertexBytes;
     plan.vertexCapacity = m.grid.vertexCapacity;
     plan.maxGroupsX = m.grid.maxGroupsX;
+    plan.texelReads = m.texelReads;
     if (info.source == FieldSource::Particles) plan.splat = m.gather ? SplatMethod::Gather : SplatMethod::Scatter;
     return plan;
 }

@@ -37,7 +37,8 @@ uint64_t IsoSurface::Impl::meshScanChunks() const { return groupsOf(grid.vertexC
 Status IsoSurface::Impl::createMeshSmoothBuffers(const MakeBuffer& make) {
     const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
     const uint64_t vertices = grid.vertexCapacity;
-    PYRAMARCH_TRY(make(meshGridBuf, sizeof(gpu::IsoGrid), storage, MemoryUsage::Upload, "mesh smoothing grid"));
+    PYRAMARCH_TRY(make(meshGridBuf, sizeof(gpu::IsoGrid), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, MemoryUsage::Upload,
+                       "mesh smoothing grid"));
     PYRAMARCH_TRY(make(meshCount, vertices * 4, storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::DeviceLocal,
                        "mesh smoothing triangle counts"));
     PYRAMARCH_TRY(
@@ -67,7 +68,8 @@ void IsoSurface::Impl::addMeshSmoothPasses(RenderGraph& graph, const IsoRefs& re
     const std::string prefix = n + ".mesh.smooth.";
     const ExternalUse computeRead{Access::StorageRead, PassKind::Compute};
     const ExternalUse computeRW{Access::StorageReadWrite, PassKind::Compute};
-    const BufferRef meshGrid = graph.importBuffer(n + ".meshGrid", meshGridBuf, computeRead, computeRead, true);
+    const ExternalUse uniformRead{Access::UniformRead, PassKind::Compute};
+    const BufferRef meshGrid = graph.importBuffer(n + ".meshGrid", meshGridBuf, uniformRead, uniformRead, true);
     const BufferRef count = graph.importBuffer(n + ".meshCount", meshCount, computeRW, computeRW);
     const BufferRef chunks = graph.importBuffer(n + ".meshChunks", meshChunks, computeRW, computeRW);
     const BufferRef start = graph.importBuffer(n + ".meshStart", meshStart, computeRead, computeRead);
@@ -93,7 +95,7 @@ void IsoSurface::Impl::addMeshSmoothPasses(RenderGraph& graph, const IsoRefs& re
     auto lists = [&](const char* name, uint32_t mode) {
         graph.addPass(prefix + name, PassKind::Compute)
             .pipeline(meshListsPipe)
-            .storage(0, refs.grid, R)
+            .uniform(0, refs.grid)
             .storage(1, args, R)
             .storage(2, indicesRef, R)
             .storage(3, count, RW)
@@ -114,19 +116,19 @@ void IsoSurface::Impl::addMeshSmoothPasses(RenderGraph& graph, const IsoRefs& re
     };
     graph.addPass(prefix + "scan.sums", PassKind::Compute)
         .pipeline(meshScanPipe)
-        .storage(0, meshGrid, R)
+        .uniform(0, meshGrid)
         .storage(1, count, R)
         .storage(2, chunks, W)
         .storage(3, start, W)
         .record(perChunk(0));
     graph.addPass(prefix + "scan.top", PassKind::Compute)
         .pipeline(meshScanTopPipe)
-        .storage(0, meshGrid, R)
+        .uniform(0, meshGrid)
         .storage(1, chunks, RW)
         .record([](PassContext& ctx) { ctx.dispatch(1, 1, 1); });
     graph.addPass(prefix + "scan.starts", PassKind::Compute)
         .pipeline(meshScanPipe)
-        .storage(0, meshGrid, R)
+        .uniform(0, meshGrid)
         .storage(1, count, RW)
         .storage(2, chunks, R)
         .storage(3, start, W)
@@ -140,7 +142,7 @@ void IsoSurface::Impl::addMeshSmoothPasses(RenderGraph& graph, const IsoRefs& re
         ++steps;
         graph.addPass(prefix + name, PassKind::Compute)
             .pipeline(meshStepPipe)
-            .storage(0, refs.grid, R)
+            .uniform(0, refs.grid)
             .storage(1, args, R)
             .storage(2, start, R)
             .storage(3, list, R)

@@ -57,7 +57,7 @@ void IsoSurface::Impl::addClassifyPass(RenderGraph& graph, const IsoRefs& refs) 
     const uint64_t cellGroups = groupsOf(grid.cells.w, gpu::kIsoClassifyCells * gpu::kIsoClassifyGroupSize);
     PassBuilder pass = graph.addPass(info.name + ".classify", PassKind::Compute);
     pass.pipeline(classify)
-        .storage(0, refs.grid, R)
+        .uniform(0, refs.grid)
         .storage(1, refs.tables, R)
         .storage(2, refs.field, R)
         .storage(3, refs.pyramid, RW)
@@ -89,10 +89,10 @@ void IsoSurface::Impl::addPyramidBuild(RenderGraph& graph, const std::string& pr
     const uint32_t topLevel = g.levelCount - 1;
     for (uint32_t src = first; src < topLevel; src += gpu::kIsoBuildLevelsPerPass) {
         const uint32_t levels = std::min(gpu::kIsoBuildLevelsPerPass, topLevel - src);
-        const uint64_t groups = groupsOf(g.levelSize[src], gpu::kIsoBuildGroupSize * 4);
+        const uint64_t groups = groupsOf(g.levels[src].y, gpu::kIsoBuildGroupSize * 4);
         graph.addPass(prefix + std::to_string(src), PassKind::Compute)
             .pipeline(build)
-            .storage(0, layout, R)
+            .uniform(0, layout)
             .storage(1, levelsBuf, RW)
             .record([this, src, levels, groups](PassContext& ctx) {
                 gpu::IsoPush pc = push();
@@ -111,7 +111,7 @@ void IsoSurface::Impl::addPyramidBuild(RenderGraph& graph, const std::string& pr
 void IsoSurface::Impl::addPatchBoxesPass(RenderGraph& graph, const IsoRefs& refs) {
     graph.addPass(info.name + ".classify.boxes", PassKind::Compute)
         .pipeline(patchBoxesPipe)
-        .storage(0, refs.grid, R)
+        .uniform(0, refs.grid)
         .storage(1, refs.patchBoxes, W)
         .record([this](PassContext& ctx) {
             if (!patchBoxesDirty) return;
@@ -128,9 +128,9 @@ void IsoSurface::Impl::addPatchBoxesPass(RenderGraph& graph, const IsoRefs& refs
 void IsoSurface::Impl::addActivatePasses(RenderGraph& graph, const IsoRefs& refs) {
     // Highest level classify writes (level 3: its atomics).
     const uint32_t written = std::min(gpu::kIsoClassifyLevels + 1, grid.levelCount - 1);
-    const VkDeviceSize levelBytes = written + 1 < grid.levelCount ? VkDeviceSize(grid.levelWord[written + 1]) * 4
-                                                                  : VkDeviceSize(sizes.pyramidBytes);
-    const VkDeviceSize occupancyBytes = scan && grid.levelCount > 1 ? VkDeviceSize(grid.levelSize[1]) * 4 : 0;
+    const VkDeviceSize levelBytes =
+        written + 1 < grid.levelCount ? VkDeviceSize(grid.levels[written + 1].x) * 4 : VkDeviceSize(sizes.pyramidBytes);
+    const VkDeviceSize occupancyBytes = scan && grid.levelCount > 1 ? VkDeviceSize(grid.levels[1].y) * 4 : 0;
     PassBuilder clear = graph.addPass(info.name + ".classify.clear", PassKind::Transfer);
     clear.use(refs.pyramid, Access::TransferDst).use(refs.patchList, Access::TransferDst);
     if (occupancyBytes) clear.use(refs.occupancy, Access::TransferDst);
@@ -143,7 +143,7 @@ void IsoSurface::Impl::addActivatePasses(RenderGraph& graph, const IsoRefs& refs
     const auto activate = [&](const char* suffix, uint32_t mode, uint64_t groups) {
         graph.addPass(info.name + suffix, PassKind::Compute)
             .pipeline(activatePipe)
-            .storage(0, refs.grid, R)
+            .uniform(0, refs.grid)
             .storage(1, refs.patchBounds, R)
             .storage(2, refs.patchList, RW)
             .storage(3, refs.classifyArgs, W)

@@ -116,16 +116,16 @@ Result<std::vector<float>> IsoSurface::readField() {
 Result<std::vector<std::vector<uint32_t>>> IsoSurface::readPyramid() {
     Impl& m = *impl_;
     const uint32_t top = m.grid.levelCount - 1;
-    const uint64_t total = uint64_t(m.grid.levelWord[top]) + 1;
+    const uint64_t total = uint64_t(m.grid.levels[top].x) + 1;
     auto all = readBufferAs<uint32_t>(*m.device, m.pyramid, total);
     if (!all) return all.status().withContext("isosurface '" + m.info.name + "': reading pyramid: ");
     // Decoded to the logical view: u8 levels unpacked, level 0 as count | case << 4.
     const std::vector<uint32_t>& w = all.value();
     std::vector<std::vector<uint32_t>> levels(m.grid.levelCount);
     for (uint32_t l = 0; l < m.grid.levelCount; ++l) {
-        const uint32_t base = m.grid.levelWord[l];
-        levels[l].resize(m.grid.levelSize[l]);
-        for (uint32_t i = 0; i < m.grid.levelSize[l]; ++i) {
+        const uint32_t base = m.grid.levels[l].x;
+        levels[l].resize(m.grid.levels[l].y);
+        for (uint32_t i = 0; i < m.grid.levels[l].y; ++i) {
             if (l >= m.grid.packedLevels) {
                 levels[l][i] = w[base + i];
                 continue;
@@ -134,9 +134,9 @@ Result<std::vector<std::vector<uint32_t>>> IsoSurface::readPyramid() {
             levels[l][i] = l == 0 ? uint32_t(mc::vertexCount(v)) | v << gpu::kIsoCaseShift : v;
         }
         // Bytes past a packed level's end are 0 (the walk reads whole words).
-        if (l < m.grid.packedLevels && (m.grid.levelSize[l] & 3) != 0) {
-            const uint32_t last = w[base + m.grid.levelSize[l] / 4];
-            if ((last >> (8 * (m.grid.levelSize[l] & 3))) != 0)
+        if (l < m.grid.packedLevels && (m.grid.levels[l].y & 3) != 0) {
+            const uint32_t last = w[base + m.grid.levels[l].y / 4];
+            if ((last >> (8 * (m.grid.levels[l].y & 3))) != 0)
                 return Status::error(ErrorCode::InvalidState, "isosurface '" + m.info.name + "': pyramid level " +
                                                                   std::to_string(l) + " has bytes past its end");
         }
@@ -156,9 +156,9 @@ Result<std::vector<uint32_t>> IsoSurface::readActiveCells() {
         if (!base) return base.status().withContext("isosurface '" + m.info.name + "': reading pyramid: ");
         count = mc::vertexCount(base.value()[0] & 0xffu) != 0 ? 1u : 0u; // level 0: u8 MC case
     } else {
-        auto occ = readBufferAs<uint32_t>(*m.device, m.occupancy, uint64_t(m.occGrid.levelOffset[top]) + 1);
+        auto occ = readBufferAs<uint32_t>(*m.device, m.occupancy, uint64_t(m.occGrid.levels[top].z) + 1);
         if (!occ) return occ.status().withContext("isosurface '" + m.info.name + "': reading occupancy: ");
-        count = occ.value()[m.occGrid.levelOffset[top]];
+        count = occ.value()[m.occGrid.levels[top].z];
     }
     count = std::min(count, m.grid.cells.w);
     std::vector<uint32_t> out(count);
@@ -178,11 +178,12 @@ Result<std::vector<uint32_t>> IsoSurface::readDrawArgs() {
 
 struct TestingAccess {
     static Result<std::unique_ptr<IsoSurface>> create(Device& device, const IsoSurfaceCreateInfo& info,
-                                                      uint32_t maxGroupsX, bool denseClassify, bool perThreadAtomics) {
-        return IsoSurface::create(device, info, maxGroupsX, denseClassify, perThreadAtomics);
+                                                      const testing::Knobs& knobs) {
+        return IsoSurface::create(device, info, knobs);
     }
     static uint32_t maxGroupsX(const IsoSurface& s) { return s.impl_->grid.maxGroupsX; }
     static bool subgroupAtomics(const IsoSurface& s) { return s.impl_->subgroupAtomics; }
+    static bool texelReads(const IsoSurface& s) { return s.impl_->texelReads; }
     static Result<std::vector<std::vector<uint32_t>>> readPyramid(IsoSurface& s) { return s.readPyramid(); }
     static Result<std::vector<uint32_t>> readDrawArgs(IsoSurface& s) { return s.readDrawArgs(); }
     static Result<std::vector<uint32_t>> readActiveCells(IsoSurface& s) { return s.readActiveCells(); }
@@ -238,10 +239,11 @@ struct TestingAccess {
 
 namespace testing {
 Result<std::unique_ptr<IsoSurface>> create(Device& device, const IsoSurfaceCreateInfo& info, const Knobs& knobs) {
-    return TestingAccess::create(device, info, knobs.maxGroupsX, knobs.denseClassify, knobs.perThreadAtomics);
+    return TestingAccess::create(device, info, knobs);
 }
 uint32_t maxGroupsX(const IsoSurface& surface) { return TestingAccess::maxGroupsX(surface); }
 bool subgroupAtomics(const IsoSurface& surface) { return TestingAccess::subgroupAtomics(surface); }
+bool texelReads(const IsoSurface& surface) { return TestingAccess::texelReads(surface); }
 Result<std::vector<std::vector<uint32_t>>> readPyramid(IsoSurface& surface) {
     return TestingAccess::readPyramid(surface);
 }

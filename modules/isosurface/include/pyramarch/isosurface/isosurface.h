@@ -35,6 +35,10 @@ namespace pyramarch {
 class Device;
 }
 
+namespace pyramarch::iso::testing {
+struct Knobs; // pyramarch/isosurface/testing.h
+}
+
 namespace pyramarch::iso {
 
 enum class FieldSource {
@@ -517,7 +521,7 @@ private:
     friend struct TestingAccess; // pyramarch/isosurface/testing.h
     IsoSurface();
     static Result<std::unique_ptr<IsoSurface>> create(Device& device, const IsoSurfaceCreateInfo& info,
-                                                      uint32_t maxGroupsX, bool denseClassify, bool perThreadAtomics);
+                                                      const testing::Knobs& knobs);
     Result<std::vector<std::vector<uint32_t>>> readPyramid();
     Result<std::vector<uint32_t>> readDrawArgs();
     Result<std::vector<uint32_t>> readActiveCells();

@@ -28,6 +28,11 @@ struct Knobs {
     // list append, even where the device could aggregate them per subgroup:
     // the fallback path, compared bit for bit with the default.
     bool perThreadAtomics = false;
+    // Extraction reads the field and the pyramid through storage buffers
+    // even where texel buffers would cover them (texel reads are the default
+    // where maxTexelBufferElements allows): the fallback path, compared bit
+    // for bit with the default.
+    bool storageReads = false;
 };
 
 // What IsoSurface::create plans for `info` on a device with `limits`,
@@ -41,6 +46,7 @@ struct LayoutPlan {
     uint32_t vertexCapacity = 0;           // whole triangles
     uint32_t maxGroupsX = 0;               // where dispatches fold
     SplatMethod splat = SplatMethod::Auto; // particles: the method SplatMethod::Auto resolved to
+    bool texelReads = false;               // extraction reads the field and pyramid as texel buffers
 };
 Result<LayoutPlan> planLayout(const IsoSurfaceCreateInfo& info, const DeviceLimits& limits, const Knobs& knobs = {},
                               const std::string& deviceName = "planned device");
@@ -54,6 +60,8 @@ uint32_t maxGroupsX(const IsoSurface& surface);
 uint32_t divideLikeTheGpu(uint32_t n, uint32_t d);
 // Whether classify and activate aggregate their atomics per subgroup.
 bool subgroupAtomics(const IsoSurface& surface);
+// Whether extraction reads the field and the pyramid through texel buffers.
+bool texelReads(const IsoSurface& surface);
 
 // The pyramid levels, decoded to 32 bits (level 0 = count | case << 4 per cell;
 // the GPU stores levels 0 and 1 as u8). Error if a u8 level has nonzero bytes
