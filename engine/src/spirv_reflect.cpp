@@ -24,7 +24,12 @@ enum : uint32_t {
     OpVariable = 59,
     OpDecorate = 71,
 };
-enum : uint32_t { DecorationBlock = 2, DecorationBufferBlock = 3, DecorationBinding = 33, DecorationDescriptorSet = 34 };
+enum : uint32_t {
+    DecorationBlock = 2,
+    DecorationBufferBlock = 3,
+    DecorationBinding = 33,
+    DecorationDescriptorSet = 34
+};
 enum : uint32_t { StorageUniformConstant = 0, StorageUniform = 2, StorageStorageBuffer = 12 };
 constexpr uint32_t kDimBuffer = 5;
 constexpr uint32_t kSpirvMagic = 0x07230203u;
@@ -41,14 +46,14 @@ Result<std::vector<VkDescriptorType>> reflectSet0Bindings(std::span<const uint32
     if (spirv.size() < 5 || spirv[0] != kSpirvMagic)
         return Status::error(ErrorCode::InvalidArgument, who + " is not a SPIR-V module");
     std::unordered_map<uint32_t, TypeInfo> types;
-    std::unordered_map<uint32_t, uint32_t> set, binding; // variable id -> decoration
-    std::unordered_map<uint32_t, uint32_t> blockKind;    // struct id -> Block / BufferBlock
+    std::unordered_map<uint32_t, uint32_t> set, binding;  // variable id -> decoration
+    std::unordered_map<uint32_t, uint32_t> blockKind;     // struct id -> Block / BufferBlock
     std::vector<std::pair<uint32_t, uint32_t>> variables; // (id, pointer type)
     for (size_t at = 5; at < spirv.size();) {
         const uint32_t words = spirv[at] >> 16, op = spirv[at] & 0xffffu;
         if (words == 0 || at + words > spirv.size())
-            return Status::error(ErrorCode::InvalidArgument, who + " has a malformed instruction at word " +
-                                                                 std::to_string(at));
+            return Status::error(ErrorCode::InvalidArgument,
+                                 who + " has a malformed instruction at word " + std::to_string(at));
         const uint32_t* w = &spirv[at];
         switch (op) {
         case OpDecorate:

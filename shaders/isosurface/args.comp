@@ -12,9 +12,10 @@ layout(set = 0, binding = 1, std430) readonly buffer PyramidBuf { uint pyramid[]
 layout(set = 0, binding = 2, std430) buffer CountersBuf { IsoCounters counters; };
 layout(set = 0, binding = 3, std430) writeonly buffer ArgsBuf { IsoArgs args; };
 layout(set = 0, binding = 4, std430) writeonly buffer StatsBuf { IsoStatsGpu stats[]; };
-// Indexed: the edge grid/pyramid. Scan: the occupancy tree's grid and
-// levels (its top is the active-cell count). Otherwise the cell grid/pyramid
-// are bound here again, unused.
+// Indexed: the vertex pyramid's grid and levels (its top is the shared-vertex
+// count; a one-level vertex pyramid is u8). Scan: the occupancy tree's grid
+// and levels (its top is the active-cell count). Otherwise the cell
+// grid/pyramid are bound here again, unused.
 layout(set = 0, binding = 5, std140) uniform EdgeGridBuf { IsoGrid edgeGrid; };
 layout(set = 0, binding = 6, std430) readonly buffer EdgePyramidBuf { uint edgePyramid[]; };
 
@@ -29,9 +30,9 @@ void main() {
     const uint cellVertices = ISO_LEVEL_COUNT(pyramid, grid, top, 0u);
     uint needed = cellVertices, written, indicesNeeded = 0, indicesWritten = 0;
     if (grid.indexed != 0) {
-        const uint edgeTop = edgeGrid.levelCount - 1;
-        needed = edgePyramid[edgeGrid.levels[edgeTop].z];
-        if (edgeTop == 0) needed &= kIsoCountMask;
+        const uint vertexTop = edgeGrid.levelCount - 1;
+        needed = edgePyramid[edgeGrid.levels[vertexTop].x];
+        if (vertexTop == 0) needed &= 0xffu;
         written = min(needed, grid.vertexCapacity);
         indicesNeeded = cellVertices;
         // Indices only when all vertices fit: a clamped vertex set would
@@ -41,8 +42,9 @@ void main() {
         written = min(needed, grid.vertexCapacity);
     }
     // Extract runs one thread per triangle (written is whole triangles);
-    // indexed: one per unique vertex; scan: generate, one per active cell.
-    uint dispatchItems = grid.indexed != 0 ? written : written / 3;
+    // indexed: one per triangle of the surface (they write the vertices up to
+    // the vertex capacity, and the indices); scan: generate, one per active cell.
+    uint dispatchItems = grid.indexed != 0 ? cellVertices / 3 : written / 3;
     if (grid.scanOccupancy != 0)
         dispatchItems = top == 0 ? (ISO_LEVEL_COUNT(pyramid, grid, 0u, 0u) != 0 ? 1u : 0u)
                                  : edgePyramid[edgeGrid.levels[top].z];
@@ -55,6 +57,7 @@ void main() {
     args.instanceCount = 1;
     args.firstVertex = 0;
     args.firstInstance = 0;
+    // One thread per index written (mesh smoothing's per-index passes).
     const uvec2 id = fold(indicesWritten);
     args.indexDispatchX = id.x;
     args.indexDispatchY = id.y;
@@ -65,9 +68,11 @@ void main() {
     args.firstIndex = 0;
     args.vertexOffset = 0;
     args.indexedFirstInstance = 0;
-    args.pad1 = 0;
-    args.pad2 = 0;
-    args.pad3 = 0;
+    // Indexed: shared_vertices.comp, one thread per vertex written.
+    const uvec2 vd2 = fold(grid.indexed != 0 ? written : 0u);
+    args.vertexDispatchX = vd2.x;
+    args.vertexDispatchY = vd2.y;
+    args.vertexDispatchZ = 1;
     const uint slot = pc.slot;
     stats[slot].verticesNeeded = needed;
     stats[slot].verticesWritten = written;

@@ -11,7 +11,7 @@ ivec3 cellCoord(uint cell) {
     return ivec3(cell - row * cx, row - z * cy, z);
 }
 
-// `edges`: tables.caseEdges[case], loaded once by a caller that needs several vertices of one cell.
+// `edges`: tables.cases[case].xy, loaded once by a caller that needs several vertices of one cell.
 void cellEdgeOf(ivec3 c, uvec2 edges, uint key, out ivec3 pa, out ivec3 pb) {
     const uint edge = ((key < 8 ? edges.x : edges.y) >> (4 * (key & 7u))) & 0xfu;
     // Offset codes (x | y << 1 | z << 2) of the edge's corners, from constants.
@@ -22,11 +22,14 @@ void cellEdgeOf(ivec3 c, uvec2 edges, uint key, out ivec3 pa, out ivec3 pb) {
     pb = c + ivec3(ob & 1u, (ob >> 1) & 1u, (ob >> 2) & 1u);
 }
 
+// Includers without the MC tables (ISO_NO_TABLES) have cellCoord and cellEdgeOf only.
+#ifndef ISO_NO_TABLES
 void cellEdgeAt(ivec3 c, uint mcCase, uint key, out ivec3 pa, out ivec3 pb) {
-    cellEdgeOf(c, tables.caseEdges[mcCase], key, pa, pb);
+    cellEdgeOf(c, tables.cases[mcCase].xy, key, pa, pb);
 }
 
 void cellEdge(uint cell, uint mcCase, uint key, out ivec3 pa, out ivec3 pb) {
     cellEdgeAt(cellCoord(cell), mcCase, key, pa, pb);
 }
+#endif
 #endif

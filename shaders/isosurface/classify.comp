@@ -23,16 +23,23 @@
 // where barriers are expensive; see modules/isosurface/README.md.)
 // ISO_SUBGROUP_ATOMICS (the classify.subgroup.comp variant): the active-cell
 // count is summed per subgroup and added by one lane.
+// Indexed output (kIndexed, a specialization constant: lavapipe would run a
+// uniform `if` under a mask): the run's shared-vertex counts too (owned cut
+// edges per cell, vertex_owner.glsl), the vertex pyramid's levels 0 (u8 sums
+// of 4 cells, a run's 4 in one word) and 1 (the run's sum), and with a patch
+// list level 2 by atomics.
 #ifdef ISO_SUBGROUP_ATOMICS
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #endif
 #include "isosurface/common.glsl"
 
+layout(constant_id = kIsoSpecIndexed) const bool kIndexed = false;
+
 layout(local_size_x = kIsoClassifyGroupSize) in;
 
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
-layout(set = 0, binding = 1, std430) readonly buffer TablesBuf { IsoTables tables; };
+// Binding 1 (the MC tables of the other passes) is not used: counts come from isoCaseCount.
 layout(set = 0, binding = 2, std430) readonly buffer FieldBuf { float field[]; };
 // Read-write only for the level-3 atomics of the patch-list path.
 layout(set = 0, binding = 3, std430) buffer PyramidBuf { uint pyramid[]; };
@@ -51,6 +58,12 @@ layout(set = 0, binding = 7, std430) readonly buffer PatchListBuf {
     IsoPatchList patchHead;
     uint patchIds[];
 };
+// Indexed output: the vertex pyramid's grid and levels; otherwise the cell
+// grid and the pyramid stand in, never written through binding 9.
+layout(set = 0, binding = 8, std140) uniform VertexGridBuf { IsoGrid vertexGrid; };
+layout(set = 0, binding = 9, std430) buffer VertexPyramidBuf { uint vertexPyramid[]; };
+
+#include "isosurface/vertex_owner.glsl"
 
 float load(uint s) { return sanitize(field[s]); }
 
@@ -118,6 +131,10 @@ void main() {
             }
             if (levels > 1) pyramid[word1 + element2] = 0u;
             if (levels > 2) pyramid[word2 + element2] = 0u;
+            if (kIndexed) {
+                vertexPyramid[vertexGrid.levels[0].x + element2] = 0u;
+                if (vertexGrid.levelCount > 1) vertexPyramid[vertexGrid.levels[1].x + element2] = 0u;
+            }
             return;
         }
     }
@@ -127,8 +144,10 @@ void main() {
     uint x = first - row * cx;
     const uint z0 = divideBy(row, grid.cellDivisors.y, grid.cellDivisors.w);
     uint y = row - z0 * cy;
+    uint z = z0;
     uint s = x + sx * y + sxy * z0; // sample of the cell's corner (0,0,0)
     uint sum1 = 0, active1 = 0, sum2 = 0, active2 = 0, cases = 0, sums1 = 0;
+    uint vertices1 = 0, vertexSums1 = 0, vertices2 = 0; // indexed: owned cut edges
     uint j = 0;
     // One segment per row the run touches: load the first cell's -x face,
     // then each cell loads its +x face only (no per-cell reload branch).
@@ -145,6 +164,11 @@ void main() {
             for (uint c = 0; c < 8; ++c) mcCase |= ((byCode >> ((kIsoCornerCodes >> (3 * c)) & 7u)) & 1u) << c;
             uint count = 0;
             if (mcCase != 0u && mcCase != 255u) count = isoCaseCount(mcCase);
+            if (kIndexed) {
+                const uint boundary = (x + k == cx - 1 ? 1u : 0u) | (y == cy - 1 ? 2u : 0u) |
+                                      (z == grid.cells.z - 1 ? 4u : 0u);
+                vertices1 += isoOwnedVertexCount(byCode, boundary);
+            }
             cases |= mcCase << (8u * (j & 3u));
             sum1 += count;
             active1 += count != 0 ? 1u : 0u;
@@ -157,6 +181,9 @@ void main() {
                 active2 += active1;
                 sum1 = 0;
                 active1 = 0;
+                vertexSums1 |= vertices1 << (8u * (j >> 2));
+                vertices2 += vertices1;
+                vertices1 = 0;
             }
             lo = hi;
             ++s;
@@ -169,12 +196,20 @@ void main() {
             ++s; // past the row's last sample
             if (++y == cy) {
                 y = 0;
+                ++z;
                 s += sx; // past the slice's last row
             }
         }
     }
     if (levels > 1) pyramid[word1 + element2] = sums1;
     if (levels > 2) pyramid[word2 + element2] = sum2;
+    if (kIndexed) {
+        vertexPyramid[vertexGrid.levels[0].x + element2] = vertexSums1;
+        if (vertexGrid.levelCount > 1) vertexPyramid[vertexGrid.levels[1].x + element2] = vertices2;
+        // With a patch list, the vertex pyramid's level 2 too, as level 3 of the cell pyramid below.
+        if (grid.patchList != 0 && vertexGrid.levelCount > 2 && vertices2 != 0)
+            atomicAdd(vertexPyramid[vertexGrid.levels[2].x + element2 / 4u], vertices2);
+    }
     // With a patch list, level 3 too (the clear pass zeroed it; the build
     // starts at level 3, a quarter of the elements): the 4 runs of an element
     // lie in 4 batches, so their sums meet through an integer atomic, the

@@ -13,7 +13,7 @@
 layout(local_size_x = kIsoGroupSize) in;
 
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
-layout(set = 0, binding = 1, std430) readonly buffer TablesBuf { IsoTables tables; };
+layout(set = 0, binding = 1, std140) uniform TablesBuf { IsoTables tables; };
 // The field and the pyramid: texel buffers where the device's
 // maxTexelBufferElements covers them (ISO_TEXEL_READS, this file's default
 // build; lavapipe gathers texels as vectors but loads storage buffers lane
@@ -46,7 +46,7 @@ void main() {
     const uint count = isoCaseCount(mcCase);
     const ivec3 c = cellCoord(cell);
     // One table load for the triangle's three edges.
-    const uvec2 edges = tables.caseEdges[mcCase];
+    const uvec2 edges = tables.cases[mcCase].xy;
     for (uint v = 0; v < 3; ++v) {
         const IsoVertex vertex = mcVertexOf(c, edges, count, key + v);
         vertices[outIndex + v].position = vertex.position;

@@ -9,7 +9,7 @@
 layout(local_size_x = kIsoGroupSize) in;
 
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
-layout(set = 0, binding = 1, std430) readonly buffer TablesBuf { IsoTables tables; };
+layout(set = 0, binding = 1, std140) uniform TablesBuf { IsoTables tables; };
 layout(set = 0, binding = 2, std430) readonly buffer FieldBuf { float field[]; };
 layout(set = 0, binding = 3, std430) readonly buffer PyramidBuf { uint pyramid[]; };
 layout(set = 0, binding = 4, std430) readonly buffer OffsetsBuf { uint offsets[]; };

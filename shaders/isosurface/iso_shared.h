@@ -117,6 +117,7 @@ ISO_CONST kIsoNormalNone = 3u; // zero normals, no gradient samples read
 // Specialization constant ids (every module pipeline gets them; a shader
 // that does not declare one ignores it).
 ISO_CONST kIsoSpecNormalMode = 0u; // IsoGrid.normalMode, known at creation
+ISO_CONST kIsoSpecIndexed = 1u;    // IsoGrid.indexed (classify: shared-vertex counts)
 
 // Volume formats (IsoGrid.volumeFormat).
 ISO_CONST kIsoVolumeU8 = 0u;
@@ -125,11 +126,12 @@ ISO_CONST kIsoVolumeF32 = 2u;
 
 // Marching cubes tables as the GPU reads them, packed from the C++ tables
 // (modules/isosurface/src/mc_tables.cpp) at creation: the only copy.
+// The MC tables the shaders read, per case: x, y the edge of vertex j in
+// nibble j (15 nibbles, winding applied), z 0, w the vertex count. A uniform buffer (std140: uvec4s only):
+// lavapipe gathers a divergent uniform-buffer index as a vector, where a
+// storage-buffer load runs lane by lane.
 struct IsoTables {
-    uint caseVertexCount[256];
-    uvec2 caseEdges[256];  // 16 nibbles: edge of vertex j, winding applied
-    uint edgeCorners[12];  // corner a | corner b << 4
-    uint cornerOffset[8];  // x | y << 1 | z << 2
+    uvec4 cases[256];
 };
 
 // Static description of one surface's grid; written once at creation.
@@ -222,9 +224,10 @@ struct IsoPush {
 struct IsoArgs {
     uint dispatchX, dispatchY, dispatchZ, verticesWritten;
     uint vertexCount, instanceCount, firstVertex, firstInstance;   // byte 16
-    uint indexDispatchX, indexDispatchY, indexDispatchZ, pad0;     // byte 32
+    uint indexDispatchX, indexDispatchY, indexDispatchZ, pad0;     // byte 32: one thread per index written
     uint indexCount, indexedInstanceCount, firstIndex, vertexOffset; // byte 48
-    uint indexedFirstInstance, pad1, pad2, pad3;
+    uint indexedFirstInstance;
+    uint vertexDispatchX, vertexDispatchY, vertexDispatchZ; // byte 68: indexed, one thread per shared vertex written
 };
 
 // One slot of the stats ring (host visible).
@@ -273,6 +276,7 @@ struct IsoBall {
 
 #ifdef __cplusplus
 static_assert(sizeof(IsoPush) == 64, "push constants");
+static_assert(sizeof(IsoTables) == 4096, "tables: 256 uvec4");
 // 4 vec4 + 20 level uvec4s + 16 uints, then vec4-aligned members: the same
 // offsets in std430 and std140 (no scalar arrays, vec4 members 16-aligned).
 static_assert(sizeof(IsoGrid) == 64 + 320 + 64 + 48 + 80 + 16 + 16 + 32,

@@ -90,12 +90,13 @@ IsoVertex edgeVertex(ivec3 pa, ivec3 pb, float cellTriangles) {
     return v;
 }
 
-// Vertex `key` of a cell whose case edges (tables.caseEdges) the caller loaded.
+// Vertex `key` of a cell whose case edges (tables.cases[case].xy) the caller loaded.
 IsoVertex mcVertexOf(ivec3 c, uvec2 edges, uint count, uint key) {
     ivec3 pa, pb;
     cellEdgeOf(c, edges, key, pa, pb);
     return edgeVertex(pa, pb, float(count / 3));
 }
+#ifndef ISO_NO_TABLES
 IsoVertex mcVertexAt(ivec3 c, uint mcCase, uint count, uint key) {
     ivec3 pa, pb;
     cellEdgeAt(c, mcCase, key, pa, pb);
@@ -104,4 +105,5 @@ IsoVertex mcVertexAt(ivec3 c, uint mcCase, uint count, uint key) {
 IsoVertex mcVertex(uint cell, uint mcCase, uint count, uint key) {
     return mcVertexAt(cellCoord(cell), mcCase, count, key);
 }
+#endif
 #endif

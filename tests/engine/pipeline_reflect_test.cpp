@@ -20,15 +20,17 @@ TEST(PipelineReflect, EveryBufferKindAndAGap) {
     auto types = reflectSet0Bindings(kReflectMixSpv, "reflect_mix");
     ASSERT_TRUE(types.ok()) << types.message();
     const std::vector<VkDescriptorType> expected = {
-        VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,       VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-        VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER,
+        VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
+        VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+        VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER,
+        VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER,
         VK_DESCRIPTOR_TYPE_MAX_ENUM, // declared but unused: removed by the optimizer
         VK_DESCRIPTOR_TYPE_STORAGE_BUFFER};
     EXPECT_EQ(types.value(), expected);
     auto quads = reflectSet0Bindings(kTexelQuadsSpv, "texel_quads");
     ASSERT_TRUE(quads.ok()) << quads.message();
-    EXPECT_EQ(quads.value(),
-              (std::vector<VkDescriptorType>{VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}));
+    EXPECT_EQ(quads.value(), (std::vector<VkDescriptorType>{VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER,
+                                                            VK_DESCRIPTOR_TYPE_STORAGE_BUFFER}));
 }
 
 TEST(PipelineReflect, MalformedModulesAreErrors) {

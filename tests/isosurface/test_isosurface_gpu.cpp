@@ -120,6 +120,7 @@ void zeroUnlistedPatches(std::vector<uint32_t>& base, const std::vector<uint32_t
 
 class IsoGpu : public IsoSurfaceTest {
 protected:
+    void checkIndexedVolumeVariants(std::array<uint32_t, 3> n);
     // Full check of the last frame against the CPU reference on the GPU's field.
     void checkAgainstReference(IsoSurface& iso, const IsoSurfaceCreateInfo& info, ref::McResult* out = nullptr) {
         const ref::Grid g = referenceGridOf(info);
@@ -2372,6 +2373,82 @@ TEST_F(IsoGpu, IndexedOutputSharesVertices) {
         EXPECT_EQ(mesh.value().indices, indices);
     }
 }
+
+// Shared vertices from the classify pass: a volume (patch list, uniform runs
+// stored as zeros) whose surface leaves through every face of the grid (the
+// cells of the last faces own the edges there), odd widths (classify runs
+// wrap rows and slices), NaN samples; against the reference and bit for bit
+// against the dense classify (no patch list) and the storage-buffer reads.
+void IsoGpu::checkIndexedVolumeVariants(std::array<uint32_t, 3> n) {
+    SCOPED_TRACE(std::to_string(n[0]) + "x" + std::to_string(n[1]) + "x" + std::to_string(n[2]));
+    IsoSurfaceCreateInfo info;
+    info.samples = n;
+    info.source = FieldSource::Volume;
+    info.indexed = true;
+    info.normals = NormalMode::Central;
+    info.vertexCapacity = 200000;
+    info.indexCapacity = 600000;
+    auto listed = make(info);
+    auto dense = make(info, {.denseClassify = true});
+    auto storage = make(info, {.storageReads = true});
+    ASSERT_TRUE(listed && dense && storage);
+    std::vector<float> v(size_t(n[0]) * n[1] * n[2]);
+    for (uint32_t z = 0; z < n[2]; ++z)
+        for (uint32_t y = 0; y < n[1]; ++y)
+            for (uint32_t x = 0; x < n[0]; ++x)
+                // A wavy slab crossing the grid diagonally: every face is cut.
+                v[x + n[0] * (y + n[1] * size_t(z))] = float(x) / n[0] + float(y) / n[1] - float(z) / n[2] +
+                                                       0.15f * std::sin(1.3f * float(x + 2 * z) - 0.7f * y);
+    v[v.size() / 2] = std::numeric_limits<float>::quiet_NaN();
+    for (auto* s : {listed.get(), dense.get(), storage.get()})
+        ASSERT_OK(s->uploadVolume(v.data(), v.size() * 4, VolumeFormat::F32));
+    for (float isoValue : {0.5f, 0.1f}) {
+        SCOPED_TRACE("iso " + std::to_string(isoValue));
+        std::vector<std::vector<uint32_t>> idx;
+        std::vector<std::vector<IsoVertexData>> vert;
+        for (auto* s : {listed.get(), dense.get(), storage.get()}) {
+            s->setIsoValue(isoValue);
+            frame(*s);
+            auto i = s->readIndices();
+            auto vv = s->readVertices();
+            ASSERT_TRUE(i.ok() && vv.ok());
+            idx.push_back(i.value());
+            vert.push_back(vv.value());
+        }
+        // The reference: every key's vertex, one vertex per cut edge.
+        const ref::Grid g = referenceGridOf(info);
+        auto field = listed->readField();
+        ASSERT_TRUE(field.ok());
+        const ref::McResult cpu = ref::marchingCubes(g, field.value().data(), isoValue, refNormals(info.normals));
+        ASSERT_GT(cpu.vertices.size(), 0u);
+        EXPECT_EQ(vert[0].size(), cutEdges(g, field.value(), isoValue));
+        ASSERT_EQ(idx[0].size(), cpu.vertices.size());
+        const auto unique = toRef(vert[0]);
+        const float tol = ref::positionTolerance(g);
+        for (size_t k = 0; k < idx[0].size(); ++k) {
+            ASSERT_LT(idx[0][k], unique.size()) << k;
+            for (int a = 0; a < 3; ++a) {
+                ASSERT_NEAR(unique[idx[0][k]].p[a], cpu.vertices[k].p[a], tol) << "key " << k;
+                ASSERT_NEAR(unique[idx[0][k]].n[a], cpu.vertices[k].n[a], 1e-3f) << "key " << k;
+            }
+        }
+        for (int other = 1; other < 3; ++other) {
+            EXPECT_EQ(idx[other], idx[0]) << "variant " << other;
+            ASSERT_EQ(vert[other].size(), vert[0].size());
+            EXPECT_TRUE(sameVertexBytes(vert[other], vert[0])) << "variant " << other;
+        }
+    }
+}
+
+TEST_F(IsoGpu, IndexedVolumeThroughEveryFaceMatchesDenseAndStorageReads) {
+    for (const std::array<uint32_t, 3> n :
+         {std::array<uint32_t, 3>{29, 18, 23}, std::array<uint32_t, 3>{70, 9, 33}, std::array<uint32_t, 3>{2, 3, 2}})
+        checkIndexedVolumeVariants(n);
+}
+
+// The same at a small size, for the `gpuav` label: every indexed shader and
+// its storage-read variant under GPU-assisted validation in seconds.
+TEST_F(IsoGpu, SmallIndexedVolumeVariants) { checkIndexedVolumeVariants({9, 8, 10}); }
 
 TEST_F(IsoGpu, IndexedOutputCapacities) {
     IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, {20, 20, 20});

@@ -14,7 +14,7 @@ const uint32_t kArgsSpv[] =
 Status IsoSurface::Impl::createArgsPipelines() { return makePipeline(argsPipe, kArgsSpv, "args", 7); }
 
 void IsoSurface::Impl::addArgsPass(RenderGraph& graph, const IsoRefs& refs) {
-    // Bindings 5/6: the edge pyramid (indexed), the occupancy tree (scan), or
+    // Bindings 5/6: the vertex pyramid (indexed), the occupancy tree (scan), or
     // unused (the cell pyramid stands in).
     graph.addPass(info.name + ".args", PassKind::Compute)
         .pipeline(argsPipe)
@@ -23,11 +23,11 @@ void IsoSurface::Impl::addArgsPass(RenderGraph& graph, const IsoRefs& refs) {
         .storage(2, refs.counters, RW)
         .storage(3, refs.args, W)
         .storage(4, refs.stats, W)
-        .uniform(5, indexed ? refs.edgeGrid
+        .uniform(5, indexed ? refs.vertexGrid
                     : scan  ? refs.occGrid
                             : refs.grid)
         .storage(6,
-                 indexed ? refs.edgePyramid
+                 indexed ? refs.vertexPyramid
                  : scan  ? refs.occupancy
                          : refs.pyramid,
                  R)

@@ -36,7 +36,7 @@ void IsoSurface::Impl::addNormalClearPass(RenderGraph& graph, const IsoRefs& ref
 
 void IsoSurface::Impl::addExtractPasses(RenderGraph& graph, const IsoRefs& refs) {
     PassBuilder pass = graph.addPass(info.name + ".extract", PassKind::Compute);
-    pass.pipeline(extract).uniform(0, refs.grid).storage(1, refs.tables, R).storage(4, refs.vertices, W);
+    pass.pipeline(extract).uniform(0, refs.grid).uniform(1, refs.tables).storage(4, refs.vertices, W);
     if (texelReads)
         pass.texel(2, refs.field, VK_FORMAT_R32_SFLOAT, Access::SampledRead)
             .texel(3, refs.pyramid, VK_FORMAT_R32G32B32A32_UINT, Access::SampledRead);

@@ -1,8 +1,12 @@
-// Indexed output (shared vertices): every sample owns its +x/+y/+z edges.
-// Passes "<name>.edges.classify" (cut owned edges per sample) and
-// "<name>.edges.pyramid.<level>" before the args pass; then
-// "<name>.edges.vertices" (one thread per unique vertex) and "<name>.indices"
-// (the non-indexed key order, one index per vertex), both indirect.
+// Indexed output (shared vertices): every cut edge is one vertex, owned by
+// one cell (shaders/isosurface/vertex_owner.glsl). classify counts each
+// run's owned cut edges into the vertex pyramid's levels 0 and 1 (and 2 with
+// a patch list); then "<name>.vertices.pyramid.<level>" builds its levels
+// above, and "<name>.vertices.bases" gives every run its first vertex index
+// (before the args pass); after it "<name>.vertices" (shared_vertices.comp,
+// one thread per vertex) writes the vertices and "<name>.extract"
+// (extract_indexed.comp, one thread per triangle as the non-indexed
+// extract) each triangle's three indices.
 #include <algorithm>
 #include <cstddef>
 
@@ -10,66 +14,103 @@
 
 namespace pyramarch::iso {
 namespace {
-const uint32_t kEdgesClassifySpv[] =
-#include "shaders/isosurface/edges_classify.comp.spv.inc"
+const uint32_t kExtractIndexedSpv[] =
+#include "shaders/isosurface/extract_indexed.comp.spv.inc"
     ;
-const uint32_t kEdgeVerticesSpv[] =
-#include "shaders/isosurface/edge_vertices.comp.spv.inc"
+const uint32_t kExtractIndexedStorageSpv[] =
+#include "shaders/isosurface/extract_indexed.storage.comp.spv.inc"
     ;
-const uint32_t kIndicesSpv[] =
-#include "shaders/isosurface/indices.comp.spv.inc"
+const uint32_t kSharedVerticesSpv[] =
+#include "shaders/isosurface/shared_vertices.comp.spv.inc"
+    ;
+const uint32_t kSharedVerticesStorageSpv[] =
+#include "shaders/isosurface/shared_vertices.storage.comp.spv.inc"
+    ;
+const uint32_t kVertexBasesSpv[] =
+#include "shaders/isosurface/vertex_bases.comp.spv.inc"
+    ;
+const uint32_t kVertexBasesStorageSpv[] =
+#include "shaders/isosurface/vertex_bases.storage.comp.spv.inc"
     ;
 } // namespace
 
 Status IsoSurface::Impl::createIndexedPipelines() {
-    PYRAMARCH_TRY(makePipeline(edgesClassify, kEdgesClassifySpv, "edges.classify", 3));
-    PYRAMARCH_TRY(makePipeline(edgeVertices, kEdgeVerticesSpv, "edges.vertices", 5));
-    return makePipeline(indicesPipe, kIndicesSpv, "indices", 6);
+    PYRAMARCH_TRY(makePipeline(vertexBasesPipe,
+                               texelReads ? std::span<const uint32_t>(kVertexBasesSpv) : kVertexBasesStorageSpv,
+                               "vertices.bases", 5));
+    PYRAMARCH_TRY(makePipeline(sharedVerticesPipe,
+                               texelReads ? std::span<const uint32_t>(kSharedVerticesSpv) : kSharedVerticesStorageSpv,
+                               "vertices", 6));
+    return makePipeline(extract, texelReads ? std::span<const uint32_t>(kExtractIndexedSpv) : kExtractIndexedStorageSpv,
+                        "extract", 7);
 }
 
-void IsoSurface::Impl::addIndexedEdgePasses(RenderGraph& graph, IsoRefs& refs) {
+void IsoSurface::Impl::importIndexedBuffers(RenderGraph& graph, IsoRefs& refs) {
     const std::string& n = info.name;
     const ExternalUse computeRead{Access::StorageRead, PassKind::Compute};
     const ExternalUse uniformRead{Access::UniformRead, PassKind::Compute};
-    refs.edgeGrid = graph.importBuffer(n + ".edgeGrid", edgeGridBuf, uniformRead, uniformRead, true);
-    refs.edgePyramid = graph.importBuffer(n + ".edgePyramid", edgePyramid, computeRead, computeRead);
-    const uint64_t sampleGroups4 = groupsOf(grid.samples.w, 4 * gpu::kIsoGroupSize);
-    graph.addPass(n + ".edges.classify", PassKind::Compute)
-        .pipeline(edgesClassify)
-        .uniform(0, refs.edgeGrid)
-        .storage(1, refs.field, R)
-        .storage(2, refs.edgePyramid, W)
-        .record([this, sampleGroups4](PassContext& ctx) {
+    refs.vertexGrid = graph.importBuffer(n + ".vertexGrid", vertexGridBuf, uniformRead, uniformRead, true);
+    refs.vertexPyramid = graph.importBuffer(n + ".vertexPyramid", vertexPyramid, computeRead, computeRead);
+    refs.runBases = graph.importBuffer(n + ".runBases", runBases, computeRead, computeRead);
+}
+
+void IsoSurface::Impl::addVertexPyramidPasses(RenderGraph& graph, const IsoRefs& refs) {
+    const std::string& n = info.name;
+    // classify wrote levels 0 and 1 (u8 sums of 4 cells, run sums), and with
+    // a patch list level 2 (atomics): the build starts above.
+    const uint32_t written = std::min(grid.patchList ? 2u : 1u, vertexGrid.levelCount - 1);
+    if (written + 1 < vertexGrid.levelCount)
+        addPyramidBuild(graph, n + ".vertices.pyramid.", refs.vertexGrid, refs.vertexPyramid, vertexGrid, written);
+    PassBuilder pass = graph.addPass(n + ".vertices.bases", PassKind::Compute);
+    pass.pipeline(vertexBasesPipe)
+        .uniform(0, refs.grid)
+        .uniform(1, refs.vertexGrid)
+        .storage(3, refs.runBases, W)
+        .storage(4, grid.patchList ? refs.patchList : refs.runBases,
+                 R); // the listed patches, else unused: the run bases stand in
+    if (texelReads)
+        pass.texel(2, refs.vertexPyramid, VK_FORMAT_R32G32B32A32_UINT, Access::SampledRead);
+    else
+        pass.storage(2, refs.vertexPyramid, R);
+    // The runs classify visited, mapped to threads the same way.
+    if (grid.patchList) {
+        pass.use(refs.classifyArgs, Access::IndirectRead).record(indirectDispatch(refs.classifyArgs, 0));
+    } else {
+        const uint64_t runGroups = groupsOf(grid.cells.w, gpu::kIsoClassifyCells * gpu::kIsoClassifyGroupSize);
+        pass.record([this, runGroups](PassContext& ctx) {
             ctx.pushConstants(push());
-            dispatchFolded(ctx, sampleGroups4, maxGroupsX());
+            dispatchFolded(ctx, runGroups, maxGroupsX());
         });
-    addPyramidBuild(graph, n + ".edges.pyramid.", refs.edgeGrid, refs.edgePyramid, edgeGrid,
-                    std::min(1u, edgeGrid.levelCount - 1));
+    }
 }
 
 BufferRef IsoSurface::Impl::addIndexedPasses(RenderGraph& graph, const IsoRefs& refs) {
     const std::string& n = info.name;
     const ExternalUse indexRead{Access::IndexRead, PassKind::Graphics};
     const BufferRef indicesRef = graph.importBuffer(n + ".indices", indices, indexRead, indexRead);
-    graph.addPass(n + ".edges.vertices", PassKind::Compute)
-        .pipeline(edgeVertices)
-        .uniform(0, refs.edgeGrid)
-        .storage(1, refs.tables, R)
-        .storage(2, refs.field, R)
-        .storage(3, refs.edgePyramid, R)
-        .storage(4, refs.vertices, W)
+    PassBuilder vertexPass = graph.addPass(n + ".vertices", PassKind::Compute);
+    vertexPass.pipeline(sharedVerticesPipe)
+        .uniform(0, refs.grid)
+        .uniform(1, refs.vertexGrid)
+        .storage(5, refs.vertices, W);
+    PassBuilder pass = graph.addPass(n + ".extract", PassKind::Compute);
+    pass.pipeline(extract).uniform(0, refs.grid).uniform(1, refs.tables).uniform(3, refs.vertexGrid);
+    if (texelReads) {
+        vertexPass.texel(2, refs.field, VK_FORMAT_R32_SFLOAT, Access::SampledRead)
+            .texel(3, refs.pyramid, VK_FORMAT_R32G32B32A32_UINT, Access::SampledRead)
+            .texel(4, refs.vertexPyramid, VK_FORMAT_R32G32B32A32_UINT, Access::SampledRead);
+        pass.texel(2, refs.pyramid, VK_FORMAT_R32G32B32A32_UINT, Access::SampledRead)
+            .texel(4, refs.vertexPyramid, VK_FORMAT_R32_UINT, Access::SampledRead)
+            .texel(5, refs.runBases, VK_FORMAT_R32_UINT, Access::SampledRead);
+    } else {
+        vertexPass.storage(2, refs.field, R).storage(3, refs.pyramid, R).storage(4, refs.vertexPyramid, R);
+        pass.storage(2, refs.pyramid, R).storage(4, refs.vertexPyramid, R).storage(5, refs.runBases, R);
+    }
+    vertexPass.use(refs.args, Access::IndirectRead)
+        .record(indirectDispatch(refs.args, offsetof(gpu::IsoArgs, vertexDispatchX)));
+    pass.storage(6, indicesRef, W)
         .use(refs.args, Access::IndirectRead)
         .record(indirectDispatch(refs.args, offsetof(gpu::IsoArgs, dispatchX)));
-    graph.addPass(n + ".indices", PassKind::Compute)
-        .pipeline(indicesPipe)
-        .uniform(0, refs.grid)
-        .storage(1, refs.tables, R)
-        .storage(2, refs.pyramid, R)
-        .uniform(3, refs.edgeGrid)
-        .storage(4, refs.edgePyramid, R)
-        .storage(5, indicesRef, W)
-        .use(refs.args, Access::IndirectRead)
-        .record(indirectDispatch(refs.args, offsetof(gpu::IsoArgs, indexDispatchX)));
     return indicesRef;
 }
 

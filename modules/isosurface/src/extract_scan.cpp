@@ -75,7 +75,7 @@ void IsoSurface::Impl::addScanPasses(RenderGraph& graph, const IsoRefs& refs) {
     graph.addPass(n + ".generate", PassKind::Compute)
         .pipeline(generate)
         .uniform(0, refs.grid)
-        .storage(1, refs.tables, R)
+        .uniform(1, refs.tables)
         .storage(2, refs.field, R)
         .storage(3, refs.pyramid, R)
         .storage(4, offsetsRef, R)

@@ -11,7 +11,8 @@
 //                                               pyramid.cpp (its build pass also builds the other trees)
 //   <name>.args                                 args.cpp
 //   <name>.extract                              extract_histopyramid.cpp
-//   <name>.edges.*, <name>.indices              extract_indexed.cpp
+//   <name>.vertices.pyramid.*, <name>.vertices.bases, <name>.vertices, <name>.extract (indexed)
+//                                               extract_indexed.cpp (shared vertices)
 //   <name>.mesh.smooth.*                        mesh_smooth.cpp (meshSmoothing, indexed only)
 //   <name>.occupancy.*, <name>.scan.*, <name>.compact, <name>.generate
 //                                               extract_scan.cpp (ExtractionMethod::Scan)
@@ -66,8 +67,8 @@ struct IsoRefs {
     BufferRef items;                        // metaballs / particles (the host's import with ParticleInput::GpuBuffer)
     VkDeviceSize itemRange = VK_WHOLE_SIZE; // what the item descriptors cover
     BufferRef occGrid, occupancy;           // scan
-    BufferRef edgeGrid, edgePyramid;        // indexed
-    BufferRef runBounds;                    // volume: value bounds per classify run
+    BufferRef vertexGrid, vertexPyramid, runBases;  // indexed
+    BufferRef runBounds;                            // volume: value bounds per classify run
     BufferRef patchBounds, patchList, classifyArgs; // grid.patchList: empty-space skipping
     BufferRef patchBoxes;                           // patchBoxes: each patch's cell box (metaballs, particles)
 };
@@ -75,7 +76,8 @@ struct IsoRefs {
 // Sizes planned by planLayout() and used to create the buffers.
 struct IsoSizes {
     uint64_t samples = 0, cells = 0;
-    uint64_t pyramidElements = 0, pyramidBytes = 0, vertexBytes = 0, edgePyramidBytes = 0, indexBytes = 0;
+    uint64_t pyramidElements = 0, pyramidBytes = 0, vertexBytes = 0, indexBytes = 0;
+    uint64_t vertexPyramidBytes = 0, runBaseBytes = 0; // indexed
 };
 
 struct IsoSurface::Impl {
@@ -85,7 +87,10 @@ struct IsoSurface::Impl {
     IsoSurfaceCreateInfo info;
     IsoSizes sizes;
     gpu::IsoGrid grid{};
-    gpu::IsoGrid edgeGrid{};      // indexed: the grid with level tables over samples (edge pyramid)
+    // Indexed: the grid with the vertex pyramid's level tables (level k = the
+    // cell pyramid's level k + 1: u8 sums of 4 cells' owned cut edges, then
+    // 32-bit from the classify runs up).
+    gpu::IsoGrid vertexGrid{};
     gpu::IsoGrid occGrid{};       // scan: the grid with the occupancy tree's level tables (levels >= 1 from element 0)
     uint32_t ring = 3;            // framesInFlight + 1 slots
     uint32_t foldGroupsX = 0;     // testing::Knobs::maxGroupsX (0 = device limit)
@@ -112,7 +117,9 @@ struct IsoSurface::Impl {
     bool usePatchBoxes = false; // layout.cpp: grid.patchList with a metaball or particle source
     bool patchBoxesDirty = true;
     Buffer tileFlags; // particles, grid.patchList: the field pass's tiles holding a nonzero sample
-    Buffer edgeGridBuf, edgePyramid, indices; // indexed output
+    // Indexed output: the vertex pyramid's grid and levels, each classify
+    // run's first vertex index, the index buffer.
+    Buffer vertexGridBuf, vertexPyramid, runBases, indices;
     // meshSmoothing: the scan's grid (binDims.w = vertices), per-vertex
     // triangle counts, scan chunk sums, slot starts, the slots (the other
     // two vertices of a triangle, uvec2 per index) and scratch positions.
@@ -124,13 +131,13 @@ struct IsoSurface::Impl {
     Buffer occGridBuf, occupancy, occOffsets, active;    // scan: occupancy tree, its prefixes, active-cell list
 
     ComputePipeline classify, build, argsPipe, extract, fieldPipe, resolve, scanDown, generate, compact;
-    ComputePipeline boundsPipe, patchBoundsPipe; // volume
-    ComputePipeline metaballBoundsPipe;          // metaballs with a patch list
-    ComputePipeline userBoundsPipe;              // user GLSL with a Lipschitz constant (patch list)
-    ComputePipeline activatePipe;                // grid.patchList
-    ComputePipeline patchBoxesPipe;              // usePatchBoxes
-    ComputePipeline particleBoundsPipe;          // particles with a patch list
-    ComputePipeline edgesClassify, edgeVertices, indicesPipe;
+    ComputePipeline boundsPipe, patchBoundsPipe;         // volume
+    ComputePipeline metaballBoundsPipe;                  // metaballs with a patch list
+    ComputePipeline userBoundsPipe;                      // user GLSL with a Lipschitz constant (patch list)
+    ComputePipeline activatePipe;                        // grid.patchList
+    ComputePipeline patchBoxesPipe;                      // usePatchBoxes
+    ComputePipeline particleBoundsPipe;                  // particles with a patch list
+    ComputePipeline vertexBasesPipe, sharedVerticesPipe; // indexed (extract then runs extract_indexed.comp)
     ComputePipeline meshListsPipe, meshStepPipe, meshScanPipe, meshScanTopPipe; // meshSmoothing
     ComputePipeline countPipe, binScanPipe, binScanTopPipe, sortPipe, gatherPipe, smoothPipe, anisoPipe;
     bool gather = false;
@@ -224,8 +231,9 @@ struct IsoSurface::Impl {
     void addNormalClearPass(RenderGraph& graph, const IsoRefs& refs);
     void addExtractPasses(RenderGraph& graph, const IsoRefs& refs);
     Status createIndexedPipelines();
-    void addIndexedEdgePasses(RenderGraph& graph, IsoRefs& refs);        // before args: edge pyramid
-    BufferRef addIndexedPasses(RenderGraph& graph, const IsoRefs& refs); // after args: vertices, indices
+    void importIndexedBuffers(RenderGraph& graph, IsoRefs& refs);
+    void addVertexPyramidPasses(RenderGraph& graph, const IsoRefs& refs); // after classify: build, run bases
+    BufferRef addIndexedPasses(RenderGraph& graph, const IsoRefs& refs);  // after args: vertices + indices
     using MakeBuffer =
         std::function<Status(Buffer&, VkDeviceSize, VkBufferUsageFlags, MemoryUsage, const std::string&)>;
     Status createMeshSmoothBuffers(const MakeBuffer& make);

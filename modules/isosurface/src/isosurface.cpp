@@ -79,7 +79,8 @@ Status IsoSurface::Impl::createBuffers() {
     const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
     const VkBufferUsageFlags readable = storage | VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
     const VkBufferUsageFlags texels = VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT;
-    PYRAMARCH_TRY(make(m.tables, sizeof(gpu::IsoTables), storage, MemoryUsage::Upload, "tables"));
+    PYRAMARCH_TRY(
+        make(m.tables, sizeof(gpu::IsoTables), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, MemoryUsage::Upload, "tables"));
     // Grids are uniform buffers: lavapipe loads a uniform address once for
     // the SIMD batch (a storage-buffer load runs lane by lane, and the
     // pyramid walk reads two level-table words per level).
@@ -93,8 +94,11 @@ Status IsoSurface::Impl::createBuffers() {
     PYRAMARCH_TRY(make(m.args, sizeof(gpu::IsoArgs), readable | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
                        MemoryUsage::DeviceLocal, "args"));
     if (m.indexed) {
-        PYRAMARCH_TRY(make(m.edgeGridBuf, sizeof(gpu::IsoGrid), gridUsage, MemoryUsage::Upload, "edge grid"));
-        PYRAMARCH_TRY(make(m.edgePyramid, sizes.edgePyramidBytes, readable, MemoryUsage::DeviceLocal, "edge pyramid"));
+        PYRAMARCH_TRY(make(m.vertexGridBuf, sizeof(gpu::IsoGrid), gridUsage, MemoryUsage::Upload, "vertex grid"));
+        PYRAMARCH_TRY(make(m.vertexPyramid, sizes.vertexPyramidBytes,
+                           readable | texels | VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::DeviceLocal,
+                           "vertex pyramid"));
+        PYRAMARCH_TRY(make(m.runBases, sizes.runBaseBytes, storage | texels, MemoryUsage::DeviceLocal, "run bases"));
         PYRAMARCH_TRY(make(m.indices, sizes.indexBytes, readable | VK_BUFFER_USAGE_INDEX_BUFFER_BIT,
                            MemoryUsage::DeviceLocal, "indices"));
     }
@@ -169,8 +173,8 @@ Status IsoSurface::Impl::createBuffers() {
     std::memcpy(m.gridBuf.mapped(), &grid, sizeof(grid));
     m.gridBuf.flush();
     if (m.indexed) {
-        std::memcpy(m.edgeGridBuf.mapped(), &m.edgeGrid, sizeof(m.edgeGrid));
-        m.edgeGridBuf.flush();
+        std::memcpy(m.vertexGridBuf.mapped(), &m.vertexGrid, sizeof(m.vertexGrid));
+        m.vertexGridBuf.flush();
     }
     std::memset(m.counters.mapped(), 0, sizeof(gpu::IsoCounters));
     m.counters.flush();
@@ -197,7 +201,8 @@ Status IsoSurface::Impl::makePipeline(ComputePipeline& out, std::span<const uint
     d.layout.bindings.assign(bindings, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
     d.layout.bindingsFromSpirv = true;
     d.layout.pushConstantBytes = sizeof(gpu::IsoPush);
-    if (moduleConstants) d.specialization = {{gpu::kIsoSpecNormalMode, grid.normalMode}};
+    if (moduleConstants)
+        d.specialization = {{gpu::kIsoSpecNormalMode, grid.normalMode}, {gpu::kIsoSpecIndexed, indexed ? 1u : 0u}};
     auto p = ComputePipeline::create(*device, d);
     if (!p) return p.status().withContext("isosurface '" + info.name + "': pipeline " + what + ": ");
     PYRAMARCH_ASSERT(p->pipelineLayout().desc().bindings.size() == bindings,
@@ -419,7 +424,7 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
     // Persistent module buffers: `before` is the use they were left in by the
     // previous frame (= `after`), so consecutive frames are ordered.
     IsoRefs refs;
-    refs.tables = graph.importBuffer(n + ".tables", m.tables, computeRead, computeRead, true);
+    refs.tables = graph.importBuffer(n + ".tables", m.tables, uniformRead, uniformRead, true);
     refs.grid = graph.importBuffer(n + ".grid", m.gridBuf, uniformRead, uniformRead, true);
     refs.field = graph.importBuffer(n + ".field", m.field, computeRead, computeRead);
     refs.pyramid = graph.importBuffer(n + ".pyramid", m.pyramid, computeRead, computeRead);
@@ -462,8 +467,9 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
     case FieldSource::Volume: m.addVolumePasses(graph, refs); break;
     case FieldSource::UserGlsl: m.addUserPasses(graph, refs); break;
     }
+    if (m.indexed) m.importIndexedBuffers(graph, refs);
     m.addClassifyPass(graph, refs);
-    if (m.indexed) m.addIndexedEdgePasses(graph, refs);
+    if (m.indexed) m.addVertexPyramidPasses(graph, refs);
     m.addArgsPass(graph, refs);
     if (m.indexed) {
         const BufferRef indicesRef = m.addIndexedPasses(graph, refs);

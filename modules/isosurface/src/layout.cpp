@@ -20,6 +20,9 @@ constexpr bool cornerCodesFollowTables() {
     return true;
 }
 static_assert(cornerCodesFollowTables(), "kIsoCornerCodes must follow mc::kCornerOffset");
+// vertex_owner.glsl's isoCornerBitsByCode swaps MC corners 2, 3 and 6, 7 to get offset codes.
+static_assert(gpu::kIsoCornerCodes == (0u | 1u << 3 | 3u << 6 | 2u << 9 | 4u << 12 | 5u << 15 | 7u << 18 | 6u << 21),
+              "isoCornerBitsByCode's bit swap must follow kIsoCornerCodes");
 // cell_edge.glsl finds an edge's corners with gpu::kIsoEdgeCodes*: the tables' edges.
 constexpr bool edgeCodesFollowTables() {
     const uint32_t words[3] = {gpu::kIsoEdgeCodes0, gpu::kIsoEdgeCodes1, gpu::kIsoEdgeCodes2};
@@ -43,16 +46,10 @@ gpu::IsoTables packTables() {
         for (int k = 0; k < 3; ++k) triangles |= ((gpu::kIsoCaseTrianglePlanes[k][c >> 5] >> (c & 31)) & 1u) << k;
         PYRAMARCH_ASSERT(3 * triangles == uint32_t(n),
                          "kIsoCaseTrianglePlanes (isoCaseCount) must follow the MC tables");
-        t.caseVertexCount[c] = uint32_t(n);
         uint64_t nibbles = 0;
         for (int j = 0; j < n; ++j) nibbles |= uint64_t(mc::triangleEdge(c, j)) << (4 * j);
-        t.caseEdges[c] = {uint32_t(nibbles), uint32_t(nibbles >> 32)};
+        t.cases[c] = {uint32_t(nibbles), uint32_t(nibbles >> 32), 0u, uint32_t(n)};
     }
-    for (int e = 0; e < 12; ++e)
-        t.edgeCorners[e] = uint32_t(mc::kEdgeCorners[e][0]) | uint32_t(mc::kEdgeCorners[e][1]) << 4;
-    for (int c = 0; c < 8; ++c)
-        t.cornerOffset[c] = uint32_t(mc::kCornerOffset[c][0]) | uint32_t(mc::kCornerOffset[c][1]) << 1 |
-                            uint32_t(mc::kCornerOffset[c][2]) << 2;
     return t;
 }
 
@@ -241,15 +238,22 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     g.patchCount = uint32_t(groupsOf(cells, uint64_t(gpu::kIsoClassifyCells) * gpu::kIsoClassifyGroupSize) *
                             gpu::kIsoPatchesPerGroup);
     g.indexCapacity = m.indexed ? info.indexCapacity / 3u * 3u : 0u;
-    uint64_t edgePyramidBytes = 0;
+    uint64_t vertexPyramidBytes = 0, runBaseBytes = 0;
     const uint64_t indexBytes = std::max<uint64_t>(uint64_t(g.indexCapacity) * 4, 4);
     if (m.indexed) {
-        const uint64_t edgeElements = pyramidLevels(samples, m.edgeGrid);
-        edgePyramidBytes = edgeElements * 4;
-        if (edgeElements == 0 || edgePyramidBytes > range)
+        // Shared vertices: the vertex pyramid has the cell pyramid's levels
+        // >= 1 (its level 0 would be per cell: counted from the MC cases
+        // instead), u8 sums of 4 cells, then 32-bit (quad-aligned) from the
+        // classify runs up; and one first-vertex index per run.
+        uint64_t vertexWords = 0;
+        if (pyramidLevels((cells + 3) / 4, m.vertexGrid, 1, &vertexWords, true) == 0)
+            return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': too many cells");
+        vertexPyramidBytes = ((vertexWords + 3) & ~uint64_t(3)) * 4;
+        runBaseBytes = (cells + gpu::kIsoClassifyCells - 1) / gpu::kIsoClassifyCells * 4;
+        if (vertexPyramidBytes > range)
             return Status::error(ErrorCode::DeviceLimit,
-                                 "isosurface '" + info.name + "': the edge pyramid over " + std::to_string(samples) +
-                                     " samples needs " + fmtBytes(edgePyramidBytes) + ", over maxStorageBufferRange (" +
+                                 "isosurface '" + info.name + "': the vertex pyramid over " + std::to_string(cells) +
+                                     " cells needs " + fmtBytes(vertexPyramidBytes) + ", over maxStorageBufferRange (" +
                                      fmtBytes(range) + ")" + dev);
         if (indexBytes > range || indexBytes > lim.maxBufferSize)
             return Status::error(ErrorCode::DeviceLimit, "isosurface '" + info.name + "': indexCapacity " +
@@ -478,11 +482,11 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     }
     if (m.indexed) {
         // Everything but the level tables is shared with the cell grid.
-        gpu::IsoGrid e = g;
-        std::memcpy(e.levels, m.edgeGrid.levels, sizeof(e.levels));
-        e.packedLevels = 0;
-        e.levelCount = m.edgeGrid.levelCount;
-        m.edgeGrid = e;
+        gpu::IsoGrid v = g;
+        std::memcpy(v.levels, m.vertexGrid.levels, sizeof(v.levels));
+        v.packedLevels = 1;
+        v.levelCount = m.vertexGrid.levelCount;
+        m.vertexGrid = v;
     }
     if (m.maxItems && !m.external) {
         const uint64_t ringBytes = uint64_t(m.maxItems) * m.itemBytes() * m.ring;
@@ -510,8 +514,10 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     // resolve), per vertex or index (extract, indexed output), per item
     // (particles, balls) or per gather bin; per cell and per pyramid element
     // counts are smaller than per sample.
-    const uint64_t maxThreads = std::max(
-        {samples, uint64_t(g.vertexCapacity), uint64_t(g.indexCapacity), uint64_t(m.maxItems), uint64_t(g.binDims.w)});
+    // Indexed extraction runs one thread per triangle of the surface, whatever the capacities.
+    const uint64_t indexedTriangles = m.indexed ? cells * (kMaxVerticesPerCell / 3) : 0;
+    const uint64_t maxThreads = std::max({samples, uint64_t(g.vertexCapacity), uint64_t(g.indexCapacity),
+                                          uint64_t(m.maxItems), uint64_t(g.binDims.w), indexedTriangles});
     const uint64_t maxGroupsY = groupsOf(groupsOf(maxThreads, gpu::kIsoGroupSize), g.maxGroupsX);
     if (maxGroupsY > lim.maxComputeWorkGroupCount[1])
         return Status::error(ErrorCode::DeviceLimit,
@@ -530,7 +536,8 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     sizes.pyramidElements = offset;
     sizes.pyramidBytes = pyramidBytes;
     sizes.vertexBytes = vertexBytes;
-    sizes.edgePyramidBytes = edgePyramidBytes;
+    sizes.vertexPyramidBytes = vertexPyramidBytes;
+    sizes.runBaseBytes = runBaseBytes;
     sizes.indexBytes = indexBytes;
     return {};
 }

@@ -42,7 +42,7 @@ Status IsoSurface::Impl::createPyramidPipelines() {
     PYRAMARCH_TRY(makePipeline(classify,
                                subgroupAtomics ? std::span<const uint32_t>(kClassifySubgroupSpv)
                                                : std::span<const uint32_t>(kClassifySpv),
-                               "classify", 8));
+                               "classify", 10));
     if (grid.patchList)
         PYRAMARCH_TRY(makePipeline(activatePipe,
                                    subgroupAtomics ? std::span<const uint32_t>(kActivateSubgroupSpv)
@@ -58,7 +58,6 @@ void IsoSurface::Impl::addClassifyPass(RenderGraph& graph, const IsoRefs& refs) 
     PassBuilder pass = graph.addPass(info.name + ".classify", PassKind::Compute);
     pass.pipeline(classify)
         .uniform(0, refs.grid)
-        .storage(1, refs.tables, R)
         .storage(2, refs.field, R)
         .storage(3, refs.pyramid, RW)
         .storage(4, refs.counters, RW)
@@ -67,7 +66,10 @@ void IsoSurface::Impl::addClassifyPass(RenderGraph& graph, const IsoRefs& refs) 
         .storage(6, info.source == FieldSource::Volume ? refs.runBounds : refs.pyramid,
                  R) // per-run value bounds (volume), else unused: the pyramid stands in
         .storage(7, grid.patchList ? refs.patchList : refs.pyramid,
-                 R); // the listed patches, else unused: the pyramid stands in
+                 R) // the listed patches, else unused: the pyramid stands in
+        // Indexed: the vertex pyramid's levels 0 and 1 (else the cell grid and pyramid stand in, unwritten).
+        .uniform(8, indexed ? refs.vertexGrid : refs.grid)
+        .storage(9, indexed ? refs.vertexPyramid : refs.pyramid, RW);
     if (grid.patchList)
         pass.use(refs.classifyArgs, Access::IndirectRead).record(indirectDispatch(refs.classifyArgs, 0));
     else
@@ -131,11 +133,17 @@ void IsoSurface::Impl::addActivatePasses(RenderGraph& graph, const IsoRefs& refs
     const VkDeviceSize levelBytes =
         written + 1 < grid.levelCount ? VkDeviceSize(grid.levels[written + 1].x) * 4 : VkDeviceSize(sizes.pyramidBytes);
     const VkDeviceSize occupancyBytes = scan && grid.levelCount > 1 ? VkDeviceSize(grid.levels[1].y) * 4 : 0;
+    // Indexed: the vertex pyramid's levels 0..2, which classify writes too (level 2 by atomics).
+    const VkDeviceSize vertexBytes = !indexed                    ? 0
+                                     : vertexGrid.levelCount > 3 ? VkDeviceSize(vertexGrid.levels[3].x) * 4
+                                                                 : VkDeviceSize(sizes.vertexPyramidBytes);
     PassBuilder clear = graph.addPass(info.name + ".classify.clear", PassKind::Transfer);
     clear.use(refs.pyramid, Access::TransferDst).use(refs.patchList, Access::TransferDst);
     if (occupancyBytes) clear.use(refs.occupancy, Access::TransferDst);
-    clear.record([this, refs, levelBytes, occupancyBytes](PassContext& ctx) {
+    if (vertexBytes) clear.use(refs.vertexPyramid, Access::TransferDst);
+    clear.record([this, refs, levelBytes, occupancyBytes, vertexBytes](PassContext& ctx) {
         ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.pyramid), 0, levelBytes, 0);
+        if (vertexBytes) ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.vertexPyramid), 0, vertexBytes, 0);
         // The header: the append counter starts at 0.
         ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.patchList), 0, sizeof(gpu::IsoPatchList), 0);
         if (occupancyBytes) ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.occupancy), 0, occupancyBytes, 0);
