@@ -32,6 +32,9 @@
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #endif
+#ifndef ISO_STORAGE_READS
+#define ISO_TEXEL_READS
+#endif
 #include "isosurface/common.glsl"
 
 layout(constant_id = kIsoSpecIndexed) const bool kIndexed = false;
@@ -40,7 +43,15 @@ layout(local_size_x = kIsoClassifyGroupSize) in;
 
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 // Binding 1 (the MC tables of the other passes) is not used: counts come from isoCaseCount.
+// The field: 4 samples per texel fetch (an R32G32B32A32_SFLOAT view: a
+// row's 17 samples in 5 fetches, ~1.3 per cell) where the device's
+// maxTexelBufferElements covers it (ISO_TEXEL_READS), else one
+// storage-buffer load per sample (the .storage variants, ~4.25 per cell).
+#ifdef ISO_TEXEL_READS
+layout(set = 0, binding = 2) uniform samplerBuffer fieldQuads;
+#else
 layout(set = 0, binding = 2, std430) readonly buffer FieldBuf { float field[]; };
+#endif
 // Read-write only for the level-3 atomics of the patch-list path.
 layout(set = 0, binding = 3, std430) buffer PyramidBuf { uint pyramid[]; };
 layout(set = 0, binding = 4, std430) buffer CountersBuf { IsoCounters counters; };
@@ -65,7 +76,25 @@ layout(set = 0, binding = 9, std430) buffer VertexPyramidBuf { uint vertexPyrami
 
 #include "isosurface/vertex_owner.glsl"
 
+#ifdef ISO_TEXEL_READS
+// NaN is outside (as sanitize() makes it -infinity elsewhere).
+uvec4 insideQuad(vec4 v, float iso) {
+    const uvec4 bits = floatBitsToUint(v);
+    return uvec4(greaterThanEqual(v, vec4(iso))) & uvec4(lessThanEqual(bits & 0x7fffffffu, uvec4(0x7f800000u)));
+}
+// Inside bits of the 17 samples s .. s + 16 of a row, bit k for sample s + k.
+uint insideRow(uint s, float iso) {
+    const uint q = s >> 2;
+    uint bits = 0u;
+    for (uint k = 0u; k < 5u; ++k) {
+        const uvec4 in4 = insideQuad(texelFetch(fieldQuads, int(q + k)), iso);
+        bits |= (in4.x | in4.y << 1 | in4.z << 2 | in4.w << 3) << (4u * k);
+    }
+    return bits >> (s & 3u);
+}
+#else
 float load(uint s) { return sanitize(field[s]); }
+#endif
 
 // Grid values in registers: the compiler cannot keep them across the
 // pyramid stores itself (the buffers might alias), and lavapipe loads them
@@ -78,11 +107,13 @@ void writeOccupancy(uint element1, uint activeCells) {
     if (levels > 1 && occupancyOut) occupancy[element1] = activeCells;
 }
 
+#ifndef ISO_TEXEL_READS
 // Inside bits of the 4 samples of a cell face at x = s: by offset code y | z << 1.
 uint face(uint s, uint sx, uint sxy) {
     return uint(load(s) >= iso) | uint(load(s + sx) >= iso) << 1 | uint(load(s + sxy) >= iso) << 2 |
            uint(load(s + sx + sxy) >= iso) << 3;
 }
+#endif
 
 void main() {
     const uint cx = grid.cells.x, cy = grid.cells.y;
@@ -153,13 +184,27 @@ void main() {
     // then each cell loads its +x face only (no per-cell reload branch).
     while (j < cellsToClassify) {
         const uint segment = min(cellsToClassify - j, cx - x);
+#ifdef ISO_TEXEL_READS
+        // The segment's 4 sample rows (y, z), (y + 1, z), (y, z + 1), (y + 1, z + 1) as bit rows.
+        uint row00 = insideRow(s, iso), row10 = insideRow(s + sx, iso), row01 = insideRow(s + sxy, iso),
+             row11 = insideRow(s + sx + sxy, iso);
+#else
         uint lo = face(s, sx, sxy);
+#endif
         for (uint k = 0; k < segment; ++k) {
+            // Corner bits by offset code (x | y << 1 | z << 2), permuted to
+            // MC corner order with constants.
+#ifdef ISO_TEXEL_READS
+            const uint byCode = (row00 & 3u) | (row10 & 3u) << 2 | (row01 & 3u) << 4 | (row11 & 3u) << 6;
+            row00 >>= 1;
+            row10 >>= 1;
+            row01 >>= 1;
+            row11 >>= 1;
+#else
             const uint hi = face(s + 1, sx, sxy);
-            // Corner bits from the faces (x = 0: lo, x = 1: hi; by offset
-            // code), permuted to MC corner order with constants.
             uint byCode = 0;
             for (uint b = 0; b < 4; ++b) byCode |= ((lo >> b) & 1u) << (2 * b) | ((hi >> b) & 1u) << (2 * b + 1);
+#endif
             uint mcCase = 0;
             for (uint c = 0; c < 8; ++c) mcCase |= ((byCode >> ((kIsoCornerCodes >> (3 * c)) & 7u)) & 1u) << c;
             uint count = 0;
@@ -185,7 +230,9 @@ void main() {
                 vertices2 += vertices1;
                 vertices1 = 0;
             }
+#ifndef ISO_TEXEL_READS
             lo = hi;
+#endif
             ++s;
             ++j;
         }

@@ -33,6 +33,9 @@ ISO_CONST kIsoClassifyGroupSize = 128; // classify: 128 runs of 16 cells = 8 spa
 // of a 255-wide grid). Patch p = group p / 16, batch p % 16. Empty-space
 // skipping lists patches: classify is dispatched over the listed ones only.
 ISO_CONST kIsoPatchRuns = 8;
+// User GLSL fields with a Lipschitz bound evaluate only the tiles of
+// kIsoFieldTile^3 samples a listed patch may read (field_tiles.comp).
+ISO_CONST kIsoFieldTile = 8;
 ISO_CONST kIsoPatchesPerGroup = 16; // kIsoClassifyGroupSize / kIsoPatchRuns
 // Corner k of the MC tables (mc::kCornerOffset) as offset code x | y << 1 | z << 2,
 // 3 bits per corner: classify permutes its inside bits with constants, not a table.

@@ -121,10 +121,13 @@ void zeroUnlistedPatches(std::vector<uint32_t>& base, const std::vector<uint32_t
 class IsoGpu : public IsoSurfaceTest {
 protected:
     void checkIndexedVolumeVariants(std::array<uint32_t, 3> n);
-    // Full check of the last frame against the CPU reference on the GPU's field.
-    void checkAgainstReference(IsoSurface& iso, const IsoSurfaceCreateInfo& info, ref::McResult* out = nullptr) {
+    // Full check of the last frame against the CPU reference on the GPU's
+    // field: `iso`'s own, or `fieldOf`'s (a dense twin of a user field that
+    // evaluates only the tiles it reads: its other samples are stale).
+    void checkAgainstReference(IsoSurface& iso, const IsoSurfaceCreateInfo& info, ref::McResult* out = nullptr,
+                               IsoSurface* fieldOf = nullptr) {
         const ref::Grid g = referenceGridOf(info);
-        auto field = iso.readField();
+        auto field = (fieldOf ? fieldOf : &iso)->readField();
         ASSERT_TRUE(field.ok()) << field.message();
         const ref::McResult cpu = ref::marchingCubes(g, field.value().data(), iso.isoValue(), refNormals(info.normals));
         auto verts = iso.readVertices();
@@ -919,12 +922,128 @@ TEST_F(IsoGpu, UserLipschitzBoundListsPatchesBitForBitWithTheDensePath) {
                 }
                 lists.push_back(list.value());
                 // Conservative (zeroUnlistedPatches inside both checks): no
-                // cell with triangles in an unlisted patch.
-                checkAgainstReference(*iso, info);
+                // cell with triangles in an unlisted patch. The listed
+                // surface evaluates only the tiles it reads: the reference
+                // runs on the dense twin's field.
+                checkAgainstReference(*iso, info, nullptr, ref.get());
                 expectSameOutput(*iso, *ref, method, true);
             }
             if (patches >= 500) {
                 EXPECT_NE(lists[0], lists[1]) << "the list must follow iso_time";
+            }
+        }
+}
+
+// The field tiles a Lipschitz-bounded user field evaluates (field_tiles.comp)
+// on the CPU: for every run of every listed patch, the tiles of 8^3 samples
+// meeting its cells' corners and the samples one further (normals).
+std::vector<uint32_t> neededFieldTiles(const ref::Grid& g, const std::vector<uint32_t>& listed) {
+    const uint32_t c[3] = {g.n[0] - 1, g.n[1] - 1, g.n[2] - 1}, cells = uint32_t(g.cells());
+    const uint32_t t[3] = {(g.n[0] + 7) / 8, (g.n[1] + 7) / 8, (g.n[2] + 7) / 8};
+    std::set<uint32_t> tiles;
+    for (uint32_t patch : listed)
+        for (uint32_t k = 0; k < 8; ++k) {
+            const uint32_t run = patch / 16 * 128 + 16 * k + patch % 16, first = run * 16;
+            if (first >= cells) continue;
+            const uint32_t last = std::min(first + 16, cells) - 1;
+            const uint32_t a[3] = {first % c[0], first / c[0] % c[1], first / (c[0] * c[1])};
+            const uint32_t b[3] = {last % c[0], last / c[0] % c[1], last / (c[0] * c[1])};
+            uint32_t lo[3], hi[3];
+            for (int d = 0; d < 3; ++d) lo[d] = std::min(a[d], b[d]), hi[d] = std::max(a[d], b[d]);
+            if (a[1] != b[1] || a[2] != b[2]) lo[0] = 0, hi[0] = c[0] - 1;
+            if (a[2] != b[2]) lo[1] = 0, hi[1] = c[1] - 1;
+            uint32_t t0[3], t1[3];
+            for (int d = 0; d < 3; ++d) {
+                t0[d] = (lo[d] == 0 ? 0 : lo[d] - 1) / 8;
+                t1[d] = std::min(hi[d] + 2, g.n[d] - 1) / 8;
+            }
+            for (uint32_t z = t0[2]; z <= t1[2]; ++z)
+                for (uint32_t y = t0[1]; y <= t1[1]; ++y)
+                    for (uint32_t x = t0[0]; x <= t1[0]; ++x) tiles.insert(x + t[0] * (y + t[1] * z));
+        }
+    return {tiles.begin(), tiles.end()};
+}
+
+// A Lipschitz-bounded user field evaluates only the tiles of samples its
+// listed patches (and their normals) read: with the field buffer filled with
+// NaN before every frame, the output is still bit for bit the dense path's,
+// with every normal operator and with shared vertices; the tiles are exactly
+// those the CPU derives from the GPU's patch list, and few of the grid's.
+TEST_F(IsoGpu, UserFieldTilesCoverEverySampleTheyRead) {
+    const uint32_t nan = 0x7fc00000u;
+    for (NormalMode normals : {NormalMode::Sobel, NormalMode::Central, NormalMode::Forward, NormalMode::None})
+        for (bool indexed : {false, true}) {
+            SCOPED_TRACE(std::string("normals ") + std::to_string(int(normals)) + (indexed ? " indexed" : ""));
+            IsoSurfaceCreateInfo info = userInfo(kMovingSphereGlsl, {61, 45, 38}, normals);
+            info.boundsMin = {-1.f, -0.8f, -1.2f};
+            info.boundsMax = {1.f, 0.9f, 1.f};
+            info.lipschitz = 1.f;
+            info.indexed = indexed;
+            info.indexCapacity = indexed ? 600000 : 0;
+            auto tiled = make(info);
+            auto dense = makeDense(info);
+            ASSERT_TRUE(tiled && dense);
+            const ref::Grid g = referenceGridOf(info);
+            for (float time : {0.f, 1.1f}) {
+                SCOPED_TRACE("time " + std::to_string(time));
+                for (IsoSurface* s : {tiled.get(), dense.get()}) {
+                    s->setUserParams({0.1f, -0.1f, 0.05f, 0.45f, 0, 0, 0, 0});
+                    s->setTime(time);
+                }
+                ASSERT_OK(iso::testing::poisonField(*tiled, nan));
+                frame(*tiled);
+                frame(*dense);
+                expectSameOutput(*tiled, *dense, ExtractionMethod::HistoPyramid, true);
+                if (indexed) {
+                    auto a = tiled->readIndices(), b = dense->readIndices();
+                    ASSERT_TRUE(a.ok() && b.ok());
+                    EXPECT_EQ(a.value(), b.value());
+                }
+                auto list = iso::testing::readPatchList(*tiled);
+                auto tiles = iso::testing::readFieldTiles(*tiled);
+                ASSERT_TRUE(list.ok() && tiles.ok());
+                EXPECT_EQ(tiles.value(), neededFieldTiles(g, list.value()));
+                const uint32_t all = ((g.n[0] + 7) / 8) * ((g.n[1] + 7) / 8) * ((g.n[2] + 7) / 8);
+                EXPECT_GT(tiles.value().size(), 0u);
+                EXPECT_LT(tiles.value().size() * 10, all * 9) << "a sphere in a corner needs most tiles?";
+            }
+        }
+    // Without a Lipschitz bound the field is dense: no tiles.
+    auto plain = make(userInfo(kMovingSphereGlsl, {9, 9, 9}));
+    ASSERT_TRUE(plain);
+    EXPECT_FALSE(iso::testing::readFieldTiles(*plain).ok());
+}
+
+// The same with a bound the field does not meet (L = 0.05 for a distance):
+// listed patches then border crossed but unlisted ones, where a gradient
+// at a patch's face reads the samples one further (the tiles' halo).
+// Against the same list over a dense field (testing::Knobs::denseUserField),
+// bit for bit, the tiled field filled with NaN before every frame; grids of
+// 257 and 129 samples per row, so that patches start on tile borders.
+TEST_F(IsoGpu, UserFieldTilesReadTheirHaloWhereTheBoundLies) {
+    for (const std::array<uint32_t, 3> n : {std::array<uint32_t, 3>{257, 24, 20}, std::array<uint32_t, 3>{129, 40, 33}})
+        for (NormalMode normals : {NormalMode::Sobel, NormalMode::Central}) {
+            SCOPED_TRACE(std::to_string(n[0]) + " normals " + std::to_string(int(normals)));
+            IsoSurfaceCreateInfo info = userInfo(kMovingSphereGlsl, n, normals);
+            info.lipschitz = 0.05f;
+            auto tiled = make(info);
+            auto dense = make(info, {.denseUserField = true});
+            ASSERT_TRUE(tiled && dense);
+            EXPECT_FALSE(iso::testing::readFieldTiles(*dense).ok());
+            for (float time : {0.f, 0.7f, 2.f}) {
+                SCOPED_TRACE("time " + std::to_string(time));
+                for (IsoSurface* s : {tiled.get(), dense.get()}) {
+                    s->setUserParams({0.1f, -0.1f, 0.05f, 0.55f, 0, 0, 0, 0});
+                    s->setTime(time);
+                }
+                ASSERT_OK(iso::testing::poisonField(*tiled, 0x7fc00000u));
+                frame(*tiled);
+                frame(*dense);
+                auto la = iso::testing::readPatchList(*tiled), lb = iso::testing::readPatchList(*dense);
+                ASSERT_TRUE(la.ok() && lb.ok());
+                ASSERT_EQ(la.value(), lb.value());
+                EXPECT_GT(la.value().size(), 0u);
+                expectSameOutput(*tiled, *dense, ExtractionMethod::HistoPyramid);
             }
         }
 }

@@ -3,8 +3,11 @@
 // the host's compiler (IsoSurfaceCreateInfo::compileGlsl, e.g. the optional
 // shader_compiler component); pass "<name>.field.user" runs it per sample.
 // With IsoSurfaceCreateInfo::lipschitz > 0, pass "<name>.field.user.bounds"
-// (user_bounds.glsl wrapped the same way) lists the classify patches the
-// surface may cross, every frame.
+// (user_bounds.glsl wrapped the same way) bounds every classify patch first;
+// after the activate pass has listed the patches the surface may cross,
+// "<name>.field.user.tiles.{clear,mark,list,args}" (field_tiles.comp) list
+// the tiles of 8^3 samples those patches (and the normals around them) can
+// read, and "<name>.field.user" evaluates only those, indirectly.
 #include <cstring>
 
 #include "iso_glsl_text.h"
@@ -12,6 +15,10 @@
 
 namespace pyramarch::iso {
 namespace {
+
+const uint32_t kFieldTilesSpv[] =
+#include "shaders/isosurface/field_tiles.comp.spv.inc"
+    ;
 
 // The module's GLSL (shared layouts, helpers) + what every user-field pass
 // declares (workgroup size, the grid, the globals the snippet may read and
@@ -82,14 +89,33 @@ Result<std::vector<uint32_t>> compileUserField(const std::string& fieldGlsl, con
                                  "(e.g. pyramarch::compileGlsl of the shader_compiler component)");
     if (fieldGlsl.empty())
         return Status::error(ErrorCode::InvalidArgument, "isosurface '" + n + "': fieldGlsl is empty");
+    // pc.srcLevel 0: one thread per sample. 1: a group per listed tile of
+    // kIsoFieldTile^3 samples (field_tiles.comp), a thread per row of 8;
+    // the same positions (isoSamplePosition), so the same values.
     return compileUserShader(userShaderSource(fieldGlsl, R"(
 layout(set = 0, binding = 1, std430) writeonly buffer FieldBuf { float fieldOut[]; };
+layout(set = 0, binding = 2, std430) readonly buffer TileListBuf {
+    uvec4 tileHead;
+    uint tiles[];
+};
 void main() {
     isoBeginUserFrame();
-    uint index;
-    vec3 p;
-    if (!sampleIndex(grid, index, p)) return;
-    fieldOut[index] = field(p);
+    // One structured if/else, no early return inside a branch: GPU-assisted
+    // validation's instrumented copy of other shapes failed Mesa's SPIR-V parser.
+    if (pc.srcLevel == 0u) {
+        uint index;
+        vec3 p;
+        if (sampleIndex(grid, index, p)) fieldOut[index] = field(p);
+    } else if (linearGroup() < tileHead.y) {
+        const uint tile = tiles[linearGroup()];
+        const uvec3 n = (grid.samples.xyz + kIsoFieldTile - 1u) / kIsoFieldTile;
+        const uvec3 origin = uvec3(tile % n.x, (tile / n.x) % n.y, tile / (n.x * n.y)) * kIsoFieldTile;
+        const uvec3 row = origin + uvec3(0u, gl_LocalInvocationIndex % kIsoFieldTile, gl_LocalInvocationIndex / kIsoFieldTile);
+        const uint end = row.y < grid.samples.y && row.z < grid.samples.z ? min(row.x + kIsoFieldTile, grid.samples.x) : 0u;
+        for (uint x = row.x; x < end; ++x)
+            fieldOut[x + grid.samples.x * (row.y + grid.samples.y * row.z)] =
+                field(isoSamplePosition(grid, uvec3(x, row.y, row.z)));
+    }
 }
 )"),
                              compileGlsl, n, "");
@@ -98,33 +124,101 @@ void main() {
 Status IsoSurface::Impl::createUserPipelines() {
     PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> words,
                          compileUserField(info.fieldGlsl, info.compileGlsl, info.name));
-    PYRAMARCH_TRY(makePipeline(fieldPipe, words, "field.user", 2, false));
+    PYRAMARCH_TRY(makePipeline(fieldPipe, words, "field.user", 3, false));
     if (!grid.patchList) return {};
+    if (tiledUserField) PYRAMARCH_TRY(makePipeline(fieldTilesPipe, kFieldTilesSpv, "field.user.tiles", 5));
     PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> bounds,
                          compileUserBounds(info.fieldGlsl, info.lipschitz, info.compileGlsl, info.name));
     return makePipeline(userBoundsPipe, bounds, "field.user.bounds", 2, false);
 }
 
 void IsoSurface::Impl::addUserPasses(RenderGraph& graph, const IsoRefs& refs) {
-    graph.addPass(info.name + ".field.user", PassKind::Compute)
-        .pipeline(fieldPipe)
-        .uniform(0, refs.grid)
-        .storage(1, refs.field, W)
-        .record([this](PassContext& ctx) {
-            beginFrame(ctx);
-            ctx.pushConstants(push());
-            dispatchFolded(ctx, groupsOf(grid.samples.w, gpu::kIsoGroupSize), maxGroupsX());
-        });
-    if (!grid.patchList) return;
+    if (!tiledUserField) {
+        graph.addPass(info.name + ".field.user", PassKind::Compute)
+            .pipeline(fieldPipe)
+            .uniform(0, refs.grid)
+            .storage(1, refs.field, W)
+            .storage(2, refs.field, R) // no tile list: the field stands in, unread
+            .record([this](PassContext& ctx) {
+                beginFrame(ctx);
+                ctx.pushConstants(push());
+                dispatchFolded(ctx, groupsOf(grid.samples.w, gpu::kIsoGroupSize), maxGroupsX());
+            });
+        if (!grid.patchList) return;
+    }
     // Which patches the surface may cross this frame (time, parameters and
     // iso value change per frame), from the Lipschitz bound: user_bounds.glsl.
+    // The field itself is evaluated after the activate pass (addUserTilePasses).
     graph.addPass(info.name + ".field.user.bounds", PassKind::Compute)
         .pipeline(userBoundsPipe)
         .uniform(0, refs.grid)
         .storage(1, refs.patchBounds, W)
         .record([this](PassContext& ctx) {
+            if (tiledUserField) beginFrame(ctx); // the first pass of the frame (else the field pass)
             ctx.pushConstants(push());
             dispatchFolded(ctx, groupsOf(grid.patchCount, gpu::kIsoGroupSize), maxGroupsX());
+        });
+}
+
+uint64_t IsoSurface::Impl::fieldTiles() const {
+    auto tiles = [](uint32_t samples) { return uint64_t(samples + gpu::kIsoFieldTile - 1) / gpu::kIsoFieldTile; };
+    return tiles(grid.samples.x) * tiles(grid.samples.y) * tiles(grid.samples.z);
+}
+
+void IsoSurface::Impl::addUserTilePasses(RenderGraph& graph, const IsoRefs& refs) {
+    const std::string& n = info.name;
+    const ExternalUse computeRW{Access::StorageReadWrite, PassKind::Compute};
+    const ExternalUse computeIndirect{Access::IndirectRead, PassKind::Compute};
+    const BufferRef flags = graph.importBuffer(n + ".fieldTileFlags", fieldTileFlags, computeRW, computeRW);
+    const BufferRef list = graph.importBuffer(n + ".fieldTileList", fieldTileList, computeRW, computeRW);
+    const BufferRef args = graph.importBuffer(n + ".fieldTileArgs", fieldTileArgs, computeIndirect, computeIndirect);
+    graph.addPass(n + ".field.user.tiles.clear", PassKind::Transfer)
+        .use(flags, Access::TransferDst)
+        .use(list, Access::TransferDst)
+        .record([flags, list](PassContext& ctx) {
+            ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(flags), 0, VK_WHOLE_SIZE, 0);
+            ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(list), 0, 16, 0);
+        });
+    const uint64_t tileGroups = groupsOf(fieldTiles(), gpu::kIsoClassifyGroupSize);
+    const auto tilePass = [&](const char* suffix, uint32_t mode) {
+        PassBuilder pass = graph.addPass(n + suffix, PassKind::Compute);
+        pass.pipeline(fieldTilesPipe)
+            .uniform(0, refs.grid)
+            .storage(1, refs.patchList, R)
+            .storage(2, flags, RW)
+            .storage(3, list, RW)
+            .storage(4, args, W);
+        if (mode == 0) {
+            // Classify's own dispatch: a lane per run of the listed patches.
+            pass.use(refs.classifyArgs, Access::IndirectRead).record([this, refs](PassContext& ctx) {
+                gpu::IsoPush pc = push();
+                pc.srcLevel = 0;
+                ctx.pushConstants(pc);
+                ctx.dispatchIndirect(refs.classifyArgs, 0);
+            });
+        } else {
+            pass.record([this, mode, tileGroups](PassContext& ctx) {
+                gpu::IsoPush pc = push();
+                pc.srcLevel = mode;
+                ctx.pushConstants(pc);
+                dispatchFolded(ctx, mode == 1 ? tileGroups : 1, maxGroupsX());
+            });
+        }
+    };
+    tilePass(".field.user.tiles.mark", 0);
+    tilePass(".field.user.tiles.list", 1);
+    tilePass(".field.user.tiles.args", 2);
+    graph.addPass(n + ".field.user", PassKind::Compute)
+        .pipeline(fieldPipe)
+        .uniform(0, refs.grid)
+        .storage(1, refs.field, W)
+        .storage(2, list, R)
+        .use(args, Access::IndirectRead)
+        .record([this, args](PassContext& ctx) {
+            gpu::IsoPush pc = push();
+            pc.srcLevel = 1;
+            ctx.pushConstants(pc);
+            ctx.dispatchIndirect(args, 0);
         });
 }
 

@@ -75,7 +75,7 @@ struct IsoRefs {
 
 // Sizes planned by planLayout() and used to create the buffers.
 struct IsoSizes {
-    uint64_t samples = 0, cells = 0;
+    uint64_t samples = 0, cells = 0, fieldBytes = 0;
     uint64_t pyramidElements = 0, pyramidBytes = 0, vertexBytes = 0, indexBytes = 0;
     uint64_t vertexPyramidBytes = 0, runBaseBytes = 0; // indexed
 };
@@ -101,6 +101,10 @@ struct IsoSurface::Impl {
     // storage buffers (extract.storage.comp); testing::Knobs::storageReads forces the latter.
     bool texelReads = false;
     bool storageReadsForced = false;
+    // User GLSL with a patch list: the field pass evaluates only the tiles the
+    // listed patches read (field_tiles.comp); testing::Knobs::denseUserField turns it off.
+    bool tiledUserField = false;
+    bool denseUserFieldForced = false;
     uint32_t maxItems = 0;
     uint64_t externalParticleBytes = 0; // ParticleInput::GpuBuffer: bytes of particleBuffer the module reads
 
@@ -117,6 +121,9 @@ struct IsoSurface::Impl {
     bool usePatchBoxes = false; // layout.cpp: grid.patchList with a metaball or particle source
     bool patchBoxesDirty = true;
     Buffer tileFlags; // particles, grid.patchList: the field pass's tiles holding a nonzero sample
+    // User GLSL with a patch list: which tiles of kIsoFieldTile^3 samples the
+    // field pass evaluates this frame (flags, the list, its indirect dispatch).
+    Buffer fieldTileFlags, fieldTileList, fieldTileArgs;
     // Indexed output: the vertex pyramid's grid and levels, each classify
     // run's first vertex index, the index buffer.
     Buffer vertexGridBuf, vertexPyramid, runBases, indices;
@@ -134,6 +141,7 @@ struct IsoSurface::Impl {
     ComputePipeline boundsPipe, patchBoundsPipe;         // volume
     ComputePipeline metaballBoundsPipe;                  // metaballs with a patch list
     ComputePipeline userBoundsPipe;                      // user GLSL with a Lipschitz constant (patch list)
+    ComputePipeline fieldTilesPipe;                      // the same: the field tiles to evaluate (mark, list, args)
     ComputePipeline activatePipe;                        // grid.patchList
     ComputePipeline patchBoxesPipe;                      // usePatchBoxes
     ComputePipeline particleBoundsPipe;                  // particles with a patch list
@@ -205,6 +213,10 @@ struct IsoSurface::Impl {
     void addVolumePasses(RenderGraph& graph, const IsoRefs& refs);
     Status createUserPipelines();
     void addUserPasses(RenderGraph& graph, const IsoRefs& refs);
+    // Lipschitz-bounded user fields: after the activate pass, the tiles of
+    // samples the listed patches can read, and the field over those only.
+    uint64_t fieldTiles() const;
+    void addUserTilePasses(RenderGraph& graph, const IsoRefs& refs);
     Status createPyramidPipelines();
     void addClassifyPass(RenderGraph& graph, const IsoRefs& refs);
     // usePatchBoxes: the patches' cell boxes, on the first frame.

@@ -44,6 +44,7 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
     m.foldGroupsX = knobs.maxGroupsX;
     m.denseClassify = knobs.denseClassify;
     m.storageReadsForced = knobs.storageReads;
+    m.denseUserFieldForced = knobs.denseUserField;
     const bool perThreadAtomics = knobs.perThreadAtomics;
     // Counters and list appends aggregated per subgroup: one atomic per
     // subgroup instead of one per thread, where the device runs ballot and
@@ -86,7 +87,7 @@ Status IsoSurface::Impl::createBuffers() {
     // pyramid walk reads two level-table words per level).
     const VkBufferUsageFlags gridUsage = VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT;
     PYRAMARCH_TRY(make(m.gridBuf, sizeof(gpu::IsoGrid), gridUsage, MemoryUsage::Upload, "grid"));
-    PYRAMARCH_TRY(make(m.field, sizes.samples * 4, readable | texels | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+    PYRAMARCH_TRY(make(m.field, sizes.fieldBytes, readable | texels | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                        MemoryUsage::DeviceLocal, "field"));
     PYRAMARCH_TRY(make(m.pyramid, sizes.pyramidBytes, readable | texels | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                        MemoryUsage::DeviceLocal, "pyramid"));
@@ -163,6 +164,15 @@ Status IsoSurface::Impl::createBuffers() {
             make(m.patchBoxes, uint64_t(grid.patchCount) * 16, storage, MemoryUsage::DeviceLocal, "patch boxes"));
     if (m.usePatchBoxes && info.source == FieldSource::Particles)
         PYRAMARCH_TRY(make(m.tileFlags, m.particleTiles() * 4, storage, MemoryUsage::DeviceLocal, "tile flags"));
+    if (m.tiledUserField) {
+        const VkBufferUsageFlags cleared = readable | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+        PYRAMARCH_TRY(
+            make(m.fieldTileFlags, m.fieldTiles() * 4, cleared, MemoryUsage::DeviceLocal, "field tile flags"));
+        PYRAMARCH_TRY(
+            make(m.fieldTileList, 16 + m.fieldTiles() * 4, cleared, MemoryUsage::DeviceLocal, "field tile list"));
+        PYRAMARCH_TRY(make(m.fieldTileArgs, 16, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, MemoryUsage::DeviceLocal,
+                           "field tile dispatch"));
+    }
     if (info.source == FieldSource::Volume)
         PYRAMARCH_TRY(make(m.raw, (sizes.samples * 4 + 3) / 4 * 4, storage, MemoryUsage::Upload, "volume staging"));
 

@@ -135,12 +135,15 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     const uint64_t cells = (sx - 1) * (sy - 1) * (sz - 1);
     const uint64_t range = lim.maxStorageBufferRange;
     const std::string dev = " of device '" + deviceName + "'";
-    if (samples * 4 > range || samples > 0xFFFFFFFFull)
-        return Status::error(ErrorCode::DeviceLimit,
-                             "isosurface '" + info.name + "': the field of " + std::to_string(sx) + "x" +
-                                 std::to_string(sy) + "x" + std::to_string(sz) + " samples needs " +
-                                 fmtBytes(samples * 4) + ", over maxStorageBufferRange (" + fmtBytes(range) + ")" +
-                                 dev + "; fields are not split into bricks, use fewer samples");
+    // Whole uvec4s, and 5 more: classify reads a row's samples 4 per texel,
+    // 5 texels from the quad of its first sample (past the last row's end too).
+    const uint64_t fieldBytes = ((samples + 3) / 4 + 5) * 16;
+    if (fieldBytes > range || samples > 0xFFFFFFFFull)
+        return Status::error(ErrorCode::DeviceLimit, "isosurface '" + info.name + "': the field of " +
+                                                         std::to_string(sx) + "x" + std::to_string(sy) + "x" +
+                                                         std::to_string(sz) + " samples needs " + fmtBytes(fieldBytes) +
+                                                         ", over maxStorageBufferRange (" + fmtBytes(range) + ")" +
+                                                         dev + "; fields are not split into bricks, use fewer samples");
 
     m.ring = info.framesInFlight + 1;
     m.scan = info.method == ExtractionMethod::Scan;
@@ -235,6 +238,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     const bool boxesFit = sx - 1 <= 0xffff && sy - 1 <= 0xffff && sz - 1 <= 0xffff;
     g.patchList = (g.runBounds != 0 || (byPosition && boxesFit) || userBounds) && !m.denseClassify ? 1u : 0u;
     m.usePatchBoxes = g.patchList != 0 && byPosition;
+    m.tiledUserField = g.patchList != 0 && userBounds && !m.denseUserFieldForced;
     g.patchCount = uint32_t(groupsOf(cells, uint64_t(gpu::kIsoClassifyCells) * gpu::kIsoClassifyGroupSize) *
                             gpu::kIsoPatchesPerGroup);
     g.indexCapacity = m.indexed ? info.indexCapacity / 3u * 3u : 0u;
@@ -532,6 +536,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                    pyramidWords / 4 <= lim.maxTexelBufferElements;
 
     sizes.samples = samples;
+    sizes.fieldBytes = fieldBytes;
     sizes.cells = cells;
     sizes.pyramidElements = offset;
     sizes.pyramidBytes = pyramidBytes;
@@ -548,10 +553,11 @@ Result<testing::LayoutPlan> testing::planLayout(const IsoSurfaceCreateInfo& info
     m.info = info;
     m.foldGroupsX = knobs.maxGroupsX;
     m.storageReadsForced = knobs.storageReads;
+    m.denseUserFieldForced = knobs.denseUserField;
     PYRAMARCH_TRY(m.planLayout(limits, deviceName));
     LayoutPlan plan;
     for (uint32_t l = 0; l < m.grid.levelCount; ++l) plan.pyramidLevelSizes.push_back(m.grid.levels[l].y);
-    plan.fieldBytes = m.sizes.samples * 4;
+    plan.fieldBytes = m.sizes.fieldBytes;
     plan.pyramidBytes = m.sizes.pyramidBytes;
     plan.vertexBytes = m.sizes.vertexBytes;
     plan.vertexCapacity = m.grid.vertexCapacity;

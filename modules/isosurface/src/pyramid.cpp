@@ -36,13 +36,21 @@ const uint32_t kClassifySubgroupSpv[] =
 const uint32_t kActivateSubgroupSpv[] =
 #include "shaders/isosurface/activate.subgroup.comp.spv.inc"
     ;
+// ISO_STORAGE_READS variants: the field as a storage buffer, where the
+// device's maxTexelBufferElements does not cover the quad view (texelReads).
+const uint32_t kClassifyStorageSpv[] =
+#include "shaders/isosurface/classify.storage.comp.spv.inc"
+    ;
+const uint32_t kClassifySubgroupStorageSpv[] =
+#include "shaders/isosurface/classify.subgroup_storage.comp.spv.inc"
+    ;
 } // namespace
 
 Status IsoSurface::Impl::createPyramidPipelines() {
-    PYRAMARCH_TRY(makePipeline(classify,
-                               subgroupAtomics ? std::span<const uint32_t>(kClassifySubgroupSpv)
-                                               : std::span<const uint32_t>(kClassifySpv),
-                               "classify", 10));
+    const std::span<const uint32_t> classifySpv =
+        texelReads ? (subgroupAtomics ? std::span<const uint32_t>(kClassifySubgroupSpv) : kClassifySpv)
+                   : (subgroupAtomics ? std::span<const uint32_t>(kClassifySubgroupStorageSpv) : kClassifyStorageSpv);
+    PYRAMARCH_TRY(makePipeline(classify, classifySpv, "classify", 10));
     if (grid.patchList)
         PYRAMARCH_TRY(makePipeline(activatePipe,
                                    subgroupAtomics ? std::span<const uint32_t>(kActivateSubgroupSpv)
@@ -54,11 +62,12 @@ Status IsoSurface::Impl::createPyramidPipelines() {
 
 void IsoSurface::Impl::addClassifyPass(RenderGraph& graph, const IsoRefs& refs) {
     if (grid.patchList) addActivatePasses(graph, refs);
+    // Lipschitz-bounded user fields are evaluated now, where the list says.
+    if (tiledUserField) addUserTilePasses(graph, refs);
     const uint64_t cellGroups = groupsOf(grid.cells.w, gpu::kIsoClassifyCells * gpu::kIsoClassifyGroupSize);
     PassBuilder pass = graph.addPass(info.name + ".classify", PassKind::Compute);
     pass.pipeline(classify)
         .uniform(0, refs.grid)
-        .storage(2, refs.field, R)
         .storage(3, refs.pyramid, RW)
         .storage(4, refs.counters, RW)
         .storage(5, scan ? refs.occupancy : refs.pyramid,
@@ -70,6 +79,10 @@ void IsoSurface::Impl::addClassifyPass(RenderGraph& graph, const IsoRefs& refs) 
         // Indexed: the vertex pyramid's levels 0 and 1 (else the cell grid and pyramid stand in, unwritten).
         .uniform(8, indexed ? refs.vertexGrid : refs.grid)
         .storage(9, indexed ? refs.vertexPyramid : refs.pyramid, RW);
+    if (texelReads)
+        pass.texel(2, refs.field, VK_FORMAT_R32G32B32A32_SFLOAT, Access::SampledRead);
+    else
+        pass.storage(2, refs.field, R);
     if (grid.patchList)
         pass.use(refs.classifyArgs, Access::IndirectRead).record(indirectDispatch(refs.classifyArgs, 0));
     else

@@ -204,6 +204,24 @@ struct TestingAccess {
         std::sort(out.begin(), out.end());
         return out;
     }
+    static Status poisonField(IsoSurface& s, uint32_t bits) {
+        const IsoSurface::Impl& m = *s.impl_;
+        return submitAndWait(*m.device, [&](VkCommandBuffer cmd) {
+            m.device->vk().vkCmdFillBuffer(cmd, m.field.handle(), 0, VK_WHOLE_SIZE, bits);
+        });
+    }
+    static Result<std::vector<uint32_t>> readFieldTiles(IsoSurface& s) {
+        const IsoSurface::Impl& m = *s.impl_;
+        if (!m.fieldTileList.valid())
+            return Status::error(ErrorCode::InvalidState, "isosurface '" + m.info.name +
+                                                              "': readFieldTiles: the field is not evaluated by tiles");
+        auto words = readBufferAs<uint32_t>(*m.device, m.fieldTileList, 4 + m.fieldTiles());
+        if (!words) return words.status().withContext("isosurface '" + m.info.name + "': reading field tiles: ");
+        const uint32_t listed = std::min<uint32_t>(words.value()[1], uint32_t(m.fieldTiles()));
+        std::vector<uint32_t> out(words.value().begin() + 4, words.value().begin() + 4 + listed);
+        std::sort(out.begin(), out.end());
+        return out;
+    }
     static Result<testing::SmoothedParticles> readSmoothedParticles(IsoSurface& s) {
         const IsoSurface::Impl& m = *s.impl_;
         PYRAMARCH_ASSERT(m.smooth, "readSmoothedParticles needs particleSmoothing > 0");
@@ -251,6 +269,8 @@ Result<std::vector<uint32_t>> readDrawArgs(IsoSurface& surface) { return Testing
 Result<std::vector<uint32_t>> readActiveCells(IsoSurface& surface) { return TestingAccess::readActiveCells(surface); }
 Result<std::vector<float>> readRunBounds(IsoSurface& surface) { return TestingAccess::readRunBounds(surface); }
 Result<std::vector<uint32_t>> readPatchList(IsoSurface& surface) { return TestingAccess::readPatchList(surface); }
+Status poisonField(IsoSurface& surface, uint32_t bits) { return TestingAccess::poisonField(surface, bits); }
+Result<std::vector<uint32_t>> readFieldTiles(IsoSurface& surface) { return TestingAccess::readFieldTiles(surface); }
 Result<SmoothedParticles> readSmoothedParticles(IsoSurface& surface) {
     return TestingAccess::readSmoothedParticles(surface);
 }

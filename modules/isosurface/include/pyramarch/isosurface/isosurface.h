@@ -302,9 +302,12 @@ struct IsoSurfaceCreateInfo {
     // the classify patches whose value interval f(centre) +- L x half
     // diagonal (a conservative margin added) can reach the iso value, from
     // field() at a few points per patch (pass "<name>.field.user.bounds"),
-    // and classifies only those: the triangles, counts and args are the
-    // dense path's bit for bit (cells of patches skipped as all inside keep
-    // case 0, not 255, as volumes do: count 0 either way). 0 (default): every patch is classified. A
+    // and classifies only those, and evaluates field() only on the tiles of
+    // 8^3 samples those patches (and their normals) read: the triangles,
+    // counts and args are the dense path's bit for bit (cells of patches
+    // skipped as all inside keep case 0, not 255, as volumes do: count 0
+    // either way); readField() is stale outside those tiles. 0 (default):
+    // every sample is evaluated and every patch classified. A
     // too-small L is the host's error: it drops triangles, never writes out
     // of bounds; NaN, infinite or negative values fail create().
     float lipschitz = 0.f;
@@ -509,7 +512,9 @@ public:
     // queue: tools and tests only, not the frame path).
     Result<Mesh> readMesh(bool weld = false);
     // Read-back (submit and wait): the vertices as written, the field
-    // samples. More (pyramid, args, active cells) in pyramarch/isosurface/testing.h.
+    // samples (a user field with a Lipschitz bound: only the tiles the last
+    // frame read are current). More (pyramid, args, active cells) in
+    // pyramarch/isosurface/testing.h.
     Result<std::vector<IsoVertexData>> readVertices();
     Result<std::vector<float>> readField();
     // Indexed output: the indices as written (indicesWritten of them).

@@ -33,6 +33,11 @@ struct Knobs {
     // where maxTexelBufferElements allows): the fallback path, compared bit
     // for bit with the default.
     bool storageReads = false;
+    // User GLSL with a Lipschitz bound: evaluate the field at every sample
+    // (as without a bound) but keep the patch list, instead of only the
+    // tiles the listed patches read: the reference for those tiles, with
+    // the same list even where the bound lies.
+    bool denseUserField = false;
 };
 
 // What IsoSurface::create plans for `info` on a device with `limits`,
@@ -87,6 +92,13 @@ Result<std::vector<float>> readRunBounds(IsoSurface& surface);
 // runs 128 (p / 16) + p % 16 + 16 k, k = 0..7 (kIsoPatchRuns in
 // shaders/isosurface/iso_shared.h). InvalidState error for a surface without a list.
 Result<std::vector<uint32_t>> readPatchList(IsoSurface& surface);
+// Fills the field buffer with `bits` (submit and wait): for checking that a
+// user field evaluated by tiles (Lipschitz bound) never reads a sample it
+// did not evaluate in the same frame.
+Status poisonField(IsoSurface& surface, uint32_t bits);
+// The tiles of kIsoFieldTile^3 samples (x fastest) the last frame's user
+// field pass evaluated, sorted; an error without a Lipschitz bound.
+Result<std::vector<uint32_t>> readFieldTiles(IsoSurface& surface);
 // SplatMethod::Gather with particleSmoothing > 0: the binned particles as the
 // sort left them (x, y, z, weight; maxParticles records, the binned ones
 // first) and, in the same order, the smoothed particles of the last frame.
