@@ -1,4 +1,7 @@
 #version 460
+#ifndef ISO_STORAGE_READS
+#define ISO_TEXEL_READS
+#endif
 // Metaballs: f(p) = sum_i s_i (1 - |p - c_i|^2 / R_i^2)^3 for |p - c_i| < R_i.
 // Compact (a ball has no effect beyond R) and C2 smooth; iso ~0.5 gives the
 // classic blobs. Balls come from this frame's slot of a host-visible ring.
@@ -21,19 +24,31 @@
 layout(local_size_x = kIsoGroupSize) in;
 
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
+// The balls: texel fetches (an R32G32B32A32_SFLOAT view, 2 texels per
+// ball: lavapipe gathers them as vectors, one load for the batch where every
+// lane reads the same ball) where the device's maxTexelBufferElements covers
+// the ring (ISO_TEXEL_READS), else a storage buffer (the .storage variant).
+#ifdef ISO_TEXEL_READS
+layout(set = 0, binding = 1) uniform samplerBuffer ballTexels;
+vec4 ballCentreRadius(uint i) { return texelFetch(ballTexels, int(2u * i)); }
+float ballStrength(uint i) { return texelFetch(ballTexels, int(2u * i + 1u)).x; }
+#else
 layout(set = 0, binding = 1, std430) readonly buffer BallsBuf { IsoBall balls[]; };
+vec4 ballCentreRadius(uint i) { return balls[i].centerRadius; }
+float ballStrength(uint i) { return balls[i].strength.x; }
+#endif
 layout(set = 0, binding = 2, std430) writeonly buffer FieldBuf { float field[]; };
 
 const uint kIsoCullBalls = 1024;
 shared uint touching[kIsoCullBalls / 32];
 
 float ballTerm(uint i, vec3 p) {
-    const vec4 cr = balls[i].centerRadius;
+    const vec4 cr = ballCentreRadius(i);
     const vec3 d = p - cr.xyz;
     const float q = dot(d, d) / (cr.w * cr.w);
     if (q >= 1.0) return 0.0;
     const float k = 1.0 - q;
-    return balls[i].strength.x * k * k * k;
+    return ballStrength(i) * k * k * k;
 }
 
 // Conservative reach of ball `cr` around a box: skipped only when it clearly misses.
@@ -56,9 +71,9 @@ void rowSegment(uint first, uint count) {
     float sum[K];
     [[unroll]] for (uint k = 0; k < K; ++k) sum[k] = 0.0;
     for (uint i = 0; i < count; ++i) {
-        const vec4 cr = balls[first + i].centerRadius;
+        const vec4 cr = ballCentreRadius(first + i);
         if (!ballReaches(cr, lo, hi)) continue;
-        const float strength = balls[first + i].strength.x;
+        const float strength = ballStrength(first + i);
         [[unroll]] for (uint k = 0; k < K; ++k) {
             // The same arithmetic as ballTerm(), on the loaded ball.
             const vec3 p = grid.boundsMin.xyz + vec3(uvec3(x0 + k, y, z)) * grid.spacing.xyz;
@@ -98,7 +113,7 @@ void main() {
         if (w < kIsoCullBalls / 32) {
             uint bits = 0;
             for (uint j = 0; j < 32 && w * 32 + j < count; ++j)
-                if (ballReaches(balls[first + w * 32 + j].centerRadius, lo, hi)) bits |= 1u << j;
+                if (ballReaches(ballCentreRadius(first + w * 32 + j), lo, hi)) bits |= 1u << j;
             touching[w] = bits;
         }
         barrier();

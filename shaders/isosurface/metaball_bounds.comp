@@ -1,4 +1,7 @@
 #version 460
+#ifndef ISO_STORAGE_READS
+#define ISO_TEXEL_READS
+#endif
 // Metaballs, every frame after the field pass: value bounds of each classify
 // patch for the activate pass, from the balls alone (no field read). A ball
 // adds nothing beyond its radius, so a patch no ball reaches holds exactly 0
@@ -14,7 +17,19 @@
 layout(local_size_x = kIsoGroupSize) in;
 
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
+// The balls: texel fetches (an R32G32B32A32_SFLOAT view, 2 texels per
+// ball: lavapipe gathers them as vectors, one load for the batch where every
+// lane reads the same ball) where the device's maxTexelBufferElements covers
+// the ring (ISO_TEXEL_READS), else a storage buffer (the .storage variant).
+#ifdef ISO_TEXEL_READS
+layout(set = 0, binding = 1) uniform samplerBuffer ballTexels;
+vec4 ballCentreRadius(uint i) { return texelFetch(ballTexels, int(2u * i)); }
+float ballStrength(uint i) { return texelFetch(ballTexels, int(2u * i + 1u)).x; }
+#else
 layout(set = 0, binding = 1, std430) readonly buffer BallsBuf { IsoBall balls[]; };
+vec4 ballCentreRadius(uint i) { return balls[i].centerRadius; }
+float ballStrength(uint i) { return balls[i].strength.x; }
+#endif
 // Each patch's cell box (patch_boxes.comp, once per surface).
 layout(set = 0, binding = 2, std430) readonly buffer PatchBoxBuf { uvec4 patchBoxes[]; };
 layout(set = 0, binding = 3, std430) writeonly buffer PatchBoundsBuf { vec2 patchBounds[]; };
@@ -41,7 +56,7 @@ void main() {
     const float margin = 1e-6 * length(grid.spacing.xyz);
     bool reached = false;
     for (uint i = 0; i < count && !reached; ++i) {
-        const vec4 cr = balls[base + i].centerRadius;
+        const vec4 cr = ballCentreRadius(base + i);
         const vec3 d = cr.xyz - clamp(cr.xyz, boxLo, boxHi);
         const float r = abs(cr.w) * 1.001 + margin;
         reached = !(dot(d, d) >= r * r);

@@ -14,46 +14,62 @@ const uint32_t kMetaballsSpv[] =
 const uint32_t kMetaballBoundsSpv[] =
 #include "shaders/isosurface/metaball_bounds.comp.spv.inc"
     ;
+// Storage-buffer reads of the balls, where the texel limit does not cover the ring.
+const uint32_t kMetaballsStorageSpv[] =
+#include "shaders/isosurface/field_metaballs.storage.comp.spv.inc"
+    ;
+const uint32_t kMetaballBoundsStorageSpv[] =
+#include "shaders/isosurface/metaball_bounds.storage.comp.spv.inc"
+    ;
 } // namespace
 
 Status IsoSurface::Impl::createMetaballsPipelines() {
     if (grid.patchList)
-        PYRAMARCH_TRY(makePipeline(metaballBoundsPipe, kMetaballBoundsSpv, "field.metaballs.bounds", 4));
-    return makePipeline(fieldPipe, kMetaballsSpv, "field.metaballs", 3);
+        PYRAMARCH_TRY(makePipeline(
+            metaballBoundsPipe, texelReads ? std::span<const uint32_t>(kMetaballBoundsSpv) : kMetaballBoundsStorageSpv,
+            "field.metaballs.bounds", 4));
+    return makePipeline(fieldPipe, texelReads ? std::span<const uint32_t>(kMetaballsSpv) : kMetaballsStorageSpv,
+                        "field.metaballs", 3);
+}
+
+// The balls at binding 1: 2 texels of 4 floats per ball (texelReads), or the storage buffer.
+void IsoSurface::Impl::bindBalls(PassBuilder& pass, const IsoRefs& refs) {
+    if (texelReads)
+        pass.texel(1, refs.items, VK_FORMAT_R32G32B32A32_SFLOAT, Access::SampledRead);
+    else
+        pass.storage(1, refs.items, R);
 }
 
 void IsoSurface::Impl::addMetaballsPasses(RenderGraph& graph, const IsoRefs& refs) {
-    graph.addPass(info.name + ".field.metaballs", PassKind::Compute)
-        .pipeline(fieldPipe)
-        .uniform(0, refs.grid)
-        .storage(1, refs.items, R)
-        .storage(2, refs.field, W)
-        .record([this](PassContext& ctx) {
-            beginFrame(ctx);
-            ctx.pushConstants(push());
-            const gpu::IsoGrid& g = grid;
-            if (std::min(itemCount, g.maxItems) <= gpu::kIsoRowBalls) {
-                const uint64_t segments =
-                    uint64_t((g.samples.x + gpu::kIsoRowSamples - 1) / gpu::kIsoRowSamples) * g.samples.y * g.samples.z;
-                dispatchFolded(ctx, groupsOf(segments, gpu::kIsoGroupSize), maxGroupsX());
-                return;
-            }
-            const uint64_t tiles = uint64_t((g.samples.x + 3) / 4) * ((g.samples.y + 3) / 4) * ((g.samples.z + 3) / 4);
-            dispatchFolded(ctx, tiles, maxGroupsX());
-        });
+    PassBuilder field = graph.addPass(info.name + ".field.metaballs", PassKind::Compute);
+    field.pipeline(fieldPipe).uniform(0, refs.grid).storage(2, refs.field, W);
+    bindBalls(field, refs);
+    field.record([this](PassContext& ctx) {
+        beginFrame(ctx);
+        ctx.pushConstants(push());
+        const gpu::IsoGrid& g = grid;
+        if (std::min(itemCount, g.maxItems) <= gpu::kIsoRowBalls) {
+            const uint64_t segments =
+                uint64_t((g.samples.x + gpu::kIsoRowSamples - 1) / gpu::kIsoRowSamples) * g.samples.y * g.samples.z;
+            dispatchFolded(ctx, groupsOf(segments, gpu::kIsoGroupSize), maxGroupsX());
+            return;
+        }
+        const uint64_t tiles = uint64_t((g.samples.x + 3) / 4) * ((g.samples.y + 3) / 4) * ((g.samples.z + 3) / 4);
+        dispatchFolded(ctx, tiles, maxGroupsX());
+    });
     if (!grid.patchList) return;
     addPatchBoxesPass(graph, refs);
     // Which patches a ball reaches, for the activate pass (metaball_bounds.comp).
-    graph.addPass(info.name + ".field.metaballs.bounds", PassKind::Compute)
-        .pipeline(metaballBoundsPipe)
+    PassBuilder bounds = graph.addPass(info.name + ".field.metaballs.bounds", PassKind::Compute);
+    bounds.pipeline(metaballBoundsPipe)
         .uniform(0, refs.grid)
-        .storage(1, refs.items, R)
         .storage(2, refs.patchBoxes, R)
-        .storage(3, refs.patchBounds, W)
-        .record([this](PassContext& ctx) {
-            ctx.pushConstants(push());
-            dispatchFolded(ctx, groupsOf(grid.patchCount, gpu::kIsoGroupSize), maxGroupsX());
-        });
+        .storage(3, refs.patchBounds, W);
+    bindBalls(bounds, refs);
+    bounds.record([this](PassContext& ctx) {
+        ctx.pushConstants(push());
+        dispatchFolded(ctx, groupsOf(grid.patchCount, gpu::kIsoGroupSize), maxGroupsX());
+    });
 }
 
 } // namespace pyramarch::iso

@@ -213,6 +213,7 @@ struct IsoSurface::Impl {
     void addVolumePasses(RenderGraph& graph, const IsoRefs& refs);
     Status createUserPipelines();
     void addUserPasses(RenderGraph& graph, const IsoRefs& refs);
+    void bindBalls(PassBuilder& pass, const IsoRefs& refs); // metaballs: binding 1
     // Lipschitz-bounded user fields: after the activate pass, the tiles of
     // samples the listed patches can read, and the field over those only.
     uint64_t fieldTiles() const;

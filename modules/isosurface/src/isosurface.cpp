@@ -109,8 +109,8 @@ Status IsoSurface::Impl::createBuffers() {
     if (m.meshSmooth) PYRAMARCH_TRY(m.createMeshSmoothBuffers(make));
     PYRAMARCH_TRY(make(m.stats, sizeof(gpu::IsoStatsGpu) * m.ring, storage, MemoryUsage::Readback, "stats"));
     if (m.maxItems && !m.external)
-        PYRAMARCH_TRY(
-            make(m.items, uint64_t(m.maxItems) * m.itemBytes() * m.ring, storage, MemoryUsage::Upload, "items"));
+        PYRAMARCH_TRY(make(m.items, uint64_t(m.maxItems) * m.itemBytes() * m.ring, storage | texels,
+                           MemoryUsage::Upload, "items"));
     // Scan baseline: prefixes of pyramid levels >= 1 (level 0's are finished in generate).
     if (m.scan) {
         const uint64_t upper = (sizes.pyramidElements - grid.levels[0].y) * 4;

@@ -530,10 +530,12 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                                  std::to_string(maxGroupsY) + " workgroups, over maxComputeWorkGroupCount[1] (" +
                                  std::to_string(lim.maxComputeWorkGroupCount[1]) + ")" + dev);
 
-    // Texel reads in extraction where one view covers the field (floats) and
-    // one the pyramid (quads); otherwise storage reads (extract.storage).
-    m.texelReads = !m.storageReadsForced && samples <= lim.maxTexelBufferElements &&
-                   pyramidWords / 4 <= lim.maxTexelBufferElements;
+    // Texel reads where one view covers the field (floats, the whole padded
+    // buffer), one the pyramid (quads) and, for metaballs, one the ball ring
+    // (2 texels per ball); otherwise storage reads (the .storage variants).
+    const uint64_t ballTexels = info.source == FieldSource::Metaballs ? uint64_t(m.maxItems) * m.ring * 2 : 0;
+    m.texelReads = !m.storageReadsForced && fieldBytes / 4 <= lim.maxTexelBufferElements &&
+                   pyramidWords / 4 <= lim.maxTexelBufferElements && ballTexels <= lim.maxTexelBufferElements;
 
     sizes.samples = samples;
     sizes.fieldBytes = fieldBytes;
