@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# One run, same machine, same Cayley volumes: pyramarch's HistoPyramid and scan
-# extraction (`pyramarch bench --source volume`: the field is uploaded as a
+# One run, same machine, same Cayley volumes: pyramarch's HistoPyramid, its
+# shared-vertex (indexed) output and the scan baseline's extraction (`pyramarch bench --source volume`: the field is uploaded as a
 # float32 volume before timing, so extraction is every pass after it) against
 # VTK's vtkFlyingEdges3D with 2 threads (the peer tool in ../shared/peers).
 # Writes one JSON (both sides, the commands, the machine) and, where
@@ -38,8 +38,8 @@ for cells in ${sizes//,/ }; do
 done
 # Central-difference normals (the module's default) and no normals (the
 # peer computes none: the same work), one after the other.
-"$pm" bench --groups iso --field cayley --sizes "$sizes" --strategy both --source volume ${extra[@]+"${extra[@]}"} --json "$tmp/pm.json" >/dev/null
-"$pm" bench --groups iso --field cayley --sizes "$sizes" --strategy both --source volume --normals none ${extra[@]+"${extra[@]}"} --json "$tmp/pm-none.json" >/dev/null
+"$pm" bench --groups iso --field cayley --sizes "$sizes" --strategy all --source volume ${extra[@]+"${extra[@]}"} --json "$tmp/pm.json" >/dev/null
+"$pm" bench --groups iso --field cayley --sizes "$sizes" --strategy all --source volume --normals none ${extra[@]+"${extra[@]}"} --json "$tmp/pm-none.json" >/dev/null
 python3 - "$tmp/peer.jsonl" "$tmp/pm.json" "$tmp/pm-none.json" "$base.json" "$cmdline" <<'PY'
 import json, sys
 peer = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Table (markdown, stdout) and plot of an iso_vs_vtk.sh run: extraction rate
-in M cells/s against grid size for pyramarch's HistoPyramid and scan and for
+in M cells/s against grid size for pyramarch's HistoPyramid (soup and shared
+vertices) and scan and for
 VTK's vtkFlyingEdges3D, all from the same run on the same machine.
 
     tests/bench/plot_iso.py RUN.json [--png OUT.png]
@@ -67,6 +68,8 @@ def plot(peer, ours, out, device):
     ax.plot(sizes, [peer[c]["mcells"] for c in sizes], "o-", color="0.3", label="vtkFlyingEdges3D, 2 CPU threads (no normals)")
     style = {"histopyramid none": ("s-", "tab:blue", "pyramarch HistoPyramid, no normals"),
              "histopyramid central": ("s:", "tab:blue", "pyramarch HistoPyramid, central-difference normals"),
+             "histopyramid-indexed none": ("D-", "tab:green", "pyramarch HistoPyramid, shared vertices, no normals"),
+             "histopyramid-indexed central": ("D:", "tab:green", "pyramarch HistoPyramid, shared vertices, central normals"),
              "scan none": ("^-", "tab:orange", "pyramarch scan, no normals"),
              "scan central": ("^:", "tab:orange", "pyramarch scan, central-difference normals")}
     for s, points in ours.items():
