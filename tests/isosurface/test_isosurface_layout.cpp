@@ -51,22 +51,28 @@ TEST(IsoLayout, PyramidAndBufferSizesOfA65CubedGrid) {
     EXPECT_TRUE(plan->texelReads);
 }
 
-// Extraction reads through texel buffers only where one view covers the
-// field (samples) and one the pyramid (uvec4 quads); a device with a smaller
-// maxTexelBufferElements gets the storage-buffer variant, not an error.
+// The passes read through texel buffers only where one view covers the
+// field (floats, the whole padded buffer), one the pyramid (uvec4 quads)
+// and one the ball ring; a device with a smaller maxTexelBufferElements gets
+// the storage-buffer variants, not an error.
 TEST(IsoLayout, TexelReadsWhereTheTexelLimitCoversFieldAndPyramid) {
     DeviceLimits limits = lavapipeLimits();
-    const uint64_t samples = 65ull * 65 * 65;
     auto plan = iso::testing::planLayout(metaballs(65), limits);
     ASSERT_TRUE(plan.ok()) << plan.message();
-    const uint64_t quads = plan->pyramidBytes / 16;
-    ASSERT_LT(quads, samples);
+    const uint64_t fieldTexels = plan->fieldBytes / 4, quads = plan->pyramidBytes / 16;
+    ASSERT_LT(quads, fieldTexels);
     EXPECT_EQ(plan->pyramidBytes % 16, 0u); // whole quads
-    limits.maxTexelBufferElements = uint32_t(samples);
+    EXPECT_EQ(plan->fieldBytes % 16, 0u);
+    limits.maxTexelBufferElements = uint32_t(fieldTexels);
     plan = iso::testing::planLayout(metaballs(65), limits);
     ASSERT_TRUE(plan.ok());
     EXPECT_TRUE(plan->texelReads);
-    limits.maxTexelBufferElements = uint32_t(samples - 1); // the field no longer fits one view
+    IsoSurfaceCreateInfo manyBalls = metaballs(65);
+    manyBalls.maxBalls = uint32_t(fieldTexels); // 2 texels per ball and ring slot: the ring no longer fits
+    plan = iso::testing::planLayout(manyBalls, limits);
+    ASSERT_TRUE(plan.ok()) << plan.message();
+    EXPECT_FALSE(plan->texelReads);
+    limits.maxTexelBufferElements = uint32_t(fieldTexels - 1); // the field no longer fits one view
     plan = iso::testing::planLayout(metaballs(65), limits);
     ASSERT_TRUE(plan.ok()) << plan.message();
     EXPECT_FALSE(plan->texelReads);
