@@ -36,6 +36,9 @@ CLI::App* addVoxelizeCommand(CLI::App& app, VoxelizeOptions& o) {
                     "Octree build: default (the create-info's) | topdown (per level flag, allocate, initialise) | "
                     "bottomup (fragment keys in a tile hash, then one pass over the tiles)")
         ->check(CLI::IsMember({"default", "topdown", "bottomup"}));
+    cmd->add_flag("--storage-reads", o.storageReads,
+                  "Read fragments and cells through storage buffers instead of texel buffers (the fallback for "
+                  "devices whose maxTexelBufferElements is too small)");
     cmd->add_option("--frames", o.frames,
                     "Timed frames after the first (which carries the pipeline JIT); per-pass times are their medians "
                     "(default 1)")
@@ -55,6 +58,7 @@ int runVoxelize(const VoxelizeOptions& o) {
     job.outPath = o.out;
     job.statsPath = o.stats;
     job.timedFrames = 1 + o.frames;
+    job.texelReads = !o.storageReads;
     job.mode = o.thin ? voxel::VoxelMode::Thin : voxel::VoxelMode::Conservative;
     job.method = o.method == "gs"   ? voxel::ConservativeMethod::GeometryShader
                  : o.method == "hw" ? voxel::ConservativeMethod::Hardware

@@ -157,6 +157,17 @@ VOX_CONST VOX_NODE_COORD = 6u;
 VOX_CONST VOX_NODE_ARRAYS = 7u;
 // Compute bindings (vox_compute.glsl): the child pointers keep binding 3,
 // array a > 0 is binding 6 + a (7..12), after the tile hash.
+// The texel and uniform views of the shaders built with VOX_TEXEL_READS
+// (vox_compute.glsl): fragments (RGBA32UI), cells (R32UI), the leaf sort
+// (RG32UI), the cell cursors (R32UI), the counters (std140), and the cells
+// as a storage texel buffer (cell_mark.comp's loads and atomics).
+VOX_CONST VOX_TEXEL_BINDING_FRAGMENTS = 15u;
+VOX_CONST VOX_TEXEL_BINDING_CELLS = 16u;
+VOX_CONST VOX_TEXEL_BINDING_SORT = 17u;
+VOX_CONST VOX_TEXEL_BINDING_CURSORS = 18u;
+VOX_CONST VOX_UNIFORM_BINDING_COUNTERS = 19u;
+VOX_CONST VOX_IMAGE_BINDING_CELLS = 20u;
+VOX_CONST VOX_COMPUTE_BINDINGS = 21u;
 VOX_CONST VOX_NORMAL_SCALE = 1024u;
 
 #ifdef __cplusplus

@@ -79,6 +79,7 @@ Result<VoxelizeJobResult> runVoxelizeJob(Device& device, const VoxelizeJob& job)
         ci.trianglePath = job.trianglePath;
         ci.smallTriangleVoxels = job.smallTriangleVoxels;
         ci.octreeBuild = job.octreeBuild;
+        ci.texelReads = job.texelReads;
         ci.framesInFlight = 1;
         auto v = Voxelizer::create(device, ci);
         if (!v) return v.status();

@@ -31,6 +31,7 @@ struct VoxelizeJob {
     pyramarch::voxel::TrianglePath trianglePath = pyramarch::voxel::VoxelizerCreateInfo{}.trianglePath;
     uint32_t smallTriangleVoxels = pyramarch::voxel::VoxelizerCreateInfo{}.smallTriangleVoxels;
     pyramarch::voxel::OctreeBuild octreeBuild = pyramarch::voxel::VoxelizerCreateInfo{}.octreeBuild;
+    bool texelReads = pyramarch::voxel::VoxelizerCreateInfo{}.texelReads;
     // Frames recorded. The first carries the pipeline JIT: with more than one,
     // timings are the per-pass medians of the frames after it.
     uint32_t timedFrames = 2;
