@@ -21,6 +21,11 @@
 layout(local_size_x = VOX_GROUP_SIZE) in;
 
 layout(push_constant) uniform Push { RasterParams params; };
+// Thin mode (VOX_THIN_SPEC_ID, vox_shared.h), as in raster.frag: 1 in the
+// pipeline for VoxelMode::Thin, and the push constant's VOX_THIN flag agrees.
+// A branch on the flag cost every conservative triangle a masked trip of the
+// thin chunk loop on lavapipe (both sides of a branch run).
+layout(constant_id = 3) const bool kVoxThin = false;
 layout(std430, set = 0, binding = 0) readonly buffer MeshF { float f[]; } meshF;
 layout(std430, set = 0, binding = 0) readonly buffer MeshU { uint u[]; } meshU;
 layout(std430, set = 0, binding = 1) buffer Counters { VoxCounters counters; };
@@ -89,8 +94,8 @@ ivec3 boxVoxel(Tri tr, uint i) {
 
 // Tests the chunk of the box starting at voxel index `first` and appends its
 // certain hits; returns the number of undecided pairs (VOX_EXACT64,
-// conservative mode), decided afterwards. `thinMode` is a constant at each
-// call: the loop holds one test only.
+// conservative mode), decided afterwards. `thinMode` is the specialization
+// constant kVoxThin: the loop holds one test only.
 uint chunk(Tri tr, uint first, bool thinMode) {
     uint m[kChunkWords];
     [[unroll]] for (uint w = 0u; w < kChunkWords; ++w) m[w] = 0u;
@@ -173,17 +178,13 @@ void main() {
     tr.ft = voxFilterTri(g0, g1, g2, tr.n);
 #endif
 
-    bool thin = (params.counts.w & VOX_THIN) != 0u;
     uint pending = 0u;
-    if (thin)
-        for (uint first = 0u; first < tr.box; first += kChunkVoxels) chunk(tr, first, true);
-    else
-        for (uint first = 0u; first < tr.box; first += kChunkVoxels) pending += chunk(tr, first, false);
+    for (uint first = 0u; first < tr.box; first += kChunkVoxels) pending += chunk(tr, first, kVoxThin);
 #ifdef VOX_EXACT64
     // The pairs the float margins left undecided (rare), decided in double
     // (vox_sat64.glsl) by a second walk that stops at the last of them: here
     // it costs one trip per triangle unless a lane of the batch has some.
-    for (uint i = 0u; i < tr.box && pending > 0u; ++i) {
+    for (uint i = 0u; !kVoxThin && i < tr.box && pending > 0u; ++i) {
         ivec3 v = boxVoxel(tr, i);
         bool undecided;
         if (!voxOverlapsFilteredInBox(v, g0, g1, g2, tr.n, tr.ft, tr.fb, undecided) || !undecided) continue;

@@ -249,7 +249,9 @@ struct Voxelizer::Impl {
     GraphicsPipeline raster;     // conservative mode (kVoxThin = 0)
     GraphicsPipeline rasterThin; // kVoxThin = 1, created by the first setMesh in VoxelMode::Thin
     GraphicsPipelineDesc rasterDesc;
-    ComputePipeline smallTriangles; // TrianglePath::Split only
+    ComputePipeline smallTriangles;     // TrianglePath::Split only; conservative (kVoxThin = 0)
+    ComputePipeline smallTrianglesThin; // kVoxThin = 1, created by the first setMesh in VoxelMode::Thin
+    ComputePipelineDesc smallTrianglesDesc;
     ComputePipeline args, flag, alloc, init, leaf, mipmap, mipmapLeafParents, denseFill, keys, link, cellMark, cellList,
         cellLevels, leafCount, leafRanges, leafScatter, leafMerge;
 
@@ -409,9 +411,11 @@ Status Voxelizer::Impl::createPipelines() {
                           : std::span<const uint32_t>(kSmallTrianglesSpv);
         d.name = "vox.small_triangles";
         d.layout = tl;
+        d.specialization.push_back({gpu::VOX_THIN_SPEC_ID, 0u});
         auto p = ComputePipeline::create(*device, d);
         if (!p) return p.status().withContext("voxelizer: pipeline vox.small_triangles: ");
         smallTriangles = std::move(p).value();
+        smallTrianglesDesc = d;
     }
 
     PipelineLayoutDesc cl;
@@ -652,6 +656,9 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
             .storage(2, fragmentsRef, W)
             .record([this](PassContext& ctx) {
                 if (current.triangles == 0) return;
+                // Same layout as the declared pipeline: bindings and push constants stay valid.
+                if ((current.flags & gpu::VOX_THIN) != 0u)
+                    ctx.vk->vkCmdBindPipeline(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, smallTrianglesThin.pipeline());
                 ctx.pushConstants(rasterParams());
                 dispatchThreads(ctx, current.triangles); // one thread per triangle
             });
@@ -994,6 +1001,15 @@ Status Voxelizer::setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, Voxel
         auto r = GraphicsPipeline::create(*m.device, g);
         if (!r) return r.status().withContext("voxelizer: thin raster pipeline: ");
         m.rasterThin = std::move(r).value();
+    }
+    if (mode == VoxelMode::Thin && m.info.trianglePath == TrianglePath::Split &&
+        m.smallTrianglesThin.pipeline() == VK_NULL_HANDLE) {
+        ComputePipelineDesc d = m.smallTrianglesDesc;
+        d.name = "vox.small_triangles.thin";
+        d.specialization = {{gpu::VOX_THIN_SPEC_ID, 1u}};
+        auto p = ComputePipeline::create(*m.device, d);
+        if (!p) return p.status().withContext("voxelizer: thin small-triangle pipeline: ");
+        m.smallTrianglesThin = std::move(p).value();
     }
     // One slot per recorded frame: a second setMesh before the frame is
     // recorded rewrites the same slot, so the ring never overtakes the GPU.
