@@ -98,7 +98,12 @@ VOX_CONST VOX_DISPATCH_DEEP_MIPMAP = VOX_DISPATCH_CELLS + 3u;
 // Top-down build: entry VOX_DISPATCH_QUADS + l = one thread per 4 nodes of
 // level l (init.comp's wide stores; alloc.comp's occupancy nibbles).
 VOX_CONST VOX_DISPATCH_QUADS = VOX_DISPATCH_CELLS + 4u;
-VOX_CONST VOX_DISPATCH_ENTRIES = VOX_DISPATCH_QUADS + VOX_MAX_LEVELS;
+// TrianglePath::Split with the exact fallback: one thread per triangle that
+// has undecided pairs (small_triangles.comp's second pass); w counts them.
+VOX_CONST VOX_DISPATCH_UNDECIDED = VOX_DISPATCH_QUADS + VOX_MAX_LEVELS;
+VOX_CONST VOX_DISPATCH_ENTRIES = VOX_DISPATCH_UNDECIDED + 1u;
+// small_triangles.comp's pass (1 = the second, over the listed triangles).
+VOX_CONST VOX_DECIDE_PASS_SPEC_ID = 4u;
 // The most fragments one leaf_merge.comp thread loops over. Lavapipe ends a
 // shader's loops after 65535 iterations in all (measured: a cell of ~130k
 // fragments merged 65532 of them), and one thread looping that long would

@@ -140,6 +140,7 @@ constexpr uint32_t kArgsFragments = 0xfffffffeu;
 constexpr uint32_t kArgsBottomUp = 0xfffffffdu;
 constexpr uint32_t kArgsCells = 0xfffffffcu;
 constexpr uint32_t kArgsLeaves = 0xfffffffbu;
+constexpr uint32_t kArgsUndecided = 0xfffffffau;
 
 // Tile hash slots of the bottom-up build: a power of two holding twice the
 // pool's tiles (load <= 1/2 while the pool suffices), at least 4096 so that a
@@ -242,6 +243,9 @@ struct Voxelizer::Impl {
     // Word offsets of one staging slot / the device mesh buffer.
     uint64_t indexOffset = 0, colorOffset = 0, normalOffset = 0, slotWords = 0;
 
+    // TrianglePath::Split with exact64: (triangle, undecided pairs) per
+    // triangle the first small-triangle pass leaves undecided pairs in.
+    Buffer undecided;
     Buffer staging, mesh, counters, dispatch, fragments, cursors, dense, tileHash, cells, leafSort, dummy, dummySort,
         statsRing;
     std::array<Buffer, kNodeArrayCount> nodes; // the node pool, one buffer per NodeArray
@@ -252,6 +256,7 @@ struct Voxelizer::Impl {
     ComputePipeline smallTriangles;     // TrianglePath::Split only; conservative (kVoxThin = 0)
     ComputePipeline smallTrianglesThin; // kVoxThin = 1, created by the first setMesh in VoxelMode::Thin
     ComputePipelineDesc smallTrianglesDesc;
+    ComputePipeline smallTrianglesExact; // exact64: the second pass, over the listed triangles
     ComputePipeline args, flag, alloc, init, leaf, mipmap, mipmapLeafParents, denseFill, keys, link, cellMark, cellList,
         cellLevels, leafCount, leafRanges, leafScatter, leafMerge;
 
@@ -274,6 +279,9 @@ struct Voxelizer::Impl {
     std::vector<Voxelizer::MemoryItem> memory; // what createBuffers() allocated, for memoryReport()
 
     Status createBuffers();
+    // TrianglePath::Split with the Float64 variants: the small-triangle pass
+    // lists triangles with undecided pairs for a second pass.
+    bool splitExact() const { return exact64 && info.trianglePath == TrianglePath::Split; }
     Status createPipelines();
     uint32_t computeFlags() const;                // the compute shaders' kVoxFlags
     bool levelBits() const;                       // the top-down build flags from occupancy bitmaps (cell_levels.comp)
@@ -351,6 +359,15 @@ Status Voxelizer::Impl::createBuffers() {
     PYRAMARCH_TRY(make(dispatch, 16 * gpu::VOX_DISPATCH_ENTRIES, kStorage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
                        MemoryUsage::DeviceLocal, "vox.dispatch"));
     PYRAMARCH_TRY(make(fragments, fragBytes, kStorage, MemoryUsage::DeviceLocal, "vox.fragments"));
+    if (splitExact()) {
+        const VkDeviceSize undecidedBytes = VkDeviceSize(info.maxTriangles) * 8;
+        if (undecidedBytes > range)
+            return Status::error(ErrorCode::DeviceLimit,
+                                 "voxelizer: maxTriangles " + std::to_string(info.maxTriangles) +
+                                     " needs an undecided-triangle list of " + std::to_string(undecidedBytes) +
+                                     " bytes, over maxStorageBufferRange " + std::to_string(range));
+        PYRAMARCH_TRY(make(undecided, undecidedBytes, kStorage, MemoryUsage::DeviceLocal, "vox.undecided_triangles"));
+    }
     for (uint32_t a = 0; a < kNodeArrayCount; ++a)
         PYRAMARCH_TRY(make(nodes[a], nodeBytes, kStorage, MemoryUsage::DeviceLocal, kNodeArrayNames[a]));
     PYRAMARCH_TRY(make(cells, cellBytes, kStorage, MemoryUsage::DeviceLocal, "vox.cells"));
@@ -389,7 +406,6 @@ Status Voxelizer::Impl::createPipelines() {
         VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
     const bool subgroupAppend = info.subgroupAppend && (lim.subgroupStages & VK_SHADER_STAGE_FRAGMENT_BIT) != 0 &&
                                 (lim.subgroupOperations & kAppendOps) == kAppendOps;
-    exact64 = info.exactFallback && lim.shaderFloat64;
     if (subgroupAppend)
         g.fragmentSpirv = exact64 ? std::span<const uint32_t>(kRasterFragSubgroupExact64Spv)
                                   : std::span<const uint32_t>(kRasterFragSubgroupSpv);
@@ -403,9 +419,11 @@ Status Voxelizer::Impl::createPipelines() {
     rasterDesc = g;
 
     if (info.trianglePath == TrianglePath::Split) {
-        // The raster's bindings (0 mesh, 1 counters, 2 fragments) and push constants.
+        // The raster's bindings (0 mesh, 1 counters, 2 fragments) and push
+        // constants; with exact64 also 3 dispatch and 4 the undecided triangles.
         PipelineLayoutDesc tl = rasterLayout;
         tl.stages = VK_SHADER_STAGE_COMPUTE_BIT;
+        if (exact64) tl.bindings.resize(5, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
         ComputePipelineDesc d;
         d.spirv = exact64 ? std::span<const uint32_t>(kSmallTrianglesExact64Spv)
                           : std::span<const uint32_t>(kSmallTrianglesSpv);
@@ -416,6 +434,14 @@ Status Voxelizer::Impl::createPipelines() {
         if (!p) return p.status().withContext("voxelizer: pipeline vox.small_triangles: ");
         smallTriangles = std::move(p).value();
         smallTrianglesDesc = d;
+        if (exact64) {
+            ComputePipelineDesc e = d;
+            e.name = "vox.small_triangles_exact";
+            e.specialization.push_back({gpu::VOX_DECIDE_PASS_SPEC_ID, 1u});
+            auto q = ComputePipeline::create(*device, e);
+            if (!q) return q.status().withContext("voxelizer: pipeline vox.small_triangles_exact: ");
+            smallTrianglesExact = std::move(q).value();
+        }
     }
 
     PipelineLayoutDesc cl;
@@ -649,19 +675,41 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
         });
 
     if (info.trianglePath == TrianglePath::Split) {
-        g.addPass("vox.small_triangles", PassKind::Compute)
-            .pipeline(smallTriangles)
-            .storage(0, meshRef, R)
-            .storage(1, countersRef, RW)
-            .storage(2, fragmentsRef, W)
-            .record([this](PassContext& ctx) {
-                if (current.triangles == 0) return;
-                // Same layout as the declared pipeline: bindings and push constants stay valid.
-                if ((current.flags & gpu::VOX_THIN) != 0u)
-                    ctx.vk->vkCmdBindPipeline(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, smallTrianglesThin.pipeline());
-                ctx.pushConstants(rasterParams());
-                dispatchThreads(ctx, current.triangles); // one thread per triangle
-            });
+        const BufferRef undecidedRef =
+            splitExact() ? g.importBuffer("vox.undecided_triangles", undecided, computeRW, computeRW) : BufferRef{};
+        PassBuilder small = g.addPass("vox.small_triangles", PassKind::Compute);
+        small.pipeline(smallTriangles).storage(0, meshRef, R).storage(1, countersRef, RW).storage(2, fragmentsRef, W);
+        if (splitExact()) small.storage(3, dispatchRef, RW).storage(4, undecidedRef, W);
+        small.record([this](PassContext& ctx) {
+            if (current.triangles == 0) return;
+            // Same layout as the declared pipeline: bindings and push constants stay valid.
+            if ((current.flags & gpu::VOX_THIN) != 0u)
+                ctx.vk->vkCmdBindPipeline(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, smallTrianglesThin.pipeline());
+            ctx.pushConstants(rasterParams());
+            dispatchThreads(ctx, current.triangles); // one thread per triangle
+        });
+        if (splitExact()) {
+            // The pairs the float filter left undecided, decided in double by
+            // one thread per triangle that has some (small_triangles.comp).
+            withNodes(g.addPass("vox.undecided_args", PassKind::Compute)
+                          .pipeline(args)
+                          .storage(0, countersRef, RW)
+                          .storage(1, dispatchRef, RW),
+                      R)
+                .record(computePass(kArgsUndecided, -1));
+            g.addPass("vox.small_triangles_exact", PassKind::Compute)
+                .pipeline(smallTrianglesExact)
+                .use(dispatchRef, Access::IndirectRead)
+                .storage(0, meshRef, R)
+                .storage(1, countersRef, RW)
+                .storage(2, fragmentsRef, W)
+                .storage(3, dispatchRef, R)
+                .storage(4, undecidedRef, R)
+                .record([this, dispatchRef](PassContext& ctx) {
+                    ctx.pushConstants(rasterParams());
+                    ctx.dispatchIndirect(dispatchRef, VkDeviceSize(gpu::VOX_DISPATCH_UNDECIDED) * 16);
+                });
+        }
     }
 
     withNodes(g.addPass("vox.fragment_args", PassKind::Compute)
@@ -972,6 +1020,7 @@ Result<std::unique_ptr<Voxelizer>> Voxelizer::create(Device& device, const Voxel
     }
     impl->ringFrame.assign(info.framesInFlight, UINT64_MAX);
     impl->ringStaged.resize(info.framesInFlight);
+    impl->exact64 = info.exactFallback && device.limits().shaderFloat64;
     PYRAMARCH_TRY(impl->createBuffers());
     PYRAMARCH_TRY(impl->createPipelines());
     return std::unique_ptr<Voxelizer>(new Voxelizer(std::move(impl)));
