@@ -18,6 +18,8 @@ struct VoxelizeOptions {
     std::string trianglePath = "default"; // default | raster | split
     uint32_t smallVoxels = pyramarch::voxel::VoxelizerCreateInfo{}.smallTriangleVoxels;
     std::string octreeBuild = "default"; // default | topdown | bottomup
+    uint32_t frames = 1;                 // timed frames after the first (JIT); per-pass medians
+    bool storageReads = false;           // VoxelizerCreateInfo::texelReads = false
     bool validation = false;
     std::string device;
 };

@@ -9,6 +9,7 @@ const uint kFragments = 0xfffffffeu;
 const uint kBottomUp = 0xfffffffdu;
 const uint kCells = 0xfffffffcu;
 const uint kLeaves = 0xfffffffbu;
+const uint kUndecided = 0xfffffffau;
 
 void main() {
     uint t = gl_LocalInvocationID.x;
@@ -41,6 +42,11 @@ void main() {
         uint stored = min(counters.fragmentCount, params.fragmentCapacity);
         counters.fragmentsStored = stored;
         dispatchArgs[0] = voxDispatchFor(stored);
+        return;
+    }
+    if (params.level == kUndecided) {
+        // The triangles small_triangles.comp listed with undecided pairs.
+        dispatchArgs[VOX_DISPATCH_UNDECIDED] = voxDispatchFor(dispatchArgs[VOX_DISPATCH_UNDECIDED].w);
         return;
     }
     if (params.level == kCells) {

@@ -4,14 +4,26 @@
 // cells (cell_list.comp) instead of over every fragment: a closed mesh has
 // about 1.5-2 fragments per leaf and 3-4 leaves per parent, so each of the
 // D flag passes (or the bottom-up key pass) does 5-8x fewer threads.
+#define VOX_TEXEL_READS
 #include "voxelizer/vox_compute.glsl"
+
+#ifdef VOX_TEXEL_READS
+// The bitmap (binding 13's buffer) as a storage texel buffer: its loads are
+// vector gathers on lavapipe.
+layout(set = 0, binding = VOX_IMAGE_BINDING_CELLS, r32ui) uniform coherent uimageBuffer cellImage;
+uint cellWord(uint w) { return imageLoad(cellImage, int(w)).x; }
+void setCellBit(uint w, uint m) { imageAtomicOr(cellImage, int(w), m); }
+#else
+uint cellWord(uint w) { return cells[w]; }
+void setCellBit(uint w, uint m) { atomicOr(cells[w], m); }
+#endif
 
 void main() {
     uint i = voxThreadIndex();
-    if (i >= counters.fragmentsStored) return;
-    uint b = voxMorton(voxUnpack(fragments[i].x) >> 1u);
+    if (i >= voxStoredFragments()) return;
+    uint b = voxMorton(voxUnpack(voxFragment(i).x) >> 1u);
     uint w = b >> 5u, m = 1u << (b & 31u);
     // Neighbouring fragments mostly share a cell: the load skips the atomic
     // (on lavapipe an atomic costs far more than a load).
-    if ((cells[w] & m) == 0u) atomicOr(cells[w], m);
+    if ((cellWord(w) & m) == 0u) setCellBit(w, m);
 }

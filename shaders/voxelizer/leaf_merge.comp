@@ -8,6 +8,7 @@
 // normal sum over the children in child order) as that pair, so the same
 // bits; the order of a cell's range does not matter (integer sums).
 #extension GL_EXT_control_flow_attributes : require
+#define VOX_TEXEL_READS
 #include "voxelizer/vox_compute.glsl"
 
 // The leaf arrays seen 4 nodes at a time (the same buffers as bindings 7..11
@@ -28,7 +29,7 @@ bool cellParent(uint k, uvec3 c, out uint parent) {
     if ((kVoxFlags & VOX_BOTTOM_UP) != 0u) {
         // Truncated: a tile can fit the pool while one above it did not;
         // only what is reachable from the root is in the tree (leaf.comp).
-        if (counters.tilesFailed != 0u || counters.failedAboveLeaves != 0u) return voxDescend(c, d - 1u, parent);
+        if (voxTilesFailed() != 0u || voxFailedAboveLeaves() != 0u) return voxDescend(c, d - 1u, parent);
         parent = 0u;
         if (d == 1u) return true;
         uint tile = voxHashTile(d - 1u, voxTileKey(d - 1u, c >> 2u));
@@ -39,8 +40,8 @@ bool cellParent(uint k, uvec3 c, out uint parent) {
     if ((kVoxFlags & VOX_CURSORS) != 0u) {
         // The cell's node of level D - 1, stored by alloc.comp; stale when a
         // level above ran out of tiles, so then the root descent.
-        if (counters.failedAboveLeaves != 0u) return voxDescend(c, d - 1u, parent);
-        parent = cursors[k];
+        if (voxFailedAboveLeaves() != 0u) return voxDescend(c, d - 1u, parent);
+        parent = voxCursor(k);
         return parent != VOX_NO_NODE;
     }
     return voxDescend(c, d - 1u, parent);
@@ -48,15 +49,15 @@ bool cellParent(uint k, uvec3 c, out uint parent) {
 
 void main() {
     uint k = voxThreadIndex();
-    if (k >= counters.cellCount) return;
-    uvec3 c = voxUnpack(cells[2u * params.cellWords + k]);
+    if (k >= voxCellCount()) return;
+    uvec3 c = voxUnpack(voxCellWord(2u * params.cellWords + k));
     uint parent;
     if (!cellParent(k, c, parent)) return;
     uint child = nodeChild[parent];
     if (child == 0u || child >= VOX_FLAG) return;
 
     uint cap = params.fragmentCapacity;
-    uvec2 range = leafSort[k]; // (count, start)
+    uvec2 range = voxSortPair(k); // (count, start)
     uint start = range.y, end = range.y + range.x;
     // Per child slot; constant indices only (the loops are unrolled), so
     // these stay in registers: a fragment adds to its slot by selects.
@@ -70,7 +71,7 @@ void main() {
         sn[s] = ivec3(0);
     }
     for (uint j = start; j < end; ++j) {
-        uvec2 p = leafSort[cap + j];
+        uvec2 p = voxSortPair(cap + j);
         uint a = p.x, z = p.y;
         uint o = a >> 24;
         uvec3 q = uvec3(z & 1023u, (z >> 10) & 1023u, (z >> 20) & 1023u);

@@ -13,6 +13,7 @@
 // and leaf_merge.comp sums integers, so the result does not depend on it.
 // Region layout: vox_compute.glsl (binding 14). cell_list.comp zeroed the
 // counts of this frame's cells.
+#define VOX_TEXEL_READS
 #include "voxelizer/vox_compute.glsl"
 
 layout(constant_id = 2) const uint kStep = 0u;
@@ -21,19 +22,19 @@ void main() {
     uint i = voxThreadIndex();
     uint cap = params.fragmentCapacity;
     if (kStep == 1u) {
-        if (i >= counters.cellCount) return;
-        uint n = leafSort[i].x;
+        if (i >= voxCellCount()) return;
+        uint n = voxSortPair(i).x;
         if (n > VOX_MERGE_MAX_CELL_FRAGMENTS) atomicAdd(counters.cellsOverMergeLimit, 1u);
         // The end of the range; step 2 counts it down to the start.
         leafSort[i].y = atomicAdd(counters.sortedFragments, n) + n;
         return;
     }
-    if (i >= counters.fragmentsStored) return;
+    if (i >= voxStoredFragments()) return;
     if (kStep == 0u) {
-        atomicAdd(leafSort[voxCellIndex(voxUnpack(fragments[i].x))].x, 1u);
+        atomicAdd(leafSort[voxCellIndex(voxUnpack(voxFragment(i).x))].x, 1u);
         return;
     }
-    uvec4 f = fragments[i];
+    uvec4 f = voxFragment(i);
     uvec3 c = voxUnpack(f.x);
     uint at = atomicAdd(leafSort[voxCellIndex(c)].y, 0xffffffffu) - 1u;
     uint octant = voxOctant(c, params.dims.w - 1u, params.dims.w);

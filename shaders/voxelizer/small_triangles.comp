@@ -21,10 +21,24 @@
 layout(local_size_x = VOX_GROUP_SIZE) in;
 
 layout(push_constant) uniform Push { RasterParams params; };
+// Thin mode (VOX_THIN_SPEC_ID, vox_shared.h), as in raster.frag: 1 in the
+// pipeline for VoxelMode::Thin, and the push constant's VOX_THIN flag agrees.
+// A branch on the flag cost every conservative triangle a masked trip of the
+// thin chunk loop on lavapipe (both sides of a branch run).
+layout(constant_id = 3) const bool kVoxThin = false;
 layout(std430, set = 0, binding = 0) readonly buffer MeshF { float f[]; } meshF;
 layout(std430, set = 0, binding = 0) readonly buffer MeshU { uint u[]; } meshU;
 layout(std430, set = 0, binding = 1) buffer Counters { VoxCounters counters; };
 layout(std430, set = 0, binding = 2) writeonly buffer Fragments { uvec4 fragments[]; };
+#ifdef VOX_EXACT64
+// The triangles with undecided pairs, for the second pass: their number in
+// the w of dispatch entry VOX_DISPATCH_UNDECIDED (args.comp sizes that pass
+// from it), (triangle, undecided pairs) each.
+layout(std430, set = 0, binding = 3) buffer Dispatch { uvec4 dispatchArgs[]; };
+layout(std430, set = 0, binding = 4) buffer UndecidedTriangles { uvec2 undecidedTriangles[]; };
+// 1 in the pipeline of the second pass (vox.small_triangles_exact).
+layout(constant_id = 4) const bool kDecidePass = false;
+#endif
 
 vec3 gridVertex(uint idx) {
     vec3 p = vec3(meshF.f[3u * idx], meshF.f[3u * idx + 1u], meshF.f[3u * idx + 2u]);
@@ -89,8 +103,8 @@ ivec3 boxVoxel(Tri tr, uint i) {
 
 // Tests the chunk of the box starting at voxel index `first` and appends its
 // certain hits; returns the number of undecided pairs (VOX_EXACT64,
-// conservative mode), decided afterwards. `thinMode` is a constant at each
-// call: the loop holds one test only.
+// conservative mode), decided afterwards. `thinMode` is the specialization
+// constant kVoxThin: the loop holds one test only.
 uint chunk(Tri tr, uint first, bool thinMode) {
     uint m[kChunkWords];
     [[unroll]] for (uint w = 0u; w < kChunkWords; ++w) m[w] = 0u;
@@ -137,23 +151,23 @@ uint chunk(Tri tr, uint first, bool thinMode) {
     return pending;
 }
 
-void main() {
-    uint t = voxThreadIndex();
-    if (t >= params.counts.x) return;
+// The triangle of thread t as both passes see it; false when no voxel of
+// this path can overlap it (bad index, non-finite vertex, the raster's, or
+// outside the grid).
+bool setupTriangle(uint t, out Tri tr) {
     uint i0 = meshU.u[params.offsets.x + 3u * t];
     uint i1 = meshU.u[params.offsets.x + 3u * t + 1u];
     uint i2 = meshU.u[params.offsets.x + 3u * t + 2u];
     // A bad index: the raster's geometry shader drops the triangle too.
-    if (i0 >= params.counts.y || i1 >= params.counts.y || i2 >= params.counts.y) return;
+    if (i0 >= params.counts.y || i1 >= params.counts.y || i2 >= params.counts.y) return false;
     vec3 g0 = gridVertex(i0), g1 = gridVertex(i1), g2 = gridVertex(i2);
     if (any(isnan(g0)) || any(isnan(g1)) || any(isnan(g2)) || any(isinf(g0)) || any(isinf(g1)) || any(isinf(g2)))
-        return;
+        return false;
     ivec3 dims = ivec3(params.dims.xyz);
     // Large triangles are the raster's (raster.geom skips the small ones):
     // one thread's loop stays short (kMaxSmallTriangleVoxels, voxelizer.h).
-    if (!voxComputeTakes(g0, g1, g2, dims, params.offsets.w)) return;
-    Tri tr;
-    if (!voxCandidateBox(g0, g1, g2, dims, tr.cmin, tr.cmax)) return;
+    if (!voxComputeTakes(g0, g1, g2, dims, params.offsets.w)) return false;
+    if (!voxCandidateBox(g0, g1, g2, dims, tr.cmin, tr.cmax)) return false;
     tr.g0 = g0;
     tr.g1 = g1;
     tr.g2 = g2;
@@ -172,24 +186,76 @@ void main() {
     tr.fb = voxFilterBounds(g0, g1, g2, tr.n);
     tr.ft = voxFilterTri(g0, g1, g2, tr.n);
 #endif
+    return true;
+}
 
-    bool thin = (params.counts.w & VOX_THIN) != 0u;
-    uint pending = 0u;
-    if (thin)
-        for (uint first = 0u; first < tr.box; first += kChunkVoxels) chunk(tr, first, true);
-    else
-        for (uint first = 0u; first < tr.box; first += kChunkVoxels) pending += chunk(tr, first, false);
 #ifdef VOX_EXACT64
-    // The pairs the float margins left undecided (rare), decided in double
-    // (vox_sat64.glsl) by a second walk that stops at the last of them: here
-    // it costs one trip per triangle unless a lane of the batch has some.
-    for (uint i = 0u; i < tr.box && pending > 0u; ++i) {
-        ivec3 v = boxVoxel(tr, i);
-        bool undecided;
-        if (!voxOverlapsFilteredInBox(v, g0, g1, g2, tr.n, tr.ft, tr.fb, undecided) || !undecided) continue;
-        --pending;
-        if (voxReferenceSeparates64(v, g0, g1, g2)) continue;
-        emit(atomicAdd(counters.fragmentCount, 1u), v, tr.color, tr.normal, t);
+// The pairs of triangle tr the float margins left undecided (rare), decided
+// in double (vox_sat64.glsl), a chunk of its box at a time: the float filter
+// marks the chunk's undecided voxels, then the double test runs on those
+// only (in a loop over the whole box, lavapipe would run the double test,
+// masked, on every voxel).
+void decideUndecided(Tri tr, uint pending) {
+    for (uint first = 0u; first < tr.box && pending > 0u; first += kChunkVoxels) {
+        uint m[kChunkWords];
+        [[unroll]] for (uint w = 0u; w < kChunkWords; ++w) m[w] = 0u;
+        uint found = 0u;
+        uint last = min(tr.box, first + kChunkVoxels);
+        ivec3 v = boxVoxel(tr, first);
+        for (uint w = 0u, i = first; i < last; ++w) {
+            uint cur = 0u;
+            for (uint bit = 1u; bit != 0u && i < last; bit <<= 1u, ++i) {
+                bool undecided;
+                bool hit = voxOverlapsFilteredInBox(v, tr.g0, tr.g1, tr.g2, tr.n, tr.ft, tr.fb, undecided);
+                cur |= hit && undecided ? bit : 0u;
+                bool wx = v.x == tr.cmax.x, wy = wx && v.y == tr.cmax.y;
+                v.x = wx ? tr.cmin.x : v.x + 1;
+                v.y = wy ? tr.cmin.y : v.y + (wx ? 1 : 0);
+                v.z += wy ? 1 : 0;
+            }
+            [[unroll]] for (uint u = 0u; u < kChunkWords; ++u) m[u] = u == w ? cur : m[u];
+            found += bitCount(cur);
+        }
+        pending -= min(pending, found);
+        uint w = 0u, bits = m[0];
+        for (uint k = 0u; k < found; ++k) {
+            while (bits == 0u) {
+                ++w;
+                [[unroll]] for (uint u = 1u; u < kChunkWords; ++u) bits = w == u ? m[u] : bits;
+            }
+            uint i = first + 32u * w + uint(findLSB(bits));
+            bits &= bits - 1u;
+            ivec3 u = boxVoxel(tr, i);
+            if (!voxReferenceSeparates64(u, tr.g0, tr.g1, tr.g2))
+                emit(atomicAdd(counters.fragmentCount, 1u), u, tr.color, tr.normal, tr.t);
+        }
     }
+}
+#endif
+
+void main() {
+    uint t = voxThreadIndex();
+#ifdef VOX_EXACT64
+    if (kDecidePass) {
+        // One thread per triangle that the first pass listed.
+        if (t >= dispatchArgs[VOX_DISPATCH_UNDECIDED].w) return;
+        uvec2 listed = undecidedTriangles[t]; // (triangle, its undecided pairs)
+        Tri tr;
+        if (setupTriangle(listed.x, tr)) decideUndecided(tr, listed.y);
+        return;
+    }
+#endif
+    if (t >= params.counts.x) return;
+    Tri tr;
+    if (!setupTriangle(t, tr)) return;
+    uint pending = 0u;
+    for (uint first = 0u; first < tr.box; first += kChunkVoxels) pending += chunk(tr, first, kVoxThin);
+#ifdef VOX_EXACT64
+    // Undecided pairs are decided by the second pass (vox.small_triangles_exact),
+    // over the triangles that have some: in this pass the double test would
+    // cost every batch of 8 triangles a trip (lavapipe runs a loop's body at
+    // least once), and as many as its slowest lane's box wherever one lane
+    // has an undecided pair (most batches of a UV sphere).
+    if (pending > 0u) undecidedTriangles[atomicAdd(dispatchArgs[VOX_DISPATCH_UNDECIDED].w, 1u)] = uvec2(t, pending);
 #endif
 }

@@ -1,7 +1,19 @@
 // Bindings and helpers shared by the voxelizer's compute shaders (one
-// descriptor layout for all of them).
+// descriptor layout for all of them; each pipeline's descriptor types come
+// from its SPIR-V).
 #ifndef PYRAMARCH_VOX_COMPUTE_GLSL
 #define PYRAMARCH_VOX_COMPUTE_GLSL
+// A shader that defines VOX_TEXEL_READS before including this file reads the
+// data its pass does not write through texel buffers and the counters
+// through a uniform buffer (the helpers below); its `.storage` variant, built
+// with VOX_STORAGE_READS, reads the same words through the storage buffers,
+// for devices whose maxTexelBufferElements does not cover the buffers
+// (VoxelizerCreateInfo::texelReads). Why: lavapipe runs every storage-buffer
+// access as a loop over the SIMD lanes, but gathers texels as vectors and
+// loads a uniform address once (README, "texel reads").
+#if defined(VOX_TEXEL_READS) && defined(VOX_STORAGE_READS)
+#undef VOX_TEXEL_READS
+#endif
 #include "voxelizer/vox_shared.h"
 #include "voxelizer/vox_common.glsl"
 
@@ -39,12 +51,47 @@ layout(std430, set = 0, binding = 13) buffer Cells { uint cells[]; };
 // of two on a device that loads lane by lane.
 layout(std430, set = 0, binding = 14) buffer LeafSort { uvec2 leafSort[]; };
 
+#ifdef VOX_TEXEL_READS
+// Views of bindings 2, 13, 14 and 5's buffers (VOX_TEXEL_BINDING_* in
+// vox_shared.h) and the counters as a std140 uniform block (VoxCounters'
+// words in uvec4s: the same bytes in std140 and std430).
+layout(set = 0, binding = VOX_TEXEL_BINDING_FRAGMENTS) uniform usamplerBuffer fragmentTexels; // RGBA32UI
+layout(set = 0, binding = VOX_TEXEL_BINDING_CELLS) uniform usamplerBuffer cellTexels;         // R32UI
+layout(set = 0, binding = VOX_TEXEL_BINDING_SORT) uniform usamplerBuffer sortTexels;          // RG32UI
+layout(set = 0, binding = VOX_TEXEL_BINDING_CURSORS) uniform usamplerBuffer cursorTexels;     // R32UI
+layout(set = 0, binding = VOX_UNIFORM_BINDING_COUNTERS, std140) uniform CountersView {
+    uvec4 head0;              // fragmentCount, fragmentsStored, tileCount, tilesFailed
+    uvec4 head1;              // failedAboveLeaves, depthOverflow, leafFragments, tileEntries
+    uvec4 levelTileStart4[3];
+    uvec4 levelTileEnd4[3];
+    uvec4 tail;               // cellCount, sortedFragments, cellsOverMergeLimit, (pad)
+} countersView;
+uvec4 voxFragment(uint i) { return texelFetch(fragmentTexels, int(i)); }
+uint voxCellWord(uint i) { return texelFetch(cellTexels, int(i)).x; }
+uvec2 voxSortPair(uint i) { return texelFetch(sortTexels, int(i)).xy; }
+uint voxCursor(uint i) { return texelFetch(cursorTexels, int(i)).x; }
+// Counters a pass reads but does not change.
+uint voxStoredFragments() { return countersView.head0.y; }
+uint voxTilesFailed() { return countersView.head0.w; }
+uint voxFailedAboveLeaves() { return countersView.head1.x; }
+uint voxCellCount() { return countersView.tail.x; }
+#else
+uvec4 voxFragment(uint i) { return fragments[i]; }
+uint voxCellWord(uint i) { return cells[i]; }
+uvec2 voxSortPair(uint i) { return leafSort[i]; }
+uint voxCursor(uint i) { return cursors[i]; }
+uint voxStoredFragments() { return counters.fragmentsStored; }
+uint voxTilesFailed() { return counters.tilesFailed; }
+uint voxFailedAboveLeaves() { return counters.failedAboveLeaves; }
+uint voxCellCount() { return counters.cellCount; }
+#endif
+
 // List index of the occupied cell holding level-D coordinates `c`: its
 // word's first index plus the set bits before it (a rank query).
 uint voxCellIndex(uvec3 c) {
     uint b = voxMorton(c >> 1u);
     uint w = b >> 5u;
-    return cells[params.cellWords + w] + bitCount(cells[w] & ((1u << (b & 31u)) - 1u));
+    return voxCellWord(params.cellWords + w) + bitCount(voxCellWord(w) & ((1u << (b & 31u)) - 1u));
 }
 
 // floor(a / b) for 1 <= b < 2^24 when the quotient is at most 255 (a mean

@@ -98,7 +98,12 @@ VOX_CONST VOX_DISPATCH_DEEP_MIPMAP = VOX_DISPATCH_CELLS + 3u;
 // Top-down build: entry VOX_DISPATCH_QUADS + l = one thread per 4 nodes of
 // level l (init.comp's wide stores; alloc.comp's occupancy nibbles).
 VOX_CONST VOX_DISPATCH_QUADS = VOX_DISPATCH_CELLS + 4u;
-VOX_CONST VOX_DISPATCH_ENTRIES = VOX_DISPATCH_QUADS + VOX_MAX_LEVELS;
+// TrianglePath::Split with the exact fallback: one thread per triangle that
+// has undecided pairs (small_triangles.comp's second pass); w counts them.
+VOX_CONST VOX_DISPATCH_UNDECIDED = VOX_DISPATCH_QUADS + VOX_MAX_LEVELS;
+VOX_CONST VOX_DISPATCH_ENTRIES = VOX_DISPATCH_UNDECIDED + 1u;
+// small_triangles.comp's pass (1 = the second, over the listed triangles).
+VOX_CONST VOX_DECIDE_PASS_SPEC_ID = 4u;
 // The most fragments one leaf_merge.comp thread loops over. Lavapipe ends a
 // shader's loops after 65535 iterations in all (measured: a cell of ~130k
 // fragments merged 65532 of them), and one thread looping that long would
@@ -157,6 +162,17 @@ VOX_CONST VOX_NODE_COORD = 6u;
 VOX_CONST VOX_NODE_ARRAYS = 7u;
 // Compute bindings (vox_compute.glsl): the child pointers keep binding 3,
 // array a > 0 is binding 6 + a (7..12), after the tile hash.
+// The texel and uniform views of the shaders built with VOX_TEXEL_READS
+// (vox_compute.glsl): fragments (RGBA32UI), cells (R32UI), the leaf sort
+// (RG32UI), the cell cursors (R32UI), the counters (std140), and the cells
+// as a storage texel buffer (cell_mark.comp's loads and atomics).
+VOX_CONST VOX_TEXEL_BINDING_FRAGMENTS = 15u;
+VOX_CONST VOX_TEXEL_BINDING_CELLS = 16u;
+VOX_CONST VOX_TEXEL_BINDING_SORT = 17u;
+VOX_CONST VOX_TEXEL_BINDING_CURSORS = 18u;
+VOX_CONST VOX_UNIFORM_BINDING_COUNTERS = 19u;
+VOX_CONST VOX_IMAGE_BINDING_CELLS = 20u;
+VOX_CONST VOX_COMPUTE_BINDINGS = 21u;
 VOX_CONST VOX_NORMAL_SCALE = 1024u;
 
 #ifdef __cplusplus

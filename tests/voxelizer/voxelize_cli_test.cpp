@@ -97,7 +97,7 @@ TEST(VoxelizeCli, LeavesMatchTheReference) {
 TEST(VoxelizeCli, BadArguments) {
     for (const char* args : {"voxelize", "voxelize --shape teapot", "voxelize --shape sphere --res 0",
                              "voxelize --shape sphere --out voxels.xyz", "voxelize --mesh /nonexistent.obj",
-                             "voxelize --shape sphere --octree-build sideways"}) {
+                             "voxelize --shape sphere --octree-build sideways", "voxelize --shape sphere --frames 0"}) {
         SCOPED_TRACE(args);
         const CmdResult r = runTool(args);
         EXPECT_NE(r.code, 0);

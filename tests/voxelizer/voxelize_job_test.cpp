@@ -76,6 +76,26 @@ TEST_F(VoxelizeJobTest, WritesLeavesAndGrowsCapacities) {
     for (size_t i = 0; i < r->leaves.size(); ++i)
         ASSERT_EQ(ref::key(grown->leaves[i].x, grown->leaves[i].y, grown->leaves[i].z),
                   ref::key(r->leaves[i].x, r->leaves[i].y, r->leaves[i].z));
+    // Several timed frames: one GPU time per frame after the JIT frame, and
+    // per-pass medians that lie within what the frames measured in all.
+    VoxelizeJob timed = small;
+    timed.initialFragmentCapacity = 0;
+    timed.initialTileCapacity = 0;
+    timed.timedFrames = 4;
+    auto medians = runVoxelizeJob(device(), timed);
+    ASSERT_TRUE(medians.ok()) << medians.message();
+    ASSERT_EQ(medians->frameMilliseconds.size(), 3u);
+    ASSERT_EQ(medians->timings.size(), r->timings.size());
+    double medianSum = 0;
+    for (size_t p = 0; p < medians->timings.size(); ++p) {
+        EXPECT_EQ(medians->timings[p].name, r->timings[p].name);
+        EXPECT_GE(medians->timings[p].milliseconds, 0.0);
+        medianSum += medians->timings[p].milliseconds;
+    }
+    const auto [lo, hi] = std::minmax_element(medians->frameMilliseconds.begin(), medians->frameMilliseconds.end());
+    EXPECT_LE(medianSum, 3 * *hi) << "each pass's median is one frame's value, so at most the frames' sum";
+    EXPECT_GT(*lo, 0.0);
+    EXPECT_EQ(medians->leaves.size(), r->leaves.size());
     // Errors name the problem.
     job.shape = "teapot";
     auto bad = runVoxelizeJob(device(), job);

@@ -1149,6 +1149,104 @@ TEST_F(VoxelizerTest, PerCellLeafMergeMatchesAtomicBitForBit) {
     }
 }
 
+TEST_F(VoxelizerTest, TexelReadsMatchStorageReadsBitForBit) {
+    // The passes that read fragments, cells and the leaf sort as texels and
+    // the counters as a uniform block (VoxelizerCreateInfo::texelReads, the
+    // default where maxTexelBufferElements covers the buffers) against their
+    // storage-buffer variants: every node reachable from the root, the
+    // fragment set, the counters and the per-level counts identical, in each
+    // tree build and both merges. Where a run's contents depend on the GPU's
+    // order (pool or fragment list too small), each run is checked against
+    // its own stored fragments.
+    TriangleMesh m = shapes::torusKnot({0, 0, 0}, 1.0f, 0.2f, 2, 3, 128, 12);
+    shapes::colorByPosition(m);
+    struct Case {
+        const char* name;
+        OctreeBuild build;
+        bool cursors;
+        LeafMerge merge;
+        uint32_t resolution, fragments, tiles;
+        bool underGpuAv; // also run under GPU-AV (the gpuav label; conservative only)
+    };
+    const Case cases[] = {
+        {"top-down, cursors", OctreeBuild::TopDown, true, LeafMerge::PerCell, 100, 1 << 19, 1 << 15, true},
+        {"top-down, root descent", OctreeBuild::TopDown, false, LeafMerge::PerCell, 100, 1 << 19, 1 << 15, false},
+        {"bottom-up", OctreeBuild::BottomUp, true, LeafMerge::PerCell, 100, 1 << 19, 1 << 15, true},
+        {"atomic merge", OctreeBuild::TopDown, true, LeafMerge::Atomic, 100, 1 << 19, 1 << 15, false},
+        {"depth 1", OctreeBuild::TopDown, true, LeafMerge::PerCell, 2, 1 << 19, 1 << 15, false},
+        {"pool of 50 tiles", OctreeBuild::TopDown, true, LeafMerge::PerCell, 100, 1 << 19, 50, false},
+        {"fragment list full", OctreeBuild::TopDown, true, LeafMerge::PerCell, 100, 20000, 1 << 15, true},
+    };
+    const bool gpuAv = test::gpuAssistedValidationRequested();
+    for (const Case& c : cases) {
+        if (gpuAv && !c.underGpuAv) continue;
+        SCOPED_TRACE(c.name);
+        VoxelizerCreateInfo ci = depth7Info(1 << 14, c.fragments, c.tiles);
+        if (c.resolution <= 2) ci.maxResolution = 2;
+        ci.octreeBuild = c.build;
+        ci.fragmentCursors = c.cursors;
+        ci.leafMerge = c.merge;
+        ASSERT_TRUE(texelReadsFit(ci, device().limits().maxTexelBufferElements))
+            << "the case needs a device whose texel limit covers its buffers";
+        auto texel = Voxelizer::create(device(), ci);
+        ASSERT_TRUE(texel.ok()) << texel.message();
+        EXPECT_TRUE((*texel)->usesTexelReads());
+        ci.texelReads = false;
+        auto storage = Voxelizer::create(device(), ci);
+        ASSERT_TRUE(storage.ok()) << storage.message();
+        EXPECT_FALSE((*storage)->usesTexelReads());
+        const VoxelGrid g = gridOf(m, c.resolution);
+        const bool complete = c.tiles >= (1u << 15) && c.fragments >= (1u << 19);
+        for (VoxelMode mode : {VoxelMode::Conservative, VoxelMode::Thin}) {
+            if (gpuAv && mode == VoxelMode::Thin) continue;
+            auto a = run(device(), **texel, m, g, mode);
+            ASSERT_TRUE(a.ok()) << a.message();
+            auto b = run(device(), **storage, m, g, mode);
+            ASSERT_TRUE(b.ok()) << b.message();
+            expectLeavesMergeTheirFragments(*a);
+            expectLeavesMergeTheirFragments(*b);
+            EXPECT_EQ(a->stats.fragmentsNeeded, b->stats.fragmentsNeeded);
+            EXPECT_EQ(a->stats.tileOverflow, b->stats.tileOverflow);
+            if (c.fragments < (1u << 19)) continue; // which fragments the full list kept is the GPU's order
+            EXPECT_EQ(a->keys, b->keys);
+            EXPECT_EQ(a->stats.occupiedCells, b->stats.occupiedCells);
+            if (!complete) continue;
+            expectOctreeMatches(*a);
+            EXPECT_EQ(a->stats.leafFragments, b->stats.leafFragments);
+            EXPECT_EQ(a->stats.tilesNeeded, b->stats.tilesNeeded);
+            for (int l = 0; l < 11; ++l) EXPECT_EQ(a->stats.levelNodes[l], b->stats.levelNodes[l]) << "level " << l;
+            EXPECT_TRUE(nodesByCoord(a->tree) == nodesByCoord(b->tree)) << "node values differ between the reads";
+            VoxCountersData ca{}, cb{};
+            ASSERT_TRUE(readBuffer(device(), (*texel)->counterBuffer(), &ca, sizeof(ca)).ok());
+            ASSERT_TRUE(readBuffer(device(), (*storage)->counterBuffer(), &cb, sizeof(cb)).ok());
+            EXPECT_EQ(ca.sortedFragments, cb.sortedFragments);
+            EXPECT_EQ(ca.cellsOverMergeLimit, cb.cellsOverMergeLimit);
+            EXPECT_EQ(ca.cellCount, cb.cellCount);
+        }
+    }
+}
+
+TEST(VoxelizerPlan, TexelReadsFitTheDeviceLimit) {
+    // Views: fragments (1 RGBA32UI texel each), the leaf sort (2 RG32UI per
+    // fragment of capacity), the cursors (1 R32UI each) and the cells buffer
+    // (bitmap, its list indices, the cell list, the level bitmaps; R32UI).
+    VoxelizerCreateInfo ci;
+    ci.maxResolution = 16; // depth 4: a cell bitmap of 16 words
+    ci.fragmentCapacity = 30000;
+    EXPECT_TRUE(texelReadsFit(ci, 65536)); // Vulkan's minimum limit
+    ci.fragmentCapacity = 32768;
+    EXPECT_TRUE(texelReadsFit(ci, 65536)); // sort: 65536 texels; cells: 2 x 16 + 32768 + 4 words
+    ci.fragmentCapacity = 32769;
+    EXPECT_FALSE(texelReadsFit(ci, 65536)) << "the leaf sort needs 65538 texels";
+    ci.fragmentCapacity = 1024;
+    ci.maxResolution = 512; // depth 9: cell bitmap and list indices 2 x 512 Ki words
+    EXPECT_FALSE(texelReadsFit(ci, 65536));
+    EXPECT_TRUE(texelReadsFit(ci, 1u << 27)); // lavapipe, desktop GPUs
+    ci.fragmentCapacity = 8u << 20;           // what a 128 MiB storage range allows
+    ci.maxResolution = 1024;
+    EXPECT_TRUE(texelReadsFit(ci, 1u << 27));
+}
+
 TEST_F(VoxelizerTest, RandomTriangleSoup) {
     // Triangles of every size and orientation, corners anywhere (also
     // outside the box): each (voxel, triangle) pair checked.

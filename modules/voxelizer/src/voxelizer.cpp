@@ -32,6 +32,10 @@ PYRAMARCH_SAME_FIELD(sortedFragments);
 PYRAMARCH_SAME_FIELD(cellsOverMergeLimit);
 #undef PYRAMARCH_SAME_FIELD
 static_assert(sizeof(OctreeNode) == kNodeBytes + 4); // + pad, 0 on readback
+// The counters' uniform view (CountersView in vox_compute.glsl) reads them in
+// uvec4s: its std140 offsets are these std430 ones.
+static_assert(offsetof(gpu::VoxCounters, levelTileStart) == 32 && offsetof(gpu::VoxCounters, levelTileEnd) == 80 &&
+              offsetof(gpu::VoxCounters, cellCount) == 128 && offsetof(gpu::VoxCounters, failedAboveLeaves) == 16);
 static_assert(kNodeArrayCount == gpu::VOX_NODE_ARRAYS);
 static_assert(uint32_t(NodeArray::Child) == gpu::VOX_NODE_CHILD && uint32_t(NodeArray::Color) == gpu::VOX_NODE_COLOR &&
               uint32_t(NodeArray::Count) == gpu::VOX_NODE_COUNT && uint32_t(NodeArray::NormalX) == gpu::VOX_NODE_NX &&
@@ -97,6 +101,18 @@ static const uint32_t kLeafSortSpv[] =
 static const uint32_t kLeafMergeSpv[] =
 #include "shaders/voxelizer/leaf_merge.comp.spv.inc"
     ;
+// The storage-buffer reads of the shaders built with texel reads
+// (VOX_STORAGE_READS): for devices whose maxTexelBufferElements does not
+// cover the buffers, and VoxelizerCreateInfo::texelReads = false.
+static const uint32_t kCellMarkStorageSpv[] =
+#include "shaders/voxelizer/cell_mark.storage.comp.spv.inc"
+    ;
+static const uint32_t kLeafSortStorageSpv[] =
+#include "shaders/voxelizer/leaf_sort.storage.comp.spv.inc"
+    ;
+static const uint32_t kLeafMergeStorageSpv[] =
+#include "shaders/voxelizer/leaf_merge.storage.comp.spv.inc"
+    ;
 static const uint32_t kMipmapSpv[] =
 #include "shaders/voxelizer/mipmap.comp.spv.inc"
     ;
@@ -124,6 +140,7 @@ constexpr uint32_t kArgsFragments = 0xfffffffeu;
 constexpr uint32_t kArgsBottomUp = 0xfffffffdu;
 constexpr uint32_t kArgsCells = 0xfffffffcu;
 constexpr uint32_t kArgsLeaves = 0xfffffffbu;
+constexpr uint32_t kArgsUndecided = 0xfffffffau;
 
 // Tile hash slots of the bottom-up build: a power of two holding twice the
 // pool's tiles (load <= 1/2 while the pool suffices), at least 4096 so that a
@@ -138,7 +155,6 @@ uint32_t hashSlotsFor(uint32_t tileCapacity) {
 // Compute binding of node array a (vox_compute.glsl): 3 for the child
 // pointers, 6 + a for the others.
 constexpr uint32_t nodeBinding(uint32_t a) { return a == 0 ? 3u : 6u + a; }
-constexpr uint32_t kComputeBindings = 15;
 constexpr const char* kNodeArrayNames[kNodeArrayCount] = {
     "vox.nodes", "vox.node_color", "vox.node_count", "vox.node_nx", "vox.node_ny", "vox.node_nz", "vox.node_coord"};
 
@@ -159,6 +175,12 @@ uint32_t levelBitsWordsFor(uint32_t depth) {
     uint32_t n = 0;
     for (uint32_t l = 0; l + 1 < depth; ++l) n += levelWordsFor(l);
     return n;
+}
+// Words of the cells buffer: the cell bitmap, its per-word list indices, the
+// list (at most one entry per stored fragment) and, top-down with cursors,
+// the occupancy bitmaps of the levels above the cells.
+uint64_t cellBufferWords(uint32_t depth, uint32_t fragmentCapacity, bool levelBits) {
+    return 2 * uint64_t(cellWordsFor(depth)) + fragmentCapacity + (levelBits ? levelBitsWordsFor(depth) : 0);
 }
 
 // TrianglePath::Split: how many triangles the raster path may take, i.e.
@@ -214,12 +236,16 @@ struct Voxelizer::Impl {
     bool exact64 = false; // the VOX_EXACT64 variants (exactFallback && shaderFloat64)
     bool bottomUp = true;
     bool perCell = true;    // LeafMerge::PerCell in effect (not with the moving average)
+    bool texelReads = true; // the VOX_TEXEL_READS shaders (texelReads && texelReadsFit)
     uint32_t hashSlots = 0; // bottom-up build only
     uint32_t cellWords = 1; // cell bitmap words (cellWordsFor(depth)); the cell list follows
 
     // Word offsets of one staging slot / the device mesh buffer.
     uint64_t indexOffset = 0, colorOffset = 0, normalOffset = 0, slotWords = 0;
 
+    // TrianglePath::Split with exact64: (triangle, undecided pairs) per
+    // triangle the first small-triangle pass leaves undecided pairs in.
+    Buffer undecided;
     Buffer staging, mesh, counters, dispatch, fragments, cursors, dense, tileHash, cells, leafSort, dummy, dummySort,
         statsRing;
     std::array<Buffer, kNodeArrayCount> nodes; // the node pool, one buffer per NodeArray
@@ -227,7 +253,10 @@ struct Voxelizer::Impl {
     GraphicsPipeline raster;     // conservative mode (kVoxThin = 0)
     GraphicsPipeline rasterThin; // kVoxThin = 1, created by the first setMesh in VoxelMode::Thin
     GraphicsPipelineDesc rasterDesc;
-    ComputePipeline smallTriangles; // TrianglePath::Split only
+    ComputePipeline smallTriangles;     // TrianglePath::Split only; conservative (kVoxThin = 0)
+    ComputePipeline smallTrianglesThin; // kVoxThin = 1, created by the first setMesh in VoxelMode::Thin
+    ComputePipelineDesc smallTrianglesDesc;
+    ComputePipeline smallTrianglesExact; // exact64: the second pass, over the listed triangles
     ComputePipeline args, flag, alloc, init, leaf, mipmap, mipmapLeafParents, denseFill, keys, link, cellMark, cellList,
         cellLevels, leafCount, leafRanges, leafScatter, leafMerge;
 
@@ -250,6 +279,9 @@ struct Voxelizer::Impl {
     std::vector<Voxelizer::MemoryItem> memory; // what createBuffers() allocated, for memoryReport()
 
     Status createBuffers();
+    // TrianglePath::Split with the Float64 variants: the small-triangle pass
+    // lists triangles with undecided pairs for a second pass.
+    bool splitExact() const { return exact64 && info.trianglePath == TrianglePath::Split; }
     Status createPipelines();
     uint32_t computeFlags() const;                // the compute shaders' kVoxFlags
     bool levelBits() const;                       // the top-down build flags from occupancy bitmaps (cell_levels.comp)
@@ -293,11 +325,7 @@ Status Voxelizer::Impl::createBuffers() {
         return Status::error(ErrorCode::DeviceLimit, "voxelizer: tileCapacity " + std::to_string(info.tileCapacity) +
                                                          " needs a tile hash of " + std::to_string(hashBytes) +
                                                          " bytes, over maxStorageBufferRange " + std::to_string(range));
-    // Cell bitmap, its per-word list indices, the list (at most one entry
-    // per stored fragment) and, top-down with cursors, the occupancy bitmaps
-    // of the levels above the cells.
-    const VkDeviceSize cellBytes =
-        (2 * VkDeviceSize(cellWords) + info.fragmentCapacity + (levelBits() ? levelBitsWordsFor(depth) : 0)) * 4;
+    const VkDeviceSize cellBytes = cellBufferWords(depth, info.fragmentCapacity, levelBits()) * 4;
     if (cellBytes > range)
         return Status::error(ErrorCode::DeviceLimit, "voxelizer: the cell bitmap and list (maxResolution " +
                                                          std::to_string(info.maxResolution) + ", fragmentCapacity " +
@@ -309,8 +337,11 @@ Status Voxelizer::Impl::createBuffers() {
                              "voxelizer: denseMaxVoxels " + std::to_string(info.denseMaxVoxels) +
                                  " floats exceed maxStorageBufferRange " + std::to_string(range));
 
+    // Texel usages: the texel reads view the fragment, cell, sort and cursor
+    // buffers (and their stand-ins) as texel buffers.
     constexpr VkBufferUsageFlags kStorage =
-        VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+        VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+        VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT;
     auto make = [&](Buffer& out, VkDeviceSize size, VkBufferUsageFlags usage, MemoryUsage mem,
                     const char* name) -> Status {
         auto b = a.createBuffer({.size = size, .usage = usage, .memory = mem, .name = name});
@@ -322,10 +353,21 @@ Status Voxelizer::Impl::createBuffers() {
     PYRAMARCH_TRY(make(staging, slotBytes * info.framesInFlight, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUsage::Upload,
                        "vox.staging"));
     PYRAMARCH_TRY(make(mesh, slotBytes, kStorage, MemoryUsage::DeviceLocal, "vox.mesh"));
-    PYRAMARCH_TRY(make(counters, sizeof(gpu::VoxCounters), kStorage, MemoryUsage::DeviceLocal, "vox.counters"));
+    // Whole uvec4s: the texel-read shaders read it as a std140 uniform block of uvec4s.
+    PYRAMARCH_TRY(make(counters, (sizeof(gpu::VoxCounters) + 15) & ~VkDeviceSize(15),
+                       kStorage | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, MemoryUsage::DeviceLocal, "vox.counters"));
     PYRAMARCH_TRY(make(dispatch, 16 * gpu::VOX_DISPATCH_ENTRIES, kStorage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
                        MemoryUsage::DeviceLocal, "vox.dispatch"));
     PYRAMARCH_TRY(make(fragments, fragBytes, kStorage, MemoryUsage::DeviceLocal, "vox.fragments"));
+    if (splitExact()) {
+        const VkDeviceSize undecidedBytes = VkDeviceSize(info.maxTriangles) * 8;
+        if (undecidedBytes > range)
+            return Status::error(ErrorCode::DeviceLimit,
+                                 "voxelizer: maxTriangles " + std::to_string(info.maxTriangles) +
+                                     " needs an undecided-triangle list of " + std::to_string(undecidedBytes) +
+                                     " bytes, over maxStorageBufferRange " + std::to_string(range));
+        PYRAMARCH_TRY(make(undecided, undecidedBytes, kStorage, MemoryUsage::DeviceLocal, "vox.undecided_triangles"));
+    }
     for (uint32_t a = 0; a < kNodeArrayCount; ++a)
         PYRAMARCH_TRY(make(nodes[a], nodeBytes, kStorage, MemoryUsage::DeviceLocal, kNodeArrayNames[a]));
     PYRAMARCH_TRY(make(cells, cellBytes, kStorage, MemoryUsage::DeviceLocal, "vox.cells"));
@@ -364,7 +406,6 @@ Status Voxelizer::Impl::createPipelines() {
         VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
     const bool subgroupAppend = info.subgroupAppend && (lim.subgroupStages & VK_SHADER_STAGE_FRAGMENT_BIT) != 0 &&
                                 (lim.subgroupOperations & kAppendOps) == kAppendOps;
-    exact64 = info.exactFallback && lim.shaderFloat64;
     if (subgroupAppend)
         g.fragmentSpirv = exact64 ? std::span<const uint32_t>(kRasterFragSubgroupExact64Spv)
                                   : std::span<const uint32_t>(kRasterFragSubgroupSpv);
@@ -378,21 +419,37 @@ Status Voxelizer::Impl::createPipelines() {
     rasterDesc = g;
 
     if (info.trianglePath == TrianglePath::Split) {
-        // The raster's bindings (0 mesh, 1 counters, 2 fragments) and push constants.
+        // The raster's bindings (0 mesh, 1 counters, 2 fragments) and push
+        // constants; with exact64 also 3 dispatch and 4 the undecided triangles.
         PipelineLayoutDesc tl = rasterLayout;
         tl.stages = VK_SHADER_STAGE_COMPUTE_BIT;
+        if (exact64) tl.bindings.resize(5, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
         ComputePipelineDesc d;
         d.spirv = exact64 ? std::span<const uint32_t>(kSmallTrianglesExact64Spv)
                           : std::span<const uint32_t>(kSmallTrianglesSpv);
         d.name = "vox.small_triangles";
         d.layout = tl;
+        d.specialization.push_back({gpu::VOX_THIN_SPEC_ID, 0u});
         auto p = ComputePipeline::create(*device, d);
         if (!p) return p.status().withContext("voxelizer: pipeline vox.small_triangles: ");
         smallTriangles = std::move(p).value();
+        smallTrianglesDesc = d;
+        if (exact64) {
+            ComputePipelineDesc e = d;
+            e.name = "vox.small_triangles_exact";
+            e.specialization.push_back({gpu::VOX_DECIDE_PASS_SPEC_ID, 1u});
+            auto q = ComputePipeline::create(*device, e);
+            if (!q) return q.status().withContext("voxelizer: pipeline vox.small_triangles_exact: ");
+            smallTrianglesExact = std::move(q).value();
+        }
     }
 
     PipelineLayoutDesc cl;
-    cl.bindings.assign(kComputeBindings, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+    // Storage buffers unless the shader says otherwise (its texel and uniform
+    // views, vox_compute.glsl); a binding a shader does not use stays a
+    // storage buffer, so a pass may still declare it.
+    cl.bindings.assign(gpu::VOX_COMPUTE_BINDINGS, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+    cl.bindingsFromSpirv = true;
     cl.pushConstantBytes = sizeof(gpu::ComputeParams);
     cl.stages = VK_SHADER_STAGE_COMPUTE_BIT;
     struct Item {
@@ -401,6 +458,11 @@ Status Voxelizer::Impl::createPipelines() {
         const char* name;
         uint32_t step = 0; // specialization constant 2: leaf_sort.comp's kStep, mipmap.comp's kLeafParents
     };
+    // The texel-read shaders or their storage-read variants.
+    auto reads = [this](std::span<const uint32_t> texel, std::span<const uint32_t> storage) {
+        return texelReads ? texel : storage;
+    };
+    const std::span<const uint32_t> sortSpv = reads(kLeafSortSpv, kLeafSortStorageSpv);
     const Item items[] = {{&args, kArgsSpv, "vox.args"},
                           {&flag, kFlagSpv, "vox.flag"},
                           {&alloc, kAllocSpv, "vox.alloc"},
@@ -411,13 +473,13 @@ Status Voxelizer::Impl::createPipelines() {
                           {&denseFill, kDenseSpv, "vox.dense"},
                           {&keys, kKeysSpv, "vox.keys"},
                           {&link, kLinkSpv, "vox.link"},
-                          {&cellMark, kCellMarkSpv, "vox.cell_mark"},
+                          {&cellMark, reads(kCellMarkSpv, kCellMarkStorageSpv), "vox.cell_mark"},
                           {&cellList, kCellListSpv, "vox.cell_list"},
                           {&cellLevels, kCellLevelsSpv, "vox.cell_levels"},
-                          {&leafCount, kLeafSortSpv, "vox.leaf_count", 0},
-                          {&leafRanges, kLeafSortSpv, "vox.leaf_ranges", 1},
-                          {&leafScatter, kLeafSortSpv, "vox.leaf_scatter", 2},
-                          {&leafMerge, kLeafMergeSpv, "vox.leaf_merge"}};
+                          {&leafCount, sortSpv, "vox.leaf_count", 0},
+                          {&leafRanges, sortSpv, "vox.leaf_ranges", 1},
+                          {&leafScatter, sortSpv, "vox.leaf_scatter", 2},
+                          {&leafMerge, reads(kLeafMergeSpv, kLeafMergeStorageSpv), "vox.leaf_merge"}};
     for (const Item& it : items) {
         if (!bottomUp && (it.out == &keys || it.out == &link)) continue;
         if (bottomUp && (it.out == &flag || it.out == &alloc || it.out == &init)) continue;
@@ -582,6 +644,12 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
         for (uint32_t a = 0; a < kNodeArrayCount; ++a) p.storage(nodeBinding(a), nodeRefs[a], access);
         return p;
     };
+    // The shaders built with texel reads (vox_compute.glsl) read the
+    // counters through their uniform view and the fragments as texels.
+    auto readCountersAndFragments = [&](PassBuilder& p) -> PassBuilder& {
+        return p.uniform(gpu::VOX_UNIFORM_BINDING_COUNTERS, countersRef)
+            .texel(gpu::VOX_TEXEL_BINDING_FRAGMENTS, fragmentsRef, VK_FORMAT_R32G32B32A32_UINT, Access::SampledRead);
+    };
 
     withNodes(
         g.addPass("vox.reset", PassKind::Compute).pipeline(args).storage(0, countersRef, W).storage(1, dispatchRef, W),
@@ -607,16 +675,41 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
         });
 
     if (info.trianglePath == TrianglePath::Split) {
-        g.addPass("vox.small_triangles", PassKind::Compute)
-            .pipeline(smallTriangles)
-            .storage(0, meshRef, R)
-            .storage(1, countersRef, RW)
-            .storage(2, fragmentsRef, W)
-            .record([this](PassContext& ctx) {
-                if (current.triangles == 0) return;
-                ctx.pushConstants(rasterParams());
-                dispatchThreads(ctx, current.triangles); // one thread per triangle
-            });
+        const BufferRef undecidedRef =
+            splitExact() ? g.importBuffer("vox.undecided_triangles", undecided, computeRW, computeRW) : BufferRef{};
+        PassBuilder small = g.addPass("vox.small_triangles", PassKind::Compute);
+        small.pipeline(smallTriangles).storage(0, meshRef, R).storage(1, countersRef, RW).storage(2, fragmentsRef, W);
+        if (splitExact()) small.storage(3, dispatchRef, RW).storage(4, undecidedRef, W);
+        small.record([this](PassContext& ctx) {
+            if (current.triangles == 0) return;
+            // Same layout as the declared pipeline: bindings and push constants stay valid.
+            if ((current.flags & gpu::VOX_THIN) != 0u)
+                ctx.vk->vkCmdBindPipeline(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, smallTrianglesThin.pipeline());
+            ctx.pushConstants(rasterParams());
+            dispatchThreads(ctx, current.triangles); // one thread per triangle
+        });
+        if (splitExact()) {
+            // The pairs the float filter left undecided, decided in double by
+            // one thread per triangle that has some (small_triangles.comp).
+            withNodes(g.addPass("vox.undecided_args", PassKind::Compute)
+                          .pipeline(args)
+                          .storage(0, countersRef, RW)
+                          .storage(1, dispatchRef, RW),
+                      R)
+                .record(computePass(kArgsUndecided, -1));
+            g.addPass("vox.small_triangles_exact", PassKind::Compute)
+                .pipeline(smallTrianglesExact)
+                .use(dispatchRef, Access::IndirectRead)
+                .storage(0, meshRef, R)
+                .storage(1, countersRef, RW)
+                .storage(2, fragmentsRef, W)
+                .storage(3, dispatchRef, R)
+                .storage(4, undecidedRef, R)
+                .record([this, dispatchRef](PassContext& ctx) {
+                    ctx.pushConstants(rasterParams());
+                    ctx.dispatchIndirect(dispatchRef, VkDeviceSize(gpu::VOX_DISPATCH_UNDECIDED) * 16);
+                });
+        }
     }
 
     withNodes(g.addPass("vox.fragment_args", PassKind::Compute)
@@ -633,13 +726,13 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
         .record([this, cellsRef](PassContext& ctx) {
             ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(cellsRef), 0, VkDeviceSize(cellWords) * 4, 0);
         });
-    g.addPass("vox.cell_mark", PassKind::Compute)
-        .pipeline(cellMark)
-        .use(dispatchRef, Access::IndirectRead)
-        .storage(0, countersRef, R)
-        .storage(2, fragmentsRef, R)
-        .storage(13, cellsRef, RW)
-        .record(computePass(0, 0));
+    PassBuilder mark = g.addPass("vox.cell_mark", PassKind::Compute);
+    mark.pipeline(cellMark).use(dispatchRef, Access::IndirectRead);
+    if (texelReads)
+        readCountersAndFragments(mark).texel(gpu::VOX_IMAGE_BINDING_CELLS, cellsRef, VK_FORMAT_R32_UINT, RW);
+    else
+        mark.storage(0, countersRef, R).storage(2, fragmentsRef, R).storage(13, cellsRef, RW);
+    mark.record(computePass(0, 0));
     g.addPass("vox.cell_list", PassKind::Compute)
         .pipeline(cellList)
         .storage(0, countersRef, RW)
@@ -673,15 +766,20 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
         // pipeline per step); independent of the tree, merged after it.
         const char* steps[] = {"vox.leaf_count", "vox.leaf_ranges", "vox.leaf_scatter"};
         const ComputePipeline* pipes[] = {&leafCount, &leafRanges, &leafScatter};
-        for (uint32_t step = 0; step < 3; ++step)
-            g.addPass(steps[step], PassKind::Compute)
-                .pipeline(*pipes[step])
+        for (uint32_t step = 0; step < 3; ++step) {
+            PassBuilder sort = g.addPass(steps[step], PassKind::Compute);
+            sort.pipeline(*pipes[step])
                 .use(dispatchRef, Access::IndirectRead)
-                .storage(0, countersRef, step == 1 ? RW : R)
-                .storage(2, fragmentsRef, R)
-                .storage(13, cellsRef, R)
-                .storage(14, leafSortRef, RW)
-                .record(computePass(0, step == 1 ? int(gpu::VOX_DISPATCH_CELLS) : 0));
+                .storage(0, countersRef, step == 1 ? RW : R) // the ranges step's atomics (one shader for the three)
+                .storage(14, leafSortRef, RW);
+            if (texelReads)
+                readCountersAndFragments(sort)
+                    .texel(gpu::VOX_TEXEL_BINDING_CELLS, cellsRef, VK_FORMAT_R32_UINT, Access::SampledRead)
+                    .texel(gpu::VOX_TEXEL_BINDING_SORT, leafSortRef, VK_FORMAT_R32G32_UINT, Access::SampledRead);
+            else
+                sort.storage(2, fragmentsRef, R).storage(13, cellsRef, R);
+            sort.record(computePass(0, step == 1 ? int(gpu::VOX_DISPATCH_CELLS) : 0));
+        }
     }
 
     if (bottomUp) {
@@ -771,16 +869,20 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
             .record(computePass(kArgsLeaves, -1));
         addAtomicLeafPass(int(gpu::VOX_DISPATCH_LEAF_ATOMIC));
         // One thread per cell: its leaves and their parent (the deepest mipmap level).
-        withNodes(g.addPass("vox.leaf_merge", PassKind::Compute)
-                      .pipeline(leafMerge)
+        PassBuilder merge = g.addPass("vox.leaf_merge", PassKind::Compute);
+        withNodes(merge.pipeline(leafMerge)
                       .use(dispatchRef, Access::IndirectRead)
                       .storage(0, countersRef, RW)
-                      .storage(5, cursorsRef, R)
-                      .storage(6, hashRef, R)
-                      .storage(13, cellsRef, R)
-                      .storage(14, leafSortRef, R),
-                  RW)
-            .record(computePass(depth, int(gpu::VOX_DISPATCH_LEAF_MERGE)));
+                      .storage(6, hashRef, R),
+                  RW);
+        if (texelReads)
+            merge.uniform(gpu::VOX_UNIFORM_BINDING_COUNTERS, countersRef)
+                .texel(gpu::VOX_TEXEL_BINDING_CURSORS, cursorsRef, VK_FORMAT_R32_UINT, Access::SampledRead)
+                .texel(gpu::VOX_TEXEL_BINDING_CELLS, cellsRef, VK_FORMAT_R32_UINT, Access::SampledRead)
+                .texel(gpu::VOX_TEXEL_BINDING_SORT, leafSortRef, VK_FORMAT_R32G32_UINT, Access::SampledRead);
+        else
+            merge.storage(5, cursorsRef, R).storage(13, cellsRef, R).storage(14, leafSortRef, R);
+        merge.record(computePass(depth, int(gpu::VOX_DISPATCH_LEAF_MERGE)));
     } else {
         addAtomicLeafPass(0);
     }
@@ -850,6 +952,15 @@ Status Voxelizer::Impl::readDevice(const Buffer& src, VkDeviceSize offset, VkDev
     return {};
 }
 
+bool texelReadsFit(const VoxelizerCreateInfo& info, uint64_t maxTexelBufferElements) {
+    const uint32_t depth = depthFor(std::max(1u, info.maxResolution));
+    const bool levelBits = info.octreeBuild != OctreeBuild::BottomUp && info.fragmentCursors;
+    // Fragments: one RGBA32UI texel each; the leaf sort (16 bytes per
+    // fragment of capacity) two RG32UI texels; the cursors one R32UI texel.
+    return 2 * uint64_t(info.fragmentCapacity) <= maxTexelBufferElements &&
+           cellBufferWords(depth, info.fragmentCapacity, levelBits) <= maxTexelBufferElements;
+}
+
 uint32_t maxTileCapacity(uint64_t maxStorageBufferRange, OctreeBuild build) {
     uint64_t tiles = maxStorageBufferRange / (8 * kNodeArrayBytes);
     if (build == OctreeBuild::BottomUp) {
@@ -895,6 +1006,7 @@ Result<std::unique_ptr<Voxelizer>> Voxelizer::create(Device& device, const Voxel
     impl->perCell = info.leafMerge == LeafMerge::PerCell && info.colorMerge == ColorMerge::ExactMean;
     impl->hashSlots = impl->bottomUp ? hashSlotsFor(info.tileCapacity) : 0;
     impl->cellWords = cellWordsFor(impl->depth);
+    impl->texelReads = info.texelReads && texelReadsFit(info, device.limits().maxTexelBufferElements);
     switch (info.method) {
     case ConservativeMethod::Auto: impl->hardware = device.limits().conservativeRasterization; break;
     case ConservativeMethod::GeometryShader: impl->hardware = false; break;
@@ -908,6 +1020,7 @@ Result<std::unique_ptr<Voxelizer>> Voxelizer::create(Device& device, const Voxel
     }
     impl->ringFrame.assign(info.framesInFlight, UINT64_MAX);
     impl->ringStaged.resize(info.framesInFlight);
+    impl->exact64 = info.exactFallback && device.limits().shaderFloat64;
     PYRAMARCH_TRY(impl->createBuffers());
     PYRAMARCH_TRY(impl->createPipelines());
     return std::unique_ptr<Voxelizer>(new Voxelizer(std::move(impl)));
@@ -937,6 +1050,15 @@ Status Voxelizer::setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, Voxel
         auto r = GraphicsPipeline::create(*m.device, g);
         if (!r) return r.status().withContext("voxelizer: thin raster pipeline: ");
         m.rasterThin = std::move(r).value();
+    }
+    if (mode == VoxelMode::Thin && m.info.trianglePath == TrianglePath::Split &&
+        m.smallTrianglesThin.pipeline() == VK_NULL_HANDLE) {
+        ComputePipelineDesc d = m.smallTrianglesDesc;
+        d.name = "vox.small_triangles.thin";
+        d.specialization = {{gpu::VOX_THIN_SPEC_ID, 1u}};
+        auto p = ComputePipeline::create(*m.device, d);
+        if (!p) return p.status().withContext("voxelizer: thin small-triangle pipeline: ");
+        m.smallTrianglesThin = std::move(p).value();
     }
     // One slot per recorded frame: a second setMesh before the frame is
     // recorded rewrites the same slot, so the ring never overtakes the GPU.
@@ -1088,5 +1210,6 @@ uint32_t Voxelizer::octreeDepth() const { return impl_->depth; }
 const VoxelGrid& Voxelizer::grid() const { return impl_->current.grid; }
 bool Voxelizer::usesHardwareConservative() const { return impl_->hardware; }
 bool Voxelizer::usesExactFallback() const { return impl_->exact64; }
+bool Voxelizer::usesTexelReads() const { return impl_->texelReads; }
 
 } // namespace pyramarch::voxel

@@ -19,6 +19,22 @@ bool endsWith(const std::string& s, const std::string& suffix) {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+// Per-pass medians over frames that ran the same passes (the upper median
+// for an even count: a value some frame measured). On a shared CPU driver
+// single frames vary by tens of percent; the median of a few is steadier.
+std::vector<PassTiming> medianTimings(const std::vector<std::vector<PassTiming>>& frames) {
+    if (frames.empty()) return {};
+    std::vector<PassTiming> out = frames.back();
+    for (size_t p = 0; p < out.size(); ++p) {
+        std::vector<double> ms;
+        for (const auto& f : frames)
+            if (p < f.size() && f[p].name == out[p].name) ms.push_back(f[p].milliseconds);
+        std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
+        out[p].milliseconds = ms[ms.size() / 2];
+    }
+    return out;
+}
+
 } // namespace
 
 Result<VoxelizeJobResult> runVoxelizeJob(Device& device, const VoxelizeJob& job) {
@@ -63,14 +79,20 @@ Result<VoxelizeJobResult> runVoxelizeJob(Device& device, const VoxelizeJob& job)
         ci.trianglePath = job.trianglePath;
         ci.smallTriangleVoxels = job.smallTriangleVoxels;
         ci.octreeBuild = job.octreeBuild;
+        ci.texelReads = job.texelReads;
         ci.framesInFlight = 1;
         auto v = Voxelizer::create(device, ci);
         if (!v) return v.status();
         PYRAMARCH_TRY((*v)->setMesh(mesh, *grid, job.mode));
-        for (uint32_t f = 0; f < std::max(1u, job.timedFrames); ++f) {
+        const uint32_t frames = std::max(1u, job.timedFrames);
+        std::vector<std::vector<PassTiming>> frameTimings;
+        for (uint32_t f = 0; f < frames; ++f) {
             Status rec;
             PYRAMARCH_TRY(submitAndWait(device, [&](VkCommandBuffer cmd) { rec = (*v)->record(cmd); }));
             PYRAMARCH_TRY(rec);
+            // The first frame carries the pipeline JIT: timed only when it is the only one.
+            if (f > 0 || frames == 1)
+                if (auto t = (*v)->latestTimings()) frameTimings.push_back(std::move(t->passes));
         }
         auto stats = (*v)->readStats();
         if (!stats) return stats.status();
@@ -100,7 +122,12 @@ Result<VoxelizeJobResult> runVoxelizeJob(Device& device, const VoxelizeJob& job)
         auto tree = (*v)->readOctree();
         if (!tree) return tree.status();
         out.leaves = extractLeaves(*tree);
-        if (auto timings = (*v)->latestTimings()) out.timings = std::move(timings->passes);
+        out.timings = medianTimings(frameTimings);
+        for (const auto& passes : frameTimings) {
+            double total = 0;
+            for (const PassTiming& t : passes) total += t.milliseconds;
+            out.frameMilliseconds.push_back(total);
+        }
         break;
     }
     if (!job.outPath.empty()) {

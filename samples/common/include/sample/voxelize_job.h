@@ -31,7 +31,10 @@ struct VoxelizeJob {
     pyramarch::voxel::TrianglePath trianglePath = pyramarch::voxel::VoxelizerCreateInfo{}.trianglePath;
     uint32_t smallTriangleVoxels = pyramarch::voxel::VoxelizerCreateInfo{}.smallTriangleVoxels;
     pyramarch::voxel::OctreeBuild octreeBuild = pyramarch::voxel::VoxelizerCreateInfo{}.octreeBuild;
-    uint32_t timedFrames = 2; // frames recorded; timings are the last one's
+    bool texelReads = pyramarch::voxel::VoxelizerCreateInfo{}.texelReads;
+    // Frames recorded. The first carries the pipeline JIT: with more than one,
+    // timings are the per-pass medians of the frames after it.
+    uint32_t timedFrames = 2;
     // Starting capacities (0 = estimate from R); they grow on overflow.
     uint32_t initialFragmentCapacity = 0;
     uint32_t initialTileCapacity = 0;
@@ -41,8 +44,9 @@ struct VoxelizeJobResult {
     pyramarch::voxel::VoxelGrid grid;
     pyramarch::voxel::VoxelStats stats;
     std::vector<pyramarch::voxel::LeafVoxel> leaves;
-    std::vector<pyramarch::PassTiming> timings;
-    uint32_t attempts = 0; // voxelizers created: capacities grow from the reported needed sizes
+    std::vector<pyramarch::PassTiming> timings; // per-pass medians of the timed frames (see timedFrames)
+    std::vector<double> frameMilliseconds;      // GPU time of each timed frame (sum of its passes)
+    uint32_t attempts = 0;                      // voxelizers created: capacities grow from the reported needed sizes
 };
 
 // Capacities start from an estimate and grow to the sizes the overflow

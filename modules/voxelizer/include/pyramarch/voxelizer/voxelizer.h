@@ -183,7 +183,23 @@ struct VoxelizerCreateInfo {
     LeafMerge leafMerge = LeafMerge::PerCell;
     // Frames the host may have in flight; sizes the staging and stats rings.
     uint32_t framesInFlight = 2;
+    // The passes over fragments and cells (cell mark, leaf sort, per-cell
+    // merge) read what they do not write through texel buffers and read the
+    // counters through a uniform buffer, where the device's
+    // maxTexelBufferElements covers those buffers (texelReadsFit); else, or
+    // with this off, through storage buffers (the same bits). Why: lavapipe
+    // runs each storage-buffer access as a loop over the SIMD lanes but
+    // gathers texels as vectors (those passes ~15 % faster, README issue 14).
+    bool texelReads = true;
 };
+
+// Whether every buffer the texel reads view (VoxelizerCreateInfo::texelReads)
+// fits a device's maxTexelBufferElements: the fragment list (one RGBA32UI
+// texel per fragment), the cell bitmap and list (R32UI), the leaf sort
+// (RG32UI, two per fragment) and the cell cursors (R32UI, one per fragment).
+// Vulkan guarantees only 65536 texels; lavapipe and desktop GPUs allow 2^27
+// or more, which every capacity within a 128 MiB storage range fits.
+bool texelReadsFit(const VoxelizerCreateInfo& info, uint64_t maxTexelBufferElements);
 
 // Largest VoxelizerCreateInfo::tileCapacity a device with this
 // maxStorageBufferRange accepts: every node array (kNodeArrayBytes per node,
@@ -363,6 +379,8 @@ public:
     // The Float64 variants with the exact fallback run (exactFallback and
     // the device's shaderFloat64).
     bool usesExactFallback() const;
+    // The texel-read variants run (texelReads and texelReadsFit on the device).
+    bool usesTexelReads() const;
 
     struct Impl;
 
