@@ -644,6 +644,14 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
         for (uint32_t a = 0; a < kNodeArrayCount; ++a) p.storage(nodeBinding(a), nodeRefs[a], access);
         return p;
     };
+    // args.comp sizes the next indirect dispatch from the counters (one
+    // entry per stage, `stage`); its reset branch touches the node arrays.
+    auto argsPass = [&](const std::string& name, Access nodeAccess, uint32_t stage) {
+        withNodes(
+            g.addPass(name, PassKind::Compute).pipeline(args).storage(0, countersRef, RW).storage(1, dispatchRef, RW),
+            nodeAccess)
+            .record(computePass(stage, -1));
+    };
     // The shaders built with texel reads (vox_compute.glsl) read the
     // counters through their uniform view and the fragments as texels.
     auto readCountersAndFragments = [&](PassBuilder& p) -> PassBuilder& {
@@ -691,12 +699,7 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
         if (splitExact()) {
             // The pairs the float filter left undecided, decided in double by
             // one thread per triangle that has some (small_triangles.comp).
-            withNodes(g.addPass("vox.undecided_args", PassKind::Compute)
-                          .pipeline(args)
-                          .storage(0, countersRef, RW)
-                          .storage(1, dispatchRef, RW),
-                      R)
-                .record(computePass(kArgsUndecided, -1));
+            argsPass("vox.undecided_args", R, kArgsUndecided);
             g.addPass("vox.small_triangles_exact", PassKind::Compute)
                 .pipeline(smallTrianglesExact)
                 .use(dispatchRef, Access::IndirectRead)
@@ -712,12 +715,7 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
         }
     }
 
-    withNodes(g.addPass("vox.fragment_args", PassKind::Compute)
-                  .pipeline(args)
-                  .storage(0, countersRef, RW)
-                  .storage(1, dispatchRef, RW),
-              R)
-        .record(computePass(kArgsFragments, -1));
+    argsPass("vox.fragment_args", R, kArgsFragments);
 
     // The tree build's work list: the occupied cells one level above the
     // leaves (each fragment sets its cell's bit, then the bitmap is listed).
@@ -754,12 +752,7 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
                     dispatchThreads(ctx, levelWordsFor(l));
                 });
     }
-    withNodes(g.addPass("vox.cells_args", PassKind::Compute)
-                  .pipeline(args)
-                  .storage(0, countersRef, RW)
-                  .storage(1, dispatchRef, RW),
-              RW) // as vox.leaf_args: alloc.0 is the next reader of the node coordinates
-        .record(computePass(kArgsCells, -1));
+    argsPass("vox.cells_args", RW, kArgsCells); // as vox.leaf_args: alloc.0 is the next reader of the node coordinates
 
     if (perCell) {
         // LeafMerge::PerCell: sort the fragments by cell (leaf_sort.comp, one
@@ -796,12 +789,7 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
             .storage(6, hashRef, RW)
             .storage(13, cellsRef, R)
             .record(computePass(0, int(gpu::VOX_DISPATCH_CELLS)));
-        withNodes(g.addPass("vox.tree_args", PassKind::Compute)
-                      .pipeline(args)
-                      .storage(0, countersRef, RW)
-                      .storage(1, dispatchRef, RW),
-                  R)
-            .record(computePass(kArgsBottomUp, -1));
+        argsPass("vox.tree_args", R, kArgsBottomUp);
         withNodes(g.addPass("vox.link", PassKind::Compute)
                       .pipeline(link)
                       .use(dispatchRef, Access::IndirectRead)
@@ -830,12 +818,7 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
                       RW)
                 // With occupancy bitmaps one thread per 4 nodes (init's entry).
                 .record(computePass(l, int(levelBits() ? gpu::VOX_DISPATCH_QUADS + l : 1 + l)));
-            withNodes(g.addPass("vox.level_args." + L, PassKind::Compute)
-                          .pipeline(args)
-                          .storage(0, countersRef, RW)
-                          .storage(1, dispatchRef, RW),
-                      R)
-                .record(computePass(l, -1));
+            argsPass("vox.level_args." + L, R, l);
             withNodes(g.addPass("vox.init." + std::to_string(l + 1), PassKind::Compute)
                           .pipeline(init)
                           .use(dispatchRef, Access::IndirectRead)
@@ -861,12 +844,9 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
     if (perCell) {
         // Which merge runs (per cell, or per fragment when a cell is too
         // large for one thread): decided on the GPU, the other gets 0 groups.
-        withNodes(g.addPass("vox.leaf_args", PassKind::Compute)
-                      .pipeline(args)
-                      .storage(0, countersRef, RW)
-                      .storage(1, dispatchRef, RW),
-                  RW) // args.comp's reset branch writes the root tile: validation counts its node bindings as written
-            .record(computePass(kArgsLeaves, -1));
+        argsPass(
+            "vox.leaf_args", RW,
+            kArgsLeaves); // args.comp's reset branch writes the root tile: validation counts its node bindings as written
         addAtomicLeafPass(int(gpu::VOX_DISPATCH_LEAF_ATOMIC));
         // One thread per cell: its leaves and their parent (the deepest mipmap level).
         PassBuilder merge = g.addPass("vox.leaf_merge", PassKind::Compute);
