@@ -64,9 +64,9 @@ std::vector<uint32_t> triangleCounts(uint32_t cells, const std::string& field) {
 }
 
 struct Pyramid {
-    std::vector<uint32_t> records;      // uvec4 records, all levels
-    std::vector<uint32_t> levelRecord;  // first record of each level's nodes, bottom up
-    uint32_t top = 0;                   // the top node's count
+    std::vector<uint32_t> records;     // uvec4 records, all levels
+    std::vector<uint32_t> levelRecord; // first record of each level's nodes, bottom up
+    uint32_t top = 0;                  // the top node's count
 };
 
 Pyramid build(const std::vector<uint32_t>& base, uint32_t fanOut) {
@@ -107,11 +107,18 @@ int main(int argc, char** argv) {
     bool validation = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        if (a == "--cells" && i + 1 < argc) cells = uint32_t(std::stoul(argv[++i]));
-        else if (a == "--field" && i + 1 < argc) field = argv[++i];
-        else if (a == "--reps" && i + 1 < argc) reps = uint32_t(std::stoul(argv[++i]));
-        else if (a == "--validation") validation = true;
-        else return std::fprintf(stderr, "usage: %s [--cells N] [--field cayley|sphere] [--reps R] [--validation]\n", argv[0]), 2;
+        if (a == "--cells" && i + 1 < argc)
+            cells = uint32_t(std::stoul(argv[++i]));
+        else if (a == "--field" && i + 1 < argc)
+            field = argv[++i];
+        else if (a == "--reps" && i + 1 < argc)
+            reps = uint32_t(std::stoul(argv[++i]));
+        else if (a == "--validation")
+            validation = true;
+        else
+            return std::fprintf(stderr, "usage: %s [--cells N] [--field cayley|sphere] [--reps R] [--validation]\n",
+                                argv[0]),
+                   2;
     }
     if (cells < 1 || cells > 511 || (field != "cayley" && field != "sphere") || reps < 1)
         return std::fprintf(stderr, "pyramid_walk_bench: --cells 1..511, --field cayley|sphere, --reps >= 1\n"), 2;
@@ -130,9 +137,9 @@ int main(int argc, char** argv) {
         auto records = dev.allocator().createBuffer(
             {recordBytes, VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
              MemoryUsage::DeviceLocal, "walk.records"});
-        auto out = dev.allocator().createBuffer(
-            {outBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUsage::DeviceLocal,
-             "walk.cells"});
+        auto out = dev.allocator().createBuffer({outBytes,
+                                                 VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                                                 MemoryUsage::DeviceLocal, "walk.cells"});
         if (!records) return fail(records.status());
         if (!out) return fail(out.status());
         if (Status s = uploadBuffer(dev, *records, p.records.data(), recordBytes); !s) return fail(s);
@@ -151,7 +158,8 @@ int main(int argc, char** argv) {
         RenderGraph graph(&dev, {.timestamps = false});
         const ExternalUse uploaded{Access::TransferDst, PassKind::Transfer};
         BufferRef rec = graph.importBuffer("records", *records, uploaded, {Access::None}, true);
-        BufferRef cellsRef = graph.importBuffer("cells", *out, {Access::None}, {Access::TransferSrc, PassKind::Transfer});
+        BufferRef cellsRef =
+            graph.importBuffer("cells", *out, {Access::None}, {Access::TransferSrc, PassKind::Transfer});
         graph.addPass("walk", PassKind::Compute)
             .pipeline(*pipeline)
             .texel(0, rec, VK_FORMAT_R32G32B32A32_UINT, Access::SampledRead)
@@ -176,18 +184,18 @@ int main(int argc, char** argv) {
         if (!got) return fail(got.status());
         size_t wrong = 0;
         for (uint32_t t = 0; t < triangles; ++t) {
-            const uint32_t cell = uint32_t(std::upper_bound(firstTriangle.begin(), firstTriangle.end(), t) -
-                                           firstTriangle.begin()) - 1;
+            const uint32_t cell =
+                uint32_t(std::upper_bound(firstTriangle.begin(), firstTriangle.end(), t) - firstTriangle.begin()) - 1;
             wrong += got.value()[t] != cell;
         }
         if (wrong) status = 1;
-        std::printf("{\"bench\": \"pyramid_walk\", \"fanOut\": %u, \"field\": \"%s\", \"cells\": %u, \"triangles\": %u, "
-                    "\"levels\": %zu, \"recordBytes\": %llu, \"wallMsMedian\": %.3f, \"wallMsMin\": %.3f, "
-                    "\"wrongCells\": %zu, \"device\": \"%s\", \"command\": \"pyramid_walk_bench --cells %u --field %s "
-                    "--reps %u\"}\n",
-                    fanOut, field.c_str(), cells, triangles, p.levelRecord.size(),
-                    (unsigned long long)recordBytes, ms[ms.size() / 2], ms.front(), wrong, dev.name().c_str(), cells,
-                    field.c_str(), reps);
+        std::printf(
+            "{\"bench\": \"pyramid_walk\", \"fanOut\": %u, \"field\": \"%s\", \"cells\": %u, \"triangles\": %u, "
+            "\"levels\": %zu, \"recordBytes\": %llu, \"wallMsMedian\": %.3f, \"wallMsMin\": %.3f, "
+            "\"wrongCells\": %zu, \"device\": \"%s\", \"command\": \"pyramid_walk_bench --cells %u --field %s "
+            "--reps %u\"}\n",
+            fanOut, field.c_str(), cells, triangles, p.levelRecord.size(), (unsigned long long)recordBytes,
+            ms[ms.size() / 2], ms.front(), wrong, dev.name().c_str(), cells, field.c_str(), reps);
     }
     return status;
 }
