@@ -89,7 +89,8 @@ struct Record {
     uint32_t particles = 0;
     uint32_t meshTriangles = 0, resolution = 0, fragments = 0, tiles = 0, leaves = 0;
     std::string note;
-    float lipschitz = 0; // glsl fields: IsoSurfaceCreateInfo::lipschitz (0: dense classify)
+    float lipschitz = 0;         // glsl fields: IsoSurfaceCreateInfo::lipschitz (0: dense classify)
+    std::string fieldEvaluation; // glsl fields: auto | buffer | fused
 };
 
 std::string jsonEscape(const std::string& s) {
@@ -223,6 +224,7 @@ struct IsoScenario {
     iso::SplatMethod splat = iso::SplatMethod::Scatter;
     bool volume = false;   // analytic fields: sampled once and uploaded (FieldSource::Volume)
     bool lipschitz = true; // glsl fields: IsoSurfaceCreateInfo::lipschitz = fieldLipschitz()
+    iso::FieldEvaluation fieldEvaluation = iso::FieldEvaluation::Auto; // glsl fields
 };
 
 // The analytic field sampled on the CPU at the module's sample positions
@@ -327,7 +329,11 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
             info.compileGlsl = sample::glslCompiler();
             info.isoValue = 0.f;
             info.lipschitz = sc.lipschitz ? fieldLipschitz(sc.field) : 0.f;
+            info.fieldEvaluation = sc.fieldEvaluation;
             r.lipschitz = info.lipschitz;
+            r.fieldEvaluation = sc.fieldEvaluation == iso::FieldEvaluation::Fused    ? "fused"
+                                : sc.fieldEvaluation == iso::FieldEvaluation::Buffer ? "buffer"
+                                                                                     : "auto";
         }
         const uint64_t before = dev.allocator().stats().allocatedBytes;
         auto created = iso::IsoSurface::create(dev, info);
@@ -632,6 +638,7 @@ Status writeJson(const std::string& path, const std::vector<Record>& recs, const
           << ", \"vertexCapacity\": " << r.vertexCapacity;
         if (!r.normals.empty()) j << ", \"normals\": \"" << r.normals << "\"";
         if (r.lipschitz > 0) j << ", \"lipschitz\": " << num(r.lipschitz);
+        if (!r.fieldEvaluation.empty()) j << ", \"fieldEvaluation\": \"" << r.fieldEvaluation << "\"";
         if (r.particles) j << ", \"particles\": " << r.particles << ", \"splat\": \"" << r.splat << "\"";
         if (r.group == "voxelizer")
             j << ", \"meshTriangles\": " << r.meshTriangles << ", \"resolution\": " << r.resolution
@@ -765,6 +772,10 @@ CLI::App* addBenchCommand(CLI::App& app, BenchOptions& o) {
                   "glsl source: auto (each field's Lipschitz constant over [-1,1]^3: classify skips the patches the "
                   "surface cannot cross, same triangles; noise has none; default) | off (every patch classified)")
         ->check(CLI::IsMember({"auto", "off"}));
+    c->add_option("--field-evaluation", o.fieldEvaluation,
+                  "glsl source: auto (the module's default) | buffer (a field pass and buffer) | fused (classify and "
+                  "extraction call field() themselves)")
+        ->check(CLI::IsMember({"auto", "buffer", "fused"}));
     c->add_option("--sizes", o.sizes,
                   "Cells per axis of the field scenarios (default 31,63,127,255 for cayley, 31,47 for noise, 127 for "
                   "the others)")
@@ -844,7 +855,10 @@ int runBench(const BenchOptions& o, const std::string& commandLine) {
                     isoScenarios.push_back({f, n, m.method, 0, o.warmup, framesFor(uint64_t(n) * n * n), m.indexed,
                                             normals, iso::SplatMethod::Scatter,
                                             o.source == "volume" && std::string(f) != "metaballs",
-                                            o.lipschitz == "auto"});
+                                            o.lipschitz == "auto",
+                                            o.fieldEvaluation == "fused"    ? iso::FieldEvaluation::Fused
+                                            : o.fieldEvaluation == "buffer" ? iso::FieldEvaluation::Buffer
+                                                                            : iso::FieldEvaluation::Auto});
         }
     if (wants(o.groups, "particles")) {
         const std::vector<uint32_t> counts =

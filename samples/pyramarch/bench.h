@@ -44,6 +44,8 @@ struct BenchOptions {
     // cannot cross; noise has none) | off (every patch classified, as before
     // IsoSurfaceCreateInfo::lipschitz).
     std::string lipschitz = "auto";
+    // glsl source: auto (the module's default) | buffer | fused (FieldEvaluation).
+    std::string fieldEvaluation = "auto";
     std::string splat = "auto";          // particles: auto (the module's default) | scatter | gather | both
     std::string octreeBuild = "cursors"; // voxelizer: cursors | root | both (cursors, root) | bottomup | all
     uint32_t smallVoxels = UINT32_MAX;   // voxelizer: 0 = raster, N = split at N voxels, UINT32_MAX = default

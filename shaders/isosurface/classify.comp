@@ -47,7 +47,11 @@ layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 // row's 17 samples in 5 fetches, ~1.3 per cell) where the device's
 // maxTexelBufferElements covers it (ISO_TEXEL_READS), else one
 // storage-buffer load per sample (the .storage variants, ~4.25 per cell).
-#ifdef ISO_TEXEL_READS
+// A fused user field (ISO_USER_FIELD, compiled at creation with the host's
+// snippet) evaluates field() at the samples instead: no field buffer.
+#if defined(ISO_USER_FIELD)
+#include "isosurface/user_field.glsl"
+#elif defined(ISO_TEXEL_READS)
 layout(set = 0, binding = 2) uniform samplerBuffer fieldQuads;
 #else
 layout(set = 0, binding = 2, std430) readonly buffer FieldBuf { float field[]; };
@@ -76,7 +80,14 @@ layout(set = 0, binding = 9, std430) buffer VertexPyramidBuf { uint vertexPyrami
 
 #include "isosurface/vertex_owner.glsl"
 
-#ifdef ISO_TEXEL_READS
+#if defined(ISO_USER_FIELD)
+// Inside bits of the 17 samples s .. s + (16, 0, 0) of a row, bit k for sample s + (k, 0, 0).
+uint insideRowAt(uvec3 s, float iso) {
+    uint bits = 0u;
+    for (uint k = 0u; k < 17u; ++k) bits |= (isoUserSample(s + uvec3(k, 0u, 0u)) >= iso ? 1u : 0u) << k;
+    return bits;
+}
+#elif defined(ISO_TEXEL_READS)
 // NaN is outside (as sanitize() makes it -infinity elsewhere).
 uvec4 insideQuad(vec4 v, float iso) {
     const uvec4 bits = floatBitsToUint(v);
@@ -116,6 +127,9 @@ uint face(uint s, uint sx, uint sxy) {
 #endif
 
 void main() {
+#ifdef ISO_USER_FIELD
+    isoBeginUserFrame();
+#endif
     const uint cx = grid.cells.x, cy = grid.cells.y;
     const uint sx = grid.samples.x, sxy = grid.samples.x * grid.samples.y;
     const uint cells = grid.cells.w;
@@ -186,8 +200,13 @@ void main() {
         const uint segment = min(cellsToClassify - j, cx - x);
 #ifdef ISO_TEXEL_READS
         // The segment's 4 sample rows (y, z), (y + 1, z), (y, z + 1), (y + 1, z + 1) as bit rows.
+#ifdef ISO_USER_FIELD
+        uint row00 = insideRowAt(uvec3(x, y, z), iso), row10 = insideRowAt(uvec3(x, y + 1u, z), iso),
+             row01 = insideRowAt(uvec3(x, y, z + 1u), iso), row11 = insideRowAt(uvec3(x, y + 1u, z + 1u), iso);
+#else
         uint row00 = insideRow(s, iso), row10 = insideRow(s + sx, iso), row01 = insideRow(s + sxy, iso),
              row11 = insideRow(s + sx + sxy, iso);
+#endif
 #else
         uint lo = face(s, sx, sxy);
 #endif

@@ -19,6 +19,14 @@ uint divideBy(uint n, uint multiplier, uint shifts) {
     return (hi + ((n - hi) >> (shifts & 0xffu))) >> (shifts >> 8);
 }
 
+// World position of sample s. `precise`: every pass that evaluates a field
+// at a sample (the dense and the tiled user-field pass, fused classify and
+// extraction) gets the same bits.
+vec3 isoSamplePosition(IsoGrid g, uvec3 s) {
+    precise vec3 p = g.boundsMin.xyz + vec3(s) * g.spacing.xyz;
+    return p;
+}
+
 // Bit tests rather than isnan/isinf: they survive any fast-math the driver applies.
 bool isFiniteF(float v) { return (floatBitsToUint(v) & 0x7f800000u) != 0x7f800000u; }
 bool isNanF(float v) { return (floatBitsToUint(v) & 0x7fffffffu) > 0x7f800000u; }

@@ -18,11 +18,18 @@ layout(set = 0, binding = 1, std140) uniform TablesBuf { IsoTables tables; };
 // maxTexelBufferElements covers them (ISO_TEXEL_READS, this file's default
 // build; lavapipe gathers texels as vectors but loads storage buffers lane
 // by lane), else storage buffers (the extract.storage variant).
+#ifdef ISO_USER_FIELD
+#include "isosurface/user_field.glsl" // fused: no field buffer (binding 2 unused)
+#endif
 #ifdef ISO_TEXEL_READS
+#ifndef ISO_USER_FIELD
 layout(set = 0, binding = 2) uniform samplerBuffer fieldTexels;
+#endif
 layout(set = 0, binding = 3) uniform usamplerBuffer pyramidTexels;
 #else
+#ifndef ISO_USER_FIELD
 layout(set = 0, binding = 2, std430) readonly buffer FieldBuf { float field[]; };
+#endif
 layout(set = 0, binding = 3, std430) readonly buffer PyramidBuf { uint pyramid[]; };
 layout(set = 0, binding = 3, std430) readonly buffer PyramidQuadBuf { uvec4 pyramidQuads[]; };
 #define ISO_PYRAMID_QUADS
@@ -33,6 +40,9 @@ layout(set = 0, binding = 4, std430) writeonly buffer VertexBuf { IsoVertex vert
 #include "isosurface/pyramid_find.glsl"
 
 void main() {
+#ifdef ISO_USER_FIELD
+    isoBeginUserFrame();
+#endif
     mcVertexInit();
     const uint triangle = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
     // The dispatch was sized by the args pass; the bound is recomputed here

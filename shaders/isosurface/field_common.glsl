@@ -4,13 +4,6 @@
 #include "isosurface/common.glsl"
 
 // Sample index of this thread, or false past the end of the grid.
-// World position of sample s. `precise`: every pass that evaluates a field
-// at a sample (the dense and the tiled user-field pass) gets the same bits.
-vec3 isoSamplePosition(IsoGrid g, uvec3 s) {
-    precise vec3 p = g.boundsMin.xyz + vec3(s) * g.spacing.xyz;
-    return p;
-}
-
 bool sampleIndex(IsoGrid g, out uint index, out vec3 p) {
     index = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
     if (index >= g.samples.w) return false;

@@ -2,7 +2,8 @@
 // interpolated position and normal. Included by extract.comp (HistoPyramid
 // expansion) and generate.comp (scan baseline) after they declare `grid`,
 // `tables` and the field: `fieldTexels` (a uniform texel buffer, R32_SFLOAT)
-// with ISO_TEXEL_READS, else `field` (a storage buffer); call mcVertexInit() first.
+// with ISO_TEXEL_READS, else `field` (a storage buffer), or with
+// ISO_USER_FIELD the user's field() itself; call mcVertexInit() first.
 #ifndef ISO_MC_VERTEX_GLSL
 #define ISO_MC_VERTEX_GLSL
 
@@ -18,11 +19,15 @@ uint sx, sxy;
 
 float fetch(ivec3 p) {
     p = clamp(p, ivec3(0), gridMax);
+#if defined(ISO_USER_FIELD)
+    return isoUserSample(uvec3(p)); // fused: the field where it is read
+#else
     const uint i = uint(p.x) + sx * uint(p.y) + sxy * uint(p.z);
-#ifdef ISO_TEXEL_READS
+#if defined(ISO_TEXEL_READS)
     return sanitize(texelFetch(fieldTexels, int(i)).x);
 #else
     return sanitize(field[i]);
+#endif
 #endif
 }
 

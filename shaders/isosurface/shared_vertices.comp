@@ -17,13 +17,20 @@ layout(local_size_x = kIsoGroupSize) in;
 
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std140) uniform VertexGridBuf { IsoGrid vertexGrid; };
+#ifdef ISO_USER_FIELD
+#include "isosurface/user_field.glsl" // fused: no field buffer (binding 2 unused)
+#endif
 #ifdef ISO_TEXEL_READS
+#ifndef ISO_USER_FIELD
 layout(set = 0, binding = 2) uniform samplerBuffer fieldTexels;
+#endif
 layout(set = 0, binding = 3) uniform usamplerBuffer pyramidTexels;      // the cell pyramid's quads (MC cases)
 layout(set = 0, binding = 4) uniform usamplerBuffer vertexPyramidTexels; // the vertex pyramid's quads
 uvec4 vertexQuadAt(uint q) { return texelFetch(vertexPyramidTexels, int(q)); }
 #else
+#ifndef ISO_USER_FIELD
 layout(set = 0, binding = 2, std430) readonly buffer FieldBuf { float field[]; };
+#endif
 layout(set = 0, binding = 3, std430) readonly buffer PyramidBuf { uint pyramid[]; };
 layout(set = 0, binding = 4, std430) readonly buffer VertexQuadBuf { uvec4 vertexQuads[]; };
 uvec4 vertexQuadAt(uint q) { return vertexQuads[q]; }
@@ -50,6 +57,9 @@ void descend(uint a, uint b, uint c, inout uint index, inout uint key) {
 }
 
 void main() {
+#ifdef ISO_USER_FIELD
+    isoBeginUserFrame();
+#endif
     mcVertexInit();
     uint key = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
     const uint top = vertexGrid.levelCount - 1u;

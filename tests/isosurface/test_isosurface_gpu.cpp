@@ -219,6 +219,10 @@ IsoSurfaceCreateInfo userInfo(const char* glsl, std::array<uint32_t, 3> n, Norma
     info.vertexCapacity = 200000;
     info.normals = normals;
     info.isoValue = 0.f;
+    // The reference checks march the field the GPU classified (readField):
+    // a buffer. The default (Auto: fused with the HistoPyramid) is checked
+    // against this path in FusedUserFieldMatchesTheBuffer.
+    info.fieldEvaluation = FieldEvaluation::Buffer;
     return info;
 }
 
@@ -1085,6 +1089,134 @@ TEST_F(IsoGpu, UserFieldTilesReadTheirHaloWhereTheBoundLies) {
                 expectSameOutput(*tiled, *dense, ExtractionMethod::HistoPyramid);
             }
         }
+}
+
+// `fused` against its buffer twin after the same frame: the same cases
+// (pyramid), vertex count, draw args and indices; positions to the grid's
+// position tolerance and normals to 1e-3 (the snippet's rounding may differ
+// between shaders).
+void expectFusedMatchesBuffer(IsoSurface& fused, IsoSurface& buffer, const IsoSurfaceCreateInfo& info,
+                              size_t minVertices) {
+    auto pa = iso::testing::readPyramid(fused), pb = iso::testing::readPyramid(buffer);
+    ASSERT_TRUE(pa.ok() && pb.ok());
+    EXPECT_EQ(pa.value(), pb.value());
+    auto va = fused.readVertices(), vb = buffer.readVertices();
+    ASSERT_TRUE(va.ok() && vb.ok());
+    ASSERT_GE(vb.value().size(), minVertices);
+    ASSERT_EQ(va.value().size(), vb.value().size());
+    const float tol = ref::positionTolerance(referenceGridOf(info));
+    for (size_t k = 0; k < va.value().size(); ++k)
+        for (int a = 0; a < 4; ++a) {
+            ASSERT_NEAR(va.value()[k].position[a], vb.value()[k].position[a], tol) << "vertex " << k;
+            ASSERT_NEAR(va.value()[k].normal[a], vb.value()[k].normal[a], 1e-3f) << "vertex " << k;
+        }
+    if (info.indexed) {
+        auto ia = fused.readIndices(), ib = buffer.readIndices();
+        ASSERT_TRUE(ia.ok() && ib.ok());
+        EXPECT_EQ(ia.value(), ib.value());
+    }
+    auto aa = iso::testing::readDrawArgs(fused), ab = iso::testing::readDrawArgs(buffer);
+    ASSERT_TRUE(aa.ok() && ab.ok());
+    EXPECT_EQ(aa.value(), ab.value());
+}
+
+// A fused user field (FieldEvaluation::Fused: classify and extraction call
+// field() themselves, no field pass, no buffer) gives the buffer path's
+// cases, triangles and indices, and its positions and normals up to the
+// rounding of field() itself (the same sample positions and NaN rule; the
+// compiler may round the snippet's arithmetic differently in another
+// shader). Odd grids, every normal mode, shared vertices, with and without
+// a Lipschitz bound, a field that is NaN somewhere.
+TEST_F(IsoGpu, FusedUserFieldMatchesTheBuffer) {
+    struct Case {
+        std::array<uint32_t, 3> n;
+        NormalMode normals;
+        bool indexed;
+        float lipschitz;
+    };
+    const Case cases[] = {
+        {{37, 50, 23}, NormalMode::Central, false, 0.f}, {{61, 45, 38}, NormalMode::Sobel, false, 1.f},
+        {{29, 18, 23}, NormalMode::Forward, true, 1.f},  {{33, 20, 17}, NormalMode::None, true, 0.f},
+        {{2, 2, 2}, NormalMode::Central, false, 0.f},    {{3, 64, 5}, NormalMode::Central, true, 0.f}};
+    for (const Case& c : cases) {
+        SCOPED_TRACE(std::to_string(c.n[0]) + "x" + std::to_string(c.n[1]) + "x" + std::to_string(c.n[2]));
+        IsoSurfaceCreateInfo info = userInfo(kMovingSphereGlsl, c.n, c.normals);
+        info.boundsMin = {-1.f, -0.8f, -1.2f};
+        info.boundsMax = {1.f, 0.9f, 1.f};
+        info.lipschitz = c.lipschitz;
+        info.indexed = c.indexed;
+        info.indexCapacity = c.indexed ? 600000 : 0;
+        info.fieldEvaluation = FieldEvaluation::Buffer;
+        auto buffer = make(info);
+        info.fieldEvaluation = FieldEvaluation::Fused;
+        auto fused = make(info);
+        ASSERT_TRUE(buffer && fused);
+        EXPECT_FALSE(fused->readField().ok()); // no buffer to read
+        for (float time : {0.f, 0.9f}) {
+            SCOPED_TRACE("time " + std::to_string(time));
+            for (IsoSurface* s : {buffer.get(), fused.get()}) {
+                s->setUserParams({0.1f, -0.1f, 0.05f, 0.45f, time > 0.f ? 0.3f : 0.f, 0, 0, 0}); // NaN far outside
+                s->setTime(time);
+                frame(*s);
+            }
+            // the one 2x2x2 cell lies outside the sphere
+            expectFusedMatchesBuffer(*fused, *buffer, info, c.n[0] > 2 ? 1 : 0);
+            if (c.lipschitz == 0.f && !c.indexed) checkAgainstReference(*fused, info, nullptr, buffer.get());
+        }
+    }
+    // Fused needs a user field and the HistoPyramid.
+    IsoSurfaceCreateInfo scan = userInfo(kMovingSphereGlsl, {9, 9, 9});
+    scan.fieldEvaluation = FieldEvaluation::Fused;
+    scan.method = ExtractionMethod::Scan;
+    auto bad = IsoSurface::create(device(), scan);
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.message().find("FieldEvaluation::Fused needs ExtractionMethod::HistoPyramid"), std::string::npos)
+        << bad.message();
+    IsoSurfaceCreateInfo volume;
+    volume.samples = {9, 9, 9};
+    volume.source = FieldSource::Volume;
+    volume.fieldEvaluation = FieldEvaluation::Fused;
+    bad = IsoSurface::create(device(), volume);
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.message().find("applies to FieldSource::UserGlsl only"), std::string::npos) << bad.message();
+}
+
+// The default for user fields (FieldEvaluation::Auto) is fused with the
+// HistoPyramid and a buffer with the scan; fused Cayley (exact zeros on the
+// lattice) and a gyroid driven by iso_params give the buffer's triangles.
+TEST_F(IsoGpu, AutoFusesUserFieldsWithTheHistoPyramidOnly) {
+    struct Case {
+        const char* glsl;
+        std::array<uint32_t, 3> n;
+        NormalMode normals;
+        float isoValue;
+    };
+    const Case cases[] = {{kCayleyGlsl, {34, 31, 29}, NormalMode::Central, 0.f},
+                          {kGyroidGlsl, {30, 26, 28}, NormalMode::Sobel, 0.2f}};
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.glsl);
+        IsoSurfaceCreateInfo info = userInfo(c.glsl, c.n, c.normals);
+        info.isoValue = c.isoValue;
+        auto buffer = make(info);
+        info.fieldEvaluation = FieldEvaluation::Auto;
+        auto fused = make(info);
+        ASSERT_TRUE(buffer && fused);
+        EXPECT_FALSE(fused->readField().ok()); // Auto with the HistoPyramid: fused, no buffer
+        for (IsoSurface* s : {buffer.get(), fused.get()}) {
+            s->setUserParams({5.f, 0, 0, 0, 0, 0, 0, 0});
+            frame(*s);
+        }
+        expectFusedMatchesBuffer(*fused, *buffer, info, 1000);
+        checkAgainstReference(*fused, info, nullptr, buffer.get());
+    }
+    IsoSurfaceCreateInfo scan = userInfo(kSphereGlsl, {12, 12, 12});
+    scan.fieldEvaluation = FieldEvaluation::Auto;
+    scan.method = ExtractionMethod::Scan;
+    auto iso = make(scan);
+    ASSERT_TRUE(iso);
+    frame(*iso);
+    EXPECT_TRUE(iso->readField().ok()); // Auto with the scan: a field buffer
+    checkAgainstReference(*iso, scan);
 }
 
 // A Lipschitz constant the field does not meet (L = 0.02 for a distance)

@@ -6,6 +6,7 @@
 // scan's generate then leave alone.
 #include <cstddef>
 
+#include "iso_glsl_text.h"
 #include "iso_impl.h"
 
 namespace pyramarch::iso {
@@ -19,6 +20,10 @@ const uint32_t kExtractStorageSpv[] =
 } // namespace
 
 Status IsoSurface::Impl::createExtractPipelines() {
+    if (fusedField) {
+        PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> fused, fusedSpirv(kIsoText_extract_comp, "extract"));
+        return makePipeline(extract, fused, "extract", 5);
+    }
     return makePipeline(extract, texelReads ? std::span<const uint32_t>(kExtractSpv) : kExtractStorageSpv, "extract",
                         5);
 }
@@ -37,11 +42,13 @@ void IsoSurface::Impl::addNormalClearPass(RenderGraph& graph, const IsoRefs& ref
 void IsoSurface::Impl::addExtractPasses(RenderGraph& graph, const IsoRefs& refs) {
     PassBuilder pass = graph.addPass(info.name + ".extract", PassKind::Compute);
     pass.pipeline(extract).uniform(0, refs.grid).uniform(1, refs.tables).storage(4, refs.vertices, W);
-    if (texelReads)
-        pass.texel(2, refs.field, VK_FORMAT_R32_SFLOAT, Access::SampledRead)
-            .texel(3, refs.pyramid, VK_FORMAT_R32G32B32A32_UINT, Access::SampledRead);
-    else
-        pass.storage(2, refs.field, R).storage(3, refs.pyramid, R);
+    if (texelReads) {
+        pass.texel(3, refs.pyramid, VK_FORMAT_R32G32B32A32_UINT, Access::SampledRead);
+        if (!fusedField) pass.texel(2, refs.field, VK_FORMAT_R32_SFLOAT, Access::SampledRead);
+    } else {
+        pass.storage(3, refs.pyramid, R);
+        if (!fusedField) pass.storage(2, refs.field, R);
+    }
     pass.use(refs.args, Access::IndirectRead).record(indirectDispatch(refs.args, offsetof(gpu::IsoArgs, dispatchX)));
 }
 

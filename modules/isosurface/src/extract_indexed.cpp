@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "iso_glsl_text.h"
 #include "iso_impl.h"
 
 namespace pyramarch::iso {
@@ -38,9 +39,14 @@ Status IsoSurface::Impl::createIndexedPipelines() {
     PYRAMARCH_TRY(makePipeline(vertexBasesPipe,
                                texelReads ? std::span<const uint32_t>(kVertexBasesSpv) : kVertexBasesStorageSpv,
                                "vertices.bases", 5));
-    PYRAMARCH_TRY(makePipeline(sharedVerticesPipe,
-                               texelReads ? std::span<const uint32_t>(kSharedVerticesSpv) : kSharedVerticesStorageSpv,
-                               "vertices", 6));
+    if (fusedField) {
+        PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> fused, fusedSpirv(kIsoText_shared_vertices_comp, "vertices"));
+        PYRAMARCH_TRY(makePipeline(sharedVerticesPipe, fused, "vertices", 6));
+    } else {
+        PYRAMARCH_TRY(makePipeline(
+            sharedVerticesPipe, texelReads ? std::span<const uint32_t>(kSharedVerticesSpv) : kSharedVerticesStorageSpv,
+            "vertices", 6));
+    }
     return makePipeline(extract, texelReads ? std::span<const uint32_t>(kExtractIndexedSpv) : kExtractIndexedStorageSpv,
                         "extract", 7);
 }
@@ -96,14 +102,15 @@ BufferRef IsoSurface::Impl::addIndexedPasses(RenderGraph& graph, const IsoRefs& 
     PassBuilder pass = graph.addPass(n + ".extract", PassKind::Compute);
     pass.pipeline(extract).uniform(0, refs.grid).uniform(1, refs.tables).uniform(3, refs.vertexGrid);
     if (texelReads) {
-        vertexPass.texel(2, refs.field, VK_FORMAT_R32_SFLOAT, Access::SampledRead)
-            .texel(3, refs.pyramid, VK_FORMAT_R32G32B32A32_UINT, Access::SampledRead)
+        if (!fusedField) vertexPass.texel(2, refs.field, VK_FORMAT_R32_SFLOAT, Access::SampledRead);
+        vertexPass.texel(3, refs.pyramid, VK_FORMAT_R32G32B32A32_UINT, Access::SampledRead)
             .texel(4, refs.vertexPyramid, VK_FORMAT_R32G32B32A32_UINT, Access::SampledRead);
         pass.texel(2, refs.pyramid, VK_FORMAT_R32G32B32A32_UINT, Access::SampledRead)
             .texel(4, refs.vertexPyramid, VK_FORMAT_R32_UINT, Access::SampledRead)
             .texel(5, refs.runBases, VK_FORMAT_R32_UINT, Access::SampledRead);
     } else {
-        vertexPass.storage(2, refs.field, R).storage(3, refs.pyramid, R).storage(4, refs.vertexPyramid, R);
+        if (!fusedField) vertexPass.storage(2, refs.field, R);
+        vertexPass.storage(3, refs.pyramid, R).storage(4, refs.vertexPyramid, R);
         pass.storage(2, refs.pyramid, R).storage(4, refs.vertexPyramid, R).storage(5, refs.runBases, R);
     }
     vertexPass.use(refs.args, Access::IndirectRead)

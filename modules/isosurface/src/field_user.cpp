@@ -8,7 +8,10 @@
 // "<name>.field.user.tiles.{clear,mark,list,args}" (field_tiles.comp) list
 // the tiles of 8^3 samples those patches (and the normals around them) can
 // read, and "<name>.field.user" evaluates only those, indirectly.
+#include <algorithm>
 #include <cstring>
+#include <iterator>
+#include <utility>
 
 #include "iso_glsl_text.h"
 #include "iso_impl.h"
@@ -20,38 +23,69 @@ const uint32_t kFieldTilesSpv[] =
 #include "shaders/isosurface/field_tiles.comp.spv.inc"
     ;
 
+// The module's GLSL files by include name, for the shaders compiled at
+// creation around the user's snippet.
+const std::pair<const char*, const char*> kIsoGlsl[] = {
+    {"isosurface/iso_shared.h", kIsoText_iso_shared_h},
+    {"isosurface/common.glsl", kIsoText_common_glsl},
+    {"isosurface/field_common.glsl", kIsoText_field_common_glsl},
+    {"isosurface/user_field.glsl", kIsoText_user_field_glsl},
+    {"isosurface/mc_vertex.glsl", kIsoText_mc_vertex_glsl},
+    {"isosurface/cell_edge.glsl", kIsoText_cell_edge_glsl},
+    {"isosurface/pyramid_find.glsl", kIsoText_pyramid_find_glsl},
+    {"isosurface/vertex_owner.glsl", kIsoText_vertex_owner_glsl},
+};
+
+// `text` with every `#include "isosurface/..."` line replaced by that file,
+// recursively (the files' include guards drop repeats); a name the table
+// lacks is a module bug.
+std::string resolveIncludes(const std::string& text) {
+    std::string out;
+    size_t pos = 0;
+    for (size_t at; (at = text.find("#include \"", pos)) != std::string::npos;) {
+        const size_t nameStart = at + 10, nameEnd = text.find('"', nameStart);
+        const size_t lineEnd = text.find('\n', at);
+        const std::string name = text.substr(nameStart, nameEnd - nameStart);
+        out += text.substr(pos, at - pos);
+        const auto* file =
+            std::find_if(std::begin(kIsoGlsl), std::end(kIsoGlsl), [&](const auto& f) { return name == f.first; });
+        PYRAMARCH_ASSERT(file != std::end(kIsoGlsl), "user field shader: an include the module did not embed");
+        out += resolveIncludes(file->second);
+        pos = lineEnd == std::string::npos ? text.size() : lineEnd;
+    }
+    return out + text.substr(pos);
+}
+
 // The module's GLSL (shared layouts, helpers) + what every user-field pass
-// declares (workgroup size, the grid, the globals the snippet may read and
-// isoBeginUserFrame() setting them) + `body` (its output, main) + the user's
-// snippet, which defines field(); its lines keep their numbers (#line 1), so
-// compile errors name the user's lines.
+// declares (workgroup size, the grid, user_field.glsl: the globals the
+// snippet may read and isoBeginUserFrame() setting them) + `body` (its
+// output, main) + the user's snippet, which defines field(); its lines keep
+// their numbers (#line 1), so compile errors name the user's lines.
 std::string userShaderSource(const std::string& fieldGlsl, const std::string& body) {
-    auto stripIncludes = [](std::string s) {
-        size_t p;
-        while ((p = s.find("#include")) != std::string::npos) s.erase(p, s.find('\n', p) - p);
-        return s;
-    };
     std::string src = "#version 460\n";
-    src += kIsoText_iso_shared_h;
-    src += stripIncludes(kIsoText_common_glsl);
-    src += stripIncludes(kIsoText_field_common_glsl);
-    src += R"(
+    src += resolveIncludes(R"(
+#include "isosurface/common.glsl"
+#include "isosurface/field_common.glsl"
 layout(local_size_x = kIsoGroupSize) in;
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
-float iso_time;
-vec4 iso_params[2];
-float field(vec3 p);
-void isoBeginUserFrame() {
-    iso_time = pc.time;
-    iso_params[0] = pc.user0;
-    iso_params[1] = pc.user1;
-}
-)";
+#include "isosurface/user_field.glsl"
+)");
     src += body;
     src += "\n#line 1\n";
     src += fieldGlsl;
     src += "\n";
     return src;
+}
+
+// One of the module's passes (`shaderText`, a .comp file) with the user's
+// field() fused in (ISO_USER_FIELD) and the given defines.
+std::string fusedShaderSource(const std::string& fieldGlsl, const char* shaderText, const std::string& defines) {
+    std::string text = shaderText;
+    const size_t version = text.find("#version 460");
+    PYRAMARCH_ASSERT(version != std::string::npos, "user field shader: a pass without #version 460");
+    text.erase(version, 12);
+    return "#version 460\n#define ISO_USER_FIELD\n" + defines + resolveIncludes(text) + "\n#line 1\n" + fieldGlsl +
+           "\n";
 }
 
 Result<std::vector<uint32_t>> compileUserShader(const std::string& src, const GlslCompiler& compileGlsl,
@@ -121,10 +155,20 @@ void main() {
                              compileGlsl, n, "");
 }
 
+Result<std::vector<uint32_t>> IsoSurface::Impl::fusedSpirv(const char* shaderText, const char* what) const {
+    std::string defines;
+    if (!texelReads) defines += "#define ISO_STORAGE_READS\n";
+    if (subgroupAtomics) defines += "#define ISO_SUBGROUP_ATOMICS\n";
+    return compileUserShader(fusedShaderSource(info.fieldGlsl, shaderText, defines), info.compileGlsl, info.name,
+                             (std::string(" (") + what + ", FieldEvaluation::Fused)").c_str());
+}
+
 Status IsoSurface::Impl::createUserPipelines() {
-    PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> words,
-                         compileUserField(info.fieldGlsl, info.compileGlsl, info.name));
-    PYRAMARCH_TRY(makePipeline(fieldPipe, words, "field.user", 3, false));
+    if (!fusedField) {
+        PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> words,
+                             compileUserField(info.fieldGlsl, info.compileGlsl, info.name));
+        PYRAMARCH_TRY(makePipeline(fieldPipe, words, "field.user", 3, false));
+    }
     if (!grid.patchList) return {};
     if (tiledUserField) PYRAMARCH_TRY(makePipeline(fieldTilesPipe, kFieldTilesSpv, "field.user.tiles", 5));
     PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> bounds,
@@ -133,7 +177,8 @@ Status IsoSurface::Impl::createUserPipelines() {
 }
 
 void IsoSurface::Impl::addUserPasses(RenderGraph& graph, const IsoRefs& refs) {
-    if (!tiledUserField) {
+    // Fused: no field pass (classify and extraction call field()).
+    if (!tiledUserField && !fusedField) {
         graph.addPass(info.name + ".field.user", PassKind::Compute)
             .pipeline(fieldPipe)
             .uniform(0, refs.grid)
@@ -144,8 +189,8 @@ void IsoSurface::Impl::addUserPasses(RenderGraph& graph, const IsoRefs& refs) {
                 ctx.pushConstants(push());
                 dispatchFolded(ctx, groupsOf(grid.samples.w, gpu::kIsoGroupSize), maxGroupsX());
             });
-        if (!grid.patchList) return;
     }
+    if (!grid.patchList) return;
     // Which patches the surface may cross this frame (time, parameters and
     // iso value change per frame), from the Lipschitz bound: user_bounds.glsl.
     // The field itself is evaluated after the activate pass (addUserTilePasses).
@@ -154,7 +199,7 @@ void IsoSurface::Impl::addUserPasses(RenderGraph& graph, const IsoRefs& refs) {
         .uniform(0, refs.grid)
         .storage(1, refs.patchBounds, W)
         .record([this](PassContext& ctx) {
-            if (tiledUserField) beginFrame(ctx); // the first pass of the frame (else the field pass)
+            if (tiledUserField || fusedField) beginFrame(ctx); // the first pass of the frame (else the field pass)
             ctx.pushConstants(push());
             dispatchFolded(ctx, groupsOf(grid.patchCount, gpu::kIsoGroupSize), maxGroupsX());
         });

@@ -105,6 +105,10 @@ struct IsoSurface::Impl {
     // listed patches read (field_tiles.comp); testing::Knobs::denseUserField turns it off.
     bool tiledUserField = false;
     bool denseUserFieldForced = false;
+    // User GLSL, FieldEvaluation::Fused (or Auto with HistoPyramid): classify
+    // and the extraction passes call field() themselves (compiled at creation
+    // with the snippet, field_user.cpp): no field pass and no field buffer.
+    bool fusedField = false;
     uint32_t maxItems = 0;
     uint64_t externalParticleBytes = 0; // ParticleInput::GpuBuffer: bytes of particleBuffer the module reads
 
@@ -213,6 +217,9 @@ struct IsoSurface::Impl {
     void addVolumePasses(RenderGraph& graph, const IsoRefs& refs);
     Status createUserPipelines();
     void addUserPasses(RenderGraph& graph, const IsoRefs& refs);
+    // FieldEvaluation::Fused: one of the module's passes (its .comp text)
+    // compiled with the user's field() (field_user.cpp).
+    Result<std::vector<uint32_t>> fusedSpirv(const char* shaderText, const char* what) const;
     void bindBalls(PassBuilder& pass, const IsoRefs& refs); // metaballs: binding 1
     // Lipschitz-bounded user fields: after the activate pass, the tiles of
     // samples the listed patches can read, and the field over those only.

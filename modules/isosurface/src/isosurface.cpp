@@ -87,8 +87,10 @@ Status IsoSurface::Impl::createBuffers() {
     // pyramid walk reads two level-table words per level).
     const VkBufferUsageFlags gridUsage = VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT;
     PYRAMARCH_TRY(make(m.gridBuf, sizeof(gpu::IsoGrid), gridUsage, MemoryUsage::Upload, "grid"));
-    PYRAMARCH_TRY(make(m.field, sizes.fieldBytes, readable | texels | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                       MemoryUsage::DeviceLocal, "field"));
+    // A fused user field has no buffer: classify and extraction call field().
+    if (!m.fusedField)
+        PYRAMARCH_TRY(make(m.field, sizes.fieldBytes, readable | texels | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                           MemoryUsage::DeviceLocal, "field"));
     PYRAMARCH_TRY(make(m.pyramid, sizes.pyramidBytes, readable | texels | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                        MemoryUsage::DeviceLocal, "pyramid"));
     PYRAMARCH_TRY(make(m.counters, sizeof(gpu::IsoCounters), storage, MemoryUsage::Upload, "counters"));
@@ -436,7 +438,7 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
     IsoRefs refs;
     refs.tables = graph.importBuffer(n + ".tables", m.tables, uniformRead, uniformRead, true);
     refs.grid = graph.importBuffer(n + ".grid", m.gridBuf, uniformRead, uniformRead, true);
-    refs.field = graph.importBuffer(n + ".field", m.field, computeRead, computeRead);
+    if (!m.fusedField) refs.field = graph.importBuffer(n + ".field", m.field, computeRead, computeRead);
     refs.pyramid = graph.importBuffer(n + ".pyramid", m.pyramid, computeRead, computeRead);
     refs.counters = graph.importBuffer(n + ".counters", m.counters, computeRW, computeRW);
     refs.args = graph.importBuffer(n + ".args", m.args, indirect, indirect);

@@ -238,7 +238,11 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     const bool boxesFit = sx - 1 <= 0xffff && sy - 1 <= 0xffff && sz - 1 <= 0xffff;
     g.patchList = (g.runBounds != 0 || (byPosition && boxesFit) || userBounds) && !m.denseClassify ? 1u : 0u;
     m.usePatchBoxes = g.patchList != 0 && byPosition;
-    m.tiledUserField = g.patchList != 0 && userBounds && !m.denseUserFieldForced;
+    // User GLSL: field() fused into classify and extraction (no field
+    // buffer), or a field pass; with a bound and a buffer, the tiles only.
+    m.fusedField = info.source == FieldSource::UserGlsl && (info.fieldEvaluation == FieldEvaluation::Fused ||
+                                                            (info.fieldEvaluation == FieldEvaluation::Auto && !m.scan));
+    m.tiledUserField = g.patchList != 0 && userBounds && !m.denseUserFieldForced && !m.fusedField;
     g.patchCount = uint32_t(groupsOf(cells, uint64_t(gpu::kIsoClassifyCells) * gpu::kIsoClassifyGroupSize) *
                             gpu::kIsoPatchesPerGroup);
     g.indexCapacity = m.indexed ? info.indexCapacity / 3u * 3u : 0u;
@@ -471,6 +475,15 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     if (info.lipschitz != 0.f && info.source != FieldSource::UserGlsl)
         return Status::error(ErrorCode::InvalidArgument,
                              "isosurface '" + info.name + "': lipschitz applies to FieldSource::UserGlsl only");
+    if (info.fieldEvaluation == FieldEvaluation::Fused && info.source != FieldSource::UserGlsl)
+        return Status::error(ErrorCode::InvalidArgument,
+                             "isosurface '" + info.name +
+                                 "': FieldEvaluation::Fused applies to FieldSource::UserGlsl only");
+    if (info.fieldEvaluation == FieldEvaluation::Fused && m.scan)
+        return Status::error(
+            ErrorCode::InvalidArgument,
+            "isosurface '" + info.name +
+                "': FieldEvaluation::Fused needs ExtractionMethod::HistoPyramid (the scan reads a field buffer)");
     g.maxItems = m.maxItems;
     g.itemSlotStride = m.external ? 0 : m.maxItems;
     if (m.scan) {

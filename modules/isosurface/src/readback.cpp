@@ -108,6 +108,10 @@ Result<std::vector<uint32_t>> IsoSurface::readIndices() {
 
 Result<std::vector<float>> IsoSurface::readField() {
     Impl& m = *impl_;
+    if (m.fusedField)
+        return Status::error(ErrorCode::InvalidState,
+                             "isosurface '" + m.info.name +
+                                 "': readField: a fused user field (FieldEvaluation::Fused) has no field buffer");
     auto f = readBufferAs<float>(*m.device, m.field, m.grid.samples.w);
     if (!f) return f.status().withContext("isosurface '" + m.info.name + "': reading field: ");
     return f;
@@ -206,6 +210,7 @@ struct TestingAccess {
     }
     static Status poisonField(IsoSurface& s, uint32_t bits) {
         const IsoSurface::Impl& m = *s.impl_;
+        if (m.fusedField) return {}; // no buffer: nothing a pass could read stale
         return submitAndWait(*m.device, [&](VkCommandBuffer cmd) {
             m.device->vk().vkCmdFillBuffer(cmd, m.field.handle(), 0, VK_WHOLE_SIZE, bits);
         });

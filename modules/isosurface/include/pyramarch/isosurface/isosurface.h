@@ -68,6 +68,27 @@ enum class ExtractionMethod {
 };
 enum class VolumeFormat { U8, U16, F32 };
 
+// Where a UserGlsl field is evaluated.
+enum class FieldEvaluation {
+    // Fused with the HistoPyramid, Buffer with the scan (the default:
+    // fused was faster for every field the bench measured, cheap and costly,
+    // modules/isosurface/README.md "Fused user fields").
+    Auto,
+    // A field pass stores every sample (with a Lipschitz bound: the samples
+    // the listed patches read) in a field buffer that classify and
+    // extraction read; readField() reads it.
+    Buffer,
+    // No field pass and no field buffer: classify and extraction call
+    // field() at the samples they read (compiled at creation with the
+    // snippet, which must not declare specialization constants 0 or 1, the
+    // module's). The same sample positions and NaN rule as Buffer, so the
+    // same cases and triangles up to the compiler's rounding of the snippet
+    // in another shader. A sample is evaluated once per reader (about 1.25
+    // per classified cell, 2 per vertex, 14 with central normals).
+    // HistoPyramid only; readField() is an error (no buffer).
+    Fused,
+};
+
 // How particles become the field. Both sum the same 16.16 fixed-point
 // kernel terms as integers: the same field to the bit, every frame.
 enum class SplatMethod {
@@ -302,8 +323,9 @@ struct IsoSurfaceCreateInfo {
     // the classify patches whose value interval f(centre) +- L x half
     // diagonal (a conservative margin added) can reach the iso value, from
     // field() at a few points per patch (pass "<name>.field.user.bounds"),
-    // and classifies only those, and evaluates field() only on the tiles of
-    // 8^3 samples those patches (and their normals) read: the triangles,
+    // and classifies only those (and, with FieldEvaluation::Buffer, fills
+    // only the tiles of 8^3 samples those patches and their normals read):
+    // the triangles,
     // counts and args are the dense path's bit for bit (cells of patches
     // skipped as all inside keep case 0, not 255, as volumes do: count 0
     // either way); readField() is stale outside those tiles. 0 (default):
@@ -311,6 +333,8 @@ struct IsoSurfaceCreateInfo {
     // too-small L is the host's error: it drops triangles, never writes out
     // of bounds; NaN, infinite or negative values fail create().
     float lipschitz = 0.f;
+    // UserGlsl: a field buffer, or field() where it is read (see FieldEvaluation).
+    FieldEvaluation fieldEvaluation = FieldEvaluation::Auto;
     // UserGlsl: required, the compiler that turns the module's field shader
     // (fieldGlsl wrapped) into SPIR-V, called once inside create(). The
     // module itself links no compiler: pass pyramarch::compileGlsl from the
