@@ -31,7 +31,7 @@ layout(set = 0, binding = 2, std430) buffer ListBuf {
 layout(set = 0, binding = 3, std430) writeonly buffer DispatchBuf { uvec4 dispatchArgs; };
 
 void main() {
-    if (pc.srcLevel == 0u) {
+    if (isoOpaque(pc.srcLevel) == 0u) {
         const uint patchId = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
         // A NaN iso value lists nothing: the dense classify finds no
         // corner inside then (load >= NaN is false), all zeros as well.

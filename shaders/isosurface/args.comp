@@ -29,7 +29,7 @@ void main() {
     const uint top = grid.levelCount - 1;
     const uint cellVertices = ISO_LEVEL_COUNT(pyramid, grid, top, 0u);
     uint needed = cellVertices, written, indicesNeeded = 0, indicesWritten = 0;
-    if (grid.indexed != 0) {
+    if (isoOpaque(grid.indexed) != 0) {
         const uint vertexTop = edgeGrid.levelCount - 1;
         needed = edgePyramid[edgeGrid.levels[vertexTop].x];
         if (vertexTop == 0) needed &= 0xffu;
@@ -45,8 +45,8 @@ void main() {
     // indexed: one per triangle of the surface (they write the vertices up to
     // the vertex capacity, and the indices); scan: generate, one per active cell.
     uint dispatchItems = grid.indexed != 0 ? cellVertices / 3 : written / 3;
-    if (grid.scanOccupancy != 0)
-        dispatchItems = top == 0 ? (ISO_LEVEL_COUNT(pyramid, grid, 0u, 0u) != 0 ? 1u : 0u)
+    if (isoOpaque(grid.scanOccupancy) != 0)
+        dispatchItems = isoOpaque(top) == 0 ? (ISO_LEVEL_COUNT(pyramid, grid, 0u, 0u) != 0 ? 1u : 0u)
                                  : edgePyramid[edgeGrid.levels[top].z];
     const uvec2 vd = fold(dispatchItems);
     args.dispatchX = vd.x;

@@ -134,10 +134,10 @@ void main() {
     const uint sx = grid.samples.x, sxy = grid.samples.x * grid.samples.y;
     const uint cells = grid.cells.w;
     const uint word0 = grid.levels[0].x;
-    levels = grid.levelCount;
+    levels = isoOpaque(grid.levelCount);
     word1 = grid.levels[1].x;
     const uint word2 = grid.levels[2].x;
-    occupancyOut = grid.scanOccupancy != 0;
+    occupancyOut = isoOpaque(grid.scanOccupancy) != 0;
     iso = pc.iso;
 
     // A group takes 128 consecutive runs (2048 cells). lavapipe executes 8
@@ -153,7 +153,7 @@ void main() {
     // iso > min) run at all.
     const uint l = gl_LocalInvocationIndex;
     uint patchId = linearGroup() * kIsoPatchesPerGroup + (l >> 3);
-    if (grid.patchList != 0) {
+    if (isoOpaque(grid.patchList) != 0) {
         if (patchId >= patchHead.listed) return;
         patchId = patchIds[patchId];
     }
@@ -166,10 +166,10 @@ void main() {
     // for the cells of a run entirely inside (no reader needs case 255 where
     // the count is 0, and it lets the patch list leave such runs out, as
     // written by the clear pass: nothing to write then).
-    if (grid.runBounds != 0) {
+    if (isoOpaque(grid.runBounds) != 0) {
         const vec2 b = runBounds[element2];
         if (b.y < iso || b.x >= iso) {
-            if (grid.patchList != 0) return;
+            if (isoOpaque(grid.patchList) != 0) return;
             for (uint q = 0; q < (n + 3) / 4; ++q) {
                 pyramid[word0 + first / 4u + q] = 0u;
                 writeOccupancy(element2 * 4 + q, 0u);
@@ -178,7 +178,7 @@ void main() {
             if (levels > 2) pyramid[word2 + element2] = 0u;
             if (kIndexed) {
                 vertexPyramid[vertexGrid.levels[0].x + element2] = 0u;
-                if (vertexGrid.levelCount > 1) vertexPyramid[vertexGrid.levels[1].x + element2] = 0u;
+                if (isoOpaque(vertexGrid.levelCount) > 1) vertexPyramid[vertexGrid.levels[1].x + element2] = 0u;
             }
             return;
         }
@@ -271,16 +271,16 @@ void main() {
     if (levels > 2) pyramid[word2 + element2] = sum2;
     if (kIndexed) {
         vertexPyramid[vertexGrid.levels[0].x + element2] = vertexSums1;
-        if (vertexGrid.levelCount > 1) vertexPyramid[vertexGrid.levels[1].x + element2] = vertices2;
+        if (isoOpaque(vertexGrid.levelCount) > 1) vertexPyramid[vertexGrid.levels[1].x + element2] = vertices2;
         // With a patch list, the vertex pyramid's level 2 too, as level 3 of the cell pyramid below.
-        if (grid.patchList != 0 && vertexGrid.levelCount > 2 && vertices2 != 0)
+        if (grid.patchList != 0 && isoOpaque(vertexGrid.levelCount) > 2 && vertices2 != 0)
             atomicAdd(vertexPyramid[vertexGrid.levels[2].x + element2 / 4u], vertices2);
     }
     // With a patch list, level 3 too (the clear pass zeroed it; the build
     // starts at level 3, a quarter of the elements): the 4 runs of an element
     // lie in 4 batches, so their sums meet through an integer atomic, the
     // same total in any order. Only runs with triangles add.
-    if (grid.patchList != 0 && levels > 3 && sum2 != 0) atomicAdd(pyramid[grid.levels[3].x + element2 / 4u], sum2);
+    if (isoOpaque(grid.patchList) != 0 && levels > 3 && sum2 != 0) atomicAdd(pyramid[grid.levels[3].x + element2 / 4u], sum2);
     // Few threads have active cells (surfaces are sparse): a global atomic
     // is cheaper than a barrier-based group reduction on lavapipe; where the
     // device has subgroup arithmetic, one per subgroup (lanes that returned

@@ -6,6 +6,18 @@
 
 layout(push_constant, std430) uniform PushBlock { IsoPush pc; };
 
+// Uniform-buffer and push-constant values that decide an `if` or a loop's
+// trip count pass through isoOpaque(). Mesa 22.3's lavapipe (Debian 12's)
+// inlines such values into a new shader variant at every bind of the
+// pipeline and JIT-compiles it, with no cache: milliseconds and about half a
+// MiB per pass and frame, kept until the pipeline dies
+// (tests/reliability/frame_heap_test.cpp). It only inlines conditions
+// computed from uniforms and constants alone; gl_NumWorkGroups.z >> 31 is 0
+// for every dispatch of the module (z is 1, the limit 65535) but not
+// provably so, and costs two scalar operations.
+uint isoOpaque(uint v) { return v | (gl_NumWorkGroups.z >> 31); }
+bool isoOpaque(bool b) { return b || (gl_NumWorkGroups.z >> 31) != 0u; }
+
 // Dispatches are folded into x * y groups so that no dimension exceeds
 // maxComputeWorkGroupCount[0]; this undoes the fold.
 uint linearGroup() { return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; }
@@ -62,11 +74,12 @@ uint isoCaseCount(uint mcCase) {
     const uint t = ((isoPick8(w, kIsoCaseTrianglePlanes[0][0], kIsoCaseTrianglePlanes[0][1], kIsoCaseTrianglePlanes[0][2], kIsoCaseTrianglePlanes[0][3], kIsoCaseTrianglePlanes[0][4], kIsoCaseTrianglePlanes[0][5], kIsoCaseTrianglePlanes[0][6], kIsoCaseTrianglePlanes[0][7]) >> bit) & 1u) | ((isoPick8(w, kIsoCaseTrianglePlanes[1][0], kIsoCaseTrianglePlanes[1][1], kIsoCaseTrianglePlanes[1][2], kIsoCaseTrianglePlanes[1][3], kIsoCaseTrianglePlanes[1][4], kIsoCaseTrianglePlanes[1][5], kIsoCaseTrianglePlanes[1][6], kIsoCaseTrianglePlanes[1][7]) >> bit) & 1u) << 1 | ((isoPick8(w, kIsoCaseTrianglePlanes[2][0], kIsoCaseTrianglePlanes[2][1], kIsoCaseTrianglePlanes[2][2], kIsoCaseTrianglePlanes[2][3], kIsoCaseTrianglePlanes[2][4], kIsoCaseTrianglePlanes[2][5], kIsoCaseTrianglePlanes[2][6], kIsoCaseTrianglePlanes[2][7]) >> bit) & 1u) << 2;
     return 3u * t;
 }
-uint isoUnpack(uint word, bool packed, uint i) { return packed ? (word >> ((i & 3u) * 8u)) & 0xffu : word; }
+// The level and packing arguments are often uniforms alone: opaque (isoOpaque).
+uint isoUnpack(uint word, bool packed, uint i) { return isoOpaque(packed) ? (word >> ((i & 3u) * 8u)) & 0xffu : word; }
 uint isoCount(uint v, uint level, uint packedLevels) {
-    return level != 0u ? v : packedLevels != 0u ? isoCaseCount(v) : v & kIsoCountMask;
+    return isoOpaque(level) != 0u ? v : isoOpaque(packedLevels) != 0u ? isoCaseCount(v) : v & kIsoCountMask;
 }
-uint isoCase(uint v, uint packedLevels) { return packedLevels != 0u ? v : (v >> kIsoCaseShift) & 0xffu; }
+uint isoCase(uint v, uint packedLevels) { return isoOpaque(packedLevels) != 0u ? v : (v >> kIsoCaseShift) & 0xffu; }
 // Stored element i of level `level` of pyramid buffer `buf` with grid `g`
 // (unpacked; level 0 of an unpacked pyramid keeps count | case << 4).
 #define ISO_LEVEL_RAW(buf, g, level, i)                                                                  \

@@ -25,8 +25,8 @@ void main() {
     if (caseActive((word >> (lane * 8u)) & 0xffu) == 0u) return;
     const uint top = grid.levelCount - 1;
     uint slot = 0;
-    if (top > 0) {
-        slot = top == 1 ? 0u : occOffsets[parent];
+    if (isoOpaque(top) > 0) {
+        slot = isoOpaque(top) == 1 ? 0u : occOffsets[parent];
         // Active siblings before this cell (bytes past the level's end are
         // never read: they follow this cell).
         for (uint j = 0; j < lane; ++j) slot += caseActive((word >> (j * 8u)) & 0xffu);

@@ -92,7 +92,7 @@ void rowSegment(uint first, uint count) {
 
 void main() {
     const uint first = pc.slot * grid.maxItems;
-    const uint count = min(pc.itemCount, grid.maxItems);
+    const uint count = isoOpaque(min(pc.itemCount, grid.maxItems));
     if (count <= kIsoRowBalls) {
         rowSegment(first, count);
         return;

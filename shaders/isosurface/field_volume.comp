@@ -15,9 +15,9 @@ void main() {
     vec3 p;
     if (!sampleIndex(grid, index, p)) return;
     float v;
-    if (pc.volumeFormat == kIsoVolumeU8) {
+    if (isoOpaque(pc.volumeFormat) == kIsoVolumeU8) {
         v = float((raw[index >> 2] >> (8 * (index & 3u))) & 0xffu);
-    } else if (pc.volumeFormat == kIsoVolumeU16) {
+    } else if (isoOpaque(pc.volumeFormat) == kIsoVolumeU16) {
         v = float((raw[index >> 1] >> (16 * (index & 1u))) & 0xffffu);
     } else {
         v = uintBitsToFloat(raw[index]);

@@ -25,7 +25,7 @@ void main() {
     const uint top = grid.levelCount - 1;
     // The folded dispatch rounds up: threads past the active count (the
     // occupancy total) would read stale list entries.
-    const uint activeCount = top == 0 ? (ISO_LEVEL_COUNT(pyramid, grid, 0u, 0u) != 0 ? 1u : 0u)
+    const uint activeCount = isoOpaque(top) == 0 ? (ISO_LEVEL_COUNT(pyramid, grid, 0u, 0u) != 0 ? 1u : 0u)
                                       : occupancy[occGrid.levels[top].z];
     if (i >= activeCount) return;
     const uint cell = activeCells[i];
@@ -34,9 +34,9 @@ void main() {
     const uint total = ISO_LEVEL_COUNT(pyramid, grid, top, 0u);
     const uint limit = min(total, grid.vertexCapacity);
     uint start = 0;
-    if (top > 0) {
+    if (isoOpaque(top) > 0) {
         const uint parent = cell / 4;
-        start = top == 1 ? 0u : offsets[parent];
+        start = isoOpaque(top) == 1 ? 0u : offsets[parent];
         for (uint j = parent * 4; j < cell; ++j) start += ISO_LEVEL_COUNT(pyramid, grid, 0u, j);
     }
     // Past capacity: cells are in order, so every later active cell is too.

@@ -34,7 +34,7 @@ void main() {
     const uint written = min(args.verticesWritten, grid.vertexCapacity);
     if (v >= written || a >= written || b >= written) return;
     const uint slot = atomicAdd(count[v], 1u);
-    if (pc.srcLevel == 0u) return;
+    if (isoOpaque(pc.srcLevel) == 0u) return;
     // start[v] + count <= the number of indices counted <= indexCapacity.
     const uint at = start[v] + slot;
     if (at < grid.indexCapacity) list[at] = uvec2(a, b);

@@ -43,7 +43,7 @@ void main() {
     const uint written = min(args.verticesWritten, grid.vertexCapacity);
     if (v >= written) return;
     const bool fromScratch = (pc.numLevels & 1u) != 0u;
-    if ((pc.numLevels & 2u) != 0u) count[v] = 0u;
+    if ((isoOpaque(pc.numLevels) & 2u) != 0u) count[v] = 0u;
     const uint begin = start[v];
     // A copy reads no slots.
     const uint end = pc.srcLevel == kIsoMeshStepCopy ? begin : min(start[v + 1u], grid.indexCapacity);

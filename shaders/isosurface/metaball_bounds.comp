@@ -43,8 +43,8 @@ void main() {
         patchBounds[patchId] = vec2(inf, -inf); // no runs: never listed
         return;
     }
-    const uint count = min(pc.itemCount, grid.maxItems);
-    if (!(pc.iso > 0.0) || count > kIsoRowBalls) {
+    const uint count = isoOpaque(min(pc.itemCount, grid.maxItems));
+    if (!isoOpaque(pc.iso > 0.0) || count > kIsoRowBalls) {
         patchBounds[patchId] = vec2(-inf, inf);
         return;
     }

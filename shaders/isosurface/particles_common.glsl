@@ -14,7 +14,7 @@ bool loadParticle(uint i, out vec4 pw) {
     const uint base = (pc.slot * grid.itemSlotStride + i) * layout_.x;
     const uint p = base + layout_.y;
     pw.xyz = vec3(particleData[p], particleData[p + 1], particleData[p + 2]);
-    pw.w = layout_.z == kIsoNoWeight ? 1.0 : particleData[base + layout_.z];
+    pw.w = isoOpaque(layout_.z) == kIsoNoWeight ? 1.0 : particleData[base + layout_.z];
     return isFiniteF(pw.x) && isFiniteF(pw.y) && isFiniteF(pw.z) && isFiniteF(pw.w) && pw.w > 0.0;
 }
 
@@ -23,7 +23,7 @@ bool loadParticle(uint i, out vec4 pw) {
 // (pc.srcLevel kIsoRebinSmoothed): vec4 (xyz, weight) each, weight 0 past the
 // particles the first sort binned.
 bool loadBinInput(uint i, out vec4 pw) {
-    if (pc.srcLevel == kIsoRebinSmoothed) {
+    if (isoOpaque(pc.srcLevel) == kIsoRebinSmoothed) {
         const uint p = i * 4;
         pw = vec4(particleData[p], particleData[p + 1], particleData[p + 2], particleData[p + 3]);
         return pw.w > 0.0;

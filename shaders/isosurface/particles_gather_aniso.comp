@@ -86,5 +86,5 @@ void main() {
             }
     }
     // Every tile is written every frame: no clear needed.
-    if (grid.patchList != 0u) tileFlags[t] = nonzero ? 1u : 0u;
+    if (isoOpaque(grid.patchList) != 0u) tileFlags[t] = nonzero ? 1u : 0u;
 }

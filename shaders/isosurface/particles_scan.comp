@@ -24,7 +24,7 @@ void main() {
     if (t >= chunks) return;
     const uint first = t * kIsoBinScanChunk;
     const uint end = min(first + kIsoBinScanChunk, bins);
-    if (pc.srcLevel == 0) {
+    if (isoOpaque(pc.srcLevel) == 0) {
         uint sum = 0;
         for (uint b = first; b < end; ++b) sum += binCount[b];
         chunkSum[t] = sum;

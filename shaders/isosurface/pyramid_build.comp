@@ -29,7 +29,7 @@ void main() {
     uint e = group * width + t;
     if (e < grid.levels[src + 1].y) pyramid[grid.levels[src + 1].x + e] = sum;
     partial[t] = sum;
-    for (uint k = 2; k <= pc.numLevels; ++k) {
+    for (uint k = 2; k <= isoOpaque(pc.numLevels); ++k) {
         barrier();
         width /= 4;
         uint v = 0;

@@ -57,8 +57,9 @@ uint pyramidFind(inout uint key) {
     uint index = 0;
     // 32-bit levels (loop bounds and the conditions below are uniform:
     // lavapipe would run both sides of a per-level branch).
-    const int packed = int(grid.packedLevels);
-    for (int level = int(grid.levelCount) - 2; level >= packed; --level) {
+    const int packed = int(isoOpaque(grid.packedLevels));
+    const uint levelCount = isoOpaque(grid.levelCount);
+    for (int level = int(levelCount) - 2; level >= packed; --level) {
         const uint offset = grid.levels[level].x;
         const uint size = grid.levels[level].y;
         const uint mask = level == 0 ? kIsoCountMask : 0xffffffffu;
@@ -78,11 +79,11 @@ uint pyramidFind(inout uint key) {
     }
     if (packed != 0) {
         // u8 level 1 (sums), then level 0 (MC cases -> counts).
-        if (grid.levelCount > 2u) {
+        if (levelCount > 2u) {
             const uint w = pyramidPackedChildren(1u, index);
             pyramidStep(w & 0xffu, (w >> 8) & 0xffu, (w >> 16) & 0xffu, index, key);
         }
-        if (grid.levelCount > 1u) {
+        if (levelCount > 1u) {
             const uint w = pyramidPackedChildren(0u, index);
             pyramidStep(isoCaseCount(w & 0xffu), isoCaseCount((w >> 8) & 0xffu), isoCaseCount((w >> 16) & 0xffu),
                         index, key);

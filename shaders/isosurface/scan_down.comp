@@ -18,8 +18,8 @@ void main() {
     if (i >= grid.levels[k].y) return;
     const uint top = grid.levelCount - 1;
     const uint parent = i / 4;
-    uint prefix = k + 1 == top ? 0u : offsets[grid.levels[k + 1].z - grid.levels[1].z + parent];
-    if (k < grid.packedLevels) {
+    uint prefix = isoOpaque(k + 1) == top ? 0u : offsets[grid.levels[k + 1].z - grid.levels[1].z + parent];
+    if (isoOpaque(k) < grid.packedLevels) {
         // u8 level (level 1 of the cell tree): the 4 siblings are one word;
         // keep the bytes before i's and add them up (each <= 60).
         const uint shift = (i & 3u) * 8u;

@@ -36,7 +36,7 @@ layout(set = 0, binding = 4, std430) readonly buffer PatchListBuf {
 void main() {
     const uint l = gl_LocalInvocationIndex;
     uint patchId = linearGroup() * kIsoPatchesPerGroup + (l >> 3);
-    if (grid.patchList != 0) {
+    if (isoOpaque(grid.patchList) != 0) {
         if (patchId >= patchHead.listed) return;
         patchId = patchIds[patchId];
     }
