@@ -19,6 +19,7 @@
 #include <malloc.h>
 
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <string>
 #include <vector>
