@@ -117,9 +117,9 @@ protected:
         });
         std::printf("[ frame heap ] %-44s %+lld bytes over %u frames\n", what.c_str(), (long long)growth,
                     kMeasuredFrames);
-        EXPECT_LE(growth, int64_t(kSlackBytes)) << what << ": the host heap grew by " << growth << " bytes in "
-                                                << kMeasuredFrames
-                                                << " warm frames (a pipeline compiled again at every bind?)";
+        EXPECT_LE(growth, int64_t(kSlackBytes))
+            << what << ": the host heap grew by " << growth << " bytes in " << kMeasuredFrames
+            << " warm frames (a pipeline compiled again at every bind?)";
     }
 
     std::unique_ptr<Device> device_;
@@ -223,7 +223,8 @@ TEST_F(FrameHeap, Particles) {
                     for (uint32_t i = 0; i < 400; ++i) {
                         const float a = 0.05f * float(f) + 0.37f * float(i);
                         const float r = 0.6f * std::sqrt(float(i % 97) / 97.f);
-                        particles.push_back({{r * std::cos(a), r * std::sin(a), 0.8f * std::sin(0.11f * float(i))}, 1.f});
+                        particles.push_back(
+                            {{r * std::cos(a), r * std::sin(a), 0.8f * std::sin(0.11f * float(i))}, 1.f});
                     }
                     return s.setParticles(particles);
                 });
@@ -303,7 +304,8 @@ TEST_F(FrameHeap, Voxelizer) {
         grid.voxelSize = {2.2f / float(resolution), 2.2f / float(resolution), 2.2f / float(resolution)};
         grid.dims[0] = grid.dims[1] = grid.dims[2] = resolution;
         const int64_t growth = heapGrowth([&](VkCommandBuffer cmd, uint32_t f) -> Status {
-            PYRAMARCH_TRY((*voxelizer)->setMesh(mesh, grid, f % 2 ? voxel::VoxelMode::Thin : voxel::VoxelMode::Conservative));
+            PYRAMARCH_TRY(
+                (*voxelizer)->setMesh(mesh, grid, f % 2 ? voxel::VoxelMode::Thin : voxel::VoxelMode::Conservative));
             return (*voxelizer)->record(cmd);
         });
         std::printf("[ frame heap ] voxelizer R=%-3u %+lld bytes over %u frames\n", resolution, (long long)growth,
