@@ -290,28 +290,48 @@ TEST_F(FrameHeap, UserFields) {
 
 #if PYRAMARCH_HAVE_VOXELIZER
 TEST_F(FrameHeap, Voxelizer) {
-    for (uint32_t resolution : {16u, 31u, 64u}) {
-        SCOPED_TRACE(resolution);
-        voxel::VoxelizerCreateInfo info;
-        info.maxTriangles = 4096;
-        info.maxResolution = resolution;
-        info.framesInFlight = 1;
-        auto voxelizer = voxel::Voxelizer::create(*device_, info);
-        ASSERT_TRUE(voxelizer.ok()) << voxelizer.message();
-        const voxel::TriangleMesh mesh = voxel::shapes::torusKnot({0.f, 0.f, 0.f}, 0.7f, 0.2f, 2, 3, 96, 8);
-        voxel::VoxelGrid grid;
-        grid.origin = {-1.1f, -1.1f, -1.1f};
-        grid.voxelSize = {2.2f / float(resolution), 2.2f / float(resolution), 2.2f / float(resolution)};
-        grid.dims[0] = grid.dims[1] = grid.dims[2] = resolution;
-        const int64_t growth = heapGrowth([&](VkCommandBuffer cmd, uint32_t f) -> Status {
-            PYRAMARCH_TRY(
-                (*voxelizer)->setMesh(mesh, grid, f % 2 ? voxel::VoxelMode::Thin : voxel::VoxelMode::Conservative));
-            return (*voxelizer)->record(cmd);
-        });
-        std::printf("[ frame heap ] voxelizer R=%-3u %+lld bytes over %u frames\n", resolution, (long long)growth,
-                    kMeasuredFrames);
-        EXPECT_LE(growth, int64_t(kSlackBytes)) << "voxelizer R=" << resolution << ": the host heap grew by " << growth
-                                                << " bytes (a pipeline compiled again at every bind?)";
-    }
+    struct Config {
+        const char* name;
+        std::function<void(voxel::VoxelizerCreateInfo&)> apply;
+    };
+    const Config configs[] = {
+        {"default", [](voxel::VoxelizerCreateInfo&) {}},
+        {"bottom-up", [](voxel::VoxelizerCreateInfo& i) { i.octreeBuild = voxel::OctreeBuild::BottomUp; }},
+        {"root descent", [](voxel::VoxelizerCreateInfo& i) { i.fragmentCursors = false; }},
+        {"atomic merge", [](voxel::VoxelizerCreateInfo& i) { i.leafMerge = voxel::LeafMerge::Atomic; }},
+        {"moving average", [](voxel::VoxelizerCreateInfo& i) { i.colorMerge = voxel::ColorMerge::MovingAverage; }},
+        {"raster only", [](voxel::VoxelizerCreateInfo& i) { i.trianglePath = voxel::TrianglePath::Raster; }},
+        {"storage reads, dense grid",
+         [](voxel::VoxelizerCreateInfo& i) {
+             i.texelReads = false;
+             i.denseMaxVoxels = 1u << 20;
+         }},
+    };
+    for (const Config& config : configs)
+        for (uint32_t resolution : {16u, 31u, 64u}) {
+            const std::string what = std::string("voxelizer ") + config.name + " R=" + std::to_string(resolution);
+            SCOPED_TRACE(what);
+            voxel::VoxelizerCreateInfo info;
+            info.maxTriangles = 4096;
+            info.maxResolution = resolution;
+            info.framesInFlight = 1;
+            config.apply(info);
+            auto voxelizer = voxel::Voxelizer::create(*device_, info);
+            ASSERT_TRUE(voxelizer.ok()) << voxelizer.message();
+            const voxel::TriangleMesh mesh = voxel::shapes::torusKnot({0.f, 0.f, 0.f}, 0.7f, 0.2f, 2, 3, 96, 8);
+            voxel::VoxelGrid grid;
+            grid.origin = {-1.1f, -1.1f, -1.1f};
+            grid.voxelSize = {2.2f / float(resolution), 2.2f / float(resolution), 2.2f / float(resolution)};
+            grid.dims[0] = grid.dims[1] = grid.dims[2] = resolution;
+            const int64_t growth = heapGrowth([&](VkCommandBuffer cmd, uint32_t f) -> Status {
+                PYRAMARCH_TRY(
+                    (*voxelizer)->setMesh(mesh, grid, f % 2 ? voxel::VoxelMode::Thin : voxel::VoxelMode::Conservative));
+                return (*voxelizer)->record(cmd);
+            });
+            std::printf("[ frame heap ] %-44s %+lld bytes over %u frames\n", what.c_str(), (long long)growth,
+                        kMeasuredFrames);
+            EXPECT_LE(growth, int64_t(kSlackBytes))
+                << what << ": the host heap grew by " << growth << " bytes (a pipeline compiled again at every bind?)";
+        }
 }
 #endif
