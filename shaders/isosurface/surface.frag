@@ -4,7 +4,6 @@
 layout(location = 0) in vec3 inWorld;
 layout(location = 1) in vec3 inNormal;
 layout(location = 2) flat in uint inCellTriangles;
-layout(location = 3) flat in uvec2 inShading; // pc.flags.xy (surface.vert says why)
 
 layout(push_constant) uniform Push { SurfacePush pc; };
 
@@ -22,7 +21,7 @@ vec3 cellColor(uint n) {
 }
 
 void main() {
-    const uint mode = inShading.x;
+    const uint mode = pc.flags.x;
     if (mode == kSurfaceShadeFlat) {
         outColor = vec4(pc.baseColor.rgb, 1.0);
         return;
@@ -35,7 +34,7 @@ void main() {
     n = dot(n, n) > 0.0 ? normalize(n) : vec3(0.0, 0.0, 1.0);
     // Open surfaces (a volume cut by its bounds) show their inside: light it
     // with the normal facing the viewer.
-    const bool back = inShading.y != 0u && !gl_FrontFacing;
+    const bool back = pc.flags.y != 0u && !gl_FrontFacing;
     if (back) n = -n;
     if (mode == kSurfaceShadeNormals) {
         outColor = vec4(n * 0.5 + 0.5, 1.0);

@@ -1,6 +1,6 @@
 // Warm frames allocate nothing on the host: every configuration of the
 // iso-surface (each field source, extraction, normals, odd and power-of-two
-// grids) and of the voxelizer records and runs a few dozen frames after a
+// grids), of its draw and of the voxelizer records and runs a few dozen frames after a
 // warm-up, and the host heap (mallinfo2) must not grow between them.
 //
 // Why: a driver may compile shader variants at bind time. Mesa 22.3's
@@ -9,8 +9,9 @@
 // variant at every bind, with no cache: a pipeline that qualifies JITs again
 // in every frame (milliseconds each) and keeps the variant (about 1 MiB a
 // frame in the soak scenes). The shaders keep such values out of the
-// driver's reach (shaders/common/opaque.glsl); this test finds a pipeline
-// that regresses in seconds, where the soak run needs minutes.
+// driver's reach (isoOpaque in shaders/isosurface/common.glsl); this test
+// finds a pipeline that regresses in seconds, where the soak run needs
+// minutes.
 //
 // A private device without the validation layer, as in the soak test: the
 // layer keeps per-submission history of its own.
@@ -26,7 +27,10 @@
 
 #include "pyramarch/engine/device.h"
 #include "pyramarch/engine/vulkan_functions.h"
+#include "pyramarch/engine/memory.h"
+#include "pyramarch/engine/render_graph.h"
 #include "pyramarch/isosurface/isosurface.h"
+#include "pyramarch/isosurface/surface_renderer.h"
 #include "support/gpu_test.h"
 #if PYRAMARCH_HAVE_SHADER_COMPILER
 #include "pyramarch/engine/shader_compiler.h"
@@ -81,18 +85,26 @@ protected:
     }
 
     // Runs `frame` (update + record) frame by frame, each submitted and
-    // waited for; returns the heap growth over the measured frames.
-    int64_t heapGrowth(const std::function<Status(VkCommandBuffer, uint32_t)>& frame) {
+    // waited for, and expects the heap not to grow across the measured
+    // frames. They are measured in two halves and only growth in both
+    // fails: a variant compiled at every bind grows each half by its
+    // frames' worth, while one-off work that lands late (a driver's
+    // background shader-cache writes on a loaded machine, seen at +0.7 MB in
+    // the first half under `ctest -j2`) shows in one half only.
+    void expectNoSustainedGrowth(const std::string& what,
+                                 const std::function<Status(VkCommandBuffer, uint32_t)>& frame) {
         const VolkDeviceTable& vk = device_->vk();
-        uint64_t start = 0;
+        constexpr uint32_t kHalf = kMeasuredFrames / 2;
+        uint64_t marks[3]{};
         for (uint32_t f = 0; f < kWarmupFrames + kMeasuredFrames; ++f) {
-            if (f == kWarmupFrames) start = heapInUse();
+            if (f >= kWarmupFrames && (f - kWarmupFrames) % kHalf == 0)
+                marks[(f - kWarmupFrames) / kHalf] = heapInUse();
             vk.vkResetCommandBuffer(cmd_, 0);
             VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
             bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
             vk.vkBeginCommandBuffer(cmd_, &bi);
             const Status s = frame(cmd_, f);
-            EXPECT_TRUE(s.ok()) << s.message();
+            EXPECT_TRUE(s.ok()) << what << ": " << s.message();
             EXPECT_EQ(vk.vkEndCommandBuffer(cmd_), VK_SUCCESS);
             VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
             si.commandBufferCount = 1;
@@ -100,9 +112,15 @@ protected:
             EXPECT_EQ(vk.vkQueueSubmit(device_->queue(), 1, &si, fence_), VK_SUCCESS);
             EXPECT_EQ(vk.vkWaitForFences(device_->device(), 1, &fence_, VK_TRUE, UINT64_MAX), VK_SUCCESS);
             vk.vkResetFences(device_->device(), 1, &fence_);
-            if (!s.ok()) return 0;
+            if (!s.ok()) return;
         }
-        return int64_t(heapInUse()) - int64_t(start);
+        marks[2] = heapInUse();
+        const int64_t first = int64_t(marks[1]) - int64_t(marks[0]), second = int64_t(marks[2]) - int64_t(marks[1]);
+        std::printf("[ frame heap ] %-44s %+lld / %+lld bytes over 2 x %u frames\n", what.c_str(), (long long)first,
+                    (long long)second, kHalf);
+        EXPECT_FALSE(first > int64_t(kSlackBytes) && second > int64_t(kSlackBytes))
+            << what << ": the host heap grew by " << first << " and " << second << " bytes in two runs of " << kHalf
+            << " warm frames (a pipeline compiled again at every bind?)";
     }
 
     void expectIsoFramesAllocateNothing(const std::string& what, iso::IsoSurfaceCreateInfo info,
@@ -111,15 +129,10 @@ protected:
         auto surface = iso::IsoSurface::create(*device_, info);
         ASSERT_TRUE(surface.ok()) << surface.message();
         iso::IsoSurface& s = **surface;
-        const int64_t growth = heapGrowth([&](VkCommandBuffer cmd, uint32_t f) -> Status {
+        expectNoSustainedGrowth(what, [&](VkCommandBuffer cmd, uint32_t f) -> Status {
             PYRAMARCH_TRY(update(s, f));
             return s.record(cmd);
         });
-        std::printf("[ frame heap ] %-44s %+lld bytes over %u frames\n", what.c_str(), (long long)growth,
-                    kMeasuredFrames);
-        EXPECT_LE(growth, int64_t(kSlackBytes))
-            << what << ": the host heap grew by " << growth << " bytes in " << kMeasuredFrames
-            << " warm frames (a pipeline compiled again at every bind?)";
     }
 
     std::unique_ptr<Device> device_;
@@ -257,6 +270,64 @@ TEST_F(FrameHeap, Volume) {
         }
 }
 
+// The draw: extraction and the surface renderer's pass in one graph, every
+// shading mode, culled and two-sided (the fragment shader's branches).
+TEST_F(FrameHeap, SurfaceDraw) {
+    const uint32_t cells = 24, n = cells + 1, w = 96, h = 64;
+    std::vector<float> values(size_t(n) * n * n);
+    for (uint32_t z = 0; z < n; ++z)
+        for (uint32_t y = 0; y < n; ++y)
+            for (uint32_t x = 0; x < n; ++x) {
+                const float px = 2.f * float(x) / float(cells) - 1.f, py = 2.f * float(y) / float(cells) - 1.f,
+                            pz = 2.f * float(z) / float(cells) - 1.f;
+                values[(size_t(z) * n + y) * n + x] = std::sqrt(px * px + py * py + pz * pz);
+            }
+    const iso::SurfaceShading shadings[] = {iso::SurfaceShading::Lit, iso::SurfaceShading::CellTriangles,
+                                            iso::SurfaceShading::Normals, iso::SurfaceShading::Flat};
+    for (bool twoSided : {false, true})
+        for (iso::SurfaceShading shading : shadings) {
+            const std::string what =
+                std::string("draw shading ") + std::to_string(int(shading)) + (twoSided ? " two-sided" : " culled");
+            SCOPED_TRACE(what);
+            iso::IsoSurfaceCreateInfo info = baseInfo(cells, iso::FieldSource::Volume);
+            info.isoValue = 0.7f;
+            auto surface = iso::IsoSurface::create(*device_, info);
+            ASSERT_TRUE(surface.ok()) << surface.message();
+            ASSERT_TRUE(
+                (*surface)->uploadVolume(values.data(), values.size() * sizeof(float), iso::VolumeFormat::F32).ok());
+            auto color = device_->allocator().createImage(
+                {.format = VK_FORMAT_R8G8B8A8_UNORM,
+                 .extent = {w, h, 1},
+                 .usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                 .name = "frame_heap.color"});
+            ASSERT_TRUE(color.ok()) << color.message();
+            iso::SurfaceRendererCreateInfo rci;
+            rci.colorFormat = VK_FORMAT_R8G8B8A8_UNORM;
+            rci.cullBackFaces = !twoSided;
+            auto renderer = iso::SurfaceRenderer::create(*device_, rci);
+            ASSERT_TRUE(renderer.ok()) << renderer.message();
+            RenderGraph graph(device_.get());
+            auto added = (*surface)->addPasses(graph);
+            ASSERT_TRUE(added.ok()) << added.message();
+            iso::SurfaceRenderer::GraphInputs inputs;
+            inputs.vertices = added->vertices;
+            inputs.drawArgs = added->drawArgs;
+            inputs.color = graph.importImage("target", *color, VK_IMAGE_LAYOUT_UNDEFINED, {Access::None},
+                                             {Access::TransferSrc, PassKind::Transfer});
+            inputs.depth = graph.createImage("depth", {.format = VK_FORMAT_D32_SFLOAT, .extent = {w, h, 1}});
+            ASSERT_TRUE((*renderer)->addPasses(graph, inputs).ok());
+            ASSERT_TRUE(graph.compile().ok());
+            expectNoSustainedGrowth(what, [&](VkCommandBuffer cmd, uint32_t f) -> Status {
+                const float a = 0.2f * float(f);
+                iso::SurfaceView view = iso::makeSurfaceView({3.f * std::sin(a), 1.f, 3.f * std::cos(a)},
+                                                             {0.f, 0.f, 0.f}, 0.8f, float(w) / float(h));
+                view.shading = shading;
+                (*renderer)->setView(view);
+                return graph.execute(cmd);
+            });
+        }
+}
+
 #if PYRAMARCH_HAVE_SHADER_COMPILER
 TEST_F(FrameHeap, UserFields) {
     struct Kind {
@@ -323,15 +394,11 @@ TEST_F(FrameHeap, Voxelizer) {
             grid.origin = {-1.1f, -1.1f, -1.1f};
             grid.voxelSize = {2.2f / float(resolution), 2.2f / float(resolution), 2.2f / float(resolution)};
             grid.dims[0] = grid.dims[1] = grid.dims[2] = resolution;
-            const int64_t growth = heapGrowth([&](VkCommandBuffer cmd, uint32_t f) -> Status {
+            expectNoSustainedGrowth(what, [&](VkCommandBuffer cmd, uint32_t f) -> Status {
                 PYRAMARCH_TRY(
                     (*voxelizer)->setMesh(mesh, grid, f % 2 ? voxel::VoxelMode::Thin : voxel::VoxelMode::Conservative));
                 return (*voxelizer)->record(cmd);
             });
-            std::printf("[ frame heap ] %-44s %+lld bytes over %u frames\n", what.c_str(), (long long)growth,
-                        kMeasuredFrames);
-            EXPECT_LE(growth, int64_t(kSlackBytes))
-                << what << ": the host heap grew by " << growth << " bytes (a pipeline compiled again at every bind?)";
         }
 }
 #endif
