@@ -163,6 +163,21 @@ iso::IsoSurfaceCreateInfo baseInfo(uint32_t cells, iso::FieldSource source) {
     return info;
 }
 
+// A volume of (cells + 1)^3 samples over [-1, 1]^3: each sample's distance
+// from the centre (spheres at every iso value below 1).
+std::vector<float> distanceFromCentre(uint32_t cells) {
+    const uint32_t n = cells + 1;
+    std::vector<float> values(size_t(n) * n * n);
+    for (uint32_t z = 0; z < n; ++z)
+        for (uint32_t y = 0; y < n; ++y)
+            for (uint32_t x = 0; x < n; ++x) {
+                const float px = 2.f * float(x) / float(cells) - 1.f, py = 2.f * float(y) / float(cells) - 1.f,
+                            pz = 2.f * float(z) / float(cells) - 1.f;
+                values[(size_t(z) * n + y) * n + x] = std::sqrt(px * px + py * py + pz * pz);
+            }
+    return values;
+}
+
 struct Extraction {
     const char* name;
     iso::ExtractionMethod method;
@@ -249,15 +264,7 @@ TEST_F(FrameHeap, Volume) {
         for (const Extraction& e : kExtractions) {
             iso::IsoSurfaceCreateInfo info = baseInfo(cells, iso::FieldSource::Volume);
             applyExtraction(info, e);
-            const uint32_t n = cells + 1;
-            std::vector<float> values(size_t(n) * n * n);
-            for (uint32_t z = 0; z < n; ++z)
-                for (uint32_t y = 0; y < n; ++y)
-                    for (uint32_t x = 0; x < n; ++x) {
-                        const float px = 2.f * float(x) / float(cells) - 1.f, py = 2.f * float(y) / float(cells) - 1.f,
-                                    pz = 2.f * float(z) / float(cells) - 1.f;
-                        values[(size_t(z) * n + y) * n + x] = std::sqrt(px * px + py * py + pz * pz);
-                    }
+            const std::vector<float> values = distanceFromCentre(cells);
             info.isoValue = 0.7f;
             expectIsoFramesAllocateNothing("volume " + std::to_string(cells) + "^3 " + e.name, info,
                                            [&](iso::IsoSurface& s, uint32_t f) -> Status {
@@ -273,15 +280,8 @@ TEST_F(FrameHeap, Volume) {
 // The draw: extraction and the surface renderer's pass in one graph, every
 // shading mode, culled and two-sided (the fragment shader's branches).
 TEST_F(FrameHeap, SurfaceDraw) {
-    const uint32_t cells = 24, n = cells + 1, w = 96, h = 64;
-    std::vector<float> values(size_t(n) * n * n);
-    for (uint32_t z = 0; z < n; ++z)
-        for (uint32_t y = 0; y < n; ++y)
-            for (uint32_t x = 0; x < n; ++x) {
-                const float px = 2.f * float(x) / float(cells) - 1.f, py = 2.f * float(y) / float(cells) - 1.f,
-                            pz = 2.f * float(z) / float(cells) - 1.f;
-                values[(size_t(z) * n + y) * n + x] = std::sqrt(px * px + py * py + pz * pz);
-            }
+    const uint32_t cells = 24, w = 96, h = 64;
+    const std::vector<float> values = distanceFromCentre(cells);
     const iso::SurfaceShading shadings[] = {iso::SurfaceShading::Lit, iso::SurfaceShading::CellTriangles,
                                             iso::SurfaceShading::Normals, iso::SurfaceShading::Flat};
     for (bool twoSided : {false, true})
