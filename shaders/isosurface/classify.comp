@@ -118,6 +118,9 @@ void writeOccupancy(uint element1, uint activeCells) {
     if (levels > 1 && occupancyOut) occupancy[element1] = activeCells;
 }
 
+// Sum of the 4 bytes of w.
+uint byteSum(uint w) { return (w & 0xffu) + ((w >> 8) & 0xffu) + ((w >> 16) & 0xffu) + (w >> 24); }
+
 #ifndef ISO_TEXEL_READS
 // Inside bits of the 4 samples of a cell face at x = s: by offset code y | z << 1.
 uint face(uint s, uint sx, uint sxy) {
@@ -191,8 +194,12 @@ void main() {
     uint y = row - z0 * cy;
     uint z = z0;
     uint s = x + sx * y + sxy * z0; // sample of the cell's corner (0,0,0)
-    uint sum1 = 0, active1 = 0, sum2 = 0, active2 = 0, cases = 0, sums1 = 0;
-    uint vertices1 = 0, vertexSums1 = 0, vertices2 = 0; // indexed: owned cut edges
+    // The run's 4 words of cases, and per word of 4 cells its vertex count,
+    // active cells and owned cut edges (u8 fields: at most 4 x 15), kept in
+    // registers and stored once after the loop: lavapipe runs an `if` body
+    // under a mask for every lane and every iteration, so a store "every
+    // 4th cell" inside the loop cost a masked scatter per cell.
+    uint cases0 = 0, cases1 = 0, cases2 = 0, cases3 = 0, sums1 = 0, actives1 = 0, vertexSums1 = 0;
     uint j = 0;
     // One segment per row the run touches: load the first cell's -x face,
     // then each cell loads its +x face only (no per-cell reload branch).
@@ -211,8 +218,8 @@ void main() {
         uint lo = face(s, sx, sxy);
 #endif
         for (uint k = 0; k < segment; ++k) {
-            // Corner bits by offset code (x | y << 1 | z << 2), permuted to
-            // MC corner order with constants.
+            // Corner bits by offset code (x | y << 1 | z << 2), swapped to
+            // MC corner order below.
 #ifdef ISO_TEXEL_READS
             const uint byCode = (row00 & 3u) | (row10 & 3u) << 2 | (row01 & 3u) << 4 | (row11 & 3u) << 6;
             row00 >>= 1;
@@ -224,31 +231,23 @@ void main() {
             uint byCode = 0;
             for (uint b = 0; b < 4; ++b) byCode |= ((lo >> b) & 1u) << (2 * b) | ((hi >> b) & 1u) << (2 * b + 1);
 #endif
-            uint mcCase = 0;
-            for (uint c = 0; c < 8; ++c) mcCase |= ((byCode >> ((kIsoCornerCodes >> (3 * c)) & 7u)) & 1u) << c;
-            uint count = 0;
-            if (mcCase != 0u && mcCase != 255u) count = isoCaseCount(mcCase);
+            // The offset-code <-> MC corner swap is its own inverse (vertex_owner.glsl).
+            const uint mcCase = isoCornerBitsByCode(byCode);
+            // Cases 0 and 255 count 0 (isoCaseCount: no select on them needed).
+            const uint count = isoCaseCount(mcCase);
+            const uint quadShift = 8u * (j >> 2);
             if (kIndexed) {
                 const uint boundary = (x + k == cx - 1 ? 1u : 0u) | (y == cy - 1 ? 2u : 0u) |
                                       (z == grid.cells.z - 1 ? 4u : 0u);
-                vertices1 += isoOwnedVertexCount(byCode, boundary);
+                vertexSums1 += isoOwnedVertexCount(byCode, boundary) << quadShift;
             }
-            cases |= mcCase << (8u * (j & 3u));
-            sum1 += count;
-            active1 += count != 0 ? 1u : 0u;
-            if ((j & 3u) == 3u || j + 1 == cellsToClassify) {
-                pyramid[word0 + first / 4u + (j >> 2)] = cases;
-                cases = 0;
-                sums1 |= sum1 << (8u * (j >> 2));
-                writeOccupancy(element2 * 4 + (j >> 2), active1);
-                sum2 += sum1;
-                active2 += active1;
-                sum1 = 0;
-                active1 = 0;
-                vertexSums1 |= vertices1 << (8u * (j >> 2));
-                vertices2 += vertices1;
-                vertices1 = 0;
-            }
+            const uint caseBits = mcCase << (8u * (j & 3u));
+            cases0 |= j < 4u ? caseBits : 0u;
+            cases1 |= j - 4u < 4u ? caseBits : 0u;
+            cases2 |= j - 8u < 4u ? caseBits : 0u;
+            cases3 |= j >= 12u ? caseBits : 0u;
+            sums1 += count << quadShift;
+            actives1 += (count != 0u ? 1u : 0u) << quadShift;
 #ifndef ISO_TEXEL_READS
             lo = hi;
 #endif
@@ -267,9 +266,20 @@ void main() {
             }
         }
     }
+    // The run's words of level 0 (a run at the grid's end may be shorter:
+    // its level ends at word ceil(cells / 4)).
+    const uint caseWords = (n + 3u) >> 2, caseWord = word0 + first / 4u;
+    pyramid[caseWord] = cases0;
+    if (caseWords > 1u) pyramid[caseWord + 1u] = cases1;
+    if (caseWords > 2u) pyramid[caseWord + 2u] = cases2;
+    if (caseWords > 3u) pyramid[caseWord + 3u] = cases3;
+    if (levels > 1 && occupancyOut)
+        for (uint q = 0; q < caseWords; ++q) occupancy[element2 * 4 + q] = (actives1 >> (8u * q)) & 0xffu;
+    const uint sum2 = byteSum(sums1), active2 = byteSum(actives1);
     if (levels > 1) pyramid[word1 + element2] = sums1;
     if (levels > 2) pyramid[word2 + element2] = sum2;
     if (kIndexed) {
+        const uint vertices2 = byteSum(vertexSums1);
         vertexPyramid[vertexGrid.levels[0].x + element2] = vertexSums1;
         if (isoOpaque(vertexGrid.levelCount) > 1) vertexPyramid[vertexGrid.levels[1].x + element2] = vertices2;
         // With a patch list, the vertex pyramid's level 2 too, as level 3 of the cell pyramid below.

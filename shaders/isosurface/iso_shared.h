@@ -38,7 +38,7 @@ ISO_CONST kIsoPatchRuns = 8;
 ISO_CONST kIsoFieldTile = 8;
 ISO_CONST kIsoPatchesPerGroup = 16; // kIsoClassifyGroupSize / kIsoPatchRuns
 // Corner k of the MC tables (mc::kCornerOffset) as offset code x | y << 1 | z << 2,
-// 3 bits per corner: classify permutes its inside bits with constants, not a table.
+// 3 bits per corner: classify and vertex_owner.glsl swap inside bits with masks, not a table.
 ISO_CONST kIsoCornerCodes = 0u | 1u << 3 | 3u << 6 | 2u << 9 | 4u << 12 | 5u << 15 | 7u << 18 | 6u << 21;
 // Edge e of the MC tables (mc::kEdgeCorners) as the offset codes of its two
 // corners, first | second << 4, 8 bits per edge, edges 4k..4k+3 in word k:

@@ -11,7 +11,7 @@
 
 namespace pyramarch::iso {
 
-// classify.comp permutes inside bits with gpu::kIsoCornerCodes: the tables' corner order.
+// classify.comp and vertex_owner.glsl swap inside bits to the tables' corner order (kIsoCornerCodes).
 constexpr bool cornerCodesFollowTables() {
     for (uint32_t c = 0; c < 8; ++c)
         if (((gpu::kIsoCornerCodes >> (3 * c)) & 7u) !=
