@@ -51,8 +51,9 @@ void main() {
     if (triangle >= min(pyramidTotal(), grid.vertexCapacity) / 3) return;
     const uint outIndex = triangle * 3;
     uint key = outIndex;
-    const uint cell = pyramidFind(key);
-    const uint mcCase = pyramidBaseCase(cell);
+    uint cases; // the cell pyramid is u8 at level 0 (kIsoPackedLevels)
+    const uint cell = pyramidFindWithCases(key, cases);
+    const uint mcCase = (cases >> (8u * (cell & 3u))) & 0xffu;
     const uint count = isoCaseCount(mcCase);
     const ivec3 c = cellCoord(cell);
     // One table load for the triangle's three edges.

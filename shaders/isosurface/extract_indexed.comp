@@ -82,9 +82,9 @@ void main() {
     const uint total = vertexTotal();
     const bool writeIndices = total <= grid.vertexCapacity && triangle < grid.indexCapacity / 3u;
     uint key = triangle * 3u;
-    const uint cell = pyramidFind(key);
+    uint cellWord; // the found cell's level-0 word, from the walk
+    const uint cell = pyramidFindWithCases(key, cellWord);
     const ivec3 c = cellCoord(cell);
-    const uint cellWord = pyramidWordAt(grid.levels[0].x + (cell >> 2));
     const uint mcCase = (cellWord >> (8u * (cell & 3u))) & 0xffu;
     const uint boundary = isoBoundaryBits(c);
     const uvec2 edges = tables.cases[mcCase].xy;

@@ -29,7 +29,6 @@ uint pyramidElement(uint level, uint i) {
     const bool packed = level < grid.packedLevels;
     return isoUnpack(pyramidWordAt(grid.levels[level].x + (packed ? i >> 2 : i)), packed, i);
 }
-uint pyramidBaseCase(uint cell) { return isoCase(pyramidElement(0u, cell), grid.packedLevels); }
 
 uint pyramidTotal() {
     const uint top = grid.levelCount - 1;
@@ -53,8 +52,11 @@ uint pyramidPackedChildren(uint level, uint index) {
     return index * 4 < grid.levels[level].y ? pyramidWordAt(grid.levels[level].x + index) : 0u;
 }
 
-uint pyramidFind(inout uint key) {
+// `cases` receives the found cell's level-0 word (its MC case is byte
+// cell & 3): the walk loaded it, so callers need not fetch it again.
+uint pyramidFindWithCases(inout uint key, out uint cases) {
     uint index = 0;
+    cases = 0u;
     // 32-bit levels (loop bounds and the conditions below are uniform:
     // lavapipe would run both sides of a per-level branch).
     const int packed = int(isoOpaque(grid.packedLevels));
@@ -83,11 +85,10 @@ uint pyramidFind(inout uint key) {
             const uint w = pyramidPackedChildren(1u, index);
             pyramidStep(w & 0xffu, (w >> 8) & 0xffu, (w >> 16) & 0xffu, index, key);
         }
-        if (levelCount > 1u) {
-            const uint w = pyramidPackedChildren(0u, index);
-            pyramidStep(isoCaseCount(w & 0xffu), isoCaseCount((w >> 8) & 0xffu), isoCaseCount((w >> 16) & 0xffu),
-                        index, key);
-        }
+        // Also with one level (one cell: index 0, word 0, key < its count).
+        cases = pyramidPackedChildren(0u, index);
+        pyramidStep(isoCaseCount(cases & 0xffu), isoCaseCount((cases >> 8) & 0xffu),
+                    isoCaseCount((cases >> 16) & 0xffu), index, key);
     }
     return index;
 }
