@@ -15,9 +15,12 @@
 // More balls: a group covers a 4x4x4 tile of samples and first marks (in a
 // shared bit set, one word per thread) the balls whose sphere reaches the
 // tile's box, so the per-thread test loop does not grow with the ball count.
-// Up to kIsoCullBalls balls; more fall back to the full loop. Every form adds
-// the terms in ascending ball order and a ball that misses a sample adds
-// exactly 0: the same sum as over all balls.
+// Up to kIsoCullBalls balls; more fall back to the full loop. With a patch
+// list, only the tiles of kIsoFieldTile^3 samples some reader needs
+// (field_tiles.comp: classify's listed patches, and one sample further for
+// the gradients) are evaluated, a group per listed tile (tileRows). Every
+// form adds the terms in ascending ball order and a ball that misses a
+// sample adds exactly 0: the same sum as over all balls.
 #extension GL_EXT_control_flow_attributes : require
 #include "isosurface/common.glsl"
 
@@ -38,6 +41,12 @@ vec4 ballCentreRadius(uint i) { return balls[i].centerRadius; }
 float ballStrength(uint i) { return balls[i].strength.x; }
 #endif
 layout(set = 0, binding = 2, std430) writeonly buffer FieldBuf { float field[]; };
+// Tiled (pc.srcLevel 1): the tiles of kIsoFieldTile^3 samples some reader
+// needs this frame (field_tiles.comp); otherwise the field stands in, unread.
+layout(set = 0, binding = 3, std430) readonly buffer TileListBuf {
+    uvec4 tileHead; // y: listed tiles
+    uint tiles[];
+};
 
 const uint kIsoCullBalls = 1024;
 shared uint touching[kIsoCullBalls / 32];
@@ -46,7 +55,8 @@ float ballTerm(uint i, vec3 p) {
     const vec4 cr = ballCentreRadius(i);
     const vec3 d = p - cr.xyz;
     const float q = dot(d, d) / (cr.w * cr.w);
-    if (q >= 1.0) return 0.0;
+    // As the row and tile forms: a NaN q (radius 0 at its centre) adds nothing.
+    if (!(q < 1.0)) return 0.0;
     const float k = 1.0 - q;
     return ballStrength(i) * k * k * k;
 }
@@ -90,9 +100,69 @@ void rowSegment(uint first, uint count) {
         if (x0 + k < grid.samples.x) field[base + k] = sum[k];
 }
 
+// Tiled: a group per listed tile, a thread per row of kIsoFieldTile samples.
+// The balls that reach the tile's box are marked first (as the 4x4x4 form),
+// then each thread adds their terms to its row in ascending ball order.
+void tileRows(uint first, uint count) {
+    const uint K = kIsoFieldTile;
+    const uint li = gl_LocalInvocationIndex;
+    const bool listed = linearGroup() < tileHead.y;
+    const uint tile = listed ? tiles[linearGroup()] : 0u;
+    const uvec3 n = (grid.samples.xyz + K - 1u) / K;
+    const uvec3 origin = uvec3(tile % n.x, (tile / n.x) % n.y, tile / (n.x * n.y)) * K;
+    const uvec3 row = origin + uvec3(0u, li % K, li / K);
+    const bool inGrid = listed && row.y < grid.samples.y && row.z < grid.samples.z;
+    float sum[K];
+    [[unroll]] for (uint k = 0; k < K; ++k) sum[k] = 0.0;
+    if (count <= kIsoCullBalls) {
+        const vec3 lo = grid.boundsMin.xyz + vec3(origin) * grid.spacing.xyz;
+        const vec3 hi = grid.boundsMin.xyz + vec3(min(origin + K, grid.samples.xyz) - 1u) * grid.spacing.xyz;
+        const uint w = li;
+        if (w < kIsoCullBalls / 32) {
+            uint bits = 0;
+            for (uint j = 0; j < 32 && w * 32 + j < count; ++j)
+                if (ballReaches(ballCentreRadius(first + w * 32 + j), lo, hi)) bits |= 1u << j;
+            touching[w] = bits;
+        }
+        barrier();
+        for (uint word = 0; word < (count + 31) / 32; ++word) {
+            uint bits = inGrid ? touching[word] : 0u;
+            while (bits != 0) {
+                const uint i = first + word * 32 + uint(findLSB(bits));
+                bits &= bits - 1u;
+                const vec4 cr = ballCentreRadius(i);
+                const float strength = ballStrength(i);
+                [[unroll]] for (uint k = 0; k < K; ++k) {
+                    // The same arithmetic as ballTerm(), on the loaded ball.
+                    const vec3 p = grid.boundsMin.xyz + vec3(uvec3(row.x + k, row.y, row.z)) * grid.spacing.xyz;
+                    const vec3 d = p - cr.xyz;
+                    const float q = dot(d, d) / (cr.w * cr.w);
+                    if (q < 1.0) {
+                        const float kq = 1.0 - q;
+                        sum[k] += strength * kq * kq * kq;
+                    }
+                }
+            }
+        }
+    } else if (inGrid) {
+        for (uint i = 0; i < count; ++i) {
+            [[unroll]] for (uint k = 0; k < K; ++k)
+                sum[k] += ballTerm(first + i, grid.boundsMin.xyz + vec3(uvec3(row.x + k, row.y, row.z)) * grid.spacing.xyz);
+        }
+    }
+    if (!inGrid) return;
+    const uint base = row.x + grid.samples.x * (row.y + grid.samples.y * row.z);
+    [[unroll]] for (uint k = 0; k < K; ++k)
+        if (row.x + k < grid.samples.x) field[base + k] = sum[k];
+}
+
 void main() {
     const uint first = pc.slot * grid.maxItems;
     const uint count = isoOpaque(min(pc.itemCount, grid.maxItems));
+    if (isoOpaque(pc.srcLevel) == 1u) {
+        tileRows(first, count);
+        return;
+    }
     if (count <= kIsoRowBalls) {
         rowSegment(first, count);
         return;

@@ -1,16 +1,16 @@
 #version 460
-// User GLSL fields with a Lipschitz bound: the field pass evaluates only the
+// User GLSL fields with a Lipschitz bound, and metaballs: the field pass evaluates only the
 // tiles of 8 x 8 x 8 samples some reader may read this frame, not every
 // sample. Classify reads the corners of the cells of the listed patches,
 // extraction the corners of active cells (which lie in listed patches) and,
 // for normals, their neighbours one sample further: so a tile is needed
 // when it meets the samples [lo - 1, hi + 2] of a listed run's cells
 // [lo, hi]. Three passes of this shader (pc.srcLevel):
-// 0, <name>.field.user.tiles.mark: classify's threads (its indirect dispatch
+// 0, <name>.field.tiles.mark: classify's threads (its indirect dispatch
 //    over the listed patches, a lane per 16-cell run) flag the tiles of
 //    their run's box (plain stores of 1: the same value from any lane);
-// 1, <name>.field.user.tiles.list: one thread per tile appends the flagged;
-// 2, <name>.field.user.tiles.args: one invocation sizes the field pass's
+// 1, <name>.field.tiles.list: one thread per tile appends the flagged;
+// 2, <name>.field.tiles.args: one invocation sizes the field pass's
 //    indirect dispatch (a group per listed tile, folded).
 // The list order follows the atomics; each tile's samples get the same
 // values in any order, and nothing reads a sample of an unlisted tile.
@@ -37,7 +37,12 @@ void markSamples(uvec3 lo, uvec3 hi) {
     const uvec3 t0 = lo / kIsoFieldTile, t1 = hi / kIsoFieldTile;
     for (uint z = t0.z; z <= t1.z; ++z)
         for (uint y = t0.y; y <= t1.y; ++y)
-            for (uint x = t0.x; x <= t1.x; ++x) tileFlags[x + n.x * (y + n.y * z)] = 1u;
+            for (uint x = t0.x; x <= t1.x; ++x) {
+                // A load first: most tiles are flagged already, and a store
+                // to a line another core reads would move it between caches.
+                const uint i = x + n.x * (y + n.y * z);
+                if (tileFlags[i] == 0u) tileFlags[i] = 1u;
+            }
 }
 
 uvec3 cellOf(uint cell) {

@@ -2,16 +2,20 @@
 #ifndef ISO_STORAGE_READS
 #define ISO_TEXEL_READS
 #endif
-// Metaballs, every frame after the field pass: value bounds of each classify
-// patch for the activate pass, from the balls alone (no field read). A ball
-// adds nothing beyond its radius, so a patch no ball reaches holds exactly 0
-// at every sample of its cells: bounds (0, 0), never listed for an iso value
-// above 0 (every cell outside, as the dense classify finds). A patch a ball
-// reaches may hold anything: (-inf, +inf), always listed. With an iso value
-// <= 0 an unreached patch is all inside (case 255 in the dense classify),
-// and with more than kIsoRowBalls balls the test would cost more than it
-// saves: then every patch is listed, as dense. Classify's output stays bit
-// for bit the dense one's either way.
+// Metaballs, every frame: value bounds of each classify patch for the
+// activate pass, from the balls alone (no field read). A ball's term
+// s (1 - d^2 / R^2)^3 falls with the distance d and is 0 from d = R on, so
+// over a patch's box it lies between its values at the box's farthest and
+// nearest points; the bounds are the sums of those, widened for the
+// rounding of both this pass and the field's sum (several ulps of the
+// terms' magnitudes; the distances a little too). A patch is listed only
+// where the surface may cross it: not in the empty space no ball reaches
+// (bounds (0, 0)), nor inside a blob whose least value is at or above the
+// iso value, where the dense classify would find case 255 everywhere (the
+// clear pass's zeros stand for it: count 0 either way). A ball with a
+// non-finite value or radius 0 that reaches the box makes the bounds
+// (-inf, +inf); so do more than kIsoRowBalls balls (the loop would cost
+// more than it saves). Classify's triangles stay the dense path's.
 #include "isosurface/common.glsl"
 
 layout(local_size_x = kIsoGroupSize) in;
@@ -44,22 +48,44 @@ void main() {
         return;
     }
     const uint count = isoOpaque(min(pc.itemCount, grid.maxItems));
-    if (!isoOpaque(pc.iso > 0.0) || count > kIsoRowBalls) {
+    if (count > kIsoRowBalls) {
         patchBounds[patchId] = vec2(-inf, inf);
         return;
     }
-    // Samples of those cells: corners lo .. hi + 1.
+    // Samples of those cells: corners lo .. hi + 1 (the field pass's positions).
     const vec3 boxLo = grid.boundsMin.xyz + vec3(lo) * grid.spacing.xyz;
     const vec3 boxHi = grid.boundsMin.xyz + vec3(hi + 1u) * grid.spacing.xyz;
     const uint base = pc.slot * grid.maxItems;
     // Conservative margin, as the field pass's culling: skipped only when it clearly misses.
     const float margin = 1e-6 * length(grid.spacing.xyz);
-    bool reached = false;
-    for (uint i = 0; i < count && !reached; ++i) {
+    float least = 0.0, most = 0.0, magnitude = 0.0;
+    bool unbounded = false;
+    for (uint i = 0; i < count; ++i) {
         const vec4 cr = ballCentreRadius(base + i);
-        const vec3 d = cr.xyz - clamp(cr.xyz, boxLo, boxHi);
+        const vec3 near = cr.xyz - clamp(cr.xyz, boxLo, boxHi);
+        const vec3 far = max(abs(cr.xyz - boxLo), abs(cr.xyz - boxHi));
         const float r = abs(cr.w) * 1.001 + margin;
-        reached = !(dot(d, d) >= r * r);
+        const float nearest2 = dot(near, near);
+        if (nearest2 >= r * r) continue; // misses every sample: adds exactly 0
+        const float strength = ballStrength(base + i);
+        const float r2 = cr.w * cr.w;
+        // The term at the nearest and farthest points, with q = d^2 / R^2
+        // moved outward by a relative 1e-4 for the rounding of the distances.
+        const float qNear = max(nearest2 / r2 * (1.0 - 1e-4) - 1e-6, 0.0);
+        const float qFar = dot(far, far) / r2 * (1.0 + 1e-4) + 1e-6;
+        const float kNear = 1.0 - min(qNear, 1.0), kFar = 1.0 - min(qFar, 1.0);
+        const float termNear = strength * (kNear * kNear * kNear), termFar = strength * (kFar * kFar * kFar);
+        least += min(termNear, termFar);
+        most += max(termNear, termFar);
+        magnitude += max(abs(termNear), abs(termFar));
+        // NaN or infinite values, or a radius of 0 (the field's q is then
+        // not finite): no bound.
+        unbounded = unbounded || !isFiniteF(termNear + termFar) || !(r2 > 0.0) || !isFiniteF(r2) ||
+                    !isFiniteF(cr.x + cr.y + cr.z);
     }
-    patchBounds[patchId] = reached ? vec2(-inf, inf) : vec2(0.0);
+    // The field's sum and these rounded differently: widen by a relative
+    // 1e-5 of the terms' magnitudes (64 terms of float rounding are below
+    // 64 x 2^-24 = 4e-6 of it).
+    const float slack = magnitude * 1e-5 + 1e-30;
+    patchBounds[patchId] = unbounded ? vec2(-inf, inf) : vec2(least - slack, most + slack);
 }

@@ -118,6 +118,56 @@ void zeroUnlistedPatches(std::vector<uint32_t>& base, const std::vector<uint32_t
         }
 }
 
+// The field tiles a tiled field (Lipschitz-bounded user field, metaballs) evaluates (field_tiles.comp)
+// on the CPU: for every run of every listed patch, the tiles of 8^3 samples
+// meeting its cells' corners and the samples one further (normals).
+std::vector<uint32_t> neededFieldTiles(const ref::Grid& g, const std::vector<uint32_t>& listed) {
+    const uint32_t c[3] = {g.n[0] - 1, g.n[1] - 1, g.n[2] - 1}, cells = uint32_t(g.cells());
+    const uint32_t t[3] = {(g.n[0] + 7) / 8, (g.n[1] + 7) / 8, (g.n[2] + 7) / 8};
+    std::set<uint32_t> tiles;
+    for (uint32_t patch : listed)
+        for (uint32_t k = 0; k < 8; ++k) {
+            const uint32_t run = patch / 16 * 128 + 16 * k + patch % 16, first = run * 16;
+            if (first >= cells) continue;
+            const uint32_t last = std::min(first + 16, cells) - 1;
+            const uint32_t a[3] = {first % c[0], first / c[0] % c[1], first / (c[0] * c[1])};
+            const uint32_t b[3] = {last % c[0], last / c[0] % c[1], last / (c[0] * c[1])};
+            uint32_t lo[3], hi[3];
+            for (int d = 0; d < 3; ++d) lo[d] = std::min(a[d], b[d]), hi[d] = std::max(a[d], b[d]);
+            if (a[1] != b[1] || a[2] != b[2]) lo[0] = 0, hi[0] = c[0] - 1;
+            if (a[2] != b[2]) lo[1] = 0, hi[1] = c[1] - 1;
+            uint32_t t0[3], t1[3];
+            for (int d = 0; d < 3; ++d) {
+                t0[d] = (lo[d] == 0 ? 0 : lo[d] - 1) / 8;
+                t1[d] = std::min(hi[d] + 2, g.n[d] - 1) / 8;
+            }
+            for (uint32_t z = t0[2]; z <= t1[2]; ++z)
+                for (uint32_t y = t0[1]; y <= t1[1]; ++y)
+                    for (uint32_t x = t0[0]; x <= t1[0]; ++x) tiles.insert(x + t[0] * (y + t[1] * z));
+        }
+    return {tiles.begin(), tiles.end()};
+}
+
+// Every sample of the tiles `tiled` evaluated (testing::readFieldTiles) has
+// the bits of `dense`'s (the same source evaluated at every sample).
+void expectTiledFieldMatches(IsoSurface& tiled, IsoSurface& dense, const ref::Grid& g) {
+    auto tiles = iso::testing::readFieldTiles(tiled);
+    auto a = tiled.readField(), b = dense.readField();
+    ASSERT_TRUE(tiles.ok() && a.ok() && b.ok());
+    const uint32_t t[2] = {(g.n[0] + 7) / 8, (g.n[1] + 7) / 8};
+    for (uint32_t tile : tiles.value()) {
+        const uint32_t o[3] = {tile % t[0] * 8, tile / t[0] % t[1] * 8, tile / (t[0] * t[1]) * 8};
+        for (uint32_t z = o[2]; z < std::min(o[2] + 8, g.n[2]); ++z)
+            for (uint32_t y = o[1]; y < std::min(o[1] + 8, g.n[1]); ++y)
+                for (uint32_t x = o[0]; x < std::min(o[0] + 8, g.n[0]); ++x) {
+                    const size_t i = g.index(x, y, z);
+                    ASSERT_EQ(0, std::memcmp(&a.value()[i], &b.value()[i], 4))
+                        << "tile " << tile << " sample " << x << "," << y << "," << z << ": " << a.value()[i] << " vs "
+                        << b.value()[i];
+                }
+    }
+}
+
 class IsoGpu : public IsoSurfaceTest {
 protected:
     void checkIndexedVolumeVariants(std::array<uint32_t, 3> n);
@@ -159,9 +209,10 @@ protected:
                 if (std::all_of(base.begin() + r, base.begin() + end, [](uint32_t e) { return e == (255u << 4); }))
                     std::fill(base.begin() + r, base.begin() + end, 0u);
             }
-        // User fields with a Lipschitz bound: the cells of unlisted patches
-        // are zeros from the clear (count 0: all outside or all inside).
-        if (info.source == FieldSource::UserGlsl && info.lipschitz > 0.f) {
+        // User fields with a Lipschitz bound and metaballs: the cells of
+        // unlisted patches are zeros from the clear (count 0: all outside or
+        // all inside).
+        if ((info.source == FieldSource::UserGlsl && info.lipschitz > 0.f) || info.source == FieldSource::Metaballs) {
             auto list = iso::testing::readPatchList(iso);
             if (list.ok()) zeroUnlistedPatches(base, list.value());
         }
@@ -320,7 +371,10 @@ TEST_F(IsoGpu, MetaballsPerFrameUpdatesWithoutRecompiling) {
     info.vertexCapacity = 300000;
     info.isoValue = 0.5f;
     auto iso = make(info);
-    ASSERT_TRUE(iso);
+    // The field at every sample, for the reference (iso evaluates the tiles
+    // its listed patches read).
+    auto dense = make(info, {.denseField = true});
+    ASSERT_TRUE(iso && dense);
     const ref::Grid g = referenceGridOf(info);
     // Several frames with different balls and iso values: each frame must see
     // its own data (ring slots), with one compiled graph. Up to kIsoRowBalls
@@ -341,15 +395,18 @@ TEST_F(IsoGpu, MetaballsPerFrameUpdatesWithoutRecompiling) {
             balls.push_back(b);
             refBalls.push_back({{b.center[0], b.center[1], b.center[2]}, b.radius, b.strength});
         }
-        ASSERT_OK(iso->setMetaballs(balls));
-        iso->setIsoValue(0.4f + 0.05f * f);
-        frame(*iso);
-        auto field = iso->readField();
+        for (IsoSurface* s : {iso.get(), dense.get()}) {
+            ASSERT_OK(s->setMetaballs(balls));
+            s->setIsoValue(0.4f + 0.05f * f);
+            frame(*s);
+        }
+        auto field = dense->readField();
         ASSERT_TRUE(field.ok());
         const auto expect = ref::metaballs(g, refBalls);
         for (size_t i = 0; i < expect.size(); ++i)
             ASSERT_NEAR(field.value()[i], expect[i], 1e-5f * (1.f + expect[i])) << "frame " << f << " sample " << i;
-        checkAgainstReference(*iso, info);
+        expectTiledFieldMatches(*iso, *dense, g);
+        checkAgainstReference(*iso, info, nullptr, dense.get());
         if (HasFailure()) break;
     }
     ASSERT_NE(iso->internalGraph(), nullptr);
@@ -365,7 +422,11 @@ TEST_F(IsoGpu, MetaballsPerFrameUpdatesWithoutRecompiling) {
             EXPECT_EQ(t.name.rfind(info.name + ".", 0), 0u) << t.name;
             sum += t.milliseconds;
         }
-        EXPECT_EQ(timings->passes.front().name, info.name + ".field.metaballs");
+        // Metaballs with a patch list: the patch boxes and bounds first, the
+        // field (over the listed patches' tiles) after the activate pass.
+        EXPECT_EQ(timings->passes.front().name, info.name + ".classify.boxes");
+        EXPECT_TRUE(std::any_of(timings->passes.begin(), timings->passes.end(),
+                                [&](const PassTiming& t) { return t.name == info.name + ".field.metaballs"; }));
         EXPECT_EQ(timings->passes.back().name, info.name + ".extract");
         EXPECT_DOUBLE_EQ(timings->totalMs, sum);
     }
@@ -613,7 +674,8 @@ TEST_F(IsoGpu, MetaballTexelAndStorageReadsAgree) {
         info.vertexCapacity = 300000;
         auto texel = make(info);
         auto storage = make(info, {.storageReads = true});
-        ASSERT_TRUE(texel && storage);
+        auto dense = make(info, {.denseField = true});
+        ASSERT_TRUE(texel && storage && dense);
         EXPECT_TRUE(iso::testing::texelReads(*texel));
         EXPECT_FALSE(iso::testing::texelReads(*storage));
         const auto rnd = ref::noise(count * 4, 7 + count);
@@ -623,8 +685,10 @@ TEST_F(IsoGpu, MetaballTexelAndStorageReadsAgree) {
                              0.15f + 0.2f * rnd[i * 4 + 3] * (count > 64 ? 0.5f : 1.f),
                              count > 64 ? 0.2f : 0.8f,
                              {}});
-        for (IsoSurface* s : {texel.get(), storage.get()}) {
+        for (IsoSurface* s : {texel.get(), storage.get(), dense.get()}) {
             ASSERT_OK(s->setMetaballs(balls));
+            // Samples outside the tiles stay NaN, the same bits in both.
+            ASSERT_OK(iso::testing::poisonField(*s, 0x7fc00000u));
             frame(*s);
         }
         auto fa = texel->readField(), fb = storage->readField();
@@ -634,7 +698,8 @@ TEST_F(IsoGpu, MetaballTexelAndStorageReadsAgree) {
         auto la = iso::testing::readPatchList(*texel), lb = iso::testing::readPatchList(*storage);
         ASSERT_TRUE(la.ok() && lb.ok());
         EXPECT_EQ(la.value(), lb.value());
-        checkAgainstReference(*texel, info);
+        expectTiledFieldMatches(*texel, *dense, referenceGridOf(info));
+        checkAgainstReference(*texel, info, nullptr, dense.get());
     }
 }
 
@@ -717,11 +782,12 @@ TEST_F(IsoGpu, PatchListSkipsInactivePatchesBitForBitWithTheDensePath) {
         }
 }
 
-// Metaballs list the patches a ball reaches, every frame (no field read):
-// every patch whose cells hold a nonzero sample is listed, unreached ones
-// are skipped while the iso value is above 0, and everything the dense
-// classify writes (pyramid, vertices, args, active cells) is the same bits.
-TEST_F(IsoGpu, MetaballPatchListSkipsPatchesNoBallReaches) {
+// Metaballs bound each patch's values by its balls, every frame (no field
+// read): every patch with a cut cell is listed; unreached patches and
+// patches inside a blob (least value >= iso) are skipped; and everything the
+// dense classify writes (pyramid, vertices, args, active cells) is the same
+// bits, the skipped patches' cells being the clear pass's zeros.
+TEST_F(IsoGpu, MetaballPatchListSkipsEmptyAndInsidePatches) {
     for (ExtractionMethod method : {ExtractionMethod::HistoPyramid, ExtractionMethod::Scan}) {
         SCOPED_TRACE(method == ExtractionMethod::Scan ? "scan" : "histopyramid");
         IsoSurfaceCreateInfo info;
@@ -740,15 +806,25 @@ TEST_F(IsoGpu, MetaballPatchListSkipsPatchesNoBallReaches) {
             uint32_t balls;
             float iso;
             float strength;
+            float radius; // 0: small random radii
         };
         // Few small balls (most patches unreached), one ball outside the
-        // bounds reaching in, a negative ball, no balls, iso <= 0 (all
-        // listed: unreached patches are all inside), past kIsoRowBalls (all
-        // listed), NaN (nothing).
-        const Frame frames[] = {
-            {3, 0.3f, 1.f},  {5, 0.5f, -1.f}, {0, 0.4f, 1.f}, {4, 0.f, 1.f},
-            {6, -0.2f, 1.f}, {80, 0.5f, 1.f}, {2, 0.5f, 1.f}, {3, std::numeric_limits<float>::quiet_NaN(), 1.f}};
-        size_t fewest = patches;
+        // bounds reaching in, a negative ball, no balls, iso 0 and below
+        // (unreached patches all inside), past kIsoRowBalls (all listed),
+        // large strong balls (patches inside the blobs), a ball of radius 0,
+        // NaN (nothing).
+        const Frame frames[] = {{3, 0.3f, 1.f, 0.f},
+                                {5, 0.5f, -1.f, 0.f},
+                                {0, 0.4f, 1.f, 0.f},
+                                {4, 0.f, 1.f, 0.f},
+                                {6, -0.2f, 1.f, 0.f},
+                                {80, 0.5f, 1.f, 0.f},
+                                {2, 0.5f, 1.f, 0.f},
+                                {3, 0.5f, 4.f, 0.9f},
+                                {4, 0.2f, -3.f, 0.8f},
+                                {3, 0.5f, 1.f, -1.f},
+                                {3, std::numeric_limits<float>::quiet_NaN(), 1.f, 0.f}};
+        size_t fewest = patches, insideSkipped = 0;
         for (size_t f = 0; f < std::size(frames); ++f) {
             const Frame& fr = frames[f];
             SCOPED_TRACE("frame " + std::to_string(f));
@@ -757,15 +833,19 @@ TEST_F(IsoGpu, MetaballPatchListSkipsPatchesNoBallReaches) {
             for (uint32_t i = 0; i < fr.balls; ++i) {
                 Metaball b{};
                 for (int k = 0; k < 3; ++k) b.center[k] = rnd[i * 4 + k] * 1.6f - 0.8f;
-                b.radius = fr.balls > 10 ? 0.05f : 0.12f + 0.1f * rnd[i * 4 + 3];
+                b.radius = fr.radius > 0.f ? fr.radius : fr.balls > 10 ? 0.05f : 0.12f + 0.1f * rnd[i * 4 + 3];
                 b.strength = i == 1 ? fr.strength : 1.f;
                 balls.push_back(b);
             }
             if (fr.balls == 5) balls[4] = {{1.1f, 0.f, 0.2f}, 0.25f, 1.f, {}}; // outside, reaching in
+            if (fr.radius < 0.f)
+                balls[0] = {{g.coord(0, 30), g.coord(1, 10), g.coord(2, 20)}, 0.f, 1.f, {}}; // NaN there
             ASSERT_OK(iso->setMetaballs(balls));
             ASSERT_OK(ref->setMetaballs(balls));
             iso->setIsoValue(fr.iso);
             ref->setIsoValue(fr.iso);
+            // The tiled field never reads a sample it did not evaluate this frame.
+            ASSERT_OK(iso::testing::poisonField(*iso, 0x7fc00000u));
             frame(*iso);
             frame(*ref);
             auto list = iso::testing::readPatchList(*iso);
@@ -777,29 +857,46 @@ TEST_F(IsoGpu, MetaballPatchListSkipsPatchesNoBallReaches) {
             }
             if (std::isnan(fr.iso)) {
                 EXPECT_TRUE(list.value().empty());
-            } else if (!(fr.iso > 0.f) || fr.balls > 64) {
+            } else if (fr.balls > 64) {
                 EXPECT_EQ(list.value().size(), patchesWithRuns);
             } else {
-                // Conservative: a patch with a nonzero sample at a corner of its cells is listed.
-                auto field = iso->readField();
+                // Conservative: a patch with a cut cell is listed. Tight: a
+                // patch whose samples all lie above the iso value by a margin
+                // is not. (The dense twin's field: iso's holds only its tiles.)
+                auto field = ref->readField();
                 ASSERT_TRUE(field.ok());
+                std::vector<bool> cut(patches, false), deepInside(patches, true);
                 for (uint32_t cell = 0; cell < cells; ++cell) {
                     const uint32_t x = cell % cx, y = (cell / cx) % cy, z = cell / (cx * cy);
-                    const uint32_t run = cell / 16, patch = run / 128 * 16 + run % 16;
-                    bool nonzero = false;
-                    for (uint32_t k = 0; k < 8; ++k)
-                        nonzero =
-                            nonzero || field.value()[g.index(x + (k & 1), y + ((k >> 1) & 1), z + (k >> 2))] != 0.f;
-                    if (nonzero) {
-                        ASSERT_TRUE(listed[patch]) << "cell " << cell << " of unlisted patch " << patch;
+                    const uint32_t patch = patchOfCell(cell);
+                    bool in = false, out = false;
+                    for (uint32_t k = 0; k < 8; ++k) {
+                        const float v = field.value()[g.index(x + (k & 1), y + ((k >> 1) & 1), z + (k >> 2))];
+                        (v >= fr.iso ? in : out) = true; // NaN: outside, as classify
+                        if (!(v >= fr.iso + 0.05f)) deepInside[patch] = false;
+                    }
+                    if (in && out) cut[patch] = true;
+                }
+                for (uint32_t p = 0; p < patches; ++p) {
+                    if (cut[p]) {
+                        ASSERT_TRUE(listed[p]) << "patch " << p << " has a cut cell but is not listed";
+                    }
+                    if (deepInside[p] && p < patchesWithRuns) {
+                        EXPECT_FALSE(listed[p]) << "patch " << p << " lies inside a blob but is listed";
+                        ++insideSkipped;
                     }
                 }
                 if (fr.balls > 0) fewest = std::min(fewest, list.value().size());
             }
-            checkAgainstReference(*iso, info);
-            expectSameOutput(*iso, *ref, method);
+            checkAgainstReference(*iso, info, nullptr, ref.get());
+            expectSameOutput(*iso, *ref, method, true);
+            expectTiledFieldMatches(*iso, *ref, g);
+            auto tiles = iso::testing::readFieldTiles(*iso);
+            ASSERT_TRUE(tiles.ok()) << tiles.message();
+            EXPECT_EQ(tiles.value(), neededFieldTiles(g, list.value()));
         }
         EXPECT_LT(fewest * 2, patchesWithRuns) << "small balls should reach under half of the patches";
+        EXPECT_GT(insideSkipped, 0u) << "no frame had a patch inside a blob";
     }
 }
 
@@ -977,36 +1074,6 @@ TEST_F(IsoGpu, UserLipschitzBoundListsPatchesBitForBitWithTheDensePath) {
         }
 }
 
-// The field tiles a Lipschitz-bounded user field evaluates (field_tiles.comp)
-// on the CPU: for every run of every listed patch, the tiles of 8^3 samples
-// meeting its cells' corners and the samples one further (normals).
-std::vector<uint32_t> neededFieldTiles(const ref::Grid& g, const std::vector<uint32_t>& listed) {
-    const uint32_t c[3] = {g.n[0] - 1, g.n[1] - 1, g.n[2] - 1}, cells = uint32_t(g.cells());
-    const uint32_t t[3] = {(g.n[0] + 7) / 8, (g.n[1] + 7) / 8, (g.n[2] + 7) / 8};
-    std::set<uint32_t> tiles;
-    for (uint32_t patch : listed)
-        for (uint32_t k = 0; k < 8; ++k) {
-            const uint32_t run = patch / 16 * 128 + 16 * k + patch % 16, first = run * 16;
-            if (first >= cells) continue;
-            const uint32_t last = std::min(first + 16, cells) - 1;
-            const uint32_t a[3] = {first % c[0], first / c[0] % c[1], first / (c[0] * c[1])};
-            const uint32_t b[3] = {last % c[0], last / c[0] % c[1], last / (c[0] * c[1])};
-            uint32_t lo[3], hi[3];
-            for (int d = 0; d < 3; ++d) lo[d] = std::min(a[d], b[d]), hi[d] = std::max(a[d], b[d]);
-            if (a[1] != b[1] || a[2] != b[2]) lo[0] = 0, hi[0] = c[0] - 1;
-            if (a[2] != b[2]) lo[1] = 0, hi[1] = c[1] - 1;
-            uint32_t t0[3], t1[3];
-            for (int d = 0; d < 3; ++d) {
-                t0[d] = (lo[d] == 0 ? 0 : lo[d] - 1) / 8;
-                t1[d] = std::min(hi[d] + 2, g.n[d] - 1) / 8;
-            }
-            for (uint32_t z = t0[2]; z <= t1[2]; ++z)
-                for (uint32_t y = t0[1]; y <= t1[1]; ++y)
-                    for (uint32_t x = t0[0]; x <= t1[0]; ++x) tiles.insert(x + t[0] * (y + t[1] * z));
-        }
-    return {tiles.begin(), tiles.end()};
-}
-
 // A Lipschitz-bounded user field evaluates only the tiles of samples its
 // listed patches (and their normals) read: with the field buffer filled with
 // NaN before every frame, the output is still bit for bit the dense path's,
@@ -1060,7 +1127,7 @@ TEST_F(IsoGpu, UserFieldTilesCoverEverySampleTheyRead) {
 // The same with a bound the field does not meet (L = 0.05 for a distance):
 // listed patches then border crossed but unlisted ones, where a gradient
 // at a patch's face reads the samples one further (the tiles' halo).
-// Against the same list over a dense field (testing::Knobs::denseUserField),
+// Against the same list over a dense field (testing::Knobs::denseField),
 // bit for bit, the tiled field filled with NaN before every frame; grids of
 // 257 and 129 samples per row, so that patches start on tile borders.
 TEST_F(IsoGpu, UserFieldTilesReadTheirHaloWhereTheBoundLies) {
@@ -1070,7 +1137,7 @@ TEST_F(IsoGpu, UserFieldTilesReadTheirHaloWhereTheBoundLies) {
             IsoSurfaceCreateInfo info = userInfo(kMovingSphereGlsl, n, normals);
             info.lipschitz = 0.05f;
             auto tiled = make(info);
-            auto dense = make(info, {.denseUserField = true});
+            auto dense = make(info, {.denseField = true});
             ASSERT_TRUE(tiled && dense);
             EXPECT_FALSE(iso::testing::readFieldTiles(*dense).ok());
             for (float time : {0.f, 0.7f, 2.f}) {

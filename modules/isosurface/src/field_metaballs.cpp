@@ -2,8 +2,11 @@
 // kIsoRowBalls balls one thread per row segment of kIsoRowSamples samples,
 // else one group per 4x4x4 tile of samples with the balls culled per tile
 // (field_metaballs.comp picks the same way from the ball count). With a
-// patch list, "<name>.field.metaballs.bounds" marks the patches a ball
-// reaches, so classify skips the others (metaball_bounds.comp).
+// patch list, "<name>.field.metaballs.bounds" bounds each patch's values by
+// the balls that reach it (metaball_bounds.comp), so classify skips the
+// patches the surface cannot cross, and the field pass runs after the
+// activate pass over the tiles of 8^3 samples the listed patches read
+// (field_tiles.cpp), a group per tile.
 #include "iso_impl.h"
 
 namespace pyramarch::iso {
@@ -28,8 +31,9 @@ Status IsoSurface::Impl::createMetaballsPipelines() {
         PYRAMARCH_TRY(makePipeline(
             metaballBoundsPipe, texelReads ? std::span<const uint32_t>(kMetaballBoundsSpv) : kMetaballBoundsStorageSpv,
             "field.metaballs.bounds", 4));
+    if (tiledMetaballs) PYRAMARCH_TRY(createFieldTilePipeline());
     return makePipeline(fieldPipe, texelReads ? std::span<const uint32_t>(kMetaballsSpv) : kMetaballsStorageSpv,
-                        "field.metaballs", 3);
+                        "field.metaballs", 4);
 }
 
 // The balls at binding 1: 2 texels of 4 floats per ball (texelReads), or the storage buffer.
@@ -41,25 +45,31 @@ void IsoSurface::Impl::bindBalls(PassBuilder& pass, const IsoRefs& refs) {
 }
 
 void IsoSurface::Impl::addMetaballsPasses(RenderGraph& graph, const IsoRefs& refs) {
-    PassBuilder field = graph.addPass(info.name + ".field.metaballs", PassKind::Compute);
-    field.pipeline(fieldPipe).uniform(0, refs.grid).storage(2, refs.field, W);
-    bindBalls(field, refs);
-    field.record([this](PassContext& ctx) {
-        beginFrame(ctx);
-        ctx.pushConstants(push());
-        const gpu::IsoGrid& g = grid;
-        if (std::min(itemCount, g.maxItems) <= gpu::kIsoRowBalls) {
-            const uint64_t segments =
-                uint64_t((g.samples.x + gpu::kIsoRowSamples - 1) / gpu::kIsoRowSamples) * g.samples.y * g.samples.z;
-            dispatchFolded(ctx, groupsOf(segments, gpu::kIsoGroupSize), maxGroupsX());
-            return;
-        }
-        const uint64_t tiles = uint64_t((g.samples.x + 3) / 4) * ((g.samples.y + 3) / 4) * ((g.samples.z + 3) / 4);
-        dispatchFolded(ctx, tiles, maxGroupsX());
-    });
+    // Tiled: the field pass comes after the activate pass (addFieldTilePasses).
+    if (!tiledMetaballs) {
+        PassBuilder field = graph.addPass(info.name + ".field.metaballs", PassKind::Compute);
+        field.pipeline(fieldPipe)
+            .uniform(0, refs.grid)
+            .storage(2, refs.field, W)
+            .storage(3, refs.field, R); // no tile list: the field stands in, unread
+        bindBalls(field, refs);
+        field.record([this](PassContext& ctx) {
+            beginFrame(ctx);
+            ctx.pushConstants(push());
+            const gpu::IsoGrid& g = grid;
+            if (std::min(itemCount, g.maxItems) <= gpu::kIsoRowBalls) {
+                const uint64_t segments =
+                    uint64_t((g.samples.x + gpu::kIsoRowSamples - 1) / gpu::kIsoRowSamples) * g.samples.y * g.samples.z;
+                dispatchFolded(ctx, groupsOf(segments, gpu::kIsoGroupSize), maxGroupsX());
+                return;
+            }
+            const uint64_t tiles = uint64_t((g.samples.x + 3) / 4) * ((g.samples.y + 3) / 4) * ((g.samples.z + 3) / 4);
+            dispatchFolded(ctx, tiles, maxGroupsX());
+        });
+    }
     if (!grid.patchList) return;
     addPatchBoxesPass(graph, refs);
-    // Which patches a ball reaches, for the activate pass (metaball_bounds.comp).
+    // Each patch's value bounds, for the activate pass (metaball_bounds.comp).
     PassBuilder bounds = graph.addPass(info.name + ".field.metaballs.bounds", PassKind::Compute);
     bounds.pipeline(metaballBoundsPipe)
         .uniform(0, refs.grid)
@@ -67,8 +77,25 @@ void IsoSurface::Impl::addMetaballsPasses(RenderGraph& graph, const IsoRefs& ref
         .storage(3, refs.patchBounds, W);
     bindBalls(bounds, refs);
     bounds.record([this](PassContext& ctx) {
+        // Tiled: the first pass that reads this frame's balls (the boxes
+        // pass before it reads none).
+        if (tiledMetaballs) beginFrame(ctx);
         ctx.pushConstants(push());
         dispatchFolded(ctx, groupsOf(grid.patchCount, gpu::kIsoGroupSize), maxGroupsX());
+    });
+}
+
+// The tiled field pass (pc.srcLevel 1): a group per tile the list names.
+void IsoSurface::Impl::addMetaballTiledFieldPass(RenderGraph& graph, const IsoRefs& refs, BufferRef list,
+                                                 BufferRef args) {
+    PassBuilder field = graph.addPass(info.name + ".field.metaballs", PassKind::Compute);
+    field.pipeline(fieldPipe).uniform(0, refs.grid).storage(2, refs.field, W).storage(3, list, R);
+    bindBalls(field, refs);
+    field.use(args, Access::IndirectRead).record([this, args](PassContext& ctx) {
+        gpu::IsoPush pc = push();
+        pc.srcLevel = 1;
+        ctx.pushConstants(pc);
+        ctx.dispatchIndirect(args, 0);
     });
 }
 

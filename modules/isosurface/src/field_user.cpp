@@ -5,8 +5,8 @@
 // With IsoSurfaceCreateInfo::lipschitz > 0, pass "<name>.field.user.bounds"
 // (user_bounds.glsl wrapped the same way) bounds every classify patch first;
 // after the activate pass has listed the patches the surface may cross,
-// "<name>.field.user.tiles.{clear,mark,list,args}" (field_tiles.comp) list
-// the tiles of 8^3 samples those patches (and the normals around them) can
+// "<name>.field.tiles.{clear,mark,list,args}" (field_tiles.cpp) list the
+// tiles of 8^3 samples those patches (and the normals around them) can
 // read, and "<name>.field.user" evaluates only those, indirectly.
 #include <algorithm>
 #include <cstring>
@@ -18,10 +18,6 @@
 
 namespace pyramarch::iso {
 namespace {
-
-const uint32_t kFieldTilesSpv[] =
-#include "shaders/isosurface/field_tiles.comp.spv.inc"
-    ;
 
 // The module's GLSL files by include name, for the shaders compiled at
 // creation around the user's snippet.
@@ -170,7 +166,7 @@ Status IsoSurface::Impl::createUserPipelines() {
         PYRAMARCH_TRY(makePipeline(fieldPipe, words, "field.user", 3, false));
     }
     if (!grid.patchList) return {};
-    if (tiledUserField) PYRAMARCH_TRY(makePipeline(fieldTilesPipe, kFieldTilesSpv, "field.user.tiles", 5));
+    if (tiledUserField) PYRAMARCH_TRY(createFieldTilePipeline());
     PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> bounds,
                          compileUserBounds(info.fieldGlsl, info.lipschitz, info.compileGlsl, info.name));
     return makePipeline(userBoundsPipe, bounds, "field.user.bounds", 2, false);
@@ -205,55 +201,9 @@ void IsoSurface::Impl::addUserPasses(RenderGraph& graph, const IsoRefs& refs) {
         });
 }
 
-uint64_t IsoSurface::Impl::fieldTiles() const {
-    auto tiles = [](uint32_t samples) { return uint64_t(samples + gpu::kIsoFieldTile - 1) / gpu::kIsoFieldTile; };
-    return tiles(grid.samples.x) * tiles(grid.samples.y) * tiles(grid.samples.z);
-}
-
-void IsoSurface::Impl::addUserTilePasses(RenderGraph& graph, const IsoRefs& refs) {
-    const std::string& n = info.name;
-    const ExternalUse computeRW{Access::StorageReadWrite, PassKind::Compute};
-    const ExternalUse computeIndirect{Access::IndirectRead, PassKind::Compute};
-    const BufferRef flags = graph.importBuffer(n + ".fieldTileFlags", fieldTileFlags, computeRW, computeRW);
-    const BufferRef list = graph.importBuffer(n + ".fieldTileList", fieldTileList, computeRW, computeRW);
-    const BufferRef args = graph.importBuffer(n + ".fieldTileArgs", fieldTileArgs, computeIndirect, computeIndirect);
-    graph.addPass(n + ".field.user.tiles.clear", PassKind::Transfer)
-        .use(flags, Access::TransferDst)
-        .use(list, Access::TransferDst)
-        .record([flags, list](PassContext& ctx) {
-            ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(flags), 0, VK_WHOLE_SIZE, 0);
-            ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(list), 0, 16, 0);
-        });
-    const uint64_t tileGroups = groupsOf(fieldTiles(), gpu::kIsoClassifyGroupSize);
-    const auto tilePass = [&](const char* suffix, uint32_t mode) {
-        PassBuilder pass = graph.addPass(n + suffix, PassKind::Compute);
-        pass.pipeline(fieldTilesPipe)
-            .uniform(0, refs.grid)
-            .storage(1, refs.patchList, R)
-            .storage(2, flags, RW)
-            .storage(3, list, RW)
-            .storage(4, args, W);
-        if (mode == 0) {
-            // Classify's own dispatch: a lane per run of the listed patches.
-            pass.use(refs.classifyArgs, Access::IndirectRead).record([this, refs](PassContext& ctx) {
-                gpu::IsoPush pc = push();
-                pc.srcLevel = 0;
-                ctx.pushConstants(pc);
-                ctx.dispatchIndirect(refs.classifyArgs, 0);
-            });
-        } else {
-            pass.record([this, mode, tileGroups](PassContext& ctx) {
-                gpu::IsoPush pc = push();
-                pc.srcLevel = mode;
-                ctx.pushConstants(pc);
-                dispatchFolded(ctx, mode == 1 ? tileGroups : 1, maxGroupsX());
-            });
-        }
-    };
-    tilePass(".field.user.tiles.mark", 0);
-    tilePass(".field.user.tiles.list", 1);
-    tilePass(".field.user.tiles.args", 2);
-    graph.addPass(n + ".field.user", PassKind::Compute)
+// The tiled field pass (pc.srcLevel 1): a group per tile the list names.
+void IsoSurface::Impl::addUserTiledFieldPass(RenderGraph& graph, const IsoRefs& refs, BufferRef list, BufferRef args) {
+    graph.addPass(info.name + ".field.user", PassKind::Compute)
         .pipeline(fieldPipe)
         .uniform(0, refs.grid)
         .storage(1, refs.field, W)

@@ -101,10 +101,13 @@ struct IsoSurface::Impl {
     // storage buffers (extract.storage.comp); testing::Knobs::storageReads forces the latter.
     bool texelReads = false;
     bool storageReadsForced = false;
-    // User GLSL with a patch list: the field pass evaluates only the tiles the
-    // listed patches read (field_tiles.comp); testing::Knobs::denseUserField turns it off.
+    // User GLSL with a Lipschitz bound, and metaballs, with a patch list:
+    // the field pass evaluates only the tiles the listed patches read
+    // (field_tiles.comp, field_tiles.cpp); testing::Knobs::denseField turns it off.
     bool tiledUserField = false;
-    bool denseUserFieldForced = false;
+    bool tiledMetaballs = false;
+    bool denseFieldForced = false;
+    bool tiledField() const { return tiledUserField || tiledMetaballs; }
     // User GLSL, FieldEvaluation::Fused (or Auto with HistoPyramid): classify
     // and the extraction passes call field() themselves (compiled at creation
     // with the snippet, field_user.cpp): no field pass and no field buffer.
@@ -223,8 +226,12 @@ struct IsoSurface::Impl {
     void bindBalls(PassBuilder& pass, const IsoRefs& refs); // metaballs: binding 1
     // Lipschitz-bounded user fields: after the activate pass, the tiles of
     // samples the listed patches can read, and the field over those only.
+    // field_tiles.cpp: the tiles the listed patches read, then the source's field pass over them.
     uint64_t fieldTiles() const;
-    void addUserTilePasses(RenderGraph& graph, const IsoRefs& refs);
+    Status createFieldTilePipeline();
+    void addFieldTilePasses(RenderGraph& graph, const IsoRefs& refs);
+    void addUserTiledFieldPass(RenderGraph& graph, const IsoRefs& refs, BufferRef list, BufferRef args);
+    void addMetaballTiledFieldPass(RenderGraph& graph, const IsoRefs& refs, BufferRef list, BufferRef args);
     Status createPyramidPipelines();
     void addClassifyPass(RenderGraph& graph, const IsoRefs& refs);
     // usePatchBoxes: the patches' cell boxes, on the first frame.

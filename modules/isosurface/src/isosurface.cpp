@@ -44,7 +44,7 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
     m.foldGroupsX = knobs.maxGroupsX;
     m.denseClassify = knobs.denseClassify;
     m.storageReadsForced = knobs.storageReads;
-    m.denseUserFieldForced = knobs.denseUserField;
+    m.denseFieldForced = knobs.denseField;
     const bool perThreadAtomics = knobs.perThreadAtomics;
     // Counters and list appends aggregated per subgroup: one atomic per
     // subgroup instead of one per thread, where the device runs ballot and
@@ -166,7 +166,7 @@ Status IsoSurface::Impl::createBuffers() {
             make(m.patchBoxes, uint64_t(grid.patchCount) * 16, storage, MemoryUsage::DeviceLocal, "patch boxes"));
     if (m.usePatchBoxes && info.source == FieldSource::Particles)
         PYRAMARCH_TRY(make(m.tileFlags, m.particleTiles() * 4, storage, MemoryUsage::DeviceLocal, "tile flags"));
-    if (m.tiledUserField) {
+    if (m.tiledField()) {
         const VkBufferUsageFlags cleared = readable | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
         PYRAMARCH_TRY(
             make(m.fieldTileFlags, m.fieldTiles() * 4, cleared, MemoryUsage::DeviceLocal, "field tile flags"));

@@ -242,7 +242,8 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     // buffer), or a field pass; with a bound and a buffer, the tiles only.
     m.fusedField = info.source == FieldSource::UserGlsl && (info.fieldEvaluation == FieldEvaluation::Fused ||
                                                             (info.fieldEvaluation == FieldEvaluation::Auto && !m.scan));
-    m.tiledUserField = g.patchList != 0 && userBounds && !m.denseUserFieldForced && !m.fusedField;
+    m.tiledUserField = g.patchList != 0 && userBounds && !m.denseFieldForced && !m.fusedField;
+    m.tiledMetaballs = g.patchList != 0 && info.source == FieldSource::Metaballs && !m.denseFieldForced;
     g.patchCount = uint32_t(groupsOf(cells, uint64_t(gpu::kIsoClassifyCells) * gpu::kIsoClassifyGroupSize) *
                             gpu::kIsoPatchesPerGroup);
     g.indexCapacity = m.indexed ? info.indexCapacity / 3u * 3u : 0u;
@@ -568,7 +569,7 @@ Result<testing::LayoutPlan> testing::planLayout(const IsoSurfaceCreateInfo& info
     m.info = info;
     m.foldGroupsX = knobs.maxGroupsX;
     m.storageReadsForced = knobs.storageReads;
-    m.denseUserFieldForced = knobs.denseUserField;
+    m.denseFieldForced = knobs.denseField;
     PYRAMARCH_TRY(m.planLayout(limits, deviceName));
     LayoutPlan plan;
     for (uint32_t l = 0; l < m.grid.levelCount; ++l) plan.pyramidLevelSizes.push_back(m.grid.levels[l].y);

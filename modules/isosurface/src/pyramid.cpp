@@ -68,8 +68,8 @@ Status IsoSurface::Impl::createPyramidPipelines() {
 
 void IsoSurface::Impl::addClassifyPass(RenderGraph& graph, const IsoRefs& refs) {
     if (grid.patchList) addActivatePasses(graph, refs);
-    // Lipschitz-bounded user fields are evaluated now, where the list says.
-    if (tiledUserField) addUserTilePasses(graph, refs);
+    // Lipschitz-bounded user fields and metaballs are evaluated now, where the list says.
+    if (tiledField()) addFieldTilePasses(graph, refs);
     const uint64_t cellGroups = groupsOf(grid.cells.w, gpu::kIsoClassifyCells * gpu::kIsoClassifyGroupSize);
     PassBuilder pass = graph.addPass(info.name + ".classify", PassKind::Compute);
     pass.pipeline(classify)

@@ -536,8 +536,8 @@ public:
     // queue: tools and tests only, not the frame path).
     Result<Mesh> readMesh(bool weld = false);
     // Read-back (submit and wait): the vertices as written, the field
-    // samples (a user field with a Lipschitz bound: only the tiles the last
-    // frame read are current). More (pyramid, args, active cells) in
+    // samples (a user field with a Lipschitz bound, and metaballs: only the
+    // tiles of 8^3 samples the last frame read are current). More (pyramid, args, active cells) in
     // pyramarch/isosurface/testing.h.
     Result<std::vector<IsoVertexData>> readVertices();
     Result<std::vector<float>> readField();

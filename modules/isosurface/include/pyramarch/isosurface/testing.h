@@ -33,11 +33,11 @@ struct Knobs {
     // where maxTexelBufferElements allows): the fallback path, compared bit
     // for bit with the default.
     bool storageReads = false;
-    // User GLSL with a Lipschitz bound: evaluate the field at every sample
-    // (as without a bound) but keep the patch list, instead of only the
-    // tiles the listed patches read: the reference for those tiles, with
-    // the same list even where the bound lies.
-    bool denseUserField = false;
+    // User GLSL with a Lipschitz bound, and metaballs: evaluate the field at
+    // every sample (as without a patch list) but keep the patch list, instead
+    // of only the tiles the listed patches read: the reference for those
+    // tiles, with the same list even where a user's bound lies.
+    bool denseField = false;
 };
 
 // What IsoSurface::create plans for `info` on a device with `limits`,
