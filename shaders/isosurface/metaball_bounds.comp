@@ -60,13 +60,30 @@ void main() {
     const float margin = 1e-6 * length(grid.spacing.xyz);
     float least = 0.0, most = 0.0, magnitude = 0.0;
     bool unbounded = false;
+    // The balls that reach the box first (a cheap test), as bits; then the
+    // bounds of those only: lavapipe runs a loop body under a mask for every
+    // lane, so skipping a ball with `continue` would still cost its math,
+    // while a loop over set bits ends when every lane's are done.
+    uint reach0 = 0u, reach1 = 0u; // balls 0..31, 32..63 (count <= kIsoRowBalls)
     for (uint i = 0; i < count; ++i) {
         const vec4 cr = ballCentreRadius(base + i);
         const vec3 near = cr.xyz - clamp(cr.xyz, boxLo, boxHi);
-        const vec3 far = max(abs(cr.xyz - boxLo), abs(cr.xyz - boxHi));
         const float r = abs(cr.w) * 1.001 + margin;
+        // Misses every sample (adds exactly 0) only when clearly out; NaN reaches.
+        const uint hit = dot(near, near) >= r * r ? 0u : 1u;
+        reach0 |= i < 32u ? hit << i : 0u;
+        reach1 |= i >= 32u ? hit << (i - 32u) : 0u;
+    }
+    while ((reach0 | reach1) != 0u) {
+        const uint i = reach0 != 0u ? uint(findLSB(reach0)) : 32u + uint(findLSB(reach1));
+        if (reach0 != 0u)
+            reach0 &= reach0 - 1u;
+        else
+            reach1 &= reach1 - 1u;
+        const vec4 cr = ballCentreRadius(base + i);
+        const vec3 near = cr.xyz - clamp(cr.xyz, boxLo, boxHi);
+        const vec3 far = max(abs(cr.xyz - boxLo), abs(cr.xyz - boxHi));
         const float nearest2 = dot(near, near);
-        if (nearest2 >= r * r) continue; // misses every sample: adds exactly 0
         const float strength = ballStrength(base + i);
         const float r2 = cr.w * cr.w;
         // The term at the nearest and farthest points, with q = d^2 / R^2
