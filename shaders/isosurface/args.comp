@@ -41,10 +41,11 @@ void main() {
     } else {
         written = min(needed, grid.vertexCapacity);
     }
-    // Extract runs one thread per triangle (written is whole triangles);
+    // Extract runs one thread per kIsoExtractTriangles triangles (written is whole triangles);
     // indexed: one per triangle of the surface (they write the vertices up to
     // the vertex capacity, and the indices); scan: generate, one per active cell.
-    uint dispatchItems = grid.indexed != 0 ? cellVertices / 3 : written / 3;
+    uint dispatchItems = grid.indexed != 0 ? cellVertices / 3
+                                           : (written / 3 + kIsoExtractTriangles - 1u) / kIsoExtractTriangles;
     if (isoOpaque(grid.scanOccupancy) != 0)
         dispatchItems = isoOpaque(top) == 0 ? (ISO_LEVEL_COUNT(pyramid, grid, 0u, 0u) != 0 ? 1u : 0u)
                                  : edgePyramid[edgeGrid.levels[top].z];

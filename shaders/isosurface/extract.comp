@@ -2,7 +2,8 @@
 #ifndef ISO_STORAGE_READS
 #define ISO_TEXEL_READS
 #endif
-// Indirect dispatch, one thread per output TRIANGLE: key -> top-down pyramid
+// Indirect dispatch, one thread per two output TRIANGLES (their walks
+// interleaved): key -> top-down pyramid
 // traversal -> (cell, first local vertex) once for the triangle's three
 // vertices (a cell's count is a multiple of 3, so a triangle never spans
 // two cells), then per vertex edge -> interpolated position and normal,
@@ -44,25 +45,36 @@ void main() {
     isoBeginUserFrame();
 #endif
     mcVertexInit();
-    const uint triangle = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
+    // kIsoExtractTriangles (2) consecutive triangles per invocation: their
+    // two walks run interleaved (pyramidFind2WithCases), so the latency of
+    // one's dependent loads hides behind the other's.
+    const uint first = (linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex) * kIsoExtractTriangles;
     // The dispatch was sized by the args pass; the bound is recomputed here
     // so that extraction never trusts anything but the pyramid and capacity
     // (both whole triangles).
-    if (triangle >= min(pyramidTotal(), grid.vertexCapacity) / 3) return;
-    const uint outIndex = triangle * 3;
-    uint key = outIndex;
-    uint cases; // the cell pyramid is u8 at level 0 (kIsoPackedLevels)
-    const uint cell = pyramidFindWithCases(key, cases);
-    const uint mcCase = (cases >> (8u * (cell & 3u))) & 0xffu;
-    const uint count = isoCaseCount(mcCase);
-    const ivec3 c = cellCoord(cell);
-    // One table load for the triangle's three edges.
-    const uvec2 edges = tables.cases[mcCase].xy;
-    for (uint v = 0; v < 3; ++v) {
-        const IsoVertex vertex = mcVertexOf(c, edges, count, key + v);
-        vertices[outIndex + v].position = vertex.position;
-        // NormalMode::None: the normals stay the zeros the buffer was
-        // cleared to on the first frame (vertices.clear): half the stores.
-        if (kNormalMode != kIsoNormalNone) vertices[outIndex + v].normal = vertex.normal;
+    const uint triangles = min(pyramidTotal(), grid.vertexCapacity) / 3;
+    if (first >= triangles) return;
+    // Past the last triangle the second walk repeats the first.
+    const bool second = first + 1u < triangles;
+    uvec2 keys = uvec2(first * 3u, second ? first * 3u + 3u : first * 3u);
+    uvec2 cases; // the cell pyramid is u8 at level 0 (kIsoPackedLevels)
+    const uvec2 cells = pyramidFind2WithCases(keys, cases);
+    for (uint t = 0; t < kIsoExtractTriangles; ++t) {
+        const uint cell = t == 0u ? cells.x : cells.y;
+        const uint key = t == 0u ? keys.x : keys.y;
+        const uint mcCase = ((t == 0u ? cases.x : cases.y) >> (8u * (cell & 3u))) & 0xffu;
+        const uint count = isoCaseCount(mcCase);
+        const ivec3 c = cellCoord(cell);
+        // One table load for the triangle's three edges.
+        const uvec2 edges = tables.cases[mcCase].xy;
+        // Past the last triangle the second writes the first's vertices again (the same values).
+        const uint outIndex = (t == 0u || !second ? first : first + 1u) * 3u;
+        for (uint v = 0; v < 3; ++v) {
+            const IsoVertex vertex = mcVertexOf(c, edges, count, key + v);
+            vertices[outIndex + v].position = vertex.position;
+            // NormalMode::None: the normals stay the zeros the buffer was
+            // cleared to on the first frame (vertices.clear): half the stores.
+            if (kNormalMode != kIsoNormalNone) vertices[outIndex + v].normal = vertex.normal;
+        }
     }
 }

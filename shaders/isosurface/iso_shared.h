@@ -18,6 +18,7 @@ struct vec4 { float x, y, z, w; };
 
 // Workgroup sizes (also used by the host to size dispatches).
 ISO_CONST kIsoGroupSize = 64;        // classify, field, splat, extract
+ISO_CONST kIsoExtractTriangles = 2u; // triangles per extract invocation (two walks interleaved)
 // Metaballs: up to this many balls one thread evaluates a row segment of
 // kIsoRowSamples samples (field_metaballs.comp); more: 4x4x4 tiles.
 ISO_CONST kIsoRowBalls = 64;

@@ -1,7 +1,8 @@
 // Pass "<name>.extract" (ExtractionMethod::HistoPyramid, non-indexed): an
-// indirect dispatch sized by the args pass, one thread per output triangle
-// walking the pyramid top-down to its cell, written straight into the vertex
-// buffer the draw reads. "<name>.vertices.clear" (NormalMode::None only):
+// indirect dispatch sized by the args pass, one thread per two output
+// triangles (kIsoExtractTriangles) walking the pyramid top-down to their
+// cells, the two walks interleaved, written straight into the vertex buffer
+// the draw reads. "<name>.vertices.clear" (NormalMode::None only):
 // zeroes the vertex buffer on the first frame, the normals extract and the
 // scan's generate then leave alone.
 #include <cstddef>
