@@ -24,6 +24,9 @@ layout(local_size_x = kIsoGroupSize) in;
 
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) readonly buffer PatchBoundsBuf { vec2 patchBounds[]; };
+// A second interval per patch (volumes: the cells of runs past their first
+// row, patch_bounds.comp); the other sources bind patchBounds here again.
+layout(set = 0, binding = 4, std430) readonly buffer PatchWrapBoundsBuf { vec2 patchWrapBounds[]; };
 layout(set = 0, binding = 2, std430) buffer ListBuf {
     IsoPatchList head;
     uint patches[];
@@ -37,8 +40,8 @@ void main() {
         // corner inside then (load >= NaN is false), all zeros as well.
         bool listed = false;
         if (patchId < grid.patchCount) {
-            const vec2 b = patchBounds[patchId];
-            listed = b.y >= pc.iso && b.x < pc.iso;
+            const vec2 b = patchBounds[patchId], w = patchWrapBounds[patchId];
+            listed = (b.y >= pc.iso && b.x < pc.iso) || (w.y >= pc.iso && w.x < pc.iso);
         }
 #ifdef ISO_SUBGROUP_ATOMICS
         const uvec4 ballot = subgroupBallot(listed);

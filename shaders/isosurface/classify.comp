@@ -66,6 +66,9 @@ layout(set = 0, binding = 5, std430) writeonly buffer OccupancyBuf { uint occupa
 // grid.runBounds: (min, max) of each run's samples; otherwise the pyramid
 // is bound here again and never read through it.
 layout(set = 0, binding = 6, std430) readonly buffer BoundsBuf { vec2 runBounds[]; };
+// grid.runBounds: the second interval of a run that goes on past its first
+// row, by that row (volume_bounds.comp); otherwise the pyramid stands in.
+layout(set = 0, binding = 10, std430) readonly buffer WrapBoundsBuf { vec2 wrapBounds[]; };
 // grid.patchList: the patches the activate pass listed this frame (each
 // group takes kIsoPatchesPerGroup of them, a SIMD batch one patch);
 // otherwise the pyramid is bound here again and never read through it.
@@ -164,14 +167,19 @@ void main() {
     const uint first = element2 * kIsoClassifyCells;
     if (first >= cells) return;
     const uint n = min(kIsoClassifyCells, cells - first); // cells of this run
-    // Volume: a run entirely below or entirely at/above the iso value has no
-    // triangle; it is written as zeros without loading a sample, case 0 also
-    // for the cells of a run entirely inside (no reader needs case 255 where
-    // the count is 0, and it lets the patch list leave such runs out, as
+    const uint row = divideBy(first, grid.cellDivisors.x, grid.cellDivisors.z); // y + cy * z
+    uint x = first - row * cx;
+    // Volume: a run whose cells in its first row and whose cells past it
+    // (if any) each lie entirely below or entirely at/above the iso value
+    // has no triangle; it is written as zeros without loading a sample,
+    // case 0 also for cells inside (no reader needs case 255 where the
+    // count is 0, and it lets the patch list leave such runs out, as
     // written by the clear pass: nothing to write then).
     if (isoOpaque(grid.runBounds) != 0) {
         const vec2 b = runBounds[element2];
-        if (b.y < iso || b.x >= iso) {
+        // A run that ends in its first row keeps an empty second interval.
+        const vec2 w = x + n > cx ? wrapBounds[row] : vec2(uintBitsToFloat(0x7f800000u), uintBitsToFloat(0xff800000u));
+        if ((b.y < iso || b.x >= iso) && (w.y < iso || w.x >= iso)) {
             if (isoOpaque(grid.patchList) != 0) return;
             for (uint q = 0; q < (n + 3) / 4; ++q) {
                 pyramid[word0 + first / 4u + q] = 0u;
@@ -188,8 +196,6 @@ void main() {
     }
     const uint cellsToClassify = n;
 
-    const uint row = divideBy(first, grid.cellDivisors.x, grid.cellDivisors.z); // y + cy * z
-    uint x = first - row * cx;
     const uint z0 = divideBy(row, grid.cellDivisors.y, grid.cellDivisors.w);
     uint y = row - z0 * cy;
     uint z = z0;

@@ -200,15 +200,23 @@ protected:
         // Pyramid: base = count | case << 4 per cell, every level the CPU sums.
         auto pyr = iso::testing::readPyramid(iso);
         ASSERT_TRUE(pyr.ok()) << pyr.message();
-        // Volumes: a classify run (16 consecutive cells) entirely at/above the
-        // iso value is stored as zeros, not case 255 (count 0 either way).
+        // Volumes: a classify run (16 consecutive cells) whose cells in its
+        // first row and whose cells past it each lie entirely below or
+        // entirely at/above the iso value (all case 0 or all case 255) is
+        // stored as zeros, not case 255 (count 0 either way).
         std::vector<uint32_t> base = cpu.base;
-        if (info.source == FieldSource::Volume)
+        if (info.source == FieldSource::Volume) {
+            const size_t cx = g.n[0] - 1;
+            const auto allSame = [&](size_t b, size_t e) {
+                return b == e ||
+                       ((base[b] == 0u || base[b] == (255u << 4)) &&
+                        std::all_of(base.begin() + b, base.begin() + e, [&](uint32_t v) { return v == base[b]; }));
+            };
             for (size_t r = 0; r < base.size(); r += 16) {
-                const size_t end = std::min(base.size(), r + 16);
-                if (std::all_of(base.begin() + r, base.begin() + end, [](uint32_t e) { return e == (255u << 4); }))
-                    std::fill(base.begin() + r, base.begin() + end, 0u);
+                const size_t end = std::min(base.size(), r + 16), rowEnd = std::min(end, (r / cx + 1) * cx);
+                if (allSame(r, rowEnd) && allSame(rowEnd, end)) std::fill(base.begin() + r, base.begin() + end, 0u);
             }
+        }
         // User fields with a Lipschitz bound and metaballs: the cells of
         // unlisted patches are zeros from the clear (count 0: all outside or
         // all inside).
@@ -601,21 +609,29 @@ TEST_F(IsoGpu, VolumeRunBoundsMatchTheCpu) {
     auto bounds = iso::testing::readRunBounds(*iso);
     ASSERT_TRUE(bounds.ok()) << bounds.message();
     const uint32_t cx = 20, cy = 5, cells = 20 * 5 * 4;
-    ASSERT_EQ(bounds.value().size(), size_t((cells + 15) / 16) * 2);
+    ASSERT_EQ(bounds.value().size(), size_t((cells + 15) / 16) * 4);
+    // Two intervals per run: its cells in its first row of 20 cells, and the rest.
+    size_t past = 0;
     for (uint32_t r = 0; r * 16 < cells; ++r) {
-        float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+        float lo[2] = {std::numeric_limits<float>::infinity(), std::numeric_limits<float>::infinity()};
+        float hi[2] = {-lo[0], -lo[0]};
         for (uint32_t c = r * 16; c < std::min(r * 16 + 16, cells); ++c) {
             const uint32_t x = c % cx, y = (c / cx) % cy, z = c / (cx * cy);
+            const int part = c / cx == r * 16 / cx ? 0 : 1;
+            past += part;
             for (uint32_t k = 0; k < 8; ++k) {
                 float s = v[(x + (k & 1)) + 21 * ((y + ((k >> 1) & 1)) + 6 * (z + (k >> 2)))];
                 if (std::isnan(s)) s = -std::numeric_limits<float>::infinity();
-                lo = std::min(lo, s);
-                hi = std::max(hi, s);
+                lo[part] = std::min(lo[part], s);
+                hi[part] = std::max(hi[part], s);
             }
         }
-        EXPECT_EQ(bounds.value()[2 * r], lo) << "run " << r;
-        EXPECT_EQ(bounds.value()[2 * r + 1], hi) << "run " << r;
+        for (int part = 0; part < 2; ++part) {
+            EXPECT_EQ(bounds.value()[4 * r + 2 * part], lo[part]) << "run " << r << " part " << part;
+            EXPECT_EQ(bounds.value()[4 * r + 2 * part + 1], hi[part]) << "run " << r << " part " << part;
+        }
     }
+    EXPECT_GT(past, 0u) << "no run goes on past its first row";
     // A new iso value reuses the bounds (no new upload).
     for (float isoValue : {-3.f, 0.f, 3.5f}) {
         iso->setIsoValue(isoValue);
@@ -733,18 +749,21 @@ TEST_F(IsoGpu, PatchListSkipsInactivePatchesBitForBitWithTheDensePath) {
             ASSERT_OK(iso->uploadVolume(v.data(), v.size() * 4, VolumeFormat::F32));
             ASSERT_OK(ref->uploadVolume(v.data(), v.size() * 4, VolumeFormat::F32));
             // The CPU's patch bounds: min and max over the cells' corners of
-            // each run (NaN as -infinity), then over the patch's runs.
+            // each run (NaN as -infinity), in two parts (its cells in its
+            // first row, the rest), then each part over the patch's runs.
             const uint32_t cx = n[0] - 1, cy = n[1] - 1, cells = cx * cy * (n[2] - 1);
             const uint32_t runs = (cells + 15) / 16, patches = (runs + 127) / 128 * 16;
             const float inf = std::numeric_limits<float>::infinity();
-            std::vector<float> runMin(runs, inf), runMax(runs, -inf);
+            std::vector<float> runMin[2] = {std::vector<float>(runs, inf), std::vector<float>(runs, inf)};
+            std::vector<float> runMax[2] = {std::vector<float>(runs, -inf), std::vector<float>(runs, -inf)};
             for (uint32_t cell = 0; cell < cells; ++cell) {
                 const uint32_t x = cell % cx, y = (cell / cx) % cy, z = cell / (cx * cy);
+                const uint32_t r = cell / 16, part = cell / cx == r * 16 / cx ? 0 : 1;
                 for (uint32_t k = 0; k < 8; ++k) {
                     float s = v[(x + (k & 1)) + n[0] * ((y + ((k >> 1) & 1)) + n[1] * (z + (k >> 2)))];
                     if (std::isnan(s)) s = -inf;
-                    runMin[cell / 16] = std::min(runMin[cell / 16], s);
-                    runMax[cell / 16] = std::max(runMax[cell / 16], s);
+                    runMin[part][r] = std::min(runMin[part][r], s);
+                    runMax[part][r] = std::max(runMax[part][r], s);
                 }
             }
             size_t fewest = patches, most = 0;
@@ -756,12 +775,16 @@ TEST_F(IsoGpu, PatchListSkipsInactivePatchesBitForBitWithTheDensePath) {
                 frame(*ref);
                 std::vector<uint32_t> expectList;
                 for (uint32_t p = 0; p < patches; ++p) {
-                    float lo = inf, hi = -inf;
-                    for (uint32_t k = 0; k < 8; ++k) {
-                        const uint32_t r = p / 16 * 128 + p % 16 + 16 * k;
-                        if (r < runs) lo = std::min(lo, runMin[r]), hi = std::max(hi, runMax[r]);
+                    bool crossed = false;
+                    for (int part = 0; part < 2; ++part) {
+                        float lo = inf, hi = -inf;
+                        for (uint32_t k = 0; k < 8; ++k) {
+                            const uint32_t r = p / 16 * 128 + p % 16 + 16 * k;
+                            if (r < runs) lo = std::min(lo, runMin[part][r]), hi = std::max(hi, runMax[part][r]);
+                        }
+                        crossed = crossed || (hi >= isoValue && lo < isoValue);
                     }
-                    if (hi >= isoValue && lo < isoValue) expectList.push_back(p);
+                    if (crossed) expectList.push_back(p);
                 }
                 auto list = iso::testing::readPatchList(*iso);
                 ASSERT_TRUE(list.ok()) << list.message();

@@ -22,8 +22,8 @@ const uint32_t kPatchBoundsSpv[] =
 
 Status IsoSurface::Impl::createVolumePipelines() {
     PYRAMARCH_TRY(makePipeline(fieldPipe, kVolumeSpv, "field.volume", 3));
-    PYRAMARCH_TRY(makePipeline(boundsPipe, kBoundsSpv, "field.volume.bounds", 3));
-    if (grid.patchList) PYRAMARCH_TRY(makePipeline(patchBoundsPipe, kPatchBoundsSpv, "field.volume.bounds.patches", 3));
+    PYRAMARCH_TRY(makePipeline(boundsPipe, kBoundsSpv, "field.volume.bounds", 4));
+    if (grid.patchList) PYRAMARCH_TRY(makePipeline(patchBoundsPipe, kPatchBoundsSpv, "field.volume.bounds.patches", 5));
     return {};
 }
 
@@ -52,6 +52,7 @@ void IsoSurface::Impl::addVolumePasses(RenderGraph& graph, const IsoRefs& refs) 
         .uniform(0, refs.grid)
         .storage(1, refs.field, R)
         .storage(2, refs.runBounds, W)
+        .storage(3, refs.wrapBounds, W)
         .record([this](PassContext& ctx) {
             if (!boundsDirty) return;
             boundsDirty = false;
@@ -65,6 +66,8 @@ void IsoSurface::Impl::addVolumePasses(RenderGraph& graph, const IsoRefs& refs) 
         .uniform(0, refs.grid)
         .storage(1, refs.runBounds, R)
         .storage(2, refs.patchBounds, W)
+        .storage(3, refs.wrapBounds, R)
+        .storage(4, refs.patchWrapBounds, W)
         .record([this](PassContext& ctx) {
             if (!patchBoundsDirty) return;
             patchBoundsDirty = false;

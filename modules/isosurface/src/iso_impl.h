@@ -68,7 +68,8 @@ struct IsoRefs {
     VkDeviceSize itemRange = VK_WHOLE_SIZE; // what the item descriptors cover
     BufferRef occGrid, occupancy;           // scan
     BufferRef vertexGrid, vertexPyramid, runBases;  // indexed
-    BufferRef runBounds;                            // volume: value bounds per classify run
+    BufferRef runBounds, wrapBounds;                // volume: value bounds per classify run (+ past its first row)
+    BufferRef patchWrapBounds;                      // volume: the patches' second interval (else patchBounds)
     BufferRef patchBounds, patchList, classifyArgs; // grid.patchList: empty-space skipping
     BufferRef patchBoxes;                           // patchBoxes: each patch's cell box (metaballs, particles)
 };
@@ -117,6 +118,10 @@ struct IsoSurface::Impl {
 
     Buffer tables, gridBuf, field, pyramid, counters, args, vertices, stats, items, accum, raw, offsets;
     Buffer runBounds; // volume: (min, max) per classify run, computed once per upload
+    // Volume: (min, max) of the cells of the run that starts in row r and
+    // goes on past it, by r; and per patch the union of those
+    // (volume_bounds.comp, patch_bounds.comp).
+    Buffer wrapBounds, patchWrapBounds;
     // grid.patchList: (min, max) per classify patch (volumes once per upload;
     // metaballs and Lipschitz-bounded user fields every frame), the list of
     // patches the activate pass found crossed by the surface (IsoPatchList

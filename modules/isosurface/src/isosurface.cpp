@@ -150,9 +150,16 @@ Status IsoSurface::Impl::createBuffers() {
             PYRAMARCH_TRY(make(m.kernels, uint64_t(m.maxItems) * 16 * gpu::kIsoAnisoRecordVec4s, readable,
                                MemoryUsage::DeviceLocal, "anisotropic kernels"));
     }
-    if (info.source == FieldSource::Volume)
+    if (info.source == FieldSource::Volume) {
         PYRAMARCH_TRY(make(m.runBounds, groupsOf(sizes.cells, gpu::kIsoClassifyCells) * 8, readable,
                            MemoryUsage::DeviceLocal, "run bounds"));
+        // One entry per row of cells: at most one run goes on past each.
+        PYRAMARCH_TRY(make(m.wrapBounds, uint64_t(grid.cells.y) * grid.cells.z * 8, readable, MemoryUsage::DeviceLocal,
+                           "wrap bounds"));
+        if (grid.patchList)
+            PYRAMARCH_TRY(make(m.patchWrapBounds, uint64_t(grid.patchCount) * 8, readable, MemoryUsage::DeviceLocal,
+                               "patch wrap bounds"));
+    }
     if (grid.patchList) {
         PYRAMARCH_TRY(
             make(m.patchBounds, uint64_t(grid.patchCount) * 8, readable, MemoryUsage::DeviceLocal, "patch bounds"));
@@ -451,13 +458,20 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
         // the descriptors cover only the particles the module may read.
         if (m.external) refs.itemRange = m.externalParticleBytes;
     }
-    if (m.info.source == FieldSource::Volume)
+    if (m.info.source == FieldSource::Volume) {
         refs.runBounds = graph.importBuffer(n + ".runBounds", m.runBounds, computeRead, computeRead);
+        refs.wrapBounds = graph.importBuffer(n + ".wrapBounds", m.wrapBounds, computeRead, computeRead);
+    }
     if (m.grid.patchList) {
         // The list's last use in a frame is classify's read, the dispatch's
         // the indirect read: the next frame's clear / args pass waits for them.
         const ExternalUse computeIndirect{Access::IndirectRead, PassKind::Compute};
         refs.patchBounds = graph.importBuffer(n + ".patchBounds", m.patchBounds, computeRead, computeRead);
+        // Volumes: a second interval per patch; the other sources have one.
+        refs.patchWrapBounds =
+            m.info.source == FieldSource::Volume
+                ? graph.importBuffer(n + ".patchWrapBounds", m.patchWrapBounds, computeRead, computeRead)
+                : refs.patchBounds;
         refs.patchList = graph.importBuffer(n + ".patchList", m.patchList, computeRead, computeRead);
         refs.classifyArgs = graph.importBuffer(n + ".classifyArgs", m.classifyArgs, computeIndirect, computeIndirect);
     }

@@ -53,15 +53,15 @@ Status IsoSurface::Impl::createPyramidPipelines() {
                    : (subgroupAtomics ? std::span<const uint32_t>(kClassifySubgroupStorageSpv) : kClassifyStorageSpv);
     if (fusedField) {
         PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> fused, fusedSpirv(kIsoText_classify_comp, "classify"));
-        PYRAMARCH_TRY(makePipeline(classify, fused, "classify", 10));
+        PYRAMARCH_TRY(makePipeline(classify, fused, "classify", 11));
     } else {
-        PYRAMARCH_TRY(makePipeline(classify, classifySpv, "classify", 10));
+        PYRAMARCH_TRY(makePipeline(classify, classifySpv, "classify", 11));
     }
     if (grid.patchList)
         PYRAMARCH_TRY(makePipeline(activatePipe,
                                    subgroupAtomics ? std::span<const uint32_t>(kActivateSubgroupSpv)
                                                    : std::span<const uint32_t>(kActivateSpv),
-                                   "classify.activate", 4));
+                                   "classify.activate", 5));
     if (usePatchBoxes) PYRAMARCH_TRY(makePipeline(patchBoxesPipe, kPatchBoxesSpv, "classify.boxes", 2));
     return makePipeline(build, kBuildSpv, "pyramid", 2);
 }
@@ -80,6 +80,8 @@ void IsoSurface::Impl::addClassifyPass(RenderGraph& graph, const IsoRefs& refs) 
                  W) // occupancy level 1 (scan), else unused: the pyramid stands in
         .storage(6, info.source == FieldSource::Volume ? refs.runBounds : refs.pyramid,
                  R) // per-run value bounds (volume), else unused: the pyramid stands in
+        .storage(10, info.source == FieldSource::Volume ? refs.wrapBounds : refs.pyramid,
+                 R) // the second interval of runs past their first row (volume), else unused
         .storage(7, grid.patchList ? refs.patchList : refs.pyramid,
                  R) // the listed patches, else unused: the pyramid stands in
         // Indexed: the vertex pyramid's levels 0 and 1 (else the cell grid and pyramid stand in, unwritten).
@@ -177,6 +179,7 @@ void IsoSurface::Impl::addActivatePasses(RenderGraph& graph, const IsoRefs& refs
             .storage(1, refs.patchBounds, R)
             .storage(2, refs.patchList, RW)
             .storage(3, refs.classifyArgs, W)
+            .storage(4, refs.patchWrapBounds, R)
             .record([this, mode, groups](PassContext& ctx) {
                 gpu::IsoPush pc = push();
                 pc.srcLevel = mode;

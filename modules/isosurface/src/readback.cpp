@@ -1,6 +1,7 @@
 // Read-back: the stats ring (never waits) and the tool/test read-backs
 // (submit and wait on the device queue).
 #include <algorithm>
+#include <limits>
 #include <cmath>
 #include <cstring>
 
@@ -194,7 +195,24 @@ struct TestingAccess {
     static Result<std::vector<float>> readRunBounds(IsoSurface& s) {
         const IsoSurface::Impl& m = *s.impl_;
         PYRAMARCH_ASSERT(m.info.source == FieldSource::Volume, "readRunBounds needs FieldSource::Volume");
-        return readBufferAs<float>(*m.device, m.runBounds, groupsOf(m.grid.cells.w, gpu::kIsoClassifyCells) * 2);
+        const uint64_t runs = groupsOf(m.grid.cells.w, gpu::kIsoClassifyCells);
+        const uint32_t cx = m.grid.cells.x;
+        PYRAMARCH_TRY_ASSIGN(const std::vector<float> first, readBufferAs<float>(*m.device, m.runBounds, runs * 2));
+        PYRAMARCH_TRY_ASSIGN(
+            const std::vector<float> wrap,
+            readBufferAs<float>(*m.device, m.wrapBounds, uint64_t(m.grid.cells.y) * m.grid.cells.z * 2));
+        // (first row's min, max, the rest's min, max) per run; no rest: (inf, -inf).
+        std::vector<float> out(runs * 4);
+        for (uint64_t r = 0; r < runs; ++r) {
+            const uint64_t cell = r * gpu::kIsoClassifyCells, row = cell / cx;
+            const uint64_t n = std::min<uint64_t>(gpu::kIsoClassifyCells, m.grid.cells.w - cell);
+            const bool past = cell - row * cx + n > cx;
+            out[4 * r] = first[2 * r];
+            out[4 * r + 1] = first[2 * r + 1];
+            out[4 * r + 2] = past ? wrap[2 * row] : std::numeric_limits<float>::infinity();
+            out[4 * r + 3] = past ? wrap[2 * row + 1] : -std::numeric_limits<float>::infinity();
+        }
+        return out;
     }
     static Result<std::vector<uint32_t>> readPatchList(IsoSurface& s) {
         const IsoSurface::Impl& m = *s.impl_;

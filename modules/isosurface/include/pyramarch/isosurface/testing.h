@@ -82,9 +82,11 @@ Result<std::vector<uint32_t>> readDrawArgs(IsoSurface& surface);
 // ExtractionMethod::Scan: the compacted active-cell list (cell indices in
 // order), as long as the occupancy total.
 Result<std::vector<uint32_t>> readActiveCells(IsoSurface& surface);
-// FieldSource::Volume: (min, max) of the samples of each classify run (the
-// 16 consecutive cells, x fastest, one classify thread takes), interleaved;
-// NaN samples count as -infinity. Written once per upload.
+// FieldSource::Volume: per classify run (the 16 consecutive cells, x
+// fastest, one classify thread takes) 4 floats: (min, max) of the samples
+// of its cells in its first row of cells, then (min, max) of its cells past
+// that row ((+inf, -inf) for a run that ends in its first row); NaN samples
+// count as -infinity. Written once per upload.
 Result<std::vector<float>> readRunBounds(IsoSurface& surface);
 // Empty-space skipping (volumes, metaballs, user GLSL with a Lipschitz
 // constant; without Knobs::denseClassify): the classify patches the last
