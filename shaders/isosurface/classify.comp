@@ -279,8 +279,7 @@ void main() {
     if (caseWords > 1u) pyramid[caseWord + 1u] = cases1;
     if (caseWords > 2u) pyramid[caseWord + 2u] = cases2;
     if (caseWords > 3u) pyramid[caseWord + 3u] = cases3;
-    if (levels > 1 && occupancyOut)
-        for (uint q = 0; q < caseWords; ++q) occupancy[element2 * 4 + q] = (actives1 >> (8u * q)) & 0xffu;
+    for (uint q = 0; q < caseWords; ++q) writeOccupancy(element2 * 4 + q, (actives1 >> (8u * q)) & 0xffu);
     const uint sum2 = byteSum(sums1), active2 = byteSum(actives1);
     if (levels > 1) pyramid[word1 + element2] = sums1;
     if (levels > 2) pyramid[word2 + element2] = sum2;

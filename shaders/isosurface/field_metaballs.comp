@@ -27,19 +27,7 @@
 layout(local_size_x = kIsoGroupSize) in;
 
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
-// The balls: texel fetches (an R32G32B32A32_SFLOAT view, 2 texels per
-// ball: lavapipe gathers them as vectors, one load for the batch where every
-// lane reads the same ball) where the device's maxTexelBufferElements covers
-// the ring (ISO_TEXEL_READS), else a storage buffer (the .storage variant).
-#ifdef ISO_TEXEL_READS
-layout(set = 0, binding = 1) uniform samplerBuffer ballTexels;
-vec4 ballCentreRadius(uint i) { return texelFetch(ballTexels, int(2u * i)); }
-float ballStrength(uint i) { return texelFetch(ballTexels, int(2u * i + 1u)).x; }
-#else
-layout(set = 0, binding = 1, std430) readonly buffer BallsBuf { IsoBall balls[]; };
-vec4 ballCentreRadius(uint i) { return balls[i].centerRadius; }
-float ballStrength(uint i) { return balls[i].strength.x; }
-#endif
+#include "isosurface/metaballs.glsl" // the balls at binding 1
 layout(set = 0, binding = 2, std430) writeonly buffer FieldBuf { float field[]; };
 // Tiled (pc.srcLevel 1): the tiles of kIsoFieldTile^3 samples some reader
 // needs this frame (field_tiles.comp); otherwise the field stands in, unread.
@@ -51,21 +39,18 @@ layout(set = 0, binding = 3, std430) readonly buffer TileListBuf {
 const uint kIsoCullBalls = 1024;
 shared uint touching[kIsoCullBalls / 32];
 
-float ballTerm(uint i, vec3 p) {
-    const vec4 cr = ballCentreRadius(i);
-    const vec3 d = p - cr.xyz;
-    const float q = dot(d, d) / (cr.w * cr.w);
-    // As the row and tile forms: a NaN q (radius 0 at its centre) adds nothing.
-    if (!(q < 1.0)) return 0.0;
-    const float k = 1.0 - q;
-    return ballStrength(i) * k * k * k;
-}
+float ballTerm(uint i, vec3 p) { return ballTermAt(ballCentreRadius(i), ballStrength(i), p); }
 
-// Conservative reach of ball `cr` around a box: skipped only when it clearly misses.
-bool ballReaches(vec4 cr, vec3 lo, vec3 hi) {
-    const vec3 d = cr.xyz - clamp(cr.xyz, lo, hi);
-    const float r = abs(cr.w) * 1.001 + 1e-6 * length(grid.spacing.xyz);
-    return !(dot(d, d) >= r * r);
+// The balls reaching the box [lo, hi] as the shared bit set `touching`:
+// thread w tests balls 32w..32w+31 and owns word w (no atomics). The caller
+// waits with barrier() before reading it.
+void markTouchingBalls(uint first, uint count, vec3 lo, vec3 hi) {
+    const uint w = gl_LocalInvocationIndex;
+    if (w >= kIsoCullBalls / 32) return;
+    uint bits = 0;
+    for (uint j = 0; j < 32 && w * 32 + j < count; ++j)
+        if (ballReaches(ballCentreRadius(first + w * 32 + j), lo, hi)) bits |= 1u << j;
+    touching[w] = bits;
 }
 
 void rowSegment(uint first, uint count) {
@@ -84,16 +69,8 @@ void rowSegment(uint first, uint count) {
         const vec4 cr = ballCentreRadius(first + i);
         if (!ballReaches(cr, lo, hi)) continue;
         const float strength = ballStrength(first + i);
-        [[unroll]] for (uint k = 0; k < K; ++k) {
-            // The same arithmetic as ballTerm(), on the loaded ball.
-            const vec3 p = grid.boundsMin.xyz + vec3(uvec3(x0 + k, y, z)) * grid.spacing.xyz;
-            const vec3 d = p - cr.xyz;
-            const float q = dot(d, d) / (cr.w * cr.w);
-            if (q < 1.0) {
-                const float kq = 1.0 - q;
-                sum[k] += strength * kq * kq * kq;
-            }
-        }
+        [[unroll]] for (uint k = 0; k < K; ++k)
+            sum[k] += ballTermAt(cr, strength, grid.boundsMin.xyz + vec3(uvec3(x0 + k, y, z)) * grid.spacing.xyz);
     }
     const uint base = x0 + grid.samples.x * (y + grid.samples.y * z);
     [[unroll]] for (uint k = 0; k < K; ++k)
@@ -117,13 +94,7 @@ void tileRows(uint first, uint count) {
     if (count <= kIsoCullBalls) {
         const vec3 lo = grid.boundsMin.xyz + vec3(origin) * grid.spacing.xyz;
         const vec3 hi = grid.boundsMin.xyz + vec3(min(origin + K, grid.samples.xyz) - 1u) * grid.spacing.xyz;
-        const uint w = li;
-        if (w < kIsoCullBalls / 32) {
-            uint bits = 0;
-            for (uint j = 0; j < 32 && w * 32 + j < count; ++j)
-                if (ballReaches(ballCentreRadius(first + w * 32 + j), lo, hi)) bits |= 1u << j;
-            touching[w] = bits;
-        }
+        markTouchingBalls(first, count, lo, hi);
         barrier();
         for (uint word = 0; word < (count + 31) / 32; ++word) {
             uint bits = inGrid ? touching[word] : 0u;
@@ -132,16 +103,9 @@ void tileRows(uint first, uint count) {
                 bits &= bits - 1u;
                 const vec4 cr = ballCentreRadius(i);
                 const float strength = ballStrength(i);
-                [[unroll]] for (uint k = 0; k < K; ++k) {
-                    // The same arithmetic as ballTerm(), on the loaded ball.
-                    const vec3 p = grid.boundsMin.xyz + vec3(uvec3(row.x + k, row.y, row.z)) * grid.spacing.xyz;
-                    const vec3 d = p - cr.xyz;
-                    const float q = dot(d, d) / (cr.w * cr.w);
-                    if (q < 1.0) {
-                        const float kq = 1.0 - q;
-                        sum[k] += strength * kq * kq * kq;
-                    }
-                }
+                [[unroll]] for (uint k = 0; k < K; ++k)
+                    sum[k] += ballTermAt(cr, strength,
+                                         grid.boundsMin.xyz + vec3(uvec3(row.x + k, row.y, row.z)) * grid.spacing.xyz);
             }
         }
     } else if (inGrid) {
@@ -176,16 +140,8 @@ void main() {
     const vec3 p = grid.boundsMin.xyz + vec3(s) * grid.spacing.xyz;
     float sum = 0.0;
     if (count <= kIsoCullBalls) {
-        // Thread w tests balls 32w..32w+31 and owns word w: no atomics.
-        const uint w = li;
         const vec3 lo = grid.boundsMin.xyz + vec3(t * 4u) * grid.spacing.xyz;
-        const vec3 hi = lo + 3.0 * grid.spacing.xyz;
-        if (w < kIsoCullBalls / 32) {
-            uint bits = 0;
-            for (uint j = 0; j < 32 && w * 32 + j < count; ++j)
-                if (ballReaches(ballCentreRadius(first + w * 32 + j), lo, hi)) bits |= 1u << j;
-            touching[w] = bits;
-        }
+        markTouchingBalls(first, count, lo, lo + 3.0 * grid.spacing.xyz);
         barrier();
         if (inGrid) {
             for (uint word = 0; word < (count + 31) / 32; ++word) {

@@ -21,19 +21,7 @@
 layout(local_size_x = kIsoGroupSize) in;
 
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
-// The balls: texel fetches (an R32G32B32A32_SFLOAT view, 2 texels per
-// ball: lavapipe gathers them as vectors, one load for the batch where every
-// lane reads the same ball) where the device's maxTexelBufferElements covers
-// the ring (ISO_TEXEL_READS), else a storage buffer (the .storage variant).
-#ifdef ISO_TEXEL_READS
-layout(set = 0, binding = 1) uniform samplerBuffer ballTexels;
-vec4 ballCentreRadius(uint i) { return texelFetch(ballTexels, int(2u * i)); }
-float ballStrength(uint i) { return texelFetch(ballTexels, int(2u * i + 1u)).x; }
-#else
-layout(set = 0, binding = 1, std430) readonly buffer BallsBuf { IsoBall balls[]; };
-vec4 ballCentreRadius(uint i) { return balls[i].centerRadius; }
-float ballStrength(uint i) { return balls[i].strength.x; }
-#endif
+#include "isosurface/metaballs.glsl" // the balls at binding 1, ballReaches()
 // Each patch's cell box (patch_boxes.comp, once per surface).
 layout(set = 0, binding = 2, std430) readonly buffer PatchBoxBuf { uvec4 patchBoxes[]; };
 layout(set = 0, binding = 3, std430) writeonly buffer PatchBoundsBuf { vec2 patchBounds[]; };
@@ -56,8 +44,6 @@ void main() {
     const vec3 boxLo = grid.boundsMin.xyz + vec3(lo) * grid.spacing.xyz;
     const vec3 boxHi = grid.boundsMin.xyz + vec3(hi + 1u) * grid.spacing.xyz;
     const uint base = pc.slot * grid.maxItems;
-    // Conservative margin, as the field pass's culling: skipped only when it clearly misses.
-    const float margin = 1e-6 * length(grid.spacing.xyz);
     float least = 0.0, most = 0.0, magnitude = 0.0;
     bool unbounded = false;
     // The balls that reach the box first (a cheap test), as bits; then the
@@ -66,11 +52,8 @@ void main() {
     // while a loop over set bits ends when every lane's are done.
     uint reach0 = 0u, reach1 = 0u; // balls 0..31, 32..63 (count <= kIsoRowBalls)
     for (uint i = 0; i < count; ++i) {
-        const vec4 cr = ballCentreRadius(base + i);
-        const vec3 near = cr.xyz - clamp(cr.xyz, boxLo, boxHi);
-        const float r = abs(cr.w) * 1.001 + margin;
-        // Misses every sample (adds exactly 0) only when clearly out; NaN reaches.
-        const uint hit = dot(near, near) >= r * r ? 0u : 1u;
+        // The field pass's own test: a ball it skips adds exactly 0; NaN reaches.
+        const uint hit = ballReaches(ballCentreRadius(base + i), boxLo, boxHi) ? 1u : 0u;
         reach0 |= i < 32u ? hit << i : 0u;
         reach1 |= i >= 32u ? hit << (i - 32u) : 0u;
     }

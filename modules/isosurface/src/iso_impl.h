@@ -229,9 +229,9 @@ struct IsoSurface::Impl {
     // compiled with the user's field() (field_user.cpp).
     Result<std::vector<uint32_t>> fusedSpirv(const char* shaderText, const char* what) const;
     void bindBalls(PassBuilder& pass, const IsoRefs& refs); // metaballs: binding 1
-    // Lipschitz-bounded user fields: after the activate pass, the tiles of
-    // samples the listed patches can read, and the field over those only.
-    // field_tiles.cpp: the tiles the listed patches read, then the source's field pass over them.
+    // field_tiles.cpp (Lipschitz-bounded user fields, metaballs): after the
+    // activate pass, the tiles of samples the listed patches can read, then
+    // the source's field pass over those only.
     uint64_t fieldTiles() const;
     Status createFieldTilePipeline();
     void addFieldTilePasses(RenderGraph& graph, const IsoRefs& refs);

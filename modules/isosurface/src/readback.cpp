@@ -1,9 +1,9 @@
 // Read-back: the stats ring (never waits) and the tool/test read-backs
 // (submit and wait on the device queue).
 #include <algorithm>
-#include <limits>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "iso_impl.h"
 #include "pyramarch/isosurface/mc_tables.h"
