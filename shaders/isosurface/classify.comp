@@ -35,6 +35,12 @@
 #ifndef ISO_STORAGE_READS
 #define ISO_TEXEL_READS
 #endif
+// Inside bits a row at a time: from texel quads, or from a fused user field
+// at any texel limit (its .storage build reads the pyramid from storage
+// buffers but still has no field buffer to load samples from).
+#if defined(ISO_TEXEL_READS) || defined(ISO_USER_FIELD)
+#define ISO_CLASSIFY_ROWS
+#endif
 #include "isosurface/common.glsl"
 
 layout(constant_id = kIsoSpecIndexed) const bool kIndexed = false;
@@ -124,7 +130,7 @@ void writeOccupancy(uint element1, uint activeCells) {
 // Sum of the 4 bytes of w.
 uint byteSum(uint w) { return (w & 0xffu) + ((w >> 8) & 0xffu) + ((w >> 16) & 0xffu) + (w >> 24); }
 
-#ifndef ISO_TEXEL_READS
+#ifndef ISO_CLASSIFY_ROWS
 // Inside bits of the 4 samples of a cell face at x = s: by offset code y | z << 1.
 uint face(uint s, uint sx, uint sxy) {
     return uint(load(s) >= iso) | uint(load(s + sx) >= iso) << 1 | uint(load(s + sxy) >= iso) << 2 |
@@ -211,7 +217,7 @@ void main() {
     // then each cell loads its +x face only (no per-cell reload branch).
     while (j < cellsToClassify) {
         const uint segment = min(cellsToClassify - j, cx - x);
-#ifdef ISO_TEXEL_READS
+#ifdef ISO_CLASSIFY_ROWS
         // The segment's 4 sample rows (y, z), (y + 1, z), (y, z + 1), (y + 1, z + 1) as bit rows.
 #ifdef ISO_USER_FIELD
         uint row00 = insideRowAt(uvec3(x, y, z), iso), row10 = insideRowAt(uvec3(x, y + 1u, z), iso),
@@ -226,7 +232,7 @@ void main() {
         for (uint k = 0; k < segment; ++k) {
             // Corner bits by offset code (x | y << 1 | z << 2), swapped to
             // MC corner order below.
-#ifdef ISO_TEXEL_READS
+#ifdef ISO_CLASSIFY_ROWS
             const uint byCode = (row00 & 3u) | (row10 & 3u) << 2 | (row01 & 3u) << 4 | (row11 & 3u) << 6;
             row00 >>= 1;
             row10 >>= 1;
@@ -254,7 +260,7 @@ void main() {
             cases3 |= j >= 12u ? caseBits : 0u;
             sums1 += count << quadShift;
             actives1 += (count != 0u ? 1u : 0u) << quadShift;
-#ifndef ISO_TEXEL_READS
+#ifndef ISO_CLASSIFY_ROWS
             lo = hi;
 #endif
             ++s;
