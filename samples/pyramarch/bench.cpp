@@ -27,6 +27,7 @@
 #include "sample/cli.h"
 #include "sample/framework.h"
 #include "sample/scenes.h"
+#include "voxelize_command.h"
 
 namespace pyramarch::bench {
 namespace {
@@ -65,7 +66,7 @@ struct Record {
     std::string field;    // cayley, sphere, gyroid, metaballs, particles, or the mesh
     std::string source;   // iso: glsl | volume | metaballs | particles
     std::string
-        strategy;        // histopyramid | scan | histopyramid-indexed | voxelizer | voxelizer-root | voxelizer-bottomup
+        strategy; // histopyramid | scan | histopyramid-indexed | voxelizer-levels | voxelizer-root | voxelizer-hash
     std::string normals; // iso: forward | central | sobel | none
     std::string splat;   // particles: scatter | gather
     uint32_t cells[3] = {0, 0, 0};
@@ -432,9 +433,8 @@ struct VoxScenario {
     std::string mesh; // sphere | knot | dense
     uint32_t resolution = 128;
     uint32_t warmup = 1, frames = 3;
-    // Octree build: cursors (top-down, per-fragment cursors; default) |
-    // root (top-down, descent from the root every level) | bottomup.
-    std::string build = "cursors";
+    // Octree build: levels | root | hash (octreeBuildWord, voxelize_command.h).
+    std::string build = "levels";
     // Triangle path: 0 = raster, else TrianglePath::Split at this many voxels;
     // UINT32_MAX = the create-info's default.
     uint32_t smallVoxels = UINT32_MAX;
@@ -445,7 +445,7 @@ struct VoxScenario {
 Result<Record> runVox(Device& dev, const VoxScenario& sc) {
     Record r;
     r.group = "voxelizer";
-    r.strategy = sc.build == "cursors" ? "voxelizer" : "voxelizer-" + sc.build;
+    r.strategy = "voxelizer-" + sc.build;
     if (sc.atomicLeaves) r.strategy += "-atomic";
     r.field = sc.mesh;
     r.resolution = sc.resolution;
@@ -470,8 +470,7 @@ Result<Record> runVox(Device& dev, const VoxScenario& sc) {
         info.maxTriangles = uint32_t(mesh.triangleCount());
         info.fragmentCapacity = fragmentCapacity;
         info.tileCapacity = tileCapacity;
-        info.octreeBuild = sc.build == "bottomup" ? voxel::OctreeBuild::BottomUp : voxel::OctreeBuild::TopDown;
-        info.fragmentCursors = sc.build != "root";
+        info.octreeBuild = octreeBuildFromWord(sc.build);
         info.leafMerge = sc.atomicLeaves ? voxel::LeafMerge::Atomic : voxel::LeafMerge::PerCell;
         if (sc.smallVoxels != UINT32_MAX) {
             info.trianglePath = sc.smallVoxels == 0 ? voxel::TrianglePath::Raster : voxel::TrianglePath::Split;
@@ -753,9 +752,10 @@ CLI::App* addBenchCommand(CLI::App& app, BenchOptions& o) {
                   "gather | both (scatter and gather)")
         ->check(CLI::IsMember({"auto", "scatter", "gather", "both"}));
     c->add_option("--octree-build", o.octreeBuild,
-                  "Voxelizer octree build: cursors (top-down, per-fragment cursors, default) | root (top-down, "
-                  "descent from the root every level) | both (cursors and root) | bottomup | all")
-        ->check(CLI::IsMember({"bottomup", "cursors", "root", "both", "all"}));
+                  "Voxelizer octree build: levels (OctreeBuild::OccupancyLevels, default) | root (RootDescent, "
+                  "Crassin & Green's flag passes from the root) | hash (TileHash) | both (levels and root) | all "
+                  "(the three). Old words, still accepted: default, cursors, topdown (= levels), bottomup (= hash)")
+        ->transform(octreeBuildValidator({"both", "all"}));
     c->add_option("--leaf-merge", o.leafMerge,
                   "Voxelizer leaf merge: percell (LeafMerge::PerCell, default: fragments sorted by cell, one "
                   "thread per cell) | atomic (one thread per fragment, atomics) | both")
@@ -834,10 +834,10 @@ int runBench(const BenchOptions& o, const std::string& commandLine) {
     if (o.splat == "scatter" || o.splat == "both") splats.push_back(iso::SplatMethod::Scatter);
     if (o.splat == "gather" || o.splat == "both") splats.push_back(iso::SplatMethod::Gather);
     std::vector<std::string> octreeBuilds;
-    if (o.octreeBuild == "cursors" || o.octreeBuild == "both" || o.octreeBuild == "all")
-        octreeBuilds.push_back("cursors");
+    if (o.octreeBuild == "levels" || o.octreeBuild == "both" || o.octreeBuild == "all")
+        octreeBuilds.push_back("levels");
     if (o.octreeBuild == "root" || o.octreeBuild == "both" || o.octreeBuild == "all") octreeBuilds.push_back("root");
-    if (o.octreeBuild == "bottomup" || o.octreeBuild == "all") octreeBuilds.push_back("bottomup");
+    if (o.octreeBuild == "hash" || o.octreeBuild == "all") octreeBuilds.push_back("hash");
 
     std::vector<IsoScenario> isoScenarios;
     auto framesFor = [&](uint64_t cells) { return o.frames ? o.frames : defaultFrames(cells); };

@@ -2,8 +2,8 @@
 // issue 10). Iso-surface scenarios (analytic fields at the Table 1 sizes of
 // HPMC (Dyken et al. 2008), metaballs, particles with either splat) for the
 // HistoPyramid, scan and indexed HistoPyramid strategies with any normal
-// mode, and voxelizer scenarios with either octree build (fragment cursors or
-// descent from the root, Crassin & Green 2012); per-pass GPU times,
+// mode, and voxelizer scenarios with any octree build (occupancy levels, root
+// descent as in Crassin & Green 2012, tile hash); per-pass GPU times,
 // throughput, output sizes (triangles, leaves), GPU memory by structure and
 // CPU record time, as a table and as JSON. The Google Benchmark programs in
 // tests/bench measure CPU-side pieces, not GPU work.
@@ -46,11 +46,11 @@ struct BenchOptions {
     std::string lipschitz = "auto";
     // glsl source: auto (the module's default) | buffer | fused (FieldEvaluation).
     std::string fieldEvaluation = "auto";
-    std::string splat = "auto";          // particles: auto (the module's default) | scatter | gather | both
-    std::string octreeBuild = "cursors"; // voxelizer: cursors | root | both (cursors, root) | bottomup | all
-    uint32_t smallVoxels = UINT32_MAX;   // voxelizer: 0 = raster, N = split at N voxels, UINT32_MAX = default
-    std::string leafMerge = "percell";   // voxelizer: percell (default) | atomic | both
-    bool timingCheck = false;            // only the timestamp-vs-wall-clock experiment
+    std::string splat = "auto";         // particles: auto (the module's default) | scatter | gather | both
+    std::string octreeBuild = "levels"; // voxelizer: levels | root | hash | both (levels, root) | all (+ old words)
+    uint32_t smallVoxels = UINT32_MAX;  // voxelizer: 0 = raster, N = split at N voxels, UINT32_MAX = default
+    std::string leafMerge = "percell";  // voxelizer: percell (default) | atomic | both
+    bool timingCheck = false;           // only the timestamp-vs-wall-clock experiment
 };
 
 // Registers the subcommand; returns it so main can test whether it was chosen.

@@ -2,12 +2,63 @@
 
 #include <atomic>
 #include <cstdio>
+#include <map>
 
 #include "pyramarch/engine/device.h"
 #include "sample/voxelize_job.h"
 #include "sample/framework.h"
 
 using namespace pyramarch;
+
+namespace {
+
+// Word -> canonical word: the three builds and the words from before the rename.
+std::map<std::string, std::string> octreeBuildAliases() {
+    return {{"levels", "levels"},  {"root", "root"},
+            {"hash", "hash"},      {"default", octreeBuildWord(voxel::VoxelizerCreateInfo{}.octreeBuild)},
+            {"cursors", "levels"}, {"topdown", "levels"},
+            {"bottomup", "hash"}};
+}
+
+} // namespace
+
+const char* octreeBuildWord(voxel::OctreeBuild build) {
+    switch (build) {
+    case voxel::OctreeBuild::OccupancyLevels: return "levels";
+    case voxel::OctreeBuild::RootDescent: return "root";
+    case voxel::OctreeBuild::TileHash: return "hash";
+    }
+    return "levels";
+}
+
+CLI::Validator octreeBuildValidator(std::initializer_list<const char*> extra) {
+    std::map<std::string, std::string> words = octreeBuildAliases();
+    std::string listed = "levels | root | hash", members = "levels,root,hash";
+    for (const char* w : extra) {
+        words[w] = w;
+        listed += std::string(" | ") + w;
+        members += std::string(",") + w;
+    }
+    return CLI::Validator(
+        [words, listed](std::string& word) -> std::string {
+            const auto it = words.find(word);
+            if (it == words.end())
+                return "unknown build '" + word + "' (" + listed + "; old words: default, cursors, topdown, bottomup)";
+            word = it->second;
+            return {};
+        },
+        "{" + members + "}");
+}
+
+voxel::OctreeBuild octreeBuildFromWord(const std::string& word) {
+    const std::map<std::string, std::string> aliases = octreeBuildAliases();
+    const auto it = aliases.find(word);
+    const std::string canonical = it == aliases.end() ? word : it->second;
+    for (voxel::OctreeBuild b :
+         {voxel::OctreeBuild::OccupancyLevels, voxel::OctreeBuild::RootDescent, voxel::OctreeBuild::TileHash})
+        if (canonical == octreeBuildWord(b)) return b;
+    return voxel::VoxelizerCreateInfo{}.octreeBuild;
+}
 
 CLI::App* addVoxelizeCommand(CLI::App& app, VoxelizeOptions& o) {
     CLI::App* cmd = app.add_subcommand(
@@ -33,9 +84,12 @@ CLI::App* addVoxelizeCommand(CLI::App& app, VoxelizeOptions& o) {
                     "With --triangle-path split: the largest candidate voxel box the compute pass takes")
         ->check(CLI::Range(1u, voxel::kMaxSmallTriangleVoxels));
     cmd->add_option("--octree-build", o.octreeBuild,
-                    "Octree build: default (the create-info's) | topdown (per level flag, allocate, initialise) | "
-                    "bottomup (fragment keys in a tile hash, then one pass over the tiles)")
-        ->check(CLI::IsMember({"default", "topdown", "bottomup"}));
+                    "Octree build: levels (default: each level's occupancy bitmap from the level below, then "
+                    "pointers allocated level by level) | root (Crassin & Green: per level a flag pass descending "
+                    "from the root, allocate, initialise) | hash (the cells' tiles and their ancestors in a tile "
+                    "hash, then one pass over the tiles). Old words, still accepted: default, cursors, topdown "
+                    "(= levels), bottomup (= hash)")
+        ->transform(octreeBuildValidator());
     cmd->add_flag("--storage-reads", o.storageReads,
                   "Read fragments and cells through storage buffers instead of texel buffers (the fallback for "
                   "devices whose maxTexelBufferElements is too small)");
@@ -66,8 +120,7 @@ int runVoxelize(const VoxelizeOptions& o) {
     if (o.trianglePath == "raster") job.trianglePath = voxel::TrianglePath::Raster;
     if (o.trianglePath == "split") job.trianglePath = voxel::TrianglePath::Split;
     job.smallTriangleVoxels = o.smallVoxels;
-    if (o.octreeBuild == "topdown") job.octreeBuild = voxel::OctreeBuild::TopDown;
-    if (o.octreeBuild == "bottomup") job.octreeBuild = voxel::OctreeBuild::BottomUp;
+    job.octreeBuild = octreeBuildFromWord(o.octreeBuild);
     sample::CommonOptions co;
     co.validation = o.validation;
     co.device = o.device;

@@ -2,10 +2,23 @@
 // on the GPU -> occupied leaves (.ply or .txt) and stats JSON with per-pass times.
 #pragma once
 
+#include <initializer_list>
 #include <string>
 
 #include "pyramarch/voxelizer/voxelizer.h"
 #include "sample/cli.h"
+
+// The --octree-build words of `voxelize` and `bench`: levels | root | hash
+// name OctreeBuild::OccupancyLevels | RootDescent | TileHash. The words from
+// before that rename stay accepted as aliases, normalised by octreeBuildValidator:
+// default -> the create-info's default (levels), cursors and topdown ->
+// levels (the old TopDown ran with fragment cursors unless told otherwise),
+// bottomup -> hash.
+const char* octreeBuildWord(pyramarch::voxel::OctreeBuild build);
+pyramarch::voxel::OctreeBuild octreeBuildFromWord(const std::string& word); // a build word or alias
+// The --octree-build transform: accepts a build word, an alias or one of
+// `extra` (bench's both, all) and stores the canonical word.
+CLI::Validator octreeBuildValidator(std::initializer_list<const char*> extra = {});
 
 struct VoxelizeOptions {
     std::string mesh;  // OBJ path
@@ -17,9 +30,10 @@ struct VoxelizeOptions {
     std::string method = "auto";          // auto | gs | hw
     std::string trianglePath = "default"; // default | raster | split
     uint32_t smallVoxels = pyramarch::voxel::VoxelizerCreateInfo{}.smallTriangleVoxels;
-    std::string octreeBuild = "default"; // default | topdown | bottomup
-    uint32_t frames = 1;                 // timed frames after the first (JIT); per-pass medians
-    bool storageReads = false;           // VoxelizerCreateInfo::texelReads = false
+    // levels | root | hash (aliases normalised by the parser; see octreeBuildWord)
+    std::string octreeBuild = octreeBuildWord(pyramarch::voxel::VoxelizerCreateInfo{}.octreeBuild);
+    uint32_t frames = 1;       // timed frames after the first (JIT); per-pass medians
+    bool storageReads = false; // VoxelizerCreateInfo::texelReads = false
     bool validation = false;
     std::string device;
 };

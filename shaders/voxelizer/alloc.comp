@@ -3,7 +3,7 @@
 // children from the pool's atomic counter (step 2). When the pool is full the
 // node keeps no children (the tree is truncated, never corrupt) and the
 // request is still counted, so the needed size can be reported.
-// With cursors (kVoxFlags): one thread per 4 nodes, the flags are the nodes'
+// OccupancyLevels (VOX_CURSORS): one thread per 4 nodes, the flags are the nodes'
 // bits in their level's occupancy bitmap (cell_levels.comp).
 #include "voxelizer/vox_compute.glsl"
 

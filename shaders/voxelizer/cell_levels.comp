@@ -1,5 +1,5 @@
 #version 460
-// Top-down build with cursors: the occupancy bitmap of level `level` from
+// OctreeBuild::OccupancyLevels: the occupancy bitmap of level `level` from
 // the one of level + 1 (Morton order at each level, so a node's 8 children
 // are one byte of the level below): one thread per output word ORs the 32
 // bytes of 8 input words. The cell bitmap (cell_mark.comp) is level D - 1;

@@ -3,7 +3,7 @@
 // leaf's parent) holding it. The tree build then runs over the occupied
 // cells (cell_list.comp) instead of over every fragment: a closed mesh has
 // about 1.5-2 fragments per leaf and 3-4 leaves per parent, so each of the
-// D flag passes (or the bottom-up key pass) does 5-8x fewer threads.
+// D flag passes (or the tile hash key pass) does 5-8x fewer threads.
 #define VOX_TEXEL_READS
 #include "voxelizer/vox_compute.glsl"
 

@@ -1,5 +1,5 @@
 #version 460
-// Bottom-up build, one thread per occupied level D - 1 cell (cell_list.comp,
+// OctreeBuild::TileHash, one thread per occupied level D - 1 cell (cell_list.comp,
 // each the parent of one leaf tile): enter the tile holding the cell's
 // leaves in the tile hash and, when this thread is the first to
 // enter it, the tile of its parent, and so on up to level 1 (a thread that

@@ -38,7 +38,7 @@ void main() {
     uvec4 f = fragments[i];
     uint node;
     uvec3 c = voxUnpack(f.x);
-    if ((kVoxFlags & VOX_BOTTOM_UP) != 0u) {
+    if ((kVoxFlags & VOX_TILE_HASH) != 0u) {
         uint d = params.dims.w;
         if (counters.tilesFailed != 0u || counters.failedAboveLeaves != 0u) {
             // Truncated: a leaf tile can fit the pool while a tile above it

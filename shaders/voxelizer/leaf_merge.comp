@@ -26,7 +26,7 @@ layout(std430, set = 0, binding = 11) writeonly buffer LeafNz4 { ivec4 leafNz4[]
 // leaf.comp's, one level up.
 bool cellParent(uint k, uvec3 c, out uint parent) {
     uint d = params.dims.w;
-    if ((kVoxFlags & VOX_BOTTOM_UP) != 0u) {
+    if ((kVoxFlags & VOX_TILE_HASH) != 0u) {
         // Truncated: a tile can fit the pool while one above it did not;
         // only what is reachable from the root is in the tree (leaf.comp).
         if (voxTilesFailed() != 0u || voxFailedAboveLeaves() != 0u) return voxDescend(c, d - 1u, parent);

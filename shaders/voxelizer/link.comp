@@ -1,5 +1,5 @@
 #version 460
-// Bottom-up build, one thread per tile entered by keys.comp: write the
+// OctreeBuild::TileHash, one thread per tile entered by keys.comp: write the
 // tile's 8 nodes (coordinates at their level, empty values) with their child
 // pointers found in the tile hash, and link a level-1 tile to the root. Only
 // this thread writes these nodes, so no ordering between tiles is needed.

@@ -19,7 +19,7 @@
 
 layout(local_size_x = VOX_GROUP_SIZE) in;
 layout(push_constant) uniform Push { ComputeParams params; };
-// VOX_CURSORS | VOX_BOTTOM_UP | VOX_SORTED_LEAVES (VOX_FLAGS_SPEC_ID, vox_shared.h).
+// VOX_CURSORS | VOX_TILE_HASH | VOX_SORTED_LEAVES (VOX_FLAGS_SPEC_ID, vox_shared.h).
 layout(constant_id = 1) const uint kVoxFlags = 0u;
 layout(std430, set = 0, binding = 0) coherent buffer Counters { VoxCounters counters; };
 layout(std430, set = 0, binding = 1) buffer Dispatch { uvec4 dispatchArgs[]; };
@@ -28,7 +28,7 @@ layout(std430, set = 0, binding = 2) readonly buffer Fragments { uvec4 fragments
 layout(std430, set = 0, binding = 3) coherent buffer NodeChild { uint nodeChild[]; };
 layout(std430, set = 0, binding = 4) buffer Dense { float dense[]; };
 layout(std430, set = 0, binding = 5) buffer Cursors { uint cursors[]; };
-// Bottom-up build: the tile hash (see vox_shared.h for its three regions).
+// OctreeBuild::TileHash: the tile hash (see vox_shared.h for its three regions).
 layout(std430, set = 0, binding = 6) coherent buffer TileHash { uint tileHash[]; };
 layout(std430, set = 0, binding = 7) coherent buffer NodeColor { uint nodeColor[]; };
 layout(std430, set = 0, binding = 8) coherent buffer NodeCount { uint nodeCount[]; };
@@ -152,7 +152,7 @@ uint voxHashSlot(uint key) {
     x ^= x >> 16;
     return x & params.hashMask;
 }
-// Bottom-up build: the tile list (third part of the hash buffer) has this
+// OctreeBuild::TileHash: the tile list (third part of the hash buffer) has this
 // many entries at most; keys.comp reserves one before entering a key.
 uint voxMaxTileEntries() {
     uint slots = params.hashMask + 1u;
@@ -169,7 +169,7 @@ uint voxHashFind(uint key) {
     }
     return VOX_NO_NODE;
 }
-// Tile index of the level-`level` tile with key `key` (after the bottom-up
+// Tile index of the level-`level` tile with key `key` (after the tile hash
 // args pass turned per-level counts into tile ranges), or 0 when it does not
 // exist or did not fit the pool.
 uint voxHashTile(uint level, uint key) {

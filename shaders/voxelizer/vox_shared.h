@@ -43,9 +43,9 @@ struct ComputeParams {
     uint level;       // level this launch works on
     uint fragmentCapacity;
     uint tileCapacity;
-    uint hashMask;    // bottom-up build: tile hash slots - 1 (a power of two minus one)
+    uint hashMask;    // OctreeBuild::TileHash: tile hash slots - 1 (a power of two minus one)
     uint cellWords;   // words of the cell bitmap; the cell list follows it in the same buffer
-    // Top-down build with cursors: word offsets in the cells buffer of the
+    // OctreeBuild::OccupancyLevels: word offsets in the cells buffer of the
     // occupancy bitmap of `level` and of level + 1, and the words of the
     // latter (cell_levels.comp, alloc.comp; level D - 1 is the cell bitmap).
     uint levelBits;
@@ -64,19 +64,22 @@ VOX_CONST VOX_FLAGS_SPEC_ID = 1u;
 // thin mode's column loop cost a trip per fragment in every conservative run.
 VOX_CONST VOX_THIN_SPEC_ID = 3u;
 
-// Build flag: flag/leaf continue from each fragment's node of the
-// previous level (kept in the cursor buffer) instead of descending from the root.
+// Build flag, OctreeBuild::OccupancyLevels: alloc.comp reads each level's
+// occupancy bitmap (one thread per 4 nodes) and stores each occupied cell's
+// level D - 1 node (its cursor, in the cursor buffer), which leaf/leaf_merge
+// read instead of descending from the root. Without it (RootDescent) the
+// flag passes descend from the root.
 VOX_CONST VOX_CURSORS = 1u;
 VOX_CONST VOX_NO_NODE = 0xffffffffu;
-// Build flag: the octree was built bottom-up (keys.comp / link.comp),
-// so the leaf pass finds a fragment's leaf tile in the tile hash.
-VOX_CONST VOX_BOTTOM_UP = 2u;
+// Build flag, OctreeBuild::TileHash: the octree was built from a tile hash
+// (keys.comp / link.comp), so the leaf pass finds a fragment's leaf tile in it.
+VOX_CONST VOX_TILE_HASH = 2u;
 // Build flag: LeafMerge::PerCell, fragments are sorted by cell and
 // one thread per cell merges its leaves and their parent (leaf_sort.comp,
 // leaf_merge.comp) instead of one thread per fragment with atomics.
 VOX_CONST VOX_SORTED_LEAVES = 4u;
 
-// Bottom-up build: one hash of the tiles that exist (open addressing, linear
+// OctreeBuild::TileHash: one hash of the tiles that exist (open addressing, linear
 // probing), in one buffer of 3 x slots words: [0, S) keys (VOX_HASH_EMPTY =
 // free; key = level << 27 | parent coordinates packed 9:9:9), [S, 2S) the
 // tile's index within its level, [2S, 3S) the list of filled slots in
@@ -95,8 +98,9 @@ VOX_CONST VOX_DISPATCH_CELLS = VOX_DISPATCH_TILES + 1u;
 VOX_CONST VOX_DISPATCH_LEAF_ATOMIC = VOX_DISPATCH_CELLS + 1u;
 VOX_CONST VOX_DISPATCH_LEAF_MERGE = VOX_DISPATCH_CELLS + 2u;
 VOX_CONST VOX_DISPATCH_DEEP_MIPMAP = VOX_DISPATCH_CELLS + 3u;
-// Top-down build: entry VOX_DISPATCH_QUADS + l = one thread per 4 nodes of
-// level l (init.comp's wide stores; alloc.comp's occupancy nibbles).
+// OccupancyLevels, RootDescent: entry VOX_DISPATCH_QUADS + l = one thread
+// per 4 nodes of level l (init.comp's wide stores; OccupancyLevels'
+// alloc.comp, the occupancy nibbles).
 VOX_CONST VOX_DISPATCH_QUADS = VOX_DISPATCH_CELLS + 4u;
 // TrianglePath::Split with the exact fallback: one thread per triangle that
 // has undecided pairs (small_triangles.comp's second pass); w counts them.
@@ -123,7 +127,7 @@ struct VoxCounters {
     uint failedAboveLeaves;// 1 when a refusal happened above the last level (needed size is a lower bound)
     uint depthOverflow;    // pixel columns whose candidate depth range exceeded the shader's bound
     uint leafFragments;    // fragments merged into a leaf
-    uint tileEntries;      // bottom-up build: tiles entered in the hash (root tile excluded)
+    uint tileEntries;      // OctreeBuild::TileHash: tiles entered in the hash (root tile excluded)
     uint levelTileStart[12];
     uint levelTileEnd[12];
     uint cellCount;        // occupied cells of level D - 1 (the parents of leaves) in the cell list
@@ -133,7 +137,7 @@ struct VoxCounters {
 
 // Dispatch buffer: entry 0 = one thread per stored fragment, entry 1 + l =
 // one thread per node of level l, entry VOX_DISPATCH_TILES = one thread per
-// tile of the bottom-up build's hash, entry VOX_DISPATCH_CELLS = one thread
+// tile of OctreeBuild::TileHash's hash, entry VOX_DISPATCH_CELLS = one thread
 // per occupied cell of level D - 1. Each entry is a VkDispatchIndirectCommand
 // padded to 16 bytes; w holds the thread count.
 

@@ -30,7 +30,7 @@ foreach(key date command driver machine)
 endforeach()
 string(JSON count LENGTH "${json}" results)
 # 2 fields x 2 sizes x 3 strategies + 1 particle scenario x 2 splats x 3 strategies
-# + 1 voxelizer scenario x 3 octree builds (bottom-up, top-down cursors and root)
+# + 1 voxelizer scenario x 3 octree builds (levels, root, hash)
 if(NOT count EQUAL 21)
   message(FATAL_ERROR "expected 21 records, got ${count}")
 endif()
@@ -56,6 +56,7 @@ foreach(i RANGE ${last})
     endif()
     set(tris_${scenario} ${tris})
   else()
+    list(APPEND vox_strategies ${strategy})
     string(JSON leaves GET "${json}" results ${i} leaves)
     string(JSON fragments GET "${json}" results ${i} fragments)
     if(leaves EQUAL 0)
@@ -69,6 +70,11 @@ foreach(i RANGE ${last})
     set(fragments_${scenario} ${fragments})
   endif()
 endforeach()
+# Each octree build labelled by its name (OctreeBuild::OccupancyLevels,
+# RootDescent, TileHash), in the order --octree-build all runs them.
+if(NOT vox_strategies STREQUAL "voxelizer-levels;voxelizer-root;voxelizer-hash")
+  message(FATAL_ERROR "voxelizer strategies '${vox_strategies}', expected voxelizer-levels, -root, -hash")
+endif()
 message(STATUS "${count} records OK on ${device}")
 
 # --source volume: the analytic fields sampled once on the CPU and uploaded;

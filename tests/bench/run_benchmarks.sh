@@ -30,10 +30,10 @@ start=$(date +%s)
 echo "suite wall time: $(( $(date +%s) - start )) s" | tee -a "$base-bench.txt"
 # What the former iso_bench and voxelizer_bench drivers measured beyond the
 # default suite: indexed HistoPyramid output on the Cayley sizes, and the
-# voxelizer's other octree builds (root descent as in Crassin & Green 2012, and bottom-up).
+# voxelizer's other octree builds (root descent as in Crassin & Green 2012, and the tile hash).
 "$exe" bench --groups iso --field cayley --strategy indexed --json "$base-bench-indexed.json" > "$base-bench-indexed.txt"
 "$exe" bench --groups voxelizer --octree-build root --json "$base-bench-octree-root.json" > "$base-bench-octree-root.txt"
-"$exe" bench --groups voxelizer --octree-build bottomup --json "$base-bench-octree-bottomup.json" > "$base-bench-octree-bottomup.txt"
+"$exe" bench --groups voxelizer --octree-build hash --json "$base-bench-octree-hash.json" > "$base-bench-octree-hash.txt"
 # Timestamps against the wall clock before and after the queue renders (the lavapipe caveat in the README).
 "$exe" bench --timing-check > "$base-timing-check.txt"
 "$build/tests/bench/cpu_bench" --benchmark_format=json --benchmark_out="$base-cpu_bench.json" --benchmark_out_format=json >/dev/null

@@ -367,8 +367,8 @@ TEST_F(FrameHeap, Voxelizer) {
     };
     const Config configs[] = {
         {"default", [](voxel::VoxelizerCreateInfo&) {}},
-        {"bottom-up", [](voxel::VoxelizerCreateInfo& i) { i.octreeBuild = voxel::OctreeBuild::BottomUp; }},
-        {"root descent", [](voxel::VoxelizerCreateInfo& i) { i.fragmentCursors = false; }},
+        {"tile hash", [](voxel::VoxelizerCreateInfo& i) { i.octreeBuild = voxel::OctreeBuild::TileHash; }},
+        {"root descent", [](voxel::VoxelizerCreateInfo& i) { i.octreeBuild = voxel::OctreeBuild::RootDescent; }},
         {"atomic merge", [](voxel::VoxelizerCreateInfo& i) { i.leafMerge = voxel::LeafMerge::Atomic; }},
         {"moving average", [](voxel::VoxelizerCreateInfo& i) { i.colorMerge = voxel::ColorMerge::MovingAverage; }},
         {"raster only", [](voxel::VoxelizerCreateInfo& i) { i.trianglePath = voxel::TrianglePath::Raster; }},

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -355,14 +356,42 @@ TEST(ToolCliParse, VoxelizeOctreeBuild) {
     sample::ToolOptions d;
     ASSERT_EQ(parseTool({"voxelize", "--shape", "knot"}, d), -1);
     EXPECT_EQ(d.command, "voxelize");
-    EXPECT_EQ(d.voxelize.octreeBuild, "default"); // VoxelizerCreateInfo's
-    for (const char* build : {"topdown", "bottomup"}) {
+    EXPECT_EQ(d.voxelize.octreeBuild, "levels"); // VoxelizerCreateInfo's
+    EXPECT_EQ(octreeBuildFromWord(d.voxelize.octreeBuild), pyramarch::voxel::VoxelizerCreateInfo{}.octreeBuild);
+    // The three builds, and the words from before the rename as aliases,
+    // normalised by the parser.
+    const std::pair<const char*, const char*> words[] = {
+        {"levels", "levels"},  {"root", "root"},      {"hash", "hash"},     {"default", "levels"},
+        {"cursors", "levels"}, {"topdown", "levels"}, {"bottomup", "hash"},
+    };
+    for (const auto& [word, build] : words) {
         sample::ToolOptions o;
-        ASSERT_EQ(parseTool({"voxelize", "--shape", "knot", "--octree-build", build}, o), -1) << build;
-        EXPECT_EQ(o.voxelize.octreeBuild, build);
+        ASSERT_EQ(parseTool({"voxelize", "--shape", "knot", "--octree-build", word}, o), -1) << word;
+        EXPECT_EQ(o.voxelize.octreeBuild, build) << word;
+        sample::ToolOptions b;
+        ASSERT_EQ(parseTool({"bench", "--octree-build", word}, b), -1) << word;
+        EXPECT_EQ(b.bench.octreeBuild, build) << word;
     }
-    sample::ToolOptions bad;
-    EXPECT_NE(parseTool({"voxelize", "--shape", "knot", "--octree-build", "cursors"}, bad), -1);
+    EXPECT_EQ(octreeBuildFromWord("levels"), pyramarch::voxel::OctreeBuild::OccupancyLevels);
+    EXPECT_EQ(octreeBuildFromWord("root"), pyramarch::voxel::OctreeBuild::RootDescent);
+    EXPECT_EQ(octreeBuildFromWord("hash"), pyramarch::voxel::OctreeBuild::TileHash);
+    EXPECT_EQ(octreeBuildFromWord("bottomup"), pyramarch::voxel::OctreeBuild::TileHash);
+    // bench also runs several builds; voxelize runs one.
+    for (const char* several : {"both", "all"}) {
+        sample::ToolOptions b;
+        ASSERT_EQ(parseTool({"bench", "--octree-build", several}, b), -1) << several;
+        EXPECT_EQ(b.bench.octreeBuild, several);
+        sample::ToolOptions bad;
+        EXPECT_NE(parseTool({"voxelize", "--shape", "knot", "--octree-build", several}, bad), -1) << several;
+    }
+    sample::ToolOptions d2;
+    ASSERT_EQ(parseTool({"bench"}, d2), -1);
+    EXPECT_EQ(d2.bench.octreeBuild, "levels");
+    for (const char* word : {"sideways", "TileHash", ""}) {
+        sample::ToolOptions bad;
+        EXPECT_NE(parseTool({"voxelize", "--shape", "knot", "--octree-build", word}, bad), -1) << word;
+        EXPECT_NE(parseTool({"bench", "--octree-build", word}, bad), -1) << word;
+    }
 }
 
 TEST(ToolCliParse, ParticleConflictsAreErrors) {

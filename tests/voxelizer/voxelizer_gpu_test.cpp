@@ -448,13 +448,14 @@ TEST_F(VoxelizerTest, NodePoolOverflowKeepsTheTreeValid) {
     ASSERT_TRUE(full.ok());
     const uint32_t needed = full->stats.tilesNeeded;
     ASSERT_GT(needed, 10u);
-    // Top-down (Crassin & Green) learns only the requests it reaches: a pool
-    // that runs out above the leaves gives a lower bound. Bottom-up counts
-    // every tile before allocating, so the needed size is exact.
-    for (OctreeBuild build : {OctreeBuild::BottomUp, OctreeBuild::TopDown})
+    // The level-by-level builds (OccupancyLevels, as Crassin & Green) learn
+    // only the requests they reach: a pool that runs out above the leaves
+    // gives a lower bound. TileHash counts every tile before allocating, so
+    // the needed size is exact.
+    for (OctreeBuild build : {OctreeBuild::TileHash, OctreeBuild::OccupancyLevels})
         for (uint32_t capacity : {needed - 1, 5u}) {
             SCOPED_TRACE(capacity);
-            SCOPED_TRACE(build == OctreeBuild::BottomUp ? "bottom-up" : "top-down");
+            SCOPED_TRACE(build == OctreeBuild::TileHash ? "tile hash" : "occupancy levels");
             VoxelizerCreateInfo ci = depth7Info(4096, 1 << 16, capacity); // same depth as the shared voxelizer
             ci.octreeBuild = build;
             auto small = Voxelizer::create(device(), ci);
@@ -463,7 +464,7 @@ TEST_F(VoxelizerTest, NodePoolOverflowKeepsTheTreeValid) {
             ASSERT_TRUE(f.ok()) << f.message();
             EXPECT_TRUE(f->stats.tileOverflow);
             EXPECT_EQ(f->stats.tilesAllocated, capacity);
-            if (capacity == needed - 1 || build == OctreeBuild::BottomUp) {
+            if (capacity == needed - 1 || build == OctreeBuild::TileHash) {
                 EXPECT_FALSE(f->stats.tilesNeededIsLowerBound);
                 EXPECT_EQ(f->stats.tilesNeeded, needed);
             } else {
@@ -486,7 +487,7 @@ TEST_F(VoxelizerTest, NodePoolOverflowKeepsTheTreeValid) {
         }
 }
 
-TEST_F(VoxelizerTest, BottomUpTileHashOverflowIsALowerBoundAndKeepsTheTreeValid) {
+TEST_F(VoxelizerTest, TileHashOverflowIsALowerBoundAndKeepsTheTreeValid) {
     // A pool far too small: the tile hash (at least 4096 slots, entries up to
     // 3/4 of them) fills before every tile is entered; the tree stays valid
     // and truncated, the needed size is flagged as a lower bound.
@@ -498,7 +499,7 @@ TEST_F(VoxelizerTest, BottomUpTileHashOverflowIsALowerBoundAndKeepsTheTreeValid)
     ASSERT_GT(needed, 4096u);
     EXPECT_FALSE(full->stats.tilesNeededIsLowerBound);
     VoxelizerCreateInfo ci = depth7Info(4096, 1 << 18, 5);
-    ci.octreeBuild = OctreeBuild::BottomUp;
+    ci.octreeBuild = OctreeBuild::TileHash;
     auto small = Voxelizer::create(device(), ci);
     ASSERT_TRUE(small.ok()) << small.message();
     auto f = run(device(), **small, m, g);
@@ -765,10 +766,10 @@ TEST_F(VoxelizerTest, LaunchesOver65535GroupsFold) {
     // skipped by a wrong fold leaves a coarse node missing; the pool is too small for all
     // leaves (reported), but the coarse levels, built from every fragment,
     // must be complete.
-    // Top-down: the pool runs out at the leaves while every coarser level is
-    // complete. (The bottom-up build enters leaf tiles first, so a pool this
+    // OccupancyLevels: the pool runs out at the leaves while every coarser
+    // level is complete. (TileHash enters leaf tiles first, so a pool this
     // far too small truncates it higher up; its fold is tested below.)
-    const VoxelizerCreateInfo ci = planesInfo(1u << 23, 1u << 16, OctreeBuild::TopDown);
+    const VoxelizerCreateInfo ci = planesInfo(1u << 23, 1u << 16, OctreeBuild::OccupancyLevels);
     auto v = Voxelizer::create(device(), ci);
     ASSERT_TRUE(v.ok()) << v.message();
     auto g = gridFromBox({0, 0, 0}, {1024, 1024, 1024}, 1024, 1024, 1024);
@@ -795,12 +796,12 @@ TEST_F(VoxelizerTest, LaunchesOver65535GroupsFold) {
     for (const OctreeNode& n : tree->nodes) ASSERT_LT(n.child, ci.tileCapacity);
 }
 
-TEST_F(VoxelizerTest, BottomUpLaunchesOver65535GroupsFold) {
-    // The bottom-up passes over fragments (keys, leaf) with over 65535 x 64
+TEST_F(VoxelizerTest, TileHashLaunchesOver65535GroupsFold) {
+    // The TileHash passes over fragments (keys, leaf) with over 65535 x 64
     // fragments: five coincident 1024 x 1024 planes in one slice, so every
     // leaf holds 5 fragments (10 on the diagonal both triangles of a plane
     // touch) and the pool holds the whole tree.
-    const VoxelizerCreateInfo ci = planesInfo(1u << 23, 1u << 19, OctreeBuild::BottomUp);
+    const VoxelizerCreateInfo ci = planesInfo(1u << 23, 1u << 19, OctreeBuild::TileHash);
     auto v = Voxelizer::create(device(), ci);
     ASSERT_TRUE(v.ok()) << v.message();
     auto g = gridFromBox({0, 0, 0}, {1024, 1024, 1024}, 1024, 1024, 1024);
@@ -831,10 +832,11 @@ TEST_F(VoxelizerTest, BottomUpLaunchesOver65535GroupsFold) {
 }
 
 TEST_F(VoxelizerTest, RootDescentBuildsTheSameTree) {
-    // Crassin & Green 2012's traversal from the root (docs/algorithms.md) every level, against the default
-    // per-fragment cursors: the same octree.
+    // Crassin & Green 2012's traversal from the root (docs/algorithms.md)
+    // every level (OctreeBuild::RootDescent), against the default
+    // OccupancyLevels: the same octree.
     VoxelizerCreateInfo ci = depth7Info(1 << 14, 1 << 19, 1 << 15);
-    ci.fragmentCursors = false;
+    ci.octreeBuild = OctreeBuild::RootDescent;
     auto root = Voxelizer::create(device(), ci);
     ASSERT_TRUE(root.ok()) << root.message();
     TriangleMesh m = shapes::torusKnot({0, 0, 0}, 1.0f, 0.2f, 2, 3, 128, 12);
@@ -863,16 +865,15 @@ TEST_F(VoxelizerTest, TreeBuildRunsOverTheLeavesParentsOnce) {
     struct Case {
         uint32_t res;
         OctreeBuild build;
-        bool cursors;
     };
-    for (const Case c : {Case{128, OctreeBuild::TopDown, true}, Case{128, OctreeBuild::TopDown, false},
-                         Case{128, OctreeBuild::BottomUp, true}, Case{1024, OctreeBuild::TopDown, true},
-                         Case{1024, OctreeBuild::BottomUp, true}}) {
-        SCOPED_TRACE(std::to_string(c.res) + (c.build == OctreeBuild::BottomUp ? " bottom-up" : " top-down") +
-                     (c.cursors ? "" : " root descent"));
+    for (const Case c : {Case{128, OctreeBuild::OccupancyLevels}, Case{128, OctreeBuild::RootDescent},
+                         Case{128, OctreeBuild::TileHash}, Case{1024, OctreeBuild::OccupancyLevels},
+                         Case{1024, OctreeBuild::TileHash}}) {
+        SCOPED_TRACE(std::to_string(c.res) + (c.build == OctreeBuild::TileHash      ? " tile hash"
+                                              : c.build == OctreeBuild::RootDescent ? " root descent"
+                                                                                    : " occupancy levels"));
         VoxelizerCreateInfo ci = createInfo(c.res, 1 << 14, 1 << 19, 1 << 15);
         ci.octreeBuild = c.build;
-        ci.fragmentCursors = c.cursors;
         auto v = Voxelizer::create(device(), ci);
         ASSERT_TRUE(v.ok()) << v.message();
         TriangleMesh m;
@@ -946,28 +947,28 @@ std::map<std::pair<uint32_t, uint32_t>, std::vector<int64_t>> nodesByCoord(const
     return out;
 }
 
-TEST_F(VoxelizerTest, BottomUpBuildMatchesTopDownBitForBit) {
-    // The bottom-up build (tile hash, one pass over the fragments, one over
-    // the tiles) against Crassin & Green's top-down build (the default) with
-    // cursors: same leaves with the same merged values (count, colour,
+TEST_F(VoxelizerTest, TileHashBuildMatchesOccupancyLevelsBitForBit) {
+    // The tile hash build (one pass over the cells, one over the tiles)
+    // against the default OccupancyLevels build (occupancy bitmaps, pointers
+    // allocated level by level): same leaves with the same merged values (count, colour,
     // normal sums), the same per-level node counts and needed sizes, and the
     // same values at every interior node, compared by coordinates (tile
     // indices are allocation order and not part of the contract).
     VoxelizerCreateInfo ci = depth7Info(1 << 14, 1 << 19, 1 << 15);
-    ci.octreeBuild = OctreeBuild::TopDown;
-    auto topDown = Voxelizer::create(device(), ci);
-    ASSERT_TRUE(topDown.ok()) << topDown.message();
-    ci.octreeBuild = OctreeBuild::BottomUp;
-    auto bottomUp = Voxelizer::create(device(), ci);
-    ASSERT_TRUE(bottomUp.ok()) << bottomUp.message();
+    ci.octreeBuild = OctreeBuild::OccupancyLevels;
+    auto levels = Voxelizer::create(device(), ci);
+    ASSERT_TRUE(levels.ok()) << levels.message();
+    ci.octreeBuild = OctreeBuild::TileHash;
+    auto hash = Voxelizer::create(device(), ci);
+    ASSERT_TRUE(hash.ok()) << hash.message();
     TriangleMesh m = shapes::torusKnot({0, 0, 0}, 1.0f, 0.2f, 2, 3, 128, 12);
     shapes::colorByPosition(m);
     // A grid that is not a power of two and not cubic.
     const VoxelGrid g = gridOf(m, 100);
     for (VoxelMode mode : {VoxelMode::Conservative, VoxelMode::Thin}) {
-        auto a = run(device(), **topDown, m, g, mode);
+        auto a = run(device(), **levels, m, g, mode);
         ASSERT_TRUE(a.ok()) << a.message();
-        auto b = run(device(), **bottomUp, m, g, mode);
+        auto b = run(device(), **hash, m, g, mode);
         ASSERT_TRUE(b.ok()) << b.message();
         expectOctreeMatches(*a);
         expectOctreeMatches(*b);
@@ -1049,7 +1050,7 @@ TEST_F(VoxelizerTest, PerCellLeafMergeMatchesAtomicBitForBit) {
     // the per-fragment atomics it replaced: every node reachable from the
     // root identical, normal sums included (expectOctreeMatches checks counts
     // and colours only), in each tree build. With a truncated tree (pool far
-    // too small, bottom-up tile hash full) or a full fragment list, which
+    // too small, TileHash's hash full) or a full fragment list, which
     // tiles or fragments make it depends on the GPU's order, so each run is
     // checked against its own stored fragments instead.
     TriangleMesh m = shapes::torusKnot({0, 0, 0}, 1.0f, 0.2f, 2, 3, 128, 12);
@@ -1057,23 +1058,22 @@ TEST_F(VoxelizerTest, PerCellLeafMergeMatchesAtomicBitForBit) {
     struct Case {
         const char* name;
         OctreeBuild build;
-        bool cursors;
         uint32_t resolution, fragments, tiles;
         bool underGpuAv; // also run under GPU-AV (the gpuav label; a few cases, conservative only)
     };
     const Case cases[] = {
-        {"top-down, cursors", OctreeBuild::TopDown, true, 100, 1 << 19, 1 << 15, true},
-        {"top-down, root descent", OctreeBuild::TopDown, false, 100, 1 << 19, 1 << 15, false},
-        {"bottom-up", OctreeBuild::BottomUp, true, 100, 1 << 19, 1 << 15, false},
-        {"depth 1", OctreeBuild::TopDown, true, 2, 1 << 19, 1 << 15, false},
-        {"depth 1, bottom-up", OctreeBuild::BottomUp, true, 2, 1 << 19, 1 << 15, false},
-        {"top-down, last level short", OctreeBuild::TopDown, true, 100, 1 << 19, 0, false},
-        {"top-down, root descent, last level short", OctreeBuild::TopDown, false, 100, 1 << 19, 0, false},
-        {"bottom-up, leaf tiles short", OctreeBuild::BottomUp, true, 100, 1 << 19, 0, true},
-        {"top-down, pool of 50 tiles", OctreeBuild::TopDown, true, 100, 1 << 19, 50, false},
-        {"bottom-up, hash full", OctreeBuild::BottomUp, true, 128, 1 << 19, 5, true},
-        {"fragment list full", OctreeBuild::TopDown, true, 100, 20000, 1 << 15, true},
-        {"fragment list full, bottom-up", OctreeBuild::BottomUp, true, 100, 20000, 1 << 15, false},
+        {"occupancy levels", OctreeBuild::OccupancyLevels, 100, 1 << 19, 1 << 15, true},
+        {"root descent", OctreeBuild::RootDescent, 100, 1 << 19, 1 << 15, false},
+        {"tile hash", OctreeBuild::TileHash, 100, 1 << 19, 1 << 15, false},
+        {"depth 1", OctreeBuild::OccupancyLevels, 2, 1 << 19, 1 << 15, false},
+        {"depth 1, tile hash", OctreeBuild::TileHash, 2, 1 << 19, 1 << 15, false},
+        {"occupancy levels, last level short", OctreeBuild::OccupancyLevels, 100, 1 << 19, 0, false},
+        {"root descent, last level short", OctreeBuild::RootDescent, 100, 1 << 19, 0, false},
+        {"tile hash, leaf tiles short", OctreeBuild::TileHash, 100, 1 << 19, 0, true},
+        {"occupancy levels, pool of 50 tiles", OctreeBuild::OccupancyLevels, 100, 1 << 19, 50, false},
+        {"tile hash, hash full", OctreeBuild::TileHash, 128, 1 << 19, 5, true},
+        {"fragment list full", OctreeBuild::OccupancyLevels, 100, 20000, 1 << 15, true},
+        {"fragment list full, tile hash", OctreeBuild::TileHash, 100, 20000, 1 << 15, false},
     };
     const bool gpuAv = test::gpuAssistedValidationRequested();
     // One cell holding every fragment (depth 1): more than one merge thread
@@ -1109,7 +1109,6 @@ TEST_F(VoxelizerTest, PerCellLeafMergeMatchesAtomicBitForBit) {
         VoxelizerCreateInfo ci = depth7Info(1 << 14, c.fragments, tiles);
         if (c.resolution <= 2) ci.maxResolution = 2;
         ci.octreeBuild = c.build;
-        ci.fragmentCursors = c.cursors;
         ci.leafMerge = LeafMerge::PerCell;
         auto perCell = Voxelizer::create(device(), ci);
         ASSERT_TRUE(perCell.ok()) << perCell.message();
@@ -1163,19 +1162,18 @@ TEST_F(VoxelizerTest, TexelReadsMatchStorageReadsBitForBit) {
     struct Case {
         const char* name;
         OctreeBuild build;
-        bool cursors;
         LeafMerge merge;
         uint32_t resolution, fragments, tiles;
         bool underGpuAv; // also run under GPU-AV (the gpuav label; conservative only)
     };
     const Case cases[] = {
-        {"top-down, cursors", OctreeBuild::TopDown, true, LeafMerge::PerCell, 100, 1 << 19, 1 << 15, true},
-        {"top-down, root descent", OctreeBuild::TopDown, false, LeafMerge::PerCell, 100, 1 << 19, 1 << 15, false},
-        {"bottom-up", OctreeBuild::BottomUp, true, LeafMerge::PerCell, 100, 1 << 19, 1 << 15, true},
-        {"atomic merge", OctreeBuild::TopDown, true, LeafMerge::Atomic, 100, 1 << 19, 1 << 15, false},
-        {"depth 1", OctreeBuild::TopDown, true, LeafMerge::PerCell, 2, 1 << 19, 1 << 15, false},
-        {"pool of 50 tiles", OctreeBuild::TopDown, true, LeafMerge::PerCell, 100, 1 << 19, 50, false},
-        {"fragment list full", OctreeBuild::TopDown, true, LeafMerge::PerCell, 100, 20000, 1 << 15, true},
+        {"occupancy levels", OctreeBuild::OccupancyLevels, LeafMerge::PerCell, 100, 1 << 19, 1 << 15, true},
+        {"root descent", OctreeBuild::RootDescent, LeafMerge::PerCell, 100, 1 << 19, 1 << 15, false},
+        {"tile hash", OctreeBuild::TileHash, LeafMerge::PerCell, 100, 1 << 19, 1 << 15, true},
+        {"atomic merge", OctreeBuild::OccupancyLevels, LeafMerge::Atomic, 100, 1 << 19, 1 << 15, false},
+        {"depth 1", OctreeBuild::OccupancyLevels, LeafMerge::PerCell, 2, 1 << 19, 1 << 15, false},
+        {"pool of 50 tiles", OctreeBuild::OccupancyLevels, LeafMerge::PerCell, 100, 1 << 19, 50, false},
+        {"fragment list full", OctreeBuild::OccupancyLevels, LeafMerge::PerCell, 100, 20000, 1 << 15, true},
     };
     const bool gpuAv = test::gpuAssistedValidationRequested();
     for (const Case& c : cases) {
@@ -1184,7 +1182,6 @@ TEST_F(VoxelizerTest, TexelReadsMatchStorageReadsBitForBit) {
         VoxelizerCreateInfo ci = depth7Info(1 << 14, c.fragments, c.tiles);
         if (c.resolution <= 2) ci.maxResolution = 2;
         ci.octreeBuild = c.build;
-        ci.fragmentCursors = c.cursors;
         ci.leafMerge = c.merge;
         ASSERT_TRUE(texelReadsFit(ci, device().limits().maxTexelBufferElements))
             << "the case needs a device whose texel limit covers its buffers";
@@ -1354,10 +1351,10 @@ TEST_F(VoxelizerTest, NodeArraysSetTheTileLimit) {
     EXPECT_EQ(kNodeArrayBytes, 4u);
     constexpr uint64_t kMiB = 1ull << 20;
     EXPECT_EQ(maxTileCapacity(128 * kMiB), 4u << 20);
-    EXPECT_EQ(maxTileCapacity(128 * kMiB, OctreeBuild::BottomUp), 4u << 20); // hash: 8 Mi slots x 12 B = 96 MiB
+    EXPECT_EQ(maxTileCapacity(128 * kMiB, OctreeBuild::TileHash), 4u << 20); // hash: 8 Mi slots x 12 B = 96 MiB
     EXPECT_GT(maxTileCapacity(128 * kMiB), uint32_t(128 * kMiB / 256));
     EXPECT_EQ(maxTileCapacity(1 * kMiB), 32768u);
-    EXPECT_EQ(maxTileCapacity(1 * kMiB, OctreeBuild::BottomUp), 32768u); // 65536 slots x 12 B = 768 KiB
+    EXPECT_EQ(maxTileCapacity(1 * kMiB, OctreeBuild::TileHash), 32768u); // 65536 slots x 12 B = 768 KiB
     EXPECT_EQ(maxTileCapacity(32ull << 30), (1u << 29) - 1);             // node indices fit 32 bits
 
     const uint64_t range = device().limits().maxStorageBufferRange;
@@ -1406,7 +1403,7 @@ TEST_F(VoxelizerTest, PoolAboveTheFormerTileLimit) {
     std::vector<LeafVoxel> leaves[2];
     for (int b = 0; b < 2; ++b) {
         const VoxelizerCreateInfo ci =
-            planesInfo(1u << 22, tilesNeeded, b == 0 ? OctreeBuild::TopDown : OctreeBuild::BottomUp);
+            planesInfo(1u << 22, tilesNeeded, b == 0 ? OctreeBuild::OccupancyLevels : OctreeBuild::TileHash);
         auto v = Voxelizer::create(device(), ci);
         ASSERT_TRUE(v.ok()) << v.message();
         auto stats = voxelizeOnce(device(), **v, m, *g);

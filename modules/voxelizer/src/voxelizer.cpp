@@ -137,12 +137,12 @@ static const uint32_t kCellLevelsSpv[] =
 
 constexpr uint32_t kArgsReset = 0xffffffffu;
 constexpr uint32_t kArgsFragments = 0xfffffffeu;
-constexpr uint32_t kArgsBottomUp = 0xfffffffdu;
+constexpr uint32_t kArgsTileHash = 0xfffffffdu;
 constexpr uint32_t kArgsCells = 0xfffffffcu;
 constexpr uint32_t kArgsLeaves = 0xfffffffbu;
 constexpr uint32_t kArgsUndecided = 0xfffffffau;
 
-// Tile hash slots of the bottom-up build: a power of two holding twice the
+// Tile hash slots of OctreeBuild::TileHash: a power of two holding twice the
 // pool's tiles (load <= 1/2 while the pool suffices), at least 4096 so that a
 // small pool still learns its exact needed size.
 uint32_t hashSlotsFor(uint32_t tileCapacity) {
@@ -177,8 +177,9 @@ uint32_t levelBitsWordsFor(uint32_t depth) {
     return n;
 }
 // Words of the cells buffer: the cell bitmap, its per-word list indices, the
-// list (at most one entry per stored fragment) and, top-down with cursors,
-// the occupancy bitmaps of the levels above the cells.
+// list (at most one entry per stored fragment) and, with
+// OctreeBuild::OccupancyLevels, the occupancy bitmaps of the levels above the
+// cells.
 uint64_t cellBufferWords(uint32_t depth, uint32_t fragmentCapacity, bool levelBits) {
     return 2 * uint64_t(cellWordsFor(depth)) + fragmentCapacity + (levelBits ? levelBitsWordsFor(depth) : 0);
 }
@@ -233,12 +234,12 @@ struct Voxelizer::Impl {
     uint32_t depth = 1;
     uint32_t side = 1; // viewport side in pixels
     bool hardware = false;
-    bool exact64 = false; // the VOX_EXACT64 variants (exactFallback && shaderFloat64)
-    bool bottomUp = true;
-    bool perCell = true;    // LeafMerge::PerCell in effect (not with the moving average)
-    bool texelReads = true; // the VOX_TEXEL_READS shaders (texelReads && texelReadsFit)
-    uint32_t hashSlots = 0; // bottom-up build only
-    uint32_t cellWords = 1; // cell bitmap words (cellWordsFor(depth)); the cell list follows
+    bool exact64 = false;      // the VOX_EXACT64 variants (exactFallback && shaderFloat64)
+    bool tileHashBuild = true; // OctreeBuild::TileHash
+    bool perCell = true;       // LeafMerge::PerCell in effect (not with the moving average)
+    bool texelReads = true;    // the VOX_TEXEL_READS shaders (texelReads && texelReadsFit)
+    uint32_t hashSlots = 0;    // TileHash only
+    uint32_t cellWords = 1;    // cell bitmap words (cellWordsFor(depth)); the cell list follows
 
     // Word offsets of one staging slot / the device mesh buffer.
     uint64_t indexOffset = 0, colorOffset = 0, normalOffset = 0, slotWords = 0;
@@ -284,7 +285,7 @@ struct Voxelizer::Impl {
     bool splitExact() const { return exact64 && info.trianglePath == TrianglePath::Split; }
     Status createPipelines();
     uint32_t computeFlags() const;                // the compute shaders' kVoxFlags
-    bool levelBits() const;                       // the top-down build flags from occupancy bitmaps (cell_levels.comp)
+    bool levelBits() const;                       // OccupancyLevels: occupancy bitmaps (cell_levels.comp), no flag pass
     uint32_t levelBitsWord(uint32_t level) const; // word offset of a level's bitmap in `cells`
     VoxelizerGraphRefs addTo(RenderGraph& graph);
     gpu::RasterParams rasterParams() const;
@@ -320,7 +321,7 @@ Status Voxelizer::Impl::createBuffers() {
                                  std::to_string(nodeBytes) + " bytes each, over maxStorageBufferRange " +
                                  std::to_string(range) + " (at most " +
                                  std::to_string(maxTileCapacity(range, info.octreeBuild)) + " tiles)");
-    const VkDeviceSize hashBytes = bottomUp ? VkDeviceSize(hashSlots) * 12 : 0;
+    const VkDeviceSize hashBytes = tileHashBuild ? VkDeviceSize(hashSlots) * 12 : 0;
     if (hashBytes > range)
         return Status::error(ErrorCode::DeviceLimit, "voxelizer: tileCapacity " + std::to_string(info.tileCapacity) +
                                                          " needs a tile hash of " + std::to_string(hashBytes) +
@@ -371,8 +372,8 @@ Status Voxelizer::Impl::createBuffers() {
     for (uint32_t a = 0; a < kNodeArrayCount; ++a)
         PYRAMARCH_TRY(make(nodes[a], nodeBytes, kStorage, MemoryUsage::DeviceLocal, kNodeArrayNames[a]));
     PYRAMARCH_TRY(make(cells, cellBytes, kStorage, MemoryUsage::DeviceLocal, "vox.cells"));
-    if (bottomUp) PYRAMARCH_TRY(make(tileHash, hashBytes, kStorage, MemoryUsage::DeviceLocal, "vox.tile_hash"));
-    if (info.fragmentCursors && !bottomUp)
+    if (tileHashBuild) PYRAMARCH_TRY(make(tileHash, hashBytes, kStorage, MemoryUsage::DeviceLocal, "vox.tile_hash"));
+    if (levelBits())
         PYRAMARCH_TRY(
             make(cursors, VkDeviceSize(info.fragmentCapacity) * 4, kStorage, MemoryUsage::DeviceLocal, "vox.cursors"));
     // LeafMerge::PerCell: per cell a count and a range end, per fragment a
@@ -481,8 +482,8 @@ Status Voxelizer::Impl::createPipelines() {
                           {&leafScatter, sortSpv, "vox.leaf_scatter", 2},
                           {&leafMerge, reads(kLeafMergeSpv, kLeafMergeStorageSpv), "vox.leaf_merge"}};
     for (const Item& it : items) {
-        if (!bottomUp && (it.out == &keys || it.out == &link)) continue;
-        if (bottomUp && (it.out == &flag || it.out == &alloc || it.out == &init)) continue;
+        if (!tileHashBuild && (it.out == &keys || it.out == &link)) continue;
+        if (tileHashBuild && (it.out == &flag || it.out == &alloc || it.out == &init)) continue;
         if (!levelBits() && it.out == &cellLevels) continue;
         if (levelBits() && it.out == &flag) continue;
         const bool sortStep = it.out == &leafCount || it.out == &leafRanges || it.out == &leafScatter;
@@ -520,7 +521,7 @@ gpu::RasterParams Voxelizer::Impl::rasterParams() const {
     return p;
 }
 
-bool Voxelizer::Impl::levelBits() const { return !bottomUp && info.fragmentCursors; }
+bool Voxelizer::Impl::levelBits() const { return info.octreeBuild == OctreeBuild::OccupancyLevels; }
 
 uint32_t Voxelizer::Impl::levelBitsWord(uint32_t level) const {
     if (level + 1 >= depth) return 0; // the cell bitmap
@@ -530,7 +531,7 @@ uint32_t Voxelizer::Impl::levelBitsWord(uint32_t level) const {
 }
 
 uint32_t Voxelizer::Impl::computeFlags() const {
-    return (cursors.valid() ? gpu::VOX_CURSORS : 0u) | (bottomUp ? gpu::VOX_BOTTOM_UP : 0u) |
+    return (cursors.valid() ? gpu::VOX_CURSORS : 0u) | (tileHashBuild ? gpu::VOX_TILE_HASH : 0u) |
            (perCell ? gpu::VOX_SORTED_LEAVES : 0u);
 }
 
@@ -775,7 +776,7 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
         }
     }
 
-    if (bottomUp) {
+    if (tileHashBuild) {
         g.addPass("vox.hash_clear", PassKind::Transfer)
             .use(hashRef, Access::TransferDst)
             .record([this, hashRef](PassContext& ctx) {
@@ -789,7 +790,7 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
             .storage(6, hashRef, RW)
             .storage(13, cellsRef, R)
             .record(computePass(0, int(gpu::VOX_DISPATCH_CELLS)));
-        argsPass("vox.tree_args", R, kArgsBottomUp);
+        argsPass("vox.tree_args", R, kArgsTileHash);
         withNodes(g.addPass("vox.link", PassKind::Compute)
                       .pipeline(link)
                       .use(dispatchRef, Access::IndirectRead)
@@ -934,7 +935,7 @@ Status Voxelizer::Impl::readDevice(const Buffer& src, VkDeviceSize offset, VkDev
 
 bool texelReadsFit(const VoxelizerCreateInfo& info, uint64_t maxTexelBufferElements) {
     const uint32_t depth = depthFor(std::max(1u, info.maxResolution));
-    const bool levelBits = info.octreeBuild != OctreeBuild::BottomUp && info.fragmentCursors;
+    const bool levelBits = info.octreeBuild == OctreeBuild::OccupancyLevels;
     // Fragments: one RGBA32UI texel each; the leaf sort (16 bytes per
     // fragment of capacity) two RG32UI texels; the cursors one R32UI texel.
     return 2 * uint64_t(info.fragmentCapacity) <= maxTexelBufferElements &&
@@ -943,7 +944,7 @@ bool texelReadsFit(const VoxelizerCreateInfo& info, uint64_t maxTexelBufferEleme
 
 uint32_t maxTileCapacity(uint64_t maxStorageBufferRange, OctreeBuild build) {
     uint64_t tiles = maxStorageBufferRange / (8 * kNodeArrayBytes);
-    if (build == OctreeBuild::BottomUp) {
+    if (build == OctreeBuild::TileHash) {
         // hashSlotsFor(t) = the power of two >= max(4096, 2t), 12 bytes a slot.
         uint64_t slots = 1;
         while (slots * 2 * 12 <= maxStorageBufferRange && slots * 2 <= (1u << 30)) slots *= 2;
@@ -982,9 +983,9 @@ Result<std::unique_ptr<Voxelizer>> Voxelizer::create(Device& device, const Voxel
     impl->info = info;
     impl->depth = depthFor(info.maxResolution);
     impl->side = info.maxResolution;
-    impl->bottomUp = info.octreeBuild == OctreeBuild::BottomUp;
+    impl->tileHashBuild = info.octreeBuild == OctreeBuild::TileHash;
     impl->perCell = info.leafMerge == LeafMerge::PerCell && info.colorMerge == ColorMerge::ExactMean;
-    impl->hashSlots = impl->bottomUp ? hashSlotsFor(info.tileCapacity) : 0;
+    impl->hashSlots = impl->tileHashBuild ? hashSlotsFor(info.tileCapacity) : 0;
     impl->cellWords = cellWordsFor(impl->depth);
     impl->texelReads = info.texelReads && texelReadsFit(info, device.limits().maxTexelBufferElements);
     switch (info.method) {

@@ -1,6 +1,6 @@
 // Voxelizer: an indexed triangle mesh -> voxel fragments (one graphics pass,
 // conservative rasterization along each triangle's dominant axis) -> a sparse
-// voxel octree built top-down with indirect compute launches, plus an
+// voxel octree built with indirect compute launches (OctreeBuild), plus an
 // optional dense float grid. Everything is recorded once; the host never
 // reads a count back. Algorithm: Crassin & Green, "Octree-Based Sparse
 // Voxelization Using the GPU Hardware Rasterizer" (Crassin & Green 2012, docs/algorithms.md).
@@ -73,22 +73,51 @@ enum class TrianglePath : uint8_t {
 // ~5k voxels), so all-compute is not an option there; 4096 stays far below.
 inline constexpr uint32_t kMaxSmallTriangleVoxels = 4096;
 
-// How the octree is built from the voxel fragments. Both give the same node
-// pool layout (levels as contiguous tile ranges, coordinates, child
-// pointers), the same leaves, merged values and per-level node counts.
+// How the octree is built from the voxel fragments. All three build it over
+// the occupied level D - 1 cells (the leaves' parents; vox.cell_mark sets one
+// bit per fragment in a Morton bitmap, vox.cell_list lists the set bits),
+// not over every fragment, and all three give the same node pool layout
+// (levels as contiguous tile ranges, coordinates, child pointers), the same
+// leaves, merged values and per-level node counts, bit for bit
+// (tests/voxelizer). They differ in how each level's nodes are found and
+// allocated, in memory and in speed: on lavapipe OccupancyLevels is the
+// fastest (modules/voxelizer/README.md, "Octree builds": RootDescent's flag
+// passes 25-60 ms where OccupancyLevels' bitmaps take ~2 ms, TileHash's
+// frame about 2x, R = 512); on an H100 the three measured within 8 % of
+// each other at R = 1024 (2026-11-23, before the occupancy bitmaps).
+// Until 2026-11-27 these were TopDown with VoxelizerCreateInfo::
+// fragmentCursors = true (OccupancyLevels) or false (RootDescent), and
+// BottomUp (TileHash).
 enum class OctreeBuild {
-    // Crassin & Green 2012: per level, flag (one thread per fragment),
-    // allocate and initialise (fragmentCursors applies to this build only).
-    // The default: on lavapipe it measured as fast as BottomUp or faster
-    // (modules/voxelizer/README.md).
-    TopDown,
-    // One pass over the fragments enters every fragment's leaf tile and, the
-    // first time a tile is seen, its ancestors' tiles in a hash (counting
-    // tiles per level), then one pass over the tiles that exist links and
-    // initialises them: no pass per level over all fragments, and tilesNeeded
-    // is exact even when the pool is too small (unless the hash, 2 slots per
-    // pool tile and at least 4096, fills). Tile hash: 12 bytes per slot.
-    BottomUp,
+    // The default (the fastest). Occupancy from the children up: each
+    // level's occupancy bitmap is derived from the level below's
+    // (vox.cell_levels.L: one bit per byte of the level below, Morton order,
+    // from the cell bitmap up, one small launch per level); then pointers
+    // are allocated level by level from the root, over that level's nodes
+    // only (vox.alloc.L, one thread per 4 nodes, no flag pass). Allocation at
+    // level D - 1 stores each cell's node (its cursor), so the leaf merge
+    // finds it without a descent. Costs 1/7 of the cell bitmap for the upper
+    // levels' bitmaps (0.3 MiB at R = 512) and 4 bytes per fragment of
+    // capacity for the cursors.
+    OccupancyLevels,
+    // Crassin & Green 2012's top-down build (docs/algorithms.md): per level
+    // from the root, a flag pass (one thread per occupied cell, descending
+    // from the root to the cell's node of that level), allocate, initialise;
+    // the leaf merge descends from the root too. D flag passes of up to D
+    // steps per cell; no memory beyond the pool. Kept as the paper's
+    // algorithm: the reference the other two are tested and measured against.
+    RootDescent,
+    // One pass over the occupied cells enters each cell's leaf tile and, the
+    // first time a tile is seen, its ancestors' tiles in a tile hash
+    // (counting tiles per level; vox.keys), then one pass over the tiles that
+    // exist links and initialises them (vox.link): no pass per level, and
+    // tilesNeeded is exact even when the pool is far too small, so one retry
+    // suffices (unless the hash, 2 slots per pool tile and at least 4096,
+    // fills to 3/4). Costs the hash (12 bytes per slot), a hash lookup per
+    // leaf tile in the merge, and locality (a level's tiles are numbered in
+    // hash order, not parent order): vox.link and those lookups made its
+    // lavapipe frame about 2x OccupancyLevels'.
+    TileHash,
 };
 
 // Leaf colour merge.
@@ -143,14 +172,6 @@ struct VoxelizerCreateInfo {
     // (32 Mi voxels on a 128 MiB range, e.g. 256 x 256 x 512).
     uint64_t denseMaxVoxels = 0;
     ConservativeMethod method = ConservativeMethod::Auto;
-    // Top-down build: the nodes to subdivide come from an occupancy bitmap
-    // per level (built from the cell bitmap up, one small launch per level)
-    // and the leaf merge finds each cell's node of level D - 1 from a cursor
-    // that allocation stores (4 bytes per fragment of capacity), instead of
-    // Crassin & Green 2012's flag pass per level (here over the occupied
-    // cells) descending from the root; same tree (`pyramarch bench
-    // --octree-build both` measures the difference).
-    bool fragmentCursors = true;
     // The raster pass reserves fragment slots with one atomic per subgroup
     // when the device has basic, ballot and arithmetic subgroup operations in
     // fragment shaders (else one atomic per fragment). Same fragment set
@@ -166,7 +187,9 @@ struct VoxelizerCreateInfo {
     // decides (README: near-boundary pairs may then fall outside the closed
     // reference). Thin mode always uses the float test.
     bool exactFallback = true;
-    OctreeBuild octreeBuild = OctreeBuild::TopDown;
+    // Which octree build (see OctreeBuild); `pyramarch bench --octree-build
+    // all` measures the three.
+    OctreeBuild octreeBuild = OctreeBuild::OccupancyLevels;
     // Split by default: on lavapipe it measured faster on meshes of many
     // small triangles (raster pass 243-266 -> ~140 ms on the 98k-triangle
     // torus knot at R = 512) and level on the rest (README, issue 14).
@@ -203,11 +226,11 @@ bool texelReadsFit(const VoxelizerCreateInfo& info, uint64_t maxTexelBufferEleme
 
 // Largest VoxelizerCreateInfo::tileCapacity a device with this
 // maxStorageBufferRange accepts: every node array (kNodeArrayBytes per node,
-// 8 nodes per tile) within the range and, for the bottom-up build, the tile
+// 8 nodes per tile) within the range and, for OctreeBuild::TileHash, the tile
 // hash (12 bytes per slot, a power of two of at least 2 slots per tile) too.
 // 4 Mi tiles (32 Mi nodes) on a 128 MiB range; the 32-byte-node pool of one
 // buffer had range / 256 = 512 Ki.
-uint32_t maxTileCapacity(uint64_t maxStorageBufferRange, OctreeBuild build = OctreeBuild::TopDown);
+uint32_t maxTileCapacity(uint64_t maxStorageBufferRange, OctreeBuild build = OctreeBuild::OccupancyLevels);
 
 // Counters of one frame, read back by the host.
 struct VoxelStats {
@@ -220,9 +243,9 @@ struct VoxelStats {
     uint32_t tilesNeeded = 0;    // octree tiles requested, root tile included
     uint32_t tilesAllocated = 0; // min(needed, capacity)
     bool tileOverflow = false;
-    // True when tilesNeeded is a lower bound (grow and retry). Top-down: the
-    // pool ran out above the leaf level, so deeper levels were not even
-    // requested. Bottom-up: the tile hash (2 slots per tile of capacity, at
+    // True when tilesNeeded is a lower bound (grow and retry). OccupancyLevels and
+    // RootDescent: the pool ran out above the leaf level, so deeper levels were not even
+    // requested. TileHash: the tile hash (2 slots per tile of capacity, at
     // least 4096) filled up.
     bool tilesNeededIsLowerBound = false;
     uint32_t leafFragments = 0;   // fragments merged into leaves (< stored when truncated)
@@ -278,11 +301,11 @@ struct VoxCountersData {
     uint32_t fragmentsStored;    // min(fragmentCount, capacity)
     uint32_t tileCount;          // tiles requested, root tile included (may exceed the capacity)
     uint32_t tilesFailed;        // tile requests refused because the pool was full
-    uint32_t failedAboveLeaves;  // 1 when tileCount is a lower bound (top-down: a refusal above the last
-                                 // level; bottom-up: the tile hash was full)
+    uint32_t failedAboveLeaves;  // 1 when tileCount is a lower bound (OccupancyLevels, RootDescent: a refusal
+                                 // above the last level; TileHash: the tile hash was full)
     uint32_t depthOverflow;      // pixel columns whose candidate depth range exceeded the shader's bound
     uint32_t leafFragments;      // fragments merged into a leaf
-    uint32_t tileEntries;        // bottom-up build: tiles entered in the tile hash (root excluded); 0 top-down
+    uint32_t tileEntries;        // TileHash: tiles entered in the tile hash (root excluded); 0 otherwise
     uint32_t levelTileStart[12]; // tiles of level l: [levelTileStart[l], levelTileEnd[l])
     uint32_t levelTileEnd[12];
     uint32_t cellCount;           // occupied cells one level above the leaves (the tree build's work list)
@@ -296,7 +319,7 @@ struct VoxCountersData {
 struct VoxelizerGraphRefs {
     BufferRef counters; // VoxCountersData
     BufferRef
-        dispatch; // VkDispatchIndirectCommand per entry, 16-byte stride: 0 = fragments, 1 + l = nodes of level l, 12 = bottom-up tiles, 13 = occupied cells, 14..16 = the leaf merge chosen (vox_shared.h)
+        dispatch; // VkDispatchIndirectCommand per entry, 16-byte stride: 0 = fragments, 1 + l = nodes of level l, 12 = TileHash tiles, 13 = occupied cells, 14..16 = the leaf merge chosen (vox_shared.h)
     BufferRef fragments; // uvec4 per fragment
     // The node pool, structure of arrays: one 32-bit word per node in each
     // buffer (node n of tile t = 8t + c, see OctreeNode for the fields).
