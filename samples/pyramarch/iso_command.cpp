@@ -247,6 +247,9 @@ int runFieldIso(const IsoOptions& o) {
         info.fieldGlsl = glslText;
         info.compileGlsl = sample::glslCompiler();
         info.lipschitz = o.lipschitz;
+        info.fieldEvaluation = o.fieldEvaluation == "fused"    ? iso::FieldEvaluation::Fused
+                               : o.fieldEvaluation == "buffer" ? iso::FieldEvaluation::Buffer
+                                                               : iso::FieldEvaluation::Auto;
     } else
         info.source = iso::FieldSource::Volume;
     auto feed = [&](iso::IsoSurface& s) -> Status {
@@ -277,6 +280,7 @@ int runFieldIso(const IsoOptions& o) {
     sample::fillSurfaceStats(fs, *surface, e->frame);
     rec.setInfo("device", (*device)->name());
     rec.setInfo("source", metaballs ? "metaballs" : !o.raw.empty() ? o.raw : !o.glsl.empty() ? o.glsl : o.field);
+    if (!o.glsl.empty()) rec.setInfo("field_evaluation", o.fieldEvaluation);
     rec.add(fs);
     std::printf("%s", rec.table().c_str());
     if (!o.stats.empty()) {

@@ -32,6 +32,8 @@ int checkIsoOptions(const IsoOptions& iso) {
     if (iso.lipschitzGiven && iso.glsl.empty())
         return fail(prog, "--lipschitz applies to --glsl only (the other sources bound their patches themselves)");
     if (!(iso.lipschitz >= 0.f)) return fail(prog, "--lipschitz must be >= 0 (0: classify every patch)");
+    if (iso.fieldEvaluationGiven && iso.glsl.empty())
+        return fail(prog, "--field-evaluation applies to --glsl only (the other sources have no function to call)");
     if (iso.meshSmoothing > 64) return fail(prog, "--mesh-smoothing must be at most 64 iterations");
     if (!(iso.meshLambda > 0.f && iso.meshLambda <= 1.f))
         return fail(prog, "--mesh-smoothing-lambda must be in (0, 1]");
@@ -157,6 +159,13 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
                          "signed distance): classify skips the patches f(centre) +- L x half diagonal keeps off the "
                          "iso value, same triangles. Default 0: every patch. A too small L loses triangles")
             ->check(sample::finiteFloat());
+    CLI::Option* fieldEvaluationOpt =
+        isoCmd
+            ->add_option("--field-evaluation", iso.fieldEvaluation,
+                         "--glsl fields: auto (the module's default: fused with the HistoPyramid) | buffer (a field "
+                         "pass and a field buffer, each sample evaluated once) | fused (classify and extraction call "
+                         "field() at the samples they read: no field buffer)")
+            ->check(CLI::IsMember({"auto", "buffer", "fused"}));
     isoCmd->add_option(
         "--particles", iso.particles,
         "Particle file: PLY point set (ascii/binary, float/double x,y,z), .xyz text or raw float32 xyz (.f32); or a "
@@ -270,6 +279,7 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
         iso.dimsGiven = dimsOpt->count() > 0;
         iso.typeGiven = typeOpt->count() > 0;
         iso.lipschitzGiven = lipschitzOpt->count() > 0;
+        iso.fieldEvaluationGiven = fieldEvaluationOpt->count() > 0;
         const int bad = checkIsoOptions(iso);
         if (bad >= 0) return bad;
     }

@@ -53,6 +53,8 @@ struct IsoOptions {
     std::string glsl;
     // --lipschitz: the --glsl field's Lipschitz constant (IsoSurfaceCreateInfo::lipschitz; 0: dense classify).
     float lipschitz = 0.f;
+    // --field-evaluation: auto | buffer | fused (IsoSurfaceCreateInfo::fieldEvaluation, --glsl only).
+    std::string fieldEvaluation = "auto";
     // --particles: a particle file (PLY, .xyz, .f32) or a sequence pattern
     // with "{}" ('frames/fluid_{}.ply'); splashsurf's parameters.
     std::string particles;
@@ -70,7 +72,8 @@ struct IsoOptions {
     float meshMu = pyramarch::iso::MeshSmoothing{}.mu;
     bool meshWeightsGiven = false;
     // Whether options were given on the command line (conflict checks).
-    bool cellsGiven = false, boundsGiven = false, dimsGiven = false, typeGiven = false, lipschitzGiven = false;
+    bool cellsGiven = false, boundsGiven = false, dimsGiven = false, typeGiven = false, lipschitzGiven = false,
+         fieldEvaluationGiven = false;
     bool particleOptionsGiven = false, thresholdGiven = false, voxelSizeGiven = false;
 };
 

@@ -304,6 +304,15 @@ TEST(ToolCliParse, ParticleOptionsAndDefaults) {
     sample::ToolOptions li;
     ASSERT_EQ(parseTool({"iso", "--glsl", "f.glsl", "--lipschitz", "34.7"}, li), -1);
     EXPECT_EQ(li.iso.lipschitz, 34.7f);
+    EXPECT_EQ(li.iso.fieldEvaluation, "auto");
+    sample::ToolOptions fe;
+    ASSERT_EQ(parseTool({"iso", "--glsl", "f.glsl", "--field-evaluation", "buffer"}, fe), -1);
+    EXPECT_EQ(fe.iso.fieldEvaluation, "buffer");
+    ASSERT_EQ(parseTool({"iso", "--glsl", "f.glsl", "--field-evaluation", "fused"}, fe), -1);
+    EXPECT_EQ(fe.iso.fieldEvaluation, "fused");
+    sample::ToolOptions feBad;
+    EXPECT_GT(parseTool({"iso", "--glsl", "f.glsl", "--field-evaluation", "twice"}, feBad), 0);
+    EXPECT_GT(parseTool({"iso", "--field", "sphere", "--field-evaluation", "fused"}, feBad), 0); // no function to fuse
     // The bench's GLSL fields carry their own constants unless told off.
     sample::ToolOptions be;
     ASSERT_EQ(parseTool({"bench", "--groups", "iso"}, be), -1);
