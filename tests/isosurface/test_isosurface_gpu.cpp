@@ -1305,6 +1305,33 @@ TEST_F(IsoGpu, AutoFusesUserFieldsWithTheHistoPyramidOnly) {
         expectFusedMatchesBuffer(*fused, *buffer, info, 1000);
         checkAgainstReference(*fused, info, nullptr, buffer.get());
     }
+    // A field that sums in a loop keeps its buffer with Auto: fused would
+    // repeat the loop at every read of a sample (the probe finds the loop in
+    // the snippet's SPIR-V, not in the module's wrapper: the fields above
+    // have none and fuse).
+    {
+        IsoSurfaceCreateInfo loop = userInfo(R"(float field(vec3 p) {
+    float s = 0.0;
+    for (int i = 0; i < 4; ++i) {
+        const vec3 d = p - vec3(0.3 * float(i) - 0.45, 0.1 * float(i), 0.0);
+        s += max(0.0, 1.0 - dot(d, d) / 0.16);
+    }
+    return s - 0.5;
+})",
+                                             {21, 19, 17}, NormalMode::Central);
+        loop.fieldEvaluation = FieldEvaluation::Auto;
+        auto iso = make(loop);
+        ASSERT_TRUE(iso);
+        frame(*iso);
+        EXPECT_TRUE(iso->readField().ok()); // a buffer
+        checkAgainstReference(*iso, loop);
+        loop.fieldEvaluation = FieldEvaluation::Fused; // the host may still ask for it
+        auto fused = make(loop);
+        ASSERT_TRUE(fused);
+        frame(*fused);
+        EXPECT_FALSE(fused->readField().ok());
+        expectFusedMatchesBuffer(*fused, *iso, loop, 1);
+    }
     IsoSurfaceCreateInfo scan = userInfo(kSphereGlsl, {12, 12, 12});
     scan.fieldEvaluation = FieldEvaluation::Auto;
     scan.method = ExtractionMethod::Scan;

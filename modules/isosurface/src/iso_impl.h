@@ -113,6 +113,9 @@ struct IsoSurface::Impl {
     // and the extraction passes call field() themselves (compiled at creation
     // with the snippet, field_user.cpp): no field pass and no field buffer.
     bool fusedField = false;
+    // User GLSL: field() contains a loop (its SPIR-V, probed at creation):
+    // FieldEvaluation::Auto then keeps a buffer (see fieldHasLoop()).
+    bool userFieldLoops = false;
     uint32_t maxItems = 0;
     uint64_t externalParticleBytes = 0; // ParticleInput::GpuBuffer: bytes of particleBuffer the module reads
 
@@ -228,6 +231,8 @@ struct IsoSurface::Impl {
     // FieldEvaluation::Fused: one of the module's passes (its .comp text)
     // compiled with the user's field() (field_user.cpp).
     Result<std::vector<uint32_t>> fusedSpirv(const char* shaderText, const char* what) const;
+    // Whether the user's field() compiles to a loop (FieldEvaluation::Auto).
+    Result<bool> fieldHasLoop() const;
     void bindBalls(PassBuilder& pass, const IsoRefs& refs); // metaballs: binding 1
     // field_tiles.cpp (Lipschitz-bounded user fields, metaballs): after the
     // activate pass, the tiles of samples the listed patches can read, then

@@ -54,6 +54,12 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
     const DeviceLimits& lim = device.limits();
     m.subgroupAtomics = !perThreadAtomics && (lim.subgroupStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0 &&
                         (lim.subgroupOperations & kOps) == kOps;
+    if (info.source == FieldSource::UserGlsl && info.fieldEvaluation == FieldEvaluation::Auto &&
+        info.method != ExtractionMethod::Scan && !info.fieldGlsl.empty() && info.compileGlsl) {
+        // A snippet that does not compile fails below with its own message.
+        auto loops = m.fieldHasLoop();
+        m.userFieldLoops = loops.ok() && loops.value();
+    }
     PYRAMARCH_TRY(m.planLayout(device.limits(), device.name()));
     surface->iso_ = info.isoValue;
     PYRAMARCH_TRY(m.createBuffers());

@@ -240,8 +240,9 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     m.usePatchBoxes = g.patchList != 0 && byPosition;
     // User GLSL: field() fused into classify and extraction (no field
     // buffer), or a field pass; with a bound and a buffer, the tiles only.
-    m.fusedField = info.source == FieldSource::UserGlsl && (info.fieldEvaluation == FieldEvaluation::Fused ||
-                                                            (info.fieldEvaluation == FieldEvaluation::Auto && !m.scan));
+    m.fusedField = info.source == FieldSource::UserGlsl &&
+                   (info.fieldEvaluation == FieldEvaluation::Fused ||
+                    (info.fieldEvaluation == FieldEvaluation::Auto && !m.scan && !m.userFieldLoops));
     m.tiledUserField = g.patchList != 0 && userBounds && !m.denseFieldForced && !m.fusedField;
     m.tiledMetaballs = g.patchList != 0 && info.source == FieldSource::Metaballs && !m.denseFieldForced;
     g.patchCount = uint32_t(groupsOf(cells, uint64_t(gpu::kIsoClassifyCells) * gpu::kIsoClassifyGroupSize) *

@@ -70,9 +70,13 @@ enum class VolumeFormat { U8, U16, F32 };
 
 // Where a UserGlsl field is evaluated.
 enum class FieldEvaluation {
-    // Fused with the HistoPyramid, Buffer with the scan (the default:
-    // fused was faster for every field the bench measured, cheap and costly,
-    // modules/isosurface/README.md "Fused user fields").
+    // The default: Fused with the HistoPyramid unless field() contains a
+    // loop (probed in its SPIR-V at creation), else Buffer. Fused evaluates
+    // a sample several times (classify ~1.25 per cell, extraction 2 per
+    // vertex plus the normals' samples), Buffer once: loop-free analytic
+    // fields ran ~2x faster fused, 64 metaballs summed in a loop ~28x
+    // slower (modules/isosurface/README.md "Fused user fields"). Buffer
+    // with the scan.
     Auto,
     // A field pass stores every sample (with a Lipschitz bound: the samples
     // the listed patches read) in a field buffer that classify and
