@@ -83,8 +83,8 @@ inline constexpr uint32_t kMaxSmallTriangleVoxels = 4096;
 // allocated, in memory and in speed: on lavapipe OccupancyLevels is the
 // fastest (modules/voxelizer/README.md, "Octree builds": RootDescent's flag
 // passes 25-60 ms where OccupancyLevels' bitmaps take ~2 ms, TileHash's
-// frame about 2x, R = 512); on an H100 the three measured within 8 % of
-// each other at R = 1024 (2026-11-23, before the occupancy bitmaps).
+// frame about 2x, R = 512); on an H100 too, by less (R = 512, 2026-11-27:
+// 1.5-2.0 ms against 1.9-2.2 for RootDescent and 2.2-2.3 for TileHash).
 // Until 2026-11-27 these were TopDown with VoxelizerCreateInfo::
 // fragmentCursors = true (OccupancyLevels) or false (RootDescent), and
 // BottomUp (TileHash).
