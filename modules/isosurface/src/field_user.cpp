@@ -169,15 +169,15 @@ Result<std::vector<uint32_t>> IsoSurface::Impl::fusedSpirv(const char* shaderTex
 // (modules/isosurface/README.md, "Fused user fields"). glslang drops
 // uncalled functions, so a loop in this probe is the snippet's.
 Result<bool> IsoSurface::Impl::fieldHasLoop() const {
-    PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> words,
-                         compileUserShader(userShaderSource(info.fieldGlsl, R"(
+    const std::string probe = userShaderSource(info.fieldGlsl, R"(
 layout(set = 0, binding = 1, std430) writeonly buffer ProbeBuf { float probeOut[]; };
 void main() {
     isoBeginUserFrame();
     probeOut[gl_GlobalInvocationID.x] = field(vec3(gl_GlobalInvocationID));
 }
-)"),
-                                           info.compileGlsl, info.name, ""));
+)");
+    PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> words,
+                         compileUserShader(probe, info.compileGlsl, info.name, " (loop probe)"));
     constexpr uint32_t kOpLoopMerge = 246;
     for (size_t i = 5; i < words.size();) { // past the SPIR-V header
         const uint32_t count = words[i] >> 16;
