@@ -126,6 +126,41 @@ TEST(IsoLayout, LimitsAreNamedErrorsWithCodes) {
     EXPECT_NE(plan.message().find("timingFrames"), std::string::npos) << plan.message();
 }
 
+// A fused user field has no field buffer, so the field's size does not bound
+// its grid: 431^3 samples (320 MiB of floats) plan on lavapipe's 128 MiB
+// range fused, with texel reads (the pyramid's view covers it), and are
+// refused with a buffer, the message naming the field and the way out.
+TEST(IsoLayout, FusedUserFieldsAreNotBoundByTheFieldBuffer) {
+    IsoSurfaceCreateInfo info;
+    info.samples = {431, 431, 431};
+    info.vertexCapacity = 3u << 20;
+    info.source = FieldSource::UserGlsl;
+    info.fieldGlsl = "float field(vec3 p) { return 0.6 - length(p); }";
+    info.lipschitz = 1.f;
+    info.fieldEvaluation = FieldEvaluation::Fused;
+    info.compileGlsl = [](const GlslSource&) -> Result<std::vector<uint32_t>> { return std::vector<uint32_t>{}; };
+    auto fused = iso::testing::planLayout(info, lavapipeLimits(), {}, "lavapipe");
+    ASSERT_TRUE(fused.ok()) << fused.message();
+    EXPECT_EQ(fused.value().fieldBytes, 0u);
+    EXPECT_TRUE(fused.value().texelReads);
+    EXPECT_LE(fused.value().pyramidBytes, lavapipeLimits().maxStorageBufferRange);
+
+    info.fieldEvaluation = FieldEvaluation::Buffer;
+    auto buffer = iso::testing::planLayout(info, lavapipeLimits(), {}, "lavapipe");
+    ASSERT_FALSE(buffer.ok());
+    EXPECT_EQ(buffer.code(), ErrorCode::DeviceLimit);
+    EXPECT_NE(buffer.message().find("the field of 431x431x431 samples"), std::string::npos) << buffer.message();
+    EXPECT_NE(buffer.message().find("FieldEvaluation::Fused"), std::string::npos) << buffer.message();
+
+    // Past the pyramid's range, fused grids are refused by the pyramid.
+    info.fieldEvaluation = FieldEvaluation::Fused;
+    info.samples = {520, 520, 520};
+    auto tooBig = iso::testing::planLayout(info, lavapipeLimits(), {}, "lavapipe");
+    ASSERT_FALSE(tooBig.ok());
+    EXPECT_EQ(tooBig.code(), ErrorCode::DeviceLimit);
+    EXPECT_NE(tooBig.message().find("pyramid"), std::string::npos) << tooBig.message();
+}
+
 // A cell emits at most 15 vertices and every vertex total is a 32-bit sum:
 // grids that could wrap it are refused, even where the storage range (4 GiB
 // on desktop GPUs) would hold their field.

@@ -138,12 +138,11 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     // Whole uvec4s, and 5 more: classify reads a row's samples 4 per texel,
     // 5 texels from the quad of its first sample (past the last row's end too).
     const uint64_t fieldBytes = ((samples + 3) / 4 + 5) * 16;
-    if (fieldBytes > range || samples > 0xFFFFFFFFull)
-        return Status::error(ErrorCode::DeviceLimit, "isosurface '" + info.name + "': the field of " +
-                                                         std::to_string(sx) + "x" + std::to_string(sy) + "x" +
-                                                         std::to_string(sz) + " samples needs " + fmtBytes(fieldBytes) +
-                                                         ", over maxStorageBufferRange (" + fmtBytes(range) + ")" +
-                                                         dev + "; fields are not split into bricks, use fewer samples");
+    const std::string gridText = std::to_string(sx) + "x" + std::to_string(sy) + "x" + std::to_string(sz);
+    // Sample indices are 32-bit in every pass, with or without a field buffer.
+    if (samples > 0xFFFFFFFFull)
+        return Status::error(ErrorCode::DeviceLimit, "isosurface '" + info.name + "': " + gridText +
+                                                         " samples are more than 32-bit sample indices address");
 
     m.ring = info.framesInFlight + 1;
     m.scan = info.method == ExtractionMethod::Scan;
@@ -243,6 +242,15 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     m.fusedField = info.source == FieldSource::UserGlsl &&
                    (info.fieldEvaluation == FieldEvaluation::Fused ||
                     (info.fieldEvaluation == FieldEvaluation::Auto && !m.scan && !m.userFieldLoops));
+    // A fused field has no field buffer, so only the other buffers bound its grid.
+    if (!m.fusedField && fieldBytes > range)
+        return Status::error(ErrorCode::DeviceLimit, "isosurface '" + info.name + "': the field of " + gridText +
+                                                         " samples needs " + fmtBytes(fieldBytes) +
+                                                         ", over maxStorageBufferRange (" + fmtBytes(range) + ")" +
+                                                         dev + "; fields are not split into bricks, use fewer samples" +
+                                                         (info.source == FieldSource::UserGlsl
+                                                              ? " (or FieldEvaluation::Fused: no field buffer)"
+                                                              : ""));
     m.tiledUserField = g.patchList != 0 && userBounds && !m.denseFieldForced && !m.fusedField;
     m.tiledMetaballs = g.patchList != 0 && info.source == FieldSource::Metaballs && !m.denseFieldForced;
     g.patchCount = uint32_t(groupsOf(cells, uint64_t(gpu::kIsoClassifyCells) * gpu::kIsoClassifyGroupSize) *
@@ -549,11 +557,11 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     // buffer), one the pyramid (quads) and, for metaballs, one the ball ring
     // (2 texels per ball); otherwise storage reads (the .storage variants).
     const uint64_t ballTexels = info.source == FieldSource::Metaballs ? uint64_t(m.maxItems) * m.ring * 2 : 0;
-    m.texelReads = !m.storageReadsForced && fieldBytes / 4 <= lim.maxTexelBufferElements &&
+    m.texelReads = !m.storageReadsForced && (m.fusedField || fieldBytes / 4 <= lim.maxTexelBufferElements) &&
                    pyramidWords / 4 <= lim.maxTexelBufferElements && ballTexels <= lim.maxTexelBufferElements;
 
     sizes.samples = samples;
-    sizes.fieldBytes = fieldBytes;
+    sizes.fieldBytes = m.fusedField ? 0 : fieldBytes;
     sizes.cells = cells;
     sizes.pyramidElements = offset;
     sizes.pyramidBytes = pyramidBytes;
