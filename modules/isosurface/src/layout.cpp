@@ -244,13 +244,12 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                     (info.fieldEvaluation == FieldEvaluation::Auto && !m.scan && !m.userFieldLoops));
     // A fused field has no field buffer, so only the other buffers bound its grid.
     if (!m.fusedField && fieldBytes > range)
-        return Status::error(ErrorCode::DeviceLimit, "isosurface '" + info.name + "': the field of " + gridText +
-                                                         " samples needs " + fmtBytes(fieldBytes) +
-                                                         ", over maxStorageBufferRange (" + fmtBytes(range) + ")" +
-                                                         dev + "; fields are not split into bricks, use fewer samples" +
-                                                         (info.source == FieldSource::UserGlsl
-                                                              ? " (or FieldEvaluation::Fused: no field buffer)"
-                                                              : ""));
+        return Status::error(
+            ErrorCode::DeviceLimit,
+            "isosurface '" + info.name + "': the field of " + gridText + " samples needs " + fmtBytes(fieldBytes) +
+                ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev +
+                "; fields are not split into bricks, use fewer samples" +
+                (info.source == FieldSource::UserGlsl ? " (or FieldEvaluation::Fused: no field buffer)" : ""));
     m.tiledUserField = g.patchList != 0 && userBounds && !m.denseFieldForced && !m.fusedField;
     m.tiledMetaballs = g.patchList != 0 && info.source == FieldSource::Metaballs && !m.denseFieldForced;
     g.patchCount = uint32_t(groupsOf(cells, uint64_t(gpu::kIsoClassifyCells) * gpu::kIsoClassifyGroupSize) *
