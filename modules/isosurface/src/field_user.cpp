@@ -166,8 +166,9 @@ Result<std::vector<uint32_t>> IsoSurface::Impl::fusedSpirv(const char* shaderTex
 // times over. Measured on lavapipe, 64 metaballs as a user loop at 127^3
 // (`pyramarch iso --glsl --field-evaluation`): 10.5-11.4 s fused against
 // 0.38-0.43 s with a buffer; loop-free analytic fields ran 2x faster fused
-// (modules/isosurface/README.md, "Fused user fields"). glslang drops
-// uncalled functions, so a loop in this probe is the snippet's.
+// (modules/isosurface/README.md, "Fused user fields"). The wrapper
+// (common.glsl, field_common.glsl, user_field.glsl) and the probe's main
+// have no loops, so a loop in the probe is the snippet's.
 Result<bool> IsoSurface::Impl::fieldHasLoop() const {
     const std::string probe = userShaderSource(info.fieldGlsl, R"(
 layout(set = 0, binding = 1, std430) writeonly buffer ProbeBuf { float probeOut[]; };
