@@ -48,6 +48,18 @@ TEST_F(Exhaustion, RequestsBeyondDeviceLimitsNameTheLimit) {
     // this test (it was refused, but as "too many cells"); must name the field.
     info.samples = {1u << 22, 1u << 21, 1u << 21};
     expectNamesLimit(device(), info, "the field of 4194304x2097152x2097152 samples", "maxStorageBufferRange");
+    {
+        // A fused user field keeps no field buffer; 32-bit sample indices refuse it instead.
+        IsoSurfaceCreateInfo fused = info;
+        fused.source = FieldSource::UserGlsl;
+        fused.fieldGlsl = "float field(vec3 p) { return 0.5 - length(p); }";
+        fused.compileGlsl = [](const GlslSource&) -> Result<std::vector<uint32_t>> { return std::vector<uint32_t>{}; };
+        fused.fieldEvaluation = FieldEvaluation::Fused;
+        fused.samples = {4096, 4096, 4096};
+        expectNamesLimit(device(), fused, "4096x4096x4096 samples", "32-bit sample indices");
+        fused.fieldEvaluation = FieldEvaluation::Buffer;
+        expectNamesLimit(device(), fused, "the field of 4096x4096x4096 samples", "FieldEvaluation::Fused");
+    }
     // Capacities.
     info.samples = {16, 16, 16};
     info.vertexCapacity = 0xFFFFFFFFu;

@@ -139,13 +139,26 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     // 5 texels from the quad of its first sample (past the last row's end too).
     const uint64_t fieldBytes = ((samples + 3) / 4 + 5) * 16;
     const std::string gridText = std::to_string(sx) + "x" + std::to_string(sy) + "x" + std::to_string(sz);
-    // Sample indices are 32-bit in every pass, with or without a field buffer.
+    m.scan = info.method == ExtractionMethod::Scan;
+    // User GLSL: field() fused into classify and extraction (no field
+    // buffer), or a field pass; with a bound and a buffer, the tiles only.
+    m.fusedField = info.source == FieldSource::UserGlsl &&
+                   (info.fieldEvaluation == FieldEvaluation::Fused ||
+                    (info.fieldEvaluation == FieldEvaluation::Auto && !m.scan && !m.userFieldLoops));
+    // A fused field has no field buffer, so only the other buffers bound its
+    // grid; sample indices are 32-bit in every pass either way.
+    if (!m.fusedField && (fieldBytes > range || samples > 0xFFFFFFFFull))
+        return Status::error(
+            ErrorCode::DeviceLimit,
+            "isosurface '" + info.name + "': the field of " + gridText + " samples needs " + fmtBytes(fieldBytes) +
+                ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev +
+                "; fields are not split into bricks, use fewer samples" +
+                (info.source == FieldSource::UserGlsl ? " (or FieldEvaluation::Fused: no field buffer)" : ""));
     if (samples > 0xFFFFFFFFull)
         return Status::error(ErrorCode::DeviceLimit, "isosurface '" + info.name + "': " + gridText +
                                                          " samples are more than 32-bit sample indices address");
 
     m.ring = info.framesInFlight + 1;
-    m.scan = info.method == ExtractionMethod::Scan;
     m.indexed = info.indexed;
     if (m.scan && m.indexed)
         return Status::error(ErrorCode::InvalidArgument,
@@ -237,19 +250,6 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     const bool boxesFit = sx - 1 <= 0xffff && sy - 1 <= 0xffff && sz - 1 <= 0xffff;
     g.patchList = (g.runBounds != 0 || (byPosition && boxesFit) || userBounds) && !m.denseClassify ? 1u : 0u;
     m.usePatchBoxes = g.patchList != 0 && byPosition;
-    // User GLSL: field() fused into classify and extraction (no field
-    // buffer), or a field pass; with a bound and a buffer, the tiles only.
-    m.fusedField = info.source == FieldSource::UserGlsl &&
-                   (info.fieldEvaluation == FieldEvaluation::Fused ||
-                    (info.fieldEvaluation == FieldEvaluation::Auto && !m.scan && !m.userFieldLoops));
-    // A fused field has no field buffer, so only the other buffers bound its grid.
-    if (!m.fusedField && fieldBytes > range)
-        return Status::error(
-            ErrorCode::DeviceLimit,
-            "isosurface '" + info.name + "': the field of " + gridText + " samples needs " + fmtBytes(fieldBytes) +
-                ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev +
-                "; fields are not split into bricks, use fewer samples" +
-                (info.source == FieldSource::UserGlsl ? " (or FieldEvaluation::Fused: no field buffer)" : ""));
     m.tiledUserField = g.patchList != 0 && userBounds && !m.denseFieldForced && !m.fusedField;
     m.tiledMetaballs = g.patchList != 0 && info.source == FieldSource::Metaballs && !m.denseFieldForced;
     g.patchCount = uint32_t(groupsOf(cells, uint64_t(gpu::kIsoClassifyCells) * gpu::kIsoClassifyGroupSize) *
