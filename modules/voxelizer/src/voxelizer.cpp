@@ -234,12 +234,11 @@ struct Voxelizer::Impl {
     uint32_t depth = 1;
     uint32_t side = 1; // viewport side in pixels
     bool hardware = false;
-    bool exact64 = false;      // the VOX_EXACT64 variants (exactFallback && shaderFloat64)
-    bool tileHashBuild = true; // OctreeBuild::TileHash
-    bool perCell = true;       // LeafMerge::PerCell in effect (not with the moving average)
-    bool texelReads = true;    // the VOX_TEXEL_READS shaders (texelReads && texelReadsFit)
-    uint32_t hashSlots = 0;    // TileHash only
-    uint32_t cellWords = 1;    // cell bitmap words (cellWordsFor(depth)); the cell list follows
+    bool exact64 = false;   // the VOX_EXACT64 variants (exactFallback && shaderFloat64)
+    bool perCell = true;    // LeafMerge::PerCell in effect (not with the moving average)
+    bool texelReads = true; // the VOX_TEXEL_READS shaders (texelReads && texelReadsFit)
+    uint32_t hashSlots = 0; // TileHash only
+    uint32_t cellWords = 1; // cell bitmap words (cellWordsFor(depth)); the cell list follows
 
     // Word offsets of one staging slot / the device mesh buffer.
     uint64_t indexOffset = 0, colorOffset = 0, normalOffset = 0, slotWords = 0;
@@ -284,7 +283,8 @@ struct Voxelizer::Impl {
     // lists triangles with undecided pairs for a second pass.
     bool splitExact() const { return exact64 && info.trianglePath == TrianglePath::Split; }
     Status createPipelines();
-    uint32_t computeFlags() const;                // the compute shaders' kVoxFlags
+    uint32_t computeFlags() const; // the compute shaders' kVoxFlags
+    bool tileHashBuild() const { return info.octreeBuild == OctreeBuild::TileHash; }
     bool levelBits() const;                       // OccupancyLevels: occupancy bitmaps (cell_levels.comp), no flag pass
     uint32_t levelBitsWord(uint32_t level) const; // word offset of a level's bitmap in `cells`
     VoxelizerGraphRefs addTo(RenderGraph& graph);
@@ -321,7 +321,7 @@ Status Voxelizer::Impl::createBuffers() {
                                  std::to_string(nodeBytes) + " bytes each, over maxStorageBufferRange " +
                                  std::to_string(range) + " (at most " +
                                  std::to_string(maxTileCapacity(range, info.octreeBuild)) + " tiles)");
-    const VkDeviceSize hashBytes = tileHashBuild ? VkDeviceSize(hashSlots) * 12 : 0;
+    const VkDeviceSize hashBytes = tileHashBuild() ? VkDeviceSize(hashSlots) * 12 : 0;
     if (hashBytes > range)
         return Status::error(ErrorCode::DeviceLimit, "voxelizer: tileCapacity " + std::to_string(info.tileCapacity) +
                                                          " needs a tile hash of " + std::to_string(hashBytes) +
@@ -372,7 +372,7 @@ Status Voxelizer::Impl::createBuffers() {
     for (uint32_t a = 0; a < kNodeArrayCount; ++a)
         PYRAMARCH_TRY(make(nodes[a], nodeBytes, kStorage, MemoryUsage::DeviceLocal, kNodeArrayNames[a]));
     PYRAMARCH_TRY(make(cells, cellBytes, kStorage, MemoryUsage::DeviceLocal, "vox.cells"));
-    if (tileHashBuild) PYRAMARCH_TRY(make(tileHash, hashBytes, kStorage, MemoryUsage::DeviceLocal, "vox.tile_hash"));
+    if (tileHashBuild()) PYRAMARCH_TRY(make(tileHash, hashBytes, kStorage, MemoryUsage::DeviceLocal, "vox.tile_hash"));
     if (levelBits())
         PYRAMARCH_TRY(
             make(cursors, VkDeviceSize(info.fragmentCapacity) * 4, kStorage, MemoryUsage::DeviceLocal, "vox.cursors"));
@@ -482,8 +482,8 @@ Status Voxelizer::Impl::createPipelines() {
                           {&leafScatter, sortSpv, "vox.leaf_scatter", 2},
                           {&leafMerge, reads(kLeafMergeSpv, kLeafMergeStorageSpv), "vox.leaf_merge"}};
     for (const Item& it : items) {
-        if (!tileHashBuild && (it.out == &keys || it.out == &link)) continue;
-        if (tileHashBuild && (it.out == &flag || it.out == &alloc || it.out == &init)) continue;
+        if (!tileHashBuild() && (it.out == &keys || it.out == &link)) continue;
+        if (tileHashBuild() && (it.out == &flag || it.out == &alloc || it.out == &init)) continue;
         if (!levelBits() && it.out == &cellLevels) continue;
         if (levelBits() && it.out == &flag) continue;
         const bool sortStep = it.out == &leafCount || it.out == &leafRanges || it.out == &leafScatter;
@@ -531,7 +531,7 @@ uint32_t Voxelizer::Impl::levelBitsWord(uint32_t level) const {
 }
 
 uint32_t Voxelizer::Impl::computeFlags() const {
-    return (cursors.valid() ? gpu::VOX_CURSORS : 0u) | (tileHashBuild ? gpu::VOX_TILE_HASH : 0u) |
+    return (cursors.valid() ? gpu::VOX_CURSORS : 0u) | (tileHashBuild() ? gpu::VOX_TILE_HASH : 0u) |
            (perCell ? gpu::VOX_SORTED_LEAVES : 0u);
 }
 
@@ -776,7 +776,7 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
         }
     }
 
-    if (tileHashBuild) {
+    if (tileHashBuild()) {
         g.addPass("vox.hash_clear", PassKind::Transfer)
             .use(hashRef, Access::TransferDst)
             .record([this, hashRef](PassContext& ctx) {
@@ -983,9 +983,8 @@ Result<std::unique_ptr<Voxelizer>> Voxelizer::create(Device& device, const Voxel
     impl->info = info;
     impl->depth = depthFor(info.maxResolution);
     impl->side = info.maxResolution;
-    impl->tileHashBuild = info.octreeBuild == OctreeBuild::TileHash;
     impl->perCell = info.leafMerge == LeafMerge::PerCell && info.colorMerge == ColorMerge::ExactMean;
-    impl->hashSlots = impl->tileHashBuild ? hashSlotsFor(info.tileCapacity) : 0;
+    impl->hashSlots = impl->tileHashBuild() ? hashSlotsFor(info.tileCapacity) : 0;
     impl->cellWords = cellWordsFor(impl->depth);
     impl->texelReads = info.texelReads && texelReadsFit(info, device.limits().maxTexelBufferElements);
     switch (info.method) {
