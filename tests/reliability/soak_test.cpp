@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 
 #include "pyramarch/engine/device.h"
@@ -43,6 +44,16 @@ uint64_t rssBytes() {
 }
 
 uint64_t heapInUse() { return mallinfo2().uordblks; }
+
+// mallinfo2 counts chunks parked in glibc's per-thread caches as in use, and
+// lavapipe runs one worker thread per core: on a 2-core VM the heap mark
+// moved by a few KiB, on a many-core CI machine by 100 KiB over a flat
+// series. ctest runs this test with the caches off (GLIBC_TUNABLES), which
+// makes the mark exact to a few hundred bytes.
+bool threadCachesOff() {
+    const char* tunables = std::getenv("GLIBC_TUNABLES");
+    return tunables && std::strstr(tunables, "glibc.malloc.tcache_count=0");
+}
 
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
@@ -102,6 +113,8 @@ SoakResult soak(Device& device, sample::Scene& scene, uint32_t frames) {
     for (uint32_t f = 0; f < frames; ++f) {
         const uint32_t slot = f % 2;
         if (f == kWarmup) {
+            // Idle at both marks: the frames in flight hold driver memory.
+            vk.vkDeviceWaitIdle(device.device());
             r.rssStart = rssBytes();
             r.heapStart = heapInUse();
             r.gpuStart = device.allocator().stats();
@@ -156,7 +169,11 @@ void check(const char* name, const SoakResult& r) {
     EXPECT_EQ(r.gpuEnd.deviceMemoryBlocks, r.gpuStart.deviceMemoryBlocks);
     // A leak of even 8 bytes a frame would pass 64 KiB well before frame 10000;
     // the slack is for allocator bookkeeping that settles late.
-    EXPECT_LE(r.heapEnd, r.heapStart + (64u << 10)) << "host heap grew";
+    if (threadCachesOff())
+        EXPECT_LE(r.heapEnd, r.heapStart + (64u << 10)) << "host heap grew";
+    else
+        std::printf("[ soak ] heap not checked: glibc's thread caches are on (ctest sets "
+                    "GLIBC_TUNABLES=glibc.malloc.tcache_count=0)\n");
     EXPECT_LE(r.rssEnd, r.rssStart + (4u << 20)) << "RSS grew";
 }
 
