@@ -6,7 +6,9 @@
 // its (B + 1)^3 samples hold both signs (the samples are connected, so some
 // edge between them changes sign, and every such edge is a brick cell's).
 // Bricks the field's Lipschitz bound keeps off the iso value are not
-// sampled; --selftest checks that pruning against a full count.
+// sampled; --selftest checks that pruning against a full count. Also
+// counted: the rows of B cells (along x, inside a brick) that hold a cut
+// cell, the slots of a pool that compacts rows rather than bricks.
 //
 //   build/tests/bench/brick_census [--field sphere|cayley|gyroid] [--cells N] [--bricks 4,8,16] [--selftest]
 //
@@ -36,6 +38,9 @@ double lipschitz(const std::string& f) { return f == "sphere" ? 1.0 : f == "cayl
 
 struct Census {
     uint64_t bricks = 0, sampledBricks = 0, activeBricks = 0, cutCells = 0;
+    // Rows of B cells along x inside active bricks with a cut cell: the
+    // slots of a pool that compacts rows instead of whole bricks.
+    uint64_t activeRows = 0;
 };
 
 // Counts over the grid's bricks (the last brick of an axis may be shorter).
@@ -71,15 +76,19 @@ Census count(const std::string& f, uint32_t cells, uint32_t b, bool prune) {
                     if (!(inside && outside)) continue;
                     ++c.activeBricks;
                     for (uint32_t z = 0; z < ez; ++z)
-                        for (uint32_t y = 0; y < ey; ++y)
+                        for (uint32_t y = 0; y < ey; ++y) {
+                            uint64_t rowCut = 0;
                             for (uint32_t x = 0; x < ex; ++x) {
                                 int in = 0;
                                 for (uint32_t k = 0; k < 8; ++k)
                                     in +=
                                         v[(x + (k & 1)) + (b + 1) * ((y + (k >> 1 & 1)) + (b + 1) * (z + (k >> 2)))] >=
                                         0.0;
-                                c.cutCells += in != 0 && in != 8;
+                                rowCut += in != 0 && in != 8;
                             }
+                            c.cutCells += rowCut;
+                            c.activeRows += rowCut != 0;
+                        }
                 }
     };
     std::vector<std::thread> threads;
@@ -91,6 +100,7 @@ Census count(const std::string& f, uint32_t cells, uint32_t b, bool prune) {
         total.sampledBricks += c.sampledBricks;
         total.activeBricks += c.activeBricks;
         total.cutCells += c.cutCells;
+        total.activeRows += c.activeRows;
     }
     return total;
 }
@@ -148,7 +158,7 @@ int main(int argc, char** argv) {
                 const Census c = count(f, cells, b, true);
                 if (selftest) {
                     const Census full = count(f, cells, b, false);
-                    if (full.activeBricks != c.activeBricks || full.cutCells != c.cutCells) {
+                    if (full.activeBricks != c.activeBricks || full.cutCells != c.cutCells || full.activeRows != c.activeRows) {
                         std::fprintf(
                             stderr, "brick_census: %s %u^3 B=%u: pruned %llu bricks / %llu cells, full %llu / %llu\n",
                             f.c_str(), cells, b, (unsigned long long)c.activeBricks, (unsigned long long)c.cutCells,
@@ -166,16 +176,30 @@ int main(int argc, char** argv) {
                 const double table = double(c.bricks) * 4.0;
                 const double denseSamples = std::pow(double(cells) + 1.0, 3.0);
                 const double dense = denseSamples * 4.0 + std::pow(double(cells), 3.0) * (1.0 + 1.0 / 3.0);
+                // A fused field (analytic or user GLSL evaluated in the passes)
+                // stores no samples: a pool of its active bricks keeps case
+                // bytes and pyramid per cell and an 8-byte brick record, and
+                // activation lists the Lipschitz candidates (8 bytes each,
+                // the sampled bricks here). A pool of rows keeps B case bytes
+                // and pyramid per active row and a 4-byte record (candidate
+                // index and row), fed by the same candidate list.
+                const double cellBytes = 1.0 + 1.0 / 3.0;
+                const double candidates = double(c.sampledBricks) * 8.0;
+                const double fusedBrickPool = double(c.activeBricks) * (double(b) * b * b * cellBytes + 8.0) + candidates;
+                const double fusedRowPool = double(c.activeRows) * (double(b) * cellBytes + 4.0) + candidates;
                 std::printf(
                     "{\"field\": \"%s\", \"cells\": %u, \"brick\": %u, \"bricks\": %llu, \"sampledBricks\": %llu, "
                     "\"activeBricks\": %llu, \"activeFraction\": %.5f, \"cutCells\": %llu, "
-                    "\"cutCellsPerActiveBrick\": %.1f, \"bytesPerActiveBrick\": %.0f, \"tableBytes\": %.0f, "
-                    "\"residentBytes\": %.0f, \"denseBytes\": %.0f, \"residentOverDense\": %.5f}\n",
+                    "\"cutCellsPerActiveBrick\": %.1f, \"activeRows\": %llu, \"cutCellsPerActiveRow\": %.2f, "
+                    "\"bytesPerActiveBrick\": %.0f, \"tableBytes\": %.0f, "
+                    "\"residentBytes\": %.0f, \"denseBytes\": %.0f, \"residentOverDense\": %.5f, "
+                    "\"fusedBrickPoolBytes\": %.0f, \"fusedRowPoolBytes\": %.0f}\n",
                     f.c_str(), cells, b, (unsigned long long)c.bricks, (unsigned long long)c.sampledBricks,
                     (unsigned long long)c.activeBricks, double(c.activeBricks) / double(c.bricks),
                     (unsigned long long)c.cutCells, c.activeBricks ? double(c.cutCells) / double(c.activeBricks) : 0.0,
+                    (unsigned long long)c.activeRows, c.activeRows ? double(c.cutCells) / double(c.activeRows) : 0.0,
                     perBrick, table, perBrick * double(c.activeBricks) + table, dense,
-                    (perBrick * double(c.activeBricks) + table) / dense);
+                    (perBrick * double(c.activeBricks) + table) / dense, fusedBrickPool, fusedRowPool);
                 std::fflush(stdout);
             }
     return failures ? 1 : 0;
