@@ -78,11 +78,20 @@ void main() {
     stats[slot].verticesNeeded = needed;
     stats[slot].verticesWritten = written;
     stats[slot].activeCells = counters.activeCells;
-    stats[slot].overflow = (needed > written || indicesNeeded > indicesWritten) ? 1u : 0u;
+    // Sparse: a brick list or pool that ran out dropped cells (bounded: the
+    // passes write nothing past either), which is an overflow as well.
+    const uint sparseBricks = counters.sparseBricks, sparseSlots = counters.sparseSlots;
+    const bool sparseShort = sparseBricks > grid.sparseLimits.x || sparseSlots > grid.sparseLimits.y;
+    stats[slot].overflow = (needed > written || indicesNeeded > indicesWritten || sparseShort) ? 1u : 0u;
+    stats[slot].sparseBricks = sparseBricks;
+    stats[slot].sparseSlots = sparseSlots;
     stats[slot].frame = pc.frame;
     stats[slot].valid = 1u;
     stats[slot].indicesNeeded = indicesNeeded;
     stats[slot].indicesWritten = indicesWritten;
-    // Ready for the next frame's classify (this pass runs after it).
+    // Ready for the next frame's classify (this pass runs after it) and,
+    // sparse, its activate pass.
     counters.activeCells = 0;
+    counters.sparseBricks = 0;
+    counters.sparseSlots = 0;
 }

@@ -38,6 +38,15 @@ ISO_CONST kIsoPatchRuns = 8;
 // kIsoFieldTile^3 samples a listed patch may read (field_tiles.comp).
 ISO_CONST kIsoFieldTile = 8;
 ISO_CONST kIsoPatchesPerGroup = 16; // kIsoClassifyGroupSize / kIsoPatchRuns
+// Sparse domains (IsoSurfaceCreateInfo::sparse, IsoGrid.sparse): the
+// virtual grid's bricks of kIsoBrickCells^3 cells; a classify thread takes
+// a row pair (2 rows of 8 cells along x, kIsoClassifyCells cells) of a
+// listed brick, kIsoBrickRowPairs of them per brick, and takes a pool slot
+// of the pyramid only when a cell of its pair is cut.
+ISO_CONST kIsoBrickCells = 8;
+ISO_CONST kIsoBrickRowPairs = 32;     // (8 / 2) x 8 row pairs per brick
+ISO_CONST kIsoBricksPerGroup = 4;     // kIsoClassifyGroupSize / kIsoBrickRowPairs
+ISO_CONST kIsoBrickAxisBits = 10;     // brick coordinates in a list entry: 10 bits per axis
 // Corner k of the MC tables (mc::kCornerOffset) as offset code x | y << 1 | z << 2,
 // 3 bits per corner: classify and vertex_owner.glsl swap inside bits with masks, not a table.
 ISO_CONST kIsoCornerCodes = 0u | 1u << 3 | 3u << 6 | 2u << 9 | 4u << 12 | 5u << 15 | 7u << 18 | 6u << 21;
@@ -203,6 +212,16 @@ struct IsoGrid {
     // their shifts (s1 | s2 << 8).
     uvec4 cellDivisors;
     uvec4 sampleDivisors;
+    // Sparse domain (1 in w; else 0 and unused): xyz bricks per axis of the
+    // virtual grid. The pool pyramid's levels above are over pool slots of
+    // kIsoClassifyCells cells, not over the grid's cells.
+    uvec4 sparse;
+    // Sparse: x most bricks listed per frame, y pool slots, z total bricks
+    // of the virtual grid, w 0.
+    uvec4 sparseLimits;
+    // Sparse: brick index -> coordinates (divideBy constants for the bricks
+    // per axis x and y, as cellDivisors).
+    uvec4 brickDivisors;
 };
 
 // Per-frame values: push constants, so changing them never touches a buffer
@@ -244,6 +263,8 @@ struct IsoStatsGpu {
     uint valid;
     uint indicesNeeded;   // indexed only
     uint indicesWritten;
+    uint sparseBricks;    // sparse: bricks listed as needed (may exceed the list's capacity)
+    uint sparseSlots;     // sparse: pool slots needed
 };
 
 // Empty-space skipping (IsoGrid.patchList): the activate pass appends every
@@ -263,7 +284,9 @@ struct IsoPatchList {
 
 struct IsoCounters {
     uint activeCells;
-    uint pad0, pad1, pad2;
+    uint sparseBricks; // sparse: bricks the activate pass found (the list's append counter)
+    uint sparseSlots;  // sparse: row pairs with a cut cell (the pool's slot counter)
+    uint pad0;
 };
 
 // Output vertex (32 bytes): what the draw consumes.
@@ -283,7 +306,7 @@ static_assert(sizeof(IsoPush) == 64, "push constants");
 static_assert(sizeof(IsoTables) == 4096, "tables: 256 uvec4");
 // 4 vec4 + 20 level uvec4s + 16 uints, then vec4-aligned members: the same
 // offsets in std430 and std140 (no scalar arrays, vec4 members 16-aligned).
-static_assert(sizeof(IsoGrid) == 64 + 320 + 64 + 48 + 80 + 16 + 16 + 32,
+static_assert(sizeof(IsoGrid) == 64 + 320 + 64 + 48 + 80 + 16 + 16 + 32 + 48,
               "IsoGrid must match its std430 and std140 layouts (vec4 members 16-aligned)");
 static_assert(sizeof(IsoArgs) == 80, "args");
 static_assert(sizeof(IsoPatchList) == 16, "patch list header: the list starts at word 4");

@@ -22,23 +22,7 @@
 
 layout(set = 0, binding = 1, std430) writeonly buffer IsoPatchBoundsBuf { vec2 isoPatchBounds[]; };
 
-// Interval holding field() at the samples lo..hi (sample coordinates,
-// inclusive) if field() is L-Lipschitz. The margin covers the rounding of
-// the sample positions (a few ulps of the largest coordinate), of r and of
-// field() itself (relative 1e-5 of the centre value).
-vec2 isoBoxBounds(uvec3 lo, uvec3 hi) {
-    const vec3 a = grid.boundsMin.xyz + vec3(lo) * grid.spacing.xyz;
-    const vec3 b = grid.boundsMin.xyz + vec3(hi) * grid.spacing.xyz;
-    const float fc = field(0.5 * (a + b));
-    const vec3 m = max(abs(a), abs(b));
-    const float r = 0.5 * length(b - a) * 1.001 + 1e-6 * max(m.x, max(m.y, m.z));
-    const float d = ISO_LIPSCHITZ * r + 1e-5 * abs(fc);
-    const float inf = uintBitsToFloat(0x7f800000u);
-    if (!isFiniteF(fc) || !isFiniteF(d)) return vec2(-inf, inf);
-    return vec2(fc - d, fc + d);
-}
-
-bool isoStraddles(vec2 b) { return b.y >= pc.iso && b.x < pc.iso; }
+#include "isosurface/lipschitz_bounds.glsl"
 
 // Cell index -> (x, y, z) cell coordinates.
 uvec3 isoCellOf(uint c) {

@@ -158,7 +158,8 @@ int main(int argc, char** argv) {
                 const Census c = count(f, cells, b, true);
                 if (selftest) {
                     const Census full = count(f, cells, b, false);
-                    if (full.activeBricks != c.activeBricks || full.cutCells != c.cutCells || full.activeRows != c.activeRows) {
+                    if (full.activeBricks != c.activeBricks || full.cutCells != c.cutCells ||
+                        full.activeRows != c.activeRows) {
                         std::fprintf(
                             stderr, "brick_census: %s %u^3 B=%u: pruned %llu bricks / %llu cells, full %llu / %llu\n",
                             f.c_str(), cells, b, (unsigned long long)c.activeBricks, (unsigned long long)c.cutCells,
@@ -185,7 +186,8 @@ int main(int argc, char** argv) {
                 // index and row), fed by the same candidate list.
                 const double cellBytes = 1.0 + 1.0 / 3.0;
                 const double candidates = double(c.sampledBricks) * 8.0;
-                const double fusedBrickPool = double(c.activeBricks) * (double(b) * b * b * cellBytes + 8.0) + candidates;
+                const double fusedBrickPool =
+                    double(c.activeBricks) * (double(b) * b * b * cellBytes + 8.0) + candidates;
                 const double fusedRowPool = double(c.activeRows) * (double(b) * cellBytes + 4.0) + candidates;
                 std::printf(
                     "{\"field\": \"%s\", \"cells\": %u, \"brick\": %u, \"bricks\": %llu, \"sampledBricks\": %llu, "

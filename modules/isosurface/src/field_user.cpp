@@ -30,6 +30,7 @@ const std::pair<const char*, const char*> kIsoGlsl[] = {
     {"isosurface/cell_edge.glsl", kIsoText_cell_edge_glsl},
     {"isosurface/pyramid_find.glsl", kIsoText_pyramid_find_glsl},
     {"isosurface/vertex_owner.glsl", kIsoText_vertex_owner_glsl},
+    {"isosurface/lipschitz_bounds.glsl", kIsoText_lipschitz_bounds_glsl},
 };
 
 // `text` with every `#include "isosurface/..."` line replaced by that file,
@@ -66,7 +67,7 @@ layout(local_size_x = kIsoGroupSize) in;
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 #include "isosurface/user_field.glsl"
 )");
-    src += body;
+    src += resolveIncludes(body);
     src += "\n#line 1\n";
     src += fieldGlsl;
     src += "\n";
@@ -169,6 +170,17 @@ Result<std::vector<uint32_t>> IsoSurface::Impl::fusedSpirv(const char* shaderTex
 // (modules/isosurface/README.md, "Fused user fields"). The wrapper
 // (common.glsl, field_common.glsl, user_field.glsl) and the probe's main
 // have no loops, so a loop in the probe is the snippet's.
+// Sparse domains: sparse_activate.glsl around the snippet, with the
+// constant's exact bits (as the bounds pass).
+Result<std::vector<uint32_t>> IsoSurface::Impl::sparseActivateSpirv() const {
+    uint32_t bits = 0;
+    std::memcpy(&bits, &info.lipschitz, 4);
+    const std::string body =
+        "#define ISO_LIPSCHITZ uintBitsToFloat(" + std::to_string(bits) + "u)\n" + kIsoText_sparse_activate_glsl;
+    return compileUserShader(userShaderSource(info.fieldGlsl, body), info.compileGlsl, info.name,
+                             " (sparse.activate pass)");
+}
+
 Result<bool> IsoSurface::Impl::fieldHasLoop() const {
     const std::string probe = userShaderSource(info.fieldGlsl, R"(
 layout(set = 0, binding = 1, std430) writeonly buffer ProbeBuf { float probeOut[]; };

@@ -16,6 +16,8 @@
 //   <name>.mesh.smooth.*                        mesh_smooth.cpp (meshSmoothing, indexed only)
 //   <name>.occupancy.*, <name>.scan.*, <name>.compact, <name>.generate
 //                                               extract_scan.cpp (ExtractionMethod::Scan)
+//   <name>.sparse.{clear,activate,args}, and with a sparse domain <name>.classify,
+//   <name>.pyramid.*, <name>.extract            sparse.cpp (IsoSurfaceCreateInfo::sparse)
 // Sizing and layout (pure, no Vulkan): layout.cpp. Read-back and stats:
 // readback.cpp. create(), the setters, addPasses() (imports, then the stages)
 // and record(): isosurface.cpp. Each stage file holds the SPIR-V it runs.
@@ -72,6 +74,7 @@ struct IsoRefs {
     BufferRef patchWrapBounds;                      // volume: the patches' second interval (else patchBounds)
     BufferRef patchBounds, patchList, classifyArgs; // grid.patchList: empty-space skipping
     BufferRef patchBoxes;                           // patchBoxes: each patch's cell box (metaballs, particles)
+    BufferRef brickList, sparseArgs, slotRecords;   // sparse
 };
 
 // Sizes planned by planLayout() and used to create the buffers.
@@ -79,7 +82,11 @@ struct IsoSizes {
     uint64_t samples = 0, cells = 0, fieldBytes = 0;
     uint64_t pyramidElements = 0, pyramidBytes = 0, vertexBytes = 0, indexBytes = 0;
     uint64_t vertexPyramidBytes = 0, runBaseBytes = 0; // indexed
+    uint64_t sparseListBytes = 0, sparseSlotBytes = 0; // sparse: brick list, slot records
 };
+
+// layout.cpp: a sparse domain's create-info against the other fields.
+Status checkSparseDomain(const IsoSurfaceCreateInfo& info, bool scan);
 
 struct IsoSurface::Impl {
     IsoSurface* self = nullptr;
@@ -116,6 +123,9 @@ struct IsoSurface::Impl {
     // User GLSL: field() contains a loop (its SPIR-V, probed at creation):
     // FieldEvaluation::Auto then keeps a buffer (see fieldHasLoop()).
     bool userFieldLoops = false;
+    // IsoSurfaceCreateInfo::sparse: a virtual grid of bricks (sparse.cpp);
+    // classify and extraction are sparse_classify.comp / sparse_extract.comp.
+    bool sparse = false;
     uint32_t maxItems = 0;
     uint64_t externalParticleBytes = 0; // ParticleInput::GpuBuffer: bytes of particleBuffer the module reads
 
@@ -151,6 +161,9 @@ struct IsoSurface::Impl {
     Buffer rebinned;                                     // particleSmoothing > 0: smoothed particles sorted again
     Buffer kernels;                                      // anisotropic: kIsoAnisoRecordVec4s vec4 per sorted particle
     Buffer occGridBuf, occupancy, occOffsets, active;    // scan: occupancy tree, its prefixes, active-cell list
+    // Sparse: the bricks listed this frame, classify's indirect dispatch, and
+    // per pool slot its record (listed brick << 5 | row pair).
+    Buffer brickList, sparseArgs, slotRecords;
 
     ComputePipeline classify, build, argsPipe, extract, fieldPipe, resolve, scanDown, generate, compact;
     ComputePipeline boundsPipe, patchBoundsPipe;         // volume
@@ -158,6 +171,7 @@ struct IsoSurface::Impl {
     ComputePipeline userBoundsPipe;                      // user GLSL with a Lipschitz constant (patch list)
     ComputePipeline fieldTilesPipe;                      // the same: the field tiles to evaluate (mark, list, args)
     ComputePipeline activatePipe;                        // grid.patchList
+    ComputePipeline sparseActivatePipe;                  // sparse: activate + args (sparse_activate.glsl)
     ComputePipeline patchBoxesPipe;                      // usePatchBoxes
     ComputePipeline particleBoundsPipe;                  // particles with a patch list
     ComputePipeline vertexBasesPipe, sharedVerticesPipe; // indexed (extract then runs extract_indexed.comp)
@@ -197,6 +211,7 @@ struct IsoSurface::Impl {
     // layout.cpp: validates the create-info against the device limits and
     // plans grids, pyramids and buffer sizes. Pure (no Vulkan calls).
     Status planLayout(const DeviceLimits& limits, const std::string& deviceName);
+    Status planSparseDomain(const DeviceLimits& limits, const std::string& dev);
     // isosurface.cpp
     Status createBuffers();
     Status createPipelines();
@@ -231,6 +246,8 @@ struct IsoSurface::Impl {
     // FieldEvaluation::Fused: one of the module's passes (its .comp text)
     // compiled with the user's field() (field_user.cpp).
     Result<std::vector<uint32_t>> fusedSpirv(const char* shaderText, const char* what) const;
+    // Sparse domains: the activate pass (sparse_activate.glsl) around the snippet.
+    Result<std::vector<uint32_t>> sparseActivateSpirv() const;
     // Whether the user's field() compiles to a loop (FieldEvaluation::Auto).
     Result<bool> fieldHasLoop() const;
     void bindBalls(PassBuilder& pass, const IsoRefs& refs); // metaballs: binding 1
@@ -243,6 +260,7 @@ struct IsoSurface::Impl {
     void addUserTiledFieldPass(RenderGraph& graph, const IsoRefs& refs, BufferRef list, BufferRef args);
     void addMetaballTiledFieldPass(RenderGraph& graph, const IsoRefs& refs, BufferRef list, BufferRef args);
     Status createPyramidPipelines();
+    Status createBuildPipeline(); // the pyramid build alone (sparse domains)
     void addClassifyPass(RenderGraph& graph, const IsoRefs& refs);
     // usePatchBoxes: the patches' cell boxes, on the first frame.
     void addPatchBoxesPass(RenderGraph& graph, const IsoRefs& refs);
@@ -280,6 +298,12 @@ struct IsoSurface::Impl {
     void addMeshSmoothPasses(RenderGraph& graph, const IsoRefs& refs, BufferRef indices);
     Status createScanPipelines();
     void addScanPasses(RenderGraph& graph, const IsoRefs& refs);
+    // sparse.cpp: the sparse domain's pipelines (compiled with the user's
+    // field()) and passes: clear, activate, args, classify, pyramid build;
+    // then its extraction.
+    Status createSparsePipelines();
+    void addSparseClassifyPasses(RenderGraph& graph, const IsoRefs& refs);
+    void addSparseExtractPass(RenderGraph& graph, const IsoRefs& refs);
 };
 
 } // namespace pyramarch::iso

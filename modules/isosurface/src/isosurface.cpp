@@ -188,6 +188,13 @@ Status IsoSurface::Impl::createBuffers() {
         PYRAMARCH_TRY(make(m.fieldTileArgs, 16, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, MemoryUsage::DeviceLocal,
                            "field tile dispatch"));
     }
+    if (m.sparse) {
+        PYRAMARCH_TRY(make(m.brickList, sizes.sparseListBytes, storage, MemoryUsage::DeviceLocal, "sparse brick list"));
+        PYRAMARCH_TRY(make(m.sparseArgs, 16, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, MemoryUsage::DeviceLocal,
+                           "sparse classify dispatch"));
+        PYRAMARCH_TRY(
+            make(m.slotRecords, sizes.sparseSlotBytes, storage, MemoryUsage::DeviceLocal, "sparse slot records"));
+    }
     if (info.source == FieldSource::Volume)
         PYRAMARCH_TRY(make(m.raw, (sizes.samples * 4 + 3) / 4 * 4, storage, MemoryUsage::Upload, "volume staging"));
 
@@ -239,6 +246,10 @@ Status IsoSurface::Impl::makePipeline(ComputePipeline& out, std::span<const uint
 // Pipelines of the stages this surface runs; each pass declares its buffers
 // and bindings in addPasses().
 Status IsoSurface::Impl::createPipelines() {
+    if (sparse) {
+        PYRAMARCH_TRY(createSparsePipelines());
+        return createArgsPipelines();
+    }
     PYRAMARCH_TRY(createPyramidPipelines());
     PYRAMARCH_TRY(createArgsPipelines());
     if (scan) PYRAMARCH_TRY(createScanPipelines());
@@ -483,6 +494,12 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
     }
     if (m.usePatchBoxes)
         refs.patchBoxes = graph.importBuffer(n + ".patchBoxes", m.patchBoxes, computeRead, computeRead);
+    if (m.sparse) {
+        const ExternalUse computeIndirect{Access::IndirectRead, PassKind::Compute};
+        refs.brickList = graph.importBuffer(n + ".sparse.bricks", m.brickList, computeRead, computeRead);
+        refs.sparseArgs = graph.importBuffer(n + ".sparse.dispatch", m.sparseArgs, computeIndirect, computeIndirect);
+        refs.slotRecords = graph.importBuffer(n + ".sparse.slots", m.slotRecords, computeRead, computeRead);
+    }
     if (m.scan) {
         refs.occGrid = graph.importBuffer(n + ".occGrid", m.occGridBuf, uniformRead, uniformRead, true);
         refs.occupancy = graph.importBuffer(n + ".occupancy", m.occupancy, computeRead, computeRead);
@@ -500,7 +517,10 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
     case FieldSource::UserGlsl: m.addUserPasses(graph, refs); break;
     }
     if (m.indexed) m.importIndexedBuffers(graph, refs);
-    m.addClassifyPass(graph, refs);
+    if (m.sparse)
+        m.addSparseClassifyPasses(graph, refs);
+    else
+        m.addClassifyPass(graph, refs);
     if (m.indexed) m.addVertexPyramidPasses(graph, refs);
     m.addArgsPass(graph, refs);
     if (m.indexed) {
@@ -511,6 +531,8 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
     if (m.grid.normalMode == gpu::kIsoNormalNone) m.addNormalClearPass(graph, refs);
     if (m.scan)
         m.addScanPasses(graph, refs);
+    else if (m.sparse)
+        m.addSparseExtractPass(graph, refs);
     else
         m.addExtractPasses(graph, refs);
     return GraphOutputs{refs.vertices, refs.args, {}};

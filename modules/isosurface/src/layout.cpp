@@ -106,6 +106,57 @@ uint64_t pyramidLevels(uint64_t count, gpu::IsoGrid& g, uint32_t packedLevels, u
     return offset;
 }
 
+// A sparse domain's create-info, before anything is sized: what it needs
+// from the other fields and its own capacities, each error naming the field.
+Status checkSparseDomain(const IsoSurfaceCreateInfo& info, bool scan) {
+    const std::string what = "isosurface '" + info.name + "': sparse domain: ";
+    auto bad = [&](const std::string& why) { return Status::error(ErrorCode::InvalidArgument, what + why); };
+    if (info.source != FieldSource::UserGlsl)
+        return bad("needs FieldSource::UserGlsl (bricks are listed by the field's Lipschitz bound)");
+    if (info.fieldEvaluation == FieldEvaluation::Buffer)
+        return bad("needs FieldEvaluation::Fused or Auto (a sparse grid has no field buffer)");
+    if (scan) return bad("needs ExtractionMethod::HistoPyramid");
+    if (info.indexed) return bad("indexed output is not supported (use non-indexed output)");
+    if (!(info.lipschitz > 0.f) || !std::isfinite(info.lipschitz))
+        return bad("needs a finite lipschitz > 0, got " + std::to_string(info.lipschitz));
+    if (info.sparse.maxBricks == 0 || info.sparse.maxBricks > kMaxSparseBricks)
+        return bad("maxBricks " + std::to_string(info.sparse.maxBricks) + " must be in 1.." +
+                   std::to_string(kMaxSparseBricks));
+    if (info.sparse.maxRowPairs == 0) return bad("maxRowPairs must be >= 1");
+    const char* axis = "xyz";
+    for (int a = 0; a < 3; ++a)
+        if (info.samples[a] - 1 > kMaxSparseCellsPerAxis)
+            return bad(std::to_string(info.samples[a] - 1) + " cells along " + axis[a] + ", over the virtual grid's " +
+                       std::to_string(kMaxSparseCellsPerAxis) + " per axis (10-bit brick coordinates)");
+    return {};
+}
+
+// The virtual grid's bricks and the sparse capacities in the grid, once the
+// grid's cells are known.
+Status IsoSurface::Impl::planSparseDomain(const DeviceLimits& lim, const std::string& dev) {
+    gpu::IsoGrid& g = grid;
+    const uint32_t b = gpu::kIsoBrickCells;
+    const uint32_t bx = (g.cells.x + b - 1) / b, by = (g.cells.y + b - 1) / b, bz = (g.cells.z + b - 1) / b;
+    g.sparse = {bx, by, bz, 1u};
+    g.sparseLimits = {info.sparse.maxBricks, info.sparse.maxRowPairs, bx * by * bz, 0u};
+    const UintDivisor divX = uintDivisor(bx), divY = uintDivisor(by);
+    g.brickDivisors = {divX.multiplier, divY.multiplier, divX.shifts, divY.shifts};
+    const uint64_t range = lim.maxStorageBufferRange;
+    const uint64_t listBytes = uint64_t(info.sparse.maxBricks) * 4, slotBytes = uint64_t(info.sparse.maxRowPairs) * 4;
+    if (listBytes > range || slotBytes > range)
+        return Status::error(ErrorCode::DeviceLimit,
+                             "isosurface '" + info.name + "': sparse domain: " +
+                                 (listBytes > range
+                                      ? "the brick list of maxBricks " + std::to_string(info.sparse.maxBricks) +
+                                            " needs " + fmtBytes(listBytes)
+                                      : "the slot records of maxRowPairs " + std::to_string(info.sparse.maxRowPairs) +
+                                            " need " + fmtBytes(slotBytes)) +
+                                 ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
+    sizes.sparseListBytes = listBytes;
+    sizes.sparseSlotBytes = slotBytes;
+    return {};
+}
+
 Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::string& deviceName) {
     const IsoSurfaceCreateInfo& info = this->info;
     Impl& m = *this;
@@ -140,10 +191,13 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     const uint64_t fieldBytes = ((samples + 3) / 4 + 5) * 16;
     const std::string gridText = std::to_string(sx) + "x" + std::to_string(sy) + "x" + std::to_string(sz);
     m.scan = info.method == ExtractionMethod::Scan;
+    m.sparse = info.sparse.enabled;
+    if (m.sparse) PYRAMARCH_TRY(checkSparseDomain(info, m.scan));
     // User GLSL: field() fused into classify and extraction (no field
     // buffer), or a field pass; with a bound and a buffer, the tiles only.
+    // A sparse domain has no field buffer to fall back on: fused, loops or not.
     m.fusedField = info.source == FieldSource::UserGlsl &&
-                   (info.fieldEvaluation == FieldEvaluation::Fused ||
+                   (info.fieldEvaluation == FieldEvaluation::Fused || m.sparse ||
                     (info.fieldEvaluation == FieldEvaluation::Auto && !m.scan && !m.userFieldLoops));
     // A fused field has no field buffer, so only the other buffers bound its
     // grid; sample indices are 32-bit in every pass either way.
@@ -154,7 +208,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                 ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev +
                 "; fields are not split into bricks, use fewer samples" +
                 (info.source == FieldSource::UserGlsl ? " (or FieldEvaluation::Fused: no field buffer)" : ""));
-    if (samples > 0xFFFFFFFFull)
+    if (samples > 0xFFFFFFFFull && !m.sparse)
         return Status::error(ErrorCode::DeviceLimit, "isosurface '" + info.name + "': " + gridText +
                                                          " samples are more than 32-bit sample indices address");
 
@@ -185,8 +239,9 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     }
 
     gpu::IsoGrid& g = m.grid;
-    g.samples = {uint32_t(sx), uint32_t(sy), uint32_t(sz), uint32_t(samples)};
-    g.cells = {uint32_t(sx - 1), uint32_t(sy - 1), uint32_t(sz - 1), uint32_t(cells)};
+    // A sparse grid's totals may pass 32 bits: no pass of it reads them.
+    g.samples = {uint32_t(sx), uint32_t(sy), uint32_t(sz), uint32_t(std::min<uint64_t>(samples, 0xFFFFFFFFu))};
+    g.cells = {uint32_t(sx - 1), uint32_t(sy - 1), uint32_t(sz - 1), uint32_t(std::min<uint64_t>(cells, 0xFFFFFFFFu))};
     {
         const UintDivisor cellX = uintDivisor(g.cells.x), cellY = uintDivisor(g.cells.y);
         const UintDivisor sampleX = uintDivisor(g.samples.x), sampleY = uintDivisor(g.samples.y);
@@ -206,17 +261,22 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     }
     // Pyramid: level 0 = one element per cell, level k+1 = ceil(level k / 4), up to one element.
     // Levels 0 (MC case) and 1 (max 60) as u8: Cayley 255^3 84 -> 25 MiB.
+    // Sparse: over the pool's slots of kIsoClassifyCells cells instead.
+    const uint64_t pyramidCells = m.sparse ? uint64_t(info.sparse.maxRowPairs) * gpu::kIsoClassifyCells : cells;
     uint64_t pyramidWords = 0;
-    const uint64_t offset = pyramidLevels(cells, g, gpu::kIsoPackedLevels, &pyramidWords, true);
+    const uint64_t offset = pyramidLevels(pyramidCells, g, gpu::kIsoPackedLevels, &pyramidWords, true);
     if (offset == 0) return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': too many cells");
     // Whole uvec4s: extraction may read the pyramid as a texel buffer of quads.
     pyramidWords = (pyramidWords + 3) & ~uint64_t(3);
     const uint64_t pyramidBytes = pyramidWords * 4;
     if (pyramidBytes > range)
-        return Status::error(ErrorCode::DeviceLimit, "isosurface '" + info.name + "': the pyramid over " +
-                                                         std::to_string(cells) + " cells needs " +
-                                                         fmtBytes(pyramidBytes) + ", over maxStorageBufferRange (" +
-                                                         fmtBytes(range) + ")" + dev);
+        return Status::error(ErrorCode::DeviceLimit,
+                             "isosurface '" + info.name + "': the pyramid over " +
+                                 (m.sparse ? "sparse.maxRowPairs " + std::to_string(info.sparse.maxRowPairs) +
+                                                 " (pool slots of " + std::to_string(gpu::kIsoClassifyCells) + " cells)"
+                                           : std::to_string(cells) + " cells") +
+                                 " needs " + fmtBytes(pyramidBytes) + ", over maxStorageBufferRange (" +
+                                 fmtBytes(range) + ")" + dev);
     g.vertexCapacity = info.vertexCapacity / 3u * 3u;
     const uint64_t vertexBytes =
         std::max<uint64_t>(uint64_t(g.vertexCapacity) * sizeof(gpu::IsoVertex), sizeof(gpu::IsoVertex));
@@ -248,7 +308,9 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     const bool userBounds = info.source == FieldSource::UserGlsl && info.lipschitz > 0.f;
     const bool byPosition = info.source == FieldSource::Metaballs || info.source == FieldSource::Particles;
     const bool boxesFit = sx - 1 <= 0xffff && sy - 1 <= 0xffff && sz - 1 <= 0xffff;
-    g.patchList = (g.runBounds != 0 || (byPosition && boxesFit) || userBounds) && !m.denseClassify ? 1u : 0u;
+    // Sparse: the brick list takes the patch list's place.
+    g.patchList =
+        (g.runBounds != 0 || (byPosition && boxesFit) || userBounds) && !m.denseClassify && !m.sparse ? 1u : 0u;
     m.usePatchBoxes = g.patchList != 0 && byPosition;
     m.tiledUserField = g.patchList != 0 && userBounds && !m.denseFieldForced && !m.fusedField;
     m.tiledMetaballs = g.patchList != 0 && info.source == FieldSource::Metaballs && !m.denseFieldForced;
@@ -529,7 +591,16 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     // cells. Only a device whose storage range is near 4 GiB can hold such a
     // field (lavapipe's 128 MiB stops at ~33M samples); refuse it by name.
     constexpr uint64_t kMaxVerticesPerCell = 15;
-    if (cells * kMaxVerticesPerCell > 0xFFFFFFFFull)
+    if (m.sparse) PYRAMARCH_TRY(m.planSparseDomain(lim, dev));
+    if (pyramidCells * kMaxVerticesPerCell > 0xFFFFFFFFull && m.sparse)
+        return Status::error(
+            ErrorCode::InvalidArgument,
+            "isosurface '" + info.name + "': sparse.maxRowPairs " + std::to_string(info.sparse.maxRowPairs) +
+                " slots of " + std::to_string(gpu::kIsoClassifyCells) + " cells could emit " +
+                std::to_string(pyramidCells * kMaxVerticesPerCell) +
+                " vertices, past the 32-bit counts of the pyramid (at most " +
+                std::to_string(0xFFFFFFFFull / kMaxVerticesPerCell / gpu::kIsoClassifyCells) + " slots)");
+    if (cells * kMaxVerticesPerCell > 0xFFFFFFFFull && !m.sparse)
         return Status::error(ErrorCode::InvalidArgument,
                              "isosurface '" + info.name + "': " + std::to_string(cells) + " cells could emit " +
                                  std::to_string(cells * kMaxVerticesPerCell) +
@@ -542,7 +613,10 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     // counts are smaller than per sample.
     // Indexed extraction runs one thread per triangle of the surface, whatever the capacities.
     const uint64_t indexedTriangles = m.indexed ? cells * (kMaxVerticesPerCell / 3) : 0;
-    const uint64_t maxThreads = std::max({samples, uint64_t(g.vertexCapacity), uint64_t(g.indexCapacity),
+    // Sparse: no pass runs per sample; per brick (activate) and per listed row pair (classify).
+    const uint64_t perSample =
+        m.sparse ? std::max<uint64_t>(g.sparseLimits.z, uint64_t(g.sparseLimits.x) * gpu::kIsoBrickRowPairs) : samples;
+    const uint64_t maxThreads = std::max({perSample, uint64_t(g.vertexCapacity), uint64_t(g.indexCapacity),
                                           uint64_t(m.maxItems), uint64_t(g.binDims.w), indexedTriangles});
     const uint64_t maxGroupsY = groupsOf(groupsOf(maxThreads, gpu::kIsoGroupSize), g.maxGroupsX);
     if (maxGroupsY > lim.maxComputeWorkGroupCount[1])
@@ -561,7 +635,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
 
     sizes.samples = samples;
     sizes.fieldBytes = m.fusedField ? 0 : fieldBytes;
-    sizes.cells = cells;
+    sizes.cells = m.sparse ? pyramidCells : cells;
     sizes.pyramidElements = offset;
     sizes.pyramidBytes = pyramidBytes;
     sizes.vertexBytes = vertexBytes;

@@ -63,8 +63,10 @@ Status IsoSurface::Impl::createPyramidPipelines() {
                                                    : std::span<const uint32_t>(kActivateSpv),
                                    "classify.activate", 5));
     if (usePatchBoxes) PYRAMARCH_TRY(makePipeline(patchBoxesPipe, kPatchBoxesSpv, "classify.boxes", 2));
-    return makePipeline(build, kBuildSpv, "pyramid", 2);
+    return createBuildPipeline();
 }
+
+Status IsoSurface::Impl::createBuildPipeline() { return makePipeline(build, kBuildSpv, "pyramid", 2); }
 
 void IsoSurface::Impl::addClassifyPass(RenderGraph& graph, const IsoRefs& refs) {
     if (grid.patchList) addActivatePasses(graph, refs);

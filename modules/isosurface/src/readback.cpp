@@ -26,6 +26,18 @@ uint32_t suggestIndexCapacity(const IsoStats& stats, float headroom) {
     return withHeadroom(stats.indicesNeeded, headroom);
 }
 
+SparseDomain suggestSparseCapacity(const IsoStats& stats, float headroom) {
+    const double h = std::max(1.0f, std::isfinite(headroom) ? headroom : 1.0f);
+    const auto scaled = [h](uint32_t needed, double limit) {
+        return uint32_t(std::clamp(std::ceil(double(needed) * h), 1.0, limit));
+    };
+    SparseDomain d;
+    d.enabled = true;
+    d.maxBricks = scaled(stats.sparseBricksNeeded, double(kMaxSparseBricks));
+    d.maxRowPairs = scaled(stats.sparseRowPairsNeeded, double(0xFFFFFFFFu));
+    return d;
+}
+
 std::optional<IsoTimings> IsoSurface::latestTimings() const {
     const Impl& m = *impl_;
     if (!m.timingGraph || !m.graphFrameKnown) return std::nullopt;
@@ -56,6 +68,8 @@ std::optional<IsoStats> IsoSurface::statsOfFrame(uint64_t frame) const {
     out.overflow = s.overflow != 0;
     out.indicesNeeded = s.indicesNeeded;
     out.indicesWritten = s.indicesWritten;
+    out.sparseBricksNeeded = s.sparseBricks;
+    out.sparseRowPairsNeeded = s.sparseSlots;
     return out;
 }
 

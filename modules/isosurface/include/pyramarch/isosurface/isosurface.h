@@ -252,6 +252,37 @@ struct MeshSmoothing {
     float mu = -0.72f;       // in [-1, 0]; 0: plain Laplacian (shrinks)
 };
 
+// A sparse domain (FieldSource::UserGlsl evaluated fused, with a Lipschitz
+// bound): the grid is virtual, up to kMaxSparseCellsPerAxis cells per axis,
+// and memory follows the surface, not the grid. Every frame, on the GPU:
+// the bricks of 8^3 cells whose Lipschitz interval can reach the iso value
+// are listed (pass "<name>.sparse.activate", one field() call per brick),
+// classify evaluates field() on the listed bricks only, and only the row
+// pairs (16 cells, 2 rows of 8 along x) holding a cut cell take a slot of
+// the pool the pyramid is built over; extraction finds each triangle's cell
+// through its slot. Triangles are the dense fused path's, bit for bit, in
+// another order (the slots'). A frame whose bricks or row pairs exceed the
+// capacities below drops the cells past them (nothing is written outside
+// the buffers) and reports IsoStats::overflow with what it needed
+// (sparseBricksNeeded, sparseRowPairsNeeded: suggestSparseCapacity()).
+// Resident memory (IsoSurface::memoryReport): 4 bytes per listed brick and
+// ~29 bytes per pool slot, plus the vertex buffer, whatever the grid.
+// Measured in modules/isosurface/README.md ("Sparse domains").
+struct SparseDomain {
+    bool enabled = false;
+    // Bricks of 8^3 cells the activate pass may list per frame (>= 1, at
+    // most 2^27): those the bound cannot rule out, about the surface's area
+    // in bricks (plus a margin that grows with L).
+    uint32_t maxBricks = 0;
+    // Pool slots (>= 1): row pairs with a cut cell. The pool's pyramid,
+    // ~26 bytes per slot, must fit maxStorageBufferRange.
+    uint32_t maxRowPairs = 0;
+};
+// Limits of a sparse domain: brick coordinates are 10 bits per axis of a
+// list entry, and a pool slot's record keeps the listed brick in 27 bits.
+inline constexpr uint32_t kMaxSparseCellsPerAxis = 8192;
+inline constexpr uint32_t kMaxSparseBricks = 1u << 27;
+
 struct IsoSurfaceCreateInfo {
     // Required. Samples per axis (>= 2 each); cells = samples - 1. For
     // FieldSource::Volume these are the volume's dimensions.
@@ -339,6 +370,11 @@ struct IsoSurfaceCreateInfo {
     float lipschitz = 0.f;
     // UserGlsl: a field buffer, or field() where it is read (see FieldEvaluation).
     FieldEvaluation fieldEvaluation = FieldEvaluation::Auto;
+    // UserGlsl, optional: a sparse virtual grid (see SparseDomain). Needs
+    // lipschitz > 0, fused evaluation (Fused, or Auto), ExtractionMethod::
+    // HistoPyramid and non-indexed output; samples may then exceed what a
+    // field buffer or a dense pyramid could hold.
+    SparseDomain sparse;
     // UserGlsl: required, the compiler that turns the module's field shader
     // (fieldGlsl wrapped) into SPIR-V, called once inside create(). The
     // module itself links no compiler: pass pyramarch::compileGlsl from the
@@ -376,6 +412,11 @@ struct IsoStats {
     bool overflow = false;       // needed > capacity (vertices or indices)
     uint32_t indicesNeeded = 0;  // indexed only
     uint32_t indicesWritten = 0; // == indexed draw index count
+    // Sparse domains: bricks the activate pass found and row pairs with a
+    // cut cell, against SparseDomain::maxBricks / maxRowPairs (past either:
+    // overflow).
+    uint32_t sparseBricksNeeded = 0;
+    uint32_t sparseRowPairsNeeded = 0;
 };
 
 // GPU times of one frame of a surface (IsoSurface::latestTimings): passes
@@ -388,6 +429,9 @@ using IsoTimings = FrameTimings;
 uint32_t suggestCapacity(const IsoStats& stats, float headroom = 1.25f);
 // Same for the index buffer of indexed output.
 uint32_t suggestIndexCapacity(const IsoStats& stats, float headroom = 1.25f);
+// Sparse domains: the capacities that would have held `stats` with
+// `headroom` to spare (at least 1 each).
+SparseDomain suggestSparseCapacity(const IsoStats& stats, float headroom = 1.25f);
 
 // A CPU copy of the surface (read back for export, colliders, tests).
 struct Mesh {

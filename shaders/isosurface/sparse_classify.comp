@@ -1,0 +1,96 @@
+#version 460
+// Sparse domain, pass <name>.classify: a thread per row pair (2 rows of 8
+// cells along x, kIsoClassifyCells cells) of each brick the activate pass
+// listed, kIsoBrickRowPairs per brick, kIsoBricksPerGroup bricks per group
+// (an indirect dispatch sized by <name>.sparse.args). It evaluates the
+// user's field() on the pair's 6 sample rows (9 samples each: 54 calls for
+// 16 cells), and only a pair with a cut cell takes a pool slot (an atomic;
+// no barrier, which lavapipe pays dearly) and writes the slot's pyramid
+// words: level 0 (the 16 MC cases, 4 words), level 1 (one word of 4 u8
+// sums) and level 2 (the pair's vertex count), and its record (listed brick
+// << 5 | pair) for extraction to find the cells again. Slots past the pool
+// count only (stats: needed, overflow); unclaimed slots keep the level-2
+// zeros of <name>.sparse.clear, so the build and the walk never enter them.
+// Cells past the grid's last cell (a short last brick) are case 0.
+// Same cases as the dense classify: the corner bits of the same samples
+// (isoUserSample) with the same offset-code swap.
+// Fused only (ISO_USER_FIELD): compiled at creation with the snippet.
+#include "isosurface/common.glsl"
+
+layout(local_size_x = kIsoClassifyGroupSize) in;
+
+layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
+#include "isosurface/user_field.glsl"
+layout(set = 0, binding = 3, std430) buffer PyramidBuf { uint pyramid[]; };
+layout(set = 0, binding = 4, std430) buffer CountersBuf { IsoCounters counters; };
+layout(set = 0, binding = 5, std430) readonly buffer BrickListBuf { uint bricks[]; };
+layout(set = 0, binding = 6, std430) writeonly buffer SlotBuf { uint slotRecords[]; };
+
+// vertex_owner.glsl's corner swap, without its bindings.
+uint isoCornerBitsByCode(uint mcCase) { return (mcCase & 0x33u) | ((mcCase & 0x44u) << 1) | ((mcCase & 0x88u) >> 1); }
+
+// Inside bits of samples s .. s + (8, 0, 0), bit k for s + (k, 0, 0); none
+// for a row past the grid's last sample (its cells are masked anyway).
+uint insideRow9(uvec3 s, float iso) {
+    uint bits = 0u;
+    if (s.y < grid.samples.y && s.z < grid.samples.z)
+        for (uint k = 0u; k < 9u; ++k) bits |= (isoUserSample(s + uvec3(k, 0u, 0u)) >= iso ? 1u : 0u) << k;
+    return bits;
+}
+
+uint byteSum(uint w) { return (w & 0xffu) + ((w >> 8) & 0xffu) + ((w >> 16) & 0xffu) + (w >> 24); }
+
+void main() {
+    isoBeginUserFrame();
+    const uint l = gl_LocalInvocationIndex;
+    const uint listed = min(counters.sparseBricks, grid.sparseLimits.x);
+    const uint brickSlot = linearGroup() * kIsoBricksPerGroup + l / kIsoBrickRowPairs;
+    if (brickSlot >= listed) return;
+    const uint pair = l % kIsoBrickRowPairs;
+    const uint packed = bricks[brickSlot];
+    const uint mask = (1u << kIsoBrickAxisBits) - 1u;
+    const uvec3 b = uvec3(packed & mask, (packed >> kIsoBrickAxisBits) & mask, packed >> (2 * kIsoBrickAxisBits));
+    // First cell of the pair: rows y0 and y0 + 1 of slice z.
+    const uvec3 c0 = b * kIsoBrickCells + uvec3(0u, (pair & 3u) * 2u, pair >> 2);
+    if (c0.z >= grid.cells.z || c0.y >= grid.cells.y) return;
+    const float iso = pc.iso;
+    // Sample rows (y0 + j, z + k), j = 0..2, k = 0..1.
+    const uint r00 = insideRow9(c0, iso), r10 = insideRow9(c0 + uvec3(0u, 1u, 0u), iso),
+               r20 = insideRow9(c0 + uvec3(0u, 2u, 0u), iso), r01 = insideRow9(c0 + uvec3(0u, 0u, 1u), iso),
+               r11 = insideRow9(c0 + uvec3(0u, 1u, 1u), iso), r21 = insideRow9(c0 + uvec3(0u, 2u, 1u), iso);
+    // Cells of a row: x < cells.x; the second row: y0 + 1 < cells.y.
+    const uint xCells = min(kIsoBrickCells, grid.cells.x - c0.x);
+    const bool secondRow = c0.y + 1u < grid.cells.y;
+    // Cases in registers (no dynamically indexed array: lavapipe would keep
+    // it in memory), stored once after the loop.
+    uint cases0 = 0u, cases1 = 0u, cases2 = 0u, cases3 = 0u, sums1 = 0u, actives = 0u;
+    for (uint i = 0u; i < kIsoClassifyCells; ++i) {
+        const uint k = i & 7u;
+        const bool second = i >= 8u;
+        const uint a0 = second ? r10 : r00, a1 = second ? r20 : r10, b0 = second ? r11 : r01, b1 = second ? r21 : r11;
+        const uint byCode = ((a0 >> k) & 3u) | ((a1 >> k) & 3u) << 2 | ((b0 >> k) & 3u) << 4 | ((b1 >> k) & 3u) << 6;
+        const bool inGrid = k < xCells && (!second || secondRow);
+        const uint mcCase = inGrid ? isoCornerBitsByCode(byCode) : 0u;
+        const uint count = isoCaseCount(mcCase);
+        const uint caseBits = mcCase << (8u * (i & 3u));
+        cases0 |= i < 4u ? caseBits : 0u;
+        cases1 |= i - 4u < 4u ? caseBits : 0u;
+        cases2 |= i - 8u < 4u ? caseBits : 0u;
+        cases3 |= i >= 12u ? caseBits : 0u;
+        sums1 += count << (8u * (i >> 2));
+        actives += count != 0u ? 1u : 0u;
+    }
+    const uint total = byteSum(sums1);
+    if (total == 0u) return;
+    atomicAdd(counters.activeCells, actives);
+    const uint slot = atomicAdd(counters.sparseSlots, 1u);
+    if (slot >= grid.sparseLimits.y) return;
+    const uint word0 = grid.levels[0].x + slot * 4u;
+    pyramid[word0] = cases0;
+    pyramid[word0 + 1u] = cases1;
+    pyramid[word0 + 2u] = cases2;
+    pyramid[word0 + 3u] = cases3;
+    pyramid[grid.levels[1].x + slot] = sums1;
+    pyramid[grid.levels[2].x + slot] = total;
+    slotRecords[slot] = brickSlot << 5 | pair;
+}

@@ -1,0 +1,67 @@
+#version 460
+#ifndef ISO_STORAGE_READS
+#define ISO_TEXEL_READS
+#endif
+// Sparse domain, pass <name>.extract: extract.comp over the pool pyramid.
+// The walk ends at a pool cell (slot * 16 + i); the slot's record names the
+// listed brick and the row pair, the brick list its coordinates, so cell i
+// of the pair is brick * 8 + (i & 7, 2 * (pair & 3) + i / 8, pair / 4) of
+// the virtual grid, and the vertex comes from field() there (mc_vertex.glsl,
+// the same code and samples as the dense fused extraction).
+// Fused only (ISO_USER_FIELD): compiled at creation with the snippet.
+#include "isosurface/common.glsl"
+
+layout(local_size_x = kIsoGroupSize) in;
+
+layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
+layout(set = 0, binding = 1, std140) uniform TablesBuf { IsoTables tables; };
+#include "isosurface/user_field.glsl"
+#ifdef ISO_TEXEL_READS
+layout(set = 0, binding = 3) uniform usamplerBuffer pyramidTexels;
+#else
+layout(set = 0, binding = 3, std430) readonly buffer PyramidBuf { uint pyramid[]; };
+layout(set = 0, binding = 3, std430) readonly buffer PyramidQuadBuf { uvec4 pyramidQuads[]; };
+#define ISO_PYRAMID_QUADS
+#endif
+layout(set = 0, binding = 4, std430) writeonly buffer VertexBuf { IsoVertex vertices[]; };
+layout(set = 0, binding = 5, std430) readonly buffer BrickListBuf { uint bricks[]; };
+layout(set = 0, binding = 6, std430) readonly buffer SlotBuf { uint slotRecords[]; };
+
+#include "isosurface/mc_vertex.glsl"
+#include "isosurface/pyramid_find.glsl"
+
+// Virtual-grid coordinates of pool cell `cell`.
+ivec3 sparseCell(uint cell) {
+    const uint record = slotRecords[cell / kIsoClassifyCells];
+    const uint pair = record & 31u, packed = bricks[record >> 5];
+    const uint mask = (1u << kIsoBrickAxisBits) - 1u;
+    const uvec3 b = uvec3(packed & mask, (packed >> kIsoBrickAxisBits) & mask, packed >> (2 * kIsoBrickAxisBits));
+    const uint i = cell % kIsoClassifyCells;
+    return ivec3(b * kIsoBrickCells + uvec3(i & 7u, (pair & 3u) * 2u + (i >> 3), pair >> 2));
+}
+
+void main() {
+    isoBeginUserFrame();
+    mcVertexInit();
+    const uint first = (linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex) * kIsoExtractTriangles;
+    const uint triangles = min(pyramidTotal(), grid.vertexCapacity) / 3;
+    if (first >= triangles) return;
+    const bool second = first + 1u < triangles;
+    uvec2 keys = uvec2(first * 3u, second ? first * 3u + 3u : first * 3u);
+    uvec2 cases;
+    const uvec2 cells = pyramidFind2WithCases(keys, cases);
+    for (uint t = 0; t < kIsoExtractTriangles; ++t) {
+        const uint cell = t == 0u ? cells.x : cells.y;
+        const uint key = t == 0u ? keys.x : keys.y;
+        const uint mcCase = ((t == 0u ? cases.x : cases.y) >> (8u * (cell & 3u))) & 0xffu;
+        const uint count = isoCaseCount(mcCase);
+        const ivec3 c = sparseCell(cell);
+        const uvec2 edges = tables.cases[mcCase].xy;
+        const uint outIndex = (t == 0u || !second ? first : first + 1u) * 3u;
+        for (uint v = 0; v < 3; ++v) {
+            const IsoVertex vertex = mcVertexOf(c, edges, count, key + v);
+            vertices[outIndex + v].position = vertex.position;
+            if (kNormalMode != kIsoNormalNone) vertices[outIndex + v].normal = vertex.normal;
+        }
+    }
+}

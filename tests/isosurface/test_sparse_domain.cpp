@@ -1,0 +1,328 @@
+// Sparse domains (IsoSurfaceCreateInfo::sparse) on the validated shared
+// device: the triangles of the dense fused path and of the CPU reference
+// (on the field a buffer surface samples), the stats against counts taken
+// from the reference (row pairs with a cut cell, bricks holding one),
+// capacities that run out (reported, bounded, suggested), and a virtual grid
+// far past what a dense field or pyramid could hold.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <set>
+#include <string>
+#include <tuple>
+
+#include "iso_fixture.h"
+#include "isosurface/iso_shared.h"
+#include "pyramarch/engine/shader_compiler.h"
+#include "pyramarch/isosurface/isosurface.h"
+#include "reference.h"
+#include "reference_grid.h"
+
+using namespace pyramarch;
+using namespace pyramarch::iso;
+
+namespace {
+
+constexpr const char* kMovingSphereGlsl =
+    "// sphere of radius iso_params[0].w around iso_params[0].xyz + (0.3 sin(t), 0, 0);\n"
+    "// NaN where the distance is below -iso_params[1].x (when > 0)\n"
+    "float field(vec3 p) {\n"
+    "    vec3 c = iso_params[0].xyz + vec3(0.3 * sin(iso_time), 0.0, 0.0);\n"
+    "    float d = iso_params[0].w - length(p - c);\n"
+    "    if (iso_params[1].x > 0.0 && d < -iso_params[1].x) return uintBitsToFloat(0x7fc00000u);\n"
+    "    return d;\n"
+    "}\n";
+constexpr const char* kCayleyGlsl =
+    "float field(vec3 p) {\n    return 16.0 * p.x * p.y * p.z + 4.0 * (p.x + p.y + p.z) - 1.0;\n}\n";
+constexpr const char* kGyroidGlsl = "float field(vec3 p) {\n    vec3 q = p * iso_params[0].x;\n"
+                                    "    return sin(q.x) * cos(q.y) + sin(q.y) * cos(q.z) + sin(q.z) * cos(q.x);\n}\n";
+
+ref::Normals refNormals(NormalMode m) {
+    return m == NormalMode::Forward   ? ref::Normals::Forward
+           : m == NormalMode::Central ? ref::Normals::Central
+           : m == NormalMode::Sobel   ? ref::Normals::Sobel
+                                      : ref::Normals::None;
+}
+
+std::vector<ref::Vertex> toRef(const std::vector<IsoVertexData>& v) {
+    std::vector<ref::Vertex> out(v.size());
+    for (size_t i = 0; i < v.size(); ++i) {
+        for (int c = 0; c < 3; ++c) {
+            out[i].p[c] = v[i].position[c];
+            out[i].n[c] = v[i].normal[c];
+        }
+        out[i].cellTriangles = v[i].position[3];
+    }
+    return out;
+}
+
+IsoSurfaceCreateInfo sparseInfo(const char* glsl, std::array<uint32_t, 3> n, float lipschitz, NormalMode normals) {
+    IsoSurfaceCreateInfo info;
+    info.samples = n;
+    info.source = FieldSource::UserGlsl;
+    info.fieldGlsl = glsl;
+    info.compileGlsl = pyramarch::compileGlsl;
+    info.vertexCapacity = 300000;
+    info.normals = normals;
+    info.isoValue = 0.f;
+    info.lipschitz = lipschitz;
+    info.sparse.enabled = true;
+    info.sparse.maxBricks = 20000;
+    info.sparse.maxRowPairs = 100000;
+    return info;
+}
+
+// What the reference says the sparse passes must find: row pairs (the
+// 16-cell slots: x / 8, y / 2, z) and bricks of 8^3 cells holding a cell
+// with triangles.
+struct SparseCounts {
+    uint32_t rowPairs = 0, bricks = 0, totalBricks = 0;
+};
+SparseCounts countsOf(const ref::McResult& cpu, std::array<uint32_t, 3> samples) {
+    const uint32_t cx = samples[0] - 1, cy = samples[1] - 1, cz = samples[2] - 1;
+    std::set<std::tuple<uint32_t, uint32_t, uint32_t>> pairs, bricks;
+    for (uint32_t z = 0; z < cz; ++z)
+        for (uint32_t y = 0; y < cy; ++y)
+            for (uint32_t x = 0; x < cx; ++x)
+                if ((cpu.base[x + size_t(cx) * (y + size_t(cy) * z)] & 0xfu) != 0) {
+                    pairs.insert({x / 8, y / 2, z});
+                    bricks.insert({x / 8, y / 8, z / 8});
+                }
+    SparseCounts c;
+    c.rowPairs = uint32_t(pairs.size());
+    c.bricks = uint32_t(bricks.size());
+    c.totalBricks = ((cx + 7) / 8) * ((cy + 7) / 8) * ((cz + 7) / 8);
+    return c;
+}
+
+class IsoSparse : public IsoSurfaceTest {
+protected:
+    // One frame of `info` as a buffer surface (no bound: every sample), the
+    // CPU reference on its field, one frame of the dense fused path and of
+    // the sparse domain; triangles, stats and counts compared.
+    void expectSparseMatches(IsoSurfaceCreateInfo info, const std::array<float, 8>& params, float time,
+                             size_t minVertices = 300) {
+        IsoSurfaceCreateInfo bufferInfo = info;
+        bufferInfo.sparse = {};
+        bufferInfo.lipschitz = 0.f;
+        bufferInfo.fieldEvaluation = FieldEvaluation::Buffer;
+        IsoSurfaceCreateInfo denseInfo = info;
+        denseInfo.sparse = {};
+        denseInfo.fieldEvaluation = FieldEvaluation::Fused;
+        auto buffer = make(bufferInfo);
+        auto dense = make(denseInfo);
+        auto sparse = make(info);
+        ASSERT_TRUE(buffer && dense && sparse);
+        for (IsoSurface* s : {buffer.get(), dense.get(), sparse.get()}) {
+            s->setUserParams(params);
+            s->setTime(time);
+            frame(*s);
+        }
+        EXPECT_FALSE(sparse->readField().ok()) << "a sparse domain has no field buffer";
+        auto field = buffer->readField();
+        ASSERT_TRUE(field.ok()) << field.message();
+        const ref::Grid g = referenceGridOf(info);
+        const ref::McResult cpu = ref::marchingCubes(g, field.value().data(), info.isoValue, refNormals(info.normals));
+        ASSERT_GE(cpu.vertices.size(), minVertices) << "the case should have a surface";
+        auto sv = sparse->readVertices();
+        auto dv = dense->readVertices();
+        ASSERT_TRUE(sv.ok() && dv.ok());
+        const float tol = ref::positionTolerance(g);
+        EXPECT_EQ(ref::compareTriangleSets(cpu.vertices, toRef(sv.value()), tol, 1e-3f), "") << "against the CPU";
+        EXPECT_EQ(ref::compareTriangleSets(toRef(dv.value()), toRef(sv.value()), tol, 1e-3f), "")
+            << "against the dense fused path";
+        const auto stats = sparse->statsOfFrame(sparse->framesRecorded() - 1);
+        ASSERT_TRUE(stats.has_value());
+        EXPECT_FALSE(stats->overflow);
+        EXPECT_EQ(stats->verticesNeeded, cpu.vertices.size());
+        EXPECT_EQ(stats->verticesWritten, cpu.vertices.size());
+        EXPECT_EQ(stats->activeCells, cpu.activeCells);
+        const SparseCounts want = countsOf(cpu, info.samples);
+        EXPECT_EQ(stats->sparseRowPairsNeeded, want.rowPairs);
+        // Listed: every brick with a triangle, and what the bound cannot rule out.
+        EXPECT_GE(stats->sparseBricksNeeded, want.bricks);
+        EXPECT_LE(stats->sparseBricksNeeded, want.totalBricks);
+    }
+};
+
+TEST_F(IsoSparse, MatchesTheDenseFusedPathAndTheReference) {
+    {
+        SCOPED_TRACE("moving sphere 37x50x23, central normals, NaN far outside");
+        IsoSurfaceCreateInfo info = sparseInfo(kMovingSphereGlsl, {37, 50, 23}, 1.f, NormalMode::Central);
+        info.boundsMin = {-1.f, -0.8f, -1.2f};
+        info.boundsMax = {1.f, 0.9f, 1.f};
+        for (float time : {0.f, 0.9f})
+            expectSparseMatches(info, {0.1f, -0.1f, 0.05f, 0.45f, 0.3f, 0, 0, 0}, time);
+    }
+    {
+        SCOPED_TRACE("Cayley 61x45x38, Sobel normals");
+        // |grad| <= |16 (yz, xz, xy) + 4| <= 20 sqrt(3) on [-1, 1]^3.
+        expectSparseMatches(sparseInfo(kCayleyGlsl, {61, 45, 38}, 34.65f, NormalMode::Sobel), {}, 0.f);
+    }
+    {
+        SCOPED_TRACE("gyroid 30x26x28, iso 0.2, no normals");
+        IsoSurfaceCreateInfo info = sparseInfo(kGyroidGlsl, {30, 26, 28}, 15.40f, NormalMode::None);
+        info.isoValue = 0.2f;
+        expectSparseMatches(info, {6.2831853f, 0, 0, 0, 0, 0, 0, 0}, 0.f);
+    }
+    {
+        SCOPED_TRACE("one brick, one short row: 9x2x3");
+        expectSparseMatches(sparseInfo(kCayleyGlsl, {9, 2, 3}, 34.65f, NormalMode::Forward), {}, 0.f, 30);
+    }
+}
+
+// Too few bricks or slots: the frame reports what it needed and the
+// overflow, writes only what fits (no validation message, no write past a
+// buffer: the gpuav run checks the accesses), and the suggested capacities
+// give the full surface.
+TEST_F(IsoSparse, OverflowIsReportedBoundedAndSuggested) {
+    const IsoSurfaceCreateInfo full = sparseInfo(kCayleyGlsl, {61, 45, 38}, 34.65f, NormalMode::Central);
+    auto reference = make(full);
+    ASSERT_TRUE(reference);
+    frame(*reference);
+    const auto want = reference->statsOfFrame(0);
+    ASSERT_TRUE(want.has_value());
+    ASSERT_FALSE(want->overflow);
+    ASSERT_GT(want->sparseRowPairsNeeded, 100u);
+    auto fullVerts = reference->readVertices();
+    ASSERT_TRUE(fullVerts.ok());
+    const float tol = ref::positionTolerance(referenceGridOf(full));
+
+    struct Short {
+        const char* what;
+        uint32_t bricks, pairs;
+    };
+    for (const Short& c : {Short{"half the row pairs", full.sparse.maxBricks, want->sparseRowPairsNeeded / 2},
+                           Short{"3 bricks", 3u, full.sparse.maxRowPairs}, Short{"one slot", 5000u, 1u}}) {
+        SCOPED_TRACE(c.what);
+        IsoSurfaceCreateInfo info = full;
+        info.sparse.maxBricks = c.bricks;
+        info.sparse.maxRowPairs = c.pairs;
+        auto s = make(info);
+        ASSERT_TRUE(s);
+        frame(*s);
+        frame(*s);
+        const auto stats = s->statsOfFrame(1);
+        ASSERT_TRUE(stats.has_value());
+        EXPECT_TRUE(stats->overflow);
+        EXPECT_EQ(stats->sparseBricksNeeded, want->sparseBricksNeeded);
+        // Pairs of unlisted bricks are never classified: a lower bound then.
+        if (c.bricks >= want->sparseBricksNeeded)
+            EXPECT_EQ(stats->sparseRowPairsNeeded, want->sparseRowPairsNeeded);
+        else
+            EXPECT_LT(stats->sparseRowPairsNeeded, want->sparseRowPairsNeeded);
+        EXPECT_LT(stats->verticesWritten, want->verticesWritten);
+        EXPECT_EQ(stats->verticesWritten % 3, 0u);
+        // What was written is part of the surface.
+        auto v = s->readVertices();
+        ASSERT_TRUE(v.ok());
+        ASSERT_EQ(v.value().size(), stats->verticesWritten);
+        std::vector<std::array<float, 3>> fullPositions;
+        for (const IsoVertexData& x : fullVerts.value())
+            fullPositions.push_back({x.position[0], x.position[1], x.position[2]});
+        std::sort(fullPositions.begin(), fullPositions.end());
+        for (const IsoVertexData& x : v.value()) {
+            const std::array<float, 3> p{x.position[0], x.position[1], x.position[2]};
+            auto it = std::lower_bound(fullPositions.begin(), fullPositions.end(),
+                                       std::array<float, 3>{p[0] - tol, p[1] - tol, p[2] - tol});
+            bool found = false;
+            for (; it != fullPositions.end() && (*it)[0] <= p[0] + tol && !found; ++it)
+                found = std::fabs((*it)[1] - p[1]) <= tol && std::fabs((*it)[2] - p[2]) <= tol;
+            ASSERT_TRUE(found) << "a vertex that is not on the surface";
+        }
+        // The suggestion holds the whole surface.
+        IsoSurfaceCreateInfo suggested = full;
+        suggested.sparse = suggestSparseCapacity(*stats);
+        // The pairs of bricks that were not listed were not counted: a
+        // second suggestion from the first suggestion's frame settles it.
+        for (int round = 0; round < 2; ++round) {
+            auto t = make(suggested);
+            ASSERT_TRUE(t);
+            frame(*t);
+            const auto st = t->statsOfFrame(0);
+            ASSERT_TRUE(st.has_value());
+            if (!st->overflow) {
+                EXPECT_EQ(st->verticesWritten, want->verticesWritten);
+                auto tv = t->readVertices();
+                ASSERT_TRUE(tv.ok());
+                EXPECT_EQ(ref::compareTriangleSets(toRef(fullVerts.value()), toRef(tv.value()), tol, 1e-3f), "");
+                break;
+            }
+            ASSERT_EQ(round, 0) << "the second suggestion still overflows";
+            suggested.sparse = suggestSparseCapacity(*st);
+        }
+    }
+}
+
+// A 2047^3 virtual grid (8.6 G cells: 34 GB as a dense float field, past
+// any one buffer) holding a small off-centre sphere: watertight, outward,
+// on the sphere, the CPU reference's triangles over a window of the grid
+// (sampled at the global sample positions), and resident memory that
+// follows the surface.
+TEST_F(IsoSparse, LargeVirtualGridKeepsOnlyTheSurface) {
+    constexpr float kRadius = 0.03f;
+    const std::array<float, 3> centre{0.31f, -0.22f, 0.47f};
+    IsoSurfaceCreateInfo info = sparseInfo(
+        "float field(vec3 p) { return iso_params[0].w - length(p - iso_params[0].xyz); }\n", {2048, 2048, 2048}, 1.f,
+        NormalMode::Central);
+    info.sparse.maxBricks = 4096;
+    info.sparse.maxRowPairs = 65536;
+    info.vertexCapacity = 400000;
+    auto s = make(info);
+    ASSERT_TRUE(s);
+    s->setUserParams({centre[0], centre[1], centre[2], kRadius, 0, 0, 0, 0});
+    frame(*s);
+    const auto stats = s->statsOfFrame(0);
+    ASSERT_TRUE(stats.has_value());
+    EXPECT_FALSE(stats->overflow);
+    auto v = s->readVertices();
+    ASSERT_TRUE(v.ok());
+    const auto tris = toRef(v.value());
+    ASSERT_GT(tris.size(), 3000u);
+    size_t misoriented = 0;
+    EXPECT_EQ(ref::openEdges(tris, &misoriented), 0u);
+    EXPECT_EQ(misoriented, 0u);
+    const float h = 2.f / 2047.f;
+    for (const ref::Vertex& x : tris) {
+        const float d = std::sqrt((x.p[0] - centre[0]) * (x.p[0] - centre[0]) +
+                                  (x.p[1] - centre[1]) * (x.p[1] - centre[1]) +
+                                  (x.p[2] - centre[2]) * (x.p[2] - centre[2]));
+        ASSERT_NEAR(d, kRadius, h) << "a vertex off the sphere";
+    }
+    // The reference over the window of samples around the sphere, each at its
+    // global position min + i * spacing (the module's float arithmetic).
+    const float spacing = 2.f / float(2047);
+    std::array<uint32_t, 3> lo{}, n{};
+    for (int a = 0; a < 3; ++a) {
+        lo[a] = uint32_t(std::floor((centre[a] - kRadius + 1.f) / spacing)) - 3;
+        n[a] = uint32_t(std::ceil(2.f * kRadius / spacing)) + 8;
+    }
+    ref::Grid g;
+    for (int a = 0; a < 3; ++a) {
+        g.n[a] = n[a];
+        g.min[a] = -1.f + float(lo[a]) * spacing;
+        g.max[a] = -1.f + float(lo[a] + n[a] - 1) * spacing;
+    }
+    std::vector<float> field(g.samples());
+    for (uint32_t z = 0; z < n[2]; ++z)
+        for (uint32_t y = 0; y < n[1]; ++y)
+            for (uint32_t x = 0; x < n[0]; ++x) {
+                const float px = -1.f + float(lo[0] + x) * spacing, py = -1.f + float(lo[1] + y) * spacing,
+                            pz = -1.f + float(lo[2] + z) * spacing;
+                const float dx = px - centre[0], dy = py - centre[1], dz = pz - centre[2];
+                field[g.index(x, y, z)] = kRadius - std::sqrt(dx * dx + dy * dy + dz * dz);
+            }
+    const ref::McResult cpu = ref::marchingCubes(g, field.data(), 0.f, ref::Normals::Central);
+    EXPECT_EQ(stats->verticesNeeded, cpu.vertices.size());
+    EXPECT_EQ(ref::compareTriangleSets(cpu.vertices, tris, 4.f * ref::positionTolerance(g), 2e-2f), "");
+    // Memory follows the surface: everything but the vertex buffer is the
+    // brick list, the slot records and the pool's pyramid (~26 bytes a slot).
+    uint64_t resident = 0;
+    for (const IsoSurface::MemoryItem& m : s->memoryReport())
+        if (m.name != "vertices") resident += m.bytes;
+    EXPECT_LT(resident, uint64_t(65536) * 32 + (1u << 20)) << "resident bytes besides the vertices";
+}
+
+} // namespace
