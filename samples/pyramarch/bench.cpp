@@ -144,29 +144,19 @@ uint32_t defaultFrames(uint64_t cells) {
 }
 
 // Fields as GLSL `float field(vec3 p)`: the same functions as `pyramarch iso`
-// (sample::sampleAnalyticField), evaluated on the GPU every frame.
+// (sample::analyticFieldGlsl), evaluated on the GPU every frame, and noise.
 const char* fieldGlsl(const std::string& f) {
-    if (f == "cayley")
-        return "float field(vec3 p) { return 16.0 * p.x * p.y * p.z + 4.0 * (p.x + p.y + p.z) - 1.0; }\n";
-    if (f == "sphere") return "float field(vec3 p) { return 0.8 - length(p); }\n";
     // White noise: nearly every cell is active with several triangles (the dense extreme).
     if (f == "noise")
         return "float field(vec3 p) { return fract(sin(dot(p, vec3(12.9898, 78.233, 37.719))) * 43758.5453) - 0.5; }\n";
-    return "float field(vec3 p) { const float k = 6.28318530718; return sin(k * p.x) * cos(k * p.y) + sin(k * p.y) * "
-           "cos(k * p.z) + sin(k * p.z) * cos(k * p.x); }\n";
+    return sample::analyticFieldGlsl(f);
 }
 
-// Lipschitz constants of fieldGlsl() over the bench's bounds [-1, 1]^3 (the
-// largest gradient norm there): sphere 1; Cayley's gradient (16yz + 4,
-// 16xz + 4, 16xy + 4) has components of at most 20, so 20 sqrt(3); each
-// gyroid partial, k (cos a cos b - sin a sin c), is at most k sqrt(2) by
-// Cauchy-Schwarz, so k sqrt(6). Noise (gradient ~4e6) has no useful one: 0,
-// classified densely.
+// Lipschitz constants of fieldGlsl() over the bench's bounds [-1, 1]^3
+// (sample::analyticFieldLipschitz). Noise (gradient ~4e6) has no useful one:
+// 0, classified densely.
 float fieldLipschitz(const std::string& f) {
-    if (f == "sphere") return 1.f;
-    if (f == "cayley") return 34.65f; // 20 sqrt(3) = 34.641
-    if (f == "gyroid") return 15.40f; // 2 pi sqrt(6) = 15.391
-    return 0.f;
+    return sample::isAnalyticField(f) ? sample::analyticFieldLipschitz(f, {-1.f, -1.f, -1.f}, {1.f, 1.f, 1.f}) : 0.f;
 }
 
 // Deterministic [0,1) noise (xorshift), enough for scenario layouts.

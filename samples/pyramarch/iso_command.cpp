@@ -82,10 +82,14 @@ struct Extraction {
 
 Result<Extraction> extract(Device& device, std::unique_ptr<iso::IsoSurface>& surface, iso::IsoSurfaceCreateInfo& info,
                            const std::function<Status(iso::IsoSurface&)>& feed, uint32_t repeat, bool capacityFixed,
-                           bool quiet) {
+                           bool quiet, bool sparseFixed = false) {
     Extraction e;
     bool fed = false;
-    for (int attempt = 0; attempt < 2; ++attempt) {
+    // Sparse domains may take two retries: pairs of bricks past a short
+    // brick list were never counted, so the first suggestion can fall short.
+    const int attempts = info.sparse.enabled && !sparseFixed ? 4 : 2;
+    bool vertexRetried = false;
+    for (int attempt = 0; attempt < attempts; ++attempt) {
         if (!surface) {
             auto created = iso::IsoSurface::create(device, info);
             if (!created) return Status::error(created.message());
@@ -110,12 +114,39 @@ Result<Extraction> extract(Device& device, std::unique_ptr<iso::IsoSurface>& sur
         const auto stats = s.statsOfFrame(e.frame);
         if (!stats) return Status::error("no surface stats for the frame (the GPU did not finish it)");
         e.stats = *stats;
-        if (stats->overflow && attempt == 0 && !capacityFixed) {
-            info.vertexCapacity = std::max(info.vertexCapacity, iso::suggestCapacity(*stats));
+        bool retry = false;
+        const bool sparseShort = info.sparse.enabled && (stats->sparseBricksNeeded > info.sparse.maxBricks ||
+                                                         stats->sparseRowPairsNeeded > info.sparse.maxRowPairs);
+        const bool sparseCanGrow = stats->sparseBricksNeeded > info.sparse.maxBricks ||
+                                   info.sparse.maxRowPairs < iso::maxSparseRowPairs(device.limits());
+        if (sparseShort && sparseCanGrow && !sparseFixed && attempt + 1 < attempts) {
+            const iso::SparseDomain more = iso::suggestSparseCapacity(*stats);
+            // At most what the device holds: past it the overflow stays a reported, bounded result.
+            const uint32_t mostPairs = iso::maxSparseRowPairs(device.limits());
+            info.sparse.maxBricks = std::max(info.sparse.maxBricks, more.maxBricks);
+            info.sparse.maxRowPairs = std::min(std::max(info.sparse.maxRowPairs, more.maxRowPairs), mostPairs);
+            if (!quiet)
+                std::fprintf(stderr,
+                             "sparse capacities too small (%u bricks, %u row pairs needed): retrying with %u, %u\n",
+                             stats->sparseBricksNeeded, stats->sparseRowPairsNeeded, info.sparse.maxBricks,
+                             info.sparse.maxRowPairs);
+            retry = true;
+        }
+        // The vertex buffer once, from counts no short sparse capacity cut.
+        // Never past what one vertex buffer can hold: beyond it the overflow
+        // stays a reported, bounded result.
+        const uint32_t mostVertices = guessCapacity(device, UINT64_MAX);
+        if (stats->overflow && !sparseShort && !vertexRetried && !capacityFixed &&
+            (info.vertexCapacity < mostVertices || info.indexed)) {
+            info.vertexCapacity = std::min(std::max(info.vertexCapacity, iso::suggestCapacity(*stats)), mostVertices);
             if (info.indexed) info.indexCapacity = std::max(info.indexCapacity, iso::suggestIndexCapacity(*stats));
             if (!quiet)
                 std::fprintf(stderr, "capacity too small (%u vertices needed): retrying with %u\n",
                              stats->verticesNeeded, info.vertexCapacity);
+            vertexRetried = true;
+            retry = attempt + 1 < attempts;
+        }
+        if (retry) {
             surface.reset();
             continue;
         }
@@ -207,6 +238,9 @@ int runFieldIso(const IsoOptions& o) {
             auto text = readGlslFile(o.glsl);
             if (!text) return fail(kProg, text.message());
             glslText = std::move(text).value();
+        } else if (o.sparse) {
+            // The analytic field as GLSL with its Lipschitz constant over the bounds: no samples on the CPU.
+            glslText = sample::analyticFieldGlsl(o.field);
         } else if (o.field == "metaballs")
             metaballs = true;
         else if (!sample::isAnalyticField(o.field))
@@ -236,7 +270,8 @@ int runFieldIso(const IsoOptions& o) {
     info.boundsMax = {b[3], b[4], b[5]};
     // About one vertex per two cells suits smooth surfaces.
     const uint64_t cells = uint64_t(samples[0] - 1) * (samples[1] - 1) * (samples[2] - 1);
-    info.vertexCapacity = o.capacity ? o.capacity : guessCapacity(**device, cells / 2);
+    // Sparse: a guess of 1 vertex per 64 cells (a surface crossing a few percent of the bricks), retried.
+    info.vertexCapacity = o.capacity ? o.capacity : guessCapacity(**device, o.sparse ? cells / 64 : cells / 2);
     info.normals = normals;
     info.isoValue = isoValue;
     applyMeshSmoothing(**device, o, info);
@@ -246,7 +281,20 @@ int runFieldIso(const IsoOptions& o) {
         info.source = iso::FieldSource::UserGlsl;
         info.fieldGlsl = glslText;
         info.compileGlsl = sample::glslCompiler();
-        info.lipschitz = o.lipschitz;
+        info.lipschitz = o.glsl.empty()
+                             ? sample::analyticFieldLipschitz(o.field, {b[0], b[1], b[2]}, {b[3], b[4], b[5]})
+                             : o.lipschitz;
+        if (o.sparse) {
+            info.sparse.enabled = true;
+            // Guesses (retried from the stats when short): the bricks along
+            // 3 faces of the grid, 8 row pairs a brick.
+            const uint64_t bricks = uint64_t((samples[0] + 6) / 8) * ((samples[1] + 6) / 8) * ((samples[2] + 6) / 8);
+            const uint64_t face = uint64_t((std::max({samples[0], samples[1], samples[2]}) + 6) / 8);
+            info.sparse.maxBricks = o.sparseBricks
+                                        ? o.sparseBricks
+                                        : uint32_t(std::min<uint64_t>(bricks, std::max<uint64_t>(3 * face * face, 64)));
+            info.sparse.maxRowPairs = o.sparseRowPairs ? o.sparseRowPairs : std::max(info.sparse.maxBricks, 1u) * 8u;
+        }
         info.fieldEvaluation = o.fieldEvaluation == "fused"    ? iso::FieldEvaluation::Fused
                                : o.fieldEvaluation == "buffer" ? iso::FieldEvaluation::Buffer
                                                                : iso::FieldEvaluation::Auto;
@@ -268,8 +316,25 @@ int runFieldIso(const IsoOptions& o) {
         return s.uploadVolume(data.data(), data.size(), format);
     };
     std::unique_ptr<iso::IsoSurface> surface;
-    auto e = extract(**device, surface, info, feed, o.repeat, o.capacity != 0, false);
+    auto e = extract(**device, surface, info, feed, o.repeat, o.capacity != 0, false, o.sparseCapacityGiven);
     if (!e) return fail(kProg, e.message());
+    if (info.sparse.enabled) {
+        // Resident memory against what the dense path would keep for this grid (a float field and the
+        // pyramid's ~4/3 byte per cell), as tests/bench/brick_census.cpp counts it.
+        uint64_t resident = 0, vertexBytes = 0;
+        for (const iso::IsoSurface::MemoryItem& m : surface->memoryReport())
+            (m.name == "vertices" ? vertexBytes : resident) += m.bytes;
+        const double dense = double(samples[0]) * samples[1] * samples[2] * 4.0 + double(cells) * 4.0 / 3.0;
+        const uint64_t bricks = uint64_t((samples[0] + 6) / 8) * ((samples[1] + 6) / 8) * ((samples[2] + 6) / 8);
+        const uint32_t pooled = std::min(e->stats.sparseRowPairsNeeded, info.sparse.maxRowPairs);
+        std::printf("sparse: %u of %llu bricks listed (capacity %u%s), %u row pairs with a cut cell (pool %u%s); "
+                    "resident %.1f MiB + vertices %.1f MiB, %.0f bytes per pooled row pair; a dense grid: %.1f GiB\n",
+                    e->stats.sparseBricksNeeded, (unsigned long long)bricks, info.sparse.maxBricks,
+                    e->stats.sparseBricksNeeded > info.sparse.maxBricks ? ", too small" : "",
+                    e->stats.sparseRowPairsNeeded, info.sparse.maxRowPairs,
+                    e->stats.sparseRowPairsNeeded > info.sparse.maxRowPairs ? ", too small" : "", resident / 1048576.0,
+                    vertexBytes / 1048576.0, pooled ? double(resident) / pooled : 0.0, dense / (1024.0 * 1048576.0));
+    }
     std::printf("triangles: %u (needed %u)%s, active cells: %u\n",
                 (info.indexed ? e->stats.indicesWritten : e->stats.verticesWritten) / 3,
                 (info.indexed ? e->stats.indicesNeeded : e->stats.verticesNeeded) / 3,

@@ -34,6 +34,19 @@ int checkIsoOptions(const IsoOptions& iso) {
     if (!(iso.lipschitz >= 0.f)) return fail(prog, "--lipschitz must be >= 0 (0: classify every patch)");
     if (iso.fieldEvaluationGiven && iso.glsl.empty())
         return fail(prog, "--field-evaluation applies to --glsl only (the other sources have no function to call)");
+    if (iso.sparseCapacityGiven && !iso.sparse)
+        return fail(prog, "--sparse-bricks and --sparse-row-pairs need --sparse");
+    if (iso.sparse) {
+        if (!iso.glsl.empty() && !(iso.lipschitz > 0.f))
+            return fail(prog, "--sparse with --glsl needs --lipschitz L > 0 (bricks are listed by the bound)");
+        if (iso.glsl.empty() && !sample::isAnalyticField(iso.field))
+            return fail(prog, "--sparse applies to --field sphere|cayley|gyroid and --glsl (a GLSL field with a "
+                              "Lipschitz bound), got " +
+                                  std::string(iso.field.empty() ? "another source" : "--field " + iso.field));
+        if (iso.fieldEvaluation == "buffer")
+            return fail(prog, "--sparse has no field buffer: not with --field-evaluation buffer");
+        if (iso.meshSmoothing > 0) return fail(prog, "--sparse writes non-indexed output: not with --mesh-smoothing");
+    }
     if (iso.meshSmoothing > 64) return fail(prog, "--mesh-smoothing must be at most 64 iterations");
     if (!(iso.meshLambda > 0.f && iso.meshLambda <= 1.f))
         return fail(prog, "--mesh-smoothing-lambda must be in (0, 1]");
@@ -260,6 +273,16 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
     isoCmd->add_option("--stats", iso.stats,
                        "Write triangle counts, per-pass GPU times and their total gpuMs as JSON (one entry per frame)");
     isoCmd->add_option("--capacity", iso.capacity, "Vertex capacity (default: guessed, retried once on overflow)");
+    isoCmd->add_flag("--sparse", iso.sparse,
+                     "Sparse domain: only the 8^3-cell bricks the field's Lipschitz bound cannot rule out are "
+                     "classified and only row pairs with a cut cell are kept, so --cells may go to 8192 per axis "
+                     "(e.g. 2047,2047,2047); prints resident memory against a dense grid. --field sphere|cayley|"
+                     "gyroid (their GLSL) or --glsl with --lipschitz");
+    CLI::Option* sparseBricksOpt = isoCmd->add_option(
+        "--sparse-bricks", iso.sparseBricks, "--sparse: bricks listed per frame at most (default: guessed, retried)");
+    CLI::Option* sparsePairsOpt = isoCmd->add_option(
+        "--sparse-row-pairs", iso.sparseRowPairs,
+        "--sparse: pool slots (row pairs of 16 cells with a cut cell) at most (default: guessed, retried)");
     isoCmd
         ->add_option("--repeat", iso.repeat,
                      "Extract N times and report the last one's GPU times (default 2: the first carries JIT)")
@@ -280,6 +303,7 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
         iso.typeGiven = typeOpt->count() > 0;
         iso.lipschitzGiven = lipschitzOpt->count() > 0;
         iso.fieldEvaluationGiven = fieldEvaluationOpt->count() > 0;
+        iso.sparseCapacityGiven = sparseBricksOpt->count() > 0 || sparsePairsOpt->count() > 0;
         const int bad = checkIsoOptions(iso);
         if (bad >= 0) return bad;
     }

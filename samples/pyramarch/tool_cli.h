@@ -71,6 +71,13 @@ struct IsoOptions {
     float meshLambda = pyramarch::iso::MeshSmoothing{}.lambda;
     float meshMu = pyramarch::iso::MeshSmoothing{}.mu;
     bool meshWeightsGiven = false;
+    // --sparse: a sparse domain (IsoSurfaceCreateInfo::sparse) for --field
+    // sphere|cayley|gyroid (their GLSL and Lipschitz constants) or --glsl
+    // with --lipschitz; capacities --sparse-bricks / --sparse-row-pairs
+    // (0: guessed, retried on overflow).
+    bool sparse = false;
+    uint32_t sparseBricks = 0, sparseRowPairs = 0;
+    bool sparseCapacityGiven = false;
     // Whether options were given on the command line (conflict checks).
     bool cellsGiven = false, boundsGiven = false, dimsGiven = false, typeGiven = false, lipschitzGiven = false,
          fieldEvaluationGiven = false;

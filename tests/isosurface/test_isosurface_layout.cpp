@@ -278,3 +278,78 @@ TEST(IsoLayout, DivisionConstantsMatchIntegerDivision) {
     }
     EXPECT_EQ(wrong, 0u) << "of " << checked;
 }
+
+namespace {
+IsoSurfaceCreateInfo sparseUser(uint32_t n) {
+    IsoSurfaceCreateInfo info;
+    info.samples = {n, n, n};
+    info.vertexCapacity = 30000;
+    info.source = FieldSource::UserGlsl;
+    info.fieldGlsl = "float field(vec3 p) { return 0.5 - length(p); }";
+    info.lipschitz = 1.f;
+    info.sparse.enabled = true;
+    info.sparse.maxBricks = 300000;
+    info.sparse.maxRowPairs = 4000000;
+    info.compileGlsl = [](const GlslSource&) -> Result<std::vector<uint32_t>> { return std::vector<uint32_t>{}; };
+    return info;
+}
+} // namespace
+
+// A sparse domain's pyramid is over its pool (maxRowPairs slots of 16
+// cells), not its grid: a 2047^3 grid plans in lavapipe's 128 MiB, with no
+// field buffer; what it needs from the other fields and its own limits are
+// named errors.
+TEST(IsoLayout, SparseDomainsAreSizedByTheirPool) {
+    auto plan = iso::testing::planLayout(sparseUser(2048), lavapipeLimits());
+    ASSERT_TRUE(plan.ok()) << plan.message();
+    EXPECT_EQ(plan->fieldBytes, 0u);
+    ASSERT_FALSE(plan->pyramidLevelSizes.empty());
+    EXPECT_EQ(plan->pyramidLevelSizes[0], 4000000u * 16);
+    EXPECT_LT(plan->pyramidBytes, 128ull << 20);
+    EXPECT_GT(plan->pyramidBytes, 4000000ull * 16 * 4 / 3);
+
+    auto expectError = [](IsoSurfaceCreateInfo info, ErrorCode code, const char* needle) {
+        auto p = iso::testing::planLayout(info, lavapipeLimits());
+        ASSERT_FALSE(p.ok()) << needle;
+        EXPECT_EQ(p.code(), code) << p.message();
+        EXPECT_NE(p.message().find(needle), std::string::npos) << p.message();
+    };
+    IsoSurfaceCreateInfo info = sparseUser(2048);
+    info.sparse.maxRowPairs = 6000000; // ~156 MB of pyramid
+    expectError(info, ErrorCode::DeviceLimit, "sparse.maxRowPairs 6000000");
+    info = sparseUser(64);
+    info.source = FieldSource::Metaballs;
+    info.lipschitz = 0.f;
+    expectError(info, ErrorCode::InvalidArgument, "needs FieldSource::UserGlsl");
+    info = sparseUser(64);
+    info.fieldEvaluation = FieldEvaluation::Buffer;
+    expectError(info, ErrorCode::InvalidArgument, "FieldEvaluation::Fused or Auto");
+    info = sparseUser(64);
+    info.lipschitz = 0.f;
+    expectError(info, ErrorCode::InvalidArgument, "lipschitz > 0");
+    info = sparseUser(64);
+    info.indexed = true;
+    info.indexCapacity = 3000;
+    expectError(info, ErrorCode::InvalidArgument, "indexed output");
+    info = sparseUser(64);
+    info.method = ExtractionMethod::Scan;
+    expectError(info, ErrorCode::InvalidArgument, "HistoPyramid");
+    info = sparseUser(64);
+    info.sparse.maxBricks = 0;
+    expectError(info, ErrorCode::InvalidArgument, "maxBricks 0");
+    info.sparse.maxBricks = kMaxSparseBricks + 1;
+    expectError(info, ErrorCode::InvalidArgument, "maxBricks");
+    info = sparseUser(64);
+    info.sparse.maxRowPairs = 0;
+    expectError(info, ErrorCode::InvalidArgument, "maxRowPairs must be >= 1");
+    info = sparseUser(64);
+    info.samples = {kMaxSparseCellsPerAxis + 2, 64, 64};
+    expectError(info, ErrorCode::InvalidArgument, "over the virtual grid's 8192 per axis");
+    info = sparseUser(64);
+    info.sparse.maxBricks = 40u << 20; // a 160 MiB brick list
+    expectError(info, ErrorCode::DeviceLimit, "brick list of maxBricks");
+    // At the axis limit itself it plans.
+    info = sparseUser(64);
+    info.samples = {kMaxSparseCellsPerAxis + 1, kMaxSparseCellsPerAxis + 1, 2};
+    EXPECT_TRUE(iso::testing::planLayout(info, lavapipeLimits()).ok());
+}

@@ -153,8 +153,7 @@ TEST_F(IsoSparse, MatchesTheDenseFusedPathAndTheReference) {
         IsoSurfaceCreateInfo info = sparseInfo(kMovingSphereGlsl, {37, 50, 23}, 1.f, NormalMode::Central);
         info.boundsMin = {-1.f, -0.8f, -1.2f};
         info.boundsMax = {1.f, 0.9f, 1.f};
-        for (float time : {0.f, 0.9f})
-            expectSparseMatches(info, {0.1f, -0.1f, 0.05f, 0.45f, 0.3f, 0, 0, 0}, time);
+        for (float time : {0.f, 0.9f}) expectSparseMatches(info, {0.1f, -0.1f, 0.05f, 0.45f, 0.3f, 0, 0, 0}, time);
     }
     {
         SCOPED_TRACE("Cayley 61x45x38, Sobel normals");
@@ -264,9 +263,9 @@ TEST_F(IsoSparse, OverflowIsReportedBoundedAndSuggested) {
 TEST_F(IsoSparse, LargeVirtualGridKeepsOnlyTheSurface) {
     constexpr float kRadius = 0.03f;
     const std::array<float, 3> centre{0.31f, -0.22f, 0.47f};
-    IsoSurfaceCreateInfo info = sparseInfo(
-        "float field(vec3 p) { return iso_params[0].w - length(p - iso_params[0].xyz); }\n", {2048, 2048, 2048}, 1.f,
-        NormalMode::Central);
+    IsoSurfaceCreateInfo info =
+        sparseInfo("float field(vec3 p) { return iso_params[0].w - length(p - iso_params[0].xyz); }\n",
+                   {2048, 2048, 2048}, 1.f, NormalMode::Central);
     info.sparse.maxBricks = 4096;
     info.sparse.maxRowPairs = 65536;
     info.vertexCapacity = 400000;
@@ -286,9 +285,9 @@ TEST_F(IsoSparse, LargeVirtualGridKeepsOnlyTheSurface) {
     EXPECT_EQ(misoriented, 0u);
     const float h = 2.f / 2047.f;
     for (const ref::Vertex& x : tris) {
-        const float d = std::sqrt((x.p[0] - centre[0]) * (x.p[0] - centre[0]) +
-                                  (x.p[1] - centre[1]) * (x.p[1] - centre[1]) +
-                                  (x.p[2] - centre[2]) * (x.p[2] - centre[2]));
+        const float d =
+            std::sqrt((x.p[0] - centre[0]) * (x.p[0] - centre[0]) + (x.p[1] - centre[1]) * (x.p[1] - centre[1]) +
+                      (x.p[2] - centre[2]) * (x.p[2] - centre[2]));
         ASSERT_NEAR(d, kRadius, h) << "a vertex off the sphere";
     }
     // The reference over the window of samples around the sphere, each at its

@@ -358,6 +358,23 @@ TEST_F(FrameHeap, UserFields) {
                                                    return {};
                                                });
             }
+    // Sparse domains (activate, classify and extract compiled with the
+    // snippet): on every grid size, an animated field.
+    for (uint32_t cells : kCells) {
+        iso::IsoSurfaceCreateInfo info = baseInfo(cells, iso::FieldSource::UserGlsl);
+        info.fieldGlsl = "float field(vec3 p) { return length(p) - 0.6 - 0.05 * sin(4.0 * p.x + iso_time); }";
+        info.lipschitz = 1.5f;
+        info.isoValue = 0.f;
+        info.compileGlsl = compileGlsl;
+        info.sparse.enabled = true;
+        info.sparse.maxBricks = 512;
+        info.sparse.maxRowPairs = 8192;
+        expectIsoFramesAllocateNothing("user " + std::to_string(cells) + "^3 sparse", info,
+                                       [](iso::IsoSurface& s, uint32_t f) -> Status {
+                                           s.setTime(0.1f * float(f));
+                                           return {};
+                                       });
+    }
 }
 #endif
 

@@ -688,3 +688,63 @@ TEST(SampleCliGpu, GlslFieldFromAFile) {
 }
 
 } // namespace
+
+// --- pyramarch iso --sparse (issue 12) ----------------------------------------
+
+TEST(ToolCliParse, SparseOptionsAndConflicts) {
+    sample::ToolOptions f;
+    ASSERT_EQ(parseTool({"iso", "--field", "cayley", "--cells", "2047,2047,2047", "--sparse"}, f), -1);
+    EXPECT_TRUE(f.iso.sparse);
+    EXPECT_EQ(f.iso.sparseBricks, 0u);
+    sample::ToolOptions g;
+    ASSERT_EQ(parseTool({"iso", "--glsl", "f.glsl", "--lipschitz", "2", "--sparse", "--sparse-bricks", "100",
+                         "--sparse-row-pairs", "900"},
+                        g),
+              -1);
+    EXPECT_EQ(g.iso.sparseBricks, 100u);
+    EXPECT_EQ(g.iso.sparseRowPairs, 900u);
+    const std::vector<std::vector<std::string>> bad = {
+        {"iso", "--field", "metaballs", "--sparse"},
+        {"iso", "--raw", "v.raw", "--dims", "4,4,4", "--sparse"},
+        {"iso", "--glsl", "f.glsl", "--sparse"}, // no Lipschitz bound
+        {"iso", "--glsl", "f.glsl", "--lipschitz", "1", "--sparse", "--field-evaluation", "buffer"},
+        {"iso", "--field", "sphere", "--sparse", "--mesh-smoothing", "2"},
+        {"iso", "--field", "sphere", "--sparse-bricks", "10"}, // without --sparse
+    };
+    for (const auto& args : bad) {
+        sample::ToolOptions o;
+        std::string line;
+        for (const auto& a : args) line += a + " ";
+        EXPECT_GT(parseTool(args, o), 0) << line;
+    }
+}
+
+// The sparse domain gives the dense path's triangles, retries guessed
+// capacities from the stats, keeps given ones (a short pool is reported),
+// prints resident memory, and at 2047^3 runs where no dense grid fits (the
+// vertex buffer overflows there: a reported, bounded result).
+TEST(SampleCliGpu, IsoSparseMatchesTheDensePath) {
+    const CmdResult dense = run("iso --field cayley --cells 40,33,37 --validation");
+    PYRAMARCH_FAIL_OR_SKIP_IF_TOOL_HAS_NO_DEVICE(dense);
+    ASSERT_EQ(dense.code, 0) << dense.err;
+    const auto triangles = [](const std::string& out) {
+        const size_t at = out.find("triangles: ");
+        return at == std::string::npos ? std::string() : out.substr(at, out.find(',', at) - at);
+    };
+    ASSERT_FALSE(triangles(dense.out).empty()) << dense.out;
+    const CmdResult sparse = run("iso --field cayley --cells 40,33,37 --validation --sparse");
+    ASSERT_EQ(sparse.code, 0) << sparse.err;
+    EXPECT_EQ(triangles(sparse.out), triangles(dense.out)) << sparse.out;
+    EXPECT_NE(sparse.out.find("sparse: "), std::string::npos) << sparse.out;
+    EXPECT_EQ(sparse.out.find("OVERFLOW"), std::string::npos) << sparse.out;
+    const CmdResult fixed =
+        run("iso --field cayley --cells 40,33,37 --validation --sparse --sparse-bricks 2 --sparse-row-pairs 3");
+    ASSERT_EQ(fixed.code, 0) << fixed.err;
+    EXPECT_NE(fixed.out.find("OVERFLOW"), std::string::npos) << fixed.out;
+    EXPECT_NE(fixed.out.find("too small"), std::string::npos) << fixed.out;
+
+    const CmdResult big = run("iso --field sphere --cells 2047,2047,2047 --sparse --repeat 1");
+    ASSERT_EQ(big.code, 0) << big.err;
+    EXPECT_NE(big.out.find("active cells: 12637418"), std::string::npos) << big.out; // brick_census's count
+    EXPECT_NE(big.out.find("a dense grid: 42.7 GiB"), std::string::npos) << big.out;
+}

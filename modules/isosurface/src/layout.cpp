@@ -106,6 +106,30 @@ uint64_t pyramidLevels(uint64_t count, gpu::IsoGrid& g, uint32_t packedLevels, u
     return offset;
 }
 
+namespace {
+// Bytes of the pool pyramid over `slots` slots, as planLayout sizes it.
+uint64_t sparsePyramidBytes(uint64_t slots) {
+    gpu::IsoGrid g{};
+    uint64_t words = 0;
+    if (pyramidLevels(slots * gpu::kIsoClassifyCells, g, gpu::kIsoPackedLevels, &words, true) == 0) return UINT64_MAX;
+    return ((words + 3) & ~uint64_t(3)) * 4;
+}
+} // namespace
+
+uint32_t maxSparseRowPairs(const DeviceLimits& limits) {
+    // The 32-bit vertex counts bound it too: 15 vertices per cell.
+    uint64_t lo = 0,
+             hi = std::min<uint64_t>(limits.maxStorageBufferRange / 4, 0xFFFFFFFFull / 15 / gpu::kIsoClassifyCells);
+    while (lo < hi) {
+        const uint64_t mid = (lo + hi + 1) / 2;
+        if (sparsePyramidBytes(mid) <= limits.maxStorageBufferRange)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return uint32_t(lo);
+}
+
 // A sparse domain's create-info, before anything is sized: what it needs
 // from the other fields and its own capacities, each error naming the field.
 Status checkSparseDomain(const IsoSurfaceCreateInfo& info, bool scan) {

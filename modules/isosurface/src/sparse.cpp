@@ -24,7 +24,8 @@ namespace pyramarch::iso {
 Status IsoSurface::Impl::createSparsePipelines() {
     PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> activate, sparseActivateSpirv());
     PYRAMARCH_TRY(makePipeline(sparseActivatePipe, activate, "sparse.activate", 4, false));
-    PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> classifySpv, fusedSpirv(kIsoText_sparse_classify_comp, "classify"));
+    PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> classifySpv,
+                         fusedSpirv(kIsoText_sparse_classify_comp, "classify"));
     PYRAMARCH_TRY(makePipeline(classify, classifySpv, "classify", 7));
     PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> extractSpv, fusedSpirv(kIsoText_sparse_extract_comp, "extract"));
     PYRAMARCH_TRY(makePipeline(extract, extractSpv, "extract", 7));
@@ -32,7 +33,8 @@ Status IsoSurface::Impl::createSparsePipelines() {
 }
 
 void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs& refs) {
-    const VkDeviceSize level2Offset = VkDeviceSize(grid.levels[2].x) * 4, level2Bytes = VkDeviceSize(grid.levels[2].y) * 4;
+    const VkDeviceSize level2Offset = VkDeviceSize(grid.levels[2].x) * 4,
+                       level2Bytes = VkDeviceSize(grid.levels[2].y) * 4;
     graph.addPass(info.name + ".sparse.clear", PassKind::Transfer)
         .use(refs.pyramid, Access::TransferDst)
         .record([this, refs, level2Offset, level2Bytes](PassContext& ctx) {

@@ -277,6 +277,25 @@ void VolumeScene::ui(SceneConfig& config) {
 
 bool isAnalyticField(const std::string& name) { return name == "cayley" || name == "sphere" || name == "gyroid"; }
 
+const char* analyticFieldGlsl(const std::string& name) {
+    if (name == "cayley")
+        return "float field(vec3 p) { return 16.0 * p.x * p.y * p.z + 4.0 * (p.x + p.y + p.z) - 1.0; }\n";
+    if (name == "sphere") return "float field(vec3 p) { return 0.8 - length(p); }\n";
+    return "float field(vec3 p) { const float k = 6.28318530718; return sin(k * p.x) * cos(k * p.y) + sin(k * p.y) * "
+           "cos(k * p.z) + sin(k * p.z) * cos(k * p.x); }\n";
+}
+
+float analyticFieldLipschitz(const std::string& name, const std::array<float, 3>& min,
+                             const std::array<float, 3>& max) {
+    if (name == "sphere") return 1.f;
+    if (name == "cayley") {
+        float m = 0.f;
+        for (int a = 0; a < 3; ++a) m = std::max({m, std::fabs(min[a]), std::fabs(max[a])});
+        return 1.0001f * std::sqrt(3.f) * (16.f * m * m + 4.f); // [-1, 1]^3: 34.645
+    }
+    return 1.0001f * 2.f * kPi * std::sqrt(6.f); // 15.393
+}
+
 std::vector<float> sampleAnalyticField(const std::string& name, const std::array<uint32_t, 3>& n,
                                        const std::array<float, 3>& bmin, const std::array<float, 3>& bmax) {
     std::vector<float> out(size_t(n[0]) * n[1] * n[2]);

@@ -152,6 +152,16 @@ pyramarch::GlslCompiler glslCompiler();
 // Analytic fields of the tool and tests, sampled on the CPU:
 // cayley (16xyz + 4(x+y+z) - 1), sphere (0.8 - |p|), gyroid (k = 2 pi).
 bool isAnalyticField(const std::string& name);
+// The analytic fields as GLSL `float field(vec3 p)` (FieldSource::UserGlsl):
+// the same functions as sampleAnalyticField, evaluated on the GPU.
+const char* analyticFieldGlsl(const std::string& name);
+// A Lipschitz constant of analyticFieldGlsl(name) over the box [min, max]
+// (its largest gradient norm there): sphere 1; Cayley's gradient
+// (16yz + 4, 16xz + 4, 16xy + 4) has components of at most 16 m^2 + 4 with
+// m the largest |coordinate|, so sqrt(3) (16 m^2 + 4); each gyroid partial,
+// k (cos a cos b - sin a sin c), is at most k sqrt(2) by Cauchy-Schwarz, so
+// k sqrt(6). Rounded up a little.
+float analyticFieldLipschitz(const std::string& name, const std::array<float, 3>& min, const std::array<float, 3>& max);
 std::vector<float> sampleAnalyticField(const std::string& name, const std::array<uint32_t, 3>& samples,
                                        const std::array<float, 3>& bmin, const std::array<float, 3>& bmax);
 

@@ -33,7 +33,8 @@
 
 namespace pyramarch {
 class Device;
-}
+struct DeviceLimits;
+} // namespace pyramarch
 
 namespace pyramarch::iso::testing {
 struct Knobs; // pyramarch/isosurface/testing.h
@@ -432,6 +433,9 @@ uint32_t suggestIndexCapacity(const IsoStats& stats, float headroom = 1.25f);
 // Sparse domains: the capacities that would have held `stats` with
 // `headroom` to spare (at least 1 each).
 SparseDomain suggestSparseCapacity(const IsoStats& stats, float headroom = 1.25f);
+// The most pool slots (SparseDomain::maxRowPairs) a device holds: the pool's
+// pyramid in one maxStorageBufferRange (lavapipe's 128 MiB: ~5.2 M slots).
+uint32_t maxSparseRowPairs(const DeviceLimits& limits);
 
 // A CPU copy of the surface (read back for export, colliders, tests).
 struct Mesh {
