@@ -216,6 +216,7 @@ struct IsoScenario {
     bool volume = false;   // analytic fields: sampled once and uploaded (FieldSource::Volume)
     bool lipschitz = true; // glsl fields: IsoSurfaceCreateInfo::lipschitz = fieldLipschitz()
     iso::FieldEvaluation fieldEvaluation = iso::FieldEvaluation::Auto; // glsl fields
+    bool sparse = false; // glsl fields: a sparse domain (IsoSurfaceCreateInfo::sparse), capacities from the stats
 };
 
 // The analytic field sampled on the CPU at the module's sample positions
@@ -251,7 +252,10 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
                  : sc.indexed                             ? "histopyramid-indexed"
                                                           : "histopyramid";
     r.normals = normalsName(sc.normals);
-    r.source = sc.field == "particles" || sc.field == "metaballs" ? sc.field : sc.volume ? "volume" : "glsl";
+    r.source = sc.field == "particles" || sc.field == "metaballs" ? sc.field
+               : sc.volume                                        ? "volume"
+               : sc.sparse                                        ? "sparse"
+                                                                  : "glsl";
     // Scenarios that differ only in strategy share a name (their triangle
     // counts must agree). Particles: named by the splat the surface runs
     // (SplatMethod::Auto resolves at creation), so renamed once created.
@@ -261,7 +265,9 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
                      (sc.particles ? "-" + std::to_string(sc.particles) : std::string()) +
                      (sc.particles && splat == iso::SplatMethod::Gather ? "-gather" : "") +
                      (sc.normals != iso::NormalMode::Central ? std::string("-") + r.normals : "") +
-                     (r.source == "volume" ? "-volume" : "");
+                     (r.source == "volume"   ? "-volume"
+                      : r.source == "sparse" ? "-sparse"
+                                             : "");
     };
     name(sc.splat);
     for (uint32_t& c : r.cells) c = sc.n;
@@ -291,8 +297,14 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
 
     std::vector<float> volume;
     if (r.source == "volume") volume = sampleField(sc.field, sc.n + 1);
+    // Sparse: guessed capacities, grown from the first frame's stats (a
+    // short brick list under-counts the row pairs: up to two regrowths).
+    iso::SparseDomain sparse;
+    sparse.enabled = sc.sparse;
+    sparse.maxBricks = 1024;
+    sparse.maxRowPairs = 8192;
 
-    for (int attempt = 0; attempt < 2; ++attempt) {
+    for (int attempt = 0; attempt < (sc.sparse ? 4 : 2); ++attempt) {
         iso::IsoSurfaceCreateInfo info;
         info.samples = {sc.n + 1, sc.n + 1, sc.n + 1};
         info.vertexCapacity = capacity;
@@ -321,6 +333,7 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
             info.isoValue = 0.f;
             info.lipschitz = sc.lipschitz ? fieldLipschitz(sc.field) : 0.f;
             info.fieldEvaluation = sc.fieldEvaluation;
+            info.sparse = sparse;
             r.lipschitz = info.lipschitz;
             r.fieldEvaluation = sc.fieldEvaluation == iso::FieldEvaluation::Fused    ? "fused"
                                 : sc.fieldEvaluation == iso::FieldEvaluation::Buffer ? "buffer"
@@ -382,6 +395,18 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
                     r.memoryModuleBytes += m.bytes;
                 }
                 r.memoryTotalBytes = dev.allocator().stats().allocatedBytes - before;
+                if (sc.sparse && (stats->sparseBricksNeeded > sparse.maxBricks ||
+                                  stats->sparseRowPairsNeeded > sparse.maxRowPairs)) {
+                    const iso::SparseDomain more = iso::suggestSparseCapacity(*stats, 1.05f);
+                    const uint32_t mostPairs = iso::maxSparseRowPairs(dev.limits());
+                    const uint32_t pairs = std::min(std::max(sparse.maxRowPairs, more.maxRowPairs), mostPairs);
+                    if (more.maxBricks > sparse.maxBricks || pairs > sparse.maxRowPairs) {
+                        sparse.maxBricks = std::max(sparse.maxBricks, more.maxBricks);
+                        sparse.maxRowPairs = pairs;
+                        retry = true;
+                        break;
+                    }
+                }
                 if (stats->overflow && attempt == 0) {
                     const uint32_t want = iso::suggestCapacity(*stats, 1.05f);
                     if (want > capacity && capacity < most) {
@@ -756,8 +781,10 @@ CLI::App* addBenchCommand(CLI::App& app, BenchOptions& o) {
         ->check(CLI::Range(0u, voxel::kMaxSmallTriangleVoxels));
     c->add_option("--source", o.source,
                   "Analytic fields (cayley, sphere, gyroid, noise): glsl (GPU field every frame, field pass excluded; "
-                  "default) | volume (sampled once, uploaded as float32 before timing)")
-        ->check(CLI::IsMember({"glsl", "volume"}));
+                  "default) | volume (sampled once, uploaded as float32 before timing) | sparse (glsl in a sparse "
+                  "domain: bricks listed by the Lipschitz bound, capacities grown from the first frame; "
+                  "HistoPyramid, non-indexed)")
+        ->check(CLI::IsMember({"glsl", "volume", "sparse"}));
     c->add_option("--lipschitz", o.lipschitz,
                   "glsl source: auto (each field's Lipschitz constant over [-1,1]^3: classify skips the patches the "
                   "surface cannot cross, same triangles; noise has none; default) | off (every patch classified)")
@@ -840,15 +867,20 @@ int runBench(const BenchOptions& o, const std::string& commandLine) {
                         : f == "noise" ? std::vector<uint32_t>{31, 47}
                                        // ~20 vertices per cell: larger grids exceed one vertex buffer
                                        : std::vector<uint32_t>{127};
+            // Sparse domains: the analytic fields (a Lipschitz bound), HistoPyramid, non-indexed.
+            const bool sparse = o.source == "sparse" && sample::isAnalyticField(f);
             for (uint32_t n : sizes)
-                for (const Strategy& m : methods)
+                for (const Strategy& m : methods) {
+                    if (sparse && (m.method != iso::ExtractionMethod::HistoPyramid || m.indexed)) continue;
                     isoScenarios.push_back({f, n, m.method, 0, o.warmup, framesFor(uint64_t(n) * n * n), m.indexed,
                                             normals, iso::SplatMethod::Scatter,
                                             o.source == "volume" && std::string(f) != "metaballs",
-                                            o.lipschitz == "auto",
+                                            o.lipschitz == "auto" || sparse,
                                             o.fieldEvaluation == "fused"    ? iso::FieldEvaluation::Fused
                                             : o.fieldEvaluation == "buffer" ? iso::FieldEvaluation::Buffer
-                                                                            : iso::FieldEvaluation::Auto});
+                                                                            : iso::FieldEvaluation::Auto,
+                                            sparse});
+                }
         }
     if (wants(o.groups, "particles")) {
         const std::vector<uint32_t> counts =

@@ -30,6 +30,7 @@
 #include "pyramarch/isosurface/testing.h"
 #include "reference.h"
 #include "iso_fixture.h"
+#include "iso_reference_convert.h"
 #include "reference_grid.h"
 #include "support/gpu_test.h"
 
@@ -67,37 +68,14 @@ constexpr size_t kArgWordCount = sizeof(gpu::IsoArgs) / sizeof(uint32_t);
 static_assert(IsoSurface::drawArgsOffset() == offsetof(gpu::IsoArgs, vertexCount));
 static_assert(IsoSurface::drawIndexedArgsOffset() == offsetof(gpu::IsoArgs, indexCount));
 
-constexpr const char* kCayleyGlsl =
-    "float field(vec3 p) {\n    return 16.0 * p.x * p.y * p.z + 4.0 * (p.x + p.y + p.z) - 1.0;\n}\n";
 constexpr const char* kSphereGlsl = "// sphere of radius iso_params[0].w at iso_params[0].xyz\nfloat field(vec3 p) {\n "
                                     "   return iso_params[0].w - length(p - iso_params[0].xyz);\n}\n";
-constexpr const char* kGyroidGlsl = "float field(vec3 p) {\n    vec3 q = p * iso_params[0].x;\n"
-                                    "    return sin(q.x) * cos(q.y) + sin(q.y) * cos(q.z) + sin(q.z) * cos(q.x);\n}\n";
 
 // Same vertex records, byte for byte (memcmp needs non-null pointers even
 // for zero bytes: empty surfaces compare by size alone).
 bool sameVertexBytes(const std::vector<IsoVertexData>& a, const std::vector<IsoVertexData>& b) {
     return a.size() == b.size() &&
            (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(IsoVertexData)) == 0);
-}
-
-ref::Normals refNormals(NormalMode m) {
-    return m == NormalMode::Forward   ? ref::Normals::Forward
-           : m == NormalMode::Central ? ref::Normals::Central
-           : m == NormalMode::Sobel   ? ref::Normals::Sobel
-                                      : ref::Normals::None;
-}
-
-std::vector<ref::Vertex> toRef(const std::vector<IsoVertexData>& v) {
-    std::vector<ref::Vertex> out(v.size());
-    for (size_t i = 0; i < v.size(); ++i) {
-        for (int k = 0; k < 3; ++k) {
-            out[i].p[k] = v[i].position[k];
-            out[i].n[k] = v[i].normal[k];
-        }
-        out[i].cellTriangles = v[i].position[3];
-    }
-    return out;
 }
 
 // The classify patch of a cell: run = 16 cells, patch p = runs 128 (p / 16) + p % 16 + 16 k.
@@ -926,15 +904,6 @@ TEST_F(IsoGpu, MetaballPatchListSkipsEmptyAndInsidePatches) {
 
 // User GLSL fields with a Lipschitz constant (IsoSurfaceCreateInfo::lipschitz):
 // a sphere (L = 1) that moves with iso_time and turns NaN far outside.
-constexpr const char* kMovingSphereGlsl =
-    "// sphere of radius iso_params[0].w around iso_params[0].xyz + (0.3 sin(t), 0, 0);\n"
-    "// NaN where the distance is below -iso_params[1].x (when > 0)\n"
-    "float field(vec3 p) {\n"
-    "    vec3 c = iso_params[0].xyz + vec3(0.3 * sin(iso_time), 0.0, 0.0);\n"
-    "    float d = iso_params[0].w - length(p - c);\n"
-    "    if (iso_params[1].x > 0.0 && d < -iso_params[1].x) return uintBitsToFloat(0x7fc00000u);\n"
-    "    return d;\n"
-    "}\n";
 
 float movingSphere(const std::array<float, 8>& u, float time, const float p[3]) {
     const float c[3] = {u[0] + 0.3f * std::sin(time), u[1], u[2]};

@@ -22,6 +22,7 @@
 #include "pyramarch/isosurface/isosurface.h"
 #include "pyramarch/isosurface/testing.h"
 #include "reference.h"
+#include "iso_reference_convert.h"
 #include "particle_fixture.h"
 #include "reference_grid.h"
 #include "support/gpu_test.h"
@@ -202,18 +203,6 @@ std::vector<Particle> someParticles(const ref::Grid& g, size_t count, uint32_t s
         ps.push_back(p);
     }
     return ps;
-}
-
-std::vector<ref::Vertex> toRef(const std::vector<IsoVertexData>& v) {
-    std::vector<ref::Vertex> out(v.size());
-    for (size_t i = 0; i < v.size(); ++i) {
-        for (int k = 0; k < 3; ++k) {
-            out[i].p[k] = v[i].position[k];
-            out[i].n[k] = v[i].normal[k];
-        }
-        out[i].cellTriangles = v[i].position[3];
-    }
-    return out;
 }
 
 } // namespace

@@ -14,6 +14,7 @@
 #include <tuple>
 
 #include "iso_fixture.h"
+#include "iso_reference_convert.h"
 #include "isosurface/iso_shared.h"
 #include "pyramarch/engine/shader_compiler.h"
 #include "pyramarch/isosurface/isosurface.h"
@@ -24,39 +25,6 @@ using namespace pyramarch;
 using namespace pyramarch::iso;
 
 namespace {
-
-constexpr const char* kMovingSphereGlsl =
-    "// sphere of radius iso_params[0].w around iso_params[0].xyz + (0.3 sin(t), 0, 0);\n"
-    "// NaN where the distance is below -iso_params[1].x (when > 0)\n"
-    "float field(vec3 p) {\n"
-    "    vec3 c = iso_params[0].xyz + vec3(0.3 * sin(iso_time), 0.0, 0.0);\n"
-    "    float d = iso_params[0].w - length(p - c);\n"
-    "    if (iso_params[1].x > 0.0 && d < -iso_params[1].x) return uintBitsToFloat(0x7fc00000u);\n"
-    "    return d;\n"
-    "}\n";
-constexpr const char* kCayleyGlsl =
-    "float field(vec3 p) {\n    return 16.0 * p.x * p.y * p.z + 4.0 * (p.x + p.y + p.z) - 1.0;\n}\n";
-constexpr const char* kGyroidGlsl = "float field(vec3 p) {\n    vec3 q = p * iso_params[0].x;\n"
-                                    "    return sin(q.x) * cos(q.y) + sin(q.y) * cos(q.z) + sin(q.z) * cos(q.x);\n}\n";
-
-ref::Normals refNormals(NormalMode m) {
-    return m == NormalMode::Forward   ? ref::Normals::Forward
-           : m == NormalMode::Central ? ref::Normals::Central
-           : m == NormalMode::Sobel   ? ref::Normals::Sobel
-                                      : ref::Normals::None;
-}
-
-std::vector<ref::Vertex> toRef(const std::vector<IsoVertexData>& v) {
-    std::vector<ref::Vertex> out(v.size());
-    for (size_t i = 0; i < v.size(); ++i) {
-        for (int c = 0; c < 3; ++c) {
-            out[i].p[c] = v[i].position[c];
-            out[i].n[c] = v[i].normal[c];
-        }
-        out[i].cellTriangles = v[i].position[3];
-    }
-    return out;
-}
 
 IsoSurfaceCreateInfo sparseInfo(const char* glsl, std::array<uint32_t, 3> n, float lipschitz, NormalMode normals) {
     IsoSurfaceCreateInfo info;
