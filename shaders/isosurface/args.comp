@@ -94,4 +94,5 @@ void main() {
     counters.activeCells = 0;
     counters.sparseBricks = 0;
     counters.sparseSlots = 0;
+    counters.sparseSupers = 0;
 }

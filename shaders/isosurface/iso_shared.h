@@ -47,6 +47,10 @@ ISO_CONST kIsoBrickCells = 8;
 ISO_CONST kIsoBrickRowPairs = 32;     // (8 / 2) x 8 row pairs per brick
 ISO_CONST kIsoBricksPerGroup = 4;     // kIsoClassifyGroupSize / kIsoBrickRowPairs
 ISO_CONST kIsoBrickAxisBits = 10;     // brick coordinates in a list entry: 10 bits per axis
+// Activation is coarse to fine: super-bricks of kIsoSuperBricks^3 bricks
+// first, then the bricks of the listed ones only.
+ISO_CONST kIsoSuperBricks = 8;
+ISO_CONST kIsoSuperBrickCount = 512; // kIsoSuperBricks^3 bricks per super-brick
 // Corner k of the MC tables (mc::kCornerOffset) as offset code x | y << 1 | z << 2,
 // 3 bits per corner: classify and vertex_owner.glsl swap inside bits with masks, not a table.
 ISO_CONST kIsoCornerCodes = 0u | 1u << 3 | 3u << 6 | 2u << 9 | 4u << 12 | 5u << 15 | 7u << 18 | 6u << 21;
@@ -222,6 +226,10 @@ struct IsoGrid {
     // Sparse: brick index -> coordinates (divideBy constants for the bricks
     // per axis x and y, as cellDivisors).
     uvec4 brickDivisors;
+    // Sparse: super-bricks per axis (xyz) and in all (w), and their index ->
+    // coordinates constants.
+    uvec4 superBricks;
+    uvec4 superDivisors;
 };
 
 // Per-frame values: push constants, so changing them never touches a buffer
@@ -286,7 +294,7 @@ struct IsoCounters {
     uint activeCells;
     uint sparseBricks; // sparse: bricks the activate pass found (the list's append counter)
     uint sparseSlots;  // sparse: row pairs with a cut cell (the pool's slot counter)
-    uint pad0;
+    uint sparseSupers; // sparse: super-bricks the coarse activate pass listed
 };
 
 // Output vertex (32 bytes): what the draw consumes.
@@ -306,7 +314,7 @@ static_assert(sizeof(IsoPush) == 64, "push constants");
 static_assert(sizeof(IsoTables) == 4096, "tables: 256 uvec4");
 // 4 vec4 + 20 level uvec4s + 16 uints, then vec4-aligned members: the same
 // offsets in std430 and std140 (no scalar arrays, vec4 members 16-aligned).
-static_assert(sizeof(IsoGrid) == 64 + 320 + 64 + 48 + 80 + 16 + 16 + 32 + 48,
+static_assert(sizeof(IsoGrid) == 64 + 320 + 64 + 48 + 80 + 16 + 16 + 32 + 80,
               "IsoGrid must match its std430 and std140 layouts (vec4 members 16-aligned)");
 static_assert(sizeof(IsoArgs) == 80, "args");
 static_assert(sizeof(IsoPatchList) == 16, "patch list header: the list starts at word 4");

@@ -146,6 +146,13 @@ TEST_F(IsoSparse, MatchesTheDenseFusedPathAndTheReference) {
         expectSparseMatches(info, {6.2831853f, 0, 0, 0, 0, 0, 0, 0}, 0.f);
     }
     {
+        // 17 x 9 x 18 bricks in 3 x 2 x 3 super-bricks (the coarse pass
+        // lists some, the fine pass tests only their bricks), short at every far end.
+        SCOPED_TRACE("sphere 130x70x140 (several super-bricks)");
+        IsoSurfaceCreateInfo info = sparseInfo(kMovingSphereGlsl, {131, 71, 141}, 1.f, NormalMode::Central);
+        expectSparseMatches(info, {0.2f, 0.1f, -0.15f, 0.35f, 0, 0, 0, 0}, 0.f);
+    }
+    {
         SCOPED_TRACE("one brick, one short row: 9x2x3");
         expectSparseMatches(sparseInfo(kCayleyGlsl, {9, 2, 3}, 34.65f, NormalMode::Forward), {}, 0.f, 30);
     }

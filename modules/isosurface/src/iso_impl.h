@@ -74,7 +74,7 @@ struct IsoRefs {
     BufferRef patchWrapBounds;                      // volume: the patches' second interval (else patchBounds)
     BufferRef patchBounds, patchList, classifyArgs; // grid.patchList: empty-space skipping
     BufferRef patchBoxes;                           // patchBoxes: each patch's cell box (metaballs, particles)
-    BufferRef brickList, sparseArgs, slotRecords;   // sparse
+    BufferRef brickList, sparseArgs, slotRecords, superList, superArgs; // sparse
 };
 
 // Sizes planned by planLayout() and used to create the buffers.
@@ -83,6 +83,7 @@ struct IsoSizes {
     uint64_t pyramidElements = 0, pyramidBytes = 0, vertexBytes = 0, indexBytes = 0;
     uint64_t vertexPyramidBytes = 0, runBaseBytes = 0; // indexed
     uint64_t sparseListBytes = 0, sparseSlotBytes = 0; // sparse: brick list, slot records
+    uint64_t sparseSuperBytes = 0;                     // sparse: the listed super-bricks
 };
 
 // layout.cpp: a sparse domain's create-info against the other fields.
@@ -164,17 +165,18 @@ struct IsoSurface::Impl {
     // Sparse: the bricks listed this frame, classify's indirect dispatch, and
     // per pool slot its record (listed brick << 5 | row pair).
     Buffer brickList, sparseArgs, slotRecords;
+    Buffer superList, superArgs; // sparse: the super-bricks the coarse pass listed, the fine pass's dispatch
 
     ComputePipeline classify, build, argsPipe, extract, fieldPipe, resolve, scanDown, generate, compact;
-    ComputePipeline boundsPipe, patchBoundsPipe;         // volume
-    ComputePipeline metaballBoundsPipe;                  // metaballs with a patch list
-    ComputePipeline userBoundsPipe;                      // user GLSL with a Lipschitz constant (patch list)
-    ComputePipeline fieldTilesPipe;                      // the same: the field tiles to evaluate (mark, list, args)
-    ComputePipeline activatePipe;                        // grid.patchList
-    ComputePipeline sparseActivatePipe;                  // sparse: activate + args (sparse_activate.glsl)
-    ComputePipeline patchBoxesPipe;                      // usePatchBoxes
-    ComputePipeline particleBoundsPipe;                  // particles with a patch list
-    ComputePipeline vertexBasesPipe, sharedVerticesPipe; // indexed (extract then runs extract_indexed.comp)
+    ComputePipeline boundsPipe, patchBoundsPipe;          // volume
+    ComputePipeline metaballBoundsPipe;                   // metaballs with a patch list
+    ComputePipeline userBoundsPipe;                       // user GLSL with a Lipschitz constant (patch list)
+    ComputePipeline fieldTilesPipe;                       // the same: the field tiles to evaluate (mark, list, args)
+    ComputePipeline activatePipe;                         // grid.patchList
+    ComputePipeline sparseSupersPipe, sparseActivatePipe; // sparse: coarse and fine (sparse_activate.glsl)
+    ComputePipeline patchBoxesPipe;                       // usePatchBoxes
+    ComputePipeline particleBoundsPipe;                   // particles with a patch list
+    ComputePipeline vertexBasesPipe, sharedVerticesPipe;  // indexed (extract then runs extract_indexed.comp)
     ComputePipeline meshListsPipe, meshStepPipe, meshScanPipe, meshScanTopPipe; // meshSmoothing
     ComputePipeline countPipe, binScanPipe, binScanTopPipe, sortPipe, gatherPipe, smoothPipe, anisoPipe;
     bool gather = false;
@@ -246,8 +248,9 @@ struct IsoSurface::Impl {
     // FieldEvaluation::Fused: one of the module's passes (its .comp text)
     // compiled with the user's field() (field_user.cpp).
     Result<std::vector<uint32_t>> fusedSpirv(const char* shaderText, const char* what) const;
-    // Sparse domains: the activate pass (sparse_activate.glsl) around the snippet.
-    Result<std::vector<uint32_t>> sparseActivateSpirv() const;
+    // Sparse domains: the activate passes (sparse_activate.glsl) around the
+    // snippet: coarse (super-bricks) or fine (bricks).
+    Result<std::vector<uint32_t>> sparseActivateSpirv(bool coarse) const;
     // Whether the user's field() compiles to a loop (FieldEvaluation::Auto).
     Result<bool> fieldHasLoop() const;
     void bindBalls(PassBuilder& pass, const IsoRefs& refs); // metaballs: binding 1

@@ -192,6 +192,10 @@ Status IsoSurface::Impl::createBuffers() {
         PYRAMARCH_TRY(make(m.brickList, sizes.sparseListBytes, storage, MemoryUsage::DeviceLocal, "sparse brick list"));
         PYRAMARCH_TRY(make(m.sparseArgs, 16, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, MemoryUsage::DeviceLocal,
                            "sparse classify dispatch"));
+        PYRAMARCH_TRY(make(m.superArgs, 16, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, MemoryUsage::DeviceLocal,
+                           "sparse activate dispatch"));
+        PYRAMARCH_TRY(
+            make(m.superList, sizes.sparseSuperBytes, storage, MemoryUsage::DeviceLocal, "sparse super-bricks"));
         PYRAMARCH_TRY(
             make(m.slotRecords, sizes.sparseSlotBytes, storage, MemoryUsage::DeviceLocal, "sparse slot records"));
     }
@@ -499,6 +503,9 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
         refs.brickList = graph.importBuffer(n + ".sparse.bricks", m.brickList, computeRead, computeRead);
         refs.sparseArgs = graph.importBuffer(n + ".sparse.dispatch", m.sparseArgs, computeIndirect, computeIndirect);
         refs.slotRecords = graph.importBuffer(n + ".sparse.slots", m.slotRecords, computeRead, computeRead);
+        refs.superList = graph.importBuffer(n + ".sparse.supers", m.superList, computeRead, computeRead);
+        refs.superArgs =
+            graph.importBuffer(n + ".sparse.activate.dispatch", m.superArgs, computeIndirect, computeIndirect);
     }
     if (m.scan) {
         refs.occGrid = graph.importBuffer(n + ".occGrid", m.occGridBuf, uniformRead, uniformRead, true);

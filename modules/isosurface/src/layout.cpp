@@ -165,6 +165,12 @@ Status IsoSurface::Impl::planSparseDomain(const DeviceLimits& lim, const std::st
     g.sparseLimits = {info.sparse.maxBricks, info.sparse.maxRowPairs, bx * by * bz, 0u};
     const UintDivisor divX = uintDivisor(bx), divY = uintDivisor(by);
     g.brickDivisors = {divX.multiplier, divY.multiplier, divX.shifts, divY.shifts};
+    const uint32_t s = gpu::kIsoSuperBricks;
+    const uint32_t sx = (bx + s - 1) / s, sy = (by + s - 1) / s, sz = (bz + s - 1) / s;
+    g.superBricks = {sx, sy, sz, sx * sy * sz};
+    const UintDivisor superX = uintDivisor(sx), superY = uintDivisor(sy);
+    g.superDivisors = {superX.multiplier, superY.multiplier, superX.shifts, superY.shifts};
+    sizes.sparseSuperBytes = uint64_t(g.superBricks.w) * 4;
     const uint64_t range = lim.maxStorageBufferRange;
     const uint64_t listBytes = uint64_t(info.sparse.maxBricks) * 4, slotBytes = uint64_t(info.sparse.maxRowPairs) * 4;
     if (listBytes > range || slotBytes > range)

@@ -4,8 +4,12 @@
 // over. Passes, every frame:
 //   "<name>.sparse.clear"     level 2 of the pool pyramid (one word per slot) to 0:
 //                             slots no pair claims this frame count nothing
-//   "<name>.sparse.activate"  one thread per brick: list the bricks whose
-//                             Lipschitz interval reaches the iso value (sparse_activate.glsl)
+//   "<name>.sparse.supers"    one thread per super-brick of 8^3 bricks: list those
+//                             whose interval, grown by a brick's, reaches the iso value
+//   "<name>.sparse.supers.args"  their count -> the activate pass's indirect dispatch
+//   "<name>.sparse.activate"  one thread per brick of a listed super-brick: list the
+//                             bricks whose Lipschitz interval reaches the iso value
+//                             (all four: sparse_activate.glsl)
 //   "<name>.sparse.args"      their count -> classify's indirect dispatch
 //   "<name>.classify"         a thread per row pair of a listed brick: cases,
 //                             a pool slot if cut (sparse_classify.comp)
@@ -22,8 +26,10 @@
 namespace pyramarch::iso {
 
 Status IsoSurface::Impl::createSparsePipelines() {
-    PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> activate, sparseActivateSpirv());
-    PYRAMARCH_TRY(makePipeline(sparseActivatePipe, activate, "sparse.activate", 4, false));
+    PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> supers, sparseActivateSpirv(true));
+    PYRAMARCH_TRY(makePipeline(sparseSupersPipe, supers, "sparse.supers", 5, false));
+    PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> activate, sparseActivateSpirv(false));
+    PYRAMARCH_TRY(makePipeline(sparseActivatePipe, activate, "sparse.activate", 5, false));
     PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> classifySpv,
                          fusedSpirv(kIsoText_sparse_classify_comp, "classify"));
     PYRAMARCH_TRY(makePipeline(classify, classifySpv, "classify", 7));
@@ -41,13 +47,16 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
             beginFrame(ctx); // the frame's first pass
             ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.pyramid), level2Offset, level2Bytes, 0);
         });
-    const auto activate = [&](const char* suffix, uint32_t mode, uint64_t groups) {
+    // sparse_activate.glsl's modes: 0 super-bricks, 1 their count -> the
+    // fine pass's dispatch (the coarse build); 2 bricks, 3 their count ->
+    // classify's dispatch (the fine build).
+    const auto coarse = [&](const char* suffix, uint32_t mode, uint64_t groups) {
         graph.addPass(info.name + suffix, PassKind::Compute)
-            .pipeline(sparseActivatePipe)
+            .pipeline(sparseSupersPipe)
             .uniform(0, refs.grid)
             .storage(1, refs.counters, RW)
-            .storage(2, refs.brickList, W)
-            .storage(3, refs.sparseArgs, W)
+            .storage(3, refs.superArgs, W)
+            .storage(4, refs.superList, W)
             .record([this, mode, groups](PassContext& ctx) {
                 gpu::IsoPush pc = push();
                 pc.srcLevel = mode;
@@ -55,8 +64,33 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
                 dispatchFolded(ctx, groups, maxGroupsX());
             });
     };
-    activate(".sparse.activate", 0, groupsOf(grid.sparseLimits.z, gpu::kIsoGroupSize));
-    activate(".sparse.args", 1, 1);
+    const auto fine = [&](const char* suffix, uint32_t mode) {
+        PassBuilder pass = graph.addPass(info.name + suffix, PassKind::Compute);
+        pass.pipeline(sparseActivatePipe)
+            .uniform(0, refs.grid)
+            .storage(1, refs.counters, RW)
+            .storage(2, refs.brickList, W)
+            .storage(3, refs.sparseArgs, W)
+            .storage(4, refs.superList, R);
+        if (mode == 2)
+            pass.use(refs.superArgs, Access::IndirectRead).record([this, args = refs.superArgs](PassContext& ctx) {
+                gpu::IsoPush pc = push();
+                pc.srcLevel = 2;
+                ctx.pushConstants(pc);
+                ctx.dispatchIndirect(args, 0);
+            });
+        else
+            pass.record([this](PassContext& ctx) {
+                gpu::IsoPush pc = push();
+                pc.srcLevel = 3;
+                ctx.pushConstants(pc);
+                ctx.dispatch(1);
+            });
+    };
+    coarse(".sparse.supers", 0, groupsOf(grid.superBricks.w, gpu::kIsoGroupSize));
+    coarse(".sparse.supers.args", 1, 1);
+    fine(".sparse.activate", 2);
+    fine(".sparse.args", 3);
     graph.addPass(info.name + ".classify", PassKind::Compute)
         .pipeline(classify)
         .uniform(0, refs.grid)
