@@ -14,18 +14,7 @@
 // Cells past the grid's last cell (a short last brick) are case 0.
 // Same cases as the dense classify: the corner bits of the same samples
 // (isoUserSample) with the same offset-code swap.
-// ISO_SUBGROUP_ATOMICS (where the device has subgroup ballot and
-// arithmetic): one atomic per subgroup for the active cells and one for the
-// subgroup's slots (an exclusive sum places each lane's), instead of two per
-// cut pair on one address; the slots of neighbouring pairs then also sit
-// next to each other. Every lane reaches the subgroup operations: no early
-// return before them.
 // Fused only (ISO_USER_FIELD): compiled at creation with the snippet.
-#ifdef ISO_SUBGROUP_ATOMICS
-#extension GL_KHR_shader_subgroup_basic : require
-#extension GL_KHR_shader_subgroup_arithmetic : require
-#extension GL_KHR_shader_subgroup_ballot : require
-#endif
 #include "isosurface/common.glsl"
 
 layout(local_size_x = kIsoClassifyGroupSize) in;
@@ -56,61 +45,45 @@ void main() {
     const uint l = gl_LocalInvocationIndex;
     const uint listed = min(counters.sparseBricks, grid.sparseLimits.x);
     const uint brickSlot = linearGroup() * kIsoBricksPerGroup + l / kIsoBrickRowPairs;
+    if (brickSlot >= listed) return;
     const uint pair = l % kIsoBrickRowPairs;
+    const uint packed = bricks[brickSlot];
+    const uint mask = (1u << kIsoBrickAxisBits) - 1u;
+    const uvec3 b = uvec3(packed & mask, (packed >> kIsoBrickAxisBits) & mask, packed >> (2 * kIsoBrickAxisBits));
+    // First cell of the pair: rows y0 and y0 + 1 of slice z.
+    const uvec3 c0 = b * kIsoBrickCells + uvec3(0u, (pair & 3u) * 2u, pair >> 2);
+    if (c0.z >= grid.cells.z || c0.y >= grid.cells.y) return;
+    const float iso = pc.iso;
+    // Sample rows (y0 + j, z + k), j = 0..2, k = 0..1.
+    const uint r00 = insideRow9(c0, iso), r10 = insideRow9(c0 + uvec3(0u, 1u, 0u), iso),
+               r20 = insideRow9(c0 + uvec3(0u, 2u, 0u), iso), r01 = insideRow9(c0 + uvec3(0u, 0u, 1u), iso),
+               r11 = insideRow9(c0 + uvec3(0u, 1u, 1u), iso), r21 = insideRow9(c0 + uvec3(0u, 2u, 1u), iso);
+    // Cells of a row: x < cells.x; the second row: y0 + 1 < cells.y.
+    const uint xCells = min(kIsoBrickCells, grid.cells.x - c0.x);
+    const bool secondRow = c0.y + 1u < grid.cells.y;
+    // Cases in registers (no dynamically indexed array: lavapipe would keep
+    // it in memory), stored once after the loop.
     uint cases0 = 0u, cases1 = 0u, cases2 = 0u, cases3 = 0u, sums1 = 0u, actives = 0u;
-    if (brickSlot < listed) {
-        const uint packed = bricks[brickSlot];
-        const uint mask = (1u << kIsoBrickAxisBits) - 1u;
-        const uvec3 b = uvec3(packed & mask, (packed >> kIsoBrickAxisBits) & mask, packed >> (2 * kIsoBrickAxisBits));
-        // First cell of the pair: rows y0 and y0 + 1 of slice z.
-        const uvec3 c0 = b * kIsoBrickCells + uvec3(0u, (pair & 3u) * 2u, pair >> 2);
-        if (c0.z < grid.cells.z && c0.y < grid.cells.y) {
-            const float iso = pc.iso;
-            // Sample rows (y0 + j, z + k), j = 0..2, k = 0..1.
-            const uint r00 = insideRow9(c0, iso), r10 = insideRow9(c0 + uvec3(0u, 1u, 0u), iso),
-                       r20 = insideRow9(c0 + uvec3(0u, 2u, 0u), iso), r01 = insideRow9(c0 + uvec3(0u, 0u, 1u), iso),
-                       r11 = insideRow9(c0 + uvec3(0u, 1u, 1u), iso), r21 = insideRow9(c0 + uvec3(0u, 2u, 1u), iso);
-            // Cells of a row: x < cells.x; the second row: y0 + 1 < cells.y.
-            const uint xCells = min(kIsoBrickCells, grid.cells.x - c0.x);
-            const bool secondRow = c0.y + 1u < grid.cells.y;
-            // Cases in registers (no dynamically indexed array: lavapipe
-            // would keep it in memory), stored once below.
-            for (uint i = 0u; i < kIsoClassifyCells; ++i) {
-                const uint k = i & 7u;
-                const bool second = i >= 8u;
-                const uint a0 = second ? r10 : r00, a1 = second ? r20 : r10, b0 = second ? r11 : r01,
-                           b1 = second ? r21 : r11;
-                const uint byCode =
-                    ((a0 >> k) & 3u) | ((a1 >> k) & 3u) << 2 | ((b0 >> k) & 3u) << 4 | ((b1 >> k) & 3u) << 6;
-                const bool inGrid = k < xCells && (!second || secondRow);
-                const uint mcCase = inGrid ? isoCornerBitsByCode(byCode) : 0u;
-                const uint count = isoCaseCount(mcCase);
-                const uint caseBits = mcCase << (8u * (i & 3u));
-                cases0 |= i < 4u ? caseBits : 0u;
-                cases1 |= i - 4u < 4u ? caseBits : 0u;
-                cases2 |= i - 8u < 4u ? caseBits : 0u;
-                cases3 |= i >= 12u ? caseBits : 0u;
-                sums1 += count << (8u * (i >> 2));
-                actives += count != 0u ? 1u : 0u;
-            }
-        }
+    for (uint i = 0u; i < kIsoClassifyCells; ++i) {
+        const uint k = i & 7u;
+        const bool second = i >= 8u;
+        const uint a0 = second ? r10 : r00, a1 = second ? r20 : r10, b0 = second ? r11 : r01, b1 = second ? r21 : r11;
+        const uint byCode = ((a0 >> k) & 3u) | ((a1 >> k) & 3u) << 2 | ((b0 >> k) & 3u) << 4 | ((b1 >> k) & 3u) << 6;
+        const bool inGrid = k < xCells && (!second || secondRow);
+        const uint mcCase = inGrid ? isoCornerBitsByCode(byCode) : 0u;
+        const uint count = isoCaseCount(mcCase);
+        const uint caseBits = mcCase << (8u * (i & 3u));
+        cases0 |= i < 4u ? caseBits : 0u;
+        cases1 |= i - 4u < 4u ? caseBits : 0u;
+        cases2 |= i - 8u < 4u ? caseBits : 0u;
+        cases3 |= i >= 12u ? caseBits : 0u;
+        sums1 += count << (8u * (i >> 2));
+        actives += count != 0u ? 1u : 0u;
     }
     const uint total = byteSum(sums1);
-#ifdef ISO_SUBGROUP_ATOMICS
-    const uint cut = total != 0u ? 1u : 0u;
-    const uint subgroupActives = subgroupAdd(actives), subgroupCut = subgroupAdd(cut);
-    uint first = 0u;
-    if (subgroupElect()) {
-        if (subgroupActives != 0u) atomicAdd(counters.activeCells, subgroupActives);
-        if (subgroupCut != 0u) first = atomicAdd(counters.sparseSlots, subgroupCut);
-    }
-    const uint slot = subgroupBroadcastFirst(first) + subgroupExclusiveAdd(cut);
-    if (cut == 0u) return;
-#else
     if (total == 0u) return;
     atomicAdd(counters.activeCells, actives);
     const uint slot = atomicAdd(counters.sparseSlots, 1u);
-#endif
     if (slot >= grid.sparseLimits.y) return;
     const uint word0 = grid.levels[0].x + slot * 4u;
     pyramid[word0] = cases0;

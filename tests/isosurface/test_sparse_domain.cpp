@@ -81,12 +81,9 @@ protected:
         denseInfo.fieldEvaluation = FieldEvaluation::Fused;
         auto buffer = make(bufferInfo);
         auto dense = make(denseInfo);
-        // Both classify builds: atomics per subgroup (where the device has
-        // them, as lavapipe does) and per thread.
         auto sparse = make(info);
-        auto perThread = make(info, {.perThreadAtomics = true});
-        ASSERT_TRUE(buffer && dense && sparse && perThread);
-        for (IsoSurface* s : {buffer.get(), dense.get(), sparse.get(), perThread.get()}) {
+        ASSERT_TRUE(buffer && dense && sparse);
+        for (IsoSurface* s : {buffer.get(), dense.get(), sparse.get()}) {
             s->setUserParams(params);
             s->setTime(time);
             frame(*s);
@@ -104,14 +101,6 @@ protected:
         EXPECT_EQ(ref::compareTriangleSets(cpu.vertices, toRef(sv.value()), tol, 1e-3f), "") << "against the CPU";
         EXPECT_EQ(ref::compareTriangleSets(toRef(dv.value()), toRef(sv.value()), tol, 1e-3f), "")
             << "against the dense fused path";
-        auto pv = perThread->readVertices();
-        ASSERT_TRUE(pv.ok());
-        EXPECT_EQ(ref::compareTriangleSets(toRef(pv.value()), toRef(sv.value()), tol, 1e-3f), "")
-            << "per-thread atomics against per-subgroup";
-        const auto perThreadStats = perThread->statsOfFrame(perThread->framesRecorded() - 1);
-        ASSERT_TRUE(perThreadStats.has_value());
-        EXPECT_EQ(perThreadStats->sparseRowPairsNeeded, countsOf(cpu, info.samples).rowPairs);
-        EXPECT_EQ(perThreadStats->activeCells, cpu.activeCells);
         const auto stats = sparse->statsOfFrame(sparse->framesRecorded() - 1);
         ASSERT_TRUE(stats.has_value());
         EXPECT_FALSE(stats->overflow);
