@@ -121,7 +121,7 @@ TEST_F(IsoSparse, MatchesTheDenseFusedPathAndTheReference) {
         IsoSurfaceCreateInfo info = sparseInfo(kMovingSphereGlsl, {37, 50, 23}, 1.f, NormalMode::Central);
         info.boundsMin = {-1.f, -0.8f, -1.2f};
         info.boundsMax = {1.f, 0.9f, 1.f};
-        for (float time : {0.f, 0.9f}) expectSparseMatches(info, {0.1f, -0.1f, 0.05f, 0.45f, 0.3f, 0, 0, 0}, time);
+        expectSparseMatches(info, {0.1f, -0.1f, 0.05f, 0.45f, 0.3f, 0, 0, 0}, 0.9f);
     }
     {
         SCOPED_TRACE("Cayley 61x45x38, Sobel normals");
@@ -168,8 +168,8 @@ TEST_F(IsoSparse, OverflowIsReportedBoundedAndSuggested) {
         const char* what;
         uint32_t bricks, pairs;
     };
-    for (const Short& c : {Short{"half the row pairs", full.sparse.maxBricks, want->sparseRowPairsNeeded / 2},
-                           Short{"3 bricks", 3u, full.sparse.maxRowPairs}, Short{"one slot", 5000u, 1u}}) {
+    // A short list, and a pool of one slot (the smallest pool pyramid: 16 cells, 3 levels).
+    for (const Short& c : {Short{"3 bricks", 3u, full.sparse.maxRowPairs}, Short{"one slot", 5000u, 1u}}) {
         SCOPED_TRACE(c.what);
         IsoSurfaceCreateInfo info = full;
         info.sparse.maxBricks = c.bricks;
