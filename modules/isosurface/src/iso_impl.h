@@ -231,6 +231,16 @@ struct IsoSurface::Impl {
             ctx.dispatchIndirect(args, offset);
         };
     }
+    // Record function of a pass that runs a shader's mode `mode` (push
+    // constant srcLevel) over `groups` workgroups, folded.
+    RecordFn modeDispatch(uint32_t mode, uint64_t groups) const {
+        return [this, mode, groups](PassContext& ctx) {
+            gpu::IsoPush pc = push();
+            pc.srcLevel = mode;
+            ctx.pushConstants(pc);
+            dispatchFolded(ctx, groups, maxGroupsX());
+        };
+    }
     // The first pass of every frame calls it: the one place the frame counter advances.
     void beginFrame(const PassContext& ctx);
 

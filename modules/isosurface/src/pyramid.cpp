@@ -182,12 +182,7 @@ void IsoSurface::Impl::addActivatePasses(RenderGraph& graph, const IsoRefs& refs
             .storage(2, refs.patchList, RW)
             .storage(3, refs.classifyArgs, W)
             .storage(4, refs.patchWrapBounds, R)
-            .record([this, mode, groups](PassContext& ctx) {
-                gpu::IsoPush pc = push();
-                pc.srcLevel = mode;
-                ctx.pushConstants(pc);
-                dispatchFolded(ctx, groups, maxGroupsX());
-            });
+            .record(modeDispatch(mode, groups));
     };
     activate(".classify.activate", 0, groupsOf(grid.patchCount, gpu::kIsoGroupSize));
     activate(".classify.args", 1, 1);

@@ -57,12 +57,7 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
             .storage(1, refs.counters, RW)
             .storage(3, refs.superArgs, W)
             .storage(4, refs.superList, W)
-            .record([this, mode, groups](PassContext& ctx) {
-                gpu::IsoPush pc = push();
-                pc.srcLevel = mode;
-                ctx.pushConstants(pc);
-                dispatchFolded(ctx, groups, maxGroupsX());
-            });
+            .record(modeDispatch(mode, groups));
     };
     const auto fine = [&](const char* suffix, uint32_t mode) {
         PassBuilder pass = graph.addPass(info.name + suffix, PassKind::Compute);
@@ -80,12 +75,7 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
                 ctx.dispatchIndirect(args, 0);
             });
         else
-            pass.record([this](PassContext& ctx) {
-                gpu::IsoPush pc = push();
-                pc.srcLevel = 3;
-                ctx.pushConstants(pc);
-                ctx.dispatch(1);
-            });
+            pass.record(modeDispatch(3, 1));
     };
     coarse(".sparse.supers", 0, groupsOf(grid.superBricks.w, gpu::kIsoGroupSize));
     coarse(".sparse.supers.args", 1, 1);
