@@ -80,11 +80,15 @@ void main() {
     stats[slot].activeCells = counters.activeCells;
     // Sparse: a brick list or pool that ran out dropped cells (bounded: the
     // passes write nothing past either), which is an overflow as well.
+    // Metaballs: so did the ball references (user fields count none: limit 0).
     const uint sparseBricks = counters.sparseBricks, sparseSlots = counters.sparseSlots;
-    const bool sparseShort = sparseBricks > grid.sparseLimits.x || sparseSlots > grid.sparseLimits.y;
+    const uint sparseBallRefs = counters.sparseBallRefs;
+    const bool sparseShort = sparseBricks > grid.sparseLimits.x || sparseSlots > grid.sparseLimits.y ||
+                             sparseBallRefs > grid.sparseLimits.w;
     stats[slot].overflow = (needed > written || indicesNeeded > indicesWritten || sparseShort) ? 1u : 0u;
     stats[slot].sparseBricks = sparseBricks;
     stats[slot].sparseSlots = sparseSlots;
+    stats[slot].sparseBallRefs = sparseBallRefs;
     stats[slot].frame = pc.frame;
     stats[slot].valid = 1u;
     stats[slot].indicesNeeded = indicesNeeded;
@@ -95,4 +99,5 @@ void main() {
     counters.sparseBricks = 0;
     counters.sparseSlots = 0;
     counters.sparseSupers = 0;
+    counters.sparseBallRefs = 0;
 }

@@ -221,7 +221,8 @@ struct IsoGrid {
     // kIsoClassifyCells cells, not over the grid's cells.
     uvec4 sparse;
     // Sparse: x most bricks listed per frame, y pool slots, z total bricks
-    // of the virtual grid, w 0.
+    // of the virtual grid, w metaballs: most ball references of the listed
+    // bricks (else 0).
     uvec4 sparseLimits;
     // Sparse: brick index -> coordinates (divideBy constants for the bricks
     // per axis x and y, as cellDivisors).
@@ -273,6 +274,7 @@ struct IsoStatsGpu {
     uint indicesWritten;
     uint sparseBricks;    // sparse: bricks listed as needed (may exceed the list's capacity)
     uint sparseSlots;     // sparse: pool slots needed
+    uint sparseBallRefs;  // sparse metaballs: ball references needed
 };
 
 // Empty-space skipping (IsoGrid.patchList): the activate pass appends every
@@ -295,6 +297,7 @@ struct IsoCounters {
     uint sparseBricks; // sparse: bricks the activate pass found (the list's append counter)
     uint sparseSlots;  // sparse: row pairs with a cut cell (the pool's slot counter)
     uint sparseSupers; // sparse: super-bricks the coarse activate pass listed
+    uint sparseBallRefs; // sparse metaballs: ball references of the listed bricks (the refs' append counter)
 };
 
 // Output vertex (32 bytes): what the draw consumes.

@@ -1,7 +1,9 @@
-// Metaballs, shared by the field pass (field_metaballs.comp) and the bounds
-// pass (metaball_bounds.comp): the ball ring at binding 1, the reach test
-// both use to skip a ball, and one ball's term. Needs `grid` declared by the
-// includer.
+// Metaballs, shared by the field pass (field_metaballs.comp), the bounds
+// pass (metaball_bounds.comp) and a sparse domain's passes
+// (sparse_metaballs_activate.comp, sparse_metaball_field.glsl): the ball
+// ring at binding ISO_BALLS_BINDING (default 1), the reach test all use to
+// skip a ball, one ball's term and its range over a box. Needs `grid`
+// declared by the includer.
 #ifndef ISO_METABALLS_GLSL
 #define ISO_METABALLS_GLSL
 
@@ -9,12 +11,15 @@
 // ball: lavapipe gathers them as vectors, one load for the batch where every
 // lane reads the same ball) where the device's maxTexelBufferElements covers
 // the ring (ISO_TEXEL_READS), else a storage buffer (the .storage variant).
+#ifndef ISO_BALLS_BINDING
+#define ISO_BALLS_BINDING 1
+#endif
 #ifdef ISO_TEXEL_READS
-layout(set = 0, binding = 1) uniform samplerBuffer ballTexels;
+layout(set = 0, binding = ISO_BALLS_BINDING) uniform samplerBuffer ballTexels;
 vec4 ballCentreRadius(uint i) { return texelFetch(ballTexels, int(2u * i)); }
 float ballStrength(uint i) { return texelFetch(ballTexels, int(2u * i + 1u)).x; }
 #else
-layout(set = 0, binding = 1, std430) readonly buffer BallsBuf { IsoBall balls[]; };
+layout(set = 0, binding = ISO_BALLS_BINDING, std430) readonly buffer BallsBuf { IsoBall balls[]; };
 vec4 ballCentreRadius(uint i) { return balls[i].centerRadius; }
 float ballStrength(uint i) { return balls[i].strength.x; }
 #endif
@@ -36,5 +41,25 @@ float ballTermAt(vec4 cr, float strength, vec3 p) {
     if (!(q < 1.0)) return 0.0;
     const float k = 1.0 - q;
     return strength * k * k * k;
+}
+
+// (1 - q)^3 for q < 1, else 0 (NaN included), as ballTermAt.
+float ballKernel(float q) {
+    if (!(q < 1.0)) return 0.0;
+    const float k = 1.0 - q;
+    return k * k * k;
+}
+
+// Range of the ball's term over the box [lo, hi] (world): the kernel falls
+// with the distance, so its ends are at the box's nearest and farthest
+// points from the centre. (-inf, inf) where the term is not finite.
+vec2 ballTermRange(vec4 cr, float strength, vec3 lo, vec3 hi) {
+    const vec3 near = cr.xyz - clamp(cr.xyz, lo, hi);
+    const vec3 far = max(abs(cr.xyz - lo), abs(cr.xyz - hi));
+    const float r2 = cr.w * cr.w;
+    const float a = strength * ballKernel(dot(near, near) / r2), b = strength * ballKernel(dot(far, far) / r2);
+    const float inf = uintBitsToFloat(0x7f800000u);
+    if (!isFiniteF(a) || !isFiniteF(b)) return vec2(-inf, inf);
+    return vec2(min(a, b), max(a, b));
 }
 #endif

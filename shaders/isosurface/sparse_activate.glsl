@@ -1,7 +1,10 @@
 // Sparse domain (IsoSurfaceCreateInfo::sparse), every frame: which bricks of
 // kIsoBrickCells^3 cells the surface can cross, coarse to fine. Not a shader
 // of its own: field_user.cpp wraps the user's snippet with this text (as
-// user_bounds.glsl), defining ISO_LIPSCHITZ. Four passes of it (pc.srcLevel):
+// user_bounds.glsl), defining ISO_LIPSCHITZ; for metaballs
+// (ISO_SPARSE_METABALLS) sparse_metaballs_activate.comp includes it, and a
+// box's interval is the sum of the balls' term ranges over it
+// (ballTermRange) instead of a Lipschitz bound. Four passes of it (pc.srcLevel):
 // 0, <name>.sparse.supers: one thread per super-brick (kIsoSuperBricks^3
 //    bricks; grid.superBricks) lists it when the Lipschitz interval of its
 //    centre with radius r_super + r_brick reaches the iso value. That
@@ -16,6 +19,12 @@
 //    list's capacity it only counts (the stats report the bricks needed,
 //    the frame as an overflow). A brick the bound leaves out has no cut
 //    cell, so the list holds every brick the dense path finds triangles in.
+//    Metaballs: the brick also gets the list of the balls that reach it
+//    (one sample past it: the normals' differences), in ascending order,
+//    from the ball references (binding 6; stats: needed; a brick whose
+//    list does not fit gets an empty one and the frame reports the
+//    overflow); classify and extraction sum only those
+//    (sparse_metaball_field.glsl).
 // 3, <name>.sparse.args: the brick count -> classify's indirect dispatch
 //    (kIsoBricksPerGroup bricks per group).
 // Every brick of the grid is tested by the fine pass only where its
@@ -36,9 +45,55 @@ layout(set = 0, binding = 4, std430) writeonly buffer IsoSuperListBuf { uint iso
 #else
 layout(set = 0, binding = 2, std430) writeonly buffer IsoBrickListBuf { uint isoBricks[]; };
 layout(set = 0, binding = 4, std430) readonly buffer IsoSuperListBuf { uint isoSupers[]; };
+#ifdef ISO_SPARSE_METABALLS
+// Per listed brick i: words 2i, 2i + 1 its first reference and count; the
+// references (ball indices in the ring) from word 2 * sparseLimits.x.
+layout(set = 0, binding = 6, std430) writeonly buffer IsoBrickBallsBuf { uint isoBrickBalls[]; };
+#endif
 #endif
 
+#ifdef ISO_SPARSE_METABALLS
+bool isoStraddles(vec2 b) { return b.y >= pc.iso && b.x < pc.iso; }
+
+// This frame's balls: a slot of the ring.
+uint isoBallFirst() { return pc.slot * grid.maxItems; }
+uint isoBallCount() { return isoOpaque(min(pc.itemCount, grid.maxItems)); }
+
+// The box of samples lo..hi (inclusive) in world units, and grown by one
+// sample on every side (the samples the normals of its cells read).
+void isoWorldBoxes(uvec3 lo, uvec3 hi, out vec3 a, out vec3 b, out vec3 grownA, out vec3 grownB) {
+    a = isoSamplePosition(grid, lo);
+    b = isoSamplePosition(grid, hi);
+    grownA = a - grid.spacing.xyz;
+    grownB = b + grid.spacing.xyz;
+}
+
+// Interval holding the metaball field at the samples lo..hi: the sum of the
+// term ranges of the balls that reach the grown box (`reaching` of them; a
+// ball that misses it adds exactly 0 to every sample of the box), widened
+// by the rounding of the field's float sum and of the ranges' ends. A
+// non-finite strength makes the interval (-inf, inf).
+vec2 isoBoxBounds(uvec3 lo, uvec3 hi, out uint reaching) {
+    vec3 a, b, ga, gb;
+    isoWorldBoxes(lo, hi, a, b, ga, gb);
+    const uint first = isoBallFirst(), count = isoBallCount();
+    vec2 sum = vec2(0.0);
+    float magnitude = 0.0;
+    reaching = 0u;
+    for (uint i = 0u; i < count; ++i) {
+        const vec4 cr = ballCentreRadius(first + i);
+        if (!ballReaches(cr, ga, gb)) continue;
+        ++reaching;
+        const float strength = ballStrength(first + i);
+        sum += ballTermRange(cr, strength, a, b);
+        magnitude += isFiniteF(strength) ? abs(strength) : 0.0;
+    }
+    const float margin = (1e-5 + 1.2e-7 * float(reaching)) * magnitude;
+    return vec2(sum.x - margin, sum.y + margin);
+}
+#else
 #include "isosurface/lipschitz_bounds.glsl"
+#endif
 
 uvec4 isoFoldedGroups(uint groups) {
     const uint gx = min(groups, grid.maxGroupsX);
@@ -52,7 +107,9 @@ void isoBrickBox(uvec3 b, out uvec3 lo, out uvec3 hi) {
 }
 
 void main() {
+#ifndef ISO_SPARSE_METABALLS
     isoBeginUserFrame();
+#endif
     const uint thread = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
     // One structured if/else (see the field pass): GPU-assisted validation's
     // instrumented copy of early returns inside branches failed Mesa's parser.
@@ -64,13 +121,19 @@ void main() {
             const uvec3 s = uvec3(thread - row * grid.superBricks.x, row - sz * grid.superBricks.y, sz);
             const uvec3 lo = s * (kIsoSuperBricks * kIsoBrickCells);
             const uvec3 hi = min(lo + kIsoSuperBricks * kIsoBrickCells, grid.cells.xyz);
+#ifdef ISO_SPARSE_METABALLS
+            // The box's range holds every one of its bricks' ranges.
+            uint reaching;
+            const bool listed = isoStraddles(isoBoxBounds(lo, hi, reaching));
+#else
             // The interval over the box grown by a brick's half diagonal on
             // every side holds every brick's own interval.
             const vec2 box = isoBoxBounds(lo, hi);
             const vec3 brickDiagonal = vec3(kIsoBrickCells) * grid.spacing.xyz;
             const float grow = ISO_LIPSCHITZ * 0.5 * length(brickDiagonal) * 1.001;
-            if (isoStraddles(vec2(box.x - grow, box.y + grow)))
-                isoSupers[atomicAdd(isoCounters.sparseSupers, 1u)] = thread;
+            const bool listed = isoStraddles(vec2(box.x - grow, box.y + grow));
+#endif
+            if (listed) isoSupers[atomicAdd(isoCounters.sparseSupers, 1u)] = thread;
         }
     } else {
         isoDispatch = isoFoldedGroups(isoCounters.sparseSupers * (kIsoSuperBrickCount / kIsoGroupSize));
@@ -88,11 +151,35 @@ void main() {
             if (all(lessThan(b, grid.sparse.xyz))) {
                 uvec3 lo, hi;
                 isoBrickBox(b, lo, hi);
+#ifdef ISO_SPARSE_METABALLS
+                uint reaching;
+                if (isoStraddles(isoBoxBounds(lo, hi, reaching))) {
+                    const uint ref = atomicAdd(isoCounters.sparseBallRefs, reaching);
+                    const uint at = atomicAdd(isoCounters.sparseBricks, 1u);
+                    if (at < grid.sparseLimits.x) {
+                        isoBricks[at] = b.x | (b.y << kIsoBrickAxisBits) | (b.z << (2 * kIsoBrickAxisBits));
+                        const bool fits = reaching <= grid.sparseLimits.w && ref <= grid.sparseLimits.w - reaching;
+                        isoBrickBalls[2u * at] = fits ? ref : 0u;
+                        isoBrickBalls[2u * at + 1u] = fits ? reaching : 0u;
+                        if (fits) {
+                            // The same balls, in ascending order (the sum's order in the dense field pass).
+                            vec3 boxLo, boxHi, grownLo, grownHi;
+                            isoWorldBoxes(lo, hi, boxLo, boxHi, grownLo, grownHi);
+                            const uint first = isoBallFirst(), count = isoBallCount();
+                            uint word = 2u * grid.sparseLimits.x + ref;
+                            for (uint i = 0u; i < count; ++i)
+                                if (ballReaches(ballCentreRadius(first + i), grownLo, grownHi))
+                                    isoBrickBalls[word++] = first + i;
+                        }
+                    }
+                }
+#else
                 if (isoStraddles(isoBoxBounds(lo, hi))) {
                     const uint at = atomicAdd(isoCounters.sparseBricks, 1u);
                     if (at < grid.sparseLimits.x)
                         isoBricks[at] = b.x | (b.y << kIsoBrickAxisBits) | (b.z << (2 * kIsoBrickAxisBits));
                 }
+#endif
             }
         }
     } else {

@@ -14,13 +14,26 @@
 // Cells past the grid's last cell (a short last brick) are case 0.
 // Same cases as the dense classify: the corner bits of the same samples
 // (isoUserSample) with the same offset-code swap.
-// Fused only (ISO_USER_FIELD): compiled at creation with the snippet.
+// Fused only (ISO_USER_FIELD): compiled at creation with the snippet, or by
+// the build for metaballs (ISO_SPARSE_METABALLS: field() sums the brick's
+// balls, sparse_metaball_field.glsl).
+#ifdef ISO_SPARSE_METABALLS
+#ifndef ISO_STORAGE_READS
+#define ISO_TEXEL_READS
+#endif
+#define ISO_USER_FIELD
+#endif
 #include "isosurface/common.glsl"
 
 layout(local_size_x = kIsoClassifyGroupSize) in;
 
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
+#ifdef ISO_SPARSE_METABALLS
+#include "isosurface/sparse_metaball_field.glsl" // the brick's balls at bindings 7 and 8
+#else
 #include "isosurface/user_field.glsl"
+void isoSparseUseBrick(uint listedBrick) {}
+#endif
 layout(set = 0, binding = 3, std430) buffer PyramidBuf { uint pyramid[]; };
 layout(set = 0, binding = 4, std430) buffer CountersBuf { IsoCounters counters; };
 layout(set = 0, binding = 5, std430) readonly buffer BrickListBuf { uint bricks[]; };
@@ -47,6 +60,7 @@ void main() {
     const uint brickSlot = linearGroup() * kIsoBricksPerGroup + l / kIsoBrickRowPairs;
     if (brickSlot >= listed) return;
     const uint pair = l % kIsoBrickRowPairs;
+    isoSparseUseBrick(brickSlot);
     const uint packed = bricks[brickSlot];
     const uint mask = (1u << kIsoBrickAxisBits) - 1u;
     const uvec3 b = uvec3(packed & mask, (packed >> kIsoBrickAxisBits) & mask, packed >> (2 * kIsoBrickAxisBits));

@@ -8,14 +8,24 @@
 // of the pair is brick * 8 + (i & 7, 2 * (pair & 3) + i / 8, pair / 4) of
 // the virtual grid, and the vertex comes from field() there (mc_vertex.glsl,
 // the same code and samples as the dense fused extraction).
-// Fused only (ISO_USER_FIELD): compiled at creation with the snippet.
+// Fused only (ISO_USER_FIELD): compiled at creation with the snippet, or by
+// the build for metaballs (ISO_SPARSE_METABALLS: field() sums the balls of
+// the cell's brick, sparse_metaball_field.glsl).
+#ifdef ISO_SPARSE_METABALLS
+#define ISO_USER_FIELD
+#endif
 #include "isosurface/common.glsl"
 
 layout(local_size_x = kIsoGroupSize) in;
 
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std140) uniform TablesBuf { IsoTables tables; };
+#ifdef ISO_SPARSE_METABALLS
+#include "isosurface/sparse_metaball_field.glsl" // the brick's balls at bindings 7 and 8
+#else
 #include "isosurface/user_field.glsl"
+void isoSparseUseBrick(uint listedBrick) {}
+#endif
 #ifdef ISO_TEXEL_READS
 layout(set = 0, binding = 3) uniform usamplerBuffer pyramidTexels;
 #else
@@ -30,9 +40,10 @@ layout(set = 0, binding = 6, std430) readonly buffer SlotBuf { uint slotRecords[
 #include "isosurface/mc_vertex.glsl"
 #include "isosurface/pyramid_find.glsl"
 
-// Virtual-grid coordinates of pool cell `cell`.
+// Virtual-grid coordinates of pool cell `cell`; its brick's balls for field().
 ivec3 sparseCell(uint cell) {
     const uint record = slotRecords[cell / kIsoClassifyCells];
+    isoSparseUseBrick(record >> 5);
     const uint pair = record & 31u, packed = bricks[record >> 5];
     const uint mask = (1u << kIsoBrickAxisBits) - 1u;
     const uvec3 b = uvec3(packed & mask, (packed >> kIsoBrickAxisBits) & mask, packed >> (2 * kIsoBrickAxisBits));

@@ -318,9 +318,23 @@ TEST(IsoLayout, SparseDomainsAreSizedByTheirPool) {
     info.sparse.maxRowPairs = 6000000; // ~156 MB of pyramid
     expectError(info, ErrorCode::DeviceLimit, "sparse.maxRowPairs 6000000");
     info = sparseUser(64);
-    info.source = FieldSource::Metaballs;
+    info.source = FieldSource::Volume;
     info.lipschitz = 0.f;
     expectError(info, ErrorCode::InvalidArgument, "needs FieldSource::UserGlsl");
+    // Metaballs: no Lipschitz constant, no field buffer at 2047^3; each
+    // listed brick's ball list (2 words) and the references (default 4 a
+    // brick) in one buffer of maxStorageBufferRange.
+    info = sparseUser(2048);
+    info.source = FieldSource::Metaballs;
+    info.lipschitz = 0.f;
+    info.maxBalls = 1000;
+    {
+        auto balls = iso::testing::planLayout(info, lavapipeLimits());
+        ASSERT_TRUE(balls.ok()) << balls.message();
+        EXPECT_EQ(balls->fieldBytes, 0u);
+    }
+    info.sparse.maxBallRefs = 32u << 20; // 128 MiB of references + 2.3 MiB of lists
+    expectError(info, ErrorCode::DeviceLimit, "ball lists of maxBricks 300000 and maxBallRefs 33554432");
     info = sparseUser(64);
     info.fieldEvaluation = FieldEvaluation::Buffer;
     expectError(info, ErrorCode::InvalidArgument, "FieldEvaluation::Fused or Auto");

@@ -230,6 +230,178 @@ TEST_F(IsoSparse, OverflowIsReportedBoundedAndSuggested) {
     }
 }
 
+IsoSurfaceCreateInfo sparseMetaballInfo(std::array<uint32_t, 3> n, NormalMode normals) {
+    IsoSurfaceCreateInfo info;
+    info.samples = n;
+    info.source = FieldSource::Metaballs;
+    info.maxBalls = 200;
+    info.vertexCapacity = 300000;
+    info.normals = normals;
+    info.isoValue = 0.35f;
+    info.sparse.enabled = true;
+    info.sparse.maxBricks = 20000;
+    info.sparse.maxRowPairs = 100000;
+    info.sparse.maxBallRefs = 400000;
+    return info;
+}
+
+// `count` balls of radius 0.15..0.45 spread over [-1.1, 1.1]^3 (past the
+// grid's [-1, 1] too), strength 0.6..1.4, every fifth one negative.
+std::vector<Metaball> scatteredBalls(uint32_t count, uint32_t seed, float shift = 0.f) {
+    std::vector<Metaball> balls;
+    uint32_t state = seed;
+    const auto next = [&state] {
+        state = state * 1664525u + 1013904223u;
+        return float(state >> 8) / float(1u << 24);
+    };
+    for (uint32_t i = 0; i < count; ++i) {
+        Metaball b{};
+        b.center = {-1.1f + 2.2f * next() + shift, -1.1f + 2.2f * next(), -1.1f + 2.2f * next() - shift};
+        b.radius = 0.15f + 0.3f * next();
+        b.strength = (0.6f + 0.8f * next()) * (i % 5 == 4 ? -1.f : 1.f);
+        balls.push_back(b);
+    }
+    return balls;
+}
+
+// Metaballs: a sparse domain against the dense metaball path (its field
+// buffer read back for the CPU reference), frame by frame.
+class IsoSparseMetaballs : public IsoSparse {
+protected:
+    void expectFramesMatch(const IsoSurfaceCreateInfo& info, const std::vector<std::vector<Metaball>>& frames,
+                           size_t minVertices = 300) {
+        IsoSurfaceCreateInfo denseInfo = info;
+        denseInfo.sparse = {};
+        auto dense = make(denseInfo);
+        auto sparse = make(info);
+        ASSERT_TRUE(dense && sparse);
+        for (size_t f = 0; f < frames.size(); ++f) {
+            SCOPED_TRACE("frame " + std::to_string(f));
+            ASSERT_TRUE(dense->setMetaballs(frames[f]).ok());
+            ASSERT_TRUE(sparse->setMetaballs(frames[f]).ok());
+            frame(*dense);
+            frame(*sparse);
+            auto field = dense->readField();
+            ASSERT_TRUE(field.ok()) << field.message();
+            const ref::Grid g = referenceGridOf(info);
+            const ref::McResult cpu =
+                ref::marchingCubes(g, field.value().data(), info.isoValue, refNormals(info.normals));
+            ASSERT_GE(cpu.vertices.size(), minVertices) << "the case should have a surface";
+            auto sv = sparse->readVertices();
+            auto dv = dense->readVertices();
+            ASSERT_TRUE(sv.ok() && dv.ok());
+            const float tol = ref::positionTolerance(g);
+            EXPECT_EQ(ref::compareTriangleSets(cpu.vertices, toRef(sv.value()), tol, 1e-3f), "") << "against the CPU";
+            EXPECT_EQ(ref::compareTriangleSets(toRef(dv.value()), toRef(sv.value()), tol, 1e-3f), "")
+                << "against the dense metaball path";
+            const auto stats = sparse->statsOfFrame(sparse->framesRecorded() - 1);
+            ASSERT_TRUE(stats.has_value());
+            EXPECT_FALSE(stats->overflow);
+            EXPECT_EQ(stats->verticesNeeded, cpu.vertices.size());
+            EXPECT_EQ(stats->activeCells, cpu.activeCells);
+            const SparseCounts want = countsOf(cpu, info.samples);
+            EXPECT_EQ(stats->sparseRowPairsNeeded, want.rowPairs);
+            EXPECT_GE(stats->sparseBricksNeeded, want.bricks);
+            EXPECT_LE(stats->sparseBricksNeeded, want.totalBricks);
+            // Every listed brick lists at least one ball, at most all of them.
+            EXPECT_GE(stats->sparseBallRefsNeeded, stats->sparseBricksNeeded);
+            EXPECT_LE(stats->sparseBallRefsNeeded, uint64_t(stats->sparseBricksNeeded) * frames[f].size());
+        }
+    }
+};
+
+TEST_F(IsoSparseMetaballs, MatchTheDensePathAndTheReference) {
+    {
+        // Moving balls: each frame reads its own slot of the ball ring.
+        SCOPED_TRACE("12 balls, 3 frames, 41x37x45, central normals");
+        std::vector<std::vector<Metaball>> frames;
+        for (int f = 0; f < 3; ++f) frames.push_back(scatteredBalls(12, 7u, 0.07f * float(f)));
+        expectFramesMatch(sparseMetaballInfo({41, 37, 45}, NormalMode::Central), frames);
+    }
+    {
+        // Past kIsoRowBalls: the dense field pass culls per tile; the sparse
+        // lists per brick. Several super-bricks, short last bricks.
+        SCOPED_TRACE("150 balls, 131x71x141, Sobel normals");
+        IsoSurfaceCreateInfo info = sparseMetaballInfo({131, 71, 141}, NormalMode::Sobel);
+        info.boundsMin = {-1.f, -0.6f, -1.1f};
+        info.boundsMax = {1.2f, 0.7f, 1.f};
+        std::vector<Metaball> balls = scatteredBalls(150, 11u);
+        for (Metaball& b : balls) b.radius *= 0.6f;
+        expectFramesMatch(info, {balls});
+    }
+    {
+        // NaN centre, radius and strength: the dense field's NaN samples
+        // (sanitized: outside) and the balls that add nothing.
+        SCOPED_TRACE("NaN balls, 30x33x29, forward normals");
+        std::vector<Metaball> balls = scatteredBalls(10, 3u);
+        const float nan = std::nanf("");
+        balls[1].center[0] = nan;
+        balls[2].radius = nan;
+        balls[3].strength = nan;
+        balls[4].radius = 0.f;
+        expectFramesMatch(sparseMetaballInfo({30, 33, 29}, NormalMode::Forward), {balls}, 100);
+    }
+    {
+        SCOPED_TRACE("no balls: nothing listed");
+        auto s = make(sparseMetaballInfo({20, 20, 20}, NormalMode::Central));
+        ASSERT_TRUE(s);
+        frame(*s);
+        const auto stats = s->statsOfFrame(0);
+        ASSERT_TRUE(stats.has_value());
+        EXPECT_FALSE(stats->overflow);
+        EXPECT_EQ(stats->sparseBricksNeeded, 0u);
+        EXPECT_EQ(stats->verticesNeeded, 0u);
+    }
+}
+
+// Too few ball references: the bricks past them get no balls (no
+// triangles), the frame reports the overflow and what it needed, and the
+// suggestion holds the whole surface.
+TEST_F(IsoSparseMetaballs, BallReferencesRunningOutAreReportedBoundedAndSuggested) {
+    const IsoSurfaceCreateInfo full = sparseMetaballInfo({41, 37, 45}, NormalMode::Central);
+    const std::vector<Metaball> balls = scatteredBalls(12, 7u);
+    auto reference = make(full);
+    ASSERT_TRUE(reference);
+    ASSERT_TRUE(reference->setMetaballs(balls).ok());
+    frame(*reference);
+    const auto want = reference->statsOfFrame(0);
+    ASSERT_TRUE(want.has_value());
+    ASSERT_FALSE(want->overflow);
+    ASSERT_GT(want->sparseBallRefsNeeded, 40u);
+    IsoSurfaceCreateInfo info = full;
+    info.sparse.maxBallRefs = 20;
+    auto s = make(info);
+    ASSERT_TRUE(s);
+    ASSERT_TRUE(s->setMetaballs(balls).ok());
+    frame(*s);
+    frame(*s);
+    const auto stats = s->statsOfFrame(1);
+    ASSERT_TRUE(stats.has_value());
+    EXPECT_TRUE(stats->overflow);
+    EXPECT_EQ(stats->sparseBallRefsNeeded, want->sparseBallRefsNeeded);
+    EXPECT_EQ(stats->sparseBricksNeeded, want->sparseBricksNeeded);
+    EXPECT_LT(stats->verticesWritten, want->verticesWritten);
+    // Bricks without balls had no cut row pairs to count: the first
+    // suggestion's frame counts them, its suggestion holds the surface.
+    IsoSurfaceCreateInfo suggested = full;
+    suggested.sparse = suggestSparseCapacity(*stats);
+    EXPECT_GE(suggested.sparse.maxBallRefs, want->sparseBallRefsNeeded);
+    for (int round = 0; round < 2; ++round) {
+        auto t = make(suggested);
+        ASSERT_TRUE(t);
+        ASSERT_TRUE(t->setMetaballs(balls).ok());
+        frame(*t);
+        const auto st = t->statsOfFrame(0);
+        ASSERT_TRUE(st.has_value());
+        if (!st->overflow) {
+            EXPECT_EQ(st->verticesWritten, want->verticesWritten);
+            break;
+        }
+        ASSERT_EQ(round, 0) << "the second suggestion still overflows";
+        suggested.sparse = suggestSparseCapacity(*st);
+    }
+}
+
 // A 2047^3 virtual grid (8.6 G cells: 34 GB as a dense float field, past
 // any one buffer) holding a small off-centre sphere: watertight, outward,
 // on the sphere, the CPU reference's triangles over a window of the grid

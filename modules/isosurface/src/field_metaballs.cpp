@@ -36,12 +36,12 @@ Status IsoSurface::Impl::createMetaballsPipelines() {
                         "field.metaballs", 4);
 }
 
-// The balls at binding 1: 2 texels of 4 floats per ball (texelReads), or the storage buffer.
-void IsoSurface::Impl::bindBalls(PassBuilder& pass, const IsoRefs& refs) {
+// The balls: 2 texels of 4 floats per ball (texelReads), or the storage buffer.
+void IsoSurface::Impl::bindBalls(PassBuilder& pass, const IsoRefs& refs, uint32_t binding) {
     if (texelReads)
-        pass.texel(1, refs.items, VK_FORMAT_R32G32B32A32_SFLOAT, Access::SampledRead);
+        pass.texel(binding, refs.items, VK_FORMAT_R32G32B32A32_SFLOAT, Access::SampledRead);
     else
-        pass.storage(1, refs.items, R);
+        pass.storage(binding, refs.items, R);
 }
 
 void IsoSurface::Impl::addMetaballsPasses(RenderGraph& graph, const IsoRefs& refs) {

@@ -31,6 +31,10 @@ const std::pair<const char*, const char*> kIsoGlsl[] = {
     {"isosurface/pyramid_find.glsl", kIsoText_pyramid_find_glsl},
     {"isosurface/vertex_owner.glsl", kIsoText_vertex_owner_glsl},
     {"isosurface/lipschitz_bounds.glsl", kIsoText_lipschitz_bounds_glsl},
+    // Only inside sparse_*.comp's metaball branch (ISO_SPARSE_METABALLS), never
+    // defined around a snippet: resolved, then skipped by the preprocessor.
+    {"isosurface/sparse_metaball_field.glsl", kIsoText_sparse_metaball_field_glsl},
+    {"isosurface/metaballs.glsl", kIsoText_metaballs_glsl},
 };
 
 // `text` with every `#include "isosurface/..."` line replaced by that file,

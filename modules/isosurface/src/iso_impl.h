@@ -75,6 +75,7 @@ struct IsoRefs {
     BufferRef patchBounds, patchList, classifyArgs; // grid.patchList: empty-space skipping
     BufferRef patchBoxes;                           // patchBoxes: each patch's cell box (metaballs, particles)
     BufferRef brickList, sparseArgs, slotRecords, superList, superArgs; // sparse
+    BufferRef brickBalls;                                               // sparse metaballs
 };
 
 // Sizes planned by planLayout() and used to create the buffers.
@@ -84,6 +85,7 @@ struct IsoSizes {
     uint64_t vertexPyramidBytes = 0, runBaseBytes = 0; // indexed
     uint64_t sparseListBytes = 0, sparseSlotBytes = 0; // sparse: brick list, slot records
     uint64_t sparseSuperBytes = 0;                     // sparse: the listed super-bricks
+    uint64_t sparseBallBytes = 0;                      // sparse metaballs: the bricks' ball lists
 };
 
 // layout.cpp: a sparse domain's create-info against the other fields.
@@ -166,6 +168,7 @@ struct IsoSurface::Impl {
     // per pool slot its record (listed brick << 5 | row pair).
     Buffer brickList, sparseArgs, slotRecords;
     Buffer superList, superArgs; // sparse: the super-bricks the coarse pass listed, the fine pass's dispatch
+    Buffer brickBalls;           // sparse metaballs: each listed brick's balls (sparse_activate.glsl)
 
     ComputePipeline classify, build, argsPipe, extract, fieldPipe, resolve, scanDown, generate, compact;
     ComputePipeline boundsPipe, patchBoundsPipe;          // volume
@@ -263,7 +266,8 @@ struct IsoSurface::Impl {
     Result<std::vector<uint32_t>> sparseActivateSpirv(bool coarse) const;
     // Whether the user's field() compiles to a loop (FieldEvaluation::Auto).
     Result<bool> fieldHasLoop() const;
-    void bindBalls(PassBuilder& pass, const IsoRefs& refs); // metaballs: binding 1
+    // Metaballs: the ball ring at `binding` (1 in the field passes).
+    void bindBalls(PassBuilder& pass, const IsoRefs& refs, uint32_t binding = 1);
     // field_tiles.cpp (Lipschitz-bounded user fields, metaballs): after the
     // activate pass, the tiles of samples the listed patches can read, then
     // the source's field pass over those only.

@@ -198,6 +198,9 @@ Status IsoSurface::Impl::createBuffers() {
             make(m.superList, sizes.sparseSuperBytes, storage, MemoryUsage::DeviceLocal, "sparse super-bricks"));
         PYRAMARCH_TRY(
             make(m.slotRecords, sizes.sparseSlotBytes, storage, MemoryUsage::DeviceLocal, "sparse slot records"));
+        if (sizes.sparseBallBytes)
+            PYRAMARCH_TRY(
+                make(m.brickBalls, sizes.sparseBallBytes, storage, MemoryUsage::DeviceLocal, "sparse brick balls"));
     }
     if (info.source == FieldSource::Volume)
         PYRAMARCH_TRY(make(m.raw, (sizes.samples * 4 + 3) / 4 * 4, storage, MemoryUsage::Upload, "volume staging"));
@@ -506,6 +509,8 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
         refs.superList = graph.importBuffer(n + ".sparse.supers", m.superList, computeRead, computeRead);
         refs.superArgs =
             graph.importBuffer(n + ".sparse.activate.dispatch", m.superArgs, computeIndirect, computeIndirect);
+        if (m.brickBalls.valid())
+            refs.brickBalls = graph.importBuffer(n + ".sparse.brickBalls", m.brickBalls, computeRead, computeRead);
     }
     if (m.scan) {
         refs.occGrid = graph.importBuffer(n + ".occGrid", m.occGridBuf, uniformRead, uniformRead, true);
@@ -513,7 +518,9 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
     }
 
     switch (m.info.source) {
-    case FieldSource::Metaballs: m.addMetaballsPasses(graph, refs); break;
+    case FieldSource::Metaballs:
+        if (!m.sparse) m.addMetaballsPasses(graph, refs); // sparse: no field pass (sparse.cpp)
+        break;
     case FieldSource::Particles:
         if (m.gather)
             m.addGatherPasses(graph, refs);

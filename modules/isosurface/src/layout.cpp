@@ -135,13 +135,15 @@ uint32_t maxSparseRowPairs(const DeviceLimits& limits) {
 Status checkSparseDomain(const IsoSurfaceCreateInfo& info, bool scan) {
     const std::string what = "isosurface '" + info.name + "': sparse domain: ";
     auto bad = [&](const std::string& why) { return Status::error(ErrorCode::InvalidArgument, what + why); };
-    if (info.source != FieldSource::UserGlsl)
-        return bad("needs FieldSource::UserGlsl (bricks are listed by the field's Lipschitz bound)");
-    if (info.fieldEvaluation == FieldEvaluation::Buffer)
+    const bool user = info.source == FieldSource::UserGlsl;
+    if (!user && info.source != FieldSource::Metaballs)
+        return bad("needs FieldSource::UserGlsl (bricks listed by the field's Lipschitz bound) or "
+                   "FieldSource::Metaballs (by the balls' ranges)");
+    if (user && info.fieldEvaluation == FieldEvaluation::Buffer)
         return bad("needs FieldEvaluation::Fused or Auto (a sparse grid has no field buffer)");
     if (scan) return bad("needs ExtractionMethod::HistoPyramid");
     if (info.indexed) return bad("indexed output is not supported (use non-indexed output)");
-    if (!(info.lipschitz > 0.f) || !std::isfinite(info.lipschitz))
+    if (user && (!(info.lipschitz > 0.f) || !std::isfinite(info.lipschitz)))
         return bad("needs a finite lipschitz > 0, got " + std::to_string(info.lipschitz));
     if (info.sparse.maxBricks == 0 || info.sparse.maxBricks > kMaxSparseBricks)
         return bad("maxBricks " + std::to_string(info.sparse.maxBricks) + " must be in 1.." +
@@ -162,7 +164,13 @@ Status IsoSurface::Impl::planSparseDomain(const DeviceLimits& lim, const std::st
     const uint32_t b = gpu::kIsoBrickCells;
     const uint32_t bx = (g.cells.x + b - 1) / b, by = (g.cells.y + b - 1) / b, bz = (g.cells.z + b - 1) / b;
     g.sparse = {bx, by, bz, 1u};
-    g.sparseLimits = {info.sparse.maxBricks, info.sparse.maxRowPairs, bx * by * bz, 0u};
+    // Metaballs: each listed brick's ball list (2 words) and the references.
+    const bool balls = info.source == FieldSource::Metaballs;
+    const uint32_t ballRefs = !balls ? 0u
+                              : info.sparse.maxBallRefs
+                                  ? info.sparse.maxBallRefs
+                                  : uint32_t(std::min<uint64_t>(uint64_t(info.sparse.maxBricks) * 4, 0xFFFFFFFFull));
+    g.sparseLimits = {info.sparse.maxBricks, info.sparse.maxRowPairs, bx * by * bz, ballRefs};
     const UintDivisor divX = uintDivisor(bx), divY = uintDivisor(by);
     g.brickDivisors = {divX.multiplier, divY.multiplier, divX.shifts, divY.shifts};
     const uint32_t s = gpu::kIsoSuperBricks;
@@ -184,6 +192,16 @@ Status IsoSurface::Impl::planSparseDomain(const DeviceLimits& lim, const std::st
                                  ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
     sizes.sparseListBytes = listBytes;
     sizes.sparseSlotBytes = slotBytes;
+    if (balls) {
+        const uint64_t ballBytes = uint64_t(info.sparse.maxBricks) * 8 + uint64_t(ballRefs) * 4;
+        if (ballBytes > range)
+            return Status::error(ErrorCode::DeviceLimit,
+                                 "isosurface '" + info.name + "': sparse domain: the ball lists of maxBricks " +
+                                     std::to_string(info.sparse.maxBricks) + " and maxBallRefs " +
+                                     std::to_string(ballRefs) + " need " + fmtBytes(ballBytes) +
+                                     ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
+        sizes.sparseBallBytes = ballBytes;
+    }
     return {};
 }
 
@@ -226,9 +244,10 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     // User GLSL: field() fused into classify and extraction (no field
     // buffer), or a field pass; with a bound and a buffer, the tiles only.
     // A sparse domain has no field buffer to fall back on: fused, loops or not.
-    m.fusedField = info.source == FieldSource::UserGlsl &&
-                   (info.fieldEvaluation == FieldEvaluation::Fused || m.sparse ||
-                    (info.fieldEvaluation == FieldEvaluation::Auto && !m.scan && !m.userFieldLoops));
+    // Sparse metaballs sum each brick's balls where a sample is read: fused too.
+    m.fusedField = m.sparse || (info.source == FieldSource::UserGlsl &&
+                                (info.fieldEvaluation == FieldEvaluation::Fused ||
+                                 (info.fieldEvaluation == FieldEvaluation::Auto && !m.scan && !m.userFieldLoops)));
     // A fused field has no field buffer, so only the other buffers bound its
     // grid; sample indices are 32-bit in every pass either way.
     if (!m.fusedField && (fieldBytes > range || samples > 0xFFFFFFFFull))

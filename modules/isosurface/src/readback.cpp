@@ -35,6 +35,8 @@ SparseDomain suggestSparseCapacity(const IsoStats& stats, float headroom) {
     d.enabled = true;
     d.maxBricks = scaled(stats.sparseBricksNeeded, double(kMaxSparseBricks));
     d.maxRowPairs = scaled(stats.sparseRowPairsNeeded, double(0xFFFFFFFFu));
+    // User fields list no balls: 0 keeps the default.
+    d.maxBallRefs = stats.sparseBallRefsNeeded ? scaled(stats.sparseBallRefsNeeded, double(0xFFFFFFFFu)) : 0u;
     return d;
 }
 
@@ -70,6 +72,7 @@ std::optional<IsoStats> IsoSurface::statsOfFrame(uint64_t frame) const {
     out.indicesWritten = s.indicesWritten;
     out.sparseBricksNeeded = s.sparseBricks;
     out.sparseRowPairsNeeded = s.sparseSlots;
+    out.sparseBallRefsNeeded = s.sparseBallRefs;
     return out;
 }
 

@@ -16,7 +16,10 @@
 //   "<name>.pyramid.*"        the build over the pool, from level 2 up (pyramid.cpp)
 // then, after "<name>.args", "<name>.extract" (sparse_extract.comp): the walk
 // ends at a pool cell, its slot's record names brick and pair.
-// Every shader here is compiled at creation with the user's field().
+// User fields: every shader here is compiled at creation with the user's
+// field(). Metaballs: the build's (sparse_metaballs_activate.comp and the
+// ISO_SPARSE_METABALLS builds of classify and extraction); the activate
+// pass also lists each brick's balls, which classify and extraction sum.
 #include <algorithm>
 #include <cstddef>
 
@@ -24,8 +27,50 @@
 #include "iso_impl.h"
 
 namespace pyramarch::iso {
+namespace {
+// Metaballs: the build compiles the sparse passes (no snippet), with texel
+// or storage reads of the balls and the pyramid.
+const uint32_t kMetaballSupersSpv[] =
+#include "shaders/isosurface/sparse_metaballs_activate.coarse.comp.spv.inc"
+    ;
+const uint32_t kMetaballSupersStorageSpv[] =
+#include "shaders/isosurface/sparse_metaballs_activate.coarse_storage.comp.spv.inc"
+    ;
+const uint32_t kMetaballActivateSpv[] =
+#include "shaders/isosurface/sparse_metaballs_activate.comp.spv.inc"
+    ;
+const uint32_t kMetaballActivateStorageSpv[] =
+#include "shaders/isosurface/sparse_metaballs_activate.storage.comp.spv.inc"
+    ;
+const uint32_t kMetaballClassifySpv[] =
+#include "shaders/isosurface/sparse_classify.metaballs.comp.spv.inc"
+    ;
+const uint32_t kMetaballClassifyStorageSpv[] =
+#include "shaders/isosurface/sparse_classify.metaballs_storage.comp.spv.inc"
+    ;
+const uint32_t kMetaballExtractSpv[] =
+#include "shaders/isosurface/sparse_extract.metaballs.comp.spv.inc"
+    ;
+const uint32_t kMetaballExtractStorageSpv[] =
+#include "shaders/isosurface/sparse_extract.metaballs_storage.comp.spv.inc"
+    ;
+} // namespace
 
 Status IsoSurface::Impl::createSparsePipelines() {
+    if (info.source == FieldSource::Metaballs) {
+        const auto pick = [this](std::span<const uint32_t> texel, std::span<const uint32_t> storage) {
+            return texelReads ? texel : storage;
+        };
+        // Activate: bindings 0-4 as below, the balls at 5, the bricks' ball lists at 6.
+        PYRAMARCH_TRY(makePipeline(sparseSupersPipe, pick(kMetaballSupersSpv, kMetaballSupersStorageSpv),
+                                   "sparse.supers", 7, false));
+        PYRAMARCH_TRY(makePipeline(sparseActivatePipe, pick(kMetaballActivateSpv, kMetaballActivateStorageSpv),
+                                   "sparse.activate", 7, false));
+        // Classify and extraction: the balls at 7, the ball lists at 8.
+        PYRAMARCH_TRY(makePipeline(classify, pick(kMetaballClassifySpv, kMetaballClassifyStorageSpv), "classify", 9));
+        PYRAMARCH_TRY(makePipeline(extract, pick(kMetaballExtractSpv, kMetaballExtractStorageSpv), "extract", 9));
+        return createBuildPipeline();
+    }
     PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> supers, sparseActivateSpirv(true));
     PYRAMARCH_TRY(makePipeline(sparseSupersPipe, supers, "sparse.supers", 5, false));
     PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> activate, sparseActivateSpirv(false));
@@ -50,14 +95,16 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
     // sparse_activate.glsl's modes: 0 super-bricks, 1 their count -> the
     // fine pass's dispatch (the coarse build); 2 bricks, 3 their count ->
     // classify's dispatch (the fine build).
+    const bool balls = info.source == FieldSource::Metaballs;
     const auto coarse = [&](const char* suffix, uint32_t mode, uint64_t groups) {
-        graph.addPass(info.name + suffix, PassKind::Compute)
-            .pipeline(sparseSupersPipe)
+        PassBuilder pass = graph.addPass(info.name + suffix, PassKind::Compute);
+        pass.pipeline(sparseSupersPipe)
             .uniform(0, refs.grid)
             .storage(1, refs.counters, RW)
             .storage(3, refs.superArgs, W)
-            .storage(4, refs.superList, W)
-            .record(modeDispatch(mode, groups));
+            .storage(4, refs.superList, W);
+        if (balls) bindBalls(pass, refs, 5);
+        pass.record(modeDispatch(mode, groups));
     };
     const auto fine = [&](const char* suffix, uint32_t mode) {
         PassBuilder pass = graph.addPass(info.name + suffix, PassKind::Compute);
@@ -67,6 +114,10 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
             .storage(2, refs.brickList, W)
             .storage(3, refs.sparseArgs, W)
             .storage(4, refs.superList, R);
+        if (balls) {
+            bindBalls(pass, refs, 5);
+            pass.storage(6, refs.brickBalls, W);
+        }
         if (mode == 2)
             pass.use(refs.superArgs, Access::IndirectRead).record([this, args = refs.superArgs](PassContext& ctx) {
                 gpu::IsoPush pc = push();
@@ -81,15 +132,18 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
     coarse(".sparse.supers.args", 1, 1);
     fine(".sparse.activate", 2);
     fine(".sparse.args", 3);
-    graph.addPass(info.name + ".classify", PassKind::Compute)
-        .pipeline(classify)
+    PassBuilder classifyPass = graph.addPass(info.name + ".classify", PassKind::Compute);
+    classifyPass.pipeline(classify)
         .uniform(0, refs.grid)
         .storage(3, refs.pyramid, RW)
         .storage(4, refs.counters, RW)
         .storage(5, refs.brickList, R)
-        .storage(6, refs.slotRecords, W)
-        .use(refs.sparseArgs, Access::IndirectRead)
-        .record(indirectDispatch(refs.sparseArgs, 0));
+        .storage(6, refs.slotRecords, W);
+    if (balls) {
+        bindBalls(classifyPass, refs, 7);
+        classifyPass.storage(8, refs.brickBalls, R);
+    }
+    classifyPass.use(refs.sparseArgs, Access::IndirectRead).record(indirectDispatch(refs.sparseArgs, 0));
     addPyramidBuild(graph, info.name + ".pyramid.", refs.grid, refs.pyramid, grid,
                     std::min(gpu::kIsoClassifyLevels, grid.levelCount - 1));
 }
@@ -102,6 +156,10 @@ void IsoSurface::Impl::addSparseExtractPass(RenderGraph& graph, const IsoRefs& r
         .storage(4, refs.vertices, W)
         .storage(5, refs.brickList, R)
         .storage(6, refs.slotRecords, R);
+    if (info.source == FieldSource::Metaballs) {
+        bindBalls(pass, refs, 7);
+        pass.storage(8, refs.brickBalls, R);
+    }
     if (texelReads)
         pass.texel(3, refs.pyramid, VK_FORMAT_R32G32B32A32_UINT, Access::SampledRead);
     else

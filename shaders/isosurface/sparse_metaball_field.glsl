@@ -1,0 +1,40 @@
+// A sparse domain of metaballs: field() for sparse_classify.comp and
+// sparse_extract.comp (ISO_SPARSE_METABALLS), as the user_field.glsl of a
+// user snippet. It sums the terms of the balls the activate pass listed for
+// the brick being read (isoSparseUseBrick), in ascending order: the balls
+// that reach the brick and one sample around it, so every sample the brick's
+// cells and normals read gets the same sum as the dense field pass (which
+// skips only balls adding exactly 0). Needs `grid` and `pc` declared by the
+// includer.
+#ifndef ISO_SPARSE_METABALL_FIELD_GLSL
+#define ISO_SPARSE_METABALL_FIELD_GLSL
+
+#define ISO_BALLS_BINDING 7
+#include "isosurface/metaballs.glsl"
+// Per listed brick i: words 2i, 2i + 1 its first ball reference and count;
+// the references (ball indices in the ring) from word 2 * sparseLimits.x.
+layout(set = 0, binding = 8, std430) readonly buffer BrickBallsBuf { uint brickBalls[]; };
+
+uint isoBrickFirstRef, isoBrickRefCount;
+
+void isoBeginUserFrame() {}
+
+// The brick whose balls field() sums next (a listed brick's index).
+void isoSparseUseBrick(uint listedBrick) {
+    isoBrickFirstRef = 2u * grid.sparseLimits.x + brickBalls[2u * listedBrick];
+    isoBrickRefCount = brickBalls[2u * listedBrick + 1u];
+}
+
+float field(vec3 p) {
+    float sum = 0.0;
+    for (uint j = 0u; j < isoBrickRefCount; ++j) {
+        const uint i = brickBalls[isoBrickFirstRef + j];
+        sum += ballTermAt(ballCentreRadius(i), ballStrength(i), p);
+    }
+    return sum;
+}
+
+// The field at sample s, as the dense path stores and reads it.
+float isoUserSample(uvec3 s) { return sanitize(field(isoSamplePosition(grid, s))); }
+
+#endif
