@@ -115,9 +115,13 @@ Result<Extraction> extract(Device& device, std::unique_ptr<iso::IsoSurface>& sur
         if (!stats) return Status::error("no surface stats for the frame (the GPU did not finish it)");
         e.stats = *stats;
         bool retry = false;
-        const bool sparseShort = info.sparse.enabled && (stats->sparseBricksNeeded > info.sparse.maxBricks ||
-                                                         stats->sparseRowPairsNeeded > info.sparse.maxRowPairs);
-        const bool sparseCanGrow = stats->sparseBricksNeeded > info.sparse.maxBricks ||
+        // Metaballs: the ball references too (0: 4 a brick).
+        const uint32_t ballRefs = info.sparse.maxBallRefs ? info.sparse.maxBallRefs : info.sparse.maxBricks * 4;
+        const bool refsShort = stats->sparseBallRefsNeeded > ballRefs;
+        const bool sparseShort =
+            info.sparse.enabled && (stats->sparseBricksNeeded > info.sparse.maxBricks ||
+                                    stats->sparseRowPairsNeeded > info.sparse.maxRowPairs || refsShort);
+        const bool sparseCanGrow = stats->sparseBricksNeeded > info.sparse.maxBricks || refsShort ||
                                    info.sparse.maxRowPairs < iso::maxSparseRowPairs(device.limits());
         if (sparseShort && sparseCanGrow && !sparseFixed && attempt + 1 < attempts) {
             const iso::SparseDomain more = iso::suggestSparseCapacity(*stats);
@@ -125,11 +129,14 @@ Result<Extraction> extract(Device& device, std::unique_ptr<iso::IsoSurface>& sur
             const uint32_t mostPairs = iso::maxSparseRowPairs(device.limits());
             info.sparse.maxBricks = std::max(info.sparse.maxBricks, more.maxBricks);
             info.sparse.maxRowPairs = std::min(std::max(info.sparse.maxRowPairs, more.maxRowPairs), mostPairs);
+            if (refsShort) info.sparse.maxBallRefs = std::max(ballRefs, more.maxBallRefs);
             if (!quiet)
                 std::fprintf(stderr,
-                             "sparse capacities too small (%u bricks, %u row pairs needed): retrying with %u, %u\n",
-                             stats->sparseBricksNeeded, stats->sparseRowPairsNeeded, info.sparse.maxBricks,
-                             info.sparse.maxRowPairs);
+                             "sparse capacities too small (%u bricks, %u row pairs, %u ball references needed): "
+                             "retrying with %u, %u, %u\n",
+                             stats->sparseBricksNeeded, stats->sparseRowPairsNeeded, stats->sparseBallRefsNeeded,
+                             info.sparse.maxBricks, info.sparse.maxRowPairs,
+                             info.sparse.maxBallRefs ? info.sparse.maxBallRefs : info.sparse.maxBricks * 4);
             retry = true;
         }
         // The vertex buffer once, from counts no short sparse capacity cut.
@@ -238,12 +245,12 @@ int runFieldIso(const IsoOptions& o) {
             auto text = readGlslFile(o.glsl);
             if (!text) return fail(kProg, text.message());
             glslText = std::move(text).value();
-        } else if (o.sparse) {
-            // The analytic field as GLSL with its Lipschitz constant over the bounds: no samples on the CPU.
-            glslText = sample::analyticFieldGlsl(o.field);
         } else if (o.field == "metaballs")
             metaballs = true;
-        else if (!sample::isAnalyticField(o.field))
+        else if (o.sparse) {
+            // The analytic field as GLSL with its Lipschitz constant over the bounds: no samples on the CPU.
+            glslText = sample::analyticFieldGlsl(o.field);
+        } else if (!sample::isAnalyticField(o.field))
             return fail(kProg, "--field must be cayley, sphere, gyroid or metaballs");
         else {
             std::fprintf(stderr, "sampling %s at %ux%ux%u ...\n", o.field.c_str(), samples[0], samples[1], samples[2]);
@@ -275,6 +282,17 @@ int runFieldIso(const IsoOptions& o) {
     info.normals = normals;
     info.isoValue = isoValue;
     applyMeshSmoothing(**device, o, info);
+    if (o.sparse) {
+        info.sparse.enabled = true;
+        // Guesses (retried from the stats when short): the bricks along
+        // 3 faces of the grid, 8 row pairs a brick.
+        const uint64_t bricks = uint64_t((samples[0] + 6) / 8) * ((samples[1] + 6) / 8) * ((samples[2] + 6) / 8);
+        const uint64_t face = uint64_t((std::max({samples[0], samples[1], samples[2]}) + 6) / 8);
+        info.sparse.maxBricks = o.sparseBricks
+                                    ? o.sparseBricks
+                                    : uint32_t(std::min<uint64_t>(bricks, std::max<uint64_t>(3 * face * face, 64)));
+        info.sparse.maxRowPairs = o.sparseRowPairs ? o.sparseRowPairs : std::max(info.sparse.maxBricks, 1u) * 8u;
+    }
     if (metaballs)
         info.source = iso::FieldSource::Metaballs;
     else if (!glslText.empty()) {
@@ -284,17 +302,6 @@ int runFieldIso(const IsoOptions& o) {
         info.lipschitz = o.glsl.empty()
                              ? sample::analyticFieldLipschitz(o.field, {b[0], b[1], b[2]}, {b[3], b[4], b[5]})
                              : o.lipschitz;
-        if (o.sparse) {
-            info.sparse.enabled = true;
-            // Guesses (retried from the stats when short): the bricks along
-            // 3 faces of the grid, 8 row pairs a brick.
-            const uint64_t bricks = uint64_t((samples[0] + 6) / 8) * ((samples[1] + 6) / 8) * ((samples[2] + 6) / 8);
-            const uint64_t face = uint64_t((std::max({samples[0], samples[1], samples[2]}) + 6) / 8);
-            info.sparse.maxBricks = o.sparseBricks
-                                        ? o.sparseBricks
-                                        : uint32_t(std::min<uint64_t>(bricks, std::max<uint64_t>(3 * face * face, 64)));
-            info.sparse.maxRowPairs = o.sparseRowPairs ? o.sparseRowPairs : std::max(info.sparse.maxBricks, 1u) * 8u;
-        }
         info.fieldEvaluation = o.fieldEvaluation == "fused"    ? iso::FieldEvaluation::Fused
                                : o.fieldEvaluation == "buffer" ? iso::FieldEvaluation::Buffer
                                                                : iso::FieldEvaluation::Auto;
@@ -334,6 +341,11 @@ int runFieldIso(const IsoOptions& o) {
                     e->stats.sparseRowPairsNeeded, info.sparse.maxRowPairs,
                     e->stats.sparseRowPairsNeeded > info.sparse.maxRowPairs ? ", too small" : "", resident / 1048576.0,
                     vertexBytes / 1048576.0, pooled ? double(resident) / pooled : 0.0, dense / (1024.0 * 1048576.0));
+        if (metaballs) {
+            const uint32_t refs = info.sparse.maxBallRefs ? info.sparse.maxBallRefs : info.sparse.maxBricks * 4;
+            std::printf("sparse: %u ball references in the listed bricks (capacity %u%s)\n",
+                        e->stats.sparseBallRefsNeeded, refs, e->stats.sparseBallRefsNeeded > refs ? ", too small" : "");
+        }
     }
     std::printf("triangles: %u (needed %u)%s, active cells: %u\n",
                 (info.indexed ? e->stats.indicesWritten : e->stats.verticesWritten) / 3,

@@ -83,6 +83,23 @@ int runInfo(const std::string& preferred) {
     return 0;
 }
 
+// The channel scene's sparse domain: what it keeps against a dense grid.
+void printChannelMemory(const sample::ChannelScene& channel, iso::IsoSurface& surface) {
+    uint64_t resident = 0, vertexBytes = 0;
+    for (const iso::IsoSurface::MemoryItem& m : surface.memoryReport())
+        (m.name == "vertices" ? vertexBytes : resident) += m.bytes;
+    const auto stats = surface.latestStats();
+    const iso::SparseDomain& cap = channel.info().sparse;
+    if (stats)
+        std::printf("channel: sparse domain, last frame %u bricks listed (capacity %u), %u row pairs cut (pool %u), "
+                    "%u ball references (capacity %u)\n",
+                    stats->sparseBricksNeeded, cap.maxBricks, stats->sparseRowPairsNeeded, cap.maxRowPairs,
+                    stats->sparseBallRefsNeeded, cap.maxBallRefs ? cap.maxBallRefs : cap.maxBricks * 4);
+    std::printf("channel: resident %.1f MiB + vertices %.1f MiB; a dense grid of the same samples: %.1f MiB "
+                "(field + pyramid)\n",
+                resident / 1048576.0, vertexBytes / 1048576.0, channel.denseBytes() / 1048576.0);
+}
+
 int runDemo(const DemoOptions& d) {
     const std::string prog = "pyramarch demo";
     sample::CommonOptions o;
@@ -102,12 +119,21 @@ int runDemo(const DemoOptions& d) {
     std::printf("device: %s\n", (*device)->name().c_str());
     for (const std::string& name : d.scenes) {
         std::unique_ptr<sample::Scene> scene;
+        const sample::ChannelScene* channel = nullptr;
         if (name == "metaballs") {
             sample::MetaballSettings s;
             s.cells = d.cells;
             s.balls = d.balls;
             auto r = sample::MetaballScene::create(**device, s);
             if (!r) return fail(prog, r.message());
+            scene = std::move(r).value();
+        } else if (name == "channel") {
+            sample::ChannelSettings s;
+            s.cells = d.channelCells;
+            s.balls = d.channelBalls;
+            auto r = sample::ChannelScene::create(**device, s);
+            if (!r) return fail(prog, r.message());
+            channel = r.value().get();
             scene = std::move(r).value();
         } else if (name == "fluid") {
             fluid::FluidSettings s;
@@ -138,6 +164,7 @@ int runDemo(const DemoOptions& d) {
         hs.progress = true;
         hs.label = name;
         sample::OrbitCamera camera;
+        if (channel) camera.distance = 2.7f * channel->viewRadius(); // the whole channel in view
         const auto start = std::chrono::steady_clock::now();
         Status s = sample::runHeadless(**device, *scene, so, stats, hs, camera);
         if (!s) return fail(prog, name + ": " + s.message());
@@ -148,14 +175,20 @@ int runDemo(const DemoOptions& d) {
             overflows += f.overflow;
         }
         // The fluid sizes its grids from the particle spacing, not --cells.
-        const std::string size =
+        std::string size =
             name == "fluid" ? std::to_string(d.fluidParticles) + " particles" : std::to_string(d.cells) + "^3 cells";
+        if (channel) {
+            const auto& n = channel->info().samples;
+            size = std::to_string(n[0] - 1) + "x" + std::to_string(n[1] - 1) + "x" + std::to_string(n[2] - 1) +
+                   " cells, " + std::to_string(d.channelBalls) + " balls";
+        }
         std::printf("\n%s: %u frames %ux%u, %s, up to %u triangles%s, %.1f s wall = %.0f ms/frame with "
                     "read-back and PNG (%s)\n",
                     name.c_str(), frames, o.width, o.height, size.c_str(), tris,
                     overflows ? " (OVERFLOW: capacity too small)" : "", secs, 1000.0 * secs / frames, so.stats.c_str());
         // The first frame includes pipeline JIT on lavapipe: leave it out of the table.
         std::printf("%s", stats.table(frames > 1 ? 1 : 0).c_str());
+        if (channel) printChannelMemory(*channel, scene->surface());
     }
     std::printf("\nframes written to %s/\n", d.outDir.c_str());
     if (messages) return fail(prog, std::to_string(messages.load()) + " validation message(s)");

@@ -39,9 +39,9 @@ int checkIsoOptions(const IsoOptions& iso) {
     if (iso.sparse) {
         if (!iso.glsl.empty() && !(iso.lipschitz > 0.f))
             return fail(prog, "--sparse with --glsl needs --lipschitz L > 0 (bricks are listed by the bound)");
-        if (iso.glsl.empty() && !sample::isAnalyticField(iso.field))
-            return fail(prog, "--sparse applies to --field sphere|cayley|gyroid and --glsl (a GLSL field with a "
-                              "Lipschitz bound), got " +
+        if (iso.glsl.empty() && !sample::isAnalyticField(iso.field) && iso.field != "metaballs")
+            return fail(prog, "--sparse applies to --field sphere|cayley|gyroid|metaballs and --glsl (a GLSL field "
+                              "with a Lipschitz bound), got " +
                                   std::string(iso.field.empty() ? "another source" : "--field " + iso.field));
         if (iso.fieldEvaluation == "buffer")
             return fail(prog, "--sparse has no field buffer: not with --field-evaluation buffer");
@@ -109,7 +109,8 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
     DemoOptions& demo = options.demo;
     CLI::App* demoCmd = app.add_subcommand(
         "demo",
-        "Render the metaballs, point-cloud and fluid scenes headless to PNG frames and print per-pass GPU times");
+        "Render the metaballs, point-cloud, fluid and channel scenes headless to PNG frames and print per-pass GPU "
+        "times");
     demoCmd->add_option("--out-dir", demo.outDir, "Output folder (default demo-out)");
     demoCmd->add_option("--frames", demo.frames, "Frames per scene (default 36, 30 fps of animation)")
         ->check(CLI::Range(1u, 100000u));
@@ -136,8 +137,16 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
         ->check(CLI::Range(1u, 100000u));
     demoCmd->add_option("--fluid-particles", demo.fluidParticles, "Fluid particles (default 100000)")
         ->check(CLI::Range(1u, 4000000u));
-    demoCmd->add_option("--scenes", demo.scenes, "Scenes to render (metaballs, pointcloud, fluid)")
-        ->check(CLI::IsMember({"metaballs", "pointcloud", "fluid"}))
+    demoCmd
+        ->add_option("--channel-cells", demo.channelCells,
+                     "Cells along the channel scene (default 2047; across: (cells + 1) / 16 - 1)")
+        ->check(CLI::Range(63u, pyramarch::iso::kMaxSparseCellsPerAxis));
+    demoCmd->add_option("--channel-balls", demo.channelBalls, "Metaballs of the channel scene (1..1024, default 96)")
+        ->check(CLI::Range(1u, 1024u));
+    demoCmd
+        ->add_option("--scenes", demo.scenes,
+                     "Scenes to render (metaballs, pointcloud, fluid, channel: metaballs on a sparse domain)")
+        ->check(CLI::IsMember({"metaballs", "pointcloud", "fluid", "channel"}))
         ->delimiter(',');
     demoCmd->add_option("--shading", demo.shading, "lit | cells | normals")
         ->check(CLI::IsMember({"lit", "cells", "normals"}));

@@ -20,7 +20,7 @@ struct DemoOptions {
     bool validation = false;
     std::string device;
     std::string shading = "lit";
-    std::vector<std::string> scenes{"metaballs", "pointcloud", "fluid"};
+    std::vector<std::string> scenes{"metaballs", "pointcloud", "fluid", "channel"};
     uint32_t cells = 48;
     uint32_t particles = 100000;
     uint32_t balls = 24;
@@ -30,6 +30,9 @@ struct DemoOptions {
     // frame count.
     uint32_t fluidFrames = 12;
     uint32_t fluidParticles = 100000;
+    // The channel scene: metaballs on a sparse domain (sample::ChannelSettings).
+    uint32_t channelCells = 2047;
+    uint32_t channelBalls = 96;
 };
 
 struct IsoOptions {

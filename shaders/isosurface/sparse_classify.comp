@@ -1,4 +1,5 @@
 #version 460
+#extension GL_EXT_control_flow_attributes : require
 // Sparse domain, pass <name>.classify: a thread per row pair (2 rows of 8
 // cells along x, kIsoClassifyCells cells) of each brick the activate pass
 // listed, kIsoBrickRowPairs per brick, kIsoBricksPerGroup bricks per group
@@ -46,8 +47,12 @@ uint isoCornerBitsByCode(uint mcCase) { return (mcCase & 0x33u) | ((mcCase & 0x4
 // for a row past the grid's last sample (its cells are masked anyway).
 uint insideRow9(uvec3 s, float iso) {
     uint bits = 0u;
+#ifdef ISO_SPARSE_METABALLS
+    if (s.y < grid.samples.y && s.z < grid.samples.z) bits = isoMetaballInsideRow9(s, iso);
+#else
     if (s.y < grid.samples.y && s.z < grid.samples.z)
         for (uint k = 0u; k < 9u; ++k) bits |= (isoUserSample(s + uvec3(k, 0u, 0u)) >= iso ? 1u : 0u) << k;
+#endif
     return bits;
 }
 

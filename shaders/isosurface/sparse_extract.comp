@@ -1,4 +1,5 @@
 #version 460
+#extension GL_EXT_control_flow_attributes : require
 #ifndef ISO_STORAGE_READS
 #define ISO_TEXEL_READS
 #endif

@@ -37,4 +37,26 @@ float field(vec3 p) {
 // The field at sample s, as the dense path stores and reads it.
 float isoUserSample(uvec3 s) { return sanitize(field(isoSamplePosition(grid, s))); }
 
+// Classify's row of 9 samples s .. s + (8, 0, 0): inside bits (bit k for
+// s + (k, 0, 0)) with the balls in the outer loop, each loaded once for the
+// row instead of once per sample (loads run lane by lane on lavapipe); every
+// sample still sums the same terms in the same order as field().
+uint isoMetaballInsideRow9(uvec3 s, float iso) {
+    vec3 p[9];
+    float sum[9];
+    [[unroll]] for (uint k = 0u; k < 9u; ++k) {
+        p[k] = isoSamplePosition(grid, s + uvec3(k, 0u, 0u));
+        sum[k] = 0.0;
+    }
+    for (uint j = 0u; j < isoBrickRefCount; ++j) {
+        const uint i = brickBalls[isoBrickFirstRef + j];
+        const vec4 cr = ballCentreRadius(i);
+        const float strength = ballStrength(i);
+        [[unroll]] for (uint k = 0u; k < 9u; ++k) sum[k] += ballTermAt(cr, strength, p[k]);
+    }
+    uint bits = 0u;
+    [[unroll]] for (uint k = 0u; k < 9u; ++k) bits |= (sanitize(sum[k]) >= iso ? 1u : 0u) << k;
+    return bits;
+}
+
 #endif

@@ -192,11 +192,11 @@ TEST(SampleCliGpu, DemoWritesFramesStatsAndTable) {
     const auto dir = std::filesystem::temp_directory_path() / ("pyramarch-demo-" + std::to_string(::getpid()));
     const CmdResult r =
         run("demo --frames 3 --size 64x48 --cells 12 --particles 5000 --fluid-frames 2 --fluid-particles 3000 "
-            "--validation --out-dir " +
+            "--channel-cells 255 --channel-balls 12 --validation --out-dir " +
             dir.string());
     PYRAMARCH_FAIL_OR_SKIP_IF_TOOL_HAS_NO_DEVICE(r);
     ASSERT_EQ(r.code, 0) << r.err;
-    for (const char* scene : {"metaballs", "pointcloud"}) {
+    for (const char* scene : {"metaballs", "pointcloud", "channel"}) {
         for (int f = 0; f < 3; ++f) {
             char name[64];
             std::snprintf(name, sizeof name, "%s_%04d.png", scene, f);
@@ -215,6 +215,11 @@ TEST(SampleCliGpu, DemoWritesFramesStatsAndTable) {
     EXPECT_NE(r.out.find("pbf.lambda.0"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("fluid.extract"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("surface.draw"), std::string::npos) << r.out;
+    // The channel's metaballs on a sparse domain: its passes and its memory against a dense grid.
+    EXPECT_NE(r.out.find("channel.sparse.activate"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("255x15x15 cells, 12 balls"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("channel: resident"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("OVERFLOW"), std::string::npos) << r.out;
     std::filesystem::remove_all(dir);
 }
 
@@ -703,8 +708,11 @@ TEST(ToolCliParse, SparseOptionsAndConflicts) {
               -1);
     EXPECT_EQ(g.iso.sparseBricks, 100u);
     EXPECT_EQ(g.iso.sparseRowPairs, 900u);
+    sample::ToolOptions m;
+    ASSERT_EQ(parseTool({"iso", "--field", "metaballs", "--cells", "2047,2047,2047", "--sparse"}, m), -1);
+    EXPECT_TRUE(m.iso.sparse);
     const std::vector<std::vector<std::string>> bad = {
-        {"iso", "--field", "metaballs", "--sparse"},
+        {"iso", "--field", "metaballs", "--sparse", "--lipschitz", "1"},
         {"iso", "--raw", "v.raw", "--dims", "4,4,4", "--sparse"},
         {"iso", "--glsl", "f.glsl", "--sparse"}, // no Lipschitz bound
         {"iso", "--glsl", "f.glsl", "--lipschitz", "1", "--sparse", "--field-evaluation", "buffer"},
@@ -742,6 +750,17 @@ TEST(SampleCliGpu, IsoSparseMatchesTheDensePath) {
     ASSERT_EQ(fixed.code, 0) << fixed.err;
     EXPECT_NE(fixed.out.find("OVERFLOW"), std::string::npos) << fixed.out;
     EXPECT_NE(fixed.out.find("too small"), std::string::npos) << fixed.out;
+
+    // Metaballs: the balls' ranges list the bricks (no GLSL, no compiler),
+    // each brick's balls are counted and printed.
+    const CmdResult denseBalls = run("iso --field metaballs --cells 30,90,26 --validation");
+    ASSERT_EQ(denseBalls.code, 0) << denseBalls.err;
+    const CmdResult sparseBalls = run("iso --field metaballs --cells 30,90,26 --validation --sparse");
+    ASSERT_EQ(sparseBalls.code, 0) << sparseBalls.err;
+    ASSERT_FALSE(triangles(denseBalls.out).empty()) << denseBalls.out;
+    EXPECT_EQ(triangles(sparseBalls.out), triangles(denseBalls.out)) << sparseBalls.out;
+    EXPECT_NE(sparseBalls.out.find("ball references in the listed bricks"), std::string::npos) << sparseBalls.out;
+    EXPECT_EQ(sparseBalls.out.find("OVERFLOW"), std::string::npos) << sparseBalls.out;
 
     const CmdResult big = run("iso --field sphere --cells 2047,2047,2047 --sparse --repeat 1");
     ASSERT_EQ(big.code, 0) << big.err;

@@ -103,6 +103,88 @@ void MetaballScene::ui(SceneConfig& config) {
     if (ImGui::SliderFloat("iso value", &settings_.iso, 0.05f, 0.95f)) config.iso = settings_.iso;
 }
 
+// ---- channel: metaballs on a sparse domain ----
+
+Result<std::unique_ptr<ChannelScene>> ChannelScene::create(Device& device, const ChannelSettings& settings) {
+    if (settings.balls < 1 || settings.balls > 1024)
+        return Status::error("channel: ball count must be 1..1024, got " + std::to_string(settings.balls));
+    if (settings.cells < 63 || settings.cells > iso::kMaxSparseCellsPerAxis)
+        return Status::error("channel: cells must be 63.." + std::to_string(iso::kMaxSparseCellsPerAxis) + ", got " +
+                             std::to_string(settings.cells));
+    std::unique_ptr<ChannelScene> s(new ChannelScene());
+    s->settings_ = settings;
+    // Cubic cells: x spans [-4, 4], y and z (cells + 1) / 16 - 1 cells of the same size.
+    const uint32_t across = (settings.cells + 1) / 16 - 1;
+    const float h = 8.f / float(settings.cells);
+    s->halfLength_ = 4.f;
+    s->halfWidth_ = 0.5f * h * float(across);
+    iso::IsoSurfaceCreateInfo& info = s->info_;
+    info.name = "channel";
+    info.samples = {settings.cells + 1, across + 1, across + 1};
+    info.boundsMin = {-4.f, -s->halfWidth_, -s->halfWidth_};
+    info.boundsMax = {4.f, s->halfWidth_, s->halfWidth_};
+    info.normals = settings.normals;
+    info.source = iso::FieldSource::Metaballs;
+    info.isoValue = settings.iso;
+    info.maxBalls = settings.balls;
+    // Balls of ~17-29 cells' reach at the default 2047: ~60 bricks, ~700
+    // cut row pairs and ~3500 triangles each at most, twice that to spare;
+    // the surface's area in cells grows with the square of the cells per unit.
+    const double perBall = std::max(1.0, std::pow(double(settings.cells) / 2047.0, 2.0));
+    info.sparse.enabled = true;
+    info.sparse.maxBricks = uint32_t(std::min(160.0 * perBall * settings.balls, double(iso::kMaxSparseBricks)));
+    info.sparse.maxRowPairs = uint32_t(std::min(1500.0 * perBall * settings.balls, double(1u << 30)));
+    info.sparse.maxRowPairs = std::min(info.sparse.maxRowPairs, iso::maxSparseRowPairs(device.limits()));
+    info.vertexCapacity =
+        uint32_t(std::min(24000.0 * perBall * settings.balls,
+                          double(device.limits().maxStorageBufferRange / sizeof(iso::IsoVertexData))));
+    PYRAMARCH_TRY_ASSIGN(s->surface_, iso::IsoSurface::create(device, info));
+    std::mt19937 rng(4321);
+    std::uniform_real_distribution<float> u(0.f, 1.f);
+    for (uint32_t i = 0; i < settings.balls; ++i) {
+        Drift d;
+        d.x0 = -4.f + 8.f * u(rng);
+        d.speed = 0.3f + 0.5f * u(rng);
+        d.radius = 0.065f + 0.05f * u(rng);
+        const float room = std::max(0.f, s->halfWidth_ - 0.6f * d.radius);
+        d.y = room * (2.f * u(rng) - 1.f) * 0.7f;
+        d.z = room * (2.f * u(rng) - 1.f) * 0.7f;
+        d.wobble = room * 0.3f * u(rng);
+        d.freq = 0.5f + 1.5f * u(rng);
+        d.phase = 2.f * kPi * u(rng);
+        s->drifts_.push_back(d);
+    }
+    return s;
+}
+
+std::vector<iso::Metaball> ChannelScene::balls(double time) const {
+    std::vector<iso::Metaball> out;
+    const float t = float(time), span = 2.f * halfLength_ + 0.4f;
+    for (const Drift& d : drifts_) {
+        iso::Metaball b{};
+        // Wrap around: leave at +x, come back in at -x (outside the grid on both ends for a while).
+        const float x = std::fmod(d.x0 + halfLength_ + 0.2f + d.speed * t, span);
+        b.center = {x - halfLength_ - 0.2f, d.y + d.wobble * std::sin(d.freq * t + d.phase),
+                    d.z + d.wobble * std::cos(1.3f * d.freq * t + d.phase)};
+        b.radius = d.radius;
+        b.strength = 1.f;
+        out.push_back(b);
+    }
+    return out;
+}
+
+Status ChannelScene::update(double time) {
+    surface_->setIsoValue(settings_.iso);
+    const auto b = balls(time);
+    return surface_->setMetaballs(b);
+}
+
+double ChannelScene::denseBytes() const {
+    const double samples = double(info_.samples[0]) * info_.samples[1] * info_.samples[2];
+    const double cells = double(info_.samples[0] - 1) * (info_.samples[1] - 1) * (info_.samples[2] - 1);
+    return samples * 4.0 + cells * 4.0 / 3.0;
+}
+
 // ---- point cloud ----
 
 namespace {

@@ -56,6 +56,44 @@ private:
     std::vector<Path> paths_;
 };
 
+// Metaballs flowing down a long channel on a sparse domain
+// (IsoSurfaceCreateInfo::sparse): a virtual grid of cells x cells/16 x
+// cells/16 whose dense field and pyramid would not fit one storage buffer
+// at the default 2047 (lavapipe's 128 MiB), of which only the bricks the
+// balls reach are listed and only the row pairs they cut are kept.
+struct ChannelSettings {
+    uint32_t cells = 2047; // along the channel (x); y and z get (cells + 1) / 16 - 1
+    uint32_t balls = 96;   // 1..1024
+    float iso = 0.35f;
+    pyramarch::iso::NormalMode normals = pyramarch::iso::NormalMode::Central;
+};
+
+class ChannelScene final : public Scene {
+public:
+    static Result<std::unique_ptr<ChannelScene>> create(pyramarch::Device& device, const ChannelSettings& settings);
+    const char* name() const override { return "channel"; }
+    pyramarch::iso::IsoSurface& surface() override { return *surface_; }
+    Status update(double time) override;
+    float viewRadius() const override { return 0.45f * halfLength_; }
+    // The balls of `time`: they drift along +x, wrap around at the ends and
+    // wobble across the channel.
+    std::vector<pyramarch::iso::Metaball> balls(double time) const;
+    const pyramarch::iso::IsoSurfaceCreateInfo& info() const { return info_; }
+    // Bytes a dense grid of the same samples would keep: the float field
+    // and the pyramid (~4/3 byte per cell), as tests/bench/brick_census.cpp counts it.
+    double denseBytes() const;
+
+private:
+    ChannelSettings settings_;
+    pyramarch::iso::IsoSurfaceCreateInfo info_;
+    std::unique_ptr<pyramarch::iso::IsoSurface> surface_;
+    float halfLength_ = 4.f, halfWidth_ = 0.25f;
+    struct Drift {
+        float x0, speed, y, z, wobble, freq, phase, radius;
+    };
+    std::vector<Drift> drifts_;
+};
+
 // A point cloud of particles advected by a curl-noise flow that keeps them
 // in a swirling torus. The particles live in a device-local buffer: a
 // compute pass in the frame's graph moves them (shaders/pointcloud/flow.comp)
