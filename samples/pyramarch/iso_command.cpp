@@ -116,8 +116,8 @@ Result<Extraction> extract(Device& device, std::unique_ptr<iso::IsoSurface>& sur
         e.stats = *stats;
         bool retry = false;
         // Metaballs: the ball references too (0: 4 a brick).
-        const uint32_t ballRefs = info.sparse.maxBallRefs ? info.sparse.maxBallRefs : info.sparse.maxBricks * 4;
-        const bool refsShort = stats->sparseBallRefsNeeded > ballRefs;
+        const uint32_t ballRefs = info.sparse.maxItemRefs ? info.sparse.maxItemRefs : info.sparse.maxBricks * 4;
+        const bool refsShort = stats->sparseItemRefsNeeded > ballRefs;
         const bool sparseShort =
             info.sparse.enabled && (stats->sparseBricksNeeded > info.sparse.maxBricks ||
                                     stats->sparseRowPairsNeeded > info.sparse.maxRowPairs || refsShort);
@@ -129,14 +129,14 @@ Result<Extraction> extract(Device& device, std::unique_ptr<iso::IsoSurface>& sur
             const uint32_t mostPairs = iso::maxSparseRowPairs(device.limits());
             info.sparse.maxBricks = std::max(info.sparse.maxBricks, more.maxBricks);
             info.sparse.maxRowPairs = std::min(std::max(info.sparse.maxRowPairs, more.maxRowPairs), mostPairs);
-            if (refsShort) info.sparse.maxBallRefs = std::max(ballRefs, more.maxBallRefs);
+            if (refsShort) info.sparse.maxItemRefs = std::max(ballRefs, more.maxItemRefs);
             if (!quiet)
                 std::fprintf(stderr,
                              "sparse capacities too small (%u bricks, %u row pairs, %u ball references needed): "
                              "retrying with %u, %u, %u\n",
-                             stats->sparseBricksNeeded, stats->sparseRowPairsNeeded, stats->sparseBallRefsNeeded,
+                             stats->sparseBricksNeeded, stats->sparseRowPairsNeeded, stats->sparseItemRefsNeeded,
                              info.sparse.maxBricks, info.sparse.maxRowPairs,
-                             info.sparse.maxBallRefs ? info.sparse.maxBallRefs : info.sparse.maxBricks * 4);
+                             info.sparse.maxItemRefs ? info.sparse.maxItemRefs : info.sparse.maxBricks * 4);
             retry = true;
         }
         // The vertex buffer once, from counts no short sparse capacity cut.
@@ -342,9 +342,9 @@ int runFieldIso(const IsoOptions& o) {
                     e->stats.sparseRowPairsNeeded > info.sparse.maxRowPairs ? ", too small" : "", resident / 1048576.0,
                     vertexBytes / 1048576.0, pooled ? double(resident) / pooled : 0.0, dense / (1024.0 * 1048576.0));
         if (metaballs) {
-            const uint32_t refs = info.sparse.maxBallRefs ? info.sparse.maxBallRefs : info.sparse.maxBricks * 4;
+            const uint32_t refs = info.sparse.maxItemRefs ? info.sparse.maxItemRefs : info.sparse.maxBricks * 4;
             std::printf("sparse: %u ball references in the listed bricks (capacity %u%s)\n",
-                        e->stats.sparseBallRefsNeeded, refs, e->stats.sparseBallRefsNeeded > refs ? ", too small" : "");
+                        e->stats.sparseItemRefsNeeded, refs, e->stats.sparseItemRefsNeeded > refs ? ", too small" : "");
         }
     }
     std::printf("triangles: %u (needed %u)%s, active cells: %u\n",

@@ -94,7 +94,7 @@ void printChannelMemory(const sample::ChannelScene& channel, iso::IsoSurface& su
         std::printf("channel: sparse domain, last frame %u bricks listed (capacity %u), %u row pairs cut (pool %u), "
                     "%u ball references (capacity %u)\n",
                     stats->sparseBricksNeeded, cap.maxBricks, stats->sparseRowPairsNeeded, cap.maxRowPairs,
-                    stats->sparseBallRefsNeeded, cap.maxBallRefs ? cap.maxBallRefs : cap.maxBricks * 4);
+                    stats->sparseItemRefsNeeded, cap.maxItemRefs ? cap.maxItemRefs : cap.maxBricks * 4);
     std::printf("channel: resident %.1f MiB + vertices %.1f MiB; a dense grid of the same samples: %.1f MiB "
                 "(field + pyramid)\n",
                 resident / 1048576.0, vertexBytes / 1048576.0, channel.denseBytes() / 1048576.0);

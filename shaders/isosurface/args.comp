@@ -82,13 +82,13 @@ void main() {
     // passes write nothing past either), which is an overflow as well.
     // Metaballs: so did the ball references (user fields count none: limit 0).
     const uint sparseBricks = counters.sparseBricks, sparseSlots = counters.sparseSlots;
-    const uint sparseBallRefs = counters.sparseBallRefs;
+    const uint sparseItemRefs = counters.sparseItemRefs;
     const bool sparseShort = sparseBricks > grid.sparseLimits.x || sparseSlots > grid.sparseLimits.y ||
-                             sparseBallRefs > grid.sparseLimits.w;
+                             sparseItemRefs > grid.sparseLimits.w;
     stats[slot].overflow = (needed > written || indicesNeeded > indicesWritten || sparseShort) ? 1u : 0u;
     stats[slot].sparseBricks = sparseBricks;
     stats[slot].sparseSlots = sparseSlots;
-    stats[slot].sparseBallRefs = sparseBallRefs;
+    stats[slot].sparseItemRefs = sparseItemRefs;
     stats[slot].frame = pc.frame;
     stats[slot].valid = 1u;
     stats[slot].indicesNeeded = indicesNeeded;
@@ -99,5 +99,5 @@ void main() {
     counters.sparseBricks = 0;
     counters.sparseSlots = 0;
     counters.sparseSupers = 0;
-    counters.sparseBallRefs = 0;
+    counters.sparseItemRefs = 0;
 }

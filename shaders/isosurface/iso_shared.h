@@ -274,7 +274,7 @@ struct IsoStatsGpu {
     uint indicesWritten;
     uint sparseBricks;    // sparse: bricks listed as needed (may exceed the list's capacity)
     uint sparseSlots;     // sparse: pool slots needed
-    uint sparseBallRefs;  // sparse metaballs: ball references needed
+    uint sparseItemRefs;  // sparse metaballs: ball references needed
 };
 
 // Empty-space skipping (IsoGrid.patchList): the activate pass appends every
@@ -297,7 +297,7 @@ struct IsoCounters {
     uint sparseBricks; // sparse: bricks the activate pass found (the list's append counter)
     uint sparseSlots;  // sparse: row pairs with a cut cell (the pool's slot counter)
     uint sparseSupers; // sparse: super-bricks the coarse activate pass listed
-    uint sparseBallRefs; // sparse metaballs: ball references of the listed bricks (the refs' append counter)
+    uint sparseItemRefs; // sparse metaballs: ball references of the listed bricks (the refs' append counter)
 };
 
 // Output vertex (32 bytes): what the draw consumes.

@@ -4,6 +4,10 @@
 // `tables` and the field: `fieldTexels` (a uniform texel buffer, R32_SFLOAT)
 // with ISO_TEXEL_READS, else `field` (a storage buffer), or with
 // ISO_USER_FIELD the user's field() itself; call mcVertexInit() first.
+// With ISO_FETCH_BLOCK the includer's isoLoadBlock(lo) fills isoBlock (the
+// samples lo .. lo + 3, isoBlockLo = lo) once per vertex, and fetch() reads
+// it: a field whose evaluation is a loop pays it once per vertex, not once
+// per sample read (Sobel normals read 54 per vertex).
 #ifndef ISO_MC_VERTEX_GLSL
 #define ISO_MC_VERTEX_GLSL
 
@@ -19,7 +23,11 @@ uint sx, sxy;
 
 float fetch(ivec3 p) {
     p = clamp(p, ivec3(0), gridMax);
-#if defined(ISO_USER_FIELD)
+#if defined(ISO_FETCH_BLOCK)
+    // The block edgeVertex loaded holds every sample its vertex reads.
+    const ivec3 q = p - isoBlockLo;
+    return isoBlock[q.x + 4 * (q.y + 4 * q.z)];
+#elif defined(ISO_USER_FIELD)
     return isoUserSample(uvec3(p)); // fused: the field where it is read
 #else
     const uint i = uint(p.x) + sx * uint(p.y) + sxy * uint(p.z);
@@ -70,6 +78,11 @@ void mcVertexInit() {
 
 // Vertex on the edge from sample pa to sample pb (pa the lower corner).
 IsoVertex edgeVertex(ivec3 pa, ivec3 pb, float cellTriangles) {
+#if defined(ISO_FETCH_BLOCK)
+    // 4^3 samples around the edge, clamped into the grid: every sample the
+    // position and the gradients at both ends read (one sample around them).
+    isoLoadBlock(clamp(min(pa, pb) - 1, ivec3(0), max(gridMax - 3, ivec3(0))));
+#endif
     const float va = fetch(pa), vb = fetch(pb);
     precise float t = (pc.iso - va) / (vb - va);
     if (!isFiniteF(t)) t = 0.5;

@@ -24,6 +24,21 @@ float squaredYZ(float dy, float dz) {
     return s;
 }
 
+// Samples a..b (inclusive, clamped to the grid) of the box the kernel of a
+// particle at `centre` covers; false where it misses the grid. The scatter
+// adds the particle to these samples; a sparse domain lists it for the
+// bricks around them (sparse_particles_bin.comp).
+bool kernelSamples(vec3 centre, out uvec3 a, out uvec3 b) {
+    const vec3 rel = (centre - grid.boundsMin.xyz) / grid.spacing.xyz;
+    const vec3 reach = vec3(grid.particle.x) / grid.spacing.xyz;
+    // In float first, so that far-away particles cannot overflow the int conversion.
+    const vec3 lo = max(ceil(rel - reach), vec3(0.0));
+    const vec3 hi = min(floor(rel + reach), vec3(grid.samples.xyz) - 1.0);
+    a = uvec3(lo);
+    b = uvec3(hi);
+    return !any(greaterThan(lo, hi));
+}
+
 // Kernel term (16.16 fixed point) at squared YZ distance yz and x distance dx;
 // 0 outside the support.
 uint kernelTerm(float dx, float yz, float weight) {

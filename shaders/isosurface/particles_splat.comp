@@ -22,15 +22,8 @@ void main() {
     if (i >= min(pc.itemCount, grid.maxItems)) return;
     vec4 pw;
     if (!loadParticle(i, pw)) return;
-    const float r = grid.particle.x;
-    const vec3 rel = (pw.xyz - grid.boundsMin.xyz) / grid.spacing.xyz;
-    const vec3 reach = vec3(r) / grid.spacing.xyz;
-    // Sample range covered by the kernel, intersected with the grid; done in
-    // float first so far-away particles cannot overflow the int conversion.
-    const vec3 lo = max(ceil(rel - reach), vec3(0.0));
-    const vec3 hi = min(floor(rel + reach), vec3(grid.samples.xyz) - 1.0);
-    if (any(greaterThan(lo, hi))) return;
-    const uvec3 a = uvec3(lo), b = uvec3(hi);
+    uvec3 a, b;
+    if (!kernelSamples(pw.xyz, a, b)) return;
     for (uint z = a.z; z <= b.z; ++z) {
         const float dz = sampleCoord(z, grid.boundsMin.z, grid.spacing.z) - pw.z;
         for (uint y = a.y; y <= b.y; ++y) {

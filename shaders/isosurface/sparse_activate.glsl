@@ -4,7 +4,10 @@
 // user_bounds.glsl), defining ISO_LIPSCHITZ; for metaballs
 // (ISO_SPARSE_METABALLS) sparse_metaballs_activate.comp includes it, and a
 // box's interval is the sum of the balls' term ranges over it
-// (ballTermRange) instead of a Lipschitz bound. Four passes of it (pc.srcLevel):
+// (ballTermRange) instead of a Lipschitz bound; for particles
+// (ISO_SPARSE_PARTICLES, sparse_particles_activate.comp) a super-brick or
+// brick is listed where particles reach it (sparse_particles_bin.comp
+// counted them). Four passes of it (pc.srcLevel):
 // 0, <name>.sparse.supers: one thread per super-brick (kIsoSuperBricks^3
 //    bricks; grid.superBricks) lists it when the Lipschitz interval of its
 //    centre with radius r_super + r_brick reaches the iso value. That
@@ -45,14 +48,23 @@ layout(set = 0, binding = 4, std430) writeonly buffer IsoSuperListBuf { uint iso
 #else
 layout(set = 0, binding = 2, std430) writeonly buffer IsoBrickListBuf { uint isoBricks[]; };
 layout(set = 0, binding = 4, std430) readonly buffer IsoSuperListBuf { uint isoSupers[]; };
-#ifdef ISO_SPARSE_METABALLS
+#if defined(ISO_SPARSE_METABALLS) || defined(ISO_SPARSE_PARTICLES)
 // Per listed brick i: words 2i, 2i + 1 its first reference and count; the
-// references (ball indices in the ring) from word 2 * sparseLimits.x.
+// references (ball or particle indices) from word 2 * sparseLimits.x.
 layout(set = 0, binding = 6, std430) writeonly buffer IsoBrickBallsBuf { uint isoBrickBalls[]; };
 #endif
+#ifdef ISO_SPARSE_PARTICLES
+// Particles reaching each brick of the virtual grid (sparse_particles_bin.comp).
+layout(set = 0, binding = 7, std430) buffer IsoBrickTableBuf { uint isoBrickTable[]; };
+#endif
+#endif
+#if defined(ISO_SPARSE_PARTICLES) && defined(ISO_SPARSE_COARSE)
+layout(set = 0, binding = 8, std430) readonly buffer IsoSuperMarksBuf { uint isoSuperMarks[]; };
 #endif
 
-#ifdef ISO_SPARSE_METABALLS
+#ifdef ISO_SPARSE_PARTICLES
+// Particles: a brick is listed where particles reach it (no interval).
+#elif defined(ISO_SPARSE_METABALLS)
 bool isoStraddles(vec2 b) { return b.y >= pc.iso && b.x < pc.iso; }
 
 // This frame's balls: a slot of the ring.
@@ -107,7 +119,7 @@ void isoBrickBox(uvec3 b, out uvec3 lo, out uvec3 hi) {
 }
 
 void main() {
-#ifndef ISO_SPARSE_METABALLS
+#if !defined(ISO_SPARSE_METABALLS) && !defined(ISO_SPARSE_PARTICLES)
     isoBeginUserFrame();
 #endif
     const uint thread = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
@@ -121,7 +133,10 @@ void main() {
             const uvec3 s = uvec3(thread - row * grid.superBricks.x, row - sz * grid.superBricks.y, sz);
             const uvec3 lo = s * (kIsoSuperBricks * kIsoBrickCells);
             const uvec3 hi = min(lo + kIsoSuperBricks * kIsoBrickCells, grid.cells.xyz);
-#ifdef ISO_SPARSE_METABALLS
+#if defined(ISO_SPARSE_PARTICLES)
+            // A particle marked it (sparse.count).
+            const bool listed = isoSuperMarks[thread] != 0u;
+#elif defined(ISO_SPARSE_METABALLS)
             // The box's range holds every one of its bricks' ranges.
             uint reaching;
             const bool listed = isoStraddles(isoBoxBounds(lo, hi, reaching));
@@ -149,12 +164,28 @@ void main() {
             const uint local = thread % kIsoSuperBrickCount;
             const uvec3 b = s * kIsoSuperBricks + uvec3(local & 7u, (local >> 3) & 7u, local >> 6);
             if (all(lessThan(b, grid.sparse.xyz))) {
+#if defined(ISO_SPARSE_PARTICLES)
+                // Listed where particles reach it; its count becomes the word
+                // of its first reference + 1 for sparse.fill (0: not listed).
+                const uint brick = b.x + grid.sparse.x * (b.y + grid.sparse.y * b.z);
+                const uint reaching = isoBrickTable[brick];
+                if (reaching != 0u) {
+                    const uint ref = atomicAdd(isoCounters.sparseItemRefs, reaching);
+                    const uint at = atomicAdd(isoCounters.sparseBricks, 1u);
+                    const bool fits = reaching <= grid.sparseLimits.w && ref <= grid.sparseLimits.w - reaching;
+                    if (at < grid.sparseLimits.x) {
+                        isoBricks[at] = b.x | (b.y << kIsoBrickAxisBits) | (b.z << (2 * kIsoBrickAxisBits));
+                        isoBrickBalls[2u * at] = fits ? ref : 0u;
+                        isoBrickBalls[2u * at + 1u] = fits ? reaching : 0u;
+                    }
+                    isoBrickTable[brick] = at < grid.sparseLimits.x && fits ? 2u * grid.sparseLimits.x + ref + 1u : 0u;
+                }
+#elif defined(ISO_SPARSE_METABALLS)
                 uvec3 lo, hi;
                 isoBrickBox(b, lo, hi);
-#ifdef ISO_SPARSE_METABALLS
                 uint reaching;
                 if (isoStraddles(isoBoxBounds(lo, hi, reaching))) {
-                    const uint ref = atomicAdd(isoCounters.sparseBallRefs, reaching);
+                    const uint ref = atomicAdd(isoCounters.sparseItemRefs, reaching);
                     const uint at = atomicAdd(isoCounters.sparseBricks, 1u);
                     if (at < grid.sparseLimits.x) {
                         isoBricks[at] = b.x | (b.y << kIsoBrickAxisBits) | (b.z << (2 * kIsoBrickAxisBits));
@@ -174,6 +205,8 @@ void main() {
                     }
                 }
 #else
+                uvec3 lo, hi;
+                isoBrickBox(b, lo, hi);
                 if (isoStraddles(isoBoxBounds(lo, hi))) {
                     const uint at = atomicAdd(isoCounters.sparseBricks, 1u);
                     if (at < grid.sparseLimits.x)

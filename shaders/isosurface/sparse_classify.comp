@@ -16,9 +16,10 @@
 // Same cases as the dense classify: the corner bits of the same samples
 // (isoUserSample) with the same offset-code swap.
 // Fused only (ISO_USER_FIELD): compiled at creation with the snippet, or by
-// the build for metaballs (ISO_SPARSE_METABALLS: field() sums the brick's
-// balls, sparse_metaball_field.glsl).
-#ifdef ISO_SPARSE_METABALLS
+// the build for metaballs and particles (ISO_SPARSE_METABALLS,
+// ISO_SPARSE_PARTICLES: the field sums the brick's balls or particles,
+// sparse_metaball_field.glsl, sparse_particle_field.glsl).
+#if defined(ISO_SPARSE_METABALLS) || defined(ISO_SPARSE_PARTICLES)
 #ifndef ISO_STORAGE_READS
 #define ISO_TEXEL_READS
 #endif
@@ -29,8 +30,10 @@
 layout(local_size_x = kIsoClassifyGroupSize) in;
 
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
-#ifdef ISO_SPARSE_METABALLS
+#if defined(ISO_SPARSE_METABALLS)
 #include "isosurface/sparse_metaball_field.glsl" // the brick's balls at bindings 7 and 8
+#elif defined(ISO_SPARSE_PARTICLES)
+#include "isosurface/sparse_particle_field.glsl" // the brick's particles at bindings 7 and 8
 #else
 #include "isosurface/user_field.glsl"
 void isoSparseUseBrick(uint listedBrick) {}
@@ -47,8 +50,8 @@ uint isoCornerBitsByCode(uint mcCase) { return (mcCase & 0x33u) | ((mcCase & 0x4
 // for a row past the grid's last sample (its cells are masked anyway).
 uint insideRow9(uvec3 s, float iso) {
     uint bits = 0u;
-#ifdef ISO_SPARSE_METABALLS
-    if (s.y < grid.samples.y && s.z < grid.samples.z) bits = isoMetaballInsideRow9(s, iso);
+#if defined(ISO_SPARSE_METABALLS) || defined(ISO_SPARSE_PARTICLES)
+    if (s.y < grid.samples.y && s.z < grid.samples.z) bits = isoSparseInsideRow9(s, iso);
 #else
     if (s.y < grid.samples.y && s.z < grid.samples.z)
         for (uint k = 0u; k < 9u; ++k) bits |= (isoUserSample(s + uvec3(k, 0u, 0u)) >= iso ? 1u : 0u) << k;

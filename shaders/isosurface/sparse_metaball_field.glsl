@@ -41,7 +41,7 @@ float isoUserSample(uvec3 s) { return sanitize(field(isoSamplePosition(grid, s))
 // s + (k, 0, 0)) with the balls in the outer loop, each loaded once for the
 // row instead of once per sample (loads run lane by lane on lavapipe); every
 // sample still sums the same terms in the same order as field().
-uint isoMetaballInsideRow9(uvec3 s, float iso) {
+uint isoSparseInsideRow9(uvec3 s, float iso) {
     vec3 p[9];
     float sum[9];
     [[unroll]] for (uint k = 0u; k < 9u; ++k) {

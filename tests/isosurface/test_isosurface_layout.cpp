@@ -333,8 +333,27 @@ TEST(IsoLayout, SparseDomainsAreSizedByTheirPool) {
         ASSERT_TRUE(balls.ok()) << balls.message();
         EXPECT_EQ(balls->fieldBytes, 0u);
     }
-    info.sparse.maxBallRefs = 32u << 20; // 128 MiB of references + 2.3 MiB of lists
-    expectError(info, ErrorCode::DeviceLimit, "ball lists of maxBricks 300000 and maxBallRefs 33554432");
+    // Particles: a count per brick of the virtual grid (64 MiB at 2047^3
+    // fits; 4095^3 does not), the isotropic kernel only.
+    {
+        IsoSurfaceCreateInfo particles = sparseUser(2048);
+        particles.source = FieldSource::Particles;
+        particles.lipschitz = 0.f;
+        particles.maxParticles = 1000;
+        auto plan = iso::testing::planLayout(particles, lavapipeLimits());
+        ASSERT_TRUE(plan.ok()) << plan.message();
+        EXPECT_EQ(plan->fieldBytes, 0u);
+        particles.samples = {4096, 4096, 4096};
+        expectError(particles, ErrorCode::DeviceLimit, "brick table of 134217728 bricks");
+        particles.samples = {64, 64, 64};
+        particles.particleSmoothing = 0.5f;
+        expectError(particles, ErrorCode::InvalidArgument, "particleSmoothing and anisotropic");
+        particles.particleSmoothing = 0.f;
+        particles.anisotropic.enabled = true;
+        expectError(particles, ErrorCode::InvalidArgument, "particleSmoothing and anisotropic");
+    }
+    info.sparse.maxItemRefs = 32u << 20; // 128 MiB of references + 2.3 MiB of lists
+    expectError(info, ErrorCode::DeviceLimit, "item lists of maxBricks 300000 and maxItemRefs 33554432");
     info = sparseUser(64);
     info.fieldEvaluation = FieldEvaluation::Buffer;
     expectError(info, ErrorCode::InvalidArgument, "FieldEvaluation::Fused or Auto");

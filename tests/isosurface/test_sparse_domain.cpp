@@ -241,7 +241,7 @@ IsoSurfaceCreateInfo sparseMetaballInfo(std::array<uint32_t, 3> n, NormalMode no
     info.sparse.enabled = true;
     info.sparse.maxBricks = 20000;
     info.sparse.maxRowPairs = 100000;
-    info.sparse.maxBallRefs = 400000;
+    info.sparse.maxItemRefs = 400000;
     return info;
 }
 
@@ -304,8 +304,8 @@ protected:
             EXPECT_GE(stats->sparseBricksNeeded, want.bricks);
             EXPECT_LE(stats->sparseBricksNeeded, want.totalBricks);
             // Every listed brick lists at least one ball, at most all of them.
-            EXPECT_GE(stats->sparseBallRefsNeeded, stats->sparseBricksNeeded);
-            EXPECT_LE(stats->sparseBallRefsNeeded, uint64_t(stats->sparseBricksNeeded) * frames[f].size());
+            EXPECT_GE(stats->sparseItemRefsNeeded, stats->sparseBricksNeeded);
+            EXPECT_LE(stats->sparseItemRefsNeeded, uint64_t(stats->sparseBricksNeeded) * frames[f].size());
         }
     }
 };
@@ -367,9 +367,9 @@ TEST_F(IsoSparseMetaballs, BallReferencesRunningOutAreReportedBoundedAndSuggeste
     const auto want = reference->statsOfFrame(0);
     ASSERT_TRUE(want.has_value());
     ASSERT_FALSE(want->overflow);
-    ASSERT_GT(want->sparseBallRefsNeeded, 40u);
+    ASSERT_GT(want->sparseItemRefsNeeded, 40u);
     IsoSurfaceCreateInfo info = full;
-    info.sparse.maxBallRefs = 20;
+    info.sparse.maxItemRefs = 20;
     auto s = make(info);
     ASSERT_TRUE(s);
     ASSERT_TRUE(s->setMetaballs(balls).ok());
@@ -378,14 +378,14 @@ TEST_F(IsoSparseMetaballs, BallReferencesRunningOutAreReportedBoundedAndSuggeste
     const auto stats = s->statsOfFrame(1);
     ASSERT_TRUE(stats.has_value());
     EXPECT_TRUE(stats->overflow);
-    EXPECT_EQ(stats->sparseBallRefsNeeded, want->sparseBallRefsNeeded);
+    EXPECT_EQ(stats->sparseItemRefsNeeded, want->sparseItemRefsNeeded);
     EXPECT_EQ(stats->sparseBricksNeeded, want->sparseBricksNeeded);
     EXPECT_LT(stats->verticesWritten, want->verticesWritten);
     // Bricks without balls had no cut row pairs to count: the first
     // suggestion's frame counts them, its suggestion holds the surface.
     IsoSurfaceCreateInfo suggested = full;
     suggested.sparse = suggestSparseCapacity(*stats);
-    EXPECT_GE(suggested.sparse.maxBallRefs, want->sparseBallRefsNeeded);
+    EXPECT_GE(suggested.sparse.maxItemRefs, want->sparseItemRefsNeeded);
     for (int round = 0; round < 2; ++round) {
         auto t = make(suggested);
         ASSERT_TRUE(t);
@@ -399,6 +399,155 @@ TEST_F(IsoSparseMetaballs, BallReferencesRunningOutAreReportedBoundedAndSuggeste
         }
         ASSERT_EQ(round, 0) << "the second suggestion still overflows";
         suggested.sparse = suggestSparseCapacity(*st);
+    }
+}
+
+IsoSurfaceCreateInfo sparseParticleInfo(std::array<uint32_t, 3> n, NormalMode normals) {
+    IsoSurfaceCreateInfo info;
+    info.samples = n;
+    info.source = FieldSource::Particles;
+    info.maxParticles = 6000;
+    info.particleRadius = 0.11f;
+    info.vertexCapacity = 300000;
+    info.normals = normals;
+    info.isoValue = 0.5f;
+    info.sparse.enabled = true;
+    info.sparse.maxBricks = 20000;
+    info.sparse.maxRowPairs = 100000;
+    info.sparse.maxItemRefs = 2000000;
+    return info;
+}
+
+// `count` particles in a few clouds (some past the grid), weights 0.2..0.5,
+// and one of weight 0 (the kernel sum skips it).
+std::vector<Particle> clusteredParticles(uint32_t count, uint32_t seed, float shift = 0.f) {
+    std::vector<Particle> out;
+    uint32_t state = seed;
+    const auto next = [&state] {
+        state = state * 1664525u + 1013904223u;
+        return float(state >> 8) / float(1u << 24);
+    };
+    const float centres[4][3] = {{-0.5f, 0.3f, 0.1f}, {0.45f, -0.35f, -0.3f}, {0.1f, 0.2f, 0.7f}, {0.9f, 0.9f, -0.95f}};
+    for (uint32_t i = 0; i < count; ++i) {
+        const float* c = centres[i % 4];
+        const float spread = 0.12f + 0.1f * float(i % 3);
+        Particle p{};
+        p.position = {c[0] + shift + spread * (2.f * next() - 1.f), c[1] + spread * (2.f * next() - 1.f),
+                      c[2] - shift + spread * (2.f * next() - 1.f)};
+        p.weight = 0.2f + 0.3f * next();
+        out.push_back(p);
+    }
+    out.push_back({{0.1f, 0.1f, 0.1f}, 0.f}); // adds nothing, lists nothing
+    return out;
+}
+
+// Particles: a sparse domain against the dense particle path (its field
+// buffer read back for the CPU reference), frame by frame: the same
+// integer kernel sums, so the same field to the bit.
+class IsoSparseParticles : public IsoSparse {
+protected:
+    void expectFramesMatch(const IsoSurfaceCreateInfo& info, const std::vector<std::vector<Particle>>& frames) {
+        IsoSurfaceCreateInfo denseInfo = info;
+        denseInfo.sparse = {};
+        auto dense = make(denseInfo);
+        auto sparse = make(info);
+        ASSERT_TRUE(dense && sparse);
+        for (size_t f = 0; f < frames.size(); ++f) {
+            SCOPED_TRACE("frame " + std::to_string(f));
+            ASSERT_TRUE(dense->setParticles(frames[f]).ok());
+            ASSERT_TRUE(sparse->setParticles(frames[f]).ok());
+            frame(*dense);
+            frame(*sparse);
+            auto field = dense->readField();
+            ASSERT_TRUE(field.ok()) << field.message();
+            const ref::Grid g = referenceGridOf(info);
+            const ref::McResult cpu =
+                ref::marchingCubes(g, field.value().data(), info.isoValue, refNormals(info.normals));
+            ASSERT_GE(cpu.vertices.size(), 300u) << "the case should have a surface";
+            auto sv = sparse->readVertices();
+            auto dv = dense->readVertices();
+            ASSERT_TRUE(sv.ok() && dv.ok());
+            const float tol = ref::positionTolerance(g);
+            EXPECT_EQ(ref::compareTriangleSets(cpu.vertices, toRef(sv.value()), tol, 1e-3f), "") << "against the CPU";
+            EXPECT_EQ(ref::compareTriangleSets(toRef(dv.value()), toRef(sv.value()), tol, 1e-3f), "")
+                << "against the dense particle path";
+            const auto stats = sparse->statsOfFrame(sparse->framesRecorded() - 1);
+            ASSERT_TRUE(stats.has_value());
+            EXPECT_FALSE(stats->overflow);
+            EXPECT_EQ(stats->verticesNeeded, cpu.vertices.size());
+            EXPECT_EQ(stats->activeCells, cpu.activeCells);
+            const SparseCounts want = countsOf(cpu, info.samples);
+            EXPECT_EQ(stats->sparseRowPairsNeeded, want.rowPairs);
+            EXPECT_GE(stats->sparseBricksNeeded, want.bricks);
+            EXPECT_LE(stats->sparseBricksNeeded, want.totalBricks);
+            EXPECT_GE(stats->sparseItemRefsNeeded, stats->sparseBricksNeeded);
+        }
+    }
+};
+
+TEST_F(IsoSparseParticles, MatchTheDensePathAndTheReference) {
+    {
+        SCOPED_TRACE("2000 particles, 2 frames, 41x37x45, central normals");
+        expectFramesMatch(sparseParticleInfo({41, 37, 45}, NormalMode::Central),
+                          {clusteredParticles(2000, 5u), clusteredParticles(2000, 5u, 0.06f)});
+    }
+    {
+        // Several super-bricks, short last bricks; a kernel of ~7 cells.
+        // Sobel normals read 54 samples a vertex end: with ~100 particles a
+        // brick, a loop per sample passed lavapipe's 65535 loop iterations
+        // per invocation and left vertices unwritten (now a block per vertex).
+        SCOPED_TRACE("4000 particles, 131x71x141, Sobel normals");
+        IsoSurfaceCreateInfo info = sparseParticleInfo({131, 71, 141}, NormalMode::Sobel);
+        info.boundsMin = {-1.f, -0.6f, -1.1f};
+        info.boundsMax = {1.2f, 0.7f, 1.f};
+        expectFramesMatch(info, {clusteredParticles(4000, 9u)});
+    }
+}
+
+// Too few references, then too few bricks: reported, bounded, suggested.
+TEST_F(IsoSparseParticles, CapacitiesRunningOutAreReportedBoundedAndSuggested) {
+    const IsoSurfaceCreateInfo full = sparseParticleInfo({41, 37, 45}, NormalMode::Central);
+    const std::vector<Particle> particles = clusteredParticles(2000, 5u);
+    auto reference = make(full);
+    ASSERT_TRUE(reference);
+    ASSERT_TRUE(reference->setParticles(particles).ok());
+    frame(*reference);
+    const auto want = reference->statsOfFrame(0);
+    ASSERT_TRUE(want.has_value());
+    ASSERT_FALSE(want->overflow);
+    for (const auto& [what, bricks, refs] :
+         {std::tuple{"30 references", full.sparse.maxBricks, 30u}, std::tuple{"5 bricks", 5u, 0u}}) {
+        SCOPED_TRACE(what);
+        IsoSurfaceCreateInfo info = full;
+        info.sparse.maxBricks = bricks;
+        info.sparse.maxItemRefs = refs;
+        auto s = make(info);
+        ASSERT_TRUE(s);
+        ASSERT_TRUE(s->setParticles(particles).ok());
+        frame(*s);
+        frame(*s);
+        const auto stats = s->statsOfFrame(1);
+        ASSERT_TRUE(stats.has_value());
+        EXPECT_TRUE(stats->overflow);
+        EXPECT_EQ(stats->sparseItemRefsNeeded, want->sparseItemRefsNeeded);
+        EXPECT_EQ(stats->sparseBricksNeeded, want->sparseBricksNeeded);
+        EXPECT_LT(stats->verticesWritten, want->verticesWritten);
+        IsoSurfaceCreateInfo suggested = full;
+        suggested.sparse = suggestSparseCapacity(*stats);
+        for (int round = 0; round < 2; ++round) {
+            auto t = make(suggested);
+            ASSERT_TRUE(t);
+            ASSERT_TRUE(t->setParticles(particles).ok());
+            frame(*t);
+            const auto st = t->statsOfFrame(0);
+            ASSERT_TRUE(st.has_value());
+            if (!st->overflow) {
+                EXPECT_EQ(st->verticesWritten, want->verticesWritten);
+                break;
+            }
+            ASSERT_EQ(round, 0) << "the second suggestion still overflows";
+            suggested.sparse = suggestSparseCapacity(*st);
+        }
     }
 }
 

@@ -75,7 +75,8 @@ struct IsoRefs {
     BufferRef patchBounds, patchList, classifyArgs; // grid.patchList: empty-space skipping
     BufferRef patchBoxes;                           // patchBoxes: each patch's cell box (metaballs, particles)
     BufferRef brickList, sparseArgs, slotRecords, superList, superArgs; // sparse
-    BufferRef brickBalls;                                               // sparse metaballs
+    BufferRef brickBalls;                                               // sparse metaballs, particles
+    BufferRef brickTable, superMarks;                                   // sparse particles
 };
 
 // Sizes planned by planLayout() and used to create the buffers.
@@ -85,7 +86,8 @@ struct IsoSizes {
     uint64_t vertexPyramidBytes = 0, runBaseBytes = 0; // indexed
     uint64_t sparseListBytes = 0, sparseSlotBytes = 0; // sparse: brick list, slot records
     uint64_t sparseSuperBytes = 0;                     // sparse: the listed super-bricks
-    uint64_t sparseBallBytes = 0;                      // sparse metaballs: the bricks' ball lists
+    uint64_t sparseBallBytes = 0;                      // sparse metaballs, particles: the bricks' item lists
+    uint64_t sparseTableBytes = 0;                     // sparse particles: a count per brick of the grid
 };
 
 // layout.cpp: a sparse domain's create-info against the other fields.
@@ -167,8 +169,10 @@ struct IsoSurface::Impl {
     // Sparse: the bricks listed this frame, classify's indirect dispatch, and
     // per pool slot its record (listed brick << 5 | row pair).
     Buffer brickList, sparseArgs, slotRecords;
-    Buffer superList, superArgs; // sparse: the super-bricks the coarse pass listed, the fine pass's dispatch
-    Buffer brickBalls;           // sparse metaballs: each listed brick's balls (sparse_activate.glsl)
+    Buffer superList, superArgs;   // sparse: the super-bricks the coarse pass listed, the fine pass's dispatch
+    Buffer brickBalls;             // sparse metaballs, particles: each listed brick's items (sparse_activate.glsl)
+    Buffer brickTable, superMarks; // sparse particles: per brick and super-brick (sparse_particles_bin.comp)
+    ComputePipeline sparseBinPipe; // sparse particles: count and fill
 
     ComputePipeline classify, build, argsPipe, extract, fieldPipe, resolve, scanDown, generate, compact;
     ComputePipeline boundsPipe, patchBoundsPipe;          // volume

@@ -132,7 +132,7 @@ Status IsoSurface::Impl::createBuffers() {
         std::memcpy(m.occGridBuf.mapped(), &m.occGrid, sizeof(gpu::IsoGrid));
         m.occGridBuf.flush();
     }
-    if (info.source == FieldSource::Particles && !m.gather)
+    if (info.source == FieldSource::Particles && !m.gather && !m.sparse)
         PYRAMARCH_TRY(make(m.accum, sizes.samples * 4, storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                            MemoryUsage::DeviceLocal, "accum"));
     if (m.gather) {
@@ -200,7 +200,14 @@ Status IsoSurface::Impl::createBuffers() {
             make(m.slotRecords, sizes.sparseSlotBytes, storage, MemoryUsage::DeviceLocal, "sparse slot records"));
         if (sizes.sparseBallBytes)
             PYRAMARCH_TRY(
-                make(m.brickBalls, sizes.sparseBallBytes, storage, MemoryUsage::DeviceLocal, "sparse brick balls"));
+                make(m.brickBalls, sizes.sparseBallBytes, storage, MemoryUsage::DeviceLocal, "sparse brick items"));
+        if (sizes.sparseTableBytes) {
+            const VkBufferUsageFlags cleared = storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+            PYRAMARCH_TRY(
+                make(m.brickTable, sizes.sparseTableBytes, cleared, MemoryUsage::DeviceLocal, "sparse brick table"));
+            PYRAMARCH_TRY(make(m.superMarks, sizes.sparseSuperBytes, cleared, MemoryUsage::DeviceLocal,
+                               "sparse super-brick marks"));
+        }
     }
     if (info.source == FieldSource::Volume)
         PYRAMARCH_TRY(make(m.raw, (sizes.samples * 4 + 3) / 4 * 4, storage, MemoryUsage::Upload, "volume staging"));
@@ -510,7 +517,11 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
         refs.superArgs =
             graph.importBuffer(n + ".sparse.activate.dispatch", m.superArgs, computeIndirect, computeIndirect);
         if (m.brickBalls.valid())
-            refs.brickBalls = graph.importBuffer(n + ".sparse.brickBalls", m.brickBalls, computeRead, computeRead);
+            refs.brickBalls = graph.importBuffer(n + ".sparse.brickItems", m.brickBalls, computeRead, computeRead);
+        if (m.brickTable.valid()) {
+            refs.brickTable = graph.importBuffer(n + ".sparse.brickTable", m.brickTable, computeRead, computeRead);
+            refs.superMarks = graph.importBuffer(n + ".sparse.superMarks", m.superMarks, computeRead, computeRead);
+        }
     }
     if (m.scan) {
         refs.occGrid = graph.importBuffer(n + ".occGrid", m.occGridBuf, uniformRead, uniformRead, true);
@@ -522,7 +533,9 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
         if (!m.sparse) m.addMetaballsPasses(graph, refs); // sparse: no field pass (sparse.cpp)
         break;
     case FieldSource::Particles:
-        if (m.gather)
+        if (m.sparse)
+            break; // the particles are binned per brick (sparse.cpp)
+        else if (m.gather)
             m.addGatherPasses(graph, refs);
         else
             m.addSplatPasses(graph, refs);

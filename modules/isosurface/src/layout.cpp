@@ -136,9 +136,12 @@ Status checkSparseDomain(const IsoSurfaceCreateInfo& info, bool scan) {
     const std::string what = "isosurface '" + info.name + "': sparse domain: ";
     auto bad = [&](const std::string& why) { return Status::error(ErrorCode::InvalidArgument, what + why); };
     const bool user = info.source == FieldSource::UserGlsl;
-    if (!user && info.source != FieldSource::Metaballs)
-        return bad("needs FieldSource::UserGlsl (bricks listed by the field's Lipschitz bound) or "
-                   "FieldSource::Metaballs (by the balls' ranges)");
+    if (!user && info.source != FieldSource::Metaballs && info.source != FieldSource::Particles)
+        return bad("needs FieldSource::UserGlsl (bricks listed by the field's Lipschitz bound), "
+                   "FieldSource::Metaballs (by the balls' ranges) or FieldSource::Particles (by the kernels' reach)");
+    if (info.source == FieldSource::Particles && (info.particleSmoothing != 0.f || info.anisotropic.enabled))
+        return bad("particles are summed per brick with the isotropic kernel: particleSmoothing and anisotropic "
+                   "kernels (which need the gather's sorted particles) are not supported");
     if (user && info.fieldEvaluation == FieldEvaluation::Buffer)
         return bad("needs FieldEvaluation::Fused or Auto (a sparse grid has no field buffer)");
     if (scan) return bad("needs ExtractionMethod::HistoPyramid");
@@ -164,12 +167,15 @@ Status IsoSurface::Impl::planSparseDomain(const DeviceLimits& lim, const std::st
     const uint32_t b = gpu::kIsoBrickCells;
     const uint32_t bx = (g.cells.x + b - 1) / b, by = (g.cells.y + b - 1) / b, bz = (g.cells.z + b - 1) / b;
     g.sparse = {bx, by, bz, 1u};
-    // Metaballs: each listed brick's ball list (2 words) and the references.
-    const bool balls = info.source == FieldSource::Metaballs;
-    const uint32_t ballRefs = !balls ? 0u
-                              : info.sparse.maxBallRefs
-                                  ? info.sparse.maxBallRefs
-                                  : uint32_t(std::min<uint64_t>(uint64_t(info.sparse.maxBricks) * 4, 0xFFFFFFFFull));
+    // Metaballs and particles: each listed brick's item list (2 words) and the references.
+    const bool particles = info.source == FieldSource::Particles;
+    const bool balls = info.source == FieldSource::Metaballs || particles;
+    const uint64_t refsPerBrick = particles ? kDefaultSparseParticleRefsPerBrick : kDefaultSparseBallRefsPerBrick;
+    const uint32_t ballRefs =
+        !balls ? 0u
+        : info.sparse.maxItemRefs
+            ? info.sparse.maxItemRefs
+            : uint32_t(std::min<uint64_t>(uint64_t(info.sparse.maxBricks) * refsPerBrick, 0xFFFFFFFFull));
     g.sparseLimits = {info.sparse.maxBricks, info.sparse.maxRowPairs, bx * by * bz, ballRefs};
     const UintDivisor divX = uintDivisor(bx), divY = uintDivisor(by);
     g.brickDivisors = {divX.multiplier, divY.multiplier, divX.shifts, divY.shifts};
@@ -196,11 +202,24 @@ Status IsoSurface::Impl::planSparseDomain(const DeviceLimits& lim, const std::st
         const uint64_t ballBytes = uint64_t(info.sparse.maxBricks) * 8 + uint64_t(ballRefs) * 4;
         if (ballBytes > range)
             return Status::error(ErrorCode::DeviceLimit,
-                                 "isosurface '" + info.name + "': sparse domain: the ball lists of maxBricks " +
-                                     std::to_string(info.sparse.maxBricks) + " and maxBallRefs " +
+                                 "isosurface '" + info.name + "': sparse domain: the item lists of maxBricks " +
+                                     std::to_string(info.sparse.maxBricks) + " and maxItemRefs " +
                                      std::to_string(ballRefs) + " need " + fmtBytes(ballBytes) +
                                      ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
         sizes.sparseBallBytes = ballBytes;
+    }
+    if (particles) {
+        // Particles count into a table of every brick of the virtual grid (4
+        // bytes a brick: 64 MiB at 2047^3) and mark their super-bricks.
+        const uint64_t tableBytes = uint64_t(g.sparseLimits.z) * 4;
+        if (tableBytes > range)
+            return Status::error(ErrorCode::DeviceLimit,
+                                 "isosurface '" + info.name + "': sparse domain: the brick table of " +
+                                     std::to_string(g.sparseLimits.z) + " bricks (" + std::to_string(bx) + "x" +
+                                     std::to_string(by) + "x" + std::to_string(bz) + ") needs " + fmtBytes(tableBytes) +
+                                     ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev +
+                                     "; particles need a smaller virtual grid");
+        sizes.sparseTableBytes = tableBytes;
     }
     return {};
 }
@@ -458,9 +477,11 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
         const bool needsGather = info.particleSmoothing > 0.f || info.anisotropic.enabled;
         const bool cpuLike =
             lim.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU || lim.deviceType == VK_PHYSICAL_DEVICE_TYPE_OTHER;
-        const SplatMethod splat = info.splat != SplatMethod::Auto ? info.splat
-                                  : needsGather || cpuLike        ? SplatMethod::Gather
-                                                                  : SplatMethod::Scatter;
+        // A sparse domain sums each brick's particles itself: no bins, no accumulator.
+        const SplatMethod splat = m.sparse                          ? SplatMethod::Scatter
+                                  : info.splat != SplatMethod::Auto ? info.splat
+                                  : needsGather || cpuLike          ? SplatMethod::Gather
+                                                                    : SplatMethod::Scatter;
         if (info.particleSmoothing > 0.f && splat != SplatMethod::Gather)
             return Status::error(
                 ErrorCode::InvalidArgument,

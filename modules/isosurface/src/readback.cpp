@@ -36,7 +36,7 @@ SparseDomain suggestSparseCapacity(const IsoStats& stats, float headroom) {
     d.maxBricks = scaled(stats.sparseBricksNeeded, double(kMaxSparseBricks));
     d.maxRowPairs = scaled(stats.sparseRowPairsNeeded, double(0xFFFFFFFFu));
     // User fields list no balls: 0 keeps the default.
-    d.maxBallRefs = stats.sparseBallRefsNeeded ? scaled(stats.sparseBallRefsNeeded, double(0xFFFFFFFFu)) : 0u;
+    d.maxItemRefs = stats.sparseItemRefsNeeded ? scaled(stats.sparseItemRefsNeeded, double(0xFFFFFFFFu)) : 0u;
     return d;
 }
 
@@ -72,7 +72,7 @@ std::optional<IsoStats> IsoSurface::statsOfFrame(uint64_t frame) const {
     out.indicesWritten = s.indicesWritten;
     out.sparseBricksNeeded = s.sparseBricks;
     out.sparseRowPairsNeeded = s.sparseSlots;
-    out.sparseBallRefsNeeded = s.sparseBallRefs;
+    out.sparseItemRefsNeeded = s.sparseItemRefs;
     return out;
 }
 

@@ -11,6 +11,10 @@
 //                             bricks whose Lipschitz interval reaches the iso value
 //                             (all four: sparse_activate.glsl)
 //   "<name>.sparse.args"      their count -> classify's indirect dispatch
+//   particles: "<name>.sparse.table.clear" and "<name>.sparse.count" before
+//   the supers (the bricks and super-bricks each particle reaches, counted:
+//   sparse_particles_bin.comp), "<name>.sparse.fill" after the args (each
+//   listed brick's particles)
 //   "<name>.classify"         a thread per row pair of a listed brick: cases,
 //                             a pool slot if cut (sparse_classify.comp)
 //   "<name>.pyramid.*"        the build over the pool, from level 2 up (pyramid.cpp)
@@ -54,9 +58,42 @@ const uint32_t kMetaballExtractSpv[] =
 const uint32_t kMetaballExtractStorageSpv[] =
 #include "shaders/isosurface/sparse_extract.metaballs_storage.comp.spv.inc"
     ;
+// Particles: binned per brick, then the same passes with the particles'
+// field (storage reads of the particles; the pyramid as for metaballs).
+const uint32_t kParticleBinSpv[] =
+#include "shaders/isosurface/sparse_particles_bin.comp.spv.inc"
+    ;
+const uint32_t kParticleSupersSpv[] =
+#include "shaders/isosurface/sparse_particles_activate.coarse.comp.spv.inc"
+    ;
+const uint32_t kParticleActivateSpv[] =
+#include "shaders/isosurface/sparse_particles_activate.comp.spv.inc"
+    ;
+const uint32_t kParticleClassifySpv[] =
+#include "shaders/isosurface/sparse_classify.particles.comp.spv.inc"
+    ;
+const uint32_t kParticleExtractSpv[] =
+#include "shaders/isosurface/sparse_extract.particles.comp.spv.inc"
+    ;
+const uint32_t kParticleExtractStorageSpv[] =
+#include "shaders/isosurface/sparse_extract.particles_storage.comp.spv.inc"
+    ;
 } // namespace
 
 Status IsoSurface::Impl::createSparsePipelines() {
+    if (info.source == FieldSource::Particles) {
+        PYRAMARCH_TRY(makePipeline(sparseBinPipe, kParticleBinSpv, "sparse.count", 5));
+        // Activate: bindings 0-4 as below, the bricks' lists at 6, the brick
+        // table at 7, the super-brick marks at 8.
+        PYRAMARCH_TRY(makePipeline(sparseSupersPipe, kParticleSupersSpv, "sparse.supers", 9, false));
+        PYRAMARCH_TRY(makePipeline(sparseActivatePipe, kParticleActivateSpv, "sparse.activate", 9, false));
+        // Classify and extraction: the particles at 7, the lists at 8.
+        PYRAMARCH_TRY(makePipeline(classify, kParticleClassifySpv, "classify", 9));
+        PYRAMARCH_TRY(makePipeline(
+            extract, texelReads ? std::span<const uint32_t>(kParticleExtractSpv) : kParticleExtractStorageSpv,
+            "extract", 9));
+        return createBuildPipeline();
+    }
     if (info.source == FieldSource::Metaballs) {
         const auto pick = [this](std::span<const uint32_t> texel, std::span<const uint32_t> storage) {
             return texelReads ? texel : storage;
@@ -96,6 +133,34 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
     // fine pass's dispatch (the coarse build); 2 bricks, 3 their count ->
     // classify's dispatch (the fine build).
     const bool balls = info.source == FieldSource::Metaballs;
+    const bool particles = info.source == FieldSource::Particles;
+    // Particles: the bricks and super-bricks they reach, counted first.
+    const auto bin = [&](const char* suffix, uint32_t mode) {
+        PassBuilder pass = graph.addPass(info.name + suffix, PassKind::Compute);
+        pass.pipeline(sparseBinPipe)
+            .uniform(0, refs.grid)
+            .storage(1, refs.items, R, 0, refs.itemRange)
+            .storage(2, refs.brickTable, RW)
+            // Each mode writes one of them; the shader declares both.
+            .storage(3, refs.superMarks, W)
+            .storage(4, refs.brickBalls, W);
+        pass.record([this, mode](PassContext& ctx) {
+            gpu::IsoPush pc = push();
+            pc.srcLevel = mode;
+            ctx.pushConstants(pc);
+            dispatchFolded(ctx, groupsOf(std::min(itemCount, grid.maxItems), gpu::kIsoGroupSize), maxGroupsX());
+        });
+    };
+    if (particles) {
+        graph.addPass(info.name + ".sparse.table.clear", PassKind::Transfer)
+            .use(refs.brickTable, Access::TransferDst)
+            .use(refs.superMarks, Access::TransferDst)
+            .record([refs](PassContext& ctx) {
+                ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.brickTable), 0, VK_WHOLE_SIZE, 0);
+                ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.superMarks), 0, VK_WHOLE_SIZE, 0);
+            });
+        bin(".sparse.count", 0);
+    }
     const auto coarse = [&](const char* suffix, uint32_t mode, uint64_t groups) {
         PassBuilder pass = graph.addPass(info.name + suffix, PassKind::Compute);
         pass.pipeline(sparseSupersPipe)
@@ -104,6 +169,7 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
             .storage(3, refs.superArgs, W)
             .storage(4, refs.superList, W);
         if (balls) bindBalls(pass, refs, 5);
+        if (particles) pass.storage(8, refs.superMarks, R);
         pass.record(modeDispatch(mode, groups));
     };
     const auto fine = [&](const char* suffix, uint32_t mode) {
@@ -118,6 +184,7 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
             bindBalls(pass, refs, 5);
             pass.storage(6, refs.brickBalls, W);
         }
+        if (particles) pass.storage(6, refs.brickBalls, W).storage(7, refs.brickTable, RW);
         if (mode == 2)
             pass.use(refs.superArgs, Access::IndirectRead).record([this, args = refs.superArgs](PassContext& ctx) {
                 gpu::IsoPush pc = push();
@@ -132,6 +199,7 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
     coarse(".sparse.supers.args", 1, 1);
     fine(".sparse.activate", 2);
     fine(".sparse.args", 3);
+    if (particles) bin(".sparse.fill", 1);
     PassBuilder classifyPass = graph.addPass(info.name + ".classify", PassKind::Compute);
     classifyPass.pipeline(classify)
         .uniform(0, refs.grid)
@@ -139,10 +207,9 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
         .storage(4, refs.counters, RW)
         .storage(5, refs.brickList, R)
         .storage(6, refs.slotRecords, W);
-    if (balls) {
-        bindBalls(classifyPass, refs, 7);
-        classifyPass.storage(8, refs.brickBalls, R);
-    }
+    if (balls) bindBalls(classifyPass, refs, 7);
+    if (particles) classifyPass.storage(7, refs.items, R, 0, refs.itemRange);
+    if (balls || particles) classifyPass.storage(8, refs.brickBalls, R);
     classifyPass.use(refs.sparseArgs, Access::IndirectRead).record(indirectDispatch(refs.sparseArgs, 0));
     addPyramidBuild(graph, info.name + ".pyramid.", refs.grid, refs.pyramid, grid,
                     std::min(gpu::kIsoClassifyLevels, grid.levelCount - 1));
@@ -156,10 +223,9 @@ void IsoSurface::Impl::addSparseExtractPass(RenderGraph& graph, const IsoRefs& r
         .storage(4, refs.vertices, W)
         .storage(5, refs.brickList, R)
         .storage(6, refs.slotRecords, R);
-    if (info.source == FieldSource::Metaballs) {
-        bindBalls(pass, refs, 7);
-        pass.storage(8, refs.brickBalls, R);
-    }
+    if (info.source == FieldSource::Metaballs) bindBalls(pass, refs, 7);
+    if (info.source == FieldSource::Particles) pass.storage(7, refs.items, R, 0, refs.itemRange);
+    if (info.source != FieldSource::UserGlsl) pass.storage(8, refs.brickBalls, R);
     if (texelReads)
         pass.texel(3, refs.pyramid, VK_FORMAT_R32G32B32A32_UINT, Access::SampledRead);
     else

@@ -254,24 +254,27 @@ struct MeshSmoothing {
 };
 
 // A sparse domain (FieldSource::UserGlsl evaluated fused, with a Lipschitz
-// bound, or FieldSource::Metaballs): the grid is virtual, up to
-// kMaxSparseCellsPerAxis cells per axis, and memory follows the surface,
-// not the grid. Every frame, on the GPU: the bricks of 8^3 cells whose
-// interval can reach the iso value are listed (pass
+// bound, FieldSource::Metaballs or FieldSource::Particles): the grid is
+// virtual, up to kMaxSparseCellsPerAxis cells per axis, and memory follows
+// the surface, not the grid. Every frame, on the GPU: the bricks of 8^3
+// cells whose interval can reach the iso value are listed (pass
 // "<name>.sparse.activate"; user fields: the Lipschitz interval of one
 // field() call per brick; metaballs: the sum of the balls' term ranges over
-// the brick, each listed brick keeping the balls that reach it), classify
+// the brick, each listed brick keeping the balls that reach it; particles:
+// the bricks their kernels reach, counted per particle into a table of
+// every brick (4 bytes a brick of the virtual grid), each keeping its
+// particles; the particles' isotropic kernel, no smoothing), classify
 // evaluates the field on the listed bricks only, and only the row
 // pairs (16 cells, 2 rows of 8 along x) holding a cut cell take a slot of
 // the pool the pyramid is built over; extraction finds each triangle's cell
-// through its slot. Triangles are the dense fused path's (metaballs: the
-// dense field's), in another order (the slots'). A frame whose bricks, row
-// pairs or ball references exceed the capacities below drops the cells past
+// through its slot. Triangles are the dense fused path's (metaballs and
+// particles: the dense field's), in another order (the slots'). A frame
+// whose bricks, row pairs or item references exceed the capacities below drops the cells past
 // them (nothing is written outside the buffers) and reports
 // IsoStats::overflow with what it needed (sparseBricksNeeded,
-// sparseRowPairsNeeded, sparseBallRefsNeeded: suggestSparseCapacity()).
+// sparseRowPairsNeeded, sparseItemRefsNeeded: suggestSparseCapacity()).
 // Resident memory (IsoSurface::memoryReport): 4 bytes per listed brick
-// (metaballs: 12, and 4 per ball reference) and ~29 bytes per pool slot,
+// (metaballs, particles: 12, and 4 per item reference) and ~29 bytes per pool slot,
 // plus the vertex buffer, whatever the grid.
 // Measured in modules/isosurface/README.md ("Sparse domains").
 struct SparseDomain {
@@ -283,12 +286,15 @@ struct SparseDomain {
     // Pool slots (>= 1): row pairs with a cut cell. The pool's pyramid,
     // ~26 bytes per slot, must fit maxStorageBufferRange.
     uint32_t maxRowPairs = 0;
-    // Metaballs: ball references over the listed bricks (each brick lists
-    // the balls reaching it). 0: 4 per brick (maxBricks * 4). A brick whose
-    // list does not fit is classified without balls (no triangles) and the
-    // frame reports the overflow. Ignored for user fields.
-    uint32_t maxBallRefs = 0;
+    // Metaballs and particles: references over the listed bricks (each
+    // brick lists the balls or particles reaching it). 0: maxBricks times
+    // kDefaultSparseBallRefsPerBrick or kDefaultSparseParticleRefsPerBrick.
+    // A brick whose list does not fit is classified without items (no
+    // triangles) and the frame reports the overflow. Ignored for user fields.
+    uint32_t maxItemRefs = 0;
 };
+inline constexpr uint32_t kDefaultSparseBallRefsPerBrick = 4;
+inline constexpr uint32_t kDefaultSparseParticleRefsPerBrick = 64;
 // Limits of a sparse domain: brick coordinates are 10 bits per axis of a
 // list entry, and a pool slot's record keeps the listed brick in 27 bits.
 inline constexpr uint32_t kMaxSparseCellsPerAxis = 8192;
@@ -381,7 +387,7 @@ struct IsoSurfaceCreateInfo {
     float lipschitz = 0.f;
     // UserGlsl: a field buffer, or field() where it is read (see FieldEvaluation).
     FieldEvaluation fieldEvaluation = FieldEvaluation::Auto;
-    // UserGlsl or Metaballs, optional: a sparse virtual grid (see
+    // UserGlsl, Metaballs or Particles, optional: a sparse virtual grid (see
     // SparseDomain). Needs ExtractionMethod::HistoPyramid and non-indexed
     // output, and for UserGlsl lipschitz > 0 and fused evaluation (Fused, or
     // Auto); samples may then exceed what a field buffer or a dense pyramid
@@ -425,11 +431,11 @@ struct IsoStats {
     uint32_t indicesNeeded = 0;  // indexed only
     uint32_t indicesWritten = 0; // == indexed draw index count
     // Sparse domains: bricks the activate pass found, row pairs with a cut
-    // cell and (metaballs) the balls the found bricks list, against
-    // SparseDomain::maxBricks / maxRowPairs / maxBallRefs (past any: overflow).
+    // cell and (metaballs, particles) the items the found bricks list, against
+    // SparseDomain::maxBricks / maxRowPairs / maxItemRefs (past any: overflow).
     uint32_t sparseBricksNeeded = 0;
     uint32_t sparseRowPairsNeeded = 0;
-    uint32_t sparseBallRefsNeeded = 0;
+    uint32_t sparseItemRefsNeeded = 0;
 };
 
 // GPU times of one frame of a surface (IsoSurface::latestTimings): passes
