@@ -80,6 +80,42 @@ struct Extraction {
     bool created = false; // a surface was (re)created for it
 };
 
+// SparseDomain::maxItemRefs as the surface resolves it (0: the default per brick; user fields list none).
+uint32_t sparseItemRefs(const iso::IsoSurfaceCreateInfo& info) {
+    if (info.source == iso::FieldSource::UserGlsl) return 0;
+    if (info.sparse.maxItemRefs) return info.sparse.maxItemRefs;
+    const uint64_t perBrick = info.source == iso::FieldSource::Particles ? iso::kDefaultSparseParticleRefsPerBrick
+                                                                         : iso::kDefaultSparseBallRefsPerBrick;
+    return uint32_t(std::min<uint64_t>(uint64_t(info.sparse.maxBricks) * perBrick, 0xFFFFFFFFu));
+}
+
+// A sparse domain's lists and pool against its capacities, and its resident
+// memory against what the dense path would keep for the grid (a float field
+// and the pyramid's ~4/3 byte per cell, as tests/bench/brick_census.cpp counts it).
+void printSparseSummary(iso::IsoSurface& surface, const iso::IsoSurfaceCreateInfo& info, const iso::IsoStats& stats) {
+    const auto& samples = info.samples;
+    uint64_t resident = 0, vertexBytes = 0;
+    for (const iso::IsoSurface::MemoryItem& m : surface.memoryReport())
+        (m.name == "vertices" ? vertexBytes : resident) += m.bytes;
+    const double cells = double(samples[0] - 1) * (samples[1] - 1) * (samples[2] - 1);
+    const double dense = double(samples[0]) * samples[1] * samples[2] * 4.0 + cells * 4.0 / 3.0;
+    const uint64_t bricks = uint64_t((samples[0] + 6) / 8) * ((samples[1] + 6) / 8) * ((samples[2] + 6) / 8);
+    const uint32_t pooled = std::min(stats.sparseRowPairsNeeded, info.sparse.maxRowPairs);
+    std::printf("sparse: %u of %llu bricks listed (capacity %u%s), %u row pairs with a cut cell (pool %u%s); "
+                "resident %.1f MiB + vertices %.1f MiB, %.0f bytes per pooled row pair; a dense grid: %.1f GiB\n",
+                stats.sparseBricksNeeded, (unsigned long long)bricks, info.sparse.maxBricks,
+                stats.sparseBricksNeeded > info.sparse.maxBricks ? ", too small" : "", stats.sparseRowPairsNeeded,
+                info.sparse.maxRowPairs, stats.sparseRowPairsNeeded > info.sparse.maxRowPairs ? ", too small" : "",
+                resident / 1048576.0, vertexBytes / 1048576.0, pooled ? double(resident) / pooled : 0.0,
+                dense / (1024.0 * 1048576.0));
+    if (info.source != iso::FieldSource::UserGlsl) {
+        const uint32_t refs = sparseItemRefs(info);
+        std::printf("sparse: %u %s references in the listed bricks (capacity %u%s)\n", stats.sparseItemRefsNeeded,
+                    info.source == iso::FieldSource::Particles ? "particle" : "ball", refs,
+                    stats.sparseItemRefsNeeded > refs ? ", too small" : "");
+    }
+}
+
 Result<Extraction> extract(Device& device, std::unique_ptr<iso::IsoSurface>& surface, iso::IsoSurfaceCreateInfo& info,
                            const std::function<Status(iso::IsoSurface&)>& feed, uint32_t repeat, bool capacityFixed,
                            bool quiet, bool sparseFixed = false) {
@@ -115,8 +151,8 @@ Result<Extraction> extract(Device& device, std::unique_ptr<iso::IsoSurface>& sur
         if (!stats) return Status::error("no surface stats for the frame (the GPU did not finish it)");
         e.stats = *stats;
         bool retry = false;
-        // Metaballs: the ball references too (0: 4 a brick).
-        const uint32_t ballRefs = info.sparse.maxItemRefs ? info.sparse.maxItemRefs : info.sparse.maxBricks * 4;
+        // Metaballs and particles: the item references too.
+        const uint32_t ballRefs = sparseItemRefs(info);
         const bool refsShort = stats->sparseItemRefsNeeded > ballRefs;
         const bool sparseShort =
             info.sparse.enabled && (stats->sparseBricksNeeded > info.sparse.maxBricks ||
@@ -132,11 +168,10 @@ Result<Extraction> extract(Device& device, std::unique_ptr<iso::IsoSurface>& sur
             if (refsShort) info.sparse.maxItemRefs = std::max(ballRefs, more.maxItemRefs);
             if (!quiet)
                 std::fprintf(stderr,
-                             "sparse capacities too small (%u bricks, %u row pairs, %u ball references needed): "
+                             "sparse capacities too small (%u bricks, %u row pairs, %u item references needed): "
                              "retrying with %u, %u, %u\n",
                              stats->sparseBricksNeeded, stats->sparseRowPairsNeeded, stats->sparseItemRefsNeeded,
-                             info.sparse.maxBricks, info.sparse.maxRowPairs,
-                             info.sparse.maxItemRefs ? info.sparse.maxItemRefs : info.sparse.maxBricks * 4);
+                             info.sparse.maxBricks, info.sparse.maxRowPairs, sparseItemRefs(info));
             retry = true;
         }
         // The vertex buffer once, from counts no short sparse capacity cut.
@@ -325,28 +360,7 @@ int runFieldIso(const IsoOptions& o) {
     std::unique_ptr<iso::IsoSurface> surface;
     auto e = extract(**device, surface, info, feed, o.repeat, o.capacity != 0, false, o.sparseCapacityGiven);
     if (!e) return fail(kProg, e.message());
-    if (info.sparse.enabled) {
-        // Resident memory against what the dense path would keep for this grid (a float field and the
-        // pyramid's ~4/3 byte per cell), as tests/bench/brick_census.cpp counts it.
-        uint64_t resident = 0, vertexBytes = 0;
-        for (const iso::IsoSurface::MemoryItem& m : surface->memoryReport())
-            (m.name == "vertices" ? vertexBytes : resident) += m.bytes;
-        const double dense = double(samples[0]) * samples[1] * samples[2] * 4.0 + double(cells) * 4.0 / 3.0;
-        const uint64_t bricks = uint64_t((samples[0] + 6) / 8) * ((samples[1] + 6) / 8) * ((samples[2] + 6) / 8);
-        const uint32_t pooled = std::min(e->stats.sparseRowPairsNeeded, info.sparse.maxRowPairs);
-        std::printf("sparse: %u of %llu bricks listed (capacity %u%s), %u row pairs with a cut cell (pool %u%s); "
-                    "resident %.1f MiB + vertices %.1f MiB, %.0f bytes per pooled row pair; a dense grid: %.1f GiB\n",
-                    e->stats.sparseBricksNeeded, (unsigned long long)bricks, info.sparse.maxBricks,
-                    e->stats.sparseBricksNeeded > info.sparse.maxBricks ? ", too small" : "",
-                    e->stats.sparseRowPairsNeeded, info.sparse.maxRowPairs,
-                    e->stats.sparseRowPairsNeeded > info.sparse.maxRowPairs ? ", too small" : "", resident / 1048576.0,
-                    vertexBytes / 1048576.0, pooled ? double(resident) / pooled : 0.0, dense / (1024.0 * 1048576.0));
-        if (metaballs) {
-            const uint32_t refs = info.sparse.maxItemRefs ? info.sparse.maxItemRefs : info.sparse.maxBricks * 4;
-            std::printf("sparse: %u ball references in the listed bricks (capacity %u%s)\n",
-                        e->stats.sparseItemRefsNeeded, refs, e->stats.sparseItemRefsNeeded > refs ? ", too small" : "");
-        }
-    }
+    if (info.sparse.enabled) printSparseSummary(*surface, info, e->stats);
     std::printf("triangles: %u (needed %u)%s, active cells: %u\n",
                 (info.indexed ? e->stats.indicesWritten : e->stats.verticesWritten) / 3,
                 (info.indexed ? e->stats.indicesNeeded : e->stats.verticesNeeded) / 3,
@@ -467,6 +481,7 @@ int runParticleIso(const IsoOptions& o) {
     info.normals = normalMode(o.normals);
     info.isoValue = isoValue;
     info.vertexCapacity = o.capacity;
+    info.sparse.enabled = o.sparse;
     if (o.capacity) applyMeshSmoothing(dev, o, info); // the index capacity of a fixed --capacity
     std::unique_ptr<iso::IsoSurface> surface;
 
@@ -554,6 +569,19 @@ int runParticleIso(const IsoOptions& o) {
                 info.indexCapacity = std::max(info.indexCapacity, sized.indexCapacity);
             }
             applyMeshSmoothing(dev, o, info, false);
+            if (o.sparse && !o.sparseCapacityGiven) {
+                // Guesses, retried from the stats: a brick per 8 particles
+                // (fluid shells and splashes), 8 row pairs a brick.
+                const uint64_t bricks =
+                    uint64_t((grid.samples[0] + 6) / 8) * ((grid.samples[1] + 6) / 8) * ((grid.samples[2] + 6) / 8);
+                const uint32_t guess = uint32_t(std::clamp<uint64_t>(info.maxParticles / 8 + 64, 64, bricks));
+                info.sparse.maxBricks = std::max(info.sparse.maxBricks, guess);
+                info.sparse.maxRowPairs = std::max(info.sparse.maxRowPairs, info.sparse.maxBricks * 8u);
+            } else if (o.sparse) {
+                info.sparse.maxBricks = o.sparseBricks ? o.sparseBricks : std::max(info.sparse.maxBricks, 64u);
+                info.sparse.maxRowPairs =
+                    o.sparseRowPairs ? o.sparseRowPairs : std::max(info.sparse.maxRowPairs, info.sparse.maxBricks * 8u);
+            }
             surface.reset();
             // A grown grid can be too large for the device: fall back to
             // this frame's own grid before giving up.
@@ -580,9 +608,10 @@ int runParticleIso(const IsoOptions& o) {
         Status fed = feed(*surface);
         if (!fed) return failFrame(frame.path + ": " + fed.message());
         // extract() feeds again only when it recreates the surface (overflow).
-        auto e = extract(dev, surface, info, feed, o.repeat, o.capacity != 0, sequence);
+        auto e = extract(dev, surface, info, feed, o.repeat, o.capacity != 0, sequence, o.sparseCapacityGiven);
         if (!e) return failFrame(frame.path + ": " + e.message());
         if (e->created) ++recreations;
+        if (info.sparse.enabled && !sequence) printSparseSummary(*surface, info, e->stats);
 
         sample::FrameStats fs;
         fs.frame = sequence ? frame.index : 0;

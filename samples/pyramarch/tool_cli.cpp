@@ -39,10 +39,14 @@ int checkIsoOptions(const IsoOptions& iso) {
     if (iso.sparse) {
         if (!iso.glsl.empty() && !(iso.lipschitz > 0.f))
             return fail(prog, "--sparse with --glsl needs --lipschitz L > 0 (bricks are listed by the bound)");
-        if (iso.glsl.empty() && !sample::isAnalyticField(iso.field) && iso.field != "metaballs")
-            return fail(prog, "--sparse applies to --field sphere|cayley|gyroid|metaballs and --glsl (a GLSL field "
-                              "with a Lipschitz bound), got " +
+        if (iso.glsl.empty() && iso.particles.empty() && !sample::isAnalyticField(iso.field) &&
+            iso.field != "metaballs")
+            return fail(prog, "--sparse applies to --field sphere|cayley|gyroid|metaballs, --glsl (a GLSL field "
+                              "with a Lipschitz bound) and --particles, got " +
                                   std::string(iso.field.empty() ? "another source" : "--field " + iso.field));
+        if (!iso.particles.empty() && (iso.particleSmoothing > 0.f || iso.anisotropic))
+            return fail(prog, "--sparse sums each brick's particles with the isotropic kernel: not with "
+                              "--particle-smoothing or --anisotropic");
         if (iso.fieldEvaluation == "buffer")
             return fail(prog, "--sparse has no field buffer: not with --field-evaluation buffer");
         if (iso.meshSmoothing > 0) return fail(prog, "--sparse writes non-indexed output: not with --mesh-smoothing");

@@ -29,7 +29,7 @@ void main() {
     const uint i = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
     vec4 pw;
     uvec3 a, b;
-    if (i >= min(pc.itemCount, grid.maxItems) || !loadParticle(i, pw) || !kernelSamples(pw.xyz, a, b)) return;
+    if (i >= isoOpaque(min(pc.itemCount, grid.maxItems)) || !loadParticle(i, pw) || !kernelSamples(pw.xyz, a, b)) return;
     // Brick c's grown samples are 8c - 1 .. 8c + 9.
     const uvec3 below = uvec3(kIsoBrickCells + 1u);
     const uvec3 lo = mix(uvec3(0u), (a - below + uvec3(kIsoBrickCells - 1u)) / kIsoBrickCells, greaterThanEqual(a, below));

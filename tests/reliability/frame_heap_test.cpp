@@ -213,6 +213,16 @@ TEST_F(FrameHeap, Metaballs) {
                         (normals == iso::NormalMode::Sobel ? " sobel" : " central"),
                     info, [](iso::IsoSurface& s, uint32_t f) { return s.setMetaballs(animatedBalls(f)); });
             }
+    // A sparse domain (the build's activate, classify and extract variants).
+    for (uint32_t cells : kCells) {
+        iso::IsoSurfaceCreateInfo info = baseInfo(cells, iso::FieldSource::Metaballs);
+        info.maxBalls = 16;
+        info.sparse.enabled = true;
+        info.sparse.maxBricks = 512;
+        info.sparse.maxRowPairs = 8192;
+        expectIsoFramesAllocateNothing("metaballs " + std::to_string(cells) + "^3 sparse", info,
+                                       [](iso::IsoSurface& s, uint32_t f) { return s.setMetaballs(animatedBalls(f)); });
+    }
 }
 
 TEST_F(FrameHeap, MeshSmoothingAndForwardNormals) {
@@ -237,10 +247,16 @@ TEST_F(FrameHeap, Particles) {
     };
     const Kind kinds[] = {{"scatter", iso::SplatMethod::Scatter, 0.f, false},
                           {"gather", iso::SplatMethod::Gather, 0.f, false},
-                          {"gather smoothed anisotropic", iso::SplatMethod::Gather, 0.5f, true}};
+                          {"gather smoothed anisotropic", iso::SplatMethod::Gather, 0.5f, true},
+                          {"sparse", iso::SplatMethod::Auto, 0.f, false}};
     for (uint32_t cells : kCells)
         for (const Kind& k : kinds) {
             iso::IsoSurfaceCreateInfo info = baseInfo(cells, iso::FieldSource::Particles);
+            if (std::string(k.name) == "sparse") { // count, fill and the per-brick field
+                info.sparse.enabled = true;
+                info.sparse.maxBricks = 512;
+                info.sparse.maxRowPairs = 8192;
+            }
             info.maxParticles = 512;
             info.particleRadius = 0.25f;
             info.splat = k.splat;

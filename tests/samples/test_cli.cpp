@@ -711,8 +711,13 @@ TEST(ToolCliParse, SparseOptionsAndConflicts) {
     sample::ToolOptions m;
     ASSERT_EQ(parseTool({"iso", "--field", "metaballs", "--cells", "2047,2047,2047", "--sparse"}, m), -1);
     EXPECT_TRUE(m.iso.sparse);
+    sample::ToolOptions p;
+    ASSERT_EQ(parseTool({"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--sparse"}, p), -1);
+    EXPECT_TRUE(p.iso.sparse);
     const std::vector<std::vector<std::string>> bad = {
         {"iso", "--field", "metaballs", "--sparse", "--lipschitz", "1"},
+        {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--sparse", "--anisotropic"},
+        {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--sparse", "--particle-smoothing", "0.5"},
         {"iso", "--raw", "v.raw", "--dims", "4,4,4", "--sparse"},
         {"iso", "--glsl", "f.glsl", "--sparse"}, // no Lipschitz bound
         {"iso", "--glsl", "f.glsl", "--lipschitz", "1", "--sparse", "--field-evaluation", "buffer"},
@@ -761,6 +766,20 @@ TEST(SampleCliGpu, IsoSparseMatchesTheDensePath) {
     EXPECT_EQ(triangles(sparseBalls.out), triangles(denseBalls.out)) << sparseBalls.out;
     EXPECT_NE(sparseBalls.out.find("ball references in the listed bricks"), std::string::npos) << sparseBalls.out;
     EXPECT_EQ(sparseBalls.out.find("OVERFLOW"), std::string::npos) << sparseBalls.out;
+
+    // Particles: the bricks their kernels reach, the dense splat's field.
+    const auto ply = tempPath("sparse-sphere.ply");
+    ASSERT_TRUE(pyramarch::iso::writeParticlesPly(ply.string(), sphereParticles(0.5f, 0.05f)));
+    const CmdResult denseParticles = run("iso --particles " + ply.string() + " --particle-radius 0.05 --validation");
+    ASSERT_EQ(denseParticles.code, 0) << denseParticles.err;
+    const CmdResult sparseParticles =
+        run("iso --particles " + ply.string() + " --particle-radius 0.05 --validation --sparse");
+    ASSERT_EQ(sparseParticles.code, 0) << sparseParticles.err;
+    ASSERT_FALSE(triangles(denseParticles.out).empty()) << denseParticles.out;
+    EXPECT_EQ(triangles(sparseParticles.out), triangles(denseParticles.out)) << sparseParticles.out;
+    EXPECT_NE(sparseParticles.out.find("particle references in the listed bricks"), std::string::npos)
+        << sparseParticles.out;
+    std::filesystem::remove(ply);
 
     const CmdResult big = run("iso --field sphere --cells 2047,2047,2047 --sparse --repeat 1");
     ASSERT_EQ(big.code, 0) << big.err;

@@ -273,9 +273,12 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
         return Status::error(
             ErrorCode::DeviceLimit,
             "isosurface '" + info.name + "': the field of " + gridText + " samples needs " + fmtBytes(fieldBytes) +
-                ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev +
-                "; fields are not split into bricks, use fewer samples" +
-                (info.source == FieldSource::UserGlsl ? " (or FieldEvaluation::Fused: no field buffer)" : ""));
+                ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev + "; use fewer samples" +
+                (info.source == FieldSource::Volume
+                     ? ""
+                     : std::string(
+                           " or a sparse domain (IsoSurfaceCreateInfo::sparse: bricks near the surface only)")) +
+                (info.source == FieldSource::UserGlsl ? " or FieldEvaluation::Fused (no field buffer)" : ""));
     if (samples > 0xFFFFFFFFull && !m.sparse)
         return Status::error(ErrorCode::DeviceLimit, "isosurface '" + info.name + "': " + gridText +
                                                          " samples are more than 32-bit sample indices address");

@@ -294,7 +294,7 @@ struct SparseDomain {
     uint32_t maxItemRefs = 0;
 };
 inline constexpr uint32_t kDefaultSparseBallRefsPerBrick = 4;
-inline constexpr uint32_t kDefaultSparseParticleRefsPerBrick = 64;
+inline constexpr uint32_t kDefaultSparseParticleRefsPerBrick = 256;
 // Limits of a sparse domain: brick coordinates are 10 bits per axis of a
 // list entry, and a pool slot's record keeps the listed brick in 27 bits.
 inline constexpr uint32_t kMaxSparseCellsPerAxis = 8192;
