@@ -51,7 +51,7 @@ layout(set = 0, binding = 4, std430) readonly buffer IsoSuperListBuf { uint isoS
 #if defined(ISO_SPARSE_METABALLS) || defined(ISO_SPARSE_PARTICLES)
 // Per listed brick i: words 2i, 2i + 1 its first reference and count; the
 // references (ball or particle indices) from word 2 * sparseLimits.x.
-layout(set = 0, binding = 6, std430) writeonly buffer IsoBrickBallsBuf { uint isoBrickBalls[]; };
+layout(set = 0, binding = 6, std430) writeonly buffer IsoBrickItemsBuf { uint isoBrickItems[]; };
 #endif
 #ifdef ISO_SPARSE_PARTICLES
 // Particles reaching each brick of the virtual grid (sparse_particles_bin.comp).
@@ -175,8 +175,8 @@ void main() {
                     const bool fits = reaching <= grid.sparseLimits.w && ref <= grid.sparseLimits.w - reaching;
                     if (at < grid.sparseLimits.x) {
                         isoBricks[at] = b.x | (b.y << kIsoBrickAxisBits) | (b.z << (2 * kIsoBrickAxisBits));
-                        isoBrickBalls[2u * at] = fits ? ref : 0u;
-                        isoBrickBalls[2u * at + 1u] = fits ? reaching : 0u;
+                        isoBrickItems[2u * at] = fits ? ref : 0u;
+                        isoBrickItems[2u * at + 1u] = fits ? reaching : 0u;
                     }
                     isoBrickTable[brick] = at < grid.sparseLimits.x && fits ? 2u * grid.sparseLimits.x + ref + 1u : 0u;
                 }
@@ -190,8 +190,8 @@ void main() {
                     if (at < grid.sparseLimits.x) {
                         isoBricks[at] = b.x | (b.y << kIsoBrickAxisBits) | (b.z << (2 * kIsoBrickAxisBits));
                         const bool fits = reaching <= grid.sparseLimits.w && ref <= grid.sparseLimits.w - reaching;
-                        isoBrickBalls[2u * at] = fits ? ref : 0u;
-                        isoBrickBalls[2u * at + 1u] = fits ? reaching : 0u;
+                        isoBrickItems[2u * at] = fits ? ref : 0u;
+                        isoBrickItems[2u * at + 1u] = fits ? reaching : 0u;
                         if (fits) {
                             // The same balls, in ascending order (the sum's order in the dense field pass).
                             vec3 boxLo, boxHi, grownLo, grownHi;
@@ -200,7 +200,7 @@ void main() {
                             uint word = 2u * grid.sparseLimits.x + ref;
                             for (uint i = 0u; i < count; ++i)
                                 if (ballReaches(ballCentreRadius(first + i), grownLo, grownHi))
-                                    isoBrickBalls[word++] = first + i;
+                                    isoBrickItems[word++] = first + i;
                         }
                     }
                 }

@@ -11,24 +11,12 @@
 
 #define ISO_BALLS_BINDING 7
 #include "isosurface/metaballs.glsl"
-// Per listed brick i: words 2i, 2i + 1 its first ball reference and count;
-// the references (ball indices in the ring) from word 2 * sparseLimits.x.
-layout(set = 0, binding = 8, std430) readonly buffer BrickBallsBuf { uint brickBalls[]; };
-
-uint isoBrickFirstRef, isoBrickRefCount;
-
-void isoBeginUserFrame() {}
-
-// The brick whose balls field() sums next (a listed brick's index).
-void isoSparseUseBrick(uint listedBrick) {
-    isoBrickFirstRef = 2u * grid.sparseLimits.x + brickBalls[2u * listedBrick];
-    isoBrickRefCount = brickBalls[2u * listedBrick + 1u];
-}
+#include "isosurface/sparse_item_refs.glsl" // the brick's balls at binding 8
 
 float field(vec3 p) {
     float sum = 0.0;
     for (uint j = 0u; j < isoBrickRefCount; ++j) {
-        const uint i = brickBalls[isoBrickFirstRef + j];
+        const uint i = isoBrickItem(j);
         sum += ballTermAt(ballCentreRadius(i), ballStrength(i), p);
     }
     return sum;
@@ -49,7 +37,7 @@ uint isoSparseInsideRow9(uvec3 s, float iso) {
         sum[k] = 0.0;
     }
     for (uint j = 0u; j < isoBrickRefCount; ++j) {
-        const uint i = brickBalls[isoBrickFirstRef + j];
+        const uint i = isoBrickItem(j);
         const vec4 cr = ballCentreRadius(i);
         const float strength = ballStrength(i);
         [[unroll]] for (uint k = 0u; k < 9u; ++k) sum[k] += ballTermAt(cr, strength, p[k]);

@@ -11,21 +11,9 @@
 #define ISO_SPARSE_PARTICLE_FIELD_GLSL
 
 layout(set = 0, binding = 7, std430) readonly buffer ParticlesBuf { float particleData[]; };
-// Per listed brick i: words 2i, 2i + 1 its first reference and count; the
-// references (particle indices) from word 2 * sparseLimits.x.
-layout(set = 0, binding = 8, std430) readonly buffer BrickRefsBuf { uint brickBalls[]; };
 #include "isosurface/particles_common.glsl"
 #include "isosurface/particles_kernel.glsl"
-
-uint isoBrickFirstRef, isoBrickRefCount;
-
-void isoBeginUserFrame() {}
-
-// The brick whose particles the field sums next (a listed brick's index).
-void isoSparseUseBrick(uint listedBrick) {
-    isoBrickFirstRef = 2u * grid.sparseLimits.x + brickBalls[2u * listedBrick];
-    isoBrickRefCount = brickBalls[2u * listedBrick + 1u];
-}
+#include "isosurface/sparse_item_refs.glsl" // the brick's particles at binding 8
 
 float isoParticleField(uint sum) { return float(sum) / float(kIsoSplatFixedOne); }
 
@@ -38,7 +26,7 @@ float isoUserSample(uvec3 s) {
     const uint first = isoBrickFirstRef, count = isoBrickRefCount;
     for (uint j = 0u; j < count; ++j) {
         vec4 pw;
-        loadParticle(brickBalls[first + j], pw); // it loaded when it was binned
+        loadParticle(brickItems[first + j], pw); // it loaded when it was binned
         const float yz = squaredYZ(y - pw.y, z - pw.z);
         if (yz * grid.particle.y < 1.0) sum += kernelTerm(x - pw.x, yz, pw.w); // the gather's row test
     }
@@ -67,7 +55,7 @@ void isoLoadBlock(ivec3 lo) {
     [[unroll]] for (uint i = 0u; i < 64u; ++i) sum[i] = 0u;
     for (uint j = 0u; j < isoBrickRefCount; ++j) {
         vec4 pw;
-        loadParticle(brickBalls[isoBrickFirstRef + j], pw);
+        loadParticle(isoBrickItem(j), pw);
         [[unroll]] for (uint z = 0u; z < 4u; ++z) {
             const float dz = zs[z] - pw.z;
             [[unroll]] for (uint y = 0u; y < 4u; ++y) {
@@ -91,7 +79,7 @@ uint isoSparseInsideRow9(uvec3 s, float iso) {
     [[unroll]] for (uint k = 0u; k < 9u; ++k) sum[k] = 0u;
     for (uint j = 0u; j < isoBrickRefCount; ++j) {
         vec4 pw;
-        loadParticle(brickBalls[isoBrickFirstRef + j], pw);
+        loadParticle(isoBrickItem(j), pw);
         const float yz = squaredYZ(y - pw.y, z - pw.z);
         if (yz * grid.particle.y < 1.0) {
             [[unroll]] for (uint k = 0u; k < 9u; ++k)

@@ -11,7 +11,9 @@
 #include <cmath>
 #include <set>
 #include <string>
+#include <optional>
 #include <tuple>
+#include <type_traits>
 
 #include "iso_fixture.h"
 #include "iso_reference_convert.h"
@@ -70,6 +72,14 @@ protected:
     // One frame of `info` as a buffer surface (no bound: every sample), the
     // CPU reference on its field, one frame of the dense fused path and of
     // the sparse domain; triangles, stats and counts compared.
+    // Metaballs and particles (defined below).
+    template <typename Item>
+    void expectItemFramesMatch(const IsoSurfaceCreateInfo& info, const std::vector<std::vector<Item>>& frames,
+                               size_t minVertices = 300);
+    template <typename Item>
+    void expectShortItemCapacitiesReported(const IsoSurfaceCreateInfo& full, const std::vector<Item>& items,
+                                           uint32_t bricks, uint32_t refs);
+
     void expectSparseMatches(IsoSurfaceCreateInfo info, const std::array<float, 8>& params, float time,
                              size_t minVertices = 300) {
         IsoSurfaceCreateInfo bufferInfo = info;
@@ -89,20 +99,31 @@ protected:
             frame(*s);
         }
         EXPECT_FALSE(sparse->readField().ok()) << "a sparse domain has no field buffer";
-        auto field = buffer->readField();
-        ASSERT_TRUE(field.ok()) << field.message();
+        expectFrameMatches(info, *buffer, *dense, *sparse, minVertices);
+    }
+
+    // The newest frame of `sparse` against the CPU reference on the field
+    // `withField` kept and against `dense`: the same triangles, the stats
+    // against the reference's cut cells. Returns the sparse frame's stats.
+    std::optional<IsoStats> expectFrameMatches(const IsoSurfaceCreateInfo& info, IsoSurface& withField,
+                                               IsoSurface& dense, IsoSurface& sparse, size_t minVertices) {
+        auto field = withField.readField();
+        EXPECT_TRUE(field.ok()) << field.message();
+        if (!field.ok()) return std::nullopt;
         const ref::Grid g = referenceGridOf(info);
         const ref::McResult cpu = ref::marchingCubes(g, field.value().data(), info.isoValue, refNormals(info.normals));
-        ASSERT_GE(cpu.vertices.size(), minVertices) << "the case should have a surface";
-        auto sv = sparse->readVertices();
-        auto dv = dense->readVertices();
-        ASSERT_TRUE(sv.ok() && dv.ok());
+        EXPECT_GE(cpu.vertices.size(), minVertices) << "the case should have a surface";
+        auto sv = sparse.readVertices();
+        auto dv = dense.readVertices();
+        EXPECT_TRUE(sv.ok() && dv.ok());
+        if (!sv.ok() || !dv.ok()) return std::nullopt;
         const float tol = ref::positionTolerance(g);
         EXPECT_EQ(ref::compareTriangleSets(cpu.vertices, toRef(sv.value()), tol, 1e-3f), "") << "against the CPU";
         EXPECT_EQ(ref::compareTriangleSets(toRef(dv.value()), toRef(sv.value()), tol, 1e-3f), "")
-            << "against the dense fused path";
-        const auto stats = sparse->statsOfFrame(sparse->framesRecorded() - 1);
-        ASSERT_TRUE(stats.has_value());
+            << "against the dense path";
+        const auto stats = sparse.statsOfFrame(sparse.framesRecorded() - 1);
+        EXPECT_TRUE(stats.has_value());
+        if (!stats) return std::nullopt;
         EXPECT_FALSE(stats->overflow);
         EXPECT_EQ(stats->verticesNeeded, cpu.vertices.size());
         EXPECT_EQ(stats->verticesWritten, cpu.vertices.size());
@@ -112,6 +133,7 @@ protected:
         // Listed: every brick with a triangle, and what the bound cannot rule out.
         EXPECT_GE(stats->sparseBricksNeeded, want.bricks);
         EXPECT_LE(stats->sparseBricksNeeded, want.totalBricks);
+        return stats;
     }
 };
 
@@ -230,30 +252,42 @@ TEST_F(IsoSparse, OverflowIsReportedBoundedAndSuggested) {
     }
 }
 
-IsoSurfaceCreateInfo sparseMetaballInfo(std::array<uint32_t, 3> n, NormalMode normals) {
+// A sparse domain of metaballs or particles on `n` samples, capacities to spare.
+IsoSurfaceCreateInfo sparseItemInfo(FieldSource source, std::array<uint32_t, 3> n, NormalMode normals) {
     IsoSurfaceCreateInfo info;
     info.samples = n;
-    info.source = FieldSource::Metaballs;
-    info.maxBalls = 200;
+    info.source = source;
     info.vertexCapacity = 300000;
     info.normals = normals;
-    info.isoValue = 0.35f;
     info.sparse.enabled = true;
     info.sparse.maxBricks = 20000;
     info.sparse.maxRowPairs = 100000;
+    return info;
+}
+
+IsoSurfaceCreateInfo sparseMetaballInfo(std::array<uint32_t, 3> n, NormalMode normals) {
+    IsoSurfaceCreateInfo info = sparseItemInfo(FieldSource::Metaballs, n, normals);
+    info.maxBalls = 200;
+    info.isoValue = 0.35f;
     info.sparse.maxItemRefs = 400000;
     return info;
 }
+
+// Uniform numbers in [0, 1) from a seed (an LCG): the same scenes everywhere.
+struct Lcg {
+    uint32_t state;
+    float next() {
+        state = state * 1664525u + 1013904223u;
+        return float(state >> 8) / float(1u << 24);
+    }
+};
 
 // `count` balls of radius 0.15..0.45 spread over [-1.1, 1.1]^3 (past the
 // grid's [-1, 1] too), strength 0.6..1.4, every fifth one negative.
 std::vector<Metaball> scatteredBalls(uint32_t count, uint32_t seed, float shift = 0.f) {
     std::vector<Metaball> balls;
-    uint32_t state = seed;
-    const auto next = [&state] {
-        state = state * 1664525u + 1013904223u;
-        return float(state >> 8) / float(1u << 24);
-    };
+    Lcg rng{seed};
+    const auto next = [&rng] { return rng.next(); };
     for (uint32_t i = 0; i < count; ++i) {
         Metaball b{};
         b.center = {-1.1f + 2.2f * next() + shift, -1.1f + 2.2f * next(), -1.1f + 2.2f * next() - shift};
@@ -264,51 +298,95 @@ std::vector<Metaball> scatteredBalls(uint32_t count, uint32_t seed, float shift 
     return balls;
 }
 
-// Metaballs: a sparse domain against the dense metaball path (its field
-// buffer read back for the CPU reference), frame by frame.
-class IsoSparseMetaballs : public IsoSparse {
-protected:
-    void expectFramesMatch(const IsoSurfaceCreateInfo& info, const std::vector<std::vector<Metaball>>& frames,
-                           size_t minVertices = 300) {
-        IsoSurfaceCreateInfo denseInfo = info;
-        denseInfo.sparse = {};
-        auto dense = make(denseInfo);
-        auto sparse = make(info);
-        ASSERT_TRUE(dense && sparse);
-        for (size_t f = 0; f < frames.size(); ++f) {
-            SCOPED_TRACE("frame " + std::to_string(f));
-            ASSERT_TRUE(dense->setMetaballs(frames[f]).ok());
-            ASSERT_TRUE(sparse->setMetaballs(frames[f]).ok());
-            frame(*dense);
-            frame(*sparse);
-            auto field = dense->readField();
-            ASSERT_TRUE(field.ok()) << field.message();
-            const ref::Grid g = referenceGridOf(info);
-            const ref::McResult cpu =
-                ref::marchingCubes(g, field.value().data(), info.isoValue, refNormals(info.normals));
-            ASSERT_GE(cpu.vertices.size(), minVertices) << "the case should have a surface";
-            auto sv = sparse->readVertices();
-            auto dv = dense->readVertices();
-            ASSERT_TRUE(sv.ok() && dv.ok());
-            const float tol = ref::positionTolerance(g);
-            EXPECT_EQ(ref::compareTriangleSets(cpu.vertices, toRef(sv.value()), tol, 1e-3f), "") << "against the CPU";
-            EXPECT_EQ(ref::compareTriangleSets(toRef(dv.value()), toRef(sv.value()), tol, 1e-3f), "")
-                << "against the dense metaball path";
-            const auto stats = sparse->statsOfFrame(sparse->framesRecorded() - 1);
-            ASSERT_TRUE(stats.has_value());
-            EXPECT_FALSE(stats->overflow);
-            EXPECT_EQ(stats->verticesNeeded, cpu.vertices.size());
-            EXPECT_EQ(stats->activeCells, cpu.activeCells);
-            const SparseCounts want = countsOf(cpu, info.samples);
-            EXPECT_EQ(stats->sparseRowPairsNeeded, want.rowPairs);
-            EXPECT_GE(stats->sparseBricksNeeded, want.bricks);
-            EXPECT_LE(stats->sparseBricksNeeded, want.totalBricks);
-            // Every listed brick lists at least one ball, at most all of them.
-            EXPECT_GE(stats->sparseItemRefsNeeded, stats->sparseBricksNeeded);
-            EXPECT_LE(stats->sparseItemRefsNeeded, uint64_t(stats->sparseBricksNeeded) * frames[f].size());
-        }
+// Metaballs and particles: a sparse domain against the dense path of the
+// same source (its field buffer read back for the CPU reference), frame by
+// frame: `feed(surface, f)` sets frame f's items. Triangles against both,
+// stats against the reference's cut cells, and every listed brick lists at
+// least one item.
+template <typename Item>
+void IsoSparse::expectItemFramesMatch(const IsoSurfaceCreateInfo& info, const std::vector<std::vector<Item>>& frames,
+                                      size_t minVertices) {
+    const auto feed = [](IsoSurface& s, const std::vector<Item>& items) {
+        if constexpr (std::is_same_v<Item, Metaball>)
+            return s.setMetaballs(items);
+        else
+            return s.setParticles(items);
+    };
+    IsoSurfaceCreateInfo denseInfo = info;
+    denseInfo.sparse = {};
+    auto dense = make(denseInfo);
+    auto sparse = make(info);
+    ASSERT_TRUE(dense && sparse);
+    for (size_t f = 0; f < frames.size(); ++f) {
+        SCOPED_TRACE("frame " + std::to_string(f));
+        ASSERT_TRUE(feed(*dense, frames[f]).ok());
+        ASSERT_TRUE(feed(*sparse, frames[f]).ok());
+        frame(*dense);
+        frame(*sparse);
+        const auto stats = expectFrameMatches(info, *dense, *dense, *sparse, minVertices);
+        ASSERT_TRUE(stats.has_value());
+        // Every listed brick lists at least one item, at most all of them.
+        EXPECT_GE(stats->sparseItemRefsNeeded, stats->sparseBricksNeeded);
+        EXPECT_LE(stats->sparseItemRefsNeeded, uint64_t(stats->sparseBricksNeeded) * frames[f].size());
     }
-};
+}
+
+// Metaballs and particles: `full` fits `items`; with `bricks` listed
+// bricks and `refs` item references (0: the default) the frame reports the
+// overflow and what it needed, writes only part of the surface, and the
+// suggestion holds all of it. Bricks without items had no cut row pairs to
+// count: the first suggestion's frame counts them, its suggestion settles it.
+template <typename Item>
+void IsoSparse::expectShortItemCapacitiesReported(const IsoSurfaceCreateInfo& full, const std::vector<Item>& items,
+                                                  uint32_t bricks, uint32_t refs) {
+    const auto feed = [&items](IsoSurface& s) {
+        if constexpr (std::is_same_v<Item, Metaball>)
+            return s.setMetaballs(items);
+        else
+            return s.setParticles(items);
+    };
+    auto reference = make(full);
+    ASSERT_TRUE(reference);
+    ASSERT_TRUE(feed(*reference).ok());
+    frame(*reference);
+    const auto want = reference->statsOfFrame(0);
+    ASSERT_TRUE(want.has_value());
+    ASSERT_FALSE(want->overflow);
+    IsoSurfaceCreateInfo info = full;
+    info.sparse.maxBricks = bricks;
+    info.sparse.maxItemRefs = refs;
+    auto s = make(info);
+    ASSERT_TRUE(s);
+    ASSERT_TRUE(feed(*s).ok());
+    frame(*s);
+    frame(*s);
+    const auto stats = s->statsOfFrame(1);
+    ASSERT_TRUE(stats.has_value());
+    EXPECT_TRUE(stats->overflow);
+    EXPECT_EQ(stats->sparseItemRefsNeeded, want->sparseItemRefsNeeded);
+    EXPECT_EQ(stats->sparseBricksNeeded, want->sparseBricksNeeded);
+    EXPECT_LT(stats->verticesWritten, want->verticesWritten);
+    IsoSurfaceCreateInfo suggested = full;
+    suggested.sparse = suggestSparseCapacity(*stats);
+    EXPECT_GE(suggested.sparse.maxItemRefs, want->sparseItemRefsNeeded);
+    for (int round = 0; round < 2; ++round) {
+        auto t = make(suggested);
+        ASSERT_TRUE(t);
+        ASSERT_TRUE(feed(*t).ok());
+        frame(*t);
+        const auto st = t->statsOfFrame(0);
+        ASSERT_TRUE(st.has_value());
+        if (!st->overflow) {
+            EXPECT_EQ(st->verticesWritten, want->verticesWritten);
+            break;
+        }
+        ASSERT_EQ(round, 0) << "the second suggestion still overflows";
+        suggested.sparse = suggestSparseCapacity(*st);
+    }
+}
+
+using IsoSparseMetaballs = IsoSparse;
+using IsoSparseParticles = IsoSparse;
 
 TEST_F(IsoSparseMetaballs, MatchTheDensePathAndTheReference) {
     {
@@ -316,7 +394,7 @@ TEST_F(IsoSparseMetaballs, MatchTheDensePathAndTheReference) {
         SCOPED_TRACE("12 balls, 3 frames, 41x37x45, central normals");
         std::vector<std::vector<Metaball>> frames;
         for (int f = 0; f < 3; ++f) frames.push_back(scatteredBalls(12, 7u, 0.07f * float(f)));
-        expectFramesMatch(sparseMetaballInfo({41, 37, 45}, NormalMode::Central), frames);
+        expectItemFramesMatch(sparseMetaballInfo({41, 37, 45}, NormalMode::Central), frames);
     }
     {
         // Past kIsoRowBalls: the dense field pass culls per tile; the sparse
@@ -327,7 +405,7 @@ TEST_F(IsoSparseMetaballs, MatchTheDensePathAndTheReference) {
         info.boundsMax = {1.2f, 0.7f, 1.f};
         std::vector<Metaball> balls = scatteredBalls(150, 11u);
         for (Metaball& b : balls) b.radius *= 0.6f;
-        expectFramesMatch(info, {balls});
+        expectItemFramesMatch<Metaball>(info, {balls});
     }
     {
         // NaN centre, radius and strength: the dense field's NaN samples
@@ -339,7 +417,7 @@ TEST_F(IsoSparseMetaballs, MatchTheDensePathAndTheReference) {
         balls[2].radius = nan;
         balls[3].strength = nan;
         balls[4].radius = 0.f;
-        expectFramesMatch(sparseMetaballInfo({30, 33, 29}, NormalMode::Forward), {balls}, 100);
+        expectItemFramesMatch<Metaball>(sparseMetaballInfo({30, 33, 29}, NormalMode::Forward), {balls}, 100);
     }
     {
         SCOPED_TRACE("no balls: nothing listed");
@@ -359,61 +437,14 @@ TEST_F(IsoSparseMetaballs, MatchTheDensePathAndTheReference) {
 // suggestion holds the whole surface.
 TEST_F(IsoSparseMetaballs, BallReferencesRunningOutAreReportedBoundedAndSuggested) {
     const IsoSurfaceCreateInfo full = sparseMetaballInfo({41, 37, 45}, NormalMode::Central);
-    const std::vector<Metaball> balls = scatteredBalls(12, 7u);
-    auto reference = make(full);
-    ASSERT_TRUE(reference);
-    ASSERT_TRUE(reference->setMetaballs(balls).ok());
-    frame(*reference);
-    const auto want = reference->statsOfFrame(0);
-    ASSERT_TRUE(want.has_value());
-    ASSERT_FALSE(want->overflow);
-    ASSERT_GT(want->sparseItemRefsNeeded, 40u);
-    IsoSurfaceCreateInfo info = full;
-    info.sparse.maxItemRefs = 20;
-    auto s = make(info);
-    ASSERT_TRUE(s);
-    ASSERT_TRUE(s->setMetaballs(balls).ok());
-    frame(*s);
-    frame(*s);
-    const auto stats = s->statsOfFrame(1);
-    ASSERT_TRUE(stats.has_value());
-    EXPECT_TRUE(stats->overflow);
-    EXPECT_EQ(stats->sparseItemRefsNeeded, want->sparseItemRefsNeeded);
-    EXPECT_EQ(stats->sparseBricksNeeded, want->sparseBricksNeeded);
-    EXPECT_LT(stats->verticesWritten, want->verticesWritten);
-    // Bricks without balls had no cut row pairs to count: the first
-    // suggestion's frame counts them, its suggestion holds the surface.
-    IsoSurfaceCreateInfo suggested = full;
-    suggested.sparse = suggestSparseCapacity(*stats);
-    EXPECT_GE(suggested.sparse.maxItemRefs, want->sparseItemRefsNeeded);
-    for (int round = 0; round < 2; ++round) {
-        auto t = make(suggested);
-        ASSERT_TRUE(t);
-        ASSERT_TRUE(t->setMetaballs(balls).ok());
-        frame(*t);
-        const auto st = t->statsOfFrame(0);
-        ASSERT_TRUE(st.has_value());
-        if (!st->overflow) {
-            EXPECT_EQ(st->verticesWritten, want->verticesWritten);
-            break;
-        }
-        ASSERT_EQ(round, 0) << "the second suggestion still overflows";
-        suggested.sparse = suggestSparseCapacity(*st);
-    }
+    expectShortItemCapacitiesReported(full, scatteredBalls(12, 7u), full.sparse.maxBricks, 20u);
 }
 
 IsoSurfaceCreateInfo sparseParticleInfo(std::array<uint32_t, 3> n, NormalMode normals) {
-    IsoSurfaceCreateInfo info;
-    info.samples = n;
-    info.source = FieldSource::Particles;
+    IsoSurfaceCreateInfo info = sparseItemInfo(FieldSource::Particles, n, normals);
     info.maxParticles = 6000;
     info.particleRadius = 0.11f;
-    info.vertexCapacity = 300000;
-    info.normals = normals;
     info.isoValue = 0.5f;
-    info.sparse.enabled = true;
-    info.sparse.maxBricks = 20000;
-    info.sparse.maxRowPairs = 100000;
     info.sparse.maxItemRefs = 2000000;
     return info;
 }
@@ -422,11 +453,8 @@ IsoSurfaceCreateInfo sparseParticleInfo(std::array<uint32_t, 3> n, NormalMode no
 // and one of weight 0 (the kernel sum skips it).
 std::vector<Particle> clusteredParticles(uint32_t count, uint32_t seed, float shift = 0.f) {
     std::vector<Particle> out;
-    uint32_t state = seed;
-    const auto next = [&state] {
-        state = state * 1664525u + 1013904223u;
-        return float(state >> 8) / float(1u << 24);
-    };
+    Lcg rng{seed};
+    const auto next = [&rng] { return rng.next(); };
     const float centres[4][3] = {{-0.5f, 0.3f, 0.1f}, {0.45f, -0.35f, -0.3f}, {0.1f, 0.2f, 0.7f}, {0.9f, 0.9f, -0.95f}};
     for (uint32_t i = 0; i < count; ++i) {
         const float* c = centres[i % 4];
@@ -441,55 +469,11 @@ std::vector<Particle> clusteredParticles(uint32_t count, uint32_t seed, float sh
     return out;
 }
 
-// Particles: a sparse domain against the dense particle path (its field
-// buffer read back for the CPU reference), frame by frame: the same
-// integer kernel sums, so the same field to the bit.
-class IsoSparseParticles : public IsoSparse {
-protected:
-    void expectFramesMatch(const IsoSurfaceCreateInfo& info, const std::vector<std::vector<Particle>>& frames) {
-        IsoSurfaceCreateInfo denseInfo = info;
-        denseInfo.sparse = {};
-        auto dense = make(denseInfo);
-        auto sparse = make(info);
-        ASSERT_TRUE(dense && sparse);
-        for (size_t f = 0; f < frames.size(); ++f) {
-            SCOPED_TRACE("frame " + std::to_string(f));
-            ASSERT_TRUE(dense->setParticles(frames[f]).ok());
-            ASSERT_TRUE(sparse->setParticles(frames[f]).ok());
-            frame(*dense);
-            frame(*sparse);
-            auto field = dense->readField();
-            ASSERT_TRUE(field.ok()) << field.message();
-            const ref::Grid g = referenceGridOf(info);
-            const ref::McResult cpu =
-                ref::marchingCubes(g, field.value().data(), info.isoValue, refNormals(info.normals));
-            ASSERT_GE(cpu.vertices.size(), 300u) << "the case should have a surface";
-            auto sv = sparse->readVertices();
-            auto dv = dense->readVertices();
-            ASSERT_TRUE(sv.ok() && dv.ok());
-            const float tol = ref::positionTolerance(g);
-            EXPECT_EQ(ref::compareTriangleSets(cpu.vertices, toRef(sv.value()), tol, 1e-3f), "") << "against the CPU";
-            EXPECT_EQ(ref::compareTriangleSets(toRef(dv.value()), toRef(sv.value()), tol, 1e-3f), "")
-                << "against the dense particle path";
-            const auto stats = sparse->statsOfFrame(sparse->framesRecorded() - 1);
-            ASSERT_TRUE(stats.has_value());
-            EXPECT_FALSE(stats->overflow);
-            EXPECT_EQ(stats->verticesNeeded, cpu.vertices.size());
-            EXPECT_EQ(stats->activeCells, cpu.activeCells);
-            const SparseCounts want = countsOf(cpu, info.samples);
-            EXPECT_EQ(stats->sparseRowPairsNeeded, want.rowPairs);
-            EXPECT_GE(stats->sparseBricksNeeded, want.bricks);
-            EXPECT_LE(stats->sparseBricksNeeded, want.totalBricks);
-            EXPECT_GE(stats->sparseItemRefsNeeded, stats->sparseBricksNeeded);
-        }
-    }
-};
-
 TEST_F(IsoSparseParticles, MatchTheDensePathAndTheReference) {
     {
         SCOPED_TRACE("2000 particles, 2 frames, 41x37x45, central normals");
-        expectFramesMatch(sparseParticleInfo({41, 37, 45}, NormalMode::Central),
-                          {clusteredParticles(2000, 5u), clusteredParticles(2000, 5u, 0.06f)});
+        expectItemFramesMatch<Particle>(sparseParticleInfo({41, 37, 45}, NormalMode::Central),
+                                        {clusteredParticles(2000, 5u), clusteredParticles(2000, 5u, 0.06f)});
     }
     {
         // Several super-bricks, short last bricks; a kernel of ~7 cells.
@@ -500,7 +484,7 @@ TEST_F(IsoSparseParticles, MatchTheDensePathAndTheReference) {
         IsoSurfaceCreateInfo info = sparseParticleInfo({131, 71, 141}, NormalMode::Sobel);
         info.boundsMin = {-1.f, -0.6f, -1.1f};
         info.boundsMax = {1.2f, 0.7f, 1.f};
-        expectFramesMatch(info, {clusteredParticles(4000, 9u)});
+        expectItemFramesMatch<Particle>(info, {clusteredParticles(4000, 9u)});
     }
 }
 
@@ -508,46 +492,13 @@ TEST_F(IsoSparseParticles, MatchTheDensePathAndTheReference) {
 TEST_F(IsoSparseParticles, CapacitiesRunningOutAreReportedBoundedAndSuggested) {
     const IsoSurfaceCreateInfo full = sparseParticleInfo({41, 37, 45}, NormalMode::Central);
     const std::vector<Particle> particles = clusteredParticles(2000, 5u);
-    auto reference = make(full);
-    ASSERT_TRUE(reference);
-    ASSERT_TRUE(reference->setParticles(particles).ok());
-    frame(*reference);
-    const auto want = reference->statsOfFrame(0);
-    ASSERT_TRUE(want.has_value());
-    ASSERT_FALSE(want->overflow);
-    for (const auto& [what, bricks, refs] :
-         {std::tuple{"30 references", full.sparse.maxBricks, 30u}, std::tuple{"5 bricks", 5u, 0u}}) {
-        SCOPED_TRACE(what);
-        IsoSurfaceCreateInfo info = full;
-        info.sparse.maxBricks = bricks;
-        info.sparse.maxItemRefs = refs;
-        auto s = make(info);
-        ASSERT_TRUE(s);
-        ASSERT_TRUE(s->setParticles(particles).ok());
-        frame(*s);
-        frame(*s);
-        const auto stats = s->statsOfFrame(1);
-        ASSERT_TRUE(stats.has_value());
-        EXPECT_TRUE(stats->overflow);
-        EXPECT_EQ(stats->sparseItemRefsNeeded, want->sparseItemRefsNeeded);
-        EXPECT_EQ(stats->sparseBricksNeeded, want->sparseBricksNeeded);
-        EXPECT_LT(stats->verticesWritten, want->verticesWritten);
-        IsoSurfaceCreateInfo suggested = full;
-        suggested.sparse = suggestSparseCapacity(*stats);
-        for (int round = 0; round < 2; ++round) {
-            auto t = make(suggested);
-            ASSERT_TRUE(t);
-            ASSERT_TRUE(t->setParticles(particles).ok());
-            frame(*t);
-            const auto st = t->statsOfFrame(0);
-            ASSERT_TRUE(st.has_value());
-            if (!st->overflow) {
-                EXPECT_EQ(st->verticesWritten, want->verticesWritten);
-                break;
-            }
-            ASSERT_EQ(round, 0) << "the second suggestion still overflows";
-            suggested.sparse = suggestSparseCapacity(*st);
-        }
+    {
+        SCOPED_TRACE("30 references");
+        expectShortItemCapacitiesReported(full, particles, full.sparse.maxBricks, 30u);
+    }
+    {
+        SCOPED_TRACE("5 bricks");
+        expectShortItemCapacitiesReported(full, particles, 5u, 0u);
     }
 }
 

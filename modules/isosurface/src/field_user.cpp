@@ -36,6 +36,7 @@ const std::pair<const char*, const char*> kIsoGlsl[] = {
     // snippet: resolved, then skipped by the preprocessor.
     {"isosurface/sparse_metaball_field.glsl", kIsoText_sparse_metaball_field_glsl},
     {"isosurface/metaballs.glsl", kIsoText_metaballs_glsl},
+    {"isosurface/sparse_item_refs.glsl", kIsoText_sparse_item_refs_glsl},
     {"isosurface/sparse_particle_field.glsl", kIsoText_sparse_particle_field_glsl},
     {"isosurface/particles_common.glsl", kIsoText_particles_common_glsl},
     {"isosurface/particles_kernel.glsl", kIsoText_particles_kernel_glsl},
