@@ -84,11 +84,12 @@ void main() {
     const uint sparseBricks = counters.sparseBricks, sparseSlots = counters.sparseSlots;
     const uint sparseItemRefs = counters.sparseItemRefs;
     const bool sparseShort = sparseBricks > grid.sparseLimits.x || sparseSlots > grid.sparseLimits.y ||
-                             sparseItemRefs > grid.sparseLimits.w;
+                             sparseItemRefs > grid.sparseLimits.w || counters.sparseCrowdedBricks != 0u;
     stats[slot].overflow = (needed > written || indicesNeeded > indicesWritten || sparseShort) ? 1u : 0u;
     stats[slot].sparseBricks = sparseBricks;
     stats[slot].sparseSlots = sparseSlots;
     stats[slot].sparseItemRefs = sparseItemRefs;
+    stats[slot].sparseCrowdedBricks = counters.sparseCrowdedBricks;
     stats[slot].frame = pc.frame;
     stats[slot].valid = 1u;
     stats[slot].indicesNeeded = indicesNeeded;
@@ -100,4 +101,5 @@ void main() {
     counters.sparseSlots = 0;
     counters.sparseSupers = 0;
     counters.sparseItemRefs = 0;
+    counters.sparseCrowdedBricks = 0;
 }

@@ -47,6 +47,12 @@ ISO_CONST kIsoBrickCells = 8;
 ISO_CONST kIsoBrickRowPairs = 32;     // (8 / 2) x 8 row pairs per brick
 ISO_CONST kIsoBricksPerGroup = 4;     // kIsoClassifyGroupSize / kIsoBrickRowPairs
 ISO_CONST kIsoBrickAxisBits = 10;     // brick coordinates in a list entry: 10 bits per axis
+// Metaballs and particles: the most items one brick may list. Classify and
+// extraction loop over them ~6 times per invocation, and lavapipe ends every
+// loop of an invocation after 65,535 iterations in all (silently): a
+// brick past this gets no items (no triangles) and the frame an overflow,
+// on every device, so that all give the same output.
+ISO_CONST kIsoMaxBrickItems = 8192;
 // Activation is coarse to fine: super-bricks of kIsoSuperBricks^3 bricks
 // first, then the bricks of the listed ones only.
 ISO_CONST kIsoSuperBricks = 8;
@@ -274,7 +280,8 @@ struct IsoStatsGpu {
     uint indicesWritten;
     uint sparseBricks;    // sparse: bricks listed as needed (may exceed the list's capacity)
     uint sparseSlots;     // sparse: pool slots needed
-    uint sparseItemRefs;  // sparse metaballs: ball references needed
+    uint sparseItemRefs;  // sparse metaballs, particles: item references needed
+    uint sparseCrowdedBricks; // sparse metaballs, particles: bricks past kIsoMaxBrickItems
 };
 
 // Empty-space skipping (IsoGrid.patchList): the activate pass appends every
@@ -297,7 +304,8 @@ struct IsoCounters {
     uint sparseBricks; // sparse: bricks the activate pass found (the list's append counter)
     uint sparseSlots;  // sparse: row pairs with a cut cell (the pool's slot counter)
     uint sparseSupers; // sparse: super-bricks the coarse activate pass listed
-    uint sparseItemRefs; // sparse metaballs: ball references of the listed bricks (the refs' append counter)
+    uint sparseItemRefs; // sparse metaballs, particles: item references of the listed bricks (their append counter)
+    uint sparseCrowdedBricks; // sparse metaballs, particles: bricks past kIsoMaxBrickItems
 };
 
 // Output vertex (32 bytes): what the draw consumes.
@@ -314,6 +322,7 @@ struct IsoBall {
 
 #ifdef __cplusplus
 static_assert(sizeof(IsoPush) == 64, "push constants");
+static_assert(kIsoMaxBrickItems * 6 + 4096 < 65535, "a brick's items looped over ~6 times stay under lavapipe's loop limit");
 static_assert(sizeof(IsoTables) == 4096, "tables: 256 uvec4");
 // 4 vec4 + 20 level uvec4s + 16 uints, then vec4-aligned members: the same
 // offsets in std430 and std140 (no scalar arrays, vec4 members 16-aligned).

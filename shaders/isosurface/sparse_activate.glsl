@@ -25,8 +25,9 @@
 //    Metaballs: the brick also gets the list of the balls that reach it
 //    (one sample past it: the normals' differences), in ascending order,
 //    from the ball references (binding 6; stats: needed; a brick whose
-//    list does not fit gets an empty one and the frame reports the
-//    overflow); classify and extraction sum only those
+//    list does not fit, or lists more than kIsoMaxBrickItems, gets an
+//    empty one and the frame reports the overflow); classify and
+//    extraction sum only those
 //    (sparse_metaball_field.glsl).
 // 3, <name>.sparse.args: the brick count -> classify's indirect dispatch
 //    (kIsoBricksPerGroup bricks per group).
@@ -172,7 +173,9 @@ void main() {
                 if (reaching != 0u) {
                     const uint ref = atomicAdd(isoCounters.sparseItemRefs, reaching);
                     const uint at = atomicAdd(isoCounters.sparseBricks, 1u);
-                    const bool fits = reaching <= grid.sparseLimits.w && ref <= grid.sparseLimits.w - reaching;
+                    if (reaching > kIsoMaxBrickItems) atomicAdd(isoCounters.sparseCrowdedBricks, 1u);
+                    const bool fits = reaching <= kIsoMaxBrickItems && reaching <= grid.sparseLimits.w &&
+                                      ref <= grid.sparseLimits.w - reaching;
                     if (at < grid.sparseLimits.x) {
                         isoBricks[at] = b.x | (b.y << kIsoBrickAxisBits) | (b.z << (2 * kIsoBrickAxisBits));
                         isoBrickItems[2u * at] = fits ? ref : 0u;
@@ -187,9 +190,11 @@ void main() {
                 if (isoStraddles(isoBoxBounds(lo, hi, reaching))) {
                     const uint ref = atomicAdd(isoCounters.sparseItemRefs, reaching);
                     const uint at = atomicAdd(isoCounters.sparseBricks, 1u);
+                    if (reaching > kIsoMaxBrickItems) atomicAdd(isoCounters.sparseCrowdedBricks, 1u);
                     if (at < grid.sparseLimits.x) {
                         isoBricks[at] = b.x | (b.y << kIsoBrickAxisBits) | (b.z << (2 * kIsoBrickAxisBits));
-                        const bool fits = reaching <= grid.sparseLimits.w && ref <= grid.sparseLimits.w - reaching;
+                        const bool fits = reaching <= kIsoMaxBrickItems && reaching <= grid.sparseLimits.w &&
+                                          ref <= grid.sparseLimits.w - reaching;
                         isoBrickItems[2u * at] = fits ? ref : 0u;
                         isoBrickItems[2u * at + 1u] = fits ? reaching : 0u;
                         if (fits) {

@@ -502,6 +502,52 @@ TEST_F(IsoSparseParticles, CapacitiesRunningOutAreReportedBoundedAndSuggested) {
     }
 }
 
+// More particles reach a brick than classify and extraction may loop
+// over (kMaxSparseItemsPerBrick): those bricks get none, the frame reports
+// an overflow and how many, and the other bricks' triangles are the dense
+// path's.
+TEST_F(IsoSparseParticles, CrowdedBricksAreReportedAndLeftEmpty) {
+    IsoSurfaceCreateInfo info = sparseParticleInfo({33, 33, 33}, NormalMode::Central);
+    info.maxParticles = 12000;
+    info.particleRadius = 0.04f;
+    info.isoValue = 0.5f;
+    info.sparse.maxItemRefs = 4000000;
+    // 10,000 particles inside one brick (cells 8..15 on each axis:
+    // [-0.5, -0.0625]), and a lone cluster far from it.
+    std::vector<Particle> particles;
+    Lcg rng{3u};
+    for (uint32_t i = 0; i < 10000; ++i)
+        particles.push_back(
+            {{-0.45f + 0.35f * rng.next(), -0.45f + 0.35f * rng.next(), -0.45f + 0.35f * rng.next()}, 0.3f});
+    for (uint32_t i = 0; i < 300; ++i)
+        particles.push_back({{0.6f + 0.1f * rng.next(), 0.6f + 0.1f * rng.next(), 0.6f + 0.1f * rng.next()}, 0.3f});
+    auto s = make(info);
+    ASSERT_TRUE(s);
+    ASSERT_TRUE(s->setParticles(particles).ok());
+    frame(*s);
+    const auto stats = s->statsOfFrame(0);
+    ASSERT_TRUE(stats.has_value());
+    EXPECT_TRUE(stats->overflow);
+    EXPECT_GE(stats->sparseCrowdedBricks, 1u);
+    auto v = s->readVertices();
+    ASSERT_TRUE(v.ok());
+    ASSERT_FALSE(v.value().empty()) << "the lone cluster's bricks are not crowded";
+    // Whatever was written lies on the dense path's surface.
+    IsoSurfaceCreateInfo denseInfo = info;
+    denseInfo.sparse = {};
+    auto dense = make(denseInfo);
+    ASSERT_TRUE(dense);
+    ASSERT_TRUE(dense->setParticles(particles).ok());
+    frame(*dense);
+    auto dv = dense->readVertices();
+    ASSERT_TRUE(dv.ok());
+    std::set<std::array<float, 3>> onDense;
+    for (const IsoVertexData& x : dv.value()) onDense.insert({x.position[0], x.position[1], x.position[2]});
+    for (const IsoVertexData& x : v.value())
+        ASSERT_TRUE(onDense.count({x.position[0], x.position[1], x.position[2]})) << "a vertex not on the surface";
+    EXPECT_LT(v.value().size(), dv.value().size());
+}
+
 // A 2047^3 virtual grid (8.6 G cells: 34 GB as a dense float field, past
 // any one buffer) holding a small off-centre sphere: watertight, outward,
 // on the sphere, the CPU reference's triangles over a window of the grid

@@ -160,6 +160,8 @@ Status checkSparseDomain(const IsoSurfaceCreateInfo& info, bool scan) {
     return {};
 }
 
+static_assert(kMaxSparseItemsPerBrick == gpu::kIsoMaxBrickItems, "the public limit is the shaders'");
+
 // The virtual grid's bricks and the sparse capacities in the grid, once the
 // grid's cells are known.
 Status IsoSurface::Impl::planSparseDomain(const DeviceLimits& lim, const std::string& dev) {

@@ -73,6 +73,7 @@ std::optional<IsoStats> IsoSurface::statsOfFrame(uint64_t frame) const {
     out.sparseBricksNeeded = s.sparseBricks;
     out.sparseRowPairsNeeded = s.sparseSlots;
     out.sparseItemRefsNeeded = s.sparseItemRefs;
+    out.sparseCrowdedBricks = s.sparseCrowdedBricks;
     return out;
 }
 

@@ -293,6 +293,14 @@ struct SparseDomain {
     // triangles) and the frame reports the overflow. Ignored for user fields.
     uint32_t maxItemRefs = 0;
 };
+// The most balls or particles one brick may list; a brick past it is
+// classified without them and the frame reports an overflow
+// (IsoStats::sparseCrowdedBricks), on every device: lavapipe ends every loop
+// of a shader invocation after 65,535 iterations in all, and classify and
+// extraction loop over a brick's items ~6 times. Particles reach it where
+// the voxel is coarse for the particle spacing (~14,000 a brick at 4
+// particles per cell side and a kernel of 2 cells).
+inline constexpr uint32_t kMaxSparseItemsPerBrick = 8192;
 inline constexpr uint32_t kDefaultSparseBallRefsPerBrick = 4;
 inline constexpr uint32_t kDefaultSparseParticleRefsPerBrick = 256;
 // Limits of a sparse domain: brick coordinates are 10 bits per axis of a
@@ -436,6 +444,9 @@ struct IsoStats {
     uint32_t sparseBricksNeeded = 0;
     uint32_t sparseRowPairsNeeded = 0;
     uint32_t sparseItemRefsNeeded = 0;
+    // Bricks reached by more than kMaxSparseItemsPerBrick balls or particles:
+    // classified without them (no triangles there; overflow).
+    uint32_t sparseCrowdedBricks = 0;
 };
 
 // GPU times of one frame of a surface (IsoSurface::latestTimings): passes
