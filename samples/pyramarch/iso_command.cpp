@@ -80,19 +80,11 @@ struct Extraction {
     bool created = false; // a surface was (re)created for it
 };
 
-// SparseDomain::maxItemRefs as the surface resolves it (0: the default per brick; user fields list none).
-uint32_t sparseItemRefs(const iso::IsoSurfaceCreateInfo& info) {
-    if (info.source == iso::FieldSource::UserGlsl) return 0;
-    if (info.sparse.maxItemRefs) return info.sparse.maxItemRefs;
-    const uint64_t perBrick = info.source == iso::FieldSource::Particles ? iso::kDefaultSparseParticleRefsPerBrick
-                                                                         : iso::kDefaultSparseBallRefsPerBrick;
-    return uint32_t(std::min<uint64_t>(uint64_t(info.sparse.maxBricks) * perBrick, 0xFFFFFFFFu));
-}
-
 // A sparse domain's lists and pool against its capacities, and its resident
 // memory against what the dense path would keep for the grid (a float field
 // and the pyramid's ~4/3 byte per cell, as tests/bench/brick_census.cpp counts it).
-void printSparseSummary(iso::IsoSurface& surface, const iso::IsoSurfaceCreateInfo& info, const iso::IsoStats& stats) {
+void printSparseSummary(Device& device, iso::IsoSurface& surface, const iso::IsoSurfaceCreateInfo& info,
+                        const iso::IsoStats& stats) {
     const auto& samples = info.samples;
     uint64_t resident = 0, vertexBytes = 0;
     for (const iso::IsoSurface::MemoryItem& m : surface.memoryReport())
@@ -109,7 +101,7 @@ void printSparseSummary(iso::IsoSurface& surface, const iso::IsoSurfaceCreateInf
                 resident / 1048576.0, vertexBytes / 1048576.0, pooled ? double(resident) / pooled : 0.0,
                 dense / (1024.0 * 1048576.0));
     if (info.source != iso::FieldSource::UserGlsl) {
-        const uint32_t refs = sparseItemRefs(info);
+        const uint32_t refs = iso::sparseItemRefCapacity(info, device.limits());
         std::printf("sparse: %u %s references in the listed bricks (capacity %u%s)\n", stats.sparseItemRefsNeeded,
                     info.source == iso::FieldSource::Particles ? "particle" : "ball", refs,
                     stats.sparseItemRefsNeeded > refs ? ", too small" : "");
@@ -152,7 +144,7 @@ Result<Extraction> extract(Device& device, std::unique_ptr<iso::IsoSurface>& sur
         e.stats = *stats;
         bool retry = false;
         // Metaballs and particles: the item references too.
-        const uint32_t ballRefs = sparseItemRefs(info);
+        const uint32_t ballRefs = iso::sparseItemRefCapacity(info, device.limits());
         const bool refsShort = stats->sparseItemRefsNeeded > ballRefs;
         const bool sparseShort =
             info.sparse.enabled && (stats->sparseBricksNeeded > info.sparse.maxBricks ||
@@ -171,7 +163,8 @@ Result<Extraction> extract(Device& device, std::unique_ptr<iso::IsoSurface>& sur
                              "sparse capacities too small (%u bricks, %u row pairs, %u item references needed): "
                              "retrying with %u, %u, %u\n",
                              stats->sparseBricksNeeded, stats->sparseRowPairsNeeded, stats->sparseItemRefsNeeded,
-                             info.sparse.maxBricks, info.sparse.maxRowPairs, sparseItemRefs(info));
+                             info.sparse.maxBricks, info.sparse.maxRowPairs,
+                             iso::sparseItemRefCapacity(info, device.limits()));
             retry = true;
         }
         // The vertex buffer once, from counts no short sparse capacity cut.
@@ -360,7 +353,7 @@ int runFieldIso(const IsoOptions& o) {
     std::unique_ptr<iso::IsoSurface> surface;
     auto e = extract(**device, surface, info, feed, o.repeat, o.capacity != 0, false, o.sparseCapacityGiven);
     if (!e) return fail(kProg, e.message());
-    if (info.sparse.enabled) printSparseSummary(*surface, info, e->stats);
+    if (info.sparse.enabled) printSparseSummary(**device, *surface, info, e->stats);
     std::printf("triangles: %u (needed %u)%s, active cells: %u\n",
                 (info.indexed ? e->stats.indicesWritten : e->stats.verticesWritten) / 3,
                 (info.indexed ? e->stats.indicesNeeded : e->stats.verticesNeeded) / 3,
@@ -611,7 +604,7 @@ int runParticleIso(const IsoOptions& o) {
         auto e = extract(dev, surface, info, feed, o.repeat, o.capacity != 0, sequence, o.sparseCapacityGiven);
         if (!e) return failFrame(frame.path + ": " + e.message());
         if (e->created) ++recreations;
-        if (info.sparse.enabled && !sequence) printSparseSummary(*surface, info, e->stats);
+        if (info.sparse.enabled && !sequence) printSparseSummary(dev, *surface, info, e->stats);
 
         sample::FrameStats fs;
         fs.frame = sequence ? frame.index : 0;

@@ -84,7 +84,7 @@ int runInfo(const std::string& preferred) {
 }
 
 // The channel scene's sparse domain: what it keeps against a dense grid.
-void printChannelMemory(const sample::ChannelScene& channel, iso::IsoSurface& surface) {
+void printChannelMemory(const sample::ChannelScene& channel, iso::IsoSurface& surface, const DeviceLimits& limits) {
     uint64_t resident = 0, vertexBytes = 0;
     for (const iso::IsoSurface::MemoryItem& m : surface.memoryReport())
         (m.name == "vertices" ? vertexBytes : resident) += m.bytes;
@@ -94,7 +94,7 @@ void printChannelMemory(const sample::ChannelScene& channel, iso::IsoSurface& su
         std::printf("channel: sparse domain, last frame %u bricks listed (capacity %u), %u row pairs cut (pool %u), "
                     "%u ball references (capacity %u)\n",
                     stats->sparseBricksNeeded, cap.maxBricks, stats->sparseRowPairsNeeded, cap.maxRowPairs,
-                    stats->sparseItemRefsNeeded, cap.maxItemRefs ? cap.maxItemRefs : cap.maxBricks * 4);
+                    stats->sparseItemRefsNeeded, iso::sparseItemRefCapacity(channel.info(), limits));
     std::printf("channel: resident %.1f MiB + vertices %.1f MiB; a dense grid of the same samples: %.1f MiB "
                 "(field + pyramid)\n",
                 resident / 1048576.0, vertexBytes / 1048576.0, channel.denseBytes() / 1048576.0);
@@ -188,7 +188,7 @@ int runDemo(const DemoOptions& d) {
                     overflows ? " (OVERFLOW: capacity too small)" : "", secs, 1000.0 * secs / frames, so.stats.c_str());
         // The first frame includes pipeline JIT on lavapipe: leave it out of the table.
         std::printf("%s", stats.table(frames > 1 ? 1 : 0).c_str());
-        if (channel) printChannelMemory(*channel, scene->surface());
+        if (channel) printChannelMemory(*channel, scene->surface(), (*device)->limits());
     }
     std::printf("\nframes written to %s/\n", d.outDir.c_str());
     if (messages) return fail(prog, std::to_string(messages.load()) + " validation message(s)");

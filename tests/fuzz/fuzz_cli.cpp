@@ -43,7 +43,11 @@ int commandLine(const uint8_t* data, size_t size) {
         FUZZ_CHECK(o.demo.msaa == 1 || o.demo.msaa == 2 || o.demo.msaa == 4 || o.demo.msaa == 8,
                    "--msaa not a valid count");
         for (const auto& s : o.demo.scenes)
-            FUZZ_CHECK(s == "metaballs" || s == "pointcloud" || s == "fluid", "--scenes accepted an unknown scene");
+            FUZZ_CHECK(s == "metaballs" || s == "pointcloud" || s == "fluid" || s == "channel",
+                       "--scenes accepted an unknown scene");
+        FUZZ_CHECK(o.demo.channelCells >= 63 && o.demo.channelCells <= pyramarch::iso::kMaxSparseCellsPerAxis,
+                   "--channel-cells outside its range");
+        FUZZ_CHECK(o.demo.channelBalls >= 1 && o.demo.channelBalls <= 1024, "--channel-balls outside its range");
         FUZZ_CHECK(o.demo.fluidFrames >= 1 && o.demo.fluidFrames <= 100000, "--fluid-frames outside its range");
         FUZZ_CHECK(o.demo.fluidParticles >= 1 && o.demo.fluidParticles <= 4000000,
                    "--fluid-particles outside its range");

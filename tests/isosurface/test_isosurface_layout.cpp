@@ -343,6 +343,11 @@ TEST(IsoLayout, SparseDomainsAreSizedByTheirPool) {
         auto plan = iso::testing::planLayout(particles, lavapipeLimits());
         ASSERT_TRUE(plan.ok()) << plan.message();
         EXPECT_EQ(plan->fieldBytes, 0u);
+        // The default references (256 a brick) stop at what the binding holds besides the lists.
+        EXPECT_EQ(sparseItemRefCapacity(particles, lavapipeLimits()), (128u << 20) / 4 - 2 * 300000);
+        particles.sparse.maxBricks = 1000;
+        EXPECT_EQ(sparseItemRefCapacity(particles, lavapipeLimits()), 1000u * kDefaultSparseParticleRefsPerBrick);
+        particles.sparse.maxBricks = 300000;
         particles.samples = {4096, 4096, 4096};
         expectError(particles, ErrorCode::DeviceLimit, "brick table of 134217728 bricks");
         particles.samples = {64, 64, 64};

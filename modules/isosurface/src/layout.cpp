@@ -116,6 +116,17 @@ uint64_t sparsePyramidBytes(uint64_t slots) {
 }
 } // namespace
 
+uint32_t sparseItemRefCapacity(const IsoSurfaceCreateInfo& info, const DeviceLimits& limits) {
+    if (info.source != FieldSource::Metaballs && info.source != FieldSource::Particles) return 0;
+    if (info.sparse.maxItemRefs) return info.sparse.maxItemRefs;
+    const uint64_t perBrick =
+        info.source == FieldSource::Particles ? kDefaultSparseParticleRefsPerBrick : kDefaultSparseBallRefsPerBrick;
+    // The default stops at what one binding holds besides the lists.
+    const uint64_t listWords = uint64_t(info.sparse.maxBricks) * 2, rangeWords = limits.maxStorageBufferRange / 4;
+    const uint64_t roomWords = rangeWords > listWords ? rangeWords - listWords : 1;
+    return uint32_t(std::min({uint64_t(info.sparse.maxBricks) * perBrick, roomWords, uint64_t(0xFFFFFFFFu)}));
+}
+
 uint32_t maxSparseRowPairs(const DeviceLimits& limits) {
     // The 32-bit vertex counts bound it too: 15 vertices per cell.
     uint64_t lo = 0,
@@ -172,12 +183,7 @@ Status IsoSurface::Impl::planSparseDomain(const DeviceLimits& lim, const std::st
     // Metaballs and particles: each listed brick's item list (2 words) and the references.
     const bool particles = info.source == FieldSource::Particles;
     const bool balls = info.source == FieldSource::Metaballs || particles;
-    const uint64_t refsPerBrick = particles ? kDefaultSparseParticleRefsPerBrick : kDefaultSparseBallRefsPerBrick;
-    const uint32_t ballRefs =
-        !balls ? 0u
-        : info.sparse.maxItemRefs
-            ? info.sparse.maxItemRefs
-            : uint32_t(std::min<uint64_t>(uint64_t(info.sparse.maxBricks) * refsPerBrick, 0xFFFFFFFFull));
+    const uint32_t ballRefs = sparseItemRefCapacity(info, lim);
     g.sparseLimits = {info.sparse.maxBricks, info.sparse.maxRowPairs, bx * by * bz, ballRefs};
     const UintDivisor divX = uintDivisor(bx), divY = uintDivisor(by);
     g.brickDivisors = {divX.multiplier, divY.multiplier, divX.shifts, divY.shifts};

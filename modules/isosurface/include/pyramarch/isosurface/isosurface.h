@@ -288,7 +288,8 @@ struct SparseDomain {
     uint32_t maxRowPairs = 0;
     // Metaballs and particles: references over the listed bricks (each
     // brick lists the balls or particles reaching it). 0: maxBricks times
-    // kDefaultSparseBallRefsPerBrick or kDefaultSparseParticleRefsPerBrick.
+    // kDefaultSparseBallRefsPerBrick or kDefaultSparseParticleRefsPerBrick,
+    // at most what fits one maxStorageBufferRange with the lists.
     // A brick whose list does not fit is classified without items (no
     // triangles) and the frame reports the overflow. Ignored for user fields.
     uint32_t maxItemRefs = 0;
@@ -465,6 +466,9 @@ SparseDomain suggestSparseCapacity(const IsoStats& stats, float headroom = 1.25f
 // The most pool slots (SparseDomain::maxRowPairs) a device holds: the pool's
 // pyramid in one maxStorageBufferRange (lavapipe's 128 MiB: ~5.2 M slots).
 uint32_t maxSparseRowPairs(const DeviceLimits& limits);
+// SparseDomain::maxItemRefs as a surface of `info` on a device with `limits`
+// resolves it (0: the default per brick, within one binding); 0 for user fields.
+uint32_t sparseItemRefCapacity(const IsoSurfaceCreateInfo& info, const DeviceLimits& limits);
 
 // A CPU copy of the surface (read back for export, colliders, tests).
 struct Mesh {
