@@ -16,8 +16,9 @@
 //   <name>.mesh.smooth.*                        mesh_smooth.cpp (meshSmoothing, indexed only)
 //   <name>.occupancy.*, <name>.scan.*, <name>.compact, <name>.generate
 //                                               extract_scan.cpp (ExtractionMethod::Scan)
-//   <name>.sparse.{clear,activate,args}, and with a sparse domain <name>.classify,
-//   <name>.pyramid.*, <name>.extract            sparse.cpp (IsoSurfaceCreateInfo::sparse)
+//   <name>.sparse.{clear,table.clear,count,supers,supers.args,activate,args,fill},
+//   and with a sparse domain <name>.classify, <name>.pyramid.*,
+//   <name>.extract                              sparse.cpp (IsoSurfaceCreateInfo::sparse)
 // Sizing and layout (pure, no Vulkan): layout.cpp. Read-back and stats:
 // readback.cpp. create(), the setters, addPasses() (imports, then the stages)
 // and record(): isosurface.cpp. Each stage file holds the SPIR-V it runs.
@@ -75,7 +76,7 @@ struct IsoRefs {
     BufferRef patchBounds, patchList, classifyArgs; // grid.patchList: empty-space skipping
     BufferRef patchBoxes;                           // patchBoxes: each patch's cell box (metaballs, particles)
     BufferRef brickList, sparseArgs, slotRecords, superList, superArgs; // sparse
-    BufferRef brickBalls;                                               // sparse metaballs, particles
+    BufferRef brickItems;                                               // sparse metaballs, particles
     BufferRef brickTable, superMarks;                                   // sparse particles
 };
 
@@ -86,7 +87,7 @@ struct IsoSizes {
     uint64_t vertexPyramidBytes = 0, runBaseBytes = 0; // indexed
     uint64_t sparseListBytes = 0, sparseSlotBytes = 0; // sparse: brick list, slot records
     uint64_t sparseSuperBytes = 0;                     // sparse: the listed super-bricks
-    uint64_t sparseBallBytes = 0;                      // sparse metaballs, particles: the bricks' item lists
+    uint64_t sparseItemBytes = 0;                      // sparse metaballs, particles: the bricks' item lists
     uint64_t sparseTableBytes = 0;                     // sparse particles: a count per brick of the grid
 };
 
@@ -170,7 +171,7 @@ struct IsoSurface::Impl {
     // per pool slot its record (listed brick << 5 | row pair).
     Buffer brickList, sparseArgs, slotRecords;
     Buffer superList, superArgs;   // sparse: the super-bricks the coarse pass listed, the fine pass's dispatch
-    Buffer brickBalls;             // sparse metaballs, particles: each listed brick's items (sparse_activate.glsl)
+    Buffer brickItems;             // sparse metaballs, particles: each listed brick's items (sparse_activate.glsl)
     Buffer brickTable, superMarks; // sparse particles: per brick and super-brick (sparse_particles_bin.comp)
     ComputePipeline sparseBinPipe; // sparse particles: count and fill
 

@@ -198,9 +198,9 @@ Status IsoSurface::Impl::createBuffers() {
             make(m.superList, sizes.sparseSuperBytes, storage, MemoryUsage::DeviceLocal, "sparse super-bricks"));
         PYRAMARCH_TRY(
             make(m.slotRecords, sizes.sparseSlotBytes, storage, MemoryUsage::DeviceLocal, "sparse slot records"));
-        if (sizes.sparseBallBytes)
+        if (sizes.sparseItemBytes)
             PYRAMARCH_TRY(
-                make(m.brickBalls, sizes.sparseBallBytes, storage, MemoryUsage::DeviceLocal, "sparse brick items"));
+                make(m.brickItems, sizes.sparseItemBytes, storage, MemoryUsage::DeviceLocal, "sparse brick items"));
         if (sizes.sparseTableBytes) {
             const VkBufferUsageFlags cleared = storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
             PYRAMARCH_TRY(
@@ -516,8 +516,8 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
         refs.superList = graph.importBuffer(n + ".sparse.supers", m.superList, computeRead, computeRead);
         refs.superArgs =
             graph.importBuffer(n + ".sparse.activate.dispatch", m.superArgs, computeIndirect, computeIndirect);
-        if (m.brickBalls.valid())
-            refs.brickBalls = graph.importBuffer(n + ".sparse.brickItems", m.brickBalls, computeRead, computeRead);
+        if (m.brickItems.valid())
+            refs.brickItems = graph.importBuffer(n + ".sparse.brickItems", m.brickItems, computeRead, computeRead);
         if (m.brickTable.valid()) {
             refs.brickTable = graph.importBuffer(n + ".sparse.brickTable", m.brickTable, computeRead, computeRead);
             refs.superMarks = graph.importBuffer(n + ".sparse.superMarks", m.superMarks, computeRead, computeRead);

@@ -214,7 +214,7 @@ Status IsoSurface::Impl::planSparseDomain(const DeviceLimits& lim, const std::st
                                      std::to_string(info.sparse.maxBricks) + " and maxItemRefs " +
                                      std::to_string(ballRefs) + " need " + fmtBytes(ballBytes) +
                                      ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
-        sizes.sparseBallBytes = ballBytes;
+        sizes.sparseItemBytes = ballBytes;
     }
     if (particles) {
         // Particles count into a table of every brick of the virtual grid (4

@@ -5,11 +5,15 @@
 //   "<name>.sparse.clear"     level 2 of the pool pyramid (one word per slot) to 0:
 //                             slots no pair claims this frame count nothing
 //   "<name>.sparse.supers"    one thread per super-brick of 8^3 bricks: list those
-//                             whose interval, grown by a brick's, reaches the iso value
+//                             whose interval (user fields: grown by a brick's)
+//                             reaches the iso value, or (particles) that a particle marked
 //   "<name>.sparse.supers.args"  their count -> the activate pass's indirect dispatch
 //   "<name>.sparse.activate"  one thread per brick of a listed super-brick: list the
-//                             bricks whose Lipschitz interval reaches the iso value
-//                             (all four: sparse_activate.glsl)
+//                             bricks whose interval reaches the iso value (user
+//                             fields: Lipschitz; metaballs: the balls' term
+//                             ranges) or (particles) that particles reach; for
+//                             metaballs and particles each listed brick gets its
+//                             items' places (all four: sparse_activate.glsl)
 //   "<name>.sparse.args"      their count -> classify's indirect dispatch
 //   particles: "<name>.sparse.table.clear" and "<name>.sparse.count" before
 //   the supers (the bricks and super-bricks each particle reaches, counted:
@@ -21,9 +25,11 @@
 // then, after "<name>.args", "<name>.extract" (sparse_extract.comp): the walk
 // ends at a pool cell, its slot's record names brick and pair.
 // User fields: every shader here is compiled at creation with the user's
-// field(). Metaballs: the build's (sparse_metaballs_activate.comp and the
-// ISO_SPARSE_METABALLS builds of classify and extraction); the activate
-// pass also lists each brick's balls, which classify and extraction sum.
+// field(). Metaballs and particles: the build's
+// (sparse_metaballs_activate.comp, sparse_particles_activate.comp,
+// sparse_particles_bin.comp and the ISO_SPARSE_METABALLS /
+// ISO_SPARSE_PARTICLES builds of classify and extraction); classify and
+// extraction sum each brick's listed items only.
 #include <algorithm>
 #include <cstddef>
 
@@ -143,7 +149,7 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
             .storage(2, refs.brickTable, RW)
             // Each mode writes one of them; the shader declares both.
             .storage(3, refs.superMarks, W)
-            .storage(4, refs.brickBalls, W);
+            .storage(4, refs.brickItems, W);
         pass.record([this, mode](PassContext& ctx) {
             gpu::IsoPush pc = push();
             pc.srcLevel = mode;
@@ -182,9 +188,9 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
             .storage(4, refs.superList, R);
         if (balls) {
             bindBalls(pass, refs, 5);
-            pass.storage(6, refs.brickBalls, W);
+            pass.storage(6, refs.brickItems, W);
         }
-        if (particles) pass.storage(6, refs.brickBalls, W).storage(7, refs.brickTable, RW);
+        if (particles) pass.storage(6, refs.brickItems, W).storage(7, refs.brickTable, RW);
         if (mode == 2)
             pass.use(refs.superArgs, Access::IndirectRead).record([this, args = refs.superArgs](PassContext& ctx) {
                 gpu::IsoPush pc = push();
@@ -209,7 +215,7 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
         .storage(6, refs.slotRecords, W);
     if (balls) bindBalls(classifyPass, refs, 7);
     if (particles) classifyPass.storage(7, refs.items, R, 0, refs.itemRange);
-    if (balls || particles) classifyPass.storage(8, refs.brickBalls, R);
+    if (balls || particles) classifyPass.storage(8, refs.brickItems, R);
     classifyPass.use(refs.sparseArgs, Access::IndirectRead).record(indirectDispatch(refs.sparseArgs, 0));
     addPyramidBuild(graph, info.name + ".pyramid.", refs.grid, refs.pyramid, grid,
                     std::min(gpu::kIsoClassifyLevels, grid.levelCount - 1));
@@ -225,7 +231,7 @@ void IsoSurface::Impl::addSparseExtractPass(RenderGraph& graph, const IsoRefs& r
         .storage(6, refs.slotRecords, R);
     if (info.source == FieldSource::Metaballs) bindBalls(pass, refs, 7);
     if (info.source == FieldSource::Particles) pass.storage(7, refs.items, R, 0, refs.itemRange);
-    if (info.source != FieldSource::UserGlsl) pass.storage(8, refs.brickBalls, R);
+    if (info.source != FieldSource::UserGlsl) pass.storage(8, refs.brickItems, R);
     if (texelReads)
         pass.texel(3, refs.pyramid, VK_FORMAT_R32G32B32A32_UINT, Access::SampledRead);
     else
