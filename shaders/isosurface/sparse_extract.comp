@@ -48,6 +48,9 @@ layout(set = 0, binding = 6, std430) readonly buffer SlotBuf { uint slotRecords[
 ivec3 sparseCell(uint cell) {
     const uint record = slotRecords[cell / kIsoClassifyCells];
     isoSparseUseBrick(record >> 5);
+#ifdef ISO_SPARSE_METABALLS
+    isoCacheBrickBalls();
+#endif
     const uint pair = record & 31u, packed = bricks[record >> 5];
     const uint mask = (1u << kIsoBrickAxisBits) - 1u;
     const uvec3 b = uvec3(packed & mask, (packed >> kIsoBrickAxisBits) & mask, packed >> (2 * kIsoBrickAxisBits));

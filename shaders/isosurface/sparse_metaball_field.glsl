@@ -13,9 +13,31 @@
 #include "isosurface/metaballs.glsl"
 #include "isosurface/sparse_item_refs.glsl" // the brick's balls at binding 8
 
+// The brick's first kIsoCachedBalls balls in registers (isoCacheBrickBalls,
+// called by isoSparseUseBrick's callers in extraction): a vertex reads
+// 14-110 samples of one brick, and each ball's two texel loads run lane by
+// lane on lavapipe. Constant indices only (a dynamically indexed array
+// would live in memory there).
+const uint kIsoCachedBalls = 4u;
+vec4 isoCachedCr[kIsoCachedBalls];
+float isoCachedStrength[kIsoCachedBalls];
+uint isoCachedCount;
+
+void isoCacheBrickBalls() {
+    isoCachedCount = min(isoBrickRefCount, kIsoCachedBalls);
+    [[unroll]] for (uint k = 0u; k < kIsoCachedBalls; ++k) {
+        const uint i = isoBrickItem(min(k, max(isoBrickRefCount, 1u) - 1u));
+        isoCachedCr[k] = k < isoCachedCount ? ballCentreRadius(i) : vec4(0.0);
+        isoCachedStrength[k] = k < isoCachedCount ? ballStrength(i) : 0.0;
+    }
+}
+
 float field(vec3 p) {
+    // The same terms in the same ascending order, cached ones first.
     float sum = 0.0;
-    for (uint j = 0u; j < isoBrickRefCount; ++j) {
+    [[unroll]] for (uint k = 0u; k < kIsoCachedBalls; ++k)
+        if (k < isoCachedCount) sum += ballTermAt(isoCachedCr[k], isoCachedStrength[k], p);
+    for (uint j = kIsoCachedBalls; j < isoBrickRefCount; ++j) {
         const uint i = isoBrickItem(j);
         sum += ballTermAt(ballCentreRadius(i), ballStrength(i), p);
     }
