@@ -81,17 +81,13 @@ struct Extraction {
 };
 
 // A sparse domain's lists and pool against its capacities, and its resident
-// memory against what the dense path would keep for the grid (a float field
-// and the pyramid's ~4/3 byte per cell, as tests/bench/brick_census.cpp counts it).
+// memory against what the dense path would keep for the grid.
 void printSparseSummary(Device& device, iso::IsoSurface& surface, const iso::IsoSurfaceCreateInfo& info,
                         const iso::IsoStats& stats) {
-    const auto& samples = info.samples;
-    uint64_t resident = 0, vertexBytes = 0;
-    for (const iso::IsoSurface::MemoryItem& m : surface.memoryReport())
-        (m.name == "vertices" ? vertexBytes : resident) += m.bytes;
-    const double cells = double(samples[0] - 1) * (samples[1] - 1) * (samples[2] - 1);
-    const double dense = double(samples[0]) * samples[1] * samples[2] * 4.0 + cells * 4.0 / 3.0;
-    const uint64_t bricks = uint64_t((samples[0] + 6) / 8) * ((samples[1] + 6) / 8) * ((samples[2] + 6) / 8);
+    const sample::SparseMemory memory = sample::sparseMemoryOf(surface, info.samples);
+    const uint64_t resident = memory.resident, vertexBytes = memory.vertices;
+    const double dense = memory.dense;
+    const uint64_t bricks = sample::sparseBricksOf(info.samples);
     const uint32_t pooled = std::min(stats.sparseRowPairsNeeded, info.sparse.maxRowPairs);
     std::printf("sparse: %u of %llu bricks listed (capacity %u%s), %u row pairs with a cut cell (pool %u%s); "
                 "resident %.1f MiB + vertices %.1f MiB, %.0f bytes per pooled row pair; a dense grid: %.1f GiB\n",
@@ -314,7 +310,7 @@ int runFieldIso(const IsoOptions& o) {
         info.sparse.enabled = true;
         // Guesses (retried from the stats when short): the bricks along
         // 3 faces of the grid, 8 row pairs a brick.
-        const uint64_t bricks = uint64_t((samples[0] + 6) / 8) * ((samples[1] + 6) / 8) * ((samples[2] + 6) / 8);
+        const uint64_t bricks = sample::sparseBricksOf(samples);
         const uint64_t face = uint64_t((std::max({samples[0], samples[1], samples[2]}) + 6) / 8);
         info.sparse.maxBricks = o.sparseBricks
                                     ? o.sparseBricks
@@ -565,8 +561,7 @@ int runParticleIso(const IsoOptions& o) {
             if (o.sparse && !o.sparseCapacityGiven) {
                 // Guesses, retried from the stats: a brick per 8 particles
                 // (fluid shells and splashes), 8 row pairs a brick.
-                const uint64_t bricks =
-                    uint64_t((grid.samples[0] + 6) / 8) * ((grid.samples[1] + 6) / 8) * ((grid.samples[2] + 6) / 8);
+                const uint64_t bricks = sample::sparseBricksOf(grid.samples);
                 const uint32_t guess = uint32_t(std::clamp<uint64_t>(info.maxParticles / 8 + 64, 64, bricks));
                 info.sparse.maxBricks = std::max(info.sparse.maxBricks, guess);
                 info.sparse.maxRowPairs = std::max(info.sparse.maxRowPairs, info.sparse.maxBricks * 8u);

@@ -85,9 +85,7 @@ int runInfo(const std::string& preferred) {
 
 // The channel scene's sparse domain: what it keeps against a dense grid.
 void printChannelMemory(const sample::ChannelScene& channel, iso::IsoSurface& surface, const DeviceLimits& limits) {
-    uint64_t resident = 0, vertexBytes = 0;
-    for (const iso::IsoSurface::MemoryItem& m : surface.memoryReport())
-        (m.name == "vertices" ? vertexBytes : resident) += m.bytes;
+    const sample::SparseMemory memory = sample::sparseMemoryOf(surface, channel.info().samples);
     const auto stats = surface.latestStats();
     const iso::SparseDomain& cap = channel.info().sparse;
     if (stats)
@@ -97,7 +95,7 @@ void printChannelMemory(const sample::ChannelScene& channel, iso::IsoSurface& su
                     stats->sparseItemRefsNeeded, iso::sparseItemRefCapacity(channel.info(), limits));
     std::printf("channel: resident %.1f MiB + vertices %.1f MiB; a dense grid of the same samples: %.1f MiB "
                 "(field + pyramid)\n",
-                resident / 1048576.0, vertexBytes / 1048576.0, channel.denseBytes() / 1048576.0);
+                memory.resident / 1048576.0, memory.vertices / 1048576.0, memory.dense / 1048576.0);
 }
 
 int runDemo(const DemoOptions& d) {

@@ -17,22 +17,6 @@ layout(set = 0, binding = 7, std430) readonly buffer ParticlesBuf { float partic
 
 float isoParticleField(uint sum) { return float(sum) / float(kIsoSplatFixedOne); }
 
-// The field at sample s, as the resolve pass stores it.
-float isoUserSample(uvec3 s) {
-    const float x = sampleCoord(s.x, grid.boundsMin.x, grid.spacing.x);
-    const float y = sampleCoord(s.y, grid.boundsMin.y, grid.spacing.y);
-    const float z = sampleCoord(s.z, grid.boundsMin.z, grid.spacing.z);
-    uint sum = 0u;
-    const uint first = isoBrickFirstRef, count = isoBrickRefCount;
-    for (uint j = 0u; j < count; ++j) {
-        vec4 pw;
-        loadParticle(brickItems[first + j], pw); // it loaded when it was binned
-        const float yz = squaredYZ(y - pw.y, z - pw.z);
-        if (yz * grid.particle.y < 1.0) sum += kernelTerm(x - pw.x, yz, pw.w); // the gather's row test
-    }
-    return isoParticleField(sum);
-}
-
 // Extraction (mc_vertex.glsl, ISO_FETCH_BLOCK): the 4^3 samples from lo,
 // each particle loaded once for all of them. Per sample a loop over the
 // brick's particles (~100) at each of the 110 samples a Sobel vertex reads

@@ -326,6 +326,7 @@ struct IsoSurface::Impl {
     Status createSparsePipelines();
     void addSparseClassifyPasses(RenderGraph& graph, const IsoRefs& refs);
     void addSparseExtractPass(RenderGraph& graph, const IsoRefs& refs);
+    void bindBrickItems(PassBuilder& pass, const IsoRefs& refs); // metaballs, particles: bindings 7, 8
 };
 
 } // namespace pyramarch::iso

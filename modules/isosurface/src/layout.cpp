@@ -172,6 +172,7 @@ Status checkSparseDomain(const IsoSurfaceCreateInfo& info, bool scan) {
 }
 
 static_assert(kMaxSparseItemsPerBrick == gpu::kIsoMaxBrickItems, "the public limit is the shaders'");
+static_assert(kSparseBrickCells == gpu::kIsoBrickCells, "the public brick size is the shaders'");
 
 // The virtual grid's bricks and the sparse capacities in the grid, once the
 // grid's cells are known.
@@ -182,9 +183,9 @@ Status IsoSurface::Impl::planSparseDomain(const DeviceLimits& lim, const std::st
     g.sparse = {bx, by, bz, 1u};
     // Metaballs and particles: each listed brick's item list (2 words) and the references.
     const bool particles = info.source == FieldSource::Particles;
-    const bool balls = info.source == FieldSource::Metaballs || particles;
-    const uint32_t ballRefs = sparseItemRefCapacity(info, lim);
-    g.sparseLimits = {info.sparse.maxBricks, info.sparse.maxRowPairs, bx * by * bz, ballRefs};
+    const bool itemLists = info.source == FieldSource::Metaballs || particles;
+    const uint32_t itemRefs = sparseItemRefCapacity(info, lim);
+    g.sparseLimits = {info.sparse.maxBricks, info.sparse.maxRowPairs, bx * by * bz, itemRefs};
     const UintDivisor divX = uintDivisor(bx), divY = uintDivisor(by);
     g.brickDivisors = {divX.multiplier, divY.multiplier, divX.shifts, divY.shifts};
     const uint32_t s = gpu::kIsoSuperBricks;
@@ -206,15 +207,15 @@ Status IsoSurface::Impl::planSparseDomain(const DeviceLimits& lim, const std::st
                                  ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
     sizes.sparseListBytes = listBytes;
     sizes.sparseSlotBytes = slotBytes;
-    if (balls) {
-        const uint64_t ballBytes = uint64_t(info.sparse.maxBricks) * 8 + uint64_t(ballRefs) * 4;
-        if (ballBytes > range)
+    if (itemLists) {
+        const uint64_t itemBytes = uint64_t(info.sparse.maxBricks) * 8 + uint64_t(itemRefs) * 4;
+        if (itemBytes > range)
             return Status::error(ErrorCode::DeviceLimit,
                                  "isosurface '" + info.name + "': sparse domain: the item lists of maxBricks " +
                                      std::to_string(info.sparse.maxBricks) + " and maxItemRefs " +
-                                     std::to_string(ballRefs) + " need " + fmtBytes(ballBytes) +
+                                     std::to_string(itemRefs) + " need " + fmtBytes(itemBytes) +
                                      ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
-        sizes.sparseItemBytes = ballBytes;
+        sizes.sparseItemBytes = itemBytes;
     }
     if (particles) {
         // Particles count into a table of every brick of the virtual grid (4
@@ -271,7 +272,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     // User GLSL: field() fused into classify and extraction (no field
     // buffer), or a field pass; with a bound and a buffer, the tiles only.
     // A sparse domain has no field buffer to fall back on: fused, loops or not.
-    // Sparse metaballs sum each brick's balls where a sample is read: fused too.
+    // Sparse metaballs and particles sum each brick's items where a sample is read: fused too.
     m.fusedField = m.sparse || (info.source == FieldSource::UserGlsl &&
                                 (info.fieldEvaluation == FieldEvaluation::Fused ||
                                  (info.fieldEvaluation == FieldEvaluation::Auto && !m.scan && !m.userFieldLoops)));

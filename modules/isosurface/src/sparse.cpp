@@ -126,6 +126,17 @@ Status IsoSurface::Impl::createSparsePipelines() {
     return createBuildPipeline();
 }
 
+// Classify and extraction of metaballs and particles: the items at binding
+// 7, each listed brick's references to them at 8 (sparse_item_refs.glsl).
+void IsoSurface::Impl::bindBrickItems(PassBuilder& pass, const IsoRefs& refs) {
+    if (info.source == FieldSource::UserGlsl) return;
+    if (info.source == FieldSource::Metaballs)
+        bindBalls(pass, refs, 7);
+    else
+        pass.storage(7, refs.items, R, 0, refs.itemRange);
+    pass.storage(8, refs.brickItems, R);
+}
+
 void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs& refs) {
     const VkDeviceSize level2Offset = VkDeviceSize(grid.levels[2].x) * 4,
                        level2Bytes = VkDeviceSize(grid.levels[2].y) * 4;
@@ -213,9 +224,7 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
         .storage(4, refs.counters, RW)
         .storage(5, refs.brickList, R)
         .storage(6, refs.slotRecords, W);
-    if (balls) bindBalls(classifyPass, refs, 7);
-    if (particles) classifyPass.storage(7, refs.items, R, 0, refs.itemRange);
-    if (balls || particles) classifyPass.storage(8, refs.brickItems, R);
+    bindBrickItems(classifyPass, refs);
     classifyPass.use(refs.sparseArgs, Access::IndirectRead).record(indirectDispatch(refs.sparseArgs, 0));
     addPyramidBuild(graph, info.name + ".pyramid.", refs.grid, refs.pyramid, grid,
                     std::min(gpu::kIsoClassifyLevels, grid.levelCount - 1));
@@ -229,9 +238,7 @@ void IsoSurface::Impl::addSparseExtractPass(RenderGraph& graph, const IsoRefs& r
         .storage(4, refs.vertices, W)
         .storage(5, refs.brickList, R)
         .storage(6, refs.slotRecords, R);
-    if (info.source == FieldSource::Metaballs) bindBalls(pass, refs, 7);
-    if (info.source == FieldSource::Particles) pass.storage(7, refs.items, R, 0, refs.itemRange);
-    if (info.source != FieldSource::UserGlsl) pass.storage(8, refs.brickItems, R);
+    bindBrickItems(pass, refs);
     if (texelReads)
         pass.texel(3, refs.pyramid, VK_FORMAT_R32G32B32A32_UINT, Access::SampledRead);
     else

@@ -179,10 +179,18 @@ Status ChannelScene::update(double time) {
     return surface_->setMetaballs(b);
 }
 
-double ChannelScene::denseBytes() const {
-    const double samples = double(info_.samples[0]) * info_.samples[1] * info_.samples[2];
-    const double cells = double(info_.samples[0] - 1) * (info_.samples[1] - 1) * (info_.samples[2] - 1);
-    return samples * 4.0 + cells * 4.0 / 3.0;
+SparseMemory sparseMemoryOf(iso::IsoSurface& surface, const std::array<uint32_t, 3>& samples) {
+    SparseMemory m;
+    for (const iso::IsoSurface::MemoryItem& item : surface.memoryReport())
+        (item.name == "vertices" ? m.vertices : m.resident) += item.bytes;
+    const double cells = double(samples[0] - 1) * (samples[1] - 1) * (samples[2] - 1);
+    m.dense = double(samples[0]) * samples[1] * samples[2] * 4.0 + cells * 4.0 / 3.0;
+    return m;
+}
+
+uint64_t sparseBricksOf(const std::array<uint32_t, 3>& samples) {
+    const uint64_t b = iso::kSparseBrickCells;
+    return ((samples[0] - 1 + b - 1) / b) * ((samples[1] - 1 + b - 1) / b) * ((samples[2] - 1 + b - 1) / b);
 }
 
 // ---- point cloud ----

@@ -79,9 +79,6 @@ public:
     // wobble across the channel.
     std::vector<pyramarch::iso::Metaball> balls(double time) const;
     const pyramarch::iso::IsoSurfaceCreateInfo& info() const { return info_; }
-    // Bytes a dense grid of the same samples would keep: the float field
-    // and the pyramid (~4/3 byte per cell), as tests/bench/brick_census.cpp counts it.
-    double denseBytes() const;
 
 private:
     ChannelSettings settings_;
@@ -200,6 +197,18 @@ const char* analyticFieldGlsl(const std::string& name);
 // k (cos a cos b - sin a sin c), is at most k sqrt(2) by Cauchy-Schwarz, so
 // k sqrt(6). Rounded up a little.
 float analyticFieldLipschitz(const std::string& name, const std::array<float, 3>& min, const std::array<float, 3>& max);
+
+// What a surface on a sparse domain keeps: every buffer but the vertex
+// buffer (resident), the vertex buffer, and what a dense grid of the same
+// samples would keep (a float field and the pyramid's ~4/3 byte per cell,
+// as tests/bench/brick_census.cpp counts it).
+struct SparseMemory {
+    uint64_t resident = 0, vertices = 0;
+    double dense = 0.0;
+};
+SparseMemory sparseMemoryOf(pyramarch::iso::IsoSurface& surface, const std::array<uint32_t, 3>& samples);
+// Bricks of 8^3 cells in a grid of `samples` (the virtual grid of a sparse domain).
+uint64_t sparseBricksOf(const std::array<uint32_t, 3>& samples);
 std::vector<float> sampleAnalyticField(const std::string& name, const std::array<uint32_t, 3>& samples,
                                        const std::array<float, 3>& bmin, const std::array<float, 3>& bmax);
 

@@ -307,6 +307,7 @@ inline constexpr uint32_t kDefaultSparseParticleRefsPerBrick = 256;
 // Limits of a sparse domain: brick coordinates are 10 bits per axis of a
 // list entry, and a pool slot's record keeps the listed brick in 27 bits.
 inline constexpr uint32_t kMaxSparseCellsPerAxis = 8192;
+inline constexpr uint32_t kSparseBrickCells = 8; // cells per axis of a brick
 inline constexpr uint32_t kMaxSparseBricks = 1u << 27;
 
 struct IsoSurfaceCreateInfo {
