@@ -142,6 +142,8 @@ ISO_CONST kIsoNormalNone = 3u; // zero normals, no gradient samples read
 ISO_CONST kIsoSpecNormalMode = 0u; // IsoGrid.normalMode, known at creation
 ISO_CONST kIsoSpecIndexed = 1u;    // IsoGrid.indexed (classify: shared-vertex counts)
 ISO_CONST kIsoSpecVolumeFormat = 2u; // sparse volumes: the pool's kIsoVolume* (SparseDomain::volumeFormat)
+ISO_CONST kIsoSpecVolumePoolBricks = 3u; // sparse volumes: bricks per pool buffer
+ISO_CONST kIsoSpecVolumePoolCount = 4u;  // sparse volumes: pool buffers in use
 
 // Volume formats (IsoGrid.volumeFormat).
 ISO_CONST kIsoVolumeU8 = 0u;
@@ -151,6 +153,9 @@ ISO_CONST kIsoVolumeF32 = 2u;
 // normals read, 8b - 1 .. 8b + 9 per axis (one below, two above the brick's own).
 ISO_CONST kIsoVolumeBrickSide = 11u;
 ISO_CONST kIsoVolumeBrickSamples = 1331u; // kIsoVolumeBrickSide^3
+// The pool spans up to this many buffers (bindings 7, 9, 10, 11), each
+// within one maxStorageBufferRange.
+ISO_CONST kIsoVolumePools = 4u;
 
 // Marching cubes tables as the GPU reads them, packed from the C++ tables
 // (modules/isosurface/src/mc_tables.cpp) at creation: the only copy.

@@ -318,7 +318,8 @@ TEST(IsoLayout, SparseDomainsAreSizedByTheirPool) {
     info.sparse.maxRowPairs = 6000000; // ~156 MB of pyramid
     expectError(info, ErrorCode::DeviceLimit, "sparse.maxRowPairs 6000000");
     // Volumes: the pool of surface bricks (11^3 samples each in the
-    // volume's format) in one binding, no field buffer at 2048^3 samples.
+    // volume's format) in up to 4 buffers of one binding's range, no field
+    // buffer at 2048^3 samples.
     info = sparseUser(2048);
     info.source = FieldSource::Volume;
     info.lipschitz = 0.f;
@@ -331,11 +332,13 @@ TEST(IsoLayout, SparseDomainsAreSizedByTheirPool) {
         EXPECT_EQ(volume->fieldBytes, 0u);
         EXPECT_TRUE(volume->texelReads) << "one texel per pool sample fits maxTexelBufferElements";
     }
-    info.sparse.maxVolumeBricks = 100840;
-    expectError(info, ErrorCode::DeviceLimit, "at most 100839 bricks");
+    info.sparse.maxVolumeBricks = 100840; // a second buffer
+    EXPECT_TRUE(iso::testing::planLayout(info, lavapipeLimits()).ok());
+    info.sparse.maxVolumeBricks = 4 * 100839 + 1;
+    expectError(info, ErrorCode::DeviceLimit, "at most 403356 bricks");
     info.sparse.volumeFormat = VolumeFormat::F32;
-    info.sparse.maxVolumeBricks = 25210;
-    expectError(info, ErrorCode::DeviceLimit, "at most 25209 bricks");
+    info.sparse.maxVolumeBricks = 4 * 25209 + 1;
+    expectError(info, ErrorCode::DeviceLimit, "at most 100836 bricks");
     // Metaballs: no Lipschitz constant, no field buffer at 2047^3; each
     // listed brick's ball list (2 words) and the references (default 4 a
     // brick) in one buffer of maxStorageBufferRange.

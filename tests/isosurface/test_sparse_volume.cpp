@@ -50,8 +50,8 @@ std::vector<uint8_t> makeVolume(std::array<uint32_t, 3> n, VolumeFormat format, 
         for (uint32_t y = 0; y < n[1]; ++y)
             for (uint32_t x = 0; x < n[0]; ++x) {
                 const size_t i = x + size_t(n[0]) * (y + size_t(n[1]) * z);
-                const float v = blobs(float(x) / float(n[0] - 1), float(y) / float(n[1] - 1),
-                                      float(z) / float(n[2] - 1), seed);
+                const float v =
+                    blobs(float(x) / float(n[0] - 1), float(y) / float(n[1] - 1), float(z) / float(n[2] - 1), seed);
                 if (format == VolumeFormat::U8) {
                     bytes[i] = uint8_t(v * 255.f);
                 } else if (format == VolumeFormat::U16) {
@@ -130,7 +130,8 @@ protected:
         ASSERT_TRUE(census.ok()) << census.message();
         EXPECT_GT(census->surfaceBricks, 0u);
         EXPECT_LT(census->surfaceBricks, census->bricks);
-        EXPECT_EQ(census->poolBytes, uint64_t(census->surfaceBricks) * 1331 * volumeFormatBytes(info.sparse.volumeFormat));
+        EXPECT_EQ(census->poolBytes,
+                  uint64_t(census->surfaceBricks) * 1331 * volumeFormatBytes(info.sparse.volumeFormat));
         const IsoSurfaceCreateInfo sparseInfo = sparseOf(info, census.value());
         auto dense = make(info);
         auto sparse = make(sparseInfo);
@@ -188,8 +189,8 @@ TEST_F(IsoSparseVolume, MatchesTheDenseVolumePathAndTheReference) {
             const float v = float(i % 9) / 8.f;
             std::memcpy(&bytes[4 * i], &v, 4);
         }
-        auto census = censusSparseVolume(slabsOf(bytes, info.samples, VolumeFormat::F32, 1.f, 0.f), info.samples,
-                                         0.4f, 0.4f);
+        auto census =
+            censusSparseVolume(slabsOf(bytes, info.samples, VolumeFormat::F32, 1.f, 0.f), info.samples, 0.4f, 0.4f);
         ASSERT_TRUE(census.ok());
         EXPECT_EQ(census->surfaceBricks, 1u);
         EXPECT_EQ(census->bricks, 1u);
@@ -204,6 +205,48 @@ TEST_F(IsoSparseVolume, MatchesTheDenseVolumePathAndTheReference) {
         }
         expectSameSurface(info, *dense, *sparse, 0.4f, 8);
     }
+}
+
+// A pool spread over several buffers (Knobs::volumePoolBricks: a few
+// bricks each, as a large volume's pool is past one binding's range): the
+// same triangles, in both read paths (texel views, storage words), and a
+// pool too large for every buffer named at creation.
+TEST_F(IsoSparseVolume, PoolAcrossSeveralBuffers) {
+    const IsoSurfaceCreateInfo info = volumeInfo({45, 50, 41}, VolumeFormat::U16, NormalMode::Sobel);
+    const std::vector<uint8_t> bytes = makeVolume(info.samples, VolumeFormat::U16, 8);
+    const float scale = 1.f / 65535.f;
+    const VolumeSlabs slabs = slabsOf(bytes, info.samples, VolumeFormat::U16, scale, 0.f);
+    auto census = censusSparseVolume(slabs, info.samples, 0.5f, 0.5f);
+    ASSERT_TRUE(census.ok());
+    ASSERT_GT(census->surfaceBricks, 12u) << "enough bricks for four buffers";
+    const IsoSurfaceCreateInfo sparseInfo = sparseOf(info, census.value());
+    auto dense = make(info);
+    ASSERT_TRUE(dense);
+    ASSERT_OK(dense->uploadVolume(bytes.data(), bytes.size(), VolumeFormat::U16, scale, 0.f));
+    dense->setIsoValue(0.5f);
+    frame(*dense);
+    for (bool storage : {false, true}) {
+        SCOPED_TRACE(storage ? "storage reads" : "texel reads");
+        iso::testing::Knobs knobs;
+        knobs.volumePoolBricks = (census->surfaceBricks + 3) / 4; // four buffers, the last one short
+        knobs.storageReads = storage;
+        auto sparse = make(sparseInfo, knobs);
+        ASSERT_TRUE(sparse);
+        EXPECT_EQ(iso::testing::texelReads(*sparse), !storage);
+        size_t pools = 0;
+        for (const auto& item : sparse->memoryReport()) pools += item.name.rfind("sparse volume pool", 0) == 0;
+        EXPECT_EQ(pools, 4u);
+        sparse->setIsoValue(0.5f);
+        ASSERT_OK(sparse->uploadVolume(slabs, 0.5f, 0.5f));
+        frame(*sparse);
+        expectSameSurface(info, *dense, *sparse, 0.5f);
+    }
+    iso::testing::Knobs tiny;
+    tiny.volumePoolBricks = 1;
+    auto r = iso::testing::create(device(), sparseInfo, tiny);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.code(), ErrorCode::DeviceLimit);
+    EXPECT_NE(r.message().find("at most 4 bricks"), std::string::npos) << r.message();
 }
 
 // One upload for a range of iso values: every iso value of the range gives
@@ -377,7 +420,8 @@ TEST_F(IsoSparseVolume, LargerThanOneBufferStreamsSlabBySlab) {
             for (uint32_t x = 0; x + 1 < n[0]; ++x) {
                 uint32_t mcCase = 0;
                 for (int k = 0; k < 8; ++k)
-                    if (float(value(x + mc::kCornerOffset[k][0], y + mc::kCornerOffset[k][1], z + mc::kCornerOffset[k][2])) >= iso)
+                    if (float(value(x + mc::kCornerOffset[k][0], y + mc::kCornerOffset[k][1],
+                                    z + mc::kCornerOffset[k][2])) >= iso)
                         mcCase |= 1u << k;
                 const int count = mc::vertexCount(mcCase);
                 active += count != 0;

@@ -75,10 +75,11 @@ struct IsoRefs {
     BufferRef patchWrapBounds;                      // volume: the patches' second interval (else patchBounds)
     BufferRef patchBounds, patchList, classifyArgs; // grid.patchList: empty-space skipping
     BufferRef patchBoxes;                           // patchBoxes: each patch's cell box (metaballs, particles)
-    BufferRef brickList, sparseArgs, slotRecords, superList, superArgs;   // sparse
-    BufferRef brickItems;                                                 // sparse metaballs, particles
-    BufferRef brickTable, superMarks;                                     // sparse particles
-    BufferRef volumeStaging, volumePool, volumeSurface, volumeBrickSlots; // sparse volumes
+    BufferRef brickList, sparseArgs, slotRecords, superList, superArgs; // sparse
+    BufferRef brickItems;                                               // sparse metaballs, particles
+    BufferRef brickTable, superMarks;                                   // sparse particles
+    BufferRef volumeStaging, volumeSurface, volumeBrickSlots;           // sparse volumes
+    BufferRef volumePools[gpu::kIsoVolumePools];                        // sparse volumes (unused ones: the first)
 };
 
 // Sizes planned by planLayout() and used to create the buffers.
@@ -90,9 +91,11 @@ struct IsoSizes {
     uint64_t sparseSuperBytes = 0;                     // sparse: the listed super-bricks
     uint64_t sparseItemBytes = 0;                      // sparse metaballs, particles: the bricks' item lists
     uint64_t sparseTableBytes = 0;                     // sparse particles: a count per brick of the grid
-    // Sparse volumes: the surface bricks (uvec4 each) and the pool
-    // (maxVolumeBricks bricks), the listed bricks' slots (maxBricks words).
+    // Sparse volumes: the surface bricks (uvec4 each), the pool
+    // (maxVolumeBricks bricks in volumePoolCount buffers of at most
+    // volumePoolBricks), the listed bricks' slots (maxBricks words).
     uint64_t volumeSurfaceBytes = 0, volumePoolBytes = 0, volumeSlotBytes = 0;
+    uint32_t volumePoolBricks = 1, volumePoolCount = 0;
 };
 
 // The shaders' kIsoVolume* of a format.
@@ -132,6 +135,7 @@ struct IsoSurface::Impl {
     bool tiledUserField = false;
     bool tiledMetaballs = false;
     bool denseFieldForced = false;
+    uint32_t volumePoolBricksForced = 0; // testing::Knobs::volumePoolBricks
     bool tiledField() const { return tiledUserField || tiledMetaballs; }
     // User GLSL, FieldEvaluation::Fused (or Auto with HistoPyramid): classify
     // and the extraction passes call field() themselves (compiled at creation
@@ -189,7 +193,8 @@ struct IsoSurface::Impl {
     // pool, the host-visible staging of both (surface bricks, then the pool)
     // that an upload fills and the next frame's "<name>.sparse.volume.upload"
     // copies, and each listed brick's pool slot.
-    Buffer volumeSurface, volumePool, volumeStaging, volumeBrickSlots;
+    Buffer volumeSurface, volumeStaging, volumeBrickSlots;
+    Buffer volumePools[gpu::kIsoVolumePools];
     bool volumeUploadPending = false;
     uint32_t pendingSurfaceBricks = 0;
     uint32_t volumeSurfaceBricks = 0;               // the surface bricks the frames being recorded list from

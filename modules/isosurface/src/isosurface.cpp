@@ -46,6 +46,7 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
     m.denseClassify = knobs.denseClassify;
     m.storageReadsForced = knobs.storageReads;
     m.denseFieldForced = knobs.denseField;
+    m.volumePoolBricksForced = knobs.volumePoolBricks;
     const bool perThreadAtomics = knobs.perThreadAtomics;
     // Counters and list appends aggregated per subgroup: one atomic per
     // subgroup instead of one per thread, where the device runs ballot and
@@ -253,7 +254,9 @@ Status IsoSurface::Impl::makePipeline(ComputePipeline& out, std::span<const uint
     if (moduleConstants)
         d.specialization = {{gpu::kIsoSpecNormalMode, grid.normalMode},
                             {gpu::kIsoSpecIndexed, indexed ? 1u : 0u},
-                            {gpu::kIsoSpecVolumeFormat, volumeFormatOf(info.sparse.volumeFormat)}};
+                            {gpu::kIsoSpecVolumeFormat, volumeFormatOf(info.sparse.volumeFormat)},
+                            {gpu::kIsoSpecVolumePoolBricks, sizes.volumePoolBricks},
+                            {gpu::kIsoSpecVolumePoolCount, std::max(sizes.volumePoolCount, 1u)}};
     auto p = ComputePipeline::create(*device, d);
     if (!p) return p.status().withContext("isosurface '" + info.name + "': pipeline " + what + ": ");
     PYRAMARCH_ASSERT(p->pipelineLayout().desc().bindings.size() == bindings,

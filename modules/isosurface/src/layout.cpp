@@ -224,18 +224,28 @@ Status IsoSurface::Impl::planSparseDomain(const DeviceLimits& lim, const std::st
     }
     if (info.source == FieldSource::Volume) {
         // Each surface brick's 11^3 samples in the pool (sparse_volume.cpp).
+        // Each surface brick's 11^3 samples in the pool (sparse_volume.cpp):
+        // up to kIsoVolumePools buffers, each within one binding's range and
+        // one texel view.
         const uint64_t brickBytes = uint64_t(gpu::kIsoVolumeBrickSamples) * volumeFormatBytes(info.sparse.volumeFormat);
         const uint64_t bricks = info.sparse.maxVolumeBricks;
-        const uint64_t poolBytes = (bricks * brickBytes + 3) / 4 * 4, surfaceBytes = bricks * 16;
-        if (poolBytes > range || surfaceBytes > range)
+        uint64_t perPool =
+            std::min(range / brickBytes, uint64_t(lim.maxTexelBufferElements) / gpu::kIsoVolumeBrickSamples);
+        if (volumePoolBricksForced) perPool = std::min<uint64_t>(perPool, volumePoolBricksForced);
+        const uint64_t pools = perPool ? (bricks + perPool - 1) / perPool : UINT64_MAX;
+        const uint64_t surfaceBytes = bricks * 16;
+        if (pools > gpu::kIsoVolumePools || surfaceBytes > range)
             return Status::error(ErrorCode::DeviceLimit,
                                  "isosurface '" + info.name + "': sparse volume: the pool of maxVolumeBricks " +
                                      std::to_string(bricks) + " " + volumeFormatName(info.sparse.volumeFormat) +
-                                     " bricks of 11^3 samples needs " + fmtBytes(poolBytes) +
-                                     ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev + "; at most " +
-                                     std::to_string(range / brickBytes) + " bricks");
+                                     " bricks of 11^3 samples needs " + fmtBytes(bricks * brickBytes) + ", over " +
+                                     std::to_string(gpu::kIsoVolumePools) + " buffers of maxStorageBufferRange (" +
+                                     fmtBytes(range) + ")" + dev + "; at most " +
+                                     std::to_string(gpu::kIsoVolumePools * perPool) + " bricks");
         sizes.volumeSurfaceBytes = surfaceBytes;
-        sizes.volumePoolBytes = poolBytes;
+        sizes.volumePoolBricks = uint32_t(perPool);
+        sizes.volumePoolCount = uint32_t(pools);
+        sizes.volumePoolBytes = bricks * brickBytes;
         sizes.volumeSlotBytes = listBytes;
     }
     if (particles) {
@@ -732,13 +742,9 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     // buffer), one the pyramid (quads) and, for metaballs, one the ball ring
     // (2 texels per ball); otherwise storage reads (the .storage variants).
     const uint64_t ballTexels = info.source == FieldSource::Metaballs ? uint64_t(m.maxItems) * m.ring * 2 : 0;
-    // Sparse volumes: one texel per sample of the pool.
-    const uint64_t poolTexels = m.sparse && info.source == FieldSource::Volume
-                                    ? uint64_t(info.sparse.maxVolumeBricks) * gpu::kIsoVolumeBrickSamples
-                                    : 0;
+    // (Sparse volumes: each pool buffer is sized for one texel view.)
     m.texelReads = !m.storageReadsForced && (m.fusedField || fieldBytes / 4 <= lim.maxTexelBufferElements) &&
-                   pyramidWords / 4 <= lim.maxTexelBufferElements && ballTexels <= lim.maxTexelBufferElements &&
-                   poolTexels <= lim.maxTexelBufferElements;
+                   pyramidWords / 4 <= lim.maxTexelBufferElements && ballTexels <= lim.maxTexelBufferElements;
 
     sizes.samples = samples;
     sizes.fieldBytes = m.fusedField ? 0 : fieldBytes;
@@ -759,6 +765,7 @@ Result<testing::LayoutPlan> testing::planLayout(const IsoSurfaceCreateInfo& info
     m.foldGroupsX = knobs.maxGroupsX;
     m.storageReadsForced = knobs.storageReads;
     m.denseFieldForced = knobs.denseField;
+    m.volumePoolBricksForced = knobs.volumePoolBricks;
     PYRAMARCH_TRY(m.planLayout(limits, deviceName));
     LayoutPlan plan;
     for (uint32_t l = 0; l < m.grid.levelCount; ++l) plan.pyramidLevelSizes.push_back(m.grid.levels[l].y);

@@ -107,13 +107,13 @@ Status IsoSurface::Impl::createSparsePipelines() {
     if (info.source == FieldSource::Volume) {
         // Activate: bindings 0-3 as below, the surface bricks at 4, the listed bricks' slots at 5.
         PYRAMARCH_TRY(makePipeline(sparseActivatePipe, kVolumeActivateSpv, "sparse.activate", 6, false));
-        // Classify and extraction: the pool at 7, the listed bricks' slots at 8.
+        // Classify and extraction: the pool's buffers at 7, 9, 10 and 11, the listed bricks' slots at 8.
         PYRAMARCH_TRY(makePipeline(
             classify, texelReads ? std::span<const uint32_t>(kVolumeClassifySpv) : kVolumeClassifyStorageSpv,
-            "classify", 9));
+            "classify", 12));
         PYRAMARCH_TRY(makePipeline(extract,
                                    texelReads ? std::span<const uint32_t>(kVolumeExtractSpv) : kVolumeExtractStorageSpv,
-                                   "extract", 9));
+                                   "extract", 12));
         return createBuildPipeline();
     }
     if (info.source == FieldSource::Particles) {
@@ -157,18 +157,21 @@ Status IsoSurface::Impl::createSparsePipelines() {
 
 // Classify and extraction of metaballs and particles: the items at binding
 // 7, each listed brick's references to them at 8 (sparse_item_refs.glsl);
-// of volumes: the pool at 7, each listed brick's pool slot at 8
-// (sparse_volume_field.glsl).
+// of volumes: the pool's buffers at 7, 9, 10 and 11, each listed brick's
+// pool slot at 8 (sparse_volume_field.glsl).
 void IsoSurface::Impl::bindBrickItems(PassBuilder& pass, const IsoRefs& refs) {
     if (info.source == FieldSource::UserGlsl) return;
     if (info.source == FieldSource::Volume) {
         const VkFormat sampleFormat = info.sparse.volumeFormat == VolumeFormat::U8    ? VK_FORMAT_R8_UINT
                                       : info.sparse.volumeFormat == VolumeFormat::U16 ? VK_FORMAT_R16_UINT
                                                                                       : VK_FORMAT_R32_UINT;
-        if (texelReads)
-            pass.texel(7, refs.volumePool, sampleFormat, Access::SampledRead);
-        else
-            pass.storage(7, refs.volumePool, R);
+        const uint32_t poolBindings[gpu::kIsoVolumePools] = {7, 9, 10, 11};
+        for (uint32_t i = 0; i < gpu::kIsoVolumePools; ++i) {
+            if (texelReads)
+                pass.texel(poolBindings[i], refs.volumePools[i], sampleFormat, Access::SampledRead);
+            else
+                pass.storage(poolBindings[i], refs.volumePools[i], R);
+        }
         pass.storage(8, refs.volumeBrickSlots, R);
         return;
     }

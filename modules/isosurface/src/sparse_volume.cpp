@@ -185,8 +185,8 @@ void copyBlock(const VolumeBricks& g, const SurfaceBrick& b, const Slab& slab, u
         for (uint32_t j = 0; j < kSide; ++j) {
             const int64_t y = lo[1] + j;
             if (y < 0 || y >= int64_t(g.samples[1])) continue;
-            const uint8_t* src = slab.data + size_t(z - slab.first) * g.sliceBytes +
-                                 (size_t(y) * g.samples[0] + size_t(xFirst)) * each;
+            const uint8_t* src =
+                slab.data + size_t(z - slab.first) * g.sliceBytes + (size_t(y) * g.samples[0] + size_t(xFirst)) * each;
             std::memcpy(out + ((size_t(k) * kSide + j) * kSide + size_t(xFirst - lo[0])) * each, src,
                         size_t(xLast - xFirst + 1) * each);
         }
@@ -214,23 +214,29 @@ Status IsoSurface::Impl::createSparseVolumeBuffers(const MakeBuffer& make) {
     const VkBufferUsageFlags dst = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     PYRAMARCH_TRY(
         make(volumeSurface, sizes.volumeSurfaceBytes, dst, MemoryUsage::DeviceLocal, "sparse volume surface bricks"));
-    PYRAMARCH_TRY(make(volumePool, sizes.volumePoolBytes, dst | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT,
-                       MemoryUsage::DeviceLocal, "sparse volume pool"));
+    // The pool: slots [i * volumePoolBricks, (i + 1) * volumePoolBricks) in buffer i.
+    const uint64_t brickBytes = uint64_t(gpu::kIsoVolumeBrickSamples) * volumeFormatBytes(info.sparse.volumeFormat);
+    for (uint32_t i = 0; i < sizes.volumePoolCount; ++i) {
+        const uint64_t bricks = std::min<uint64_t>(sizes.volumePoolBricks,
+                                                   info.sparse.maxVolumeBricks - uint64_t(i) * sizes.volumePoolBricks);
+        PYRAMARCH_TRY(make(volumePools[i], (bricks * brickBytes + 3) / 4 * 4,
+                           dst | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT, MemoryUsage::DeviceLocal,
+                           i == 0 ? std::string("sparse volume pool") : "sparse volume pool " + std::to_string(i)));
+    }
     PYRAMARCH_TRY(make(volumeBrickSlots, sizes.volumeSlotBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                        MemoryUsage::DeviceLocal, "sparse volume brick slots"));
     // Host-visible, written by uploads only: the surface bricks, then the pool.
     return make(volumeStaging, sizes.volumeSurfaceBytes + sizes.volumePoolBytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-                 MemoryUsage::Upload, "sparse volume staging");
+                MemoryUsage::Upload, "sparse volume staging");
 }
 
 Status IsoSurface::Impl::uploadSparseVolume(const VolumeSlabs& volume, float isoMin, float isoMax) {
     const std::string who = "isosurface '" + info.name + "': uploadVolume: ";
     PYRAMARCH_TRY(checkUpload(volume, isoMin, isoMax, who));
     if (volume.format != info.sparse.volumeFormat)
-        return Status::error(ErrorCode::InvalidArgument, who + "a " + volumeFormatName(volume.format) +
-                                                             " volume, but the sparse pool holds " +
-                                                             volumeFormatName(info.sparse.volumeFormat) +
-                                                             " samples (SparseDomain::volumeFormat)");
+        return Status::error(ErrorCode::InvalidArgument,
+                             who + "a " + volumeFormatName(volume.format) + " volume, but the sparse pool holds " +
+                                 volumeFormatName(info.sparse.volumeFormat) + " samples (SparseDomain::volumeFormat)");
     const VolumeBricks g({grid.samples.x, grid.samples.y, grid.samples.z}, volume.format);
     // Staging: the surface bricks (uvec4: list entry, min and max bits), then
     // the pool; bricks past the capacity are only counted.
@@ -278,34 +284,40 @@ void IsoSurface::Impl::importSparseVolumeBuffers(RenderGraph& graph, IsoRefs& re
     const std::string& n = info.name;
     refs.volumeStaging = graph.importBuffer(n + ".sparse.volume.staging", volumeStaging, hostWrite, copyRead, true);
     refs.volumeSurface = graph.importBuffer(n + ".sparse.volume.surface", volumeSurface, computeRead, computeRead);
-    refs.volumePool = graph.importBuffer(n + ".sparse.volume.pool", volumePool, computeRead, computeRead);
-    refs.volumeBrickSlots =
-        graph.importBuffer(n + ".sparse.volume.slots", volumeBrickSlots, computeRead, computeRead);
+    for (uint32_t i = 0; i < gpu::kIsoVolumePools; ++i)
+        refs.volumePools[i] = i < sizes.volumePoolCount
+                                  ? graph.importBuffer(n + ".sparse.volume.pool" + std::to_string(i), volumePools[i],
+                                                       computeRead, computeRead)
+                                  : refs.volumePools[0];
+    refs.volumeBrickSlots = graph.importBuffer(n + ".sparse.volume.slots", volumeBrickSlots, computeRead, computeRead);
 }
 
 void IsoSurface::Impl::addSparseVolumeUploadPass(RenderGraph& graph, const IsoRefs& refs) {
-    graph.addPass(info.name + ".sparse.volume.upload", PassKind::Transfer)
-        .use(refs.volumeStaging, Access::TransferSrc)
-        .use(refs.volumeSurface, Access::TransferDst)
-        .use(refs.volumePool, Access::TransferDst)
-        .record([this, refs](PassContext& ctx) {
-            if (!volumeUploadPending) return;
-            volumeUploadPending = false;
-            const VkBuffer src = ctx.buffer(refs.volumeStaging);
-            const auto copy = [&](BufferRef dst, VkDeviceSize from, VkDeviceSize bytes) {
-                if (bytes == 0) return;
-                const VkBufferCopy region{from, 0, bytes};
-                ctx.vk->vkCmdCopyBuffer(ctx.cmd, src, ctx.buffer(dst), 1, &region);
-            };
-            const VkDeviceSize brickBytes =
-                VkDeviceSize(gpu::kIsoVolumeBrickSamples) * volumeFormatBytes(info.sparse.volumeFormat);
-            copy(refs.volumeSurface, 0, VkDeviceSize(pendingSurfaceBricks) * 16);
-            copy(refs.volumePool, sizes.volumeSurfaceBytes,
-                 std::min<VkDeviceSize>(VkDeviceSize(pendingSurfaceBricks) * brickBytes, sizes.volumePoolBytes));
-            volumeSurfaceBricks = pendingSurfaceBricks;
-            volumeIsoMin = pendingIsoMin;
-            volumeIsoMax = pendingIsoMax;
-        });
+    PassBuilder pass = graph.addPass(info.name + ".sparse.volume.upload", PassKind::Transfer);
+    pass.use(refs.volumeStaging, Access::TransferSrc).use(refs.volumeSurface, Access::TransferDst);
+    for (uint32_t i = 0; i < sizes.volumePoolCount; ++i) pass.use(refs.volumePools[i], Access::TransferDst);
+    pass.record([this, refs](PassContext& ctx) {
+        if (!volumeUploadPending) return;
+        volumeUploadPending = false;
+        const VkBuffer src = ctx.buffer(refs.volumeStaging);
+        const auto copy = [&](BufferRef dst, VkDeviceSize from, VkDeviceSize bytes) {
+            if (bytes == 0) return;
+            const VkBufferCopy region{from, 0, bytes};
+            ctx.vk->vkCmdCopyBuffer(ctx.cmd, src, ctx.buffer(dst), 1, &region);
+        };
+        const VkDeviceSize brickBytes =
+            VkDeviceSize(gpu::kIsoVolumeBrickSamples) * volumeFormatBytes(info.sparse.volumeFormat);
+        copy(refs.volumeSurface, 0, VkDeviceSize(pendingSurfaceBricks) * 16);
+        for (uint32_t i = 0; i < sizes.volumePoolCount; ++i) {
+            const uint64_t first = uint64_t(i) * sizes.volumePoolBricks;
+            if (first >= pendingSurfaceBricks) break;
+            const uint64_t bricks = std::min<uint64_t>(sizes.volumePoolBricks, pendingSurfaceBricks - first);
+            copy(refs.volumePools[i], sizes.volumeSurfaceBytes + first * brickBytes, bricks * brickBytes);
+        }
+        volumeSurfaceBricks = pendingSurfaceBricks;
+        volumeIsoMin = pendingIsoMin;
+        volumeIsoMax = pendingIsoMax;
+    });
 }
 
 } // namespace pyramarch::iso

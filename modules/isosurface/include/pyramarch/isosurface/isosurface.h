@@ -303,8 +303,9 @@ struct SparseDomain {
     uint32_t maxItemRefs = 0;
     // Volumes: the surface bricks an upload may keep (>= 1), each with the
     // 11^3 samples its cells and their normals read, in volumeFormat (1,331
-    // bytes for U8, 2,662 U16, 5,324 F32); one maxStorageBufferRange at most
-    // (lavapipe's 128 MiB: 100,839 U8 or 25,209 F32 bricks).
+    // bytes for U8, 2,662 U16, 5,324 F32), in up to 4 buffers of one
+    // maxStorageBufferRange each (lavapipe's 128 MiB: 403,356 U8 or 100,836
+    // F32 bricks; one buffer up to a quarter of that, which reads fastest).
     // censusSparseVolume() counts what an upload needs.
     uint32_t maxVolumeBricks = 0;
     // Volumes: the format every upload uses; the pool keeps the samples in it.

@@ -38,6 +38,9 @@ struct Knobs {
     // of only the tiles the listed patches read: the reference for those
     // tiles, with the same list even where a user's bound lies.
     bool denseField = false;
+    // Sparse volumes: at most this many bricks per pool buffer (0 = what one
+    // binding's range holds), so tests spread a small pool over several.
+    uint32_t volumePoolBricks = 0;
 };
 
 // What IsoSurface::create plans for `info` on a device with `limits`,
