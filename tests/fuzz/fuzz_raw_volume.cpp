@@ -1,6 +1,9 @@
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <vector>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -70,6 +73,46 @@ int rawVolume(const uint8_t* data, size_t size) {
     // Either no finite value (lo > hi sentinel) or a finite, ordered range.
     FUZZ_CHECK(!(range[0] <= range[1]) || (std::isfinite(range[0]) && std::isfinite(range[1])),
                "volumeRange gave a non-finite range");
+    // The same file slab by slab (sparse volumes): the census against a
+    // brute-force count of the bricks of 8^3 cells holding a value < iso and
+    // one >= iso (NaN as -infinity), on small volumes.
+    auto slabs = iso::openRawVolumeSlabs(scratchPath(), {dims[0], dims[1], dims[2]}, format);
+    FUZZ_CHECK(slabs.ok(), "openRawVolumeSlabs rejected a file readRawVolume read");
+    if (!slabs || dims[0] < 2 || dims[1] < 2 || dims[2] < 2 || count > (1u << 16)) return 0;
+    std::vector<uint8_t> slice(size_t(dims[0]) * dims[1] * iso::volumeFormatBytes(format));
+    FUZZ_CHECK(!slabs->read(dims[2], 1, slice.data()), "a slab past the last slice was read");
+    const float iso = range[0] <= range[1] ? 0.5f * range[0] + 0.5f * range[1] : 0.f;
+    auto census = iso::censusSparseVolume(*slabs, {dims[0], dims[1], dims[2]}, iso, iso);
+    FUZZ_CHECK(census.ok(), "censusSparseVolume failed on a readable volume");
+    if (!census) return 0;
+    const auto value = [&](uint32_t x, uint32_t y, uint32_t z) {
+        const size_t i = x + size_t(dims[0]) * (y + size_t(dims[1]) * z);
+        float v;
+        if (format == iso::VolumeFormat::U8)
+            v = r->data()[i];
+        else if (format == iso::VolumeFormat::U16)
+            v = float(r->data()[2 * i] | (r->data()[2 * i + 1] << 8));
+        else
+            std::memcpy(&v, r->data() + 4 * i, 4);
+        return std::isnan(v) ? -INFINITY : v;
+    };
+    uint32_t bricks = 0;
+    const uint32_t bx = (dims[0] + 6) / 8, by = (dims[1] + 6) / 8, bz = (dims[2] + 6) / 8;
+    for (uint32_t k = 0; k < bz; ++k)
+        for (uint32_t j = 0; j < by; ++j)
+            for (uint32_t i = 0; i < bx; ++i) {
+                bool below = false, above = false;
+                for (uint32_t z = 8 * k; z <= std::min(8 * k + 8, dims[2] - 1); ++z)
+                    for (uint32_t y = 8 * j; y <= std::min(8 * j + 8, dims[1] - 1); ++y)
+                        for (uint32_t x = 8 * i; x <= std::min(8 * i + 8, dims[0] - 1); ++x) {
+                            const float v = value(x, y, z);
+                            below = below || v < iso;
+                            above = above || v >= iso;
+                        }
+                bricks += below && above;
+            }
+    FUZZ_CHECK(census->bricks == uint64_t(bx) * by * bz, "censusSparseVolume counted the wrong brick total");
+    FUZZ_CHECK(census->surfaceBricks == bricks, "censusSparseVolume disagrees with a brute-force count");
     return 0;
 }
 
