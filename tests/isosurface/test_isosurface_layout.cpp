@@ -365,10 +365,18 @@ TEST(IsoLayout, SparseDomainsAreSizedByTheirPool) {
     info = sparseUser(64);
     info.lipschitz = 0.f;
     expectError(info, ErrorCode::InvalidArgument, "lipschitz > 0");
+    // Indexed output plans; its owner lookup (a brick hash of 2^20 entries
+    // for 300,000 bricks, 32 slots a brick: 45.6 MiB) is the limit, and the
+    // mesh smoothing is refused.
     info = sparseUser(64);
     info.indexed = true;
     info.indexCapacity = 3000;
-    expectError(info, ErrorCode::InvalidArgument, "indexed output");
+    EXPECT_TRUE(iso::testing::planLayout(info, lavapipeLimits()).ok());
+    info.sparse.maxBricks = 1000000;
+    expectError(info, ErrorCode::DeviceLimit, "owner lookup of maxBricks 1000000");
+    info.sparse.maxBricks = 300000;
+    info.meshSmoothing.iterations = 2;
+    expectError(info, ErrorCode::InvalidArgument, "meshSmoothing is not supported");
     info = sparseUser(64);
     info.method = ExtractionMethod::Scan;
     expectError(info, ErrorCode::InvalidArgument, "HistoPyramid");

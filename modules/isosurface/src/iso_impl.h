@@ -78,6 +78,7 @@ struct IsoRefs {
     BufferRef brickList, sparseArgs, slotRecords, superList, superArgs; // sparse
     BufferRef brickItems;                                               // sparse metaballs, particles
     BufferRef brickTable, superMarks;                                   // sparse particles
+    BufferRef sparseLookup, sparseVertexArgs;                           // sparse, indexed (sparse_indexed.cpp)
 };
 
 // Sizes planned by planLayout() and used to create the buffers.
@@ -89,10 +90,18 @@ struct IsoSizes {
     uint64_t sparseSuperBytes = 0;                     // sparse: the listed super-bricks
     uint64_t sparseItemBytes = 0;                      // sparse metaballs, particles: the bricks' item lists
     uint64_t sparseTableBytes = 0;                     // sparse particles: a count per brick of the grid
+    uint64_t sparseLookupBytes = 0;                    // sparse, indexed: the vertex owners' brick hash and pair slots
 };
 
 // layout.cpp: a sparse domain's create-info against the other fields.
 Status checkSparseDomain(const IsoSurfaceCreateInfo& info, bool scan);
+// sparse_indexed.cpp: indexed output on a sparse domain finds a cut edge's
+// owner through a hash of the listed bricks (entries: a power of two >= 2
+// maxBricks) and each listed brick's row pairs' slots, one buffer of
+// sparseLookupBytes(); the most bricks whose lookup fits one binding.
+uint64_t sparseBrickHashEntries(uint32_t maxBricks);
+uint64_t sparseLookupBytes(uint32_t maxBricks);
+uint32_t maxSparseIndexedBricks(const DeviceLimits& limits);
 
 struct IsoSurface::Impl {
     IsoSurface* self = nullptr;
@@ -327,6 +336,18 @@ struct IsoSurface::Impl {
     void addSparseClassifyPasses(RenderGraph& graph, const IsoRefs& refs);
     void addSparseExtractPass(RenderGraph& graph, const IsoRefs& refs);
     void bindBrickItems(PassBuilder& pass, const IsoRefs& refs); // metaballs, particles: bindings 7, 8
+    // sparse_indexed.cpp: indexed output on a sparse domain. The owner
+    // lookup (sparse_indexed.glsl) and the per-slot passes' dispatch; the
+    // vertex pyramid, run bases (one per pool slot) and indices are the
+    // indexed path's buffers.
+    Buffer sparseLookup, sparseVertexArgs;
+    ComputePipeline sparseVertexArgsPipe, sparseVertexCountPipe;
+    Status planSparseIndexed(const DeviceLimits& limits, const std::string& dev);
+    Status createSparseIndexedBuffers(const MakeBuffer& make);
+    Status createSparseIndexedPipelines();
+    void importSparseIndexedBuffers(RenderGraph& graph, IsoRefs& refs);
+    void addSparseVertexPasses(RenderGraph& graph, const IsoRefs& refs);       // after the pool pyramid
+    BufferRef addSparseIndexedPasses(RenderGraph& graph, const IsoRefs& refs); // after args: vertices + indices
 };
 
 } // namespace pyramarch::iso
