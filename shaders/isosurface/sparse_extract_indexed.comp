@@ -6,8 +6,8 @@
 // itself or one further along the axes the edge's start corner is offset
 // on), and where it lives: the same row pair, another pair of the same
 // brick (its slot from the brick's pair table) or, for a cell on a brick's
-// +x/+y/+z face, a brick above (its list entry from the brick hash;
-// sparse_indexed.glsl). Then the vertex index as in the dense path: the
+// +x/+y/+z face, a brick above (its list entry from the brick's neighbour
+// entries, which the bases pass found in the brick hash; sparse_indexed.glsl). Then the vertex index as in the dense path: the
 // owner slot's first vertex (sparse_vertex_bases.comp) + the sums of the
 // quads before the owner's in the slot + the owned cut edges of the cells
 // before it in its quad + the edge's rank. No field read.
@@ -16,6 +16,9 @@
 // only follow an overflow (bricks, slots or item references ran out, which
 // the frame reports): the triangle is written degenerate (0, 0, 0), so the
 // draw reads no vertex that was not written.
+#ifndef ISO_STORAGE_READS
+#define ISO_TEXEL_READS
+#endif
 #include "isosurface/common.glsl"
 
 layout(local_size_x = kIsoGroupSize) in;
@@ -23,11 +26,26 @@ layout(local_size_x = kIsoGroupSize) in;
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std140) uniform TablesBuf { IsoTables tables; };
 layout(set = 0, binding = 2, std140) uniform VertexGridBuf { IsoGrid vertexGrid; };
+// The pool pyramid, the vertex pyramid and the slots' first vertices:
+// texel buffers where the device's maxTexelBufferElements covers them (a
+// walk's fetch of 4 children is one vector gather on lavapipe, a storage
+// load runs lane by lane), else storage buffers (the .storage variant), as
+// extract_indexed.comp.
+#ifdef ISO_TEXEL_READS
+layout(set = 0, binding = 3) uniform usamplerBuffer pyramidTexels;       // RGBA32_UINT quads
+layout(set = 0, binding = 4) uniform usamplerBuffer vertexPyramidTexels; // R32_UINT
+layout(set = 0, binding = 5) uniform usamplerBuffer runBaseTexels;       // R32_UINT
+uint vertexWordAt(uint w) { return texelFetch(vertexPyramidTexels, int(w)).x; }
+uint runBaseAt(uint slot) { return texelFetch(runBaseTexels, int(slot)).x; }
+#else
 layout(set = 0, binding = 3, std430) readonly buffer PyramidBuf { uint pyramid[]; };
 layout(set = 0, binding = 3, std430) readonly buffer PyramidQuadBuf { uvec4 pyramidQuads[]; };
 #define ISO_PYRAMID_QUADS
 layout(set = 0, binding = 4, std430) readonly buffer VertexPyramidBuf { uint vertexPyramid[]; };
 layout(set = 0, binding = 5, std430) readonly buffer RunBaseBuf { uint runBase[]; };
+uint vertexWordAt(uint w) { return vertexPyramid[w]; }
+uint runBaseAt(uint slot) { return runBase[slot]; }
+#endif
 layout(set = 0, binding = 6, std430) writeonly buffer IndexBuf { uint indices[]; };
 layout(set = 0, binding = 7, std430) readonly buffer SlotBuf { uint slotRecords[]; };
 layout(set = 0, binding = 8, std430) readonly buffer BrickListBuf { uint bricks[]; };
@@ -37,24 +55,12 @@ layout(set = 0, binding = 9, std430) readonly buffer LookupBuf { uint sparseLook
 #include "isosurface/sparse_indexed.glsl"
 #include "isosurface/vertex_owner.glsl"
 
-// The list index of the brick with coordinates b, or kIsoNoSlot.
-uint listedBrickAt(uvec3 b) {
-    const uint bits = isoBrickHashBits(), mask = (1u << bits) - 1u, key = isoPackBrick(b) + 1u;
-    uint h = isoBrickHashStart(key, bits);
-    for (uint probe = 0u; probe <= mask; ++probe, h = (h + 1u) & mask) {
-        const uint seen = sparseLookup[2u * h];
-        if (seen == key) return sparseLookup[2u * h + 1u];
-        if (seen == 0u) break;
-    }
-    return kIsoNoSlot;
-}
-
 void main() {
     const uint triangle = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
     if (triangle >= pyramidTotal() / 3u) return;
     const uint top = vertexGrid.levelCount - 1u;
     const bool writeIndices =
-        vertexPyramid[vertexGrid.levels[top].x] <= grid.vertexCapacity && triangle < grid.indexCapacity / 3u;
+        vertexWordAt(vertexGrid.levels[top].x) <= grid.vertexCapacity && triangle < grid.indexCapacity / 3u;
     if (!writeIndices) return;
     uint key = triangle * 3u;
     uint cellWord;
@@ -79,7 +85,8 @@ void main() {
         const uint shift = start & ~boundary;
         const uvec3 oc = uvec3(c + ivec3(shift & 1u, (shift >> 1) & 1u, (shift >> 2) & 1u));
         const uvec3 ob = oc / kIsoBrickCells, ol = oc % kIsoBrickCells;
-        const uint ownerListed = all(equal(ob, brick)) ? listed : listedBrickAt(ob);
+        const uvec3 db = ob - brick;
+        const uint ownerListed = sparseLookup[isoNeighbourWord(listed, db.x | (db.y << 1) | (db.z << 2))];
         const uint ownerPair = isoPairOf(ol);
         uint ownerSlot = slot;
         if (ownerListed != listed || ownerPair != pair)
@@ -92,11 +99,11 @@ void main() {
         const uint quad = oi >> 2;
         const uint ownerWord = ownerSlot == slot && quad == ((cell >> 2) & 3u)
                                    ? cellWord
-                                   : pyramid[grid.levels[0].x + ownerSlot * 4u + quad];
+                                   : pyramidWordAt(grid.levels[0].x + ownerSlot * 4u + quad);
         // The slot's first vertex, the quads before the owner's, the cells before it in its quad.
-        uint prefix = runBase[ownerSlot];
+        uint prefix = runBaseAt(ownerSlot);
         const uint quadSums =
-            quad == 0u ? 0u : vertexPyramid[vertexGrid.levels[0].x + ownerSlot] & ((1u << (8u * quad)) - 1u);
+            quad == 0u ? 0u : vertexWordAt(vertexGrid.levels[0].x + ownerSlot) & ((1u << (8u * quad)) - 1u);
         prefix += (quadSums * 0x01010101u) >> 24;
         ivec3 p = ivec3(oc);
         for (uint k = oi & 3u; k > 0u; --k) {

@@ -11,9 +11,14 @@
 //   addressing, 2^isoBrickHashBits() entries >= twice the brick list's
 //   capacity, so it is at most half full;
 // - after it, kIsoBrickRowPairs words per listed brick: each row pair's pool
-//   slot, ~0u where the pair took none.
-// The count pass (sparse_vertex_count.comp) fills both; extraction reads them.
-// Needs `grid`.
+//   slot, ~0u where the pair took none;
+// - after those, 8 words per listed brick: the list entries of the brick
+//   itself and of its 7 neighbours above (offset code x | y << 1 | z << 2),
+//   ~0u where one is not listed or holds no pooled pair.
+// The count pass (sparse_vertex_count.comp) fills the hash and the pair
+// slots, the bases pass (sparse_vertex_bases.comp) the neighbours, from the
+// hash; extraction reads pair slots and neighbours, one load each, no probe
+// loop. Needs `grid` and, unless ISO_SPARSE_NO_LOOKUP, `sparseLookup`.
 #ifndef ISO_SPARSE_INDEXED_GLSL
 #define ISO_SPARSE_INDEXED_GLSL
 
@@ -30,6 +35,10 @@ uint isoPairSlotWord(uint listedBrick, uint pair) {
     return 2u * (1u << isoBrickHashBits()) + listedBrick * kIsoBrickRowPairs + pair;
 }
 
+uint isoNeighbourWord(uint listedBrick, uint code) {
+    return 2u * (1u << isoBrickHashBits()) + grid.sparseLimits.x * kIsoBrickRowPairs + listedBrick * 8u + code;
+}
+
 uvec3 isoUnpackBrick(uint packed) {
     const uint mask = (1u << kIsoBrickAxisBits) - 1u;
     return uvec3(packed & mask, (packed >> kIsoBrickAxisBits) & mask, packed >> (2 * kIsoBrickAxisBits));
@@ -43,5 +52,19 @@ uint isoPairCellOf(uvec3 l) { return l.x | ((l.y & 1u) << 3); }
 
 // First cell of a row pair of brick b: rows 2 (pair & 3) and + 1 of slice pair / 4.
 uvec3 isoPairOrigin(uvec3 b, uint pair) { return b * kIsoBrickCells + uvec3(0u, (pair & 3u) * 2u, pair >> 2); }
+
+#ifndef ISO_SPARSE_NO_LOOKUP
+// The list index of the brick with packed coordinates `packed`, or kIsoNoSlot.
+uint isoListedBrickAt(uint packed) {
+    const uint bits = isoBrickHashBits(), mask = (1u << bits) - 1u, key = packed + 1u;
+    uint h = isoBrickHashStart(key, bits);
+    for (uint probe = 0u; probe <= mask; ++probe, h = (h + 1u) & mask) {
+        const uint seen = sparseLookup[2u * h];
+        if (seen == key) return sparseLookup[2u * h + 1u];
+        if (seen == 0u) break;
+    }
+    return kIsoNoSlot;
+}
+#endif
 
 #endif

@@ -42,6 +42,7 @@ layout(set = 0, binding = 6, std430) readonly buffer SlotBuf { uint slotRecords[
 
 #define ISO_NO_TABLES
 #include "isosurface/mc_vertex.glsl"
+#define ISO_SPARSE_NO_LOOKUP // only the pool's coordinates
 #include "isosurface/sparse_indexed.glsl"
 #include "isosurface/vertex_owner.glsl"
 

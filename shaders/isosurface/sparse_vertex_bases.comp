@@ -3,7 +3,12 @@
 // thread per claimed pool slot (the count pass's dispatch): the slot's first
 // vertex index, the exclusive prefix of its level-1 element in the vertex
 // pyramid, summed bottom-up (the elements before it in its quad at every
-// level), as vertex_bases.comp does for a dense classify run.
+// level), as vertex_bases.comp does for a dense classify run. It also
+// gives the slot's brick its 7 neighbours' list entries (sparse_indexed.glsl),
+// found in the hash the count pass filled: every slot of a brick writes the
+// same 8 words, and extraction then needs one load per owner in another
+// brick instead of a probe loop (lavapipe runs a loop any lane of the SIMD
+// batch enters for the whole batch).
 #include "isosurface/common.glsl"
 
 layout(local_size_x = kIsoGroupSize) in;
@@ -14,6 +19,11 @@ layout(set = 0, binding = 1, std140) uniform VertexGridBuf { IsoGrid vertexGrid;
 layout(set = 0, binding = 2, std430) readonly buffer VertexQuadBuf { uvec4 vertexQuads[]; };
 layout(set = 0, binding = 3, std430) writeonly buffer RunBaseBuf { uint runBase[]; };
 layout(set = 0, binding = 4, std430) readonly buffer CountersBuf { IsoCounters counters; };
+layout(set = 0, binding = 5, std430) readonly buffer SlotBuf { uint slotRecords[]; };
+layout(set = 0, binding = 6, std430) readonly buffer BrickListBuf { uint bricks[]; };
+layout(set = 0, binding = 7, std430) buffer LookupBuf { uint sparseLookup[]; };
+
+#include "isosurface/sparse_indexed.glsl"
 
 void main() {
     const uint slot = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
@@ -31,4 +41,15 @@ void main() {
         index >>= 2;
     }
     runBase[slot] = prefix;
+
+    const uint listed = slotRecords[slot] >> 5;
+    const uvec3 b = isoUnpackBrick(bricks[listed]);
+    const uvec3 last = (grid.cells.xyz - 1u) / kIsoBrickCells;
+    sparseLookup[isoNeighbourWord(listed, 0u)] = listed;
+    for (uint code = 1u; code < 8u; ++code) {
+        const uvec3 n = b + uvec3(code & 1u, (code >> 1) & 1u, code >> 2);
+        // Past the grid's last brick: no cell there owns an edge.
+        const bool inGrid = all(lessThanEqual(n, last));
+        sparseLookup[isoNeighbourWord(listed, code)] = inGrid ? isoListedBrickAt(isoPackBrick(n)) : kIsoNoSlot;
+    }
 }

@@ -366,7 +366,8 @@ TEST(IsoLayout, SparseDomainsAreSizedByTheirPool) {
     info.lipschitz = 0.f;
     expectError(info, ErrorCode::InvalidArgument, "lipschitz > 0");
     // Indexed output plans; its owner lookup (a brick hash of 2^20 entries
-    // for 300,000 bricks, 32 slots a brick: 45.6 MiB) is the limit, and the
+    // for 300,000 bricks, 32 slots and 8 neighbours a brick: 53.8 MiB) is
+    // the limit, and the
     // mesh smoothing is refused.
     info = sparseUser(64);
     info.indexed = true;

@@ -461,6 +461,25 @@ TEST_F(IsoSparseIndexed, SmallItemSourcesWithShortBrickLists) {
     }
 }
 
+// Extraction through storage buffers (where a device's texel-buffer limit
+// does not cover the pyramids): the same mesh, index for index (both walk
+// the same pool, whose slot order is fixed within one run only: compared
+// as meshes).
+TEST_F(IsoSparseIndexed, SmallStorageReadsMatchTexelReads) {
+    const IsoSurfaceCreateInfo info = sparseUserInfo(kCayleyGlsl, {21, 19, 23}, 34.65f, NormalMode::Sobel);
+    auto texel = make(info);
+    auto storage = make(info, {.storageReads = true});
+    ASSERT_TRUE(texel && storage);
+    frame(*texel);
+    frame(*storage);
+    ASSERT_TRUE(iso::testing::planLayout(info, device().limits()).value().texelReads);
+    const MeshKey a = keyOf(readIndexed(*texel)), b = keyOf(readIndexed(*storage));
+    EXPECT_GT(a.triangles.size(), 300u);
+    EXPECT_TRUE(a.vertices == b.vertices);
+    EXPECT_TRUE(a.triangles == b.triangles);
+    EXPECT_TRUE(a.edgeUses == b.edgeUses);
+}
+
 TEST_F(IsoSparseIndexed, MeshSmoothingIsRefusedAtCreation) {
     IsoSurfaceCreateInfo info = sparseUserInfo(kCayleyGlsl, {21, 19, 23}, 34.65f, NormalMode::Central);
     info.meshSmoothing.iterations = 2;

@@ -97,8 +97,9 @@ struct IsoSizes {
 Status checkSparseDomain(const IsoSurfaceCreateInfo& info, bool scan);
 // sparse_indexed.cpp: indexed output on a sparse domain finds a cut edge's
 // owner through a hash of the listed bricks (entries: a power of two >= 2
-// maxBricks) and each listed brick's row pairs' slots, one buffer of
-// sparseLookupBytes(); the most bricks whose lookup fits one binding.
+// maxBricks), each listed brick's row pairs' slots and its neighbours' list
+// entries, one buffer of sparseLookupBytes(); the most bricks whose lookup
+// fits one binding.
 uint64_t sparseBrickHashEntries(uint32_t maxBricks);
 uint64_t sparseLookupBytes(uint32_t maxBricks);
 uint32_t maxSparseIndexedBricks(const DeviceLimits& limits);

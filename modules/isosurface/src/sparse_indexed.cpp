@@ -13,11 +13,13 @@
 //                                    edges -> vertex pyramid levels 0, 1; the
 //                                    slot into the lookup
 //   "<name>.vertices.pyramid.<L>"    the build above level 1
-//   "<name>.sparse.vertices.bases"   a thread per slot: its first vertex index
+//   "<name>.sparse.vertices.bases"   a thread per slot: its first vertex index,
+//                                    its brick's neighbours' list entries
 // then, after "<name>.args" (which sizes both from the pyramids' tops):
 //   "<name>.vertices"                a thread per vertex: position and normal
 //                                    from field() at the owner's brick
-//   "<name>.extract"                 a thread per triangle: three indices
+//   "<name>.extract"                 a thread per triangle: three indices (the
+//                                    owners' slots: one load each, no search)
 #include <algorithm>
 #include <bit>
 #include <cstddef>
@@ -39,6 +41,9 @@ const uint32_t kBasesSpv[] =
 const uint32_t kExtractSpv[] =
 #include "shaders/isosurface/sparse_extract_indexed.comp.spv.inc"
     ;
+const uint32_t kExtractStorageSpv[] =
+#include "shaders/isosurface/sparse_extract_indexed.storage.comp.spv.inc"
+    ;
 const uint32_t kMetaballVerticesSpv[] =
 #include "shaders/isosurface/sparse_shared_vertices.metaballs.comp.spv.inc"
     ;
@@ -56,7 +61,8 @@ uint64_t sparseBrickHashEntries(uint32_t maxBricks) {
 }
 
 uint64_t sparseLookupBytes(uint32_t maxBricks) {
-    return (2 * sparseBrickHashEntries(maxBricks) + uint64_t(maxBricks) * gpu::kIsoBrickRowPairs) * 4;
+    // The hash, then per brick its pairs' slots and its 8 neighbours' entries.
+    return (2 * sparseBrickHashEntries(maxBricks) + uint64_t(maxBricks) * (gpu::kIsoBrickRowPairs + 8)) * 4;
 }
 
 Status IsoSurface::Impl::planSparseIndexed(const DeviceLimits& lim, const std::string& dev) {
@@ -66,7 +72,7 @@ Status IsoSurface::Impl::planSparseIndexed(const DeviceLimits& lim, const std::s
                              "isosurface '" + info.name + "': sparse domain, indexed output: the owner lookup of " +
                                  "maxBricks " + std::to_string(info.sparse.maxBricks) + " (a brick hash of " +
                                  std::to_string(sparseBrickHashEntries(info.sparse.maxBricks)) +
-                                 " entries and 32 slots per brick) needs " + fmtBytes(bytes) +
+                                 " entries, 32 slots and 8 neighbours per brick) needs " + fmtBytes(bytes) +
                                  ", over maxStorageBufferRange (" + fmtBytes(lim.maxStorageBufferRange) + ")" + dev +
                                  "; at most " + std::to_string(maxSparseIndexedBricks(lim)) +
                                  " bricks with indexed output");
@@ -98,7 +104,7 @@ Status IsoSurface::Impl::createSparseIndexedBuffers(const MakeBuffer& make) {
 Status IsoSurface::Impl::createSparseIndexedPipelines() {
     PYRAMARCH_TRY(makePipeline(sparseVertexArgsPipe, kArgsSpv, "sparse.vertices.args", 3));
     PYRAMARCH_TRY(makePipeline(sparseVertexCountPipe, kCountSpv, "sparse.vertices.count", 8));
-    PYRAMARCH_TRY(makePipeline(vertexBasesPipe, kBasesSpv, "sparse.vertices.bases", 5));
+    PYRAMARCH_TRY(makePipeline(vertexBasesPipe, kBasesSpv, "sparse.vertices.bases", 8));
     // The vertices read the field: bindings 0-6, and the brick's items at 7, 8.
     if (info.source == FieldSource::Metaballs) {
         PYRAMARCH_TRY(makePipeline(
@@ -111,7 +117,8 @@ Status IsoSurface::Impl::createSparseIndexedPipelines() {
                              fusedSpirv(kIsoText_sparse_shared_vertices_comp, "vertices"));
         PYRAMARCH_TRY(makePipeline(sharedVerticesPipe, fused, "vertices", 7));
     }
-    return makePipeline(extract, kExtractSpv, "extract", 10);
+    return makePipeline(extract, texelReads ? std::span<const uint32_t>(kExtractSpv) : kExtractStorageSpv, "extract",
+                        10);
 }
 
 void IsoSurface::Impl::importSparseIndexedBuffers(RenderGraph& graph, IsoRefs& refs) {
@@ -168,6 +175,9 @@ void IsoSurface::Impl::addSparseVertexPasses(RenderGraph& graph, const IsoRefs& 
         .storage(2, refs.vertexPyramid, R)
         .storage(3, refs.runBases, W)
         .storage(4, refs.counters, R)
+        .storage(5, refs.slotRecords, R)
+        .storage(6, refs.brickList, R)
+        .storage(7, refs.sparseLookup, RW)
         .use(refs.sparseVertexArgs, Access::IndirectRead)
         .record(indirectDispatch(refs.sparseVertexArgs, 0));
 }
@@ -188,15 +198,15 @@ BufferRef IsoSurface::Impl::addSparseIndexedPasses(RenderGraph& graph, const Iso
     bindBrickItems(vertexPass, refs);
     vertexPass.use(refs.args, Access::IndirectRead)
         .record(indirectDispatch(refs.args, offsetof(gpu::IsoArgs, vertexDispatchX)));
-    graph.addPass(n + ".extract", PassKind::Compute)
-        .pipeline(extract)
-        .uniform(0, refs.grid)
-        .uniform(1, refs.tables)
-        .uniform(2, refs.vertexGrid)
-        .storage(3, refs.pyramid, R)
-        .storage(4, refs.vertexPyramid, R)
-        .storage(5, refs.runBases, R)
-        .storage(6, indicesRef, W)
+    PassBuilder pass = graph.addPass(n + ".extract", PassKind::Compute);
+    pass.pipeline(extract).uniform(0, refs.grid).uniform(1, refs.tables).uniform(2, refs.vertexGrid);
+    if (texelReads)
+        pass.texel(3, refs.pyramid, VK_FORMAT_R32G32B32A32_UINT, Access::SampledRead)
+            .texel(4, refs.vertexPyramid, VK_FORMAT_R32_UINT, Access::SampledRead)
+            .texel(5, refs.runBases, VK_FORMAT_R32_UINT, Access::SampledRead);
+    else
+        pass.storage(3, refs.pyramid, R).storage(4, refs.vertexPyramid, R).storage(5, refs.runBases, R);
+    pass.storage(6, indicesRef, W)
         .storage(7, refs.slotRecords, R)
         .storage(8, refs.brickList, R)
         .storage(9, refs.sparseLookup, R)
