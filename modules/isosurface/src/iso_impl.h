@@ -19,6 +19,9 @@
 //   <name>.sparse.{clear,table.clear,count,supers,supers.args,activate,args,fill},
 //   and with a sparse domain <name>.classify, <name>.pyramid.*,
 //   <name>.extract                              sparse.cpp (IsoSurfaceCreateInfo::sparse)
+//   <name>.sparse.vertices.{clear,args,count,bases}, and with a sparse domain
+//   and indexed output <name>.vertices.pyramid.*, <name>.vertices, <name>.extract
+//                                               sparse_indexed.cpp
 // Sizing and layout (pure, no Vulkan): layout.cpp. Read-back and stats:
 // readback.cpp. create(), the setters, addPasses() (imports, then the stages)
 // and record(): isosurface.cpp. Each stage file holds the SPIR-V it runs.
