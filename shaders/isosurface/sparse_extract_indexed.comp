@@ -86,7 +86,8 @@ void main() {
         const uvec3 oc = uvec3(c + ivec3(shift & 1u, (shift >> 1) & 1u, (shift >> 2) & 1u));
         const uvec3 ob = oc / kIsoBrickCells, ol = oc % kIsoBrickCells;
         const uvec3 db = ob - brick;
-        const uint ownerListed = sparseLookup[isoNeighbourWord(listed, db.x | (db.y << 1) | (db.z << 2))];
+        const uint code = db.x | (db.y << 1) | (db.z << 2);
+        const uint ownerListed = code == 0u ? listed : sparseLookup[isoNeighbourWord(listed, code)];
         const uint ownerPair = isoPairOf(ol);
         uint ownerSlot = slot;
         if (ownerListed != listed || ownerPair != pair)

@@ -12,9 +12,10 @@
 //   capacity, so it is at most half full;
 // - after it, kIsoBrickRowPairs words per listed brick: each row pair's pool
 //   slot, ~0u where the pair took none;
-// - after those, 8 words per listed brick: the list entries of the brick
-//   itself and of its 7 neighbours above (offset code x | y << 1 | z << 2),
-//   ~0u where one is not listed or holds no pooled pair.
+// - after those, 8 words per listed brick: word 0 the brick's lowest pool
+//   slot (the one that fills the rest), words 1-7 the list entries of its
+//   neighbours above (offset code x | y << 1 | z << 2), ~0u where one is
+//   not listed or holds no pooled pair.
 // The count pass (sparse_vertex_count.comp) fills the hash and the pair
 // slots, the bases pass (sparse_vertex_bases.comp) the neighbours, from the
 // hash; extraction reads pair slots and neighbours, one load each, no probe

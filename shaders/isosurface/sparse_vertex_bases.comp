@@ -3,12 +3,12 @@
 // thread per claimed pool slot (the count pass's dispatch): the slot's first
 // vertex index, the exclusive prefix of its level-1 element in the vertex
 // pyramid, summed bottom-up (the elements before it in its quad at every
-// level), as vertex_bases.comp does for a dense classify run. It also
-// gives the slot's brick its 7 neighbours' list entries (sparse_indexed.glsl),
-// found in the hash the count pass filled: every slot of a brick writes the
-// same 8 words, and extraction then needs one load per owner in another
-// brick instead of a probe loop (lavapipe runs a loop any lane of the SIMD
-// batch enters for the whole batch).
+// level), as vertex_bases.comp does for a dense classify run. The brick's
+// lowest slot also gives its brick the 7 upper neighbours' list entries
+// (sparse_indexed.glsl), found in the hash the count pass filled, so that
+// extraction needs one load per owner in another brick instead of a probe
+// loop (lavapipe runs a loop any lane of the SIMD batch enters for the
+// whole batch).
 #include "isosurface/common.glsl"
 
 layout(local_size_x = kIsoGroupSize) in;
@@ -43,9 +43,9 @@ void main() {
     runBase[slot] = prefix;
 
     const uint listed = slotRecords[slot] >> 5;
+    if (sparseLookup[isoNeighbourWord(listed, 0u)] != slot) return;
     const uvec3 b = isoUnpackBrick(bricks[listed]);
     const uvec3 last = (grid.cells.xyz - 1u) / kIsoBrickCells;
-    sparseLookup[isoNeighbourWord(listed, 0u)] = listed;
     for (uint code = 1u; code < 8u; ++code) {
         const uvec3 n = b + uvec3(code & 1u, (code >> 1) & 1u, code >> 2);
         // Past the grid's last brick: no cell there owns an edge.

@@ -8,8 +8,8 @@
 // word), level 1 their total (one word), the shape of the dense vertex
 // pyramid with a slot for a classify run. It also enters the slot in the
 // owner lookup (sparse_indexed.glsl): its brick in the hash (every slot of
-// a brick inserts the same key and index, so no order matters) and its pool
-// slot under (brick, pair). No field read.
+// a brick inserts the same key and index, so no order matters), its pool
+// slot under (brick, pair), and the brick's lowest slot. No field read.
 #include "isosurface/common.glsl"
 
 layout(local_size_x = kIsoGroupSize) in;
@@ -47,6 +47,9 @@ void main() {
     vertexPyramid[vertexGrid.levels[1].x + slot] = (sums * 0x01010101u) >> 24;
 
     sparseLookup[isoPairSlotWord(listed, pair)] = slot;
+    // The brick's lowest slot fills its neighbour entries in the bases pass
+    // (once per brick, not once per slot: 7 hash probes each).
+    atomicMin(sparseLookup[isoNeighbourWord(listed, 0u)], slot);
     const uint bits = isoBrickHashBits(), mask = (1u << bits) - 1u, key = packed + 1u;
     uint h = isoBrickHashStart(key, bits);
     // At most half full: a free entry or the key comes within a few probes.

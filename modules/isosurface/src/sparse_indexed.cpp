@@ -13,8 +13,9 @@
 //                                    edges -> vertex pyramid levels 0, 1; the
 //                                    slot into the lookup
 //   "<name>.vertices.pyramid.<L>"    the build above level 1
-//   "<name>.sparse.vertices.bases"   a thread per slot: its first vertex index,
-//                                    its brick's neighbours' list entries
+//   "<name>.sparse.vertices.bases"   a thread per slot: its first vertex index;
+//                                    a brick's lowest slot: the brick's
+//                                    neighbours' list entries
 // then, after "<name>.args" (which sizes both from the pyramids' tops):
 //   "<name>.vertices"                a thread per vertex: position and normal
 //                                    from field() at the owner's brick
