@@ -170,7 +170,11 @@ Result<Extraction> extract(Device& device, std::unique_ptr<iso::IsoSurface>& sur
         if (stats->overflow && !sparseShort && !vertexRetried && !capacityFixed &&
             (info.vertexCapacity < mostVertices || info.indexed)) {
             info.vertexCapacity = std::min(std::max(info.vertexCapacity, iso::suggestCapacity(*stats)), mostVertices);
-            if (info.indexed) info.indexCapacity = std::max(info.indexCapacity, iso::suggestIndexCapacity(*stats));
+            // Indices, as vertices, at most what one buffer holds.
+            const uint32_t mostIndices = uint32_t(device.limits().maxStorageBufferRange / 4 / 3 * 3);
+            if (info.indexed)
+                info.indexCapacity =
+                    std::min(std::max(info.indexCapacity, iso::suggestIndexCapacity(*stats)), mostIndices);
             if (!quiet)
                 std::fprintf(stderr, "capacity too small (%u vertices needed): retrying with %u\n",
                              stats->verticesNeeded, info.vertexCapacity);
