@@ -67,6 +67,15 @@ uint64_t sparseLookupBytes(uint32_t maxBricks) {
 }
 
 Status IsoSurface::Impl::planSparseIndexed(const DeviceLimits& lim, const std::string& dev) {
+    // The vertex pass evaluates field() per brick as these three sources do;
+    // a source whose bricks keep their samples instead (sparse volumes,
+    // being added beside this) needs its own vertex pass first.
+    if (info.source != FieldSource::UserGlsl && info.source != FieldSource::Metaballs &&
+        info.source != FieldSource::Particles)
+        return Status::error(ErrorCode::InvalidArgument,
+                             "isosurface '" + info.name +
+                                 "': sparse domain, indexed output: supported for FieldSource::UserGlsl, Metaballs "
+                                 "and Particles (use non-indexed output)");
     const uint64_t bytes = sparseLookupBytes(info.sparse.maxBricks);
     if (bytes > lim.maxStorageBufferRange)
         return Status::error(ErrorCode::DeviceLimit,
