@@ -89,14 +89,18 @@ void printSparseSummary(Device& device, iso::IsoSurface& surface, const iso::Iso
     const double dense = memory.dense;
     const uint64_t bricks = sample::sparseBricksOf(info.samples);
     const uint32_t pooled = std::min(stats.sparseRowPairsNeeded, info.sparse.maxRowPairs);
+    char stagingText[64] = "";
+    if (memory.staging)
+        std::snprintf(stagingText, sizeof stagingText, " (+ %.1f MiB host-visible upload staging)",
+                      memory.staging / 1048576.0);
     std::printf("sparse: %u of %llu bricks listed (capacity %u%s), %u row pairs with a cut cell (pool %u%s); "
-                "resident %.1f MiB + vertices %.1f MiB, %.0f bytes per pooled row pair; a dense grid: %.1f GiB\n",
+                "resident %.1f MiB + vertices %.1f MiB, %.0f bytes per pooled row pair; a dense grid: %.1f GiB%s\n",
                 stats.sparseBricksNeeded, (unsigned long long)bricks, info.sparse.maxBricks,
                 stats.sparseBricksNeeded > info.sparse.maxBricks ? ", too small" : "", stats.sparseRowPairsNeeded,
                 info.sparse.maxRowPairs, stats.sparseRowPairsNeeded > info.sparse.maxRowPairs ? ", too small" : "",
                 resident / 1048576.0, vertexBytes / 1048576.0, pooled ? double(resident) / pooled : 0.0,
-                dense / (1024.0 * 1048576.0));
-    if (info.source != iso::FieldSource::UserGlsl) {
+                dense / (1024.0 * 1048576.0), stagingText);
+    if (info.source == iso::FieldSource::Metaballs || info.source == iso::FieldSource::Particles) {
         const uint32_t refs = iso::sparseItemRefCapacity(info, device.limits());
         std::printf("sparse: %u %s references in the listed bricks (capacity %u%s)\n", stats.sparseItemRefsNeeded,
                     info.source == iso::FieldSource::Particles ? "particle" : "ball", refs,
@@ -249,8 +253,8 @@ int runFieldIso(const IsoOptions& o) {
             if (!(b[a] < b[a + 3])) return fail(kProg, "--bounds: min must be below max on every axis");
     }
     std::array<uint32_t, 3> samples{};
-    std::vector<uint8_t> data;
     iso::VolumeFormat format = iso::VolumeFormat::F32;
+    iso::VolumeSlabs rawSlabs; // --raw: read slab by slab, never whole
     std::vector<float> fieldValues;
     std::string glslText;
     bool metaballs = false;
@@ -260,10 +264,9 @@ int runFieldIso(const IsoOptions& o) {
             return fail(kProg, "--raw needs --dims X,Y,Z (samples, each >= 2)");
         if (!iso::parseVolumeFormat(o.type, format)) return fail(kProg, "--type must be u8, u16 or f32");
         samples = {dims[0], dims[1], dims[2]};
-        std::fprintf(stderr, "reading %s ...\n", o.raw.c_str());
-        auto r = iso::readRawVolume(o.raw, samples, format);
+        auto r = iso::openRawVolumeSlabs(o.raw, samples, format);
         if (!r) return fail(kProg, r.message());
-        data = std::move(r).value();
+        rawSlabs = std::move(r).value();
     } else {
         uint32_t cells[3];
         if (!sample::parseTriple(o.cells, cells))
@@ -310,7 +313,21 @@ int runFieldIso(const IsoOptions& o) {
     info.normals = normals;
     info.isoValue = isoValue;
     applyMeshSmoothing(**device, o, info);
-    if (o.sparse) {
+    // A raw volume whose dense field would not fit one storage buffer goes sparse by itself.
+    const uint64_t denseFieldBytes = uint64_t(samples[0]) * samples[1] * samples[2] * 4;
+    const bool sparseRaw = !o.raw.empty() && (o.sparse || denseFieldBytes > (**device).limits().maxStorageBufferRange);
+    iso::SparseVolumeCensus census;
+    if (sparseRaw) {
+        std::fprintf(stderr, "%s: finding the bricks iso %g cuts ...\n", o.raw.c_str(), isoValue);
+        auto c = iso::censusSparseVolume(rawSlabs, samples, isoValue, isoValue);
+        if (!c) return fail(kProg, c.message());
+        census = c.value();
+        if (!o.sparse)
+            std::fprintf(
+                stderr, "%s: the dense field (%.1f MiB) exceeds maxStorageBufferRange (%.1f MiB): sparse domain\n",
+                o.raw.c_str(), denseFieldBytes / 1048576.0, (**device).limits().maxStorageBufferRange / 1048576.0);
+    }
+    if (o.sparse || sparseRaw) {
         info.sparse.enabled = true;
         // Guesses (retried from the stats when short): the bricks along
         // 3 faces of the grid, 8 row pairs a brick.
@@ -320,6 +337,18 @@ int runFieldIso(const IsoOptions& o) {
                                     ? o.sparseBricks
                                     : uint32_t(std::min<uint64_t>(bricks, std::max<uint64_t>(3 * face * face, 64)));
         info.sparse.maxRowPairs = o.sparseRowPairs ? o.sparseRowPairs : std::max(info.sparse.maxBricks, 1u) * 8u;
+        if (sparseRaw) {
+            // The census lists every brick the iso value cuts: the list never needs more.
+            info.sparse.maxBricks = o.sparseBricks ? o.sparseBricks : std::max(census.surfaceBricks, 1u);
+            info.sparse.maxRowPairs = o.sparseRowPairs ? o.sparseRowPairs
+                                                       : std::min(std::max(census.surfaceBricks, 1u) * 24u,
+                                                                  iso::maxSparseRowPairs((**device).limits()));
+            info.sparse.maxVolumeBricks = std::max(census.surfaceBricks, 1u);
+            info.sparse.volumeFormat = format;
+            // ~20 of a brick's 32 row pairs hold a cut cell, ~1 vertex a cell
+            // (a CT head): guesses, retried from the stats.
+            if (!o.capacity) info.vertexCapacity = guessCapacity(**device, uint64_t(census.surfaceBricks) * 512);
+        }
     }
     if (metaballs)
         info.source = iso::FieldSource::Metaballs;
@@ -348,12 +377,18 @@ int runFieldIso(const IsoOptions& o) {
                      samples[1], samples[2], isoValue, info.vertexCapacity);
         if (!fieldValues.empty())
             return s.uploadVolume(fieldValues.data(), fieldValues.size() * sizeof(float), iso::VolumeFormat::F32);
-        return s.uploadVolume(data.data(), data.size(), format);
+        return s.uploadVolume(rawSlabs, isoValue, isoValue);
     };
     std::unique_ptr<iso::IsoSurface> surface;
     auto e = extract(**device, surface, info, feed, o.repeat, o.capacity != 0, false, o.sparseCapacityGiven);
     if (!e) return fail(kProg, e.message());
     if (info.sparse.enabled) printSparseSummary(**device, *surface, info, e->stats);
+    if (sparseRaw)
+        std::printf("sparse volume: %u of %llu bricks resident (%.1f MiB of %s samples, 11^3 a brick; the volume: "
+                    "%.1f MiB)\n",
+                    census.surfaceBricks, (unsigned long long)census.bricks, census.poolBytes / 1048576.0,
+                    iso::volumeFormatName(format),
+                    double(samples[0]) * samples[1] * samples[2] * iso::volumeFormatBytes(format) / 1048576.0);
     std::printf("triangles: %u (needed %u)%s, active cells: %u\n",
                 (info.indexed ? e->stats.indicesWritten : e->stats.verticesWritten) / 3,
                 (info.indexed ? e->stats.indicesNeeded : e->stats.verticesNeeded) / 3,

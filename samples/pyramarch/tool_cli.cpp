@@ -39,10 +39,10 @@ int checkIsoOptions(const IsoOptions& iso) {
     if (iso.sparse) {
         if (!iso.glsl.empty() && !(iso.lipschitz > 0.f))
             return fail(prog, "--sparse with --glsl needs --lipschitz L > 0 (bricks are listed by the bound)");
-        if (iso.glsl.empty() && iso.particles.empty() && !sample::isAnalyticField(iso.field) &&
+        if (iso.glsl.empty() && iso.particles.empty() && iso.raw.empty() && !sample::isAnalyticField(iso.field) &&
             iso.field != "metaballs")
             return fail(prog, "--sparse applies to --field sphere|cayley|gyroid|metaballs, --glsl (a GLSL field "
-                              "with a Lipschitz bound) and --particles, got " +
+                              "with a Lipschitz bound), --raw and --particles, got " +
                                   std::string(iso.field.empty() ? "another source" : "--field " + iso.field));
         if (!iso.particles.empty() && (iso.particleSmoothing > 0.f || iso.anisotropic))
             return fail(prog, "--sparse sums each brick's particles with the isotropic kernel: not with "
@@ -295,7 +295,9 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
                      "Sparse domain: only the 8^3-cell bricks the field's Lipschitz bound cannot rule out are "
                      "classified and only row pairs with a cut cell are kept, so --cells may go to 8192 per axis "
                      "(e.g. 2047,2047,2047); prints resident memory against a dense grid. --field sphere|cayley|"
-                     "gyroid (their GLSL) or --glsl with --lipschitz");
+                     "gyroid (their GLSL), metaballs, --glsl with --lipschitz, --particles, or --raw (only the "
+                     "bricks near the iso value are read into memory and uploaded; --raw goes sparse by itself "
+                     "where the dense field would not fit one storage buffer)");
     CLI::Option* sparseBricksOpt = isoCmd->add_option(
         "--sparse-bricks", iso.sparseBricks, "--sparse: bricks listed per frame at most (default: guessed, retried)");
     CLI::Option* sparsePairsOpt = isoCmd->add_option(

@@ -141,11 +141,16 @@ ISO_CONST kIsoNormalNone = 3u; // zero normals, no gradient samples read
 // that does not declare one ignores it).
 ISO_CONST kIsoSpecNormalMode = 0u; // IsoGrid.normalMode, known at creation
 ISO_CONST kIsoSpecIndexed = 1u;    // IsoGrid.indexed (classify: shared-vertex counts)
+ISO_CONST kIsoSpecVolumeFormat = 2u; // sparse volumes: the pool's kIsoVolume* (SparseDomain::volumeFormat)
 
 // Volume formats (IsoGrid.volumeFormat).
 ISO_CONST kIsoVolumeU8 = 0u;
 ISO_CONST kIsoVolumeU16 = 1u;
 ISO_CONST kIsoVolumeF32 = 2u;
+// Sparse volumes: a pool brick holds the samples a brick's cells and their
+// normals read, 8b - 1 .. 8b + 9 per axis (one below, two above the brick's own).
+ISO_CONST kIsoVolumeBrickSide = 11u;
+ISO_CONST kIsoVolumeBrickSamples = 1331u; // kIsoVolumeBrickSide^3
 
 // Marching cubes tables as the GPU reads them, packed from the C++ tables
 // (modules/isosurface/src/mc_tables.cpp) at creation: the only copy.

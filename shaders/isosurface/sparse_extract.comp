@@ -12,8 +12,9 @@
 // Fused only (ISO_USER_FIELD): compiled at creation with the snippet, or by
 // the build for metaballs and particles (ISO_SPARSE_METABALLS,
 // ISO_SPARSE_PARTICLES: the field sums the balls or particles of the cell's
-// brick, sparse_metaball_field.glsl, sparse_particle_field.glsl).
-#if defined(ISO_SPARSE_METABALLS) || defined(ISO_SPARSE_PARTICLES)
+// brick, sparse_metaball_field.glsl, sparse_particle_field.glsl) and volumes
+// (ISO_SPARSE_VOLUME: the resident bricks' samples, sparse_volume_field.glsl).
+#if defined(ISO_SPARSE_METABALLS) || defined(ISO_SPARSE_PARTICLES) || defined(ISO_SPARSE_VOLUME)
 #define ISO_USER_FIELD
 #endif
 #include "isosurface/common.glsl"
@@ -26,6 +27,8 @@ layout(set = 0, binding = 1, std140) uniform TablesBuf { IsoTables tables; };
 #include "isosurface/sparse_metaball_field.glsl" // the brick's balls at bindings 7 and 8
 #elif defined(ISO_SPARSE_PARTICLES)
 #include "isosurface/sparse_particle_field.glsl" // the brick's particles at bindings 7 and 8
+#elif defined(ISO_SPARSE_VOLUME)
+#include "isosurface/sparse_volume_field.glsl" // the resident bricks at binding 7, their table at 8
 #else
 #include "isosurface/user_field.glsl"
 void isoSparseUseBrick(uint listedBrick) {}

@@ -317,10 +317,31 @@ TEST(IsoLayout, SparseDomainsAreSizedByTheirPool) {
     IsoSurfaceCreateInfo info = sparseUser(2048);
     info.sparse.maxRowPairs = 6000000; // ~156 MB of pyramid
     expectError(info, ErrorCode::DeviceLimit, "sparse.maxRowPairs 6000000");
-    info = sparseUser(64);
+    // Volumes: the pool of surface bricks (11^3 samples each in the
+    // volume's format) in one binding, no field buffer at 2048^3 samples.
+    info = sparseUser(2048);
     info.source = FieldSource::Volume;
     info.lipschitz = 0.f;
-    expectError(info, ErrorCode::InvalidArgument, "needs FieldSource::UserGlsl");
+    expectError(info, ErrorCode::InvalidArgument, "maxVolumeBricks must be >= 1");
+    info.sparse.volumeFormat = VolumeFormat::U8;
+    info.sparse.maxVolumeBricks = 100839; // 1331 bytes each: 127.99 MiB
+    {
+        auto volume = iso::testing::planLayout(info, lavapipeLimits());
+        ASSERT_TRUE(volume.ok()) << volume.message();
+        EXPECT_EQ(volume->fieldBytes, 0u);
+        EXPECT_TRUE(volume->texelReads) << "one texel per pool sample fits maxTexelBufferElements";
+    }
+    // Indexed output reads field() per brick (user fields, metaballs,
+    // particles): not yet the volumes' resident bricks.
+    info.indexed = true;
+    info.indexCapacity = 3000;
+    expectError(info, ErrorCode::InvalidArgument, "indexed output: supported for FieldSource::UserGlsl");
+    info.indexed = false;
+    info.sparse.maxVolumeBricks = 100840;
+    expectError(info, ErrorCode::DeviceLimit, "at most 100839 bricks");
+    info.sparse.volumeFormat = VolumeFormat::F32;
+    info.sparse.maxVolumeBricks = 25210;
+    expectError(info, ErrorCode::DeviceLimit, "at most 25209 bricks");
     // Metaballs: no Lipschitz constant, no field buffer at 2047^3; each
     // listed brick's ball list (2 words) and the references (default 4 a
     // brick) in one buffer of maxStorageBufferRange.

@@ -3,6 +3,7 @@
 // reference mesh.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -714,11 +715,13 @@ TEST(ToolCliParse, SparseOptionsAndConflicts) {
     sample::ToolOptions p;
     ASSERT_EQ(parseTool({"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--sparse"}, p), -1);
     EXPECT_TRUE(p.iso.sparse);
+    sample::ToolOptions r;
+    ASSERT_EQ(parseTool({"iso", "--raw", "v.raw", "--dims", "4,4,4", "--sparse"}, r), -1);
+    EXPECT_TRUE(r.iso.sparse);
     const std::vector<std::vector<std::string>> bad = {
         {"iso", "--field", "metaballs", "--sparse", "--lipschitz", "1"},
         {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--sparse", "--anisotropic"},
         {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--sparse", "--particle-smoothing", "0.5"},
-        {"iso", "--raw", "v.raw", "--dims", "4,4,4", "--sparse"},
         {"iso", "--glsl", "f.glsl", "--sparse"}, // no Lipschitz bound
         {"iso", "--glsl", "f.glsl", "--lipschitz", "1", "--sparse", "--field-evaluation", "buffer"},
         {"iso", "--field", "sphere", "--sparse", "--mesh-smoothing", "2"},
@@ -785,4 +788,74 @@ TEST(SampleCliGpu, IsoSparseMatchesTheDensePath) {
     ASSERT_EQ(big.code, 0) << big.err;
     EXPECT_NE(big.out.find("active cells: 12637418"), std::string::npos) << big.out; // brick_census's count
     EXPECT_NE(big.out.find("a dense grid: 42.7 GiB"), std::string::npos) << big.out;
+}
+
+// Raw volumes on a sparse domain: `--sparse` gives the dense path's
+// triangles, and a file whose dense field would not fit one storage buffer
+// goes sparse by itself (read slab by slab), finding every cut cell.
+TEST(SampleCliGpu, IsoRawVolumeSparse) {
+    const auto writeBall = [](const std::filesystem::path& path, uint32_t n, float radius) {
+        std::ofstream f(path, std::ios::binary);
+        std::vector<char> slice(size_t(n) * n);
+        for (uint32_t z = 0; z < n; ++z) {
+            for (uint32_t y = 0; y < n; ++y)
+                for (uint32_t x = 0; x < n; ++x) {
+                    const float dx = float(x) - 0.45f * float(n), dy = float(y) - 0.52f * float(n),
+                                dz = float(z) - 0.5f * float(n);
+                    const float v = 255.f - 128.f / radius * std::sqrt(dx * dx + dy * dy + dz * dz);
+                    slice[x + size_t(n) * y] = char(uint8_t(std::clamp(v, 0.f, 255.f)));
+                }
+            f.write(slice.data(), std::streamsize(slice.size()));
+        }
+        return bool(f);
+    };
+    const auto triangles = [](const std::string& out) {
+        const size_t at = out.find("triangles: ");
+        return at == std::string::npos ? std::string() : out.substr(at, out.find('\n', at) - at);
+    };
+    const auto small = tempPath("ball48.raw");
+    ASSERT_TRUE(writeBall(small, 48, 15.f));
+    const std::string args = "iso --raw " + small.string() + " --dims 48,48,48 --type u8 --iso 120.5 --validation";
+    const CmdResult dense = run(args);
+    PYRAMARCH_FAIL_OR_SKIP_IF_TOOL_HAS_NO_DEVICE(dense);
+    ASSERT_EQ(dense.code, 0) << dense.err;
+    const CmdResult sparse = run(args + " --sparse");
+    ASSERT_EQ(sparse.code, 0) << sparse.err;
+    ASSERT_FALSE(triangles(dense.out).empty()) << dense.out;
+    EXPECT_EQ(triangles(sparse.out), triangles(dense.out)) << sparse.out;
+    EXPECT_NE(sparse.out.find("sparse volume: "), std::string::npos) << sparse.out;
+    std::filesystem::remove(small);
+
+    // 330^3 samples: a 144 MiB float field, past lavapipe's 128 MiB binding.
+    const uint32_t n = 330;
+    const auto large = tempPath("ball330.raw");
+    ASSERT_TRUE(writeBall(large, n, 60.f));
+    const CmdResult big = run("iso --raw " + large.string() + " --dims 330,330,330 --type u8 --iso 120.5");
+    std::filesystem::remove(large);
+    ASSERT_EQ(big.code, 0) << big.err;
+    if (big.err.find("exceeds maxStorageBufferRange") == std::string::npos)
+        GTEST_SKIP() << "the device's storage buffers hold the dense field: " << big.err;
+    EXPECT_NE(big.out.find("sparse volume: "), std::string::npos) << big.out;
+    EXPECT_EQ(big.out.find("OVERFLOW"), std::string::npos) << big.out;
+    // The CPU's cut cells, on the samples the file holds.
+    std::vector<uint8_t> v(size_t(n) * n * n);
+    for (uint32_t z = 0; z < n; ++z)
+        for (uint32_t y = 0; y < n; ++y)
+            for (uint32_t x = 0; x < n; ++x) {
+                const float dx = float(x) - 0.45f * float(n), dy = float(y) - 0.52f * float(n),
+                            dz = float(z) - 0.5f * float(n);
+                const float value = 255.f - 128.f / 60.f * std::sqrt(dx * dx + dy * dy + dz * dz);
+                v[x + size_t(n) * (y + size_t(n) * z)] = uint8_t(std::clamp(value, 0.f, 255.f));
+            }
+    uint64_t cut = 0;
+    for (uint32_t z = 0; z + 1 < n; ++z)
+        for (uint32_t y = 0; y + 1 < n; ++y)
+            for (uint32_t x = 0; x + 1 < n; ++x) {
+                int inside = 0;
+                for (int k = 0; k < 8; ++k)
+                    inside +=
+                        v[(x + (k & 1)) + size_t(n) * ((y + ((k >> 1) & 1)) + size_t(n) * (z + (k >> 2)))] >= 120.5f;
+                cut += inside != 0 && inside != 8;
+            }
+    EXPECT_NE(big.out.find("active cells: " + std::to_string(cut)), std::string::npos) << big.out;
 }

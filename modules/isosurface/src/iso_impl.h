@@ -78,10 +78,11 @@ struct IsoRefs {
     BufferRef patchWrapBounds;                      // volume: the patches' second interval (else patchBounds)
     BufferRef patchBounds, patchList, classifyArgs; // grid.patchList: empty-space skipping
     BufferRef patchBoxes;                           // patchBoxes: each patch's cell box (metaballs, particles)
-    BufferRef brickList, sparseArgs, slotRecords, superList, superArgs; // sparse
-    BufferRef brickItems;                                               // sparse metaballs, particles
-    BufferRef brickTable, superMarks;                                   // sparse particles
-    BufferRef sparseLookup, sparseVertexArgs;                           // sparse, indexed (sparse_indexed.cpp)
+    BufferRef brickList, sparseArgs, slotRecords, superList, superArgs;   // sparse
+    BufferRef brickItems;                                                 // sparse metaballs, particles
+    BufferRef brickTable, superMarks;                                     // sparse particles
+    BufferRef volumeStaging, volumePool, volumeSurface, volumeBrickSlots; // sparse volumes
+    BufferRef sparseLookup, sparseVertexArgs;                             // sparse, indexed (sparse_indexed.cpp)
 };
 
 // Sizes planned by planLayout() and used to create the buffers.
@@ -93,8 +94,18 @@ struct IsoSizes {
     uint64_t sparseSuperBytes = 0;                     // sparse: the listed super-bricks
     uint64_t sparseItemBytes = 0;                      // sparse metaballs, particles: the bricks' item lists
     uint64_t sparseTableBytes = 0;                     // sparse particles: a count per brick of the grid
-    uint64_t sparseLookupBytes = 0;                    // sparse, indexed: the vertex owners' brick hash and pair slots
+    // Sparse volumes: the surface bricks (uvec4 each) and the pool
+    // (maxVolumeBricks bricks), the listed bricks' slots (maxBricks words).
+    uint64_t volumeSurfaceBytes = 0, volumePoolBytes = 0, volumeSlotBytes = 0;
+    uint64_t sparseLookupBytes = 0; // sparse, indexed: the vertex owners' brick hash and pair slots
 };
+
+// The shaders' kIsoVolume* of a format.
+inline uint32_t volumeFormatOf(VolumeFormat format) {
+    return format == VolumeFormat::U8    ? gpu::kIsoVolumeU8
+           : format == VolumeFormat::U16 ? gpu::kIsoVolumeU16
+                                         : gpu::kIsoVolumeF32;
+}
 
 // layout.cpp: a sparse domain's create-info against the other fields.
 Status checkSparseDomain(const IsoSurfaceCreateInfo& info, bool scan);
@@ -187,6 +198,23 @@ struct IsoSurface::Impl {
     Buffer brickItems;             // sparse metaballs, particles: each listed brick's items (sparse_activate.glsl)
     Buffer brickTable, superMarks; // sparse particles: per brick and super-brick (sparse_particles_bin.comp)
     ComputePipeline sparseBinPipe; // sparse particles: count and fill
+    // Sparse volumes (sparse_volume.cpp): the device's surface bricks and
+    // pool, the host-visible staging of both (surface bricks, then the pool)
+    // that an upload fills and the next frame's "<name>.sparse.volume.upload"
+    // copies, and each listed brick's pool slot.
+    Buffer volumeSurface, volumePool, volumeStaging, volumeBrickSlots;
+    bool volumeUploadPending = false;
+    uint32_t pendingSurfaceBricks = 0;
+    uint32_t volumeSurfaceBricks = 0;               // the surface bricks the frames being recorded list from
+    float pendingIsoMin = 0.f, pendingIsoMax = 0.f; // the staged upload's iso range
+    float volumeIsoMin = 1.f, volumeIsoMax = 0.f;   // the resident bricks' (empty before the first upload)
+    // Per stats ring slot: the frame recorded into it, and whether its iso
+    // value was outside the resident bricks' range.
+    struct IsoOutside {
+        uint64_t frame = UINT64_MAX;
+        bool outside = false;
+    };
+    std::vector<IsoOutside> isoOutsideBySlot;
 
     ComputePipeline classify, build, argsPipe, extract, fieldPipe, resolve, scanDown, generate, compact;
     ComputePipeline boundsPipe, patchBoundsPipe;          // volume
@@ -339,7 +367,7 @@ struct IsoSurface::Impl {
     Status createSparsePipelines();
     void addSparseClassifyPasses(RenderGraph& graph, const IsoRefs& refs);
     void addSparseExtractPass(RenderGraph& graph, const IsoRefs& refs);
-    void bindBrickItems(PassBuilder& pass, const IsoRefs& refs); // metaballs, particles: bindings 7, 8
+    void bindBrickItems(PassBuilder& pass, const IsoRefs& refs); // metaballs, particles, volumes: bindings 7, 8
     // sparse_indexed.cpp: indexed output on a sparse domain. The owner
     // lookup (sparse_indexed.glsl) and the per-slot passes' dispatch; the
     // vertex pyramid, run bases (one per pool slot) and indices are the
@@ -352,6 +380,11 @@ struct IsoSurface::Impl {
     void importSparseIndexedBuffers(RenderGraph& graph, IsoRefs& refs);
     void addSparseVertexPasses(RenderGraph& graph, const IsoRefs& refs);       // after the pool pyramid
     BufferRef addSparseIndexedPasses(RenderGraph& graph, const IsoRefs& refs); // after args: vertices + indices
+    // sparse_volume.cpp: the resident bricks' buffers and the frame's upload copy.
+    Status createSparseVolumeBuffers(const MakeBuffer& make);
+    void importSparseVolumeBuffers(RenderGraph& graph, IsoRefs& refs);
+    void addSparseVolumeUploadPass(RenderGraph& graph, const IsoRefs& refs);
+    Status uploadSparseVolume(const VolumeSlabs& volume, float isoMin, float isoMax);
 };
 
 } // namespace pyramarch::iso

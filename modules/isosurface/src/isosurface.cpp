@@ -11,6 +11,7 @@
 
 #include "iso_impl.h"
 #include "pyramarch/engine/transfer.h"
+#include "pyramarch/isosurface/raw_volume.h"
 #include "pyramarch/isosurface/testing.h"
 
 namespace pyramarch::iso {
@@ -157,7 +158,7 @@ Status IsoSurface::Impl::createBuffers() {
             PYRAMARCH_TRY(make(m.kernels, uint64_t(m.maxItems) * 16 * gpu::kIsoAnisoRecordVec4s, readable,
                                MemoryUsage::DeviceLocal, "anisotropic kernels"));
     }
-    if (info.source == FieldSource::Volume) {
+    if (info.source == FieldSource::Volume && !m.sparse) {
         PYRAMARCH_TRY(make(m.runBounds, groupsOf(sizes.cells, gpu::kIsoClassifyCells) * 8, readable,
                            MemoryUsage::DeviceLocal, "run bounds"));
         // One entry per row of cells: at most one run goes on past each.
@@ -210,8 +211,9 @@ Status IsoSurface::Impl::createBuffers() {
                                "sparse super-brick marks"));
         }
     }
-    if (info.source == FieldSource::Volume)
+    if (info.source == FieldSource::Volume && !m.sparse)
         PYRAMARCH_TRY(make(m.raw, (sizes.samples * 4 + 3) / 4 * 4, storage, MemoryUsage::Upload, "volume staging"));
+    if (info.source == FieldSource::Volume && m.sparse) PYRAMARCH_TRY(m.createSparseVolumeBuffers(make));
 
     // Host-visible: written directly, no queue needed (an adopted device may have none).
     const gpu::IsoTables packed = packTables();
@@ -232,6 +234,7 @@ Status IsoSurface::Impl::createBuffers() {
         m.raw.flush();
     }
     m.slotVersion.assign(m.ring, 0);
+    m.isoOutsideBySlot.assign(m.ring, {});
 
     return {};
 }
@@ -249,7 +252,9 @@ Status IsoSurface::Impl::makePipeline(ComputePipeline& out, std::span<const uint
     d.layout.bindingsFromSpirv = true;
     d.layout.pushConstantBytes = sizeof(gpu::IsoPush);
     if (moduleConstants)
-        d.specialization = {{gpu::kIsoSpecNormalMode, grid.normalMode}, {gpu::kIsoSpecIndexed, indexed ? 1u : 0u}};
+        d.specialization = {{gpu::kIsoSpecNormalMode, grid.normalMode},
+                            {gpu::kIsoSpecIndexed, indexed ? 1u : 0u},
+                            {gpu::kIsoSpecVolumeFormat, volumeFormatOf(info.sparse.volumeFormat)}};
     auto p = ComputePipeline::create(*device, d);
     if (!p) return p.status().withContext("isosurface '" + info.name + "': pipeline " + what + ": ");
     PYRAMARCH_ASSERT(p->pipelineLayout().desc().bindings.size() == bindings,
@@ -377,6 +382,23 @@ Status IsoSurface::setParticleCount(uint32_t count) {
 Status IsoSurface::uploadVolume(const void* data, size_t bytes, VolumeFormat format, float scale, float offset) {
     Impl& m = *impl_;
     PYRAMARCH_ASSERT(m.info.source == FieldSource::Volume, "uploadVolume on a surface whose source is not Volume");
+    if (m.sparse) {
+        // The same checks, then the bricks of the current iso value from slabs over `data`.
+        const size_t sliceBytes = size_t(m.grid.samples.x) * m.grid.samples.y * volumeFormatBytes(format);
+        if (bytes != sliceBytes * m.grid.samples.z || !data)
+            return Status::error(ErrorCode::InvalidArgument,
+                                 "isosurface '" + m.info.name + "': volume of " + std::to_string(bytes) +
+                                     " bytes, expected " + std::to_string(m.grid.samples.x) + "x" +
+                                     std::to_string(m.grid.samples.y) + "x" + std::to_string(m.grid.samples.z) +
+                                     " samples x " + std::to_string(volumeFormatBytes(format)) +
+                                     " bytes = " + std::to_string(sliceBytes * m.grid.samples.z));
+        VolumeSlabs slabs{format, scale, offset, [data, sliceBytes](uint32_t first, uint32_t count, void* dst) {
+                              std::memcpy(dst, static_cast<const uint8_t*>(data) + sliceBytes * first,
+                                          sliceBytes * count);
+                              return Status{};
+                          }};
+        return m.uploadSparseVolume(slabs, iso_, iso_);
+    }
     const size_t each = format == VolumeFormat::U8 ? 1 : format == VolumeFormat::U16 ? 2 : 4;
     const size_t want = size_t(m.grid.samples.w) * each;
     if (bytes != want || (!data && bytes))
@@ -390,11 +412,33 @@ Status IsoSurface::uploadVolume(const void* data, size_t bytes, VolumeFormat for
                              "isosurface '" + m.info.name + "': volume scale/offset must be finite");
     std::memcpy(m.raw.mapped(), data, bytes);
     m.raw.flush();
-    m.volumeFormat = format == VolumeFormat::U8    ? gpu::kIsoVolumeU8
-                     : format == VolumeFormat::U16 ? gpu::kIsoVolumeU16
-                                                   : gpu::kIsoVolumeF32;
+    m.volumeFormat = volumeFormatOf(format);
     m.volumeScale = scale;
     m.volumeOffset = offset;
+    m.volumeDirty = true;
+    return {};
+}
+
+Status IsoSurface::uploadVolume(const VolumeSlabs& volume, float isoMin, float isoMax) {
+    Impl& m = *impl_;
+    PYRAMARCH_ASSERT(m.info.source == FieldSource::Volume, "uploadVolume on a surface whose source is not Volume");
+    if (!volume.read)
+        return Status::error(ErrorCode::InvalidArgument,
+                             "isosurface '" + m.info.name + "': VolumeSlabs::read is empty");
+    if (m.sparse) return m.uploadSparseVolume(volume, isoMin, isoMax);
+    // Dense: every slice into the staging buffer, then the same conversion.
+    if (!std::isfinite(volume.scale) || !std::isfinite(volume.offset))
+        return Status::error(ErrorCode::InvalidArgument,
+                             "isosurface '" + m.info.name + "': volume scale/offset must be finite");
+    const size_t sliceBytes = size_t(m.grid.samples.x) * m.grid.samples.y * volumeFormatBytes(volume.format);
+    for (uint32_t z = 0; z < m.grid.samples.z; ++z)
+        PYRAMARCH_TRY(
+            volume.read(z, 1, static_cast<uint8_t*>(m.raw.mapped()) + sliceBytes * z)
+                .withContext("isosurface '" + m.info.name + "': reading volume slice " + std::to_string(z) + ": "));
+    m.raw.flush();
+    m.volumeFormat = volumeFormatOf(volume.format);
+    m.volumeScale = volume.scale;
+    m.volumeOffset = volume.offset;
     m.volumeDirty = true;
     return {};
 }
@@ -491,7 +535,8 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
         // the descriptors cover only the particles the module may read.
         if (m.external) refs.itemRange = m.externalParticleBytes;
     }
-    if (m.info.source == FieldSource::Volume) {
+    if (m.info.source == FieldSource::Volume && m.sparse) m.importSparseVolumeBuffers(graph, refs);
+    if (m.info.source == FieldSource::Volume && !m.sparse) {
         refs.runBounds = graph.importBuffer(n + ".runBounds", m.runBounds, computeRead, computeRead);
         refs.wrapBounds = graph.importBuffer(n + ".wrapBounds", m.wrapBounds, computeRead, computeRead);
     }
@@ -542,7 +587,9 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
         else
             m.addSplatPasses(graph, refs);
         break;
-    case FieldSource::Volume: m.addVolumePasses(graph, refs); break;
+    case FieldSource::Volume:
+        if (!m.sparse) m.addVolumePasses(graph, refs); // sparse: the bricks' upload pass (sparse_volume.cpp)
+        break;
     case FieldSource::UserGlsl: m.addUserPasses(graph, refs); break;
     }
     if (m.indexed) m.importIndexedBuffers(graph, refs);

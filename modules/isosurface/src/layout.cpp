@@ -7,6 +7,7 @@
 
 #include "iso_impl.h"
 #include "pyramarch/isosurface/mc_tables.h"
+#include "pyramarch/isosurface/raw_volume.h"
 #include "pyramarch/isosurface/testing.h"
 
 namespace pyramarch::iso {
@@ -147,9 +148,13 @@ Status checkSparseDomain(const IsoSurfaceCreateInfo& info, bool scan) {
     const std::string what = "isosurface '" + info.name + "': sparse domain: ";
     auto bad = [&](const std::string& why) { return Status::error(ErrorCode::InvalidArgument, what + why); };
     const bool user = info.source == FieldSource::UserGlsl;
-    if (!user && info.source != FieldSource::Metaballs && info.source != FieldSource::Particles)
+    const bool volume = info.source == FieldSource::Volume;
+    if (!user && info.source != FieldSource::Metaballs && info.source != FieldSource::Particles && !volume)
         return bad("needs FieldSource::UserGlsl (bricks listed by the field's Lipschitz bound), "
-                   "FieldSource::Metaballs (by the balls' ranges) or FieldSource::Particles (by the kernels' reach)");
+                   "FieldSource::Metaballs (by the balls' ranges), FieldSource::Particles (by the kernels' reach) "
+                   "or FieldSource::Volume (by the uploaded bricks' value ranges)");
+    if (volume && info.sparse.maxVolumeBricks == 0)
+        return bad("maxVolumeBricks must be >= 1 for a volume (censusSparseVolume() counts the resident bricks)");
     if (info.source == FieldSource::Particles && (info.particleSmoothing != 0.f || info.anisotropic.enabled))
         return bad("particles are summed per brick with the isotropic kernel: particleSmoothing and anisotropic "
                    "kernels (which need the gather's sorted particles) are not supported");
@@ -218,6 +223,22 @@ Status IsoSurface::Impl::planSparseDomain(const DeviceLimits& lim, const std::st
                                      ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
         sizes.sparseItemBytes = itemBytes;
     }
+    if (info.source == FieldSource::Volume) {
+        // Each surface brick's 11^3 samples in the pool (sparse_volume.cpp).
+        const uint64_t brickBytes = uint64_t(gpu::kIsoVolumeBrickSamples) * volumeFormatBytes(info.sparse.volumeFormat);
+        const uint64_t bricks = info.sparse.maxVolumeBricks;
+        const uint64_t poolBytes = (bricks * brickBytes + 3) / 4 * 4, surfaceBytes = bricks * 16;
+        if (poolBytes > range || surfaceBytes > range)
+            return Status::error(ErrorCode::DeviceLimit,
+                                 "isosurface '" + info.name + "': sparse volume: the pool of maxVolumeBricks " +
+                                     std::to_string(bricks) + " " + volumeFormatName(info.sparse.volumeFormat) +
+                                     " bricks of 11^3 samples needs " + fmtBytes(poolBytes) +
+                                     ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev + "; at most " +
+                                     std::to_string(range / brickBytes) + " bricks");
+        sizes.volumeSurfaceBytes = surfaceBytes;
+        sizes.volumePoolBytes = poolBytes;
+        sizes.volumeSlotBytes = listBytes;
+    }
     if (particles) {
         // Particles count into a table of every brick of the virtual grid (4
         // bytes a brick: 64 MiB at 2047^3) and mark their super-bricks.
@@ -285,10 +306,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
             ErrorCode::DeviceLimit,
             "isosurface '" + info.name + "': the field of " + gridText + " samples needs " + fmtBytes(fieldBytes) +
                 ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev + "; use fewer samples" +
-                (info.source == FieldSource::Volume
-                     ? ""
-                     : std::string(
-                           " or a sparse domain (IsoSurfaceCreateInfo::sparse: bricks near the surface only)")) +
+                " or a sparse domain (IsoSurfaceCreateInfo::sparse: bricks near the surface only)" +
                 (info.source == FieldSource::UserGlsl ? " or FieldEvaluation::Fused (no field buffer)" : ""));
     if (samples > 0xFFFFFFFFull && !m.sparse)
         return Status::error(ErrorCode::DeviceLimit, "isosurface '" + info.name + "': " + gridText +
@@ -377,7 +395,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     g.indexed = m.indexed ? 1u : 0u;
     g.baseMask = gpu::kIsoCountMask;
     g.scanOccupancy = m.scan ? 1u : 0u;
-    g.runBounds = info.source == FieldSource::Volume ? 1u : 0u;
+    g.runBounds = info.source == FieldSource::Volume && !m.sparse ? 1u : 0u;
     // Empty-space skipping where the source has bounds (volumes: per-run
     // value bounds once per upload; metaballs and particles: the patches no
     // ball or particle reaches, every frame): classify runs only over the
@@ -701,7 +719,9 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     const uint64_t indexedTriangles = m.indexed ? (m.sparse ? pyramidCells : cells) * (kMaxVerticesPerCell / 3) : 0;
     // Sparse: no pass runs per sample; per brick (activate) and per listed row pair (classify).
     const uint64_t perSample =
-        m.sparse ? std::max<uint64_t>(g.sparseLimits.z, uint64_t(g.sparseLimits.x) * gpu::kIsoBrickRowPairs) : samples;
+        m.sparse ? std::max({uint64_t(g.sparseLimits.z), uint64_t(g.sparseLimits.x) * gpu::kIsoBrickRowPairs,
+                             uint64_t(info.sparse.maxVolumeBricks)})
+                 : samples;
     const uint64_t maxThreads = std::max({perSample, uint64_t(g.vertexCapacity), uint64_t(g.indexCapacity),
                                           uint64_t(m.maxItems), uint64_t(g.binDims.w), indexedTriangles});
     const uint64_t maxGroupsY = groupsOf(groupsOf(maxThreads, gpu::kIsoGroupSize), g.maxGroupsX);
@@ -716,8 +736,13 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     // buffer), one the pyramid (quads) and, for metaballs, one the ball ring
     // (2 texels per ball); otherwise storage reads (the .storage variants).
     const uint64_t ballTexels = info.source == FieldSource::Metaballs ? uint64_t(m.maxItems) * m.ring * 2 : 0;
+    // Sparse volumes: one texel per sample of the pool.
+    const uint64_t poolTexels = m.sparse && info.source == FieldSource::Volume
+                                    ? uint64_t(info.sparse.maxVolumeBricks) * gpu::kIsoVolumeBrickSamples
+                                    : 0;
     m.texelReads = !m.storageReadsForced && (m.fusedField || fieldBytes / 4 <= lim.maxTexelBufferElements) &&
-                   pyramidWords / 4 <= lim.maxTexelBufferElements && ballTexels <= lim.maxTexelBufferElements;
+                   pyramidWords / 4 <= lim.maxTexelBufferElements && ballTexels <= lim.maxTexelBufferElements &&
+                   poolTexels <= lim.maxTexelBufferElements;
 
     sizes.samples = samples;
     sizes.fieldBytes = m.fusedField ? 0 : fieldBytes;

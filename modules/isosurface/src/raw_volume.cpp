@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <memory>
 
 namespace pyramarch::iso {
 
@@ -34,8 +35,11 @@ size_t volumeFormatBytes(VolumeFormat format) {
     return format == VolumeFormat::U8 ? 1 : format == VolumeFormat::U16 ? 2 : 4;
 }
 
-Result<std::vector<uint8_t>> readRawVolume(const std::string& path, const std::array<uint32_t, 3>& dims,
-                                           VolumeFormat format) {
+namespace {
+// The checks of both readers: dimensions, size in memory, the file's size.
+// Returns the opened file, positioned anywhere.
+Result<std::unique_ptr<std::ifstream>> openChecked(const std::string& path, const std::array<uint32_t, 3>& dims,
+                                                   VolumeFormat format) {
     const std::string what = "raw volume '" + path + "'";
     const std::string dimsText =
         std::to_string(dims[0]) + "x" + std::to_string(dims[1]) + "x" + std::to_string(dims[2]);
@@ -57,11 +61,44 @@ Result<std::vector<uint8_t>> readRawVolume(const std::string& path, const std::a
     if (size != expected)
         return Status::error(what + " has " + std::to_string(size) + " bytes, but " + dimsText + " " +
                              volumeFormatName(format) + " samples need " + std::to_string(expected));
+    return std::make_unique<std::ifstream>(std::move(f));
+}
+} // namespace
+
+Result<std::vector<uint8_t>> readRawVolume(const std::string& path, const std::array<uint32_t, 3>& dims,
+                                           VolumeFormat format) {
+    PYRAMARCH_TRY_ASSIGN(std::unique_ptr<std::ifstream> f, openChecked(path, dims, format));
+    const uint64_t size = uint64_t(dims[0]) * dims[1] * dims[2] * volumeFormatBytes(format);
     std::vector<uint8_t> data(size);
-    f.seekg(0);
-    f.read(reinterpret_cast<char*>(data.data()), std::streamsize(size));
-    if (!f) return Status::error("cannot read " + what);
+    f->seekg(0);
+    f->read(reinterpret_cast<char*>(data.data()), std::streamsize(size));
+    if (!*f) return Status::error("cannot read raw volume '" + path + "'");
     return data;
+}
+
+Result<VolumeSlabs> openRawVolumeSlabs(const std::string& path, const std::array<uint32_t, 3>& dims,
+                                       VolumeFormat format, float scale, float offset) {
+    PYRAMARCH_TRY_ASSIGN(std::unique_ptr<std::ifstream> opened, openChecked(path, dims, format));
+    std::shared_ptr<std::ifstream> f = std::move(opened);
+    const uint64_t sliceBytes = uint64_t(dims[0]) * dims[1] * volumeFormatBytes(format);
+    VolumeSlabs slabs;
+    slabs.format = format;
+    slabs.scale = scale;
+    slabs.offset = offset;
+    slabs.read = [f, path, sliceBytes, slices = dims[2]](uint32_t first, uint32_t count, void* dst) -> Status {
+        if (uint64_t(first) + count > slices)
+            return Status::error(ErrorCode::InvalidArgument, "raw volume '" + path + "': slices " +
+                                                                 std::to_string(first) + "+" + std::to_string(count) +
+                                                                 " past its " + std::to_string(slices));
+        f->clear();
+        f->seekg(std::streamoff(sliceBytes * first));
+        f->read(static_cast<char*>(dst), std::streamsize(sliceBytes * count));
+        if (!*f)
+            return Status::error("cannot read raw volume '" + path + "' (slices " + std::to_string(first) + "+" +
+                                 std::to_string(count) + ")");
+        return {};
+    };
+    return slabs;
 }
 
 std::array<float, 2> volumeRange(const void* data, size_t count, VolumeFormat format) {

@@ -74,6 +74,13 @@ std::optional<IsoStats> IsoSurface::statsOfFrame(uint64_t frame) const {
     out.sparseRowPairsNeeded = s.sparseSlots;
     out.sparseItemRefsNeeded = s.sparseItemRefs;
     out.sparseCrowdedBricks = s.sparseCrowdedBricks;
+    if (m.sparse && m.info.source == FieldSource::Volume) {
+        // Recorded on the host: a later frame may have taken the slot since.
+        const Impl::IsoOutside& o = m.isoOutsideBySlot[frame % m.ring];
+        if (o.frame != frame) return std::nullopt;
+        out.isoOutsideUpload = o.outside;
+        out.overflow = out.overflow || o.outside;
+    }
     return out;
 }
 

@@ -84,9 +84,38 @@ const uint32_t kParticleExtractSpv[] =
 const uint32_t kParticleExtractStorageSpv[] =
 #include "shaders/isosurface/sparse_extract.particles_storage.comp.spv.inc"
     ;
+// Volumes: the surface bricks the upload left, listed by their value ranges;
+// classify and extraction read the resident bricks' samples.
+const uint32_t kVolumeActivateSpv[] =
+#include "shaders/isosurface/sparse_volume_activate.comp.spv.inc"
+    ;
+const uint32_t kVolumeClassifySpv[] =
+#include "shaders/isosurface/sparse_classify.volume.comp.spv.inc"
+    ;
+const uint32_t kVolumeClassifyStorageSpv[] =
+#include "shaders/isosurface/sparse_classify.volume_storage.comp.spv.inc"
+    ;
+const uint32_t kVolumeExtractSpv[] =
+#include "shaders/isosurface/sparse_extract.volume.comp.spv.inc"
+    ;
+const uint32_t kVolumeExtractStorageSpv[] =
+#include "shaders/isosurface/sparse_extract.volume_storage.comp.spv.inc"
+    ;
 } // namespace
 
 Status IsoSurface::Impl::createSparsePipelines() {
+    if (info.source == FieldSource::Volume) {
+        // Activate: bindings 0-3 as below, the surface bricks at 4, the listed bricks' slots at 5.
+        PYRAMARCH_TRY(makePipeline(sparseActivatePipe, kVolumeActivateSpv, "sparse.activate", 6, false));
+        // Classify and extraction: the pool at 7, the listed bricks' slots at 8.
+        PYRAMARCH_TRY(makePipeline(
+            classify, texelReads ? std::span<const uint32_t>(kVolumeClassifySpv) : kVolumeClassifyStorageSpv,
+            "classify", 9));
+        PYRAMARCH_TRY(makePipeline(extract,
+                                   texelReads ? std::span<const uint32_t>(kVolumeExtractSpv) : kVolumeExtractStorageSpv,
+                                   "extract", 9));
+        return createBuildPipeline();
+    }
     if (info.source == FieldSource::Particles) {
         PYRAMARCH_TRY(makePipeline(sparseBinPipe, kParticleBinSpv, "sparse.count", 5));
         // Activate: bindings 0-4 as below, the bricks' lists at 6, the brick
@@ -127,9 +156,22 @@ Status IsoSurface::Impl::createSparsePipelines() {
 }
 
 // Classify and extraction of metaballs and particles: the items at binding
-// 7, each listed brick's references to them at 8 (sparse_item_refs.glsl).
+// 7, each listed brick's references to them at 8 (sparse_item_refs.glsl);
+// of volumes: the pool at 7, each listed brick's pool slot at 8
+// (sparse_volume_field.glsl).
 void IsoSurface::Impl::bindBrickItems(PassBuilder& pass, const IsoRefs& refs) {
     if (info.source == FieldSource::UserGlsl) return;
+    if (info.source == FieldSource::Volume) {
+        const VkFormat sampleFormat = info.sparse.volumeFormat == VolumeFormat::U8    ? VK_FORMAT_R8_UINT
+                                      : info.sparse.volumeFormat == VolumeFormat::U16 ? VK_FORMAT_R16_UINT
+                                                                                      : VK_FORMAT_R32_UINT;
+        if (texelReads)
+            pass.texel(7, refs.volumePool, sampleFormat, Access::SampledRead);
+        else
+            pass.storage(7, refs.volumePool, R);
+        pass.storage(8, refs.volumeBrickSlots, R);
+        return;
+    }
     if (info.source == FieldSource::Metaballs)
         bindBalls(pass, refs, 7);
     else
@@ -212,10 +254,39 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
         else
             pass.record(modeDispatch(3, 1));
     };
-    coarse(".sparse.supers", 0, groupsOf(grid.superBricks.w, gpu::kIsoGroupSize));
-    coarse(".sparse.supers.args", 1, 1);
-    fine(".sparse.activate", 2);
-    fine(".sparse.args", 3);
+    if (info.source == FieldSource::Volume) {
+        // The upload's surface bricks (no super-bricks: the host listed them).
+        addSparseVolumeUploadPass(graph, refs);
+        const auto activate = [&](const char* suffix, uint32_t mode) {
+            graph.addPass(info.name + suffix, PassKind::Compute)
+                .pipeline(sparseActivatePipe)
+                .uniform(0, refs.grid)
+                .storage(1, refs.counters, RW)
+                .storage(2, refs.brickList, W)
+                .storage(3, refs.sparseArgs, W)
+                .storage(4, refs.volumeSurface, R)
+                .storage(5, refs.volumeBrickSlots, W)
+                .record([this, mode](PassContext& ctx) {
+                    gpu::IsoPush pc = push();
+                    pc.srcLevel = mode;
+                    pc.itemCount = volumeSurfaceBricks;
+                    const uint32_t slot = uint32_t(self->recording_ % ring);
+                    if (mode == 2)
+                        isoOutsideBySlot[slot] = {self->recording_,
+                                                  !(pc.iso >= volumeIsoMin && pc.iso <= volumeIsoMax)};
+                    ctx.pushConstants(pc);
+                    dispatchFolded(ctx, mode == 2 ? groupsOf(volumeSurfaceBricks, gpu::kIsoGroupSize) : 1,
+                                   maxGroupsX());
+                });
+        };
+        activate(".sparse.activate", 2);
+        activate(".sparse.args", 3);
+    } else {
+        coarse(".sparse.supers", 0, groupsOf(grid.superBricks.w, gpu::kIsoGroupSize));
+        coarse(".sparse.supers.args", 1, 1);
+        fine(".sparse.activate", 2);
+        fine(".sparse.args", 3);
+    }
     if (particles) bin(".sparse.fill", 1);
     PassBuilder classifyPass = graph.addPass(info.name + ".classify", PassKind::Compute);
     classifyPass.pipeline(classify)

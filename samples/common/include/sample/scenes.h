@@ -204,6 +204,7 @@ float analyticFieldLipschitz(const std::string& name, const std::array<float, 3>
 // as tests/bench/brick_census.cpp counts it).
 struct SparseMemory {
     uint64_t resident = 0, vertices = 0;
+    uint64_t staging = 0; // host-visible upload copies (sparse volumes), not in `resident`
     double dense = 0.0;
 };
 SparseMemory sparseMemoryOf(pyramarch::iso::IsoSurface& surface, const std::array<uint32_t, 3>& samples);

@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -254,7 +255,8 @@ struct MeshSmoothing {
 };
 
 // A sparse domain (FieldSource::UserGlsl evaluated fused, with a Lipschitz
-// bound, FieldSource::Metaballs or FieldSource::Particles): the grid is
+// bound, FieldSource::Metaballs, FieldSource::Particles or
+// FieldSource::Volume): the grid is
 // virtual, up to kMaxSparseCellsPerAxis cells per axis, and memory follows
 // the surface, not the grid. Every frame, on the GPU: the bricks of 8^3
 // cells whose interval can reach the iso value are listed (pass
@@ -263,19 +265,25 @@ struct MeshSmoothing {
 // the brick, each listed brick keeping the balls that reach it; particles:
 // the bricks their kernels reach, counted per particle into a table of
 // every brick (4 bytes a brick of the virtual grid), each keeping its
-// particles; the particles' isotropic kernel, no smoothing), classify
+// particles; the particles' isotropic kernel, no smoothing; volumes: the
+// surface bricks of the last upload whose value range the frame's iso value
+// cuts: the upload kept only the bricks of 8^3 samples those read, in a
+// pool in the volume's format, with a table of every brick of samples, 4
+// bytes each; see uploadVolume(VolumeSlabs, ...)), classify
 // evaluates the field on the listed bricks only, and only the row
 // pairs (16 cells, 2 rows of 8 along x) holding a cut cell take a slot of
 // the pool the pyramid is built over; extraction finds each triangle's cell
 // through its slot. Triangles are the dense fused path's (metaballs and
-// particles: the dense field's), in another order (the slots'). A frame
+// particles, volumes: the dense field's), in another order (the slots'). A frame
 // whose bricks, row pairs or item references exceed the capacities below drops the cells past
 // them (nothing is written outside the buffers) and reports
 // IsoStats::overflow with what it needed (sparseBricksNeeded,
 // sparseRowPairsNeeded, sparseItemRefsNeeded: suggestSparseCapacity()).
 // Resident memory (IsoSurface::memoryReport): 4 bytes per listed brick
 // (metaballs, particles: 12, and 4 per item reference) and ~29 bytes per pool slot,
-// plus the vertex buffer, whatever the grid.
+// plus the vertex buffer, whatever the grid; volumes add the resident
+// bricks (512 bytes each in U8), 16 bytes per surface brick, the brick
+// table, and a host-visible staging copy of the three.
 // With indexed = true: the dense indexed path's mesh (the same vertices bit
 // for bit, the same triangles, vertices shared across brick and row-pair
 // borders), in the pool's order; ~13 more bytes per slot (vertex pyramid,
@@ -300,7 +308,42 @@ struct SparseDomain {
     // A brick whose list does not fit is classified without items (no
     // triangles) and the frame reports the overflow. Ignored for user fields.
     uint32_t maxItemRefs = 0;
+    // Volumes: the surface bricks an upload may keep (>= 1), each with the
+    // 11^3 samples its cells and their normals read, in volumeFormat (1,331
+    // bytes for U8, 2,662 U16, 5,324 F32); one maxStorageBufferRange at most
+    // (lavapipe's 128 MiB: 100,839 U8 or 25,209 F32 bricks).
+    // censusSparseVolume() counts what an upload needs.
+    uint32_t maxVolumeBricks = 0;
+    // Volumes: the format every upload uses; the pool keeps the samples in it.
+    VolumeFormat volumeFormat = VolumeFormat::F32;
 };
+
+// A volume read in slabs of z slices, so that an upload never holds the
+// whole volume in host memory (a sparse domain's volume may be larger than
+// host memory and any buffer): read(first, count, dst) fills the slices
+// first .. first + count - 1 (samples.x * samples.y samples each, x fastest,
+// little-endian `format`) into dst and returns an error to abort the upload.
+// openRawVolumeSlabs() (raw_volume.h) reads a raw file this way.
+struct VolumeSlabs {
+    VolumeFormat format = VolumeFormat::F32;
+    float scale = 1.f, offset = 0.f; // samples become value * scale + offset, as uploadVolume's
+    std::function<Status(uint32_t firstSlice, uint32_t sliceCount, void* dst)> read;
+};
+
+// What a sparse volume keeps resident for the iso values [isoMin, isoMax]:
+// its surface bricks, the bricks of 8^3 cells an iso value of the range can
+// cut (SparseDomain::maxVolumeBricks; the activate pass lists those the
+// frame's iso value cuts: SparseDomain::maxBricks never needs more).
+struct SparseVolumeCensus {
+    uint32_t surfaceBricks = 0;
+    uint64_t bricks = 0;    // bricks of 8^3 cells in the whole volume
+    uint64_t poolBytes = 0; // the surface bricks' samples, as the pool keeps them
+};
+// Reads the volume once (slab by slab) and counts; errors: a read error, a
+// NaN or infinite scale, offset or iso bound, isoMin > isoMax, a sample count
+// under 2 per axis.
+Result<SparseVolumeCensus> censusSparseVolume(const VolumeSlabs& volume, const std::array<uint32_t, 3>& samples,
+                                              float isoMin, float isoMax);
 // The most balls or particles one brick may list; a brick past it is
 // classified without them and the frame reports an overflow
 // (IsoStats::sparseCrowdedBricks), on every device: lavapipe ends every loop
@@ -457,6 +500,10 @@ struct IsoStats {
     // Bricks reached by more than kMaxSparseItemsPerBrick balls or particles:
     // classified without them (no triangles there; overflow).
     uint32_t sparseCrowdedBricks = 0;
+    // Sparse volumes: the frame's iso value lies outside the range the
+    // resident bricks were uploaded for (uploadVolume): triangles only where
+    // bricks were uploaded (overflow).
+    bool isoOutsideUpload = false;
 };
 
 // GPU times of one frame of a surface (IsoSurface::latestTimings): passes
@@ -595,6 +642,21 @@ public:
     // large): call it only once the frame that converted the previous upload
     // has finished (e.g. framesInFlight frames after that upload).
     Status uploadVolume(const void* data, size_t bytes, VolumeFormat format, float scale = 1.f, float offset = 0.f);
+    // The same from slabs (VolumeSlabs), for iso values in [isoMin, isoMax].
+    // A dense grid reads every slice into the staging buffer. A sparse domain
+    // (FieldSource::Volume with sparse.enabled; uploadVolume(data, ...) above
+    // keeps the bricks of the current isoValue() only) reads the volume once,
+    // slab by slab, and stages only the bricks of 8^3 cells the range can cut
+    // with the 11^3 samples each reads; the next recorded frame copies them
+    // to the pool. Errors: the format is not sparse.volumeFormat, more
+    // surface bricks than maxVolumeBricks (CapacityExceeded, with the count),
+    // a read error; the surface keeps what the last successful upload a
+    // frame copied (an upload not yet copied is dropped). As for the dense
+    // staging: upload only once the frame that copied the previous upload
+    // has finished. A frame whose iso value lies outside [isoMin, isoMax]
+    // extracts only the bricks that were uploaded and reports it
+    // (IsoStats::isoOutsideUpload, overflow).
+    Status uploadVolume(const VolumeSlabs& volume, float isoMin, float isoMax);
 
     // Output. Vertex format: IsoVertex (32 bytes: vec4 position, w = cell
     // triangle count; vec4 normal). Draw with vkCmdDrawIndirect(drawArgsBuffer(), drawArgsOffset(), 1, 16).

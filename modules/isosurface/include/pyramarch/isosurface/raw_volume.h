@@ -37,6 +37,14 @@ size_t volumeFormatBytes(VolumeFormat format);
 Result<std::vector<uint8_t>> readRawVolume(const std::string& path, const std::array<uint32_t, 3>& dims,
                                            VolumeFormat format);
 
+// The same file read in slabs (IsoSurface::uploadVolume(VolumeSlabs, ...),
+// censusSparseVolume): checks the file as readRawVolume does, then each
+// read() seeks to its slices; the file stays open while a copy of the
+// returned VolumeSlabs lives. For volumes larger than host memory or any
+// GPU buffer (a sparse domain keeps only the bricks near the surface).
+Result<VolumeSlabs> openRawVolumeSlabs(const std::string& path, const std::array<uint32_t, 3>& dims,
+                                       VolumeFormat format, float scale = 1.f, float offset = 0.f);
+
 // Min and max of the first `count` samples at `data` (NaN and infinities
 // skipped); {0, 1} when no sample is finite. Useful for a default iso value.
 std::array<float, 2> volumeRange(const void* data, size_t count, VolumeFormat format);

@@ -1,0 +1,309 @@
+// Sparse volumes (FieldSource::Volume on a sparse domain): only the bricks
+// near the surface are ever resident. An upload reads the volume once, slab
+// by slab, on the host: each brick of 8^3 cells gets the value range of its
+// 9^3 samples (value * scale + offset, NaN as -infinity: what the GPU
+// computes); a brick is a surface brick where an iso value of the upload's
+// range can cut one of its cells (min < iso <= max), and its pool slot gets
+// the 11^3 samples its cells and their normals read (8b - 1 .. 8b + 9 per
+// axis; zeros past the volume, which the shaders' clamps never read), in
+// the upload's format. Neighbouring bricks repeat their shared samples:
+// no table, and one brick answers every read of its cells.
+// Passes, every frame (then those of sparse.cpp):
+//   "<name>.sparse.volume.upload"  on the frame after an upload: the staged
+//                                  surface bricks and pool to the device
+//   "<name>.sparse.activate"       the surface bricks this frame's iso value
+//                                  cuts -> the brick list and each one's slot
+//                                  (sparse_volume_activate.comp)
+//   "<name>.sparse.args"           their count -> classify's indirect dispatch
+// Classify and extraction read the listed brick's block
+// (sparse_volume_field.glsl).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "iso_impl.h"
+#include "pyramarch/isosurface/raw_volume.h"
+
+namespace pyramarch::iso {
+namespace {
+
+constexpr uint32_t kBrick = gpu::kIsoBrickCells;
+constexpr uint32_t kSide = gpu::kIsoVolumeBrickSide;
+
+// The volume's samples, bricks of cells and slab sizes.
+struct VolumeBricks {
+    uint32_t samples[3]{};
+    uint32_t cells[3]{}; // bricks of cells per axis
+    size_t sampleBytes = 0, sliceBytes = 0;
+
+    VolumeBricks(const std::array<uint32_t, 3>& s, VolumeFormat format) {
+        for (int a = 0; a < 3; ++a) {
+            samples[a] = s[a];
+            cells[a] = (s[a] - 1 + kBrick - 1) / kBrick;
+        }
+        sampleBytes = volumeFormatBytes(format);
+        sliceBytes = size_t(s[0]) * s[1] * sampleBytes;
+    }
+    uint64_t brickCount() const { return uint64_t(cells[0]) * cells[1] * cells[2]; }
+};
+
+// A brick of cells whose range an iso value of the upload's can cut.
+struct SurfaceBrick {
+    uint32_t x, y, z;
+    float lo, hi;
+};
+
+// value * scale + offset in two rounded steps (the module builds with
+// -ffp-contract=off), NaN as -infinity: field_volume.comp's and
+// sparse_volume_field.glsl's value, bit for bit.
+float convertValue(float v, float scale, float offset) {
+    const float scaled = v * scale;
+    const float result = scaled + offset;
+    return std::isnan(result) ? -std::numeric_limits<float>::infinity() : result;
+}
+
+// One row of samples, converted (u8 and u16 through a table of every value).
+class RowConverter {
+public:
+    explicit RowConverter(const VolumeSlabs& v) : format_(v.format), scale_(v.scale), offset_(v.offset) {
+        const uint32_t values = format_ == VolumeFormat::U8 ? 256u : format_ == VolumeFormat::U16 ? 65536u : 0u;
+        table_.resize(values);
+        for (uint32_t i = 0; i < values; ++i) table_[i] = convertValue(float(i), scale_, offset_);
+    }
+    void convert(const uint8_t* row, uint32_t count, float* out) const {
+        if (format_ == VolumeFormat::U8) {
+            for (uint32_t i = 0; i < count; ++i) out[i] = table_[row[i]];
+        } else if (format_ == VolumeFormat::U16) {
+            for (uint32_t i = 0; i < count; ++i) {
+                uint16_t u;
+                std::memcpy(&u, row + 2 * i, 2);
+                out[i] = table_[u];
+            }
+        } else {
+            for (uint32_t i = 0; i < count; ++i) {
+                float f;
+                std::memcpy(&f, row + 4 * i, 4);
+                out[i] = convertValue(f, scale_, offset_);
+            }
+        }
+    }
+
+private:
+    VolumeFormat format_;
+    float scale_, offset_;
+    std::vector<float> table_;
+};
+
+Status checkUpload(const VolumeSlabs& volume, float isoMin, float isoMax, const std::string& who) {
+    if (!volume.read) return Status::error(ErrorCode::InvalidArgument, who + "VolumeSlabs::read is empty");
+    if (!std::isfinite(volume.scale) || !std::isfinite(volume.offset))
+        return Status::error(ErrorCode::InvalidArgument, who + "volume scale/offset must be finite");
+    if (!std::isfinite(isoMin) || !std::isfinite(isoMax) || isoMin > isoMax)
+        return Status::error(ErrorCode::InvalidArgument, who + "iso range [" + std::to_string(isoMin) + ", " +
+                                                             std::to_string(isoMax) +
+                                                             "] must be finite with min <= max");
+    return {};
+}
+
+// The slab of a layer of bricks: the slices its bricks' blocks read.
+struct Slab {
+    const uint8_t* data;
+    uint32_t first; // slice of data[0]
+};
+using SurfaceFn = std::function<void(const SurfaceBrick&, const Slab&)>;
+
+// Every surface brick of the iso range, in brick order (z, then y, then x),
+// with the slab of its layer: slices 8 z - 1 .. 8 z + 9 (those in the volume).
+Status forEachSurfaceBrick(const VolumeSlabs& volume, const VolumeBricks& g, float isoMin, float isoMax,
+                           const SurfaceFn& found, const std::string& who) {
+    const uint32_t sx = g.samples[0], sy = g.samples[1], sz = g.samples[2];
+    const uint32_t bx = g.cells[0], by = g.cells[1];
+    const RowConverter converter(volume);
+    std::vector<uint8_t> slab(g.sliceBytes * kSide);
+    std::vector<float> row(sx);
+    std::vector<float> lo(size_t(bx) * by), hi(size_t(bx) * by);
+    std::vector<float> rowLo(bx), rowHi(bx);
+    constexpr float inf = std::numeric_limits<float>::infinity();
+    for (uint32_t layer = 0; layer < g.cells[2]; ++layer) {
+        // The layer's cells read slices z0 .. z1; their blocks first .. last.
+        const uint32_t z0 = layer * kBrick, z1 = std::min(z0 + kBrick, sz - 1);
+        const uint32_t first = z0 ? z0 - 1 : 0, last = std::min(z0 + kBrick + 1, sz - 1);
+        Status s = volume.read(first, last - first + 1, slab.data());
+        if (!s)
+            return s.withContext(who + "reading slices " + std::to_string(first) + ".." + std::to_string(last) + ": ");
+        std::fill(lo.begin(), lo.end(), inf);
+        std::fill(hi.begin(), hi.end(), -inf);
+        for (uint32_t z = z0; z <= z1; ++z)
+            for (uint32_t y = 0; y < sy; ++y) {
+                converter.convert(slab.data() + (z - first) * g.sliceBytes + size_t(y) * sx * g.sampleBytes, sx,
+                                  row.data());
+                // Brick bx's cells read samples 8 bx .. 8 bx + 8.
+                for (uint32_t b = 0; b < bx; ++b) {
+                    float l = inf, h = -inf;
+                    const uint32_t xEnd = std::min(b * kBrick + kBrick, sx - 1);
+                    for (uint32_t x = b * kBrick; x <= xEnd; ++x) {
+                        l = std::min(l, row[x]);
+                        h = std::max(h, row[x]);
+                    }
+                    rowLo[b] = l;
+                    rowHi[b] = h;
+                }
+                // Row y belongs to brick y / 8 and, on a brick border, to the one below.
+                const uint32_t rowBricks[2] = {y / kBrick, y % kBrick == 0 && y > 0 ? y / kBrick - 1 : by};
+                for (uint32_t brickY : rowBricks) {
+                    if (brickY >= by) continue;
+                    float* l = lo.data() + size_t(brickY) * bx;
+                    float* h = hi.data() + size_t(brickY) * bx;
+                    for (uint32_t b = 0; b < bx; ++b) {
+                        l[b] = std::min(l[b], rowLo[b]);
+                        h[b] = std::max(h[b], rowHi[b]);
+                    }
+                }
+            }
+        // A cut cell needs a sample >= iso and one below it: min < iso <= max.
+        const Slab layerSlab{slab.data(), first};
+        for (uint32_t y = 0; y < by; ++y)
+            for (uint32_t x = 0; x < bx; ++x) {
+                const float l = lo[size_t(y) * bx + x], h = hi[size_t(y) * bx + x];
+                if (l < h && l < isoMax && h >= isoMin) found({x, y, layer, l, h}, layerSlab);
+            }
+    }
+    return {};
+}
+
+// Brick b's block (samples 8b - 1 .. 8b + 9 per axis, those in the volume;
+// zeros elsewhere) from its layer's slab into `out` (kIsoVolumeBrickSamples samples).
+void copyBlock(const VolumeBricks& g, const SurfaceBrick& b, const Slab& slab, uint8_t* out) {
+    const size_t each = g.sampleBytes;
+    std::memset(out, 0, size_t(gpu::kIsoVolumeBrickSamples) * each);
+    const int64_t lo[3] = {int64_t(b.x) * kBrick - 1, int64_t(b.y) * kBrick - 1, int64_t(b.z) * kBrick - 1};
+    const int64_t xFirst = std::max<int64_t>(lo[0], 0), xLast = std::min<int64_t>(lo[0] + kSide - 1, g.samples[0] - 1);
+    for (uint32_t k = 0; k < kSide; ++k) {
+        const int64_t z = lo[2] + k;
+        if (z < 0 || z >= int64_t(g.samples[2])) continue;
+        for (uint32_t j = 0; j < kSide; ++j) {
+            const int64_t y = lo[1] + j;
+            if (y < 0 || y >= int64_t(g.samples[1])) continue;
+            const uint8_t* src =
+                slab.data + size_t(z - slab.first) * g.sliceBytes + (size_t(y) * g.samples[0] + size_t(xFirst)) * each;
+            std::memcpy(out + ((size_t(k) * kSide + j) * kSide + size_t(xFirst - lo[0])) * each, src,
+                        size_t(xLast - xFirst + 1) * each);
+        }
+    }
+}
+
+} // namespace
+
+Result<SparseVolumeCensus> censusSparseVolume(const VolumeSlabs& volume, const std::array<uint32_t, 3>& samples,
+                                              float isoMin, float isoMax) {
+    const std::string who = "censusSparseVolume: ";
+    PYRAMARCH_TRY(checkUpload(volume, isoMin, isoMax, who));
+    for (uint32_t s : samples)
+        if (s < 2) return Status::error(ErrorCode::InvalidArgument, who + "need at least 2 samples per axis");
+    const VolumeBricks g(samples, volume.format);
+    SparseVolumeCensus c;
+    c.bricks = g.brickCount();
+    PYRAMARCH_TRY(forEachSurfaceBrick(
+        volume, g, isoMin, isoMax, [&c](const SurfaceBrick&, const Slab&) { ++c.surfaceBricks; }, who));
+    c.poolBytes = uint64_t(c.surfaceBricks) * gpu::kIsoVolumeBrickSamples * g.sampleBytes;
+    return c;
+}
+
+Status IsoSurface::Impl::createSparseVolumeBuffers(const MakeBuffer& make) {
+    const VkBufferUsageFlags dst = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    PYRAMARCH_TRY(
+        make(volumeSurface, sizes.volumeSurfaceBytes, dst, MemoryUsage::DeviceLocal, "sparse volume surface bricks"));
+    PYRAMARCH_TRY(make(volumePool, sizes.volumePoolBytes, dst | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT,
+                       MemoryUsage::DeviceLocal, "sparse volume pool"));
+    PYRAMARCH_TRY(make(volumeBrickSlots, sizes.volumeSlotBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                       MemoryUsage::DeviceLocal, "sparse volume brick slots"));
+    // Host-visible, written by uploads only: the surface bricks, then the pool.
+    return make(volumeStaging, sizes.volumeSurfaceBytes + sizes.volumePoolBytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                MemoryUsage::Upload, "sparse volume staging");
+}
+
+Status IsoSurface::Impl::uploadSparseVolume(const VolumeSlabs& volume, float isoMin, float isoMax) {
+    const std::string who = "isosurface '" + info.name + "': uploadVolume: ";
+    PYRAMARCH_TRY(checkUpload(volume, isoMin, isoMax, who));
+    if (volume.format != info.sparse.volumeFormat)
+        return Status::error(ErrorCode::InvalidArgument,
+                             who + "a " + volumeFormatName(volume.format) + " volume, but the sparse pool holds " +
+                                 volumeFormatName(info.sparse.volumeFormat) + " samples (SparseDomain::volumeFormat)");
+    const VolumeBricks g({grid.samples.x, grid.samples.y, grid.samples.z}, volume.format);
+    // Staging: the surface bricks (uvec4: list entry, min and max bits), then
+    // the pool; bricks past the capacity are only counted.
+    uint8_t* staging = static_cast<uint8_t*>(volumeStaging.mapped());
+    uint8_t* pool = staging + sizes.volumeSurfaceBytes;
+    const size_t brickBytes = size_t(gpu::kIsoVolumeBrickSamples) * g.sampleBytes;
+    const uint32_t capacity = info.sparse.maxVolumeBricks;
+    // The staging is rewritten from here: a pending upload's copy no longer matches it.
+    volumeUploadPending = false;
+    uint64_t found = 0;
+    Status s = forEachSurfaceBrick(
+        volume, g, isoMin, isoMax,
+        [&](const SurfaceBrick& b, const Slab& slab) {
+            const uint64_t slot = found++;
+            if (slot >= capacity) return;
+            uint32_t entry[4] = {b.x | (b.y << gpu::kIsoBrickAxisBits) | (b.z << (2 * gpu::kIsoBrickAxisBits)), 0, 0,
+                                 0};
+            std::memcpy(&entry[1], &b.lo, 4);
+            std::memcpy(&entry[2], &b.hi, 4);
+            std::memcpy(staging + slot * 16, entry, sizeof(entry));
+            copyBlock(g, b, slab, pool + slot * brickBytes);
+        },
+        who);
+    if (!s) return s;
+    if (found > capacity)
+        return Status::error(ErrorCode::CapacityExceeded,
+                             who + "the iso values [" + std::to_string(isoMin) + ", " + std::to_string(isoMax) +
+                                 "] cut " + std::to_string(found) + " surface bricks, over sparse.maxVolumeBricks " +
+                                 std::to_string(capacity) + " (censusSparseVolume() counts them)");
+    volumeStaging.flush();
+    pendingSurfaceBricks = uint32_t(found);
+    pendingIsoMin = isoMin;
+    pendingIsoMax = isoMax;
+    volumeFormat = volumeFormatOf(volume.format);
+    volumeScale = volume.scale;
+    volumeOffset = volume.offset;
+    volumeUploadPending = true;
+    return {};
+}
+
+void IsoSurface::Impl::importSparseVolumeBuffers(RenderGraph& graph, IsoRefs& refs) {
+    const ExternalUse computeRead{Access::StorageRead, PassKind::Compute};
+    const ExternalUse hostWrite{Access::HostWrite, PassKind::Compute};
+    const ExternalUse copyRead{Access::TransferSrc, PassKind::Transfer};
+    const std::string& n = info.name;
+    refs.volumeStaging = graph.importBuffer(n + ".sparse.volume.staging", volumeStaging, hostWrite, copyRead, true);
+    refs.volumeSurface = graph.importBuffer(n + ".sparse.volume.surface", volumeSurface, computeRead, computeRead);
+    refs.volumePool = graph.importBuffer(n + ".sparse.volume.pool", volumePool, computeRead, computeRead);
+    refs.volumeBrickSlots = graph.importBuffer(n + ".sparse.volume.slots", volumeBrickSlots, computeRead, computeRead);
+}
+
+void IsoSurface::Impl::addSparseVolumeUploadPass(RenderGraph& graph, const IsoRefs& refs) {
+    graph.addPass(info.name + ".sparse.volume.upload", PassKind::Transfer)
+        .use(refs.volumeStaging, Access::TransferSrc)
+        .use(refs.volumeSurface, Access::TransferDst)
+        .use(refs.volumePool, Access::TransferDst)
+        .record([this, refs](PassContext& ctx) {
+            if (!volumeUploadPending) return;
+            volumeUploadPending = false;
+            const VkBuffer src = ctx.buffer(refs.volumeStaging);
+            const auto copy = [&](BufferRef dst, VkDeviceSize from, VkDeviceSize bytes) {
+                if (bytes == 0) return;
+                const VkBufferCopy region{from, 0, bytes};
+                ctx.vk->vkCmdCopyBuffer(ctx.cmd, src, ctx.buffer(dst), 1, &region);
+            };
+            const VkDeviceSize brickBytes =
+                VkDeviceSize(gpu::kIsoVolumeBrickSamples) * volumeFormatBytes(info.sparse.volumeFormat);
+            copy(refs.volumeSurface, 0, VkDeviceSize(pendingSurfaceBricks) * 16);
+            copy(refs.volumePool, sizes.volumeSurfaceBytes,
+                 std::min<VkDeviceSize>(VkDeviceSize(pendingSurfaceBricks) * brickBytes, sizes.volumePoolBytes));
+            volumeSurfaceBricks = pendingSurfaceBricks;
+            volumeIsoMin = pendingIsoMin;
+            volumeIsoMax = pendingIsoMax;
+        });
+}
+
+} // namespace pyramarch::iso
