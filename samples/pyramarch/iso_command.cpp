@@ -47,17 +47,17 @@ uint32_t guessCapacity(const Device& device, uint64_t guess) {
     return uint32_t(std::min<uint64_t>(std::max<uint64_t>(guess, 3 * 4096), most));
 }
 
-// --mesh-smoothing: indexed output (the smoothing finds neighbours in the
-// index buffer). `vertices` is the non-indexed guess (3 per triangle); a
+// --indexed, and --mesh-smoothing: indexed output (the smoothing finds
+// neighbours in the index buffer). `vertices` is the non-indexed guess (3 per triangle); a
 // closed MC mesh has about half as many unique vertices as triangles, so
 // unique vertices get a third of it and the indices all of it. A fixed
 // --capacity counts unique vertices: 6 indices each.
 // sizeCapacities false: only the switches (capacities already sized).
 void applyMeshSmoothing(const Device& device, const IsoOptions& o, iso::IsoSurfaceCreateInfo& info,
                         bool sizeCapacities = true) {
-    if (o.meshSmoothing == 0) return;
+    if (o.meshSmoothing == 0 && !o.indexed) return;
     info.indexed = true;
-    info.meshSmoothing = {o.meshSmoothing, o.meshLambda, o.meshMu};
+    if (o.meshSmoothing) info.meshSmoothing = {o.meshSmoothing, o.meshLambda, o.meshMu};
     if (!sizeCapacities) return;
     const uint64_t mostIndices = device.limits().maxStorageBufferRange / 4 / 3 * 3;
     if (o.capacity) {
@@ -174,7 +174,11 @@ Result<Extraction> extract(Device& device, std::unique_ptr<iso::IsoSurface>& sur
         if (stats->overflow && !sparseShort && !vertexRetried && !capacityFixed &&
             (info.vertexCapacity < mostVertices || info.indexed)) {
             info.vertexCapacity = std::min(std::max(info.vertexCapacity, iso::suggestCapacity(*stats)), mostVertices);
-            if (info.indexed) info.indexCapacity = std::max(info.indexCapacity, iso::suggestIndexCapacity(*stats));
+            // Indices, as vertices, at most what one buffer holds.
+            const uint32_t mostIndices = uint32_t(device.limits().maxStorageBufferRange / 4 / 3 * 3);
+            if (info.indexed)
+                info.indexCapacity =
+                    std::min(std::max(info.indexCapacity, iso::suggestIndexCapacity(*stats)), mostIndices);
             if (!quiet)
                 std::fprintf(stderr, "capacity too small (%u vertices needed): retrying with %u\n",
                              stats->verticesNeeded, info.vertexCapacity);

@@ -49,7 +49,9 @@ int checkIsoOptions(const IsoOptions& iso) {
                               "--particle-smoothing or --anisotropic");
         if (iso.fieldEvaluation == "buffer")
             return fail(prog, "--sparse has no field buffer: not with --field-evaluation buffer");
-        if (iso.meshSmoothing > 0) return fail(prog, "--sparse writes non-indexed output: not with --mesh-smoothing");
+        if (iso.meshSmoothing > 0)
+            return fail(prog,
+                        "--sparse has no mesh smoothing (indexed output is --indexed): not with --mesh-smoothing");
     }
     if (iso.meshSmoothing > 64) return fail(prog, "--mesh-smoothing must be at most 64 iterations");
     if (!(iso.meshLambda > 0.f && iso.meshLambda <= 1.f))
@@ -255,6 +257,9 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
             "Iso value (inside is greater; default 0 for analytic fields and --glsl, 0.35 for metaballs, 0.5 for "
             "volumes; with --particles, field units: weighted neighbour count, instead of --surface-threshold)")
         ->check(sample::finiteFloat());
+    isoCmd->add_flag("--indexed", iso.indexed,
+                     "Indexed output: one vertex per cut edge of the grid, shared by its triangles, and an index "
+                     "buffer (--capacity then counts unique vertices: 6 indices each). Any source, dense or --sparse");
     isoCmd->add_option("--mesh-smoothing", iso.meshSmoothing,
                        "Smooth the extracted mesh on the GPU: N iterations (at most 64) of Taubin's lambda|mu "
                        "smoothing, which flattens bumps without shrinking the surface; normals are recomputed from "

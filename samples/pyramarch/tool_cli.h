@@ -71,6 +71,7 @@ struct IsoOptions {
     // --mesh-smoothing N (Taubin iterations, any source; switches on indexed
     // output), --mesh-smoothing-lambda / --mesh-smoothing-mu.
     uint32_t meshSmoothing = 0;
+    bool indexed = false; // --indexed: shared vertices + index buffer (also switched on by --mesh-smoothing)
     float meshLambda = pyramarch::iso::MeshSmoothing{}.lambda;
     float meshMu = pyramarch::iso::MeshSmoothing{}.mu;
     bool meshWeightsGiven = false;

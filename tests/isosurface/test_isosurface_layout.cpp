@@ -332,6 +332,12 @@ TEST(IsoLayout, SparseDomainsAreSizedByTheirPool) {
         EXPECT_EQ(volume->fieldBytes, 0u);
         EXPECT_TRUE(volume->texelReads) << "one texel per pool sample fits maxTexelBufferElements";
     }
+    // Indexed output reads field() per brick (user fields, metaballs,
+    // particles): not yet the volumes' resident bricks.
+    info.indexed = true;
+    info.indexCapacity = 3000;
+    expectError(info, ErrorCode::InvalidArgument, "indexed output: supported for FieldSource::UserGlsl");
+    info.indexed = false;
     info.sparse.maxVolumeBricks = 100840; // a second buffer
     EXPECT_TRUE(iso::testing::planLayout(info, lavapipeLimits()).ok());
     info.sparse.maxVolumeBricks = 4 * 100839 + 1;
@@ -383,10 +389,19 @@ TEST(IsoLayout, SparseDomainsAreSizedByTheirPool) {
     info = sparseUser(64);
     info.lipschitz = 0.f;
     expectError(info, ErrorCode::InvalidArgument, "lipschitz > 0");
+    // Indexed output plans; its owner lookup (a brick hash of 2^20 entries
+    // for 300,000 bricks, 32 slots and 8 neighbours a brick: 53.8 MiB) is
+    // the limit, and the
+    // mesh smoothing is refused.
     info = sparseUser(64);
     info.indexed = true;
     info.indexCapacity = 3000;
-    expectError(info, ErrorCode::InvalidArgument, "indexed output");
+    EXPECT_TRUE(iso::testing::planLayout(info, lavapipeLimits()).ok());
+    info.sparse.maxBricks = 1000000;
+    expectError(info, ErrorCode::DeviceLimit, "owner lookup of maxBricks 1000000");
+    info.sparse.maxBricks = 300000;
+    info.meshSmoothing.iterations = 2;
+    expectError(info, ErrorCode::InvalidArgument, "meshSmoothing is not supported");
     info = sparseUser(64);
     info.method = ExtractionMethod::Scan;
     expectError(info, ErrorCode::InvalidArgument, "HistoPyramid");

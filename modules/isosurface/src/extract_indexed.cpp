@@ -6,7 +6,8 @@
 // (before the args pass); after it "<name>.vertices" (shared_vertices.comp,
 // one thread per vertex) writes the vertices and "<name>.extract"
 // (extract_indexed.comp, one thread per triangle as the non-indexed
-// extract) each triangle's three indices.
+// extract) each triangle's three indices. On a sparse domain the same
+// passes run over the pool's slots (sparse_indexed.cpp).
 #include <algorithm>
 #include <cstddef>
 
@@ -36,6 +37,7 @@ const uint32_t kVertexBasesStorageSpv[] =
 } // namespace
 
 Status IsoSurface::Impl::createIndexedPipelines() {
+    if (sparse) return createSparseIndexedPipelines();
     PYRAMARCH_TRY(makePipeline(vertexBasesPipe,
                                texelReads ? std::span<const uint32_t>(kVertexBasesSpv) : kVertexBasesStorageSpv,
                                "vertices.bases", 5));
@@ -58,9 +60,11 @@ void IsoSurface::Impl::importIndexedBuffers(RenderGraph& graph, IsoRefs& refs) {
     refs.vertexGrid = graph.importBuffer(n + ".vertexGrid", vertexGridBuf, uniformRead, uniformRead, true);
     refs.vertexPyramid = graph.importBuffer(n + ".vertexPyramid", vertexPyramid, computeRead, computeRead);
     refs.runBases = graph.importBuffer(n + ".runBases", runBases, computeRead, computeRead);
+    if (sparse) importSparseIndexedBuffers(graph, refs);
 }
 
 void IsoSurface::Impl::addVertexPyramidPasses(RenderGraph& graph, const IsoRefs& refs) {
+    if (sparse) return addSparseVertexPasses(graph, refs);
     const std::string& n = info.name;
     // classify wrote levels 0 and 1 (u8 sums of 4 cells, run sums), and with
     // a patch list level 2 (atomics): the build starts above.
@@ -91,6 +95,7 @@ void IsoSurface::Impl::addVertexPyramidPasses(RenderGraph& graph, const IsoRefs&
 }
 
 BufferRef IsoSurface::Impl::addIndexedPasses(RenderGraph& graph, const IsoRefs& refs) {
+    if (sparse) return addSparseIndexedPasses(graph, refs);
     const std::string& n = info.name;
     const ExternalUse indexRead{Access::IndexRead, PassKind::Graphics};
     const BufferRef indicesRef = graph.importBuffer(n + ".indices", indices, indexRead, indexRead);

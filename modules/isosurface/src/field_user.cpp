@@ -30,6 +30,7 @@ const std::pair<const char*, const char*> kIsoGlsl[] = {
     {"isosurface/cell_edge.glsl", kIsoText_cell_edge_glsl},
     {"isosurface/pyramid_find.glsl", kIsoText_pyramid_find_glsl},
     {"isosurface/vertex_owner.glsl", kIsoText_vertex_owner_glsl},
+    {"isosurface/sparse_indexed.glsl", kIsoText_sparse_indexed_glsl},
     {"isosurface/lipschitz_bounds.glsl", kIsoText_lipschitz_bounds_glsl},
     // Only inside sparse_*.comp's metaball, particle and volume branches
     // (ISO_SPARSE_METABALLS, ISO_SPARSE_PARTICLES, ISO_SPARSE_VOLUME), never

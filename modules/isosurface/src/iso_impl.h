@@ -19,6 +19,9 @@
 //   <name>.sparse.{clear,table.clear,count,supers,supers.args,activate,args,fill},
 //   and with a sparse domain <name>.classify, <name>.pyramid.*,
 //   <name>.extract                              sparse.cpp (IsoSurfaceCreateInfo::sparse)
+//   <name>.sparse.vertices.{clear,args,count,bases}, and with a sparse domain
+//   and indexed output <name>.vertices.pyramid.*, <name>.vertices, <name>.extract
+//                                               sparse_indexed.cpp
 // Sizing and layout (pure, no Vulkan): layout.cpp. Read-back and stats:
 // readback.cpp. create(), the setters, addPasses() (imports, then the stages)
 // and record(): isosurface.cpp. Each stage file holds the SPIR-V it runs.
@@ -80,6 +83,7 @@ struct IsoRefs {
     BufferRef brickTable, superMarks;                                   // sparse particles
     BufferRef volumeStaging, volumeSurface, volumeBrickSlots;           // sparse volumes
     BufferRef volumePools[gpu::kIsoVolumePools];                        // sparse volumes (unused ones: the first)
+    BufferRef sparseLookup, sparseVertexArgs;                           // sparse, indexed (sparse_indexed.cpp)
 };
 
 // Sizes planned by planLayout() and used to create the buffers.
@@ -96,6 +100,7 @@ struct IsoSizes {
     // volumePoolBricks), the listed bricks' slots (maxBricks words).
     uint64_t volumeSurfaceBytes = 0, volumePoolBytes = 0, volumeSlotBytes = 0;
     uint32_t volumePoolBricks = 1, volumePoolCount = 0;
+    uint64_t sparseLookupBytes = 0; // sparse, indexed: the vertex owners' brick hash and pair slots
 };
 
 // The shaders' kIsoVolume* of a format.
@@ -107,6 +112,14 @@ inline uint32_t volumeFormatOf(VolumeFormat format) {
 
 // layout.cpp: a sparse domain's create-info against the other fields.
 Status checkSparseDomain(const IsoSurfaceCreateInfo& info, bool scan);
+// sparse_indexed.cpp: indexed output on a sparse domain finds a cut edge's
+// owner through a hash of the listed bricks (entries: a power of two >= 2
+// maxBricks), each listed brick's row pairs' slots and its neighbours' list
+// entries, one buffer of sparseLookupBytes(); the most bricks whose lookup
+// fits one binding.
+uint64_t sparseBrickHashEntries(uint32_t maxBricks);
+uint64_t sparseLookupBytes(uint32_t maxBricks);
+uint32_t maxSparseIndexedBricks(const DeviceLimits& limits);
 
 struct IsoSurface::Impl {
     IsoSurface* self = nullptr;
@@ -360,6 +373,18 @@ struct IsoSurface::Impl {
     void addSparseClassifyPasses(RenderGraph& graph, const IsoRefs& refs);
     void addSparseExtractPass(RenderGraph& graph, const IsoRefs& refs);
     void bindBrickItems(PassBuilder& pass, const IsoRefs& refs); // metaballs, particles, volumes: bindings 7, 8
+    // sparse_indexed.cpp: indexed output on a sparse domain. The owner
+    // lookup (sparse_indexed.glsl) and the per-slot passes' dispatch; the
+    // vertex pyramid, run bases (one per pool slot) and indices are the
+    // indexed path's buffers.
+    Buffer sparseLookup, sparseVertexArgs;
+    ComputePipeline sparseVertexArgsPipe, sparseVertexCountPipe;
+    Status planSparseIndexed(const DeviceLimits& limits, const std::string& dev);
+    Status createSparseIndexedBuffers(const MakeBuffer& make);
+    Status createSparseIndexedPipelines();
+    void importSparseIndexedBuffers(RenderGraph& graph, IsoRefs& refs);
+    void addSparseVertexPasses(RenderGraph& graph, const IsoRefs& refs);       // after the pool pyramid
+    BufferRef addSparseIndexedPasses(RenderGraph& graph, const IsoRefs& refs); // after args: vertices + indices
     // sparse_volume.cpp: the resident bricks' buffers and the frame's upload copy.
     Status createSparseVolumeBuffers(const MakeBuffer& make);
     void importSparseVolumeBuffers(RenderGraph& graph, IsoRefs& refs);

@@ -112,6 +112,7 @@ Status IsoSurface::Impl::createBuffers() {
         PYRAMARCH_TRY(make(m.runBases, sizes.runBaseBytes, storage | texels, MemoryUsage::DeviceLocal, "run bases"));
         PYRAMARCH_TRY(make(m.indices, sizes.indexBytes, readable | VK_BUFFER_USAGE_INDEX_BUFFER_BIT,
                            MemoryUsage::DeviceLocal, "indices"));
+        if (m.sparse) PYRAMARCH_TRY(m.createSparseIndexedBuffers(make));
     }
     PYRAMARCH_TRY(make(m.vertices, sizes.vertexBytes,
                        readable | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
@@ -270,6 +271,7 @@ Status IsoSurface::Impl::makePipeline(ComputePipeline& out, std::span<const uint
 Status IsoSurface::Impl::createPipelines() {
     if (sparse) {
         PYRAMARCH_TRY(createSparsePipelines());
+        if (indexed) PYRAMARCH_TRY(createIndexedPipelines());
         return createArgsPipelines();
     }
     PYRAMARCH_TRY(createPyramidPipelines());

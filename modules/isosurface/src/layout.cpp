@@ -161,7 +161,8 @@ Status checkSparseDomain(const IsoSurfaceCreateInfo& info, bool scan) {
     if (user && info.fieldEvaluation == FieldEvaluation::Buffer)
         return bad("needs FieldEvaluation::Fused or Auto (a sparse grid has no field buffer)");
     if (scan) return bad("needs ExtractionMethod::HistoPyramid");
-    if (info.indexed) return bad("indexed output is not supported (use non-indexed output)");
+    if (info.meshSmoothing.iterations > 0)
+        return bad("meshSmoothing is not supported (indexed output is; smooth the mesh after read-back)");
     if (user && (!(info.lipschitz > 0.f) || !std::isfinite(info.lipschitz)))
         return bad("needs a finite lipschitz > 0, got " + std::to_string(info.lipschitz));
     if (info.sparse.maxBricks == 0 || info.sparse.maxBricks > kMaxSparseBricks)
@@ -261,6 +262,7 @@ Status IsoSurface::Impl::planSparseDomain(const DeviceLimits& lim, const std::st
                                      "; particles need a smaller virtual grid");
         sizes.sparseTableBytes = tableBytes;
     }
+    if (indexed) PYRAMARCH_TRY(planSparseIndexed(lim, dev));
     return {};
 }
 
@@ -433,15 +435,17 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
         // instead), u8 sums of 4 cells, then 32-bit (quad-aligned) from the
         // classify runs up; and one first-vertex index per run.
         uint64_t vertexWords = 0;
-        if (pyramidLevels((cells + 3) / 4, m.vertexGrid, 1, &vertexWords, true) == 0)
+        // Sparse: over the pool's cells, a slot in the place of a classify run.
+        const uint64_t vertexCells = m.sparse ? pyramidCells : cells;
+        if (pyramidLevels((vertexCells + 3) / 4, m.vertexGrid, 1, &vertexWords, true) == 0)
             return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': too many cells");
         vertexPyramidBytes = ((vertexWords + 3) & ~uint64_t(3)) * 4;
-        runBaseBytes = (cells + gpu::kIsoClassifyCells - 1) / gpu::kIsoClassifyCells * 4;
+        runBaseBytes = (vertexCells + gpu::kIsoClassifyCells - 1) / gpu::kIsoClassifyCells * 4;
         if (vertexPyramidBytes > range)
             return Status::error(ErrorCode::DeviceLimit,
-                                 "isosurface '" + info.name + "': the vertex pyramid over " + std::to_string(cells) +
-                                     " cells needs " + fmtBytes(vertexPyramidBytes) + ", over maxStorageBufferRange (" +
-                                     fmtBytes(range) + ")" + dev);
+                                 "isosurface '" + info.name + "': the vertex pyramid over " +
+                                     std::to_string(vertexCells) + " cells needs " + fmtBytes(vertexPyramidBytes) +
+                                     ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
         if (indexBytes > range || indexBytes > lim.maxBufferSize)
             return Status::error(ErrorCode::DeviceLimit, "isosurface '" + info.name + "': indexCapacity " +
                                                              std::to_string(info.indexCapacity) + " needs " +
@@ -722,7 +726,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     // (particles, balls) or per gather bin; per cell and per pyramid element
     // counts are smaller than per sample.
     // Indexed extraction runs one thread per triangle of the surface, whatever the capacities.
-    const uint64_t indexedTriangles = m.indexed ? cells * (kMaxVerticesPerCell / 3) : 0;
+    const uint64_t indexedTriangles = m.indexed ? (m.sparse ? pyramidCells : cells) * (kMaxVerticesPerCell / 3) : 0;
     // Sparse: no pass runs per sample; per brick (activate) and per listed row pair (classify).
     const uint64_t perSample =
         m.sparse ? std::max({uint64_t(g.sparseLimits.z), uint64_t(g.sparseLimits.x) * gpu::kIsoBrickRowPairs,

@@ -284,6 +284,13 @@ struct MeshSmoothing {
 // plus the vertex buffer, whatever the grid; volumes add the resident
 // bricks (512 bytes each in U8), 16 bytes per surface brick, the brick
 // table, and a host-visible staging copy of the three.
+// With indexed = true: the dense indexed path's mesh (the same vertices bit
+// for bit, the same triangles, vertices shared across brick and row-pair
+// borders), in the pool's order; ~13 more bytes per slot (vertex pyramid,
+// first vertices) and 160 per brick of maxBricks plus a hash of 8 bytes per
+// entry (a power of two >= 2 maxBricks; lavapipe: at most 734,003 bricks),
+// checked at creation. After an overflow a triangle whose shared vertex was
+// dropped is written degenerate (0, 0, 0). No meshSmoothing (refused).
 // Measured in modules/isosurface/README.md ("Sparse domains").
 struct SparseDomain {
     bool enabled = false;
@@ -372,7 +379,8 @@ struct IsoSurfaceCreateInfo {
     // (one vertex each), and indices are written in the
     // same key order as the non-indexed vertices. vertexCapacity then counts
     // unique vertices; indices are written only when all vertices fit.
-    // Needs ExtractionMethod::HistoPyramid.
+    // Needs ExtractionMethod::HistoPyramid. Works on sparse domains too (see
+    // SparseDomain; the index order is then the pool's).
     bool indexed = false;
     uint32_t indexCapacity = 0; // indexed: index buffer capacity (rounded down to whole triangles)
     // Optional. Smoothing of the output surface (see MeshSmoothing); needs

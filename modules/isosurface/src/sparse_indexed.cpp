@@ -1,0 +1,228 @@
+// Indexed output (shared vertices) on a sparse domain: the dense indexed
+// path's mesh (extract_indexed.cpp) over the pool of row pairs. A pool slot
+// (16 cells) stands where a dense classify run does, so the vertex pyramid
+// has the dense one's shape over the pool's slots; what the dense path gets
+// from cell arithmetic (where a cut edge's owner cell is), the pool gets
+// from two per-frame tables sized by the brick list (sparse_indexed.glsl).
+// Passes, after the sparse classify and the pool pyramid's build:
+//   "<name>.sparse.vertices.clear"   the owner lookup (brick hash, pair slots)
+//                                    and the vertex pyramid's level 1 (one
+//                                    word per slot) to 0 / empty
+//   "<name>.sparse.vertices.args"    the claimed slots -> the next passes' dispatch
+//   "<name>.sparse.vertices.count"   a thread per slot: its cells' owned cut
+//                                    edges -> vertex pyramid levels 0, 1; the
+//                                    slot into the lookup
+//   "<name>.vertices.pyramid.<L>"    the build above level 1
+//   "<name>.sparse.vertices.bases"   a thread per slot: its first vertex index;
+//                                    a brick's lowest slot: the brick's
+//                                    neighbours' list entries
+// then, after "<name>.args" (which sizes both from the pyramids' tops):
+//   "<name>.vertices"                a thread per vertex: position and normal
+//                                    from field() at the owner's brick
+//   "<name>.extract"                 a thread per triangle: three indices (the
+//                                    owners' slots: one load each, no search)
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+
+#include "iso_glsl_text.h"
+#include "iso_impl.h"
+
+namespace pyramarch::iso {
+namespace {
+const uint32_t kArgsSpv[] =
+#include "shaders/isosurface/sparse_vertex_args.comp.spv.inc"
+    ;
+const uint32_t kCountSpv[] =
+#include "shaders/isosurface/sparse_vertex_count.comp.spv.inc"
+    ;
+const uint32_t kBasesSpv[] =
+#include "shaders/isosurface/sparse_vertex_bases.comp.spv.inc"
+    ;
+const uint32_t kExtractSpv[] =
+#include "shaders/isosurface/sparse_extract_indexed.comp.spv.inc"
+    ;
+const uint32_t kExtractStorageSpv[] =
+#include "shaders/isosurface/sparse_extract_indexed.storage.comp.spv.inc"
+    ;
+const uint32_t kMetaballVerticesSpv[] =
+#include "shaders/isosurface/sparse_shared_vertices.metaballs.comp.spv.inc"
+    ;
+const uint32_t kMetaballVerticesStorageSpv[] =
+#include "shaders/isosurface/sparse_shared_vertices.metaballs_storage.comp.spv.inc"
+    ;
+const uint32_t kParticleVerticesSpv[] =
+#include "shaders/isosurface/sparse_shared_vertices.particles.comp.spv.inc"
+    ;
+} // namespace
+
+uint64_t sparseBrickHashEntries(uint32_t maxBricks) {
+    // A power of two at least twice the list: the hash is at most half full.
+    return uint64_t(1) << std::bit_width(2 * uint64_t(std::max(maxBricks, 1u)) - 1);
+}
+
+uint64_t sparseLookupBytes(uint32_t maxBricks) {
+    // The hash, then per brick its pairs' slots and its 8 neighbours' entries.
+    return (2 * sparseBrickHashEntries(maxBricks) + uint64_t(maxBricks) * (gpu::kIsoBrickRowPairs + 8)) * 4;
+}
+
+Status IsoSurface::Impl::planSparseIndexed(const DeviceLimits& lim, const std::string& dev) {
+    // The vertex pass evaluates field() per brick as these three sources do;
+    // a source whose bricks keep their samples instead (sparse volumes,
+    // being added beside this) needs its own vertex pass first.
+    if (info.source != FieldSource::UserGlsl && info.source != FieldSource::Metaballs &&
+        info.source != FieldSource::Particles)
+        return Status::error(ErrorCode::InvalidArgument,
+                             "isosurface '" + info.name +
+                                 "': sparse domain, indexed output: supported for FieldSource::UserGlsl, Metaballs "
+                                 "and Particles (use non-indexed output)");
+    const uint64_t bytes = sparseLookupBytes(info.sparse.maxBricks);
+    if (bytes > lim.maxStorageBufferRange)
+        return Status::error(ErrorCode::DeviceLimit,
+                             "isosurface '" + info.name + "': sparse domain, indexed output: the owner lookup of " +
+                                 "maxBricks " + std::to_string(info.sparse.maxBricks) + " (a brick hash of " +
+                                 std::to_string(sparseBrickHashEntries(info.sparse.maxBricks)) +
+                                 " entries, 32 slots and 8 neighbours per brick) needs " + fmtBytes(bytes) +
+                                 ", over maxStorageBufferRange (" + fmtBytes(lim.maxStorageBufferRange) + ")" + dev +
+                                 "; at most " + std::to_string(maxSparseIndexedBricks(lim)) +
+                                 " bricks with indexed output");
+    sizes.sparseLookupBytes = bytes;
+    return {};
+}
+
+uint32_t maxSparseIndexedBricks(const DeviceLimits& limits) {
+    uint64_t lo = 0, hi = std::min<uint64_t>(kMaxSparseBricks, limits.maxStorageBufferRange / 4);
+    while (lo < hi) {
+        const uint64_t mid = (lo + hi + 1) / 2;
+        if (sparseLookupBytes(uint32_t(mid)) <= limits.maxStorageBufferRange)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return uint32_t(lo);
+}
+
+Status IsoSurface::Impl::createSparseIndexedBuffers(const MakeBuffer& make) {
+    const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+    PYRAMARCH_TRY(make(sparseLookup, sizes.sparseLookupBytes,
+                       storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                       MemoryUsage::DeviceLocal, "sparse vertex owner lookup"));
+    return make(sparseVertexArgs, 16, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, MemoryUsage::DeviceLocal,
+                "sparse per-slot dispatch");
+}
+
+Status IsoSurface::Impl::createSparseIndexedPipelines() {
+    PYRAMARCH_TRY(makePipeline(sparseVertexArgsPipe, kArgsSpv, "sparse.vertices.args", 3));
+    PYRAMARCH_TRY(makePipeline(sparseVertexCountPipe, kCountSpv, "sparse.vertices.count", 8));
+    PYRAMARCH_TRY(makePipeline(vertexBasesPipe, kBasesSpv, "sparse.vertices.bases", 8));
+    // The vertices read the field: bindings 0-6, and the brick's items at 7, 8.
+    if (info.source == FieldSource::Metaballs) {
+        PYRAMARCH_TRY(makePipeline(
+            sharedVerticesPipe,
+            texelReads ? std::span<const uint32_t>(kMetaballVerticesSpv) : kMetaballVerticesStorageSpv, "vertices", 9));
+    } else if (info.source == FieldSource::Particles) {
+        PYRAMARCH_TRY(makePipeline(sharedVerticesPipe, kParticleVerticesSpv, "vertices", 9));
+    } else {
+        PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> fused,
+                             fusedSpirv(kIsoText_sparse_shared_vertices_comp, "vertices"));
+        PYRAMARCH_TRY(makePipeline(sharedVerticesPipe, fused, "vertices", 7));
+    }
+    return makePipeline(extract, texelReads ? std::span<const uint32_t>(kExtractSpv) : kExtractStorageSpv, "extract",
+                        10);
+}
+
+void IsoSurface::Impl::importSparseIndexedBuffers(RenderGraph& graph, IsoRefs& refs) {
+    const ExternalUse computeRead{Access::StorageRead, PassKind::Compute};
+    const ExternalUse computeIndirect{Access::IndirectRead, PassKind::Compute};
+    refs.sparseLookup = graph.importBuffer(info.name + ".sparse.lookup", sparseLookup, computeRead, computeRead);
+    refs.sparseVertexArgs =
+        graph.importBuffer(info.name + ".sparse.vertices.dispatch", sparseVertexArgs, computeIndirect, computeIndirect);
+}
+
+void IsoSurface::Impl::addSparseVertexPasses(RenderGraph& graph, const IsoRefs& refs) {
+    const std::string& n = info.name;
+    // Slots no pair claims this frame own no vertex (level 1 is what the
+    // build reads); the lookup starts empty (hash keys 0, pair slots ~0).
+    const VkDeviceSize level1Offset = VkDeviceSize(vertexGrid.levels[1].x) * 4,
+                       level1Bytes = VkDeviceSize(vertexGrid.levels[1].y) * 4,
+                       hashBytes = sparseBrickHashEntries(info.sparse.maxBricks) * 8;
+    graph.addPass(n + ".sparse.vertices.clear", PassKind::Transfer)
+        .use(refs.vertexPyramid, Access::TransferDst)
+        .use(refs.sparseLookup, Access::TransferDst)
+        .record([refs, level1Offset, level1Bytes, hashBytes](PassContext& ctx) {
+            ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.vertexPyramid), level1Offset, level1Bytes, 0);
+            ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.sparseLookup), 0, hashBytes, 0);
+            ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.sparseLookup), hashBytes, VK_WHOLE_SIZE, 0xffffffffu);
+        });
+    graph.addPass(n + ".sparse.vertices.args", PassKind::Compute)
+        .pipeline(sparseVertexArgsPipe)
+        .uniform(0, refs.grid)
+        .storage(1, refs.counters, R)
+        .storage(2, refs.sparseVertexArgs, W)
+        .record([this](PassContext& ctx) {
+            ctx.pushConstants(push());
+            ctx.dispatch(1);
+        });
+    graph.addPass(n + ".sparse.vertices.count", PassKind::Compute)
+        .pipeline(sparseVertexCountPipe)
+        .uniform(0, refs.grid)
+        .uniform(1, refs.vertexGrid)
+        .storage(2, refs.pyramid, R)
+        .storage(3, refs.vertexPyramid, W)
+        .storage(4, refs.counters, R)
+        .storage(5, refs.slotRecords, R)
+        .storage(6, refs.brickList, R)
+        .storage(7, refs.sparseLookup, RW)
+        .use(refs.sparseVertexArgs, Access::IndirectRead)
+        .record(indirectDispatch(refs.sparseVertexArgs, 0));
+    // The count pass wrote levels 0 and 1.
+    if (vertexGrid.levelCount > 2)
+        addPyramidBuild(graph, n + ".vertices.pyramid.", refs.vertexGrid, refs.vertexPyramid, vertexGrid, 1);
+    graph.addPass(n + ".sparse.vertices.bases", PassKind::Compute)
+        .pipeline(vertexBasesPipe)
+        .uniform(0, refs.grid)
+        .uniform(1, refs.vertexGrid)
+        .storage(2, refs.vertexPyramid, R)
+        .storage(3, refs.runBases, W)
+        .storage(4, refs.counters, R)
+        .storage(5, refs.slotRecords, R)
+        .storage(6, refs.brickList, R)
+        .storage(7, refs.sparseLookup, RW)
+        .use(refs.sparseVertexArgs, Access::IndirectRead)
+        .record(indirectDispatch(refs.sparseVertexArgs, 0));
+}
+
+BufferRef IsoSurface::Impl::addSparseIndexedPasses(RenderGraph& graph, const IsoRefs& refs) {
+    const std::string& n = info.name;
+    const ExternalUse indexRead{Access::IndexRead, PassKind::Graphics};
+    const BufferRef indicesRef = graph.importBuffer(n + ".indices", indices, indexRead, indexRead);
+    PassBuilder vertexPass = graph.addPass(n + ".vertices", PassKind::Compute);
+    vertexPass.pipeline(sharedVerticesPipe)
+        .uniform(0, refs.grid)
+        .uniform(1, refs.vertexGrid)
+        .storage(2, refs.brickList, R)
+        .storage(3, refs.pyramid, R)
+        .storage(4, refs.vertexPyramid, R)
+        .storage(5, refs.vertices, W)
+        .storage(6, refs.slotRecords, R);
+    bindBrickItems(vertexPass, refs);
+    vertexPass.use(refs.args, Access::IndirectRead)
+        .record(indirectDispatch(refs.args, offsetof(gpu::IsoArgs, vertexDispatchX)));
+    PassBuilder pass = graph.addPass(n + ".extract", PassKind::Compute);
+    pass.pipeline(extract).uniform(0, refs.grid).uniform(1, refs.tables).uniform(2, refs.vertexGrid);
+    if (texelReads)
+        pass.texel(3, refs.pyramid, VK_FORMAT_R32G32B32A32_UINT, Access::SampledRead)
+            .texel(4, refs.vertexPyramid, VK_FORMAT_R32_UINT, Access::SampledRead)
+            .texel(5, refs.runBases, VK_FORMAT_R32_UINT, Access::SampledRead);
+    else
+        pass.storage(3, refs.pyramid, R).storage(4, refs.vertexPyramid, R).storage(5, refs.runBases, R);
+    pass.storage(6, indicesRef, W)
+        .storage(7, refs.slotRecords, R)
+        .storage(8, refs.brickList, R)
+        .storage(9, refs.sparseLookup, R)
+        .use(refs.args, Access::IndirectRead)
+        .record(indirectDispatch(refs.args, offsetof(gpu::IsoArgs, dispatchX)));
+    return indicesRef;
+}
+
+} // namespace pyramarch::iso
