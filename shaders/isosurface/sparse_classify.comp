@@ -45,6 +45,9 @@ void isoSparseUseBrick(uint listedBrick) {}
 layout(set = 0, binding = 3, std430) buffer PyramidBuf { uint pyramid[]; };
 layout(set = 0, binding = 4, std430) buffer CountersBuf { IsoCounters counters; };
 layout(set = 0, binding = 5, std430) readonly buffer BrickListBuf { uint bricks[]; };
+#ifdef ISO_SPARSE_VOLUME
+uint isoListedEntry(uint listedBrick) { return bricks[listedBrick]; }
+#endif
 layout(set = 0, binding = 6, std430) writeonly buffer SlotBuf { uint slotRecords[]; };
 
 // vertex_owner.glsl's corner swap, without its bindings.

@@ -42,6 +42,9 @@ layout(set = 0, binding = 3, std430) readonly buffer PyramidQuadBuf { uvec4 pyra
 #endif
 layout(set = 0, binding = 4, std430) writeonly buffer VertexBuf { IsoVertex vertices[]; };
 layout(set = 0, binding = 5, std430) readonly buffer BrickListBuf { uint bricks[]; };
+#ifdef ISO_SPARSE_VOLUME
+uint isoListedEntry(uint listedBrick) { return bricks[listedBrick]; }
+#endif
 layout(set = 0, binding = 6, std430) readonly buffer SlotBuf { uint slotRecords[]; };
 
 #include "isosurface/mc_vertex.glsl"

@@ -11,13 +11,15 @@
 // key, the index extraction computes for every use of the edge.
 // Fused: compiled at creation with the user's snippet, or by the build for
 // metaballs and particles (ISO_SPARSE_METABALLS, ISO_SPARSE_PARTICLES: the
-// field sums the owner brick's items). Pool and vertex pyramid are read as
-// storage buffers (ISO_STORAGE_READS only picks how metaballs are read).
-#if defined(ISO_SPARSE_METABALLS) || defined(ISO_SPARSE_PARTICLES)
+// field sums the owner brick's items) and volumes (ISO_SPARSE_VOLUME: the
+// owner brick's block of samples holds every sample its cells' vertices
+// read). Pool and vertex pyramid are read as storage buffers
+// (ISO_STORAGE_READS only picks how the balls or the volume pool are read).
+#if defined(ISO_SPARSE_METABALLS) || defined(ISO_SPARSE_PARTICLES) || defined(ISO_SPARSE_VOLUME)
 #define ISO_USER_FIELD
 #endif
-#if defined(ISO_SPARSE_METABALLS) && !defined(ISO_STORAGE_READS)
-#define ISO_TEXEL_READS // the balls (metaballs.glsl)
+#if (defined(ISO_SPARSE_METABALLS) || defined(ISO_SPARSE_VOLUME)) && !defined(ISO_STORAGE_READS)
+#define ISO_TEXEL_READS // the balls (metaballs.glsl), the volume pool (sparse_volume_field.glsl)
 #endif
 #include "isosurface/common.glsl"
 
@@ -29,11 +31,16 @@ layout(set = 0, binding = 1, std140) uniform VertexGridBuf { IsoGrid vertexGrid;
 #include "isosurface/sparse_metaball_field.glsl" // the brick's balls at bindings 7 and 8
 #elif defined(ISO_SPARSE_PARTICLES)
 #include "isosurface/sparse_particle_field.glsl" // the brick's particles at bindings 7 and 8
+#elif defined(ISO_SPARSE_VOLUME)
+#include "isosurface/sparse_volume_field.glsl" // the pool at 7, 9, 10, 11, the bricks' slots at 8
 #else
 #include "isosurface/user_field.glsl"
 void isoSparseUseBrick(uint listedBrick) {}
 #endif
 layout(set = 0, binding = 2, std430) readonly buffer BrickListBuf { uint bricks[]; };
+#ifdef ISO_SPARSE_VOLUME
+uint isoListedEntry(uint listedBrick) { return bricks[listedBrick]; }
+#endif
 layout(set = 0, binding = 3, std430) readonly buffer PyramidBuf { uint pyramid[]; };
 layout(set = 0, binding = 4, std430) readonly buffer VertexPyramidBuf { uint vertexPyramid[]; };
 layout(set = 0, binding = 4, std430) readonly buffer VertexQuadBuf { uvec4 vertexQuads[]; };

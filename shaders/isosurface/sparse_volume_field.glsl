@@ -30,8 +30,9 @@ layout(set = 0, binding = 11, std430) readonly buffer VolumePool3Buf { uint volu
 #endif
 // Per listed brick: its pool slot (sparse_volume_activate.comp).
 layout(set = 0, binding = 8, std430) readonly buffer VolumeBrickSlotsBuf { uint volumeBrickSlots[]; };
-// The brick list of the includer (binding 5), for the listed brick's origin.
-layout(set = 0, binding = 5, std430) readonly buffer VolumeListedBuf { uint volumeListed[]; };
+// The includer's brick list entry of a listed brick (its coordinates),
+// defined after the includer declares the list.
+uint isoListedEntry(uint listedBrick);
 
 // The pool's format, known at creation (lavapipe would run every format's
 // decode under a mask if it came from a buffer).
@@ -47,7 +48,7 @@ void isoBeginUserFrame() {}
 uint isoBrickPool, isoBrickBase;
 ivec3 isoBrickLo;
 void isoSparseUseBrick(uint listedBrick) {
-    const uint packed = volumeListed[listedBrick];
+    const uint packed = isoListedEntry(listedBrick);
     const uint mask = (1u << kIsoBrickAxisBits) - 1u;
     const uvec3 b = uvec3(packed & mask, (packed >> kIsoBrickAxisBits) & mask, packed >> (2 * kIsoBrickAxisBits));
     isoBrickLo = ivec3(b * kIsoBrickCells) - 1;

@@ -332,11 +332,10 @@ TEST(IsoLayout, SparseDomainsAreSizedByTheirPool) {
         EXPECT_EQ(volume->fieldBytes, 0u);
         EXPECT_TRUE(volume->texelReads) << "one texel per pool sample fits maxTexelBufferElements";
     }
-    // Indexed output reads field() per brick (user fields, metaballs,
-    // particles): not yet the volumes' resident bricks.
+    // Indexed output: each vertex from its owner brick's block.
     info.indexed = true;
     info.indexCapacity = 3000;
-    expectError(info, ErrorCode::InvalidArgument, "indexed output: supported for FieldSource::UserGlsl");
+    EXPECT_TRUE(iso::testing::planLayout(info, lavapipeLimits()).ok());
     info.indexed = false;
     info.sparse.maxVolumeBricks = 100840; // a second buffer
     EXPECT_TRUE(iso::testing::planLayout(info, lavapipeLimits()).ok());

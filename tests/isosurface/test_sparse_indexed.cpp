@@ -480,6 +480,76 @@ TEST_F(IsoSparseIndexed, SmallStorageReadsMatchTexelReads) {
     EXPECT_TRUE(a.edgeUses == b.edgeUses);
 }
 
+// Sparse volumes: each shared vertex from its owner brick's block of
+// samples (sparse_volume_field.glsl); u8 with Sobel normals, f32 with NaN
+// samples and cells a multiple of 8 along x; texel reads of one pool
+// buffer, and storage reads of a pool spread over three.
+TEST_F(IsoSparseIndexed, VolumesMatchTheDenseIndexedPath) {
+    struct Case {
+        const char* what;
+        std::array<uint32_t, 3> n;
+        VolumeFormat format;
+        NormalMode normals;
+        bool storage;
+    };
+    const Case cases[] = {
+        {"u8, Sobel, texel reads", {45, 38, 50}, VolumeFormat::U8, NormalMode::Sobel, false},
+        {"f32 with NaN, central, 3 pool buffers", {33, 41, 25}, VolumeFormat::F32, NormalMode::Central, true}};
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.what);
+        IsoSurfaceCreateInfo info;
+        info.samples = c.n;
+        info.boundsMin = {-1.f, -0.5f, 0.f};
+        info.boundsMax = {1.f, 1.5f, 1.f};
+        info.source = FieldSource::Volume;
+        info.normals = c.normals;
+        info.isoValue = 100.5f;
+        info = withIndexed(info);
+        // Two balls and ripples, 0..255.
+        const size_t count = size_t(c.n[0]) * c.n[1] * c.n[2], each = c.format == VolumeFormat::U8 ? 1 : 4;
+        std::vector<uint8_t> bytes(count * each);
+        for (uint32_t z = 0; z < c.n[2]; ++z)
+            for (uint32_t y = 0; y < c.n[1]; ++y)
+                for (uint32_t x = 0; x < c.n[0]; ++x) {
+                    const size_t i = x + size_t(c.n[0]) * (y + size_t(c.n[1]) * z);
+                    const float a = std::hypot(float(x) - 14.f, float(y) - 15.f, float(z) - 12.f);
+                    const float b = std::hypot(float(x) - 28.f, float(y) - 24.f, float(z) - 16.f);
+                    float v =
+                        std::clamp(255.f - 14.f * std::min(a, b) + 9.f * std::sin(0.7f * float(x + y)), 0.f, 255.f);
+                    if (c.format == VolumeFormat::U8) {
+                        bytes[i] = uint8_t(v);
+                    } else {
+                        if (i % 53 == 0) v = NAN;
+                        std::memcpy(&bytes[4 * i], &v, 4);
+                    }
+                }
+        const size_t slice = size_t(c.n[0]) * c.n[1] * each;
+        const VolumeSlabs slabs{c.format, 1.f, 0.f, [&](uint32_t first, uint32_t n, void* dst) {
+                                    std::memcpy(dst, bytes.data() + slice * first, slice * n);
+                                    return Status{};
+                                }};
+        auto census = censusSparseVolume(slabs, c.n, info.isoValue, info.isoValue);
+        ASSERT_TRUE(census.ok()) << census.message();
+        IsoSurfaceCreateInfo sparseInfo = info;
+        sparseInfo.sparse.enabled = true;
+        sparseInfo.sparse.maxBricks = census->surfaceBricks;
+        sparseInfo.sparse.maxRowPairs = census->surfaceBricks * 32;
+        sparseInfo.sparse.maxVolumeBricks = census->surfaceBricks;
+        sparseInfo.sparse.volumeFormat = c.format;
+        iso::testing::Knobs knobs;
+        knobs.storageReads = c.storage;
+        if (c.storage) knobs.volumePoolBricks = (census->surfaceBricks + 2) / 3;
+        auto dense = make(info);
+        auto sparse = make(sparseInfo, knobs);
+        ASSERT_TRUE(dense && sparse);
+        ASSERT_TRUE(dense->uploadVolume(bytes.data(), bytes.size(), c.format).ok());
+        ASSERT_TRUE(sparse->uploadVolume(slabs, info.isoValue, info.isoValue).ok());
+        frame(*dense);
+        frame(*sparse);
+        expectMatches(info, *dense, *dense, *sparse, 300);
+    }
+}
+
 TEST_F(IsoSparseIndexed, MeshSmoothingIsRefusedAtCreation) {
     IsoSurfaceCreateInfo info = sparseUserInfo(kCayleyGlsl, {21, 19, 23}, 34.65f, NormalMode::Central);
     info.meshSmoothing.iterations = 2;

@@ -790,8 +790,8 @@ TEST(SampleCliGpu, IsoSparseMatchesTheDensePath) {
     EXPECT_NE(big.out.find("a dense grid: 42.7 GiB"), std::string::npos) << big.out;
 }
 
-// Raw volumes on a sparse domain: `--sparse` gives the dense path's
-// triangles, and a file whose dense field would not fit one storage buffer
+// Raw volumes on a sparse domain: `--sparse` (and with `--indexed`) gives
+// the dense path's triangles, and a file whose dense field would not fit one storage buffer
 // goes sparse by itself (read slab by slab), finding every cut cell.
 TEST(SampleCliGpu, IsoRawVolumeSparse) {
     const auto writeBall = [](const std::filesystem::path& path, uint32_t n, float radius) {
@@ -824,6 +824,9 @@ TEST(SampleCliGpu, IsoRawVolumeSparse) {
     ASSERT_FALSE(triangles(dense.out).empty()) << dense.out;
     EXPECT_EQ(triangles(sparse.out), triangles(dense.out)) << sparse.out;
     EXPECT_NE(sparse.out.find("sparse volume: "), std::string::npos) << sparse.out;
+    const CmdResult indexed = run(args + " --sparse --indexed");
+    ASSERT_EQ(indexed.code, 0) << indexed.err;
+    EXPECT_EQ(triangles(indexed.out), triangles(dense.out)) << indexed.out;
     std::filesystem::remove(small);
 
     // 330^3 samples: a 144 MiB float field, past lavapipe's 128 MiB binding.

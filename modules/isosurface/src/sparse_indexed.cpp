@@ -54,6 +54,12 @@ const uint32_t kMetaballVerticesStorageSpv[] =
 const uint32_t kParticleVerticesSpv[] =
 #include "shaders/isosurface/sparse_shared_vertices.particles.comp.spv.inc"
     ;
+const uint32_t kVolumeVerticesSpv[] =
+#include "shaders/isosurface/sparse_shared_vertices.volume.comp.spv.inc"
+    ;
+const uint32_t kVolumeVerticesStorageSpv[] =
+#include "shaders/isosurface/sparse_shared_vertices.volume_storage.comp.spv.inc"
+    ;
 } // namespace
 
 uint64_t sparseBrickHashEntries(uint32_t maxBricks) {
@@ -67,15 +73,6 @@ uint64_t sparseLookupBytes(uint32_t maxBricks) {
 }
 
 Status IsoSurface::Impl::planSparseIndexed(const DeviceLimits& lim, const std::string& dev) {
-    // The vertex pass evaluates field() per brick as these three sources do;
-    // a source whose bricks keep their samples instead (sparse volumes,
-    // being added beside this) needs its own vertex pass first.
-    if (info.source != FieldSource::UserGlsl && info.source != FieldSource::Metaballs &&
-        info.source != FieldSource::Particles)
-        return Status::error(ErrorCode::InvalidArgument,
-                             "isosurface '" + info.name +
-                                 "': sparse domain, indexed output: supported for FieldSource::UserGlsl, Metaballs "
-                                 "and Particles (use non-indexed output)");
     const uint64_t bytes = sparseLookupBytes(info.sparse.maxBricks);
     if (bytes > lim.maxStorageBufferRange)
         return Status::error(ErrorCode::DeviceLimit,
@@ -122,6 +119,11 @@ Status IsoSurface::Impl::createSparseIndexedPipelines() {
             texelReads ? std::span<const uint32_t>(kMetaballVerticesSpv) : kMetaballVerticesStorageSpv, "vertices", 9));
     } else if (info.source == FieldSource::Particles) {
         PYRAMARCH_TRY(makePipeline(sharedVerticesPipe, kParticleVerticesSpv, "vertices", 9));
+    } else if (info.source == FieldSource::Volume) {
+        // The pool's buffers at 7, 9, 10 and 11, the listed bricks' slots at 8.
+        PYRAMARCH_TRY(makePipeline(
+            sharedVerticesPipe, texelReads ? std::span<const uint32_t>(kVolumeVerticesSpv) : kVolumeVerticesStorageSpv,
+            "vertices", 12));
     } else {
         PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> fused,
                              fusedSpirv(kIsoText_sparse_shared_vertices_comp, "vertices"));

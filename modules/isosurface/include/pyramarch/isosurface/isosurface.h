@@ -281,9 +281,9 @@ struct MeshSmoothing {
 // sparseRowPairsNeeded, sparseItemRefsNeeded: suggestSparseCapacity()).
 // Resident memory (IsoSurface::memoryReport): 4 bytes per listed brick
 // (metaballs, particles: 12, and 4 per item reference) and ~29 bytes per pool slot,
-// plus the vertex buffer, whatever the grid; volumes add the resident
-// bricks (512 bytes each in U8), 16 bytes per surface brick, the brick
-// table, and a host-visible staging copy of the three.
+// plus the vertex buffer, whatever the grid; volumes add the pool (1,331
+// bytes a surface brick in U8), 16 bytes per surface brick, 4 per brick of
+// maxBricks, and a host-visible staging copy of the pool and surface bricks.
 // With indexed = true: the dense indexed path's mesh (the same vertices bit
 // for bit, the same triangles, vertices shared across brick and row-pair
 // borders), in the pool's order; ~13 more bytes per slot (vertex pyramid,
@@ -449,11 +449,11 @@ struct IsoSurfaceCreateInfo {
     float lipschitz = 0.f;
     // UserGlsl: a field buffer, or field() where it is read (see FieldEvaluation).
     FieldEvaluation fieldEvaluation = FieldEvaluation::Auto;
-    // UserGlsl, Metaballs or Particles, optional: a sparse virtual grid (see
-    // SparseDomain). Needs ExtractionMethod::HistoPyramid and non-indexed
-    // output, and for UserGlsl lipschitz > 0 and fused evaluation (Fused, or
-    // Auto); samples may then exceed what a field buffer or a dense pyramid
-    // could hold.
+    // UserGlsl, Metaballs, Particles or Volume, optional: a sparse virtual
+    // grid (see SparseDomain). Needs ExtractionMethod::HistoPyramid, no
+    // meshSmoothing, and for UserGlsl lipschitz > 0 and fused evaluation
+    // (Fused, or Auto); samples may then exceed what a field buffer or a
+    // dense pyramid could hold.
     SparseDomain sparse;
     // UserGlsl: required, the compiler that turns the module's field shader
     // (fieldGlsl wrapped) into SPIR-V, called once inside create(). The
