@@ -2656,22 +2656,6 @@ TEST_F(IsoGpu, ScanBaselineMatchesReference) {
 }
 
 namespace {
-// Edges of the grid whose two samples differ in inside-ness (NaN = outside):
-// the unique vertices of indexed output.
-size_t cutEdges(const ref::Grid& g, const std::vector<float>& f, float iso) {
-    auto inside = [&](size_t i) { return !std::isnan(f[i]) && f[i] >= iso; };
-    size_t n = 0;
-    for (uint32_t z = 0; z < g.n[2]; ++z)
-        for (uint32_t y = 0; y < g.n[1]; ++y)
-            for (uint32_t x = 0; x < g.n[0]; ++x) {
-                const size_t i = g.index(x, y, z);
-                if (x + 1 < g.n[0] && inside(i) != inside(g.index(x + 1, y, z))) ++n;
-                if (y + 1 < g.n[1] && inside(i) != inside(g.index(x, y + 1, z))) ++n;
-                if (z + 1 < g.n[2] && inside(i) != inside(g.index(x, y, z + 1))) ++n;
-            }
-    return n;
-}
-
 // Indexed output against the CPU reference: one vertex per cut edge, and
 // index k names the vertex the non-indexed path writes at key k (positions to
 // 1e-5 of a cell, normals to 1e-3). `indices` receives the index buffer and
