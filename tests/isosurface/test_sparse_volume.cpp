@@ -302,6 +302,14 @@ TEST_F(IsoSparseVolume, CapacitiesAndBadUploadsAreReported) {
     IsoSurfaceCreateInfo good = sparseOf(info, census.value());
 
     {
+        SCOPED_TRACE("a census whose slices alone exceed memory");
+        VolumeSlabs huge = slabs;
+        huge.read = [](uint32_t, uint32_t, void*) { return Status{}; };
+        auto c = censusSparseVolume(huge, {1u << 20, 1u << 20, 9}, 128.f, 128.f); // 11 TiB a slab
+        ASSERT_FALSE(c.ok());
+        EXPECT_EQ(c.code(), ErrorCode::OutOfMemory) << c.message();
+    }
+    {
         SCOPED_TRACE("creation");
         IsoSurfaceCreateInfo bad = good;
         bad.sparse.maxVolumeBricks = 0;

@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <exception>
 
 #include "iso_impl.h"
 #include "pyramarch/isosurface/raw_volume.h"
@@ -120,10 +121,27 @@ Status forEachSurfaceBrick(const VolumeSlabs& volume, const VolumeBricks& g, flo
     const uint32_t sx = g.samples[0], sy = g.samples[1], sz = g.samples[2];
     const uint32_t bx = g.cells[0], by = g.cells[1];
     const RowConverter converter(volume);
-    std::vector<uint8_t> slab(g.sliceBytes * kSide);
-    std::vector<float> row(sx);
-    std::vector<float> lo(size_t(bx) * by), hi(size_t(bx) * by);
-    std::vector<float> rowLo(bx), rowHi(bx);
+    // One layer's slices and per-brick ranges are all an upload holds: a
+    // volume whose slices alone exceed memory is an error, not a crash
+    // (8192^2 f32 slices: 2.75 GiB a slab).
+    constexpr uint64_t kMaxSlabBytes = 4ull << 30;
+    if (uint64_t(g.sliceBytes) > kMaxSlabBytes / kSide)
+        return Status::error(ErrorCode::OutOfMemory, who + "a slab of " + std::to_string(kSide) + " slices of " +
+                                                         fmtBytes(g.sliceBytes) + " each is over the " +
+                                                         fmtBytes(kMaxSlabBytes) + " an upload holds");
+    std::vector<uint8_t> slab;
+    std::vector<float> row, lo, hi, rowLo, rowHi;
+    try {
+        slab.resize(g.sliceBytes * kSide);
+        row.resize(sx);
+        lo.resize(size_t(bx) * by);
+        hi.resize(size_t(bx) * by);
+        rowLo.resize(bx);
+        rowHi.resize(bx);
+    } catch (const std::exception&) { // bad_alloc, or length_error past max_size()
+        return Status::error(ErrorCode::OutOfMemory, who + "cannot hold a slab of " + std::to_string(kSide) +
+                                                         " slices (" + fmtBytes(g.sliceBytes * kSide) + ")");
+    }
     constexpr float inf = std::numeric_limits<float>::infinity();
     for (uint32_t layer = 0; layer < g.cells[2]; ++layer) {
         // The layer's cells read slices z0 .. z1; their blocks first .. last.
