@@ -103,6 +103,8 @@ const uint32_t kVolumeExtractStorageSpv[] =
     ;
 } // namespace
 
+// Indexed output builds its own extraction (sparse_indexed.cpp): the
+// triangle-soup one is not compiled then (for user fields a run-time compile).
 Status IsoSurface::Impl::createSparsePipelines() {
     if (info.source == FieldSource::Volume) {
         // Activate: bindings 0-3 as below, the surface bricks at 4, the listed bricks' slots at 5.
@@ -111,9 +113,10 @@ Status IsoSurface::Impl::createSparsePipelines() {
         PYRAMARCH_TRY(makePipeline(
             classify, texelReads ? std::span<const uint32_t>(kVolumeClassifySpv) : kVolumeClassifyStorageSpv,
             "classify", 12));
-        PYRAMARCH_TRY(makePipeline(extract,
-                                   texelReads ? std::span<const uint32_t>(kVolumeExtractSpv) : kVolumeExtractStorageSpv,
-                                   "extract", 12));
+        if (!indexed)
+            PYRAMARCH_TRY(makePipeline(
+                extract, texelReads ? std::span<const uint32_t>(kVolumeExtractSpv) : kVolumeExtractStorageSpv,
+                "extract", 12));
         return createBuildPipeline();
     }
     if (info.source == FieldSource::Particles) {
@@ -124,9 +127,10 @@ Status IsoSurface::Impl::createSparsePipelines() {
         PYRAMARCH_TRY(makePipeline(sparseActivatePipe, kParticleActivateSpv, "sparse.activate", 9, false));
         // Classify and extraction: the particles at 7, the lists at 8.
         PYRAMARCH_TRY(makePipeline(classify, kParticleClassifySpv, "classify", 9));
-        PYRAMARCH_TRY(makePipeline(
-            extract, texelReads ? std::span<const uint32_t>(kParticleExtractSpv) : kParticleExtractStorageSpv,
-            "extract", 9));
+        if (!indexed)
+            PYRAMARCH_TRY(makePipeline(
+                extract, texelReads ? std::span<const uint32_t>(kParticleExtractSpv) : kParticleExtractStorageSpv,
+                "extract", 9));
         return createBuildPipeline();
     }
     if (info.source == FieldSource::Metaballs) {
@@ -140,7 +144,8 @@ Status IsoSurface::Impl::createSparsePipelines() {
                                    "sparse.activate", 7, false));
         // Classify and extraction: the balls at 7, the ball lists at 8.
         PYRAMARCH_TRY(makePipeline(classify, pick(kMetaballClassifySpv, kMetaballClassifyStorageSpv), "classify", 9));
-        PYRAMARCH_TRY(makePipeline(extract, pick(kMetaballExtractSpv, kMetaballExtractStorageSpv), "extract", 9));
+        if (!indexed)
+            PYRAMARCH_TRY(makePipeline(extract, pick(kMetaballExtractSpv, kMetaballExtractStorageSpv), "extract", 9));
         return createBuildPipeline();
     }
     PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> supers, sparseActivateSpirv(true));
@@ -150,8 +155,11 @@ Status IsoSurface::Impl::createSparsePipelines() {
     PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> classifySpv,
                          fusedSpirv(kIsoText_sparse_classify_comp, "classify"));
     PYRAMARCH_TRY(makePipeline(classify, classifySpv, "classify", 7));
-    PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> extractSpv, fusedSpirv(kIsoText_sparse_extract_comp, "extract"));
-    PYRAMARCH_TRY(makePipeline(extract, extractSpv, "extract", 7));
+    if (!indexed) {
+        PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> extractSpv,
+                             fusedSpirv(kIsoText_sparse_extract_comp, "extract"));
+        PYRAMARCH_TRY(makePipeline(extract, extractSpv, "extract", 7));
+    }
     return createBuildPipeline();
 }
 
