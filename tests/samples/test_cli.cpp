@@ -836,9 +836,10 @@ TEST(SampleCliGpu, IsoRawVolumeSparse) {
     const CmdResult big = run("iso --raw " + large.string() + " --dims 330,330,330 --type u8 --iso 120.5");
     std::filesystem::remove(large);
     ASSERT_EQ(big.code, 0) << big.err;
-    if (big.err.find("exceeds maxStorageBufferRange") == std::string::npos)
-        GTEST_SKIP() << "the device's storage buffers hold the dense field: " << big.err;
-    EXPECT_NE(big.out.find("sparse volume: "), std::string::npos) << big.out;
+    // A device whose storage buffers hold the 144 MiB field runs it dense:
+    // the same cut cells either way.
+    if (big.err.find("exceeds maxStorageBufferRange") != std::string::npos)
+        EXPECT_NE(big.out.find("sparse volume: "), std::string::npos) << big.out;
     EXPECT_EQ(big.out.find("OVERFLOW"), std::string::npos) << big.out;
     // The CPU's cut cells, on the samples the file holds.
     std::vector<uint8_t> v(size_t(n) * n * n);
