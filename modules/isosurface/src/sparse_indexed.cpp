@@ -165,33 +165,27 @@ void IsoSurface::Impl::addSparseVertexPasses(RenderGraph& graph, const IsoRefs& 
             ctx.pushConstants(push());
             ctx.dispatch(1);
         });
-    graph.addPass(n + ".sparse.vertices.count", PassKind::Compute)
-        .pipeline(sparseVertexCountPipe)
-        .uniform(0, refs.grid)
-        .uniform(1, refs.vertexGrid)
-        .storage(2, refs.pyramid, R)
-        .storage(3, refs.vertexPyramid, W)
-        .storage(4, refs.counters, R)
-        .storage(5, refs.slotRecords, R)
-        .storage(6, refs.brickList, R)
-        .storage(7, refs.sparseLookup, RW)
-        .use(refs.sparseVertexArgs, Access::IndirectRead)
-        .record(indirectDispatch(refs.sparseVertexArgs, 0));
+    // A thread per claimed slot, reading binding 2 and writing binding 3;
+    // both passes share the rest (the slots, the list, the owner lookup).
+    const auto slotPass = [&](const char* suffix, const ComputePipeline& pipe, BufferRef read, BufferRef written) {
+        graph.addPass(n + suffix, PassKind::Compute)
+            .pipeline(pipe)
+            .uniform(0, refs.grid)
+            .uniform(1, refs.vertexGrid)
+            .storage(2, read, R)
+            .storage(3, written, W)
+            .storage(4, refs.counters, R)
+            .storage(5, refs.slotRecords, R)
+            .storage(6, refs.brickList, R)
+            .storage(7, refs.sparseLookup, RW)
+            .use(refs.sparseVertexArgs, Access::IndirectRead)
+            .record(indirectDispatch(refs.sparseVertexArgs, 0));
+    };
+    slotPass(".sparse.vertices.count", sparseVertexCountPipe, refs.pyramid, refs.vertexPyramid);
     // The count pass wrote levels 0 and 1.
     if (vertexGrid.levelCount > 2)
         addPyramidBuild(graph, n + ".vertices.pyramid.", refs.vertexGrid, refs.vertexPyramid, vertexGrid, 1);
-    graph.addPass(n + ".sparse.vertices.bases", PassKind::Compute)
-        .pipeline(vertexBasesPipe)
-        .uniform(0, refs.grid)
-        .uniform(1, refs.vertexGrid)
-        .storage(2, refs.vertexPyramid, R)
-        .storage(3, refs.runBases, W)
-        .storage(4, refs.counters, R)
-        .storage(5, refs.slotRecords, R)
-        .storage(6, refs.brickList, R)
-        .storage(7, refs.sparseLookup, RW)
-        .use(refs.sparseVertexArgs, Access::IndirectRead)
-        .record(indirectDispatch(refs.sparseVertexArgs, 0));
+    slotPass(".sparse.vertices.bases", vertexBasesPipe, refs.vertexPyramid, refs.runBases);
 }
 
 BufferRef IsoSurface::Impl::addSparseIndexedPasses(RenderGraph& graph, const IsoRefs& refs) {
