@@ -80,16 +80,19 @@ void main() {
     stats[slot].activeCells = counters.activeCells;
     // Sparse: a brick list or pool that ran out dropped cells (bounded: the
     // passes write nothing past either), which is an overflow as well.
-    // Metaballs: so did the ball references (user fields count none: limit 0).
+    // Metaballs: so did the ball references (user fields count none: limit 0);
+    // volumes from an octree: the surface bricks past the pool.
     const uint sparseBricks = counters.sparseBricks, sparseSlots = counters.sparseSlots;
     const uint sparseItemRefs = counters.sparseItemRefs;
     const bool sparseShort = sparseBricks > grid.sparseLimits.x || sparseSlots > grid.sparseLimits.y ||
-                             sparseItemRefs > grid.sparseLimits.w || counters.sparseCrowdedBricks != 0u;
+                             sparseItemRefs > grid.sparseLimits.w || counters.sparseCrowdedBricks != 0u ||
+                             counters.sparseVolumeBricks > grid.sparseLimits.w;
     stats[slot].overflow = (needed > written || indicesNeeded > indicesWritten || sparseShort) ? 1u : 0u;
     stats[slot].sparseBricks = sparseBricks;
     stats[slot].sparseSlots = sparseSlots;
     stats[slot].sparseItemRefs = sparseItemRefs;
     stats[slot].sparseCrowdedBricks = counters.sparseCrowdedBricks;
+    stats[slot].sparseVolumeBricks = counters.sparseVolumeBricks;
     stats[slot].frame = pc.frame;
     stats[slot].valid = 1u;
     stats[slot].indicesNeeded = indicesNeeded;
@@ -102,4 +105,5 @@ void main() {
     counters.sparseSupers = 0;
     counters.sparseItemRefs = 0;
     counters.sparseCrowdedBricks = 0;
+    counters.sparseVolumeBricks = 0;
 }

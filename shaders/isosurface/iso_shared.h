@@ -237,8 +237,9 @@ struct IsoGrid {
     // kIsoClassifyCells cells, not over the grid's cells.
     uvec4 sparse;
     // Sparse: x most bricks listed per frame, y pool slots, z total bricks
-    // of the virtual grid, w metaballs: most ball references of the listed
-    // bricks (else 0).
+    // of the virtual grid, w metaballs and particles: most item references
+    // of the listed bricks; volumes: the pool's bricks (maxVolumeBricks);
+    // user fields 0.
     uvec4 sparseLimits;
     // Sparse: brick index -> coordinates (divideBy constants for the bricks
     // per axis x and y, as cellDivisors).
@@ -292,6 +293,7 @@ struct IsoStatsGpu {
     uint sparseSlots;     // sparse: pool slots needed
     uint sparseItemRefs;  // sparse metaballs, particles: item references needed
     uint sparseCrowdedBricks; // sparse metaballs, particles: bricks past kIsoMaxBrickItems
+    uint sparseVolumeBricks;  // sparse volumes from an octree: surface bricks needed (may exceed the pool)
 };
 
 // Empty-space skipping (IsoGrid.patchList): the activate pass appends every
@@ -316,6 +318,7 @@ struct IsoCounters {
     uint sparseSupers; // sparse: super-bricks the coarse activate pass listed
     uint sparseItemRefs; // sparse metaballs, particles: item references of the listed bricks (their append counter)
     uint sparseCrowdedBricks; // sparse metaballs, particles: bricks past kIsoMaxBrickItems
+    uint sparseVolumeBricks;  // sparse volumes from an octree: surface bricks marked (the pool slot counter)
 };
 
 // Output vertex (32 bytes): what the draw consumes.

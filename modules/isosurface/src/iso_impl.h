@@ -84,6 +84,12 @@ struct IsoRefs {
     BufferRef volumeStaging, volumeSurface, volumeBrickSlots;           // sparse volumes
     BufferRef volumePools[gpu::kIsoVolumePools];                        // sparse volumes (unused ones: the first)
     BufferRef sparseLookup, sparseVertexArgs;                           // sparse, indexed (sparse_indexed.cpp)
+    // Sparse volumes from an octree (sparse_octree.cpp): the host's octree
+    // buffers, the words of its counters holding the leaf tile range, and
+    // the surface's per-brick counts and slots and its dispatch.
+    BufferRef octreeCounters, octreeNodeCount, octreeNodeCoord;
+    uint32_t octreeLeafFirstWord = 0, octreeLeafEndWord = 0;
+    BufferRef octreeBrickCounts, octreeBrickSurface, octreeArgs;
 };
 
 // Sizes planned by planLayout() and used to create the buffers.
@@ -95,6 +101,7 @@ struct IsoSizes {
     uint64_t sparseSuperBytes = 0;                     // sparse: the listed super-bricks
     uint64_t sparseItemBytes = 0;                      // sparse metaballs, particles: the bricks' item lists
     uint64_t sparseTableBytes = 0;                     // sparse particles: a count per brick of the grid
+    uint64_t octreeTableBytes = 0;                     // sparse volumes from an octree: a word per brick of the grid
     // Sparse volumes: the surface bricks (uvec4 each), the pool
     // (maxVolumeBricks bricks in volumePoolCount buffers of at most
     // volumePoolBricks), the listed bricks' slots (maxBricks words).
@@ -220,6 +227,12 @@ struct IsoSurface::Impl {
         bool outside = false;
     };
     std::vector<IsoOutside> isoOutsideBySlot;
+    // Sparse volumes from an octree (sparse_octree.cpp): per brick of the
+    // virtual grid its occupied samples and its pool slot; the mark/scatter
+    // and activate passes' dispatch.
+    bool octreeInput = false;
+    Buffer octreeBrickCounts, octreeBrickSurface, octreeArgs;
+    ComputePipeline octreeArgsPipe, octreeActivatePipe;
 
     ComputePipeline classify, build, argsPipe, extract, fieldPipe, resolve, scanDown, generate, compact;
     ComputePipeline boundsPipe, patchBoundsPipe;          // volume
@@ -390,6 +403,11 @@ struct IsoSurface::Impl {
     void importSparseVolumeBuffers(RenderGraph& graph, IsoRefs& refs);
     void addSparseVolumeUploadPass(RenderGraph& graph, const IsoRefs& refs);
     Status uploadSparseVolume(const VolumeSlabs& volume, float isoMin, float isoMax);
+    // sparse_octree.cpp: the surface bricks from an octree's leaves, every frame.
+    Status createSparseOctreeBuffers(const MakeBuffer& make);
+    Status createSparseOctreePipelines();
+    void importSparseOctreeBuffers(RenderGraph& graph, IsoRefs& refs, const OctreeLeafInput& octree);
+    void addSparseOctreePasses(RenderGraph& graph, const IsoRefs& refs);
 };
 
 } // namespace pyramarch::iso

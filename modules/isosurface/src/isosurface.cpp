@@ -215,6 +215,7 @@ Status IsoSurface::Impl::createBuffers() {
     if (info.source == FieldSource::Volume && !m.sparse)
         PYRAMARCH_TRY(make(m.raw, (sizes.samples * 4 + 3) / 4 * 4, storage, MemoryUsage::Upload, "volume staging"));
     if (info.source == FieldSource::Volume && m.sparse) PYRAMARCH_TRY(m.createSparseVolumeBuffers(make));
+    if (m.octreeInput) PYRAMARCH_TRY(m.createSparseOctreeBuffers(make));
 
     // Host-visible: written directly, no queue needed (an adopted device may have none).
     const gpu::IsoTables packed = packTables();
@@ -510,6 +511,18 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
                              "isosurface '" + n +
                                  "': addPasses: ParticleInput::GpuBuffer needs GraphInputs::particles (the host's "
                                  "import of particleBuffer)");
+    if (m.octreeInput &&
+        (!inputs.octree.counters.valid() || !inputs.octree.nodeCount.valid() || !inputs.octree.nodeCoord.valid()))
+        return Status::error(ErrorCode::InvalidArgument,
+                             "isosurface '" + n +
+                                 "': addPasses: SparseVolumeInput::OctreeLeaves needs GraphInputs::octree (the "
+                                 "octree's counters, node counts and coordinates in the same graph: "
+                                 "voxel::octreeLeafInput())");
+    if (m.octreeInput && (inputs.octree.leafTilesFirst % 4 != 0 || inputs.octree.leafTilesEnd % 4 != 0))
+        return Status::error(ErrorCode::InvalidArgument,
+                             "isosurface '" + n + "': addPasses: GraphInputs::octree's leaf tile offsets " +
+                                 std::to_string(inputs.octree.leafTilesFirst) + " and " +
+                                 std::to_string(inputs.octree.leafTilesEnd) + " must be multiples of 4 (uint32 words)");
     m.addedToGraph = true;
     m.timingGraph = &graph;
     const ExternalUse computeRead{Access::StorageRead, PassKind::Compute};
@@ -539,6 +552,7 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
         if (m.external) refs.itemRange = m.externalParticleBytes;
     }
     if (m.info.source == FieldSource::Volume && m.sparse) m.importSparseVolumeBuffers(graph, refs);
+    if (m.octreeInput) m.importSparseOctreeBuffers(graph, refs, inputs.octree);
     if (m.info.source == FieldSource::Volume && !m.sparse) {
         refs.runBounds = graph.importBuffer(n + ".runBounds", m.runBounds, computeRead, computeRead);
         refs.wrapBounds = graph.importBuffer(n + ".wrapBounds", m.wrapBounds, computeRead, computeRead);
@@ -626,6 +640,11 @@ Status IsoSurface::record(VkCommandBuffer cmd) {
         RenderGraphOptions options;
         options.timingFrames = impl_->info.timingFrames ? impl_->info.timingFrames : impl_->info.framesInFlight + 2;
         auto g = std::make_unique<RenderGraph>(impl_->device, options);
+        if (impl_->octreeInput)
+            return Status::error(ErrorCode::InvalidState,
+                                 "isosurface '" + impl_->info.name +
+                                     "': record: SparseVolumeInput::OctreeLeaves reads an octree of the host's graph: "
+                                     "add the surface with addPasses() after the octree's passes");
         GraphInputs in;
         if (impl_->external) {
             const ExternalUse computeWrite{Access::StorageWrite, PassKind::Compute};

@@ -153,6 +153,11 @@ Status checkSparseDomain(const IsoSurfaceCreateInfo& info, bool scan) {
         return bad("needs FieldSource::UserGlsl (bricks listed by the field's Lipschitz bound), "
                    "FieldSource::Metaballs (by the balls' ranges), FieldSource::Particles (by the kernels' reach) "
                    "or FieldSource::Volume (by the uploaded bricks' value ranges)");
+    if (info.sparse.volumeInput == SparseVolumeInput::OctreeLeaves && !volume)
+        return bad("SparseVolumeInput::OctreeLeaves needs FieldSource::Volume");
+    if (volume && info.sparse.volumeInput == SparseVolumeInput::OctreeLeaves &&
+        info.sparse.volumeFormat != VolumeFormat::U8)
+        return bad("SparseVolumeInput::OctreeLeaves needs volumeFormat U8 (the octree's samples are 0 or 1)");
     if (volume && info.sparse.maxVolumeBricks == 0)
         return bad("maxVolumeBricks must be >= 1 for a volume (censusSparseVolume() counts the resident bricks)");
     if (info.source == FieldSource::Particles && (info.particleSmoothing != 0.f || info.anisotropic.enabled))
@@ -191,7 +196,9 @@ Status IsoSurface::Impl::planSparseDomain(const DeviceLimits& lim, const std::st
     const bool particles = info.source == FieldSource::Particles;
     const bool itemLists = info.source == FieldSource::Metaballs || particles;
     const uint32_t itemRefs = sparseItemRefCapacity(info, lim);
-    g.sparseLimits = {info.sparse.maxBricks, info.sparse.maxRowPairs, bx * by * bz, itemRefs};
+    // w: the item references, or (volumes) the pool's bricks, past which a frame overflows.
+    g.sparseLimits = {info.sparse.maxBricks, info.sparse.maxRowPairs, bx * by * bz,
+                      info.source == FieldSource::Volume ? info.sparse.maxVolumeBricks : itemRefs};
     const UintDivisor divX = uintDivisor(bx), divY = uintDivisor(by);
     g.brickDivisors = {divX.multiplier, divY.multiplier, divX.shifts, divY.shifts};
     const uint32_t s = gpu::kIsoSuperBricks;
@@ -248,6 +255,20 @@ Status IsoSurface::Impl::planSparseDomain(const DeviceLimits& lim, const std::st
         sizes.volumePoolCount = uint32_t(pools);
         sizes.volumePoolBytes = bricks * brickBytes;
         sizes.volumeSlotBytes = listBytes;
+        if (info.sparse.volumeInput == SparseVolumeInput::OctreeLeaves) {
+            // A count and a slot per brick of the virtual grid (sparse_octree.cpp).
+            const uint64_t tableBytes = uint64_t(g.sparseLimits.z) * 4;
+            if (tableBytes > range)
+                return Status::error(
+                    ErrorCode::DeviceLimit,
+                    "isosurface '" + info.name + "': sparse volume from an octree: the brick table of " +
+                        std::to_string(g.sparseLimits.z) + " bricks (" + std::to_string(bx) + "x" + std::to_string(by) +
+                        "x" + std::to_string(bz) + ") needs " + fmtBytes(tableBytes) +
+                        ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
+            sizes.octreeTableBytes = tableBytes;
+            octreeInput = true;
+            volumeFormat = gpu::kIsoVolumeU8;
+        }
     }
     if (particles) {
         // Particles count into a table of every brick of the virtual grid (4

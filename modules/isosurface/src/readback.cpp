@@ -37,6 +37,9 @@ SparseDomain suggestSparseCapacity(const IsoStats& stats, float headroom) {
     d.maxRowPairs = scaled(stats.sparseRowPairsNeeded, double(0xFFFFFFFFu));
     // User fields list no balls: 0 keeps the default.
     d.maxItemRefs = stats.sparseItemRefsNeeded ? scaled(stats.sparseItemRefsNeeded, double(0xFFFFFFFFu)) : 0u;
+    // Volumes from an octree: the surface bricks its leaves marked (uploads: censusSparseVolume()).
+    d.maxVolumeBricks =
+        stats.sparseVolumeBricksNeeded ? scaled(stats.sparseVolumeBricksNeeded, double(0xFFFFFFFFu)) : 0u;
     return d;
 }
 
@@ -74,6 +77,7 @@ std::optional<IsoStats> IsoSurface::statsOfFrame(uint64_t frame) const {
     out.sparseRowPairsNeeded = s.sparseSlots;
     out.sparseItemRefsNeeded = s.sparseItemRefs;
     out.sparseCrowdedBricks = s.sparseCrowdedBricks;
+    out.sparseVolumeBricksNeeded = s.sparseVolumeBricks;
     if (m.sparse && m.info.source == FieldSource::Volume) {
         // Recorded on the host: a later frame may have taken the slot since.
         const Impl::IsoOutside& o = m.isoOutsideBySlot[frame % m.ring];

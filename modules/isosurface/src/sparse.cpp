@@ -109,6 +109,7 @@ Status IsoSurface::Impl::createSparsePipelines() {
     if (info.source == FieldSource::Volume) {
         // Activate: bindings 0-3 as below, the surface bricks at 4, the listed bricks' slots at 5.
         PYRAMARCH_TRY(makePipeline(sparseActivatePipe, kVolumeActivateSpv, "sparse.activate", 6, false));
+        if (octreeInput) PYRAMARCH_TRY(createSparseOctreePipelines());
         // Classify and extraction: the pool's buffers at 7, 9, 10 and 11, the listed bricks' slots at 8.
         PYRAMARCH_TRY(makePipeline(
             classify, texelReads ? std::span<const uint32_t>(kVolumeClassifySpv) : kVolumeClassifyStorageSpv,
@@ -266,8 +267,12 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
             pass.record(modeDispatch(3, 1));
     };
     if (info.source == FieldSource::Volume) {
-        // The upload's surface bricks (no super-bricks: the host listed them).
-        addSparseVolumeUploadPass(graph, refs);
+        // The upload's surface bricks (no super-bricks: the host listed them),
+        // or the octree's, marked every frame.
+        if (octreeInput)
+            addSparseOctreePasses(graph, refs);
+        else
+            addSparseVolumeUploadPass(graph, refs);
         const auto activate = [&](const char* suffix, uint32_t mode) {
             graph.addPass(info.name + suffix, PassKind::Compute)
                 .pipeline(sparseActivatePipe)
@@ -290,7 +295,7 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
                                    maxGroupsX());
                 });
         };
-        activate(".sparse.activate", 2);
+        if (!octreeInput) activate(".sparse.activate", 2);
         activate(".sparse.args", 3);
     } else {
         coarse(".sparse.supers", 0, groupsOf(grid.superBricks.w, gpu::kIsoGroupSize));

@@ -244,12 +244,16 @@ Status IsoSurface::Impl::createSparseVolumeBuffers(const MakeBuffer& make) {
     PYRAMARCH_TRY(make(volumeBrickSlots, sizes.volumeSlotBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                        MemoryUsage::DeviceLocal, "sparse volume brick slots"));
     // Host-visible, written by uploads only: the surface bricks, then the pool.
+    if (octreeInput) return {}; // the octree's passes write both on the GPU
     return make(volumeStaging, sizes.volumeSurfaceBytes + sizes.volumePoolBytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                 MemoryUsage::Upload, "sparse volume staging");
 }
 
 Status IsoSurface::Impl::uploadSparseVolume(const VolumeSlabs& volume, float isoMin, float isoMax) {
     const std::string who = "isosurface '" + info.name + "': uploadVolume: ";
+    if (octreeInput)
+        return Status::error(ErrorCode::InvalidState, who + "the surface bricks come from an octree every frame "
+                                                            "(SparseVolumeInput::OctreeLeaves), not from uploads");
     PYRAMARCH_TRY(checkUpload(volume, isoMin, isoMax, who));
     if (volume.format != info.sparse.volumeFormat)
         return Status::error(ErrorCode::InvalidArgument,
@@ -300,7 +304,8 @@ void IsoSurface::Impl::importSparseVolumeBuffers(RenderGraph& graph, IsoRefs& re
     const ExternalUse hostWrite{Access::HostWrite, PassKind::Compute};
     const ExternalUse copyRead{Access::TransferSrc, PassKind::Transfer};
     const std::string& n = info.name;
-    refs.volumeStaging = graph.importBuffer(n + ".sparse.volume.staging", volumeStaging, hostWrite, copyRead, true);
+    if (!octreeInput)
+        refs.volumeStaging = graph.importBuffer(n + ".sparse.volume.staging", volumeStaging, hostWrite, copyRead, true);
     refs.volumeSurface = graph.importBuffer(n + ".sparse.volume.surface", volumeSurface, computeRead, computeRead);
     for (uint32_t i = 0; i < gpu::kIsoVolumePools; ++i)
         refs.volumePools[i] = i < sizes.volumePoolCount

@@ -254,6 +254,29 @@ struct MeshSmoothing {
     float mu = -0.72f;       // in [-1, 0]; 0: plain Laplacian (shrinks)
 };
 
+// Where a sparse volume's surface bricks come from.
+enum class SparseVolumeInput {
+    // uploadVolume(): the host reads the volume (once, slab by slab) and the
+    // GPU keeps the bricks an iso range can cut.
+    Upload,
+    // Every frame, on the GPU, with no read-back: the occupied leaves of a
+    // sparse voxel octree the host's graph builds (GraphInputs::octree; the
+    // voxelizer's: voxel::octreeLeafInput() in pyramarch/voxelizer/iso_bridge.h).
+    // The field is 1 at an occupied leaf voxel and 0 elsewhere, sampled at
+    // the voxel centres: sample s is voxel s (samples = the voxel grid's
+    // dims; voxel::voxelCentreBounds gives the bounds), so iso 0.5 wraps the
+    // occupied voxels (a closed mesh's voxel shell gets an outer and an
+    // inner sheet; the host-side voxel::solidOccupancy fills it instead).
+    // Passes "<name>.sparse.octree.*": each leaf marks the bricks of 8^3
+    // cells whose samples hold it, the marked bricks take pool slots (at
+    // most maxVolumeBricks: past it the frame counts them in
+    // IsoStats::sparseVolumeBricksNeeded and reports an overflow) and the
+    // leaves set their samples in those bricks' blocks. Needs volumeFormat
+    // U8 and addPasses() (record() has no octree to read); costs a table of
+    // 8 bytes per brick of the virtual grid (16 MiB at 1024^3 voxels).
+    OctreeLeaves,
+};
+
 // A sparse domain (FieldSource::UserGlsl evaluated fused, with a Lipschitz
 // bound, FieldSource::Metaballs, FieldSource::Particles or
 // FieldSource::Volume): the grid is
@@ -317,6 +340,8 @@ struct SparseDomain {
     uint32_t maxVolumeBricks = 0;
     // Volumes: the format every upload uses; the pool keeps the samples in it.
     VolumeFormat volumeFormat = VolumeFormat::F32;
+    // Volumes: where the surface bricks come from (SparseVolumeInput).
+    SparseVolumeInput volumeInput = SparseVolumeInput::Upload;
 };
 
 // A volume read in slabs of z slices, so that an upload never holds the
@@ -501,6 +526,10 @@ struct IsoStats {
     // Bricks reached by more than kMaxSparseItemsPerBrick balls or particles:
     // classified without them (no triangles there; overflow).
     uint32_t sparseCrowdedBricks = 0;
+    // Sparse volumes from an octree (SparseVolumeInput::OctreeLeaves): the
+    // bricks its leaves marked, against SparseDomain::maxVolumeBricks (past
+    // it: those bricks have no triangles; overflow).
+    uint32_t sparseVolumeBricksNeeded = 0;
     // Sparse volumes: the frame's iso value lies outside the range the
     // resident bricks were uploaded for (uploadVolume): triangles only where
     // bricks were uploaded (overflow).
@@ -518,7 +547,9 @@ uint32_t suggestCapacity(const IsoStats& stats, float headroom = 1.25f);
 // Same for the index buffer of indexed output.
 uint32_t suggestIndexCapacity(const IsoStats& stats, float headroom = 1.25f);
 // Sparse domains: the capacities that would have held `stats` with
-// `headroom` to spare (at least 1 each).
+// `headroom` to spare (at least 1 each; maxItemRefs and maxVolumeBricks 0
+// where the stats counted none: keep the host's). Only the capacities: the
+// other fields are the defaults.
 SparseDomain suggestSparseCapacity(const IsoStats& stats, float headroom = 1.25f);
 // The most pool slots (SparseDomain::maxRowPairs) a device holds: the pool's
 // pyramid in one maxStorageBufferRange (lavapipe's 128 MiB: ~5.2 M slots).
@@ -548,6 +579,18 @@ Status writePly(const Mesh& mesh, const std::string& path);
 // Hosts can check user text up front; tests/fuzz fuzzes it.
 Result<std::vector<uint32_t>> compileUserField(const std::string& fieldGlsl, const GlslCompiler& compile,
                                                const std::string& name = "iso");
+
+// SparseVolumeInput::OctreeLeaves: the octree the host's graph builds
+// before the surface's passes (the voxelizer's addPasses() outputs:
+// voxel::octreeLeafInput() in pyramarch/voxelizer/iso_bridge.h). Its leaf
+// level is the tile range [first, end) whose two uint32 lie in `counters`
+// at byte offsets leafTilesFirst and leafTilesEnd; a leaf tile t holds
+// nodes 8t .. 8t + 7, each with a uint32 in `nodeCount` (0: empty) and in
+// `nodeCoord` (x | y << 10 | z << 20: the voxel). Read only.
+struct OctreeLeafInput {
+    BufferRef counters, nodeCount, nodeCoord;
+    uint32_t leafTilesFirst = 0, leafTilesEnd = 0;
+};
 
 // Frame numbering: a surface numbers the frames it records 0, 1, 2, ...
 // (one per record(), or per execute() of the graph its passes were added
@@ -593,6 +636,8 @@ public:
         // module's splat declares StorageRead, so the graph puts the barrier
         // between them, and the host's next-frame write after the splat).
         BufferRef particles;
+        // SparseVolumeInput::OctreeLeaves: required (OctreeLeafInput).
+        OctreeLeafInput octree;
     };
     // Adds this surface's passes to `graph` (once per surface: a second call,
     // or one after record(), is an ErrorCode::InvalidState error). The graph

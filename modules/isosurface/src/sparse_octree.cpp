@@ -1,0 +1,133 @@
+// Sparse volumes fed by a voxel octree (SparseVolumeInput::OctreeLeaves):
+// every frame, on the GPU and without read-back, the occupied leaves of the
+// octree the host's graph built become the volume pool's surface bricks, as
+// an upload (sparse_volume.cpp) would have left them for the field "1 at an
+// occupied voxel, 0 elsewhere" in U8. Passes, after "<name>.sparse.clear":
+//   "<name>.sparse.octree.clear"        the per-brick counts to 0
+//   "<name>.sparse.octree.leaves.args"  the leaf level's nodes -> the mark
+//                                       and scatter dispatch
+//   "<name>.sparse.octree.mark"         each occupied leaf counts into the
+//                                       bricks whose cells it is a corner of;
+//                                       a brick's first mark gives it a slot
+//   "<name>.sparse.octree.bricks.args"  the marked bricks -> the activate dispatch
+//   "<name>.sparse.activate"            each marked brick's block cleared, and
+//                                       the brick listed where the iso value
+//                                       cuts its range
+//   "<name>.sparse.octree.scatter"      each occupied leaf sets its sample in
+//                                       the blocks that hold it (apron too)
+//   "<name>.sparse.args"                the listed count -> classify's dispatch
+// (sparse_octree_activate.comp; the last pass is sparse_volume_activate.comp's).
+// Classify and extraction then read the pool as for uploaded volumes.
+#include <cstring>
+
+#include "iso_impl.h"
+
+namespace pyramarch::iso {
+namespace {
+const uint32_t kOctreeArgsSpv[] =
+#include "shaders/isosurface/sparse_octree_activate.args.comp.spv.inc"
+    ;
+const uint32_t kOctreeActivateSpv[] =
+#include "shaders/isosurface/sparse_octree_activate.comp.spv.inc"
+    ;
+
+float wordBits(uint32_t word) {
+    float f;
+    std::memcpy(&f, &word, 4);
+    return f;
+}
+} // namespace
+
+Status IsoSurface::Impl::createSparseOctreeBuffers(const MakeBuffer& make) {
+    const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+    PYRAMARCH_TRY(make(octreeBrickCounts, sizes.octreeTableBytes, storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                       MemoryUsage::DeviceLocal, "sparse octree brick counts"));
+    PYRAMARCH_TRY(make(octreeBrickSurface, sizes.octreeTableBytes, storage, MemoryUsage::DeviceLocal,
+                       "sparse octree brick slots"));
+    return make(octreeArgs, 32, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, MemoryUsage::DeviceLocal,
+                "sparse octree dispatch");
+}
+
+Status IsoSurface::Impl::createSparseOctreePipelines() {
+    // Args: the grid, the counters, the octree's counters, the dispatch.
+    PYRAMARCH_TRY(makePipeline(octreeArgsPipe, kOctreeArgsSpv, "sparse.octree.args", 4));
+    // Mark, activate, scatter: bindings 0-13 of sparse_octree_activate.comp.
+    return makePipeline(octreeActivatePipe, kOctreeActivateSpv, "sparse.octree", 14);
+}
+
+void IsoSurface::Impl::importSparseOctreeBuffers(RenderGraph& graph, IsoRefs& refs,
+                                                 const OctreeLeafInput& octree) {
+    const ExternalUse computeRead{Access::StorageRead, PassKind::Compute};
+    const ExternalUse computeIndirect{Access::IndirectRead, PassKind::Compute};
+    const std::string& n = info.name;
+    refs.octreeCounters = octree.counters;
+    refs.octreeNodeCount = octree.nodeCount;
+    refs.octreeNodeCoord = octree.nodeCoord;
+    refs.octreeLeafFirstWord = octree.leafTilesFirst / 4;
+    refs.octreeLeafEndWord = octree.leafTilesEnd / 4;
+    refs.octreeBrickCounts = graph.importBuffer(n + ".sparse.octree.counts", octreeBrickCounts, computeRead, computeRead);
+    refs.octreeBrickSurface =
+        graph.importBuffer(n + ".sparse.octree.brickSlots", octreeBrickSurface, computeRead, computeRead);
+    refs.octreeArgs = graph.importBuffer(n + ".sparse.octree.dispatch", octreeArgs, computeIndirect, computeIndirect);
+}
+
+void IsoSurface::Impl::addSparseOctreePasses(RenderGraph& graph, const IsoRefs& refs) {
+    const std::string& n = info.name;
+    graph.addPass(n + ".sparse.octree.clear", PassKind::Transfer)
+        .use(refs.octreeBrickCounts, Access::TransferDst)
+        .record([refs](PassContext& ctx) {
+            ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.octreeBrickCounts), 0, VK_WHOLE_SIZE, 0);
+        });
+    // Every pass reads the leaf range's words and the pool's capacity from the push constants.
+    const auto octreePush = [this, first = refs.octreeLeafFirstWord, end = refs.octreeLeafEndWord](uint32_t mode) {
+        gpu::IsoPush pc = push();
+        pc.srcLevel = mode;
+        pc.itemCount = info.sparse.maxVolumeBricks;
+        pc.user1 = {wordBits(first), wordBits(end), 0.f, 0.f};
+        return pc;
+    };
+    const auto args = [&](const char* suffix, uint32_t mode) {
+        graph.addPass(n + suffix, PassKind::Compute)
+            .pipeline(octreeArgsPipe)
+            .uniform(0, refs.grid)
+            .storage(1, refs.counters, RW)
+            .storage(2, refs.octreeCounters, R)
+            .storage(3, refs.octreeArgs, W)
+            .record([octreePush, mode](PassContext& ctx) {
+                ctx.pushConstants(octreePush(mode));
+                ctx.dispatch(1, 1, 1);
+            });
+    };
+    // Modes 1, 3 and 4 declare every binding (one build); each writes some.
+    const auto pass = [&](const std::string& name, uint32_t mode, VkDeviceSize argsOffset) {
+        PassBuilder p = graph.addPass(name, PassKind::Compute);
+        p.pipeline(octreeActivatePipe)
+            .uniform(0, refs.grid)
+            .storage(1, refs.counters, RW)
+            .storage(2, refs.brickList, W)
+            .storage(3, refs.octreeCounters, R)
+            .storage(4, refs.octreeNodeCount, R)
+            .storage(5, refs.octreeNodeCoord, R)
+            .storage(6, refs.octreeBrickCounts, RW)
+            .storage(7, refs.octreeBrickSurface, RW)
+            .storage(8, refs.volumeSurface, RW)
+            .storage(9, refs.volumeBrickSlots, W);
+        for (uint32_t i = 0; i < gpu::kIsoVolumePools; ++i) p.storage(10 + i, refs.volumePools[i], RW);
+        p.use(refs.octreeArgs, Access::IndirectRead)
+            .record([this, octreePush, mode, argsOffset, dispatch = refs.octreeArgs](PassContext& ctx) {
+                if (mode == 3) {
+                    // No upload range: the field is 0 or 1 wherever the octree reaches.
+                    isoOutsideBySlot[uint32_t(self->recording_ % ring)] = {self->recording_, false};
+                }
+                ctx.pushConstants(octreePush(mode));
+                ctx.dispatchIndirect(dispatch, argsOffset);
+            });
+    };
+    args(".sparse.octree.leaves.args", 0);
+    pass(n + ".sparse.octree.mark", 1, 0);
+    args(".sparse.octree.bricks.args", 2);
+    pass(n + ".sparse.activate", 3, 16);
+    pass(n + ".sparse.octree.scatter", 4, 0);
+}
+
+} // namespace pyramarch::iso

@@ -1,0 +1,208 @@
+#version 460
+// Sparse volume fed by a voxel octree (SparseVolumeInput::OctreeLeaves),
+// every frame on the GPU, no read-back: the occupied leaves of the octree
+// the host's graph built this frame become the surface bricks of the
+// volume pool, as an upload would have left them (sparse_volume.cpp): the
+// field is 1 at an occupied leaf voxel and 0 elsewhere, sampled at the voxel
+// centres (sample s = voxel s), in U8. Then classify and extraction read the
+// pool as for any sparse volume (sparse_volume_field.glsl).
+//
+// Two builds (sparse_octree.cpp), so that no pass writes the dispatch it is
+// launched by (a shader's bindings count as accessed in every mode):
+// ISO_OCTREE_ARGS, modes
+//   0  <name>.sparse.octree.leaves.args: the leaf level's nodes (the tile
+//      range the octree's counters hold at the words pc.user1.xy) -> the
+//      mark and scatter passes' dispatch (octreeDispatch[0])
+//   2  <name>.sparse.octree.bricks.args: the surface bricks marked ->
+//      the activate pass's dispatch (octreeDispatch[1]: kWordsPerBlock
+//      threads per brick)
+// and the other build, modes
+//   1  <name>.sparse.octree.mark: a thread per leaf node; an occupied leaf
+//      inside the grid adds 1 to the count of every brick whose 9^3 samples
+//      (8b .. 8b + 8 per axis, its cells' corners) hold its voxel; the first
+//      to reach a brick gives it the next pool slot (its surface brick),
+//      past the pool's capacity only counted (stats: needed, overflow).
+//   3  <name>.sparse.activate: kWordsPerBlock threads per surface brick
+//      clear its block; the first also lists the brick when this frame's
+//      iso value cuts its range: [0 or 1 (all 9^3 samples occupied), 1].
+//   4  <name>.sparse.octree.scatter: a thread per leaf node; an occupied
+//      leaf sets its sample (1) in the block of every surface brick whose
+//      11^3 samples (8b - 1 .. 8b + 9) hold it.
+// Appends and slots follow the atomics: the order reaches the output only
+// as the triangles' order, never their values.
+#include "isosurface/common.glsl"
+
+layout(local_size_x = kIsoGroupSize) in;
+
+layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
+layout(set = 0, binding = 1, std430) buffer CountersBuf { IsoCounters counters; };
+
+// Words of a U8 block: 1331 bytes start anywhere in a word, so they span
+// at most 334 words.
+const uint kWordsPerBlock = 334u;
+
+// The octree's counters as words: the leaf level's tiles are
+// [words[pc first], words[pc end]).
+uint leafFirstWord() { return floatBitsToUint(pc.user1.x); }
+uint leafEndWord() { return floatBitsToUint(pc.user1.y); }
+
+uvec4 foldedGroups(uint groups) {
+    const uint gx = min(groups, grid.maxGroupsX);
+    return uvec4(gx, gx == 0u ? 1u : (groups + gx - 1u) / gx, 1u, 0u);
+}
+
+#ifdef ISO_OCTREE_ARGS
+layout(set = 0, binding = 2, std430) readonly buffer OctreeCountersBuf { uint octreeCounters[]; };
+layout(set = 0, binding = 3, std430) writeonly buffer OctreeDispatchBuf { uvec4 octreeDispatch[2]; };
+
+void main() {
+    if (gl_GlobalInvocationID.x != 0u) return;
+    if (isoOpaque(pc.srcLevel) == 0u) {
+        const uint first = octreeCounters[leafFirstWord()], end = octreeCounters[leafEndWord()];
+        const uint nodes = 8u * (end - min(first, end));
+        octreeDispatch[0] = foldedGroups((nodes + kIsoGroupSize - 1u) / kIsoGroupSize);
+    } else {
+        const uint bricks = min(counters.sparseVolumeBricks, pc.itemCount);
+        octreeDispatch[1] = foldedGroups((bricks * kWordsPerBlock + kIsoGroupSize - 1u) / kIsoGroupSize);
+    }
+}
+#else
+layout(set = 0, binding = 2, std430) writeonly buffer BrickListBuf { uint bricks[]; };
+layout(set = 0, binding = 3, std430) readonly buffer OctreeCountersBuf { uint octreeCounters[]; };
+layout(set = 0, binding = 4, std430) readonly buffer NodeCountBuf { uint nodeCount[]; };
+layout(set = 0, binding = 5, std430) readonly buffer NodeCoordBuf { uint nodeCoord[]; };
+// Per brick of the virtual grid: occupied samples among its 9^3 (cleared
+// every frame) and, where not 0, its surface brick (pool slot).
+layout(set = 0, binding = 6, std430) buffer BrickCountsBuf { uint brickCounts[]; };
+layout(set = 0, binding = 7, std430) buffer BrickSurfaceBuf { uint brickSurface[]; };
+// Per surface brick: x its list entry, y its brick index.
+layout(set = 0, binding = 8, std430) buffer SurfaceBricksBuf { uvec4 surfaceBricks[]; };
+// Per listed brick: its surface brick's slot (sparse_volume_field.glsl).
+layout(set = 0, binding = 9, std430) writeonly buffer BrickSlotsBuf { uint brickSlots[]; };
+// The pool as words (the texel views classify reads see the same bytes).
+layout(set = 0, binding = 10, std430) buffer Pool0Buf { uint pool0[]; };
+layout(set = 0, binding = 11, std430) buffer Pool1Buf { uint pool1[]; };
+layout(set = 0, binding = 12, std430) buffer Pool2Buf { uint pool2[]; };
+layout(set = 0, binding = 13, std430) buffer Pool3Buf { uint pool3[]; };
+
+layout(constant_id = kIsoSpecVolumePoolBricks) const uint kPoolBricks = 1u;
+layout(constant_id = kIsoSpecVolumePoolCount) const uint kPoolCount = 1u;
+
+void poolClear(uint pool, uint word) {
+    if (kPoolCount == 1u || pool == 0u)
+        pool0[word] = 0u;
+    else if (pool == 1u)
+        pool1[word] = 0u;
+    else if (pool == 2u)
+        pool2[word] = 0u;
+    else
+        pool3[word] = 0u;
+}
+
+void poolSet(uint pool, uint word, uint bits) {
+    if (kPoolCount == 1u || pool == 0u)
+        atomicOr(pool0[word], bits);
+    else if (pool == 1u)
+        atomicOr(pool1[word], bits);
+    else if (pool == 2u)
+        atomicOr(pool2[word], bits);
+    else
+        atomicOr(pool3[word], bits);
+}
+
+uint brickIndex(uvec3 b) { return b.x + grid.sparse.x * (b.y + grid.sparse.y * b.z); }
+
+// The occupied leaf voxel of node `node`, if it is one and lies in the grid.
+bool leafVoxel(uint node, out uvec3 v) {
+    v = uvec3(0u);
+    if (nodeCount[node] == 0u) return false;
+    const uint c = nodeCoord[node];
+    v = uvec3(c & 1023u, (c >> 10) & 1023u, (c >> 20) & 1023u);
+    return all(lessThan(v, grid.samples.xyz));
+}
+
+// Samples of brick b's 9^3 that lie in the grid.
+uint brickSamples(uvec3 b) {
+    const uvec3 n = min(b * kIsoBrickCells + kIsoBrickCells, grid.samples.xyz - 1u) - b * kIsoBrickCells + 1u;
+    return n.x * n.y * n.z;
+}
+
+void main() {
+    const uint thread = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
+    const uint mode = isoOpaque(pc.srcLevel);
+    const uint capacity = pc.itemCount;
+    // One structured if/else chain (see sparse_activate.glsl).
+    if (mode == 3u) {
+        const uint slot = thread / kWordsPerBlock, word = thread - slot * kWordsPerBlock;
+        if (slot < min(counters.sparseVolumeBricks, capacity)) {
+            const uint pool = slot / kPoolBricks; // constant divisors
+            const uint firstByte = (slot - pool * kPoolBricks) * kIsoVolumeBrickSamples;
+            const uint at = firstByte / 4u + word;
+            // Words shared with a neighbouring block are cleared by both (to 0).
+            if (at <= (firstByte + kIsoVolumeBrickSamples - 1u) / 4u) poolClear(pool, at);
+            if (word == 0u) {
+                const uvec4 surface = surfaceBricks[slot];
+                const uint mask = (1u << kIsoBrickAxisBits) - 1u;
+                const uvec3 b = uvec3(surface.x & mask, (surface.x >> kIsoBrickAxisBits) & mask,
+                                      surface.x >> (2u * kIsoBrickAxisBits));
+                // The range of the brick's 9^3 samples as the pool holds them
+                // (U8 0 or 1), converted as classify converts them.
+                const bool full = brickCounts[surface.y] >= brickSamples(b);
+                precise float lo = (full ? 1.0 : 0.0) * pc.user0.x;
+                precise float hi = 1.0 * pc.user0.x;
+                precise float loValue = lo + pc.user0.y;
+                precise float hiValue = hi + pc.user0.y;
+                if (loValue < pc.iso && hiValue >= pc.iso) {
+                    const uint listed = atomicAdd(counters.sparseBricks, 1u);
+                    if (listed < grid.sparseLimits.x) {
+                        bricks[listed] = surface.x;
+                        brickSlots[listed] = slot;
+                    }
+                }
+            }
+        }
+    } else {
+        const uint first = octreeCounters[leafFirstWord()], end = octreeCounters[leafEndWord()];
+        const uint node = 8u * first + thread;
+        uvec3 v;
+        if (first < end && thread < 8u * (end - first) && leafVoxel(node, v)) {
+            if (mode == 1u) {
+                // Bricks b with 8b <= v <= 8b + 8: v / 8, and the one below on a border.
+                const uvec3 hiB = min(v / kIsoBrickCells, grid.sparse.xyz - 1u);
+                const uvec3 border = uvec3(equal(v % kIsoBrickCells, uvec3(0u))) * uvec3(greaterThan(v, uvec3(0u)));
+                const uvec3 loB = v / kIsoBrickCells - border;
+                for (uint z = loB.z; z <= hiB.z; ++z)
+                    for (uint y = loB.y; y <= hiB.y; ++y)
+                        for (uint x = loB.x; x <= hiB.x; ++x) {
+                            const uint b = brickIndex(uvec3(x, y, z));
+                            if (atomicAdd(brickCounts[b], 1u) == 0u) {
+                                const uint slot = atomicAdd(counters.sparseVolumeBricks, 1u);
+                                brickSurface[b] = slot;
+                                if (slot < capacity)
+                                    surfaceBricks[slot] = uvec4(x | (y << kIsoBrickAxisBits) |
+                                                                    (z << (2u * kIsoBrickAxisBits)),
+                                                                b, 0u, 0u);
+                            }
+                        }
+            } else {
+                // Bricks b with 8b - 1 <= v <= 8b + 9.
+                const uvec3 loB = uvec3(max(ivec3(v) - 9 + 7, ivec3(0))) / kIsoBrickCells;
+                const uvec3 hiB = min((v + 1u) / kIsoBrickCells, grid.sparse.xyz - 1u);
+                for (uint z = loB.z; z <= hiB.z; ++z)
+                    for (uint y = loB.y; y <= hiB.y; ++y)
+                        for (uint x = loB.x; x <= hiB.x; ++x) {
+                            const uint b = brickIndex(uvec3(x, y, z));
+                            if (brickCounts[b] == 0u) continue;
+                            const uint slot = brickSurface[b];
+                            if (slot >= capacity) continue;
+                            const uvec3 l = v + 1u - uvec3(x, y, z) * kIsoBrickCells;
+                            const uint pool = slot / kPoolBricks;
+                            const uint at = (slot - pool * kPoolBricks) * kIsoVolumeBrickSamples + l.x +
+                                            kIsoVolumeBrickSide * (l.y + kIsoVolumeBrickSide * l.z);
+                            poolSet(pool, at / 4u, 1u << (8u * (at % 4u)));
+                        }
+            }
+        }
+    }
+}
+#endif
