@@ -1,11 +1,15 @@
 #include "voxelize_command.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <map>
 
 #include "pyramarch/engine/device.h"
 #include "sample/voxelize_job.h"
+#ifdef PYRAMARCH_HAVE_VOXEL_REMESH
+#include "sample/voxel_remesh_job.h"
+#endif
 #include "sample/framework.h"
 
 using namespace pyramarch;
@@ -97,6 +101,11 @@ CLI::App* addVoxelizeCommand(CLI::App& app, VoxelizeOptions& o) {
                     "Timed frames after the first (which carries the pipeline JIT); per-pass times are their medians "
                     "(default 1)")
         ->check(CLI::Range(1u, 1000u));
+    cmd->add_option("--remesh", o.remesh,
+                    "Also extract the voxels' smooth surface on the GPU from the octree every frame (a sparse "
+                    "iso-surface at 0.5 over the voxel centres, no read-back) and write it: .obj or .ply, or - "
+                    "to only report it");
+    cmd->add_flag("--remesh-indexed", o.remeshIndexed, "--remesh with shared vertices and an index buffer");
     cmd->add_flag("--validation", o.validation, "Enable the validation layer (any message fails the exit code)");
     cmd->add_option("--device", o.device, "Device index or name substring");
     return cmd;
@@ -145,6 +154,29 @@ int runVoxelize(const VoxelizeOptions& o) {
         std::printf(" ms)\n");
     }
     if (!o.out.empty()) std::printf("wrote %s\n", o.out.c_str());
+    if (!o.remesh.empty()) {
+#ifdef PYRAMARCH_HAVE_VOXEL_REMESH
+        sample::RemeshJob remesh;
+        remesh.outPath = o.remesh == "-" ? std::string() : o.remesh;
+        remesh.indexed = o.remeshIndexed;
+        remesh.timedFrames = std::max(1u, o.frames);
+        auto m = sample::runRemeshJob(**device, job, *r, remesh);
+        if (!m) return sample::fail(prog, m.message());
+        const auto mib = [](uint64_t bytes) { return double(bytes) / double(1u << 20); };
+        std::printf("remesh: %u triangles; %u surface bricks of %llu (%u cut by iso 0.5), %u row pairs; resident "
+                    "%.2f MiB (+ %.2f MiB vertices and indices), a dense field and pyramid: %.1f MiB\n",
+                    m->triangles, m->surfaceBricks, static_cast<unsigned long long>(m->bricks), m->listedBricks,
+                    m->rowPairs, mib(m->residentBytes), mib(m->outputBytes), mib(m->denseBytes));
+        double voxelMs = 0, isoMs = 0;
+        for (const PassTiming& t : m->timings) (t.name.rfind("remesh.", 0) == 0 ? isoMs : voxelMs) += t.milliseconds;
+        std::printf("remesh GPU time per frame %.3f ms: voxelizer %.3f ms, surface %.3f ms (medians of %zu frames%s)\n",
+                    voxelMs + isoMs, voxelMs, isoMs, m->frameMilliseconds.size(),
+                    m->attempts > 1 ? ", capacities grown" : "");
+        if (!remesh.outPath.empty()) std::printf("wrote %s\n", remesh.outPath.c_str());
+#else
+        return sample::fail(prog, "--remesh needs the isosurface module (not built)");
+#endif
+    }
     if (messages) return sample::fail(prog, std::to_string(messages.load()) + " validation message(s)");
     return 0;
 }

@@ -34,6 +34,10 @@ struct VoxelizeOptions {
     std::string octreeBuild = octreeBuildWord(pyramarch::voxel::VoxelizerCreateInfo{}.octreeBuild);
     uint32_t frames = 1;       // timed frames after the first (JIT); per-pass medians
     bool storageReads = false; // VoxelizerCreateInfo::texelReads = false
+    // --remesh: the voxels' smooth surface from the octree on the GPU
+    // (iso::SparseVolumeInput::OctreeLeaves), written to .obj or .ply ("-": not written).
+    std::string remesh;
+    bool remeshIndexed = false;
     bool validation = false;
     std::string device;
 };

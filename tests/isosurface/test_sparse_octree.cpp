@@ -107,7 +107,8 @@ protected:
     };
     Scene makeScene(const voxel::VoxelGrid& grid, const IsoSurfaceCreateInfo& info, iso::testing::Knobs knobs = {}) {
         Scene s;
-        auto v = voxel::Voxelizer::create(device(), voxelizerInfo(std::max({grid.dims[0], grid.dims[1], grid.dims[2]})));
+        auto v =
+            voxel::Voxelizer::create(device(), voxelizerInfo(std::max({grid.dims[0], grid.dims[1], grid.dims[2]})));
         EXPECT_TRUE(v.ok()) << v.message();
         if (!v) return s;
         s.voxelizer = std::move(v).value();

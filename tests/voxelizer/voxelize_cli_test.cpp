@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -107,10 +108,78 @@ TEST(VoxelizeCli, LeavesMatchTheReference) {
     std::filesystem::remove(ply);
 }
 
+TEST(VoxelizeCli, RemeshPutsAVertexOnEveryEdgeBetweenAnOccupiedAndAnEmptyVoxel) {
+    // --remesh extracts iso 0.5 over the voxel centres on the GPU from the
+    // octree (no read-back between them): with samples 0 or 1 every vertex
+    // is the midpoint of a grid edge whose ends differ, and every such edge
+    // has one. The leaves of the same run are the CPU's check.
+    const auto dir = std::filesystem::temp_directory_path();
+    const std::string txt = (dir / ("vox-remesh-" + std::to_string(::getpid()) + ".txt")).string();
+    for (const char* extra : {"", " --remesh-indexed"}) {
+        SCOPED_TRACE(extra);
+        const std::string obj = (dir / ("vox-remesh-" + std::to_string(::getpid()) + ".obj")).string();
+        const CmdResult r = runTool("voxelize --shape torus --res 36 --method gs --validation --out " + txt +
+                                    " --remesh " + obj + extra);
+        PYRAMARCH_FAIL_OR_SKIP_IF_TOOL_HAS_NO_DEVICE(r);
+        ASSERT_EQ(r.code, 0) << r.err;
+        EXPECT_NE(r.out.find("remesh: "), std::string::npos) << r.out;
+        EXPECT_NE(r.out.find("surface bricks"), std::string::npos) << r.out;
+        const TriangleMesh m = shapes::byName("torus");
+        auto grid = defaultGrid(m, 36);
+        ASSERT_TRUE(grid.ok());
+        const uint32_t nx = grid->dims[0], ny = grid->dims[1], nz = grid->dims[2];
+        std::vector<uint8_t> occupied(size_t(nx) * ny * nz);
+        std::ifstream leaves(txt);
+        for (std::string line; std::getline(leaves, line);) {
+            unsigned x, y, z;
+            if (line.empty() || line[0] == '#') continue;
+            ASSERT_EQ(std::sscanf(line.c_str(), "%u %u %u", &x, &y, &z), 3) << line;
+            occupied[(size_t(z) * ny + y) * nx + x] = 1;
+        }
+        // Doubled grid coordinates of the midpoints of the edges whose ends differ.
+        std::vector<uint64_t> expected, got;
+        const auto key = [](uint64_t x, uint64_t y, uint64_t z) { return x | (y << 21) | (z << 42); };
+        for (uint32_t z = 0; z < nz; ++z)
+            for (uint32_t y = 0; y < ny; ++y)
+                for (uint32_t x = 0; x < nx; ++x) {
+                    const uint8_t o = occupied[(size_t(z) * ny + y) * nx + x];
+                    if (x + 1 < nx && o != occupied[(size_t(z) * ny + y) * nx + x + 1])
+                        expected.push_back(key(2 * x + 1, 2 * y, 2 * z));
+                    if (y + 1 < ny && o != occupied[(size_t(z) * ny + y + 1) * nx + x])
+                        expected.push_back(key(2 * x, 2 * y + 1, 2 * z));
+                    if (z + 1 < nz && o != occupied[(size_t(z + 1) * ny + y) * nx + x])
+                        expected.push_back(key(2 * x, 2 * y, 2 * z + 1));
+                }
+        std::ifstream in(obj);
+        size_t faces = 0;
+        for (std::string line; std::getline(in, line);) {
+            if (line.rfind("f ", 0) == 0) ++faces;
+            if (line.rfind("v ", 0) != 0) continue;
+            float p[3];
+            ASSERT_EQ(std::sscanf(line.c_str(), "v %f %f %f", &p[0], &p[1], &p[2]), 3) << line;
+            uint64_t d[3];
+            for (int a = 0; a < 3; ++a) {
+                const float g = 2.f * (p[a] - grid->origin[a]) / grid->voxelSize[a] - 1.f; // doubled, centre 0 = 0
+                d[a] = uint64_t(std::lround(g));
+                EXPECT_NEAR(g, float(d[a]), 2e-3f) << line;
+            }
+            got.push_back(key(d[0], d[1], d[2]));
+        }
+        std::sort(expected.begin(), expected.end());
+        std::sort(got.begin(), got.end());
+        ASSERT_GT(expected.size(), 500u);
+        EXPECT_EQ(got, expected) << "welded vertices against the cut edges of the voxel grid";
+        EXPECT_GT(faces, expected.size() / 2);
+        std::filesystem::remove(obj);
+    }
+    std::filesystem::remove(txt);
+}
+
 TEST(VoxelizeCli, BadArguments) {
     for (const char* args : {"voxelize", "voxelize --shape teapot", "voxelize --shape sphere --res 0",
                              "voxelize --shape sphere --out voxels.xyz", "voxelize --mesh /nonexistent.obj",
-                             "voxelize --shape sphere --octree-build sideways", "voxelize --shape sphere --frames 0"}) {
+                             "voxelize --shape sphere --octree-build sideways", "voxelize --shape sphere --frames 0",
+                             "voxelize --shape sphere --res 16 --remesh surface.xyz"}) {
         SCOPED_TRACE(args);
         const CmdResult r = runTool(args);
         EXPECT_NE(r.code, 0);

@@ -55,8 +55,7 @@ Status IsoSurface::Impl::createSparseOctreePipelines() {
     return makePipeline(octreeActivatePipe, kOctreeActivateSpv, "sparse.octree", 14);
 }
 
-void IsoSurface::Impl::importSparseOctreeBuffers(RenderGraph& graph, IsoRefs& refs,
-                                                 const OctreeLeafInput& octree) {
+void IsoSurface::Impl::importSparseOctreeBuffers(RenderGraph& graph, IsoRefs& refs, const OctreeLeafInput& octree) {
     const ExternalUse computeRead{Access::StorageRead, PassKind::Compute};
     const ExternalUse computeIndirect{Access::IndirectRead, PassKind::Compute};
     const std::string& n = info.name;
@@ -65,7 +64,8 @@ void IsoSurface::Impl::importSparseOctreeBuffers(RenderGraph& graph, IsoRefs& re
     refs.octreeNodeCoord = octree.nodeCoord;
     refs.octreeLeafFirstWord = octree.leafTilesFirst / 4;
     refs.octreeLeafEndWord = octree.leafTilesEnd / 4;
-    refs.octreeBrickCounts = graph.importBuffer(n + ".sparse.octree.counts", octreeBrickCounts, computeRead, computeRead);
+    refs.octreeBrickCounts =
+        graph.importBuffer(n + ".sparse.octree.counts", octreeBrickCounts, computeRead, computeRead);
     refs.octreeBrickSurface =
         graph.importBuffer(n + ".sparse.octree.brickSlots", octreeBrickSurface, computeRead, computeRead);
     refs.octreeArgs = graph.importBuffer(n + ".sparse.octree.dispatch", octreeArgs, computeIndirect, computeIndirect);

@@ -37,17 +37,16 @@ std::vector<PassTiming> medianTimings(const std::vector<std::vector<PassTiming>>
 
 } // namespace
 
+Result<TriangleMesh> loadJobMesh(const VoxelizeJob& job) {
+    if (!job.meshPath.empty()) return loadObj(job.meshPath);
+    TriangleMesh mesh = shapes::byName(job.shape);
+    if (mesh.indices.empty())
+        return Status::error("voxelize: unknown shape '" + job.shape + "' (sphere, torus, knot, box, diamond)");
+    return mesh;
+}
+
 Result<VoxelizeJobResult> runVoxelizeJob(Device& device, const VoxelizeJob& job) {
-    TriangleMesh mesh;
-    if (!job.meshPath.empty()) {
-        auto m = loadObj(job.meshPath);
-        if (!m) return m.status();
-        mesh = std::move(m).value();
-    } else {
-        mesh = shapes::byName(job.shape);
-        if (mesh.indices.empty())
-            return Status::error("voxelize: unknown shape '" + job.shape + "' (sphere, torus, knot, box, diamond)");
-    }
+    PYRAMARCH_TRY_ASSIGN(const TriangleMesh mesh, loadJobMesh(job));
     if (!job.outPath.empty() && !endsWith(job.outPath, ".ply") && !endsWith(job.outPath, ".txt"))
         return Status::error("voxelize: output '" + job.outPath + "' must end in .ply or .txt");
     auto grid = defaultGrid(mesh, job.resolution);

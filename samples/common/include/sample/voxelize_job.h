@@ -49,6 +49,9 @@ struct VoxelizeJobResult {
     uint32_t attempts = 0;                      // voxelizers created: capacities grow from the reported needed sizes
 };
 
+// The job's mesh: its OBJ file or built-in shape.
+Result<pyramarch::voxel::TriangleMesh> loadJobMesh(const VoxelizeJob& job);
+
 // Capacities start from an estimate and grow to the sizes the overflow
 // counters report (up to the device's storage-buffer range), so the result
 // is never silently truncated; an error names what did not fit.
