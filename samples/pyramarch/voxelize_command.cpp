@@ -172,6 +172,19 @@ int runVoxelize(const VoxelizeOptions& o) {
         std::printf("remesh GPU time per frame %.3f ms: voxelizer %.3f ms, surface %.3f ms (medians of %zu frames%s)\n",
                     voxelMs + isoMs, voxelMs, isoMs, m->frameMilliseconds.size(),
                     m->attempts > 1 ? ", capacities grown" : "");
+        std::vector<PassTiming> slowest;
+        for (const PassTiming& t : m->timings)
+            if (t.name.rfind("remesh.", 0) == 0) slowest.push_back(t);
+        std::sort(slowest.begin(), slowest.end(),
+                  [](const PassTiming& a, const PassTiming& b) { return a.milliseconds > b.milliseconds; });
+        std::printf("remesh passes:");
+        for (size_t i = 0; i < std::min<size_t>(6, slowest.size()); ++i)
+            std::printf(" %s %.2f ms", slowest[i].name.c_str(), slowest[i].milliseconds);
+        std::printf("\n");
+        if (m->truncated)
+            std::printf("remesh: the vertex buffer holds %u of the %u triangles (one storage buffer of the device; "
+                        "--remesh-indexed shares vertices)\n",
+                        m->trianglesWritten, m->triangles);
         if (!remesh.outPath.empty()) std::printf("wrote %s\n", remesh.outPath.c_str());
 #else
         return sample::fail(prog, "--remesh needs the isosurface module (not built)");

@@ -14,18 +14,18 @@
 //      range the octree's counters hold at the words pc.user1.xy) -> the
 //      mark and scatter passes' dispatch (octreeDispatch[0])
 //   2  <name>.sparse.octree.bricks.args: the surface bricks marked ->
-//      the activate pass's dispatch (octreeDispatch[1]: kWordsPerBlock
-//      threads per brick)
+//      the activate pass's dispatch (octreeDispatch[1])
 // and the other build, modes
-//   1  <name>.sparse.octree.mark: a thread per leaf node; an occupied leaf
+//   1  <name>.sparse.octree.mark: a thread per 4 leaf nodes; an occupied leaf
 //      inside the grid adds 1 to the count of every brick whose 9^3 samples
 //      (8b .. 8b + 8 per axis, its cells' corners) hold its voxel; the first
 //      to reach a brick gives it the next pool slot (its surface brick),
 //      past the pool's capacity only counted (stats: needed, overflow).
-//   3  <name>.sparse.activate: kWordsPerBlock threads per surface brick
-//      clear its block; the first also lists the brick when this frame's
-//      iso value cuts its range: [0 or 1 (all 9^3 samples occupied), 1].
-//   4  <name>.sparse.octree.scatter: a thread per leaf node; an occupied
+//   3  <name>.sparse.activate: a thread per surface brick lists it when
+//      this frame's iso value cuts its range: [0 or 1 (all 9^3 samples
+//      occupied), 1]. The pool was cleared with the counts (a fill: on
+//      lavapipe ~50x faster than clearing the blocks a thread per word).
+//   4  <name>.sparse.octree.scatter: a thread per 4 leaf nodes; an occupied
 //      leaf sets its sample (1) in the block of every surface brick whose
 //      11^3 samples (8b - 1 .. 8b + 9) hold it.
 // Appends and slots follow the atomics: the order reaches the output only
@@ -36,10 +36,6 @@ layout(local_size_x = kIsoGroupSize) in;
 
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) buffer CountersBuf { IsoCounters counters; };
-
-// Words of a U8 block: 1331 bytes start anywhere in a word, so they span
-// at most 334 words.
-const uint kWordsPerBlock = 334u;
 
 // The octree's counters as words: the leaf level's tiles are
 // [words[pc first], words[pc end]).
@@ -59,18 +55,20 @@ void main() {
     if (gl_GlobalInvocationID.x != 0u) return;
     if (isoOpaque(pc.srcLevel) == 0u) {
         const uint first = octreeCounters[leafFirstWord()], end = octreeCounters[leafEndWord()];
-        const uint nodes = 8u * (end - min(first, end));
-        octreeDispatch[0] = foldedGroups((nodes + kIsoGroupSize - 1u) / kIsoGroupSize);
+        const uint quads = 2u * (end - min(first, end)); // 4 nodes a thread
+        octreeDispatch[0] = foldedGroups((quads + kIsoGroupSize - 1u) / kIsoGroupSize);
     } else {
         const uint bricks = min(counters.sparseVolumeBricks, pc.itemCount);
-        octreeDispatch[1] = foldedGroups((bricks * kWordsPerBlock + kIsoGroupSize - 1u) / kIsoGroupSize);
+        octreeDispatch[1] = foldedGroups((bricks + kIsoGroupSize - 1u) / kIsoGroupSize);
     }
 }
 #else
 layout(set = 0, binding = 2, std430) writeonly buffer BrickListBuf { uint bricks[]; };
 layout(set = 0, binding = 3, std430) readonly buffer OctreeCountersBuf { uint octreeCounters[]; };
-layout(set = 0, binding = 4, std430) readonly buffer NodeCountBuf { uint nodeCount[]; };
-layout(set = 0, binding = 5, std430) readonly buffer NodeCoordBuf { uint nodeCoord[]; };
+// Four nodes at a time (a leaf tile's 8 nodes are 32-byte aligned): one
+// wide load where lavapipe loads lane by lane.
+layout(set = 0, binding = 4, std430) readonly buffer NodeCountBuf { uvec4 nodeCount4[]; };
+layout(set = 0, binding = 5, std430) readonly buffer NodeCoordBuf { uvec4 nodeCoord4[]; };
 // Per brick of the virtual grid: occupied samples among its 9^3 (cleared
 // every frame) and, where not 0, its surface brick (pool slot).
 layout(set = 0, binding = 6, std430) buffer BrickCountsBuf { uint brickCounts[]; };
@@ -79,7 +77,8 @@ layout(set = 0, binding = 7, std430) buffer BrickSurfaceBuf { uint brickSurface[
 layout(set = 0, binding = 8, std430) buffer SurfaceBricksBuf { uvec4 surfaceBricks[]; };
 // Per listed brick: its surface brick's slot (sparse_volume_field.glsl).
 layout(set = 0, binding = 9, std430) writeonly buffer BrickSlotsBuf { uint brickSlots[]; };
-// The pool as words (the texel views classify reads see the same bytes).
+// The pool as words (the texel views classify reads see the same bytes);
+// cleared before the mark pass.
 layout(set = 0, binding = 10, std430) buffer Pool0Buf { uint pool0[]; };
 layout(set = 0, binding = 11, std430) buffer Pool1Buf { uint pool1[]; };
 layout(set = 0, binding = 12, std430) buffer Pool2Buf { uint pool2[]; };
@@ -87,17 +86,6 @@ layout(set = 0, binding = 13, std430) buffer Pool3Buf { uint pool3[]; };
 
 layout(constant_id = kIsoSpecVolumePoolBricks) const uint kPoolBricks = 1u;
 layout(constant_id = kIsoSpecVolumePoolCount) const uint kPoolCount = 1u;
-
-void poolClear(uint pool, uint word) {
-    if (kPoolCount == 1u || pool == 0u)
-        pool0[word] = 0u;
-    else if (pool == 1u)
-        pool1[word] = 0u;
-    else if (pool == 2u)
-        pool2[word] = 0u;
-    else
-        pool3[word] = 0u;
-}
 
 void poolSet(uint pool, uint word, uint bits) {
     if (kPoolCount == 1u || pool == 0u)
@@ -112,12 +100,9 @@ void poolSet(uint pool, uint word, uint bits) {
 
 uint brickIndex(uvec3 b) { return b.x + grid.sparse.x * (b.y + grid.sparse.y * b.z); }
 
-// The occupied leaf voxel of node `node`, if it is one and lies in the grid.
-bool leafVoxel(uint node, out uvec3 v) {
-    v = uvec3(0u);
-    if (nodeCount[node] == 0u) return false;
-    const uint c = nodeCoord[node];
-    v = uvec3(c & 1023u, (c >> 10) & 1023u, (c >> 20) & 1023u);
+// The voxel of an occupied leaf's coordinates, if it lies in the grid.
+bool inGrid(uint coord, out uvec3 v) {
+    v = uvec3(coord & 1023u, (coord >> 10) & 1023u, (coord >> 20) & 1023u);
     return all(lessThan(v, grid.samples.xyz));
 }
 
@@ -127,80 +112,86 @@ uint brickSamples(uvec3 b) {
     return n.x * n.y * n.z;
 }
 
+// Mode 1: voxel v counts into every brick b with 8b <= v <= 8b + 8 (v / 8,
+// and the one below on a border); a brick's first count gives it a slot.
+void markVoxel(uvec3 v, uint capacity) {
+    const uvec3 hiB = min(v / kIsoBrickCells, grid.sparse.xyz - 1u);
+    const uvec3 border = uvec3(equal(v % kIsoBrickCells, uvec3(0u))) * uvec3(greaterThan(v, uvec3(0u)));
+    const uvec3 loB = v / kIsoBrickCells - border;
+    for (uint z = loB.z; z <= hiB.z; ++z)
+        for (uint y = loB.y; y <= hiB.y; ++y)
+            for (uint x = loB.x; x <= hiB.x; ++x) {
+                const uint b = brickIndex(uvec3(x, y, z));
+                if (atomicAdd(brickCounts[b], 1u) == 0u) {
+                    const uint slot = atomicAdd(counters.sparseVolumeBricks, 1u);
+                    brickSurface[b] = slot;
+                    if (slot < capacity)
+                        surfaceBricks[slot] =
+                            uvec4(x | (y << kIsoBrickAxisBits) | (z << (2u * kIsoBrickAxisBits)), b, 0u, 0u);
+                }
+            }
+}
+
+// Mode 4: voxel v sets its sample in the block of every surface brick b
+// with 8b - 1 <= v <= 8b + 9.
+void scatterVoxel(uvec3 v, uint capacity) {
+    const uvec3 loB = uvec3(max(ivec3(v) - 9 + 7, ivec3(0))) / kIsoBrickCells;
+    const uvec3 hiB = min((v + 1u) / kIsoBrickCells, grid.sparse.xyz - 1u);
+    for (uint z = loB.z; z <= hiB.z; ++z)
+        for (uint y = loB.y; y <= hiB.y; ++y)
+            for (uint x = loB.x; x <= hiB.x; ++x) {
+                const uint b = brickIndex(uvec3(x, y, z));
+                if (brickCounts[b] == 0u) continue;
+                const uint slot = brickSurface[b];
+                if (slot >= capacity) continue;
+                const uvec3 l = v + 1u - uvec3(x, y, z) * kIsoBrickCells;
+                const uint pool = slot / kPoolBricks;
+                const uint at = (slot - pool * kPoolBricks) * kIsoVolumeBrickSamples + l.x +
+                                kIsoVolumeBrickSide * (l.y + kIsoVolumeBrickSide * l.z);
+                poolSet(pool, at / 4u, 1u << (8u * (at % 4u)));
+            }
+}
+
 void main() {
     const uint thread = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
     const uint mode = isoOpaque(pc.srcLevel);
     const uint capacity = pc.itemCount;
     // One structured if/else chain (see sparse_activate.glsl).
     if (mode == 3u) {
-        const uint slot = thread / kWordsPerBlock, word = thread - slot * kWordsPerBlock;
+        const uint slot = thread;
         if (slot < min(counters.sparseVolumeBricks, capacity)) {
-            const uint pool = slot / kPoolBricks; // constant divisors
-            const uint firstByte = (slot - pool * kPoolBricks) * kIsoVolumeBrickSamples;
-            const uint at = firstByte / 4u + word;
-            // Words shared with a neighbouring block are cleared by both (to 0).
-            if (at <= (firstByte + kIsoVolumeBrickSamples - 1u) / 4u) poolClear(pool, at);
-            if (word == 0u) {
-                const uvec4 surface = surfaceBricks[slot];
-                const uint mask = (1u << kIsoBrickAxisBits) - 1u;
-                const uvec3 b = uvec3(surface.x & mask, (surface.x >> kIsoBrickAxisBits) & mask,
-                                      surface.x >> (2u * kIsoBrickAxisBits));
-                // The range of the brick's 9^3 samples as the pool holds them
-                // (U8 0 or 1), converted as classify converts them.
-                const bool full = brickCounts[surface.y] >= brickSamples(b);
-                precise float lo = (full ? 1.0 : 0.0) * pc.user0.x;
-                precise float hi = 1.0 * pc.user0.x;
-                precise float loValue = lo + pc.user0.y;
-                precise float hiValue = hi + pc.user0.y;
-                if (loValue < pc.iso && hiValue >= pc.iso) {
-                    const uint listed = atomicAdd(counters.sparseBricks, 1u);
-                    if (listed < grid.sparseLimits.x) {
-                        bricks[listed] = surface.x;
-                        brickSlots[listed] = slot;
-                    }
+            const uvec4 surface = surfaceBricks[slot];
+            const uint mask = (1u << kIsoBrickAxisBits) - 1u;
+            const uvec3 b =
+                uvec3(surface.x & mask, (surface.x >> kIsoBrickAxisBits) & mask, surface.x >> (2u * kIsoBrickAxisBits));
+            // The range of the brick's 9^3 samples as the pool holds them
+            // (U8 0 or 1), converted as classify converts them.
+            const bool full = brickCounts[surface.y] >= brickSamples(b);
+            precise float lo = (full ? 1.0 : 0.0) * pc.user0.x;
+            precise float hi = 1.0 * pc.user0.x;
+            precise float loValue = lo + pc.user0.y;
+            precise float hiValue = hi + pc.user0.y;
+            if (loValue < pc.iso && hiValue >= pc.iso) {
+                const uint listed = atomicAdd(counters.sparseBricks, 1u);
+                if (listed < grid.sparseLimits.x) {
+                    bricks[listed] = surface.x;
+                    brickSlots[listed] = slot;
                 }
             }
         }
     } else {
         const uint first = octreeCounters[leafFirstWord()], end = octreeCounters[leafEndWord()];
-        const uint node = 8u * first + thread;
-        uvec3 v;
-        if (first < end && thread < 8u * (end - first) && leafVoxel(node, v)) {
-            if (mode == 1u) {
-                // Bricks b with 8b <= v <= 8b + 8: v / 8, and the one below on a border.
-                const uvec3 hiB = min(v / kIsoBrickCells, grid.sparse.xyz - 1u);
-                const uvec3 border = uvec3(equal(v % kIsoBrickCells, uvec3(0u))) * uvec3(greaterThan(v, uvec3(0u)));
-                const uvec3 loB = v / kIsoBrickCells - border;
-                for (uint z = loB.z; z <= hiB.z; ++z)
-                    for (uint y = loB.y; y <= hiB.y; ++y)
-                        for (uint x = loB.x; x <= hiB.x; ++x) {
-                            const uint b = brickIndex(uvec3(x, y, z));
-                            if (atomicAdd(brickCounts[b], 1u) == 0u) {
-                                const uint slot = atomicAdd(counters.sparseVolumeBricks, 1u);
-                                brickSurface[b] = slot;
-                                if (slot < capacity)
-                                    surfaceBricks[slot] = uvec4(x | (y << kIsoBrickAxisBits) |
-                                                                    (z << (2u * kIsoBrickAxisBits)),
-                                                                b, 0u, 0u);
-                            }
-                        }
-            } else {
-                // Bricks b with 8b - 1 <= v <= 8b + 9.
-                const uvec3 loB = uvec3(max(ivec3(v) - 9 + 7, ivec3(0))) / kIsoBrickCells;
-                const uvec3 hiB = min((v + 1u) / kIsoBrickCells, grid.sparse.xyz - 1u);
-                for (uint z = loB.z; z <= hiB.z; ++z)
-                    for (uint y = loB.y; y <= hiB.y; ++y)
-                        for (uint x = loB.x; x <= hiB.x; ++x) {
-                            const uint b = brickIndex(uvec3(x, y, z));
-                            if (brickCounts[b] == 0u) continue;
-                            const uint slot = brickSurface[b];
-                            if (slot >= capacity) continue;
-                            const uvec3 l = v + 1u - uvec3(x, y, z) * kIsoBrickCells;
-                            const uint pool = slot / kPoolBricks;
-                            const uint at = (slot - pool * kPoolBricks) * kIsoVolumeBrickSamples + l.x +
-                                            kIsoVolumeBrickSide * (l.y + kIsoVolumeBrickSide * l.z);
-                            poolSet(pool, at / 4u, 1u << (8u * (at % 4u)));
-                        }
+        // Nodes 8 first + 4 thread .. + 3.
+        if (first < end && thread < 2u * (end - first)) {
+            const uvec4 counts = nodeCount4[2u * first + thread];
+            const uvec4 coords = any(notEqual(counts, uvec4(0u))) ? nodeCoord4[2u * first + thread] : uvec4(0u);
+            for (uint k = 0u; k < 4u; ++k) {
+                uvec3 v;
+                if (counts[k] == 0u || !inGrid(coords[k], v)) continue;
+                if (mode == 1u)
+                    markVoxel(v, capacity);
+                else
+                    scatterVoxel(v, capacity);
             }
         }
     }

@@ -3,16 +3,15 @@
 // octree the host's graph built become the volume pool's surface bricks, as
 // an upload (sparse_volume.cpp) would have left them for the field "1 at an
 // occupied voxel, 0 elsewhere" in U8. Passes, after "<name>.sparse.clear":
-//   "<name>.sparse.octree.clear"        the per-brick counts to 0
+//   "<name>.sparse.octree.clear"        the per-brick counts and the pool to 0
 //   "<name>.sparse.octree.leaves.args"  the leaf level's nodes -> the mark
 //                                       and scatter dispatch
 //   "<name>.sparse.octree.mark"         each occupied leaf counts into the
 //                                       bricks whose cells it is a corner of;
 //                                       a brick's first mark gives it a slot
 //   "<name>.sparse.octree.bricks.args"  the marked bricks -> the activate dispatch
-//   "<name>.sparse.activate"            each marked brick's block cleared, and
-//                                       the brick listed where the iso value
-//                                       cuts its range
+//   "<name>.sparse.activate"            each marked brick listed where the iso
+//                                       value cuts its range
 //   "<name>.sparse.octree.scatter"      each occupied leaf sets its sample in
 //                                       the blocks that hold it (apron too)
 //   "<name>.sparse.args"                the listed count -> classify's dispatch
@@ -73,11 +72,16 @@ void IsoSurface::Impl::importSparseOctreeBuffers(RenderGraph& graph, IsoRefs& re
 
 void IsoSurface::Impl::addSparseOctreePasses(RenderGraph& graph, const IsoRefs& refs) {
     const std::string& n = info.name;
-    graph.addPass(n + ".sparse.octree.clear", PassKind::Transfer)
-        .use(refs.octreeBrickCounts, Access::TransferDst)
-        .record([refs](PassContext& ctx) {
-            ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.octreeBrickCounts), 0, VK_WHOLE_SIZE, 0);
-        });
+    // The counts and the pool's samples to 0: the blocks of this frame's
+    // bricks are whatever the scatter sets in them.
+    PassBuilder clear = graph.addPass(n + ".sparse.octree.clear", PassKind::Transfer);
+    clear.use(refs.octreeBrickCounts, Access::TransferDst);
+    for (uint32_t i = 0; i < sizes.volumePoolCount; ++i) clear.use(refs.volumePools[i], Access::TransferDst);
+    clear.record([this, refs](PassContext& ctx) {
+        ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.octreeBrickCounts), 0, VK_WHOLE_SIZE, 0);
+        for (uint32_t i = 0; i < sizes.volumePoolCount; ++i)
+            ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.volumePools[i]), 0, VK_WHOLE_SIZE, 0);
+    });
     // Every pass reads the leaf range's words and the pool's capacity from the push constants.
     const auto octreePush = [this, first = refs.octreeLeafFirstWord, end = refs.octreeLeafEndWord](uint32_t mode) {
         gpu::IsoPush pc = push();

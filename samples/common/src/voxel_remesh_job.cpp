@@ -4,6 +4,7 @@
 #include <map>
 
 #include "pyramarch/engine/device.h"
+#include "pyramarch/engine/memory.h"
 #include "pyramarch/engine/transfer.h"
 #include "pyramarch/isosurface/isosurface.h"
 #include "pyramarch/voxelizer/field.h"
@@ -104,6 +105,13 @@ Result<RemeshJobResult> runRemeshJob(Device& device, const VoxelizeJob& job, con
     info.vertexCapacity = uint32_t(std::min<uint64_t>(uint64_t(voxels.leaves.size()) * 6 + 3000, 1u << 22));
     if (remesh.indexed) info.indexCapacity = uint32_t(std::min<uint64_t>(uint64_t(info.vertexCapacity) * 6, 1u << 25));
 
+    // Output buffers: one storage binding each.
+    const uint32_t maxVertices =
+        uint32_t(std::min<uint64_t>(device.limits().maxStorageBufferRange / iso::IsoSurface::vertexStride(), 0xFFFFFFFFu) / 3 * 3);
+    const uint32_t maxIndices = uint32_t(std::min<uint64_t>(device.limits().maxStorageBufferRange / 4, 0xFFFFFFFFu) / 3 * 3);
+    info.vertexCapacity = std::min(info.vertexCapacity, maxVertices);
+    if (remesh.indexed) info.indexCapacity = std::min(info.indexCapacity, maxIndices);
+
     RemeshJobResult out;
     for (;;) {
         ++out.attempts;
@@ -133,21 +141,33 @@ Result<RemeshJobResult> runRemeshJob(Device& device, const VoxelizeJob& job, con
         }
         const auto stats = (*surface)->statsOfFrame((*surface)->framesRecorded() - 1);
         if (!stats) return Status::error(who + "no stats for the last frame");
-        if (stats->overflow && out.attempts < 4) {
+        // The bricks and pool grow to what the stats report; the output
+        // buffers up to what one storage binding holds (past it the frame is
+        // a reported, truncated result).
+        const bool domainShort = stats->sparseBricksNeeded > info.sparse.maxBricks ||
+                                 stats->sparseRowPairsNeeded > info.sparse.maxRowPairs ||
+                                 stats->sparseVolumeBricksNeeded > info.sparse.maxVolumeBricks;
+        const bool outputShort = stats->verticesNeeded > info.vertexCapacity / 3 * 3 ||
+                                 (remesh.indexed && stats->indicesNeeded > info.indexCapacity / 3 * 3);
+        const bool outputCanGrow = info.vertexCapacity < maxVertices || (remesh.indexed && info.indexCapacity < maxIndices);
+        if ((domainShort || (outputShort && outputCanGrow)) && out.attempts < 4) {
             const iso::SparseDomain grown = iso::suggestSparseCapacity(*stats);
             info.sparse.maxBricks = std::max(info.sparse.maxBricks, grown.maxBricks);
             info.sparse.maxRowPairs =
                 std::min(std::max(info.sparse.maxRowPairs, grown.maxRowPairs), iso::maxSparseRowPairs(device.limits()));
             info.sparse.maxVolumeBricks = std::max(info.sparse.maxVolumeBricks, grown.maxVolumeBricks);
-            info.vertexCapacity = std::max(info.vertexCapacity, iso::suggestCapacity(*stats));
-            if (remesh.indexed) info.indexCapacity = std::max(info.indexCapacity, iso::suggestIndexCapacity(*stats));
+            info.vertexCapacity = std::min(std::max(info.vertexCapacity, iso::suggestCapacity(*stats)), maxVertices);
+            if (remesh.indexed)
+                info.indexCapacity = std::min(std::max(info.indexCapacity, iso::suggestIndexCapacity(*stats)), maxIndices);
             continue;
         }
-        if (stats->overflow)
-            return Status::error(who + "the surface still overflows after " + std::to_string(out.attempts) +
-                                 " attempts (" + std::to_string(stats->verticesNeeded) + " vertices, " +
-                                 std::to_string(stats->sparseRowPairsNeeded) + " row pairs needed)");
+        if (domainShort)
+            return Status::error(who + "the sparse domain still overflows after " + std::to_string(out.attempts) +
+                                 " attempts (" + std::to_string(stats->sparseRowPairsNeeded) + " row pairs, " +
+                                 std::to_string(stats->sparseVolumeBricksNeeded) + " surface bricks needed)");
         out.triangles = (remesh.indexed ? stats->indicesNeeded : stats->verticesNeeded) / 3;
+        out.trianglesWritten = (remesh.indexed ? stats->indicesWritten : stats->verticesWritten) / 3;
+        out.truncated = outputShort;
         out.surfaceBricks = stats->sparseVolumeBricksNeeded;
         out.listedBricks = stats->sparseBricksNeeded;
         out.rowPairs = stats->sparseRowPairsNeeded;

@@ -22,7 +22,9 @@ struct RemeshJob {
 };
 
 struct RemeshJobResult {
-    uint32_t triangles = 0;
+    uint32_t triangles = 0;        // needed
+    uint32_t trianglesWritten = 0; // fewer where the output buffers of one binding run out (truncated)
+    bool truncated = false;
     uint32_t surfaceBricks = 0; // bricks of 8^3 cells the leaves marked (the pool's)
     uint32_t listedBricks = 0;  // of those, the ones the iso value cuts
     uint32_t rowPairs = 0;      // pool slots of the pyramid
