@@ -335,20 +335,20 @@ Status checkBindingRanges(const RenderGraph::Impl& g, const DeviceLimits* limits
             };
             const VkDeviceSize size = r.size;
             if (b.offset >= size)
-                return fail(ErrorCode::InvalidArgument, "the offset is past the buffer's end (" +
-                                                            std::to_string(size) + " bytes)");
-            if (b.range == 0)
-                return fail(ErrorCode::InvalidArgument, "a range of 0 bytes (VK_WHOLE_SIZE: to the end)");
+                return fail(ErrorCode::InvalidArgument,
+                            "the offset is past the buffer's end (" + std::to_string(size) + " bytes)");
+            if (b.range == 0) return fail(ErrorCode::InvalidArgument, "a range of 0 bytes (VK_WHOLE_SIZE: to the end)");
             if (b.range != VK_WHOLE_SIZE && b.range > size - b.offset)
-                return fail(ErrorCode::InvalidArgument, "range " + std::to_string(b.range) + " ends past the buffer's " +
-                                                            std::to_string(size) + " bytes");
+                return fail(ErrorCode::InvalidArgument, "range " + std::to_string(b.range) +
+                                                            " ends past the buffer's " + std::to_string(size) +
+                                                            " bytes");
             if (!limits) continue;
-            const uint64_t align =
-                std::max<uint64_t>(storage ? limits->minStorageBufferOffsetAlignment : limits->minUniformBufferOffsetAlignment, 1);
+            const uint64_t align = std::max<uint64_t>(
+                storage ? limits->minStorageBufferOffsetAlignment : limits->minUniformBufferOffsetAlignment, 1);
             const char* alignName = storage ? "minStorageBufferOffsetAlignment" : "minUniformBufferOffsetAlignment";
             if (b.offset % align)
-                return fail(ErrorCode::DeviceLimit, std::string("not a multiple of ") + alignName + " (" +
-                                                        std::to_string(align) + ")");
+                return fail(ErrorCode::DeviceLimit,
+                            std::string("not a multiple of ") + alignName + " (" + std::to_string(align) + ")");
             const uint64_t most = storage ? limits->maxStorageBufferRange : limits->maxUniformBufferRange;
             const VkDeviceSize range = b.range == VK_WHOLE_SIZE ? size - b.offset : b.range;
             // A limit of 0 is an unset test struct: no check.

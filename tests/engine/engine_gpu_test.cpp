@@ -215,9 +215,9 @@ TEST_P(DeclaredBindings, StorageSlicesAtOffsetsOfOneBuffer) {
         const Status s = compileError(most + 2 * align, 0, VK_WHOLE_SIZE);
         ASSERT_FALSE(s.ok());
         EXPECT_EQ(s.code(), ErrorCode::DeviceLimit);
-        EXPECT_NE(s.message().find("pass 'limit' binds buffer 'b' at binding 1 from offset 0: " +
-                                   std::to_string(most + 2 * align) +
-                                   " bytes (to the end), over maxStorageBufferRange"),
+        EXPECT_NE(s.message().find(
+                      "pass 'limit' binds buffer 'b' at binding 1 from offset 0: " + std::to_string(most + 2 * align) +
+                      " bytes (to the end), over maxStorageBufferRange"),
                   std::string::npos)
             << s.message();
         const Status fits = compileError(most + 2 * align, 2 * align, VK_WHOLE_SIZE);

@@ -92,9 +92,11 @@ protected:
             if (info.indexed) info.indexCapacity = short_ ? indices / 2 : indices + 3;
             // About 10 bindings for the larger buffer.
             testing::Knobs sliced = knobs;
-            sliced.outputSliceBytes = std::max<uint64_t>(
-                std::max<uint64_t>(uint64_t(info.vertexCapacity) * 32, info.indexed ? uint64_t(info.indexCapacity) * 4 : 0) / 10,
-                256);
+            sliced.outputSliceBytes =
+                std::max<uint64_t>(std::max<uint64_t>(uint64_t(info.vertexCapacity) * 32,
+                                                      info.indexed ? uint64_t(info.indexCapacity) * 4 : 0) /
+                                       10,
+                                   256);
             auto one = run(info, knobs);
             auto many = run(info, sliced);
             ASSERT_TRUE(one && many);

@@ -545,14 +545,16 @@ TEST_F(IsoSparseIndexed, OutputSlicesMatchOneBindingBitForBit) {
             SCOPED_TRACE("user field, Cayley 61x45x38");
             IsoSurfaceCreateInfo info = sparseUserInfo(kCayleyGlsl, {61, 45, 38}, 34.65f, NormalMode::Central);
             info.indexed = indexed;
-            expectOutputSlicesMatch(info, [](IsoSurface&) {}, {}, 1, true);
+            expectOutputSlicesMatch(
+                info, [](IsoSurface&) {}, {}, 1, true);
         }
         {
             SCOPED_TRACE("metaballs 41x37x45, Sobel normals, 2 frames");
             IsoSurfaceCreateInfo info = sparseItemInfo(FieldSource::Metaballs, {41, 37, 45}, NormalMode::Sobel);
             info.indexed = indexed;
             const std::vector<Metaball> balls = scatteredBalls(12, 7u, 0.05f);
-            expectOutputSlicesMatch(info, [&](IsoSurface& s) { ASSERT_OK(s.setMetaballs(balls)); }, {}, 2, true);
+            expectOutputSlicesMatch(
+                info, [&](IsoSurface& s) { ASSERT_OK(s.setMetaballs(balls)); }, {}, 2, true);
         }
     }
 }

@@ -100,9 +100,7 @@ BufferRef IsoSurface::Impl::addIndexedPasses(RenderGraph& graph, const IsoRefs& 
     const ExternalUse indexRead{Access::IndexRead, PassKind::Graphics};
     const BufferRef indicesRef = graph.importBuffer(n + ".indices", indices, indexRead, indexRead);
     PassBuilder vertexPass = graph.addPass(n + ".vertices", PassKind::Compute);
-    vertexPass.pipeline(sharedVerticesPipe)
-        .uniform(0, refs.grid)
-        .uniform(1, refs.vertexGrid);
+    vertexPass.pipeline(sharedVerticesPipe).uniform(0, refs.grid).uniform(1, refs.vertexGrid);
     vertexSlices(vertexPass, 5, 6, refs.vertices, W);
     PassBuilder pass = graph.addPass(n + ".extract", PassKind::Compute);
     pass.pipeline(extract).uniform(0, refs.grid).uniform(1, refs.tables).uniform(3, refs.vertexGrid);
@@ -121,8 +119,7 @@ BufferRef IsoSurface::Impl::addIndexedPasses(RenderGraph& graph, const IsoRefs& 
     vertexPass.use(refs.args, Access::IndirectRead)
         .record(indirectDispatch(refs.args, offsetof(gpu::IsoArgs, vertexDispatchX)));
     indexSlices(pass, 6, 7, indicesRef, W);
-    pass.use(refs.args, Access::IndirectRead)
-        .record(indirectDispatch(refs.args, offsetof(gpu::IsoArgs, dispatchX)));
+    pass.use(refs.args, Access::IndirectRead).record(indirectDispatch(refs.args, offsetof(gpu::IsoArgs, dispatchX)));
     return indicesRef;
 }
 

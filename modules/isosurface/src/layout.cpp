@@ -174,18 +174,19 @@ void declareOutputSlices(PassBuilder& pass, uint32_t first, uint32_t next, Buffe
 // bindings of `sliceElements`: within one VkBuffer, one allocation and
 // kIsoOutputSlices bindings, or a named DeviceLimit error.
 Status IsoSurface::Impl::planOutputSlices(const DeviceLimits& lim, const std::string& dev, const char* field,
-                                          uint32_t capacity, uint64_t bytes, uint64_t elementBytes,
-                                          uint32_t& slices, uint32_t& sliceElements) const {
+                                          uint32_t capacity, uint64_t bytes, uint64_t elementBytes, uint32_t& slices,
+                                          uint32_t& sliceElements) const {
     const uint64_t perSlice = outputSliceElements(lim, elementBytes, outputSliceBytesForced);
     const uint64_t elements = bytes / elementBytes;
     const uint64_t count = (elements + perSlice - 1) / perSlice;
-    const std::string what = "isosurface '" + info.name + "': " + field + " " + std::to_string(capacity) +
-                             " needs " + fmtBytes(bytes) + ", over ";
+    const std::string what = "isosurface '" + info.name + "': " + field + " " + std::to_string(capacity) + " needs " +
+                             fmtBytes(bytes) + ", over ";
     if (bytes > lim.maxBufferSize)
-        return Status::error(ErrorCode::DeviceLimit, what + "maxBufferSize (" + fmtBytes(lim.maxBufferSize) + ")" + dev);
+        return Status::error(ErrorCode::DeviceLimit,
+                             what + "maxBufferSize (" + fmtBytes(lim.maxBufferSize) + ")" + dev);
     if (lim.maxMemoryAllocationSize && bytes > lim.maxMemoryAllocationSize)
-        return Status::error(ErrorCode::DeviceLimit, what + "maxMemoryAllocationSize (" +
-                                                         fmtBytes(lim.maxMemoryAllocationSize) + ")" + dev);
+        return Status::error(ErrorCode::DeviceLimit,
+                             what + "maxMemoryAllocationSize (" + fmtBytes(lim.maxMemoryAllocationSize) + ")" + dev);
     if (count > gpu::kIsoOutputSlices)
         return Status::error(ErrorCode::DeviceLimit,
                              what + std::to_string(gpu::kIsoOutputSlices) + " storage bindings of " +
@@ -459,8 +460,8 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     g.vertexCapacity = info.vertexCapacity / 3u * 3u;
     const uint64_t vertexBytes =
         std::max<uint64_t>(uint64_t(g.vertexCapacity) * sizeof(gpu::IsoVertex), sizeof(gpu::IsoVertex));
-    PYRAMARCH_TRY(planOutputSlices(lim, dev, "vertexCapacity", info.vertexCapacity, vertexBytes,
-                                   sizeof(gpu::IsoVertex), sizes.vertexSlices, sizes.vertexSliceElements));
+    PYRAMARCH_TRY(planOutputSlices(lim, dev, "vertexCapacity", info.vertexCapacity, vertexBytes, sizeof(gpu::IsoVertex),
+                                   sizes.vertexSlices, sizes.vertexSliceElements));
     g.maxGroupsX =
         m.foldGroupsX ? std::min(m.foldGroupsX, lim.maxComputeWorkGroupCount[0]) : lim.maxComputeWorkGroupCount[0];
     g.normalMode = info.normals == NormalMode::Forward   ? gpu::kIsoNormalForward
@@ -512,23 +513,22 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                                  "isosurface '" + info.name + "': the vertex pyramid over " +
                                      std::to_string(vertexCells) + " cells needs " + fmtBytes(vertexPyramidBytes) +
                                      ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
-        PYRAMARCH_TRY(planOutputSlices(lim, dev, "indexCapacity", info.indexCapacity, indexBytes, 4,
-                                       sizes.indexSlices, sizes.indexSliceElements));
+        PYRAMARCH_TRY(planOutputSlices(lim, dev, "indexCapacity", info.indexCapacity, indexBytes, 4, sizes.indexSlices,
+                                       sizes.indexSliceElements));
     }
     if (m.meshSmooth) {
         // Mesh smoothing's own buffers are bound whole: a slot pair per index
         // and a scratch position per vertex, each in one binding.
         const uint64_t listBytes = uint64_t(g.indexCapacity) * 8, scratchBytes = uint64_t(g.vertexCapacity) * 16;
         if (listBytes > range || scratchBytes > range)
-            return Status::error(ErrorCode::DeviceLimit,
-                                 "isosurface '" + info.name + "': meshSmoothing: " +
-                                     (listBytes > range ? "the triangle slots of indexCapacity " +
-                                                              std::to_string(info.indexCapacity) + " need " +
-                                                              fmtBytes(listBytes)
-                                                        : "the scratch positions of vertexCapacity " +
-                                                              std::to_string(info.vertexCapacity) + " need " +
-                                                              fmtBytes(scratchBytes)) +
-                                     ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
+            return Status::error(
+                ErrorCode::DeviceLimit,
+                "isosurface '" + info.name + "': meshSmoothing: " +
+                    (listBytes > range ? "the triangle slots of indexCapacity " + std::to_string(info.indexCapacity) +
+                                             " need " + fmtBytes(listBytes)
+                                       : "the scratch positions of vertexCapacity " +
+                                             std::to_string(info.vertexCapacity) + " need " + fmtBytes(scratchBytes)) +
+                    ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
     }
 
     switch (info.source) {

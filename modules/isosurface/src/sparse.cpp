@@ -145,7 +145,8 @@ Status IsoSurface::Impl::createSparsePipelines() {
         // Classify and extraction: the balls at 7, the ball lists at 8.
         PYRAMARCH_TRY(makePipeline(classify, pick(kMetaballClassifySpv, kMetaballClassifyStorageSpv), "classify", 9));
         if (!indexed)
-            PYRAMARCH_TRY(makePipeline(extract, pick(kMetaballExtractSpv, kMetaballExtractStorageSpv), "extract", kSparseOutputBindings));
+            PYRAMARCH_TRY(makePipeline(extract, pick(kMetaballExtractSpv, kMetaballExtractStorageSpv), "extract",
+                                       kSparseOutputBindings));
         return createBuildPipeline();
     }
     PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> supers, sparseActivateSpirv(true));

@@ -114,9 +114,10 @@ Status IsoSurface::Impl::createSparseIndexedPipelines() {
     PYRAMARCH_TRY(makePipeline(vertexBasesPipe, kBasesSpv, "sparse.vertices.bases", 8));
     // The vertices read the field: bindings 0-6, and the brick's items at 7, 8.
     if (info.source == FieldSource::Metaballs) {
-        PYRAMARCH_TRY(makePipeline(
-            sharedVerticesPipe,
-            texelReads ? std::span<const uint32_t>(kMetaballVerticesSpv) : kMetaballVerticesStorageSpv, "vertices", kSparseOutputBindings));
+        PYRAMARCH_TRY(
+            makePipeline(sharedVerticesPipe,
+                         texelReads ? std::span<const uint32_t>(kMetaballVerticesSpv) : kMetaballVerticesStorageSpv,
+                         "vertices", kSparseOutputBindings));
     } else if (info.source == FieldSource::Particles) {
         PYRAMARCH_TRY(makePipeline(sharedVerticesPipe, kParticleVerticesSpv, "vertices", kSparseOutputBindings));
     } else if (info.source == FieldSource::Volume) {

@@ -56,7 +56,7 @@ struct LayoutPlan {
     uint64_t fieldBytes = 0;
     uint64_t pyramidBytes = 0;
     uint64_t vertexBytes = 0;
-    uint32_t vertexCapacity = 0;           // whole triangles
+    uint32_t vertexCapacity = 0; // whole triangles
     // The storage bindings the shaders write the vertex / index buffer
     // through, and the elements each covers.
     uint32_t vertexSlices = 1, vertexSliceElements = 0;
