@@ -161,6 +161,10 @@ void fillLimits(const InstanceFunctions& vki, VkPhysicalDevice pd, uint32_t fami
     limits.maxStorageBufferRange = l.maxStorageBufferRange;
     limits.maxTexelBufferElements = l.maxTexelBufferElements;
     limits.maxBufferSize = p13.maxBufferSize ? p13.maxBufferSize : p11.maxMemoryAllocationSize;
+    limits.maxMemoryAllocationSize = p11.maxMemoryAllocationSize;
+    limits.minStorageBufferOffsetAlignment = l.minStorageBufferOffsetAlignment;
+    limits.minUniformBufferOffsetAlignment = l.minUniformBufferOffsetAlignment;
+    limits.maxUniformBufferRange = l.maxUniformBufferRange;
     limits.subgroupSize = p11.subgroupSize;
     limits.subgroupStages = p11.subgroupSupportedStages;
     limits.subgroupOperations = p11.subgroupSupportedOperations;

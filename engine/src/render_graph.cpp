@@ -250,18 +250,19 @@ PassBuilder& PassBuilder::pipelineLayout(const PipelineLayoutDesc& layout) {
 }
 
 PassBuilder& PassBuilder::storage(uint32_t binding, BufferRef buffer, Access access,
-                                  VkPipelineStageFlags2 stageOverride, VkDeviceSize range) {
+                                  VkPipelineStageFlags2 stageOverride, VkDeviceSize range, VkDeviceSize offset) {
     use(buffer, access, stageOverride);
     graph_.impl_->passes[index_].bindings.push_back(
-        {binding, buffer.index, access, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, range});
+        {binding, buffer.index, access, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, range, VK_FORMAT_UNDEFINED, offset});
     return *this;
 }
 
 PassBuilder& PassBuilder::uniform(uint32_t binding, BufferRef buffer, VkPipelineStageFlags2 stageOverride,
-                                  VkDeviceSize range) {
+                                  VkDeviceSize range, VkDeviceSize offset) {
     use(buffer, Access::UniformRead, stageOverride);
-    graph_.impl_->passes[index_].bindings.push_back(
-        {binding, buffer.index, Access::UniformRead, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, range});
+    graph_.impl_->passes[index_].bindings.push_back({binding, buffer.index, Access::UniformRead,
+                                                     VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, range, VK_FORMAT_UNDEFINED,
+                                                     offset});
     return *this;
 }
 
@@ -514,7 +515,9 @@ void RenderGraph::bindPipeline(GraphPass& pass, VkCommandBuffer cmd, uint32_t sl
             const PassBinding& b = pass.bindings[i];
             const BufferRef ref{b.buffer};
             const VkDeviceSize size = bufferSize(ref);
-            g.descriptorInfos[i] = {buffer(ref), 0, b.range == VK_WHOLE_SIZE ? VK_WHOLE_SIZE : std::min(b.range, size)};
+            // checkBindingRanges() has kept offset and range within the buffer.
+            g.descriptorInfos[i] = {buffer(ref), b.offset,
+                                    b.range == VK_WHOLE_SIZE ? VK_WHOLE_SIZE : std::min(b.range, size - b.offset)};
             VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
             w.dstSet = set ? set->set : VK_NULL_HANDLE;
             w.dstBinding = b.binding;
@@ -554,6 +557,8 @@ Status RenderGraph::execute(VkCommandBuffer cmd) {
         if (!r.layoutMismatch.empty()) return Status::error("RenderGraph::execute: " + r.layoutMismatch);
     const bool firstFrame = !g.resourcesCreated;
     if (!g.resourcesCreated) PYRAMARCH_TRY(createResources(g));
+    // Imports may have been rebound to other sizes since compile().
+    PYRAMARCH_TRY(checkBindingRanges(g, &device.limits()));
     PYRAMARCH_TRY(ensureTexelViews(g, *this, frameIndex_));
     const bool labels = g.options.debugLabels && device.limits().debugUtils && vki.cmdBeginDebugUtilsLabel;
 

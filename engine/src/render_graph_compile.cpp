@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "pyramarch/engine/device.h"
 #include "render_graph_impl.h"
 
 namespace pyramarch {
@@ -321,6 +322,45 @@ uint32_t texelBytes(VkFormat format) {
     }
 }
 
+Status checkBindingRanges(const RenderGraph::Impl& g, const DeviceLimits* limits) {
+    for (const GraphPass& pass : g.passes)
+        for (const PassBinding& b : pass.bindings) {
+            if (b.texel()) continue; // views: offset 0, the range clipped to whole texels
+            const GraphResource& r = g.buffers[b.buffer];
+            const bool storage = b.type == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+            auto fail = [&](ErrorCode code, const std::string& why) {
+                return Status::error(code, "render graph: pass '" + pass.name + "' binds buffer '" + r.name +
+                                               "' at binding " + std::to_string(b.binding) + " from offset " +
+                                               std::to_string(b.offset) + ": " + why);
+            };
+            const VkDeviceSize size = r.size;
+            if (b.offset >= size)
+                return fail(ErrorCode::InvalidArgument,
+                            "the offset is past the buffer's end (" + std::to_string(size) + " bytes)");
+            if (b.range == 0) return fail(ErrorCode::InvalidArgument, "a range of 0 bytes (VK_WHOLE_SIZE: to the end)");
+            if (b.range != VK_WHOLE_SIZE && b.range > size - b.offset)
+                return fail(ErrorCode::InvalidArgument, "range " + std::to_string(b.range) +
+                                                            " ends past the buffer's " + std::to_string(size) +
+                                                            " bytes");
+            if (!limits) continue;
+            const uint64_t align = std::max<uint64_t>(
+                storage ? limits->minStorageBufferOffsetAlignment : limits->minUniformBufferOffsetAlignment, 1);
+            const char* alignName = storage ? "minStorageBufferOffsetAlignment" : "minUniformBufferOffsetAlignment";
+            if (b.offset % align)
+                return fail(ErrorCode::DeviceLimit,
+                            std::string("not a multiple of ") + alignName + " (" + std::to_string(align) + ")");
+            const uint64_t most = storage ? limits->maxStorageBufferRange : limits->maxUniformBufferRange;
+            const VkDeviceSize range = b.range == VK_WHOLE_SIZE ? size - b.offset : b.range;
+            // A limit of 0 is an unset test struct: no check.
+            if (most && range > most)
+                return fail(ErrorCode::DeviceLimit,
+                            std::to_string(range) + " bytes" + (b.range == VK_WHOLE_SIZE ? " (to the end)" : "") +
+                                ", over " + (storage ? "maxStorageBufferRange" : "maxUniformBufferRange") + " (" +
+                                std::to_string(most) + "); bind it in slices of at most that many bytes");
+        }
+    return {};
+}
+
 Status compileGraph(const RenderGraph::Impl& g, Schedule& out) {
     out = Schedule{};
     if (!g.declarationErrors.empty()) {
@@ -386,6 +426,8 @@ Status compileGraph(const RenderGraph::Impl& g, Schedule& out) {
                                          " there");
         }
     }
+
+    PYRAMARCH_TRY(checkBindingRanges(g, g.device ? &g.device->limits() : nullptr));
 
     // 1. Merge each pass's uses per resource and check them.
     std::vector<std::vector<MergedUse>> merged(passCount);

@@ -50,6 +50,7 @@ struct PassBinding {
     VkDescriptorType type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     VkDeviceSize range = VK_WHOLE_SIZE;
     VkFormat format = VK_FORMAT_UNDEFINED; // texel buffers only
+    VkDeviceSize offset = 0;               // storage and uniform buffers only
     bool texel() const {
         return type == VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER || type == VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER;
     }
@@ -141,6 +142,10 @@ struct RenderGraph::Impl {
 
 // Compiles `impl` into `out`; pure.
 Status compileGraph(const RenderGraph::Impl& impl, Schedule& out);
+// The offsets and ranges of the declared storage and uniform bindings
+// against their buffers' current sizes and, with `limits`, the device's
+// offset alignments and range limits (ErrorCode::DeviceLimit).
+Status checkBindingRanges(const RenderGraph::Impl& impl, const DeviceLimits* limits);
 std::string stageNames(VkPipelineStageFlags2 stages);
 // Bytes per texel of the formats texel bindings accept (8/16/32-bit
 // integer and float, 1, 2 or 4 components); 0 for any other format.

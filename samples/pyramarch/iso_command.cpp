@@ -41,10 +41,36 @@ iso::NormalMode normalMode(const std::string& n) {
 }
 
 // A first capacity guess when --capacity is not given: never more than one
-// storage buffer can hold (32-byte vertices), at least 4096 triangles.
+// storage binding holds (32-byte vertices), at least 4096 triangles. A
+// surface that needs more gets it from the retry (maxVertexCapacity: the
+// module writes one buffer through several bindings).
 uint32_t guessCapacity(const Device& device, uint64_t guess) {
     const uint64_t most = device.limits().maxStorageBufferRange / iso::IsoSurface::vertexStride() / 3 * 3;
     return uint32_t(std::min<uint64_t>(std::max<uint64_t>(guess, 3 * 4096), most));
+}
+
+// The largest capacities the retry may ask for: what one vertex / index
+// buffer holds through the module's storage bindings (iso::maxVertexCapacity),
+// and with mesh smoothing what its per-vertex and per-index buffers, bound
+// whole, hold in one binding.
+uint32_t mostVertexCapacity(const Device& device, const iso::IsoSurfaceCreateInfo& info) {
+    uint64_t most = iso::maxVertexCapacity(device.limits());
+    if (info.meshSmoothing.iterations) most = std::min<uint64_t>(most, device.limits().maxStorageBufferRange / 16);
+    return uint32_t(most / 3 * 3);
+}
+uint32_t mostIndexCapacity(const Device& device, const iso::IsoSurfaceCreateInfo& info) {
+    uint64_t most = iso::maxIndexCapacity(device.limits());
+    if (info.meshSmoothing.iterations) most = std::min<uint64_t>(most, device.limits().maxStorageBufferRange / 8);
+    return uint32_t(most / 3 * 3);
+}
+
+// The vertex (and index) buffer the surface got: its size and the storage
+// bindings the module writes it through.
+void printOutputBuffers(const iso::IsoSurface& surface) {
+    for (const iso::IsoSurface::MemoryItem& m : surface.memoryReport())
+        if (m.name == "vertices" || m.name == "indices")
+            std::printf("%s buffer: %.1f MiB in %u storage binding%s\n", m.name == "vertices" ? "vertex" : "index",
+                        m.bytes / 1048576.0, m.bindings, m.bindings == 1 ? "" : "s");
 }
 
 // --indexed, and --mesh-smoothing: indexed output (the smoothing finds
@@ -59,7 +85,7 @@ void applyMeshSmoothing(const Device& device, const IsoOptions& o, iso::IsoSurfa
     info.indexed = true;
     if (o.meshSmoothing) info.meshSmoothing = {o.meshSmoothing, o.meshLambda, o.meshMu};
     if (!sizeCapacities) return;
-    const uint64_t mostIndices = device.limits().maxStorageBufferRange / 4 / 3 * 3;
+    const uint64_t mostIndices = mostIndexCapacity(device, info);
     if (o.capacity) {
         info.indexCapacity = uint32_t(std::min<uint64_t>(uint64_t(o.capacity) * 6, mostIndices));
         return;
@@ -168,14 +194,14 @@ Result<Extraction> extract(Device& device, std::unique_ptr<iso::IsoSurface>& sur
             retry = true;
         }
         // The vertex buffer once, from counts no short sparse capacity cut.
-        // Never past what one vertex buffer can hold: beyond it the overflow
-        // stays a reported, bounded result.
-        const uint32_t mostVertices = guessCapacity(device, UINT64_MAX);
+        // Never past what one vertex buffer can hold (through several
+        // storage bindings): beyond it the overflow stays a reported, bounded result.
+        const uint32_t mostVertices = mostVertexCapacity(device, info);
         if (stats->overflow && !sparseShort && !vertexRetried && !capacityFixed &&
             (info.vertexCapacity < mostVertices || info.indexed)) {
             info.vertexCapacity = std::min(std::max(info.vertexCapacity, iso::suggestCapacity(*stats)), mostVertices);
             // Indices, as vertices, at most what one buffer holds.
-            const uint32_t mostIndices = uint32_t(device.limits().maxStorageBufferRange / 4 / 3 * 3);
+            const uint32_t mostIndices = mostIndexCapacity(device, info);
             if (info.indexed)
                 info.indexCapacity =
                     std::min(std::max(info.indexCapacity, iso::suggestIndexCapacity(*stats)), mostIndices);
@@ -393,6 +419,7 @@ int runFieldIso(const IsoOptions& o) {
                 (info.indexed ? e->stats.indicesWritten : e->stats.verticesWritten) / 3,
                 (info.indexed ? e->stats.indicesNeeded : e->stats.verticesNeeded) / 3,
                 e->stats.overflow ? " OVERFLOW" : "", e->stats.activeCells);
+    printOutputBuffers(*surface);
     sample::StatsRecorder rec;
     sample::FrameStats fs;
     fs.passes = e->timings;
@@ -679,6 +706,7 @@ int runParticleIso(const IsoOptions& o) {
                         voxel, isoValue);
             std::printf("triangles: %u (needed %u)%s, active cells: %u\n", tris, trisNeeded,
                         overflow ? " OVERFLOW" : "", e->stats.activeCells);
+            printOutputBuffers(*surface);
         }
     }
     rec.setInfo("frames", std::to_string(frames.size()));

@@ -35,7 +35,11 @@ layout(set = 0, binding = 3, std430) readonly buffer PyramidBuf { uint pyramid[]
 layout(set = 0, binding = 3, std430) readonly buffer PyramidQuadBuf { uvec4 pyramidQuads[]; };
 #define ISO_PYRAMID_QUADS
 #endif
-layout(set = 0, binding = 4, std430) writeonly buffer VertexBuf { IsoVertex vertices[]; };
+// The vertex buffer: slice 0 at binding 4, slices 1.. at 5.. (output_slices.glsl).
+#define ISO_VERTEX_SLICES 4
+#define ISO_VERTEX_SLICES_NEXT 5
+#define ISO_VERTEX_WRITE
+#include "isosurface/output_slices.glsl"
 
 #include "isosurface/mc_vertex.glsl"
 #include "isosurface/pyramid_find.glsl"
@@ -71,10 +75,10 @@ void main() {
         const uint outIndex = (t == 0u || !second ? first : first + 1u) * 3u;
         for (uint v = 0; v < 3; ++v) {
             const IsoVertex vertex = mcVertexOf(c, edges, count, key + v);
-            vertices[outIndex + v].position = vertex.position;
+            isoStoreVertexPosition(outIndex + v, vertex.position);
             // NormalMode::None: the normals stay the zeros the buffer was
             // cleared to on the first frame (vertices.clear): half the stores.
-            if (kNormalMode != kIsoNormalNone) vertices[outIndex + v].normal = vertex.normal;
+            if (kNormalMode != kIsoNormalNone) isoStoreVertexNormal(outIndex + v, vertex.normal);
         }
     }
 }

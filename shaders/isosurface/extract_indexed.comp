@@ -38,7 +38,11 @@ layout(set = 0, binding = 5, std430) readonly buffer RunBaseBuf { uint runBase[]
 uint vertexWordAt(uint w) { return vertexPyramid[w]; }
 uint runBaseAt(uint run) { return runBase[run]; }
 #endif
-layout(set = 0, binding = 6, std430) writeonly buffer IndexBuf { uint indices[]; };
+// The index buffer: slice 0 at binding 6, slices 1.. at 7.. (output_slices.glsl).
+#define ISO_INDEX_SLICES 6
+#define ISO_INDEX_SLICES_NEXT 7
+#define ISO_INDEX_WRITE
+#include "isosurface/output_slices.glsl"
 
 #include "isosurface/cell_edge.glsl"
 #include "isosurface/pyramid_find.glsl"
@@ -108,8 +112,8 @@ void main() {
                    isoOwnedVertexRank(isoCornerBitsByCode(ownerCase), ownerBoundary, axis, start & boundary);
     }
     if (writeIndices) {
-        indices[triangle * 3u] = index.x;
-        indices[triangle * 3u + 1u] = index.y;
-        indices[triangle * 3u + 2u] = index.z;
+        isoStoreIndex(triangle * 3u, index.x);
+        isoStoreIndex(triangle * 3u + 1u, index.y);
+        isoStoreIndex(triangle * 3u + 2u, index.z);
     }
 }

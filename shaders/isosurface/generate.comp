@@ -13,10 +13,14 @@ layout(set = 0, binding = 1, std140) uniform TablesBuf { IsoTables tables; };
 layout(set = 0, binding = 2, std430) readonly buffer FieldBuf { float field[]; };
 layout(set = 0, binding = 3, std430) readonly buffer PyramidBuf { uint pyramid[]; };
 layout(set = 0, binding = 4, std430) readonly buffer OffsetsBuf { uint offsets[]; };
-layout(set = 0, binding = 5, std430) writeonly buffer VertexBuf { IsoVertex vertices[]; };
 layout(set = 0, binding = 6, std430) readonly buffer ActiveBuf { uint activeCells[]; };
 layout(set = 0, binding = 7, std140) uniform OccGridBuf { IsoGrid occGrid; };
 layout(set = 0, binding = 8, std430) readonly buffer OccupancyBuf { uint occupancy[]; };
+// The vertex buffer: slice 0 at binding 5, slices 1.. at 9.. (output_slices.glsl).
+#define ISO_VERTEX_SLICES 5
+#define ISO_VERTEX_SLICES_NEXT 9
+#define ISO_VERTEX_WRITE
+#include "isosurface/output_slices.glsl"
 
 #include "isosurface/mc_vertex.glsl"
 
@@ -45,8 +49,8 @@ void main() {
     for (uint j = 0; j < count; ++j) {
         if (start + j >= limit) break;
         const IsoVertex vertex = mcVertex(cell, mcCase, count, j);
-        vertices[start + j].position = vertex.position;
+        isoStoreVertexPosition(start + j, vertex.position);
         // NormalMode::None: the normals stay the zeros of vertices.clear.
-        if (kNormalMode != kIsoNormalNone) vertices[start + j].normal = vertex.normal;
+        if (kNormalMode != kIsoNormalNone) isoStoreVertexNormal(start + j, vertex.normal);
     }
 }

@@ -144,6 +144,14 @@ ISO_CONST kIsoSpecIndexed = 1u;    // IsoGrid.indexed (classify: shared-vertex c
 ISO_CONST kIsoSpecVolumeFormat = 2u; // sparse volumes: the pool's kIsoVolume* (SparseDomain::volumeFormat)
 ISO_CONST kIsoSpecVolumePoolBricks = 3u; // sparse volumes: bricks per pool buffer
 ISO_CONST kIsoSpecVolumePoolCount = 4u;  // sparse volumes: pool buffers in use
+ISO_CONST kIsoSpecVertexSlices = 5u;     // output_slices.glsl: vertex buffer bindings in use
+ISO_CONST kIsoSpecVertexSliceSize = 6u;  // ... vertices per binding
+ISO_CONST kIsoSpecIndexSlices = 7u;      // ... index buffer bindings in use
+ISO_CONST kIsoSpecIndexSliceSize = 8u;   // ... indices per binding
+// The vertex and index buffers are written through up to this many storage
+// bindings each (output_slices.glsl): lavapipe's 2 GiB allocations in its
+// 128 MiB bindings.
+ISO_CONST kIsoOutputSlices = 16u;
 
 // Volume formats (IsoGrid.volumeFormat).
 ISO_CONST kIsoVolumeU8 = 0u;

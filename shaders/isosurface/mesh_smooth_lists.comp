@@ -15,10 +15,14 @@ layout(local_size_x = kIsoGroupSize) in;
 
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) readonly buffer ArgsBuf { IsoArgs args; };
-layout(set = 0, binding = 2, std430) readonly buffer IndexBuf { uint indices[]; };
 layout(set = 0, binding = 3, std430) buffer CountBuf { uint count[]; };
 layout(set = 0, binding = 4, std430) readonly buffer StartBuf { uint start[]; };
 layout(set = 0, binding = 5, std430) writeonly buffer ListBuf { uvec2 list[]; };
+// The index buffer: slice 0 at binding 2, slices 1.. at 6.. (output_slices.glsl).
+#define ISO_INDEX_SLICES 2
+#define ISO_INDEX_SLICES_NEXT 6
+#define ISO_INDEX_READ
+#include "isosurface/output_slices.glsl"
 
 void main() {
     const uint t = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
@@ -28,9 +32,9 @@ void main() {
     umulExtended(t, 0xAAAAAAABu, hi, lo);
     const uint first = (hi >> 1) * 3u;
     const uint corner = t - first;
-    const uint v = indices[t];
-    const uint a = indices[first + (corner == 2u ? 0u : corner + 1u)];
-    const uint b = indices[first + (corner == 0u ? 2u : corner - 1u)];
+    const uint v = isoLoadIndex(t);
+    const uint a = isoLoadIndex(first + (corner == 2u ? 0u : corner + 1u));
+    const uint b = isoLoadIndex(first + (corner == 0u ? 2u : corner - 1u));
     const uint written = min(args.verticesWritten, grid.vertexCapacity);
     if (v >= written || a >= written || b >= written) return;
     const uint slot = atomicAdd(count[v], 1u);

@@ -24,8 +24,13 @@ layout(set = 0, binding = 1, std430) readonly buffer ArgsBuf { IsoArgs args; };
 layout(set = 0, binding = 2, std430) readonly buffer StartBuf { uint start[]; };
 layout(set = 0, binding = 3, std430) readonly buffer ListBuf { uvec2 list[]; };
 layout(set = 0, binding = 4, std430) writeonly buffer CountBuf { uint count[]; };
-layout(set = 0, binding = 5, std430) buffer VertexBuf { IsoVertex vertices[]; };
 layout(set = 0, binding = 6, std430) buffer ScratchBuf { vec4 scratch[]; };
+// The vertex buffer: slice 0 at binding 5, slices 1.. at 7.. (output_slices.glsl).
+#define ISO_VERTEX_SLICES 5
+#define ISO_VERTEX_SLICES_NEXT 7
+#define ISO_VERTEX_READ
+#define ISO_VERTEX_WRITE
+#include "isosurface/output_slices.glsl"
 
 // Truncation toward zero after one multiply: no contraction into an FMA, so
 // the CPU reference (tests/isosurface/test_mesh_smoothing.cpp) repeats it.
@@ -36,7 +41,7 @@ ivec3 fixedTerm(vec3 v) {
     return ivec3(isNanF(c.x) ? 0.0 : c.x, isNanF(c.y) ? 0.0 : c.y, isNanF(c.z) ? 0.0 : c.z);
 }
 
-vec3 positionOf(uint i, bool fromScratch) { return fromScratch ? scratch[i].xyz : vertices[i].position.xyz; }
+vec3 positionOf(uint i, bool fromScratch) { return fromScratch ? scratch[i].xyz : isoLoadVertexPosition(i).xyz; }
 
 void main() {
     const uint v = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
@@ -73,7 +78,7 @@ void main() {
         if (terms > 0) {
             const vec3 n = vec3(sum);
             const float len2 = dot(n, n);
-            vertices[v].normal = vec4(len2 > 0.0 ? n * inversesqrt(len2) : vec3(0.0), 0.0);
+            isoStoreVertexNormal(v, vec4(len2 > 0.0 ? n * inversesqrt(len2) : vec3(0.0), 0.0));
         }
     } else if (terms > 0) {
         precise vec3 mean = vec3(sum) / (float(terms) * float(kIsoMeshFixedOne));
@@ -84,7 +89,7 @@ void main() {
     // Every written vertex is stored, moved or not: the other buffer must
     // hold the whole mesh for the next step.
     if (fromScratch)
-        vertices[v].position.xyz = p;
+        isoStoreVertexXyz(v, p);
     else if (!normals)
         scratch[v] = vec4(p, 0.0);
 }

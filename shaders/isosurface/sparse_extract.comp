@@ -40,7 +40,12 @@ layout(set = 0, binding = 3, std430) readonly buffer PyramidBuf { uint pyramid[]
 layout(set = 0, binding = 3, std430) readonly buffer PyramidQuadBuf { uvec4 pyramidQuads[]; };
 #define ISO_PYRAMID_QUADS
 #endif
-layout(set = 0, binding = 4, std430) writeonly buffer VertexBuf { IsoVertex vertices[]; };
+// The vertex buffer: slice 0 at binding 4, slices 1.. at 12.. (after the
+// sparse volume pool's 7-11; output_slices.glsl).
+#define ISO_VERTEX_SLICES 4
+#define ISO_VERTEX_SLICES_NEXT 12
+#define ISO_VERTEX_WRITE
+#include "isosurface/output_slices.glsl"
 layout(set = 0, binding = 5, std430) readonly buffer BrickListBuf { uint bricks[]; };
 #ifdef ISO_SPARSE_VOLUME
 uint isoListedEntry(uint listedBrick) { return bricks[listedBrick]; }
@@ -84,8 +89,8 @@ void main() {
         const uint outIndex = (t == 0u || !second ? first : first + 1u) * 3u;
         for (uint v = 0; v < 3; ++v) {
             const IsoVertex vertex = mcVertexOf(c, edges, count, key + v);
-            vertices[outIndex + v].position = vertex.position;
-            if (kNormalMode != kIsoNormalNone) vertices[outIndex + v].normal = vertex.normal;
+            isoStoreVertexPosition(outIndex + v, vertex.position);
+            if (kNormalMode != kIsoNormalNone) isoStoreVertexNormal(outIndex + v, vertex.normal);
         }
     }
 }

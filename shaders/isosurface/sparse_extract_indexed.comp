@@ -46,10 +46,14 @@ layout(set = 0, binding = 5, std430) readonly buffer RunBaseBuf { uint runBase[]
 uint vertexWordAt(uint w) { return vertexPyramid[w]; }
 uint runBaseAt(uint slot) { return runBase[slot]; }
 #endif
-layout(set = 0, binding = 6, std430) writeonly buffer IndexBuf { uint indices[]; };
 layout(set = 0, binding = 7, std430) readonly buffer SlotBuf { uint slotRecords[]; };
 layout(set = 0, binding = 8, std430) readonly buffer BrickListBuf { uint bricks[]; };
 layout(set = 0, binding = 9, std430) readonly buffer LookupBuf { uint sparseLookup[]; };
+// The index buffer: slice 0 at binding 6, slices 1.. at 10.. (output_slices.glsl).
+#define ISO_INDEX_SLICES 6
+#define ISO_INDEX_SLICES_NEXT 10
+#define ISO_INDEX_WRITE
+#include "isosurface/output_slices.glsl"
 
 #include "isosurface/pyramid_find.glsl"
 #include "isosurface/sparse_indexed.glsl"
@@ -117,7 +121,7 @@ void main() {
                                                start & boundary);
     }
     if (!found) index = uvec3(0u);
-    indices[triangle * 3u] = index.x;
-    indices[triangle * 3u + 1u] = index.y;
-    indices[triangle * 3u + 2u] = index.z;
+    isoStoreIndex(triangle * 3u, index.x);
+    isoStoreIndex(triangle * 3u + 1u, index.y);
+    isoStoreIndex(triangle * 3u + 2u, index.z);
 }

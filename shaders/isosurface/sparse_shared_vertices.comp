@@ -44,7 +44,12 @@ uint isoListedEntry(uint listedBrick) { return bricks[listedBrick]; }
 layout(set = 0, binding = 3, std430) readonly buffer PyramidBuf { uint pyramid[]; };
 layout(set = 0, binding = 4, std430) readonly buffer VertexPyramidBuf { uint vertexPyramid[]; };
 layout(set = 0, binding = 4, std430) readonly buffer VertexQuadBuf { uvec4 vertexQuads[]; };
-layout(set = 0, binding = 5, std430) writeonly buffer VertexBuf { IsoVertex vertices[]; };
+// The vertex buffer: slice 0 at binding 5, slices 1.. at 12.. (after the
+// sparse volume pool's 7-11; output_slices.glsl).
+#define ISO_VERTEX_SLICES 5
+#define ISO_VERTEX_SLICES_NEXT 12
+#define ISO_VERTEX_WRITE
+#include "isosurface/output_slices.glsl"
 layout(set = 0, binding = 6, std430) readonly buffer SlotBuf { uint slotRecords[]; };
 
 #define ISO_NO_TABLES
@@ -105,5 +110,5 @@ void main() {
     const ivec3 pa = c + ivec3(start & 1u, (start >> 1) & 1u, (start >> 2) & 1u);
     const ivec3 pb = pa + ivec3(axis == 0u ? 1 : 0, axis == 1u ? 1 : 0, axis == 2u ? 1 : 0);
     // As the dense shared vertices: a vertex belongs to up to four cells, no per-cell triangle count.
-    vertices[outIndex] = edgeVertex(pa, pb, 0.0);
+    isoStoreVertex(outIndex, edgeVertex(pa, pb, 0.0));
 }

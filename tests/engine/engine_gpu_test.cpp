@@ -58,6 +58,10 @@ struct ScaleAddParams {
 
 class EngineGpu : public test::GpuTest {};
 
+BufferRef rinOf(RenderGraph& g, const Buffer& in) {
+    return g.importBuffer("in", in, {Access::TransferDst, PassKind::Transfer}, {Access::None}, true);
+}
+
 } // namespace
 
 // Each pass declares its pipeline and buffers once (binding + intent); the
@@ -126,6 +130,100 @@ INSTANTIATE_TEST_SUITE_P(EngineGpu, DeclaredBindings, ::testing::Values(true, fa
                          [](const ::testing::TestParamInfo<bool>& i) {
                              return i.param ? "PushDescriptors" : "GraphSets";
                          });
+
+// One buffer written through several storage bindings at offsets (what a
+// vertex buffer larger than maxStorageBufferRange needs): each pass's
+// descriptors cover one slice of `in` and one of `out`; the whole-buffer
+// barriers order them. Offsets that break the device's alignment, ranges past
+// maxStorageBufferRange and a rebound import too small for a slice are
+// errors naming the pass, buffer and binding.
+TEST_P(DeclaredBindings, StorageSlicesAtOffsetsOfOneBuffer) {
+    const bool push = GetParam();
+    if (push && !device().limits().pushDescriptors) GTEST_SKIP() << "device has no VK_KHR_push_descriptor";
+    const uint64_t align = std::max<uint64_t>(device().limits().minStorageBufferOffsetAlignment, 4);
+    const uint32_t slice = uint32_t(std::max<uint64_t>(align, 256) / 4); // elements per slice
+    const uint32_t n = 3 * slice;
+    std::vector<uint32_t> input(n);
+    std::iota(input.begin(), input.end(), 11u);
+    Buffer in = makeBuffer(device(), n * 4, kStorage, "slices-in");
+    Buffer out = makeBuffer(device(), n * 4, kStorage, "slices-out");
+    Buffer small = makeBuffer(device(), slice * 4, kStorage, "slices-small");
+    ASSERT_OK(uploadBuffer(device(), in, input.data(), n * 4));
+    auto pipeline = ComputePipeline::create(
+        device(), {.spirv = kScaleAddSpv,
+                   .name = "scale-add",
+                   .layout = {.bindings = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER},
+                              .pushConstantBytes = sizeof(ScaleAddParams),
+                              .pushDescriptors = push}});
+    ASSERT_OK(pipeline);
+    RenderGraph graph(&device());
+    BufferRef rin = graph.importBuffer("in", in, {Access::TransferDst, PassKind::Transfer}, {Access::None}, true);
+    BufferRef rout = graph.importBuffer("out", out, {Access::None}, {Access::TransferSrc, PassKind::Transfer});
+    const VkDeviceSize bytes = VkDeviceSize(slice) * 4;
+    for (uint32_t k = 0; k < 3; ++k) {
+        // The last slice reaches the end: VK_WHOLE_SIZE from its offset.
+        const VkDeviceSize range = k == 2 ? VK_WHOLE_SIZE : bytes;
+        graph.addPass("slice" + std::to_string(k), PassKind::Compute)
+            .pipeline(*pipeline)
+            .storage(0, rin, Access::StorageRead, 0, range, k * bytes)
+            .storage(1, rout, Access::StorageWrite, 0, range, k * bytes)
+            .record([slice, k](PassContext& ctx) {
+                ctx.pushConstants(ScaleAddParams{slice, k + 2, 100 * k});
+                ctx.dispatch((slice + 63) / 64);
+            });
+    }
+    ASSERT_OK(graph.compile());
+    Status recorded;
+    ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { recorded = graph.execute(cmd); }));
+    ASSERT_OK(recorded);
+    auto result = readBufferAs<uint32_t>(device(), out, n);
+    ASSERT_OK(result);
+    for (uint32_t i = 0; i < n; ++i) {
+        const uint32_t k = i / slice;
+        ASSERT_EQ(result.value()[i], input[i] * (k + 2) + 100 * k) << "element " << i;
+    }
+    // A rebound import smaller than the slices: execute() refuses before recording.
+    graph.rebindImportedBuffer(rout, small.handle(), small.size());
+    ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { recorded = graph.execute(cmd); }));
+    ASSERT_FALSE(recorded.ok());
+    EXPECT_NE(recorded.message().find("pass 'slice1' binds buffer 'out' at binding 1 from offset " +
+                                      std::to_string(bytes) + ": the offset is past the buffer's end"),
+              std::string::npos)
+        << recorded.message();
+
+    // Device limits, from compile(): a misaligned offset, a range past maxStorageBufferRange.
+    const auto compileError = [&](VkDeviceSize size, VkDeviceSize offset, VkDeviceSize range) {
+        RenderGraph g(&device());
+        BufferRef b = g.createBuffer("b", {.size = size});
+        g.addPass("limit", PassKind::Compute)
+            .pipeline(*pipeline)
+            .storage(0, rinOf(g, in), Access::StorageRead)
+            .storage(1, b, Access::StorageWrite, 0, range, offset)
+            .record([](PassContext&) {});
+        return g.compile();
+    };
+    if (align > 4) {
+        const Status s = compileError(4 * align, 4, VK_WHOLE_SIZE);
+        ASSERT_FALSE(s.ok());
+        EXPECT_EQ(s.code(), ErrorCode::DeviceLimit);
+        EXPECT_NE(s.message().find("not a multiple of minStorageBufferOffsetAlignment"), std::string::npos)
+            << s.message();
+    }
+    const uint64_t most = device().limits().maxStorageBufferRange;
+    if (most < (uint64_t(1) << 40)) {
+        // Never allocated: compile() refuses first.
+        const Status s = compileError(most + 2 * align, 0, VK_WHOLE_SIZE);
+        ASSERT_FALSE(s.ok());
+        EXPECT_EQ(s.code(), ErrorCode::DeviceLimit);
+        EXPECT_NE(s.message().find(
+                      "pass 'limit' binds buffer 'b' at binding 1 from offset 0: " + std::to_string(most + 2 * align) +
+                      " bytes (to the end), over maxStorageBufferRange"),
+                  std::string::npos)
+            << s.message();
+        const Status fits = compileError(most + 2 * align, 2 * align, VK_WHOLE_SIZE);
+        EXPECT_TRUE(fits.ok()) << fits.message();
+    }
+}
 
 // Texel bindings: the graph makes the views (float and 4-component views of
 // the same words), gives a graph-owned buffer the texel usages, orders the

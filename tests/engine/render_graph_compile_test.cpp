@@ -443,3 +443,46 @@ TEST(RenderGraphBindings, BindingWithoutPipelineIsNamedError) {
     ASSERT_FALSE(s.ok());
     EXPECT_NE(s.message().find("but declares no pipeline"), std::string::npos) << s.message();
 }
+
+// Slices of one buffer through several storage bindings at offsets (a
+// buffer larger than maxStorageBufferRange written in pieces): the barriers
+// still cover the buffer as a whole; a slice past the end is a named error.
+TEST(RenderGraphBindings, StorageSlicesAtOffsetsShareOneBufferBarrier) {
+    RenderGraph g(nullptr);
+    BufferRef big = g.createBuffer("big", {.size = 1024});
+    g.addPass("write", PassKind::Compute)
+        .pipelineLayout(storageLayout(2))
+        .storage(0, big, Access::StorageWrite, 0, 512)
+        .storage(1, big, Access::StorageWrite, 0, VK_WHOLE_SIZE, 512);
+    g.addPass("read", PassKind::Compute)
+        .pipelineLayout(storageLayout(1))
+        .storage(0, big, Access::StorageRead, 0, 256, 768);
+    Status s = g.compile();
+    ASSERT_TRUE(s.ok()) << s.message();
+    const auto barriers = inFrame(scheduled(g, "read"));
+    ASSERT_EQ(barriers.size(), 1u);
+    EXPECT_EQ(barriers[0].resource, big.index);
+    EXPECT_EQ(barriers[0].srcAccess, kWrite);
+    EXPECT_EQ(barriers[0].dstAccess, kRead);
+}
+
+TEST(RenderGraphBindings, StorageRangePastTheBufferIsNamedError) {
+    const auto expectError = [](VkDeviceSize offset, VkDeviceSize range, const std::string& why) {
+        RenderGraph g(nullptr);
+        BufferRef a = g.createBuffer("a", {.size = 1024});
+        g.addPass("slice", PassKind::Compute)
+            .pipelineLayout(storageLayout(1))
+            .storage(0, a, Access::StorageWrite, 0, range, offset);
+        const Status s = g.compile();
+        ASSERT_FALSE(s.ok()) << offset << " " << range;
+        EXPECT_EQ(s.code(), ErrorCode::InvalidArgument);
+        EXPECT_NE(s.message().find("pass 'slice' binds buffer 'a' at binding 0 from offset " + std::to_string(offset)),
+                  std::string::npos)
+            << s.message();
+        EXPECT_NE(s.message().find(why), std::string::npos) << s.message();
+    };
+    expectError(1024, VK_WHOLE_SIZE, "the offset is past the buffer's end (1024 bytes)");
+    expectError(512, 768, "range 768 ends past the buffer's 1024 bytes");
+    expectError(0, 2048, "range 2048 ends past the buffer's 1024 bytes");
+    expectError(0, 0, "a range of 0 bytes");
+}

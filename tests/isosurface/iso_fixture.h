@@ -3,8 +3,15 @@
 // module's test knobs), and one recorded frame, submitted and waited for.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cstddef>
+#include <cstring>
+#include <functional>
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "pyramarch/engine/transfer.h"
 #include "pyramarch/isosurface/isosurface.h"
@@ -50,6 +57,115 @@ protected:
         Status s = submitAndWait(device(), [&](VkCommandBuffer cmd) { inner = iso.record(cmd); });
         ASSERT_TRUE(s.ok()) << s.message();
         ASSERT_TRUE(inner.ok()) << inner.message();
+    }
+    // Vertex and index buffers written through several storage bindings
+    // (Knobs::outputSliceBytes: the slices of a buffer past one
+    // maxStorageBufferRange, on a small surface): the vertices, indices,
+    // draw args and stats are bit for bit those of the one-binding surface,
+    // with capacities sized to the surface (so the writes reach the last
+    // slices) and with capacities that run out half way. `feed` gives a
+    // surface its input (balls, a volume) before its frames. `orderAside`:
+    // sparse domains, whose pool (and so vertex) order is the GPU's
+    // scheduling's: the same vertices and the same triangles (as their
+    // corners' bytes), each sorted; overflowing frames only by their counts.
+    void expectOutputSlicesMatch(IsoSurfaceCreateInfo info, const std::function<void(IsoSurface&)>& feed,
+                                 testing::Knobs knobs = {}, uint32_t frames = 1, bool orderAside = false) {
+        auto run = [&](const IsoSurfaceCreateInfo& ci, const testing::Knobs& k) {
+            auto s = make(ci, k);
+            if (s) {
+                feed(*s);
+                for (uint32_t f = 0; f < frames; ++f) frame(*s);
+            }
+            return s;
+        };
+        auto probe = run(info, knobs);
+        ASSERT_TRUE(probe);
+        const auto needed = probe->statsOfFrame(probe->framesRecorded() - 1);
+        ASSERT_TRUE(needed.has_value());
+        ASSERT_GT(needed->verticesNeeded, 30u) << "the surface should span several slices";
+        for (const bool short_ : {false, true}) {
+            SCOPED_TRACE(short_ ? "capacities run out" : "capacities fit");
+            const uint32_t vertices = needed->verticesNeeded, indices = needed->indicesNeeded;
+            // Indexed: the vertices fit, the indices run out (a frame whose
+            // vertices overflow writes no indices).
+            info.vertexCapacity = short_ && !info.indexed ? vertices / 2 : vertices + 3;
+            if (info.indexed) info.indexCapacity = short_ ? indices / 2 : indices + 3;
+            // About 10 bindings for the larger buffer.
+            testing::Knobs sliced = knobs;
+            sliced.outputSliceBytes =
+                std::max<uint64_t>(std::max<uint64_t>(uint64_t(info.vertexCapacity) * 32,
+                                                      info.indexed ? uint64_t(info.indexCapacity) * 4 : 0) /
+                                       10,
+                                   256);
+            auto one = run(info, knobs);
+            auto many = run(info, sliced);
+            ASSERT_TRUE(one && many);
+            auto bindingsOf = [](const IsoSurface& s, const std::string& name) {
+                for (const IsoSurface::MemoryItem& m : s.memoryReport())
+                    if (m.name == name) return m.bindings;
+                return 0u;
+            };
+            EXPECT_EQ(bindingsOf(*one, "vertices"), 1u);
+            EXPECT_GE(bindingsOf(*many, "vertices"), info.indexed ? 2u : 8u);
+            if (info.indexed) {
+                EXPECT_GE(bindingsOf(*many, "indices"), 2u);
+            }
+            const auto sa = one->statsOfFrame(one->framesRecorded() - 1);
+            const auto sb = many->statsOfFrame(many->framesRecorded() - 1);
+            ASSERT_TRUE(sa && sb);
+            EXPECT_EQ(sa->verticesNeeded, sb->verticesNeeded);
+            EXPECT_EQ(sa->verticesWritten, sb->verticesWritten);
+            EXPECT_EQ(sa->indicesNeeded, sb->indicesNeeded);
+            EXPECT_EQ(sa->indicesWritten, sb->indicesWritten);
+            EXPECT_EQ(sa->overflow, sb->overflow);
+            EXPECT_EQ(sa->overflow, short_);
+            auto va = one->readVertices(), vb = many->readVertices();
+            ASSERT_TRUE(va.ok() && vb.ok());
+            ASSERT_EQ(va.value().size(), vb.value().size());
+            EXPECT_GT(va.value().size(), 0u);
+            std::vector<uint32_t> ia, ib;
+            if (info.indexed) {
+                auto ra = one->readIndices(), rb = many->readIndices();
+                ASSERT_TRUE(ra.ok() && rb.ok());
+                ia = std::move(ra).value();
+                ib = std::move(rb).value();
+                ASSERT_EQ(ia.size(), ib.size());
+                if (!short_) {
+                    EXPECT_EQ(ia.size(), indices);
+                }
+            }
+            if (!orderAside) {
+                EXPECT_TRUE(va.value().empty() || std::memcmp(va.value().data(), vb.value().data(),
+                                                              va.value().size() * sizeof(IsoVertexData)) == 0);
+                EXPECT_EQ(ia, ib);
+                auto aa = testing::readDrawArgs(*one), ab = testing::readDrawArgs(*many);
+                ASSERT_TRUE(aa.ok() && ab.ok());
+                EXPECT_EQ(aa.value(), ab.value());
+            } else if (!short_) {
+                using VertexBytes = std::array<uint32_t, 8>;
+                auto bytesOf = [](const IsoVertexData& v) {
+                    VertexBytes b{};
+                    std::memcpy(b.data(), &v, sizeof(b));
+                    return b;
+                };
+                auto key = [&](const std::vector<IsoVertexData>& v, const std::vector<uint32_t>& idx) {
+                    std::pair<std::vector<VertexBytes>, std::vector<std::array<VertexBytes, 3>>> k;
+                    for (const IsoVertexData& x : v) k.first.push_back(bytesOf(x));
+                    const size_t corners = info.indexed ? idx.size() : v.size();
+                    for (size_t t = 0; t + 2 < corners; t += 3) {
+                        std::array<VertexBytes, 3> tri{};
+                        for (int c = 0; c < 3; ++c) tri[c] = bytesOf(v.at(info.indexed ? idx[t + c] : t + c));
+                        // The winding stays; the first corner is the smallest.
+                        std::rotate(tri.begin(), std::min_element(tri.begin(), tri.end()), tri.end());
+                        k.second.push_back(tri);
+                    }
+                    std::sort(k.first.begin(), k.first.end());
+                    std::sort(k.second.begin(), k.second.end());
+                    return k;
+                };
+                EXPECT_TRUE(key(va.value(), ia) == key(vb.value(), ib));
+            }
+        }
     }
 };
 

@@ -1481,6 +1481,44 @@ TEST_F(IsoGpu, TexelAndStorageReadsAgreeBitForBit) {
     }
 }
 
+// Vertex and index buffers past one storage binding: the module writes one
+// buffer through several bindings at offsets (Knobs::outputSliceBytes
+// spreads a small surface over ~10): every extraction method that writes
+// vertices or indices, and mesh smoothing's reads and writes, give the
+// one-binding bytes.
+TEST_F(IsoGpu, OutputSlicesMatchOneBindingBitForBit) {
+    const auto none = [](IsoSurface&) {};
+    {
+        SCOPED_TRACE("HistoPyramid, Cayley 37x50x23, central normals");
+        expectOutputSlicesMatch(userInfo(kCayleyGlsl, {37, 50, 23}), none);
+    }
+    {
+        SCOPED_TRACE("HistoPyramid, fused field, no normals");
+        IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, {21, 17, 19}, NormalMode::None);
+        info.fieldEvaluation = FieldEvaluation::Fused;
+        expectOutputSlicesMatch(info, none);
+    }
+    {
+        SCOPED_TRACE("Scan, Sobel normals");
+        IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, {34, 29, 31}, NormalMode::Sobel);
+        info.method = ExtractionMethod::Scan;
+        expectOutputSlicesMatch(info, none);
+    }
+    {
+        SCOPED_TRACE("indexed");
+        IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, {37, 50, 23});
+        info.indexed = true;
+        expectOutputSlicesMatch(info, none);
+    }
+    {
+        SCOPED_TRACE("indexed, storage reads, mesh smoothing");
+        IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, {30, 26, 28});
+        info.indexed = true;
+        info.meshSmoothing = {2, 0.7f, -0.72f};
+        expectOutputSlicesMatch(info, none, {.storageReads = true});
+    }
+}
+
 TEST_F(IsoGpu, EmptyAndFullFieldsGiveNoTriangles) {
     IsoSurfaceCreateInfo info;
     info.samples = {9, 10, 11};

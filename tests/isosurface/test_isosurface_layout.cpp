@@ -17,6 +17,8 @@ DeviceLimits lavapipeLimits() {
     l.maxStorageBufferRange = 128ull << 20;
     l.maxTexelBufferElements = 128u << 20;
     l.maxBufferSize = 1ull << 31;
+    l.maxMemoryAllocationSize = 1ull << 31;
+    l.minStorageBufferOffsetAlignment = 16;
     l.deviceType = VK_PHYSICAL_DEVICE_TYPE_CPU;
     return l;
 }
@@ -103,12 +105,13 @@ TEST(IsoLayout, OddGridsNeedNoPadding) {
 
 TEST(IsoLayout, LimitsAreNamedErrorsWithCodes) {
     IsoSurfaceCreateInfo info = metaballs(65);
-    info.vertexCapacity = 8u << 20; // 8 Mi vertices x 32 bytes = 256 MiB > 128 MiB
+    // 2 Gi vertex bytes + a triangle: past maxBufferSize (2 GiB here).
+    info.vertexCapacity = (64u << 20) + 3;
     auto plan = iso::testing::planLayout(info, lavapipeLimits(), {}, "lavapipe");
     ASSERT_FALSE(plan.ok());
     EXPECT_EQ(plan.code(), ErrorCode::DeviceLimit);
     EXPECT_NE(plan.message().find("vertexCapacity"), std::string::npos) << plan.message();
-    EXPECT_NE(plan.message().find("maxStorageBufferRange"), std::string::npos) << plan.message();
+    EXPECT_NE(plan.message().find("maxBufferSize"), std::string::npos) << plan.message();
     EXPECT_NE(plan.message().find("'lavapipe'"), std::string::npos) << plan.message();
 
     info = metaballs(65);
@@ -422,4 +425,82 @@ TEST(IsoLayout, SparseDomainsAreSizedByTheirPool) {
     info = sparseUser(64);
     info.samples = {kMaxSparseCellsPerAxis + 1, kMaxSparseCellsPerAxis + 1, 2};
     EXPECT_TRUE(iso::testing::planLayout(info, lavapipeLimits()).ok());
+}
+
+// Vertex and index buffers past one maxStorageBufferRange: one buffer the
+// shaders write through up to 16 bindings of one range each; past that, or
+// past one buffer or allocation, a named DeviceLimit error.
+TEST(IsoLayout, OutputBuffersSpanSeveralStorageBindings) {
+    IsoSurfaceCreateInfo info = metaballs(65);
+    info.vertexCapacity = 8u << 20; // 8 Mi vertices x 32 bytes = 256 MiB: two 128 MiB bindings
+    auto plan = iso::testing::planLayout(info, lavapipeLimits());
+    ASSERT_TRUE(plan.ok()) << plan.message();
+    EXPECT_EQ(plan->vertexBytes, (8ull << 20) / 3 * 3 * 32);
+    EXPECT_EQ(plan->vertexSlices, 2u);
+    EXPECT_EQ(plan->vertexSliceElements, 4u << 20);
+    // Within one binding: one slice.
+    info.vertexCapacity = 3000;
+    plan = iso::testing::planLayout(info, lavapipeLimits());
+    ASSERT_TRUE(plan.ok()) << plan.message();
+    EXPECT_EQ(plan->vertexSlices, 1u);
+
+    // The largest capacities: 16 bindings, one 2 GiB allocation.
+    const DeviceLimits lim = lavapipeLimits();
+    EXPECT_EQ(iso::maxVertexCapacity(lim), (64u << 20) / 3 * 3);
+    EXPECT_EQ(iso::maxIndexCapacity(lim), (512u << 20) / 3 * 3);
+    info.vertexCapacity = iso::maxVertexCapacity(lim);
+    plan = iso::testing::planLayout(info, lim);
+    ASSERT_TRUE(plan.ok()) << plan.message();
+    EXPECT_EQ(plan->vertexSlices, 16u);
+
+    // Past 16 bindings (a device whose buffers could hold more).
+    DeviceLimits big = lavapipeLimits();
+    big.maxBufferSize = big.maxMemoryAllocationSize = 1ull << 34;
+    info.vertexCapacity = (64u << 20) + 3;
+    plan = iso::testing::planLayout(info, big, {}, "lavapipe");
+    ASSERT_FALSE(plan.ok());
+    EXPECT_EQ(plan.code(), ErrorCode::DeviceLimit);
+    EXPECT_NE(plan.message().find("vertexCapacity 67108867 needs 2147483712 bytes, over 16 storage bindings of "
+                                  "4194304 (maxStorageBufferRange 134217728 bytes) of device 'lavapipe'"),
+              std::string::npos)
+        << plan.message();
+    // Past one allocation, though maxBufferSize would take it.
+    big = lavapipeLimits();
+    big.maxBufferSize = 1ull << 32;
+    plan = iso::testing::planLayout(info, big);
+    ASSERT_FALSE(plan.ok());
+    EXPECT_EQ(plan.code(), ErrorCode::DeviceLimit);
+    EXPECT_NE(plan.message().find("maxMemoryAllocationSize"), std::string::npos) << plan.message();
+
+    // Indices: 40 M of them in two bindings of 32 Mi.
+    info = metaballs(65);
+    info.indexed = true;
+    info.indexCapacity = 40000002;
+    plan = iso::testing::planLayout(info, lavapipeLimits());
+    ASSERT_TRUE(plan.ok()) << plan.message();
+    EXPECT_EQ(plan->indexBytes, 160000008u);
+    EXPECT_EQ(plan->indexSlices, 2u);
+    EXPECT_EQ(plan->indexSliceElements, 32u << 20);
+    // Mesh smoothing binds its per-index slots whole: 8 bytes an index.
+    info.meshSmoothing.iterations = 2;
+    plan = iso::testing::planLayout(info, lavapipeLimits());
+    ASSERT_FALSE(plan.ok());
+    EXPECT_EQ(plan.code(), ErrorCode::DeviceLimit);
+    EXPECT_NE(plan.message().find("meshSmoothing: the triangle slots of indexCapacity 40000002"), std::string::npos)
+        << plan.message();
+
+    // The testing knob: small slices, rounded to the offset alignment (64
+    // here) and whole elements.
+    DeviceLimits aligned = lavapipeLimits();
+    aligned.minStorageBufferOffsetAlignment = 64;
+    info = metaballs(65);
+    info.vertexCapacity = 300;
+    info.indexed = true;
+    info.indexCapacity = 3000;
+    plan = iso::testing::planLayout(info, aligned, {.outputSliceBytes = 1000});
+    ASSERT_TRUE(plan.ok()) << plan.message();
+    EXPECT_EQ(plan->vertexSliceElements, 30u); // 960 bytes
+    EXPECT_EQ(plan->vertexSlices, 10u);
+    EXPECT_EQ(plan->indexSliceElements, 240u);
+    EXPECT_EQ(plan->indexSlices, 13u);
 }

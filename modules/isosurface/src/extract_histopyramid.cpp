@@ -23,10 +23,10 @@ const uint32_t kExtractStorageSpv[] =
 Status IsoSurface::Impl::createExtractPipelines() {
     if (fusedField) {
         PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> fused, fusedSpirv(kIsoText_extract_comp, "extract"));
-        return makePipeline(extract, fused, "extract", 5);
+        return makePipeline(extract, fused, "extract", 5 + kSliceBindings);
     }
     return makePipeline(extract, texelReads ? std::span<const uint32_t>(kExtractSpv) : kExtractStorageSpv, "extract",
-                        5);
+                        5 + kSliceBindings);
 }
 
 void IsoSurface::Impl::addNormalClearPass(RenderGraph& graph, const IsoRefs& refs) {
@@ -42,7 +42,8 @@ void IsoSurface::Impl::addNormalClearPass(RenderGraph& graph, const IsoRefs& ref
 
 void IsoSurface::Impl::addExtractPasses(RenderGraph& graph, const IsoRefs& refs) {
     PassBuilder pass = graph.addPass(info.name + ".extract", PassKind::Compute);
-    pass.pipeline(extract).uniform(0, refs.grid).uniform(1, refs.tables).storage(4, refs.vertices, W);
+    pass.pipeline(extract).uniform(0, refs.grid).uniform(1, refs.tables);
+    vertexSlices(pass, 4, 5, refs.vertices, W);
     if (texelReads) {
         pass.texel(3, refs.pyramid, VK_FORMAT_R32G32B32A32_UINT, Access::SampledRead);
         if (!fusedField) pass.texel(2, refs.field, VK_FORMAT_R32_SFLOAT, Access::SampledRead);

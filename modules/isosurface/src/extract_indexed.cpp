@@ -43,14 +43,14 @@ Status IsoSurface::Impl::createIndexedPipelines() {
                                "vertices.bases", 5));
     if (fusedField) {
         PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> fused, fusedSpirv(kIsoText_shared_vertices_comp, "vertices"));
-        PYRAMARCH_TRY(makePipeline(sharedVerticesPipe, fused, "vertices", 6));
+        PYRAMARCH_TRY(makePipeline(sharedVerticesPipe, fused, "vertices", 6 + kSliceBindings));
     } else {
         PYRAMARCH_TRY(makePipeline(
             sharedVerticesPipe, texelReads ? std::span<const uint32_t>(kSharedVerticesSpv) : kSharedVerticesStorageSpv,
-            "vertices", 6));
+            "vertices", 6 + kSliceBindings));
     }
     return makePipeline(extract, texelReads ? std::span<const uint32_t>(kExtractIndexedSpv) : kExtractIndexedStorageSpv,
-                        "extract", 7);
+                        "extract", 7 + kSliceBindings);
 }
 
 void IsoSurface::Impl::importIndexedBuffers(RenderGraph& graph, IsoRefs& refs) {
@@ -100,10 +100,8 @@ BufferRef IsoSurface::Impl::addIndexedPasses(RenderGraph& graph, const IsoRefs& 
     const ExternalUse indexRead{Access::IndexRead, PassKind::Graphics};
     const BufferRef indicesRef = graph.importBuffer(n + ".indices", indices, indexRead, indexRead);
     PassBuilder vertexPass = graph.addPass(n + ".vertices", PassKind::Compute);
-    vertexPass.pipeline(sharedVerticesPipe)
-        .uniform(0, refs.grid)
-        .uniform(1, refs.vertexGrid)
-        .storage(5, refs.vertices, W);
+    vertexPass.pipeline(sharedVerticesPipe).uniform(0, refs.grid).uniform(1, refs.vertexGrid);
+    vertexSlices(vertexPass, 5, 6, refs.vertices, W);
     PassBuilder pass = graph.addPass(n + ".extract", PassKind::Compute);
     pass.pipeline(extract).uniform(0, refs.grid).uniform(1, refs.tables).uniform(3, refs.vertexGrid);
     if (texelReads) {
@@ -120,9 +118,8 @@ BufferRef IsoSurface::Impl::addIndexedPasses(RenderGraph& graph, const IsoRefs& 
     }
     vertexPass.use(refs.args, Access::IndirectRead)
         .record(indirectDispatch(refs.args, offsetof(gpu::IsoArgs, vertexDispatchX)));
-    pass.storage(6, indicesRef, W)
-        .use(refs.args, Access::IndirectRead)
-        .record(indirectDispatch(refs.args, offsetof(gpu::IsoArgs, dispatchX)));
+    indexSlices(pass, 6, 7, indicesRef, W);
+    pass.use(refs.args, Access::IndirectRead).record(indirectDispatch(refs.args, offsetof(gpu::IsoArgs, dispatchX)));
     return indicesRef;
 }
 

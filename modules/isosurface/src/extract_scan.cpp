@@ -28,7 +28,7 @@ Status IsoSurface::Impl::createScanPipelines() {
     // The down-sweep also serves the particle gather's bin scan.
     if (!scanDown.pipeline()) PYRAMARCH_TRY(makePipeline(scanDown, kScanDownSpv, "scan", 3));
     if (!scan) return {};
-    PYRAMARCH_TRY(makePipeline(generate, kGenerateSpv, "generate", 9));
+    PYRAMARCH_TRY(makePipeline(generate, kGenerateSpv, "generate", 9 + kSliceBindings));
     return makePipeline(compact, kCompactSpv, "compact", 4);
 }
 
@@ -72,14 +72,14 @@ void IsoSurface::Impl::addScanPasses(RenderGraph& graph, const IsoRefs& refs) {
             ctx.pushConstants(push());
             dispatchFolded(ctx, cellGroups, maxGroupsX());
         });
-    graph.addPass(n + ".generate", PassKind::Compute)
-        .pipeline(generate)
+    PassBuilder generatePass = graph.addPass(n + ".generate", PassKind::Compute);
+    vertexSlices(generatePass, 5, 9, refs.vertices, W);
+    generatePass.pipeline(generate)
         .uniform(0, refs.grid)
         .uniform(1, refs.tables)
         .storage(2, refs.field, R)
         .storage(3, refs.pyramid, R)
         .storage(4, offsetsRef, R)
-        .storage(5, refs.vertices, W)
         .storage(6, activeRef, R)
         .uniform(7, refs.occGrid)
         .storage(8, refs.occupancy, R)

@@ -27,6 +27,7 @@ const std::pair<const char*, const char*> kIsoGlsl[] = {
     {"isosurface/field_common.glsl", kIsoText_field_common_glsl},
     {"isosurface/user_field.glsl", kIsoText_user_field_glsl},
     {"isosurface/mc_vertex.glsl", kIsoText_mc_vertex_glsl},
+    {"isosurface/output_slices.glsl", kIsoText_output_slices_glsl},
     {"isosurface/cell_edge.glsl", kIsoText_cell_edge_glsl},
     {"isosurface/pyramid_find.glsl", kIsoText_pyramid_find_glsl},
     {"isosurface/vertex_owner.glsl", kIsoText_vertex_owner_glsl},

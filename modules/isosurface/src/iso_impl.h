@@ -108,7 +108,33 @@ struct IsoSizes {
     uint64_t volumeSurfaceBytes = 0, volumePoolBytes = 0, volumeSlotBytes = 0;
     uint32_t volumePoolBricks = 1, volumePoolCount = 0;
     uint64_t sparseLookupBytes = 0; // sparse, indexed: the vertex owners' brick hash and pair slots
+    // The vertex and index buffers as the shaders reach them
+    // (output_slices.glsl): `slices` storage bindings of `sliceElements`
+    // vertices / indices each (one slice: the whole buffer).
+    uint32_t vertexSlices = 1, vertexSliceElements = 0;
+    uint32_t indexSlices = 1, indexSliceElements = 0;
 };
+
+// Bindings a shader that includes output_slices.glsl adds for slices 1..
+inline constexpr uint32_t kSliceBindings = gpu::kIsoOutputSlices - 1;
+// Sparse extraction and shared vertices, every source: bindings up to the
+// volume pool's 11, the vertex buffer's slices 1.. from 12.
+inline constexpr uint32_t kSparseOutputBindings = 12 + kSliceBindings;
+
+// Elements per storage binding of an output buffer of `elementBytes`-byte
+// elements: one maxStorageBufferRange (at most `forcedBytes` when non-zero:
+// testing::Knobs::outputSliceBytes), rounded down to whole elements at
+// offsets that are multiples of minStorageBufferOffsetAlignment.
+uint64_t outputSliceElements(const DeviceLimits& limits, uint64_t elementBytes, uint64_t forcedBytes = 0);
+// The most elements an output buffer holds: kIsoOutputSlices slices, one
+// VkBuffer (maxBufferSize) in one allocation (maxMemoryAllocationSize).
+uint64_t maxOutputElements(const DeviceLimits& limits, uint64_t elementBytes, uint64_t forcedBytes = 0);
+// Declares the output buffer `buffer` of `bytes` bytes to `pass` as
+// `slices` storage bindings of `sliceElements` elements (slice 0 at
+// `first`, slices 1.. at `next`..; the unused ones of kIsoOutputSlices repeat
+// slice 0), as output_slices.glsl reads it.
+void declareOutputSlices(PassBuilder& pass, uint32_t first, uint32_t next, BufferRef buffer, Access access,
+                         uint64_t bytes, uint64_t elementBytes, uint32_t slices, uint32_t sliceElements);
 
 // The shaders' kIsoVolume* of a format.
 inline uint32_t volumeFormatOf(VolumeFormat format) {
@@ -156,6 +182,16 @@ struct IsoSurface::Impl {
     bool tiledMetaballs = false;
     bool denseFieldForced = false;
     uint32_t volumePoolBricksForced = 0; // testing::Knobs::volumePoolBricks
+    uint64_t outputSliceBytesForced = 0; // testing::Knobs::outputSliceBytes
+    // The vertex / index buffer's slices declared to a pass (declareOutputSlices).
+    void vertexSlices(PassBuilder& pass, uint32_t first, uint32_t next, BufferRef vertices, Access access) const {
+        declareOutputSlices(pass, first, next, vertices, access, sizes.vertexBytes, sizeof(gpu::IsoVertex),
+                            sizes.vertexSlices, sizes.vertexSliceElements);
+    }
+    void indexSlices(PassBuilder& pass, uint32_t first, uint32_t next, BufferRef indices, Access access) const {
+        declareOutputSlices(pass, first, next, indices, access, sizes.indexBytes, 4, sizes.indexSlices,
+                            sizes.indexSliceElements);
+    }
     bool tiledField() const { return tiledUserField || tiledMetaballs; }
     // User GLSL, FieldEvaluation::Fused (or Auto with HistoPyramid): classify
     // and the extraction passes call field() themselves (compiled at creation
@@ -281,6 +317,8 @@ struct IsoSurface::Impl {
     // plans grids, pyramids and buffer sizes. Pure (no Vulkan calls).
     Status planLayout(const DeviceLimits& limits, const std::string& deviceName);
     Status planSparseDomain(const DeviceLimits& limits, const std::string& dev);
+    Status planOutputSlices(const DeviceLimits& limits, const std::string& dev, const char* field, uint32_t capacity,
+                            uint64_t bytes, uint64_t elementBytes, uint32_t& slices, uint32_t& sliceElements) const;
     // isosurface.cpp
     Status createBuffers();
     Status createPipelines();

@@ -47,6 +47,7 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
     m.storageReadsForced = knobs.storageReads;
     m.denseFieldForced = knobs.denseField;
     m.volumePoolBricksForced = knobs.volumePoolBricks;
+    m.outputSliceBytesForced = knobs.outputSliceBytes;
     const bool perThreadAtomics = knobs.perThreadAtomics;
     // Counters and list appends aggregated per subgroup: one atomic per
     // subgroup instead of one per thread, where the device runs ballot and
@@ -82,7 +83,10 @@ Status IsoSurface::Impl::createBuffers() {
             return b.status().withContext("isosurface '" + n + "': creating " + what + " buffer (" + fmtBytes(bytes) +
                                           "): ");
         out = std::move(b).value();
-        m.memory.push_back({what, out.size()});
+        m.memory.push_back({what, out.size(),
+                            what == "vertices"  ? sizes.vertexSlices
+                            : what == "indices" ? sizes.indexSlices
+                                                : 1u});
         return {};
     };
     const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
@@ -258,7 +262,11 @@ Status IsoSurface::Impl::makePipeline(ComputePipeline& out, std::span<const uint
                             {gpu::kIsoSpecIndexed, indexed ? 1u : 0u},
                             {gpu::kIsoSpecVolumeFormat, volumeFormatOf(info.sparse.volumeFormat)},
                             {gpu::kIsoSpecVolumePoolBricks, sizes.volumePoolBricks},
-                            {gpu::kIsoSpecVolumePoolCount, std::max(sizes.volumePoolCount, 1u)}};
+                            {gpu::kIsoSpecVolumePoolCount, std::max(sizes.volumePoolCount, 1u)},
+                            {gpu::kIsoSpecVertexSlices, sizes.vertexSlices},
+                            {gpu::kIsoSpecVertexSliceSize, sizes.vertexSliceElements},
+                            {gpu::kIsoSpecIndexSlices, sizes.indexSlices},
+                            {gpu::kIsoSpecIndexSliceSize, std::max(sizes.indexSliceElements, 1u)}};
     auto p = ComputePipeline::create(*device, d);
     if (!p) return p.status().withContext("isosurface '" + info.name + "': pipeline " + what + ": ");
     PYRAMARCH_ASSERT(p->pipelineLayout().desc().bindings.size() == bindings,

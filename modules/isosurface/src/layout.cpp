@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <numeric>
 
 #include "iso_impl.h"
 #include "pyramarch/isosurface/mc_tables.h"
@@ -126,6 +127,75 @@ uint32_t sparseItemRefCapacity(const IsoSurfaceCreateInfo& info, const DeviceLim
     const uint64_t listWords = uint64_t(info.sparse.maxBricks) * 2, rangeWords = limits.maxStorageBufferRange / 4;
     const uint64_t roomWords = rangeWords > listWords ? rangeWords - listWords : 1;
     return uint32_t(std::min({uint64_t(info.sparse.maxBricks) * perBrick, roomWords, uint64_t(0xFFFFFFFFu)}));
+}
+
+uint64_t outputSliceElements(const DeviceLimits& limits, uint64_t elementBytes, uint64_t forcedBytes) {
+    const uint64_t unit = std::lcm(std::max<uint64_t>(limits.minStorageBufferOffsetAlignment, 1), elementBytes);
+    uint64_t bytes = limits.maxStorageBufferRange;
+    if (forcedBytes) bytes = std::min(bytes, forcedBytes);
+    // The slice size is a 32-bit specialization constant (elements).
+    bytes = std::min(bytes, uint64_t(0xFFFFFFFFu) * elementBytes);
+    return std::max(bytes / unit, uint64_t(1)) * unit / elementBytes;
+}
+
+uint64_t maxOutputElements(const DeviceLimits& limits, uint64_t elementBytes, uint64_t forcedBytes) {
+    uint64_t most = outputSliceElements(limits, elementBytes, forcedBytes) * gpu::kIsoOutputSlices;
+    most = std::min(most, limits.maxBufferSize / elementBytes);
+    if (limits.maxMemoryAllocationSize) most = std::min(most, limits.maxMemoryAllocationSize / elementBytes);
+    return most;
+}
+
+uint32_t maxVertexCapacity(const DeviceLimits& limits) {
+    return uint32_t(std::min<uint64_t>(maxOutputElements(limits, sizeof(gpu::IsoVertex)), 0xFFFFFFFFu) / 3 * 3);
+}
+
+uint32_t maxIndexCapacity(const DeviceLimits& limits) {
+    return uint32_t(std::min<uint64_t>(maxOutputElements(limits, 4), 0xFFFFFFFFu) / 3 * 3);
+}
+
+void declareOutputSlices(PassBuilder& pass, uint32_t first, uint32_t next, BufferRef buffer, Access access,
+                         uint64_t bytes, uint64_t elementBytes, uint32_t slices, uint32_t sliceElements) {
+    const uint64_t sliceBytes = uint64_t(sliceElements) * elementBytes;
+    if (slices <= 1) {
+        pass.storage(first, buffer, access);
+    } else {
+        pass.storage(first, buffer, access, 0, sliceBytes);
+    }
+    for (uint32_t k = 1; k < gpu::kIsoOutputSlices; ++k) {
+        const uint64_t offset = uint64_t(k) * sliceBytes;
+        if (k < slices)
+            pass.storage(next + k - 1, buffer, access, 0, std::min(sliceBytes, bytes - offset), offset);
+        else // unused: slice 0 again (the shader never reaches it)
+            pass.storage(next + k - 1, buffer, access, 0, slices <= 1 ? VK_WHOLE_SIZE : sliceBytes);
+    }
+}
+
+// An output buffer (vertices or indices) of `bytes` as `slices` storage
+// bindings of `sliceElements`: within one VkBuffer, one allocation and
+// kIsoOutputSlices bindings, or a named DeviceLimit error.
+Status IsoSurface::Impl::planOutputSlices(const DeviceLimits& lim, const std::string& dev, const char* field,
+                                          uint32_t capacity, uint64_t bytes, uint64_t elementBytes, uint32_t& slices,
+                                          uint32_t& sliceElements) const {
+    const uint64_t perSlice = outputSliceElements(lim, elementBytes, outputSliceBytesForced);
+    const uint64_t elements = bytes / elementBytes;
+    const uint64_t count = (elements + perSlice - 1) / perSlice;
+    const std::string what = "isosurface '" + info.name + "': " + field + " " + std::to_string(capacity) + " needs " +
+                             fmtBytes(bytes) + ", over ";
+    if (bytes > lim.maxBufferSize)
+        return Status::error(ErrorCode::DeviceLimit,
+                             what + "maxBufferSize (" + fmtBytes(lim.maxBufferSize) + ")" + dev);
+    if (lim.maxMemoryAllocationSize && bytes > lim.maxMemoryAllocationSize)
+        return Status::error(ErrorCode::DeviceLimit,
+                             what + "maxMemoryAllocationSize (" + fmtBytes(lim.maxMemoryAllocationSize) + ")" + dev);
+    if (count > gpu::kIsoOutputSlices)
+        return Status::error(ErrorCode::DeviceLimit,
+                             what + std::to_string(gpu::kIsoOutputSlices) + " storage bindings of " +
+                                 std::to_string(perSlice) + " (maxStorageBufferRange " +
+                                 fmtBytes(lim.maxStorageBufferRange) + ")" + dev + "; at most " +
+                                 std::to_string(perSlice * gpu::kIsoOutputSlices / 3 * 3));
+    slices = uint32_t(std::max<uint64_t>(count, 1));
+    sliceElements = uint32_t(perSlice);
+    return {};
 }
 
 uint32_t maxSparseRowPairs(const DeviceLimits& limits) {
@@ -411,11 +481,8 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     g.vertexCapacity = info.vertexCapacity / 3u * 3u;
     const uint64_t vertexBytes =
         std::max<uint64_t>(uint64_t(g.vertexCapacity) * sizeof(gpu::IsoVertex), sizeof(gpu::IsoVertex));
-    if (vertexBytes > range || vertexBytes > lim.maxBufferSize)
-        return Status::error(ErrorCode::DeviceLimit, "isosurface '" + info.name + "': vertexCapacity " +
-                                                         std::to_string(info.vertexCapacity) + " needs " +
-                                                         fmtBytes(vertexBytes) + ", over maxStorageBufferRange (" +
-                                                         fmtBytes(range) + ")" + dev);
+    PYRAMARCH_TRY(planOutputSlices(lim, dev, "vertexCapacity", info.vertexCapacity, vertexBytes, sizeof(gpu::IsoVertex),
+                                   sizes.vertexSlices, sizes.vertexSliceElements));
     g.maxGroupsX =
         m.foldGroupsX ? std::min(m.foldGroupsX, lim.maxComputeWorkGroupCount[0]) : lim.maxComputeWorkGroupCount[0];
     g.normalMode = info.normals == NormalMode::Forward   ? gpu::kIsoNormalForward
@@ -467,11 +534,22 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                                  "isosurface '" + info.name + "': the vertex pyramid over " +
                                      std::to_string(vertexCells) + " cells needs " + fmtBytes(vertexPyramidBytes) +
                                      ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
-        if (indexBytes > range || indexBytes > lim.maxBufferSize)
-            return Status::error(ErrorCode::DeviceLimit, "isosurface '" + info.name + "': indexCapacity " +
-                                                             std::to_string(info.indexCapacity) + " needs " +
-                                                             fmtBytes(indexBytes) + ", over maxStorageBufferRange (" +
-                                                             fmtBytes(range) + ")" + dev);
+        PYRAMARCH_TRY(planOutputSlices(lim, dev, "indexCapacity", info.indexCapacity, indexBytes, 4, sizes.indexSlices,
+                                       sizes.indexSliceElements));
+    }
+    if (m.meshSmooth) {
+        // Mesh smoothing's own buffers are bound whole: a slot pair per index
+        // and a scratch position per vertex, each in one binding.
+        const uint64_t listBytes = uint64_t(g.indexCapacity) * 8, scratchBytes = uint64_t(g.vertexCapacity) * 16;
+        if (listBytes > range || scratchBytes > range)
+            return Status::error(
+                ErrorCode::DeviceLimit,
+                "isosurface '" + info.name + "': meshSmoothing: " +
+                    (listBytes > range ? "the triangle slots of indexCapacity " + std::to_string(info.indexCapacity) +
+                                             " need " + fmtBytes(listBytes)
+                                       : "the scratch positions of vertexCapacity " +
+                                             std::to_string(info.vertexCapacity) + " need " + fmtBytes(scratchBytes)) +
+                    ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
     }
 
     switch (info.source) {
@@ -791,6 +869,7 @@ Result<testing::LayoutPlan> testing::planLayout(const IsoSurfaceCreateInfo& info
     m.storageReadsForced = knobs.storageReads;
     m.denseFieldForced = knobs.denseField;
     m.volumePoolBricksForced = knobs.volumePoolBricks;
+    m.outputSliceBytesForced = knobs.outputSliceBytes;
     PYRAMARCH_TRY(m.planLayout(limits, deviceName));
     LayoutPlan plan;
     for (uint32_t l = 0; l < m.grid.levelCount; ++l) plan.pyramidLevelSizes.push_back(m.grid.levels[l].y);
@@ -798,6 +877,11 @@ Result<testing::LayoutPlan> testing::planLayout(const IsoSurfaceCreateInfo& info
     plan.pyramidBytes = m.sizes.pyramidBytes;
     plan.vertexBytes = m.sizes.vertexBytes;
     plan.vertexCapacity = m.grid.vertexCapacity;
+    plan.vertexSlices = m.sizes.vertexSlices;
+    plan.vertexSliceElements = m.sizes.vertexSliceElements;
+    plan.indexBytes = m.indexed ? m.sizes.indexBytes : 0;
+    plan.indexSlices = m.sizes.indexSlices;
+    plan.indexSliceElements = m.sizes.indexSliceElements;
     plan.maxGroupsX = m.grid.maxGroupsX;
     plan.texelReads = m.texelReads;
     if (info.source == FieldSource::Particles) plan.splat = m.gather ? SplatMethod::Gather : SplatMethod::Scatter;

@@ -57,8 +57,8 @@ Status IsoSurface::Impl::createMeshSmoothBuffers(const MakeBuffer& make) {
 }
 
 Status IsoSurface::Impl::createMeshSmoothPipelines() {
-    PYRAMARCH_TRY(makePipeline(meshListsPipe, kMeshListsSpv, "mesh.smooth.lists", 6));
-    PYRAMARCH_TRY(makePipeline(meshStepPipe, kMeshStepSpv, "mesh.smooth.step", 7));
+    PYRAMARCH_TRY(makePipeline(meshListsPipe, kMeshListsSpv, "mesh.smooth.lists", 6 + kSliceBindings));
+    PYRAMARCH_TRY(makePipeline(meshStepPipe, kMeshStepSpv, "mesh.smooth.step", 7 + kSliceBindings));
     PYRAMARCH_TRY(makePipeline(meshScanPipe, kScanSpv, "mesh.smooth.scan", 4));
     return makePipeline(meshScanTopPipe, kScanTopSpv, "mesh.smooth.scan.top", 2);
 }
@@ -93,11 +93,11 @@ void IsoSurface::Impl::addMeshSmoothPasses(RenderGraph& graph, const IsoRefs& re
         };
     };
     auto lists = [&](const char* name, uint32_t mode) {
-        graph.addPass(prefix + name, PassKind::Compute)
-            .pipeline(meshListsPipe)
+        PassBuilder pass = graph.addPass(prefix + name, PassKind::Compute);
+        indexSlices(pass, 2, 6, indicesRef, R);
+        pass.pipeline(meshListsPipe)
             .uniform(0, refs.grid)
             .storage(1, args, R)
-            .storage(2, indicesRef, R)
             .storage(3, count, RW)
             .storage(4, start, R)
             .storage(5, list, W)
@@ -140,14 +140,14 @@ void IsoSurface::Impl::addMeshSmoothPasses(RenderGraph& graph, const IsoRefs& re
     auto step = [&](const std::string& name, uint32_t mode, float factor) {
         const uint32_t flags = (steps % 2 ? 1u : 0u) | (steps == 0 ? 2u : 0u);
         ++steps;
-        graph.addPass(prefix + name, PassKind::Compute)
-            .pipeline(meshStepPipe)
+        PassBuilder pass = graph.addPass(prefix + name, PassKind::Compute);
+        vertexSlices(pass, 5, 7, refs.vertices, RW);
+        pass.pipeline(meshStepPipe)
             .uniform(0, refs.grid)
             .storage(1, args, R)
             .storage(2, start, R)
             .storage(3, list, R)
             .storage(4, count, W)
-            .storage(5, refs.vertices, RW)
             .storage(6, scratch, RW)
             .use(args, Access::IndirectRead)
             .record([this, args, mode, factor, flags](PassContext& ctx) {

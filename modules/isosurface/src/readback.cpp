@@ -109,6 +109,17 @@ Result<Mesh> IsoSurface::readMesh(bool weld) {
     return mesh;
 }
 
+namespace {
+// Vertex and index buffers may hold gigabytes (several storage bindings):
+// read them through a staging buffer of at most 64 MiB at a time.
+Status readInChunks(Device& device, const Buffer& src, void* out, VkDeviceSize bytes) {
+    constexpr VkDeviceSize kChunk = VkDeviceSize(64) << 20;
+    for (VkDeviceSize at = 0; at < bytes; at += kChunk)
+        PYRAMARCH_TRY(readBuffer(device, src, static_cast<char*>(out) + at, std::min(kChunk, bytes - at), at));
+    return {};
+}
+} // namespace
+
 Result<std::vector<IsoVertexData>> IsoSurface::readVertices() {
     Impl& m = *impl_;
     auto args = readBufferAs<gpu::IsoArgs>(*m.device, m.args, 1);
@@ -116,7 +127,7 @@ Result<std::vector<IsoVertexData>> IsoSurface::readVertices() {
     const uint32_t count = std::min(args.value()[0].verticesWritten, m.grid.vertexCapacity);
     std::vector<IsoVertexData> out(count);
     if (count) {
-        Status s = readBuffer(*m.device, m.vertices, out.data(), VkDeviceSize(count) * sizeof(IsoVertexData));
+        Status s = readInChunks(*m.device, m.vertices, out.data(), VkDeviceSize(count) * sizeof(IsoVertexData));
         if (!s) return s.withContext("isosurface '" + m.info.name + "': reading vertices: ");
     }
     return out;
@@ -130,7 +141,7 @@ Result<std::vector<uint32_t>> IsoSurface::readIndices() {
     const uint32_t count = std::min(args.value()[0].indexCount, m.grid.indexCapacity);
     std::vector<uint32_t> out(count);
     if (count) {
-        Status s = readBuffer(*m.device, m.indices, out.data(), VkDeviceSize(count) * 4);
+        Status s = readInChunks(*m.device, m.indices, out.data(), VkDeviceSize(count) * 4);
         if (!s) return s.withContext("isosurface '" + m.info.name + "': reading indices: ");
     }
     return out;

@@ -117,7 +117,7 @@ Status IsoSurface::Impl::createSparsePipelines() {
         if (!indexed)
             PYRAMARCH_TRY(makePipeline(
                 extract, texelReads ? std::span<const uint32_t>(kVolumeExtractSpv) : kVolumeExtractStorageSpv,
-                "extract", 12));
+                "extract", kSparseOutputBindings));
         return createBuildPipeline();
     }
     if (info.source == FieldSource::Particles) {
@@ -131,7 +131,7 @@ Status IsoSurface::Impl::createSparsePipelines() {
         if (!indexed)
             PYRAMARCH_TRY(makePipeline(
                 extract, texelReads ? std::span<const uint32_t>(kParticleExtractSpv) : kParticleExtractStorageSpv,
-                "extract", 9));
+                "extract", kSparseOutputBindings));
         return createBuildPipeline();
     }
     if (info.source == FieldSource::Metaballs) {
@@ -146,7 +146,8 @@ Status IsoSurface::Impl::createSparsePipelines() {
         // Classify and extraction: the balls at 7, the ball lists at 8.
         PYRAMARCH_TRY(makePipeline(classify, pick(kMetaballClassifySpv, kMetaballClassifyStorageSpv), "classify", 9));
         if (!indexed)
-            PYRAMARCH_TRY(makePipeline(extract, pick(kMetaballExtractSpv, kMetaballExtractStorageSpv), "extract", 9));
+            PYRAMARCH_TRY(makePipeline(extract, pick(kMetaballExtractSpv, kMetaballExtractStorageSpv), "extract",
+                                       kSparseOutputBindings));
         return createBuildPipeline();
     }
     PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> supers, sparseActivateSpirv(true));
@@ -159,7 +160,7 @@ Status IsoSurface::Impl::createSparsePipelines() {
     if (!indexed) {
         PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> extractSpv,
                              fusedSpirv(kIsoText_sparse_extract_comp, "extract"));
-        PYRAMARCH_TRY(makePipeline(extract, extractSpv, "extract", 7));
+        PYRAMARCH_TRY(makePipeline(extract, extractSpv, "extract", kSparseOutputBindings));
     }
     return createBuildPipeline();
 }
@@ -322,9 +323,10 @@ void IsoSurface::Impl::addSparseExtractPass(RenderGraph& graph, const IsoRefs& r
     pass.pipeline(extract)
         .uniform(0, refs.grid)
         .uniform(1, refs.tables)
-        .storage(4, refs.vertices, W)
         .storage(5, refs.brickList, R)
         .storage(6, refs.slotRecords, R);
+    // The vertex buffer's slices 1.. after the volume pool's bindings (sparse_extract.comp).
+    vertexSlices(pass, 4, 12, refs.vertices, W);
     bindBrickItems(pass, refs);
     if (texelReads)
         pass.texel(3, refs.pyramid, VK_FORMAT_R32G32B32A32_UINT, Access::SampledRead);

@@ -114,23 +114,24 @@ Status IsoSurface::Impl::createSparseIndexedPipelines() {
     PYRAMARCH_TRY(makePipeline(vertexBasesPipe, kBasesSpv, "sparse.vertices.bases", 8));
     // The vertices read the field: bindings 0-6, and the brick's items at 7, 8.
     if (info.source == FieldSource::Metaballs) {
-        PYRAMARCH_TRY(makePipeline(
-            sharedVerticesPipe,
-            texelReads ? std::span<const uint32_t>(kMetaballVerticesSpv) : kMetaballVerticesStorageSpv, "vertices", 9));
+        PYRAMARCH_TRY(
+            makePipeline(sharedVerticesPipe,
+                         texelReads ? std::span<const uint32_t>(kMetaballVerticesSpv) : kMetaballVerticesStorageSpv,
+                         "vertices", kSparseOutputBindings));
     } else if (info.source == FieldSource::Particles) {
-        PYRAMARCH_TRY(makePipeline(sharedVerticesPipe, kParticleVerticesSpv, "vertices", 9));
+        PYRAMARCH_TRY(makePipeline(sharedVerticesPipe, kParticleVerticesSpv, "vertices", kSparseOutputBindings));
     } else if (info.source == FieldSource::Volume) {
         // The pool's buffers at 7, 9, 10 and 11, the listed bricks' slots at 8.
         PYRAMARCH_TRY(makePipeline(
             sharedVerticesPipe, texelReads ? std::span<const uint32_t>(kVolumeVerticesSpv) : kVolumeVerticesStorageSpv,
-            "vertices", 12));
+            "vertices", kSparseOutputBindings));
     } else {
         PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> fused,
                              fusedSpirv(kIsoText_sparse_shared_vertices_comp, "vertices"));
-        PYRAMARCH_TRY(makePipeline(sharedVerticesPipe, fused, "vertices", 7));
+        PYRAMARCH_TRY(makePipeline(sharedVerticesPipe, fused, "vertices", kSparseOutputBindings));
     }
     return makePipeline(extract, texelReads ? std::span<const uint32_t>(kExtractSpv) : kExtractStorageSpv, "extract",
-                        10);
+                        10 + kSliceBindings);
 }
 
 void IsoSurface::Impl::importSparseIndexedBuffers(RenderGraph& graph, IsoRefs& refs) {
@@ -199,8 +200,9 @@ BufferRef IsoSurface::Impl::addSparseIndexedPasses(RenderGraph& graph, const Iso
         .storage(2, refs.brickList, R)
         .storage(3, refs.pyramid, R)
         .storage(4, refs.vertexPyramid, R)
-        .storage(5, refs.vertices, W)
         .storage(6, refs.slotRecords, R);
+    // The vertex buffer's slices 1.. after the volume pool's bindings (sparse_shared_vertices.comp).
+    vertexSlices(vertexPass, 5, 12, refs.vertices, W);
     bindBrickItems(vertexPass, refs);
     vertexPass.use(refs.args, Access::IndirectRead)
         .record(indirectDispatch(refs.args, offsetof(gpu::IsoArgs, vertexDispatchX)));
@@ -212,8 +214,8 @@ BufferRef IsoSurface::Impl::addSparseIndexedPasses(RenderGraph& graph, const Iso
             .texel(5, refs.runBases, VK_FORMAT_R32_UINT, Access::SampledRead);
     else
         pass.storage(3, refs.pyramid, R).storage(4, refs.vertexPyramid, R).storage(5, refs.runBases, R);
-    pass.storage(6, indicesRef, W)
-        .storage(7, refs.slotRecords, R)
+    indexSlices(pass, 6, 10, indicesRef, W);
+    pass.storage(7, refs.slotRecords, R)
         .storage(8, refs.brickList, R)
         .storage(9, refs.sparseLookup, R)
         .use(refs.args, Access::IndirectRead)

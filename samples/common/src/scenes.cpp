@@ -136,8 +136,7 @@ Result<std::unique_ptr<ChannelScene>> ChannelScene::create(Device& device, const
     info.sparse.maxRowPairs = uint32_t(std::min(1500.0 * perBall * settings.balls, double(1u << 30)));
     info.sparse.maxRowPairs = std::min(info.sparse.maxRowPairs, iso::maxSparseRowPairs(device.limits()));
     info.vertexCapacity =
-        uint32_t(std::min(24000.0 * perBall * settings.balls,
-                          double(device.limits().maxStorageBufferRange / sizeof(iso::IsoVertexData))));
+        uint32_t(std::min(24000.0 * perBall * settings.balls, double(iso::maxVertexCapacity(device.limits()))));
     PYRAMARCH_TRY_ASSIGN(s->surface_, iso::IsoSurface::create(device, info));
     std::mt19937 rng(4321);
     std::uniform_real_distribution<float> u(0.f, 1.f);

@@ -115,8 +115,12 @@ struct DeviceLimits {
     uint32_t maxComputeWorkGroupInvocations;
     uint32_t maxComputeSharedMemorySize;
     uint64_t maxStorageBufferRange;
-    uint32_t maxTexelBufferElements; // texels a buffer view may cover (RenderGraph texel bindings)
-    uint64_t maxBufferSize;          // VkPhysicalDeviceMaintenance4Properties or maxMemoryAllocationSize
+    uint32_t maxTexelBufferElements;          // texels a buffer view may cover (RenderGraph texel bindings)
+    uint64_t maxBufferSize;                   // VkPhysicalDeviceMaintenance4Properties or maxMemoryAllocationSize
+    uint64_t maxMemoryAllocationSize;         // VkPhysicalDeviceMaintenance3Properties (0: unknown)
+    uint64_t minStorageBufferOffsetAlignment; // descriptor offsets (RenderGraph storage bindings; 0 taken as 1)
+    uint64_t minUniformBufferOffsetAlignment;
+    uint64_t maxUniformBufferRange;
     uint32_t subgroupSize;
     VkShaderStageFlags subgroupStages;         // VkPhysicalDeviceVulkan11Properties::subgroupSupportedStages
     VkSubgroupFeatureFlags subgroupOperations; // ... ::subgroupSupportedOperations

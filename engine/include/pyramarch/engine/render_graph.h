@@ -191,13 +191,21 @@ public:
     // graph derives barriers from it, as use() does) and the shader reads it
     // through the storage buffer at `binding` of set 0 (the graph derives the
     // descriptor). `access` is StorageRead, StorageWrite or StorageReadWrite.
-    // `range` (bytes from the start) limits what the descriptor covers, e.g.
-    // a host buffer larger than maxStorageBufferRange.
+    // The descriptor covers `range` bytes from `offset` (VK_WHOLE_SIZE: to
+    // the end), e.g. one slice of a buffer larger than maxStorageBufferRange
+    // written through several bindings. `offset` must be a multiple of
+    // minStorageBufferOffsetAlignment; offset and range must lie within the
+    // buffer (compile() fails naming the pass, buffer and binding otherwise),
+    // and the range within maxStorageBufferRange (ErrorCode::DeviceLimit from
+    // compile() on a graph with a Device, else from execute(); an imported
+    // buffer rebound smaller is caught by execute()). Barriers cover the
+    // whole buffer whatever the range.
     PassBuilder& storage(uint32_t binding, BufferRef buffer, Access access, VkPipelineStageFlags2 stageOverride = 0,
-                         VkDeviceSize range = VK_WHOLE_SIZE);
-    // The same for a uniform buffer (Access::UniformRead).
+                         VkDeviceSize range = VK_WHOLE_SIZE, VkDeviceSize offset = 0);
+    // The same for a uniform buffer (Access::UniformRead; minUniformBufferOffsetAlignment,
+    // maxUniformBufferRange).
     PassBuilder& uniform(uint32_t binding, BufferRef buffer, VkPipelineStageFlags2 stageOverride = 0,
-                         VkDeviceSize range = VK_WHOLE_SIZE);
+                         VkDeviceSize range = VK_WHOLE_SIZE, VkDeviceSize offset = 0);
     // The same for a texel buffer: the shader reads `buffer` through a
     // uniform texel buffer (samplerBuffer / usamplerBuffer, texelFetch;
     // `access` SampledRead) or reads / writes it through a storage texel

@@ -394,7 +394,14 @@ struct IsoSurfaceCreateInfo {
     std::array<float, 3> boundsMin{-1.f, -1.f, -1.f};
     std::array<float, 3> boundsMax{1.f, 1.f, 1.f};
     // Required. Vertex buffer capacity in vertices (0 allowed: nothing is
-    // drawn, stats still count). Rounded down to whole triangles.
+    // drawn, stats still count). Rounded down to whole triangles. The vertex
+    // buffer is one VkBuffer (what hosts bind to draw), which may be larger
+    // than one storage binding: the compute passes write it through up to
+    // 16 storage descriptors at offsets, each within maxStorageBufferRange
+    // (lavapipe: 128 MiB, 4.2 M vertices each; one binding where the buffer
+    // fits one, the usual case on GPUs). At most maxVertexCapacity(): past
+    // maxBufferSize, maxMemoryAllocationSize or 16 bindings create() fails
+    // with ErrorCode::DeviceLimit naming the limit.
     uint32_t vertexCapacity = 0;
     NormalMode normals = NormalMode::Central;
     ExtractionMethod method = ExtractionMethod::HistoPyramid;
@@ -407,7 +414,10 @@ struct IsoSurfaceCreateInfo {
     // Needs ExtractionMethod::HistoPyramid. Works on sparse domains too (see
     // SparseDomain; the index order is then the pool's).
     bool indexed = false;
-    uint32_t indexCapacity = 0; // indexed: index buffer capacity (rounded down to whole triangles)
+    // indexed: index buffer capacity (rounded down to whole triangles); as
+    // the vertex buffer, up to 16 storage bindings of one VkBuffer (lavapipe:
+    // 33.5 M indices each), at most maxIndexCapacity().
+    uint32_t indexCapacity = 0;
     // Optional. Smoothing of the output surface (see MeshSmoothing); needs
     // indexed = true. Bad values (iterations > 64, NaN or out-of-range
     // lambda / mu, non-indexed output) fail create() naming the field.
@@ -546,6 +556,12 @@ using IsoTimings = FrameTimings;
 uint32_t suggestCapacity(const IsoStats& stats, float headroom = 1.25f);
 // Same for the index buffer of indexed output.
 uint32_t suggestIndexCapacity(const IsoStats& stats, float headroom = 1.25f);
+// The largest vertexCapacity / indexCapacity a device with `limits` takes:
+// one VkBuffer within maxBufferSize and maxMemoryAllocationSize, written
+// through at most 16 storage bindings of maxStorageBufferRange (lavapipe:
+// 67.1 M vertices, 536.9 M indices; whole triangles).
+uint32_t maxVertexCapacity(const DeviceLimits& limits);
+uint32_t maxIndexCapacity(const DeviceLimits& limits);
 // Sparse domains: the capacities that would have held `stats` with
 // `headroom` to spare (at least 1 each; maxItemRefs and maxVolumeBricks 0
 // where the stats counted none: keep the host's). Only the capacities: the
@@ -723,6 +739,9 @@ public:
     struct MemoryItem {
         std::string name;
         uint64_t bytes = 0;
+        // The storage bindings the module's shaders reach it through: more
+        // than 1 for a vertex or index buffer past one maxStorageBufferRange.
+        uint32_t bindings = 1;
     };
     std::vector<MemoryItem> memoryReport() const;
 

@@ -41,6 +41,11 @@ struct Knobs {
     // Sparse volumes: at most this many bricks per pool buffer (0 = what one
     // binding's range holds), so tests spread a small pool over several.
     uint32_t volumePoolBricks = 0;
+    // The vertex and index buffers: at most this many bytes per storage
+    // binding the shaders write them through (0 = one maxStorageBufferRange;
+    // rounded down to whole elements at aligned offsets), so tests spread a
+    // small surface over several bindings (see isosurface.h, vertexCapacity).
+    uint64_t outputSliceBytes = 0;
 };
 
 // What IsoSurface::create plans for `info` on a device with `limits`,
@@ -51,7 +56,12 @@ struct LayoutPlan {
     uint64_t fieldBytes = 0;
     uint64_t pyramidBytes = 0;
     uint64_t vertexBytes = 0;
-    uint32_t vertexCapacity = 0;           // whole triangles
+    uint32_t vertexCapacity = 0; // whole triangles
+    // The storage bindings the shaders write the vertex / index buffer
+    // through, and the elements each covers.
+    uint32_t vertexSlices = 1, vertexSliceElements = 0;
+    uint64_t indexBytes = 0; // indexed output only
+    uint32_t indexSlices = 1, indexSliceElements = 0;
     uint32_t maxGroupsX = 0;               // where dispatches fold
     SplatMethod splat = SplatMethod::Auto; // particles: the method SplatMethod::Auto resolved to
     bool texelReads = false;               // extraction reads the field and pyramid as texel buffers
