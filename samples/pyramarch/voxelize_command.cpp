@@ -182,7 +182,7 @@ int runVoxelize(const VoxelizeOptions& o) {
             std::printf(" %s %.2f ms", slowest[i].name.c_str(), slowest[i].milliseconds);
         std::printf("\n");
         if (m->truncated)
-            std::printf("remesh: the vertex buffer holds %u of the %u triangles (one storage buffer of the device; "
+            std::printf("remesh: the output buffers hold %u of the %u triangles (the device's largest; "
                         "--remesh-indexed shares vertices)\n",
                         m->trianglesWritten, m->triangles);
         if (!remesh.outPath.empty()) std::printf("wrote %s\n", remesh.outPath.c_str());

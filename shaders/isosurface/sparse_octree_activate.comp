@@ -16,7 +16,7 @@
 //   2  <name>.sparse.octree.bricks.args: the surface bricks marked ->
 //      the activate pass's dispatch (octreeDispatch[1])
 // and the other build, modes
-//   1  <name>.sparse.octree.mark: a thread per 4 leaf nodes; an occupied leaf
+//   1  <name>.sparse.octree.mark: a thread per leaf tile; an occupied leaf
 //      inside the grid adds 1 to the count of every brick whose 9^3 samples
 //      (8b .. 8b + 8 per axis, its cells' corners) hold its voxel; the first
 //      to reach a brick gives it the next pool slot (its surface brick),
@@ -25,7 +25,7 @@
 //      this frame's iso value cuts its range: [0 or 1 (all 9^3 samples
 //      occupied), 1]. The pool was cleared with the counts (a fill: on
 //      lavapipe ~50x faster than clearing the blocks a thread per word).
-//   4  <name>.sparse.octree.scatter: a thread per 4 leaf nodes; an occupied
+//   4  <name>.sparse.octree.scatter: a thread per leaf tile; an occupied
 //      leaf sets its sample (1) in the block of every surface brick whose
 //      11^3 samples (8b - 1 .. 8b + 9) hold it.
 // Appends and slots follow the atomics: the order reaches the output only
@@ -55,8 +55,8 @@ void main() {
     if (gl_GlobalInvocationID.x != 0u) return;
     if (isoOpaque(pc.srcLevel) == 0u) {
         const uint first = octreeCounters[leafFirstWord()], end = octreeCounters[leafEndWord()];
-        const uint quads = 2u * (end - min(first, end)); // 4 nodes a thread
-        octreeDispatch[0] = foldedGroups((quads + kIsoGroupSize - 1u) / kIsoGroupSize);
+        const uint tiles = end - min(first, end); // a leaf tile a thread
+        octreeDispatch[0] = foldedGroups((tiles + kIsoGroupSize - 1u) / kIsoGroupSize);
     } else {
         const uint bricks = min(counters.sparseVolumeBricks, pc.itemCount);
         octreeDispatch[1] = foldedGroups((bricks + kIsoGroupSize - 1u) / kIsoGroupSize);
@@ -65,8 +65,8 @@ void main() {
 #else
 layout(set = 0, binding = 2, std430) writeonly buffer BrickListBuf { uint bricks[]; };
 layout(set = 0, binding = 3, std430) readonly buffer OctreeCountersBuf { uint octreeCounters[]; };
-// Four nodes at a time (a leaf tile's 8 nodes are 32-byte aligned): one
-// wide load where lavapipe loads lane by lane.
+// Four nodes a load (a leaf tile's 8 nodes are 32-byte aligned): wide
+// loads where lavapipe loads lane by lane.
 layout(set = 0, binding = 4, std430) readonly buffer NodeCountBuf { uvec4 nodeCount4[]; };
 layout(set = 0, binding = 5, std430) readonly buffer NodeCoordBuf { uvec4 nodeCoord4[]; };
 // Per brick of the virtual grid: occupied samples among its 9^3 (cleared
@@ -112,17 +112,46 @@ uint brickSamples(uvec3 b) {
     return n.x * n.y * n.z;
 }
 
-// Mode 1: voxel v counts into every brick b with 8b <= v <= 8b + 8 (v / 8,
-// and the one below on a border); a brick's first count gives it a slot.
-void markVoxel(uvec3 v, uint capacity) {
-    const uvec3 hiB = min(v / kIsoBrickCells, grid.sparse.xyz - 1u);
-    const uvec3 border = uvec3(equal(v % kIsoBrickCells, uvec3(0u))) * uvec3(greaterThan(v, uvec3(0u)));
-    const uvec3 loB = v / kIsoBrickCells - border;
+// A leaf tile: its nodes c = 0..7 are the voxels base + (c & 1, c >> 1 & 1,
+// c >> 2 & 1) (base even per axis); `occupied` has bit c for an occupied
+// leaf inside the grid. A thread takes a whole tile: one count and slot
+// lookup per brick it touches, one atomic per brick for the count and
+// one per block word for the samples (lavapipe runs atomics lane by lane).
+struct LeafTile {
+    uvec3 base;
+    uint occupied;
+};
+
+// The tile's occupied nodes whose voxel lies, per axis, in [8b + below,
+// 8b + above] of brick b: a mask over c.
+uint tileNodesIn(LeafTile t, uvec3 b, int below, int above) {
+    uint axisBits[3];
+    for (int a = 0; a < 3; ++a) {
+        const int lo = int(b[a] * kIsoBrickCells) + below, hi = int(b[a] * kIsoBrickCells) + above;
+        const int v0 = int(t.base[a]);
+        axisBits[a] = (v0 >= lo && v0 <= hi ? 1u : 0u) | (v0 + 1 >= lo && v0 + 1 <= hi ? 2u : 0u);
+    }
+    uint mask = 0u;
+    for (uint c = 0u; c < 8u; ++c)
+        if (((axisBits[0] >> (c & 1u)) & (axisBits[1] >> ((c >> 1) & 1u)) & (axisBits[2] >> (c >> 2)) & 1u) != 0u)
+            mask |= 1u << c;
+    return mask & t.occupied;
+}
+
+// Mode 1: the tile's leaves count into every brick b whose 9^3 samples
+// (8b .. 8b + 8) hold one; a brick's first count gives it a slot.
+void markTile(LeafTile t, uint capacity) {
+    // base (even) also belongs to the brick below on a border; base + 1 to one brick.
+    const uvec3 border = uvec3(equal(t.base % kIsoBrickCells, uvec3(0u))) * uvec3(greaterThan(t.base, uvec3(0u)));
+    const uvec3 loB = t.base / kIsoBrickCells - border;
+    const uvec3 hiB = min((t.base + 1u) / kIsoBrickCells, grid.sparse.xyz - 1u);
     for (uint z = loB.z; z <= hiB.z; ++z)
         for (uint y = loB.y; y <= hiB.y; ++y)
             for (uint x = loB.x; x <= hiB.x; ++x) {
+                const uint n = bitCount(tileNodesIn(t, uvec3(x, y, z), 0, int(kIsoBrickCells)));
+                if (n == 0u) continue;
                 const uint b = brickIndex(uvec3(x, y, z));
-                if (atomicAdd(brickCounts[b], 1u) == 0u) {
+                if (atomicAdd(brickCounts[b], n) == 0u) {
                     const uint slot = atomicAdd(counters.sparseVolumeBricks, 1u);
                     brickSurface[b] = slot;
                     if (slot < capacity)
@@ -132,23 +161,40 @@ void markVoxel(uvec3 v, uint capacity) {
             }
 }
 
-// Mode 4: voxel v sets its sample in the block of every surface brick b
-// with 8b - 1 <= v <= 8b + 9.
-void scatterVoxel(uvec3 v, uint capacity) {
-    const uvec3 loB = uvec3(max(ivec3(v) - 9 + 7, ivec3(0))) / kIsoBrickCells;
-    const uvec3 hiB = min((v + 1u) / kIsoBrickCells, grid.sparse.xyz - 1u);
+// Mode 4: the tile's leaves set their samples in the block of every
+// surface brick b whose 11^3 samples (8b - 1 .. 8b + 9) hold them; a row's
+// two leaves are neighbouring bytes: one atomic where they share a word.
+void scatterTile(LeafTile t, uint capacity) {
+    const uvec3 loB = uvec3(max(ivec3(t.base) - 9 + 7, ivec3(0))) / kIsoBrickCells;
+    const uvec3 hiB = min((t.base + 2u) / kIsoBrickCells, grid.sparse.xyz - 1u);
     for (uint z = loB.z; z <= hiB.z; ++z)
         for (uint y = loB.y; y <= hiB.y; ++y)
             for (uint x = loB.x; x <= hiB.x; ++x) {
+                const uint inBlock = tileNodesIn(t, uvec3(x, y, z), -1, int(kIsoBrickCells) + 1);
+                if (inBlock == 0u) continue;
                 const uint b = brickIndex(uvec3(x, y, z));
                 if (brickCounts[b] == 0u) continue;
                 const uint slot = brickSurface[b];
                 if (slot >= capacity) continue;
-                const uvec3 l = v + 1u - uvec3(x, y, z) * kIsoBrickCells;
                 const uint pool = slot / kPoolBricks;
-                const uint at = (slot - pool * kPoolBricks) * kIsoVolumeBrickSamples + l.x +
-                                kIsoVolumeBrickSide * (l.y + kIsoVolumeBrickSide * l.z);
-                poolSet(pool, at / 4u, 1u << (8u * (at % 4u)));
+                // base's place in the block (a component wraps below 0 when
+                // only base + 1 is in the block on that axis: modular, and
+                // only the in-block sums are used).
+                const uvec3 l = t.base + 1u - uvec3(x, y, z) * kIsoBrickCells;
+                const uint first = (slot - pool * kPoolBricks) * kIsoVolumeBrickSamples;
+                for (uint row = 0u; row < 4u; ++row) {
+                    const uint pair = (inBlock >> (2u * row)) & 3u;
+                    if (pair == 0u) continue;
+                    const uint at = first + l.x + kIsoVolumeBrickSide * (l.y + (row & 1u) + kIsoVolumeBrickSide * (l.z + (row >> 1)));
+                    const uint a0 = (pair & 1u) != 0u ? at : at + 1u;
+                    const uint a1 = (pair & 2u) != 0u ? at + 1u : a0;
+                    if (a1 / 4u == a0 / 4u) {
+                        poolSet(pool, a0 / 4u, (1u << (8u * (a0 % 4u))) | (1u << (8u * (a1 % 4u))));
+                    } else {
+                        poolSet(pool, a0 / 4u, 1u << (8u * (a0 % 4u)));
+                        poolSet(pool, a1 / 4u, 1u << (8u * (a1 % 4u)));
+                    }
+                }
             }
 }
 
@@ -181,17 +227,29 @@ void main() {
         }
     } else {
         const uint first = octreeCounters[leafFirstWord()], end = octreeCounters[leafEndWord()];
-        // Nodes 8 first + 4 thread .. + 3.
-        if (first < end && thread < 2u * (end - first)) {
-            const uvec4 counts = nodeCount4[2u * first + thread];
-            const uvec4 coords = any(notEqual(counts, uvec4(0u))) ? nodeCoord4[2u * first + thread] : uvec4(0u);
-            for (uint k = 0u; k < 4u; ++k) {
-                uvec3 v;
-                if (counts[k] == 0u || !inGrid(coords[k], v)) continue;
+        // Leaf tile first + thread: nodes 8 (first + thread) .. + 7.
+        if (first < end && thread < end - first) {
+            const uint q = 2u * (first + thread);
+            const uvec4 count0 = nodeCount4[q], count1 = nodeCount4[q + 1u];
+            LeafTile t;
+            t.occupied = 0u;
+            t.base = uvec3(0u);
+            if (any(notEqual(count0 | count1, uvec4(0u)))) {
+                const uvec4 coord0 = nodeCoord4[q], coord1 = nodeCoord4[q + 1u];
+                for (uint c = 0u; c < 8u; ++c) {
+                    const uint count = c < 4u ? count0[c] : count1[c - 4u];
+                    const uint coord = c < 4u ? coord0[c] : coord1[c - 4u];
+                    uvec3 v;
+                    if (count == 0u || !inGrid(coord, v)) continue;
+                    t.occupied |= 1u << c;
+                    t.base = v - uvec3(c & 1u, (c >> 1) & 1u, c >> 2);
+                }
+            }
+            if (t.occupied != 0u) {
                 if (mode == 1u)
-                    markVoxel(v, capacity);
+                    markTile(t, capacity);
                 else
-                    scatterVoxel(v, capacity);
+                    scatterTile(t, capacity);
             }
         }
     }

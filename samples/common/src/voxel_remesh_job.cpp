@@ -4,7 +4,6 @@
 #include <map>
 
 #include "pyramarch/engine/device.h"
-#include "pyramarch/engine/memory.h"
 #include "pyramarch/engine/transfer.h"
 #include "pyramarch/isosurface/isosurface.h"
 #include "pyramarch/voxelizer/field.h"
@@ -105,10 +104,9 @@ Result<RemeshJobResult> runRemeshJob(Device& device, const VoxelizeJob& job, con
     info.vertexCapacity = uint32_t(std::min<uint64_t>(uint64_t(voxels.leaves.size()) * 6 + 3000, 1u << 22));
     if (remesh.indexed) info.indexCapacity = uint32_t(std::min<uint64_t>(uint64_t(info.vertexCapacity) * 6, 1u << 25));
 
-    // Output buffers: one storage binding each.
-    const uint32_t maxVertices =
-        uint32_t(std::min<uint64_t>(device.limits().maxStorageBufferRange / iso::IsoSurface::vertexStride(), 0xFFFFFFFFu) / 3 * 3);
-    const uint32_t maxIndices = uint32_t(std::min<uint64_t>(device.limits().maxStorageBufferRange / 4, 0xFFFFFFFFu) / 3 * 3);
+    // Output buffers: as large as one buffer written through several storage bindings gets.
+    const uint32_t maxVertices = iso::maxVertexCapacity(device.limits()) / 3 * 3;
+    const uint32_t maxIndices = iso::maxIndexCapacity(device.limits()) / 3 * 3;
     info.vertexCapacity = std::min(info.vertexCapacity, maxVertices);
     if (remesh.indexed) info.indexCapacity = std::min(info.indexCapacity, maxIndices);
 
@@ -149,7 +147,8 @@ Result<RemeshJobResult> runRemeshJob(Device& device, const VoxelizeJob& job, con
                                  stats->sparseVolumeBricksNeeded > info.sparse.maxVolumeBricks;
         const bool outputShort = stats->verticesNeeded > info.vertexCapacity / 3 * 3 ||
                                  (remesh.indexed && stats->indicesNeeded > info.indexCapacity / 3 * 3);
-        const bool outputCanGrow = info.vertexCapacity < maxVertices || (remesh.indexed && info.indexCapacity < maxIndices);
+        const bool outputCanGrow =
+            info.vertexCapacity < maxVertices || (remesh.indexed && info.indexCapacity < maxIndices);
         if ((domainShort || (outputShort && outputCanGrow)) && out.attempts < 4) {
             const iso::SparseDomain grown = iso::suggestSparseCapacity(*stats);
             info.sparse.maxBricks = std::max(info.sparse.maxBricks, grown.maxBricks);
@@ -158,7 +157,8 @@ Result<RemeshJobResult> runRemeshJob(Device& device, const VoxelizeJob& job, con
             info.sparse.maxVolumeBricks = std::max(info.sparse.maxVolumeBricks, grown.maxVolumeBricks);
             info.vertexCapacity = std::min(std::max(info.vertexCapacity, iso::suggestCapacity(*stats)), maxVertices);
             if (remesh.indexed)
-                info.indexCapacity = std::min(std::max(info.indexCapacity, iso::suggestIndexCapacity(*stats)), maxIndices);
+                info.indexCapacity =
+                    std::min(std::max(info.indexCapacity, iso::suggestIndexCapacity(*stats)), maxIndices);
             continue;
         }
         if (domainShort)

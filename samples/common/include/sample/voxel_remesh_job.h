@@ -16,22 +16,22 @@
 namespace sample {
 
 struct RemeshJob {
-    std::string outPath;     // .obj or .ply (welded), or empty
+    std::string outPath;      // .obj or .ply (welded), or empty
     uint32_t timedFrames = 3; // frames after the first (which carries the pipeline JIT)
-    bool indexed = false;    // shared vertices + indices on the GPU
+    bool indexed = false;     // shared vertices + indices on the GPU
 };
 
 struct RemeshJobResult {
     uint32_t triangles = 0;        // needed
-    uint32_t trianglesWritten = 0; // fewer where the output buffers of one binding run out (truncated)
+    uint32_t trianglesWritten = 0; // fewer where the output buffers reach the device's largest (truncated)
     bool truncated = false;
-    uint32_t surfaceBricks = 0; // bricks of 8^3 cells the leaves marked (the pool's)
-    uint32_t listedBricks = 0;  // of those, the ones the iso value cuts
-    uint32_t rowPairs = 0;      // pool slots of the pyramid
-    uint64_t bricks = 0;        // bricks of the whole grid
-    uint64_t residentBytes = 0; // the surface's GPU memory without its vertex and index buffers
-    uint64_t outputBytes = 0;   // vertex and index buffers
-    uint64_t denseBytes = 0;    // a dense f32 field and u8 pyramid of the same grid
+    uint32_t surfaceBricks = 0;                 // bricks of 8^3 cells the leaves marked (the pool's)
+    uint32_t listedBricks = 0;                  // of those, the ones the iso value cuts
+    uint32_t rowPairs = 0;                      // pool slots of the pyramid
+    uint64_t bricks = 0;                        // bricks of the whole grid
+    uint64_t residentBytes = 0;                 // the surface's GPU memory without its vertex and index buffers
+    uint64_t outputBytes = 0;                   // vertex and index buffers
+    uint64_t denseBytes = 0;                    // a dense f32 field and u8 pyramid of the same grid
     std::vector<pyramarch::PassTiming> timings; // per-pass medians of the timed frames (voxelizer and surface)
     std::vector<double> frameMilliseconds;      // GPU time of each timed frame (all passes)
     uint32_t attempts = 0;
