@@ -156,6 +156,12 @@ ISO_CONST kIsoVolumeBrickSamples = 1331u; // kIsoVolumeBrickSide^3
 // The pool spans up to this many buffers (bindings 7, 9, 10, 11), each
 // within one maxStorageBufferRange.
 ISO_CONST kIsoVolumePools = 4u;
+// Sparse particles (sparse_particles_blocks.comp): each listed brick's block
+// of the same 11^3 samples, kIsoBlockThreads threads per brick (classify's
+// dispatch: kIsoBricksPerGroup bricks per group), kIsoBlockRows rows of 11
+// samples each.
+ISO_CONST kIsoBlockThreads = 32u; // kIsoClassifyGroupSize / kIsoBricksPerGroup
+ISO_CONST kIsoBlockRows = 4u;     // kIsoBlockThreads * kIsoBlockRows >= 11^2 rows
 
 // Marching cubes tables as the GPU reads them, packed from the C++ tables
 // (modules/isosurface/src/mc_tables.cpp) at creation: the only copy.
@@ -333,6 +339,9 @@ struct IsoBall {
 #ifdef __cplusplus
 static_assert(sizeof(IsoPush) == 64, "push constants");
 static_assert(kIsoMaxBrickItems * 6 + 4096 < 65535, "a brick's items looped over ~6 times stay under lavapipe's loop limit");
+static_assert(kIsoBlockThreads * kIsoBricksPerGroup == kIsoClassifyGroupSize &&
+                  kIsoBlockThreads * kIsoBlockRows >= kIsoVolumeBrickSide * kIsoVolumeBrickSide,
+              "sparse particle blocks: classify's dispatch, every row of a block");
 static_assert(sizeof(IsoTables) == 4096, "tables: 256 uvec4");
 // 4 vec4 + 20 level uvec4s + 16 uints, then vec4-aligned members: the same
 // offsets in std430 and std140 (no scalar arrays, vec4 members 16-aligned).

@@ -75,14 +75,10 @@ const uint32_t kParticleSupersSpv[] =
 const uint32_t kParticleActivateSpv[] =
 #include "shaders/isosurface/sparse_particles_activate.comp.spv.inc"
     ;
-const uint32_t kParticleClassifySpv[] =
-#include "shaders/isosurface/sparse_classify.particles.comp.spv.inc"
-    ;
-const uint32_t kParticleExtractSpv[] =
-#include "shaders/isosurface/sparse_extract.particles.comp.spv.inc"
-    ;
-const uint32_t kParticleExtractStorageSpv[] =
-#include "shaders/isosurface/sparse_extract.particles_storage.comp.spv.inc"
+// Each listed brick's 11^3 samples into its block; classify and extraction
+// are then the volume builds below, reading the blocks as an F32 pool.
+const uint32_t kParticleBlocksSpv[] =
+#include "shaders/isosurface/sparse_particles_blocks.comp.spv.inc"
     ;
 // Volumes: the surface bricks the upload left, listed by their value ranges;
 // classify and extraction read the resident bricks' samples.
@@ -106,9 +102,7 @@ const uint32_t kVolumeExtractStorageSpv[] =
 // Indexed output builds its own extraction (sparse_indexed.cpp): the
 // triangle-soup one is not compiled then (for user fields a run-time compile).
 Status IsoSurface::Impl::createSparsePipelines() {
-    if (info.source == FieldSource::Volume) {
-        // Activate: bindings 0-3 as below, the surface bricks at 4, the listed bricks' slots at 5.
-        PYRAMARCH_TRY(makePipeline(sparseActivatePipe, kVolumeActivateSpv, "sparse.activate", 6, false));
+    const auto volumeReaders = [this]() -> Status {
         // Classify and extraction: the pool's buffers at 7, 9, 10 and 11, the listed bricks' slots at 8.
         PYRAMARCH_TRY(makePipeline(
             classify, texelReads ? std::span<const uint32_t>(kVolumeClassifySpv) : kVolumeClassifyStorageSpv,
@@ -118,6 +112,11 @@ Status IsoSurface::Impl::createSparsePipelines() {
                 extract, texelReads ? std::span<const uint32_t>(kVolumeExtractSpv) : kVolumeExtractStorageSpv,
                 "extract", 12));
         return createBuildPipeline();
+    };
+    if (info.source == FieldSource::Volume) {
+        // Activate: bindings 0-3 as below, the surface bricks at 4, the listed bricks' slots at 5.
+        PYRAMARCH_TRY(makePipeline(sparseActivatePipe, kVolumeActivateSpv, "sparse.activate", 6, false));
+        return volumeReaders();
     }
     if (info.source == FieldSource::Particles) {
         PYRAMARCH_TRY(makePipeline(sparseBinPipe, kParticleBinSpv, "sparse.count", 5));
@@ -125,13 +124,8 @@ Status IsoSurface::Impl::createSparsePipelines() {
         // table at 7, the super-brick marks at 8.
         PYRAMARCH_TRY(makePipeline(sparseSupersPipe, kParticleSupersSpv, "sparse.supers", 9, false));
         PYRAMARCH_TRY(makePipeline(sparseActivatePipe, kParticleActivateSpv, "sparse.activate", 9, false));
-        // Classify and extraction: the particles at 7, the lists at 8.
-        PYRAMARCH_TRY(makePipeline(classify, kParticleClassifySpv, "classify", 9));
-        if (!indexed)
-            PYRAMARCH_TRY(makePipeline(
-                extract, texelReads ? std::span<const uint32_t>(kParticleExtractSpv) : kParticleExtractStorageSpv,
-                "extract", 9));
-        return createBuildPipeline();
+        PYRAMARCH_TRY(makePipeline(sparseBlocksPipe, kParticleBlocksSpv, "sparse.blocks", 10));
+        return volumeReaders();
     }
     if (info.source == FieldSource::Metaballs) {
         const auto pick = [this](std::span<const uint32_t> texel, std::span<const uint32_t> storage) {
@@ -169,10 +163,11 @@ Status IsoSurface::Impl::createSparsePipelines() {
 // pool slot at 8 (sparse_volume_field.glsl).
 void IsoSurface::Impl::bindBrickItems(PassBuilder& pass, const IsoRefs& refs) {
     if (info.source == FieldSource::UserGlsl) return;
-    if (info.source == FieldSource::Volume) {
-        const VkFormat sampleFormat = info.sparse.volumeFormat == VolumeFormat::U8    ? VK_FORMAT_R8_UINT
-                                      : info.sparse.volumeFormat == VolumeFormat::U16 ? VK_FORMAT_R16_UINT
-                                                                                      : VK_FORMAT_R32_UINT;
+    if (info.source == FieldSource::Volume || info.source == FieldSource::Particles) {
+        const VolumeFormat format = blockPoolFormat();
+        const VkFormat sampleFormat = format == VolumeFormat::U8    ? VK_FORMAT_R8_UINT
+                                      : format == VolumeFormat::U16 ? VK_FORMAT_R16_UINT
+                                                                    : VK_FORMAT_R32_UINT;
         const uint32_t poolBindings[gpu::kIsoVolumePools] = {7, 9, 10, 11};
         for (uint32_t i = 0; i < gpu::kIsoVolumePools; ++i) {
             if (texelReads)
@@ -183,10 +178,7 @@ void IsoSurface::Impl::bindBrickItems(PassBuilder& pass, const IsoRefs& refs) {
         pass.storage(8, refs.volumeBrickSlots, R);
         return;
     }
-    if (info.source == FieldSource::Metaballs)
-        bindBalls(pass, refs, 7);
-    else
-        pass.storage(7, refs.items, R, 0, refs.itemRange);
+    bindBalls(pass, refs, 7);
     pass.storage(8, refs.brickItems, R);
 }
 
@@ -298,7 +290,21 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
         fine(".sparse.activate", 2);
         fine(".sparse.args", 3);
     }
-    if (particles) bin(".sparse.fill", 1);
+    if (particles) {
+        bin(".sparse.fill", 1);
+        // Each listed brick's samples, once (classify's dispatch).
+        PassBuilder blocks = graph.addPass(info.name + ".sparse.blocks", PassKind::Compute);
+        blocks.pipeline(sparseBlocksPipe)
+            .uniform(0, refs.grid)
+            .storage(1, refs.counters, R)
+            .storage(2, refs.brickList, R)
+            .storage(3, refs.brickItems, R)
+            .storage(4, refs.items, R, 0, refs.itemRange)
+            .storage(5, refs.volumeBrickSlots, W);
+        // Unused pool bindings repeat the first buffer (never written through).
+        for (uint32_t i = 0; i < gpu::kIsoVolumePools; ++i) blocks.storage(6 + i, refs.volumePools[i], W);
+        blocks.use(refs.sparseArgs, Access::IndirectRead).record(indirectDispatch(refs.sparseArgs, 0));
+    }
     PassBuilder classifyPass = graph.addPass(info.name + ".classify", PassKind::Compute);
     classifyPass.pipeline(classify)
         .uniform(0, refs.grid)

@@ -523,6 +523,10 @@ SparseDomain suggestSparseCapacity(const IsoStats& stats, float headroom = 1.25f
 // The most pool slots (SparseDomain::maxRowPairs) a device holds: the pool's
 // pyramid in one maxStorageBufferRange (lavapipe's 128 MiB: ~5.2 M slots).
 uint32_t maxSparseRowPairs(const DeviceLimits& limits);
+// The most listed bricks (SparseDomain::maxBricks) a sparse particle
+// surface holds on a device: each keeps a block of 11^3 F32 samples (5,324
+// bytes) in up to 4 buffers of one maxStorageBufferRange (lavapipe: 100,836).
+uint32_t maxSparseParticleBricks(const DeviceLimits& limits);
 // SparseDomain::maxItemRefs as a surface of `info` on a device with `limits`
 // resolves it (0: the default per brick, within one binding); 0 for user fields.
 uint32_t sparseItemRefCapacity(const IsoSurfaceCreateInfo& info, const DeviceLimits& limits);
