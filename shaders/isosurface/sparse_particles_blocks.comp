@@ -1,31 +1,45 @@
 #version 460
 #extension GL_EXT_control_flow_attributes : require
-// Sparse domain of particles, pass <name>.sparse.blocks: each listed brick's
-// samples evaluated once per frame into its block of the pool, the layout a
-// sparse volume's pool has (sparse_volume_field.glsl): the 11^3 samples
-// 8b - 1 .. 8b + 9 per axis that its cells and their normals read, as
-// float bits, at the brick's list index (the pool's slot; the slot table
-// gets that index too). Classify, extraction and the shared vertices then
-// run their ISO_SPARSE_VOLUME builds (F32, scale 1, offset 0: the value
-// itself) instead of looping over the brick's particles for every row pair
-// and every vertex.
-// kIsoBlockThreads threads per brick, kIsoBricksPerGroup bricks per group:
-// classify's indirect dispatch (<name>.sparse.args). A thread keeps
-// kIsoBlockRows rows of 11 samples (x) in registers and loops once over the
-// brick's particles (sparse.fill's references): the row test, then the 11
-// kernel terms of a row the particle reaches, as the dense gather does
-// (particles_gather.comp); the sums are integer (16.16), the same bits in
-// any order, and a sample's float is the gather's float(sum) / 65536, so
-// every block sample equals the dense field's sample bit for bit. No
-// atomics, no barrier, no clear (every sample of a listed block is
-// written); samples outside the grid are written 0 (the fetches clamp into
-// the grid and never read them). A brick whose references did not fit has
-// none: its block is 0 (no triangles, the frame reports the overflow).
-// One loop of at most kIsoMaxBrickItems iterations a thread (lavapipe's
-// 65,535 per invocation).
+// Sparse domain of particles: each listed brick's samples evaluated once per
+// frame into its block of the pool, the layout a sparse volume's pool has
+// (sparse_volume_field.glsl): the 11^3 samples 8b - 1 .. 8b + 9 per axis
+// that its cells and their normals read, as float bits, at the brick's list
+// index (the pool's slot; the slot table gets that index). Classify,
+// extraction and the shared vertices then run their ISO_SPARSE_VOLUME
+// builds (F32, scale 1, offset 0: the value itself) instead of looping over
+// the brick's particles for every row pair and every vertex. Two passes
+// (pc.srcLevel), kIsoBlockThreads threads per brick, kIsoBricksPerGroup
+// bricks per group (classify's indirect dispatch, <name>.sparse.args):
+// 0, <name>.sparse.blocks: the brick's own 9^3 samples 8b .. 8b + 8 (the
+//    block's interior). A thread keeps kIsoBlockRows rows of 9 samples (x)
+//    of one z slice in registers and loops once over the brick's particles
+//    (sparse.fill's references): a particle whose z distance alone puts it
+//    past the radius is dropped after one load (then every row test of the
+//    slice fails: the same rounded squares), else the row test, then the 9
+//    kernel terms of a row it reaches, as the dense gather does
+//    (particles_gather.comp). Integer 16.16 sums, the same bits in any
+//    order, and the gather's float(sum) / 65536: every sample equals the
+//    dense field's bit for bit. The brick table's word of the brick becomes
+//    its list index + 1 for the next pass.
+// 1, <name>.sparse.blocks.borders: the block's other samples (8b - 1 and
+//    8b + 9 on some axis) lie in a neighbour brick's interior: copied from
+//    its block through the table, 0 where the neighbour is not listed (no
+//    particle reaches it, so none reaches the sample: the dense field is 0
+//    there too), as where it lies outside the grid (the fetches clamp into
+//    the grid and never read those). Half the samples of a block are border
+//    samples: each costs a copy, not a loop over the particles. Where the
+//    neighbour is reached but has no block (kIsoBrickDropped: past
+//    maxBricks or its references; the frame reports the overflow), the row
+//    is summed over the brick's own particles, so that the listed bricks'
+//    cells keep the dense field's normals.
+// No atomics, no barrier, no clear: every sample of a listed block is
+// written every frame. A brick whose references did not fit has none: its
+// interior is 0 (no triangles, the frame reports the overflow). One loop of
+// at most kIsoMaxBrickItems iterations a thread (lavapipe's 65,535 per
+// invocation).
 #include "isosurface/common.glsl"
 
-layout(local_size_x = kIsoClassifyGroupSize) in;
+layout(local_size_x = kIsoBricksPerGroup * kIsoBlockThreads) in;
 
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) readonly buffer CountersBuf { IsoCounters counters; };
@@ -33,18 +47,22 @@ layout(set = 0, binding = 2, std430) readonly buffer BrickListBuf { uint bricks[
 layout(set = 0, binding = 3, std430) readonly buffer BrickItemsBuf { uint brickItems[]; };
 layout(set = 0, binding = 4, std430) readonly buffer ParticlesBuf { float particleData[]; };
 layout(set = 0, binding = 5, std430) writeonly buffer BrickSlotsBuf { uint brickSlots[]; };
+// Per brick of the virtual grid (sparse_particles_bin.comp's table): pass 0
+// writes each listed brick's list index + 1, pass 1 reads them.
+layout(set = 0, binding = 6, std430) buffer BrickTableBuf { uint brickTable[]; };
 // The pool: kPoolBricks blocks per buffer (unused bindings repeat the first).
-layout(set = 0, binding = 6, std430) writeonly buffer Pool0Buf { uint pool0[]; };
-layout(set = 0, binding = 7, std430) writeonly buffer Pool1Buf { uint pool1[]; };
-layout(set = 0, binding = 8, std430) writeonly buffer Pool2Buf { uint pool2[]; };
-layout(set = 0, binding = 9, std430) writeonly buffer Pool3Buf { uint pool3[]; };
+layout(set = 0, binding = 7, std430) buffer Pool0Buf { uint pool0[]; };
+layout(set = 0, binding = 8, std430) buffer Pool1Buf { uint pool1[]; };
+layout(set = 0, binding = 9, std430) buffer Pool2Buf { uint pool2[]; };
+layout(set = 0, binding = 10, std430) buffer Pool3Buf { uint pool3[]; };
 layout(constant_id = kIsoSpecVolumePoolBricks) const uint kPoolBricks = 1u;
 layout(constant_id = kIsoSpecVolumePoolCount) const uint kPoolCount = 1u;
 
 #include "isosurface/particles_common.glsl"
 #include "isosurface/particles_kernel.glsl"
 
-const uint kSide = kIsoVolumeBrickSide, R = kIsoBlockRows;
+const uint kSide = kIsoVolumeBrickSide, kInner = kIsoBrickCells + 1u, R = kIsoBlockRows;
+const uint kGroups = (kInner + R - 1u) / R; // threads per z slice in pass 0
 
 void poolStore(uint pool, uint at, uint value) {
     if (kPoolCount == 1u || pool == 0u)
@@ -57,52 +75,164 @@ void poolStore(uint pool, uint at, uint value) {
         pool3[at] = value;
 }
 
-void main() {
-    const uint l = gl_LocalInvocationIndex;
-    const uint listed = min(counters.sparseBricks, grid.sparseLimits.x);
-    const uint brick = linearGroup() * kIsoBricksPerGroup + l / kIsoBlockThreads;
-    const uint t = l % kIsoBlockThreads;
-    const uint firstRow = t * R; // rows y + 11 z of the block
-    if (brick >= listed || firstRow >= kSide * kSide) return;
-    if (t == 0u) brickSlots[brick] = brick;
-    const uint packed = bricks[brick];
+uint poolLoad(uint pool, uint at) {
+    if (kPoolCount == 1u || pool == 0u) return pool0[at];
+    if (pool == 1u) return pool1[at];
+    if (pool == 2u) return pool2[at];
+    return pool3[at];
+}
+
+uvec3 brickOf(uint packed) {
     const uint mask = (1u << kIsoBrickAxisBits) - 1u;
-    const uvec3 b = uvec3(packed & mask, (packed >> kIsoBrickAxisBits) & mask, packed >> (2 * kIsoBrickAxisBits));
-    // Grid sample of block sample 0 per axis: 8b - 1 (wraps to ~0 at b = 0,
-    // which the in-grid tests below reject).
-    const uvec3 lo = b * kIsoBrickCells - 1u;
-    float xs[kSide], ys[R], zs[R];
-    bool rowIn[R];
-    uint sum[R][kSide];
-    [[unroll]] for (uint k = 0u; k < kSide; ++k) xs[k] = sampleCoord(lo.x + k, grid.boundsMin.x, grid.spacing.x);
+    return uvec3(packed & mask, (packed >> kIsoBrickAxisBits) & mask, packed >> (2 * kIsoBrickAxisBits));
+}
+
+uint tableIndex(uvec3 b) { return b.x + grid.sparse.x * (b.y + grid.sparse.y * b.z); }
+
+// Pass 0: rows g * R .. of interior slice z (block coordinates 1 .. 9).
+void interior(uint brick, uint t) {
+    const uint zi = t / kGroups, g = t - zi * kGroups; // constant divisor
+    const uint firstRow = g * R;
+    if (zi >= kInner) return;
+    const uvec3 b = brickOf(bricks[brick]);
+    const uint count = brickItems[2u * brick + 1u];
+    if (t == 0u) {
+        brickSlots[brick] = brick;
+        // Without its references (they did not fit) its block is 0, not the field.
+        brickTable[tableIndex(b)] = count != 0u ? brick + 1u : kIsoBrickDropped;
+    }
+    const uvec3 lo = b * kIsoBrickCells; // grid sample of interior sample 0
+    const uint z = lo.z + zi;
+    const float zs = sampleCoord(z, grid.boundsMin.z, grid.spacing.z);
+    float xs[kInner], ys[R];
+    uint sum[R][kInner];
+    [[unroll]] for (uint k = 0u; k < kInner; ++k) xs[k] = sampleCoord(lo.x + k, grid.boundsMin.x, grid.spacing.x);
     [[unroll]] for (uint r = 0u; r < R; ++r) {
-        const uint row = min(firstRow + r, kSide * kSide - 1u);
-        const uint y = lo.y + row % kSide, z = lo.z + row / kSide; // constant divisors
-        rowIn[r] = firstRow + r < kSide * kSide && y < grid.samples.y && z < grid.samples.z;
-        ys[r] = sampleCoord(y, grid.boundsMin.y, grid.spacing.y);
-        zs[r] = sampleCoord(z, grid.boundsMin.z, grid.spacing.z);
-        [[unroll]] for (uint k = 0u; k < kSide; ++k) sum[r][k] = 0u;
+        ys[r] = sampleCoord(lo.y + firstRow + r, grid.boundsMin.y, grid.spacing.y);
+        [[unroll]] for (uint k = 0u; k < kInner; ++k) sum[r][k] = 0u;
+    }
+    // particles_common.glsl's loadParticle, z first.
+    const uvec4 layout_ = grid.particleLayout;
+    const bool weighted = isoOpaque(layout_.z) != kIsoNoWeight;
+    const uint slotBase = pc.slot * grid.itemSlotStride;
+    const uint first = 2u * grid.sparseLimits.x + brickItems[2u * brick];
+    for (uint j = 0u; j < count; ++j) {
+        const uint base = (slotBase + brickItems[first + j]) * layout_.x;
+        const uint p = base + layout_.y;
+        const float dz = zs - particleData[p + 2u];
+        // squaredYZ(dy, dz) >= dz * dz, rounded: past the radius for dz alone, past it for every row.
+        precise float dz2 = dz * dz;
+        if (dz2 * grid.particle.y >= 1.0) continue;
+        const float px = particleData[p], py = particleData[p + 1u];
+        const float w = weighted ? particleData[base + layout_.z] : 1.0;
+        [[unroll]] for (uint r = 0u; r < R; ++r) {
+            const float yz = squaredYZ(ys[r] - py, dz);
+            if (yz * grid.particle.y < 1.0) {
+                [[unroll]] for (uint k = 0u; k < kInner; ++k) sum[r][k] += kernelTerm(xs[k] - px, yz, w);
+            }
+        }
+    }
+    const uint pool = brick / kPoolBricks; // a constant divisor
+    const uint base = (brick - pool * kPoolBricks) * kIsoVolumeBrickSamples + 1u + kSide * (1u + firstRow + kSide * (1u + zi));
+    [[unroll]] for (uint r = 0u; r < R; ++r) {
+        if (firstRow + r >= kInner) break;
+        const bool rowIn = lo.y + firstRow + r < grid.samples.y && z < grid.samples.z;
+        [[unroll]] for (uint k = 0u; k < kInner; ++k) {
+            const bool inside = rowIn && lo.x + k < grid.samples.x;
+            const float v = float(sum[r][k]) / float(kIsoSplatFixedOne);
+            poolStore(pool, base + r * kSide + k, inside ? floatBitsToUint(v) : 0u);
+        }
+    }
+}
+
+// Pass 1: block sample q (block coordinates 0 .. 10) on the border, from the
+// interior of the neighbour brick holding it; `dropped` where that brick was
+// reached but has no block (the caller evaluates the sample itself).
+uint borderSample(uvec3 b, uvec3 q, inout bool dropped) {
+    const ivec3 s = ivec3(b * kIsoBrickCells + q) - 1; // grid sample
+    if (any(lessThan(s, ivec3(0))) || any(greaterThanEqual(s, ivec3(grid.samples.xyz)))) return 0u;
+    // -1 below the interior, +1 above it, else 0, per axis.
+    const ivec3 d = ivec3(greaterThan(q, uvec3(kInner))) - ivec3(equal(q, uvec3(0u)));
+    const uvec3 c = uvec3(ivec3(b) + d);
+    const uint entry = brickTable[tableIndex(c)];
+    if (entry == 0u) return 0u; // no particle reaches it: the field is 0 there
+    if (entry == kIsoBrickDropped) {
+        dropped = true;
+        return 0u;
+    }
+    const uint n = entry - 1u;
+    const uvec3 nq = uvec3(s - (ivec3(c * kIsoBrickCells) - 1)); // in the neighbour's block
+    const uint pool = n / kPoolBricks;
+    return poolLoad(pool, (n - pool * kPoolBricks) * kIsoVolumeBrickSamples + nq.x + kSide * (nq.y + kSide * nq.z));
+}
+
+// The 11 samples of block row (y, z) of brick b summed over the brick's own
+// particles (which reach every sample of its block): where a neighbour that
+// particles reach has no block (an overflow), so that the listed bricks'
+// cells keep the dense field's values and normals. One loop a row.
+void ownRow(uint brick, uvec3 b, uint y, uint z, out uint bits[kSide]) {
+    const uvec3 s = b * kIsoBrickCells + uvec3(0u, y, z) - 1u;
+    const float ys = sampleCoord(s.y, grid.boundsMin.y, grid.spacing.y);
+    const float zs = sampleCoord(s.z, grid.boundsMin.z, grid.spacing.z);
+    float xs[kSide];
+    uint sum[kSide];
+    [[unroll]] for (uint k = 0u; k < kSide; ++k) {
+        xs[k] = sampleCoord(s.x + k, grid.boundsMin.x, grid.spacing.x);
+        sum[k] = 0u;
     }
     const uint first = 2u * grid.sparseLimits.x + brickItems[2u * brick];
     const uint count = brickItems[2u * brick + 1u];
     for (uint j = 0u; j < count; ++j) {
         vec4 pw;
         loadParticle(brickItems[first + j], pw);
-        [[unroll]] for (uint r = 0u; r < R; ++r) {
-            const float yz = squaredYZ(ys[r] - pw.y, zs[r] - pw.z);
-            if (yz * grid.particle.y < 1.0) {
-                [[unroll]] for (uint k = 0u; k < kSide; ++k) sum[r][k] += kernelTerm(xs[k] - pw.x, yz, pw.w);
-            }
+        const float yz = squaredYZ(ys - pw.y, zs - pw.z);
+        if (yz * grid.particle.y < 1.0) {
+            [[unroll]] for (uint k = 0u; k < kSide; ++k) sum[k] += kernelTerm(xs[k] - pw.x, yz, pw.w);
         }
     }
-    const uint pool = brick / kPoolBricks; // a constant divisor
-    const uint base = (brick - pool * kPoolBricks) * kIsoVolumeBrickSamples + firstRow * kSide;
-    [[unroll]] for (uint r = 0u; r < R; ++r) {
-        if (firstRow + r >= kSide * kSide) break;
-        [[unroll]] for (uint k = 0u; k < kSide; ++k) {
-            const bool inside = rowIn[r] && lo.x + k < grid.samples.x;
-            const float v = float(sum[r][k]) / float(kIsoSplatFixedOne);
-            poolStore(pool, base + r * kSide + k, inside ? floatBitsToUint(v) : 0u);
+    const bool rowIn = s.y < grid.samples.y && s.z < grid.samples.z;
+    [[unroll]] for (uint k = 0u; k < kSide; ++k) {
+        const bool inside = rowIn && s.x + k < grid.samples.x;
+        bits[k] = inside ? floatBitsToUint(float(sum[k]) / float(kIsoSplatFixedOne)) : 0u;
+    }
+}
+
+void border(uint brick, uint t) {
+    const uvec3 b = brickOf(bricks[brick]);
+    const uint pool = brick / kPoolBricks;
+    const uint block = (brick - pool * kPoolBricks) * kIsoVolumeBrickSamples;
+    const uint rowsPerThread = (kSide * kSide + kIsoBlockThreads - 1u) / kIsoBlockThreads;
+    for (uint i = 0u; i < rowsPerThread; ++i) {
+        const uint row = t * rowsPerThread + i;
+        if (row >= kSide * kSide) break;
+        const uint y = row % kSide, z = row / kSide; // constant divisors
+        const bool whole = y == 0u || z == 0u || y > kInner || z > kInner;
+        const uint at = block + kSide * row;
+        bool dropped = false;
+        if (whole) {
+            for (uint x = 0u; x < kSide; ++x) poolStore(pool, at + x, borderSample(b, uvec3(x, y, z), dropped));
+        } else {
+            poolStore(pool, at, borderSample(b, uvec3(0u, y, z), dropped));
+            poolStore(pool, at + kSide - 1u, borderSample(b, uvec3(kSide - 1u, y, z), dropped));
+        }
+        if (dropped) {
+            // The row's border samples from the brick's own particles instead.
+            uint bits[kSide];
+            ownRow(brick, b, y, z, bits);
+            [[unroll]] for (uint x = 0u; x < kSide; ++x)
+                if (whole || x == 0u || x == kSide - 1u) poolStore(pool, at + x, bits[x]);
         }
     }
+}
+
+void main() {
+    const uint l = gl_LocalInvocationIndex;
+    const uint listed = min(counters.sparseBricks, grid.sparseLimits.x);
+    const uint brick = linearGroup() * kIsoBricksPerGroup + l / kIsoBlockThreads;
+    const uint t = l % kIsoBlockThreads;
+    if (brick >= listed) return;
+    if (isoOpaque(pc.srcLevel) == 0u)
+        interior(brick, t);
+    else
+        border(brick, t);
 }

@@ -124,7 +124,7 @@ Status IsoSurface::Impl::createSparsePipelines() {
         // table at 7, the super-brick marks at 8.
         PYRAMARCH_TRY(makePipeline(sparseSupersPipe, kParticleSupersSpv, "sparse.supers", 9, false));
         PYRAMARCH_TRY(makePipeline(sparseActivatePipe, kParticleActivateSpv, "sparse.activate", 9, false));
-        PYRAMARCH_TRY(makePipeline(sparseBlocksPipe, kParticleBlocksSpv, "sparse.blocks", 10));
+        PYRAMARCH_TRY(makePipeline(sparseBlocksPipe, kParticleBlocksSpv, "sparse.blocks", 11));
         return volumeReaders();
     }
     if (info.source == FieldSource::Metaballs) {
@@ -292,18 +292,30 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
     }
     if (particles) {
         bin(".sparse.fill", 1);
-        // Each listed brick's samples, once (classify's dispatch).
-        PassBuilder blocks = graph.addPass(info.name + ".sparse.blocks", PassKind::Compute);
-        blocks.pipeline(sparseBlocksPipe)
-            .uniform(0, refs.grid)
-            .storage(1, refs.counters, R)
-            .storage(2, refs.brickList, R)
-            .storage(3, refs.brickItems, R)
-            .storage(4, refs.items, R, 0, refs.itemRange)
-            .storage(5, refs.volumeBrickSlots, W);
-        // Unused pool bindings repeat the first buffer (never written through).
-        for (uint32_t i = 0; i < gpu::kIsoVolumePools; ++i) blocks.storage(6 + i, refs.volumePools[i], W);
-        blocks.use(refs.sparseArgs, Access::IndirectRead).record(indirectDispatch(refs.sparseArgs, 0));
+        // Each listed brick's samples, once (classify's dispatch): its own
+        // 9^3, then the block's border from its neighbours' (sparse_particles_blocks.comp).
+        const auto blocks = [&](const char* suffix, uint32_t mode) {
+            PassBuilder pass = graph.addPass(info.name + suffix, PassKind::Compute);
+            pass.pipeline(sparseBlocksPipe)
+                .uniform(0, refs.grid)
+                .storage(1, refs.counters, R)
+                .storage(2, refs.brickList, R)
+                .storage(3, refs.brickItems, R)
+                .storage(4, refs.items, R, 0, refs.itemRange)
+                .storage(5, refs.volumeBrickSlots, W)
+                .storage(6, refs.brickTable, RW);
+            // Unused pool bindings repeat the first buffer (never accessed through).
+            for (uint32_t i = 0; i < gpu::kIsoVolumePools; ++i)
+                pass.storage(7 + i, refs.volumePools[i], mode == 0 ? W : RW);
+            pass.use(refs.sparseArgs, Access::IndirectRead).record([this, args = refs.sparseArgs, mode](PassContext& ctx) {
+                gpu::IsoPush pc = push();
+                pc.srcLevel = mode;
+                ctx.pushConstants(pc);
+                ctx.dispatchIndirect(args, 0);
+            });
+        };
+        blocks(".sparse.blocks", 0);
+        blocks(".sparse.blocks.borders", 1);
     }
     PassBuilder classifyPass = graph.addPass(info.name + ".classify", PassKind::Compute);
     classifyPass.pipeline(classify)
