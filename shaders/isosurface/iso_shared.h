@@ -160,11 +160,12 @@ ISO_CONST kIsoVolumePools = 4u;
 // of the same 11^3 samples, kIsoBlockThreads threads per brick
 // (kIsoBricksPerGroup bricks per group: classify's indirect dispatch); the
 // brick's own 9^3 samples kIsoBlockRows rows of 9 of one z slice a thread.
-ISO_CONST kIsoBlockRows = 3u;
+ISO_CONST kIsoBlockRows = 9u;
 // The brick table's word of a brick that particles reach but that has no
 // block (past maxBricks, or its references did not fit).
 ISO_CONST kIsoBrickDropped = 0xffffffffu;
-ISO_CONST kIsoBlockThreads = 27u; // 9 slices x ceil(9 / kIsoBlockRows)
+ISO_CONST kIsoBlockThreads = 9u;   // 9 slices x ceil(9 / kIsoBlockRows)
+ISO_CONST kIsoBorderThreads = 32u; // the border pass: 4 of the block's 121 rows a thread
 
 // Marching cubes tables as the GPU reads them, packed from the C++ tables
 // (modules/isosurface/src/mc_tables.cpp) at creation: the only copy.

@@ -7,10 +7,10 @@
 // index (the pool's slot; the slot table gets that index). Classify,
 // extraction and the shared vertices then run their ISO_SPARSE_VOLUME
 // builds (F32, scale 1, offset 0: the value itself) instead of looping over
-// the brick's particles for every row pair and every vertex. Two passes
-// (pc.srcLevel), kIsoBlockThreads threads per brick, kIsoBricksPerGroup
-// bricks per group (classify's indirect dispatch, <name>.sparse.args):
-// 0, <name>.sparse.blocks: the brick's own 9^3 samples 8b .. 8b + 8 (the
+// the brick's particles for every row pair and every vertex. Two passes,
+// two builds, kIsoBricksPerGroup bricks per group (classify's indirect
+// dispatch, <name>.sparse.args):
+// 0, <name>.sparse.blocks (kIsoBlockThreads threads a brick): the brick's own 9^3 samples 8b .. 8b + 8 (the
 //    block's interior). A thread keeps kIsoBlockRows rows of 9 samples (x)
 //    of one z slice in registers and loops once over the brick's particles
 //    (sparse.fill's references): a particle whose z distance alone puts it
@@ -21,7 +21,9 @@
 //    order, and the gather's float(sum) / 65536: every sample equals the
 //    dense field's bit for bit. The brick table's word of the brick becomes
 //    its list index + 1 for the next pass.
-// 1, <name>.sparse.blocks.borders: the block's other samples (8b - 1 and
+// 1, <name>.sparse.blocks.borders (the ISO_BLOCK_BORDERS build,
+//    kIsoBorderThreads threads a brick, a row of 11 samples each): the
+//    block's other samples (8b - 1 and
 //    8b + 9 on some axis) lie in a neighbour brick's interior: copied from
 //    its block through the table, 0 where the neighbour is not listed (no
 //    particle reaches it, so none reaches the sample: the dense field is 0
@@ -39,7 +41,12 @@
 // invocation).
 #include "isosurface/common.glsl"
 
-layout(local_size_x = kIsoBricksPerGroup * kIsoBlockThreads) in;
+#ifdef ISO_BLOCK_BORDERS
+const uint kThreads = kIsoBorderThreads;
+#else
+const uint kThreads = kIsoBlockThreads;
+#endif
+layout(local_size_x = kIsoBricksPerGroup * kThreads) in;
 
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) readonly buffer CountersBuf { IsoCounters counters; };
@@ -145,25 +152,34 @@ void interior(uint brick, uint t) {
     }
 }
 
-// Pass 1: block sample q (block coordinates 0 .. 10) on the border, from the
-// interior of the neighbour brick holding it; `dropped` where that brick was
-// reached but has no block (the caller evaluates the sample itself).
-uint borderSample(uvec3 b, uvec3 q, inout bool dropped) {
-    const ivec3 s = ivec3(b * kIsoBrickCells + q) - 1; // grid sample
-    if (any(lessThan(s, ivec3(0))) || any(greaterThanEqual(s, ivec3(grid.samples.xyz)))) return 0u;
-    // -1 below the interior, +1 above it, else 0, per axis.
-    const ivec3 d = ivec3(greaterThan(q, uvec3(kInner))) - ivec3(equal(q, uvec3(0u)));
-    const uvec3 c = uvec3(ivec3(b) + d);
-    const uint entry = brickTable[tableIndex(c)];
-    if (entry == 0u) return 0u; // no particle reaches it: the field is 0 there
-    if (entry == kIsoBrickDropped) {
-        dropped = true;
-        return 0u;
+// Pass 1: the block's samples x0 .. x1 of row (y, z) (block coordinates
+// 0 .. 10, all in the same neighbour brick b + d, d != 0): copied from that
+// brick's interior; 0 outside the grid or where no particle reaches it;
+// `dropped` where it was reached but has no block (the caller evaluates the
+// samples itself).
+void copySegment(uvec3 b, ivec3 d, uint y, uint z, uint x0, uint x1, uint pool, uint at, inout bool dropped) {
+    const ivec3 s0 = ivec3(b * kIsoBrickCells + uvec3(x0, y, z)) - 1; // grid sample of x0
+    const ivec3 s1 = ivec3(s0.x + int(x1 - x0), s0.yz);
+    uint n = 0u;
+    bool copy = all(greaterThanEqual(s0, ivec3(0))) && all(lessThan(s1.yz, ivec2(grid.samples.yz))) &&
+                s0.x < int(grid.samples.x);
+    if (copy) {
+        const uvec3 c = uvec3(ivec3(b) + d);
+        const uint entry = brickTable[tableIndex(c)];
+        dropped = dropped || entry == kIsoBrickDropped;
+        copy = entry != 0u && entry != kIsoBrickDropped; // 0: no particle reaches it, the field is 0 there
+        n = entry - 1u;
     }
-    const uint n = entry - 1u;
-    const uvec3 nq = uvec3(s - (ivec3(c * kIsoBrickCells) - 1)); // in the neighbour's block
-    const uint pool = n / kPoolBricks;
-    return poolLoad(pool, (n - pool * kPoolBricks) * kIsoVolumeBrickSamples + nq.x + kSide * (nq.y + kSide * nq.z));
+    uint from = 0u, fromPool = 0u;
+    if (copy) {
+        const uvec3 nq = uvec3(s0 - (ivec3(uvec3(ivec3(b) + d) * kIsoBrickCells) - 1)); // in the neighbour's block
+        fromPool = n / kPoolBricks;
+        from = (n - fromPool * kPoolBricks) * kIsoVolumeBrickSamples + nq.x + kSide * (nq.y + kSide * nq.z);
+    }
+    for (uint x = x0; x <= x1; ++x) {
+        const bool inside = copy && s0.x + int(x - x0) < int(grid.samples.x);
+        poolStore(pool, at + x, inside ? poolLoad(fromPool, from + (x - x0)) : 0u);
+    }
 }
 
 // The 11 samples of block row (y, z) of brick b summed over the brick's own
@@ -201,20 +217,18 @@ void border(uint brick, uint t) {
     const uvec3 b = brickOf(bricks[brick]);
     const uint pool = brick / kPoolBricks;
     const uint block = (brick - pool * kPoolBricks) * kIsoVolumeBrickSamples;
-    const uint rowsPerThread = (kSide * kSide + kIsoBlockThreads - 1u) / kIsoBlockThreads;
+    const uint rowsPerThread = (kSide * kSide + kIsoBorderThreads - 1u) / kIsoBorderThreads;
     for (uint i = 0u; i < rowsPerThread; ++i) {
         const uint row = t * rowsPerThread + i;
         if (row >= kSide * kSide) break;
         const uint y = row % kSide, z = row / kSide; // constant divisors
-        const bool whole = y == 0u || z == 0u || y > kInner || z > kInner;
+        const ivec2 dyz = ivec2(greaterThan(uvec2(y, z), uvec2(kInner))) - ivec2(equal(uvec2(y, z), uvec2(0u)));
+        const bool whole = dyz != ivec2(0);
         const uint at = block + kSide * row;
         bool dropped = false;
-        if (whole) {
-            for (uint x = 0u; x < kSide; ++x) poolStore(pool, at + x, borderSample(b, uvec3(x, y, z), dropped));
-        } else {
-            poolStore(pool, at, borderSample(b, uvec3(0u, y, z), dropped));
-            poolStore(pool, at + kSide - 1u, borderSample(b, uvec3(kSide - 1u, y, z), dropped));
-        }
+        copySegment(b, ivec3(-1, dyz), y, z, 0u, 0u, pool, at, dropped);
+        if (whole) copySegment(b, ivec3(0, dyz), y, z, 1u, kInner, pool, at, dropped);
+        copySegment(b, ivec3(1, dyz), y, z, kSide - 1u, kSide - 1u, pool, at, dropped);
         if (dropped) {
             // The row's border samples from the brick's own particles instead.
             uint bits[kSide];
@@ -228,11 +242,11 @@ void border(uint brick, uint t) {
 void main() {
     const uint l = gl_LocalInvocationIndex;
     const uint listed = min(counters.sparseBricks, grid.sparseLimits.x);
-    const uint brick = linearGroup() * kIsoBricksPerGroup + l / kIsoBlockThreads;
-    const uint t = l % kIsoBlockThreads;
+    const uint brick = linearGroup() * kIsoBricksPerGroup + l / kThreads;
     if (brick >= listed) return;
-    if (isoOpaque(pc.srcLevel) == 0u)
-        interior(brick, t);
-    else
-        border(brick, t);
+#ifdef ISO_BLOCK_BORDERS
+    border(brick, l % kThreads);
+#else
+    interior(brick, l % kThreads);
+#endif
 }

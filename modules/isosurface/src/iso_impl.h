@@ -205,7 +205,9 @@ struct IsoSurface::Impl {
     Buffer brickItems;             // sparse metaballs, particles: each listed brick's items (sparse_activate.glsl)
     Buffer brickTable, superMarks; // sparse particles: per brick and super-brick (sparse_particles_bin.comp)
     ComputePipeline sparseBinPipe;    // sparse particles: count and fill
-    ComputePipeline sparseBlocksPipe; // sparse particles: each listed brick's samples (sparse_particles_blocks.comp)
+    // Sparse particles: each listed brick's own samples, then its block's
+    // border from its neighbours (sparse_particles_blocks.comp).
+    ComputePipeline sparseBlocksPipe, sparseBordersPipe;
     // Sparse volumes (sparse_volume.cpp): the device's surface bricks and
     // pool, the host-visible staging of both (surface bricks, then the pool)
     // that an upload fills and the next frame's "<name>.sparse.volume.upload"

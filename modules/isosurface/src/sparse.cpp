@@ -80,6 +80,9 @@ const uint32_t kParticleActivateSpv[] =
 const uint32_t kParticleBlocksSpv[] =
 #include "shaders/isosurface/sparse_particles_blocks.comp.spv.inc"
     ;
+const uint32_t kParticleBordersSpv[] =
+#include "shaders/isosurface/sparse_particles_blocks.borders.comp.spv.inc"
+    ;
 // Volumes: the surface bricks the upload left, listed by their value ranges;
 // classify and extraction read the resident bricks' samples.
 const uint32_t kVolumeActivateSpv[] =
@@ -125,6 +128,7 @@ Status IsoSurface::Impl::createSparsePipelines() {
         PYRAMARCH_TRY(makePipeline(sparseSupersPipe, kParticleSupersSpv, "sparse.supers", 9, false));
         PYRAMARCH_TRY(makePipeline(sparseActivatePipe, kParticleActivateSpv, "sparse.activate", 9, false));
         PYRAMARCH_TRY(makePipeline(sparseBlocksPipe, kParticleBlocksSpv, "sparse.blocks", 11));
+        PYRAMARCH_TRY(makePipeline(sparseBordersPipe, kParticleBordersSpv, "sparse.blocks.borders", 11));
         return volumeReaders();
     }
     if (info.source == FieldSource::Metaballs) {
@@ -296,7 +300,7 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
         // 9^3, then the block's border from its neighbours' (sparse_particles_blocks.comp).
         const auto blocks = [&](const char* suffix, uint32_t mode) {
             PassBuilder pass = graph.addPass(info.name + suffix, PassKind::Compute);
-            pass.pipeline(sparseBlocksPipe)
+            pass.pipeline(mode == 0 ? sparseBlocksPipe : sparseBordersPipe)
                 .uniform(0, refs.grid)
                 .storage(1, refs.counters, R)
                 .storage(2, refs.brickList, R)
@@ -307,12 +311,7 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
             // Unused pool bindings repeat the first buffer (never accessed through).
             for (uint32_t i = 0; i < gpu::kIsoVolumePools; ++i)
                 pass.storage(7 + i, refs.volumePools[i], mode == 0 ? W : RW);
-            pass.use(refs.sparseArgs, Access::IndirectRead).record([this, args = refs.sparseArgs, mode](PassContext& ctx) {
-                gpu::IsoPush pc = push();
-                pc.srcLevel = mode;
-                ctx.pushConstants(pc);
-                ctx.dispatchIndirect(args, 0);
-            });
+            pass.use(refs.sparseArgs, Access::IndirectRead).record(indirectDispatch(refs.sparseArgs, 0));
         };
         blocks(".sparse.blocks", 0);
         blocks(".sparse.blocks.borders", 1);
