@@ -16,7 +16,7 @@
 //   <name>.mesh.smooth.*                        mesh_smooth.cpp (meshSmoothing, indexed only)
 //   <name>.occupancy.*, <name>.scan.*, <name>.compact, <name>.generate
 //                                               extract_scan.cpp (ExtractionMethod::Scan)
-//   <name>.sparse.{clear,table.clear,count,supers,supers.args,activate,args,fill},
+//   <name>.sparse.{clear,table.clear,count,supers,supers.args,activate,args,fill,blocks,blocks.borders},
 //   and with a sparse domain <name>.classify, <name>.pyramid.*,
 //   <name>.extract                              sparse.cpp (IsoSurfaceCreateInfo::sparse)
 //   <name>.sparse.vertices.{clear,args,count,bases}, and with a sparse domain

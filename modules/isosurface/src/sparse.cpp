@@ -18,18 +18,23 @@
 //   particles: "<name>.sparse.table.clear" and "<name>.sparse.count" before
 //   the supers (the bricks and super-bricks each particle reaches, counted:
 //   sparse_particles_bin.comp), "<name>.sparse.fill" after the args (each
-//   listed brick's particles)
+//   listed brick's particles), then "<name>.sparse.blocks" and
+//   "<name>.sparse.blocks.borders" (each listed brick's 11^3 samples into
+//   its block of the pool, once: sparse_particles_blocks.comp)
 //   "<name>.classify"         a thread per row pair of a listed brick: cases,
 //                             a pool slot if cut (sparse_classify.comp)
 //   "<name>.pyramid.*"        the build over the pool, from level 2 up (pyramid.cpp)
 // then, after "<name>.args", "<name>.extract" (sparse_extract.comp): the walk
 // ends at a pool cell, its slot's record names brick and pair.
 // User fields: every shader here is compiled at creation with the user's
-// field(). Metaballs and particles: the build's
+// field(). Metaballs, particles and volumes: the build's
 // (sparse_metaballs_activate.comp, sparse_particles_activate.comp,
-// sparse_particles_bin.comp and the ISO_SPARSE_METABALLS /
-// ISO_SPARSE_PARTICLES builds of classify and extraction); classify and
-// extraction sum each brick's listed items only.
+// sparse_particles_bin.comp, sparse_particles_blocks.comp,
+// sparse_volume_activate.comp and the ISO_SPARSE_METABALLS /
+// ISO_SPARSE_VOLUME builds of classify and extraction); for metaballs
+// classify and extraction sum each brick's listed balls only, volumes and
+// particles read each listed brick's block of samples (particles: the
+// volume builds, F32, reading the blocks the block passes filled).
 #include <algorithm>
 #include <cstddef>
 
@@ -161,9 +166,9 @@ Status IsoSurface::Impl::createSparsePipelines() {
     return createBuildPipeline();
 }
 
-// Classify and extraction of metaballs and particles: the items at binding
-// 7, each listed brick's references to them at 8 (sparse_item_refs.glsl);
-// of volumes: the pool's buffers at 7, 9, 10 and 11, each listed brick's
+// Classify and extraction of metaballs: the balls at binding 7, each listed
+// brick's references to them at 8 (sparse_item_refs.glsl); of volumes and
+// particles: the pool's buffers at 7, 9, 10 and 11, each listed brick's
 // pool slot at 8 (sparse_volume_field.glsl).
 void IsoSurface::Impl::bindBrickItems(PassBuilder& pass, const IsoRefs& refs) {
     if (info.source == FieldSource::UserGlsl) return;
