@@ -158,8 +158,7 @@ Result<Extraction> extract(Device& device, std::unique_ptr<iso::IsoSurface>& sur
             info.sparse.maxBricks = std::max(info.sparse.maxBricks, more.maxBricks);
             // Particles keep a block of samples per brick: at most what the device's pool holds.
             if (info.source == iso::FieldSource::Particles)
-                info.sparse.maxBricks =
-                    std::min(info.sparse.maxBricks, iso::maxSparseParticleBricks(device.limits()));
+                info.sparse.maxBricks = std::min(info.sparse.maxBricks, iso::maxSparseParticleBricks(device.limits()));
             info.sparse.maxRowPairs = std::min(std::max(info.sparse.maxRowPairs, more.maxRowPairs), mostPairs);
             if (refsShort) info.sparse.maxItemRefs = std::max(ballRefs, more.maxItemRefs);
             if (!quiet)

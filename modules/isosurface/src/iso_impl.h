@@ -204,7 +204,7 @@ struct IsoSurface::Impl {
     Buffer superList, superArgs;   // sparse: the super-bricks the coarse pass listed, the fine pass's dispatch
     Buffer brickItems;             // sparse metaballs, particles: each listed brick's items (sparse_activate.glsl)
     Buffer brickTable, superMarks; // sparse particles: per brick and super-brick (sparse_particles_bin.comp)
-    ComputePipeline sparseBinPipe;    // sparse particles: count and fill
+    ComputePipeline sparseBinPipe; // sparse particles: count and fill
     // Sparse particles: each listed brick's own samples, then its block's
     // border from its neighbours (sparse_particles_blocks.comp).
     ComputePipeline sparseBlocksPipe, sparseBordersPipe;

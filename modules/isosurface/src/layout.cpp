@@ -248,16 +248,16 @@ Status IsoSurface::Impl::planSparseDomain(const DeviceLimits& lim, const std::st
         const uint64_t pools = perPool ? (bricks + perPool - 1) / perPool : UINT64_MAX;
         const uint64_t surfaceBytes = particles ? 0 : bricks * 16;
         if (pools > gpu::kIsoVolumePools || surfaceBytes > range)
-            return Status::error(
-                ErrorCode::DeviceLimit,
-                "isosurface '" + info.name + "': " +
-                    (particles ? "sparse particles: the sample blocks of maxBricks " + std::to_string(bricks) +
-                                     " bricks (11^3 F32 samples each) need "
-                               : "sparse volume: the pool of maxVolumeBricks " + std::to_string(bricks) + " " +
-                                     volumeFormatName(format) + " bricks of 11^3 samples needs ") +
-                    fmtBytes(bricks * brickBytes) + ", over " + std::to_string(gpu::kIsoVolumePools) +
-                    " buffers of maxStorageBufferRange (" + fmtBytes(range) + ")" + dev + "; at most " +
-                    std::to_string(gpu::kIsoVolumePools * perPool) + " bricks");
+            return Status::error(ErrorCode::DeviceLimit,
+                                 "isosurface '" + info.name + "': " +
+                                     (particles
+                                          ? "sparse particles: the sample blocks of maxBricks " +
+                                                std::to_string(bricks) + " bricks (11^3 F32 samples each) need "
+                                          : "sparse volume: the pool of maxVolumeBricks " + std::to_string(bricks) +
+                                                " " + volumeFormatName(format) + " bricks of 11^3 samples needs ") +
+                                     fmtBytes(bricks * brickBytes) + ", over " + std::to_string(gpu::kIsoVolumePools) +
+                                     " buffers of maxStorageBufferRange (" + fmtBytes(range) + ")" + dev +
+                                     "; at most " + std::to_string(gpu::kIsoVolumePools * perPool) + " bricks");
         sizes.volumeSurfaceBytes = surfaceBytes;
         sizes.volumePoolBricks = uint32_t(perPool);
         sizes.volumePoolCount = uint32_t(pools);

@@ -242,13 +242,15 @@ Status IsoSurface::Impl::createSparseVolumeBuffers(const MakeBuffer& make) {
     const uint64_t capacity = particles ? info.sparse.maxBricks : info.sparse.maxVolumeBricks;
     const std::string poolName = particles ? "sparse particle blocks" : "sparse volume pool";
     for (uint32_t i = 0; i < sizes.volumePoolCount; ++i) {
-        const uint64_t bricks = std::min<uint64_t>(sizes.volumePoolBricks, capacity - uint64_t(i) * sizes.volumePoolBricks);
+        const uint64_t bricks =
+            std::min<uint64_t>(sizes.volumePoolBricks, capacity - uint64_t(i) * sizes.volumePoolBricks);
         PYRAMARCH_TRY(make(volumePools[i], (bricks * brickBytes + 3) / 4 * 4,
                            dst | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT, MemoryUsage::DeviceLocal,
                            i == 0 ? poolName : poolName + " " + std::to_string(i)));
     }
     PYRAMARCH_TRY(make(volumeBrickSlots, sizes.volumeSlotBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-                       MemoryUsage::DeviceLocal, particles ? "sparse particle block slots" : "sparse volume brick slots"));
+                       MemoryUsage::DeviceLocal,
+                       particles ? "sparse particle block slots" : "sparse volume brick slots"));
     if (particles) return {};
     // Host-visible, written by uploads only: the surface bricks, then the pool.
     return make(volumeStaging, sizes.volumeSurfaceBytes + sizes.volumePoolBytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
@@ -313,10 +315,9 @@ void IsoSurface::Impl::importSparseVolumeBuffers(RenderGraph& graph, IsoRefs& re
         refs.volumeSurface = graph.importBuffer(n + ".surface", volumeSurface, computeRead, computeRead);
     }
     for (uint32_t i = 0; i < gpu::kIsoVolumePools; ++i)
-        refs.volumePools[i] =
-            i < sizes.volumePoolCount
-                ? graph.importBuffer(n + ".pool" + std::to_string(i), volumePools[i], computeRead, computeRead)
-                : refs.volumePools[0];
+        refs.volumePools[i] = i < sizes.volumePoolCount ? graph.importBuffer(n + ".pool" + std::to_string(i),
+                                                                             volumePools[i], computeRead, computeRead)
+                                                        : refs.volumePools[0];
     refs.volumeBrickSlots = graph.importBuffer(n + ".slots", volumeBrickSlots, computeRead, computeRead);
 }
 
