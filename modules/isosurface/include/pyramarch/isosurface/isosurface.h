@@ -527,7 +527,9 @@ uint32_t suggestCapacity(const IsoStats& stats, float headroom = 1.25f);
 // Same for the index buffer of indexed output.
 uint32_t suggestIndexCapacity(const IsoStats& stats, float headroom = 1.25f);
 // Sparse domains: the capacities that would have held `stats` with
-// `headroom` to spare (at least 1 each).
+// `headroom` to spare (at least 1 each). Not bounded by a device: sparse
+// particles keep a block of samples per brick, so a host clamps maxBricks
+// to maxSparseParticleBricks() (past it a frame overflows, reported).
 SparseDomain suggestSparseCapacity(const IsoStats& stats, float headroom = 1.25f);
 // The most pool slots (SparseDomain::maxRowPairs) a device holds: the pool's
 // pyramid in one maxStorageBufferRange (lavapipe's 128 MiB: ~5.2 M slots).
