@@ -139,16 +139,24 @@ void interior(uint brick, uint t) {
             }
         }
     }
-    const uint pool = brick / kPoolBricks; // a constant divisor
-    const uint base = (brick - pool * kPoolBricks) * kIsoVolumeBrickSamples + 1u + kSide * (1u + firstRow + kSide * (1u + zi));
+    // The values into an array, then one store site in a loop: R x 9
+    // unrolled stores of each of the 4 pool bindings made a shader whose
+    // GPU-assisted validation build took lavapipe's LLVM minutes to compile.
+    uint bits[R * kInner];
     [[unroll]] for (uint r = 0u; r < R; ++r) {
-        if (firstRow + r >= kInner) break;
         const bool rowIn = lo.y + firstRow + r < grid.samples.y && z < grid.samples.z;
         [[unroll]] for (uint k = 0u; k < kInner; ++k) {
             const bool inside = rowIn && lo.x + k < grid.samples.x;
             const float v = float(sum[r][k]) / float(kIsoSplatFixedOne);
-            poolStore(pool, base + r * kSide + k, inside ? floatBitsToUint(v) : 0u);
+            bits[r * kInner + k] = inside ? floatBitsToUint(v) : 0u;
         }
+    }
+    const uint pool = brick / kPoolBricks; // a constant divisor
+    const uint base = (brick - pool * kPoolBricks) * kIsoVolumeBrickSamples + 1u + kSide * (1u + firstRow + kSide * (1u + zi));
+    const uint rows = min(R, kInner - firstRow);
+    for (uint i = 0u; i < rows * kInner; ++i) {
+        const uint r = i / kInner; // a constant divisor
+        poolStore(pool, base + r * kSide + (i - r * kInner), bits[i]);
     }
 }
 
@@ -233,8 +241,8 @@ void border(uint brick, uint t) {
             // The row's border samples from the brick's own particles instead.
             uint bits[kSide];
             ownRow(brick, b, y, z, bits);
-            [[unroll]] for (uint x = 0u; x < kSide; ++x)
-                if (whole || x == 0u || x == kSide - 1u) poolStore(pool, at + x, bits[x]);
+            for (uint x = 0u; x < kSide; x += whole || x == kSide - 1u ? 1u : kSide - 1u)
+                poolStore(pool, at + x, bits[x]);
         }
     }
 }
