@@ -132,6 +132,8 @@ Status IsoSurface::Impl::createSparsePipelines() {
         // table at 7, the super-brick marks at 8.
         PYRAMARCH_TRY(makePipeline(sparseSupersPipe, kParticleSupersSpv, "sparse.supers", 9, false));
         PYRAMARCH_TRY(makePipeline(sparseActivatePipe, kParticleActivateSpv, "sparse.activate", 9, false));
+        // The blocks: the grid 0, counters 1, brick list 2, references 3,
+        // particles 4, the bricks' slots 5, the brick table 6, the pool 7-10.
         PYRAMARCH_TRY(makePipeline(sparseBlocksPipe, kParticleBlocksSpv, "sparse.blocks", 11));
         PYRAMARCH_TRY(makePipeline(sparseBordersPipe, kParticleBordersSpv, "sparse.blocks.borders", 11));
         return volumeReaders();
@@ -311,8 +313,9 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
                 .storage(2, refs.brickList, R)
                 .storage(3, refs.brickItems, R)
                 .storage(4, refs.items, R, 0, refs.itemRange)
-                .storage(5, refs.volumeBrickSlots, W)
-                .storage(6, refs.brickTable, RW);
+                // The interior pass writes each brick's slot and table word, the border pass reads the table.
+                .storage(5, refs.volumeBrickSlots, mode == 0 ? W : R)
+                .storage(6, refs.brickTable, mode == 0 ? W : R);
             // Unused pool bindings repeat the first buffer (never accessed through).
             for (uint32_t i = 0; i < gpu::kIsoVolumePools; ++i)
                 pass.storage(7 + i, refs.volumePools[i], mode == 0 ? W : RW);
