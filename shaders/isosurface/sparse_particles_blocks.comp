@@ -10,35 +10,36 @@
 // the brick's particles for every row pair and every vertex. Two passes,
 // two builds, kIsoBricksPerGroup bricks per group (classify's indirect
 // dispatch, <name>.sparse.args):
-// 0, <name>.sparse.blocks (kIsoBlockThreads threads a brick): the brick's own 9^3 samples 8b .. 8b + 8 (the
-//    block's interior). A thread keeps kIsoBlockRows rows of 9 samples (x)
-//    of one z slice in registers and loops once over the brick's particles
-//    (sparse.fill's references): a particle whose z distance alone puts it
-//    past the radius is dropped after one load (then every row test of the
-//    slice fails: the same rounded squares), else the row test, then the 9
-//    kernel terms of a row it reaches, as the dense gather does
-//    (particles_gather.comp). Integer 16.16 sums, the same bits in any
-//    order, and the gather's float(sum) / 65536: every sample equals the
-//    dense field's bit for bit. The brick table's word of the brick becomes
-//    its list index + 1 for the next pass.
+// 0, <name>.sparse.blocks (kIsoBlockThreads threads a brick): the brick's
+//    own 9^3 samples 8b .. 8b + 8 (the block's interior). A thread keeps
+//    kIsoBlockRows rows of 9 samples (x) of one z slice in registers and
+//    loops once over the brick's particles (sparse.fill's references): a
+//    particle whose z distance alone puts it past the radius is dropped
+//    after one load (then every row test of the slice fails: the same
+//    rounded squares), else the row test, then the 9 kernel terms of a row
+//    it reaches, as the dense gather does (particles_gather.comp). Integer
+//    16.16 sums, the same bits in any order, and the gather's
+//    float(sum) / 65536: every sample equals the dense field's bit for bit.
+//    The brick table's word of the brick becomes its list index + 1 for the
+//    next pass.
 // 1, <name>.sparse.blocks.borders (the ISO_BLOCK_BORDERS build,
-//    kIsoBorderThreads threads a brick, a row of 11 samples each): the
-//    block's other samples (8b - 1 and
-//    8b + 9 on some axis) lie in a neighbour brick's interior: copied from
-//    its block through the table, 0 where the neighbour is not listed (no
-//    particle reaches it, so none reaches the sample: the dense field is 0
-//    there too), as where it lies outside the grid (the fetches clamp into
-//    the grid and never read those). Half the samples of a block are border
-//    samples: each costs a copy, not a loop over the particles. Where the
-//    neighbour is reached but has no block (kIsoBrickDropped: past
-//    maxBricks or its references; the frame reports the overflow), the row
-//    is summed over the brick's own particles, so that the listed bricks'
-//    cells keep the dense field's normals.
+//    kIsoBorderThreads threads a brick, 4 rows of 11 samples each): the
+//    block's other samples (8b - 1 and 8b + 9 on some axis) lie in a
+//    neighbour brick's interior: copied from its block through the table, 0
+//    where the neighbour is not listed (no particle reaches it, so none
+//    reaches the sample: the dense field is 0 there too), as where it lies
+//    outside the grid (the fetches clamp into the grid and never read
+//    those). Half the samples of a block are border samples: each costs a
+//    copy, not a loop over the particles. Where the neighbour is reached but
+//    has no block (kIsoBrickDropped: past maxBricks or its references; the
+//    frame reports the overflow), the row is summed over the brick's own
+//    particles, so that the listed bricks' cells keep the dense field's
+//    normals.
 // No atomics, no barrier, no clear: every sample of a listed block is
 // written every frame. A brick whose references did not fit has none: its
-// interior is 0 (no triangles, the frame reports the overflow). One loop of
-// at most kIsoMaxBrickItems iterations a thread (lavapipe's 65,535 per
-// invocation).
+// interior is 0 (no triangles, the frame reports the overflow). At most 4
+// loops of kIsoMaxBrickItems iterations a thread (lavapipe ends a shader
+// invocation's loops after 65,535 in all).
 #include "isosurface/common.glsl"
 
 #ifdef ISO_BLOCK_BORDERS
