@@ -182,6 +182,9 @@ Result<Extraction> extract(Device& device, std::unique_ptr<iso::IsoSurface>& sur
             // At most what the device holds: past it the overflow stays a reported, bounded result.
             const uint32_t mostPairs = iso::maxSparseRowPairs(device.limits());
             info.sparse.maxBricks = std::max(info.sparse.maxBricks, more.maxBricks);
+            // Particles keep a block of samples per brick: at most what the device's pool holds.
+            if (info.source == iso::FieldSource::Particles)
+                info.sparse.maxBricks = std::min(info.sparse.maxBricks, iso::maxSparseParticleBricks(device.limits()));
             info.sparse.maxRowPairs = std::min(std::max(info.sparse.maxRowPairs, more.maxRowPairs), mostPairs);
             if (refsShort) info.sparse.maxItemRefs = std::max(ballRefs, more.maxItemRefs);
             if (!quiet)
@@ -628,7 +631,9 @@ int runParticleIso(const IsoOptions& o) {
                 // Guesses, retried from the stats: a brick per 8 particles
                 // (fluid shells and splashes), 8 row pairs a brick.
                 const uint64_t bricks = sample::sparseBricksOf(grid.samples);
-                const uint32_t guess = uint32_t(std::clamp<uint64_t>(info.maxParticles / 8 + 64, 64, bricks));
+                // At most the blocks the device's pool holds (sparse particles keep 11^3 samples a brick).
+                const uint64_t most = std::min<uint64_t>(bricks, iso::maxSparseParticleBricks(dev.limits()));
+                const uint32_t guess = uint32_t(std::clamp<uint64_t>(info.maxParticles / 8 + 64, 64, most));
                 info.sparse.maxBricks = std::max(info.sparse.maxBricks, guess);
                 info.sparse.maxRowPairs = std::max(info.sparse.maxRowPairs, info.sparse.maxBricks * 8u);
             } else if (o.sparse) {

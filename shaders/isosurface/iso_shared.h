@@ -164,6 +164,16 @@ ISO_CONST kIsoVolumeBrickSamples = 1331u; // kIsoVolumeBrickSide^3
 // The pool spans up to this many buffers (bindings 7, 9, 10, 11), each
 // within one maxStorageBufferRange.
 ISO_CONST kIsoVolumePools = 4u;
+// Sparse particles (sparse_particles_blocks.comp): each listed brick's block
+// of the same 11^3 samples, kIsoBlockThreads threads per brick
+// (kIsoBricksPerGroup bricks per group: classify's indirect dispatch); the
+// brick's own 9^3 samples kIsoBlockRows rows of 9 of one z slice a thread.
+ISO_CONST kIsoBlockRows = 9u;
+// The brick table's word of a brick that particles reach but that has no
+// block (past maxBricks, or its references did not fit).
+ISO_CONST kIsoBrickDropped = 0xffffffffu;
+ISO_CONST kIsoBlockThreads = 9u;   // 9 slices x ceil(9 / kIsoBlockRows)
+ISO_CONST kIsoBorderThreads = 32u; // the border pass: 4 of the block's 121 rows a thread
 
 // Marching cubes tables as the GPU reads them, packed from the C++ tables
 // (modules/isosurface/src/mc_tables.cpp) at creation: the only copy.
@@ -344,6 +354,8 @@ struct IsoBall {
 #ifdef __cplusplus
 static_assert(sizeof(IsoPush) == 64, "push constants");
 static_assert(kIsoMaxBrickItems * 6 + 4096 < 65535, "a brick's items looped over ~6 times stay under lavapipe's loop limit");
+static_assert(kIsoBlockThreads == (kIsoBrickCells + 1) * ((kIsoBrickCells + kIsoBlockRows) / kIsoBlockRows),
+              "sparse particle blocks: a thread per kIsoBlockRows rows of each of the brick's 9 slices");
 static_assert(sizeof(IsoTables) == 4096, "tables: 256 uvec4");
 // 4 vec4 + 20 level uvec4s + 16 uints, then vec4-aligned members: the same
 // offsets in std430 and std140 (no scalar arrays, vec4 members 16-aligned).

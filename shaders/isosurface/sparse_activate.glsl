@@ -167,7 +167,10 @@ void main() {
             if (all(lessThan(b, grid.sparse.xyz))) {
 #if defined(ISO_SPARSE_PARTICLES)
                 // Listed where particles reach it; its count becomes the word
-                // of its first reference + 1 for sparse.fill (0: not listed).
+                // of its first reference + 1 for sparse.fill (0: not reached;
+                // kIsoBrickDropped: reached, but past the list or the
+                // references: sparse_particles_blocks.comp then evaluates the
+                // samples its neighbours would have copied from it).
                 const uint brick = b.x + grid.sparse.x * (b.y + grid.sparse.y * b.z);
                 const uint reaching = isoBrickTable[brick];
                 if (reaching != 0u) {
@@ -181,7 +184,8 @@ void main() {
                         isoBrickItems[2u * at] = fits ? ref : 0u;
                         isoBrickItems[2u * at + 1u] = fits ? reaching : 0u;
                     }
-                    isoBrickTable[brick] = at < grid.sparseLimits.x && fits ? 2u * grid.sparseLimits.x + ref + 1u : 0u;
+                    isoBrickTable[brick] =
+                        at < grid.sparseLimits.x && fits ? 2u * grid.sparseLimits.x + ref + 1u : kIsoBrickDropped;
                 }
 #elif defined(ISO_SPARSE_METABALLS)
                 uvec3 lo, hi;

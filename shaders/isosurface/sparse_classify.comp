@@ -16,12 +16,11 @@
 // Same cases as the dense classify: the corner bits of the same samples
 // (isoUserSample) with the same offset-code swap.
 // Fused only (ISO_USER_FIELD): compiled at creation with the snippet, or by
-// the build for metaballs and particles (ISO_SPARSE_METABALLS,
-// ISO_SPARSE_PARTICLES: the field sums the brick's balls or particles,
-// sparse_metaball_field.glsl, sparse_particle_field.glsl) and volumes
-// (ISO_SPARSE_VOLUME: the samples of the resident bricks,
-// sparse_volume_field.glsl).
-#if defined(ISO_SPARSE_METABALLS) || defined(ISO_SPARSE_PARTICLES) || defined(ISO_SPARSE_VOLUME)
+// the build for metaballs (ISO_SPARSE_METABALLS: the field sums the brick's
+// balls, sparse_metaball_field.glsl) and volumes and particles
+// (ISO_SPARSE_VOLUME: the samples of the resident bricks, or of the blocks
+// sparse_particles_blocks.comp filled this frame, sparse_volume_field.glsl).
+#if defined(ISO_SPARSE_METABALLS) || defined(ISO_SPARSE_VOLUME)
 #ifndef ISO_STORAGE_READS
 #define ISO_TEXEL_READS
 #endif
@@ -34,8 +33,6 @@ layout(local_size_x = kIsoClassifyGroupSize) in;
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 #if defined(ISO_SPARSE_METABALLS)
 #include "isosurface/sparse_metaball_field.glsl" // the brick's balls at bindings 7 and 8
-#elif defined(ISO_SPARSE_PARTICLES)
-#include "isosurface/sparse_particle_field.glsl" // the brick's particles at bindings 7 and 8
 #elif defined(ISO_SPARSE_VOLUME)
 #include "isosurface/sparse_volume_field.glsl" // the resident bricks at binding 7, their table at 8
 #else
@@ -57,7 +54,7 @@ uint isoCornerBitsByCode(uint mcCase) { return (mcCase & 0x33u) | ((mcCase & 0x4
 // for a row past the grid's last sample (its cells are masked anyway).
 uint insideRow9(uvec3 s, float iso) {
     uint bits = 0u;
-#if defined(ISO_SPARSE_METABALLS) || defined(ISO_SPARSE_PARTICLES) || defined(ISO_SPARSE_VOLUME)
+#if defined(ISO_SPARSE_METABALLS) || defined(ISO_SPARSE_VOLUME)
     if (s.y < grid.samples.y && s.z < grid.samples.z) bits = isoSparseInsideRow9(s, iso);
 #else
     if (s.y < grid.samples.y && s.z < grid.samples.z)

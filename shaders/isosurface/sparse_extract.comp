@@ -10,11 +10,11 @@
 // the virtual grid, and the vertex comes from field() there (mc_vertex.glsl,
 // the same code and samples as the dense fused extraction).
 // Fused only (ISO_USER_FIELD): compiled at creation with the snippet, or by
-// the build for metaballs and particles (ISO_SPARSE_METABALLS,
-// ISO_SPARSE_PARTICLES: the field sums the balls or particles of the cell's
-// brick, sparse_metaball_field.glsl, sparse_particle_field.glsl) and volumes
-// (ISO_SPARSE_VOLUME: the resident bricks' samples, sparse_volume_field.glsl).
-#if defined(ISO_SPARSE_METABALLS) || defined(ISO_SPARSE_PARTICLES) || defined(ISO_SPARSE_VOLUME)
+// the build for metaballs (ISO_SPARSE_METABALLS: the field sums the balls of
+// the cell's brick, sparse_metaball_field.glsl) and volumes and particles
+// (ISO_SPARSE_VOLUME: the resident bricks' samples, or the blocks
+// sparse_particles_blocks.comp filled this frame, sparse_volume_field.glsl).
+#if defined(ISO_SPARSE_METABALLS) || defined(ISO_SPARSE_VOLUME)
 #define ISO_USER_FIELD
 #endif
 #include "isosurface/common.glsl"
@@ -25,8 +25,6 @@ layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std140) uniform TablesBuf { IsoTables tables; };
 #if defined(ISO_SPARSE_METABALLS)
 #include "isosurface/sparse_metaball_field.glsl" // the brick's balls at bindings 7 and 8
-#elif defined(ISO_SPARSE_PARTICLES)
-#include "isosurface/sparse_particle_field.glsl" // the brick's particles at bindings 7 and 8
 #elif defined(ISO_SPARSE_VOLUME)
 #include "isosurface/sparse_volume_field.glsl" // the resident bricks at binding 7, their table at 8
 #else

@@ -1,7 +1,7 @@
-// A sparse domain of metaballs or particles: the items (ball or particle
-// indices) the activate passes listed for each brick, as classify and
-// extraction read them (sparse_metaball_field.glsl,
-// sparse_particle_field.glsl). Needs `grid`.
+// A sparse domain of metaballs: the balls the activate passes listed for
+// each brick, as classify and extraction read them
+// (sparse_metaball_field.glsl; particles' references are read by
+// sparse_particles_blocks.comp). Needs `grid`.
 #ifndef ISO_SPARSE_ITEM_REFS_GLSL
 #define ISO_SPARSE_ITEM_REFS_GLSL
 

@@ -7,7 +7,8 @@
 //    adds it to), and marks their super-bricks; the activate passes
 //    (sparse_activate.glsl, ISO_SPARSE_PARTICLES) list the marked
 //    super-bricks, then the counted bricks, and turn each listed brick's
-//    count into the position of its references (+1; 0: not listed).
+//    count into the position of its references (+1; 0 or kIsoBrickDropped:
+//    not listed).
 // 1, <name>.sparse.fill: the same bricks again; each listed one takes the
 //    particle's index at its next position. The order within a brick
 //    follows the atomics: the field sums integer kernel terms
@@ -41,7 +42,7 @@ void main() {
                 const uint brick = x + grid.sparse.x * (y + grid.sparse.y * z);
                 if (!fill) {
                     atomicAdd(brickTable[brick], 1u);
-                } else if (brickTable[brick] != 0u) {
+                } else if (brickTable[brick] != 0u && brickTable[brick] != kIsoBrickDropped) {
                     // Listed: the table holds its next reference's word + 1.
                     brickRefs[atomicAdd(brickTable[brick], 1u) - 1u] = i;
                 }

@@ -10,12 +10,12 @@
 // and samples as the dense shared vertices: the same bits), written at the
 // key, the index extraction computes for every use of the edge.
 // Fused: compiled at creation with the user's snippet, or by the build for
-// metaballs and particles (ISO_SPARSE_METABALLS, ISO_SPARSE_PARTICLES: the
-// field sums the owner brick's items) and volumes (ISO_SPARSE_VOLUME: the
-// owner brick's block of samples holds every sample its cells' vertices
-// read). Pool and vertex pyramid are read as storage buffers
+// metaballs (ISO_SPARSE_METABALLS: the field sums the owner brick's balls)
+// and volumes and particles (ISO_SPARSE_VOLUME: the owner brick's block of
+// samples holds every sample its cells' vertices read; particles fill their
+// blocks every frame, sparse_particles_blocks.comp). Pool and vertex pyramid are read as storage buffers
 // (ISO_STORAGE_READS only picks how the balls or the volume pool are read).
-#if defined(ISO_SPARSE_METABALLS) || defined(ISO_SPARSE_PARTICLES) || defined(ISO_SPARSE_VOLUME)
+#if defined(ISO_SPARSE_METABALLS) || defined(ISO_SPARSE_VOLUME)
 #define ISO_USER_FIELD
 #endif
 #if (defined(ISO_SPARSE_METABALLS) || defined(ISO_SPARSE_VOLUME)) && !defined(ISO_STORAGE_READS)
@@ -29,8 +29,6 @@ layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std140) uniform VertexGridBuf { IsoGrid vertexGrid; };
 #if defined(ISO_SPARSE_METABALLS)
 #include "isosurface/sparse_metaball_field.glsl" // the brick's balls at bindings 7 and 8
-#elif defined(ISO_SPARSE_PARTICLES)
-#include "isosurface/sparse_particle_field.glsl" // the brick's particles at bindings 7 and 8
 #elif defined(ISO_SPARSE_VOLUME)
 #include "isosurface/sparse_volume_field.glsl" // the pool at 7, 9, 10, 11, the bricks' slots at 8
 #else

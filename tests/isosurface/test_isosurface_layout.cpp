@@ -360,20 +360,39 @@ TEST(IsoLayout, SparseDomainsAreSizedByTheirPool) {
         EXPECT_EQ(balls->fieldBytes, 0u);
     }
     // Particles: a count per brick of the virtual grid (64 MiB at 2047^3
-    // fits; 4095^3 does not), the isotropic kernel only.
+    // fits; 4095^3 does not), the isotropic kernel only, and a block of
+    // 11^3 F32 samples per listed brick in up to 4 buffers of one binding's
+    // range (lavapipe: 4 x 25,209 bricks).
     {
         IsoSurfaceCreateInfo particles = sparseUser(2048);
         particles.source = FieldSource::Particles;
         particles.lipschitz = 0.f;
         particles.maxParticles = 1000;
+        // The default references (256 a brick) stop at what the binding holds besides the lists.
+        EXPECT_EQ(sparseItemRefCapacity(particles, lavapipeLimits()), (128u << 20) / 4 - 2 * 300000);
+        // 300,000 bricks' blocks need 1.5 GiB.
+        expectError(particles, ErrorCode::DeviceLimit, "sample blocks of maxBricks 300000");
+        expectError(particles, ErrorCode::DeviceLimit, "at most 100836 bricks");
+        EXPECT_EQ(maxSparseParticleBricks(lavapipeLimits()), 4u * 25209u);
+        particles.sparse.maxBricks = maxSparseParticleBricks(lavapipeLimits());
         auto plan = iso::testing::planLayout(particles, lavapipeLimits());
         ASSERT_TRUE(plan.ok()) << plan.message();
         EXPECT_EQ(plan->fieldBytes, 0u);
-        // The default references (256 a brick) stop at what the binding holds besides the lists.
-        EXPECT_EQ(sparseItemRefCapacity(particles, lavapipeLimits()), (128u << 20) / 4 - 2 * 300000);
+        EXPECT_TRUE(plan->texelReads) << "one texel per block sample fits maxTexelBufferElements";
+        particles.sparse.maxBricks = maxSparseParticleBricks(lavapipeLimits()) + 1;
+        expectError(particles, ErrorCode::DeviceLimit, "at most 100836 bricks");
+        // A pool buffer forced down to 1,000 blocks: 4,000 bricks fit, 4,001 do not.
+        iso::testing::Knobs small;
+        small.volumePoolBricks = 1000;
+        particles.sparse.maxBricks = 4000;
+        EXPECT_TRUE(iso::testing::planLayout(particles, lavapipeLimits(), small).ok());
+        particles.sparse.maxBricks = 4001;
+        auto over = iso::testing::planLayout(particles, lavapipeLimits(), small);
+        ASSERT_FALSE(over.ok());
+        EXPECT_EQ(over.code(), ErrorCode::DeviceLimit);
+        EXPECT_NE(over.message().find("at most 4000 bricks"), std::string::npos) << over.message();
         particles.sparse.maxBricks = 1000;
         EXPECT_EQ(sparseItemRefCapacity(particles, lavapipeLimits()), 1000u * kDefaultSparseParticleRefsPerBrick);
-        particles.sparse.maxBricks = 300000;
         particles.samples = {4096, 4096, 4096};
         expectError(particles, ErrorCode::DeviceLimit, "brick table of 134217728 bricks");
         particles.samples = {64, 64, 64};

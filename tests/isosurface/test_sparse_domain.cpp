@@ -10,11 +10,13 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <cstring>
 #include <set>
 #include <string>
 #include <limits>
 #include <optional>
 #include <tuple>
+#include <vector>
 #include <type_traits>
 
 #include "iso_fixture.h"
@@ -502,6 +504,116 @@ TEST_F(IsoSparseParticles, CapacitiesRunningOutAreReportedBoundedAndSuggested) {
     {
         SCOPED_TRACE("5 bricks");
         expectShortItemCapacitiesReported(full, particles, 5u, 0u);
+    }
+}
+
+// Triangles as the bits of their three vertices (position with w, normal),
+// sorted: the same multiset whatever the order the pool wrote them in.
+std::vector<std::array<uint32_t, 24>> triangleBits(const std::vector<IsoVertexData>& v) {
+    std::vector<std::array<uint32_t, 24>> out;
+    for (size_t t = 0; t + 2 < v.size(); t += 3) {
+        std::array<uint32_t, 24> bits{};
+        std::memcpy(bits.data(), &v[t], sizeof(IsoVertexData) * 3);
+        out.push_back(bits);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// The block pool (sparse_particles_blocks.comp): each listed brick's 11^3
+// samples gathered into its block (interior) and copied from its
+// neighbours' (border), every frame with no clear. Against the dense
+// gather bit for bit (positions, cell triangle counts, Sobel normals, which
+// read the whole block): over frames whose particles move (a sample a pass
+// left unwritten keeps the previous frame's value), with the pool in one
+// buffer, spread over four (the last one short) and read through storage
+// buffers; and with too few bricks, where a listed brick whose neighbour
+// has no block sums its border rows itself: the triangles kept are still
+// the dense path's, bit for bit.
+TEST_F(IsoSparseParticles, BlockPoolMatchesTheDensePathBitForBit) {
+    IsoSurfaceCreateInfo info = sparseParticleInfo({131, 71, 141}, NormalMode::Sobel);
+    info.boundsMin = {-1.f, -0.6f, -1.1f};
+    info.boundsMax = {1.2f, 0.7f, 1.f};
+    const std::vector<std::vector<Particle>> frames = {clusteredParticles(4000, 9u),
+                                                       clusteredParticles(4000, 9u, 0.05f)};
+    IsoSurfaceCreateInfo denseInfo = info;
+    denseInfo.sparse = {};
+    denseInfo.splat = SplatMethod::Gather;
+    auto dense = make(denseInfo);
+    ASSERT_TRUE(dense);
+    std::vector<std::vector<std::array<uint32_t, 24>>> want;
+    for (const auto& particles : frames) {
+        ASSERT_TRUE(dense->setParticles(particles).ok());
+        frame(*dense);
+        auto v = dense->readVertices();
+        ASSERT_TRUE(v.ok()) << v.message();
+        want.push_back(triangleBits(v.value()));
+        ASSERT_GT(want.back().size(), 1000u);
+    }
+    // The bricks the scene lists, for a pool of exactly that many blocks.
+    uint32_t listed = 0;
+    {
+        auto probe = make(info);
+        ASSERT_TRUE(probe);
+        ASSERT_TRUE(probe->setParticles(frames[0]).ok());
+        frame(*probe);
+        const auto st = probe->statsOfFrame(0);
+        ASSERT_TRUE(st.has_value());
+        listed = std::max(st->sparseBricksNeeded, 1u);
+        ASSERT_GT(listed, 100u);
+    }
+    struct Case {
+        const char* name;
+        uint32_t poolBricks; // Knobs::volumePoolBricks (0: one buffer)
+        bool storage;
+    };
+    // The second frame may list a few more bricks.
+    const uint32_t capacity = listed + listed / 4;
+    for (const Case c : {Case{"one pool buffer", 0, false}, Case{"four pool buffers", (capacity + 3) / 4, false},
+                         Case{"four pool buffers, storage reads", (capacity + 3) / 4, true}}) {
+        SCOPED_TRACE(c.name);
+        IsoSurfaceCreateInfo sized = info;
+        sized.sparse.maxBricks = capacity;
+        iso::testing::Knobs knobs;
+        knobs.volumePoolBricks = c.poolBricks;
+        knobs.storageReads = c.storage;
+        auto sparse = make(sized, knobs);
+        ASSERT_TRUE(sparse);
+        const std::vector<IsoSurface::MemoryItem> memory = sparse->memoryReport();
+        const auto pools = std::count_if(memory.begin(), memory.end(), [](const IsoSurface::MemoryItem& m) {
+            return m.name.find("sparse particle blocks") != std::string::npos;
+        });
+        EXPECT_EQ(pools, c.poolBricks ? 4 : 1) << "pool buffers in memoryReport()";
+        for (size_t f = 0; f < frames.size(); ++f) {
+            SCOPED_TRACE("frame " + std::to_string(f));
+            ASSERT_TRUE(sparse->setParticles(frames[f]).ok());
+            frame(*sparse);
+            const auto st = sparse->statsOfFrame(sparse->framesRecorded() - 1);
+            ASSERT_TRUE(st.has_value());
+            EXPECT_FALSE(st->overflow);
+            auto v = sparse->readVertices();
+            ASSERT_TRUE(v.ok()) << v.message();
+            EXPECT_TRUE(triangleBits(v.value()) == want[f]) << "not the dense gather's triangles, bit for bit";
+        }
+    }
+    {
+        SCOPED_TRACE("a third of the bricks");
+        IsoSurfaceCreateInfo shortList = info;
+        shortList.sparse.maxBricks = listed / 3;
+        auto sparse = make(shortList);
+        ASSERT_TRUE(sparse);
+        ASSERT_TRUE(sparse->setParticles(frames[0]).ok());
+        frame(*sparse);
+        const auto st = sparse->statsOfFrame(0);
+        ASSERT_TRUE(st.has_value());
+        EXPECT_TRUE(st->overflow);
+        auto v = sparse->readVertices();
+        ASSERT_TRUE(v.ok()) << v.message();
+        const auto got = triangleBits(v.value());
+        EXPECT_GT(got.size(), 0u);
+        EXPECT_LT(got.size(), want[0].size());
+        EXPECT_TRUE(std::includes(want[0].begin(), want[0].end(), got.begin(), got.end()))
+            << "a kept triangle that is not the dense path's, bit for bit";
     }
 }
 

@@ -33,16 +33,13 @@ const std::pair<const char*, const char*> kIsoGlsl[] = {
     {"isosurface/vertex_owner.glsl", kIsoText_vertex_owner_glsl},
     {"isosurface/sparse_indexed.glsl", kIsoText_sparse_indexed_glsl},
     {"isosurface/lipschitz_bounds.glsl", kIsoText_lipschitz_bounds_glsl},
-    // Only inside sparse_*.comp's metaball, particle and volume branches
-    // (ISO_SPARSE_METABALLS, ISO_SPARSE_PARTICLES, ISO_SPARSE_VOLUME), never
+    // Only inside sparse_*.comp's metaball and volume branches
+    // (ISO_SPARSE_METABALLS, ISO_SPARSE_VOLUME), never
     // defined around a snippet: resolved, then skipped by the preprocessor.
     {"isosurface/sparse_metaball_field.glsl", kIsoText_sparse_metaball_field_glsl},
     {"isosurface/metaballs.glsl", kIsoText_metaballs_glsl},
     {"isosurface/sparse_item_refs.glsl", kIsoText_sparse_item_refs_glsl},
-    {"isosurface/sparse_particle_field.glsl", kIsoText_sparse_particle_field_glsl},
     {"isosurface/sparse_volume_field.glsl", kIsoText_sparse_volume_field_glsl},
-    {"isosurface/particles_common.glsl", kIsoText_particles_common_glsl},
-    {"isosurface/particles_kernel.glsl", kIsoText_particles_kernel_glsl},
 };
 
 // `text` with every `#include "isosurface/..."` line replaced by that file,

@@ -16,7 +16,7 @@
 //   <name>.mesh.smooth.*                        mesh_smooth.cpp (meshSmoothing, indexed only)
 //   <name>.occupancy.*, <name>.scan.*, <name>.compact, <name>.generate
 //                                               extract_scan.cpp (ExtractionMethod::Scan)
-//   <name>.sparse.{clear,table.clear,count,supers,supers.args,activate,args,fill},
+//   <name>.sparse.{clear,table.clear,count,supers,supers.args,activate,args,fill,blocks,blocks.borders},
 //   and with a sparse domain <name>.classify, <name>.pyramid.*,
 //   <name>.extract                              sparse.cpp (IsoSurfaceCreateInfo::sparse)
 //   <name>.sparse.vertices.{clear,args,count,bases}, and with a sparse domain
@@ -143,6 +143,9 @@ inline uint32_t volumeFormatOf(VolumeFormat format) {
                                          : gpu::kIsoVolumeF32;
 }
 
+// layout.cpp: blocks of 11^3 samples in `format` one pool buffer holds
+// (one binding's range, one texel view): sparse volumes and particles.
+uint64_t sparseBlocksPerPool(const DeviceLimits& limits, VolumeFormat format);
 // layout.cpp: a sparse domain's create-info against the other fields.
 Status checkSparseDomain(const IsoSurfaceCreateInfo& info, bool scan);
 // sparse_indexed.cpp: indexed output on a sparse domain finds a cut edge's
@@ -245,6 +248,9 @@ struct IsoSurface::Impl {
     Buffer brickItems;             // sparse metaballs, particles: each listed brick's items (sparse_activate.glsl)
     Buffer brickTable, superMarks; // sparse particles: per brick and super-brick (sparse_particles_bin.comp)
     ComputePipeline sparseBinPipe; // sparse particles: count and fill
+    // Sparse particles: each listed brick's own samples, then its block's
+    // border from its neighbours (sparse_particles_blocks.comp).
+    ComputePipeline sparseBlocksPipe, sparseBordersPipe;
     // Sparse volumes (sparse_volume.cpp): the device's surface bricks and
     // pool, the host-visible staging of both (surface bricks, then the pool)
     // that an upload fills and the next frame's "<name>.sparse.volume.upload"
@@ -299,6 +305,11 @@ struct IsoSurface::Impl {
     bool volumeDirty = true;
     bool boundsDirty = false;      // the volume was converted this frame: field.volume.bounds recomputes runBounds
     bool patchBoundsDirty = false; // ... and field.volume.bounds.patches the patch bounds
+    // The block pool's sample format: a sparse volume's upload format;
+    // sparse particles keep F32 blocks (the field's floats).
+    VolumeFormat blockPoolFormat() const {
+        return info.source == FieldSource::Particles ? VolumeFormat::F32 : info.sparse.volumeFormat;
+    }
     uint32_t volumeFormat = gpu::kIsoVolumeF32;
     float volumeScale = 1.f, volumeOffset = 0.f;
     bool addedToGraph = false;

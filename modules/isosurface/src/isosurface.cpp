@@ -218,7 +218,9 @@ Status IsoSurface::Impl::createBuffers() {
     }
     if (info.source == FieldSource::Volume && !m.sparse)
         PYRAMARCH_TRY(make(m.raw, (sizes.samples * 4 + 3) / 4 * 4, storage, MemoryUsage::Upload, "volume staging"));
-    if (info.source == FieldSource::Volume && m.sparse) PYRAMARCH_TRY(m.createSparseVolumeBuffers(make));
+    // Sparse volumes and particles: the pool of 11^3-sample blocks.
+    if ((info.source == FieldSource::Volume || info.source == FieldSource::Particles) && m.sparse)
+        PYRAMARCH_TRY(m.createSparseVolumeBuffers(make));
     if (m.octreeInput) PYRAMARCH_TRY(m.createSparseOctreeBuffers(make));
 
     // Host-visible: written directly, no queue needed (an adopted device may have none).
@@ -260,7 +262,7 @@ Status IsoSurface::Impl::makePipeline(ComputePipeline& out, std::span<const uint
     if (moduleConstants)
         d.specialization = {{gpu::kIsoSpecNormalMode, grid.normalMode},
                             {gpu::kIsoSpecIndexed, indexed ? 1u : 0u},
-                            {gpu::kIsoSpecVolumeFormat, volumeFormatOf(info.sparse.volumeFormat)},
+                            {gpu::kIsoSpecVolumeFormat, volumeFormatOf(blockPoolFormat())},
                             {gpu::kIsoSpecVolumePoolBricks, sizes.volumePoolBricks},
                             {gpu::kIsoSpecVolumePoolCount, std::max(sizes.volumePoolCount, 1u)},
                             {gpu::kIsoSpecVertexSlices, sizes.vertexSlices},
@@ -478,7 +480,10 @@ gpu::IsoPush IsoSurface::Impl::push() const {
     const std::array<float, 8>& u = self->user_;
     pc.user0 = {u[0], u[1], u[2], u[3]};
     pc.user1 = {u[4], u[5], u[6], u[7]};
-    if (info.source == FieldSource::Volume) {
+    // Sparse particles read their blocks as an F32 volume with scale 1 and
+    // offset 0: the value itself (volumeFormat, volumeScale, volumeOffset
+    // keep their defaults).
+    if (info.source == FieldSource::Volume || (sparse && info.source == FieldSource::Particles)) {
         pc.volumeFormat = volumeFormat;
         pc.user0 = {volumeScale, volumeOffset, 0.f, 0.f};
     }
@@ -559,7 +564,8 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
         // the descriptors cover only the particles the module may read.
         if (m.external) refs.itemRange = m.externalParticleBytes;
     }
-    if (m.info.source == FieldSource::Volume && m.sparse) m.importSparseVolumeBuffers(graph, refs);
+    if ((m.info.source == FieldSource::Volume || m.info.source == FieldSource::Particles) && m.sparse)
+        m.importSparseVolumeBuffers(graph, refs);
     if (m.octreeInput) m.importSparseOctreeBuffers(graph, refs, inputs.octree);
     if (m.info.source == FieldSource::Volume && !m.sparse) {
         refs.runBounds = graph.importBuffer(n + ".runBounds", m.runBounds, computeRead, computeRead);

@@ -198,6 +198,17 @@ Status IsoSurface::Impl::planOutputSlices(const DeviceLimits& lim, const std::st
     return {};
 }
 
+uint64_t sparseBlocksPerPool(const DeviceLimits& limits, VolumeFormat format) {
+    const uint64_t brickBytes = uint64_t(gpu::kIsoVolumeBrickSamples) * volumeFormatBytes(format);
+    return std::min(uint64_t(limits.maxStorageBufferRange) / brickBytes,
+                    uint64_t(limits.maxTexelBufferElements) / gpu::kIsoVolumeBrickSamples);
+}
+
+uint32_t maxSparseParticleBricks(const DeviceLimits& limits) {
+    const uint64_t blocks = gpu::kIsoVolumePools * sparseBlocksPerPool(limits, VolumeFormat::F32);
+    return uint32_t(std::min({blocks, uint64_t(kMaxSparseBricks), uint64_t(limits.maxStorageBufferRange) / 4}));
+}
+
 uint32_t maxSparseRowPairs(const DeviceLimits& limits) {
     // The 32-bit vertex counts bound it too: 15 vertices per cell.
     uint64_t lo = 0,
@@ -300,26 +311,30 @@ Status IsoSurface::Impl::planSparseDomain(const DeviceLimits& lim, const std::st
                                      ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
         sizes.sparseItemBytes = itemBytes;
     }
-    if (info.source == FieldSource::Volume) {
-        // Each surface brick's 11^3 samples in the pool (sparse_volume.cpp).
-        // Each surface brick's 11^3 samples in the pool (sparse_volume.cpp):
-        // up to kIsoVolumePools buffers, each within one binding's range and
-        // one texel view.
-        const uint64_t brickBytes = uint64_t(gpu::kIsoVolumeBrickSamples) * volumeFormatBytes(info.sparse.volumeFormat);
-        const uint64_t bricks = info.sparse.maxVolumeBricks;
-        uint64_t perPool =
-            std::min(range / brickBytes, uint64_t(lim.maxTexelBufferElements) / gpu::kIsoVolumeBrickSamples);
+    if (info.source == FieldSource::Volume || particles) {
+        // Volumes: each surface brick's 11^3 samples in the pool
+        // (sparse_volume.cpp); particles: each listed brick's 11^3 samples,
+        // evaluated every frame (sparse_particles_blocks.comp), F32. Up to
+        // kIsoVolumePools buffers, each within one binding's range and one
+        // texel view.
+        const VolumeFormat format = blockPoolFormat();
+        const uint64_t brickBytes = uint64_t(gpu::kIsoVolumeBrickSamples) * volumeFormatBytes(format);
+        const uint64_t bricks = particles ? info.sparse.maxBricks : info.sparse.maxVolumeBricks;
+        uint64_t perPool = sparseBlocksPerPool(lim, format);
         if (volumePoolBricksForced) perPool = std::min<uint64_t>(perPool, volumePoolBricksForced);
         const uint64_t pools = perPool ? (bricks + perPool - 1) / perPool : UINT64_MAX;
-        const uint64_t surfaceBytes = bricks * 16;
+        const uint64_t surfaceBytes = particles ? 0 : bricks * 16;
         if (pools > gpu::kIsoVolumePools || surfaceBytes > range)
             return Status::error(ErrorCode::DeviceLimit,
-                                 "isosurface '" + info.name + "': sparse volume: the pool of maxVolumeBricks " +
-                                     std::to_string(bricks) + " " + volumeFormatName(info.sparse.volumeFormat) +
-                                     " bricks of 11^3 samples needs " + fmtBytes(bricks * brickBytes) + ", over " +
-                                     std::to_string(gpu::kIsoVolumePools) + " buffers of maxStorageBufferRange (" +
-                                     fmtBytes(range) + ")" + dev + "; at most " +
-                                     std::to_string(gpu::kIsoVolumePools * perPool) + " bricks");
+                                 "isosurface '" + info.name + "': " +
+                                     (particles
+                                          ? "sparse particles: the sample blocks of maxBricks " +
+                                                std::to_string(bricks) + " bricks (11^3 F32 samples each) need "
+                                          : "sparse volume: the pool of maxVolumeBricks " + std::to_string(bricks) +
+                                                " " + volumeFormatName(format) + " bricks of 11^3 samples needs ") +
+                                     fmtBytes(bricks * brickBytes) + ", over " + std::to_string(gpu::kIsoVolumePools) +
+                                     " buffers of maxStorageBufferRange (" + fmtBytes(range) + ")" + dev +
+                                     "; at most " + std::to_string(gpu::kIsoVolumePools * perPool) + " bricks");
         sizes.volumeSurfaceBytes = surfaceBytes;
         sizes.volumePoolBricks = uint32_t(perPool);
         sizes.volumePoolCount = uint32_t(pools);

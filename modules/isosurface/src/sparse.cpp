@@ -18,18 +18,23 @@
 //   particles: "<name>.sparse.table.clear" and "<name>.sparse.count" before
 //   the supers (the bricks and super-bricks each particle reaches, counted:
 //   sparse_particles_bin.comp), "<name>.sparse.fill" after the args (each
-//   listed brick's particles)
+//   listed brick's particles), then "<name>.sparse.blocks" and
+//   "<name>.sparse.blocks.borders" (each listed brick's 11^3 samples into
+//   its block of the pool, once: sparse_particles_blocks.comp)
 //   "<name>.classify"         a thread per row pair of a listed brick: cases,
 //                             a pool slot if cut (sparse_classify.comp)
 //   "<name>.pyramid.*"        the build over the pool, from level 2 up (pyramid.cpp)
 // then, after "<name>.args", "<name>.extract" (sparse_extract.comp): the walk
 // ends at a pool cell, its slot's record names brick and pair.
 // User fields: every shader here is compiled at creation with the user's
-// field(). Metaballs and particles: the build's
+// field(). Metaballs, particles and volumes: the build's
 // (sparse_metaballs_activate.comp, sparse_particles_activate.comp,
-// sparse_particles_bin.comp and the ISO_SPARSE_METABALLS /
-// ISO_SPARSE_PARTICLES builds of classify and extraction); classify and
-// extraction sum each brick's listed items only.
+// sparse_particles_bin.comp, sparse_particles_blocks.comp,
+// sparse_volume_activate.comp and the ISO_SPARSE_METABALLS /
+// ISO_SPARSE_VOLUME builds of classify and extraction); for metaballs
+// classify and extraction sum each brick's listed balls only, volumes and
+// particles read each listed brick's block of samples (particles: the
+// volume builds, F32, reading the blocks the block passes filled).
 #include <algorithm>
 #include <cstddef>
 
@@ -75,14 +80,13 @@ const uint32_t kParticleSupersSpv[] =
 const uint32_t kParticleActivateSpv[] =
 #include "shaders/isosurface/sparse_particles_activate.comp.spv.inc"
     ;
-const uint32_t kParticleClassifySpv[] =
-#include "shaders/isosurface/sparse_classify.particles.comp.spv.inc"
+// Each listed brick's 11^3 samples into its block; classify and extraction
+// are then the volume builds below, reading the blocks as an F32 pool.
+const uint32_t kParticleBlocksSpv[] =
+#include "shaders/isosurface/sparse_particles_blocks.comp.spv.inc"
     ;
-const uint32_t kParticleExtractSpv[] =
-#include "shaders/isosurface/sparse_extract.particles.comp.spv.inc"
-    ;
-const uint32_t kParticleExtractStorageSpv[] =
-#include "shaders/isosurface/sparse_extract.particles_storage.comp.spv.inc"
+const uint32_t kParticleBordersSpv[] =
+#include "shaders/isosurface/sparse_particles_blocks.borders.comp.spv.inc"
     ;
 // Volumes: the surface bricks the upload left, listed by their value ranges;
 // classify and extraction read the resident bricks' samples.
@@ -106,10 +110,7 @@ const uint32_t kVolumeExtractStorageSpv[] =
 // Indexed output builds its own extraction (sparse_indexed.cpp): the
 // triangle-soup one is not compiled then (for user fields a run-time compile).
 Status IsoSurface::Impl::createSparsePipelines() {
-    if (info.source == FieldSource::Volume) {
-        // Activate: bindings 0-3 as below, the surface bricks at 4, the listed bricks' slots at 5.
-        PYRAMARCH_TRY(makePipeline(sparseActivatePipe, kVolumeActivateSpv, "sparse.activate", 6, false));
-        if (octreeInput) PYRAMARCH_TRY(createSparseOctreePipelines());
+    const auto volumeReaders = [this]() -> Status {
         // Classify and extraction: the pool's buffers at 7, 9, 10 and 11, the listed bricks' slots at 8.
         PYRAMARCH_TRY(makePipeline(
             classify, texelReads ? std::span<const uint32_t>(kVolumeClassifySpv) : kVolumeClassifyStorageSpv,
@@ -119,6 +120,12 @@ Status IsoSurface::Impl::createSparsePipelines() {
                 extract, texelReads ? std::span<const uint32_t>(kVolumeExtractSpv) : kVolumeExtractStorageSpv,
                 "extract", kSparseOutputBindings));
         return createBuildPipeline();
+    };
+    if (info.source == FieldSource::Volume) {
+        // Activate: bindings 0-3 as below, the surface bricks at 4, the listed bricks' slots at 5.
+        PYRAMARCH_TRY(makePipeline(sparseActivatePipe, kVolumeActivateSpv, "sparse.activate", 6, false));
+        if (octreeInput) PYRAMARCH_TRY(createSparseOctreePipelines());
+        return volumeReaders();
     }
     if (info.source == FieldSource::Particles) {
         PYRAMARCH_TRY(makePipeline(sparseBinPipe, kParticleBinSpv, "sparse.count", 5));
@@ -126,13 +133,11 @@ Status IsoSurface::Impl::createSparsePipelines() {
         // table at 7, the super-brick marks at 8.
         PYRAMARCH_TRY(makePipeline(sparseSupersPipe, kParticleSupersSpv, "sparse.supers", 9, false));
         PYRAMARCH_TRY(makePipeline(sparseActivatePipe, kParticleActivateSpv, "sparse.activate", 9, false));
-        // Classify and extraction: the particles at 7, the lists at 8.
-        PYRAMARCH_TRY(makePipeline(classify, kParticleClassifySpv, "classify", 9));
-        if (!indexed)
-            PYRAMARCH_TRY(makePipeline(
-                extract, texelReads ? std::span<const uint32_t>(kParticleExtractSpv) : kParticleExtractStorageSpv,
-                "extract", kSparseOutputBindings));
-        return createBuildPipeline();
+        // The blocks: the grid 0, counters 1, brick list 2, references 3,
+        // particles 4, the bricks' slots 5, the brick table 6, the pool 7-10.
+        PYRAMARCH_TRY(makePipeline(sparseBlocksPipe, kParticleBlocksSpv, "sparse.blocks", 11));
+        PYRAMARCH_TRY(makePipeline(sparseBordersPipe, kParticleBordersSpv, "sparse.blocks.borders", 11));
+        return volumeReaders();
     }
     if (info.source == FieldSource::Metaballs) {
         const auto pick = [this](std::span<const uint32_t> texel, std::span<const uint32_t> storage) {
@@ -165,16 +170,17 @@ Status IsoSurface::Impl::createSparsePipelines() {
     return createBuildPipeline();
 }
 
-// Classify and extraction of metaballs and particles: the items at binding
-// 7, each listed brick's references to them at 8 (sparse_item_refs.glsl);
-// of volumes: the pool's buffers at 7, 9, 10 and 11, each listed brick's
+// Classify and extraction of metaballs: the balls at binding 7, each listed
+// brick's references to them at 8 (sparse_item_refs.glsl); of volumes and
+// particles: the pool's buffers at 7, 9, 10 and 11, each listed brick's
 // pool slot at 8 (sparse_volume_field.glsl).
 void IsoSurface::Impl::bindBrickItems(PassBuilder& pass, const IsoRefs& refs) {
     if (info.source == FieldSource::UserGlsl) return;
-    if (info.source == FieldSource::Volume) {
-        const VkFormat sampleFormat = info.sparse.volumeFormat == VolumeFormat::U8    ? VK_FORMAT_R8_UINT
-                                      : info.sparse.volumeFormat == VolumeFormat::U16 ? VK_FORMAT_R16_UINT
-                                                                                      : VK_FORMAT_R32_UINT;
+    if (info.source == FieldSource::Volume || info.source == FieldSource::Particles) {
+        const VolumeFormat format = blockPoolFormat();
+        const VkFormat sampleFormat = format == VolumeFormat::U8    ? VK_FORMAT_R8_UINT
+                                      : format == VolumeFormat::U16 ? VK_FORMAT_R16_UINT
+                                                                    : VK_FORMAT_R32_UINT;
         const uint32_t poolBindings[gpu::kIsoVolumePools] = {7, 9, 10, 11};
         for (uint32_t i = 0; i < gpu::kIsoVolumePools; ++i) {
             if (texelReads)
@@ -185,10 +191,7 @@ void IsoSurface::Impl::bindBrickItems(PassBuilder& pass, const IsoRefs& refs) {
         pass.storage(8, refs.volumeBrickSlots, R);
         return;
     }
-    if (info.source == FieldSource::Metaballs)
-        bindBalls(pass, refs, 7);
-    else
-        pass.storage(7, refs.items, R, 0, refs.itemRange);
+    bindBalls(pass, refs, 7);
     pass.storage(8, refs.brickItems, R);
 }
 
@@ -304,7 +307,29 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
         fine(".sparse.activate", 2);
         fine(".sparse.args", 3);
     }
-    if (particles) bin(".sparse.fill", 1);
+    if (particles) {
+        bin(".sparse.fill", 1);
+        // Each listed brick's samples, once (classify's dispatch): its own
+        // 9^3, then the block's border from its neighbours' (sparse_particles_blocks.comp).
+        const auto blocks = [&](const char* suffix, uint32_t mode) {
+            PassBuilder pass = graph.addPass(info.name + suffix, PassKind::Compute);
+            pass.pipeline(mode == 0 ? sparseBlocksPipe : sparseBordersPipe)
+                .uniform(0, refs.grid)
+                .storage(1, refs.counters, R)
+                .storage(2, refs.brickList, R)
+                .storage(3, refs.brickItems, R)
+                .storage(4, refs.items, R, 0, refs.itemRange)
+                // The interior pass writes each brick's slot and table word, the border pass reads the table.
+                .storage(5, refs.volumeBrickSlots, mode == 0 ? W : R)
+                .storage(6, refs.brickTable, mode == 0 ? W : R);
+            // Unused pool bindings repeat the first buffer (never accessed through).
+            for (uint32_t i = 0; i < gpu::kIsoVolumePools; ++i)
+                pass.storage(7 + i, refs.volumePools[i], mode == 0 ? W : RW);
+            pass.use(refs.sparseArgs, Access::IndirectRead).record(indirectDispatch(refs.sparseArgs, 0));
+        };
+        blocks(".sparse.blocks", 0);
+        blocks(".sparse.blocks.borders", 1);
+    }
     PassBuilder classifyPass = graph.addPass(info.name + ".classify", PassKind::Compute);
     classifyPass.pipeline(classify)
         .uniform(0, refs.grid)

@@ -51,9 +51,6 @@ const uint32_t kMetaballVerticesSpv[] =
 const uint32_t kMetaballVerticesStorageSpv[] =
 #include "shaders/isosurface/sparse_shared_vertices.metaballs_storage.comp.spv.inc"
     ;
-const uint32_t kParticleVerticesSpv[] =
-#include "shaders/isosurface/sparse_shared_vertices.particles.comp.spv.inc"
-    ;
 const uint32_t kVolumeVerticesSpv[] =
 #include "shaders/isosurface/sparse_shared_vertices.volume.comp.spv.inc"
     ;
@@ -118,10 +115,9 @@ Status IsoSurface::Impl::createSparseIndexedPipelines() {
             makePipeline(sharedVerticesPipe,
                          texelReads ? std::span<const uint32_t>(kMetaballVerticesSpv) : kMetaballVerticesStorageSpv,
                          "vertices", kSparseOutputBindings));
-    } else if (info.source == FieldSource::Particles) {
-        PYRAMARCH_TRY(makePipeline(sharedVerticesPipe, kParticleVerticesSpv, "vertices", kSparseOutputBindings));
-    } else if (info.source == FieldSource::Volume) {
-        // The pool's buffers at 7, 9, 10 and 11, the listed bricks' slots at 8.
+    } else if (info.source == FieldSource::Volume || info.source == FieldSource::Particles) {
+        // The pool's buffers at 7, 9, 10 and 11, the listed bricks' slots at 8
+        // (particles: the blocks of sparse_particles_blocks.comp).
         PYRAMARCH_TRY(makePipeline(
             sharedVerticesPipe, texelReads ? std::span<const uint32_t>(kVolumeVerticesSpv) : kVolumeVerticesStorageSpv,
             "vertices", kSparseOutputBindings));

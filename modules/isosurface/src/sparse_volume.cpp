@@ -228,21 +228,30 @@ Result<SparseVolumeCensus> censusSparseVolume(const VolumeSlabs& volume, const s
     return c;
 }
 
+// Sparse volumes: the surface bricks, the pool, the slots and the staging.
+// Sparse particles: the pool of the listed bricks' blocks (written every
+// frame by <name>.sparse.blocks) and the slots only.
 Status IsoSurface::Impl::createSparseVolumeBuffers(const MakeBuffer& make) {
+    const bool particles = info.source == FieldSource::Particles;
     const VkBufferUsageFlags dst = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-    PYRAMARCH_TRY(
-        make(volumeSurface, sizes.volumeSurfaceBytes, dst, MemoryUsage::DeviceLocal, "sparse volume surface bricks"));
+    if (!particles)
+        PYRAMARCH_TRY(make(volumeSurface, sizes.volumeSurfaceBytes, dst, MemoryUsage::DeviceLocal,
+                           "sparse volume surface bricks"));
     // The pool: slots [i * volumePoolBricks, (i + 1) * volumePoolBricks) in buffer i.
-    const uint64_t brickBytes = uint64_t(gpu::kIsoVolumeBrickSamples) * volumeFormatBytes(info.sparse.volumeFormat);
+    const uint64_t brickBytes = uint64_t(gpu::kIsoVolumeBrickSamples) * volumeFormatBytes(blockPoolFormat());
+    const uint64_t capacity = particles ? info.sparse.maxBricks : info.sparse.maxVolumeBricks;
+    const std::string poolName = particles ? "sparse particle blocks" : "sparse volume pool";
     for (uint32_t i = 0; i < sizes.volumePoolCount; ++i) {
-        const uint64_t bricks = std::min<uint64_t>(sizes.volumePoolBricks,
-                                                   info.sparse.maxVolumeBricks - uint64_t(i) * sizes.volumePoolBricks);
+        const uint64_t bricks =
+            std::min<uint64_t>(sizes.volumePoolBricks, capacity - uint64_t(i) * sizes.volumePoolBricks);
         PYRAMARCH_TRY(make(volumePools[i], (bricks * brickBytes + 3) / 4 * 4,
                            dst | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT, MemoryUsage::DeviceLocal,
-                           i == 0 ? std::string("sparse volume pool") : "sparse volume pool " + std::to_string(i)));
+                           i == 0 ? poolName : poolName + " " + std::to_string(i)));
     }
     PYRAMARCH_TRY(make(volumeBrickSlots, sizes.volumeSlotBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-                       MemoryUsage::DeviceLocal, "sparse volume brick slots"));
+                       MemoryUsage::DeviceLocal,
+                       particles ? "sparse particle block slots" : "sparse volume brick slots"));
+    if (particles) return {};
     // Host-visible, written by uploads only: the surface bricks, then the pool.
     if (octreeInput) return {}; // the octree's passes write both on the GPU
     return make(volumeStaging, sizes.volumeSurfaceBytes + sizes.volumePoolBytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
@@ -303,16 +312,17 @@ void IsoSurface::Impl::importSparseVolumeBuffers(RenderGraph& graph, IsoRefs& re
     const ExternalUse computeRead{Access::StorageRead, PassKind::Compute};
     const ExternalUse hostWrite{Access::HostWrite, PassKind::Compute};
     const ExternalUse copyRead{Access::TransferSrc, PassKind::Transfer};
-    const std::string& n = info.name;
-    if (!octreeInput)
-        refs.volumeStaging = graph.importBuffer(n + ".sparse.volume.staging", volumeStaging, hostWrite, copyRead, true);
-    refs.volumeSurface = graph.importBuffer(n + ".sparse.volume.surface", volumeSurface, computeRead, computeRead);
+    const bool particles = info.source == FieldSource::Particles;
+    const std::string n = info.name + (particles ? ".sparse.blocks" : ".sparse.volume");
+    if (!particles) {
+        if (!octreeInput) refs.volumeStaging = graph.importBuffer(n + ".staging", volumeStaging, hostWrite, copyRead, true);
+        refs.volumeSurface = graph.importBuffer(n + ".surface", volumeSurface, computeRead, computeRead);
+    }
     for (uint32_t i = 0; i < gpu::kIsoVolumePools; ++i)
-        refs.volumePools[i] = i < sizes.volumePoolCount
-                                  ? graph.importBuffer(n + ".sparse.volume.pool" + std::to_string(i), volumePools[i],
-                                                       computeRead, computeRead)
-                                  : refs.volumePools[0];
-    refs.volumeBrickSlots = graph.importBuffer(n + ".sparse.volume.slots", volumeBrickSlots, computeRead, computeRead);
+        refs.volumePools[i] = i < sizes.volumePoolCount ? graph.importBuffer(n + ".pool" + std::to_string(i),
+                                                                             volumePools[i], computeRead, computeRead)
+                                                        : refs.volumePools[0];
+    refs.volumeBrickSlots = graph.importBuffer(n + ".slots", volumeBrickSlots, computeRead, computeRead);
 }
 
 void IsoSurface::Impl::addSparseVolumeUploadPass(RenderGraph& graph, const IsoRefs& refs) {

@@ -288,7 +288,10 @@ enum class SparseVolumeInput {
 // the brick, each listed brick keeping the balls that reach it; particles:
 // the bricks their kernels reach, counted per particle into a table of
 // every brick (4 bytes a brick of the virtual grid), each keeping its
-// particles; the particles' isotropic kernel, no smoothing; volumes: the
+// particles, whose 11^3 samples (8b - 1 .. 8b + 9 per axis: its cells' and
+// their normals') are then evaluated once into the brick's block of a pool
+// of maxBricks blocks, as a volume's; the particles' isotropic kernel, no
+// smoothing; volumes: the
 // surface bricks of the last upload whose value range the frame's iso value
 // cuts: the upload kept only the bricks of 8^3 samples those read, in a
 // pool in the volume's format, with a table of every brick of samples, 4
@@ -304,7 +307,10 @@ enum class SparseVolumeInput {
 // sparseRowPairsNeeded, sparseItemRefsNeeded: suggestSparseCapacity()).
 // Resident memory (IsoSurface::memoryReport): 4 bytes per listed brick
 // (metaballs, particles: 12, and 4 per item reference) and ~29 bytes per pool slot,
-// plus the vertex buffer, whatever the grid; volumes add the pool (1,331
+// plus the vertex buffer, whatever the grid; particles add 5,328 bytes per
+// brick of maxBricks (its block of 11^3 F32 samples, in up to 4 buffers of
+// one maxStorageBufferRange: maxSparseParticleBricks(), a DeviceLimit error
+// past it) and the brick table; volumes add the pool (1,331
 // bytes a surface brick in U8), 16 bytes per surface brick, 4 per brick of
 // maxBricks, and a host-visible staging copy of the pool and surface bricks.
 // With indexed = true: the dense indexed path's mesh (the same vertices bit
@@ -319,7 +325,9 @@ struct SparseDomain {
     bool enabled = false;
     // Bricks of 8^3 cells the activate pass may list per frame (>= 1, at
     // most 2^27): those the bound cannot rule out, about the surface's area
-    // in bricks (plus a margin that grows with L).
+    // in bricks (plus a margin that grows with L). Particles keep a block of
+    // 11^3 F32 samples per brick (5,324 bytes): at most
+    // maxSparseParticleBricks() (lavapipe: 100,836).
     uint32_t maxBricks = 0;
     // Pool slots (>= 1): row pairs with a cut cell. The pool's pyramid,
     // ~26 bytes per slot, must fit maxStorageBufferRange.
@@ -374,7 +382,8 @@ Result<SparseVolumeCensus> censusSparseVolume(const VolumeSlabs& volume, const s
 // classified without them and the frame reports an overflow
 // (IsoStats::sparseCrowdedBricks), on every device: lavapipe ends every loop
 // of a shader invocation after 65,535 iterations in all, and classify and
-// extraction loop over a brick's items ~6 times. Particles reach it where
+// extraction loop over a brick's balls ~6 times (particles: the block
+// passes, at most 4 times a thread). Particles reach it where
 // the voxel is coarse for the particle spacing (~14,000 a brick at 4
 // particles per cell side and a kernel of 2 cells).
 inline constexpr uint32_t kMaxSparseItemsPerBrick = 8192;
@@ -565,11 +574,17 @@ uint32_t maxIndexCapacity(const DeviceLimits& limits);
 // Sparse domains: the capacities that would have held `stats` with
 // `headroom` to spare (at least 1 each; maxItemRefs and maxVolumeBricks 0
 // where the stats counted none: keep the host's). Only the capacities: the
-// other fields are the defaults.
+// other fields are the defaults. Not bounded by a device: sparse particles
+// keep a block of samples per brick, so a host clamps maxBricks to
+// maxSparseParticleBricks() (past it a frame overflows, reported).
 SparseDomain suggestSparseCapacity(const IsoStats& stats, float headroom = 1.25f);
 // The most pool slots (SparseDomain::maxRowPairs) a device holds: the pool's
 // pyramid in one maxStorageBufferRange (lavapipe's 128 MiB: ~5.2 M slots).
 uint32_t maxSparseRowPairs(const DeviceLimits& limits);
+// The most listed bricks (SparseDomain::maxBricks) a sparse particle
+// surface holds on a device: each keeps a block of 11^3 F32 samples (5,324
+// bytes) in up to 4 buffers of one maxStorageBufferRange (lavapipe: 100,836).
+uint32_t maxSparseParticleBricks(const DeviceLimits& limits);
 // SparseDomain::maxItemRefs as a surface of `info` on a device with `limits`
 // resolves it (0: the default per brick, within one binding); 0 for user fields.
 uint32_t sparseItemRefCapacity(const IsoSurfaceCreateInfo& info, const DeviceLimits& limits);

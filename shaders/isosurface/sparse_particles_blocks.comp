@@ -1,0 +1,261 @@
+#version 460
+#extension GL_EXT_control_flow_attributes : require
+// Sparse domain of particles: each listed brick's samples evaluated once per
+// frame into its block of the pool, the layout a sparse volume's pool has
+// (sparse_volume_field.glsl): the 11^3 samples 8b - 1 .. 8b + 9 per axis
+// that its cells and their normals read, as float bits, at the brick's list
+// index (the pool's slot; the slot table gets that index). Classify,
+// extraction and the shared vertices then run their ISO_SPARSE_VOLUME
+// builds (F32, scale 1, offset 0: the value itself) instead of looping over
+// the brick's particles for every row pair and every vertex. Two passes,
+// two builds, kIsoBricksPerGroup bricks per group (classify's indirect
+// dispatch, <name>.sparse.args):
+// 0, <name>.sparse.blocks (kIsoBlockThreads threads a brick): the brick's
+//    own 9^3 samples 8b .. 8b + 8 (the block's interior). A thread keeps
+//    kIsoBlockRows rows of 9 samples (x) of one z slice in registers and
+//    loops once over the brick's particles (sparse.fill's references): a
+//    particle whose z distance alone puts it past the radius is dropped
+//    after one load (then every row test of the slice fails: the same
+//    rounded squares), else the row test, then the 9 kernel terms of a row
+//    it reaches, as the dense gather does (particles_gather.comp). Integer
+//    16.16 sums, the same bits in any order, and the gather's
+//    float(sum) / 65536: every sample equals the dense field's bit for bit.
+//    The brick table's word of the brick becomes its list index + 1 for the
+//    next pass.
+// 1, <name>.sparse.blocks.borders (the ISO_BLOCK_BORDERS build,
+//    kIsoBorderThreads threads a brick, 4 rows of 11 samples each): the
+//    block's other samples (8b - 1 and 8b + 9 on some axis) lie in a
+//    neighbour brick's interior: copied from its block through the table, 0
+//    where the neighbour is not listed (no particle reaches it, so none
+//    reaches the sample: the dense field is 0 there too), as where it lies
+//    outside the grid (the fetches clamp into the grid and never read
+//    those). Half the samples of a block are border samples: each costs a
+//    copy, not a loop over the particles. Where the neighbour is reached but
+//    has no block (kIsoBrickDropped: past maxBricks or its references; the
+//    frame reports the overflow), the row is summed over the brick's own
+//    particles, so that the listed bricks' cells keep the dense field's
+//    normals.
+// No atomics, no barrier, no clear: every sample of a listed block is
+// written every frame. A brick whose references did not fit has none: its
+// interior is 0 (no triangles, the frame reports the overflow). At most 4
+// loops of kIsoMaxBrickItems iterations a thread (lavapipe ends a shader
+// invocation's loops after 65,535 in all).
+#include "isosurface/common.glsl"
+
+#ifdef ISO_BLOCK_BORDERS
+const uint kThreads = kIsoBorderThreads;
+#else
+const uint kThreads = kIsoBlockThreads;
+#endif
+layout(local_size_x = kIsoBricksPerGroup * kThreads) in;
+
+layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
+layout(set = 0, binding = 1, std430) readonly buffer CountersBuf { IsoCounters counters; };
+layout(set = 0, binding = 2, std430) readonly buffer BrickListBuf { uint bricks[]; };
+layout(set = 0, binding = 3, std430) readonly buffer BrickItemsBuf { uint brickItems[]; };
+layout(set = 0, binding = 4, std430) readonly buffer ParticlesBuf { float particleData[]; };
+layout(set = 0, binding = 5, std430) writeonly buffer BrickSlotsBuf { uint brickSlots[]; };
+// Per brick of the virtual grid (sparse_particles_bin.comp's table): pass 0
+// writes each listed brick's list index + 1, pass 1 reads them.
+layout(set = 0, binding = 6, std430) buffer BrickTableBuf { uint brickTable[]; };
+// The pool: kPoolBricks blocks per buffer (unused bindings repeat the first).
+layout(set = 0, binding = 7, std430) buffer Pool0Buf { uint pool0[]; };
+layout(set = 0, binding = 8, std430) buffer Pool1Buf { uint pool1[]; };
+layout(set = 0, binding = 9, std430) buffer Pool2Buf { uint pool2[]; };
+layout(set = 0, binding = 10, std430) buffer Pool3Buf { uint pool3[]; };
+layout(constant_id = kIsoSpecVolumePoolBricks) const uint kPoolBricks = 1u;
+layout(constant_id = kIsoSpecVolumePoolCount) const uint kPoolCount = 1u;
+
+#include "isosurface/particles_common.glsl"
+#include "isosurface/particles_kernel.glsl"
+
+const uint kSide = kIsoVolumeBrickSide, kInner = kIsoBrickCells + 1u, R = kIsoBlockRows;
+const uint kGroups = (kInner + R - 1u) / R; // threads per z slice in pass 0
+
+void poolStore(uint pool, uint at, uint value) {
+    if (kPoolCount == 1u || pool == 0u)
+        pool0[at] = value;
+    else if (pool == 1u)
+        pool1[at] = value;
+    else if (pool == 2u)
+        pool2[at] = value;
+    else
+        pool3[at] = value;
+}
+
+uint poolLoad(uint pool, uint at) {
+    if (kPoolCount == 1u || pool == 0u) return pool0[at];
+    if (pool == 1u) return pool1[at];
+    if (pool == 2u) return pool2[at];
+    return pool3[at];
+}
+
+uvec3 brickOf(uint packed) {
+    const uint mask = (1u << kIsoBrickAxisBits) - 1u;
+    return uvec3(packed & mask, (packed >> kIsoBrickAxisBits) & mask, packed >> (2 * kIsoBrickAxisBits));
+}
+
+uint tableIndex(uvec3 b) { return b.x + grid.sparse.x * (b.y + grid.sparse.y * b.z); }
+
+// Pass 0: rows g * R .. of interior slice z (block coordinates 1 .. 9).
+void interior(uint brick, uint t) {
+    const uint zi = t / kGroups, g = t - zi * kGroups; // constant divisor
+    const uint firstRow = g * R;
+    if (zi >= kInner) return;
+    const uvec3 b = brickOf(bricks[brick]);
+    const uint count = brickItems[2u * brick + 1u];
+    if (t == 0u) {
+        brickSlots[brick] = brick;
+        // Without its references (they did not fit) its block is 0, not the field.
+        brickTable[tableIndex(b)] = count != 0u ? brick + 1u : kIsoBrickDropped;
+    }
+    const uvec3 lo = b * kIsoBrickCells; // grid sample of interior sample 0
+    const uint z = lo.z + zi;
+    const float zs = sampleCoord(z, grid.boundsMin.z, grid.spacing.z);
+    float xs[kInner], ys[R];
+    uint sum[R][kInner];
+    [[unroll]] for (uint k = 0u; k < kInner; ++k) xs[k] = sampleCoord(lo.x + k, grid.boundsMin.x, grid.spacing.x);
+    [[unroll]] for (uint r = 0u; r < R; ++r) {
+        ys[r] = sampleCoord(lo.y + firstRow + r, grid.boundsMin.y, grid.spacing.y);
+        [[unroll]] for (uint k = 0u; k < kInner; ++k) sum[r][k] = 0u;
+    }
+    // particles_common.glsl's loadParticle, z first.
+    const uvec4 layout_ = grid.particleLayout;
+    const bool weighted = isoOpaque(layout_.z) != kIsoNoWeight;
+    const uint slotBase = pc.slot * grid.itemSlotStride;
+    const uint first = 2u * grid.sparseLimits.x + brickItems[2u * brick];
+    for (uint j = 0u; j < count; ++j) {
+        const uint base = (slotBase + brickItems[first + j]) * layout_.x;
+        const uint p = base + layout_.y;
+        const float dz = zs - particleData[p + 2u];
+        // squaredYZ(dy, dz) >= dz * dz, rounded: past the radius for dz alone, past it for every row.
+        precise float dz2 = dz * dz;
+        if (dz2 * grid.particle.y >= 1.0) continue;
+        const float px = particleData[p], py = particleData[p + 1u];
+        const float w = weighted ? particleData[base + layout_.z] : 1.0;
+        [[unroll]] for (uint r = 0u; r < R; ++r) {
+            const float yz = squaredYZ(ys[r] - py, dz);
+            if (yz * grid.particle.y < 1.0) {
+                [[unroll]] for (uint k = 0u; k < kInner; ++k) sum[r][k] += kernelTerm(xs[k] - px, yz, w);
+            }
+        }
+    }
+    // The values into an array, then one store site in a loop: R x 9
+    // unrolled stores of each of the 4 pool bindings made a shader whose
+    // GPU-assisted validation build took lavapipe's LLVM minutes to compile.
+    uint bits[R * kInner];
+    [[unroll]] for (uint r = 0u; r < R; ++r) {
+        const bool rowIn = lo.y + firstRow + r < grid.samples.y && z < grid.samples.z;
+        [[unroll]] for (uint k = 0u; k < kInner; ++k) {
+            const bool inside = rowIn && lo.x + k < grid.samples.x;
+            const float v = float(sum[r][k]) / float(kIsoSplatFixedOne);
+            bits[r * kInner + k] = inside ? floatBitsToUint(v) : 0u;
+        }
+    }
+    const uint pool = brick / kPoolBricks; // a constant divisor
+    const uint base = (brick - pool * kPoolBricks) * kIsoVolumeBrickSamples + 1u + kSide * (1u + firstRow + kSide * (1u + zi));
+    const uint rows = min(R, kInner - firstRow);
+    for (uint i = 0u; i < rows * kInner; ++i) {
+        const uint r = i / kInner; // a constant divisor
+        poolStore(pool, base + r * kSide + (i - r * kInner), bits[i]);
+    }
+}
+
+// Pass 1: the block's samples x0 .. x1 of row (y, z) (block coordinates
+// 0 .. 10, all in the same neighbour brick b + d, d != 0): copied from that
+// brick's interior; 0 outside the grid or where no particle reaches it;
+// `dropped` where it was reached but has no block (the caller evaluates the
+// samples itself).
+void copySegment(uvec3 b, ivec3 d, uint y, uint z, uint x0, uint x1, uint pool, uint at, inout bool dropped) {
+    const ivec3 s0 = ivec3(b * kIsoBrickCells + uvec3(x0, y, z)) - 1; // grid sample of x0
+    const ivec3 s1 = ivec3(s0.x + int(x1 - x0), s0.yz);
+    uint n = 0u;
+    bool copy = all(greaterThanEqual(s0, ivec3(0))) && all(lessThan(s1.yz, ivec2(grid.samples.yz))) &&
+                s0.x < int(grid.samples.x);
+    if (copy) {
+        const uvec3 c = uvec3(ivec3(b) + d);
+        const uint entry = brickTable[tableIndex(c)];
+        dropped = dropped || entry == kIsoBrickDropped;
+        copy = entry != 0u && entry != kIsoBrickDropped; // 0: no particle reaches it, the field is 0 there
+        n = entry - 1u;
+    }
+    uint from = 0u, fromPool = 0u;
+    if (copy) {
+        const uvec3 nq = uvec3(s0 - (ivec3(uvec3(ivec3(b) + d) * kIsoBrickCells) - 1)); // in the neighbour's block
+        fromPool = n / kPoolBricks;
+        from = (n - fromPool * kPoolBricks) * kIsoVolumeBrickSamples + nq.x + kSide * (nq.y + kSide * nq.z);
+    }
+    for (uint x = x0; x <= x1; ++x) {
+        const bool inside = copy && s0.x + int(x - x0) < int(grid.samples.x);
+        poolStore(pool, at + x, inside ? poolLoad(fromPool, from + (x - x0)) : 0u);
+    }
+}
+
+// The 11 samples of block row (y, z) of brick b summed over the brick's own
+// particles (which reach every sample of its block): where a neighbour that
+// particles reach has no block (an overflow), so that the listed bricks'
+// cells keep the dense field's values and normals. One loop a row.
+void ownRow(uint brick, uvec3 b, uint y, uint z, out uint bits[kSide]) {
+    const uvec3 s = b * kIsoBrickCells + uvec3(0u, y, z) - 1u;
+    const float ys = sampleCoord(s.y, grid.boundsMin.y, grid.spacing.y);
+    const float zs = sampleCoord(s.z, grid.boundsMin.z, grid.spacing.z);
+    float xs[kSide];
+    uint sum[kSide];
+    [[unroll]] for (uint k = 0u; k < kSide; ++k) {
+        xs[k] = sampleCoord(s.x + k, grid.boundsMin.x, grid.spacing.x);
+        sum[k] = 0u;
+    }
+    const uint first = 2u * grid.sparseLimits.x + brickItems[2u * brick];
+    const uint count = brickItems[2u * brick + 1u];
+    for (uint j = 0u; j < count; ++j) {
+        vec4 pw;
+        loadParticle(brickItems[first + j], pw);
+        const float yz = squaredYZ(ys - pw.y, zs - pw.z);
+        if (yz * grid.particle.y < 1.0) {
+            [[unroll]] for (uint k = 0u; k < kSide; ++k) sum[k] += kernelTerm(xs[k] - pw.x, yz, pw.w);
+        }
+    }
+    const bool rowIn = s.y < grid.samples.y && s.z < grid.samples.z;
+    [[unroll]] for (uint k = 0u; k < kSide; ++k) {
+        const bool inside = rowIn && s.x + k < grid.samples.x;
+        bits[k] = inside ? floatBitsToUint(float(sum[k]) / float(kIsoSplatFixedOne)) : 0u;
+    }
+}
+
+void border(uint brick, uint t) {
+    const uvec3 b = brickOf(bricks[brick]);
+    const uint pool = brick / kPoolBricks;
+    const uint block = (brick - pool * kPoolBricks) * kIsoVolumeBrickSamples;
+    const uint rowsPerThread = (kSide * kSide + kIsoBorderThreads - 1u) / kIsoBorderThreads;
+    for (uint i = 0u; i < rowsPerThread; ++i) {
+        const uint row = t * rowsPerThread + i;
+        if (row >= kSide * kSide) break;
+        const uint y = row % kSide, z = row / kSide; // constant divisors
+        const ivec2 dyz = ivec2(greaterThan(uvec2(y, z), uvec2(kInner))) - ivec2(equal(uvec2(y, z), uvec2(0u)));
+        const bool whole = dyz != ivec2(0);
+        const uint at = block + kSide * row;
+        bool dropped = false;
+        copySegment(b, ivec3(-1, dyz), y, z, 0u, 0u, pool, at, dropped);
+        if (whole) copySegment(b, ivec3(0, dyz), y, z, 1u, kInner, pool, at, dropped);
+        copySegment(b, ivec3(1, dyz), y, z, kSide - 1u, kSide - 1u, pool, at, dropped);
+        if (dropped) {
+            // The row's border samples from the brick's own particles instead.
+            uint bits[kSide];
+            ownRow(brick, b, y, z, bits);
+            for (uint x = 0u; x < kSide; x += whole || x == kSide - 1u ? 1u : kSide - 1u)
+                poolStore(pool, at + x, bits[x]);
+        }
+    }
+}
+
+void main() {
+    const uint l = gl_LocalInvocationIndex;
+    const uint listed = min(counters.sparseBricks, grid.sparseLimits.x);
+    const uint brick = linearGroup() * kIsoBricksPerGroup + l / kThreads;
+    if (brick >= listed) return;
+#ifdef ISO_BLOCK_BORDERS
+    border(brick, l % kThreads);
+#else
+    interior(brick, l % kThreads);
+#endif
+}
