@@ -295,7 +295,9 @@ enum class SparseVolumeInput {
 // surface bricks of the last upload whose value range the frame's iso value
 // cuts: the upload kept only the bricks of 8^3 samples those read, in a
 // pool in the volume's format, with a table of every brick of samples, 4
-// bytes each; see uploadVolume(VolumeSlabs, ...)), classify
+// bytes each; see uploadVolume(VolumeSlabs, ...); or, with
+// SparseVolumeInput::OctreeLeaves, the bricks a voxel octree's leaves
+// occupy, marked and filled on the GPU every frame), classify
 // evaluates the field on the listed bricks only, and only the row
 // pairs (16 cells, 2 rows of 8 along x) holding a cut cell take a slot of
 // the pool the pyramid is built over; extraction finds each triangle's cell
@@ -312,7 +314,8 @@ enum class SparseVolumeInput {
 // one maxStorageBufferRange: maxSparseParticleBricks(), a DeviceLimit error
 // past it) and the brick table; volumes add the pool (1,331
 // bytes a surface brick in U8), 16 bytes per surface brick, 4 per brick of
-// maxBricks, and a host-visible staging copy of the pool and surface bricks.
+// maxBricks, and a host-visible staging copy of the pool and surface bricks
+// (from an octree: no staging, 8 bytes per brick of the virtual grid).
 // With indexed = true: the dense indexed path's mesh (the same vertices bit
 // for bit, the same triangles, vertices shared across brick and row-pair
 // borders), in the pool's order; ~13 more bytes per slot (vertex pyramid,
