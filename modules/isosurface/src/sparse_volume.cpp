@@ -315,7 +315,8 @@ void IsoSurface::Impl::importSparseVolumeBuffers(RenderGraph& graph, IsoRefs& re
     const bool particles = info.source == FieldSource::Particles;
     const std::string n = info.name + (particles ? ".sparse.blocks" : ".sparse.volume");
     if (!particles) {
-        if (!octreeInput) refs.volumeStaging = graph.importBuffer(n + ".staging", volumeStaging, hostWrite, copyRead, true);
+        if (!octreeInput)
+            refs.volumeStaging = graph.importBuffer(n + ".staging", volumeStaging, hostWrite, copyRead, true);
         refs.volumeSurface = graph.importBuffer(n + ".surface", volumeSurface, computeRead, computeRead);
     }
     for (uint32_t i = 0; i < gpu::kIsoVolumePools; ++i)
