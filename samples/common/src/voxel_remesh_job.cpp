@@ -15,10 +15,6 @@ using namespace pyramarch;
 
 namespace {
 
-bool endsWith(const std::string& s, const std::string& suffix) {
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // Bricks of 8^3 cells with an occupied voxel among their 9^3 samples: the
 // pool the surface needs for these leaves (what its mark pass counts).
 uint32_t markedBricks(const std::vector<voxel::LeafVoxel>& leaves, const voxel::VoxelGrid& grid) {
@@ -42,19 +38,6 @@ uint32_t markedBricks(const std::vector<voxel::LeafVoxel>& leaves, const voxel::
                 }
     }
     return count;
-}
-
-std::vector<PassTiming> medianTimings(const std::vector<std::vector<PassTiming>>& frames) {
-    if (frames.empty()) return {};
-    std::vector<PassTiming> out = frames.back();
-    for (size_t p = 0; p < out.size(); ++p) {
-        std::vector<double> ms;
-        for (const auto& f : frames)
-            if (p < f.size() && f[p].name == out[p].name) ms.push_back(f[p].milliseconds);
-        std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
-        out[p].milliseconds = ms[ms.size() / 2];
-    }
-    return out;
 }
 
 } // namespace

@@ -13,8 +13,6 @@ namespace sample {
 using namespace pyramarch;
 using namespace pyramarch::voxel;
 
-namespace {
-
 bool endsWith(const std::string& s, const std::string& suffix) {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -34,8 +32,6 @@ std::vector<PassTiming> medianTimings(const std::vector<std::vector<PassTiming>>
     }
     return out;
 }
-
-} // namespace
 
 Result<TriangleMesh> loadJobMesh(const VoxelizeJob& job) {
     if (!job.meshPath.empty()) return loadObj(job.meshPath);

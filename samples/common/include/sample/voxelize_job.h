@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "pyramarch/engine/render_graph.h"
 #include "pyramarch/engine/status.h"
 #include "pyramarch/voxelizer/voxelizer.h"
 
@@ -48,6 +49,12 @@ struct VoxelizeJobResult {
     std::vector<double> frameMilliseconds;      // GPU time of each timed frame (sum of its passes)
     uint32_t attempts = 0;                      // voxelizers created: capacities grow from the reported needed sizes
 };
+
+// Whether `s` ends with `suffix` (the output files' kinds).
+bool endsWith(const std::string& s, const std::string& suffix);
+// Per-pass medians over frames that ran the same passes (the upper median
+// for an even count: a value some frame measured).
+std::vector<pyramarch::PassTiming> medianTimings(const std::vector<std::vector<pyramarch::PassTiming>>& frames);
 
 // The job's mesh: its OBJ file or built-in shape.
 Result<pyramarch::voxel::TriangleMesh> loadJobMesh(const VoxelizeJob& job);
