@@ -106,4 +106,6 @@ void main() {
     counters.sparseItemRefs = 0;
     counters.sparseCrowdedBricks = 0;
     counters.sparseVolumeBricks = 0;
+    counters.sparseFreeSlots = 0;
+    counters.sparseFreeTaken = 0;
 }

@@ -337,6 +337,8 @@ struct IsoCounters {
     uint sparseItemRefs; // sparse metaballs, particles: item references of the listed bricks (their append counter)
     uint sparseCrowdedBricks; // sparse metaballs, particles: bricks past kIsoMaxBrickItems
     uint sparseVolumeBricks;  // sparse volumes from an octree: surface bricks marked (the pool slot counter)
+    uint sparseFreeSlots;     // sparse particles: block slots freed this frame (sparse_particles_slots.comp)
+    uint sparseFreeTaken;     // sparse particles: of those, taken by new bricks
 };
 
 // Output vertex (32 bytes): what the draw consumes.

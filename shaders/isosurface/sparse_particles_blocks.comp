@@ -3,8 +3,8 @@
 // Sparse domain of particles: each listed brick's samples evaluated once per
 // frame into its block of the pool, the layout a sparse volume's pool has
 // (sparse_volume_field.glsl): the 11^3 samples 8b - 1 .. 8b + 9 per axis
-// that its cells and their normals read, as float bits, at the brick's list
-// index (the pool's slot; the slot table gets that index). Classify,
+// that its cells and their normals read, as float bits, at the brick's slot
+// (sparse_particles_slots.comp: a brick keeps its slot while listed). Classify,
 // extraction and the shared vertices then run their ISO_SPARSE_VOLUME
 // builds (F32, scale 1, offset 0: the value itself) instead of looping over
 // the brick's particles for every row pair and every vertex. Two passes,
@@ -20,7 +20,7 @@
 //    it reaches, as the dense gather does (particles_gather.comp). Integer
 //    16.16 sums, the same bits in any order, and the gather's
 //    float(sum) / 65536: every sample equals the dense field's bit for bit.
-//    The brick table's word of the brick becomes its list index + 1 for the
+//    The brick table's word of the brick becomes its slot + 1 for the
 //    next pass.
 // 1, <name>.sparse.blocks.borders (the ISO_BLOCK_BORDERS build,
 //    kIsoBorderThreads threads a brick, 4 rows of 11 samples each): the
@@ -54,9 +54,10 @@ layout(set = 0, binding = 1, std430) readonly buffer CountersBuf { IsoCounters c
 layout(set = 0, binding = 2, std430) readonly buffer BrickListBuf { uint bricks[]; };
 layout(set = 0, binding = 3, std430) readonly buffer BrickItemsBuf { uint brickItems[]; };
 layout(set = 0, binding = 4, std430) readonly buffer ParticlesBuf { float particleData[]; };
-layout(set = 0, binding = 5, std430) writeonly buffer BrickSlotsBuf { uint brickSlots[]; };
+// Per listed brick: its block's slot (sparse_particles_slots.comp).
+layout(set = 0, binding = 5, std430) readonly buffer BrickSlotsBuf { uint brickSlots[]; };
 // Per brick of the virtual grid (sparse_particles_bin.comp's table): pass 0
-// writes each listed brick's list index + 1, pass 1 reads them.
+// writes each listed brick's slot + 1, pass 1 reads them.
 layout(set = 0, binding = 6, std430) buffer BrickTableBuf { uint brickTable[]; };
 // The pool: kPoolBricks blocks per buffer (unused bindings repeat the first).
 layout(set = 0, binding = 7, std430) buffer Pool0Buf { uint pool0[]; };
@@ -104,10 +105,10 @@ void interior(uint brick, uint t) {
     if (zi >= kInner) return;
     const uvec3 b = brickOf(bricks[brick]);
     const uint count = brickItems[2u * brick + 1u];
+    const uint slot = brickSlots[brick];
     if (t == 0u) {
-        brickSlots[brick] = brick;
         // Without its references (they did not fit) its block is 0, not the field.
-        brickTable[tableIndex(b)] = count != 0u ? brick + 1u : kIsoBrickDropped;
+        brickTable[tableIndex(b)] = count != 0u ? slot + 1u : kIsoBrickDropped;
     }
     const uvec3 lo = b * kIsoBrickCells; // grid sample of interior sample 0
     const uint z = lo.z + zi;
@@ -152,8 +153,8 @@ void interior(uint brick, uint t) {
             bits[r * kInner + k] = inside ? floatBitsToUint(v) : 0u;
         }
     }
-    const uint pool = brick / kPoolBricks; // a constant divisor
-    const uint base = (brick - pool * kPoolBricks) * kIsoVolumeBrickSamples + 1u + kSide * (1u + firstRow + kSide * (1u + zi));
+    const uint pool = slot / kPoolBricks; // a constant divisor
+    const uint base = (slot - pool * kPoolBricks) * kIsoVolumeBrickSamples + 1u + kSide * (1u + firstRow + kSide * (1u + zi));
     const uint rows = min(R, kInner - firstRow);
     for (uint i = 0u; i < rows * kInner; ++i) {
         const uint r = i / kInner; // a constant divisor
@@ -224,8 +225,9 @@ void ownRow(uint brick, uvec3 b, uint y, uint z, out uint bits[kSide]) {
 
 void border(uint brick, uint t) {
     const uvec3 b = brickOf(bricks[brick]);
-    const uint pool = brick / kPoolBricks;
-    const uint block = (brick - pool * kPoolBricks) * kIsoVolumeBrickSamples;
+    const uint slot = brickSlots[brick];
+    const uint pool = slot / kPoolBricks;
+    const uint block = (slot - pool * kPoolBricks) * kIsoVolumeBrickSamples;
     const uint rowsPerThread = (kSide * kSide + kIsoBorderThreads - 1u) / kIsoBorderThreads;
     for (uint i = 0u; i < rowsPerThread; ++i) {
         const uint row = t * rowsPerThread + i;

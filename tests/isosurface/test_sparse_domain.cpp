@@ -617,6 +617,59 @@ TEST_F(IsoSparseParticles, BlockPoolMatchesTheDensePathBitForBit) {
     }
 }
 
+TEST_F(IsoSparseParticles, BricksKeepTheirBlockSlotsFromFrameToFrame) {
+    // An animated fluid must not re-pool every brick each frame: a brick
+    // listed in consecutive frames keeps its block slot, the bricks that
+    // leave free theirs and the new ones take free slots; slots stay
+    // distinct and within maxBricks. Frames: a cluster, the same cluster
+    // moved a little, the same again, a smaller cloud (most bricks leave),
+    // then the first cluster back (freed slots taken again).
+    IsoSurfaceCreateInfo info = sparseParticleInfo({131, 71, 141}, NormalMode::Central);
+    info.boundsMin = {-1.f, -0.6f, -1.1f};
+    info.boundsMax = {1.2f, 0.7f, 1.f};
+    info.sparse.maxBricks = 4000;
+    auto sparse = make(info);
+    ASSERT_TRUE(sparse);
+    const std::vector<std::vector<Particle>> frames = {
+        clusteredParticles(4000, 9u), clusteredParticles(4000, 9u, 0.03f), clusteredParticles(4000, 9u, 0.03f),
+        clusteredParticles(600, 4u), clusteredParticles(4000, 9u)};
+    std::vector<iso::testing::BlockSlot> previous;
+    for (size_t f = 0; f < frames.size(); ++f) {
+        SCOPED_TRACE("frame " + std::to_string(f));
+        ASSERT_TRUE(sparse->setParticles(frames[f]).ok());
+        frame(*sparse);
+        const auto st = sparse->statsOfFrame(sparse->framesRecorded() - 1);
+        ASSERT_TRUE(st.has_value());
+        ASSERT_FALSE(st->overflow);
+        auto slots = iso::testing::readBlockSlots(*sparse);
+        ASSERT_TRUE(slots.ok()) << slots.message();
+        ASSERT_EQ(slots->size(), st->sparseBricksNeeded);
+        ASSERT_GT(slots->size(), 20u);
+        std::set<uint32_t> distinct;
+        for (const auto& s : slots.value()) {
+            EXPECT_LT(s.slot, info.sparse.maxBricks);
+            distinct.insert(s.slot);
+        }
+        EXPECT_EQ(distinct.size(), slots->size()) << "two bricks share a block";
+        size_t kept = 0, common = 0;
+        for (const auto& s : slots.value()) {
+            const auto it = std::lower_bound(previous.begin(), previous.end(), s.brick,
+                                             [](const iso::testing::BlockSlot& a, uint32_t b) { return a.brick < b; });
+            if (it == previous.end() || it->brick != s.brick) continue;
+            ++common;
+            kept += it->slot == s.slot ? 1u : 0u;
+        }
+        EXPECT_EQ(kept, common) << "a brick listed in consecutive frames moved to another block";
+        if (f == 1 || f == 2) {
+            EXPECT_GT(common, slots->size() / 2) << "the moved cluster shares most bricks";
+        }
+        if (f == 2) {
+            EXPECT_EQ(common, slots->size()) << "the same particles: the same bricks";
+        }
+        previous = std::move(slots).value();
+    }
+}
+
 // ParticleInput::GpuBuffer: the host's 32-byte records (mass at 12,
 // position at 16) read where they lie, with particles the kernel sum
 // skips (NaN or infinite coordinates and masses, masses <= 0): the same

@@ -81,6 +81,7 @@ struct IsoRefs {
     BufferRef brickList, sparseArgs, slotRecords, superList, superArgs; // sparse
     BufferRef brickItems;                                               // sparse metaballs, particles
     BufferRef brickTable, superMarks;                                   // sparse particles
+    BufferRef slotOfBrick, slotState, freeSlots;                        // sparse particles' block slots
     BufferRef volumeStaging, volumeSurface, volumeBrickSlots;           // sparse volumes
     BufferRef volumePools[gpu::kIsoVolumePools];                        // sparse volumes (unused ones: the first)
     BufferRef sparseLookup, sparseVertexArgs;                           // sparse, indexed (sparse_indexed.cpp)
@@ -251,6 +252,13 @@ struct IsoSurface::Impl {
     // Sparse particles: each listed brick's own samples, then its block's
     // border from its neighbours (sparse_particles_blocks.comp).
     ComputePipeline sparseBlocksPipe, sparseBordersPipe;
+    // Sparse particles: the block slots kept with their bricks from frame to
+    // frame (sparse_particles_slots.comp): per brick of the grid its last
+    // slot, per slot its owner and stamp (zeroed by the first frame), the
+    // free list.
+    Buffer slotOfBrick, slotState, freeSlots;
+    ComputePipeline sparseSlotsPipe;
+    bool slotStateCleared = false;
     // Sparse volumes (sparse_volume.cpp): the device's surface bricks and
     // pool, the host-visible staging of both (surface bricks, then the pool)
     // that an upload fills and the next frame's "<name>.sparse.volume.upload"

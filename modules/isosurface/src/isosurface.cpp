@@ -196,7 +196,8 @@ Status IsoSurface::Impl::createBuffers() {
                            "field tile dispatch"));
     }
     if (m.sparse) {
-        PYRAMARCH_TRY(make(m.brickList, sizes.sparseListBytes, storage, MemoryUsage::DeviceLocal, "sparse brick list"));
+        PYRAMARCH_TRY(
+            make(m.brickList, sizes.sparseListBytes, readable, MemoryUsage::DeviceLocal, "sparse brick list"));
         PYRAMARCH_TRY(make(m.sparseArgs, 16, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, MemoryUsage::DeviceLocal,
                            "sparse classify dispatch"));
         PYRAMARCH_TRY(make(m.superArgs, 16, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, MemoryUsage::DeviceLocal,
@@ -214,6 +215,13 @@ Status IsoSurface::Impl::createBuffers() {
                 make(m.brickTable, sizes.sparseTableBytes, cleared, MemoryUsage::DeviceLocal, "sparse brick table"));
             PYRAMARCH_TRY(make(m.superMarks, sizes.sparseSuperBytes, cleared, MemoryUsage::DeviceLocal,
                                "sparse super-brick marks"));
+            // Particles' block slots, kept from frame to frame.
+            PYRAMARCH_TRY(make(m.slotOfBrick, sizes.sparseTableBytes, storage, MemoryUsage::DeviceLocal,
+                               "sparse block slot of each brick"));
+            PYRAMARCH_TRY(make(m.slotState, uint64_t(info.sparse.maxBricks) * 8, cleared, MemoryUsage::DeviceLocal,
+                               "sparse block slot owners"));
+            PYRAMARCH_TRY(make(m.freeSlots, uint64_t(info.sparse.maxBricks) * 4, storage, MemoryUsage::DeviceLocal,
+                               "sparse free block slots"));
         }
     }
     if (info.source == FieldSource::Volume && !m.sparse)
@@ -599,6 +607,9 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
         if (m.brickTable.valid()) {
             refs.brickTable = graph.importBuffer(n + ".sparse.brickTable", m.brickTable, computeRead, computeRead);
             refs.superMarks = graph.importBuffer(n + ".sparse.superMarks", m.superMarks, computeRead, computeRead);
+            refs.slotOfBrick = graph.importBuffer(n + ".sparse.slotOfBrick", m.slotOfBrick, computeRead, computeRead);
+            refs.slotState = graph.importBuffer(n + ".sparse.slotState", m.slotState, computeRead, computeRead);
+            refs.freeSlots = graph.importBuffer(n + ".sparse.freeSlots", m.freeSlots, computeRead, computeRead);
         }
     }
     if (m.scan) {

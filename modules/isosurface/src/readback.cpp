@@ -266,6 +266,25 @@ struct TestingAccess {
         std::sort(out.begin(), out.end());
         return out;
     }
+    static Result<std::vector<testing::BlockSlot>> readBlockSlots(IsoSurface& s) {
+        const IsoSurface::Impl& m = *s.impl_;
+        if (!m.sparse || m.info.source != FieldSource::Particles || s.framesRecorded() == 0)
+            return Status::error(ErrorCode::InvalidState,
+                                 "isosurface '" + m.info.name +
+                                     "': readBlockSlots: needs a recorded sparse particle frame");
+        const std::optional<IsoStats> stats = s.statsOfFrame(s.framesRecorded() - 1);
+        if (!stats) return Status::error(ErrorCode::InvalidState, "isosurface '" + m.info.name + "': no stats yet");
+        const uint32_t listed = std::min(stats->sparseBricksNeeded, m.info.sparse.maxBricks);
+        std::vector<testing::BlockSlot> out(listed);
+        if (listed == 0) return out;
+        auto bricks = readBufferAs<uint32_t>(*m.device, m.brickList, listed);
+        if (!bricks) return bricks.status();
+        auto slots = readBufferAs<uint32_t>(*m.device, m.volumeBrickSlots, listed);
+        if (!slots) return slots.status();
+        for (uint32_t i = 0; i < listed; ++i) out[i] = {bricks.value()[i], slots.value()[i]};
+        std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.brick < b.brick; });
+        return out;
+    }
     static Status poisonField(IsoSurface& s, uint32_t bits) {
         const IsoSurface::Impl& m = *s.impl_;
         if (m.fusedField) return {}; // no buffer: nothing a pass could read stale
@@ -332,6 +351,7 @@ Result<std::vector<uint32_t>> readDrawArgs(IsoSurface& surface) { return Testing
 Result<std::vector<uint32_t>> readActiveCells(IsoSurface& surface) { return TestingAccess::readActiveCells(surface); }
 Result<std::vector<float>> readRunBounds(IsoSurface& surface) { return TestingAccess::readRunBounds(surface); }
 Result<std::vector<uint32_t>> readPatchList(IsoSurface& surface) { return TestingAccess::readPatchList(surface); }
+Result<std::vector<BlockSlot>> readBlockSlots(IsoSurface& surface) { return TestingAccess::readBlockSlots(surface); }
 Status poisonField(IsoSurface& surface, uint32_t bits) { return TestingAccess::poisonField(surface, bits); }
 Result<std::vector<uint32_t>> readFieldTiles(IsoSurface& surface) { return TestingAccess::readFieldTiles(surface); }
 Result<SmoothedParticles> readSmoothedParticles(IsoSurface& surface) {

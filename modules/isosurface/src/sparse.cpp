@@ -18,7 +18,10 @@
 //   particles: "<name>.sparse.table.clear" and "<name>.sparse.count" before
 //   the supers (the bricks and super-bricks each particle reaches, counted:
 //   sparse_particles_bin.comp), "<name>.sparse.fill" after the args (each
-//   listed brick's particles), then "<name>.sparse.blocks" and
+//   listed brick's particles), "<name>.sparse.slots.init" (the first frame:
+//   no slot owned), "<name>.sparse.slots.keep", ".free" and ".assign" (a
+//   brick still listed keeps its block slot, new ones take freed slots:
+//   sparse_particles_slots.comp), then "<name>.sparse.blocks" and
 //   "<name>.sparse.blocks.borders" (each listed brick's 11^3 samples into
 //   its block of the pool, once: sparse_particles_blocks.comp)
 //   "<name>.classify"         a thread per row pair of a listed brick: cases,
@@ -88,6 +91,9 @@ const uint32_t kParticleBlocksSpv[] =
 const uint32_t kParticleBordersSpv[] =
 #include "shaders/isosurface/sparse_particles_blocks.borders.comp.spv.inc"
     ;
+const uint32_t kParticleSlotsSpv[] =
+#include "shaders/isosurface/sparse_particles_slots.comp.spv.inc"
+    ;
 // Volumes: the surface bricks the upload left, listed by their value ranges;
 // classify and extraction read the resident bricks' samples.
 const uint32_t kVolumeActivateSpv[] =
@@ -137,6 +143,7 @@ Status IsoSurface::Impl::createSparsePipelines() {
         // particles 4, the bricks' slots 5, the brick table 6, the pool 7-10.
         PYRAMARCH_TRY(makePipeline(sparseBlocksPipe, kParticleBlocksSpv, "sparse.blocks", 11));
         PYRAMARCH_TRY(makePipeline(sparseBordersPipe, kParticleBordersSpv, "sparse.blocks.borders", 11));
+        PYRAMARCH_TRY(makePipeline(sparseSlotsPipe, kParticleSlotsSpv, "sparse.slots", 7));
         return volumeReaders();
     }
     if (info.source == FieldSource::Metaballs) {
@@ -309,6 +316,40 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
     }
     if (particles) {
         bin(".sparse.fill", 1);
+        // The block slots: kept by the bricks still listed, freed by the
+        // others, taken by the new ones (sparse_particles_slots.comp).
+        graph.addPass(info.name + ".sparse.slots.init", PassKind::Transfer)
+            .use(refs.slotState, Access::TransferDst)
+            .record([this, refs](PassContext& ctx) {
+                if (slotStateCleared) return;
+                ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.slotState), 0, VK_WHOLE_SIZE, 0);
+                slotStateCleared = true;
+            });
+        const auto slots = [&](const char* suffix, uint32_t mode) {
+            PassBuilder pass = graph.addPass(info.name + suffix, PassKind::Compute);
+            pass.pipeline(sparseSlotsPipe)
+                .uniform(0, refs.grid)
+                .storage(1, refs.counters, RW)
+                .storage(2, refs.brickList, R)
+                .storage(3, refs.slotOfBrick, RW)
+                .storage(4, refs.slotState, RW)
+                .storage(5, refs.freeSlots, RW)
+                .storage(6, refs.volumeBrickSlots, RW);
+            if (mode == 1) {
+                pass.record(modeDispatch(1, groupsOf(info.sparse.maxBricks, gpu::kIsoBricksPerGroup)));
+            } else {
+                pass.use(refs.sparseArgs, Access::IndirectRead)
+                    .record([this, mode, args = refs.sparseArgs](PassContext& ctx) {
+                        gpu::IsoPush pc = push();
+                        pc.srcLevel = mode;
+                        ctx.pushConstants(pc);
+                        ctx.dispatchIndirect(args, 0);
+                    });
+            }
+        };
+        slots(".sparse.slots.keep", 0);
+        slots(".sparse.slots.free", 1);
+        slots(".sparse.slots.assign", 2);
         // Each listed brick's samples, once (classify's dispatch): its own
         // 9^3, then the block's border from its neighbours' (sparse_particles_blocks.comp).
         const auto blocks = [&](const char* suffix, uint32_t mode) {
@@ -319,8 +360,8 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
                 .storage(2, refs.brickList, R)
                 .storage(3, refs.brickItems, R)
                 .storage(4, refs.items, R, 0, refs.itemRange)
-                // The interior pass writes each brick's slot and table word, the border pass reads the table.
-                .storage(5, refs.volumeBrickSlots, mode == 0 ? W : R)
+                // The interior pass writes each brick's table word, the border pass reads the table.
+                .storage(5, refs.volumeBrickSlots, R)
                 .storage(6, refs.brickTable, mode == 0 ? W : R);
             // Unused pool bindings repeat the first buffer (never accessed through).
             for (uint32_t i = 0; i < gpu::kIsoVolumePools; ++i)

@@ -248,8 +248,9 @@ Status IsoSurface::Impl::createSparseVolumeBuffers(const MakeBuffer& make) {
                            dst | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT, MemoryUsage::DeviceLocal,
                            i == 0 ? poolName : poolName + " " + std::to_string(i)));
     }
-    PYRAMARCH_TRY(make(volumeBrickSlots, sizes.volumeSlotBytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-                       MemoryUsage::DeviceLocal,
+    // Read back by testing::readBlockSlots.
+    PYRAMARCH_TRY(make(volumeBrickSlots, sizes.volumeSlotBytes,
+                       VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUsage::DeviceLocal,
                        particles ? "sparse particle block slots" : "sparse volume brick slots"));
     if (particles) return {};
     // Host-visible, written by uploads only: the surface bricks, then the pool.

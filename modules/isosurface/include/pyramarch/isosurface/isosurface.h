@@ -290,8 +290,9 @@ enum class SparseVolumeInput {
 // every brick (4 bytes a brick of the virtual grid), each keeping its
 // particles, whose 11^3 samples (8b - 1 .. 8b + 9 per axis: its cells' and
 // their normals') are then evaluated once into the brick's block of a pool
-// of maxBricks blocks, as a volume's; the particles' isotropic kernel, no
-// smoothing; volumes: the
+// of maxBricks blocks, as a volume's, a block that stays with its brick
+// while the brick stays listed (bricks that come and go take and free
+// slots); the particles' isotropic kernel, no smoothing; volumes: the
 // surface bricks of the last upload whose value range the frame's iso value
 // cuts: the upload kept only the bricks of 8^3 samples those read, in a
 // pool in the volume's format, with a table of every brick of samples, 4

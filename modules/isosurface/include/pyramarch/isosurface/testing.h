@@ -107,6 +107,15 @@ Result<std::vector<float>> readRunBounds(IsoSurface& surface);
 // runs 128 (p / 16) + p % 16 + 16 k, k = 0..7 (kIsoPatchRuns in
 // shaders/isosurface/iso_shared.h). InvalidState error for a surface without a list.
 Result<std::vector<uint32_t>> readPatchList(IsoSurface& surface);
+
+// Sparse particles: each brick the last recorded frame listed (its list
+// entry: 10-bit brick coordinates per axis) with the block slot it got,
+// sorted by entry. A brick listed in consecutive frames keeps its slot
+// (sparse_particles_slots.comp). InvalidState for other surfaces.
+struct BlockSlot {
+    uint32_t brick = 0, slot = 0;
+};
+Result<std::vector<BlockSlot>> readBlockSlots(IsoSurface& surface);
 // Fills the field buffer with `bits` (submit and wait): for checking that a
 // user field evaluated by tiles (Lipschitz bound) never reads a sample it
 // did not evaluate in the same frame.
