@@ -139,7 +139,7 @@ TEST(SampleCli, ParsesOnlyFiniteFloats) {
     EXPECT_FALSE(sample::parseFloatTriple("1,nan,3", t));
 }
 
-// Item 8 of issue 10: `--iso nan` used to write an empty mesh with exit 0.
+// `--iso nan` once wrote an empty mesh with exit 0.
 // Every float option rejects values that are not finite, naming the option
 // and the value in one error line, before any device is touched.
 TEST(SampleCli, FloatOptionsMustBeFinite) {
@@ -265,7 +265,7 @@ TEST(SampleCliGpu, IsoWritesPlyMatchingTheReference) {
     std::filesystem::remove(path);
 }
 
-// --- pyramarch iso --particles / --glsl (issue 13, item 1) ------------------
+// --- pyramarch iso --particles / --glsl ----------------------------------------
 
 // Parses a tool command line the way the tool does (no device, no files).
 int parseTool(const std::vector<std::string>& args, sample::ToolOptions& o) {
@@ -695,7 +695,7 @@ TEST(SampleCliGpu, GlslFieldFromAFile) {
 
 } // namespace
 
-// --- pyramarch iso --sparse (issue 12) ----------------------------------------
+// --- pyramarch iso --sparse ----------------------------------------------------
 
 TEST(ToolCliParse, SparseOptionsAndConflicts) {
     sample::ToolOptions f;
