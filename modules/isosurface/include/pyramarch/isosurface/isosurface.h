@@ -77,7 +77,7 @@ enum class FieldEvaluation {
     // a sample several times (classify ~1.25 per cell, extraction 2 per
     // vertex plus the normals' samples), Buffer once: loop-free analytic
     // fields ran ~2x faster fused, 64 metaballs summed in a loop ~28x
-    // slower (modules/isosurface/README.md "Fused user fields"). Buffer
+    // slower (docs/design-notes/2026-11-22-iso-pipeline-v2.md). Buffer
     // with the scan.
     Auto,
     // A field pass stores every sample (with a Lipschitz bound: the samples
