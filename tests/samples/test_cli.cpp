@@ -73,10 +73,10 @@ TEST(SampleCli, HelpOnEveryCommand) {
 TEST(SampleCli, BadArgumentsGiveOneLineErrors) {
     for (const char* cmd :
          {"", "bogus", "demo --size 12", "demo --frames 0", "demo --fluid-frames 0", "demo --fluid-particles 0",
-          "demo --scenes teapot", "iso --field teapot", "iso --field sphere --cells 0,4,4",
-          "iso --field sphere --cells 4,4", "iso --raw /nonexistent/file --dims 4,4,4", "iso --raw x.raw", "iso",
-          "iso --field sphere --out mesh.stl", "iso --field sphere --bounds 1,1,1,0,0,0",
-          "iso --field sphere --type u32"}) {
+          "demo --fluid-steps 0", "demo --fluid-steps 17", "demo --scenes teapot", "iso --field teapot",
+          "iso --field sphere --cells 0,4,4", "iso --field sphere --cells 4,4",
+          "iso --raw /nonexistent/file --dims 4,4,4", "iso --raw x.raw", "iso", "iso --field sphere --out mesh.stl",
+          "iso --field sphere --bounds 1,1,1,0,0,0", "iso --field sphere --type u32"}) {
         const CmdResult r = run(cmd);
         EXPECT_NE(r.code, 0) << "'" << cmd << "' should fail";
         EXPECT_EQ(errorLines(r.err), 1u) << "'" << cmd << "' stderr: " << r.err;
@@ -193,6 +193,7 @@ TEST(SampleCliGpu, DemoWritesFramesStatsAndTable) {
     const auto dir = std::filesystem::temp_directory_path() / ("pyramarch-demo-" + std::to_string(::getpid()));
     const CmdResult r =
         run("demo --frames 3 --size 64x48 --cells 12 --particles 5000 --fluid-frames 2 --fluid-particles 3000 "
+            "--fluid-steps 2 "
             "--channel-cells 255 --channel-balls 12 --validation --out-dir " +
             dir.string());
     PYRAMARCH_FAIL_OR_SKIP_IF_TOOL_HAS_NO_DEVICE(r);
@@ -214,6 +215,9 @@ TEST(SampleCliGpu, DemoWritesFramesStatsAndTable) {
     EXPECT_GT(std::filesystem::file_size(dir / "fluid_stats.json"), 100u);
     // The simulation and the surface of the fluid are passes of one frame.
     EXPECT_NE(r.out.find("pbf.lambda.0"), std::string::npos) << r.out;
+    // Two simulation steps per drawn frame (--fluid-steps 2): the second step's passes.
+    EXPECT_NE(r.out.find("pbf.step2.lambda.0"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("3000 particles, 2 steps a frame"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("fluid.extract"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("surface.draw"), std::string::npos) << r.out;
     // The channel's metaballs on a sparse domain: its passes and its memory against a dense grid.
