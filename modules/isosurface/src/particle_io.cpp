@@ -1794,19 +1794,24 @@ const ParticleAttribute* ParticleSet::attribute(std::string_view name) const {
 
 uint64_t cropParticles(ParticleSet& set, const ParticleBox& box) {
     const size_t n = set.count();
+    // Only attributes that hold a value tuple per particle move with them.
+    std::vector<ParticleAttribute*> moved;
+    for (auto& a : set.attributes)
+        if (a.components > 0 && a.values.size() == n * a.components) moved.push_back(&a);
     size_t kept = 0;
     for (size_t i = 0; i < n; ++i) {
         const float* p = set.xyz.data() + i * 3;
         if (!box.contains(p[0], p[1], p[2])) continue;
         if (kept != i) {
             std::copy(p, p + 3, set.xyz.data() + kept * 3);
-            for (auto& a : set.attributes)
-                std::copy_n(a.values.data() + i * a.components, a.components, a.values.data() + kept * a.components);
+            for (ParticleAttribute* a : moved)
+                std::copy_n(a->values.data() + i * a->components, a->components,
+                            a->values.data() + kept * a->components);
         }
         ++kept;
     }
     set.xyz.resize(kept * 3);
-    for (auto& a : set.attributes) a.values.resize(std::min(a.values.size(), kept * a.components));
+    for (ParticleAttribute* a : moved) a->values.resize(kept * a->components);
     set.bounds = particleBounds(set.xyz);
     set.dropped.outsideBox += n - kept;
     return n - kept;

@@ -146,7 +146,8 @@ struct ParticleSet {
 };
 
 // Keeps the particles inside `box` (bounds included), their attribute values
-// with them; returns how many were removed (also added to
+// with them (attributes without count() * components values are left as
+// they are); returns how many were removed (also added to
 // set.dropped.outsideBox) and recomputes set.bounds.
 uint64_t cropParticles(ParticleSet& set, const ParticleBox& box);
 
