@@ -680,6 +680,49 @@ TEST_F(ParticleFiles, VtuEveryEncoding) {
     }
 }
 
+TEST_F(ParticleFiles, VtuPiecesAppendInOrder) {
+    const std::string piece1 = "<Piece NumberOfPoints=\"1\"><PointData><DataArray type=\"Float32\" Name=\"rho\" "
+                               "format=\"ascii\">7</DataArray></PointData><Points><DataArray type=\"Float32\" "
+                               "NumberOfComponents=\"3\" format=\"ascii\">1 2 3</DataArray></Points></Piece>";
+    const std::string piece2 = "<Piece NumberOfPoints=\"2\"><Points><DataArray type=\"Float64\" "
+                               "NumberOfComponents=\"3\" format=\"ascii\">4 5 6 7 8 9</DataArray></Points><PointData>"
+                               "<DataArray type=\"Int32\" Name=\"rho\" format=\"ascii\">-1 -2</DataArray></PointData>"
+                               "</Piece>";
+    auto r = read("two.vtp", "<VTKFile type=\"PolyData\"><PolyData>" + piece1 + piece2 + "</PolyData></VTKFile>",
+                  {.attributes = {"rho"}});
+    ASSERT_TRUE(r.ok()) << r.message();
+    EXPECT_EQ(r->xyz, (std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8, 9}));
+    EXPECT_EQ(r->attributes[0].values, (std::vector<float>{7, -1, -2}));
+    // A piece without the attribute: an error, not values out of step.
+    const std::string piece3 = "<Piece NumberOfPoints=\"1\"><Points><DataArray type=\"Float32\" "
+                               "NumberOfComponents=\"3\" format=\"ascii\">0 0 0</DataArray></Points></Piece>";
+    expectError(read("gap.vtp", "<VTKFile type=\"PolyData\"><PolyData>" + piece3 + piece1 + "</PolyData></VTKFile>",
+                     {.attributes = {"rho"}}),
+                {"gap.vtp", "'rho'", "missing in an earlier piece"});
+}
+
+TEST_F(ParticleFiles, LegacyVtkEveryAttributeKind) {
+    const std::string vtk = "# vtk DataFile Version 5.1\nkinds\nASCII\nDATASET POLYDATA\nPOINTS 2 double\n"
+                            "0 0 0 1 1 1\nMETADATA\nINFORMATION 0\n\n"
+                            "POINT_DATA 2\nSCALARS s float 2\n1 2 3 4\nNORMALS n float\n0 0 1 0 1 0\n"
+                            "TEXTURE_COORDINATES uv 2 float\n0.5 0.5 1 1\nTENSORS t double\n"
+                            "1 0 0 0 1 0 0 0 1 2 0 0 0 2 0 0 0 2\nLOOKUP_TABLE lut 2\n0 0 0 1 1 1 1 1\n"
+                            "COLOR_SCALARS c 3\n0 0.5 1 1 0.5 0\nFIELD f 1\nids 1 2 unsigned_long\n10 11\n";
+    auto r = read("kinds.vtk", vtk, {.allAttributes = true});
+    ASSERT_TRUE(r.ok()) << r.message();
+    ASSERT_EQ(r->count(), 2u);
+    std::vector<std::pair<std::string, uint32_t>> got;
+    for (const auto& a : r->attributes) got.emplace_back(a.name, a.components);
+    EXPECT_EQ(got, (std::vector<std::pair<std::string, uint32_t>>{
+                       {"s", 2}, {"n", 3}, {"uv", 2}, {"t", 9}, {"c", 3}, {"ids", 1}}));
+    EXPECT_EQ(r->attribute("s")->values, (std::vector<float>{1, 2, 3, 4}));
+    EXPECT_EQ(r->attribute("t")->values[9], 2.f);
+    EXPECT_EQ(r->attribute("c")->values, (std::vector<float>{0, 0.5f, 1, 1, 0.5f, 0}));
+    EXPECT_EQ(r->attribute("ids")->values, (std::vector<float>{10, 11}));
+    expectError(read("early.vtk", "# vtk DataFile Version 3.0\nt\nASCII\nDATASET POLYDATA\nSCALARS s float\n"),
+                {"early.vtk", "line 5", "before POINT_DATA or CELL_DATA"});
+}
+
 TEST_F(ParticleFiles, BgeoPlainAndGzip) {
     const Cloud c;
     const std::string bgeo = writeBgeo(c);
