@@ -506,6 +506,14 @@ bool gridContains(const iso::IsoSurfaceCreateInfo& info, const iso::ParticleGrid
     return true;
 }
 
+// "2 non-finite dropped, 5 outside --particle-aabb" (empty when none).
+std::string droppedParticlesText(const iso::ParticleSet::Dropped& d) {
+    std::string t;
+    if (d.nonFinite) t = std::to_string(d.nonFinite) + " non-finite dropped";
+    if (d.outsideBox) t += (t.empty() ? "" : ", ") + std::to_string(d.outsideBox) + " outside --particle-aabb";
+    return t;
+}
+
 // Particle files: one IsoSurface for the whole sequence. Its grid starts as
 // the first frame's (particle bounds padded by the kernel support, on the
 // world lattice k * voxel size); a frame whose padded bounds leave it makes
@@ -515,14 +523,6 @@ bool gridContains(const iso::IsoSurfaceCreateInfo& info, const iso::ParticleGrid
 // frame's mesh does not depend on the grid it was extracted in. A frame with
 // more particles than the surface holds recreates it too (with a quarter to
 // spare).
-// "2 non-finite dropped, 5 outside --particle-aabb" (empty when none).
-std::string droppedParticlesText(const iso::ParticleSet::Dropped& d) {
-    std::string t;
-    if (d.nonFinite) t = std::to_string(d.nonFinite) + " non-finite dropped";
-    if (d.outsideBox) t += (t.empty() ? "" : ", ") + std::to_string(d.outsideBox) + " outside --particle-aabb";
-    return t;
-}
-
 int runParticleIso(const IsoOptions& o) {
     const float r = o.particleRadius;
     const float L = o.smoothingLength;
