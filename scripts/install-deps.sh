@@ -5,6 +5,7 @@ set -euo pipefail
 packages=(
   cmake make g++ pkg-config
   libvulkan-dev libvulkan-volk-dev glslc libshaderc-dev glslang-dev spirv-tools
+  zlib1g-dev  # particle files: gzip BGEO, zlib-compressed VTK XML
   libglm-dev libglfw3-dev mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
   libgtest-dev googletest libbenchmark-dev
   libstb-dev libimgui-dev libtinyobjloader-dev libcli11-dev xvfb xauth

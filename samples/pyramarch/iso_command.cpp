@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <unistd.h>
@@ -24,6 +25,7 @@
 #include "sample/framework.h"
 #include "sample/output.h"
 #include "sample/scenes.h"
+#include "mesh_clip.h"
 
 using namespace pyramarch;
 using sample::fail;
@@ -224,15 +226,33 @@ Result<Extraction> extract(Device& device, std::unique_ptr<iso::IsoSurface>& sur
     return e;
 }
 
-Status writeMesh(iso::IsoSurface& s, const std::string& path, bool weld, bool quiet) {
+// A box "x,y,z" pair from the command line (checked by the parser).
+std::optional<iso::ParticleBox> boxOption(const std::string& lo, const std::string& hi) {
+    iso::ParticleBox box;
+    if (lo.empty() || !sample::parseFloatList(lo, box.min.data(), 3) || !sample::parseFloatList(hi, box.max.data(), 3))
+        return std::nullopt;
+    return box;
+}
+
+// Reads the mesh back, clips it to `clip` (--mesh-aabb) and writes it;
+// `clipped` gets what the clip did.
+Status writeMesh(iso::IsoSurface& s, const std::string& path, bool weld, bool quiet,
+                 const std::optional<iso::ParticleBox>& clip = std::nullopt, sample::MeshClipStats* clipped = nullptr) {
     auto mesh = s.readMesh(weld);
     if (!mesh) return Status::error(mesh.message());
+    sample::MeshClipStats c;
+    if (clip) c = sample::clipMeshToBox(*mesh, clip->min, clip->max);
+    if (clipped) *clipped = c;
     const std::string ext = std::filesystem::path(path).extension().string();
     Status st = ext == ".obj" ? iso::writeObj(*mesh, path) : iso::writePly(*mesh, path);
     if (!st) return st;
-    if (!quiet)
+    if (!quiet) {
         std::printf("wrote %s (%zu vertices, %zu triangles)\n", path.c_str(), mesh->positions.size(),
                     mesh->indices.size() / 3);
+        if (clip)
+            std::printf("mesh clipped to --mesh-aabb: %llu triangles inside, %llu cut, %llu outside removed\n",
+                        (unsigned long long)c.kept, (unsigned long long)c.cut, (unsigned long long)c.removed);
+    }
     return {};
 }
 
@@ -438,7 +458,7 @@ int runFieldIso(const IsoOptions& o) {
     }
     if (!o.out.empty()) {
         std::fprintf(stderr, "reading back the mesh ...\n");
-        Status st = writeMesh(*surface, o.out, o.weld, false);
+        Status st = writeMesh(*surface, o.out, o.weld, false, boxOption(o.meshAabbMin, o.meshAabbMax));
         if (!st) return fail(kProg, st.message());
     }
     if (messages) return fail(kProg, std::to_string(messages.load()) + " validation message(s)");
@@ -465,6 +485,10 @@ public:
     void interrupt() {
         if (tty_) std::fprintf(stderr, "\n");
     }
+    // Erases the bar (a terminal) so a line can be printed in its place; the next frame() redraws it.
+    void clear() {
+        if (tty_) std::fprintf(stderr, "\r\x1b[K");
+    }
 
 private:
     size_t total_;
@@ -480,6 +504,14 @@ bool gridContains(const iso::IsoSurfaceCreateInfo& info, const iso::ParticleGrid
         if (g.boundsMin[size_t(k)] < info.boundsMin[size_t(k)] || g.boundsMax[size_t(k)] > info.boundsMax[size_t(k)])
             return false;
     return true;
+}
+
+// "2 non-finite dropped, 5 outside --particle-aabb" (empty when none).
+std::string droppedParticlesText(const iso::ParticleSet::Dropped& d) {
+    std::string t;
+    if (d.nonFinite) t = std::to_string(d.nonFinite) + " non-finite dropped";
+    if (d.outsideBox) t += (t.empty() ? "" : ", ") + std::to_string(d.outsideBox) + " outside --particle-aabb";
+    return t;
 }
 
 // Particle files: one IsoSurface for the whole sequence. Its grid starts as
@@ -518,8 +550,14 @@ int runParticleIso(const IsoOptions& o) {
         frames.push_back({0, "", o.particles});
     }
 
+    // Reader options: the --particle-aabb box, the attributes asked for;
+    // non-finite positions are dropped and counted.
+    iso::ParticleReadOptions readOptions;
+    readOptions.box = boxOption(o.particleAabbMin, o.particleAabbMax);
+    readOptions.attributes = o.attributes;
+    const std::optional<iso::ParticleBox> meshBox = boxOption(o.meshAabbMin, o.meshAabbMax);
     // The first frame is read before the device is made: a bad file fails fast.
-    auto first = iso::readParticles(frames[0].path);
+    auto first = iso::readParticles(frames[0].path, readOptions);
     if (!first) return fail(kProg, first.message());
 
     sample::CommonOptions co;
@@ -576,13 +614,25 @@ int runParticleIso(const IsoOptions& o) {
             progress.interrupt();
             return fail(kProg, m);
         };
-        auto set = i == 0 ? std::move(first) : iso::readParticles(frame.path);
+        auto set = i == 0 ? std::move(first) : iso::readParticles(frame.path, readOptions);
         if (!set) return failFrame(set.message());
-        if (set->count() == 0) return failFrame(frame.path + ": no particles");
+        const iso::ParticleSet::Dropped dropped = set->dropped;
+        const std::string droppedText = droppedParticlesText(dropped);
+        if (set->count() == 0)
+            return failFrame(frame.path + ": no particles" + (droppedText.empty() ? "" : " (" + droppedText + ")"));
         if (set->count() > std::numeric_limits<uint32_t>::max())
             return failFrame(frame.path + ": more than 2^32 - 1 particles");
         auto g = iso::particleGrid(set->bounds, voxel, support);
-        if (!g) return failFrame(frame.path + ": " + g.message());
+        if (!g) {
+            // A stray particle far from the fluid: say where the particles are and how to keep the fluid only.
+            const auto& b = set->bounds;
+            return failFrame(
+                frame.path + ": " + g.message() + "; the particles span " + jsonNumber(b.min[0]) + "," +
+                jsonNumber(b.min[1]) + "," + jsonNumber(b.min[2]) + " to " + jsonNumber(b.max[0]) + "," +
+                jsonNumber(b.max[1]) + "," + jsonNumber(b.max[2]) +
+                (readOptions.box ? "" : ": keep the fluid with --particle-aabb-min X,Y,Z --particle-aabb-max X,Y,Z") +
+                " (or give a larger --voxel-size)");
+        }
         const uint32_t count = uint32_t(set->count());
 
         // Does the current surface hold this frame?
@@ -678,6 +728,8 @@ int runParticleIso(const IsoOptions& o) {
         sample::fillSurfaceStats(fs, *surface, e->frame);
         fs.extra.emplace_back("file", sample::jsonString(frame.path));
         fs.extra.emplace_back("particles", std::to_string(count));
+        fs.extra.emplace_back("particles_non_finite", std::to_string(dropped.nonFinite));
+        fs.extra.emplace_back("particles_outside_box", std::to_string(dropped.outsideBox));
         fs.extra.emplace_back("grid", "[" + std::to_string(info.samples[0]) + ", " + std::to_string(info.samples[1]) +
                                           ", " + std::to_string(info.samples[2]) + "]");
         fs.extra.emplace_back("grid_min", "[" + jsonNumber(info.boundsMin[0]) + ", " + jsonNumber(info.boundsMin[1]) +
@@ -689,7 +741,6 @@ int runParticleIso(const IsoOptions& o) {
         const double gpuMs = fs.gpuMs();
         const uint32_t tris = fs.triangles, trisNeeded = fs.trianglesNeeded;
         const bool overflow = fs.overflow;
-        rec.add(std::move(fs));
 
         std::string outPath;
         if (!o.out.empty()) {
@@ -697,18 +748,35 @@ int runParticleIso(const IsoOptions& o) {
             const auto parent = std::filesystem::path(outPath).parent_path();
             std::error_code ec;
             if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-            Status st = writeMesh(*surface, outPath, o.weld, sequence);
+            sample::MeshClipStats clipped;
+            Status st = writeMesh(*surface, outPath, o.weld, sequence, meshBox, &clipped);
             if (!st) return failFrame(st.message());
+            if (meshBox) {
+                fs.extra.emplace_back("mesh_triangles_cut", std::to_string(clipped.cut));
+                fs.extra.emplace_back("mesh_triangles_removed", std::to_string(clipped.removed));
+            }
         }
+        rec.add(std::move(fs));
         if (sequence) {
             char what[512];
-            std::snprintf(what, sizeof what, "%s: %u particles, %u triangles%s, %.1f ms GPU%s%s",
-                          std::filesystem::path(frame.path).filename().c_str(), count, tris,
-                          overflow ? " OVERFLOW" : "", gpuMs, outPath.empty() ? "" : " -> ", outPath.c_str());
+            std::snprintf(what, sizeof what, "%s: %u particles%s%s%s, %u triangles%s, %.1f ms GPU%s%s",
+                          std::filesystem::path(frame.path).filename().c_str(), count, droppedText.empty() ? "" : " (",
+                          droppedText.c_str(), droppedText.empty() ? "" : ")", tris, overflow ? " OVERFLOW" : "", gpuMs,
+                          outPath.empty() ? "" : " -> ", outPath.c_str());
+            if (!o.stats.empty()) {
+                // --stats: the frame's figures as a line above the bar, and the JSON so far on disk.
+                progress.clear();
+                std::printf("frame %llu: %s\n", (unsigned long long)frame.index, what);
+                std::fflush(stdout);
+                rec.setInfo("frames", std::to_string(i + 1));
+                Status st = rec.write(o.stats);
+                if (!st) return failFrame(st.message());
+            }
             progress.frame(i + 1, what);
         } else {
-            std::printf("particles: %u, grid %s samples (voxel %g), iso %g\n", count, gridText(info.samples).c_str(),
-                        voxel, isoValue);
+            std::printf("particles: %u%s%s%s, grid %s samples (voxel %g), iso %g\n", count,
+                        droppedText.empty() ? "" : " (", droppedText.c_str(), droppedText.empty() ? "" : ")",
+                        gridText(info.samples).c_str(), voxel, isoValue);
             std::printf("triangles: %u (needed %u)%s, active cells: %u\n", tris, trisNeeded,
                         overflow ? " OVERFLOW" : "", e->stats.activeCells);
             printOutputBuffers(*surface);

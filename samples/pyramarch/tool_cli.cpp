@@ -1,6 +1,7 @@
 #include "tool_cli.h"
 
 #include <filesystem>
+#include <tuple>
 
 #include "pyramarch/isosurface/particle_io.h"
 #include "sample/cli.h"
@@ -60,6 +61,25 @@ int checkIsoOptions(const IsoOptions& iso) {
         return fail(prog, "--mesh-smoothing-mu must be in [-1, 0] (0: plain Laplacian)");
     if (iso.meshWeightsGiven && iso.meshSmoothing == 0)
         return fail(prog, "--mesh-smoothing-lambda and --mesh-smoothing-mu need --mesh-smoothing N > 0");
+    // Domain boxes: min and max together, three finite numbers each, min <= max.
+    for (const auto& [name, lo, hi] : {std::tuple<const char*, const std::string*, const std::string*>{
+                                           "--particle-aabb", &iso.particleAabbMin, &iso.particleAabbMax},
+                                       {"--mesh-aabb", &iso.meshAabbMin, &iso.meshAabbMax}}) {
+        if (lo->empty() && hi->empty()) continue;
+        const std::string n(name);
+        if (lo->empty() || hi->empty()) return fail(prog, n + "-min and " + n + "-max go together");
+        float a[3], b[3];
+        if (!parseFloatList(*lo, a, 3))
+            return fail(prog, n + "-min: expected three finite numbers x,y,z, got '" + *lo + "'");
+        if (!parseFloatList(*hi, b, 3))
+            return fail(prog, n + "-max: expected three finite numbers x,y,z, got '" + *hi + "'");
+        for (int k = 0; k < 3; ++k)
+            if (!(a[k] <= b[k])) return fail(prog, n + "-min must not exceed " + n + "-max on any axis");
+    }
+    if (!iso.meshAabbMin.empty() && iso.out.empty())
+        return fail(prog, "--mesh-aabb-min/max clip the written mesh: give --out");
+    if (iso.particles.empty() && (!iso.particleAabbMin.empty() || !iso.attributes.empty()))
+        return fail(prog, "--particle-aabb-min/max and --attributes apply to --particles only");
     const bool outPattern = pyramarch::iso::isSequencePattern(iso.out);
     if (iso.particles.empty()) {
         if (iso.particleOptionsGiven)
@@ -201,10 +221,29 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
             ->check(CLI::IsMember({"auto", "buffer", "fused"}));
     isoCmd->add_option(
         "--particles", iso.particles,
-        "Particle file: PLY point set (ascii/binary, float/double x,y,z), .xyz text or raw float32 xyz (.f32); or a "
-        "sequence 'frames/fluid_{}.ply' ({} = frame number, then --out needs {} too). The grid is the particles' "
-        "bounds "
-        "padded by the kernel support, sampled every --voxel-size");
+        "Particle file: PLY point set (ascii/binary, float/double x,y,z), .xyz text, raw float32 xyz (.f32), legacy "
+        "VTK (.vtk, ascii/binary), VTK XML (.vtu/.vtp, ascii/base64/appended, zlib) or Houdini BGEO V5 (.bgeo, "
+        ".bgeo.gz, .bgeo.sz; gzip or not); an unknown extension is recognised by the file's first bytes. Or a "
+        "sequence 'frames/fluid_{}.vtk' ({} = frame number, then --out needs {} too). Particles with a NaN or "
+        "infinite coordinate are dropped and counted. The grid is the particles' bounds padded by the kernel "
+        "support, sampled every --voxel-size");
+    auto boxOption = [&](const char* name, std::string& value, const char* help) {
+        isoCmd->add_option(name, value, help)->type_name("X,Y,Z");
+    };
+    boxOption("--particle-aabb-min", iso.particleAabbMin,
+              "With --particle-aabb-max: keep only the particles inside the box (bounds included); how many were "
+              "outside is printed and in --stats (particles_outside_box). Keeps a stray particle from blowing up the "
+              "grid");
+    boxOption("--particle-aabb-max", iso.particleAabbMax, "Upper corner of --particle-aabb-min's box");
+    boxOption("--mesh-aabb-min", iso.meshAabbMin,
+              "With --mesh-aabb-max: clip the output mesh to the box on the CPU (triangles crossing a face are cut "
+              "along it, those outside removed), as splashsurf does. Any source; needs --out");
+    boxOption("--mesh-aabb-max", iso.meshAabbMax, "Upper corner of --mesh-aabb-min's box");
+    isoCmd
+        ->add_option("--attributes", iso.attributes,
+                     "Point attributes the particle files must have, read with the positions (e.g. "
+                     "velocity,density): a missing one is an error naming those the file has")
+        ->delimiter(',');
     auto particleOption = [&](const char* name, float& value, const char* help) {
         return isoCmd
             ->add_option_function<float>(
@@ -294,7 +333,9 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
         "Mesh output: .ply (binary little-endian) or .obj; with a --particles sequence a pattern with {}");
     isoCmd->add_flag("--weld", iso.weld, "Merge equal vertices in the output mesh");
     isoCmd->add_option("--stats", iso.stats,
-                       "Write triangle counts, per-pass GPU times and their total gpuMs as JSON (one entry per frame)");
+                       "Write triangle counts, per-pass GPU times and their total gpuMs as JSON (one entry per frame); "
+                       "with a --particles sequence it is rewritten after every frame and each frame's figures are "
+                       "printed as a line");
     isoCmd->add_option("--capacity", iso.capacity, "Vertex capacity (default: guessed, retried once on overflow)");
     isoCmd->add_flag("--sparse", iso.sparse,
                      "Sparse domain: only the 8^3-cell bricks the field's Lipschitz bound cannot rule out are "

@@ -65,7 +65,7 @@ struct IsoOptions {
     float lipschitz = 0.f;
     // --field-evaluation: auto | buffer | fused (IsoSurfaceCreateInfo::fieldEvaluation, --glsl only).
     std::string fieldEvaluation = "auto";
-    // --particles: a particle file (PLY, .xyz, .f32) or a sequence pattern
+    // --particles: a particle file (PLY, .xyz, .f32, .vtk, .vtu, .bgeo) or a sequence pattern
     // with "{}" ('frames/fluid_{}.ply'); splashsurf's parameters.
     std::string particles;
     float particleRadius = 0.f;    // world units (required with --particles)
@@ -75,6 +75,12 @@ struct IsoOptions {
     std::string splat = "auto";
     float particleSmoothing = 0.f; // --particle-smoothing: lambda in [0, 1], 0 off (gather only)
     bool anisotropic = false;      // --anisotropic: Yu & Turk's anisotropic kernels, default parameters (gather only)
+    // Domain boxes "x,y,z" (empty: none). --particle-aabb-min/max keep only
+    // the particles inside (--particles); --mesh-aabb-min/max clip the mesh
+    // on the CPU before it is written (any source).
+    std::string particleAabbMin, particleAabbMax, meshAabbMin, meshAabbMax;
+    // --attributes: point attributes the particle reader must find ("velocity,density").
+    std::vector<std::string> attributes;
     // --mesh-smoothing N (Taubin iterations, any source; switches on indexed
     // output), --mesh-smoothing-lambda / --mesh-smoothing-mu.
     uint32_t meshSmoothing = 0;

@@ -33,8 +33,10 @@ int userGlsl(const uint8_t* data, size_t size);
 int commandLine(const uint8_t* data, size_t size);
 #ifdef PYRAMARCH_FUZZ_HAVE_PARTICLES
 // Particle readers (iso::parseParticles, in memory): byte 0 picks the format
-// (% 3: PLY, .xyz, .f32) and maxParticles (bits 2..7 times 4; 0: 4096), the
-// rest is the file. Then the PLY writer round trip and particleGrid.
+// (% 7: PLY, .xyz, .f32, legacy VTK, VTK XML, BGEO, by the first bytes) and
+// maxParticles (bits 3..7 times 4; 0: 4096), the rest is the file; every
+// attribute read, NaN dropped and as an error. Then cropParticles, the PLY
+// writer round trip and particleGrid.
 int particleReaders(const uint8_t* data, size_t size);
 #endif
 #ifdef PYRAMARCH_FUZZ_HAVE_VOXELIZER

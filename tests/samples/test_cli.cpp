@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -16,7 +17,9 @@
 #include <vector>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
+#include "mesh_clip.h"
 #include "mini_json.h"
 #include "pyramarch/isosurface/particle_io.h"
 #include "reference.h"
@@ -525,7 +528,7 @@ TEST(SampleCliGpu, ParticleErrorsNameTheFile) {
                badGlsl = tempPath("bad.glsl");
     std::ofstream(nanPly)
         << "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty float y\nproperty float z\nend_header\n"
-           "0 0 0\n1 nan 2\n";
+           "0 0 0\n1 one 2\n";
     std::ofstream(badPly) << "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nend_header\n0\n";
     std::ofstream(empty) << "";
     std::ofstream(badGlsl) << "float field(vec3 p) {\n  return 0.5 - length(p)\n}\n";
@@ -535,7 +538,7 @@ TEST(SampleCliGpu, ParticleErrorsNameTheFile) {
     };
     const Bad bad[] = {
         {"iso --particles /nonexistent/p.ply --particle-radius 0.1", {"/nonexistent/p.ply"}},
-        {"iso --particles " + nanPly.string() + " --particle-radius 0.1", {nanPly.string(), "line 9", "not finite"}},
+        {"iso --particles " + nanPly.string() + " --particle-radius 0.1", {nanPly.string(), "line 9", "not a number"}},
         {"iso --particles " + badPly.string() + " --particle-radius 0.1", {badPly.string(), "'y'"}},
         {"iso --particles " + empty.string() + " --particle-radius 0.1", {empty.string(), "no particles"}},
         {"iso --particles '/nonexistent/f_{}.ply' --particle-radius 0.1", {"/nonexistent/"}},
@@ -646,6 +649,11 @@ TEST(SampleCliGpu, ParticleSequenceGivesOneMeshPerFrame) {
     PYRAMARCH_FAIL_OR_SKIP_IF_TOOL_HAS_NO_DEVICE(res);
     ASSERT_EQ(res.code, 0) << res.err;
     EXPECT_NE(res.err.find("frame 3/3"), std::string::npos) << res.err; // one line per frame when stderr is no terminal
+    // --stats: each frame's line on stdout too.
+    for (int f = 0; f < 3; ++f)
+        EXPECT_NE(res.out.find("frame " + std::to_string(f) + ": fluid_00" + std::to_string(f) + ".ply: "),
+                  std::string::npos)
+            << res.out;
     size_t triangles = 0;
     for (int f = 0; f < 3; ++f) {
         const auto mesh = dir / "meshes" / ("fluid_00" + std::to_string(f) + ".ply");
@@ -667,6 +675,203 @@ TEST(SampleCliGpu, ParticleSequenceGivesOneMeshPerFrame) {
         EXPECT_EQ(j["frames"].a[f]["frame"].n, double(f));
         EXPECT_GT(j["frames"].a[f]["gpuMs"].n, 0.0);
     }
+    std::filesystem::remove_all(dir);
+}
+
+// ------------------------------------------------------------------ particle file formats and domain boxes
+
+TEST(ToolCliParse, DomainBoxesAndAttributes) {
+    sample::ToolOptions o;
+    ASSERT_EQ(parseTool({"iso", "--particles", "p.vtk", "--particle-radius", "0.1", "--particle-aabb-min", "-1,-2,-3",
+                         "--particle-aabb-max", "1,2,3", "--mesh-aabb-min", "0,0,0", "--mesh-aabb-max", "1,1,1",
+                         "--out", "m.ply", "--attributes", "velocity,density"},
+                        o),
+              -1);
+    EXPECT_EQ(o.iso.particleAabbMin, "-1,-2,-3");
+    EXPECT_EQ(o.iso.meshAabbMax, "1,1,1");
+    EXPECT_EQ(o.iso.attributes, (std::vector<std::string>{"velocity", "density"}));
+    // --mesh-aabb with any source.
+    sample::ToolOptions f;
+    EXPECT_EQ(
+        parseTool(
+            {"iso", "--field", "sphere", "--mesh-aabb-min", "0,0,0", "--mesh-aabb-max", "1,1,1", "--out", "m.ply"}, f),
+        -1);
+    const std::vector<std::vector<std::string>> bad = {
+        {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--particle-aabb-min", "0,0,0"}, // no max
+        {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--particle-aabb-min", "0,0", "--particle-aabb-max",
+         "1,1,1"},
+        {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--particle-aabb-min", "0,nan,0",
+         "--particle-aabb-max", "1,1,1"},
+        {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--particle-aabb-min", "2,0,0",
+         "--particle-aabb-max", "1,1,1"}, // min > max
+        {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--mesh-aabb-min", "0,0,0", "--mesh-aabb-max",
+         "1,1,1"}, // no --out
+        {"iso", "--field", "sphere", "--particle-aabb-min", "0,0,0", "--particle-aabb-max", "1,1,1"},
+        {"iso", "--field", "sphere", "--attributes", "velocity"},
+    };
+    for (const auto& args : bad) {
+        sample::ToolOptions b;
+        std::string line;
+        for (const auto& a : args) line += a + " ";
+        EXPECT_GT(parseTool(args, b), 0) << line;
+    }
+}
+
+// A square of two triangles across x = 0.5: the half inside stays, the cut
+// edge's points are shared, nothing leaves the box.
+TEST(MeshClip, CutsAtTheBoxAndSharesCutPoints) {
+    pyramarch::iso::Mesh m;
+    m.positions = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {5, 5, 5}, {6, 5, 5}, {5, 6, 5}};
+    m.normals.assign(m.positions.size(), {0, 0, 1});
+    m.indices = {0, 1, 2, 0, 2, 3, 4, 5, 6};
+    const sample::MeshClipStats s = sample::clipMeshToBox(m, {-1, -1, -1}, {0.5f, 2, 2});
+    EXPECT_EQ(s.kept, 0u);
+    EXPECT_EQ(s.cut, 2u);
+    EXPECT_EQ(s.removed, 1u);
+    double area = 0;
+    for (size_t t = 0; t < m.indices.size(); t += 3) {
+        const auto& a = m.positions[m.indices[t]];
+        const auto& b = m.positions[m.indices[t + 1]];
+        const auto& c = m.positions[m.indices[t + 2]];
+        area += 0.5 * std::fabs((b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]));
+    }
+    EXPECT_NEAR(area, 0.5, 1e-6); // the half of the unit square with x <= 0.5
+    for (const auto& p : m.positions) EXPECT_LE(p[0], 0.5f);
+    // Vertices: (0,0), (0,1), (0.5,0), (0.5,1), (0.5,0.5) from the shared diagonal.
+    EXPECT_EQ(m.positions.size(), 5u);
+    EXPECT_EQ(m.normals.size(), 5u);
+    for (const auto& n : m.normals) EXPECT_FLOAT_EQ(n[2], 1.f);
+    // A mesh inside is unchanged.
+    pyramarch::iso::Mesh in = m;
+    const auto all = sample::clipMeshToBox(in, {-1, -1, -1}, {1, 1, 1});
+    EXPECT_EQ(all.kept, m.indices.size() / 3);
+    EXPECT_EQ(in.indices, m.indices);
+}
+
+// The sphere of particles in legacy VTK (binary), VTK XML (ascii) and gzip
+// BGEO: the same surface as from PLY.
+std::string bigEndianFloats(const std::vector<float>& v) {
+    std::string s;
+    for (float f : v) {
+        uint32_t u;
+        std::memcpy(&u, &f, 4);
+        for (int k = 3; k >= 0; --k) s += char(u >> (8 * k) & 0xff);
+    }
+    return s;
+}
+
+size_t trianglesOf(const std::string& out) {
+    const size_t at = out.find("triangles: ");
+    return at == std::string::npos ? 0 : std::stoul(out.substr(at + 11));
+}
+
+TEST(SampleCliGpu, ParticleFormatsGiveTheSameSurface) {
+    const auto xyz = sphereParticles(0.2f, 0.025f);
+    const size_t n = xyz.size() / 3;
+    const auto dir = tempPath("formats");
+    std::filesystem::create_directories(dir);
+    ASSERT_TRUE(pyramarch::iso::writeParticlesPly((dir / "p.ply").string(), xyz));
+    std::ofstream(dir / "p.vtk", std::ios::binary)
+        << "# vtk DataFile Version 4.2\nsphere\nBINARY\nDATASET POLYDATA\n"
+        << "POINTS " << n << " float\n"
+        << bigEndianFloats(xyz) << "\nPOINT_DATA " << n << "\nSCALARS density float\nLOOKUP_TABLE default\n"
+        << bigEndianFloats(std::vector<float>(n, 1000.f)) << "\n";
+    {
+        std::ofstream f(dir / "p.vtu");
+        f << "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\"><PolyData><Piece NumberOfPoints=\"" << n
+          << "\"><Points><DataArray type=\"Float32\" NumberOfComponents=\"3\" format=\"ascii\">";
+        char buf[32];
+        for (float v : xyz) {
+            std::snprintf(buf, sizeof buf, "%.9g ", double(v));
+            f << buf;
+        }
+        f << "</DataArray></Points></Piece></PolyData></VTKFile>\n";
+    }
+    {
+        // BGEO V5 with no attributes (P and its w), gzip-compressed.
+        std::string b = "BgeoV";
+        const int32_t header[9] = {5, int32_t(n), 0, 0, 0, 0, 0, 0, 0};
+        for (int32_t h : header) b += bigEndianFloats({std::bit_cast<float>(h)});
+        for (size_t i = 0; i < n; ++i) b += bigEndianFloats({xyz[i * 3], xyz[i * 3 + 1], xyz[i * 3 + 2], 1.f});
+        gzFile gz = gzopen((dir / "p.bgeo.sz").c_str(), "wb");
+        ASSERT_NE(gz, nullptr);
+        ASSERT_EQ(gzwrite(gz, b.data(), unsigned(b.size())), int(b.size()));
+        gzclose(gz);
+    }
+    size_t reference = 0;
+    for (const char* file : {"p.ply", "p.vtk", "p.vtu", "p.bgeo.sz"}) {
+        const std::string extra = std::string(file) == "p.vtk" ? " --attributes density" : "";
+        const CmdResult r = run("iso --particles " + (dir / file).string() +
+                                " --particle-radius 0.025 --repeat 1 "
+                                "--validation" +
+                                extra);
+        PYRAMARCH_FAIL_OR_SKIP_IF_TOOL_HAS_NO_DEVICE(r);
+        ASSERT_EQ(r.code, 0) << file << ": " << r.err;
+        EXPECT_NE(r.out.find("particles: " + std::to_string(n) + ","), std::string::npos) << file << ": " << r.out;
+        if (!reference) reference = trianglesOf(r.out);
+        EXPECT_GT(reference, 100u);
+        EXPECT_EQ(trianglesOf(r.out), reference) << file;
+    }
+    // A missing attribute names those the file has.
+    const CmdResult miss =
+        run("iso --particles " + (dir / "p.vtk").string() + " --particle-radius 0.025 --attributes velocity");
+    EXPECT_NE(miss.code, 0);
+    EXPECT_NE(miss.err.find("no point attribute 'velocity' (the file has 'density')"), std::string::npos) << miss.err;
+    std::filesystem::remove_all(dir);
+}
+
+// A stray particle at y = 1e38: a clear error suggesting --particle-aabb,
+// and with the box the surface of the rest, the particle counted outside.
+// A NaN particle is dropped and counted. --mesh-aabb clips the mesh.
+TEST(SampleCliGpu, DomainBoxesKeepTheFluidAndClipTheMesh) {
+    auto xyz = sphereParticles(0.2f, 0.025f);
+    const size_t n = xyz.size() / 3;
+    const auto dir = tempPath("boxes");
+    std::filesystem::create_directories(dir);
+    ASSERT_TRUE(pyramarch::iso::writeParticlesPly((dir / "ball.ply").string(), xyz));
+    auto stray = xyz;
+    stray.insert(stray.end(), {0.f, 1e38f, 0.f, std::nanf(""), 0.f, 0.f});
+    ASSERT_TRUE(pyramarch::iso::writeParticlesPly((dir / "stray.ply").string(), stray));
+    const std::string common = " --particle-radius 0.025 --repeat 1 --validation";
+
+    const CmdResult ball = run("iso --particles " + (dir / "ball.ply").string() + common);
+    PYRAMARCH_FAIL_OR_SKIP_IF_TOOL_HAS_NO_DEVICE(ball);
+    ASSERT_EQ(ball.code, 0) << ball.err;
+
+    const CmdResult err = run("iso --particles " + (dir / "stray.ply").string() + common);
+    EXPECT_NE(err.code, 0);
+    EXPECT_EQ(errorLines(err.err), 1u) << err.err;
+    EXPECT_NE(err.err.find("stray.ply"), std::string::npos) << err.err;
+    EXPECT_NE(err.err.find("--particle-aabb-min"), std::string::npos) << err.err;
+    EXPECT_NE(err.err.find("1e+38"), std::string::npos) << err.err;
+
+    const auto stats = dir / "s.json", mesh = dir / "m.ply";
+    const CmdResult boxed = run("iso --particles " + (dir / "stray.ply").string() + common +
+                                " --particle-aabb-min -1,-1,-1 --particle-aabb-max 1,1,1 --stats " + stats.string() +
+                                " --mesh-aabb-min -1,-1,-1 --mesh-aabb-max 1,0.0125,1 --out " + mesh.string());
+    ASSERT_EQ(boxed.code, 0) << boxed.err;
+    EXPECT_NE(boxed.out.find("particles: " + std::to_string(n) + " (1 non-finite dropped, 1 outside --particle-aabb)"),
+              std::string::npos)
+        << boxed.out;
+    EXPECT_EQ(trianglesOf(boxed.out), trianglesOf(ball.out));
+    EXPECT_NE(boxed.out.find("mesh clipped to --mesh-aabb"), std::string::npos) << boxed.out;
+    const auto v = readPlyVertices(mesh);
+    ASSERT_GT(v.size(), 50u);
+    float top = -1.f;
+    for (const auto& p : v) top = std::max(top, p[1]);
+    // Nothing above the box, and the cut (half a voxel above a cell face: it
+    // crosses triangles) lies on its face.
+    EXPECT_LE(top, 0.0125f);
+    EXPECT_GT(top, 0.0125f - 1e-6f);
+    minijson::Value j;
+    minijson::Parser parser(slurpFile(stats));
+    ASSERT_TRUE(parser.parse(j)) << parser.error();
+    const minijson::Value& f = j["frames"].a[0];
+    EXPECT_EQ(f["particles"].n, double(n));
+    EXPECT_EQ(f["particles_non_finite"].n, 1.0);
+    EXPECT_EQ(f["particles_outside_box"].n, 1.0);
+    EXPECT_GT(f["mesh_triangles_cut"].n, 0.0);
+    EXPECT_GT(f["mesh_triangles_removed"].n, 0.0);
     std::filesystem::remove_all(dir);
 }
 
