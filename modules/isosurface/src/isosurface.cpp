@@ -664,6 +664,7 @@ Status IsoSurface::record(VkCommandBuffer cmd) {
                                      "': record: the passes were added to a host graph; execute that graph instead");
         RenderGraphOptions options;
         options.timingFrames = impl_->info.timingFrames ? impl_->info.timingFrames : impl_->info.framesInFlight + 2;
+        options.timestamps = impl_->info.timestamps;
         auto g = std::make_unique<RenderGraph>(impl_->device, options);
         if (impl_->octreeInput)
             return Status::error(ErrorCode::InvalidState,
