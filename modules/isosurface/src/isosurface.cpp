@@ -467,6 +467,7 @@ Status IsoSurface::uploadVolume(const VolumeSlabs& volume, float isoMin, float i
 
 const Buffer& IsoSurface::vertexBuffer() const { return impl_->vertices; }
 const Buffer& IsoSurface::drawArgsBuffer() const { return impl_->args; }
+bool IsoSurface::indexed() const { return impl_->indexed; }
 const Buffer& IsoSurface::indexBuffer() const {
     PYRAMARCH_ASSERT(impl_->indexed, "indexBuffer on a surface without indexed output");
     return impl_->indices;

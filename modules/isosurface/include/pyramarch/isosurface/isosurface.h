@@ -754,6 +754,7 @@ public:
     static constexpr VkDeviceSize drawArgsOffset() { return kDrawArgsOffset; }
     // Indexed output: the index buffer (uint32) and vkCmdDrawIndexedIndirect(drawArgsBuffer(), drawIndexedArgsOffset(), 1, 20).
     const Buffer& indexBuffer() const;
+    bool indexed() const; // IsoSurfaceCreateInfo::indexed
     static constexpr VkDeviceSize drawIndexedArgsOffset() { return kDrawIndexedArgsOffset; }
     static constexpr uint32_t vertexStride() { return kVertexStride; }
     uint32_t vertexCapacity() const; // whole triangles
