@@ -121,7 +121,8 @@ struct AdoptInfo {
     // VK_KHR_push_descriptor on the device. Ignored (ordinary sets are used)
     // while GPU-assisted validation is detected in the environment or layer
     // settings file (see DeviceCreateInfo::gpuAssistedValidation); a host
-    // that enables GPU-AV in its own VkValidationFeaturesEXT leaves it false.
+    // that enables GPU-AV in its own VkValidationFeaturesEXT or
+    // VkLayerSettingsEXT (which the module cannot see) leaves it false.
     bool pushDescriptorEnabled = false;
     DeviceRequirements requirements;
 };
