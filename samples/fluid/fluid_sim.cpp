@@ -65,6 +65,9 @@ Result<FluidParams> deriveParams(const FluidSettings& s) {
     if (s.iterations < 1 || s.iterations > kMaxIterations)
         return Status::error("fluid: solver iterations must be 1.." + std::to_string(kMaxIterations) + ", got " +
                              std::to_string(s.iterations));
+    if (s.stepsPerFrame < 1 || s.stepsPerFrame > kMaxStepsPerFrame)
+        return Status::error("fluid: steps per frame must be 1.." + std::to_string(kMaxStepsPerFrame) + ", got " +
+                             std::to_string(s.stepsPerFrame));
     if (!finiteIn(s.dt, 1e-5f, 0.1f)) return Status::error("fluid: dt must be in [1e-5, 0.1] s, got " + num(s.dt));
     if (!finiteIn(s.gravity, -100.f, 100.f))
         return Status::error("fluid: gravity must be in [-100, 100], got " + num(s.gravity));
@@ -533,97 +536,102 @@ Result<BufferRef> FluidScene::addSimulationPasses(RenderGraph& graph) {
     const uint32_t G = gpu::kFluidGroupSize;
     Pipelines& p = *pipes_;
 
-    graph.addPass("pbf.clear", PassKind::Transfer)
-        .use(cellStart, Access::TransferDst)
-        .record([cellStart](PassContext& ctx) {
-            ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(cellStart), 0, VK_WHOLE_SIZE, 0);
-        });
-    graph.addPass("pbf.predict", PassKind::Compute)
-        .pipeline(p.predict)
-        .storage(0, particles, Access::StorageRead, 0, particleRange)
-        .storage(1, velocity, Access::StorageRead)
-        .storage(2, predicted, Access::StorageWrite)
-        .storage(3, cellRank, Access::StorageWrite)
-        .storage(4, cellStart, Access::StorageReadWrite)
-        .record(dispatch(P.particles, G));
-    const uint32_t blocks = (P.cells + 1 + gpu::kScanBlock - 1) / gpu::kScanBlock;
-    // Scan dispatches are one group per kScanBlock values.
-    graph.addPass("pbf.scan.blocks", PassKind::Compute)
-        .pipeline(p.scan)
-        .storage(0, cellStart, Access::StorageReadWrite)
-        .storage(1, blockSums, Access::StorageWrite)
-        .record(dispatch(P.cells + 1, gpu::kScanBlock));
-    graph.addPass("pbf.scan.top", PassKind::Compute)
-        .pipeline(p.scan)
-        .storage(0, blockSums, Access::StorageReadWrite)
-        .storage(1, scanTotal, Access::StorageWrite)
-        .record(dispatch(blocks, gpu::kScanBlock));
-    graph.addPass("pbf.scan.add", PassKind::Compute)
-        .pipeline(p.scanAdd)
-        .storage(0, cellStart, Access::StorageReadWrite)
-        .storage(1, blockSums, Access::StorageRead)
-        .record(dispatch(P.cells + 1, G));
-    graph.addPass("pbf.scatter", PassKind::Compute)
-        .pipeline(p.scatter)
-        .storage(0, cellRank, Access::StorageRead)
-        .storage(1, cellStart, Access::StorageRead)
-        .storage(2, sortedIndex, Access::StorageWrite)
-        .record(dispatch(P.particles, G));
-    graph.addPass("pbf.reorder", PassKind::Compute)
-        .pipeline(p.reorder)
-        .storage(0, cellStart, Access::StorageRead)
-        .storage(1, sortedIndex, Access::StorageReadWrite)
-        .storage(2, predicted, Access::StorageRead)
-        .storage(3, particles, Access::StorageRead, 0, particleRange)
-        .storage(4, velocity, Access::StorageRead)
-        .storage(5, posA, Access::StorageWrite)
-        .storage(6, old, Access::StorageWrite)
-        .storage(7, sortedCell, Access::StorageWrite)
-        .record(dispatch(P.cells, G));
-    graph.addPass("pbf.neighbours", PassKind::Compute)
-        .pipeline(p.neighbours)
-        .storage(0, cellStart, Access::StorageRead)
-        .storage(1, sortedCell, Access::StorageRead)
-        .storage(2, posA, Access::StorageRead)
-        .storage(3, neighbourList, Access::StorageWrite)
-        .storage(4, neighbourCount, Access::StorageWrite)
-        .record(dispatch(P.particles, G));
-    BufferRef cur = posA, nxt = posB;
-    for (uint32_t it = 0; it < P.iterations; ++it) {
-        const std::string k = std::to_string(it);
-        graph.addPass("pbf.lambda." + k, PassKind::Compute)
-            .pipeline(p.lambda)
+    // One step's passes, `stepsPerFrame` times: each step's predict reads
+    // what the previous step's finish wrote (the graph orders them).
+    for (uint32_t step = 0; step < settings_.stepsPerFrame; ++step) {
+        const std::string s = step == 0 ? "pbf." : "pbf.step" + std::to_string(step + 1) + ".";
+        graph.addPass(s + "clear", PassKind::Transfer)
+            .use(cellStart, Access::TransferDst)
+            .record([cellStart](PassContext& ctx) {
+                ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(cellStart), 0, VK_WHOLE_SIZE, 0);
+            });
+        graph.addPass(s + "predict", PassKind::Compute)
+            .pipeline(p.predict)
+            .storage(0, particles, Access::StorageRead, 0, particleRange)
+            .storage(1, velocity, Access::StorageRead)
+            .storage(2, predicted, Access::StorageWrite)
+            .storage(3, cellRank, Access::StorageWrite)
+            .storage(4, cellStart, Access::StorageReadWrite)
+            .record(dispatch(P.particles, G));
+        const uint32_t blocks = (P.cells + 1 + gpu::kScanBlock - 1) / gpu::kScanBlock;
+        // Scan dispatches are one group per kScanBlock values.
+        graph.addPass(s + "scan.blocks", PassKind::Compute)
+            .pipeline(p.scan)
+            .storage(0, cellStart, Access::StorageReadWrite)
+            .storage(1, blockSums, Access::StorageWrite)
+            .record(dispatch(P.cells + 1, gpu::kScanBlock));
+        graph.addPass(s + "scan.top", PassKind::Compute)
+            .pipeline(p.scan)
+            .storage(0, blockSums, Access::StorageReadWrite)
+            .storage(1, scanTotal, Access::StorageWrite)
+            .record(dispatch(blocks, gpu::kScanBlock));
+        graph.addPass(s + "scan.add", PassKind::Compute)
+            .pipeline(p.scanAdd)
+            .storage(0, cellStart, Access::StorageReadWrite)
+            .storage(1, blockSums, Access::StorageRead)
+            .record(dispatch(P.cells + 1, G));
+        graph.addPass(s + "scatter", PassKind::Compute)
+            .pipeline(p.scatter)
+            .storage(0, cellRank, Access::StorageRead)
+            .storage(1, cellStart, Access::StorageRead)
+            .storage(2, sortedIndex, Access::StorageWrite)
+            .record(dispatch(P.particles, G));
+        graph.addPass(s + "reorder", PassKind::Compute)
+            .pipeline(p.reorder)
+            .storage(0, cellStart, Access::StorageRead)
+            .storage(1, sortedIndex, Access::StorageReadWrite)
+            .storage(2, predicted, Access::StorageRead)
+            .storage(3, particles, Access::StorageRead, 0, particleRange)
+            .storage(4, velocity, Access::StorageRead)
+            .storage(5, posA, Access::StorageWrite)
+            .storage(6, old, Access::StorageWrite)
+            .storage(7, sortedCell, Access::StorageWrite)
+            .record(dispatch(P.cells, G));
+        graph.addPass(s + "neighbours", PassKind::Compute)
+            .pipeline(p.neighbours)
+            .storage(0, cellStart, Access::StorageRead)
+            .storage(1, sortedCell, Access::StorageRead)
+            .storage(2, posA, Access::StorageRead)
+            .storage(3, neighbourList, Access::StorageWrite)
+            .storage(4, neighbourCount, Access::StorageWrite)
+            .record(dispatch(P.particles, G));
+        BufferRef cur = posA, nxt = posB;
+        for (uint32_t it = 0; it < P.iterations; ++it) {
+            const std::string k = std::to_string(it);
+            graph.addPass(s + "lambda." + k, PassKind::Compute)
+                .pipeline(p.lambda)
+                .storage(0, neighbourList, Access::StorageRead)
+                .storage(1, neighbourCount, Access::StorageRead)
+                .storage(2, cur, Access::StorageRead)
+                .storage(3, lambda, Access::StorageWrite)
+                .record(dispatch(P.particles, G));
+            graph.addPass(s + "delta." + k, PassKind::Compute)
+                .pipeline(p.delta)
+                .storage(0, neighbourList, Access::StorageRead)
+                .storage(1, neighbourCount, Access::StorageRead)
+                .storage(2, cur, Access::StorageRead)
+                .storage(3, lambda, Access::StorageRead)
+                .storage(4, nxt, Access::StorageWrite)
+                .record(dispatch(P.particles, G));
+            std::swap(cur, nxt);
+        }
+        graph.addPass(s + "velocity", PassKind::Compute)
+            .pipeline(p.velocity)
+            .storage(0, cur, Access::StorageRead)
+            .storage(1, old, Access::StorageRead)
+            .storage(2, velocityNew, Access::StorageWrite)
+            .record(dispatch(P.particles, G));
+        graph.addPass(s + "finish", PassKind::Compute)
+            .pipeline(p.finish)
             .storage(0, neighbourList, Access::StorageRead)
             .storage(1, neighbourCount, Access::StorageRead)
             .storage(2, cur, Access::StorageRead)
-            .storage(3, lambda, Access::StorageWrite)
+            .storage(3, velocityNew, Access::StorageRead)
+            .storage(4, old, Access::StorageRead)
+            .storage(5, particles, Access::StorageWrite, 0, particleRange)
+            .storage(6, velocity, Access::StorageWrite)
             .record(dispatch(P.particles, G));
-        graph.addPass("pbf.delta." + k, PassKind::Compute)
-            .pipeline(p.delta)
-            .storage(0, neighbourList, Access::StorageRead)
-            .storage(1, neighbourCount, Access::StorageRead)
-            .storage(2, cur, Access::StorageRead)
-            .storage(3, lambda, Access::StorageRead)
-            .storage(4, nxt, Access::StorageWrite)
-            .record(dispatch(P.particles, G));
-        std::swap(cur, nxt);
     }
-    graph.addPass("pbf.velocity", PassKind::Compute)
-        .pipeline(p.velocity)
-        .storage(0, cur, Access::StorageRead)
-        .storage(1, old, Access::StorageRead)
-        .storage(2, velocityNew, Access::StorageWrite)
-        .record(dispatch(P.particles, G));
-    graph.addPass("pbf.finish", PassKind::Compute)
-        .pipeline(p.finish)
-        .storage(0, neighbourList, Access::StorageRead)
-        .storage(1, neighbourCount, Access::StorageRead)
-        .storage(2, cur, Access::StorageRead)
-        .storage(3, velocityNew, Access::StorageRead)
-        .storage(4, old, Access::StorageRead)
-        .storage(5, particles, Access::StorageWrite, 0, particleRange)
-        .storage(6, velocity, Access::StorageWrite)
-        .record(dispatch(P.particles, G));
     return particles;
 }
 

@@ -18,7 +18,10 @@ int main(int argc, char** argv) {
             ->check(CLI::Range(1u, fluid::kMaxParticles));
         cli.add_option("--iterations", settings.iterations, "Solver iterations per step (default 4)")
             ->check(CLI::Range(1u, fluid::kMaxIterations));
-        cli.add_option("--dt", settings.dt, "Fixed time step in seconds, one step per frame (default 1/120)")
+        cli.add_option("--steps-per-frame", settings.stepsPerFrame,
+                       "Simulation steps per drawn frame (default 1; more shows the flow faster)")
+            ->check(CLI::Range(1u, fluid::kMaxStepsPerFrame));
+        cli.add_option("--dt", settings.dt, "Fixed time step in seconds (default 1/120)")
             ->check(sample::finiteFloat())
             ->check(CLI::Range(1e-5f, 0.1f));
         cli.add_option("--xsph", settings.xsph, "XSPH viscosity c in [0, 1] (default 0.05; 0: off)")

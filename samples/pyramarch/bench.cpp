@@ -2,7 +2,8 @@
 // first dispatch of each pipeline carries the driver's JIT on lavapipe), then
 // N measured frames, each submitted and waited for so that the wall-clock
 // time around the submission is a check on the GPU timestamps (see the
-// README's Performance section for why that check matters on lavapipe).
+// docs/design-notes/2026-11-21-lavapipe-timestamps.md for why that check
+// matters on lavapipe).
 #include "bench.h"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
-// `pyramarch bench`: the one GPU benchmark driver of the project (issue 6,
-// issue 10). Iso-surface scenarios (analytic fields at the Table 1 sizes of
+// `pyramarch bench`: the one GPU benchmark driver of the project.
+// Iso-surface scenarios (analytic fields at the Table 1 sizes of
 // HPMC (Dyken et al. 2008), metaballs, particles with either splat) for the
 // HistoPyramid, scan and indexed HistoPyramid strategies with any normal
 // mode, and voxelizer scenarios with any octree build (occupancy levels, root

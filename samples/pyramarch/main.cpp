@@ -23,6 +23,7 @@
 #include "tool_cli.h"
 
 using namespace pyramarch;
+static_assert(sample::kMaxDemoFluidSteps == fluid::kMaxStepsPerFrame, "the demo's --fluid-steps bound");
 using sample::DemoOptions;
 using sample::fail;
 
@@ -136,6 +137,7 @@ int runDemo(const DemoOptions& d) {
         } else if (name == "fluid") {
             fluid::FluidSettings s;
             s.particles = d.fluidParticles;
+            s.stepsPerFrame = d.fluidSteps;
             auto r = fluid::FluidScene::create(**device, s);
             if (!r) return fail(prog, r.message());
             scene = std::move(r).value();
@@ -173,8 +175,9 @@ int runDemo(const DemoOptions& d) {
             overflows += f.overflow;
         }
         // The fluid sizes its grids from the particle spacing, not --cells.
-        std::string size =
-            name == "fluid" ? std::to_string(d.fluidParticles) + " particles" : std::to_string(d.cells) + "^3 cells";
+        std::string size = name == "fluid" ? std::to_string(d.fluidParticles) + " particles, " +
+                                                 std::to_string(d.fluidSteps) + " steps a frame"
+                                           : std::to_string(d.cells) + "^3 cells";
         if (channel) {
             const auto& n = channel->info().samples;
             size = std::to_string(n[0] - 1) + "x" + std::to_string(n[1] - 1) + "x" + std::to_string(n[2] - 1) +

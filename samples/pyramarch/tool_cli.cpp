@@ -120,7 +120,7 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
     demoCmd->add_option("--out-dir", demo.outDir, "Output folder (default demo-out)");
     demoCmd->add_option("--frames", demo.frames, "Frames per scene (default 36, 30 fps of animation)")
         ->check(CLI::Range(1u, 100000u));
-    demoCmd->add_option("--size", demo.size, "Image size WxH (default 480x320)")->type_name("WxH");
+    demoCmd->add_option("--size", demo.size, "Image size WxH (default 960x540)")->type_name("WxH");
     demoCmd
         ->add_option("--msaa", demo.msaa, "Samples per pixel (1, 2, 4, 8)")
         // CLI11 2.1's numeric IsMember lets an empty value through as 0 (found
@@ -139,8 +139,13 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
         ->check(CLI::IsMember({"auto", "scatter", "gather"}));
     demoCmd
         ->add_option("--fluid-frames", demo.fluidFrames,
-                     "Frames of the fluid scene (default 12, one PBF step of 1/120 s each)")
+                     "Frames of the fluid scene (default 30, each --fluid-steps PBF steps of 1/120 s)")
         ->check(CLI::Range(1u, 100000u));
+    demoCmd
+        ->add_option("--fluid-steps", demo.fluidSteps,
+                     "Simulation steps per drawn fluid frame (1.." + std::to_string(kMaxDemoFluidSteps) +
+                         ", default 4)")
+        ->check(CLI::Range(1u, kMaxDemoFluidSteps));
     demoCmd->add_option("--fluid-particles", demo.fluidParticles, "Fluid particles (default 100000)")
         ->check(CLI::Range(1u, 4000000u));
     demoCmd

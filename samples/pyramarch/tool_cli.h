@@ -12,10 +12,14 @@
 
 namespace sample {
 
+// The fluid scene's bound on simulation steps per frame (fluid::kMaxStepsPerFrame;
+// main.cpp checks they agree).
+inline constexpr uint32_t kMaxDemoFluidSteps = 16;
+
 struct DemoOptions {
     std::string outDir = "demo-out";
     uint32_t frames = 36;
-    std::string size = "480x320";
+    std::string size = "960x540";
     uint32_t msaa = 1;
     bool validation = false;
     std::string device;
@@ -26,9 +30,12 @@ struct DemoOptions {
     uint32_t balls = 24;
     pyramarch::iso::SplatMethod splat = pyramarch::iso::SplatMethod::Auto;
     // The fluid scene simulates every frame (PBF, several solver passes):
-    // on a CPU driver far slower than the others, so it gets its own, small
-    // frame count.
-    uint32_t fluidFrames = 12;
+    // on a CPU driver far slower than the others, so it gets its own frame
+    // count, and several steps per drawn frame so that those frames show the
+    // dam break: 30 frames x 4 steps of 1/120 s = 1 s, the column collapsing,
+    // running across the floor and splashing up the far wall.
+    uint32_t fluidFrames = 30;
+    uint32_t fluidSteps = 4;
     uint32_t fluidParticles = 100000;
     // The channel scene: metaballs on a sparse domain (sample::ChannelSettings).
     uint32_t channelCells = 2047;

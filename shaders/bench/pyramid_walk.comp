@@ -1,5 +1,5 @@
 #version 460
-// Issue 11's layout question, the expansion half measured alone
+// The pyramid layout question, the expansion half measured alone
 // (tests/bench/pyramid_walk_bench.cpp): one thread per triangle walks a
 // count pyramid of fan-out kFanOut top-down to its cell and writes the cell.
 // Every node stores its children's counts as uvec4 records, read through a

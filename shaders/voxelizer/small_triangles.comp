@@ -8,7 +8,7 @@
 // (voxNormal) and attributes (raster.geom) — so the (voxel, triangle) pairs
 // and fragment records are the raster path's. On lavapipe rasterizing and
 // shading a dilated triangle costs far more than the few dozen tests of a
-// triangle spanning a handful of voxels (README, issue 14).
+// triangle spanning a handful of voxels (docs/design-notes/2026-11-21-voxelizer-octree.md).
 // VOX_EXACT64 (small_triangles.exact64.comp): near-boundary pairs decided in
 // double precision as in raster.exact64.frag; declares Float64. Its float
 // filter (voxOverlapsFilteredInBox) computes the per-triangle parts once;

@@ -10,7 +10,8 @@
 // for devices whose maxTexelBufferElements does not cover the buffers
 // (VoxelizerCreateInfo::texelReads). Why: lavapipe runs every storage-buffer
 // access as a loop over the SIMD lanes, but gathers texels as vectors and
-// loads a uniform address once (README, "texel reads").
+// loads a uniform address once (docs/design-notes/2026-11-21-voxelizer-octree.md,
+// "Texel reads, thin and exact passes").
 #if defined(VOX_TEXEL_READS) && defined(VOX_STORAGE_READS)
 #undef VOX_TEXEL_READS
 #endif

@@ -1,4 +1,4 @@
-// Issue 12's brick size question, counted on the CPU: how many bricks of
+// The sparse brick size question, counted on the CPU: how many bricks of
 // B^3 cells a surface crosses on grids far past one storage buffer, and what
 // a sparse layout would keep resident for them against a dense grid. The
 // fields are the bench's (`pyramarch bench --field sphere|cayley|gyroid`,

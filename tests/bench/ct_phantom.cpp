@@ -1,4 +1,4 @@
-// A CT-like test volume for the sparse volume benchmarks (issue 12): a
+// A CT-like test volume for the sparse volume benchmarks: a
 // head phantom of nested ellipsoids (air 0, skin and brain ~40-90, skull
 // ~200, a few bright inclusions) with +-6 of hash noise, written slice by
 // slice as little-endian u8 (or f32 with --f32) so that volumes larger than

@@ -1,4 +1,4 @@
-// Issue 11's pyramid layout question, its expansion half measured alone: the
+// The pyramid layout question, its expansion half measured alone: the
 // per-triangle top-down walk (most of extraction's time on lavapipe) over
 // count pyramids of fan-out 4 (the module's), 5 (Dyken's HP5: 4 stored
 // children, the 5th implied) and 8, built on the CPU from a real surface's

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sparse volumes (issue 12) against the dense volume path, on lavapipe or any
+# Sparse volumes against the dense volume path, on lavapipe or any
 # device: CT-like heads (tests/bench/ct_phantom) at 256^3 u8 and f32 (both
 # paths, alternated), 640^3 f32 and 1024^3 u8 (sparse only: their dense
 # fields exceed one storage buffer), and the peers' Cayley 255^3 volume

@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets (clang, ASan + UBSan, separate build dir) and
 # runs each for a time box on the checked-in seeds in tests/fuzz/corpus/.
 #
-#   tests/fuzz/run_fuzzers.sh [seconds-per-target]   (default: $PYRAMARCH_FUZZ_SECONDS or 60)
+#   tests/fuzz/run_fuzzers.sh [seconds-per-target]   (default: $PYRAMARCH_FUZZ_SECONDS or 30)
 #   PYRAMARCH_FUZZ_TARGETS="raw_volume cli" tests/fuzz/run_fuzzers.sh 30   (a subset)
 #   PYRAMARCH_FUZZ_SEED=0 tests/fuzz/run_fuzzers.sh 600   (a random seed, for long exploratory runs)
 #
@@ -17,7 +17,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-seconds="${1:-${PYRAMARCH_FUZZ_SECONDS:-60}}"
+seconds="${1:-${PYRAMARCH_FUZZ_SECONDS:-30}}"
 build="${PYRAMARCH_FUZZ_BUILD:-$root/build-fuzz}"
 jobs="${PYRAMARCH_JOBS:-$(nproc)}"
 seed="${PYRAMARCH_FUZZ_SEED:-1}"
@@ -38,24 +38,38 @@ cmake --build "$build" -j"$jobs" --target "${build_targets[@]}"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:allocator_may_return_null=1"
 export LSAN_OPTIONS="suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-status=0
-summary=""
-for t in "${targets[@]}"; do
-  work="$build/corpus/$t"
-  artifacts="$build/artifacts/$t"
+# Each libFuzzer process is single-threaded: run up to $jobs targets at once,
+# so the time box costs seconds x ceil(targets / jobs) of wall time.
+run_target() {
+  local t="$1" work="$build/corpus/$1" artifacts="$build/artifacts/$1" log="$build/fuzz_$1.log"
   mkdir -p "$work" "$artifacts"
-  log="$build/fuzz_$t.log"
-  echo "== fuzz_$t: ${seconds}s (log: $log)"
   # -close_fd_mask=3: the CLI target prints usage/errors per input.
   if "$build/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -seed="$seed" -timeout=20 -rss_limit_mb=2560 -max_len=4096 \
       -close_fd_mask=3 -print_final_stats=1 -artifact_prefix="$artifacts/" "$work" "$here/corpus/$t" >"$log" 2>&1; then
+    local line
     line="$(grep -E '^stat::number_of_executed_units' "$log" | awk '{print $2}')"
-    summary+="  fuzz_$t: ok, ${line:-?} runs, $(ls "$work" | wc -l) corpus files"$'\n'
+    echo "  fuzz_$t: ok, ${line:-?} runs, $(ls "$work" | wc -l) corpus files" >"$build/fuzz_$t.result"
   else
-    status=1
-    tail -n 60 "$log"
-    summary+="  fuzz_$t: FAILED, reproducer(s): $(ls "$artifacts" | tr '\n' ' ')"$'\n'
+    echo "  fuzz_$t: FAILED, reproducer(s): $(ls "$artifacts" | tr '\n' ' ')" >"$build/fuzz_$t.result"
   fi
+}
+running=0
+for t in "${targets[@]}"; do
+  echo "== fuzz_$t: ${seconds}s (log: $build/fuzz_$t.log)"
+  rm -f "$build/fuzz_$t.result"
+  run_target "$t" &
+  running=$((running + 1))
+  if [ "$running" -ge "$jobs" ]; then wait -n || true; running=$((running - 1)); fi
+done
+wait || true
+status=0
+summary=""
+for t in "${targets[@]}"; do
+  result="$(cat "$build/fuzz_$t.result" 2>/dev/null || echo "  fuzz_$t: FAILED, no result")"
+  case "$result" in
+    *FAILED*) status=1; tail -n 60 "$build/fuzz_$t.log" ;;
+  esac
+  summary+="$result"$'\n'
 done
 echo "== fuzz summary (${seconds}s per target)"
 printf '%s' "$summary"

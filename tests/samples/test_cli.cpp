@@ -73,10 +73,10 @@ TEST(SampleCli, HelpOnEveryCommand) {
 TEST(SampleCli, BadArgumentsGiveOneLineErrors) {
     for (const char* cmd :
          {"", "bogus", "demo --size 12", "demo --frames 0", "demo --fluid-frames 0", "demo --fluid-particles 0",
-          "demo --scenes teapot", "iso --field teapot", "iso --field sphere --cells 0,4,4",
-          "iso --field sphere --cells 4,4", "iso --raw /nonexistent/file --dims 4,4,4", "iso --raw x.raw", "iso",
-          "iso --field sphere --out mesh.stl", "iso --field sphere --bounds 1,1,1,0,0,0",
-          "iso --field sphere --type u32"}) {
+          "demo --fluid-steps 0", "demo --fluid-steps 17", "demo --scenes teapot", "iso --field teapot",
+          "iso --field sphere --cells 0,4,4", "iso --field sphere --cells 4,4",
+          "iso --raw /nonexistent/file --dims 4,4,4", "iso --raw x.raw", "iso", "iso --field sphere --out mesh.stl",
+          "iso --field sphere --bounds 1,1,1,0,0,0", "iso --field sphere --type u32"}) {
         const CmdResult r = run(cmd);
         EXPECT_NE(r.code, 0) << "'" << cmd << "' should fail";
         EXPECT_EQ(errorLines(r.err), 1u) << "'" << cmd << "' stderr: " << r.err;
@@ -139,7 +139,7 @@ TEST(SampleCli, ParsesOnlyFiniteFloats) {
     EXPECT_FALSE(sample::parseFloatTriple("1,nan,3", t));
 }
 
-// Item 8 of issue 10: `--iso nan` used to write an empty mesh with exit 0.
+// `--iso nan` once wrote an empty mesh with exit 0.
 // Every float option rejects values that are not finite, naming the option
 // and the value in one error line, before any device is touched.
 TEST(SampleCli, FloatOptionsMustBeFinite) {
@@ -193,6 +193,7 @@ TEST(SampleCliGpu, DemoWritesFramesStatsAndTable) {
     const auto dir = std::filesystem::temp_directory_path() / ("pyramarch-demo-" + std::to_string(::getpid()));
     const CmdResult r =
         run("demo --frames 3 --size 64x48 --cells 12 --particles 5000 --fluid-frames 2 --fluid-particles 3000 "
+            "--fluid-steps 2 "
             "--channel-cells 255 --channel-balls 12 --validation --out-dir " +
             dir.string());
     PYRAMARCH_FAIL_OR_SKIP_IF_TOOL_HAS_NO_DEVICE(r);
@@ -214,6 +215,9 @@ TEST(SampleCliGpu, DemoWritesFramesStatsAndTable) {
     EXPECT_GT(std::filesystem::file_size(dir / "fluid_stats.json"), 100u);
     // The simulation and the surface of the fluid are passes of one frame.
     EXPECT_NE(r.out.find("pbf.lambda.0"), std::string::npos) << r.out;
+    // Two simulation steps per drawn frame (--fluid-steps 2): the second step's passes.
+    EXPECT_NE(r.out.find("pbf.step2.lambda.0"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("3000 particles, 2 steps a frame"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("fluid.extract"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("surface.draw"), std::string::npos) << r.out;
     // The channel's metaballs on a sparse domain: its passes and its memory against a dense grid.
@@ -265,7 +269,7 @@ TEST(SampleCliGpu, IsoWritesPlyMatchingTheReference) {
     std::filesystem::remove(path);
 }
 
-// --- pyramarch iso --particles / --glsl (issue 13, item 1) ------------------
+// --- pyramarch iso --particles / --glsl ----------------------------------------
 
 // Parses a tool command line the way the tool does (no device, no files).
 int parseTool(const std::vector<std::string>& args, sample::ToolOptions& o) {
@@ -695,7 +699,7 @@ TEST(SampleCliGpu, GlslFieldFromAFile) {
 
 } // namespace
 
-// --- pyramarch iso --sparse (issue 12) ----------------------------------------
+// --- pyramarch iso --sparse ----------------------------------------------------
 
 TEST(ToolCliParse, SparseOptionsAndConflicts) {
     sample::ToolOptions f;

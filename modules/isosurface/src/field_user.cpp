@@ -176,7 +176,7 @@ Result<std::vector<uint32_t>> IsoSurface::Impl::fusedSpirv(const char* shaderTex
 // times over. Measured on lavapipe, 64 metaballs as a user loop at 127^3
 // (`pyramarch iso --glsl --field-evaluation`): 10.5-11.4 s fused against
 // 0.38-0.43 s with a buffer; loop-free analytic fields ran 2x faster fused
-// (modules/isosurface/README.md, "Fused user fields"). The wrapper
+// (docs/design-notes/2026-11-22-iso-pipeline-v2.md, "Fused user fields"). The wrapper
 // (common.glsl, field_common.glsl, user_field.glsl) and the probe's main
 // have no loops, so a loop in the probe is the snippet's.
 // Sparse domains: sparse_activate.glsl around the snippet, with the

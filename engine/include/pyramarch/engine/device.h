@@ -51,7 +51,7 @@ struct DeviceCreateInfo {
     // other message. The environment variable PYRAMARCH_GPU_AV=1 turns it on
     // for every device created with validation (tests, the tool, samples),
     // PYRAMARCH_GPU_AV=0 forces it off. Costs: shader work runs several times
-    // slower (about 8x for extraction on lavapipe) and pipeline creation
+    // slower and pipeline creation
     // instruments the SPIR-V. Needs the device features
     // fragmentStoresAndAtomics and vertexPipelineStoresAndAtomics (creation
     // fails naming them otherwise), and the layer binds its own descriptor set
@@ -68,7 +68,7 @@ struct DeviceCreateInfo {
     ValidationCallback validationCallback;
     // Optional. Index or name substring; overrides the choice. When empty the
     // PYRAMARCH_DEVICE environment variable is read, then the best device is
-    // taken: discrete GPU, then integrated, then virtual, then CPU (lavapipe).
+    // taken: discrete GPU, then integrated, then virtual, then CPU.
     std::string preferredDevice;
     // Instance extensions the host needs too (e.g. from glfwGetRequiredInstanceExtensions).
     std::vector<const char*> instanceExtensions;
@@ -128,7 +128,7 @@ struct AdoptInfo {
 };
 
 struct DeviceLimits {
-    // CPU drivers (lavapipe) and GPUs favour different algorithms (e.g. the
+    // CPU drivers and GPUs favour different algorithms (e.g. the
     // particle splat's SplatMethod::Auto).
     VkPhysicalDeviceType deviceType;
     uint32_t maxComputeWorkGroupCount[3];

@@ -214,8 +214,8 @@ public:
     // (graph-owned buffers get the texel usage; an imported buffer must have
     // been created with it). The view covers `range` bytes (whole texels; at
     // most maxTexelBufferElements texels, else execute() fails naming the
-    // pass). Why: CPU drivers (lavapipe) fetch texels as vector gathers but
-    // run storage-buffer accesses lane by lane (~3x the cost per load).
+    // pass). Why: CPU drivers fetch texels as vector gathers but run
+    // storage-buffer accesses lane by lane.
     PassBuilder& texel(uint32_t binding, BufferRef buffer, VkFormat format, Access access,
                        VkPipelineStageFlags2 stageOverride = 0, VkDeviceSize range = VK_WHOLE_SIZE);
 
@@ -353,10 +353,10 @@ public:
     // without waiting. Empty until one is. `frame` (optional) receives the
     // frameIndex they belong to (UINT64_MAX when empty), from the same query.
     // A pass's time runs from the completion of everything recorded before it
-    // (its barriers included) to the completion of its own commands. On
-    // lavapipe a draw is rasterized on other threads while later compute
-    // passes that do not wait for it run, so both count the overlap
-    // (README.md, "Lavapipe: per-pass timestamps after rendering").
+    // (its barriers included) to the completion of its own commands. On a
+    // CPU driver that rasterizes on other threads, a draw overlaps the later
+    // compute passes that do not wait for it, and both count the overlap
+    // (docs/design-notes/2026-11-21-lavapipe-timestamps.md).
     std::vector<PassTiming> latestTimings(uint64_t* frame = nullptr) const;
     // Frame index the latest timings belong to (UINT64_MAX if none).
     uint64_t latestTimingsFrame() const;

@@ -54,8 +54,8 @@ enum class FieldSource {
 // None writes a zero normal and reads no gradient samples: for hosts that
 // shade flat (SurfaceRenderer then uses the face normal), build collision
 // meshes or export positions only. It is what a CPU library's extraction
-// without normals does (vtkFlyingEdges3D with ComputeNormalsOff), and on
-// lavapipe it costs about half of the central-difference extraction.
+// without normals does (vtkFlyingEdges3D with ComputeNormalsOff), and the
+// cheapest mode.
 enum class NormalMode { Forward, Central, Sobel, None };
 
 // How vertices find their place in the vertex buffer.
@@ -77,7 +77,7 @@ enum class FieldEvaluation {
     // a sample several times (classify ~1.25 per cell, extraction 2 per
     // vertex plus the normals' samples), Buffer once: loop-free analytic
     // fields ran ~2x faster fused, 64 metaballs summed in a loop ~28x
-    // slower (modules/isosurface/README.md "Fused user fields"). Buffer
+    // slower (docs/design-notes/2026-11-22-iso-pipeline-v2.md). Buffer
     // with the scan.
     Auto,
     // A field pass stores every sample (with a Lipschitz bound: the samples
@@ -103,11 +103,7 @@ enum class SplatMethod {
     // Gather on CPU drivers (and devices of unknown type), Scatter on GPUs,
     // Gather whenever particleSmoothing or anisotropic kernels need it, and
     // Scatter when the gather's bins would not fit maxStorageBufferRange.
-    // Measured (pyramarch bench --groups particles --splat both): lavapipe
-    // (2 cores) 1M particles 295 ms gather vs 656 ms scatter; NVIDIA H100
-    // 1M particles at 128^3 / 256^3 cells 0.98 / 1.61 ms scatter vs
-    // 6.46 / 10.42 ms gather (the GPU's atomics are cheap, the gather's
-    // per-tile particle loops are long). Both give the same field to the bit,
+    // Both give the same field to the bit,
     // so the choice never changes the surface. IsoSurface::splatMethod()
     // says which one a surface runs.
     Auto,
@@ -115,8 +111,8 @@ enum class SplatMethod {
     // Counting sort of the particles into bins of one sample cell, then one
     // thread per tile of 8 x 2 samples sums the particles of the bin rows
     // its radius reaches (contiguous in the sorted order; no atomics on the
-    // field). About 2x faster than Scatter on lavapipe (100k-1M particles,
-    // radius 2 voxels); needs (samples + padding) x 8 bytes of bins and
+    // field). Faster than Scatter on CPU drivers; needs (samples + padding)
+    // x 8 bytes of bins and
     // 20 bytes per particle.
     Gather,
 };
@@ -242,7 +238,7 @@ struct AnisotropicKernels {
 // field normals; one whose indices overflow smooths with the triangles
 // written (a vertex of none keeps its position and normal). Passes: 6 per frame build each vertex's triangle
 // list, then one per step (2 per iteration, 1 with mu = 0) and one for the
-// normals; cost measured in modules/isosurface/README.md.
+// normals; cost measured in docs/design-notes/2026-11-22-particle-surfaces.md.
 // The defaults pass frequencies below kpb = 1/lambda + 1/mu = 0.04 and damp
 // every higher one: |(1 - lambda k)(1 - mu k)| <= 1 over the umbrella
 // operator's spectrum k in [0, 2] (the textbook 0.5 / -0.53 does too, but
@@ -324,7 +320,7 @@ enum class SparseVolumeInput {
 // entry (a power of two >= 2 maxBricks; lavapipe: at most 734,003 bricks),
 // checked at creation. After an overflow a triangle whose shared vertex was
 // dropped is written degenerate (0, 0, 0). No meshSmoothing (refused).
-// Measured in modules/isosurface/README.md ("Sparse domains").
+// Measured in docs/design-notes/2026-11-27-sparse-domains.md.
 struct SparseDomain {
     bool enabled = false;
     // Bricks of 8^3 cells the activate pass may list per frame (>= 1, at

@@ -13,7 +13,7 @@
 // weighted neighbour count, summed in 16.16 fixed point (each term truncated
 // to a multiple of 1/65536; the 32-bit sum holds at most 65536 in total).
 //
-// splashsurf's conventions, as the CLI takes them (issue 13):
+// splashsurf's conventions, as the CLI takes them:
 //   - particle radius r (world units): about half the particle spacing, so a
 //     fluid at rest is a lattice of spacing 2r;
 //   - smoothing length L (in particle radii, default 2): the kernel support is

@@ -68,9 +68,8 @@ enum class TrianglePath : uint8_t {
 };
 
 // Upper bound of VoxelizerCreateInfo::smallTriangleVoxels. One thread tests
-// a triangle's whole box in one loop nest, and lavapipe ends a shader's loop
-// after some ten thousand iterations (measured: a 37k-voxel box lost its last
-// ~5k voxels), so all-compute is not an option there; 4096 stays far below.
+// a triangle's whole box in one loop nest, and some drivers end a shader's
+// loop after some ten thousand iterations: 4096 stays far below.
 inline constexpr uint32_t kMaxSmallTriangleVoxels = 4096;
 
 // How the octree is built from the voxel fragments. All three build it over
@@ -80,14 +79,8 @@ inline constexpr uint32_t kMaxSmallTriangleVoxels = 4096;
 // (levels as contiguous tile ranges, coordinates, child pointers), the same
 // leaves, merged values and per-level node counts, bit for bit
 // (tests/voxelizer). They differ in how each level's nodes are found and
-// allocated, in memory and in speed: on lavapipe OccupancyLevels is the
-// fastest (modules/voxelizer/README.md, "Octree builds": RootDescent's flag
-// passes 25-60 ms where OccupancyLevels' bitmaps take ~2 ms, TileHash's
-// frame about 2x, R = 512); on an H100 too, by less (R = 512, 2026-11-27:
-// 1.5-2.0 ms against 1.9-2.2 for RootDescent and 2.2-2.3 for TileHash).
-// Until 2026-11-27 these were TopDown with VoxelizerCreateInfo::
-// fragmentCursors = true (OccupancyLevels) or false (RootDescent), and
-// BottomUp (TileHash).
+// allocated, in memory and in speed: OccupancyLevels is the fastest on every
+// device measured (modules/voxelizer/README.md, "Octree builds").
 enum class OctreeBuild {
     // The default (the fastest). Occupancy from the children up: each
     // level's occupancy bitmap is derived from the level below's
@@ -104,8 +97,8 @@ enum class OctreeBuild {
     // from the root, a flag pass (one thread per occupied cell, descending
     // from the root to the cell's node of that level), allocate, initialise;
     // the leaf merge descends from the root too. D flag passes of up to D
-    // steps per cell; no memory beyond the pool. Kept as the paper's
-    // algorithm: the reference the other two are tested and measured against.
+    // steps per cell; no memory beyond the pool. The paper's algorithm: the
+    // reference the other two are tested against.
     RootDescent,
     // One pass over the occupied cells enters each cell's leaf tile and, the
     // first time a tile is seen, its ancestors' tiles in a tile hash
@@ -115,8 +108,8 @@ enum class OctreeBuild {
     // suffices (unless the hash, 2 slots per pool tile and at least 4096,
     // fills to 3/4). Costs the hash (12 bytes per slot), a hash lookup per
     // leaf tile in the merge, and locality (a level's tiles are numbered in
-    // hash order, not parent order): vox.link and those lookups made its
-    // lavapipe frame about 2x OccupancyLevels'.
+    // hash order, not parent order), which make it slower than
+    // OccupancyLevels.
     TileHash,
 };
 
@@ -139,7 +132,7 @@ enum class LeafMerge {
     // atomics per fragment), then one thread per cell sums its leaves in
     // registers and writes them and the parent without atomics (the deepest
     // mipmap launch is folded in). 16 bytes per fragment of extra memory.
-    // The default: faster on lavapipe (README, issue 14).
+    // The default (the faster).
     PerCell,
     // One thread per fragment, seven atomics into its leaf (count, R, G, B,
     // normal x, y, z), resolved by the deepest mipmap launch.
@@ -165,7 +158,7 @@ struct VoxelizerCreateInfo {
     // structure-of-arrays, one buffer of 4 bytes per node for each of its 7
     // fields (224 bytes per tile in all), so the capacity is at most
     // maxTileCapacity(range, build) = maxStorageBufferRange / 32 (4 Mi tiles
-    // on a 128 MiB range; the former single 32-byte-node buffer allowed / 256).
+    // on a 128 MiB range).
     uint32_t tileCapacity = 1u << 17;
     // Dense float grid (one float per voxel, x fastest) for grids of at most
     // this many voxels; 0 = no dense grid. At most maxStorageBufferRange / 4
@@ -175,29 +168,27 @@ struct VoxelizerCreateInfo {
     // The raster pass reserves fragment slots with one atomic per subgroup
     // when the device has basic, ballot and arithmetic subgroup operations in
     // fragment shaders (else one atomic per fragment). Same fragment set
-    // either way; only the list's order differs. Off by default: on lavapipe
-    // it measured no faster (README, issue 14), the raster's time is spent
-    // before the fragment shader.
+    // either way; only the list's order differs. Default off (no faster
+    // where measured: the raster's time is spent before the fragment shader).
     bool subgroupAppend = false;
     // Conservative mode: (voxel, triangle) pairs whose float overlap margins
     // are within their rounding-error bounds of zero are decided again in
     // double precision by the CPU reference's separating-axis test, so GPU
     // and reference agree on every pair (both paths). Needs shaderFloat64
     // (Device::limits()); without it, or with this off, the float test alone
-    // decides (README: near-boundary pairs may then fall outside the closed
-    // reference). Thin mode always uses the float test.
+    // decides (near-boundary pairs may then fall outside the closed
+    // reference; modules/voxelizer/README.md, "Exact fallback"). Thin mode
+    // always uses the float test. Default on.
     bool exactFallback = true;
     // Which octree build (see OctreeBuild); `pyramarch bench --octree-build
     // all` measures the three.
     OctreeBuild octreeBuild = OctreeBuild::OccupancyLevels;
-    // Split by default: on lavapipe it measured faster on meshes of many
-    // small triangles (raster pass 243-266 -> ~140 ms on the 98k-triangle
-    // torus knot at R = 512) and level on the rest (README, issue 14).
+    // Default Split: faster on meshes of many small triangles, level on the
+    // rest.
     TrianglePath trianglePath = TrianglePath::Split;
     // TrianglePath::Split: the largest candidate voxel box (voxels,
-    // 1..kMaxSmallTriangleVoxels) that the compute pass takes. 512, 1024 and
-    // 4096 measured alike on the bench meshes; the smallest keeps one
-    // thread's loop shortest.
+    // 1..kMaxSmallTriangleVoxels) that the compute pass takes. Default 512
+    // (larger values were no faster; the smallest keeps a thread's loop short).
     uint32_t smallTriangleVoxels = 512;
     // How fragments of one leaf merge their colours (see ColorMerge).
     ColorMerge colorMerge = ColorMerge::ExactMean;
@@ -210,9 +201,9 @@ struct VoxelizerCreateInfo {
     // merge) read what they do not write through texel buffers and read the
     // counters through a uniform buffer, where the device's
     // maxTexelBufferElements covers those buffers (texelReadsFit); else, or
-    // with this off, through storage buffers (the same bits). Why: lavapipe
-    // runs each storage-buffer access as a loop over the SIMD lanes but
-    // gathers texels as vectors (those passes ~15 % faster, README issue 14).
+    // with this off, through storage buffers (the same bits). Faster on
+    // drivers that run storage-buffer accesses lane by lane but gather texels
+    // as vectors (CPU drivers). Default on.
     bool texelReads = true;
 };
 
@@ -220,8 +211,8 @@ struct VoxelizerCreateInfo {
 // fits a device's maxTexelBufferElements: the fragment list (one RGBA32UI
 // texel per fragment), the cell bitmap and list (R32UI), the leaf sort
 // (RG32UI, two per fragment) and the cell cursors (R32UI, one per fragment).
-// Vulkan guarantees only 65536 texels; lavapipe and desktop GPUs allow 2^27
-// or more, which every capacity within a 128 MiB storage range fits.
+// Vulkan guarantees only 65536 texels; desktop GPUs and CPU drivers allow
+// 2^27 or more, which every capacity within a 128 MiB storage range fits.
 bool texelReadsFit(const VoxelizerCreateInfo& info, uint64_t maxTexelBufferElements);
 
 // Largest VoxelizerCreateInfo::tileCapacity a device with this
