@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <mutex>
 #include <string_view>
 
@@ -24,16 +25,22 @@ namespace {
 
 // volk's loader globals are private to the module but still shared by every
 // Device of the process; they are only touched under this lock while loading.
+// The system loader's entry point is kept apart: an adopted device's
+// getInstanceProcAddr (the host's own loader) never becomes the one a later
+// Device::create() or enumerate() goes through.
 std::mutex g_loaderMutex;
+PFN_vkGetInstanceProcAddr g_systemGipa = nullptr;
 
 Result<PFN_vkGetInstanceProcAddr> systemLoader() {
     std::lock_guard lock(g_loaderMutex);
-    if (volkGetInstanceVersion() == 0) {
+    if (!g_systemGipa) {
         VkResult r = volkInitialize();
         if (r != VK_SUCCESS)
-            return Status::error("Vulkan loader (libvulkan.so.1) not found: install the Vulkan loader (libvulkan1)", r);
+            return Status::error(ErrorCode::NotFound,
+                                 "Vulkan loader (libvulkan.so.1) not found: install the Vulkan loader (libvulkan1)", r);
+        g_systemGipa = vkGetInstanceProcAddr;
     }
-    return vkGetInstanceProcAddr;
+    return g_systemGipa;
 }
 
 void loadInstanceFunctions(InstanceFunctions& f, PFN_vkGetInstanceProcAddr gipa, VkInstance instance) {
@@ -69,11 +76,15 @@ void loadDebugUtils(InstanceFunctions& f, VkInstance instance) {
 #undef LOAD
 }
 
-void loadDeviceTable(VolkDeviceTable& table, PFN_vkGetInstanceProcAddr gipa, VkInstance instance, VkDevice device) {
+// Fills `table` through this instance's vkGetDeviceProcAddr. volk reads that
+// entry point from its (private) global, which is set for the call and
+// restored after it, so no Device leaves its loader behind for the next.
+void loadDeviceTable(VolkDeviceTable& table, const InstanceFunctions& vki, VkDevice device) {
     std::lock_guard lock(g_loaderMutex);
-    volkInitializeCustom(gipa);
-    volkLoadInstanceOnly(instance);
+    const PFN_vkGetDeviceProcAddr saved = vkGetDeviceProcAddr;
+    vkGetDeviceProcAddr = vki.getDeviceProcAddr;
     volkLoadDeviceTable(&table, device);
+    vkGetDeviceProcAddr = saved;
 }
 
 VKAPI_ATTR VkBool32 VKAPI_CALL debugCallback(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
@@ -206,14 +217,12 @@ void setPushDescriptors(const InstanceFunctions& vki, VkPhysicalDevice pd, Devic
     L.maxPushDescriptors = push.maxPushDescriptors;
 }
 
-std::string requirementErrors(const VkPhysicalDeviceFeatures& f, bool sync2, bool dynamicRendering,
-                              const DeviceRequirements& req) {
+std::string requirementErrors(const VkPhysicalDeviceFeatures& f, bool sync2, const DeviceRequirements& req) {
     std::string missing;
     auto need = [&](bool have, const char* name) {
         if (!have) missing += std::string(missing.empty() ? "" : ", ") + name;
     };
     need(sync2, "synchronization2 (Vulkan 1.3)");
-    need(dynamicRendering, "dynamicRendering (Vulkan 1.3)");
     if (req.geometryShader) need(f.geometryShader, "geometryShader");
     if (req.fillModeNonSolid) need(f.fillModeNonSolid, "fillModeNonSolid");
     return missing;
@@ -226,6 +235,52 @@ bool gpuAssistedRequested(bool fromInfo) {
     if (!env) return fromInfo;
     const std::string_view v(env);
     return !(v.empty() || v == "0" || v == "false" || v == "off" || v == "OFF" || v == "FALSE");
+}
+
+bool namesGpuAv(std::string_view enables) {
+    return enables.find("VK_VALIDATION_FEATURE_ENABLE_GPU_ASSISTED_EXT") != std::string_view::npos;
+}
+
+// The settings file the validation layer reads, resolved as the 1.3.239
+// layer does: VK_LAYER_SETTINGS_PATH (a file, or a folder holding
+// vk_layer_settings.txt), else vkconfig's override in
+// $XDG_DATA_HOME (or ~/.local/share)/vulkan/settings.d, else the working folder.
+std::string layerSettingsFile() {
+    auto exists = [](const std::string& path) { return std::ifstream(path).good(); };
+    if (const char* env = std::getenv("VK_LAYER_SETTINGS_PATH"); env && *env) {
+        std::string path = env;
+        if (exists(path + "/vk_layer_settings.txt")) return path + "/vk_layer_settings.txt";
+        return path;
+    }
+    std::string data;
+    if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg)
+        data = xdg;
+    else if (const char* home = std::getenv("HOME"); home && *home)
+        data = std::string(home) + "/.local/share";
+    if (!data.empty() && exists(data + "/vulkan/settings.d/vk_layer_settings.txt"))
+        return data + "/vulkan/settings.d/vk_layer_settings.txt";
+    return "vk_layer_settings.txt";
+}
+
+// GPU-assisted validation switched on the layer's own way: VK_LAYER_ENABLES,
+// or khronos_validation.enables in the layer's settings file. The module
+// cannot see a host's VkValidationFeaturesEXT; those hosts say so through
+// AdoptInfo::pushDescriptorEnabled = false.
+bool gpuAssistedValidationFromLayerSettings() {
+    if (const char* env = std::getenv("VK_LAYER_ENABLES"); env && namesGpuAv(env)) return true;
+    std::ifstream file(layerSettingsFile());
+    std::string line;
+    while (std::getline(file, line)) {
+        const std::string_view v(line);
+        const size_t start = v.find_first_not_of(" \t");
+        if (start == std::string_view::npos || v[start] == '#') continue;
+        const size_t eq = v.find('=');
+        if (eq == std::string_view::npos) continue;
+        std::string_view key = v.substr(start, eq - start);
+        while (!key.empty() && (key.back() == ' ' || key.back() == '\t')) key.remove_suffix(1);
+        if (key == "khronos_validation.enables" && namesGpuAv(v.substr(eq + 1))) return true;
+    }
+    return false;
 }
 
 } // namespace
@@ -331,6 +386,9 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
     // The 1.3.239 layer (Debian 12) runs both together; only GPU-AV with
     // debug printf is refused, and the module never asks for printf.
     const bool gpuAv = info.enableValidation && gpuAssistedRequested(info.gpuAssistedValidation);
+    // GPU-AV the layer turns on by itself (its environment or settings file)
+    // gets the same treatment below, whoever loaded the layer.
+    const bool gpuAvByLayer = gpuAssistedValidationFromLayerSettings();
     VkValidationFeatureEnableEXT enables[] = {VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT,
                                               VK_VALIDATION_FEATURE_ENABLE_GPU_ASSISTED_EXT};
     VkValidationFeaturesEXT features{VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT};
@@ -418,8 +476,9 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
     SupportedFeatures have;
     have.chain();
     vki.getPhysicalDeviceFeatures2(pd, &have.core);
-    std::string missing =
-        requirementErrors(have.core.features, have.v13.synchronization2, have.v13.dynamicRendering, info.requirements);
+    std::string missing = requirementErrors(have.core.features, have.v13.synchronization2, info.requirements);
+    if (!have.v13.dynamicRendering)
+        missing += std::string(missing.empty() ? "" : ", ") + "dynamicRendering (Vulkan 1.3)";
     if (!missing.empty())
         return Status::error("device lacks required features: " + missing, VK_ERROR_FEATURE_NOT_PRESENT);
     if (gpuAv && !(have.core.features.fragmentStoresAndAtomics && have.core.features.vertexPipelineStoresAndAtomics))
@@ -467,9 +526,9 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
     // track vkCmdPushDescriptorSetKHR: every pushed descriptor reads as
     // "uninitialized" and the instrumented shaders see no buffer
     // (KhronosGroup/Vulkan-ValidationLayers#5321, fixed in 1.3.250). Under
-    // GPU-AV the graph therefore binds its own descriptor sets.
-    const bool pushDescriptors =
-        info.pushDescriptors && !gpuAv && hasExtension(deviceExts, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+    // GPU-AV, however it was turned on, the graph binds its own descriptor sets.
+    const bool pushDescriptors = info.pushDescriptors && !gpuAv && !gpuAvByLayer &&
+                                 hasExtension(deviceExts, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
     if (pushDescriptors && std::none_of(devExtensions.begin(), devExtensions.end(), [](const char* e) {
             return std::strcmp(e, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME) == 0;
         }))
@@ -487,22 +546,46 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
     dci.enabledExtensionCount = static_cast<uint32_t>(devExtensions.size());
     dci.ppEnabledExtensionNames = devExtensions.data();
     PYRAMARCH_VK_TRY(vki.createDevice(pd, &dci, nullptr, &dev->device_), "vkCreateDevice");
-    loadDeviceTable(*dev->table_, gipa, dev->instance_, dev->device_);
+    loadDeviceTable(*dev->table_, vki, dev->device_);
     dev->table_->vkGetDeviceQueue(dev->device_, dev->queueFamily_, 0, &dev->queue_);
 
     fillLimits(vki, pd, dev->queueFamily_, dev->limits_, dev->properties_, dev->memoryProperties_, dev->driverInfo_);
     dev->name_ = dev->properties_.deviceName;
-    dev->gpuAssistedValidation_ = gpuAv;
+    dev->gpuAssistedValidation_ = gpuAv || (gpuAvByLayer && info.enableValidation);
     fillEnabledFeatures(dev->limits_, f, conservative, enable.v12.storageBuffer8BitAccess,
                         enable.v11.storageBuffer16BitAccess, enable.v13.subgroupSizeControl, debugUtils);
+    dev->limits_.dynamicRendering = true;
     setPushDescriptors(vki, pd, dev->limits_, pushDescriptors);
     dev->allocator_ = std::make_unique<Allocator>(*dev);
     return dev;
 }
 
+namespace {
+std::string versionText(uint32_t v) {
+    return std::to_string(VK_API_VERSION_MAJOR(v)) + "." + std::to_string(VK_API_VERSION_MINOR(v));
+}
+
+std::string queueFlagsText(VkQueueFlags flags) {
+    std::string out;
+    auto add = [&](VkQueueFlags bit, const char* name) {
+        if (flags & bit) out += std::string(out.empty() ? "" : "|") + name;
+    };
+    add(VK_QUEUE_GRAPHICS_BIT, "graphics");
+    add(VK_QUEUE_COMPUTE_BIT, "compute");
+    add(VK_QUEUE_TRANSFER_BIT, "transfer");
+    add(VK_QUEUE_SPARSE_BINDING_BIT, "sparse");
+    return out.empty() ? "none" : out;
+}
+} // namespace
+
 Result<std::unique_ptr<Device>> Device::adopt(const AdoptInfo& info) {
     if (!info.instance || !info.physicalDevice || !info.device)
-        return Status::error("AdoptInfo needs instance, physicalDevice and device");
+        return Status::error(ErrorCode::InvalidArgument, "AdoptInfo needs instance, physicalDevice and device");
+    if (info.apiVersion != 0 && info.apiVersion < VK_API_VERSION_1_3)
+        return Status::error(ErrorCode::Unsupported,
+                             "AdoptInfo::apiVersion is " + versionText(info.apiVersion) +
+                                 ": the module records Vulkan 1.3 commands (vkCmdPipelineBarrier2); create the "
+                                 "instance with VkApplicationInfo::apiVersion = VK_API_VERSION_1_3 or higher");
     PFN_vkGetInstanceProcAddr gipa = info.getInstanceProcAddr;
     if (!gipa) {
         auto loader = systemLoader();
@@ -518,34 +601,67 @@ Result<std::unique_ptr<Device>> Device::adopt(const AdoptInfo& info) {
     dev->queue_ = info.queue;
     InstanceFunctions& vki = *dev->instanceFunctions_;
     loadInstanceFunctions(vki, gipa, info.instance);
-    if (!vki.getPhysicalDeviceProperties2)
-        return Status::error("adopted instance does not provide vkGetPhysicalDeviceProperties2 (Vulkan 1.1+ needed)");
+    if (!vki.getPhysicalDeviceProperties2 || !vki.getDeviceProcAddr)
+        return Status::error(ErrorCode::Unsupported,
+                             "adopted instance does not provide vkGetPhysicalDeviceProperties2: "
+                             "create it with VkApplicationInfo::apiVersion = "
+                             "VK_API_VERSION_1_3 or higher");
     if (info.debugUtilsEnabled) loadDebugUtils(vki, info.instance);
 
     VkPhysicalDeviceProperties p;
     vki.getPhysicalDeviceProperties(info.physicalDevice, &p);
     if (p.apiVersion < VK_API_VERSION_1_3)
-        return Status::error(std::string("adopted device ") + p.deviceName + " is not Vulkan 1.3");
+        return Status::error(ErrorCode::Unsupported, std::string("adopted device ") + p.deviceName +
+                                                         " supports Vulkan " + versionText(p.apiVersion) +
+                                                         "; the module needs 1.3");
     uint32_t n = 0;
     vki.getPhysicalDeviceQueueFamilyProperties(info.physicalDevice, &n, nullptr);
     if (info.queueFamilyIndex >= n)
-        return Status::error("AdoptInfo::queueFamilyIndex " + std::to_string(info.queueFamilyIndex) +
-                             " is out of range (device has " + std::to_string(n) + " families)");
-    std::string missing = requirementErrors(info.enabledFeatures, info.synchronization2Enabled,
-                                            info.dynamicRenderingEnabled, info.requirements);
+        return Status::error(ErrorCode::InvalidArgument,
+                             "AdoptInfo::queueFamilyIndex " + std::to_string(info.queueFamilyIndex) +
+                                 " is out of range (device has " + std::to_string(n) + " families)");
+    std::vector<VkQueueFamilyProperties> families(n);
+    vki.getPhysicalDeviceQueueFamilyProperties(info.physicalDevice, &n, families.data());
+    if (!(families[info.queueFamilyIndex].queueFlags & VK_QUEUE_COMPUTE_BIT))
+        return Status::error(
+            ErrorCode::Unsupported,
+            "AdoptInfo::queueFamilyIndex " + std::to_string(info.queueFamilyIndex) +
+                " has no compute (its queues: " + queueFlagsText(families[info.queueFamilyIndex].queueFlags) +
+                "); the module records compute dispatches: pass a family with compute");
+    std::string missing = requirementErrors(info.enabledFeatures, info.synchronization2Enabled, info.requirements);
     if (!missing.empty())
         return Status::error("adopted device was created without required features: " + missing,
                              VK_ERROR_FEATURE_NOT_PRESENT);
 
-    loadDeviceTable(*dev->table_, gipa, info.instance, info.device);
+    loadDeviceTable(*dev->table_, vki, info.device);
+    // An instance created for Vulkan 1.0-1.2 resolves no 1.3 command and
+    // fills no 1.3 property, whatever the device supports.
+    const VolkDeviceTable& vk = *dev->table_;
+    if (!vk.vkCmdPipelineBarrier2 || !vk.vkCmdWriteTimestamp2 ||
+        (info.dynamicRenderingEnabled && !vk.vkCmdBeginRendering))
+        return Status::error(ErrorCode::Unsupported,
+                             "adopted device does not resolve the Vulkan 1.3 commands the module records "
+                             "(vkCmdPipelineBarrier2): the instance API version is below 1.3; create the instance "
+                             "with VkApplicationInfo::apiVersion = VK_API_VERSION_1_3 or higher");
     fillLimits(vki, info.physicalDevice, info.queueFamilyIndex, dev->limits_, dev->properties_, dev->memoryProperties_,
                dev->driverInfo_);
+    if (dev->limits_.maxBufferSize == 0)
+        return Status::error(ErrorCode::Unsupported,
+                             "adopted instance reports no Vulkan 1.1-1.3 properties (maxBufferSize 0): the instance "
+                             "API version is below 1.3; create it with VkApplicationInfo::apiVersion = "
+                             "VK_API_VERSION_1_3 or higher");
     dev->name_ = dev->properties_.deviceName;
     fillEnabledFeatures(dev->limits_, info.enabledFeatures, info.conservativeRasterizationEnabled,
                         info.storageBuffer8BitAccessEnabled, info.storageBuffer16BitAccessEnabled, false,
                         info.debugUtilsEnabled && vki.cmdBeginDebugUtilsLabel);
+    dev->limits_.dynamicRendering = info.dynamicRenderingEnabled;
+    // Under GPU-AV switched on by the layer's settings, pushed descriptors read
+    // as uninitialized in the 1.3.239 layer (see create()).
+    const bool gpuAvByLayer = gpuAssistedValidationFromLayerSettings();
+    dev->gpuAssistedValidation_ = gpuAvByLayer;
     setPushDescriptors(vki, info.physicalDevice, dev->limits_,
-                       info.pushDescriptorEnabled && dev->table_->vkCmdPushDescriptorSetKHR != nullptr);
+                       info.pushDescriptorEnabled && !gpuAvByLayer &&
+                           dev->table_->vkCmdPushDescriptorSetKHR != nullptr);
     dev->allocator_ = std::make_unique<Allocator>(*dev);
     return dev;
 }

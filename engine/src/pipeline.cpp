@@ -181,6 +181,12 @@ Result<GraphicsPipeline> GraphicsPipeline::create(Device& device, const Graphics
     if (desc.polygonMode != VK_POLYGON_MODE_FILL && !device.limits().fillModeNonSolid)
         return Status::error(std::string("pipeline '") + (desc.name ? desc.name : "") +
                              "' needs fillModeNonSolid (wireframe), which the device lacks");
+    if (!desc.renderPass && !device.limits().dynamicRendering)
+        return Status::error(ErrorCode::Unsupported,
+                             std::string("pipeline '") + (desc.name ? desc.name : "") +
+                                 "' is built for dynamic rendering, which the device was not created with "
+                                 "(AdoptInfo::dynamicRenderingEnabled): enable dynamicRendering or build it for the "
+                                 "host's VkRenderPass (renderPass, subpass)");
     GraphicsPipeline out;
     out.device_ = &device;
     PipelineLayoutDesc layoutDesc = desc.layout;
@@ -286,7 +292,9 @@ Result<GraphicsPipeline> GraphicsPipeline::create(Device& device, const Graphics
     rendering.depthAttachmentFormat = desc.depthFormat;
 
     VkGraphicsPipelineCreateInfo ci{VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO};
-    ci.pNext = &rendering;
+    ci.pNext = desc.renderPass ? nullptr : &rendering;
+    ci.renderPass = desc.renderPass;
+    ci.subpass = desc.subpass;
     ci.stageCount = static_cast<uint32_t>(stages.size());
     ci.pStages = stages.data();
     ci.pVertexInputState = &vi;

@@ -311,6 +311,17 @@ PassBuilder& PassBuilder::record(RecordFn fn) {
 // ---- Compile / queries ----
 
 Status RenderGraph::compile() {
+    // A graphics pass with attachments begins dynamic rendering.
+    if (impl_->device && !impl_->device->limits().dynamicRendering)
+        for (const auto& pass : impl_->passes)
+            if (pass.kind == PassKind::Graphics && (!pass.colors.empty() || pass.depth || pass.areaWidth)) {
+                compiled_ = false;
+                return Status::error(ErrorCode::Unsupported,
+                                     "render graph: graphics pass '" + pass.name +
+                                         "' begins dynamic rendering, which the device was not created with "
+                                         "(AdoptInfo::dynamicRenderingEnabled); record such draws inside the host's "
+                                         "render pass instead (e.g. SurfaceRenderer::recordDraw)");
+            }
     Status s = compileGraph(*impl_, schedule_);
     compiled_ = s.ok();
     if (compiled_) impl_->resourcesCreated = false;

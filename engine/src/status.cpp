@@ -2,6 +2,13 @@
 
 namespace pyramarch {
 
+void failedResultValue(const Status& status) {
+    std::fprintf(stderr, "pyramarch: value() of a failed Result: %s: %s\n", errorCodeName(status.code()),
+                 status.message().c_str());
+    std::fflush(stderr);
+    std::abort();
+}
+
 std::string vkResultName(VkResult r) {
     switch (r) {
 #define CASE(x)                                                                                                        \

@@ -1,6 +1,8 @@
 // The smallest complete host: it owns the instance, device, queue, swapchain
 // and command buffers (plain Vulkan loader), adopts its device into the
 // module and records the module's passes between its own in its command buffer.
+// By default it draws in a classic VkRenderPass on a device without dynamic
+// rendering; --dynamic-rendering draws with vkCmdBeginRendering instead.
 #include <vulkan/vulkan.h> // the host uses the loader; the module never does
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
@@ -33,9 +35,11 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL onMessage(VkDebugUtilsMessageSeverityFlagB
 int main(int argc, char** argv) {
     CLI::App cli{"pyramarch embed: a host application that owns Vulkan and records the module's passes", "embed"};
     uint32_t frames = 0;
-    bool validation = false;
+    bool validation = false, dynamicRendering = false;
     cli.add_option("--frames", frames, "Exit after N frames (default: run until closed)");
     cli.add_flag("--validation", validation, "Enable the validation layer; any message fails the exit code");
+    cli.add_flag("--dynamic-rendering", dynamicRendering,
+                 "Enable dynamic rendering and draw with vkCmdBeginRendering instead of a VkRenderPass");
     CLI11_PARSE(cli, argc, argv);
     if (!glfwInit()) return std::fprintf(stderr, "embed: error: no display\n"), 1;
     glfwWindowHint(GLFW_CLIENT_API, GLFW_NO_API);
@@ -81,7 +85,8 @@ int main(int argc, char** argv) {
     vkGetPhysicalDeviceSurfaceSupportKHR(gpu, family, surface, &canPresent);
     if (!canPresent) return std::fprintf(stderr, "embed: error: queue family 0 cannot present\n"), 1;
     VkPhysicalDeviceVulkan13Features f13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
-    f13.synchronization2 = f13.dynamicRendering = VK_TRUE; // what the module needs
+    f13.synchronization2 = VK_TRUE;          // what the module needs
+    f13.dynamicRendering = dynamicRendering; // only for the dynamic-rendering draw
     const float priority = 1.f;
     VkDeviceQueueCreateInfo qci{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, nullptr, 0, family, 1, &priority};
     const char* devExts[] = {VK_KHR_SWAPCHAIN_EXTENSION_NAME};
@@ -137,6 +142,48 @@ int main(int argc, char** argv) {
         CHECK(vkCreateFence(device, &fci, nullptr, &fences[i]));
         CHECK(vkCreateSemaphore(device, &semInfo, nullptr, &acquired[i]));
     }
+    // The host's classic render pass: clear, draw, present.
+    VkRenderPass renderPass = VK_NULL_HANDLE;
+    std::vector<VkFramebuffer> framebuffers(n, VK_NULL_HANDLE);
+    if (!dynamicRendering) {
+        VkAttachmentDescription color{0,
+                                      format,
+                                      VK_SAMPLE_COUNT_1_BIT,
+                                      VK_ATTACHMENT_LOAD_OP_CLEAR,
+                                      VK_ATTACHMENT_STORE_OP_STORE,
+                                      VK_ATTACHMENT_LOAD_OP_DONT_CARE,
+                                      VK_ATTACHMENT_STORE_OP_DONT_CARE,
+                                      VK_IMAGE_LAYOUT_UNDEFINED,
+                                      VK_IMAGE_LAYOUT_PRESENT_SRC_KHR};
+        VkAttachmentReference colorRef{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+        VkSubpassDescription subpass{};
+        subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+        subpass.colorAttachmentCount = 1;
+        subpass.pColorAttachments = &colorRef;
+        // The acquire semaphore waits at colour output: the layout change waits for it too.
+        VkSubpassDependency acquire{VK_SUBPASS_EXTERNAL,
+                                    0,
+                                    VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                                    VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                                    0,
+                                    VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+                                    0};
+        VkRenderPassCreateInfo rpci{
+            VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO, nullptr, 0, 1, &color, 1, &subpass, 1, &acquire};
+        CHECK(vkCreateRenderPass(device, &rpci, nullptr, &renderPass));
+        for (uint32_t i = 0; i < n; ++i) {
+            VkFramebufferCreateInfo fbci{VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO,
+                                         nullptr,
+                                         0,
+                                         renderPass,
+                                         1,
+                                         &views[i],
+                                         extent.width,
+                                         extent.height,
+                                         1};
+            CHECK(vkCreateFramebuffer(device, &fbci, nullptr, &framebuffers[i]));
+        }
+    }
 
     // --- The module: adopt the host's device, create a surface and its draw pass ---
     {
@@ -145,17 +192,21 @@ int main(int argc, char** argv) {
         adopt.physicalDevice = gpu;
         adopt.device = device;
         adopt.queueFamilyIndex = family;
+        adopt.apiVersion = app.apiVersion;
         adopt.getInstanceProcAddr = vkGetInstanceProcAddr;
-        adopt.synchronization2Enabled = adopt.dynamicRenderingEnabled = adopt.debugUtilsEnabled = true;
+        adopt.synchronization2Enabled = adopt.debugUtilsEnabled = true;
+        adopt.dynamicRenderingEnabled = dynamicRendering;
         auto module = pyramarch::Device::adopt(adopt);
         if (!module) return std::fprintf(stderr, "embed: error: %s\n", module.message().c_str()), 1;
         pyramarch::iso::IsoSurfaceCreateInfo info;
         info.samples = {49, 49, 49};
         info.vertexCapacity = 3 << 17;
         info.isoValue = 0.35f;
+        info.timestamps = false; // no query writes in the host's command buffer
         auto iso = pyramarch::iso::IsoSurface::create(**module, info);
+        // Built for the host's render pass (subpass 0), or for dynamic rendering.
         auto renderer = pyramarch::iso::SurfaceRenderer::create(
-            **module, {.colorFormat = format, .depthFormat = VK_FORMAT_UNDEFINED});
+            **module, {.colorFormat = format, .depthFormat = VK_FORMAT_UNDEFINED, .renderPass = renderPass});
         if (!iso || !renderer)
             return std::fprintf(stderr, "embed: error: %s%s\n", iso.message().c_str(), renderer.message().c_str()), 1;
         renderer.value()->setView(
@@ -187,47 +238,67 @@ int main(int argc, char** argv) {
             // The module's compute passes (field, classify, pyramid, args, extract); they end with
             // the vertex and draw-args buffers ready for vertex input and indirect reads.
             if (!iso.value()->record(cmd)) break;
-            // The host's pass: clear the swapchain image and draw the surface inside its own rendering.
-            VkImageMemoryBarrier2 toColor{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2,
-                                          nullptr,
-                                          VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
-                                          0,
-                                          VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
-                                          VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT,
-                                          VK_IMAGE_LAYOUT_UNDEFINED,
-                                          VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-                                          VK_QUEUE_FAMILY_IGNORED,
-                                          VK_QUEUE_FAMILY_IGNORED,
-                                          images[image],
-                                          {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}};
-            VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
-            dep.imageMemoryBarrierCount = 1;
-            dep.pImageMemoryBarriers = &toColor;
-            vkCmdPipelineBarrier2(cmd, &dep);
-            VkRenderingAttachmentInfo color{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO, nullptr, views[image],
-                                            VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
-            color.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
-            color.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
-            color.clearValue.color = {{0.05f, 0.06f, 0.09f, 1.f}};
-            VkRenderingInfo ri{
-                VK_STRUCTURE_TYPE_RENDERING_INFO, nullptr, 0, {{0, 0}, extent}, 1, 0, 1, &color, nullptr, nullptr};
-            vkCmdBeginRendering(cmd, &ri);
             VkViewport vp{0, 0, float(extent.width), float(extent.height), 0, 1};
             VkRect2D sc{{0, 0}, extent};
-            vkCmdSetViewport(cmd, 0, 1, &vp);
-            vkCmdSetScissor(cmd, 0, 1, &sc);
-            renderer.value()->recordDraw(cmd, iso.value()->vertexBuffer().handle(),
-                                         iso.value()->drawArgsBuffer().handle(),
-                                         pyramarch::iso::IsoSurface::drawArgsOffset());
-            vkCmdEndRendering(cmd);
-            VkImageMemoryBarrier2 toPresent = toColor;
-            toPresent.srcAccessMask = VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT;
-            toPresent.dstStageMask = VK_PIPELINE_STAGE_2_NONE;
-            toPresent.dstAccessMask = 0;
-            toPresent.oldLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
-            toPresent.newLayout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR;
-            dep.pImageMemoryBarriers = &toPresent;
-            vkCmdPipelineBarrier2(cmd, &dep);
+            if (!dynamicRendering) {
+                // The host's render pass instance; the surface is one more draw in its subpass.
+                VkClearValue clear{};
+                clear.color = {{0.05f, 0.06f, 0.09f, 1.f}};
+                VkRenderPassBeginInfo rbi{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
+                                          nullptr,
+                                          renderPass,
+                                          framebuffers[image],
+                                          {{0, 0}, extent},
+                                          1,
+                                          &clear};
+                vkCmdBeginRenderPass(cmd, &rbi, VK_SUBPASS_CONTENTS_INLINE);
+                vkCmdSetViewport(cmd, 0, 1, &vp);
+                vkCmdSetScissor(cmd, 0, 1, &sc);
+                renderer.value()->recordDraw(cmd, iso.value()->vertexBuffer().handle(),
+                                             iso.value()->drawArgsBuffer().handle(),
+                                             pyramarch::iso::IsoSurface::drawArgsOffset());
+                vkCmdEndRenderPass(cmd); // leaves the image in PRESENT_SRC
+            } else {
+                // The host's pass: clear the swapchain image and draw the surface inside its own rendering.
+                VkImageMemoryBarrier2 toColor{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2,
+                                              nullptr,
+                                              VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+                                              0,
+                                              VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+                                              VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT,
+                                              VK_IMAGE_LAYOUT_UNDEFINED,
+                                              VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                                              VK_QUEUE_FAMILY_IGNORED,
+                                              VK_QUEUE_FAMILY_IGNORED,
+                                              images[image],
+                                              {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}};
+                VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+                dep.imageMemoryBarrierCount = 1;
+                dep.pImageMemoryBarriers = &toColor;
+                vkCmdPipelineBarrier2(cmd, &dep);
+                VkRenderingAttachmentInfo color{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO, nullptr, views[image],
+                                                VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+                color.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+                color.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+                color.clearValue.color = {{0.05f, 0.06f, 0.09f, 1.f}};
+                VkRenderingInfo ri{
+                    VK_STRUCTURE_TYPE_RENDERING_INFO, nullptr, 0, {{0, 0}, extent}, 1, 0, 1, &color, nullptr, nullptr};
+                vkCmdBeginRendering(cmd, &ri);
+                vkCmdSetViewport(cmd, 0, 1, &vp);
+                vkCmdSetScissor(cmd, 0, 1, &sc);
+                renderer.value()->recordDraw(cmd, iso.value()->vertexBuffer().handle(),
+                                             iso.value()->drawArgsBuffer().handle(),
+                                             pyramarch::iso::IsoSurface::drawArgsOffset());
+                vkCmdEndRendering(cmd);
+                VkImageMemoryBarrier2 toPresent = toColor;
+                toPresent.srcAccessMask = VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT;
+                toPresent.dstStageMask = VK_PIPELINE_STAGE_2_NONE;
+                toPresent.dstAccessMask = 0;
+                toPresent.oldLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+                toPresent.newLayout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR;
+                dep.pImageMemoryBarriers = &toPresent;
+                vkCmdPipelineBarrier2(cmd, &dep);
+            }
             vkEndCommandBuffer(cmd);
             const VkPipelineStageFlags waitStage = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
             VkSubmitInfo si{
@@ -243,6 +314,8 @@ int main(int argc, char** argv) {
         vkDestroyFence(device, fences[i], nullptr), vkDestroySemaphore(device, acquired[i], nullptr);
     for (uint32_t i = 0; i < n; ++i)
         vkDestroyImageView(device, views[i], nullptr), vkDestroySemaphore(device, done[i], nullptr);
+    for (VkFramebuffer fb : framebuffers) vkDestroyFramebuffer(device, fb, nullptr);
+    vkDestroyRenderPass(device, renderPass, nullptr);
     vkDestroyCommandPool(device, pool, nullptr);
     vkDestroySwapchainKHR(device, swapchain, nullptr);
     vkDestroyDevice(device, nullptr);

@@ -467,6 +467,7 @@ Status IsoSurface::uploadVolume(const VolumeSlabs& volume, float isoMin, float i
 
 const Buffer& IsoSurface::vertexBuffer() const { return impl_->vertices; }
 const Buffer& IsoSurface::drawArgsBuffer() const { return impl_->args; }
+bool IsoSurface::indexed() const { return impl_->indexed; }
 const Buffer& IsoSurface::indexBuffer() const {
     PYRAMARCH_ASSERT(impl_->indexed, "indexBuffer on a surface without indexed output");
     return impl_->indices;
@@ -664,6 +665,7 @@ Status IsoSurface::record(VkCommandBuffer cmd) {
                                      "': record: the passes were added to a host graph; execute that graph instead");
         RenderGraphOptions options;
         options.timingFrames = impl_->info.timingFrames ? impl_->info.timingFrames : impl_->info.framesInFlight + 2;
+        options.timestamps = impl_->info.timestamps;
         auto g = std::make_unique<RenderGraph>(impl_->device, options);
         if (impl_->octreeInput)
             return Status::error(ErrorCode::InvalidState,

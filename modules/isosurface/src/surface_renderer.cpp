@@ -65,6 +65,9 @@ Result<std::unique_ptr<SurfaceRenderer>> SurfaceRenderer::create(Device& device,
                                                                  const SurfaceRendererCreateInfo& info) {
     if (info.colorFormat == VK_FORMAT_UNDEFINED)
         return Status::error(ErrorCode::InvalidArgument, "SurfaceRenderer: colorFormat is required");
+    if (info.frontFace != VK_FRONT_FACE_COUNTER_CLOCKWISE && info.frontFace != VK_FRONT_FACE_CLOCKWISE)
+        return Status::error(ErrorCode::InvalidArgument, "SurfaceRenderer: frontFace must be COUNTER_CLOCKWISE or "
+                                                         "CLOCKWISE");
     std::unique_ptr<SurfaceRenderer> r(new SurfaceRenderer());
     r->device_ = &device;
     r->info_ = info;
@@ -78,12 +81,14 @@ Result<std::unique_ptr<SurfaceRenderer>> SurfaceRenderer::create(Device& device,
     desc.vertexStride = kVertexStride;
     desc.attributes = {{0, VK_FORMAT_R32G32B32A32_SFLOAT, 0}, {1, VK_FORMAT_R32G32B32A32_SFLOAT, 16}};
     desc.cullMode = info.cullBackFaces ? VK_CULL_MODE_BACK_BIT : VK_CULL_MODE_NONE;
-    desc.frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE;
+    desc.frontFace = info.frontFace;
     desc.depthTest = desc.depthWrite = info.depthFormat != VK_FORMAT_UNDEFINED;
     desc.depthCompare = VK_COMPARE_OP_LESS_OR_EQUAL;
     desc.colorFormats = {info.colorFormat};
     desc.depthFormat = info.depthFormat;
     desc.samples = info.samples;
+    desc.renderPass = info.renderPass;
+    desc.subpass = info.subpass;
     auto fill = GraphicsPipeline::create(device, desc);
     if (!fill) return fill.status().withContext("SurfaceRenderer: fill pipeline: ");
     r->fill_ = std::move(fill).value();
@@ -101,6 +106,11 @@ Result<std::unique_ptr<SurfaceRenderer>> SurfaceRenderer::create(Device& device,
 SurfaceRenderer::~SurfaceRenderer() = default;
 
 Result<SurfaceRenderer::GraphOutputs> SurfaceRenderer::addPasses(RenderGraph& graph, const GraphInputs& desc) {
+    if (info_.renderPass)
+        return Status::error(ErrorCode::InvalidState,
+                             "SurfaceRenderer '" + info_.name +
+                                 "': addPasses: the renderer was built for the host's VkRenderPass; record it with "
+                                 "recordDraw() inside that render pass");
     if (!desc.vertices.valid() || !desc.drawArgs.valid() || !desc.color.valid())
         return Status::error(ErrorCode::InvalidArgument,
                              "SurfaceRenderer '" + info_.name + "': addPasses needs vertices, drawArgs and color");

@@ -58,6 +58,10 @@ struct DeviceCreateInfo {
     // at slot maxBoundDescriptorSets - 1: pipeline layouts must leave that
     // slot free (the module's use set 0 only). Ignored without
     // enableValidation. Device::gpuAssistedValidation() says if it is on.
+    // GPU-AV enabled the layer's own way (VK_LAYER_ENABLES, or
+    // khronos_validation.enables in the vk_layer_settings.txt the layer
+    // reads, as vkconfig writes it) is recognized and treated the same:
+    // push descriptors stay off (see pushDescriptors).
     bool gpuAssistedValidation = false;
     // Optional. Receives validation messages; when empty, warnings and errors
     // are printed to stderr.
@@ -79,30 +83,47 @@ struct DeviceCreateInfo {
 };
 
 // Describes a device the host created. All handles stay owned by the host and
-// must outlive the adopted Device. The device must have been created with
-// Vulkan 1.3 features synchronization2, dynamicRendering and
-// bufferDeviceAddress off or on (either works) and the features in
-// `requirements` enabled; adoption checks and names what is missing.
+// must outlive the adopted Device. The instance must have been created with
+// VkApplicationInfo::apiVersion 1.3 or higher (the module records the core
+// 1.3 commands vkCmdPipelineBarrier2 and vkCmdWriteTimestamp2) on a 1.3
+// device, with synchronization2 and the features in `requirements` enabled.
+// Dynamic rendering is needed only by graphics passes built for it (a
+// render graph's graphics passes, SurfaceRenderer without a renderPass, the
+// voxelizer's raster pass): compute-only use (IsoSurface::record) works
+// without it. adopt() checks all of this and names what is missing
+// (ErrorCode::Unsupported, or InvalidArgument for bad handles/indices).
 struct AdoptInfo {
     VkInstance instance = VK_NULL_HANDLE;             // required
     VkPhysicalDevice physicalDevice = VK_NULL_HANDLE; // required
     VkDevice device = VK_NULL_HANDLE;                 // required
-    uint32_t queueFamilyIndex = 0;                    // required: graphics + compute family the host records on
-    VkQueue queue = VK_NULL_HANDLE;                   // optional: only test/sample helpers submit on it
+    // Required: the family the host records the module's commands on; it must
+    // support compute (and graphics where the host draws with SurfaceRenderer).
+    uint32_t queueFamilyIndex = 0;
+    VkQueue queue = VK_NULL_HANDLE; // optional: only test/sample helpers submit on it
+    // Optional. VkApplicationInfo::apiVersion the host created the instance
+    // with; below VK_API_VERSION_1_3 adopt() fails naming it. 0 = not given:
+    // adopt() then checks that the 1.3 commands and properties resolve.
+    uint32_t apiVersion = 0;
     // Optional. The host's loader entry point; when null the system Vulkan
-    // loader (libvulkan.so.1) is opened.
+    // loader (libvulkan.so.1) is opened. Used only for this device: a later
+    // Device::create() never goes through it.
     PFN_vkGetInstanceProcAddr getInstanceProcAddr = nullptr;
     // Features the host enabled; used for the requirement check, since Vulkan
     // cannot query what a device was created with.
     VkPhysicalDeviceFeatures enabledFeatures{};
     bool synchronization2Enabled = false; // required true
-    bool dynamicRenderingEnabled = false; // required true for graphics passes
+    bool dynamicRenderingEnabled = false; // needed by dynamic-rendering graphics passes only (see above)
     // Optional: the host enabled these (the module uses them when present).
     bool debugUtilsEnabled = false;                // VK_EXT_debug_utils on the instance
     bool conservativeRasterizationEnabled = false; // VK_EXT_conservative_rasterization on the device
     bool storageBuffer8BitAccessEnabled = false;
     bool storageBuffer16BitAccessEnabled = false;
-    bool pushDescriptorEnabled = false; // VK_KHR_push_descriptor on the device
+    // VK_KHR_push_descriptor on the device. Ignored (ordinary sets are used)
+    // while GPU-assisted validation is detected in the environment or layer
+    // settings file (see DeviceCreateInfo::gpuAssistedValidation); a host
+    // that enables GPU-AV in its own VkValidationFeaturesEXT or
+    // VkLayerSettingsEXT (which the module cannot see) leaves it false.
+    bool pushDescriptorEnabled = false;
     DeviceRequirements requirements;
 };
 
@@ -137,6 +158,7 @@ struct DeviceLimits {
     bool storageBuffer16BitAccess;
     bool subgroupSizeControl;
     bool debugUtils;             // debug labels and object names available
+    bool dynamicRendering;       // dynamicRendering enabled (always on created devices; AdoptInfo says for adopted)
     bool pushDescriptors;        // VK_KHR_push_descriptor enabled
     uint32_t maxPushDescriptors; // VkPhysicalDevicePushDescriptorPropertiesKHR (0 without the extension)
 };
@@ -170,7 +192,8 @@ public:
     // Number of validation warnings/errors seen since creation (for tests).
     uint32_t validationMessageCount() const;
     // Whether GPU-assisted validation was requested and enabled
-    // (DeviceCreateInfo::gpuAssistedValidation or PYRAMARCH_GPU_AV).
+    // (DeviceCreateInfo::gpuAssistedValidation or PYRAMARCH_GPU_AV), or is
+    // enabled through the layer's environment or settings file.
     bool gpuAssistedValidation() const { return gpuAssistedValidation_; }
 
     // Names a Vulkan object in debug tools (no-op without debug utils).

@@ -139,8 +139,18 @@ struct GraphicsPipelineDesc {
     bool depthTest = false;
     bool depthWrite = false;
     VkCompareOp depthCompare = VK_COMPARE_OP_LESS_OR_EQUAL;
-    std::vector<VkFormat> colorFormats; // dynamic rendering formats
+    // Attachments: with dynamic rendering (renderPass null) the formats the
+    // rendering uses; with a renderPass, one entry per colour attachment of
+    // the subpass (the formats are then not read) and depthFormat !=
+    // UNDEFINED when the subpass has a depth attachment.
+    std::vector<VkFormat> colorFormats;
     VkFormat depthFormat = VK_FORMAT_UNDEFINED;
+    // Optional. Build the pipeline for subpass `subpass` of this render pass
+    // (the host's classic VkRenderPass; it must outlive the pipeline's
+    // creation only) instead of dynamic rendering, which the device then
+    // need not have enabled (DeviceLimits::dynamicRendering).
+    VkRenderPass renderPass = VK_NULL_HANDLE;
+    uint32_t subpass = 0;
     VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_1_BIT;
     bool alphaBlend = false;
     // VK_EXT_conservative_rasterization overestimation (device must have it).

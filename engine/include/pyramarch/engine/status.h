@@ -83,6 +83,9 @@ private:
     VkResult vkResult_ = VK_SUCCESS;
 };
 
+// Reports value() of a failed Result with its code and message, then aborts.
+[[noreturn]] void failedResultValue(const Status& status);
+
 template <class T>
 class [[nodiscard]] Result {
 public:
@@ -95,16 +98,19 @@ public:
     const Status& status() const { return status_; }
     const std::string& message() const { return status_.message(); }
     ErrorCode code() const { return status_.code(); }
+    // The value; on a failed Result (a programming error: check ok() first)
+    // prints "pyramarch: value() of a failed Result: <code>: <message>" to
+    // stderr and aborts, in every build type.
     T& value() & {
-        assert(ok() && "value() of a failed Result");
+        if (!ok()) failedResultValue(status_);
         return *value_;
     }
     const T& value() const& {
-        assert(ok() && "value() of a failed Result");
+        if (!ok()) failedResultValue(status_);
         return *value_;
     }
     T&& value() && {
-        assert(ok() && "value() of a failed Result");
+        if (!ok()) failedResultValue(status_);
         return std::move(*value_);
     }
     T* operator->() { return &value(); }

@@ -517,6 +517,11 @@ struct IsoSurfaceCreateInfo {
     // framesInFlight. With addPasses() the host's RenderGraphOptions::timingFrames
     // applies instead.
     uint32_t timingFrames = 0;
+    // Optional. record()'s own graph writes GPU timestamps (a query pool,
+    // vkCmdWriteTimestamp2 around each pass) into the host's command buffer
+    // for latestTimings(); false records none (latestTimings() stays empty).
+    // With addPasses() RenderGraphOptions::timestamps applies instead.
+    bool timestamps = true;
     // Prefix of pass and resource names; must be unique per graph.
     std::string name = "iso";
 };
@@ -680,7 +685,10 @@ public:
     // passes). ParticleInput::GpuBuffer: the internal graph imports
     // particleBuffer as last written by a compute shader before this call and
     // next written by a compute shader after it (barriers on both sides are
-    // recorded into `cmd`).
+    // recorded into `cmd`). On exit the vertex buffer is in vertex-input use,
+    // the draw args in indirect-read use and the indices in index-read use
+    // (the module's barriers, in `cmd`): a draw later in `cmd`, inside or
+    // outside a render pass, needs no barrier for them.
     Status record(VkCommandBuffer cmd);
     // The internal graph used by record() (describe(), toDot()); timings come
     // from latestTimings().
@@ -742,6 +750,7 @@ public:
     static constexpr VkDeviceSize drawArgsOffset() { return kDrawArgsOffset; }
     // Indexed output: the index buffer (uint32) and vkCmdDrawIndexedIndirect(drawArgsBuffer(), drawIndexedArgsOffset(), 1, 20).
     const Buffer& indexBuffer() const;
+    bool indexed() const; // IsoSurfaceCreateInfo::indexed
     static constexpr VkDeviceSize drawIndexedArgsOffset() { return kDrawIndexedArgsOffset; }
     static constexpr uint32_t vertexStride() { return kVertexStride; }
     uint32_t vertexCapacity() const; // whole triangles

@@ -3,7 +3,10 @@
 // CPU never learns the triangle count. Renders into the host's attachments
 // with dynamic rendering, either as a pass of a RenderGraph (the graph begins
 // rendering with the attachments the pass declares) or recorded inside
-// rendering the host began itself (recordDraw).
+// rendering the host began itself (recordDraw); or, built for the host's
+// classic VkRenderPass (SurfaceRendererCreateInfo::renderPass), recorded
+// inside that render pass instance (recordDraw), on a device without
+// dynamic rendering.
 //
 //     SurfaceRendererCreateInfo info;
 //     info.colorFormat = VK_FORMAT_B8G8R8A8_SRGB;
@@ -13,9 +16,16 @@
 //     // per frame: renderer->setView(view); graph.execute(cmd);
 //
 // Winding: the module emits counter-clockwise triangles seen from outside
-// (outside = decreasing field), so back faces are culled with a
-// counter-clockwise front face under a projection that flips y for Vulkan
-// (makeSurfaceView does that).
+// (outside = decreasing field) in a right-handed world. Front face:
+// VK_FRONT_FACE_COUNTER_CLOCKWISE (the default) when the projection flips y
+// for Vulkan (makeSurfaceView does) or the viewport height is negative;
+// VK_FRONT_FACE_CLOCKWISE when y is not flipped, or flipped twice.
+//
+// Synchronization: IsoSurface::record() leaves the vertex buffer in
+// vertex-input use, the draw-args buffer in indirect-read use and the index
+// buffer in index-read use (its own last barrier), so a draw later in the
+// same command buffer needs no barrier for them; with addPasses() the graph
+// orders the draw. The host synchronizes its own attachments.
 #pragma once
 
 #include <array>
@@ -53,6 +63,15 @@ struct SurfaceRendererCreateInfo {
     // lights back faces with the flipped normal in a second colour (open
     // surfaces, e.g. a volume cut by its bounds).
     bool cullBackFaces = true;
+    // Front face in framebuffer space: COUNTER_CLOCKWISE for a y-flipping
+    // projection (makeSurfaceView), CLOCKWISE for one that keeps y (see Winding).
+    VkFrontFace frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE;
+    // Optional. Build for subpass `subpass` of the host's VkRenderPass instead
+    // of dynamic rendering: the subpass has one colour attachment of
+    // colorFormat/samples and a depth attachment iff depthFormat != UNDEFINED.
+    // Draw with recordDraw*() inside that render pass; addPasses() refuses.
+    VkRenderPass renderPass = VK_NULL_HANDLE;
+    uint32_t subpass = 0;
     // Also build a wireframe pipeline when the device has fillModeNonSolid
     // (and the Device was created requiring it); wireframeSupported() tells.
     bool wireframe = false;
@@ -111,15 +130,19 @@ public:
     };
     // Adds the graphics pass "<name>.draw" to `graph` (the graph begins
     // rendering with the declared attachments and clears/loads them).
-    // Missing inputs are an ErrorCode::InvalidArgument error. The renderer
+    // Missing inputs are an ErrorCode::InvalidArgument error; a renderer
+    // built for a renderPass is an ErrorCode::InvalidState error. The renderer
     // holds no per-graph state, so it may draw in several graphs (e.g. a new
     // graph after a resize); a second pass in the same graph needs another
     // SurfaceRendererCreateInfo::name (pass names are unique per graph).
     Result<GraphOutputs> addPasses(RenderGraph& graph, const GraphInputs& inputs);
     // For hosts with their own rendering: records bind + push + draw inside
-    // rendering the host began (viewport/scissor set by the host) with
-    // attachments of the create-info formats. The host makes `vertices`
-    // readable as vertex input and `drawArgs` as indirect commands first.
+    // rendering the host began (vkCmdBeginRendering with attachments of the
+    // create-info formats, or vkCmdBeginRenderPass of the create-info's
+    // renderPass at its subpass); the host sets viewport and scissor. After
+    // IsoSurface::record() in the same command buffer no barrier is needed
+    // (see Synchronization); buffers written otherwise the host makes
+    // readable as vertex input and indirect commands first.
     void recordDraw(VkCommandBuffer cmd, VkBuffer vertices, VkBuffer drawArgs, VkDeviceSize drawArgsOffset) const;
     // Indexed output: vkCmdDrawIndexedIndirect with a VkDrawIndexedIndirectCommand at drawIndexedArgsOffset.
     void recordDrawIndexed(VkCommandBuffer cmd, VkBuffer vertices, VkBuffer indices, VkBuffer drawArgs,
