@@ -1,5 +1,7 @@
 #include "sample/voxelize_job.h"
 
+#include "sample/mesh_files.h"
+
 #include <algorithm>
 #include <fstream>
 
@@ -34,7 +36,7 @@ std::vector<PassTiming> medianTimings(const std::vector<std::vector<PassTiming>>
 }
 
 Result<TriangleMesh> loadJobMesh(const VoxelizeJob& job) {
-    if (!job.meshPath.empty()) return loadObj(job.meshPath);
+    if (!job.meshPath.empty()) return loadMeshFile(job.meshPath);
     TriangleMesh mesh = shapes::byName(job.shape);
     if (mesh.indices.empty())
         return Status::error("voxelize: unknown shape '" + job.shape + "' (sphere, torus, knot, box, diamond)");
