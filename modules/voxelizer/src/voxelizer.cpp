@@ -192,9 +192,10 @@ uint64_t cellBufferWords(uint32_t depth, uint32_t fragmentCapacity, bool levelBi
 // then skips its draw (on lavapipe ~15 ms of vertex and geometry shading for
 // 100k triangles that all go to small_triangles.comp). Triangles with a bad
 // index or a non-finite vertex are dropped by both paths and not counted.
-uint32_t rasterTriangleCount(const TriangleMesh& mesh, const VoxelGrid& grid, uint32_t maxVoxels) {
-    std::vector<std::array<float, 3>> g(mesh.positions.size());
-    for (size_t i = 0; i < g.size(); ++i) g[i] = toGridSpace(mesh.positions[i], grid);
+uint32_t rasterTriangleCount(const std::vector<SplitVertex>& split, const TriangleMesh& mesh, const VoxelGrid& grid,
+                             uint32_t maxVoxels) {
+    std::vector<std::array<float, 3>> g(split.size());
+    for (size_t i = 0; i < g.size(); ++i) g[i] = split[i].hi;
     constexpr float kWiden = 1.0f / 1024.0f;
     uint32_t count = 0;
     for (size_t t = 0; t < mesh.triangleCount(); ++t) {
@@ -297,7 +298,7 @@ struct Voxelizer::Impl {
 Status Voxelizer::Impl::createBuffers() {
     Allocator& a = device->allocator();
     const uint64_t maxV = info.maxVertices, maxT = info.maxTriangles;
-    indexOffset = 3 * maxV;
+    indexOffset = 6 * maxV; // split grid-space vertices: hi xyz, lo xyz
     colorOffset = indexOffset + 3 * maxT;
     normalOffset = colorOffset + maxV;
     slotWords = normalOffset + 3 * maxV;
@@ -611,7 +612,7 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
             const VkDeviceSize slotBase = VkDeviceSize(currentSlot) * slotWords * 4;
             VkBufferCopy regions[4];
             uint32_t n = 0;
-            regions[n++] = {slotBase, 0, VkDeviceSize(current.vertices) * 12};
+            regions[n++] = {slotBase, 0, VkDeviceSize(current.vertices) * 24}; // hi, lo
             regions[n++] = {slotBase + indexOffset * 4, indexOffset * 4, VkDeviceSize(current.triangles) * 12};
             if (current.flags & gpu::VOX_HAS_COLORS)
                 regions[n++] = {slotBase + colorOffset * 4, colorOffset * 4, VkDeviceSize(current.vertices) * 4};
@@ -1045,13 +1046,18 @@ Status Voxelizer::setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, Voxel
     const uint32_t slot =
         !m.staged ? 0 : (m.stagedSinceRecord ? m.currentSlot : (m.currentSlot + 1) % m.info.framesInFlight);
     uint8_t* base = static_cast<uint8_t*>(m.staging.mapped()) + VkDeviceSize(slot) * m.slotWords * 4;
+    // Grid-space vertices in double, split into hi + lo floats (mesh.h): the
+    // exact tests decide on them, as the CPU reference does.
+    std::vector<SplitVertex> split(mesh.positions.size());
+    for (size_t i = 0; i < split.size(); ++i) split[i] = toGridSpaceSplit(mesh.positions[i], grid);
+    static_assert(sizeof(SplitVertex) == 24);
     // memcpy from an empty vector's null data() is undefined, hence the guards.
-    if (!mesh.positions.empty()) std::memcpy(base, mesh.positions.data(), mesh.positions.size() * 12);
+    if (!split.empty()) std::memcpy(base, split.data(), split.size() * sizeof(SplitVertex));
     if (!mesh.indices.empty()) std::memcpy(base + m.indexOffset * 4, mesh.indices.data(), mesh.indices.size() * 4);
     Staged s;
     s.triangles = uint32_t(mesh.triangleCount());
     s.rasterTriangles = m.info.trianglePath == TrianglePath::Split
-                            ? rasterTriangleCount(mesh, grid, m.info.smallTriangleVoxels)
+                            ? rasterTriangleCount(split, mesh, grid, m.info.smallTriangleVoxels)
                             : s.triangles;
     s.vertices = uint32_t(mesh.vertexCount());
     s.skipped = check->skippedNonFinite;
