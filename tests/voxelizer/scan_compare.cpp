@@ -5,6 +5,7 @@
 // extra (GPU voxels outside the closed reference). The real scans of
 // docs/design-notes/2026-11-28-voxelizer-v3.md are too big to check in.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -26,6 +27,7 @@ int main(int argc, char** argv) {
     const std::string path = argv[1];
     const uint32_t res = uint32_t(std::stoul(argv[2]));
     const std::string pathWord = argc > 3 ? argv[3] : "split";
+    const bool solid = argc > 4 && std::string(argv[4]) == "solid";
     auto device = Device::create(DeviceCreateInfo{});
     if (!device) {
         std::fprintf(stderr, "%s\n", device.message().c_str());
@@ -49,6 +51,7 @@ int main(int argc, char** argv) {
     ci.tileCapacity = 1u << 20;
     ci.method = ConservativeMethod::GeometryShader;
     ci.trianglePath = pathWord == "raster" ? TrianglePath::Raster : TrianglePath::Split;
+    ci.solid = solid;
     auto vox = Voxelizer::create(**device, ci);
     if (!vox) {
         std::fprintf(stderr, "%s\n", vox.message().c_str());
@@ -72,14 +75,45 @@ int main(int argc, char** argv) {
     std::vector<uint32_t> gpu;
     for (const LeafVoxel& l : extractLeaves(*tree)) gpu.push_back(ref::key(l.x, l.y, l.z));
     std::sort(gpu.begin(), gpu.end());
-    const auto closed = ref::voxelize(*mesh, *grid, ref::Overlap::Closed);
-    const auto open = ref::voxelize(*mesh, *grid, ref::Overlap::Open);
+    auto closed = ref::voxelize(*mesh, *grid, ref::Overlap::Closed);
+    auto open = ref::voxelize(*mesh, *grid, ref::Overlap::Open);
+    if (solid) {
+        const ref::SolidReference r = ref::solidInside(*mesh, *grid);
+        std::vector<uint32_t> inside;
+        for (uint32_t z = 0; z < grid->dims[2]; ++z)
+            for (uint32_t y = 0; y < grid->dims[1]; ++y)
+                for (uint32_t x = 0; x < grid->dims[0]; ++x)
+                    if (r.inside[(size_t(z) * grid->dims[1] + y) * grid->dims[0] + x])
+                        inside.push_back(ref::key(x, y, z));
+        // Mesh volume by the divergence theorem, in double.
+        double volume = 0;
+        for (size_t t = 0; t < mesh->triangleCount(); ++t) {
+            const auto& a = mesh->positions[mesh->indices[3 * t]];
+            const auto& b = mesh->positions[mesh->indices[3 * t + 1]];
+            const auto& c = mesh->positions[mesh->indices[3 * t + 2]];
+            volume += (double(a[0]) * (double(b[1]) * c[2] - double(b[2]) * c[1]) -
+                       double(a[1]) * (double(b[0]) * c[2] - double(b[2]) * c[0]) +
+                       double(a[2]) * (double(b[0]) * c[1] - double(b[1]) * c[0])) /
+                      6.0;
+        }
+        const double s3 = double(grid->voxelSize[0]) * grid->voxelSize[1] * grid->voxelSize[2];
+        std::printf("solid: GPU odd columns %u, reference %u; inside voxels %zu (x s^3 = %.6g) against mesh volume "
+                    "%.6g (ratio %.5f); GPU interior fragments %u\n",
+                    stats->solidOddColumns, r.oddColumns, inside.size(), double(inside.size()) * s3, std::fabs(volume),
+                    double(inside.size()) * s3 / std::fabs(volume), stats->solidInterior);
+        std::vector<uint32_t> u;
+        std::set_union(open.begin(), open.end(), inside.begin(), inside.end(), std::back_inserter(u));
+        open.swap(u);
+        u.clear();
+        std::set_union(closed.begin(), closed.end(), inside.begin(), inside.end(), std::back_inserter(u));
+        closed.swap(u);
+    }
     std::vector<uint32_t> missing, extra;
     std::set_difference(open.begin(), open.end(), gpu.begin(), gpu.end(), std::back_inserter(missing));
     std::set_difference(gpu.begin(), gpu.end(), closed.begin(), closed.end(), std::back_inserter(extra));
-    std::printf("%s R=%u %s: triangles %zu, GPU voxels %zu, reference open %zu closed %zu, missing %zu, extra %zu",
-                path.c_str(), res, pathWord.c_str(), mesh->triangleCount(), gpu.size(), open.size(), closed.size(),
-                missing.size(), extra.size());
+    std::printf("%s R=%u %s%s: triangles %zu, GPU voxels %zu, reference open %zu closed %zu, missing %zu, extra %zu",
+                path.c_str(), res, pathWord.c_str(), solid ? " solid" : "", mesh->triangleCount(), gpu.size(),
+                open.size(), closed.size(), missing.size(), extra.size());
     for (size_t i = 0; i < std::min<size_t>(3, missing.size()); ++i) {
         const auto c = ref::unkey(missing[i]);
         std::printf(" missing(%u,%u,%u)", c[0], c[1], c[2]);
