@@ -9,6 +9,7 @@ packages=(
   libglm-dev libglfw3-dev mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
   libgtest-dev googletest libbenchmark-dev
   libstb-dev libimgui-dev libtinyobjloader-dev libcli11-dev xvfb xauth
+  libtinygltf-dev nlohmann-json3-dev  # glTF 2.0 meshes (samples/common/src/mesh_files.cpp)
   clang  # libFuzzer targets (tests/fuzz/run_fuzzers.sh)
   clang-format  # scripts/check-format.sh (Debian 12: clang-format 14)
 )

@@ -67,7 +67,7 @@ voxel::OctreeBuild octreeBuildFromWord(const std::string& word) {
 CLI::App* addVoxelizeCommand(CLI::App& app, VoxelizeOptions& o) {
     CLI::App* cmd = app.add_subcommand(
         "voxelize", "Voxelize a mesh into a sparse voxel octree; write the occupied leaves and stats");
-    auto* mesh = cmd->add_option("--mesh", o.mesh, "Wavefront OBJ file");
+    auto* mesh = cmd->add_option("--mesh", o.mesh, "Mesh file: .obj, .ply (ascii or binary), .gltf or .glb");
     auto* shape = cmd->add_option("--shape", o.shape, "Built-in shape: sphere | torus | knot | box | diamond")
                       ->check(CLI::IsMember({"sphere", "torus", "knot", "box", "diamond"}));
     mesh->excludes(shape);
@@ -76,6 +76,8 @@ CLI::App* addVoxelizeCommand(CLI::App& app, VoxelizeOptions& o) {
     cmd->add_option("--out", o.out, "Occupied leaves: .ply (voxel centres, colours) or .txt (x y z r g b count)");
     cmd->add_option("--stats", o.stats, "Counters, leaf count and per-pass GPU times as JSON");
     cmd->add_flag("--thin", o.thin, "6-separating (thin) voxelization instead of conservative");
+    cmd->add_flag("--solid", o.solid,
+                  "Also every voxel whose centre is inside the mesh (needs a closed mesh and shaderFloat64)");
     cmd->add_option(
            "--method", o.method,
            "Conservative rasterization: auto | gs (geometry-shader dilation) | hw (VK_EXT_conservative_rasterization)")
@@ -113,7 +115,8 @@ CLI::App* addVoxelizeCommand(CLI::App& app, VoxelizeOptions& o) {
 
 int runVoxelize(const VoxelizeOptions& o) {
     const std::string prog = "pyramarch voxelize";
-    if (o.mesh.empty() && o.shape.empty()) return sample::fail(prog, "give --mesh file.obj or --shape name");
+    if (o.mesh.empty() && o.shape.empty())
+        return sample::fail(prog, "give --mesh file (.obj, .ply, .gltf, .glb) or --shape name");
     sample::VoxelizeJob job;
     job.meshPath = o.mesh;
     job.shape = o.shape;
@@ -122,6 +125,9 @@ int runVoxelize(const VoxelizeOptions& o) {
     job.statsPath = o.stats;
     job.timedFrames = 1 + o.frames;
     job.texelReads = !o.storageReads;
+    job.solid = o.solid;
+    if (o.solid && o.thin)
+        return sample::fail(prog, "--solid and --thin do not combine (solid adds to the conservative surface)");
     job.mode = o.thin ? voxel::VoxelMode::Thin : voxel::VoxelMode::Conservative;
     job.method = o.method == "gs"   ? voxel::ConservativeMethod::GeometryShader
                  : o.method == "hw" ? voxel::ConservativeMethod::Hardware
@@ -153,6 +159,7 @@ int runVoxelize(const VoxelizeOptions& o) {
         for (double ms : r->frameMilliseconds) std::printf(" %.1f", ms);
         std::printf(" ms)\n");
     }
+    if (o.solid) std::printf("solid: %u interior voxels\n", s.solidInterior);
     if (!o.out.empty()) std::printf("wrote %s\n", o.out.c_str());
     if (!o.remesh.empty()) {
 #ifdef PYRAMARCH_HAVE_VOXEL_REMESH

@@ -27,6 +27,7 @@ struct VoxelizeOptions {
     std::string out;   // .ply or .txt
     std::string stats; // JSON
     bool thin = false;
+    bool solid = false;
     std::string method = "auto";          // auto | gs | hw
     std::string trianglePath = "default"; // default | raster | split
     uint32_t smallVoxels = pyramarch::voxel::VoxelizerCreateInfo{}.smallTriangleVoxels;

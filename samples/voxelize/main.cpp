@@ -1,4 +1,4 @@
-// voxelize sample: a mesh (OBJ) or built-in shape voxelized into a sparse
+// voxelize sample: a mesh (OBJ, PLY, glTF) or built-in shape voxelized into a sparse
 // voxel octree every frame, one octree level drawn as cubes in the merged
 // colours. GPU-driven end to end: the cubes of the chosen level are gathered
 // from the level's node range by the voxelizer's own indirect launch and
@@ -24,6 +24,7 @@
 #include "sample/app.h"
 #include "sample/cli.h"
 #include "sample/framework.h"
+#include "sample/mesh_files.h"
 #include "sample/output.h"
 #include "sample/voxelize_job.h"
 #include "voxelize_sample/sample_shared.h"
@@ -52,7 +53,7 @@ const char* const kShapes[] = {"sphere", "torus", "knot", "box", "diamond"};
 
 // What a VoxelView is built from (the window's panel edits it).
 struct VoxelSettings {
-    std::string mesh;     // OBJ path; empty: `shape`
+    std::string mesh;     // OBJ, PLY, glTF or GLB path; empty: `shape`
     std::string meshFile; // the --mesh given on the command line (panel choice)
     std::string shape = "knot";
     uint32_t resolution = 128;
@@ -144,7 +145,7 @@ Result<std::unique_ptr<VoxelView>> VoxelView::create(Device& device, VoxelSettin
 Status VoxelView::build(const sample::RenderTarget& target) {
     const VoxelSettings& s = settings_;
     if (!s.mesh.empty()) {
-        auto m = voxel::loadObj(s.mesh);
+        auto m = sample::loadMeshFile(s.mesh);
         if (!m) return m.status();
         mesh_ = std::move(m).value();
     } else {
@@ -486,7 +487,7 @@ int main(int argc, char** argv) {
     sample::CommonOptions& co = o.common;
     CLI::App app{"voxelize: a mesh voxelized into a sparse voxel octree on the GPU, one level drawn as cubes",
                  "voxelize"};
-    auto* mesh = app.add_option("--mesh", o.voxel.mesh, "Wavefront OBJ file");
+    auto* mesh = app.add_option("--mesh", o.voxel.mesh, "Mesh file: .obj, .ply (ascii or binary), .gltf or .glb");
     auto* shape =
         app.add_option("--shape", o.voxel.shape, "Built-in shape: sphere | torus | knot | box | diamond (default knot)")
             ->check(CLI::IsMember({"sphere", "torus", "knot", "box", "diamond"}));

@@ -32,6 +32,8 @@ void main() {
         counters.cellCount = 0u;
         counters.sortedFragments = 0u;
         counters.cellsOverMergeLimit = 0u;
+        counters.solidInterior = 0u;
+        counters.solidOddColumns = 0u;
         counters.levelTileEnd[0] = 1u;
         dispatchArgs[1] = voxDispatchFor(8u);
         dispatchArgs[VOX_DISPATCH_QUADS] = voxDispatchFor(2u);

@@ -36,7 +36,10 @@ layout(location = 1) flat in vec3 fV1;
 layout(location = 2) flat in vec3 fV2;
 layout(location = 3) flat in vec4 fBox;
 layout(location = 4) flat in uvec4 fInfo;
-layout(location = 5) flat in vec3 fN; // voxNormal(fV0, fV1, fV2) from the geometry shader
+layout(location = 5) flat in vec3 fN; // voxNormal of the split vertices, from the geometry shader
+layout(location = 6) flat in vec3 fL0; // lo parts of the split vertices
+layout(location = 7) flat in vec3 fL1;
+layout(location = 8) flat in vec3 fL2;
 
 // Column candidates beyond this are counted in depthOverflow, not emitted.
 const int kMaxColumn = 16;
@@ -140,7 +143,7 @@ void main() {
     uint hits = 0u;
     if (thin) {
         for (int z = z0; z <= z1; ++z)
-            if (voxOverlaps(unswz(ivec3(pix, z), axis), fV0, fV1, fV2, fN, true)) hits |= 1u << uint(z - z0);
+            if (voxOverlaps(unswz(ivec3(pix, z), axis), fV0, fV1, fV2, fL0, fL1, fL2, fN, true)) hits |= 1u << uint(z - z0);
     } else {
         // lavapipe runs the loop body for all 8 lanes to the longest column:
         // the bounding-box test and the per-triangle edge setup move out of
@@ -148,22 +151,22 @@ void main() {
         // (voxCandidateBox: exactly those), so the loop can use the in-box
         // filter, whose edges and corner terms are computed once per pixel.
         VoxBounds fb = voxFilterBounds(fV0, fV1, fV2, fN);
-        VoxFilterTri ft = voxFilterTri(fV0, fV1, fV2, fN);
+        VoxFilterTri ft = voxFilterTri(fV0, fV1, fV2, fL0, fL1, fL2, fN);
         ivec3 cmin, cmax;
-        bool inGrid = voxCandidateBox(fV0, fV1, fV2, ivec3(params.dims.xyz), cmin, cmax);
+        bool inGrid = voxCandidateBox(fV0, fV1, fV2, fL0, fL1, fL2, ivec3(params.dims.xyz), cmin, cmax);
         ivec3 smin = swzi(cmin, axis), smax = swzi(cmax, axis);
         int zb = max(z0, smin.z), ze = min(z1, smax.z);
         if (!inGrid || any(lessThan(pix, smin.xy)) || any(greaterThan(pix, smax.xy))) ze = zb - 1;
         uint pending = 0u;
         for (int z = zb; z <= ze; ++z) {
             bool undecided;
-            if (!voxOverlapsFilteredInBox(unswz(ivec3(pix, z), axis), fV0, fV1, fV2, fN, ft, fb, undecided)) continue;
+            if (!voxOverlapsFilteredInBox(unswz(ivec3(pix, z), axis), fV0, fV1, fV2, fL0, fL1, fL2, fN, ft, fb, undecided)) continue;
             if (undecided) pending |= 1u << uint(z - z0);
             else hits |= 1u << uint(z - z0);
         }
         for (; pending != 0u; pending &= pending - 1u) {
             int k = findLSB(pending);
-            if (!voxReferenceSeparates64(unswz(ivec3(pix, z0 + k), axis), fV0, fV1, fV2)) hits |= 1u << uint(k);
+            if (!voxReferenceSeparates64(unswz(ivec3(pix, z0 + k), axis), fV0, fV1, fV2, fL0, fL1, fL2)) hits |= 1u << uint(k);
         }
     }
 #endif
@@ -171,7 +174,7 @@ void main() {
 #ifndef VOX_EXACT64
     for (int z = z0; z <= z1; ++z) {
         ivec3 voxel = unswz(ivec3(pix, z), axis);
-        if (!voxOverlaps(voxel, fV0, fV1, fV2, fN, thin)) continue;
+        if (!voxOverlaps(voxel, fV0, fV1, fV2, fL0, fL1, fL2, fN, thin)) continue;
         uint slot = atomicAdd(counters.fragmentCount, 1u);
         if (slot < params.counts.z) fragments[slot] = uvec4(uint(voxel.x) | (uint(voxel.y) << 10) | (uint(voxel.z) << 20), fInfo.y, fInfo.z, fInfo.w);
     }
@@ -188,7 +191,7 @@ void main() {
 #ifndef VOX_EXACT64
     uint hits = 0u;
     for (int z = z0; z <= z1; ++z)
-        if (voxOverlaps(unswz(ivec3(pix, z), axis), fV0, fV1, fV2, fN, thin)) hits |= 1u << uint(z - z0);
+        if (voxOverlaps(unswz(ivec3(pix, z), axis), fV0, fV1, fV2, fL0, fL1, fL2, fN, thin)) hits |= 1u << uint(z - z0);
 #endif
     // Helper invocations may take part in subgroup operations but their
     // atomics and stores have no effect: they contribute nothing and never lead.

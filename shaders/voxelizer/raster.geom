@@ -22,6 +22,7 @@ layout(location = 0) in vec3 vGrid[];
 layout(location = 1) flat in uint vColor[];
 layout(location = 2) in vec3 vNormal[];
 layout(location = 3) flat in uint vValid[];
+layout(location = 4) in vec3 vGridLo[];
 
 layout(location = 0) flat out vec3 fV0;
 layout(location = 1) flat out vec3 fV1;
@@ -29,6 +30,9 @@ layout(location = 2) flat out vec3 fV2;
 layout(location = 3) flat out vec4 fBox;   // projected bounding box (pixels): min u, min v, max u, max v
 layout(location = 4) flat out uvec4 fInfo; // axis | quad path << 2 | degenerate << 3, colour, packed normal, triangle
 layout(location = 5) flat out vec3 fN;     // accurate grid-space normal, computed once per triangle
+layout(location = 6) flat out vec3 fL0;    // lo parts of the split vertices (fV0 + fL0, ...)
+layout(location = 7) flat out vec3 fL1;
+layout(location = 8) flat out vec3 fL2;
 
 // Half a pixel plus a margin for the rasterizer's fixed-point snapping; extra
 // fragments are culled by the exact test, missing ones would be a hole.
@@ -38,13 +42,14 @@ const float kMaxSpike = 3.0;
 
 vec2 project(vec3 g, uint axis) { return axis == 0u ? g.yz : (axis == 1u ? g.zx : g.xy); }
 
-vec3 gV0, gV1, gV2, gN;
+vec3 gV0, gV1, gV2, gN, gL0, gL1, gL2;
 vec4 gBox;
 uvec4 gInfo;
 
 // Outputs are undefined after EmitVertex, so every vertex writes them all.
 void emit(vec2 p, float side) {
     fV0 = gV0; fV1 = gV1; fV2 = gV2;
+    fL0 = gL0; fL1 = gL1; fL2 = gL2;
     fBox = gBox;
     fInfo = gInfo;
     fN = gN;
@@ -54,16 +59,17 @@ void emit(vec2 p, float side) {
 
 void main() {
     vec3 g0 = vGrid[0], g1 = vGrid[1], g2 = vGrid[2];
+    vec3 l0 = vGridLo[0], l1 = vGridLo[1], l2 = vGridLo[2];
     if (vValid[0] * vValid[1] * vValid[2] == 0u) return;
     // NaN/inf vertices: skipped (the host counts them when the mesh is set).
     if (any(isnan(g0)) || any(isnan(g1)) || any(isnan(g2)) || any(isinf(g0)) || any(isinf(g1)) || any(isinf(g2)))
         return;
     // Split mode: the small triangles are voxelized by small_triangles.comp
     // (the same test, no rasterization of their dilated footprint).
-    if ((params.counts.w & VOX_SPLIT) != 0u && voxComputeTakes(g0, g1, g2, ivec3(params.dims.xyz), params.offsets.w))
+    if ((params.counts.w & VOX_SPLIT) != 0u && voxComputeTakes(g0, g1, g2, l0, l1, l2, ivec3(params.dims.xyz), params.offsets.w))
         return;
 
-    vec3 n = voxNormal(g0, g1, g2);
+    vec3 n = voxNormal(g0, l0, g1, l1, g2, l2);
     vec3 an = abs(n);
     uint axis;
     // Zero area (a segment or a point): no plane; handled through its edges.
@@ -118,6 +124,7 @@ void main() {
     }
 
     gV0 = g0; gV1 = g1; gV2 = g2;
+    gL0 = l0; gL1 = l1; gL2 = l2;
     gN = n;
     gBox = vec4(lo, hi);
     gInfo = uvec4(axis | (quad ? 4u : 0u) | (degenerate ? 8u : 0u), color, voxPackNormal(nn), uint(gl_PrimitiveIDIn));

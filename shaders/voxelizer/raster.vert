@@ -12,17 +12,16 @@ layout(location = 0) out vec3 vGrid;
 layout(location = 1) flat out uint vColor;
 layout(location = 2) out vec3 vNormal;
 layout(location = 3) flat out uint vValid;
+layout(location = 4) out vec3 vGridLo;
 
 void main() {
     uint idx = meshU.u[params.offsets.x + uint(gl_VertexIndex)];
     vValid = idx < params.counts.y ? 1u : 0u;
     idx = min(idx, params.counts.y - 1u);
-    vec3 p = vec3(meshF.f[3u * idx], meshF.f[3u * idx + 1u], meshF.f[3u * idx + 2u]);
-    // Bit-identical to pyramarch::voxel::toGridSpace on the host (the CPU
-    // reference is fed those values): no contraction, no reassociation.
-    precise vec3 d = p - params.origin.xyz;
-    precise vec3 g = d * params.invSize.xyz;
-    vGrid = g;
+    // Grid-space vertices, computed by the host in double and split into
+    // hi + lo (pyramarch::voxel::toGridSpaceSplit): 6 floats per vertex.
+    vGrid = vec3(meshF.f[6u * idx], meshF.f[6u * idx + 1u], meshF.f[6u * idx + 2u]);
+    vGridLo = vec3(meshF.f[6u * idx + 3u], meshF.f[6u * idx + 4u], meshF.f[6u * idx + 5u]);
     vColor = (params.counts.w & VOX_HAS_COLORS) != 0u ? meshU.u[params.offsets.y + idx] : 0xffffffffu;
     vNormal = (params.counts.w & VOX_HAS_NORMALS) != 0u
                   ? vec3(meshF.f[params.offsets.z + 3u * idx], meshF.f[params.offsets.z + 3u * idx + 1u],

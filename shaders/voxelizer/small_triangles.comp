@@ -40,12 +40,10 @@ layout(std430, set = 0, binding = 4) buffer UndecidedTriangles { uvec2 undecided
 layout(constant_id = 4) const bool kDecidePass = false;
 #endif
 
-vec3 gridVertex(uint idx) {
-    vec3 p = vec3(meshF.f[3u * idx], meshF.f[3u * idx + 1u], meshF.f[3u * idx + 2u]);
-    // As raster.vert (and pyramarch::voxel::toGridSpace): no contraction.
-    precise vec3 d = p - params.origin.xyz;
-    precise vec3 g = d * params.invSize.xyz;
-    return g;
+// The split grid-space vertex hi + lo, as raster.vert reads it.
+vec3 gridVertex(uint idx) { return vec3(meshF.f[6u * idx], meshF.f[6u * idx + 1u], meshF.f[6u * idx + 2u]); }
+vec3 gridVertexLo(uint idx) {
+    return vec3(meshF.f[6u * idx + 3u], meshF.f[6u * idx + 4u], meshF.f[6u * idx + 5u]);
 }
 
 vec3 vertexNormal(uint idx) {
@@ -85,7 +83,7 @@ uint divSmall(uint a, uint b) {
 }
 
 struct Tri {
-    vec3 g0, g1, g2, n;
+    vec3 g0, g1, g2, l0, l1, l2, n;
     ivec3 cmin, cmax;
     uint ex, ey, box; // box extents along x and y, voxels in the box
     uint color, normal, t;
@@ -118,13 +116,13 @@ uint chunk(Tri tr, uint first, bool thinMode) {
 #ifdef VOX_EXACT64
             bool undecided = false;
             if (thinMode)
-                hit = voxOverlaps(v, tr.g0, tr.g1, tr.g2, tr.n, true);
+                hit = voxOverlaps(v, tr.g0, tr.g1, tr.g2, tr.l0, tr.l1, tr.l2, tr.n, true);
             else
-                hit = voxOverlapsFilteredInBox(v, tr.g0, tr.g1, tr.g2, tr.n, tr.ft, tr.fb, undecided);
+                hit = voxOverlapsFilteredInBox(v, tr.g0, tr.g1, tr.g2, tr.l0, tr.l1, tr.l2, tr.n, tr.ft, tr.fb, undecided);
             pending += undecided ? 1u : 0u;
             hit = hit && !undecided;
 #else
-            hit = voxOverlaps(v, tr.g0, tr.g1, tr.g2, tr.n, thinMode);
+            hit = voxOverlaps(v, tr.g0, tr.g1, tr.g2, tr.l0, tr.l1, tr.l2, tr.n, thinMode);
 #endif
             cur |= hit ? bit : 0u;
             // The next voxel, x fastest; no branches (both sides would run).
@@ -161,17 +159,21 @@ bool setupTriangle(uint t, out Tri tr) {
     // A bad index: the raster's geometry shader drops the triangle too.
     if (i0 >= params.counts.y || i1 >= params.counts.y || i2 >= params.counts.y) return false;
     vec3 g0 = gridVertex(i0), g1 = gridVertex(i1), g2 = gridVertex(i2);
+    vec3 l0 = gridVertexLo(i0), l1 = gridVertexLo(i1), l2 = gridVertexLo(i2);
     if (any(isnan(g0)) || any(isnan(g1)) || any(isnan(g2)) || any(isinf(g0)) || any(isinf(g1)) || any(isinf(g2)))
         return false;
     ivec3 dims = ivec3(params.dims.xyz);
     // Large triangles are the raster's (raster.geom skips the small ones):
     // one thread's loop stays short (kMaxSmallTriangleVoxels, voxelizer.h).
-    if (!voxComputeTakes(g0, g1, g2, dims, params.offsets.w)) return false;
-    if (!voxCandidateBox(g0, g1, g2, dims, tr.cmin, tr.cmax)) return false;
+    if (!voxComputeTakes(g0, g1, g2, l0, l1, l2, dims, params.offsets.w)) return false;
+    if (!voxCandidateBox(g0, g1, g2, l0, l1, l2, dims, tr.cmin, tr.cmax)) return false;
     tr.g0 = g0;
     tr.g1 = g1;
     tr.g2 = g2;
-    tr.n = voxNormal(g0, g1, g2);
+    tr.l0 = l0;
+    tr.l1 = l1;
+    tr.l2 = l2;
+    tr.n = voxNormal(g0, l0, g1, l1, g2, l2);
     tr.t = t;
     // Attributes exactly as raster.geom computes them.
     vec3 nn = vertexNormal(i0) + vertexNormal(i1) + vertexNormal(i2);
@@ -184,7 +186,7 @@ bool setupTriangle(uint t, out Tri tr) {
     tr.box = tr.ex * tr.ey * uint(ext.z);
 #ifdef VOX_EXACT64
     tr.fb = voxFilterBounds(g0, g1, g2, tr.n);
-    tr.ft = voxFilterTri(g0, g1, g2, tr.n);
+    tr.ft = voxFilterTri(g0, g1, g2, l0, l1, l2, tr.n);
 #endif
     return true;
 }
@@ -206,7 +208,7 @@ void decideUndecided(Tri tr, uint pending) {
             uint cur = 0u;
             for (uint bit = 1u; bit != 0u && i < last; bit <<= 1u, ++i) {
                 bool undecided;
-                bool hit = voxOverlapsFilteredInBox(v, tr.g0, tr.g1, tr.g2, tr.n, tr.ft, tr.fb, undecided);
+                bool hit = voxOverlapsFilteredInBox(v, tr.g0, tr.g1, tr.g2, tr.l0, tr.l1, tr.l2, tr.n, tr.ft, tr.fb, undecided);
                 cur |= hit && undecided ? bit : 0u;
                 bool wx = v.x == tr.cmax.x, wy = wx && v.y == tr.cmax.y;
                 v.x = wx ? tr.cmin.x : v.x + 1;
@@ -226,7 +228,7 @@ void decideUndecided(Tri tr, uint pending) {
             uint i = first + 32u * w + uint(findLSB(bits));
             bits &= bits - 1u;
             ivec3 u = boxVoxel(tr, i);
-            if (!voxReferenceSeparates64(u, tr.g0, tr.g1, tr.g2))
+            if (!voxReferenceSeparates64(u, tr.g0, tr.g1, tr.g2, tr.l0, tr.l1, tr.l2))
                 emit(atomicAdd(counters.fragmentCount, 1u), u, tr.color, tr.normal, tr.t);
         }
     }

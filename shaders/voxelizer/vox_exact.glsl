@@ -43,10 +43,21 @@ float voxDiffOfProducts(vec2 x, vec2 y, vec2 z, vec2 w) {
     return r;
 }
 
-// (b - a) x (c - a), accurate for any shape.
-vec3 voxNormal(vec3 a, vec3 b, vec3 c) {
-    vec2 ux = voxTwoDiff(b.x, a.x), uy = voxTwoDiff(b.y, a.y), uz = voxTwoDiff(b.z, a.z);
-    vec2 vx = voxTwoDiff(c.x, a.x), vy = voxTwoDiff(c.y, a.y), vz = voxTwoDiff(c.z, a.z);
+// (b + bl) - (a + al) as hi + lo: the float parts' difference exactly
+// (two-diff) and the lo parts' difference added to its error term.
+vec2 voxSplitDiff(float b, float bl, float a, float al) {
+    vec2 d = voxTwoDiff(b, a);
+    precise float lo = d.y + (bl - al);
+    return vec2(d.x, lo);
+}
+
+// (b - a) x (c - a) of the split vertices a + al, b + bl, c + cl (hi + lo,
+// mesh.h's toGridSpaceSplit), accurate for any shape.
+vec3 voxNormal(vec3 a, vec3 al, vec3 b, vec3 bl, vec3 c, vec3 cl) {
+    vec2 ux = voxSplitDiff(b.x, bl.x, a.x, al.x), uy = voxSplitDiff(b.y, bl.y, a.y, al.y),
+         uz = voxSplitDiff(b.z, bl.z, a.z, al.z);
+    vec2 vx = voxSplitDiff(c.x, cl.x, a.x, al.x), vy = voxSplitDiff(c.y, cl.y, a.y, al.y),
+         vz = voxSplitDiff(c.z, cl.z, a.z, al.z);
     return vec3(voxDiffOfProducts(uy, vz, uz, vy), voxDiffOfProducts(uz, vx, ux, vz), voxDiffOfProducts(ux, vy, uy, vx));
 }
 

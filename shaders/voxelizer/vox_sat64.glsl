@@ -42,21 +42,26 @@ bool voxSeparates64(dvec3 axis, dvec3 t0, dvec3 t1, dvec3 t2) {
 }
 
 // The reference's separates(axis, t, Closed) on its ten axes other than
-// X, Y, Z (whose test the float bounding-box test decides exactly): axis 0 =
+// X, Y, Z (whose test the exact candidate box, voxCandidateBox, decides): axis 0 =
 // cross(e0, e1), axis 1 + 3p + j = cross(e_j, Z | X | Y) for p = 0 | 1 | 2.
 // True when one of them separates; with the box passed, false is the
-// reference's triangleOverlapsVoxel(v, x, y, z, Overlap::Closed) == true.
+// reference's triangleOverlapsVoxel(v, x, y, z, Overlap::Closed) == true
+// for its vertices v = hi + lo (v0..v2 the hi, l0..l2 the lo parts).
 //
 // One axis per loop trip rather than the axes in line: a CPU driver that
 // runs the shader SIMD (lavapipe) executes both sides of a divergent branch
 // under a lane mask, so code in an untaken branch still costs; a loop whose
 // lanes are all off costs one trip.
-bool voxReferenceSeparates64(ivec3 voxel, vec3 v0, vec3 v1, vec3 v2) {
-    // Centre at the voxel centre: x + 0.5 and the differences are exact.
+bool voxReferenceSeparates64(ivec3 voxel, vec3 v0, vec3 v1, vec3 v2, vec3 l0, vec3 l1, vec3 l2) {
+    // The reference's double vertices hi + lo (exact: 48 bits), centred at
+    // the voxel centre: x + 0.5 and the differences are exact.
     dvec3 centre = dvec3(voxel) + 0.5lf;
-    precise dvec3 t0 = dvec3(v0) - centre;
-    precise dvec3 t1 = dvec3(v1) - centre;
-    precise dvec3 t2 = dvec3(v2) - centre;
+    precise dvec3 g0 = dvec3(v0) + dvec3(l0);
+    precise dvec3 g1 = dvec3(v1) + dvec3(l1);
+    precise dvec3 g2 = dvec3(v2) + dvec3(l2);
+    precise dvec3 t0 = g0 - centre;
+    precise dvec3 t1 = g1 - centre;
+    precise dvec3 t2 = g2 - centre;
     precise dvec3 e0 = t1 - t0;
     precise dvec3 e1 = t2 - t1;
     precise dvec3 e2 = t0 - t2;

@@ -36,6 +36,8 @@ struct RasterParams {
     uvec4 counts;     // x: triangles, y: vertices, z: fragment capacity, w: flags
     uvec4 offsets;    // word offsets into the mesh buffer: x indices, y colours, z normals (positions at 0);
                       // w: with VOX_SPLIT, the largest candidate box (voxels) the compute path takes
+    uvec4 solid;      // solid.comp: x word offset of the row prefix in the mesh buffer, y words per bitmap
+                      // column, z words of one bitmap, w rows of all triangles (flip threads)
 };
 
 struct ComputeParams {
@@ -115,7 +117,9 @@ VOX_CONST VOX_DECIDE_PASS_SPEC_ID = 4u;
 VOX_CONST VOX_MERGE_MAX_CELL_FRAGMENTS = 16384u;
 
 // One voxel fragment: x: packed coordinate (10:10:10), y: RGBA8 colour,
-// z: normal (snorm 10:10:10), w: source triangle index.
+// z: normal (snorm 10:10:10), w: source triangle index (VOX_NO_TRIANGLE:
+// an interior voxel of the solid fill).
+VOX_CONST VOX_NO_TRIANGLE = 0xffffffffu;
 // (declared as uvec4 in GLSL)
 
 // GPU counters and the octree's level bookkeeping.
@@ -133,6 +137,8 @@ struct VoxCounters {
     uint cellCount;        // occupied cells of level D - 1 (the parents of leaves) in the cell list
     uint sortedFragments;  // LeafMerge::PerCell: fragments given a slot in the sorted list (= fragmentsStored)
     uint cellsOverMergeLimit; // LeafMerge::PerCell: cells over VOX_MERGE_MAX_CELL_FRAGMENTS (then the atomic merge ran)
+    uint solidInterior;    // solid.comp: interior fragments appended (inside voxels the surface lacks)
+    uint solidOddColumns;  // solid.comp: voxel columns crossed an odd number of times (left empty)
 };
 
 // Dispatch buffer: entry 0 = one thread per stored fragment, entry 1 + l =
@@ -180,7 +186,7 @@ VOX_CONST VOX_COMPUTE_BINDINGS = 21u;
 VOX_CONST VOX_NORMAL_SCALE = 1024u;
 
 #ifdef __cplusplus
-static_assert(sizeof(RasterParams) == 80);
+static_assert(sizeof(RasterParams) == 96);
 static_assert(sizeof(ComputeParams) == 48);
 } // namespace pyramarch::voxel::gpu
 #endif

@@ -44,19 +44,35 @@ bool voxEdges2D(vec2 e0, vec2 e1, vec2 e2, vec2 a0, vec2 a1, vec2 a2, float sgn,
     return d0 >= 0.0 && d1 >= 0.0 && d2 >= 0.0;
 }
 
+// ceil and floor of a split coordinate h + l (|l| at most half an ulp of
+// h): those of h, unless h is an integer and l moves it off.
+vec3 voxCeilSplit(vec3 h, vec3 l) {
+    vec3 c = ceil(h);
+    return c + vec3(equal(c, h)) * vec3(greaterThan(l, vec3(0.0)));
+}
+vec3 voxFloorSplit(vec3 h, vec3 l) {
+    vec3 f = floor(h);
+    return f - vec3(equal(f, h)) * vec3(lessThan(l, vec3(0.0)));
+}
+
 // The triangle relative to the voxel's minimum corner (small numbers, small
 // rounding) and its edges; false when the closed bounding boxes miss.
-bool voxRelative(ivec3 voxel, vec3 v0, vec3 v1, vec3 v2, out vec3 a0, out vec3 a1, out vec3 a2, out vec3 e0,
-                 out vec3 e1, out vec3 e2) {
+// Vertices are split, hi + lo (mesh.h's toGridSpaceSplit): (hi - c) + lo
+// rounds once more where hi - c is not exact (far from the voxel).
+bool voxRelative(ivec3 voxel, vec3 v0, vec3 v1, vec3 v2, vec3 l0, vec3 l1, vec3 l2, out vec3 a0, out vec3 a1,
+                 out vec3 a2, out vec3 e0, out vec3 e1, out vec3 e2) {
     vec3 c = vec3(voxel);
-    precise vec3 r0 = v0 - c;
-    precise vec3 r1 = v1 - c;
-    precise vec3 r2 = v2 - c;
+    precise vec3 r0 = (v0 - c) + l0;
+    precise vec3 r1 = (v1 - c) + l1;
+    precise vec3 r2 = (v2 - c) + l2;
     a0 = r0;
     a1 = r1;
     a2 = r2;
-    vec3 lo = min(r0, min(r1, r2)), hi = max(r0, max(r1, r2));
-    if (any(greaterThan(lo, vec3(1.0))) || any(lessThan(hi, vec3(0.0)))) return false;
+    // The bounding boxes on the split values exactly (voxCandidateBox's rule:
+    // both paths then test the same voxels).
+    vec3 lo = min(voxCeilSplit(v0, l0), min(voxCeilSplit(v1, l1), voxCeilSplit(v2, l2))) - 1.0;
+    vec3 hi = max(voxFloorSplit(v0, l0), max(voxFloorSplit(v1, l1), voxFloorSplit(v2, l2)));
+    if (any(lessThan(c, lo)) || any(greaterThan(c, hi))) return false;
     precise vec3 d0 = r1 - r0;
     precise vec3 d1 = r2 - r1;
     precise vec3 d2 = r0 - r2;
@@ -72,9 +88,9 @@ bool voxRelative(ivec3 voxel, vec3 v0, vec3 v1, vec3 v2, out vec3 a0, out vec3 a
 // voxNormal(v0, v1, v2) (the normal of the original vertices, not of the
 // rounded relative ones). The VOX_EXACT64 variants decide conservative
 // pairs with voxOverlapsFiltered (below) instead.
-bool voxOverlaps(ivec3 voxel, vec3 v0, vec3 v1, vec3 v2, vec3 n, bool thin) {
+bool voxOverlaps(ivec3 voxel, vec3 v0, vec3 v1, vec3 v2, vec3 l0, vec3 l1, vec3 l2, vec3 n, bool thin) {
     vec3 a0, a1, a2, e0, e1, e2;
-    if (!voxRelative(voxel, v0, v1, v2, a0, a1, a2, e0, e1, e2)) return false;
+    if (!voxRelative(voxel, v0, v1, v2, l0, l1, l2, a0, a1, a2, e0, e1, e2)) return false;
     // Plane.
     if (!thin) {
         vec3 crit = vec3(greaterThan(n, vec3(0.0)));
@@ -137,10 +153,15 @@ bool voxOverlaps(ivec3 voxel, vec3 v0, vec3 v1, vec3 v2, vec3 n, bool thin) {
 //   gives the same result; were N_axis tiny but nonzero, the orientations differ only where an
 //   edge margin is within about |N_axis| (the sliver's width times its edge),
 //   far inside these bounds.
-// - The bounding-box test needs no bound: c is an integer >= 0 in both paths,
-//   so fl(v - c) > 1 iff v - c > 1 (v - c > 1 means v >= 1, a multiple of
-//   2^-23, and so is v - c) and fl(v - c) < 0 iff v - c < 0; the reference
-//   compares the same exact values (its x-axis test is min(v.x) - x > 1).
+// - Vertices are split, V = h + l (mesh.h's toGridSpaceSplit) and A = V - c:
+//   a = fl(fl(h - c) + l). h - c is exact near the voxel (Sterbenz) and
+//   otherwise |A| is large against its rounding, so |a - A| <= 2u|A| + u^2:
+//   the a-error terms above double, inside the bounds' factors of 5 and 4.
+//   Edges (h_{j+1} - h_j) + (l_{j+1} - l_j) round twice: within 2u|E_j|.
+//   voxNormal takes the lo parts into its error-free edge differences.
+// - The bounding-box test needs no bound: the callers of the in-box test
+//   clip to voxCandidateBox, whose ceil/floor of the split coordinates are
+//   exact, so it accepts exactly the voxels the reference's X, Y, Z axes do.
 // The reference itself rounds in double (2^-53), far inside these bounds, and
 // on the plane and edge-function axes its margins are these same quantities.
 // One bound per triangle for all edge margins and one for the plane (rather
@@ -199,10 +220,11 @@ VoxBounds voxFilterBounds(vec3 v0, vec3 v1, vec3 v2, vec3 n) {
 // lavapipe than a per-axis double test). Conservative mode only: the callers
 // run thin mode's voxOverlaps in a loop of its own (on lavapipe a loop whose
 // lanes are all off costs one trip, a branch per voxel would cost both tests).
-bool voxOverlapsFiltered(ivec3 voxel, vec3 v0, vec3 v1, vec3 v2, vec3 n, VoxBounds b, out bool undecided) {
+bool voxOverlapsFiltered(ivec3 voxel, vec3 v0, vec3 v1, vec3 v2, vec3 l0, vec3 l1, vec3 l2, vec3 n, VoxBounds b,
+                         out bool undecided) {
     undecided = false;
     vec3 a0, a1, a2, e0, e1, e2;
-    if (!voxRelative(voxel, v0, v1, v2, a0, a1, a2, e0, e1, e2)) return false;
+    if (!voxRelative(voxel, v0, v1, v2, l0, l1, l2, a0, a1, a2, e0, e1, e2)) return false;
     vec3 crit = vec3(greaterThan(n, vec3(0.0)));
     precise float s1 = dot(n, crit - a0);
     precise float s2 = dot(n, (vec3(1.0) - crit) - a0);
@@ -242,13 +264,13 @@ float voxEdgeCorner(vec2 n) {
     return k;
 }
 
-VoxFilterTri voxFilterTri(vec3 v0, vec3 v1, vec3 v2, vec3 n) {
+VoxFilterTri voxFilterTri(vec3 v0, vec3 v1, vec3 v2, vec3 l0, vec3 l1, vec3 l2, vec3 n) {
     VoxFilterTri f;
     f.crit = vec3(greaterThan(n, vec3(0.0)));
     f.notCrit = vec3(1.0) - f.crit;
-    precise vec3 e0 = v1 - v0;
-    precise vec3 e1 = v2 - v1;
-    precise vec3 e2 = v0 - v2;
+    precise vec3 e0 = (v1 - v0) + (l1 - l0);
+    precise vec3 e1 = (v2 - v1) + (l2 - l1);
+    precise vec3 e2 = (v0 - v2) + (l0 - l2);
     float sz = n.z < 0.0 ? -1.0 : 1.0, sx = n.x < 0.0 ? -1.0 : 1.0, sy = n.y < 0.0 ? -1.0 : 1.0;
     f.nz0 = voxEdgeNormal(e0.xy, sz);
     f.nz1 = voxEdgeNormal(e1.xy, sz);
@@ -271,12 +293,12 @@ float voxEdgeMargin(vec2 n, vec2 a, float k) {
     return d;
 }
 
-bool voxOverlapsFilteredInBox(ivec3 voxel, vec3 v0, vec3 v1, vec3 v2, vec3 n, VoxFilterTri f, VoxBounds b,
-                              out bool undecided) {
+bool voxOverlapsFilteredInBox(ivec3 voxel, vec3 v0, vec3 v1, vec3 v2, vec3 l0, vec3 l1, vec3 l2, vec3 n,
+                              VoxFilterTri f, VoxBounds b, out bool undecided) {
     vec3 c = vec3(voxel);
-    precise vec3 a0 = v0 - c;
-    precise vec3 a1 = v1 - c;
-    precise vec3 a2 = v2 - c;
+    precise vec3 a0 = (v0 - c) + l0;
+    precise vec3 a1 = (v1 - c) + l1;
+    precise vec3 a2 = (v2 - c) + l2;
     precise float s1 = dot(n, f.crit - a0);
     precise float s2 = dot(n, f.notCrit - a0);
     float dz = min(voxEdgeMargin(f.nz0, a0.xy, f.kz.x),
@@ -292,17 +314,22 @@ bool voxOverlapsFilteredInBox(ivec3 voxel, vec3 v0, vec3 v1, vec3 v2, vec3 n, Vo
 }
 #endif
 
-// The voxels of the grid (dims) that voxOverlaps' bounding-box test can
-// accept: voxel c passes it iff lo <= c + 1 and c <= hi per axis (the
-// subtractions v - c are exact inside the grid, or round monotonically), so
-// c runs over [ceil(lo) - 1, floor(hi)], clamped to the grid. The clamp to
-// [-2, dims + 1] in float first keeps far-away vertices out of int overflow.
-// Returns false when the range is empty.
-bool voxCandidateBox(vec3 v0, vec3 v1, vec3 v2, ivec3 dims, out ivec3 cmin, out ivec3 cmax) {
-    vec3 lo = clamp(min(v0, min(v1, v2)), vec3(-2.0), vec3(dims) + 2.0);
-    vec3 hi = clamp(max(v0, max(v1, v2)), vec3(-2.0), vec3(dims) + 2.0);
-    cmin = max(ivec3(ceil(lo)) - 1, ivec3(0));
-    cmax = min(ivec3(floor(hi)), dims - 1);
+// The voxels of the grid (dims) that the reference's box axes accept for
+// the split vertices v + l: voxel c iff min(v + l) <= c + 1 and
+// c <= max(v + l) per axis, so c runs over [ceil(min) - 1, floor(max)],
+// clamped to the grid; ceil and floor of the split values are exact
+// (voxCeilSplit), so the box is exactly the reference's. The clamp to
+// [-2, dims + 2] in float first keeps far-away vertices out of int overflow
+// (a clamped coordinate is outside the grid either way). Returns false when
+// the range is empty.
+bool voxCandidateBox(vec3 v0, vec3 v1, vec3 v2, vec3 l0, vec3 l1, vec3 l2, ivec3 dims, out ivec3 cmin,
+                     out ivec3 cmax) {
+    vec3 lim = vec3(dims) + 2.0;
+    vec3 h0 = clamp(v0, vec3(-2.0), lim), h1 = clamp(v1, vec3(-2.0), lim), h2 = clamp(v2, vec3(-2.0), lim);
+    vec3 c0 = voxCeilSplit(h0, l0), c1 = voxCeilSplit(h1, l1), c2 = voxCeilSplit(h2, l2);
+    vec3 f0 = voxFloorSplit(h0, l0), f1 = voxFloorSplit(h1, l1), f2 = voxFloorSplit(h2, l2);
+    cmin = max(ivec3(min(c0, min(c1, c2))) - 1, ivec3(0));
+    cmax = min(ivec3(max(f0, max(f1, f2))), dims - 1);
     return all(lessThanEqual(cmin, cmax));
 }
 
@@ -310,9 +337,9 @@ bool voxCandidateBox(vec3 v0, vec3 v1, vec3 v2, ivec3 dims, out ivec3 cmin, out 
 // voxels, that the compute path takes): both paths evaluate this on the same
 // vertices, so every triangle is voxelized by exactly one of them. An empty
 // candidate box counts as small (no path emits anything for it).
-bool voxComputeTakes(vec3 v0, vec3 v1, vec3 v2, ivec3 dims, uint maxVoxels) {
+bool voxComputeTakes(vec3 v0, vec3 v1, vec3 v2, vec3 l0, vec3 l1, vec3 l2, ivec3 dims, uint maxVoxels) {
     ivec3 cmin, cmax;
-    if (!voxCandidateBox(v0, v1, v2, dims, cmin, cmax)) return true;
+    if (!voxCandidateBox(v0, v1, v2, l0, l1, l2, dims, cmin, cmax)) return true;
     uvec3 ext = uvec3(cmax - cmin + 1);
     // Each extent is at most 1024, so the product fits in 32 bits.
     return ext.x * ext.y * ext.z <= maxVoxels;

@@ -43,5 +43,11 @@ int particleReaders(const uint8_t* data, size_t size);
 // Wavefront OBJ loader of the voxelizer (loadObj), then checkMesh and defaultGrid.
 int objLoader(const uint8_t* data, size_t size);
 #endif
+#ifdef PYRAMARCH_FUZZ_HAVE_MESH_FILES
+// Mesh files of the tool (samples/common): byte 0 picks sample::parsePly,
+// sample::parseGltf JSON or binary (% 3) for the rest of the bytes; then
+// defaultGrid and checkMesh.
+int meshFiles(const uint8_t* data, size_t size);
+#endif
 
 } // namespace pyramarch::fuzz

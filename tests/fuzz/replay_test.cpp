@@ -46,3 +46,6 @@ TEST(FuzzReplay, ParticleReaders) { EXPECT_GT(replay("particles", pyramarch::fuz
 #ifdef PYRAMARCH_FUZZ_HAVE_VOXELIZER
 TEST(FuzzReplay, ObjLoader) { EXPECT_GT(replay("obj", pyramarch::fuzz::objLoader), 5u); }
 #endif
+#ifdef PYRAMARCH_FUZZ_HAVE_MESH_FILES
+TEST(FuzzReplay, MeshFiles) { EXPECT_GT(replay("meshes", pyramarch::fuzz::meshFiles), 5u); }
+#endif

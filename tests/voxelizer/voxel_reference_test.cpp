@@ -170,7 +170,7 @@ TEST(VoxelReferenceTest, AgreesWithPointSampling) {
     ASSERT_TRUE(grid.ok());
     size_t checked = 0;
     for (size_t t = 0; t < m.triangleCount(); ++t) {
-        std::array<float, 3> v[3];
+        ref::Vec3d v[3];
         ASSERT_TRUE(ref::gridTriangle(m, *grid, t, v));
         for (int i = 0; i <= 20; ++i)
             for (int j = 0; i + j <= 20; ++j) {

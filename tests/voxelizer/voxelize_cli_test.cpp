@@ -186,3 +186,42 @@ TEST(VoxelizeCli, BadArguments) {
         EXPECT_NE(r.err.find("error"), std::string::npos) << r.err;
     }
 }
+
+TEST(VoxelizeCli, SolidRemeshOfASphereIsOneSheet) {
+    // The octree-fed iso surface of the shell has an outer and an inner
+    // sheet; with --solid the inside is filled and one sheet is left (open
+    // only where the default grid's box cuts it).
+    const auto dir = std::filesystem::temp_directory_path();
+    const std::string obj = (dir / ("vox-solid-" + std::to_string(::getpid()) + ".obj")).string();
+    for (bool solid : {false, true}) {
+        SCOPED_TRACE(solid ? "solid" : "surface");
+        const CmdResult r = runTool("voxelize --shape sphere --res 24 --method gs --validation --remesh " + obj +
+                                    " --remesh-indexed" + (solid ? " --solid" : ""));
+        PYRAMARCH_FAIL_OR_SKIP_IF_TOOL_HAS_NO_DEVICE(r);
+        ASSERT_EQ(r.code, 0) << r.err;
+        if (solid) EXPECT_NE(r.out.find("solid: "), std::string::npos) << r.out;
+        // Connected components of the indexed triangle mesh (shared vertices).
+        std::vector<size_t> parent;
+        const auto find = [&](size_t a) {
+            while (parent[a] != a) a = parent[a] = parent[parent[a]];
+            return a;
+        };
+        std::ifstream in(obj);
+        size_t faces = 0;
+        for (std::string line; std::getline(in, line);) {
+            if (line.rfind("v ", 0) == 0) parent.push_back(parent.size());
+            if (line.rfind("f ", 0) != 0) continue;
+            size_t a, b, c; // "f a//a b//b c//c" (position // normal)
+            ASSERT_EQ(std::sscanf(line.c_str(), "f %zu//%*u %zu//%*u %zu//%*u", &a, &b, &c), 3) << line;
+            ASSERT_TRUE(a >= 1 && b >= 1 && c >= 1 && a <= parent.size() && b <= parent.size() && c <= parent.size());
+            parent[find(a - 1)] = find(b - 1);
+            parent[find(b - 1)] = find(c - 1);
+            ++faces;
+        }
+        ASSERT_GT(faces, 100u);
+        size_t components = 0;
+        for (size_t i = 0; i < parent.size(); ++i) components += find(i) == i;
+        EXPECT_EQ(components, solid ? 1u : 2u);
+    }
+    std::filesystem::remove(obj);
+}

@@ -108,3 +108,38 @@ TEST_F(VoxelizeJobTest, WritesLeavesAndGrowsCapacities) {
     job.resolution = 0;
     EXPECT_FALSE(runVoxelizeJob(device(), job).ok());
 }
+
+TEST_F(VoxelizeJobTest, ReadsABinaryPlyFile) {
+    // The tool's mesh files (sample::loadMeshFile): a binary PLY of the
+    // torus voxelizes to the reference's voxel set of the same triangles.
+    const TriangleMesh m = shapes::byName("torus");
+    const std::string path = ::testing::TempDir() + "vox_job_torus.ply";
+    {
+        std::ofstream f(path, std::ios::binary);
+        f << "ply\nformat binary_little_endian 1.0\nelement vertex " << m.positions.size()
+          << "\nproperty float x\nproperty float y\nproperty float z\nelement face " << m.triangleCount()
+          << "\nproperty list uchar uint vertex_indices\nend_header\n";
+        f.write(reinterpret_cast<const char*>(m.positions.data()), std::streamsize(m.positions.size() * 12));
+        for (size_t t = 0; t < m.triangleCount(); ++t) {
+            f.put(3);
+            f.write(reinterpret_cast<const char*>(&m.indices[3 * t]), 12);
+        }
+    }
+    VoxelizeJob job;
+    job.meshPath = path;
+    job.resolution = 40;
+    job.method = ConservativeMethod::GeometryShader;
+    auto r = runVoxelizeJob(device(), job);
+    ASSERT_TRUE(r.ok()) << r.message();
+    std::vector<uint32_t> keys;
+    for (const LeafVoxel& l : r->leaves) keys.push_back(ref::key(l.x, l.y, l.z));
+    std::sort(keys.begin(), keys.end());
+    auto grid = defaultGrid(m, 40);
+    ASSERT_TRUE(grid.ok());
+    const auto open = ref::voxelize(m, *grid, ref::Overlap::Open);
+    const auto closed = ref::voxelize(m, *grid, ref::Overlap::Closed);
+    EXPECT_TRUE(std::includes(keys.begin(), keys.end(), open.begin(), open.end()));
+    EXPECT_TRUE(std::includes(closed.begin(), closed.end(), keys.begin(), keys.end()));
+    EXPECT_GT(keys.size(), 1000u);
+    std::remove(path.c_str());
+}

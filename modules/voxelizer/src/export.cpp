@@ -81,6 +81,7 @@ std::string statsJson(const VoxelStats& s, const VoxelGrid& grid, size_t leafCou
     o << "  \"tilesNeeded\": " << s.tilesNeeded << ",\n  \"tilesAllocated\": " << s.tilesAllocated
       << ",\n  \"tileOverflow\": " << (s.tileOverflow ? "true" : "false")
       << ",\n  \"tilesNeededIsLowerBound\": " << (s.tilesNeededIsLowerBound ? "true" : "false") << ",\n";
+    o << "  \"solidInterior\": " << s.solidInterior << ",\n  \"solidOddColumns\": " << s.solidOddColumns << ",\n";
     o << "  \"leaves\": " << leafCount << ",\n  \"levelNodes\": [";
     for (int l = 0; l < 11; ++l) o << (l ? ", " : "") << s.levelNodes[l];
     o << "],\n  \"passMilliseconds\": {";

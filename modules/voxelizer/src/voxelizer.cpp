@@ -30,6 +30,8 @@ PYRAMARCH_SAME_FIELD(levelTileEnd);
 PYRAMARCH_SAME_FIELD(cellCount);
 PYRAMARCH_SAME_FIELD(sortedFragments);
 PYRAMARCH_SAME_FIELD(cellsOverMergeLimit);
+PYRAMARCH_SAME_FIELD(solidInterior);
+PYRAMARCH_SAME_FIELD(solidOddColumns);
 #undef PYRAMARCH_SAME_FIELD
 static_assert(sizeof(OctreeNode) == kNodeBytes + 4); // + pad, 0 on readback
 // The counters' uniform view (CountersView in vox_compute.glsl) reads them in
@@ -79,6 +81,9 @@ static const uint32_t kSmallTrianglesSpv[] =
     ;
 static const uint32_t kSmallTrianglesExact64Spv[] =
 #include "shaders/voxelizer/small_triangles.exact64.comp.spv.inc"
+    ;
+static const uint32_t kSolidSpv[] =
+#include "shaders/voxelizer/solid.comp.spv.inc"
     ;
 static const uint32_t kArgsSpv[] =
 #include "shaders/voxelizer/args.comp.spv.inc"
@@ -192,9 +197,10 @@ uint64_t cellBufferWords(uint32_t depth, uint32_t fragmentCapacity, bool levelBi
 // then skips its draw (on lavapipe ~15 ms of vertex and geometry shading for
 // 100k triangles that all go to small_triangles.comp). Triangles with a bad
 // index or a non-finite vertex are dropped by both paths and not counted.
-uint32_t rasterTriangleCount(const TriangleMesh& mesh, const VoxelGrid& grid, uint32_t maxVoxels) {
-    std::vector<std::array<float, 3>> g(mesh.positions.size());
-    for (size_t i = 0; i < g.size(); ++i) g[i] = toGridSpace(mesh.positions[i], grid);
+uint32_t rasterTriangleCount(const std::vector<SplitVertex>& split, const TriangleMesh& mesh, const VoxelGrid& grid,
+                             uint32_t maxVoxels) {
+    std::vector<std::array<float, 3>> g(split.size());
+    for (size_t i = 0; i < g.size(); ++i) g[i] = split[i].hi;
     constexpr float kWiden = 1.0f / 1024.0f;
     uint32_t count = 0;
     for (size_t t = 0; t < mesh.triangleCount(); ++t) {
@@ -216,8 +222,16 @@ uint32_t rasterTriangleCount(const TriangleMesh& mesh, const VoxelGrid& grid, ui
     return count;
 }
 
+// Solid mode: words per bitmap column (bits 0..dims.x, the last one
+// behind every centre) and of one bitmap.
+uint32_t solidColumnWords(uint32_t dimsX) { return (dimsX + 1 + 31) / 32; }
+uint64_t solidBitmapWords(uint32_t dimsX, uint32_t dimsY, uint32_t dimsZ) {
+    return uint64_t(solidColumnWords(dimsX)) * dimsY * dimsZ;
+}
+
 // What setMesh staged for a frame (the host side of the frame's stats too).
 struct Staged {
+    uint32_t solidRows = 0; // solid mode: (triangle, row) pairs of the flip pass
     uint32_t triangles = 0;
     uint32_t rasterTriangles = 0; // TrianglePath::Split: triangles the raster may take (rasterTriangleCount)
     uint32_t vertices = 0;
@@ -241,7 +255,9 @@ struct Voxelizer::Impl {
     uint32_t cellWords = 1; // cell bitmap words (cellWordsFor(depth)); the cell list follows
 
     // Word offsets of one staging slot / the device mesh buffer.
-    uint64_t indexOffset = 0, colorOffset = 0, normalOffset = 0, slotWords = 0;
+    uint64_t indexOffset = 0, colorOffset = 0, normalOffset = 0, solidOffset = 0, slotWords = 0;
+    Buffer solidBits;                                   // solid: parity bitmap, then the surface bitmap
+    ComputePipeline solidFlip, solidSurface, solidFill; // solid.comp's three stages
 
     // TrianglePath::Split with exact64: (triangle, undecided pairs) per
     // triangle the first small-triangle pass leaves undecided pairs in.
@@ -297,10 +313,12 @@ struct Voxelizer::Impl {
 Status Voxelizer::Impl::createBuffers() {
     Allocator& a = device->allocator();
     const uint64_t maxV = info.maxVertices, maxT = info.maxTriangles;
-    indexOffset = 3 * maxV;
+    indexOffset = 6 * maxV; // split grid-space vertices: hi xyz, lo xyz
     colorOffset = indexOffset + 3 * maxT;
     normalOffset = colorOffset + maxV;
-    slotWords = normalOffset + 3 * maxV;
+    solidOffset = normalOffset + 3 * maxV;
+    // Solid: per triangle the prefix of row counts (maxT + 1) and its first row.
+    slotWords = solidOffset + (info.solid ? 2 * maxT + 1 : 0);
     const VkDeviceSize slotBytes = slotWords * 4;
     const uint64_t range = device->limits().maxStorageBufferRange;
     if (slotBytes > range)
@@ -381,6 +399,16 @@ Status Voxelizer::Impl::createBuffers() {
     if (perCell) PYRAMARCH_TRY(make(leafSort, fragBytes, kStorage, MemoryUsage::DeviceLocal, "vox.leaf_sort"));
     if (info.denseMaxVoxels > 0)
         PYRAMARCH_TRY(make(dense, info.denseMaxVoxels * 4, kStorage, MemoryUsage::DeviceLocal, "vox.dense"));
+    if (info.solid) {
+        const uint32_t r = info.maxResolution;
+        const VkDeviceSize solidBytes = 2 * solidBitmapWords(r, r, r) * 4;
+        if (solidBytes / 2 > range)
+            return Status::error(ErrorCode::DeviceLimit,
+                                 "voxelizer: solid bitmaps for maxResolution " + std::to_string(r) + " need " +
+                                     std::to_string(solidBytes / 2) + " bytes each, over maxStorageBufferRange " +
+                                     std::to_string(range));
+        PYRAMARCH_TRY(make(solidBits, solidBytes, kStorage, MemoryUsage::DeviceLocal, "vox.solid"));
+    }
     PYRAMARCH_TRY(make(dummy, 16, kStorage, MemoryUsage::DeviceLocal, "vox.unused"));
     // cell_list's stand-in for the sort buffer: apart from `dummy`, which the
     // leaf pass reads as another binding (one graph resource per buffer).
@@ -442,6 +470,24 @@ Status Voxelizer::Impl::createPipelines() {
             auto q = ComputePipeline::create(*device, e);
             if (!q) return q.status().withContext("voxelizer: pipeline vox.small_triangles_exact: ");
             smallTrianglesExact = std::move(q).value();
+        }
+    }
+
+    if (info.solid) {
+        PipelineLayoutDesc sl = rasterLayout;
+        sl.stages = VK_SHADER_STAGE_COMPUTE_BIT;
+        sl.bindings.resize(4, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+        const char* names[3] = {"vox.solid_flip", "vox.solid_surface", "vox.solid_fill"};
+        ComputePipeline* outs[3] = {&solidFlip, &solidSurface, &solidFill};
+        for (uint32_t stage = 0; stage < 3; ++stage) {
+            ComputePipelineDesc d;
+            d.spirv = kSolidSpv;
+            d.name = names[stage];
+            d.layout = sl;
+            d.specialization.push_back({0u, stage});
+            auto p = ComputePipeline::create(*device, d);
+            if (!p) return p.status().withContext(std::string("voxelizer: pipeline ") + names[stage] + ": ");
+            *outs[stage] = std::move(p).value();
         }
     }
 
@@ -518,6 +564,9 @@ gpu::RasterParams Voxelizer::Impl::rasterParams() const {
     const uint32_t split = info.trianglePath == TrianglePath::Split ? gpu::VOX_SPLIT : 0u;
     p.counts = {current.triangles, current.vertices, info.fragmentCapacity, current.flags | split};
     p.offsets = {uint32_t(indexOffset), uint32_t(colorOffset), uint32_t(normalOffset), info.smallTriangleVoxels};
+    const VoxelGrid& gr = current.grid;
+    p.solid = {uint32_t(solidOffset), solidColumnWords(gr.dims[0]),
+               uint32_t(solidBitmapWords(gr.dims[0], gr.dims[1], gr.dims[2])), current.solidRows};
     return p;
 }
 
@@ -609,14 +658,17 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
             stagedSinceRecord = false;
             if (!staged || current.triangles == 0) return;
             const VkDeviceSize slotBase = VkDeviceSize(currentSlot) * slotWords * 4;
-            VkBufferCopy regions[4];
+            VkBufferCopy regions[5];
             uint32_t n = 0;
-            regions[n++] = {slotBase, 0, VkDeviceSize(current.vertices) * 12};
+            regions[n++] = {slotBase, 0, VkDeviceSize(current.vertices) * 24}; // hi, lo
             regions[n++] = {slotBase + indexOffset * 4, indexOffset * 4, VkDeviceSize(current.triangles) * 12};
             if (current.flags & gpu::VOX_HAS_COLORS)
                 regions[n++] = {slotBase + colorOffset * 4, colorOffset * 4, VkDeviceSize(current.vertices) * 4};
             if (current.flags & gpu::VOX_HAS_NORMALS)
                 regions[n++] = {slotBase + normalOffset * 4, normalOffset * 4, VkDeviceSize(current.vertices) * 12};
+            if (info.solid)
+                regions[n++] = {slotBase + solidOffset * 4, solidOffset * 4,
+                                (2 * VkDeviceSize(current.triangles) + 1) * 4};
             ctx.vk->vkCmdCopyBuffer(ctx.cmd, ctx.buffer(stagingRef), ctx.buffer(meshRef), n, regions);
         });
 
@@ -717,6 +769,57 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
     }
 
     argsPass("vox.fragment_args", R, kArgsFragments);
+
+    if (info.solid) {
+        // Solid fill (solid.comp): flip the first voxel behind each
+        // triangle's crossing of each column, mark the surface voxels, then
+        // one thread per column turns parity into inside voxels and appends
+        // those the surface lacks as fragments; the tree build below takes
+        // them like any fragment.
+        const ExternalUse solidUse{Access::StorageReadWrite, PassKind::Compute};
+        BufferRef solidRef = g.importBuffer("vox.solid", solidBits, solidUse, solidUse);
+        g.addPass("vox.solid_clear", PassKind::Transfer)
+            .use(solidRef, Access::TransferDst)
+            .record([this, solidRef](PassContext& ctx) {
+                const VoxelGrid& gr = current.grid;
+                const VkDeviceSize words = 2 * solidBitmapWords(gr.dims[0], gr.dims[1], gr.dims[2]);
+                ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(solidRef), 0, words * 4, 0);
+            });
+        g.addPass("vox.solid_flip", PassKind::Compute)
+            .pipeline(solidFlip)
+            .storage(0, meshRef, R)
+            .storage(1, countersRef, RW)
+            .storage(2, fragmentsRef, RW)
+            .storage(3, solidRef, RW)
+            .record([this](PassContext& ctx) {
+                if (current.solidRows == 0) return;
+                ctx.pushConstants(rasterParams());
+                dispatchThreads(ctx, current.solidRows);
+            });
+        g.addPass("vox.solid_surface", PassKind::Compute)
+            .pipeline(solidSurface)
+            .use(dispatchRef, Access::IndirectRead)
+            .storage(0, meshRef, R)
+            .storage(1, countersRef, RW)
+            .storage(2, fragmentsRef, RW)
+            .storage(3, solidRef, RW)
+            .record([this, dispatchRef](PassContext& ctx) {
+                ctx.pushConstants(rasterParams());
+                ctx.dispatchIndirect(dispatchRef, 0); // one thread per stored fragment
+            });
+        g.addPass("vox.solid_fill", PassKind::Compute)
+            .pipeline(solidFill)
+            .storage(0, meshRef, R)
+            .storage(1, countersRef, RW)
+            .storage(2, fragmentsRef, RW)
+            .storage(3, solidRef, RW)
+            .record([this](PassContext& ctx) {
+                if (current.triangles == 0) return;
+                ctx.pushConstants(rasterParams());
+                dispatchThreads(ctx, current.grid.dims[1] * current.grid.dims[2]); // one thread per column
+            });
+        argsPass("vox.solid_args", R, kArgsFragments); // the fragment launch again, interior included
+    }
 
     // The tree build's work list: the occupied cells one level above the
     // leaves (each fragment sets its cell's bit, then the bitmap is listed).
@@ -923,6 +1026,8 @@ VoxelStats Voxelizer::Impl::decode(const gpu::VoxCounters& c, const Staged& s, u
     st.leafFragments = c.leafFragments;
     st.depthOverflow = c.depthOverflow;
     st.occupiedCells = c.cellCount;
+    st.solidInterior = c.solidInterior;
+    st.solidOddColumns = c.solidOddColumns;
     for (uint32_t l = 0; l <= depth && l < 11; ++l) st.levelNodes[l] = 8 * (c.levelTileEnd[l] - c.levelTileStart[l]);
     return st;
 }
@@ -970,6 +1075,9 @@ Result<std::unique_ptr<Voxelizer>> Voxelizer::create(Device& device, const Voxel
         return Status::error(ErrorCode::InvalidArgument, "voxelizer: tileCapacity must be > 0 (the root tile)");
     if (info.framesInFlight == 0)
         return Status::error(ErrorCode::InvalidArgument, "voxelizer: framesInFlight must be > 0");
+    if (info.solid && !device.limits().shaderFloat64)
+        return Status::error(ErrorCode::Unsupported,
+                             "voxelizer: solid mode needs shaderFloat64 (its parity test runs in double)");
     if (info.trianglePath == TrianglePath::Split &&
         (info.smallTriangleVoxels == 0 || info.smallTriangleVoxels > kMaxSmallTriangleVoxels))
         return Status::error(ErrorCode::InvalidArgument, "voxelizer: smallTriangleVoxels " +
@@ -1045,13 +1153,18 @@ Status Voxelizer::setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, Voxel
     const uint32_t slot =
         !m.staged ? 0 : (m.stagedSinceRecord ? m.currentSlot : (m.currentSlot + 1) % m.info.framesInFlight);
     uint8_t* base = static_cast<uint8_t*>(m.staging.mapped()) + VkDeviceSize(slot) * m.slotWords * 4;
+    // Grid-space vertices in double, split into hi + lo floats (mesh.h): the
+    // exact tests decide on them, as the CPU reference does.
+    std::vector<SplitVertex> split(mesh.positions.size());
+    for (size_t i = 0; i < split.size(); ++i) split[i] = toGridSpaceSplit(mesh.positions[i], grid);
+    static_assert(sizeof(SplitVertex) == 24);
     // memcpy from an empty vector's null data() is undefined, hence the guards.
-    if (!mesh.positions.empty()) std::memcpy(base, mesh.positions.data(), mesh.positions.size() * 12);
+    if (!split.empty()) std::memcpy(base, split.data(), split.size() * sizeof(SplitVertex));
     if (!mesh.indices.empty()) std::memcpy(base + m.indexOffset * 4, mesh.indices.data(), mesh.indices.size() * 4);
     Staged s;
     s.triangles = uint32_t(mesh.triangleCount());
     s.rasterTriangles = m.info.trianglePath == TrianglePath::Split
-                            ? rasterTriangleCount(mesh, grid, m.info.smallTriangleVoxels)
+                            ? rasterTriangleCount(split, mesh, grid, m.info.smallTriangleVoxels)
                             : s.triangles;
     s.vertices = uint32_t(mesh.vertexCount());
     s.skipped = check->skippedNonFinite;
@@ -1063,6 +1176,40 @@ Status Voxelizer::setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, Voxel
     if (!mesh.normals.empty()) {
         std::memcpy(base + m.normalOffset * 4, mesh.normals.data(), mesh.normals.size() * 12);
         s.flags |= gpu::VOX_HAS_NORMALS;
+    }
+    if (m.info.solid) {
+        // The flip pass's work list: per triangle the rows y whose column
+        // centres (y + 1/2) its projection may hold (a superset: the exact
+        // test in solid.comp decides), as a prefix of row counts and each
+        // triangle's first row. Same rule as the reference's solidInside.
+        uint32_t* prefix = reinterpret_cast<uint32_t*>(base + m.solidOffset * 4);
+        uint32_t* firstRow = prefix + mesh.triangleCount() + 1;
+        uint64_t rows = 0;
+        const int ny = int(grid.dims[1]);
+        for (size_t t = 0; t < mesh.triangleCount(); ++t) {
+            prefix[t] = uint32_t(rows);
+            firstRow[t] = 0;
+            double lo = INFINITY, hi = -INFINITY;
+            bool finite = true;
+            for (int k = 0; k < 3; ++k) {
+                const SplitVertex& v = split[mesh.indices[3 * t + k]];
+                finite = finite && isFinite(v.hi);
+                const double y = double(v.hi[1]) + double(v.lo[1]);
+                lo = std::min(lo, y);
+                hi = std::max(hi, y);
+            }
+            if (!finite) continue;
+            const int y0 = std::max(0, int(std::floor(std::max(lo, -2.0) - 0.5)));
+            const int y1 = std::min(ny - 1, int(std::ceil(std::min(hi, ny + 2.0) - 0.5)));
+            if (y1 < y0) continue;
+            firstRow[t] = uint32_t(y0);
+            rows += uint64_t(y1 - y0 + 1);
+        }
+        prefix[mesh.triangleCount()] = uint32_t(rows);
+        if (rows > std::numeric_limits<uint32_t>::max() / 2)
+            return Status::error(ErrorCode::CapacityExceeded, "voxelizer: solid mode: the triangles span " +
+                                                                  std::to_string(rows) + " rows (over 2^31)");
+        s.solidRows = uint32_t(rows);
     }
     if (m.hardware) s.flags |= gpu::VOX_HW_CONSERVATIVE;
     if (mode == VoxelMode::Thin) s.flags |= gpu::VOX_THIN;

@@ -64,6 +64,7 @@ Result<RemeshJobResult> runRemeshJob(Device& device, const VoxelizeJob& job, con
     vci.smallTriangleVoxels = job.smallTriangleVoxels;
     vci.octreeBuild = job.octreeBuild;
     vci.texelReads = job.texelReads;
+    vci.solid = job.solid;
     vci.framesInFlight = 1;
 
     const uint32_t surfaceBricks = std::max(markedBricks(voxels.leaves, voxels.grid), 1u);

@@ -1,5 +1,7 @@
 #include "sample/voxelize_job.h"
 
+#include "sample/mesh_files.h"
+
 #include <algorithm>
 #include <fstream>
 
@@ -34,7 +36,7 @@ std::vector<PassTiming> medianTimings(const std::vector<std::vector<PassTiming>>
 }
 
 Result<TriangleMesh> loadJobMesh(const VoxelizeJob& job) {
-    if (!job.meshPath.empty()) return loadObj(job.meshPath);
+    if (!job.meshPath.empty()) return loadMeshFile(job.meshPath);
     TriangleMesh mesh = shapes::byName(job.shape);
     if (mesh.indices.empty())
         return Status::error("voxelize: unknown shape '" + job.shape + "' (sphere, torus, knot, box, diamond)");
@@ -76,6 +78,7 @@ Result<VoxelizeJobResult> runVoxelizeJob(Device& device, const VoxelizeJob& job)
         ci.octreeBuild = job.octreeBuild;
         ci.texelReads = job.texelReads;
         ci.framesInFlight = 1;
+        ci.solid = job.solid;
         auto v = Voxelizer::create(device, ci);
         if (!v) return v.status();
         PYRAMARCH_TRY((*v)->setMesh(mesh, *grid, job.mode));
@@ -114,6 +117,13 @@ Result<VoxelizeJobResult> runVoxelizeJob(Device& device, const VoxelizeJob& job)
             retry = true;
         }
         if (retry) continue;
+        if (job.solid && stats->solidOddColumns > 0)
+            return Status::error(
+                ErrorCode::InvalidArgument,
+                "voxelize --solid: the mesh is not watertight: " + std::to_string(stats->solidOddColumns) + " of " +
+                    std::to_string(uint64_t(grid->dims[1]) * grid->dims[2]) +
+                    " voxel columns cross it an odd number of times (the solid fill needs a "
+                    "closed mesh; without --solid the surface voxelizes as is)");
         auto tree = (*v)->readOctree();
         if (!tree) return tree.status();
         out.leaves = extractLeaves(*tree);

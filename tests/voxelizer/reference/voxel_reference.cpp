@@ -27,8 +27,14 @@ bool separates(D3 axis, const D3 t[3], Overlap mode) {
 } // namespace
 
 bool triangleOverlapsVoxel(const std::array<float, 3> v[3], int x, int y, int z, Overlap mode) {
-    // Centre at the voxel centre. Grid coordinates are floats below 2^11 and
-    // the corner is an integer, so these differences are exact in double.
+    const Vec3d d[3] = {{v[0][0], v[0][1], v[0][2]}, {v[1][0], v[1][1], v[1][2]}, {v[2][0], v[2][1], v[2][2]}};
+    return triangleOverlapsVoxel(d, x, y, z, mode);
+}
+
+bool triangleOverlapsVoxel(const Vec3d v[3], int x, int y, int z, Overlap mode) {
+    // Centre at the voxel centre. Grid coordinates are hi + lo splits below
+    // 2^11 (48 significant bits, the lowest 2^-38) and the corner is an
+    // integer, so these differences are exact in double.
     D3 t[3];
     for (int i = 0; i < 3; ++i)
         t[i] = {double(v[i][0]) - (x + 0.5), double(v[i][1]) - (y + 0.5), double(v[i][2]) - (z + 0.5)};
@@ -43,8 +49,7 @@ bool triangleOverlapsVoxel(const std::array<float, 3> v[3], int x, int y, int z,
     return true;
 }
 
-void forEachBoxVoxel(const std::array<float, 3> v[3], const VoxelGrid& grid,
-                     const std::function<void(int, int, int)>& fn) {
+void forEachBoxVoxel(const Vec3d v[3], const VoxelGrid& grid, const std::function<void(int, int, int)>& fn) {
     int lo[3], hi[3];
     for (int a = 0; a < 3; ++a) {
         const double mn = std::min({double(v[0][a]), double(v[1][a]), double(v[2][a])});
@@ -59,10 +64,11 @@ void forEachBoxVoxel(const std::array<float, 3> v[3], const VoxelGrid& grid,
             for (int x = lo[0]; x <= hi[0]; ++x) fn(x, y, z);
 }
 
-bool gridTriangle(const TriangleMesh& mesh, const VoxelGrid& grid, size_t tri, std::array<float, 3> out[3]) {
+bool gridTriangle(const TriangleMesh& mesh, const VoxelGrid& grid, size_t tri, Vec3d out[3]) {
     for (int c = 0; c < 3; ++c) {
-        out[c] = toGridSpace(mesh.positions[mesh.indices[3 * tri + c]], grid);
-        if (!isFinite(out[c])) return false;
+        const SplitVertex s = toGridSpaceSplit(mesh.positions[mesh.indices[3 * tri + c]], grid);
+        if (!isFinite(s.hi)) return false;
+        for (int a = 0; a < 3; ++a) out[c][a] = double(s.hi[a]) + double(s.lo[a]);
     }
     return true;
 }
@@ -70,7 +76,7 @@ bool gridTriangle(const TriangleMesh& mesh, const VoxelGrid& grid, size_t tri, s
 std::vector<uint32_t> voxelize(const TriangleMesh& mesh, const VoxelGrid& grid, Overlap mode) {
     std::vector<uint32_t> keys;
     for (size_t t = 0; t < mesh.triangleCount(); ++t) {
-        std::array<float, 3> v[3];
+        Vec3d v[3];
         if (!gridTriangle(mesh, grid, t, v)) continue;
         forEachBoxVoxel(v, grid, [&](int x, int y, int z) {
             if (triangleOverlapsVoxel(v, x, y, z, mode)) keys.push_back(key(x, y, z));
@@ -79,6 +85,85 @@ std::vector<uint32_t> voxelize(const TriangleMesh& mesh, const VoxelGrid& grid, 
     std::sort(keys.begin(), keys.end());
     keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
     return keys;
+}
+
+namespace {
+
+// Edge function of edge a -> b at p in the yz plane (y = [1], z = [2]),
+// endpoints in canonical order so the reverse edge gives exactly -w.
+double edgeFunction(const Vec3d& a, const Vec3d& b, double py, double pz) {
+    const bool swap = a[1] > b[1] || (a[1] == b[1] && a[2] > b[2]);
+    const Vec3d& s = swap ? b : a;
+    const Vec3d& t = swap ? a : b;
+    const double w = (t[1] - s[1]) * (pz - s[2]) - (t[2] - s[2]) * (py - s[1]);
+    return swap ? -w : w;
+}
+
+} // namespace
+
+bool columnCrossing(const Vec3d v[3], int y, int z, int dimsX, int& firstBehind) {
+    const double py = y + 0.5, pz = z + 0.5;
+    const double w[3] = {edgeFunction(v[0], v[1], py, pz), edgeFunction(v[1], v[2], py, pz),
+                         edgeFunction(v[2], v[0], py, pz)};
+    const bool pos = w[0] >= 0.0 && w[1] >= 0.0 && w[2] >= 0.0;
+    const bool neg = w[0] <= 0.0 && w[1] <= 0.0 && w[2] <= 0.0;
+    if (pos == neg) return false; // outside, or no area in the projection
+    const double sgn = pos ? 1.0 : -1.0;
+    for (int i = 0; i < 3; ++i) {
+        if (w[i] != 0.0) continue;
+        const double dy = (v[(i + 1) % 3][1] - v[i][1]) * sgn, dz = (v[(i + 1) % 3][2] - v[i][2]) * sgn;
+        if (!(dy > 0.0 || (dy == 0.0 && dz > 0.0))) return false;
+    }
+    // x_t = num / W; voxel x is behind the crossing when (x + 1/2) W > num
+    // (W > 0; reversed for W < 0), no division.
+    const double W = (w[0] + w[1]) + w[2];
+    const double num = (w[0] * v[2][0] + w[1] * v[0][0]) + w[2] * v[1][0];
+    auto behind = [&](int x) {
+        const double c = (x + 0.5) * W;
+        return W > 0.0 ? c > num : c < num;
+    };
+    int k = 0;
+    while (k < dimsX && !behind(k)) ++k;
+    firstBehind = k;
+    return true;
+}
+
+SolidReference solidInside(const TriangleMesh& mesh, const VoxelGrid& grid) {
+    const int nx = int(grid.dims[0]), ny = int(grid.dims[1]), nz = int(grid.dims[2]);
+    // Per column, the flips at 0..nx (nx: behind every centre).
+    std::vector<uint8_t> flips(size_t(nx + 1) * ny * nz, 0);
+    for (size_t t = 0; t < mesh.triangleCount(); ++t) {
+        Vec3d v[3];
+        if (!gridTriangle(mesh, grid, t, v)) continue;
+        const double ylo = std::min({v[0][1], v[1][1], v[2][1]}), yhi = std::max({v[0][1], v[1][1], v[2][1]});
+        const double zlo = std::min({v[0][2], v[1][2], v[2][2]}), zhi = std::max({v[0][2], v[1][2], v[2][2]});
+        const int y0 = std::max(0, int(std::floor(std::max(ylo, -2.0) - 0.5))),
+                  y1 = std::min(ny - 1, int(std::ceil(std::min(yhi, ny + 2.0) - 0.5)));
+        const int z0 = std::max(0, int(std::floor(std::max(zlo, -2.0) - 0.5))),
+                  z1 = std::min(nz - 1, int(std::ceil(std::min(zhi, nz + 2.0) - 0.5)));
+        for (int z = z0; z <= z1; ++z)
+            for (int y = y0; y <= y1; ++y) {
+                int k = 0;
+                if (columnCrossing(v, y, z, nx, k)) flips[(size_t(z) * ny + y) * (nx + 1) + k] ^= 1;
+            }
+    }
+    SolidReference r;
+    r.inside.assign(grid.voxelCount(), 0);
+    for (int z = 0; z < nz; ++z)
+        for (int y = 0; y < ny; ++y) {
+            const uint8_t* f = &flips[(size_t(z) * ny + y) * (nx + 1)];
+            uint8_t parity = 0;
+            for (int x = 0; x <= nx; ++x) parity ^= f[x];
+            if (parity) {
+                ++r.oddColumns;
+                continue;
+            }
+            for (int x = 0; x < nx; ++x) {
+                parity ^= f[x];
+                r.inside[(size_t(z) * ny + y) * nx + x] = parity;
+            }
+        }
+    return r;
 }
 
 std::vector<uint8_t> floodFillOutside(const std::vector<uint32_t>& sortedKeys, const VoxelGrid& grid) {

@@ -22,7 +22,7 @@ namespace sample {
 using pyramarch::Result;
 
 struct VoxelizeJob {
-    std::string meshPath;      // an OBJ file, or empty to use `shape`
+    std::string meshPath;      // an OBJ, PLY, glTF or GLB file (mesh_files.h), or empty to use `shape`
     std::string shape;         // shapes::byName: sphere, torus, knot, box, diamond
     uint32_t resolution = 128; // R of the default grid (1..1024)
     std::string outPath;       // optional: .ply or .txt (by extension)
@@ -33,6 +33,9 @@ struct VoxelizeJob {
     uint32_t smallTriangleVoxels = pyramarch::voxel::VoxelizerCreateInfo{}.smallTriangleVoxels;
     pyramarch::voxel::OctreeBuild octreeBuild = pyramarch::voxel::VoxelizerCreateInfo{}.octreeBuild;
     bool texelReads = pyramarch::voxel::VoxelizerCreateInfo{}.texelReads;
+    // VoxelizerCreateInfo::solid: the inside voxels too. A mesh that is not
+    // watertight (columns of odd parity) fails the job with their count.
+    bool solid = false;
     // Frames recorded. The first carries the pipeline JIT: with more than one,
     // timings are the per-pass medians of the frames after it.
     uint32_t timedFrames = 2;
@@ -56,7 +59,7 @@ bool endsWith(const std::string& s, const std::string& suffix);
 // for an even count: a value some frame measured).
 std::vector<pyramarch::PassTiming> medianTimings(const std::vector<std::vector<pyramarch::PassTiming>>& frames);
 
-// The job's mesh: its OBJ file or built-in shape.
+// The job's mesh: its mesh file (sample::loadMeshFile) or built-in shape.
 Result<pyramarch::voxel::TriangleMesh> loadJobMesh(const VoxelizeJob& job);
 
 // Capacities start from an estimate and grow to the sizes the overflow

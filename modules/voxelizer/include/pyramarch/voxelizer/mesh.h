@@ -10,10 +10,13 @@
 // dims = max(1, ceil(extent / s)) per axis, so the longest axis has exactly R
 // voxels. Explicit grids (any origin, size and dims) may be given instead.
 //
-// All coverage decisions are made in *grid space*: g = (p - origin) * invSize,
-// computed in float32 exactly as toGridSpace() does (one subtraction, one
-// multiplication, no fused multiply-add), so the CPU reference can be fed the
-// very float values the GPU sees.
+// All coverage decisions are made in *grid space*: g = (p - origin) / size,
+// computed in double on the host (toGridSpaceSplit) and carried to the GPU as
+// two floats, hi = float(g) and lo = float(g - hi), whose sum keeps 48
+// significant bits. The exact tests decide on hi + lo, so the CPU reference,
+// fed the same split, agrees with the GPU on every (voxel, triangle) pair
+// even where float32 grid coordinates alone would round a vertex across a
+// voxel corner.
 #pragma once
 
 #include <cmath>
@@ -62,14 +65,29 @@ struct VoxelGrid {
 // Largest grid dimension the module accepts (10 bits per packed coordinate).
 inline constexpr uint32_t kMaxGridDim = 1024;
 
-// The grid-space transform of the GPU's vertex stage, bit for bit.
+// 1 / voxel size per axis (grid-space normals to world space).
 inline std::array<float, 3> gridInverseSize(const VoxelGrid& g) {
     return {1.0f / g.voxelSize[0], 1.0f / g.voxelSize[1], 1.0f / g.voxelSize[2]};
 }
+// A grid-space vertex as the GPU receives it: hi + lo is the double
+// (p - origin) / size to 48 bits (hi alone is its float rounding).
+struct SplitVertex {
+    std::array<float, 3> hi{};
+    std::array<float, 3> lo{};
+};
+inline SplitVertex toGridSpaceSplit(const std::array<float, 3>& p, const VoxelGrid& g) {
+    SplitVertex v;
+    for (int a = 0; a < 3; ++a) {
+        const double d = (double(p[a]) - double(g.origin[a])) / double(g.voxelSize[a]);
+        v.hi[a] = float(d);
+        // Non-finite hi (NaN input or beyond float range): the triangle is skipped.
+        v.lo[a] = std::isfinite(v.hi[a]) ? float(d - double(v.hi[a])) : 0.0f;
+    }
+    return v;
+}
+// The float part (hi) of the grid-space vertex.
 inline std::array<float, 3> toGridSpace(const std::array<float, 3>& p, const VoxelGrid& g) {
-    const std::array<float, 3> inv = gridInverseSize(g);
-    // (p - o) * inv has no multiply-add shape, so no compiler can fuse it.
-    return {(p[0] - g.origin[0]) * inv[0], (p[1] - g.origin[1]) * inv[1], (p[2] - g.origin[2]) * inv[2]};
+    return toGridSpaceSplit(p, g).hi;
 }
 inline bool isFinite(const std::array<float, 3>& p) {
     return std::isfinite(p[0]) && std::isfinite(p[1]) && std::isfinite(p[2]);

@@ -197,6 +197,14 @@ struct VoxelizerCreateInfo {
     LeafMerge leafMerge = LeafMerge::PerCell;
     // Frames the host may have in flight; sizes the staging and stats rings.
     uint32_t framesInFlight = 2;
+    // Solid voxelization: the conservative surface plus every voxel whose
+    // centre is inside the mesh (parity along x, README "Solid mode"); the
+    // interior voxels become leaves, dense voxels and fragments (white, no
+    // normal, triangle kNoTriangle). Needs a closed mesh: columns crossed an
+    // odd number of times are counted (VoxelStats::solidOddColumns) and left
+    // hollow. Needs shaderFloat64; costs two bitmaps of maxResolution^2 x
+    // (maxResolution + 32) / 32 words. Default off.
+    bool solid = false;
     // The passes over fragments and cells (cell mark, leaf sort, per-cell
     // merge) read what they do not write through texel buffers and read the
     // counters through a uniform buffer, where the device's
@@ -245,6 +253,11 @@ struct VoxelStats {
     // Occupied cells one level above the leaves (distinct leaf parents of the
     // stored fragments): the work list of the tree build's passes.
     uint32_t occupiedCells = 0;
+    // VoxelizerCreateInfo::solid: inside voxels the surface does not touch
+    // (appended as fragments), and voxel columns the mesh crosses an odd
+    // number of times (0 for a closed mesh; such columns stay hollow).
+    uint32_t solidInterior = 0;
+    uint32_t solidOddColumns = 0;
 };
 
 // One octree node as readOctree() assembles it from the GPU's node arrays
@@ -281,8 +294,9 @@ struct VoxelFragment {
     uint32_t x = 0, y = 0, z = 0;
     uint32_t color = 0;
     uint32_t packedNormal = 0; // snorm 10:10:10
-    uint32_t triangle = 0;
+    uint32_t triangle = 0;     // kNoTriangle: an interior voxel of the solid fill
 };
+inline constexpr uint32_t kNoTriangle = 0xffffffffu;
 
 // The counter buffer (Voxelizer::counterBuffer(), VoxelizerGraphRefs::counters)
 // as the GPU writes it; mirrors VoxCounters of shaders/voxelizer/vox_shared.h
@@ -303,6 +317,8 @@ struct VoxCountersData {
     uint32_t sortedFragments;     // LeafMerge::PerCell: fragments sorted by cell (= fragmentsStored); 0 else
     uint32_t cellsOverMergeLimit; // LeafMerge::PerCell: cells of more fragments than one merge thread takes
                                   // (16384); when not 0 the frame merged per fragment with atomics instead
+    uint32_t solidInterior;       // solid: interior fragments appended
+    uint32_t solidOddColumns;     // solid: columns of odd crossing parity (left hollow)
 };
 
 // The voxelizer's buffers as a host graph knows them after addPasses(), so
