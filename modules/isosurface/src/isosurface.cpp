@@ -159,6 +159,9 @@ Status IsoSurface::Impl::createBuffers() {
         if (m.smooth)
             PYRAMARCH_TRY(make(m.rebinned, uint64_t(m.maxItems) * 16, readable, MemoryUsage::DeviceLocal,
                                "re-binned smoothed particles"));
+        if (m.sph)
+            PYRAMARCH_TRY(
+                make(m.volumes, uint64_t(m.maxItems) * 16, readable, MemoryUsage::DeviceLocal, "particle volumes"));
         if (m.aniso)
             PYRAMARCH_TRY(make(m.kernels, uint64_t(m.maxItems) * 16 * gpu::kIsoAnisoRecordVec4s, readable,
                                MemoryUsage::DeviceLocal, "anisotropic kernels"));

@@ -241,6 +241,9 @@ Status checkSparseDomain(const IsoSurfaceCreateInfo& info, bool scan) {
         return bad("SparseVolumeInput::OctreeLeaves needs volumeFormat U8 (the octree's samples are 0 or 1)");
     if (volume && info.sparse.maxVolumeBricks == 0)
         return bad("maxVolumeBricks must be >= 1 for a volume (censusSparseVolume() counts the resident bricks)");
+    if (info.source == FieldSource::Particles && info.particleKernel == ParticleKernel::SphCubicSpline)
+        return bad("particles are summed per brick with ParticleKernel::NeighbourCount: SphCubicSpline (which needs "
+                   "the gather's sorted particles for the density pass) is not supported");
     if (info.source == FieldSource::Particles && (info.particleSmoothing != 0.f || info.anisotropic.enabled))
         return bad("particles are summed per brick with the isotropic kernel: particleSmoothing and anisotropic "
                    "kernels (which need the gather's sorted particles) are not supported");
@@ -632,7 +635,13 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
         // SplatMethod::Auto (see isosurface.h for the measurements): the
         // passes that need the sorted particles, and CPU drivers, gather;
         // GPUs scatter. A gather whose bins do not fit falls back below.
-        const bool needsGather = info.particleSmoothing > 0.f || info.anisotropic.enabled;
+        if (info.particleKernel != ParticleKernel::NeighbourCount &&
+            info.particleKernel != ParticleKernel::SphCubicSpline)
+            return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': particleKernel " +
+                                                                 std::to_string(int(info.particleKernel)) +
+                                                                 " is not a ParticleKernel");
+        const bool sph = info.particleKernel == ParticleKernel::SphCubicSpline;
+        const bool needsGather = info.particleSmoothing > 0.f || info.anisotropic.enabled || sph;
         const bool cpuLike =
             lim.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU || lim.deviceType == VK_PHYSICAL_DEVICE_TYPE_OTHER;
         // A sparse domain sums each brick's particles itself: no bins, no accumulator.
@@ -645,6 +654,11 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                 ErrorCode::InvalidArgument,
                 "isosurface '" + info.name +
                     "': particleSmoothing needs SplatMethod::Gather (it smooths the sorted particles)");
+        if (sph && splat != SplatMethod::Gather && !m.sparse)
+            return Status::error(ErrorCode::InvalidArgument,
+                                 "isosurface '" + info.name +
+                                     "': ParticleKernel::SphCubicSpline needs SplatMethod::Gather (the density pass "
+                                     "reads the sorted particles' neighbours)");
         const AnisotropicKernels& an = info.anisotropic;
         if (an.enabled) {
             const std::string at = "isosurface '" + info.name + "': anisotropic.";
@@ -681,6 +695,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                       an.enabled ? an.isotropicRatio : 0.f};
         m.gather = splat == SplatMethod::Gather;
         m.aniso = an.enabled;
+        m.sph = sph && m.gather;
         // With anisotropic kernels the aniso pass moves the kernel centres
         // itself (same neighbourhood mean): no separate smooth pass.
         m.smooth = info.particleSmoothing > 0.f && !m.aniso;
@@ -723,6 +738,9 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                     binCells = gatherCells + hood;
                     anisoNear[a] = uint32_t(std::ceil(hood));
                 }
+                // SPH: every particle the gather (or the aniso pass) reads
+                // has its neighbours within r binned for its density.
+                if (m.sph) binCells = std::max(binCells, gatherCells + cellsPerRadius);
                 pad[a] = uint64_t(std::ceil(binCells));
                 reach[a] = uint64_t(std::floor(binCells));
                 below[a] = uint32_t(std::ceil(gatherCells));

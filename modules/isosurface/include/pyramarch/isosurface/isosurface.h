@@ -121,6 +121,22 @@ enum class SplatMethod {
     Gather,
 };
 
+// What a particle adds to the field (FieldSource::Particles); r is
+// IsoSurfaceCreateInfo::particleRadius (the kernel's support radius).
+enum class ParticleKernel {
+    // Each particle adds w (1 - d^2/r^2)^3: a weighted neighbour count, about
+    // 5.2 inside a fluid of spacing r/2 (particleRestDensity()).
+    NeighbourCount,
+    // splashsurf's field: the SPH sum sum_j V_j W(|x - x_j|) of the cubic
+    // spline kernel W (support r), V_j = w_j / sum_k w_k W(|x_j - x_k|) (the
+    // particle's volume from its neighbours' density, itself included).
+    // About 1 inside a fluid whatever its spacing (iso values are fractions
+    // of the rest density: 0.6 is splashsurf's default), exactly 1 at a lone
+    // particle (droplets stay). Adds a density pass over the binned
+    // neighbours: needs SplatMethod::Gather (Auto picks it) and a dense grid.
+    SphCubicSpline,
+};
+
 struct Metaball {
     std::array<float, 3> center;
     float radius;   // radius of influence R (> 0)
@@ -444,6 +460,10 @@ struct IsoSurfaceCreateInfo {
     uint32_t maxParticles = 0;
     float particleRadius = 0.1f;
     SplatMethod splat = SplatMethod::Auto;
+    // Particles: the kernel (see ParticleKernel). Default NeighbourCount;
+    // SphCubicSpline is splashsurf's field (`pyramarch iso --particles`'s
+    // default).
+    ParticleKernel particleKernel = ParticleKernel::NeighbourCount;
     // Particles: position smoothing lambda in [0, 1] (Yu & Turk 2013's
     // Laplacian smoothing, the step before their anisotropic kernels): every
     // frame, on the GPU, each particle moves to x + lambda (mean - x), mean =
