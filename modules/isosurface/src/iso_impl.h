@@ -241,8 +241,9 @@ struct IsoSurface::Impl {
     Buffer smoothed;                                     // particleSmoothing > 0: smoothed sorted particles
     Buffer rebinned;                                     // particleSmoothing > 0: smoothed particles sorted again
     Buffer kernels;                                      // anisotropic: kIsoAnisoRecordVec4s vec4 per sorted particle
-    Buffer volumes;                                      // sph: (xyz, volume) per sorted particle, the density pass's
-    Buffer occGridBuf, occupancy, occOffsets, active;    // scan: occupancy tree, its prefixes, active-cell list
+    // sph: the density pass's (xyz, volume) per sorted particle; sparse: a volume per particle of the frame.
+    Buffer volumes;
+    Buffer occGridBuf, occupancy, occOffsets, active; // scan: occupancy tree, its prefixes, active-cell list
     // Sparse: the bricks listed this frame, classify's indirect dispatch, and
     // per pool slot its record (listed brick << 5 | row pair).
     Buffer brickList, sparseArgs, slotRecords;
@@ -297,7 +298,7 @@ struct IsoSurface::Impl {
     ComputePipeline vertexBasesPipe, sharedVerticesPipe;  // indexed (extract then runs extract_indexed.comp)
     ComputePipeline meshListsPipe, meshStepPipe, meshScanPipe, meshScanTopPipe; // meshSmoothing
     ComputePipeline countPipe, binScanPipe, binScanTopPipe, sortPipe, gatherPipe, smoothPipe, anisoPipe;
-    ComputePipeline densityPipe; // ParticleKernel::SphCubicSpline: particles_density.comp
+    ComputePipeline densityPipe; // SphCubicSpline: particles_density.comp (sparse: sparse_particles_density.comp)
     bool gather = false;
     bool smooth = false;   // particle position smoothing (gather only; with aniso, done by the aniso pass)
     bool aniso = false;    // anisotropic kernels (gather only)

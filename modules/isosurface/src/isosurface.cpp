@@ -139,6 +139,9 @@ Status IsoSurface::Impl::createBuffers() {
         std::memcpy(m.occGridBuf.mapped(), &m.occGrid, sizeof(gpu::IsoGrid));
         m.occGridBuf.flush();
     }
+    if (m.sph && m.sparse)
+        PYRAMARCH_TRY(make(m.volumes, uint64_t(m.maxItems) * 4, readable | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                           MemoryUsage::DeviceLocal, "particle volumes"));
     if (info.source == FieldSource::Particles && !m.gather && !m.sparse)
         PYRAMARCH_TRY(make(m.accum, sizes.samples * 4, storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                            MemoryUsage::DeviceLocal, "accum"));

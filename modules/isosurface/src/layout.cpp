@@ -241,9 +241,6 @@ Status checkSparseDomain(const IsoSurfaceCreateInfo& info, bool scan) {
         return bad("SparseVolumeInput::OctreeLeaves needs volumeFormat U8 (the octree's samples are 0 or 1)");
     if (volume && info.sparse.maxVolumeBricks == 0)
         return bad("maxVolumeBricks must be >= 1 for a volume (censusSparseVolume() counts the resident bricks)");
-    if (info.source == FieldSource::Particles && info.particleKernel == ParticleKernel::SphCubicSpline)
-        return bad("particles are summed per brick with ParticleKernel::NeighbourCount: SphCubicSpline (which needs "
-                   "the gather's sorted particles for the density pass) is not supported");
     if (info.source == FieldSource::Particles && (info.particleSmoothing != 0.f || info.anisotropic.enabled))
         return bad("particles are summed per brick with the isotropic kernel: particleSmoothing and anisotropic "
                    "kernels (which need the gather's sorted particles) are not supported");
@@ -695,7 +692,20 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                       an.enabled ? an.isotropicRatio : 0.f};
         m.gather = splat == SplatMethod::Gather;
         m.aniso = an.enabled;
-        m.sph = sph && m.gather;
+        m.sph = sph && (m.gather || m.sparse);
+        if (m.sph && m.sparse) {
+            // Every neighbour of a particle then reaches a sample of its
+            // cell, so its home brick lists them all (sparse_particles_density.comp).
+            const float sp[3] = {g.spacing.x, g.spacing.y, g.spacing.z};
+            for (int a = 0; a < 3; ++a)
+                if (!(info.particleRadius >= sp[a]))
+                    return Status::error(ErrorCode::InvalidArgument,
+                                         "isosurface '" + info.name + "': particleRadius " +
+                                             std::to_string(info.particleRadius) + " under the sample spacing " +
+                                             std::to_string(sp[a]) + " along " + "xyz"[a] +
+                                             ": a sparse domain's SphCubicSpline needs a support of at "
+                                             "least one sample");
+        }
         // With anisotropic kernels the aniso pass moves the kernel centres
         // itself (same neighbourhood mean): no separate smooth pass.
         m.smooth = info.particleSmoothing > 0.f && !m.aniso;

@@ -318,6 +318,12 @@ struct TestingAccess {
             return Status::error(ErrorCode::InvalidState,
                                  "isosurface '" + m.info.name + "': no particle volumes (needs SphCubicSpline)");
         testing::ParticleVolumes out;
+        if (m.sparse) {
+            // A volume per particle of the frame, by its index.
+            PYRAMARCH_TRY_ASSIGN(out.volumes, readBufferAs<float>(*m.device, m.volumes, uint64_t(m.maxItems)));
+            out.binned = m.maxItems;
+            return out;
+        }
         PYRAMARCH_TRY_ASSIGN(out.volumes, readBufferAs<float>(*m.device, m.volumes, uint64_t(m.maxItems) * 4));
         auto starts = readBufferAs<uint32_t>(*m.device, m.binStart, uint64_t(m.grid.binDims.w) + 1);
         if (!starts) return starts.status();

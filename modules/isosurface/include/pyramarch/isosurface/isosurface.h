@@ -132,8 +132,11 @@ enum class ParticleKernel {
     // particle's volume from its neighbours' density, itself included).
     // About 1 inside a fluid whatever its spacing (iso values are fractions
     // of the rest density: 0.6 is splashsurf's default), exactly 1 at a lone
-    // particle (droplets stay). Adds a density pass over the binned
-    // neighbours: needs SplatMethod::Gather (Auto picks it) and a dense grid.
+    // particle (droplets stay). Adds a density pass over the neighbours:
+    // needs SplatMethod::Gather (Auto picks it); on a sparse domain, over
+    // each particle's brick list, with r >= the sample spacing (the same
+    // field bit for bit for particles inside the grid). Summed weight at
+    // most 65536 per particle and sample (16.16 fixed point).
     SphCubicSpline,
 };
 
@@ -308,7 +311,9 @@ enum class SparseVolumeInput {
 // their normals') are then evaluated once into the brick's block of a pool
 // of maxBricks blocks, as a volume's, a block that stays with its brick
 // while the brick stays listed (bricks that come and go take and free
-// slots); the particles' isotropic kernel, no smoothing; volumes: the
+// slots); the particles' isotropic kernel (NeighbourCount, or
+// SphCubicSpline with a density pass over each brick's list), no smoothing
+// or anisotropic kernels; volumes: the
 // surface bricks of the last upload whose value range the frame's iso value
 // cuts: the upload kept only the bricks of 8^3 samples those read, in a
 // pool in the volume's format, with a table of every brick of samples, 4

@@ -133,7 +133,9 @@ Result<SmoothedParticles> readSmoothedParticles(IsoSurface& surface);
 // ParticleKernel::SphCubicSpline: the density pass's records of the last
 // frame (x, y, z, volume V_j; the first `binned` of maxParticles records, in
 // the order of the particles it read: the sort's, or with particleSmoothing
-// the re-binning's).
+// the re-binning's). On a sparse domain: one volume per particle of the
+// frame, by its index (binned = maxParticles; 0 where its home brick was
+// not listed).
 struct ParticleVolumes {
     std::vector<float> volumes;
     uint32_t binned = 0;
