@@ -38,7 +38,9 @@ constexpr float kOne = 65536.f;    // kIsoSplatFixedOne
 constexpr size_t kRecordVec4s = 3; // kIsoAnisoRecordVec4s
 
 // particles_kernel.glsl's cubicSplineUnit / sphTerm / squaredYZ, the same
-// float operations (this file is built with -ffp-contract=off).
+// float operations (this file is built with -ffp-contract=off), with fma()
+// as lavapipe runs it: a rounded multiply, then the add (a device that fuses
+// it, e.g. NVIDIA, lands within the tests' one unit per term).
 float cubicSplineUnit(float q) {
     if (!(q < 1.f)) return 0.f;
     const float s = std::sqrt(q);
@@ -58,8 +60,7 @@ float sampleCoord(uint32_t i, float lo, float spacing) { return float(i) * spaci
 
 // Volumes V_j of particles (x, y, z, w): every pair within the support;
 // `tolerance` the relative bound of one 16.16 unit per term of the density
-// (a device's sqrt may round otherwise: lavapipe's is not correctly rounded)
-// and of the division.
+// (a device whose fma() is fused rounds otherwise) and of the division.
 struct CpuVolumes {
     std::vector<float> v, tolerance;
 };
