@@ -526,18 +526,20 @@ std::string droppedParticlesText(const iso::ParticleSet::Dropped& d) {
 int runParticleIso(const IsoOptions& o) {
     const float r = o.particleRadius;
     const float L = o.smoothingLength;
-    const float voxel = o.voxelSize > 0.f ? o.voxelSize : r;
+    const float voxel = o.cubeSize > 0.f ? o.cubeSize * r : o.voxelSize > 0.f ? o.voxelSize : r;
+    // ParticleKernel::SphCubicSpline's field is ~1 inside a fluid at rest: the threshold is the iso value.
+    const bool sph = o.particleKernel == "sph";
     const float support = iso::kernelSupportRadius(r, L);
     if (!std::isfinite(support) || !(support > 0.f))
         return fail(kProg, "--particle-radius " + jsonNumber(r) + " x --smoothing-length " + jsonNumber(L) +
                                " gives no finite kernel support");
     float isoValue = o.iso;
     if (!o.isoGiven) {
-        auto v = iso::particleIsoValue(o.surfaceThreshold, L);
+        auto v = sph ? Result<float>(o.surfaceThreshold) : iso::particleIsoValue(o.surfaceThreshold, L);
         if (!v) return fail(kProg, v.message());
         isoValue = *v;
     }
-    auto rest = iso::particleRestDensity(L);
+    auto rest = sph ? Result<double>(1.0) : iso::particleRestDensity(L);
     if (!rest) return fail(kProg, rest.message());
 
     const bool sequence = iso::isSequencePattern(o.particles);
@@ -571,6 +573,7 @@ int runParticleIso(const IsoOptions& o) {
     iso::IsoSurfaceCreateInfo info;
     info.source = iso::FieldSource::Particles;
     info.particleRadius = support;
+    info.particleKernel = sph ? iso::ParticleKernel::SphCubicSpline : iso::ParticleKernel::NeighbourCount;
     info.splat = sample::splatMethodFromName(o.splat);
     info.particleSmoothing = o.particleSmoothing;
     info.anisotropic.enabled = o.anisotropic;
@@ -592,6 +595,7 @@ int runParticleIso(const IsoOptions& o) {
     rec.setInfo("rest_density", jsonNumber(*rest));
     rec.setInfo("iso_value", jsonNumber(isoValue));
     rec.setInfo("splat", o.splat);
+    rec.setInfo("particle_kernel", o.particleKernel);
     rec.setInfo("particle_smoothing", jsonNumber(o.particleSmoothing));
     rec.setInfo("anisotropic", o.anisotropic ? "true" : "false");
     rec.setInfo("mesh_smoothing", std::to_string(o.meshSmoothing));

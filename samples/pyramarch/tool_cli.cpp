@@ -83,8 +83,9 @@ int checkIsoOptions(const IsoOptions& iso) {
     const bool outPattern = pyramarch::iso::isSequencePattern(iso.out);
     if (iso.particles.empty()) {
         if (iso.particleOptionsGiven)
-            return fail(prog, "--particle-radius, --smoothing-length, --voxel-size, --surface-threshold, --splat, "
-                              "--particle-smoothing and --anisotropic apply to --particles only");
+            return fail(prog, "--particle-radius, --smoothing-length, --voxel-size, --cube-size, "
+                              "--surface-threshold, --particle-kernel, --splat, --particle-smoothing and "
+                              "--anisotropic apply to --particles only");
         if (outPattern)
             return fail(prog, "--out '" + iso.out + "' has {} but only a --particles sequence writes several meshes");
         if (!iso.raw.empty() && iso.cellsGiven)
@@ -104,6 +105,11 @@ int checkIsoOptions(const IsoOptions& iso) {
         return fail(prog, "--smoothing-length must be > 0 and at most " +
                               std::to_string(int(pyramarch::iso::kMaxSmoothingLength)) + " particle radii");
     if (iso.voxelSizeGiven && !(iso.voxelSize > 0.f)) return fail(prog, "--voxel-size must be > 0");
+    if (iso.cubeSizeGiven && !(iso.cubeSize > 0.f)) return fail(prog, "--cube-size must be > 0 (particle radii)");
+    if (iso.cubeSizeGiven && iso.voxelSizeGiven) return fail(prog, "give --cube-size or --voxel-size, not both");
+    if (iso.particleKernel == "sph" && iso.splat == "scatter")
+        return fail(prog, "--splat scatter needs --particle-kernel count (the SPH field's density pass reads the "
+                          "binned particles' neighbours)");
     if (!(iso.surfaceThreshold > 0.f))
         return fail(prog, "--surface-threshold must be > 0 (a fraction of the rest density)");
     if (iso.isoGiven && iso.thresholdGiven) return fail(prog, "give --surface-threshold or --iso, not both");
@@ -262,9 +268,12 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
                    "Smoothing length L in particle radii (default 2): kernel support 2 L R, about L particle spacings");
     particleOption("--voxel-size", iso.voxelSize, "Grid spacing in world units (default: the particle radius R)")
         ->each([&iso](const std::string&) { iso.voxelSizeGiven = true; });
+    particleOption("--cube-size", iso.cubeSize,
+                   "Grid spacing in particle radii (splashsurf's --cube-size): --voxel-size = C x R")
+        ->each([&iso](const std::string&) { iso.cubeSizeGiven = true; });
     particleOption("--surface-threshold", iso.surfaceThreshold,
                    "Surface threshold T as a fraction of the rest density (default 0.6 as in splashsurf); iso value = "
-                   "T x rest density")
+                   "T x rest density (--particle-kernel sph: the rest density is 1, so the iso value is T)")
         ->each([&iso](const std::string&) { iso.thresholdGiven = true; });
     particleOption("--particle-smoothing", iso.particleSmoothing,
                    "Particle position smoothing lambda in [0, 1] (Yu & Turk 2013's Laplacian step, on the GPU): each "
@@ -283,6 +292,18 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
         "(modules/isosurface/README.md). Needs --splat gather");
     isoCmd
         ->add_option_function<std::string>(
+            "--particle-kernel",
+            [&iso](const std::string& v) {
+                iso.particleKernel = v;
+                iso.particleOptionsGiven = true;
+            },
+            "What a particle adds to the field: sph (default; splashsurf's field, sum_j V_j W(|x - x_j|) with the "
+            "cubic spline W and each particle's volume V_j from its neighbours' density: ~1 inside the fluid, lone "
+            "particles stay as droplets) | count (w (1 - d^2/h^2)^3, a weighted neighbour count; --splat scatter "
+            "needs it)")
+        ->check(CLI::IsMember({"sph", "count"}));
+    isoCmd
+        ->add_option_function<std::string>(
             "--splat",
             [&iso](const std::string& v) {
                 iso.splat = v;
@@ -299,7 +320,9 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
                 iso.isoGiven = true;
             },
             "Iso value (inside is greater; default 0 for analytic fields and --glsl, 0.35 for metaballs, 0.5 for "
-            "volumes; with --particles, field units: weighted neighbour count, instead of --surface-threshold)")
+            "volumes; with --particles, instead of --surface-threshold, in field units: --particle-kernel sph the "
+            "fluid's "
+            "volume fraction, ~1 inside; count a weighted neighbour count)")
         ->check(sample::finiteFloat());
     isoCmd->add_flag("--indexed", iso.indexed,
                      "Indexed output: one vertex per cut edge of the grid, shared by its triangles, and an index "

@@ -72,6 +72,9 @@ struct IsoOptions {
     float smoothingLength = 2.f;   // particle radii; kernel support 2 L r
     float voxelSize = 0.f;         // world units; 0: the particle radius
     float surfaceThreshold = 0.6f; // fraction of the rest density
+    float cubeSize = 0.f;          // --cube-size: grid spacing in particle radii (splashsurf's -c); 0: --voxel-size
+    // --particle-kernel: sph (splashsurf's SPH field, ParticleKernel::SphCubicSpline) | count (NeighbourCount)
+    std::string particleKernel = "sph";
     std::string splat = "auto";
     float particleSmoothing = 0.f; // --particle-smoothing: lambda in [0, 1], 0 off (gather only)
     bool anisotropic = false;      // --anisotropic: Yu & Turk's anisotropic kernels, default parameters (gather only)
@@ -98,7 +101,7 @@ struct IsoOptions {
     // Whether options were given on the command line (conflict checks).
     bool cellsGiven = false, boundsGiven = false, dimsGiven = false, typeGiven = false, lipschitzGiven = false,
          fieldEvaluationGiven = false;
-    bool particleOptionsGiven = false, thresholdGiven = false, voxelSizeGiven = false;
+    bool particleOptionsGiven = false, thresholdGiven = false, voxelSizeGiven = false, cubeSizeGiven = false;
 };
 
 struct ToolOptions {

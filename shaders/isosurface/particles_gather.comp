@@ -9,6 +9,8 @@
 // particles_kernel.glsl's 16.16 fixed point, summed as integers: the same
 // bits whatever order the sort left, and as the scatter form. With a patch
 // list each tile also records whether any of its samples is nonzero.
+// The ISO_PARTICLE_SPH build (ParticleKernel::SphCubicSpline) reads the
+// density pass's (xyz, volume) records and sums the cubic spline's terms.
 #include "isosurface/common.glsl"
 
 layout(local_size_x = kIsoGroupSize) in;
@@ -61,7 +63,7 @@ void main() {
                 [[unroll]] for (uint r = 0; r < R; ++r) {
                     const float d2 = squaredYZ(ys[r] - pw.y, dz);
                     if (d2 * grid.particle.y < 1.0) {
-                        [[unroll]] for (uint k = 0; k < K; ++k) sum[r][k] += kernelTerm(xs[k] - pw.x, d2, pw.w);
+                        [[unroll]] for (uint k = 0; k < K; ++k) sum[r][k] += fieldTerm(xs[k] - pw.x, d2, pw.w);
                     }
                 }
             }

@@ -31,8 +31,13 @@ uint anisoTerm(float dx, vec3 u, vec4 g0, float wdet) {
     precise vec3 gd = vec3(g0.x * dx + u.x, g0.y * dx + u.y, g0.z * dx + u.z);
     precise float q = gd.x * gd.x + (gd.y * gd.y + gd.z * gd.z);
     if (q >= 1.0) return 0u;
+#ifdef ISO_PARTICLE_SPH
+    // ParticleKernel::SphCubicSpline: wdet = V det G' (the aniso pass read the density pass's volumes).
+    precise float t = wdet * cubicSplineUnit(q) * float(kIsoSplatFixedOne);
+#else
     precise float k = 1.0 - q;
     precise float t = wdet * k * k * k * float(kIsoSplatFixedOne);
+#endif
     return uint(min(t, 4.0e9));
 }
 

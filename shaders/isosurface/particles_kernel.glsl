@@ -51,4 +51,44 @@ uint kernelTerm(float dx, float yz, float weight) {
     // Clamped before the conversion: a float past 2^32 has no defined uint.
     return uint(min(t, 4.0e9));
 }
+
+// ParticleKernel::SphCubicSpline: the cubic spline kernel (splashsurf's
+// default) in units of its centre value, at q = d^2 / r^2 (r its support),
+// s = sqrt(q): 1 - 6 s^2 + 6 s^3 for s <= 1/2, 2 (1 - s)^3 below 1, 0
+// beyond. Its normalisation 8 / (pi r^3) cancels in V_j W (V_j = w_j / sum_k
+// w_k W_jk), so the field needs none. Every step `precise`, no product next
+// to an add (the CPU reference in tests/ repeats them).
+float cubicSplineUnit(float q) {
+    if (!(q < 1.0)) return 0.0;
+    precise float s = sqrt(q);
+    if (s <= 0.5) {
+        precise float a = 6.0 * q;
+        precise float b = s - 1.0;
+        precise float k = fma(a, b, 1.0);
+        return k;
+    }
+    precise float u = 1.0 - s;
+    precise float k = 2.0 * u * u * u;
+    return k;
+}
+
+// SPH term (16.16 fixed point) of a particle of volume (or weight) v at
+// squared YZ distance yz and x distance dx; 0 outside the support.
+uint sphTerm(float dx, float yz, float v) {
+    precise float d2 = fma(dx, dx, yz);
+    precise float q = d2 * grid.particle.y;
+    if (!(q < 1.0)) return 0u;
+    precise float t = v * cubicSplineUnit(q) * float(kIsoSplatFixedOne);
+    return uint(min(t, 4.0e9));
+}
+
+// The term the gather sums: the SPH build (ISO_PARTICLE_SPH) or the
+// neighbour count.
+uint fieldTerm(float dx, float yz, float weight) {
+#ifdef ISO_PARTICLE_SPH
+    return sphTerm(dx, yz, weight);
+#else
+    return kernelTerm(dx, yz, weight);
+#endif
+}
 #endif

@@ -35,6 +35,9 @@
 //    frame reports the overflow), the row is summed over the brick's own
 //    particles, so that the listed bricks' cells keep the dense field's
 //    normals.
+// The ISO_PARTICLE_SPH builds (ParticleKernel::SphCubicSpline) sum the
+// cubic spline weighted by the particles' volumes (sparse.density), the dense
+// SPH gather's terms.
 // No atomics, no barrier, no clear: every sample of a listed block is
 // written every frame. A brick whose references did not fit has none: its
 // interior is 0 (no triangles, the frame reports the overflow). At most 4
@@ -64,6 +67,11 @@ layout(set = 0, binding = 7, std430) buffer Pool0Buf { uint pool0[]; };
 layout(set = 0, binding = 8, std430) buffer Pool1Buf { uint pool1[]; };
 layout(set = 0, binding = 9, std430) buffer Pool2Buf { uint pool2[]; };
 layout(set = 0, binding = 10, std430) buffer Pool3Buf { uint pool3[]; };
+#ifdef ISO_PARTICLE_SPH
+// ParticleKernel::SphCubicSpline: each particle's volume by its index in the
+// frame (sparse_particles_density.comp), the weight of its cubic spline.
+layout(set = 0, binding = 11, std430) readonly buffer VolumesBuf { float volumes[]; };
+#endif
 layout(constant_id = kIsoSpecVolumePoolBricks) const uint kPoolBricks = 1u;
 layout(constant_id = kIsoSpecVolumePoolCount) const uint kPoolCount = 1u;
 
@@ -133,11 +141,15 @@ void interior(uint brick, uint t) {
         precise float dz2 = dz * dz;
         if (dz2 * grid.particle.y >= 1.0) continue;
         const float px = particleData[p], py = particleData[p + 1u];
+#ifdef ISO_PARTICLE_SPH
+        const float w = volumes[brickItems[first + j]];
+#else
         const float w = weighted ? particleData[base + layout_.z] : 1.0;
+#endif
         [[unroll]] for (uint r = 0u; r < R; ++r) {
             const float yz = squaredYZ(ys[r] - py, dz);
             if (yz * grid.particle.y < 1.0) {
-                [[unroll]] for (uint k = 0u; k < kInner; ++k) sum[r][k] += kernelTerm(xs[k] - px, yz, w);
+                [[unroll]] for (uint k = 0u; k < kInner; ++k) sum[r][k] += fieldTerm(xs[k] - px, yz, w);
             }
         }
     }
@@ -211,9 +223,12 @@ void ownRow(uint brick, uvec3 b, uint y, uint z, out uint bits[kSide]) {
     for (uint j = 0u; j < count; ++j) {
         vec4 pw;
         loadParticle(brickItems[first + j], pw);
+#ifdef ISO_PARTICLE_SPH
+        pw.w = volumes[brickItems[first + j]];
+#endif
         const float yz = squaredYZ(ys - pw.y, zs - pw.z);
         if (yz * grid.particle.y < 1.0) {
-            [[unroll]] for (uint k = 0u; k < kSide; ++k) sum[k] += kernelTerm(xs[k] - pw.x, yz, pw.w);
+            [[unroll]] for (uint k = 0u; k < kSide; ++k) sum[k] += fieldTerm(xs[k] - pw.x, yz, pw.w);
         }
     }
     const bool rowIn = s.y < grid.samples.y && s.z < grid.samples.z;

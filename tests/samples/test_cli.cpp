@@ -292,16 +292,22 @@ TEST(ToolCliParse, ParticleOptionsAndDefaults) {
     EXPECT_EQ(o.iso.voxelSize, 0.f);         // 0: the particle radius
     EXPECT_EQ(o.iso.splat, "auto");          // the module's choice: gather on CPU drivers, scatter on GPUs
     EXPECT_EQ(o.iso.particleSmoothing, 0.f); // off
+    EXPECT_EQ(o.iso.particleKernel, "sph");  // splashsurf's field
+    EXPECT_EQ(o.iso.cubeSize, 0.f);          // 0: --voxel-size
     sample::ToolOptions g;
     ASSERT_EQ(parseTool({"iso", "--particles", "f_{}.ply", "--particle-radius", "0.5", "--smoothing-length", "1.5",
-                         "--voxel-size", "0.25", "--surface-threshold", "0.5", "--splat", "scatter", "--out",
-                         "m_{}.ply", "--stats", "s.json"},
+                         "--voxel-size", "0.25", "--surface-threshold", "0.5", "--splat", "scatter",
+                         "--particle-kernel", "count", "--out", "m_{}.ply", "--stats", "s.json"},
                         g),
               -1);
     EXPECT_EQ(g.iso.smoothingLength, 1.5f);
     EXPECT_EQ(g.iso.voxelSize, 0.25f);
     EXPECT_EQ(g.iso.surfaceThreshold, 0.5f);
     EXPECT_EQ(g.iso.splat, "scatter");
+    EXPECT_EQ(g.iso.particleKernel, "count");
+    sample::ToolOptions cs;
+    ASSERT_EQ(parseTool({"iso", "--particles", "p.f32", "--particle-radius", "0.02", "--cube-size", "0.75"}, cs), -1);
+    EXPECT_EQ(cs.iso.cubeSize, 0.75f);
     sample::ToolOptions sm;
     ASSERT_EQ(
         parseTool({"iso", "--particles", "p.f32", "--particle-radius", "0.01", "--particle-smoothing", "0.5"}, sm), -1);
@@ -445,6 +451,11 @@ TEST(ToolCliParse, ParticleConflictsAreErrors) {
          "scatter"},
         {"iso", "--field", "sphere", "--particle-smoothing", "0.5"},
         {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--anisotropic", "--splat", "scatter"},
+        {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--splat", "scatter"}, // the SPH kernel gathers
+        {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--particle-kernel", "magic"},
+        {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--cube-size", "0"},
+        {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--cube-size", "1", "--voxel-size", "0.1"},
+        {"iso", "--field", "sphere", "--particle-kernel", "count"},
         {"iso", "--field", "sphere", "--anisotropic"},
         {"iso", "--particles", "f_{}.ply", "--particle-radius", "0.1", "--out",
          "m.ply"}, // a sequence needs {} in --out
@@ -582,8 +593,10 @@ TEST(SampleCliGpu, ParticlesOfASphereGiveASphere) {
     ASSERT_TRUE(pyramarch::iso::writeParticlesPly(in.string(), xyz));
     // Both splats, and the gather with position smoothing (it shrinks the
     // sphere by less than a particle radius).
-    for (const char* splat : {"scatter", "gather", "gather --particle-smoothing 0.5", "gather --anisotropic",
-                              "gather --anisotropic --particle-smoothing 0.5"}) {
+    // The SPH field (the default) and the neighbour count (scatter needs it).
+    for (const char* splat :
+         {"scatter --particle-kernel count", "gather --particle-kernel count", "gather",
+          "gather --particle-smoothing 0.5", "gather --anisotropic", "gather --anisotropic --particle-smoothing 0.5"}) {
         const CmdResult res =
             run("iso --particles " + in.string() + " --particle-radius 0.025 --splat " + std::string(splat) +
                 " --validation --out " + out.string() + " --stats " + stats.string());
@@ -611,7 +624,8 @@ TEST(SampleCliGpu, ParticlesOfASphereGiveASphere) {
         EXPECT_EQ(f["particles"].n, double(count));
         ASSERT_EQ(f["grid"].a.size(), 3u);
         EXPECT_GE(f["grid"].a[0].n, 2 * R / r); // covers the particles and the kernel support
-        EXPECT_NEAR(f["iso_value"].n, 0.6 * 5.15625, 1e-4);
+        const bool count = std::string(splat).find("count") != std::string::npos;
+        EXPECT_NEAR(f["iso_value"].n, count ? 0.6 * 5.15625 : 0.6, 1e-4) << splat;
         EXPECT_GT(f["gpuMs"].n, 0.0);
         double passes = 0;
         for (const auto& [name, ms] : f["passes"].o) passes += ms.n;
@@ -982,15 +996,19 @@ TEST(SampleCliGpu, IsoSparseMatchesTheDensePath) {
     // Particles: the bricks their kernels reach, the dense splat's field.
     const auto ply = tempPath("sparse-sphere.ply");
     ASSERT_TRUE(pyramarch::iso::writeParticlesPly(ply.string(), sphereParticles(0.5f, 0.05f)));
-    const CmdResult denseParticles = run("iso --particles " + ply.string() + " --particle-radius 0.05 --validation");
-    ASSERT_EQ(denseParticles.code, 0) << denseParticles.err;
-    const CmdResult sparseParticles =
-        run("iso --particles " + ply.string() + " --particle-radius 0.05 --validation --sparse");
-    ASSERT_EQ(sparseParticles.code, 0) << sparseParticles.err;
-    ASSERT_FALSE(triangles(denseParticles.out).empty()) << denseParticles.out;
-    EXPECT_EQ(triangles(sparseParticles.out), triangles(denseParticles.out)) << sparseParticles.out;
-    EXPECT_NE(sparseParticles.out.find("particle references in the listed bricks"), std::string::npos)
-        << sparseParticles.out;
+    // Both kernels: the SPH field (the default) and the neighbour count.
+    for (const std::string kernel : {"sph", "count"}) {
+        const std::string cmd =
+            "iso --particles " + ply.string() + " --particle-radius 0.05 --particle-kernel " + kernel + " --validation";
+        const CmdResult denseParticles = run(cmd);
+        ASSERT_EQ(denseParticles.code, 0) << denseParticles.err;
+        const CmdResult sparseParticles = run(cmd + " --sparse");
+        ASSERT_EQ(sparseParticles.code, 0) << sparseParticles.err;
+        ASSERT_FALSE(triangles(denseParticles.out).empty()) << denseParticles.out;
+        EXPECT_EQ(triangles(sparseParticles.out), triangles(denseParticles.out)) << kernel << sparseParticles.out;
+        EXPECT_NE(sparseParticles.out.find("particle references in the listed bricks"), std::string::npos)
+            << sparseParticles.out;
+    }
     std::filesystem::remove(ply);
 
     const CmdResult big = run("iso --field sphere --cells 2047,2047,2047 --sparse --repeat 1");

@@ -12,7 +12,10 @@
 // ".particles.aniso" computes each sorted particle's kernel (and smoothed
 // centre) from its neighbours into `kernels`, same order, and
 // ".particles.gather" (the anisotropic shader) reads those: no re-binning,
-// the gather's bins reach the kernels' largest extent instead. With a patch
+// the gather's bins reach the kernels' largest extent instead. With
+// ParticleKernel::SphCubicSpline, ".particles.density" writes each sorted
+// (or re-binned) particle's volume from its neighbours into `volumes`, which
+// the gather (the SPH build) or the aniso pass reads. With a patch
 // list (isotropic kernels), the gather also flags its tiles holding a
 // nonzero sample and ".particles.bounds" (field_particles_bounds.cpp)
 // bounds the patches from those flags.
@@ -44,6 +47,15 @@ const uint32_t kAnisoSpv[] =
 const uint32_t kGatherAnisoSpv[] =
 #include "shaders/isosurface/particles_gather_aniso.comp.spv.inc"
     ;
+const uint32_t kDensitySpv[] =
+#include "shaders/isosurface/particles_density.comp.spv.inc"
+    ;
+const uint32_t kGatherSphSpv[] =
+#include "shaders/isosurface/particles_gather.sph.comp.spv.inc"
+    ;
+const uint32_t kGatherAnisoSphSpv[] =
+#include "shaders/isosurface/particles_gather_aniso.sph.comp.spv.inc"
+    ;
 } // namespace
 
 Status IsoSurface::Impl::createGatherPipelines() {
@@ -52,10 +64,13 @@ Status IsoSurface::Impl::createGatherPipelines() {
     PYRAMARCH_TRY(makePipeline(binScanTopPipe, kScanTopSpv, "particles.scan.top", 2));
     PYRAMARCH_TRY(makePipeline(sortPipe, kSortSpv, "particles.sort", 5));
     if (smooth) PYRAMARCH_TRY(makePipeline(smoothPipe, kSmoothSpv, "particles.smooth", 4));
+    if (sph) PYRAMARCH_TRY(makePipeline(densityPipe, kDensitySpv, "particles.density", 4));
     if (aniso) {
         PYRAMARCH_TRY(makePipeline(anisoPipe, kAnisoSpv, "particles.aniso", 4));
+        if (sph) return makePipeline(gatherPipe, kGatherAnisoSphSpv, "particles.gather.aniso.sph", 5);
         return makePipeline(gatherPipe, kGatherAnisoSpv, "particles.gather.aniso", 5);
     }
+    if (sph) return makePipeline(gatherPipe, kGatherSphSpv, "particles.gather.sph", 5);
     return makePipeline(gatherPipe, kGatherSpv, "particles.gather", 5);
 }
 
@@ -159,13 +174,35 @@ void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) 
         gatherInput = graph.importBuffer(n + ".rebinned", rebinned, computeRead, computeRead);
         binPasses(n + ".particles.rebin", smoothedRef, VK_WHOLE_SIZE, gpu::kIsoRebinSmoothed, gatherInput);
     }
+    // ParticleKernel::SphCubicSpline: each particle's volume from its
+    // neighbours' density (the particles the gather or the aniso pass reads,
+    // in the same order), into `volumes`.
+    BufferRef anisoInput = sortedRef;
+    if (sph) {
+        const BufferRef densityInput = aniso ? sortedRef : gatherInput;
+        const BufferRef volumesRef = graph.importBuffer(n + ".volumes", volumes, computeRead, computeRead);
+        graph.addPass(n + ".particles.density", PassKind::Compute)
+            .pipeline(densityPipe)
+            .uniform(0, refs.grid)
+            .storage(1, startRef, R)
+            .storage(2, densityInput, R)
+            .storage(3, volumesRef, W)
+            .record([this](PassContext& ctx) {
+                ctx.pushConstants(push());
+                dispatchFolded(ctx, groupsOf(itemCount, gpu::kIsoGroupSize), maxGroupsX());
+            });
+        if (aniso)
+            anisoInput = volumesRef; // the kernels' weights become V det G'
+        else
+            gatherInput = volumesRef;
+    }
     if (aniso) {
         gatherInput = graph.importBuffer(n + ".kernels", kernels, computeRead, computeRead);
         graph.addPass(n + ".particles.aniso", PassKind::Compute)
             .pipeline(anisoPipe)
             .uniform(0, refs.grid)
             .storage(1, startRef, R)
-            .storage(2, sortedRef, R)
+            .storage(2, anisoInput, R)
             .storage(3, gatherInput, W)
             .record([this](PassContext& ctx) {
                 ctx.pushConstants(push());

@@ -241,7 +241,9 @@ struct IsoSurface::Impl {
     Buffer smoothed;                                     // particleSmoothing > 0: smoothed sorted particles
     Buffer rebinned;                                     // particleSmoothing > 0: smoothed particles sorted again
     Buffer kernels;                                      // anisotropic: kIsoAnisoRecordVec4s vec4 per sorted particle
-    Buffer occGridBuf, occupancy, occOffsets, active;    // scan: occupancy tree, its prefixes, active-cell list
+    // sph: the density pass's (xyz, volume) per sorted particle; sparse: a volume per particle of the frame.
+    Buffer volumes;
+    Buffer occGridBuf, occupancy, occOffsets, active; // scan: occupancy tree, its prefixes, active-cell list
     // Sparse: the bricks listed this frame, classify's indirect dispatch, and
     // per pool slot its record (listed brick << 5 | row pair).
     Buffer brickList, sparseArgs, slotRecords;
@@ -296,9 +298,11 @@ struct IsoSurface::Impl {
     ComputePipeline vertexBasesPipe, sharedVerticesPipe;  // indexed (extract then runs extract_indexed.comp)
     ComputePipeline meshListsPipe, meshStepPipe, meshScanPipe, meshScanTopPipe; // meshSmoothing
     ComputePipeline countPipe, binScanPipe, binScanTopPipe, sortPipe, gatherPipe, smoothPipe, anisoPipe;
+    ComputePipeline densityPipe; // SphCubicSpline: particles_density.comp (sparse: sparse_particles_density.comp)
     bool gather = false;
     bool smooth = false;   // particle position smoothing (gather only; with aniso, done by the aniso pass)
     bool aniso = false;    // anisotropic kernels (gather only)
+    bool sph = false;      // ParticleKernel::SphCubicSpline (gather only): the density pass, the gathers' SPH builds
     bool external = false; // ParticleInput::GpuBuffer: info.particleBuffer replaces the items ring
     bool scan = false;
     bool indexed = false;

@@ -139,6 +139,9 @@ Status IsoSurface::Impl::createBuffers() {
         std::memcpy(m.occGridBuf.mapped(), &m.occGrid, sizeof(gpu::IsoGrid));
         m.occGridBuf.flush();
     }
+    if (m.sph && m.sparse)
+        PYRAMARCH_TRY(make(m.volumes, uint64_t(m.maxItems) * 4, readable | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                           MemoryUsage::DeviceLocal, "particle volumes"));
     if (info.source == FieldSource::Particles && !m.gather && !m.sparse)
         PYRAMARCH_TRY(make(m.accum, sizes.samples * 4, storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                            MemoryUsage::DeviceLocal, "accum"));
@@ -159,6 +162,9 @@ Status IsoSurface::Impl::createBuffers() {
         if (m.smooth)
             PYRAMARCH_TRY(make(m.rebinned, uint64_t(m.maxItems) * 16, readable, MemoryUsage::DeviceLocal,
                                "re-binned smoothed particles"));
+        if (m.sph)
+            PYRAMARCH_TRY(
+                make(m.volumes, uint64_t(m.maxItems) * 16, readable, MemoryUsage::DeviceLocal, "particle volumes"));
         if (m.aniso)
             PYRAMARCH_TRY(make(m.kernels, uint64_t(m.maxItems) * 16 * gpu::kIsoAnisoRecordVec4s, readable,
                                MemoryUsage::DeviceLocal, "anisotropic kernels"));

@@ -632,7 +632,13 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
         // SplatMethod::Auto (see isosurface.h for the measurements): the
         // passes that need the sorted particles, and CPU drivers, gather;
         // GPUs scatter. A gather whose bins do not fit falls back below.
-        const bool needsGather = info.particleSmoothing > 0.f || info.anisotropic.enabled;
+        if (info.particleKernel != ParticleKernel::NeighbourCount &&
+            info.particleKernel != ParticleKernel::SphCubicSpline)
+            return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': particleKernel " +
+                                                                 std::to_string(int(info.particleKernel)) +
+                                                                 " is not a ParticleKernel");
+        const bool sph = info.particleKernel == ParticleKernel::SphCubicSpline;
+        const bool needsGather = info.particleSmoothing > 0.f || info.anisotropic.enabled || sph;
         const bool cpuLike =
             lim.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU || lim.deviceType == VK_PHYSICAL_DEVICE_TYPE_OTHER;
         // A sparse domain sums each brick's particles itself: no bins, no accumulator.
@@ -645,6 +651,11 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                 ErrorCode::InvalidArgument,
                 "isosurface '" + info.name +
                     "': particleSmoothing needs SplatMethod::Gather (it smooths the sorted particles)");
+        if (sph && splat != SplatMethod::Gather && !m.sparse)
+            return Status::error(ErrorCode::InvalidArgument,
+                                 "isosurface '" + info.name +
+                                     "': ParticleKernel::SphCubicSpline needs SplatMethod::Gather (the density pass "
+                                     "reads the sorted particles' neighbours)");
         const AnisotropicKernels& an = info.anisotropic;
         if (an.enabled) {
             const std::string at = "isosurface '" + info.name + "': anisotropic.";
@@ -681,6 +692,20 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                       an.enabled ? an.isotropicRatio : 0.f};
         m.gather = splat == SplatMethod::Gather;
         m.aniso = an.enabled;
+        m.sph = sph && (m.gather || m.sparse);
+        if (m.sph && m.sparse) {
+            // Every neighbour of a particle then reaches a sample of its
+            // cell, so its home brick lists them all (sparse_particles_density.comp).
+            const float sp[3] = {g.spacing.x, g.spacing.y, g.spacing.z};
+            for (int a = 0; a < 3; ++a)
+                if (!(info.particleRadius >= sp[a]))
+                    return Status::error(ErrorCode::InvalidArgument,
+                                         "isosurface '" + info.name + "': particleRadius " +
+                                             std::to_string(info.particleRadius) + " under the sample spacing " +
+                                             std::to_string(sp[a]) + " along " + "xyz"[a] +
+                                             ": a sparse domain's SphCubicSpline needs a support of at "
+                                             "least one sample");
+        }
         // With anisotropic kernels the aniso pass moves the kernel centres
         // itself (same neighbourhood mean): no separate smooth pass.
         m.smooth = info.particleSmoothing > 0.f && !m.aniso;
@@ -723,6 +748,9 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                     binCells = gatherCells + hood;
                     anisoNear[a] = uint32_t(std::ceil(hood));
                 }
+                // SPH: every particle the gather (or the aniso pass) reads
+                // has its neighbours within r binned for its density.
+                if (m.sph) binCells = std::max(binCells, gatherCells + cellsPerRadius);
                 pad[a] = uint64_t(std::ceil(binCells));
                 reach[a] = uint64_t(std::floor(binCells));
                 below[a] = uint32_t(std::ceil(gatherCells));

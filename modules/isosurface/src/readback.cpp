@@ -312,6 +312,24 @@ struct TestingAccess {
         PYRAMARCH_TRY_ASSIGN(out.smoothed, readBufferAs<float>(*m.device, m.smoothed, uint64_t(m.maxItems) * 4));
         return out;
     }
+    static Result<testing::ParticleVolumes> readParticleVolumes(IsoSurface& s) {
+        const IsoSurface::Impl& m = *s.impl_;
+        if (!m.sph)
+            return Status::error(ErrorCode::InvalidState,
+                                 "isosurface '" + m.info.name + "': no particle volumes (needs SphCubicSpline)");
+        testing::ParticleVolumes out;
+        if (m.sparse) {
+            // A volume per particle of the frame, by its index.
+            PYRAMARCH_TRY_ASSIGN(out.volumes, readBufferAs<float>(*m.device, m.volumes, uint64_t(m.maxItems)));
+            out.binned = m.maxItems;
+            return out;
+        }
+        PYRAMARCH_TRY_ASSIGN(out.volumes, readBufferAs<float>(*m.device, m.volumes, uint64_t(m.maxItems) * 4));
+        auto starts = readBufferAs<uint32_t>(*m.device, m.binStart, uint64_t(m.grid.binDims.w) + 1);
+        if (!starts) return starts.status();
+        out.binned = starts.value().back();
+        return out;
+    }
     static Result<testing::AnisotropicKernelRecords> readAnisotropicKernels(IsoSurface& s) {
         const IsoSurface::Impl& m = *s.impl_;
         PYRAMARCH_ASSERT(m.aniso, "readAnisotropicKernels needs anisotropic.enabled");
@@ -354,6 +372,7 @@ Result<std::vector<uint32_t>> readPatchList(IsoSurface& surface) { return Testin
 Result<std::vector<BlockSlot>> readBlockSlots(IsoSurface& surface) { return TestingAccess::readBlockSlots(surface); }
 Status poisonField(IsoSurface& surface, uint32_t bits) { return TestingAccess::poisonField(surface, bits); }
 Result<std::vector<uint32_t>> readFieldTiles(IsoSurface& surface) { return TestingAccess::readFieldTiles(surface); }
+Result<ParticleVolumes> readParticleVolumes(IsoSurface& surface) { return TestingAccess::readParticleVolumes(surface); }
 Result<SmoothedParticles> readSmoothedParticles(IsoSurface& surface) {
     return TestingAccess::readSmoothedParticles(surface);
 }

@@ -91,6 +91,15 @@ const uint32_t kParticleBlocksSpv[] =
 const uint32_t kParticleBordersSpv[] =
 #include "shaders/isosurface/sparse_particles_blocks.borders.comp.spv.inc"
     ;
+const uint32_t kParticleBlocksSphSpv[] =
+#include "shaders/isosurface/sparse_particles_blocks.sph.comp.spv.inc"
+    ;
+const uint32_t kParticleBordersSphSpv[] =
+#include "shaders/isosurface/sparse_particles_blocks.borders_sph.comp.spv.inc"
+    ;
+const uint32_t kParticleDensitySpv[] =
+#include "shaders/isosurface/sparse_particles_density.comp.spv.inc"
+    ;
 const uint32_t kParticleSlotsSpv[] =
 #include "shaders/isosurface/sparse_particles_slots.comp.spv.inc"
     ;
@@ -141,8 +150,16 @@ Status IsoSurface::Impl::createSparsePipelines() {
         PYRAMARCH_TRY(makePipeline(sparseActivatePipe, kParticleActivateSpv, "sparse.activate", 9, false));
         // The blocks: the grid 0, counters 1, brick list 2, references 3,
         // particles 4, the bricks' slots 5, the brick table 6, the pool 7-10.
-        PYRAMARCH_TRY(makePipeline(sparseBlocksPipe, kParticleBlocksSpv, "sparse.blocks", 11));
-        PYRAMARCH_TRY(makePipeline(sparseBordersPipe, kParticleBordersSpv, "sparse.blocks.borders", 11));
+        // SphCubicSpline: the volumes at 11 (sparse.density: the grid 0,
+        // counters 1, brick list 2, references 3, particles 4, volumes 5).
+        if (sph) {
+            PYRAMARCH_TRY(makePipeline(densityPipe, kParticleDensitySpv, "sparse.density", 6));
+            PYRAMARCH_TRY(makePipeline(sparseBlocksPipe, kParticleBlocksSphSpv, "sparse.blocks.sph", 12));
+            PYRAMARCH_TRY(makePipeline(sparseBordersPipe, kParticleBordersSphSpv, "sparse.blocks.borders.sph", 12));
+        } else {
+            PYRAMARCH_TRY(makePipeline(sparseBlocksPipe, kParticleBlocksSpv, "sparse.blocks", 11));
+            PYRAMARCH_TRY(makePipeline(sparseBordersPipe, kParticleBordersSpv, "sparse.blocks.borders", 11));
+        }
         PYRAMARCH_TRY(makePipeline(sparseSlotsPipe, kParticleSlotsSpv, "sparse.slots", 7));
         return volumeReaders();
     }
@@ -316,6 +333,31 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
     }
     if (particles) {
         bin(".sparse.fill", 1);
+    }
+    // SphCubicSpline: each particle's volume from its home brick's list
+    // (sparse_particles_density.comp), cleared first so that a particle
+    // without a listed home brick adds nothing.
+    BufferRef volumesRef;
+    if (particles && sph) {
+        const ExternalUse computeRW{Access::StorageReadWrite, PassKind::Compute};
+        volumesRef = graph.importBuffer(info.name + ".volumes", volumes, computeRW, computeRW);
+        graph.addPass(info.name + ".sparse.volumes.clear", PassKind::Transfer)
+            .use(volumesRef, Access::TransferDst)
+            .record([volumesRef](PassContext& ctx) {
+                ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(volumesRef), 0, VK_WHOLE_SIZE, 0);
+            });
+        graph.addPass(info.name + ".sparse.density", PassKind::Compute)
+            .pipeline(densityPipe)
+            .uniform(0, refs.grid)
+            .storage(1, refs.counters, R)
+            .storage(2, refs.brickList, R)
+            .storage(3, refs.brickItems, R)
+            .storage(4, refs.items, R, 0, refs.itemRange)
+            .storage(5, volumesRef, W)
+            .use(refs.sparseArgs, Access::IndirectRead)
+            .record(indirectDispatch(refs.sparseArgs, 0));
+    }
+    if (particles) {
         // The block slots: kept by the bricks still listed, freed by the
         // others, taken by the new ones (sparse_particles_slots.comp).
         graph.addPass(info.name + ".sparse.slots.init", PassKind::Transfer)
@@ -366,6 +408,7 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
             // Unused pool bindings repeat the first buffer (never accessed through).
             for (uint32_t i = 0; i < gpu::kIsoVolumePools; ++i)
                 pass.storage(7 + i, refs.volumePools[i], mode == 0 ? W : RW);
+            if (sph) pass.storage(11, volumesRef, R);
             pass.use(refs.sparseArgs, Access::IndirectRead).record(indirectDispatch(refs.sparseArgs, 0));
         };
         blocks(".sparse.blocks", 0);

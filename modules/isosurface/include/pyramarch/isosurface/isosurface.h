@@ -117,6 +117,25 @@ enum class SplatMethod {
     Gather,
 };
 
+// What a particle adds to the field (FieldSource::Particles); r is
+// IsoSurfaceCreateInfo::particleRadius (the kernel's support radius).
+enum class ParticleKernel {
+    // Each particle adds w (1 - d^2/r^2)^3: a weighted neighbour count, about
+    // 5.2 inside a fluid of spacing r/2 (particleRestDensity()).
+    NeighbourCount,
+    // splashsurf's field: the SPH sum sum_j V_j W(|x - x_j|) of the cubic
+    // spline kernel W (support r), V_j = w_j / sum_k w_k W(|x_j - x_k|) (the
+    // particle's volume from its neighbours' density, itself included).
+    // About 1 inside a fluid whatever its spacing (iso values are fractions
+    // of the rest density: 0.6 is splashsurf's default), exactly 1 at a lone
+    // particle (droplets stay). Adds a density pass over the neighbours:
+    // needs SplatMethod::Gather (Auto picks it); on a sparse domain, over
+    // each particle's brick list, with r >= the sample spacing (the same
+    // field bit for bit for particles inside the grid). Summed weight at
+    // most 65536 per particle and sample (16.16 fixed point).
+    SphCubicSpline,
+};
+
 struct Metaball {
     std::array<float, 3> center;
     float radius;   // radius of influence R (> 0)
@@ -288,7 +307,9 @@ enum class SparseVolumeInput {
 // their normals') are then evaluated once into the brick's block of a pool
 // of maxBricks blocks, as a volume's, a block that stays with its brick
 // while the brick stays listed (bricks that come and go take and free
-// slots); the particles' isotropic kernel, no smoothing; volumes: the
+// slots); the particles' isotropic kernel (NeighbourCount, or
+// SphCubicSpline with a density pass over each brick's list), no smoothing
+// or anisotropic kernels; volumes: the
 // surface bricks of the last upload whose value range the frame's iso value
 // cuts: the upload kept only the bricks of 8^3 samples those read, in a
 // pool in the volume's format, with a table of every brick of samples, 4
@@ -440,6 +461,10 @@ struct IsoSurfaceCreateInfo {
     uint32_t maxParticles = 0;
     float particleRadius = 0.1f;
     SplatMethod splat = SplatMethod::Auto;
+    // Particles: the kernel (see ParticleKernel). Default NeighbourCount;
+    // SphCubicSpline is splashsurf's field (`pyramarch iso --particles`'s
+    // default).
+    ParticleKernel particleKernel = ParticleKernel::NeighbourCount;
     // Particles: position smoothing lambda in [0, 1] (Yu & Turk 2013's
     // Laplacian smoothing, the step before their anisotropic kernels): every
     // frame, on the GPU, each particle moves to x + lambda (mean - x), mean =

@@ -26,6 +26,11 @@
 //     const float h = kernelSupportRadius(r, L);          // info.particleRadius
 //     auto grid = particleGrid(set.bounds, voxelSize, h);  // pad by the support: the surface closes
 //     auto iso = particleIsoValue(0.6f, L);                // info.isoValue
+//
+// With ParticleKernel::SphCubicSpline (splashsurf's own field, the CLI's
+// default) the field is the fluid's volume fraction, ~1 at rest for any L:
+// the iso value is T itself, and particleRestDensity / particleIsoValue /
+// particleFieldAt describe the NeighbourCount kernel only.
 #pragma once
 
 #include <array>

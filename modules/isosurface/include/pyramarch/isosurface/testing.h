@@ -130,6 +130,17 @@ struct SmoothedParticles {
     std::vector<float> sorted, smoothed;
 };
 Result<SmoothedParticles> readSmoothedParticles(IsoSurface& surface);
+// ParticleKernel::SphCubicSpline: the density pass's records of the last
+// frame (x, y, z, volume V_j; the first `binned` of maxParticles records, in
+// the order of the particles it read: the sort's, or with particleSmoothing
+// the re-binning's). On a sparse domain: one volume per particle of the
+// frame, by its index (binned = maxParticles; 0 where its home brick was
+// not listed).
+struct ParticleVolumes {
+    std::vector<float> volumes;
+    uint32_t binned = 0;
+};
+Result<ParticleVolumes> readParticleVolumes(IsoSurface& surface);
 // Anisotropic kernels: the binned particles as the sort left them (x, y, z,
 // weight; the first `binned` of maxParticles records) and, in the same
 // order, their kernel records (kIsoAnisoRecordVec4s x 4 floats each:

@@ -1,0 +1,49 @@
+#version 460
+// ParticleKernel::SphCubicSpline, between the sort (or the re-binning of
+// smoothed particles) and the gather: one thread per sorted particle j sums
+// the cubic spline over its binned neighbours within the support r, itself
+// included, rho_j = sum_k w_k W(|x_k - x_j|) (particles_kernel.glsl's
+// sphTerm: 16.16 fixed-point terms summed as integers, so the order the sort
+// left does not matter), and writes (x_j, V_j) with the volume
+// V_j = w_j / rho_j (1 for a lone particle), in the same order: the gather
+// (or the aniso pass) reads those. The bins reach r past every particle that
+// can reach a sample, so such a particle has all its neighbours binned.
+#include "isosurface/common.glsl"
+
+layout(local_size_x = kIsoGroupSize) in;
+
+layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
+layout(set = 0, binding = 1, std430) readonly buffer BinStartBuf { uint binStart[]; };
+layout(set = 0, binding = 2, std430) readonly buffer SortedBuf { vec4 sorted[]; };
+layout(set = 0, binding = 3, std430) writeonly buffer VolumesBuf { vec4 volumes[]; };
+
+#include "isosurface/particles_bins.glsl"
+#include "isosurface/particles_kernel.glsl"
+
+void main() {
+    const uint j = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
+    if (j >= binStart[grid.binDims.w]) return; // past the binned ones: nobody reads them
+    const vec4 pw = sorted[j];
+    uint bin;
+    binOf(pw.xyz, bin); // the sort binned it with the same function
+    const uvec3 dims = grid.binDims.xyz;
+    const uvec3 b = uvec3(bin % dims.x, (bin / dims.x) % dims.y, bin / (dims.x * dims.y));
+    const uvec3 lo = uvec3(max(ivec3(b) - ivec3(grid.smoothReach.xyz), ivec3(0)));
+    const uvec3 hi = min(b + grid.smoothReach.xyz, dims - 1u);
+    uint rho = 0u;
+    for (uint bz = lo.z; bz <= hi.z; ++bz)
+        for (uint by = lo.y; by <= hi.y; ++by) {
+            uint x0, x1;
+            if (!rowBins(pw.xyz, grid.particle.x, by, bz, lo.x, hi.x, x0, x1)) continue;
+            const uint row = dims.x * (by + dims.y * bz);
+            const uint end = binStart[row + x1 + 1];
+            for (uint k = binStart[row + x0]; k < end; ++k) {
+                const vec4 o = sorted[k];
+                rho += sphTerm(o.x - pw.x, squaredYZ(o.y - pw.y, o.z - pw.z), o.w);
+            }
+        }
+    // rho holds the particle's own term, w_j in 16.16 (truncated): 0 only
+    // for weights under 2^-16, which then add nothing.
+    precise float v = rho != 0u ? pw.w * float(kIsoSplatFixedOne) / float(rho) : 0.0;
+    volumes[j] = vec4(pw.xyz, v);
+}
