@@ -153,9 +153,9 @@ Result<Extraction> extract(Device& device, std::unique_ptr<iso::IsoSurface>& sur
             // A grid the dense layout does not fit: the module chose a sparse
             // domain and sized it; retries grow from its capacities.
             const iso::SparseDomain chosen = surface->sparseDomain();
-            if (chosen.enabled && !info.sparse.enabled) {
+            if (chosen.enabled) {
+                if (!info.sparse.enabled && !sparseFixed) attempts = 4;
                 info.sparse = chosen;
-                if (!sparseFixed) attempts = 4;
             }
         }
         iso::IsoSurface& s = *surface;

@@ -315,6 +315,8 @@ Status IsoSurface::Impl::makePipeline(ComputePipeline& out, std::span<const uint
 // Pipelines of the stages this surface runs; each pass declares its buffers
 // and bindings in addPasses().
 Status IsoSurface::Impl::createPipelines() {
+    // Post-processing of the indexed mesh, whatever the domain.
+    if (meshSmooth) PYRAMARCH_TRY(createMeshSmoothPipelines());
     if (sparse) {
         PYRAMARCH_TRY(createSparsePipelines());
         if (indexed) PYRAMARCH_TRY(createIndexedPipelines());
@@ -327,7 +329,6 @@ Status IsoSurface::Impl::createPipelines() {
         PYRAMARCH_TRY(createIndexedPipelines());
     else if (!scan)
         PYRAMARCH_TRY(createExtractPipelines());
-    if (meshSmooth) PYRAMARCH_TRY(createMeshSmoothPipelines());
     switch (info.source) {
     case FieldSource::Metaballs: return createMetaballsPipelines();
     case FieldSource::Volume: return createVolumePipelines();

@@ -323,6 +323,17 @@ Status IsoSurface::Impl::sizeSparseDomain(const DeviceLimits& lim, const std::st
         }
     }
     spent += uint64_t(d.maxBricks) * perBrick;
+    if (info.source == FieldSource::Metaballs && d.maxItemRefs == 0) {
+        // A brick lists each ball at most once: every ball for every brick,
+        // within one binding beside the lists and half the budget left.
+        const uint64_t perBrickRefs = std::min<uint64_t>(info.maxBalls, kMaxSparseItemsPerBrick);
+        const uint64_t listBytes = uint64_t(d.maxBricks) * 8;
+        const uint64_t room = range > listBytes ? (range - listBytes) / 4 : 1;
+        const uint64_t budgetRefs = budget > spent ? (budget - spent) / 2 / 4 : 1;
+        d.maxItemRefs = uint32_t(std::max<uint64_t>(
+            std::min({uint64_t(d.maxBricks) * perBrickRefs, room, budgetRefs, uint64_t(0xFFFFFFFFu)}), 1));
+        spent += uint64_t(d.maxItemRefs) * 4;
+    }
     if (d.maxRowPairs == 0) {
         const uint64_t room = budget > spent ? budget - spent : 0;
         d.maxRowPairs =

@@ -604,7 +604,9 @@ uint32_t maxSparseRowPairs(const DeviceLimits& limits);
 // bytes) in up to 4 buffers of one maxStorageBufferRange (lavapipe: 100,836).
 uint32_t maxSparseParticleBricks(const DeviceLimits& limits);
 // SparseDomain::maxItemRefs as a surface of `info` on a device with `limits`
-// resolves it (0: the default per brick, within one binding); 0 for user fields.
+// resolves it (0: the default per brick, within one binding; metaballs with
+// maxItemRefs 0 are sized at creation instead: IsoSurface::sparseDomain());
+// 0 for user fields.
 uint32_t sparseItemRefCapacity(const IsoSurfaceCreateInfo& info, const DeviceLimits& limits);
 
 // A CPU copy of the surface (read back for export, colliders, tests).
