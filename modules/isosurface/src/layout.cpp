@@ -971,7 +971,10 @@ DeviceLimits denseLimits(const DeviceLimits& limits, uint64_t denseRangeBytes) {
 }
 
 bool mayFallBackToSparse(const IsoSurface::Impl& dense, const Status& planned) {
-    return !dense.info.sparse.enabled && !planned && dense.gridTooLarge;
+    // Particles keep the dense plan's error: a grid past it is usually a
+    // voxel far too small for the kernel, whose bricks hold thousands of
+    // particles each (sparse particles stay an explicit sparse.enabled).
+    return !dense.info.sparse.enabled && !planned && dense.gridTooLarge && dense.info.source != FieldSource::Particles;
 }
 
 Status neitherDomainFits(const Status& dense, const Status& sparse) {

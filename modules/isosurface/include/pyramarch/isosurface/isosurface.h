@@ -334,8 +334,8 @@ enum class SparseVolumeInput {
 // IsoSurface::sparseDomain() for what it chose).
 struct SparseDomain {
     // A hint. true: a sparse domain. false: the dense grid where it fits the
-    // device, else (its field, pyramid or 32-bit counts past the limits) a
-    // sparse domain with these capacities (0: sized by the module).
+    // device, else (its field, pyramid or 32-bit counts past the limits; not
+    // for particles) a sparse domain with these capacities (0: module-sized).
     bool enabled = false;
     // Bricks of 8^3 cells the activate pass may list per frame (at most
     // 2^27; 0: sized by the module): those the bound cannot rule out, about
