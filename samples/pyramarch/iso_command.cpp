@@ -143,7 +143,7 @@ Result<Extraction> extract(Device& device, std::unique_ptr<iso::IsoSurface>& sur
     bool fed = false;
     // Sparse domains may take two retries: pairs of bricks past a short
     // brick list were never counted, so the first suggestion can fall short.
-    const int attempts = info.sparse.enabled && !sparseFixed ? 4 : 2;
+    int attempts = info.sparse.enabled && !sparseFixed ? 4 : 2;
     bool vertexRetried = false;
     for (int attempt = 0; attempt < attempts; ++attempt) {
         if (!surface) {
@@ -152,6 +152,13 @@ Result<Extraction> extract(Device& device, std::unique_ptr<iso::IsoSurface>& sur
             surface = std::move(created).value();
             e.created = true;
             fed = false;
+            // A grid the dense layout does not fit: the module chose a sparse
+            // domain and sized it; retries grow from its capacities.
+            const iso::SparseDomain chosen = surface->sparseDomain();
+            if (chosen.enabled) {
+                if (!info.sparse.enabled && !sparseFixed) attempts = 4;
+                info.sparse = chosen;
+            }
         }
         iso::IsoSurface& s = *surface;
         if (!fed) {
@@ -301,6 +308,12 @@ int runFieldIso(const IsoOptions& o) {
         for (int a = 0; a < 3; ++a)
             if (!(b[a] < b[a + 3])) return fail(kProg, "--bounds: min must be below max on every axis");
     }
+    sample::CommonOptions co;
+    co.validation = o.validation;
+    co.device = o.device;
+    std::atomic<uint32_t> messages{0};
+    auto device = sample::createSampleDevice(co, &messages);
+    if (!device) return fail(kProg, device.message());
     std::array<uint32_t, 3> samples{};
     iso::VolumeFormat format = iso::VolumeFormat::F32;
     iso::VolumeSlabs rawSlabs; // --raw: read slab by slab, never whole
@@ -327,25 +340,27 @@ int runFieldIso(const IsoOptions& o) {
             glslText = std::move(text).value();
         } else if (o.field == "metaballs")
             metaballs = true;
-        else if (o.sparse) {
-            // The analytic field as GLSL with its Lipschitz constant over the bounds: no samples on the CPU.
-            glslText = sample::analyticFieldGlsl(o.field);
-        } else if (!sample::isAnalyticField(o.field))
+        else if (!sample::isAnalyticField(o.field))
             return fail(kProg, "--field must be cayley, sphere, gyroid or metaballs");
-        else {
+        else if (o.sparse ||
+                 uint64_t(samples[0]) * samples[1] * samples[2] * 4 > (**device).limits().maxStorageBufferRange) {
+            // The analytic field as GLSL with its Lipschitz constant over the
+            // bounds: no samples on the CPU. Where its samples would not fit
+            // one storage buffer, the module lays the grid out in bricks by itself.
+            if (!o.sparse)
+                std::fprintf(stderr,
+                             "%s: the sampled field (%.1f MiB) exceeds maxStorageBufferRange (%.1f MiB): evaluated "
+                             "on the GPU, in bricks where the dense grid does not fit\n",
+                             o.field.c_str(), double(samples[0]) * samples[1] * samples[2] * 4 / 1048576.0,
+                             (**device).limits().maxStorageBufferRange / 1048576.0);
+            glslText = sample::analyticFieldGlsl(o.field);
+        } else {
             std::fprintf(stderr, "sampling %s at %ux%ux%u ...\n", o.field.c_str(), samples[0], samples[1], samples[2]);
             const uint64_t count = uint64_t(samples[0]) * samples[1] * samples[2];
             if (count > (1ull << 31)) return fail(kProg, "--cells too large: " + std::to_string(count) + " samples");
             fieldValues = sample::sampleAnalyticField(o.field, samples, {b[0], b[1], b[2]}, {b[3], b[4], b[5]});
         }
     }
-    sample::CommonOptions co;
-    co.validation = o.validation;
-    co.device = o.device;
-    std::atomic<uint32_t> messages{0};
-    auto device = sample::createSampleDevice(co, &messages);
-    if (!device) return fail(kProg, device.message());
-
     const float isoValue = o.isoGiven  ? o.iso
                            : metaballs ? 0.35f
                            : o.field == "sphere" || o.field == "cayley" || o.field == "gyroid" || !glslText.empty()

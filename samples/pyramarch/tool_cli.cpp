@@ -38,8 +38,6 @@ int checkIsoOptions(const IsoOptions& iso) {
     if (iso.sparseCapacityGiven && !iso.sparse)
         return fail(prog, "--sparse-bricks and --sparse-row-pairs need --sparse");
     if (iso.sparse) {
-        if (!iso.glsl.empty() && !(iso.lipschitz > 0.f))
-            return fail(prog, "--sparse with --glsl needs --lipschitz L > 0 (bricks are listed by the bound)");
         if (iso.glsl.empty() && iso.particles.empty() && iso.raw.empty() && !sample::isAnalyticField(iso.field) &&
             iso.field != "metaballs")
             return fail(prog, "--sparse applies to --field sphere|cayley|gyroid|metaballs, --glsl (a GLSL field "
@@ -50,9 +48,6 @@ int checkIsoOptions(const IsoOptions& iso) {
                               "--particle-smoothing or --anisotropic");
         if (iso.fieldEvaluation == "buffer")
             return fail(prog, "--sparse has no field buffer: not with --field-evaluation buffer");
-        if (iso.meshSmoothing > 0)
-            return fail(prog,
-                        "--sparse has no mesh smoothing (indexed output is --indexed): not with --mesh-smoothing");
     }
     if (iso.meshSmoothing > 64) return fail(prog, "--mesh-smoothing must be at most 64 iterations");
     if (!(iso.meshLambda > 0.f && iso.meshLambda <= 1.f))
@@ -364,9 +359,10 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
                      "Sparse domain: only the 8^3-cell bricks the field's Lipschitz bound cannot rule out are "
                      "classified and only row pairs with a cut cell are kept, so --cells may go to 8192 per axis "
                      "(e.g. 2047,2047,2047); prints resident memory against a dense grid. --field sphere|cayley|"
-                     "gyroid (their GLSL), metaballs, --glsl with --lipschitz, --particles, or --raw (only the "
-                     "bricks near the iso value are read into memory and uploaded; --raw goes sparse by itself "
-                     "where the dense field would not fit one storage buffer)");
+                     "gyroid (their GLSL), metaballs, --glsl (with --lipschitz: only the bricks the bound cannot "
+                     "rule out; without: every brick), --particles, or --raw (only the bricks near the iso value "
+                     "are read into memory and uploaded). A hint: a grid whose dense layout does not fit the "
+                     "device goes sparse by itself, with capacities the module sizes");
     CLI::Option* sparseBricksOpt = isoCmd->add_option(
         "--sparse-bricks", iso.sparseBricks, "--sparse: bricks listed per frame at most (default: guessed, retried)");
     CLI::Option* sparsePairsOpt = isoCmd->add_option(

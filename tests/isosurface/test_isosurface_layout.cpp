@@ -155,13 +155,15 @@ TEST(IsoLayout, FusedUserFieldsAreNotBoundByTheFieldBuffer) {
     EXPECT_NE(buffer.message().find("the field of 431x431x431 samples"), std::string::npos) << buffer.message();
     EXPECT_NE(buffer.message().find("FieldEvaluation::Fused"), std::string::npos) << buffer.message();
 
-    // Past the pyramid's range, fused grids are refused by the pyramid.
+    // Past the pyramid's range, fused grids go sparse (the module's choice).
     info.fieldEvaluation = FieldEvaluation::Fused;
+    EXPECT_FALSE(fused.value().sparse.enabled);
     info.samples = {520, 520, 520};
     auto tooBig = iso::testing::planLayout(info, lavapipeLimits(), {}, "lavapipe");
-    ASSERT_FALSE(tooBig.ok());
-    EXPECT_EQ(tooBig.code(), ErrorCode::DeviceLimit);
-    EXPECT_NE(tooBig.message().find("pyramid"), std::string::npos) << tooBig.message();
+    ASSERT_TRUE(tooBig.ok()) << tooBig.message();
+    EXPECT_TRUE(tooBig.value().sparse.enabled);
+    EXPECT_GT(tooBig.value().sparse.maxBricks, 0u);
+    EXPECT_GT(tooBig.value().sparse.maxRowPairs, 0u);
 }
 
 // A cell emits at most 15 vertices and every vertex total is a 32-bit sum:
@@ -177,8 +179,14 @@ TEST(IsoLayout, VertexTotalsThatCouldPass32BitsAreRefused) {
     ASSERT_TRUE(plan.ok()) << plan.message();
     info.samples = {661, 661, 661}; // 660^3 = 287,496,000 cells: 15 x cells > 2^32
     plan = iso::testing::planLayout(info, big);
+    ASSERT_TRUE(plan.ok()) << plan.message();
+    EXPECT_TRUE(plan->sparse.enabled) << "the module lays the grid out in bricks";
+    // The scan has no sparse domain: refused, naming both.
+    info.method = ExtractionMethod::Scan;
+    plan = iso::testing::planLayout(info, big);
     ASSERT_FALSE(plan.ok());
-    EXPECT_EQ(plan.code(), ErrorCode::InvalidArgument);
+    EXPECT_EQ(plan.code(), ErrorCode::DeviceLimit);
+    EXPECT_NE(plan.message().find("as a sparse domain"), std::string::npos) << plan.message();
     EXPECT_NE(plan.message().find("287496000 cells"), std::string::npos) << plan.message();
     EXPECT_NE(plan.message().find("286331153 cells per surface"), std::string::npos) << plan.message();
 }
@@ -326,7 +334,13 @@ TEST(IsoLayout, SparseDomainsAreSizedByTheirPool) {
     info = sparseUser(2048);
     info.source = FieldSource::Volume;
     info.lipschitz = 0.f;
-    expectError(info, ErrorCode::InvalidArgument, "maxVolumeBricks must be >= 1");
+    {
+        // maxVolumeBricks 0: sized by the module (every brick of the grid would not fit the pools).
+        auto sized = iso::testing::planLayout(info, lavapipeLimits());
+        ASSERT_TRUE(sized.ok()) << sized.message();
+        EXPECT_GT(sized->sparse.maxVolumeBricks, 0u);
+        EXPECT_LE(sized->sparse.maxVolumeBricks, 100836u) << "F32 bricks: 4 pools of one range";
+    }
     info.sparse.volumeFormat = VolumeFormat::U8;
     info.sparse.maxVolumeBricks = 100839; // 1331 bytes each: 127.99 MiB
     {
@@ -408,12 +422,13 @@ TEST(IsoLayout, SparseDomainsAreSizedByTheirPool) {
     info.fieldEvaluation = FieldEvaluation::Buffer;
     expectError(info, ErrorCode::InvalidArgument, "FieldEvaluation::Fused or Auto");
     info = sparseUser(64);
-    info.lipschitz = 0.f;
-    expectError(info, ErrorCode::InvalidArgument, "lipschitz > 0");
+    info.lipschitz = 0.f; // every brick listed
+    EXPECT_TRUE(iso::testing::planLayout(info, lavapipeLimits()).ok());
+    info.lipschitz = -1.f;
+    expectError(info, ErrorCode::InvalidArgument, "lipschitz >= 0");
     // Indexed output plans; its owner lookup (a brick hash of 2^20 entries
     // for 300,000 bricks, 32 slots and 8 neighbours a brick: 53.8 MiB) is
-    // the limit, and the
-    // mesh smoothing is refused.
+    // the limit; mesh smoothing post-processes it.
     info = sparseUser(64);
     info.indexed = true;
     info.indexCapacity = 3000;
@@ -422,18 +437,27 @@ TEST(IsoLayout, SparseDomainsAreSizedByTheirPool) {
     expectError(info, ErrorCode::DeviceLimit, "owner lookup of maxBricks 1000000");
     info.sparse.maxBricks = 300000;
     info.meshSmoothing.iterations = 2;
-    expectError(info, ErrorCode::InvalidArgument, "meshSmoothing is not supported");
+    EXPECT_TRUE(iso::testing::planLayout(info, lavapipeLimits()).ok());
     info = sparseUser(64);
     info.method = ExtractionMethod::Scan;
     expectError(info, ErrorCode::InvalidArgument, "HistoPyramid");
     info = sparseUser(64);
-    info.sparse.maxBricks = 0;
-    expectError(info, ErrorCode::InvalidArgument, "maxBricks 0");
+    info.sparse.maxBricks = 0; // sized by the module: every brick of 8 x 8 x 8
+    {
+        auto sized = iso::testing::planLayout(info, lavapipeLimits());
+        ASSERT_TRUE(sized.ok()) << sized.message();
+        EXPECT_EQ(sized->sparse.maxBricks, 512u);
+        EXPECT_EQ(sized->sparse.maxRowPairs, 4000000u) << "given";
+    }
     info.sparse.maxBricks = kMaxSparseBricks + 1;
     expectError(info, ErrorCode::InvalidArgument, "maxBricks");
     info = sparseUser(64);
-    info.sparse.maxRowPairs = 0;
-    expectError(info, ErrorCode::InvalidArgument, "maxRowPairs must be >= 1");
+    info.sparse.maxRowPairs = 0; // sized: every row pair of the listed bricks
+    {
+        auto sized = iso::testing::planLayout(info, lavapipeLimits());
+        ASSERT_TRUE(sized.ok()) << sized.message();
+        EXPECT_EQ(sized->sparse.maxRowPairs, std::min(300000u * 32u, maxSparseRowPairs(lavapipeLimits())));
+    }
     info = sparseUser(64);
     info.samples = {kMaxSparseCellsPerAxis + 2, 64, 64};
     expectError(info, ErrorCode::InvalidArgument, "over the virtual grid's 8192 per axis");

@@ -211,6 +211,57 @@ TEST_F(IsoMeshSmooth, VerticesAndNormalsMatchTheCpu) {
     }
 }
 
+// A sparse domain's indexed mesh (capacities sized by the module) smoothed by
+// the same post-process: the CPU reference run on an unsmoothed sparse
+// surface's mesh, compared as triangles (the pool's vertex order is the GPU's).
+TEST_F(IsoMeshSmooth, SparseDomainsMatchTheCpu) {
+    const auto balls = someBalls(24, 5);
+    const auto soup = [](const std::vector<IsoVertexData>& v, const std::vector<uint32_t>& idx) {
+        std::vector<ref::Vertex> out;
+        for (const uint32_t i : idx) {
+            ref::Vertex r{};
+            for (int k = 0; k < 3; ++k) {
+                r.p[k] = v.at(i).position[k];
+                r.n[k] = v.at(i).normal[k];
+            }
+            out.push_back(r);
+        }
+        return out;
+    };
+    for (const NormalMode normals : {NormalMode::Central, NormalMode::None}) {
+        SCOPED_TRACE(normals == NormalMode::None ? "no normals" : "central normals");
+        IsoSurfaceCreateInfo info = ballInfo(normals);
+        info.sparse.enabled = true;
+        auto plain = make(info);
+        const MeshSmoothing ms{3, 0.5f, -0.53f};
+        info.meshSmoothing = ms;
+        auto smooth = make(info);
+        ASSERT_TRUE(plain && smooth);
+        EXPECT_TRUE(smooth->sparseDomain().enabled);
+        ASSERT_TRUE(plain->setMetaballs(balls).ok());
+        ASSERT_TRUE(smooth->setMetaballs(balls).ok());
+        frame(*plain);
+        frame(*smooth);
+        auto v0 = plain->readVertices();
+        auto i0 = plain->readIndices();
+        auto v1 = smooth->readVertices();
+        auto i1 = smooth->readIndices();
+        ASSERT_TRUE(v0.ok() && i0.ok() && v1.ok() && i1.ok());
+        ASSERT_GT(v0->size(), 1000u);
+        ASSERT_EQ(v1->size(), v0->size());
+        ASSERT_EQ(i1->size(), i0->size());
+        const auto stats = smooth->statsOfFrame(0);
+        ASSERT_TRUE(stats.has_value());
+        EXPECT_FALSE(stats->overflow);
+        std::vector<IsoVertexData> cpu = v0.value();
+        smoothCpu(cpu, i0.value(), spacingOf(info), ms, normals != NormalMode::None);
+        const float tol = 6.f * 4.f / kFixedOne * spacingOf(info)[0] + 1e-6f;
+        EXPECT_EQ(ref::compareTriangleSets(soup(cpu, i0.value()), soup(v1.value(), i1.value()), tol, 1e-4f), "");
+        // A real test: the smoothed mesh is not the plain one.
+        EXPECT_NE(ref::compareTriangleSets(soup(v0.value(), i0.value()), soup(v1.value(), i1.value()), tol, 1e-4f), "");
+    }
+}
+
 TEST_F(IsoMeshSmooth, BitIdenticalOverFramesAndInstances) {
     IsoSurfaceCreateInfo info;
     info.samples = {21, 18, 16};

@@ -312,10 +312,10 @@ TEST_F(IsoSparseVolume, CapacitiesAndBadUploadsAreReported) {
     {
         SCOPED_TRACE("creation");
         IsoSurfaceCreateInfo bad = good;
-        bad.sparse.maxVolumeBricks = 0;
+        bad.sparse.maxVolumeBricks = 0; // sized by the module
         auto r = IsoSurface::create(device(), bad);
-        ASSERT_FALSE(r.ok());
-        EXPECT_NE(r.message().find("maxVolumeBricks"), std::string::npos) << r.message();
+        ASSERT_TRUE(r.ok()) << r.message();
+        EXPECT_GT(r.value()->sparseDomain().maxVolumeBricks, 0u);
         bad.sparse.maxVolumeBricks = 1u << 30; // 1.3 TiB of u8 bricks
         r = IsoSurface::create(device(), bad);
         ASSERT_FALSE(r.ok());
@@ -408,10 +408,11 @@ TEST_F(IsoSparseVolume, LargerThanOneBufferStreamsSlabBySlab) {
     };
     IsoSurfaceCreateInfo info = volumeInfo(n, VolumeFormat::U8, NormalMode::Central);
     info.vertexCapacity = 600000;
-    auto refused = IsoSurface::create(device(), info);
+    // Without sparse.enabled the module lays the grid out in bricks where its dense field does not fit.
+    auto chosen = IsoSurface::create(device(), info);
+    ASSERT_TRUE(chosen.ok()) << chosen.message();
     if (device().limits().maxStorageBufferRange < uint64_t(n[0]) * n[1] * n[2] * 4) {
-        ASSERT_FALSE(refused.ok());
-        EXPECT_NE(refused.message().find("sparse domain"), std::string::npos) << refused.message();
+        EXPECT_TRUE(chosen.value()->sparseDomain().enabled);
     }
     const float iso = 128.5f;
     auto census = censusSparseVolume(slabs, n, iso, iso);

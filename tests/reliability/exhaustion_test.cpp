@@ -37,9 +37,10 @@ TEST_F(Exhaustion, RequestsBeyondDeviceLimitsNameTheLimit) {
     const AllocatorStats before = device().allocator().stats();
     IsoSurfaceCreateInfo info;
     info.vertexCapacity = 3000;
-    // Grids: the field buffer is the first to outgrow maxStorageBufferRange.
-    info.samples = {4096, 4096, 4096};
-    expectNamesLimit(device(), info, "4096x4096x4096 samples", "maxStorageBufferRange");
+    // Grids: the field buffer is the first to outgrow maxStorageBufferRange
+    // (past a sparse domain's 8192 cells per axis too: no fallback).
+    info.samples = {8200, 8200, 8200};
+    expectNamesLimit(device(), info, "8200x8200x8200 samples", "maxStorageBufferRange");
     info.samples = {0xFFFFFFFFu, 2, 2};
     expectNamesLimit(device(), info, "samples", "maxStorageBufferRange");
     info.samples = {0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}; // 64-bit products must not wrap

@@ -945,9 +945,7 @@ TEST(ToolCliParse, SparseOptionsAndConflicts) {
         {"iso", "--field", "metaballs", "--sparse", "--lipschitz", "1"},
         {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--sparse", "--anisotropic"},
         {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--sparse", "--particle-smoothing", "0.5"},
-        {"iso", "--glsl", "f.glsl", "--sparse"}, // no Lipschitz bound
         {"iso", "--glsl", "f.glsl", "--lipschitz", "1", "--sparse", "--field-evaluation", "buffer"},
-        {"iso", "--field", "sphere", "--sparse", "--mesh-smoothing", "2"},
         {"iso", "--field", "sphere", "--sparse-bricks", "10"}, // without --sparse
     };
     for (const auto& args : bad) {
@@ -960,8 +958,8 @@ TEST(ToolCliParse, SparseOptionsAndConflicts) {
 
 // The sparse domain gives the dense path's triangles, retries guessed
 // capacities from the stats, keeps given ones (a short pool is reported),
-// prints resident memory, and at 2047^3 runs where no dense grid fits (the
-// vertex buffer overflows there: a reported, bounded result).
+// prints resident memory, and at 2047^3, with no flag, runs where no dense
+// grid fits (the vertex buffer overflows there: a reported, bounded result).
 TEST(SampleCliGpu, IsoSparseMatchesTheDensePath) {
     const CmdResult dense = run("iso --field cayley --cells 40,33,37 --validation");
     PYRAMARCH_FAIL_OR_SKIP_IF_TOOL_HAS_NO_DEVICE(dense);
@@ -976,6 +974,13 @@ TEST(SampleCliGpu, IsoSparseMatchesTheDensePath) {
     EXPECT_EQ(triangles(sparse.out), triangles(dense.out)) << sparse.out;
     EXPECT_NE(sparse.out.find("sparse: "), std::string::npos) << sparse.out;
     EXPECT_EQ(sparse.out.find("OVERFLOW"), std::string::npos) << sparse.out;
+    // Mesh smoothing post-processes the indexed mesh of either domain: the same triangles.
+    const CmdResult smoothDense = run("iso --field cayley --cells 40,33,37 --validation --mesh-smoothing 3");
+    const CmdResult smoothSparse = run("iso --field cayley --cells 40,33,37 --validation --sparse --mesh-smoothing 3");
+    ASSERT_EQ(smoothDense.code, 0) << smoothDense.err;
+    ASSERT_EQ(smoothSparse.code, 0) << smoothSparse.err;
+    EXPECT_EQ(triangles(smoothSparse.out), triangles(smoothDense.out)) << smoothSparse.out;
+    EXPECT_EQ(triangles(smoothSparse.out), triangles(dense.out)) << smoothSparse.out;
     const CmdResult fixed =
         run("iso --field cayley --cells 40,33,37 --validation --sparse --sparse-bricks 2 --sparse-row-pairs 3");
     ASSERT_EQ(fixed.code, 0) << fixed.err;
@@ -1011,8 +1016,10 @@ TEST(SampleCliGpu, IsoSparseMatchesTheDensePath) {
     }
     std::filesystem::remove(ply);
 
-    const CmdResult big = run("iso --field sphere --cells 2047,2047,2047 --sparse --repeat 1");
+    // No flag: the dense grid does not fit, the module lays it out in bricks and sizes them.
+    const CmdResult big = run("iso --field sphere --cells 2047,2047,2047 --repeat 1");
     ASSERT_EQ(big.code, 0) << big.err;
+    EXPECT_NE(big.out.find("sparse: "), std::string::npos) << big.out;
     EXPECT_NE(big.out.find("active cells: 12637418"), std::string::npos) << big.out; // brick_census's count
     EXPECT_NE(big.out.find("a dense grid: 42.7 GiB"), std::string::npos) << big.out;
 }

@@ -181,9 +181,11 @@ Result<std::vector<uint32_t>> IsoSurface::Impl::fusedSpirv(const char* shaderTex
 // have no loops, so a loop in the probe is the snippet's.
 // Sparse domains: sparse_activate.glsl around the snippet, with the
 // constant's exact bits (as the bounds pass).
+// Without a bound (lipschitz 0) the constant is +inf: every interval is
+// (-inf, inf) (lipschitz_bounds.glsl), so every brick is listed.
 Result<std::vector<uint32_t>> IsoSurface::Impl::sparseActivateSpirv(bool coarse) const {
-    uint32_t bits = 0;
-    std::memcpy(&bits, &info.lipschitz, 4);
+    uint32_t bits = 0x7f800000u;
+    if (info.lipschitz > 0.f) std::memcpy(&bits, &info.lipschitz, 4);
     const std::string body = "#define ISO_LIPSCHITZ uintBitsToFloat(" + std::to_string(bits) + "u)\n" +
                              (coarse ? "#define ISO_SPARSE_COARSE\n" : "") + kIsoText_sparse_activate_glsl;
     return compileUserShader(userShaderSource(info.fieldGlsl, body), info.compileGlsl, info.name,

@@ -149,6 +149,14 @@ inline uint32_t volumeFormatOf(VolumeFormat format) {
 uint64_t sparseBlocksPerPool(const DeviceLimits& limits, VolumeFormat format);
 // layout.cpp: a sparse domain's create-info against the other fields.
 Status checkSparseDomain(const IsoSurfaceCreateInfo& info, bool scan);
+// layout.cpp: the module's domain choice. A surface without sparse.enabled
+// is planned dense (with testing::Knobs::denseRangeBytes: against a smaller
+// storage range); where the grid itself does not fit (Impl::gridTooLarge:
+// the field, the pyramids, 32-bit counts) it is planned again as a sparse
+// domain, and where that fails too the error names both.
+DeviceLimits denseLimits(const DeviceLimits& limits, uint64_t denseRangeBytes);
+bool mayFallBackToSparse(const IsoSurface::Impl& dense, const Status& planned);
+Status neitherDomainFits(const Status& dense, const Status& sparse);
 // sparse_indexed.cpp: indexed output on a sparse domain finds a cut edge's
 // owner through a hash of the listed bricks (entries: a power of two >= 2
 // maxBricks), each listed brick's row pairs' slots and its neighbours' list
@@ -187,6 +195,12 @@ struct IsoSurface::Impl {
     bool denseFieldForced = false;
     uint32_t volumePoolBricksForced = 0; // testing::Knobs::volumePoolBricks
     uint64_t outputSliceBytesForced = 0; // testing::Knobs::outputSliceBytes
+    // The device's largest device-local heap (0: unknown): a sparse domain's
+    // default memory budget is a quarter of it (sizeSparseDomain).
+    uint64_t heapBytes = 0;
+    // planLayout failed because the dense grid does not fit the device (the
+    // field buffer, a pyramid, 32-bit sample indices or vertex totals).
+    bool gridTooLarge = false;
     // The vertex / index buffer's slices declared to a pass (declareOutputSlices).
     void vertexSlices(PassBuilder& pass, uint32_t first, uint32_t next, BufferRef vertices, Access access) const {
         declareOutputSlices(pass, first, next, vertices, access, sizes.vertexBytes, sizeof(gpu::IsoVertex),
@@ -340,6 +354,7 @@ struct IsoSurface::Impl {
     // plans grids, pyramids and buffer sizes. Pure (no Vulkan calls).
     Status planLayout(const DeviceLimits& limits, const std::string& deviceName);
     Status planSparseDomain(const DeviceLimits& limits, const std::string& dev);
+    Status sizeSparseDomain(const DeviceLimits& limits, const std::string& dev);
     Status planOutputSlices(const DeviceLimits& limits, const std::string& dev, const char* field, uint32_t capacity,
                             uint64_t bytes, uint64_t elementBytes, uint32_t& slices, uint32_t& sliceElements) const;
     // isosurface.cpp

@@ -38,32 +38,59 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
 
 Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const IsoSurfaceCreateInfo& info,
                                                        const testing::Knobs& knobs) {
-    auto surface = std::unique_ptr<IsoSurface>(new IsoSurface());
-    Impl& m = *surface->impl_;
-    m.device = &device;
-    m.info = info;
-    m.foldGroupsX = knobs.maxGroupsX;
-    m.denseClassify = knobs.denseClassify;
-    m.storageReadsForced = knobs.storageReads;
-    m.denseFieldForced = knobs.denseField;
-    m.volumePoolBricksForced = knobs.volumePoolBricks;
-    m.outputSliceBytesForced = knobs.outputSliceBytes;
-    const bool perThreadAtomics = knobs.perThreadAtomics;
-    // Counters and list appends aggregated per subgroup: one atomic per
-    // subgroup instead of one per thread, where the device runs ballot and
-    // arithmetic in compute (their own SPIR-V variants: see pyramid.cpp).
-    constexpr VkSubgroupFeatureFlags kOps =
-        VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
     const DeviceLimits& lim = device.limits();
-    m.subgroupAtomics = !perThreadAtomics && (lim.subgroupStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0 &&
-                        (lim.subgroupOperations & kOps) == kOps;
+    // The largest device-local heap: a sparse domain's default memory budget is a quarter of it.
+    uint64_t heap = knobs.deviceLocalHeapBytes;
+    if (!heap) {
+        const VkPhysicalDeviceMemoryProperties& mp = device.memoryProperties();
+        for (uint32_t h = 0; h < mp.memoryHeapCount; ++h)
+            if (mp.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
+                heap = std::max<uint64_t>(heap, mp.memoryHeaps[h].size);
+    }
+    bool userFieldLoops = false;
     if (info.source == FieldSource::UserGlsl && info.fieldEvaluation == FieldEvaluation::Auto &&
         info.method != ExtractionMethod::Scan && !info.fieldGlsl.empty() && info.compileGlsl) {
         // A snippet that does not compile fails below with its own message.
-        auto loops = m.fieldHasLoop();
-        m.userFieldLoops = loops.ok() && loops.value();
+        Impl probe;
+        probe.info = info;
+        auto loops = probe.fieldHasLoop();
+        userFieldLoops = loops.ok() && loops.value();
     }
-    PYRAMARCH_TRY(m.planLayout(device.limits(), device.name()));
+    const auto setUp = [&](const IsoSurfaceCreateInfo& ci) {
+        auto surface = std::unique_ptr<IsoSurface>(new IsoSurface());
+        Impl& m = *surface->impl_;
+        m.device = &device;
+        m.info = ci;
+        m.foldGroupsX = knobs.maxGroupsX;
+        m.denseClassify = knobs.denseClassify;
+        m.storageReadsForced = knobs.storageReads;
+        m.denseFieldForced = knobs.denseField;
+        m.volumePoolBricksForced = knobs.volumePoolBricks;
+        m.outputSliceBytesForced = knobs.outputSliceBytes;
+        m.heapBytes = heap;
+        m.userFieldLoops = userFieldLoops;
+        // Counters and list appends aggregated per subgroup: one atomic per
+        // subgroup instead of one per thread, where the device runs ballot and
+        // arithmetic in compute (their own SPIR-V variants: see pyramid.cpp).
+        constexpr VkSubgroupFeatureFlags kOps =
+            VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+        m.subgroupAtomics = !knobs.perThreadAtomics && (lim.subgroupStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0 &&
+                            (lim.subgroupOperations & kOps) == kOps;
+        return surface;
+    };
+    // The dense grid where it fits the device, else a sparse domain (layout.cpp).
+    auto surface = setUp(info);
+    const Status planned =
+        surface->impl_->planLayout(info.sparse.enabled ? lim : denseLimits(lim, knobs.denseRangeBytes), device.name());
+    if (!planned) {
+        if (!mayFallBackToSparse(*surface->impl_, planned)) return planned;
+        IsoSurfaceCreateInfo sparseInfo = info;
+        sparseInfo.sparse.enabled = true;
+        surface = setUp(sparseInfo);
+        const Status fallback = surface->impl_->planLayout(lim, device.name());
+        if (!fallback) return neitherDomainFits(planned, fallback);
+    }
+    Impl& m = *surface->impl_;
     surface->iso_ = info.isoValue;
     PYRAMARCH_TRY(m.createBuffers());
     PYRAMARCH_TRY(m.createPipelines());
@@ -294,6 +321,8 @@ Status IsoSurface::Impl::makePipeline(ComputePipeline& out, std::span<const uint
 // Pipelines of the stages this surface runs; each pass declares its buffers
 // and bindings in addPasses().
 Status IsoSurface::Impl::createPipelines() {
+    // Post-processing of the indexed mesh, whatever the domain.
+    if (meshSmooth) PYRAMARCH_TRY(createMeshSmoothPipelines());
     if (sparse) {
         PYRAMARCH_TRY(createSparsePipelines());
         if (indexed) PYRAMARCH_TRY(createIndexedPipelines());
@@ -306,7 +335,6 @@ Status IsoSurface::Impl::createPipelines() {
         PYRAMARCH_TRY(createIndexedPipelines());
     else if (!scan)
         PYRAMARCH_TRY(createExtractPipelines());
-    if (meshSmooth) PYRAMARCH_TRY(createMeshSmoothPipelines());
     switch (info.source) {
     case FieldSource::Metaballs: return createMetaballsPipelines();
     case FieldSource::Volume: return createVolumePipelines();
@@ -479,6 +507,12 @@ const Buffer& IsoSurface::indexBuffer() const {
     return impl_->indices;
 }
 uint32_t IsoSurface::vertexCapacity() const { return impl_->grid.vertexCapacity; }
+SparseDomain IsoSurface::sparseDomain() const {
+    SparseDomain d = impl_->info.sparse;
+    d.enabled = impl_->sparse;
+    return d;
+}
+
 SplatMethod IsoSurface::splatMethod() const {
     if (impl_->info.source != FieldSource::Particles) return SplatMethod::Auto;
     return impl_->gather ? SplatMethod::Gather : SplatMethod::Scatter;

@@ -239,27 +239,108 @@ Status checkSparseDomain(const IsoSurfaceCreateInfo& info, bool scan) {
     if (volume && info.sparse.volumeInput == SparseVolumeInput::OctreeLeaves &&
         info.sparse.volumeFormat != VolumeFormat::U8)
         return bad("SparseVolumeInput::OctreeLeaves needs volumeFormat U8 (the octree's samples are 0 or 1)");
-    if (volume && info.sparse.maxVolumeBricks == 0)
-        return bad("maxVolumeBricks must be >= 1 for a volume (censusSparseVolume() counts the resident bricks)");
     if (info.source == FieldSource::Particles && (info.particleSmoothing != 0.f || info.anisotropic.enabled))
         return bad("particles are summed per brick with the isotropic kernel: particleSmoothing and anisotropic "
                    "kernels (which need the gather's sorted particles) are not supported");
     if (user && info.fieldEvaluation == FieldEvaluation::Buffer)
         return bad("needs FieldEvaluation::Fused or Auto (a sparse grid has no field buffer)");
     if (scan) return bad("needs ExtractionMethod::HistoPyramid");
-    if (info.meshSmoothing.iterations > 0)
-        return bad("meshSmoothing is not supported (indexed output is; smooth the mesh after read-back)");
-    if (user && (!(info.lipschitz > 0.f) || !std::isfinite(info.lipschitz)))
-        return bad("needs a finite lipschitz > 0, got " + std::to_string(info.lipschitz));
-    if (info.sparse.maxBricks == 0 || info.sparse.maxBricks > kMaxSparseBricks)
+    if (user && (!(info.lipschitz >= 0.f) || !std::isfinite(info.lipschitz)))
+        return bad("needs a finite lipschitz >= 0 (0: every brick listed), got " + std::to_string(info.lipschitz));
+    if (info.sparse.maxBricks > kMaxSparseBricks)
         return bad("maxBricks " + std::to_string(info.sparse.maxBricks) + " must be in 1.." +
-                   std::to_string(kMaxSparseBricks));
-    if (info.sparse.maxRowPairs == 0) return bad("maxRowPairs must be >= 1");
+                   std::to_string(kMaxSparseBricks) + " (0: sized by the module)");
     const char* axis = "xyz";
     for (int a = 0; a < 3; ++a)
         if (info.samples[a] - 1 > kMaxSparseCellsPerAxis)
             return bad(std::to_string(info.samples[a] - 1) + " cells along " + axis[a] + ", over the virtual grid's " +
                        std::to_string(kMaxSparseCellsPerAxis) + " per axis (10-bit brick coordinates)");
+    return {};
+}
+
+// The capacities a sparse domain's create-info left 0, from the grid, the
+// source and the device limits, within SparseDomain::memoryBudget: the
+// volume pool (volumes) and the brick lists take at most half of it each
+// way, the pool slots the rest; each stays within the limits
+// planSparseDomain and planSparseIndexed check. A user field without a
+// Lipschitz bound lists every brick: all of them, or a named error.
+Status IsoSurface::Impl::sizeSparseDomain(const DeviceLimits& lim, const std::string& dev) {
+    SparseDomain& d = info.sparse;
+    const uint64_t b = gpu::kIsoBrickCells;
+    uint64_t bricks = 1;
+    for (int a = 0; a < 3; ++a) bricks *= (uint64_t(info.samples[a]) - 1 + b - 1) / b;
+    const uint64_t range = lim.maxStorageBufferRange;
+    const uint64_t heap = heapBytes ? heapBytes : (4ull << 30);
+    const uint64_t budget = d.memoryBudget ? d.memoryBudget : heap / 4;
+    const bool particles = info.source == FieldSource::Particles, volume = info.source == FieldSource::Volume;
+    const bool items = info.source == FieldSource::Metaballs || particles;
+    const bool everyBrick = info.source == FieldSource::UserGlsl && info.lipschitz == 0.f;
+    // Bytes per listed brick: its list entry, item lists and default
+    // references, a particle block with its slot state, a volume's slot
+    // word, indexed output's owner lookup (at most a half-full hash).
+    uint64_t perBrick = 4;
+    if (items)
+        perBrick += 8 + 4 * uint64_t(particles ? kDefaultSparseParticleRefsPerBrick : kDefaultSparseBallRefsPerBrick);
+    if (particles) perBrick += uint64_t(gpu::kIsoVolumeBrickSamples) * 4 + 16;
+    if (volume) perBrick += 4;
+    if (info.indexed) perBrick += 8 * 4 + (gpu::kIsoBrickRowPairs + 8) * 4;
+    // Bytes per pool slot: the pool's pyramid, the slot record, indexed
+    // output's vertex pyramid and first vertex.
+    const uint64_t perSlot = sparsePyramidBytes(1u << 20) / (1u << 20) + 1 + 4 + (info.indexed ? 13 : 0);
+    uint64_t brickCap = std::min<uint64_t>(kMaxSparseBricks, range / 4);
+    if (items) brickCap = std::min<uint64_t>(brickCap, range / 16);
+    if (particles) brickCap = std::min<uint64_t>(brickCap, maxSparseParticleBricks(lim));
+    if (info.indexed) brickCap = std::min<uint64_t>(brickCap, maxSparseIndexedBricks(lim));
+    uint64_t spent = 0;
+    if (volume) {
+        const uint64_t brickBytes = uint64_t(gpu::kIsoVolumeBrickSamples) * volumeFormatBytes(d.volumeFormat) + 16;
+        if (d.maxVolumeBricks == 0) {
+            uint64_t perPool = sparseBlocksPerPool(lim, d.volumeFormat);
+            if (volumePoolBricksForced) perPool = std::min<uint64_t>(perPool, volumePoolBricksForced);
+            const uint64_t most = std::min({bricks, gpu::kIsoVolumePools * perPool, range / 16,
+                                            uint64_t(kMaxSparseBricks), budget / 2 / brickBytes});
+            d.maxVolumeBricks = uint32_t(std::max<uint64_t>(most, 1));
+        }
+        spent += uint64_t(d.maxVolumeBricks) * brickBytes;
+        // The list never holds more than the resident bricks.
+        brickCap = std::min<uint64_t>(brickCap, d.maxVolumeBricks);
+    }
+    if (d.maxBricks == 0) {
+        if (everyBrick) {
+            if (bricks > brickCap || spent + bricks * perBrick > budget)
+                return Status::error(
+                    ErrorCode::DeviceLimit,
+                    "isosurface '" + info.name + "': sparse domain: a user field without a Lipschitz bound lists " +
+                        "every brick of the grid: " + std::to_string(bricks) + " bricks of 8^3 cells (" +
+                        fmtBytes(bricks * perBrick) + "), over " +
+                        (bricks > brickCap ? "the " + std::to_string(brickCap) + " bricks its lists hold" + dev
+                                           : "the memory budget (" + fmtBytes(budget) + ")") +
+                        "; give lipschitz > 0 (only the bricks the bound cannot rule out) or fewer samples");
+            d.maxBricks = uint32_t(bricks);
+        } else {
+            const uint64_t room = budget > spent ? (budget - spent) / 2 : 0;
+            d.maxBricks = uint32_t(std::max<uint64_t>(std::min({bricks, brickCap, room / perBrick}), 1));
+        }
+    }
+    spent += uint64_t(d.maxBricks) * perBrick;
+    if (info.source == FieldSource::Metaballs && d.maxItemRefs == 0) {
+        // A brick lists each ball at most once: every ball for every brick,
+        // within one binding beside the lists and half the budget left.
+        const uint64_t perBrickRefs = std::min<uint64_t>(info.maxBalls, kMaxSparseItemsPerBrick);
+        const uint64_t listBytes = uint64_t(d.maxBricks) * 8;
+        const uint64_t room = range > listBytes ? (range - listBytes) / 4 : 1;
+        const uint64_t budgetRefs = budget > spent ? (budget - spent) / 2 / 4 : 1;
+        d.maxItemRefs = uint32_t(std::max<uint64_t>(
+            std::min({uint64_t(d.maxBricks) * perBrickRefs, room, budgetRefs, uint64_t(0xFFFFFFFFu)}), 1));
+        spent += uint64_t(d.maxItemRefs) * 4;
+    }
+    if (d.maxRowPairs == 0) {
+        const uint64_t room = budget > spent ? budget - spent : 0;
+        d.maxRowPairs =
+            uint32_t(std::max<uint64_t>(std::min({uint64_t(maxSparseRowPairs(lim)),
+                                                  uint64_t(d.maxBricks) * gpu::kIsoBrickRowPairs, room / perSlot}),
+                                        1));
+    }
     return {};
 }
 
@@ -408,6 +489,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     m.scan = info.method == ExtractionMethod::Scan;
     m.sparse = info.sparse.enabled;
     if (m.sparse) PYRAMARCH_TRY(checkSparseDomain(info, m.scan));
+    if (m.sparse) PYRAMARCH_TRY(m.sizeSparseDomain(lim, dev));
     // User GLSL: field() fused into classify and extraction (no field
     // buffer), or a field pass; with a bound and a buffer, the tiles only.
     // A sparse domain has no field buffer to fall back on: fused, loops or not.
@@ -418,14 +500,17 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     // A fused field has no field buffer, so only the other buffers bound its
     // grid; sample indices are 32-bit in every pass either way.
     if (!m.fusedField && (fieldBytes > range || samples > 0xFFFFFFFFull))
-        return Status::error(
-            ErrorCode::DeviceLimit,
-            "isosurface '" + info.name + "': the field of " + gridText + " samples needs " + fmtBytes(fieldBytes) +
-                ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev + "; use fewer samples" +
-                " or a sparse domain (IsoSurfaceCreateInfo::sparse: bricks near the surface only)" +
-                (info.source == FieldSource::UserGlsl ? " or FieldEvaluation::Fused (no field buffer)" : ""));
+        return m.gridTooLarge = true,
+               Status::error(
+                   ErrorCode::DeviceLimit,
+                   "isosurface '" + info.name + "': the field of " + gridText + " samples needs " +
+                       fmtBytes(fieldBytes) + ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev +
+                       "; use fewer samples" +
+                       " or a sparse domain (IsoSurfaceCreateInfo::sparse: bricks near the surface only)" +
+                       (info.source == FieldSource::UserGlsl ? " or FieldEvaluation::Fused (no field buffer)" : ""));
     if (samples > 0xFFFFFFFFull && !m.sparse)
-        return Status::error(ErrorCode::DeviceLimit, "isosurface '" + info.name + "': " + gridText +
+        return m.gridTooLarge = true,
+               Status::error(ErrorCode::DeviceLimit, "isosurface '" + info.name + "': " + gridText +
                                                          " samples are more than 32-bit sample indices address");
 
     m.ring = info.framesInFlight + 1;
@@ -486,7 +571,8 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     pyramidWords = (pyramidWords + 3) & ~uint64_t(3);
     const uint64_t pyramidBytes = pyramidWords * 4;
     if (pyramidBytes > range)
-        return Status::error(ErrorCode::DeviceLimit,
+        return m.gridTooLarge = !m.sparse,
+               Status::error(ErrorCode::DeviceLimit,
                              "isosurface '" + info.name + "': the pyramid over " +
                                  (m.sparse ? "sparse.maxRowPairs " + std::to_string(info.sparse.maxRowPairs) +
                                                  " (pool slots of " + std::to_string(gpu::kIsoClassifyCells) + " cells)"
@@ -545,7 +631,8 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
         vertexPyramidBytes = ((vertexWords + 3) & ~uint64_t(3)) * 4;
         runBaseBytes = (vertexCells + gpu::kIsoClassifyCells - 1) / gpu::kIsoClassifyCells * 4;
         if (vertexPyramidBytes > range)
-            return Status::error(ErrorCode::DeviceLimit,
+            return m.gridTooLarge = !m.sparse,
+                   Status::error(ErrorCode::DeviceLimit,
                                  "isosurface '" + info.name + "': the vertex pyramid over " +
                                      std::to_string(vertexCells) + " cells needs " + fmtBytes(vertexPyramidBytes) +
                                      ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
@@ -857,7 +944,8 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                 " vertices, past the 32-bit counts of the pyramid (at most " +
                 std::to_string(0xFFFFFFFFull / kMaxVerticesPerCell / gpu::kIsoClassifyCells) + " slots)");
     if (cells * kMaxVerticesPerCell > 0xFFFFFFFFull && !m.sparse)
-        return Status::error(ErrorCode::InvalidArgument,
+        return m.gridTooLarge = true,
+               Status::error(ErrorCode::DeviceLimit,
                              "isosurface '" + info.name + "': " + std::to_string(cells) + " cells could emit " +
                                  std::to_string(cells * kMaxVerticesPerCell) +
                                  " vertices, past the 32-bit counts of the pyramid (at most " +
@@ -904,17 +992,51 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     return {};
 }
 
+DeviceLimits denseLimits(const DeviceLimits& limits, uint64_t denseRangeBytes) {
+    DeviceLimits lim = limits;
+    if (denseRangeBytes) lim.maxStorageBufferRange = std::min(lim.maxStorageBufferRange, denseRangeBytes);
+    return lim;
+}
+
+bool mayFallBackToSparse(const IsoSurface::Impl& dense, const Status& planned) {
+    // Particles keep the dense plan's error: a grid past it is usually a
+    // voxel far too small for the kernel, whose bricks hold thousands of
+    // particles each (sparse particles stay an explicit sparse.enabled).
+    return !dense.info.sparse.enabled && !planned && dense.gridTooLarge && dense.info.source != FieldSource::Particles;
+}
+
+Status neitherDomainFits(const Status& dense, const Status& sparse) {
+    return Status::error(dense.code(), dense.message() + "; as a sparse domain: " + sparse.message());
+}
+
 Result<testing::LayoutPlan> testing::planLayout(const IsoSurfaceCreateInfo& info, const DeviceLimits& limits,
                                                 const Knobs& knobs, const std::string& deviceName) {
-    IsoSurface::Impl m;
-    m.info = info;
-    m.foldGroupsX = knobs.maxGroupsX;
-    m.storageReadsForced = knobs.storageReads;
-    m.denseFieldForced = knobs.denseField;
-    m.volumePoolBricksForced = knobs.volumePoolBricks;
-    m.outputSliceBytesForced = knobs.outputSliceBytes;
-    PYRAMARCH_TRY(m.planLayout(limits, deviceName));
+    const auto setUp = [&](IsoSurface::Impl& m, const IsoSurfaceCreateInfo& ci) {
+        m.info = ci;
+        m.foldGroupsX = knobs.maxGroupsX;
+        m.storageReadsForced = knobs.storageReads;
+        m.denseFieldForced = knobs.denseField;
+        m.volumePoolBricksForced = knobs.volumePoolBricks;
+        m.outputSliceBytesForced = knobs.outputSliceBytes;
+        m.heapBytes = knobs.deviceLocalHeapBytes;
+    };
+    IsoSurface::Impl dense, sparse;
+    setUp(dense, info);
+    const Status planned =
+        dense.planLayout(info.sparse.enabled ? limits : denseLimits(limits, knobs.denseRangeBytes), deviceName);
+    bool useSparse = false;
+    if (!planned) {
+        if (!mayFallBackToSparse(dense, planned)) return planned;
+        IsoSurfaceCreateInfo ci = info;
+        ci.sparse.enabled = true;
+        setUp(sparse, ci);
+        const Status fallback = sparse.planLayout(limits, deviceName);
+        if (!fallback) return neitherDomainFits(planned, fallback);
+        useSparse = true;
+    }
+    const IsoSurface::Impl& m = useSparse ? sparse : dense;
     LayoutPlan plan;
+    plan.sparse = m.sparse ? m.info.sparse : SparseDomain{};
     for (uint32_t l = 0; l < m.grid.levelCount; ++l) plan.pyramidLevelSizes.push_back(m.grid.levels[l].y);
     plan.fieldBytes = m.sizes.fieldBytes;
     plan.pyramidBytes = m.sizes.pyramidBytes;

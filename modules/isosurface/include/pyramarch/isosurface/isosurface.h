@@ -243,7 +243,8 @@ struct AnisotropicKernels {
 // large features, bumps of a few vertices removed). mu = 0 is the plain
 // Laplacian (umbrella) smoothing: a sphere of radius R in cells shrinks by
 // about lambda / R cells per iteration.
-// Needs indexed output (IsoSurfaceCreateInfo::indexed): the neighbours are
+// Needs indexed output (IsoSurfaceCreateInfo::indexed), on a dense grid or a
+// sparse domain alike (it reads only the indexed mesh): the neighbours are
 // the other vertices of a vertex's triangles in the index buffer, each
 // triangle counted once (an interior edge belongs to two triangles: the
 // uniform average over the one-ring; open border edges count half). Sums are
@@ -340,18 +341,27 @@ enum class SparseVolumeInput {
 // first vertices) and 160 per brick of maxBricks plus a hash of 8 bytes per
 // entry (a power of two >= 2 maxBricks; lavapipe: at most 734,003 bricks),
 // checked at creation. After an overflow a triangle whose shared vertex was
-// dropped is written degenerate (0, 0, 0). No meshSmoothing (refused).
+// dropped is written degenerate (0, 0, 0). meshSmoothing post-processes
+// that mesh as it does a dense grid's.
 // Measured in docs/design-notes/2026-11-27-sparse-domains.md.
+// A user field without a Lipschitz bound (lipschitz 0) lists every brick of
+// the grid every frame (no skipping): maxBricks must hold them all.
+// Capacities left 0 are sized by the module at creation from the grid, the
+// source and the device limits, within memoryBudget (see
+// IsoSurface::sparseDomain() for what it chose).
 struct SparseDomain {
+    // A hint. true: a sparse domain. false: the dense grid where it fits the
+    // device, else (its field, pyramid or 32-bit counts past the limits; not
+    // for particles) a sparse domain with these capacities (0: module-sized).
     bool enabled = false;
-    // Bricks of 8^3 cells the activate pass may list per frame (>= 1, at
-    // most 2^27): those the bound cannot rule out, about the surface's area
-    // in bricks (plus a margin that grows with L). Particles keep a block of
-    // 11^3 F32 samples per brick (5,324 bytes): at most
-    // maxSparseParticleBricks() (lavapipe: 100,836).
+    // Bricks of 8^3 cells the activate pass may list per frame (at most
+    // 2^27; 0: sized by the module): those the bound cannot rule out, about
+    // the surface's area in bricks (plus a margin that grows with L).
+    // Particles keep a block of 11^3 F32 samples per brick (5,324 bytes): at
+    // most maxSparseParticleBricks() (lavapipe: 100,836).
     uint32_t maxBricks = 0;
-    // Pool slots (>= 1): row pairs with a cut cell. The pool's pyramid,
-    // ~26 bytes per slot, must fit maxStorageBufferRange.
+    // Pool slots (0: sized by the module): row pairs with a cut cell. The
+    // pool's pyramid, ~26 bytes per slot, must fit maxStorageBufferRange.
     uint32_t maxRowPairs = 0;
     // Metaballs and particles: references over the listed bricks (each
     // brick lists the balls or particles reaching it). 0: maxBricks times
@@ -360,13 +370,17 @@ struct SparseDomain {
     // A brick whose list does not fit is classified without items (no
     // triangles) and the frame reports the overflow. Ignored for user fields.
     uint32_t maxItemRefs = 0;
-    // Volumes: the surface bricks an upload may keep (>= 1), each with the
-    // 11^3 samples its cells and their normals read, in volumeFormat (1,331
-    // bytes for U8, 2,662 U16, 5,324 F32), in up to 4 buffers of one
-    // maxStorageBufferRange each (lavapipe's 128 MiB: 403,356 U8 or 100,836
-    // F32 bricks; one buffer up to a quarter of that, which reads fastest).
-    // censusSparseVolume() counts what an upload needs.
+    // Volumes: the surface bricks an upload may keep (0: sized by the
+    // module), each with the 11^3 samples its cells and their normals read,
+    // in volumeFormat (1,331 bytes for U8, 2,662 U16, 5,324 F32), in up to
+    // 4 buffers of one maxStorageBufferRange each (lavapipe's 128 MiB:
+    // 403,356 U8 or 100,836 F32 bricks; one buffer up to a quarter of that,
+    // which reads fastest). censusSparseVolume() counts what an upload needs.
     uint32_t maxVolumeBricks = 0;
+    // Bytes the capacities the module sizes may take (brick lists, pools,
+    // the pool's pyramid; not the vertex and index buffers). 0: a quarter
+    // of the device's largest device-local heap (1 GiB where unknown).
+    uint64_t memoryBudget = 0;
     // Volumes: the format every upload uses; the pool keeps the samples in it.
     VolumeFormat volumeFormat = VolumeFormat::F32;
     // Volumes: where the surface bricks come from (SparseVolumeInput).
@@ -518,11 +532,11 @@ struct IsoSurfaceCreateInfo {
     float lipschitz = 0.f;
     // UserGlsl: a field buffer, or field() where it is read (see FieldEvaluation).
     FieldEvaluation fieldEvaluation = FieldEvaluation::Auto;
-    // UserGlsl, Metaballs, Particles or Volume, optional: a sparse virtual
-    // grid (see SparseDomain). Needs ExtractionMethod::HistoPyramid, no
-    // meshSmoothing, and for UserGlsl lipschitz > 0 and fused evaluation
-    // (Fused, or Auto); samples may then exceed what a field buffer or a
-    // dense pyramid could hold.
+    // UserGlsl, Metaballs, Particles or Volume: a sparse virtual grid (see
+    // SparseDomain), chosen by the module where the dense grid does not fit.
+    // Needs ExtractionMethod::HistoPyramid, and for UserGlsl fused
+    // evaluation (Fused, or Auto); samples may then exceed what a field
+    // buffer or a dense pyramid could hold.
     SparseDomain sparse;
     // UserGlsl: required, the compiler that turns the module's field shader
     // (fieldGlsl wrapped) into SPIR-V, called once inside create(). The
@@ -616,7 +630,9 @@ uint32_t maxSparseRowPairs(const DeviceLimits& limits);
 // bytes) in up to 4 buffers of one maxStorageBufferRange (lavapipe: 100,836).
 uint32_t maxSparseParticleBricks(const DeviceLimits& limits);
 // SparseDomain::maxItemRefs as a surface of `info` on a device with `limits`
-// resolves it (0: the default per brick, within one binding); 0 for user fields.
+// resolves it (0: the default per brick, within one binding; metaballs with
+// maxItemRefs 0 are sized at creation instead: IsoSurface::sparseDomain());
+// 0 for user fields.
 uint32_t sparseItemRefCapacity(const IsoSurfaceCreateInfo& info, const DeviceLimits& limits);
 
 // A CPU copy of the surface (read back for export, colliders, tests).
@@ -782,6 +798,10 @@ public:
     // FieldSource::Particles: the splat this surface runs (SplatMethod::Auto
     // resolved at creation; Scatter or Gather). Other sources: Auto.
     SplatMethod splatMethod() const;
+    // The domain create() chose: enabled with every capacity resolved (the
+    // module's sizes where the create-info left 0) for a sparse domain,
+    // chosen or asked for; enabled = false for the dense grid.
+    SparseDomain sparseDomain() const;
 
     // GPU memory the surface holds, one entry per buffer (name, bytes as
     // created), for benchmarks and memory budgets. Render-graph scratch is not included.

@@ -46,6 +46,13 @@ struct Knobs {
     // rounded down to whole elements at aligned offsets), so tests spread a
     // small surface over several bindings (see isosurface.h, vertexCapacity).
     uint64_t outputSliceBytes = 0;
+    // A surface without sparse.enabled is planned dense as if the device's
+    // maxStorageBufferRange were at most this many bytes (0 = the device's),
+    // so tests reach the sparse domain the module falls back to at small sizes.
+    uint64_t denseRangeBytes = 0;
+    // The device-local heap a memory budget of 0 takes a quarter of (0 = the
+    // device's; without a device, as in planLayout(), the budget is 1 GiB).
+    uint64_t deviceLocalHeapBytes = 0;
 };
 
 // What IsoSurface::create plans for `info` on a device with `limits`,
@@ -65,6 +72,9 @@ struct LayoutPlan {
     uint32_t maxGroupsX = 0;               // where dispatches fold
     SplatMethod splat = SplatMethod::Auto; // particles: the method SplatMethod::Auto resolved to
     bool texelReads = false;               // extraction reads the field and pyramid as texel buffers
+    // The domain planned: enabled with the capacities resolved (see
+    // IsoSurface::sparseDomain()), or enabled = false for the dense grid.
+    SparseDomain sparse;
 };
 Result<LayoutPlan> planLayout(const IsoSurfaceCreateInfo& info, const DeviceLimits& limits, const Knobs& knobs = {},
                               const std::string& deviceName = "planned device");
