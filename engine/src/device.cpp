@@ -31,7 +31,8 @@ Result<PFN_vkGetInstanceProcAddr> systemLoader() {
     if (volkGetInstanceVersion() == 0) {
         VkResult r = volkInitialize();
         if (r != VK_SUCCESS)
-            return Status::error("Vulkan loader (libvulkan.so.1) not found: install the Vulkan loader (libvulkan1)", r);
+            return Status::error(ErrorCode::NotFound,
+                                 "Vulkan loader (libvulkan.so.1) not found: install the Vulkan loader (libvulkan1)", r);
     }
     return vkGetInstanceProcAddr;
 }
@@ -303,7 +304,7 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
     std::vector<const char*> extensions = info.instanceExtensions;
     for (const char* e : extensions)
         if (!hasExtension(instanceExts, e))
-            return Status::error(std::string("instance extension ") + e + " is not available");
+            return Status::error(ErrorCode::Unsupported, std::string("instance extension ") + e + " is not available");
     const bool debugUtils = hasExtension(instanceExts, VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
     if (debugUtils) extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
 
@@ -316,10 +317,13 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
             return std::strcmp(l.layerName, "VK_LAYER_KHRONOS_validation") == 0;
         });
         if (!found)
-            return Status::error("validation requested but VK_LAYER_KHRONOS_validation is not installed (Debian: "
+            return Status::error(ErrorCode::Unsupported,
+                                 "validation requested but VK_LAYER_KHRONOS_validation is not installed (Debian: "
                                  "vulkan-validationlayers)",
                                  VK_ERROR_LAYER_NOT_PRESENT);
-        if (!debugUtils) return Status::error("validation requested but VK_EXT_debug_utils is not available");
+        if (!debugUtils)
+            return Status::error(ErrorCode::Unsupported,
+                                 "validation requested but VK_EXT_debug_utils is not available");
         layers.push_back("VK_LAYER_KHRONOS_validation");
     }
 
@@ -366,7 +370,9 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
     vki.enumeratePhysicalDevices(dev->instance_, &n, nullptr);
     std::vector<VkPhysicalDevice> pds(n);
     vki.enumeratePhysicalDevices(dev->instance_, &n, pds.data());
-    if (pds.empty()) return Status::error("no Vulkan physical device found (install mesa-vulkan-drivers for lavapipe)");
+    if (pds.empty())
+        return Status::error(ErrorCode::NotFound,
+                             "no Vulkan physical device found (install mesa-vulkan-drivers for lavapipe)");
     std::string preferred = info.preferredDevice;
     if (preferred.empty())
         if (const char* env = std::getenv("PYRAMARCH_DEVICE")) preferred = env;
@@ -385,8 +391,8 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
                 chosen = static_cast<int>(i);
         }
         if (chosen < 0)
-            return Status::error("PYRAMARCH_DEVICE / preferredDevice '" + preferred +
-                                 "' matches no device; devices:" + candidates);
+            return Status::error(ErrorCode::NotFound, "PYRAMARCH_DEVICE / preferredDevice '" + preferred +
+                                                          "' matches no device; devices:" + candidates);
     } else {
         int bestRank = -1;
         for (uint32_t i = 0; i < n; ++i) {
@@ -398,7 +404,8 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
                 chosen = static_cast<int>(i);
             }
         }
-        if (chosen < 0) return Status::error("no Vulkan 1.3 device with a graphics+compute queue found");
+        if (chosen < 0)
+            return Status::error(ErrorCode::NotFound, "no Vulkan 1.3 device with a graphics+compute queue found");
     }
     VkPhysicalDevice pd = pds[chosen];
     dev->physicalDevice_ = pd;
@@ -406,12 +413,14 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
         VkPhysicalDeviceProperties p;
         vki.getPhysicalDeviceProperties(pd, &p);
         if (p.apiVersion < VK_API_VERSION_1_3)
-            return Status::error(std::string("device ") + p.deviceName + " supports only Vulkan " +
-                                 std::to_string(VK_API_VERSION_MAJOR(p.apiVersion)) + "." +
-                                 std::to_string(VK_API_VERSION_MINOR(p.apiVersion)) + "; pyramarch needs 1.3");
+            return Status::error(ErrorCode::Unsupported,
+                                 std::string("device ") + p.deviceName + " supports only Vulkan " +
+                                     std::to_string(VK_API_VERSION_MAJOR(p.apiVersion)) + "." +
+                                     std::to_string(VK_API_VERSION_MINOR(p.apiVersion)) + "; pyramarch needs 1.3");
     }
     int family = findUniversalFamily(vki, pd);
-    if (family < 0) return Status::error("chosen device has no queue family with graphics and compute");
+    if (family < 0)
+        return Status::error(ErrorCode::Unsupported, "chosen device has no queue family with graphics and compute");
     dev->queueFamily_ = static_cast<uint32_t>(family);
 
     // Features: required ones checked by name, useful ones enabled when present.
@@ -421,9 +430,11 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
     std::string missing =
         requirementErrors(have.core.features, have.v13.synchronization2, have.v13.dynamicRendering, info.requirements);
     if (!missing.empty())
-        return Status::error("device lacks required features: " + missing, VK_ERROR_FEATURE_NOT_PRESENT);
+        return Status::error(ErrorCode::Unsupported, "device lacks required features: " + missing,
+                             VK_ERROR_FEATURE_NOT_PRESENT);
     if (gpuAv && !(have.core.features.fragmentStoresAndAtomics && have.core.features.vertexPipelineStoresAndAtomics))
         return Status::error(
+            ErrorCode::Unsupported,
             "GPU-assisted validation (PYRAMARCH_GPU_AV / gpuAssistedValidation) needs fragmentStoresAndAtomics and "
             "vertexPipelineStoresAndAtomics, which this device lacks",
             VK_ERROR_FEATURE_NOT_PRESENT);
@@ -460,7 +471,7 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
     std::vector<const char*> devExtensions = info.deviceExtensions;
     for (const char* e : devExtensions)
         if (!hasExtension(deviceExts, e))
-            return Status::error(std::string("device extension ") + e + " is not available");
+            return Status::error(ErrorCode::Unsupported, std::string("device extension ") + e + " is not available");
     const bool conservative = hasExtension(deviceExts, VK_EXT_CONSERVATIVE_RASTERIZATION_EXTENSION_NAME);
     if (conservative) devExtensions.push_back(VK_EXT_CONSERVATIVE_RASTERIZATION_EXTENSION_NAME);
     // GPU-assisted validation in the layer Debian 12 ships (1.3.239) does not
@@ -502,7 +513,7 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
 
 Result<std::unique_ptr<Device>> Device::adopt(const AdoptInfo& info) {
     if (!info.instance || !info.physicalDevice || !info.device)
-        return Status::error("AdoptInfo needs instance, physicalDevice and device");
+        return Status::error(ErrorCode::InvalidArgument, "AdoptInfo needs instance, physicalDevice and device");
     PFN_vkGetInstanceProcAddr gipa = info.getInstanceProcAddr;
     if (!gipa) {
         auto loader = systemLoader();
@@ -519,22 +530,25 @@ Result<std::unique_ptr<Device>> Device::adopt(const AdoptInfo& info) {
     InstanceFunctions& vki = *dev->instanceFunctions_;
     loadInstanceFunctions(vki, gipa, info.instance);
     if (!vki.getPhysicalDeviceProperties2)
-        return Status::error("adopted instance does not provide vkGetPhysicalDeviceProperties2 (Vulkan 1.1+ needed)");
+        return Status::error(ErrorCode::Unsupported,
+                             "adopted instance does not provide vkGetPhysicalDeviceProperties2 (Vulkan 1.1+ needed)");
     if (info.debugUtilsEnabled) loadDebugUtils(vki, info.instance);
 
     VkPhysicalDeviceProperties p;
     vki.getPhysicalDeviceProperties(info.physicalDevice, &p);
     if (p.apiVersion < VK_API_VERSION_1_3)
-        return Status::error(std::string("adopted device ") + p.deviceName + " is not Vulkan 1.3");
+        return Status::error(ErrorCode::Unsupported,
+                             std::string("adopted device ") + p.deviceName + " is not Vulkan 1.3");
     uint32_t n = 0;
     vki.getPhysicalDeviceQueueFamilyProperties(info.physicalDevice, &n, nullptr);
     if (info.queueFamilyIndex >= n)
-        return Status::error("AdoptInfo::queueFamilyIndex " + std::to_string(info.queueFamilyIndex) +
-                             " is out of range (device has " + std::to_string(n) + " families)");
+        return Status::error(ErrorCode::InvalidArgument,
+                             "AdoptInfo::queueFamilyIndex " + std::to_string(info.queueFamilyIndex) +
+                                 " is out of range (device has " + std::to_string(n) + " families)");
     std::string missing = requirementErrors(info.enabledFeatures, info.synchronization2Enabled,
                                             info.dynamicRenderingEnabled, info.requirements);
     if (!missing.empty())
-        return Status::error("adopted device was created without required features: " + missing,
+        return Status::error(ErrorCode::Unsupported, "adopted device was created without required features: " + missing,
                              VK_ERROR_FEATURE_NOT_PRESENT);
 
     loadDeviceTable(*dev->table_, gipa, info.instance, info.device);

@@ -35,13 +35,15 @@ std::string axisName(int k) { return std::string(1, "xyz"[k]); }
 Status checkF32Size(std::string_view name, uint64_t size, uint64_t maxParticles) {
     if (size % 12 != 0)
         return Status::error(
+            ErrorCode::ParseError,
             quote(name) + ": size " + std::to_string(size) +
-            " bytes is not a multiple of 12 (float32 x, y, z per particle): " + std::to_string(size % 12) +
-            " trailing bytes at byte offset " + std::to_string(size - size % 12));
+                " bytes is not a multiple of 12 (float32 x, y, z per particle): " + std::to_string(size % 12) +
+                " trailing bytes at byte offset " + std::to_string(size - size % 12));
     if (size / 12 > maxParticles)
-        return Status::error(quote(name) + ": " + std::to_string(size / 12) + " particles (" + std::to_string(size) +
-                             " bytes) exceed the limit of " + std::to_string(maxParticles) +
-                             " particles (maxParticles)");
+        return Status::error(ErrorCode::CapacityExceeded,
+                             quote(name) + ": " + std::to_string(size / 12) + " particles (" + std::to_string(size) +
+                                 " bytes) exceed the limit of " + std::to_string(maxParticles) +
+                                 " particles (maxParticles)");
     return {};
 }
 
@@ -226,7 +228,9 @@ private:
     uint64_t maxParticles_;
     ParticleSet set_;
 
-    Status fail(const std::string& what) const { return Status::error(quote(name_) + ": " + what); }
+    Status fail(const std::string& what) const {
+        return Status::error(ErrorCode::ParseError, quote(name_) + ": " + what);
+    }
 
     std::string limitText() const {
         return "the limit of " + std::to_string(maxParticles_) + " particles (maxParticles)";
@@ -611,8 +615,9 @@ Result<ParticleFormat> particleFormatFromPath(std::string_view path) {
     if (ext == ".ply") return ParticleFormat::Ply;
     if (ext == ".xyz") return ParticleFormat::Xyz;
     if (ext == ".f32") return ParticleFormat::F32;
-    return Status::error(quote(path) + ": unknown particle file extension " + quote(ext.empty() ? "(none)" : ext) +
-                         " (.ply, .xyz or .f32; or name the format explicitly)");
+    return Status::error(ErrorCode::InvalidArgument, quote(path) + ": unknown particle file extension " +
+                                                         quote(ext.empty() ? "(none)" : ext) +
+                                                         " (.ply, .xyz or .f32; or name the format explicitly)");
 }
 
 Result<ParticleSet> parseParticles(std::span<const uint8_t> bytes, ParticleFormat format, std::string_view name,
@@ -629,20 +634,24 @@ Result<ParticleSet> readParticles(const std::string& path, const ParticleReadOpt
     }
     std::error_code ec;
     const auto st = std::filesystem::status(path, ec);
-    if (std::filesystem::is_directory(st)) return Status::error("cannot read " + quote(path) + ": it is a directory");
+    if (std::filesystem::is_directory(st))
+        return Status::error(ErrorCode::Io, "cannot read " + quote(path) + ": it is a directory");
     File file(std::fopen(path.c_str(), "rb"));
-    if (!file) return Status::error("cannot open " + quote(path) + ": " + std::strerror(errno));
+    if (!file)
+        return Status::error(errno == ENOENT ? ErrorCode::NotFound : ErrorCode::Io,
+                             "cannot open " + quote(path) + ": " + std::strerror(errno));
     const uint64_t size = std::filesystem::file_size(path, ec);
-    if (ec) return Status::error("cannot read the size of " + quote(path) + ": " + ec.message());
+    if (ec) return Status::error(ErrorCode::Io, "cannot read the size of " + quote(path) + ": " + ec.message());
     // Checked before reading: a huge raw file is refused without loading it.
     if (format == ParticleFormat::F32) PYRAMARCH_TRY(checkF32Size(path, size, options.maxParticles));
     if (size > std::numeric_limits<size_t>::max() / 2)
-        return Status::error(quote(path) + ": " + std::to_string(size) + " bytes is too large to read");
+        return Status::error(ErrorCode::Io, quote(path) + ": " + std::to_string(size) + " bytes is too large to read");
     std::vector<uint8_t> bytes(static_cast<size_t>(size));
     if (size > 0 && std::fread(bytes.data(), 1, bytes.size(), file.get()) != bytes.size())
-        return Status::error("reading " + quote(path) + " failed" +
-                             (std::ferror(file.get()) ? std::string(": ") + std::strerror(errno)
-                                                      : std::string(": it is shorter than its size")));
+        return Status::error(ErrorCode::Io,
+                             "reading " + quote(path) + " failed" +
+                                 (std::ferror(file.get()) ? std::string(": ") + std::strerror(errno)
+                                                          : std::string(": it is shorter than its size")));
     return parseParticles(bytes, format, path, options.maxParticles);
 }
 
@@ -666,11 +675,11 @@ std::vector<uint8_t> encodeParticlesPly(std::span<const float> xyz) {
 Status writeParticlesPly(const std::string& path, std::span<const float> xyz) {
     const std::vector<uint8_t> bytes = encodeParticlesPly(xyz);
     File f(std::fopen(path.c_str(), "wb"));
-    if (!f) return Status::error("cannot open " + quote(path) + " for writing: " + std::strerror(errno));
+    if (!f) return Status::error(ErrorCode::Io, "cannot open " + quote(path) + " for writing: " + std::strerror(errno));
     if (std::fwrite(bytes.data(), 1, bytes.size(), f.get()) != bytes.size())
-        return Status::error("writing " + quote(path) + " failed: " + std::strerror(errno));
+        return Status::error(ErrorCode::Io, "writing " + quote(path) + " failed: " + std::strerror(errno));
     if (std::fclose(f.release()) != 0)
-        return Status::error("writing " + quote(path) + " failed: " + std::strerror(errno));
+        return Status::error(ErrorCode::Io, "writing " + quote(path) + " failed: " + std::strerror(errno));
     return {};
 }
 
@@ -689,13 +698,15 @@ std::string sequencePath(std::string_view pattern, std::string_view indexText) {
 
 Result<std::vector<SequenceFrame>> expandSequence(const std::string& pattern) {
     const size_t at = pattern.find("{}");
-    if (at == std::string::npos) return Status::error("sequence pattern " + quote(pattern) + " has no '{}'");
+    if (at == std::string::npos)
+        return Status::error(ErrorCode::InvalidArgument, "sequence pattern " + quote(pattern) + " has no '{}'");
     if (pattern.find("{}", at + 2) != std::string::npos)
-        return Status::error("sequence pattern " + quote(pattern) + " has more than one '{}'");
+        return Status::error(ErrorCode::InvalidArgument,
+                             "sequence pattern " + quote(pattern) + " has more than one '{}'");
     const size_t slash = pattern.find_last_of('/');
     if (slash != std::string::npos && slash > at)
-        return Status::error("sequence pattern " + quote(pattern) +
-                             ": '{}' must be in the file name, not the directory");
+        return Status::error(ErrorCode::InvalidArgument, "sequence pattern " + quote(pattern) +
+                                                             ": '{}' must be in the file name, not the directory");
     const std::string dirText = slash == std::string::npos ? std::string() : pattern.substr(0, slash + 1);
     const std::string prefix = pattern.substr(dirText.size(), at - dirText.size());
     const std::string suffix = pattern.substr(at + 2);
@@ -704,8 +715,8 @@ Result<std::vector<SequenceFrame>> expandSequence(const std::string& pattern) {
     std::error_code ec;
     std::filesystem::directory_iterator it(dir, ec);
     if (ec)
-        return Status::error("sequence pattern " + quote(pattern) + ": cannot list directory " + quote(dir.string()) +
-                             ": " + ec.message());
+        return Status::error(ErrorCode::NotFound, "sequence pattern " + quote(pattern) + ": cannot list directory " +
+                                                      quote(dir.string()) + ": " + ec.message());
     std::vector<SequenceFrame> frames;
     for (; it != std::filesystem::directory_iterator(); it.increment(ec)) {
         if (ec) break;
@@ -720,25 +731,27 @@ Result<std::vector<SequenceFrame>> expandSequence(const std::string& pattern) {
         SequenceFrame f;
         auto [ptr, pe] = std::from_chars(digits.data(), digits.data() + digits.size(), f.index, 10);
         if (pe != std::errc() || ptr != digits.data() + digits.size())
-            return Status::error("sequence pattern " + quote(pattern) + ": the index of " + quote(name) +
-                                 " does not fit in 64 bits");
+            return Status::error(ErrorCode::InvalidArgument, "sequence pattern " + quote(pattern) + ": the index of " +
+                                                                 quote(name) + " does not fit in 64 bits");
         f.indexText = digits;
         f.path = sequencePath(pattern, digits);
         frames.push_back(std::move(f));
     }
     if (ec)
-        return Status::error("sequence pattern " + quote(pattern) + ": listing " + quote(dir.string()) +
-                             " failed: " + ec.message());
+        return Status::error(ErrorCode::Io, "sequence pattern " + quote(pattern) + ": listing " + quote(dir.string()) +
+                                                " failed: " + ec.message());
     if (frames.empty())
-        return Status::error("sequence pattern " + quote(pattern) + ": no file in " + quote(dir.string()) +
-                             " matches " + quote(prefix + "<digits>" + suffix));
+        return Status::error(ErrorCode::NotFound, "sequence pattern " + quote(pattern) + ": no file in " +
+                                                      quote(dir.string()) + " matches " +
+                                                      quote(prefix + "<digits>" + suffix));
     std::sort(frames.begin(), frames.end(), [](const SequenceFrame& a, const SequenceFrame& b) {
         return a.index != b.index ? a.index < b.index : a.indexText < b.indexText;
     });
     for (size_t i = 1; i < frames.size(); ++i)
         if (frames[i].index == frames[i - 1].index)
-            return Status::error("sequence pattern " + quote(pattern) + ": " + quote(frames[i - 1].path) + " and " +
-                                 quote(frames[i].path) + " have the same index " + std::to_string(frames[i].index));
+            return Status::error(ErrorCode::InvalidArgument,
+                                 "sequence pattern " + quote(pattern) + ": " + quote(frames[i - 1].path) + " and " +
+                                     quote(frames[i].path) + " have the same index " + std::to_string(frames[i].index));
     return frames;
 }
 
