@@ -1,7 +1,8 @@
 // Out of memory at every Vulkan allocation, not only at a budget: creation
-// of an IsoSurface of every field source and of a SurfaceRenderer, and their
-// first frame (record()/execute() create descriptor pools, buffer views and
-// graph buffers, the read-back its command pool and fence), each
+// of an IsoSurface of every field source, of a SurfaceRenderer and of a
+// Voxelizer, and their first frame (record()/execute() create descriptor
+// pools, buffer views and graph buffers, the read-back its command pool and
+// fence), each
 // vkCreate*/vkAllocate* call failed in turn through a loader hook
 // (alloc_failure_hook.h). Each failure must come back as
 // ErrorCode::OutOfMemory with VK_ERROR_OUT_OF_DEVICE_MEMORY, release every
@@ -27,6 +28,10 @@
 #include "support/gpu_test.h"
 #if PYRAMARCH_HAVE_SHADER_COMPILER
 #include "pyramarch/engine/shader_compiler.h"
+#endif
+#if PYRAMARCH_HAVE_VOXELIZER
+#include "pyramarch/voxelizer/shapes.h"
+#include "pyramarch/voxelizer/voxelizer.h"
 #endif
 
 using namespace pyramarch;
@@ -302,3 +307,43 @@ TEST_F(AllocFailureTest, SurfaceRenderer) {
         return std::unique_ptr<Subject>(std::move(s));
     });
 }
+
+#if PYRAMARCH_HAVE_VOXELIZER
+// The voxelizer: creation, then a frame (mesh upload, record) and its
+// counts read back, at R = 8.
+TEST_F(AllocFailureTest, Voxelizer) {
+    struct VoxSubject : Subject {
+        Device* device = nullptr;
+        std::unique_ptr<voxel::Voxelizer> voxelizer;
+        voxel::TriangleMesh mesh;
+        voxel::VoxelGrid grid;
+        Status frame(std::vector<float>& result) override {
+            PYRAMARCH_TRY(voxelizer->setMesh(mesh, grid));
+            Status rec;
+            PYRAMARCH_TRY(submitAndWait(*device, [&](VkCommandBuffer cmd) { rec = voxelizer->record(cmd); }));
+            PYRAMARCH_TRY(rec);
+            // The counts, not the whole octree: each read-back adds calls to fail.
+            PYRAMARCH_TRY_ASSIGN(const voxel::VoxelStats stats, voxelizer->readStats());
+            result = {float(stats.triangles), float(stats.fragmentsNeeded), float(stats.tilesNeeded),
+                      float(stats.occupiedCells)};
+            for (uint32_t n : stats.levelNodes) result.push_back(float(n));
+            return {};
+        }
+    };
+    failEveryAllocation("voxelizer", [&](Device& d) -> Result<std::unique_ptr<Subject>> {
+        auto s = std::make_unique<VoxSubject>();
+        s->device = &d;
+        voxel::VoxelizerCreateInfo info;
+        info.maxResolution = 8;
+        info.maxTriangles = 256;
+        info.maxVertices = 256;
+        info.framesInFlight = 1;
+        PYRAMARCH_TRY_ASSIGN(s->voxelizer, voxel::Voxelizer::create(d, info));
+        s->mesh = voxel::shapes::torusKnot({0.f, 0.f, 0.f}, 0.7f, 0.2f, 2, 3, 24, 4);
+        s->grid.origin = {-1.1f, -1.1f, -1.1f};
+        s->grid.voxelSize = {2.2f / 8.f, 2.2f / 8.f, 2.2f / 8.f};
+        s->grid.dims[0] = s->grid.dims[1] = s->grid.dims[2] = 8;
+        return std::unique_ptr<Subject>(std::move(s));
+    });
+}
+#endif
