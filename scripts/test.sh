@@ -5,7 +5,8 @@
 # see tests/README.md), then the CPU and GPU tests again in an
 # AddressSanitizer + UndefinedBehaviorSanitizer build (clang) with the samples, so the
 # tool, sample and corpus-replay suites run there too (PYRAMARCH_SANITIZERS=0
-# skips that second pass), then a time-boxed libFuzzer run of every fuzz
+# skips that second pass; before it, the thread tests run once more under
+# ThreadSanitizer, PYRAMARCH_TSAN=0 skips that), then a time-boxed libFuzzer run of every fuzz
 # target (PYRAMARCH_FUZZ_SECONDS per target, default 30; 0 skips it). GPU
 # tests run on the default Vulkan device (Mesa lavapipe without a GPU) with
 # validation and synchronization validation on. Both builds configure with
@@ -20,6 +21,22 @@ here="$(cd "$(dirname "$0")" && pwd)"
 source "$here/env.sh"
 pyramarch_build -DPYRAMARCH_REQUIRE_ALL_TESTS=ON
 (cd "$PYRAMARCH_BUILD" && ctest --output-on-failure --timeout 1500 "$@")
+
+# The thread tests again under ThreadSanitizer: a build folder of their own
+# with only what thread_tests needs (no samples), suppressions by library
+# name only (tests/sanitizers/tsan.supp). PYRAMARCH_TSAN=0 skips it.
+if [ "${PYRAMARCH_TSAN:-1}" != "0" ]; then
+  echo "== ThreadSanitizer build of thread_tests"
+  tsan_start=$(date +%s)
+  tsan_build="$PYRAMARCH_ROOT/build-tsan"
+  cmake -S "$PYRAMARCH_ROOT" -B "$tsan_build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPYRAMARCH_SANITIZE_THREAD=ON \
+    -DPYRAMARCH_BUILD_SAMPLES=OFF "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g" "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g" \
+    -Wno-dev > /dev/null
+  cmake --build "$tsan_build" -j"$(nproc)" --target thread_tests
+  TSAN_OPTIONS="suppressions=$PYRAMARCH_ROOT/tests/sanitizers/tsan.supp:detect_deadlocks=0" \
+    "$tsan_build/tests/reliability/thread_tests" --gtest_color=no
+  echo "== ThreadSanitizer pass: $(($(date +%s) - tsan_start)) s"
+fi
 
 # One clang build serves both the sanitizer pass and the fuzzers: ASan +
 # UBSan at -O1 with debug info and asserts on, libFuzzer's coverage

@@ -358,7 +358,7 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
     std::vector<const char*> extensions = info.instanceExtensions;
     for (const char* e : extensions)
         if (!hasExtension(instanceExts, e))
-            return Status::error(std::string("instance extension ") + e + " is not available");
+            return Status::error(ErrorCode::Unsupported, std::string("instance extension ") + e + " is not available");
     const bool debugUtils = hasExtension(instanceExts, VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
     if (debugUtils) extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
 
@@ -371,10 +371,13 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
             return std::strcmp(l.layerName, "VK_LAYER_KHRONOS_validation") == 0;
         });
         if (!found)
-            return Status::error("validation requested but VK_LAYER_KHRONOS_validation is not installed (Debian: "
+            return Status::error(ErrorCode::Unsupported,
+                                 "validation requested but VK_LAYER_KHRONOS_validation is not installed (Debian: "
                                  "vulkan-validationlayers)",
                                  VK_ERROR_LAYER_NOT_PRESENT);
-        if (!debugUtils) return Status::error("validation requested but VK_EXT_debug_utils is not available");
+        if (!debugUtils)
+            return Status::error(ErrorCode::Unsupported,
+                                 "validation requested but VK_EXT_debug_utils is not available");
         layers.push_back("VK_LAYER_KHRONOS_validation");
     }
 
@@ -424,7 +427,9 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
     vki.enumeratePhysicalDevices(dev->instance_, &n, nullptr);
     std::vector<VkPhysicalDevice> pds(n);
     vki.enumeratePhysicalDevices(dev->instance_, &n, pds.data());
-    if (pds.empty()) return Status::error("no Vulkan physical device found (install mesa-vulkan-drivers for lavapipe)");
+    if (pds.empty())
+        return Status::error(ErrorCode::NotFound,
+                             "no Vulkan physical device found (install mesa-vulkan-drivers for lavapipe)");
     std::string preferred = info.preferredDevice;
     if (preferred.empty())
         if (const char* env = std::getenv("PYRAMARCH_DEVICE")) preferred = env;
@@ -443,8 +448,8 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
                 chosen = static_cast<int>(i);
         }
         if (chosen < 0)
-            return Status::error("PYRAMARCH_DEVICE / preferredDevice '" + preferred +
-                                 "' matches no device; devices:" + candidates);
+            return Status::error(ErrorCode::NotFound, "PYRAMARCH_DEVICE / preferredDevice '" + preferred +
+                                                          "' matches no device; devices:" + candidates);
     } else {
         int bestRank = -1;
         for (uint32_t i = 0; i < n; ++i) {
@@ -456,7 +461,8 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
                 chosen = static_cast<int>(i);
             }
         }
-        if (chosen < 0) return Status::error("no Vulkan 1.3 device with a graphics+compute queue found");
+        if (chosen < 0)
+            return Status::error(ErrorCode::NotFound, "no Vulkan 1.3 device with a graphics+compute queue found");
     }
     VkPhysicalDevice pd = pds[chosen];
     dev->physicalDevice_ = pd;
@@ -464,12 +470,14 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
         VkPhysicalDeviceProperties p;
         vki.getPhysicalDeviceProperties(pd, &p);
         if (p.apiVersion < VK_API_VERSION_1_3)
-            return Status::error(std::string("device ") + p.deviceName + " supports only Vulkan " +
-                                 std::to_string(VK_API_VERSION_MAJOR(p.apiVersion)) + "." +
-                                 std::to_string(VK_API_VERSION_MINOR(p.apiVersion)) + "; pyramarch needs 1.3");
+            return Status::error(ErrorCode::Unsupported,
+                                 std::string("device ") + p.deviceName + " supports only Vulkan " +
+                                     std::to_string(VK_API_VERSION_MAJOR(p.apiVersion)) + "." +
+                                     std::to_string(VK_API_VERSION_MINOR(p.apiVersion)) + "; pyramarch needs 1.3");
     }
     int family = findUniversalFamily(vki, pd);
-    if (family < 0) return Status::error("chosen device has no queue family with graphics and compute");
+    if (family < 0)
+        return Status::error(ErrorCode::Unsupported, "chosen device has no queue family with graphics and compute");
     dev->queueFamily_ = static_cast<uint32_t>(family);
 
     // Features: required ones checked by name, useful ones enabled when present.
@@ -480,9 +488,11 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
     if (!have.v13.dynamicRendering)
         missing += std::string(missing.empty() ? "" : ", ") + "dynamicRendering (Vulkan 1.3)";
     if (!missing.empty())
-        return Status::error("device lacks required features: " + missing, VK_ERROR_FEATURE_NOT_PRESENT);
+        return Status::error(ErrorCode::Unsupported, "device lacks required features: " + missing,
+                             VK_ERROR_FEATURE_NOT_PRESENT);
     if (gpuAv && !(have.core.features.fragmentStoresAndAtomics && have.core.features.vertexPipelineStoresAndAtomics))
         return Status::error(
+            ErrorCode::Unsupported,
             "GPU-assisted validation (PYRAMARCH_GPU_AV / gpuAssistedValidation) needs fragmentStoresAndAtomics and "
             "vertexPipelineStoresAndAtomics, which this device lacks",
             VK_ERROR_FEATURE_NOT_PRESENT);
@@ -519,7 +529,7 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
     std::vector<const char*> devExtensions = info.deviceExtensions;
     for (const char* e : devExtensions)
         if (!hasExtension(deviceExts, e))
-            return Status::error(std::string("device extension ") + e + " is not available");
+            return Status::error(ErrorCode::Unsupported, std::string("device extension ") + e + " is not available");
     const bool conservative = hasExtension(deviceExts, VK_EXT_CONSERVATIVE_RASTERIZATION_EXTENSION_NAME);
     if (conservative) devExtensions.push_back(VK_EXT_CONSERVATIVE_RASTERIZATION_EXTENSION_NAME);
     // GPU-assisted validation in the layer Debian 12 ships (1.3.239) does not
@@ -630,7 +640,7 @@ Result<std::unique_ptr<Device>> Device::adopt(const AdoptInfo& info) {
                 "); the module records compute dispatches: pass a family with compute");
     std::string missing = requirementErrors(info.enabledFeatures, info.synchronization2Enabled, info.requirements);
     if (!missing.empty())
-        return Status::error("adopted device was created without required features: " + missing,
+        return Status::error(ErrorCode::Unsupported, "adopted device was created without required features: " + missing,
                              VK_ERROR_FEATURE_NOT_PRESENT);
 
     loadDeviceTable(*dev->table_, vki, info.device);

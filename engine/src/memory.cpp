@@ -148,7 +148,7 @@ uint32_t Allocator::findMemoryType(uint32_t typeBits, MemoryUsage usage) const {
 
 Result<Allocation> Allocator::allocate(const VkMemoryRequirements& req, MemoryUsage usage, bool linear) {
     uint32_t type = findMemoryType(req.memoryTypeBits, usage);
-    if (type == UINT32_MAX) return Status::error("no memory type fits the request");
+    if (type == UINT32_MAX) return Status::error(ErrorCode::Unsupported, "no memory type fits the request");
     const VolkDeviceTable& vk = device_.vk();
     const bool hostVisible =
         device_.memoryProperties().memoryTypes[type].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
@@ -182,7 +182,8 @@ Result<Allocation> Allocator::allocate(const VkMemoryRequirements& req, MemoryUs
         if (!dedicated && impl_->blockBytes() + req.size + req.alignment <= impl_->budget)
             block.size = impl_->budget - impl_->blockBytes();
         else
-            return Status::error("allocating " + std::to_string(req.size) + " bytes exceeds the allocator budget of " +
+            return Status::error(ErrorCode::OutOfMemory,
+                                 "allocating " + std::to_string(req.size) + " bytes exceeds the allocator budget of " +
                                      std::to_string(impl_->budget) + " bytes (" + std::to_string(impl_->blockBytes()) +
                                      " in use)",
                                  VK_ERROR_OUT_OF_DEVICE_MEMORY);
@@ -195,13 +196,14 @@ Result<Allocation> Allocator::allocate(const VkMemoryRequirements& req, MemoryUs
     mai.memoryTypeIndex = type;
     VkResult r = vk.vkAllocateMemory(device_.device(), &mai, nullptr, &block.memory);
     if (r != VK_SUCCESS)
-        return Status::error("vkAllocateMemory of " + std::to_string(block.size) + " bytes failed: " + vkResultName(r),
+        return Status::error(Status::codeOf(r),
+                             "vkAllocateMemory of " + std::to_string(block.size) + " bytes failed: " + vkResultName(r),
                              r);
     if (hostVisible) {
         r = vk.vkMapMemory(device_.device(), block.memory, 0, VK_WHOLE_SIZE, 0, &block.mapped);
         if (r != VK_SUCCESS) {
             vk.vkFreeMemory(device_.device(), block.memory, nullptr);
-            return Status::error("vkMapMemory failed: " + vkResultName(r), r);
+            return Status::error(Status::codeOf(r), "vkMapMemory failed: " + vkResultName(r), r);
         }
     }
     block.free.push_back({0, block.size});
@@ -263,9 +265,12 @@ void Allocator::invalidate(const Allocation& a) const {
 }
 
 Result<Buffer> Allocator::createBuffer(const BufferCreateInfo& info) {
-    if (info.size == 0) return Status::error(std::string("buffer '") + (info.name ? info.name : "") + "' has size 0");
+    if (info.size == 0)
+        return Status::error(ErrorCode::InvalidArgument,
+                             std::string("buffer '") + (info.name ? info.name : "") + "' has size 0");
     if (info.size > device_.limits().maxBufferSize)
-        return Status::error(std::string("buffer '") + (info.name ? info.name : "") + "' of " +
+        return Status::error(ErrorCode::DeviceLimit,
+                             std::string("buffer '") + (info.name ? info.name : "") + "' of " +
                                  std::to_string(info.size) + " bytes exceeds the device's maxBufferSize " +
                                  std::to_string(device_.limits().maxBufferSize),
                              VK_ERROR_OUT_OF_DEVICE_MEMORY);
@@ -305,7 +310,8 @@ static VkImageAspectFlags aspectOf(VkFormat f) {
 
 Result<Image> Allocator::createImage(const ImageCreateInfo& info) {
     if (info.extent.width == 0 || info.extent.height == 0 || info.extent.depth == 0)
-        return Status::error(std::string("image '") + (info.name ? info.name : "") + "' has a zero extent");
+        return Status::error(ErrorCode::InvalidArgument,
+                             std::string("image '") + (info.name ? info.name : "") + "' has a zero extent");
     const VolkDeviceTable& vk = device_.vk();
     VkImageCreateInfo ici{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
     ici.imageType = info.type;

@@ -9,7 +9,9 @@ namespace pyramarch {
 namespace {
 
 Result<VkShaderModule> createModule(Device& device, std::span<const uint32_t> spirv, const char* name) {
-    if (spirv.empty()) return Status::error(std::string("shader '") + (name ? name : "") + "' has no SPIR-V");
+    if (spirv.empty())
+        return Status::error(ErrorCode::InvalidArgument,
+                             std::string("shader '") + (name ? name : "") + "' has no SPIR-V");
     VkShaderModuleCreateInfo ci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     ci.codeSize = spirv.size_bytes();
     ci.pCode = spirv.data();
@@ -173,14 +175,16 @@ void Pipeline::destroy() {
 Result<GraphicsPipeline> GraphicsPipeline::create(Device& device, const GraphicsPipelineDesc& desc) {
     if (desc.conservativeOverestimate && !device.limits().conservativeRasterization)
         return Status::error(
+            ErrorCode::Unsupported,
             std::string("pipeline '") + (desc.name ? desc.name : "") +
-            "' wants conservative rasterization but the device lacks VK_EXT_conservative_rasterization");
+                "' wants conservative rasterization but the device lacks VK_EXT_conservative_rasterization");
     if (!desc.geometrySpirv.empty() && !device.limits().geometryShader)
-        return Status::error(std::string("pipeline '") + (desc.name ? desc.name : "") +
-                             "' needs geometry shaders, which the device lacks");
+        return Status::error(ErrorCode::Unsupported, std::string("pipeline '") + (desc.name ? desc.name : "") +
+                                                         "' needs geometry shaders, which the device lacks");
     if (desc.polygonMode != VK_POLYGON_MODE_FILL && !device.limits().fillModeNonSolid)
-        return Status::error(std::string("pipeline '") + (desc.name ? desc.name : "") +
-                             "' needs fillModeNonSolid (wireframe), which the device lacks");
+        return Status::error(ErrorCode::Unsupported,
+                             std::string("pipeline '") + (desc.name ? desc.name : "") +
+                                 "' needs fillModeNonSolid (wireframe), which the device lacks");
     if (!desc.renderPass && !device.limits().dynamicRendering)
         return Status::error(ErrorCode::Unsupported,
                              std::string("pipeline '") + (desc.name ? desc.name : "") +
@@ -345,8 +349,8 @@ Result<VkDescriptorSet> DescriptorPool::allocate(const PipelineLayout& layout,
             "descriptor set requested for a push-descriptor layout (declare the bindings on a render-graph "
             "pass, or create the layout with PipelineLayoutDesc::pushDescriptors = false)");
     if (bindings.size() != types.size())
-        return Status::error("descriptor set needs " + std::to_string(types.size()) + " bindings, got " +
-                             std::to_string(bindings.size()));
+        return Status::error(ErrorCode::InvalidArgument, "descriptor set needs " + std::to_string(types.size()) +
+                                                             " bindings, got " + std::to_string(bindings.size()));
     VkDescriptorSetLayout setLayout = layout.setLayout();
     VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
     ai.descriptorPool = pool_;

@@ -410,7 +410,8 @@ static Status createResources(RenderGraph::Impl& g) {
         pci.pPoolSizes = sizes.data();
         VkResult vr = device.vk().vkCreateDescriptorPool(device.device(), &pci, nullptr, &g.descriptorPool);
         if (vr != VK_SUCCESS)
-            return Status::error("render graph: vkCreateDescriptorPool failed: " + vkResultName(vr), vr);
+            return Status::error(Status::codeOf(vr), "render graph: vkCreateDescriptorPool failed: " + vkResultName(vr),
+                                 vr);
         for (GraphPass& p : g.passes) {
             if (!p.pipeline || p.pushDescriptors || p.bindings.empty()) continue;
             std::vector<VkDescriptorSetLayout> layouts(g.options.timingFrames, p.setLayout);
@@ -421,7 +422,8 @@ static Status createResources(RenderGraph::Impl& g) {
             ai.pSetLayouts = layouts.data();
             vr = device.vk().vkAllocateDescriptorSets(device.device(), &ai, sets.data());
             if (vr != VK_SUCCESS)
-                return Status::error("render graph: descriptor sets of pass '" + p.name + "': " + vkResultName(vr), vr);
+                return Status::error(Status::codeOf(vr),
+                                     "render graph: descriptor sets of pass '" + p.name + "': " + vkResultName(vr), vr);
             for (VkDescriptorSet set : sets) p.sets.push_back({set, {}});
         }
     }
@@ -434,7 +436,8 @@ static Status createResources(RenderGraph::Impl& g) {
         qci.queryType = VK_QUERY_TYPE_TIMESTAMP;
         qci.queryCount = g.queriesPerFrame() * g.options.timingFrames;
         VkResult vr = device.vk().vkCreateQueryPool(device.device(), &qci, nullptr, &g.queryPool);
-        if (vr != VK_SUCCESS) return Status::error("render graph: vkCreateQueryPool failed: " + vkResultName(vr), vr);
+        if (vr != VK_SUCCESS)
+            return Status::error(Status::codeOf(vr), "render graph: vkCreateQueryPool failed: " + vkResultName(vr), vr);
         g.slotFrame.assign(g.options.timingFrames, UINT64_MAX);
     }
     g.resourcesCreated = true;
@@ -483,7 +486,8 @@ static Status ensureTexelViews(RenderGraph::Impl& g, const RenderGraph& graph, u
             vi.range = range;
             VkBufferView view = VK_NULL_HANDLE;
             const VkResult vr = device.vk().vkCreateBufferView(device.device(), &vi, nullptr, &view);
-            if (vr != VK_SUCCESS) return Status::error(what + ": vkCreateBufferView failed: " + vkResultName(vr), vr);
+            if (vr != VK_SUCCESS)
+                return Status::error(Status::codeOf(vr), what + ": vkCreateBufferView failed: " + vkResultName(vr), vr);
             g.texelViews.push_back({buffer, b.format, range, view, frame});
         }
     }
@@ -565,7 +569,8 @@ Status RenderGraph::execute(VkCommandBuffer cmd) {
     const InstanceFunctions& vki = device.vki();
     // Before anything is recorded: a wrong oldLayout would be undefined behaviour on the GPU.
     for (const GraphResource& r : g.images)
-        if (!r.layoutMismatch.empty()) return Status::error("RenderGraph::execute: " + r.layoutMismatch);
+        if (!r.layoutMismatch.empty())
+            return Status::error(ErrorCode::InvalidState, "RenderGraph::execute: " + r.layoutMismatch);
     const bool firstFrame = !g.resourcesCreated;
     if (!g.resourcesCreated) PYRAMARCH_TRY(createResources(g));
     // Imports may have been rebound to other sizes since compile().

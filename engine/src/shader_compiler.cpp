@@ -5,9 +5,9 @@
 namespace pyramarch {
 
 Result<std::vector<uint32_t>> compileGlsl(const GlslSource& source) {
-    if (source.text.empty()) return Status::error(source.name + ": empty GLSL source");
+    if (source.text.empty()) return Status::error(ErrorCode::InvalidArgument, source.name + ": empty GLSL source");
     shaderc::Compiler compiler;
-    if (!compiler.IsValid()) return Status::error("shaderc compiler could not be initialised");
+    if (!compiler.IsValid()) return Status::error(ErrorCode::Unsupported, "shaderc compiler could not be initialised");
     shaderc::CompileOptions options;
     options.SetTargetEnvironment(shaderc_target_env_vulkan, shaderc_env_version_vulkan_1_3);
     options.SetTargetSpirv(shaderc_spirv_version_1_5);
@@ -27,7 +27,7 @@ Result<std::vector<uint32_t>> compileGlsl(const GlslSource& source) {
         std::string message = result.GetErrorMessage();
         while (!message.empty() && message.back() == '\n') message.pop_back();
         if (message.empty()) message = source.name + ": compilation failed";
-        return Status::error(message);
+        return Status::error(ErrorCode::ParseError, message);
     }
     return std::vector<uint32_t>(result.cbegin(), result.cend());
 }

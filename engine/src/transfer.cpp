@@ -1,6 +1,7 @@
 #include "pyramarch/engine/transfer.h"
 
 #include <cstring>
+#include <mutex>
 
 #include "pyramarch/engine/device.h"
 #include "pyramarch/engine/vulkan_functions.h"
@@ -26,7 +27,8 @@ void memoryBarrier(const VolkDeviceTable& vk, VkCommandBuffer cmd, VkPipelineSta
 } // namespace
 
 Status submitAndWait(Device& device, const std::function<void(VkCommandBuffer)>& record) {
-    if (!device.queue()) return Status::error("submitAndWait needs a queue (AdoptInfo::queue was not given)");
+    if (!device.queue())
+        return Status::error(ErrorCode::InvalidState, "submitAndWait needs a queue (AdoptInfo::queue was not given)");
     const VolkDeviceTable& vk = device.vk();
     VkDevice d = device.device();
     VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
@@ -39,12 +41,21 @@ Status submitAndWait(Device& device, const std::function<void(VkCommandBuffer)>&
         if (fence) vk.vkDestroyFence(d, fence, nullptr);
         vk.vkDestroyCommandPool(d, pool, nullptr);
     };
+    // Everything the submission needs exists before `record` runs: what it
+    // records (a render graph's layout tracking) is then also submitted.
+    VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    VkResult r = vk.vkCreateFence(d, &fci, nullptr, &fence);
+    if (r != VK_SUCCESS) {
+        fence = VK_NULL_HANDLE;
+        cleanup();
+        return vkStatus(r, "vkCreateFence");
+    }
     VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     ai.commandPool = pool;
     ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
     ai.commandBufferCount = 1;
     VkCommandBuffer cmd = VK_NULL_HANDLE;
-    VkResult r = vk.vkAllocateCommandBuffers(d, &ai, &cmd);
+    r = vk.vkAllocateCommandBuffers(d, &ai, &cmd);
     if (r != VK_SUCCESS) {
         cleanup();
         return vkStatus(r, "vkAllocateCommandBuffers");
@@ -61,15 +72,15 @@ Status submitAndWait(Device& device, const std::function<void(VkCommandBuffer)>&
         cleanup();
         return vkStatus(r, "vkEndCommandBuffer");
     }
-    VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    r = vk.vkCreateFence(d, &fci, nullptr, &fence);
-    if (r == VK_SUCCESS) {
-        VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-        si.commandBufferCount = 1;
-        si.pCommandBuffers = &cmd;
+    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &cmd;
+    {
+        // Vulkan requires queue submissions to be externally synchronized.
+        std::lock_guard<std::mutex> lock(device.queueMutex());
         r = vk.vkQueueSubmit(device.queue(), 1, &si, fence);
-        if (r == VK_SUCCESS) r = vk.vkWaitForFences(d, 1, &fence, VK_TRUE, UINT64_MAX);
     }
+    if (r == VK_SUCCESS) r = vk.vkWaitForFences(d, 1, &fence, VK_TRUE, UINT64_MAX);
     cleanup();
     return vkStatus(r, "submitAndWait");
 }
@@ -77,8 +88,9 @@ Status submitAndWait(Device& device, const std::function<void(VkCommandBuffer)>&
 Status uploadBuffer(Device& device, const Buffer& dst, const void* data, VkDeviceSize bytes, VkDeviceSize offset) {
     if (bytes == 0) return {};
     if (offset + bytes > dst.size())
-        return Status::error("uploadBuffer: " + std::to_string(bytes) + " bytes at offset " + std::to_string(offset) +
-                             " exceed the buffer's " + std::to_string(dst.size()));
+        return Status::error(ErrorCode::InvalidArgument, "uploadBuffer: " + std::to_string(bytes) +
+                                                             " bytes at offset " + std::to_string(offset) +
+                                                             " exceed the buffer's " + std::to_string(dst.size()));
     if (dst.mapped()) {
         std::memcpy(static_cast<char*>(dst.mapped()) + offset, data, bytes);
         dst.flush();
@@ -102,8 +114,9 @@ Status uploadBuffer(Device& device, const Buffer& dst, const void* data, VkDevic
 Status readBuffer(Device& device, const Buffer& src, void* out, VkDeviceSize bytes, VkDeviceSize offset) {
     if (bytes == 0) return {};
     if (offset + bytes > src.size())
-        return Status::error("readBuffer: " + std::to_string(bytes) + " bytes at offset " + std::to_string(offset) +
-                             " exceed the buffer's " + std::to_string(src.size()));
+        return Status::error(ErrorCode::InvalidArgument, "readBuffer: " + std::to_string(bytes) + " bytes at offset " +
+                                                             std::to_string(offset) + " exceed the buffer's " +
+                                                             std::to_string(src.size()));
     auto staging =
         device.allocator().createBuffer({bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::Readback, "readback"});
     if (!staging) return staging.status();
@@ -142,9 +155,10 @@ static uint32_t texelBytes(VkFormat f) {
 
 Status readImage(Device& device, const Image& image, VkImageLayout layout, std::vector<uint8_t>& out) {
     const uint32_t bpp = texelBytes(image.format());
-    if (!bpp) return Status::error("readImage: unsupported format " + std::to_string(image.format()));
+    if (!bpp)
+        return Status::error(ErrorCode::Unsupported, "readImage: unsupported format " + std::to_string(image.format()));
     if (image.samples() != VK_SAMPLE_COUNT_1_BIT)
-        return Status::error("readImage: multisampled images must be resolved first");
+        return Status::error(ErrorCode::InvalidArgument, "readImage: multisampled images must be resolved first");
     const VkExtent3D e = image.extent();
     const VkDeviceSize bytes = VkDeviceSize(e.width) * e.height * e.depth * bpp;
     auto staging = device.allocator().createBuffer(

@@ -9,7 +9,7 @@ namespace pyramarch {
 
 inline Status vkStatus(VkResult r, const std::string& what) {
     if (r == VK_SUCCESS) return {};
-    return Status::error(what + " failed: " + vkResultName(r), r);
+    return Status::error(Status::codeOf(r), what + " failed: " + vkResultName(r), r);
 }
 
 #define PYRAMARCH_VK_TRY(call, what)                                                                                   \

@@ -58,34 +58,43 @@ std::string num(float v) { return std::to_string(v); }
 } // namespace
 
 Result<FluidParams> deriveParams(const FluidSettings& s) {
-    if (s.particles == 0) return Status::error("fluid: particle count must be > 0");
+    if (s.particles == 0) return Status::error(ErrorCode::InvalidArgument, "fluid: particle count must be > 0");
     if (s.particles > kMaxParticles)
-        return Status::error("fluid: particle count " + std::to_string(s.particles) + " exceeds " +
-                             std::to_string(kMaxParticles));
+        return Status::error(ErrorCode::InvalidArgument, "fluid: particle count " + std::to_string(s.particles) +
+                                                             " exceeds " + std::to_string(kMaxParticles));
     if (s.iterations < 1 || s.iterations > kMaxIterations)
-        return Status::error("fluid: solver iterations must be 1.." + std::to_string(kMaxIterations) + ", got " +
+        return Status::error(ErrorCode::InvalidArgument, "fluid: solver iterations must be 1.." + std::to_string(kMaxIterations) + ", got " +
                              std::to_string(s.iterations));
     if (s.stepsPerFrame < 1 || s.stepsPerFrame > kMaxStepsPerFrame)
-        return Status::error("fluid: steps per frame must be 1.." + std::to_string(kMaxStepsPerFrame) + ", got " +
+        return Status::error(ErrorCode::InvalidArgument, "fluid: steps per frame must be 1.." + std::to_string(kMaxStepsPerFrame) + ", got " +
                              std::to_string(s.stepsPerFrame));
-    if (!finiteIn(s.dt, 1e-5f, 0.1f)) return Status::error("fluid: dt must be in [1e-5, 0.1] s, got " + num(s.dt));
+    if (!finiteIn(s.dt, 1e-5f, 0.1f)) return Status::error(ErrorCode::InvalidArgument, "fluid: dt must be in [1e-5, 0.1] s, got " + num(s.dt));
     if (!finiteIn(s.gravity, -100.f, 100.f))
-        return Status::error("fluid: gravity must be in [-100, 100], got " + num(s.gravity));
+        return Status::error(ErrorCode::InvalidArgument,
+                             "fluid: gravity must be in [-100, 100], got " + num(s.gravity));
     if (!finiteIn(s.relaxation, 1e-6f, 100.f))
-        return Status::error("fluid: relaxation must be in [1e-6, 100], got " + num(s.relaxation));
-    if (!finiteIn(s.scorrK, 0.f, 1.f)) return Status::error("fluid: s_corr k must be in [0, 1], got " + num(s.scorrK));
+        return Status::error(ErrorCode::InvalidArgument,
+                             "fluid: relaxation must be in [1e-6, 100], got " + num(s.relaxation));
+    if (!finiteIn(s.scorrK, 0.f, 1.f))
+        return Status::error(ErrorCode::InvalidArgument, "fluid: s_corr k must be in [0, 1], got " + num(s.scorrK));
     if (!finiteIn(s.scorrDq, 0.01f, 0.9f))
-        return Status::error("fluid: s_corr dq must be in [0.01, 0.9] h, got " + num(s.scorrDq));
-    if (!finiteIn(s.xsph, 0.f, 1.f)) return Status::error("fluid: XSPH c must be in [0, 1], got " + num(s.xsph));
+        return Status::error(ErrorCode::InvalidArgument,
+                             "fluid: s_corr dq must be in [0.01, 0.9] h, got " + num(s.scorrDq));
+    if (!finiteIn(s.xsph, 0.f, 1.f))
+        return Status::error(ErrorCode::InvalidArgument, "fluid: XSPH c must be in [0, 1], got " + num(s.xsph));
     if (!finiteIn(s.cfl, 0.05f, 10.f))
-        return Status::error("fluid: speed limit (cfl) must be in [0.05, 10] kernel radii per step, got " + num(s.cfl));
+        return Status::error(ErrorCode::InvalidArgument,
+                             "fluid: speed limit (cfl) must be in [0.05, 10] kernel radii per step, got " + num(s.cfl));
     if (!finiteIn(s.voxelSize, 0.25f, 8.f))
-        return Status::error("fluid: voxel size must be in [0.25, 8] particle spacings, got " + num(s.voxelSize));
+        return Status::error(ErrorCode::InvalidArgument,
+                             "fluid: voxel size must be in [0.25, 8] particle spacings, got " + num(s.voxelSize));
     if (!finiteIn(s.threshold, 0.01f, 2.f))
-        return Status::error("fluid: threshold must be in [0.01, 2] (fraction of the rest density), got " +
-                             num(s.threshold));
+        return Status::error(ErrorCode::InvalidArgument,
+                             "fluid: threshold must be in [0.01, 2] (fraction of the rest density), got " +
+                                 num(s.threshold));
     if (!finiteIn(s.smoothing, 0.f, 1.f))
-        return Status::error("fluid: particle smoothing must be in [0, 1], got " + num(s.smoothing));
+        return Status::error(ErrorCode::InvalidArgument,
+                             "fluid: particle smoothing must be in [0, 1], got " + num(s.smoothing));
 
     FluidParams p;
     p.particles = s.particles;
@@ -100,7 +109,7 @@ Result<FluidParams> deriveParams(const FluidSettings& s) {
     p.lattice[1] = (s.particles + p.lattice[0] * p.lattice[2] - 1) / (p.lattice[0] * p.lattice[2]);
     p.spacing = float(d);
     if (p.lattice[1] * d > double(kBoxMax[1] - kBoxMin[1]))
-        return Status::error("fluid: the start block does not fit the box");
+        return Status::error(ErrorCode::InvalidArgument, "fluid: the start block does not fit the box");
     // h = 2 d: about 33 neighbours at rest, the usual PBF/SPH choice.
     p.h = 2.f * p.spacing;
     uint64_t cells = 1;
@@ -110,8 +119,9 @@ Result<FluidParams> deriveParams(const FluidSettings& s) {
     }
     // Two scan levels of kScanBlock values each (cells + 1 counts).
     if (cells + 1 > uint64_t(gpu::kScanBlock) * gpu::kScanBlock)
-        return Status::error("fluid: " + std::to_string(cells) + " grid cells exceed the scan's " +
-                             std::to_string(uint64_t(gpu::kScanBlock) * gpu::kScanBlock - 1));
+        return Status::error(ErrorCode::InvalidArgument,
+                             "fluid: " + std::to_string(cells) + " grid cells exceed the scan's " +
+                                 std::to_string(uint64_t(gpu::kScanBlock) * gpu::kScanBlock - 1));
     p.cells = uint32_t(cells);
     p.dt = s.dt;
     p.gravity = s.gravity;
@@ -346,7 +356,7 @@ Result<ComputePipeline> makePipeline(Device& device, std::span<const uint32_t> s
     d.layout.bindings.assign(bindings, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
     d.layout.pushConstantBytes = sizeof(FluidPush);
     auto p = ComputePipeline::create(device, d);
-    if (!p) return Status::error(std::string("fluid: pipeline ") + name + ": " + p.message());
+    if (!p) return Status::error(p.code(), std::string("fluid: pipeline ") + name + ": " + p.message());
     return p;
 }
 } // namespace
@@ -363,17 +373,19 @@ Result<std::unique_ptr<FluidScene>> FluidScene::create(Device& device, const Flu
     // Every per-particle array is at most 16 bytes a particle: checking the
     // largest against the descriptor range covers them all.
     if (vec4s > device.limits().maxStorageBufferRange)
-        return Status::error("fluid: " + std::to_string(n) + " particles need " + std::to_string(vec4s) +
-                             " bytes per buffer, more than the device's maxStorageBufferRange " +
-                             std::to_string(device.limits().maxStorageBufferRange));
+        return Status::error(ErrorCode::DeviceLimit,
+                             "fluid: " + std::to_string(n) + " particles need " + std::to_string(vec4s) +
+                                 " bytes per buffer, more than the device's maxStorageBufferRange " +
+                                 std::to_string(device.limits().maxStorageBufferRange));
     const VkDeviceSize listBytes = VkDeviceSize(n) * gpu::kMaxNeighbours * 4;
     if (listBytes > device.limits().maxStorageBufferRange)
-        return Status::error("fluid: " + std::to_string(n) + " particles need " + std::to_string(listBytes) +
-                             " bytes of neighbour lists (" + std::to_string(gpu::kMaxNeighbours) +
-                             " per particle), more than the device's maxStorageBufferRange " +
-                             std::to_string(device.limits().maxStorageBufferRange) + "; at most " +
-                             std::to_string(device.limits().maxStorageBufferRange / (gpu::kMaxNeighbours * 4)) +
-                             " particles here");
+        return Status::error(ErrorCode::DeviceLimit,
+                             "fluid: " + std::to_string(n) + " particles need " + std::to_string(listBytes) +
+                                 " bytes of neighbour lists (" + std::to_string(gpu::kMaxNeighbours) +
+                                 " per particle), more than the device's maxStorageBufferRange " +
+                                 std::to_string(device.limits().maxStorageBufferRange) + "; at most " +
+                                 std::to_string(device.limits().maxStorageBufferRange / (gpu::kMaxNeighbours * 4)) +
+                                 " particles here");
     const uint32_t blocks = (params.cells + 1 + gpu::kScanBlock - 1) / gpu::kScanBlock;
     struct Item {
         Buffer* buffer;
@@ -405,7 +417,7 @@ Result<std::unique_ptr<FluidScene>> FluidScene::create(Device& device, const Flu
                                                   .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | it.extra,
                                                   .memory = MemoryUsage::DeviceLocal,
                                                   .name = it.name});
-        if (!b) return Status::error(std::string("fluid: buffer ") + it.name + ": " + b.message());
+        if (!b) return Status::error(b.code(), std::string("fluid: buffer ") + it.name + ": " + b.message());
         *it.buffer = std::move(b).value();
     }
     const FluidState start = initialState(params);
@@ -461,7 +473,7 @@ Result<std::unique_ptr<FluidScene>> FluidScene::create(Device& device, const Flu
         info.vertexCapacity = std::max(3u, info.vertexCapacity / 3);
     }
     auto surface = iso::IsoSurface::create(device, info);
-    if (!surface) return Status::error("fluid: surface: " + surface.message());
+    if (!surface) return Status::error(surface.code(), "fluid: surface: " + surface.message());
     s->surface_ = std::move(surface).value();
     PYRAMARCH_TRY(s->surface_->setParticleCount(n));
     return s;

@@ -387,7 +387,9 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
             const double wall = msSince(t0);
             PYRAMARCH_TRY(recorded);
             const auto stats = surface.statsOfFrame(surface.framesRecorded() - 1);
-            if (!stats) return Status::error("no stats for frame " + std::to_string(surface.framesRecorded() - 1));
+            if (!stats)
+                return Status::error(ErrorCode::InvalidState,
+                                     "no stats for frame " + std::to_string(surface.framesRecorded() - 1));
             if (f == 0) {
                 r.memory.clear();
                 r.memoryModuleBytes = 0;
@@ -429,7 +431,8 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
             if (f < sc.warmup) continue;
             const std::optional<iso::IsoTimings> timings = surface.latestTimings();
             if (!timings || timings->frame != surface.framesRecorded() - 1)
-                return Status::error("timestamps of the frame just waited for are not available");
+                return Status::error(ErrorCode::InvalidState,
+                                     "timestamps of the frame just waited for are not available");
             collectTimings(loop, timings->passes, "iso", true);
             loop.wall.push_back(wall);
             loop.record.push_back(recordMs);
@@ -470,7 +473,7 @@ Result<Record> runVox(Device& dev, const VoxScenario& sc) {
     r.frames = sc.frames;
     voxel::TriangleMesh mesh =
         sc.mesh == "dense" ? voxel::shapes::denseKnot({0, 0, 0}, 0.7f, 100000) : voxel::shapes::byName(sc.mesh);
-    if (mesh.indices.empty()) return Status::error("unknown mesh " + sc.mesh);
+    if (mesh.indices.empty()) return Status::error(ErrorCode::InvalidArgument, "unknown mesh " + sc.mesh);
     r.meshTriangles = uint32_t(mesh.triangleCount());
     auto grid = voxel::defaultGrid(mesh, sc.resolution);
     if (!grid) return grid.status();
@@ -671,10 +674,10 @@ Status writeJson(const std::string& path, const std::vector<Record>& recs, const
     }
     j << "\n  ]\n}\n";
     std::ofstream out(path, std::ios::binary);
-    if (!out) return Status::error("cannot write " + path);
+    if (!out) return Status::error(ErrorCode::Io, "cannot write " + path);
     out << j.str();
     out.close();
-    if (!out) return Status::error("writing " + path + " failed");
+    if (!out) return Status::error(ErrorCode::Io, "writing " + path + " failed");
     return {};
 }
 
@@ -969,7 +972,9 @@ int runBench(const BenchOptions& o, const std::string& commandLine) {
         std::printf("wrote %s\n", o.json.c_str());
     }
     if (messages) return sample::fail(prog, std::to_string(messages.load()) + " validation message(s)");
-    return 0;
+    for (const Record& r : records)
+        if (r.overflow) return sample::kExitOverflow;
+    return sample::kExitDone;
 }
 
 } // namespace pyramarch::bench

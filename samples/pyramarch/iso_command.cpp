@@ -30,6 +30,7 @@
 using namespace pyramarch;
 using sample::fail;
 using sample::IsoOptions;
+using sample::usageError;
 
 namespace {
 
@@ -148,7 +149,7 @@ Result<Extraction> extract(Device& device, std::unique_ptr<iso::IsoSurface>& sur
     for (int attempt = 0; attempt < attempts; ++attempt) {
         if (!surface) {
             auto created = iso::IsoSurface::create(device, info);
-            if (!created) return Status::error(created.message());
+            if (!created) return created.status();
             surface = std::move(created).value();
             e.created = true;
             fed = false;
@@ -175,7 +176,8 @@ Result<Extraction> extract(Device& device, std::unique_ptr<iso::IsoSurface>& sur
         }
         e.frame = s.framesRecorded() - 1;
         const auto stats = s.statsOfFrame(e.frame);
-        if (!stats) return Status::error("no surface stats for the frame (the GPU did not finish it)");
+        if (!stats)
+            return Status::error(ErrorCode::InvalidState, "no surface stats for the frame (the GPU did not finish it)");
         e.stats = *stats;
         bool retry = false;
         // Metaballs and particles: the item references too.
@@ -246,7 +248,7 @@ std::optional<iso::ParticleBox> boxOption(const std::string& lo, const std::stri
 Status writeMesh(iso::IsoSurface& s, const std::string& path, bool weld, bool quiet,
                  const std::optional<iso::ParticleBox>& clip = std::nullopt, sample::MeshClipStats* clipped = nullptr) {
     auto mesh = s.readMesh(weld);
-    if (!mesh) return Status::error(mesh.message());
+    if (!mesh) return mesh.status();
     sample::MeshClipStats c;
     if (clip) c = sample::clipMeshToBox(*mesh, clip->min, clip->max);
     if (clipped) *clipped = c;
@@ -273,13 +275,14 @@ std::string jsonNumber(double v) {
 // name the file and its lines ("field.glsl:3: error: ...").
 Result<std::string> readGlslFile(const std::string& path) {
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec)) return Status::error("--glsl " + path + ": no such file");
+    if (!std::filesystem::is_regular_file(path, ec))
+        return Status::error(ErrorCode::NotFound, "--glsl " + path + ": no such file");
     std::ifstream f(path, std::ios::binary);
-    if (!f) return Status::error("--glsl " + path + ": cannot open");
+    if (!f) return Status::error(ErrorCode::Io, "--glsl " + path + ": cannot open");
     std::ostringstream text;
     text << f.rdbuf();
     if (text.str().find_first_not_of(" \t\r\n") == std::string::npos)
-        return Status::error("--glsl " + path + ": the file is empty");
+        return Status::error(ErrorCode::InvalidArgument, "--glsl " + path + ": the file is empty");
     auto spv = iso::compileUserField(text.str(), sample::glslCompiler(), "glsl");
     if (!spv) {
         // "isosurface 'glsl': user field GLSL does not compile:\n<compiler lines>":
@@ -293,7 +296,7 @@ Result<std::string> readGlslFile(const std::string& path) {
         std::istringstream lines(m);
         for (std::string line; std::getline(lines, line);)
             if (!line.empty()) oneLine += (oneLine.empty() ? "" : " | ") + line;
-        return Status::error("--glsl " + path + " does not compile: " + oneLine);
+        return Status::error(ErrorCode::ParseError, "--glsl " + path + " does not compile: " + oneLine);
     }
     return text.str();
 }
@@ -303,10 +306,10 @@ int runFieldIso(const IsoOptions& o) {
     float b[6];
     {
         if (!sample::parseFloatList(o.bounds, b, 6))
-            return fail(kProg,
-                        "--bounds: expected six finite numbers minX,minY,minZ,maxX,maxY,maxZ, got '" + o.bounds + "'");
+            return usageError(kProg, "--bounds: expected six finite numbers minX,minY,minZ,maxX,maxY,maxZ, got '" +
+                                         o.bounds + "'");
         for (int a = 0; a < 3; ++a)
-            if (!(b[a] < b[a + 3])) return fail(kProg, "--bounds: min must be below max on every axis");
+            if (!(b[a] < b[a + 3])) return usageError(kProg, "--bounds: min must be below max on every axis");
     }
     sample::CommonOptions co;
     co.validation = o.validation;
@@ -323,8 +326,8 @@ int runFieldIso(const IsoOptions& o) {
     if (!o.raw.empty()) {
         uint32_t dims[3];
         if (o.dims.empty() || !sample::parseTriple(o.dims, dims))
-            return fail(kProg, "--raw needs --dims X,Y,Z (samples, each >= 2)");
-        if (!iso::parseVolumeFormat(o.type, format)) return fail(kProg, "--type must be u8, u16 or f32");
+            return usageError(kProg, "--raw needs --dims X,Y,Z (samples, each >= 2)");
+        if (!iso::parseVolumeFormat(o.type, format)) return usageError(kProg, "--type must be u8, u16 or f32");
         samples = {dims[0], dims[1], dims[2]};
         auto r = iso::openRawVolumeSlabs(o.raw, samples, format);
         if (!r) return fail(kProg, r.message());
@@ -332,7 +335,7 @@ int runFieldIso(const IsoOptions& o) {
     } else {
         uint32_t cells[3];
         if (!sample::parseTriple(o.cells, cells))
-            return fail(kProg, "--cells: expected X,Y,Z positive integers, got '" + o.cells + "'");
+            return usageError(kProg, "--cells: expected X,Y,Z positive integers, got '" + o.cells + "'");
         samples = {cells[0] + 1, cells[1] + 1, cells[2] + 1};
         if (!o.glsl.empty()) {
             auto text = readGlslFile(o.glsl);
@@ -341,7 +344,7 @@ int runFieldIso(const IsoOptions& o) {
         } else if (o.field == "metaballs")
             metaballs = true;
         else if (!sample::isAnalyticField(o.field))
-            return fail(kProg, "--field must be cayley, sphere, gyroid or metaballs");
+            return usageError(kProg, "--field must be cayley, sphere, gyroid or metaballs");
         else if (o.sparse ||
                  uint64_t(samples[0]) * samples[1] * samples[2] * 4 > (**device).limits().maxStorageBufferRange) {
             // The analytic field as GLSL with its Lipschitz constant over the
@@ -357,7 +360,8 @@ int runFieldIso(const IsoOptions& o) {
         } else {
             std::fprintf(stderr, "sampling %s at %ux%ux%u ...\n", o.field.c_str(), samples[0], samples[1], samples[2]);
             const uint64_t count = uint64_t(samples[0]) * samples[1] * samples[2];
-            if (count > (1ull << 31)) return fail(kProg, "--cells too large: " + std::to_string(count) + " samples");
+            if (count > (1ull << 31))
+                return usageError(kProg, "--cells too large: " + std::to_string(count) + " samples");
             fieldValues = sample::sampleAnalyticField(o.field, samples, {b[0], b[1], b[2]}, {b[3], b[4], b[5]});
         }
     }
@@ -477,7 +481,7 @@ int runFieldIso(const IsoOptions& o) {
         if (!st) return fail(kProg, st.message());
     }
     if (messages) return fail(kProg, std::to_string(messages.load()) + " validation message(s)");
-    return 0;
+    return e->stats.overflow ? sample::kExitOverflow : sample::kExitDone;
 }
 
 // Progress on stderr: a bar redrawn in place on a terminal, else one line per frame.
@@ -546,8 +550,8 @@ int runParticleIso(const IsoOptions& o) {
     const bool sph = o.particleKernel == "sph";
     const float support = iso::kernelSupportRadius(r, L);
     if (!std::isfinite(support) || !(support > 0.f))
-        return fail(kProg, "--particle-radius " + jsonNumber(r) + " x --smoothing-length " + jsonNumber(L) +
-                               " gives no finite kernel support");
+        return usageError(kProg, "--particle-radius " + jsonNumber(r) + " x --smoothing-length " + jsonNumber(L) +
+                                     " gives no finite kernel support");
     float isoValue = o.iso;
     if (!o.isoGiven) {
         auto v = sph ? Result<float>(o.surfaceThreshold) : iso::particleIsoValue(o.surfaceThreshold, L);
@@ -810,7 +814,9 @@ int runParticleIso(const IsoOptions& o) {
         if (!st) return fail(kProg, st.message());
     }
     if (messages) return fail(kProg, std::to_string(messages.load()) + " validation message(s)");
-    return 0;
+    for (const sample::FrameStats& f : rec.frames())
+        if (f.overflow) return sample::kExitOverflow;
+    return sample::kExitDone;
 }
 
 } // namespace

@@ -102,7 +102,8 @@ void printChannelMemory(const sample::ChannelScene& channel, iso::IsoSurface& su
 int runDemo(const DemoOptions& d) {
     const std::string prog = "pyramarch demo";
     sample::CommonOptions o;
-    if (!sample::parseSize(d.size, o.width, o.height)) return fail(prog, "--size: expected WxH, got '" + d.size + "'");
+    if (!sample::parseSize(d.size, o.width, o.height))
+        return sample::usageError(prog, "--size: expected WxH, got '" + d.size + "'");
     o.headless = true;
     o.frames = d.frames;
     o.msaa = d.msaa;
@@ -116,6 +117,7 @@ int runDemo(const DemoOptions& d) {
     auto device = sample::createSampleDevice(o, &messages);
     if (!device) return fail(prog, device.message());
     std::printf("device: %s\n", (*device)->name().c_str());
+    bool anyOverflow = false;
     for (const std::string& name : d.scenes) {
         std::unique_ptr<sample::Scene> scene;
         const sample::ChannelScene* channel = nullptr;
@@ -123,6 +125,7 @@ int runDemo(const DemoOptions& d) {
             sample::MetaballSettings s;
             s.cells = d.cells;
             s.balls = d.balls;
+            if (d.capacity) s.vertexCapacity = d.capacity;
             auto r = sample::MetaballScene::create(**device, s);
             if (!r) return fail(prog, r.message());
             scene = std::move(r).value();
@@ -146,6 +149,7 @@ int runDemo(const DemoOptions& d) {
             s.cells = d.cells;
             s.particles = d.particles;
             s.splat = d.splat;
+            if (d.capacity) s.vertexCapacity = d.capacity;
             auto r = sample::PointCloudScene::create(**device, s);
             if (!r) return fail(prog, r.message());
             scene = std::move(r).value();
@@ -174,6 +178,7 @@ int runDemo(const DemoOptions& d) {
             tris = std::max(tris, f.triangles);
             overflows += f.overflow;
         }
+        anyOverflow = anyOverflow || overflows > 0;
         // The fluid sizes its grids from the particle spacing, not --cells.
         std::string size = name == "fluid" ? std::to_string(d.fluidParticles) + " particles, " +
                                                  std::to_string(d.fluidSteps) + " steps a frame"
@@ -193,7 +198,7 @@ int runDemo(const DemoOptions& d) {
     }
     std::printf("\nframes written to %s/\n", d.outDir.c_str());
     if (messages) return fail(prog, std::to_string(messages.load()) + " validation message(s)");
-    return 0;
+    return anyOverflow ? sample::kExitOverflow : sample::kExitDone;
 }
 
 } // namespace

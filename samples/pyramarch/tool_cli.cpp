@@ -152,6 +152,8 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
     demoCmd->add_option("--particles", demo.particles, "Point-cloud particles (default 100000)")
         ->check(CLI::Range(1u, 4000000u));
     demoCmd->add_option("--balls", demo.balls, "Metaballs (1..256, default 24)")->check(CLI::Range(1u, 256u));
+    demoCmd->add_option("--capacity", demo.capacity,
+                        "Vertex capacity of the metaballs and pointcloud scenes (default 0: the scene's own)");
     demoCmd
         ->add_option_function<std::string>(
             "--splat", [&demo](const std::string& s) { demo.splat = sample::splatMethodFromName(s); },
@@ -390,7 +392,7 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
         iso.fieldEvaluationGiven = fieldEvaluationOpt->count() > 0;
         iso.sparseCapacityGiven = sparseBricksOpt->count() > 0 || sparsePairsOpt->count() > 0;
         const int bad = checkIsoOptions(iso);
-        if (bad >= 0) return bad;
+        if (bad >= 0) return kExitUsage; // every check there is about the command line
     }
     return -1;
 }

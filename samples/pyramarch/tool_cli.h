@@ -28,6 +28,7 @@ struct DemoOptions {
     uint32_t cells = 48;
     uint32_t particles = 100000;
     uint32_t balls = 24;
+    uint32_t capacity = 0; // --capacity: metaballs/pointcloud vertex capacity (0: the scene's default)
     pyramarch::iso::SplatMethod splat = pyramarch::iso::SplatMethod::Auto;
     // The fluid scene simulates every frame (PBF, several solver passes):
     // on a CPU driver far slower than the others, so it gets its own frame

@@ -116,7 +116,7 @@ CLI::App* addVoxelizeCommand(CLI::App& app, VoxelizeOptions& o) {
 int runVoxelize(const VoxelizeOptions& o) {
     const std::string prog = "pyramarch voxelize";
     if (o.mesh.empty() && o.shape.empty())
-        return sample::fail(prog, "give --mesh file (.obj, .ply, .gltf, .glb) or --shape name");
+        return sample::usageError(prog, "give --mesh file (.obj, .ply, .gltf, .glb) or --shape name");
     sample::VoxelizeJob job;
     job.meshPath = o.mesh;
     job.shape = o.shape;
@@ -145,7 +145,7 @@ int runVoxelize(const VoxelizeOptions& o) {
     std::fprintf(stderr, "voxelizing %s at R=%u ...\n", o.mesh.empty() ? o.shape.c_str() : o.mesh.c_str(),
                  o.resolution);
     auto r = sample::runVoxelizeJob(**device, job);
-    if (!r) return sample::fail(prog, r.message());
+    if (!r) return sample::failWith(prog, r.status());
     const voxel::VoxelStats& s = r->stats;
     std::printf("grid %ux%ux%u, %u triangles (%u skipped), %u voxel fragments, %u octree tiles, %zu leaves\n",
                 r->grid.dims[0], r->grid.dims[1], r->grid.dims[2], s.triangles, s.skippedTriangles, s.fragmentsNeeded,
@@ -161,6 +161,7 @@ int runVoxelize(const VoxelizeOptions& o) {
     }
     if (o.solid) std::printf("solid: %u interior voxels\n", s.solidInterior);
     if (!o.out.empty()) std::printf("wrote %s\n", o.out.c_str());
+    bool truncated = false; // --remesh: the surface did not fit the device's largest output buffers
     if (!o.remesh.empty()) {
 #ifdef PYRAMARCH_HAVE_VOXEL_REMESH
         sample::RemeshJob remesh;
@@ -168,7 +169,7 @@ int runVoxelize(const VoxelizeOptions& o) {
         remesh.indexed = o.remeshIndexed;
         remesh.timedFrames = std::max(1u, o.frames);
         auto m = sample::runRemeshJob(**device, job, *r, remesh);
-        if (!m) return sample::fail(prog, m.message());
+        if (!m) return sample::failWith(prog, m.status());
         const auto mib = [](uint64_t bytes) { return double(bytes) / double(1u << 20); };
         std::printf("remesh: %u triangles; %u surface bricks of %llu (%u cut by iso 0.5), %u row pairs; resident "
                     "%.2f MiB (+ %.2f MiB vertices and indices), a dense field and pyramid: %.1f MiB\n",
@@ -188,15 +189,17 @@ int runVoxelize(const VoxelizeOptions& o) {
         for (size_t i = 0; i < std::min<size_t>(6, slowest.size()); ++i)
             std::printf(" %s %.2f ms", slowest[i].name.c_str(), slowest[i].milliseconds);
         std::printf("\n");
-        if (m->truncated)
+        if (m->truncated) {
+            truncated = true;
             std::printf("remesh: the output buffers hold %u of the %u triangles (the device's largest; "
                         "--remesh-indexed shares vertices)\n",
                         m->trianglesWritten, m->triangles);
+        }
         if (!remesh.outPath.empty()) std::printf("wrote %s\n", remesh.outPath.c_str());
 #else
         return sample::fail(prog, "--remesh needs the isosurface module (not built)");
 #endif
     }
     if (messages) return sample::fail(prog, std::to_string(messages.load()) + " validation message(s)");
-    return 0;
+    return truncated ? sample::kExitOverflow : sample::kExitDone;
 }

@@ -54,15 +54,16 @@ int main(int argc, char** argv) {
         if (!exportPath.empty()) {
             const std::string ext = std::filesystem::path(exportPath).extension().string();
             if (ext != ".ply" && ext != ".obj")
-                return Status::error("--export must end in .ply or .obj, got '" + exportPath + "'");
+                return Status::error(ErrorCode::InvalidArgument,
+                                     "--export must end in .ply or .obj, got '" + exportPath + "'");
         }
         if (raw.empty()) {
-            if (!dims.empty()) return Status::error("--dims needs --raw");
+            if (!dims.empty()) return Status::error(ErrorCode::InvalidArgument, "--dims needs --raw");
             return {};
         }
         uint32_t d[3];
         if (dims.empty() || !sample::parseTriple(dims, d))
-            return Status::error("--raw needs --dims X,Y,Z (samples per axis)");
+            return Status::error(ErrorCode::InvalidArgument, "--raw needs --dims X,Y,Z (samples per axis)");
         iso::VolumeFormat f;
         iso::parseVolumeFormat(type, f);
         auto data = iso::readRawVolume(raw, {d[0], d[1], d[2]}, f);

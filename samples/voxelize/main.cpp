@@ -150,7 +150,7 @@ Status VoxelView::build(const sample::RenderTarget& target) {
         mesh_ = std::move(m).value();
     } else {
         mesh_ = voxel::shapes::byName(s.shape);
-        if (mesh_.indices.empty()) return Status::error("unknown shape '" + s.shape + "'");
+        if (mesh_.indices.empty()) return Status::error(ErrorCode::InvalidArgument, "unknown shape '" + s.shape + "'");
     }
     if (mesh_.colors.empty()) voxel::shapes::colorByPosition(mesh_);
     auto grid = voxel::defaultGrid(mesh_, s.resolution);
@@ -179,8 +179,8 @@ Status VoxelView::build(const sample::RenderTarget& target) {
     vox_ = std::move(vox).value();
     depth_ = vox_->octreeDepth();
     if (s.level > int(depth_) && !s.clampLevel)
-        return Status::error("level " + std::to_string(s.level) + " exceeds the octree depth " +
-                             std::to_string(depth_));
+        return Status::error(ErrorCode::InvalidArgument, "level " + std::to_string(s.level) +
+                                                             " exceeds the octree depth " + std::to_string(depth_));
     level_ = s.level < 0 ? depth_ : std::min(depth_, uint32_t(s.level));
     PYRAMARCH_TRY(vox_->setMesh(mesh_, grid_, mode_));
 
@@ -261,7 +261,7 @@ Status VoxelView::build(const sample::RenderTarget& target) {
             ctx.dispatch(1);
         });
     Status st = graph.compile();
-    if (!st) return Status::error("voxelize compute graph: " + st.message());
+    if (!st) return Status::error(st.code(), "voxelize compute graph: " + st.message());
     return setTarget(target);
 }
 
@@ -318,7 +318,7 @@ Status VoxelView::setTarget(const sample::RenderTarget& target) {
         });
     if (extra_) extra_(*g, finalRef_);
     Status st = g->compile();
-    if (!st) return Status::error("voxelize draw graph: " + st.message());
+    if (!st) return Status::error(st.code(), "voxelize draw graph: " + st.message());
     draw_ = std::move(g);
     return {};
 }

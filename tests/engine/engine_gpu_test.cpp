@@ -762,7 +762,7 @@ TEST_F(EngineGpu, BudgetExhaustionFailsCleanlyAndRecovers) {
     allocator.setBudget(0);
     auto again = allocator.createBuffer({16u << 20, kStorage, MemoryUsage::DeviceLocal, "after"});
     EXPECT_OK(again);
-    again = Status::error("released");
+    again = Status::error(ErrorCode::InvalidState, "released");
     EXPECT_EQ(allocator.stats().liveAllocations, before.liveAllocations);
 }
 

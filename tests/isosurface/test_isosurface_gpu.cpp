@@ -2390,7 +2390,8 @@ TEST_F(IsoGpu, UserGlslUsesTheHostsCompiler) {
         ++calls;
         seen = std::string(src.text);
         EXPECT_EQ(src.stage, pyramarch::ShaderStage::Compute);
-        return pyramarch::Status::error(src.name + ":1: error: host compiler refuses");
+        return pyramarch::Status::error(pyramarch::ErrorCode::ParseError,
+                                        src.name + ":1: error: host compiler refuses");
     };
     auto refused = IsoSurface::create(device(), info);
     ASSERT_FALSE(refused.ok());

@@ -353,7 +353,7 @@ TEST_F(IsoSparseVolume, CapacitiesAndBadUploadsAreReported) {
         EXPECT_FALSE(s.ok());
         VolumeSlabs failing = slabs;
         failing.read = [](uint32_t first, uint32_t, void*) {
-            return first >= 16 ? Status::error("disk gone") : Status{};
+            return first >= 16 ? Status::error(ErrorCode::Io, "disk gone") : Status{};
         };
         s = sparse->uploadVolume(failing, 128.f, 128.f);
         EXPECT_FALSE(s.ok());

@@ -155,7 +155,7 @@ TEST_F(Exhaustion, OutOfDeviceMemoryDuringCreationAtEveryBudget) {
         small.vertexCapacity = 3000;
         auto s = IsoSurface::create(d, small);
         EXPECT_OK(s);
-        s = Status::error("released");
+        s = Status::error(ErrorCode::InvalidState, "released");
         EXPECT_EQ(alloc.stats().liveAllocations, 0u);
         alloc.setBudget(0);
     } // device destroyed here: the layer names any object still alive

@@ -215,7 +215,7 @@ TEST_F(VoxelReliability, OutOfDeviceMemoryDuringCreationAtEveryBudget) {
         small.maxVertices = small.maxTriangles = 1 << 10;
         auto s = Voxelizer::create(d, small);
         EXPECT_OK(s);
-        s = Status::error("released");
+        s = Status::error(ErrorCode::InvalidState, "released");
         alloc.setBudget(0);
     }
     for (const auto& m : log.take()) ADD_FAILURE() << "validation: " << m;
@@ -256,5 +256,5 @@ TEST_F(VoxelReliability, ReadBacksReportDeviceLoss) {
         }
         EXPECT_OK(op());
     }
-    v = Status::error("released");
+    v = Status::error(ErrorCode::InvalidState, "released");
 }

@@ -66,7 +66,7 @@ TEST(SampleCli, ParsesSizesAndTriples) {
 }
 
 TEST(SampleCli, HelpOnEveryCommand) {
-    for (const char* cmd : {"--help", "info --help", "demo --help", "iso --help"}) {
+    for (const char* cmd : {"--help", "info --help", "demo --help", "iso --help", "voxelize --help", "bench --help"}) {
         const CmdResult r = run(cmd);
         EXPECT_EQ(r.code, 0) << cmd;
         EXPECT_NE(r.out.find("Options"), std::string::npos) << cmd << ": " << r.out;
@@ -89,6 +89,47 @@ TEST(SampleCli, BadArgumentsGiveOneLineErrors) {
         EXPECT_NE(last.find("error"), std::string::npos) << "the error is the last line: " << r.err;
         EXPECT_NE(r.err.find("error"), std::string::npos) << cmd << ": " << r.err;
     }
+}
+
+// The exit codes of samples/pyramarch/README.md ("Exit codes"), the same for
+// every command: 0 done, 1 failed, 2 usage (CLI11's own codes, such as 105
+// for a value out of range, are not passed on), 3 overflow (below, on the GPU).
+TEST(SampleCli, ExitCodesAreTheTable) {
+    for (const char* cmd : {"--help", "info --help", "demo --help", "iso --help", "voxelize --help", "bench --help"})
+        EXPECT_EQ(run(cmd).code, sample::kExitDone) << cmd;
+    for (const char* cmd :
+         {"", "bogus", "info --bogus", "demo --frames 0", "demo --size 12", "demo --capacity x", "iso",
+          "iso --field teapot", "iso --field sphere --cells 4,4", "iso --field sphere --bounds 1,1,1,0,0,0",
+          "iso --field sphere --lipschitz 2", "voxelize", "voxelize --res 0", "voxelize --res 5000 --shape sphere",
+          "voxelize --shape sphere --method xyz", "bench --strategy bogus", "bench --sizes 0x"}) {
+        const CmdResult r = run(cmd);
+        EXPECT_EQ(r.code, sample::kExitUsage) << "'" << cmd << "': " << r.err;
+        EXPECT_EQ(errorLines(r.err), 1u) << "'" << cmd << "' stderr: " << r.err;
+    }
+    // A run-time failure before any device: the file is not there.
+    const CmdResult missing = run("iso --raw /nonexistent/file.raw --dims 4,4,4");
+    EXPECT_EQ(missing.code, sample::kExitFailed) << missing.err;
+    EXPECT_NE(missing.err.find("/nonexistent/file.raw"), std::string::npos) << missing.err;
+}
+
+// Exit code 3 from every command that extracts: the output is written,
+// bounded, and says OVERFLOW; 1 for a failure once a device runs.
+TEST(SampleCliGpu, OverflowExitCodeIsTheSameForEveryCommand) {
+    const CmdResult iso = run("iso --field sphere --cells 16,16,16 --capacity 30 --repeat 1");
+    PYRAMARCH_FAIL_OR_SKIP_IF_TOOL_HAS_NO_DEVICE(iso);
+    EXPECT_EQ(iso.code, sample::kExitOverflow) << iso.err;
+    EXPECT_NE(iso.out.find("OVERFLOW"), std::string::npos) << iso.out;
+    const CmdResult done = run("iso --field sphere --cells 16,16,16 --repeat 1");
+    EXPECT_EQ(done.code, sample::kExitDone) << done.err;
+    const auto dir = std::filesystem::temp_directory_path() / ("pyramarch-exit-" + std::to_string(::getpid()));
+    const CmdResult demo = run(
+        "demo --scenes metaballs --frames 1 --size 32x24 --cells 16 --balls 4 --capacity 30 --out-dir " + dir.string());
+    EXPECT_EQ(demo.code, sample::kExitOverflow) << demo.err;
+    EXPECT_NE(demo.out.find("OVERFLOW"), std::string::npos) << demo.out;
+    std::filesystem::remove_all(dir);
+    const CmdResult voxelize = run("voxelize --mesh /nonexistent/mesh.obj --res 8");
+    EXPECT_EQ(voxelize.code, sample::kExitFailed) << voxelize.err;
+    EXPECT_EQ(errorLines(voxelize.err), 1u) << voxelize.err;
 }
 
 TEST(SampleCli, SamplesHaveHelpAndOneLineErrors) {
@@ -983,7 +1024,7 @@ TEST(SampleCliGpu, IsoSparseMatchesTheDensePath) {
     EXPECT_EQ(triangles(smoothSparse.out), triangles(dense.out)) << smoothSparse.out;
     const CmdResult fixed =
         run("iso --field cayley --cells 40,33,37 --validation --sparse --sparse-bricks 2 --sparse-row-pairs 3");
-    ASSERT_EQ(fixed.code, 0) << fixed.err;
+    ASSERT_EQ(fixed.code, sample::kExitOverflow) << fixed.err; // a bounded, reported result
     EXPECT_NE(fixed.out.find("OVERFLOW"), std::string::npos) << fixed.out;
     EXPECT_NE(fixed.out.find("too small"), std::string::npos) << fixed.out;
 
@@ -1018,7 +1059,7 @@ TEST(SampleCliGpu, IsoSparseMatchesTheDensePath) {
 
     // No flag: the dense grid does not fit, the module lays it out in bricks and sizes them.
     const CmdResult big = run("iso --field sphere --cells 2047,2047,2047 --repeat 1");
-    ASSERT_EQ(big.code, 0) << big.err;
+    ASSERT_EQ(big.code, big.out.find("OVERFLOW") != std::string::npos ? sample::kExitOverflow : 0) << big.err;
     EXPECT_NE(big.out.find("sparse: "), std::string::npos) << big.out;
     EXPECT_NE(big.out.find("active cells: 12637418"), std::string::npos) << big.out; // brick_census's count
     EXPECT_NE(big.out.find("a dense grid: 42.7 GiB"), std::string::npos) << big.out;

@@ -5,11 +5,12 @@
 #include <initializer_list>
 
 // Sanitizer builds only. The Vulkan loader dlcloses the driver (lavapipe) and
-// the validation layer before LeakSanitizer runs, so their own allocations
+// the validation layer before LeakSanitizer runs (and ThreadSanitizer would
+// see a library mapped later at the same addresses), so their own allocations
 // would be reported from "<unknown module>" and could not be suppressed by
 // name. Keeping them loaded (RTLD_NODELETE) lets tests/sanitizers/lsan.supp
 // name exactly those libraries, and nothing of ours.
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 
 namespace {
 struct PinVulkanLibraries {

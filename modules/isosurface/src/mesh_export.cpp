@@ -42,7 +42,7 @@ using File = std::unique_ptr<FILE, FileCloser>;
 
 Status openFor(const std::string& path, const char* mode, File& out) {
     out.reset(std::fopen(path.c_str(), mode));
-    if (!out) return Status::error("cannot open '" + path + "' for writing: " + std::strerror(errno));
+    if (!out) return Status::error(ErrorCode::Io, "cannot open '" + path + "' for writing: " + std::strerror(errno));
     return {};
 }
 } // namespace
@@ -62,7 +62,7 @@ Status writeObj(const Mesh& mesh, const std::string& path) {
         else
             std::fprintf(f.get(), "f %u %u %u\n", a, b, c);
     }
-    if (std::ferror(f.get())) return Status::error("writing '" + path + "' failed");
+    if (std::ferror(f.get())) return Status::error(ErrorCode::Io, "writing '" + path + "' failed");
     return {};
 }
 
@@ -87,7 +87,7 @@ Status writePly(const Mesh& mesh, const std::string& path) {
         std::fwrite(&three, 1, 1, f.get());
         std::fwrite(&mesh.indices[t], sizeof(uint32_t), 3, f.get());
     }
-    if (std::ferror(f.get())) return Status::error("writing '" + path + "' failed");
+    if (std::ferror(f.get())) return Status::error(ErrorCode::Io, "writing '" + path + "' failed");
     return {};
 }
 

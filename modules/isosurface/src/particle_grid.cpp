@@ -35,16 +35,20 @@ Result<ParticleGrid> particleGrid(const ParticleBounds& bounds, float voxelSize,
     for (int k = 0; k < 3; ++k)
         if (!std::isfinite(bounds.min[k]) || !std::isfinite(bounds.max[k])) {
             if (bounds.empty() && std::isinf(bounds.min[k]) && std::isinf(bounds.max[k]))
-                return Status::error(std::string(who) + "the bounds are empty (no particles)");
-            return Status::error(std::string(who) + "bounds " + axes(bounds.min) + " - " + axes(bounds.max) +
-                                 " are not finite");
+                return Status::error(ErrorCode::InvalidArgument,
+                                     std::string(who) + "the bounds are empty (no particles)");
+            return Status::error(ErrorCode::InvalidArgument, std::string(who) + "bounds " + axes(bounds.min) + " - " +
+                                                                 axes(bounds.max) + " are not finite");
         }
     if (bounds.empty())
-        return Status::error(std::string(who) + "bounds min " + axes(bounds.min) + " exceeds max " + axes(bounds.max));
+        return Status::error(ErrorCode::InvalidArgument,
+                             std::string(who) + "bounds min " + axes(bounds.min) + " exceeds max " + axes(bounds.max));
     if (!std::isfinite(voxelSize) || !(voxelSize > 0.f))
-        return Status::error(std::string(who) + "voxel size " + num(voxelSize) + " must be finite and > 0");
+        return Status::error(ErrorCode::InvalidArgument,
+                             std::string(who) + "voxel size " + num(voxelSize) + " must be finite and > 0");
     if (!std::isfinite(padding) || !(padding >= 0.f))
-        return Status::error(std::string(who) + "padding " + num(padding) + " must be finite and >= 0");
+        return Status::error(ErrorCode::InvalidArgument,
+                             std::string(who) + "padding " + num(padding) + " must be finite and >= 0");
 
     static constexpr char kAxis[3] = {'x', 'y', 'z'};
     const double v = voxelSize;
@@ -61,20 +65,21 @@ Result<ParticleGrid> particleGrid(const ParticleBounds& bounds, float voxelSize,
         float loF = float(lo);
         if (double(loF) > lo) loF = std::nextafter(loF, -std::numeric_limits<float>::infinity());
         if (!std::isfinite(loF) || !std::isfinite(float(hi)))
-            return Status::error(std::string(who) + kAxis[k] + " bounds padded by " + num(padding) +
-                                 " leave float range");
+            return Status::error(ErrorCode::InvalidArgument, std::string(who) + kAxis[k] + " bounds padded by " +
+                                                                 num(padding) + " leave float range");
         // Cells from the float origin the GPU will see, so the last sample
         // still reaches hi.
         const double cells = std::max(1.0, std::ceil((hi - double(loF)) / v));
         if (!(cells < double(hardLimit)))
-            return Status::error(std::string(who) + kAxis[k] + " extent " + num(hi - lo) + " at voxel size " + num(v) +
-                                 " needs " + num(cells + 1) + " samples, more than 2^32 - 1");
+            return Status::error(ErrorCode::InvalidArgument, std::string(who) + kAxis[k] + " extent " + num(hi - lo) +
+                                                                 " at voxel size " + num(v) + " needs " +
+                                                                 num(cells + 1) + " samples, more than 2^32 - 1");
         const double maxD = double(loF) + cells * v;
         float maxF = float(maxD);
         if (double(maxF) < hi) maxF = std::nextafter(maxF, std::numeric_limits<float>::infinity());
         if (!std::isfinite(maxF))
-            return Status::error(std::string(who) + kAxis[k] + " bounds padded by " + num(padding) +
-                                 " leave float range");
+            return Status::error(ErrorCode::InvalidArgument, std::string(who) + kAxis[k] + " bounds padded by " +
+                                                                 num(padding) + " leave float range");
         g.samples[size_t(k)] = uint32_t(cells) + 1;
         g.boundsMin[size_t(k)] = loF;
         g.boundsMax[size_t(k)] = maxF;
@@ -83,22 +88,24 @@ Result<ParticleGrid> particleGrid(const ParticleBounds& bounds, float voxelSize,
     const uint64_t sx = g.samples[0], sy = g.samples[1], sz = g.samples[2];
     const std::string dims = std::to_string(sx) + " x " + std::to_string(sy) + " x " + std::to_string(sz);
     if (sx * sy > hardLimit || sx * sy * sz > hardLimit)
-        return Status::error(std::string(who) + dims + " samples (voxel size " + num(v) + ") exceed 2^32 - 1 samples");
+        return Status::error(ErrorCode::InvalidArgument,
+                             std::string(who) + dims + " samples (voxel size " + num(v) + ") exceed 2^32 - 1 samples");
     g.totalSamples = sx * sy * sz;
     if (g.totalSamples > limit)
-        return Status::error(std::string(who) + dims + " = " + std::to_string(g.totalSamples) +
-                             " samples (voxel size " + num(v) + ") exceed the limit of " + std::to_string(limit) +
-                             " samples (maxSamples)");
+        return Status::error(ErrorCode::InvalidArgument, std::string(who) + dims + " = " +
+                                                             std::to_string(g.totalSamples) + " samples (voxel size " +
+                                                             num(v) + ") exceed the limit of " + std::to_string(limit) +
+                                                             " samples (maxSamples)");
     return g;
 }
 
 Result<double> particleRestDensity(float smoothingLength, float weight) {
     const float L = smoothingLength;
     if (!std::isfinite(L) || !(L > 0.f) || L > kMaxSmoothingLength)
-        return Status::error("smoothing length " + num(L) + " must be finite, > 0 and <= " + num(kMaxSmoothingLength) +
-                             " (particle radii)");
+        return Status::error(ErrorCode::InvalidArgument, "smoothing length " + num(L) + " must be finite, > 0 and <= " +
+                                                             num(kMaxSmoothingLength) + " (particle radii)");
     if (!std::isfinite(weight) || !(weight > 0.f))
-        return Status::error("particle weight " + num(weight) + " must be finite and > 0");
+        return Status::error(ErrorCode::InvalidArgument, "particle weight " + num(weight) + " must be finite and > 0");
     // Lattice points n (spacing 2r) inside the support 2Lr: |n| < L.
     const double l2 = double(L) * double(L);
     const int reach = int(std::ceil(double(L)));
@@ -116,8 +123,9 @@ Result<double> particleRestDensity(float smoothingLength, float weight) {
 
 Result<float> particleIsoValue(float surfaceThreshold, float smoothingLength, float weight) {
     if (!std::isfinite(surfaceThreshold) || !(surfaceThreshold > 0.f))
-        return Status::error("surface threshold " + num(surfaceThreshold) +
-                             " must be finite and > 0 (a fraction of the rest density)");
+        return Status::error(ErrorCode::InvalidArgument,
+                             "surface threshold " + num(surfaceThreshold) +
+                                 " must be finite and > 0 (a fraction of the rest density)");
     auto rest = particleRestDensity(smoothingLength, weight);
     if (!rest) return rest.status();
     return float(double(surfaceThreshold) * *rest);

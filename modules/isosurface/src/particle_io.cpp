@@ -1945,11 +1945,11 @@ std::vector<uint8_t> encodeParticlesPly(std::span<const float> xyz) {
 Status writeParticlesPly(const std::string& path, std::span<const float> xyz) {
     const std::vector<uint8_t> bytes = encodeParticlesPly(xyz);
     File f(std::fopen(path.c_str(), "wb"));
-    if (!f) return Status::error("cannot open " + quote(path) + " for writing: " + std::strerror(errno));
+    if (!f) return Status::error(ErrorCode::Io, "cannot open " + quote(path) + " for writing: " + std::strerror(errno));
     if (std::fwrite(bytes.data(), 1, bytes.size(), f.get()) != bytes.size())
-        return Status::error("writing " + quote(path) + " failed: " + std::strerror(errno));
+        return Status::error(ErrorCode::Io, "writing " + quote(path) + " failed: " + std::strerror(errno));
     if (std::fclose(f.release()) != 0)
-        return Status::error("writing " + quote(path) + " failed: " + std::strerror(errno));
+        return Status::error(ErrorCode::Io, "writing " + quote(path) + " failed: " + std::strerror(errno));
     return {};
 }
 
@@ -1968,13 +1968,15 @@ std::string sequencePath(std::string_view pattern, std::string_view indexText) {
 
 Result<std::vector<SequenceFrame>> expandSequence(const std::string& pattern) {
     const size_t at = pattern.find("{}");
-    if (at == std::string::npos) return Status::error("sequence pattern " + quote(pattern) + " has no '{}'");
+    if (at == std::string::npos)
+        return Status::error(ErrorCode::InvalidArgument, "sequence pattern " + quote(pattern) + " has no '{}'");
     if (pattern.find("{}", at + 2) != std::string::npos)
-        return Status::error("sequence pattern " + quote(pattern) + " has more than one '{}'");
+        return Status::error(ErrorCode::InvalidArgument,
+                             "sequence pattern " + quote(pattern) + " has more than one '{}'");
     const size_t slash = pattern.find_last_of('/');
     if (slash != std::string::npos && slash > at)
-        return Status::error("sequence pattern " + quote(pattern) +
-                             ": '{}' must be in the file name, not the directory");
+        return Status::error(ErrorCode::InvalidArgument, "sequence pattern " + quote(pattern) +
+                                                             ": '{}' must be in the file name, not the directory");
     const std::string dirText = slash == std::string::npos ? std::string() : pattern.substr(0, slash + 1);
     const std::string prefix = pattern.substr(dirText.size(), at - dirText.size());
     const std::string suffix = pattern.substr(at + 2);
@@ -1983,8 +1985,8 @@ Result<std::vector<SequenceFrame>> expandSequence(const std::string& pattern) {
     std::error_code ec;
     std::filesystem::directory_iterator it(dir, ec);
     if (ec)
-        return Status::error("sequence pattern " + quote(pattern) + ": cannot list directory " + quote(dir.string()) +
-                             ": " + ec.message());
+        return Status::error(ErrorCode::NotFound, "sequence pattern " + quote(pattern) + ": cannot list directory " +
+                                                      quote(dir.string()) + ": " + ec.message());
     std::vector<SequenceFrame> frames;
     for (; it != std::filesystem::directory_iterator(); it.increment(ec)) {
         if (ec) break;
@@ -1999,25 +2001,27 @@ Result<std::vector<SequenceFrame>> expandSequence(const std::string& pattern) {
         SequenceFrame f;
         auto [ptr, pe] = std::from_chars(digits.data(), digits.data() + digits.size(), f.index, 10);
         if (pe != std::errc() || ptr != digits.data() + digits.size())
-            return Status::error("sequence pattern " + quote(pattern) + ": the index of " + quote(name) +
-                                 " does not fit in 64 bits");
+            return Status::error(ErrorCode::InvalidArgument, "sequence pattern " + quote(pattern) + ": the index of " +
+                                                                 quote(name) + " does not fit in 64 bits");
         f.indexText = digits;
         f.path = sequencePath(pattern, digits);
         frames.push_back(std::move(f));
     }
     if (ec)
-        return Status::error("sequence pattern " + quote(pattern) + ": listing " + quote(dir.string()) +
-                             " failed: " + ec.message());
+        return Status::error(ErrorCode::Io, "sequence pattern " + quote(pattern) + ": listing " + quote(dir.string()) +
+                                                " failed: " + ec.message());
     if (frames.empty())
-        return Status::error("sequence pattern " + quote(pattern) + ": no file in " + quote(dir.string()) +
-                             " matches " + quote(prefix + "<digits>" + suffix));
+        return Status::error(ErrorCode::NotFound, "sequence pattern " + quote(pattern) + ": no file in " +
+                                                      quote(dir.string()) + " matches " +
+                                                      quote(prefix + "<digits>" + suffix));
     std::sort(frames.begin(), frames.end(), [](const SequenceFrame& a, const SequenceFrame& b) {
         return a.index != b.index ? a.index < b.index : a.indexText < b.indexText;
     });
     for (size_t i = 1; i < frames.size(); ++i)
         if (frames[i].index == frames[i - 1].index)
-            return Status::error("sequence pattern " + quote(pattern) + ": " + quote(frames[i - 1].path) + " and " +
-                                 quote(frames[i].path) + " have the same index " + std::to_string(frames[i].index));
+            return Status::error(ErrorCode::InvalidArgument,
+                                 "sequence pattern " + quote(pattern) + ": " + quote(frames[i - 1].path) + " and " +
+                                     quote(frames[i].path) + " have the same index " + std::to_string(frames[i].index));
     return frames;
 }
 

@@ -44,23 +44,26 @@ Result<std::unique_ptr<std::ifstream>> openChecked(const std::string& path, cons
     const std::string dimsText =
         std::to_string(dims[0]) + "x" + std::to_string(dims[1]) + "x" + std::to_string(dims[2]);
     if (dims[0] == 0 || dims[1] == 0 || dims[2] == 0)
-        return Status::error(what + ": dimensions " + dimsText + " have a zero axis");
+        return Status::error(ErrorCode::InvalidArgument, what + ": dimensions " + dimsText + " have a zero axis");
     // Three 32-bit factors and 4 bytes per sample fit in 98 bits, not 64:
     // multiply in long double to decide, then in 64 bits.
     const long double want = (long double)dims[0] * dims[1] * dims[2] * volumeFormatBytes(format);
     if (want > (long double)std::numeric_limits<size_t>::max() / 2)
-        return Status::error(what + ": " + dimsText + " " + volumeFormatName(format) + " samples do not fit in memory");
+        return Status::error(ErrorCode::InvalidArgument,
+                             what + ": " + dimsText + " " + volumeFormatName(format) + " samples do not fit in memory");
     const uint64_t expected = uint64_t(dims[0]) * dims[1] * dims[2] * volumeFormatBytes(format);
     std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) return Status::error(what + " is a directory, not a file");
+    if (std::filesystem::is_directory(path, ec))
+        return Status::error(ErrorCode::Io, what + " is a directory, not a file");
     std::ifstream f(path, std::ios::binary | std::ios::ate);
-    if (!f) return Status::error("cannot open " + what);
+    if (!f) return Status::error(ErrorCode::NotFound, "cannot open " + what);
     const std::streamoff end = f.tellg();
-    if (end < 0) return Status::error("cannot read " + what + " (not a regular file?)");
+    if (end < 0) return Status::error(ErrorCode::Io, "cannot read " + what + " (not a regular file?)");
     const uint64_t size = uint64_t(end);
     if (size != expected)
-        return Status::error(what + " has " + std::to_string(size) + " bytes, but " + dimsText + " " +
-                             volumeFormatName(format) + " samples need " + std::to_string(expected));
+        return Status::error(ErrorCode::InvalidArgument, what + " has " + std::to_string(size) + " bytes, but " +
+                                                             dimsText + " " + volumeFormatName(format) +
+                                                             " samples need " + std::to_string(expected));
     return std::make_unique<std::ifstream>(std::move(f));
 }
 } // namespace
@@ -72,7 +75,7 @@ Result<std::vector<uint8_t>> readRawVolume(const std::string& path, const std::a
     std::vector<uint8_t> data(size);
     f->seekg(0);
     f->read(reinterpret_cast<char*>(data.data()), std::streamsize(size));
-    if (!*f) return Status::error("cannot read raw volume '" + path + "'");
+    if (!*f) return Status::error(ErrorCode::Io, "cannot read raw volume '" + path + "'");
     return data;
 }
 
@@ -94,8 +97,8 @@ Result<VolumeSlabs> openRawVolumeSlabs(const std::string& path, const std::array
         f->seekg(std::streamoff(sliceBytes * first));
         f->read(static_cast<char*>(dst), std::streamsize(sliceBytes * count));
         if (!*f)
-            return Status::error("cannot read raw volume '" + path + "' (slices " + std::to_string(first) + "+" +
-                                 std::to_string(count) + ")");
+            return Status::error(ErrorCode::Io, "cannot read raw volume '" + path + "' (slices " +
+                                                    std::to_string(first) + "+" + std::to_string(count) + ")");
         return {};
     };
     return slabs;

@@ -15,13 +15,13 @@ using File = std::unique_ptr<std::FILE, FileCloser>;
 
 Result<File> openForWriting(const std::string& path) {
     std::FILE* f = std::fopen(path.c_str(), "w");
-    if (!f) return Status::error("cannot write '" + path + "'");
+    if (!f) return Status::error(ErrorCode::Io, "cannot write '" + path + "'");
     return File(f);
 }
 
 Status finish(File file, const std::string& path) {
     const bool bad = std::ferror(file.get()) != 0;
-    if (std::fclose(file.release()) != 0 || bad) return Status::error("writing '" + path + "' failed");
+    if (std::fclose(file.release()) != 0 || bad) return Status::error(ErrorCode::Io, "writing '" + path + "' failed");
     return {};
 }
 

@@ -10,26 +10,29 @@
 namespace pyramarch::voxel {
 
 Status validateGrid(const VoxelGrid& grid) {
-    if (!isFinite(grid.origin)) return Status::error("voxel grid: origin is not finite");
+    if (!isFinite(grid.origin)) return Status::error(ErrorCode::InvalidArgument, "voxel grid: origin is not finite");
     for (int a = 0; a < 3; ++a) {
         const float s = grid.voxelSize[a];
         if (!(std::isfinite(s) && s > 0.f))
-            return Status::error("voxel grid: voxel size on axis " + std::to_string(a) + " must be finite and > 0");
+            return Status::error(ErrorCode::InvalidArgument,
+                                 "voxel grid: voxel size on axis " + std::to_string(a) + " must be finite and > 0");
         if (!std::isfinite(1.0f / s))
-            return Status::error("voxel grid: voxel size on axis " + std::to_string(a) +
-                                 " is too small (1/size overflows)");
+            return Status::error(ErrorCode::InvalidArgument, "voxel grid: voxel size on axis " + std::to_string(a) +
+                                                                 " is too small (1/size overflows)");
         if (grid.dims[a] < 1 || grid.dims[a] > kMaxGridDim)
-            return Status::error("voxel grid: dims[" + std::to_string(a) + "] = " + std::to_string(grid.dims[a]) +
-                                 " outside 1.." + std::to_string(kMaxGridDim));
+            return Status::error(ErrorCode::InvalidArgument, "voxel grid: dims[" + std::to_string(a) +
+                                                                 "] = " + std::to_string(grid.dims[a]) +
+                                                                 " outside 1.." + std::to_string(kMaxGridDim));
     }
     return {};
 }
 
 Result<VoxelGrid> defaultGrid(const TriangleMesh& mesh, uint32_t resolution) {
     if (resolution == 0 || resolution > kMaxGridDim)
-        return Status::error("voxel grid: resolution " + std::to_string(resolution) + " outside 1.." +
-                             std::to_string(kMaxGridDim));
-    if (mesh.triangleCount() == 0) return Status::error("voxel grid: the mesh has no triangles, so it has no bounds");
+        return Status::error(ErrorCode::InvalidArgument, "voxel grid: resolution " + std::to_string(resolution) +
+                                                             " outside 1.." + std::to_string(kMaxGridDim));
+    if (mesh.triangleCount() == 0)
+        return Status::error(ErrorCode::InvalidArgument, "voxel grid: the mesh has no triangles, so it has no bounds");
     float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (uint32_t idx : mesh.indices) {
         if (idx >= mesh.positions.size()) continue; // checkMesh reports it
@@ -40,7 +43,9 @@ Result<VoxelGrid> defaultGrid(const TriangleMesh& mesh, uint32_t resolution) {
             hi[a] = std::max(hi[a], p[a]);
         }
     }
-    if (!(lo[0] <= hi[0])) return Status::error("voxel grid: the mesh has no finite vertex, so it has no bounds");
+    if (!(lo[0] <= hi[0]))
+        return Status::error(ErrorCode::InvalidArgument,
+                             "voxel grid: the mesh has no finite vertex, so it has no bounds");
     const float extent = std::max({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]});
     VoxelGrid g;
     g.origin = {lo[0], lo[1], lo[2]};
@@ -50,8 +55,9 @@ Result<VoxelGrid> defaultGrid(const TriangleMesh& mesh, uint32_t resolution) {
     // A denormal extent divides to zero and a huge one overflows; either would
     // turn the voxel counts below into NaN or infinity.
     if (!(std::isfinite(s) && s > 0.f && std::isfinite(1.0f / s)))
-        return Status::error("voxel grid: the mesh extent " + std::to_string(extent) + " cannot be split into " +
-                             std::to_string(resolution) + " voxels of a representable size");
+        return Status::error(ErrorCode::InvalidArgument, "voxel grid: the mesh extent " + std::to_string(extent) +
+                                                             " cannot be split into " + std::to_string(resolution) +
+                                                             " voxels of a representable size");
     g.voxelSize = {s, s, s};
     for (int a = 0; a < 3; ++a) {
         const double n = std::ceil(double(hi[a] - lo[a]) / double(s));
@@ -68,8 +74,9 @@ Result<VoxelGrid> gridFromBox(std::array<float, 3> boxMin, std::array<float, 3> 
     const uint32_t d[3] = {dx, dy, dz};
     for (int a = 0; a < 3; ++a) {
         if (!(boxMax[a] > boxMin[a]))
-            return Status::error("voxel grid: box max must exceed box min on axis " + std::to_string(a));
-        if (d[a] == 0) return Status::error("voxel grid: dims must be >= 1");
+            return Status::error(ErrorCode::InvalidArgument,
+                                 "voxel grid: box max must exceed box min on axis " + std::to_string(a));
+        if (d[a] == 0) return Status::error(ErrorCode::InvalidArgument, "voxel grid: dims must be >= 1");
         g.voxelSize[a] = (boxMax[a] - boxMin[a]) / float(d[a]);
         g.dims[a] = d[a];
     }
@@ -80,16 +87,19 @@ Result<VoxelGrid> gridFromBox(std::array<float, 3> boxMin, std::array<float, 3> 
 Result<MeshCheck> checkMesh(const TriangleMesh& mesh, const VoxelGrid& grid) {
     PYRAMARCH_TRY(validateGrid(grid));
     if (mesh.indices.size() % 3 != 0)
-        return Status::error("mesh: index count " + std::to_string(mesh.indices.size()) + " is not a multiple of 3");
+        return Status::error(ErrorCode::InvalidArgument,
+                             "mesh: index count " + std::to_string(mesh.indices.size()) + " is not a multiple of 3");
     if (!mesh.colors.empty() && mesh.colors.size() != mesh.positions.size())
-        return Status::error("mesh: " + std::to_string(mesh.colors.size()) + " colours for " +
-                             std::to_string(mesh.positions.size()) + " positions");
+        return Status::error(ErrorCode::InvalidArgument, "mesh: " + std::to_string(mesh.colors.size()) +
+                                                             " colours for " + std::to_string(mesh.positions.size()) +
+                                                             " positions");
     if (!mesh.normals.empty() && mesh.normals.size() != mesh.positions.size())
-        return Status::error("mesh: " + std::to_string(mesh.normals.size()) + " normals for " +
-                             std::to_string(mesh.positions.size()) + " positions");
+        return Status::error(ErrorCode::InvalidArgument, "mesh: " + std::to_string(mesh.normals.size()) +
+                                                             " normals for " + std::to_string(mesh.positions.size()) +
+                                                             " positions");
     if (mesh.positions.size() > std::numeric_limits<uint32_t>::max() ||
         mesh.indices.size() > std::numeric_limits<uint32_t>::max())
-        return Status::error("mesh: more than 2^32 vertices or indices");
+        return Status::error(ErrorCode::InvalidArgument, "mesh: more than 2^32 vertices or indices");
     MeshCheck check;
     check.triangles = uint32_t(mesh.triangleCount());
     std::vector<uint8_t> finite(mesh.positions.size());
@@ -99,8 +109,9 @@ Result<MeshCheck> checkMesh(const TriangleMesh& mesh, const VoxelGrid& grid) {
         for (int c = 0; c < 3; ++c) {
             const uint32_t idx = mesh.indices[3 * t + c];
             if (idx >= mesh.positions.size())
-                return Status::error("mesh: triangle " + std::to_string(t) + " uses vertex " + std::to_string(idx) +
-                                     " but the mesh has " + std::to_string(mesh.positions.size()) + " vertices");
+                return Status::error(ErrorCode::InvalidArgument,
+                                     "mesh: triangle " + std::to_string(t) + " uses vertex " + std::to_string(idx) +
+                                         " but the mesh has " + std::to_string(mesh.positions.size()) + " vertices");
             ok = ok && finite[idx];
         }
         if (!ok) ++check.skippedNonFinite;
@@ -111,7 +122,7 @@ Result<MeshCheck> checkMesh(const TriangleMesh& mesh, const VoxelGrid& grid) {
 Result<TriangleMesh> loadObj(const std::string& path) {
     {
         std::ifstream probe(path);
-        if (!probe) return Status::error("OBJ '" + path + "': cannot open the file");
+        if (!probe) return Status::error(ErrorCode::NotFound, "OBJ '" + path + "': cannot open the file");
     }
     tinyobj::ObjReaderConfig config;
     config.triangulate = true;
@@ -121,7 +132,8 @@ Result<TriangleMesh> loadObj(const std::string& path) {
     if (!reader.ParseFromFile(path, config)) {
         std::string why = reader.Error();
         while (!why.empty() && (why.back() == '\n' || why.back() == '\r')) why.pop_back();
-        return Status::error("OBJ '" + path + "': " + (why.empty() ? std::string("parse failed") : why));
+        return Status::error(ErrorCode::ParseError,
+                             "OBJ '" + path + "': " + (why.empty() ? std::string("parse failed") : why));
     }
     const tinyobj::attrib_t& attrib = reader.GetAttrib();
     TriangleMesh mesh;
@@ -152,16 +164,17 @@ Result<TriangleMesh> loadObj(const std::string& path) {
                 for (size_t c = 0; c < 3; ++c) {
                     const int vi = shape.mesh.indices[offset + c].vertex_index;
                     if (vi < 0 || size_t(vi) >= nv)
-                        return Status::error("OBJ '" + path + "': face " + std::to_string(f) + " of shape '" +
-                                             shape.name + "' uses vertex " + std::to_string(vi) + " of " +
-                                             std::to_string(nv));
+                        return Status::error(ErrorCode::ParseError, "OBJ '" + path + "': face " + std::to_string(f) +
+                                                                        " of shape '" + shape.name + "' uses vertex " +
+                                                                        std::to_string(vi) + " of " +
+                                                                        std::to_string(nv));
                     mesh.indices.push_back(uint32_t(vi));
                 }
             }
             offset += fv;
         }
     }
-    if (mesh.indices.empty()) return Status::error("OBJ '" + path + "': no triangles");
+    if (mesh.indices.empty()) return Status::error(ErrorCode::ParseError, "OBJ '" + path + "': no triangles");
     return mesh;
 }
 

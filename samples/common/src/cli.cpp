@@ -119,9 +119,10 @@ int parseCommandLine(CLI::App& app, int argc, char** argv) {
     } catch (const CLI::CallForAllHelp& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
+        if (e.get_exit_code() == 0) return app.exit(e); // CLI::Success
         // CLI11 prints multi-line hints; one line is what scripts and users need.
         std::fprintf(stderr, "%s: error: %s (see --help)\n", app.get_name().c_str(), e.what());
-        return e.get_exit_code() ? e.get_exit_code() : 2;
+        return kExitUsage;
     }
     return -1;
 }
@@ -131,7 +132,17 @@ int fail(const std::string& program, const std::string& message) {
     for (char& c : line)
         if (c == '\n') c = ' ';
     std::fprintf(stderr, "%s: error: %s\n", program.c_str(), line.c_str());
-    return 1;
+    return kExitFailed;
+}
+
+int failWith(const std::string& program, const pyramarch::Status& status) {
+    fail(program, status.message());
+    return status.code() == pyramarch::ErrorCode::CapacityExceeded ? kExitOverflow : kExitFailed;
+}
+
+int usageError(const std::string& program, const std::string& message) {
+    fail(program, message);
+    return kExitUsage;
 }
 
 } // namespace sample

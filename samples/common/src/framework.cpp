@@ -42,7 +42,7 @@ Result<std::unique_ptr<SceneRenderer>> SceneRenderer::create(Device& device, Sce
     r->compute_ = std::make_unique<RenderGraph>(&device);
     PYRAMARCH_TRY(scene.addPasses(*r->compute_).withContext(std::string("scene '") + scene.name() + "': "));
     Status s = r->compute_->compile();
-    if (!s) return Status::error(std::string("scene '") + scene.name() + "': compute graph: " + s.message());
+    if (!s) return Status::error(s.code(), std::string("scene '") + scene.name() + "': compute graph: " + s.message());
     PYRAMARCH_TRY(r->setTarget(target));
     return r;
 }
@@ -94,7 +94,7 @@ Status SceneRenderer::setTarget(const RenderTarget& target) {
     PYRAMARCH_TRY(renderer_->addPasses(*g, desc).status());
     if (extra_) extra_(*g, finalRef_);
     Status s = g->compile();
-    if (!s) return Status::error("draw graph: " + s.message());
+    if (!s) return Status::error(s.code(), "draw graph: " + s.message());
     draw_ = std::move(g);
     return {};
 }

@@ -12,14 +12,16 @@
 
 namespace sample {
 
+using pyramarch::ErrorCode;
 using pyramarch::Status;
 
 Status writePng(const std::string& path, uint32_t width, uint32_t height, const std::vector<uint8_t>& rgba) {
     if (rgba.size() != size_t(width) * height * 4)
-        return Status::error("writing " + path + ": expected " + std::to_string(size_t(width) * height * 4) +
-                             " bytes of RGBA, got " + std::to_string(rgba.size()));
+        return Status::error(ErrorCode::InvalidArgument, "writing " + path + ": expected " +
+                                                             std::to_string(size_t(width) * height * 4) +
+                                                             " bytes of RGBA, got " + std::to_string(rgba.size()));
     if (!stbi_write_png(path.c_str(), int(width), int(height), 4, rgba.data(), int(width * 4)))
-        return Status::error("cannot write PNG " + path);
+        return Status::error(ErrorCode::Io, "cannot write PNG " + path);
     return {};
 }
 
@@ -97,9 +99,9 @@ std::string StatsRecorder::json() const {
 
 Status StatsRecorder::write(const std::string& path) const {
     std::ofstream f(path, std::ios::binary);
-    if (!f) return Status::error("cannot open " + path + " for writing");
+    if (!f) return Status::error(ErrorCode::Io, "cannot open " + path + " for writing");
     f << json();
-    if (!f) return Status::error("cannot write " + path);
+    if (!f) return Status::error(ErrorCode::Io, "cannot write " + path);
     return {};
 }
 

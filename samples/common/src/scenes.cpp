@@ -46,7 +46,8 @@ Result<std::unique_ptr<iso::IsoSurface>> makeSurface(Device& device, iso::IsoSur
 
 Result<std::unique_ptr<MetaballScene>> MetaballScene::create(Device& device, const MetaballSettings& settings) {
     if (settings.balls < 1 || settings.balls > 256)
-        return Status::error("metaballs: ball count must be 1..256, got " + std::to_string(settings.balls));
+        return Status::error(ErrorCode::InvalidArgument,
+                             "metaballs: ball count must be 1..256, got " + std::to_string(settings.balls));
     std::unique_ptr<MetaballScene> s(new MetaballScene());
     s->settings_ = settings;
     iso::IsoSurfaceCreateInfo info;
@@ -107,10 +108,12 @@ void MetaballScene::ui(SceneConfig& config) {
 
 Result<std::unique_ptr<ChannelScene>> ChannelScene::create(Device& device, const ChannelSettings& settings) {
     if (settings.balls < 1 || settings.balls > 1024)
-        return Status::error("channel: ball count must be 1..1024, got " + std::to_string(settings.balls));
+        return Status::error(ErrorCode::InvalidArgument,
+                             "channel: ball count must be 1..1024, got " + std::to_string(settings.balls));
     if (settings.cells < 63 || settings.cells > iso::kMaxSparseCellsPerAxis)
-        return Status::error("channel: cells must be 63.." + std::to_string(iso::kMaxSparseCellsPerAxis) + ", got " +
-                             std::to_string(settings.cells));
+        return Status::error(ErrorCode::InvalidArgument, "channel: cells must be 63.." +
+                                                             std::to_string(iso::kMaxSparseCellsPerAxis) + ", got " +
+                                                             std::to_string(settings.cells));
     std::unique_ptr<ChannelScene> s(new ChannelScene());
     s->settings_ = settings;
     // Cubic cells: x spans [-4, 4], y and z (cells + 1) / 16 - 1 cells of the same size.
@@ -216,7 +219,8 @@ void curlNoise(float x, float y, float z, float t, float out[3]) {
 } // namespace
 
 Result<std::unique_ptr<PointCloudScene>> PointCloudScene::create(Device& device, const PointCloudSettings& settings) {
-    if (settings.particles == 0) return Status::error("pointcloud: particle count must be > 0");
+    if (settings.particles == 0)
+        return Status::error(ErrorCode::InvalidArgument, "pointcloud: particle count must be > 0");
     std::unique_ptr<PointCloudScene> s(new PointCloudScene());
     s->settings_ = settings;
     s->device_ = &device;
@@ -229,7 +233,8 @@ Result<std::unique_ptr<PointCloudScene>> PointCloudScene::create(Device& device,
                                          .memory = MemoryUsage::DeviceLocal,
                                          .name = "pointcloud.particles"});
     if (!buf)
-        return Status::error("pointcloud: particle buffer of " + std::to_string(bytes) + " bytes: " + buf.message());
+        return Status::error(buf.code(),
+                             "pointcloud: particle buffer of " + std::to_string(bytes) + " bytes: " + buf.message());
     s->particles_ = std::move(buf).value();
     PYRAMARCH_TRY(uploadBuffer(device, s->particles_, start.data(), bytes));
 
@@ -239,7 +244,7 @@ Result<std::unique_ptr<PointCloudScene>> PointCloudScene::create(Device& device,
     d.layout.bindings = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER};
     d.layout.pushConstantBytes = sizeof(gpu::FlowPush);
     auto pipe = ComputePipeline::create(device, d);
-    if (!pipe) return Status::error("pointcloud: flow pipeline: " + pipe.message());
+    if (!pipe) return Status::error(pipe.code(), "pointcloud: flow pipeline: " + pipe.message());
     s->flow_ = std::move(pipe).value();
 
     iso::IsoSurfaceCreateInfo info;
@@ -464,7 +469,7 @@ Result<std::unique_ptr<Scene>> makeScene(Device& device, const SceneConfig& c) {
     vs.normals = c.normals;
     vs.indexed = c.indexed;
     if (c.source == "volume") {
-        if (!c.volume) return Status::error("the volume source needs a raw volume (--raw)");
+        if (!c.volume) return Status::error(ErrorCode::InvalidArgument, "the volume source needs a raw volume (--raw)");
         vs.samples = c.volumeDims;
         // Fit the longest axis into [-1, 1], keep the aspect ratio.
         const float longest = float(std::max({c.volumeDims[0], c.volumeDims[1], c.volumeDims[2]}) - 1);
@@ -480,7 +485,8 @@ Result<std::unique_ptr<Scene>> makeScene(Device& device, const SceneConfig& c) {
         if (!r) return r.status();
         return std::unique_ptr<Scene>(std::move(r).value());
     }
-    if (!isAnalyticField(c.source)) return Status::error("unknown field source '" + c.source + "'");
+    if (!isAnalyticField(c.source))
+        return Status::error(ErrorCode::InvalidArgument, "unknown field source '" + c.source + "'");
     vs.samples = {c.cells + 1, c.cells + 1, c.cells + 1};
     vs.iso = std::isnan(c.iso) ? 0.f : c.iso;
     const auto values = sampleAnalyticField(c.source, vs.samples, vs.boundsMin, vs.boundsMax);

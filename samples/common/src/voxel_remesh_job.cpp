@@ -46,9 +46,11 @@ Result<RemeshJobResult> runRemeshJob(Device& device, const VoxelizeJob& job, con
                                      const RemeshJob& remesh) {
     const std::string who = "voxelize --remesh: ";
     if (!remesh.outPath.empty() && !endsWith(remesh.outPath, ".obj") && !endsWith(remesh.outPath, ".ply"))
-        return Status::error(who + "output '" + remesh.outPath + "' must end in .obj or .ply");
+        return Status::error(ErrorCode::InvalidArgument,
+                             who + "output '" + remesh.outPath + "' must end in .obj or .ply");
     for (uint32_t d : voxels.grid.dims)
-        if (d < 2) return Status::error(who + "the voxel grid needs at least 2 voxels per axis");
+        if (d < 2)
+            return Status::error(ErrorCode::InvalidArgument, who + "the voxel grid needs at least 2 voxels per axis");
     PYRAMARCH_TRY_ASSIGN(const voxel::TriangleMesh mesh, loadJobMesh(job));
 
     // The voxelization's own counts size the voxelizer; the surface starts
@@ -122,7 +124,7 @@ Result<RemeshJobResult> runRemeshJob(Device& device, const VoxelizeJob& job, con
             }
         }
         const auto stats = (*surface)->statsOfFrame((*surface)->framesRecorded() - 1);
-        if (!stats) return Status::error(who + "no stats for the last frame");
+        if (!stats) return Status::error(ErrorCode::InvalidState, who + "no stats for the last frame");
         // The bricks and pool grow to what the stats report; the output
         // buffers up to what one storage binding holds (past it the frame is
         // a reported, truncated result).
@@ -146,9 +148,10 @@ Result<RemeshJobResult> runRemeshJob(Device& device, const VoxelizeJob& job, con
             continue;
         }
         if (domainShort)
-            return Status::error(who + "the sparse domain still overflows after " + std::to_string(out.attempts) +
-                                 " attempts (" + std::to_string(stats->sparseRowPairsNeeded) + " row pairs, " +
-                                 std::to_string(stats->sparseVolumeBricksNeeded) + " surface bricks needed)");
+            return Status::error(ErrorCode::CapacityExceeded,
+                                 who + "the sparse domain still overflows after " + std::to_string(out.attempts) +
+                                     " attempts (" + std::to_string(stats->sparseRowPairsNeeded) + " row pairs, " +
+                                     std::to_string(stats->sparseVolumeBricksNeeded) + " surface bricks needed)");
         out.triangles = (remesh.indexed ? stats->indicesNeeded : stats->verticesNeeded) / 3;
         out.trianglesWritten = (remesh.indexed ? stats->indicesWritten : stats->verticesWritten) / 3;
         out.truncated = outputShort;

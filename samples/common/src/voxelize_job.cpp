@@ -39,14 +39,16 @@ Result<TriangleMesh> loadJobMesh(const VoxelizeJob& job) {
     if (!job.meshPath.empty()) return loadMeshFile(job.meshPath);
     TriangleMesh mesh = shapes::byName(job.shape);
     if (mesh.indices.empty())
-        return Status::error("voxelize: unknown shape '" + job.shape + "' (sphere, torus, knot, box, diamond)");
+        return Status::error(ErrorCode::InvalidArgument,
+                             "voxelize: unknown shape '" + job.shape + "' (sphere, torus, knot, box, diamond)");
     return mesh;
 }
 
 Result<VoxelizeJobResult> runVoxelizeJob(Device& device, const VoxelizeJob& job) {
     PYRAMARCH_TRY_ASSIGN(const TriangleMesh mesh, loadJobMesh(job));
     if (!job.outPath.empty() && !endsWith(job.outPath, ".ply") && !endsWith(job.outPath, ".txt"))
-        return Status::error("voxelize: output '" + job.outPath + "' must end in .ply or .txt");
+        return Status::error(ErrorCode::InvalidArgument,
+                             "voxelize: output '" + job.outPath + "' must end in .ply or .txt");
     auto grid = defaultGrid(mesh, job.resolution);
     if (!grid) return grid.status();
 
@@ -98,17 +100,19 @@ Result<VoxelizeJobResult> runVoxelizeJob(Device& device, const VoxelizeJob& job)
         bool retry = false;
         if (stats->fragmentOverflow) {
             if (fragments >= maxFragments)
-                return Status::error("voxelize: " + std::to_string(stats->fragmentsNeeded) +
-                                     " voxel fragments exceed the device's storage-buffer range (" +
-                                     std::to_string(maxFragments) + "); lower the resolution");
+                return Status::error(ErrorCode::CapacityExceeded,
+                                     "voxelize: " + std::to_string(stats->fragmentsNeeded) +
+                                         " voxel fragments exceed the device's storage-buffer range (" +
+                                         std::to_string(maxFragments) + "); lower the resolution");
             fragments = std::min<uint32_t>(maxFragments, stats->fragmentsNeeded);
             retry = true;
         }
         if (stats->tileOverflow && !retry) {
             if (tiles >= maxTiles)
-                return Status::error("voxelize: the octree needs more than " + std::to_string(maxTiles) +
-                                     " tiles (maxStorageBufferRange / " + std::to_string(8 * kNodeArrayBytes) +
-                                     " bytes per tile and node array); lower the resolution");
+                return Status::error(ErrorCode::CapacityExceeded,
+                                     "voxelize: the octree needs more than " + std::to_string(maxTiles) +
+                                         " tiles (maxStorageBufferRange / " + std::to_string(8 * kNodeArrayBytes) +
+                                         " bytes per tile and node array); lower the resolution");
             // A lower bound when the pool ran out above the leaves: grow by at least 2x.
             const uint64_t want = stats->tilesNeededIsLowerBound
                                       ? std::max<uint64_t>(uint64_t(tiles) * 2, stats->tilesNeeded)
@@ -142,7 +146,7 @@ Result<VoxelizeJobResult> runVoxelizeJob(Device& device, const VoxelizeJob& job)
     if (!job.statsPath.empty()) {
         std::ofstream f(job.statsPath);
         f << statsJson(out.stats, out.grid, out.leaves.size(), out.timings);
-        if (!f) return Status::error("voxelize: cannot write '" + job.statsPath + "'");
+        if (!f) return Status::error(ErrorCode::Io, "voxelize: cannot write '" + job.statsPath + "'");
     }
     return out;
 }

@@ -225,44 +225,48 @@ Status Window::init() {
     vsync_ = options_.vsync;
     iso_.wireframe = options_.wireframe;
     iso_.shading = shadingFromName(options_.shading);
-    if (!glfwInit()) return Status::error("GLFW could not initialise (no display? use --headless)");
-    if (!glfwVulkanSupported()) return Status::error("GLFW found no Vulkan loader");
+    if (!glfwInit())
+        return Status::error(ErrorCode::Unsupported, "GLFW could not initialise (no display? use --headless)");
+    if (!glfwVulkanSupported()) return Status::error(ErrorCode::NotFound, "GLFW found no Vulkan loader");
     glfwWindowHint(GLFW_CLIENT_API, GLFW_NO_API);
     window_ = glfwCreateWindow(int(options_.width), int(options_.height), app_.title.c_str(), nullptr, nullptr);
-    if (!window_) return Status::error("cannot create a window (no display? use --headless)");
+    if (!window_) return Status::error(ErrorCode::Unsupported, "cannot create a window (no display? use --headless)");
     uint32_t count = 0;
     const char** exts = glfwGetRequiredInstanceExtensions(&count);
-    if (!exts) return Status::error("GLFW: no Vulkan surface extensions for this window system");
+    if (!exts)
+        return Status::error(ErrorCode::Unsupported, "GLFW: no Vulkan surface extensions for this window system");
     std::vector<const char*> instanceExtensions(exts, exts + count);
     auto device = createSampleDevice(options_, &messages_, instanceExtensions, {VK_KHR_SWAPCHAIN_EXTENSION_NAME});
     if (!device) return device.status();
     device_ = std::move(device).value();
     VkResult r = glfwCreateWindowSurface(device_->instance(), window_, nullptr, &surface_);
-    if (r != VK_SUCCESS) return Status::error("glfwCreateWindowSurface failed: " + vkResultName(r), r);
+    if (r != VK_SUCCESS)
+        return Status::error(Status::codeOf(r), "glfwCreateWindowSurface failed: " + vkResultName(r), r);
     VkBool32 present = VK_FALSE;
     device_->vki().getPhysicalDeviceSurfaceSupportKHR(device_->physicalDevice(), device_->queueFamily(), surface_,
                                                       &present);
-    if (!present) return Status::error("the device's queue family cannot present to this window");
+    if (!present)
+        return Status::error(ErrorCode::Unsupported, "the device's queue family cannot present to this window");
 
     for (FrameSlot& s : slots_) {
         VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
         pci.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
         pci.queueFamilyIndex = device_->queueFamily();
         if ((r = vk().vkCreateCommandPool(device_->device(), &pci, nullptr, &s.pool)) != VK_SUCCESS)
-            return Status::error("vkCreateCommandPool: " + vkResultName(r), r);
+            return Status::error(Status::codeOf(r), "vkCreateCommandPool: " + vkResultName(r), r);
         VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
         ai.commandPool = s.pool;
         ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
         ai.commandBufferCount = 1;
         if ((r = vk().vkAllocateCommandBuffers(device_->device(), &ai, &s.cmd)) != VK_SUCCESS)
-            return Status::error("vkAllocateCommandBuffers: " + vkResultName(r), r);
+            return Status::error(Status::codeOf(r), "vkAllocateCommandBuffers: " + vkResultName(r), r);
         VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
         fci.flags = VK_FENCE_CREATE_SIGNALED_BIT;
         if ((r = vk().vkCreateFence(device_->device(), &fci, nullptr, &s.fence)) != VK_SUCCESS)
-            return Status::error("vkCreateFence", r);
+            return Status::error(Status::codeOf(r), "vkCreateFence", r);
         VkSemaphoreCreateInfo sci{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
         if ((r = vk().vkCreateSemaphore(device_->device(), &sci, nullptr, &s.acquired)) != VK_SUCCESS)
-            return Status::error("vkCreateSemaphore", r);
+            return Status::error(Status::codeOf(r), "vkCreateSemaphore", r);
     }
     PYRAMARCH_TRY(createSwapchain());
 
@@ -280,7 +284,7 @@ Status Window::init() {
     dpci.poolSizeCount = 1;
     dpci.pPoolSizes = &poolSize;
     if ((r = vk().vkCreateDescriptorPool(device_->device(), &dpci, nullptr, &uiPool_)) != VK_SUCCESS)
-        return Status::error("vkCreateDescriptorPool (ui): " + vkResultName(r), r);
+        return Status::error(Status::codeOf(r), "vkCreateDescriptorPool (ui): " + vkResultName(r), r);
     ImGui_ImplVulkan_InitInfo ii{};
     ii.Instance = device_->instance();
     ii.PhysicalDevice = device_->physicalDevice();
@@ -294,7 +298,7 @@ Status Window::init() {
     ii.ImageCount = std::max<uint32_t>(uint32_t(swap_.images.size()), kFramesInFlight + 1);
     ii.MSAASamples = VK_SAMPLE_COUNT_1_BIT;
     ii.CheckVkResultFn = checkVk;
-    if (!ImGui_ImplVulkan_Init(&ii, uiPass_)) return Status::error("ImGui_ImplVulkan_Init failed");
+    if (!ImGui_ImplVulkan_Init(&ii, uiPass_)) return Status::error(ErrorCode::Vulkan, "ImGui_ImplVulkan_Init failed");
     imguiVulkan_ = true;
     PYRAMARCH_TRY(submitAndWait(*device_, [](VkCommandBuffer cmd) { ImGui_ImplVulkan_CreateFontsTexture(cmd); }));
     ImGui_ImplVulkan_DestroyFontUploadObjects();
@@ -308,7 +312,8 @@ Status Window::createSwapchain() {
     const InstanceFunctions& vki = device_->vki();
     VkSurfaceCapabilitiesKHR caps;
     VkResult r = vki.getPhysicalDeviceSurfaceCapabilitiesKHR(device_->physicalDevice(), surface_, &caps);
-    if (r != VK_SUCCESS) return Status::error("vkGetPhysicalDeviceSurfaceCapabilitiesKHR: " + vkResultName(r), r);
+    if (r != VK_SUCCESS)
+        return Status::error(Status::codeOf(r), "vkGetPhysicalDeviceSurfaceCapabilitiesKHR: " + vkResultName(r), r);
     VkExtent2D extent = caps.currentExtent;
     if (extent.width == UINT32_MAX) {
         int w = 0, h = 0;
@@ -321,7 +326,7 @@ Status Window::createSwapchain() {
     vki.getPhysicalDeviceSurfaceFormatsKHR(device_->physicalDevice(), surface_, &n, nullptr);
     std::vector<VkSurfaceFormatKHR> formats(n);
     vki.getPhysicalDeviceSurfaceFormatsKHR(device_->physicalDevice(), surface_, &n, formats.data());
-    if (formats.empty()) return Status::error("the surface offers no formats");
+    if (formats.empty()) return Status::error(ErrorCode::Unsupported, "the surface offers no formats");
     VkSurfaceFormatKHR chosen = formats[0];
     for (const VkSurfaceFormatKHR& f : formats)
         if ((f.format == VK_FORMAT_B8G8R8A8_SRGB || f.format == VK_FORMAT_R8G8B8A8_SRGB) &&
@@ -349,7 +354,7 @@ Status Window::createSwapchain() {
     sci.imageUsage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
     if (!options_.out.empty()) {
         if (!(caps.supportedUsageFlags & VK_IMAGE_USAGE_TRANSFER_SRC_BIT))
-            return Status::error("--out: the swapchain cannot be copied from on this device");
+            return Status::error(ErrorCode::Unsupported, "--out: the swapchain cannot be copied from on this device");
         sci.imageUsage |= VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
     }
     sci.imageSharingMode = VK_SHARING_MODE_EXCLUSIVE;
@@ -361,7 +366,7 @@ Status Window::createSwapchain() {
     sci.oldSwapchain = old;
     VkSwapchainKHR handle = VK_NULL_HANDLE;
     r = vk().vkCreateSwapchainKHR(device_->device(), &sci, nullptr, &handle);
-    if (r != VK_SUCCESS) return Status::error("vkCreateSwapchainKHR: " + vkResultName(r), r);
+    if (r != VK_SUCCESS) return Status::error(Status::codeOf(r), "vkCreateSwapchainKHR: " + vkResultName(r), r);
     destroySwapchain(); // the old one (the GPU is idle: callers wait first)
     swap_.handle = handle;
     swap_.format = chosen.format;
@@ -391,7 +396,7 @@ Status Window::createSwapchain() {
         rpci.subpassCount = 1;
         rpci.pSubpasses = &sub;
         r = vk().vkCreateRenderPass(device_->device(), &rpci, nullptr, &uiPass_);
-        if (r != VK_SUCCESS) return Status::error("vkCreateRenderPass (ui): " + vkResultName(r), r);
+        if (r != VK_SUCCESS) return Status::error(Status::codeOf(r), "vkCreateRenderPass (ui): " + vkResultName(r), r);
     }
     for (VkImage img : swap_.images) {
         VkImageViewCreateInfo vci{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
@@ -401,7 +406,7 @@ Status Window::createSwapchain() {
         vci.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
         VkImageView view = VK_NULL_HANDLE;
         if ((r = vk().vkCreateImageView(device_->device(), &vci, nullptr, &view)) != VK_SUCCESS)
-            return Status::error("vkCreateImageView", r);
+            return Status::error(Status::codeOf(r), "vkCreateImageView", r);
         swap_.views.push_back(view);
         VkFramebufferCreateInfo fci{VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
         fci.renderPass = uiPass_;
@@ -412,12 +417,12 @@ Status Window::createSwapchain() {
         fci.layers = 1;
         VkFramebuffer fb = VK_NULL_HANDLE;
         if ((r = vk().vkCreateFramebuffer(device_->device(), &fci, nullptr, &fb)) != VK_SUCCESS)
-            return Status::error("vkCreateFramebuffer", r);
+            return Status::error(Status::codeOf(r), "vkCreateFramebuffer", r);
         swap_.framebuffers.push_back(fb);
         VkSemaphoreCreateInfo semci{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
         VkSemaphore sem = VK_NULL_HANDLE;
         if ((r = vk().vkCreateSemaphore(device_->device(), &semci, nullptr, &sem)) != VK_SUCCESS)
-            return Status::error("vkCreateSemaphore", r);
+            return Status::error(Status::codeOf(r), "vkCreateSemaphore", r);
         swap_.renderDone.push_back(sem);
     }
     if (imguiVulkan_) ImGui_ImplVulkan_SetMinImageCount(2);
@@ -561,7 +566,8 @@ Status Window::frame() {
     VkDevice d = device_->device();
     // A lost device shows up here first: report it instead of recording on.
     if (VkResult r = vk().vkWaitForFences(d, 1, &slot.fence, VK_TRUE, UINT64_MAX); r != VK_SUCCESS)
-        return Status::error("waiting for frame " + std::to_string(frameCount_) + ": " + vkResultName(r), r);
+        return Status::error(Status::codeOf(r),
+                             "waiting for frame " + std::to_string(frameCount_) + ": " + vkResultName(r), r);
     // That frame is done: its stats and timings are final.
     if (slot.token != UINT64_MAX) view_->frameFinished(slot.token);
     timings_ = view_->latestTimings();
@@ -572,7 +578,8 @@ Status Window::frame() {
         swapchainDirty_ = true;
         return {};
     }
-    if (r != VK_SUCCESS && r != VK_SUBOPTIMAL_KHR) return Status::error("vkAcquireNextImageKHR: " + vkResultName(r), r);
+    if (r != VK_SUCCESS && r != VK_SUBOPTIMAL_KHR)
+        return Status::error(Status::codeOf(r), "vkAcquireNextImageKHR: " + vkResultName(r), r);
     currentImage_ = image;
     vk().vkResetFences(d, 1, &slot.fence);
 
@@ -612,7 +619,7 @@ Status Window::frame() {
     si.signalSemaphoreInfoCount = 1;
     si.pSignalSemaphoreInfos = &signal;
     r = vk().vkQueueSubmit2(device_->queue(), 1, &si, slot.fence);
-    if (r != VK_SUCCESS) return Status::error("vkQueueSubmit2: " + vkResultName(r), r);
+    if (r != VK_SUCCESS) return Status::error(Status::codeOf(r), "vkQueueSubmit2: " + vkResultName(r), r);
 
     VkPresentInfoKHR pi{VK_STRUCTURE_TYPE_PRESENT_INFO_KHR};
     pi.waitSemaphoreCount = 1;
@@ -624,7 +631,7 @@ Status Window::frame() {
     if (r == VK_ERROR_OUT_OF_DATE_KHR || r == VK_SUBOPTIMAL_KHR)
         swapchainDirty_ = true;
     else if (r != VK_SUCCESS)
-        return Status::error("vkQueuePresentKHR: " + vkResultName(r), r);
+        return Status::error(Status::codeOf(r), "vkQueuePresentKHR: " + vkResultName(r), r);
     ++frameCount_;
     return {};
 }

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -175,6 +176,12 @@ public:
     VkPhysicalDevice physicalDevice() const { return physicalDevice_; }
     VkDevice device() const { return device_; }
     VkQueue queue() const { return queue_; }
+    // Held around every vkQueueSubmit the module makes on queue() (the
+    // submit-and-wait helpers of transfer.h and the read-backs built on them,
+    // e.g. IsoSurface::readMesh), so instances on different threads may read
+    // back at once. A host that submits on the same queue from another thread
+    // while such a helper may run locks it around its own submits too.
+    std::mutex& queueMutex() const { return queueMutex_; }
     uint32_t queueFamily() const { return queueFamily_; }
     bool adopted() const { return adopted_; }
     const std::string& name() const { return name_; }
@@ -229,6 +236,7 @@ private:
     std::unique_ptr<InstanceFunctions> instanceFunctions_;
     std::unique_ptr<Allocator> allocator_;
     std::unique_ptr<Impl> impl_;
+    mutable std::mutex queueMutex_;
 };
 
 } // namespace pyramarch

@@ -29,7 +29,7 @@ enum class ErrorCode : uint8_t {
     NotFound,         // a device, file or resource that does not exist
     ParseError,       // a file or text that does not parse (meshes, GLSL)
     Io,               // reading or writing a file failed
-    Unspecified,      // created without a code (Status::error(message) from older code)
+    Unspecified,      // never produced by the library; left for a host's own Status values
 };
 
 const char* errorCodeName(ErrorCode code);
@@ -37,8 +37,10 @@ const char* errorCodeName(ErrorCode code);
 class [[nodiscard]] Status {
 public:
     Status() = default;
-    // A failure with a code; `vk` is the Vulkan result behind it, if any.
+    // A failure with a code; `vk` is the Vulkan result behind it, if any
+    // (Status::codeOf(vk) gives the code of a Vulkan failure).
     static Status error(ErrorCode code, std::string message, VkResult vk = VK_ERROR_UNKNOWN) {
+        assert(code != ErrorCode::Ok && "Status::error needs a failure code");
         Status s;
         s.ok_ = false;
         s.code_ = code == ErrorCode::Ok ? ErrorCode::Unspecified : code;
@@ -46,10 +48,9 @@ public:
         s.vkResult_ = vk;
         return s;
     }
-    // A failure reported by Vulkan (or without a code): the code follows `vk`.
-    static Status error(std::string message, VkResult vk = VK_ERROR_UNKNOWN) {
-        return error(codeOf(vk), std::move(message), vk);
-    }
+    // Every failure names its code: the form without one is gone, so a call
+    // that forgets it does not compile.
+    static Status error(std::string message, VkResult vk = VK_ERROR_UNKNOWN) = delete;
     bool ok() const { return ok_; }
     explicit operator bool() const { return ok_; }
     const std::string& message() const { return message_; }
@@ -65,7 +66,6 @@ public:
     static ErrorCode codeOf(VkResult vk) {
         switch (vk) {
         case VK_SUCCESS: return ErrorCode::Ok;
-        case VK_ERROR_UNKNOWN: return ErrorCode::Unspecified;
         case VK_ERROR_OUT_OF_HOST_MEMORY:
         case VK_ERROR_OUT_OF_DEVICE_MEMORY: return ErrorCode::OutOfMemory;
         case VK_ERROR_FEATURE_NOT_PRESENT:

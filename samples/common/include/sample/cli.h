@@ -7,6 +7,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "pyramarch/engine/status.h"
+
 namespace sample {
 
 // Options every sample takes.
@@ -49,11 +51,26 @@ CLI::Validator finiteFloat();
 // floats with min < max on every axis.
 CLI::Validator boundsSixFloats();
 
+// Exit codes of the tool and the samples, the same for every command
+// (samples/pyramarch/README.md, "Exit codes").
+enum ExitCode : int {
+    kExitDone = 0,     // finished; the output is complete
+    kExitFailed = 1,   // a run-time failure (device, file, validation message)
+    kExitUsage = 2,    // the command line is wrong (nothing was run)
+    kExitOverflow = 3, // finished, but the output is truncated: a capacity overflowed
+};
+
 // Runs app.parse; on error prints one line "name: error: ..." (or the help
-// text for --help) and returns the exit code to use; -1 when parsing succeeded.
+// text for --help) and returns the exit code to use (kExitDone after --help,
+// kExitUsage on a parse error); -1 when parsing succeeded.
 int parseCommandLine(CLI::App& app, int argc, char** argv);
 
-// One-line error to stderr; returns 1 (for `return fail(...)`).
+// One-line error to stderr; returns kExitFailed (for `return fail(...)`).
 int fail(const std::string& program, const std::string& message);
+// One-line error from a failed Status: kExitOverflow for
+// ErrorCode::CapacityExceeded (an output that did not fit), else kExitFailed.
+int failWith(const std::string& program, const pyramarch::Status& status);
+// One-line error about the command line; returns kExitUsage.
+int usageError(const std::string& program, const std::string& message);
 
 } // namespace sample

@@ -23,6 +23,7 @@
 
 namespace sample {
 
+using pyramarch::ErrorCode;
 using pyramarch::Result;
 using pyramarch::Status;
 
