@@ -1,26 +1,36 @@
-// The particle kernel as both splat methods evaluate it, to the bit: sample
-// coordinates, the squared distance dx^2 + (dy^2 + dz^2), and the 16.16
-// fixed-point term w (1 - q)^3, truncated. Every multiply-add is an explicit
-// fma(): `precise` (NoContraction) alone did not keep the two forms equal on
-// an NVIDIA driver, which fused some products into adds in one shader and
-// not in the other (the gather field then differed from the scatter one by
-// 1-2 fixed-point units at 26 of 17342 samples). With fma() there is no
-// product left next to an add that a compiler could fuse or not: the same
-// device computes the same bits in both shaders, whether its fma() is fused
-// (NVIDIA) or a rounded multiply then add (lavapipe, where the result is
-// also the CPU reference's). Needs `grid`.
+// The particle kernel as both splat methods and the sparse block pass
+// evaluate it, to the bit: sample coordinates, the squared distance dx^2 +
+// (dy^2 + dz^2), and the 16.16 fixed-point term, truncated. Every
+// multiply-add is mulThenAdd(): the product rounded to float, then the add,
+// on every device and in every shader. Neither `precise` (NoContraction)
+// nor an explicit fma() keeps that: an NVIDIA driver fused some `precise`
+// products into adds in one shader and not in another (gather and scatter
+// 1-2 fixed-point units apart at 26 of 17342 samples), and lavapipe ran
+// sampleCoord's fma() fused in the sparse block pass but as a rounded
+// multiply then add in the dense gather (a sample coordinate one ulp apart,
+// one SPH term one unit apart: open edges between sparse bricks). The
+// product passes through an integer OR with an opaque zero (isoOpaque), so
+// no compiler sees a multiply next to the add. The CPU references in tests/
+// compute the same: a rounded multiply, then the add. Needs `grid`.
 #ifndef ISO_PARTICLES_KERNEL_GLSL
 #define ISO_PARTICLES_KERNEL_GLSL
 
+// a * b + c with the product rounded first, never fused (see above).
+float mulThenAdd(float a, float b, float c) {
+    precise float p = a * b;
+    precise float s = uintBitsToFloat(isoOpaque(floatBitsToUint(p))) + c;
+    return s;
+}
+
 // World coordinate of sample index i along an axis.
 float sampleCoord(uint i, float boundsMin, float spacing) {
-    precise float c = fma(float(i), spacing, boundsMin);
+    precise float c = mulThenAdd(float(i), spacing, boundsMin);
     return c;
 }
 
 float squaredYZ(float dy, float dz) {
     precise float dz2 = dz * dz;
-    precise float s = fma(dy, dy, dz2);
+    precise float s = mulThenAdd(dy, dy, dz2);
     return s;
 }
 
@@ -42,10 +52,8 @@ bool kernelSamples(vec3 centre, out uvec3 a, out uvec3 b) {
 // Kernel term (16.16 fixed point) at squared YZ distance yz and x distance dx;
 // 0 outside the support.
 uint kernelTerm(float dx, float yz, float weight) {
-    precise float d2 = fma(dx, dx, yz);
-    // 1 - d2 / r^2 as one fma: written as 1.0 - d2 * invR2 it is itself a
-    // product next to an add.
-    precise float k = fma(-d2, grid.particle.y, 1.0);
+    precise float d2 = mulThenAdd(dx, dx, yz);
+    precise float k = mulThenAdd(-d2, grid.particle.y, 1.0);
     if (k <= 0.0) return 0u;
     precise float t = weight * k * k * k * float(kIsoSplatFixedOne);
     // Clamped before the conversion: a float past 2^32 has no defined uint.
@@ -57,14 +65,14 @@ uint kernelTerm(float dx, float yz, float weight) {
 // s = sqrt(q): 1 - 6 s^2 + 6 s^3 for s <= 1/2, 2 (1 - s)^3 below 1, 0
 // beyond. Its normalisation 8 / (pi r^3) cancels in V_j W (V_j = w_j / sum_k
 // w_k W_jk), so the field needs none. Every step `precise`, no product next
-// to an add (the CPU reference in tests/ repeats them).
+// to an add but through mulThenAdd (the CPU reference in tests/ repeats them).
 float cubicSplineUnit(float q) {
     if (!(q < 1.0)) return 0.0;
     precise float s = sqrt(q);
     if (s <= 0.5) {
         precise float a = 6.0 * q;
         precise float b = s - 1.0;
-        precise float k = fma(a, b, 1.0);
+        precise float k = mulThenAdd(a, b, 1.0);
         return k;
     }
     precise float u = 1.0 - s;
@@ -75,7 +83,7 @@ float cubicSplineUnit(float q) {
 // SPH term (16.16 fixed point) of a particle of volume (or weight) v at
 // squared YZ distance yz and x distance dx; 0 outside the support.
 uint sphTerm(float dx, float yz, float v) {
-    precise float d2 = fma(dx, dx, yz);
+    precise float d2 = mulThenAdd(dx, dx, yz);
     precise float q = d2 * grid.particle.y;
     if (!(q < 1.0)) return 0u;
     precise float t = v * cubicSplineUnit(q) * float(kIsoSplatFixedOne);

@@ -285,6 +285,17 @@ struct TestingAccess {
         std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.brick < b.brick; });
         return out;
     }
+    static Result<std::vector<float>> readParticleBlock(IsoSurface& s, uint32_t slot) {
+        const IsoSurface::Impl& m = *s.impl_;
+        if (!m.sparse || m.info.source != FieldSource::Particles || slot >= m.info.sparse.maxBricks)
+            return Status::error(
+                ErrorCode::InvalidState,
+                "isosurface '" + m.info.name +
+                    "': readParticleBlock: needs a sparse particle surface and a slot below maxBricks");
+        const uint32_t perBuffer = m.sizes.volumePoolBricks;
+        return readBufferAs<float>(*m.device, m.volumePools[slot / perBuffer], gpu::kIsoVolumeBrickSamples,
+                                   uint64_t(slot % perBuffer) * gpu::kIsoVolumeBrickSamples * sizeof(float));
+    }
     static Status poisonField(IsoSurface& s, uint32_t bits) {
         const IsoSurface::Impl& m = *s.impl_;
         if (m.fusedField) return {}; // no buffer: nothing a pass could read stale
@@ -370,6 +381,9 @@ Result<std::vector<uint32_t>> readActiveCells(IsoSurface& surface) { return Test
 Result<std::vector<float>> readRunBounds(IsoSurface& surface) { return TestingAccess::readRunBounds(surface); }
 Result<std::vector<uint32_t>> readPatchList(IsoSurface& surface) { return TestingAccess::readPatchList(surface); }
 Result<std::vector<BlockSlot>> readBlockSlots(IsoSurface& surface) { return TestingAccess::readBlockSlots(surface); }
+Result<std::vector<float>> readParticleBlock(IsoSurface& surface, uint32_t slot) {
+    return TestingAccess::readParticleBlock(surface, slot);
+}
 Status poisonField(IsoSurface& surface, uint32_t bits) { return TestingAccess::poisonField(surface, bits); }
 Result<std::vector<uint32_t>> readFieldTiles(IsoSurface& surface) { return TestingAccess::readFieldTiles(surface); }
 Result<ParticleVolumes> readParticleVolumes(IsoSurface& surface) { return TestingAccess::readParticleVolumes(surface); }

@@ -245,10 +245,10 @@ Status IsoSurface::Impl::createSparseVolumeBuffers(const MakeBuffer& make) {
         const uint64_t bricks =
             std::min<uint64_t>(sizes.volumePoolBricks, capacity - uint64_t(i) * sizes.volumePoolBricks);
         PYRAMARCH_TRY(make(volumePools[i], (bricks * brickBytes + 3) / 4 * 4,
-                           dst | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT, MemoryUsage::DeviceLocal,
-                           i == 0 ? poolName : poolName + " " + std::to_string(i)));
+                           dst | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                           MemoryUsage::DeviceLocal, i == 0 ? poolName : poolName + " " + std::to_string(i)));
     }
-    // Read back by testing::readBlockSlots.
+    // Read back by testing::readBlockSlots (the pool by testing::readParticleBlock).
     PYRAMARCH_TRY(make(volumeBrickSlots, sizes.volumeSlotBytes,
                        VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUsage::DeviceLocal,
                        particles ? "sparse particle block slots" : "sparse volume brick slots"));

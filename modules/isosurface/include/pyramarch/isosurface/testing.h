@@ -126,6 +126,10 @@ struct BlockSlot {
     uint32_t brick = 0, slot = 0;
 };
 Result<std::vector<BlockSlot>> readBlockSlots(IsoSurface& surface);
+// Sparse particles: the block of pool slot `slot` as the last recorded frame
+// left it: kIsoVolumeBrickSamples floats, the samples 8b - 1 .. 8b + 9 of
+// its brick b per axis, x fastest (sparse_particles_blocks.comp).
+Result<std::vector<float>> readParticleBlock(IsoSurface& surface, uint32_t slot);
 // Fills the field buffer with `bits` (submit and wait): for checking that a
 // user field evaluated by tiles (Lipschitz bound) never reads a sample it
 // did not evaluate in the same frame.
