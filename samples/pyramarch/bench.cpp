@@ -24,6 +24,7 @@
 #include "pyramarch/engine/transfer.h"
 #include "pyramarch/isosurface/isosurface.h"
 #include "pyramarch/voxelizer/shapes.h"
+#include "pyramarch/voxelizer/testing.h"
 #include "pyramarch/voxelizer/voxelizer.h"
 #include "sample/cli.h"
 #include "sample/framework.h"
@@ -455,7 +456,7 @@ struct VoxScenario {
     // Octree build: levels | root | hash (octreeBuildWord, voxelize_command.h).
     std::string build = "levels";
     // Triangle path: 0 = raster, else TrianglePath::Split at this many voxels;
-    // UINT32_MAX = the create-info's default.
+    // UINT32_MAX = the default (voxel::testing::Knobs).
     uint32_t smallVoxels = UINT32_MAX;
     // LeafMerge::Atomic instead of the default PerCell.
     bool atomicLeaves = false;
@@ -484,19 +485,21 @@ Result<Record> runVox(Device& dev, const VoxScenario& sc) {
     uint32_t fragmentCapacity = 1u << 21, tileCapacity = 1u << 16;
     for (int attempt = 0; attempt < 3; ++attempt) {
         voxel::VoxelizerCreateInfo info;
+        voxel::testing::Knobs knobs; // the measured variants (pyramarch/voxelizer/testing.h)
         info.maxResolution = sc.resolution;
         info.maxVertices = uint32_t(mesh.vertexCount());
         info.maxTriangles = uint32_t(mesh.triangleCount());
         info.fragmentCapacity = fragmentCapacity;
         info.tileCapacity = tileCapacity;
-        info.octreeBuild = octreeBuildFromWord(sc.build);
-        info.leafMerge = sc.atomicLeaves ? voxel::LeafMerge::Atomic : voxel::LeafMerge::PerCell;
+        knobs.octreeBuild = octreeBuildFromWord(sc.build);
+        knobs.leafMerge = sc.atomicLeaves ? voxel::testing::LeafMerge::Atomic : voxel::testing::LeafMerge::PerCell;
         if (sc.smallVoxels != UINT32_MAX) {
-            info.trianglePath = sc.smallVoxels == 0 ? voxel::TrianglePath::Raster : voxel::TrianglePath::Split;
-            if (sc.smallVoxels != 0) info.smallTriangleVoxels = sc.smallVoxels;
+            knobs.trianglePath =
+                sc.smallVoxels == 0 ? voxel::testing::TrianglePath::Raster : voxel::testing::TrianglePath::Split;
+            if (sc.smallVoxels != 0) knobs.smallTriangleVoxels = sc.smallVoxels;
         }
         const uint64_t before = dev.allocator().stats().allocatedBytes;
-        auto created = voxel::Voxelizer::create(dev, info);
+        auto created = voxel::testing::create(dev, info, knobs);
         if (!created) return created.status();
         voxel::Voxelizer& vox = **created;
         FrameLoop loop;
@@ -533,7 +536,7 @@ Result<Record> runVox(Device& dev, const VoxScenario& sc) {
                         uint32_t(std::min<uint64_t>(uint64_t(stats->fragmentsNeeded) * 5 / 4 + 1024, range / 16));
                     const uint32_t wantT = uint32_t(std::min<uint64_t>(
                         uint64_t(stats->tilesNeeded) * (stats->tilesNeededIsLowerBound ? 4 : 1) * 5 / 4 + 64,
-                        voxel::maxTileCapacity(range, info.octreeBuild)));
+                        voxel::testing::maxTileCapacity(range, knobs.octreeBuild)));
                     if (wantF > fragmentCapacity || wantT > tileCapacity) {
                         fragmentCapacity = std::max(fragmentCapacity, wantF);
                         tileCapacity = std::max(tileCapacity, wantT);
@@ -781,8 +784,8 @@ CLI::App* addBenchCommand(CLI::App& app, BenchOptions& o) {
         ->check(CLI::IsMember({"percell", "atomic", "both"}));
     c->add_option("--small-voxels", o.smallVoxels,
                   "Voxelizer triangle path: 0 = raster only, N = small triangles (candidate box <= N voxels) by "
-                  "the compute pass (TrianglePath::Split); default: the create-info's default")
-        ->check(CLI::Range(0u, voxel::kMaxSmallTriangleVoxels));
+                  "the compute pass (TrianglePath::Split); default: the voxelizer's default")
+        ->check(CLI::Range(0u, voxel::testing::kMaxSmallTriangleVoxels));
     c->add_option("--source", o.source,
                   "Analytic fields (cayley, sphere, gyroid, noise): glsl (GPU field every frame, field pass excluded; "
                   "default) | volume (sampled once, uploaded as float32 before timing) | sparse (glsl in a sparse "

@@ -19,18 +19,18 @@ namespace {
 // Word -> canonical word: the three builds and the words from before the rename.
 std::map<std::string, std::string> octreeBuildAliases() {
     return {{"levels", "levels"},  {"root", "root"},
-            {"hash", "hash"},      {"default", octreeBuildWord(voxel::VoxelizerCreateInfo{}.octreeBuild)},
+            {"hash", "hash"},      {"default", octreeBuildWord(voxel::testing::Knobs{}.octreeBuild)},
             {"cursors", "levels"}, {"topdown", "levels"},
             {"bottomup", "hash"}};
 }
 
 } // namespace
 
-const char* octreeBuildWord(voxel::OctreeBuild build) {
+const char* octreeBuildWord(voxel::testing::OctreeBuild build) {
     switch (build) {
-    case voxel::OctreeBuild::OccupancyLevels: return "levels";
-    case voxel::OctreeBuild::RootDescent: return "root";
-    case voxel::OctreeBuild::TileHash: return "hash";
+    case voxel::testing::OctreeBuild::OccupancyLevels: return "levels";
+    case voxel::testing::OctreeBuild::RootDescent: return "root";
+    case voxel::testing::OctreeBuild::TileHash: return "hash";
     }
     return "levels";
 }
@@ -54,14 +54,15 @@ CLI::Validator octreeBuildValidator(std::initializer_list<const char*> extra) {
         "{" + members + "}");
 }
 
-voxel::OctreeBuild octreeBuildFromWord(const std::string& word) {
+voxel::testing::OctreeBuild octreeBuildFromWord(const std::string& word) {
     const std::map<std::string, std::string> aliases = octreeBuildAliases();
     const auto it = aliases.find(word);
     const std::string canonical = it == aliases.end() ? word : it->second;
-    for (voxel::OctreeBuild b :
-         {voxel::OctreeBuild::OccupancyLevels, voxel::OctreeBuild::RootDescent, voxel::OctreeBuild::TileHash})
+    for (voxel::testing::OctreeBuild b :
+         {voxel::testing::OctreeBuild::OccupancyLevels, voxel::testing::OctreeBuild::RootDescent,
+          voxel::testing::OctreeBuild::TileHash})
         if (canonical == octreeBuildWord(b)) return b;
-    return voxel::VoxelizerCreateInfo{}.octreeBuild;
+    return voxel::testing::Knobs{}.octreeBuild;
 }
 
 CLI::App* addVoxelizeCommand(CLI::App& app, VoxelizeOptions& o) {
@@ -82,23 +83,6 @@ CLI::App* addVoxelizeCommand(CLI::App& app, VoxelizeOptions& o) {
            "--method", o.method,
            "Conservative rasterization: auto | gs (geometry-shader dilation) | hw (VK_EXT_conservative_rasterization)")
         ->check(CLI::IsMember({"auto", "gs", "hw"}));
-    cmd->add_option("--triangle-path", o.trianglePath,
-                    "Triangles to fragments: default | raster | split (small triangles by a compute pass, one "
-                    "thread each; large ones raster)")
-        ->check(CLI::IsMember({"default", "raster", "split"}));
-    cmd->add_option("--small-voxels", o.smallVoxels,
-                    "With --triangle-path split: the largest candidate voxel box the compute pass takes")
-        ->check(CLI::Range(1u, voxel::kMaxSmallTriangleVoxels));
-    cmd->add_option("--octree-build", o.octreeBuild,
-                    "Octree build: levels (default: each level's occupancy bitmap from the level below, then "
-                    "pointers allocated level by level) | root (Crassin & Green: per level a flag pass descending "
-                    "from the root, allocate, initialise) | hash (the cells' tiles and their ancestors in a tile "
-                    "hash, then one pass over the tiles). Old words, still accepted: default, cursors, topdown "
-                    "(= levels), bottomup (= hash)")
-        ->transform(octreeBuildValidator());
-    cmd->add_flag("--storage-reads", o.storageReads,
-                  "Read fragments and cells through storage buffers instead of texel buffers (the fallback for "
-                  "devices whose maxTexelBufferElements is too small)");
     cmd->add_option("--frames", o.frames,
                     "Timed frames after the first (which carries the pipeline JIT); per-pass times are their medians "
                     "(default 1)")
@@ -124,7 +108,6 @@ int runVoxelize(const VoxelizeOptions& o) {
     job.outPath = o.out;
     job.statsPath = o.stats;
     job.timedFrames = 1 + o.frames;
-    job.texelReads = !o.storageReads;
     job.solid = o.solid;
     if (o.solid && o.thin)
         return sample::fail(prog, "--solid and --thin do not combine (solid adds to the conservative surface)");
@@ -132,10 +115,6 @@ int runVoxelize(const VoxelizeOptions& o) {
     job.method = o.method == "gs"   ? voxel::ConservativeMethod::GeometryShader
                  : o.method == "hw" ? voxel::ConservativeMethod::Hardware
                                     : voxel::ConservativeMethod::Auto;
-    if (o.trianglePath == "raster") job.trianglePath = voxel::TrianglePath::Raster;
-    if (o.trianglePath == "split") job.trianglePath = voxel::TrianglePath::Split;
-    job.smallTriangleVoxels = o.smallVoxels;
-    job.octreeBuild = octreeBuildFromWord(o.octreeBuild);
     sample::CommonOptions co;
     co.validation = o.validation;
     co.device = o.device;

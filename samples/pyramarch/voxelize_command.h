@@ -5,17 +5,17 @@
 #include <initializer_list>
 #include <string>
 
-#include "pyramarch/voxelizer/voxelizer.h"
+#include "pyramarch/voxelizer/testing.h"
 #include "sample/cli.h"
 
-// The --octree-build words of `voxelize` and `bench`: levels | root | hash
-// name OctreeBuild::OccupancyLevels | RootDescent | TileHash. The words from
+// The --octree-build words of `bench`: levels | root | hash name
+// voxel::testing::OctreeBuild::OccupancyLevels | RootDescent | TileHash. The words from
 // before that rename stay accepted as aliases, normalised by octreeBuildValidator:
 // default -> the create-info's default (levels), cursors and topdown ->
 // levels (the old TopDown ran with fragment cursors unless told otherwise),
 // bottomup -> hash.
-const char* octreeBuildWord(pyramarch::voxel::OctreeBuild build);
-pyramarch::voxel::OctreeBuild octreeBuildFromWord(const std::string& word); // a build word or alias
+const char* octreeBuildWord(pyramarch::voxel::testing::OctreeBuild build);
+pyramarch::voxel::testing::OctreeBuild octreeBuildFromWord(const std::string& word); // a build word or alias
 // The --octree-build transform: accepts a build word, an alias or one of
 // `extra` (bench's both, all) and stores the canonical word.
 CLI::Validator octreeBuildValidator(std::initializer_list<const char*> extra = {});
@@ -28,13 +28,8 @@ struct VoxelizeOptions {
     std::string stats; // JSON
     bool thin = false;
     bool solid = false;
-    std::string method = "auto";          // auto | gs | hw
-    std::string trianglePath = "default"; // default | raster | split
-    uint32_t smallVoxels = pyramarch::voxel::VoxelizerCreateInfo{}.smallTriangleVoxels;
-    // levels | root | hash (aliases normalised by the parser; see octreeBuildWord)
-    std::string octreeBuild = octreeBuildWord(pyramarch::voxel::VoxelizerCreateInfo{}.octreeBuild);
-    uint32_t frames = 1;       // timed frames after the first (JIT); per-pass medians
-    bool storageReads = false; // VoxelizerCreateInfo::texelReads = false
+    std::string method = "auto"; // auto | gs | hw
+    uint32_t frames = 1;         // timed frames after the first (JIT); per-pass medians
     // --remesh: the voxels' smooth surface from the octree on the GPU
     // (iso::SparseVolumeInput::OctreeLeaves), written to .obj or .ply ("-": not written).
     std::string remesh;

@@ -85,8 +85,6 @@ int commandLine(const uint8_t* data, size_t size) {
         FUZZ_CHECK(o.voxelize.method == "auto" || o.voxelize.method == "gs" || o.voxelize.method == "hw",
                    "--method accepted an unknown value");
         // Aliases (bottomup, cursors, ...) are normalised to the build's name by the parser.
-        const std::string& vb = o.voxelize.octreeBuild;
-        FUZZ_CHECK(vb == "levels" || vb == "root" || vb == "hash", "voxelize --octree-build kept an unknown word");
         const std::string& bb = o.bench.octreeBuild;
         FUZZ_CHECK(bb == "levels" || bb == "root" || bb == "hash" || bb == "both" || bb == "all",
                    "bench --octree-build kept an unknown word");

@@ -37,6 +37,7 @@
 #endif
 #if PYRAMARCH_HAVE_VOXELIZER
 #include "pyramarch/voxelizer/shapes.h"
+#include "pyramarch/voxelizer/testing.h"
 #include "pyramarch/voxelizer/voxelizer.h"
 #endif
 
@@ -396,19 +397,21 @@ TEST_F(FrameHeap, UserFields) {
 
 #if PYRAMARCH_HAVE_VOXELIZER
 TEST_F(FrameHeap, Voxelizer) {
+    // The create-info with the testing tier's knobs (every variant).
+    struct Info : voxel::VoxelizerCreateInfo, voxel::testing::Knobs {};
     struct Config {
         const char* name;
-        std::function<void(voxel::VoxelizerCreateInfo&)> apply;
+        std::function<void(Info&)> apply;
     };
     const Config configs[] = {
-        {"default", [](voxel::VoxelizerCreateInfo&) {}},
-        {"tile hash", [](voxel::VoxelizerCreateInfo& i) { i.octreeBuild = voxel::OctreeBuild::TileHash; }},
-        {"root descent", [](voxel::VoxelizerCreateInfo& i) { i.octreeBuild = voxel::OctreeBuild::RootDescent; }},
-        {"atomic merge", [](voxel::VoxelizerCreateInfo& i) { i.leafMerge = voxel::LeafMerge::Atomic; }},
-        {"moving average", [](voxel::VoxelizerCreateInfo& i) { i.colorMerge = voxel::ColorMerge::MovingAverage; }},
-        {"raster only", [](voxel::VoxelizerCreateInfo& i) { i.trianglePath = voxel::TrianglePath::Raster; }},
+        {"default", [](Info&) {}},
+        {"tile hash", [](Info& i) { i.octreeBuild = voxel::testing::OctreeBuild::TileHash; }},
+        {"root descent", [](Info& i) { i.octreeBuild = voxel::testing::OctreeBuild::RootDescent; }},
+        {"atomic merge", [](Info& i) { i.leafMerge = voxel::testing::LeafMerge::Atomic; }},
+        {"moving average", [](Info& i) { i.colorMerge = voxel::testing::ColorMerge::MovingAverage; }},
+        {"raster only", [](Info& i) { i.trianglePath = voxel::testing::TrianglePath::Raster; }},
         {"storage reads, dense grid",
-         [](voxel::VoxelizerCreateInfo& i) {
+         [](Info& i) {
              i.texelReads = false;
              i.denseMaxVoxels = 1u << 20;
          }},
@@ -417,12 +420,12 @@ TEST_F(FrameHeap, Voxelizer) {
         for (uint32_t resolution : {16u, 31u, 64u}) {
             const std::string what = std::string("voxelizer ") + config.name + " R=" + std::to_string(resolution);
             SCOPED_TRACE(what);
-            voxel::VoxelizerCreateInfo info;
+            Info info;
             info.maxTriangles = 4096;
             info.maxResolution = resolution;
             info.framesInFlight = 1;
             config.apply(info);
-            auto voxelizer = voxel::Voxelizer::create(*device_, info);
+            auto voxelizer = voxel::testing::create(*device_, info, info);
             ASSERT_TRUE(voxelizer.ok()) << voxelizer.message();
             const voxel::TriangleMesh mesh = voxel::shapes::torusKnot({0.f, 0.f, 0.f}, 0.7f, 0.2f, 2, 3, 96, 8);
             voxel::VoxelGrid grid;

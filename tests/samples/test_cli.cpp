@@ -421,12 +421,14 @@ TEST(ToolCliParse, MeshSmoothing) {
     }
 }
 
-TEST(ToolCliParse, VoxelizeOctreeBuild) {
-    sample::ToolOptions d;
-    ASSERT_EQ(parseTool({"voxelize", "--shape", "knot"}, d), -1);
-    EXPECT_EQ(d.command, "voxelize");
-    EXPECT_EQ(d.voxelize.octreeBuild, "levels"); // VoxelizerCreateInfo's
-    EXPECT_EQ(octreeBuildFromWord(d.voxelize.octreeBuild), pyramarch::voxel::VoxelizerCreateInfo{}.octreeBuild);
+TEST(ToolCliParse, BenchOctreeBuild) {
+    // The octree builds are measurement variants (pyramarch/voxelizer/testing.h):
+    // bench selects them, voxelize runs the default.
+    for (const char* option : {"--octree-build", "--triangle-path", "--small-voxels", "--storage-reads"}) {
+        sample::ToolOptions bad;
+        EXPECT_NE(parseTool({"voxelize", "--shape", "knot", option, "1"}, bad), -1) << option;
+    }
+    EXPECT_EQ(octreeBuildFromWord("default"), pyramarch::voxel::testing::Knobs{}.octreeBuild);
     // The three builds, and the words from before the rename as aliases,
     // normalised by the parser.
     const std::pair<const char*, const char*> words[] = {
@@ -434,31 +436,25 @@ TEST(ToolCliParse, VoxelizeOctreeBuild) {
         {"cursors", "levels"}, {"topdown", "levels"}, {"bottomup", "hash"},
     };
     for (const auto& [word, build] : words) {
-        sample::ToolOptions o;
-        ASSERT_EQ(parseTool({"voxelize", "--shape", "knot", "--octree-build", word}, o), -1) << word;
-        EXPECT_EQ(o.voxelize.octreeBuild, build) << word;
         sample::ToolOptions b;
         ASSERT_EQ(parseTool({"bench", "--octree-build", word}, b), -1) << word;
         EXPECT_EQ(b.bench.octreeBuild, build) << word;
     }
-    EXPECT_EQ(octreeBuildFromWord("levels"), pyramarch::voxel::OctreeBuild::OccupancyLevels);
-    EXPECT_EQ(octreeBuildFromWord("root"), pyramarch::voxel::OctreeBuild::RootDescent);
-    EXPECT_EQ(octreeBuildFromWord("hash"), pyramarch::voxel::OctreeBuild::TileHash);
-    EXPECT_EQ(octreeBuildFromWord("bottomup"), pyramarch::voxel::OctreeBuild::TileHash);
-    // bench also runs several builds; voxelize runs one.
+    EXPECT_EQ(octreeBuildFromWord("levels"), pyramarch::voxel::testing::OctreeBuild::OccupancyLevels);
+    EXPECT_EQ(octreeBuildFromWord("root"), pyramarch::voxel::testing::OctreeBuild::RootDescent);
+    EXPECT_EQ(octreeBuildFromWord("hash"), pyramarch::voxel::testing::OctreeBuild::TileHash);
+    EXPECT_EQ(octreeBuildFromWord("bottomup"), pyramarch::voxel::testing::OctreeBuild::TileHash);
+    // bench also runs several builds.
     for (const char* several : {"both", "all"}) {
         sample::ToolOptions b;
         ASSERT_EQ(parseTool({"bench", "--octree-build", several}, b), -1) << several;
         EXPECT_EQ(b.bench.octreeBuild, several);
-        sample::ToolOptions bad;
-        EXPECT_NE(parseTool({"voxelize", "--shape", "knot", "--octree-build", several}, bad), -1) << several;
     }
     sample::ToolOptions d2;
     ASSERT_EQ(parseTool({"bench"}, d2), -1);
     EXPECT_EQ(d2.bench.octreeBuild, "levels");
     for (const char* word : {"sideways", "TileHash", ""}) {
         sample::ToolOptions bad;
-        EXPECT_NE(parseTool({"voxelize", "--shape", "knot", "--octree-build", word}, bad), -1) << word;
         EXPECT_NE(parseTool({"bench", "--octree-build", word}, bad), -1) << word;
     }
 }

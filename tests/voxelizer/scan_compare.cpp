@@ -12,6 +12,7 @@
 
 #include "pyramarch/engine/device.h"
 #include "pyramarch/engine/transfer.h"
+#include "pyramarch/voxelizer/testing.h"
 #include "pyramarch/voxelizer/voxelizer.h"
 #include "sample/mesh_files.h"
 #include "voxel_reference.h"
@@ -50,9 +51,10 @@ int main(int argc, char** argv) {
     ci.fragmentCapacity = 1u << 23;
     ci.tileCapacity = 1u << 20;
     ci.method = ConservativeMethod::GeometryShader;
-    ci.trianglePath = pathWord == "raster" ? TrianglePath::Raster : TrianglePath::Split;
     ci.solid = solid;
-    auto vox = Voxelizer::create(**device, ci);
+    testing::Knobs knobs;
+    knobs.trianglePath = pathWord == "raster" ? testing::TrianglePath::Raster : testing::TrianglePath::Split;
+    auto vox = testing::create(**device, ci, knobs);
     if (!vox) {
         std::fprintf(stderr, "%s\n", vox.message().c_str());
         return 1;

@@ -18,6 +18,7 @@
 #include "pyramarch/engine/transfer.h"
 #include "pyramarch/voxelizer/field.h"
 #include "pyramarch/voxelizer/shapes.h"
+#include "pyramarch/voxelizer/testing.h"
 #include "pyramarch/voxelizer/voxelizer.h"
 #include "support/device_policy.h"
 #include "support/gpu_test.h"
@@ -25,6 +26,24 @@
 
 using namespace pyramarch;
 using namespace pyramarch::voxel;
+using voxel::testing::ColorMerge;
+using voxel::testing::kMaxSmallTriangleVoxels;
+using voxel::testing::LeafMerge;
+using voxel::testing::maxTileCapacity;
+using voxel::testing::OctreeBuild;
+using voxel::testing::TrianglePath;
+
+// The create-info with the testing tier's knobs, so each test reaches every
+// variant (pyramarch/voxelizer/testing.h).
+struct VoxInfo : VoxelizerCreateInfo, voxel::testing::Knobs {};
+
+Result<std::unique_ptr<Voxelizer>> createVoxelizer(Device& device, const VoxInfo& info) {
+    return voxel::testing::create(device, info, info);
+}
+
+bool texelReadsFit(const VoxInfo& info, uint64_t maxTexelBufferElements) {
+    return voxel::testing::texelReadsFit(info, info, maxTexelBufferElements);
+}
 
 namespace {
 
@@ -42,9 +61,8 @@ uint32_t fragKey(const VoxelFragment& f) { return ref::key(f.x, f.y, f.z); }
 // tests then set what they compare.
 // The tests' voxelizer: the geometry-shader path (every device has it), as
 // many vertices as triangles.
-VoxelizerCreateInfo createInfo(uint32_t maxResolution, uint32_t maxTriangles, uint32_t fragmentCapacity,
-                               uint32_t tileCapacity) {
-    VoxelizerCreateInfo ci;
+VoxInfo createInfo(uint32_t maxResolution, uint32_t maxTriangles, uint32_t fragmentCapacity, uint32_t tileCapacity) {
+    VoxInfo ci;
     ci.maxResolution = maxResolution;
     ci.maxVertices = maxTriangles;
     ci.maxTriangles = maxTriangles;
@@ -54,7 +72,7 @@ VoxelizerCreateInfo createInfo(uint32_t maxResolution, uint32_t maxTriangles, ui
     return ci;
 }
 
-VoxelizerCreateInfo depth7Info(uint32_t maxTriangles, uint32_t fragmentCapacity, uint32_t tileCapacity) {
+VoxInfo depth7Info(uint32_t maxTriangles, uint32_t fragmentCapacity, uint32_t tileCapacity) {
     return createInfo(128, maxTriangles, fragmentCapacity, tileCapacity);
 }
 
@@ -70,8 +88,8 @@ protected:
     Voxelizer& shared() {
         std::unique_ptr<Voxelizer>& v = sharedVoxelizer();
         if (!v) {
-            VoxelizerCreateInfo ci = depth7Info(1 << 16, 1 << 20, 1 << 16);
-            auto r = Voxelizer::create(device(), ci);
+            VoxInfo ci = depth7Info(1 << 16, 1 << 20, 1 << 16);
+            auto r = createVoxelizer(device(), ci);
             EXPECT_TRUE(r.ok()) << r.message();
             if (r.ok()) v = std::move(r).value();
         }
@@ -260,8 +278,8 @@ TriangleMesh fullPlanes1024(std::initializer_list<float> heights) {
 }
 
 // A voxelizer for fullPlanes1024 meshes: R = 1024, geometry-shader dilation.
-VoxelizerCreateInfo planesInfo(uint32_t fragmentCapacity, uint32_t tileCapacity, OctreeBuild build) {
-    VoxelizerCreateInfo ci = createInfo(1024, 64, fragmentCapacity, tileCapacity);
+VoxInfo planesInfo(uint32_t fragmentCapacity, uint32_t tileCapacity, OctreeBuild build) {
+    VoxInfo ci = createInfo(1024, 64, fragmentCapacity, tileCapacity);
     ci.octreeBuild = build;
     return ci;
 }
@@ -429,8 +447,8 @@ TEST_F(VoxelizerTest, FragmentListOverflowIsReportedAndBounded) {
     const VoxelGrid g = gridOf(m, 32);
     auto full = run(device(), shared(), m, g);
     ASSERT_TRUE(full.ok());
-    VoxelizerCreateInfo ci = createInfo(32, 4096, 1000, 4096);
-    auto small = Voxelizer::create(device(), ci);
+    VoxInfo ci = createInfo(32, 4096, 1000, 4096);
+    auto small = createVoxelizer(device(), ci);
     ASSERT_TRUE(small.ok()) << small.message();
     auto f = run(device(), **small, m, g);
     ASSERT_TRUE(f.ok()) << f.message();
@@ -457,9 +475,9 @@ TEST_F(VoxelizerTest, NodePoolOverflowKeepsTheTreeValid) {
         for (uint32_t capacity : {needed - 1, 5u}) {
             SCOPED_TRACE(capacity);
             SCOPED_TRACE(build == OctreeBuild::TileHash ? "tile hash" : "occupancy levels");
-            VoxelizerCreateInfo ci = depth7Info(4096, 1 << 16, capacity); // same depth as the shared voxelizer
+            VoxInfo ci = depth7Info(4096, 1 << 16, capacity); // same depth as the shared voxelizer
             ci.octreeBuild = build;
-            auto small = Voxelizer::create(device(), ci);
+            auto small = createVoxelizer(device(), ci);
             ASSERT_TRUE(small.ok()) << small.message();
             auto f = run(device(), **small, m, g);
             ASSERT_TRUE(f.ok()) << f.message();
@@ -499,9 +517,9 @@ TEST_F(VoxelizerTest, TileHashOverflowIsALowerBoundAndKeepsTheTreeValid) {
     const uint32_t needed = full->stats.tilesNeeded;
     ASSERT_GT(needed, 4096u);
     EXPECT_FALSE(full->stats.tilesNeededIsLowerBound);
-    VoxelizerCreateInfo ci = depth7Info(4096, 1 << 18, 5);
+    VoxInfo ci = depth7Info(4096, 1 << 18, 5);
     ci.octreeBuild = OctreeBuild::TileHash;
-    auto small = Voxelizer::create(device(), ci);
+    auto small = createVoxelizer(device(), ci);
     ASSERT_TRUE(small.ok()) << small.message();
     auto f = run(device(), **small, m, g);
     ASSERT_TRUE(f.ok()) << f.message();
@@ -552,20 +570,20 @@ TEST_F(VoxelizerTest, BadInput) {
     EXPECT_NE(s.message().find("vertex 3"), std::string::npos) << s.message();
     EXPECT_EQ(v.grid().dims[0], 16u);
     // Resolution 0 / over the limit.
-    VoxelizerCreateInfo ci;
+    VoxInfo ci;
     ci.maxResolution = 0;
-    EXPECT_FALSE(Voxelizer::create(device(), ci).ok());
+    EXPECT_FALSE(createVoxelizer(device(), ci).ok());
     ci.maxResolution = 2048;
-    EXPECT_FALSE(Voxelizer::create(device(), ci).ok());
+    EXPECT_FALSE(createVoxelizer(device(), ci).ok());
     auto big = gridFromBox({0, 0, 0}, {1, 1, 1}, 256, 8, 8);
     ASSERT_TRUE(big.ok());
     Status over = v.setMesh(m, *big);
     ASSERT_FALSE(over.ok());
     EXPECT_NE(over.message().find("maxResolution"), std::string::npos);
     // Capacities over the device's storage range.
-    VoxelizerCreateInfo huge;
+    VoxInfo huge;
     huge.fragmentCapacity = 0xffffffffu;
-    auto h = Voxelizer::create(device(), huge);
+    auto h = createVoxelizer(device(), huge);
     ASSERT_FALSE(h.ok());
     EXPECT_NE(h.message().find("fragmentCapacity"), std::string::npos);
 }
@@ -573,7 +591,7 @@ TEST_F(VoxelizerTest, BadInput) {
 TEST_F(VoxelizerTest, DynamicMeshReusesEverythingAndHostGraph) {
     // A host graph with the voxelizer's passes, executed over several frames
     // with a moving mesh; the stats ring reports without waiting.
-    VoxelizerCreateInfo ci;
+    VoxInfo ci;
     ci.maxResolution = 32;
     ci.maxVertices = 4096;
     ci.maxTriangles = 4096;
@@ -581,7 +599,7 @@ TEST_F(VoxelizerTest, DynamicMeshReusesEverythingAndHostGraph) {
     ci.tileCapacity = 4096;
     ci.denseMaxVoxels = 32 * 32 * 32;
     ci.method = ConservativeMethod::GeometryShader;
-    auto vr = Voxelizer::create(device(), ci);
+    auto vr = createVoxelizer(device(), ci);
     ASSERT_TRUE(vr.ok()) << vr.message();
     Voxelizer& v = **vr;
     RenderGraph graph(&device());
@@ -659,20 +677,20 @@ TEST_F(VoxelizerTest, DynamicMeshReusesEverythingAndHostGraph) {
 }
 
 TEST_F(VoxelizerTest, HardwareConservativeWhenAvailable) {
-    VoxelizerCreateInfo ci;
+    VoxInfo ci;
     ci.maxResolution = 64;
     ci.maxVertices = 4096;
     ci.maxTriangles = 4096;
     ci.fragmentCapacity = 1 << 18;
     ci.tileCapacity = 1 << 14;
     ci.method = ConservativeMethod::Hardware;
-    auto v = Voxelizer::create(device(), ci);
+    auto v = createVoxelizer(device(), ci);
     if (!device().limits().conservativeRasterization) {
         // Lavapipe: no VK_EXT_conservative_rasterization; the error says so.
         ASSERT_FALSE(v.ok());
         EXPECT_NE(v.message().find("VK_EXT_conservative_rasterization"), std::string::npos) << v.message();
         ci.method = ConservativeMethod::Auto;
-        auto a = Voxelizer::create(device(), ci);
+        auto a = createVoxelizer(device(), ci);
         ASSERT_TRUE(a.ok()) << a.message();
         EXPECT_FALSE((*a)->usesHardwareConservative());
         return;
@@ -692,10 +710,10 @@ TEST_F(VoxelizerTest, ExactFallbackFollowsShaderFloat64) {
     // shaderFloat64 (raster_spirv_test checks that only they declare Float64).
     for (bool want : {true, false})
         for (TrianglePath path : {TrianglePath::Raster, TrianglePath::Split}) {
-            VoxelizerCreateInfo ci = depth7Info(256, 1 << 12, 1 << 10);
+            VoxInfo ci = depth7Info(256, 1 << 12, 1 << 10);
             ci.exactFallback = want;
             ci.trianglePath = path;
-            auto v = Voxelizer::create(device(), ci);
+            auto v = createVoxelizer(device(), ci);
             ASSERT_TRUE(v.ok()) << v.message();
             EXPECT_EQ((*v)->usesExactFallback(), want && device().limits().shaderFloat64);
         }
@@ -710,9 +728,9 @@ TEST_F(VoxelizerTest, NearBoundarySphereIsConservative) {
     const VoxelGrid g = gridOf(m, 64);
     for (TrianglePath path : {TrianglePath::Raster, TrianglePath::Split}) {
         SCOPED_TRACE(path == TrianglePath::Raster ? "raster" : "split");
-        VoxelizerCreateInfo ci = depth7Info(1 << 14, 1 << 18, 1 << 14);
+        VoxInfo ci = depth7Info(1 << 14, 1 << 18, 1 << 14);
         ci.trianglePath = path;
-        auto v = Voxelizer::create(device(), ci);
+        auto v = createVoxelizer(device(), ci);
         ASSERT_TRUE(v.ok()) << v.message();
         ASSERT_TRUE((*v)->usesExactFallback());
         auto f = run(device(), **v, m, g);
@@ -731,8 +749,8 @@ TEST_F(VoxelizerTest, BenchKnotAt512IsConservative) {
     if (!device().limits().shaderFloat64) GTEST_SKIP() << "no shaderFloat64: the float test alone decides";
     const TriangleMesh m = shapes::byName("knot");
     const VoxelGrid g = gridOf(m, 512);
-    VoxelizerCreateInfo ci = createInfo(512, 1 << 15, 1 << 21, 1 << 19);
-    auto v = Voxelizer::create(device(), ci);
+    VoxInfo ci = createInfo(512, 1 << 15, 1 << 21, 1 << 19);
+    auto v = createVoxelizer(device(), ci);
     ASSERT_TRUE(v.ok()) << v.message();
     auto f = run(device(), **v, m, g);
     ASSERT_TRUE(f.ok()) << f.message();
@@ -744,8 +762,8 @@ TEST_F(VoxelizerTest, BenchKnotAt512IsConservative) {
 TEST_F(VoxelizerTest, Resolution1024UsesTheFullDepth) {
     // Depth 10: a torus in the far corner of a 1024^3 grid, so every
     // coordinate bit is exercised.
-    VoxelizerCreateInfo ci = createInfo(1024, 4096, 1 << 18, 1 << 15);
-    auto v = Voxelizer::create(device(), ci);
+    VoxInfo ci = createInfo(1024, 4096, 1 << 18, 1 << 15);
+    auto v = createVoxelizer(device(), ci);
     ASSERT_TRUE(v.ok()) << v.message();
     EXPECT_EQ((*v)->octreeDepth(), 10u);
     auto g = gridFromBox({0, 0, 0}, {1024, 1024, 1024}, 1024, 1024, 1024);
@@ -770,8 +788,8 @@ TEST_F(VoxelizerTest, LaunchesOver65535GroupsFold) {
     // OccupancyLevels: the pool runs out at the leaves while every coarser
     // level is complete. (TileHash enters leaf tiles first, so a pool this
     // far too small truncates it higher up; its fold is tested below.)
-    const VoxelizerCreateInfo ci = planesInfo(1u << 23, 1u << 16, OctreeBuild::OccupancyLevels);
-    auto v = Voxelizer::create(device(), ci);
+    const VoxInfo ci = planesInfo(1u << 23, 1u << 16, OctreeBuild::OccupancyLevels);
+    auto v = createVoxelizer(device(), ci);
     ASSERT_TRUE(v.ok()) << v.message();
     auto g = gridFromBox({0, 0, 0}, {1024, 1024, 1024}, 1024, 1024, 1024);
     ASSERT_TRUE(g.ok());
@@ -802,8 +820,8 @@ TEST_F(VoxelizerTest, TileHashLaunchesOver65535GroupsFold) {
     // fragments: five coincident 1024 x 1024 planes in one slice, so every
     // leaf holds 5 fragments (10 on the diagonal both triangles of a plane
     // touch) and the pool holds the whole tree.
-    const VoxelizerCreateInfo ci = planesInfo(1u << 23, 1u << 19, OctreeBuild::TileHash);
-    auto v = Voxelizer::create(device(), ci);
+    const VoxInfo ci = planesInfo(1u << 23, 1u << 19, OctreeBuild::TileHash);
+    auto v = createVoxelizer(device(), ci);
     ASSERT_TRUE(v.ok()) << v.message();
     auto g = gridFromBox({0, 0, 0}, {1024, 1024, 1024}, 1024, 1024, 1024);
     ASSERT_TRUE(g.ok());
@@ -836,9 +854,9 @@ TEST_F(VoxelizerTest, RootDescentBuildsTheSameTree) {
     // Crassin & Green 2012's traversal from the root (docs/algorithms.md)
     // every level (OctreeBuild::RootDescent), against the default
     // OccupancyLevels: the same octree.
-    VoxelizerCreateInfo ci = depth7Info(1 << 14, 1 << 19, 1 << 15);
+    VoxInfo ci = depth7Info(1 << 14, 1 << 19, 1 << 15);
     ci.octreeBuild = OctreeBuild::RootDescent;
-    auto root = Voxelizer::create(device(), ci);
+    auto root = createVoxelizer(device(), ci);
     ASSERT_TRUE(root.ok()) << root.message();
     TriangleMesh m = shapes::torusKnot({0, 0, 0}, 1.0f, 0.2f, 2, 3, 128, 12);
     shapes::colorUniform(m, packRGBA8(10, 20, 30));
@@ -873,9 +891,9 @@ TEST_F(VoxelizerTest, TreeBuildRunsOverTheLeavesParentsOnce) {
         SCOPED_TRACE(std::to_string(c.res) + (c.build == OctreeBuild::TileHash      ? " tile hash"
                                               : c.build == OctreeBuild::RootDescent ? " root descent"
                                                                                     : " occupancy levels"));
-        VoxelizerCreateInfo ci = createInfo(c.res, 1 << 14, 1 << 19, 1 << 15);
+        VoxInfo ci = createInfo(c.res, 1 << 14, 1 << 19, 1 << 15);
         ci.octreeBuild = c.build;
-        auto v = Voxelizer::create(device(), ci);
+        auto v = createVoxelizer(device(), ci);
         ASSERT_TRUE(v.ok()) << v.message();
         TriangleMesh m;
         VoxelGrid g;
@@ -906,10 +924,10 @@ TEST_F(VoxelizerTest, SubgroupAppendGivesTheSameFragments) {
     // One atomic per subgroup instead of per fragment in the raster pass
     // (where the device supports it): the same (voxel, triangle) pairs,
     // between the open and closed references, and the same leaves.
-    VoxelizerCreateInfo ci = depth7Info(1 << 14, 1 << 19, 1 << 15);
+    VoxInfo ci = depth7Info(1 << 14, 1 << 19, 1 << 15);
     ci.subgroupAppend = true;
     ci.trianglePath = TrianglePath::Raster; // the append is the raster's
-    auto v = Voxelizer::create(device(), ci);
+    auto v = createVoxelizer(device(), ci);
     ASSERT_TRUE(v.ok()) << v.message();
     TriangleMesh m = shapes::torusKnot({0, 0, 0}, 1.0f, 0.2f, 2, 3, 128, 12);
     shapes::colorByPosition(m);
@@ -955,12 +973,12 @@ TEST_F(VoxelizerTest, TileHashBuildMatchesOccupancyLevelsBitForBit) {
     // normal sums), the same per-level node counts and needed sizes, and the
     // same values at every interior node, compared by coordinates (tile
     // indices are allocation order and not part of the contract).
-    VoxelizerCreateInfo ci = depth7Info(1 << 14, 1 << 19, 1 << 15);
+    VoxInfo ci = depth7Info(1 << 14, 1 << 19, 1 << 15);
     ci.octreeBuild = OctreeBuild::OccupancyLevels;
-    auto levels = Voxelizer::create(device(), ci);
+    auto levels = createVoxelizer(device(), ci);
     ASSERT_TRUE(levels.ok()) << levels.message();
     ci.octreeBuild = OctreeBuild::TileHash;
-    auto hash = Voxelizer::create(device(), ci);
+    auto hash = createVoxelizer(device(), ci);
     ASSERT_TRUE(hash.ok()) << hash.message();
     TriangleMesh m = shapes::torusKnot({0, 0, 0}, 1.0f, 0.2f, 2, 3, 128, 12);
     shapes::colorByPosition(m);
@@ -1082,12 +1100,12 @@ TEST_F(VoxelizerTest, PerCellLeafMergeMatchesAtomicBitForBit) {
     // ~130k before the limit existed), so the frame merges per fragment.
     if (!gpuAv) {
         SCOPED_TRACE("one cell, 100k triangles");
-        VoxelizerCreateInfo ci = depth7Info(1 << 17, 1 << 21, 1 << 10);
+        VoxInfo ci = depth7Info(1 << 17, 1 << 21, 1 << 10);
         ci.maxResolution = 2;
         const TriangleMesh dense = shapes::denseKnot({0, 0, 0}, 0.7f, 100000);
         for (LeafMerge merge : {LeafMerge::PerCell, LeafMerge::Atomic}) {
             ci.leafMerge = merge;
-            auto v = Voxelizer::create(device(), ci);
+            auto v = createVoxelizer(device(), ci);
             ASSERT_TRUE(v.ok()) << v.message();
             auto f = run(device(), **v, dense, gridOf(dense, 2));
             ASSERT_TRUE(f.ok()) << f.message();
@@ -1107,14 +1125,14 @@ TEST_F(VoxelizerTest, PerCellLeafMergeMatchesAtomicBitForBit) {
         SCOPED_TRACE(c.name);
         // tiles 0: the complete tree's tiles less 100, so only leaf tiles miss.
         const uint32_t tiles = c.tiles != 0 ? c.tiles : fullTiles - 100;
-        VoxelizerCreateInfo ci = depth7Info(1 << 14, c.fragments, tiles);
+        VoxInfo ci = depth7Info(1 << 14, c.fragments, tiles);
         if (c.resolution <= 2) ci.maxResolution = 2;
         ci.octreeBuild = c.build;
         ci.leafMerge = LeafMerge::PerCell;
-        auto perCell = Voxelizer::create(device(), ci);
+        auto perCell = createVoxelizer(device(), ci);
         ASSERT_TRUE(perCell.ok()) << perCell.message();
         ci.leafMerge = LeafMerge::Atomic;
-        auto atomic = Voxelizer::create(device(), ci);
+        auto atomic = createVoxelizer(device(), ci);
         ASSERT_TRUE(atomic.ok()) << atomic.message();
         const VoxelGrid g = gridOf(m, c.resolution);
         const bool complete = c.tiles >= (1u << 15) && c.fragments >= (1u << 19);
@@ -1180,19 +1198,19 @@ TEST_F(VoxelizerTest, TexelReadsMatchStorageReadsBitForBit) {
     for (const Case& c : cases) {
         if (gpuAv && !c.underGpuAv) continue;
         SCOPED_TRACE(c.name);
-        VoxelizerCreateInfo ci = depth7Info(1 << 14, c.fragments, c.tiles);
+        VoxInfo ci = depth7Info(1 << 14, c.fragments, c.tiles);
         if (c.resolution <= 2) ci.maxResolution = 2;
         ci.octreeBuild = c.build;
         ci.leafMerge = c.merge;
         ASSERT_TRUE(texelReadsFit(ci, device().limits().maxTexelBufferElements))
             << "the case needs a device whose texel limit covers its buffers";
-        auto texel = Voxelizer::create(device(), ci);
+        auto texel = createVoxelizer(device(), ci);
         ASSERT_TRUE(texel.ok()) << texel.message();
-        EXPECT_TRUE((*texel)->usesTexelReads());
+        EXPECT_TRUE(voxel::testing::usesTexelReads(**texel));
         ci.texelReads = false;
-        auto storage = Voxelizer::create(device(), ci);
+        auto storage = createVoxelizer(device(), ci);
         ASSERT_TRUE(storage.ok()) << storage.message();
-        EXPECT_FALSE((*storage)->usesTexelReads());
+        EXPECT_FALSE(voxel::testing::usesTexelReads(**storage));
         const VoxelGrid g = gridOf(m, c.resolution);
         const bool complete = c.tiles >= (1u << 15) && c.fragments >= (1u << 19);
         for (VoxelMode mode : {VoxelMode::Conservative, VoxelMode::Thin}) {
@@ -1228,7 +1246,7 @@ TEST(VoxelizerPlan, TexelReadsFitTheDeviceLimit) {
     // Views: fragments (1 RGBA32UI texel each), the leaf sort (2 RG32UI per
     // fragment of capacity), the cursors (1 R32UI each) and the cells buffer
     // (bitmap, its list indices, the cell list, the level bitmaps; R32UI).
-    VoxelizerCreateInfo ci;
+    VoxInfo ci;
     ci.maxResolution = 16; // depth 4: a cell bitmap of 16 words
     ci.fragmentCapacity = 30000;
     EXPECT_TRUE(texelReadsFit(ci, 65536)); // Vulkan's minimum limit
@@ -1264,7 +1282,7 @@ TEST_F(VoxelizerTest, DenseGridAsASolidField) {
     // The bridge to the isosurface module: dense grid -> solid occupancy at
     // voxel centres. A closed sphere becomes a ball: every voxel whose centre
     // is inside the sphere is 1, every voxel clearly outside is 0.
-    VoxelizerCreateInfo ci;
+    VoxInfo ci;
     ci.maxResolution = 32;
     ci.maxVertices = 4096;
     ci.maxTriangles = 4096;
@@ -1272,7 +1290,7 @@ TEST_F(VoxelizerTest, DenseGridAsASolidField) {
     ci.tileCapacity = 4096;
     ci.denseMaxVoxels = 32 * 32 * 32;
     ci.method = ConservativeMethod::GeometryShader;
-    auto v = Voxelizer::create(device(), ci);
+    auto v = createVoxelizer(device(), ci);
     ASSERT_TRUE(v.ok()) << v.message();
     const TriangleMesh m = shapes::sphere({0, 0, 0}, 1.0f, 32, 16);
     auto g = gridFromBox({-1.25f, -1.25f, -1.25f}, {1.25f, 1.25f, 1.25f}, 32, 32, 32);
@@ -1304,9 +1322,9 @@ TEST_F(VoxelizerTest, MovingAverageColourMergeOfCrassinGreen) {
     // ColorMerge::MovingAverage is Crassin & Green 2012's compare-and-swap RGBA8 running
     // average: exact for a uniform colour, within (n+1)/4 per channel of the
     // exact mean for n mixed fragments, and the tree above it is built as usual.
-    VoxelizerCreateInfo ci = createInfo(64, 1 << 14, 1 << 18, 1 << 15);
+    VoxInfo ci = createInfo(64, 1 << 14, 1 << 18, 1 << 15);
     ci.colorMerge = ColorMerge::MovingAverage;
-    auto vox = Voxelizer::create(device(), ci);
+    auto vox = createVoxelizer(device(), ci);
     ASSERT_TRUE(vox.ok()) << vox.message();
 
     TriangleMesh uniform = shapes::torus({0, 0, 0}, 1.0f, 0.4f, 48, 16);
@@ -1360,7 +1378,7 @@ TEST_F(VoxelizerTest, NodeArraysSetTheTileLimit) {
 
     const uint64_t range = device().limits().maxStorageBufferRange;
     const uint32_t most = maxTileCapacity(range);
-    VoxelizerCreateInfo ci;
+    VoxInfo ci;
     ci.maxResolution = 16;
     ci.maxVertices = 16;
     ci.maxTriangles = 16;
@@ -1368,7 +1386,7 @@ TEST_F(VoxelizerTest, NodeArraysSetTheTileLimit) {
     ci.method = ConservativeMethod::GeometryShader;
     if (most < UINT32_MAX) {
         ci.tileCapacity = most + 1;
-        auto over = Voxelizer::create(device(), ci);
+        auto over = createVoxelizer(device(), ci);
         ASSERT_FALSE(over.ok());
         EXPECT_EQ(over.status().code(), ErrorCode::DeviceLimit);
         EXPECT_NE(over.message().find("at most " + std::to_string(most) + " tiles"), std::string::npos)
@@ -1376,7 +1394,7 @@ TEST_F(VoxelizerTest, NodeArraysSetTheTileLimit) {
     }
     // Every node array is tileCapacity x 8 x 4 bytes.
     ci.tileCapacity = 1000;
-    auto v = Voxelizer::create(device(), ci);
+    auto v = createVoxelizer(device(), ci);
     ASSERT_TRUE(v.ok()) << v.message();
     uint32_t arrays = 0;
     for (const auto& item : (*v)->memoryReport()) {
@@ -1403,9 +1421,9 @@ TEST_F(VoxelizerTest, PoolAboveTheFormerTileLimit) {
     const TriangleMesh m = fullPlanes1024({100.4f, 900.4f});
     std::vector<LeafVoxel> leaves[2];
     for (int b = 0; b < 2; ++b) {
-        const VoxelizerCreateInfo ci =
+        const VoxInfo ci =
             planesInfo(1u << 22, tilesNeeded, b == 0 ? OctreeBuild::OccupancyLevels : OctreeBuild::TileHash);
-        auto v = Voxelizer::create(device(), ci);
+        auto v = createVoxelizer(device(), ci);
         ASSERT_TRUE(v.ok()) << v.message();
         auto stats = voxelizeOnce(device(), **v, m, *g);
         ASSERT_TRUE(stats.ok()) << stats.message();
@@ -1531,10 +1549,10 @@ protected:
     Voxelizer& withSplit(uint32_t threshold) {
         std::unique_ptr<Voxelizer>& v = pathVoxelizers()[threshold == 0 ? 2 : threshold == kSplitVoxels ? 0 : 1];
         if (!v) {
-            VoxelizerCreateInfo ci = depth7Info(1 << 16, 1 << 20, 1 << 16);
+            VoxInfo ci = depth7Info(1 << 16, 1 << 20, 1 << 16);
             ci.trianglePath = threshold == 0 ? TrianglePath::Raster : TrianglePath::Split;
             if (threshold != 0) ci.smallTriangleVoxels = threshold;
-            auto r = Voxelizer::create(device(), ci);
+            auto r = createVoxelizer(device(), ci);
             EXPECT_TRUE(r.ok()) << r.message();
             if (r.ok()) v = std::move(r).value();
         }
@@ -1660,9 +1678,9 @@ TEST_F(VoxelizerTest, ComputePathOverflowIsReportedAndBounded) {
     // thresholds outside 1..kMaxSmallTriangleVoxels are refused.
     const TriangleMesh m = shapes::sphere({0, 0, 0}, 1.0f, 24, 12);
     const VoxelGrid g = gridOf(m, 32);
-    VoxelizerCreateInfo rci = createInfo(32, 4096, 1 << 16, 4096);
+    VoxInfo rci = createInfo(32, 4096, 1 << 16, 4096);
     rci.trianglePath = TrianglePath::Raster;
-    auto raster = Voxelizer::create(device(), rci);
+    auto raster = createVoxelizer(device(), rci);
     ASSERT_TRUE(raster.ok()) << raster.message();
     auto full = run(device(), **raster, m, g);
     ASSERT_TRUE(full.ok()) << full.message();
@@ -1671,10 +1689,10 @@ TEST_F(VoxelizerTest, ComputePathOverflowIsReportedAndBounded) {
     EXPECT_LT(computeTakes(m, g, 18), m.triangleCount());
     for (uint32_t threshold : {18u, kMaxSmallTriangleVoxels}) {
         SCOPED_TRACE("split at " + std::to_string(threshold));
-        VoxelizerCreateInfo ci = createInfo(32, 4096, 1000, 4096);
+        VoxInfo ci = createInfo(32, 4096, 1000, 4096);
         ci.trianglePath = TrianglePath::Split;
         ci.smallTriangleVoxels = threshold;
-        auto small = Voxelizer::create(device(), ci);
+        auto small = createVoxelizer(device(), ci);
         ASSERT_TRUE(small.ok()) << small.message();
         auto f = run(device(), **small, m, g);
         ASSERT_TRUE(f.ok()) << f.message();
@@ -1686,7 +1704,7 @@ TEST_F(VoxelizerTest, ComputePathOverflowIsReportedAndBounded) {
         expectOctreeMatches(*f);
         // With room for all: the raster's records exactly.
         ci.fragmentCapacity = 1 << 16;
-        auto big = Voxelizer::create(device(), ci);
+        auto big = createVoxelizer(device(), ci);
         ASSERT_TRUE(big.ok()) << big.message();
         auto b = run(device(), **big, m, g);
         ASSERT_TRUE(b.ok()) << b.message();
@@ -1694,13 +1712,13 @@ TEST_F(VoxelizerTest, ComputePathOverflowIsReportedAndBounded) {
         EXPECT_TRUE(records(*b) == records(*full));
         expectOctreeMatches(*b);
     }
-    VoxelizerCreateInfo bad;
+    VoxInfo bad;
     bad.maxResolution = 32;
     bad.trianglePath = TrianglePath::Split;
     bad.smallTriangleVoxels = 0;
-    EXPECT_FALSE(Voxelizer::create(device(), bad).ok());
+    EXPECT_FALSE(createVoxelizer(device(), bad).ok());
     bad.smallTriangleVoxels = kMaxSmallTriangleVoxels + 1;
-    EXPECT_FALSE(Voxelizer::create(device(), bad).ok());
+    EXPECT_FALSE(createVoxelizer(device(), bad).ok());
 }
 
 } // namespace
@@ -1814,18 +1832,18 @@ void expectSolid(Device& dev, Voxelizer& v, const TriangleMesh& m, const VoxelGr
 } // namespace
 
 TEST_F(VoxelizerTest, SolidMatchesTheParityReference) {
-    VoxelizerCreateInfo ci = createInfo(64, 1 << 14, 1 << 20, 1 << 17);
+    VoxInfo ci = createInfo(64, 1 << 14, 1 << 20, 1 << 17);
     ci.solid = true;
     ci.denseMaxVoxels = 64 * 64 * 64;
     if (!device().limits().shaderFloat64) {
-        auto r = Voxelizer::create(device(), ci);
+        auto r = createVoxelizer(device(), ci);
         ASSERT_FALSE(r.ok());
         EXPECT_EQ(r.status().code(), ErrorCode::Unsupported);
         GTEST_SKIP() << "solid mode needs shaderFloat64";
     }
     for (TrianglePath path : {TrianglePath::Split, TrianglePath::Raster}) {
         ci.trianglePath = path;
-        auto r = Voxelizer::create(device(), ci);
+        auto r = createVoxelizer(device(), ci);
         ASSERT_TRUE(r.ok()) << r.message();
         Voxelizer& v = **r;
         {
@@ -1852,11 +1870,11 @@ TEST_F(VoxelizerTest, SolidMatchesTheParityReference) {
 
 TEST_F(VoxelizerTest, SolidSmallSphere) {
     // The solid passes at a small size (the gpuav run takes this one).
-    VoxelizerCreateInfo ci = createInfo(16, 1 << 12, 1 << 16, 1 << 12);
+    VoxInfo ci = createInfo(16, 1 << 12, 1 << 16, 1 << 12);
     ci.solid = true;
     ci.denseMaxVoxels = 16 * 16 * 16;
     if (!device().limits().shaderFloat64) GTEST_SKIP() << "solid mode needs shaderFloat64";
-    auto r = Voxelizer::create(device(), ci);
+    auto r = createVoxelizer(device(), ci);
     ASSERT_TRUE(r.ok()) << r.message();
     const TriangleMesh m = shapes::sphere({0, 0, 0}, 1.0f, 24, 12);
     expectSolid(device(), **r, m, gridOf(m, 16), true);

@@ -1,4 +1,5 @@
 #include "pyramarch/voxelizer/voxelizer.h"
+#include "pyramarch/voxelizer/testing.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,6 +14,12 @@
 #include "voxelizer/vox_shared.h"
 
 namespace pyramarch::voxel {
+
+using testing::ColorMerge;
+using testing::kMaxSmallTriangleVoxels;
+using testing::LeafMerge;
+using testing::OctreeBuild;
+using testing::TrianglePath;
 
 // The public mirror of the GPU counters (vox_shared.h is not installed).
 static_assert(sizeof(VoxCountersData) == sizeof(gpu::VoxCounters));
@@ -245,6 +252,7 @@ struct Staged {
 struct Voxelizer::Impl {
     Device* device = nullptr;
     VoxelizerCreateInfo info;
+    testing::Knobs knobs;
     uint32_t depth = 1;
     uint32_t side = 1; // viewport side in pixels
     bool hardware = false;
@@ -297,10 +305,10 @@ struct Voxelizer::Impl {
     Status createBuffers();
     // TrianglePath::Split with the Float64 variants: the small-triangle pass
     // lists triangles with undecided pairs for a second pass.
-    bool splitExact() const { return exact64 && info.trianglePath == TrianglePath::Split; }
+    bool splitExact() const { return exact64 && knobs.trianglePath == TrianglePath::Split; }
     Status createPipelines();
     uint32_t computeFlags() const; // the compute shaders' kVoxFlags
-    bool tileHashBuild() const { return info.octreeBuild == OctreeBuild::TileHash; }
+    bool tileHashBuild() const { return knobs.octreeBuild == OctreeBuild::TileHash; }
     bool levelBits() const;                       // OccupancyLevels: occupancy bitmaps (cell_levels.comp), no flag pass
     uint32_t levelBitsWord(uint32_t level) const; // word offset of a level's bitmap in `cells`
     VoxelizerGraphRefs addTo(RenderGraph& graph);
@@ -338,7 +346,7 @@ Status Voxelizer::Impl::createBuffers() {
                              "voxelizer: tileCapacity " + std::to_string(info.tileCapacity) + " needs node arrays of " +
                                  std::to_string(nodeBytes) + " bytes each, over maxStorageBufferRange " +
                                  std::to_string(range) + " (at most " +
-                                 std::to_string(maxTileCapacity(range, info.octreeBuild)) + " tiles)");
+                                 std::to_string(testing::maxTileCapacity(range, knobs.octreeBuild)) + " tiles)");
     const VkDeviceSize hashBytes = tileHashBuild() ? VkDeviceSize(hashSlots) * 12 : 0;
     if (hashBytes > range)
         return Status::error(ErrorCode::DeviceLimit, "voxelizer: tileCapacity " + std::to_string(info.tileCapacity) +
@@ -433,7 +441,7 @@ Status Voxelizer::Impl::createPipelines() {
     const DeviceLimits& lim = device->limits();
     constexpr VkSubgroupFeatureFlags kAppendOps =
         VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
-    const bool subgroupAppend = info.subgroupAppend && (lim.subgroupStages & VK_SHADER_STAGE_FRAGMENT_BIT) != 0 &&
+    const bool subgroupAppend = knobs.subgroupAppend && (lim.subgroupStages & VK_SHADER_STAGE_FRAGMENT_BIT) != 0 &&
                                 (lim.subgroupOperations & kAppendOps) == kAppendOps;
     if (subgroupAppend)
         g.fragmentSpirv = exact64 ? std::span<const uint32_t>(kRasterFragSubgroupExact64Spv)
@@ -447,7 +455,7 @@ Status Voxelizer::Impl::createPipelines() {
     raster = std::move(r).value();
     rasterDesc = g;
 
-    if (info.trianglePath == TrianglePath::Split) {
+    if (knobs.trianglePath == TrianglePath::Split) {
         // The raster's bindings (0 mesh, 1 counters, 2 fragments) and push
         // constants; with exact64 also 3 dispatch and 4 the undecided triangles.
         PipelineLayoutDesc tl = rasterLayout;
@@ -545,7 +553,7 @@ Status Voxelizer::Impl::createPipelines() {
             d.specialization.push_back({gpu::VOX_FLAGS_SPEC_ID, computeFlags()});
         const bool mipmapPipe = it.out == &mipmap || it.out == &mipmapLeafParents;
         if (it.out == &leaf || mipmapPipe)
-            d.specialization.push_back({0, info.colorMerge == ColorMerge::MovingAverage ? 1u : 0u});
+            d.specialization.push_back({0, knobs.colorMerge == ColorMerge::MovingAverage ? 1u : 0u});
         if (sortStep || mipmapPipe) d.specialization.push_back({2, it.step});
         auto p = ComputePipeline::create(*device, d);
         if (!p) return p.status().withContext(std::string("voxelizer: pipeline ") + it.name + ": ");
@@ -561,16 +569,16 @@ gpu::RasterParams Voxelizer::Impl::rasterParams() const {
     p.origin = {current.grid.origin[0], current.grid.origin[1], current.grid.origin[2], 0.f};
     p.invSize = {inv[0], inv[1], inv[2], 0.f};
     p.dims = {current.grid.dims[0], current.grid.dims[1], current.grid.dims[2], side};
-    const uint32_t split = info.trianglePath == TrianglePath::Split ? gpu::VOX_SPLIT : 0u;
+    const uint32_t split = knobs.trianglePath == TrianglePath::Split ? gpu::VOX_SPLIT : 0u;
     p.counts = {current.triangles, current.vertices, info.fragmentCapacity, current.flags | split};
-    p.offsets = {uint32_t(indexOffset), uint32_t(colorOffset), uint32_t(normalOffset), info.smallTriangleVoxels};
+    p.offsets = {uint32_t(indexOffset), uint32_t(colorOffset), uint32_t(normalOffset), knobs.smallTriangleVoxels};
     const VoxelGrid& gr = current.grid;
     p.solid = {uint32_t(solidOffset), solidColumnWords(gr.dims[0]),
                uint32_t(solidBitmapWords(gr.dims[0], gr.dims[1], gr.dims[2])), current.solidRows};
     return p;
 }
 
-bool Voxelizer::Impl::levelBits() const { return info.octreeBuild == OctreeBuild::OccupancyLevels; }
+bool Voxelizer::Impl::levelBits() const { return knobs.octreeBuild == OctreeBuild::OccupancyLevels; }
 
 uint32_t Voxelizer::Impl::levelBitsWord(uint32_t level) const {
     if (level + 1 >= depth) return 0; // the cell bitmap
@@ -735,7 +743,7 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
             ctx.vk->vkCmdDraw(ctx.cmd, 3 * (current.rasterTriangles == 0 ? 1u : current.triangles), 1, 0, 0);
         });
 
-    if (info.trianglePath == TrianglePath::Split) {
+    if (knobs.trianglePath == TrianglePath::Split) {
         const BufferRef undecidedRef =
             splitExact() ? g.importBuffer("vox.undecided_triangles", undecided, computeRW, computeRW) : BufferRef{};
         PassBuilder small = g.addPass("vox.small_triangles", PassKind::Compute);
@@ -1038,16 +1046,20 @@ Status Voxelizer::Impl::readDevice(const Buffer& src, VkDeviceSize offset, VkDev
     return {};
 }
 
-bool texelReadsFit(const VoxelizerCreateInfo& info, uint64_t maxTexelBufferElements) {
+bool testing::texelReadsFit(const VoxelizerCreateInfo& info, const Knobs& knobs, uint64_t maxTexelBufferElements) {
     const uint32_t depth = depthFor(std::max(1u, info.maxResolution));
-    const bool levelBits = info.octreeBuild == OctreeBuild::OccupancyLevels;
+    const bool levelBits = knobs.octreeBuild == OctreeBuild::OccupancyLevels;
     // Fragments: one RGBA32UI texel each; the leaf sort (16 bytes per
     // fragment of capacity) two RG32UI texels; the cursors one R32UI texel.
     return 2 * uint64_t(info.fragmentCapacity) <= maxTexelBufferElements &&
            cellBufferWords(depth, info.fragmentCapacity, levelBits) <= maxTexelBufferElements;
 }
 
-uint32_t maxTileCapacity(uint64_t maxStorageBufferRange, OctreeBuild build) {
+uint32_t maxTileCapacity(uint64_t maxStorageBufferRange) {
+    return testing::maxTileCapacity(maxStorageBufferRange, OctreeBuild::OccupancyLevels);
+}
+
+uint32_t testing::maxTileCapacity(uint64_t maxStorageBufferRange, OctreeBuild build) {
     uint64_t tiles = maxStorageBufferRange / (8 * kNodeArrayBytes);
     if (build == OctreeBuild::TileHash) {
         // hashSlotsFor(t) = the power of two >= max(4096, 2t), 12 bytes a slot.
@@ -1062,7 +1074,26 @@ uint32_t maxTileCapacity(uint64_t maxStorageBufferRange, OctreeBuild build) {
 Voxelizer::Voxelizer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Voxelizer::~Voxelizer() = default;
 
+// The testing tier's way in (pyramarch/voxelizer/testing.h).
+struct TestingAccess {
+    static Result<std::unique_ptr<Voxelizer>> create(Device& device, const VoxelizerCreateInfo& info,
+                                                     const testing::Knobs& knobs);
+    static bool texelReads(const Voxelizer& voxelizer) { return voxelizer.impl_->texelReads; }
+};
+
 Result<std::unique_ptr<Voxelizer>> Voxelizer::create(Device& device, const VoxelizerCreateInfo& info) {
+    return TestingAccess::create(device, info, testing::Knobs{});
+}
+
+Result<std::unique_ptr<Voxelizer>> testing::create(Device& device, const VoxelizerCreateInfo& info,
+                                                   const Knobs& knobs) {
+    return TestingAccess::create(device, info, knobs);
+}
+
+bool testing::usesTexelReads(const Voxelizer& voxelizer) { return TestingAccess::texelReads(voxelizer); }
+
+Result<std::unique_ptr<Voxelizer>> TestingAccess::create(Device& device, const VoxelizerCreateInfo& info,
+                                                         const testing::Knobs& knobs) {
     if (info.maxResolution == 0 || info.maxResolution > kMaxGridDim)
         return Status::error(ErrorCode::InvalidArgument, "voxelizer: maxResolution " +
                                                              std::to_string(info.maxResolution) + " outside 1.." +
@@ -1078,23 +1109,24 @@ Result<std::unique_ptr<Voxelizer>> Voxelizer::create(Device& device, const Voxel
     if (info.solid && !device.limits().shaderFloat64)
         return Status::error(ErrorCode::Unsupported,
                              "voxelizer: solid mode needs shaderFloat64 (its parity test runs in double)");
-    if (info.trianglePath == TrianglePath::Split &&
-        (info.smallTriangleVoxels == 0 || info.smallTriangleVoxels > kMaxSmallTriangleVoxels))
+    if (knobs.trianglePath == TrianglePath::Split &&
+        (knobs.smallTriangleVoxels == 0 || knobs.smallTriangleVoxels > kMaxSmallTriangleVoxels))
         return Status::error(ErrorCode::InvalidArgument, "voxelizer: smallTriangleVoxels " +
-                                                             std::to_string(info.smallTriangleVoxels) + " outside 1.." +
-                                                             std::to_string(kMaxSmallTriangleVoxels));
+                                                             std::to_string(knobs.smallTriangleVoxels) +
+                                                             " outside 1.." + std::to_string(kMaxSmallTriangleVoxels));
     if (!device.limits().geometryShader)
         return Status::error(ErrorCode::Unsupported, "voxelizer: the device was created without geometry shaders "
                                                      "(DeviceRequirements::geometryShader)");
-    auto impl = std::make_unique<Impl>();
+    auto impl = std::make_unique<Voxelizer::Impl>();
     impl->device = &device;
     impl->info = info;
+    impl->knobs = knobs;
     impl->depth = depthFor(info.maxResolution);
     impl->side = info.maxResolution;
-    impl->perCell = info.leafMerge == LeafMerge::PerCell && info.colorMerge == ColorMerge::ExactMean;
+    impl->perCell = knobs.leafMerge == LeafMerge::PerCell && knobs.colorMerge == ColorMerge::ExactMean;
     impl->hashSlots = impl->tileHashBuild() ? hashSlotsFor(info.tileCapacity) : 0;
     impl->cellWords = cellWordsFor(impl->depth);
-    impl->texelReads = info.texelReads && texelReadsFit(info, device.limits().maxTexelBufferElements);
+    impl->texelReads = knobs.texelReads && testing::texelReadsFit(info, knobs, device.limits().maxTexelBufferElements);
     switch (info.method) {
     case ConservativeMethod::Auto: impl->hardware = device.limits().conservativeRasterization; break;
     case ConservativeMethod::GeometryShader: impl->hardware = false; break;
@@ -1139,7 +1171,7 @@ Status Voxelizer::setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, Voxel
         if (!r) return r.status().withContext("voxelizer: thin raster pipeline: ");
         m.rasterThin = std::move(r).value();
     }
-    if (mode == VoxelMode::Thin && m.info.trianglePath == TrianglePath::Split &&
+    if (mode == VoxelMode::Thin && m.knobs.trianglePath == TrianglePath::Split &&
         m.smallTrianglesThin.pipeline() == VK_NULL_HANDLE) {
         ComputePipelineDesc d = m.smallTrianglesDesc;
         d.name = "vox.small_triangles.thin";
@@ -1163,8 +1195,8 @@ Status Voxelizer::setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, Voxel
     if (!mesh.indices.empty()) std::memcpy(base + m.indexOffset * 4, mesh.indices.data(), mesh.indices.size() * 4);
     Staged s;
     s.triangles = uint32_t(mesh.triangleCount());
-    s.rasterTriangles = m.info.trianglePath == TrianglePath::Split
-                            ? rasterTriangleCount(split, mesh, grid, m.info.smallTriangleVoxels)
+    s.rasterTriangles = m.knobs.trianglePath == TrianglePath::Split
+                            ? rasterTriangleCount(split, mesh, grid, m.knobs.smallTriangleVoxels)
                             : s.triangles;
     s.vertices = uint32_t(mesh.vertexCount());
     s.skipped = check->skippedNonFinite;
@@ -1337,6 +1369,5 @@ uint32_t Voxelizer::octreeDepth() const { return impl_->depth; }
 const VoxelGrid& Voxelizer::grid() const { return impl_->current.grid; }
 bool Voxelizer::usesHardwareConservative() const { return impl_->hardware; }
 bool Voxelizer::usesExactFallback() const { return impl_->exact64; }
-bool Voxelizer::usesTexelReads() const { return impl_->texelReads; }
 
 } // namespace pyramarch::voxel

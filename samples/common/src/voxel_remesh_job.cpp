@@ -62,10 +62,6 @@ Result<RemeshJobResult> runRemeshJob(Device& device, const VoxelizeJob& job, con
     vci.fragmentCapacity = std::max(voxels.stats.fragmentsNeeded, 1u);
     vci.tileCapacity = std::max(voxels.stats.tilesNeeded, 1u);
     vci.method = job.method;
-    vci.trianglePath = job.trianglePath;
-    vci.smallTriangleVoxels = job.smallTriangleVoxels;
-    vci.octreeBuild = job.octreeBuild;
-    vci.texelReads = job.texelReads;
     vci.solid = job.solid;
     vci.framesInFlight = 1;
 

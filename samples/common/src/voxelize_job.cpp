@@ -56,7 +56,7 @@ Result<VoxelizeJobResult> runVoxelizeJob(Device& device, const VoxelizeJob& job)
     const uint32_t maxFragments = uint32_t(std::min<uint64_t>(range / 16, UINT32_MAX));
     // The node pool is one buffer per node field (4 bytes per node each), so the
     // range bounds tiles at range / 32, not range / 256 as for 32-byte nodes in one buffer.
-    const uint32_t maxTiles = maxTileCapacity(range, job.octreeBuild);
+    const uint32_t maxTiles = maxTileCapacity(range);
     const uint64_t r = job.resolution;
     // A surface covers on the order of R^2 voxels, a few fragments each.
     uint32_t fragments = uint32_t(std::clamp<uint64_t>(16 * r * r, 1u << 12, maxFragments));
@@ -75,10 +75,6 @@ Result<VoxelizeJobResult> runVoxelizeJob(Device& device, const VoxelizeJob& job)
         ci.fragmentCapacity = fragments;
         ci.tileCapacity = tiles;
         ci.method = job.method;
-        ci.trianglePath = job.trianglePath;
-        ci.smallTriangleVoxels = job.smallTriangleVoxels;
-        ci.octreeBuild = job.octreeBuild;
-        ci.texelReads = job.texelReads;
         ci.framesInFlight = 1;
         ci.solid = job.solid;
         auto v = Voxelizer::create(device, ci);

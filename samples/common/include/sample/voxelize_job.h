@@ -29,10 +29,6 @@ struct VoxelizeJob {
     std::string statsPath;     // optional: JSON (statsJson)
     pyramarch::voxel::VoxelMode mode = pyramarch::voxel::VoxelMode::Conservative;
     pyramarch::voxel::ConservativeMethod method = pyramarch::voxel::ConservativeMethod::Auto;
-    pyramarch::voxel::TrianglePath trianglePath = pyramarch::voxel::VoxelizerCreateInfo{}.trianglePath;
-    uint32_t smallTriangleVoxels = pyramarch::voxel::VoxelizerCreateInfo{}.smallTriangleVoxels;
-    pyramarch::voxel::OctreeBuild octreeBuild = pyramarch::voxel::VoxelizerCreateInfo{}.octreeBuild;
-    bool texelReads = pyramarch::voxel::VoxelizerCreateInfo{}.texelReads;
     // VoxelizerCreateInfo::solid: the inside voxels too. A mesh that is not
     // watertight (columns of odd parity) fails the job with their count.
     bool solid = false;

@@ -1,0 +1,102 @@
+// Test and measurement entry points of the voxelizer. Not part of the stable
+// API: for tests, tools and benchmarks (`pyramarch bench`); they may change
+// in any release. Every knob selects a variant of a pass that gives the same
+// octree as the default (the moving average aside, see ColorMerge); the
+// defaults below are what Voxelizer::create runs.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "pyramarch/engine/status.h"
+#include "pyramarch/voxelizer/voxelizer.h"
+
+namespace pyramarch {
+class Device;
+}
+
+namespace pyramarch::voxel::testing {
+
+// How the octree is built over the occupied cells one level above the
+// leaves. The three give the same pool layout, leaves, merged values and
+// per-level node counts, bit for bit (modules/voxelizer/README.md, "Octree builds").
+enum class OctreeBuild {
+    // Default: per-level occupancy bitmaps from the cells up, then pointers
+    // allocated level by level from the root (no flag pass, no descent).
+    OccupancyLevels,
+    // Crassin & Green 2012's top-down build: per level a flag pass that
+    // descends from the root, allocate, initialise. The reference.
+    RootDescent,
+    // Every cell's tiles and their ancestors in a tile hash, then one pass
+    // over the tiles; tilesNeeded is exact even on overflow (unless the hash,
+    // 2 slots per pool tile and at least 4096, fills to 3/4).
+    TileHash,
+};
+
+// Leaf colour merge.
+enum class ColorMerge {
+    // Default: per-channel integer sums resolved to the rounded mean; exact
+    // and independent of fragment order.
+    ExactMean,
+    // Crassin & Green's RGBA8 moving average by compare-and-swap: rounds at
+    // every merge and depends on fragment order (drift up to (n+1)/4 per channel).
+    MovingAverage,
+};
+
+// How fragments reach their leaves with ColorMerge::ExactMean (the moving
+// average always merges per fragment). Same octree, bit for bit.
+enum class LeafMerge {
+    // Default: counting sort by cell, then one thread per cell sums its
+    // leaves without atomics (16 bytes per fragment of extra memory).
+    PerCell,
+    // One thread per fragment, seven atomics into its leaf.
+    Atomic,
+};
+
+// Which path turns triangles into voxel fragments: the same (voxel,
+// triangle) pairs either way; only the list's order differs.
+enum class TrianglePath {
+    // Every triangle through the rasterizer.
+    Raster,
+    // Default: triangles whose candidate box holds at most
+    // Knobs::smallTriangleVoxels voxels through a compute pass, the rest raster.
+    Split,
+};
+
+// Upper bound of Knobs::smallTriangleVoxels (one thread loops over the
+// whole box; drivers may end a loop after some ten thousand iterations).
+inline constexpr uint32_t kMaxSmallTriangleVoxels = 4096;
+
+struct Knobs {
+    OctreeBuild octreeBuild = OctreeBuild::OccupancyLevels; // see OctreeBuild
+    TrianglePath trianglePath = TrianglePath::Split;        // see TrianglePath
+    // TrianglePath::Split: the largest candidate voxel box (voxels,
+    // 1..kMaxSmallTriangleVoxels) the compute pass takes. Default 512.
+    uint32_t smallTriangleVoxels = 512;
+    ColorMerge colorMerge = ColorMerge::ExactMean; // see ColorMerge
+    LeafMerge leafMerge = LeafMerge::PerCell;      // see LeafMerge; Atomic with MovingAverage
+    // The raster pass reserves fragment slots with one atomic per subgroup
+    // where fragment shaders have basic, ballot and arithmetic subgroup
+    // operations. Same fragment set, another order. Default off.
+    bool subgroupAppend = false;
+    // The fragment and cell passes read through texel buffers where
+    // texelReadsFit holds; off: storage buffers (the same bits). Default on.
+    bool texelReads = true;
+};
+
+// Voxelizer::create with test knobs (Voxelizer::create = this with Knobs{}).
+Result<std::unique_ptr<Voxelizer>> create(Device& device, const VoxelizerCreateInfo& info, const Knobs& knobs);
+
+// maxTileCapacity for a given build: TileHash also fits its hash (12 bytes
+// a slot, a power of two of at least 2 slots per tile) in the range.
+uint32_t maxTileCapacity(uint64_t maxStorageBufferRange, OctreeBuild build);
+
+// Whether every buffer the texel reads view fits maxTexelBufferElements: the
+// fragment list (one RGBA32UI texel per fragment), the cell bitmap and list
+// (R32UI), the leaf sort (RG32UI, two per fragment) and the cell cursors.
+bool texelReadsFit(const VoxelizerCreateInfo& info, const Knobs& knobs, uint64_t maxTexelBufferElements);
+
+// Whether the texel-read variants run (Knobs::texelReads and texelReadsFit).
+bool usesTexelReads(const Voxelizer& voxelizer);
+
+} // namespace pyramarch::voxel::testing
