@@ -24,7 +24,7 @@ Result<std::unique_ptr<MeshCopy>> MeshCopy::create(Device& device, const IsoSurf
     }
     VkEventCreateInfo ei{VK_STRUCTURE_TYPE_EVENT_CREATE_INFO};
     const VkResult r = device.vk().vkCreateEvent(device.device(), &ei, nullptr, &c->event_);
-    if (r != VK_SUCCESS) return Status::error("MeshCopy: vkCreateEvent", r);
+    if (r != VK_SUCCESS) return Status::error(Status::codeOf(r), "MeshCopy: vkCreateEvent", r);
     return c;
 }
 
@@ -80,7 +80,7 @@ Result<std::optional<Mesh>> MeshCopy::poll() {
     if (!pending_) return std::optional<Mesh>{};
     const VkResult r = device_->vk().vkGetEventStatus(device_->device(), event_);
     if (r == VK_EVENT_RESET) return std::optional<Mesh>{};
-    if (r != VK_EVENT_SET) return Status::error("MeshCopy: vkGetEventStatus", r);
+    if (r != VK_EVENT_SET) return Status::error(Status::codeOf(r), "MeshCopy: vkGetEventStatus", r);
     args_.invalidate();
     vertices_.invalidate();
     if (indexed_) indices_.invalidate();
