@@ -63,12 +63,15 @@ Result<FluidParams> deriveParams(const FluidSettings& s) {
         return Status::error(ErrorCode::InvalidArgument, "fluid: particle count " + std::to_string(s.particles) +
                                                              " exceeds " + std::to_string(kMaxParticles));
     if (s.iterations < 1 || s.iterations > kMaxIterations)
-        return Status::error(ErrorCode::InvalidArgument, "fluid: solver iterations must be 1.." + std::to_string(kMaxIterations) + ", got " +
-                             std::to_string(s.iterations));
+        return Status::error(ErrorCode::InvalidArgument, "fluid: solver iterations must be 1.." +
+                                                             std::to_string(kMaxIterations) + ", got " +
+                                                             std::to_string(s.iterations));
     if (s.stepsPerFrame < 1 || s.stepsPerFrame > kMaxStepsPerFrame)
-        return Status::error(ErrorCode::InvalidArgument, "fluid: steps per frame must be 1.." + std::to_string(kMaxStepsPerFrame) + ", got " +
-                             std::to_string(s.stepsPerFrame));
-    if (!finiteIn(s.dt, 1e-5f, 0.1f)) return Status::error(ErrorCode::InvalidArgument, "fluid: dt must be in [1e-5, 0.1] s, got " + num(s.dt));
+        return Status::error(ErrorCode::InvalidArgument, "fluid: steps per frame must be 1.." +
+                                                             std::to_string(kMaxStepsPerFrame) + ", got " +
+                                                             std::to_string(s.stepsPerFrame));
+    if (!finiteIn(s.dt, 1e-5f, 0.1f))
+        return Status::error(ErrorCode::InvalidArgument, "fluid: dt must be in [1e-5, 0.1] s, got " + num(s.dt));
     if (!finiteIn(s.gravity, -100.f, 100.f))
         return Status::error(ErrorCode::InvalidArgument,
                              "fluid: gravity must be in [-100, 100], got " + num(s.gravity));
