@@ -88,11 +88,13 @@ TEST_F(ErrorCodes, EveryCodeComesFromARealFailure) {
 
     {
         iso::IsoSurfaceCreateInfo info;
-        info.samples = {2048, 2048, 2048}; // a dense field of 32 GiB: past maxStorageBufferRange
+        // A dense field of 32 GiB, past maxStorageBufferRange. Particles keep
+        // the dense plan's limit error (other sources go sparse by themselves).
+        info.samples = {2048, 2048, 2048};
         info.vertexCapacity = 300;
-        info.source = iso::FieldSource::Volume;
+        info.source = iso::FieldSource::Particles;
         auto s = iso::IsoSurface::create(d, info);
-        saw("a dense 2048^3 volume", s, ErrorCode::DeviceLimit);
+        saw("a dense 2048^3 particle grid", s, ErrorCode::DeviceLimit);
         if (!s.ok()) {
             EXPECT_NE(s.message().find("maxStorageBufferRange"), std::string::npos) << s.message();
         }
