@@ -9,10 +9,8 @@
 
 namespace pyramarch {
 
-namespace {
-
-void memoryBarrier(const VolkDeviceTable& vk, VkCommandBuffer cmd, VkPipelineStageFlags2 srcStage,
-                   VkAccessFlags2 srcAccess, VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess) {
+void cmdMemoryBarrier(const VolkDeviceTable& vk, VkCommandBuffer cmd, VkPipelineStageFlags2 srcStage,
+                      VkAccessFlags2 srcAccess, VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess) {
     VkMemoryBarrier2 mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
     mb.srcStageMask = srcStage;
     mb.srcAccessMask = srcAccess;
@@ -23,8 +21,6 @@ void memoryBarrier(const VolkDeviceTable& vk, VkCommandBuffer cmd, VkPipelineSta
     dep.pMemoryBarriers = &mb;
     vk.vkCmdPipelineBarrier2(cmd, &dep);
 }
-
-} // namespace
 
 Status submitAndWait(Device& device, const std::function<void(VkCommandBuffer)>& record) {
     if (!device.queue())
@@ -65,8 +61,8 @@ Status submitAndWait(Device& device, const std::function<void(VkCommandBuffer)>&
     vk.vkBeginCommandBuffer(cmd, &bi);
     record(cmd);
     // Whatever this submission wrote is visible to everything submitted later.
-    memoryBarrier(vk, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT,
-                  VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT);
+    cmdMemoryBarrier(vk, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT,
+                     VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT);
     r = vk.vkEndCommandBuffer(cmd);
     if (r != VK_SUCCESS) {
         cleanup();
@@ -103,9 +99,9 @@ Status uploadBuffer(Device& device, const Buffer& dst, const void* data, VkDevic
     staging->flush();
     const VolkDeviceTable& vk = device.vk();
     return submitAndWait(device, [&](VkCommandBuffer cmd) {
-        memoryBarrier(vk, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
-                      VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT,
-                      VK_ACCESS_2_TRANSFER_WRITE_BIT);
+        cmdMemoryBarrier(vk, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                         VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_2_COPY_BIT,
+                         VK_ACCESS_2_TRANSFER_WRITE_BIT);
         VkBufferCopy region{0, offset, bytes};
         vk.vkCmdCopyBuffer(cmd, staging->handle(), dst.handle(), 1, &region);
     });
@@ -122,12 +118,12 @@ Status readBuffer(Device& device, const Buffer& src, void* out, VkDeviceSize byt
     if (!staging) return staging.status();
     const VolkDeviceTable& vk = device.vk();
     PYRAMARCH_TRY(submitAndWait(device, [&](VkCommandBuffer cmd) {
-        memoryBarrier(vk, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT,
-                      VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
+        cmdMemoryBarrier(vk, cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT,
+                         VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
         VkBufferCopy region{offset, 0, bytes};
         vk.vkCmdCopyBuffer(cmd, src.handle(), staging->handle(), 1, &region);
-        memoryBarrier(vk, cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                      VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+        cmdMemoryBarrier(vk, cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                         VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
     }));
     staging->invalidate();
     std::memcpy(out, staging->mapped(), bytes);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "pyramarch/engine/transfer.h"
 #include "pyramarch/engine/device.h"
 #include "pyramarch/engine/vulkan_functions.h"
 
@@ -39,15 +40,8 @@ Status MeshCopy::request(VkCommandBuffer cmd) {
     const VolkDeviceTable& vk = device_->vk();
     // The extraction's writes (compute) to the copy; the module's own barrier
     // already made them visible to the draw, this one to the transfer.
-    VkMemoryBarrier2 before{VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
-    before.srcStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
-    before.srcAccessMask = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT;
-    before.dstStageMask = VK_PIPELINE_STAGE_2_COPY_BIT;
-    before.dstAccessMask = VK_ACCESS_2_TRANSFER_READ_BIT;
-    VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
-    dep.memoryBarrierCount = 1;
-    dep.pMemoryBarriers = &before;
-    vk.vkCmdPipelineBarrier2(cmd, &dep);
+    cmdMemoryBarrier(vk, cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                     VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
     const VkBufferCopy args{0, 0, args_.size()};
     vk.vkCmdCopyBuffer(cmd, surface_->drawArgsBuffer().handle(), args_.handle(), 1, &args);
     const VkBufferCopy vertices{0, 0, vertices_.size()};
@@ -59,17 +53,15 @@ Status MeshCopy::request(VkCommandBuffer cmd) {
     // The copies before the host reads, and before the next frame's passes
     // write the surface again: they wait on the uses record() leaves the
     // buffers in, which this barrier orders after the copies.
-    VkMemoryBarrier2 after{VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
-    after.srcStageMask = VK_PIPELINE_STAGE_2_COPY_BIT;
-    after.srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT;
-    after.dstStageMask = VK_PIPELINE_STAGE_2_HOST_BIT | VK_PIPELINE_STAGE_2_VERTEX_ATTRIBUTE_INPUT_BIT |
-                         VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT;
-    after.dstAccessMask = VK_ACCESS_2_HOST_READ_BIT;
-    dep.pMemoryBarriers = &after;
-    vk.vkCmdPipelineBarrier2(cmd, &dep);
+    cmdMemoryBarrier(vk, cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                     VK_PIPELINE_STAGE_2_HOST_BIT | VK_PIPELINE_STAGE_2_VERTEX_ATTRIBUTE_INPUT_BIT |
+                         VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT | VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT,
+                     VK_ACCESS_2_HOST_READ_BIT);
     VkMemoryBarrier2 signal{VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
     signal.srcStageMask = VK_PIPELINE_STAGE_2_COPY_BIT;
     signal.dstStageMask = VK_PIPELINE_STAGE_2_NONE;
+    VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+    dep.memoryBarrierCount = 1;
     dep.pMemoryBarriers = &signal;
     vk.vkCmdSetEvent2(cmd, event_, &dep);
     pending_ = true;

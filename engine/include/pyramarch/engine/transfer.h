@@ -8,9 +8,15 @@
 #include "pyramarch/engine/memory.h"
 #include "pyramarch/engine/status.h"
 
+struct VolkDeviceTable;
+
 namespace pyramarch {
 
 class Device;
+
+// Records one global memory barrier (synchronization2) into `cmd`.
+void cmdMemoryBarrier(const VolkDeviceTable& vk, VkCommandBuffer cmd, VkPipelineStageFlags2 srcStage,
+                      VkAccessFlags2 srcAccess, VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess);
 
 // Records `record` into a fresh primary command buffer, submits it on the
 // device's queue and waits for it.
