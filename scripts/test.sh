@@ -1,73 +1,78 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs the whole test suite (CTest):
-# once in the normal build (soak included: PYRAMARCH_SOAK_FRAMES, default
-# 10000; the `gpuav` label too: GPU tests again under GPU-assisted validation,
-# see tests/README.md), then the CPU and GPU tests again in an
-# AddressSanitizer + UndefinedBehaviorSanitizer build (clang) with the samples, so the
-# tool, sample and corpus-replay suites run there too (PYRAMARCH_SANITIZERS=0
-# skips that second pass; before it, the thread tests run once more under
-# ThreadSanitizer, PYRAMARCH_TSAN=0 skips that), then a time-boxed libFuzzer run of every fuzz
-# target (PYRAMARCH_FUZZ_SECONDS per target, default 30; 0 skips it). GPU
-# tests run on the default Vulkan device (Mesa lavapipe without a GPU) with
-# validation and synchronization validation on. Both builds configure with
+# Installs what is missing, builds once, and runs the whole test suite.
+#
+# The one test build (build-test/) is clang with AddressSanitizer +
+# UndefinedBehaviorSanitizer at -O1 with line tables and asserts on, libFuzzer's
+# coverage instrumentation on, the samples and the fuzz targets included.
+# Every CTest suite runs in it once, as many at a time as there are cores:
+# CPU, GPU (the default Vulkan device: Mesa lavapipe without a GPU, with
+# validation and synchronization validation on), the tool and the samples,
+# the packaging tests, the soak (PYRAMARCH_SOAK_FRAMES, default 2200 here) and the `gpuav` label
+# (GPU tests again under GPU-assisted validation, tests/README.md). Then the
+# thread tests again under ThreadSanitizer (their own small build;
+# PYRAMARCH_TSAN=0 skips it), then a time-boxed libFuzzer run of every fuzz
+# target in the same build (PYRAMARCH_FUZZ_SECONDS per target, default 30; 0
+# skips it). PYRAMARCH_SANITIZERS=0 makes the test build a plain clang build
+# (quicker to iterate; CI keeps the sanitizers). The build configures with
 # PYRAMARCH_REQUIRE_ALL_TESTS=ON: a configuration that would drop a suite
 # fails instead of passing with fewer tests. First of all, the C++ files
 # touched since the tree was formatted must match .clang-format
-# (scripts/check-format.sh; seconds).
+# (scripts/check-format.sh; seconds). Arguments go to ctest (e.g. -R iso).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 "$here/install-deps.sh"
 "$here/check-format.sh"
 source "$here/env.sh"
-pyramarch_build -DPYRAMARCH_REQUIRE_ALL_TESTS=ON
-(cd "$PYRAMARCH_BUILD" && ctest --output-on-failure --timeout 1500 "$@")
+started=$(date +%s)
+phase() { echo "== $1 (at $(($(date +%s) - started)) s)"; }
+
+test_build="${PYRAMARCH_TEST_BUILD:-$PYRAMARCH_ROOT/build-test}"
+sanitize=ON
+if [ "${PYRAMARCH_SANITIZERS:-1}" = "0" ]; then sanitize=OFF; fi
+fuzz_flags=()
+if [ "$sanitize" = ON ]; then
+  fuzz_flags=(-DPYRAMARCH_FUZZ=ON -DCMAKE_C_FLAGS=-fsanitize=fuzzer-no-link -DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link)
+fi
+phase "test build (clang, sanitizers $sanitize)"
+CC=clang CXX=clang++ cmake -S "$PYRAMARCH_ROOT" -B "$test_build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DPYRAMARCH_SANITIZE=$sanitize "${fuzz_flags[@]}" -DPYRAMARCH_BUILD_SAMPLES=ON -DPYRAMARCH_REQUIRE_ALL_TESTS=ON \
+  "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" \
+  -Wno-dev > /dev/null
+cmake --build "$test_build" -j"$(nproc)"
+
+phase "tests"
+(
+  # Third-party leaks (driver, validation layer, loader) are suppressed by
+  # library name only: tests/sanitizers/lsan.supp.
+  export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:strict_string_checks=1"
+  export LSAN_OPTIONS="suppressions=$PYRAMARCH_ROOT/tests/sanitizers/lsan.supp:print_suppressions=0"
+  export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+  # The soak's shortest run: its heap check is exact under the sanitizer.
+  export PYRAMARCH_SOAK_FRAMES="${PYRAMARCH_SOAK_FRAMES:-2200}"
+  cd "$test_build" && ctest --output-on-failure -j"$(nproc)" --timeout 1500 "$@"
+)
 
 # The thread tests again under ThreadSanitizer: a build folder of their own
 # with only what thread_tests needs (no samples), suppressions by library
 # name only (tests/sanitizers/tsan.supp). PYRAMARCH_TSAN=0 skips it.
 if [ "${PYRAMARCH_TSAN:-1}" != "0" ]; then
-  echo "== ThreadSanitizer build of thread_tests"
-  tsan_start=$(date +%s)
+  phase "ThreadSanitizer build of thread_tests"
   tsan_build="$PYRAMARCH_ROOT/build-tsan"
-  cmake -S "$PYRAMARCH_ROOT" -B "$tsan_build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPYRAMARCH_SANITIZE_THREAD=ON \
-    -DPYRAMARCH_BUILD_SAMPLES=OFF "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g" "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g" \
+  cmake -S "$PYRAMARCH_ROOT" -B "$tsan_build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DPYRAMARCH_SANITIZE_THREAD=ON -DPYRAMARCH_BUILD_SAMPLES=OFF \
+    "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1" "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" \
     -Wno-dev > /dev/null
   cmake --build "$tsan_build" -j"$(nproc)" --target thread_tests
   TSAN_OPTIONS="suppressions=$PYRAMARCH_ROOT/tests/sanitizers/tsan.supp:detect_deadlocks=0" \
     "$tsan_build/tests/reliability/thread_tests" --gtest_color=no
-  echo "== ThreadSanitizer pass: $(($(date +%s) - tsan_start)) s"
-fi
-
-# One clang build serves both the sanitizer pass and the fuzzers: ASan +
-# UBSan at -O1 with debug info and asserts on, libFuzzer's coverage
-# instrumentation on, the samples and the fuzz targets included.
-# run_fuzzers.sh configures the same folder with the same cached options, so
-# it only runs the targets.
-sanitize_build="$PYRAMARCH_ROOT/build-sanitize"
-if [ "${PYRAMARCH_SANITIZERS:-1}" != "0" ]; then
-  echo "== sanitizer build (clang, ASan + UBSan, with the fuzz targets)"
-  CC=clang CXX=clang++ cmake -S "$PYRAMARCH_ROOT" -B "$sanitize_build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DPYRAMARCH_SANITIZE=ON -DPYRAMARCH_FUZZ=ON -DPYRAMARCH_BUILD_SAMPLES=ON -DPYRAMARCH_REQUIRE_ALL_TESTS=ON \
-    -DCMAKE_C_FLAGS=-fsanitize=fuzzer-no-link -DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link \
-    "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g" "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g"
-  cmake --build "$sanitize_build" -j"$(nproc)"
-  # Third-party leaks (driver, validation layer, loader) are suppressed by
-  # library name only: tests/sanitizers/lsan.supp.
-  (
-    export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:strict_string_checks=1"
-    export LSAN_OPTIONS="suppressions=$PYRAMARCH_ROOT/tests/sanitizers/lsan.supp:print_suppressions=0"
-    export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-    # Labels matched whole: `gpu` must not also select `gpuav` (GPU-assisted
-    # validation runs once, in the normal build).
-    cd "$sanitize_build" && ctest --output-on-failure --timeout 3000 -L '^(cpu|gpu)$'
-  )
-  export PYRAMARCH_FUZZ_BUILD="$sanitize_build"
 fi
 
 # Fuzzing: every target for PYRAMARCH_FUZZ_SECONDS (default 30), as many at
-# once as there are cores.
+# once as there are cores, in the test build (run_fuzzers.sh configures it
+# with the same cached options, so it only runs the targets).
 fuzz_seconds="${PYRAMARCH_FUZZ_SECONDS:-30}"
-if [ "$fuzz_seconds" != "0" ]; then
-  echo "== fuzzing (${fuzz_seconds}s per target)"
-  "$PYRAMARCH_ROOT/tests/fuzz/run_fuzzers.sh" "$fuzz_seconds"
+if [ "$fuzz_seconds" != "0" ] && [ "$sanitize" = ON ]; then
+  phase "fuzzing (${fuzz_seconds}s per target)"
+  PYRAMARCH_FUZZ_BUILD="$test_build" "$PYRAMARCH_ROOT/tests/fuzz/run_fuzzers.sh" "$fuzz_seconds"
 fi
+phase "done"

@@ -1,7 +1,7 @@
 // Warm frames allocate nothing on the host: every configuration of the
 // iso-surface (each field source, extraction, normals, odd and power-of-two
 // grids), of its draw and of the voxelizer records and runs a few dozen frames after a
-// warm-up, and the host heap (mallinfo2) must not grow between them.
+// warm-up, and the host heap (support/heap_in_use.h) must not grow between them.
 //
 // Why: a driver may compile shader variants at bind time. Mesa 22.3's
 // lavapipe (Debian 12's, CI's) inlines uniform-buffer and push-constant
@@ -17,8 +17,6 @@
 // layer keeps per-submission history of its own.
 #include <gtest/gtest.h>
 
-#include <malloc.h>
-
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -32,6 +30,7 @@
 #include "pyramarch/isosurface/isosurface.h"
 #include "pyramarch/isosurface/surface_renderer.h"
 #include "support/gpu_test.h"
+#include "support/heap_in_use.h"
 #if PYRAMARCH_HAVE_SHADER_COMPILER
 #include "pyramarch/engine/shader_compiler.h"
 #endif
@@ -53,14 +52,11 @@ constexpr uint32_t kMeasuredFrames = 24;
 // mallinfo2 would count as in use (see soak_test.cpp).
 constexpr uint64_t kSlackBytes = 48u << 10;
 
-uint64_t heapInUse() { return mallinfo2().uordblks; }
+using test::heapInUse;
 
 class FrameHeap : public ::testing::Test {
 protected:
     void SetUp() override {
-#if defined(__SANITIZE_ADDRESS__)
-        GTEST_SKIP() << "mallinfo2() does not see AddressSanitizer's heap; the normal pass runs this test";
-#endif
         DeviceCreateInfo ci;
         ci.applicationName = "pyramarch-frame-heap";
         auto d = Device::create(ci);
