@@ -67,13 +67,12 @@ Result<VoxelizeJobResult> runVoxelizeJob(Device& device, const VoxelizeJob& job)
     const uint32_t timed = std::max(1u, job.timedFrames);
     constexpr uint32_t kMaxGrowthFrames = 8;
     std::vector<std::vector<PassTiming>> frameTimings;
-    uint32_t recorded = 0, growthFrames = 0;
+    uint32_t growthFrames = 0;
     for (uint32_t f = 0; f < timed; ++f) {
         PYRAMARCH_TRY((*v)->setMesh(mesh, *grid, job.mode)); // a frame boundary: grows where the last frame overflowed
         Status rec;
         PYRAMARCH_TRY(submitAndWait(device, [&](VkCommandBuffer cmd) { rec = (*v)->record(cmd); }));
         PYRAMARCH_TRY(rec);
-        ++recorded;
         auto stats = (*v)->readStats();
         if (!stats) return stats.status();
         out.stats = *stats;
@@ -83,8 +82,9 @@ Result<VoxelizeJobResult> runVoxelizeJob(Device& device, const VoxelizeJob& job)
             f = uint32_t(-1); // the timed frames start again after the growth
             continue;
         }
-        // The first frame carries the pipeline JIT: timed only when it is the only one.
-        if (recorded > 1 || timed == 1)
+        // The first frame carries the pipeline JIT (and the first after a
+        // growth new buffers): timed only when it is the only one.
+        if (f > 0 || timed == 1)
             if (auto t = (*v)->latestTimings()) frameTimings.push_back(std::move(t->passes));
     }
     out.attempts = growthFrames + 1;
