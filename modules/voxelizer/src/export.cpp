@@ -85,8 +85,9 @@ std::string statsJson(const VoxelStats& s, const VoxelGrid& grid, size_t leafCou
     o << "  \"frame\": " << s.frame << ",\n  \"fragmentCapacity\": " << s.fragmentCapacity
       << ",\n  \"tileCapacity\": " << s.tileCapacity << ",\n  \"grown\": " << (s.grown ? "true" : "false") << ",\n";
     if (s.grown)
-        o << "  \"grownAfterFrame\": " << s.grownAfterFrame << ",\n  \"previousFragmentCapacity\": "
-          << s.previousFragmentCapacity << ",\n  \"previousTileCapacity\": " << s.previousTileCapacity << ",\n";
+        o << "  \"grownAfterFrame\": " << s.grownAfterFrame
+          << ",\n  \"previousFragmentCapacity\": " << s.previousFragmentCapacity
+          << ",\n  \"previousTileCapacity\": " << s.previousTileCapacity << ",\n";
     o << "  \"leaves\": " << leafCount << ",\n  \"levelNodes\": [";
     for (int l = 0; l < 11; ++l) o << (l ? ", " : "") << s.levelNodes[l];
     o << "],\n  \"passMilliseconds\": {";

@@ -405,11 +405,11 @@ Status Voxelizer::Impl::checkLimits(const Capacities& c) const {
     const uint64_t range = device->limits().maxStorageBufferRange;
     const VkDeviceSize slotBytes = meshLayout(c.vertices, c.triangles).slotWords * 4;
     if (slotBytes > range)
-        return Status::error(ErrorCode::DeviceLimit,
-                             "voxelizer: a mesh of " + std::to_string(c.vertices) + " vertices and " +
-                                 std::to_string(c.triangles) + " triangles needs a mesh buffer of " +
-                                 std::to_string(slotBytes) + " bytes, over maxStorageBufferRange " +
-                                 std::to_string(range));
+        return Status::error(ErrorCode::DeviceLimit, "voxelizer: a mesh of " + std::to_string(c.vertices) +
+                                                         " vertices and " + std::to_string(c.triangles) +
+                                                         " triangles needs a mesh buffer of " +
+                                                         std::to_string(slotBytes) +
+                                                         " bytes, over maxStorageBufferRange " + std::to_string(range));
     if (splitExact() && VkDeviceSize(c.triangles) * 8 > range)
         return Status::error(ErrorCode::DeviceLimit, "voxelizer: " + std::to_string(c.triangles) +
                                                          " triangles need an undecided-triangle list of " +
@@ -417,30 +417,27 @@ Status Voxelizer::Impl::checkLimits(const Capacities& c) const {
                                                          " bytes, over maxStorageBufferRange " + std::to_string(range));
     const VkDeviceSize fragBytes = VkDeviceSize(c.fragments) * 16;
     if (fragBytes > range)
-        return Status::error(ErrorCode::DeviceLimit, std::string("voxelizer: ") +
-                                                         (autoFragments ? "" : "fragmentCapacity ") +
-                                                         std::to_string(c.fragments) + " voxel fragments need " +
-                                                         std::to_string(fragBytes) +
-                                                         " bytes, over maxStorageBufferRange " + std::to_string(range) +
-                                                         " (lower the resolution)");
+        return Status::error(ErrorCode::DeviceLimit,
+                             std::string("voxelizer: ") + (autoFragments ? "" : "fragmentCapacity ") +
+                                 std::to_string(c.fragments) + " voxel fragments need " + std::to_string(fragBytes) +
+                                 " bytes, over maxStorageBufferRange " + std::to_string(range) +
+                                 " (lower the resolution)");
     // Each node array is its own binding: the range bounds one array, not the pool.
     const VkDeviceSize nodeBytes = VkDeviceSize(c.tiles) * 8 * kNodeArrayBytes;
     if (c.tiles > testing::maxTileCapacity(range, knobs.octreeBuild))
         return Status::error(ErrorCode::DeviceLimit,
-                             std::string("voxelizer: ") + (autoTiles ? "" : "tileCapacity ") +
-                                 std::to_string(c.tiles) + " octree tiles need node arrays of " +
-                                 std::to_string(nodeBytes) + " bytes each, over maxStorageBufferRange " +
-                                 std::to_string(range) + " (at most " +
+                             std::string("voxelizer: ") + (autoTiles ? "" : "tileCapacity ") + std::to_string(c.tiles) +
+                                 " octree tiles need node arrays of " + std::to_string(nodeBytes) +
+                                 " bytes each, over maxStorageBufferRange " + std::to_string(range) + " (at most " +
                                  std::to_string(testing::maxTileCapacity(range, knobs.octreeBuild)) +
                                  " tiles; lower the resolution)");
     const VkDeviceSize cellBytes = cellBufferWords(depth, c.fragments, levelBits()) * 4;
     if (cellBytes > range)
-        return Status::error(ErrorCode::DeviceLimit, "voxelizer: the cell bitmap and list (maxResolution " +
-                                                         std::to_string(info.maxResolution) + ", " +
-                                                         (autoFragments ? "" : "fragmentCapacity ") +
-                                                         std::to_string(c.fragments) + " fragments) need " +
-                                                         std::to_string(cellBytes) +
-                                                         " bytes, over maxStorageBufferRange " + std::to_string(range));
+        return Status::error(
+            ErrorCode::DeviceLimit,
+            "voxelizer: the cell bitmap and list (maxResolution " + std::to_string(info.maxResolution) + ", " +
+                (autoFragments ? "" : "fragmentCapacity ") + std::to_string(c.fragments) + " fragments) need " +
+                std::to_string(cellBytes) + " bytes, over maxStorageBufferRange " + std::to_string(range));
     if (texelReads && !testing::texelReadsFit(withCapacities(c), knobs, device->limits().maxTexelBufferElements))
         return Status::error(ErrorCode::DeviceLimit, "voxelizer: " + std::to_string(c.fragments) +
                                                          " voxel fragments exceed the texel views' "
@@ -486,11 +483,11 @@ Status Voxelizer::Impl::createFixedBuffers() {
     PYRAMARCH_TRY(makeBuffer(counters, (sizeof(gpu::VoxCounters) + 15) & ~VkDeviceSize(15),
                              kStorageUsage | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, MemoryUsage::DeviceLocal,
                              "vox.counters"));
-    PYRAMARCH_TRY(makeBuffer(dispatch, 16 * gpu::VOX_DISPATCH_ENTRIES, kStorageUsage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
-                             MemoryUsage::DeviceLocal, "vox.dispatch"));
+    PYRAMARCH_TRY(makeBuffer(dispatch, 16 * gpu::VOX_DISPATCH_ENTRIES,
+                             kStorageUsage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, MemoryUsage::DeviceLocal,
+                             "vox.dispatch"));
     if (info.denseMaxVoxels > 0)
-        PYRAMARCH_TRY(
-            makeBuffer(dense, info.denseMaxVoxels * 4, kStorageUsage, MemoryUsage::DeviceLocal, "vox.dense"));
+        PYRAMARCH_TRY(makeBuffer(dense, info.denseMaxVoxels * 4, kStorageUsage, MemoryUsage::DeviceLocal, "vox.dense"));
     if (info.solid) {
         const uint32_t r = info.maxResolution;
         const VkDeviceSize solidBytes = 2 * solidBitmapWords(r, r, r) * 4;
@@ -551,8 +548,8 @@ Status Voxelizer::Impl::resize(const Capacities& want, const char* why) {
         PYRAMARCH_TRY(add(cells, cellBufferWords(depth, want.fragments, levelBits()) * 4, kStorageUsage,
                           MemoryUsage::DeviceLocal, "vox.cells"));
         if (levelBits())
-            PYRAMARCH_TRY(add(cursors, VkDeviceSize(want.fragments) * 4, kStorageUsage, MemoryUsage::DeviceLocal,
-                              "vox.cursors"));
+            PYRAMARCH_TRY(
+                add(cursors, VkDeviceSize(want.fragments) * 4, kStorageUsage, MemoryUsage::DeviceLocal, "vox.cursors"));
         // LeafMerge::PerCell: per cell a count and a range end, per fragment a
         // pair (vox_compute.glsl binding 14): as many bytes as the fragments.
         if (perCell) PYRAMARCH_TRY(add(leafSort, fragBytes, kStorageUsage, MemoryUsage::DeviceLocal, "vox.leaf_sort"));
@@ -620,13 +617,12 @@ Status Voxelizer::Impl::growFromStats() {
     Capacities want = cap;
     if (autoFragments && s.fragmentsNeeded > cap.fragments) {
         if (s.fragmentsNeeded > maxFragments())
-            return Status::error(ErrorCode::DeviceLimit,
-                                 "voxelizer: frame " + std::to_string(s.frame) + " needs " +
-                                     std::to_string(s.fragmentsNeeded) + " voxel fragments, over the " +
-                                     std::to_string(maxFragments()) +
-                                     " the device's buffers hold (maxStorageBufferRange " +
-                                     std::to_string(device->limits().maxStorageBufferRange) +
-                                     "); lower the resolution");
+            return Status::error(
+                ErrorCode::DeviceLimit,
+                "voxelizer: frame " + std::to_string(s.frame) + " needs " + std::to_string(s.fragmentsNeeded) +
+                    " voxel fragments, over the " + std::to_string(maxFragments()) +
+                    " the device's buffers hold (maxStorageBufferRange " +
+                    std::to_string(device->limits().maxStorageBufferRange) + "); lower the resolution");
         want.fragments = withSlack(s.fragmentsNeeded, maxFragments());
     }
     if (autoTiles) {
@@ -1388,8 +1384,8 @@ Result<std::unique_ptr<Voxelizer>> TestingAccess::create(Device& device, const V
     impl->autoTiles = info.tileCapacity == 0;
     start.vertices = impl->autoVertices ? 1024u : info.maxVertices;
     start.triangles = impl->autoTriangles ? 1024u : info.maxTriangles;
-    start.fragments = impl->autoFragments ? uint32_t(std::clamp<uint64_t>(8 * r * r, 1u << 14, 1u << 22))
-                                          : info.fragmentCapacity;
+    start.fragments =
+        impl->autoFragments ? uint32_t(std::clamp<uint64_t>(8 * r * r, 1u << 14, 1u << 22)) : info.fragmentCapacity;
     start.tiles = impl->autoTiles ? std::max(256u, start.fragments / 4) : info.tileCapacity;
     impl->texelReads = knobs.texelReads && testing::texelReadsFit(impl->withCapacities(start), knobs,
                                                                   device.limits().maxTexelBufferElements);
@@ -1402,8 +1398,8 @@ Result<std::unique_ptr<Voxelizer>> TestingAccess::create(Device& device, const V
                                      ": the cell bitmaps leave no room for fragments in maxStorageBufferRange");
     }
     if (impl->autoTiles)
-        start.tiles = std::min(start.tiles, testing::maxTileCapacity(device.limits().maxStorageBufferRange,
-                                                                     knobs.octreeBuild));
+        start.tiles =
+            std::min(start.tiles, testing::maxTileCapacity(device.limits().maxStorageBufferRange, knobs.octreeBuild));
     switch (info.method) {
     case ConservativeMethod::Auto: impl->hardware = device.limits().conservativeRasterization; break;
     case ConservativeMethod::GeometryShader: impl->hardware = false; break;

@@ -94,12 +94,12 @@ Result<VoxelizeJobResult> runVoxelizeJob(Device& device, const VoxelizeJob& job)
                                  " frames of growth (" + std::to_string(out.stats.fragmentsNeeded) + " fragments, " +
                                  std::to_string(out.stats.tilesNeeded) + " tiles needed)");
     if (job.solid && out.stats.solidOddColumns > 0)
-        return Status::error(ErrorCode::InvalidArgument,
-                             "voxelize --solid: the mesh is not watertight: " +
-                                 std::to_string(out.stats.solidOddColumns) + " of " +
-                                 std::to_string(uint64_t(grid->dims[1]) * grid->dims[2]) +
-                                 " voxel columns cross it an odd number of times (the solid fill needs a "
-                                 "closed mesh; without --solid the surface voxelizes as is)");
+        return Status::error(
+            ErrorCode::InvalidArgument,
+            "voxelize --solid: the mesh is not watertight: " + std::to_string(out.stats.solidOddColumns) + " of " +
+                std::to_string(uint64_t(grid->dims[1]) * grid->dims[2]) +
+                " voxel columns cross it an odd number of times (the solid fill needs a "
+                "closed mesh; without --solid the surface voxelizes as is)");
     auto tree = (*v)->readOctree();
     if (!tree) return tree.status();
     out.leaves = extractLeaves(*tree);
