@@ -69,7 +69,14 @@ Result<VoxelizeJobResult> runVoxelizeJob(Device& device, const VoxelizeJob& job)
     std::vector<std::vector<PassTiming>> frameTimings;
     uint32_t growthFrames = 0;
     for (uint32_t f = 0; f < timed; ++f) {
-        PYRAMARCH_TRY((*v)->setMesh(mesh, *grid, job.mode)); // a frame boundary: grows where the last frame overflowed
+        // A frame boundary: the voxelizer grows where the last frame
+        // overflowed. Growth past the device's largest buffers is, for the
+        // tool, an overflow like one past the budget (exit code 3).
+        if (Status staged = (*v)->setMesh(mesh, *grid, job.mode); !staged) {
+            if ((f > 0 || growthFrames > 0) && staged.code() == ErrorCode::DeviceLimit)
+                return Status::error(ErrorCode::CapacityExceeded, "voxelize: " + staged.message());
+            return staged;
+        }
         Status rec;
         PYRAMARCH_TRY(submitAndWait(device, [&](VkCommandBuffer cmd) { rec = (*v)->record(cmd); }));
         PYRAMARCH_TRY(rec);
