@@ -517,7 +517,9 @@ Status Voxelizer::Impl::resize(const Capacities& want, const char* why) {
                                  std::to_string(want.triangles) + " triangles, " + std::to_string(want.fragments) +
                                  " fragments, " + std::to_string(want.tiles) + " tiles), over memoryBudget " +
                                  std::to_string(info.memoryBudget) +
-                                 " (raise the budget or lower the resolution; the buffers stay as they were)");
+                                 (cap.fragments == 0 ? std::string(" (raise the budget or lower maxResolution)")
+                                                     : std::string(" (raise the budget or lower the resolution; the "
+                                                                   "buffers stay as they were)")));
     // New buffers first; the old ones are replaced only when all exist, so a
     // failure leaves the voxelizer as it was.
     struct Fresh {
