@@ -481,87 +481,74 @@ Result<Record> runVox(Device& dev, const VoxScenario& sc) {
     for (int a = 0; a < 3; ++a) r.cells[a] = grid->dims[a];
     r.cellCount = grid->voxelCount();
 
-    const uint64_t range = dev.limits().maxStorageBufferRange;
-    uint32_t fragmentCapacity = 1u << 21, tileCapacity = 1u << 16;
-    for (int attempt = 0; attempt < 3; ++attempt) {
-        voxel::VoxelizerCreateInfo info;
-        voxel::testing::Knobs knobs; // the measured variants (pyramarch/voxelizer/testing.h)
-        info.maxResolution = sc.resolution;
-        info.maxVertices = uint32_t(mesh.vertexCount());
-        info.maxTriangles = uint32_t(mesh.triangleCount());
-        info.fragmentCapacity = fragmentCapacity;
-        info.tileCapacity = tileCapacity;
-        knobs.octreeBuild = octreeBuildFromWord(sc.build);
-        knobs.leafMerge = sc.atomicLeaves ? voxel::testing::LeafMerge::Atomic : voxel::testing::LeafMerge::PerCell;
-        if (sc.smallVoxels != UINT32_MAX) {
-            knobs.trianglePath =
-                sc.smallVoxels == 0 ? voxel::testing::TrianglePath::Raster : voxel::testing::TrianglePath::Split;
-            if (sc.smallVoxels != 0) knobs.smallTriangleVoxels = sc.smallVoxels;
-        }
-        const uint64_t before = dev.allocator().stats().allocatedBytes;
-        auto created = voxel::testing::create(dev, info, knobs);
-        if (!created) return created.status();
-        voxel::Voxelizer& vox = **created;
-        FrameLoop loop;
-        bool retry = false;
-        for (uint32_t f = 0; f < sc.warmup + sc.frames; ++f) {
-            // A dynamic mesh is re-staged every frame; the host copy is not part of the recorded frame.
-            PYRAMARCH_TRY(vox.setMesh(mesh, *grid));
-            Status recorded;
-            double recordMs = 0;
-            const auto t0 = Clock::now();
-            PYRAMARCH_TRY(submitAndWait(dev, [&](VkCommandBuffer cmd) {
-                const auto r0 = Clock::now();
-                recorded = vox.record(cmd);
-                recordMs = msSince(r0);
-            }));
-            const double wall = msSince(t0);
-            PYRAMARCH_TRY(recorded);
-            auto stats = vox.readStats();
-            if (!stats) return stats.status();
-            r.fragments = stats->fragmentsNeeded;
-            r.tiles = stats->tilesNeeded;
-            r.overflow = stats->fragmentOverflow || stats->tileOverflow;
-            r.triangles = stats->triangles;
-            if (f == 0) {
-                r.memory.clear();
-                r.memoryModuleBytes = 0;
-                for (const auto& m : vox.memoryReport()) {
-                    r.memory.push_back({m.name, m.bytes});
-                    r.memoryModuleBytes += m.bytes;
-                }
-                r.memoryTotalBytes = dev.allocator().stats().allocatedBytes - before;
-                if (r.overflow && attempt < 2) {
-                    const uint32_t wantF =
-                        uint32_t(std::min<uint64_t>(uint64_t(stats->fragmentsNeeded) * 5 / 4 + 1024, range / 16));
-                    const uint32_t wantT = uint32_t(std::min<uint64_t>(
-                        uint64_t(stats->tilesNeeded) * (stats->tilesNeededIsLowerBound ? 4 : 1) * 5 / 4 + 64,
-                        voxel::testing::maxTileCapacity(range, knobs.octreeBuild)));
-                    if (wantF > fragmentCapacity || wantT > tileCapacity) {
-                        fragmentCapacity = std::max(fragmentCapacity, wantF);
-                        tileCapacity = std::max(tileCapacity, wantT);
-                        retry = true;
-                        break;
-                    }
-                }
-            }
-            if (f < sc.warmup) continue;
-            const std::optional<FrameTimings> voxTimings = vox.latestTimings();
-            collectTimings(loop, voxTimings ? voxTimings->passes : std::vector<PassTiming>{}, "vox", false);
-            loop.wall.push_back(wall);
-            loop.record.push_back(recordMs);
-        }
-        if (retry) continue;
-        finishLoop(r, loop);
-        // Occupied leaves of the last frame (read back after the timings: not part of them).
-        auto tree = vox.readOctree();
-        if (!tree) return tree.status();
-        r.leaves = uint32_t(voxel::extractLeaves(*tree).size());
-        // Throughput in input triangles: the voxelizer's work grows with triangles and fragments, not grid cells.
-        r.mcellsPerSecond = r.gpuMs.median > 0 ? double(r.meshTriangles) / (r.gpuMs.median * 1e3) : 0;
-        if (r.overflow) r.note = "overflow: capacities at maxStorageBufferRange";
-        break;
+    // No capacities: the voxelizer grows its buffers from the counters of
+    // the frames before (at the next setMesh), so the first frames settle
+    // the sizes and are not timed.
+    voxel::VoxelizerCreateInfo info;
+    voxel::testing::Knobs knobs; // the measured variants (pyramarch/voxelizer/testing.h)
+    info.maxResolution = sc.resolution;
+    info.framesInFlight = 1; // every frame is waited for: the next one may grow from its counters
+    knobs.octreeBuild = octreeBuildFromWord(sc.build);
+    knobs.leafMerge = sc.atomicLeaves ? voxel::testing::LeafMerge::Atomic : voxel::testing::LeafMerge::PerCell;
+    if (sc.smallVoxels != UINT32_MAX) {
+        knobs.trianglePath =
+            sc.smallVoxels == 0 ? voxel::testing::TrianglePath::Raster : voxel::testing::TrianglePath::Split;
+        if (sc.smallVoxels != 0) knobs.smallTriangleVoxels = sc.smallVoxels;
     }
+    const uint64_t before = dev.allocator().stats().allocatedBytes;
+    auto created = voxel::testing::create(dev, info, knobs);
+    if (!created) return created.status();
+    voxel::Voxelizer& vox = **created;
+    FrameLoop loop;
+    constexpr uint32_t kSettleFrames = 8; // growth frames at most before the warm-up
+    uint32_t settle = 0;
+    for (uint32_t f = 0; f < sc.warmup + sc.frames; ++f) {
+        // A dynamic mesh is re-staged every frame; the host copy is not part of the recorded frame.
+        PYRAMARCH_TRY(vox.setMesh(mesh, *grid));
+        Status recorded;
+        double recordMs = 0;
+        const auto t0 = Clock::now();
+        PYRAMARCH_TRY(submitAndWait(dev, [&](VkCommandBuffer cmd) {
+            const auto r0 = Clock::now();
+            recorded = vox.record(cmd);
+            recordMs = msSince(r0);
+        }));
+        const double wall = msSince(t0);
+        PYRAMARCH_TRY(recorded);
+        auto stats = vox.readStats();
+        if (!stats) return stats.status();
+        r.fragments = stats->fragmentsNeeded;
+        r.tiles = stats->tilesNeeded;
+        r.overflow = stats->fragmentOverflow || stats->tileOverflow;
+        r.triangles = stats->triangles;
+        if ((r.overflow || stats->grown) && settle < kSettleFrames) {
+            ++settle;
+            f = uint32_t(-1); // the warm-up starts again after the growth
+            continue;
+        }
+        if (f == 0) {
+            r.memory.clear();
+            r.memoryModuleBytes = 0;
+            for (const auto& m : vox.memoryReport()) {
+                r.memory.push_back({m.name, m.bytes});
+                r.memoryModuleBytes += m.bytes;
+            }
+            r.memoryTotalBytes = dev.allocator().stats().allocatedBytes - before;
+        }
+        if (f < sc.warmup) continue;
+        const std::optional<FrameTimings> voxTimings = vox.latestTimings();
+        collectTimings(loop, voxTimings ? voxTimings->passes : std::vector<PassTiming>{}, "vox", false);
+        loop.wall.push_back(wall);
+        loop.record.push_back(recordMs);
+    }
+    finishLoop(r, loop);
+    // Occupied leaves of the last frame (read back after the timings: not part of them).
+    auto tree = vox.readOctree();
+    if (!tree) return tree.status();
+    r.leaves = uint32_t(voxel::extractLeaves(*tree).size());
+    // Throughput in input triangles: the voxelizer's work grows with triangles and fragments, not grid cells.
+    r.mcellsPerSecond = r.gpuMs.median > 0 ? double(r.meshTriangles) / (r.gpuMs.median * 1e3) : 0;
+    if (r.overflow) r.note = "overflow: the needed sizes pass the device's buffers";
     return r;
 }
 

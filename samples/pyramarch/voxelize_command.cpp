@@ -87,6 +87,9 @@ CLI::App* addVoxelizeCommand(CLI::App& app, VoxelizeOptions& o) {
                     "Timed frames after the first (which carries the pipeline JIT); per-pass times are their medians "
                     "(default 1)")
         ->check(CLI::Range(1u, 1000u));
+    cmd->add_option("--memory-budget", o.memoryBudgetMiB,
+                    "MiB the voxelizer's buffers may grow to (default: as far as the device's buffers go); a "
+                    "voxelization that needs more fails (exit code 3)");
     cmd->add_option("--remesh", o.remesh,
                     "Also extract the voxels' smooth surface on the GPU from the octree every frame (a sparse "
                     "iso-surface at 0.5 over the voxel centres, no read-back) and write it: .obj or .ply, or - "
@@ -108,6 +111,7 @@ int runVoxelize(const VoxelizeOptions& o) {
     job.outPath = o.out;
     job.statsPath = o.stats;
     job.timedFrames = 1 + o.frames;
+    job.memoryBudget = uint64_t(o.memoryBudgetMiB) << 20;
     job.solid = o.solid;
     if (o.solid && o.thin)
         return sample::fail(prog, "--solid and --thin do not combine (solid adds to the conservative surface)");
@@ -132,7 +136,7 @@ int runVoxelize(const VoxelizeOptions& o) {
     double total = 0;
     for (const PassTiming& t : r->timings) total += t.milliseconds;
     std::printf("GPU time %.3f ms over %zu passes%s\n", total, r->timings.size(),
-                r->attempts > 1 ? " (capacities grown)" : "");
+                r->attempts > 1 ? " (buffers grown after an overflowed frame)" : "");
     if (r->frameMilliseconds.size() > 1) {
         std::printf("(sum of per-pass medians of %zu frames; frame totals", r->frameMilliseconds.size());
         for (double ms : r->frameMilliseconds) std::printf(" %.1f", ms);

@@ -28,8 +28,9 @@ struct VoxelizeOptions {
     std::string stats; // JSON
     bool thin = false;
     bool solid = false;
-    std::string method = "auto"; // auto | gs | hw
-    uint32_t frames = 1;         // timed frames after the first (JIT); per-pass medians
+    std::string method = "auto";  // auto | gs | hw
+    uint32_t frames = 1;          // timed frames after the first (JIT); per-pass medians
+    uint32_t memoryBudgetMiB = 0; // the voxelizer's buffers at most this (0 = the device's limits)
     // --remesh: the voxels' smooth surface from the octree on the GPU
     // (iso::SparseVolumeInput::OctreeLeaves), written to .obj or .ply ("-": not written).
     std::string remesh;

@@ -158,8 +158,10 @@ Status VoxelView::build(const sample::RenderTarget& target) {
     grid_ = *grid;
     mode_ = s.thin ? voxel::VoxelMode::Thin : voxel::VoxelMode::Conservative;
 
-    // A sizing run finds the capacities this mesh needs (it grows them from
-    // the overflow counters); the frames then never truncate.
+    // A one-shot voxelization (the job, whose voxelizer grows by itself)
+    // finds the sizes this mesh needs; the view's voxelizer gets them as
+    // fixed capacities, since its instance buffer below is sized from the
+    // node pool. The frames then never truncate.
     sample::VoxelizeJob sizing;
     sizing.meshPath = s.mesh;
     sizing.shape = s.mesh.empty() ? s.shape : "";

@@ -61,26 +61,23 @@ TEST_F(VoxelizeJobTest, WritesLeavesAndGrowsCapacities) {
     EXPECT_NE(json.find("\"leaves\": " + std::to_string(keys.size())), std::string::npos);
     std::remove(out.c_str());
     std::remove(stats.c_str());
-    // Tiny starting capacities: both overflow, grow to the reported sizes, same leaves.
+    // No capacities are given: the job's result is complete, never truncated.
+    EXPECT_FALSE(r->stats.fragmentOverflow);
+    EXPECT_FALSE(r->stats.tileOverflow);
+    EXPECT_GE(r->attempts, 1u);
+    // A memory budget below what the voxelization needs: a named error.
     VoxelizeJob small = job;
     small.outPath.clear();
     small.statsPath.clear();
-    small.initialFragmentCapacity = 100;
-    small.initialTileCapacity = 3;
-    auto grown = runVoxelizeJob(device(), small);
-    ASSERT_TRUE(grown.ok()) << grown.message();
-    EXPECT_GE(grown->attempts, 3u);
-    EXPECT_FALSE(grown->stats.fragmentOverflow);
-    EXPECT_FALSE(grown->stats.tileOverflow);
-    ASSERT_EQ(grown->leaves.size(), r->leaves.size());
-    for (size_t i = 0; i < r->leaves.size(); ++i)
-        ASSERT_EQ(ref::key(grown->leaves[i].x, grown->leaves[i].y, grown->leaves[i].z),
-                  ref::key(r->leaves[i].x, r->leaves[i].y, r->leaves[i].z));
+    small.memoryBudget = 1u << 16;
+    auto refused = runVoxelizeJob(device(), small);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.status().code(), ErrorCode::CapacityExceeded);
+    EXPECT_NE(refused.message().find("memoryBudget"), std::string::npos) << refused.message();
+    small.memoryBudget = 0;
     // Several timed frames: one GPU time per frame after the JIT frame, and
     // per-pass medians that lie within what the frames measured in all.
     VoxelizeJob timed = small;
-    timed.initialFragmentCapacity = 0;
-    timed.initialTileCapacity = 0;
     timed.timedFrames = 4;
     auto medians = runVoxelizeJob(device(), timed);
     ASSERT_TRUE(medians.ok()) << medians.message();

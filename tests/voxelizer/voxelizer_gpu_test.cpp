@@ -1879,3 +1879,155 @@ TEST_F(VoxelizerTest, SolidSmallSphere) {
     const TriangleMesh m = shapes::sphere({0, 0, 0}, 1.0f, 24, 12);
     expectSolid(device(), **r, m, gridOf(m, 16), true);
 }
+
+// Capacities that grow: a voxelizer created with none voxelizes a mesh over
+// its starting sizes. The first frame overflows and says so; the next frame
+// boundary grows the buffers and says what grew; the result then equals the
+// CPU reference. The same mesh under a budget below the grown size fails
+// with a named error and keeps working at its old sizes.
+TEST_F(VoxelizerTest, CapacitiesGrowFromTheCountersToTheReference) {
+    const TriangleMesh m = shapes::denseKnot({0, 0, 0}, 0.7f, 20000); // over 1024 vertices and 8 R^2 fragments
+    const VoxelGrid g = gridOf(m, 32);
+    VoxInfo ci;
+    ci.maxResolution = 32;
+    ci.framesInFlight = 1;
+    ci.method = ConservativeMethod::GeometryShader;
+    auto vr = createVoxelizer(device(), ci);
+    ASSERT_TRUE(vr.ok()) << vr.message();
+    Voxelizer& v = **vr;
+    auto moduleBytes = [](const Voxelizer& x, bool withReplaced) {
+        uint64_t b = 0;
+        for (const auto& item : x.memoryReport())
+            if (withReplaced || item.name.rfind("vox.replaced", 0) != 0) b += item.bytes;
+        return b;
+    };
+    const uint64_t startBytes = moduleBytes(v, true);
+    auto first = voxelizeOnce(device(), v, m, g);
+    ASSERT_TRUE(first.ok()) << first.message();
+    EXPECT_EQ(first->frame, 0u);
+    EXPECT_TRUE(first->fragmentOverflow) << "the starting list holds " << first->fragmentCapacity;
+    EXPECT_EQ(first->fragmentsStored, first->fragmentCapacity);
+    EXPECT_GT(first->fragmentsNeeded, first->fragmentCapacity);
+    EXPECT_FALSE(first->grown);
+    Frame f;
+    uint32_t frames = 1;
+    bool sawGrowth = false;
+    for (; frames < 5; ++frames) {
+        auto r = run(device(), v, m, g);
+        ASSERT_TRUE(r.ok()) << r.message();
+        f = std::move(r).value();
+        EXPECT_EQ(f.stats.frame, frames);
+        if (frames == 1) {
+            EXPECT_TRUE(f.stats.grown);
+            EXPECT_EQ(f.stats.grownAfterFrame, 0u);
+            EXPECT_EQ(f.stats.previousFragmentCapacity, first->fragmentCapacity);
+            EXPECT_GE(f.stats.fragmentCapacity, first->fragmentsNeeded);
+        }
+        sawGrowth = sawGrowth || f.stats.grown;
+        if (!f.stats.fragmentOverflow && !f.stats.tileOverflow) break;
+    }
+    ASSERT_LT(frames, 5u) << "still overflowing";
+    EXPECT_TRUE(sawGrowth);
+    EXPECT_EQ(f.stats.fragmentsNeeded, first->fragmentsNeeded);
+    expectConservative(m, g, f);
+    expectOctreeMatches(f);
+    if (v.usesExactFallback()) {
+        EXPECT_EQ(f.fragments.size(), closedPairCount(m, g)) << "every pair decided as the closed reference decides";
+    }
+    const uint64_t grownBytes = moduleBytes(v, false);
+    EXPECT_GT(grownBytes, startBytes);
+    // Nothing grows once the sizes suffice; the replaced buffers go after the frames in flight.
+    for (int i = 0; i < 10; ++i) {
+        auto s = voxelizeOnce(device(), v, m, g);
+        ASSERT_TRUE(s.ok()) << s.message();
+        EXPECT_FALSE(s->grown);
+        EXPECT_FALSE(s->fragmentOverflow);
+    }
+    EXPECT_EQ(moduleBytes(v, true), grownBytes) << "replaced buffers were not released";
+
+    // A budget below what the mesh needs: a named error at the frame
+    // boundary, the buffers as they were, the frames still bounded and reported.
+    VoxInfo tight = ci;
+    tight.memoryBudget = grownBytes - 1;
+    auto tr = createVoxelizer(device(), tight);
+    ASSERT_TRUE(tr.ok()) << tr.message();
+    Voxelizer& t = **tr;
+    Status failed;
+    VoxelStats last;
+    for (int frame = 0; frame < 5 && failed.ok(); ++frame) {
+        failed = t.setMesh(m, g);
+        if (!failed.ok()) break;
+        Status rec;
+        ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { rec = t.record(cmd); }));
+        ASSERT_OK(rec);
+        last = t.readStats().value();
+    }
+    ASSERT_FALSE(failed.ok()) << "growth past memoryBudget was accepted";
+    EXPECT_EQ(failed.code(), ErrorCode::CapacityExceeded);
+    EXPECT_NE(failed.message().find("memoryBudget"), std::string::npos) << failed.message();
+    EXPECT_LE(moduleBytes(t, false), tight.memoryBudget);
+    Status rec;
+    ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { rec = t.record(cmd); }));
+    ASSERT_OK(rec);
+    auto after = t.readStats();
+    ASSERT_TRUE(after.ok()) << after.message();
+    EXPECT_TRUE(after->fragmentOverflow || after->tileOverflow);
+    EXPECT_LE(after->fragmentsStored, after->fragmentCapacity);
+    // A budget below the starting sizes: refused at creation, by name.
+    VoxInfo tiny = ci;
+    tiny.memoryBudget = 4096;
+    auto none = createVoxelizer(device(), tiny);
+    ASSERT_FALSE(none.ok());
+    EXPECT_EQ(none.status().code(), ErrorCode::CapacityExceeded);
+    EXPECT_NE(none.message().find("memoryBudget"), std::string::npos) << none.message();
+}
+
+// Growth under a host graph with two frames in flight: the stats ring
+// reports the overflow a frame late, the module grows at the next setMesh
+// and rebinds its buffers in the host's graph (no recompile), and the
+// octree pool grows from a lower bound (fixed fragment list, scattered
+// triangles: more tiles than fragments would suggest).
+TEST_F(VoxelizerTest, TilesGrowUnderAHostGraph) {
+    const TriangleMesh m = shapes::tinyTriangles({-1, -1, -1}, {1, 1, 1}, 0.01f, 800);
+    const VoxelGrid g = gridOf(m, 64);
+    VoxInfo ci;
+    ci.maxResolution = 64;
+    ci.fragmentCapacity = 4096; // fixed: the tiles start at 4096 / 4
+    ci.framesInFlight = 2;
+    ci.method = ConservativeMethod::GeometryShader;
+    auto vr = createVoxelizer(device(), ci);
+    ASSERT_TRUE(vr.ok()) << vr.message();
+    Voxelizer& v = **vr;
+    RenderGraph graph(&device());
+    ASSERT_OK(v.addPasses(graph));
+    ASSERT_OK(graph.compile());
+    bool overflowSeen = false, grownSeen = false;
+    std::optional<VoxelStats> late;
+    for (int frame = 0; frame < 8; ++frame) {
+        ASSERT_OK(v.setMesh(m, g));
+        Status rec;
+        ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { rec = graph.execute(cmd); }));
+        ASSERT_OK(rec);
+        late = v.latestStats();
+        if (!late) continue;
+        overflowSeen = overflowSeen || late->tileOverflow;
+        grownSeen = grownSeen || late->grown;
+        if (late->grown) {
+            EXPECT_LT(late->previousTileCapacity, late->tileCapacity);
+        }
+    }
+    ASSERT_TRUE(late.has_value());
+    EXPECT_TRUE(overflowSeen) << "the starting pool should not hold these tiles";
+    EXPECT_TRUE(grownSeen);
+    EXPECT_FALSE(late->tileOverflow);
+    EXPECT_EQ(late->fragmentCapacity, 4096u) << "a given capacity stays fixed";
+    Frame f;
+    f.stats = v.readStats().value();
+    f.fragments = v.readFragments().value();
+    f.tree = v.readOctree().value();
+    for (const auto& x : f.fragments) f.keys.push_back(fragKey(x));
+    std::sort(f.keys.begin(), f.keys.end());
+    f.keys.erase(std::unique(f.keys.begin(), f.keys.end()), f.keys.end());
+    expectConservative(m, g, f);
+    expectOctreeMatches(f);
+}

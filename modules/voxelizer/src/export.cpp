@@ -82,6 +82,12 @@ std::string statsJson(const VoxelStats& s, const VoxelGrid& grid, size_t leafCou
       << ",\n  \"tileOverflow\": " << (s.tileOverflow ? "true" : "false")
       << ",\n  \"tilesNeededIsLowerBound\": " << (s.tilesNeededIsLowerBound ? "true" : "false") << ",\n";
     o << "  \"solidInterior\": " << s.solidInterior << ",\n  \"solidOddColumns\": " << s.solidOddColumns << ",\n";
+    o << "  \"frame\": " << s.frame << ",\n  \"fragmentCapacity\": " << s.fragmentCapacity
+      << ",\n  \"tileCapacity\": " << s.tileCapacity << ",\n  \"grown\": " << (s.grown ? "true" : "false") << ",\n";
+    if (s.grown)
+        o << "  \"grownAfterFrame\": " << s.grownAfterFrame
+          << ",\n  \"previousFragmentCapacity\": " << s.previousFragmentCapacity
+          << ",\n  \"previousTileCapacity\": " << s.previousTileCapacity << ",\n";
     o << "  \"leaves\": " << leafCount << ",\n  \"levelNodes\": [";
     for (int l = 0; l < 11; ++l) o << (l ? ", " : "") << s.levelNodes[l];
     o << "],\n  \"passMilliseconds\": {";

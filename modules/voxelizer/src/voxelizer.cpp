@@ -245,7 +245,17 @@ struct Staged {
     uint32_t skipped = 0;
     uint32_t flags = 0;
     VoxelGrid grid;
+    uint32_t fragmentCapacity = 0, tileCapacity = 0; // capacities of the frame
+    // The first frame after a growth: which frame asked, the capacities before.
+    bool grown = false;
+    uint64_t grownAfterFrame = 0;
+    uint32_t previousFragmentCapacity = 0, previousTileCapacity = 0;
 };
+
+// Frames a replaced buffer is kept past the frames in flight: the render
+// graph keeps texel views of a buffer for its timing ring (4 frames by
+// default) after the buffer's last use.
+constexpr uint64_t kRetireSlackFrames = 8;
 
 } // namespace
 
@@ -300,9 +310,44 @@ struct Voxelizer::Impl {
     const RenderGraph* timingGraph = nullptr;
     bool graphFrameKnown = false;
     uint64_t graphFrameOffset = 0;
-    std::vector<Voxelizer::MemoryItem> memory; // what createBuffers() allocated, for memoryReport()
+    // Capacities now; the auto* ones grow (create-info fields left 0).
+    struct Capacities {
+        uint32_t vertices = 0, triangles = 0, fragments = 0, tiles = 0;
+    };
+    Capacities cap;
+    bool autoVertices = true, autoTriangles = true, autoFragments = true, autoTiles = true;
+    // Replaced buffers, released once no recorded frame may still use them.
+    struct Retired {
+        uint64_t releaseAt = 0; // framesRecorded from which it is released
+        Buffer buffer;
+    };
+    std::vector<Retired> retired;
+    // Counters read by readStats() (the host waited), for the next growth check.
+    std::optional<VoxelStats> observed;
+    std::optional<Capacities> refused; // the last growth that failed (reported once)
+    // The graph the buffers are imported into, and the imports that grow.
+    RenderGraph* importGraph = nullptr;
+    std::vector<std::pair<const Buffer*, BufferRef>> growable;
 
-    Status createBuffers();
+    struct MeshLayout {
+        uint64_t indexOffset = 0, colorOffset = 0, normalOffset = 0, solidOffset = 0, slotWords = 0;
+    };
+    MeshLayout meshLayout(uint32_t maxV, uint32_t maxT) const;
+    Status makeBuffer(Buffer& out, VkDeviceSize size, VkBufferUsageFlags usage, MemoryUsage mem, const char* name);
+    Status createFixedBuffers();
+    uint64_t fixedBytes() const;
+    uint64_t sizedBytes(const Capacities& c) const;
+    uint64_t maxFragments() const; // the largest fragment capacity the device's buffers (and texel views) take
+    VoxelizerCreateInfo withCapacities(const Capacities& c) const;
+    Status checkLimits(const Capacities& c) const;
+    // Replaces the buffers whose capacities change (all or nothing).
+    Status resize(const Capacities& want, const char* why);
+    Status growFromStats(); // at a frame boundary: grow where the newest counters overflowed
+    // Host data of the newest recorded frame (`current` before any).
+    const Staged& lastFrame() const {
+        return framesRecorded ? ringStaged[(framesRecorded - 1) % info.framesInFlight] : current;
+    }
+    void releaseRetired();
     // TrianglePath::Split with the Float64 variants: the small-triangle pass
     // lists triangles with undecided pairs for a second pass.
     bool splitExact() const { return exact64 && knobs.trianglePath == TrianglePath::Split; }
@@ -318,95 +363,131 @@ struct Voxelizer::Impl {
     VoxelStats decode(const gpu::VoxCounters& c, const Staged& s, uint64_t frame) const;
 };
 
-Status Voxelizer::Impl::createBuffers() {
-    Allocator& a = device->allocator();
-    const uint64_t maxV = info.maxVertices, maxT = info.maxTriangles;
-    indexOffset = 6 * maxV; // split grid-space vertices: hi xyz, lo xyz
-    colorOffset = indexOffset + 3 * maxT;
-    normalOffset = colorOffset + maxV;
-    solidOffset = normalOffset + 3 * maxV;
+// Storage buffers also viewed as texel buffers (the texel reads view the
+// fragment, cell, sort and cursor buffers and their stand-ins).
+constexpr VkBufferUsageFlags kStorageUsage =
+    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+    VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT;
+
+Status Voxelizer::Impl::makeBuffer(Buffer& out, VkDeviceSize size, VkBufferUsageFlags usage, MemoryUsage mem,
+                                   const char* name) {
+    auto b = device->allocator().createBuffer({.size = size, .usage = usage, .memory = mem, .name = name});
+    if (!b) return b.status().withContext(std::string("voxelizer: creating ") + name + ": ");
+    out = std::move(b).value();
+    return {};
+}
+
+Voxelizer::Impl::MeshLayout Voxelizer::Impl::meshLayout(uint32_t maxV, uint32_t maxT) const {
+    MeshLayout l;
+    l.indexOffset = 6 * uint64_t(maxV); // split grid-space vertices: hi xyz, lo xyz
+    l.colorOffset = l.indexOffset + 3 * uint64_t(maxT);
+    l.normalOffset = l.colorOffset + maxV;
+    l.solidOffset = l.normalOffset + 3 * uint64_t(maxV);
     // Solid: per triangle the prefix of row counts (maxT + 1) and its first row.
-    slotWords = solidOffset + (info.solid ? 2 * maxT + 1 : 0);
-    const VkDeviceSize slotBytes = slotWords * 4;
+    l.slotWords = l.solidOffset + (info.solid ? 2 * uint64_t(maxT) + 1 : 0);
+    return l;
+}
+
+uint64_t Voxelizer::Impl::maxFragments() const {
     const uint64_t range = device->limits().maxStorageBufferRange;
+    const uint64_t fixedCellWords = 2 * uint64_t(cellWords) + (levelBits() ? levelBitsWordsFor(depth) : 0);
+    uint64_t f = std::min<uint64_t>(range / 16, UINT32_MAX);
+    f = std::min(f, range / 4 > fixedCellWords ? range / 4 - fixedCellWords : 0);
+    if (texelReads) {
+        const uint64_t texels = device->limits().maxTexelBufferElements;
+        f = std::min(f, texels / 2);
+        f = std::min(f, texels > fixedCellWords ? texels - fixedCellWords : 0);
+    }
+    return f;
+}
+
+Status Voxelizer::Impl::checkLimits(const Capacities& c) const {
+    const uint64_t range = device->limits().maxStorageBufferRange;
+    const VkDeviceSize slotBytes = meshLayout(c.vertices, c.triangles).slotWords * 4;
     if (slotBytes > range)
-        return Status::error(ErrorCode::DeviceLimit, "voxelizer: mesh buffer of " + std::to_string(slotBytes) +
-                                                         " bytes exceeds maxStorageBufferRange " +
-                                                         std::to_string(range) + " (lower maxVertices / maxTriangles)");
-    const VkDeviceSize fragBytes = VkDeviceSize(info.fragmentCapacity) * 16;
+        return Status::error(ErrorCode::DeviceLimit, "voxelizer: a mesh of " + std::to_string(c.vertices) +
+                                                         " vertices and " + std::to_string(c.triangles) +
+                                                         " triangles needs a mesh buffer of " +
+                                                         std::to_string(slotBytes) +
+                                                         " bytes, over maxStorageBufferRange " + std::to_string(range));
+    if (splitExact() && VkDeviceSize(c.triangles) * 8 > range)
+        return Status::error(ErrorCode::DeviceLimit, "voxelizer: " + std::to_string(c.triangles) +
+                                                         " triangles need an undecided-triangle list of " +
+                                                         std::to_string(VkDeviceSize(c.triangles) * 8) +
+                                                         " bytes, over maxStorageBufferRange " + std::to_string(range));
+    const VkDeviceSize fragBytes = VkDeviceSize(c.fragments) * 16;
     if (fragBytes > range)
-        return Status::error(ErrorCode::DeviceLimit, "voxelizer: fragmentCapacity " +
-                                                         std::to_string(info.fragmentCapacity) + " needs " +
-                                                         std::to_string(fragBytes) +
-                                                         " bytes, over maxStorageBufferRange " + std::to_string(range));
-    // Each node array is its own binding: the range bounds one array, not the pool.
-    const VkDeviceSize nodeBytes = VkDeviceSize(info.tileCapacity) * 8 * kNodeArrayBytes;
-    if (nodeBytes > range)
         return Status::error(ErrorCode::DeviceLimit,
-                             "voxelizer: tileCapacity " + std::to_string(info.tileCapacity) + " needs node arrays of " +
-                                 std::to_string(nodeBytes) + " bytes each, over maxStorageBufferRange " +
-                                 std::to_string(range) + " (at most " +
-                                 std::to_string(testing::maxTileCapacity(range, knobs.octreeBuild)) + " tiles)");
-    const VkDeviceSize hashBytes = tileHashBuild() ? VkDeviceSize(hashSlots) * 12 : 0;
-    if (hashBytes > range)
-        return Status::error(ErrorCode::DeviceLimit, "voxelizer: tileCapacity " + std::to_string(info.tileCapacity) +
-                                                         " needs a tile hash of " + std::to_string(hashBytes) +
-                                                         " bytes, over maxStorageBufferRange " + std::to_string(range));
-    const VkDeviceSize cellBytes = cellBufferWords(depth, info.fragmentCapacity, levelBits()) * 4;
+                             std::string("voxelizer: ") + (autoFragments ? "" : "fragmentCapacity ") +
+                                 std::to_string(c.fragments) + " voxel fragments need " + std::to_string(fragBytes) +
+                                 " bytes, over maxStorageBufferRange " + std::to_string(range) +
+                                 " (lower the resolution)");
+    // Each node array is its own binding: the range bounds one array, not the pool.
+    const VkDeviceSize nodeBytes = VkDeviceSize(c.tiles) * 8 * kNodeArrayBytes;
+    if (c.tiles > testing::maxTileCapacity(range, knobs.octreeBuild))
+        return Status::error(ErrorCode::DeviceLimit,
+                             std::string("voxelizer: ") + (autoTiles ? "" : "tileCapacity ") + std::to_string(c.tiles) +
+                                 " octree tiles need node arrays of " + std::to_string(nodeBytes) +
+                                 " bytes each, over maxStorageBufferRange " + std::to_string(range) + " (at most " +
+                                 std::to_string(testing::maxTileCapacity(range, knobs.octreeBuild)) +
+                                 " tiles; lower the resolution)");
+    const VkDeviceSize cellBytes = cellBufferWords(depth, c.fragments, levelBits()) * 4;
     if (cellBytes > range)
-        return Status::error(ErrorCode::DeviceLimit, "voxelizer: the cell bitmap and list (maxResolution " +
-                                                         std::to_string(info.maxResolution) + ", fragmentCapacity " +
-                                                         std::to_string(info.fragmentCapacity) + ") need " +
-                                                         std::to_string(cellBytes) +
-                                                         " bytes, over maxStorageBufferRange " + std::to_string(range));
+        return Status::error(
+            ErrorCode::DeviceLimit,
+            "voxelizer: the cell bitmap and list (maxResolution " + std::to_string(info.maxResolution) + ", " +
+                (autoFragments ? "" : "fragmentCapacity ") + std::to_string(c.fragments) + " fragments) need " +
+                std::to_string(cellBytes) + " bytes, over maxStorageBufferRange " + std::to_string(range));
+    if (texelReads && !testing::texelReadsFit(withCapacities(c), knobs, device->limits().maxTexelBufferElements))
+        return Status::error(ErrorCode::DeviceLimit, "voxelizer: " + std::to_string(c.fragments) +
+                                                         " voxel fragments exceed the texel views' "
+                                                         "maxTexelBufferElements " +
+                                                         std::to_string(device->limits().maxTexelBufferElements));
+    return {};
+}
+
+VoxelizerCreateInfo Voxelizer::Impl::withCapacities(const Capacities& c) const {
+    VoxelizerCreateInfo i = info;
+    i.maxVertices = c.vertices;
+    i.maxTriangles = c.triangles;
+    i.fragmentCapacity = c.fragments;
+    i.tileCapacity = c.tiles;
+    return i;
+}
+
+uint64_t Voxelizer::Impl::sizedBytes(const Capacities& c) const {
+    uint64_t b = meshLayout(c.vertices, c.triangles).slotWords * 4 * (uint64_t(info.framesInFlight) + 1);
+    if (splitExact()) b += uint64_t(c.triangles) * 8;
+    b += uint64_t(c.fragments) * 16 + cellBufferWords(depth, c.fragments, levelBits()) * 4;
+    if (levelBits()) b += uint64_t(c.fragments) * 4;
+    if (perCell) b += uint64_t(c.fragments) * 16;
+    b += uint64_t(c.tiles) * kNodeBytes * 8;
+    if (tileHashBuild()) b += uint64_t(hashSlotsFor(c.tiles)) * 12;
+    return b;
+}
+
+uint64_t Voxelizer::Impl::fixedBytes() const {
+    uint64_t b = 0;
+    for (const Buffer* f : {&counters, &dispatch, &dense, &solidBits, &dummy, &dummySort, &statsRing})
+        if (f->valid()) b += f->size();
+    return b;
+}
+
+Status Voxelizer::Impl::createFixedBuffers() {
+    const uint64_t range = device->limits().maxStorageBufferRange;
     if (info.denseMaxVoxels * 4 > range)
         return Status::error(ErrorCode::DeviceLimit,
                              "voxelizer: denseMaxVoxels " + std::to_string(info.denseMaxVoxels) +
                                  " floats exceed maxStorageBufferRange " + std::to_string(range));
-
-    // Texel usages: the texel reads view the fragment, cell, sort and cursor
-    // buffers (and their stand-ins) as texel buffers.
-    constexpr VkBufferUsageFlags kStorage =
-        VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
-        VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT;
-    auto make = [&](Buffer& out, VkDeviceSize size, VkBufferUsageFlags usage, MemoryUsage mem,
-                    const char* name) -> Status {
-        auto b = a.createBuffer({.size = size, .usage = usage, .memory = mem, .name = name});
-        if (!b) return b.status().withContext(std::string("voxelizer: creating ") + name + ": ");
-        out = std::move(b).value();
-        memory.push_back({name, out.size()});
-        return {};
-    };
-    PYRAMARCH_TRY(make(staging, slotBytes * info.framesInFlight, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUsage::Upload,
-                       "vox.staging"));
-    PYRAMARCH_TRY(make(mesh, slotBytes, kStorage, MemoryUsage::DeviceLocal, "vox.mesh"));
     // Whole uvec4s: the texel-read shaders read it as a std140 uniform block of uvec4s.
-    PYRAMARCH_TRY(make(counters, (sizeof(gpu::VoxCounters) + 15) & ~VkDeviceSize(15),
-                       kStorage | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, MemoryUsage::DeviceLocal, "vox.counters"));
-    PYRAMARCH_TRY(make(dispatch, 16 * gpu::VOX_DISPATCH_ENTRIES, kStorage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
-                       MemoryUsage::DeviceLocal, "vox.dispatch"));
-    PYRAMARCH_TRY(make(fragments, fragBytes, kStorage, MemoryUsage::DeviceLocal, "vox.fragments"));
-    if (splitExact()) {
-        const VkDeviceSize undecidedBytes = VkDeviceSize(info.maxTriangles) * 8;
-        if (undecidedBytes > range)
-            return Status::error(ErrorCode::DeviceLimit,
-                                 "voxelizer: maxTriangles " + std::to_string(info.maxTriangles) +
-                                     " needs an undecided-triangle list of " + std::to_string(undecidedBytes) +
-                                     " bytes, over maxStorageBufferRange " + std::to_string(range));
-        PYRAMARCH_TRY(make(undecided, undecidedBytes, kStorage, MemoryUsage::DeviceLocal, "vox.undecided_triangles"));
-    }
-    for (uint32_t a = 0; a < kNodeArrayCount; ++a)
-        PYRAMARCH_TRY(make(nodes[a], nodeBytes, kStorage, MemoryUsage::DeviceLocal, kNodeArrayNames[a]));
-    PYRAMARCH_TRY(make(cells, cellBytes, kStorage, MemoryUsage::DeviceLocal, "vox.cells"));
-    if (tileHashBuild()) PYRAMARCH_TRY(make(tileHash, hashBytes, kStorage, MemoryUsage::DeviceLocal, "vox.tile_hash"));
-    if (levelBits())
-        PYRAMARCH_TRY(
-            make(cursors, VkDeviceSize(info.fragmentCapacity) * 4, kStorage, MemoryUsage::DeviceLocal, "vox.cursors"));
-    // LeafMerge::PerCell: per cell a count and a range end, per fragment a
-    // pair (vox_compute.glsl binding 14): as many bytes as the fragments.
-    if (perCell) PYRAMARCH_TRY(make(leafSort, fragBytes, kStorage, MemoryUsage::DeviceLocal, "vox.leaf_sort"));
+    PYRAMARCH_TRY(makeBuffer(counters, (sizeof(gpu::VoxCounters) + 15) & ~VkDeviceSize(15),
+                             kStorageUsage | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, MemoryUsage::DeviceLocal,
+                             "vox.counters"));
+    PYRAMARCH_TRY(makeBuffer(dispatch, 16 * gpu::VOX_DISPATCH_ENTRIES,
+                             kStorageUsage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, MemoryUsage::DeviceLocal,
+                             "vox.dispatch"));
     if (info.denseMaxVoxels > 0)
-        PYRAMARCH_TRY(make(dense, info.denseMaxVoxels * 4, kStorage, MemoryUsage::DeviceLocal, "vox.dense"));
+        PYRAMARCH_TRY(makeBuffer(dense, info.denseMaxVoxels * 4, kStorageUsage, MemoryUsage::DeviceLocal, "vox.dense"));
     if (info.solid) {
         const uint32_t r = info.maxResolution;
         const VkDeviceSize solidBytes = 2 * solidBitmapWords(r, r, r) * 4;
@@ -415,14 +496,173 @@ Status Voxelizer::Impl::createBuffers() {
                                  "voxelizer: solid bitmaps for maxResolution " + std::to_string(r) + " need " +
                                      std::to_string(solidBytes / 2) + " bytes each, over maxStorageBufferRange " +
                                      std::to_string(range));
-        PYRAMARCH_TRY(make(solidBits, solidBytes, kStorage, MemoryUsage::DeviceLocal, "vox.solid"));
+        PYRAMARCH_TRY(makeBuffer(solidBits, solidBytes, kStorageUsage, MemoryUsage::DeviceLocal, "vox.solid"));
     }
-    PYRAMARCH_TRY(make(dummy, 16, kStorage, MemoryUsage::DeviceLocal, "vox.unused"));
+    PYRAMARCH_TRY(makeBuffer(dummy, 16, kStorageUsage, MemoryUsage::DeviceLocal, "vox.unused"));
     // cell_list's stand-in for the sort buffer: apart from `dummy`, which the
     // leaf pass reads as another binding (one graph resource per buffer).
-    if (!perCell) PYRAMARCH_TRY(make(dummySort, 16, kStorage, MemoryUsage::DeviceLocal, "vox.unused_sort"));
-    PYRAMARCH_TRY(make(statsRing, sizeof(gpu::VoxCounters) * info.framesInFlight, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                       MemoryUsage::Readback, "vox.stats"));
+    if (!perCell) PYRAMARCH_TRY(makeBuffer(dummySort, 16, kStorageUsage, MemoryUsage::DeviceLocal, "vox.unused_sort"));
+    PYRAMARCH_TRY(makeBuffer(statsRing, sizeof(gpu::VoxCounters) * info.framesInFlight,
+                             VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::Readback, "vox.stats"));
+    return {};
+}
+
+Status Voxelizer::Impl::resize(const Capacities& want, const char* why) {
+    PYRAMARCH_TRY(checkLimits(want));
+    const uint64_t total = fixedBytes() + sizedBytes(want);
+    if (info.memoryBudget && total > info.memoryBudget)
+        return Status::error(ErrorCode::CapacityExceeded,
+                             std::string("voxelizer: ") + why + " needs " + std::to_string(total) +
+                                 " bytes of buffers (" + std::to_string(want.vertices) + " vertices, " +
+                                 std::to_string(want.triangles) + " triangles, " + std::to_string(want.fragments) +
+                                 " fragments, " + std::to_string(want.tiles) + " tiles), over memoryBudget " +
+                                 std::to_string(info.memoryBudget) +
+                                 (cap.fragments == 0 ? std::string(" (raise the budget or lower maxResolution)")
+                                                     : std::string(" (raise the budget or lower the resolution; the "
+                                                                   "buffers stay as they were)")));
+    // New buffers first; the old ones are replaced only when all exist, so a
+    // failure leaves the voxelizer as it was.
+    struct Fresh {
+        Buffer* slot;
+        Buffer buffer;
+    };
+    std::vector<Fresh> fresh;
+    auto add = [&](Buffer& slot, VkDeviceSize size, VkBufferUsageFlags usage, MemoryUsage mem,
+                   const char* name) -> Status {
+        Buffer b;
+        PYRAMARCH_TRY(makeBuffer(b, size, usage, mem, name));
+        fresh.push_back({&slot, std::move(b)});
+        return {};
+    };
+    const MeshLayout layout = meshLayout(want.vertices, want.triangles);
+    if (want.vertices != cap.vertices || want.triangles != cap.triangles) {
+        const VkDeviceSize slotBytes = layout.slotWords * 4;
+        PYRAMARCH_TRY(add(staging, slotBytes * info.framesInFlight, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                          MemoryUsage::Upload, "vox.staging"));
+        PYRAMARCH_TRY(add(mesh, slotBytes, kStorageUsage, MemoryUsage::DeviceLocal, "vox.mesh"));
+        if (splitExact())
+            PYRAMARCH_TRY(add(undecided, VkDeviceSize(want.triangles) * 8, kStorageUsage, MemoryUsage::DeviceLocal,
+                              "vox.undecided_triangles"));
+    }
+    if (want.fragments != cap.fragments) {
+        const VkDeviceSize fragBytes = VkDeviceSize(want.fragments) * 16;
+        PYRAMARCH_TRY(add(fragments, fragBytes, kStorageUsage, MemoryUsage::DeviceLocal, "vox.fragments"));
+        PYRAMARCH_TRY(add(cells, cellBufferWords(depth, want.fragments, levelBits()) * 4, kStorageUsage,
+                          MemoryUsage::DeviceLocal, "vox.cells"));
+        if (levelBits())
+            PYRAMARCH_TRY(
+                add(cursors, VkDeviceSize(want.fragments) * 4, kStorageUsage, MemoryUsage::DeviceLocal, "vox.cursors"));
+        // LeafMerge::PerCell: per cell a count and a range end, per fragment a
+        // pair (vox_compute.glsl binding 14): as many bytes as the fragments.
+        if (perCell) PYRAMARCH_TRY(add(leafSort, fragBytes, kStorageUsage, MemoryUsage::DeviceLocal, "vox.leaf_sort"));
+    }
+    if (want.tiles != cap.tiles) {
+        const VkDeviceSize nodeBytes = VkDeviceSize(want.tiles) * 8 * kNodeArrayBytes;
+        for (uint32_t a = 0; a < kNodeArrayCount; ++a)
+            PYRAMARCH_TRY(add(nodes[a], nodeBytes, kStorageUsage, MemoryUsage::DeviceLocal, kNodeArrayNames[a]));
+        if (tileHashBuild())
+            PYRAMARCH_TRY(add(tileHash, VkDeviceSize(hashSlotsFor(want.tiles)) * 12, kStorageUsage,
+                              MemoryUsage::DeviceLocal, "vox.tile_hash"));
+    }
+    // Frames already recorded may still read the old buffers: they are
+    // released once the host may have reused those frames' slots, plus the
+    // host graph's texel-view ring (views of a buffer outlive its last frame
+    // by up to that many frames; kept apart so that no view names a freed buffer).
+    const uint64_t releaseAt = framesRecorded + info.framesInFlight + kRetireSlackFrames;
+    for (Fresh& f : fresh) {
+        if (f.slot->valid()) retired.push_back({releaseAt, std::move(*f.slot)});
+        *f.slot = std::move(f.buffer);
+    }
+    indexOffset = layout.indexOffset;
+    colorOffset = layout.colorOffset;
+    normalOffset = layout.normalOffset;
+    solidOffset = layout.solidOffset;
+    slotWords = layout.slotWords;
+    cap = want;
+    hashSlots = tileHashBuild() ? hashSlotsFor(cap.tiles) : 0;
+    current.fragmentCapacity = cap.fragments;
+    current.tileCapacity = cap.tiles;
+    if (importGraph)
+        for (const auto& [buffer, ref] : growable)
+            importGraph->rebindImportedBuffer(ref, buffer->handle(), buffer->size());
+    return {};
+}
+
+void Voxelizer::Impl::releaseRetired() {
+    std::erase_if(retired, [this](const Retired& r) { return r.releaseAt <= framesRecorded; });
+}
+
+// Capacity with a quarter of slack (meshes and surfaces that change from
+// frame to frame), at most `limit`.
+static uint32_t withSlack(uint64_t needed, uint64_t limit) {
+    return uint32_t(std::min<uint64_t>(needed + needed / 4 + 64, limit));
+}
+
+Status Voxelizer::Impl::growFromStats() {
+    releaseRetired();
+    // The newest counters the host has: the ring's complete frame, or what
+    // readStats() read after the host waited.
+    std::optional<VoxelStats> seen = observed;
+    observed.reset();
+    if (framesRecorded >= info.framesInFlight) {
+        const uint64_t frame = framesRecorded - info.framesInFlight;
+        const uint32_t slot = uint32_t(frame % info.framesInFlight);
+        if (ringFrame[slot] == frame && (!seen || seen->frame < frame)) {
+            statsRing.invalidate();
+            gpu::VoxCounters c;
+            std::memcpy(&c, static_cast<const uint8_t*>(statsRing.mapped()) + slot * sizeof(c), sizeof(c));
+            seen = decode(c, ringStaged[slot], frame);
+        }
+    }
+    if (!seen) return {};
+    const VoxelStats& s = *seen;
+    Capacities want = cap;
+    if (autoFragments && s.fragmentsNeeded > cap.fragments) {
+        if (s.fragmentsNeeded > maxFragments())
+            return Status::error(
+                ErrorCode::DeviceLimit,
+                "voxelizer: frame " + std::to_string(s.frame) + " needs " + std::to_string(s.fragmentsNeeded) +
+                    " voxel fragments, over the " + std::to_string(maxFragments()) +
+                    " the device's buffers hold (maxStorageBufferRange " +
+                    std::to_string(device->limits().maxStorageBufferRange) + "); lower the resolution");
+        want.fragments = withSlack(s.fragmentsNeeded, maxFragments());
+    }
+    if (autoTiles) {
+        const uint64_t maxTiles = testing::maxTileCapacity(device->limits().maxStorageBufferRange, knobs.octreeBuild);
+        uint64_t tiles = s.tileOverflow ? s.tilesNeeded : 0;
+        // A lower bound (the pool ran out above the leaves) from a frame run
+        // with the current pool: at least twice the pool, and room for a
+        // tile per occupied cell and half as many above.
+        if (s.tilesNeededIsLowerBound && s.tileCapacity == cap.tiles)
+            tiles = std::max<uint64_t>({tiles, 2 * uint64_t(cap.tiles), uint64_t(s.occupiedCells) * 3 / 2 + 8 * depth});
+        // Truncated fragments build a partial tree: scale its size with them.
+        if (s.fragmentOverflow && s.fragmentsStored > 0 && s.tilesNeeded > 0)
+            tiles = std::max<uint64_t>(tiles, uint64_t(s.tilesNeeded) * s.fragmentsNeeded / s.fragmentsStored);
+        if (tiles > cap.tiles) {
+            if (tiles > maxTiles)
+                return Status::error(ErrorCode::DeviceLimit,
+                                     "voxelizer: frame " + std::to_string(s.frame) + " needs " + std::to_string(tiles) +
+                                         " octree tiles, over the " + std::to_string(maxTiles) +
+                                         " the device's node arrays hold; lower the resolution");
+            want.tiles = withSlack(tiles, maxTiles);
+        }
+    }
+    if (want.fragments == cap.fragments && want.tiles == cap.tiles) return {};
+    // A growth refused before (budget, memory) is reported once: the frames
+    // after it run at the old sizes, truncated and reported, until the
+    // counters ask for more.
+    if (refused && want.fragments <= refused->fragments && want.tiles <= refused->tiles) return {};
+    const Capacities before = cap;
+    Status grown = resize(want, ("frame " + std::to_string(s.frame) + " (overflowed)").c_str());
+    if (!grown) {
+        refused = want;
+        return grown;
+    }
+    refused.reset();
+    current.grown = true;
+    current.grownAfterFrame = s.frame;
+    current.previousFragmentCapacity = before.fragments;
+    current.previousTileCapacity = before.tiles;
     return {};
 }
 
@@ -570,7 +810,7 @@ gpu::RasterParams Voxelizer::Impl::rasterParams() const {
     p.invSize = {inv[0], inv[1], inv[2], 0.f};
     p.dims = {current.grid.dims[0], current.grid.dims[1], current.grid.dims[2], side};
     const uint32_t split = knobs.trianglePath == TrianglePath::Split ? gpu::VOX_SPLIT : 0u;
-    p.counts = {current.triangles, current.vertices, info.fragmentCapacity, current.flags | split};
+    p.counts = {current.triangles, current.vertices, cap.fragments, current.flags | split};
     p.offsets = {uint32_t(indexOffset), uint32_t(colorOffset), uint32_t(normalOffset), knobs.smallTriangleVoxels};
     const VoxelGrid& gr = current.grid;
     p.solid = {uint32_t(solidOffset), solidColumnWords(gr.dims[0]),
@@ -582,7 +822,7 @@ bool Voxelizer::Impl::levelBits() const { return knobs.octreeBuild == OctreeBuil
 
 uint32_t Voxelizer::Impl::levelBitsWord(uint32_t level) const {
     if (level + 1 >= depth) return 0; // the cell bitmap
-    uint32_t at = 2 * cellWords + info.fragmentCapacity;
+    uint32_t at = 2 * cellWords + cap.fragments;
     for (uint32_t l = 0; l < level; ++l) at += levelWordsFor(l);
     return at;
 }
@@ -596,8 +836,8 @@ gpu::ComputeParams Voxelizer::Impl::computeParams(uint32_t level) const {
     gpu::ComputeParams p{};
     p.dims = {current.grid.dims[0], current.grid.dims[1], current.grid.dims[2], depth};
     p.level = level;
-    p.fragmentCapacity = info.fragmentCapacity;
-    p.tileCapacity = info.tileCapacity;
+    p.fragmentCapacity = cap.fragments;
+    p.tileCapacity = cap.tiles;
     p.hashMask = hashSlots - 1; // 0xffffffff without a hash: never read then
     p.cellWords = cellWords;
     if (levelBits() && level < depth) {
@@ -620,14 +860,23 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
     const ExternalUse hostRead{Access::HostRead, PassKind::Transfer};
     const bool withDense = dense.valid();
 
-    BufferRef stagingRef = g.importBuffer("vox.staging", staging, hostWrite, hostWrite, true);
-    BufferRef meshRef = g.importBuffer("vox.mesh", mesh, meshUse, meshUse);
+    // The buffers that grow are rebound in this graph when they are replaced.
+    importGraph = &g;
+    growable.clear();
+    auto importGrowable = [&](const char* name, const Buffer& b, ExternalUse before, ExternalUse after,
+                              bool readOnly = false) {
+        const BufferRef ref = g.importBuffer(name, b, before, after, readOnly);
+        growable.emplace_back(&b, ref);
+        return ref;
+    };
+    BufferRef stagingRef = importGrowable("vox.staging", staging, hostWrite, hostWrite, true);
+    BufferRef meshRef = importGrowable("vox.mesh", mesh, meshUse, meshUse);
     BufferRef countersRef = g.importBuffer("vox.counters", counters, countersUse, countersUse);
     BufferRef dispatchRef = g.importBuffer("vox.dispatch", dispatch, indirect, indirect);
-    BufferRef fragmentsRef = g.importBuffer("vox.fragments", fragments, computeRead, computeRead);
+    BufferRef fragmentsRef = importGrowable("vox.fragments", fragments, computeRead, computeRead);
     std::array<BufferRef, kNodeArrayCount> nodeRefs;
     for (uint32_t a = 0; a < kNodeArrayCount; ++a)
-        nodeRefs[a] = g.importBuffer(kNodeArrayNames[a], nodes[a], computeRW, computeRW);
+        nodeRefs[a] = importGrowable(kNodeArrayNames[a], nodes[a], computeRW, computeRW);
     const ExternalUse denseUse{Access::StorageWrite, PassKind::Compute};
     BufferRef denseRef = withDense ? g.importBuffer("vox.dense", dense, denseUse, denseUse) : BufferRef{};
     BufferRef statsRef = g.importBuffer("vox.stats", statsRing, hostRead, hostRead);
@@ -645,12 +894,12 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
     outputs.dense = denseRef;
     // Without cursors the flag/leaf shaders still reference the binding (the
     // branch is dynamic), so the stand-in buffer is declared like the real one.
-    BufferRef cursorsRef = g.importBuffer("vox.cursors", cursors.valid() ? cursors : dummy, computeRead, computeRead);
+    BufferRef cursorsRef = importGrowable("vox.cursors", cursors.valid() ? cursors : dummy, computeRead, computeRead);
     // The same for the tile hash: the leaf shader references it in both builds.
-    BufferRef hashRef = g.importBuffer("vox.tile_hash", tileHash.valid() ? tileHash : dummy, computeRead, computeRead);
-    BufferRef cellsRef = g.importBuffer("vox.cells", cells, computeRead, computeRead);
+    BufferRef hashRef = importGrowable("vox.tile_hash", tileHash.valid() ? tileHash : dummy, computeRead, computeRead);
+    BufferRef cellsRef = importGrowable("vox.cells", cells, computeRead, computeRead);
     // cell_list references it in both merges (it zeroes the counts of PerCell).
-    BufferRef leafSortRef = g.importBuffer("vox.leaf_sort", perCell ? leafSort : dummySort, computeRW, computeRW);
+    BufferRef leafSortRef = importGrowable("vox.leaf_sort", perCell ? leafSort : dummySort, computeRW, computeRW);
 
     const VkPipelineStageFlags2 vs = VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT;
     const VkPipelineStageFlags2 fs = VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;
@@ -745,7 +994,7 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
 
     if (knobs.trianglePath == TrianglePath::Split) {
         const BufferRef undecidedRef =
-            splitExact() ? g.importBuffer("vox.undecided_triangles", undecided, computeRW, computeRW) : BufferRef{};
+            splitExact() ? importGrowable("vox.undecided_triangles", undecided, computeRW, computeRW) : BufferRef{};
         PassBuilder small = g.addPass("vox.small_triangles", PassKind::Compute);
         small.pipeline(smallTriangles).storage(0, meshRef, R).storage(1, countersRef, RW).storage(2, fragmentsRef, W);
         if (splitExact()) small.storage(3, dispatchRef, RW).storage(4, undecidedRef, W);
@@ -1014,6 +1263,7 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
             ctx.vk->vkCmdCopyBuffer(ctx.cmd, ctx.buffer(countersRef), ctx.buffer(statsRef), 1, &region);
             ringFrame[slot] = framesRecorded;
             ringStaged[slot] = current;
+            current.grown = false; // reported by this frame's stats
             ++framesRecorded;
         });
     return outputs;
@@ -1026,9 +1276,9 @@ VoxelStats Voxelizer::Impl::decode(const gpu::VoxCounters& c, const Staged& s, u
     st.skippedTriangles = s.skipped;
     st.fragmentsNeeded = c.fragmentCount;
     st.fragmentsStored = c.fragmentsStored;
-    st.fragmentOverflow = c.fragmentCount > info.fragmentCapacity;
+    st.fragmentOverflow = c.fragmentCount > s.fragmentCapacity;
     st.tilesNeeded = c.tileCount;
-    st.tilesAllocated = std::min(c.tileCount, info.tileCapacity);
+    st.tilesAllocated = std::min(c.tileCount, s.tileCapacity);
     st.tileOverflow = c.tilesFailed > 0;
     st.tilesNeededIsLowerBound = c.failedAboveLeaves != 0;
     st.leafFragments = c.leafFragments;
@@ -1036,6 +1286,12 @@ VoxelStats Voxelizer::Impl::decode(const gpu::VoxCounters& c, const Staged& s, u
     st.occupiedCells = c.cellCount;
     st.solidInterior = c.solidInterior;
     st.solidOddColumns = c.solidOddColumns;
+    st.fragmentCapacity = s.fragmentCapacity;
+    st.tileCapacity = s.tileCapacity;
+    st.grown = s.grown;
+    st.grownAfterFrame = s.grownAfterFrame;
+    st.previousFragmentCapacity = s.previousFragmentCapacity;
+    st.previousTileCapacity = s.previousTileCapacity;
     for (uint32_t l = 0; l <= depth && l < 11; ++l) st.levelNodes[l] = 8 * (c.levelTileEnd[l] - c.levelTileStart[l]);
     return st;
 }
@@ -1098,12 +1354,6 @@ Result<std::unique_ptr<Voxelizer>> TestingAccess::create(Device& device, const V
         return Status::error(ErrorCode::InvalidArgument, "voxelizer: maxResolution " +
                                                              std::to_string(info.maxResolution) + " outside 1.." +
                                                              std::to_string(kMaxGridDim));
-    if (info.maxVertices == 0 || info.maxTriangles == 0)
-        return Status::error(ErrorCode::InvalidArgument, "voxelizer: maxVertices and maxTriangles must be > 0");
-    if (info.fragmentCapacity == 0)
-        return Status::error(ErrorCode::InvalidArgument, "voxelizer: fragmentCapacity must be > 0");
-    if (info.tileCapacity == 0)
-        return Status::error(ErrorCode::InvalidArgument, "voxelizer: tileCapacity must be > 0 (the root tile)");
     if (info.framesInFlight == 0)
         return Status::error(ErrorCode::InvalidArgument, "voxelizer: framesInFlight must be > 0");
     if (info.solid && !device.limits().shaderFloat64)
@@ -1124,9 +1374,34 @@ Result<std::unique_ptr<Voxelizer>> TestingAccess::create(Device& device, const V
     impl->depth = depthFor(info.maxResolution);
     impl->side = info.maxResolution;
     impl->perCell = knobs.leafMerge == LeafMerge::PerCell && knobs.colorMerge == ColorMerge::ExactMean;
-    impl->hashSlots = impl->tileHashBuild() ? hashSlotsFor(info.tileCapacity) : 0;
     impl->cellWords = cellWordsFor(impl->depth);
-    impl->texelReads = knobs.texelReads && testing::texelReadsFit(info, knobs, device.limits().maxTexelBufferElements);
+    // Starting capacities: the caps given, else a small mesh and a surface
+    // of about 8 R^2 fragments (a sphere's shell at R is ~3 R^2 voxels), a
+    // tile per 4 fragments; they grow from there.
+    const uint64_t r = info.maxResolution;
+    Voxelizer::Impl::Capacities start;
+    impl->autoVertices = info.maxVertices == 0;
+    impl->autoTriangles = info.maxTriangles == 0;
+    impl->autoFragments = info.fragmentCapacity == 0;
+    impl->autoTiles = info.tileCapacity == 0;
+    start.vertices = impl->autoVertices ? 1024u : info.maxVertices;
+    start.triangles = impl->autoTriangles ? 1024u : info.maxTriangles;
+    start.fragments =
+        impl->autoFragments ? uint32_t(std::clamp<uint64_t>(8 * r * r, 1u << 14, 1u << 22)) : info.fragmentCapacity;
+    start.tiles = impl->autoTiles ? std::max(256u, start.fragments / 4) : info.tileCapacity;
+    impl->texelReads = knobs.texelReads && testing::texelReadsFit(impl->withCapacities(start), knobs,
+                                                                  device.limits().maxTexelBufferElements);
+    if (impl->autoFragments) {
+        // Never start over what the device takes (tiny storage ranges).
+        start.fragments = uint32_t(std::min<uint64_t>(start.fragments, impl->maxFragments()));
+        if (start.fragments == 0)
+            return Status::error(ErrorCode::DeviceLimit,
+                                 "voxelizer: maxResolution " + std::to_string(r) +
+                                     ": the cell bitmaps leave no room for fragments in maxStorageBufferRange");
+    }
+    if (impl->autoTiles)
+        start.tiles =
+            std::min(start.tiles, testing::maxTileCapacity(device.limits().maxStorageBufferRange, knobs.octreeBuild));
     switch (info.method) {
     case ConservativeMethod::Auto: impl->hardware = device.limits().conservativeRasterization; break;
     case ConservativeMethod::GeometryShader: impl->hardware = false; break;
@@ -1141,7 +1416,10 @@ Result<std::unique_ptr<Voxelizer>> TestingAccess::create(Device& device, const V
     impl->ringFrame.assign(info.framesInFlight, UINT64_MAX);
     impl->ringStaged.resize(info.framesInFlight);
     impl->exact64 = info.exactFallback && device.limits().shaderFloat64;
-    PYRAMARCH_TRY(impl->createBuffers());
+    impl->current.fragmentCapacity = start.fragments;
+    impl->current.tileCapacity = start.tiles;
+    PYRAMARCH_TRY(impl->createFixedBuffers());
+    PYRAMARCH_TRY(impl->resize(start, "creation"));
     PYRAMARCH_TRY(impl->createPipelines());
     return std::unique_ptr<Voxelizer>(new Voxelizer(std::move(impl)));
 }
@@ -1155,14 +1433,27 @@ Status Voxelizer::setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, Voxel
             return Status::error(ErrorCode::CapacityExceeded,
                                  "voxelizer: grid dims[" + std::to_string(a) + "] = " + std::to_string(grid.dims[a]) +
                                      " exceed maxResolution " + std::to_string(m.info.maxResolution));
-    if (mesh.vertexCount() > m.info.maxVertices)
+    if (!m.autoVertices && mesh.vertexCount() > m.info.maxVertices)
         return Status::error(ErrorCode::CapacityExceeded, "voxelizer: mesh has " + std::to_string(mesh.vertexCount()) +
-                                                              " vertices, capacity " +
+                                                              " vertices, over maxVertices " +
                                                               std::to_string(m.info.maxVertices));
-    if (mesh.triangleCount() > m.info.maxTriangles)
+    if (!m.autoTriangles && mesh.triangleCount() > m.info.maxTriangles)
         return Status::error(ErrorCode::CapacityExceeded,
-                             "voxelizer: mesh has " + std::to_string(mesh.triangleCount()) + " triangles, capacity " +
-                                 std::to_string(m.info.maxTriangles));
+                             "voxelizer: mesh has " + std::to_string(mesh.triangleCount()) +
+                                 " triangles, over maxTriangles " + std::to_string(m.info.maxTriangles));
+    if (mesh.vertexCount() > UINT32_MAX / 8 || mesh.triangleCount() > UINT32_MAX / 8)
+        return Status::error(ErrorCode::DeviceLimit, "voxelizer: mesh of " + std::to_string(mesh.vertexCount()) +
+                                                         " vertices and " + std::to_string(mesh.triangleCount()) +
+                                                         " triangles is over what one mesh buffer holds");
+    // A frame boundary: the mesh buffers grow with the mesh, the others
+    // from the newest counters.
+    PYRAMARCH_TRY(m.growFromStats());
+    if (mesh.vertexCount() > m.cap.vertices || mesh.triangleCount() > m.cap.triangles) {
+        Impl::Capacities want = m.cap;
+        if (mesh.vertexCount() > m.cap.vertices) want.vertices = withSlack(mesh.vertexCount(), UINT32_MAX / 8);
+        if (mesh.triangleCount() > m.cap.triangles) want.triangles = withSlack(mesh.triangleCount(), UINT32_MAX / 8);
+        PYRAMARCH_TRY(m.resize(want, "the mesh"));
+    }
     if (mode == VoxelMode::Thin && m.rasterThin.pipeline() == VK_NULL_HANDLE) {
         GraphicsPipelineDesc g = m.rasterDesc;
         g.name = "vox.raster.thin";
@@ -1193,7 +1484,9 @@ Status Voxelizer::setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, Voxel
     // memcpy from an empty vector's null data() is undefined, hence the guards.
     if (!split.empty()) std::memcpy(base, split.data(), split.size() * sizeof(SplitVertex));
     if (!mesh.indices.empty()) std::memcpy(base + m.indexOffset * 4, mesh.indices.data(), mesh.indices.size() * 4);
-    Staged s;
+    Staged s = m.current; // keeps the capacities and any growth to report
+    s.solidRows = 0;
+    s.flags = 0;
     s.triangles = uint32_t(mesh.triangleCount());
     s.rasterTriangles = m.knobs.trianglePath == TrianglePath::Split
                             ? rasterTriangleCount(split, mesh, grid, m.knobs.smallTriangleVoxels)
@@ -1267,11 +1560,11 @@ Result<Voxelizer::GraphOutputs> Voxelizer::addPasses(RenderGraph& graph, const G
 
 Status Voxelizer::record(VkCommandBuffer cmd) {
     Impl& m = *impl_;
+    if (!m.ownGraph && m.passesAdded)
+        return Status::error(ErrorCode::InvalidState,
+                             "voxelizer: record: the passes were added to a host graph; execute that graph instead");
+    PYRAMARCH_TRY(m.growFromStats()); // a frame boundary
     if (!m.ownGraph) {
-        if (m.passesAdded)
-            return Status::error(
-                ErrorCode::InvalidState,
-                "voxelizer: record: the passes were added to a host graph; execute that graph instead");
         m.ownGraph = std::make_unique<RenderGraph>(m.device);
         m.addTo(*m.ownGraph);
         m.passesAdded = true;
@@ -1311,7 +1604,9 @@ std::optional<FrameTimings> Voxelizer::latestTimings() const {
 Result<VoxelStats> Voxelizer::readStats() {
     gpu::VoxCounters c;
     PYRAMARCH_TRY(impl_->readDevice(impl_->counters, 0, sizeof(c), &c));
-    return impl_->decode(c, impl_->current, impl_->framesRecorded ? impl_->framesRecorded - 1 : 0);
+    VoxelStats s = impl_->decode(c, impl_->lastFrame(), impl_->framesRecorded ? impl_->framesRecorded - 1 : 0);
+    if (impl_->framesRecorded > 0) impl_->observed = s; // the next frame boundary may grow from it
+    return s;
 }
 
 Result<std::vector<VoxelFragment>> Voxelizer::readFragments() {
@@ -1332,7 +1627,7 @@ Result<OctreeSnapshot> Voxelizer::readOctree() {
     PYRAMARCH_TRY(impl_->readDevice(impl_->counters, 0, sizeof(c), &c));
     OctreeSnapshot t;
     t.depth = impl_->depth;
-    t.tilesAllocated = std::min(c.tileCount, impl_->info.tileCapacity);
+    t.tilesAllocated = std::min(c.tileCount, impl_->lastFrame().tileCapacity);
     const size_t n = size_t(t.tilesAllocated) * 8;
     t.nodes.resize(n);
     // One array per field on the GPU, interleaved into OctreeNode here (pad stays 0).
@@ -1360,7 +1655,33 @@ Result<std::vector<float>> Voxelizer::readDenseGrid() {
 
 const Buffer& Voxelizer::nodeBuffer() const { return impl_->nodes[gpu::VOX_NODE_CHILD]; }
 const Buffer& Voxelizer::nodeArrayBuffer(NodeArray array) const { return impl_->nodes.at(uint32_t(array)); }
-std::vector<Voxelizer::MemoryItem> Voxelizer::memoryReport() const { return impl_->memory; }
+std::vector<Voxelizer::MemoryItem> Voxelizer::memoryReport() const {
+    const Impl& m = *impl_;
+    std::vector<MemoryItem> out;
+    auto add = [&](const Buffer& b, const char* name) {
+        if (b.valid()) out.push_back({name, b.size()});
+    };
+    add(m.staging, "vox.staging");
+    add(m.mesh, "vox.mesh");
+    add(m.counters, "vox.counters");
+    add(m.dispatch, "vox.dispatch");
+    add(m.fragments, "vox.fragments");
+    add(m.undecided, "vox.undecided_triangles");
+    for (uint32_t a = 0; a < kNodeArrayCount; ++a) add(m.nodes[a], kNodeArrayNames[a]);
+    add(m.cells, "vox.cells");
+    add(m.tileHash, "vox.tile_hash");
+    add(m.cursors, "vox.cursors");
+    add(m.leafSort, "vox.leaf_sort");
+    add(m.dense, "vox.dense");
+    add(m.solidBits, "vox.solid");
+    add(m.dummy, "vox.unused");
+    add(m.dummySort, "vox.unused_sort");
+    add(m.statsRing, "vox.stats");
+    uint64_t retired = 0;
+    for (const Impl::Retired& r : m.retired) retired += r.buffer.size();
+    if (retired) out.push_back({"vox.replaced (released after the frames in flight)", retired});
+    return out;
+}
 const Buffer& Voxelizer::fragmentBuffer() const { return impl_->fragments; }
 const Buffer& Voxelizer::counterBuffer() const { return impl_->counters; }
 const Buffer& Voxelizer::dispatchBuffer() const { return impl_->dispatch; }

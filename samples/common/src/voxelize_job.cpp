@@ -52,88 +52,69 @@ Result<VoxelizeJobResult> runVoxelizeJob(Device& device, const VoxelizeJob& job)
     auto grid = defaultGrid(mesh, job.resolution);
     if (!grid) return grid.status();
 
-    const uint64_t range = device.limits().maxStorageBufferRange;
-    const uint32_t maxFragments = uint32_t(std::min<uint64_t>(range / 16, UINT32_MAX));
-    // The node pool is one buffer per node field (4 bytes per node each), so the
-    // range bounds tiles at range / 32, not range / 256 as for 32-byte nodes in one buffer.
-    const uint32_t maxTiles = maxTileCapacity(range);
-    const uint64_t r = job.resolution;
-    // A surface covers on the order of R^2 voxels, a few fragments each.
-    uint32_t fragments = uint32_t(std::clamp<uint64_t>(16 * r * r, 1u << 12, maxFragments));
-    uint32_t tiles = uint32_t(std::clamp<uint64_t>(2 * r * r, 1u << 10, maxTiles));
-    if (job.initialFragmentCapacity) fragments = std::min(job.initialFragmentCapacity, maxFragments);
-    if (job.initialTileCapacity) tiles = std::min(job.initialTileCapacity, maxTiles);
-
     VoxelizeJobResult out;
     out.grid = *grid;
-    for (;;) {
-        ++out.attempts;
-        VoxelizerCreateInfo ci;
-        ci.maxResolution = std::max(1u, grid->maxDim());
-        ci.maxVertices = uint32_t(std::max<size_t>(1, mesh.vertexCount()));
-        ci.maxTriangles = uint32_t(std::max<size_t>(1, mesh.triangleCount()));
-        ci.fragmentCapacity = fragments;
-        ci.tileCapacity = tiles;
-        ci.method = job.method;
-        ci.framesInFlight = 1;
-        ci.solid = job.solid;
-        auto v = Voxelizer::create(device, ci);
-        if (!v) return v.status();
-        PYRAMARCH_TRY((*v)->setMesh(mesh, *grid, job.mode));
-        const uint32_t frames = std::max(1u, job.timedFrames);
-        std::vector<std::vector<PassTiming>> frameTimings;
-        for (uint32_t f = 0; f < frames; ++f) {
-            Status rec;
-            PYRAMARCH_TRY(submitAndWait(device, [&](VkCommandBuffer cmd) { rec = (*v)->record(cmd); }));
-            PYRAMARCH_TRY(rec);
-            // The first frame carries the pipeline JIT: timed only when it is the only one.
-            if (f > 0 || frames == 1)
-                if (auto t = (*v)->latestTimings()) frameTimings.push_back(std::move(t->passes));
+    VoxelizerCreateInfo ci; // no capacities: the voxelizer grows its buffers from its counters
+    ci.maxResolution = std::max(1u, grid->maxDim());
+    ci.method = job.method;
+    ci.framesInFlight = 1; // each frame is waited for, so the next one grows from its counters
+    ci.solid = job.solid;
+    ci.memoryBudget = job.memoryBudget;
+    auto v = Voxelizer::create(device, ci);
+    if (!v) return v.status();
+    // A frame that overflowed is followed by one with grown buffers; the
+    // timed frames come after the last growth.
+    const uint32_t timed = std::max(1u, job.timedFrames);
+    constexpr uint32_t kMaxGrowthFrames = 8;
+    std::vector<std::vector<PassTiming>> frameTimings;
+    uint32_t growthFrames = 0;
+    for (uint32_t f = 0; f < timed; ++f) {
+        // A frame boundary: the voxelizer grows where the last frame
+        // overflowed. Growth past the device's largest buffers is, for the
+        // tool, an overflow like one past the budget (exit code 3).
+        if (Status staged = (*v)->setMesh(mesh, *grid, job.mode); !staged) {
+            if ((f > 0 || growthFrames > 0) && staged.code() == ErrorCode::DeviceLimit)
+                return Status::error(ErrorCode::CapacityExceeded, "voxelize: " + staged.message());
+            return staged;
         }
+        Status rec;
+        PYRAMARCH_TRY(submitAndWait(device, [&](VkCommandBuffer cmd) { rec = (*v)->record(cmd); }));
+        PYRAMARCH_TRY(rec);
         auto stats = (*v)->readStats();
         if (!stats) return stats.status();
         out.stats = *stats;
-        bool retry = false;
-        if (stats->fragmentOverflow) {
-            if (fragments >= maxFragments)
-                return Status::error(ErrorCode::CapacityExceeded,
-                                     "voxelize: " + std::to_string(stats->fragmentsNeeded) +
-                                         " voxel fragments exceed the device's storage-buffer range (" +
-                                         std::to_string(maxFragments) + "); lower the resolution");
-            fragments = std::min<uint32_t>(maxFragments, stats->fragmentsNeeded);
-            retry = true;
+        if ((stats->fragmentOverflow || stats->tileOverflow) && growthFrames < kMaxGrowthFrames) {
+            ++growthFrames;
+            frameTimings.clear();
+            f = uint32_t(-1); // the timed frames start again after the growth
+            continue;
         }
-        if (stats->tileOverflow && !retry) {
-            if (tiles >= maxTiles)
-                return Status::error(ErrorCode::CapacityExceeded,
-                                     "voxelize: the octree needs more than " + std::to_string(maxTiles) +
-                                         " tiles (maxStorageBufferRange / " + std::to_string(8 * kNodeArrayBytes) +
-                                         " bytes per tile and node array); lower the resolution");
-            // A lower bound when the pool ran out above the leaves: grow by at least 2x.
-            const uint64_t want = stats->tilesNeededIsLowerBound
-                                      ? std::max<uint64_t>(uint64_t(tiles) * 2, stats->tilesNeeded)
-                                      : stats->tilesNeeded;
-            tiles = uint32_t(std::min<uint64_t>(maxTiles, want));
-            retry = true;
-        }
-        if (retry) continue;
-        if (job.solid && stats->solidOddColumns > 0)
-            return Status::error(
-                ErrorCode::InvalidArgument,
-                "voxelize --solid: the mesh is not watertight: " + std::to_string(stats->solidOddColumns) + " of " +
-                    std::to_string(uint64_t(grid->dims[1]) * grid->dims[2]) +
-                    " voxel columns cross it an odd number of times (the solid fill needs a "
-                    "closed mesh; without --solid the surface voxelizes as is)");
-        auto tree = (*v)->readOctree();
-        if (!tree) return tree.status();
-        out.leaves = extractLeaves(*tree);
-        out.timings = medianTimings(frameTimings);
-        for (const auto& passes : frameTimings) {
-            double total = 0;
-            for (const PassTiming& t : passes) total += t.milliseconds;
-            out.frameMilliseconds.push_back(total);
-        }
-        break;
+        // The first frame carries the pipeline JIT (and the first after a
+        // growth new buffers): timed only when it is the only one.
+        if (f > 0 || timed == 1)
+            if (auto t = (*v)->latestTimings()) frameTimings.push_back(std::move(t->passes));
+    }
+    out.attempts = growthFrames + 1;
+    if (out.stats.fragmentOverflow || out.stats.tileOverflow)
+        return Status::error(ErrorCode::CapacityExceeded,
+                             "voxelize: the voxelizer still overflowed after " + std::to_string(growthFrames) +
+                                 " frames of growth (" + std::to_string(out.stats.fragmentsNeeded) + " fragments, " +
+                                 std::to_string(out.stats.tilesNeeded) + " tiles needed)");
+    if (job.solid && out.stats.solidOddColumns > 0)
+        return Status::error(
+            ErrorCode::InvalidArgument,
+            "voxelize --solid: the mesh is not watertight: " + std::to_string(out.stats.solidOddColumns) + " of " +
+                std::to_string(uint64_t(grid->dims[1]) * grid->dims[2]) +
+                " voxel columns cross it an odd number of times (the solid fill needs a "
+                "closed mesh; without --solid the surface voxelizes as is)");
+    auto tree = (*v)->readOctree();
+    if (!tree) return tree.status();
+    out.leaves = extractLeaves(*tree);
+    out.timings = medianTimings(frameTimings);
+    for (const auto& passes : frameTimings) {
+        double total = 0;
+        for (const PassTiming& t : passes) total += t.milliseconds;
+        out.frameMilliseconds.push_back(total);
     }
     if (!job.outPath.empty()) {
         PYRAMARCH_TRY(endsWith(job.outPath, ".ply") ? writeLeavesPly(job.outPath, out.leaves, out.grid)

@@ -35,9 +35,9 @@ struct VoxelizeJob {
     // Frames recorded. The first carries the pipeline JIT: with more than one,
     // timings are the per-pass medians of the frames after it.
     uint32_t timedFrames = 2;
-    // Starting capacities (0 = estimate from R); they grow on overflow.
-    uint32_t initialFragmentCapacity = 0;
-    uint32_t initialTileCapacity = 0;
+    // VoxelizerCreateInfo::memoryBudget: bytes the voxelizer's buffers may
+    // grow to (0 = the device's limits only).
+    uint64_t memoryBudget = 0;
 };
 
 struct VoxelizeJobResult {
@@ -46,7 +46,7 @@ struct VoxelizeJobResult {
     std::vector<pyramarch::voxel::LeafVoxel> leaves;
     std::vector<pyramarch::PassTiming> timings; // per-pass medians of the timed frames (see timedFrames)
     std::vector<double> frameMilliseconds;      // GPU time of each timed frame (sum of its passes)
-    uint32_t attempts = 0;                      // voxelizers created: capacities grow from the reported needed sizes
+    uint32_t attempts = 0;                      // frames until none overflowed (the voxelizer grew in between)
 };
 
 // Whether `s` ends with `suffix` (the output files' kinds).
@@ -58,9 +58,9 @@ std::vector<pyramarch::PassTiming> medianTimings(const std::vector<std::vector<p
 // The job's mesh: its mesh file (sample::loadMeshFile) or built-in shape.
 Result<pyramarch::voxel::TriangleMesh> loadJobMesh(const VoxelizeJob& job);
 
-// Capacities start from an estimate and grow to the sizes the overflow
-// counters report (up to the device's storage-buffer range), so the result
-// is never silently truncated; an error names what did not fit.
+// The voxelizer grows its buffers after a frame that overflowed, so the
+// result is never silently truncated; an error names what did not fit
+// (the device's buffers, the memory budget).
 Result<VoxelizeJobResult> runVoxelizeJob(pyramarch::Device& device, const VoxelizeJob& job);
 
 } // namespace sample

@@ -11,9 +11,13 @@
 //     graph.compile(); graph.execute(cmd);
 // or, without a host graph, voxelizer->record(cmd) every frame.
 //
-// Resources are created once by create() and never re-created: a mesh may
-// change every frame (up to maxVertices / maxTriangles) as may the grid (up
-// to maxResolution per axis).
+// A mesh may change every frame, as may the grid (up to maxResolution per
+// axis). Capacities need not be given: the module sizes its buffers and
+// grows them at a frame boundary (setMesh() or record()) from the counters
+// it reads back anyway, within VoxelizerCreateInfo::memoryBudget; replaced
+// buffers are released once the frames in flight that used them are done.
+// A frame that needed more than it had is truncated and says so in its
+// VoxelStats; the stats of the first frame after a growth say what grew.
 #pragma once
 
 #include <cstdint>
@@ -63,16 +67,23 @@ struct VoxelizerCreateInfo {
     // Largest grid dimension ever used (1..1024). Fixes the octree depth
     // D = ceil(log2(maxResolution)) (at least 1) and the viewport side.
     uint32_t maxResolution = 256;
-    uint32_t maxVertices = 1u << 18;
-    uint32_t maxTriangles = 1u << 18;
-    // Voxel-fragment list capacity (16 bytes each, at most maxStorageBufferRange / 16).
-    uint32_t fragmentCapacity = 1u << 22;
-    // Octree pool capacity in 2x2x2 tiles (root tile included). The pool is
-    // structure-of-arrays, one buffer of 4 bytes per node for each of its 7
-    // fields (224 bytes per tile in all), so the capacity is at most
-    // maxTileCapacity(maxStorageBufferRange) = maxStorageBufferRange / 32
-    // (4 Mi tiles on a 128 MiB range).
-    uint32_t tileCapacity = 1u << 17;
+    // Hard caps on the mesh setMesh() accepts (vertices, triangles). 0
+    // (default): no cap; the mesh buffers grow with the mesh.
+    uint32_t maxVertices = 0;
+    uint32_t maxTriangles = 0;
+    // Voxel fragments per frame (16 bytes each, at most
+    // maxStorageBufferRange / 16). 0 (default): sized by the module and grown
+    // from the counters. Non-zero: fixed; a frame needing more is truncated
+    // and reports it (VoxelStats::fragmentOverflow).
+    uint32_t fragmentCapacity = 0;
+    // Octree pool in 2x2x2 tiles, root tile included (224 bytes per tile, at
+    // most maxTileCapacity(maxStorageBufferRange)). 0 (default): sized by the
+    // module and grown from the counters. Non-zero: fixed, as fragmentCapacity.
+    uint32_t tileCapacity = 0;
+    // Bytes all of the voxelizer's buffers may take (memoryReport()); growth
+    // that would pass it fails with ErrorCode::CapacityExceeded and leaves the
+    // buffers as they were. 0 (default): no limit but the device's.
+    uint64_t memoryBudget = 0;
     // Dense float grid (one float per voxel, x fastest) for grids of at most
     // this many voxels; 0 = no dense grid. At most maxStorageBufferRange / 4
     // (32 Mi voxels on a 128 MiB range, e.g. 256 x 256 x 512).
@@ -129,6 +140,16 @@ struct VoxelStats {
     // number of times (0 for a closed mesh; such columns stay hollow).
     uint32_t solidInterior = 0;
     uint32_t solidOddColumns = 0;
+    // The capacities this frame ran with (fragments, tiles).
+    uint32_t fragmentCapacity = 0;
+    uint32_t tileCapacity = 0;
+    // True on the first frame after the module grew its buffers: the frame
+    // whose counters asked for it, and the capacities before (unchanged
+    // ones equal the current ones).
+    bool grown = false;
+    uint64_t grownAfterFrame = 0;
+    uint32_t previousFragmentCapacity = 0;
+    uint32_t previousTileCapacity = 0;
 };
 
 // One octree node as readOctree() assembles it from the GPU's node arrays
@@ -219,7 +240,13 @@ public:
 
     // Validates the mesh and grid (before any GPU work) and stages them for
     // the next recorded frame. Fails, staging nothing, on out-of-range
-    // indices, bad attribute sizes, a bad grid, or a mesh over the capacities.
+    // indices, bad attribute sizes, a bad grid, or a mesh over the caps.
+    // A frame boundary: grows the buffers first where the mesh or the
+    // newest counters need it (see the top of this file); growth that does
+    // not fit memoryBudget, the allocator or the device fails with a named
+    // error once, the buffers as they were (later frames run truncated and
+    // report it). Hosts of addPasses() whose mesh stays call it again each
+    // frame so that the module can grow.
     // Triangles with NaN/inf vertices are skipped by the GPU and counted.
     // The host must not call it for frame F + framesInFlight before frame F
     // finished (the staging ring is that deep).
@@ -236,7 +263,7 @@ public:
     // already in a graph (this one, another, or the module's own through record()).
     Result<GraphOutputs> addPasses(RenderGraph& graph, const GraphInputs& inputs = {});
     // Records one frame through the module's own graph (hosts without a
-    // graph). Not combinable with addPasses().
+    // graph). Not combinable with addPasses(). A frame boundary, as setMesh().
     Status record(VkCommandBuffer cmd);
 
     // Stats of the newest frame whose counters reached the host ring, without
@@ -259,7 +286,10 @@ public:
     Result<std::vector<float>> readDenseGrid();
 
     // GPU buffers for hosts that consume the results directly (after the
-    // voxelizer's passes: nodes/dense in StorageReadWrite/StorageWrite of a compute pass).
+    // voxelizer's passes: nodes/dense in StorageReadWrite/StorageWrite of a
+    // compute pass). Growth replaces the fragment, node and mesh buffers at
+    // a frame boundary (the graph refs follow; a handle kept by the host
+    // does not, unless fragmentCapacity and tileCapacity are given).
     const Buffer& nodeBuffer() const; // child pointers; the other fields: nodeArrayBuffer()
     const Buffer& nodeArrayBuffer(NodeArray array) const;
     const Buffer& fragmentBuffer() const;
@@ -267,7 +297,8 @@ public:
     const Buffer& dispatchBuffer() const;  // see VoxelizerGraphRefs::dispatch
     const Buffer& denseGridBuffer() const; // invalid when denseMaxVoxels == 0
     // GPU memory the voxelizer holds, one entry per buffer (name, bytes as
-    // created), for benchmarks and memory budgets. Render-graph scratch is not included.
+    // created; "vox.replaced": buffers growth replaced, until released), for
+    // benchmarks and memory budgets. Render-graph scratch is not included.
     struct MemoryItem {
         std::string name;
         uint64_t bytes = 0;
