@@ -219,6 +219,7 @@ struct IsoScenario {
     bool lipschitz = true; // glsl fields: IsoSurfaceCreateInfo::lipschitz = fieldLipschitz()
     iso::FieldEvaluation fieldEvaluation = iso::FieldEvaluation::Auto; // glsl fields
     bool sparse = false; // glsl fields: a sparse domain (IsoSurfaceCreateInfo::sparse), capacities from the stats
+    uint64_t bufferLimit = 0; // largest output buffer in bytes (0: the device's maxStorageBufferRange)
 };
 
 // The analytic field sampled on the CPU at the module's sample positions
@@ -278,9 +279,12 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
     r.frames = sc.frames;
     r.particles = sc.particles;
 
-    const uint64_t most = dev.limits().maxStorageBufferRange / iso::IsoSurface::vertexStride() / 3 * 3;
+    // The largest output buffer: the device's, or --buffer-limit below it.
+    const uint64_t range = sc.bufferLimit ? std::min<uint64_t>(sc.bufferLimit, dev.limits().maxStorageBufferRange)
+                                          : dev.limits().maxStorageBufferRange;
+    const uint64_t most = range / iso::IsoSurface::vertexStride() / 3 * 3;
     uint32_t capacity = uint32_t(std::min<uint64_t>(std::max<uint64_t>(r.cellCount / 2, 3 * 4096), most));
-    const uint64_t mostIndices = dev.limits().maxStorageBufferRange / 4 / 3 * 3;
+    const uint64_t mostIndices = range / 4 / 3 * 3;
     uint32_t indexCapacity = uint32_t(std::min<uint64_t>(std::max<uint64_t>(r.cellCount / 2, 3 * 4096), mostIndices));
 
     Rng rng{0x9e3779b9u};
@@ -443,7 +447,8 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
         finishLoop(r, loop);
         r.activeFraction = double(r.activeCells) / double(r.cellCount);
         r.mcellsPerSecond = r.extractionMs.median > 0 ? double(r.cellCount) / (r.extractionMs.median * 1e3) : 0;
-        if (r.overflow) r.note = "overflow: more vertices than the largest vertex buffer (maxStorageBufferRange)";
+        if (r.overflow)
+            r.note = "overflow: more vertices than the largest vertex buffer (maxStorageBufferRange or --buffer-limit)";
         break;
     }
     return r;
@@ -460,6 +465,7 @@ struct VoxScenario {
     uint32_t smallVoxels = UINT32_MAX;
     // LeafMerge::Atomic instead of the default PerCell.
     bool atomicLeaves = false;
+    uint64_t bufferLimit = 0; // largest storage buffer in bytes (0: the device's maxStorageBufferRange)
 };
 
 Result<Record> runVox(Device& dev, const VoxScenario& sc) {
@@ -481,8 +487,10 @@ Result<Record> runVox(Device& dev, const VoxScenario& sc) {
     for (int a = 0; a < 3; ++a) r.cells[a] = grid->dims[a];
     r.cellCount = grid->voxelCount();
 
-    const uint64_t range = dev.limits().maxStorageBufferRange;
-    uint32_t fragmentCapacity = 1u << 21, tileCapacity = 1u << 16;
+    const uint64_t range = sc.bufferLimit ? std::min<uint64_t>(sc.bufferLimit, dev.limits().maxStorageBufferRange)
+                                          : dev.limits().maxStorageBufferRange;
+    uint32_t fragmentCapacity = uint32_t(std::min<uint64_t>(1u << 21, range / 16)),
+             tileCapacity = std::min(1u << 16, voxel::testing::maxTileCapacity(range, octreeBuildFromWord(sc.build)));
     for (int attempt = 0; attempt < 3; ++attempt) {
         voxel::VoxelizerCreateInfo info;
         voxel::testing::Knobs knobs; // the measured variants (pyramarch/voxelizer/testing.h)
@@ -559,7 +567,7 @@ Result<Record> runVox(Device& dev, const VoxScenario& sc) {
         r.leaves = uint32_t(voxel::extractLeaves(*tree).size());
         // Throughput in input triangles: the voxelizer's work grows with triangles and fragments, not grid cells.
         r.mcellsPerSecond = r.gpuMs.median > 0 ? double(r.meshTriangles) / (r.gpuMs.median * 1e3) : 0;
-        if (r.overflow) r.note = "overflow: capacities at maxStorageBufferRange";
+        if (r.overflow) r.note = "overflow: capacities at maxStorageBufferRange (or --buffer-limit)";
         break;
     }
     return r;
@@ -829,6 +837,10 @@ CLI::App* addBenchCommand(CLI::App& app, BenchOptions& o) {
     c->add_option("--warmup", o.warmup, "Unmeasured frames first (default 1: the first carries pipeline JIT)")
         ->check(CLI::Range(1u, 100u));
     c->add_option("--json", o.json, "Write one record per scenario as JSON");
+    c->add_option("--buffer-limit", o.bufferLimit,
+                  "Largest output buffer a scenario's capacities may grow to, in bytes (default and at most: the "
+                  "device's maxStorageBufferRange); a scenario that needs more is marked OVERFLOW (exit 3)")
+        ->check(CLI::Range(uint64_t(1024), uint64_t(1) << 40));
     c->add_option("--device", o.device, "Device index or name substring");
     c->add_flag("--timing-check", o.timingCheck,
                 "Only the timestamp-versus-wall-clock experiment (see README, Performance)");
@@ -913,6 +925,9 @@ int runBench(const BenchOptions& o, const std::string& commandLine) {
                                 voxScenarios.push_back({mesh, r, o.warmup, o.frames ? o.frames : (r > 256 ? 3u : 5u),
                                                         build, o.smallVoxels, atomicLeaves});
     }
+
+    for (IsoScenario& sc : isoScenarios) sc.bufferLimit = o.bufferLimit;
+    for (VoxScenario& sc : voxScenarios) sc.bufferLimit = o.bufferLimit;
 
     sample::CommonOptions co;
     co.validation = o.validation;

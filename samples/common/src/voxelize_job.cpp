@@ -52,15 +52,16 @@ Result<VoxelizeJobResult> runVoxelizeJob(Device& device, const VoxelizeJob& job)
     auto grid = defaultGrid(mesh, job.resolution);
     if (!grid) return grid.status();
 
-    const uint64_t range = device.limits().maxStorageBufferRange;
+    const uint64_t deviceRange = device.limits().maxStorageBufferRange;
+    const uint64_t range = job.bufferLimit ? std::min<uint64_t>(job.bufferLimit, deviceRange) : deviceRange;
     const uint32_t maxFragments = uint32_t(std::min<uint64_t>(range / 16, UINT32_MAX));
     // The node pool is one buffer per node field (4 bytes per node each), so the
     // range bounds tiles at range / 32, not range / 256 as for 32-byte nodes in one buffer.
     const uint32_t maxTiles = maxTileCapacity(range);
     const uint64_t r = job.resolution;
     // A surface covers on the order of R^2 voxels, a few fragments each.
-    uint32_t fragments = uint32_t(std::clamp<uint64_t>(16 * r * r, 1u << 12, maxFragments));
-    uint32_t tiles = uint32_t(std::clamp<uint64_t>(2 * r * r, 1u << 10, maxTiles));
+    uint32_t fragments = uint32_t(std::min<uint64_t>(std::max<uint64_t>(16 * r * r, 1u << 12), maxFragments));
+    uint32_t tiles = uint32_t(std::min<uint64_t>(std::max<uint64_t>(2 * r * r, 1u << 10), maxTiles));
     if (job.initialFragmentCapacity) fragments = std::min(job.initialFragmentCapacity, maxFragments);
     if (job.initialTileCapacity) tiles = std::min(job.initialTileCapacity, maxTiles);
 
@@ -98,8 +99,9 @@ Result<VoxelizeJobResult> runVoxelizeJob(Device& device, const VoxelizeJob& job)
             if (fragments >= maxFragments)
                 return Status::error(ErrorCode::CapacityExceeded,
                                      "voxelize: " + std::to_string(stats->fragmentsNeeded) +
-                                         " voxel fragments exceed the device's storage-buffer range (" +
-                                         std::to_string(maxFragments) + "); lower the resolution");
+                                         " voxel fragments exceed the largest storage buffer (" +
+                                         std::to_string(maxFragments) + " fragments of " +
+                                         std::to_string(range) + " bytes); lower the resolution");
             fragments = std::min<uint32_t>(maxFragments, stats->fragmentsNeeded);
             retry = true;
         }

@@ -38,6 +38,11 @@ struct VoxelizeJob {
     // Starting capacities (0 = estimate from R); they grow on overflow.
     uint32_t initialFragmentCapacity = 0;
     uint32_t initialTileCapacity = 0;
+    // Largest storage buffer the capacities may grow to, in bytes (0: the
+    // device's maxStorageBufferRange, also the upper bound). A mesh needing
+    // more fails the job with ErrorCode::CapacityExceeded, as on a device
+    // whose range is that small.
+    uint64_t bufferLimit = 0;
 };
 
 struct VoxelizeJobResult {
