@@ -171,6 +171,8 @@ TEST(SampleCli, SamplesHaveHelpAndOneLineErrors) {
                                                        {fluid, "--kernel blobby"},
                                                        {fluid, "--xsph 2"},
                                                        {fluid, "--dt 1"},
+                                                       {fluid, "--collider-res 4"},
+                                                       {fluid, "--collider /nonexistent/collider.obj"},
                                                        {volume, "--raw /tmp --headless"},
                                                        {volume, "--dims 4,4,4 --headless"},
                                                        {volume, "--export a.stl --headless"},
