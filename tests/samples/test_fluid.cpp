@@ -587,8 +587,12 @@ TEST_F(FluidGpu, ColliderMatchesCpuReference) {
                                           (c[2] - centre[2]) * (c[2] - centre[2]));
                 const bool s = grid->solid[(size_t(z) * grid->dims[1] + y) * grid->dims[0] + x] > 0.5f;
                 solid += s ? 1u : 0u;
-                if (d < 0.25f - grid->voxel) EXPECT_TRUE(s) << x << " " << y << " " << z;
-                if (d > 0.25f + grid->voxel) EXPECT_FALSE(s) << x << " " << y << " " << z;
+                if (d < 0.25f - grid->voxel) {
+                    EXPECT_TRUE(s) << x << " " << y << " " << z;
+                }
+                if (d > 0.25f + grid->voxel) {
+                    EXPECT_FALSE(s) << x << " " << y << " " << z;
+                }
             }
     EXPECT_GT(solid, 100u);
 
