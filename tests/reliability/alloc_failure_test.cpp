@@ -17,6 +17,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -179,6 +180,15 @@ void appendTriangles(const iso::Mesh& mesh, bool sorted, std::vector<float>& res
     for (const auto& t : tris) result.insert(result.end(), t.begin(), t.end());
 }
 
+// The frame's output is complete: under an overflow a sparse domain keeps
+// the triangles the pool order reached first, which may differ run to run.
+Status noOverflow(const iso::IsoSurface& surface) {
+    const std::optional<iso::IsoStats> stats = surface.statsOfFrame(surface.framesRecorded() - 1);
+    if (!stats) return Status::error(ErrorCode::InvalidState, "no stats of the frame just waited for");
+    if (stats->overflow) return Status::error(ErrorCode::CapacityExceeded, "the test's capacities overflowed");
+    return {};
+}
+
 // An IsoSurface of one source: record one frame, read the mesh back.
 struct IsoSubject : Subject {
     Device* device = nullptr;
@@ -190,7 +200,7 @@ struct IsoSubject : Subject {
         PYRAMARCH_TRY(rec);
         PYRAMARCH_TRY_ASSIGN(const iso::Mesh mesh, surface->readMesh(false));
         appendTriangles(mesh, sparse, result);
-        return {};
+        return noOverflow(*surface);
     }
 };
 
@@ -289,6 +299,7 @@ TEST_F(AllocFailureTest, UserGlslSource) {
 iso::IsoSurfaceCreateInfo sparseInfo(iso::FieldSource source) {
     iso::IsoSurfaceCreateInfo info = smallInfo(source);
     info.samples = {kSparseSamples, kSparseSamples, kSparseSamples};
+    info.vertexCapacity = 3 * 8192;
     info.sparse.enabled = true;
     info.sparse.maxBricks = 64;
     info.sparse.maxRowPairs = 1024;
@@ -346,13 +357,14 @@ TEST_F(AllocFailureTest, SparseUserGlslSource) {
 #endif
 
 #if PYRAMARCH_HAVE_VOXELIZER
-// The octree-fed surface (SparseVolumeInput::OctreeLeaves): a voxelizer and
-// the surface in one graph, the surface's bricks marked from the octree's
-// leaves on the GPU every frame; both modules' creation and first frame.
+// The octree-fed surface (SparseVolumeInput::OctreeLeaves): the leaves of
+// a voxelizer's octree (built once, on the unhooked device: the
+// voxelizer's own allocations are the Voxelizer test's) feed the surface in
+// the subject's graph, which marks and fills its bricks from them on the
+// GPU every frame; the surface's creation and first frame.
 TEST_F(AllocFailureTest, OctreeFedSurface) {
     struct OctreeSubject : Subject {
         Device* device = nullptr;
-        std::unique_ptr<voxel::Voxelizer> voxelizer;
         std::unique_ptr<iso::IsoSurface> surface;
         std::unique_ptr<RenderGraph> graph; // last: destroyed first
         Status frame(std::vector<float>& result) override {
@@ -361,23 +373,28 @@ TEST_F(AllocFailureTest, OctreeFedSurface) {
             PYRAMARCH_TRY(rec);
             PYRAMARCH_TRY_ASSIGN(const iso::Mesh mesh, surface->readMesh(false));
             appendTriangles(mesh, true, result);
-            return {};
+            return noOverflow(*surface);
         }
     };
     auto grid = voxel::gridFromBox({-1.f, -1.f, -1.f}, {1.f, 1.f, 1.f}, 12, 12, 12);
     ASSERT_TRUE(grid.ok()) << grid.message();
-    const voxel::TriangleMesh mesh = voxel::shapes::sphere({0.f, 0.f, 0.f}, 0.6f, 16, 8);
+    voxel::VoxelizerCreateInfo vci;
+    vci.maxResolution = 12;
+    vci.maxTriangles = 512;
+    vci.maxVertices = 512;
+    vci.fragmentCapacity = 1u << 12;
+    vci.tileCapacity = 1u << 10;
+    vci.framesInFlight = 1;
+    auto vox = voxel::Voxelizer::create(device(), vci);
+    ASSERT_TRUE(vox.ok()) << vox.message();
+    ASSERT_OK((*vox)->setMesh(voxel::shapes::sphere({0.f, 0.f, 0.f}, 0.6f, 16, 8), *grid));
+    Status recorded;
+    ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { recorded = (*vox)->record(cmd); }));
+    ASSERT_OK(recorded);
+    const voxel::Voxelizer& voxelizer = **vox;
     failEveryAllocation("octree-fed surface", [&](Device& d) -> Result<std::unique_ptr<Subject>> {
         auto s = std::make_unique<OctreeSubject>();
         s->device = &d;
-        voxel::VoxelizerCreateInfo vci;
-        vci.maxResolution = 12;
-        vci.maxTriangles = 512;
-        vci.maxVertices = 512;
-        vci.fragmentCapacity = 1u << 12;
-        vci.tileCapacity = 1u << 10;
-        vci.framesInFlight = 1;
-        PYRAMARCH_TRY_ASSIGN(s->voxelizer, voxel::Voxelizer::create(d, vci));
         iso::IsoSurfaceCreateInfo info;
         info.samples = {grid->dims[0], grid->dims[1], grid->dims[2]};
         const voxel::SampleBounds b = voxel::voxelCentreBounds(*grid);
@@ -385,7 +402,7 @@ TEST_F(AllocFailureTest, OctreeFedSurface) {
         info.boundsMax = b.max;
         info.source = iso::FieldSource::Volume;
         info.isoValue = 0.5f;
-        info.vertexCapacity = 3 * 2048;
+        info.vertexCapacity = 3 * 4096;
         info.framesInFlight = 1;
         info.sparse.enabled = true;
         info.sparse.volumeInput = iso::SparseVolumeInput::OctreeLeaves;
@@ -394,11 +411,18 @@ TEST_F(AllocFailureTest, OctreeFedSurface) {
         info.sparse.maxBricks = 64;
         info.sparse.maxRowPairs = 1024;
         PYRAMARCH_TRY_ASSIGN(s->surface, iso::IsoSurface::create(d, info));
-        PYRAMARCH_TRY(s->voxelizer->setMesh(mesh, *grid));
         s->graph = std::make_unique<RenderGraph>(&d);
-        PYRAMARCH_TRY_ASSIGN(const voxel::VoxelizerGraphRefs vox, s->voxelizer->addPasses(*s->graph));
+        // The octree as the voxelizer left it (its counters, node counts and
+        // coordinates: what voxel::octreeLeafInput hands a surface).
+        const ExternalUse written{Access::StorageReadWrite, PassKind::Compute};
+        voxel::VoxelizerGraphRefs refs;
+        refs.counters = s->graph->importBuffer("octree.counters", voxelizer.counterBuffer(), written, written);
+        refs.nodeCount = s->graph->importBuffer(
+            "octree.count", voxelizer.nodeArrayBuffer(voxel::NodeArray::Count), written, written);
+        refs.nodeCoord = s->graph->importBuffer(
+            "octree.coord", voxelizer.nodeArrayBuffer(voxel::NodeArray::Coord), written, written);
         iso::IsoSurface::GraphInputs in;
-        in.octree = voxel::octreeLeafInput(vox, s->voxelizer->octreeDepth());
+        in.octree = voxel::octreeLeafInput(refs, voxelizer.octreeDepth());
         PYRAMARCH_TRY(s->surface->addPasses(*s->graph, in).status());
         PYRAMARCH_TRY(s->graph->compile());
         return std::unique_ptr<Subject>(std::move(s));
