@@ -111,9 +111,8 @@ Result<FluidParams> deriveParams(const FluidSettings& s) {
             for (int a = 0; a < 3; ++a)
                 if (!std::isfinite(v[a]) || v[a] < kBoxMin[a] || v[a] > kBoxMax[a])
                     return Status::error(ErrorCode::InvalidArgument,
-                                         "fluid: the collider mesh must lie inside the box (a vertex at " +
-                                             num(v[0]) + ", " + num(v[1]) + ", " + num(v[2]) +
-                                             "); placeCollider puts one there");
+                                         "fluid: the collider mesh must lie inside the box (a vertex at " + num(v[0]) +
+                                             ", " + num(v[1]) + ", " + num(v[2]) + "); placeCollider puts one there");
     }
 
     FluidParams p;
@@ -429,8 +428,9 @@ void stepCpu(const FluidParams& p, FluidState& state, std::vector<float>* constr
                 const Vec3 g = spikyGrad(p, d, r2);
                 dp = {dp.x + s * g.x, dp.y + s * g.y, dp.z + s * g.z};
             });
-            next[i] = collide(collider, clampToBox({pos[i].x + invRest * dp.x, pos[i].y + invRest * dp.y,
-                                                    pos[i].z + invRest * dp.z}));
+            next[i] =
+                collide(collider,
+                        clampToBox({pos[i].x + invRest * dp.x, pos[i].y + invRest * dp.y, pos[i].z + invRest * dp.z}));
         }
         std::swap(pos, next);
     }
@@ -645,10 +645,9 @@ Status FluidScene::update(double time) {
     if (collider_)
         if (const std::optional<voxel::VoxelStats> st = collider_->latestStats()) {
             if (st->solidOddColumns > 0)
-                return Status::error(ErrorCode::InvalidArgument,
-                                     "fluid: collider: the mesh is not watertight: " +
-                                         std::to_string(st->solidOddColumns) +
-                                         " voxel columns cross it an odd number of times");
+                return Status::error(ErrorCode::InvalidArgument, "fluid: collider: the mesh is not watertight: " +
+                                                                     std::to_string(st->solidOddColumns) +
+                                                                     " voxel columns cross it an odd number of times");
             if (st->fragmentOverflow || st->tileOverflow)
                 return Status::error(ErrorCode::CapacityExceeded,
                                      "fluid: collider: the voxelization needs " + std::to_string(st->fragmentsNeeded) +

@@ -151,8 +151,8 @@ std::array<float, 3> collidePoint(const ColliderGrid& grid, std::array<float, 3>
 // `mesh` scaled uniformly so that its bounding box's longest side is `size`
 // (m), standing on the box's floor with its centre at (x, z): by default in
 // the path of the dam break's wave.
-pyramarch::voxel::TriangleMesh placeCollider(pyramarch::voxel::TriangleMesh mesh, float size = 0.5f,
-                                             float x = 0.35f, float z = 0.f);
+pyramarch::voxel::TriangleMesh placeCollider(pyramarch::voxel::TriangleMesh mesh, float size = 0.5f, float x = 0.35f,
+                                             float z = 0.f);
 // A collider by name: a built-in shape (sphere, torus, knot, box, diamond)
 // or a mesh file (.obj, .ply, .gltf, .glb), placed by placeCollider.
 Result<pyramarch::voxel::TriangleMesh> loadCollider(const std::string& nameOrPath);

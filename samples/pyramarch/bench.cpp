@@ -218,7 +218,7 @@ struct IsoScenario {
     bool volume = false;   // analytic fields: sampled once and uploaded (FieldSource::Volume)
     bool lipschitz = true; // glsl fields: IsoSurfaceCreateInfo::lipschitz = fieldLipschitz()
     iso::FieldEvaluation fieldEvaluation = iso::FieldEvaluation::Auto; // glsl fields
-    bool sparse = false; // glsl fields: a sparse domain (IsoSurfaceCreateInfo::sparse), capacities from the stats
+    bool sparse = false;      // glsl fields: a sparse domain (IsoSurfaceCreateInfo::sparse), capacities from the stats
     uint64_t bufferLimit = 0; // largest output buffer in bytes (0: the device's maxStorageBufferRange)
 };
 

@@ -185,10 +185,10 @@ int runDemo(const DemoOptions& d) {
         }
         anyOverflow = anyOverflow || overflows > 0;
         // The fluid sizes its grids from the particle spacing, not --cells.
-        std::string size = name == "fluid" ? std::to_string(d.fluidParticles) + " particles, " +
-                                                 std::to_string(d.fluidSteps) + " steps a frame, collider " +
-                                                 d.fluidCollider
-                                           : std::to_string(d.cells) + "^3 cells";
+        std::string size = name == "fluid"
+                               ? std::to_string(d.fluidParticles) + " particles, " + std::to_string(d.fluidSteps) +
+                                     " steps a frame, collider " + d.fluidCollider
+                               : std::to_string(d.cells) + "^3 cells";
         if (channel) {
             const auto& n = channel->info().samples;
             size = std::to_string(n[0] - 1) + "x" + std::to_string(n[1] - 1) + "x" + std::to_string(n[2] - 1) +

@@ -417,10 +417,10 @@ TEST_F(AllocFailureTest, OctreeFedSurface) {
         const ExternalUse written{Access::StorageReadWrite, PassKind::Compute};
         voxel::VoxelizerGraphRefs refs;
         refs.counters = s->graph->importBuffer("octree.counters", voxelizer.counterBuffer(), written, written);
-        refs.nodeCount = s->graph->importBuffer(
-            "octree.count", voxelizer.nodeArrayBuffer(voxel::NodeArray::Count), written, written);
-        refs.nodeCoord = s->graph->importBuffer(
-            "octree.coord", voxelizer.nodeArrayBuffer(voxel::NodeArray::Coord), written, written);
+        refs.nodeCount = s->graph->importBuffer("octree.count", voxelizer.nodeArrayBuffer(voxel::NodeArray::Count),
+                                                written, written);
+        refs.nodeCoord = s->graph->importBuffer("octree.coord", voxelizer.nodeArrayBuffer(voxel::NodeArray::Coord),
+                                                written, written);
         iso::IsoSurface::GraphInputs in;
         in.octree = voxel::octreeLeafInput(refs, voxelizer.octreeDepth());
         PYRAMARCH_TRY(s->surface->addPasses(*s->graph, in).status());

@@ -101,8 +101,8 @@ TEST(SampleCli, ExitCodesAreTheTable) {
          {"", "bogus", "info --bogus", "demo --frames 0", "demo --size 12", "demo --capacity x", "iso",
           "iso --field teapot", "iso --field sphere --cells 4,4", "iso --field sphere --bounds 1,1,1,0,0,0",
           "iso --field sphere --lipschitz 2", "voxelize", "voxelize --res 0", "voxelize --res 5000 --shape sphere",
-          "voxelize --shape sphere --method xyz", "voxelize --shape sphere --buffer-limit 16",
-          "bench --strategy bogus", "bench --sizes 0x", "bench --buffer-limit 0"}) {
+          "voxelize --shape sphere --method xyz", "voxelize --shape sphere --buffer-limit 16", "bench --strategy bogus",
+          "bench --sizes 0x", "bench --buffer-limit 0"}) {
         const CmdResult r = run(cmd);
         EXPECT_EQ(r.code, sample::kExitUsage) << "'" << cmd << "': " << r.err;
         EXPECT_EQ(errorLines(r.err), 1u) << "'" << cmd << "' stderr: " << r.err;

@@ -582,9 +582,9 @@ TEST_F(FluidGpu, ColliderMatchesCpuReference) {
                 const float c[3] = {grid->origin[0] + (float(x) + 0.5f) * grid->voxel,
                                     grid->origin[1] + (float(y) + 0.5f) * grid->voxel,
                                     grid->origin[2] + (float(z) + 0.5f) * grid->voxel};
-                const float d = std::sqrt((c[0] - centre[0]) * (c[0] - centre[0]) +
-                                          (c[1] - centre[1]) * (c[1] - centre[1]) +
-                                          (c[2] - centre[2]) * (c[2] - centre[2]));
+                const float d =
+                    std::sqrt((c[0] - centre[0]) * (c[0] - centre[0]) + (c[1] - centre[1]) * (c[1] - centre[1]) +
+                              (c[2] - centre[2]) * (c[2] - centre[2]));
                 const bool s = grid->solid[(size_t(z) * grid->dims[1] + y) * grid->dims[0] + x] > 0.5f;
                 solid += s ? 1u : 0u;
                 if (d < 0.25f - grid->voxel) {

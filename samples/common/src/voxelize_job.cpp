@@ -100,8 +100,8 @@ Result<VoxelizeJobResult> runVoxelizeJob(Device& device, const VoxelizeJob& job)
                 return Status::error(ErrorCode::CapacityExceeded,
                                      "voxelize: " + std::to_string(stats->fragmentsNeeded) +
                                          " voxel fragments exceed the largest storage buffer (" +
-                                         std::to_string(maxFragments) + " fragments of " +
-                                         std::to_string(range) + " bytes); lower the resolution");
+                                         std::to_string(maxFragments) + " fragments of " + std::to_string(range) +
+                                         " bytes); lower the resolution");
             fragments = std::min<uint32_t>(maxFragments, stats->fragmentsNeeded);
             retry = true;
         }
