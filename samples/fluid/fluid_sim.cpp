@@ -10,7 +10,10 @@
 #include "pyramarch/engine/transfer.h"
 #include "pyramarch/engine/vulkan_functions.h"
 #include "pyramarch/isosurface/particle_grid.h"
+#include "pyramarch/voxelizer/shapes.h"
+#include "pyramarch/voxelizer/voxelizer.h"
 #include "fluid/fluid_shared.h"
+#include "sample/mesh_files.h"
 
 namespace {
 const uint32_t kPredictSpv[] =
@@ -98,6 +101,19 @@ Result<FluidParams> deriveParams(const FluidSettings& s) {
     if (!finiteIn(s.smoothing, 0.f, 1.f))
         return Status::error(ErrorCode::InvalidArgument,
                              "fluid: particle smoothing must be in [0, 1], got " + num(s.smoothing));
+    if (s.colliderResolution < kMinColliderResolution || s.colliderResolution > kMaxColliderResolution)
+        return Status::error(ErrorCode::InvalidArgument, "fluid: collider resolution must be " +
+                                                             std::to_string(kMinColliderResolution) + ".." +
+                                                             std::to_string(kMaxColliderResolution) + ", got " +
+                                                             std::to_string(s.colliderResolution));
+    if (!s.collider.positions.empty()) {
+        for (const auto& v : s.collider.positions)
+            for (int a = 0; a < 3; ++a)
+                if (!std::isfinite(v[a]) || v[a] < kBoxMin[a] || v[a] > kBoxMax[a])
+                    return Status::error(ErrorCode::InvalidArgument,
+                                         "fluid: the collider mesh must lie inside the box (a vertex at " + num(v[0]) +
+                                             ", " + num(v[1]) + ", " + num(v[2]) + "); placeCollider puts one there");
+    }
 
     FluidParams p;
     p.particles = s.particles;
@@ -184,6 +200,103 @@ uint32_t particleId(const std::array<float, 4>& velocity) {
     return id;
 }
 
+// ---- the collider ----
+
+bool ColliderGrid::solidAt(const std::array<float, 3>& p) const {
+    int c[3];
+    for (int a = 0; a < 3; ++a) {
+        const float f = std::floor((p[a] - origin[a]) / voxel);
+        if (!(f >= 0.f && f < float(dims[a]))) return false;
+        c[a] = int(f);
+    }
+    return solid[(size_t(c[2]) * dims[1] + size_t(c[1])) * dims[0] + size_t(c[0])] > 0.5f;
+}
+
+voxel::VoxelGrid colliderVoxelGrid(uint32_t resolution) {
+    voxel::VoxelGrid g;
+    const float v = (kBoxMax[0] - kBoxMin[0]) / float(resolution);
+    for (int a = 0; a < 3; ++a) {
+        g.origin[a] = kBoxMin[a];
+        g.voxelSize[a] = v;
+        g.dims[a] = a == 0 ? resolution : std::max(1u, uint32_t(std::ceil((kBoxMax[a] - kBoxMin[a]) / v - 1e-4f)));
+    }
+    return g;
+}
+
+// Mirrors collider.glsl operation for operation.
+std::array<float, 3> collidePoint(const ColliderGrid& grid, std::array<float, 3> p) {
+    constexpr float kSkin = 1.f / 64.f;
+    float g[3];
+    int c[3];
+    const int dims[3] = {int(grid.dims[0]), int(grid.dims[1]), int(grid.dims[2])};
+    for (int a = 0; a < 3; ++a) {
+        g[a] = (p[a] - grid.origin[a]) / grid.voxel;
+        const float f = std::floor(g[a]);
+        if (!(f >= 0.f && f < float(dims[a]))) return p;
+        c[a] = int(f);
+    }
+    auto solidVoxel = [&](const int q[3]) {
+        return grid.solid[(size_t(q[2]) * grid.dims[1] + size_t(q[1])) * grid.dims[0] + size_t(q[0])] > 0.5f;
+    };
+    if (!solidVoxel(c)) return p;
+    float best = 3.0e38f;
+    int bestAxis = -1;
+    float bestCoord = 0.f;
+    for (int d = 0; d < 6; ++d) {
+        const int axis = d < 2 ? 1 : d < 4 ? 0 : 2;
+        const int s = (d & 1) == 0 ? 1 : -1;
+        int q[3] = {c[0], c[1], c[2]};
+        for (int k = 1; k <= dims[axis]; ++k) {
+            q[axis] = c[axis] + s * k;
+            if (q[axis] < 0 || q[axis] >= dims[axis]) break;
+            if (!solidVoxel(q)) {
+                const float face = s > 0 ? float(q[axis]) : float(q[axis] + 1);
+                const float dist = std::fabs(face - g[axis]);
+                if (dist < best) {
+                    best = dist;
+                    bestAxis = axis;
+                    bestCoord = face + float(s) * kSkin;
+                }
+                break;
+            }
+        }
+    }
+    if (bestAxis < 0) return p;
+    p[bestAxis] = grid.origin[bestAxis] + bestCoord * grid.voxel;
+    return p;
+}
+
+voxel::TriangleMesh placeCollider(voxel::TriangleMesh mesh, float size, float x, float z) {
+    std::array<float, 3> lo{INFINITY, INFINITY, INFINITY}, hi{-INFINITY, -INFINITY, -INFINITY};
+    for (const auto& v : mesh.positions)
+        for (int a = 0; a < 3; ++a) {
+            if (!std::isfinite(v[a])) continue;
+            lo[a] = std::min(lo[a], v[a]);
+            hi[a] = std::max(hi[a], v[a]);
+        }
+    const float longest = std::max({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]});
+    if (!(longest > 0.f) || !std::isfinite(longest)) return mesh;
+    const float k = size / longest;
+    const std::array<float, 3> target{x, kBoxMin[1] + 0.5f * k * (hi[1] - lo[1]), z};
+    for (auto& v : mesh.positions)
+        for (int a = 0; a < 3; ++a) v[a] = target[a] + k * (v[a] - 0.5f * (lo[a] + hi[a]));
+    // Rounding may put the lowest vertex a hair below the floor.
+    for (auto& v : mesh.positions) v[1] = std::max(v[1], kBoxMin[1]);
+    return mesh;
+}
+
+Result<voxel::TriangleMesh> loadCollider(const std::string& nameOrPath) {
+    voxel::TriangleMesh mesh = voxel::shapes::byName(nameOrPath);
+    if (mesh.indices.empty()) {
+        auto file = sample::loadMeshFile(nameOrPath);
+        if (!file) return Status::error(file.code(), "fluid: collider: " + file.message());
+        mesh = std::move(file).value();
+    }
+    if (mesh.indices.empty())
+        return Status::error(ErrorCode::InvalidArgument, "fluid: collider '" + nameOrPath + "' has no triangles");
+    return placeCollider(std::move(mesh));
+}
+
 // ---- CPU reference (mirrors shaders/fluid/*.comp) ----
 
 namespace {
@@ -197,6 +310,11 @@ Vec3 xyz(const std::array<float, 4>& v) { return {v[0], v[1], v[2]}; }
 Vec3 clampToBox(Vec3 p) {
     return {std::clamp(p.x, kBoxMin[0], kBoxMax[0]), std::clamp(p.y, kBoxMin[1], kBoxMax[1]),
             std::clamp(p.z, kBoxMin[2], kBoxMax[2])};
+}
+Vec3 collide(const ColliderGrid* grid, Vec3 p) {
+    if (!grid) return p;
+    const std::array<float, 3> q = collidePoint(*grid, {p.x, p.y, p.z});
+    return {q[0], q[1], q[2]};
 }
 uint32_t cellOf(const FluidParams& p, Vec3 v) {
     const float q[3] = {v.x, v.y, v.z};
@@ -238,7 +356,7 @@ void forNeighbours(const FluidParams& p, const std::vector<uint32_t>& start, uin
 }
 } // namespace
 
-void stepCpu(const FluidParams& p, FluidState& state, std::vector<float>* constraint) {
+void stepCpu(const FluidParams& p, FluidState& state, std::vector<float>* constraint, const ColliderGrid* collider) {
     const uint32_t n = p.particles;
     // predict + count
     std::vector<Vec3> predicted(n);
@@ -247,7 +365,7 @@ void stepCpu(const FluidParams& p, FluidState& state, std::vector<float>* constr
         Vec3 v = xyz(state.velocities[i]);
         v.y -= p.gravity * p.dt;
         const Vec3 x = xyz(state.positions[i]);
-        predicted[i] = clampToBox({x.x + p.dt * v.x, x.y + p.dt * v.y, x.z + p.dt * v.z});
+        predicted[i] = collide(collider, clampToBox({x.x + p.dt * v.x, x.y + p.dt * v.y, x.z + p.dt * v.z}));
         cellOfParticle[i] = cellOf(p, predicted[i]);
         ++start[cellOfParticle[i]];
     }
@@ -310,7 +428,9 @@ void stepCpu(const FluidParams& p, FluidState& state, std::vector<float>* constr
                 const Vec3 g = spikyGrad(p, d, r2);
                 dp = {dp.x + s * g.x, dp.y + s * g.y, dp.z + s * g.z};
             });
-            next[i] = clampToBox({pos[i].x + invRest * dp.x, pos[i].y + invRest * dp.y, pos[i].z + invRest * dp.z});
+            next[i] =
+                collide(collider,
+                        clampToBox({pos[i].x + invRest * dp.x, pos[i].y + invRest * dp.y, pos[i].z + invRest * dp.z}));
         }
         std::swap(pos, next);
     }
@@ -423,20 +543,51 @@ Result<std::unique_ptr<FluidScene>> FluidScene::create(Device& device, const Flu
         if (!b) return Status::error(b.code(), std::string("fluid: buffer ") + it.name + ": " + b.message());
         *it.buffer = std::move(b).value();
     }
+    // The collider: the mesh voxelized solid every frame in the simulation's
+    // graph (its dense grid is what predict and delta read).
+    s->colliderGrid_ = colliderVoxelGrid(settings.colliderResolution);
+    if (!settings.collider.indices.empty()) {
+        const voxel::VoxelGrid& g = s->colliderGrid_;
+        const uint64_t range = device.limits().maxStorageBufferRange;
+        voxel::VoxelizerCreateInfo vci;
+        vci.maxResolution = g.maxDim();
+        vci.maxVertices = uint32_t(std::max<size_t>(1, settings.collider.vertexCount()));
+        vci.maxTriangles = uint32_t(std::max<size_t>(1, settings.collider.triangleCount()));
+        // Interior voxels are fragments too: room for every voxel of the
+        // grid and a few surface fragments per triangle.
+        vci.fragmentCapacity = uint32_t(
+            std::min<uint64_t>(range / 16, g.voxelCount() + 4 * uint64_t(settings.collider.triangleCount()) + 4096));
+        vci.tileCapacity = std::min<uint32_t>(voxel::maxTileCapacity(range), uint32_t(g.voxelCount() / 4 + 1024));
+        vci.denseMaxVoxels = g.voxelCount();
+        vci.solid = true;
+        auto v = voxel::Voxelizer::create(device, vci);
+        if (!v) return Status::error(v.code(), "fluid: collider: " + v.message());
+        s->collider_ = std::move(v).value();
+        Status staged = s->collider_->setMesh(settings.collider, g);
+        if (!staged) return Status::error(staged.code(), "fluid: collider: " + staged.message());
+    } else {
+        auto b = device.allocator().createBuffer({.size = 16,
+                                                  .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                                                  .memory = MemoryUsage::DeviceLocal,
+                                                  .name = "pbf.noCollider"});
+        if (!b) return Status::error(b.code(), "fluid: buffer pbf.noCollider: " + b.message());
+        s->noCollider_ = std::move(b).value();
+    }
+
     const FluidState start = initialState(params);
     PYRAMARCH_TRY(uploadBuffer(device, s->particles_, start.positions.data(), vec4s));
     PYRAMARCH_TRY(uploadBuffer(device, s->velocity_, start.velocities.data(), vec4s));
 
     s->pipes_ = std::make_unique<Pipelines>();
     Pipelines& p = *s->pipes_;
-    PYRAMARCH_TRY_ASSIGN(p.predict, makePipeline(device, kPredictSpv, "pbf.predict", 5));
+    PYRAMARCH_TRY_ASSIGN(p.predict, makePipeline(device, kPredictSpv, "pbf.predict", 6));
     PYRAMARCH_TRY_ASSIGN(p.scan, makePipeline(device, kScanSpv, "pbf.scan", 2));
     PYRAMARCH_TRY_ASSIGN(p.scanAdd, makePipeline(device, kScanAddSpv, "pbf.scanAdd", 2));
     PYRAMARCH_TRY_ASSIGN(p.scatter, makePipeline(device, kScatterSpv, "pbf.scatter", 3));
     PYRAMARCH_TRY_ASSIGN(p.reorder, makePipeline(device, kReorderSpv, "pbf.reorder", 8));
     PYRAMARCH_TRY_ASSIGN(p.neighbours, makePipeline(device, kNeighboursSpv, "pbf.neighbours", 5));
     PYRAMARCH_TRY_ASSIGN(p.lambda, makePipeline(device, kLambdaSpv, "pbf.lambda", 4));
-    PYRAMARCH_TRY_ASSIGN(p.delta, makePipeline(device, kDeltaSpv, "pbf.delta", 5));
+    PYRAMARCH_TRY_ASSIGN(p.delta, makePipeline(device, kDeltaSpv, "pbf.delta", 6));
     PYRAMARCH_TRY_ASSIGN(p.velocity, makePipeline(device, kVelocitySpv, "pbf.velocity", 3));
     PYRAMARCH_TRY_ASSIGN(p.finish, makePipeline(device, kFinishSpv, "pbf.finish", 7));
 
@@ -488,7 +639,32 @@ Status FluidScene::update(double time) {
     step_ = !(time == lastTime_);
     lastTime_ = time;
     surface_->setIsoValue(isoValue());
+    // The collider's counters of a finished frame (never waits): a mesh that
+    // is not closed or a voxelization over the capacities is an error, not
+    // a collider with holes.
+    if (collider_)
+        if (const std::optional<voxel::VoxelStats> st = collider_->latestStats()) {
+            if (st->solidOddColumns > 0)
+                return Status::error(ErrorCode::InvalidArgument, "fluid: collider: the mesh is not watertight: " +
+                                                                     std::to_string(st->solidOddColumns) +
+                                                                     " voxel columns cross it an odd number of times");
+            if (st->fragmentOverflow || st->tileOverflow)
+                return Status::error(ErrorCode::CapacityExceeded,
+                                     "fluid: collider: the voxelization needs " + std::to_string(st->fragmentsNeeded) +
+                                         " fragments and " + std::to_string(st->tilesNeeded) +
+                                         " octree tiles, over its capacities; lower the collider resolution");
+        }
     return {};
+}
+
+Result<ColliderGrid> FluidScene::readColliderGrid() {
+    if (!collider_) return Status::error(ErrorCode::InvalidState, "fluid: no collider");
+    ColliderGrid g;
+    g.origin = colliderGrid_.origin;
+    g.voxel = colliderGrid_.voxelSize[0];
+    for (int a = 0; a < 3; ++a) g.dims[size_t(a)] = colliderGrid_.dims[a];
+    PYRAMARCH_TRY_ASSIGN(g.solid, collider_->readDenseGrid());
+    return g;
 }
 
 Result<BufferRef> FluidScene::addSimulationPasses(RenderGraph& graph) {
@@ -509,6 +685,16 @@ Result<BufferRef> FluidScene::addSimulationPasses(RenderGraph& graph) {
                     neighbourList = imp(neighbourList_, "pbf.neighbourList"),
                     neighbourCount = imp(neighbourCount_, "pbf.neighbourCount");
     const VkDeviceSize particleRange = VkDeviceSize(P.particles) * 16;
+    // The collider's solid voxels, written by the voxelizer's passes earlier
+    // in this graph (or a stand-in the shaders do not read).
+    BufferRef solid;
+    if (collider_) {
+        PYRAMARCH_TRY_ASSIGN(const voxel::VoxelizerGraphRefs vox, collider_->addPasses(graph));
+        solid = vox.dense;
+    } else {
+        solid = graph.importBuffer("pbf.noCollider", noCollider_, {Access::StorageRead, PassKind::Compute},
+                                   {Access::StorageRead, PassKind::Compute});
+    }
 
     FluidPush base{};
     base.particles = P.particles;
@@ -533,6 +719,14 @@ Result<BufferRef> FluidScene::addSimulationPasses(RenderGraph& graph) {
     base.xsph = P.xsph;
     base.poly6 = P.poly6;
     base.spiky = P.spiky;
+    base.colliderOriginX = colliderGrid_.origin[0];
+    base.colliderOriginY = colliderGrid_.origin[1];
+    base.colliderOriginZ = colliderGrid_.origin[2];
+    base.colliderVoxel = colliderGrid_.voxelSize[0];
+    base.colliderDimX = colliderGrid_.dims[0];
+    base.colliderDimY = colliderGrid_.dims[1];
+    base.colliderDimZ = colliderGrid_.dims[2];
+    base.colliderOn = collider_ ? 1u : 0u;
     const uint32_t maxX = device_->limits().maxComputeWorkGroupCount[0];
     // Dispatch of `items` threads in groups of `groupSize`, folded into 2D
     // past the device's x limit (none while paused).
@@ -567,6 +761,7 @@ Result<BufferRef> FluidScene::addSimulationPasses(RenderGraph& graph) {
             .storage(2, predicted, Access::StorageWrite)
             .storage(3, cellRank, Access::StorageWrite)
             .storage(4, cellStart, Access::StorageReadWrite)
+            .storage(5, solid, Access::StorageRead)
             .record(dispatch(P.particles, G));
         const uint32_t blocks = (P.cells + 1 + gpu::kScanBlock - 1) / gpu::kScanBlock;
         // Scan dispatches are one group per kScanBlock values.
@@ -627,6 +822,7 @@ Result<BufferRef> FluidScene::addSimulationPasses(RenderGraph& graph) {
                 .storage(2, cur, Access::StorageRead)
                 .storage(3, lambda, Access::StorageRead)
                 .storage(4, nxt, Access::StorageWrite)
+                .storage(5, solid, Access::StorageRead)
                 .record(dispatch(P.particles, G));
             std::swap(cur, nxt);
         }

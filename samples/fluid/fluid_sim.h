@@ -9,11 +9,17 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "pyramarch/engine/pipeline.h"
+#include "pyramarch/voxelizer/mesh.h"
 #include "sample/framework.h"
 #include "sample/scenes.h"
+
+namespace pyramarch::voxel {
+class Voxelizer;
+}
 
 namespace fluid {
 
@@ -69,6 +75,13 @@ struct FluidSettings {
     // Taubin smoothing of the extracted mesh, iterations (0: off; the
     // module's default lambda / mu). Needs indexed output: create() turns it on.
     uint32_t meshSmoothing = 0;
+    // Collider: a closed triangle mesh in world units inside the box
+    // (placeCollider puts one there), voxelized solid every frame in the
+    // simulation's graph; particles in its solid voxels are projected out
+    // (collidePoint). Empty: none.
+    pyramarch::voxel::TriangleMesh collider;
+    // Collider voxels along the box's x side (2 m), 8..256; cubic voxels.
+    uint32_t colliderResolution = 64;
 };
 
 // The command line's bound; FluidScene::create also needs the neighbour
@@ -77,6 +90,8 @@ struct FluidSettings {
 inline constexpr uint32_t kMaxParticles = 4000000;
 inline constexpr uint32_t kMaxIterations = 32;
 inline constexpr uint32_t kMaxStepsPerFrame = 16;
+inline constexpr uint32_t kMinColliderResolution = 8;
+inline constexpr uint32_t kMaxColliderResolution = 256;
 
 // Everything derived from the settings that the GPU passes and the CPU
 // reference share.
@@ -108,11 +123,47 @@ struct FluidState {
 FluidState initialState(const FluidParams& params);
 uint32_t particleId(const std::array<float, 4>& velocity);
 
+// A collider's solid voxels: cubic voxels of `voxel` (m) from `origin`,
+// `solid` one float per voxel, x fastest, > 0.5 = solid (the voxelizer's
+// dense grid of a solid voxelization).
+struct ColliderGrid {
+    std::array<float, 3> origin{};
+    float voxel = 0.f;
+    std::array<uint32_t, 3> dims{};
+    std::vector<float> solid;
+    // Whether `p` lies in a solid voxel (outside the grid: no).
+    bool solidAt(const std::array<float, 3>& p) const;
+};
+
+// The collider's voxel grid for FluidSettings::colliderResolution: from the
+// box's minimum corner, `resolution` voxels along x, enough along y and z
+// to cover the box.
+pyramarch::voxel::VoxelGrid colliderVoxelGrid(uint32_t resolution);
+
+// The collision step (shaders/fluid/collider.glsl): a position in a solid
+// voxel moves along the grid axis with the shortest walk to a free voxel
+// (directions +y, -y, +x, -x, +z, -z, the first of equal walks wins; a walk
+// stops at the grid's edge) to that voxel's face, 1/64 voxel inside it.
+// Positions outside the grid, in a free voxel, or with no free voxel along
+// any axis come back as they are.
+std::array<float, 3> collidePoint(const ColliderGrid& grid, std::array<float, 3> p);
+
+// `mesh` scaled uniformly so that its bounding box's longest side is `size`
+// (m), standing on the box's floor with its centre at (x, z): by default in
+// the path of the dam break's wave.
+pyramarch::voxel::TriangleMesh placeCollider(pyramarch::voxel::TriangleMesh mesh, float size = 0.5f, float x = 0.35f,
+                                             float z = 0.f);
+// A collider by name: a built-in shape (sphere, torus, knot, box, diamond)
+// or a mesh file (.obj, .ply, .gltf, .glb), placed by placeCollider.
+Result<pyramarch::voxel::TriangleMesh> loadCollider(const std::string& nameOrPath);
+
 // The CPU reference of one step, operation for operation as the GPU passes
 // (same sort order, same neighbour lists, same summation order, float arithmetic): the state comes
 // back in the sorted order of the step, like the GPU's. `constraint`
-// (optional) receives C = rho / rho0 - 1 of the last iteration per sorted particle.
-void stepCpu(const FluidParams& params, FluidState& state, std::vector<float>* constraint = nullptr);
+// (optional) receives C = rho / rho0 - 1 of the last iteration per sorted
+// particle; `collider` (optional) is applied after every box clamp.
+void stepCpu(const FluidParams& params, FluidState& state, std::vector<float>* constraint = nullptr,
+             const ColliderGrid* collider = nullptr);
 
 // The dam break as a sample scene.
 class FluidScene final : public sample::Scene {
@@ -147,6 +198,10 @@ public:
     const pyramarch::Buffer& particleBuffer() const { return particles_; }
     const pyramarch::Buffer& velocityBuffer() const { return velocity_; }
     const pyramarch::Buffer& lambdaBuffer() const { return lambda_; }
+    // The collider's voxelizer (null without one) and, for tests, its solid
+    // voxels of the last recorded frame (read back: submits and waits).
+    const pyramarch::voxel::Voxelizer* collider() const { return collider_.get(); }
+    Result<ColliderGrid> readColliderGrid();
 
 private:
     FluidScene() = default;
@@ -160,6 +215,9 @@ private:
     pyramarch::Buffer particles_, velocity_, predicted_, cellRank_, cellStart_, blockSums_, scanTotal_, sortedIndex_,
         sortedCell_, neighbourList_, neighbourCount_, positionA_, positionB_, old_, lambda_, velocityNew_;
     std::unique_ptr<Pipelines> pipes_;
+    pyramarch::Buffer noCollider_; // bound in place of the solid grid without a collider
+    pyramarch::voxel::VoxelGrid colliderGrid_;
+    std::unique_ptr<pyramarch::voxel::Voxelizer> collider_;
     std::unique_ptr<pyramarch::iso::IsoSurface> surface_; // after the buffers: destroyed first
 };
 

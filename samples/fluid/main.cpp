@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
     app.config.source = "fluid";
     app.config.particles = settings.particles;
     std::string kernel = "isotropic";
+    std::string collider;
     app.addOptions = [&](CLI::App& cli) {
         cli.add_option("--particles", app.config.particles, "Number of particles (default 100000)")
             ->check(CLI::Range(1u, fluid::kMaxParticles));
@@ -42,10 +43,20 @@ int main(int argc, char** argv) {
         cli.add_option("--voxel", settings.voxelSize, "Surface grid spacing in particle spacings (default 1)")
             ->check(sample::finiteFloat())
             ->check(CLI::Range(0.25f, 8.f));
+        cli.add_option("--collider", collider,
+                       "An obstacle in the water's path: a closed mesh (.obj, .ply, .gltf, .glb) or a built-in shape "
+                       "(sphere, torus, knot, box, diamond), 0.5 m across, standing on the floor; voxelized solid on "
+                       "the GPU every frame (default: none)");
+        cli.add_option("--collider-res", settings.colliderResolution,
+                       "Collider voxels along the box's 2 m side (default 64)")
+            ->check(CLI::Range(fluid::kMinColliderResolution, fluid::kMaxColliderResolution));
     };
     app.prepare = [&](sample::SceneConfig& config) -> pyramarch::Status {
         config.particleSmoothing = kernel == "smoothed" ? 0.5f : 0.f;
         config.anisotropic = kernel == "anisotropic";
+        if (!collider.empty()) {
+            PYRAMARCH_TRY_ASSIGN(settings.collider, fluid::loadCollider(collider));
+        }
         return {};
     };
     app.makeScene = [&settings](pyramarch::Device& device, const sample::SceneConfig& config) {

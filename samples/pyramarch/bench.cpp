@@ -218,7 +218,8 @@ struct IsoScenario {
     bool volume = false;   // analytic fields: sampled once and uploaded (FieldSource::Volume)
     bool lipschitz = true; // glsl fields: IsoSurfaceCreateInfo::lipschitz = fieldLipschitz()
     iso::FieldEvaluation fieldEvaluation = iso::FieldEvaluation::Auto; // glsl fields
-    bool sparse = false; // glsl fields: a sparse domain (IsoSurfaceCreateInfo::sparse), capacities from the stats
+    bool sparse = false;      // glsl fields: a sparse domain (IsoSurfaceCreateInfo::sparse), capacities from the stats
+    uint64_t bufferLimit = 0; // largest output buffer in bytes (0: the device's maxStorageBufferRange)
 };
 
 // The analytic field sampled on the CPU at the module's sample positions
@@ -278,9 +279,12 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
     r.frames = sc.frames;
     r.particles = sc.particles;
 
-    const uint64_t most = dev.limits().maxStorageBufferRange / iso::IsoSurface::vertexStride() / 3 * 3;
+    // The largest output buffer: the device's, or --buffer-limit below it.
+    const uint64_t range = sc.bufferLimit ? std::min<uint64_t>(sc.bufferLimit, dev.limits().maxStorageBufferRange)
+                                          : dev.limits().maxStorageBufferRange;
+    const uint64_t most = range / iso::IsoSurface::vertexStride() / 3 * 3;
     uint32_t capacity = uint32_t(std::min<uint64_t>(std::max<uint64_t>(r.cellCount / 2, 3 * 4096), most));
-    const uint64_t mostIndices = dev.limits().maxStorageBufferRange / 4 / 3 * 3;
+    const uint64_t mostIndices = range / 4 / 3 * 3;
     uint32_t indexCapacity = uint32_t(std::min<uint64_t>(std::max<uint64_t>(r.cellCount / 2, 3 * 4096), mostIndices));
 
     Rng rng{0x9e3779b9u};
@@ -443,7 +447,8 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
         finishLoop(r, loop);
         r.activeFraction = double(r.activeCells) / double(r.cellCount);
         r.mcellsPerSecond = r.extractionMs.median > 0 ? double(r.cellCount) / (r.extractionMs.median * 1e3) : 0;
-        if (r.overflow) r.note = "overflow: more vertices than the largest vertex buffer (maxStorageBufferRange)";
+        if (r.overflow)
+            r.note = "overflow: more vertices than the largest vertex buffer (maxStorageBufferRange or --buffer-limit)";
         break;
     }
     return r;
@@ -460,6 +465,7 @@ struct VoxScenario {
     uint32_t smallVoxels = UINT32_MAX;
     // LeafMerge::Atomic instead of the default PerCell.
     bool atomicLeaves = false;
+    uint64_t bufferLimit = 0; // largest storage buffer in bytes (0: the device's maxStorageBufferRange)
 };
 
 Result<Record> runVox(Device& dev, const VoxScenario& sc) {
@@ -488,6 +494,13 @@ Result<Record> runVox(Device& dev, const VoxScenario& sc) {
     voxel::testing::Knobs knobs; // the measured variants (pyramarch/voxelizer/testing.h)
     info.maxResolution = sc.resolution;
     info.framesInFlight = 1; // every frame is waited for: the next one may grow from its counters
+    if (sc.bufferLimit) {
+        // --buffer-limit: fixed capacities no larger than that (a hard cap overflows instead of growing).
+        const uint64_t range = std::min<uint64_t>(sc.bufferLimit, dev.limits().maxStorageBufferRange);
+        info.fragmentCapacity = uint32_t(std::max<uint64_t>(1, std::min<uint64_t>(1u << 21, range / 16)));
+        info.tileCapacity =
+            std::max(1u, std::min(1u << 16, voxel::testing::maxTileCapacity(range, octreeBuildFromWord(sc.build))));
+    }
     knobs.octreeBuild = octreeBuildFromWord(sc.build);
     knobs.leafMerge = sc.atomicLeaves ? voxel::testing::LeafMerge::Atomic : voxel::testing::LeafMerge::PerCell;
     if (sc.smallVoxels != UINT32_MAX) {
@@ -521,7 +534,7 @@ Result<Record> runVox(Device& dev, const VoxScenario& sc) {
         r.tiles = stats->tilesNeeded;
         r.overflow = stats->fragmentOverflow || stats->tileOverflow;
         r.triangles = stats->triangles;
-        if ((r.overflow || stats->grown) && settle < kSettleFrames) {
+        if ((stats->grown || (r.overflow && !sc.bufferLimit)) && settle < kSettleFrames) {
             ++settle;
             f = uint32_t(-1); // the warm-up starts again after the growth
             continue;
@@ -548,7 +561,7 @@ Result<Record> runVox(Device& dev, const VoxScenario& sc) {
     r.leaves = uint32_t(voxel::extractLeaves(*tree).size());
     // Throughput in input triangles: the voxelizer's work grows with triangles and fragments, not grid cells.
     r.mcellsPerSecond = r.gpuMs.median > 0 ? double(r.meshTriangles) / (r.gpuMs.median * 1e3) : 0;
-    if (r.overflow) r.note = "overflow: the needed sizes pass the device's buffers";
+    if (r.overflow) r.note = "overflow: the needed sizes pass the device's buffers (or --buffer-limit)";
     return r;
 }
 
@@ -816,6 +829,10 @@ CLI::App* addBenchCommand(CLI::App& app, BenchOptions& o) {
     c->add_option("--warmup", o.warmup, "Unmeasured frames first (default 1: the first carries pipeline JIT)")
         ->check(CLI::Range(1u, 100u));
     c->add_option("--json", o.json, "Write one record per scenario as JSON");
+    c->add_option("--buffer-limit", o.bufferLimit,
+                  "Largest output buffer a scenario's capacities may grow to, in bytes (default and at most: the "
+                  "device's maxStorageBufferRange); a scenario that needs more is marked OVERFLOW (exit 3)")
+        ->check(CLI::Range(uint64_t(1024), uint64_t(1) << 40));
     c->add_option("--device", o.device, "Device index or name substring");
     c->add_flag("--timing-check", o.timingCheck,
                 "Only the timestamp-versus-wall-clock experiment (see README, Performance)");
@@ -900,6 +917,9 @@ int runBench(const BenchOptions& o, const std::string& commandLine) {
                                 voxScenarios.push_back({mesh, r, o.warmup, o.frames ? o.frames : (r > 256 ? 3u : 5u),
                                                         build, o.smallVoxels, atomicLeaves});
     }
+
+    for (IsoScenario& sc : isoScenarios) sc.bufferLimit = o.bufferLimit;
+    for (VoxScenario& sc : voxScenarios) sc.bufferLimit = o.bufferLimit;
 
     sample::CommonOptions co;
     co.validation = o.validation;

@@ -51,6 +51,7 @@ struct BenchOptions {
     uint32_t smallVoxels = UINT32_MAX;  // voxelizer: 0 = raster, N = split at N voxels, UINT32_MAX = default
     std::string leafMerge = "percell";  // voxelizer: percell (default) | atomic | both
     bool timingCheck = false;           // only the timestamp-vs-wall-clock experiment
+    uint64_t bufferLimit = 0;           // largest output buffer in bytes (0: the device's maxStorageBufferRange)
 };
 
 // Registers the subcommand; returns it so main can test whether it was chosen.

@@ -141,6 +141,11 @@ int runDemo(const DemoOptions& d) {
             fluid::FluidSettings s;
             s.particles = d.fluidParticles;
             s.stepsPerFrame = d.fluidSteps;
+            if (d.fluidCollider != "none") {
+                auto mesh = fluid::loadCollider(d.fluidCollider);
+                if (!mesh) return sample::failWith(prog, mesh.status());
+                s.collider = std::move(mesh).value();
+            }
             auto r = fluid::FluidScene::create(**device, s);
             if (!r) return fail(prog, r.message());
             scene = std::move(r).value();
@@ -180,9 +185,10 @@ int runDemo(const DemoOptions& d) {
         }
         anyOverflow = anyOverflow || overflows > 0;
         // The fluid sizes its grids from the particle spacing, not --cells.
-        std::string size = name == "fluid" ? std::to_string(d.fluidParticles) + " particles, " +
-                                                 std::to_string(d.fluidSteps) + " steps a frame"
-                                           : std::to_string(d.cells) + "^3 cells";
+        std::string size = name == "fluid"
+                               ? std::to_string(d.fluidParticles) + " particles, " + std::to_string(d.fluidSteps) +
+                                     " steps a frame, collider " + d.fluidCollider
+                               : std::to_string(d.cells) + "^3 cells";
         if (channel) {
             const auto& n = channel->info().samples;
             size = std::to_string(n[0] - 1) + "x" + std::to_string(n[1] - 1) + "x" + std::to_string(n[2] - 1) +

@@ -38,6 +38,9 @@ struct DemoOptions {
     uint32_t fluidFrames = 30;
     uint32_t fluidSteps = 4;
     uint32_t fluidParticles = 100000;
+    // An obstacle in the fluid scene: a built-in shape or a mesh file,
+    // voxelized solid on the GPU every frame; "none": the plain dam break.
+    std::string fluidCollider = "sphere";
     // The channel scene: metaballs on a sparse domain (sample::ChannelSettings).
     uint32_t channelCells = 2047;
     uint32_t channelBalls = 96;

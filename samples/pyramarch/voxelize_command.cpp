@@ -95,6 +95,10 @@ CLI::App* addVoxelizeCommand(CLI::App& app, VoxelizeOptions& o) {
                     "iso-surface at 0.5 over the voxel centres, no read-back) and write it: .obj or .ply, or - "
                     "to only report it");
     cmd->add_flag("--remesh-indexed", o.remeshIndexed, "--remesh with shared vertices and an index buffer");
+    cmd->add_option("--buffer-limit", o.bufferLimit,
+                    "Largest storage buffer the fragment list and octree pool may grow to, in bytes (default and "
+                    "at most: the device's maxStorageBufferRange); a mesh that needs more exits with 3")
+        ->check(CLI::Range(uint64_t(1024), uint64_t(1) << 40));
     cmd->add_flag("--validation", o.validation, "Enable the validation layer (any message fails the exit code)");
     cmd->add_option("--device", o.device, "Device index or name substring");
     return cmd;
@@ -113,6 +117,7 @@ int runVoxelize(const VoxelizeOptions& o) {
     job.timedFrames = 1 + o.frames;
     job.memoryBudget = uint64_t(o.memoryBudgetMiB) << 20;
     job.solid = o.solid;
+    job.bufferLimit = o.bufferLimit;
     if (o.solid && o.thin)
         return sample::fail(prog, "--solid and --thin do not combine (solid adds to the conservative surface)");
     job.mode = o.thin ? voxel::VoxelMode::Thin : voxel::VoxelMode::Conservative;

@@ -35,6 +35,8 @@ struct VoxelizeOptions {
     // (iso::SparseVolumeInput::OctreeLeaves), written to .obj or .ply ("-": not written).
     std::string remesh;
     bool remeshIndexed = false;
+    // Largest storage buffer the capacities may grow to, bytes (0: the device's).
+    uint64_t bufferLimit = 0;
     bool validation = false;
     std::string device;
 };

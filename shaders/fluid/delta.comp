@@ -2,9 +2,10 @@
 // PBF solver iteration, part 2, one thread per sorted particle: the position
 // correction dp_i = 1/rho0 sum_j (lambda_i + lambda_j + s_corr) gradW(p_i - p_j)
 // (paper eq. 14) with the tensile instability term s_corr = -k (W(r) /
-// W(dq))^4 (eq. 13), then the box clamp. Reads one position buffer, writes
-// the other (Jacobi iteration: every particle sees its neighbours' positions
-// of the same iteration, so the result does not depend on thread order).
+// W(dq))^4 (eq. 13), then the box clamp and the collider (collider.glsl).
+// Reads one position buffer, writes the other (Jacobi iteration: every
+// particle sees its neighbours' positions of the same iteration, so the
+// result does not depend on thread order).
 #include "fluid/fluid_common.glsl"
 
 layout(local_size_x = kFluidGroupSize) in;
@@ -14,6 +15,7 @@ layout(set = 0, binding = 1, std430) readonly buffer CountBuf { uint neighbourCo
 layout(set = 0, binding = 2, std430) readonly buffer PositionBuf { vec4 position[]; };
 layout(set = 0, binding = 3, std430) readonly buffer LambdaBuf { vec2 lambda[]; };
 layout(set = 0, binding = 4, std430) writeonly buffer PositionOutBuf { vec4 positionOut[]; };
+#include "fluid/collider.glsl"
 
 void main() {
     const uint i = threadIndex(kFluidGroupSize);
@@ -31,5 +33,5 @@ void main() {
         const float scorr = -pc.scorrK * (w2 * w2);
         dp += (li + lambda[j].x + scorr) * spikyGrad(d, r2);
     }
-    positionOut[i] = vec4(clampToBox(pi + pc.invRestDensity * dp), 0.0);
+    positionOut[i] = vec4(collide(clampToBox(pi + pc.invRestDensity * dp)), 0.0);
 }

@@ -47,10 +47,17 @@ struct FluidPush {
     float xsph;      // XSPH viscosity c (0: off)
     float poly6;     // 315 / (64 pi h^9)
     float spiky;     // 45 / (pi h^6) (gradient magnitude factor)
+    // Collider (predict and delta): a solid voxel grid, one float per voxel
+    // (x fastest, > 0.5 = solid), cubic voxels of colliderVoxel from the
+    // origin; colliderOn 0: none (the grid is not read).
+    float colliderOriginX, colliderOriginY, colliderOriginZ;
+    float colliderVoxel;
+    uint colliderDimX, colliderDimY, colliderDimZ;
+    uint colliderOn;
 };
 
 #ifdef __cplusplus
-static_assert(sizeof(FluidPush) == 96, "push constants");
+static_assert(sizeof(FluidPush) == 128, "push constants: the 128 bytes every device offers");
 } // namespace fluid::gpu
 #endif
 #undef FLUID_CONST

@@ -10,11 +10,14 @@
 // to run the next frame with the result of an undisturbed run.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +33,8 @@
 #include "pyramarch/engine/shader_compiler.h"
 #endif
 #if PYRAMARCH_HAVE_VOXELIZER
+#include "pyramarch/voxelizer/field.h"
+#include "pyramarch/voxelizer/iso_bridge.h"
 #include "pyramarch/voxelizer/shapes.h"
 #include "pyramarch/voxelizer/voxelizer.h"
 #endif
@@ -162,17 +167,40 @@ std::vector<float> distanceField(uint32_t n) {
 
 constexpr uint32_t kSamples = 9;
 
+// A mesh's triangles as 9 floats each; on a sparse domain the triangles
+// come in pool order, which may differ between runs: sorted there, so the
+// frame after a failure is compared as the same set of triangles.
+void appendTriangles(const iso::Mesh& mesh, bool sorted, std::vector<float>& result) {
+    std::vector<std::array<float, 9>> tris(mesh.indices.size() / 3);
+    for (size_t t = 0; t < tris.size(); ++t)
+        for (int k = 0; k < 3; ++k)
+            for (int a = 0; a < 3; ++a)
+                tris[t][size_t(3 * k + a)] = mesh.positions[mesh.indices[3 * t + size_t(k)]][size_t(a)];
+    if (sorted) std::sort(tris.begin(), tris.end());
+    for (const auto& t : tris) result.insert(result.end(), t.begin(), t.end());
+}
+
+// The frame's output is complete: under an overflow a sparse domain keeps
+// the triangles the pool order reached first, which may differ run to run.
+Status noOverflow(const iso::IsoSurface& surface) {
+    const std::optional<iso::IsoStats> stats = surface.statsOfFrame(surface.framesRecorded() - 1);
+    if (!stats) return Status::error(ErrorCode::InvalidState, "no stats of the frame just waited for");
+    if (stats->overflow) return Status::error(ErrorCode::CapacityExceeded, "the test's capacities overflowed");
+    return {};
+}
+
 // An IsoSurface of one source: record one frame, read the mesh back.
 struct IsoSubject : Subject {
     Device* device = nullptr;
     std::unique_ptr<iso::IsoSurface> surface;
+    bool sparse = false;
     Status frame(std::vector<float>& result) override {
         Status rec;
         PYRAMARCH_TRY(submitAndWait(*device, [&](VkCommandBuffer cmd) { rec = surface->record(cmd); }));
         PYRAMARCH_TRY(rec);
-        PYRAMARCH_TRY_ASSIGN(const iso::Mesh mesh, surface->readMesh());
-        for (const auto& p : mesh.positions) result.insert(result.end(), p.begin(), p.end());
-        return {};
+        PYRAMARCH_TRY_ASSIGN(const iso::Mesh mesh, surface->readMesh(false));
+        appendTriangles(mesh, sparse, result);
+        return noOverflow(*surface);
     }
 };
 
@@ -189,10 +217,31 @@ Result<std::unique_ptr<Subject>> makeIso(Device& d, const iso::IsoSurfaceCreateI
                                          const std::function<Status(iso::IsoSurface&)>& feed) {
     auto subject = std::make_unique<IsoSubject>();
     subject->device = &d;
+    subject->sparse = info.sparse.enabled;
     PYRAMARCH_TRY_ASSIGN(subject->surface, iso::IsoSurface::create(d, info));
     PYRAMARCH_TRY(feed(*subject->surface));
     return std::unique_ptr<Subject>(std::move(subject));
 }
+
+constexpr uint32_t kSparseSamples = 17; // 2 x 2 x 2 bricks of 8^3 cells
+
+#if PYRAMARCH_HAVE_SHADER_COMPILER
+// The same shaders are compiled at every creation: compiled once here
+// (the hook fails Vulkan calls, not the compiler).
+GlslCompiler cachedCompiler() {
+    auto cache = std::make_shared<std::map<std::string, std::vector<uint32_t>>>();
+    return [cache](const GlslSource& source) -> Result<std::vector<uint32_t>> {
+        std::string key = std::to_string(int(source.stage)) + "\n" + std::string(source.text);
+        for (const auto& [name, value] : source.defines) key += "\n" + name + "=" + value;
+        auto it = cache->find(key);
+        if (it == cache->end()) {
+            PYRAMARCH_TRY_ASSIGN(auto spirv, compileGlsl(source));
+            it = cache->emplace(key, std::move(spirv)).first;
+        }
+        return it->second;
+    };
+}
+#endif
 
 } // namespace
 
@@ -239,21 +288,145 @@ TEST_F(AllocFailureTest, ParticleSource) {
 TEST_F(AllocFailureTest, UserGlslSource) {
     iso::IsoSurfaceCreateInfo info = smallInfo(iso::FieldSource::UserGlsl);
     info.fieldGlsl = "float field(vec3 p) { return length(p) - 0.6; }";
-    // The same shaders are compiled at every creation: compiled once here
-    // (the hook fails Vulkan calls, not the compiler).
-    auto cache = std::make_shared<std::map<std::string, std::vector<uint32_t>>>();
-    info.compileGlsl = [cache](const GlslSource& source) -> Result<std::vector<uint32_t>> {
-        std::string key = std::to_string(int(source.stage)) + "\n" + std::string(source.text);
-        for (const auto& [name, value] : source.defines) key += "\n" + name + "=" + value;
-        auto it = cache->find(key);
-        if (it == cache->end()) {
-            PYRAMARCH_TRY_ASSIGN(auto spirv, compileGlsl(source));
-            it = cache->emplace(key, std::move(spirv)).first;
-        }
-        return it->second;
-    };
+    info.compileGlsl = cachedCompiler();
     failEveryAllocation("user GLSL",
                         [&](Device& d) { return makeIso(d, info, [](iso::IsoSurface&) { return Status{}; }); });
+}
+#endif
+
+// Sparse (bricked) domains: the brick lists, pools and their pyramid are
+// made at creation and the first frame, as the dense sources' buffers.
+iso::IsoSurfaceCreateInfo sparseInfo(iso::FieldSource source) {
+    iso::IsoSurfaceCreateInfo info = smallInfo(source);
+    info.samples = {kSparseSamples, kSparseSamples, kSparseSamples};
+    info.vertexCapacity = 3 * 8192;
+    info.sparse.enabled = true;
+    info.sparse.maxBricks = 64;
+    info.sparse.maxRowPairs = 1024;
+    return info;
+}
+
+TEST_F(AllocFailureTest, SparseVolumeSource) {
+    iso::IsoSurfaceCreateInfo info = sparseInfo(iso::FieldSource::Volume);
+    info.isoValue = 0.7f;
+    const std::vector<float> values = distanceField(kSparseSamples);
+    failEveryAllocation("sparse volume", [&](Device& d) {
+        return makeIso(d, info, [&](iso::IsoSurface& s) {
+            return s.uploadVolume(values.data(), values.size() * sizeof(float), iso::VolumeFormat::F32);
+        });
+    });
+}
+
+TEST_F(AllocFailureTest, SparseMetaballSource) {
+    iso::IsoSurfaceCreateInfo info = sparseInfo(iso::FieldSource::Metaballs);
+    info.maxBalls = 4;
+    failEveryAllocation("sparse metaballs", [&](Device& d) {
+        return makeIso(d, info, [](iso::IsoSurface& s) {
+            const std::vector<iso::Metaball> balls{{{-0.3f, 0.f, 0.f}, 0.5f, 1.f}, {{0.3f, 0.1f, 0.f}, 0.45f, 1.f}};
+            return s.setMetaballs(balls);
+        });
+    });
+}
+
+TEST_F(AllocFailureTest, SparseParticleSource) {
+    iso::IsoSurfaceCreateInfo info = sparseInfo(iso::FieldSource::Particles);
+    info.maxParticles = 64;
+    info.particleRadius = 0.3f;
+    info.isoValue = 0.3f;
+    failEveryAllocation("sparse particles", [&](Device& d) {
+        return makeIso(d, info, [](iso::IsoSurface& s) {
+            std::vector<iso::Particle> particles;
+            for (uint32_t i = 0; i < 40; ++i)
+                particles.push_back(
+                    {{0.4f * std::cos(0.5f * float(i)), 0.4f * std::sin(0.5f * float(i)), 0.02f * float(i) - 0.4f},
+                     1.f});
+            return s.setParticles(particles);
+        });
+    });
+}
+
+#if PYRAMARCH_HAVE_SHADER_COMPILER
+TEST_F(AllocFailureTest, SparseUserGlslSource) {
+    iso::IsoSurfaceCreateInfo info = sparseInfo(iso::FieldSource::UserGlsl);
+    info.fieldGlsl = "float field(vec3 p) { return length(p) - 0.6; }";
+    info.lipschitz = 1.f; // a sparse user field needs its bound
+    info.compileGlsl = cachedCompiler();
+    failEveryAllocation("sparse user GLSL",
+                        [&](Device& d) { return makeIso(d, info, [](iso::IsoSurface&) { return Status{}; }); });
+}
+#endif
+
+#if PYRAMARCH_HAVE_VOXELIZER
+// The octree-fed surface (SparseVolumeInput::OctreeLeaves): the leaves of
+// a voxelizer's octree (built once, on the unhooked device: the
+// voxelizer's own allocations are the Voxelizer test's) feed the surface in
+// the subject's graph, which marks and fills its bricks from them on the
+// GPU every frame; the surface's creation and first frame.
+TEST_F(AllocFailureTest, OctreeFedSurface) {
+    struct OctreeSubject : Subject {
+        Device* device = nullptr;
+        std::unique_ptr<iso::IsoSurface> surface;
+        std::unique_ptr<RenderGraph> graph; // last: destroyed first
+        Status frame(std::vector<float>& result) override {
+            Status rec;
+            PYRAMARCH_TRY(submitAndWait(*device, [&](VkCommandBuffer cmd) { rec = graph->execute(cmd); }));
+            PYRAMARCH_TRY(rec);
+            PYRAMARCH_TRY_ASSIGN(const iso::Mesh mesh, surface->readMesh(false));
+            appendTriangles(mesh, true, result);
+            return noOverflow(*surface);
+        }
+    };
+    auto grid = voxel::gridFromBox({-1.f, -1.f, -1.f}, {1.f, 1.f, 1.f}, 12, 12, 12);
+    ASSERT_TRUE(grid.ok()) << grid.message();
+    voxel::VoxelizerCreateInfo vci;
+    vci.maxResolution = 12;
+    vci.maxTriangles = 512;
+    vci.maxVertices = 512;
+    vci.fragmentCapacity = 1u << 12;
+    vci.tileCapacity = 1u << 10;
+    vci.framesInFlight = 1;
+    auto vox = voxel::Voxelizer::create(device(), vci);
+    ASSERT_TRUE(vox.ok()) << vox.message();
+    ASSERT_OK((*vox)->setMesh(voxel::shapes::sphere({0.f, 0.f, 0.f}, 0.6f, 16, 8), *grid));
+    Status recorded;
+    ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { recorded = (*vox)->record(cmd); }));
+    ASSERT_OK(recorded);
+    const voxel::Voxelizer& voxelizer = **vox;
+    failEveryAllocation("octree-fed surface", [&](Device& d) -> Result<std::unique_ptr<Subject>> {
+        auto s = std::make_unique<OctreeSubject>();
+        s->device = &d;
+        iso::IsoSurfaceCreateInfo info;
+        info.samples = {grid->dims[0], grid->dims[1], grid->dims[2]};
+        const voxel::SampleBounds b = voxel::voxelCentreBounds(*grid);
+        info.boundsMin = b.min;
+        info.boundsMax = b.max;
+        info.source = iso::FieldSource::Volume;
+        info.isoValue = 0.5f;
+        info.vertexCapacity = 3 * 4096;
+        info.framesInFlight = 1;
+        info.sparse.enabled = true;
+        info.sparse.volumeInput = iso::SparseVolumeInput::OctreeLeaves;
+        info.sparse.volumeFormat = iso::VolumeFormat::U8;
+        info.sparse.maxVolumeBricks = 64;
+        info.sparse.maxBricks = 64;
+        info.sparse.maxRowPairs = 1024;
+        PYRAMARCH_TRY_ASSIGN(s->surface, iso::IsoSurface::create(d, info));
+        s->graph = std::make_unique<RenderGraph>(&d);
+        // The octree as the voxelizer left it (its counters, node counts and
+        // coordinates: what voxel::octreeLeafInput hands a surface).
+        const ExternalUse written{Access::StorageReadWrite, PassKind::Compute};
+        voxel::VoxelizerGraphRefs refs;
+        refs.counters = s->graph->importBuffer("octree.counters", voxelizer.counterBuffer(), written, written);
+        refs.nodeCount = s->graph->importBuffer("octree.count", voxelizer.nodeArrayBuffer(voxel::NodeArray::Count),
+                                                written, written);
+        refs.nodeCoord = s->graph->importBuffer("octree.coord", voxelizer.nodeArrayBuffer(voxel::NodeArray::Coord),
+                                                written, written);
+        iso::IsoSurface::GraphInputs in;
+        in.octree = voxel::octreeLeafInput(refs, voxelizer.octreeDepth());
+        PYRAMARCH_TRY(s->surface->addPasses(*s->graph, in).status());
+        PYRAMARCH_TRY(s->graph->compile());
+        return std::unique_ptr<Subject>(std::move(s));
+    });
 }
 #endif
 

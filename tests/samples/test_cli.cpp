@@ -101,7 +101,8 @@ TEST(SampleCli, ExitCodesAreTheTable) {
          {"", "bogus", "info --bogus", "demo --frames 0", "demo --size 12", "demo --capacity x", "iso",
           "iso --field teapot", "iso --field sphere --cells 4,4", "iso --field sphere --bounds 1,1,1,0,0,0",
           "iso --field sphere --lipschitz 2", "voxelize", "voxelize --res 0", "voxelize --res 5000 --shape sphere",
-          "voxelize --shape sphere --method xyz", "bench --strategy bogus", "bench --sizes 0x"}) {
+          "voxelize --shape sphere --method xyz", "voxelize --shape sphere --buffer-limit 16", "bench --strategy bogus",
+          "bench --sizes 0x", "bench --buffer-limit 0"}) {
         const CmdResult r = run(cmd);
         EXPECT_EQ(r.code, sample::kExitUsage) << "'" << cmd << "': " << r.err;
         EXPECT_EQ(errorLines(r.err), 1u) << "'" << cmd << "' stderr: " << r.err;
@@ -127,6 +128,24 @@ TEST(SampleCliGpu, OverflowExitCodeIsTheSameForEveryCommand) {
     EXPECT_EQ(demo.code, sample::kExitOverflow) << demo.err;
     EXPECT_NE(demo.out.find("OVERFLOW"), std::string::npos) << demo.out;
     std::filesystem::remove_all(dir);
+    // bench and voxelize: the capacities grow from the stats up to the
+    // largest buffer, here --buffer-limit (2 KiB) instead of the device's
+    // maxStorageBufferRange: the module's own overflow counters report what
+    // did not fit, as on a device whose range is that small.
+    const CmdResult benchIso = run("bench --groups iso --field sphere --sizes 16 --strategy histopyramid --frames 1 "
+                                   "--buffer-limit 2048");
+    EXPECT_EQ(benchIso.code, sample::kExitOverflow) << benchIso.err;
+    EXPECT_NE(benchIso.out.find("OVERFLOW"), std::string::npos) << benchIso.out;
+    const CmdResult benchVox =
+        run("bench --groups voxelizer --meshes sphere --resolutions 16 --frames 1 --buffer-limit 2048");
+    EXPECT_EQ(benchVox.code, sample::kExitOverflow) << benchVox.err;
+    EXPECT_NE(benchVox.out.find("OVERFLOW"), std::string::npos) << benchVox.out;
+    const CmdResult voxOverflow = run("voxelize --shape sphere --res 16 --buffer-limit 2048");
+    EXPECT_EQ(voxOverflow.code, sample::kExitOverflow) << voxOverflow.err;
+    EXPECT_EQ(errorLines(voxOverflow.err), 1u) << voxOverflow.err;
+    EXPECT_NE(voxOverflow.err.find("voxel fragments exceed"), std::string::npos) << voxOverflow.err;
+    const CmdResult voxDone = run("voxelize --shape sphere --res 16");
+    EXPECT_EQ(voxDone.code, sample::kExitDone) << voxDone.err;
     const CmdResult voxelize = run("voxelize --mesh /nonexistent/mesh.obj --res 8");
     EXPECT_EQ(voxelize.code, sample::kExitFailed) << voxelize.err;
     EXPECT_EQ(errorLines(voxelize.err), 1u) << voxelize.err;
@@ -152,6 +171,8 @@ TEST(SampleCli, SamplesHaveHelpAndOneLineErrors) {
                                                        {fluid, "--kernel blobby"},
                                                        {fluid, "--xsph 2"},
                                                        {fluid, "--dt 1"},
+                                                       {fluid, "--collider-res 4"},
+                                                       {fluid, "--collider /nonexistent/collider.obj"},
                                                        {volume, "--raw /tmp --headless"},
                                                        {volume, "--dims 4,4,4 --headless"},
                                                        {volume, "--export a.stl --headless"},

@@ -852,7 +852,10 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
     // Module-owned buffers come in with the use the previous frame left them
     // in (= the use they leave this frame in), so frames chain correctly.
     const ExternalUse hostWrite{Access::HostWrite, PassKind::Transfer};
-    const ExternalUse meshUse{Access::StorageRead, PassKind::Graphics, VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT};
+    // The mesh is read by the raster's vertex shader and by compute passes
+    // (small triangles, the solid fill): the next frame's upload waits on both.
+    const ExternalUse meshUse{Access::StorageRead, PassKind::Graphics,
+                              VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT};
     const ExternalUse countersUse{Access::TransferSrc, PassKind::Transfer};
     const ExternalUse computeRead{Access::StorageRead, PassKind::Compute};
     const ExternalUse computeRW{Access::StorageReadWrite, PassKind::Compute};

@@ -60,6 +60,12 @@ Result<VoxelizeJobResult> runVoxelizeJob(Device& device, const VoxelizeJob& job)
     ci.framesInFlight = 1; // each frame is waited for, so the next one grows from its counters
     ci.solid = job.solid;
     ci.memoryBudget = job.memoryBudget;
+    if (job.bufferLimit) {
+        // Fixed capacities no larger than the limit: a hard cap overflows instead of growing.
+        const uint64_t range = std::min<uint64_t>(job.bufferLimit, device.limits().maxStorageBufferRange);
+        ci.fragmentCapacity = uint32_t(std::max<uint64_t>(1, std::min<uint64_t>(range / 16, UINT32_MAX)));
+        ci.tileCapacity = std::max(1u, maxTileCapacity(range));
+    }
     auto v = Voxelizer::create(device, ci);
     if (!v) return v.status();
     // A frame that overflowed is followed by one with grown buffers; the
@@ -83,7 +89,8 @@ Result<VoxelizeJobResult> runVoxelizeJob(Device& device, const VoxelizeJob& job)
         auto stats = (*v)->readStats();
         if (!stats) return stats.status();
         out.stats = *stats;
-        if ((stats->fragmentOverflow || stats->tileOverflow) && growthFrames < kMaxGrowthFrames) {
+        if ((stats->fragmentOverflow || stats->tileOverflow) && growthFrames < kMaxGrowthFrames &&
+            !job.bufferLimit) {
             ++growthFrames;
             frameTimings.clear();
             f = uint32_t(-1); // the timed frames start again after the growth

@@ -38,6 +38,11 @@ struct VoxelizeJob {
     // VoxelizerCreateInfo::memoryBudget: bytes the voxelizer's buffers may
     // grow to (0 = the device's limits only).
     uint64_t memoryBudget = 0;
+    // Largest storage buffer the capacities may use, in bytes (0: the
+    // device's maxStorageBufferRange). Non-zero fixes the capacities at that
+    // size (they do not grow): a mesh needing more fails the job with
+    // ErrorCode::CapacityExceeded, as on a device whose range is that small.
+    uint64_t bufferLimit = 0;
 };
 
 struct VoxelizeJobResult {
