@@ -1,4 +1,5 @@
 #version 460
+#extension GL_EXT_control_flow_attributes : require
 // Surface attributes (IsoSurfaceCreateInfo::surfaceAttributes,
 // surface_attributes.cpp): each output vertex x gets
 //   a(x) = sum_j V_j a_j W(|x - x_j|) / sum_j V_j W(|x - x_j|)
@@ -105,9 +106,13 @@ void addParticle(vec3 x, vec3 pos, float v, uint first, uint components) {
     const float w = v * cubicSplineUnit(q);
     if (!(w > 0.0)) return;
     weightSum += w;
-    for (uint c = 0u; c < components; ++c) {
-        const float a = attributes[first + c];
-        sums[c] += isFiniteF(a) ? w * a : 0.0;
+    // Unrolled over the largest count: constant indices keep sums[] in
+    // registers (a dynamically indexed array goes to memory on CPU drivers).
+    [[unroll]] for (uint c = 0u; c < kMaxComponents; ++c) {
+        if (c < components) {
+            const float a = attributes[first + c];
+            sums[c] += isFiniteF(a) ? w * a : 0.0;
+        }
     }
 }
 
@@ -132,7 +137,7 @@ void main() {
 #endif
     if (t >= written) return;
     const uint components = min(pc.numLevels, kMaxComponents);
-    for (uint c = 0u; c < components; ++c) sums[c] = 0.0;
+    [[unroll]] for (uint c = 0u; c < kMaxComponents; ++c) sums[c] = 0.0;
     weightSum = 0.0;
     const vec3 x = isoLoadVertexPosition(t).xyz;
     const float r = grid.particle.x;
@@ -175,9 +180,11 @@ void main() {
 #endif
     }
     const uint out0 = t * components;
-    for (uint c = 0u; c < components; ++c) {
-        const float a = weightSum > 0.0 ? sums[c] / weightSum : 0.0;
-        attributesOut[out0 + c] = isNanF(a) ? 0.0 : clamp(a, -kFloatMax, kFloatMax);
+    [[unroll]] for (uint c = 0u; c < kMaxComponents; ++c) {
+        if (c < components) {
+            const float a = weightSum > 0.0 ? sums[c] / weightSum : 0.0;
+            attributesOut[out0 + c] = isNanF(a) ? 0.0 : clamp(a, -kFloatMax, kFloatMax);
+        }
     }
 }
 #endif // ISO_ATTRIBUTE_ARGS
