@@ -5,7 +5,8 @@
 //   (the normalised SPH sum over every particle, with the density pass's
 //   volumes), soup and indexed with mesh smoothing (values at the smoothed
 //   positions), non-finite values counting as 0;
-// - a sparse domain gives the dense path's values;
+// - a sparse domain gives the dense path's values, and with indexed output
+//   and mesh smoothing the CPU's;
 // - a constant attribute stays that constant; with position smoothing and
 //   host GPU buffers the particles' own positions come back near each
 //   vertex (the values follow their particles through the re-binning);
@@ -258,6 +259,44 @@ TEST_F(IsoAttributes, SparseMatchesDense) {
         }
     }
     std::printf("%zu vertices, max |sparse - dense| %.3g\n", b.vertices.size(), worst);
+}
+
+// Sparse, indexed, with mesh smoothing: against the CPU with the sparse
+// domain's volumes (one per particle of the frame, by its index).
+TEST_F(IsoAttributes, SparseIndexedWithMeshSmoothingMatchesTheCpu) {
+    IsoSurfaceCreateInfo info = smallInfo();
+    info.sparse.enabled = true;
+    info.sparse.maxBricks = 64;
+    info.sparse.maxRowPairs = 20000;
+    info.sparse.maxItemRefs = 200000;
+    info.indexed = true;
+    info.vertexCapacity = 60000;
+    info.indexCapacity = 300000;
+    info.meshSmoothing.iterations = 2;
+    auto iso = make(info);
+    ASSERT_TRUE(iso);
+    const ref::Grid g = referenceGridOf(info);
+    Input in = randomInput(g, 1200, 29);
+    for (Particle& p : in.particles)
+        for (int k = 0; k < 3; ++k) {
+            const float u = (p.position[k] - (g.min[k] - 0.3f)) / (g.max[k] - g.min[k] + 0.6f);
+            p.position[k] = g.min[k] + 0.05f + u * (g.max[k] - g.min[k] - 0.1f);
+        }
+    run(*iso, in);
+    const auto stats = iso->statsOfFrame(iso->framesRecorded() - 1);
+    ASSERT_TRUE(stats.has_value());
+    EXPECT_FALSE(stats->overflow);
+    auto vols = iso::testing::readParticleVolumes(*iso);
+    ASSERT_TRUE(vols.ok()) << vols.message();
+    std::vector<std::array<float, 4>> ps;
+    std::vector<float> values;
+    for (size_t i = 0; i < in.particles.size(); ++i) {
+        const Particle& p = in.particles[i];
+        ps.push_back({p.position[0], p.position[1], p.position[2], vols->volumes[i]});
+        for (int k = 0; k < 3; ++k) values.push_back(in.velocity[i * 3 + size_t(k)]);
+        values.push_back(in.scalar[i]);
+    }
+    expectMatchesCpu(readValues(*iso), ps, values, 4, info.particleRadius, 2.f);
 }
 
 // A jittered lattice block: a constant attribute gives that constant at

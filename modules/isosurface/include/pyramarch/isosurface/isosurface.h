@@ -655,12 +655,13 @@ uint32_t maxSparseParticleBricks(const DeviceLimits& limits);
 // 0 for user fields.
 uint32_t sparseItemRefCapacity(const IsoSurfaceCreateInfo& info, const DeviceLimits& limits);
 
-// A CPU copy of the surface (read back for export, colliders, tests).
+// One per-vertex array of a Mesh.
 struct MeshAttribute {
     std::string name;
     uint32_t components = 1;
     std::vector<float> values; // positions.size() x components
 };
+// A CPU copy of the surface (read back for export, colliders, tests).
 struct Mesh {
     std::vector<std::array<float, 3>> positions;
     std::vector<std::array<float, 3>> normals;
