@@ -576,6 +576,10 @@ int runParticleIso(const IsoOptions& o) {
     iso::ParticleReadOptions readOptions;
     readOptions.box = boxOption(o.particleAabbMin, o.particleAabbMax);
     readOptions.attributes = o.attributes;
+    for (const std::string& name : o.interpolateAttributes)
+        if (std::find(readOptions.attributes.begin(), readOptions.attributes.end(), name) ==
+            readOptions.attributes.end())
+            readOptions.attributes.push_back(name);
     const std::optional<iso::ParticleBox> meshBox = boxOption(o.meshAabbMin, o.meshAabbMax);
     // The first frame is read before the device is made: a bad file fails fast.
     auto first = iso::readParticles(frames[0].path, readOptions);
@@ -600,6 +604,9 @@ int runParticleIso(const IsoOptions& o) {
     info.isoValue = isoValue;
     info.vertexCapacity = o.capacity;
     info.sparse.enabled = o.sparse;
+    // --interpolate-attributes: as many components as the first frame's arrays.
+    for (const std::string& name : o.interpolateAttributes)
+        info.surfaceAttributes.push_back({name, first->attribute(name)->components});
     if (o.capacity) applyMeshSmoothing(dev, o, info); // the index capacity of a fixed --capacity
     std::unique_ptr<iso::IsoSurface> surface;
 
@@ -733,7 +740,22 @@ int runParticleIso(const IsoOptions& o) {
         }
         // The reader's xyz floats as they are (stride 12, every weight 1): no repacking.
         const iso::ParticleArrays particles{.positions = set->xyz.data(), .count = count};
-        auto feed = [&](iso::IsoSurface& s) { return s.setParticles(particles); };
+        // --interpolate-attributes: each frame's arrays, as the surface was made for.
+        std::vector<const iso::ParticleAttribute*> attributeArrays;
+        for (const iso::SurfaceAttribute& a : info.surfaceAttributes) {
+            const iso::ParticleAttribute* values = set->attribute(a.name);
+            if (!values || values->components != a.components)
+                return failFrame(frame.path + ": attribute '" + a.name + "' has " +
+                                 std::to_string(values ? values->components : 0) + " components, the first frame's " +
+                                 std::to_string(a.components));
+            attributeArrays.push_back(values);
+        }
+        auto feed = [&](iso::IsoSurface& s) {
+            PYRAMARCH_TRY(s.setParticles(particles));
+            for (size_t a = 0; a < attributeArrays.size(); ++a)
+                PYRAMARCH_TRY(s.setParticleAttribute(uint32_t(a), attributeArrays[a]->values));
+            return Status{};
+        };
         if (!sequence)
             std::fprintf(stderr, "extracting %u particles (%s samples, capacity %u vertices) ...\n", count,
                          gridText(info.samples).c_str(), info.vertexCapacity);

@@ -75,6 +75,19 @@ int checkIsoOptions(const IsoOptions& iso) {
         return fail(prog, "--mesh-aabb-min/max clip the written mesh: give --out");
     if (iso.particles.empty() && (!iso.particleAabbMin.empty() || !iso.attributes.empty()))
         return fail(prog, "--particle-aabb-min/max and --attributes apply to --particles only");
+    if (!iso.interpolateAttributes.empty()) {
+        if (iso.particles.empty()) return fail(prog, "--interpolate-attributes applies to --particles only");
+        if (!iso.out.empty() && std::filesystem::path(iso.out).extension() != ".ply")
+            return fail(prog, "--interpolate-attributes writes PLY vertex properties: --out must end in .ply");
+        if (!iso.meshAabbMin.empty())
+            return fail(prog, "--interpolate-attributes and --mesh-aabb-min/max do not go together (the clip's new "
+                              "vertices would have no values)");
+        if (iso.particleKernel != "sph")
+            return fail(prog, "--interpolate-attributes needs --particle-kernel sph (its weights are the SPH "
+                              "density pass's particle volumes)");
+        for (const std::string& name : iso.interpolateAttributes)
+            if (name.empty()) return fail(prog, "--interpolate-attributes: an empty attribute name");
+    }
     const bool outPattern = pyramarch::iso::isSequencePattern(iso.out);
     if (iso.particles.empty()) {
         if (iso.particleOptionsGiven)
@@ -250,6 +263,13 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
         ->add_option("--attributes", iso.attributes,
                      "Point attributes the particle files must have, read with the positions (e.g. "
                      "velocity,density): a missing one is an error naming those the file has")
+        ->delimiter(',');
+    isoCmd
+        ->add_option("--interpolate-attributes", iso.interpolateAttributes,
+                     "Point attributes of the particle files (e.g. velocity,density) interpolated onto the surface "
+                     "vertices on the GPU with the SPH weights (splashsurf's --interpolate_attributes, normalised) "
+                     "and written as PLY vertex properties (velocity_x, velocity_y, velocity_z, density). Needs "
+                     "--particle-kernel sph; with --mesh-smoothing, the values at the smoothed positions")
         ->delimiter(',');
     auto particleOption = [&](const char* name, float& value, const char* help) {
         return isoCmd

@@ -88,6 +88,9 @@ struct IsoOptions {
     std::string particleAabbMin, particleAabbMax, meshAabbMin, meshAabbMax;
     // --attributes: point attributes the particle reader must find ("velocity,density").
     std::vector<std::string> attributes;
+    // --interpolate-attributes: point attributes read and interpolated onto
+    // the surface vertices, written as PLY vertex properties.
+    std::vector<std::string> interpolateAttributes;
     // --mesh-smoothing N (Taubin iterations, any source; switches on indexed
     // output), --mesh-smoothing-lambda / --mesh-smoothing-mu.
     uint32_t meshSmoothing = 0;

@@ -762,6 +762,12 @@ TEST(ToolCliParse, DomainBoxesAndAttributes) {
     EXPECT_EQ(o.iso.particleAabbMin, "-1,-2,-3");
     EXPECT_EQ(o.iso.meshAabbMax, "1,1,1");
     EXPECT_EQ(o.iso.attributes, (std::vector<std::string>{"velocity", "density"}));
+    sample::ToolOptions i;
+    ASSERT_EQ(parseTool({"iso", "--particles", "p.vtk", "--particle-radius", "0.1", "--interpolate-attributes",
+                         "velocity,density", "--out", "m.ply"},
+                        i),
+              -1);
+    EXPECT_EQ(i.iso.interpolateAttributes, (std::vector<std::string>{"velocity", "density"}));
     // --mesh-aabb with any source.
     sample::ToolOptions f;
     EXPECT_EQ(
@@ -780,6 +786,13 @@ TEST(ToolCliParse, DomainBoxesAndAttributes) {
          "1,1,1"}, // no --out
         {"iso", "--field", "sphere", "--particle-aabb-min", "0,0,0", "--particle-aabb-max", "1,1,1"},
         {"iso", "--field", "sphere", "--attributes", "velocity"},
+        {"iso", "--field", "sphere", "--interpolate-attributes", "velocity"},
+        {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--interpolate-attributes", "density", "--out",
+         "m.obj"},
+        {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--interpolate-attributes", "density",
+         "--particle-kernel", "count"},
+        {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--interpolate-attributes", "density", "--out",
+         "m.ply", "--mesh-aabb-min", "0,0,0", "--mesh-aabb-max", "1,1,1"},
     };
     for (const auto& args : bad) {
         sample::ToolOptions b;
@@ -1155,4 +1168,50 @@ TEST(SampleCliGpu, IsoRawVolumeSparse) {
                 cut += inside != 0 && inside != 8;
             }
     EXPECT_NE(big.out.find("active cells: " + std::to_string(cut)), std::string::npos) << big.out;
+}
+
+// --interpolate-attributes: a VTK file's velocity (vector) and density
+// (scalar), constant over the particles, come back at every vertex of the
+// written PLY (velocity_x .. density; normalised weights), soup and with
+// mesh smoothing; a name the file lacks names the file and the attribute.
+TEST(SampleCliGpu, InterpolatedAttributesReachThePly) {
+    const auto xyz = sphereParticles(0.2f, 0.025f);
+    const size_t n = xyz.size() / 3;
+    const auto dir = tempPath("attributes");
+    std::filesystem::create_directories(dir);
+    std::vector<float> velocity;
+    for (size_t i = 0; i < n; ++i) velocity.insert(velocity.end(), {1.f, -2.f, 0.5f});
+    const std::string vtk = (dir / "p.vtk").string();
+    std::ofstream(vtk, std::ios::binary) << "# vtk DataFile Version 4.2\nsphere\nBINARY\nDATASET POLYDATA\n"
+                                         << "POINTS " << n << " float\n"
+                                         << bigEndianFloats(xyz) << "\nPOINT_DATA " << n << "\nVECTORS velocity float\n"
+                                         << bigEndianFloats(velocity)
+                                         << "\nSCALARS density float\nLOOKUP_TABLE default\n"
+                                         << bigEndianFloats(std::vector<float>(n, 1000.f)) << "\n";
+    for (const char* extra : {"", " --mesh-smoothing 2"}) {
+        const std::string out = (dir / "m.ply").string();
+        const CmdResult r = run("iso --particles " + vtk + " --particle-radius 0.025 --repeat 1 --validation " +
+                                "--interpolate-attributes velocity,density --out " + out + extra);
+        PYRAMARCH_FAIL_OR_SKIP_IF_TOOL_HAS_NO_DEVICE(r);
+        ASSERT_EQ(r.code, 0) << extra << ": " << r.err;
+        pyramarch::iso::ParticleReadOptions opt;
+        opt.attributes = {"velocity_x", "velocity_y", "velocity_z", "density"};
+        auto mesh = pyramarch::iso::readParticles(out, opt);
+        ASSERT_TRUE(mesh.ok()) << mesh.message();
+        ASSERT_GT(mesh->count(), 100u) << extra;
+        const float expect[4] = {1.f, -2.f, 0.5f, 1000.f};
+        for (size_t a = 0; a < 4; ++a)
+            for (float v : mesh->attributes[a].values)
+                ASSERT_NEAR(v, expect[a], 1e-5f * std::fabs(expect[a])) << extra << " " << opt.attributes[a];
+    }
+    const CmdResult miss = run("iso --particles " + vtk + " --particle-radius 0.025 --interpolate-attributes nope");
+    EXPECT_NE(miss.code, 0);
+    EXPECT_NE(miss.err.find(vtk), std::string::npos) << miss.err;
+    EXPECT_NE(miss.err.find("no point attribute 'nope'"), std::string::npos) << miss.err;
+    // Not with an .obj output (no vertex properties there).
+    const CmdResult obj = run("iso --particles " + vtk + " --particle-radius 0.025 --interpolate-attributes density " +
+                              "--out " + (dir / "m.obj").string());
+    EXPECT_NE(obj.code, 0);
+    EXPECT_NE(obj.err.find("--out must end in .ply"), std::string::npos) << obj.err;
+    std::filesystem::remove_all(dir);
 }

@@ -154,6 +154,8 @@ void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) 
             .storage(3, startRef, R)
             .storage(4, output, W)
             .record(perParticle(srcLevel));
+        // Surface attributes follow their particles to the binned order (surface_attributes.cpp).
+        addAttributeSortPass(graph, refs, input, inputRange, srcLevel, slotsRef, startRef);
     };
     binPasses(n + ".particles", refs.items, refs.itemRange, 0, sortedRef);
     BufferRef gatherInput = sortedRef;
@@ -181,6 +183,7 @@ void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) 
     if (sph) {
         const BufferRef densityInput = aniso ? sortedRef : gatherInput;
         const BufferRef volumesRef = graph.importBuffer(n + ".volumes", volumes, computeRead, computeRead);
+        volumesImport = volumesRef; // surface attributes weigh by them too
         graph.addPass(n + ".particles.density", PassKind::Compute)
             .pipeline(densityPipe)
             .uniform(0, refs.grid)

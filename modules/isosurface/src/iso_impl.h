@@ -479,6 +479,31 @@ struct IsoSurface::Impl {
     void importSparseVolumeBuffers(RenderGraph& graph, IsoRefs& refs);
     void addSparseVolumeUploadPass(RenderGraph& graph, const IsoRefs& refs);
     Status uploadSparseVolume(const VolumeSlabs& volume, float isoMin, float isoMax);
+    // surface_attributes.cpp (IsoSurfaceCreateInfo::surfaceAttributes):
+    // the host's values (a ring of framesInFlight + 1 slots of maxParticles
+    // x attributeComponents floats), on a dense grid the same in binned order
+    // (and re-binned with position smoothing), the per-vertex results, the
+    // passes' dispatch and (sparse) a word per brick of the virtual grid.
+    uint32_t attributeComponents = 0; // floats per particle and vertex; 0: no attributes
+    std::vector<uint32_t> attributeOffsets;
+    Buffer attributeRing, attributeSorted, attributeRebinned, attributeOut, attributeArgs, attributeTable;
+    ComputePipeline attributeSortPipe, attributeArgsPipe, attributePipe;
+    std::vector<float> hostAttributes; // maxParticles x attributeComponents, particle-major
+    uint64_t attributesVersion = 1;
+    std::vector<uint64_t> attributeSlotVersion;
+    BufferRef attributeRingRef;
+    BufferRef attributeBinnedRef, attributeStartsRef; // dense: the binned values and bins the interpolation reads
+    BufferRef volumesImport;                          // the density pass's volumes as imported (dense and sparse)
+    Status checkSurfaceAttributes() const;
+    Status createAttributeBuffers(const MakeBuffer& make);
+    Status createAttributePipelines();
+    void uploadAttributes(); // this frame's ring slot, when stale
+    // Dense gather: after a binning's sort (srcLevel as the sort's: 0, or
+    // kIsoRebinSmoothed), the attributes moved to the binned order.
+    void addAttributeSortPass(RenderGraph& graph, const IsoRefs& refs, BufferRef input, uint64_t inputRange,
+                              uint32_t srcLevel, BufferRef slots, BufferRef starts);
+    // After extraction and mesh smoothing: the per-vertex values.
+    BufferRef addAttributePasses(RenderGraph& graph, const IsoRefs& refs);
     // sparse_octree.cpp: the surface bricks from an octree's leaves, every frame.
     Status createSparseOctreeBuffers(const MakeBuffer& make);
     Status createSparseOctreePipelines();

@@ -263,6 +263,7 @@ Status IsoSurface::Impl::createBuffers() {
     if ((info.source == FieldSource::Volume || info.source == FieldSource::Particles) && m.sparse)
         PYRAMARCH_TRY(m.createSparseVolumeBuffers(make));
     if (m.octreeInput) PYRAMARCH_TRY(m.createSparseOctreeBuffers(make));
+    PYRAMARCH_TRY(m.createAttributeBuffers(make)); // surfaceAttributes (surface_attributes.cpp)
 
     // Host-visible: written directly, no queue needed (an adopted device may have none).
     const gpu::IsoTables packed = packTables();
@@ -321,8 +322,9 @@ Status IsoSurface::Impl::makePipeline(ComputePipeline& out, std::span<const uint
 // Pipelines of the stages this surface runs; each pass declares its buffers
 // and bindings in addPasses().
 Status IsoSurface::Impl::createPipelines() {
-    // Post-processing of the indexed mesh, whatever the domain.
+    // Post-processing of the mesh, whatever the domain.
     if (meshSmooth) PYRAMARCH_TRY(createMeshSmoothPipelines());
+    PYRAMARCH_TRY(createAttributePipelines());
     if (sparse) {
         PYRAMARCH_TRY(createSparsePipelines());
         if (indexed) PYRAMARCH_TRY(createIndexedPipelines());
@@ -685,7 +687,7 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
     if (m.indexed) {
         const BufferRef indicesRef = m.addIndexedPasses(graph, refs);
         if (m.meshSmooth) m.addMeshSmoothPasses(graph, refs, indicesRef);
-        return GraphOutputs{refs.vertices, refs.args, indicesRef};
+        return GraphOutputs{refs.vertices, refs.args, indicesRef, m.addAttributePasses(graph, refs)};
     }
     if (m.grid.normalMode == gpu::kIsoNormalNone) m.addNormalClearPass(graph, refs);
     if (m.scan)
@@ -694,7 +696,7 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
         m.addSparseExtractPass(graph, refs);
     else
         m.addExtractPasses(graph, refs);
-    return GraphOutputs{refs.vertices, refs.args, {}};
+    return GraphOutputs{refs.vertices, refs.args, {}, m.addAttributePasses(graph, refs)};
 }
 
 Status IsoSurface::record(VkCommandBuffer cmd) {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <string>
 #include <memory>
 
 #include "pyramarch/isosurface/isosurface.h"
@@ -14,11 +15,13 @@ Mesh weldMesh(const Mesh& mesh) {
     Mesh out;
     std::map<std::array<float, 3>, uint32_t> ids;
     std::vector<uint32_t> remap(mesh.positions.size());
+    std::vector<size_t> first; // the first vertex merged into each output vertex
     for (size_t i = 0; i < mesh.positions.size(); ++i) {
         auto [it, inserted] = ids.try_emplace(mesh.positions[i], uint32_t(out.positions.size()));
         if (inserted) {
             out.positions.push_back(mesh.positions[i]);
             out.normals.push_back({0.f, 0.f, 0.f});
+            first.push_back(i);
         }
         remap[i] = it->second;
         if (i < mesh.normals.size())
@@ -31,6 +34,16 @@ Mesh weldMesh(const Mesh& mesh) {
     }
     out.indices.reserve(mesh.indices.size());
     for (uint32_t i : mesh.indices) out.indices.push_back(remap[i]);
+    for (const MeshAttribute& a : mesh.attributes) {
+        MeshAttribute w{a.name, a.components, {}};
+        w.values.reserve(first.size() * a.components);
+        for (size_t v : first)
+            for (uint32_t c = 0; c < a.components; ++c) {
+                const size_t at = v * a.components + c;
+                w.values.push_back(at < a.values.size() ? a.values[at] : 0.f);
+            }
+        out.attributes.push_back(std::move(w));
+    }
     return out;
 }
 
@@ -70,17 +83,31 @@ Status writePly(const Mesh& mesh, const std::string& path) {
     static_assert(std::endian::native == std::endian::little, "PLY writer assumes a little-endian host");
     File f;
     PYRAMARCH_TRY(openFor(path, "wb", f));
+    std::string properties;
+    for (const MeshAttribute& a : mesh.attributes) {
+        for (uint32_t c = 0; c < a.components; ++c) {
+            static const char* const kAxes[] = {"_x", "_y", "_z", "_w"};
+            const std::string suffix = a.components == 1 ? "" : a.components <= 4 ? kAxes[c] : "_" + std::to_string(c);
+            properties += "property float " + a.name + suffix + "\n";
+        }
+    }
     std::fprintf(f.get(),
                  "ply\nformat binary_little_endian 1.0\ncomment pyramarch isosurface\nelement vertex %zu\n"
                  "property float x\nproperty float y\nproperty float z\n"
-                 "property float nx\nproperty float ny\nproperty float nz\n"
+                 "property float nx\nproperty float ny\nproperty float nz\n%s"
                  "element face %zu\nproperty list uchar uint vertex_indices\nend_header\n",
-                 mesh.positions.size(), mesh.indices.size() / 3);
+                 mesh.positions.size(), properties.c_str(), mesh.indices.size() / 3);
+    std::vector<float> v;
     for (size_t i = 0; i < mesh.positions.size(); ++i) {
-        float v[6] = {mesh.positions[i][0], mesh.positions[i][1], mesh.positions[i][2], 0.f, 0.f, 0.f};
+        v.assign({mesh.positions[i][0], mesh.positions[i][1], mesh.positions[i][2], 0.f, 0.f, 0.f});
         if (i < mesh.normals.size())
-            for (int k = 0; k < 3; ++k) v[3 + k] = mesh.normals[i][k];
-        std::fwrite(v, sizeof(v), 1, f.get());
+            for (int k = 0; k < 3; ++k) v[size_t(3 + k)] = mesh.normals[i][size_t(k)];
+        for (const MeshAttribute& a : mesh.attributes)
+            for (uint32_t c = 0; c < a.components; ++c) {
+                const size_t at = i * a.components + c;
+                v.push_back(at < a.values.size() ? a.values[at] : 0.f);
+            }
+        std::fwrite(v.data(), sizeof(float), v.size(), f.get());
     }
     for (size_t t = 0; t + 2 < mesh.indices.size(); t += 3) {
         const uint8_t three = 3;

@@ -341,6 +341,7 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
     if (particles && sph) {
         const ExternalUse computeRW{Access::StorageReadWrite, PassKind::Compute};
         volumesRef = graph.importBuffer(info.name + ".volumes", volumes, computeRW, computeRW);
+        volumesImport = volumesRef; // surface attributes weigh by them too
         graph.addPass(info.name + ".sparse.volumes.clear", PassKind::Transfer)
             .use(volumesRef, Access::TransferDst)
             .record([volumesRef](PassContext& ctx) {

@@ -430,6 +430,22 @@ inline constexpr uint32_t kMaxSparseCellsPerAxis = 8192;
 inline constexpr uint32_t kSparseBrickCells = 8; // cells per axis of a brick
 inline constexpr uint32_t kMaxSparseBricks = 1u << 27;
 
+// A per-particle quantity (velocity, density, colour, ...) interpolated
+// onto the surface vertices (IsoSurfaceCreateInfo::surfaceAttributes), the
+// way splashsurf's --interpolate_attributes does: at each output vertex x,
+// a(x) = sum_j V_j a_j W(|x - x_j|) / sum_j V_j W(|x - x_j|) over the
+// particles within particleRadius, with the density pass's volumes V_j and
+// its cubic spline W (splashsurf's first-order (Shepard) correction: a
+// constant attribute stays that constant). Values come from
+// IsoSurface::setParticleAttribute; results land in
+// IsoSurface::attributeBuffer(). See modules/isosurface/README.md.
+struct SurfaceAttribute {
+    std::string name;        // for messages and exported files (non-empty)
+    uint32_t components = 1; // floats per particle and vertex: 1 (scalar) .. 16
+};
+// The most floats per vertex all surface attributes together hold.
+inline constexpr uint32_t kMaxSurfaceAttributeComponents = 16;
+
 struct IsoSurfaceCreateInfo {
     // Required. Samples per axis (>= 2 each); cells = samples - 1. For
     // FieldSource::Volume these are the volume's dimensions.
@@ -510,6 +526,10 @@ struct IsoSurfaceCreateInfo {
     uint32_t particleStride = sizeof(Particle);
     uint32_t particlePositionOffset = 0;
     uint32_t particleWeightOffset = 12;
+    // Particles, optional: attributes interpolated onto the vertices (see
+    // SurfaceAttribute), at most kMaxSurfaceAttributeComponents floats in
+    // all. Needs ParticleKernel::SphCubicSpline. Default: none.
+    std::vector<SurfaceAttribute> surfaceAttributes;
     // UserGlsl: source of `float field(vec3 p)` (copied). It may use
     // `iso_time` and `iso_params[0..1]` (vec4, setUserParams) and helper
     // functions of its own. Compile errors name lines of this text.
@@ -635,18 +655,30 @@ uint32_t maxSparseParticleBricks(const DeviceLimits& limits);
 // 0 for user fields.
 uint32_t sparseItemRefCapacity(const IsoSurfaceCreateInfo& info, const DeviceLimits& limits);
 
+// One per-vertex array of a Mesh.
+struct MeshAttribute {
+    std::string name;
+    uint32_t components = 1;
+    std::vector<float> values; // positions.size() x components
+};
 // A CPU copy of the surface (read back for export, colliders, tests).
 struct Mesh {
     std::vector<std::array<float, 3>> positions;
     std::vector<std::array<float, 3>> normals;
     std::vector<uint32_t> indices; // 3 per triangle
+    // Per-vertex values (readMesh: the surfaceAttributes, in their order).
+    std::vector<MeshAttribute> attributes;
 };
 
 // Merges vertices with exactly equal positions (MC emits shared edge
-// vertices bit-identically); normals are averaged and renormalised.
+// vertices bit-identically); normals are averaged and renormalised;
+// attributes keep the first merged vertex's values.
 Mesh weldMesh(const Mesh& mesh);
+// Positions, normals and faces (no attributes).
 Status writeObj(const Mesh& mesh, const std::string& path);
-// Binary little-endian PLY: float x,y,z,nx,ny,nz per vertex, uchar/uint face lists.
+// Binary little-endian PLY: float x,y,z,nx,ny,nz per vertex, then a float
+// property per attribute component (`name` for 1 component, name_x, name_y,
+// name_z, name_w for 2-4, name_0 .. for more), uchar/uint face lists.
 Status writePly(const Mesh& mesh, const std::string& path);
 
 // What create() does with a FieldSource::UserGlsl field, without creating
@@ -703,7 +735,8 @@ public:
         BufferRef vertices; // IsoVertex[vertexCapacity]
         BufferRef
             drawArgs; // VkDrawIndirectCommand at drawArgsOffset(), VkDrawIndexedIndirectCommand at drawIndexedArgsOffset()
-        BufferRef indices; // indexed output only (use with Access::IndexRead)
+        BufferRef indices;    // indexed output only (use with Access::IndexRead)
+        BufferRef attributes; // surfaceAttributes only: attributeBuffer() (e.g. Access::VertexRead)
     };
     // Resources of the host's graph the module reads.
     struct GraphInputs {
@@ -762,6 +795,14 @@ public:
     // splatted from the next recorded frame on (kept until changed). Error
     // past maxParticles.
     Status setParticleCount(uint32_t count);
+    // surfaceAttributes: the values of attribute `attribute` (its index there)
+    // for the particles of the next recorded frames, kept until changed:
+    // particle i's components at values[i * components ...]; particles past
+    // the values given read 0. Either ParticleInput (the module copies them
+    // into a ring, as setParticles does). Non-finite values are accepted (on
+    // the GPU such a component adds 0). Errors: no such attribute, a size
+    // not a multiple of its components, more than maxParticles particles.
+    Status setParticleAttribute(uint32_t attribute, std::span<const float> values);
     // Copies the volume (dims = create-info samples) to the staging buffer;
     // the next recorded frame converts it (value * scale + offset) and later
     // frames keep the field. The staging buffer is not ringed (volumes can be
@@ -795,6 +836,15 @@ public:
     static constexpr VkDeviceSize drawIndexedArgsOffset() { return kDrawIndexedArgsOffset; }
     static constexpr uint32_t vertexStride() { return kVertexStride; }
     uint32_t vertexCapacity() const; // whole triangles
+    // surfaceAttributes: vertex v of vertexBuffer() has attributeComponents()
+    // floats at float v * attributeComponents() of attributeBuffer() (vertex
+    // and storage buffer usage), attribute i from float attributeOffset(i)
+    // on: for a draw, a second vertex binding of stride attributeComponents()
+    // x 4 bytes. Written every frame after extraction (and mesh smoothing:
+    // the values at the final positions) for the vertices written.
+    const Buffer& attributeBuffer() const;
+    uint32_t attributeComponents() const; // 0 without surfaceAttributes
+    uint32_t attributeOffset(uint32_t attribute) const;
     // FieldSource::Particles: the splat this surface runs (SplatMethod::Auto
     // resolved at creation; Scatter or Gather). Other sources: Auto.
     SplatMethod splatMethod() const;
@@ -833,6 +883,9 @@ public:
     Result<std::vector<float>> readField();
     // Indexed output: the indices as written (indicesWritten of them).
     Result<std::vector<uint32_t>> readIndices();
+    // surfaceAttributes: the written vertices' values (verticesWritten x
+    // attributeComponents(); empty without attributes).
+    Result<std::vector<float>> readAttributes();
 
     struct Impl;
 
