@@ -53,6 +53,11 @@ struct Knobs {
     // The device-local heap a memory budget of 0 takes a quarter of (0 = the
     // device's; without a device, as in planLayout(), the budget is 1 GiB).
     uint64_t deviceLocalHeapBytes = 0;
+    // A grid that fits runs the bricked classify and extraction over every
+    // brick (a direct brick table: no list, no slot atomics; triangles in
+    // brick order) instead of the dense ones, soup or indexed; ignored for
+    // the scan and sparse domains.
+    bool directBricks = false;
 };
 
 // What IsoSurface::create plans for `info` on a device with `limits`,
