@@ -1,5 +1,5 @@
-// A grid that fits, laid out as bricks with a direct brick table
-// (iso::testing::Knobs::directBricks): every brick resident, brick index =
+// A grid that fits, laid out as bricks with a direct brick table (the
+// default; not iso::testing::Knobs::denseGrid): every brick resident, brick index =
 // its place, no list and no slot atomics. Every source's field pass fills the
 // field buffer as on the dense path (anisotropic and smoothed particles
 // included); classify and extraction are the bricked ones. Checked against
@@ -16,7 +16,6 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
-#include <numeric>
 #include <vector>
 
 #include "iso_fixture.h"
@@ -34,31 +33,9 @@ using namespace pyramarch::iso;
 namespace {
 
 iso::testing::Knobs directKnobs(bool storageReads = false) {
-    iso::testing::Knobs k;
-    k.directBricks = true;
+    iso::testing::Knobs k; // a grid that fits: the direct brick table by default
     k.storageReads = storageReads;
     return k;
-}
-
-// The CPU reference's vertices in the direct layout's order: cells sorted by
-// (brick, row pair, cell of the pair), a cell's vertices in their order.
-std::vector<ref::Vertex> inBrickOrder(const ref::McResult& cpu, const std::array<uint32_t, 3>& samples) {
-    const uint32_t cx = samples[0] - 1, cy = samples[1] - 1, cz = samples[2] - 1;
-    const uint32_t bx = (cx + 7) / 8, by = (cy + 7) / 8;
-    (void)cz;
-    const auto key = [&](uint32_t cell) {
-        const uint64_t x = cell % cx, y = cell / cx % cy, z = cell / (uint64_t(cx) * cy);
-        const uint64_t brick = x / 8 + bx * (y / 8 + by * (z / 8));
-        const uint64_t pair = (y % 8) / 2 + 4 * (z % 8), i = x % 8 + 8 * (y % 2);
-        return (brick * 32 + pair) * 16 + i;
-    };
-    std::vector<size_t> order(cpu.vertices.size());
-    std::iota(order.begin(), order.end(), size_t(0));
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return key(cpu.vertexCell[a]) < key(cpu.vertexCell[b]); });
-    std::vector<ref::Vertex> out(order.size());
-    for (size_t k = 0; k < order.size(); ++k) out[k] = cpu.vertices[order[k]];
-    return out;
 }
 
 class IsoDirectBricks : public IsoSurfaceTest {

@@ -65,7 +65,7 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
         m.denseClassify = knobs.denseClassify;
         m.storageReadsForced = knobs.storageReads;
         m.denseFieldForced = knobs.denseField;
-        m.directRequested = knobs.directBricks;
+        m.directRequested = !knobs.denseGrid;
         m.volumePoolBricksForced = knobs.volumePoolBricks;
         m.outputSliceBytesForced = knobs.outputSliceBytes;
         m.heapBytes = heap;

@@ -1047,6 +1047,7 @@ Result<testing::LayoutPlan> testing::planLayout(const IsoSurfaceCreateInfo& info
         m.volumePoolBricksForced = knobs.volumePoolBricks;
         m.outputSliceBytesForced = knobs.outputSliceBytes;
         m.heapBytes = knobs.deviceLocalHeapBytes;
+        m.directRequested = !knobs.denseGrid;
     };
     IsoSurface::Impl dense, sparse;
     setUp(dense, info);
