@@ -1,5 +1,6 @@
-// A grid that fits, laid out as bricks with a direct brick table (the
-// default; not iso::testing::Knobs::denseGrid): every brick resident, brick index =
+// A grid that fits, laid out as bricks with a direct brick table
+// (iso::testing::Knobs::directBricks; the default for user fields without
+// a Lipschitz bound): every brick resident, brick index =
 // its place, no list and no slot atomics. Every source's field pass fills the
 // field buffer as on the dense path (anisotropic and smoothed particles
 // included); classify and extraction are the bricked ones. Checked against
@@ -33,7 +34,8 @@ using namespace pyramarch::iso;
 namespace {
 
 iso::testing::Knobs directKnobs(bool storageReads = false) {
-    iso::testing::Knobs k; // a grid that fits: the direct brick table by default
+    iso::testing::Knobs k;
+    k.directBricks = true; // every source (the default only where the cell-order layout skips nothing)
     k.storageReads = storageReads;
     return k;
 }

@@ -88,13 +88,13 @@ TEST(IsoLayout, TexelReadsWhereTheTexelLimitCoversFieldAndPyramid) {
 }
 
 // The cell-order layout (testing::Knobs::denseGrid) has one pyramid element
-// per cell; the direct brick table (the default for a grid that fits) one per
+// per cell; the direct brick table (testing::Knobs::directBricks) one per
 // cell of every brick's 32 row pairs of 16 cells, short last bricks padded.
 TEST(IsoLayout, OddGridsNeedNoPaddingInCellOrderAndWholeBricksOtherwise) {
     auto plan = iso::testing::planLayout(metaballs(2), lavapipeLimits(), {.denseGrid = true});
     ASSERT_TRUE(plan.ok()) << plan.message();
     EXPECT_EQ(plan->pyramidLevelSizes, std::vector<uint32_t>{1});
-    plan = iso::testing::planLayout(metaballs(2), lavapipeLimits());
+    plan = iso::testing::planLayout(metaballs(2), lavapipeLimits(), {.directBricks = true});
     ASSERT_TRUE(plan.ok()) << plan.message();
     EXPECT_EQ(plan->pyramidLevelSizes, (std::vector<uint32_t>{512, 128, 32, 8, 2, 1})) << "one brick";
     IsoSurfaceCreateInfo info = metaballs(2);
@@ -107,7 +107,7 @@ TEST(IsoLayout, OddGridsNeedNoPaddingInCellOrderAndWholeBricksOtherwise) {
     EXPECT_EQ(plan->pyramidLevelSizes.back(), 1u);
     EXPECT_EQ(plan->vertexCapacity, 999u);
     EXPECT_EQ(plan->maxGroupsX, 3u);
-    plan = iso::testing::planLayout(info, lavapipeLimits(), {.maxGroupsX = 3});
+    plan = iso::testing::planLayout(info, lavapipeLimits(), {.maxGroupsX = 3, .directBricks = true});
     ASSERT_TRUE(plan.ok()) << plan.message();
     EXPECT_EQ(plan->pyramidLevelSizes.front(), 5u * 7u * 3u * 512u); // 5 x 7 x 3 bricks
     EXPECT_EQ(plan->pyramidLevelSizes.back(), 1u);

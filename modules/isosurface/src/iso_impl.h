@@ -7,11 +7,11 @@
 //   <name>.particles.bounds                     field_particles_bounds.cpp (both methods)
 //   <name>.field.volume, <name>.field.volume.bounds  field_volume.cpp
 //   <name>.field.user, <name>.field.user.bounds field_user.cpp (and compileUserField)
-//   on a grid that fits (direct bricks, the default) <name>.classify,
+//   on a grid that fits as bricks (direct brick table) <name>.classify,
 //   <name>.pyramid.*, <name>.extract            sparse.cpp (addDirect*)
 //   and indexed <name>.vertices.{count,pyramid.*,bases}, <name>.vertices,
 //   <name>.extract                              sparse_indexed.cpp (addDirect*)
-//   the cell-order grid (the scan, testing::Knobs::denseGrid):
+//   the cell-order grid (sources with bounds, the scan):
 //   <name>.classify, <name>.classify.{boxes,clear,activate,args}, <name>.pyramid.*
 //                                               pyramid.cpp (its build pass also builds the other trees)
 //   <name>.args                                 args.cpp
@@ -226,7 +226,8 @@ struct IsoSurface::Impl {
     // IsoSurfaceCreateInfo::sparse: a virtual grid of bricks (sparse.cpp);
     // classify and extraction are sparse_classify.comp / sparse_extract.comp.
     bool sparse = false;
-    // A grid that fits, laid out as bricks (unless testing::Knobs::denseGrid):
+    // A grid that fits, laid out as bricks (layout.cpp says when; the knobs
+    // testing::Knobs::directBricks and denseGrid force either):
     // every brick resident, brick index = its place in the pool (pool slot
     // 32 i + p for brick i's row pair p), no brick list, no slot claimed by
     // an atomic. The source's field pass fills the field buffer as on the
@@ -235,7 +236,7 @@ struct IsoSurface::Impl {
     // ISO_DENSE_FIELD, or fused), so the triangles come in brick order, the
     // same in every run (sparse.cpp).
     bool direct = false;
-    bool directRequested = true;
+    bool directForced = false, denseGridForced = false;
     uint32_t maxItems = 0;
     uint64_t externalParticleBytes = 0; // ParticleInput::GpuBuffer: bytes of particleBuffer the module reads
 

@@ -65,7 +65,8 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
         m.denseClassify = knobs.denseClassify;
         m.storageReadsForced = knobs.storageReads;
         m.denseFieldForced = knobs.denseField;
-        m.directRequested = !knobs.denseGrid;
+        m.directForced = knobs.directBricks;
+        m.denseGridForced = knobs.denseGrid;
         m.volumePoolBricksForced = knobs.volumePoolBricks;
         m.outputSliceBytesForced = knobs.outputSliceBytes;
         m.heapBytes = heap;

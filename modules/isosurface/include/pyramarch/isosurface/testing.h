@@ -53,11 +53,14 @@ struct Knobs {
     // The device-local heap a memory budget of 0 takes a quarter of (0 = the
     // device's; without a device, as in planLayout(), the budget is 1 GiB).
     uint64_t deviceLocalHeapBytes = 0;
-    // A grid that fits runs the cell-order classify and extraction (with
-    // patch lists where the source has bounds) instead of the bricked ones
-    // over every brick (the default: a direct brick table, triangles in brick
-    // order): the former path, kept for the tests of its own structures.
-    // The scan (ExtractionMethod::Scan) always runs it.
+    // A grid that fits runs the bricked classify and extraction over every
+    // brick (a direct brick table, triangles in brick order) where the
+    // cell-order layout has no empty-space skipping (user fields without a
+    // Lipschitz bound), else the cell-order one with its patch lists.
+    // directBricks: the bricks for every source; denseGrid: the cell-order
+    // layout for every source (the tests of its own structures). The scan
+    // (ExtractionMethod::Scan) always runs the cell-order layout.
+    bool directBricks = false;
     bool denseGrid = false;
 };
 
