@@ -31,6 +31,14 @@ uint divideBy(uint n, uint multiplier, uint shifts) {
     return (hi + ((n - hi) >> (shifts & 0xffu))) >> (shifts >> 8);
 }
 
+// A grid that fits (ISO_DIRECT_BRICKS): brick index -> brick coordinates,
+// bricks x fastest (`bricks` = IsoGrid::sparse, `divisors` = IsoGrid::brickDivisors).
+uvec3 isoBrickOf(uint brick, uvec4 bricks, uvec4 divisors) {
+    const uint yz = divideBy(brick, divisors.x, divisors.z);
+    const uint z = divideBy(yz, divisors.y, divisors.w);
+    return uvec3(brick - yz * bricks.x, yz - z * bricks.y, z);
+}
+
 // World position of sample s. `precise`: every pass that evaluates a field
 // at a sample (the dense and the tiled user-field pass, fused classify and
 // extraction) gets the same bits.

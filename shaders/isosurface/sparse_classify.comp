@@ -20,11 +20,21 @@
 // balls, sparse_metaball_field.glsl) and volumes and particles
 // (ISO_SPARSE_VOLUME: the samples of the resident bricks, or of the blocks
 // sparse_particles_blocks.comp filled this frame, sparse_volume_field.glsl).
+// A grid that fits (ISO_DIRECT_BRICKS): every brick of the grid is resident
+// and its index is its place, so there is no brick list and no slot to
+// claim: brick i's pair p is pool slot 32 i + p (the dispatch runs over every
+// brick), and every pair writes its slot, cut or not. Slots, and so the
+// triangles, come in brick order, the same in every run. Its field is the
+// source's field buffer (ISO_DENSE_FIELD, dense_field.glsl) or, fused, the
+// user's field().
 #if defined(ISO_SPARSE_METABALLS) || defined(ISO_SPARSE_VOLUME)
 #ifndef ISO_STORAGE_READS
 #define ISO_TEXEL_READS
 #endif
 #define ISO_USER_FIELD
+#endif
+#if defined(ISO_DENSE_FIELD) && !defined(ISO_STORAGE_READS)
+#define ISO_TEXEL_READS
 #endif
 #include "isosurface/common.glsl"
 
@@ -35,17 +45,21 @@ layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 #include "isosurface/sparse_metaball_field.glsl" // the brick's balls at bindings 7 and 8
 #elif defined(ISO_SPARSE_VOLUME)
 #include "isosurface/sparse_volume_field.glsl" // the resident bricks at binding 7, their table at 8
+#elif defined(ISO_DENSE_FIELD)
+#include "isosurface/dense_field.glsl" // the field buffer at binding 2
 #else
 #include "isosurface/user_field.glsl"
 void isoSparseUseBrick(uint listedBrick) {}
 #endif
 layout(set = 0, binding = 3, std430) buffer PyramidBuf { uint pyramid[]; };
 layout(set = 0, binding = 4, std430) buffer CountersBuf { IsoCounters counters; };
+#ifndef ISO_DIRECT_BRICKS
 layout(set = 0, binding = 5, std430) readonly buffer BrickListBuf { uint bricks[]; };
 #ifdef ISO_SPARSE_VOLUME
 uint isoListedEntry(uint listedBrick) { return bricks[listedBrick]; }
 #endif
 layout(set = 0, binding = 6, std430) writeonly buffer SlotBuf { uint slotRecords[]; };
+#endif
 
 // vertex_owner.glsl's corner swap, without its bindings.
 uint isoCornerBitsByCode(uint mcCase) { return (mcCase & 0x33u) | ((mcCase & 0x44u) << 1) | ((mcCase & 0x88u) >> 1); }
@@ -54,7 +68,7 @@ uint isoCornerBitsByCode(uint mcCase) { return (mcCase & 0x33u) | ((mcCase & 0x4
 // for a row past the grid's last sample (its cells are masked anyway).
 uint insideRow9(uvec3 s, float iso) {
     uint bits = 0u;
-#if defined(ISO_SPARSE_METABALLS) || defined(ISO_SPARSE_VOLUME)
+#if defined(ISO_SPARSE_METABALLS) || defined(ISO_SPARSE_VOLUME) || defined(ISO_DENSE_FIELD)
     if (s.y < grid.samples.y && s.z < grid.samples.z) bits = isoSparseInsideRow9(s, iso);
 #else
     if (s.y < grid.samples.y && s.z < grid.samples.z)
@@ -68,17 +82,38 @@ uint byteSum(uint w) { return (w & 0xffu) + ((w >> 8) & 0xffu) + ((w >> 16) & 0x
 void main() {
     isoBeginUserFrame();
     const uint l = gl_LocalInvocationIndex;
+#ifdef ISO_DIRECT_BRICKS
+    const uint listed = grid.sparseLimits.z; // every brick of the grid
+#else
     const uint listed = min(counters.sparseBricks, grid.sparseLimits.x);
+#endif
     const uint brickSlot = linearGroup() * kIsoBricksPerGroup + l / kIsoBrickRowPairs;
     if (brickSlot >= listed) return;
     const uint pair = l % kIsoBrickRowPairs;
     isoSparseUseBrick(brickSlot);
+#ifdef ISO_DIRECT_BRICKS
+    const uvec3 b = isoBrickOf(brickSlot, grid.sparse, grid.brickDivisors);
+    const uint directSlot = brickSlot * kIsoBrickRowPairs + pair;
+#else
     const uint packed = bricks[brickSlot];
     const uint mask = (1u << kIsoBrickAxisBits) - 1u;
     const uvec3 b = uvec3(packed & mask, (packed >> kIsoBrickAxisBits) & mask, packed >> (2 * kIsoBrickAxisBits));
+#endif
     // First cell of the pair: rows y0 and y0 + 1 of slice z.
     const uvec3 c0 = b * kIsoBrickCells + uvec3(0u, (pair & 3u) * 2u, pair >> 2);
-    if (c0.z >= grid.cells.z || c0.y >= grid.cells.y) return;
+    if (c0.z >= grid.cells.z || c0.y >= grid.cells.y) {
+#ifdef ISO_DIRECT_BRICKS
+        // A pair past the grid (a short last brick): no cell, nothing counted.
+        const uint w0 = grid.levels[0].x + directSlot * 4u;
+        pyramid[w0] = 0u;
+        pyramid[w0 + 1u] = 0u;
+        pyramid[w0 + 2u] = 0u;
+        pyramid[w0 + 3u] = 0u;
+        pyramid[grid.levels[1].x + directSlot] = 0u;
+        pyramid[grid.levels[2].x + directSlot] = 0u;
+#endif
+        return;
+    }
     const float iso = pc.iso;
     // Sample rows (y0 + j, z + k), j = 0..2, k = 0..1.
     const uint r00 = insideRow9(c0, iso), r10 = insideRow9(c0 + uvec3(0u, 1u, 0u), iso),
@@ -107,10 +142,20 @@ void main() {
         actives += count != 0u ? 1u : 0u;
     }
     const uint total = byteSum(sums1);
+#ifdef ISO_DIRECT_BRICKS
+    // Every pair writes its words, cut or not: the pyramid's base is the
+    // same bits in every run (indexed output reads every slot's cases).
+    if (total != 0u) {
+        atomicAdd(counters.activeCells, actives);
+        atomicAdd(counters.sparseSlots, 1u); // the stats' cut pairs (a sum: the same in every run)
+    }
+    const uint slot = directSlot;
+#else
     if (total == 0u) return;
     atomicAdd(counters.activeCells, actives);
     const uint slot = atomicAdd(counters.sparseSlots, 1u);
     if (slot >= grid.sparseLimits.y) return;
+#endif
     const uint word0 = grid.levels[0].x + slot * 4u;
     pyramid[word0] = cases0;
     pyramid[word0 + 1u] = cases1;
@@ -118,5 +163,7 @@ void main() {
     pyramid[word0 + 3u] = cases3;
     pyramid[grid.levels[1].x + slot] = sums1;
     pyramid[grid.levels[2].x + slot] = total;
+#ifndef ISO_DIRECT_BRICKS
     slotRecords[slot] = brickSlot << 5 | pair;
+#endif
 }

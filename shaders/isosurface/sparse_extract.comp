@@ -14,6 +14,10 @@
 // the cell's brick, sparse_metaball_field.glsl) and volumes and particles
 // (ISO_SPARSE_VOLUME: the resident bricks' samples, or the blocks
 // sparse_particles_blocks.comp filled this frame, sparse_volume_field.glsl).
+// A grid that fits (ISO_DIRECT_BRICKS, sparse_classify.comp): pool slot
+// 32 i + p is brick i's pair p, no record; the field is the source's field
+// buffer (ISO_DENSE_FIELD: mc_vertex.glsl reads it as extract.comp does) or,
+// fused, the user's field().
 #if defined(ISO_SPARSE_METABALLS) || defined(ISO_SPARSE_VOLUME)
 #define ISO_USER_FIELD
 #endif
@@ -27,6 +31,8 @@ layout(set = 0, binding = 1, std140) uniform TablesBuf { IsoTables tables; };
 #include "isosurface/sparse_metaball_field.glsl" // the brick's balls at bindings 7 and 8
 #elif defined(ISO_SPARSE_VOLUME)
 #include "isosurface/sparse_volume_field.glsl" // the resident bricks at binding 7, their table at 8
+#elif defined(ISO_DENSE_FIELD)
+#include "isosurface/dense_field.glsl" // the field buffer at binding 2
 #else
 #include "isosurface/user_field.glsl"
 void isoSparseUseBrick(uint listedBrick) {}
@@ -44,17 +50,24 @@ layout(set = 0, binding = 3, std430) readonly buffer PyramidQuadBuf { uvec4 pyra
 #define ISO_VERTEX_SLICES_NEXT 12
 #define ISO_VERTEX_WRITE
 #include "isosurface/output_slices.glsl"
+#ifndef ISO_DIRECT_BRICKS
 layout(set = 0, binding = 5, std430) readonly buffer BrickListBuf { uint bricks[]; };
 #ifdef ISO_SPARSE_VOLUME
 uint isoListedEntry(uint listedBrick) { return bricks[listedBrick]; }
 #endif
 layout(set = 0, binding = 6, std430) readonly buffer SlotBuf { uint slotRecords[]; };
+#endif
 
 #include "isosurface/mc_vertex.glsl"
 #include "isosurface/pyramid_find.glsl"
 
 // Virtual-grid coordinates of pool cell `cell`; its brick's balls for field().
 ivec3 sparseCell(uint cell) {
+#ifdef ISO_DIRECT_BRICKS
+    const uint record = cell / kIsoClassifyCells; // brick << 5 | pair
+    const uint pair = record & 31u;
+    const uvec3 b = isoBrickOf(record >> 5, grid.sparse, grid.brickDivisors);
+#else
     const uint record = slotRecords[cell / kIsoClassifyCells];
     isoSparseUseBrick(record >> 5);
 #ifdef ISO_SPARSE_METABALLS
@@ -63,6 +76,7 @@ ivec3 sparseCell(uint cell) {
     const uint pair = record & 31u, packed = bricks[record >> 5];
     const uint mask = (1u << kIsoBrickAxisBits) - 1u;
     const uvec3 b = uvec3(packed & mask, (packed >> kIsoBrickAxisBits) & mask, packed >> (2 * kIsoBrickAxisBits));
+#endif
     const uint i = cell % kIsoClassifyCells;
     return ivec3(b * kIsoBrickCells + uvec3(i & 7u, (pair & 3u) * 2u + (i >> 3), pair >> 2));
 }

@@ -16,6 +16,9 @@
 // only follow an overflow (bricks, slots or item references ran out, which
 // the frame reports): the triangle is written degenerate (0, 0, 0), so the
 // draw reads no vertex that was not written.
+// A grid that fits (ISO_DIRECT_BRICKS): slot 32 i + p is brick i's pair p,
+// so an owner's slot is arithmetic (no record, list or lookup) and every
+// owner is in the pool.
 #ifndef ISO_STORAGE_READS
 #define ISO_TEXEL_READS
 #endif
@@ -46,9 +49,13 @@ layout(set = 0, binding = 5, std430) readonly buffer RunBaseBuf { uint runBase[]
 uint vertexWordAt(uint w) { return vertexPyramid[w]; }
 uint runBaseAt(uint slot) { return runBase[slot]; }
 #endif
+#ifdef ISO_DIRECT_BRICKS
+#define ISO_SPARSE_NO_LOOKUP
+#else
 layout(set = 0, binding = 7, std430) readonly buffer SlotBuf { uint slotRecords[]; };
 layout(set = 0, binding = 8, std430) readonly buffer BrickListBuf { uint bricks[]; };
 layout(set = 0, binding = 9, std430) readonly buffer LookupBuf { uint sparseLookup[]; };
+#endif
 // The index buffer: slice 0 at binding 6, slices 1.. at 10.. (output_slices.glsl).
 #define ISO_INDEX_SLICES 6
 #define ISO_INDEX_SLICES_NEXT 10
@@ -70,9 +77,14 @@ void main() {
     uint cellWord;
     const uint cell = pyramidFindWithCases(key, cellWord);
     const uint slot = cell / kIsoClassifyCells;
+#ifdef ISO_DIRECT_BRICKS
+    const uint listed = slot >> 5, pair = slot & 31u;
+    const uvec3 brick = isoBrickOf(listed, grid.sparse, grid.brickDivisors);
+#else
     const uint record = slotRecords[slot];
     const uint listed = record >> 5, pair = record & 31u;
     const uvec3 brick = isoUnpackBrick(bricks[listed]);
+#endif
     const uint i = cell % kIsoClassifyCells;
     const ivec3 c = ivec3(isoPairOrigin(brick, pair)) + ivec3(i & 7u, i >> 3, 0);
     const uint mcCase = (cellWord >> (8u * (cell & 3u))) & 0xffu;
@@ -89,6 +101,9 @@ void main() {
         const uint shift = start & ~boundary;
         const uvec3 oc = uvec3(c + ivec3(shift & 1u, (shift >> 1) & 1u, (shift >> 2) & 1u));
         const uvec3 ob = oc / kIsoBrickCells, ol = oc % kIsoBrickCells;
+#ifdef ISO_DIRECT_BRICKS
+        const uint ownerSlot = (ob.x + grid.sparse.x * (ob.y + grid.sparse.y * ob.z)) * kIsoBrickRowPairs + isoPairOf(ol);
+#else
         const uvec3 db = ob - brick;
         const uint code = db.x | (db.y << 1) | (db.z << 2);
         const uint ownerListed = code == 0u ? listed : sparseLookup[isoNeighbourWord(listed, code)];
@@ -96,6 +111,7 @@ void main() {
         uint ownerSlot = slot;
         if (ownerListed != listed || ownerPair != pair)
             ownerSlot = ownerListed == kIsoNoSlot ? kIsoNoSlot : sparseLookup[isoPairSlotWord(ownerListed, ownerPair)];
+#endif
         if (ownerSlot == kIsoNoSlot) {
             found = false;
             continue;

@@ -15,10 +15,14 @@
 // samples holds every sample its cells' vertices read; particles fill their
 // blocks every frame, sparse_particles_blocks.comp). Pool and vertex pyramid are read as storage buffers
 // (ISO_STORAGE_READS only picks how the balls or the volume pool are read).
+// A grid that fits (ISO_DIRECT_BRICKS): slot 32 i + p is brick i's pair p
+// (no record, no list); the field is the source's field buffer
+// (ISO_DENSE_FIELD, dense_field.glsl) or, fused, the user's field().
 #if defined(ISO_SPARSE_METABALLS) || defined(ISO_SPARSE_VOLUME)
 #define ISO_USER_FIELD
 #endif
-#if (defined(ISO_SPARSE_METABALLS) || defined(ISO_SPARSE_VOLUME)) && !defined(ISO_STORAGE_READS)
+#if (defined(ISO_SPARSE_METABALLS) || defined(ISO_SPARSE_VOLUME) || defined(ISO_DENSE_FIELD)) && \
+    !defined(ISO_STORAGE_READS)
 #define ISO_TEXEL_READS // the balls (metaballs.glsl), the volume pool (sparse_volume_field.glsl)
 #endif
 #include "isosurface/common.glsl"
@@ -31,13 +35,17 @@ layout(set = 0, binding = 1, std140) uniform VertexGridBuf { IsoGrid vertexGrid;
 #include "isosurface/sparse_metaball_field.glsl" // the brick's balls at bindings 7 and 8
 #elif defined(ISO_SPARSE_VOLUME)
 #include "isosurface/sparse_volume_field.glsl" // the pool at 7, 9, 10, 11, the bricks' slots at 8
+#elif defined(ISO_DENSE_FIELD)
+#include "isosurface/dense_field.glsl" // the field buffer at binding 2
 #else
 #include "isosurface/user_field.glsl"
 void isoSparseUseBrick(uint listedBrick) {}
 #endif
+#ifndef ISO_DIRECT_BRICKS
 layout(set = 0, binding = 2, std430) readonly buffer BrickListBuf { uint bricks[]; };
 #ifdef ISO_SPARSE_VOLUME
 uint isoListedEntry(uint listedBrick) { return bricks[listedBrick]; }
+#endif
 #endif
 layout(set = 0, binding = 3, std430) readonly buffer PyramidBuf { uint pyramid[]; };
 layout(set = 0, binding = 4, std430) readonly buffer VertexPyramidBuf { uint vertexPyramid[]; };
@@ -48,7 +56,9 @@ layout(set = 0, binding = 4, std430) readonly buffer VertexQuadBuf { uvec4 verte
 #define ISO_VERTEX_SLICES_NEXT 12
 #define ISO_VERTEX_WRITE
 #include "isosurface/output_slices.glsl"
+#ifndef ISO_DIRECT_BRICKS
 layout(set = 0, binding = 6, std430) readonly buffer SlotBuf { uint slotRecords[]; };
+#endif
 
 #define ISO_NO_TABLES
 #include "isosurface/mc_vertex.glsl"
@@ -84,14 +94,23 @@ void main() {
     descend(w & 0xffu, (w >> 8) & 0xffu, (w >> 16) & 0xffu, index, key);
     const uint quad = index & 3u;
     const uint caseWord = pyramid[grid.levels[0].x + index];
+#ifdef ISO_DIRECT_BRICKS
+    const uint record = slot; // brick << 5 | pair
+#else
     const uint record = slotRecords[slot];
+#endif
     const uint listed = record >> 5;
     isoSparseUseBrick(listed);
 #ifdef ISO_SPARSE_METABALLS
     isoCacheBrickBalls();
 #endif
     // The quad's 4 cells are consecutive along x in one row of the pair.
-    ivec3 c = ivec3(isoPairOrigin(isoUnpackBrick(bricks[listed]), record & 31u)) +
+#ifdef ISO_DIRECT_BRICKS
+    const uvec3 brick = isoBrickOf(listed, grid.sparse, grid.brickDivisors);
+#else
+    const uvec3 brick = isoUnpackBrick(bricks[listed]);
+#endif
+    ivec3 c = ivec3(isoPairOrigin(brick, record & 31u)) +
               ivec3((quad & 1u) * 4u, quad >> 1, 0);
     uint owned = isoCutEdgeStarts(isoCornerBitsByCode(caseWord & 0xffu)) & isoOwnedStarts(isoBoundaryBits(c));
     for (uint k = 1u; k < 4u; ++k) {

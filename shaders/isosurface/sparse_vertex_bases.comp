@@ -9,6 +9,7 @@
 // extraction needs one load per owner in another brick instead of a probe
 // loop (lavapipe runs a loop any lane of the SIMD batch enters for the
 // whole batch).
+// A grid that fits (ISO_DIRECT_BRICKS): every slot, no neighbours to find.
 #include "isosurface/common.glsl"
 
 layout(local_size_x = kIsoGroupSize) in;
@@ -19,15 +20,21 @@ layout(set = 0, binding = 1, std140) uniform VertexGridBuf { IsoGrid vertexGrid;
 layout(set = 0, binding = 2, std430) readonly buffer VertexQuadBuf { uvec4 vertexQuads[]; };
 layout(set = 0, binding = 3, std430) writeonly buffer RunBaseBuf { uint runBase[]; };
 layout(set = 0, binding = 4, std430) readonly buffer CountersBuf { IsoCounters counters; };
+#ifndef ISO_DIRECT_BRICKS
 layout(set = 0, binding = 5, std430) readonly buffer SlotBuf { uint slotRecords[]; };
 layout(set = 0, binding = 6, std430) readonly buffer BrickListBuf { uint bricks[]; };
 layout(set = 0, binding = 7, std430) buffer LookupBuf { uint sparseLookup[]; };
 
 #include "isosurface/sparse_indexed.glsl"
+#endif
 
 void main() {
     const uint slot = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
+#ifdef ISO_DIRECT_BRICKS
+    if (slot >= grid.sparseLimits.y) return;
+#else
     if (slot >= min(counters.sparseSlots, grid.sparseLimits.y)) return;
+#endif
     // The level count read once, before the loop: a uniform load in the
     // loop's condition made GPU-assisted validation's instrumented SPIR-V
     // fail to parse on lavapipe ("Invalid back or cross-edge in the CFG").
@@ -41,6 +48,7 @@ void main() {
         index >>= 2;
     }
     runBase[slot] = prefix;
+#ifndef ISO_DIRECT_BRICKS
 
     const uint listed = slotRecords[slot] >> 5;
     if (sparseLookup[isoNeighbourWord(listed, 0u)] != slot) return;
@@ -52,4 +60,5 @@ void main() {
         const bool inGrid = all(lessThanEqual(n, last));
         sparseLookup[isoNeighbourWord(listed, code)] = inGrid ? isoListedBrickAt(isoPackBrick(n)) : kIsoNoSlot;
     }
+#endif
 }

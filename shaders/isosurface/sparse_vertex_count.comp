@@ -10,6 +10,9 @@
 // owner lookup (sparse_indexed.glsl): its brick in the hash (every slot of
 // a brick inserts the same key and index, so no order matters), its pool
 // slot under (brick, pair), and the brick's lowest slot. No field read.
+// A grid that fits (ISO_DIRECT_BRICKS): every slot of every brick, slot
+// 32 i + p being brick i's pair p, and no lookup (an owner's slot is
+// arithmetic).
 #include "isosurface/common.glsl"
 
 layout(local_size_x = kIsoGroupSize) in;
@@ -19,19 +22,28 @@ layout(set = 0, binding = 1, std140) uniform VertexGridBuf { IsoGrid vertexGrid;
 layout(set = 0, binding = 2, std430) readonly buffer PyramidBuf { uvec4 poolCases[]; };
 layout(set = 0, binding = 3, std430) writeonly buffer VertexPyramidBuf { uint vertexPyramid[]; };
 layout(set = 0, binding = 4, std430) readonly buffer CountersBuf { IsoCounters counters; };
+#ifdef ISO_DIRECT_BRICKS
+#define ISO_SPARSE_NO_LOOKUP
+#else
 layout(set = 0, binding = 5, std430) readonly buffer SlotBuf { uint slotRecords[]; };
 layout(set = 0, binding = 6, std430) readonly buffer BrickListBuf { uint bricks[]; };
 layout(set = 0, binding = 7, std430) buffer LookupBuf { uint sparseLookup[]; };
+#endif
 
 #include "isosurface/sparse_indexed.glsl"
 #include "isosurface/vertex_owner.glsl"
 
 void main() {
     const uint slot = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
+#ifdef ISO_DIRECT_BRICKS
+    if (slot >= grid.sparseLimits.y) return;
+    const ivec3 c0 = ivec3(isoPairOrigin(isoBrickOf(slot >> 5, grid.sparse, grid.brickDivisors), slot & 31u));
+#else
     if (slot >= min(counters.sparseSlots, grid.sparseLimits.y)) return;
     const uint record = slotRecords[slot];
     const uint listed = record >> 5, pair = record & 31u, packed = bricks[listed];
     const ivec3 c0 = ivec3(isoPairOrigin(isoUnpackBrick(packed), pair));
+#endif
     // Level 0 is quad-aligned (pyramidLevels): the slot's 16 cases are one uvec4.
     const uvec4 cases = poolCases[(grid.levels[0].x >> 2) + slot];
     uint sums = 0u;
@@ -45,6 +57,7 @@ void main() {
     }
     vertexPyramid[vertexGrid.levels[0].x + slot] = sums;
     vertexPyramid[vertexGrid.levels[1].x + slot] = (sums * 0x01010101u) >> 24;
+#ifndef ISO_DIRECT_BRICKS
 
     sparseLookup[isoPairSlotWord(listed, pair)] = slot;
     // The brick's lowest slot fills its neighbour entries in the bases pass
@@ -60,4 +73,5 @@ void main() {
             break;
         }
     }
+#endif
 }

@@ -33,7 +33,12 @@ void useParticleRecords(IsoSurfaceCreateInfo& info, const Buffer& records) {
 
 class IsoSurfaceTest : public test::GpuTest {
 protected:
+    // The tests of the cell-order grid's own structures (patch lists, field
+    // tiles, run bounds) set it: every surface they make runs that path
+    // (testing::Knobs::denseGrid) instead of the direct brick table.
+    bool denseGrid = false;
     std::unique_ptr<IsoSurface> make(const IsoSurfaceCreateInfo& info, testing::Knobs knobs = {}) {
+        if (denseGrid) knobs.denseGrid = true;
         auto r = testing::create(device(), info, knobs);
         EXPECT_TRUE(r.ok()) << r.message();
         if (!r) return nullptr;
@@ -45,6 +50,7 @@ protected:
     std::unique_ptr<IsoSurface> makeDense(const IsoSurfaceCreateInfo& info) {
         testing::Knobs dense;
         dense.denseClassify = true;
+        dense.denseGrid = true;
         auto s = make(info, dense);
         if (s) {
             EXPECT_FALSE(testing::readPatchList(*s).ok()) << "the dense path has no list";

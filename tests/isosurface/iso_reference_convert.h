@@ -1,6 +1,10 @@
 #pragma once
 // The GPU surface in the CPU reference's terms: its normal mode and its
 // vertices (tests/reference), for the iso-surface tests that compare them.
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <numeric>
 #include <vector>
 
 #include "pyramarch/isosurface/isosurface.h"
@@ -24,6 +28,27 @@ inline std::vector<ref::Vertex> toRef(const std::vector<IsoVertexData>& v) {
         }
         out[i].cellTriangles = v[i].position[3];
     }
+    return out;
+}
+
+// The CPU reference's vertices in the direct layout's order: cells sorted by
+// (brick, row pair, cell of the pair), a cell's vertices in their order.
+inline std::vector<ref::Vertex> inBrickOrder(const ref::McResult& cpu, const std::array<uint32_t, 3>& samples) {
+    const uint32_t cx = samples[0] - 1, cy = samples[1] - 1, cz = samples[2] - 1;
+    const uint32_t bx = (cx + 7) / 8, by = (cy + 7) / 8;
+    (void)cz;
+    const auto key = [&](uint32_t cell) {
+        const uint64_t x = cell % cx, y = cell / cx % cy, z = cell / (uint64_t(cx) * cy);
+        const uint64_t brick = x / 8 + bx * (y / 8 + by * (z / 8));
+        const uint64_t pair = (y % 8) / 2 + 4 * (z % 8), i = x % 8 + 8 * (y % 2);
+        return (brick * 32 + pair) * 16 + i;
+    };
+    std::vector<size_t> order(cpu.vertices.size());
+    std::iota(order.begin(), order.end(), size_t(0));
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return key(cpu.vertexCell[a]) < key(cpu.vertexCell[b]); });
+    std::vector<ref::Vertex> out(order.size());
+    for (size_t k = 0; k < order.size(); ++k) out[k] = cpu.vertices[order[k]];
     return out;
 }
 

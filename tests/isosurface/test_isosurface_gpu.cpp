@@ -163,49 +163,70 @@ protected:
         const auto gpu = toRef(verts.value());
         const float tol = ref::positionTolerance(g);
         EXPECT_EQ(ref::compareTriangleSets(cpu.vertices, gpu, tol, 1e-3f), "");
-        // Key order is cell order: vertex k of the GPU is vertex k of the CPU,
-        // i.e. every key maps to the right (cell, local index).
+        // Key order is cell order (the dense grid) or brick order (the
+        // direct brick table): vertex k of the GPU is vertex k of the CPU in
+        // that order, i.e. every key maps to the right (cell, local index).
+        const bool bricks = iso::testing::directBricks(iso);
+        const std::vector<ref::Vertex> expected = bricks ? inBrickOrder(cpu, info.samples) : cpu.vertices;
         ASSERT_EQ(gpu.size(), cpu.vertices.size());
         for (size_t k = 0; k < gpu.size(); ++k) {
             bool same = true;
-            for (int c = 0; c < 3; ++c) same = same && std::fabs(gpu[k].p[c] - cpu.vertices[k].p[c]) <= tol;
-            same = same && gpu[k].cellTriangles == cpu.vertices[k].cellTriangles;
+            for (int c = 0; c < 3; ++c) same = same && std::fabs(gpu[k].p[c] - expected[k].p[c]) <= tol;
+            same = same && gpu[k].cellTriangles == expected[k].cellTriangles;
             if (!same) {
-                ADD_FAILURE() << "key " << k << " (cell " << cpu.vertexCell[k] << ") maps elsewhere";
+                ADD_FAILURE() << "key " << k << " maps elsewhere" << (bricks ? " (brick order)" : "");
                 break;
             }
         }
         // Pyramid: base = count | case << 4 per cell, every level the CPU sums.
         auto pyr = iso::testing::readPyramid(iso);
         ASSERT_TRUE(pyr.ok()) << pyr.message();
-        // Volumes: a classify run (16 consecutive cells) whose cells in its
-        // first row and whose cells past it each lie entirely below or
-        // entirely at/above the iso value (all case 0 or all case 255) is
-        // stored as zeros, not case 255 (count 0 either way).
-        std::vector<uint32_t> base = cpu.base;
-        if (info.source == FieldSource::Volume) {
-            const size_t cx = g.n[0] - 1;
-            const auto allSame = [&](size_t b, size_t e) {
-                return b == e ||
-                       ((base[b] == 0u || base[b] == (255u << 4)) &&
-                        std::all_of(base.begin() + b, base.begin() + e, [&](uint32_t v) { return v == base[b]; }));
-            };
-            for (size_t r = 0; r < base.size(); r += 16) {
-                const size_t end = std::min(base.size(), r + 16), rowEnd = std::min(end, (r / cx + 1) * cx);
-                if (allSame(r, rowEnd) && allSame(rowEnd, end)) std::fill(base.begin() + r, base.begin() + end, 0u);
+        if (bricks) {
+            // Over every brick's 32 row pairs of 16 cells: a cell past the grid is case 0.
+            const uint32_t cx = g.n[0] - 1, cy = g.n[1] - 1, cz = g.n[2] - 1;
+            const uint32_t bx = (cx + 7) / 8, by = (cy + 7) / 8, bz = (cz + 7) / 8;
+            std::vector<uint32_t> pool(size_t(bx) * by * bz * 512, 0u);
+            for (size_t p = 0; p < pool.size(); ++p) {
+                const size_t brick = p / 512, pair = p / 16 % 32, i = p % 16;
+                const size_t x = brick % bx * 8 + i % 8, y = brick / bx % by * 8 + pair % 4 * 2 + i / 8,
+                             z = brick / (size_t(bx) * by) * 8 + pair / 4;
+                if (x < cx && y < cy && z < cz) pool[p] = cpu.base[x + cx * (y + size_t(cy) * z)];
             }
+            EXPECT_EQ(pyr.value()[0], pool);
+            const auto levels = ref::pyramidLevels(pool);
+            ASSERT_EQ(pyr.value().size(), levels.size());
+            for (size_t l = 1; l < levels.size(); ++l) EXPECT_EQ(pyr.value()[l], levels[l]) << "level " << l;
+        } else {
+            // Volumes: a classify run (16 consecutive cells) whose cells in its
+            // first row and whose cells past it each lie entirely below or
+            // entirely at/above the iso value (all case 0 or all case 255) is
+            // stored as zeros, not case 255 (count 0 either way).
+            std::vector<uint32_t> base = cpu.base;
+            if (info.source == FieldSource::Volume) {
+                const size_t cx = g.n[0] - 1;
+                const auto allSame = [&](size_t b, size_t e) {
+                    return b == e ||
+                           ((base[b] == 0u || base[b] == (255u << 4)) &&
+                            std::all_of(base.begin() + b, base.begin() + e, [&](uint32_t v) { return v == base[b]; }));
+                };
+                for (size_t r = 0; r < base.size(); r += 16) {
+                    const size_t end = std::min(base.size(), r + 16), rowEnd = std::min(end, (r / cx + 1) * cx);
+                    if (allSame(r, rowEnd) && allSame(rowEnd, end)) std::fill(base.begin() + r, base.begin() + end, 0u);
+                }
+            }
+            // User fields with a Lipschitz bound and metaballs: the cells of
+            // unlisted patches are zeros from the clear (count 0: all outside or
+            // all inside).
+            if ((info.source == FieldSource::UserGlsl && info.lipschitz > 0.f) ||
+                info.source == FieldSource::Metaballs) {
+                auto list = iso::testing::readPatchList(iso);
+                if (list.ok()) zeroUnlistedPatches(base, list.value());
+            }
+            EXPECT_EQ(pyr.value()[0], base);
+            const auto levels = ref::pyramidLevels(cpu.base);
+            ASSERT_EQ(pyr.value().size(), levels.size());
+            for (size_t l = 1; l < levels.size(); ++l) EXPECT_EQ(pyr.value()[l], levels[l]) << "level " << l;
         }
-        // User fields with a Lipschitz bound and metaballs: the cells of
-        // unlisted patches are zeros from the clear (count 0: all outside or
-        // all inside).
-        if ((info.source == FieldSource::UserGlsl && info.lipschitz > 0.f) || info.source == FieldSource::Metaballs) {
-            auto list = iso::testing::readPatchList(iso);
-            if (list.ok()) zeroUnlistedPatches(base, list.value());
-        }
-        EXPECT_EQ(pyr.value()[0], base);
-        const auto levels = ref::pyramidLevels(cpu.base);
-        ASSERT_EQ(pyr.value().size(), levels.size());
-        for (size_t l = 1; l < levels.size(); ++l) EXPECT_EQ(pyr.value()[l], levels[l]) << "level " << l;
         // Args and stats.
         auto args = iso::testing::readDrawArgs(iso);
         ASSERT_TRUE(args.ok());
@@ -351,6 +372,7 @@ TEST_F(IsoGpu, GyroidWithUserParamsMatchesReference) {
 }
 
 TEST_F(IsoGpu, MetaballsPerFrameUpdatesWithoutRecompiling) {
+    denseGrid = true; // the tiled field's own structures (field tiles, patch boxes)
     IsoSurfaceCreateInfo info;
     info.samples = {24, 22, 20};
     info.source = FieldSource::Metaballs;
@@ -565,6 +587,7 @@ TEST_F(IsoGpu, ThinGridsWrapClassifyRunsAcrossRowsAndSlices) {
 // those cells' corners, NaN as -infinity. A NaN, an infinity and an iso
 // value equal to a run's bound exercise the skip's boundaries.
 TEST_F(IsoGpu, VolumeRunBoundsMatchTheCpu) {
+    denseGrid = true; // the patch lists' own structures
     IsoSurfaceCreateInfo info;
     info.samples = {21, 6, 5};
     info.source = FieldSource::Volume;
@@ -660,6 +683,7 @@ void expectSameOutput(IsoSurface& listed, IsoSurface& dense, ExtractionMethod me
 // variants) give the same field, patch list and triangles, bit for bit: the
 // row path (<= 64 balls), the culled tiles (<= 1024) and the full loop.
 TEST_F(IsoGpu, MetaballTexelAndStorageReadsAgree) {
+    denseGrid = true; // the patch lists' own structures
     for (uint32_t count : {40u, 300u, 1100u}) {
         SCOPED_TRACE(std::to_string(count) + " balls");
         IsoSurfaceCreateInfo info;
@@ -699,6 +723,7 @@ TEST_F(IsoGpu, MetaballTexelAndStorageReadsAgree) {
 }
 
 TEST_F(IsoGpu, PatchListSkipsInactivePatchesBitForBitWithTheDensePath) {
+    denseGrid = true; // the patch lists' own structures
     const std::array<uint32_t, 3> shapes[] = {{70, 41, 29}, {33, 9, 61}, {300, 3, 5}};
     for (const auto& n : shapes)
         for (ExtractionMethod method : {ExtractionMethod::HistoPyramid, ExtractionMethod::Scan}) {
@@ -790,6 +815,7 @@ TEST_F(IsoGpu, PatchListSkipsInactivePatchesBitForBitWithTheDensePath) {
 // dense classify writes (pyramid, vertices, args, active cells) is the same
 // bits, the skipped patches' cells being the clear pass's zeros.
 TEST_F(IsoGpu, MetaballPatchListSkipsEmptyAndInsidePatches) {
+    denseGrid = true; // the patch lists' own structures
     for (ExtractionMethod method : {ExtractionMethod::HistoPyramid, ExtractionMethod::Scan}) {
         SCOPED_TRACE(method == ExtractionMethod::Scan ? "scan" : "histopyramid");
         IsoSurfaceCreateInfo info;
@@ -987,6 +1013,7 @@ std::vector<uint32_t> lipschitzPatchList(const ref::Grid& g, float lipschitz,
 // (patches with NaN at a centre are listed). A bounds pass that lists
 // nothing, or the same list every frame, fails here.
 TEST_F(IsoGpu, UserLipschitzBoundListsPatchesBitForBitWithTheDensePath) {
+    denseGrid = true; // the patch lists' own structures
     // 255 cells per row: a patch is a compact 16 x 8-cell parallelogram
     // (its runs 256 cells apart); other widths scatter a patch's runs over
     // the rows (70: 3.7 rows apart, 49 cells along x), so a patch lies near
@@ -1073,6 +1100,7 @@ TEST_F(IsoGpu, UserLipschitzBoundListsPatchesBitForBitWithTheDensePath) {
 // with every normal operator and with shared vertices; the tiles are exactly
 // those the CPU derives from the GPU's patch list, and few of the grid's.
 TEST_F(IsoGpu, UserFieldTilesCoverEverySampleTheyRead) {
+    denseGrid = true; // the patch lists' own structures
     const uint32_t nan = 0x7fc00000u;
     for (NormalMode normals : {NormalMode::Sobel, NormalMode::Central, NormalMode::Forward, NormalMode::None})
         for (bool indexed : {false, true}) {
@@ -1124,6 +1152,7 @@ TEST_F(IsoGpu, UserFieldTilesCoverEverySampleTheyRead) {
 // bit for bit, the tiled field filled with NaN before every frame; grids of
 // 257 and 129 samples per row, so that patches start on tile borders.
 TEST_F(IsoGpu, UserFieldTilesReadTheirHaloWhereTheBoundLies) {
+    denseGrid = true; // the patch lists' own structures
     for (const std::array<uint32_t, 3> n : {std::array<uint32_t, 3>{257, 24, 20}, std::array<uint32_t, 3>{129, 40, 33}})
         for (NormalMode normals : {NormalMode::Sobel, NormalMode::Central}) {
             SCOPED_TRACE(std::to_string(n[0]) + " normals " + std::to_string(int(normals)));
@@ -1317,6 +1346,7 @@ TEST_F(IsoGpu, AutoFusesUserFieldsWithTheHistoPyramidOnly) {
 // L = 0 (the default) keeps the dense path: no list, every triangle; bad
 // constants fail create().
 TEST_F(IsoGpu, UserLipschitzTooSmallLosesTrianglesOnlyAndZeroStaysDense) {
+    denseGrid = true; // the patch list a lying bound shortens
     IsoSurfaceCreateInfo info = userInfo(kMovingSphereGlsl, {40, 37, 35});
     info.lipschitz = 0.02f;
     auto lying = make(info);
@@ -1366,6 +1396,7 @@ TEST_F(IsoGpu, UserLipschitzTooSmallLosesTrianglesOnlyAndZeroStaysDense) {
 // args and stats; checkAgainstReference compares the stats' active cells
 // with the CPU's.
 TEST_F(IsoGpu, SubgroupAndPerThreadAtomicsAgree) {
+    denseGrid = true; // the patch lists' own structures
     IsoSurfaceCreateInfo info;
     info.samples = {70, 41, 29};
     info.source = FieldSource::Volume;
@@ -1950,6 +1981,7 @@ TEST_P(IsoSplat, StridedGpuBufferSkipsBadParticles) {
 // setParticles refuses those), none at all; and whatever the dense
 // classify writes (pyramid, vertices, args, active cells) is the same bits.
 TEST_F(IsoGpu, ParticlePatchListSkipsPatchesNoParticleReaches) {
+    denseGrid = true; // the patch lists' own structures
     struct Config {
         const char* name;
         SplatMethod splat;
@@ -2713,12 +2745,15 @@ void expectIndexedMatchesReference(IsoSurface& iso, const IsoSurfaceCreateInfo& 
     ASSERT_EQ(idx.value().size(), cpu.vertices.size());
     const float tol = ref::positionTolerance(g);
     const auto unique = toRef(verts.value());
+    // Key order: the grid's (brick order on the direct brick table).
+    const std::vector<ref::Vertex> expected =
+        iso::testing::directBricks(iso) ? inBrickOrder(cpu, info.samples) : cpu.vertices;
     for (size_t k = 0; k < idx.value().size(); ++k) {
         ASSERT_LT(idx.value()[k], unique.size()) << k;
         const ref::Vertex& v = unique[idx.value()[k]];
         for (int a = 0; a < 3; ++a) {
-            ASSERT_NEAR(v.p[a], cpu.vertices[k].p[a], tol) << "key " << k;
-            ASSERT_NEAR(v.n[a], cpu.vertices[k].n[a], 1e-3f) << "key " << k;
+            ASSERT_NEAR(v.p[a], expected[k].p[a], tol) << "key " << k;
+            ASSERT_NEAR(v.n[a], expected[k].n[a], 1e-3f) << "key " << k;
         }
     }
     indices = std::move(idx).value();
@@ -2847,6 +2882,7 @@ void IsoGpu::checkIndexedVolumeVariants(std::array<uint32_t, 3> n) {
 }
 
 TEST_F(IsoGpu, IndexedVolumeThroughEveryFaceMatchesDenseAndStorageReads) {
+    denseGrid = true; // the patch list against the dense classify, index for index
     for (const std::array<uint32_t, 3> n :
          {std::array<uint32_t, 3>{29, 18, 23}, std::array<uint32_t, 3>{70, 9, 33}, std::array<uint32_t, 3>{2, 3, 2}})
         checkIndexedVolumeVariants(n);
@@ -2854,7 +2890,10 @@ TEST_F(IsoGpu, IndexedVolumeThroughEveryFaceMatchesDenseAndStorageReads) {
 
 // The same at a small size, for the `gpuav` label: every indexed shader and
 // its storage-read variant under GPU-assisted validation in seconds.
-TEST_F(IsoGpu, SmallIndexedVolumeVariants) { checkIndexedVolumeVariants({9, 8, 10}); }
+TEST_F(IsoGpu, SmallIndexedVolumeVariants) {
+    denseGrid = true; // the patch list against the dense classify, index for index
+    checkIndexedVolumeVariants({9, 8, 10});
+}
 
 TEST_F(IsoGpu, IndexedOutputCapacities) {
     IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, {20, 20, 20});

@@ -38,6 +38,7 @@ const uint32_t kVertexBasesStorageSpv[] =
 
 Status IsoSurface::Impl::createIndexedPipelines() {
     if (sparse) return createSparseIndexedPipelines();
+    if (direct) return createDirectIndexedPipelines();
     PYRAMARCH_TRY(makePipeline(vertexBasesPipe,
                                texelReads ? std::span<const uint32_t>(kVertexBasesSpv) : kVertexBasesStorageSpv,
                                "vertices.bases", 5));
@@ -65,6 +66,7 @@ void IsoSurface::Impl::importIndexedBuffers(RenderGraph& graph, IsoRefs& refs) {
 
 void IsoSurface::Impl::addVertexPyramidPasses(RenderGraph& graph, const IsoRefs& refs) {
     if (sparse) return addSparseVertexPasses(graph, refs);
+    if (direct) return addDirectVertexPasses(graph, refs);
     const std::string& n = info.name;
     // classify wrote levels 0 and 1 (u8 sums of 4 cells, run sums), and with
     // a patch list level 2 (atomics): the build starts above.
@@ -96,6 +98,7 @@ void IsoSurface::Impl::addVertexPyramidPasses(RenderGraph& graph, const IsoRefs&
 
 BufferRef IsoSurface::Impl::addIndexedPasses(RenderGraph& graph, const IsoRefs& refs) {
     if (sparse) return addSparseIndexedPasses(graph, refs);
+    if (direct) return addDirectIndexedPasses(graph, refs);
     const std::string& n = info.name;
     const ExternalUse indexRead{Access::IndexRead, PassKind::Graphics};
     const BufferRef indicesRef = graph.importBuffer(n + ".indices", indices, indexRead, indexRead);

@@ -40,6 +40,7 @@ const std::pair<const char*, const char*> kIsoGlsl[] = {
     {"isosurface/metaballs.glsl", kIsoText_metaballs_glsl},
     {"isosurface/sparse_item_refs.glsl", kIsoText_sparse_item_refs_glsl},
     {"isosurface/sparse_volume_field.glsl", kIsoText_sparse_volume_field_glsl},
+    {"isosurface/dense_field.glsl", kIsoText_dense_field_glsl},
 };
 
 // `text` with every `#include "isosurface/..."` line replaced by that file,
@@ -161,8 +162,9 @@ void main() {
                              compileGlsl, n, "");
 }
 
-Result<std::vector<uint32_t>> IsoSurface::Impl::fusedSpirv(const char* shaderText, const char* what) const {
-    std::string defines;
+Result<std::vector<uint32_t>> IsoSurface::Impl::fusedSpirv(const char* shaderText, const char* what,
+                                                           const std::string& more) const {
+    std::string defines = more;
     if (!texelReads) defines += "#define ISO_STORAGE_READS\n";
     if (subgroupAtomics) defines += "#define ISO_SUBGROUP_ATOMICS\n";
     return compileUserShader(fusedShaderSource(info.fieldGlsl, shaderText, defines), info.compileGlsl, info.name,

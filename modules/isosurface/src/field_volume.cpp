@@ -22,6 +22,7 @@ const uint32_t kPatchBoundsSpv[] =
 
 Status IsoSurface::Impl::createVolumePipelines() {
     PYRAMARCH_TRY(makePipeline(fieldPipe, kVolumeSpv, "field.volume", 3));
+    if (!grid.runBounds) return {}; // direct bricks: classify reads no value bounds
     PYRAMARCH_TRY(makePipeline(boundsPipe, kBoundsSpv, "field.volume.bounds", 4));
     if (grid.patchList) PYRAMARCH_TRY(makePipeline(patchBoundsPipe, kPatchBoundsSpv, "field.volume.bounds.patches", 5));
     return {};
@@ -45,6 +46,7 @@ void IsoSurface::Impl::addVolumePasses(RenderGraph& graph, const IsoRefs& refs) 
             ctx.pushConstants(push());
             dispatchFolded(ctx, groupsOf(grid.samples.w, gpu::kIsoGroupSize), maxGroupsX());
         });
+    if (!grid.runBounds) return;
     // Value bounds of each classify run, only on the frames that converted an
     // upload: the iso value is not involved, so changing it costs nothing here.
     graph.addPass(info.name + ".field.volume.bounds", PassKind::Compute)

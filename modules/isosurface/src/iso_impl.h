@@ -7,6 +7,11 @@
 //   <name>.particles.bounds                     field_particles_bounds.cpp (both methods)
 //   <name>.field.volume, <name>.field.volume.bounds  field_volume.cpp
 //   <name>.field.user, <name>.field.user.bounds field_user.cpp (and compileUserField)
+//   on a grid that fits as bricks (direct brick table) <name>.classify,
+//   <name>.pyramid.*, <name>.extract            sparse.cpp (addDirect*)
+//   and indexed <name>.vertices.{count,pyramid.*,bases}, <name>.vertices,
+//   <name>.extract                              sparse_indexed.cpp (addDirect*)
+//   the cell-order grid (sources with bounds, the scan):
 //   <name>.classify, <name>.classify.{boxes,clear,activate,args}, <name>.pyramid.*
 //                                               pyramid.cpp (its build pass also builds the other trees)
 //   <name>.args                                 args.cpp
@@ -221,6 +226,17 @@ struct IsoSurface::Impl {
     // IsoSurfaceCreateInfo::sparse: a virtual grid of bricks (sparse.cpp);
     // classify and extraction are sparse_classify.comp / sparse_extract.comp.
     bool sparse = false;
+    // A grid that fits, laid out as bricks (layout.cpp says when; the knobs
+    // testing::Knobs::directBricks and denseGrid force either):
+    // every brick resident, brick index = its place in the pool (pool slot
+    // 32 i + p for brick i's row pair p), no brick list, no slot claimed by
+    // an atomic. The source's field pass fills the field buffer as on the
+    // dense path; classify and extraction are the bricked ones
+    // (sparse_classify.comp / sparse_extract.comp, ISO_DIRECT_BRICKS with
+    // ISO_DENSE_FIELD, or fused), so the triangles come in brick order, the
+    // same in every run (sparse.cpp).
+    bool direct = false;
+    bool directForced = false, denseGridForced = false;
     uint32_t maxItems = 0;
     uint64_t externalParticleBytes = 0; // ParticleInput::GpuBuffer: bytes of particleBuffer the module reads
 
@@ -400,7 +416,9 @@ struct IsoSurface::Impl {
     void addUserPasses(RenderGraph& graph, const IsoRefs& refs);
     // FieldEvaluation::Fused: one of the module's passes (its .comp text)
     // compiled with the user's field() (field_user.cpp).
-    Result<std::vector<uint32_t>> fusedSpirv(const char* shaderText, const char* what) const;
+    // `defines`: more #define lines before the shader's text.
+    Result<std::vector<uint32_t>> fusedSpirv(const char* shaderText, const char* what,
+                                             const std::string& defines = {}) const;
     // Sparse domains: the activate passes (sparse_activate.glsl) around the
     // snippet: coarse (super-bricks) or fine (bricks).
     Result<std::vector<uint32_t>> sparseActivateSpirv(bool coarse) const;
@@ -462,6 +480,11 @@ struct IsoSurface::Impl {
     void addSparseClassifyPasses(RenderGraph& graph, const IsoRefs& refs);
     void addSparseExtractPass(RenderGraph& graph, const IsoRefs& refs);
     void bindBrickItems(PassBuilder& pass, const IsoRefs& refs); // metaballs, particles, volumes: bindings 7, 8
+    // sparse.cpp, a grid that fits (direct): classify and extraction over
+    // every brick, reading the field buffer (or fused field()).
+    Status createDirectPipelines();
+    void addDirectClassifyPasses(RenderGraph& graph, const IsoRefs& refs);
+    void addDirectExtractPass(RenderGraph& graph, const IsoRefs& refs);
     // sparse_indexed.cpp: indexed output on a sparse domain. The owner
     // lookup (sparse_indexed.glsl) and the per-slot passes' dispatch; the
     // vertex pyramid, run bases (one per pool slot) and indices are the
@@ -469,6 +492,10 @@ struct IsoSurface::Impl {
     Buffer sparseLookup, sparseVertexArgs;
     ComputePipeline sparseVertexArgsPipe, sparseVertexCountPipe;
     Status planSparseIndexed(const DeviceLimits& limits, const std::string& dev);
+    // A grid that fits (direct): the per-slot passes over every slot, owners by arithmetic.
+    Status createDirectIndexedPipelines();
+    void addDirectVertexPasses(RenderGraph& graph, const IsoRefs& refs);
+    BufferRef addDirectIndexedPasses(RenderGraph& graph, const IsoRefs& refs);
     Status createSparseIndexedBuffers(const MakeBuffer& make);
     Status createSparseIndexedPipelines();
     void importSparseIndexedBuffers(RenderGraph& graph, IsoRefs& refs);

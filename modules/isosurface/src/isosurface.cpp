@@ -65,6 +65,8 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
         m.denseClassify = knobs.denseClassify;
         m.storageReadsForced = knobs.storageReads;
         m.denseFieldForced = knobs.denseField;
+        m.directForced = knobs.directBricks;
+        m.denseGridForced = knobs.denseGrid;
         m.volumePoolBricksForced = knobs.volumePoolBricks;
         m.outputSliceBytesForced = knobs.outputSliceBytes;
         m.heapBytes = heap;
@@ -196,7 +198,7 @@ Status IsoSurface::Impl::createBuffers() {
             PYRAMARCH_TRY(make(m.kernels, uint64_t(m.maxItems) * 16 * gpu::kIsoAnisoRecordVec4s, readable,
                                MemoryUsage::DeviceLocal, "anisotropic kernels"));
     }
-    if (info.source == FieldSource::Volume && !m.sparse) {
+    if (info.source == FieldSource::Volume && !m.sparse && !m.direct) {
         PYRAMARCH_TRY(make(m.runBounds, groupsOf(sizes.cells, gpu::kIsoClassifyCells) * 8, readable,
                            MemoryUsage::DeviceLocal, "run bounds"));
         // One entry per row of cells: at most one run goes on past each.
@@ -330,12 +332,15 @@ Status IsoSurface::Impl::createPipelines() {
         if (indexed) PYRAMARCH_TRY(createIndexedPipelines());
         return createArgsPipelines();
     }
-    PYRAMARCH_TRY(createPyramidPipelines());
+    if (direct)
+        PYRAMARCH_TRY(createDirectPipelines());
+    else
+        PYRAMARCH_TRY(createPyramidPipelines());
     PYRAMARCH_TRY(createArgsPipelines());
     if (scan) PYRAMARCH_TRY(createScanPipelines());
     if (indexed)
         PYRAMARCH_TRY(createIndexedPipelines());
-    else if (!scan)
+    else if (!scan && !direct)
         PYRAMARCH_TRY(createExtractPipelines());
     switch (info.source) {
     case FieldSource::Metaballs: return createMetaballsPipelines();
@@ -618,7 +623,7 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
     if ((m.info.source == FieldSource::Volume || m.info.source == FieldSource::Particles) && m.sparse)
         m.importSparseVolumeBuffers(graph, refs);
     if (m.octreeInput) m.importSparseOctreeBuffers(graph, refs, inputs.octree);
-    if (m.info.source == FieldSource::Volume && !m.sparse) {
+    if (m.info.source == FieldSource::Volume && !m.sparse && !m.direct) {
         refs.runBounds = graph.importBuffer(n + ".runBounds", m.runBounds, computeRead, computeRead);
         refs.wrapBounds = graph.importBuffer(n + ".wrapBounds", m.wrapBounds, computeRead, computeRead);
     }
@@ -680,6 +685,8 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
     if (m.indexed) m.importIndexedBuffers(graph, refs);
     if (m.sparse)
         m.addSparseClassifyPasses(graph, refs);
+    else if (m.direct)
+        m.addDirectClassifyPasses(graph, refs);
     else
         m.addClassifyPass(graph, refs);
     if (m.indexed) m.addVertexPyramidPasses(graph, refs);
@@ -694,6 +701,8 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
         m.addScanPasses(graph, refs);
     else if (m.sparse)
         m.addSparseExtractPass(graph, refs);
+    else if (m.direct)
+        m.addDirectExtractPass(graph, refs);
     else
         m.addExtractPasses(graph, refs);
     return GraphOutputs{refs.vertices, refs.args, {}, m.addAttributePasses(graph, refs)};

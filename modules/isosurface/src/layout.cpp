@@ -488,6 +488,17 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     const std::string gridText = std::to_string(sx) + "x" + std::to_string(sy) + "x" + std::to_string(sz);
     m.scan = info.method == ExtractionMethod::Scan;
     m.sparse = info.sparse.enabled;
+    // A grid that fits runs on the direct brick table, except where the
+    // cell-order layout skips empty space that the bricks do not skip yet
+    // (their classify runs over every brick): the value bounds of volumes,
+    // the cell boxes of metaballs and particles, a user field's Lipschitz
+    // bound. testing::Knobs::directBricks / denseGrid force either.
+    const bool cellOrderSkips =
+        !m.denseClassify &&
+        (info.source == FieldSource::Volume || (info.source == FieldSource::UserGlsl && info.lipschitz > 0.f) ||
+         ((info.source == FieldSource::Metaballs || info.source == FieldSource::Particles) && sx - 1 <= 0xffff &&
+          sy - 1 <= 0xffff && sz - 1 <= 0xffff));
+    m.direct = !m.sparse && !m.scan && !m.denseGridForced && (m.directForced || !cellOrderSkips);
     if (m.sparse) PYRAMARCH_TRY(checkSparseDomain(info, m.scan));
     if (m.sparse) PYRAMARCH_TRY(m.sizeSparseDomain(lim, dev));
     // User GLSL: field() fused into classify and extraction (no field
@@ -563,7 +574,13 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     // Pyramid: level 0 = one element per cell, level k+1 = ceil(level k / 4), up to one element.
     // Levels 0 (MC case) and 1 (max 60) as u8: Cayley 255^3 84 -> 25 MiB.
     // Sparse: over the pool's slots of kIsoClassifyCells cells instead.
-    const uint64_t pyramidCells = m.sparse ? uint64_t(info.sparse.maxRowPairs) * gpu::kIsoClassifyCells : cells;
+    // Direct bricks: over every brick's row pairs (32 of 16 cells a brick).
+    const uint32_t brickCells = gpu::kIsoBrickCells;
+    const uint64_t directBricks = uint64_t((sx - 1 + brickCells - 1) / brickCells) *
+                                  ((sy - 1 + brickCells - 1) / brickCells) * ((sz - 1 + brickCells - 1) / brickCells);
+    const uint64_t pyramidCells = m.sparse   ? uint64_t(info.sparse.maxRowPairs) * gpu::kIsoClassifyCells
+                                  : m.direct ? directBricks * gpu::kIsoBrickRowPairs * gpu::kIsoClassifyCells
+                                             : cells;
     uint64_t pyramidWords = 0;
     const uint64_t offset = pyramidLevels(pyramidCells, g, gpu::kIsoPackedLevels, &pyramidWords, true);
     if (offset == 0) return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': too many cells");
@@ -594,7 +611,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     g.indexed = m.indexed ? 1u : 0u;
     g.baseMask = gpu::kIsoCountMask;
     g.scanOccupancy = m.scan ? 1u : 0u;
-    g.runBounds = info.source == FieldSource::Volume && !m.sparse ? 1u : 0u;
+    g.runBounds = info.source == FieldSource::Volume && !m.sparse && !m.direct ? 1u : 0u;
     // Empty-space skipping where the source has bounds (volumes: per-run
     // value bounds once per upload; metaballs and particles: the patches no
     // ball or particle reaches, every frame): classify runs only over the
@@ -609,7 +626,8 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     const bool boxesFit = sx - 1 <= 0xffff && sy - 1 <= 0xffff && sz - 1 <= 0xffff;
     // Sparse: the brick list takes the patch list's place.
     g.patchList =
-        (g.runBounds != 0 || (byPosition && boxesFit) || userBounds) && !m.denseClassify && !m.sparse ? 1u : 0u;
+        (g.runBounds != 0 || (byPosition && boxesFit) || userBounds) && !m.denseClassify && !m.sparse && !m.direct ? 1u
+                                                                                                                   : 0u;
     m.usePatchBoxes = g.patchList != 0 && byPosition;
     m.tiledUserField = g.patchList != 0 && userBounds && !m.denseFieldForced && !m.fusedField;
     m.tiledMetaballs = g.patchList != 0 && info.source == FieldSource::Metaballs && !m.denseFieldForced;
@@ -625,7 +643,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
         // classify runs up; and one first-vertex index per run.
         uint64_t vertexWords = 0;
         // Sparse: over the pool's cells, a slot in the place of a classify run.
-        const uint64_t vertexCells = m.sparse ? pyramidCells : cells;
+        const uint64_t vertexCells = m.sparse || m.direct ? pyramidCells : cells;
         if (pyramidLevels((vertexCells + 3) / 4, m.vertexGrid, 1, &vertexWords, true) == 0)
             return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': too many cells");
         vertexPyramidBytes = ((vertexWords + 3) & ~uint64_t(3)) * 4;
@@ -935,6 +953,25 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     // field (lavapipe's 128 MiB stops at ~33M samples); refuse it by name.
     constexpr uint64_t kMaxVerticesPerCell = 15;
     if (m.sparse) PYRAMARCH_TRY(m.planSparseDomain(lim, dev));
+    if (m.direct) {
+        // Every brick resident, brick index = place (sparse.cpp): the bricks
+        // per axis and their index -> coordinates constants.
+        const uint32_t bx = g.cells.x / brickCells + (g.cells.x % brickCells != 0),
+                       by = g.cells.y / brickCells + (g.cells.y % brickCells != 0),
+                       bz = g.cells.z / brickCells + (g.cells.z % brickCells != 0);
+        g.sparse = {bx, by, bz, 0u};
+        g.sparseLimits = {uint32_t(directBricks), uint32_t(directBricks * gpu::kIsoBrickRowPairs),
+                          uint32_t(directBricks), 0u};
+        const UintDivisor divX = uintDivisor(bx), divY = uintDivisor(by);
+        g.brickDivisors = {divX.multiplier, divY.multiplier, divX.shifts, divY.shifts};
+        if (pyramidCells * kMaxVerticesPerCell > 0xFFFFFFFFull)
+            return m.gridTooLarge = true,
+                   Status::error(ErrorCode::DeviceLimit,
+                                 "isosurface '" + info.name + "': " + std::to_string(directBricks) + " bricks of " +
+                                     std::to_string(gpu::kIsoBrickRowPairs * gpu::kIsoClassifyCells) +
+                                     " cells could emit " + std::to_string(pyramidCells * kMaxVerticesPerCell) +
+                                     " vertices, past the 32-bit counts of the pyramid");
+    }
     if (pyramidCells * kMaxVerticesPerCell > 0xFFFFFFFFull && m.sparse)
         return Status::error(
             ErrorCode::InvalidArgument,
@@ -956,7 +993,8 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     // (particles, balls) or per gather bin; per cell and per pyramid element
     // counts are smaller than per sample.
     // Indexed extraction runs one thread per triangle of the surface, whatever the capacities.
-    const uint64_t indexedTriangles = m.indexed ? (m.sparse ? pyramidCells : cells) * (kMaxVerticesPerCell / 3) : 0;
+    const uint64_t indexedTriangles =
+        m.indexed ? (m.sparse || m.direct ? pyramidCells : cells) * (kMaxVerticesPerCell / 3) : 0;
     // Sparse: no pass runs per sample; per brick (activate) and per listed row pair (classify).
     const uint64_t perSample =
         m.sparse ? std::max({uint64_t(g.sparseLimits.z), uint64_t(g.sparseLimits.x) * gpu::kIsoBrickRowPairs,
@@ -1019,6 +1057,8 @@ Result<testing::LayoutPlan> testing::planLayout(const IsoSurfaceCreateInfo& info
         m.volumePoolBricksForced = knobs.volumePoolBricks;
         m.outputSliceBytesForced = knobs.outputSliceBytes;
         m.heapBytes = knobs.deviceLocalHeapBytes;
+        m.directForced = knobs.directBricks;
+        m.denseGridForced = knobs.denseGrid;
     };
     IsoSurface::Impl dense, sparse;
     setUp(dense, info);

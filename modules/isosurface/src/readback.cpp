@@ -268,6 +268,7 @@ struct TestingAccess {
         }
         return out;
     }
+    static bool directBricks(const IsoSurface& s) { return s.impl_->direct; }
     static Result<std::vector<uint32_t>> readPatchList(IsoSurface& s) {
         const IsoSurface::Impl& m = *s.impl_;
         if (!m.grid.patchList)
@@ -394,6 +395,7 @@ Result<std::vector<uint32_t>> readDrawArgs(IsoSurface& surface) { return Testing
 Result<std::vector<uint32_t>> readActiveCells(IsoSurface& surface) { return TestingAccess::readActiveCells(surface); }
 Result<std::vector<float>> readRunBounds(IsoSurface& surface) { return TestingAccess::readRunBounds(surface); }
 Result<std::vector<uint32_t>> readPatchList(IsoSurface& surface) { return TestingAccess::readPatchList(surface); }
+bool directBricks(const IsoSurface& surface) { return TestingAccess::directBricks(surface); }
 Result<std::vector<BlockSlot>> readBlockSlots(IsoSurface& surface) { return TestingAccess::readBlockSlots(surface); }
 Result<std::vector<float>> readParticleBlock(IsoSurface& surface, uint32_t slot) {
     return TestingAccess::readParticleBlock(surface, slot);

@@ -120,7 +120,83 @@ const uint32_t kVolumeExtractSpv[] =
 const uint32_t kVolumeExtractStorageSpv[] =
 #include "shaders/isosurface/sparse_extract.volume_storage.comp.spv.inc"
     ;
+// A grid that fits (direct bricks): classify and extraction over every
+// brick, reading the field buffer the source's field pass filled.
+const uint32_t kDirectClassifySpv[] =
+#include "shaders/isosurface/sparse_classify.dense.comp.spv.inc"
+    ;
+const uint32_t kDirectClassifyStorageSpv[] =
+#include "shaders/isosurface/sparse_classify.dense_storage.comp.spv.inc"
+    ;
+const uint32_t kDirectExtractSpv[] =
+#include "shaders/isosurface/sparse_extract.dense.comp.spv.inc"
+    ;
+const uint32_t kDirectExtractStorageSpv[] =
+#include "shaders/isosurface/sparse_extract.dense_storage.comp.spv.inc"
+    ;
 } // namespace
+
+// A grid that fits, as bricks (direct): the bricked classify and extraction
+// with no list (ISO_DIRECT_BRICKS), over the field buffer (ISO_DENSE_FIELD)
+// or, for a fused user field, compiled at creation with the snippet.
+Status IsoSurface::Impl::createDirectPipelines() {
+    if (fusedField) {
+        const std::string direct = "#define ISO_DIRECT_BRICKS\n";
+        PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> classifySpv,
+                             fusedSpirv(kIsoText_sparse_classify_comp, "classify", direct));
+        PYRAMARCH_TRY(makePipeline(classify, classifySpv, "classify", 5));
+        if (!indexed) {
+            PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> extractSpv,
+                                 fusedSpirv(kIsoText_sparse_extract_comp, "extract", direct));
+            PYRAMARCH_TRY(makePipeline(extract, extractSpv, "extract", kSparseOutputBindings));
+        }
+    } else {
+        PYRAMARCH_TRY(makePipeline(
+            classify, texelReads ? std::span<const uint32_t>(kDirectClassifySpv) : kDirectClassifyStorageSpv,
+            "classify", 5));
+        if (!indexed)
+            PYRAMARCH_TRY(makePipeline(
+                extract, texelReads ? std::span<const uint32_t>(kDirectExtractSpv) : kDirectExtractStorageSpv,
+                "extract", kSparseOutputBindings));
+    }
+    return createBuildPipeline();
+}
+
+// Classify writes every pair's level-2 word itself (0 where nothing is cut):
+// no clear, no list, one thread per row pair of every brick.
+void IsoSurface::Impl::addDirectClassifyPasses(RenderGraph& graph, const IsoRefs& refs) {
+    PassBuilder pass = graph.addPass(info.name + ".classify", PassKind::Compute);
+    pass.pipeline(classify).uniform(0, refs.grid).storage(3, refs.pyramid, RW).storage(4, refs.counters, RW);
+    if (fusedField)
+        ; // field() at the samples: no field buffer
+    else if (texelReads)
+        pass.texel(2, refs.field, VK_FORMAT_R32_SFLOAT, Access::SampledRead);
+    else
+        pass.storage(2, refs.field, R);
+    const uint64_t groups = groupsOf(grid.sparseLimits.z, gpu::kIsoBricksPerGroup);
+    pass.record([this, groups](PassContext& ctx) {
+        // A fused field has no field pass: classify is the frame's first.
+        if (fusedField && !grid.patchList) beginFrame(ctx);
+        ctx.pushConstants(push());
+        dispatchFolded(ctx, groups, maxGroupsX());
+    });
+    addPyramidBuild(graph, info.name + ".pyramid.", refs.grid, refs.pyramid, grid,
+                    std::min(gpu::kIsoClassifyLevels, grid.levelCount - 1));
+}
+
+void IsoSurface::Impl::addDirectExtractPass(RenderGraph& graph, const IsoRefs& refs) {
+    PassBuilder pass = graph.addPass(info.name + ".extract", PassKind::Compute);
+    pass.pipeline(extract).uniform(0, refs.grid).uniform(1, refs.tables);
+    vertexSlices(pass, 4, 12, refs.vertices, W);
+    if (texelReads) {
+        pass.texel(3, refs.pyramid, VK_FORMAT_R32G32B32A32_UINT, Access::SampledRead);
+        if (!fusedField) pass.texel(2, refs.field, VK_FORMAT_R32_SFLOAT, Access::SampledRead);
+    } else {
+        pass.storage(3, refs.pyramid, R);
+        if (!fusedField) pass.storage(2, refs.field, R);
+    }
+    pass.use(refs.args, Access::IndirectRead).record(indirectDispatch(refs.args, offsetof(gpu::IsoArgs, dispatchX)));
+}
 
 // Indexed output builds its own extraction (sparse_indexed.cpp): the
 // triangle-soup one is not compiled then (for user fields a run-time compile).

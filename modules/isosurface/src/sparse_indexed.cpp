@@ -57,7 +57,98 @@ const uint32_t kVolumeVerticesSpv[] =
 const uint32_t kVolumeVerticesStorageSpv[] =
 #include "shaders/isosurface/sparse_shared_vertices.volume_storage.comp.spv.inc"
     ;
+// A grid that fits (direct): every slot, owners by arithmetic, no lookup.
+const uint32_t kDirectCountSpv[] =
+#include "shaders/isosurface/sparse_vertex_count.direct.comp.spv.inc"
+    ;
+const uint32_t kDirectBasesSpv[] =
+#include "shaders/isosurface/sparse_vertex_bases.direct.comp.spv.inc"
+    ;
+const uint32_t kDirectExtractSpv[] =
+#include "shaders/isosurface/sparse_extract_indexed.direct.comp.spv.inc"
+    ;
+const uint32_t kDirectExtractStorageSpv[] =
+#include "shaders/isosurface/sparse_extract_indexed.direct_storage.comp.spv.inc"
+    ;
+const uint32_t kDirectVerticesSpv[] =
+#include "shaders/isosurface/sparse_shared_vertices.dense.comp.spv.inc"
+    ;
+const uint32_t kDirectVerticesStorageSpv[] =
+#include "shaders/isosurface/sparse_shared_vertices.dense_storage.comp.spv.inc"
+    ;
 } // namespace
+
+Status IsoSurface::Impl::createDirectIndexedPipelines() {
+    PYRAMARCH_TRY(makePipeline(sparseVertexCountPipe, kDirectCountSpv, "sparse.vertices.count", 5));
+    PYRAMARCH_TRY(makePipeline(vertexBasesPipe, kDirectBasesSpv, "vertices.bases", 5));
+    if (fusedField) {
+        PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> fused, fusedSpirv(kIsoText_sparse_shared_vertices_comp,
+                                                                           "vertices", "#define ISO_DIRECT_BRICKS\n"));
+        PYRAMARCH_TRY(makePipeline(sharedVerticesPipe, fused, "vertices", kSparseOutputBindings));
+    } else {
+        PYRAMARCH_TRY(makePipeline(
+            sharedVerticesPipe, texelReads ? std::span<const uint32_t>(kDirectVerticesSpv) : kDirectVerticesStorageSpv,
+            "vertices", kSparseOutputBindings));
+    }
+    return makePipeline(extract, texelReads ? std::span<const uint32_t>(kDirectExtractSpv) : kDirectExtractStorageSpv,
+                        "extract", 10 + kSliceBindings);
+}
+
+// Every slot's owned cut edges (classify wrote every slot's cases), the
+// vertex pyramid above, every slot's first vertex.
+void IsoSurface::Impl::addDirectVertexPasses(RenderGraph& graph, const IsoRefs& refs) {
+    const std::string& n = info.name;
+    const uint64_t groups = groupsOf(grid.sparseLimits.y, gpu::kIsoGroupSize);
+    const auto slotPass = [&](const char* suffix, const ComputePipeline& pipe, BufferRef read, BufferRef written) {
+        graph.addPass(n + suffix, PassKind::Compute)
+            .pipeline(pipe)
+            .uniform(0, refs.grid)
+            .uniform(1, refs.vertexGrid)
+            .storage(2, read, R)
+            .storage(3, written, W)
+            .storage(4, refs.counters, R)
+            .record([this, groups](PassContext& ctx) {
+                ctx.pushConstants(push());
+                dispatchFolded(ctx, groups, maxGroupsX());
+            });
+    };
+    slotPass(".vertices.count", sparseVertexCountPipe, refs.pyramid, refs.vertexPyramid);
+    if (vertexGrid.levelCount > 2)
+        addPyramidBuild(graph, n + ".vertices.pyramid.", refs.vertexGrid, refs.vertexPyramid, vertexGrid, 1);
+    slotPass(".vertices.bases", vertexBasesPipe, refs.vertexPyramid, refs.runBases);
+}
+
+BufferRef IsoSurface::Impl::addDirectIndexedPasses(RenderGraph& graph, const IsoRefs& refs) {
+    const std::string& n = info.name;
+    const ExternalUse indexRead{Access::IndexRead, PassKind::Graphics};
+    const BufferRef indicesRef = graph.importBuffer(n + ".indices", indices, indexRead, indexRead);
+    PassBuilder vertexPass = graph.addPass(n + ".vertices", PassKind::Compute);
+    vertexPass.pipeline(sharedVerticesPipe)
+        .uniform(0, refs.grid)
+        .uniform(1, refs.vertexGrid)
+        .storage(3, refs.pyramid, R)
+        .storage(4, refs.vertexPyramid, R);
+    if (!fusedField) {
+        if (texelReads)
+            vertexPass.texel(2, refs.field, VK_FORMAT_R32_SFLOAT, Access::SampledRead);
+        else
+            vertexPass.storage(2, refs.field, R);
+    }
+    vertexSlices(vertexPass, 5, 12, refs.vertices, W);
+    vertexPass.use(refs.args, Access::IndirectRead)
+        .record(indirectDispatch(refs.args, offsetof(gpu::IsoArgs, vertexDispatchX)));
+    PassBuilder pass = graph.addPass(n + ".extract", PassKind::Compute);
+    pass.pipeline(extract).uniform(0, refs.grid).uniform(1, refs.tables).uniform(2, refs.vertexGrid);
+    if (texelReads)
+        pass.texel(3, refs.pyramid, VK_FORMAT_R32G32B32A32_UINT, Access::SampledRead)
+            .texel(4, refs.vertexPyramid, VK_FORMAT_R32_UINT, Access::SampledRead)
+            .texel(5, refs.runBases, VK_FORMAT_R32_UINT, Access::SampledRead);
+    else
+        pass.storage(3, refs.pyramid, R).storage(4, refs.vertexPyramid, R).storage(5, refs.runBases, R);
+    indexSlices(pass, 6, 10, indicesRef, W);
+    pass.use(refs.args, Access::IndirectRead).record(indirectDispatch(refs.args, offsetof(gpu::IsoArgs, dispatchX)));
+    return indicesRef;
+}
 
 uint64_t sparseBrickHashEntries(uint32_t maxBricks) {
     // A power of two at least twice the list: the hash is at most half full.

@@ -53,7 +53,22 @@ struct Knobs {
     // The device-local heap a memory budget of 0 takes a quarter of (0 = the
     // device's; without a device, as in planLayout(), the budget is 1 GiB).
     uint64_t deviceLocalHeapBytes = 0;
+    // A grid that fits runs the bricked classify and extraction over every
+    // brick (a direct brick table, triangles in brick order) where the
+    // cell-order layout has no empty-space skipping (user fields without a
+    // Lipschitz bound), else the cell-order one with its patch lists.
+    // directBricks: the bricks for every source; denseGrid: the cell-order
+    // layout for every source (the tests of its own structures). The scan
+    // (ExtractionMethod::Scan) always runs the cell-order layout.
+    bool directBricks = false;
+    bool denseGrid = false;
 };
+
+// Whether `surface`'s grid runs on the direct brick table (a grid that fits,
+// without Knobs::denseGrid; not the scan): its triangles come in brick
+// order (bricks of 8^3 cells x fastest, then row pairs, then cells) and its
+// pyramid is over every brick's row pairs.
+bool directBricks(const IsoSurface& surface);
 
 // What IsoSurface::create plans for `info` on a device with `limits`,
 // without a device (pure, no Vulkan calls): the pyramid and buffer sizes, or
