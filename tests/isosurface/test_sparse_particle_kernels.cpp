@@ -417,7 +417,7 @@ TEST_F(IsoSparseKernels, ClustersFarApartGoBrickedWithEveryFeature) {
     info.vertexCapacity = 300000;
     info.indexCapacity = 600000;
     // Capacities for a small test (the module sizes them otherwise); not enabled.
-    info.sparse.maxBricks = 256;
+    info.sparse.maxBricks = 1024;
     info.sparse.maxRowPairs = 8192;
     info.sparse.maxItemRefs = 200000;
     auto iso = make(info);
@@ -427,7 +427,11 @@ TEST_F(IsoSparseKernels, ClustersFarApartGoBrickedWithEveryFeature) {
     frame(*iso);
     const auto stats = iso->statsOfFrame(iso->framesRecorded() - 1);
     ASSERT_TRUE(stats.has_value());
-    ASSERT_FALSE(stats->overflow);
+    const SparseDomain d = iso->sparseDomain();
+    ASSERT_FALSE(stats->overflow) << "bricks " << stats->sparseBricksNeeded << "/" << d.maxBricks << ", row pairs "
+                                  << stats->sparseRowPairsNeeded << "/" << d.maxRowPairs << ", refs "
+                                  << stats->sparseItemRefsNeeded << "/" << d.maxItemRefs << ", vertices "
+                                  << stats->verticesNeeded << ", indices " << stats->indicesNeeded;
     auto indices = iso->readIndices();
     ASSERT_TRUE(indices.ok()) << indices.message();
     auto verts = iso->readVertices();

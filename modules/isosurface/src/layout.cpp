@@ -878,8 +878,9 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                 g.gatherBelow = {0, 0, 0, 0};
                 g.gatherAbove = {0, 0, 0, 0};
             } else if (!binsFit) {
-                // The bins grow with the grid: a sparse domain has none.
-                return m.gridTooLarge = true,
+                // The bins grow with the grid: a sparse domain has none
+                // (Auto only: an explicit gather stays an error).
+                return m.gridTooLarge = info.splat == SplatMethod::Auto,
                        Status::error(ErrorCode::DeviceLimit,
                                      "isosurface '" + info.name + "': particle gather needs " + std::to_string(total) +
                                          " bins (one per sample cell, grown by particleRadius " +
