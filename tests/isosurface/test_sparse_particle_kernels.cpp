@@ -449,3 +449,45 @@ TEST_F(IsoSparseKernels, ClustersFarApartGoBrickedWithEveryFeature) {
     std::printf("%zu triangles (%zu / %zu), %zu edges, %u bricks listed\n", indices->size() / 3, left, right, edges,
                 stats->sparseBricksNeeded);
 }
+
+// Capacities running out with smoothing and anisotropic kernels: a short
+// brick list, then short references; the frame reports the overflow and
+// what it needed, writes nothing outside its buffers (validation on) and
+// the particles whose home brick was dropped add nothing (fewer triangles,
+// never more than the dense path's).
+TEST_F(IsoSparseKernels, CapacitiesRunningOutAreReportedAndBounded) {
+    IsoSurfaceCreateInfo info = gridInfo(true);
+    info.anisotropic.enabled = true;
+    info.particleSmoothing = 0.3f;
+    const std::vector<Particle> ps = stretchedCluster(9, 0.f);
+    auto dense = make(info);
+    ASSERT_TRUE(dense);
+    ASSERT_TRUE(dense->setParticles(ps).ok());
+    frame(*dense);
+    auto full = dense->readVertices();
+    ASSERT_TRUE(full.ok());
+    for (const bool shortRefs : {false, true}) {
+        SCOPED_TRACE(shortRefs ? "short references" : "short brick list");
+        IsoSurfaceCreateInfo ci = sparseOf(info);
+        if (shortRefs)
+            ci.sparse.maxItemRefs = 5000;
+        else
+            ci.sparse.maxBricks = 20;
+        auto iso = make(ci);
+        ASSERT_TRUE(iso);
+        ASSERT_TRUE(iso->setParticles(ps).ok());
+        frame(*iso);
+        const auto stats = iso->statsOfFrame(iso->framesRecorded() - 1);
+        ASSERT_TRUE(stats.has_value());
+        EXPECT_TRUE(stats->overflow);
+        if (shortRefs)
+            EXPECT_GT(stats->sparseItemRefsNeeded, ci.sparse.maxItemRefs);
+        else
+            EXPECT_GT(stats->sparseBricksNeeded, ci.sparse.maxBricks);
+        auto verts = iso->readVertices();
+        ASSERT_TRUE(verts.ok());
+        EXPECT_LT(verts->size(), full->size());
+        for (const IsoVertexData& v : verts.value())
+            for (int k = 0; k < 3; ++k) ASSERT_TRUE(std::isfinite(v.position[k]));
+    }
+}
