@@ -89,8 +89,7 @@ Result<VoxelizeJobResult> runVoxelizeJob(Device& device, const VoxelizeJob& job)
         auto stats = (*v)->readStats();
         if (!stats) return stats.status();
         out.stats = *stats;
-        if ((stats->fragmentOverflow || stats->tileOverflow) && growthFrames < kMaxGrowthFrames &&
-            !job.bufferLimit) {
+        if ((stats->fragmentOverflow || stats->tileOverflow) && growthFrames < kMaxGrowthFrames && !job.bufferLimit) {
             ++growthFrames;
             frameTimings.clear();
             f = uint32_t(-1); // the timed frames start again after the growth
@@ -102,6 +101,13 @@ Result<VoxelizeJobResult> runVoxelizeJob(Device& device, const VoxelizeJob& job)
             if (auto t = (*v)->latestTimings()) frameTimings.push_back(std::move(t->passes));
     }
     out.attempts = growthFrames + 1;
+    if (job.bufferLimit && (out.stats.fragmentOverflow || out.stats.tileOverflow))
+        return Status::error(ErrorCode::CapacityExceeded,
+                             "voxelize: " + std::to_string(out.stats.fragmentsNeeded) +
+                                 " voxel fragments exceed the buffer limit of " + std::to_string(job.bufferLimit) +
+                                 " bytes (" + std::to_string(ci.fragmentCapacity) + " fragments fit; " +
+                                 std::to_string(out.stats.tilesNeeded) + " octree tiles needed, " +
+                                 std::to_string(ci.tileCapacity) + " fit); lower the resolution");
     if (out.stats.fragmentOverflow || out.stats.tileOverflow)
         return Status::error(ErrorCode::CapacityExceeded,
                              "voxelize: the voxelizer still overflowed after " + std::to_string(growthFrames) +
