@@ -43,7 +43,9 @@ void IsoSurface::Impl::addNormalClearPass(RenderGraph& graph, const IsoRefs& ref
 void IsoSurface::Impl::addExtractPasses(RenderGraph& graph, const IsoRefs& refs) {
     PassBuilder pass = graph.addPass(info.name + ".extract", PassKind::Compute);
     pass.pipeline(extract).uniform(0, refs.grid).uniform(1, refs.tables);
-    vertexSlices(pass, 4, 5, refs.vertices, W);
+    // The direct brick table's build (sparse_extract.comp) binds its brick
+    // buffers up to 11: its further output slices start at 12.
+    vertexSlices(pass, 4, direct ? 12 : 5, refs.vertices, W);
     if (texelReads) {
         pass.texel(3, refs.pyramid, VK_FORMAT_R32G32B32A32_UINT, Access::SampledRead);
         if (!fusedField) pass.texel(2, refs.field, VK_FORMAT_R32_SFLOAT, Access::SampledRead);

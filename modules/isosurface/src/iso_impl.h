@@ -8,7 +8,8 @@
 //   <name>.field.volume, <name>.field.volume.bounds  field_volume.cpp
 //   <name>.field.user, <name>.field.user.bounds field_user.cpp (and compileUserField)
 //   on a grid that fits as bricks (direct brick table) <name>.classify,
-//   <name>.pyramid.*, <name>.extract            sparse.cpp (addDirect*)
+//   <name>.pyramid.*                            sparse.cpp (addDirectClassifyPasses),
+//   <name>.extract                              extract_histopyramid.cpp
 //   and indexed <name>.vertices.{count,pyramid.*,bases}, <name>.vertices,
 //   <name>.extract                              sparse_indexed.cpp (addDirect*)
 //   the cell-order grid (sources with bounds, the scan):
@@ -484,7 +485,6 @@ struct IsoSurface::Impl {
     // every brick, reading the field buffer (or fused field()).
     Status createDirectPipelines();
     void addDirectClassifyPasses(RenderGraph& graph, const IsoRefs& refs);
-    void addDirectExtractPass(RenderGraph& graph, const IsoRefs& refs);
     // sparse_indexed.cpp: indexed output on a sparse domain. The owner
     // lookup (sparse_indexed.glsl) and the per-slot passes' dispatch; the
     // vertex pyramid, run bases (one per pool slot) and indices are the

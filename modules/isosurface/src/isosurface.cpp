@@ -701,10 +701,8 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
         m.addScanPasses(graph, refs);
     else if (m.sparse)
         m.addSparseExtractPass(graph, refs);
-    else if (m.direct)
-        m.addDirectExtractPass(graph, refs);
     else
-        m.addExtractPasses(graph, refs);
+        m.addExtractPasses(graph, refs); // the cell-order layout and the direct brick table
     return GraphOutputs{refs.vertices, refs.args, {}, m.addAttributePasses(graph, refs)};
 }
 

@@ -184,20 +184,6 @@ void IsoSurface::Impl::addDirectClassifyPasses(RenderGraph& graph, const IsoRefs
                     std::min(gpu::kIsoClassifyLevels, grid.levelCount - 1));
 }
 
-void IsoSurface::Impl::addDirectExtractPass(RenderGraph& graph, const IsoRefs& refs) {
-    PassBuilder pass = graph.addPass(info.name + ".extract", PassKind::Compute);
-    pass.pipeline(extract).uniform(0, refs.grid).uniform(1, refs.tables);
-    vertexSlices(pass, 4, 12, refs.vertices, W);
-    if (texelReads) {
-        pass.texel(3, refs.pyramid, VK_FORMAT_R32G32B32A32_UINT, Access::SampledRead);
-        if (!fusedField) pass.texel(2, refs.field, VK_FORMAT_R32_SFLOAT, Access::SampledRead);
-    } else {
-        pass.storage(3, refs.pyramid, R);
-        if (!fusedField) pass.storage(2, refs.field, R);
-    }
-    pass.use(refs.args, Access::IndirectRead).record(indirectDispatch(refs.args, offsetof(gpu::IsoArgs, dispatchX)));
-}
-
 // Indexed output builds its own extraction (sparse_indexed.cpp): the
 // triangle-soup one is not compiled then (for user fields a run-time compile).
 Status IsoSurface::Impl::createSparsePipelines() {
