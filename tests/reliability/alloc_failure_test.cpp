@@ -243,6 +243,20 @@ GlslCompiler cachedCompiler() {
 }
 #endif
 
+// The inputs of the metaball and particle sources, dense and sparse.
+Status setTwoBalls(iso::IsoSurface& s) {
+    const std::vector<iso::Metaball> balls{{{-0.3f, 0.f, 0.f}, 0.5f, 1.f}, {{0.3f, 0.1f, 0.f}, 0.45f, 1.f}};
+    return s.setMetaballs(balls);
+}
+
+Status setParticleSpiral(iso::IsoSurface& s) {
+    std::vector<iso::Particle> particles;
+    for (uint32_t i = 0; i < 40; ++i)
+        particles.push_back(
+            {{0.4f * std::cos(0.5f * float(i)), 0.4f * std::sin(0.5f * float(i)), 0.02f * float(i) - 0.4f}, 1.f});
+    return s.setParticles(particles);
+}
+
 } // namespace
 
 TEST_F(AllocFailureTest, VolumeSource) {
@@ -259,12 +273,7 @@ TEST_F(AllocFailureTest, VolumeSource) {
 TEST_F(AllocFailureTest, MetaballSource) {
     iso::IsoSurfaceCreateInfo info = smallInfo(iso::FieldSource::Metaballs);
     info.maxBalls = 4;
-    failEveryAllocation("metaballs", [&](Device& d) {
-        return makeIso(d, info, [](iso::IsoSurface& s) {
-            const std::vector<iso::Metaball> balls{{{-0.3f, 0.f, 0.f}, 0.5f, 1.f}, {{0.3f, 0.1f, 0.f}, 0.45f, 1.f}};
-            return s.setMetaballs(balls);
-        });
-    });
+    failEveryAllocation("metaballs", [&](Device& d) { return makeIso(d, info, setTwoBalls); });
 }
 
 TEST_F(AllocFailureTest, ParticleSource) {
@@ -272,16 +281,7 @@ TEST_F(AllocFailureTest, ParticleSource) {
     info.maxParticles = 64;
     info.particleRadius = 0.3f;
     info.isoValue = 0.3f;
-    failEveryAllocation("particles", [&](Device& d) {
-        return makeIso(d, info, [](iso::IsoSurface& s) {
-            std::vector<iso::Particle> particles;
-            for (uint32_t i = 0; i < 40; ++i)
-                particles.push_back(
-                    {{0.4f * std::cos(0.5f * float(i)), 0.4f * std::sin(0.5f * float(i)), 0.02f * float(i) - 0.4f},
-                     1.f});
-            return s.setParticles(particles);
-        });
-    });
+    failEveryAllocation("particles", [&](Device& d) { return makeIso(d, info, setParticleSpiral); });
 }
 
 #if PYRAMARCH_HAVE_SHADER_COMPILER
@@ -320,12 +320,7 @@ TEST_F(AllocFailureTest, SparseVolumeSource) {
 TEST_F(AllocFailureTest, SparseMetaballSource) {
     iso::IsoSurfaceCreateInfo info = sparseInfo(iso::FieldSource::Metaballs);
     info.maxBalls = 4;
-    failEveryAllocation("sparse metaballs", [&](Device& d) {
-        return makeIso(d, info, [](iso::IsoSurface& s) {
-            const std::vector<iso::Metaball> balls{{{-0.3f, 0.f, 0.f}, 0.5f, 1.f}, {{0.3f, 0.1f, 0.f}, 0.45f, 1.f}};
-            return s.setMetaballs(balls);
-        });
-    });
+    failEveryAllocation("sparse metaballs", [&](Device& d) { return makeIso(d, info, setTwoBalls); });
 }
 
 TEST_F(AllocFailureTest, SparseParticleSource) {
@@ -333,16 +328,7 @@ TEST_F(AllocFailureTest, SparseParticleSource) {
     info.maxParticles = 64;
     info.particleRadius = 0.3f;
     info.isoValue = 0.3f;
-    failEveryAllocation("sparse particles", [&](Device& d) {
-        return makeIso(d, info, [](iso::IsoSurface& s) {
-            std::vector<iso::Particle> particles;
-            for (uint32_t i = 0; i < 40; ++i)
-                particles.push_back(
-                    {{0.4f * std::cos(0.5f * float(i)), 0.4f * std::sin(0.5f * float(i)), 0.02f * float(i) - 0.4f},
-                     1.f});
-            return s.setParticles(particles);
-        });
-    });
+    failEveryAllocation("sparse particles", [&](Device& d) { return makeIso(d, info, setParticleSpiral); });
 }
 
 #if PYRAMARCH_HAVE_SHADER_COMPILER
