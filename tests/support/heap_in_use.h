@@ -10,7 +10,9 @@
 
 #include <cstdint>
 
-#if defined(__SANITIZE_ADDRESS__)
+// PYRAMARCH_ASAN_RUNTIME: test code compiled without ASan in an ASan build
+// (tests/CMakeLists.txt) still runs on ASan's allocator.
+#if defined(__SANITIZE_ADDRESS__) || defined(PYRAMARCH_ASAN_RUNTIME)
 #define PYRAMARCH_TEST_ASAN_HEAP 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)

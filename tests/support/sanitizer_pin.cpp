@@ -10,8 +10,9 @@
 // would be reported from "<unknown module>" and could not be suppressed by
 // name. Keeping them loaded (RTLD_NODELETE) lets tests/sanitizers/lsan.supp
 // name exactly those libraries, and nothing of ours.
-// GCC defines __SANITIZE_*__; clang answers through __has_feature.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+// GCC defines __SANITIZE_*__; clang answers through __has_feature; test code
+// compiled without ASan in an ASan build gets PYRAMARCH_ASAN_RUNTIME.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || defined(PYRAMARCH_ASAN_RUNTIME)
 #define PYRAMARCH_PIN_VULKAN_LIBRARIES 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
