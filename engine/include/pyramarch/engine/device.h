@@ -77,9 +77,8 @@ struct DeviceCreateInfo {
     std::vector<const char*> deviceExtensions;
     DeviceRequirements requirements;
     // Enable VK_KHR_push_descriptor when the device has it (render-graph
-    // passes then push their declared bindings instead of using sets). Left
-    // off under GPU-assisted validation: the layer Debian 12 ships does not
-    // track pushed descriptors (Vulkan-ValidationLayers#5321).
+    // passes then push their declared bindings instead of using sets).
+    // Default true; left off under GPU-assisted validation.
     bool pushDescriptors = true;
 };
 
