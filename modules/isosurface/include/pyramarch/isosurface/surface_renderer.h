@@ -66,10 +66,9 @@ struct SurfaceRendererCreateInfo {
     // Front face in framebuffer space: COUNTER_CLOCKWISE for a y-flipping
     // projection (makeSurfaceView), CLOCKWISE for one that keeps y (see Winding).
     VkFrontFace frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE;
-    // Optional. Build for subpass `subpass` of the host's VkRenderPass instead
-    // of dynamic rendering: the subpass has one colour attachment of
-    // colorFormat/samples and a depth attachment iff depthFormat != UNDEFINED.
-    // Draw with recordDraw*() inside that render pass; addPasses() refuses.
+    // Optional: build for subpass `subpass` of the host's VkRenderPass (one
+    // colour attachment of colorFormat/samples, depth iff depthFormat is set)
+    // instead of dynamic rendering; draw with recordDraw*() (addPasses() refuses).
     VkRenderPass renderPass = VK_NULL_HANDLE;
     uint32_t subpass = 0;
     // Also build a wireframe pipeline when the device has fillModeNonSolid
