@@ -7,8 +7,10 @@
 //     info.samples = {65, 65, 65};
 //     info.vertexCapacity = 1 << 20;
 //     info.source = FieldSource::Metaballs;
-//     auto iso = IsoSurface::create(device, info).value();
-//     iso->addPasses(graph).value();    // once (Result: error if called twice); graph.compile()
+//     auto created = IsoSurface::create(device, info);
+//     if (!created) return fail(created.status()); // the message names the field
+//     auto iso = std::move(*created);
+//     iso->addPasses(graph);            // once (Result: error if called twice); graph.compile()
 //     // every frame, after waiting for the frame framesInFlight back:
 //     iso->setMetaballs(balls);
 //     graph.execute(cmd);               // or iso->record(cmd) without a host graph

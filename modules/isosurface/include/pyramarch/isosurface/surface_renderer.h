@@ -11,7 +11,9 @@
 //     SurfaceRendererCreateInfo info;
 //     info.colorFormat = VK_FORMAT_B8G8R8A8_SRGB;
 //     info.depthFormat = VK_FORMAT_D32_SFLOAT;
-//     auto renderer = SurfaceRenderer::create(device, info).value();
+//     auto created = SurfaceRenderer::create(device, info);
+//     if (!created) return fail(created.status());
+//     auto renderer = std::move(*created);
 //     renderer->addPasses(graph, {.vertices = v, .drawArgs = a, .color = c, .depth = d});
 //     // per frame: renderer->setView(view); graph.execute(cmd);
 //
