@@ -535,7 +535,7 @@ Result<std::unique_ptr<Device>> Device::create(const DeviceCreateInfo& info) {
     // GPU-assisted validation in the layer Debian 12 ships (1.3.239) does not
     // track vkCmdPushDescriptorSetKHR: every pushed descriptor reads as
     // "uninitialized" and the instrumented shaders see no buffer
-    // (KhronosGroup/Vulkan-ValidationLayers#5321, fixed in 1.3.250). Under
+    // (a layer bug, fixed in the layer's 1.3.250). Under
     // GPU-AV, however it was turned on, the graph binds its own descriptor sets.
     const bool pushDescriptors = info.pushDescriptors && !gpuAv && !gpuAvByLayer &&
                                  hasExtension(deviceExts, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);

@@ -44,25 +44,9 @@ struct DeviceCreateInfo {
     // Enable VK_LAYER_KHRONOS_validation with synchronization validation.
     // Creation fails (with a message) if the layer is not installed.
     bool enableValidation = false;
-    // With enableValidation: also GPU-assisted validation
-    // (VK_VALIDATION_FEATURE_ENABLE_GPU_ASSISTED_EXT, next to synchronization
-    // validation). The layer instruments every shader so out-of-bounds buffer
-    // accesses, bad descriptor indices and out-of-range indirect dispatch/draw
-    // counts are reported on the GPU, through validationCallback like any
-    // other message. The environment variable PYRAMARCH_GPU_AV=1 turns it on
-    // for every device created with validation (tests, the tool, samples),
-    // PYRAMARCH_GPU_AV=0 forces it off. Costs: shader work runs several times
-    // slower and pipeline creation
-    // instruments the SPIR-V. Needs the device features
-    // fragmentStoresAndAtomics and vertexPipelineStoresAndAtomics (creation
-    // fails naming them otherwise), and the layer binds its own descriptor set
-    // at slot maxBoundDescriptorSets - 1: pipeline layouts must leave that
-    // slot free (the module's use set 0 only). Ignored without
-    // enableValidation. Device::gpuAssistedValidation() says if it is on.
-    // GPU-AV enabled the layer's own way (VK_LAYER_ENABLES, or
-    // khronos_validation.enables in the vk_layer_settings.txt the layer
-    // reads, as vkconfig writes it) is recognized and treated the same:
-    // push descriptors stay off (see pushDescriptors).
+    // With enableValidation: GPU-assisted validation too (default false; the
+    // environment's PYRAMARCH_GPU_AV=1 / 0 forces it on / off). Needs the
+    // *StoresAndAtomics features and set maxBoundDescriptorSets - 1: tests/README.md.
     bool gpuAssistedValidation = false;
     // Optional. Receives validation messages; when empty, warnings and errors
     // are printed to stderr.
@@ -77,9 +61,8 @@ struct DeviceCreateInfo {
     std::vector<const char*> deviceExtensions;
     DeviceRequirements requirements;
     // Enable VK_KHR_push_descriptor when the device has it (render-graph
-    // passes then push their declared bindings instead of using sets). Left
-    // off under GPU-assisted validation: the layer Debian 12 ships does not
-    // track pushed descriptors (Vulkan-ValidationLayers#5321).
+    // passes then push their declared bindings instead of using sets).
+    // Default true; left off under GPU-assisted validation.
     bool pushDescriptors = true;
 };
 
@@ -119,11 +102,9 @@ struct AdoptInfo {
     bool conservativeRasterizationEnabled = false; // VK_EXT_conservative_rasterization on the device
     bool storageBuffer8BitAccessEnabled = false;
     bool storageBuffer16BitAccessEnabled = false;
-    // VK_KHR_push_descriptor on the device. Ignored (ordinary sets are used)
-    // while GPU-assisted validation is detected in the environment or layer
-    // settings file (see DeviceCreateInfo::gpuAssistedValidation); a host
-    // that enables GPU-AV in its own VkValidationFeaturesEXT or
-    // VkLayerSettingsEXT (which the module cannot see) leaves it false.
+    // VK_KHR_push_descriptor enabled on the device (default false). Ignored
+    // under GPU-assisted validation the module detects; a host that enables
+    // GPU-AV through its own structs (the module cannot see them) leaves it false.
     bool pushDescriptorEnabled = false;
     DeviceRequirements requirements;
 };

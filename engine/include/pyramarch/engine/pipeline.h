@@ -36,18 +36,13 @@ struct PipelineLayoutDesc {
     std::vector<VkDescriptorType> bindings;
     uint32_t pushConstantBytes = 0;
     VkShaderStageFlags stages = VK_SHADER_STAGE_COMPUTE_BIT;
-    // Take set 0's descriptor types from the shaders' SPIR-V (create() then
-    // fills in `bindings`): the layout cannot disagree with the shader, and
-    // the render graph checks each pass's declared bindings against it. A
-    // binding the SPIR-V lacks (declared but unused: the optimizer removed
-    // it) keeps the type `bindings` gives it, if any; otherwise it is an
-    // error. All in set 0.
+    // Take set 0's descriptor types from the shaders' SPIR-V (create() fills
+    // `bindings`; a binding the SPIR-V lacks keeps the type `bindings` gives
+    // it, else it is an error). Default false.
     bool bindingsFromSpirv = false;
-    // Create set 0 as a push-descriptor set when the device has
-    // VK_KHR_push_descriptor enabled (DeviceLimits::pushDescriptors) and the
-    // bindings fit maxPushDescriptors. Such a set cannot come from a
-    // DescriptorPool; the render graph pushes what a pass declares. false
-    // gives an ordinary set (DescriptorPool, or the graph's own sets).
+    // Set 0 as a push-descriptor set (the render graph pushes it) when the
+    // device enabled VK_KHR_push_descriptor and the bindings fit
+    // maxPushDescriptors; false: an ordinary set. Default true.
     bool pushDescriptors = true;
 };
 
@@ -139,16 +134,14 @@ struct GraphicsPipelineDesc {
     bool depthTest = false;
     bool depthWrite = false;
     VkCompareOp depthCompare = VK_COMPARE_OP_LESS_OR_EQUAL;
-    // Attachments: with dynamic rendering (renderPass null) the formats the
-    // rendering uses; with a renderPass, one entry per colour attachment of
-    // the subpass (the formats are then not read) and depthFormat !=
-    // UNDEFINED when the subpass has a depth attachment.
+    // Dynamic rendering (renderPass null): the attachments' formats. With a
+    // renderPass: one entry per colour attachment of the subpass (not read),
+    // and depthFormat != UNDEFINED when the subpass has a depth attachment.
     std::vector<VkFormat> colorFormats;
     VkFormat depthFormat = VK_FORMAT_UNDEFINED;
-    // Optional. Build the pipeline for subpass `subpass` of this render pass
-    // (the host's classic VkRenderPass; it must outlive the pipeline's
-    // creation only) instead of dynamic rendering, which the device then
-    // need not have enabled (DeviceLimits::dynamicRendering).
+    // Optional: build for subpass `subpass` of this host VkRenderPass (needed
+    // during creation only) instead of dynamic rendering, which the device
+    // then need not enable. Default null: dynamic rendering.
     VkRenderPass renderPass = VK_NULL_HANDLE;
     uint32_t subpass = 0;
     VkSampleCountFlagBits samples = VK_SAMPLE_COUNT_1_BIT;

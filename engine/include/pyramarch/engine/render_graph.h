@@ -284,13 +284,9 @@ struct RenderGraphOptions {
     uint32_t timingFrames = 4;
     bool timestamps = true;
     bool debugLabels = true;
-    // Catches a host that hands an imported image back in a layout other than
-    // the one the graph left it in: execute() fails with an error naming the
-    // resource and both layouts (nothing is recorded) instead of letting a
-    // wrong oldLayout reach the driver. On by default in every build (the
-    // default does not depend on NDEBUG, so a host and the library built
-    // differently agree); costs a small lookup per rebind. Turn it off only
-    // where a profile shows the lookup.
+    // execute() fails (nothing recorded), naming the resource and both
+    // layouts, when an imported image comes back in another layout than the
+    // graph left it in. Default true in every build; a lookup per rebind.
     bool checkImportedLayouts = true;
 };
 
@@ -355,8 +351,7 @@ public:
     // A pass's time runs from the completion of everything recorded before it
     // (its barriers included) to the completion of its own commands. On a
     // CPU driver that rasterizes on other threads, a draw overlaps the later
-    // compute passes that do not wait for it, and both count the overlap
-    // (docs/design-notes/2026-11-21-lavapipe-timestamps.md).
+    // compute passes that do not wait for it, and both count the overlap.
     std::vector<PassTiming> latestTimings(uint64_t* frame = nullptr) const;
     // Frame index the latest timings belong to (UINT64_MAX if none).
     uint64_t latestTimingsFrame() const;

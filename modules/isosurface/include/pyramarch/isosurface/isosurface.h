@@ -7,8 +7,10 @@
 //     info.samples = {65, 65, 65};
 //     info.vertexCapacity = 1 << 20;
 //     info.source = FieldSource::Metaballs;
-//     auto iso = IsoSurface::create(device, info).value();
-//     iso->addPasses(graph).value();    // once (Result: error if called twice); graph.compile()
+//     auto created = IsoSurface::create(device, info);
+//     if (!created) return fail(created.status()); // the message names the field
+//     auto iso = std::move(*created);
+//     iso->addPasses(graph);            // once (Result: error if called twice); graph.compile()
 //     // every frame, after waiting for the frame framesInFlight back:
 //     iso->setMetaballs(balls);
 //     graph.execute(cmd);               // or iso->record(cmd) without a host graph
@@ -50,11 +52,9 @@ enum class FieldSource {
     UserGlsl,  // fieldGlsl compiled at creation; setUserParams()/setTime() per frame
 };
 
-// Vertex normals from the field's gradient, interpolated along the edge.
-// None writes a zero normal and reads no gradient samples: for hosts that
-// shade flat (SurfaceRenderer then uses the face normal), build collision
-// meshes or export positions only. It is what a CPU library's extraction
-// without normals does (vtkFlyingEdges3D with ComputeNormalsOff), and the
+// Vertex normals from the field's gradient (forward, central or 3D Sobel
+// differences), interpolated along the edge. None writes a zero normal and
+// reads no gradient samples (flat shading, colliders, positions only): the
 // cheapest mode.
 enum class NormalMode { Forward, Central, Sobel, None };
 
@@ -73,12 +73,8 @@ enum class VolumeFormat { U8, U16, F32 };
 // Where a UserGlsl field is evaluated.
 enum class FieldEvaluation {
     // The default: Fused with the HistoPyramid unless field() contains a
-    // loop (probed in its SPIR-V at creation), else Buffer. Fused evaluates
-    // a sample several times (classify ~1.25 per cell, extraction 2 per
-    // vertex plus the normals' samples), Buffer once: loop-free analytic
-    // fields ran ~2x faster fused, 64 metaballs summed in a loop ~28x
-    // slower (docs/design-notes/2026-11-22-iso-pipeline-v2.md). Buffer
-    // with the scan.
+    // loop (probed in its SPIR-V at creation), else Buffer (a looping field
+    // is cheaper evaluated once per sample). Buffer with the scan.
     Auto,
     // A field pass stores every sample (with a Lipschitz bound: the samples
     // the listed patches read) in a field buffer that classify and
@@ -234,36 +230,21 @@ struct AnisotropicKernels {
     float isolatedScale = 0.5f;
 };
 
-// Smoothing of the extracted surface (splashsurf's mesh smoothing for fluid
-// surfaces), every frame on the GPU after extraction: Taubin's lambda|mu
-// smoothing (Taubin 1995, "A signal processing approach to fair surface
-// design"). Each step moves every vertex by factor x (mean of its edge
-// neighbours - itself), factor = lambda, then mu; a negative mu undoes the
-// shrinking a plain Laplacian step causes (-mu > lambda > 0: no shrink of
-// large features, bumps of a few vertices removed). mu = 0 is the plain
-// Laplacian (umbrella) smoothing: a sphere of radius R in cells shrinks by
-// about lambda / R cells per iteration.
+// Smoothing of the extracted surface every frame on the GPU after
+// extraction (splashsurf's mesh smoothing for fluid surfaces): Taubin's
+// lambda|mu smoothing. Each step moves every vertex by factor x (mean of its
+// edge neighbours - itself), factor = lambda, then mu; a negative mu undoes
+// the shrinking of a plain Laplacian step (mu = 0: a sphere of R cells
+// shrinks by about lambda / R cells per iteration).
 // Needs indexed output (IsoSurfaceCreateInfo::indexed), on a dense grid or a
-// sparse domain alike (it reads only the indexed mesh): the neighbours are
-// the other vertices of a vertex's triangles in the index buffer, each
-// triangle counted once (an interior edge belongs to two triangles: the
-// uniform average over the one-ring; open border edges count half). Sums are
-// 32-bit fixed point (1/65536 cell per term), so the result is the same to
-// the bit every frame and in any thread order. With normals other than
-// NormalMode::None the normals are recomputed from the smoothed mesh
-// (area-weighted face normals: the field's gradient at the unsmoothed
-// position no longer belongs to the moved surface); NormalMode::None keeps
-// zero normals. A frame whose vertices overflow their capacity writes no
-// indices (see indexed), so its vertices stay unsmoothed and keep their
-// field normals; one whose indices overflow smooths with the triangles
-// written (a vertex of none keeps its position and normal). Passes: 6 per frame build each vertex's triangle
-// list, then one per step (2 per iteration, 1 with mu = 0) and one for the
-// normals; cost measured in docs/design-notes/2026-11-22-particle-surfaces.md.
-// The defaults pass frequencies below kpb = 1/lambda + 1/mu = 0.04 and damp
-// every higher one: |(1 - lambda k)(1 - mu k)| <= 1 over the umbrella
-// operator's spectrum k in [0, 2] (the textbook 0.5 / -0.53 does too, but
-// removes less per iteration; larger lambda with mu near -lambda amplifies
-// the highest frequencies). Measured in modules/isosurface/README.md.
+// sparse domain: the neighbours are the other vertices of a vertex's
+// triangles in the index buffer. Sums are 32-bit fixed point (1/65536 cell
+// per term): the same bits every frame and in any thread order. Normals other
+// than NormalMode::None are recomputed from the smoothed mesh (area-weighted).
+// A frame whose vertices overflow writes no indices, so it is not smoothed;
+// one whose indices overflow smooths with the triangles written.
+// The defaults pass frequencies below 1/lambda + 1/mu = 0.04 and damp every
+// higher one: |(1 - lambda k)(1 - mu k)| <= 1 for k in [0, 2].
 struct MeshSmoothing {
     uint32_t iterations = 0; // 0: off; at most 64 (each is a lambda and a mu step)
     float lambda = 0.7f;     // in (0, 1]
@@ -276,20 +257,14 @@ enum class SparseVolumeInput {
     // GPU keeps the bricks an iso range can cut.
     Upload,
     // Every frame, on the GPU, with no read-back: the occupied leaves of a
-    // sparse voxel octree the host's graph builds (GraphInputs::octree; the
-    // voxelizer's: voxel::octreeLeafInput() in pyramarch/voxelizer/iso_bridge.h).
-    // The field is 1 at an occupied leaf voxel and 0 elsewhere, sampled at
-    // the voxel centres: sample s is voxel s (samples = the voxel grid's
-    // dims; voxel::voxelCentreBounds gives the bounds), so iso 0.5 wraps the
-    // occupied voxels (a closed mesh's voxel shell gets an outer and an
-    // inner sheet; the host-side voxel::solidOccupancy fills it instead).
-    // Passes "<name>.sparse.octree.*": each leaf marks the bricks of 8^3
-    // cells whose samples hold it, the marked bricks take pool slots (at
-    // most maxVolumeBricks: past it the frame counts them in
-    // IsoStats::sparseVolumeBricksNeeded and reports an overflow) and the
-    // leaves set their samples in those bricks' blocks. Needs volumeFormat
-    // U8 and addPasses() (record() has no octree to read); costs a table of
-    // 8 bytes per brick of the virtual grid (16 MiB at 1024^3 voxels).
+    // sparse voxel octree the host's graph builds (GraphInputs::octree, e.g.
+    // voxel::octreeLeafInput() in pyramarch/voxelizer/iso_bridge.h). The
+    // field is 1 at an occupied leaf voxel and 0 elsewhere, sample s at voxel
+    // s (samples = the voxel grid's dims, bounds voxel::voxelCentreBounds),
+    // so iso 0.5 wraps the occupied voxels. The marked bricks take pool
+    // slots, at most maxVolumeBricks (past it: IsoStats::
+    // sparseVolumeBricksNeeded and an overflow). Needs volumeFormat U8 and
+    // addPasses(); costs 8 bytes per brick of the virtual grid.
     OctreeLeaves,
 };
 
@@ -413,14 +388,11 @@ struct SparseVolumeCensus {
 // under 2 per axis.
 Result<SparseVolumeCensus> censusSparseVolume(const VolumeSlabs& volume, const std::array<uint32_t, 3>& samples,
                                               float isoMin, float isoMax);
-// The most balls or particles one brick may list; a brick past it is
-// classified without them and the frame reports an overflow
-// (IsoStats::sparseCrowdedBricks), on every device: lavapipe ends every loop
-// of a shader invocation after 65,535 iterations in all, and classify and
-// extraction loop over a brick's balls ~6 times (particles: the block
-// passes, at most 4 times a thread). Particles reach it where
-// the voxel is coarse for the particle spacing (~14,000 a brick at 4
-// particles per cell side and a kernel of 2 cells).
+// The most balls or particles one brick may list (on every device: it keeps
+// each shader invocation's loops within 65,535 iterations, which some
+// drivers end); a brick past it is classified without them and the frame
+// reports an overflow (IsoStats::sparseCrowdedBricks). Particles reach it
+// where the voxel is coarse for the particle spacing.
 inline constexpr uint32_t kMaxSparseItemsPerBrick = 8192;
 inline constexpr uint32_t kDefaultSparseBallRefsPerBrick = 4;
 inline constexpr uint32_t kDefaultSparseParticleRefsPerBrick = 256;
@@ -465,14 +437,9 @@ struct IsoSurfaceCreateInfo {
     uint32_t vertexCapacity = 0;
     NormalMode normals = NormalMode::Central;
     ExtractionMethod method = ExtractionMethod::HistoPyramid;
-    // Optional. Shared vertices + a uint32 index buffer (the edge pyramid of
-    // the WebGL point-cloud MC posts, docs/algorithms.md): every sample owns
-    // its +x/+y/+z edges; a second pyramid over samples enumerates cut edges
-    // (one vertex each), and indices are written in the
-    // same key order as the non-indexed vertices. vertexCapacity then counts
-    // unique vertices; indices are written only when all vertices fit.
-    // Needs ExtractionMethod::HistoPyramid. Works on sparse domains too (see
-    // SparseDomain; the index order is then the pool's).
+    // Shared vertices (one per cut edge) and a uint32 index buffer, triangles
+    // in the soup's order; vertexCapacity then counts unique vertices. Needs
+    // ExtractionMethod::HistoPyramid; dense or sparse. Default false (soup).
     bool indexed = false;
     // indexed: index buffer capacity (rounded down to whole triangles); as
     // the vertex buffer, up to 16 storage bindings of one VkBuffer (lavapipe:
@@ -534,21 +501,9 @@ struct IsoSurfaceCreateInfo {
     // `iso_time` and `iso_params[0..1]` (vec4, setUserParams) and helper
     // functions of its own. Compile errors name lines of this text.
     std::string fieldGlsl;
-    // UserGlsl, optional: a Lipschitz constant L of field() over the grid's
-    // bounds, in field units per world unit (|f(a) - f(b)| <= L |a - b|; a
-    // signed distance has L = 1). With L > 0 the module lists, every frame,
-    // the classify patches whose value interval f(centre) +- L x half
-    // diagonal (a conservative margin added) can reach the iso value, from
-    // field() at a few points per patch (pass "<name>.field.user.bounds"),
-    // and classifies only those (and, with FieldEvaluation::Buffer, fills
-    // only the tiles of 8^3 samples those patches and their normals read):
-    // the triangles,
-    // counts and args are the dense path's bit for bit (cells of patches
-    // skipped as all inside keep case 0, not 255, as volumes do: count 0
-    // either way); readField() is stale outside those tiles. 0 (default):
-    // every sample is evaluated and every patch classified. A
-    // too-small L is the host's error: it drops triangles, never writes out
-    // of bounds; NaN, infinite or negative values fail create().
+    // UserGlsl: a Lipschitz bound L of field() (field units per world unit; a
+    // signed distance has 1): only the patches or bricks f(c) +- L r can cut
+    // are classified (too small an L drops triangles). Finite, >= 0; 0: none.
     float lipschitz = 0.f;
     // UserGlsl: a field buffer, or field() where it is read (see FieldEvaluation).
     FieldEvaluation fieldEvaluation = FieldEvaluation::Auto;
@@ -558,28 +513,21 @@ struct IsoSurfaceCreateInfo {
     // evaluation (Fused, or Auto); samples may then exceed what a field
     // buffer or a dense pyramid could hold.
     SparseDomain sparse;
-    // UserGlsl: required, the compiler that turns the module's field shader
-    // (fieldGlsl wrapped) into SPIR-V, called once inside create(). The
-    // module itself links no compiler: pass pyramarch::compileGlsl from the
-    // optional shader_compiler component (pyramarch/engine/shader_compiler.h,
-    // find_package(pyramarch CONFIG COMPONENTS shader_compiler), target
-    // pyramarch::shader_compiler), or a compiler of the host's own.
+    // UserGlsl: required, the GLSL -> SPIR-V compiler create() calls once,
+    // e.g. pyramarch::compileGlsl of the optional shader_compiler component
+    // (pyramarch/engine/shader_compiler.h), or the host's own.
     GlslCompiler compileGlsl;
-    // Frames the host records ahead of the GPU; sizes the per-frame rings
-    // (balls, particles and stats: framesInFlight + 1 slots each). set*() for
-    // frame F may only be called once frame F - framesInFlight has finished
-    // on the GPU.
+    // Frames the host records ahead of the GPU (1..7, default 2): set*() for
+    // frame F only once frame F - framesInFlight has finished on the GPU.
+    // The rings (balls, particles, stats) hold framesInFlight + 1 slots.
     uint32_t framesInFlight = 2;
-    // Optional. Depth of the timestamp ring of record()'s own graph: the
-    // timings of frame F can be read from frame F + timingFrames - 1 on
-    // (latestTimings). 0 = framesInFlight + 2; otherwise more than
-    // framesInFlight. With addPasses() the host's RenderGraphOptions::timingFrames
-    // applies instead.
+    // record() only: depth of its graph's timestamp ring (frame F's timings
+    // readable from frame F + timingFrames - 1 on). 0 (default):
+    // framesInFlight + 2; else > framesInFlight, <= 64. addPasses(): the host graph's.
     uint32_t timingFrames = 0;
-    // Optional. record()'s own graph writes GPU timestamps (a query pool,
-    // vkCmdWriteTimestamp2 around each pass) into the host's command buffer
-    // for latestTimings(); false records none (latestTimings() stays empty).
-    // With addPasses() RenderGraphOptions::timestamps applies instead.
+    // record() only: write GPU timestamps around each pass into the host's
+    // command buffer for latestTimings() (default true; false: none, no
+    // query pool). addPasses(): RenderGraphOptions::timestamps applies.
     bool timestamps = true;
     // Prefix of pass and resource names; must be unique per graph.
     std::string name = "iso";
@@ -631,8 +579,8 @@ uint32_t suggestCapacity(const IsoStats& stats, float headroom = 1.25f);
 uint32_t suggestIndexCapacity(const IsoStats& stats, float headroom = 1.25f);
 // The largest vertexCapacity / indexCapacity a device with `limits` takes:
 // one VkBuffer within maxBufferSize and maxMemoryAllocationSize, written
-// through at most 16 storage bindings of maxStorageBufferRange (lavapipe:
-// 67.1 M vertices, 536.9 M indices; whole triangles).
+// through at most 16 storage bindings of maxStorageBufferRange (whole
+// triangles).
 uint32_t maxVertexCapacity(const DeviceLimits& limits);
 uint32_t maxIndexCapacity(const DeviceLimits& limits);
 // Sparse domains: the capacities that would have held `stats` with
@@ -643,11 +591,11 @@ uint32_t maxIndexCapacity(const DeviceLimits& limits);
 // maxSparseParticleBricks() (past it a frame overflows, reported).
 SparseDomain suggestSparseCapacity(const IsoStats& stats, float headroom = 1.25f);
 // The most pool slots (SparseDomain::maxRowPairs) a device holds: the pool's
-// pyramid in one maxStorageBufferRange (lavapipe's 128 MiB: ~5.2 M slots).
+// pyramid in one maxStorageBufferRange (~5.2 M slots at 128 MiB).
 uint32_t maxSparseRowPairs(const DeviceLimits& limits);
 // The most listed bricks (SparseDomain::maxBricks) a sparse particle
 // surface holds on a device: each keeps a block of 11^3 F32 samples (5,324
-// bytes) in up to 4 buffers of one maxStorageBufferRange (lavapipe: 100,836).
+// bytes) in up to 4 buffers of one maxStorageBufferRange (100,836 at 128 MiB).
 uint32_t maxSparseParticleBricks(const DeviceLimits& limits);
 // SparseDomain::maxItemRefs as a surface of `info` on a device with `limits`
 // resolves it (0: the default per brick, within one binding; metaballs with

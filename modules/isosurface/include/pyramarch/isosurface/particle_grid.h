@@ -64,10 +64,9 @@ struct ParticleBounds {
 ParticleBounds particleBounds(std::span<const float> xyz);
 
 struct ParticleGridOptions {
-    // Snap the first sample to a multiple of the voxel size (the world
-    // lattice k * V): every frame of a sequence then samples the same world
-    // points however its bounds move, so the surface does not shimmer. Off:
-    // the first sample is exactly bounds.min - padding.
+    // Snap the first sample to the world lattice k * V (every frame of a
+    // sequence samples the same points: no shimmer). Default on; off: the
+    // first sample is exactly bounds.min - padding.
     bool alignToVoxel = true;
     // Most samples in total the caller accepts (a memory budget). Grids of
     // more than 2^32 - 1 samples are refused whatever this says (the GPU

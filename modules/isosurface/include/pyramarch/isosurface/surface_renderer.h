@@ -11,7 +11,9 @@
 //     SurfaceRendererCreateInfo info;
 //     info.colorFormat = VK_FORMAT_B8G8R8A8_SRGB;
 //     info.depthFormat = VK_FORMAT_D32_SFLOAT;
-//     auto renderer = SurfaceRenderer::create(device, info).value();
+//     auto created = SurfaceRenderer::create(device, info);
+//     if (!created) return fail(created.status());
+//     auto renderer = std::move(*created);
 //     renderer->addPasses(graph, {.vertices = v, .drawArgs = a, .color = c, .depth = d});
 //     // per frame: renderer->setView(view); graph.execute(cmd);
 //
@@ -66,10 +68,9 @@ struct SurfaceRendererCreateInfo {
     // Front face in framebuffer space: COUNTER_CLOCKWISE for a y-flipping
     // projection (makeSurfaceView), CLOCKWISE for one that keeps y (see Winding).
     VkFrontFace frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE;
-    // Optional. Build for subpass `subpass` of the host's VkRenderPass instead
-    // of dynamic rendering: the subpass has one colour attachment of
-    // colorFormat/samples and a depth attachment iff depthFormat != UNDEFINED.
-    // Draw with recordDraw*() inside that render pass; addPasses() refuses.
+    // Optional: build for subpass `subpass` of the host's VkRenderPass (one
+    // colour attachment of colorFormat/samples, depth iff depthFormat is set)
+    // instead of dynamic rendering; draw with recordDraw*() (addPasses() refuses).
     VkRenderPass renderPass = VK_NULL_HANDLE;
     uint32_t subpass = 0;
     // Also build a wireframe pipeline when the device has fillModeNonSolid

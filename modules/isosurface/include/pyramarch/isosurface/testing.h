@@ -28,23 +28,20 @@ struct Knobs {
     // list append, even where the device could aggregate them per subgroup:
     // the fallback path, compared bit for bit with the default.
     bool perThreadAtomics = false;
-    // Extraction reads the field and the pyramid through storage buffers
-    // even where texel buffers would cover them (texel reads are the default
-    // where maxTexelBufferElements allows): the fallback path, compared bit
-    // for bit with the default.
+    // Read the field and the pyramid through storage buffers even where
+    // texel buffers (the default within maxTexelBufferElements) would cover
+    // them: the fallback path, compared bit for bit with the default.
     bool storageReads = false;
-    // User GLSL with a Lipschitz bound, and metaballs: evaluate the field at
-    // every sample (as without a patch list) but keep the patch list, instead
-    // of only the tiles the listed patches read: the reference for those
-    // tiles, with the same list even where a user's bound lies.
+    // Bounded user GLSL and metaballs: evaluate every sample but keep the
+    // patch list (not only the tiles the listed patches read): the reference
+    // for those tiles, with the same list even where a user's bound lies.
     bool denseField = false;
     // Sparse volumes: at most this many bricks per pool buffer (0 = what one
     // binding's range holds), so tests spread a small pool over several.
     uint32_t volumePoolBricks = 0;
-    // The vertex and index buffers: at most this many bytes per storage
-    // binding the shaders write them through (0 = one maxStorageBufferRange;
-    // rounded down to whole elements at aligned offsets), so tests spread a
-    // small surface over several bindings (see isosurface.h, vertexCapacity).
+    // At most this many bytes per storage binding of the vertex and index
+    // buffers (0 = one maxStorageBufferRange; whole elements, aligned), so
+    // tests spread a small surface over several bindings.
     uint64_t outputSliceBytes = 0;
     // A surface without sparse.enabled is planned dense as if the device's
     // maxStorageBufferRange were at most this many bytes (0 = the device's),
@@ -53,14 +50,11 @@ struct Knobs {
     // The device-local heap a memory budget of 0 takes a quarter of (0 = the
     // device's; without a device, as in planLayout(), the budget is 1 GiB).
     uint64_t deviceLocalHeapBytes = 0;
-    // A grid that fits runs the bricked classify and extraction over every
-    // brick (a direct brick table, triangles in brick order) where the
-    // cell-order layout has no empty-space skipping (user fields without a
-    // Lipschitz bound), else the cell-order one with its patch lists.
-    // directBricks: the bricks for every source; denseGrid: the cell-order
-    // layout for every source (the tests of its own structures). The scan
-    // (ExtractionMethod::Scan) always runs the cell-order layout.
+    // A grid that fits runs on the direct brick table where the cell-order
+    // layout has no empty-space skipping (unbounded user fields), else in cell
+    // order (always for the scan). directBricks: the bricks for every source.
     bool directBricks = false;
+    // The cell-order layout for every source (the tests of its structures).
     bool denseGrid = false;
 };
 

@@ -37,11 +37,9 @@ constexpr uint32_t packRGBA8(uint32_t r, uint32_t g, uint32_t b, uint32_t a = 25
 struct TriangleMesh {
     std::vector<std::array<float, 3>> positions; // world space
     std::vector<uint32_t> indices;               // 3 per triangle, each < positions.size()
-    // Optional per-vertex RGBA8 colour (packRGBA8), empty or one per position.
-    // A voxel fragment carries its triangle's colour: the per-channel rounded
-    // mean of the three vertex colours (no interpolation, so the result does
-    // not depend on where inside a voxel the triangle passes). Without
-    // colours every triangle is white (packRGBA8(255,255,255)).
+    // Optional per-vertex RGBA8 colour (packRGBA8), empty (all white) or one
+    // per position; a voxel fragment takes its triangle's rounded mean colour
+    // per channel (no interpolation).
     std::vector<uint32_t> colors;
     // Optional per-vertex normals, empty or one per position. A fragment's
     // normal is the normalised sum of its triangle's three vertex normals, or

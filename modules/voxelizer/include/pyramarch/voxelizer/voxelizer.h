@@ -89,24 +89,15 @@ struct VoxelizerCreateInfo {
     // (32 Mi voxels on a 128 MiB range, e.g. 256 x 256 x 512).
     uint64_t denseMaxVoxels = 0;
     ConservativeMethod method = ConservativeMethod::Auto;
-    // Conservative mode: (voxel, triangle) pairs whose float overlap margins
-    // are within their rounding-error bounds of zero are decided again in
-    // double precision by the CPU reference's separating-axis test, so GPU
-    // and reference agree on every pair. Needs shaderFloat64
-    // (Device::limits()); without it, or with this off, the float test alone
-    // decides (near-boundary pairs may then fall outside the closed
-    // reference; modules/voxelizer/README.md, "Exact fallback"). Thin mode
-    // always uses the float test. Default on.
+    // Conservative mode: decide (voxel, triangle) pairs within float rounding
+    // of the boundary again in double precision, so GPU and CPU reference
+    // agree on every pair. Needs shaderFloat64, else float only. Default on.
     bool exactFallback = true;
     // Frames the host may have in flight; sizes the staging and stats rings.
     uint32_t framesInFlight = 2;
-    // Solid voxelization: the conservative surface plus every voxel whose
-    // centre is inside the mesh (parity along x, README "Solid mode"); the
-    // interior voxels become leaves, dense voxels and fragments (white, no
-    // normal, triangle kNoTriangle). Needs a closed mesh: columns crossed an
-    // odd number of times are counted (VoxelStats::solidOddColumns) and left
-    // hollow. Needs shaderFloat64; costs two bitmaps of maxResolution^2 x
-    // (maxResolution + 32) / 32 words. Default off.
+    // Solid voxelization: the surface plus every voxel whose centre is inside
+    // the closed mesh (odd columns: VoxelStats::solidOddColumns, left hollow).
+    // Needs shaderFloat64. Default off (README "Solid mode" has the rest).
     bool solid = false;
 };
 
