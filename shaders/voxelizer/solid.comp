@@ -5,10 +5,10 @@
 // centre its yz projection holds, the first voxel behind its crossing; a
 // prefix XOR along the column then says which voxel centres are inside.
 // Three stages of one shader (kStage, specialization constant 0):
-//  0 flip:    one thread per (triangle, row y of its box); at word
-//             RasterParams.solid.x of the mesh buffer the host stages the
-//             prefix of the triangles' row counts (triangles + 1 words),
-//             then each triangle's first row.
+//  0 flip:    one thread per (triangle, VOX_SOLID_ROWS_PER_THREAD rows y of
+//             its box); at word RasterParams.solid.x of the mesh buffer the
+//             host stages the prefix of the triangles' thread counts
+//             (triangles + 1 words), then each triangle's first row.
 //  1 surface: one thread per stored fragment: its voxel's bit in the
 //             surface bitmap (so the fill appends interior voxels only).
 //  2 fill:    one thread per column: the prefix XOR; a column crossed an odd
@@ -105,17 +105,27 @@ void flipStage(uint t) {
     uint i2 = meshU.u[params.offsets.x + 3u * tri + 2u];
     if (i0 >= params.counts.y || i1 >= params.counts.y || i2 >= params.counts.y) return;
     dvec3 v0 = splitVertex(i0), v1 = splitVertex(i1), v2 = splitVertex(i2);
-    // Its first row (the host's, after the prefix) plus this thread's offset.
-    int y = int(meshU.u[params.solid.x + params.counts.x + 1u + tri]) + int(t - meshU.u[params.solid.x + tri]);
-    if (y >= int(params.dims.y)) return;
+    // Its first row (the host's, after the prefix) plus this thread's rows;
+    // its last row by the host's (and the reference's) rule.
+    int yFirst = int(meshU.u[params.solid.x + params.counts.x + 1u + tri]) +
+                 int(VOX_SOLID_ROWS_PER_THREAD * (t - meshU.u[params.solid.x + tri]));
+    double yhi = max(v0.y, max(v1.y, v2.y));
+    int yLast = min(int(params.dims.y) - 1, int(ceil(min(yhi, double(params.dims.y) + 2.0lf) - 0.5lf)));
+    yLast = min(yLast, yFirst + int(VOX_SOLID_ROWS_PER_THREAD) - 1);
     double zlo = min(v0.z, min(v1.z, v2.z)), zhi = max(v0.z, max(v1.z, v2.z));
-    int z0 = max(0, int(floor(float(max(zlo, -2.0lf)) - 0.5)) - 1);
-    int z1 = min(int(params.dims.z) - 1, int(ceil(float(min(zhi, double(params.dims.z) + 2.0lf)) - 0.5)) + 1);
+    // The reference's column range (solidInside), in double: the centres
+    // z + 1/2 that can lie in [zlo, zhi], and every column it leaves out is
+    // a voxel or more outside (a float range with a voxel of slack each way
+    // cost two more exact tests per row).
+    int z0 = max(0, int(floor(max(zlo, -2.0lf) - 0.5lf)));
+    int z1 = min(int(params.dims.z) - 1, int(ceil(min(zhi, double(params.dims.z) + 2.0lf) - 0.5lf)));
     int dimsX = int(params.dims.x);
-    for (int z = z0; z <= z1; ++z) {
-        int k = crossing(v0, v1, v2, y, z, dimsX);
-        if (k < 0) continue;
-        atomicXor(solid.bits[rowWord(uint(y), uint(z)) + uint(k) / 32u], 1u << (uint(k) & 31u));
+    for (int y = yFirst; y <= yLast; ++y) {
+        for (int z = z0; z <= z1; ++z) {
+            int k = crossing(v0, v1, v2, y, z, dimsX);
+            if (k < 0) continue;
+            atomicXor(solid.bits[rowWord(uint(y), uint(z)) + uint(k) / 32u], 1u << (uint(k) & 31u));
+        }
     }
 }
 

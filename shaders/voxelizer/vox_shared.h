@@ -37,8 +37,12 @@ struct RasterParams {
     uvec4 offsets;    // word offsets into the mesh buffer: x indices, y colours, z normals (positions at 0);
                       // w: with VOX_SPLIT, the largest candidate box (voxels) the compute path takes
     uvec4 solid;      // solid.comp: x word offset of the row prefix in the mesh buffer, y words per bitmap
-                      // column, z words of one bitmap, w rows of all triangles (flip threads)
+                      // column, z words of one bitmap, w flip threads (VOX_SOLID_ROWS_PER_THREAD rows each)
 };
+// solid.comp's flip stage: rows of one triangle per thread (the binary
+// search for the thread's triangle and its vertex loads, lane by lane on
+// lavapipe, were most of a thread's work when each took one row).
+VOX_CONST VOX_SOLID_ROWS_PER_THREAD = 4u;
 
 struct ComputeParams {
     uvec4 dims;       // xyz: grid dims, w: octree depth D

@@ -1865,6 +1865,17 @@ TEST_F(VoxelizerTest, SolidMatchesTheParityReference) {
             m.indices.erase(m.indices.begin() + 300, m.indices.begin() + 330);
             expectSolid(device(), v, m, gridOf(m, 40), false);
         }
+        {
+            // Triangles spanning up to 64 rows: the flip pass splits each
+            // over several threads of VOX_SOLID_ROWS_PER_THREAD rows, the
+            // last one short (vertices off the grid's half-integers).
+            SCOPED_TRACE("octahedron");
+            TriangleMesh m;
+            m.positions = {{0.013f, 0.021f, 1.0307f},     {0.0071f, -0.0093f, -0.9711f}, {1.0213f, 0.0117f, 0.003f},
+                           {-0.9893f, -0.0131f, 0.0071f}, {0.0037f, 1.0119f, -0.0113f},  {-0.0119f, -0.9917f, 0.0091f}};
+            m.indices = {0, 2, 4, 0, 4, 3, 0, 3, 5, 0, 5, 2, 1, 4, 2, 1, 3, 4, 1, 5, 3, 1, 2, 5};
+            expectSolid(device(), v, m, gridOf(m, 64), true);
+        }
     }
 }
 

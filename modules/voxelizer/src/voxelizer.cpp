@@ -238,7 +238,7 @@ uint64_t solidBitmapWords(uint32_t dimsX, uint32_t dimsY, uint32_t dimsZ) {
 
 // What setMesh staged for a frame (the host side of the frame's stats too).
 struct Staged {
-    uint32_t solidRows = 0; // solid mode: (triangle, row) pairs of the flip pass
+    uint32_t solidRows = 0; // solid mode: flip threads ((triangle, VOX_SOLID_ROWS_PER_THREAD rows) each)
     uint32_t triangles = 0;
     uint32_t rasterTriangles = 0; // TrianglePath::Split: triangles the raster may take (rasterTriangleCount)
     uint32_t vertices = 0;
@@ -1508,8 +1508,9 @@ Status Voxelizer::setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, Voxel
     if (m.info.solid) {
         // The flip pass's work list: per triangle the rows y whose column
         // centres (y + 1/2) its projection may hold (a superset: the exact
-        // test in solid.comp decides), as a prefix of row counts and each
-        // triangle's first row. Same rule as the reference's solidInside.
+        // test in solid.comp decides), as a prefix of thread counts (up to
+        // VOX_SOLID_ROWS_PER_THREAD rows each) and each triangle's first
+        // row. Same rule as the reference's solidInside.
         uint32_t* prefix = reinterpret_cast<uint32_t*>(base + m.solidOffset * 4);
         uint32_t* firstRow = prefix + mesh.triangleCount() + 1;
         uint64_t rows = 0;
@@ -1531,12 +1532,13 @@ Status Voxelizer::setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, Voxel
             const int y1 = std::min(ny - 1, int(std::ceil(std::min(hi, ny + 2.0) - 0.5)));
             if (y1 < y0) continue;
             firstRow[t] = uint32_t(y0);
-            rows += uint64_t(y1 - y0 + 1);
+            rows += (uint64_t(y1 - y0) + gpu::VOX_SOLID_ROWS_PER_THREAD) / gpu::VOX_SOLID_ROWS_PER_THREAD;
         }
         prefix[mesh.triangleCount()] = uint32_t(rows);
         if (rows > std::numeric_limits<uint32_t>::max() / 2)
-            return Status::error(ErrorCode::CapacityExceeded, "voxelizer: solid mode: the triangles span " +
-                                                                  std::to_string(rows) + " rows (over 2^31)");
+            return Status::error(ErrorCode::CapacityExceeded,
+                                 "voxelizer: solid mode: the triangles span " + std::to_string(rows) + " groups of " +
+                                     std::to_string(gpu::VOX_SOLID_ROWS_PER_THREAD) + " rows (over 2^31)");
         s.solidRows = uint32_t(rows);
     }
     if (m.hardware) s.flags |= gpu::VOX_HW_CONSERVATIVE;
