@@ -735,6 +735,9 @@ int runParticleIso(const IsoOptions& o) {
                 return failFrame(frame.path + ": " + gridText(info.samples) + " samples at voxel size " +
                                  jsonNumber(voxel) + ": " + created.message());
             surface = std::move(created).value();
+            // A grid the dense layout does not fit: the module chose bricks
+            // and sized them; the summary and the retries start from those.
+            if (surface->sparseDomain().enabled) info.sparse = surface->sparseDomain();
             rec.setInfo("splat", sample::splatMethodName(surface->splatMethod())); // Auto resolved
             ++recreations;
         }

@@ -43,9 +43,6 @@ int checkIsoOptions(const IsoOptions& iso) {
             return fail(prog, "--sparse applies to --field sphere|cayley|gyroid|metaballs, --glsl (a GLSL field "
                               "with a Lipschitz bound), --raw and --particles, got " +
                                   std::string(iso.field.empty() ? "another source" : "--field " + iso.field));
-        if (!iso.particles.empty() && (iso.particleSmoothing > 0.f || iso.anisotropic))
-            return fail(prog, "--sparse sums each brick's particles with the isotropic kernel: not with "
-                              "--particle-smoothing or --anisotropic");
         if (iso.fieldEvaluation == "buffer")
             return fail(prog, "--sparse has no field buffer: not with --field-evaluation buffer");
     }

@@ -1009,13 +1009,18 @@ TEST(ToolCliParse, SparseOptionsAndConflicts) {
     sample::ToolOptions p;
     ASSERT_EQ(parseTool({"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--sparse"}, p), -1);
     EXPECT_TRUE(p.iso.sparse);
+    // Smoothing and anisotropic kernels run on bricks too.
+    sample::ToolOptions pa;
+    ASSERT_EQ(parseTool({"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--sparse", "--anisotropic",
+                         "--particle-smoothing", "0.5"},
+                        pa),
+              -1);
+    EXPECT_TRUE(pa.iso.sparse && pa.iso.anisotropic);
     sample::ToolOptions r;
     ASSERT_EQ(parseTool({"iso", "--raw", "v.raw", "--dims", "4,4,4", "--sparse"}, r), -1);
     EXPECT_TRUE(r.iso.sparse);
     const std::vector<std::vector<std::string>> bad = {
         {"iso", "--field", "metaballs", "--sparse", "--lipschitz", "1"},
-        {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--sparse", "--anisotropic"},
-        {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--sparse", "--particle-smoothing", "0.5"},
         {"iso", "--glsl", "f.glsl", "--lipschitz", "1", "--sparse", "--field-evaluation", "buffer"},
         {"iso", "--field", "sphere", "--sparse-bricks", "10"}, // without --sparse
     };
