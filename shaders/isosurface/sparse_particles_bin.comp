@@ -37,8 +37,10 @@ void main() {
     uvec3 a, b;
     if (i >= isoOpaque(min(pc.itemCount, grid.maxItems)) || !loadParticle(i, pw)) return;
     // Position smoothing or anisotropic kernels: the wider lists their
-    // neighbourhoods need (sparse_particles_neighbours.comp).
-    const bool wide = grid.sparseParticleReach.x > 0.0;
+    // neighbourhoods need (sparse_particles_neighbours.comp). A uniform alone
+    // decides it: opaque (isoOpaque), or lavapipe compiles a new variant of
+    // this pass at every bind.
+    const bool wide = isoOpaque(grid.sparseParticleReach.x > 0.0);
     if (!(wide ? listSamples(pw.xyz, a, b) : kernelSamples(pw.xyz, a, b))) return;
     // Brick c's grown samples are 8c - 1 .. 8c + 9.
     const uvec3 below = uvec3(kIsoBrickCells + 1u);
