@@ -297,7 +297,8 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
                    "Particle position smoothing lambda in [0, 1] (Yu & Turk 2013's Laplacian step, on the GPU): each "
                    "particle moves lambda of the way to the weighted mean of its neighbours within the kernel "
                    "support before the splat. Default 0 (off); 0.5 flattens faces of regular particles, shrinks "
-                   "convex parts (modules/isosurface/README.md). Needs --splat gather");
+                   "convex parts (modules/isosurface/README.md). Needs --splat gather on a dense grid (bricks: "
+                   "--sparse, or a grid too large for one)");
     isoCmd->add_flag_function(
         "--anisotropic",
         [&iso](int64_t) {
@@ -307,7 +308,8 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
         "Anisotropic kernels (Yu & Turk 2013, on the GPU): each particle's kernel is stretched along the "
         "principal axes of its neighbours (weighted covariance within 1.5 kernel supports), flat on flat "
         "fluid; with --particle-smoothing the kernels sit at the smoothed positions. Costs a pass "
-        "(modules/isosurface/README.md). Needs --splat gather");
+        "(modules/isosurface/README.md). Needs --splat gather on a dense grid (bricks: --sparse, or a grid too large "
+        "for one)");
     isoCmd
         ->add_option_function<std::string>(
             "--particle-kernel",
