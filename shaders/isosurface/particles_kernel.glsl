@@ -15,6 +15,14 @@
 #ifndef ISO_PARTICLES_KERNEL_GLSL
 #define ISO_PARTICLES_KERNEL_GLSL
 
+// A sparse domain's per-particle loops over a brick's whole list (the SPH
+// density, the smoothing and anisotropic neighbourhoods) take this many
+// particles an iteration: lavapipe ends an invocation's loops after 65,535
+// iterations in all, and a thread of such a pass runs about
+// (list / 32) x (list / kIsoListUnroll) of them. The bricks that would pass
+// it are reported crowded (sparse_activate.glsl, grid.sparseParticleReach.z).
+const uint kIsoListUnroll = 8u;
+
 // a * b + c with the product rounded first, never fused (see above).
 float mulThenAdd(float a, float b, float c) {
     precise float p = a * b;

@@ -1,4 +1,5 @@
 #version 460
+#extension GL_EXT_control_flow_attributes : require
 // ParticleKernel::SphCubicSpline on a sparse domain, <name>.sparse.density
 // (after sparse.fill, before the blocks; classify's indirect dispatch,
 // kIsoBricksPerGroup bricks a group, kIsoBorderThreads threads a brick):
@@ -69,14 +70,21 @@ void main() {
         pw = smoothed[i];
 #endif
         uint rho = 0u;
-        for (uint k = 0u; k < count; ++k) {
-            vec4 o;
+        // kIsoListUnroll neighbours an iteration: lavapipe ends an
+        // invocation's loops after 65,535 iterations in all (the brick
+        // limit, sparse_activate.glsl). The sum is an integer: any order.
+        for (uint k0 = 0u; k0 < count; k0 += kIsoListUnroll) {
+            [[unroll]] for (uint u = 0u; u < kIsoListUnroll; ++u) {
+                const uint k = k0 + u;
+                if (k >= count) break;
+                vec4 o;
 #ifdef ISO_SPARSE_SMOOTHED
-            o = smoothed[brickItems[first + k]];
+                o = smoothed[brickItems[first + k]];
 #else
-            loadParticle(brickItems[first + k], o);
+                loadParticle(brickItems[first + k], o);
 #endif
-            rho += sphTerm(o.x - pw.x, squaredYZ(o.y - pw.y, o.z - pw.z), o.w);
+                rho += sphTerm(o.x - pw.x, squaredYZ(o.y - pw.y, o.z - pw.z), o.w);
+            }
         }
         precise float v = rho != 0u ? pw.w * float(kIsoSplatFixedOne) / float(rho) : 0.0;
         volumes[i] = v;

@@ -17,7 +17,9 @@
 // 0 (smoothing): records[i] = (smoothed position, weight);
 // 1 (anisotropic): records[3 i ..] = particles_aniso.comp's kernel record
 //   (the ISO_PARTICLE_SPH build: weight = the density pass's volume).
-// Every record is cleared to 0 every frame before this pass: a particle
+// The loops over the list take kIsoListUnroll particles an iteration
+// (sparse_particles_density.comp says why). Every record is cleared to 0
+// every frame before this pass: a particle
 // whose home brick was not listed (past the capacities: the frame reports
 // the overflow) adds nothing to the blocks (weight 0, extent 0).
 #include "isosurface/common.glsl"
@@ -67,10 +69,13 @@ void main() {
         if (homeBrick(pw.xyz) != b) continue;
         if (aniso) {
             AnisoSums sums = anisoSumsZero();
-            for (uint k = 0u; k < count; ++k) {
-                vec4 o;
-                loadParticle(brickItems[first + k], o);
-                anisoAdd(pw.xyz, o.xyz, sums);
+            for (uint k0 = 0u; k0 < count; k0 += kIsoListUnroll) {
+                [[unroll]] for (uint u = 0u; u < kIsoListUnroll; ++u) {
+                    if (k0 + u >= count) break;
+                    vec4 o;
+                    loadParticle(brickItems[first + k0 + u], o);
+                    anisoAdd(pw.xyz, o.xyz, sums);
+                }
             }
 #ifdef ISO_PARTICLE_SPH
             const float weight = volumes[i];
@@ -85,10 +90,13 @@ void main() {
         } else {
             uint sumW = 0u;
             ivec3 sumD = ivec3(0);
-            for (uint k = 0u; k < count; ++k) {
-                vec4 o;
-                loadParticle(brickItems[first + k], o);
-                smoothAdd(pw.xyz, o.xyz, sumW, sumD);
+            for (uint k0 = 0u; k0 < count; k0 += kIsoListUnroll) {
+                [[unroll]] for (uint u = 0u; u < kIsoListUnroll; ++u) {
+                    if (k0 + u >= count) break;
+                    vec4 o;
+                    loadParticle(brickItems[first + k0 + u], o);
+                    smoothAdd(pw.xyz, o.xyz, sumW, sumD);
+                }
             }
             records[i] = vec4(smoothFinish(pw.xyz, sumW, sumD), pw.w);
         }

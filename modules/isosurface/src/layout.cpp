@@ -13,6 +13,16 @@
 
 namespace pyramarch::iso {
 
+// The longest brick list the per-particle loops over a whole list take
+// (the SPH density, smoothing, anisotropic kernels on bricks): a thread runs
+// ceil(list / 32) outer iterations of ceil(list / 8) + 1, under lavapipe's
+// 65,535 loop iterations an invocation (kIsoListUnroll = 8 a step).
+constexpr uint32_t kMaxSparseNeighbourItems = 3840;
+static_assert((kMaxSparseNeighbourItems + gpu::kIsoBorderThreads - 1) / gpu::kIsoBorderThreads *
+                      ((kMaxSparseNeighbourItems + 7) / 8 + 1) <
+                  60000,
+              "the neighbourhood loops stay under lavapipe's loop limit");
+
 // classify.comp and vertex_owner.glsl swap inside bits to the tables' corner order (kIsoCornerCodes).
 constexpr bool cornerCodesFollowTables() {
     for (uint32_t c = 0; c < 8; ++c)
@@ -836,6 +846,13 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                                              ": a sparse domain's SphCubicSpline needs a support of at "
                                              "least one sample");
         }
+        // The SPH density, smoothing and anisotropic kernels loop over a
+        // brick's whole list for each of its particles: lavapipe ends an
+        // invocation's loops after 65,535 iterations in all, about
+        // (list / 32) x (list / 8) there (particles_kernel.glsl's
+        // kIsoListUnroll), so a longer list makes the brick crowded (read
+        // by sparse_activate.glsl; 0: kIsoMaxBrickItems).
+        if (m.sparse && (m.sph || m.smooth || m.aniso)) g.sparseParticleReach.z = float(kMaxSparseNeighbourItems);
         g.anisotropic = m.aniso ? 1u : 0u;
         if (m.aniso) {
             g.aniso = {an.neighbourhood * info.particleRadius, an.maxRatio, an.maxStretch, an.isolatedScale};
