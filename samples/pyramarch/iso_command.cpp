@@ -134,6 +134,10 @@ void printSparseSummary(Device& device, iso::IsoSurface& surface, const iso::Iso
         std::printf("sparse: %u %s references in the listed bricks (capacity %u%s)\n", stats.sparseItemRefsNeeded,
                     info.source == iso::FieldSource::Particles ? "particle" : "ball", refs,
                     stats.sparseItemRefsNeeded > refs ? ", too small" : "");
+        if (stats.sparseCrowdedBricks != 0)
+            std::printf("sparse: %u crowded bricks (more %s than one brick may list) left empty: finer cells "
+                        "(--voxel-size, --cells) list fewer a brick\n",
+                        stats.sparseCrowdedBricks, info.source == iso::FieldSource::Particles ? "particles" : "balls");
     }
 }
 
