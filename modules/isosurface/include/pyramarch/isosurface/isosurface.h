@@ -422,7 +422,9 @@ Result<SparseVolumeCensus> censusSparseVolume(const VolumeSlabs& volume, const s
 // extraction loop over a brick's balls ~6 times (particles: the block
 // passes, at most 4 times a thread). Particles reach it where
 // the voxel is coarse for the particle spacing (~14,000 a brick at 4
-// particles per cell side and a kernel of 2 cells).
+// particles per cell side and a kernel of 2 cells). With SphCubicSpline,
+// particleSmoothing or anisotropic kernels a brick may list 3,840 (their
+// passes loop over the list once per particle).
 inline constexpr uint32_t kMaxSparseItemsPerBrick = 8192;
 inline constexpr uint32_t kDefaultSparseBallRefsPerBrick = 4;
 inline constexpr uint32_t kDefaultSparseParticleRefsPerBrick = 256;
