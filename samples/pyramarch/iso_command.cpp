@@ -134,6 +134,10 @@ void printSparseSummary(Device& device, iso::IsoSurface& surface, const iso::Iso
         std::printf("sparse: %u %s references in the listed bricks (capacity %u%s)\n", stats.sparseItemRefsNeeded,
                     info.source == iso::FieldSource::Particles ? "particle" : "ball", refs,
                     stats.sparseItemRefsNeeded > refs ? ", too small" : "");
+        if (stats.sparseCrowdedBricks != 0)
+            std::printf("sparse: %u crowded bricks (more %s than one brick may list) left empty: finer cells "
+                        "(--voxel-size, --cells) list fewer a brick\n",
+                        stats.sparseCrowdedBricks, info.source == iso::FieldSource::Particles ? "particles" : "balls");
     }
 }
 
@@ -735,6 +739,9 @@ int runParticleIso(const IsoOptions& o) {
                 return failFrame(frame.path + ": " + gridText(info.samples) + " samples at voxel size " +
                                  jsonNumber(voxel) + ": " + created.message());
             surface = std::move(created).value();
+            // A grid the dense layout does not fit: the module chose bricks
+            // and sized them; the summary and the retries start from those.
+            if (surface->sparseDomain().enabled) info.sparse = surface->sparseDomain();
             rec.setInfo("splat", sample::splatMethodName(surface->splatMethod())); // Auto resolved
             ++recreations;
         }

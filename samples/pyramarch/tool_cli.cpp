@@ -43,9 +43,6 @@ int checkIsoOptions(const IsoOptions& iso) {
             return fail(prog, "--sparse applies to --field sphere|cayley|gyroid|metaballs, --glsl (a GLSL field "
                               "with a Lipschitz bound), --raw and --particles, got " +
                                   std::string(iso.field.empty() ? "another source" : "--field " + iso.field));
-        if (!iso.particles.empty() && (iso.particleSmoothing > 0.f || iso.anisotropic))
-            return fail(prog, "--sparse sums each brick's particles with the isotropic kernel: not with "
-                              "--particle-smoothing or --anisotropic");
         if (iso.fieldEvaluation == "buffer")
             return fail(prog, "--sparse has no field buffer: not with --field-evaluation buffer");
     }
@@ -300,7 +297,8 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
                    "Particle position smoothing lambda in [0, 1] (Yu & Turk 2013's Laplacian step, on the GPU): each "
                    "particle moves lambda of the way to the weighted mean of its neighbours within the kernel "
                    "support before the splat. Default 0 (off); 0.5 flattens faces of regular particles, shrinks "
-                   "convex parts (modules/isosurface/README.md). Needs --splat gather");
+                   "convex parts (modules/isosurface/README.md). Needs --splat gather on a dense grid (bricks: "
+                   "--sparse, or a grid too large for one)");
     isoCmd->add_flag_function(
         "--anisotropic",
         [&iso](int64_t) {
@@ -310,7 +308,8 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
         "Anisotropic kernels (Yu & Turk 2013, on the GPU): each particle's kernel is stretched along the "
         "principal axes of its neighbours (weighted covariance within 1.5 kernel supports), flat on flat "
         "fluid; with --particle-smoothing the kernels sit at the smoothed positions. Costs a pass "
-        "(modules/isosurface/README.md). Needs --splat gather");
+        "(modules/isosurface/README.md). Needs --splat gather on a dense grid (bricks: --sparse, or a grid too large "
+        "for one)");
     isoCmd
         ->add_option_function<std::string>(
             "--particle-kernel",

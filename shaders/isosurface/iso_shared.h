@@ -266,6 +266,11 @@ struct IsoGrid {
     // coordinates constants.
     uvec4 superBricks;
     uvec4 superDivisors;
+    // Sparse particles with position smoothing or anisotropic kernels (else
+    // 0): x how far (world units) each particle is listed around it, y how
+    // far past the grid a particle still counts (particles_kernel.glsl's
+    // listSamples).
+    vec4 sparseParticleReach;
 };
 
 // Per-frame values: push constants, so changing them never touches a buffer
@@ -361,7 +366,7 @@ static_assert(kIsoBlockThreads == (kIsoBrickCells + 1) * ((kIsoBrickCells + kIso
 static_assert(sizeof(IsoTables) == 4096, "tables: 256 uvec4");
 // 4 vec4 + 20 level uvec4s + 16 uints, then vec4-aligned members: the same
 // offsets in std430 and std140 (no scalar arrays, vec4 members 16-aligned).
-static_assert(sizeof(IsoGrid) == 64 + 320 + 64 + 48 + 80 + 16 + 16 + 32 + 80,
+static_assert(sizeof(IsoGrid) == 64 + 320 + 64 + 48 + 80 + 16 + 16 + 32 + 96,
               "IsoGrid must match its std430 and std140 layouts (vec4 members 16-aligned)");
 static_assert(sizeof(IsoArgs) == 80, "args");
 static_assert(sizeof(IsoPatchList) == 16, "patch list header: the list starts at word 4");

@@ -4,7 +4,8 @@
 // in the order of the sorted particles): the tiles of particles_gather.comp
 // (kIsoGatherColumn x kIsoGatherRows samples per thread, the bin rows their
 // kernels can reach), each term w det(G') (1 - |G (x - c)|^2)^3 in 16.16
-// fixed point, truncated and summed as integers: the same bits whatever
+// fixed point (particles_kernel.glsl's anisoTerm, as a sparse domain's
+// blocks sum it), truncated and summed as integers: the same bits whatever
 // order the sort left. The bins read reach the largest kernel extent
 // (maxStretch radii) plus how far a centre moves (lambda x neighbourhood):
 // grid.gatherBelow/Above. A particle is dropped for a row whose y/z distance
@@ -24,22 +25,6 @@ layout(set = 0, binding = 4, std430) writeonly buffer TileFlagsBuf { uint tileFl
 #include "isosurface/particles_kernel.glsl"
 
 const uint K = kIsoGatherColumn, R = kIsoGatherRows;
-
-// Fixed-point term of one kernel at offset (dx, dy, dz), the y/z part of G d
-// (u) already summed: 0 outside the support.
-uint anisoTerm(float dx, vec3 u, vec4 g0, float wdet) {
-    precise vec3 gd = vec3(g0.x * dx + u.x, g0.y * dx + u.y, g0.z * dx + u.z);
-    precise float q = gd.x * gd.x + (gd.y * gd.y + gd.z * gd.z);
-    if (q >= 1.0) return 0u;
-#ifdef ISO_PARTICLE_SPH
-    // ParticleKernel::SphCubicSpline: wdet = V det G' (the aniso pass read the density pass's volumes).
-    precise float t = wdet * cubicSplineUnit(q) * float(kIsoSplatFixedOne);
-#else
-    precise float k = 1.0 - q;
-    precise float t = wdet * k * k * k * float(kIsoSplatFixedOne);
-#endif
-    return uint(min(t, 4.0e9));
-}
 
 void main() {
     const uint t = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
@@ -74,7 +59,7 @@ void main() {
                     const float dy = ys[r] - c.y;
                     if (squaredYZ(dy, dz) < g1.z) {
                         // G d = column 0 dx + column 1 dy + column 2 dz.
-                        precise vec3 u = vec3(g0.y * dy + g0.z * dz, g0.w * dy + g1.x * dz, g1.x * dy + g1.y * dz);
+                        const vec3 u = anisoYZ(dy, dz, g0, g1);
                         [[unroll]] for (uint k = 0; k < K; ++k) sum[r][k] += anisoTerm(xs[k] - c.x, u, g0, c.w);
                     }
                 }

@@ -15,6 +15,14 @@
 #ifndef ISO_PARTICLES_KERNEL_GLSL
 #define ISO_PARTICLES_KERNEL_GLSL
 
+// A sparse domain's per-particle loops over a brick's whole list (the SPH
+// density, the smoothing and anisotropic neighbourhoods) take this many
+// particles an iteration: lavapipe ends an invocation's loops after 65,535
+// iterations in all, and a thread of such a pass runs about
+// (list / 32) x (list / kIsoListUnroll) of them. The bricks that would pass
+// it are reported crowded (sparse_activate.glsl, grid.sparseParticleReach.z).
+const uint kIsoListUnroll = 8u;
+
 // a * b + c with the product rounded first, never fused (see above).
 float mulThenAdd(float a, float b, float c) {
     precise float p = a * b;
@@ -47,6 +55,27 @@ bool kernelSamples(vec3 centre, out uvec3 a, out uvec3 b) {
     a = uvec3(lo);
     b = uvec3(hi);
     return !any(greaterThan(lo, hi));
+}
+
+// Sparse particles with position smoothing or anisotropic kernels
+// (grid.sparseParticleReach: x the list reach, y the filter reach, world
+// units): samples a..b per axis within the list reach of `centre`, each end
+// clamped into the grid on its own, so that a particle outside the grid is
+// still listed in the bricks on the grid's face nearest it (where its
+// neighbours inside the filter reach find it); false for a particle past the
+// filter reach of the grid on some axis (it reaches nothing that counts).
+// One sample of slack either way: wider lists only cost.
+bool listSamples(vec3 centre, out uvec3 a, out uvec3 b) {
+    const vec3 rel = (centre - grid.boundsMin.xyz) / grid.spacing.xyz;
+    const vec3 reach = vec3(grid.sparseParticleReach.x) / grid.spacing.xyz + 1.0;
+    const vec3 filterReach = vec3(grid.sparseParticleReach.y) / grid.spacing.xyz + 1.0;
+    const vec3 top = vec3(grid.samples.xyz) - 1.0;
+    a = uvec3(0u);
+    b = uvec3(0u);
+    if (any(lessThan(rel, -filterReach)) || any(greaterThan(rel, top + filterReach))) return false;
+    a = uvec3(clamp(ceil(rel - reach), vec3(0.0), top));
+    b = uvec3(clamp(floor(rel + reach), vec3(0.0), top));
+    return true;
 }
 
 // Kernel term (16.16 fixed point) at squared YZ distance yz and x distance dx;
@@ -88,6 +117,33 @@ uint sphTerm(float dx, float yz, float v) {
     if (!(q < 1.0)) return 0u;
     precise float t = v * cubicSplineUnit(q) * float(kIsoSplatFixedOne);
     return uint(min(t, 4.0e9));
+}
+
+// Anisotropic kernels: the fixed-point term of one kernel (record: weight
+// x det G' `wdet`, G's first column g0.xyz) at x offset dx, the y/z part of
+// G d (u) already summed; 0 outside the support. The SPH build
+// (ISO_PARTICLE_SPH): the cubic spline of |G d|, else (1 - |G d|^2)^3.
+// The dense anisotropic gather and a sparse domain's blocks sum these.
+uint anisoTerm(float dx, vec3 u, vec4 g0, float wdet) {
+    precise vec3 gd = vec3(mulThenAdd(g0.x, dx, u.x), mulThenAdd(g0.y, dx, u.y), mulThenAdd(g0.z, dx, u.z));
+    precise float q = mulThenAdd(gd.x, gd.x, mulThenAdd(gd.y, gd.y, gd.z * gd.z));
+    if (q >= 1.0) return 0u;
+#ifdef ISO_PARTICLE_SPH
+    // ParticleKernel::SphCubicSpline: wdet = V det G' (the aniso pass read the density pass's volumes).
+    precise float t = wdet * cubicSplineUnit(q) * float(kIsoSplatFixedOne);
+#else
+    precise float k = 1.0 - q;
+    precise float t = wdet * k * k * k * float(kIsoSplatFixedOne);
+#endif
+    return uint(min(t, 4.0e9));
+}
+
+// The y/z part of G d for a kernel record's G (g0: G00 G01 G02 G11, g1: G12
+// G22 ...) at offsets dy, dz.
+vec3 anisoYZ(float dy, float dz, vec4 g0, vec4 g1) {
+    precise vec3 u = vec3(mulThenAdd(g0.y, dy, g0.z * dz), mulThenAdd(g0.w, dy, g1.x * dz),
+                          mulThenAdd(g1.x, dy, g1.y * dz));
+    return u;
 }
 
 // The term the gather sums: the SPH build (ISO_PARTICLE_SPH) or the

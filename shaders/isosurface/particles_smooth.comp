@@ -1,4 +1,5 @@
 #version 460
+#extension GL_EXT_control_flow_attributes : require
 // Particle gather with position smoothing (IsoSurfaceCreateInfo::
 // particleSmoothing = lambda), between the sort and the gather: one thread per
 // sorted particle moves it towards the weighted mean of its neighbours within
@@ -10,7 +11,8 @@
 // particle that can reach a sample after moving has all its neighbours.
 // Each weight and weighted offset (in radii) is summed as an integer of
 // 1/kIsoSmoothFixedOne: the sums, and so the smoothed particle, do not
-// depend on the order the sort left within a bin. The count and sort passes
+// depend on the order the sort left within a bin (particles_neighbours.glsl,
+// shared with a sparse domain's pass). The count and sort passes
 // then bin the smoothed particles again, so the gather reads only the bins
 // within r of a sample.
 #include "isosurface/common.glsl"
@@ -23,6 +25,7 @@ layout(set = 0, binding = 2, std430) readonly buffer SortedBuf { vec4 sorted[]; 
 layout(set = 0, binding = 3, std430) writeonly buffer SmoothedBuf { vec4 smoothed[]; };
 
 #include "isosurface/particles_bins.glsl"
+#include "isosurface/particles_neighbours.glsl"
 
 void main() {
     const uint j = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
@@ -38,7 +41,6 @@ void main() {
     const uvec3 b = uvec3(bin % dims.x, (bin / dims.x) % dims.y, bin / (dims.x * dims.y));
     const uvec3 lo = uvec3(max(ivec3(b) - ivec3(grid.smoothReach.xyz), ivec3(0)));
     const uvec3 hi = min(b + grid.smoothReach.xyz, dims - 1u);
-    const float fixedOne = float(kIsoSmoothFixedOne);
     uint sumW = 0u;
     ivec3 sumD = ivec3(0);
     for (uint bz = lo.z; bz <= hi.z; ++bz)
@@ -49,19 +51,8 @@ void main() {
             if (!rowBins(pw.xyz, grid.particle.x, by, bz, lo.x, hi.x, x0, x1)) continue;
             const uint row = dims.x * (by + dims.y * bz);
             const uint end = binStart[row + x1 + 1];
-            for (uint k = binStart[row + x0]; k < end; ++k) {
-                // Offset in radii, squared distance in radii^2.
-                precise vec3 d = (sorted[k].xyz - pw.xyz) / grid.particle.x;
-                precise float q = d.x * d.x + (d.y * d.y + d.z * d.z);
-                if (q >= 1.0) continue;
-                precise float w = 1.0 - q * sqrt(q);
-                precise vec3 wd = w * d * fixedOne;
-                sumW += uint(w * fixedOne);
-                sumD += ivec3(wd);
-            }
+            for (uint k = binStart[row + x0]; k < end; ++k) smoothAdd(pw.xyz, sorted[k].xyz, sumW, sumD);
         }
-    // sumW >= kIsoSmoothFixedOne: the particle itself weighs 1.
-    precise vec3 mean = vec3(sumD) / float(sumW) * grid.particle.x;
-    precise vec3 moved = pw.xyz + grid.particle.z * mean;
+    const vec3 moved = smoothFinish(pw.xyz, sumW, sumD);
     smoothed[j] = vec4(moved, pw.w);
 }

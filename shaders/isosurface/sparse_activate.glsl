@@ -173,11 +173,17 @@ void main() {
                 // samples its neighbours would have copied from it).
                 const uint brick = b.x + grid.sparse.x * (b.y + grid.sparse.y * b.z);
                 const uint reaching = isoBrickTable[brick];
+                // With the SPH density, smoothing or anisotropic kernels the
+                // per-particle loops over the whole list allow fewer
+                // (grid.sparseParticleReach.z, particles_kernel.glsl's
+                // kIsoListUnroll; 0: kIsoMaxBrickItems).
+                const uint reachLimit = isoOpaque(uint(grid.sparseParticleReach.z));
+                const uint maxItems = reachLimit != 0u ? min(reachLimit, kIsoMaxBrickItems) : kIsoMaxBrickItems;
                 if (reaching != 0u) {
                     const uint ref = atomicAdd(isoCounters.sparseItemRefs, reaching);
                     const uint at = atomicAdd(isoCounters.sparseBricks, 1u);
-                    if (reaching > kIsoMaxBrickItems) atomicAdd(isoCounters.sparseCrowdedBricks, 1u);
-                    const bool fits = reaching <= kIsoMaxBrickItems && reaching <= grid.sparseLimits.w &&
+                    if (reaching > maxItems) atomicAdd(isoCounters.sparseCrowdedBricks, 1u);
+                    const bool fits = reaching <= maxItems && reaching <= grid.sparseLimits.w &&
                                       ref <= grid.sparseLimits.w - reaching;
                     if (at < grid.sparseLimits.x) {
                         isoBricks[at] = b.x | (b.y << kIsoBrickAxisBits) | (b.z << (2 * kIsoBrickAxisBits));

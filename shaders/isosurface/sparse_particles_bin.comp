@@ -9,6 +9,11 @@
 //    super-bricks, then the counted bricks, and turn each listed brick's
 //    count into the position of its references (+1; 0 or kIsoBrickDropped:
 //    not listed).
+//    With position smoothing or anisotropic kernels the samples are those
+//    within grid.sparseParticleReach.x of the particle, each end clamped
+//    into the grid (particles_kernel.glsl's listSamples): every particle a
+//    listed particle's smoothing, density or kernel shape reads is then in
+//    the list of that particle's home brick (sparse_particles_neighbours.comp).
 // 1, <name>.sparse.fill: the same bricks again; each listed one takes the
 //    particle's index at its next position. The order within a brick
 //    follows the atomics: the field sums integer kernel terms
@@ -30,7 +35,13 @@ void main() {
     const uint i = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
     vec4 pw;
     uvec3 a, b;
-    if (i >= isoOpaque(min(pc.itemCount, grid.maxItems)) || !loadParticle(i, pw) || !kernelSamples(pw.xyz, a, b)) return;
+    if (i >= isoOpaque(min(pc.itemCount, grid.maxItems)) || !loadParticle(i, pw)) return;
+    // Position smoothing or anisotropic kernels: the wider lists their
+    // neighbourhoods need (sparse_particles_neighbours.comp). A uniform alone
+    // decides it: opaque (isoOpaque), or lavapipe compiles a new variant of
+    // this pass at every bind.
+    const bool wide = isoOpaque(grid.sparseParticleReach.x > 0.0);
+    if (!(wide ? listSamples(pw.xyz, a, b) : kernelSamples(pw.xyz, a, b))) return;
     // Brick c's grown samples are 8c - 1 .. 8c + 9.
     const uvec3 below = uvec3(kIsoBrickCells + 1u);
     const uvec3 lo = mix(uvec3(0u), (a - below + uvec3(kIsoBrickCells - 1u)) / kIsoBrickCells, greaterThanEqual(a, below));

@@ -37,7 +37,10 @@
 //    normals.
 // The ISO_PARTICLE_SPH builds (ParticleKernel::SphCubicSpline) sum the
 // cubic spline weighted by the particles' volumes (sparse.density), the dense
-// SPH gather's terms.
+// SPH gather's terms. The ISO_PARTICLE_RECORDS builds (position smoothing,
+// anisotropic kernels) read each particle's smoothed position or kernel
+// record (sparse_particles_neighbours.comp) instead of the particle, and
+// sum the dense gathers' terms of those (anisoTerm for kernel records).
 // No atomics, no barrier, no clear: every sample of a listed block is
 // written every frame. A brick whose references did not fit has none: its
 // interior is 0 (no triangles, the frame reports the overflow). At most 4
@@ -71,6 +74,15 @@ layout(set = 0, binding = 10, std430) buffer Pool3Buf { uint pool3[]; };
 // ParticleKernel::SphCubicSpline: each particle's volume by its index in the
 // frame (sparse_particles_density.comp), the weight of its cubic spline.
 layout(set = 0, binding = 11, std430) readonly buffer VolumesBuf { float volumes[]; };
+#endif
+#ifdef ISO_PARTICLE_RECORDS
+// Position smoothing or anisotropic kernels: each particle's record by its
+// index in the frame (sparse_particles_neighbours.comp): with
+// grid.anisotropic the kernel records of particles_aniso.comp
+// (kIsoAnisoRecordVec4s vec4s a particle, summed with anisoTerm as the
+// dense anisotropic gather sums them), else (smoothed position, weight)
+// (the SPH builds: the weight is the density pass's volume).
+layout(set = 0, binding = 12, std430) readonly buffer RecordsBuf { vec4 records[]; };
 #endif
 layout(constant_id = kIsoSpecVolumePoolBricks) const uint kPoolBricks = 1u;
 layout(constant_id = kIsoSpecVolumePoolCount) const uint kPoolCount = 1u;
@@ -134,6 +146,37 @@ void interior(uint brick, uint t) {
     const uint slotBase = pc.slot * grid.itemSlotStride;
     const uint first = 2u * grid.sparseLimits.x + brickItems[2u * brick];
     for (uint j = 0u; j < count; ++j) {
+#ifdef ISO_PARTICLE_RECORDS
+        const uint index = brickItems[first + j];
+        if (isoOpaque(grid.anisotropic) != 0u) {
+            // The dense anisotropic gather's row test and terms.
+            const vec4 c = records[index * kIsoAnisoRecordVec4s];
+            const vec4 g0 = records[index * kIsoAnisoRecordVec4s + 1u];
+            const vec4 g1 = records[index * kIsoAnisoRecordVec4s + 2u];
+            const float dz = zs - c.z;
+            // squaredYZ(dy, dz) >= dz * dz, rounded: past the extent for dz alone, past it for every row.
+            precise float dz2 = dz * dz;
+            if (dz2 >= g1.z) continue;
+            [[unroll]] for (uint r = 0u; r < R; ++r) {
+                const float dy = ys[r] - c.y;
+                if (squaredYZ(dy, dz) < g1.z) {
+                    const vec3 u = anisoYZ(dy, dz, g0, g1);
+                    [[unroll]] for (uint k = 0u; k < kInner; ++k) sum[r][k] += anisoTerm(xs[k] - c.x, u, g0, c.w);
+                }
+            }
+            continue;
+        }
+        const vec4 rec = records[index];
+        const float dz = zs - rec.z;
+        precise float dz2 = dz * dz;
+        if (dz2 * grid.particle.y >= 1.0) continue;
+        const float px = rec.x, py = rec.y;
+#ifdef ISO_PARTICLE_SPH
+        const float w = volumes[index];
+#else
+        const float w = rec.w;
+#endif
+#else
         const uint base = (slotBase + brickItems[first + j]) * layout_.x;
         const uint p = base + layout_.y;
         const float dz = zs - particleData[p + 2u];
@@ -145,6 +188,7 @@ void interior(uint brick, uint t) {
         const float w = volumes[brickItems[first + j]];
 #else
         const float w = weighted ? particleData[base + layout_.z] : 1.0;
+#endif
 #endif
         [[unroll]] for (uint r = 0u; r < R; ++r) {
             const float yz = squaredYZ(ys[r] - py, dz);
@@ -222,7 +266,23 @@ void ownRow(uint brick, uvec3 b, uint y, uint z, out uint bits[kSide]) {
     const uint count = brickItems[2u * brick + 1u];
     for (uint j = 0u; j < count; ++j) {
         vec4 pw;
+#ifdef ISO_PARTICLE_RECORDS
+        const uint index = brickItems[first + j];
+        if (isoOpaque(grid.anisotropic) != 0u) {
+            const vec4 c = records[index * kIsoAnisoRecordVec4s];
+            const vec4 g0 = records[index * kIsoAnisoRecordVec4s + 1u];
+            const vec4 g1 = records[index * kIsoAnisoRecordVec4s + 2u];
+            const float dy = ys - c.y, dz = zs - c.z;
+            if (squaredYZ(dy, dz) < g1.z) {
+                const vec3 u = anisoYZ(dy, dz, g0, g1);
+                [[unroll]] for (uint k = 0u; k < kSide; ++k) sum[k] += anisoTerm(xs[k] - c.x, u, g0, c.w);
+            }
+            continue;
+        }
+        pw = records[index];
+#else
         loadParticle(brickItems[first + j], pw);
+#endif
 #ifdef ISO_PARTICLE_SPH
         pw.w = volumes[brickItems[first + j]];
 #endif

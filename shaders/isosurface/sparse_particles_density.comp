@@ -1,4 +1,5 @@
 #version 460
+#extension GL_EXT_control_flow_attributes : require
 // ParticleKernel::SphCubicSpline on a sparse domain, <name>.sparse.density
 // (after sparse.fill, before the blocks; classify's indirect dispatch,
 // kIsoBricksPerGroup bricks a group, kIsoBorderThreads threads a brick):
@@ -14,7 +15,10 @@
 // frame) is cleared to 0 every frame before this pass: a particle whose home
 // brick was not listed (past the capacities: the frame reports the
 // overflow) adds nothing. Nested loops: about (home particles / 32) x the
-// list per thread.
+// list per thread. The ISO_SPARSE_SMOOTHED build (particleSmoothing) sums
+// over the smoothed particles instead; the lists then reach (1 + 2 lambda)
+// r past every particle (sparse_particles_bin.comp), so the home brick's
+// list still holds every smoothed neighbour.
 #include "isosurface/common.glsl"
 
 const uint kThreads = kIsoBorderThreads;
@@ -26,6 +30,12 @@ layout(set = 0, binding = 2, std430) readonly buffer BrickListBuf { uint bricks[
 layout(set = 0, binding = 3, std430) readonly buffer BrickItemsBuf { uint brickItems[]; };
 layout(set = 0, binding = 4, std430) readonly buffer ParticlesBuf { float particleData[]; };
 layout(set = 0, binding = 5, std430) writeonly buffer VolumesBuf { float volumes[]; };
+#ifdef ISO_SPARSE_SMOOTHED
+// Position smoothing: the smoothed particles by index (x', weight), from
+// sparse_particles_neighbours.comp; the density is theirs, as the dense
+// density pass sums over the re-binned smoothed particles.
+layout(set = 0, binding = 6, std430) readonly buffer SmoothedBuf { vec4 smoothed[]; };
+#endif
 
 #include "isosurface/particles_common.glsl"
 #include "isosurface/particles_kernel.glsl"
@@ -56,11 +66,25 @@ void main() {
         vec4 pw;
         loadParticle(i, pw); // sparse.fill listed it: a particle it loaded
         if (homeBrick(pw.xyz) != b) continue;
+#ifdef ISO_SPARSE_SMOOTHED
+        pw = smoothed[i];
+#endif
         uint rho = 0u;
-        for (uint k = 0u; k < count; ++k) {
-            vec4 o;
-            loadParticle(brickItems[first + k], o);
-            rho += sphTerm(o.x - pw.x, squaredYZ(o.y - pw.y, o.z - pw.z), o.w);
+        // kIsoListUnroll neighbours an iteration: lavapipe ends an
+        // invocation's loops after 65,535 iterations in all (the brick
+        // limit, sparse_activate.glsl). The sum is an integer: any order.
+        for (uint k0 = 0u; k0 < count; k0 += kIsoListUnroll) {
+            [[unroll]] for (uint u = 0u; u < kIsoListUnroll; ++u) {
+                const uint k = k0 + u;
+                if (k >= count) break;
+                vec4 o;
+#ifdef ISO_SPARSE_SMOOTHED
+                o = smoothed[brickItems[first + k]];
+#else
+                loadParticle(brickItems[first + k], o);
+#endif
+                rho += sphTerm(o.x - pw.x, squaredYZ(o.y - pw.y, o.z - pw.z), o.w);
+            }
         }
         precise float v = rho != 0u ? pw.w * float(kIsoSplatFixedOne) / float(rho) : 0.0;
         volumes[i] = v;

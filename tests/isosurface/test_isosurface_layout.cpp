@@ -385,7 +385,7 @@ TEST(IsoLayout, SparseDomainsAreSizedByTheirPool) {
         EXPECT_EQ(balls->fieldBytes, 0u);
     }
     // Particles: a count per brick of the virtual grid (64 MiB at 2047^3
-    // fits; 4095^3 does not), the isotropic kernel only, and a block of
+    // fits; 4095^3 does not), and a block of
     // 11^3 F32 samples per listed brick in up to 4 buffers of one binding's
     // range (lavapipe: 4 x 25,209 bricks).
     {
@@ -420,12 +420,15 @@ TEST(IsoLayout, SparseDomainsAreSizedByTheirPool) {
         EXPECT_EQ(sparseItemRefCapacity(particles, lavapipeLimits()), 1000u * kDefaultSparseParticleRefsPerBrick);
         particles.samples = {4096, 4096, 4096};
         expectError(particles, ErrorCode::DeviceLimit, "brick table of 134217728 bricks");
+        // Smoothing and anisotropic kernels plan (their per-particle
+        // records within one binding: 48 bytes a particle for the kernels).
         particles.samples = {64, 64, 64};
         particles.particleSmoothing = 0.5f;
-        expectError(particles, ErrorCode::InvalidArgument, "particleSmoothing and anisotropic");
-        particles.particleSmoothing = 0.f;
+        EXPECT_TRUE(iso::testing::planLayout(particles, lavapipeLimits()).ok());
         particles.anisotropic.enabled = true;
-        expectError(particles, ErrorCode::InvalidArgument, "particleSmoothing and anisotropic");
+        EXPECT_TRUE(iso::testing::planLayout(particles, lavapipeLimits()).ok());
+        particles.maxParticles = 3u << 20;
+        expectError(particles, ErrorCode::DeviceLimit, "anisotropic kernels need");
     }
     info.sparse.maxItemRefs = 32u << 20; // 128 MiB of references + 2.3 MiB of lists
     expectError(info, ErrorCode::DeviceLimit, "item lists of maxBricks 300000 and maxItemRefs 33554432");

@@ -423,6 +423,14 @@ TEST_F(IsoAttributes, BadSettingsAndInput) {
     rejected(info, "17 components in all");
     info.surfaceAttributes = {{"", 1}};
     rejected(info, "attribute 0 has no name");
+    // Bricks sum at the particles' own positions: refused with position smoothing.
+    info = smallInfo();
+    info.particleSmoothing = 0.5f;
+    info.sparse.enabled = true;
+    info.sparse.maxBricks = 64;
+    info.sparse.maxRowPairs = 20000;
+    info.sparse.maxItemRefs = 200000;
+    rejected(info, "particleSmoothing on a sparse");
 
     info = smallInfo();
     auto iso = make(info);

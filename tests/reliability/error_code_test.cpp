@@ -88,13 +88,13 @@ TEST_F(ErrorCodes, EveryCodeComesFromARealFailure) {
 
     {
         iso::IsoSurfaceCreateInfo info;
-        // A dense field of 32 GiB, past maxStorageBufferRange. Particles keep
-        // the dense plan's limit error (other sources go sparse by themselves).
-        info.samples = {2048, 2048, 2048};
+        // A dense field of 16 TiB, past maxStorageBufferRange, and past a
+        // sparse domain's 8192 cells per axis: the dense plan's limit error.
+        info.samples = {16385, 16385, 16385};
         info.vertexCapacity = 300;
         info.source = iso::FieldSource::Particles;
         auto s = iso::IsoSurface::create(d, info);
-        saw("a dense 2048^3 particle grid", s, ErrorCode::DeviceLimit);
+        saw("a 16385^3 particle grid", s, ErrorCode::DeviceLimit);
         if (!s.ok()) {
             EXPECT_NE(s.message().find("maxStorageBufferRange"), std::string::npos) << s.message();
         }

@@ -241,15 +241,28 @@ TEST_F(FrameHeap, Particles) {
         iso::SplatMethod splat;
         float smoothing;
         bool anisotropic;
+        bool sparse;
+        iso::ParticleKernel kernel;
     };
-    const Kind kinds[] = {{"scatter", iso::SplatMethod::Scatter, 0.f, false},
-                          {"gather", iso::SplatMethod::Gather, 0.f, false},
-                          {"gather smoothed anisotropic", iso::SplatMethod::Gather, 0.5f, true},
-                          {"sparse", iso::SplatMethod::Auto, 0.f, false}};
+    constexpr iso::ParticleKernel kCount = iso::ParticleKernel::NeighbourCount;
+    constexpr iso::ParticleKernel kSph = iso::ParticleKernel::SphCubicSpline;
+    // The sparse kinds: count, fill and the per-brick field; with smoothing
+    // or anisotropic kernels the neighbourhood pass, the density (SPH: of
+    // the smoothed particles, or the kernels' weights) and the blocks
+    // summing the records (one grid size: their passes cost seconds a run
+    // on lavapipe, and the sizes differ in the shared passes only).
+    const Kind kinds[] = {{"scatter", iso::SplatMethod::Scatter, 0.f, false, false, kCount},
+                          {"gather", iso::SplatMethod::Gather, 0.f, false, false, kCount},
+                          {"gather smoothed anisotropic", iso::SplatMethod::Gather, 0.5f, true, false, kCount},
+                          {"sparse", iso::SplatMethod::Auto, 0.f, false, true, kCount},
+                          {"sparse smoothed sph", iso::SplatMethod::Auto, 0.5f, false, true, kSph},
+                          {"sparse smoothed anisotropic sph", iso::SplatMethod::Auto, 0.5f, true, true, kSph}};
     for (uint32_t cells : kCells)
         for (const Kind& k : kinds) {
+            if (k.sparse && k.smoothing > 0.f && cells != 16) continue;
             iso::IsoSurfaceCreateInfo info = baseInfo(cells, iso::FieldSource::Particles);
-            if (std::string(k.name) == "sparse") { // count, fill and the per-brick field
+            info.particleKernel = k.kernel;
+            if (k.sparse) {
                 info.sparse.enabled = true;
                 info.sparse.maxBricks = 512;
                 info.sparse.maxRowPairs = 8192;

@@ -705,6 +705,27 @@ TEST(SampleCliGpu, ParticlesOfASphereGiveASphere) {
     for (const auto& p : {in, out, stats}) std::filesystem::remove(p);
 }
 
+// A ball of ~6,600 particles on a coarse voxel: every brick near its centre
+// lists thousands. The SPH density loops over a brick's list for each of its
+// particles, so past 3,840 a brick is crowded (left empty, named on stdout,
+// exit code 3); the neighbour-count kernel has no such loop and lists up to
+// 8,192.
+TEST(SampleCliGpu, ParticleCrowdedBricksAreNamed) {
+    const auto in = tempPath("crowded.ply");
+    ASSERT_TRUE(pyramarch::iso::writeParticlesPly(in.string(), sphereParticles(0.35f, 0.015f)));
+    for (const char* kernel : {"sph", "count"}) {
+        SCOPED_TRACE(kernel);
+        const CmdResult res =
+            run("iso --particles " + in.string() +
+                " --particle-radius 0.02 --voxel-size 0.04 --sparse --repeat 1 --particle-kernel " + kernel);
+        PYRAMARCH_FAIL_OR_SKIP_IF_TOOL_HAS_NO_DEVICE(res);
+        const bool sph = std::string(kernel) == "sph";
+        EXPECT_EQ(res.code, sph ? 3 : 0) << res.out << res.err;
+        EXPECT_EQ(res.out.find("crowded bricks") != std::string::npos, sph) << res.out;
+    }
+    std::filesystem::remove(in);
+}
+
 // A sequence of three frames (the ball moving along x) gives three meshes
 // named by the frames' numbers and one stats entry per frame.
 TEST(SampleCliGpu, ParticleSequenceGivesOneMeshPerFrame) {
@@ -1009,13 +1030,18 @@ TEST(ToolCliParse, SparseOptionsAndConflicts) {
     sample::ToolOptions p;
     ASSERT_EQ(parseTool({"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--sparse"}, p), -1);
     EXPECT_TRUE(p.iso.sparse);
+    // Smoothing and anisotropic kernels run on bricks too.
+    sample::ToolOptions pa;
+    ASSERT_EQ(parseTool({"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--sparse", "--anisotropic",
+                         "--particle-smoothing", "0.5"},
+                        pa),
+              -1);
+    EXPECT_TRUE(pa.iso.sparse && pa.iso.anisotropic);
     sample::ToolOptions r;
     ASSERT_EQ(parseTool({"iso", "--raw", "v.raw", "--dims", "4,4,4", "--sparse"}, r), -1);
     EXPECT_TRUE(r.iso.sparse);
     const std::vector<std::vector<std::string>> bad = {
         {"iso", "--field", "metaballs", "--sparse", "--lipschitz", "1"},
-        {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--sparse", "--anisotropic"},
-        {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--sparse", "--particle-smoothing", "0.5"},
         {"iso", "--glsl", "f.glsl", "--lipschitz", "1", "--sparse", "--field-evaluation", "buffer"},
         {"iso", "--field", "sphere", "--sparse-bricks", "10"}, // without --sparse
     };

@@ -158,8 +158,9 @@ Status checkSparseDomain(const IsoSurfaceCreateInfo& info, bool scan);
 // layout.cpp: the module's domain choice. A surface without sparse.enabled
 // is planned dense (with testing::Knobs::denseRangeBytes: against a smaller
 // storage range); where the grid itself does not fit (Impl::gridTooLarge:
-// the field, the pyramids, 32-bit counts) it is planned again as a sparse
-// domain, and where that fails too the error names both.
+// the field, the pyramids, 32-bit counts, an Auto particle gather's bins)
+// it is planned again as a sparse domain, and where that fails too the
+// error names both.
 DeviceLimits denseLimits(const DeviceLimits& limits, uint64_t denseRangeBytes);
 bool mayFallBackToSparse(const IsoSurface::Impl& dense, const Status& planned);
 Status neitherDomainFits(const Status& dense, const Status& sparse);
@@ -205,7 +206,8 @@ struct IsoSurface::Impl {
     // default memory budget is a quarter of it (sizeSparseDomain).
     uint64_t heapBytes = 0;
     // planLayout failed because the dense grid does not fit the device (the
-    // field buffer, a pyramid, 32-bit sample indices or vertex totals).
+    // field buffer, a pyramid, 32-bit sample indices or vertex totals, an
+    // Auto particle gather's bins).
     bool gridTooLarge = false;
     // The vertex / index buffer's slices declared to a pass (declareOutputSlices).
     void vertexSlices(PassBuilder& pass, uint32_t first, uint32_t next, BufferRef vertices, Access access) const {

@@ -171,6 +171,15 @@ Status IsoSurface::Impl::createBuffers() {
     if (m.sph && m.sparse)
         PYRAMARCH_TRY(make(m.volumes, uint64_t(m.maxItems) * 4, readable | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                            MemoryUsage::DeviceLocal, "particle volumes"));
+    // Sparse particles: the smoothed particles or the kernel records by
+    // particle index, cleared every frame (sparse_particles_neighbours.comp).
+    if (m.sparse && m.smooth)
+        PYRAMARCH_TRY(make(m.smoothed, uint64_t(m.maxItems) * 16, readable | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                           MemoryUsage::DeviceLocal, "smoothed particles"));
+    if (m.sparse && m.aniso)
+        PYRAMARCH_TRY(make(m.kernels, uint64_t(m.maxItems) * 16 * gpu::kIsoAnisoRecordVec4s,
+                           readable | VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::DeviceLocal,
+                           "anisotropic kernels"));
     if (info.source == FieldSource::Particles && !m.gather && !m.sparse)
         PYRAMARCH_TRY(make(m.accum, sizes.samples * 4, storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                            MemoryUsage::DeviceLocal, "accum"));

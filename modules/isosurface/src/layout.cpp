@@ -13,6 +13,16 @@
 
 namespace pyramarch::iso {
 
+// The longest brick list the per-particle loops over a whole list take
+// (the SPH density, smoothing, anisotropic kernels on bricks): a thread runs
+// ceil(list / 32) outer iterations of ceil(list / 8) + 1, under lavapipe's
+// 65,535 loop iterations an invocation (kIsoListUnroll = 8 a step).
+constexpr uint32_t kMaxSparseNeighbourItems = 3840;
+static_assert((kMaxSparseNeighbourItems + gpu::kIsoBorderThreads - 1) / gpu::kIsoBorderThreads *
+                      ((kMaxSparseNeighbourItems + 7) / 8 + 1) <
+                  60000,
+              "the neighbourhood loops stay under lavapipe's loop limit");
+
 // classify.comp and vertex_owner.glsl swap inside bits to the tables' corner order (kIsoCornerCodes).
 constexpr bool cornerCodesFollowTables() {
     for (uint32_t c = 0; c < 8; ++c)
@@ -239,9 +249,6 @@ Status checkSparseDomain(const IsoSurfaceCreateInfo& info, bool scan) {
     if (volume && info.sparse.volumeInput == SparseVolumeInput::OctreeLeaves &&
         info.sparse.volumeFormat != VolumeFormat::U8)
         return bad("SparseVolumeInput::OctreeLeaves needs volumeFormat U8 (the octree's samples are 0 or 1)");
-    if (info.source == FieldSource::Particles && (info.particleSmoothing != 0.f || info.anisotropic.enabled))
-        return bad("particles are summed per brick with the isotropic kernel: particleSmoothing and anisotropic "
-                   "kernels (which need the gather's sorted particles) are not supported");
     if (user && info.fieldEvaluation == FieldEvaluation::Buffer)
         return bad("needs FieldEvaluation::Fused or Auto (a sparse grid has no field buffer)");
     if (scan) return bad("needs ExtractionMethod::HistoPyramid");
@@ -751,7 +758,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                                   : info.splat != SplatMethod::Auto ? info.splat
                                   : needsGather || cpuLike          ? SplatMethod::Gather
                                                                     : SplatMethod::Scatter;
-        if (info.particleSmoothing > 0.f && splat != SplatMethod::Gather)
+        if (info.particleSmoothing > 0.f && splat != SplatMethod::Gather && !m.sparse)
             return Status::error(
                 ErrorCode::InvalidArgument,
                 "isosurface '" + info.name +
@@ -780,7 +787,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                 return bad("isolatedScale", an.isolatedScale, "(0, maxStretch] (particle radii)");
             if (an.minNeighbours < 1)
                 return Status::error(ErrorCode::InvalidArgument, at + "minNeighbours must be >= 1 (itself counts)");
-            if (splat != SplatMethod::Gather)
+            if (splat != SplatMethod::Gather && !m.sparse)
                 return Status::error(ErrorCode::InvalidArgument,
                                      "isosurface '" + info.name +
                                          "': anisotropic kernels need SplatMethod::Gather (they are computed from "
@@ -798,7 +805,35 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
         m.gather = splat == SplatMethod::Gather;
         m.aniso = an.enabled;
         m.sph = sph && (m.gather || m.sparse);
-        if (m.sph && m.sparse) {
+        // With anisotropic kernels the aniso pass moves the kernel centres
+        // itself (same neighbourhood mean): no separate smooth pass.
+        m.smooth = info.particleSmoothing > 0.f && !m.aniso;
+        if (m.sparse && (m.smooth || m.aniso)) {
+            // Each particle is listed in the bricks within `list` of it and
+            // its smoothing, density or kernel shape summed over its home
+            // brick's list (sparse_particles_neighbours.comp): the list
+            // reaches past the field's reach (where the moved or stretched
+            // kernel adds to a sample) and every neighbourhood read; a
+            // particle past `filter` of the grid is not listed (neither it
+            // nor anything it is a neighbour of reaches a sample).
+            const double r = info.particleRadius, lambda = info.particleSmoothing;
+            double reach, list, chain;
+            if (m.aniso) {
+                const double hood = r * double(an.neighbourhood);
+                reach = r * double(an.maxStretch) + lambda * hood;
+                list = std::max({reach, hood, m.sph ? r : 0.0});
+                chain = std::max(hood, m.sph ? r : 0.0);
+            } else {
+                // SPH: the density of the smoothed particles, whose
+                // neighbours within r were within (1 + 2 lambda) r before
+                // moving, each moved by its own neighbours within r.
+                reach = (1.0 + lambda) * r;
+                list = m.sph ? (1.0 + 2.0 * lambda) * r : reach;
+                chain = m.sph ? (2.0 + 2.0 * lambda) * r : r;
+            }
+            g.sparseParticleReach = {float(list), float(reach + chain), 0.f, 0.f};
+        }
+        if (m.sph && m.sparse && !(m.smooth || m.aniso)) {
             // Every neighbour of a particle then reaches a sample of its
             // cell, so its home brick lists them all (sparse_particles_density.comp).
             const float sp[3] = {g.spacing.x, g.spacing.y, g.spacing.z};
@@ -811,9 +846,13 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                                              ": a sparse domain's SphCubicSpline needs a support of at "
                                              "least one sample");
         }
-        // With anisotropic kernels the aniso pass moves the kernel centres
-        // itself (same neighbourhood mean): no separate smooth pass.
-        m.smooth = info.particleSmoothing > 0.f && !m.aniso;
+        // The SPH density, smoothing and anisotropic kernels loop over a
+        // brick's whole list for each of its particles: lavapipe ends an
+        // invocation's loops after 65,535 iterations in all, about
+        // (list / 32) x (list / 8) there (particles_kernel.glsl's
+        // kIsoListUnroll), so a longer list makes the brick crowded (read
+        // by sparse_activate.glsl; 0: kIsoMaxBrickItems).
+        if (m.sparse && (m.sph || m.smooth || m.aniso)) g.sparseParticleReach.z = float(kMaxSparseNeighbourItems);
         g.anisotropic = m.aniso ? 1u : 0u;
         if (m.aniso) {
             g.aniso = {an.neighbourhood * info.particleRadius, an.maxRatio, an.maxStretch, an.isolatedScale};
@@ -874,7 +913,10 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                 g.gatherBelow = {0, 0, 0, 0};
                 g.gatherAbove = {0, 0, 0, 0};
             } else if (!binsFit) {
-                return Status::error(ErrorCode::DeviceLimit,
+                // The bins grow with the grid: a sparse domain has none
+                // (Auto only: an explicit gather stays an error).
+                return m.gridTooLarge = info.splat == SplatMethod::Auto,
+                       Status::error(ErrorCode::DeviceLimit,
                                      "isosurface '" + info.name + "': particle gather needs " + std::to_string(total) +
                                          " bins (one per sample cell, grown by particleRadius " +
                                          std::to_string(info.particleRadius) +
@@ -1037,10 +1079,7 @@ DeviceLimits denseLimits(const DeviceLimits& limits, uint64_t denseRangeBytes) {
 }
 
 bool mayFallBackToSparse(const IsoSurface::Impl& dense, const Status& planned) {
-    // Particles keep the dense plan's error: a grid past it is usually a
-    // voxel far too small for the kernel, whose bricks hold thousands of
-    // particles each (sparse particles stay an explicit sparse.enabled).
-    return !dense.info.sparse.enabled && !planned && dense.gridTooLarge && dense.info.source != FieldSource::Particles;
+    return !dense.info.sparse.enabled && !planned && dense.gridTooLarge;
 }
 
 Status neitherDomainFits(const Status& dense, const Status& sparse) {

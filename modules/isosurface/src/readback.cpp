@@ -334,6 +334,11 @@ struct TestingAccess {
         const IsoSurface::Impl& m = *s.impl_;
         PYRAMARCH_ASSERT(m.smooth, "readSmoothedParticles needs particleSmoothing > 0");
         testing::SmoothedParticles out;
+        if (m.sparse) {
+            // By particle index, no sort.
+            PYRAMARCH_TRY_ASSIGN(out.smoothed, readBufferAs<float>(*m.device, m.smoothed, uint64_t(m.maxItems) * 4));
+            return out;
+        }
         PYRAMARCH_TRY_ASSIGN(out.sorted, readBufferAs<float>(*m.device, m.sorted, uint64_t(m.maxItems) * 4));
         PYRAMARCH_TRY_ASSIGN(out.smoothed, readBufferAs<float>(*m.device, m.smoothed, uint64_t(m.maxItems) * 4));
         return out;
@@ -360,6 +365,14 @@ struct TestingAccess {
         const IsoSurface::Impl& m = *s.impl_;
         PYRAMARCH_ASSERT(m.aniso, "readAnisotropicKernels needs anisotropic.enabled");
         testing::AnisotropicKernelRecords out;
+        if (m.sparse) {
+            // By particle index, no sort.
+            PYRAMARCH_TRY_ASSIGN(
+                out.kernels,
+                readBufferAs<float>(*m.device, m.kernels, uint64_t(m.maxItems) * 4 * gpu::kIsoAnisoRecordVec4s));
+            out.binned = m.maxItems;
+            return out;
+        }
         PYRAMARCH_TRY_ASSIGN(out.sorted, readBufferAs<float>(*m.device, m.sorted, uint64_t(m.maxItems) * 4));
         PYRAMARCH_TRY_ASSIGN(out.kernels, readBufferAs<float>(*m.device, m.kernels,
                                                               uint64_t(m.maxItems) * 4 * gpu::kIsoAnisoRecordVec4s));

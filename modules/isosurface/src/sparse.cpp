@@ -23,7 +23,12 @@
 //   brick still listed keeps its block slot, new ones take freed slots:
 //   sparse_particles_slots.comp), then "<name>.sparse.blocks" and
 //   "<name>.sparse.blocks.borders" (each listed brick's 11^3 samples into
-//   its block of the pool, once: sparse_particles_blocks.comp)
+//   its block of the pool, once: sparse_particles_blocks.comp); with
+//   particleSmoothing "<name>.sparse.smooth" before the density and the
+//   slots, with anisotropic kernels "<name>.sparse.aniso" after the density
+//   (each particle's smoothed position or kernel record from its home
+//   brick's list: sparse_particles_neighbours.comp), which the blocks read
+//   instead of the particles
 //   "<name>.classify"         a thread per row pair of a listed brick: cases,
 //                             a pool slot if cut (sparse_classify.comp)
 //   "<name>.pyramid.*"        the build over the pool, from level 2 up (pyramid.cpp)
@@ -99,6 +104,30 @@ const uint32_t kParticleBordersSphSpv[] =
     ;
 const uint32_t kParticleDensitySpv[] =
 #include "shaders/isosurface/sparse_particles_density.comp.spv.inc"
+    ;
+// Position smoothing and anisotropic kernels: the neighbourhood pass (its
+// SPH build weighs the kernels by the volumes), the density of the smoothed
+// particles and the blocks summing each particle's record.
+const uint32_t kParticleNeighboursSpv[] =
+#include "shaders/isosurface/sparse_particles_neighbours.comp.spv.inc"
+    ;
+const uint32_t kParticleNeighboursSphSpv[] =
+#include "shaders/isosurface/sparse_particles_neighbours.sph.comp.spv.inc"
+    ;
+const uint32_t kParticleDensitySmoothedSpv[] =
+#include "shaders/isosurface/sparse_particles_density.smoothed.comp.spv.inc"
+    ;
+const uint32_t kParticleBlocksRecordsSpv[] =
+#include "shaders/isosurface/sparse_particles_blocks.records.comp.spv.inc"
+    ;
+const uint32_t kParticleBordersRecordsSpv[] =
+#include "shaders/isosurface/sparse_particles_blocks.borders_records.comp.spv.inc"
+    ;
+const uint32_t kParticleBlocksRecordsSphSpv[] =
+#include "shaders/isosurface/sparse_particles_blocks.records_sph.comp.spv.inc"
+    ;
+const uint32_t kParticleBordersRecordsSphSpv[] =
+#include "shaders/isosurface/sparse_particles_blocks.borders_records_sph.comp.spv.inc"
     ;
 const uint32_t kParticleSlotsSpv[] =
 #include "shaders/isosurface/sparse_particles_slots.comp.spv.inc"
@@ -214,7 +243,32 @@ Status IsoSurface::Impl::createSparsePipelines() {
         // particles 4, the bricks' slots 5, the brick table 6, the pool 7-10.
         // SphCubicSpline: the volumes at 11 (sparse.density: the grid 0,
         // counters 1, brick list 2, references 3, particles 4, volumes 5).
-        if (sph) {
+        // Smoothing or anisotropic kernels: the records at 12 (the
+        // neighbourhood pass: the grid 0, counters 1, brick list 2,
+        // references 3, particles 4, records 5, SPH volumes 6; the density
+        // of smoothed particles reads them at 6).
+        if (smooth || aniso) {
+            ComputePipeline& neighbours = smooth ? smoothPipe : anisoPipe;
+            if (sph && aniso)
+                PYRAMARCH_TRY(makePipeline(neighbours, kParticleNeighboursSphSpv, "sparse.aniso.sph", 7));
+            else
+                PYRAMARCH_TRY(
+                    makePipeline(neighbours, kParticleNeighboursSpv, smooth ? "sparse.smooth" : "sparse.aniso", 6));
+            if (sph) {
+                if (smooth)
+                    PYRAMARCH_TRY(makePipeline(densityPipe, kParticleDensitySmoothedSpv, "sparse.density.smoothed", 7));
+                else
+                    PYRAMARCH_TRY(makePipeline(densityPipe, kParticleDensitySpv, "sparse.density", 6));
+                PYRAMARCH_TRY(
+                    makePipeline(sparseBlocksPipe, kParticleBlocksRecordsSphSpv, "sparse.blocks.records.sph", 13));
+                PYRAMARCH_TRY(makePipeline(sparseBordersPipe, kParticleBordersRecordsSphSpv,
+                                           "sparse.blocks.borders.records.sph", 13));
+            } else {
+                PYRAMARCH_TRY(makePipeline(sparseBlocksPipe, kParticleBlocksRecordsSpv, "sparse.blocks.records", 13));
+                PYRAMARCH_TRY(
+                    makePipeline(sparseBordersPipe, kParticleBordersRecordsSpv, "sparse.blocks.borders.records", 13));
+            }
+        } else if (sph) {
             PYRAMARCH_TRY(makePipeline(densityPipe, kParticleDensitySpv, "sparse.density", 6));
             PYRAMARCH_TRY(makePipeline(sparseBlocksPipe, kParticleBlocksSphSpv, "sparse.blocks.sph", 12));
             PYRAMARCH_TRY(makePipeline(sparseBordersPipe, kParticleBordersSphSpv, "sparse.blocks.borders.sph", 12));
@@ -397,29 +451,58 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
         bin(".sparse.fill", 1);
     }
     // SphCubicSpline: each particle's volume from its home brick's list
-    // (sparse_particles_density.comp), cleared first so that a particle
-    // without a listed home brick adds nothing.
-    BufferRef volumesRef;
-    if (particles && sph) {
-        const ExternalUse computeRW{Access::StorageReadWrite, PassKind::Compute};
-        volumesRef = graph.importBuffer(info.name + ".volumes", volumes, computeRW, computeRW);
-        volumesImport = volumesRef; // surface attributes weigh by them too
-        graph.addPass(info.name + ".sparse.volumes.clear", PassKind::Transfer)
-            .use(volumesRef, Access::TransferDst)
-            .record([volumesRef](PassContext& ctx) {
-                ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(volumesRef), 0, VK_WHOLE_SIZE, 0);
-            });
-        graph.addPass(info.name + ".sparse.density", PassKind::Compute)
-            .pipeline(densityPipe)
+    // (sparse_particles_density.comp). With particleSmoothing, each particle's smoothed position first (the
+    // density is the smoothed particles'); with anisotropic kernels, each
+    // particle's kernel record after the volumes (its weight): both by
+    // particle index from the home brick's list (sparse_particles_neighbours.comp),
+    // cleared first so that a particle without a listed home brick adds nothing.
+    const ExternalUse computeRW{Access::StorageReadWrite, PassKind::Compute};
+    BufferRef volumesRef, recordsRef;
+    const auto clear = [&](const std::string& suffix, BufferRef ref) {
+        graph.addPass(info.name + suffix, PassKind::Transfer)
+            .use(ref, Access::TransferDst)
+            .record(
+                [ref](PassContext& ctx) { ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(ref), 0, VK_WHOLE_SIZE, 0); });
+    };
+    const auto neighbours = [&](const char* suffix, uint32_t mode) {
+        PassBuilder pass = graph.addPass(info.name + suffix, PassKind::Compute);
+        pass.pipeline(smooth ? smoothPipe : anisoPipe)
             .uniform(0, refs.grid)
             .storage(1, refs.counters, R)
             .storage(2, refs.brickList, R)
             .storage(3, refs.brickItems, R)
             .storage(4, refs.items, R, 0, refs.itemRange)
-            .storage(5, volumesRef, W)
-            .use(refs.sparseArgs, Access::IndirectRead)
-            .record(indirectDispatch(refs.sparseArgs, 0));
+            .storage(5, recordsRef, W);
+        if (sph && aniso) pass.storage(6, volumesRef, R);
+        pass.use(refs.sparseArgs, Access::IndirectRead).record([this, mode, args = refs.sparseArgs](PassContext& ctx) {
+            gpu::IsoPush pc = push();
+            pc.srcLevel = mode;
+            ctx.pushConstants(pc);
+            ctx.dispatchIndirect(args, 0);
+        });
+    };
+    if (particles && (smooth || aniso)) {
+        recordsRef = smooth ? graph.importBuffer(info.name + ".smoothed", smoothed, computeRW, computeRW)
+                            : graph.importBuffer(info.name + ".kernels", kernels, computeRW, computeRW);
+        clear(smooth ? ".sparse.smoothed.clear" : ".sparse.kernels.clear", recordsRef);
+        if (smooth) neighbours(".sparse.smooth", 0);
     }
+    if (particles && sph) {
+        volumesRef = graph.importBuffer(info.name + ".volumes", volumes, computeRW, computeRW);
+        volumesImport = volumesRef; // surface attributes weigh by them too
+        clear(".sparse.volumes.clear", volumesRef);
+        PassBuilder density = graph.addPass(info.name + ".sparse.density", PassKind::Compute);
+        density.pipeline(densityPipe)
+            .uniform(0, refs.grid)
+            .storage(1, refs.counters, R)
+            .storage(2, refs.brickList, R)
+            .storage(3, refs.brickItems, R)
+            .storage(4, refs.items, R, 0, refs.itemRange)
+            .storage(5, volumesRef, W);
+        if (smooth) density.storage(6, recordsRef, R);
+        density.use(refs.sparseArgs, Access::IndirectRead).record(indirectDispatch(refs.sparseArgs, 0));
+    }
+    if (particles && aniso) neighbours(".sparse.aniso", 1);
     if (particles) {
         // The block slots: kept by the bricks still listed, freed by the
         // others, taken by the new ones (sparse_particles_slots.comp).
@@ -472,6 +555,7 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
             for (uint32_t i = 0; i < gpu::kIsoVolumePools; ++i)
                 pass.storage(7 + i, refs.volumePools[i], mode == 0 ? W : RW);
             if (sph) pass.storage(11, volumesRef, R);
+            if (smooth || aniso) pass.storage(12, recordsRef, R);
             pass.use(refs.sparseArgs, Access::IndirectRead).record(indirectDispatch(refs.sparseArgs, 0));
         };
         blocks(".sparse.blocks", 0);

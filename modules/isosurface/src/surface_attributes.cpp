@@ -46,6 +46,11 @@ Status IsoSurface::Impl::checkSurfaceAttributes() const {
     if (info.source != FieldSource::Particles) return bad("need FieldSource::Particles");
     if (info.particleKernel != ParticleKernel::SphCubicSpline)
         return bad("need ParticleKernel::SphCubicSpline (the weights are its density pass's particle volumes)");
+    // On bricks the values are summed at the particles' own positions from
+    // each brick's list; the smoothed positions live only in the
+    // neighbourhood pass's records there.
+    if (sparse && info.particleSmoothing > 0.f)
+        return bad("with particleSmoothing on a sparse (bricked) domain: not supported yet (dense grids take both)");
     uint64_t total = 0;
     for (size_t i = 0; i < attrs.size(); ++i) {
         const SurfaceAttribute& a = attrs[i];

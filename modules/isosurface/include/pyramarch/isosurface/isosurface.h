@@ -283,9 +283,11 @@ enum class SparseVolumeInput {
 // their normals') are then evaluated once into the brick's block of a pool
 // of maxBricks blocks, as a volume's, a block that stays with its brick
 // while the brick stays listed (bricks that come and go take and free
-// slots); the particles' isotropic kernel (NeighbourCount, or
-// SphCubicSpline with a density pass over each brick's list), no smoothing
-// or anisotropic kernels; volumes: the
+// slots); both particle kernels (SphCubicSpline with a density pass over
+// each brick's list), particleSmoothing and anisotropic kernels (each
+// particle's smoothed position or kernel from its home brick's list, the
+// lists grown by the neighbourhood and the kernels' reach; the dense
+// gather's field bit for bit for particles inside the grid); volumes: the
 // surface bricks of the last upload whose value range the frame's iso value
 // cuts: the upload kept only the bricks of 8^3 samples those read, in a
 // pool in the volume's format, with a table of every brick of samples, 4
@@ -326,8 +328,8 @@ enum class SparseVolumeInput {
 // IsoSurface::sparseDomain() for what it chose).
 struct SparseDomain {
     // A hint. true: a sparse domain. false: the dense grid where it fits the
-    // device, else (its field, pyramid or 32-bit counts past the limits; not
-    // for particles) a sparse domain with these capacities (0: module-sized).
+    // device, else (its field, pyramid, particle bins or 32-bit counts past
+    // the limits) a sparse domain with these capacities (0: module-sized).
     bool enabled = false;
     // Bricks of 8^3 cells the activate pass may list per frame (at most
     // 2^27; 0: sized by the module): those the bound cannot rule out, about
@@ -388,11 +390,12 @@ struct SparseVolumeCensus {
 // under 2 per axis.
 Result<SparseVolumeCensus> censusSparseVolume(const VolumeSlabs& volume, const std::array<uint32_t, 3>& samples,
                                               float isoMin, float isoMax);
-// The most balls or particles one brick may list (on every device: it keeps
-// each shader invocation's loops within 65,535 iterations, which some
-// drivers end); a brick past it is classified without them and the frame
-// reports an overflow (IsoStats::sparseCrowdedBricks). Particles reach it
-// where the voxel is coarse for the particle spacing.
+// The most balls or particles one brick may list (it keeps each shader
+// invocation's loops within 65,535 iterations, which some drivers end); a
+// brick past it is classified without them and the frame reports an
+// overflow (IsoStats::sparseCrowdedBricks). With SphCubicSpline,
+// particleSmoothing or anisotropic kernels the limit is 3,840. Particles
+// reach it where the voxel is coarse for the particle spacing.
 inline constexpr uint32_t kMaxSparseItemsPerBrick = 8192;
 inline constexpr uint32_t kDefaultSparseBallRefsPerBrick = 4;
 inline constexpr uint32_t kDefaultSparseParticleRefsPerBrick = 256;

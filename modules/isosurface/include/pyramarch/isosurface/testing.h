@@ -149,6 +149,8 @@ Result<std::vector<uint32_t>> readFieldTiles(IsoSurface& surface);
 // SplatMethod::Gather with particleSmoothing > 0: the binned particles as the
 // sort left them (x, y, z, weight; maxParticles records, the binned ones
 // first) and, in the same order, the smoothed particles of the last frame.
+// On a sparse domain: no `sorted`; the smoothed particles by index in the
+// frame (weight 0 where the particle's home brick was not listed).
 struct SmoothedParticles {
     std::vector<float> sorted, smoothed;
 };
@@ -168,7 +170,9 @@ Result<ParticleVolumes> readParticleVolumes(IsoSurface& surface);
 // weight; the first `binned` of maxParticles records) and, in the same
 // order, their kernel records (kIsoAnisoRecordVec4s x 4 floats each:
 // centre xyz, weight x det G'; G00 G01 G02 G11; G12 G22 extent^2 0, G in
-// 1/world units) of the last frame.
+// 1/world units) of the last frame. On a sparse domain: no `sorted`, the
+// records by particle index in the frame (binned = maxParticles; zero where
+// the particle's home brick was not listed).
 struct AnisotropicKernelRecords {
     std::vector<float> sorted, kernels;
     uint32_t binned = 0;
