@@ -80,13 +80,20 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
                             (lim.subgroupOperations & kOps) == kOps;
         return surface;
     };
+    // Output capacities left 0 start small and grow (growOutputs).
+    IsoSurfaceCreateInfo started = info;
+    const uint32_t startVertices = knobs.startOutputCapacity ? knobs.startOutputCapacity : kStartVertexCapacity;
+    const uint32_t startIndices = knobs.startOutputCapacity ? knobs.startOutputCapacity : kStartIndexCapacity;
+    if (started.vertexCapacity == 0) started.vertexCapacity = std::min(startVertices, maxVertexCapacity(lim));
+    if (started.indexCapacity == 0 && info.indexed)
+        started.indexCapacity = std::min(startIndices, maxIndexCapacity(lim));
     // The dense grid where it fits the device, else a sparse domain (layout.cpp).
-    auto surface = setUp(info);
-    const Status planned =
-        surface->impl_->planLayout(info.sparse.enabled ? lim : denseLimits(lim, knobs.denseRangeBytes), device.name());
+    auto surface = setUp(started);
+    const Status planned = surface->impl_->planLayout(
+        started.sparse.enabled ? lim : denseLimits(lim, knobs.denseRangeBytes), device.name());
     if (!planned) {
         if (!mayFallBackToSparse(*surface->impl_, planned)) return planned;
-        IsoSurfaceCreateInfo sparseInfo = info;
+        IsoSurfaceCreateInfo sparseInfo = started;
         sparseInfo.sparse.enabled = true;
         surface = setUp(sparseInfo);
         const Status fallback = surface->impl_->planLayout(lim, device.name());
@@ -94,30 +101,274 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
     }
     Impl& m = *surface->impl_;
     surface->iso_ = info.isoValue;
+    m.growVertices = info.vertexCapacity == 0;
+    m.growIndices = info.indexed && info.indexCapacity == 0;
+    m.memoryBudget = info.memoryBudget ? info.memoryBudget : (heap ? heap : (4ull << 30)) / 4;
+    PYRAMARCH_TRY(m.planGrowth(lim));
     PYRAMARCH_TRY(m.createBuffers());
+    if (info.memoryBudget) {
+        uint64_t total = 0;
+        for (const MemoryItem& item : m.memory) total += item.bytes;
+        if (total > info.memoryBudget)
+            return Status::error(ErrorCode::CapacityExceeded,
+                                 "isosurface '" + info.name + "': the starting buffers take " + fmtBytes(total) +
+                                     ", over memoryBudget (" + fmtBytes(info.memoryBudget) + ")");
+    }
+    m.epochs = {{0, m.grid.vertexCapacity, m.grid.indexCapacity, 0}};
     PYRAMARCH_TRY(m.createPipelines());
     return surface;
 }
 
+// The largest output buffers growth may reach: the device's buffers and
+// bindings, the dispatch fold, mesh smoothing's and the attributes' single
+// bindings, and the budget; the pipelines' slice counts follow from them.
+Status IsoSurface::Impl::planGrowth(const DeviceLimits& lim) {
+    specVertexSlices = sizes.vertexSlices;
+    specIndexSlices = sizes.indexSlices;
+    if (!growVertices && !growIndices) return {};
+    const uint64_t range = lim.maxStorageBufferRange;
+    const uint64_t threads = uint64_t(grid.maxGroupsX) * lim.maxComputeWorkGroupCount[1] * uint64_t(gpu::kIsoGroupSize);
+    uint64_t vertices =
+        std::min<uint64_t>(maxOutputElements(lim, sizeof(gpu::IsoVertex), outputSliceBytesForced), 0xFFFFFFFFu);
+    uint64_t indices = std::min<uint64_t>(maxOutputElements(lim, 4, outputSliceBytesForced), 0xFFFFFFFFu);
+    vertices = std::min({vertices, threads, memoryBudget / sizeof(gpu::IsoVertex)});
+    indices = std::min({indices, threads, memoryBudget / 4});
+    if (meshSmooth) {
+        vertices = std::min(vertices, range / 16);
+        indices = std::min(indices, range / 8);
+    }
+    uint64_t components = 0; // surfaceAttributes (attributeComponents is set by createBuffers)
+    for (const SurfaceAttribute& a : info.surfaceAttributes) components += a.components;
+    if (components) vertices = std::min(vertices, range / (components * 4));
+    growVertexLimit = growVertices ? uint32_t(vertices / 3 * 3) : grid.vertexCapacity;
+    growIndexLimit = growIndices ? uint32_t(indices / 3 * 3) : grid.indexCapacity;
+    const uint64_t perVertexSlice = outputSliceElements(lim, sizeof(gpu::IsoVertex), outputSliceBytesForced);
+    const uint64_t perIndexSlice = outputSliceElements(lim, 4, outputSliceBytesForced);
+    if (growVertices && growVertexLimit > grid.vertexCapacity)
+        specVertexSlices = uint32_t(std::clamp<uint64_t>((growVertexLimit + perVertexSlice - 1) / perVertexSlice,
+                                                         sizes.vertexSlices, gpu::kIsoOutputSlices));
+    if (growIndices && growIndexLimit > grid.indexCapacity)
+        specIndexSlices = uint32_t(std::clamp<uint64_t>((growIndexLimit + perIndexSlice - 1) / perIndexSlice,
+                                                        sizes.indexSlices, gpu::kIsoOutputSlices));
+    return {};
+}
+
+const IsoSurface::Impl::CapacityEpoch& IsoSurface::Impl::epochOf(uint64_t frame) const {
+    for (size_t i = epochs.size(); i-- > 1;)
+        if (epochs[i].firstFrame <= frame) return epochs[i];
+    return epochs.front();
+}
+
+namespace {
+// The buffers whose size follows the output capacities (re-created by growth).
+struct OutputBuffers {
+    Buffer grid, vertexGrid, vertices, indices, attributes;
+    Buffer meshGrid, meshCount, meshChunks, meshStart, meshList, meshScratch;
+};
+constexpr const char* kOutputBufferNames[] = {"grid",
+                                              "vertex grid",
+                                              "vertices",
+                                              "indices",
+                                              "surface attributes",
+                                              "mesh smoothing grid",
+                                              "mesh smoothing triangle counts",
+                                              "mesh smoothing chunk sums",
+                                              "mesh smoothing starts",
+                                              "mesh smoothing triangle slots",
+                                              "mesh smoothing scratch positions",
+                                              "replaced"};
+bool isOutputBuffer(const std::string& name) {
+    for (const char* n : kOutputBufferNames)
+        if (name == n) return true;
+    return false;
+}
+} // namespace
+
+Status IsoSurface::Impl::growOutputs(std::unique_ptr<RenderGraph>& graph) {
+    const uint64_t now = self->frame_; // the frame about to be recorded
+    const auto noteReplaced = [this] {
+        std::erase_if(memory, [](const MemoryItem& item) { return item.name == "replaced"; });
+        uint64_t bytes = 0;
+        for (const Replaced& r : replaced)
+            for (const Buffer& b : r.buffers) bytes += b.size();
+        if (bytes) memory.push_back({"replaced", bytes, 1});
+    };
+    const size_t before = replaced.size();
+    std::erase_if(replaced, [now](const Replaced& r) { return r.releaseAt <= now; });
+    if (replaced.size() != before) noteReplaced();
+    if (!growVertices && !growIndices) return {};
+    const std::optional<IsoStats> st = self->latestStats();
+    if (!st || st->frame < outputsFromFrame) return {};
+    // Over 90% used or overflowed: twice the size, at least the need and a quarter.
+    const auto want = [](uint32_t needed, uint32_t capacity, uint32_t limit) -> uint32_t {
+        if (uint64_t(needed) * 10 <= uint64_t(capacity) * 9) return capacity;
+        const uint64_t w = std::max<uint64_t>(uint64_t(capacity) * 2, uint64_t(needed) + needed / 4 + 2);
+        return uint32_t(std::max<uint64_t>(std::min<uint64_t>(w, limit) / 3 * 3, capacity));
+    };
+    const uint32_t vCap = grid.vertexCapacity, iCap = grid.indexCapacity;
+    uint32_t newV = growVertices ? want(st->verticesNeeded, vCap, growVertexLimit) : vCap;
+    uint32_t newI = growIndices ? want(st->indicesNeeded, iCap, growIndexLimit) : iCap;
+    const std::string who = "isosurface '" + info.name + "': growing the output buffers after frame " +
+                            std::to_string(st->frame) + " (" + std::to_string(st->verticesNeeded) + " vertices" +
+                            (indexed ? ", " + std::to_string(st->indicesNeeded) + " indices" : std::string()) +
+                            " needed): ";
+    if (newV == vCap && newI == iCap) {
+        // Nothing can grow: past the limits only an overflow is worth an error (once).
+        const bool stuckV = growVertices && st->verticesNeeded > vCap, stuckI = growIndices && st->indicesNeeded > iCap;
+        if ((!stuckV && !stuckI) || (refusedVertices == vCap && refusedIndices == iCap)) return {};
+        refusedVertices = vCap;
+        refusedIndices = iCap;
+        return Status::error(ErrorCode::DeviceLimit,
+                             who + "at the most this device and memoryBudget allow (" + std::to_string(vCap) +
+                                 " vertices" + (indexed ? ", " + std::to_string(iCap) + " indices" : std::string()) +
+                                 "); the frames are truncated and report it");
+    }
+    const DeviceLimits& lim = device->limits();
+    const auto outputBytes = [this](const gpu::IsoGrid& g, const IsoSizes& sz) {
+        uint64_t bytes = sz.vertexBytes + (indexed ? sz.indexBytes : 0);
+        if (meshSmooth)
+            bytes += uint64_t(g.vertexCapacity) * 24 + 4 + groupsOf(g.vertexCapacity, gpu::kIsoBinScanChunk) * 4 +
+                     uint64_t(g.indexCapacity) * 8;
+        if (attributeComponents) bytes += uint64_t(g.vertexCapacity) * attributeComponents * 4;
+        return bytes;
+    };
+    uint64_t held = 0;
+    for (const MemoryItem& item : memory)
+        if (item.name != "replaced") held += item.bytes;
+    held -= outputBytes(grid, sizes);
+    gpu::IsoGrid g = grid;
+    IsoSizes sz = sizes;
+    PYRAMARCH_TRY(planOutputs(lim, device->name(), newV, newI, g, sz).withContext(who));
+    if (held + outputBytes(g, sz) > memoryBudget) {
+        // The need itself, without headroom, where the doubled size does not fit.
+        newV = growVertices ? std::max(vCap, std::min(st->verticesNeeded + 2, growVertexLimit) / 3 * 3) : vCap;
+        newI = growIndices ? std::max(iCap, std::min(st->indicesNeeded + 2, growIndexLimit) / 3 * 3) : iCap;
+        PYRAMARCH_TRY(planOutputs(lim, device->name(), newV, newI, g, sz).withContext(who));
+        if ((newV == vCap && newI == iCap) || held + outputBytes(g, sz) > memoryBudget) {
+            if (refusedVertices == newV && refusedIndices == newI) return {};
+            refusedVertices = newV;
+            refusedIndices = newI;
+            return Status::error(ErrorCode::CapacityExceeded,
+                                 who + std::to_string(newV) + " vertices" +
+                                     (indexed ? ", " + std::to_string(newI) + " indices" : std::string()) +
+                                     " would take the surface's buffers to " + fmtBytes(held + outputBytes(g, sz)) +
+                                     ", over memoryBudget (" + fmtBytes(memoryBudget) +
+                                     "); the buffers stay as they were, the frames are truncated and report it");
+        }
+    }
+    if (attributeComponents) {
+        const gpu::IsoGrid kept = grid;
+        grid = g;
+        const Status fits = checkSurfaceAttributes();
+        grid = kept;
+        PYRAMARCH_TRY(fits.withContext(who));
+    }
+
+    // All or nothing: the old buffers aside, the new ones made; on a failure
+    // the old ones come back.
+    OutputBuffers old;
+    const auto swapAll = [this](OutputBuffers& o) {
+        std::swap(o.grid, gridBuf);
+        std::swap(o.vertexGrid, vertexGridBuf);
+        std::swap(o.vertices, vertices);
+        std::swap(o.indices, indices);
+        std::swap(o.attributes, attributeOut);
+        std::swap(o.meshGrid, meshGridBuf);
+        std::swap(o.meshCount, meshCount);
+        std::swap(o.meshChunks, meshChunks);
+        std::swap(o.meshStart, meshStart);
+        std::swap(o.meshList, meshList);
+        std::swap(o.meshScratch, meshScratch);
+    };
+    swapAll(old);
+    const std::vector<MemoryItem> keptMemory = memory;
+    const gpu::IsoGrid keptGrid = grid;
+    const IsoSizes keptSizes = sizes;
+    std::erase_if(memory, [](const MemoryItem& item) { return isOutputBuffer(item.name); });
+    grid = g;
+    sizes = sz;
+    const Status made = createOutputBuffers();
+    if (!made) {
+        swapAll(old); // the partial new ones go with `old`
+        memory = keptMemory;
+        grid = keptGrid;
+        sizes = keptSizes;
+        if (refusedVertices == newV && refusedIndices == newI) return {};
+        refusedVertices = newV;
+        refusedIndices = newI;
+        return made.withContext(who);
+    }
+    refusedVertices = refusedIndices = 0;
+    Replaced r;
+    r.releaseAt = now + info.framesInFlight + 8;
+    for (Buffer* b : {&old.grid, &old.vertexGrid, &old.vertices, &old.indices, &old.attributes, &old.meshGrid,
+                      &old.meshCount, &old.meshChunks, &old.meshStart, &old.meshList, &old.meshScratch})
+        if (b->valid()) r.buffers.push_back(std::move(*b));
+    r.graph = std::move(graph);
+    replaced.push_back(std::move(r));
+    noteReplaced();
+    addedToGraph = false;
+    timingGraph = nullptr;
+    graphFrameKnown = false;
+    outputsFromFrame = now;
+    epochs.push_back({now, grid.vertexCapacity, grid.indexCapacity, st->frame});
+    return {};
+}
+
+Status IsoSurface::Impl::makeBuffer(Buffer& out, VkDeviceSize bytes, VkBufferUsageFlags usage, MemoryUsage mem,
+                                    const std::string& what) {
+    const std::string& n = info.name;
+    const std::string name = n + "." + what;
+    auto b = device->allocator().createBuffer(
+        {.size = std::max<VkDeviceSize>(bytes, 16), .usage = usage, .memory = mem, .name = name.c_str()});
+    if (!b)
+        return b.status().withContext("isosurface '" + n + "': creating " + what + " buffer (" + fmtBytes(bytes) +
+                                      "): ");
+    out = std::move(b).value();
+    memory.push_back({what, out.size(),
+                      what == "vertices"  ? sizes.vertexSlices
+                      : what == "indices" ? sizes.indexSlices
+                                          : 1u});
+    return {};
+}
+
+// Growth: the buffers whose size follows the output capacities (the same
+// usages and names as createBuffers' and its stages'), the grids written.
+Status IsoSurface::Impl::createOutputBuffers() {
+    const MakeBuffer make = [this](Buffer& out, VkDeviceSize bytes, VkBufferUsageFlags usage, MemoryUsage mem,
+                                   const std::string& what) { return makeBuffer(out, bytes, usage, mem, what); };
+    const VkBufferUsageFlags readable = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
+    PYRAMARCH_TRY(make(gridBuf, sizeof(gpu::IsoGrid), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, MemoryUsage::Upload, "grid"));
+    if (indexed) {
+        PYRAMARCH_TRY(make(vertexGridBuf, sizeof(gpu::IsoGrid), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, MemoryUsage::Upload,
+                           "vertex grid"));
+        PYRAMARCH_TRY(make(indices, sizes.indexBytes, readable | VK_BUFFER_USAGE_INDEX_BUFFER_BIT,
+                           MemoryUsage::DeviceLocal, "indices"));
+    }
+    PYRAMARCH_TRY(make(vertices, sizes.vertexBytes,
+                       readable | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                       MemoryUsage::DeviceLocal, "vertices"));
+    if (meshSmooth) PYRAMARCH_TRY(createMeshSmoothBuffers(make));
+    if (attributeComponents)
+        PYRAMARCH_TRY(make(attributeOut, uint64_t(grid.vertexCapacity) * attributeComponents * 4,
+                           VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT |
+                               VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                           MemoryUsage::DeviceLocal, "surface attributes"));
+    std::memcpy(gridBuf.mapped(), &grid, sizeof(grid));
+    gridBuf.flush();
+    if (indexed) {
+        vertexGrid.vertexCapacity = grid.vertexCapacity;
+        vertexGrid.indexCapacity = grid.indexCapacity;
+        std::memcpy(vertexGridBuf.mapped(), &vertexGrid, sizeof(vertexGrid));
+        vertexGridBuf.flush();
+    }
+    return {};
+}
+
 Status IsoSurface::Impl::createBuffers() {
     Impl& m = *this;
-    Allocator& alloc = device->allocator();
-    const std::string& n = info.name;
-    auto make = [&](Buffer& out, VkDeviceSize bytes, VkBufferUsageFlags usage, MemoryUsage mem,
-                    const std::string& what) -> Status {
-        const std::string name = n + "." + what;
-        auto b = alloc.createBuffer(
-            {.size = std::max<VkDeviceSize>(bytes, 16), .usage = usage, .memory = mem, .name = name.c_str()});
-        if (!b)
-            return b.status().withContext("isosurface '" + n + "': creating " + what + " buffer (" + fmtBytes(bytes) +
-                                          "): ");
-        out = std::move(b).value();
-        m.memory.push_back({what, out.size(),
-                            what == "vertices"  ? sizes.vertexSlices
-                            : what == "indices" ? sizes.indexSlices
-                                                : 1u});
-        return {};
-    };
+    auto make = [this](Buffer& out, VkDeviceSize bytes, VkBufferUsageFlags usage, MemoryUsage mem,
+                       const std::string& what) -> Status { return makeBuffer(out, bytes, usage, mem, what); };
     const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
     const VkBufferUsageFlags readable = storage | VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
     const VkBufferUsageFlags texels = VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT;
@@ -309,9 +560,9 @@ Status IsoSurface::Impl::makePipeline(ComputePipeline& out, std::span<const uint
                             {gpu::kIsoSpecVolumeFormat, volumeFormatOf(blockPoolFormat())},
                             {gpu::kIsoSpecVolumePoolBricks, sizes.volumePoolBricks},
                             {gpu::kIsoSpecVolumePoolCount, std::max(sizes.volumePoolCount, 1u)},
-                            {gpu::kIsoSpecVertexSlices, sizes.vertexSlices},
+                            {gpu::kIsoSpecVertexSlices, specVertexSlices},
                             {gpu::kIsoSpecVertexSliceSize, sizes.vertexSliceElements},
-                            {gpu::kIsoSpecIndexSlices, sizes.indexSlices},
+                            {gpu::kIsoSpecIndexSlices, specIndexSlices},
                             {gpu::kIsoSpecIndexSliceSize, std::max(sizes.indexSliceElements, 1u)}};
     auto p = ComputePipeline::create(*device, d);
     if (!p) return p.status().withContext("isosurface '" + info.name + "': pipeline " + what + ": ");
@@ -514,6 +765,7 @@ const Buffer& IsoSurface::indexBuffer() const {
     return impl_->indices;
 }
 uint32_t IsoSurface::vertexCapacity() const { return impl_->grid.vertexCapacity; }
+uint32_t IsoSurface::indexCapacity() const { return impl_->grid.indexCapacity; }
 SparseDomain IsoSurface::sparseDomain() const {
     SparseDomain d = impl_->info.sparse;
     d.enabled = impl_->sparse;
@@ -707,6 +959,8 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
 }
 
 Status IsoSurface::record(VkCommandBuffer cmd) {
+    // A frame boundary: growth replaces the output buffers and this graph.
+    if (internal_ || !impl_->addedToGraph) PYRAMARCH_TRY(impl_->growOutputs(internal_));
     if (!internal_) {
         if (impl_->addedToGraph)
             return Status::error(ErrorCode::InvalidState,

@@ -78,6 +78,16 @@ std::optional<IsoStats> IsoSurface::statsOfFrame(uint64_t frame) const {
     out.sparseItemRefsNeeded = s.sparseItemRefs;
     out.sparseCrowdedBricks = s.sparseCrowdedBricks;
     out.sparseVolumeBricksNeeded = s.sparseVolumeBricks;
+    const Impl::CapacityEpoch& epoch = m.epochOf(frame);
+    out.vertexCapacity = epoch.vertices;
+    out.indexCapacity = epoch.indices;
+    if (epoch.firstFrame == frame && &epoch != &m.epochs.front()) {
+        const Impl::CapacityEpoch& previous = (&epoch)[-1];
+        out.grown = true;
+        out.grownAfterFrame = epoch.grownAfter;
+        out.previousVertexCapacity = previous.vertices;
+        out.previousIndexCapacity = previous.indices;
+    }
     if (m.sparse && m.info.source == FieldSource::Volume) {
         // Recorded on the host: a later frame may have taken the slot since.
         const Impl::IsoOutside& o = m.isoOutsideBySlot[frame % m.ring];

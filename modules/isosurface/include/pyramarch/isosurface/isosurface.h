@@ -5,7 +5,6 @@
 //
 //     IsoSurfaceCreateInfo info;
 //     info.samples = {65, 65, 65};
-//     info.vertexCapacity = 1 << 20;
 //     info.source = FieldSource::Metaballs;
 //     auto iso = IsoSurface::create(device, info).value();
 //     iso->addPasses(graph).value();    // once (Result: error if called twice); graph.compile()
@@ -13,6 +12,11 @@
 //     iso->setMetaballs(balls);
 //     graph.execute(cmd);               // or iso->record(cmd) without a host graph
 //     draw with iso->vertexBuffer() / iso->drawArgsBuffer() (offset drawArgsOffset())
+//
+// Output capacities need not be given: with record(), the module grows the
+// vertex and index buffers at a frame boundary from the stats it reads back
+// (see IsoSurfaceCreateInfo::vertexCapacity and memoryBudget); the handles
+// vertexBuffer() and indexBuffer() return may then change.
 #pragma once
 
 #include <array>
@@ -453,8 +457,12 @@ struct IsoSurfaceCreateInfo {
     // World bounds: sample i sits at min + i * (max - min) / (samples - 1).
     std::array<float, 3> boundsMin{-1.f, -1.f, -1.f};
     std::array<float, 3> boundsMax{1.f, 1.f, 1.f};
-    // Required. Vertex buffer capacity in vertices (0 allowed: nothing is
-    // drawn, stats still count). Rounded down to whole triangles. The vertex
+    // Vertex buffer capacity in vertices, rounded down to whole triangles.
+    // 0 (default): the module starts small and, through record(), grows the
+    // buffer after a frame whose stats (read framesInFlight frames later)
+    // show an overflow or over 90% use, within memoryBudget (with addPasses()
+    // it keeps the starting size, 49,152). Non-zero: a hard cap; a frame
+    // needing more is truncated and reports IsoStats::overflow. The vertex
     // buffer is one VkBuffer (what hosts bind to draw), which may be larger
     // than one storage binding: the compute passes write it through up to
     // 16 storage descriptors at offsets, each within maxStorageBufferRange
@@ -476,8 +484,16 @@ struct IsoSurfaceCreateInfo {
     bool indexed = false;
     // indexed: index buffer capacity (rounded down to whole triangles); as
     // the vertex buffer, up to 16 storage bindings of one VkBuffer (lavapipe:
-    // 33.5 M indices each), at most maxIndexCapacity().
+    // 33.5 M indices each), at most maxIndexCapacity(). 0 (default): sized
+    // and grown by the module as vertexCapacity; non-zero: a hard cap.
     uint32_t indexCapacity = 0;
+    // Bytes all of the surface's buffers may take (memoryReport(), without
+    // the replaced buffers held until released) when the module grows the
+    // output buffers; growth past it fails with ErrorCode::CapacityExceeded
+    // and keeps the buffers. A non-zero budget also fails create() when the
+    // starting sizes pass it. 0 (default): a quarter of the device's largest
+    // device-local heap (1 GiB where unknown).
+    uint64_t memoryBudget = 0;
     // Optional. Smoothing of the output surface (see MeshSmoothing); needs
     // indexed = true. Bad values (iterations > 64, NaN or out-of-range
     // lambda / mu, non-indexed output) fail create() naming the field.
@@ -617,6 +633,15 @@ struct IsoStats {
     // resident bricks were uploaded for (uploadVolume): triangles only where
     // bricks were uploaded (overflow).
     bool isoOutsideUpload = false;
+    // The output capacities this frame ran with (vertices, indices).
+    uint32_t vertexCapacity = 0;
+    uint32_t indexCapacity = 0;
+    // True on the first frame after the module grew its output buffers: the
+    // frame whose stats asked for it and the capacities before.
+    bool grown = false;
+    uint64_t grownAfterFrame = 0;
+    uint32_t previousVertexCapacity = 0;
+    uint32_t previousIndexCapacity = 0;
 };
 
 // GPU times of one frame of a surface (IsoSurface::latestTimings): passes
@@ -827,6 +852,10 @@ public:
 
     // Output. Vertex format: IsoVertex (32 bytes: vec4 position, w = cell
     // triangle count; vec4 normal). Draw with vkCmdDrawIndirect(drawArgsBuffer(), drawArgsOffset(), 1, 16).
+    // Growth (capacities 0) replaces the vertex and index buffers inside a
+    // record() call: read vertexBuffer() / indexBuffer() again after each
+    // record() (the frame it recorded writes the ones they then return; the
+    // replaced ones stay valid until framesInFlight + 8 frames later).
     const Buffer& vertexBuffer() const;
     const Buffer& drawArgsBuffer() const;
     static constexpr VkDeviceSize drawArgsOffset() { return kDrawArgsOffset; }
@@ -835,7 +864,8 @@ public:
     bool indexed() const; // IsoSurfaceCreateInfo::indexed
     static constexpr VkDeviceSize drawIndexedArgsOffset() { return kDrawIndexedArgsOffset; }
     static constexpr uint32_t vertexStride() { return kVertexStride; }
-    uint32_t vertexCapacity() const; // whole triangles
+    uint32_t vertexCapacity() const; // whole triangles; the current size (it grows with capacities 0)
+    uint32_t indexCapacity() const;  // indexed: the same for the index buffer (0 otherwise)
     // surfaceAttributes: vertex v of vertexBuffer() has attributeComponents()
     // floats at float v * attributeComponents() of attributeBuffer() (vertex
     // and storage buffer usage), attribute i from float attributeOffset(i)
@@ -854,7 +884,8 @@ public:
     SparseDomain sparseDomain() const;
 
     // GPU memory the surface holds, one entry per buffer (name, bytes as
-    // created), for benchmarks and memory budgets. Render-graph scratch is not included.
+    // created; "replaced": buffers growth replaced, until released), for
+    // benchmarks and memory budgets. Render-graph scratch is not included.
     struct MemoryItem {
         std::string name;
         uint64_t bytes = 0;

@@ -16,6 +16,10 @@
 namespace pyramarch::iso::testing {
 
 struct Knobs {
+    // Output buffers a surface with vertexCapacity / indexCapacity 0 starts
+    // with (vertices and indices; 0 = the module's start), so tests grow
+    // them from a tiny size.
+    uint32_t startOutputCapacity = 0;
     // Folds dispatches at this many groups along x instead of the device's
     // maxComputeWorkGroupCount[0] (0 = the device limit), so tests exercise
     // the fold on small grids.
