@@ -223,18 +223,21 @@ TEST_F(FrameHeap, Metaballs) {
     }
 }
 
-// Capacities 0 from a tiny start: the output buffers grow once during the
-// warm-up (framesInFlight 1: at frame 2) and the warm frames after it stay
-// flat, through the release of the replaced buffers (frame 11).
+// Capacities 0 from a tiny start: the output buffers (and a sparse
+// domain's lists and pool) grow during the warm-up (framesInFlight 1: at
+// frame 2) and the warm frames after it stay flat, through the release of
+// the replaced buffers (frame 11).
 TEST_F(FrameHeap, GrownOutputs) {
-    for (const Extraction& e : {kExtractions[0], kExtractions[2]}) {
+    for (int c = 0; c < 3; ++c) {
+        const Extraction& e = c == 1 ? kExtractions[2] : kExtractions[0];
         iso::IsoSurfaceCreateInfo info = baseInfo(31, iso::FieldSource::Metaballs);
         info.vertexCapacity = 0;
         info.indexed = e.indexed;
         info.maxBalls = 16;
-        const std::string what = std::string("metaballs 31^3 grown ") + e.name;
+        info.sparse.enabled = c == 2;
+        const std::string what = std::string("metaballs 31^3 grown ") + e.name + (c == 2 ? " sparse" : "");
         SCOPED_TRACE(what);
-        auto surface = iso::testing::create(*device_, info, {.startOutputCapacity = 30});
+        auto surface = iso::testing::create(*device_, info, {.startOutputCapacity = 30, .startSparseBricks = 2});
         ASSERT_TRUE(surface.ok()) << surface.message();
         iso::IsoSurface& s = **surface;
         expectNoSustainedGrowth(what, [&](VkCommandBuffer cmd, uint32_t f) -> Status {

@@ -35,6 +35,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -124,6 +126,9 @@ struct IsoSizes {
 
 // Output buffers a surface whose capacities are 0 starts with (vertices, indices).
 inline constexpr uint32_t kStartVertexCapacity = 49152, kStartIndexCapacity = 98304;
+// Sparse capacities left 0 start at (at most) these: bricks, row pairs, and
+// (metaballs) item references per starting brick.
+inline constexpr uint32_t kStartSparseBricks = 4096, kStartSparseRowPairs = 32768, kStartSparseRefsPerBrick = 16;
 
 // Bindings a shader that includes output_slices.glsl adds for slices 1..
 inline constexpr uint32_t kSliceBindings = gpu::kIsoOutputSlices - 1;
@@ -393,8 +398,10 @@ struct IsoSurface::Impl {
     uint64_t outputsFromFrame = 0; // the first frame recorded with the current output buffers
     struct CapacityEpoch {
         uint64_t firstFrame = 0;
-        uint32_t vertices = 0, indices = 0;
+        uint32_t vertices = 0, indices = 0, bricks = 0, rowPairs = 0;
+        bool grown = false; // the capacities before, and the frame whose stats asked for it:
         uint64_t grownAfter = 0;
+        uint32_t previousVertices = 0, previousIndices = 0, previousBricks = 0, previousRowPairs = 0;
     };
     std::vector<CapacityEpoch> epochs; // one per output size, oldest first
     // Buffers (and record()'s graph) growth replaced: released once the frame
@@ -403,6 +410,7 @@ struct IsoSurface::Impl {
         uint64_t releaseAt = 0;
         std::vector<Buffer> buffers;
         std::unique_ptr<RenderGraph> graph;
+        std::unique_ptr<Impl> impl; // a sparse domain planned again: the whole surface before
     };
     std::vector<Replaced> replaced;
     uint32_t refusedVertices = 0, refusedIndices = 0; // the last growth refused (its error is returned once)
@@ -413,6 +421,19 @@ struct IsoSurface::Impl {
     Status planGrowth(const DeviceLimits& limits); // at creation: the limits and the pipelines' slices
     Status createOutputBuffers();                  // growth: the buffers the capacities size, the grids written
     const CapacityEpoch& epochOf(uint64_t frame) const;
+    void noteReplaced(); // memory's "replaced" entry
+    // Sparse capacities left 0 (metaballs, particles, user fields with a
+    // Lipschitz bound): the surface starts at a fraction of the sizes the
+    // module plans (sizeSparseDomain), which bound the growth. At record()
+    // growSparseDomain plans the surface again with larger ones (and the
+    // output capacities the same stats ask for): a new Impl replaces this
+    // one in self->impl_, this one retired in its `replaced` list.
+    bool growBricks = false, growRowPairs = false, growItemRefs = false;
+    uint32_t growBrickLimit = 0, growRowPairLimit = 0, growItemRefLimit = 0;
+    uint32_t refusedBricks = 0, refusedRowPairs = 0;
+    uint64_t firstFrame = 0; // the first frame this Impl records
+    Status growSparseDomain(std::unique_ptr<RenderGraph>& graph);
+    std::optional<IsoStats> statsOf(uint64_t frame) const; // readback.cpp
     // isosurface.cpp
     Status makeBuffer(Buffer& out, VkDeviceSize bytes, VkBufferUsageFlags usage, MemoryUsage mem,
                       const std::string& what); // named "<name>.<what>", listed in memory

@@ -99,6 +99,39 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
         const Status fallback = surface->impl_->planLayout(lim, device.name());
         if (!fallback) return neitherDomainFits(planned, fallback);
     }
+    // Sparse capacities left 0: the sizes just planned bound the growth; the
+    // surface starts at a fraction of them (growSparseDomain).
+    if (surface->impl_->sparse) {
+        const IsoSurfaceCreateInfo& planned = surface->impl_->info;
+        const SparseDomain most = planned.sparse;
+        const bool byItems = info.source == FieldSource::Metaballs || info.source == FieldSource::Particles;
+        const bool growable = (byItems || (info.source == FieldSource::UserGlsl && info.lipschitz > 0.f)) &&
+                              info.sparse.volumeInput == SparseVolumeInput::Upload;
+        const bool bricks = growable && info.sparse.maxBricks == 0, pairs = growable && info.sparse.maxRowPairs == 0;
+        const bool refs = growable && info.source == FieldSource::Metaballs && info.sparse.maxItemRefs == 0;
+        if (bricks || pairs || refs) {
+            IsoSurfaceCreateInfo small = planned;
+            const uint32_t b = knobs.startSparseBricks;
+            if (bricks) small.sparse.maxBricks = std::min(most.maxBricks, b ? b : kStartSparseBricks);
+            if (pairs) small.sparse.maxRowPairs = std::min(most.maxRowPairs, b ? 8 * b : kStartSparseRowPairs);
+            if (refs)
+                small.sparse.maxItemRefs = uint32_t(std::min<uint64_t>(
+                    most.maxItemRefs,
+                    uint64_t(small.sparse.maxBricks) * std::min(info.maxBalls, b ? 4 : kStartSparseRefsPerBrick)));
+            auto smaller = setUp(small);
+            // Where the smaller plan fails (it should not), the full sizes stay, fixed.
+            if (smaller->impl_->planLayout(lim, device.name())) {
+                surface = std::move(smaller);
+                Impl& g = *surface->impl_;
+                g.growBricks = bricks;
+                g.growRowPairs = pairs;
+                g.growItemRefs = refs;
+                g.growBrickLimit = most.maxBricks;
+                g.growRowPairLimit = most.maxRowPairs;
+                g.growItemRefLimit = most.maxItemRefs;
+            }
+        }
+    }
     Impl& m = *surface->impl_;
     surface->iso_ = info.isoValue;
     m.growVertices = info.vertexCapacity == 0;
@@ -114,7 +147,10 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
                                  "isosurface '" + info.name + "': the starting buffers take " + fmtBytes(total) +
                                      ", over memoryBudget (" + fmtBytes(info.memoryBudget) + ")");
     }
-    m.epochs = {{0, m.grid.vertexCapacity, m.grid.indexCapacity, 0}};
+    m.epochs = {{.vertices = m.grid.vertexCapacity,
+                 .indices = m.grid.indexCapacity,
+                 .bricks = m.sparse ? m.info.sparse.maxBricks : 0,
+                 .rowPairs = m.sparse ? m.info.sparse.maxRowPairs : 0}};
     PYRAMARCH_TRY(m.createPipelines());
     return surface;
 }
@@ -184,26 +220,167 @@ bool isOutputBuffer(const std::string& name) {
 }
 } // namespace
 
+void IsoSurface::Impl::noteReplaced() {
+    std::erase_if(memory, [](const MemoryItem& item) { return item.name == "replaced"; });
+    uint64_t bytes = 0;
+    for (const Replaced& r : replaced) {
+        for (const Buffer& b : r.buffers) bytes += b.size();
+        if (r.impl)
+            for (const MemoryItem& item : r.impl->memory)
+                if (item.name != "replaced") bytes += item.bytes;
+    }
+    if (bytes) memory.push_back({"replaced", bytes, 1});
+}
+
+namespace {
+// Over 90% used or overflowed: twice the size, at least the need and a
+// quarter, at most `limit` (never below `capacity`).
+uint32_t grownCapacity(uint32_t needed, uint32_t capacity, uint32_t limit) {
+    if (uint64_t(needed) * 10 <= uint64_t(capacity) * 9) return capacity;
+    const uint64_t w = std::max<uint64_t>(uint64_t(capacity) * 2, uint64_t(needed) + needed / 4 + 2);
+    return uint32_t(std::max<uint64_t>(std::min<uint64_t>(w, limit), capacity));
+}
+} // namespace
+
+// A sparse domain whose counters passed (or neared) its capacities: the
+// surface planned again, larger, as a new Impl (buffers and pipelines),
+// the host's items and attributes carried over; this Impl and record()'s
+// graph retired until the frames in flight are done.
+Status IsoSurface::Impl::growSparseDomain(std::unique_ptr<RenderGraph>& graph) {
+    if (!growBricks && !growRowPairs && !growItemRefs) return {};
+    const uint64_t now = self->frame_;
+    const std::optional<IsoStats> st = self->latestStats();
+    if (!st || st->frame < firstFrame) return {};
+    SparseDomain d = info.sparse;
+    const uint32_t bricks = d.maxBricks, pairs = d.maxRowPairs, refs = d.maxItemRefs;
+    if (growBricks) d.maxBricks = grownCapacity(st->sparseBricksNeeded, bricks, growBrickLimit);
+    if (growRowPairs) {
+        d.maxRowPairs = grownCapacity(st->sparseRowPairsNeeded, pairs, growRowPairLimit);
+        // Row pairs of bricks past a short list were never counted: as many
+        // a brick as the listed ones had, and a quarter more.
+        if (st->sparseBricksNeeded > bricks) {
+            const uint64_t perBrick = std::max<uint64_t>(st->sparseRowPairsNeeded / std::max(bricks, 1u), 1);
+            const uint64_t estimate = uint64_t(d.maxBricks) * perBrick * 5 / 4;
+            d.maxRowPairs = std::max(
+                d.maxRowPairs,
+                uint32_t(std::min<uint64_t>(std::max<uint64_t>(estimate, uint64_t(pairs) * 2), growRowPairLimit)));
+        }
+    }
+    if (growItemRefs) d.maxItemRefs = grownCapacity(st->sparseItemRefsNeeded, refs, growItemRefLimit);
+    const std::string who = "isosurface '" + info.name + "': growing the sparse domain after frame " +
+                            std::to_string(st->frame) + " (" + std::to_string(st->sparseBricksNeeded) + " bricks, " +
+                            std::to_string(st->sparseRowPairsNeeded) + " row pairs, " +
+                            std::to_string(st->sparseItemRefsNeeded) + " item references needed): ";
+    if (d.maxBricks == bricks && d.maxRowPairs == pairs && d.maxItemRefs == refs) {
+        const bool stuck = (growBricks && st->sparseBricksNeeded > bricks) ||
+                           (growRowPairs && st->sparseRowPairsNeeded > pairs) ||
+                           (growItemRefs && st->sparseItemRefsNeeded > refs);
+        if (!stuck || (refusedBricks == bricks && refusedRowPairs == pairs)) return {};
+        refusedBricks = bricks;
+        refusedRowPairs = pairs;
+        return Status::error(ErrorCode::CapacityExceeded,
+                             who + "at the most sparse.memoryBudget and the device allow (" + std::to_string(bricks) +
+                                 " bricks, " + std::to_string(pairs) +
+                                 " row pairs); the frames are truncated and report it");
+    }
+    // The output buffers from the same stats.
+    const auto wantTriangles = [](uint32_t needed, uint32_t capacity, uint32_t limit) {
+        return std::max(capacity, grownCapacity(needed, capacity, limit) / 3 * 3);
+    };
+    IsoSurfaceCreateInfo ci = info;
+    ci.sparse = d;
+    ci.vertexCapacity =
+        growVertices ? wantTriangles(st->verticesNeeded, grid.vertexCapacity, growVertexLimit) : grid.vertexCapacity;
+    if (indexed)
+        ci.indexCapacity =
+            growIndices ? wantTriangles(st->indicesNeeded, grid.indexCapacity, growIndexLimit) : grid.indexCapacity;
+    const auto refuse = [&](const Status& why) -> Status {
+        if (refusedBricks == d.maxBricks && refusedRowPairs == d.maxRowPairs) return {};
+        refusedBricks = d.maxBricks;
+        refusedRowPairs = d.maxRowPairs;
+        return why.withContext(who);
+    };
+    auto fresh = std::make_unique<Impl>();
+    Impl& f = *fresh;
+    f.self = self;
+    f.device = device;
+    f.info = ci;
+    f.foldGroupsX = foldGroupsX;
+    f.denseClassify = denseClassify;
+    f.storageReadsForced = storageReadsForced;
+    f.denseFieldForced = denseFieldForced;
+    f.directForced = directForced;
+    f.denseGridForced = denseGridForced;
+    f.volumePoolBricksForced = volumePoolBricksForced;
+    f.outputSliceBytesForced = outputSliceBytesForced;
+    f.heapBytes = heapBytes;
+    f.userFieldLoops = userFieldLoops;
+    f.subgroupAtomics = subgroupAtomics;
+    const DeviceLimits& lim = device->limits();
+    if (Status s = f.planLayout(lim, device->name()); !s) return refuse(s);
+    f.growVertices = growVertices;
+    f.growIndices = growIndices;
+    f.memoryBudget = memoryBudget;
+    f.growBricks = growBricks;
+    f.growRowPairs = growRowPairs;
+    f.growItemRefs = growItemRefs;
+    f.growBrickLimit = growBrickLimit;
+    f.growRowPairLimit = growRowPairLimit;
+    f.growItemRefLimit = growItemRefLimit;
+    if (Status s = f.planGrowth(lim); !s) return refuse(s);
+    if (Status s = f.createBuffers(); !s) return refuse(s);
+    uint64_t total = 0;
+    for (const MemoryItem& item : f.memory) total += item.bytes;
+    if (total > memoryBudget)
+        return refuse(Status::error(ErrorCode::CapacityExceeded,
+                                    std::to_string(d.maxBricks) + " bricks and " + std::to_string(d.maxRowPairs) +
+                                        " row pairs would take the surface's buffers to " + fmtBytes(total) +
+                                        ", over memoryBudget (" + fmtBytes(memoryBudget) +
+                                        "); the buffers stay as they were, the frames are truncated and report it"));
+    if (Status s = f.createPipelines(); !s) return refuse(s);
+    // The host's inputs: the ring slots are uploaded again (slotVersion 0).
+    f.hostItems = hostItems;
+    f.itemCount = itemCount;
+    f.itemsVersion = itemsVersion;
+    f.hostAttributes = hostAttributes;
+    f.attributesVersion = attributesVersion;
+    f.firstFrame = f.outputsFromFrame = now;
+    f.epochs = {{.firstFrame = now,
+                 .vertices = f.grid.vertexCapacity,
+                 .indices = f.grid.indexCapacity,
+                 .bricks = d.maxBricks,
+                 .rowPairs = d.maxRowPairs,
+                 .grown = true,
+                 .grownAfter = st->frame,
+                 .previousVertices = grid.vertexCapacity,
+                 .previousIndices = grid.indexCapacity,
+                 .previousBricks = bricks,
+                 .previousRowPairs = pairs}};
+    // Swap: this Impl (still alive, owned by the new one's list) and
+    // record()'s graph are released after the frames in flight.
+    IsoSurface* surface = self;
+    std::unique_ptr<Impl> old = std::move(surface->impl_);
+    f.replaced = std::move(replaced);
+    Replaced r;
+    r.releaseAt = now + info.framesInFlight + 8;
+    r.graph = std::move(graph);
+    r.impl = std::move(old);
+    f.replaced.push_back(std::move(r));
+    f.noteReplaced();
+    surface->impl_ = std::move(fresh);
+    return {};
+}
+
 Status IsoSurface::Impl::growOutputs(std::unique_ptr<RenderGraph>& graph) {
     const uint64_t now = self->frame_; // the frame about to be recorded
-    const auto noteReplaced = [this] {
-        std::erase_if(memory, [](const MemoryItem& item) { return item.name == "replaced"; });
-        uint64_t bytes = 0;
-        for (const Replaced& r : replaced)
-            for (const Buffer& b : r.buffers) bytes += b.size();
-        if (bytes) memory.push_back({"replaced", bytes, 1});
-    };
     const size_t before = replaced.size();
     std::erase_if(replaced, [now](const Replaced& r) { return r.releaseAt <= now; });
     if (replaced.size() != before) noteReplaced();
     if (!growVertices && !growIndices) return {};
     const std::optional<IsoStats> st = self->latestStats();
     if (!st || st->frame < outputsFromFrame) return {};
-    // Over 90% used or overflowed: twice the size, at least the need and a quarter.
-    const auto want = [](uint32_t needed, uint32_t capacity, uint32_t limit) -> uint32_t {
-        if (uint64_t(needed) * 10 <= uint64_t(capacity) * 9) return capacity;
-        const uint64_t w = std::max<uint64_t>(uint64_t(capacity) * 2, uint64_t(needed) + needed / 4 + 2);
-        return uint32_t(std::max<uint64_t>(std::min<uint64_t>(w, limit) / 3 * 3, capacity));
+    const auto want = [](uint32_t needed, uint32_t capacity, uint32_t limit) {
+        return std::max(capacity, grownCapacity(needed, capacity, limit) / 3 * 3);
     };
     const uint32_t vCap = grid.vertexCapacity, iCap = grid.indexCapacity;
     uint32_t newV = growVertices ? want(st->verticesNeeded, vCap, growVertexLimit) : vCap;
@@ -311,7 +488,17 @@ Status IsoSurface::Impl::growOutputs(std::unique_ptr<RenderGraph>& graph) {
     timingGraph = nullptr;
     graphFrameKnown = false;
     outputsFromFrame = now;
-    epochs.push_back({now, grid.vertexCapacity, grid.indexCapacity, st->frame});
+    epochs.push_back({.firstFrame = now,
+                      .vertices = grid.vertexCapacity,
+                      .indices = grid.indexCapacity,
+                      .bricks = epochs.back().bricks,
+                      .rowPairs = epochs.back().rowPairs,
+                      .grown = true,
+                      .grownAfter = st->frame,
+                      .previousVertices = vCap,
+                      .previousIndices = iCap,
+                      .previousBricks = epochs.back().bricks,
+                      .previousRowPairs = epochs.back().rowPairs});
     return {};
 }
 
@@ -960,7 +1147,10 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
 
 Status IsoSurface::record(VkCommandBuffer cmd) {
     // A frame boundary: growth replaces the output buffers and this graph.
-    if (internal_ || !impl_->addedToGraph) PYRAMARCH_TRY(impl_->growOutputs(internal_));
+    if (internal_ || !impl_->addedToGraph) {
+        PYRAMARCH_TRY(impl_->growSparseDomain(internal_)); // may replace impl_
+        PYRAMARCH_TRY(impl_->growOutputs(internal_));
+    }
     if (!internal_) {
         if (impl_->addedToGraph)
             return Status::error(ErrorCode::InvalidState,

@@ -59,8 +59,22 @@ std::optional<IsoStats> IsoSurface::latestStats() const {
 }
 
 std::optional<IsoStats> IsoSurface::statsOfFrame(uint64_t frame) const {
-    const Impl& m = *impl_;
     if (frame >= frame_) return std::nullopt;
+    // A frame before a sparse domain's growth: the surface that recorded it
+    // (held until released).
+    const Impl* recorder = impl_.get();
+    if (frame < recorder->firstFrame) {
+        recorder = nullptr;
+        for (const Impl::Replaced& r : impl_->replaced)
+            if (r.impl && r.impl->firstFrame <= frame && (!recorder || r.impl->firstFrame > recorder->firstFrame))
+                recorder = r.impl.get();
+        if (!recorder) return std::nullopt;
+    }
+    return recorder->statsOf(frame);
+}
+
+std::optional<IsoStats> IsoSurface::Impl::statsOf(uint64_t frame) const {
+    const Impl& m = *this;
     m.stats.invalidate();
     gpu::IsoStatsGpu s;
     std::memcpy(&s, static_cast<const uint8_t*>(m.stats.mapped()) + sizeof(s) * (frame % m.ring), sizeof(s));
@@ -81,12 +95,15 @@ std::optional<IsoStats> IsoSurface::statsOfFrame(uint64_t frame) const {
     const Impl::CapacityEpoch& epoch = m.epochOf(frame);
     out.vertexCapacity = epoch.vertices;
     out.indexCapacity = epoch.indices;
-    if (epoch.firstFrame == frame && &epoch != &m.epochs.front()) {
-        const Impl::CapacityEpoch& previous = (&epoch)[-1];
+    out.sparseBrickCapacity = epoch.bricks;
+    out.sparseRowPairCapacity = epoch.rowPairs;
+    if (epoch.grown && epoch.firstFrame == frame) {
         out.grown = true;
         out.grownAfterFrame = epoch.grownAfter;
-        out.previousVertexCapacity = previous.vertices;
-        out.previousIndexCapacity = previous.indices;
+        out.previousVertexCapacity = epoch.previousVertices;
+        out.previousIndexCapacity = epoch.previousIndices;
+        out.previousSparseBrickCapacity = epoch.previousBricks;
+        out.previousSparseRowPairCapacity = epoch.previousRowPairs;
     }
     if (m.sparse && m.info.source == FieldSource::Volume) {
         // Recorded on the host: a later frame may have taken the slot since.

@@ -352,7 +352,11 @@ enum class SparseVolumeInput {
 // the grid every frame (no skipping): maxBricks must hold them all.
 // Capacities left 0 are sized by the module at creation from the grid, the
 // source and the device limits, within memoryBudget (see
-// IsoSurface::sparseDomain() for what it chose).
+// IsoSurface::sparseDomain() for what it chose). For metaballs, particles
+// and user fields with a Lipschitz bound those sizes are the most they grow
+// to: the surface starts below them and record() plans it again, larger,
+// after a frame whose counters overflowed or passed 90% (as the output
+// buffers: IsoSurfaceCreateInfo::vertexCapacity). Non-zero: hard caps.
 struct SparseDomain {
     // A hint. true: a sparse domain. false: the dense grid where it fits the
     // device, else (its field, pyramid or 32-bit counts past the limits; not
@@ -633,15 +637,21 @@ struct IsoStats {
     // resident bricks were uploaded for (uploadVolume): triangles only where
     // bricks were uploaded (overflow).
     bool isoOutsideUpload = false;
-    // The output capacities this frame ran with (vertices, indices).
+    // The capacities this frame ran with: vertices, indices; sparse domains'
+    // maxBricks and maxRowPairs (0 on a dense grid).
     uint32_t vertexCapacity = 0;
     uint32_t indexCapacity = 0;
-    // True on the first frame after the module grew its output buffers: the
-    // frame whose stats asked for it and the capacities before.
+    uint32_t sparseBrickCapacity = 0;
+    uint32_t sparseRowPairCapacity = 0;
+    // True on the first frame after the module grew its buffers: the frame
+    // whose stats asked for it and the capacities before (unchanged ones
+    // equal the current ones).
     bool grown = false;
     uint64_t grownAfterFrame = 0;
     uint32_t previousVertexCapacity = 0;
     uint32_t previousIndexCapacity = 0;
+    uint32_t previousSparseBrickCapacity = 0;
+    uint32_t previousSparseRowPairCapacity = 0;
 };
 
 // GPU times of one frame of a surface (IsoSurface::latestTimings): passes
@@ -852,10 +862,11 @@ public:
 
     // Output. Vertex format: IsoVertex (32 bytes: vec4 position, w = cell
     // triangle count; vec4 normal). Draw with vkCmdDrawIndirect(drawArgsBuffer(), drawArgsOffset(), 1, 16).
-    // Growth (capacities 0) replaces the vertex and index buffers inside a
-    // record() call: read vertexBuffer() / indexBuffer() again after each
-    // record() (the frame it recorded writes the ones they then return; the
-    // replaced ones stay valid until framesInFlight + 8 frames later).
+    // Growth (capacities 0) replaces the vertex, index and attribute buffers
+    // inside a record() call: read vertexBuffer() / indexBuffer() /
+    // attributeBuffer() again after each record() (the frame it recorded
+    // writes the ones they then return; the replaced ones stay valid until
+    // framesInFlight + 8 frames later).
     const Buffer& vertexBuffer() const;
     const Buffer& drawArgsBuffer() const;
     static constexpr VkDeviceSize drawArgsOffset() { return kDrawArgsOffset; }
