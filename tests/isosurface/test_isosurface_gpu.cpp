@@ -1688,6 +1688,13 @@ TEST_F(IsoGpu, OutputCapacitiesGrowToTheReference) {
         ASSERT_TRUE(end.has_value());
         EXPECT_EQ(end->vertexCapacity, grown->vertexCapacity);
         EXPECT_FALSE(end->overflow);
+        // The graph built after the growth numbers its timings in the surface's frames.
+        if (device().limits().timestampsSupported) {
+            const auto timings = iso->latestTimings();
+            ASSERT_TRUE(timings.has_value());
+            EXPECT_LT(timings->frame, iso->framesRecorded());
+            EXPECT_GE(timings->frame + info.framesInFlight + 2, iso->framesRecorded() - 1);
+        }
         if (!info.indexed) checkAgainstReference(*iso, info);
     }
 }

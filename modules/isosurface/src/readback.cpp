@@ -47,8 +47,11 @@ std::optional<IsoTimings> IsoSurface::latestTimings() const {
     const Impl& m = *impl_;
     if (!m.timingGraph || !m.graphFrameKnown) return std::nullopt;
     std::optional<IsoTimings> t = m.timingGraph->latestTimingsOf(m.info.name + ".");
-    if (!t || t->frame < m.graphFrameOffset) return std::nullopt;
-    t->frame -= m.graphFrameOffset; // graph frames -> the surface's frames
+    if (!t) return std::nullopt;
+    // Graph frames -> the surface's frames (modulo 2^64: a graph built
+    // after a growth starts at 0 while the surface is at frame F).
+    t->frame -= m.graphFrameOffset;
+    if (t->frame >= frame_) return std::nullopt;
     return t;
 }
 
