@@ -1742,6 +1742,33 @@ TEST_F(IsoGpu, OutputCapacityCapsAndBudgets) {
     ASSERT_TRUE(t.has_value());
     EXPECT_TRUE(t->overflow);
 
+    // Room for ~100 more vertices, not for the surface: grown as far as the
+    // budget holds, said once; the frames after it report the overflow.
+    info.memoryBudget = startBytes + 3200;
+    auto partial = make(info, {.startOutputCapacity = 30});
+    ASSERT_TRUE(partial);
+    errors.clear();
+    for (uint32_t f = 0; f < 2 * info.framesInFlight + 5; ++f) {
+        Status inner;
+        ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { inner = partial->record(cmd); }));
+        if (!inner) {
+            errors.push_back(inner.code());
+            EXPECT_NE(inner.message().find("memoryBudget"), std::string::npos) << inner.message();
+        }
+    }
+    ASSERT_GE(errors.size(), 1u);
+    EXPECT_LE(errors.size(), 2u); // the first growth's, and the next request's refusal
+    for (ErrorCode c : errors) EXPECT_EQ(c, ErrorCode::CapacityExceeded);
+    EXPECT_GT(partial->vertexCapacity(), 30u);
+    EXPECT_LE(partial->vertexCapacity(), 30u + 100u);
+    uint64_t held = 0;
+    for (const auto& m : partial->memoryReport())
+        if (m.name != "replaced") held += m.bytes;
+    EXPECT_LE(held, info.memoryBudget);
+    const auto p = partial->statsOfFrame(partial->framesRecorded() - 1);
+    ASSERT_TRUE(p.has_value());
+    EXPECT_TRUE(p->overflow);
+
     info.memoryBudget = startBytes / 2;
     auto refused = iso::testing::create(device(), info, {.startOutputCapacity = 30});
     ASSERT_FALSE(refused.ok());

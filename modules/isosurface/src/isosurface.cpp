@@ -415,6 +415,7 @@ Status IsoSurface::Impl::growOutputs(std::unique_ptr<RenderGraph>& graph) {
     held -= outputBytes(grid, sizes);
     gpu::IsoGrid g = grid;
     IsoSizes sz = sizes;
+    Status budgetHeldBack; // grown, but less than asked: returned once growth is done
     PYRAMARCH_TRY(planOutputs(lim, device->name(), newV, newI, g, sz).withContext(who));
     if (held + outputBytes(g, sz) > memoryBudget) {
         // The need itself, without headroom, where the doubled size does not fit.
@@ -425,12 +426,44 @@ Status IsoSurface::Impl::growOutputs(std::unique_ptr<RenderGraph>& graph) {
             if (refusedVertices == newV && refusedIndices == newI) return {};
             refusedVertices = newV;
             refusedIndices = newI;
-            return Status::error(ErrorCode::CapacityExceeded,
-                                 who + std::to_string(newV) + " vertices" +
-                                     (indexed ? ", " + std::to_string(newI) + " indices" : std::string()) +
-                                     " would take the surface's buffers to " + fmtBytes(held + outputBytes(g, sz)) +
-                                     ", over memoryBudget (" + fmtBytes(memoryBudget) +
-                                     "); the buffers stay as they were, the frames are truncated and report it");
+            const std::string asked = std::to_string(newV) + " vertices" +
+                                      (indexed ? ", " + std::to_string(newI) + " indices" : std::string()) +
+                                      " would take the surface's buffers to " + fmtBytes(held + outputBytes(g, sz)) +
+                                      ", over memoryBudget (" + fmtBytes(memoryBudget) + ")";
+            // The most the budget holds, on the way from the sizes there are
+            // to those asked for (in 1/1024 steps).
+            const auto sizesAt = [&](uint64_t k, uint32_t& v, uint32_t& i) {
+                v = uint32_t((vCap + (uint64_t(newV) - vCap) * k / 1024) / 3 * 3);
+                i = uint32_t((iCap + (uint64_t(newI) - iCap) * k / 1024) / 3 * 3);
+                v = std::max(v, vCap);
+                i = std::max(i, iCap);
+            };
+            uint64_t lo = 0, hi = 1023;
+            while (lo < hi) {
+                const uint64_t mid = (lo + hi + 1) / 2;
+                uint32_t v = 0, i = 0;
+                sizesAt(mid, v, i);
+                gpu::IsoGrid tg = grid;
+                IsoSizes ts = sizes;
+                if (planOutputs(lim, device->name(), v, i, tg, ts) && held + outputBytes(tg, ts) <= memoryBudget)
+                    lo = mid;
+                else
+                    hi = mid - 1;
+            }
+            uint32_t v = 0, i = 0;
+            sizesAt(lo, v, i);
+            if (v == vCap && i == iCap)
+                return Status::error(ErrorCode::CapacityExceeded,
+                                     who + asked +
+                                         "; the buffers stay as they were, the frames are truncated and report it");
+            // Grown as far as the budget holds; said once, as a refusal.
+            budgetHeldBack = Status::error(ErrorCode::CapacityExceeded,
+                                           who + asked + "; grown to " + std::to_string(v) + " vertices" +
+                                               (indexed ? ", " + std::to_string(i) + " indices" : std::string()) +
+                                               ", the most it holds: the frames are truncated and report it");
+            newV = v;
+            newI = i;
+            PYRAMARCH_TRY(planOutputs(lim, device->name(), newV, newI, g, sz).withContext(who));
         }
     }
     if (attributeComponents) {
@@ -475,7 +508,7 @@ Status IsoSurface::Impl::growOutputs(std::unique_ptr<RenderGraph>& graph) {
         refusedIndices = newI;
         return made.withContext(who);
     }
-    refusedVertices = refusedIndices = 0;
+    if (budgetHeldBack.ok()) refusedVertices = refusedIndices = 0;
     Replaced r;
     r.releaseAt = now + info.framesInFlight + 8;
     for (Buffer* b : {&old.grid, &old.vertexGrid, &old.vertices, &old.indices, &old.attributes, &old.meshGrid,
@@ -499,7 +532,7 @@ Status IsoSurface::Impl::growOutputs(std::unique_ptr<RenderGraph>& graph) {
                       .previousIndices = iCap,
                       .previousBricks = epochs.back().bricks,
                       .previousRowPairs = epochs.back().rowPairs});
-    return {};
+    return budgetHeldBack;
 }
 
 Status IsoSurface::Impl::makeBuffer(Buffer& out, VkDeviceSize bytes, VkBufferUsageFlags usage, MemoryUsage mem,
