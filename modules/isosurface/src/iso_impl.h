@@ -433,6 +433,9 @@ struct IsoSurface::Impl {
     uint32_t refusedBricks = 0, refusedRowPairs = 0;
     uint64_t firstFrame = 0; // the first frame this Impl records
     Status growSparseDomain(std::unique_ptr<RenderGraph>& graph);
+    Status replan(const IsoSurfaceCreateInfo& ci, std::unique_ptr<Impl>& out) const;
+    Status settleForHostGraph();   // addPasses() before any frame: the sizes planned at creation, fixed
+    bool buildingOwnGraph = false; // record() is adding the passes to its own graph
     std::optional<IsoStats> statsOf(uint64_t frame) const; // readback.cpp
     // isosurface.cpp
     Status makeBuffer(Buffer& out, VkDeviceSize bytes, VkBufferUsageFlags usage, MemoryUsage mem,

@@ -246,6 +246,69 @@ uint32_t grownCapacity(uint32_t needed, uint32_t capacity, uint32_t limit) {
 // surface planned again, larger, as a new Impl (buffers and pipelines),
 // the host's items and attributes carried over; this Impl and record()'s
 // graph retired until the frames in flight are done.
+// This surface planned again with `ci` (other capacities) as a new Impl:
+// its settings, growth limits and the host's inputs carried over (the ring
+// slots are uploaded again: slotVersion 0).
+Status IsoSurface::Impl::replan(const IsoSurfaceCreateInfo& ci, std::unique_ptr<Impl>& out) const {
+    auto fresh = std::make_unique<Impl>();
+    Impl& f = *fresh;
+    f.self = self;
+    f.device = device;
+    f.info = ci;
+    f.foldGroupsX = foldGroupsX;
+    f.denseClassify = denseClassify;
+    f.storageReadsForced = storageReadsForced;
+    f.denseFieldForced = denseFieldForced;
+    f.directForced = directForced;
+    f.denseGridForced = denseGridForced;
+    f.volumePoolBricksForced = volumePoolBricksForced;
+    f.outputSliceBytesForced = outputSliceBytesForced;
+    f.heapBytes = heapBytes;
+    f.userFieldLoops = userFieldLoops;
+    f.subgroupAtomics = subgroupAtomics;
+    const DeviceLimits& lim = device->limits();
+    PYRAMARCH_TRY(f.planLayout(lim, device->name()));
+    f.growVertices = growVertices;
+    f.growIndices = growIndices;
+    f.memoryBudget = memoryBudget;
+    f.growBricks = growBricks;
+    f.growRowPairs = growRowPairs;
+    f.growItemRefs = growItemRefs;
+    f.growBrickLimit = growBrickLimit;
+    f.growRowPairLimit = growRowPairLimit;
+    f.growItemRefLimit = growItemRefLimit;
+    PYRAMARCH_TRY(f.planGrowth(lim));
+    PYRAMARCH_TRY(f.createBuffers());
+    PYRAMARCH_TRY(f.createPipelines());
+    f.hostItems = hostItems;
+    f.itemCount = itemCount;
+    f.itemsVersion = itemsVersion;
+    f.hostAttributes = hostAttributes;
+    f.attributesVersion = attributesVersion;
+    f.epochs = epochs;
+    out = std::move(fresh);
+    return {};
+}
+
+// addPasses() on a surface that has recorded nothing: a host graph holds
+// the buffers, so nothing grows there; a sparse domain takes the sizes the
+// module planned at creation (the growth limits) instead of its start.
+Status IsoSurface::Impl::settleForHostGraph() {
+    if (!growBricks && !growRowPairs && !growItemRefs) return {};
+    IsoSurfaceCreateInfo ci = info;
+    ci.sparse.maxBricks = growBrickLimit;
+    ci.sparse.maxRowPairs = growRowPairLimit;
+    if (growItemRefs) ci.sparse.maxItemRefs = growItemRefLimit;
+    std::unique_ptr<Impl> fresh;
+    PYRAMARCH_TRY(replan(ci, fresh));
+    fresh->growBricks = fresh->growRowPairs = fresh->growItemRefs = false;
+    CapacityEpoch& e = fresh->epochs.front();
+    e.bricks = ci.sparse.maxBricks;
+    e.rowPairs = ci.sparse.maxRowPairs;
+    self->impl_ = std::move(fresh); // nothing recorded used this one: released now
+    return {};
+}
+
 Status IsoSurface::Impl::growSparseDomain(std::unique_ptr<RenderGraph>& graph) {
     if (!growBricks && !growRowPairs && !growItemRefs) return {};
     const uint64_t now = self->frame_;
@@ -300,35 +363,9 @@ Status IsoSurface::Impl::growSparseDomain(std::unique_ptr<RenderGraph>& graph) {
         refusedRowPairs = d.maxRowPairs;
         return why.withContext(who);
     };
-    auto fresh = std::make_unique<Impl>();
+    std::unique_ptr<Impl> fresh;
+    if (Status made = replan(ci, fresh); !made) return refuse(made);
     Impl& f = *fresh;
-    f.self = self;
-    f.device = device;
-    f.info = ci;
-    f.foldGroupsX = foldGroupsX;
-    f.denseClassify = denseClassify;
-    f.storageReadsForced = storageReadsForced;
-    f.denseFieldForced = denseFieldForced;
-    f.directForced = directForced;
-    f.denseGridForced = denseGridForced;
-    f.volumePoolBricksForced = volumePoolBricksForced;
-    f.outputSliceBytesForced = outputSliceBytesForced;
-    f.heapBytes = heapBytes;
-    f.userFieldLoops = userFieldLoops;
-    f.subgroupAtomics = subgroupAtomics;
-    const DeviceLimits& lim = device->limits();
-    if (Status s = f.planLayout(lim, device->name()); !s) return refuse(s);
-    f.growVertices = growVertices;
-    f.growIndices = growIndices;
-    f.memoryBudget = memoryBudget;
-    f.growBricks = growBricks;
-    f.growRowPairs = growRowPairs;
-    f.growItemRefs = growItemRefs;
-    f.growBrickLimit = growBrickLimit;
-    f.growRowPairLimit = growRowPairLimit;
-    f.growItemRefLimit = growItemRefLimit;
-    if (Status s = f.planGrowth(lim); !s) return refuse(s);
-    if (Status s = f.createBuffers(); !s) return refuse(s);
     uint64_t total = 0;
     for (const MemoryItem& item : f.memory) total += item.bytes;
     if (total > memoryBudget)
@@ -337,13 +374,6 @@ Status IsoSurface::Impl::growSparseDomain(std::unique_ptr<RenderGraph>& graph) {
                                         " row pairs would take the surface's buffers to " + fmtBytes(total) +
                                         ", over memoryBudget (" + fmtBytes(memoryBudget) +
                                         "); the buffers stay as they were, the frames are truncated and report it"));
-    if (Status s = f.createPipelines(); !s) return refuse(s);
-    // The host's inputs: the ring slots are uploaded again (slotVersion 0).
-    f.hostItems = hostItems;
-    f.itemCount = itemCount;
-    f.itemsVersion = itemsVersion;
-    f.hostAttributes = hostAttributes;
-    f.attributesVersion = attributesVersion;
     f.firstFrame = f.outputsFromFrame = now;
     f.epochs = {{.firstFrame = now,
                  .vertices = f.grid.vertexCapacity,
@@ -1040,6 +1070,8 @@ void IsoSurface::Impl::beginFrame(const PassContext& ctx) {
 }
 
 Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const GraphInputs& inputs) {
+    // A host graph: nothing grows there (see settleForHostGraph).
+    if (!impl_->buildingOwnGraph && !impl_->addedToGraph && frame_ == 0) PYRAMARCH_TRY(impl_->settleForHostGraph());
     Impl& m = *impl_;
     const std::string& n = m.info.name;
     if (m.addedToGraph)
@@ -1204,7 +1236,10 @@ Status IsoSurface::record(VkCommandBuffer cmd) {
             in.particles = g->importBuffer(impl_->info.name + ".particles", *impl_->info.particleBuffer, computeWrite,
                                            computeWrite, true);
         }
-        PYRAMARCH_TRY(addPasses(*g, in).status());
+        impl_->buildingOwnGraph = true;
+        const Status added = addPasses(*g, in).status();
+        impl_->buildingOwnGraph = false;
+        PYRAMARCH_TRY(added);
         Status s = g->compile();
         if (!s) return s.withContext("isosurface '" + impl_->info.name + "': graph: ");
         internal_ = std::move(g);

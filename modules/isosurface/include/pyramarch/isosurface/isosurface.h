@@ -356,7 +356,8 @@ enum class SparseVolumeInput {
 // and user fields with a Lipschitz bound those sizes are the most they grow
 // to: the surface starts below them and record() plans it again, larger,
 // after a frame whose counters overflowed or passed 90% (as the output
-// buffers: IsoSurfaceCreateInfo::vertexCapacity). Non-zero: hard caps.
+// buffers: IsoSurfaceCreateInfo::vertexCapacity; with addPasses() they
+// stay at the planned sizes). Non-zero: hard caps.
 struct SparseDomain {
     // A hint. true: a sparse domain. false: the dense grid where it fits the
     // device, else (its field, pyramid or 32-bit counts past the limits; not
@@ -492,11 +493,11 @@ struct IsoSurfaceCreateInfo {
     // and grown by the module as vertexCapacity; non-zero: a hard cap.
     uint32_t indexCapacity = 0;
     // Bytes all of the surface's buffers may take (memoryReport(), without
-    // the replaced buffers held until released) when the module grows the
-    // output buffers; growth past it fails with ErrorCode::CapacityExceeded
-    // and keeps the buffers. A non-zero budget also fails create() when the
-    // starting sizes pass it. 0 (default): a quarter of the device's largest
-    // device-local heap (1 GiB where unknown).
+    // the replaced buffers held until released) when the module grows them:
+    // growth stops as far as it holds and record() returns
+    // ErrorCode::CapacityExceeded once. A non-zero budget also fails
+    // create() when the starting sizes pass it. 0 (default): a quarter of
+    // the device's largest device-local heap (1 GiB where unknown).
     uint64_t memoryBudget = 0;
     // Optional. Smoothing of the output surface (see MeshSmoothing); needs
     // indexed = true. Bad values (iterations > 64, NaN or out-of-range
@@ -798,6 +799,11 @@ public:
     // the draw args in indirect-read use and the indices in index-read use
     // (the module's barriers, in `cmd`): a draw later in `cmd`, inside or
     // outside a render pass, needs no barrier for them.
+    // A frame boundary: first grows the buffers whose capacities were left 0
+    // where the stats of the frame framesInFlight back ask for it (see
+    // IsoSurfaceCreateInfo::vertexCapacity; read vertexBuffer() and
+    // indexBuffer() again after it). Growth held back by memoryBudget, the
+    // allocator or a device limit returns its error once, recording nothing.
     Status record(VkCommandBuffer cmd);
     // The internal graph used by record() (describe(), toDot()); timings come
     // from latestTimings().
