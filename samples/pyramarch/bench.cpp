@@ -282,10 +282,10 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
     // The largest output buffer: the device's, or --buffer-limit below it.
     const uint64_t range = sc.bufferLimit ? std::min<uint64_t>(sc.bufferLimit, dev.limits().maxStorageBufferRange)
                                           : dev.limits().maxStorageBufferRange;
-    const uint64_t most = range / iso::IsoSurface::vertexStride() / 3 * 3;
-    uint32_t capacity = uint32_t(std::min<uint64_t>(std::max<uint64_t>(r.cellCount / 2, 3 * 4096), most));
-    const uint64_t mostIndices = range / 4 / 3 * 3;
-    uint32_t indexCapacity = uint32_t(std::min<uint64_t>(std::max<uint64_t>(r.cellCount / 2, 3 * 4096), mostIndices));
+    // --buffer-limit: the output buffers capped at it; otherwise the module
+    // sizes and grows them (and a sparse domain's capacities).
+    const uint32_t capacity = sc.bufferLimit ? uint32_t(range / iso::IsoSurface::vertexStride() / 3 * 3) : 0;
+    const uint32_t indexCapacity = sc.bufferLimit ? uint32_t(range / 4 / 3 * 3) : 0;
 
     Rng rng{0x9e3779b9u};
     std::vector<iso::Metaball> balls(sc.field == "metaballs" ? 64 : 0);
@@ -303,14 +303,10 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
 
     std::vector<float> volume;
     if (r.source == "volume") volume = sampleField(sc.field, sc.n + 1);
-    // Sparse: guessed capacities, grown from the first frame's stats (a
-    // short brick list under-counts the row pairs: up to two regrowths).
     iso::SparseDomain sparse;
     sparse.enabled = sc.sparse;
-    sparse.maxBricks = 1024;
-    sparse.maxRowPairs = 8192;
 
-    for (int attempt = 0; attempt < (sc.sparse ? 4 : 2); ++attempt) {
+    {
         iso::IsoSurfaceCreateInfo info;
         info.samples = {sc.n + 1, sc.n + 1, sc.n + 1};
         info.vertexCapacity = capacity;
@@ -377,8 +373,33 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
             surface.setTime(phase);
             return {};
         };
+        // Before the warm-up: frames until the buffers hold the surface (the
+        // module grows them from the stats framesInFlight frames late; each
+        // growth makes buffers and, for a sparse domain, pipelines), or until
+        // a cap holds it back (reported as an overflow).
+        {
+            // The replaced buffers go framesInFlight + 8 frames after a growth:
+            // the measured memory is the grown surface's alone.
+            const uint32_t settle = info.framesInFlight + 2, released = info.framesInFlight + 9;
+            const auto holdsReplaced = [&surface] {
+                for (const auto& m : surface.memoryReport())
+                    if (m.name == "replaced") return true;
+                return false;
+            };
+            uint32_t sinceGrowth = 0;
+            for (uint32_t f = 0; f < 8 * released; ++f, ++sinceGrowth) {
+                PYRAMARCH_TRY(animate(0));
+                Status recorded;
+                PYRAMARCH_TRY(submitAndWait(dev, [&](VkCommandBuffer cmd) { recorded = surface.record(cmd); }));
+                PYRAMARCH_TRY(recorded);
+                const auto stats = surface.statsOfFrame(surface.framesRecorded() - 1);
+                if (!stats) return Status::error(ErrorCode::InvalidState, "no stats for a settling frame");
+                if (stats->grown) sinceGrowth = 0;
+                if (sinceGrowth >= settle && !stats->overflow && !holdsReplaced()) break;
+                if (sinceGrowth >= released && !holdsReplaced()) break; // at a cap: the overflow is reported
+            }
+        }
         FrameLoop loop;
-        bool retry = false;
         for (uint32_t f = 0; f < sc.warmup + sc.frames; ++f) {
             PYRAMARCH_TRY(animate(f));
             Status recorded;
@@ -403,31 +424,6 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
                     r.memoryModuleBytes += m.bytes;
                 }
                 r.memoryTotalBytes = dev.allocator().stats().allocatedBytes - before;
-                if (sc.sparse && (stats->sparseBricksNeeded > sparse.maxBricks ||
-                                  stats->sparseRowPairsNeeded > sparse.maxRowPairs)) {
-                    const iso::SparseDomain more = iso::suggestSparseCapacity(*stats, 1.05f);
-                    const uint32_t mostPairs = iso::maxSparseRowPairs(dev.limits());
-                    const uint32_t pairs = std::min(std::max(sparse.maxRowPairs, more.maxRowPairs), mostPairs);
-                    if (more.maxBricks > sparse.maxBricks || pairs > sparse.maxRowPairs) {
-                        sparse.maxBricks = std::max(sparse.maxBricks, more.maxBricks);
-                        sparse.maxRowPairs = pairs;
-                        retry = true;
-                        break;
-                    }
-                }
-                if (stats->overflow && attempt == 0) {
-                    const uint32_t want = iso::suggestCapacity(*stats, 1.05f);
-                    if (want > capacity && capacity < most) {
-                        capacity = uint32_t(std::min<uint64_t>(want, most));
-                        retry = true;
-                    }
-                    const uint32_t wantIndices = sc.indexed ? iso::suggestIndexCapacity(*stats, 1.05f) : 0;
-                    if (wantIndices > indexCapacity && indexCapacity < mostIndices) {
-                        indexCapacity = uint32_t(std::min<uint64_t>(wantIndices, mostIndices));
-                        retry = true;
-                    }
-                    if (retry) break;
-                }
             }
             r.vertices = stats->verticesWritten;
             r.triangles = sc.indexed ? stats->indicesWritten / 3 : stats->verticesWritten / 3;
@@ -442,14 +438,12 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
             loop.wall.push_back(wall);
             loop.record.push_back(recordMs);
         }
-        if (retry) continue;
         r.vertexCapacity = surface.vertexCapacity();
         finishLoop(r, loop);
         r.activeFraction = double(r.activeCells) / double(r.cellCount);
         r.mcellsPerSecond = r.extractionMs.median > 0 ? double(r.cellCount) / (r.extractionMs.median * 1e3) : 0;
         if (r.overflow)
-            r.note = "overflow: more vertices than the largest vertex buffer (maxStorageBufferRange or --buffer-limit)";
-        break;
+            r.note = "overflow: more vertices than the largest vertex buffer (the memory budget or --buffer-limit)";
     }
     return r;
 }

@@ -43,65 +43,45 @@ iso::NormalMode normalMode(const std::string& n) {
     return iso::NormalMode::Central;
 }
 
-// A first capacity guess when --capacity is not given: never more than one
-// storage binding holds (32-byte vertices), at least 4096 triangles. A
-// surface that needs more gets it from the retry (maxVertexCapacity: the
-// module writes one buffer through several bindings).
-uint32_t guessCapacity(const Device& device, uint64_t guess) {
-    const uint64_t most = device.limits().maxStorageBufferRange / iso::IsoSurface::vertexStride() / 3 * 3;
-    return uint32_t(std::min<uint64_t>(std::max<uint64_t>(guess, 3 * 4096), most));
-}
-
-// The largest capacities the retry may ask for: what one vertex / index
-// buffer holds through the module's storage bindings (iso::maxVertexCapacity),
-// and with mesh smoothing what its per-vertex and per-index buffers, bound
-// whole, hold in one binding.
-uint32_t mostVertexCapacity(const Device& device, const iso::IsoSurfaceCreateInfo& info) {
-    uint64_t most = iso::maxVertexCapacity(device.limits());
-    if (info.meshSmoothing.iterations) most = std::min<uint64_t>(most, device.limits().maxStorageBufferRange / 16);
-    return uint32_t(most / 3 * 3);
-}
-uint32_t mostIndexCapacity(const Device& device, const iso::IsoSurfaceCreateInfo& info) {
-    uint64_t most = iso::maxIndexCapacity(device.limits());
-    if (info.meshSmoothing.iterations) most = std::min<uint64_t>(most, device.limits().maxStorageBufferRange / 8);
-    return uint32_t(most / 3 * 3);
-}
-
 // The vertex (and index) buffer the surface got: its size and the storage
 // bindings the module writes it through.
-void printOutputBuffers(const iso::IsoSurface& surface) {
-    for (const iso::IsoSurface::MemoryItem& m : surface.memoryReport())
+void printOutputBuffers(const Device& device, const iso::IsoSurface& surface, uint64_t budget) {
+    uint64_t total = 0, replaced = 0;
+    for (const iso::IsoSurface::MemoryItem& m : surface.memoryReport()) {
         if (m.name == "vertices" || m.name == "indices")
             std::printf("%s buffer: %.1f MiB in %u storage binding%s\n", m.name == "vertices" ? "vertex" : "index",
                         m.bytes / 1048576.0, m.bindings, m.bindings == 1 ? "" : "s");
+        (m.name == "replaced" ? replaced : total) += m.bytes;
+    }
+    // The module's default budget: a quarter of the largest device-local heap.
+    if (!budget) {
+        const VkPhysicalDeviceMemoryProperties& mp = device.memoryProperties();
+        for (uint32_t h = 0; h < mp.memoryHeapCount; ++h)
+            if (mp.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
+                budget = std::max<uint64_t>(budget, mp.memoryHeaps[h].size / 4);
+    }
+    std::printf("GPU memory: %.1f MiB of a %.1f MiB budget (+ %.1f MiB replaced by growth, released after the "
+                "frames in flight)\n",
+                total / 1048576.0, budget / 1048576.0, replaced / 1048576.0);
 }
 
 // --indexed, and --mesh-smoothing: indexed output (the smoothing finds
-// neighbours in the index buffer). `vertices` is the non-indexed guess (3 per triangle); a
-// closed MC mesh has about half as many unique vertices as triangles, so
-// unique vertices get a third of it and the indices all of it. A fixed
-// --capacity counts unique vertices: 6 indices each.
-// sizeCapacities false: only the switches (capacities already sized).
-void applyMeshSmoothing(const Device& device, const IsoOptions& o, iso::IsoSurfaceCreateInfo& info,
-                        bool sizeCapacities = true) {
+// neighbours in the index buffer). A --capacity counts unique vertices: 6
+// indices each (a hard cap); without it the module sizes both buffers.
+void applyMeshSmoothing(const Device& device, const IsoOptions& o, iso::IsoSurfaceCreateInfo& info) {
     if (o.meshSmoothing == 0 && !o.indexed) return;
     info.indexed = true;
     if (o.meshSmoothing) info.meshSmoothing = {o.meshSmoothing, o.meshLambda, o.meshMu};
-    if (!sizeCapacities) return;
-    const uint64_t mostIndices = mostIndexCapacity(device, info);
-    if (o.capacity) {
-        info.indexCapacity = uint32_t(std::min<uint64_t>(uint64_t(o.capacity) * 6, mostIndices));
-        return;
-    }
-    info.indexCapacity = uint32_t(std::min<uint64_t>(info.vertexCapacity, mostIndices));
-    info.vertexCapacity = std::max(info.vertexCapacity / 3 / 3 * 3, 3u * 4096u);
+    if (o.capacity)
+        info.indexCapacity =
+            uint32_t(std::min<uint64_t>(uint64_t(o.capacity) * 6, iso::maxIndexCapacity(device.limits())));
 }
 
 // One extraction: the surface (created here when `surface` is empty, with
-// `info`), fed by `feed` after each creation, recorded `repeat` times (the
-// last one's timings and stats count). On overflow, unless the capacity is
-// fixed, the surface is created once more with the size the stats suggest
-// (the tool's retry-on-overflow).
+// `info`, and fed by `feed`), recorded at least `repeat` times and until a
+// frame fits its buffers (the module grows them from the stats of the
+// frames before, framesInFlight frames late; a capacity the user gave stays
+// a cap); the last frame's timings and stats count.
 struct Extraction {
     iso::IsoStats stats;
     std::vector<PassTiming> timings;
@@ -111,8 +91,10 @@ struct Extraction {
 
 // A sparse domain's lists and pool against its capacities, and its resident
 // memory against what the dense path would keep for the grid.
-void printSparseSummary(Device& device, iso::IsoSurface& surface, const iso::IsoSurfaceCreateInfo& info,
+void printSparseSummary(Device& device, iso::IsoSurface& surface, const iso::IsoSurfaceCreateInfo& created,
                         const iso::IsoStats& stats) {
+    iso::IsoSurfaceCreateInfo info = created;
+    info.sparse = surface.sparseDomain(); // the capacities it has now (grown from those it started with)
     const sample::SparseMemory memory = sample::sparseMemoryOf(surface, info.samples);
     const uint64_t resident = memory.resident, vertexBytes = memory.vertices;
     const double dense = memory.dense;
@@ -141,101 +123,61 @@ void printSparseSummary(Device& device, iso::IsoSurface& surface, const iso::Iso
     }
 }
 
-Result<Extraction> extract(Device& device, std::unique_ptr<iso::IsoSurface>& surface, iso::IsoSurfaceCreateInfo& info,
-                           const std::function<Status(iso::IsoSurface&)>& feed, uint32_t repeat, bool capacityFixed,
-                           bool quiet, bool sparseFixed = false) {
+Result<Extraction> extract(Device& device, std::unique_ptr<iso::IsoSurface>& surface,
+                           const iso::IsoSurfaceCreateInfo& info, const std::function<Status(iso::IsoSurface&)>& feed,
+                           uint32_t repeat, bool quiet) {
     Extraction e;
-    bool fed = false;
-    // Sparse domains may take two retries: pairs of bricks past a short
-    // brick list were never counted, so the first suggestion can fall short.
-    int attempts = info.sparse.enabled && !sparseFixed ? 4 : 2;
-    bool vertexRetried = false;
-    for (int attempt = 0; attempt < attempts; ++attempt) {
-        if (!surface) {
-            auto created = iso::IsoSurface::create(device, info);
-            if (!created) return created.status();
-            surface = std::move(created).value();
-            e.created = true;
-            fed = false;
-            // A grid the dense layout does not fit: the module chose a sparse
-            // domain and sized it; retries grow from its capacities.
-            const iso::SparseDomain chosen = surface->sparseDomain();
-            if (chosen.enabled) {
-                if (!info.sparse.enabled && !sparseFixed) attempts = 4;
-                info.sparse = chosen;
-            }
-        }
-        iso::IsoSurface& s = *surface;
-        if (!fed) {
-            Status st = feed(s);
-            if (!st) return st;
-            fed = true;
-        }
-        // The first frame carries the pipelines' JIT on some drivers: time the last.
-        for (uint32_t r = 0; r < std::max(1u, repeat); ++r) {
-            Status recorded;
-            Status st = submitAndWait(device, [&](VkCommandBuffer cmd) { recorded = s.record(cmd); });
-            if (!st) return st;
-            if (!recorded) return recorded;
+    if (!surface) {
+        auto created = iso::IsoSurface::create(device, info);
+        if (!created) return created.status();
+        surface = std::move(created).value();
+        e.created = true;
+        PYRAMARCH_TRY(feed(*surface));
+    }
+    iso::IsoSurface& s = *surface;
+    // Growth needs the stats of a frame framesInFlight back: a frame that
+    // still overflows framesInFlight + 2 frames after the last growth has
+    // reached a cap (reported).
+    const uint64_t settle = uint64_t(info.framesInFlight) + 2;
+    uint64_t lastGrowth = s.framesRecorded();
+    for (uint32_t r = 0;; ++r) {
+        Status recorded;
+        PYRAMARCH_TRY(submitAndWait(device, [&](VkCommandBuffer cmd) { recorded = s.record(cmd); }));
+        if (!recorded) {
+            // Growth refused (the budget, the allocator, a device limit):
+            // said once, nothing recorded; the frames after it run at the
+            // sizes the surface has, truncated and reported (OVERFLOW).
+            const ErrorCode c = recorded.code();
+            if (c != ErrorCode::CapacityExceeded && c != ErrorCode::OutOfMemory && c != ErrorCode::DeviceLimit)
+                return recorded;
+            std::fprintf(stderr, "%s\n", recorded.message().c_str());
+            lastGrowth = s.framesRecorded();
+            continue;
         }
         e.frame = s.framesRecorded() - 1;
         const auto stats = s.statsOfFrame(e.frame);
         if (!stats)
             return Status::error(ErrorCode::InvalidState, "no surface stats for the frame (the GPU did not finish it)");
         e.stats = *stats;
-        bool retry = false;
-        // Metaballs and particles: the item references too.
-        const uint32_t ballRefs = iso::sparseItemRefCapacity(info, device.limits());
-        const bool refsShort = stats->sparseItemRefsNeeded > ballRefs;
-        const bool sparseShort =
-            info.sparse.enabled && (stats->sparseBricksNeeded > info.sparse.maxBricks ||
-                                    stats->sparseRowPairsNeeded > info.sparse.maxRowPairs || refsShort);
-        const bool sparseCanGrow = stats->sparseBricksNeeded > info.sparse.maxBricks || refsShort ||
-                                   info.sparse.maxRowPairs < iso::maxSparseRowPairs(device.limits());
-        if (sparseShort && sparseCanGrow && !sparseFixed && attempt + 1 < attempts) {
-            const iso::SparseDomain more = iso::suggestSparseCapacity(*stats);
-            // At most what the device holds: past it the overflow stays a reported, bounded result.
-            const uint32_t mostPairs = iso::maxSparseRowPairs(device.limits());
-            info.sparse.maxBricks = std::max(info.sparse.maxBricks, more.maxBricks);
-            // Particles keep a block of samples per brick: at most what the device's pool holds.
-            if (info.source == iso::FieldSource::Particles)
-                info.sparse.maxBricks = std::min(info.sparse.maxBricks, iso::maxSparseParticleBricks(device.limits()));
-            info.sparse.maxRowPairs = std::min(std::max(info.sparse.maxRowPairs, more.maxRowPairs), mostPairs);
-            if (refsShort) info.sparse.maxItemRefs = std::max(ballRefs, more.maxItemRefs);
-            if (!quiet)
-                std::fprintf(stderr,
-                             "sparse capacities too small (%u bricks, %u row pairs, %u item references needed): "
-                             "retrying with %u, %u, %u\n",
-                             stats->sparseBricksNeeded, stats->sparseRowPairsNeeded, stats->sparseItemRefsNeeded,
-                             info.sparse.maxBricks, info.sparse.maxRowPairs,
-                             iso::sparseItemRefCapacity(info, device.limits()));
-            retry = true;
+        if (stats->grown) {
+            lastGrowth = e.frame;
+            if (!quiet) {
+                std::fprintf(stderr, "frame %llu overflowed: grew the vertices %u -> %u",
+                             (unsigned long long)stats->grownAfterFrame, stats->previousVertexCapacity,
+                             stats->vertexCapacity);
+                if (info.indexed)
+                    std::fprintf(stderr, ", indices %u -> %u", stats->previousIndexCapacity, stats->indexCapacity);
+                if (stats->sparseBrickCapacity)
+                    std::fprintf(stderr, ", bricks %u -> %u, row pairs %u -> %u", stats->previousSparseBrickCapacity,
+                                 stats->sparseBrickCapacity, stats->previousSparseRowPairCapacity,
+                                 stats->sparseRowPairCapacity);
+                std::fprintf(stderr, "\n");
+            }
         }
-        // The vertex buffer once, from counts no short sparse capacity cut.
-        // Never past what one vertex buffer can hold (through several
-        // storage bindings): beyond it the overflow stays a reported, bounded result.
-        const uint32_t mostVertices = mostVertexCapacity(device, info);
-        if (stats->overflow && !sparseShort && !vertexRetried && !capacityFixed &&
-            (info.vertexCapacity < mostVertices || info.indexed)) {
-            info.vertexCapacity = std::min(std::max(info.vertexCapacity, iso::suggestCapacity(*stats)), mostVertices);
-            // Indices, as vertices, at most what one buffer holds.
-            const uint32_t mostIndices = mostIndexCapacity(device, info);
-            if (info.indexed)
-                info.indexCapacity =
-                    std::min(std::max(info.indexCapacity, iso::suggestIndexCapacity(*stats)), mostIndices);
-            if (!quiet)
-                std::fprintf(stderr, "capacity too small (%u vertices needed): retrying with %u\n",
-                             stats->verticesNeeded, info.vertexCapacity);
-            vertexRetried = true;
-            retry = attempt + 1 < attempts;
-        }
-        if (retry) {
-            surface.reset();
-            continue;
-        }
-        if (const std::optional<iso::IsoTimings> timings = s.latestTimings()) e.timings = timings->passes;
-        break;
+        if (r + 1 < std::max(1u, repeat)) continue;
+        if (!stats->overflow || e.frame >= lastGrowth + settle) break;
     }
+    if (const std::optional<iso::IsoTimings> timings = s.latestTimings()) e.timings = timings->passes;
     return e;
 }
 
@@ -378,10 +320,8 @@ int runFieldIso(const IsoOptions& o) {
     info.samples = samples;
     info.boundsMin = {b[0], b[1], b[2]};
     info.boundsMax = {b[3], b[4], b[5]};
-    // About one vertex per two cells suits smooth surfaces.
-    const uint64_t cells = uint64_t(samples[0] - 1) * (samples[1] - 1) * (samples[2] - 1);
-    // Sparse: a guess of 1 vertex per 64 cells (a surface crossing a few percent of the bricks), retried.
-    info.vertexCapacity = o.capacity ? o.capacity : guessCapacity(**device, o.sparse ? cells / 64 : cells / 2);
+    info.vertexCapacity = o.capacity; // 0: sized and grown by the module
+    info.memoryBudget = o.memoryBudgetMiB << 20;
     info.normals = normals;
     info.isoValue = isoValue;
     applyMeshSmoothing(**device, o, info);
@@ -400,26 +340,13 @@ int runFieldIso(const IsoOptions& o) {
                 o.raw.c_str(), denseFieldBytes / 1048576.0, (**device).limits().maxStorageBufferRange / 1048576.0);
     }
     if (o.sparse || sparseRaw) {
-        info.sparse.enabled = true;
-        // Guesses (retried from the stats when short): the bricks along
-        // 3 faces of the grid, 8 row pairs a brick.
-        const uint64_t bricks = sample::sparseBricksOf(samples);
-        const uint64_t face = uint64_t((std::max({samples[0], samples[1], samples[2]}) + 6) / 8);
-        info.sparse.maxBricks = o.sparseBricks
-                                    ? o.sparseBricks
-                                    : uint32_t(std::min<uint64_t>(bricks, std::max<uint64_t>(3 * face * face, 64)));
-        info.sparse.maxRowPairs = o.sparseRowPairs ? o.sparseRowPairs : std::max(info.sparse.maxBricks, 1u) * 8u;
+        info.sparse.enabled = true; // the capacities: sized (and grown) by the module
         if (sparseRaw) {
-            // The census lists every brick the iso value cuts: the list never needs more.
-            info.sparse.maxBricks = o.sparseBricks ? o.sparseBricks : std::max(census.surfaceBricks, 1u);
-            info.sparse.maxRowPairs = o.sparseRowPairs ? o.sparseRowPairs
-                                                       : std::min(std::max(census.surfaceBricks, 1u) * 24u,
-                                                                  iso::maxSparseRowPairs((**device).limits()));
+            // The census lists every brick the iso value cuts: the pool and
+            // the list never need more (the row pairs: 32 a brick at most).
+            info.sparse.maxBricks = std::max(census.surfaceBricks, 1u);
             info.sparse.maxVolumeBricks = std::max(census.surfaceBricks, 1u);
             info.sparse.volumeFormat = format;
-            // ~20 of a brick's 32 row pairs hold a cut cell, ~1 vertex a cell
-            // (a CT head): guesses, retried from the stats.
-            if (!o.capacity) info.vertexCapacity = guessCapacity(**device, uint64_t(census.surfaceBricks) * 512);
         }
     }
     if (metaballs)
@@ -445,16 +372,16 @@ int runFieldIso(const IsoOptions& o) {
             return s.setMetaballs(balls);
         }
         if (!glslText.empty()) return {};
-        std::fprintf(stderr, "extracting (%ux%ux%u samples, iso %g, capacity %u vertices) ...\n", samples[0],
-                     samples[1], samples[2], isoValue, info.vertexCapacity);
+        std::fprintf(stderr, "extracting (%ux%ux%u samples, iso %g) ...\n", samples[0], samples[1], samples[2],
+                     isoValue);
         if (!fieldValues.empty())
             return s.uploadVolume(fieldValues.data(), fieldValues.size() * sizeof(float), iso::VolumeFormat::F32);
         return s.uploadVolume(rawSlabs, isoValue, isoValue);
     };
     std::unique_ptr<iso::IsoSurface> surface;
-    auto e = extract(**device, surface, info, feed, o.repeat, o.capacity != 0, false, o.sparseCapacityGiven);
+    auto e = extract(**device, surface, info, feed, o.repeat, false);
     if (!e) return fail(kProg, e.message());
-    if (info.sparse.enabled) printSparseSummary(**device, *surface, info, e->stats);
+    if (surface->sparseDomain().enabled) printSparseSummary(**device, *surface, info, e->stats);
     if (sparseRaw)
         std::printf("sparse volume: %u of %llu bricks resident (%.1f MiB of %s samples, 11^3 a brick; the volume: "
                     "%.1f MiB)\n",
@@ -465,7 +392,7 @@ int runFieldIso(const IsoOptions& o) {
                 (info.indexed ? e->stats.indicesWritten : e->stats.verticesWritten) / 3,
                 (info.indexed ? e->stats.indicesNeeded : e->stats.verticesNeeded) / 3,
                 e->stats.overflow ? " OVERFLOW" : "", e->stats.activeCells);
-    printOutputBuffers(*surface);
+    printOutputBuffers(**device, *surface, info.memoryBudget);
     sample::StatsRecorder rec;
     sample::FrameStats fs;
     fs.passes = e->timings;
@@ -606,12 +533,13 @@ int runParticleIso(const IsoOptions& o) {
     info.anisotropic.enabled = o.anisotropic;
     info.normals = normalMode(o.normals);
     info.isoValue = isoValue;
-    info.vertexCapacity = o.capacity;
+    info.vertexCapacity = o.capacity; // 0: sized and grown by the module
+    info.memoryBudget = o.memoryBudgetMiB << 20;
     info.sparse.enabled = o.sparse;
     // --interpolate-attributes: as many components as the first frame's arrays.
     for (const std::string& name : o.interpolateAttributes)
         info.surfaceAttributes.push_back({name, first->attribute(name)->components});
-    if (o.capacity) applyMeshSmoothing(dev, o, info); // the index capacity of a fixed --capacity
+    applyMeshSmoothing(dev, o, info);
     std::unique_ptr<iso::IsoSurface> surface;
 
     sample::StatsRecorder rec;
@@ -693,38 +621,6 @@ int runParticleIso(const IsoOptions& o) {
                 std::max(info.maxParticles, sequence && i + 1 < frames.size()
                                                 ? uint32_t(std::min<uint64_t>(uint64_t(count) * 5 / 4, 0xFFFFFFFFu))
                                                 : count);
-            if (!o.capacity) {
-                // A closed surface crosses about cells^(2/3) cells, a few
-                // triangles each; fluid sets (splashes, low-density shells
-                // inside) need more: measured 2.4-3 vertices per particle
-                // on peer_particles' dam break (100k and 1M). The retry
-                // fixes a wrong guess at the price of a second extraction.
-                const double cells = double(grid.samples[0] - 1) * (grid.samples[1] - 1) * (grid.samples[2] - 1);
-                const uint64_t guess =
-                    std::max<uint64_t>(uint64_t(48.0 * std::pow(cells, 2.0 / 3.0)), 4ull * info.maxParticles);
-                // Indexed (--mesh-smoothing): grows from the unique-vertex
-                // and index capacities applyMeshSmoothing derives.
-                iso::IsoSurfaceCreateInfo sized = info;
-                sized.vertexCapacity = guessCapacity(dev, guess);
-                applyMeshSmoothing(dev, o, sized);
-                info.vertexCapacity = std::max(info.vertexCapacity, sized.vertexCapacity);
-                info.indexCapacity = std::max(info.indexCapacity, sized.indexCapacity);
-            }
-            applyMeshSmoothing(dev, o, info, false);
-            if (o.sparse && !o.sparseCapacityGiven) {
-                // Guesses, retried from the stats: a brick per 8 particles
-                // (fluid shells and splashes), 8 row pairs a brick.
-                const uint64_t bricks = sample::sparseBricksOf(grid.samples);
-                // At most the blocks the device's pool holds (sparse particles keep 11^3 samples a brick).
-                const uint64_t most = std::min<uint64_t>(bricks, iso::maxSparseParticleBricks(dev.limits()));
-                const uint32_t guess = uint32_t(std::clamp<uint64_t>(info.maxParticles / 8 + 64, 64, most));
-                info.sparse.maxBricks = std::max(info.sparse.maxBricks, guess);
-                info.sparse.maxRowPairs = std::max(info.sparse.maxRowPairs, info.sparse.maxBricks * 8u);
-            } else if (o.sparse) {
-                info.sparse.maxBricks = o.sparseBricks ? o.sparseBricks : std::max(info.sparse.maxBricks, 64u);
-                info.sparse.maxRowPairs =
-                    o.sparseRowPairs ? o.sparseRowPairs : std::max(info.sparse.maxRowPairs, info.sparse.maxBricks * 8u);
-            }
             surface.reset();
             // A grown grid can be too large for the device: fall back to
             // this frame's own grid before giving up.
@@ -764,15 +660,13 @@ int runParticleIso(const IsoOptions& o) {
             return Status{};
         };
         if (!sequence)
-            std::fprintf(stderr, "extracting %u particles (%s samples, capacity %u vertices) ...\n", count,
-                         gridText(info.samples).c_str(), info.vertexCapacity);
+            std::fprintf(stderr, "extracting %u particles (%s samples) ...\n", count, gridText(info.samples).c_str());
         Status fed = feed(*surface);
         if (!fed) return failFrame(frame.path + ": " + fed.message());
-        // extract() feeds again only when it recreates the surface (overflow).
-        auto e = extract(dev, surface, info, feed, o.repeat, o.capacity != 0, sequence, o.sparseCapacityGiven);
+        auto e = extract(dev, surface, info, feed, o.repeat, sequence);
         if (!e) return failFrame(frame.path + ": " + e.message());
         if (e->created) ++recreations;
-        if (info.sparse.enabled && !sequence) printSparseSummary(dev, *surface, info, e->stats);
+        if (surface->sparseDomain().enabled && !sequence) printSparseSummary(dev, *surface, info, e->stats);
 
         sample::FrameStats fs;
         fs.frame = sequence ? frame.index : 0;
@@ -789,7 +683,7 @@ int runParticleIso(const IsoOptions& o) {
         fs.extra.emplace_back("grid_max", "[" + jsonNumber(info.boundsMax[0]) + ", " + jsonNumber(info.boundsMax[1]) +
                                               ", " + jsonNumber(info.boundsMax[2]) + "]");
         fs.extra.emplace_back("iso_value", jsonNumber(isoValue));
-        fs.extra.emplace_back("vertex_capacity", std::to_string(info.vertexCapacity));
+        fs.extra.emplace_back("vertex_capacity", std::to_string(surface->vertexCapacity()));
         const double gpuMs = fs.gpuMs();
         const uint32_t tris = fs.triangles, trisNeeded = fs.trianglesNeeded;
         const bool overflow = fs.overflow;
@@ -831,7 +725,7 @@ int runParticleIso(const IsoOptions& o) {
                         gridText(info.samples).c_str(), voxel, isoValue);
             std::printf("triangles: %u (needed %u)%s, active cells: %u\n", tris, trisNeeded,
                         overflow ? " OVERFLOW" : "", e->stats.activeCells);
-            printOutputBuffers(*surface);
+            printOutputBuffers(dev, *surface, info.memoryBudget);
         }
     }
     rec.setInfo("frames", std::to_string(frames.size()));

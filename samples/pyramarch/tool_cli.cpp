@@ -35,8 +35,6 @@ int checkIsoOptions(const IsoOptions& iso) {
     if (!(iso.lipschitz >= 0.f)) return fail(prog, "--lipschitz must be >= 0 (0: classify every patch)");
     if (iso.fieldEvaluationGiven && iso.glsl.empty())
         return fail(prog, "--field-evaluation applies to --glsl only (the other sources have no function to call)");
-    if (iso.sparseCapacityGiven && !iso.sparse)
-        return fail(prog, "--sparse-bricks and --sparse-row-pairs need --sparse");
     if (iso.sparse) {
         if (iso.glsl.empty() && iso.particles.empty() && iso.raw.empty() && !sample::isAnalyticField(iso.field) &&
             iso.field != "metaballs")
@@ -379,7 +377,12 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
                        "Write triangle counts, per-pass GPU times and their total gpuMs as JSON (one entry per frame); "
                        "with a --particles sequence it is rewritten after every frame and each frame's figures are "
                        "printed as a line");
-    isoCmd->add_option("--capacity", iso.capacity, "Vertex capacity (default: guessed, retried once on overflow)");
+    isoCmd->add_option("--capacity", iso.capacity,
+                       "Most vertices the surface may hold (a hard cap: past it the frame reports the overflow; "
+                       "default 0: the module sizes the buffers and grows them from frame to frame)");
+    isoCmd->add_option("--memory-budget", iso.memoryBudgetMiB,
+                       "MiB the surface's GPU buffers may grow to (default 0: a quarter of the device's largest "
+                       "device-local heap)");
     isoCmd->add_flag("--sparse", iso.sparse,
                      "Sparse domain: only the 8^3-cell bricks the field's Lipschitz bound cannot rule out are "
                      "classified and only row pairs with a cut cell are kept, so --cells may go to 8192 per axis "
@@ -387,12 +390,7 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
                      "gyroid (their GLSL), metaballs, --glsl (with --lipschitz: only the bricks the bound cannot "
                      "rule out; without: every brick), --particles, or --raw (only the bricks near the iso value "
                      "are read into memory and uploaded). A hint: a grid whose dense layout does not fit the "
-                     "device goes sparse by itself, with capacities the module sizes");
-    CLI::Option* sparseBricksOpt = isoCmd->add_option(
-        "--sparse-bricks", iso.sparseBricks, "--sparse: bricks listed per frame at most (default: guessed, retried)");
-    CLI::Option* sparsePairsOpt = isoCmd->add_option(
-        "--sparse-row-pairs", iso.sparseRowPairs,
-        "--sparse: pool slots (row pairs of 16 cells with a cut cell) at most (default: guessed, retried)");
+                     "device goes sparse by itself");
     isoCmd
         ->add_option("--repeat", iso.repeat,
                      "Extract N times and report the last one's GPU times (default 2: the first carries JIT)")
@@ -413,7 +411,6 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
         iso.typeGiven = typeOpt->count() > 0;
         iso.lipschitzGiven = lipschitzOpt->count() > 0;
         iso.fieldEvaluationGiven = fieldEvaluationOpt->count() > 0;
-        iso.sparseCapacityGiven = sparseBricksOpt->count() > 0 || sparsePairsOpt->count() > 0;
         const int bad = checkIsoOptions(iso);
         if (bad >= 0) return kExitUsage; // every check there is about the command line
     }

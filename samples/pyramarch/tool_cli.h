@@ -100,11 +100,9 @@ struct IsoOptions {
     bool meshWeightsGiven = false;
     // --sparse: a sparse domain (IsoSurfaceCreateInfo::sparse) for --field
     // sphere|cayley|gyroid (their GLSL and Lipschitz constants) or --glsl
-    // with --lipschitz; capacities --sparse-bricks / --sparse-row-pairs
-    // (0: guessed, retried on overflow).
+    // with --lipschitz (its capacities sized and grown by the module).
     bool sparse = false;
-    uint32_t sparseBricks = 0, sparseRowPairs = 0;
-    bool sparseCapacityGiven = false;
+    uint64_t memoryBudgetMiB = 0; // --memory-budget (IsoSurfaceCreateInfo::memoryBudget, MiB; 0: the default)
     // Whether options were given on the command line (conflict checks).
     bool cellsGiven = false, boundsGiven = false, dimsGiven = false, typeGiven = false, lipschitzGiven = false,
          fieldEvaluationGiven = false;

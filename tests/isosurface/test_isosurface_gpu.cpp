@@ -1586,7 +1586,9 @@ TEST_F(IsoGpu, CapacityOverflowClampsToWholeTriangles) {
     auto full = probe->readVertices();
     ASSERT_TRUE(full.ok());
 
-    for (uint32_t capacity : {needed / 2 + 1, 0u, 2u, needed - 1, needed}) {
+    // (0 is not here: it lets the module size and grow the buffer; see
+    // OutputCapacitiesGrowToTheReference.)
+    for (uint32_t capacity : {needed / 2 + 1, 2u, needed - 1, needed}) {
         SCOPED_TRACE("capacity " + std::to_string(capacity));
         info.vertexCapacity = capacity;
         auto iso = make(info);
@@ -1608,6 +1610,169 @@ TEST_F(IsoGpu, CapacityOverflowClampsToWholeTriangles) {
         for (size_t k = 0; k < v.value().size(); ++k)
             for (int c = 0; c < 4; ++c) ASSERT_EQ(v.value()[k].position[c], full.value()[k].position[c]) << k;
     }
+}
+
+// Capacities 0: the surface starts at a tiny size (Knobs::startOutputCapacity),
+// overflows, grows once at the frame boundary from the stats of that frame
+// (framesInFlight frames later), and its last frame is the CPU reference's.
+// Metaballs, a volume, and a volume with indexed output and mesh smoothing.
+TEST_F(IsoGpu, OutputCapacitiesGrowToTheReference) {
+    denseGrid = true; // the reference check reads the whole field
+    for (int source = 0; source < 3; ++source) {
+        SCOPED_TRACE(source == 0 ? "metaballs" : source == 1 ? "volume" : "indexed volume");
+        IsoSurfaceCreateInfo info;
+        info.samples = {21, 19, 17};
+        info.isoValue = 0.5f;
+        info.source = source == 0 ? FieldSource::Metaballs : FieldSource::Volume;
+        info.maxBalls = 4;
+        info.indexed = source == 2;
+        if (info.indexed) info.meshSmoothing.iterations = 2;
+        auto iso = make(info, {.startOutputCapacity = 30, .denseField = true});
+        ASSERT_TRUE(iso);
+        EXPECT_EQ(iso->vertexCapacity(), 30u);
+        const VkBuffer first = iso->vertexBuffer().handle();
+        if (source == 0) {
+            const std::vector<Metaball> balls = {{{-0.3f, 0.f, 0.1f}, 0.6f, 1.f}, {{0.35f, 0.1f, -0.1f}, 0.5f, 1.f}};
+            ASSERT_OK(iso->setMetaballs(balls));
+        } else {
+            const ref::Grid g = referenceGridOf(info);
+            const std::vector<float> v =
+                ref::sampleField(g, [](float x, float y, float z) { return 1.f - (x * x + 1.3f * y * y + z * z); });
+            ASSERT_OK(iso->uploadVolume(v.data(), v.size() * 4, VolumeFormat::F32));
+        }
+        const uint32_t frames = info.framesInFlight + 3;
+        std::vector<IsoStats> stats; // each frame's, read once it finished
+        for (uint32_t f = 0; f < frames; ++f) {
+            frame(*iso);
+            const auto st = iso->statsOfFrame(f);
+            ASSERT_TRUE(st.has_value());
+            stats.push_back(*st);
+        }
+        // Frame 0 overflowed; frame framesInFlight + 1 ran on the grown buffers.
+        const IsoStats* firstStats = &stats[0];
+        EXPECT_TRUE(firstStats->overflow);
+        EXPECT_EQ(firstStats->vertexCapacity, 30u);
+        EXPECT_FALSE(stats[info.framesInFlight].grown);
+        const IsoStats* grown = &stats[info.framesInFlight + 1];
+        EXPECT_TRUE(grown->grown);
+        EXPECT_EQ(grown->grownAfterFrame, 0u);
+        EXPECT_EQ(grown->previousVertexCapacity, 30u);
+        EXPECT_GE(grown->vertexCapacity, firstStats->verticesNeeded);
+        const auto last = iso->statsOfFrame(frames - 1);
+        ASSERT_TRUE(last.has_value());
+        EXPECT_FALSE(last->overflow);
+        EXPECT_FALSE(last->grown);
+        EXPECT_EQ(last->vertexCapacity, iso->vertexCapacity());
+        if (info.indexed) {
+            EXPECT_GE(iso->indexCapacity(), last->indicesNeeded);
+            EXPECT_EQ(last->indicesWritten, last->indicesNeeded);
+        }
+        // The handles a host draws changed; the replaced buffers are held
+        // until the frames in flight are done.
+        EXPECT_NE(iso->vertexBuffer().handle(), first);
+        const auto report = iso->memoryReport();
+        EXPECT_TRUE(std::any_of(report.begin(), report.end(), [](const auto& m) { return m.name == "replaced"; }));
+        if (info.indexed) {
+            auto mesh = iso->readMesh();
+            ASSERT_TRUE(mesh.ok()) << mesh.message();
+            EXPECT_EQ(mesh.value().indices.size(), last->indicesNeeded);
+        } else {
+            checkAgainstReference(*iso, info);
+        }
+        // Growth happens once: the replaced buffers are released later and
+        // nothing grows again.
+        for (uint32_t f = 0; f < info.framesInFlight + 9; ++f) frame(*iso);
+        const auto later = iso->memoryReport();
+        EXPECT_FALSE(std::any_of(later.begin(), later.end(), [](const auto& m) { return m.name == "replaced"; }));
+        const auto end = iso->statsOfFrame(iso->framesRecorded() - 1);
+        ASSERT_TRUE(end.has_value());
+        EXPECT_EQ(end->vertexCapacity, grown->vertexCapacity);
+        EXPECT_FALSE(end->overflow);
+        // The graph built after the growth numbers its timings in the surface's frames.
+        if (device().limits().timestampsSupported) {
+            const auto timings = iso->latestTimings();
+            ASSERT_TRUE(timings.has_value());
+            EXPECT_LT(timings->frame, iso->framesRecorded());
+            EXPECT_GE(timings->frame + info.framesInFlight + 2, iso->framesRecorded() - 1);
+        }
+        if (!info.indexed) checkAgainstReference(*iso, info);
+    }
+}
+
+// A host capacity is a hard cap: the frames keep overflowing, reported, and
+// nothing grows. A budget too small for the growth: record() returns
+// ErrorCode::CapacityExceeded once, the buffers stay and the later frames run
+// truncated; a budget under the starting sizes fails create().
+TEST_F(IsoGpu, OutputCapacityCapsAndBudgets) {
+    IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, {20, 20, 20});
+    info.vertexCapacity = 30;
+    auto capped = make(info);
+    ASSERT_TRUE(capped);
+    for (uint32_t f = 0; f < info.framesInFlight + 3; ++f) frame(*capped);
+    const auto s = capped->statsOfFrame(capped->framesRecorded() - 1);
+    ASSERT_TRUE(s.has_value());
+    EXPECT_TRUE(s->overflow);
+    EXPECT_FALSE(s->grown);
+    EXPECT_EQ(s->vertexCapacity, 30u);
+    EXPECT_EQ(capped->vertexCapacity(), 30u);
+
+    info.vertexCapacity = 0;
+    uint64_t startBytes = 0;
+    {
+        auto probe = make(info, {.startOutputCapacity = 30});
+        ASSERT_TRUE(probe);
+        for (const auto& m : probe->memoryReport()) startBytes += m.bytes;
+    }
+    info.memoryBudget = startBytes + 64; // room for two more vertices, not for the surface
+    auto tight = make(info, {.startOutputCapacity = 30});
+    ASSERT_TRUE(tight);
+    std::vector<ErrorCode> errors;
+    for (uint32_t f = 0; f < info.framesInFlight + 4; ++f) {
+        Status inner;
+        ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { inner = tight->record(cmd); }));
+        if (!inner) {
+            errors.push_back(inner.code());
+            EXPECT_NE(inner.message().find("memoryBudget"), std::string::npos) << inner.message();
+        }
+    }
+    ASSERT_EQ(errors.size(), 1u);
+    EXPECT_EQ(errors[0], ErrorCode::CapacityExceeded);
+    EXPECT_EQ(tight->vertexCapacity(), 30u);
+    const auto t = tight->statsOfFrame(tight->framesRecorded() - 1);
+    ASSERT_TRUE(t.has_value());
+    EXPECT_TRUE(t->overflow);
+
+    // Room for ~100 more vertices, not for the surface: grown as far as the
+    // budget holds, said once; the frames after it report the overflow.
+    info.memoryBudget = startBytes + 3200;
+    auto partial = make(info, {.startOutputCapacity = 30});
+    ASSERT_TRUE(partial);
+    errors.clear();
+    for (uint32_t f = 0; f < 2 * info.framesInFlight + 5; ++f) {
+        Status inner;
+        ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { inner = partial->record(cmd); }));
+        if (!inner) {
+            errors.push_back(inner.code());
+            EXPECT_NE(inner.message().find("memoryBudget"), std::string::npos) << inner.message();
+        }
+    }
+    ASSERT_GE(errors.size(), 1u);
+    EXPECT_LE(errors.size(), 2u); // the first growth's, and the next request's refusal
+    for (ErrorCode c : errors) EXPECT_EQ(c, ErrorCode::CapacityExceeded);
+    EXPECT_GT(partial->vertexCapacity(), 30u);
+    EXPECT_LE(partial->vertexCapacity(), 30u + 100u);
+    uint64_t held = 0;
+    for (const auto& m : partial->memoryReport())
+        if (m.name != "replaced") held += m.bytes;
+    EXPECT_LE(held, info.memoryBudget);
+    const auto p = partial->statsOfFrame(partial->framesRecorded() - 1);
+    ASSERT_TRUE(p.has_value());
+    EXPECT_TRUE(p->overflow);
+
+    info.memoryBudget = startBytes / 2;
+    auto refused = iso::testing::create(device(), info, {.startOutputCapacity = 30});
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.status().code(), ErrorCode::CapacityExceeded);
 }
 
 class IsoSplat : public IsoGpu, public ::testing::WithParamInterface<SplatMethod> {
@@ -2675,7 +2840,7 @@ TEST_F(IsoGpu, ScanBaselineMatchesReference) {
         frame(*iso);
         checkAgainstReference(*iso, info);
     }
-    // Capacity clamp (including 0) and folded dispatches.
+    // Capacity clamp (down to one triangle) and folded dispatches.
     IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, {21, 17, 19});
     info.method = ExtractionMethod::Scan;
     const iso::testing::Knobs fold{.maxGroupsX = 5};
@@ -2686,7 +2851,7 @@ TEST_F(IsoGpu, ScanBaselineMatchesReference) {
     auto all = full->readVertices();
     ASSERT_TRUE(all.ok());
     const uint32_t needed = uint32_t(all.value().size());
-    for (uint32_t capacity : {needed / 2 + 2, 0u}) {
+    for (uint32_t capacity : {needed / 2 + 2, 3u}) {
         info.vertexCapacity = capacity;
         auto iso = make(info, fold);
         ASSERT_TRUE(iso);
@@ -2909,8 +3074,8 @@ TEST_F(IsoGpu, IndexedOutputCapacities) {
     ASSERT_TRUE(allIdx.ok());
     EXPECT_GE(suggestIndexCapacity(*need), need->indicesNeeded);
     EXPECT_EQ(suggestIndexCapacity(*need) % 3, 0u);
-    // Index capacity short (and 0): whole triangles, same leading indices.
-    for (uint32_t cap : {need->indicesNeeded / 2 + 1, 0u}) {
+    // Index capacity short (down to one triangle): whole triangles, same leading indices.
+    for (uint32_t cap : {need->indicesNeeded / 2 + 1, 3u}) {
         info.indexCapacity = cap;
         auto iso = make(info);
         ASSERT_TRUE(iso);

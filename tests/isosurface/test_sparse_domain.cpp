@@ -440,6 +440,79 @@ TEST_F(IsoSparseMetaballs, MatchTheDensePathAndTheReference) {
 // Too few ball references: the bricks past them get no balls (no
 // triangles), the frame reports the overflow and what it needed, and the
 // suggestion holds the whole surface.
+// Capacities 0 on a sparse domain: it starts at 2 bricks (16 row pairs, 8
+// ball references) and 30 vertices, overflows, grows at the frame
+// boundaries (the surface planned again) until a frame fits, and that
+// frame matches the CPU reference and the dense path; a user field with a
+// Lipschitz bound and metaballs.
+TEST_F(IsoSparse, CapacitiesGrowToTheReference) {
+    for (const bool balls : {false, true}) {
+        SCOPED_TRACE(balls ? "metaballs" : "user field");
+        IsoSurfaceCreateInfo info = balls ? sparseMetaballInfo({33, 30, 28}, NormalMode::Central)
+                                          : sparseInfo(kMovingSphereGlsl, {37, 50, 23}, 1.f, NormalMode::Central);
+        info.vertexCapacity = 0;
+        info.sparse.maxBricks = info.sparse.maxRowPairs = info.sparse.maxItemRefs = 0;
+        const std::vector<Metaball> scene = scatteredBalls(24, 5);
+        const std::array<float, 8> params = {0.1f, -0.1f, 0.05f, 0.45f, 0.3f, 0, 0, 0};
+        const auto feed = [&](IsoSurface& s) {
+            if (balls) return s.setMetaballs(scene);
+            s.setUserParams(params);
+            return Status{};
+        };
+        auto sparse = make(info, {.startOutputCapacity = 30, .startSparseBricks = 2});
+        ASSERT_TRUE(sparse);
+        EXPECT_EQ(sparse->sparseDomain().maxBricks, 2u);
+        ASSERT_OK(feed(*sparse));
+        uint32_t growths = 0;
+        std::vector<IsoStats> stats; // each frame's, read once it finished
+        for (uint32_t f = 0; f < 16; ++f) {
+            frame(*sparse);
+            const auto st = sparse->statsOfFrame(f);
+            ASSERT_TRUE(st.has_value());
+            stats.push_back(*st);
+            // The frames before the growth keep their stats (the replaced surface's ring).
+            if (f == info.framesInFlight + 1) {
+                EXPECT_TRUE(st->grown);
+                const auto before = sparse->statsOfFrame(0);
+                ASSERT_TRUE(before.has_value());
+                EXPECT_EQ(before->sparseBrickCapacity, 2u);
+            }
+            if (st->grown) {
+                ++growths;
+                EXPECT_LT(st->grownAfterFrame, f);
+                EXPECT_GE(st->sparseBrickCapacity, st->previousSparseBrickCapacity);
+            }
+            if (f > info.framesInFlight && !st->overflow) break;
+        }
+        EXPECT_GE(growths, 1u);
+        EXPECT_GT(sparse->sparseDomain().maxBricks, 2u);
+        const auto last = sparse->statsOfFrame(sparse->framesRecorded() - 1);
+        ASSERT_TRUE(last.has_value());
+        ASSERT_FALSE(last->overflow);
+        EXPECT_EQ(last->sparseBrickCapacity, sparse->sparseDomain().maxBricks);
+        EXPECT_TRUE(stats[0].overflow);
+        EXPECT_EQ(stats[0].sparseBrickCapacity, 2u);
+        // The grown surface against the reference (a buffer twin's field) and the dense path.
+        IsoSurfaceCreateInfo denseInfo = info;
+        denseInfo.sparse = {};
+        denseInfo.vertexCapacity = 300000;
+        IsoSurfaceCreateInfo bufferInfo = denseInfo;
+        if (!balls) {
+            bufferInfo.lipschitz = 0.f;
+            bufferInfo.fieldEvaluation = FieldEvaluation::Buffer;
+            denseInfo.fieldEvaluation = FieldEvaluation::Fused;
+        }
+        auto dense = make(denseInfo);
+        auto buffer = make(bufferInfo, {.denseField = true});
+        ASSERT_TRUE(dense && buffer);
+        for (IsoSurface* s : {dense.get(), buffer.get()}) {
+            ASSERT_OK(feed(*s));
+            frame(*s);
+        }
+        expectFrameMatches(info, *buffer, *dense, *sparse, 300);
+    }
+}
+
 TEST_F(IsoSparseMetaballs, BallReferencesRunningOutAreReportedBoundedAndSuggested) {
     const IsoSurfaceCreateInfo full = sparseMetaballInfo({41, 37, 45}, NormalMode::Central);
     expectShortItemCapacitiesReported(full, scatteredBalls(12, 7u), full.sparse.maxBricks, 20u);

@@ -28,6 +28,7 @@
 #include "pyramarch/engine/memory.h"
 #include "pyramarch/engine/render_graph.h"
 #include "pyramarch/isosurface/isosurface.h"
+#include "pyramarch/isosurface/testing.h"
 #include "pyramarch/isosurface/surface_renderer.h"
 #include "support/gpu_test.h"
 #include "support/heap_in_use.h"
@@ -219,6 +220,34 @@ TEST_F(FrameHeap, Metaballs) {
         info.sparse.maxRowPairs = 8192;
         expectIsoFramesAllocateNothing("metaballs " + std::to_string(cells) + "^3 sparse", info,
                                        [](iso::IsoSurface& s, uint32_t f) { return s.setMetaballs(animatedBalls(f)); });
+    }
+}
+
+// Capacities 0 from a tiny start: the output buffers (and a sparse
+// domain's lists and pool) grow during the warm-up (framesInFlight 1: at
+// frame 2) and the warm frames after it stay flat, through the release of
+// the replaced buffers (frame 11).
+TEST_F(FrameHeap, GrownOutputs) {
+    for (int c = 0; c < 3; ++c) {
+        const Extraction& e = c == 1 ? kExtractions[2] : kExtractions[0];
+        iso::IsoSurfaceCreateInfo info = baseInfo(31, iso::FieldSource::Metaballs);
+        info.vertexCapacity = 0;
+        info.indexed = e.indexed;
+        info.maxBalls = 16;
+        info.sparse.enabled = c == 2;
+        const std::string what = std::string("metaballs 31^3 grown ") + e.name + (c == 2 ? " sparse" : "");
+        SCOPED_TRACE(what);
+        auto surface = iso::testing::create(*device_, info, {.startOutputCapacity = 30, .startSparseBricks = 2});
+        ASSERT_TRUE(surface.ok()) << surface.message();
+        iso::IsoSurface& s = **surface;
+        expectNoSustainedGrowth(what, [&](VkCommandBuffer cmd, uint32_t f) -> Status {
+            PYRAMARCH_TRY(s.setMetaballs(animatedBalls(f)));
+            return s.record(cmd);
+        });
+        EXPECT_GT(s.vertexCapacity(), 30u);
+        const auto last = s.latestStats();
+        ASSERT_TRUE(last.has_value());
+        EXPECT_FALSE(last->overflow);
     }
 }
 

@@ -1016,14 +1016,10 @@ TEST(ToolCliParse, SparseOptionsAndConflicts) {
     sample::ToolOptions f;
     ASSERT_EQ(parseTool({"iso", "--field", "cayley", "--cells", "2047,2047,2047", "--sparse"}, f), -1);
     EXPECT_TRUE(f.iso.sparse);
-    EXPECT_EQ(f.iso.sparseBricks, 0u);
+    EXPECT_EQ(f.iso.memoryBudgetMiB, 0u);
     sample::ToolOptions g;
-    ASSERT_EQ(parseTool({"iso", "--glsl", "f.glsl", "--lipschitz", "2", "--sparse", "--sparse-bricks", "100",
-                         "--sparse-row-pairs", "900"},
-                        g),
-              -1);
-    EXPECT_EQ(g.iso.sparseBricks, 100u);
-    EXPECT_EQ(g.iso.sparseRowPairs, 900u);
+    ASSERT_EQ(parseTool({"iso", "--glsl", "f.glsl", "--lipschitz", "2", "--sparse", "--memory-budget", "900"}, g), -1);
+    EXPECT_EQ(g.iso.memoryBudgetMiB, 900u);
     sample::ToolOptions m;
     ASSERT_EQ(parseTool({"iso", "--field", "metaballs", "--cells", "2047,2047,2047", "--sparse"}, m), -1);
     EXPECT_TRUE(m.iso.sparse);
@@ -1043,7 +1039,9 @@ TEST(ToolCliParse, SparseOptionsAndConflicts) {
     const std::vector<std::vector<std::string>> bad = {
         {"iso", "--field", "metaballs", "--sparse", "--lipschitz", "1"},
         {"iso", "--glsl", "f.glsl", "--lipschitz", "1", "--sparse", "--field-evaluation", "buffer"},
-        {"iso", "--field", "sphere", "--sparse-bricks", "10"}, // without --sparse
+        // The module sizes and grows its pools: no option names them.
+        {"iso", "--field", "sphere", "--sparse", "--sparse-bricks", "10"},
+        {"iso", "--field", "sphere", "--sparse", "--sparse-row-pairs", "10"},
     };
     for (const auto& args : bad) {
         sample::ToolOptions o;
@@ -1053,10 +1051,10 @@ TEST(ToolCliParse, SparseOptionsAndConflicts) {
     }
 }
 
-// The sparse domain gives the dense path's triangles, retries guessed
-// capacities from the stats, keeps given ones (a short pool is reported),
-// prints resident memory, and at 2047^3, with no flag, runs where no dense
-// grid fits (the vertex buffer overflows there: a reported, bounded result).
+// The sparse domain gives the dense path's triangles with capacities the
+// module sizes and grows, keeps a given --capacity (its overflow reported),
+// names a budget too small, prints resident memory, and at 2047^3, with no
+// flag, runs where no dense grid fits.
 TEST(SampleCliGpu, IsoSparseMatchesTheDensePath) {
     const CmdResult dense = run("iso --field cayley --cells 40,33,37 --validation");
     PYRAMARCH_FAIL_OR_SKIP_IF_TOOL_HAS_NO_DEVICE(dense);
@@ -1078,11 +1076,18 @@ TEST(SampleCliGpu, IsoSparseMatchesTheDensePath) {
     ASSERT_EQ(smoothSparse.code, 0) << smoothSparse.err;
     EXPECT_EQ(triangles(smoothSparse.out), triangles(smoothDense.out)) << smoothSparse.out;
     EXPECT_EQ(triangles(smoothSparse.out), triangles(dense.out)) << smoothSparse.out;
-    const CmdResult fixed =
-        run("iso --field cayley --cells 40,33,37 --validation --sparse --sparse-bricks 2 --sparse-row-pairs 3");
-    ASSERT_EQ(fixed.code, sample::kExitOverflow) << fixed.err; // a bounded, reported result
+    // A --capacity is a cap: the overflow is a bounded, reported result.
+    const CmdResult fixed = run("iso --field cayley --cells 40,33,37 --validation --sparse --capacity 30");
+    ASSERT_EQ(fixed.code, sample::kExitOverflow) << fixed.err;
     EXPECT_NE(fixed.out.find("OVERFLOW"), std::string::npos) << fixed.out;
-    EXPECT_NE(fixed.out.find("too small"), std::string::npos) << fixed.out;
+    // A budget under the starting buffers: a named error, no crash.
+    const CmdResult tight = run("iso --field cayley --cells 40,33,37 --validation --sparse --memory-budget 1");
+    EXPECT_NE(tight.code, 0);
+    EXPECT_NE(tight.err.find("memoryBudget"), std::string::npos) << tight.err;
+    // The help names no internal pool.
+    const CmdResult help = run("iso --help");
+    EXPECT_EQ(help.out.find("--sparse-"), std::string::npos) << help.out;
+    EXPECT_NE(help.out.find("--memory-budget"), std::string::npos) << help.out;
 
     // Metaballs: the balls' ranges list the bricks (no GLSL, no compiler),
     // each brick's balls are counted and printed.

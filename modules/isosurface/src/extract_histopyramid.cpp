@@ -36,7 +36,8 @@ void IsoSurface::Impl::addNormalClearPass(RenderGraph& graph, const IsoRefs& ref
     graph.addPass(info.name + ".vertices.clear", PassKind::Transfer)
         .use(refs.vertices, Access::TransferDst)
         .record([this, refs](PassContext& ctx) {
-            if (self->recording_ == 0) ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.vertices), 0, VK_WHOLE_SIZE, 0);
+            if (self->recording_ == outputsFromFrame)
+                ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.vertices), 0, VK_WHOLE_SIZE, 0);
         });
 }
 

@@ -35,6 +35,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -121,6 +123,12 @@ struct IsoSizes {
     uint32_t vertexSlices = 1, vertexSliceElements = 0;
     uint32_t indexSlices = 1, indexSliceElements = 0;
 };
+
+// Output buffers a surface whose capacities are 0 starts with (vertices, indices).
+inline constexpr uint32_t kStartVertexCapacity = 49152, kStartIndexCapacity = 98304;
+// Sparse capacities left 0 start at (at most) these: bricks, row pairs, and
+// (metaballs) item references per starting brick.
+inline constexpr uint32_t kStartSparseBricks = 4096, kStartSparseRowPairs = 32768, kStartSparseRefsPerBrick = 16;
 
 // Bindings a shader that includes output_slices.glsl adds for slices 1..
 inline constexpr uint32_t kSliceBindings = gpu::kIsoOutputSlices - 1;
@@ -376,7 +384,64 @@ struct IsoSurface::Impl {
     Status sizeSparseDomain(const DeviceLimits& limits, const std::string& dev);
     Status planOutputSlices(const DeviceLimits& limits, const std::string& dev, const char* field, uint32_t capacity,
                             uint64_t bytes, uint64_t elementBytes, uint32_t& slices, uint32_t& sliceElements) const;
+    Status planOutputs(const DeviceLimits& limits, const std::string& dev, uint32_t vertexCapacity,
+                       uint32_t indexCapacity, gpu::IsoGrid& g, IsoSizes& out) const;
+
+    // Output capacities left 0 (isosurface.cpp, growOutputs): the module
+    // grows the vertex / index buffers at record(), from the stats of a frame
+    // recorded with the current ones, up to the limits (the device's, the
+    // dispatch fold's) and memoryBudget. The pipelines are compiled for the
+    // slices the largest buffer may need (specVertexSlices, specIndexSlices),
+    // so growth re-creates buffers and record()'s graph, never a pipeline.
+    bool growVertices = false, growIndices = false;
+    uint32_t growVertexLimit = 0, growIndexLimit = 0;
+    uint64_t memoryBudget = 0; // resolved: IsoSurfaceCreateInfo::memoryBudget or its default
+    uint32_t specVertexSlices = 1, specIndexSlices = 1;
+    uint64_t outputsFromFrame = 0; // the first frame recorded with the current output buffers
+    struct CapacityEpoch {
+        uint64_t firstFrame = 0;
+        uint32_t vertices = 0, indices = 0, bricks = 0, rowPairs = 0;
+        bool grown = false; // the capacities before, and the frame whose stats asked for it:
+        uint64_t grownAfter = 0;
+        uint32_t previousVertices = 0, previousIndices = 0, previousBricks = 0, previousRowPairs = 0;
+    };
+    std::vector<CapacityEpoch> epochs; // one per output size, oldest first
+    // Buffers (and record()'s graph) growth replaced: released once the frame
+    // counter reaches releaseAt (framesInFlight + 8 frames later).
+    struct Replaced {
+        uint64_t releaseAt = 0;
+        std::vector<Buffer> buffers;
+        std::unique_ptr<RenderGraph> graph;
+        std::unique_ptr<Impl> impl; // a sparse domain planned again: the whole surface before
+    };
+    std::vector<Replaced> replaced;
+    uint32_t refusedVertices = 0, refusedIndices = 0; // the last growth refused (its error is returned once)
+    // A frame boundary of record(): releases what is due, then grows the
+    // output buffers when the newest stats ask for it; `graph` (record()'s)
+    // is retired then, to be built again over the new buffers.
+    Status growOutputs(std::unique_ptr<RenderGraph>& graph);
+    Status planGrowth(const DeviceLimits& limits); // at creation: the limits and the pipelines' slices
+    Status createOutputBuffers();                  // growth: the buffers the capacities size, the grids written
+    const CapacityEpoch& epochOf(uint64_t frame) const;
+    void noteReplaced(); // memory's "replaced" entry
+    // Sparse capacities left 0 (metaballs, particles, user fields with a
+    // Lipschitz bound): the surface starts at a fraction of the sizes the
+    // module plans (sizeSparseDomain), which bound the growth. At record()
+    // growSparseDomain plans the surface again with larger ones (and the
+    // output capacities the same stats ask for): a new Impl replaces this
+    // one in self->impl_, this one retired in its `replaced` list.
+    bool growBricks = false, growRowPairs = false, growItemRefs = false;
+    uint32_t growBrickLimit = 0, growRowPairLimit = 0, growItemRefLimit = 0;
+    uint32_t refusedBricks = 0, refusedRowPairs = 0;
+    uint64_t firstFrame = 0; // the first frame this Impl records
+    Status growSparseDomain(std::unique_ptr<RenderGraph>& graph);
+    Status replan(const IsoSurfaceCreateInfo& ci, std::unique_ptr<Impl>& out) const;
+    Status settleForHostGraph();   // addPasses() before any frame: the sizes planned at creation, fixed
+    bool buildingOwnGraph = false; // record() is adding the passes to its own graph
+    std::optional<IsoStats> statsOf(uint64_t frame) const; // readback.cpp
     // isosurface.cpp
+    Status makeBuffer(Buffer& out, VkDeviceSize bytes, VkBufferUsageFlags usage, MemoryUsage mem,
+                      const std::string& what); // named "<name>.<what>", listed in memory
     Status createBuffers();
     Status createPipelines();
     // moduleConstants: set the module's specialization constants (kIsoSpec*);

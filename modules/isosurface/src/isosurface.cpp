@@ -80,44 +80,545 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
                             (lim.subgroupOperations & kOps) == kOps;
         return surface;
     };
+    // Output capacities left 0 start small and grow (growOutputs).
+    IsoSurfaceCreateInfo started = info;
+    const uint32_t startVertices = knobs.startOutputCapacity ? knobs.startOutputCapacity : kStartVertexCapacity;
+    const uint32_t startIndices = knobs.startOutputCapacity ? knobs.startOutputCapacity : kStartIndexCapacity;
+    if (started.vertexCapacity == 0) started.vertexCapacity = std::min(startVertices, maxVertexCapacity(lim));
+    if (started.indexCapacity == 0 && info.indexed)
+        started.indexCapacity = std::min(startIndices, maxIndexCapacity(lim));
     // The dense grid where it fits the device, else a sparse domain (layout.cpp).
-    auto surface = setUp(info);
-    const Status planned =
-        surface->impl_->planLayout(info.sparse.enabled ? lim : denseLimits(lim, knobs.denseRangeBytes), device.name());
+    auto surface = setUp(started);
+    const Status planned = surface->impl_->planLayout(
+        started.sparse.enabled ? lim : denseLimits(lim, knobs.denseRangeBytes), device.name());
     if (!planned) {
         if (!mayFallBackToSparse(*surface->impl_, planned)) return planned;
-        IsoSurfaceCreateInfo sparseInfo = info;
+        IsoSurfaceCreateInfo sparseInfo = started;
         sparseInfo.sparse.enabled = true;
         surface = setUp(sparseInfo);
         const Status fallback = surface->impl_->planLayout(lim, device.name());
         if (!fallback) return neitherDomainFits(planned, fallback);
     }
+    // Sparse capacities left 0: the sizes just planned bound the growth; the
+    // surface starts at a fraction of them (growSparseDomain).
+    if (surface->impl_->sparse) {
+        const IsoSurfaceCreateInfo& planned = surface->impl_->info;
+        const SparseDomain most = planned.sparse;
+        const bool byItems = info.source == FieldSource::Metaballs || info.source == FieldSource::Particles;
+        const bool growable = (byItems || (info.source == FieldSource::UserGlsl && info.lipschitz > 0.f)) &&
+                              info.sparse.volumeInput == SparseVolumeInput::Upload;
+        const bool bricks = growable && info.sparse.maxBricks == 0, pairs = growable && info.sparse.maxRowPairs == 0;
+        const bool refs = growable && info.source == FieldSource::Metaballs && info.sparse.maxItemRefs == 0;
+        if (bricks || pairs || refs) {
+            IsoSurfaceCreateInfo small = planned;
+            const uint32_t b = knobs.startSparseBricks;
+            if (bricks) small.sparse.maxBricks = std::min(most.maxBricks, b ? b : kStartSparseBricks);
+            if (pairs) small.sparse.maxRowPairs = std::min(most.maxRowPairs, b ? 8 * b : kStartSparseRowPairs);
+            if (refs)
+                small.sparse.maxItemRefs = uint32_t(std::min<uint64_t>(
+                    most.maxItemRefs,
+                    uint64_t(small.sparse.maxBricks) * std::min(info.maxBalls, b ? 4 : kStartSparseRefsPerBrick)));
+            auto smaller = setUp(small);
+            // Where the smaller plan fails (it should not), the full sizes stay, fixed.
+            if (smaller->impl_->planLayout(lim, device.name())) {
+                surface = std::move(smaller);
+                Impl& g = *surface->impl_;
+                g.growBricks = bricks;
+                g.growRowPairs = pairs;
+                g.growItemRefs = refs;
+                g.growBrickLimit = most.maxBricks;
+                g.growRowPairLimit = most.maxRowPairs;
+                g.growItemRefLimit = most.maxItemRefs;
+            }
+        }
+    }
     Impl& m = *surface->impl_;
     surface->iso_ = info.isoValue;
+    m.growVertices = info.vertexCapacity == 0;
+    m.growIndices = info.indexed && info.indexCapacity == 0;
+    m.memoryBudget = info.memoryBudget ? info.memoryBudget : (heap ? heap : (4ull << 30)) / 4;
+    PYRAMARCH_TRY(m.planGrowth(lim));
     PYRAMARCH_TRY(m.createBuffers());
+    if (info.memoryBudget) {
+        uint64_t total = 0;
+        for (const MemoryItem& item : m.memory) total += item.bytes;
+        if (total > info.memoryBudget)
+            return Status::error(ErrorCode::CapacityExceeded,
+                                 "isosurface '" + info.name + "': the starting buffers take " + fmtBytes(total) +
+                                     ", over memoryBudget (" + fmtBytes(info.memoryBudget) + ")");
+    }
+    m.epochs = {{.vertices = m.grid.vertexCapacity,
+                 .indices = m.grid.indexCapacity,
+                 .bricks = m.sparse ? m.info.sparse.maxBricks : 0,
+                 .rowPairs = m.sparse ? m.info.sparse.maxRowPairs : 0}};
     PYRAMARCH_TRY(m.createPipelines());
     return surface;
 }
 
+// The largest output buffers growth may reach: the device's buffers and
+// bindings, the dispatch fold, mesh smoothing's and the attributes' single
+// bindings, and the budget; the pipelines' slice counts follow from them.
+Status IsoSurface::Impl::planGrowth(const DeviceLimits& lim) {
+    specVertexSlices = sizes.vertexSlices;
+    specIndexSlices = sizes.indexSlices;
+    if (!growVertices && !growIndices) return {};
+    const uint64_t range = lim.maxStorageBufferRange;
+    const uint64_t threads = uint64_t(grid.maxGroupsX) * lim.maxComputeWorkGroupCount[1] * uint64_t(gpu::kIsoGroupSize);
+    uint64_t vertices =
+        std::min<uint64_t>(maxOutputElements(lim, sizeof(gpu::IsoVertex), outputSliceBytesForced), 0xFFFFFFFFu);
+    uint64_t indices = std::min<uint64_t>(maxOutputElements(lim, 4, outputSliceBytesForced), 0xFFFFFFFFu);
+    vertices = std::min({vertices, threads, memoryBudget / sizeof(gpu::IsoVertex)});
+    indices = std::min({indices, threads, memoryBudget / 4});
+    if (meshSmooth) {
+        vertices = std::min(vertices, range / 16);
+        indices = std::min(indices, range / 8);
+    }
+    uint64_t components = 0; // surfaceAttributes (attributeComponents is set by createBuffers)
+    for (const SurfaceAttribute& a : info.surfaceAttributes) components += a.components;
+    if (components) vertices = std::min(vertices, range / (components * 4));
+    growVertexLimit = growVertices ? uint32_t(vertices / 3 * 3) : grid.vertexCapacity;
+    growIndexLimit = growIndices ? uint32_t(indices / 3 * 3) : grid.indexCapacity;
+    const uint64_t perVertexSlice = outputSliceElements(lim, sizeof(gpu::IsoVertex), outputSliceBytesForced);
+    const uint64_t perIndexSlice = outputSliceElements(lim, 4, outputSliceBytesForced);
+    if (growVertices && growVertexLimit > grid.vertexCapacity)
+        specVertexSlices = uint32_t(std::clamp<uint64_t>((growVertexLimit + perVertexSlice - 1) / perVertexSlice,
+                                                         sizes.vertexSlices, gpu::kIsoOutputSlices));
+    if (growIndices && growIndexLimit > grid.indexCapacity)
+        specIndexSlices = uint32_t(std::clamp<uint64_t>((growIndexLimit + perIndexSlice - 1) / perIndexSlice,
+                                                        sizes.indexSlices, gpu::kIsoOutputSlices));
+    return {};
+}
+
+const IsoSurface::Impl::CapacityEpoch& IsoSurface::Impl::epochOf(uint64_t frame) const {
+    for (size_t i = epochs.size(); i-- > 1;)
+        if (epochs[i].firstFrame <= frame) return epochs[i];
+    return epochs.front();
+}
+
+namespace {
+// The buffers whose size follows the output capacities (re-created by growth).
+struct OutputBuffers {
+    Buffer grid, vertexGrid, vertices, indices, attributes;
+    Buffer meshGrid, meshCount, meshChunks, meshStart, meshList, meshScratch;
+};
+constexpr const char* kOutputBufferNames[] = {"grid",
+                                              "vertex grid",
+                                              "vertices",
+                                              "indices",
+                                              "surface attributes",
+                                              "mesh smoothing grid",
+                                              "mesh smoothing triangle counts",
+                                              "mesh smoothing chunk sums",
+                                              "mesh smoothing starts",
+                                              "mesh smoothing triangle slots",
+                                              "mesh smoothing scratch positions",
+                                              "replaced"};
+bool isOutputBuffer(const std::string& name) {
+    for (const char* n : kOutputBufferNames)
+        if (name == n) return true;
+    return false;
+}
+} // namespace
+
+void IsoSurface::Impl::noteReplaced() {
+    std::erase_if(memory, [](const MemoryItem& item) { return item.name == "replaced"; });
+    uint64_t bytes = 0;
+    for (const Replaced& r : replaced) {
+        for (const Buffer& b : r.buffers) bytes += b.size();
+        if (r.impl)
+            for (const MemoryItem& item : r.impl->memory)
+                if (item.name != "replaced") bytes += item.bytes;
+    }
+    if (bytes) memory.push_back({"replaced", bytes, 1});
+}
+
+namespace {
+// Over 90% used or overflowed: twice the size, at least the need and a
+// quarter, at most `limit` (never below `capacity`).
+uint32_t grownCapacity(uint32_t needed, uint32_t capacity, uint32_t limit) {
+    if (uint64_t(needed) * 10 <= uint64_t(capacity) * 9) return capacity;
+    const uint64_t w = std::max<uint64_t>(uint64_t(capacity) * 2, uint64_t(needed) + needed / 4 + 2);
+    return uint32_t(std::max<uint64_t>(std::min<uint64_t>(w, limit), capacity));
+}
+} // namespace
+
+// A sparse domain whose counters passed (or neared) its capacities: the
+// surface planned again, larger, as a new Impl (buffers and pipelines),
+// the host's items and attributes carried over; this Impl and record()'s
+// graph retired until the frames in flight are done.
+// This surface planned again with `ci` (other capacities) as a new Impl:
+// its settings, growth limits and the host's inputs carried over (the ring
+// slots are uploaded again: slotVersion 0).
+Status IsoSurface::Impl::replan(const IsoSurfaceCreateInfo& ci, std::unique_ptr<Impl>& out) const {
+    auto fresh = std::make_unique<Impl>();
+    Impl& f = *fresh;
+    f.self = self;
+    f.device = device;
+    f.info = ci;
+    f.foldGroupsX = foldGroupsX;
+    f.denseClassify = denseClassify;
+    f.storageReadsForced = storageReadsForced;
+    f.denseFieldForced = denseFieldForced;
+    f.directForced = directForced;
+    f.denseGridForced = denseGridForced;
+    f.volumePoolBricksForced = volumePoolBricksForced;
+    f.outputSliceBytesForced = outputSliceBytesForced;
+    f.heapBytes = heapBytes;
+    f.userFieldLoops = userFieldLoops;
+    f.subgroupAtomics = subgroupAtomics;
+    const DeviceLimits& lim = device->limits();
+    PYRAMARCH_TRY(f.planLayout(lim, device->name()));
+    f.growVertices = growVertices;
+    f.growIndices = growIndices;
+    f.memoryBudget = memoryBudget;
+    f.growBricks = growBricks;
+    f.growRowPairs = growRowPairs;
+    f.growItemRefs = growItemRefs;
+    f.growBrickLimit = growBrickLimit;
+    f.growRowPairLimit = growRowPairLimit;
+    f.growItemRefLimit = growItemRefLimit;
+    PYRAMARCH_TRY(f.planGrowth(lim));
+    PYRAMARCH_TRY(f.createBuffers());
+    PYRAMARCH_TRY(f.createPipelines());
+    f.hostItems = hostItems;
+    f.itemCount = itemCount;
+    f.itemsVersion = itemsVersion;
+    f.hostAttributes = hostAttributes;
+    f.attributesVersion = attributesVersion;
+    f.epochs = epochs;
+    out = std::move(fresh);
+    return {};
+}
+
+// addPasses() on a surface that has recorded nothing: a host graph holds
+// the buffers, so nothing grows there; a sparse domain takes the sizes the
+// module planned at creation (the growth limits) instead of its start.
+Status IsoSurface::Impl::settleForHostGraph() {
+    if (!growBricks && !growRowPairs && !growItemRefs) return {};
+    IsoSurfaceCreateInfo ci = info;
+    ci.sparse.maxBricks = growBrickLimit;
+    ci.sparse.maxRowPairs = growRowPairLimit;
+    if (growItemRefs) ci.sparse.maxItemRefs = growItemRefLimit;
+    std::unique_ptr<Impl> fresh;
+    PYRAMARCH_TRY(replan(ci, fresh));
+    fresh->growBricks = fresh->growRowPairs = fresh->growItemRefs = false;
+    CapacityEpoch& e = fresh->epochs.front();
+    e.bricks = ci.sparse.maxBricks;
+    e.rowPairs = ci.sparse.maxRowPairs;
+    self->impl_ = std::move(fresh); // nothing recorded used this one: released now
+    return {};
+}
+
+Status IsoSurface::Impl::growSparseDomain(std::unique_ptr<RenderGraph>& graph) {
+    if (!growBricks && !growRowPairs && !growItemRefs) return {};
+    const uint64_t now = self->frame_;
+    const std::optional<IsoStats> st = self->latestStats();
+    if (!st || st->frame < firstFrame) return {};
+    SparseDomain d = info.sparse;
+    const uint32_t bricks = d.maxBricks, pairs = d.maxRowPairs, refs = d.maxItemRefs;
+    if (growBricks) d.maxBricks = grownCapacity(st->sparseBricksNeeded, bricks, growBrickLimit);
+    if (growRowPairs) {
+        d.maxRowPairs = grownCapacity(st->sparseRowPairsNeeded, pairs, growRowPairLimit);
+        // Row pairs of bricks past a short list were never counted: as many
+        // a brick as the listed ones had, and a quarter more.
+        if (st->sparseBricksNeeded > bricks) {
+            const uint64_t perBrick = std::max<uint64_t>(st->sparseRowPairsNeeded / std::max(bricks, 1u), 1);
+            const uint64_t estimate = uint64_t(d.maxBricks) * perBrick * 5 / 4;
+            d.maxRowPairs = std::max(
+                d.maxRowPairs,
+                uint32_t(std::min<uint64_t>(std::max<uint64_t>(estimate, uint64_t(pairs) * 2), growRowPairLimit)));
+        }
+    }
+    if (growItemRefs) d.maxItemRefs = grownCapacity(st->sparseItemRefsNeeded, refs, growItemRefLimit);
+    const std::string who = "isosurface '" + info.name + "': growing the sparse domain after frame " +
+                            std::to_string(st->frame) + " (" + std::to_string(st->sparseBricksNeeded) + " bricks, " +
+                            std::to_string(st->sparseRowPairsNeeded) + " row pairs, " +
+                            std::to_string(st->sparseItemRefsNeeded) + " item references needed): ";
+    if (d.maxBricks == bricks && d.maxRowPairs == pairs && d.maxItemRefs == refs) {
+        const bool stuck = (growBricks && st->sparseBricksNeeded > bricks) ||
+                           (growRowPairs && st->sparseRowPairsNeeded > pairs) ||
+                           (growItemRefs && st->sparseItemRefsNeeded > refs);
+        if (!stuck || (refusedBricks == bricks && refusedRowPairs == pairs)) return {};
+        refusedBricks = bricks;
+        refusedRowPairs = pairs;
+        return Status::error(ErrorCode::CapacityExceeded,
+                             who + "at the most sparse.memoryBudget and the device allow (" + std::to_string(bricks) +
+                                 " bricks, " + std::to_string(pairs) +
+                                 " row pairs); the frames are truncated and report it");
+    }
+    // The output buffers from the same stats.
+    const auto wantTriangles = [](uint32_t needed, uint32_t capacity, uint32_t limit) {
+        return std::max(capacity, grownCapacity(needed, capacity, limit) / 3 * 3);
+    };
+    IsoSurfaceCreateInfo ci = info;
+    ci.sparse = d;
+    ci.vertexCapacity =
+        growVertices ? wantTriangles(st->verticesNeeded, grid.vertexCapacity, growVertexLimit) : grid.vertexCapacity;
+    if (indexed)
+        ci.indexCapacity =
+            growIndices ? wantTriangles(st->indicesNeeded, grid.indexCapacity, growIndexLimit) : grid.indexCapacity;
+    const auto refuse = [&](const Status& why) -> Status {
+        if (refusedBricks == d.maxBricks && refusedRowPairs == d.maxRowPairs) return {};
+        refusedBricks = d.maxBricks;
+        refusedRowPairs = d.maxRowPairs;
+        return why.withContext(who);
+    };
+    std::unique_ptr<Impl> fresh;
+    if (Status made = replan(ci, fresh); !made) return refuse(made);
+    Impl& f = *fresh;
+    uint64_t total = 0;
+    for (const MemoryItem& item : f.memory) total += item.bytes;
+    if (total > memoryBudget)
+        return refuse(Status::error(ErrorCode::CapacityExceeded,
+                                    std::to_string(d.maxBricks) + " bricks and " + std::to_string(d.maxRowPairs) +
+                                        " row pairs would take the surface's buffers to " + fmtBytes(total) +
+                                        ", over memoryBudget (" + fmtBytes(memoryBudget) +
+                                        "); the buffers stay as they were, the frames are truncated and report it"));
+    f.firstFrame = f.outputsFromFrame = now;
+    f.epochs = {{.firstFrame = now,
+                 .vertices = f.grid.vertexCapacity,
+                 .indices = f.grid.indexCapacity,
+                 .bricks = d.maxBricks,
+                 .rowPairs = d.maxRowPairs,
+                 .grown = true,
+                 .grownAfter = st->frame,
+                 .previousVertices = grid.vertexCapacity,
+                 .previousIndices = grid.indexCapacity,
+                 .previousBricks = bricks,
+                 .previousRowPairs = pairs}};
+    // Swap: this Impl (still alive, owned by the new one's list) and
+    // record()'s graph are released after the frames in flight.
+    IsoSurface* surface = self;
+    std::unique_ptr<Impl> old = std::move(surface->impl_);
+    f.replaced = std::move(replaced);
+    Replaced r;
+    r.releaseAt = now + info.framesInFlight + 8;
+    r.graph = std::move(graph);
+    r.impl = std::move(old);
+    f.replaced.push_back(std::move(r));
+    f.noteReplaced();
+    surface->impl_ = std::move(fresh);
+    return {};
+}
+
+Status IsoSurface::Impl::growOutputs(std::unique_ptr<RenderGraph>& graph) {
+    const uint64_t now = self->frame_; // the frame about to be recorded
+    const size_t before = replaced.size();
+    std::erase_if(replaced, [now](const Replaced& r) { return r.releaseAt <= now; });
+    if (replaced.size() != before) noteReplaced();
+    if (!growVertices && !growIndices) return {};
+    const std::optional<IsoStats> st = self->latestStats();
+    if (!st || st->frame < outputsFromFrame) return {};
+    const auto want = [](uint32_t needed, uint32_t capacity, uint32_t limit) {
+        return std::max(capacity, grownCapacity(needed, capacity, limit) / 3 * 3);
+    };
+    const uint32_t vCap = grid.vertexCapacity, iCap = grid.indexCapacity;
+    uint32_t newV = growVertices ? want(st->verticesNeeded, vCap, growVertexLimit) : vCap;
+    uint32_t newI = growIndices ? want(st->indicesNeeded, iCap, growIndexLimit) : iCap;
+    const std::string who = "isosurface '" + info.name + "': growing the output buffers after frame " +
+                            std::to_string(st->frame) + " (" + std::to_string(st->verticesNeeded) + " vertices" +
+                            (indexed ? ", " + std::to_string(st->indicesNeeded) + " indices" : std::string()) +
+                            " needed): ";
+    if (newV == vCap && newI == iCap) {
+        // Nothing can grow: past the limits only an overflow is worth an error (once).
+        const bool stuckV = growVertices && st->verticesNeeded > vCap, stuckI = growIndices && st->indicesNeeded > iCap;
+        if ((!stuckV && !stuckI) || (refusedVertices == vCap && refusedIndices == iCap)) return {};
+        refusedVertices = vCap;
+        refusedIndices = iCap;
+        return Status::error(ErrorCode::DeviceLimit,
+                             who + "at the most this device and memoryBudget allow (" + std::to_string(vCap) +
+                                 " vertices" + (indexed ? ", " + std::to_string(iCap) + " indices" : std::string()) +
+                                 "); the frames are truncated and report it");
+    }
+    const DeviceLimits& lim = device->limits();
+    const auto outputBytes = [this](const gpu::IsoGrid& g, const IsoSizes& sz) {
+        uint64_t bytes = sz.vertexBytes + (indexed ? sz.indexBytes : 0);
+        if (meshSmooth)
+            bytes += uint64_t(g.vertexCapacity) * 24 + 4 + groupsOf(g.vertexCapacity, gpu::kIsoBinScanChunk) * 4 +
+                     uint64_t(g.indexCapacity) * 8;
+        if (attributeComponents) bytes += uint64_t(g.vertexCapacity) * attributeComponents * 4;
+        return bytes;
+    };
+    uint64_t held = 0;
+    for (const MemoryItem& item : memory)
+        if (item.name != "replaced") held += item.bytes;
+    held -= outputBytes(grid, sizes);
+    gpu::IsoGrid g = grid;
+    IsoSizes sz = sizes;
+    Status budgetHeldBack; // grown, but less than asked: returned once growth is done
+    PYRAMARCH_TRY(planOutputs(lim, device->name(), newV, newI, g, sz).withContext(who));
+    if (held + outputBytes(g, sz) > memoryBudget) {
+        // The need itself, without headroom, where the doubled size does not fit.
+        newV = growVertices ? std::max(vCap, std::min(st->verticesNeeded + 2, growVertexLimit) / 3 * 3) : vCap;
+        newI = growIndices ? std::max(iCap, std::min(st->indicesNeeded + 2, growIndexLimit) / 3 * 3) : iCap;
+        PYRAMARCH_TRY(planOutputs(lim, device->name(), newV, newI, g, sz).withContext(who));
+        if ((newV == vCap && newI == iCap) || held + outputBytes(g, sz) > memoryBudget) {
+            if (refusedVertices == newV && refusedIndices == newI) return {};
+            refusedVertices = newV;
+            refusedIndices = newI;
+            const std::string asked = std::to_string(newV) + " vertices" +
+                                      (indexed ? ", " + std::to_string(newI) + " indices" : std::string()) +
+                                      " would take the surface's buffers to " + fmtBytes(held + outputBytes(g, sz)) +
+                                      ", over memoryBudget (" + fmtBytes(memoryBudget) + ")";
+            // The most the budget holds, on the way from the sizes there are
+            // to those asked for (in 1/1024 steps).
+            const auto sizesAt = [&](uint64_t k, uint32_t& v, uint32_t& i) {
+                v = uint32_t((vCap + (uint64_t(newV) - vCap) * k / 1024) / 3 * 3);
+                i = uint32_t((iCap + (uint64_t(newI) - iCap) * k / 1024) / 3 * 3);
+                v = std::max(v, vCap);
+                i = std::max(i, iCap);
+            };
+            uint64_t lo = 0, hi = 1023;
+            while (lo < hi) {
+                const uint64_t mid = (lo + hi + 1) / 2;
+                uint32_t v = 0, i = 0;
+                sizesAt(mid, v, i);
+                gpu::IsoGrid tg = grid;
+                IsoSizes ts = sizes;
+                if (planOutputs(lim, device->name(), v, i, tg, ts) && held + outputBytes(tg, ts) <= memoryBudget)
+                    lo = mid;
+                else
+                    hi = mid - 1;
+            }
+            uint32_t v = 0, i = 0;
+            sizesAt(lo, v, i);
+            if (v == vCap && i == iCap)
+                return Status::error(ErrorCode::CapacityExceeded,
+                                     who + asked +
+                                         "; the buffers stay as they were, the frames are truncated and report it");
+            // Grown as far as the budget holds; said once, as a refusal.
+            budgetHeldBack = Status::error(ErrorCode::CapacityExceeded,
+                                           who + asked + "; grown to " + std::to_string(v) + " vertices" +
+                                               (indexed ? ", " + std::to_string(i) + " indices" : std::string()) +
+                                               ", the most it holds: the frames are truncated and report it");
+            newV = v;
+            newI = i;
+            PYRAMARCH_TRY(planOutputs(lim, device->name(), newV, newI, g, sz).withContext(who));
+        }
+    }
+    if (attributeComponents) {
+        const gpu::IsoGrid kept = grid;
+        grid = g;
+        const Status fits = checkSurfaceAttributes();
+        grid = kept;
+        PYRAMARCH_TRY(fits.withContext(who));
+    }
+
+    // All or nothing: the old buffers aside, the new ones made; on a failure
+    // the old ones come back.
+    OutputBuffers old;
+    const auto swapAll = [this](OutputBuffers& o) {
+        std::swap(o.grid, gridBuf);
+        std::swap(o.vertexGrid, vertexGridBuf);
+        std::swap(o.vertices, vertices);
+        std::swap(o.indices, indices);
+        std::swap(o.attributes, attributeOut);
+        std::swap(o.meshGrid, meshGridBuf);
+        std::swap(o.meshCount, meshCount);
+        std::swap(o.meshChunks, meshChunks);
+        std::swap(o.meshStart, meshStart);
+        std::swap(o.meshList, meshList);
+        std::swap(o.meshScratch, meshScratch);
+    };
+    swapAll(old);
+    const std::vector<MemoryItem> keptMemory = memory;
+    const gpu::IsoGrid keptGrid = grid;
+    const IsoSizes keptSizes = sizes;
+    std::erase_if(memory, [](const MemoryItem& item) { return isOutputBuffer(item.name); });
+    grid = g;
+    sizes = sz;
+    const Status made = createOutputBuffers();
+    if (!made) {
+        swapAll(old); // the partial new ones go with `old`
+        memory = keptMemory;
+        grid = keptGrid;
+        sizes = keptSizes;
+        if (refusedVertices == newV && refusedIndices == newI) return {};
+        refusedVertices = newV;
+        refusedIndices = newI;
+        return made.withContext(who);
+    }
+    if (budgetHeldBack.ok()) refusedVertices = refusedIndices = 0;
+    Replaced r;
+    r.releaseAt = now + info.framesInFlight + 8;
+    for (Buffer* b : {&old.grid, &old.vertexGrid, &old.vertices, &old.indices, &old.attributes, &old.meshGrid,
+                      &old.meshCount, &old.meshChunks, &old.meshStart, &old.meshList, &old.meshScratch})
+        if (b->valid()) r.buffers.push_back(std::move(*b));
+    r.graph = std::move(graph);
+    replaced.push_back(std::move(r));
+    noteReplaced();
+    addedToGraph = false;
+    timingGraph = nullptr;
+    graphFrameKnown = false;
+    outputsFromFrame = now;
+    epochs.push_back({.firstFrame = now,
+                      .vertices = grid.vertexCapacity,
+                      .indices = grid.indexCapacity,
+                      .bricks = epochs.back().bricks,
+                      .rowPairs = epochs.back().rowPairs,
+                      .grown = true,
+                      .grownAfter = st->frame,
+                      .previousVertices = vCap,
+                      .previousIndices = iCap,
+                      .previousBricks = epochs.back().bricks,
+                      .previousRowPairs = epochs.back().rowPairs});
+    return budgetHeldBack;
+}
+
+Status IsoSurface::Impl::makeBuffer(Buffer& out, VkDeviceSize bytes, VkBufferUsageFlags usage, MemoryUsage mem,
+                                    const std::string& what) {
+    const std::string& n = info.name;
+    const std::string name = n + "." + what;
+    auto b = device->allocator().createBuffer(
+        {.size = std::max<VkDeviceSize>(bytes, 16), .usage = usage, .memory = mem, .name = name.c_str()});
+    if (!b)
+        return b.status().withContext("isosurface '" + n + "': creating " + what + " buffer (" + fmtBytes(bytes) +
+                                      "): ");
+    out = std::move(b).value();
+    memory.push_back({what, out.size(),
+                      what == "vertices"  ? sizes.vertexSlices
+                      : what == "indices" ? sizes.indexSlices
+                                          : 1u});
+    return {};
+}
+
+// Growth: the buffers whose size follows the output capacities (the same
+// usages and names as createBuffers' and its stages'), the grids written.
+Status IsoSurface::Impl::createOutputBuffers() {
+    const MakeBuffer make = [this](Buffer& out, VkDeviceSize bytes, VkBufferUsageFlags usage, MemoryUsage mem,
+                                   const std::string& what) { return makeBuffer(out, bytes, usage, mem, what); };
+    const VkBufferUsageFlags readable = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
+    PYRAMARCH_TRY(make(gridBuf, sizeof(gpu::IsoGrid), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, MemoryUsage::Upload, "grid"));
+    if (indexed) {
+        PYRAMARCH_TRY(make(vertexGridBuf, sizeof(gpu::IsoGrid), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, MemoryUsage::Upload,
+                           "vertex grid"));
+        PYRAMARCH_TRY(make(indices, sizes.indexBytes, readable | VK_BUFFER_USAGE_INDEX_BUFFER_BIT,
+                           MemoryUsage::DeviceLocal, "indices"));
+    }
+    PYRAMARCH_TRY(make(vertices, sizes.vertexBytes,
+                       readable | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                       MemoryUsage::DeviceLocal, "vertices"));
+    if (meshSmooth) PYRAMARCH_TRY(createMeshSmoothBuffers(make));
+    if (attributeComponents)
+        PYRAMARCH_TRY(make(attributeOut, uint64_t(grid.vertexCapacity) * attributeComponents * 4,
+                           VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT |
+                               VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                           MemoryUsage::DeviceLocal, "surface attributes"));
+    std::memcpy(gridBuf.mapped(), &grid, sizeof(grid));
+    gridBuf.flush();
+    if (indexed) {
+        vertexGrid.vertexCapacity = grid.vertexCapacity;
+        vertexGrid.indexCapacity = grid.indexCapacity;
+        std::memcpy(vertexGridBuf.mapped(), &vertexGrid, sizeof(vertexGrid));
+        vertexGridBuf.flush();
+    }
+    return {};
+}
+
 Status IsoSurface::Impl::createBuffers() {
     Impl& m = *this;
-    Allocator& alloc = device->allocator();
-    const std::string& n = info.name;
-    auto make = [&](Buffer& out, VkDeviceSize bytes, VkBufferUsageFlags usage, MemoryUsage mem,
-                    const std::string& what) -> Status {
-        const std::string name = n + "." + what;
-        auto b = alloc.createBuffer(
-            {.size = std::max<VkDeviceSize>(bytes, 16), .usage = usage, .memory = mem, .name = name.c_str()});
-        if (!b)
-            return b.status().withContext("isosurface '" + n + "': creating " + what + " buffer (" + fmtBytes(bytes) +
-                                          "): ");
-        out = std::move(b).value();
-        m.memory.push_back({what, out.size(),
-                            what == "vertices"  ? sizes.vertexSlices
-                            : what == "indices" ? sizes.indexSlices
-                                                : 1u});
-        return {};
-    };
+    auto make = [this](Buffer& out, VkDeviceSize bytes, VkBufferUsageFlags usage, MemoryUsage mem,
+                       const std::string& what) -> Status { return makeBuffer(out, bytes, usage, mem, what); };
     const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
     const VkBufferUsageFlags readable = storage | VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
     const VkBufferUsageFlags texels = VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT;
@@ -318,9 +819,9 @@ Status IsoSurface::Impl::makePipeline(ComputePipeline& out, std::span<const uint
                             {gpu::kIsoSpecVolumeFormat, volumeFormatOf(blockPoolFormat())},
                             {gpu::kIsoSpecVolumePoolBricks, sizes.volumePoolBricks},
                             {gpu::kIsoSpecVolumePoolCount, std::max(sizes.volumePoolCount, 1u)},
-                            {gpu::kIsoSpecVertexSlices, sizes.vertexSlices},
+                            {gpu::kIsoSpecVertexSlices, specVertexSlices},
                             {gpu::kIsoSpecVertexSliceSize, sizes.vertexSliceElements},
-                            {gpu::kIsoSpecIndexSlices, sizes.indexSlices},
+                            {gpu::kIsoSpecIndexSlices, specIndexSlices},
                             {gpu::kIsoSpecIndexSliceSize, std::max(sizes.indexSliceElements, 1u)}};
     auto p = ComputePipeline::create(*device, d);
     if (!p) return p.status().withContext("isosurface '" + info.name + "': pipeline " + what + ": ");
@@ -523,6 +1024,7 @@ const Buffer& IsoSurface::indexBuffer() const {
     return impl_->indices;
 }
 uint32_t IsoSurface::vertexCapacity() const { return impl_->grid.vertexCapacity; }
+uint32_t IsoSurface::indexCapacity() const { return impl_->grid.indexCapacity; }
 SparseDomain IsoSurface::sparseDomain() const {
     SparseDomain d = impl_->info.sparse;
     d.enabled = impl_->sparse;
@@ -577,6 +1079,8 @@ void IsoSurface::Impl::beginFrame(const PassContext& ctx) {
 }
 
 Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const GraphInputs& inputs) {
+    // A host graph: nothing grows there (see settleForHostGraph).
+    if (!impl_->buildingOwnGraph && !impl_->addedToGraph && frame_ == 0) PYRAMARCH_TRY(impl_->settleForHostGraph());
     Impl& m = *impl_;
     const std::string& n = m.info.name;
     if (m.addedToGraph)
@@ -716,6 +1220,11 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
 }
 
 Status IsoSurface::record(VkCommandBuffer cmd) {
+    // A frame boundary: growth replaces the output buffers and this graph.
+    if (internal_ || !impl_->addedToGraph) {
+        PYRAMARCH_TRY(impl_->growSparseDomain(internal_)); // may replace impl_
+        PYRAMARCH_TRY(impl_->growOutputs(internal_));
+    }
     if (!internal_) {
         if (impl_->addedToGraph)
             return Status::error(ErrorCode::InvalidState,
@@ -736,7 +1245,10 @@ Status IsoSurface::record(VkCommandBuffer cmd) {
             in.particles = g->importBuffer(impl_->info.name + ".particles", *impl_->info.particleBuffer, computeWrite,
                                            computeWrite, true);
         }
-        PYRAMARCH_TRY(addPasses(*g, in).status());
+        impl_->buildingOwnGraph = true;
+        const Status added = addPasses(*g, in).status();
+        impl_->buildingOwnGraph = false;
+        PYRAMARCH_TRY(added);
         Status s = g->compile();
         if (!s) return s.withContext("isosurface '" + impl_->info.name + "': graph: ");
         internal_ = std::move(g);

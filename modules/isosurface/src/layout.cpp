@@ -208,6 +208,38 @@ Status IsoSurface::Impl::planOutputSlices(const DeviceLimits& lim, const std::st
     return {};
 }
 
+// The output buffers of `vertexCapacity` vertices and `indexCapacity`
+// indices (indexed): the grid's capacities, the buffer sizes and their
+// slices, and mesh smoothing's bound buffers; at creation and at growth.
+Status IsoSurface::Impl::planOutputs(const DeviceLimits& lim, const std::string& dev, uint32_t vertexCapacity,
+                                     uint32_t indexCapacity, gpu::IsoGrid& g, IsoSizes& out) const {
+    g.vertexCapacity = vertexCapacity / 3u * 3u;
+    out.vertexBytes = std::max<uint64_t>(uint64_t(g.vertexCapacity) * sizeof(gpu::IsoVertex), sizeof(gpu::IsoVertex));
+    PYRAMARCH_TRY(planOutputSlices(lim, dev, "vertexCapacity", vertexCapacity, out.vertexBytes, sizeof(gpu::IsoVertex),
+                                   out.vertexSlices, out.vertexSliceElements));
+    g.indexCapacity = indexed ? indexCapacity / 3u * 3u : 0u;
+    out.indexBytes = std::max<uint64_t>(uint64_t(g.indexCapacity) * 4, 4);
+    if (indexed)
+        PYRAMARCH_TRY(planOutputSlices(lim, dev, "indexCapacity", indexCapacity, out.indexBytes, 4, out.indexSlices,
+                                       out.indexSliceElements));
+    if (meshSmooth) {
+        // Mesh smoothing's own buffers are bound whole: a slot pair per index
+        // and a scratch position per vertex, each in one binding.
+        const uint64_t range = lim.maxStorageBufferRange;
+        const uint64_t listBytes = uint64_t(g.indexCapacity) * 8, scratchBytes = uint64_t(g.vertexCapacity) * 16;
+        if (listBytes > range || scratchBytes > range)
+            return Status::error(ErrorCode::DeviceLimit,
+                                 "isosurface '" + info.name + "': meshSmoothing: " +
+                                     (listBytes > range
+                                          ? "the triangle slots of indexCapacity " + std::to_string(indexCapacity) +
+                                                " need " + fmtBytes(listBytes)
+                                          : "the scratch positions of vertexCapacity " +
+                                                std::to_string(vertexCapacity) + " need " + fmtBytes(scratchBytes)) +
+                                     ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
+    }
+    return {};
+}
+
 uint64_t sparseBlocksPerPool(const DeviceLimits& limits, VolumeFormat format) {
     const uint64_t brickBytes = uint64_t(gpu::kIsoVolumeBrickSamples) * volumeFormatBytes(format);
     return std::min(uint64_t(limits.maxStorageBufferRange) / brickBytes,
@@ -603,11 +635,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                                            : std::to_string(cells) + " cells") +
                                  " needs " + fmtBytes(pyramidBytes) + ", over maxStorageBufferRange (" +
                                  fmtBytes(range) + ")" + dev);
-    g.vertexCapacity = info.vertexCapacity / 3u * 3u;
-    const uint64_t vertexBytes =
-        std::max<uint64_t>(uint64_t(g.vertexCapacity) * sizeof(gpu::IsoVertex), sizeof(gpu::IsoVertex));
-    PYRAMARCH_TRY(planOutputSlices(lim, dev, "vertexCapacity", info.vertexCapacity, vertexBytes, sizeof(gpu::IsoVertex),
-                                   sizes.vertexSlices, sizes.vertexSliceElements));
+    PYRAMARCH_TRY(planOutputs(lim, dev, info.vertexCapacity, info.indexCapacity, g, sizes));
     g.maxGroupsX =
         m.foldGroupsX ? std::min(m.foldGroupsX, lim.maxComputeWorkGroupCount[0]) : lim.maxComputeWorkGroupCount[0];
     g.normalMode = info.normals == NormalMode::Forward   ? gpu::kIsoNormalForward
@@ -640,9 +668,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     m.tiledMetaballs = g.patchList != 0 && info.source == FieldSource::Metaballs && !m.denseFieldForced;
     g.patchCount = uint32_t(groupsOf(cells, uint64_t(gpu::kIsoClassifyCells) * gpu::kIsoClassifyGroupSize) *
                             gpu::kIsoPatchesPerGroup);
-    g.indexCapacity = m.indexed ? info.indexCapacity / 3u * 3u : 0u;
     uint64_t vertexPyramidBytes = 0, runBaseBytes = 0;
-    const uint64_t indexBytes = std::max<uint64_t>(uint64_t(g.indexCapacity) * 4, 4);
     if (m.indexed) {
         // Shared vertices: the vertex pyramid has the cell pyramid's levels
         // >= 1 (its level 0 would be per cell: counted from the MC cases
@@ -661,22 +687,6 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                                  "isosurface '" + info.name + "': the vertex pyramid over " +
                                      std::to_string(vertexCells) + " cells needs " + fmtBytes(vertexPyramidBytes) +
                                      ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
-        PYRAMARCH_TRY(planOutputSlices(lim, dev, "indexCapacity", info.indexCapacity, indexBytes, 4, sizes.indexSlices,
-                                       sizes.indexSliceElements));
-    }
-    if (m.meshSmooth) {
-        // Mesh smoothing's own buffers are bound whole: a slot pair per index
-        // and a scratch position per vertex, each in one binding.
-        const uint64_t listBytes = uint64_t(g.indexCapacity) * 8, scratchBytes = uint64_t(g.vertexCapacity) * 16;
-        if (listBytes > range || scratchBytes > range)
-            return Status::error(
-                ErrorCode::DeviceLimit,
-                "isosurface '" + info.name + "': meshSmoothing: " +
-                    (listBytes > range ? "the triangle slots of indexCapacity " + std::to_string(info.indexCapacity) +
-                                             " need " + fmtBytes(listBytes)
-                                       : "the scratch positions of vertexCapacity " +
-                                             std::to_string(info.vertexCapacity) + " need " + fmtBytes(scratchBytes)) +
-                    ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
     }
 
     switch (info.source) {
@@ -1065,10 +1075,8 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     sizes.cells = m.sparse ? pyramidCells : cells;
     sizes.pyramidElements = offset;
     sizes.pyramidBytes = pyramidBytes;
-    sizes.vertexBytes = vertexBytes;
     sizes.vertexPyramidBytes = vertexPyramidBytes;
     sizes.runBaseBytes = runBaseBytes;
-    sizes.indexBytes = indexBytes;
     return {};
 }
 

@@ -83,7 +83,8 @@ void IsoSurface::Impl::addMeshSmoothPasses(RenderGraph& graph, const IsoRefs& re
     graph.addPass(prefix + "clear", PassKind::Transfer)
         .use(count, Access::TransferDst)
         .record([this, count](PassContext& ctx) {
-            if (self->recording_ == 0) ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(count), 0, VK_WHOLE_SIZE, 0);
+            if (self->recording_ == outputsFromFrame)
+                ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(count), 0, VK_WHOLE_SIZE, 0);
         });
     auto perIndex = [this, args](uint32_t mode) {
         return [this, args, mode](PassContext& ctx) {

@@ -47,8 +47,11 @@ std::optional<IsoTimings> IsoSurface::latestTimings() const {
     const Impl& m = *impl_;
     if (!m.timingGraph || !m.graphFrameKnown) return std::nullopt;
     std::optional<IsoTimings> t = m.timingGraph->latestTimingsOf(m.info.name + ".");
-    if (!t || t->frame < m.graphFrameOffset) return std::nullopt;
-    t->frame -= m.graphFrameOffset; // graph frames -> the surface's frames
+    if (!t) return std::nullopt;
+    // Graph frames -> the surface's frames (modulo 2^64: a graph built
+    // after a growth starts at 0 while the surface is at frame F).
+    t->frame -= m.graphFrameOffset;
+    if (t->frame >= frame_) return std::nullopt;
     return t;
 }
 
@@ -59,8 +62,22 @@ std::optional<IsoStats> IsoSurface::latestStats() const {
 }
 
 std::optional<IsoStats> IsoSurface::statsOfFrame(uint64_t frame) const {
-    const Impl& m = *impl_;
     if (frame >= frame_) return std::nullopt;
+    // A frame before a sparse domain's growth: the surface that recorded it
+    // (held until released).
+    const Impl* recorder = impl_.get();
+    if (frame < recorder->firstFrame) {
+        recorder = nullptr;
+        for (const Impl::Replaced& r : impl_->replaced)
+            if (r.impl && r.impl->firstFrame <= frame && (!recorder || r.impl->firstFrame > recorder->firstFrame))
+                recorder = r.impl.get();
+        if (!recorder) return std::nullopt;
+    }
+    return recorder->statsOf(frame);
+}
+
+std::optional<IsoStats> IsoSurface::Impl::statsOf(uint64_t frame) const {
+    const Impl& m = *this;
     m.stats.invalidate();
     gpu::IsoStatsGpu s;
     std::memcpy(&s, static_cast<const uint8_t*>(m.stats.mapped()) + sizeof(s) * (frame % m.ring), sizeof(s));
@@ -78,6 +95,19 @@ std::optional<IsoStats> IsoSurface::statsOfFrame(uint64_t frame) const {
     out.sparseItemRefsNeeded = s.sparseItemRefs;
     out.sparseCrowdedBricks = s.sparseCrowdedBricks;
     out.sparseVolumeBricksNeeded = s.sparseVolumeBricks;
+    const Impl::CapacityEpoch& epoch = m.epochOf(frame);
+    out.vertexCapacity = epoch.vertices;
+    out.indexCapacity = epoch.indices;
+    out.sparseBrickCapacity = epoch.bricks;
+    out.sparseRowPairCapacity = epoch.rowPairs;
+    if (epoch.grown && epoch.firstFrame == frame) {
+        out.grown = true;
+        out.grownAfterFrame = epoch.grownAfter;
+        out.previousVertexCapacity = epoch.previousVertices;
+        out.previousIndexCapacity = epoch.previousIndices;
+        out.previousSparseBrickCapacity = epoch.previousBricks;
+        out.previousSparseRowPairCapacity = epoch.previousRowPairs;
+    }
     if (m.sparse && m.info.source == FieldSource::Volume) {
         // Recorded on the host: a later frame may have taken the slot since.
         const Impl::IsoOutside& o = m.isoOutsideBySlot[frame % m.ring];

@@ -179,7 +179,8 @@ BufferRef IsoSurface::Impl::addAttributePasses(RenderGraph& graph, const IsoRefs
         graph.addPass(n + ".attributes.clear", PassKind::Transfer)
             .use(table, Access::TransferDst)
             .record([this, table](PassContext& ctx) {
-                if (self->recording_ == 0) ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(table), 0, VK_WHOLE_SIZE, 0);
+                if (self->recording_ == firstFrame)
+                    ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(table), 0, VK_WHOLE_SIZE, 0);
             });
     }
     // The dispatches (the vertices written, the listed bricks).

@@ -184,10 +184,11 @@ Status ChannelScene::update(double time) {
 SparseMemory sparseMemoryOf(iso::IsoSurface& surface, const std::array<uint32_t, 3>& samples) {
     SparseMemory m;
     for (const iso::IsoSurface::MemoryItem& item : surface.memoryReport())
-        (item.name == "vertices"                                                               ? m.vertices
-         : item.name.size() >= 7 && item.name.compare(item.name.size() - 7, 7, "staging") == 0 ? m.staging
-                                                                                               : m.resident) +=
-            item.bytes;
+        if (item.name != "replaced") // growth's replaced buffers, until released
+            (item.name == "vertices"                                                               ? m.vertices
+             : item.name.size() >= 7 && item.name.compare(item.name.size() - 7, 7, "staging") == 0 ? m.staging
+                                                                                                   : m.resident) +=
+                item.bytes;
     const double cells = double(samples[0] - 1) * (samples[1] - 1) * (samples[2] - 1);
     m.dense = double(samples[0]) * samples[1] * samples[2] * 4.0 + cells * 4.0 / 3.0;
     return m;

@@ -5,7 +5,6 @@
 //
 //     IsoSurfaceCreateInfo info;
 //     info.samples = {65, 65, 65};
-//     info.vertexCapacity = 1 << 20;
 //     info.source = FieldSource::Metaballs;
 //     auto created = IsoSurface::create(device, info);
 //     if (!created) return fail(created.status()); // the message names the field
@@ -15,6 +14,11 @@
 //     iso->setMetaballs(balls);
 //     graph.execute(cmd);               // or iso->record(cmd) without a host graph
 //     draw with iso->vertexBuffer() / iso->drawArgsBuffer() (offset drawArgsOffset())
+//
+// Output capacities need not be given: with record(), the module grows the
+// vertex and index buffers at a frame boundary from the stats it reads back
+// (see IsoSurfaceCreateInfo::vertexCapacity and memoryBudget); the handles
+// vertexBuffer() and indexBuffer() return may then change.
 #pragma once
 
 #include <array>
@@ -325,7 +329,12 @@ enum class SparseVolumeInput {
 // the grid every frame (no skipping): maxBricks must hold them all.
 // Capacities left 0 are sized by the module at creation from the grid, the
 // source and the device limits, within memoryBudget (see
-// IsoSurface::sparseDomain() for what it chose).
+// IsoSurface::sparseDomain() for what it chose). For metaballs, particles
+// and user fields with a Lipschitz bound those sizes are the most they grow
+// to: the surface starts below them and record() plans it again, larger,
+// after a frame whose counters overflowed or passed 90% (as the output
+// buffers: IsoSurfaceCreateInfo::vertexCapacity; with addPasses() they
+// stay at the planned sizes). Non-zero: hard caps.
 struct SparseDomain {
     // A hint. true: a sparse domain. false: the dense grid where it fits the
     // device, else (its field, pyramid, particle bins or 32-bit counts past
@@ -428,8 +437,12 @@ struct IsoSurfaceCreateInfo {
     // World bounds: sample i sits at min + i * (max - min) / (samples - 1).
     std::array<float, 3> boundsMin{-1.f, -1.f, -1.f};
     std::array<float, 3> boundsMax{1.f, 1.f, 1.f};
-    // Required. Vertex buffer capacity in vertices (0 allowed: nothing is
-    // drawn, stats still count). Rounded down to whole triangles. The vertex
+    // Vertex buffer capacity in vertices, rounded down to whole triangles.
+    // 0 (default): the module starts small and, through record(), grows the
+    // buffer after a frame whose stats (read framesInFlight frames later)
+    // show an overflow or over 90% use, within memoryBudget (with addPasses()
+    // it keeps the starting size, 49,152). Non-zero: a hard cap; a frame
+    // needing more is truncated and reports IsoStats::overflow. The vertex
     // buffer is one VkBuffer (what hosts bind to draw), which may be larger
     // than one storage binding: the compute passes write it through up to
     // 16 storage descriptors at offsets, each within maxStorageBufferRange
@@ -446,8 +459,16 @@ struct IsoSurfaceCreateInfo {
     bool indexed = false;
     // indexed: index buffer capacity (rounded down to whole triangles); as
     // the vertex buffer, up to 16 storage bindings of one VkBuffer (lavapipe:
-    // 33.5 M indices each), at most maxIndexCapacity().
+    // 33.5 M indices each), at most maxIndexCapacity(). 0 (default): sized
+    // and grown by the module as vertexCapacity; non-zero: a hard cap.
     uint32_t indexCapacity = 0;
+    // Bytes all of the surface's buffers may take (memoryReport(), without
+    // the replaced buffers held until released) when the module grows them:
+    // growth stops as far as it holds and record() returns
+    // ErrorCode::CapacityExceeded once. A non-zero budget also fails
+    // create() when the starting sizes pass it. 0 (default): a quarter of
+    // the device's largest device-local heap (1 GiB where unknown).
+    uint64_t memoryBudget = 0;
     // Optional. Smoothing of the output surface (see MeshSmoothing); needs
     // indexed = true. Bad values (iterations > 64, NaN or out-of-range
     // lambda / mu, non-indexed output) fail create() naming the field.
@@ -568,6 +589,21 @@ struct IsoStats {
     // resident bricks were uploaded for (uploadVolume): triangles only where
     // bricks were uploaded (overflow).
     bool isoOutsideUpload = false;
+    // The capacities this frame ran with: vertices, indices; sparse domains'
+    // maxBricks and maxRowPairs (0 on a dense grid).
+    uint32_t vertexCapacity = 0;
+    uint32_t indexCapacity = 0;
+    uint32_t sparseBrickCapacity = 0;
+    uint32_t sparseRowPairCapacity = 0;
+    // True on the first frame after the module grew its buffers: the frame
+    // whose stats asked for it and the capacities before (unchanged ones
+    // equal the current ones).
+    bool grown = false;
+    uint64_t grownAfterFrame = 0;
+    uint32_t previousVertexCapacity = 0;
+    uint32_t previousIndexCapacity = 0;
+    uint32_t previousSparseBrickCapacity = 0;
+    uint32_t previousSparseRowPairCapacity = 0;
 };
 
 // GPU times of one frame of a surface (IsoSurface::latestTimings): passes
@@ -714,6 +750,11 @@ public:
     // the draw args in indirect-read use and the indices in index-read use
     // (the module's barriers, in `cmd`): a draw later in `cmd`, inside or
     // outside a render pass, needs no barrier for them.
+    // A frame boundary: first grows the buffers whose capacities were left 0
+    // where the stats of the frame framesInFlight back ask for it (see
+    // IsoSurfaceCreateInfo::vertexCapacity; read vertexBuffer() and
+    // indexBuffer() again after it). Growth held back by memoryBudget, the
+    // allocator or a device limit returns its error once, recording nothing.
     Status record(VkCommandBuffer cmd);
     // The internal graph used by record() (describe(), toDot()); timings come
     // from latestTimings().
@@ -778,6 +819,11 @@ public:
 
     // Output. Vertex format: IsoVertex (32 bytes: vec4 position, w = cell
     // triangle count; vec4 normal). Draw with vkCmdDrawIndirect(drawArgsBuffer(), drawArgsOffset(), 1, 16).
+    // Growth (capacities 0) replaces the vertex, index and attribute buffers
+    // inside a record() call: read vertexBuffer() / indexBuffer() /
+    // attributeBuffer() again after each record() (the frame it recorded
+    // writes the ones they then return; the replaced ones stay valid until
+    // framesInFlight + 8 frames later).
     const Buffer& vertexBuffer() const;
     const Buffer& drawArgsBuffer() const;
     static constexpr VkDeviceSize drawArgsOffset() { return kDrawArgsOffset; }
@@ -786,7 +832,8 @@ public:
     bool indexed() const; // IsoSurfaceCreateInfo::indexed
     static constexpr VkDeviceSize drawIndexedArgsOffset() { return kDrawIndexedArgsOffset; }
     static constexpr uint32_t vertexStride() { return kVertexStride; }
-    uint32_t vertexCapacity() const; // whole triangles
+    uint32_t vertexCapacity() const; // whole triangles; the current size (it grows with capacities 0)
+    uint32_t indexCapacity() const;  // indexed: the same for the index buffer (0 otherwise)
     // surfaceAttributes: vertex v of vertexBuffer() has attributeComponents()
     // floats at float v * attributeComponents() of attributeBuffer() (vertex
     // and storage buffer usage), attribute i from float attributeOffset(i)
@@ -805,7 +852,8 @@ public:
     SparseDomain sparseDomain() const;
 
     // GPU memory the surface holds, one entry per buffer (name, bytes as
-    // created), for benchmarks and memory budgets. Render-graph scratch is not included.
+    // created; "replaced": buffers growth replaced, until released), for
+    // benchmarks and memory budgets. Render-graph scratch is not included.
     struct MemoryItem {
         std::string name;
         uint64_t bytes = 0;

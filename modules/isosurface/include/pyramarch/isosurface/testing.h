@@ -16,6 +16,14 @@
 namespace pyramarch::iso::testing {
 
 struct Knobs {
+    // Output buffers a surface with vertexCapacity / indexCapacity 0 starts
+    // with (vertices and indices; 0 = the module's start), so tests grow
+    // them from a tiny size.
+    uint32_t startOutputCapacity = 0;
+    // Listed bricks a sparse domain with maxBricks 0 starts with (row pairs
+    // left 0: 8 a brick; metaball references left 0: 4 a brick; 0 = the
+    // module's start).
+    uint32_t startSparseBricks = 0;
     // Folds dispatches at this many groups along x instead of the device's
     // maxComputeWorkGroupCount[0] (0 = the device limit), so tests exercise
     // the fold on small grids.
