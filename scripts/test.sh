@@ -41,6 +41,15 @@ CC=clang CXX=clang++ cmake -S "$PYRAMARCH_ROOT" -B "$test_build" -DCMAKE_BUILD_T
 cmake --build "$test_build" -j"$(nproc)"
 
 phase "tests"
+# A fresh runner has no run times yet: ctest would start the suites in the
+# order they are declared and could leave a long one for last on one core.
+# Seed its cost file with measured times (tests/ctest-costs.txt, seconds in
+# this build) so the longest start first; ctest keeps it current afterwards.
+cost_file="$test_build/Testing/Temporary/CTestCostData.txt"
+if [ ! -f "$cost_file" ]; then
+  mkdir -p "$(dirname "$cost_file")"
+  cp "$PYRAMARCH_ROOT/tests/ctest-costs.txt" "$cost_file"
+fi
 (
   # Third-party leaks (driver, validation layer, loader) are suppressed by
   # library name only: tests/sanitizers/lsan.supp.
