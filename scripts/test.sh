@@ -58,7 +58,7 @@ fi
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
   # The soak's shortest run: its heap check is exact under the sanitizer.
   export PYRAMARCH_SOAK_FRAMES="${PYRAMARCH_SOAK_FRAMES:-2200}"
-  cd "$test_build" && ctest --output-on-failure -j"$(nproc)" --timeout 1500 "$@"
+  cd "$test_build" && ctest --output-on-failure -j"$(nproc)" --timeout 2700 "$@"
 )
 
 # The thread tests again under ThreadSanitizer: a build folder of their own
