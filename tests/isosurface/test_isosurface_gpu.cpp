@@ -1726,15 +1726,20 @@ TEST_F(IsoGpu, OutputCapacityCapsAndBudgets) {
     info.memoryBudget = startBytes + 64; // room for two more vertices, not for the surface
     auto tight = make(info, {.startOutputCapacity = 30});
     ASSERT_TRUE(tight);
-    std::vector<ErrorCode> errors;
-    for (uint32_t f = 0; f < info.framesInFlight + 4; ++f) {
-        Status inner;
-        ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { inner = tight->record(cmd); }));
-        if (!inner) {
-            errors.push_back(inner.code());
-            EXPECT_NE(inner.message().find("memoryBudget"), std::string::npos) << inner.message();
+    // Records `frames` frames of `surface`, appending the codes of the
+    // record() calls that failed, each of which must name the budget.
+    auto recordFrames = [&](IsoSurface& surface, uint32_t frames, std::vector<ErrorCode>& codes) {
+        for (uint32_t f = 0; f < frames; ++f) {
+            Status inner;
+            ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { inner = surface.record(cmd); }));
+            if (!inner) {
+                codes.push_back(inner.code());
+                EXPECT_NE(inner.message().find("memoryBudget"), std::string::npos) << inner.message();
+            }
         }
-    }
+    };
+    std::vector<ErrorCode> errors;
+    ASSERT_NO_FATAL_FAILURE(recordFrames(*tight, info.framesInFlight + 4, errors));
     ASSERT_EQ(errors.size(), 1u);
     EXPECT_EQ(errors[0], ErrorCode::CapacityExceeded);
     EXPECT_EQ(tight->vertexCapacity(), 30u);
@@ -1748,14 +1753,7 @@ TEST_F(IsoGpu, OutputCapacityCapsAndBudgets) {
     auto partial = make(info, {.startOutputCapacity = 30});
     ASSERT_TRUE(partial);
     errors.clear();
-    for (uint32_t f = 0; f < 2 * info.framesInFlight + 5; ++f) {
-        Status inner;
-        ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { inner = partial->record(cmd); }));
-        if (!inner) {
-            errors.push_back(inner.code());
-            EXPECT_NE(inner.message().find("memoryBudget"), std::string::npos) << inner.message();
-        }
-    }
+    ASSERT_NO_FATAL_FAILURE(recordFrames(*partial, 2 * info.framesInFlight + 5, errors));
     ASSERT_GE(errors.size(), 1u);
     EXPECT_LE(errors.size(), 2u); // the first growth's, and the next request's refusal
     for (ErrorCode c : errors) EXPECT_EQ(c, ErrorCode::CapacityExceeded);
