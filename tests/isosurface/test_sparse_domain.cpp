@@ -580,6 +580,52 @@ TEST_F(IsoSparseParticles, CapacitiesRunningOutAreReportedBoundedAndSuggested) {
     }
 }
 
+// Capacities 0 with particles: the references start at the default a
+// brick (2 bricks here, 512 references) and grow with the bricks and row
+// pairs until a frame fits; that frame's triangles are the dense gather's,
+// bit for bit (as a multiset: the pool writes in its own order).
+std::vector<std::array<uint32_t, 24>> triangleBits(const std::vector<IsoVertexData>& v);
+TEST_F(IsoSparseParticles, ReferencesGrowToTheDensePath) {
+    IsoSurfaceCreateInfo info = sparseParticleInfo({41, 37, 45}, NormalMode::Central);
+    info.vertexCapacity = 0;
+    info.sparse.maxBricks = info.sparse.maxRowPairs = info.sparse.maxItemRefs = 0;
+    // A wide kernel over dense clouds: bricks list more than the default.
+    info.particleRadius = 0.3f;
+    info.isoValue = 2.f;
+    const std::vector<Particle> particles = clusteredParticles(4000, 5u);
+    auto sparse = make(info, {.startOutputCapacity = 30, .startSparseBricks = 2});
+    ASSERT_TRUE(sparse);
+    ASSERT_OK(sparse->setParticles(particles));
+    const auto first = sparse->sparseDomain();
+    EXPECT_EQ(first.maxItemRefs, 2u * kDefaultSparseParticleRefsPerBrick);
+    bool fits = false;
+    for (uint32_t f = 0; f < 24 && !fits; ++f) {
+        frame(*sparse);
+        const auto st = sparse->statsOfFrame(f);
+        ASSERT_TRUE(st.has_value());
+        fits = f > info.framesInFlight && !st->overflow;
+    }
+    ASSERT_TRUE(fits) << "still overflowing after 24 frames";
+    const auto last = sparse->statsOfFrame(sparse->framesRecorded() - 1);
+    ASSERT_TRUE(last.has_value());
+    EXPECT_GT(last->sparseItemRefsNeeded, last->sparseBricksNeeded * kDefaultSparseParticleRefsPerBrick);
+    EXPECT_GE(sparse->sparseDomain().maxItemRefs, last->sparseItemRefsNeeded);
+
+    IsoSurfaceCreateInfo denseInfo = info;
+    denseInfo.sparse = {};
+    denseInfo.splat = SplatMethod::Gather;
+    denseInfo.vertexCapacity = 300000;
+    auto dense = make(denseInfo);
+    ASSERT_TRUE(dense);
+    ASSERT_OK(dense->setParticles(particles));
+    frame(*dense);
+    auto want = dense->readVertices();
+    auto got = sparse->readVertices();
+    ASSERT_TRUE(want.ok() && got.ok());
+    ASSERT_GT(want.value().size(), 1000u);
+    EXPECT_EQ(triangleBits(got.value()), triangleBits(want.value()));
+}
+
 // Triangles as the bits of their three vertices (position with w, normal),
 // sorted: the same multiset whatever the order the pool wrote them in.
 std::vector<std::array<uint32_t, 24>> triangleBits(const std::vector<IsoVertexData>& v) {

@@ -108,16 +108,20 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
         const bool growable = (byItems || (info.source == FieldSource::UserGlsl && info.lipschitz > 0.f)) &&
                               info.sparse.volumeInput == SparseVolumeInput::Upload;
         const bool bricks = growable && info.sparse.maxBricks == 0, pairs = growable && info.sparse.maxRowPairs == 0;
-        const bool refs = growable && info.source == FieldSource::Metaballs && info.sparse.maxItemRefs == 0;
+        const bool refs = growable && byItems && info.sparse.maxItemRefs == 0;
         if (bricks || pairs || refs) {
             IsoSurfaceCreateInfo small = planned;
             const uint32_t b = knobs.startSparseBricks;
             if (bricks) small.sparse.maxBricks = std::min(most.maxBricks, b ? b : kStartSparseBricks);
             if (pairs) small.sparse.maxRowPairs = std::min(most.maxRowPairs, b ? 8 * b : kStartSparseRowPairs);
+            // Particles start at the references a brick lists by default,
+            // balls at a few a brick (at most all of them).
+            const uint64_t startRefsPerBrick = info.source == FieldSource::Particles
+                                                   ? kDefaultSparseParticleRefsPerBrick
+                                                   : std::min(info.maxBalls, b ? 4 : kStartSparseRefsPerBrick);
             if (refs)
-                small.sparse.maxItemRefs = uint32_t(std::min<uint64_t>(
-                    most.maxItemRefs,
-                    uint64_t(small.sparse.maxBricks) * std::min(info.maxBalls, b ? 4 : kStartSparseRefsPerBrick)));
+                small.sparse.maxItemRefs = uint32_t(
+                    std::min<uint64_t>(most.maxItemRefs, uint64_t(small.sparse.maxBricks) * startRefsPerBrick));
             auto smaller = setUp(small);
             // Where the smaller plan fails (it should not), the full sizes stay, fixed.
             if (smaller->impl_->planLayout(lim, device.name())) {

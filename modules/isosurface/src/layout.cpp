@@ -362,10 +362,12 @@ Status IsoSurface::Impl::sizeSparseDomain(const DeviceLimits& lim, const std::st
         }
     }
     spent += uint64_t(d.maxBricks) * perBrick;
-    if (info.source == FieldSource::Metaballs && d.maxItemRefs == 0) {
-        // A brick lists each ball at most once: every ball for every brick,
-        // within one binding beside the lists and half the budget left.
-        const uint64_t perBrickRefs = std::min<uint64_t>(info.maxBalls, kMaxSparseItemsPerBrick);
+    if (items && d.maxItemRefs == 0) {
+        // A brick lists each ball or particle at most once: every ball (as
+        // many particles as a brick may list) for every brick, within one
+        // binding beside the lists and half the budget left.
+        const uint64_t perBrickRefs =
+            particles ? kMaxSparseItemsPerBrick : std::min<uint64_t>(info.maxBalls, kMaxSparseItemsPerBrick);
         const uint64_t listBytes = uint64_t(d.maxBricks) * 8;
         const uint64_t room = range > listBytes ? (range - listBytes) / 4 : 1;
         const uint64_t budgetRefs = budget > spent ? (budget - spent) / 2 / 4 : 1;
