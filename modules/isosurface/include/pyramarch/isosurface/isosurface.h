@@ -637,8 +637,8 @@ uint32_t maxSparseRowPairs(const DeviceLimits& limits);
 // bytes) in up to 4 buffers of one maxStorageBufferRange (100,836 at 128 MiB).
 uint32_t maxSparseParticleBricks(const DeviceLimits& limits);
 // SparseDomain::maxItemRefs as a surface of `info` on a device with `limits`
-// resolves it (0: the default per brick, within one binding; metaballs with
-// maxItemRefs 0 are sized at creation instead: IsoSurface::sparseDomain());
+// resolves it (0: the default per brick, within one binding; a surface
+// created with maxItemRefs 0 sizes and grows its own: IsoSurface::sparseDomain());
 // 0 for user fields.
 uint32_t sparseItemRefCapacity(const IsoSurfaceCreateInfo& info, const DeviceLimits& limits);
 
