@@ -8,7 +8,8 @@
 # CPU, GPU (the default Vulkan device: Mesa lavapipe without a GPU, with
 # validation and synchronization validation on), the tool and the samples,
 # the packaging tests, the soak (PYRAMARCH_SOAK_FRAMES, default 2200 here) and the `gpuav` label
-# (GPU tests again under GPU-assisted validation, tests/README.md). Then the
+# (small GPU cases again under GPU-assisted validation, tests/README.md; the
+# many-surface `gpuav_full` entries only with PYRAMARCH_GPUAV_FULL=1). Then the
 # thread tests again under ThreadSanitizer (their own small build;
 # PYRAMARCH_TSAN=0 skips it), then a time-boxed libFuzzer run of every fuzz
 # target in the same build (PYRAMARCH_FUZZ_SECONDS per target, default 30; 0
@@ -58,7 +59,9 @@ fi
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
   # The soak's shortest run: its heap check is exact under the sanitizer.
   export PYRAMARCH_SOAK_FRAMES="${PYRAMARCH_SOAK_FRAMES:-2200}"
-  cd "$test_build" && ctest --output-on-failure -j"$(nproc)" --timeout 2700 "$@"
+  skip_full=(-LE gpuav_full)
+  if [ "${PYRAMARCH_GPUAV_FULL:-0}" = "1" ]; then skip_full=(); fi
+  cd "$test_build" && ctest --output-on-failure -j"$(nproc)" --timeout 2700 "${skip_full[@]}" "$@"
 )
 
 # The thread tests again under ThreadSanitizer: a build folder of their own

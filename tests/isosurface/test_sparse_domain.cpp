@@ -580,6 +580,53 @@ TEST_F(IsoSparseParticles, CapacitiesRunningOutAreReportedBoundedAndSuggested) {
     }
 }
 
+// Every capacity short at once on one surface of each source (a user field
+// with a Lipschitz bound, metaballs, particles): a brick list of 6, a pool
+// of 9 row pairs, 40 item references and 60 vertices. Two frames on the
+// same buffers: each reports the overflow and what it needed, writes whole
+// triangles within the capacity, and every vertex it wrote lies in the grid.
+// One surface a source: the GPU-assisted validation run's sparse overflow
+// case (a surface's shader compile is what costs there).
+TEST_F(IsoSparse, EveryCapacityShortInOneSurface) {
+    for (const FieldSource source : {FieldSource::UserGlsl, FieldSource::Metaballs, FieldSource::Particles}) {
+        SCOPED_TRACE(source == FieldSource::UserGlsl    ? "user field"
+                     : source == FieldSource::Metaballs ? "metaballs"
+                                                        : "particles");
+        IsoSurfaceCreateInfo info =
+            source == FieldSource::UserGlsl    ? sparseInfo(kCayleyGlsl, {33, 29, 31}, 34.65f, NormalMode::Central)
+            : source == FieldSource::Metaballs ? sparseMetaballInfo({33, 29, 31}, NormalMode::Sobel)
+                                               : sparseParticleInfo({33, 29, 31}, NormalMode::Sobel);
+        info.sparse.maxBricks = 6;
+        info.sparse.maxRowPairs = 9;
+        if (source != FieldSource::UserGlsl) info.sparse.maxItemRefs = 40;
+        info.vertexCapacity = 60;
+        auto s = make(info);
+        ASSERT_TRUE(s);
+        if (source == FieldSource::Metaballs) ASSERT_OK(s->setMetaballs(scatteredBalls(12, 7u)));
+        if (source == FieldSource::Particles) ASSERT_OK(s->setParticles(clusteredParticles(2000, 5u)));
+        for (uint32_t f = 0; f < 2; ++f) {
+            frame(*s);
+            const auto st = s->statsOfFrame(f);
+            ASSERT_TRUE(st.has_value());
+            EXPECT_TRUE(st->overflow);
+            EXPECT_GT(st->sparseBricksNeeded, 6u);
+            if (source != FieldSource::UserGlsl) EXPECT_GT(st->sparseItemRefsNeeded, 40u);
+            EXPECT_LE(st->verticesWritten, 60u);
+            EXPECT_EQ(st->verticesWritten % 3, 0u);
+        }
+        const auto st = s->statsOfFrame(1);
+        auto v = s->readVertices();
+        ASSERT_TRUE(v.ok()) << v.message();
+        ASSERT_EQ(v.value().size(), st->verticesWritten);
+        for (const IsoVertexData& x : v.value())
+            for (int a = 0; a < 3; ++a) {
+                ASSERT_TRUE(std::isfinite(x.position[a]));
+                ASSERT_GE(x.position[a], info.boundsMin[a] - 1e-4f);
+                ASSERT_LE(x.position[a], info.boundsMax[a] + 1e-4f);
+            }
+    }
+}
+
 // Capacities 0 with particles: the references start at the default a
 // brick (2 bricks here, 512 references) and grow with the bricks and row
 // pairs until a frame fits; that frame's triangles are the dense gather's,

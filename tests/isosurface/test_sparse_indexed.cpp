@@ -160,6 +160,7 @@ std::vector<Particle> clusteredParticles(uint32_t count, uint32_t seed, float sh
 
 class IsoSparseIndexed : public IsoSurfaceTest {
 protected:
+    void expectEveryCapacityShortBounded(FieldSource source);
     IndexedMesh readIndexed(IsoSurface& s) {
         IndexedMesh m;
         auto v = s.readVertices();
@@ -411,6 +412,51 @@ TEST_F(IsoSparseIndexed, SmallCapacitiesRunningOutAreReportedBoundedAndSuggested
 
 // Small metaball and particle scenes with too few bricks, for gpuav: their
 // vertex shaders (the owner brick's items) and the degenerate triangles.
+// Indexed output with every capacity short at once on one surface:
+// brick list, pool, item references, vertices and indices. The frames
+// report the overflow, write within the capacities, and every index they
+// wrote names a vertex they wrote. One surface a case: the GPU-assisted
+// validation run takes the metaball one (a surface's compile is its cost).
+void IsoSparseIndexed::expectEveryCapacityShortBounded(FieldSource source) {
+    IsoSurfaceCreateInfo info = source == FieldSource::UserGlsl
+                                    ? sparseUserInfo(kCayleyGlsl, {25, 22, 27}, 34.65f, NormalMode::Sobel)
+                                    : sparseItemInfo(source, {25, 22, 27}, NormalMode::Sobel);
+    info.sparse.maxBricks = 6;
+    info.sparse.maxRowPairs = 9;
+    if (source != FieldSource::UserGlsl) info.sparse.maxItemRefs = 40;
+    info.vertexCapacity = 60;
+    info.indexCapacity = 90;
+    auto s = make(info);
+    ASSERT_TRUE(s);
+    if (source == FieldSource::Metaballs) ASSERT_OK(s->setMetaballs(scatteredBalls(8, 7u)));
+    if (source == FieldSource::Particles) ASSERT_OK(s->setParticles(clusteredParticles(800, 5u)));
+    for (uint32_t f = 0; f < 2; ++f) {
+        frame(*s);
+        const auto st = s->statsOfFrame(f);
+        ASSERT_TRUE(st.has_value());
+        EXPECT_TRUE(st->overflow);
+        EXPECT_GT(st->sparseBricksNeeded, 6u);
+        EXPECT_LE(st->verticesWritten, 60u);
+        EXPECT_LE(st->indicesWritten, 90u);
+        EXPECT_EQ(st->indicesWritten % 3, 0u);
+    }
+    const auto st = s->statsOfFrame(1);
+    const IndexedMesh m = readIndexed(*s);
+    ASSERT_EQ(m.indices.size(), st->indicesWritten);
+    ASSERT_LE(m.vertices.size(), 60u);
+    for (uint32_t index : m.indices) ASSERT_LT(index, m.vertices.size());
+}
+
+TEST_F(IsoSparseIndexed, EveryCapacityShortInOneUserFieldSurface) {
+    expectEveryCapacityShortBounded(FieldSource::UserGlsl);
+}
+TEST_F(IsoSparseIndexed, EveryCapacityShortInOneMetaballSurface) {
+    expectEveryCapacityShortBounded(FieldSource::Metaballs);
+}
+TEST_F(IsoSparseIndexed, EveryCapacityShortInOneParticleSurface) {
+    expectEveryCapacityShortBounded(FieldSource::Particles);
+}
+
 TEST_F(IsoSparseIndexed, SmallItemSourcesWithShortBrickLists) {
     for (FieldSource source : {FieldSource::Metaballs, FieldSource::Particles}) {
         SCOPED_TRACE(source == FieldSource::Metaballs ? "metaballs" : "particles");
