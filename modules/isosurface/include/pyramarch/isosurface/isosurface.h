@@ -350,11 +350,12 @@ struct SparseDomain {
     // pool's pyramid, ~26 bytes per slot, must fit maxStorageBufferRange.
     uint32_t maxRowPairs = 0;
     // Metaballs and particles: references over the listed bricks (each
-    // brick lists the balls or particles reaching it). 0: maxBricks times
-    // kDefaultSparseBallRefsPerBrick or kDefaultSparseParticleRefsPerBrick,
-    // at most what fits one maxStorageBufferRange with the lists.
-    // A brick whose list does not fit is classified without items (no
-    // triangles) and the frame reports the overflow. Ignored for user fields.
+    // brick lists the balls or particles reaching it). 0: sized and grown
+    // by the module (from a few a brick up to every ball, or
+    // kMaxSparseItemsPerBrick particles, a listed brick, within one
+    // maxStorageBufferRange and the budget). A brick whose list does not
+    // fit is classified without items (no triangles) and the frame reports
+    // the overflow. Ignored for user fields.
     uint32_t maxItemRefs = 0;
     // Volumes: the surface bricks an upload may keep (0: sized by the
     // module), each with the 11^3 samples its cells and their normals read,
