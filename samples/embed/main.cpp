@@ -198,10 +198,8 @@ int main(int argc, char** argv) {
         adopt.dynamicRenderingEnabled = dynamicRendering;
         auto module = pyramarch::Device::adopt(adopt);
         if (!module) return std::fprintf(stderr, "embed: error: %s\n", module.message().c_str()), 1;
-        pyramarch::iso::IsoSurfaceCreateInfo info;
-        info.samples = {49, 49, 49};
-        info.vertexCapacity = 3 << 17;
-        info.isoValue = 0.35f;
+        // Up to 6 metaballs on 49^3 samples over [-1, 1]^3; record() sizes and grows the vertex buffer.
+        pyramarch::iso::IsoSurfaceCreateInfo info = pyramarch::iso::metaballSurface({49, 49, 49}, 6, 0.35f);
         info.timestamps = false; // no query writes in the host's command buffer
         auto iso = pyramarch::iso::IsoSurface::create(**module, info);
         // Built for the host's render pass (subpass 0), or for dynamic rendering.

@@ -3,9 +3,7 @@
 // -> args (indirect dispatch + draw + stats) -> extract into a vertex buffer
 // that vkCmdDrawIndirect draws. See modules/isosurface/README.md.
 //
-//     IsoSurfaceCreateInfo info;
-//     info.samples = {65, 65, 65};
-//     info.source = FieldSource::Metaballs;
+//     IsoSurfaceCreateInfo info = metaballSurface({65, 65, 65}, 256); // or fill the fields
 //     auto created = IsoSurface::create(device, info);
 //     if (!created) return fail(created.status()); // the message names the field
 //     auto iso = std::move(*created);
@@ -48,6 +46,8 @@ struct Knobs; // pyramarch/isosurface/testing.h
 }
 
 namespace pyramarch::iso {
+
+struct ParticleGrid; // pyramarch/isosurface/particle_grid.h
 
 enum class FieldSource {
     Metaballs, // setMetaballs() each frame (or once)
@@ -557,6 +557,34 @@ struct IsoSurfaceCreateInfo {
     // Prefix of pass and resource names; must be unique per graph.
     std::string name = "iso";
 };
+
+// Create-infos for the common sources: each sets the source and what it
+// needs, every other field keeps its default (capacities 0: sized and grown
+// by the module; bounds [-1, 1]^3 unless given). Adjust fields afterwards
+// as needed. The helpers check nothing: create() validates and names the
+// bad field (samples < 2, maxBalls 0, a NaN radius, empty GLSL, ...).
+//
+//     auto iso = IsoSurface::create(device, metaballSurface({65, 65, 65}, 16));
+//
+// Metaballs (setMetaballs() each frame): at most maxBalls balls a frame.
+IsoSurfaceCreateInfo metaballSurface(const std::array<uint32_t, 3>& samples, uint32_t maxBalls, float isoValue = 0.5f);
+// Particles (setParticles() each frame) on the grid of `samples` spanning
+// [boundsMin, boundsMax]; particleRadius: the kernel's support radius (world
+// units); isoValue in the kernel's units (ParticleKernel::NeighbourCount).
+IsoSurfaceCreateInfo particleSurface(const std::array<uint32_t, 3>& samples, const std::array<float, 3>& boundsMin,
+                                     const std::array<float, 3>& boundsMax, uint32_t maxParticles, float particleRadius,
+                                     float isoValue);
+// The same on a grid from particleGrid() (particle_grid.h: the particles'
+// bounds padded by the radius, at a voxel size).
+IsoSurfaceCreateInfo particleSurface(const ParticleGrid& grid, uint32_t maxParticles, float particleRadius,
+                                     float isoValue);
+// A volume of samples[0] x samples[1] x samples[2] values (uploadVolume()).
+IsoSurfaceCreateInfo volumeSurface(const std::array<uint32_t, 3>& samples, float isoValue);
+// A user GLSL field `float field(vec3 p)` compiled at creation by
+// compileGlsl (e.g. pyramarch::compileGlsl); lipschitz as
+// IsoSurfaceCreateInfo::lipschitz (0: none). Iso 0 by default: field >= 0 is inside.
+IsoSurfaceCreateInfo userFieldSurface(const std::array<uint32_t, 3>& samples, std::string fieldGlsl,
+                                      GlslCompiler compileGlsl, float lipschitz = 0.f, float isoValue = 0.f);
 
 // One output vertex as the GPU writes it (IsoVertex in iso_shared.h).
 struct IsoVertexData {
