@@ -3115,6 +3115,40 @@ TEST_F(IsoGpu, IndexedOutputCapacities) {
 // capacity overflow, for the `gpuav` label (tests/gpuav): under GPU-assisted
 // validation the full tests above take minutes; these take seconds and run
 // every shader of both paths, overflow branches included.
+// The scan baseline with its vertex capacity short, on one surface: the
+// frame reports what it needed (the CPU reference's count) and writes whole
+// triangles up to the capacity, each the reference's vertex of the same key.
+// One surface with folded dispatches: the GPU-assisted validation run's
+// scan case (a surface's compile is what costs there).
+TEST_F(IsoGpu, ScanBaselineOverflowInOneSurface) {
+    IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, {9, 8, 10}, NormalMode::Sobel);
+    info.method = ExtractionMethod::Scan;
+    info.boundsMin = {-1.f, -0.6f, -0.9f};
+    info.vertexCapacity = 31;
+    auto s = make(info, {.maxGroupsX = 2});
+    ASSERT_TRUE(s);
+    frame(*s);
+    const ref::Grid g = referenceGridOf(info);
+    auto field = s->readField();
+    ASSERT_TRUE(field.ok()) << field.message();
+    const ref::McResult cpu = ref::marchingCubes(g, field.value().data(), s->isoValue(), refNormals(info.normals));
+    ASSERT_GT(cpu.vertices.size(), 31u);
+    const auto st = s->statsOfFrame(0);
+    ASSERT_TRUE(st.has_value());
+    EXPECT_EQ(st->verticesNeeded, cpu.vertices.size());
+    EXPECT_EQ(st->verticesWritten, 30u);
+    EXPECT_TRUE(st->overflow);
+    auto verts = s->readVertices();
+    ASSERT_TRUE(verts.ok());
+    const auto gpu = toRef(verts.value());
+    ASSERT_EQ(gpu.size(), 30u);
+    const std::vector<ref::Vertex> expected =
+        iso::testing::directBricks(*s) ? inBrickOrder(cpu, info.samples) : cpu.vertices;
+    const float tol = ref::positionTolerance(g);
+    for (size_t k = 0; k < gpu.size(); ++k)
+        for (int c = 0; c < 3; ++c) ASSERT_NEAR(gpu[k].p[c], expected[k].p[c], tol) << "key " << k;
+}
+
 TEST_F(IsoGpu, SmallScanBaselineWithOverflow) {
     IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, {9, 8, 10}, NormalMode::Sobel);
     info.method = ExtractionMethod::Scan;
