@@ -1615,23 +1615,31 @@ TEST_F(IsoGpu, CapacityOverflowClampsToWholeTriangles) {
 // Capacities 0: the surface starts at a tiny size (Knobs::startOutputCapacity),
 // overflows, grows once at the frame boundary from the stats of that frame
 // (framesInFlight frames later), and its last frame is the CPU reference's.
-// Metaballs, a volume, and a volume with indexed output and mesh smoothing.
+// Metaballs, a volume, a volume with indexed output and mesh smoothing, and
+// metaballs whose growth crosses from one storage binding into several
+// (Knobs::outputSliceBytes: 100 vertices a binding), where the surface is
+// planned again with pipelines for the new slice count.
 TEST_F(IsoGpu, OutputCapacitiesGrowToTheReference) {
     denseGrid = true; // the reference check reads the whole field
-    for (int source = 0; source < 3; ++source) {
-        SCOPED_TRACE(source == 0 ? "metaballs" : source == 1 ? "volume" : "indexed volume");
+    for (int source = 0; source < 4; ++source) {
+        SCOPED_TRACE(source == 0   ? "metaballs"
+                     : source == 1 ? "volume"
+                     : source == 2 ? "indexed volume"
+                                   : "metaballs past one binding");
         IsoSurfaceCreateInfo info;
         info.samples = {21, 19, 17};
         info.isoValue = 0.5f;
-        info.source = source == 0 ? FieldSource::Metaballs : FieldSource::Volume;
+        const bool balls = source == 0 || source == 3;
+        info.source = balls ? FieldSource::Metaballs : FieldSource::Volume;
         info.maxBalls = 4;
         info.indexed = source == 2;
         if (info.indexed) info.meshSmoothing.iterations = 2;
-        auto iso = make(info, {.startOutputCapacity = 30, .denseField = true});
+        const uint64_t sliceBytes = source == 3 ? 100 * IsoSurface::vertexStride() : 0;
+        auto iso = make(info, {.startOutputCapacity = 30, .denseField = true, .outputSliceBytes = sliceBytes});
         ASSERT_TRUE(iso);
         EXPECT_EQ(iso->vertexCapacity(), 30u);
         const VkBuffer first = iso->vertexBuffer().handle();
-        if (source == 0) {
+        if (balls) {
             const std::vector<Metaball> balls = {{{-0.3f, 0.f, 0.1f}, 0.6f, 1.f}, {{0.35f, 0.1f, -0.1f}, 0.5f, 1.f}};
             ASSERT_OK(iso->setMetaballs(balls));
         } else {
@@ -1671,6 +1679,12 @@ TEST_F(IsoGpu, OutputCapacitiesGrowToTheReference) {
         // until the frames in flight are done.
         EXPECT_NE(iso->vertexBuffer().handle(), first);
         const auto report = iso->memoryReport();
+        if (sliceBytes) {
+            const auto vertices =
+                std::find_if(report.begin(), report.end(), [](const auto& m) { return m.name == "vertices"; });
+            ASSERT_NE(vertices, report.end());
+            EXPECT_GE(vertices->bindings, 2u) << "the grown buffer spans several bindings";
+        }
         EXPECT_TRUE(std::any_of(report.begin(), report.end(), [](const auto& m) { return m.name == "replaced"; }));
         if (info.indexed) {
             auto mesh = iso->readMesh();

@@ -391,8 +391,9 @@ struct IsoSurface::Impl {
     // grows the vertex / index buffers at record(), from the stats of a frame
     // recorded with the current ones, up to the limits (the device's, the
     // dispatch fold's) and memoryBudget. The pipelines are compiled for the
-    // slices the largest buffer may need (specVertexSlices, specIndexSlices),
-    // so growth re-creates buffers and record()'s graph, never a pipeline.
+    // slices the buffers have (specVertexSlices, specIndexSlices): growth
+    // within them re-creates buffers and record()'s graph; past them the
+    // surface is planned again (replan), pipelines included.
     bool growVertices = false, growIndices = false;
     uint32_t growVertexLimit = 0, growIndexLimit = 0;
     uint64_t memoryBudget = 0; // resolved: IsoSurfaceCreateInfo::memoryBudget or its default

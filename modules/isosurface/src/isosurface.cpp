@@ -182,14 +182,10 @@ Status IsoSurface::Impl::planGrowth(const DeviceLimits& lim) {
     if (components) vertices = std::min(vertices, range / (components * 4));
     growVertexLimit = growVertices ? uint32_t(vertices / 3 * 3) : grid.vertexCapacity;
     growIndexLimit = growIndices ? uint32_t(indices / 3 * 3) : grid.indexCapacity;
-    const uint64_t perVertexSlice = outputSliceElements(lim, sizeof(gpu::IsoVertex), outputSliceBytesForced);
-    const uint64_t perIndexSlice = outputSliceElements(lim, 4, outputSliceBytesForced);
-    if (growVertices && growVertexLimit > grid.vertexCapacity)
-        specVertexSlices = uint32_t(std::clamp<uint64_t>((growVertexLimit + perVertexSlice - 1) / perVertexSlice,
-                                                         sizes.vertexSlices, gpu::kIsoOutputSlices));
-    if (growIndices && growIndexLimit > grid.indexCapacity)
-        specIndexSlices = uint32_t(std::clamp<uint64_t>((growIndexLimit + perIndexSlice - 1) / perIndexSlice,
-                                                        sizes.indexSlices, gpu::kIsoOutputSlices));
+    // The pipelines keep the slices the buffers have now: a slice count the
+    // shaders must switch over at run time costs every vertex write (twice
+    // the extract pass on lavapipe); a growth past them plans the surface
+    // again (growOutputs).
     return {};
 }
 
@@ -506,6 +502,46 @@ Status IsoSurface::Impl::growOutputs(std::unique_ptr<RenderGraph>& graph) {
         const Status fits = checkSurfaceAttributes();
         grid = kept;
         PYRAMARCH_TRY(fits.withContext(who));
+    }
+
+    // Past the slices the pipelines were specialized for: the surface
+    // planned again with the new capacities (buffers and pipelines), as a
+    // sparse growth does; this Impl and the graph go after the frames in flight.
+    if (sz.vertexSlices > specVertexSlices || (indexed && sz.indexSlices > specIndexSlices)) {
+        IsoSurfaceCreateInfo ci = info;
+        ci.vertexCapacity = newV;
+        if (indexed) ci.indexCapacity = newI;
+        std::unique_ptr<Impl> fresh;
+        if (Status made = replan(ci, fresh); !made) {
+            if (refusedVertices == newV && refusedIndices == newI) return {};
+            refusedVertices = newV;
+            refusedIndices = newI;
+            return made.withContext(who);
+        }
+        Impl& f = *fresh;
+        f.firstFrame = f.outputsFromFrame = now;
+        f.epochs = {{.firstFrame = now,
+                     .vertices = f.grid.vertexCapacity,
+                     .indices = f.grid.indexCapacity,
+                     .bricks = epochs.back().bricks,
+                     .rowPairs = epochs.back().rowPairs,
+                     .grown = true,
+                     .grownAfter = st->frame,
+                     .previousVertices = vCap,
+                     .previousIndices = iCap,
+                     .previousBricks = epochs.back().bricks,
+                     .previousRowPairs = epochs.back().rowPairs}};
+        IsoSurface* surface = self;
+        std::unique_ptr<Impl> old = std::move(surface->impl_);
+        f.replaced = std::move(replaced);
+        Replaced r;
+        r.releaseAt = now + info.framesInFlight + 8;
+        r.graph = std::move(graph);
+        r.impl = std::move(old);
+        f.replaced.push_back(std::move(r));
+        f.noteReplaced();
+        surface->impl_ = std::move(fresh); // `this` lives on in the list until then
+        return budgetHeldBack;
     }
 
     // All or nothing: the old buffers aside, the new ones made; on a failure
