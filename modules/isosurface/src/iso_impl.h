@@ -421,6 +421,8 @@ struct IsoSurface::Impl {
     // output buffers when the newest stats ask for it; `graph` (record()'s)
     // is retired then, to be built again over the new buffers.
     Status growOutputs(std::unique_ptr<RenderGraph>& graph);
+    // Puts a replanned Impl in this one's place (growSparseDomain, growOutputs).
+    void installReplanned(std::unique_ptr<Impl> fresh, std::unique_ptr<RenderGraph>& graph, uint64_t now);
     Status planGrowth(const DeviceLimits& limits); // at creation: the limits and the pipelines' slices
     Status createOutputBuffers();                  // growth: the buffers the capacities size, the grids written
     const CapacityEpoch& epochOf(uint64_t frame) const;

@@ -309,6 +309,23 @@ Status IsoSurface::Impl::settleForHostGraph() {
     return {};
 }
 
+// A surface planned again (replan) takes this one's place: this Impl (still
+// alive, owned by the new one's list) and record()'s graph are released
+// after the frames in flight. `this` must not be used after the call.
+void IsoSurface::Impl::installReplanned(std::unique_ptr<Impl> fresh, std::unique_ptr<RenderGraph>& graph,
+                                        uint64_t now) {
+    Impl& f = *fresh;
+    IsoSurface* surface = self;
+    f.replaced = std::move(replaced);
+    Replaced r;
+    r.releaseAt = now + info.framesInFlight + 8;
+    r.graph = std::move(graph);
+    r.impl = std::move(surface->impl_);
+    f.replaced.push_back(std::move(r));
+    f.noteReplaced();
+    surface->impl_ = std::move(fresh);
+}
+
 Status IsoSurface::Impl::growSparseDomain(std::unique_ptr<RenderGraph>& graph) {
     if (!growBricks && !growRowPairs && !growItemRefs) return {};
     const uint64_t now = self->frame_;
@@ -386,18 +403,7 @@ Status IsoSurface::Impl::growSparseDomain(std::unique_ptr<RenderGraph>& graph) {
                  .previousIndices = grid.indexCapacity,
                  .previousBricks = bricks,
                  .previousRowPairs = pairs}};
-    // Swap: this Impl (still alive, owned by the new one's list) and
-    // record()'s graph are released after the frames in flight.
-    IsoSurface* surface = self;
-    std::unique_ptr<Impl> old = std::move(surface->impl_);
-    f.replaced = std::move(replaced);
-    Replaced r;
-    r.releaseAt = now + info.framesInFlight + 8;
-    r.graph = std::move(graph);
-    r.impl = std::move(old);
-    f.replaced.push_back(std::move(r));
-    f.noteReplaced();
-    surface->impl_ = std::move(fresh);
+    installReplanned(std::move(fresh), graph, now);
     return {};
 }
 
@@ -531,16 +537,7 @@ Status IsoSurface::Impl::growOutputs(std::unique_ptr<RenderGraph>& graph) {
                      .previousIndices = iCap,
                      .previousBricks = epochs.back().bricks,
                      .previousRowPairs = epochs.back().rowPairs}};
-        IsoSurface* surface = self;
-        std::unique_ptr<Impl> old = std::move(surface->impl_);
-        f.replaced = std::move(replaced);
-        Replaced r;
-        r.releaseAt = now + info.framesInFlight + 8;
-        r.graph = std::move(graph);
-        r.impl = std::move(old);
-        f.replaced.push_back(std::move(r));
-        f.noteReplaced();
-        surface->impl_ = std::move(fresh); // `this` lives on in the list until then
+        installReplanned(std::move(fresh), graph, now);
         return budgetHeldBack;
     }
 
