@@ -189,6 +189,24 @@ TEST(MeshFilesTest, PlyErrorsNameTheFileAndTheFault) {
     }
 }
 
+// An element with no properties holds no data: any count is read at once,
+// not looped over (a fuzzer found 10^13 of them hanging the reader).
+TEST(MeshFilesTest, PlyElementWithoutPropertiesIsSkipped) {
+    const std::string ply = "ply\nformat ascii 1.0\nelement comment_block 9000000000000\n"
+                            "element vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
+                            "element face 1\nproperty list uchar int vertex_indices\nend_header\n"
+                            "0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n";
+    auto m = sample::parsePly(ply, "empty-element.ply");
+    ASSERT_TRUE(m.ok()) << m.message();
+    EXPECT_EQ(m->indices, (std::vector<uint32_t>{0, 1, 2}));
+    // A face element without its index list is still an error, not skipped.
+    auto noList = sample::parsePly("ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
+                                   "property float z\nelement face 5\nend_header\n0 0 0\n1 0 0\n0 1 0\n",
+                                   "bad.ply");
+    ASSERT_FALSE(noList.ok());
+    EXPECT_NE(noList.message().find("no list property vertex_indices"), std::string::npos) << noList.message();
+}
+
 TEST(MeshFilesTest, GltfJsonWithDataUriAndExternalBuffer) {
     const std::string buf = gltfBuffer();
     auto inl = sample::parseGltf(gltfJson("data:application/octet-stream;base64," + base64(buf), buf.size()),

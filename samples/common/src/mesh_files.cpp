@@ -239,6 +239,9 @@ Result<TriangleMesh> parsePly(std::string_view bytes, const std::string& name) {
         if (minBytes > 0 && e.count > reader.remaining() / minBytes)
             return fail("element '" + e.name + "' declares " + std::to_string(e.count) + " entries but the file has " +
                         std::to_string(reader.remaining()) + " bytes left");
+        // An element without properties holds no data whatever its count
+        // (and looping over a count of 10^13 would never end).
+        if (e.props.empty() && e.name != "vertex" && e.name != "face") continue;
         const bool isVertex = e.name == "vertex" && !haveVertices;
         const bool isFace = e.name == "face" && !haveFaces;
         int px = -1, py = -1, pz = -1, pr = -1, pg = -1, pb = -1, pnx = -1, pny = -1, pnz = -1, pidx = -1;
