@@ -2,6 +2,7 @@
 // Converts an uploaded volume (u8 / u16 / f32, little endian, x fastest) to
 // the float field: value * scale + offset. Format, scale and offset come as
 // push constants, so a new upload never changes a buffer an earlier frame reads.
+// The first frame before any upload writes zeros (kIsoVolumeNone).
 #include "isosurface/field_common.glsl"
 
 layout(local_size_x = kIsoGroupSize) in;
@@ -14,8 +15,10 @@ void main() {
     uint index;
     vec3 p;
     if (!sampleIndex(grid, index, p)) return;
-    float v;
-    if (isoOpaque(pc.volumeFormat) == kIsoVolumeU8) {
+    float v = 0.0;
+    if (isoOpaque(pc.volumeFormat) == kIsoVolumeNone) {
+        // Nothing uploaded yet: the field is zero (the staging is a stand-in).
+    } else if (isoOpaque(pc.volumeFormat) == kIsoVolumeU8) {
         v = float((raw[index >> 2] >> (8 * (index & 3u))) & 0xffu);
     } else if (isoOpaque(pc.volumeFormat) == kIsoVolumeU16) {
         v = float((raw[index >> 1] >> (16 * (index & 1u))) & 0xffffu);

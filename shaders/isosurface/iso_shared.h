@@ -157,6 +157,7 @@ ISO_CONST kIsoOutputSlices = 16u;
 ISO_CONST kIsoVolumeU8 = 0u;
 ISO_CONST kIsoVolumeU16 = 1u;
 ISO_CONST kIsoVolumeF32 = 2u;
+ISO_CONST kIsoVolumeNone = 3u; // a dense volume before any upload: zeros, no staging read
 // Sparse volumes: a pool brick holds the samples a brick's cells and their
 // normals read, 8b - 1 .. 8b + 9 per axis (one below, two above the brick's own).
 ISO_CONST kIsoVolumeBrickSide = 11u;

@@ -533,6 +533,76 @@ TEST_F(IsoGpu, NoiseVolumesAnyFormatAndOddGrids) {
     }
 }
 
+// A volume uploaded once keeps no staging: the staging comes with an upload
+// at its size (the format's bytes) and goes framesInFlight + 8 frames after
+// the frame that converted it, the field staying; a later upload makes a new
+// one. Before any upload the field is zero. A surface in a host graph keeps
+// one of the largest format (the graph cannot follow a new buffer).
+TEST_F(IsoGpu, VolumeStagingComesWithEachUploadAndGoes) {
+    IsoSurfaceCreateInfo info;
+    info.samples = {21, 19, 17};
+    info.source = FieldSource::Volume;
+    info.isoValue = 0.5f;
+    const size_t count = size_t(21) * 19 * 17;
+    const auto staging = [](const IsoSurface& s) {
+        for (const IsoSurface::MemoryItem& m : s.memoryReport())
+            if (m.name == "volume staging") return m.bytes;
+        return uint64_t(0);
+    };
+    auto iso = make(info);
+    ASSERT_TRUE(iso);
+    EXPECT_EQ(staging(*iso), 16u);
+    frame(*iso);
+    auto zero = iso->readField();
+    ASSERT_TRUE(zero.ok()) << zero.message();
+    EXPECT_EQ(zero.value(), std::vector<float>(count, 0.f));
+    EXPECT_EQ(iso->statsOfFrame(0)->verticesNeeded, 0u);
+
+    const std::vector<float> sphere = ref::sampleField(
+        referenceGridOf(info), [](float x, float y, float z) { return 1.f - (x * x + 1.3f * y * y + z * z); });
+    ASSERT_OK(iso->uploadVolume(sphere.data(), count * 4, VolumeFormat::F32));
+    EXPECT_EQ(staging(*iso), count * 4);
+    frame(*iso);
+    checkAgainstReference(*iso, info);
+    const uint32_t needed = iso->statsOfFrame(iso->framesRecorded() - 1)->verticesNeeded;
+    ASSERT_GT(needed, 0u);
+    for (uint32_t f = 0; f < info.framesInFlight + 8; ++f) frame(*iso);
+    EXPECT_EQ(staging(*iso), 16u) << "released after the frames in flight";
+    auto kept = iso->readField();
+    ASSERT_TRUE(kept.ok());
+    EXPECT_EQ(kept.value(), sphere);
+    EXPECT_EQ(iso->statsOfFrame(iso->framesRecorded() - 1)->verticesNeeded, needed);
+
+    // Another upload after the release, in bytes: a staging of its size.
+    std::vector<uint8_t> bytes(count);
+    for (size_t i = 0; i < count; ++i) bytes[i] = uint8_t(std::clamp(sphere[i] * 100.f + 100.f, 0.f, 255.f));
+    ASSERT_OK(iso->uploadVolume(bytes.data(), count, VolumeFormat::U8, 0.01f, -1.f));
+    EXPECT_EQ(staging(*iso), (count + 3) / 4 * 4);
+    frame(*iso);
+    auto field = iso->readField();
+    ASSERT_TRUE(field.ok());
+    for (size_t i = 0; i < count; ++i) ASSERT_EQ(field.value()[i], float(bytes[i]) * 0.01f + -1.f) << i;
+    checkAgainstReference(*iso, info);
+
+    // In a host graph: the largest format's staging, kept.
+    auto hosted = make(info);
+    ASSERT_TRUE(hosted);
+    RenderGraph graph(&device());
+    ASSERT_OK(hosted->addPasses(graph));
+    ASSERT_OK(graph.compile());
+    EXPECT_EQ(staging(*hosted), count * 4);
+    ASSERT_OK(hosted->uploadVolume(sphere.data(), count * 4, VolumeFormat::F32));
+    for (uint32_t f = 0; f < info.framesInFlight + 10; ++f) {
+        Status inner;
+        ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { inner = graph.execute(cmd); }));
+        ASSERT_OK(inner);
+    }
+    EXPECT_EQ(staging(*hosted), count * 4);
+    auto hostedField = hosted->readField();
+    ASSERT_TRUE(hostedField.ok());
+    EXPECT_EQ(hostedField.value(), sphere);
+}
+
 TEST_F(IsoGpu, IsoEqualToManySamples) {
     IsoSurfaceCreateInfo info;
     info.samples = {19, 15, 13};
@@ -1616,16 +1686,18 @@ TEST_F(IsoGpu, CapacityOverflowClampsToWholeTriangles) {
 // overflows, grows once at the frame boundary from the stats of that frame
 // (framesInFlight frames later), and its last frame is the CPU reference's.
 // Metaballs, a volume, a volume with indexed output and mesh smoothing, and
-// metaballs whose growth crosses from one storage binding into several
-// (Knobs::outputSliceBytes: 100 vertices a binding), where the surface is
-// planned again with pipelines for the new slice count.
+// metaballs and a volume whose growth crosses from one storage binding into
+// several (Knobs::outputSliceBytes: 100 or 300 vertices a binding), where the
+// surface is planned again with pipelines for the new slice count (and the
+// volume uploaded once must carry over: no upload follows).
 TEST_F(IsoGpu, OutputCapacitiesGrowToTheReference) {
     denseGrid = true; // the reference check reads the whole field
-    for (int source = 0; source < 4; ++source) {
+    for (int source = 0; source < 5; ++source) {
         SCOPED_TRACE(source == 0   ? "metaballs"
                      : source == 1 ? "volume"
                      : source == 2 ? "indexed volume"
-                                   : "metaballs past one binding");
+                     : source == 3 ? "metaballs past one binding"
+                                   : "volume past one binding");
         IsoSurfaceCreateInfo info;
         info.samples = {21, 19, 17};
         info.isoValue = 0.5f;
@@ -1634,7 +1706,7 @@ TEST_F(IsoGpu, OutputCapacitiesGrowToTheReference) {
         info.maxBalls = 4;
         info.indexed = source == 2;
         if (info.indexed) info.meshSmoothing.iterations = 2;
-        const uint64_t sliceBytes = source == 3 ? 100 * IsoSurface::vertexStride() : 0;
+        const uint64_t sliceBytes = (source == 3 ? 100 : source == 4 ? 300 : 0) * IsoSurface::vertexStride();
         auto iso = make(info, {.startOutputCapacity = 30, .denseField = true, .outputSliceBytes = sliceBytes});
         ASSERT_TRUE(iso);
         EXPECT_EQ(iso->vertexCapacity(), 30u);
@@ -1671,6 +1743,9 @@ TEST_F(IsoGpu, OutputCapacitiesGrowToTheReference) {
         EXPECT_FALSE(last->overflow);
         EXPECT_FALSE(last->grown);
         EXPECT_EQ(last->vertexCapacity, iso->vertexCapacity());
+        // The same input every frame: the grown surface extracts what the
+        // first frame needed (a re-planned surface keeps the field it was given).
+        EXPECT_EQ(last->verticesNeeded, firstStats->verticesNeeded);
         if (info.indexed) {
             EXPECT_GE(iso->indexCapacity(), last->indicesNeeded);
             EXPECT_EQ(last->indicesWritten, last->indicesNeeded);

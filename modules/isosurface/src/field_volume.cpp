@@ -7,6 +7,8 @@
 // activate pass lists the patches classify runs over; pyramid.cpp).
 #include "iso_impl.h"
 
+#include <cstring>
+
 namespace pyramarch::iso {
 namespace {
 const uint32_t kVolumeSpv[] =
@@ -31,7 +33,27 @@ Status IsoSurface::Impl::createVolumePipelines() {
 void IsoSurface::Impl::addVolumePasses(RenderGraph& graph, const IsoRefs& refs) {
     const ExternalUse hostWrite{Access::HostWrite, PassKind::Compute};
     const ExternalUse computeRead{Access::StorageRead, PassKind::Compute};
-    const BufferRef rawRef = graph.importBuffer(info.name + ".volume", raw, hostWrite, computeRead, true);
+    if (!buildingOwnGraph && !rawPinned) {
+        // A host graph keeps the staging it imports: one of the largest
+        // format, holding a pending upload if there is one.
+        const VkDeviceSize full = (grid.samples.w * 4 + 3) / 4 * 4;
+        if (!raw.valid() || raw.size() < full) {
+            Buffer pending = std::move(raw);
+            if (!stageVolume(full)) {
+                raw = std::move(pending); // keeps the upload; the host graph gets what exists
+            } else if (pending.valid()) {
+                std::memcpy(raw.mapped(), pending.mapped(), pending.size());
+                raw.flush();
+            }
+        }
+        rawPinned = raw.valid();
+    }
+    const Buffer& staged = raw.valid() ? raw : rawIdle;
+    const BufferRef rawRef = graph.importBuffer(info.name + ".volume", staged, hostWrite, computeRead, true);
+    if (buildingOwnGraph) {
+        rawGraph = &graph;
+        this->rawRef = rawRef;
+    }
     graph.addPass(info.name + ".field.volume", PassKind::Compute)
         .pipeline(fieldPipe)
         .uniform(0, refs.grid)
@@ -39,10 +61,10 @@ void IsoSurface::Impl::addVolumePasses(RenderGraph& graph, const IsoRefs& refs) 
         .storage(2, refs.field, W)
         .record([this](PassContext& ctx) {
             beginFrame(ctx);
-            boundsDirty = volumeDirty;
-            patchBoundsDirty = volumeDirty;
             if (!volumeDirty) return;
             volumeDirty = false;
+            boundsDirty = patchBoundsDirty = true;
+            rawConvertedAt = self->recording_;
             ctx.pushConstants(push());
             dispatchFolded(ctx, groupsOf(grid.samples.w, gpu::kIsoGroupSize), maxGroupsX());
         });
@@ -75,6 +97,63 @@ void IsoSurface::Impl::addVolumePasses(RenderGraph& graph, const IsoRefs& refs) 
             patchBoundsDirty = false;
             dispatchFolded(ctx, groupsOf(grid.patchCount, gpu::kIsoGroupSize), maxGroupsX());
         });
+}
+
+Status IsoSurface::Impl::stageVolume(size_t bytes) {
+    const VkDeviceSize need = std::max<VkDeviceSize>((bytes + 3) / 4 * 4, 16);
+    if (raw.valid() && raw.size() >= need) return {};
+    const std::string name = info.name + ".volume staging";
+    auto b = device->allocator().createBuffer({.size = need,
+                                               .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                                               .memory = MemoryUsage::Upload,
+                                               .name = name.c_str()});
+    if (!b)
+        return b.status().withContext("isosurface '" + info.name + "': creating the volume staging buffer (" +
+                                      fmtBytes(need) + "): ");
+    if (raw.valid()) { // a smaller one, perhaps still read by a frame in flight
+        Replaced r;
+        r.releaseAt = self->frame_ + info.framesInFlight + 8;
+        r.buffers.push_back(std::move(raw));
+        replaced.push_back(std::move(r));
+        noteReplaced();
+    }
+    raw = std::move(b).value();
+    if (rawGraph) rawGraph->rebindImportedBuffer(rawRef, raw.handle(), raw.size());
+    noteVolumeStaging();
+    return {};
+}
+
+void IsoSurface::Impl::releaseVolumeStaging() {
+    // Kept while uploads keep coming (a streamed volume reuses it); released
+    // once framesInFlight + 8 frames passed since its conversion, when that
+    // frame is done by the framesInFlight contract.
+    if (rawPinned || !raw.valid() || volumeDirty || rawConvertedAt == UINT64_MAX ||
+        self->frame_ < rawConvertedAt + info.framesInFlight + 8)
+        return;
+    if (rawGraph) rawGraph->rebindImportedBuffer(rawRef, rawIdle.handle(), rawIdle.size());
+    raw = Buffer{};
+    noteVolumeStaging();
+}
+
+void IsoSurface::Impl::takeVolumeFrom(Impl& old) {
+    // The same grid, so the same field: the new surface takes the old one's
+    // (its frames in flight only read it) and any upload not yet converted.
+    PYRAMARCH_ASSERT(old.field.size() == field.size(), "re-planned volume surface with another field size");
+    std::swap(field, old.field);
+    std::swap(raw, old.raw);
+    volumeFormat = old.volumeFormat;
+    volumeScale = old.volumeScale;
+    volumeOffset = old.volumeOffset;
+    volumeDirty = old.volumeDirty;
+    rawConvertedAt = old.rawConvertedAt;
+    boundsDirty = patchBoundsDirty = true; // this surface's bounds buffers are new
+    noteVolumeStaging();
+    old.noteVolumeStaging();
+}
+
+void IsoSurface::Impl::noteVolumeStaging() {
+    for (MemoryItem& item : memory)
+        if (item.name == "volume staging") item.bytes = raw.valid() ? raw.size() : rawIdle.size();
 }
 
 } // namespace pyramarch::iso

@@ -355,15 +355,33 @@ struct IsoSurface::Impl {
     uint32_t itemCount = 0;
     uint64_t itemsVersion = 1;
     std::vector<uint64_t> slotVersion;
+    // A dense volume's field is converted from `raw`, the host-visible
+    // staging of the last upload: made by uploadVolume() at the upload's
+    // size and released framesInFlight + 8 frames after the frame that
+    // converted it (uploads that keep coming reuse it), so a volume
+    // uploaded once keeps no staging. `rawIdle` (16 bytes) stands in
+    // for it in record()'s graph meanwhile. A host graph cannot follow a new
+    // buffer, so addPasses() into one keeps a staging of the largest format
+    // for the surface's life (rawPinned).
+    Buffer rawIdle;
+    RenderGraph* rawGraph = nullptr; // record()'s graph, whose import `rawRef` follows `raw`
+    BufferRef rawRef{};
+    bool rawPinned = false;
+    uint64_t rawConvertedAt = UINT64_MAX; // the frame that converted the upload in `raw`
+    Status stageVolume(size_t bytes);     // a staging of at least `bytes` in `raw` (field_volume.cpp)
+    void releaseVolumeStaging();          // at record()'s frame boundary, once the conversion is done
+    void takeVolumeFrom(Impl& old);       // a re-planned surface keeps the uploaded field
+    void noteVolumeStaging();             // memory's "volume staging" entry
+    // The first frame converts "no upload" (kIsoVolumeNone: zeros, reads nothing).
     bool volumeDirty = true;
-    bool boundsDirty = false;      // the volume was converted this frame: field.volume.bounds recomputes runBounds
+    bool boundsDirty = false;      // the volume was converted: field.volume.bounds recomputes runBounds
     bool patchBoundsDirty = false; // ... and field.volume.bounds.patches the patch bounds
     // The block pool's sample format: a sparse volume's upload format;
     // sparse particles keep F32 blocks (the field's floats).
     VolumeFormat blockPoolFormat() const {
         return info.source == FieldSource::Particles ? VolumeFormat::F32 : info.sparse.volumeFormat;
     }
-    uint32_t volumeFormat = gpu::kIsoVolumeF32;
+    uint32_t volumeFormat = gpu::kIsoVolumeF32; // dense volumes start at kIsoVolumeNone (createBuffers)
     float volumeScale = 1.f, volumeOffset = 0.f;
     bool addedToGraph = false;
     // Timings: the graph holding the passes and the offset of its frame

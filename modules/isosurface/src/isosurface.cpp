@@ -537,6 +537,7 @@ Status IsoSurface::Impl::growOutputs(std::unique_ptr<RenderGraph>& graph) {
                      .previousIndices = iCap,
                      .previousBricks = epochs.back().bricks,
                      .previousRowPairs = epochs.back().rowPairs}};
+        if (info.source == FieldSource::Volume && !sparse) f.takeVolumeFrom(*this);
         installReplanned(std::move(fresh), graph, now);
         return budgetHeldBack;
     }
@@ -806,8 +807,11 @@ Status IsoSurface::Impl::createBuffers() {
                                "sparse free block slots"));
         }
     }
-    if (info.source == FieldSource::Volume && !m.sparse)
-        PYRAMARCH_TRY(make(m.raw, (sizes.samples * 4 + 3) / 4 * 4, storage, MemoryUsage::Upload, "volume staging"));
+    if (info.source == FieldSource::Volume && !m.sparse) {
+        // The staging comes with each upload (stageVolume); this stands in for it.
+        PYRAMARCH_TRY(make(m.rawIdle, 16, storage, MemoryUsage::Upload, "volume staging"));
+        m.volumeFormat = gpu::kIsoVolumeNone;
+    }
     // Sparse volumes and particles: the pool of 11^3-sample blocks.
     if ((info.source == FieldSource::Volume || info.source == FieldSource::Particles) && m.sparse)
         PYRAMARCH_TRY(m.createSparseVolumeBuffers(make));
@@ -828,10 +832,6 @@ Status IsoSurface::Impl::createBuffers() {
     m.counters.flush();
     std::memset(m.stats.mapped(), 0, m.stats.size());
     m.stats.flush();
-    if (m.raw.valid()) {
-        std::memset(m.raw.mapped(), 0, m.raw.size());
-        m.raw.flush();
-    }
     m.slotVersion.assign(m.ring, 0);
     m.isoOutsideBySlot.assign(m.ring, {});
 
@@ -1020,6 +1020,7 @@ Status IsoSurface::uploadVolume(const void* data, size_t bytes, VolumeFormat for
     if (!std::isfinite(scale) || !std::isfinite(offset))
         return Status::error(ErrorCode::InvalidArgument,
                              "isosurface '" + m.info.name + "': volume scale/offset must be finite");
+    PYRAMARCH_TRY(m.stageVolume(bytes));
     std::memcpy(m.raw.mapped(), data, bytes);
     m.raw.flush();
     m.volumeFormat = volumeFormatOf(format);
@@ -1041,6 +1042,7 @@ Status IsoSurface::uploadVolume(const VolumeSlabs& volume, float isoMin, float i
         return Status::error(ErrorCode::InvalidArgument,
                              "isosurface '" + m.info.name + "': volume scale/offset must be finite");
     const size_t sliceBytes = size_t(m.grid.samples.x) * m.grid.samples.y * volumeFormatBytes(volume.format);
+    PYRAMARCH_TRY(m.stageVolume(sliceBytes * m.grid.samples.z));
     for (uint32_t z = 0; z < m.grid.samples.z; ++z)
         PYRAMARCH_TRY(
             volume.read(z, 1, static_cast<uint8_t*>(m.raw.mapped()) + sliceBytes * z)
@@ -1290,6 +1292,7 @@ Status IsoSurface::record(VkCommandBuffer cmd) {
         if (!s) return s.withContext("isosurface '" + impl_->info.name + "': graph: ");
         internal_ = std::move(g);
     }
+    impl_->releaseVolumeStaging();
     return internal_->execute(cmd);
 }
 

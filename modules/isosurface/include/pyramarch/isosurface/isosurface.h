@@ -824,11 +824,12 @@ public:
     // the GPU such a component adds 0). Errors: no such attribute, a size
     // not a multiple of its components, more than maxParticles particles.
     Status setParticleAttribute(uint32_t attribute, std::span<const float> values);
-    // Copies the volume (dims = create-info samples) to the staging buffer;
-    // the next recorded frame converts it (value * scale + offset) and later
-    // frames keep the field. The staging buffer is not ringed (volumes can be
-    // large): call it only once the frame that converted the previous upload
-    // has finished (e.g. framesInFlight frames after that upload).
+    // Copies the volume (dims = create-info samples) to a staging buffer of
+    // its size; the next recorded frame converts it (value * scale + offset)
+    // and later frames keep the field (zero before any upload). The staging
+    // is released framesInFlight + 8 frames after that (kept by surfaces in
+    // a host graph) and not ringed: call it only once the frame that
+    // converted the previous upload has finished (framesInFlight frames on).
     Status uploadVolume(const void* data, size_t bytes, VolumeFormat format, float scale = 1.f, float offset = 0.f);
     // The same from slabs (VolumeSlabs), for iso values in [isoMin, isoMax].
     // A dense grid reads every slice into the staging buffer. A sparse domain
