@@ -265,10 +265,14 @@ TEST_F(IsoSparseVolume, IsoValuesAcrossTheUploadedRange) {
     ASSERT_OK(dense->uploadVolume(bytes.data(), bytes.size(), VolumeFormat::U8));
     ASSERT_OK(sparse->uploadVolume(slabs, 60.f, 200.f));
     // Resident memory follows the census, not the volume.
-    uint64_t pool = 0;
-    for (const auto& item : sparse->memoryReport())
-        if (item.name == "sparse volume pool") pool = item.bytes;
+    const auto bytesOf = [&](const char* name) {
+        for (const auto& item : sparse->memoryReport())
+            if (item.name == name) return item.bytes;
+        return uint64_t(0);
+    };
+    const uint64_t pool = bytesOf("sparse volume pool");
     EXPECT_EQ(pool, (uint64_t(wide->surfaceBricks) * 1331 + 3) / 4 * 4);
+    EXPECT_GE(bytesOf("sparse volume staging"), pool) << "the upload's staging: surface bricks, then the pool";
     for (float iso : {60.f, 95.5f, 120.f, 200.f}) {
         SCOPED_TRACE("iso " + std::to_string(iso));
         dense->setIsoValue(iso);
@@ -277,6 +281,11 @@ TEST_F(IsoSparseVolume, IsoValuesAcrossTheUploadedRange) {
         frame(*sparse);
         expectSameSurface(info, *dense, *sparse, iso, 50);
     }
+    // The staging goes framesInFlight + 8 frames after the copy; the bricks stay.
+    for (uint32_t f = 0; f < info.framesInFlight + 8; ++f) frame(*sparse);
+    EXPECT_EQ(bytesOf("sparse volume staging"), 16u);
+    frame(*sparse);
+    expectSameSurface(info, *dense, *sparse, 200.f, 50);
     // Outside: the uploaded bricks' triangles only, reported.
     dense->setIsoValue(30.f);
     sparse->setIsoValue(30.f);

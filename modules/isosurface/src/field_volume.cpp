@@ -31,29 +31,8 @@ Status IsoSurface::Impl::createVolumePipelines() {
 }
 
 void IsoSurface::Impl::addVolumePasses(RenderGraph& graph, const IsoRefs& refs) {
-    const ExternalUse hostWrite{Access::HostWrite, PassKind::Compute};
     const ExternalUse computeRead{Access::StorageRead, PassKind::Compute};
-    if (!buildingOwnGraph && !rawPinned) {
-        // A host graph keeps the staging it imports: one of the largest
-        // format, holding a pending upload if there is one.
-        const VkDeviceSize full = (grid.samples.w * 4 + 3) / 4 * 4;
-        if (!raw.valid() || raw.size() < full) {
-            Buffer pending = std::move(raw);
-            if (!stageVolume(full)) {
-                raw = std::move(pending); // keeps the upload; the host graph gets what exists
-            } else if (pending.valid()) {
-                std::memcpy(raw.mapped(), pending.mapped(), pending.size());
-                raw.flush();
-            }
-        }
-        rawPinned = raw.valid();
-    }
-    const Buffer& staged = raw.valid() ? raw : rawIdle;
-    const BufferRef rawRef = graph.importBuffer(info.name + ".volume", staged, hostWrite, computeRead, true);
-    if (buildingOwnGraph) {
-        rawGraph = &graph;
-        this->rawRef = rawRef;
-    }
+    const BufferRef rawRef = importVolumeStaging(graph, info.name + ".volume", computeRead);
     graph.addPass(info.name + ".field.volume", PassKind::Compute)
         .pipeline(fieldPipe)
         .uniform(0, refs.grid)
@@ -99,14 +78,41 @@ void IsoSurface::Impl::addVolumePasses(RenderGraph& graph, const IsoRefs& refs) 
         });
 }
 
+// The staging as `graph` imports it: record()'s graph follows `raw` through
+// rebinds; a host graph cannot, so it gets one of the largest upload (a
+// pending upload copied over), kept for the surface's life.
+BufferRef IsoSurface::Impl::importVolumeStaging(RenderGraph& graph, const std::string& name, ExternalUse after) {
+    if (!buildingOwnGraph && !rawPinned) {
+        const VkDeviceSize full =
+            sparse ? sizes.volumeSurfaceBytes + sizes.volumePoolBytes : (grid.samples.w * 4 + 3) / 4 * 4;
+        if (!raw.valid() || raw.size() < full) {
+            Buffer pending = std::move(raw);
+            if (!stageVolume(full)) {
+                raw = std::move(pending); // out of memory: the graph gets what exists
+            } else if (pending.valid()) {
+                std::memcpy(raw.mapped(), pending.mapped(), pending.size());
+                raw.flush();
+            }
+        }
+        rawPinned = raw.valid();
+    }
+    const ExternalUse hostWrite{Access::HostWrite, PassKind::Compute};
+    const BufferRef ref = graph.importBuffer(name, raw.valid() ? raw : rawIdle, hostWrite, after, true);
+    if (buildingOwnGraph) {
+        rawGraph = &graph;
+        rawRef = ref;
+    }
+    return ref;
+}
+
 Status IsoSurface::Impl::stageVolume(size_t bytes) {
     const VkDeviceSize need = std::max<VkDeviceSize>((bytes + 3) / 4 * 4, 16);
     if (raw.valid() && raw.size() >= need) return {};
-    const std::string name = info.name + ".volume staging";
-    auto b = device->allocator().createBuffer({.size = need,
-                                               .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-                                               .memory = MemoryUsage::Upload,
-                                               .name = name.c_str()});
+    const std::string name = info.name + "." + stagingName();
+    // Sparse: copied by a transfer; dense: read by the conversion pass.
+    const VkBufferUsageFlags usage = sparse ? VK_BUFFER_USAGE_TRANSFER_SRC_BIT : VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+    auto b = device->allocator().createBuffer(
+        {.size = need, .usage = usage, .memory = MemoryUsage::Upload, .name = name.c_str()});
     if (!b)
         return b.status().withContext("isosurface '" + info.name + "': creating the volume staging buffer (" +
                                       fmtBytes(need) + "): ");
@@ -127,7 +133,8 @@ void IsoSurface::Impl::releaseVolumeStaging() {
     // Kept while uploads keep coming (a streamed volume reuses it); released
     // once framesInFlight + 8 frames passed since its conversion, when that
     // frame is done by the framesInFlight contract.
-    if (rawPinned || !raw.valid() || volumeDirty || rawConvertedAt == UINT64_MAX ||
+    const bool pending = sparse ? volumeUploadPending : volumeDirty;
+    if (rawPinned || !raw.valid() || pending || rawConvertedAt == UINT64_MAX ||
         self->frame_ < rawConvertedAt + info.framesInFlight + 8)
         return;
     if (rawGraph) rawGraph->rebindImportedBuffer(rawRef, rawIdle.handle(), rawIdle.size());
@@ -153,7 +160,7 @@ void IsoSurface::Impl::takeVolumeFrom(Impl& old) {
 
 void IsoSurface::Impl::noteVolumeStaging() {
     for (MemoryItem& item : memory)
-        if (item.name == "volume staging") item.bytes = raw.valid() ? raw.size() : rawIdle.size();
+        if (item.name == stagingName()) item.bytes = raw.valid() ? raw.size() : rawIdle.size();
 }
 
 } // namespace pyramarch::iso

@@ -303,10 +303,10 @@ struct IsoSurface::Impl {
     ComputePipeline sparseSlotsPipe;
     bool slotStateCleared = false;
     // Sparse volumes (sparse_volume.cpp): the device's surface bricks and
-    // pool, the host-visible staging of both (surface bricks, then the pool)
-    // that an upload fills and the next frame's "<name>.sparse.volume.upload"
-    // copies, and each listed brick's pool slot.
-    Buffer volumeSurface, volumeStaging, volumeBrickSlots;
+    // pool, filled from the host-visible staging of both (surface bricks,
+    // then the pool; `raw`) by the next frame's "<name>.sparse.volume.upload",
+    // and each listed brick's pool slot.
+    Buffer volumeSurface, volumeBrickSlots; // their staging is `raw`, as a dense volume's
     Buffer volumePools[gpu::kIsoVolumePools];
     bool volumeUploadPending = false;
     uint32_t pendingSurfaceBricks = 0;
@@ -369,9 +369,11 @@ struct IsoSurface::Impl {
     bool rawPinned = false;
     uint64_t rawConvertedAt = UINT64_MAX; // the frame that converted the upload in `raw`
     Status stageVolume(size_t bytes);     // a staging of at least `bytes` in `raw` (field_volume.cpp)
-    void releaseVolumeStaging();          // at record()'s frame boundary, once the conversion is done
-    void takeVolumeFrom(Impl& old);       // a re-planned surface keeps the uploaded field
-    void noteVolumeStaging();             // memory's "volume staging" entry
+    BufferRef importVolumeStaging(RenderGraph& graph, const std::string& name, ExternalUse after);
+    const char* stagingName() const { return sparse ? "sparse volume staging" : "volume staging"; }
+    void releaseVolumeStaging();    // at record()'s frame boundary, once the conversion is done
+    void takeVolumeFrom(Impl& old); // a re-planned surface keeps the uploaded field
+    void noteVolumeStaging();       // memory's "volume staging" entry
     // The first frame converts "no upload" (kIsoVolumeNone: zeros, reads nothing).
     bool volumeDirty = true;
     bool boundsDirty = false;      // the volume was converted: field.volume.bounds recomputes runBounds

@@ -253,10 +253,10 @@ Status IsoSurface::Impl::createSparseVolumeBuffers(const MakeBuffer& make) {
                        VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUsage::DeviceLocal,
                        particles ? "sparse particle block slots" : "sparse volume brick slots"));
     if (particles) return {};
-    // Host-visible, written by uploads only: the surface bricks, then the pool.
+    // The host-visible staging of the surface bricks, then the pool, comes
+    // with each upload (stageVolume); this stands in for it.
     if (octreeInput) return {}; // the octree's passes write both on the GPU
-    return make(volumeStaging, sizes.volumeSurfaceBytes + sizes.volumePoolBytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-                MemoryUsage::Upload, "sparse volume staging");
+    return make(rawIdle, 16, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUsage::Upload, "sparse volume staging");
 }
 
 Status IsoSurface::Impl::uploadSparseVolume(const VolumeSlabs& volume, float isoMin, float isoMax) {
@@ -272,7 +272,8 @@ Status IsoSurface::Impl::uploadSparseVolume(const VolumeSlabs& volume, float iso
     const VolumeBricks g({grid.samples.x, grid.samples.y, grid.samples.z}, volume.format);
     // Staging: the surface bricks (uvec4: list entry, min and max bits), then
     // the pool; bricks past the capacity are only counted.
-    uint8_t* staging = static_cast<uint8_t*>(volumeStaging.mapped());
+    PYRAMARCH_TRY(stageVolume(sizes.volumeSurfaceBytes + sizes.volumePoolBytes));
+    uint8_t* staging = static_cast<uint8_t*>(raw.mapped());
     uint8_t* pool = staging + sizes.volumeSurfaceBytes;
     const size_t brickBytes = size_t(gpu::kIsoVolumeBrickSamples) * g.sampleBytes;
     const uint32_t capacity = info.sparse.maxVolumeBricks;
@@ -298,7 +299,7 @@ Status IsoSurface::Impl::uploadSparseVolume(const VolumeSlabs& volume, float iso
                              who + "the iso values [" + std::to_string(isoMin) + ", " + std::to_string(isoMax) +
                                  "] cut " + std::to_string(found) + " surface bricks, over sparse.maxVolumeBricks " +
                                  std::to_string(capacity) + " (censusSparseVolume() counts them)");
-    volumeStaging.flush();
+    raw.flush();
     pendingSurfaceBricks = uint32_t(found);
     pendingIsoMin = isoMin;
     pendingIsoMax = isoMax;
@@ -311,13 +312,11 @@ Status IsoSurface::Impl::uploadSparseVolume(const VolumeSlabs& volume, float iso
 
 void IsoSurface::Impl::importSparseVolumeBuffers(RenderGraph& graph, IsoRefs& refs) {
     const ExternalUse computeRead{Access::StorageRead, PassKind::Compute};
-    const ExternalUse hostWrite{Access::HostWrite, PassKind::Compute};
     const ExternalUse copyRead{Access::TransferSrc, PassKind::Transfer};
     const bool particles = info.source == FieldSource::Particles;
     const std::string n = info.name + (particles ? ".sparse.blocks" : ".sparse.volume");
     if (!particles) {
-        if (!octreeInput)
-            refs.volumeStaging = graph.importBuffer(n + ".staging", volumeStaging, hostWrite, copyRead, true);
+        if (!octreeInput) refs.volumeStaging = importVolumeStaging(graph, n + ".staging", copyRead);
         refs.volumeSurface = graph.importBuffer(n + ".surface", volumeSurface, computeRead, computeRead);
     }
     for (uint32_t i = 0; i < gpu::kIsoVolumePools; ++i)
@@ -334,6 +333,7 @@ void IsoSurface::Impl::addSparseVolumeUploadPass(RenderGraph& graph, const IsoRe
     pass.record([this, refs](PassContext& ctx) {
         if (!volumeUploadPending) return;
         volumeUploadPending = false;
+        rawConvertedAt = self->recording_;
         const VkBuffer src = ctx.buffer(refs.volumeStaging);
         const auto copy = [&](BufferRef dst, VkDeviceSize from, VkDeviceSize bytes) {
             if (bytes == 0) return;
