@@ -158,7 +158,7 @@ pyramarch::voxel::TriangleMesh placeCollider(pyramarch::voxel::TriangleMesh mesh
 // facing +x and standing on y = 0, about 2 units long; `cells` (16..256)
 // grid cells along its longest side. No file needed (no scan ships with
 // the project).
-pyramarch::voxel::TriangleMesh bunnyMesh(uint32_t cells = 48);
+pyramarch::voxel::TriangleMesh bunnyMesh(uint32_t cells = 32);
 // A collider by name: the bunny, a built-in shape (sphere, torus, knot, box,
 // diamond) or a mesh file (.obj, .ply, .gltf, .glb), placed by placeCollider.
 Result<pyramarch::voxel::TriangleMesh> loadCollider(const std::string& nameOrPath);
