@@ -286,7 +286,7 @@ voxel::TriangleMesh placeCollider(voxel::TriangleMesh mesh, float size, float x,
 }
 
 Result<voxel::TriangleMesh> loadCollider(const std::string& nameOrPath) {
-    voxel::TriangleMesh mesh = voxel::shapes::byName(nameOrPath);
+    voxel::TriangleMesh mesh = nameOrPath == "bunny" ? bunnyMesh() : voxel::shapes::byName(nameOrPath);
     if (mesh.indices.empty()) {
         auto file = sample::loadMeshFile(nameOrPath);
         if (!file) return Status::error(file.code(), "fluid: collider: " + file.message());

@@ -153,8 +153,14 @@ std::array<float, 3> collidePoint(const ColliderGrid& grid, std::array<float, 3>
 // the path of the dam break's wave.
 pyramarch::voxel::TriangleMesh placeCollider(pyramarch::voxel::TriangleMesh mesh, float size = 0.5f, float x = 0.35f,
                                              float z = 0.f);
-// A collider by name: a built-in shape (sphere, torus, knot, box, diamond)
-// or a mesh file (.obj, .ply, .gltf, .glb), placed by placeCollider.
+// The built-in bunny: a closed, manifold triangle mesh of a bunny-shaped
+// smooth union of ellipsoids (body, haunches, head, ears, paws, tail),
+// facing +x and standing on y = 0, about 2 units long; `cells` (16..256)
+// grid cells along its longest side. No file needed (no scan ships with
+// the project).
+pyramarch::voxel::TriangleMesh bunnyMesh(uint32_t cells = 32);
+// A collider by name: the bunny, a built-in shape (sphere, torus, knot, box,
+// diamond) or a mesh file (.obj, .ply, .gltf, .glb), placed by placeCollider.
 Result<pyramarch::voxel::TriangleMesh> loadCollider(const std::string& nameOrPath);
 
 // The CPU reference of one step, operation for operation as the GPU passes

@@ -43,10 +43,11 @@ int main(int argc, char** argv) {
         cli.add_option("--voxel", settings.voxelSize, "Surface grid spacing in particle spacings (default 1)")
             ->check(sample::finiteFloat())
             ->check(CLI::Range(0.25f, 8.f));
-        cli.add_option("--collider", collider,
-                       "An obstacle in the water's path: a closed mesh (.obj, .ply, .gltf, .glb) or a built-in shape "
-                       "(sphere, torus, knot, box, diamond), 0.5 m across, standing on the floor; voxelized solid on "
-                       "the GPU every frame (default: none)");
+        cli.add_option(
+            "--collider", collider,
+            "An obstacle in the water's path: a closed mesh (.obj, .ply, .gltf, .glb) or a built-in shape "
+            "(bunny, sphere, torus, knot, box, diamond), 0.5 m across, standing on the floor; voxelized solid on "
+            "the GPU every frame (default: none)");
         cli.add_option("--collider-res", settings.colliderResolution,
                        "Collider voxels along the box's 2 m side (default 64)")
             ->check(CLI::Range(fluid::kMinColliderResolution, fluid::kMaxColliderResolution));

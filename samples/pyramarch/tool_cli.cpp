@@ -179,10 +179,11 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
         ->check(CLI::Range(1u, kMaxDemoFluidSteps));
     demoCmd->add_option("--fluid-particles", demo.fluidParticles, "Fluid particles (default 100000)")
         ->check(CLI::Range(1u, 4000000u));
-    demoCmd->add_option("--collider", demo.fluidCollider,
-                        "Obstacle of the fluid scene: a built-in shape (sphere, torus, knot, box, diamond) or a closed "
-                        "mesh file (.obj, .ply, .gltf, .glb), 0.5 m across on the floor in the wave's path, voxelized "
-                        "solid on the GPU every frame; none: no obstacle (default sphere)");
+    demoCmd->add_option(
+        "--collider", demo.fluidCollider,
+        "Obstacle of the fluid scene: a built-in shape (bunny, sphere, torus, knot, box, diamond) or a closed "
+        "mesh file (.obj, .ply, .gltf, .glb), 0.5 m across on the floor in the wave's path, voxelized "
+        "solid on the GPU every frame; none: no obstacle (default sphere)");
     demoCmd
         ->add_option("--channel-cells", demo.channelCells,
                      "Cells along the channel scene (default 2047; across: (cells + 1) / 16 - 1)")

@@ -252,13 +252,13 @@ TEST(SampleCli, RawVolumeOfTheWrongSizeIsNamed) {
 }
 
 // `pyramarch demo` (small) with validation: frames and stats of every scene
-// (the fluid with its own frame count) land in the output folder and the
-// timing table is printed.
+// (the fluid with its own frame count, around the built-in bunny) land in
+// the output folder and the timing table is printed.
 TEST(SampleCliGpu, DemoWritesFramesStatsAndTable) {
     const auto dir = std::filesystem::temp_directory_path() / ("pyramarch-demo-" + std::to_string(::getpid()));
     const CmdResult r =
         run("demo --frames 3 --size 64x48 --cells 12 --particles 5000 --fluid-frames 2 --fluid-particles 3000 "
-            "--fluid-steps 2 "
+            "--fluid-steps 2 --collider bunny "
             "--channel-cells 255 --channel-balls 12 --validation --out-dir " +
             dir.string());
     PYRAMARCH_FAIL_OR_SKIP_IF_TOOL_HAS_NO_DEVICE(r);
@@ -282,7 +282,9 @@ TEST(SampleCliGpu, DemoWritesFramesStatsAndTable) {
     EXPECT_NE(r.out.find("pbf.lambda.0"), std::string::npos) << r.out;
     // Two simulation steps per drawn frame (--fluid-steps 2): the second step's passes.
     EXPECT_NE(r.out.find("pbf.step2.lambda.0"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("3000 particles, 2 steps a frame"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("3000 particles, 2 steps a frame, collider bunny"), std::string::npos) << r.out;
+    // The built-in bunny, voxelized solid in the fluid's graph (no file).
+    EXPECT_NE(r.out.find("vox.solid_flip"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("fluid.extract"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("surface.draw"), std::string::npos) << r.out;
     // The channel's metaballs on a sparse domain: its passes and its memory against a dense grid.

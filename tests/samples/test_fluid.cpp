@@ -10,7 +10,11 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <unordered_map>
+
+#include <unistd.h>
 
 #include "fluid/fluid_shared.h"
 #include "fluid_sim.h"
@@ -677,4 +681,141 @@ TEST_F(FluidGpu, OpenColliderMeshIsReported) {
     const Status s = sample::runHeadless(device(), **scene, o, stats);
     ASSERT_FALSE(s.ok());
     EXPECT_NE(s.message().find("not watertight"), std::string::npos) << s.message();
+}
+
+// ---- the built-in bunny ----
+
+namespace {
+
+// The bunny written as a binary little-endian PLY (float positions: the
+// file holds the same bits).
+std::string writeBunnyPly(const voxel::TriangleMesh& m) {
+    const auto path = std::filesystem::temp_directory_path() / ("fluid-bunny-" + std::to_string(::getpid()) + ".ply");
+    std::ofstream out(path, std::ios::binary);
+    out << "ply\nformat binary_little_endian 1.0\nelement vertex " << m.vertexCount()
+        << "\nproperty float x\nproperty float y\nproperty float z\nelement face " << m.triangleCount()
+        << "\nproperty list uchar int vertex_indices\nend_header\n";
+    for (const auto& p : m.positions) out.write(reinterpret_cast<const char*>(p.data()), 12);
+    for (size_t t = 0; t < m.triangleCount(); ++t) {
+        const char three = 3;
+        out.write(&three, 1);
+        out.write(reinterpret_cast<const char*>(&m.indices[3 * t]), 12);
+    }
+    return path.string();
+}
+
+} // namespace
+
+// The built-in bunny is a closed, consistently wound, manifold surface of
+// one piece: every directed edge once and its reverse once, each vertex's
+// triangles one fan, Euler characteristic 2, outward (positive volume).
+TEST(FluidCpu, BuiltInBunnyIsClosedAndManifold) {
+    for (const uint32_t cells : {16u, 48u}) {
+        const voxel::TriangleMesh m = fluid::bunnyMesh(cells);
+        ASSERT_GT(m.triangleCount(), 1000u) << cells;
+        for (const auto& p : m.positions)
+            for (float c : p) ASSERT_TRUE(std::isfinite(c));
+        std::unordered_map<uint64_t, uint32_t> directed;                          // (from, to) -> uses
+        std::vector<std::unordered_map<uint32_t, uint32_t>> fan(m.vertexCount()); // around v: a -> b
+        double volume = 0.0;
+        for (size_t t = 0; t < m.triangleCount(); ++t) {
+            const uint32_t v[3] = {m.indices[3 * t], m.indices[3 * t + 1], m.indices[3 * t + 2]};
+            ASSERT_TRUE(v[0] != v[1] && v[1] != v[2] && v[0] != v[2]) << "triangle " << t;
+            for (int k = 0; k < 3; ++k) {
+                ++directed[(uint64_t(v[k]) << 32) | v[(k + 1) % 3]];
+                ASSERT_TRUE(fan[v[k]].emplace(v[(k + 1) % 3], v[(k + 2) % 3]).second) << "vertex " << v[k];
+            }
+            const auto &a = m.positions[v[0]], &b = m.positions[v[1]], &c = m.positions[v[2]];
+            volume += (double(a[0]) * (double(b[1]) * c[2] - double(b[2]) * c[1]) -
+                       double(a[1]) * (double(b[0]) * c[2] - double(b[2]) * c[0]) +
+                       double(a[2]) * (double(b[0]) * c[1] - double(b[1]) * c[0])) /
+                      6.0;
+        }
+        for (const auto& [e, uses] : directed) {
+            ASSERT_EQ(uses, 1u) << "edge used twice the same way";
+            const auto back = directed.find((e << 32) | (e >> 32));
+            ASSERT_TRUE(back != directed.end()) << "open edge " << (e >> 32) << "-" << (e & 0xffffffffu);
+        }
+        for (uint32_t v = 0; v < m.vertexCount(); ++v) {
+            ASSERT_FALSE(fan[v].empty()) << "unused vertex " << v;
+            // Walk the fan from any neighbour: back at the start after every triangle.
+            const uint32_t start = fan[v].begin()->first;
+            uint32_t at = start, steps = 0;
+            do {
+                const auto next = fan[v].find(at);
+                ASSERT_TRUE(next != fan[v].end()) << "vertex " << v;
+                at = next->second;
+            } while (++steps <= fan[v].size() && at != start);
+            ASSERT_EQ(steps, fan[v].size()) << "vertex " << v << " is not one fan";
+        }
+        const int64_t euler = int64_t(m.vertexCount()) - int64_t(directed.size() / 2) + int64_t(m.triangleCount());
+        EXPECT_EQ(euler, 2) << cells;
+        // Body, haunches, head, ears, paws and tail: about 1.2 cubic units.
+        EXPECT_GT(volume, 1.0) << cells;
+        EXPECT_LT(volume, 1.4) << cells;
+    }
+    auto placed = fluid::loadCollider("bunny");
+    ASSERT_TRUE(placed.ok()) << placed.message();
+    float lo = 1e9f;
+    for (const auto& v : placed->positions) lo = std::min(lo, v[1]);
+    EXPECT_FLOAT_EQ(lo, fluid::kBoxMin[1]) << "stands on the floor";
+}
+
+// `--collider bunny` needs no file, and gives what the same mesh read from
+// a file gives: the same solid voxels and the same particles, bit for bit;
+// the fluid started over it is pushed out (GPU against the CPU reference).
+TEST_F(FluidGpu, BuiltInBunnyMatchesTheSameMeshFromAFile) {
+    const std::string path = writeBunnyPly(fluid::bunnyMesh());
+    auto fromFile = fluid::loadCollider(path);
+    std::filesystem::remove(path);
+    ASSERT_TRUE(fromFile.ok()) << fromFile.message();
+    auto builtIn = fluid::loadCollider("bunny");
+    ASSERT_TRUE(builtIn.ok()) << builtIn.message();
+    ASSERT_EQ(builtIn->positions, fromFile->positions);
+    ASSERT_EQ(builtIn->indices, fromFile->indices);
+
+    const uint32_t steps = 4;
+    std::vector<GpuRun> runs;
+    std::vector<fluid::ColliderGrid> grids;
+    fluid::FluidParams p;
+    for (const voxel::TriangleMesh* mesh : {&*builtIn, &*fromFile}) {
+        fluid::FluidSettings settings = smallSettings();
+        // Over the start block's right edge, as the sphere above.
+        settings.collider = fluid::placeCollider(*mesh, 0.5f, -0.25f, 0.f);
+        settings.colliderResolution = 32;
+        auto scene = fluid::FluidScene::create(device(), settings);
+        ASSERT_TRUE(scene.ok()) << scene.message();
+        p = (*scene)->params();
+        auto run = runGpu(device(), **scene, steps);
+        ASSERT_TRUE(run.ok()) << run.message();
+        auto grid = (*scene)->readColliderGrid();
+        ASSERT_TRUE(grid.ok()) << grid.message();
+        runs.push_back(std::move(run).value());
+        grids.push_back(std::move(grid).value());
+    }
+    ASSERT_EQ(grids[0].solid, grids[1].solid);
+    uint32_t solid = 0;
+    for (float s : grids[0].solid) solid += s > 0.5f ? 1u : 0u;
+    EXPECT_GT(solid, 100u);
+    EXPECT_EQ(0, std::memcmp(runs[0].state.positions.data(), runs[1].state.positions.data(),
+                             runs[0].state.positions.size() * sizeof(Vec4)));
+    EXPECT_EQ(0, std::memcmp(runs[0].state.velocities.data(), runs[1].state.velocities.data(),
+                             runs[0].state.velocities.size() * sizeof(Vec4)));
+
+    fluid::FluidState cpu = fluid::initialState(p);
+    const uint32_t insideAtStart = countInSolid(grids[0], cpu);
+    EXPECT_GT(insideAtStart, 20u) << "the bunny should start under part of the block";
+    for (uint32_t k = 0; k < steps; ++k) fluid::stepCpu(p, cpu, nullptr, &grids[0]);
+    std::vector<uint32_t> gpuSlot(p.particles);
+    for (uint32_t k = 0; k < p.particles; ++k) gpuSlot[fluid::particleId(runs[0].state.velocities[k])] = k;
+    float maxPosErr = 0.f;
+    for (uint32_t k = 0; k < p.particles; ++k) {
+        const uint32_t g = gpuSlot[fluid::particleId(cpu.velocities[k])];
+        for (int a = 0; a < 3; ++a)
+            maxPosErr = std::max(maxPosErr, std::fabs(runs[0].state.positions[g][a] - cpu.positions[k][a]));
+    }
+    std::printf("fluid bunny: %u solid voxels, %u particles inside at the start; after %u steps GPU - CPU %g\n", solid,
+                insideAtStart, steps, maxPosErr);
+    EXPECT_LT(maxPosErr, 1e-3f * p.h);
+    EXPECT_EQ(countInSolid(grids[0], runs[0].state), 0u);
 }
