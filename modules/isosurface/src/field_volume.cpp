@@ -41,6 +41,7 @@ void IsoSurface::Impl::addVolumePasses(RenderGraph& graph, const IsoRefs& refs) 
             beginFrame(ctx);
             boundsDirty = volumeDirty;
             patchBoundsDirty = volumeDirty;
+            directBoundsDirty = directBoundsDirty || volumeDirty; // bricks.bounds (sparse.cpp)
             if (!volumeDirty) return;
             volumeDirty = false;
             ctx.pushConstants(push());
