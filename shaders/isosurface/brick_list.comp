@@ -12,8 +12,8 @@
 //     order is free: classify writes brick i's pairs at pool slots 32 i + p
 //     whatever its place in the list) and, the first time one of a build
 //     group's kIsoBuildBricks bricks is listed, the group (the first build
-//     pass reduces only those; the pyramid's levels it would have written
-//     for the others are cleared before).
+//     pass, from level 3, reduces only those; the levels classify and it
+//     would have written for the others are cleared before).
 //   2 "<name>.bricks.args": one thread, the two counts -> classify's and the
 //     listed build's indirect dispatches.
 // The list buffer: the listed bricks at 0, the listed build groups at

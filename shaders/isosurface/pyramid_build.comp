@@ -4,7 +4,7 @@
 // 256 elements of L+1, then 64 of L+2, 16 of L+3 and 4 of L+4 from shared
 // memory. Level sizes need no padding: reads past a level's end count 0.
 // ISO_BUILD_LIST (a grid that fits, as bricks: the first pass over the
-// pool's level 2): a group per listed build group of brick_list.comp (an
+// pool's level 3, which classify summed): a group per listed build group of brick_list.comp (an
 // indirect dispatch), group i reducing the words of list entry i's group;
 // the levels of the groups not listed were cleared before.
 #include "isosurface/common.glsl"

@@ -28,7 +28,9 @@
 // source's field buffer (ISO_DENSE_FIELD, dense_field.glsl) or, fused, the
 // user's field(). Over the field buffer only the bricks brick_list.comp
 // listed run (ISO_DIRECT_LIST: their indices at binding 5, in any order;
-// the pool words of the others were cleared before); fused, every brick.
+// the pool words of the others were cleared before), and a cut pair adds
+// its count to level 3 too (an atomic into the cleared level: the first
+// build pass then reads a quarter of the words); fused, every brick.
 #if defined(ISO_DIRECT_BRICKS) && defined(ISO_DENSE_FIELD)
 #define ISO_DIRECT_LIST
 #endif
@@ -163,6 +165,9 @@ void main() {
     if (total != 0u) {
         atomicAdd(counters.activeCells, actives);
         atomicAdd(counters.sparseSlots, 1u); // the stats' cut pairs (a sum: the same in every run)
+#ifdef ISO_DIRECT_LIST
+        atomicAdd(pyramid[grid.levels[3].x + directSlot / 4u], total);
+#endif
     }
     const uint slot = directSlot;
 #else

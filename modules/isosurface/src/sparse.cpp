@@ -212,10 +212,13 @@ Status IsoSurface::Impl::createDirectPipelines() {
 void IsoSurface::Impl::addDirectClassifyPasses(RenderGraph& graph, const IsoRefs& refs) {
     const bool listed = directListed();
     const uint32_t topLevel = grid.levelCount - 1;
-    const uint32_t first = std::min(gpu::kIsoClassifyLevels, topLevel);
+    // Over a list classify sums level 3 too (a brick's 32 slots are 8
+    // level-3 words: every direct grid has levels up to 5).
+    const uint32_t first = std::min(gpu::kIsoClassifyLevels + (listed ? 1u : 0u), topLevel);
     const uint32_t listedLevels = std::min(gpu::kIsoBuildLevelsPerPass, topLevel - first);
     if (listed) {
         const uint32_t cleared = first + listedLevels; // the highest level written before the full build passes
+        PYRAMARCH_ASSERT(first == gpu::kIsoClassifyLevels + 1, "a direct grid's pyramid has level 3");
         const VkDeviceSize levelBytes = cleared + 1 < grid.levelCount ? VkDeviceSize(grid.levels[cleared + 1].x) * 4
                                                                       : VkDeviceSize(sizes.pyramidBytes);
         const uint64_t bricks = grid.sparseLimits.z, groups = groupsOf(bricks, gpu::kIsoBuildBricks);
