@@ -1,7 +1,8 @@
 // A grid that fits, laid out as bricks with a direct brick table
-// (iso::testing::Knobs::directBricks; the default for user fields without
-// a Lipschitz bound): every brick resident, brick index =
-// its place, no list and no slot atomics. Every source's field pass fills the
+// (iso::testing::Knobs::directBricks; the default for volumes and user
+// fields without a Lipschitz bound): every brick resident, brick index =
+// its place; over a field buffer classify runs over the bricks whose samples
+// straddle the iso value, no slot atomics. Every source's field pass fills the
 // field buffer as on the dense path (anisotropic and smoothed particles
 // included); classify and extraction are the bricked ones. Checked against
 // the CPU reference on the surface's own field: the same triangles, key for
