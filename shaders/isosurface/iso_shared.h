@@ -46,6 +46,7 @@ ISO_CONST kIsoPatchesPerGroup = 16; // kIsoClassifyGroupSize / kIsoPatchRuns
 ISO_CONST kIsoBrickCells = 8;
 ISO_CONST kIsoBrickRowPairs = 32;     // (8 / 2) x 8 row pairs per brick
 ISO_CONST kIsoBricksPerGroup = 4;     // kIsoClassifyGroupSize / kIsoBrickRowPairs
+ISO_CONST kIsoBuildBricks = 128;      // a grid that fits: bricks per first build group (level 3: 8 words a brick)
 ISO_CONST kIsoBrickAxisBits = 10;     // brick coordinates in a list entry: 10 bits per axis
 // Metaballs and particles: the most items one brick may list. Classify and
 // extraction loop over them ~6 times per invocation, and lavapipe ends every
@@ -362,6 +363,8 @@ struct IsoBall {
 #ifdef __cplusplus
 static_assert(sizeof(IsoPush) == 64, "push constants");
 static_assert(kIsoMaxBrickItems * 6 + 4096 < 65535, "a brick's items looped over ~6 times stay under lavapipe's loop limit");
+static_assert(kIsoBuildBricks * kIsoBrickRowPairs / 4 == kIsoBuildGroupSize * 4 && kIsoClassifyLevels == 2,
+              "a first build group reduces the level-3 words of kIsoBuildBricks whole bricks");
 static_assert(kIsoBlockThreads == (kIsoBrickCells + 1) * ((kIsoBrickCells + kIsoBlockRows) / kIsoBlockRows),
               "sparse particle blocks: a thread per kIsoBlockRows rows of each of the brick's 9 slices");
 static_assert(sizeof(IsoTables) == 4096, "tables: 256 uvec4");

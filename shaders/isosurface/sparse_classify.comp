@@ -26,7 +26,14 @@
 // brick), and every pair writes its slot, cut or not. Slots, and so the
 // triangles, come in brick order, the same in every run. Its field is the
 // source's field buffer (ISO_DENSE_FIELD, dense_field.glsl) or, fused, the
-// user's field().
+// user's field(). Over the field buffer only the bricks brick_list.comp
+// listed run (ISO_DIRECT_LIST: their indices at binding 5, in any order;
+// the pool words of the others were cleared before), and a cut pair adds
+// its count to level 3 too (an atomic into the cleared level: the first
+// build pass then reads a quarter of the words); fused, every brick.
+#if defined(ISO_DIRECT_BRICKS) && defined(ISO_DENSE_FIELD)
+#define ISO_DIRECT_LIST
+#endif
 #if defined(ISO_SPARSE_METABALLS) || defined(ISO_SPARSE_VOLUME)
 #ifndef ISO_STORAGE_READS
 #define ISO_TEXEL_READS
@@ -53,6 +60,9 @@ void isoSparseUseBrick(uint listedBrick) {}
 #endif
 layout(set = 0, binding = 3, std430) buffer PyramidBuf { uint pyramid[]; };
 layout(set = 0, binding = 4, std430) buffer CountersBuf { IsoCounters counters; };
+#ifdef ISO_DIRECT_LIST
+layout(set = 0, binding = 5, std430) readonly buffer BrickListBuf { uint bricks[]; };
+#endif
 #ifndef ISO_DIRECT_BRICKS
 layout(set = 0, binding = 5, std430) readonly buffer BrickListBuf { uint bricks[]; };
 #ifdef ISO_SPARSE_VOLUME
@@ -82,7 +92,9 @@ uint byteSum(uint w) { return (w & 0xffu) + ((w >> 8) & 0xffu) + ((w >> 16) & 0x
 void main() {
     isoBeginUserFrame();
     const uint l = gl_LocalInvocationIndex;
-#ifdef ISO_DIRECT_BRICKS
+#if defined(ISO_DIRECT_LIST)
+    const uint listed = counters.sparseBricks; // at most every brick of the grid
+#elif defined(ISO_DIRECT_BRICKS)
     const uint listed = grid.sparseLimits.z; // every brick of the grid
 #else
     const uint listed = min(counters.sparseBricks, grid.sparseLimits.x);
@@ -92,8 +104,13 @@ void main() {
     const uint pair = l % kIsoBrickRowPairs;
     isoSparseUseBrick(brickSlot);
 #ifdef ISO_DIRECT_BRICKS
-    const uvec3 b = isoBrickOf(brickSlot, grid.sparse, grid.brickDivisors);
-    const uint directSlot = brickSlot * kIsoBrickRowPairs + pair;
+#ifdef ISO_DIRECT_LIST
+    const uint brick = bricks[brickSlot];
+#else
+    const uint brick = brickSlot;
+#endif
+    const uvec3 b = isoBrickOf(brick, grid.sparse, grid.brickDivisors);
+    const uint directSlot = brick * kIsoBrickRowPairs + pair;
 #else
     const uint packed = bricks[brickSlot];
     const uint mask = (1u << kIsoBrickAxisBits) - 1u;
@@ -148,6 +165,9 @@ void main() {
     if (total != 0u) {
         atomicAdd(counters.activeCells, actives);
         atomicAdd(counters.sparseSlots, 1u); // the stats' cut pairs (a sum: the same in every run)
+#ifdef ISO_DIRECT_LIST
+        atomicAdd(pyramid[grid.levels[3].x + directSlot / 4u], total);
+#endif
     }
     const uint slot = directSlot;
 #else

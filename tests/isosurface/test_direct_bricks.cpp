@@ -1,7 +1,8 @@
 // A grid that fits, laid out as bricks with a direct brick table
-// (iso::testing::Knobs::directBricks; the default for user fields without
-// a Lipschitz bound): every brick resident, brick index =
-// its place, no list and no slot atomics. Every source's field pass fills the
+// (iso::testing::Knobs::directBricks; the default for volumes and user
+// fields without a Lipschitz bound): every brick resident, brick index =
+// its place; over a field buffer classify runs over the bricks whose samples
+// straddle the iso value, no slot atomics. Every source's field pass fills the
 // field buffer as on the dense path (anisotropic and smoothed particles
 // included); classify and extraction are the bricked ones. Checked against
 // the CPU reference on the surface's own field: the same triangles, key for
@@ -186,6 +187,73 @@ TEST_F(IsoDirectBricks, VolumesWithNaNAndIsoOnSampleValuesTexelAndStorageReads) 
         ASSERT_TRUE(f->uploadVolume(f32.data(), f32.size() * 4, VolumeFormat::F32).ok());
         frame(*f);
         expectMatchesReference(info, *f);
+    }
+}
+
+// The bricks brick_list.comp lists: those whose samples lie on both sides
+// of the iso value (NaN outside), counted on the CPU.
+uint32_t straddlingBricks(const std::vector<float>& f, const std::array<uint32_t, 3>& n, float iso) {
+    uint32_t listed = 0;
+    for (uint32_t bz = 0; 8 * bz < n[2] - 1; ++bz)
+        for (uint32_t by = 0; 8 * by < n[1] - 1; ++by)
+            for (uint32_t bx = 0; 8 * bx < n[0] - 1; ++bx) {
+                bool inside = false, outside = false;
+                for (uint32_t z = 8 * bz; z <= std::min(8 * bz + 8, n[2] - 1); ++z)
+                    for (uint32_t y = 8 * by; y <= std::min(8 * by + 8, n[1] - 1); ++y)
+                        for (uint32_t x = 8 * bx; x <= std::min(8 * bx + 8, n[0] - 1); ++x) {
+                            const float v = f[x + size_t(n[0]) * (y + size_t(n[1]) * z)];
+                            (v >= iso ? inside : outside) = true;
+                        }
+                listed += inside && outside ? 1u : 0u;
+            }
+    return listed;
+}
+
+// Classify and the first build pass run over the listed bricks only; the
+// pyramid words of the others are cleared every frame. Across frames the
+// list follows the iso value (a volume: bounds kept from the upload) and a
+// moving field (bounds every frame): each frame is the reference's, a
+// brick listed before and not now leaves nothing behind.
+TEST_F(IsoDirectBricks, ListedBricksFollowTheIsoValueAndAMovingField) {
+    const std::array<uint32_t, 3> n = {37, 26, 30};
+    std::vector<float> f32(size_t(n[0]) * n[1] * n[2]);
+    for (uint32_t z = 0; z < n[2]; ++z)
+        for (uint32_t y = 0; y < n[1]; ++y)
+            for (uint32_t x = 0; x < n[0]; ++x) {
+                const float dx = float(x) - 14.f, dy = float(y) - 12.f, dz = float(z) - 13.f;
+                f32[x + size_t(n[0]) * (y + size_t(n[1]) * z)] =
+                    (x * 5 + y * 11 + z) % 17 == 0 ? NAN : 12.f - std::sqrt(dx * dx + dy * dy + dz * dz);
+            }
+    IsoSurfaceCreateInfo info;
+    info.samples = n;
+    info.source = FieldSource::Volume;
+    info.vertexCapacity = 200000;
+    info.normals = NormalMode::Central;
+    auto s = make(info, directKnobs());
+    ASSERT_TRUE(s);
+    ASSERT_TRUE(iso::testing::directBricks(*s));
+    ASSERT_TRUE(s->uploadVolume(f32.data(), f32.size() * 4, VolumeFormat::F32).ok());
+    for (const float iso : {1.f, 8.5f, 3.f, 10.f}) {
+        SCOPED_TRACE("iso " + std::to_string(iso));
+        s->setIsoValue(iso);
+        info.isoValue = iso;
+        frame(*s);
+        expectMatchesReference(info, *s, 30);
+        const auto stats = s->statsOfFrame(s->framesRecorded() - 1);
+        ASSERT_TRUE(stats.has_value());
+        const uint32_t total = ((n[0] + 6) / 8) * ((n[1] + 6) / 8) * ((n[2] + 6) / 8);
+        EXPECT_EQ(stats->sparseBricksNeeded, straddlingBricks(f32, n, iso));
+        EXPECT_LT(stats->sparseBricksNeeded, total) << "bricks away from the surface are not listed";
+    }
+    // A sphere that moves: the bricks of its old place go unlisted.
+    IsoSurfaceCreateInfo user = userInfo(kMovingSphereGlsl, {35, 29, 33}, NormalMode::Central, FieldEvaluation::Buffer);
+    auto m = make(user, directKnobs());
+    ASSERT_TRUE(m);
+    for (const float cx : {-0.45f, 0.4f, 0.f}) {
+        SCOPED_TRACE("centre x " + std::to_string(cx));
+        m->setUserParams({cx, 0.1f, -0.05f, 0.35f, 0, 0, 0, 0});
+        frame(*m);
+        expectMatchesReference(user, *m);
     }
 }
 

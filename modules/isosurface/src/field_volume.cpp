@@ -43,6 +43,7 @@ void IsoSurface::Impl::addVolumePasses(RenderGraph& graph, const IsoRefs& refs) 
             if (!volumeDirty) return;
             volumeDirty = false;
             boundsDirty = patchBoundsDirty = true;
+            directBoundsDirty = true; // bricks.bounds (sparse.cpp)
             rawConvertedAt = self->recording_;
             ctx.pushConstants(push());
             dispatchFolded(ctx, groupsOf(grid.samples.w, gpu::kIsoGroupSize), maxGroupsX());
@@ -153,7 +154,7 @@ void IsoSurface::Impl::takeVolumeFrom(Impl& old) {
     volumeOffset = old.volumeOffset;
     volumeDirty = old.volumeDirty;
     rawConvertedAt = old.rawConvertedAt;
-    boundsDirty = patchBoundsDirty = true; // this surface's bounds buffers are new
+    boundsDirty = patchBoundsDirty = directBoundsDirty = true; // this surface's bounds buffers are new
     noteVolumeStaging();
     old.noteVolumeStaging();
 }

@@ -86,6 +86,8 @@ struct IsoRefs {
     BufferRef patchWrapBounds;                      // volume: the patches' second interval (else patchBounds)
     BufferRef patchBounds, patchList, classifyArgs; // grid.patchList: empty-space skipping
     BufferRef patchBoxes;                           // patchBoxes: each patch's cell box (metaballs, particles)
+    // A grid that fits over the field buffer: brick_list.comp's buffers.
+    BufferRef directBounds, directList, directArgs;
     BufferRef brickList, sparseArgs, slotRecords, superList, superArgs; // sparse
     BufferRef brickItems;                                               // sparse metaballs, particles
     BufferRef brickTable, superMarks;                                   // sparse particles
@@ -285,6 +287,12 @@ struct IsoSurface::Impl {
     // sph: the density pass's (xyz, volume) per sorted particle; sparse: a volume per particle of the frame.
     Buffer volumes;
     Buffer occGridBuf, occupancy, occOffsets, active; // scan: occupancy tree, its prefixes, active-cell list
+    // A grid that fits over the field buffer (direct && !fusedField,
+    // brick_list.comp): per brick its value bounds; the listed bricks, build
+    // groups and group marks; classify's and the listed build's dispatches.
+    Buffer directBounds, directList, directArgs;
+    ComputePipeline brickListPipe, buildListedPipe;
+    bool directBoundsDirty = true; // volumes: the bounds follow the converted field
     // Sparse: the bricks listed this frame, classify's indirect dispatch, and
     // per pool slot its record (listed brick << 5 | row pair).
     Buffer brickList, sparseArgs, slotRecords;
@@ -575,6 +583,8 @@ struct IsoSurface::Impl {
     // every brick, reading the field buffer (or fused field()).
     Status createDirectPipelines();
     void addDirectClassifyPasses(RenderGraph& graph, const IsoRefs& refs);
+    // Over the field buffer: brick_list.comp lists the bricks classify runs over.
+    bool directListed() const { return direct && !fusedField; }
     // sparse_indexed.cpp: indexed output on a sparse domain. The owner
     // lookup (sparse_indexed.glsl) and the per-slot passes' dispatch; the
     // vertex pyramid, run bases (one per pool slot) and indices are the

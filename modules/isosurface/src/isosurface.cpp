@@ -674,6 +674,16 @@ Status IsoSurface::Impl::createBuffers() {
     PYRAMARCH_TRY(make(m.pyramid, sizes.pyramidBytes, readable | texels | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                        MemoryUsage::DeviceLocal, "pyramid"));
     PYRAMARCH_TRY(make(m.counters, sizeof(gpu::IsoCounters), storage, MemoryUsage::Upload, "counters"));
+    if (m.directListed()) {
+        // brick_list.comp: 8 bytes of bounds per brick; the list (a word per
+        // brick, then per build group its list entry and its mark); two dispatches.
+        const uint64_t bricks = m.grid.sparseLimits.z, groups = groupsOf(bricks, gpu::kIsoBuildBricks);
+        PYRAMARCH_TRY(make(m.directBounds, bricks * 8, storage, MemoryUsage::DeviceLocal, "brick bounds"));
+        PYRAMARCH_TRY(make(m.directList, (bricks + 2 * groups) * 4, readable | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                           MemoryUsage::DeviceLocal, "brick list"));
+        PYRAMARCH_TRY(make(m.directArgs, 32, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, MemoryUsage::DeviceLocal,
+                           "brick dispatches"));
+    }
     PYRAMARCH_TRY(make(m.args, sizeof(gpu::IsoArgs), readable | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
                        MemoryUsage::DeviceLocal, "args"));
     if (m.indexed) {
@@ -1191,6 +1201,12 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
                 : refs.patchBounds;
         refs.patchList = graph.importBuffer(n + ".patchList", m.patchList, computeRead, computeRead);
         refs.classifyArgs = graph.importBuffer(n + ".classifyArgs", m.classifyArgs, computeIndirect, computeIndirect);
+    }
+    if (m.directListed()) {
+        const ExternalUse computeIndirect{Access::IndirectRead, PassKind::Compute};
+        refs.directBounds = graph.importBuffer(n + ".bricks.bounds", m.directBounds, computeRead, computeRead);
+        refs.directList = graph.importBuffer(n + ".bricks.list", m.directList, computeRead, computeRead);
+        refs.directArgs = graph.importBuffer(n + ".bricks.dispatch", m.directArgs, computeIndirect, computeIndirect);
     }
     if (m.usePatchBoxes)
         refs.patchBoxes = graph.importBuffer(n + ".patchBoxes", m.patchBoxes, computeRead, computeRead);

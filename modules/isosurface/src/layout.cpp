@@ -529,16 +529,17 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     const std::string gridText = std::to_string(sx) + "x" + std::to_string(sy) + "x" + std::to_string(sz);
     m.scan = info.method == ExtractionMethod::Scan;
     m.sparse = info.sparse.enabled;
-    // A grid that fits runs on the direct brick table, except where the
-    // cell-order layout skips empty space that the bricks do not skip yet
-    // (their classify runs over every brick): the value bounds of volumes,
-    // the cell boxes of metaballs and particles, a user field's Lipschitz
-    // bound. testing::Knobs::directBricks / denseGrid force either.
+    // A grid that fits runs on the direct brick table (over a field buffer,
+    // classify runs over the bricks whose sample bounds straddle the iso
+    // value), except where the cell-order layout skips more: metaballs and
+    // particles bound patches by their items' cell boxes and evaluate the
+    // field only there (tiles), a user field's Lipschitz bound does without
+    // the field (the bricks would read every sample to bound them).
+    // testing::Knobs::directBricks / denseGrid force either.
     const bool cellOrderSkips =
-        !m.denseClassify &&
-        (info.source == FieldSource::Volume || (info.source == FieldSource::UserGlsl && info.lipschitz > 0.f) ||
-         ((info.source == FieldSource::Metaballs || info.source == FieldSource::Particles) && sx - 1 <= 0xffff &&
-          sy - 1 <= 0xffff && sz - 1 <= 0xffff));
+        !m.denseClassify && ((info.source == FieldSource::UserGlsl && info.lipschitz > 0.f) ||
+                             ((info.source == FieldSource::Metaballs || info.source == FieldSource::Particles) &&
+                              sx - 1 <= 0xffff && sy - 1 <= 0xffff && sz - 1 <= 0xffff));
     m.direct = !m.sparse && !m.scan && !m.denseGridForced && (m.directForced || !cellOrderSkips);
     if (m.sparse) PYRAMARCH_TRY(checkSparseDomain(info, m.scan));
     if (m.sparse) PYRAMARCH_TRY(m.sizeSparseDomain(lim, dev));

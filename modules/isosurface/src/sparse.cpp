@@ -163,6 +163,14 @@ const uint32_t kDirectExtractSpv[] =
 const uint32_t kDirectExtractStorageSpv[] =
 #include "shaders/isosurface/sparse_extract.dense_storage.comp.spv.inc"
     ;
+// The bricks the surface can cross (brick_list.comp) and the first build
+// pass over their build groups only (pyramid_build.comp, ISO_BUILD_LIST).
+const uint32_t kBrickListSpv[] =
+#include "shaders/isosurface/brick_list.comp.spv.inc"
+    ;
+const uint32_t kBuildListedSpv[] =
+#include "shaders/isosurface/pyramid_build.listed.comp.spv.inc"
+    ;
 } // namespace
 
 // A grid that fits, as bricks (direct): the bricked classify and extraction
@@ -180,9 +188,12 @@ Status IsoSurface::Impl::createDirectPipelines() {
             PYRAMARCH_TRY(makePipeline(extract, extractSpv, "extract", kSparseOutputBindings));
         }
     } else {
+        // Over the listed bricks (at binding 5).
         PYRAMARCH_TRY(makePipeline(
             classify, texelReads ? std::span<const uint32_t>(kDirectClassifySpv) : kDirectClassifyStorageSpv,
-            "classify", 5));
+            "classify", 6));
+        PYRAMARCH_TRY(makePipeline(brickListPipe, kBrickListSpv, "bricks", 6));
+        PYRAMARCH_TRY(makePipeline(buildListedPipe, kBuildListedSpv, "pyramid.listed", 4));
         if (!indexed)
             PYRAMARCH_TRY(makePipeline(
                 extract, texelReads ? std::span<const uint32_t>(kDirectExtractSpv) : kDirectExtractStorageSpv,
@@ -191,26 +202,99 @@ Status IsoSurface::Impl::createDirectPipelines() {
     return createBuildPipeline();
 }
 
-// Classify writes every pair's level-2 word itself (0 where nothing is cut):
-// no clear, no list, one thread per row pair of every brick.
+// Fused: classify writes every pair's level-2 word itself (0 where nothing
+// is cut), one thread per row pair of every brick. Over the field buffer:
+// "<name>.bricks.clear" (the pyramid's levels that classify and the first
+// build pass write, the list's group marks), "<name>.bricks.bounds" (each
+// brick's value bounds; volumes: on upload frames only), "<name>.bricks.list"
+// and "<name>.bricks.args" (brick_list.comp), then classify over the listed
+// bricks and the first build pass over their build groups, both indirect.
 void IsoSurface::Impl::addDirectClassifyPasses(RenderGraph& graph, const IsoRefs& refs) {
+    const bool listed = directListed();
+    const uint32_t topLevel = grid.levelCount - 1;
+    // Over a list classify sums level 3 too (a brick's 32 slots are 8
+    // level-3 words: every direct grid has levels up to 5).
+    const uint32_t first = std::min(gpu::kIsoClassifyLevels + (listed ? 1u : 0u), topLevel);
+    const uint32_t listedLevels = std::min(gpu::kIsoBuildLevelsPerPass, topLevel - first);
+    if (listed) {
+        const uint32_t cleared = first + listedLevels; // the highest level written before the full build passes
+        PYRAMARCH_ASSERT(first == gpu::kIsoClassifyLevels + 1, "a direct grid's pyramid has level 3");
+        const VkDeviceSize levelBytes = cleared + 1 < grid.levelCount ? VkDeviceSize(grid.levels[cleared + 1].x) * 4
+                                                                      : VkDeviceSize(sizes.pyramidBytes);
+        const uint64_t bricks = grid.sparseLimits.z, groups = groupsOf(bricks, gpu::kIsoBuildBricks);
+        graph.addPass(info.name + ".bricks.clear", PassKind::Transfer)
+            .use(refs.pyramid, Access::TransferDst)
+            .use(refs.directList, Access::TransferDst)
+            .record([refs, levelBytes, bricks, groups](PassContext& ctx) {
+                ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.pyramid), 0, levelBytes, 0);
+                ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.directList), (bricks + groups) * 4, groups * 4, 0);
+            });
+        const auto bricksPass = [&](const char* suffix, uint32_t mode) {
+            PassBuilder pass = graph.addPass(info.name + suffix, PassKind::Compute);
+            // Bindings a mode does not use: the counters stand in (never accessed through).
+            pass.pipeline(brickListPipe)
+                .uniform(0, refs.grid)
+                .storage(1, refs.counters, RW)
+                .storage(2, mode == 0 ? refs.field : refs.counters, mode == 0 ? R : RW)
+                .storage(3, mode == 2 ? refs.counters : refs.directBounds,
+                         mode == 0   ? W
+                         : mode == 1 ? R
+                                     : RW)
+                .storage(4, mode == 1 ? refs.directList : refs.counters, RW)
+                .storage(5, mode == 2 ? refs.directArgs : refs.counters, mode == 2 ? W : RW);
+            pass.record([this, mode, bricks](PassContext& ctx) {
+                // Volumes: the bounds of the field converted this frame only.
+                if (mode == 0 && info.source == FieldSource::Volume) {
+                    if (!directBoundsDirty) return;
+                    directBoundsDirty = false;
+                }
+                gpu::IsoPush pc = push();
+                pc.srcLevel = mode;
+                ctx.pushConstants(pc);
+                dispatchFolded(ctx, mode == 2 ? 1 : groupsOf(bricks, gpu::kIsoGroupSize), maxGroupsX());
+            });
+        };
+        bricksPass(".bricks.bounds", 0);
+        bricksPass(".bricks.list", 1);
+        bricksPass(".bricks.args", 2);
+    }
     PassBuilder pass = graph.addPass(info.name + ".classify", PassKind::Compute);
     pass.pipeline(classify).uniform(0, refs.grid).storage(3, refs.pyramid, RW).storage(4, refs.counters, RW);
+    if (listed) pass.storage(5, refs.directList, R);
     if (fusedField)
         ; // field() at the samples: no field buffer
     else if (texelReads)
         pass.texel(2, refs.field, VK_FORMAT_R32_SFLOAT, Access::SampledRead);
     else
         pass.storage(2, refs.field, R);
-    const uint64_t groups = groupsOf(grid.sparseLimits.z, gpu::kIsoBricksPerGroup);
-    pass.record([this, groups](PassContext& ctx) {
-        // A fused field has no field pass: classify is the frame's first.
-        if (fusedField && !grid.patchList) beginFrame(ctx);
-        ctx.pushConstants(push());
-        dispatchFolded(ctx, groups, maxGroupsX());
-    });
-    addPyramidBuild(graph, info.name + ".pyramid.", refs.grid, refs.pyramid, grid,
-                    std::min(gpu::kIsoClassifyLevels, grid.levelCount - 1));
+    if (!listed) {
+        const uint64_t groups = groupsOf(grid.sparseLimits.z, gpu::kIsoBricksPerGroup);
+        pass.record([this, groups](PassContext& ctx) {
+            // A fused field has no field pass: classify is the frame's first.
+            if (fusedField && !grid.patchList) beginFrame(ctx);
+            ctx.pushConstants(push());
+            dispatchFolded(ctx, groups, maxGroupsX());
+        });
+        addPyramidBuild(graph, info.name + ".pyramid.", refs.grid, refs.pyramid, grid, first);
+        return;
+    }
+    pass.use(refs.directArgs, Access::IndirectRead).record(indirectDispatch(refs.directArgs, 0));
+    if (listedLevels == 0) return;
+    graph.addPass(info.name + ".pyramid." + std::to_string(first), PassKind::Compute)
+        .pipeline(buildListedPipe)
+        .uniform(0, refs.grid)
+        .storage(1, refs.pyramid, RW)
+        .storage(2, refs.counters, R)
+        .storage(3, refs.directList, R)
+        .use(refs.directArgs, Access::IndirectRead)
+        .record([this, first, listedLevels, args = refs.directArgs](PassContext& ctx) {
+            gpu::IsoPush pc = push();
+            pc.srcLevel = first;
+            pc.numLevels = listedLevels;
+            ctx.pushConstants(pc);
+            ctx.dispatchIndirect(args, 16);
+        });
+    addPyramidBuild(graph, info.name + ".pyramid.", refs.grid, refs.pyramid, grid, first + listedLevels);
 }
 
 // Indexed output builds its own extraction (sparse_indexed.cpp): the
