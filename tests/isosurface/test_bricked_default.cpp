@@ -21,6 +21,10 @@
 
 using namespace pyramarch;
 using namespace pyramarch::iso;
+// The measured variants (testing::Knobs).
+using iso::testing::ExtractionMethod;
+using iso::testing::FieldEvaluation;
+using iso::testing::SplatMethod;
 
 namespace {
 
@@ -64,8 +68,7 @@ protected:
         IsoSurfaceCreateInfo bufferInfo = info;
         bufferInfo.sparse = {};
         bufferInfo.lipschitz = 0.f;
-        bufferInfo.fieldEvaluation = FieldEvaluation::Buffer;
-        auto buffer = make(bufferInfo);
+        auto buffer = make(bufferInfo, {.fieldEvaluation = FieldEvaluation::Buffer});
         EXPECT_TRUE(buffer);
         if (!buffer) return {};
         buffer->setUserParams(params);
@@ -213,8 +216,7 @@ TEST_F(IsoBrickedDefault, PlansLargeGridsAndNamesWhatCannotFit) {
     // A configuration no sparse domain takes keeps the dense error, and names the sparse one.
     info = userInfo("float field(vec3 p) { return 0.8 - length(p); }", {1024, 1024, 1024}, 1.f, NormalMode::Central);
     info.compileGlsl = [](const GlslSource&) -> Result<std::vector<uint32_t>> { return std::vector<uint32_t>{}; };
-    info.fieldEvaluation = FieldEvaluation::Buffer;
-    plan = iso::testing::planLayout(info, lim);
+    plan = iso::testing::planLayout(info, lim, {.fieldEvaluation = FieldEvaluation::Buffer});
     ASSERT_FALSE(plan.ok());
     EXPECT_NE(plan.message().find("the field of 1024x1024x1024 samples"), std::string::npos) << plan.message();
     EXPECT_NE(plan.message().find("as a sparse domain"), std::string::npos) << plan.message();

@@ -36,6 +36,10 @@
 
 using namespace pyramarch;
 using namespace pyramarch::iso;
+// The measured variants (testing::Knobs, through the fixture's make()).
+using iso::testing::ExtractionMethod;
+using iso::testing::FieldEvaluation;
+using iso::testing::SplatMethod;
 
 namespace {
 
@@ -148,6 +152,10 @@ void expectTiledFieldMatches(IsoSurface& tiled, IsoSurface& dense, const ref::Gr
 
 class IsoGpu : public IsoSurfaceTest {
 protected:
+    // User fields in a field buffer: the reference checks march the field
+    // the GPU classified (readField). The default (Auto: fused with the
+    // HistoPyramid) is checked against it in FusedUserFieldMatchesTheBuffer.
+    IsoGpu() { fieldEvaluation = FieldEvaluation::Buffer; }
     void checkIndexedVolumeVariants(std::array<uint32_t, 3> n);
     // Full check of the last frame against the CPU reference on the GPU's
     // field: `iso`'s own, or `fieldOf`'s (a dense twin of a user field that
@@ -237,7 +245,7 @@ protected:
         // The indirect dispatch covers the written triangles (extract,
         // kIsoExtractTriangles per thread) or, for Scan, the active cells
         // (generate, one thread per active cell).
-        const bool scan = info.method == ExtractionMethod::Scan;
+        const bool scan = extraction == ExtractionMethod::Scan;
         ASSERT_EQ(written % 3, 0u);
         const uint32_t items = scan ? uint32_t(cpu.activeCells)
                                     : (written / 3 + gpu::kIsoExtractTriangles - 1) / gpu::kIsoExtractTriangles;
@@ -278,10 +286,6 @@ IsoSurfaceCreateInfo userInfo(const char* glsl, std::array<uint32_t, 3> n, Norma
     info.vertexCapacity = 200000;
     info.normals = normals;
     info.isoValue = 0.f;
-    // The reference checks march the field the GPU classified (readField):
-    // a buffer. The default (Auto: fused with the HistoPyramid) is checked
-    // against this path in FusedUserFieldMatchesTheBuffer.
-    info.fieldEvaluation = FieldEvaluation::Buffer;
     return info;
 }
 
@@ -564,7 +568,7 @@ TEST_F(IsoGpu, ThinGridsWrapClassifyRunsAcrossRowsAndSlices) {
             IsoSurfaceCreateInfo info;
             info.samples = n;
             info.source = FieldSource::Volume;
-            info.method = method;
+            extraction = method;
             info.vertexCapacity = 30000;
             auto iso = make(info);
             ASSERT_TRUE(iso);
@@ -732,7 +736,7 @@ TEST_F(IsoGpu, PatchListSkipsInactivePatchesBitForBitWithTheDensePath) {
             IsoSurfaceCreateInfo info;
             info.samples = n;
             info.source = FieldSource::Volume;
-            info.method = method;
+            extraction = method;
             info.vertexCapacity = 200000;
             auto iso = make(info);
             auto ref = makeDense(info);
@@ -821,7 +825,7 @@ TEST_F(IsoGpu, MetaballPatchListSkipsEmptyAndInsidePatches) {
         IsoSurfaceCreateInfo info;
         info.samples = {61, 37, 45};
         info.source = FieldSource::Metaballs;
-        info.method = method;
+        extraction = method;
         info.maxBalls = 128;
         info.vertexCapacity = 300000;
         auto iso = make(info);
@@ -1026,7 +1030,7 @@ TEST_F(IsoGpu, UserLipschitzBoundListsPatchesBitForBitWithTheDensePath) {
             IsoSurfaceCreateInfo info = userInfo(kMovingSphereGlsl, n);
             info.boundsMin = {-1.f, -0.8f, -1.2f};
             info.boundsMax = {1.f, 0.9f, 1.f};
-            info.method = method;
+            extraction = method;
             info.lipschitz = 1.f;
             auto iso = make(info);
             auto ref = makeDense(info);
@@ -1235,13 +1239,11 @@ TEST_F(IsoGpu, FusedUserFieldMatchesTheBuffer) {
         info.lipschitz = c.lipschitz;
         info.indexed = c.indexed;
         info.indexCapacity = c.indexed ? 600000 : 0;
-        info.fieldEvaluation = FieldEvaluation::Buffer;
-        auto buffer = make(info);
-        info.fieldEvaluation = FieldEvaluation::Fused;
-        auto fused = make(info);
+        auto buffer = make(info, {.fieldEvaluation = FieldEvaluation::Buffer});
+        auto fused = make(info, {.fieldEvaluation = FieldEvaluation::Fused});
         // The .storage builds, which devices whose texel limit is below the
         // grid's pyramid get (an H100 at 511^3): no field buffer there either.
-        auto fusedStorage = make(info, {.storageReads = true});
+        auto fusedStorage = make(info, {.fieldEvaluation = FieldEvaluation::Fused, .storageReads = true});
         ASSERT_TRUE(buffer && fused && fusedStorage);
         EXPECT_FALSE(fused->readField().ok()); // no buffer to read
         EXPECT_FALSE(iso::testing::texelReads(*fusedStorage));
@@ -1260,17 +1262,15 @@ TEST_F(IsoGpu, FusedUserFieldMatchesTheBuffer) {
     }
     // Fused needs a user field and the HistoPyramid.
     IsoSurfaceCreateInfo scan = userInfo(kMovingSphereGlsl, {9, 9, 9});
-    scan.fieldEvaluation = FieldEvaluation::Fused;
-    scan.method = ExtractionMethod::Scan;
-    auto bad = IsoSurface::create(device(), scan);
+    auto bad = iso::testing::create(device(), scan,
+                                    {.extraction = ExtractionMethod::Scan, .fieldEvaluation = FieldEvaluation::Fused});
     ASSERT_FALSE(bad.ok());
     EXPECT_NE(bad.message().find("FieldEvaluation::Fused needs ExtractionMethod::HistoPyramid"), std::string::npos)
         << bad.message();
     IsoSurfaceCreateInfo volume;
     volume.samples = {9, 9, 9};
     volume.source = FieldSource::Volume;
-    volume.fieldEvaluation = FieldEvaluation::Fused;
-    bad = IsoSurface::create(device(), volume);
+    bad = iso::testing::create(device(), volume, {.fieldEvaluation = FieldEvaluation::Fused});
     ASSERT_FALSE(bad.ok());
     EXPECT_NE(bad.message().find("applies to FieldSource::UserGlsl only"), std::string::npos) << bad.message();
 }
@@ -1292,8 +1292,7 @@ TEST_F(IsoGpu, AutoFusesUserFieldsWithTheHistoPyramidOnly) {
         IsoSurfaceCreateInfo info = userInfo(c.glsl, c.n, c.normals);
         info.isoValue = c.isoValue;
         auto buffer = make(info);
-        info.fieldEvaluation = FieldEvaluation::Auto;
-        auto fused = make(info);
+        auto fused = makeDefault(info);
         ASSERT_TRUE(buffer && fused);
         EXPECT_FALSE(fused->readField().ok()); // Auto with the HistoPyramid: fused, no buffer
         for (IsoSurface* s : {buffer.get(), fused.get()}) {
@@ -1317,23 +1316,19 @@ TEST_F(IsoGpu, AutoFusesUserFieldsWithTheHistoPyramidOnly) {
     return s - 0.5;
 })",
                                              {21, 19, 17}, NormalMode::Central);
-        loop.fieldEvaluation = FieldEvaluation::Auto;
-        auto iso = make(loop);
+        auto iso = makeDefault(loop);
         ASSERT_TRUE(iso);
         frame(*iso);
         EXPECT_TRUE(iso->readField().ok()); // a buffer
         checkAgainstReference(*iso, loop);
-        loop.fieldEvaluation = FieldEvaluation::Fused; // the host may still ask for it
-        auto fused = make(loop);
+        auto fused = make(loop, {.fieldEvaluation = FieldEvaluation::Fused});
         ASSERT_TRUE(fused);
         frame(*fused);
         EXPECT_FALSE(fused->readField().ok());
         expectFusedMatchesBuffer(*fused, *iso, loop, 1);
     }
     IsoSurfaceCreateInfo scan = userInfo(kSphereGlsl, {12, 12, 12});
-    scan.fieldEvaluation = FieldEvaluation::Auto;
-    scan.method = ExtractionMethod::Scan;
-    auto iso = make(scan);
+    auto iso = makeDefault(scan, {.extraction = ExtractionMethod::Scan});
     ASSERT_TRUE(iso);
     frame(*iso);
     EXPECT_TRUE(iso->readField().ok()); // Auto with the scan: a field buffer
@@ -1526,14 +1521,12 @@ TEST_F(IsoGpu, OutputSlicesMatchOneBindingBitForBit) {
     {
         SCOPED_TRACE("HistoPyramid, fused field, no normals");
         IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, {21, 17, 19}, NormalMode::None);
-        info.fieldEvaluation = FieldEvaluation::Fused;
-        expectOutputSlicesMatch(info, none);
+        expectOutputSlicesMatch(info, none, {.fieldEvaluation = FieldEvaluation::Fused});
     }
     {
         SCOPED_TRACE("Scan, Sobel normals");
         IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, {34, 29, 31}, NormalMode::Sobel);
-        info.method = ExtractionMethod::Scan;
-        expectOutputSlicesMatch(info, none);
+        expectOutputSlicesMatch(info, none, {.extraction = ExtractionMethod::Scan});
     }
     {
         SCOPED_TRACE("indexed");
@@ -1782,7 +1775,8 @@ TEST_F(IsoGpu, OutputCapacityCapsAndBudgets) {
     EXPECT_TRUE(p->overflow);
 
     info.memoryBudget = startBytes / 2;
-    auto refused = iso::testing::create(device(), info, {.startOutputCapacity = 30});
+    auto refused =
+        iso::testing::create(device(), info, {.fieldEvaluation = FieldEvaluation::Buffer, .startOutputCapacity = 30});
     ASSERT_FALSE(refused.ok());
     EXPECT_EQ(refused.status().code(), ErrorCode::CapacityExceeded);
 }
@@ -1803,7 +1797,7 @@ TEST_P(IsoSplat, SmallParticleSplatIncludingBorders) { checkSplatIncludingBorder
 
 void IsoSplat::checkSplatIncludingBorders(std::array<uint32_t, 3> samples, size_t count) {
     IsoSurfaceCreateInfo info;
-    info.splat = GetParam();
+    splat = GetParam();
     info.samples = samples;
     info.boundsMin = {-1.f, -1.f, -0.5f};
     info.boundsMax = {1.f, 0.7f, 1.f};
@@ -1816,9 +1810,9 @@ void IsoSplat::checkSplatIncludingBorders(std::array<uint32_t, 3> samples, size_
     ASSERT_TRUE(iso);
     const bool cpuDriver = device().properties().deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ||
                            device().properties().deviceType == VK_PHYSICAL_DEVICE_TYPE_OTHER;
-    EXPECT_EQ(iso->splatMethod(), info.splat != SplatMethod::Auto ? info.splat
-                                  : cpuDriver                     ? SplatMethod::Gather
-                                                                  : SplatMethod::Scatter);
+    EXPECT_EQ(iso::testing::splatMethod(*iso), splat != SplatMethod::Auto ? splat
+                                               : cpuDriver                ? SplatMethod::Gather
+                                                                          : SplatMethod::Scatter);
     const ref::Grid g = referenceGridOf(info);
     std::vector<Particle> ps;
     std::vector<ref::Particle> refPs;
@@ -1855,7 +1849,7 @@ void IsoSplat::checkSplatIncludingBorders(std::array<uint32_t, 3> samples, size_
 
 TEST_P(IsoSplat, MillionParticles) {
     IsoSurfaceCreateInfo info;
-    info.splat = GetParam();
+    splat = GetParam();
     info.samples = {40, 40, 40};
     info.source = FieldSource::Particles;
     info.maxParticles = 1u << 20;
@@ -1914,7 +1908,7 @@ INSTANTIATE_TEST_SUITE_P(Methods, IsoSplat,
 // setParticles path fed the same particles, also when the count changes.
 TEST_P(IsoSplat, GpuBufferInputMatchesHostInput) {
     IsoSurfaceCreateInfo info;
-    info.splat = GetParam();
+    splat = GetParam();
     info.samples = {19, 17, 21};
     info.boundsMin = {-1.f, -0.8f, -1.f};
     info.boundsMax = {1.f, 0.9f, 0.7f};
@@ -1988,12 +1982,12 @@ TEST_P(IsoSplat, GpuBufferInputMatchesHostInput) {
             ASSERT_NEAR(gpuField.value()[i], expect[i], (float(touching[i]) + 1.f) / 65536.f + 1e-5f * expect[i])
                 << "frame " << f << " sample " << i;
             // Scatter is exact fixed point; gather sums in sort order (atomics decide it).
-            if (info.splat == SplatMethod::Scatter) {
+            if (splat == SplatMethod::Scatter) {
                 ASSERT_EQ(gpuField.value()[i], hostField.value()[i]) << "frame " << f << " sample " << i;
             }
         }
         checkAgainstReference(*gpuIso, info);
-        if (info.splat == SplatMethod::Scatter) {
+        if (splat == SplatMethod::Scatter) {
             auto a = gpuIso->readVertices();
             auto b = hostIso->readVertices();
             ASSERT_TRUE(a.ok() && b.ok());
@@ -2044,7 +2038,7 @@ void expectSplatField(IsoSurface& iso, const ref::Grid& g, const std::vector<ref
 // weight array. Each field against the brute-force splat, both methods.
 TEST_P(IsoSplat, StridedHostInputWithWeights) {
     IsoSurfaceCreateInfo info;
-    info.splat = GetParam();
+    splat = GetParam();
     info.samples = {17, 15, 18};
     info.boundsMin = {-1.f, -0.8f, -1.f};
     info.boundsMax = {1.f, 0.9f, 0.7f};
@@ -2102,7 +2096,7 @@ TEST_P(IsoSplat, StridedHostInputWithWeights) {
 // kNoParticleWeight gives every particle weight 1.
 TEST_P(IsoSplat, StridedGpuBufferSkipsBadParticles) {
     IsoSurfaceCreateInfo info;
-    info.splat = GetParam();
+    splat = GetParam();
     info.samples = {16, 17, 15};
     info.boundsMin = {-1.f, -0.8f, -1.f};
     info.boundsMax = {1.f, 0.9f, 0.7f};
@@ -2181,8 +2175,8 @@ TEST_F(IsoGpu, ParticlePatchListSkipsPatchesNoParticleReaches) {
         // bins by box; at 60 cells a box spans whole rows). Odd y and z.
         info.samples = {129, 34, 41};
         info.source = FieldSource::Particles;
-        info.splat = c.splat;
-        info.method = c.method;
+        splat = c.splat;
+        extraction = c.method;
         info.particleSmoothing = c.smoothing;
         info.anisotropic.enabled = c.aniso;
         info.anisotropic.maxStretch = 2.f;
@@ -2602,7 +2596,8 @@ TEST_F(IsoGpu, UserGlslUsesTheHostsCompiler) {
         return pyramarch::Status::error(pyramarch::ErrorCode::ParseError,
                                         src.name + ":1: error: host compiler refuses");
     };
-    auto refused = IsoSurface::create(device(), info);
+    // (In a field buffer: one compile; the default also probes the snippet for loops.)
+    auto refused = iso::testing::create(device(), info, {.fieldEvaluation = FieldEvaluation::Buffer});
     ASSERT_FALSE(refused.ok());
     EXPECT_EQ(calls, 1);
     EXPECT_NE(seen.find("#version"), std::string::npos);
@@ -2772,7 +2767,7 @@ TEST_F(IsoGpu, GatherBinStartsMatchTheCpuCount) {
         info.boundsMin = {-1.f, -0.5f, -2.f};
         info.boundsMax = {1.f, 1.5f, 0.f};
         info.source = FieldSource::Particles;
-        info.splat = SplatMethod::Gather;
+        splat = SplatMethod::Gather;
         const ref::Grid g = referenceGridOf(info);
         float h[3];
         for (int k = 0; k < 3; ++k) h[k] = g.spacing(k);
@@ -2845,7 +2840,7 @@ TEST_F(IsoGpu, ScanBaselineMatchesReference) {
          {std::array<uint32_t, 3>{34, 34, 34}, {37, 50, 23}, {2, 2, 2}, {3, 64, 5}, {3, 3, 2}}) {
         SCOPED_TRACE(std::to_string(n[0]) + "x" + std::to_string(n[1]) + "x" + std::to_string(n[2]));
         IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, n, NormalMode::Sobel);
-        info.method = ExtractionMethod::Scan;
+        extraction = ExtractionMethod::Scan;
         info.boundsMin = {-1.f, -0.6f, -0.9f};
         auto iso = make(info);
         ASSERT_TRUE(iso);
@@ -2854,7 +2849,7 @@ TEST_F(IsoGpu, ScanBaselineMatchesReference) {
     }
     // Capacity clamp (down to one triangle) and folded dispatches.
     IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, {21, 17, 19});
-    info.method = ExtractionMethod::Scan;
+    extraction = ExtractionMethod::Scan;
     const iso::testing::Knobs fold{.maxGroupsX = 5};
     auto full = make(info, fold);
     ASSERT_TRUE(full);
@@ -3119,8 +3114,7 @@ TEST_F(IsoGpu, IndexedOutputCapacities) {
     ASSERT_TRUE(args.ok());
     EXPECT_EQ(args.value()[kArg.indexCount], 0u);
     // Scan + indexed is refused with a message.
-    info.method = ExtractionMethod::Scan;
-    auto bad = IsoSurface::create(device(), info);
+    auto bad = iso::testing::create(device(), info, {.extraction = ExtractionMethod::Scan});
     ASSERT_FALSE(bad.ok());
     EXPECT_NE(bad.message().find("indexed"), std::string::npos);
 }
@@ -3136,7 +3130,7 @@ TEST_F(IsoGpu, IndexedOutputCapacities) {
 // scan case (a surface's compile is what costs there).
 TEST_F(IsoGpu, ScanBaselineOverflowInOneSurface) {
     IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, {9, 8, 10}, NormalMode::Sobel);
-    info.method = ExtractionMethod::Scan;
+    extraction = ExtractionMethod::Scan;
     info.boundsMin = {-1.f, -0.6f, -0.9f};
     info.vertexCapacity = 31;
     auto s = make(info, {.maxGroupsX = 2});
@@ -3165,7 +3159,7 @@ TEST_F(IsoGpu, ScanBaselineOverflowInOneSurface) {
 
 TEST_F(IsoGpu, SmallScanBaselineWithOverflow) {
     IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, {9, 8, 10}, NormalMode::Sobel);
-    info.method = ExtractionMethod::Scan;
+    extraction = ExtractionMethod::Scan;
     info.boundsMin = {-1.f, -0.6f, -0.9f};
     const iso::testing::Knobs folded{.maxGroupsX = 2}; // folded dispatches
     auto full = make(info, folded);
@@ -3309,10 +3303,9 @@ TEST_F(IsoGpu, GraphDescriptorSetsMatchPushDescriptors) {
         info.samples = {24, 20, 22};
         info.source = FieldSource::Metaballs;
         info.vertexCapacity = 200000;
-        info.method = method;
         auto run = [&](Device& d) {
             std::vector<IsoVertexData> out;
-            auto iso = IsoSurface::create(d, info);
+            auto iso = iso::testing::create(d, info, {.extraction = method});
             EXPECT_TRUE(iso.ok()) << iso.message();
             if (!iso) return out;
             EXPECT_OK((*iso)->setMetaballs(balls));

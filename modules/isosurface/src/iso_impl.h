@@ -47,6 +47,7 @@
 #include "pyramarch/engine/render_graph.h"
 #include "pyramarch/engine/vulkan_functions.h"
 #include "pyramarch/isosurface/isosurface.h"
+#include "pyramarch/isosurface/testing.h"
 
 namespace pyramarch::iso {
 
@@ -162,7 +163,7 @@ inline uint32_t volumeFormatOf(VolumeFormat format) {
 // (one binding's range, one texel view): sparse volumes and particles.
 uint64_t sparseBlocksPerPool(const DeviceLimits& limits, VolumeFormat format);
 // layout.cpp: a sparse domain's create-info against the other fields.
-Status checkSparseDomain(const IsoSurfaceCreateInfo& info, bool scan);
+Status checkSparseDomain(const IsoSurfaceCreateInfo& info, bool scan, testing::FieldEvaluation evaluation);
 // layout.cpp: the module's domain choice. A surface without sparse.enabled
 // is planned dense (with testing::Knobs::denseRangeBytes: against a smaller
 // storage range); where the grid itself does not fit (Impl::gridTooLarge:
@@ -210,6 +211,10 @@ struct IsoSurface::Impl {
     bool denseFieldForced = false;
     uint32_t volumePoolBricksForced = 0; // testing::Knobs::volumePoolBricks
     uint64_t outputSliceBytesForced = 0; // testing::Knobs::outputSliceBytes
+    // testing::Knobs::extraction, splat and fieldEvaluation (the measured variants).
+    testing::ExtractionMethod extractionForced = testing::ExtractionMethod::HistoPyramid;
+    testing::SplatMethod splatForced = testing::SplatMethod::Auto;
+    testing::FieldEvaluation fieldEvaluationForced = testing::FieldEvaluation::Auto;
     // The device's largest device-local heap (0: unknown): a sparse domain's
     // default memory budget is a quarter of it (sizeSparseDomain).
     uint64_t heapBytes = 0;

@@ -48,8 +48,8 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
                 heap = std::max<uint64_t>(heap, mp.memoryHeaps[h].size);
     }
     bool userFieldLoops = false;
-    if (info.source == FieldSource::UserGlsl && info.fieldEvaluation == FieldEvaluation::Auto &&
-        info.method != ExtractionMethod::Scan && !info.fieldGlsl.empty() && info.compileGlsl) {
+    if (info.source == FieldSource::UserGlsl && knobs.fieldEvaluation == testing::FieldEvaluation::Auto &&
+        knobs.extraction != testing::ExtractionMethod::Scan && !info.fieldGlsl.empty() && info.compileGlsl) {
         // A snippet that does not compile fails below with its own message.
         Impl probe;
         probe.info = info;
@@ -69,6 +69,9 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
         m.denseGridForced = knobs.denseGrid;
         m.volumePoolBricksForced = knobs.volumePoolBricks;
         m.outputSliceBytesForced = knobs.outputSliceBytes;
+        m.extractionForced = knobs.extraction;
+        m.splatForced = knobs.splat;
+        m.fieldEvaluationForced = knobs.fieldEvaluation;
         m.heapBytes = heap;
         m.userFieldLoops = userFieldLoops;
         // Counters and list appends aggregated per subgroup: one atomic per
@@ -263,6 +266,9 @@ Status IsoSurface::Impl::replan(const IsoSurfaceCreateInfo& ci, std::unique_ptr<
     f.denseGridForced = denseGridForced;
     f.volumePoolBricksForced = volumePoolBricksForced;
     f.outputSliceBytesForced = outputSliceBytesForced;
+    f.extractionForced = extractionForced;
+    f.splatForced = splatForced;
+    f.fieldEvaluationForced = fieldEvaluationForced;
     f.heapBytes = heapBytes;
     f.userFieldLoops = userFieldLoops;
     f.subgroupAtomics = subgroupAtomics;
@@ -1068,10 +1074,6 @@ SparseDomain IsoSurface::sparseDomain() const {
     return d;
 }
 
-SplatMethod IsoSurface::splatMethod() const {
-    if (impl_->info.source != FieldSource::Particles) return SplatMethod::Auto;
-    return impl_->gather ? SplatMethod::Gather : SplatMethod::Scatter;
-}
 std::vector<IsoSurface::MemoryItem> IsoSurface::memoryReport() const { return impl_->memory; }
 
 gpu::IsoPush IsoSurface::Impl::push() const {

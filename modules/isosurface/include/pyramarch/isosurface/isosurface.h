@@ -62,60 +62,7 @@ enum class FieldSource {
 // cheapest mode.
 enum class NormalMode { Forward, Central, Sobel, None };
 
-// How vertices find their place in the vertex buffer.
-enum class ExtractionMethod {
-    // One thread per output vertex walks the pyramid top-down (default).
-    HistoPyramid,
-    // Baseline of the CUDA marchingCubes sample (docs/algorithms.md): exclusive scans of cell occupancy and of vertex
-    // counts (down-sweeps over 4-ary trees), compaction of the active cells,
-    // then one thread per active cell (indirect dispatch) writes its
-    // vertices at its offset. Same output; kept to measure against.
-    Scan,
-};
 enum class VolumeFormat { U8, U16, F32 };
-
-// Where a UserGlsl field is evaluated.
-enum class FieldEvaluation {
-    // The default: Fused with the HistoPyramid unless field() contains a
-    // loop (probed in its SPIR-V at creation), else Buffer (a looping field
-    // is cheaper evaluated once per sample). Buffer with the scan.
-    Auto,
-    // A field pass stores every sample (with a Lipschitz bound: the samples
-    // the listed patches read) in a field buffer that classify and
-    // extraction read; readField() reads it.
-    Buffer,
-    // No field pass and no field buffer: classify and extraction call
-    // field() at the samples they read (compiled at creation with the
-    // snippet, which must not declare specialization constants 0 or 1, the
-    // module's). The same sample positions and NaN rule as Buffer, so the
-    // same cases and triangles up to the compiler's rounding of the snippet
-    // in another shader. A sample is evaluated once per reader (about 1.25
-    // per classified cell, 2 per vertex, 14 with central normals).
-    // HistoPyramid only; readField() is an error (no buffer).
-    Fused,
-};
-
-// How particles become the field. Both sum the same 16.16 fixed-point
-// kernel terms as integers: the same field to the bit, every frame.
-enum class SplatMethod {
-    // One thread per particle adds its kernel to the samples it covers with
-    // integer atomics into an accumulator (exact, order independent).
-    // Gather on CPU drivers (and devices of unknown type), Scatter on GPUs,
-    // Gather whenever particleSmoothing or anisotropic kernels need it, and
-    // Scatter when the gather's bins would not fit maxStorageBufferRange.
-    // Both give the same field to the bit,
-    // so the choice never changes the surface. IsoSurface::splatMethod()
-    // says which one a surface runs.
-    Auto,
-    Scatter,
-    // Counting sort of the particles into bins of one sample cell, then one
-    // thread per tile of 8 x 2 samples sums the particles of the bin rows
-    // its radius reaches (contiguous in the sorted order; no atomics on the
-    // field). Faster than Scatter on CPU drivers; needs (samples + padding)
-    // x 8 bytes of bins and
-    // 20 bytes per particle.
-    Gather,
-};
 
 // What a particle adds to the field (FieldSource::Particles); r is
 // IsoSurfaceCreateInfo::particleRadius (the kernel's support radius).
@@ -128,10 +75,10 @@ enum class ParticleKernel {
     // particle's volume from its neighbours' density, itself included).
     // About 1 inside a fluid whatever its spacing (iso values are fractions
     // of the rest density: 0.6 is splashsurf's default), exactly 1 at a lone
-    // particle (droplets stay). Adds a density pass over the neighbours:
-    // needs SplatMethod::Gather (Auto picks it); on a sparse domain, over
-    // each particle's brick list, with r >= the sample spacing (the same
-    // field bit for bit for particles inside the grid). Summed weight at
+    // particle (droplets stay). Adds a density pass over the neighbours (on
+    // a sparse domain, over each particle's brick list, with r >= the sample
+    // spacing: the same field bit for bit for particles inside the grid).
+    // Summed weight at
     // most 65536 per particle and sample (16.16 fixed point).
     SphCubicSpline,
 };
@@ -453,10 +400,9 @@ struct IsoSurfaceCreateInfo {
     // with ErrorCode::DeviceLimit naming the limit.
     uint32_t vertexCapacity = 0;
     NormalMode normals = NormalMode::Central;
-    ExtractionMethod method = ExtractionMethod::HistoPyramid;
     // Shared vertices (one per cut edge) and a uint32 index buffer, triangles
-    // in the soup's order; vertexCapacity then counts unique vertices. Needs
-    // ExtractionMethod::HistoPyramid; dense or sparse. Default false (soup).
+    // in the soup's order; vertexCapacity then counts unique vertices. Dense
+    // or sparse. Default false (soup).
     bool indexed = false;
     // indexed: index buffer capacity (rounded down to whole triangles); as
     // the vertex buffer, up to 16 storage bindings of one VkBuffer (lavapipe:
@@ -480,9 +426,10 @@ struct IsoSurfaceCreateInfo {
     // Metaballs: most balls per frame.
     uint32_t maxBalls = 256;
     // Particles: most particles per frame and the kernel radius (world units).
+    // The field is the same to the bit whichever splat the module picks for
+    // the device (testing::splatMethod() says which).
     uint32_t maxParticles = 0;
     float particleRadius = 0.1f;
-    SplatMethod splat = SplatMethod::Auto;
     // Particles: the kernel (see ParticleKernel). Default NeighbourCount;
     // SphCubicSpline is splashsurf's field (`pyramarch iso --particles`'s
     // default).
@@ -496,12 +443,11 @@ struct IsoSurfaceCreateInfo {
     // spheres; see the README for measurements) and shrinks convex parts by
     // up to lambda radius. 0 (default): off; 0.5 is what `pyramarch iso
     // --particle-smoothing` suggests (the paper uses 0.9 together with its
-    // anisotropic kernels). Needs SplatMethod::Gather (Auto picks it); NaN or values outside
-    // [0, 1] fail create().
+    // anisotropic kernels). NaN or values outside [0, 1] fail create().
     float particleSmoothing = 0.f;
     // Particles: anisotropic kernels (see AnisotropicKernels); with
-    // particleSmoothing the kernels sit at the smoothed positions. Needs
-    // SplatMethod::Gather (Auto picks it); bad values fail create() naming the field.
+    // particleSmoothing the kernels sit at the smoothed positions; bad
+    // values fail create() naming the field.
     AnisotropicKernels anisotropic;
     ParticleInput particleInput = ParticleInput::Host;
     // ParticleInput::GpuBuffer: required, the host's buffer (storage-buffer
@@ -530,13 +476,9 @@ struct IsoSurfaceCreateInfo {
     // signed distance has 1): only the patches or bricks f(c) +- L r can cut
     // are classified (too small an L drops triangles). Finite, >= 0; 0: none.
     float lipschitz = 0.f;
-    // UserGlsl: a field buffer, or field() where it is read (see FieldEvaluation).
-    FieldEvaluation fieldEvaluation = FieldEvaluation::Auto;
     // UserGlsl, Metaballs, Particles or Volume: a sparse virtual grid (see
-    // SparseDomain), chosen by the module where the dense grid does not fit.
-    // Needs ExtractionMethod::HistoPyramid, and for UserGlsl fused
-    // evaluation (Fused, or Auto); samples may then exceed what a field
-    // buffer or a dense pyramid could hold.
+    // SparseDomain), chosen by the module where the dense grid does not fit;
+    // samples may then exceed what a field buffer or a dense pyramid could hold.
     SparseDomain sparse;
     // UserGlsl: required, the GLSL -> SPIR-V compiler create() calls once,
     // e.g. pyramarch::compileGlsl of the optional shader_compiler component
@@ -872,9 +814,6 @@ public:
     const Buffer& attributeBuffer() const;
     uint32_t attributeComponents() const; // 0 without surfaceAttributes
     uint32_t attributeOffset(uint32_t attribute) const;
-    // FieldSource::Particles: the splat this surface runs (SplatMethod::Auto
-    // resolved at creation; Scatter or Gather). Other sources: Auto.
-    SplatMethod splatMethod() const;
     // The domain create() chose: enabled with every capacity resolved (the
     // module's sizes where the create-info left 0) for a sparse domain,
     // chosen or asked for; enabled = false for the dense grid.
@@ -903,9 +842,11 @@ public:
     // Reads the current surface back (submits and waits on the device's
     // queue: tools and tests only, not the frame path).
     Result<Mesh> readMesh(bool weld = false);
-    // Read-back (submit and wait): the vertices as written, the field
-    // samples (a user field with a Lipschitz bound, and metaballs: only the
-    // tiles of 8^3 samples the last frame read are current). More (pyramid, args, active cells) in
+    // Read-back (submit and wait): the vertices as written; the field
+    // samples where the surface keeps a field buffer (a user field with a
+    // Lipschitz bound, and metaballs: only the tiles of 8^3 samples the last
+    // frame read are current), else ErrorCode::InvalidState (sparse domains,
+    // user fields without loops: field() runs where it is read). More in
     // pyramarch/isosurface/testing.h.
     Result<std::vector<IsoVertexData>> readVertices();
     Result<std::vector<float>> readField();
