@@ -201,13 +201,13 @@ TEST_F(IsoBrickedDefault, PlansLargeGridsAndNamesWhatCannotFit) {
     EXPECT_LE(plan->sparse.maxRowPairs, maxSparseRowPairs(lim));
     EXPECT_GE(plan->sparse.maxRowPairs, 1u << 20) << "room for the sphere's ~1 M cut row pairs";
     // A budget bounds what the module sizes.
-    info.sparse.memoryBudget = 64ull << 20;
+    info.memoryBudget = 64ull << 20;
     plan = iso::testing::planLayout(info, lim);
     ASSERT_TRUE(plan.ok()) << plan.message();
     EXPECT_LE(uint64_t(plan->sparse.maxRowPairs) * 30 + uint64_t(plan->sparse.maxBricks) * 4, 64ull << 20);
     // Without a bound every brick is listed: 2 M bricks need 8 MiB of list, over a 4 MiB budget.
     info.lipschitz = 0.f;
-    info.sparse.memoryBudget = 4ull << 20;
+    info.memoryBudget = 4ull << 20;
     plan = iso::testing::planLayout(info, lim, {}, "small");
     ASSERT_FALSE(plan.ok());
     EXPECT_EQ(plan.code(), ErrorCode::DeviceLimit);

@@ -364,10 +364,10 @@ Status IsoSurface::Impl::growSparseDomain(std::unique_ptr<RenderGraph>& graph) {
         if (!stuck || (refusedBricks == bricks && refusedRowPairs == pairs)) return {};
         refusedBricks = bricks;
         refusedRowPairs = pairs;
-        return Status::error(ErrorCode::CapacityExceeded,
-                             who + "at the most sparse.memoryBudget and the device allow (" + std::to_string(bricks) +
-                                 " bricks, " + std::to_string(pairs) +
-                                 " row pairs); the frames are truncated and report it");
+        return Status::error(ErrorCode::CapacityExceeded, who + "at the most memoryBudget and the device allow (" +
+                                                              std::to_string(bricks) + " bricks, " +
+                                                              std::to_string(pairs) +
+                                                              " row pairs); the frames are truncated and report it");
     }
     // The output buffers from the same stats.
     const auto wantTriangles = [](uint32_t needed, uint32_t capacity, uint32_t limit) {

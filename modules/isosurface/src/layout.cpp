@@ -298,7 +298,7 @@ Status checkSparseDomain(const IsoSurfaceCreateInfo& info, bool scan, testing::F
 }
 
 // The capacities a sparse domain's create-info left 0, from the grid, the
-// source and the device limits, within SparseDomain::memoryBudget: the
+// source and the device limits, within IsoSurfaceCreateInfo::memoryBudget: the
 // volume pool (volumes) and the brick lists take at most half of it each
 // way, the pool slots the rest; each stays within the limits
 // planSparseDomain and planSparseIndexed check. A user field without a
@@ -310,7 +310,7 @@ Status IsoSurface::Impl::sizeSparseDomain(const DeviceLimits& lim, const std::st
     for (int a = 0; a < 3; ++a) bricks *= (uint64_t(info.samples[a]) - 1 + b - 1) / b;
     const uint64_t range = lim.maxStorageBufferRange;
     const uint64_t heap = heapBytes ? heapBytes : (4ull << 30);
-    const uint64_t budget = d.memoryBudget ? d.memoryBudget : heap / 4;
+    const uint64_t budget = info.memoryBudget ? info.memoryBudget : heap / 4;
     const bool particles = info.source == FieldSource::Particles, volume = info.source == FieldSource::Volume;
     const bool items = info.source == FieldSource::Metaballs || particles;
     const bool everyBrick = info.source == FieldSource::UserGlsl && info.lipschitz == 0.f;
@@ -353,7 +353,7 @@ Status IsoSurface::Impl::sizeSparseDomain(const DeviceLimits& lim, const std::st
                         "every brick of the grid: " + std::to_string(bricks) + " bricks of 8^3 cells (" +
                         fmtBytes(bricks * perBrick) + "), over " +
                         (bricks > brickCap ? "the " + std::to_string(brickCap) + " bricks its lists hold" + dev
-                                           : "the memory budget (" + fmtBytes(budget) + ")") +
+                                           : "memoryBudget (" + fmtBytes(budget) + ")") +
                         "; give lipschitz > 0 (only the bricks the bound cannot rule out) or fewer samples");
             d.maxBricks = uint32_t(bricks);
         } else {

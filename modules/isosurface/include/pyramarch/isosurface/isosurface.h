@@ -275,8 +275,8 @@ enum class SparseVolumeInput {
 // A user field without a Lipschitz bound (lipschitz 0) lists every brick of
 // the grid every frame (no skipping): maxBricks must hold them all.
 // Capacities left 0 are sized by the module at creation from the grid, the
-// source and the device limits, within memoryBudget (see
-// IsoSurface::sparseDomain() for what it chose). For metaballs, particles
+// source and the device limits, within IsoSurfaceCreateInfo::memoryBudget
+// (see IsoSurface::sparseDomain() for what it chose). For metaballs, particles
 // and user fields with a Lipschitz bound those sizes are the most they grow
 // to: the surface starts below them and record() plans it again, larger,
 // after a frame whose counters overflowed or passed 90% (as the output
@@ -311,10 +311,6 @@ struct SparseDomain {
     // 403,356 U8 or 100,836 F32 bricks; one buffer up to a quarter of that,
     // which reads fastest). censusSparseVolume() counts what an upload needs.
     uint32_t maxVolumeBricks = 0;
-    // Bytes the capacities the module sizes may take (brick lists, pools,
-    // the pool's pyramid; not the vertex and index buffers). 0: a quarter
-    // of the device's largest device-local heap (1 GiB where unknown).
-    uint64_t memoryBudget = 0;
     // Volumes: the format every upload uses; the pool keeps the samples in it.
     VolumeFormat volumeFormat = VolumeFormat::F32;
     // Volumes: where the surface bricks come from (SparseVolumeInput).
@@ -409,12 +405,11 @@ struct IsoSurfaceCreateInfo {
     // 33.5 M indices each), at most maxIndexCapacity(). 0 (default): sized
     // and grown by the module as vertexCapacity; non-zero: a hard cap.
     uint32_t indexCapacity = 0;
-    // Bytes all of the surface's buffers may take (memoryReport(), without
-    // the replaced buffers held until released) when the module grows them:
-    // growth stops as far as it holds and record() returns
-    // ErrorCode::CapacityExceeded once. A non-zero budget also fails
-    // create() when the starting sizes pass it. 0 (default): a quarter of
-    // the device's largest device-local heap (1 GiB where unknown).
+    // Bytes all of the surface's buffers may take (memoryReport(), replaced
+    // buffers aside): the sparse capacities left 0 are sized within it and
+    // growth stops where it holds (an ErrorCode::CapacityExceeded error,
+    // once); a non-zero budget below the starting buffers fails create().
+    // 0 (default): a quarter of the largest device-local heap (1 GiB where unknown).
     uint64_t memoryBudget = 0;
     // Optional. Smoothing of the output surface (see MeshSmoothing); needs
     // indexed = true. Bad values (iterations > 64, NaN or out-of-range
