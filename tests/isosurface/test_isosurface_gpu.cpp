@@ -1781,6 +1781,127 @@ TEST_F(IsoGpu, OutputCapacityCapsAndBudgets) {
     EXPECT_EQ(refused.status().code(), ErrorCode::CapacityExceeded);
 }
 
+// A surface in the host's own graph keeps its sizes until the host asks:
+// a frame overflows (its stats name the capacity and what it needed),
+// grow() between frames grows the buffers within the budget, the host
+// builds its graph again, and the next frame is the CPU reference's (soup)
+// or holds every index it needed (indexed); with nothing left to grow the
+// graph stays. record() grows by itself: grow() is an error there.
+TEST_F(IsoGpu, HostGraphGrowsWhenTheHostAsks) {
+    denseGrid = true; // the reference check reads the whole field
+    IsoSurfaceCreateInfo info;
+    info.samples = {21, 19, 17};
+    info.source = FieldSource::Metaballs;
+    info.maxBalls = 4;
+    const std::vector<Metaball> balls = {{{-0.3f, 0.f, 0.1f}, 0.6f, 1.f}, {{0.35f, 0.1f, -0.1f}, 0.5f, 1.f}};
+    for (const bool indexed : {false, true}) {
+        SCOPED_TRACE(indexed ? "indexed" : "soup");
+        info.indexed = indexed;
+        auto iso = make(info, {.startOutputCapacity = 30, .denseField = true});
+        ASSERT_TRUE(iso);
+        ASSERT_OK(iso->setMetaballs(balls));
+        auto nothing = iso->grow(); // no frame yet
+        ASSERT_OK(nothing);
+        EXPECT_FALSE(*nothing);
+        auto graph = std::make_unique<RenderGraph>(&device());
+        ASSERT_OK(iso->addPasses(*graph));
+        ASSERT_OK(graph->compile());
+        const auto runFrame = [&] {
+            Status inner;
+            ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { inner = graph->execute(cmd); }));
+            ASSERT_OK(inner);
+        };
+        ASSERT_NO_FATAL_FAILURE(runFrame());
+        ASSERT_NO_FATAL_FAILURE(runFrame()); // the host graph keeps the sizes
+        const auto short_ = iso->statsOfFrame(1);
+        ASSERT_TRUE(short_.has_value());
+        EXPECT_TRUE(short_->overflow);
+        EXPECT_FALSE(short_->grown);
+        EXPECT_EQ(short_->vertexCapacity, 30u);
+        EXPECT_GT(short_->verticesNeeded, 30u);
+        EXPECT_NE(short_->overflowed & kOverflowVertices, 0u);
+        EXPECT_EQ(short_->overflowed & (kOverflowSparseBricks | kOverflowSparseRowPairs), 0u);
+        EXPECT_EQ((short_->overflowed & kOverflowIndices) != 0, short_->indicesNeeded > short_->indexCapacity);
+        const VkBuffer before = iso->vertexBuffer().handle();
+
+        auto grown = iso->grow();
+        ASSERT_OK(grown);
+        EXPECT_TRUE(*grown);
+        EXPECT_GE(iso->vertexCapacity(), short_->verticesNeeded);
+        EXPECT_NE(iso->vertexBuffer().handle(), before);
+        // The old graph holds the old buffers: the host builds its graph again.
+        graph = std::make_unique<RenderGraph>(&device());
+        ASSERT_OK(iso->addPasses(*graph));
+        ASSERT_OK(graph->compile());
+        ASSERT_NO_FATAL_FAILURE(runFrame());
+        const auto after = iso->statsOfFrame(iso->framesRecorded() - 1);
+        ASSERT_TRUE(after.has_value());
+        EXPECT_FALSE(after->overflow);
+        EXPECT_EQ(after->overflowed, 0u);
+        EXPECT_TRUE(after->grown);
+        EXPECT_EQ(after->previousVertexCapacity, 30u);
+        EXPECT_EQ(after->vertexCapacity, iso->vertexCapacity());
+        if (indexed) {
+            EXPECT_EQ(after->indicesWritten, after->indicesNeeded);
+            auto mesh = iso->readMesh();
+            ASSERT_TRUE(mesh.ok()) << mesh.message();
+            EXPECT_EQ(mesh.value().indices.size(), after->indicesNeeded);
+        } else {
+            checkAgainstReference(*iso, info);
+        }
+        // Nothing more to grow: the graph stays and keeps running; the
+        // replaced buffers go once their frames are done.
+        auto again = iso->grow();
+        ASSERT_OK(again);
+        EXPECT_FALSE(*again);
+        const auto replaced = [&] {
+            for (const auto& m : iso->memoryReport())
+                if (m.name == "replaced") return true;
+            return false;
+        };
+        EXPECT_TRUE(replaced());
+        for (uint32_t f = 0; f < info.framesInFlight + 8; ++f) ASSERT_NO_FATAL_FAILURE(runFrame());
+        EXPECT_FALSE(replaced());
+        if (!indexed) checkAgainstReference(*iso, info);
+    }
+    // A budget that holds the starting buffers only: grow() says so once
+    // (the frames stay truncated and report it), then has nothing to do.
+    info.indexed = false;
+    uint64_t startBytes = 0;
+    {
+        auto probe = make(info, {.startOutputCapacity = 30, .denseField = true});
+        ASSERT_TRUE(probe);
+        for (const auto& m : probe->memoryReport()) startBytes += m.bytes;
+    }
+    info.memoryBudget = startBytes + 64;
+    auto tight = make(info, {.startOutputCapacity = 30, .denseField = true});
+    ASSERT_TRUE(tight);
+    ASSERT_OK(tight->setMetaballs(balls));
+    RenderGraph tightGraph(&device());
+    ASSERT_OK(tight->addPasses(tightGraph));
+    ASSERT_OK(tightGraph.compile());
+    Status inner;
+    ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { inner = tightGraph.execute(cmd); }));
+    ASSERT_OK(inner);
+    auto held = tight->grow();
+    ASSERT_FALSE(held.ok());
+    EXPECT_EQ(held.code(), ErrorCode::CapacityExceeded);
+    EXPECT_NE(held.message().find("memoryBudget"), std::string::npos) << held.message();
+    EXPECT_EQ(tight->vertexCapacity(), 30u);
+    auto quiet = tight->grow();
+    ASSERT_OK(quiet);
+    EXPECT_FALSE(*quiet);
+    info.memoryBudget = 0;
+
+    auto own = make(info, {.startOutputCapacity = 30, .denseField = true});
+    ASSERT_TRUE(own);
+    ASSERT_OK(own->setMetaballs(balls));
+    frame(*own);
+    auto refused = own->grow();
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.code(), ErrorCode::InvalidState);
+}
+
 class IsoSplat : public IsoGpu, public ::testing::WithParamInterface<SplatMethod> {
 protected:
     // `count` random particles over the bounds plus a margin, hand-placed

@@ -610,6 +610,12 @@ TEST_F(IsoSparse, EveryCapacityShortInOneSurface) {
             EXPECT_TRUE(st->overflow);
             EXPECT_GT(st->sparseBricksNeeded, 6u);
             if (source != FieldSource::UserGlsl) EXPECT_GT(st->sparseItemRefsNeeded, 40u);
+            // The stats name the capacities the frame ran short of.
+            EXPECT_NE(st->overflowed & kOverflowSparseBricks, 0u);
+            EXPECT_EQ(st->sparseItemRefCapacity, source == FieldSource::UserGlsl ? 0u : 40u);
+            EXPECT_EQ((st->overflowed & kOverflowSparseItemRefs) != 0, source != FieldSource::UserGlsl);
+            EXPECT_EQ((st->overflowed & kOverflowSparseRowPairs) != 0,
+                      st->sparseRowPairsNeeded > st->sparseRowPairCapacity);
             EXPECT_LE(st->verticesWritten, 60u);
             EXPECT_EQ(st->verticesWritten % 3, 0u);
         }

@@ -425,7 +425,8 @@ struct IsoSurface::Impl {
     // A frame boundary of record(): releases what is due, then grows the
     // output buffers when the newest stats ask for it; `graph` (record()'s)
     // is retired then, to be built again over the new buffers.
-    Status growOutputs(std::unique_ptr<RenderGraph>& graph);
+    // `st`: the stats that ask (record(): latestStats(); grow(): the ring's largest needs).
+    Status growOutputs(std::unique_ptr<RenderGraph>& graph, const std::optional<IsoStats>& st);
     // Puts a replanned Impl in this one's place (growSparseDomain, growOutputs).
     void installReplanned(std::unique_ptr<Impl> fresh, std::unique_ptr<RenderGraph>& graph, uint64_t now);
     Status planGrowth(const DeviceLimits& limits); // at creation: the limits and the pipelines' slices
@@ -442,7 +443,7 @@ struct IsoSurface::Impl {
     uint32_t growBrickLimit = 0, growRowPairLimit = 0, growItemRefLimit = 0;
     uint32_t refusedBricks = 0, refusedRowPairs = 0;
     uint64_t firstFrame = 0; // the first frame this Impl records
-    Status growSparseDomain(std::unique_ptr<RenderGraph>& graph);
+    Status growSparseDomain(std::unique_ptr<RenderGraph>& graph, const std::optional<IsoStats>& st);
     Status replan(const IsoSurfaceCreateInfo& ci, std::unique_ptr<Impl>& out) const;
     Status settleForHostGraph();   // addPasses() before any frame: the sizes planned at creation, fixed
     bool buildingOwnGraph = false; // record() is adding the passes to its own graph

@@ -100,6 +100,17 @@ std::optional<IsoStats> IsoSurface::Impl::statsOf(uint64_t frame) const {
     out.indexCapacity = epoch.indices;
     out.sparseBrickCapacity = epoch.bricks;
     out.sparseRowPairCapacity = epoch.rowPairs;
+    const bool items = m.info.source == FieldSource::Metaballs || m.info.source == FieldSource::Particles;
+    if (m.sparse && items) out.sparseItemRefCapacity = m.info.sparse.maxItemRefs;
+    uint32_t& bits = out.overflowed;
+    if (out.verticesNeeded > out.vertexCapacity) bits |= kOverflowVertices;
+    if (m.indexed && out.indicesNeeded > out.indexCapacity) bits |= kOverflowIndices;
+    if (m.sparse) {
+        if (out.sparseBricksNeeded > out.sparseBrickCapacity) bits |= kOverflowSparseBricks;
+        if (out.sparseRowPairsNeeded > out.sparseRowPairCapacity) bits |= kOverflowSparseRowPairs;
+        if (items && out.sparseItemRefsNeeded > out.sparseItemRefCapacity) bits |= kOverflowSparseItemRefs;
+        if (out.sparseVolumeBricksNeeded > m.info.sparse.maxVolumeBricks) bits |= kOverflowSparseVolumeBricks;
+    }
     if (epoch.grown && epoch.firstFrame == frame) {
         out.grown = true;
         out.grownAfterFrame = epoch.grownAfter;

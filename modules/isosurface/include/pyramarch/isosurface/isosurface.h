@@ -15,8 +15,9 @@
 //
 // Output capacities need not be given: with record(), the module grows the
 // vertex and index buffers at a frame boundary from the stats it reads back
-// (see IsoSurfaceCreateInfo::vertexCapacity and memoryBudget); the handles
-// vertexBuffer() and indexBuffer() return may then change.
+// (see IsoSurfaceCreateInfo::vertexCapacity and memoryBudget); in a host
+// graph the host calls grow() between frames. The handles vertexBuffer() and
+// indexBuffer() return may then change.
 #pragma once
 
 #include <array>
@@ -385,7 +386,7 @@ struct IsoSurfaceCreateInfo {
     // 0 (default): the module starts small and, through record(), grows the
     // buffer after a frame whose stats (read framesInFlight frames later)
     // show an overflow or over 90% use, within memoryBudget (with addPasses()
-    // it keeps the starting size, 49,152). Non-zero: a hard cap; a frame
+    // when the host calls IsoSurface::grow()). Non-zero: a hard cap; a frame
     // needing more is truncated and reports IsoStats::overflow. The vertex
     // buffer is one VkBuffer (what hosts bind to draw), which may be larger
     // than one storage binding: the compute passes write it through up to
@@ -529,6 +530,15 @@ struct IsoVertexData {
     float normal[4];   // xyz unit outward normal, or 0 where the gradient vanishes / is not finite
 };
 
+// IsoStats::overflowed bits: the capacity a frame ran short of.
+inline constexpr uint32_t kOverflowVertices = 1u << 0;       // verticesNeeded > vertexCapacity
+inline constexpr uint32_t kOverflowIndices = 1u << 1;        // indicesNeeded > indexCapacity
+inline constexpr uint32_t kOverflowSparseBricks = 1u << 2;   // sparseBricksNeeded > sparseBrickCapacity
+inline constexpr uint32_t kOverflowSparseRowPairs = 1u << 3; // sparseRowPairsNeeded > sparseRowPairCapacity
+inline constexpr uint32_t kOverflowSparseItemRefs = 1u << 4; // sparseItemRefsNeeded > sparseItemRefCapacity
+// sparseVolumeBricksNeeded > SparseDomain::maxVolumeBricks (an octree's leaves)
+inline constexpr uint32_t kOverflowSparseVolumeBricks = 1u << 5;
+
 // Stats of one frame, read from the host-visible ring without waiting.
 struct IsoStats {
     uint64_t frame = 0;           // the frame they belong to (see "Frame numbering" at IsoSurface)
@@ -561,6 +571,10 @@ struct IsoStats {
     uint32_t indexCapacity = 0;
     uint32_t sparseBrickCapacity = 0;
     uint32_t sparseRowPairCapacity = 0;
+    uint32_t sparseItemRefCapacity = 0; // sparse metaballs and particles: maxItemRefs
+    // The capacities this frame ran short of (kOverflow* bits, 0: none);
+    // the matching *Needed count is the size that would have held it.
+    uint32_t overflowed = 0;
     // True on the first frame after the module grew its buffers: the frame
     // whose stats asked for it and the capacities before (unchanged ones
     // equal the current ones).
@@ -722,6 +736,13 @@ public:
     // indexBuffer() again after it). Growth held back by memoryBudget, the
     // allocator or a device limit returns its error once, recording nothing.
     Status record(VkCommandBuffer cmd);
+    // Host graph (addPasses()), between frames once they finished: grows the
+    // vertex and index buffers left at 0 to the largest needs of the stats
+    // ring, within memoryBudget (sparse sizes stay as planned). true: build
+    // the graph again (a new RenderGraph, addPasses()) and re-read the
+    // buffers; false: nothing to grow. Past the budget or a device limit an
+    // error, once; after record() (which grows itself) ErrorCode::InvalidState.
+    Result<bool> grow();
     // The internal graph used by record() (describe(), toDot()); timings come
     // from latestTimings().
     const RenderGraph* internalGraph() const { return internal_.get(); }
