@@ -612,7 +612,6 @@ Result<std::unique_ptr<FluidScene>> FluidScene::create(Device& device, const Flu
     info.source = iso::FieldSource::Particles;
     info.maxParticles = n;
     info.particleRadius = support;
-    info.splat = iso::SplatMethod::Auto; // gathers with smoothing (it needs the sorted particles)
     info.particleSmoothing = settings.smoothing;
     info.anisotropic.enabled = settings.anisotropic;
     info.particleInput = iso::ParticleInput::GpuBuffer;

@@ -12,14 +12,8 @@ int main(int argc, char** argv) {
             ->check(CLI::Range(1u, 4000000u));
         cli.add_option("--cells", app.config.cells, "Grid cells per axis (default 48)")->check(CLI::Range(1u, 400u));
         cli.add_option("--iso", app.config.iso, "Iso value (default 0.5)")->check(sample::finiteFloat());
-        cli.add_option_function<std::string>(
-               "--splat", [&app](const std::string& s) { app.config.splat = sample::splatMethodFromName(s); },
-               "How particles become the field: auto (default: gather on CPU drivers, scatter on GPUs) | scatter "
-               "(atomics) | gather (binned)")
-            ->check(CLI::IsMember({"auto", "scatter", "gather"}));
         cli.add_flag("--anisotropic", app.config.anisotropic,
-                     "Anisotropic kernels (Yu & Turk 2013) stretched along each particle's neighbours; needs --splat "
-                     "gather or auto");
+                     "Anisotropic kernels (Yu & Turk 2013) stretched along each particle's neighbours");
     };
     return sample::sampleMain(argc, argv, app);
 }

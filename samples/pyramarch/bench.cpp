@@ -23,6 +23,7 @@
 #include "pyramarch/engine/memory.h"
 #include "pyramarch/engine/transfer.h"
 #include "pyramarch/isosurface/isosurface.h"
+#include "pyramarch/isosurface/testing.h"
 #include "pyramarch/voxelizer/shapes.h"
 #include "pyramarch/voxelizer/testing.h"
 #include "pyramarch/voxelizer/voxelizer.h"
@@ -209,15 +210,15 @@ void finishLoop(Record& r, const FrameLoop& loop) {
 struct IsoScenario {
     std::string field; // cayley | sphere | gyroid | metaballs | particles
     uint32_t n = 0;    // cells per axis
-    iso::ExtractionMethod method = iso::ExtractionMethod::HistoPyramid;
+    iso::testing::ExtractionMethod method = iso::testing::ExtractionMethod::HistoPyramid;
     uint32_t particles = 0;
     uint32_t warmup = 1, frames = 5;
     bool indexed = false; // shared vertices + indices (HistoPyramid only)
     iso::NormalMode normals = iso::NormalMode::Central;
-    iso::SplatMethod splat = iso::SplatMethod::Scatter;
+    iso::testing::SplatMethod splat = iso::testing::SplatMethod::Scatter;
     bool volume = false;   // analytic fields: sampled once and uploaded (FieldSource::Volume)
     bool lipschitz = true; // glsl fields: IsoSurfaceCreateInfo::lipschitz = fieldLipschitz()
-    iso::FieldEvaluation fieldEvaluation = iso::FieldEvaluation::Auto; // glsl fields
+    iso::testing::FieldEvaluation fieldEvaluation = iso::testing::FieldEvaluation::Auto; // glsl fields
     bool sparse = false;      // glsl fields: a sparse domain (IsoSurfaceCreateInfo::sparse), capacities from the stats
     uint64_t bufferLimit = 0; // largest output buffer in bytes (0: the device's maxStorageBufferRange)
 };
@@ -251,9 +252,9 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
     Record r;
     r.group = sc.field == "particles" ? "particles" : "iso";
     r.field = sc.field;
-    r.strategy = sc.method == iso::ExtractionMethod::Scan ? "scan"
-                 : sc.indexed                             ? "histopyramid-indexed"
-                                                          : "histopyramid";
+    r.strategy = sc.method == iso::testing::ExtractionMethod::Scan ? "scan"
+                 : sc.indexed                                      ? "histopyramid-indexed"
+                                                                   : "histopyramid";
     r.normals = normalsName(sc.normals);
     r.source = sc.field == "particles" || sc.field == "metaballs" ? sc.field
                : sc.volume                                        ? "volume"
@@ -262,11 +263,11 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
     // Scenarios that differ only in strategy share a name (their triangle
     // counts must agree). Particles: named by the splat the surface runs
     // (SplatMethod::Auto resolves at creation), so renamed once created.
-    const auto name = [&](iso::SplatMethod splat) {
-        if (sc.particles) r.splat = splat == iso::SplatMethod::Gather ? "gather" : "scatter";
+    const auto name = [&](iso::testing::SplatMethod splat) {
+        if (sc.particles) r.splat = splat == iso::testing::SplatMethod::Gather ? "gather" : "scatter";
         r.scenario = sc.field + "-" + std::to_string(sc.n) +
                      (sc.particles ? "-" + std::to_string(sc.particles) : std::string()) +
-                     (sc.particles && splat == iso::SplatMethod::Gather ? "-gather" : "") +
+                     (sc.particles && splat == iso::testing::SplatMethod::Gather ? "-gather" : "") +
                      (sc.normals != iso::NormalMode::Central ? std::string("-") + r.normals : "") +
                      (r.source == "volume"   ? "-volume"
                       : r.source == "sparse" ? "-sparse"
@@ -310,11 +311,9 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
         iso::IsoSurfaceCreateInfo info;
         info.samples = {sc.n + 1, sc.n + 1, sc.n + 1};
         info.vertexCapacity = capacity;
-        info.method = sc.method;
         info.normals = sc.normals;
         info.indexed = sc.indexed;
         if (sc.indexed) info.indexCapacity = indexCapacity;
-        info.splat = sc.splat;
         info.name = "iso";
         if (sc.field == "metaballs") {
             info.source = iso::FieldSource::Metaballs;
@@ -334,18 +333,20 @@ Result<Record> runIso(Device& dev, const IsoScenario& sc) {
             info.compileGlsl = sample::glslCompiler();
             info.isoValue = 0.f;
             info.lipschitz = sc.lipschitz ? fieldLipschitz(sc.field) : 0.f;
-            info.fieldEvaluation = sc.fieldEvaluation;
             info.sparse = sparse;
             r.lipschitz = info.lipschitz;
-            r.fieldEvaluation = sc.fieldEvaluation == iso::FieldEvaluation::Fused    ? "fused"
-                                : sc.fieldEvaluation == iso::FieldEvaluation::Buffer ? "buffer"
-                                                                                     : "auto";
+            r.fieldEvaluation = sc.fieldEvaluation == iso::testing::FieldEvaluation::Fused    ? "fused"
+                                : sc.fieldEvaluation == iso::testing::FieldEvaluation::Buffer ? "buffer"
+                                                                                              : "auto";
         }
         const uint64_t before = dev.allocator().stats().allocatedBytes;
-        auto created = iso::IsoSurface::create(dev, info);
+        // The measured variants through the module's testing entry point.
+        const iso::testing::Knobs knobs{
+            .extraction = sc.method, .splat = sc.splat, .fieldEvaluation = sc.fieldEvaluation};
+        auto created = iso::testing::create(dev, info, knobs);
         if (!created) return created.status();
         iso::IsoSurface& surface = **created;
-        name(surface.splatMethod());
+        name(iso::testing::splatMethod(surface));
         // Uploaded once: the warm-up frames convert it (field.volume), the
         // measured frames start with the volume resident.
         if (!volume.empty())
@@ -838,23 +839,24 @@ int runBench(const BenchOptions& o, const std::string& commandLine) {
     const std::string prog = "pyramarch bench";
     const auto start = Clock::now();
     struct Strategy {
-        iso::ExtractionMethod method;
+        iso::testing::ExtractionMethod method;
         bool indexed;
     };
     std::vector<Strategy> methods;
     const bool all = o.strategy == "all";
     if (all || o.strategy == "both" || o.strategy == "histopyramid")
-        methods.push_back({iso::ExtractionMethod::HistoPyramid, false});
-    if (all || o.strategy == "both" || o.strategy == "scan") methods.push_back({iso::ExtractionMethod::Scan, false});
-    if (all || o.strategy == "indexed") methods.push_back({iso::ExtractionMethod::HistoPyramid, true});
+        methods.push_back({iso::testing::ExtractionMethod::HistoPyramid, false});
+    if (all || o.strategy == "both" || o.strategy == "scan")
+        methods.push_back({iso::testing::ExtractionMethod::Scan, false});
+    if (all || o.strategy == "indexed") methods.push_back({iso::testing::ExtractionMethod::HistoPyramid, true});
     const iso::NormalMode normals = o.normals == "forward" ? iso::NormalMode::Forward
                                     : o.normals == "sobel" ? iso::NormalMode::Sobel
                                     : o.normals == "none"  ? iso::NormalMode::None
                                                            : iso::NormalMode::Central;
-    std::vector<iso::SplatMethod> splats;
-    if (o.splat == "auto") splats.push_back(iso::SplatMethod::Auto);
-    if (o.splat == "scatter" || o.splat == "both") splats.push_back(iso::SplatMethod::Scatter);
-    if (o.splat == "gather" || o.splat == "both") splats.push_back(iso::SplatMethod::Gather);
+    std::vector<iso::testing::SplatMethod> splats;
+    if (o.splat == "auto") splats.push_back(iso::testing::SplatMethod::Auto);
+    if (o.splat == "scatter" || o.splat == "both") splats.push_back(iso::testing::SplatMethod::Scatter);
+    if (o.splat == "gather" || o.splat == "both") splats.push_back(iso::testing::SplatMethod::Gather);
     std::vector<std::string> octreeBuilds;
     if (o.octreeBuild == "levels" || o.octreeBuild == "both" || o.octreeBuild == "all")
         octreeBuilds.push_back("levels");
@@ -876,14 +878,14 @@ int runBench(const BenchOptions& o, const std::string& commandLine) {
             const bool sparse = o.source == "sparse" && sample::isAnalyticField(f);
             for (uint32_t n : sizes)
                 for (const Strategy& m : methods) {
-                    if (sparse && (m.method != iso::ExtractionMethod::HistoPyramid || m.indexed)) continue;
+                    if (sparse && (m.method != iso::testing::ExtractionMethod::HistoPyramid || m.indexed)) continue;
                     isoScenarios.push_back({f, n, m.method, 0, o.warmup, framesFor(uint64_t(n) * n * n), m.indexed,
-                                            normals, iso::SplatMethod::Scatter,
+                                            normals, iso::testing::SplatMethod::Scatter,
                                             o.source == "volume" && std::string(f) != "metaballs",
                                             o.lipschitz == "auto" || sparse,
-                                            o.fieldEvaluation == "fused"    ? iso::FieldEvaluation::Fused
-                                            : o.fieldEvaluation == "buffer" ? iso::FieldEvaluation::Buffer
-                                                                            : iso::FieldEvaluation::Auto,
+                                            o.fieldEvaluation == "fused"    ? iso::testing::FieldEvaluation::Fused
+                                            : o.fieldEvaluation == "buffer" ? iso::testing::FieldEvaluation::Buffer
+                                                                            : iso::testing::FieldEvaluation::Auto,
                                             sparse});
                 }
         }
@@ -893,7 +895,7 @@ int runBench(const BenchOptions& o, const std::string& commandLine) {
         const std::vector<uint32_t> sizes = o.particleSizes.empty() ? std::vector<uint32_t>{128, 256} : o.particleSizes;
         for (uint32_t n : sizes)
             for (uint32_t count : counts)
-                for (iso::SplatMethod splat : splats)
+                for (iso::testing::SplatMethod splat : splats)
                     for (const Strategy& m : methods)
                         isoScenarios.push_back({"particles", n, m.method, count, o.warmup,
                                                 framesFor(uint64_t(n) * n * n), m.indexed, normals, splat});

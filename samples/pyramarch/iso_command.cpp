@@ -358,9 +358,6 @@ int runFieldIso(const IsoOptions& o) {
         info.lipschitz = o.glsl.empty()
                              ? sample::analyticFieldLipschitz(o.field, {b[0], b[1], b[2]}, {b[3], b[4], b[5]})
                              : o.lipschitz;
-        info.fieldEvaluation = o.fieldEvaluation == "fused"    ? iso::FieldEvaluation::Fused
-                               : o.fieldEvaluation == "buffer" ? iso::FieldEvaluation::Buffer
-                                                               : iso::FieldEvaluation::Auto;
     } else
         info.source = iso::FieldSource::Volume;
     auto feed = [&](iso::IsoSurface& s) -> Status {
@@ -399,7 +396,6 @@ int runFieldIso(const IsoOptions& o) {
     sample::fillSurfaceStats(fs, *surface, e->frame);
     rec.setInfo("device", (*device)->name());
     rec.setInfo("source", metaballs ? "metaballs" : !o.raw.empty() ? o.raw : !o.glsl.empty() ? o.glsl : o.field);
-    if (!o.glsl.empty()) rec.setInfo("field_evaluation", o.fieldEvaluation);
     rec.add(fs);
     std::printf("%s", rec.table().c_str());
     if (!o.stats.empty()) {
@@ -528,7 +524,6 @@ int runParticleIso(const IsoOptions& o) {
     info.source = iso::FieldSource::Particles;
     info.particleRadius = support;
     info.particleKernel = sph ? iso::ParticleKernel::SphCubicSpline : iso::ParticleKernel::NeighbourCount;
-    info.splat = sample::splatMethodFromName(o.splat);
     info.particleSmoothing = o.particleSmoothing;
     info.anisotropic.enabled = o.anisotropic;
     info.normals = normalMode(o.normals);
@@ -552,7 +547,6 @@ int runParticleIso(const IsoOptions& o) {
     rec.setInfo("surface_threshold", o.isoGiven ? "" : jsonNumber(o.surfaceThreshold));
     rec.setInfo("rest_density", jsonNumber(*rest));
     rec.setInfo("iso_value", jsonNumber(isoValue));
-    rec.setInfo("splat", o.splat);
     rec.setInfo("particle_kernel", o.particleKernel);
     rec.setInfo("particle_smoothing", jsonNumber(o.particleSmoothing));
     rec.setInfo("anisotropic", o.anisotropic ? "true" : "false");
@@ -638,7 +632,6 @@ int runParticleIso(const IsoOptions& o) {
             // A grid the dense layout does not fit: the module chose bricks
             // and sized them; the summary and the retries start from those.
             if (surface->sparseDomain().enabled) info.sparse = surface->sparseDomain();
-            rec.setInfo("splat", sample::splatMethodName(surface->splatMethod())); // Auto resolved
             ++recreations;
         }
         // The reader's xyz floats as they are (stride 12, every weight 1): no repacking.

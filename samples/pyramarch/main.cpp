@@ -153,7 +153,6 @@ int runDemo(const DemoOptions& d) {
             sample::PointCloudSettings s;
             s.cells = d.cells;
             s.particles = d.particles;
-            s.splat = d.splat;
             if (d.capacity) s.vertexCapacity = d.capacity;
             auto r = sample::PointCloudScene::create(**device, s);
             if (!r) return fail(prog, r.message());

@@ -33,16 +33,12 @@ int checkIsoOptions(const IsoOptions& iso) {
     if (iso.lipschitzGiven && iso.glsl.empty())
         return fail(prog, "--lipschitz applies to --glsl only (the other sources bound their patches themselves)");
     if (!(iso.lipschitz >= 0.f)) return fail(prog, "--lipschitz must be >= 0 (0: classify every patch)");
-    if (iso.fieldEvaluationGiven && iso.glsl.empty())
-        return fail(prog, "--field-evaluation applies to --glsl only (the other sources have no function to call)");
     if (iso.sparse) {
         if (iso.glsl.empty() && iso.particles.empty() && iso.raw.empty() && !sample::isAnalyticField(iso.field) &&
             iso.field != "metaballs")
             return fail(prog, "--sparse applies to --field sphere|cayley|gyroid|metaballs, --glsl (a GLSL field "
                               "with a Lipschitz bound), --raw and --particles, got " +
                                   std::string(iso.field.empty() ? "another source" : "--field " + iso.field));
-        if (iso.fieldEvaluation == "buffer")
-            return fail(prog, "--sparse has no field buffer: not with --field-evaluation buffer");
     }
     if (iso.meshSmoothing > 64) return fail(prog, "--mesh-smoothing must be at most 64 iterations");
     if (!(iso.meshLambda > 0.f && iso.meshLambda <= 1.f))
@@ -87,7 +83,7 @@ int checkIsoOptions(const IsoOptions& iso) {
     if (iso.particles.empty()) {
         if (iso.particleOptionsGiven)
             return fail(prog, "--particle-radius, --smoothing-length, --voxel-size, --cube-size, "
-                              "--surface-threshold, --particle-kernel, --splat, --particle-smoothing and "
+                              "--surface-threshold, --particle-kernel, --particle-smoothing and "
                               "--anisotropic apply to --particles only");
         if (outPattern)
             return fail(prog, "--out '" + iso.out + "' has {} but only a --particles sequence writes several meshes");
@@ -110,19 +106,11 @@ int checkIsoOptions(const IsoOptions& iso) {
     if (iso.voxelSizeGiven && !(iso.voxelSize > 0.f)) return fail(prog, "--voxel-size must be > 0");
     if (iso.cubeSizeGiven && !(iso.cubeSize > 0.f)) return fail(prog, "--cube-size must be > 0 (particle radii)");
     if (iso.cubeSizeGiven && iso.voxelSizeGiven) return fail(prog, "give --cube-size or --voxel-size, not both");
-    if (iso.particleKernel == "sph" && iso.splat == "scatter")
-        return fail(prog, "--splat scatter needs --particle-kernel count (the SPH field's density pass reads the "
-                          "binned particles' neighbours)");
     if (!(iso.surfaceThreshold > 0.f))
         return fail(prog, "--surface-threshold must be > 0 (a fraction of the rest density)");
     if (iso.isoGiven && iso.thresholdGiven) return fail(prog, "give --surface-threshold or --iso, not both");
     if (!(iso.particleSmoothing >= 0.f && iso.particleSmoothing <= 1.f))
         return fail(prog, "--particle-smoothing must be in [0, 1] (0: off)");
-    if (iso.particleSmoothing > 0.f && iso.splat == "scatter")
-        return fail(prog, "--particle-smoothing needs --splat gather or auto (it smooths the binned particles)");
-    if (iso.anisotropic && iso.splat == "scatter")
-        return fail(prog, "--anisotropic needs --splat gather or auto (the kernels come from the binned particles' "
-                          "neighbours)");
     const bool inPattern = pyramarch::iso::isSequencePattern(iso.particles);
     if (inPattern && !iso.out.empty() && !outPattern)
         return fail(prog, "--particles '" + iso.particles +
@@ -162,12 +150,6 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
     demoCmd->add_option("--balls", demo.balls, "Metaballs (1..256, default 24)")->check(CLI::Range(1u, 256u));
     demoCmd->add_option("--capacity", demo.capacity,
                         "Vertex capacity of the metaballs and pointcloud scenes (default 0: the scene's own)");
-    demoCmd
-        ->add_option_function<std::string>(
-            "--splat", [&demo](const std::string& s) { demo.splat = sample::splatMethodFromName(s); },
-            "Point cloud splat: auto (default: gather on CPU drivers, scatter on GPUs) | scatter (atomics) | gather "
-            "(binned)")
-        ->check(CLI::IsMember({"auto", "scatter", "gather"}));
     demoCmd
         ->add_option("--fluid-frames", demo.fluidFrames,
                      "Frames of the fluid scene (default 30, each --fluid-steps PBF steps of 1/120 s)")
@@ -228,13 +210,6 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
                          "signed distance): classify skips the patches f(centre) +- L x half diagonal keeps off the "
                          "iso value, same triangles. Default 0: every patch. A too small L loses triangles")
             ->check(sample::finiteFloat());
-    CLI::Option* fieldEvaluationOpt =
-        isoCmd
-            ->add_option("--field-evaluation", iso.fieldEvaluation,
-                         "--glsl fields: auto (the module's default: fused with the HistoPyramid) | buffer (a field "
-                         "pass and a field buffer, each sample evaluated once) | fused (classify and extraction call "
-                         "field() at the samples they read: no field buffer)")
-            ->check(CLI::IsMember({"auto", "buffer", "fused"}));
     isoCmd->add_option(
         "--particles", iso.particles,
         "Particle file: PLY point set (ascii/binary, float/double x,y,z), .xyz text, raw float32 xyz (.f32), legacy "
@@ -296,8 +271,7 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
                    "Particle position smoothing lambda in [0, 1] (Yu & Turk 2013's Laplacian step, on the GPU): each "
                    "particle moves lambda of the way to the weighted mean of its neighbours within the kernel "
                    "support before the splat. Default 0 (off); 0.5 flattens faces of regular particles, shrinks "
-                   "convex parts (modules/isosurface/README.md). Needs --splat gather on a dense grid (bricks: "
-                   "--sparse, or a grid too large for one)");
+                   "convex parts (modules/isosurface/README.md)");
     isoCmd->add_flag_function(
         "--anisotropic",
         [&iso](int64_t) {
@@ -307,8 +281,7 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
         "Anisotropic kernels (Yu & Turk 2013, on the GPU): each particle's kernel is stretched along the "
         "principal axes of its neighbours (weighted covariance within 1.5 kernel supports), flat on flat "
         "fluid; with --particle-smoothing the kernels sit at the smoothed positions. Costs a pass "
-        "(modules/isosurface/README.md). Needs --splat gather on a dense grid (bricks: --sparse, or a grid too large "
-        "for one)");
+        "(modules/isosurface/README.md)");
     isoCmd
         ->add_option_function<std::string>(
             "--particle-kernel",
@@ -318,19 +291,8 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
             },
             "What a particle adds to the field: sph (default; splashsurf's field, sum_j V_j W(|x - x_j|) with the "
             "cubic spline W and each particle's volume V_j from its neighbours' density: ~1 inside the fluid, lone "
-            "particles stay as droplets) | count (w (1 - d^2/h^2)^3, a weighted neighbour count; --splat scatter "
-            "needs it)")
+            "particles stay as droplets) | count (w (1 - d^2/h^2)^3, a weighted neighbour count)")
         ->check(CLI::IsMember({"sph", "count"}));
-    isoCmd
-        ->add_option_function<std::string>(
-            "--splat",
-            [&iso](const std::string& v) {
-                iso.splat = v;
-                iso.particleOptionsGiven = true;
-            },
-            "How particles become the field: auto (default: gather on CPU drivers or with smoothing/anisotropic "
-            "kernels, else scatter) | gather (binned) | scatter (atomics)")
-        ->check(CLI::IsMember({"auto", "scatter", "gather"}));
     isoCmd
         ->add_option_function<float>(
             "--iso",
@@ -411,7 +373,6 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
         iso.dimsGiven = dimsOpt->count() > 0;
         iso.typeGiven = typeOpt->count() > 0;
         iso.lipschitzGiven = lipschitzOpt->count() > 0;
-        iso.fieldEvaluationGiven = fieldEvaluationOpt->count() > 0;
         const int bad = checkIsoOptions(iso);
         if (bad >= 0) return kExitUsage; // every check there is about the command line
     }

@@ -29,7 +29,6 @@ struct DemoOptions {
     uint32_t particles = 100000;
     uint32_t balls = 24;
     uint32_t capacity = 0; // --capacity: metaballs/pointcloud vertex capacity (0: the scene's default)
-    pyramarch::iso::SplatMethod splat = pyramarch::iso::SplatMethod::Auto;
     // The fluid scene simulates every frame (PBF, several solver passes):
     // on a CPU driver far slower than the others, so it gets its own frame
     // count, and several steps per drawn frame so that those frames show the
@@ -67,8 +66,6 @@ struct IsoOptions {
     std::string glsl;
     // --lipschitz: the --glsl field's Lipschitz constant (IsoSurfaceCreateInfo::lipschitz; 0: dense classify).
     float lipschitz = 0.f;
-    // --field-evaluation: auto | buffer | fused (IsoSurfaceCreateInfo::fieldEvaluation, --glsl only).
-    std::string fieldEvaluation = "auto";
     // --particles: a particle file (PLY, .xyz, .f32, .vtk, .vtu, .bgeo) or a sequence pattern
     // with "{}" ('frames/fluid_{}.ply'); splashsurf's parameters.
     std::string particles;
@@ -79,9 +76,8 @@ struct IsoOptions {
     float cubeSize = 0.f;          // --cube-size: grid spacing in particle radii (splashsurf's -c); 0: --voxel-size
     // --particle-kernel: sph (splashsurf's SPH field, ParticleKernel::SphCubicSpline) | count (NeighbourCount)
     std::string particleKernel = "sph";
-    std::string splat = "auto";
-    float particleSmoothing = 0.f; // --particle-smoothing: lambda in [0, 1], 0 off (gather only)
-    bool anisotropic = false;      // --anisotropic: Yu & Turk's anisotropic kernels, default parameters (gather only)
+    float particleSmoothing = 0.f; // --particle-smoothing: lambda in [0, 1], 0 off
+    bool anisotropic = false;      // --anisotropic: Yu & Turk's anisotropic kernels, default parameters
     // Domain boxes "x,y,z" (empty: none). --particle-aabb-min/max keep only
     // the particles inside (--particles); --mesh-aabb-min/max clip the mesh
     // on the CPU before it is written (any source).
@@ -104,8 +100,7 @@ struct IsoOptions {
     bool sparse = false;
     uint64_t memoryBudgetMiB = 0; // --memory-budget (IsoSurfaceCreateInfo::memoryBudget, MiB; 0: the default)
     // Whether options were given on the command line (conflict checks).
-    bool cellsGiven = false, boundsGiven = false, dimsGiven = false, typeGiven = false, lipschitzGiven = false,
-         fieldEvaluationGiven = false;
+    bool cellsGiven = false, boundsGiven = false, dimsGiven = false, typeGiven = false, lipschitzGiven = false;
     bool particleOptionsGiven = false, thresholdGiven = false, voxelSizeGiven = false, cubeSizeGiven = false;
 };
 

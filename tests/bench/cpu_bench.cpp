@@ -16,6 +16,7 @@
 #include "pyramarch/engine/shader_compiler.h"
 #include "pyramarch/engine/vulkan_functions.h"
 #include "pyramarch/isosurface/isosurface.h"
+#include "pyramarch/isosurface/testing.h"
 #include "reference.h"
 
 using namespace pyramarch;
@@ -46,14 +47,16 @@ void FrameRecord(benchmark::State& state) {
     iso::IsoSurfaceCreateInfo info;
     info.samples = {n + 1, n + 1, n + 1};
     info.vertexCapacity = 3u << 16;
-    info.method = state.range(1) ? iso::ExtractionMethod::Scan : iso::ExtractionMethod::HistoPyramid;
     info.source = iso::FieldSource::UserGlsl;
     info.fieldGlsl = "float field(vec3 p) { return 16.0 * p.x * p.y * p.z + 4.0 * (p.x + p.y + p.z) - 1.0; }\n";
 #ifdef PYRAMARCH_HAVE_SHADER_COMPILER
     info.compileGlsl = pyramarch::compileGlsl;
 #endif
     info.isoValue = 0.f;
-    auto surface = iso::IsoSurface::create(*dev, info);
+    iso::testing::Knobs knobs;
+    knobs.extraction =
+        state.range(1) ? iso::testing::ExtractionMethod::Scan : iso::testing::ExtractionMethod::HistoPyramid;
+    auto surface = iso::testing::create(*dev, info, knobs);
     if (!surface) {
         state.SkipWithError(surface.message().c_str());
         return;

@@ -72,8 +72,6 @@ int commandLine(const uint8_t* data, size_t size) {
                            "--surface-threshold accepted a value <= 0");
                 FUZZ_CHECK(std::isfinite(o.iso.voxelSize) && o.iso.voxelSize >= 0.f,
                            "--voxel-size accepted a negative or non-finite value");
-                FUZZ_CHECK(o.iso.splat == "auto" || o.iso.splat == "scatter" || o.iso.splat == "gather",
-                           "--splat accepted an unknown value");
                 FUZZ_CHECK(!(o.iso.isoGiven && o.iso.thresholdGiven), "--iso and --surface-threshold together");
                 const bool inSeq = o.iso.particles.find("{}") != std::string::npos,
                            outSeq = o.iso.out.find("{}") != std::string::npos;

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -37,8 +38,14 @@ protected:
     // tiles, run bounds) set it: every surface they make runs that path
     // (testing::Knobs::denseGrid) instead of the direct brick table.
     bool denseGrid = false;
+    // The measured variants (testing::Knobs) of the surfaces make() creates
+    // where the knobs given keep the defaults.
+    testing::ExtractionMethod extraction = testing::ExtractionMethod::HistoPyramid;
+    testing::SplatMethod splat = testing::SplatMethod::Auto;
+    testing::FieldEvaluation fieldEvaluation = testing::FieldEvaluation::Auto;
     std::unique_ptr<IsoSurface> make(const IsoSurfaceCreateInfo& info, testing::Knobs knobs = {}) {
         if (denseGrid) knobs.denseGrid = true;
+        withVariants(knobs);
         auto r = testing::create(device(), info, knobs);
         EXPECT_TRUE(r.ok()) << r.message();
         if (!r) return nullptr;
@@ -56,6 +63,23 @@ protected:
             EXPECT_FALSE(testing::readPatchList(*s).ok()) << "the dense path has no list";
         }
         return s;
+    }
+    // make() with the variants IsoSurface::create runs, whatever this test's.
+    std::unique_ptr<IsoSurface> makeDefault(const IsoSurfaceCreateInfo& info, testing::Knobs knobs = {}) {
+        const auto kept = std::tuple(extraction, splat, fieldEvaluation);
+        extraction = testing::ExtractionMethod::HistoPyramid;
+        splat = testing::SplatMethod::Auto;
+        fieldEvaluation = testing::FieldEvaluation::Auto;
+        auto s = make(info, knobs);
+        std::tie(extraction, splat, fieldEvaluation) = kept;
+        return s;
+    }
+    // `knobs` with this test's measured variants where they keep the defaults.
+    testing::Knobs& withVariants(testing::Knobs& knobs) const {
+        if (knobs.extraction == testing::ExtractionMethod::HistoPyramid) knobs.extraction = extraction;
+        if (knobs.splat == testing::SplatMethod::Auto) knobs.splat = splat;
+        if (knobs.fieldEvaluation == testing::FieldEvaluation::Auto) knobs.fieldEvaluation = fieldEvaluation;
+        return knobs;
     }
     // Records and runs one frame, waiting for it.
     void frame(IsoSurface& iso) {

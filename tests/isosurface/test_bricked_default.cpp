@@ -21,6 +21,10 @@
 
 using namespace pyramarch;
 using namespace pyramarch::iso;
+// The measured variants (testing::Knobs).
+using iso::testing::ExtractionMethod;
+using iso::testing::FieldEvaluation;
+using iso::testing::SplatMethod;
 
 namespace {
 
@@ -64,8 +68,7 @@ protected:
         IsoSurfaceCreateInfo bufferInfo = info;
         bufferInfo.sparse = {};
         bufferInfo.lipschitz = 0.f;
-        bufferInfo.fieldEvaluation = FieldEvaluation::Buffer;
-        auto buffer = make(bufferInfo);
+        auto buffer = make(bufferInfo, {.fieldEvaluation = FieldEvaluation::Buffer});
         EXPECT_TRUE(buffer);
         if (!buffer) return {};
         buffer->setUserParams(params);
@@ -198,13 +201,13 @@ TEST_F(IsoBrickedDefault, PlansLargeGridsAndNamesWhatCannotFit) {
     EXPECT_LE(plan->sparse.maxRowPairs, maxSparseRowPairs(lim));
     EXPECT_GE(plan->sparse.maxRowPairs, 1u << 20) << "room for the sphere's ~1 M cut row pairs";
     // A budget bounds what the module sizes.
-    info.sparse.memoryBudget = 64ull << 20;
+    info.memoryBudget = 64ull << 20;
     plan = iso::testing::planLayout(info, lim);
     ASSERT_TRUE(plan.ok()) << plan.message();
     EXPECT_LE(uint64_t(plan->sparse.maxRowPairs) * 30 + uint64_t(plan->sparse.maxBricks) * 4, 64ull << 20);
     // Without a bound every brick is listed: 2 M bricks need 8 MiB of list, over a 4 MiB budget.
     info.lipschitz = 0.f;
-    info.sparse.memoryBudget = 4ull << 20;
+    info.memoryBudget = 4ull << 20;
     plan = iso::testing::planLayout(info, lim, {}, "small");
     ASSERT_FALSE(plan.ok());
     EXPECT_EQ(plan.code(), ErrorCode::DeviceLimit);
@@ -213,8 +216,7 @@ TEST_F(IsoBrickedDefault, PlansLargeGridsAndNamesWhatCannotFit) {
     // A configuration no sparse domain takes keeps the dense error, and names the sparse one.
     info = userInfo("float field(vec3 p) { return 0.8 - length(p); }", {1024, 1024, 1024}, 1.f, NormalMode::Central);
     info.compileGlsl = [](const GlslSource&) -> Result<std::vector<uint32_t>> { return std::vector<uint32_t>{}; };
-    info.fieldEvaluation = FieldEvaluation::Buffer;
-    plan = iso::testing::planLayout(info, lim);
+    plan = iso::testing::planLayout(info, lim, {.fieldEvaluation = FieldEvaluation::Buffer});
     ASSERT_FALSE(plan.ok());
     EXPECT_NE(plan.message().find("the field of 1024x1024x1024 samples"), std::string::npos) << plan.message();
     EXPECT_NE(plan.message().find("as a sparse domain"), std::string::npos) << plan.message();

@@ -31,6 +31,10 @@
 
 using namespace pyramarch;
 using namespace pyramarch::iso;
+// The measured variants (testing::Knobs).
+using iso::testing::ExtractionMethod;
+using iso::testing::FieldEvaluation;
+using iso::testing::SplatMethod;
 
 namespace {
 
@@ -97,8 +101,7 @@ protected:
     }
 };
 
-IsoSurfaceCreateInfo userInfo(const char* glsl, std::array<uint32_t, 3> n, NormalMode normals,
-                              FieldEvaluation evaluation) {
+IsoSurfaceCreateInfo userInfo(const char* glsl, std::array<uint32_t, 3> n, NormalMode normals) {
     IsoSurfaceCreateInfo info;
     info.samples = n;
     info.source = FieldSource::UserGlsl;
@@ -107,7 +110,6 @@ IsoSurfaceCreateInfo userInfo(const char* glsl, std::array<uint32_t, 3> n, Norma
     info.vertexCapacity = 300000;
     info.normals = normals;
     info.isoValue = 0.f;
-    info.fieldEvaluation = evaluation;
     return info;
 }
 
@@ -115,15 +117,16 @@ TEST_F(IsoDirectBricks, UserFieldsBufferAndFusedMatchTheReferenceInBrickOrder) {
     for (const FieldEvaluation evaluation : {FieldEvaluation::Buffer, FieldEvaluation::Fused}) {
         SCOPED_TRACE(evaluation == FieldEvaluation::Buffer ? "field buffer" : "fused");
         // Odd sizes: short last bricks on every axis; Sobel normals read past brick faces.
-        IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, {29, 22, 19}, NormalMode::Sobel, evaluation);
+        IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, {29, 22, 19}, NormalMode::Sobel);
+        fieldEvaluation = evaluation;
         auto s = make(info, directKnobs());
         ASSERT_TRUE(s);
         frame(*s);
         if (evaluation == FieldEvaluation::Fused) {
             // No field buffer: the reference samples the same GLSL through a buffer surface.
-            IsoSurfaceCreateInfo bufferInfo = info;
-            bufferInfo.fieldEvaluation = FieldEvaluation::Buffer;
-            auto b = make(bufferInfo, directKnobs());
+            iso::testing::Knobs buffer = directKnobs();
+            buffer.fieldEvaluation = FieldEvaluation::Buffer;
+            auto b = make(info, buffer);
             ASSERT_TRUE(b);
             frame(*b);
             auto vs = s->readVertices(), vb = b->readVertices();
@@ -139,7 +142,8 @@ TEST_F(IsoDirectBricks, UserFieldsBufferAndFusedMatchTheReferenceInBrickOrder) {
 }
 
 TEST_F(IsoDirectBricks, SphereIsWatertightAndBitIdenticalOverRunsAndInstances) {
-    IsoSurfaceCreateInfo info = userInfo(kMovingSphereGlsl, {27, 25, 31}, NormalMode::Central, FieldEvaluation::Buffer);
+    IsoSurfaceCreateInfo info = userInfo(kMovingSphereGlsl, {27, 25, 31}, NormalMode::Central);
+    fieldEvaluation = FieldEvaluation::Buffer;
     const std::array<float, 8> params = {0.05f, -0.04f, 0.02f, 0.7f, 0, 0, 0, 0};
     auto s = make(info, directKnobs());
     ASSERT_TRUE(s);
@@ -293,7 +297,7 @@ TEST_F(IsoDirectBricks, AnisotropicAndSmoothedParticlesMatchTheReference) {
     info.particleSmoothing = 0.5f;
     auto s = make(info, directKnobs());
     ASSERT_TRUE(s);
-    EXPECT_EQ(s->splatMethod(), SplatMethod::Gather);
+    EXPECT_EQ(iso::testing::splatMethod(*s), SplatMethod::Gather);
     ASSERT_TRUE(s->setParticles(particles).ok());
     frame(*s);
     expectMatchesReference(info, *s);
@@ -323,9 +327,9 @@ TEST_F(IsoDirectBricks, IndexedOutputIsTheReferenceSoupWithSharedVertices) {
             samples = std::move(field).value();
         } else {
             // Fused: the same GLSL through a buffer surface.
-            IsoSurfaceCreateInfo bufferInfo = info;
-            bufferInfo.fieldEvaluation = FieldEvaluation::Buffer;
-            auto b = make(bufferInfo, knobs);
+            iso::testing::Knobs buffer = knobs;
+            buffer.fieldEvaluation = FieldEvaluation::Buffer;
+            auto b = make(info, buffer);
             ASSERT_TRUE(b);
             feed(*b);
             frame(*b);
@@ -390,9 +394,12 @@ TEST_F(IsoDirectBricks, IndexedOutputIsTheReferenceSoupWithSharedVertices) {
     };
     {
         SCOPED_TRACE("user field, buffer and fused");
-        for (const FieldEvaluation e : {FieldEvaluation::Buffer, FieldEvaluation::Fused})
+        for (const FieldEvaluation e : {FieldEvaluation::Buffer, FieldEvaluation::Fused}) {
+            iso::testing::Knobs knobs = directKnobs();
+            knobs.fieldEvaluation = e;
             check(
-                userInfo(kCayleyGlsl, {25, 19, 22}, NormalMode::Central, e), [](IsoSurface&) {}, directKnobs());
+                userInfo(kCayleyGlsl, {25, 19, 22}, NormalMode::Central), [](IsoSurface&) {}, knobs);
+        }
     }
     {
         SCOPED_TRACE("metaballs, storage reads");
@@ -409,7 +416,8 @@ TEST_F(IsoDirectBricks, IndexedOutputIsTheReferenceSoupWithSharedVertices) {
 }
 
 TEST_F(IsoDirectBricks, MeshSmoothingRunsOnTheIndexedBricks) {
-    IsoSurfaceCreateInfo info = userInfo(kMovingSphereGlsl, {23, 23, 23}, NormalMode::Central, FieldEvaluation::Buffer);
+    IsoSurfaceCreateInfo info = userInfo(kMovingSphereGlsl, {23, 23, 23}, NormalMode::Central);
+    fieldEvaluation = FieldEvaluation::Buffer;
     info.indexed = true;
     info.indexCapacity = 200000;
     info.meshSmoothing.iterations = 2;
@@ -436,7 +444,8 @@ TEST_F(IsoDirectBricks, MeshSmoothingRunsOnTheIndexedBricks) {
 }
 
 TEST_F(IsoDirectBricks, CapacityClampsToWholeTrianglesWithTheNeededCount) {
-    IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, {21, 21, 21}, NormalMode::Forward, FieldEvaluation::Buffer);
+    IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, {21, 21, 21}, NormalMode::Forward);
+    fieldEvaluation = FieldEvaluation::Buffer;
     auto full = make(info, directKnobs());
     ASSERT_TRUE(full);
     frame(*full);

@@ -36,6 +36,10 @@
 
 using namespace pyramarch;
 using namespace pyramarch::iso;
+// The measured variants (testing::Knobs, through the fixture's make()).
+using iso::testing::ExtractionMethod;
+using iso::testing::FieldEvaluation;
+using iso::testing::SplatMethod;
 
 namespace {
 
@@ -148,6 +152,10 @@ void expectTiledFieldMatches(IsoSurface& tiled, IsoSurface& dense, const ref::Gr
 
 class IsoGpu : public IsoSurfaceTest {
 protected:
+    // User fields in a field buffer: the reference checks march the field
+    // the GPU classified (readField). The default (Auto: fused with the
+    // HistoPyramid) is checked against it in FusedUserFieldMatchesTheBuffer.
+    IsoGpu() { fieldEvaluation = FieldEvaluation::Buffer; }
     void checkIndexedVolumeVariants(std::array<uint32_t, 3> n);
     // Full check of the last frame against the CPU reference on the GPU's
     // field: `iso`'s own, or `fieldOf`'s (a dense twin of a user field that
@@ -254,7 +262,7 @@ protected:
         // The indirect dispatch covers the written triangles (extract,
         // kIsoExtractTriangles per thread) or, for Scan, the active cells
         // (generate, one thread per active cell).
-        const bool scan = info.method == ExtractionMethod::Scan;
+        const bool scan = extraction == ExtractionMethod::Scan;
         ASSERT_EQ(written % 3, 0u);
         const uint32_t items = scan ? uint32_t(cpu.activeCells)
                                     : (written / 3 + gpu::kIsoExtractTriangles - 1) / gpu::kIsoExtractTriangles;
@@ -295,10 +303,6 @@ IsoSurfaceCreateInfo userInfo(const char* glsl, std::array<uint32_t, 3> n, Norma
     info.vertexCapacity = 200000;
     info.normals = normals;
     info.isoValue = 0.f;
-    // The reference checks march the field the GPU classified (readField):
-    // a buffer. The default (Auto: fused with the HistoPyramid) is checked
-    // against this path in FusedUserFieldMatchesTheBuffer.
-    info.fieldEvaluation = FieldEvaluation::Buffer;
     return info;
 }
 
@@ -651,7 +655,7 @@ TEST_F(IsoGpu, ThinGridsWrapClassifyRunsAcrossRowsAndSlices) {
             IsoSurfaceCreateInfo info;
             info.samples = n;
             info.source = FieldSource::Volume;
-            info.method = method;
+            extraction = method;
             info.vertexCapacity = 30000;
             auto iso = make(info);
             ASSERT_TRUE(iso);
@@ -819,7 +823,7 @@ TEST_F(IsoGpu, PatchListSkipsInactivePatchesBitForBitWithTheDensePath) {
             IsoSurfaceCreateInfo info;
             info.samples = n;
             info.source = FieldSource::Volume;
-            info.method = method;
+            extraction = method;
             info.vertexCapacity = 200000;
             auto iso = make(info);
             auto ref = makeDense(info);
@@ -908,7 +912,7 @@ TEST_F(IsoGpu, MetaballPatchListSkipsEmptyAndInsidePatches) {
         IsoSurfaceCreateInfo info;
         info.samples = {61, 37, 45};
         info.source = FieldSource::Metaballs;
-        info.method = method;
+        extraction = method;
         info.maxBalls = 128;
         info.vertexCapacity = 300000;
         auto iso = make(info);
@@ -1113,7 +1117,7 @@ TEST_F(IsoGpu, UserLipschitzBoundListsPatchesBitForBitWithTheDensePath) {
             IsoSurfaceCreateInfo info = userInfo(kMovingSphereGlsl, n);
             info.boundsMin = {-1.f, -0.8f, -1.2f};
             info.boundsMax = {1.f, 0.9f, 1.f};
-            info.method = method;
+            extraction = method;
             info.lipschitz = 1.f;
             auto iso = make(info);
             auto ref = makeDense(info);
@@ -1322,13 +1326,11 @@ TEST_F(IsoGpu, FusedUserFieldMatchesTheBuffer) {
         info.lipschitz = c.lipschitz;
         info.indexed = c.indexed;
         info.indexCapacity = c.indexed ? 600000 : 0;
-        info.fieldEvaluation = FieldEvaluation::Buffer;
-        auto buffer = make(info);
-        info.fieldEvaluation = FieldEvaluation::Fused;
-        auto fused = make(info);
+        auto buffer = make(info, {.fieldEvaluation = FieldEvaluation::Buffer});
+        auto fused = make(info, {.fieldEvaluation = FieldEvaluation::Fused});
         // The .storage builds, which devices whose texel limit is below the
         // grid's pyramid get (an H100 at 511^3): no field buffer there either.
-        auto fusedStorage = make(info, {.storageReads = true});
+        auto fusedStorage = make(info, {.fieldEvaluation = FieldEvaluation::Fused, .storageReads = true});
         ASSERT_TRUE(buffer && fused && fusedStorage);
         EXPECT_FALSE(fused->readField().ok()); // no buffer to read
         EXPECT_FALSE(iso::testing::texelReads(*fusedStorage));
@@ -1347,17 +1349,15 @@ TEST_F(IsoGpu, FusedUserFieldMatchesTheBuffer) {
     }
     // Fused needs a user field and the HistoPyramid.
     IsoSurfaceCreateInfo scan = userInfo(kMovingSphereGlsl, {9, 9, 9});
-    scan.fieldEvaluation = FieldEvaluation::Fused;
-    scan.method = ExtractionMethod::Scan;
-    auto bad = IsoSurface::create(device(), scan);
+    auto bad = iso::testing::create(device(), scan,
+                                    {.extraction = ExtractionMethod::Scan, .fieldEvaluation = FieldEvaluation::Fused});
     ASSERT_FALSE(bad.ok());
     EXPECT_NE(bad.message().find("FieldEvaluation::Fused needs ExtractionMethod::HistoPyramid"), std::string::npos)
         << bad.message();
     IsoSurfaceCreateInfo volume;
     volume.samples = {9, 9, 9};
     volume.source = FieldSource::Volume;
-    volume.fieldEvaluation = FieldEvaluation::Fused;
-    bad = IsoSurface::create(device(), volume);
+    bad = iso::testing::create(device(), volume, {.fieldEvaluation = FieldEvaluation::Fused});
     ASSERT_FALSE(bad.ok());
     EXPECT_NE(bad.message().find("applies to FieldSource::UserGlsl only"), std::string::npos) << bad.message();
 }
@@ -1379,8 +1379,7 @@ TEST_F(IsoGpu, AutoFusesUserFieldsWithTheHistoPyramidOnly) {
         IsoSurfaceCreateInfo info = userInfo(c.glsl, c.n, c.normals);
         info.isoValue = c.isoValue;
         auto buffer = make(info);
-        info.fieldEvaluation = FieldEvaluation::Auto;
-        auto fused = make(info);
+        auto fused = makeDefault(info);
         ASSERT_TRUE(buffer && fused);
         EXPECT_FALSE(fused->readField().ok()); // Auto with the HistoPyramid: fused, no buffer
         for (IsoSurface* s : {buffer.get(), fused.get()}) {
@@ -1404,23 +1403,19 @@ TEST_F(IsoGpu, AutoFusesUserFieldsWithTheHistoPyramidOnly) {
     return s - 0.5;
 })",
                                              {21, 19, 17}, NormalMode::Central);
-        loop.fieldEvaluation = FieldEvaluation::Auto;
-        auto iso = make(loop);
+        auto iso = makeDefault(loop);
         ASSERT_TRUE(iso);
         frame(*iso);
         EXPECT_TRUE(iso->readField().ok()); // a buffer
         checkAgainstReference(*iso, loop);
-        loop.fieldEvaluation = FieldEvaluation::Fused; // the host may still ask for it
-        auto fused = make(loop);
+        auto fused = make(loop, {.fieldEvaluation = FieldEvaluation::Fused});
         ASSERT_TRUE(fused);
         frame(*fused);
         EXPECT_FALSE(fused->readField().ok());
         expectFusedMatchesBuffer(*fused, *iso, loop, 1);
     }
     IsoSurfaceCreateInfo scan = userInfo(kSphereGlsl, {12, 12, 12});
-    scan.fieldEvaluation = FieldEvaluation::Auto;
-    scan.method = ExtractionMethod::Scan;
-    auto iso = make(scan);
+    auto iso = makeDefault(scan, {.extraction = ExtractionMethod::Scan});
     ASSERT_TRUE(iso);
     frame(*iso);
     EXPECT_TRUE(iso->readField().ok()); // Auto with the scan: a field buffer
@@ -1613,14 +1608,12 @@ TEST_F(IsoGpu, OutputSlicesMatchOneBindingBitForBit) {
     {
         SCOPED_TRACE("HistoPyramid, fused field, no normals");
         IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, {21, 17, 19}, NormalMode::None);
-        info.fieldEvaluation = FieldEvaluation::Fused;
-        expectOutputSlicesMatch(info, none);
+        expectOutputSlicesMatch(info, none, {.fieldEvaluation = FieldEvaluation::Fused});
     }
     {
         SCOPED_TRACE("Scan, Sobel normals");
         IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, {34, 29, 31}, NormalMode::Sobel);
-        info.method = ExtractionMethod::Scan;
-        expectOutputSlicesMatch(info, none);
+        expectOutputSlicesMatch(info, none, {.extraction = ExtractionMethod::Scan});
     }
     {
         SCOPED_TRACE("indexed");
@@ -1874,9 +1867,131 @@ TEST_F(IsoGpu, OutputCapacityCapsAndBudgets) {
     EXPECT_TRUE(p->overflow);
 
     info.memoryBudget = startBytes / 2;
-    auto refused = iso::testing::create(device(), info, {.startOutputCapacity = 30});
+    auto refused =
+        iso::testing::create(device(), info, {.fieldEvaluation = FieldEvaluation::Buffer, .startOutputCapacity = 30});
     ASSERT_FALSE(refused.ok());
     EXPECT_EQ(refused.status().code(), ErrorCode::CapacityExceeded);
+}
+
+// A surface in the host's own graph keeps its sizes until the host asks:
+// a frame overflows (its stats name the capacity and what it needed),
+// grow() between frames grows the buffers within the budget, the host
+// builds its graph again, and the next frame is the CPU reference's (soup)
+// or holds every index it needed (indexed); with nothing left to grow the
+// graph stays. record() grows by itself: grow() is an error there.
+TEST_F(IsoGpu, HostGraphGrowsWhenTheHostAsks) {
+    denseGrid = true; // the reference check reads the whole field
+    IsoSurfaceCreateInfo info;
+    info.samples = {21, 19, 17};
+    info.source = FieldSource::Metaballs;
+    info.maxBalls = 4;
+    const std::vector<Metaball> balls = {{{-0.3f, 0.f, 0.1f}, 0.6f, 1.f}, {{0.35f, 0.1f, -0.1f}, 0.5f, 1.f}};
+    for (const bool indexed : {false, true}) {
+        SCOPED_TRACE(indexed ? "indexed" : "soup");
+        info.indexed = indexed;
+        auto iso = make(info, {.startOutputCapacity = 30, .denseField = true});
+        ASSERT_TRUE(iso);
+        ASSERT_OK(iso->setMetaballs(balls));
+        auto nothing = iso->grow(); // no frame yet
+        ASSERT_OK(nothing);
+        EXPECT_FALSE(*nothing);
+        auto graph = std::make_unique<RenderGraph>(&device());
+        ASSERT_OK(iso->addPasses(*graph));
+        ASSERT_OK(graph->compile());
+        const auto runFrame = [&] {
+            Status inner;
+            ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { inner = graph->execute(cmd); }));
+            ASSERT_OK(inner);
+        };
+        ASSERT_NO_FATAL_FAILURE(runFrame());
+        ASSERT_NO_FATAL_FAILURE(runFrame()); // the host graph keeps the sizes
+        const auto short_ = iso->statsOfFrame(1);
+        ASSERT_TRUE(short_.has_value());
+        EXPECT_TRUE(short_->overflow);
+        EXPECT_FALSE(short_->grown);
+        EXPECT_EQ(short_->vertexCapacity, 30u);
+        EXPECT_GT(short_->verticesNeeded, 30u);
+        EXPECT_NE(short_->overflowed & kOverflowVertices, 0u);
+        EXPECT_EQ(short_->overflowed & (kOverflowSparseBricks | kOverflowSparseRowPairs), 0u);
+        EXPECT_EQ((short_->overflowed & kOverflowIndices) != 0, short_->indicesNeeded > short_->indexCapacity);
+        const VkBuffer before = iso->vertexBuffer().handle();
+
+        auto grown = iso->grow();
+        ASSERT_OK(grown);
+        EXPECT_TRUE(*grown);
+        EXPECT_GE(iso->vertexCapacity(), short_->verticesNeeded);
+        EXPECT_NE(iso->vertexBuffer().handle(), before);
+        // The old graph holds the old buffers: the host builds its graph again.
+        graph = std::make_unique<RenderGraph>(&device());
+        ASSERT_OK(iso->addPasses(*graph));
+        ASSERT_OK(graph->compile());
+        ASSERT_NO_FATAL_FAILURE(runFrame());
+        const auto after = iso->statsOfFrame(iso->framesRecorded() - 1);
+        ASSERT_TRUE(after.has_value());
+        EXPECT_FALSE(after->overflow);
+        EXPECT_EQ(after->overflowed, 0u);
+        EXPECT_TRUE(after->grown);
+        EXPECT_EQ(after->previousVertexCapacity, 30u);
+        EXPECT_EQ(after->vertexCapacity, iso->vertexCapacity());
+        if (indexed) {
+            EXPECT_EQ(after->indicesWritten, after->indicesNeeded);
+            auto mesh = iso->readMesh();
+            ASSERT_TRUE(mesh.ok()) << mesh.message();
+            EXPECT_EQ(mesh.value().indices.size(), after->indicesNeeded);
+        } else {
+            checkAgainstReference(*iso, info);
+        }
+        // Nothing more to grow: the graph stays and keeps running; the
+        // replaced buffers go once their frames are done.
+        auto again = iso->grow();
+        ASSERT_OK(again);
+        EXPECT_FALSE(*again);
+        const auto replaced = [&] {
+            for (const auto& m : iso->memoryReport())
+                if (m.name == "replaced") return true;
+            return false;
+        };
+        EXPECT_TRUE(replaced());
+        for (uint32_t f = 0; f < info.framesInFlight + 8; ++f) ASSERT_NO_FATAL_FAILURE(runFrame());
+        EXPECT_FALSE(replaced());
+        if (!indexed) checkAgainstReference(*iso, info);
+    }
+    // A budget that holds the starting buffers only: grow() says so once
+    // (the frames stay truncated and report it), then has nothing to do.
+    info.indexed = false;
+    uint64_t startBytes = 0;
+    {
+        auto probe = make(info, {.startOutputCapacity = 30, .denseField = true});
+        ASSERT_TRUE(probe);
+        for (const auto& m : probe->memoryReport()) startBytes += m.bytes;
+    }
+    info.memoryBudget = startBytes + 64;
+    auto tight = make(info, {.startOutputCapacity = 30, .denseField = true});
+    ASSERT_TRUE(tight);
+    ASSERT_OK(tight->setMetaballs(balls));
+    RenderGraph tightGraph(&device());
+    ASSERT_OK(tight->addPasses(tightGraph));
+    ASSERT_OK(tightGraph.compile());
+    Status inner;
+    ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { inner = tightGraph.execute(cmd); }));
+    ASSERT_OK(inner);
+    auto held = tight->grow();
+    ASSERT_FALSE(held.ok());
+    EXPECT_EQ(held.code(), ErrorCode::CapacityExceeded);
+    EXPECT_NE(held.message().find("memoryBudget"), std::string::npos) << held.message();
+    EXPECT_EQ(tight->vertexCapacity(), 30u);
+    auto quiet = tight->grow();
+    ASSERT_OK(quiet);
+    EXPECT_FALSE(*quiet);
+    info.memoryBudget = 0;
+
+    auto own = make(info, {.startOutputCapacity = 30, .denseField = true});
+    ASSERT_TRUE(own);
+    ASSERT_OK(own->setMetaballs(balls));
+    frame(*own);
+    auto refused = own->grow();
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.code(), ErrorCode::InvalidState);
 }
 
 class IsoSplat : public IsoGpu, public ::testing::WithParamInterface<SplatMethod> {
@@ -1895,7 +2010,7 @@ TEST_P(IsoSplat, SmallParticleSplatIncludingBorders) { checkSplatIncludingBorder
 
 void IsoSplat::checkSplatIncludingBorders(std::array<uint32_t, 3> samples, size_t count) {
     IsoSurfaceCreateInfo info;
-    info.splat = GetParam();
+    splat = GetParam();
     info.samples = samples;
     info.boundsMin = {-1.f, -1.f, -0.5f};
     info.boundsMax = {1.f, 0.7f, 1.f};
@@ -1908,9 +2023,9 @@ void IsoSplat::checkSplatIncludingBorders(std::array<uint32_t, 3> samples, size_
     ASSERT_TRUE(iso);
     const bool cpuDriver = device().properties().deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ||
                            device().properties().deviceType == VK_PHYSICAL_DEVICE_TYPE_OTHER;
-    EXPECT_EQ(iso->splatMethod(), info.splat != SplatMethod::Auto ? info.splat
-                                  : cpuDriver                     ? SplatMethod::Gather
-                                                                  : SplatMethod::Scatter);
+    EXPECT_EQ(iso::testing::splatMethod(*iso), splat != SplatMethod::Auto ? splat
+                                               : cpuDriver                ? SplatMethod::Gather
+                                                                          : SplatMethod::Scatter);
     const ref::Grid g = referenceGridOf(info);
     std::vector<Particle> ps;
     std::vector<ref::Particle> refPs;
@@ -1947,7 +2062,7 @@ void IsoSplat::checkSplatIncludingBorders(std::array<uint32_t, 3> samples, size_
 
 TEST_P(IsoSplat, MillionParticles) {
     IsoSurfaceCreateInfo info;
-    info.splat = GetParam();
+    splat = GetParam();
     info.samples = {40, 40, 40};
     info.source = FieldSource::Particles;
     info.maxParticles = 1u << 20;
@@ -2006,7 +2121,7 @@ INSTANTIATE_TEST_SUITE_P(Methods, IsoSplat,
 // setParticles path fed the same particles, also when the count changes.
 TEST_P(IsoSplat, GpuBufferInputMatchesHostInput) {
     IsoSurfaceCreateInfo info;
-    info.splat = GetParam();
+    splat = GetParam();
     info.samples = {19, 17, 21};
     info.boundsMin = {-1.f, -0.8f, -1.f};
     info.boundsMax = {1.f, 0.9f, 0.7f};
@@ -2080,12 +2195,12 @@ TEST_P(IsoSplat, GpuBufferInputMatchesHostInput) {
             ASSERT_NEAR(gpuField.value()[i], expect[i], (float(touching[i]) + 1.f) / 65536.f + 1e-5f * expect[i])
                 << "frame " << f << " sample " << i;
             // Scatter is exact fixed point; gather sums in sort order (atomics decide it).
-            if (info.splat == SplatMethod::Scatter) {
+            if (splat == SplatMethod::Scatter) {
                 ASSERT_EQ(gpuField.value()[i], hostField.value()[i]) << "frame " << f << " sample " << i;
             }
         }
         checkAgainstReference(*gpuIso, info);
-        if (info.splat == SplatMethod::Scatter) {
+        if (splat == SplatMethod::Scatter) {
             auto a = gpuIso->readVertices();
             auto b = hostIso->readVertices();
             ASSERT_TRUE(a.ok() && b.ok());
@@ -2136,7 +2251,7 @@ void expectSplatField(IsoSurface& iso, const ref::Grid& g, const std::vector<ref
 // weight array. Each field against the brute-force splat, both methods.
 TEST_P(IsoSplat, StridedHostInputWithWeights) {
     IsoSurfaceCreateInfo info;
-    info.splat = GetParam();
+    splat = GetParam();
     info.samples = {17, 15, 18};
     info.boundsMin = {-1.f, -0.8f, -1.f};
     info.boundsMax = {1.f, 0.9f, 0.7f};
@@ -2194,7 +2309,7 @@ TEST_P(IsoSplat, StridedHostInputWithWeights) {
 // kNoParticleWeight gives every particle weight 1.
 TEST_P(IsoSplat, StridedGpuBufferSkipsBadParticles) {
     IsoSurfaceCreateInfo info;
-    info.splat = GetParam();
+    splat = GetParam();
     info.samples = {16, 17, 15};
     info.boundsMin = {-1.f, -0.8f, -1.f};
     info.boundsMax = {1.f, 0.9f, 0.7f};
@@ -2273,8 +2388,8 @@ TEST_F(IsoGpu, ParticlePatchListSkipsPatchesNoParticleReaches) {
         // bins by box; at 60 cells a box spans whole rows). Odd y and z.
         info.samples = {129, 34, 41};
         info.source = FieldSource::Particles;
-        info.splat = c.splat;
-        info.method = c.method;
+        splat = c.splat;
+        extraction = c.method;
         info.particleSmoothing = c.smoothing;
         info.anisotropic.enabled = c.aniso;
         info.anisotropic.maxStretch = 2.f;
@@ -2694,7 +2809,8 @@ TEST_F(IsoGpu, UserGlslUsesTheHostsCompiler) {
         return pyramarch::Status::error(pyramarch::ErrorCode::ParseError,
                                         src.name + ":1: error: host compiler refuses");
     };
-    auto refused = IsoSurface::create(device(), info);
+    // (In a field buffer: one compile; the default also probes the snippet for loops.)
+    auto refused = iso::testing::create(device(), info, {.fieldEvaluation = FieldEvaluation::Buffer});
     ASSERT_FALSE(refused.ok());
     EXPECT_EQ(calls, 1);
     EXPECT_NE(seen.find("#version"), std::string::npos);
@@ -2864,7 +2980,7 @@ TEST_F(IsoGpu, GatherBinStartsMatchTheCpuCount) {
         info.boundsMin = {-1.f, -0.5f, -2.f};
         info.boundsMax = {1.f, 1.5f, 0.f};
         info.source = FieldSource::Particles;
-        info.splat = SplatMethod::Gather;
+        splat = SplatMethod::Gather;
         const ref::Grid g = referenceGridOf(info);
         float h[3];
         for (int k = 0; k < 3; ++k) h[k] = g.spacing(k);
@@ -2937,7 +3053,7 @@ TEST_F(IsoGpu, ScanBaselineMatchesReference) {
          {std::array<uint32_t, 3>{34, 34, 34}, {37, 50, 23}, {2, 2, 2}, {3, 64, 5}, {3, 3, 2}}) {
         SCOPED_TRACE(std::to_string(n[0]) + "x" + std::to_string(n[1]) + "x" + std::to_string(n[2]));
         IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, n, NormalMode::Sobel);
-        info.method = ExtractionMethod::Scan;
+        extraction = ExtractionMethod::Scan;
         info.boundsMin = {-1.f, -0.6f, -0.9f};
         auto iso = make(info);
         ASSERT_TRUE(iso);
@@ -2946,7 +3062,7 @@ TEST_F(IsoGpu, ScanBaselineMatchesReference) {
     }
     // Capacity clamp (down to one triangle) and folded dispatches.
     IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, {21, 17, 19});
-    info.method = ExtractionMethod::Scan;
+    extraction = ExtractionMethod::Scan;
     const iso::testing::Knobs fold{.maxGroupsX = 5};
     auto full = make(info, fold);
     ASSERT_TRUE(full);
@@ -3211,8 +3327,7 @@ TEST_F(IsoGpu, IndexedOutputCapacities) {
     ASSERT_TRUE(args.ok());
     EXPECT_EQ(args.value()[kArg.indexCount], 0u);
     // Scan + indexed is refused with a message.
-    info.method = ExtractionMethod::Scan;
-    auto bad = IsoSurface::create(device(), info);
+    auto bad = iso::testing::create(device(), info, {.extraction = ExtractionMethod::Scan});
     ASSERT_FALSE(bad.ok());
     EXPECT_NE(bad.message().find("indexed"), std::string::npos);
 }
@@ -3228,7 +3343,7 @@ TEST_F(IsoGpu, IndexedOutputCapacities) {
 // scan case (a surface's compile is what costs there).
 TEST_F(IsoGpu, ScanBaselineOverflowInOneSurface) {
     IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, {9, 8, 10}, NormalMode::Sobel);
-    info.method = ExtractionMethod::Scan;
+    extraction = ExtractionMethod::Scan;
     info.boundsMin = {-1.f, -0.6f, -0.9f};
     info.vertexCapacity = 31;
     auto s = make(info, {.maxGroupsX = 2});
@@ -3257,7 +3372,7 @@ TEST_F(IsoGpu, ScanBaselineOverflowInOneSurface) {
 
 TEST_F(IsoGpu, SmallScanBaselineWithOverflow) {
     IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, {9, 8, 10}, NormalMode::Sobel);
-    info.method = ExtractionMethod::Scan;
+    extraction = ExtractionMethod::Scan;
     info.boundsMin = {-1.f, -0.6f, -0.9f};
     const iso::testing::Knobs folded{.maxGroupsX = 2}; // folded dispatches
     auto full = make(info, folded);
@@ -3401,10 +3516,9 @@ TEST_F(IsoGpu, GraphDescriptorSetsMatchPushDescriptors) {
         info.samples = {24, 20, 22};
         info.source = FieldSource::Metaballs;
         info.vertexCapacity = 200000;
-        info.method = method;
         auto run = [&](Device& d) {
             std::vector<IsoVertexData> out;
-            auto iso = IsoSurface::create(d, info);
+            auto iso = iso::testing::create(d, info, {.extraction = method});
             EXPECT_TRUE(iso.ok()) << iso.message();
             if (!iso) return out;
             EXPECT_OK((*iso)->setMetaballs(balls));

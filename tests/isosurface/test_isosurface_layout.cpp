@@ -7,6 +7,10 @@
 
 using namespace pyramarch;
 using namespace pyramarch::iso;
+// The measured variants (testing::Knobs).
+using iso::testing::ExtractionMethod;
+using iso::testing::FieldEvaluation;
+using iso::testing::SplatMethod;
 
 namespace {
 
@@ -151,26 +155,25 @@ TEST(IsoLayout, FusedUserFieldsAreNotBoundByTheFieldBuffer) {
     info.source = FieldSource::UserGlsl;
     info.fieldGlsl = "float field(vec3 p) { return 0.6 - length(p); }";
     info.lipschitz = 1.f;
-    info.fieldEvaluation = FieldEvaluation::Fused;
     info.compileGlsl = [](const GlslSource&) -> Result<std::vector<uint32_t>> { return std::vector<uint32_t>{}; };
-    auto fused = iso::testing::planLayout(info, lavapipeLimits(), {}, "lavapipe");
+    const iso::testing::Knobs fusedKnobs{.fieldEvaluation = FieldEvaluation::Fused};
+    auto fused = iso::testing::planLayout(info, lavapipeLimits(), fusedKnobs, "lavapipe");
     ASSERT_TRUE(fused.ok()) << fused.message();
     EXPECT_EQ(fused.value().fieldBytes, 0u);
     EXPECT_TRUE(fused.value().texelReads);
     EXPECT_LE(fused.value().pyramidBytes, lavapipeLimits().maxStorageBufferRange);
 
-    info.fieldEvaluation = FieldEvaluation::Buffer;
-    auto buffer = iso::testing::planLayout(info, lavapipeLimits(), {}, "lavapipe");
+    auto buffer =
+        iso::testing::planLayout(info, lavapipeLimits(), {.fieldEvaluation = FieldEvaluation::Buffer}, "lavapipe");
     ASSERT_FALSE(buffer.ok());
     EXPECT_EQ(buffer.code(), ErrorCode::DeviceLimit);
     EXPECT_NE(buffer.message().find("the field of 431x431x431 samples"), std::string::npos) << buffer.message();
     EXPECT_NE(buffer.message().find("FieldEvaluation::Fused"), std::string::npos) << buffer.message();
 
     // Past the pyramid's range, fused grids go sparse (the module's choice).
-    info.fieldEvaluation = FieldEvaluation::Fused;
     EXPECT_FALSE(fused.value().sparse.enabled);
     info.samples = {520, 520, 520};
-    auto tooBig = iso::testing::planLayout(info, lavapipeLimits(), {}, "lavapipe");
+    auto tooBig = iso::testing::planLayout(info, lavapipeLimits(), fusedKnobs, "lavapipe");
     ASSERT_TRUE(tooBig.ok()) << tooBig.message();
     EXPECT_TRUE(tooBig.value().sparse.enabled);
     EXPECT_GT(tooBig.value().sparse.maxBricks, 0u);
@@ -193,8 +196,7 @@ TEST(IsoLayout, VertexTotalsThatCouldPass32BitsAreRefused) {
     ASSERT_TRUE(plan.ok()) << plan.message();
     EXPECT_TRUE(plan->sparse.enabled) << "the module lays the grid out in bricks";
     // The scan has no sparse domain: refused, naming both.
-    info.method = ExtractionMethod::Scan;
-    plan = iso::testing::planLayout(info, big);
+    plan = iso::testing::planLayout(info, big, {.extraction = ExtractionMethod::Scan});
     ASSERT_FALSE(plan.ok());
     EXPECT_EQ(plan.code(), ErrorCode::DeviceLimit);
     EXPECT_NE(plan.message().find("as a sparse domain"), std::string::npos) << plan.message();
@@ -228,9 +230,10 @@ TEST(IsoLayout, AutoSplatPicksByDeviceTypeAndWhatTheSurfaceNeeds) {
     info.source = FieldSource::Particles;
     info.maxParticles = 1000;
     info.particleRadius = 0.05f;
-    ASSERT_EQ(info.splat, SplatMethod::Auto);
+    iso::testing::Knobs knobs;
+    ASSERT_EQ(knobs.splat, SplatMethod::Auto);
     const auto resolved = [&](const DeviceLimits& limits) {
-        auto plan = iso::testing::planLayout(info, limits);
+        auto plan = iso::testing::planLayout(info, limits, knobs);
         EXPECT_TRUE(plan.ok()) << plan.message();
         return plan.ok() ? plan->splat : SplatMethod::Auto;
     };
@@ -248,21 +251,21 @@ TEST(IsoLayout, AutoSplatPicksByDeviceTypeAndWhatTheSurfaceNeeds) {
     info.anisotropic.enabled = true;
     EXPECT_EQ(resolved(gpu), SplatMethod::Gather);
     info.anisotropic.enabled = false;
-    info.splat = SplatMethod::Gather;
+    knobs.splat = SplatMethod::Gather;
     EXPECT_EQ(resolved(gpu), SplatMethod::Gather);
-    info.splat = SplatMethod::Scatter;
+    knobs.splat = SplatMethod::Scatter;
     EXPECT_EQ(resolved(cpu), SplatMethod::Scatter);
     // Bins past the storage range (a radius of many samples grows them):
     // Auto scatters, an explicit gather is a DeviceLimit error.
     info.samples = {300, 300, 300};
     info.particleRadius = 0.5f;
-    info.splat = SplatMethod::Auto;
+    knobs.splat = SplatMethod::Auto;
     EXPECT_EQ(resolved(cpu), SplatMethod::Scatter);
-    info.splat = SplatMethod::Gather;
-    auto plan = iso::testing::planLayout(info, cpu);
+    knobs.splat = SplatMethod::Gather;
+    auto plan = iso::testing::planLayout(info, cpu, knobs);
     ASSERT_FALSE(plan.ok());
     EXPECT_EQ(plan.code(), ErrorCode::DeviceLimit);
-    EXPECT_NE(plan.message().find("SplatMethod::Scatter"), std::string::npos) << plan.message();
+    EXPECT_NE(plan.message().find("particle gather needs"), std::string::npos) << plan.message();
     // Other sources: no splat.
     EXPECT_EQ(iso::testing::planLayout(metaballs(9), cpu)->splat, SplatMethod::Auto);
 }
@@ -330,8 +333,9 @@ TEST(IsoLayout, SparseDomainsAreSizedByTheirPool) {
     EXPECT_LT(plan->pyramidBytes, 128ull << 20);
     EXPECT_GT(plan->pyramidBytes, 4000000ull * 16 * 4 / 3);
 
-    auto expectError = [](IsoSurfaceCreateInfo info, ErrorCode code, const char* needle) {
-        auto p = iso::testing::planLayout(info, lavapipeLimits());
+    auto expectError = [](IsoSurfaceCreateInfo info, ErrorCode code, const char* needle,
+                          const iso::testing::Knobs& knobs = {}) {
+        auto p = iso::testing::planLayout(info, lavapipeLimits(), knobs);
         ASSERT_FALSE(p.ok()) << needle;
         EXPECT_EQ(p.code(), code) << p.message();
         EXPECT_NE(p.message().find(needle), std::string::npos) << p.message();
@@ -433,8 +437,8 @@ TEST(IsoLayout, SparseDomainsAreSizedByTheirPool) {
     info.sparse.maxItemRefs = 32u << 20; // 128 MiB of references + 2.3 MiB of lists
     expectError(info, ErrorCode::DeviceLimit, "item lists of maxBricks 300000 and maxItemRefs 33554432");
     info = sparseUser(64);
-    info.fieldEvaluation = FieldEvaluation::Buffer;
-    expectError(info, ErrorCode::InvalidArgument, "FieldEvaluation::Fused or Auto");
+    expectError(info, ErrorCode::InvalidArgument, "FieldEvaluation::Fused or Auto",
+                {.fieldEvaluation = FieldEvaluation::Buffer});
     info = sparseUser(64);
     info.lipschitz = 0.f; // every brick listed
     EXPECT_TRUE(iso::testing::planLayout(info, lavapipeLimits()).ok());
@@ -453,8 +457,7 @@ TEST(IsoLayout, SparseDomainsAreSizedByTheirPool) {
     info.meshSmoothing.iterations = 2;
     EXPECT_TRUE(iso::testing::planLayout(info, lavapipeLimits()).ok());
     info = sparseUser(64);
-    info.method = ExtractionMethod::Scan;
-    expectError(info, ErrorCode::InvalidArgument, "HistoPyramid");
+    expectError(info, ErrorCode::InvalidArgument, "HistoPyramid", {.extraction = ExtractionMethod::Scan});
     info = sparseUser(64);
     info.sparse.maxBricks = 0; // sized by the module: every brick of 8 x 8 x 8
     {

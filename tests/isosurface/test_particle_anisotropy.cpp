@@ -29,6 +29,10 @@
 
 using namespace pyramarch;
 using namespace pyramarch::iso;
+// The measured variants (testing::Knobs).
+using iso::testing::ExtractionMethod;
+using iso::testing::FieldEvaluation;
+using iso::testing::SplatMethod;
 
 namespace {
 
@@ -361,8 +365,7 @@ TEST_F(IsoAniso, BadParametersFailCreate) {
     ASSERT_FALSE(r0.ok());
     EXPECT_NE(r0.message().find("anisotropic.minNeighbours"), std::string::npos) << r0.message();
     info = smallInfo(0.f);
-    info.splat = SplatMethod::Scatter;
-    auto r = IsoSurface::create(device(), info);
+    auto r = iso::testing::create(device(), info, {.splat = SplatMethod::Scatter});
     ASSERT_FALSE(r.ok());
     EXPECT_NE(r.message().find("anisotropic kernels need SplatMethod::Gather"), std::string::npos) << r.message();
     // Disabled: the parameters are not looked at.

@@ -28,6 +28,10 @@
 
 using namespace pyramarch;
 using namespace pyramarch::iso;
+// The measured variants (testing::Knobs).
+using iso::testing::ExtractionMethod;
+using iso::testing::FieldEvaluation;
+using iso::testing::SplatMethod;
 
 namespace {
 
@@ -182,8 +186,7 @@ TEST_F(IsoSmooth, BadParametersFailCreate) {
         EXPECT_NE(r.message().find("[0, 1]"), std::string::npos) << r.message();
     }
     IsoSurfaceCreateInfo info = smallInfo(0.5f);
-    info.splat = SplatMethod::Scatter;
-    auto r = IsoSurface::create(device(), info);
+    auto r = iso::testing::create(device(), info, {.splat = SplatMethod::Scatter});
     ASSERT_FALSE(r.ok());
     EXPECT_NE(r.message().find("particleSmoothing needs SplatMethod::Gather"), std::string::npos) << r.message();
     // Ignored (and so not checked) for other sources; 0 and 1 are valid.

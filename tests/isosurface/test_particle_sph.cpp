@@ -30,6 +30,10 @@
 
 using namespace pyramarch;
 using namespace pyramarch::iso;
+// The measured variants (testing::Knobs).
+using iso::testing::ExtractionMethod;
+using iso::testing::FieldEvaluation;
+using iso::testing::SplatMethod;
 
 namespace {
 
@@ -199,7 +203,7 @@ TEST_F(IsoSph, DensitiesAndFieldMatchTheCpu) {
     const IsoSurfaceCreateInfo info = smallInfo();
     auto iso = make(info);
     ASSERT_TRUE(iso);
-    EXPECT_EQ(iso->splatMethod(), SplatMethod::Gather);
+    EXPECT_EQ(iso::testing::splatMethod(*iso), SplatMethod::Gather);
     const ref::Grid g = referenceGridOf(info);
     std::vector<Particle> ps = randomParticles(g, 1500, 7);
     // Far outside the binned box: never binned, adds nothing.
@@ -567,14 +571,13 @@ TEST_F(IsoSph, SparseDomainGivesTheDenseTriangles) {
 }
 
 TEST_F(IsoSph, BadSettingsFailCreate) {
-    auto fails = [&](IsoSurfaceCreateInfo info, const char* what) {
-        auto r = iso::testing::create(device(), info, {});
+    auto fails = [&](IsoSurfaceCreateInfo info, const char* what, iso::testing::Knobs knobs = {}) {
+        auto r = iso::testing::create(device(), info, knobs);
         ASSERT_FALSE(r.ok()) << what;
         EXPECT_NE(r.message().find(what), std::string::npos) << r.message();
     };
     IsoSurfaceCreateInfo info = smallInfo();
-    info.splat = SplatMethod::Scatter;
-    fails(info, "SphCubicSpline needs SplatMethod::Gather");
+    fails(info, "SphCubicSpline needs SplatMethod::Gather", {.splat = SplatMethod::Scatter});
     info = smallInfo();
     info.particleKernel = ParticleKernel(7);
     fails(info, "is not a ParticleKernel");

@@ -30,6 +30,10 @@
 
 using namespace pyramarch;
 using namespace pyramarch::iso;
+// The measured variants (testing::Knobs).
+using iso::testing::ExtractionMethod;
+using iso::testing::FieldEvaluation;
+using iso::testing::SplatMethod;
 
 namespace {
 
@@ -90,12 +94,10 @@ protected:
         IsoSurfaceCreateInfo bufferInfo = info;
         bufferInfo.sparse = {};
         bufferInfo.lipschitz = 0.f;
-        bufferInfo.fieldEvaluation = FieldEvaluation::Buffer;
         IsoSurfaceCreateInfo denseInfo = info;
         denseInfo.sparse = {};
-        denseInfo.fieldEvaluation = FieldEvaluation::Fused;
-        auto buffer = make(bufferInfo);
-        auto dense = make(denseInfo);
+        auto buffer = make(bufferInfo, {.fieldEvaluation = FieldEvaluation::Buffer});
+        auto dense = make(denseInfo, {.fieldEvaluation = FieldEvaluation::Fused});
         auto sparse = make(info);
         ASSERT_TRUE(buffer && dense && sparse);
         for (IsoSurface* s : {buffer.get(), dense.get(), sparse.get()}) {
@@ -497,13 +499,10 @@ TEST_F(IsoSparse, CapacitiesGrowToTheReference) {
         denseInfo.sparse = {};
         denseInfo.vertexCapacity = 300000;
         IsoSurfaceCreateInfo bufferInfo = denseInfo;
-        if (!balls) {
-            bufferInfo.lipschitz = 0.f;
-            bufferInfo.fieldEvaluation = FieldEvaluation::Buffer;
-            denseInfo.fieldEvaluation = FieldEvaluation::Fused;
-        }
-        auto dense = make(denseInfo);
-        auto buffer = make(bufferInfo, {.denseField = true});
+        if (!balls) bufferInfo.lipschitz = 0.f;
+        auto dense = make(denseInfo, {.fieldEvaluation = balls ? FieldEvaluation::Auto : FieldEvaluation::Fused});
+        auto buffer = make(bufferInfo, {.fieldEvaluation = balls ? FieldEvaluation::Auto : FieldEvaluation::Buffer,
+                                        .denseField = true});
         ASSERT_TRUE(dense && buffer);
         for (IsoSurface* s : {dense.get(), buffer.get()}) {
             ASSERT_OK(feed(*s));
@@ -611,6 +610,12 @@ TEST_F(IsoSparse, EveryCapacityShortInOneSurface) {
             EXPECT_TRUE(st->overflow);
             EXPECT_GT(st->sparseBricksNeeded, 6u);
             if (source != FieldSource::UserGlsl) EXPECT_GT(st->sparseItemRefsNeeded, 40u);
+            // The stats name the capacities the frame ran short of.
+            EXPECT_NE(st->overflowed & kOverflowSparseBricks, 0u);
+            EXPECT_EQ(st->sparseItemRefCapacity, source == FieldSource::UserGlsl ? 0u : 40u);
+            EXPECT_EQ((st->overflowed & kOverflowSparseItemRefs) != 0, source != FieldSource::UserGlsl);
+            EXPECT_EQ((st->overflowed & kOverflowSparseRowPairs) != 0,
+                      st->sparseRowPairsNeeded > st->sparseRowPairCapacity);
             EXPECT_LE(st->verticesWritten, 60u);
             EXPECT_EQ(st->verticesWritten % 3, 0u);
         }
@@ -660,9 +665,8 @@ TEST_F(IsoSparseParticles, ReferencesGrowToTheDensePath) {
 
     IsoSurfaceCreateInfo denseInfo = info;
     denseInfo.sparse = {};
-    denseInfo.splat = SplatMethod::Gather;
     denseInfo.vertexCapacity = 300000;
-    auto dense = make(denseInfo);
+    auto dense = make(denseInfo, {.splat = SplatMethod::Gather});
     ASSERT_TRUE(dense);
     ASSERT_OK(dense->setParticles(particles));
     frame(*dense);
@@ -704,8 +708,7 @@ TEST_F(IsoSparseParticles, BlockPoolMatchesTheDensePathBitForBit) {
                                                        clusteredParticles(4000, 9u, 0.05f)};
     IsoSurfaceCreateInfo denseInfo = info;
     denseInfo.sparse = {};
-    denseInfo.splat = SplatMethod::Gather;
-    auto dense = make(denseInfo);
+    auto dense = make(denseInfo, {.splat = SplatMethod::Gather});
     ASSERT_TRUE(dense);
     std::vector<std::vector<std::array<uint32_t, 24>>> want;
     for (const auto& particles : frames) {

@@ -30,6 +30,10 @@
 
 using namespace pyramarch;
 using namespace pyramarch::iso;
+// The measured variants (testing::Knobs).
+using iso::testing::ExtractionMethod;
+using iso::testing::FieldEvaluation;
+using iso::testing::SplatMethod;
 
 namespace {
 
@@ -220,12 +224,10 @@ protected:
         IsoSurfaceCreateInfo bufferInfo = info;
         bufferInfo.sparse = {};
         bufferInfo.lipschitz = 0.f;
-        bufferInfo.fieldEvaluation = FieldEvaluation::Buffer;
         IsoSurfaceCreateInfo denseInfo = info;
         denseInfo.sparse = {};
-        denseInfo.fieldEvaluation = FieldEvaluation::Fused;
-        auto buffer = make(bufferInfo);
-        auto dense = make(denseInfo);
+        auto buffer = make(bufferInfo, {.fieldEvaluation = FieldEvaluation::Buffer});
+        auto dense = make(denseInfo, {.fieldEvaluation = FieldEvaluation::Fused});
         auto sparse = make(info);
         ASSERT_TRUE(buffer && dense && sparse);
         for (IsoSurface* s : {buffer.get(), dense.get(), sparse.get()}) {

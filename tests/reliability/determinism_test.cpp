@@ -27,6 +27,8 @@
 
 using namespace pyramarch;
 using namespace pyramarch::iso;
+using iso::testing::ExtractionMethod;
+using iso::testing::SplatMethod;
 
 namespace {
 
@@ -101,14 +103,13 @@ std::vector<std::array<uint8_t, 96>> sortedTriangles(const std::vector<IsoVertex
 
 class Determinism : public test::GpuTest {
 protected:
-    IsoSurfaceCreateInfo info(FieldSource source, ExtractionMethod method) {
+    IsoSurfaceCreateInfo info(FieldSource source) {
         IsoSurfaceCreateInfo i;
         i.samples = {29, 23, 26};
         i.boundsMin = {-1.1f, -1.f, -0.95f};
         i.boundsMax = {1.f, 1.05f, 1.f};
         i.vertexCapacity = 3 * 40000;
         i.source = source;
-        i.method = method;
         i.normals = NormalMode::Sobel;
         i.maxParticles = 4000;
         i.particleRadius = 0.15f;
@@ -121,10 +122,11 @@ protected:
         return i;
     }
 
-    // One fresh instance: create, feed, run `frames` frames, read everything back.
-    Output run(const IsoSurfaceCreateInfo& i, int frames = 1) {
+    // One fresh instance (with the measured variants of `knobs`): create,
+    // feed, run `frames` frames, read everything back.
+    Output run(const IsoSurfaceCreateInfo& i, int frames = 1, const iso::testing::Knobs& knobs = {}) {
         Output out;
-        auto r = IsoSurface::create(device(), i);
+        auto r = iso::testing::create(device(), i, knobs);
         EXPECT_TRUE(r.ok()) << r.message();
         if (!r) return out;
         IsoSurface& iso = **r;
@@ -173,7 +175,7 @@ const char* sourceName(FieldSource s) {
 TEST_F(Determinism, SameInputsBitIdenticalAcrossInstancesAndFrames) {
     for (FieldSource source : kSources) {
         SCOPED_TRACE(sourceName(source));
-        const IsoSurfaceCreateInfo i = info(source, ExtractionMethod::HistoPyramid);
+        const IsoSurfaceCreateInfo i = info(source);
         const Output a = run(i);
         const Output b = run(i);
         const Output c = run(i, 3); // later frames of one instance, ring slots rotated
@@ -184,7 +186,7 @@ TEST_F(Determinism, SameInputsBitIdenticalAcrossInstancesAndFrames) {
         EXPECT_EQ(a.drawArgs, b.drawArgs);
         EXPECT_EQ(a.drawArgs, c.drawArgs);
         if (source == FieldSource::UserGlsl) {
-            // FieldEvaluation::Auto fuses user fields into classify and
+            // IsoSurface::create fuses user fields into classify and
             // extraction: no field buffer to read; the vertices cover it.
             EXPECT_TRUE(a.field.empty() && b.field.empty());
         } else {
@@ -198,8 +200,8 @@ TEST_F(Determinism, SameInputsBitIdenticalAcrossInstancesAndFrames) {
 TEST_F(Determinism, PyramidAndScanGiveTheSameBytes) {
     for (FieldSource source : kSources) {
         SCOPED_TRACE(sourceName(source));
-        const Output pyramid = run(info(source, ExtractionMethod::HistoPyramid));
-        const Output scan = run(info(source, ExtractionMethod::Scan));
+        const Output pyramid = run(info(source));
+        const Output scan = run(info(source), 1, {.extraction = ExtractionMethod::Scan});
         ASSERT_GT(pyramid.vertices.size(), 300u);
         // The same triangles, byte for byte, and in cell order the same
         // order; on the direct brick table (volumes, user fields without a
@@ -218,11 +220,11 @@ TEST_F(Determinism, OverflowKeepsTheSamePrefix) {
     // of their own order (HistoPyramid: brick order; Scan: cell order), so
     // what is drawn does not flicker between runs.
     for (ExtractionMethod m : {ExtractionMethod::HistoPyramid, ExtractionMethod::Scan}) {
-        IsoSurfaceCreateInfo i = info(FieldSource::Metaballs, m);
-        const Output full = run(i);
+        IsoSurfaceCreateInfo i = info(FieldSource::Metaballs);
+        const Output full = run(i, 1, {.extraction = m});
         i.vertexCapacity = uint32_t(full.vertices.size() / 2 + 1);
-        const Output a = run(i);
-        const Output b = run(i);
+        const Output a = run(i, 1, {.extraction = m});
+        const Output b = run(i, 1, {.extraction = m});
         EXPECT_TRUE(sameBytes(a.vertices, b.vertices));
         ASSERT_EQ(a.vertices.size(), i.vertexCapacity / 3 * 3);
         EXPECT_EQ(std::memcmp(a.vertices.data(), full.vertices.data(), a.vertices.size() * sizeof(IsoVertexData)), 0);
@@ -234,7 +236,7 @@ TEST_F(Determinism, IndexedOutputBitIdentical) {
     // same key order, so both buffers are reproducible byte for byte.
     for (FieldSource source : kSources) {
         SCOPED_TRACE(sourceName(source));
-        IsoSurfaceCreateInfo i = info(source, ExtractionMethod::HistoPyramid);
+        IsoSurfaceCreateInfo i = info(source);
         i.indexed = true;
         i.indexCapacity = 3 * 60000;
         const Output a = run(i);
@@ -247,7 +249,7 @@ TEST_F(Determinism, IndexedOutputBitIdentical) {
         EXPECT_EQ(a.indices, b.indices);
         EXPECT_EQ(a.indices, c.indices);
         // The same triangles as the non-indexed output, position for position.
-        const Output flat = run(info(source, ExtractionMethod::HistoPyramid));
+        const Output flat = run(info(source));
         ASSERT_EQ(a.indices.size(), flat.vertices.size());
         for (size_t k = 0; k < a.indices.size(); ++k) {
             ASSERT_LT(a.indices[k], a.vertices.size());
@@ -260,13 +262,12 @@ TEST_F(Determinism, IndexedOutputBitIdentical) {
 TEST_F(Determinism, ParticleGatherIsOrderIndependent) {
     // The gather form sums bins whose order follows an atomic counting sort;
     // fixed-point sums make it reproducible and equal to the scatter form.
-    IsoSurfaceCreateInfo i = info(FieldSource::Particles, ExtractionMethod::HistoPyramid);
-    i.splat = SplatMethod::Gather;
-    const Output a = run(i);
-    const Output b = run(i);
-    const Output c = run(i, 3);
-    i.splat = SplatMethod::Scatter;
-    const Output scatter = run(i);
+    const IsoSurfaceCreateInfo i = info(FieldSource::Particles);
+    const iso::testing::Knobs gather{.splat = SplatMethod::Gather};
+    const Output a = run(i, 1, gather);
+    const Output b = run(i, 1, gather);
+    const Output c = run(i, 3, gather);
+    const Output scatter = run(i, 1, {.splat = SplatMethod::Scatter});
     ASSERT_GT(a.vertices.size(), 300u);
     ASSERT_EQ(a.field.size(), scatter.field.size());
     EXPECT_EQ(std::memcmp(a.field.data(), b.field.data(), a.field.size() * 4), 0)

@@ -12,6 +12,7 @@
 #include "pyramarch/engine/memory.h"
 #include "pyramarch/engine/transfer.h"
 #include "pyramarch/isosurface/isosurface.h"
+#include "pyramarch/isosurface/testing.h"
 #include "support/gpu_test.h"
 
 using namespace pyramarch;
@@ -22,8 +23,8 @@ namespace {
 class Exhaustion : public test::GpuTest {};
 
 void expectNamesLimit(Device& device, const IsoSurfaceCreateInfo& info, const std::string& field,
-                      const std::string& limit) {
-    auto r = IsoSurface::create(device, info);
+                      const std::string& limit, const iso::testing::Knobs& knobs = {}) {
+    auto r = iso::testing::create(device, info, knobs);
     ASSERT_FALSE(r.ok()) << "accepted " << field;
     EXPECT_NE(r.message().find(field), std::string::npos) << r.message();
     EXPECT_NE(r.message().find(limit), std::string::npos) << r.message();
@@ -55,11 +56,11 @@ TEST_F(Exhaustion, RequestsBeyondDeviceLimitsNameTheLimit) {
         fused.source = FieldSource::UserGlsl;
         fused.fieldGlsl = "float field(vec3 p) { return 0.5 - length(p); }";
         fused.compileGlsl = [](const GlslSource&) -> Result<std::vector<uint32_t>> { return std::vector<uint32_t>{}; };
-        fused.fieldEvaluation = FieldEvaluation::Fused;
         fused.samples = {4096, 4096, 4096};
-        expectNamesLimit(device(), fused, "4096x4096x4096 samples", "32-bit sample indices");
-        fused.fieldEvaluation = FieldEvaluation::Buffer;
-        expectNamesLimit(device(), fused, "the field of 4096x4096x4096 samples", "FieldEvaluation::Fused");
+        expectNamesLimit(device(), fused, "4096x4096x4096 samples", "32-bit sample indices",
+                         {.fieldEvaluation = iso::testing::FieldEvaluation::Fused});
+        expectNamesLimit(device(), fused, "the field of 4096x4096x4096 samples", "FieldEvaluation::Fused",
+                         {.fieldEvaluation = iso::testing::FieldEvaluation::Buffer});
     }
     // Capacities.
     info.samples = {16, 16, 16};
@@ -112,7 +113,8 @@ TEST_F(Exhaustion, OutOfDeviceMemoryDuringCreationAtEveryBudget) {
         big.samples = {65, 65, 65};
         big.vertexCapacity = 3 * 60000;
         big.source = FieldSource::Volume;
-        big.method = ExtractionMethod::Scan; // one more buffer (offsets) to fail in
+        // The scan: one more buffer (offsets) to fail in.
+        const iso::testing::Knobs scan{.extraction = iso::testing::ExtractionMethod::Scan};
 
         std::set<std::string> failedIn;
         bool fit = false;
@@ -120,7 +122,7 @@ TEST_F(Exhaustion, OutOfDeviceMemoryDuringCreationAtEveryBudget) {
         for (int step = 0; step < 90 && !fit; ++step, budget = budget * 6 / 5 + 64) {
             SCOPED_TRACE("budget " + std::to_string(budget));
             alloc.setBudget(budget);
-            auto r = IsoSurface::create(d, big);
+            auto r = iso::testing::create(d, big, scan);
             if (r.ok()) {
                 fit = true;
                 // It works: one frame with a real volume, then release it.

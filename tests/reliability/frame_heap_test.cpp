@@ -123,10 +123,12 @@ protected:
             << " warm frames (a pipeline compiled again at every bind?)";
     }
 
+    // The measured variants of the surfaces expectIsoFramesAllocateNothing creates.
+    iso::testing::Knobs variants;
     void expectIsoFramesAllocateNothing(const std::string& what, iso::IsoSurfaceCreateInfo info,
                                         const std::function<Status(iso::IsoSurface&, uint32_t)>& update) {
         SCOPED_TRACE(what);
-        auto surface = iso::IsoSurface::create(*device_, info);
+        auto surface = iso::testing::create(*device_, info, variants);
         ASSERT_TRUE(surface.ok()) << surface.message();
         iso::IsoSurface& s = **surface;
         expectNoSustainedGrowth(what, [&](VkCommandBuffer cmd, uint32_t f) -> Status {
@@ -180,20 +182,21 @@ std::vector<float> distanceFromCentre(uint32_t cells) {
 
 struct Extraction {
     const char* name;
-    iso::ExtractionMethod method;
+    iso::testing::ExtractionMethod method;
     bool indexed;
 };
-const Extraction kExtractions[] = {{"histopyramid", iso::ExtractionMethod::HistoPyramid, false},
-                                   {"scan", iso::ExtractionMethod::Scan, false},
-                                   {"indexed", iso::ExtractionMethod::HistoPyramid, true}};
+const Extraction kExtractions[] = {{"histopyramid", iso::testing::ExtractionMethod::HistoPyramid, false},
+                                   {"scan", iso::testing::ExtractionMethod::Scan, false},
+                                   {"indexed", iso::testing::ExtractionMethod::HistoPyramid, true}};
 
-void applyExtraction(iso::IsoSurfaceCreateInfo& info, const Extraction& e) {
-    info.method = e.method;
+// `info` set up for `e`; the knobs the surface needs.
+iso::testing::Knobs applyExtraction(iso::IsoSurfaceCreateInfo& info, const Extraction& e) {
     info.indexed = e.indexed;
     if (e.indexed) {
         info.indexCapacity = info.vertexCapacity;
         info.vertexCapacity /= 3;
     }
+    return {.extraction = e.method};
 }
 
 } // namespace
@@ -203,7 +206,7 @@ TEST_F(FrameHeap, Metaballs) {
         for (const Extraction& e : kExtractions)
             for (iso::NormalMode normals : {iso::NormalMode::Central, iso::NormalMode::Sobel}) {
                 iso::IsoSurfaceCreateInfo info = baseInfo(cells, iso::FieldSource::Metaballs);
-                applyExtraction(info, e);
+                variants = applyExtraction(info, e);
                 info.normals = normals;
                 info.maxBalls = 16;
                 expectIsoFramesAllocateNothing(
@@ -212,6 +215,7 @@ TEST_F(FrameHeap, Metaballs) {
                     info, [](iso::IsoSurface& s, uint32_t f) { return s.setMetaballs(animatedBalls(f)); });
             }
     // A sparse domain (the build's activate, classify and extract variants).
+    variants = {};
     for (uint32_t cells : kCells) {
         iso::IsoSurfaceCreateInfo info = baseInfo(cells, iso::FieldSource::Metaballs);
         info.maxBalls = 16;
@@ -254,7 +258,7 @@ TEST_F(FrameHeap, GrownOutputs) {
 TEST_F(FrameHeap, MeshSmoothingAndForwardNormals) {
     for (uint32_t cells : kCells) {
         iso::IsoSurfaceCreateInfo info = baseInfo(cells, iso::FieldSource::Metaballs);
-        applyExtraction(info, kExtractions[2]);
+        variants = applyExtraction(info, kExtractions[2]);
         info.normals = iso::NormalMode::Forward;
         info.maxBalls = 16;
         info.meshSmoothing.iterations = 2;
@@ -267,7 +271,7 @@ TEST_F(FrameHeap, MeshSmoothingAndForwardNormals) {
 TEST_F(FrameHeap, Particles) {
     struct Kind {
         const char* name;
-        iso::SplatMethod splat;
+        iso::testing::SplatMethod splat;
         float smoothing;
         bool anisotropic;
         bool sparse;
@@ -280,12 +284,12 @@ TEST_F(FrameHeap, Particles) {
     // the smoothed particles, or the kernels' weights) and the blocks
     // summing the records (one grid size: their passes cost seconds a run
     // on lavapipe, and the sizes differ in the shared passes only).
-    const Kind kinds[] = {{"scatter", iso::SplatMethod::Scatter, 0.f, false, false, kCount},
-                          {"gather", iso::SplatMethod::Gather, 0.f, false, false, kCount},
-                          {"gather smoothed anisotropic", iso::SplatMethod::Gather, 0.5f, true, false, kCount},
-                          {"sparse", iso::SplatMethod::Auto, 0.f, false, true, kCount},
-                          {"sparse smoothed sph", iso::SplatMethod::Auto, 0.5f, false, true, kSph},
-                          {"sparse smoothed anisotropic sph", iso::SplatMethod::Auto, 0.5f, true, true, kSph}};
+    const Kind kinds[] = {{"scatter", iso::testing::SplatMethod::Scatter, 0.f, false, false, kCount},
+                          {"gather", iso::testing::SplatMethod::Gather, 0.f, false, false, kCount},
+                          {"gather smoothed anisotropic", iso::testing::SplatMethod::Gather, 0.5f, true, false, kCount},
+                          {"sparse", iso::testing::SplatMethod::Auto, 0.f, false, true, kCount},
+                          {"sparse smoothed sph", iso::testing::SplatMethod::Auto, 0.5f, false, true, kSph},
+                          {"sparse smoothed anisotropic sph", iso::testing::SplatMethod::Auto, 0.5f, true, true, kSph}};
     for (uint32_t cells : kCells)
         for (const Kind& k : kinds) {
             if (k.sparse && k.smoothing > 0.f && cells != 16) continue;
@@ -298,7 +302,7 @@ TEST_F(FrameHeap, Particles) {
             }
             info.maxParticles = 512;
             info.particleRadius = 0.25f;
-            info.splat = k.splat;
+            variants = {.splat = k.splat};
             info.particleSmoothing = k.smoothing;
             info.anisotropic.enabled = k.anisotropic;
             info.isoValue = 0.3f;
@@ -320,7 +324,7 @@ TEST_F(FrameHeap, Volume) {
     for (uint32_t cells : kCells)
         for (const Extraction& e : kExtractions) {
             iso::IsoSurfaceCreateInfo info = baseInfo(cells, iso::FieldSource::Volume);
-            applyExtraction(info, e);
+            variants = applyExtraction(info, e);
             const std::vector<float> values = distanceFromCentre(cells);
             info.isoValue = 0.7f;
             expectIsoFramesAllocateNothing("volume " + std::to_string(cells) + "^3 " + e.name, info,
@@ -389,21 +393,23 @@ TEST_F(FrameHeap, SurfaceDraw) {
 TEST_F(FrameHeap, UserFields) {
     struct Kind {
         const char* name;
-        iso::FieldEvaluation evaluation;
+        iso::testing::FieldEvaluation evaluation;
         float lipschitz;
     };
-    const Kind kinds[] = {{"buffer", iso::FieldEvaluation::Buffer, 0.f},
-                          {"buffer lipschitz", iso::FieldEvaluation::Buffer, 1.5f},
-                          {"fused", iso::FieldEvaluation::Fused, 0.f},
-                          {"fused lipschitz", iso::FieldEvaluation::Fused, 1.5f}};
+    const Kind kinds[] = {{"buffer", iso::testing::FieldEvaluation::Buffer, 0.f},
+                          {"buffer lipschitz", iso::testing::FieldEvaluation::Buffer, 1.5f},
+                          {"fused", iso::testing::FieldEvaluation::Fused, 0.f},
+                          {"fused lipschitz", iso::testing::FieldEvaluation::Fused, 1.5f}};
     for (uint32_t cells : kCells)
         for (const Kind& k : kinds)
             for (const Extraction& e : kExtractions) {
-                if (k.evaluation == iso::FieldEvaluation::Fused && e.method == iso::ExtractionMethod::Scan) continue;
+                if (k.evaluation == iso::testing::FieldEvaluation::Fused &&
+                    e.method == iso::testing::ExtractionMethod::Scan)
+                    continue;
                 iso::IsoSurfaceCreateInfo info = baseInfo(cells, iso::FieldSource::UserGlsl);
-                applyExtraction(info, e);
+                variants = applyExtraction(info, e);
+                variants.fieldEvaluation = k.evaluation;
                 info.fieldGlsl = "float field(vec3 p) { return length(p) - 0.6 - 0.05 * sin(4.0 * p.x + iso_time); }";
-                info.fieldEvaluation = k.evaluation;
                 info.lipschitz = k.lipschitz;
                 info.isoValue = 0.f;
                 info.compileGlsl = compileGlsl;
@@ -415,6 +421,7 @@ TEST_F(FrameHeap, UserFields) {
             }
     // Sparse domains (activate, classify and extract compiled with the
     // snippet): on every grid size, an animated field.
+    variants = {};
     for (uint32_t cells : kCells) {
         iso::IsoSurfaceCreateInfo info = baseInfo(cells, iso::FieldSource::UserGlsl);
         info.fieldGlsl = "float field(vec3 p) { return length(p) - 0.6 - 0.05 * sin(4.0 * p.x + iso_time); }";

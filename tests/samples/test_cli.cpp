@@ -163,7 +163,7 @@ TEST(SampleCli, SamplesHaveHelpAndOneLineErrors) {
                                                        {metaballs, "--balls 300"},
                                                        {metaballs, "--msaa 3"},
                                                        {metaballs, "--shading pink"},
-                                                       {pointcloud, "--splat foo"},
+                                                       {pointcloud, "--splat gather"}, // a measured variant: bench only
                                                        {pointcloud, "--particles 0"},
                                                        {fluid, "--particles 0"},
                                                        {fluid, "--particles 4000001"},
@@ -354,20 +354,18 @@ TEST(ToolCliParse, ParticleOptionsAndDefaults) {
     EXPECT_EQ(o.iso.smoothingLength, 2.f);   // splashsurf's default
     EXPECT_EQ(o.iso.surfaceThreshold, 0.6f); // splashsurf's default
     EXPECT_EQ(o.iso.voxelSize, 0.f);         // 0: the particle radius
-    EXPECT_EQ(o.iso.splat, "auto");          // the module's choice: gather on CPU drivers, scatter on GPUs
     EXPECT_EQ(o.iso.particleSmoothing, 0.f); // off
     EXPECT_EQ(o.iso.particleKernel, "sph");  // splashsurf's field
     EXPECT_EQ(o.iso.cubeSize, 0.f);          // 0: --voxel-size
     sample::ToolOptions g;
     ASSERT_EQ(parseTool({"iso", "--particles", "f_{}.ply", "--particle-radius", "0.5", "--smoothing-length", "1.5",
-                         "--voxel-size", "0.25", "--surface-threshold", "0.5", "--splat", "scatter",
-                         "--particle-kernel", "count", "--out", "m_{}.ply", "--stats", "s.json"},
+                         "--voxel-size", "0.25", "--surface-threshold", "0.5", "--particle-kernel", "count", "--out",
+                         "m_{}.ply", "--stats", "s.json"},
                         g),
               -1);
     EXPECT_EQ(g.iso.smoothingLength, 1.5f);
     EXPECT_EQ(g.iso.voxelSize, 0.25f);
     EXPECT_EQ(g.iso.surfaceThreshold, 0.5f);
-    EXPECT_EQ(g.iso.splat, "scatter");
     EXPECT_EQ(g.iso.particleKernel, "count");
     sample::ToolOptions cs;
     ASSERT_EQ(parseTool({"iso", "--particles", "p.f32", "--particle-radius", "0.02", "--cube-size", "0.75"}, cs), -1);
@@ -387,15 +385,14 @@ TEST(ToolCliParse, ParticleOptionsAndDefaults) {
     sample::ToolOptions li;
     ASSERT_EQ(parseTool({"iso", "--glsl", "f.glsl", "--lipschitz", "34.7"}, li), -1);
     EXPECT_EQ(li.iso.lipschitz, 34.7f);
-    EXPECT_EQ(li.iso.fieldEvaluation, "auto");
-    sample::ToolOptions fe;
-    ASSERT_EQ(parseTool({"iso", "--glsl", "f.glsl", "--field-evaluation", "buffer"}, fe), -1);
-    EXPECT_EQ(fe.iso.fieldEvaluation, "buffer");
-    ASSERT_EQ(parseTool({"iso", "--glsl", "f.glsl", "--field-evaluation", "fused"}, fe), -1);
-    EXPECT_EQ(fe.iso.fieldEvaluation, "fused");
-    sample::ToolOptions feBad;
-    EXPECT_GT(parseTool({"iso", "--glsl", "f.glsl", "--field-evaluation", "twice"}, feBad), 0);
-    EXPECT_GT(parseTool({"iso", "--field", "sphere", "--field-evaluation", "fused"}, feBad), 0); // no function to fuse
+    // The measured variants are the bench's options, not the tool's.
+    for (const std::vector<std::string>& measured :
+         {std::vector<std::string>{"iso", "--glsl", "f.glsl", "--field-evaluation", "buffer"},
+          {"iso", "--particles", "p.f32", "--particle-radius", "0.01", "--splat", "scatter"},
+          {"demo", "--splat", "gather"}}) {
+        sample::ToolOptions m;
+        EXPECT_GT(parseTool(measured, m), 0) << measured[1];
+    }
     // The bench's GLSL fields carry their own constants unless told off.
     sample::ToolOptions be;
     ASSERT_EQ(parseTool({"bench", "--groups", "iso"}, be), -1);
@@ -503,15 +500,10 @@ TEST(ToolCliParse, ParticleConflictsAreErrors) {
         {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--surface-threshold", "0.5", "--iso", "2"},
         {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--bounds", "0,0,0,1,1,1"},
         {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--cells", "8,8,8"},
-        {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--splat", "magic"},
         {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--particle-smoothing", "nan"},
         {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--particle-smoothing", "-0.1"},
         {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--particle-smoothing", "1.5"},
-        {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--particle-smoothing", "0.5", "--splat",
-         "scatter"},
         {"iso", "--field", "sphere", "--particle-smoothing", "0.5"},
-        {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--anisotropic", "--splat", "scatter"},
-        {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--splat", "scatter"}, // the SPH kernel gathers
         {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--particle-kernel", "magic"},
         {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--cube-size", "0"},
         {"iso", "--particles", "p.ply", "--particle-radius", "0.1", "--cube-size", "1", "--voxel-size", "0.1"},
@@ -522,7 +514,6 @@ TEST(ToolCliParse, ParticleConflictsAreErrors) {
         {"iso", "--particles", "f.ply", "--particle-radius", "0.1", "--out", "m_{}.ply"}, // one file, one mesh
         {"iso", "--field", "sphere", "--out", "m_{}.ply"},
         {"iso", "--field", "sphere", "--particle-radius", "0.1"},
-        {"iso", "--field", "sphere", "--splat", "gather"},
     };
     for (const auto& args : bad) {
         sample::ToolOptions o;
@@ -653,15 +644,13 @@ TEST(SampleCliGpu, ParticlesOfASphereGiveASphere) {
     const size_t count = xyz.size() / 3;
     const auto in = tempPath("sphere.ply"), out = tempPath("sphere-mesh.ply"), stats = tempPath("sphere.json");
     ASSERT_TRUE(pyramarch::iso::writeParticlesPly(in.string(), xyz));
-    // Both splats, and the gather with position smoothing (it shrinks the
-    // sphere by less than a particle radius).
-    // The SPH field (the default) and the neighbour count (scatter needs it).
-    for (const char* splat :
-         {"scatter --particle-kernel count", "gather --particle-kernel count", "gather",
-          "gather --particle-smoothing 0.5", "gather --anisotropic", "gather --anisotropic --particle-smoothing 0.5"}) {
-        const CmdResult res =
-            run("iso --particles " + in.string() + " --particle-radius 0.025 --splat " + std::string(splat) +
-                " --validation --out " + out.string() + " --stats " + stats.string());
+    // The neighbour count and the SPH field (the default), with position
+    // smoothing (it shrinks the sphere by less than a particle radius) and
+    // anisotropic kernels.
+    for (const char* splat : {"--particle-kernel count", "", "--particle-smoothing 0.5", "--anisotropic",
+                              "--anisotropic --particle-smoothing 0.5"}) {
+        const CmdResult res = run("iso --particles " + in.string() + " --particle-radius 0.025 " + std::string(splat) +
+                                  " --validation --out " + out.string() + " --stats " + stats.string());
         PYRAMARCH_FAIL_OR_SKIP_IF_TOOL_HAS_NO_DEVICE(res);
         ASSERT_EQ(res.code, 0) << res.err;
         const auto v = readPlyVertices(out);
@@ -1042,7 +1031,6 @@ TEST(ToolCliParse, SparseOptionsAndConflicts) {
     EXPECT_TRUE(r.iso.sparse);
     const std::vector<std::vector<std::string>> bad = {
         {"iso", "--field", "metaballs", "--sparse", "--lipschitz", "1"},
-        {"iso", "--glsl", "f.glsl", "--lipschitz", "1", "--sparse", "--field-evaluation", "buffer"},
         // The module sizes and grows its pools: no option names them.
         {"iso", "--field", "sphere", "--sparse", "--sparse-bricks", "10"},
         {"iso", "--field", "sphere", "--sparse", "--sparse-row-pairs", "10"},

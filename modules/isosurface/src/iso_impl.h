@@ -47,6 +47,7 @@
 #include "pyramarch/engine/render_graph.h"
 #include "pyramarch/engine/vulkan_functions.h"
 #include "pyramarch/isosurface/isosurface.h"
+#include "pyramarch/isosurface/testing.h"
 
 namespace pyramarch::iso {
 
@@ -164,7 +165,7 @@ inline uint32_t volumeFormatOf(VolumeFormat format) {
 // (one binding's range, one texel view): sparse volumes and particles.
 uint64_t sparseBlocksPerPool(const DeviceLimits& limits, VolumeFormat format);
 // layout.cpp: a sparse domain's create-info against the other fields.
-Status checkSparseDomain(const IsoSurfaceCreateInfo& info, bool scan);
+Status checkSparseDomain(const IsoSurfaceCreateInfo& info, bool scan, testing::FieldEvaluation evaluation);
 // layout.cpp: the module's domain choice. A surface without sparse.enabled
 // is planned dense (with testing::Knobs::denseRangeBytes: against a smaller
 // storage range); where the grid itself does not fit (Impl::gridTooLarge:
@@ -212,6 +213,10 @@ struct IsoSurface::Impl {
     bool denseFieldForced = false;
     uint32_t volumePoolBricksForced = 0; // testing::Knobs::volumePoolBricks
     uint64_t outputSliceBytesForced = 0; // testing::Knobs::outputSliceBytes
+    // testing::Knobs::extraction, splat and fieldEvaluation (the measured variants).
+    testing::ExtractionMethod extractionForced = testing::ExtractionMethod::HistoPyramid;
+    testing::SplatMethod splatForced = testing::SplatMethod::Auto;
+    testing::FieldEvaluation fieldEvaluationForced = testing::FieldEvaluation::Auto;
     // The device's largest device-local heap (0: unknown): a sparse domain's
     // default memory budget is a quarter of it (sizeSparseDomain).
     uint64_t heapBytes = 0;
@@ -448,7 +453,8 @@ struct IsoSurface::Impl {
     // A frame boundary of record(): releases what is due, then grows the
     // output buffers when the newest stats ask for it; `graph` (record()'s)
     // is retired then, to be built again over the new buffers.
-    Status growOutputs(std::unique_ptr<RenderGraph>& graph);
+    // `st`: the stats that ask (record(): latestStats(); grow(): the ring's largest needs).
+    Status growOutputs(std::unique_ptr<RenderGraph>& graph, const std::optional<IsoStats>& st);
     // Puts a replanned Impl in this one's place (growSparseDomain, growOutputs).
     void installReplanned(std::unique_ptr<Impl> fresh, std::unique_ptr<RenderGraph>& graph, uint64_t now);
     Status planGrowth(const DeviceLimits& limits); // at creation: the limits and the pipelines' slices
@@ -465,7 +471,7 @@ struct IsoSurface::Impl {
     uint32_t growBrickLimit = 0, growRowPairLimit = 0, growItemRefLimit = 0;
     uint32_t refusedBricks = 0, refusedRowPairs = 0;
     uint64_t firstFrame = 0; // the first frame this Impl records
-    Status growSparseDomain(std::unique_ptr<RenderGraph>& graph);
+    Status growSparseDomain(std::unique_ptr<RenderGraph>& graph, const std::optional<IsoStats>& st);
     Status replan(const IsoSurfaceCreateInfo& ci, std::unique_ptr<Impl>& out) const;
     Status settleForHostGraph();   // addPasses() before any frame: the sizes planned at creation, fixed
     bool buildingOwnGraph = false; // record() is adding the passes to its own graph

@@ -48,8 +48,8 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
                 heap = std::max<uint64_t>(heap, mp.memoryHeaps[h].size);
     }
     bool userFieldLoops = false;
-    if (info.source == FieldSource::UserGlsl && info.fieldEvaluation == FieldEvaluation::Auto &&
-        info.method != ExtractionMethod::Scan && !info.fieldGlsl.empty() && info.compileGlsl) {
+    if (info.source == FieldSource::UserGlsl && knobs.fieldEvaluation == testing::FieldEvaluation::Auto &&
+        knobs.extraction != testing::ExtractionMethod::Scan && !info.fieldGlsl.empty() && info.compileGlsl) {
         // A snippet that does not compile fails below with its own message.
         Impl probe;
         probe.info = info;
@@ -69,6 +69,9 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
         m.denseGridForced = knobs.denseGrid;
         m.volumePoolBricksForced = knobs.volumePoolBricks;
         m.outputSliceBytesForced = knobs.outputSliceBytes;
+        m.extractionForced = knobs.extraction;
+        m.splatForced = knobs.splat;
+        m.fieldEvaluationForced = knobs.fieldEvaluation;
         m.heapBytes = heap;
         m.userFieldLoops = userFieldLoops;
         // Counters and list appends aggregated per subgroup: one atomic per
@@ -263,6 +266,9 @@ Status IsoSurface::Impl::replan(const IsoSurfaceCreateInfo& ci, std::unique_ptr<
     f.denseGridForced = denseGridForced;
     f.volumePoolBricksForced = volumePoolBricksForced;
     f.outputSliceBytesForced = outputSliceBytesForced;
+    f.extractionForced = extractionForced;
+    f.splatForced = splatForced;
+    f.fieldEvaluationForced = fieldEvaluationForced;
     f.heapBytes = heapBytes;
     f.userFieldLoops = userFieldLoops;
     f.subgroupAtomics = subgroupAtomics;
@@ -326,10 +332,9 @@ void IsoSurface::Impl::installReplanned(std::unique_ptr<Impl> fresh, std::unique
     surface->impl_ = std::move(fresh);
 }
 
-Status IsoSurface::Impl::growSparseDomain(std::unique_ptr<RenderGraph>& graph) {
+Status IsoSurface::Impl::growSparseDomain(std::unique_ptr<RenderGraph>& graph, const std::optional<IsoStats>& st) {
     if (!growBricks && !growRowPairs && !growItemRefs) return {};
     const uint64_t now = self->frame_;
-    const std::optional<IsoStats> st = self->latestStats();
     if (!st || st->frame < firstFrame) return {};
     SparseDomain d = info.sparse;
     const uint32_t bricks = d.maxBricks, pairs = d.maxRowPairs, refs = d.maxItemRefs;
@@ -358,10 +363,10 @@ Status IsoSurface::Impl::growSparseDomain(std::unique_ptr<RenderGraph>& graph) {
         if (!stuck || (refusedBricks == bricks && refusedRowPairs == pairs)) return {};
         refusedBricks = bricks;
         refusedRowPairs = pairs;
-        return Status::error(ErrorCode::CapacityExceeded,
-                             who + "at the most sparse.memoryBudget and the device allow (" + std::to_string(bricks) +
-                                 " bricks, " + std::to_string(pairs) +
-                                 " row pairs); the frames are truncated and report it");
+        return Status::error(ErrorCode::CapacityExceeded, who + "at the most memoryBudget and the device allow (" +
+                                                              std::to_string(bricks) + " bricks, " +
+                                                              std::to_string(pairs) +
+                                                              " row pairs); the frames are truncated and report it");
     }
     // The output buffers from the same stats.
     const auto wantTriangles = [](uint32_t needed, uint32_t capacity, uint32_t limit) {
@@ -407,13 +412,12 @@ Status IsoSurface::Impl::growSparseDomain(std::unique_ptr<RenderGraph>& graph) {
     return {};
 }
 
-Status IsoSurface::Impl::growOutputs(std::unique_ptr<RenderGraph>& graph) {
+Status IsoSurface::Impl::growOutputs(std::unique_ptr<RenderGraph>& graph, const std::optional<IsoStats>& st) {
     const uint64_t now = self->frame_; // the frame about to be recorded
     const size_t before = replaced.size();
     std::erase_if(replaced, [now](const Replaced& r) { return r.releaseAt <= now; });
     if (replaced.size() != before) noteReplaced();
     if (!growVertices && !growIndices) return {};
-    const std::optional<IsoStats> st = self->latestStats();
     if (!st || st->frame < outputsFromFrame) return {};
     const auto want = [](uint32_t needed, uint32_t capacity, uint32_t limit) {
         return std::max(capacity, grownCapacity(needed, capacity, limit) / 3 * 3);
@@ -1080,10 +1084,6 @@ SparseDomain IsoSurface::sparseDomain() const {
     return d;
 }
 
-SplatMethod IsoSurface::splatMethod() const {
-    if (impl_->info.source != FieldSource::Particles) return SplatMethod::Auto;
-    return impl_->gather ? SplatMethod::Gather : SplatMethod::Scatter;
-}
 std::vector<IsoSurface::MemoryItem> IsoSurface::memoryReport() const { return impl_->memory; }
 
 gpu::IsoPush IsoSurface::Impl::push() const {
@@ -1112,6 +1112,9 @@ gpu::IsoPush IsoSurface::Impl::push() const {
 // is done with that slot.
 void IsoSurface::Impl::beginFrame(const PassContext& ctx) {
     self->recording_ = self->frame_++;
+    // What growth replaced, once its frames are done (a host graph's growth
+    // has no record() to release it).
+    if (std::erase_if(replaced, [this](const Replaced& r) { return r.releaseAt <= self->recording_; })) noteReplaced();
     if (!graphFrameKnown) {
         graphFrameOffset = ctx.frameIndex - self->recording_;
         graphFrameKnown = true;
@@ -1277,8 +1280,8 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
 Status IsoSurface::record(VkCommandBuffer cmd) {
     // A frame boundary: growth replaces the output buffers and this graph.
     if (internal_ || !impl_->addedToGraph) {
-        PYRAMARCH_TRY(impl_->growSparseDomain(internal_)); // may replace impl_
-        PYRAMARCH_TRY(impl_->growOutputs(internal_));
+        PYRAMARCH_TRY(impl_->growSparseDomain(internal_, latestStats())); // may replace impl_
+        PYRAMARCH_TRY(impl_->growOutputs(internal_, latestStats()));
     }
     if (!internal_) {
         if (impl_->addedToGraph)
@@ -1310,6 +1313,41 @@ Status IsoSurface::record(VkCommandBuffer cmd) {
     }
     impl_->releaseVolumeStaging();
     return internal_->execute(cmd);
+}
+
+Result<bool> IsoSurface::grow() {
+    if (internal_)
+        return Status::error(ErrorCode::InvalidState, "isosurface '" + impl_->info.name +
+                                                          "': grow: record() grows the surface itself; grow() is "
+                                                          "for a surface in a host graph (addPasses())");
+    // The largest needs of the frames the stats ring still holds.
+    std::optional<IsoStats> need;
+    const uint64_t ring = impl_->ring;
+    for (uint64_t f = frame_ > ring ? frame_ - ring : 0; f < frame_; ++f) {
+        const std::optional<IsoStats> st = statsOfFrame(f);
+        if (!st) continue;
+        if (!need) {
+            need = st;
+            continue;
+        }
+        need->frame = st->frame;
+        need->verticesNeeded = std::max(need->verticesNeeded, st->verticesNeeded);
+        need->indicesNeeded = std::max(need->indicesNeeded, st->indicesNeeded);
+        need->sparseBricksNeeded = std::max(need->sparseBricksNeeded, st->sparseBricksNeeded);
+        need->sparseRowPairsNeeded = std::max(need->sparseRowPairsNeeded, st->sparseRowPairsNeeded);
+        need->sparseItemRefsNeeded = std::max(need->sparseItemRefsNeeded, st->sparseItemRefsNeeded);
+    }
+    if (!need) return false;
+    const Impl* before = impl_.get();
+    const uint32_t vertices = impl_->grid.vertexCapacity, indices = impl_->grid.indexCapacity;
+    std::unique_ptr<RenderGraph> none;                  // the host's graph is the host's to build again
+    Status grown = impl_->growSparseDomain(none, need); // may replace impl_
+    if (grown) grown = impl_->growOutputs(none, need);
+    // Grown as far as the budget holds counts as grown (the next call says what is left).
+    if (impl_.get() != before || impl_->grid.vertexCapacity != vertices || impl_->grid.indexCapacity != indices)
+        return true;
+    if (!grown) return grown;
+    return false;
 }
 
 } // namespace pyramarch::iso

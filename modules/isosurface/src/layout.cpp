@@ -267,7 +267,7 @@ uint32_t maxSparseRowPairs(const DeviceLimits& limits) {
 
 // A sparse domain's create-info, before anything is sized: what it needs
 // from the other fields and its own capacities, each error naming the field.
-Status checkSparseDomain(const IsoSurfaceCreateInfo& info, bool scan) {
+Status checkSparseDomain(const IsoSurfaceCreateInfo& info, bool scan, testing::FieldEvaluation evaluation) {
     const std::string what = "isosurface '" + info.name + "': sparse domain: ";
     auto bad = [&](const std::string& why) { return Status::error(ErrorCode::InvalidArgument, what + why); };
     const bool user = info.source == FieldSource::UserGlsl;
@@ -281,7 +281,7 @@ Status checkSparseDomain(const IsoSurfaceCreateInfo& info, bool scan) {
     if (volume && info.sparse.volumeInput == SparseVolumeInput::OctreeLeaves &&
         info.sparse.volumeFormat != VolumeFormat::U8)
         return bad("SparseVolumeInput::OctreeLeaves needs volumeFormat U8 (the octree's samples are 0 or 1)");
-    if (user && info.fieldEvaluation == FieldEvaluation::Buffer)
+    if (user && evaluation == testing::FieldEvaluation::Buffer)
         return bad("needs FieldEvaluation::Fused or Auto (a sparse grid has no field buffer)");
     if (scan) return bad("needs ExtractionMethod::HistoPyramid");
     if (user && (!(info.lipschitz >= 0.f) || !std::isfinite(info.lipschitz)))
@@ -298,7 +298,7 @@ Status checkSparseDomain(const IsoSurfaceCreateInfo& info, bool scan) {
 }
 
 // The capacities a sparse domain's create-info left 0, from the grid, the
-// source and the device limits, within SparseDomain::memoryBudget: the
+// source and the device limits, within IsoSurfaceCreateInfo::memoryBudget: the
 // volume pool (volumes) and the brick lists take at most half of it each
 // way, the pool slots the rest; each stays within the limits
 // planSparseDomain and planSparseIndexed check. A user field without a
@@ -310,7 +310,7 @@ Status IsoSurface::Impl::sizeSparseDomain(const DeviceLimits& lim, const std::st
     for (int a = 0; a < 3; ++a) bricks *= (uint64_t(info.samples[a]) - 1 + b - 1) / b;
     const uint64_t range = lim.maxStorageBufferRange;
     const uint64_t heap = heapBytes ? heapBytes : (4ull << 30);
-    const uint64_t budget = d.memoryBudget ? d.memoryBudget : heap / 4;
+    const uint64_t budget = info.memoryBudget ? info.memoryBudget : heap / 4;
     const bool particles = info.source == FieldSource::Particles, volume = info.source == FieldSource::Volume;
     const bool items = info.source == FieldSource::Metaballs || particles;
     const bool everyBrick = info.source == FieldSource::UserGlsl && info.lipschitz == 0.f;
@@ -353,7 +353,7 @@ Status IsoSurface::Impl::sizeSparseDomain(const DeviceLimits& lim, const std::st
                         "every brick of the grid: " + std::to_string(bricks) + " bricks of 8^3 cells (" +
                         fmtBytes(bricks * perBrick) + "), over " +
                         (bricks > brickCap ? "the " + std::to_string(brickCap) + " bricks its lists hold" + dev
-                                           : "the memory budget (" + fmtBytes(budget) + ")") +
+                                           : "memoryBudget (" + fmtBytes(budget) + ")") +
                         "; give lipschitz > 0 (only the bricks the bound cannot rule out) or fewer samples");
             d.maxBricks = uint32_t(bricks);
         } else {
@@ -527,7 +527,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     // 5 texels from the quad of its first sample (past the last row's end too).
     const uint64_t fieldBytes = ((samples + 3) / 4 + 5) * 16;
     const std::string gridText = std::to_string(sx) + "x" + std::to_string(sy) + "x" + std::to_string(sz);
-    m.scan = info.method == ExtractionMethod::Scan;
+    m.scan = extractionForced == testing::ExtractionMethod::Scan;
     m.sparse = info.sparse.enabled;
     // A grid that fits runs on the direct brick table (over a field buffer,
     // classify runs over the bricks whose sample bounds straddle the iso
@@ -541,26 +541,25 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                              ((info.source == FieldSource::Metaballs || info.source == FieldSource::Particles) &&
                               sx - 1 <= 0xffff && sy - 1 <= 0xffff && sz - 1 <= 0xffff));
     m.direct = !m.sparse && !m.scan && !m.denseGridForced && (m.directForced || !cellOrderSkips);
-    if (m.sparse) PYRAMARCH_TRY(checkSparseDomain(info, m.scan));
+    if (m.sparse) PYRAMARCH_TRY(checkSparseDomain(info, m.scan, fieldEvaluationForced));
     if (m.sparse) PYRAMARCH_TRY(m.sizeSparseDomain(lim, dev));
     // User GLSL: field() fused into classify and extraction (no field
     // buffer), or a field pass; with a bound and a buffer, the tiles only.
     // A sparse domain has no field buffer to fall back on: fused, loops or not.
     // Sparse metaballs and particles sum each brick's items where a sample is read: fused too.
-    m.fusedField = m.sparse || (info.source == FieldSource::UserGlsl &&
-                                (info.fieldEvaluation == FieldEvaluation::Fused ||
-                                 (info.fieldEvaluation == FieldEvaluation::Auto && !m.scan && !m.userFieldLoops)));
+    m.fusedField =
+        m.sparse || (info.source == FieldSource::UserGlsl &&
+                     (fieldEvaluationForced == testing::FieldEvaluation::Fused ||
+                      (fieldEvaluationForced == testing::FieldEvaluation::Auto && !m.scan && !m.userFieldLoops)));
     // A fused field has no field buffer, so only the other buffers bound its
     // grid; sample indices are 32-bit in every pass either way.
     if (!m.fusedField && (fieldBytes > range || samples > 0xFFFFFFFFull))
         return m.gridTooLarge = true,
-               Status::error(
-                   ErrorCode::DeviceLimit,
-                   "isosurface '" + info.name + "': the field of " + gridText + " samples needs " +
-                       fmtBytes(fieldBytes) + ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev +
-                       "; use fewer samples" +
-                       " or a sparse domain (IsoSurfaceCreateInfo::sparse: bricks near the surface only)" +
-                       (info.source == FieldSource::UserGlsl ? " or FieldEvaluation::Fused (no field buffer)" : ""));
+               Status::error(ErrorCode::DeviceLimit,
+                             "isosurface '" + info.name + "': the field of " + gridText + " samples needs " +
+                                 fmtBytes(fieldBytes) + ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev +
+                                 "; use fewer samples" +
+                                 " or a sparse domain (IsoSurfaceCreateInfo::sparse: bricks near the surface only)");
     if (samples > 0xFFFFFFFFull && !m.sparse)
         return m.gridTooLarge = true,
                Status::error(ErrorCode::DeviceLimit, "isosurface '" + info.name + "': " + gridText +
@@ -767,10 +766,11 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
         const bool cpuLike =
             lim.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU || lim.deviceType == VK_PHYSICAL_DEVICE_TYPE_OTHER;
         // A sparse domain sums each brick's particles itself: no bins, no accumulator.
-        const SplatMethod splat = m.sparse                          ? SplatMethod::Scatter
-                                  : info.splat != SplatMethod::Auto ? info.splat
-                                  : needsGather || cpuLike          ? SplatMethod::Gather
-                                                                    : SplatMethod::Scatter;
+        using testing::SplatMethod;
+        const SplatMethod splat = m.sparse                           ? SplatMethod::Scatter
+                                  : splatForced != SplatMethod::Auto ? splatForced
+                                  : needsGather || cpuLike           ? SplatMethod::Gather
+                                                                     : SplatMethod::Scatter;
         if (info.particleSmoothing > 0.f && splat != SplatMethod::Gather && !m.sparse)
             return Status::error(
                 ErrorCode::InvalidArgument,
@@ -921,20 +921,20 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
             g.anisoReach = {anisoNear[0], anisoNear[1], anisoNear[2], g.anisoReach.w};
             const uint64_t total = dims[0] * dims[1] * dims[2];
             const bool binsFit = (total + 1) * 4 <= range && total + 1 <= 0xFFFFFFFFull;
-            if (!binsFit && info.splat == SplatMethod::Auto && !needsGather) {
+            if (!binsFit && splatForced == testing::SplatMethod::Auto && !needsGather) {
                 m.gather = false; // Auto: the scatter needs no bins
                 g.gatherBelow = {0, 0, 0, 0};
                 g.gatherAbove = {0, 0, 0, 0};
             } else if (!binsFit) {
                 // The bins grow with the grid: a sparse domain has none
                 // (Auto only: an explicit gather stays an error).
-                return m.gridTooLarge = info.splat == SplatMethod::Auto,
+                return m.gridTooLarge = splatForced == testing::SplatMethod::Auto,
                        Status::error(ErrorCode::DeviceLimit,
                                      "isosurface '" + info.name + "': particle gather needs " + std::to_string(total) +
                                          " bins (one per sample cell, grown by particleRadius " +
                                          std::to_string(info.particleRadius) +
                                          "), their starts exceed maxStorageBufferRange (" + fmtBytes(range) + ")" +
-                                         dev + "; use fewer samples or SplatMethod::Scatter");
+                                         dev + "; use fewer samples");
             } else {
                 g.binDims = {uint32_t(dims[0]), uint32_t(dims[1]), uint32_t(dims[2]), uint32_t(total)};
                 g.binPad = {uint32_t(pad[0]), uint32_t(pad[1]), uint32_t(pad[2]), 0};
@@ -962,11 +962,11 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     if (info.lipschitz != 0.f && info.source != FieldSource::UserGlsl)
         return Status::error(ErrorCode::InvalidArgument,
                              "isosurface '" + info.name + "': lipschitz applies to FieldSource::UserGlsl only");
-    if (info.fieldEvaluation == FieldEvaluation::Fused && info.source != FieldSource::UserGlsl)
+    if (fieldEvaluationForced == testing::FieldEvaluation::Fused && info.source != FieldSource::UserGlsl)
         return Status::error(ErrorCode::InvalidArgument,
                              "isosurface '" + info.name +
                                  "': FieldEvaluation::Fused applies to FieldSource::UserGlsl only");
-    if (info.fieldEvaluation == FieldEvaluation::Fused && m.scan)
+    if (fieldEvaluationForced == testing::FieldEvaluation::Fused && m.scan)
         return Status::error(
             ErrorCode::InvalidArgument,
             "isosurface '" + info.name +
@@ -1109,6 +1109,9 @@ Result<testing::LayoutPlan> testing::planLayout(const IsoSurfaceCreateInfo& info
         m.heapBytes = knobs.deviceLocalHeapBytes;
         m.directForced = knobs.directBricks;
         m.denseGridForced = knobs.denseGrid;
+        m.extractionForced = knobs.extraction;
+        m.splatForced = knobs.splat;
+        m.fieldEvaluationForced = knobs.fieldEvaluation;
     };
     IsoSurface::Impl dense, sparse;
     setUp(dense, info);

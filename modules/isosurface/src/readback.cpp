@@ -100,6 +100,17 @@ std::optional<IsoStats> IsoSurface::Impl::statsOf(uint64_t frame) const {
     out.indexCapacity = epoch.indices;
     out.sparseBrickCapacity = epoch.bricks;
     out.sparseRowPairCapacity = epoch.rowPairs;
+    const bool items = m.info.source == FieldSource::Metaballs || m.info.source == FieldSource::Particles;
+    if (m.sparse && items) out.sparseItemRefCapacity = m.info.sparse.maxItemRefs;
+    uint32_t& bits = out.overflowed;
+    if (out.verticesNeeded > out.vertexCapacity) bits |= kOverflowVertices;
+    if (m.indexed && out.indicesNeeded > out.indexCapacity) bits |= kOverflowIndices;
+    if (m.sparse) {
+        if (out.sparseBricksNeeded > out.sparseBrickCapacity) bits |= kOverflowSparseBricks;
+        if (out.sparseRowPairsNeeded > out.sparseRowPairCapacity) bits |= kOverflowSparseRowPairs;
+        if (items && out.sparseItemRefsNeeded > out.sparseItemRefCapacity) bits |= kOverflowSparseItemRefs;
+        if (out.sparseVolumeBricksNeeded > m.info.sparse.maxVolumeBricks) bits |= kOverflowSparseVolumeBricks;
+    }
     if (epoch.grown && epoch.firstFrame == frame) {
         out.grown = true;
         out.grownAfterFrame = epoch.grownAfter;
@@ -196,7 +207,8 @@ Result<std::vector<float>> IsoSurface::readField() {
     if (m.fusedField)
         return Status::error(ErrorCode::InvalidState,
                              "isosurface '" + m.info.name +
-                                 "': readField: a fused user field (FieldEvaluation::Fused) has no field buffer");
+                                 "': readField: no field buffer (a sparse domain, or a user field without loops: "
+                                 "field() runs where it is read)");
     auto f = readBufferAs<float>(*m.device, m.field, m.grid.samples.w);
     if (!f) return f.status().withContext("isosurface '" + m.info.name + "': reading field: ");
     return f;
@@ -235,7 +247,7 @@ Result<std::vector<std::vector<uint32_t>>> IsoSurface::readPyramid() {
 
 Result<std::vector<uint32_t>> IsoSurface::readActiveCells() {
     Impl& m = *impl_;
-    PYRAMARCH_ASSERT(m.scan, "IsoSurface::readActiveCells needs ExtractionMethod::Scan");
+    PYRAMARCH_ASSERT(m.scan, "IsoSurface::readActiveCells needs testing::ExtractionMethod::Scan");
     // The list's length is the occupancy total; the stats ring may lag, so
     // read it from the tree's top (or the single cell when there is no tree).
     const uint32_t top = m.grid.levelCount - 1;
@@ -273,6 +285,10 @@ struct TestingAccess {
     static uint32_t maxGroupsX(const IsoSurface& s) { return s.impl_->grid.maxGroupsX; }
     static bool subgroupAtomics(const IsoSurface& s) { return s.impl_->subgroupAtomics; }
     static bool texelReads(const IsoSurface& s) { return s.impl_->texelReads; }
+    static testing::SplatMethod splatMethod(const IsoSurface& s) {
+        if (s.impl_->info.source != FieldSource::Particles) return testing::SplatMethod::Auto;
+        return s.impl_->gather ? testing::SplatMethod::Gather : testing::SplatMethod::Scatter;
+    }
     static Result<std::vector<std::vector<uint32_t>>> readPyramid(IsoSurface& s) { return s.readPyramid(); }
     static Result<std::vector<uint32_t>> readDrawArgs(IsoSurface& s) { return s.readDrawArgs(); }
     static Result<std::vector<uint32_t>> readActiveCells(IsoSurface& s) { return s.readActiveCells(); }
@@ -431,6 +447,7 @@ Result<std::unique_ptr<IsoSurface>> create(Device& device, const IsoSurfaceCreat
 uint32_t maxGroupsX(const IsoSurface& surface) { return TestingAccess::maxGroupsX(surface); }
 bool subgroupAtomics(const IsoSurface& surface) { return TestingAccess::subgroupAtomics(surface); }
 bool texelReads(const IsoSurface& surface) { return TestingAccess::texelReads(surface); }
+SplatMethod splatMethod(const IsoSurface& surface) { return TestingAccess::splatMethod(surface); }
 Result<std::vector<std::vector<uint32_t>>> readPyramid(IsoSurface& surface) {
     return TestingAccess::readPyramid(surface);
 }

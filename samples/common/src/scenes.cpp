@@ -254,7 +254,6 @@ Result<std::unique_ptr<PointCloudScene>> PointCloudScene::create(Device& device,
     info.source = iso::FieldSource::Particles;
     info.maxParticles = settings.particles;
     info.particleRadius = settings.radius;
-    info.splat = settings.splat;
     info.anisotropic.enabled = settings.anisotropic;
     info.particleInput = iso::ParticleInput::GpuBuffer;
     info.particleBuffer = &s->particles_;
@@ -458,7 +457,6 @@ Result<std::unique_ptr<Scene>> makeScene(Device& device, const SceneConfig& c) {
         PointCloudSettings s;
         s.cells = c.cells;
         s.particles = c.particles;
-        s.splat = c.splat;
         s.anisotropic = c.anisotropic;
         s.indexed = c.indexed;
         if (!std::isnan(c.iso)) s.iso = c.iso;

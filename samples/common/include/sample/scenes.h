@@ -13,18 +13,6 @@
 
 namespace sample {
 
-// The --splat names of the samples and the CLI: auto | scatter | gather.
-inline pyramarch::iso::SplatMethod splatMethodFromName(const std::string& s) {
-    return s == "gather"    ? pyramarch::iso::SplatMethod::Gather
-           : s == "scatter" ? pyramarch::iso::SplatMethod::Scatter
-                            : pyramarch::iso::SplatMethod::Auto;
-}
-inline const char* splatMethodName(pyramarch::iso::SplatMethod m) {
-    return m == pyramarch::iso::SplatMethod::Gather    ? "gather"
-           : m == pyramarch::iso::SplatMethod::Scatter ? "scatter"
-                                                       : "auto";
-}
-
 // Animated metaballs (up to 256) moving on Lissajous paths.
 struct MetaballSettings {
     uint32_t cells = 48; // per axis
@@ -103,8 +91,7 @@ struct PointCloudSettings {
     float weight = 0.06f; // per particle
     float iso = 0.5f;
     uint32_t vertexCapacity = 3u << 18;
-    pyramarch::iso::SplatMethod splat = pyramarch::iso::SplatMethod::Auto;
-    bool anisotropic = false; // Yu & Turk's anisotropic kernels (gather only)
+    bool anisotropic = false; // Yu & Turk's anisotropic kernels
     bool indexed = false;
 };
 
@@ -227,8 +214,7 @@ struct SceneConfig {
     pyramarch::iso::NormalMode normals = pyramarch::iso::NormalMode::Central;
     uint32_t balls = 24;
     uint32_t particles = 100000;
-    pyramarch::iso::SplatMethod splat = pyramarch::iso::SplatMethod::Auto;
-    bool anisotropic = false; // pointcloud: anisotropic kernels (gather only)
+    bool anisotropic = false; // pointcloud: anisotropic kernels
     bool indexed = false;     // shared vertices + indices
     float iso = NAN;          // NAN: the source's default
     // Particle surfaces of samples with their own scene (fluid): the iso

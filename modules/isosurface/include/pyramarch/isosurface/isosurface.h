@@ -15,8 +15,9 @@
 //
 // Output capacities need not be given: with record(), the module grows the
 // vertex and index buffers at a frame boundary from the stats it reads back
-// (see IsoSurfaceCreateInfo::vertexCapacity and memoryBudget); the handles
-// vertexBuffer() and indexBuffer() return may then change.
+// (see IsoSurfaceCreateInfo::vertexCapacity and memoryBudget); in a host
+// graph the host calls grow() between frames. The handles vertexBuffer() and
+// indexBuffer() return may then change.
 #pragma once
 
 #include <array>
@@ -62,60 +63,7 @@ enum class FieldSource {
 // cheapest mode.
 enum class NormalMode { Forward, Central, Sobel, None };
 
-// How vertices find their place in the vertex buffer.
-enum class ExtractionMethod {
-    // One thread per output vertex walks the pyramid top-down (default).
-    HistoPyramid,
-    // Baseline of the CUDA marchingCubes sample (docs/algorithms.md): exclusive scans of cell occupancy and of vertex
-    // counts (down-sweeps over 4-ary trees), compaction of the active cells,
-    // then one thread per active cell (indirect dispatch) writes its
-    // vertices at its offset. Same output; kept to measure against.
-    Scan,
-};
 enum class VolumeFormat { U8, U16, F32 };
-
-// Where a UserGlsl field is evaluated.
-enum class FieldEvaluation {
-    // The default: Fused with the HistoPyramid unless field() contains a
-    // loop (probed in its SPIR-V at creation), else Buffer (a looping field
-    // is cheaper evaluated once per sample). Buffer with the scan.
-    Auto,
-    // A field pass stores every sample (with a Lipschitz bound: the samples
-    // the listed patches read) in a field buffer that classify and
-    // extraction read; readField() reads it.
-    Buffer,
-    // No field pass and no field buffer: classify and extraction call
-    // field() at the samples they read (compiled at creation with the
-    // snippet, which must not declare specialization constants 0 or 1, the
-    // module's). The same sample positions and NaN rule as Buffer, so the
-    // same cases and triangles up to the compiler's rounding of the snippet
-    // in another shader. A sample is evaluated once per reader (about 1.25
-    // per classified cell, 2 per vertex, 14 with central normals).
-    // HistoPyramid only; readField() is an error (no buffer).
-    Fused,
-};
-
-// How particles become the field. Both sum the same 16.16 fixed-point
-// kernel terms as integers: the same field to the bit, every frame.
-enum class SplatMethod {
-    // One thread per particle adds its kernel to the samples it covers with
-    // integer atomics into an accumulator (exact, order independent).
-    // Gather on CPU drivers (and devices of unknown type), Scatter on GPUs,
-    // Gather whenever particleSmoothing or anisotropic kernels need it, and
-    // Scatter when the gather's bins would not fit maxStorageBufferRange.
-    // Both give the same field to the bit,
-    // so the choice never changes the surface. IsoSurface::splatMethod()
-    // says which one a surface runs.
-    Auto,
-    Scatter,
-    // Counting sort of the particles into bins of one sample cell, then one
-    // thread per tile of 8 x 2 samples sums the particles of the bin rows
-    // its radius reaches (contiguous in the sorted order; no atomics on the
-    // field). Faster than Scatter on CPU drivers; needs (samples + padding)
-    // x 8 bytes of bins and
-    // 20 bytes per particle.
-    Gather,
-};
 
 // What a particle adds to the field (FieldSource::Particles); r is
 // IsoSurfaceCreateInfo::particleRadius (the kernel's support radius).
@@ -128,10 +76,10 @@ enum class ParticleKernel {
     // particle's volume from its neighbours' density, itself included).
     // About 1 inside a fluid whatever its spacing (iso values are fractions
     // of the rest density: 0.6 is splashsurf's default), exactly 1 at a lone
-    // particle (droplets stay). Adds a density pass over the neighbours:
-    // needs SplatMethod::Gather (Auto picks it); on a sparse domain, over
-    // each particle's brick list, with r >= the sample spacing (the same
-    // field bit for bit for particles inside the grid). Summed weight at
+    // particle (droplets stay). Adds a density pass over the neighbours (on
+    // a sparse domain, over each particle's brick list, with r >= the sample
+    // spacing: the same field bit for bit for particles inside the grid).
+    // Summed weight at
     // most 65536 per particle and sample (16.16 fixed point).
     SphCubicSpline,
 };
@@ -328,8 +276,8 @@ enum class SparseVolumeInput {
 // A user field without a Lipschitz bound (lipschitz 0) lists every brick of
 // the grid every frame (no skipping): maxBricks must hold them all.
 // Capacities left 0 are sized by the module at creation from the grid, the
-// source and the device limits, within memoryBudget (see
-// IsoSurface::sparseDomain() for what it chose). For metaballs, particles
+// source and the device limits, within IsoSurfaceCreateInfo::memoryBudget
+// (see IsoSurface::sparseDomain() for what it chose). For metaballs, particles
 // and user fields with a Lipschitz bound those sizes are the most they grow
 // to: the surface starts below them and record() plans it again, larger,
 // after a frame whose counters overflowed or passed 90% (as the output
@@ -364,10 +312,6 @@ struct SparseDomain {
     // 403,356 U8 or 100,836 F32 bricks; one buffer up to a quarter of that,
     // which reads fastest). censusSparseVolume() counts what an upload needs.
     uint32_t maxVolumeBricks = 0;
-    // Bytes the capacities the module sizes may take (brick lists, pools,
-    // the pool's pyramid; not the vertex and index buffers). 0: a quarter
-    // of the device's largest device-local heap (1 GiB where unknown).
-    uint64_t memoryBudget = 0;
     // Volumes: the format every upload uses; the pool keeps the samples in it.
     VolumeFormat volumeFormat = VolumeFormat::F32;
     // Volumes: where the surface bricks come from (SparseVolumeInput).
@@ -442,7 +386,7 @@ struct IsoSurfaceCreateInfo {
     // 0 (default): the module starts small and, through record(), grows the
     // buffer after a frame whose stats (read framesInFlight frames later)
     // show an overflow or over 90% use, within memoryBudget (with addPasses()
-    // it keeps the starting size, 49,152). Non-zero: a hard cap; a frame
+    // when the host calls IsoSurface::grow()). Non-zero: a hard cap; a frame
     // needing more is truncated and reports IsoStats::overflow. The vertex
     // buffer is one VkBuffer (what hosts bind to draw), which may be larger
     // than one storage binding: the compute passes write it through up to
@@ -453,22 +397,20 @@ struct IsoSurfaceCreateInfo {
     // with ErrorCode::DeviceLimit naming the limit.
     uint32_t vertexCapacity = 0;
     NormalMode normals = NormalMode::Central;
-    ExtractionMethod method = ExtractionMethod::HistoPyramid;
     // Shared vertices (one per cut edge) and a uint32 index buffer, triangles
-    // in the soup's order; vertexCapacity then counts unique vertices. Needs
-    // ExtractionMethod::HistoPyramid; dense or sparse. Default false (soup).
+    // in the soup's order; vertexCapacity then counts unique vertices. Dense
+    // or sparse. Default false (soup).
     bool indexed = false;
     // indexed: index buffer capacity (rounded down to whole triangles); as
     // the vertex buffer, up to 16 storage bindings of one VkBuffer (lavapipe:
     // 33.5 M indices each), at most maxIndexCapacity(). 0 (default): sized
     // and grown by the module as vertexCapacity; non-zero: a hard cap.
     uint32_t indexCapacity = 0;
-    // Bytes all of the surface's buffers may take (memoryReport(), without
-    // the replaced buffers held until released) when the module grows them:
-    // growth stops as far as it holds and record() returns
-    // ErrorCode::CapacityExceeded once. A non-zero budget also fails
-    // create() when the starting sizes pass it. 0 (default): a quarter of
-    // the device's largest device-local heap (1 GiB where unknown).
+    // Bytes all of the surface's buffers may take (memoryReport(), replaced
+    // buffers aside): the sparse capacities left 0 are sized within it and
+    // growth stops where it holds (an ErrorCode::CapacityExceeded error,
+    // once); a non-zero budget below the starting buffers fails create().
+    // 0 (default): a quarter of the largest device-local heap (1 GiB where unknown).
     uint64_t memoryBudget = 0;
     // Optional. Smoothing of the output surface (see MeshSmoothing); needs
     // indexed = true. Bad values (iterations > 64, NaN or out-of-range
@@ -480,9 +422,10 @@ struct IsoSurfaceCreateInfo {
     // Metaballs: most balls per frame.
     uint32_t maxBalls = 256;
     // Particles: most particles per frame and the kernel radius (world units).
+    // The field is the same to the bit whichever splat the module picks for
+    // the device (testing::splatMethod() says which).
     uint32_t maxParticles = 0;
     float particleRadius = 0.1f;
-    SplatMethod splat = SplatMethod::Auto;
     // Particles: the kernel (see ParticleKernel). Default NeighbourCount;
     // SphCubicSpline is splashsurf's field (`pyramarch iso --particles`'s
     // default).
@@ -496,12 +439,11 @@ struct IsoSurfaceCreateInfo {
     // spheres; see the README for measurements) and shrinks convex parts by
     // up to lambda radius. 0 (default): off; 0.5 is what `pyramarch iso
     // --particle-smoothing` suggests (the paper uses 0.9 together with its
-    // anisotropic kernels). Needs SplatMethod::Gather (Auto picks it); NaN or values outside
-    // [0, 1] fail create().
+    // anisotropic kernels). NaN or values outside [0, 1] fail create().
     float particleSmoothing = 0.f;
     // Particles: anisotropic kernels (see AnisotropicKernels); with
-    // particleSmoothing the kernels sit at the smoothed positions. Needs
-    // SplatMethod::Gather (Auto picks it); bad values fail create() naming the field.
+    // particleSmoothing the kernels sit at the smoothed positions; bad
+    // values fail create() naming the field.
     AnisotropicKernels anisotropic;
     ParticleInput particleInput = ParticleInput::Host;
     // ParticleInput::GpuBuffer: required, the host's buffer (storage-buffer
@@ -530,13 +472,9 @@ struct IsoSurfaceCreateInfo {
     // signed distance has 1): only the patches or bricks f(c) +- L r can cut
     // are classified (too small an L drops triangles). Finite, >= 0; 0: none.
     float lipschitz = 0.f;
-    // UserGlsl: a field buffer, or field() where it is read (see FieldEvaluation).
-    FieldEvaluation fieldEvaluation = FieldEvaluation::Auto;
     // UserGlsl, Metaballs, Particles or Volume: a sparse virtual grid (see
-    // SparseDomain), chosen by the module where the dense grid does not fit.
-    // Needs ExtractionMethod::HistoPyramid, and for UserGlsl fused
-    // evaluation (Fused, or Auto); samples may then exceed what a field
-    // buffer or a dense pyramid could hold.
+    // SparseDomain), chosen by the module where the dense grid does not fit;
+    // samples may then exceed what a field buffer or a dense pyramid could hold.
     SparseDomain sparse;
     // UserGlsl: required, the GLSL -> SPIR-V compiler create() calls once,
     // e.g. pyramarch::compileGlsl of the optional shader_compiler component
@@ -592,6 +530,15 @@ struct IsoVertexData {
     float normal[4];   // xyz unit outward normal, or 0 where the gradient vanishes / is not finite
 };
 
+// IsoStats::overflowed bits: the capacity a frame ran short of.
+inline constexpr uint32_t kOverflowVertices = 1u << 0;       // verticesNeeded > vertexCapacity
+inline constexpr uint32_t kOverflowIndices = 1u << 1;        // indicesNeeded > indexCapacity
+inline constexpr uint32_t kOverflowSparseBricks = 1u << 2;   // sparseBricksNeeded > sparseBrickCapacity
+inline constexpr uint32_t kOverflowSparseRowPairs = 1u << 3; // sparseRowPairsNeeded > sparseRowPairCapacity
+inline constexpr uint32_t kOverflowSparseItemRefs = 1u << 4; // sparseItemRefsNeeded > sparseItemRefCapacity
+// sparseVolumeBricksNeeded > SparseDomain::maxVolumeBricks (an octree's leaves)
+inline constexpr uint32_t kOverflowSparseVolumeBricks = 1u << 5;
+
 // Stats of one frame, read from the host-visible ring without waiting.
 struct IsoStats {
     uint64_t frame = 0;           // the frame they belong to (see "Frame numbering" at IsoSurface)
@@ -624,6 +571,10 @@ struct IsoStats {
     uint32_t indexCapacity = 0;
     uint32_t sparseBrickCapacity = 0;
     uint32_t sparseRowPairCapacity = 0;
+    uint32_t sparseItemRefCapacity = 0; // sparse metaballs and particles: maxItemRefs
+    // The capacities this frame ran short of (kOverflow* bits, 0: none);
+    // the matching *Needed count is the size that would have held it.
+    uint32_t overflowed = 0;
     // True on the first frame after the module grew its buffers: the frame
     // whose stats asked for it and the capacities before (unchanged ones
     // equal the current ones).
@@ -785,6 +736,13 @@ public:
     // indexBuffer() again after it). Growth held back by memoryBudget, the
     // allocator or a device limit returns its error once, recording nothing.
     Status record(VkCommandBuffer cmd);
+    // Host graph (addPasses()), between frames once they finished: grows the
+    // vertex and index buffers left at 0 to the largest needs of the stats
+    // ring, within memoryBudget (sparse sizes stay as planned). true: build
+    // the graph again (a new RenderGraph, addPasses()) and re-read the
+    // buffers; false: nothing to grow. Past the budget or a device limit an
+    // error, once; after record() (which grows itself) ErrorCode::InvalidState.
+    Result<bool> grow();
     // The internal graph used by record() (describe(), toDot()); timings come
     // from latestTimings().
     const RenderGraph* internalGraph() const { return internal_.get(); }
@@ -873,9 +831,6 @@ public:
     const Buffer& attributeBuffer() const;
     uint32_t attributeComponents() const; // 0 without surfaceAttributes
     uint32_t attributeOffset(uint32_t attribute) const;
-    // FieldSource::Particles: the splat this surface runs (SplatMethod::Auto
-    // resolved at creation; Scatter or Gather). Other sources: Auto.
-    SplatMethod splatMethod() const;
     // The domain create() chose: enabled with every capacity resolved (the
     // module's sizes where the create-info left 0) for a sparse domain,
     // chosen or asked for; enabled = false for the dense grid.
@@ -904,9 +859,11 @@ public:
     // Reads the current surface back (submits and waits on the device's
     // queue: tools and tests only, not the frame path).
     Result<Mesh> readMesh(bool weld = false);
-    // Read-back (submit and wait): the vertices as written, the field
-    // samples (a user field with a Lipschitz bound, and metaballs: only the
-    // tiles of 8^3 samples the last frame read are current). More (pyramid, args, active cells) in
+    // Read-back (submit and wait): the vertices as written; the field
+    // samples where the surface keeps a field buffer (a user field with a
+    // Lipschitz bound, and metaballs: only the tiles of 8^3 samples the last
+    // frame read are current), else ErrorCode::InvalidState (sparse domains,
+    // user fields without loops: field() runs where it is read). More in
     // pyramarch/isosurface/testing.h.
     Result<std::vector<IsoVertexData>> readVertices();
     Result<std::vector<float>> readField();

@@ -3,7 +3,7 @@
 // the kernel the module evaluates.
 //
 // The kernel (shaders/isosurface/particles_splat.comp and particles_gather.comp,
-// both SplatMethod values): every particle of weight w adds
+// the scatter and the gather alike): every particle of weight w adds
 //
 //     w (1 - d^2/h^2)^3        for d < h, 0 beyond,
 //

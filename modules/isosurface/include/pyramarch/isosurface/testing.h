@@ -15,7 +15,55 @@
 
 namespace pyramarch::iso::testing {
 
+// How vertices find their place in the vertex buffer. Same triangles
+// either way; `pyramarch bench` compares the two.
+enum class ExtractionMethod {
+    // Default: one thread per output vertex walks the pyramid top-down.
+    HistoPyramid,
+    // The CUDA marchingCubes sample's baseline (docs/algorithms.md):
+    // exclusive scans of cell occupancy and vertex counts, compaction of the
+    // active cells, then one thread per active cell writes its vertices. A
+    // dense grid only; no indexed output, no fused user field.
+    Scan,
+};
+
+// How particles become the field. Both sum the same 16.16 fixed-point
+// kernel terms as integers: the same field to the bit.
+enum class SplatMethod {
+    // Default: Gather on CPU drivers (and devices of unknown type), where
+    // particleSmoothing, SphCubicSpline or anisotropic kernels need it,
+    // and where the scatter would not fit; else Scatter (sparse: Scatter).
+    Auto,
+    // One thread per particle adds its kernel to the samples it covers with
+    // integer atomics into an accumulator.
+    Scatter,
+    // Counting sort of the particles into bins of one sample cell, then one
+    // thread per tile of 8 x 2 samples sums the particles its radius reaches
+    // (no atomics on the field); (samples + padding) x 8 bytes of bins and
+    // 20 bytes per particle.
+    Gather,
+};
+
+// Where a UserGlsl field is evaluated.
+enum class FieldEvaluation {
+    // Default: Fused with the HistoPyramid unless field() contains a loop
+    // (probed in its SPIR-V at creation), else Buffer; Buffer with the scan.
+    Auto,
+    // A field pass stores every sample (with a Lipschitz bound: the samples
+    // the listed patches read) in a field buffer; readField() reads it.
+    Buffer,
+    // No field pass and no buffer: classify and extraction call field() at
+    // the samples they read (the snippet must not declare specialization
+    // constants 0 or 1). Same cases and triangles as Buffer up to the
+    // compiler's rounding of the snippet in another shader. HistoPyramid only.
+    Fused,
+};
+
 struct Knobs {
+    // The measured variants (the defaults are what IsoSurface::create runs).
+    ExtractionMethod extraction = ExtractionMethod::HistoPyramid;
+    SplatMethod splat = SplatMethod::Auto;                   // FieldSource::Particles
+    FieldEvaluation fieldEvaluation = FieldEvaluation::Auto; // FieldSource::UserGlsl
     // Output buffers a surface with vertexCapacity / indexCapacity 0 starts
     // with (vertices and indices; 0 = the module's start), so tests grow
     // them from a tiny size.
@@ -65,6 +113,10 @@ struct Knobs {
     // The cell-order layout for every source (the tests of its structures).
     bool denseGrid = false;
 };
+
+// FieldSource::Particles: the splat `surface` runs (SplatMethod::Auto
+// resolved at creation; Scatter or Gather). Other sources: Auto.
+SplatMethod splatMethod(const IsoSurface& surface);
 
 // Whether `surface`'s grid runs on the direct brick table (a grid that fits,
 // without Knobs::denseGrid; not the scan): its triangles come in brick
