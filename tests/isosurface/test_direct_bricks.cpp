@@ -250,7 +250,8 @@ TEST_F(IsoDirectBricks, ListedBricksFollowTheIsoValueAndAMovingField) {
         EXPECT_LT(stats->sparseBricksNeeded, total) << "bricks away from the surface are not listed";
     }
     // A sphere that moves: the bricks of its old place go unlisted.
-    IsoSurfaceCreateInfo user = userInfo(kMovingSphereGlsl, {35, 29, 33}, NormalMode::Central, FieldEvaluation::Buffer);
+    IsoSurfaceCreateInfo user = userInfo(kMovingSphereGlsl, {35, 29, 33}, NormalMode::Central);
+    fieldEvaluation = FieldEvaluation::Buffer;
     auto m = make(user, directKnobs());
     ASSERT_TRUE(m);
     for (const float cx : {-0.45f, 0.4f, 0.f}) {
