@@ -52,6 +52,10 @@ vec3 cellPosition(uint index) {
 #endif
 }
 
+#ifdef ISO_SPARSE_SMOOTHED
+// The sub-cells sort the smoothed positions; home is the particle's own.
+#define ISO_CELLS_HOME_BY_LIST
+#endif
 #include "isosurface/sparse_particles_cells.glsl"
 
 // The brick of cells holding p, clamped to the grid's bricks.
@@ -70,8 +74,9 @@ void main() {
         const BrickCells c = brickCells(brick);
         sortCells(c, l);
         const uvec3 b = cellBrickOf(bricks[brick]);
-        for (uint j = l; j < c.count; j += kIsoCellThreads) {
-            const uint i = brickItems[c.first + j];
+        const uint homes = cellHomes(c);
+        for (uint h = l; h < homes; h += kIsoCellThreads) {
+            const uint i = cellHome(c, h);
             vec4 pw;
             loadParticle(i, pw); // sparse.fill listed it: a particle it loaded
             if (homeBrick(pw.xyz) != b) continue;

@@ -69,8 +69,9 @@ void main() {
         const BrickCells c = brickCells(brick);
         sortCells(c, l);
         const uvec3 b = cellBrickOf(bricks[brick]);
-        for (uint j = l; j < c.count; j += kIsoCellThreads) {
-            const uint i = brickItems[c.first + j];
+        const uint homes = cellHomes(c);
+        for (uint h = l; h < homes; h += kIsoCellThreads) {
+            const uint i = cellHome(c, h);
             vec4 pw;
             loadParticle(i, pw); // sparse.fill listed it: a particle it loaded
             if (homeBrick(pw.xyz) != b) continue;

@@ -465,9 +465,9 @@ TEST_F(IsoSparseKernels, LongListsAreTheDensePathsBitForBit) {
 }
 
 // The per-particle passes read the sub-cells of a brick's list that a
-// particle's neighbourhood reaches (sparse_particles_cells.glsl: the brick's
-// cells grown by E = max(r, list reach) / spacing + 1 per side, cut into 8
-// sub-cells an axis). Particles on those sub-cells' borders, each with
+// particle's neighbourhood reaches (sparse_particles_cells.glsl: per axis
+// the brick's 8 cells in 4 sub-cells, E = max(r, list reach) / spacing + 1
+// cells either side in 2). Particles on those sub-cells' borders, each with
 // partners just inside the neighbourhood radii (r, and the anisotropic
 // neighbourhood 1.5 r) along an axis and a diagonal: a neighbour one
 // sub-cell past the query box, or a border rounded the other way in the
@@ -485,21 +485,21 @@ TEST_F(IsoSparseKernels, SubCellBordersAreTheDensePathsBitForBit) {
                             : mode == 1 ? (1.0 + 2.0 * lambda) * r
                                         : std::max({r * double(info.anisotropic.maxStretch) + lambda * hood, hood, r});
         const double grow = std::max(r, list) / spacing + 1.0; // cells
-        const double width = (8.0 + 2.0 * grow) / 8.0;         // one sub-cell, cells
-        // Brick (2, 2, 1): its sub-cell borders k = 1 .. 7 (grid units), in world units.
-        const double lo[3] = {16.0 - grow, 16.0 - grow, 8.0 - grow};
+        // Brick (2, 2, 1): the borders of its sub-cells 1 .. 7 (grid units past its first cell).
+        const double borders[7] = {-grow / 2, 0.0, 2.0, 4.0, 6.0, 8.0, 8.0 + grow / 2};
+        const double base[3] = {16.0, 16.0, 8.0};
         const float min[3] = {-1.f, -0.8f, -0.8f};
         std::vector<Particle> ps;
         const auto rnd = ref::noise(400, 3);
         const float dr = float(r) * (1.f - 1e-5f), dh = float(hood) * (1.f - 1e-5f);
         const float diag = dr / std::sqrt(3.f);
-        for (int z = 1; z <= 7; z += 2)
-            for (int y = 1; y <= 7; y += 2)
-                for (int x = 1; x <= 7; ++x) {
+        for (int z = 0; z < 7; z += 2)
+            for (int y = 0; y < 7; y += 2)
+                for (int x = 0; x < 7; ++x) {
                     Particle p{};
                     const int k[3] = {x, y, z};
                     for (int a = 0; a < 3; ++a)
-                        p.position[size_t(a)] = min[a] + float((lo[a] + k[a] * width) * spacing);
+                        p.position[size_t(a)] = min[a] + float((base[a] + borders[k[a]]) * spacing);
                     p.weight = 0.5f + rnd[ps.size() % rnd.size()];
                     ps.push_back(p);
                     // Partners: +r along x, -r along y, the r diagonal, +hood along z.
