@@ -2,10 +2,12 @@
 #extension GL_EXT_control_flow_attributes : require
 // ParticleKernel::SphCubicSpline on a sparse domain, <name>.sparse.density
 // (after sparse.fill, before the blocks; classify's indirect dispatch,
-// kIsoBricksPerGroup bricks a group, kIsoBorderThreads threads a brick):
-// each listed brick's threads take the particles of its list whose home
-// brick (the brick of 8^3 cells holding the particle, clamped to the grid)
-// it is, and sum the cubic spline over the brick's whole list for each,
+// kIsoBricksPerGroup bricks a group, taken one after the other by the
+// group's threads): each listed brick's list sorted by sub-cell
+// (sparse_particles_cells.glsl), then its threads take the particles of its
+// list whose home brick (the brick of 8^3 cells holding the particle,
+// clamped to the grid) it is, and sum the cubic spline over the sub-cells
+// within r of each (the rest of the list adds 0),
 // rho_i = sum_k w_k W(|x_k - x_i|) (particles_kernel.glsl's sphTerm, 16.16
 // terms summed as integers). A neighbour within the support r of a particle
 // inside the grid has a kernel box that holds a sample of the particle's
@@ -14,15 +16,14 @@
 // density pass bit for bit. volumes[i] (by the particle's index in the
 // frame) is cleared to 0 every frame before this pass: a particle whose home
 // brick was not listed (past the capacities: the frame reports the
-// overflow) adds nothing. Nested loops: about (home particles / 32) x the
-// list per thread. The ISO_SPARSE_SMOOTHED build (particleSmoothing) sums
+// overflow) adds nothing. The ISO_SPARSE_SMOOTHED build (particleSmoothing) sums
 // over the smoothed particles instead; the lists then reach (1 + 2 lambda)
 // r past every particle (sparse_particles_bin.comp), so the home brick's
-// list still holds every smoothed neighbour.
+// list still holds every smoothed neighbour; its sub-cells sort the smoothed
+// positions.
 #include "isosurface/common.glsl"
 
-const uint kThreads = kIsoBorderThreads;
-layout(local_size_x = kIsoBricksPerGroup * kThreads) in;
+layout(local_size_x = kIsoBricksPerGroup * kIsoBorderThreads) in;
 
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) readonly buffer CountersBuf { IsoCounters counters; };
@@ -40,10 +41,22 @@ layout(set = 0, binding = 6, std430) readonly buffer SmoothedBuf { vec4 smoothed
 #include "isosurface/particles_common.glsl"
 #include "isosurface/particles_kernel.glsl"
 
-uvec3 brickOf(uint packed) {
-    const uint mask = (1u << kIsoBrickAxisBits) - 1u;
-    return uvec3(packed & mask, (packed >> kIsoBrickAxisBits) & mask, packed >> (2 * kIsoBrickAxisBits));
+// The positions the density measures distances between.
+vec3 cellPosition(uint index) {
+#ifdef ISO_SPARSE_SMOOTHED
+    return smoothed[index].xyz;
+#else
+    vec4 o;
+    loadParticle(index, o);
+    return o.xyz;
+#endif
 }
+
+#ifdef ISO_SPARSE_SMOOTHED
+// The sub-cells sort the smoothed positions; home is the particle's own.
+#define ISO_CELLS_HOME_BY_LIST
+#endif
+#include "isosurface/sparse_particles_cells.glsl"
 
 // The brick of cells holding p, clamped to the grid's bricks.
 uvec3 homeBrick(vec3 p) {
@@ -55,38 +68,45 @@ uvec3 homeBrick(vec3 p) {
 void main() {
     const uint l = gl_LocalInvocationIndex;
     const uint listed = min(counters.sparseBricks, grid.sparseLimits.x);
-    const uint brick = linearGroup() * kIsoBricksPerGroup + l / kThreads;
-    if (brick >= listed) return;
-    const uint t = l % kThreads;
-    const uvec3 b = brickOf(bricks[brick]);
-    const uint count = brickItems[2u * brick + 1u];
-    const uint first = 2u * grid.sparseLimits.x + brickItems[2u * brick];
-    for (uint j = t; j < count; j += kThreads) {
-        const uint i = brickItems[first + j];
-        vec4 pw;
-        loadParticle(i, pw); // sparse.fill listed it: a particle it loaded
-        if (homeBrick(pw.xyz) != b) continue;
+    for (uint g = 0u; g < kIsoBricksPerGroup; ++g) {
+        const uint brick = linearGroup() * kIsoBricksPerGroup + g;
+        if (brick >= listed) break; // the same for the whole group
+        const BrickCells c = brickCells(brick);
+        sortCells(c, l);
+        const uvec3 b = cellBrickOf(bricks[brick]);
+        const uint homes = cellHomes(c);
+        for (uint h = l; h < homes; h += kIsoCellThreads) {
+            const uint i = cellHome(c, h);
+            vec4 pw;
+            loadParticle(i, pw); // sparse.fill listed it: a particle it loaded
+            if (homeBrick(pw.xyz) != b) continue;
 #ifdef ISO_SPARSE_SMOOTHED
-        pw = smoothed[i];
+            pw = smoothed[i];
 #endif
-        uint rho = 0u;
-        // kIsoListUnroll neighbours an iteration: lavapipe ends an
-        // invocation's loops after 65,535 iterations in all (the brick
-        // limit, sparse_activate.glsl). The sum is an integer: any order.
-        for (uint k0 = 0u; k0 < count; k0 += kIsoListUnroll) {
-            [[unroll]] for (uint u = 0u; u < kIsoListUnroll; ++u) {
-                const uint k = k0 + u;
-                if (k >= count) break;
-                vec4 o;
+            const CellQuery q = cellQuery(c, pw.xyz, grid.particle.x);
+            uint rho = 0u;
+            // kIsoListUnroll neighbours an iteration: lavapipe ends an
+            // invocation's loops after 65,535 iterations in all
+            // (sparse_particles_cells.glsl). The sum is an integer: any order.
+            for (uint row = 0u; row < q.rows; ++row) {
+                const uvec2 run = cellRange(c, q, row);
+                for (uint k0 = run.x; k0 < run.y; k0 += kIsoListUnroll) {
+                    [[unroll]] for (uint u = 0u; u < kIsoListUnroll; ++u) {
+                        const uint k = k0 + u;
+                        if (k >= run.y) break;
+                        vec4 o;
 #ifdef ISO_SPARSE_SMOOTHED
-                o = smoothed[brickItems[first + k]];
+                        o = smoothed[cellItem(c, q, k)];
 #else
-                loadParticle(brickItems[first + k], o);
+                        loadParticle(cellItem(c, q, k), o);
 #endif
-                rho += sphTerm(o.x - pw.x, squaredYZ(o.y - pw.y, o.z - pw.z), o.w);
+                        rho += sphTerm(o.x - pw.x, squaredYZ(o.y - pw.y, o.z - pw.z), o.w);
+                    }
+                }
             }
+            precise float v = rho != 0u ? pw.w * float(kIsoSplatFixedOne) / float(rho) : 0.0;
+            volumes[i] = v;
         }
-        precise float v = rho != 0u ? pw.w * float(kIsoSplatFixedOne) / float(rho) : 0.0;
-        volumes[i] = v;
+        barrier(); // the next brick's sort reuses the shared arrays
     }
 }

@@ -284,6 +284,10 @@ void IsoSparseKernels::compareDenseAndSparse(const IsoSurfaceCreateInfo& info, b
                                   << want[2] << " weight " << want[3];
             }
             sparseRecords.assign(sk->kernels.begin(), sk->kernels.begin() + ptrdiff_t(ps.size() * kRecord));
+        } else if (info.particleSmoothing == 0.f) {
+            // Neither: the particles themselves (the density alone).
+            for (const Particle& p : ps)
+                sparseRecords.insert(sparseRecords.end(), {p.position[0], p.position[1], p.position[2], p.weight});
         } else {
             auto ds = iso::testing::readSmoothedParticles(**dense);
             auto ss = iso::testing::readSmoothedParticles(**sparse);
@@ -458,6 +462,57 @@ TEST_F(IsoSparseKernels, LongListsAreTheDensePathsBitForBit) {
     ASSERT_TRUE(verts.ok());
     for (const IsoVertexData& v : verts.value())
         for (int k = 0; k < 3; ++k) ASSERT_TRUE(std::isfinite(v.position[k]));
+}
+
+// The per-particle passes read the sub-cells of a brick's list that a
+// particle's neighbourhood reaches (sparse_particles_cells.glsl: per axis
+// the brick's 8 cells in 4 sub-cells, E = max(r, list reach) / spacing + 1
+// cells either side in 2). Particles on those sub-cells' borders, each with
+// partners just inside the neighbourhood radii (r, and the anisotropic
+// neighbourhood 1.5 r) along an axis and a diagonal: a neighbour one
+// sub-cell past the query box, or a border rounded the other way in the
+// sort and the query, changes a sum. The density alone, smoothing and
+// anisotropic kernels (SphCubicSpline), one frame, bit for bit.
+TEST_F(IsoSparseKernels, SubCellBordersAreTheDensePathsBitForBit) {
+    for (const int mode : {0, 1, 2}) {
+        SCOPED_TRACE(mode == 0 ? "density" : mode == 1 ? "smoothed" : "anisotropic");
+        IsoSurfaceCreateInfo info = gridInfo(true);
+        info.anisotropic.enabled = mode == 2;
+        info.particleSmoothing = mode == 0 ? 0.f : mode == 1 ? 0.5f : 0.3f;
+        const double r = info.particleRadius, lambda = info.particleSmoothing, spacing = 0.05;
+        const double hood = r * double(info.anisotropic.neighbourhood);
+        const double list = mode == 0   ? 0.0
+                            : mode == 1 ? (1.0 + 2.0 * lambda) * r
+                                        : std::max({r * double(info.anisotropic.maxStretch) + lambda * hood, hood, r});
+        const double grow = std::max(r, list) / spacing + 1.0; // cells
+        // Brick (2, 2, 1): the borders of its sub-cells 1 .. 7 (grid units past its first cell).
+        const double borders[7] = {-grow / 2, 0.0, 2.0, 4.0, 6.0, 8.0, 8.0 + grow / 2};
+        const double base[3] = {16.0, 16.0, 8.0};
+        const float min[3] = {-1.f, -0.8f, -0.8f};
+        std::vector<Particle> ps;
+        const auto rnd = ref::noise(400, 3);
+        const float dr = float(r) * (1.f - 1e-5f), dh = float(hood) * (1.f - 1e-5f);
+        const float diag = dr / std::sqrt(3.f);
+        for (int z = 0; z < 7; z += 2)
+            for (int y = 0; y < 7; y += 2)
+                for (int x = 0; x < 7; ++x) {
+                    Particle p{};
+                    const int k[3] = {x, y, z};
+                    for (int a = 0; a < 3; ++a)
+                        p.position[size_t(a)] = min[a] + float((base[a] + borders[k[a]]) * spacing);
+                    p.weight = 0.5f + rnd[ps.size() % rnd.size()];
+                    ps.push_back(p);
+                    // Partners: +r along x, -r along y, the r diagonal, +hood along z.
+                    const float offsets[4][3] = {{dr, 0.f, 0.f}, {0.f, -dr, 0.f}, {diag, diag, diag}, {0.f, 0.f, dh}};
+                    for (const auto& o : offsets) {
+                        Particle q = p;
+                        for (int a = 0; a < 3; ++a) q.position[size_t(a)] += o[a];
+                        ps.push_back(q);
+                    }
+                }
+        particles_ = ps;
+        compareDenseAndSparse(info, true);
+    }
 }
 
 // Two clusters 30 units apart on a grid of 3201 x 401 x 401 samples (the
