@@ -155,6 +155,11 @@ ISO_CONST kIsoSpecIndexSliceSize = 8u;   // ... indices per binding
 ISO_CONST kIsoOutputSlices = 16u;
 
 // Volume formats (IsoGrid.volumeFormat).
+// The longest brick list of the per-particle neighbourhood loops on bricks
+// (SPH density, smoothing, anisotropic kernels); longer lists make the brick
+// crowded. sparse_particles_cells.glsl sorts lists up to it by sub-cell and
+// keeps the loops under lavapipe's 65,535 iterations an invocation.
+ISO_CONST kIsoCellSortItems = 3840u;
 ISO_CONST kIsoVolumeU8 = 0u;
 ISO_CONST kIsoVolumeU16 = 1u;
 ISO_CONST kIsoVolumeF32 = 2u;

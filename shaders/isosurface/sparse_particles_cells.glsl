@@ -41,8 +41,7 @@
 
 const uint kIsoCellAxis = 8u;
 const uint kIsoCellCount = kIsoCellAxis * kIsoCellAxis * kIsoCellAxis;
-// layout.cpp's kMaxSparseNeighbourItems: the longest list these passes get.
-const uint kIsoCellSortItems = 3840u;
+// kIsoCellSortItems (iso_shared.h): the longest list these passes get.
 const uint kIsoCellMaxRows = 25u;
 const uint kIsoCellLoopBudget = 15500u;
 const uint kIsoCellThreads = kIsoBricksPerGroup * kIsoBorderThreads; // 128: 4 sub-cells a thread in the scan

@@ -13,15 +13,9 @@
 
 namespace pyramarch::iso {
 
-// The longest brick list the per-particle loops over a whole list take
-// (the SPH density, smoothing, anisotropic kernels on bricks): a thread runs
-// ceil(list / 32) outer iterations of ceil(list / 8) + 1, under lavapipe's
-// 65,535 loop iterations an invocation (kIsoListUnroll = 8 a step).
-constexpr uint32_t kMaxSparseNeighbourItems = 3840;
-static_assert((kMaxSparseNeighbourItems + gpu::kIsoBorderThreads - 1) / gpu::kIsoBorderThreads *
-                      ((kMaxSparseNeighbourItems + 7) / 8 + 1) <
-                  60000,
-              "the neighbourhood loops stay under lavapipe's loop limit");
+// The longest brick list of the per-particle neighbourhood loops on bricks
+// (sparse_particles_cells.glsl bounds their iterations for it).
+constexpr uint32_t kMaxSparseNeighbourItems = gpu::kIsoCellSortItems;
 
 // classify.comp and vertex_owner.glsl swap inside bits to the tables' corner order (kIsoCornerCodes).
 constexpr bool cornerCodesFollowTables() {
@@ -859,12 +853,12 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                                              ": a sparse domain's SphCubicSpline needs a support of at "
                                              "least one sample");
         }
-        // The SPH density, smoothing and anisotropic kernels loop over a
-        // brick's whole list for each of its particles: lavapipe ends an
-        // invocation's loops after 65,535 iterations in all, about
-        // (list / 32) x (list / 8) there (particles_kernel.glsl's
-        // kIsoListUnroll), so a longer list makes the brick crowded (read
-        // by sparse_activate.glsl; 0: kIsoMaxBrickItems).
+        // The SPH density, smoothing and anisotropic kernels loop over the
+        // sub-cells of a brick's list within each particle's reach
+        // (sparse_particles_cells.glsl), bounded for lists up to
+        // kIsoCellSortItems under lavapipe's 65,535 loop iterations an
+        // invocation: a longer list makes the brick crowded (read by
+        // sparse_activate.glsl; 0: kIsoMaxBrickItems).
         if (m.sparse && (m.sph || m.smooth || m.aniso)) g.sparseParticleReach.z = float(kMaxSparseNeighbourItems);
         g.anisotropic = m.aniso ? 1u : 0u;
         if (m.aniso) {
