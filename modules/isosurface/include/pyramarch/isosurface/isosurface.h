@@ -551,6 +551,7 @@ struct IsoStats {
     // Sparse domains: bricks the activate pass found, row pairs with a cut
     // cell and (metaballs, particles) the items the found bricks list, against
     // SparseDomain::maxBricks / maxRowPairs / maxItemRefs (past any: overflow).
+    // A grid that fits and runs as bricks reports its listed bricks here.
     uint32_t sparseBricksNeeded = 0;
     uint32_t sparseRowPairsNeeded = 0;
     uint32_t sparseItemRefsNeeded = 0;
