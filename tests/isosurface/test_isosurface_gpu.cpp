@@ -1279,6 +1279,21 @@ void expectFusedMatchesBuffer(IsoSurface& fused, IsoSurface& buffer, const IsoSu
                               size_t minVertices) {
     auto pa = iso::testing::readPyramid(fused), pb = iso::testing::readPyramid(buffer);
     ASSERT_TRUE(pa.ok() && pb.ok());
+    // On the direct brick table the buffer classifies only the bricks whose
+    // samples straddle the iso value (brick_list.comp); a fused field has no
+    // bounds and classifies every brick. A brick left out is all inside or
+    // all outside: its pool words read 0 where the fused one wrote case 255
+    // (255 << 4, no vertices) or 0; the counts above are the same.
+    if (iso::testing::directBricks(fused) && iso::testing::directBricks(buffer) &&
+        pa.value()[0].size() == pb.value()[0].size())
+        for (size_t b = 0; b + 512 <= pa.value()[0].size(); b += 512) {
+            const auto fusedBrick = pa.value()[0].begin() + std::ptrdiff_t(b);
+            const auto bufferBrick = pb.value()[0].begin() + std::ptrdiff_t(b);
+            const bool unlisted = std::all_of(bufferBrick, bufferBrick + 512, [](uint32_t w) { return w == 0; });
+            const bool uniform =
+                std::all_of(fusedBrick, fusedBrick + 512, [](uint32_t w) { return w == 0 || w == (255u << 4); });
+            if (unlisted && uniform) std::fill(fusedBrick, fusedBrick + 512, 0u);
+        }
     EXPECT_EQ(pa.value(), pb.value());
     auto va = fused.readVertices(), vb = buffer.readVertices();
     ASSERT_TRUE(va.ok() && vb.ok());
