@@ -100,6 +100,16 @@ protected:
     }
 };
 
+// A named built-in collider, as loadCollider places it: its lowest vertex
+// on the box's floor.
+void expectStandsOnTheFloor(const std::string& name) {
+    auto placed = fluid::loadCollider(name);
+    ASSERT_TRUE(placed.ok()) << placed.message();
+    float lo = 1e9f;
+    for (const auto& v : placed->positions) lo = std::min(lo, v[1]);
+    EXPECT_FLOAT_EQ(lo, fluid::kBoxMin[1]) << name << " stands on the floor";
+}
+
 } // namespace
 
 TEST(FluidSettings, BadValuesAreErrorsNamingTheSetting) {
@@ -557,11 +567,7 @@ TEST(FluidSettings, ColliderOutsideTheBoxOrBadResolutionIsAnError) {
     ASSERT_FALSE(r.ok());
     EXPECT_NE(r.message().find("collider resolution"), std::string::npos) << r.message();
     EXPECT_FALSE(fluid::loadCollider("/nonexistent/collider.obj").ok());
-    auto placed = fluid::loadCollider("torus");
-    ASSERT_TRUE(placed.ok()) << placed.message();
-    float lo = 1e9f;
-    for (const auto& v : placed->positions) lo = std::min(lo, v[1]);
-    EXPECT_FLOAT_EQ(lo, fluid::kBoxMin[1]) << "stands on the floor";
+    expectStandsOnTheFloor("torus");
 }
 
 // The solid voxels the voxelizer writes in the simulation's graph: every
@@ -754,11 +760,7 @@ TEST(FluidCpu, BuiltInBunnyIsClosedAndManifold) {
         EXPECT_GT(volume, 1.0) << cells;
         EXPECT_LT(volume, 1.4) << cells;
     }
-    auto placed = fluid::loadCollider("bunny");
-    ASSERT_TRUE(placed.ok()) << placed.message();
-    float lo = 1e9f;
-    for (const auto& v : placed->positions) lo = std::min(lo, v[1]);
-    EXPECT_FLOAT_EQ(lo, fluid::kBoxMin[1]) << "stands on the floor";
+    expectStandsOnTheFloor("bunny");
 }
 
 // `--collider bunny` needs no file, and gives what the same mesh read from

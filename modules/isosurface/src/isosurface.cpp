@@ -514,6 +514,20 @@ Status IsoSurface::Impl::growOutputs(std::unique_ptr<RenderGraph>& graph, const 
         PYRAMARCH_TRY(fits.withContext(who));
     }
 
+    // The epoch the grown buffers start, whichever way they are made below.
+    const auto grownEpoch = [&](const gpu::IsoGrid& grown) {
+        return CapacityEpoch{.firstFrame = now,
+                             .vertices = grown.vertexCapacity,
+                             .indices = grown.indexCapacity,
+                             .bricks = epochs.back().bricks,
+                             .rowPairs = epochs.back().rowPairs,
+                             .grown = true,
+                             .grownAfter = st->frame,
+                             .previousVertices = vCap,
+                             .previousIndices = iCap,
+                             .previousBricks = epochs.back().bricks,
+                             .previousRowPairs = epochs.back().rowPairs};
+    };
     // Past the slices the pipelines were specialized for: the surface
     // planned again with the new capacities (buffers and pipelines), as a
     // sparse growth does; this Impl and the graph go after the frames in flight.
@@ -530,17 +544,7 @@ Status IsoSurface::Impl::growOutputs(std::unique_ptr<RenderGraph>& graph, const 
         }
         Impl& f = *fresh;
         f.firstFrame = f.outputsFromFrame = now;
-        f.epochs = {{.firstFrame = now,
-                     .vertices = f.grid.vertexCapacity,
-                     .indices = f.grid.indexCapacity,
-                     .bricks = epochs.back().bricks,
-                     .rowPairs = epochs.back().rowPairs,
-                     .grown = true,
-                     .grownAfter = st->frame,
-                     .previousVertices = vCap,
-                     .previousIndices = iCap,
-                     .previousBricks = epochs.back().bricks,
-                     .previousRowPairs = epochs.back().rowPairs}};
+        f.epochs = {grownEpoch(f.grid)};
         if (info.source == FieldSource::Volume && !sparse) f.takeVolumeFrom(*this);
         installReplanned(std::move(fresh), graph, now);
         return budgetHeldBack;
@@ -593,17 +597,7 @@ Status IsoSurface::Impl::growOutputs(std::unique_ptr<RenderGraph>& graph, const 
     timingGraph = nullptr;
     graphFrameKnown = false;
     outputsFromFrame = now;
-    epochs.push_back({.firstFrame = now,
-                      .vertices = grid.vertexCapacity,
-                      .indices = grid.indexCapacity,
-                      .bricks = epochs.back().bricks,
-                      .rowPairs = epochs.back().rowPairs,
-                      .grown = true,
-                      .grownAfter = st->frame,
-                      .previousVertices = vCap,
-                      .previousIndices = iCap,
-                      .previousBricks = epochs.back().bricks,
-                      .previousRowPairs = epochs.back().rowPairs});
+    epochs.push_back(grownEpoch(grid));
     return budgetHeldBack;
 }
 
