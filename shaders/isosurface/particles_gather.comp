@@ -16,9 +16,20 @@
 layout(local_size_x = kIsoGroupSize) in;
 
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
+// The sorted particles, or with position smoothing the smoothed ones sorted
+// again (SPH: their volume records). The .texel builds read the bin starts
+// and those through uniform texel buffers (particles_density.comp says why).
+#ifdef ISO_TEXEL_READS
+layout(set = 0, binding = 1) uniform usamplerBuffer binStartTexels;
+layout(set = 0, binding = 2) uniform samplerBuffer sortedTexels;
+#define BIN_START(i) texelFetch(binStartTexels, int(i)).x
+#define SORTED(i) texelFetch(sortedTexels, int(i))
+#else
 layout(set = 0, binding = 1, std430) readonly buffer BinStartBuf { uint binStart[]; };
-// The sorted particles, or with position smoothing the smoothed ones sorted again.
 layout(set = 0, binding = 2, std430) readonly buffer SortedBuf { vec4 sorted[]; };
+#define BIN_START(i) binStart[i]
+#define SORTED(i) sorted[i]
+#endif
 layout(set = 0, binding = 3, std430) writeonly buffer FieldBuf { float field[]; };
 // grid.patchList: per tile, 1 when one of its samples is nonzero (the
 // classify patches' bounds, particle_bounds.comp); otherwise the field is
@@ -56,9 +67,9 @@ void main() {
     for (uint bz = b0.z; bz <= bz1; ++bz)
         for (uint by = b0.y; by <= by1; ++by) {
             const uint row = grid.binDims.x * (by + grid.binDims.y * bz);
-            const uint end = binStart[row + bx1 + 1];
-            for (uint j = binStart[row + b0.x]; j < end; ++j) {
-                const vec4 pw = sorted[j];
+            const uint end = BIN_START(row + bx1 + 1);
+            for (uint j = BIN_START(row + b0.x); j < end; ++j) {
+                const vec4 pw = SORTED(j);
                 const float dz = zs - pw.z;
                 [[unroll]] for (uint r = 0; r < R; ++r) {
                     const float d2 = squaredYZ(ys[r] - pw.y, dz);

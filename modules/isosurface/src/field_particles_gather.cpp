@@ -18,7 +18,10 @@
 // the gather (the SPH build) or the aniso pass reads. With a patch
 // list (isotropic kernels), the gather also flags its tiles holding a
 // nonzero sample and ".particles.bounds" (field_particles_bounds.cpp)
-// bounds the patches from those flags.
+// bounds the patches from those flags. The density pass and the isotropic
+// gather read the bin starts and the particles through texel buffers where
+// maxTexelBufferElements covers both (particleTexelReads: CPU drivers fetch
+// texels as vector gathers, storage lane by lane), else through storage.
 #include "iso_impl.h"
 
 namespace pyramarch::iso {
@@ -50,6 +53,15 @@ const uint32_t kGatherAnisoSpv[] =
 const uint32_t kDensitySpv[] =
 #include "shaders/isosurface/particles_density.comp.spv.inc"
     ;
+const uint32_t kDensityTexelSpv[] =
+#include "shaders/isosurface/particles_density.texel.comp.spv.inc"
+    ;
+const uint32_t kGatherTexelSpv[] =
+#include "shaders/isosurface/particles_gather.texel.comp.spv.inc"
+    ;
+const uint32_t kGatherTexelSphSpv[] =
+#include "shaders/isosurface/particles_gather.texel_sph.comp.spv.inc"
+    ;
 const uint32_t kGatherSphSpv[] =
 #include "shaders/isosurface/particles_gather.sph.comp.spv.inc"
     ;
@@ -64,12 +76,17 @@ Status IsoSurface::Impl::createGatherPipelines() {
     PYRAMARCH_TRY(makePipeline(binScanTopPipe, kScanTopSpv, "particles.scan.top", 2));
     PYRAMARCH_TRY(makePipeline(sortPipe, kSortSpv, "particles.sort", 5));
     if (smooth) PYRAMARCH_TRY(makePipeline(smoothPipe, kSmoothSpv, "particles.smooth", 4));
-    if (sph) PYRAMARCH_TRY(makePipeline(densityPipe, kDensitySpv, "particles.density", 4));
+    if (sph && particleTexelReads)
+        PYRAMARCH_TRY(makePipeline(densityPipe, kDensityTexelSpv, "particles.density.texel", 4));
+    else if (sph)
+        PYRAMARCH_TRY(makePipeline(densityPipe, kDensitySpv, "particles.density", 4));
     if (aniso) {
         PYRAMARCH_TRY(makePipeline(anisoPipe, kAnisoSpv, "particles.aniso", 4));
         if (sph) return makePipeline(gatherPipe, kGatherAnisoSphSpv, "particles.gather.aniso.sph", 5);
         return makePipeline(gatherPipe, kGatherAnisoSpv, "particles.gather.aniso", 5);
     }
+    if (particleTexelReads && sph) return makePipeline(gatherPipe, kGatherTexelSphSpv, "particles.gather.texel.sph", 5);
+    if (particleTexelReads) return makePipeline(gatherPipe, kGatherTexelSpv, "particles.gather.texel", 5);
     if (sph) return makePipeline(gatherPipe, kGatherSphSpv, "particles.gather.sph", 5);
     return makePipeline(gatherPipe, kGatherSpv, "particles.gather", 5);
 }
@@ -184,16 +201,17 @@ void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) 
         const BufferRef densityInput = aniso ? sortedRef : gatherInput;
         const BufferRef volumesRef = graph.importBuffer(n + ".volumes", volumes, computeRead, computeRead);
         volumesImport = volumesRef; // surface attributes weigh by them too
-        graph.addPass(n + ".particles.density", PassKind::Compute)
-            .pipeline(densityPipe)
-            .uniform(0, refs.grid)
-            .storage(1, startRef, R)
-            .storage(2, densityInput, R)
-            .storage(3, volumesRef, W)
-            .record([this](PassContext& ctx) {
-                ctx.pushConstants(push());
-                dispatchFolded(ctx, groupsOf(itemCount, gpu::kIsoGroupSize), maxGroupsX());
-            });
+        PassBuilder densityPass = graph.addPass(n + ".particles.density", PassKind::Compute);
+        densityPass.pipeline(densityPipe).uniform(0, refs.grid);
+        if (particleTexelReads)
+            densityPass.texel(1, startRef, VK_FORMAT_R32_UINT, Access::SampledRead)
+                .texel(2, densityInput, VK_FORMAT_R32G32B32A32_SFLOAT, Access::SampledRead);
+        else
+            densityPass.storage(1, startRef, R).storage(2, densityInput, R);
+        densityPass.storage(3, volumesRef, W).record([this](PassContext& ctx) {
+            ctx.pushConstants(push());
+            dispatchFolded(ctx, groupsOf(itemCount, gpu::kIsoGroupSize), maxGroupsX());
+        });
         if (aniso)
             anisoInput = volumesRef; // the kernels' weights become V det G'
         else
@@ -218,15 +236,17 @@ void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) 
     // written through it).
     const BufferRef tilesRef = importTileFlags(graph, refs);
     PassBuilder gatherPass = graph.addPass(n + ".particles.gather", PassKind::Compute);
-    gatherPass.pipeline(gatherPipe)
-        .uniform(0, refs.grid)
-        .storage(1, startRef, R)
-        .storage(2, gatherInput, R)
-        .storage(3, refs.field, W)
-        .record([this, runs](PassContext& ctx) {
-            ctx.pushConstants(push());
-            dispatchFolded(ctx, groupsOf(runs, gpu::kIsoGroupSize), maxGroupsX());
-        });
+    gatherPass.pipeline(gatherPipe).uniform(0, refs.grid);
+    // The isotropic gather through texel buffers (particleTexelReads); the anisotropic one reads storage.
+    if (particleTexelReads && !aniso)
+        gatherPass.texel(1, startRef, VK_FORMAT_R32_UINT, Access::SampledRead)
+            .texel(2, gatherInput, VK_FORMAT_R32G32B32A32_SFLOAT, Access::SampledRead);
+    else
+        gatherPass.storage(1, startRef, R).storage(2, gatherInput, R);
+    gatherPass.storage(3, refs.field, W).record([this, runs](PassContext& ctx) {
+        ctx.pushConstants(push());
+        dispatchFolded(ctx, groupsOf(runs, gpu::kIsoGroupSize), maxGroupsX());
+    });
     gatherPass.storage(4, tilesRef, W);
     // The patches with a nonzero tile (field_particles_bounds.cpp).
     if (grid.patchList) addParticleBoundsPass(graph, refs, tilesRef);

@@ -205,6 +205,10 @@ struct IsoSurface::Impl {
     // storage buffers (extract.storage.comp); testing::Knobs::storageReads forces the latter.
     bool texelReads = false;
     bool storageReadsForced = false;
+    // The particle gather's density pass reads the bin starts and the
+    // particles through texel buffers (particles_density.texel.comp) where
+    // maxTexelBufferElements covers both; testing::Knobs::storageReads too.
+    bool particleTexelReads = false;
     // User GLSL with a Lipschitz bound, and metaballs, with a patch list:
     // the field pass evaluates only the tiles the listed patches read
     // (field_tiles.comp, field_tiles.cpp); testing::Knobs::denseField turns it off.

@@ -1066,6 +1066,8 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     // (Sparse volumes: each pool buffer is sized for one texel view.)
     m.texelReads = !m.storageReadsForced && (m.fusedField || fieldBytes / 4 <= lim.maxTexelBufferElements) &&
                    pyramidWords / 4 <= lim.maxTexelBufferElements && ballTexels <= lim.maxTexelBufferElements;
+    m.particleTexelReads = !m.storageReadsForced && m.gather && m.maxItems <= lim.maxTexelBufferElements &&
+                           uint64_t(m.grid.binDims.w) + 1 <= lim.maxTexelBufferElements;
 
     sizes.samples = samples;
     sizes.fieldBytes = m.fusedField ? 0 : fieldBytes;
