@@ -13,22 +13,8 @@
 layout(local_size_x = kIsoGroupSize) in;
 
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
-#ifdef ISO_TEXEL_READS
-// The particles_density.texel variant: the bin starts and the particles
-// through uniform texel buffers, where they fit the device's
-// maxTexelBufferElements (IsoSurface::Impl::particleTexelReads). Lavapipe
-// fetches texels as vector gathers but loads from storage buffers lane by
-// lane (4 loads a vec4): this loop is almost all such loads.
-layout(set = 0, binding = 1) uniform usamplerBuffer binStartTexels;
-layout(set = 0, binding = 2) uniform samplerBuffer sortedTexels;
-#define BIN_START(i) texelFetch(binStartTexels, int(i)).x
-#define SORTED(i) texelFetch(sortedTexels, int(i))
-#else
-layout(set = 0, binding = 1, std430) readonly buffer BinStartBuf { uint binStart[]; };
-layout(set = 0, binding = 2, std430) readonly buffer SortedBuf { vec4 sorted[]; };
-#define BIN_START(i) binStart[i]
-#define SORTED(i) sorted[i]
-#endif
+// The bin starts and the particles (particles_reads.glsl: texel reads in the .texel build).
+#include "isosurface/particles_reads.glsl"
 layout(set = 0, binding = 3, std430) writeonly buffer VolumesBuf { vec4 volumes[]; };
 
 #include "isosurface/particles_bins.glsl"
@@ -37,7 +23,7 @@ layout(set = 0, binding = 3, std430) writeonly buffer VolumesBuf { vec4 volumes[
 void main() {
     const uint j = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
     if (j >= BIN_START(grid.binDims.w)) return; // past the binned ones: nobody reads them
-    const vec4 pw = SORTED(j);
+    const vec4 pw = RECORD(j);
     uint bin;
     binOf(pw.xyz, bin); // the sort binned it with the same function
     const uvec3 dims = grid.binDims.xyz;
@@ -54,7 +40,7 @@ void main() {
             const uint row = dims.x * (by + dims.y * bz);
             const uint end = BIN_START(row + x1 + 1);
             for (uint k = BIN_START(row + x0); k < end; ++k) {
-                const vec4 o = SORTED(k);
+                const vec4 o = RECORD(k);
                 rho += sphTerm(o.x - pw.x, squaredYZ(o.y - pw.y, o.z - pw.z), o.w);
             }
         }

@@ -16,20 +16,9 @@
 layout(local_size_x = kIsoGroupSize) in;
 
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
-// The sorted particles, or with position smoothing the smoothed ones sorted
-// again (SPH: their volume records). The .texel builds read the bin starts
-// and those through uniform texel buffers (particles_density.comp says why).
-#ifdef ISO_TEXEL_READS
-layout(set = 0, binding = 1) uniform usamplerBuffer binStartTexels;
-layout(set = 0, binding = 2) uniform samplerBuffer sortedTexels;
-#define BIN_START(i) texelFetch(binStartTexels, int(i)).x
-#define SORTED(i) texelFetch(sortedTexels, int(i))
-#else
-layout(set = 0, binding = 1, std430) readonly buffer BinStartBuf { uint binStart[]; };
-layout(set = 0, binding = 2, std430) readonly buffer SortedBuf { vec4 sorted[]; };
-#define BIN_START(i) binStart[i]
-#define SORTED(i) sorted[i]
-#endif
+// The bin starts and the sorted particles, or with position smoothing the
+// smoothed ones sorted again (SPH: their volume records); particles_reads.glsl.
+#include "isosurface/particles_reads.glsl"
 layout(set = 0, binding = 3, std430) writeonly buffer FieldBuf { float field[]; };
 // grid.patchList: per tile, 1 when one of its samples is nonzero (the
 // classify patches' bounds, particle_bounds.comp); otherwise the field is
@@ -69,7 +58,7 @@ void main() {
             const uint row = grid.binDims.x * (by + grid.binDims.y * bz);
             const uint end = BIN_START(row + bx1 + 1);
             for (uint j = BIN_START(row + b0.x); j < end; ++j) {
-                const vec4 pw = SORTED(j);
+                const vec4 pw = RECORD(j);
                 const float dz = zs - pw.z;
                 [[unroll]] for (uint r = 0; r < R; ++r) {
                     const float d2 = squaredYZ(ys[r] - pw.y, dz);

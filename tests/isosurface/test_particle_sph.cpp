@@ -428,20 +428,23 @@ TEST_F(IsoSph, BitIdenticalOverFramesAndInstances) {
 }
 
 // The particle gather's texel reads (the default where maxTexelBufferElements
-// covers the bins and the particles: the density pass and the isotropic
-// gather, particleTexelReads) against its storage reads (Knobs::storageReads):
-// the same volumes and field, bit for bit. The SPH field (density.texel,
-// gather.texel_sph), then the neighbour count over smoothed, re-binned
-// particles (gather.texel).
+// covers the bins and the records: every pass after the sort,
+// particleTexelReads) against its storage reads (Knobs::storageReads): the
+// same volumes and field, bit for bit, for each texel build: the SPH field
+// (density, gather sph), the neighbour count of smoothed, re-binned
+// particles (smooth, gather), anisotropic kernels with SPH (density over
+// the sorted particles, aniso, gather_aniso sph) and without (gather_aniso).
 TEST_F(IsoSph, TexelAndStorageReadsAgreeBitForBit) {
-    for (const bool sph : {true, false}) {
-        SCOPED_TRACE(sph ? "SPH" : "neighbour count, smoothed");
+    for (int mode = 0; mode < 4; ++mode) {
+        const bool sph = mode % 2 == 0;
+        SCOPED_TRACE("mode " + std::to_string(mode));
         IsoSurfaceCreateInfo info = smallInfo();
         if (!sph) {
             info.particleKernel = ParticleKernel::NeighbourCount;
-            info.particleSmoothing = 0.5f;
             info.isoValue = 1.5f;
         }
+        if (mode == 1) info.particleSmoothing = 0.5f;
+        info.anisotropic.enabled = mode >= 2;
         const std::vector<Particle> ps = randomParticles(referenceGridOf(info), 1500, 17);
         std::vector<float> fields[2];
         std::map<std::array<uint32_t, 3>, uint32_t> volumes[2];

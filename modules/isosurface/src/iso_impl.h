@@ -205,9 +205,10 @@ struct IsoSurface::Impl {
     // storage buffers (extract.storage.comp); testing::Knobs::storageReads forces the latter.
     bool texelReads = false;
     bool storageReadsForced = false;
-    // The particle gather's density pass reads the bin starts and the
-    // particles through texel buffers (particles_density.texel.comp) where
-    // maxTexelBufferElements covers both; testing::Knobs::storageReads too.
+    // The particle gather's passes after the sort read the bin starts and
+    // their records through texel buffers (the *.texel.comp builds,
+    // particles_reads.glsl) where maxTexelBufferElements covers them, else
+    // (and under testing::Knobs::storageReads) through storage buffers.
     bool particleTexelReads = false;
     // User GLSL with a Lipschitz bound, and metaballs, with a patch list:
     // the field pass evaluates only the tiles the listed patches read
@@ -519,6 +520,7 @@ struct IsoSurface::Impl {
     void addSplatPasses(RenderGraph& graph, const IsoRefs& refs);
     Status createGatherPipelines();
     void addGatherPasses(RenderGraph& graph, const IsoRefs& refs);
+    void bindParticleReads(PassBuilder& pass, BufferRef starts, BufferRef records) const;
     Status createVolumePipelines();
     void addVolumePasses(RenderGraph& graph, const IsoRefs& refs);
     Status createUserPipelines();

@@ -753,7 +753,7 @@ Status IsoSurface::Impl::createBuffers() {
             PYRAMARCH_TRY(make(m.volumes, uint64_t(m.maxItems) * 16, readable | texels, MemoryUsage::DeviceLocal,
                                "particle volumes"));
         if (m.aniso)
-            PYRAMARCH_TRY(make(m.kernels, uint64_t(m.maxItems) * 16 * gpu::kIsoAnisoRecordVec4s, readable,
+            PYRAMARCH_TRY(make(m.kernels, uint64_t(m.maxItems) * 16 * gpu::kIsoAnisoRecordVec4s, readable | texels,
                                MemoryUsage::DeviceLocal, "anisotropic kernels"));
     }
     if (info.source == FieldSource::Volume && !m.sparse && !m.direct) {
