@@ -737,8 +737,7 @@ Status IsoSurface::Impl::createBuffers() {
         PYRAMARCH_TRY(make(m.binChunks, groupsOf(bins, gpu::kIsoBinScanChunk) * 4, storage, MemoryUsage::DeviceLocal,
                            "bin chunk sums"));
         // Readable: testing::readAnisotropicKernels reads the binned count.
-        // Texel usage: the density pass's texel reads (particleTexelReads).
-        constexpr VkBufferUsageFlags texels = VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT;
+        // Texel usage: the passes after the sort read them as texels (particleTexelReads).
         PYRAMARCH_TRY(make(m.binStart, (bins + 1) * 4, readable | texels, MemoryUsage::DeviceLocal, "bin starts"));
         PYRAMARCH_TRY(make(m.slots, uint64_t(m.maxItems) * 4, storage, MemoryUsage::DeviceLocal, "particle slots"));
         PYRAMARCH_TRY(
