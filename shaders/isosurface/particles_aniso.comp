@@ -28,8 +28,8 @@
 layout(local_size_x = kIsoGroupSize) in;
 
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
-layout(set = 0, binding = 1, std430) readonly buffer BinStartBuf { uint binStart[]; };
-layout(set = 0, binding = 2, std430) readonly buffer SortedBuf { vec4 sorted[]; };
+// The bin starts and the sorted particles (SPH: their volume records); particles_reads.glsl.
+#include "isosurface/particles_reads.glsl"
 layout(set = 0, binding = 3, std430) writeonly buffer KernelBuf { vec4 kernels[]; };
 
 #include "isosurface/particles_bins.glsl"
@@ -37,8 +37,8 @@ layout(set = 0, binding = 3, std430) writeonly buffer KernelBuf { vec4 kernels[]
 
 void main() {
     const uint j = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
-    if (j >= binStart[grid.binDims.w]) return; // the gather reads binned particles only
-    const vec4 pw = sorted[j];
+    if (j >= BIN_START(grid.binDims.w)) return; // the gather reads binned particles only
+    const vec4 pw = RECORD(j);
     uint bin;
     binOf(pw.xyz, bin); // the sort binned it with the same function
     const uvec3 dims = grid.binDims.xyz;
@@ -53,8 +53,8 @@ void main() {
             uint x0, x1;
             if (!rowBins(pw.xyz, grid.aniso.x, by, bz, lo.x, hi.x, x0, x1)) continue;
             const uint row = dims.x * (by + dims.y * bz);
-            const uint end = binStart[row + x1 + 1];
-            for (uint k = binStart[row + x0]; k < end; ++k) anisoAdd(pw.xyz, sorted[k].xyz, sums);
+            const uint end = BIN_START(row + x1 + 1);
+            for (uint k = BIN_START(row + x0); k < end; ++k) anisoAdd(pw.xyz, RECORD(k).xyz, sums);
         }
     vec4 r0, r1, r2;
     anisoFinish(pw.xyz, pw.w, sums, r0, r1, r2);

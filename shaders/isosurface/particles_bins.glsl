@@ -16,6 +16,30 @@ bool binOf(vec3 p, out uint bin) {
     return true;
 }
 
+// The rows (bins along y) of slab bz that the sphere of radius rad around p
+// reaches, clamped to [lo, hi]; false if it misses the slab. rowBins() one
+// axis up, a little wider (radius 1.001 rad, the same slack): every row left
+// out is one rowBins() would return false for, so callers that go on to
+// rowBins() sum the same particles as over all rows [lo, hi], minus the
+// rows out of reach.
+bool slabRows(vec3 p, float rad, uint bz, uint lo, uint hi, out uint y0, out uint y1) {
+    const vec3 binLo = grid.boundsMin.xyz - vec3(grid.binPad.xyz) * grid.spacing.xyz;
+    const float z0 = binLo.z + float(bz) * grid.spacing.z;
+    const float dz = max(max(z0 - p.z, p.z - (z0 + grid.spacing.z)), 0.0);
+    const float wide = rad * 1.001;
+    const float chord2 = wide * wide - dz * dz;
+    y0 = lo;
+    y1 = hi;
+    if (chord2 < 0.0) return false;
+    const float chord = sqrt(chord2);
+    const float ty0 = (p.y - chord - binLo.y) / grid.spacing.y;
+    const float ty1 = (p.y + chord - binLo.y) / grid.spacing.y;
+    const float slack = 0.0625 + (abs(p.y) + chord + abs(binLo.y)) / grid.spacing.y * 9.5367431640625e-7;
+    y0 = uint(clamp(floor(ty0 - slack), float(lo), float(hi)));
+    y1 = uint(clamp(floor(ty1 + slack), float(lo), float(hi)));
+    return true;
+}
+
 // The bins of row (by, bz) that the sphere of radius rad around p reaches,
 // clamped to [lo, hi]; false if it misses the row's y/z box. Its chord
 // through that box, widened for the rounding of the chord and of binOf() by

@@ -13,8 +13,8 @@
 layout(local_size_x = kIsoGroupSize) in;
 
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
-layout(set = 0, binding = 1, std430) readonly buffer BinStartBuf { uint binStart[]; };
-layout(set = 0, binding = 2, std430) readonly buffer SortedBuf { vec4 sorted[]; };
+// The bin starts and the particles (particles_reads.glsl: texel reads in the .texel build).
+#include "isosurface/particles_reads.glsl"
 layout(set = 0, binding = 3, std430) writeonly buffer VolumesBuf { vec4 volumes[]; };
 
 #include "isosurface/particles_bins.glsl"
@@ -22,8 +22,8 @@ layout(set = 0, binding = 3, std430) writeonly buffer VolumesBuf { vec4 volumes[
 
 void main() {
     const uint j = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
-    if (j >= binStart[grid.binDims.w]) return; // past the binned ones: nobody reads them
-    const vec4 pw = sorted[j];
+    if (j >= BIN_START(grid.binDims.w)) return; // past the binned ones: nobody reads them
+    const vec4 pw = RECORD(j);
     uint bin;
     binOf(pw.xyz, bin); // the sort binned it with the same function
     const uvec3 dims = grid.binDims.xyz;
@@ -31,17 +31,20 @@ void main() {
     const uvec3 lo = uvec3(max(ivec3(b) - ivec3(grid.smoothReach.xyz), ivec3(0)));
     const uvec3 hi = min(b + grid.smoothReach.xyz, dims - 1u);
     uint rho = 0u;
-    for (uint bz = lo.z; bz <= hi.z; ++bz)
-        for (uint by = lo.y; by <= hi.y; ++by) {
+    for (uint bz = lo.z; bz <= hi.z; ++bz) {
+        uint y0, y1;
+        if (!slabRows(pw.xyz, grid.particle.x, bz, lo.y, hi.y, y0, y1)) continue;
+        for (uint by = y0; by <= y1; ++by) {
             uint x0, x1;
             if (!rowBins(pw.xyz, grid.particle.x, by, bz, lo.x, hi.x, x0, x1)) continue;
             const uint row = dims.x * (by + dims.y * bz);
-            const uint end = binStart[row + x1 + 1];
-            for (uint k = binStart[row + x0]; k < end; ++k) {
-                const vec4 o = sorted[k];
+            const uint end = BIN_START(row + x1 + 1);
+            for (uint k = BIN_START(row + x0); k < end; ++k) {
+                const vec4 o = RECORD(k);
                 rho += sphTerm(o.x - pw.x, squaredYZ(o.y - pw.y, o.z - pw.z), o.w);
             }
         }
+    }
     // rho holds the particle's own term, w_j in 16.16 (truncated): 0 only
     // for weights under 2^-16, which then add nothing.
     precise float v = rho != 0u ? pw.w * float(kIsoSplatFixedOne) / float(rho) : 0.0;

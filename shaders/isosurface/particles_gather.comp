@@ -16,9 +16,9 @@
 layout(local_size_x = kIsoGroupSize) in;
 
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
-layout(set = 0, binding = 1, std430) readonly buffer BinStartBuf { uint binStart[]; };
-// The sorted particles, or with position smoothing the smoothed ones sorted again.
-layout(set = 0, binding = 2, std430) readonly buffer SortedBuf { vec4 sorted[]; };
+// The bin starts and the sorted particles, or with position smoothing the
+// smoothed ones sorted again (SPH: their volume records); particles_reads.glsl.
+#include "isosurface/particles_reads.glsl"
 layout(set = 0, binding = 3, std430) writeonly buffer FieldBuf { float field[]; };
 // grid.patchList: per tile, 1 when one of its samples is nonzero (the
 // classify patches' bounds, particle_bounds.comp); otherwise the field is
@@ -56,9 +56,9 @@ void main() {
     for (uint bz = b0.z; bz <= bz1; ++bz)
         for (uint by = b0.y; by <= by1; ++by) {
             const uint row = grid.binDims.x * (by + grid.binDims.y * bz);
-            const uint end = binStart[row + bx1 + 1];
-            for (uint j = binStart[row + b0.x]; j < end; ++j) {
-                const vec4 pw = sorted[j];
+            const uint end = BIN_START(row + bx1 + 1);
+            for (uint j = BIN_START(row + b0.x); j < end; ++j) {
+                const vec4 pw = RECORD(j);
                 const float dz = zs - pw.z;
                 [[unroll]] for (uint r = 0; r < R; ++r) {
                     const float d2 = squaredYZ(ys[r] - pw.y, dz);

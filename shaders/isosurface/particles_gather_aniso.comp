@@ -15,8 +15,8 @@
 layout(local_size_x = kIsoGroupSize) in;
 
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
-layout(set = 0, binding = 1, std430) readonly buffer BinStartBuf { uint binStart[]; };
-layout(set = 0, binding = 2, std430) readonly buffer KernelBuf { vec4 kernels[]; };
+// The bin starts and the kernel records (kIsoAnisoRecordVec4s vec4s each); particles_reads.glsl.
+#include "isosurface/particles_reads.glsl"
 layout(set = 0, binding = 3, std430) writeonly buffer FieldBuf { float field[]; };
 // grid.patchList: per tile, 1 when one of its samples is nonzero, as the
 // isotropic gather writes (particle_bounds.comp lists the patches from them).
@@ -49,11 +49,11 @@ void main() {
     for (uint bz = b0.z; bz <= bz1; ++bz)
         for (uint by = b0.y; by <= by1; ++by) {
             const uint row = grid.binDims.x * (by + grid.binDims.y * bz);
-            const uint end = binStart[row + bx1 + 1];
-            for (uint j = binStart[row + b0.x]; j < end; ++j) {
-                const vec4 c = kernels[j * kIsoAnisoRecordVec4s];
-                const vec4 g0 = kernels[j * kIsoAnisoRecordVec4s + 1]; // G00 G01 G02 G11
-                const vec4 g1 = kernels[j * kIsoAnisoRecordVec4s + 2]; // G12 G22 extent^2
+            const uint end = BIN_START(row + bx1 + 1);
+            for (uint j = BIN_START(row + b0.x); j < end; ++j) {
+                const vec4 c = RECORD(j * kIsoAnisoRecordVec4s);
+                const vec4 g0 = RECORD(j * kIsoAnisoRecordVec4s + 1); // G00 G01 G02 G11
+                const vec4 g1 = RECORD(j * kIsoAnisoRecordVec4s + 2); // G12 G22 extent^2
                 const float dz = zs - c.z;
                 [[unroll]] for (uint r = 0; r < R; ++r) {
                     const float dy = ys[r] - c.y;

@@ -20,8 +20,8 @@
 layout(local_size_x = kIsoGroupSize) in;
 
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
-layout(set = 0, binding = 1, std430) readonly buffer BinStartBuf { uint binStart[]; };
-layout(set = 0, binding = 2, std430) readonly buffer SortedBuf { vec4 sorted[]; };
+// The bin starts and the sorted particles; particles_reads.glsl.
+#include "isosurface/particles_reads.glsl"
 layout(set = 0, binding = 3, std430) writeonly buffer SmoothedBuf { vec4 smoothed[]; };
 
 #include "isosurface/particles_bins.glsl"
@@ -29,12 +29,12 @@ layout(set = 0, binding = 3, std430) writeonly buffer SmoothedBuf { vec4 smoothe
 
 void main() {
     const uint j = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
-    if (j >= binStart[grid.binDims.w]) {
+    if (j >= BIN_START(grid.binDims.w)) {
         // Weight 0: the re-binning of the smoothed particles skips the rest.
         if (j < min(pc.itemCount, grid.maxItems)) smoothed[j] = vec4(0.0);
         return;
     }
-    const vec4 pw = sorted[j];
+    const vec4 pw = RECORD(j);
     uint bin;
     binOf(pw.xyz, bin); // the sort binned it with the same function
     const uvec3 dims = grid.binDims.xyz;
@@ -50,8 +50,8 @@ void main() {
             uint x0, x1;
             if (!rowBins(pw.xyz, grid.particle.x, by, bz, lo.x, hi.x, x0, x1)) continue;
             const uint row = dims.x * (by + dims.y * bz);
-            const uint end = binStart[row + x1 + 1];
-            for (uint k = binStart[row + x0]; k < end; ++k) smoothAdd(pw.xyz, sorted[k].xyz, sumW, sumD);
+            const uint end = BIN_START(row + x1 + 1);
+            for (uint k = BIN_START(row + x0); k < end; ++k) smoothAdd(pw.xyz, RECORD(k).xyz, sumW, sumD);
         }
     const vec3 moved = smoothFinish(pw.xyz, sumW, sumD);
     smoothed[j] = vec4(moved, pw.w);

@@ -18,7 +18,10 @@
 // the gather (the SPH build) or the aniso pass reads. With a patch
 // list (isotropic kernels), the gather also flags its tiles holding a
 // nonzero sample and ".particles.bounds" (field_particles_bounds.cpp)
-// bounds the patches from those flags.
+// bounds the patches from those flags. The passes after the sort read the
+// bin starts and their records through texel buffers where
+// maxTexelBufferElements covers them (particleTexelReads: CPU drivers fetch
+// texels as vector gathers, storage lane by lane), else through storage.
 #include "iso_impl.h"
 
 namespace pyramarch::iso {
@@ -50,6 +53,27 @@ const uint32_t kGatherAnisoSpv[] =
 const uint32_t kDensitySpv[] =
 #include "shaders/isosurface/particles_density.comp.spv.inc"
     ;
+const uint32_t kSmoothTexelSpv[] =
+#include "shaders/isosurface/particles_smooth.texel.comp.spv.inc"
+    ;
+const uint32_t kAnisoTexelSpv[] =
+#include "shaders/isosurface/particles_aniso.texel.comp.spv.inc"
+    ;
+const uint32_t kGatherAnisoTexelSpv[] =
+#include "shaders/isosurface/particles_gather_aniso.texel.comp.spv.inc"
+    ;
+const uint32_t kGatherAnisoTexelSphSpv[] =
+#include "shaders/isosurface/particles_gather_aniso.texel_sph.comp.spv.inc"
+    ;
+const uint32_t kDensityTexelSpv[] =
+#include "shaders/isosurface/particles_density.texel.comp.spv.inc"
+    ;
+const uint32_t kGatherTexelSpv[] =
+#include "shaders/isosurface/particles_gather.texel.comp.spv.inc"
+    ;
+const uint32_t kGatherTexelSphSpv[] =
+#include "shaders/isosurface/particles_gather.texel_sph.comp.spv.inc"
+    ;
 const uint32_t kGatherSphSpv[] =
 #include "shaders/isosurface/particles_gather.sph.comp.spv.inc"
     ;
@@ -63,15 +87,36 @@ Status IsoSurface::Impl::createGatherPipelines() {
     PYRAMARCH_TRY(makePipeline(binScanPipe, kScanSpv, "particles.scan", 4));
     PYRAMARCH_TRY(makePipeline(binScanTopPipe, kScanTopSpv, "particles.scan.top", 2));
     PYRAMARCH_TRY(makePipeline(sortPipe, kSortSpv, "particles.sort", 5));
-    if (smooth) PYRAMARCH_TRY(makePipeline(smoothPipe, kSmoothSpv, "particles.smooth", 4));
-    if (sph) PYRAMARCH_TRY(makePipeline(densityPipe, kDensitySpv, "particles.density", 4));
+    const bool t = particleTexelReads;
+    if (smooth)
+        PYRAMARCH_TRY(makePipeline(smoothPipe, t ? std::span<const uint32_t>(kSmoothTexelSpv) : kSmoothSpv,
+                                   "particles.smooth", 4));
+    if (sph)
+        PYRAMARCH_TRY(makePipeline(densityPipe, t ? std::span<const uint32_t>(kDensityTexelSpv) : kDensitySpv,
+                                   "particles.density", 4));
     if (aniso) {
-        PYRAMARCH_TRY(makePipeline(anisoPipe, kAnisoSpv, "particles.aniso", 4));
-        if (sph) return makePipeline(gatherPipe, kGatherAnisoSphSpv, "particles.gather.aniso.sph", 5);
-        return makePipeline(gatherPipe, kGatherAnisoSpv, "particles.gather.aniso", 5);
+        PYRAMARCH_TRY(
+            makePipeline(anisoPipe, t ? std::span<const uint32_t>(kAnisoTexelSpv) : kAnisoSpv, "particles.aniso", 4));
+        if (sph)
+            return makePipeline(gatherPipe, t ? std::span<const uint32_t>(kGatherAnisoTexelSphSpv) : kGatherAnisoSphSpv,
+                                "particles.gather.aniso.sph", 5);
+        return makePipeline(gatherPipe, t ? std::span<const uint32_t>(kGatherAnisoTexelSpv) : kGatherAnisoSpv,
+                            "particles.gather.aniso", 5);
     }
-    if (sph) return makePipeline(gatherPipe, kGatherSphSpv, "particles.gather.sph", 5);
-    return makePipeline(gatherPipe, kGatherSpv, "particles.gather", 5);
+    if (sph)
+        return makePipeline(gatherPipe, t ? std::span<const uint32_t>(kGatherTexelSphSpv) : kGatherSphSpv,
+                            "particles.gather.sph", 5);
+    return makePipeline(gatherPipe, t ? std::span<const uint32_t>(kGatherTexelSpv) : kGatherSpv, "particles.gather", 5);
+}
+
+// Bindings 1 and 2 of the passes reading the bins (particles_reads.glsl):
+// texel buffers where particleTexelReads, else storage.
+void IsoSurface::Impl::bindParticleReads(PassBuilder& pass, BufferRef starts, BufferRef records) const {
+    if (particleTexelReads)
+        pass.texel(1, starts, VK_FORMAT_R32_UINT, Access::SampledRead)
+            .texel(2, records, VK_FORMAT_R32G32B32A32_SFLOAT, Access::SampledRead);
+    else
+        pass.storage(1, starts, Access::StorageRead).storage(2, records, Access::StorageRead);
 }
 
 void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) {
@@ -161,16 +206,13 @@ void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) 
     BufferRef gatherInput = sortedRef;
     if (smooth) {
         const BufferRef smoothedRef = graph.importBuffer(n + ".smoothed", smoothed, computeRead, computeRead);
-        graph.addPass(n + ".particles.smooth", PassKind::Compute)
-            .pipeline(smoothPipe)
-            .uniform(0, refs.grid)
-            .storage(1, startRef, R)
-            .storage(2, sortedRef, R)
-            .storage(3, smoothedRef, W)
-            .record([this](PassContext& ctx) {
-                ctx.pushConstants(push());
-                dispatchFolded(ctx, groupsOf(itemCount, gpu::kIsoGroupSize), maxGroupsX());
-            });
+        PassBuilder smoothPass = graph.addPass(n + ".particles.smooth", PassKind::Compute);
+        smoothPass.pipeline(smoothPipe).uniform(0, refs.grid);
+        bindParticleReads(smoothPass, startRef, sortedRef);
+        smoothPass.storage(3, smoothedRef, W).record([this](PassContext& ctx) {
+            ctx.pushConstants(push());
+            dispatchFolded(ctx, groupsOf(itemCount, gpu::kIsoGroupSize), maxGroupsX());
+        });
         // The smoothed particles left their bins (by up to lambda r): sort
         // them again so the gather reads only the bins within r.
         gatherInput = graph.importBuffer(n + ".rebinned", rebinned, computeRead, computeRead);
@@ -184,16 +226,13 @@ void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) 
         const BufferRef densityInput = aniso ? sortedRef : gatherInput;
         const BufferRef volumesRef = graph.importBuffer(n + ".volumes", volumes, computeRead, computeRead);
         volumesImport = volumesRef; // surface attributes weigh by them too
-        graph.addPass(n + ".particles.density", PassKind::Compute)
-            .pipeline(densityPipe)
-            .uniform(0, refs.grid)
-            .storage(1, startRef, R)
-            .storage(2, densityInput, R)
-            .storage(3, volumesRef, W)
-            .record([this](PassContext& ctx) {
-                ctx.pushConstants(push());
-                dispatchFolded(ctx, groupsOf(itemCount, gpu::kIsoGroupSize), maxGroupsX());
-            });
+        PassBuilder densityPass = graph.addPass(n + ".particles.density", PassKind::Compute);
+        densityPass.pipeline(densityPipe).uniform(0, refs.grid);
+        bindParticleReads(densityPass, startRef, densityInput);
+        densityPass.storage(3, volumesRef, W).record([this](PassContext& ctx) {
+            ctx.pushConstants(push());
+            dispatchFolded(ctx, groupsOf(itemCount, gpu::kIsoGroupSize), maxGroupsX());
+        });
         if (aniso)
             anisoInput = volumesRef; // the kernels' weights become V det G'
         else
@@ -201,16 +240,13 @@ void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) 
     }
     if (aniso) {
         gatherInput = graph.importBuffer(n + ".kernels", kernels, computeRead, computeRead);
-        graph.addPass(n + ".particles.aniso", PassKind::Compute)
-            .pipeline(anisoPipe)
-            .uniform(0, refs.grid)
-            .storage(1, startRef, R)
-            .storage(2, anisoInput, R)
-            .storage(3, gatherInput, W)
-            .record([this](PassContext& ctx) {
-                ctx.pushConstants(push());
-                dispatchFolded(ctx, groupsOf(itemCount, gpu::kIsoGroupSize), maxGroupsX());
-            });
+        PassBuilder anisoPass = graph.addPass(n + ".particles.aniso", PassKind::Compute);
+        anisoPass.pipeline(anisoPipe).uniform(0, refs.grid);
+        bindParticleReads(anisoPass, startRef, anisoInput);
+        anisoPass.storage(3, gatherInput, W).record([this](PassContext& ctx) {
+            ctx.pushConstants(push());
+            dispatchFolded(ctx, groupsOf(itemCount, gpu::kIsoGroupSize), maxGroupsX());
+        });
     }
     const uint64_t runs = particleTiles();
     // With a patch list the gather (isotropic or anisotropic) also flags its
@@ -218,15 +254,12 @@ void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) 
     // written through it).
     const BufferRef tilesRef = importTileFlags(graph, refs);
     PassBuilder gatherPass = graph.addPass(n + ".particles.gather", PassKind::Compute);
-    gatherPass.pipeline(gatherPipe)
-        .uniform(0, refs.grid)
-        .storage(1, startRef, R)
-        .storage(2, gatherInput, R)
-        .storage(3, refs.field, W)
-        .record([this, runs](PassContext& ctx) {
-            ctx.pushConstants(push());
-            dispatchFolded(ctx, groupsOf(runs, gpu::kIsoGroupSize), maxGroupsX());
-        });
+    gatherPass.pipeline(gatherPipe).uniform(0, refs.grid);
+    bindParticleReads(gatherPass, startRef, gatherInput);
+    gatherPass.storage(3, refs.field, W).record([this, runs](PassContext& ctx) {
+        ctx.pushConstants(push());
+        dispatchFolded(ctx, groupsOf(runs, gpu::kIsoGroupSize), maxGroupsX());
+    });
     gatherPass.storage(4, tilesRef, W);
     // The patches with a nonzero tile (field_particles_bounds.cpp).
     if (grid.patchList) addParticleBoundsPass(graph, refs, tilesRef);

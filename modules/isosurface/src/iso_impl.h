@@ -205,6 +205,11 @@ struct IsoSurface::Impl {
     // storage buffers (extract.storage.comp); testing::Knobs::storageReads forces the latter.
     bool texelReads = false;
     bool storageReadsForced = false;
+    // The particle gather's passes after the sort read the bin starts and
+    // their records through texel buffers (the *.texel.comp builds,
+    // particles_reads.glsl) where maxTexelBufferElements covers them, else
+    // (and under testing::Knobs::storageReads) through storage buffers.
+    bool particleTexelReads = false;
     // User GLSL with a Lipschitz bound, and metaballs, with a patch list:
     // the field pass evaluates only the tiles the listed patches read
     // (field_tiles.comp, field_tiles.cpp); testing::Knobs::denseField turns it off.
@@ -515,6 +520,7 @@ struct IsoSurface::Impl {
     void addSplatPasses(RenderGraph& graph, const IsoRefs& refs);
     Status createGatherPipelines();
     void addGatherPasses(RenderGraph& graph, const IsoRefs& refs);
+    void bindParticleReads(PassBuilder& pass, BufferRef starts, BufferRef records) const;
     Status createVolumePipelines();
     void addVolumePasses(RenderGraph& graph, const IsoRefs& refs);
     Status createUserPipelines();

@@ -737,21 +737,22 @@ Status IsoSurface::Impl::createBuffers() {
         PYRAMARCH_TRY(make(m.binChunks, groupsOf(bins, gpu::kIsoBinScanChunk) * 4, storage, MemoryUsage::DeviceLocal,
                            "bin chunk sums"));
         // Readable: testing::readAnisotropicKernels reads the binned count.
-        PYRAMARCH_TRY(make(m.binStart, (bins + 1) * 4, readable, MemoryUsage::DeviceLocal, "bin starts"));
+        // Texel usage: the passes after the sort read them as texels (particleTexelReads).
+        PYRAMARCH_TRY(make(m.binStart, (bins + 1) * 4, readable | texels, MemoryUsage::DeviceLocal, "bin starts"));
         PYRAMARCH_TRY(make(m.slots, uint64_t(m.maxItems) * 4, storage, MemoryUsage::DeviceLocal, "particle slots"));
         PYRAMARCH_TRY(
-            make(m.sorted, uint64_t(m.maxItems) * 16, readable, MemoryUsage::DeviceLocal, "sorted particles"));
+            make(m.sorted, uint64_t(m.maxItems) * 16, readable | texels, MemoryUsage::DeviceLocal, "sorted particles"));
         if (m.smooth)
             PYRAMARCH_TRY(
                 make(m.smoothed, uint64_t(m.maxItems) * 16, readable, MemoryUsage::DeviceLocal, "smoothed particles"));
         if (m.smooth)
-            PYRAMARCH_TRY(make(m.rebinned, uint64_t(m.maxItems) * 16, readable, MemoryUsage::DeviceLocal,
+            PYRAMARCH_TRY(make(m.rebinned, uint64_t(m.maxItems) * 16, readable | texels, MemoryUsage::DeviceLocal,
                                "re-binned smoothed particles"));
         if (m.sph)
-            PYRAMARCH_TRY(
-                make(m.volumes, uint64_t(m.maxItems) * 16, readable, MemoryUsage::DeviceLocal, "particle volumes"));
+            PYRAMARCH_TRY(make(m.volumes, uint64_t(m.maxItems) * 16, readable | texels, MemoryUsage::DeviceLocal,
+                               "particle volumes"));
         if (m.aniso)
-            PYRAMARCH_TRY(make(m.kernels, uint64_t(m.maxItems) * 16 * gpu::kIsoAnisoRecordVec4s, readable,
+            PYRAMARCH_TRY(make(m.kernels, uint64_t(m.maxItems) * 16 * gpu::kIsoAnisoRecordVec4s, readable | texels,
                                MemoryUsage::DeviceLocal, "anisotropic kernels"));
     }
     if (info.source == FieldSource::Volume && !m.sparse && !m.direct) {

@@ -1066,6 +1066,9 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     // (Sparse volumes: each pool buffer is sized for one texel view.)
     m.texelReads = !m.storageReadsForced && (m.fusedField || fieldBytes / 4 <= lim.maxTexelBufferElements) &&
                    pyramidWords / 4 <= lim.maxTexelBufferElements && ballTexels <= lim.maxTexelBufferElements;
+    const uint64_t recordTexels = uint64_t(m.maxItems) * (m.aniso ? gpu::kIsoAnisoRecordVec4s : 1u);
+    m.particleTexelReads = !m.storageReadsForced && m.gather && recordTexels <= lim.maxTexelBufferElements &&
+                           uint64_t(m.grid.binDims.w) + 1 <= lim.maxTexelBufferElements;
 
     sizes.samples = samples;
     sizes.fieldBytes = m.fusedField ? 0 : fieldBytes;

@@ -84,9 +84,10 @@ struct Knobs {
     // list append, even where the device could aggregate them per subgroup:
     // the fallback path, compared bit for bit with the default.
     bool perThreadAtomics = false;
-    // Read the field and the pyramid through storage buffers even where
-    // texel buffers (the default within maxTexelBufferElements) would cover
-    // them: the fallback path, compared bit for bit with the default.
+    // Read the field and the pyramid (and the particle gather's bins and
+    // particles) through storage buffers even where texel buffers (the default
+    // within maxTexelBufferElements) would cover them: the fallback path,
+    // compared bit for bit with the default.
     bool storageReads = false;
     // Bounded user GLSL and metaballs: evaluate every sample but keep the
     // patch list (not only the tiles the listed patches read): the reference
@@ -159,6 +160,9 @@ uint32_t divideLikeTheGpu(uint32_t n, uint32_t d);
 bool subgroupAtomics(const IsoSurface& surface);
 // Whether extraction reads the field and the pyramid through texel buffers.
 bool texelReads(const IsoSurface& surface);
+// Whether the particle gather's density pass and isotropic gather read the
+// bin starts and the particles through texel buffers.
+bool particleTexelReads(const IsoSurface& surface);
 
 // The pyramid levels, decoded to 32 bits (level 0 = count | case << 4 per cell;
 // the GPU stores levels 0 and 1 as u8). Error if a u8 level has nonzero bytes
