@@ -1,6 +1,6 @@
 // A grid that fits, laid out as bricks with a direct brick table
-// (iso::testing::Knobs::directBricks; the default for volumes and user
-// fields without a Lipschitz bound): every brick resident, brick index =
+// (iso::testing::Knobs::directBricks; the default for volumes, metaballs and
+// user fields without a Lipschitz bound): every brick resident, brick index =
 // its place; over a field buffer classify runs over the bricks whose samples
 // straddle the iso value, no slot atomics. Every source's field pass fills the
 // field buffer as on the dense path (anisotropic and smoothed particles
@@ -47,10 +47,12 @@ iso::testing::Knobs directKnobs(bool storageReads = false) {
 
 class IsoDirectBricks : public IsoSurfaceTest {
 protected:
-    // `s`'s newest frame against the CPU reference on its own field: the
-    // same triangles, vertex k the reference's k-th in brick order, the counts.
-    void expectMatchesReference(const IsoSurfaceCreateInfo& info, IsoSurface& s, size_t minVertices = 300) {
-        auto field = s.readField();
+    // `s`'s newest frame against the CPU reference on its own field (or on
+    // `fieldOf`'s: the same source evaluated at every sample): the same
+    // triangles, vertex k the reference's k-th in brick order, the counts.
+    void expectMatchesReference(const IsoSurfaceCreateInfo& info, IsoSurface& s, size_t minVertices = 300,
+                                IsoSurface* fieldOf = nullptr) {
+        auto field = (fieldOf ? *fieldOf : s).readField();
         ASSERT_TRUE(field.ok()) << field.message();
         const ref::Grid g = referenceGridOf(info);
         const ref::McResult cpu = ref::marchingCubes(g, field.value().data(), s.isoValue(), refNormals(info.normals));
@@ -262,22 +264,76 @@ TEST_F(IsoDirectBricks, ListedBricksFollowTheIsoValueAndAMovingField) {
     }
 }
 
-TEST_F(IsoDirectBricks, MetaballsMatchTheReference) {
+// Metaballs (the default for them on a grid that fits): the bricks bounded
+// by the balls (no field read), the field evaluated only on the tiles the
+// listed bricks read. Frames that move the balls (bricks and tiles of the
+// old places go unlisted: their samples stay stale) and pass kIsoRowBalls
+// (every brick listed); the reference marches a twin's field evaluated at
+// every sample (Knobs::denseField), and the tiles' samples have its bits.
+TEST_F(IsoDirectBricks, MetaballsBoundedByTheBallsMatchTheReference) {
     IsoSurfaceCreateInfo info;
     info.samples = {33, 30, 35};
     info.source = FieldSource::Metaballs;
     info.vertexCapacity = 300000;
     info.isoValue = 0.35f;
-    info.maxBalls = 8;
-    const std::vector<Metaball> balls = {{{-0.4f, 0.f, 0.f}, 0.6f, 1.f, {}},
-                                         {{0.35f, 0.1f, 0.f}, 0.55f, 1.f, {}},
-                                         {{0.f, 0.45f, 0.2f}, 0.5f, 0.8f, {}},
-                                         {{0.1f, -0.3f, -0.4f}, 0.5f, -0.5f, {}}};
-    auto s = make(info, directKnobs());
-    ASSERT_TRUE(s);
-    ASSERT_TRUE(s->setMetaballs(balls).ok());
-    frame(*s);
-    expectMatchesReference(info, *s);
+    info.maxBalls = 80;
+    info.normals = NormalMode::Sobel;
+    auto s = make(info);
+    iso::testing::Knobs everySample;
+    everySample.denseField = true;
+    auto dense = make(info, everySample);
+    ASSERT_TRUE(s && dense);
+    ASSERT_TRUE(iso::testing::directBricks(*s));
+    ASSERT_TRUE(iso::testing::directBricks(*dense));
+    std::vector<Metaball> balls = {{{-0.4f, 0.f, 0.f}, 0.6f, 1.f, {}},
+                                   {{0.35f, 0.1f, 0.f}, 0.55f, 1.f, {}},
+                                   {{0.f, 0.45f, 0.2f}, 0.5f, 0.8f, {}},
+                                   {{0.1f, -0.3f, -0.4f}, 0.5f, -0.5f, {}}};
+    std::vector<Metaball> many;
+    const auto rnd = ref::noise(70 * 5, 9);
+    for (uint32_t i = 0; i < 70; ++i)
+        many.push_back({{rnd[i * 5] * 1.6f - 0.8f, rnd[i * 5 + 1] * 1.6f - 0.8f, rnd[i * 5 + 2] * 1.6f - 0.8f},
+                        0.15f + 0.2f * rnd[i * 5 + 3],
+                        0.6f + rnd[i * 5 + 4],
+                        {}});
+    const uint32_t total = ((33 + 6) / 8) * ((30 + 6) / 8) * ((35 + 6) / 8);
+    const auto tilesOf = [](uint32_t n) { return (n + 7) / 8; };
+    const uint32_t allTiles = tilesOf(33) * tilesOf(30) * tilesOf(35);
+    for (int f = 0; f < 3; ++f) {
+        SCOPED_TRACE("frame " + std::to_string(f));
+        const std::vector<Metaball>& now = f == 2 ? many : balls;
+        for (IsoSurface* x : {s.get(), dense.get()}) {
+            ASSERT_TRUE(x->setMetaballs(now).ok());
+            frame(*x);
+        }
+        expectMatchesReference(info, *s, 300, dense.get());
+        const auto stats = s->statsOfFrame(s->framesRecorded() - 1);
+        ASSERT_TRUE(stats.has_value());
+        auto tiles = iso::testing::readFieldTiles(*s);
+        ASSERT_TRUE(tiles.ok()) << tiles.message();
+        if (f < 2) {
+            EXPECT_LT(stats->sparseBricksNeeded, total) << "bricks no ball reaches, or inside a blob, are not listed";
+            EXPECT_LT(tiles.value().size(), allTiles) << "tiles no listed brick reads are not evaluated";
+        } else {
+            EXPECT_EQ(stats->sparseBricksNeeded, total) << "past kIsoRowBalls balls every brick is listed";
+            EXPECT_EQ(tiles.value().size(), allTiles);
+        }
+        auto a = s->readField(), b = dense->readField();
+        ASSERT_TRUE(a.ok() && b.ok());
+        for (uint32_t tile : tiles.value()) {
+            const uint32_t o[3] = {tile % tilesOf(33) * 8, tile / tilesOf(33) % tilesOf(30) * 8,
+                                   tile / (tilesOf(33) * tilesOf(30)) * 8};
+            for (uint32_t z = o[2]; z < std::min(o[2] + 8, 35u); ++z)
+                for (uint32_t y = o[1]; y < std::min(o[1] + 8, 30u); ++y)
+                    for (uint32_t x = o[0]; x < std::min(o[0] + 8, 33u); ++x) {
+                        const size_t i = x + 33 * (y + size_t(30) * z);
+                        ASSERT_EQ(0, std::memcmp(&a.value()[i], &b.value()[i], 4)) << x << "," << y << "," << z;
+                    }
+        }
+        // The next frame moves the balls: the old places' bricks and tiles go unlisted.
+        for (Metaball& m : balls) m.center[0] += 0.15f;
+    }
+    expectBitIdentical(info, [&](IsoSurface& x) { ASSERT_TRUE(x.setMetaballs(balls).ok()); }, {});
 }
 
 // Anisotropic kernels and position smoothing need the gather's sorted

@@ -89,6 +89,7 @@ struct IsoRefs {
     BufferRef patchBoxes;                           // patchBoxes: each patch's cell box (metaballs, particles)
     // A grid that fits over the field buffer: brick_list.comp's buffers.
     BufferRef directBounds, directList, directArgs;
+    BufferRef fieldTileFlags, fieldTileList, fieldTileArgs;             // tiledField(): the field tiles readers need
     BufferRef brickList, sparseArgs, slotRecords, superList, superArgs; // sparse
     BufferRef brickItems;                                               // sparse metaballs, particles
     BufferRef brickTable, superMarks;                                   // sparse particles
@@ -205,9 +206,10 @@ struct IsoSurface::Impl {
     // storage buffers (extract.storage.comp); testing::Knobs::storageReads forces the latter.
     bool texelReads = false;
     bool storageReadsForced = false;
-    // User GLSL with a Lipschitz bound, and metaballs, with a patch list:
-    // the field pass evaluates only the tiles the listed patches read
-    // (field_tiles.comp, field_tiles.cpp); testing::Knobs::denseField turns it off.
+    // User GLSL with a Lipschitz bound, and metaballs, with a patch list
+    // (metaballs also on the direct brick table): the field pass evaluates
+    // only the tiles the listed patches or bricks read (field_tiles.comp,
+    // field_tiles.cpp); testing::Knobs::denseField turns it off.
     bool tiledUserField = false;
     bool tiledMetaballs = false;
     bool denseFieldForced = false;

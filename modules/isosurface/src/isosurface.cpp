@@ -1205,6 +1205,14 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
         refs.directList = graph.importBuffer(n + ".bricks.list", m.directList, computeRead, computeRead);
         refs.directArgs = graph.importBuffer(n + ".bricks.dispatch", m.directArgs, computeIndirect, computeIndirect);
     }
+    if (m.tiledField()) {
+        const ExternalUse computeRW{Access::StorageReadWrite, PassKind::Compute};
+        const ExternalUse computeIndirect{Access::IndirectRead, PassKind::Compute};
+        refs.fieldTileFlags = graph.importBuffer(n + ".fieldTileFlags", m.fieldTileFlags, computeRW, computeRW);
+        refs.fieldTileList = graph.importBuffer(n + ".fieldTileList", m.fieldTileList, computeRW, computeRW);
+        refs.fieldTileArgs =
+            graph.importBuffer(n + ".fieldTileArgs", m.fieldTileArgs, computeIndirect, computeIndirect);
+    }
     if (m.usePatchBoxes)
         refs.patchBoxes = graph.importBuffer(n + ".patchBoxes", m.patchBoxes, computeRead, computeRead);
     if (m.sparse) {

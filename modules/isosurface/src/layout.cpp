@@ -524,16 +524,17 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     m.scan = extractionForced == testing::ExtractionMethod::Scan;
     m.sparse = info.sparse.enabled;
     // A grid that fits runs on the direct brick table (over a field buffer,
-    // classify runs over the bricks whose sample bounds straddle the iso
-    // value), except where the cell-order layout skips more: metaballs and
-    // particles bound patches by their items' cell boxes and evaluate the
-    // field only there (tiles), a user field's Lipschitz bound does without
-    // the field (the bricks would read every sample to bound them).
+    // classify runs over the bricks whose bounds straddle the iso value:
+    // metaballs bound them by the balls and evaluate the field only on the
+    // tiles listed bricks read), except where the cell-order layout skips
+    // more: particles bound patches by their items' cell boxes and evaluate
+    // the field only there (tiles), a user field's Lipschitz bound does
+    // without the field (the bricks would read every sample to bound them).
     // testing::Knobs::directBricks / denseGrid force either.
     const bool cellOrderSkips =
-        !m.denseClassify && ((info.source == FieldSource::UserGlsl && info.lipschitz > 0.f) ||
-                             ((info.source == FieldSource::Metaballs || info.source == FieldSource::Particles) &&
-                              sx - 1 <= 0xffff && sy - 1 <= 0xffff && sz - 1 <= 0xffff));
+        !m.denseClassify &&
+        ((info.source == FieldSource::UserGlsl && info.lipschitz > 0.f) ||
+         (info.source == FieldSource::Particles && sx - 1 <= 0xffff && sy - 1 <= 0xffff && sz - 1 <= 0xffff));
     m.direct = !m.sparse && !m.scan && !m.denseGridForced && (m.directForced || !cellOrderSkips);
     if (m.sparse) PYRAMARCH_TRY(checkSparseDomain(info, m.scan, fieldEvaluationForced));
     if (m.sparse) PYRAMARCH_TRY(m.sizeSparseDomain(lim, dev));
@@ -661,7 +662,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                                                                                                                    : 0u;
     m.usePatchBoxes = g.patchList != 0 && byPosition;
     m.tiledUserField = g.patchList != 0 && userBounds && !m.denseFieldForced && !m.fusedField;
-    m.tiledMetaballs = g.patchList != 0 && info.source == FieldSource::Metaballs && !m.denseFieldForced;
+    m.tiledMetaballs = (g.patchList != 0 || m.direct) && info.source == FieldSource::Metaballs && !m.denseFieldForced;
     g.patchCount = uint32_t(groupsOf(cells, uint64_t(gpu::kIsoClassifyCells) * gpu::kIsoClassifyGroupSize) *
                             gpu::kIsoPatchesPerGroup);
     uint64_t vertexPyramidBytes = 0, runBaseBytes = 0;

@@ -171,6 +171,10 @@ const uint32_t kBrickListSpv[] =
 const uint32_t kBuildListedSpv[] =
 #include "shaders/isosurface/pyramid_build.listed.comp.spv.inc"
     ;
+// Metaballs: the bricks bounded by the balls, the field tiles flagged.
+const uint32_t kBrickListBallsSpv[] =
+#include "shaders/isosurface/brick_list.metaballs.comp.spv.inc"
+    ;
 } // namespace
 
 // A grid that fits, as bricks (direct): the bricked classify and extraction
@@ -192,7 +196,10 @@ Status IsoSurface::Impl::createDirectPipelines() {
         PYRAMARCH_TRY(makePipeline(
             classify, texelReads ? std::span<const uint32_t>(kDirectClassifySpv) : kDirectClassifyStorageSpv,
             "classify", 6));
-        PYRAMARCH_TRY(makePipeline(brickListPipe, kBrickListSpv, "bricks", 6));
+        if (info.source == FieldSource::Metaballs)
+            PYRAMARCH_TRY(makePipeline(brickListPipe, kBrickListBallsSpv, "bricks", 8));
+        else
+            PYRAMARCH_TRY(makePipeline(brickListPipe, kBrickListSpv, "bricks", 6));
         PYRAMARCH_TRY(makePipeline(buildListedPipe, kBuildListedSpv, "pyramid.listed", 4));
         if (!indexed)
             PYRAMARCH_TRY(makePipeline(
@@ -206,9 +213,12 @@ Status IsoSurface::Impl::createDirectPipelines() {
 // is cut), one thread per row pair of every brick. Over the field buffer:
 // "<name>.bricks.clear" (the pyramid's levels that classify and the first
 // build pass write, the list's group marks), "<name>.bricks.bounds" (each
-// brick's value bounds; volumes: on upload frames only), "<name>.bricks.list"
-// and "<name>.bricks.args" (brick_list.comp), then classify over the listed
-// bricks and the first build pass over their build groups, both indirect.
+// brick's value bounds; volumes: on upload frames only; metaballs: from the
+// balls), "<name>.bricks.list" and "<name>.bricks.args" (brick_list.comp),
+// then classify over the listed bricks and the first build pass over their
+// build groups, both indirect. Tiled metaballs: the list flags the field
+// tiles its bricks read, and the field pass over those runs before classify
+// (field_tiles.cpp).
 void IsoSurface::Impl::addDirectClassifyPasses(RenderGraph& graph, const IsoRefs& refs) {
     const bool listed = directListed();
     const uint32_t topLevel = grid.levelCount - 1;
@@ -222,34 +232,47 @@ void IsoSurface::Impl::addDirectClassifyPasses(RenderGraph& graph, const IsoRefs
         const VkDeviceSize levelBytes = cleared + 1 < grid.levelCount ? VkDeviceSize(grid.levels[cleared + 1].x) * 4
                                                                       : VkDeviceSize(sizes.pyramidBytes);
         const uint64_t bricks = grid.sparseLimits.z, groups = groupsOf(bricks, gpu::kIsoBuildBricks);
-        graph.addPass(info.name + ".bricks.clear", PassKind::Transfer)
-            .use(refs.pyramid, Access::TransferDst)
-            .use(refs.directList, Access::TransferDst)
-            .record([refs, levelBytes, bricks, groups](PassContext& ctx) {
-                ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.pyramid), 0, levelBytes, 0);
-                ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.directList), (bricks + groups) * 4, groups * 4, 0);
-            });
+        const bool balls = info.source == FieldSource::Metaballs;
+        PassBuilder clear = graph.addPass(info.name + ".bricks.clear", PassKind::Transfer);
+        clear.use(refs.pyramid, Access::TransferDst).use(refs.directList, Access::TransferDst);
+        if (tiledMetaballs)
+            clear.use(refs.fieldTileFlags, Access::TransferDst).use(refs.fieldTileList, Access::TransferDst);
+        clear.record([this, refs, levelBytes, bricks, groups](PassContext& ctx) {
+            ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.pyramid), 0, levelBytes, 0);
+            ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.directList), (bricks + groups) * 4, groups * 4, 0);
+            if (tiledMetaballs) {
+                ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.fieldTileFlags), 0, VK_WHOLE_SIZE, 0);
+                ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.fieldTileList), 0, 16, 0);
+            }
+        });
         const auto bricksPass = [&](const char* suffix, uint32_t mode) {
             PassBuilder pass = graph.addPass(info.name + suffix, PassKind::Compute);
             // Bindings a mode does not use: the counters stand in (never accessed through).
             pass.pipeline(brickListPipe)
                 .uniform(0, refs.grid)
                 .storage(1, refs.counters, RW)
-                .storage(2, mode == 0 ? refs.field : refs.counters, mode == 0 ? R : RW)
+                .storage(2, mode == 0 && !balls ? refs.field : refs.counters, mode == 0 && !balls ? R : RW)
                 .storage(3, mode == 2 ? refs.counters : refs.directBounds,
                          mode == 0   ? W
                          : mode == 1 ? R
                                      : RW)
                 .storage(4, mode == 1 ? refs.directList : refs.counters, RW)
                 .storage(5, mode == 2 ? refs.directArgs : refs.counters, mode == 2 ? W : RW);
-            pass.record([this, mode, bricks](PassContext& ctx) {
+            // Metaballs: the balls (storage reads) and the field tiles' flags.
+            if (balls)
+                pass.storage(6, mode == 1 && tiledMetaballs ? refs.fieldTileFlags : refs.counters, RW)
+                    .storage(7, mode == 0 ? refs.items : refs.counters, mode == 0 ? R : RW);
+            pass.record([this, mode, bricks, balls](PassContext& ctx) {
                 // Volumes: the bounds of the field converted this frame only.
                 if (mode == 0 && info.source == FieldSource::Volume) {
                     if (!directBoundsDirty) return;
                     directBoundsDirty = false;
                 }
+                // Tiled metaballs: the first pass that reads this frame's balls.
+                if (mode == 0 && balls && tiledMetaballs) beginFrame(ctx);
                 gpu::IsoPush pc = push();
                 pc.srcLevel = mode;
+                pc.numLevels = mode == 1 && tiledMetaballs ? 1u : 0u;
                 ctx.pushConstants(pc);
                 dispatchFolded(ctx, mode == 2 ? 1 : groupsOf(bricks, gpu::kIsoGroupSize), maxGroupsX());
             });
@@ -257,6 +280,7 @@ void IsoSurface::Impl::addDirectClassifyPasses(RenderGraph& graph, const IsoRefs
         bricksPass(".bricks.bounds", 0);
         bricksPass(".bricks.list", 1);
         bricksPass(".bricks.args", 2);
+        if (tiledMetaballs) addFieldTilePasses(graph, refs); // the tiles' list and the field pass over them
     }
     PassBuilder pass = graph.addPass(info.name + ".classify", PassKind::Compute);
     pass.pipeline(classify).uniform(0, refs.grid).storage(3, refs.pyramid, RW).storage(4, refs.counters, RW);
