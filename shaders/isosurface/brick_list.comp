@@ -23,6 +23,11 @@
 // samples a listed brick's classify and extraction read (its samples and one
 // further for the gradients), so that the field pass evaluates only those
 // (field_tiles.comp lists them, field_metaballs.comp's tiled form).
+// Bounded user fields (ISO_BRICK_LIPSCHITZ, compiled at creation around the
+// snippet with the constant ISO_LIPSCHITZ): mode 0 bounds a brick by the
+// Lipschitz interval of its samples' box (lipschitz_bounds.glsl, as the
+// sparse domain's activate pass), and mode 1 flags the tiles the same way
+// for a tiled field pass (a fused field reads none: pc.numLevels 0).
 // The list buffer: the listed bricks at 0, the listed build groups at
 // grid.sparseLimits.z (the grid's bricks), each group's mark after them.
 // Counters: sparseBricks (listed bricks, reported as the stats'
@@ -33,12 +38,21 @@ layout(local_size_x = kIsoGroupSize) in;
 
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) buffer CountersBuf { IsoCounters counters; };
+#ifndef ISO_BRICK_LIPSCHITZ // the user's field() instead
 layout(set = 0, binding = 2, std430) readonly buffer FieldBuf { float field[]; };
+#endif
 layout(set = 0, binding = 3, std430) buffer BoundsBuf { vec2 bounds[]; };
 layout(set = 0, binding = 4, std430) buffer ListBuf { uint list[]; };
 layout(set = 0, binding = 5, std430) writeonly buffer ArgsBuf { uvec4 args[]; };
-#ifdef ISO_BRICK_BALLS
+#if defined(ISO_BRICK_BALLS) || defined(ISO_BRICK_LIPSCHITZ)
+#define ISO_BRICK_TILES
 layout(set = 0, binding = 6, std430) buffer TileFlagsBuf { uint tileFlags[]; };
+#endif
+#ifdef ISO_BRICK_LIPSCHITZ
+#include "isosurface/user_field.glsl"
+#include "isosurface/lipschitz_bounds.glsl"
+#endif
+#ifdef ISO_BRICK_BALLS
 #define ISO_BALLS_BINDING 7
 #include "isosurface/metaballs.glsl" // storage reads (no ISO_TEXEL_READS)
 
@@ -68,7 +82,9 @@ vec2 ballBounds(uvec3 lo, uvec3 hi) {
     const float margin = (1e-5 + 1.2e-7 * float(reaching)) * magnitude;
     return vec2(sum.x - margin, sum.y + margin);
 }
+#endif
 
+#ifdef ISO_BRICK_TILES
 // The tiles holding the samples lo - 1 .. lo + 9 of a listed brick (its 9^3
 // and the gradients' one further), clamped to the grid.
 void markTiles(uvec3 lo) {
@@ -93,13 +109,18 @@ void main() {
     const uint brick = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
     const uint bricks = grid.sparseLimits.z;
     const uint mode = isoOpaque(pc.srcLevel);
+#ifdef ISO_BRICK_LIPSCHITZ
+    isoBeginUserFrame();
+#endif
     // One structured if/else (no early returns inside branches: see sparse_activate.glsl).
     if (mode == 0u) {
         if (brick < bricks) {
             const uvec3 lo = isoBrickOf(brick, grid.sparse, grid.brickDivisors) * kIsoBrickCells;
             const uvec3 n = min(uvec3(kIsoBrickCells + 1u), grid.samples.xyz - lo);
-#ifdef ISO_BRICK_BALLS
+#if defined(ISO_BRICK_BALLS)
             bounds[brick] = ballBounds(lo, lo + n - 1u);
+#elif defined(ISO_BRICK_LIPSCHITZ)
+            bounds[brick] = isoBoxBounds(lo, lo + n - 1u);
 #else
             float minV = uintBitsToFloat(0x7f800000u), maxV = uintBitsToFloat(0xff800000u);
             for (uint z = 0u; z < n.z; ++z)
@@ -124,7 +145,7 @@ void main() {
                 const uint groups = (bricks + kIsoBuildBricks - 1u) / kIsoBuildBricks;
                 if (atomicExchange(list[bricks + groups + group], 1u) == 0u)
                     list[bricks + atomicAdd(counters.sparseSupers, 1u)] = group;
-#ifdef ISO_BRICK_BALLS
+#ifdef ISO_BRICK_TILES
                 if (pc.numLevels != 0u) markTiles(isoBrickOf(brick, grid.sparse, grid.brickDivisors) * kIsoBrickCells);
 #endif
             }

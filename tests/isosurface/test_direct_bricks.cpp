@@ -143,6 +143,56 @@ TEST_F(IsoDirectBricks, UserFieldsBufferAndFusedMatchTheReferenceInBrickOrder) {
     }
 }
 
+// User fields with a Lipschitz bound (the default for them on a grid that
+// fits): the bricks listed by the bound (no field read), fused (classify
+// over the listed bricks) and through a buffer (the field evaluated only on
+// the tiles the listed bricks read). A sphere moving across an odd grid
+// (the first frame NaN far outside: those bricks' centres list them): each
+// frame key for key the reference in brick order, on the field of a twin
+// that evaluates every sample (Knobs::denseField).
+TEST_F(IsoDirectBricks, BoundedUserFieldsListBricksByTheBound) {
+    IsoSurfaceCreateInfo info = userInfo(kMovingSphereGlsl, {35, 29, 33}, NormalMode::Central);
+    info.lipschitz = 1.f;
+    iso::testing::Knobs full;
+    full.fieldEvaluation = FieldEvaluation::Buffer;
+    full.denseField = true;
+    iso::testing::Knobs buffer;
+    buffer.fieldEvaluation = FieldEvaluation::Buffer;
+    iso::testing::Knobs fused;
+    fused.fieldEvaluation = FieldEvaluation::Fused;
+    auto ref = make(info, full);
+    auto tiled = make(info, buffer);
+    auto f = make(info, fused);
+    ASSERT_TRUE(ref && tiled && f);
+    for (IsoSurface* s : {ref.get(), tiled.get(), f.get()}) ASSERT_TRUE(iso::testing::directBricks(*s));
+    const uint32_t total = ((35 + 6) / 8) * ((29 + 6) / 8) * ((33 + 6) / 8);
+    for (const float cx : {-0.45f, 0.4f, 0.f}) {
+        SCOPED_TRACE("centre x " + std::to_string(cx));
+        for (IsoSurface* s : {ref.get(), tiled.get(), f.get()}) {
+            s->setUserParams({cx, 0.1f, -0.05f, 0.35f, cx < 0.f ? 0.3f : 0.f, 0, 0, 0});
+            frame(*s);
+        }
+        expectMatchesReference(info, *tiled, 300, ref.get());
+        expectMatchesReference(info, *f, 300, ref.get());
+        if (cx < 0.f) continue; // NaN: no bound
+        for (IsoSurface* s : {tiled.get(), f.get()}) {
+            const auto stats = s->statsOfFrame(s->framesRecorded() - 1);
+            ASSERT_TRUE(stats.has_value());
+            EXPECT_GT(stats->sparseBricksNeeded, 0u);
+            EXPECT_LT(stats->sparseBricksNeeded, total) << "bricks the bound rules out are not listed";
+        }
+        auto tiles = iso::testing::readFieldTiles(*tiled);
+        ASSERT_TRUE(tiles.ok()) << tiles.message();
+        EXPECT_LT(tiles->size(), size_t(5 * 4 * 5)) << "tiles no listed brick reads are not evaluated";
+    }
+    expectBitIdentical(
+        info,
+        [&](IsoSurface& x) {
+            x.setUserParams({0.1f, 0.1f, -0.05f, 0.35f, 0.3f, 0, 0, 0});
+        },
+        fused);
+}
+
 TEST_F(IsoDirectBricks, SphereIsWatertightAndBitIdenticalOverRunsAndInstances) {
     IsoSurfaceCreateInfo info = userInfo(kMovingSphereGlsl, {27, 25, 31}, NormalMode::Central);
     fieldEvaluation = FieldEvaluation::Buffer;

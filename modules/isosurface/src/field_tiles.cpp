@@ -8,7 +8,7 @@
 // indirect dispatch, a group per listed tile), all field_tiles.comp; then
 // the source's field pass over the listed tiles only ("<name>.field.user",
 // "<name>.field.metaballs"). No sample outside those tiles is read. On the
-// direct brick table (metaballs) the brick list clears and flags the tiles
+// direct brick table (metaballs, bounded user fields) the brick list clears and flags the tiles
 // (sparse.cpp, brick_list.comp): the list, args and field passes only.
 #include "iso_impl.h"
 

@@ -206,8 +206,8 @@ struct IsoSurface::Impl {
     // storage buffers (extract.storage.comp); testing::Knobs::storageReads forces the latter.
     bool texelReads = false;
     bool storageReadsForced = false;
-    // User GLSL with a Lipschitz bound, and metaballs, with a patch list
-    // (metaballs also on the direct brick table): the field pass evaluates
+    // User GLSL with a Lipschitz bound, and metaballs, with a patch list or
+    // on the direct brick table: the field pass evaluates
     // only the tiles the listed patches or bricks read (field_tiles.comp,
     // field_tiles.cpp); testing::Knobs::denseField turns it off.
     bool tiledUserField = false;
@@ -592,7 +592,9 @@ struct IsoSurface::Impl {
     Status createDirectPipelines();
     void addDirectClassifyPasses(RenderGraph& graph, const IsoRefs& refs);
     // Over the field buffer: brick_list.comp lists the bricks classify runs over.
-    bool directListed() const { return direct && !fusedField; }
+    // A bounded user field lists its bricks by the bound, fused or not.
+    bool lipschitzBricks() const { return info.source == FieldSource::UserGlsl && info.lipschitz > 0.f; }
+    bool directListed() const { return direct && (!fusedField || lipschitzBricks()); }
     // sparse_indexed.cpp: indexed output on a sparse domain. The owner
     // lookup (sparse_indexed.glsl) and the per-slot passes' dispatch; the
     // vertex pyramid, run bases (one per pool slot) and indices are the

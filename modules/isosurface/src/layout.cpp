@@ -523,18 +523,15 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     const std::string gridText = std::to_string(sx) + "x" + std::to_string(sy) + "x" + std::to_string(sz);
     m.scan = extractionForced == testing::ExtractionMethod::Scan;
     m.sparse = info.sparse.enabled;
-    // A grid that fits runs on the direct brick table (over a field buffer,
-    // classify runs over the bricks whose bounds straddle the iso value:
-    // metaballs bound them by the balls and evaluate the field only on the
-    // tiles listed bricks read), except where the cell-order layout skips
-    // more: particles bound patches by their items' cell boxes and evaluate
-    // the field only there (tiles), a user field's Lipschitz bound does
-    // without the field (the bricks would read every sample to bound them).
+    // A grid that fits runs on the direct brick table (classify runs over
+    // the bricks whose bounds straddle the iso value: a field buffer's
+    // samples, the balls of metaballs or a user field's Lipschitz bound; the
+    // last two evaluate a field buffer only on the tiles listed bricks
+    // read), except where the cell-order layout skips more: particles bound
+    // patches by their items' cell boxes and evaluate the field only there.
     // testing::Knobs::directBricks / denseGrid force either.
-    const bool cellOrderSkips =
-        !m.denseClassify &&
-        ((info.source == FieldSource::UserGlsl && info.lipschitz > 0.f) ||
-         (info.source == FieldSource::Particles && sx - 1 <= 0xffff && sy - 1 <= 0xffff && sz - 1 <= 0xffff));
+    const bool cellOrderSkips = !m.denseClassify && info.source == FieldSource::Particles && sx - 1 <= 0xffff &&
+                                sy - 1 <= 0xffff && sz - 1 <= 0xffff;
     m.direct = !m.sparse && !m.scan && !m.denseGridForced && (m.directForced || !cellOrderSkips);
     if (m.sparse) PYRAMARCH_TRY(checkSparseDomain(info, m.scan, fieldEvaluationForced));
     if (m.sparse) PYRAMARCH_TRY(m.sizeSparseDomain(lim, dev));
@@ -661,7 +658,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
         (g.runBounds != 0 || (byPosition && boxesFit) || userBounds) && !m.denseClassify && !m.sparse && !m.direct ? 1u
                                                                                                                    : 0u;
     m.usePatchBoxes = g.patchList != 0 && byPosition;
-    m.tiledUserField = g.patchList != 0 && userBounds && !m.denseFieldForced && !m.fusedField;
+    m.tiledUserField = (g.patchList != 0 || m.direct) && userBounds && !m.denseFieldForced && !m.fusedField;
     m.tiledMetaballs = (g.patchList != 0 || m.direct) && info.source == FieldSource::Metaballs && !m.denseFieldForced;
     g.patchCount = uint32_t(groupsOf(cells, uint64_t(gpu::kIsoClassifyCells) * gpu::kIsoClassifyGroupSize) *
                             gpu::kIsoPatchesPerGroup);

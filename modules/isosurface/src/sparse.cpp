@@ -45,6 +45,7 @@
 // volume builds, F32, reading the blocks the block passes filled).
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 
 #include "iso_glsl_text.h"
 #include "iso_impl.h"
@@ -181,11 +182,24 @@ const uint32_t kBrickListBallsSpv[] =
 // with no list (ISO_DIRECT_BRICKS), over the field buffer (ISO_DENSE_FIELD)
 // or, for a fused user field, compiled at creation with the snippet.
 Status IsoSurface::Impl::createDirectPipelines() {
+    if (lipschitzBricks()) {
+        // The bricks' Lipschitz bounds: brick_list.comp around the snippet.
+        uint32_t bits = 0;
+        std::memcpy(&bits, &info.lipschitz, 4);
+        const std::string defines =
+            "#define ISO_BRICK_LIPSCHITZ\n#define ISO_LIPSCHITZ uintBitsToFloat(" + std::to_string(bits) + "u)\n";
+        PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> listSpv,
+                             fusedSpirv(kIsoText_brick_list_comp, "bricks", defines));
+        PYRAMARCH_TRY(makePipeline(brickListPipe, listSpv, "bricks", 8));
+        PYRAMARCH_TRY(makePipeline(buildListedPipe, kBuildListedSpv, "pyramid.listed", 4));
+    }
     if (fusedField) {
-        const std::string direct = "#define ISO_DIRECT_BRICKS\n";
+        // Over the listed bricks (at binding 5) where the field is bounded.
+        const std::string direct =
+            std::string("#define ISO_DIRECT_BRICKS\n") + (lipschitzBricks() ? "#define ISO_DIRECT_LIST\n" : "");
         PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> classifySpv,
                              fusedSpirv(kIsoText_sparse_classify_comp, "classify", direct));
-        PYRAMARCH_TRY(makePipeline(classify, classifySpv, "classify", 5));
+        PYRAMARCH_TRY(makePipeline(classify, classifySpv, "classify", lipschitzBricks() ? 6 : 5));
         if (!indexed) {
             PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> extractSpv,
                                  fusedSpirv(kIsoText_sparse_extract_comp, "extract", direct));
@@ -198,9 +212,9 @@ Status IsoSurface::Impl::createDirectPipelines() {
             "classify", 6));
         if (info.source == FieldSource::Metaballs)
             PYRAMARCH_TRY(makePipeline(brickListPipe, kBrickListBallsSpv, "bricks", 8));
-        else
+        else if (!lipschitzBricks())
             PYRAMARCH_TRY(makePipeline(brickListPipe, kBrickListSpv, "bricks", 6));
-        PYRAMARCH_TRY(makePipeline(buildListedPipe, kBuildListedSpv, "pyramid.listed", 4));
+        if (!lipschitzBricks()) PYRAMARCH_TRY(makePipeline(buildListedPipe, kBuildListedSpv, "pyramid.listed", 4));
         if (!indexed)
             PYRAMARCH_TRY(makePipeline(
                 extract, texelReads ? std::span<const uint32_t>(kDirectExtractSpv) : kDirectExtractStorageSpv,
@@ -213,12 +227,13 @@ Status IsoSurface::Impl::createDirectPipelines() {
 // is cut), one thread per row pair of every brick. Over the field buffer:
 // "<name>.bricks.clear" (the pyramid's levels that classify and the first
 // build pass write, the list's group marks), "<name>.bricks.bounds" (each
-// brick's value bounds; volumes: on upload frames only; metaballs: from the
-// balls), "<name>.bricks.list" and "<name>.bricks.args" (brick_list.comp),
+// brick's value bounds; volumes: on upload frames only), "<name>.bricks.list" and "<name>.bricks.args" (brick_list.comp),
 // then classify over the listed bricks and the first build pass over their
-// build groups, both indirect. Tiled metaballs: the list flags the field
-// tiles its bricks read, and the field pass over those runs before classify
-// (field_tiles.cpp).
+// build groups, both indirect. Metaballs and bounded user fields: the
+// bounds from the balls or the Lipschitz bound (no field read); over a
+// buffer the list flags the field tiles its bricks read, and the field pass
+// over those runs before classify (field_tiles.cpp). A fused bounded user
+// field: classify over the listed bricks, calling field().
 void IsoSurface::Impl::addDirectClassifyPasses(RenderGraph& graph, const IsoRefs& refs) {
     const bool listed = directListed();
     const uint32_t topLevel = grid.levelCount - 1;
@@ -232,15 +247,17 @@ void IsoSurface::Impl::addDirectClassifyPasses(RenderGraph& graph, const IsoRefs
         const VkDeviceSize levelBytes = cleared + 1 < grid.levelCount ? VkDeviceSize(grid.levels[cleared + 1].x) * 4
                                                                       : VkDeviceSize(sizes.pyramidBytes);
         const uint64_t bricks = grid.sparseLimits.z, groups = groupsOf(bricks, gpu::kIsoBuildBricks);
-        const bool balls = info.source == FieldSource::Metaballs;
+        // Metaballs and bounded user fields: the bounds from the balls or
+        // the Lipschitz bound, not from the field buffer; a tiled field pass after the list.
+        const bool fromSource = info.source == FieldSource::Metaballs || lipschitzBricks();
+        const bool tiles = tiledField();
         PassBuilder clear = graph.addPass(info.name + ".bricks.clear", PassKind::Transfer);
         clear.use(refs.pyramid, Access::TransferDst).use(refs.directList, Access::TransferDst);
-        if (tiledMetaballs)
-            clear.use(refs.fieldTileFlags, Access::TransferDst).use(refs.fieldTileList, Access::TransferDst);
-        clear.record([this, refs, levelBytes, bricks, groups](PassContext& ctx) {
+        if (tiles) clear.use(refs.fieldTileFlags, Access::TransferDst).use(refs.fieldTileList, Access::TransferDst);
+        clear.record([refs, levelBytes, bricks, groups, tiles](PassContext& ctx) {
             ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.pyramid), 0, levelBytes, 0);
             ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.directList), (bricks + groups) * 4, groups * 4, 0);
-            if (tiledMetaballs) {
+            if (tiles) {
                 ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.fieldTileFlags), 0, VK_WHOLE_SIZE, 0);
                 ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.fieldTileList), 0, 16, 0);
             }
@@ -251,28 +268,31 @@ void IsoSurface::Impl::addDirectClassifyPasses(RenderGraph& graph, const IsoRefs
             pass.pipeline(brickListPipe)
                 .uniform(0, refs.grid)
                 .storage(1, refs.counters, RW)
-                .storage(2, mode == 0 && !balls ? refs.field : refs.counters, mode == 0 && !balls ? R : RW)
+                .storage(2, mode == 0 && !fromSource ? refs.field : refs.counters, mode == 0 && !fromSource ? R : RW)
                 .storage(3, mode == 2 ? refs.counters : refs.directBounds,
                          mode == 0   ? W
                          : mode == 1 ? R
                                      : RW)
                 .storage(4, mode == 1 ? refs.directList : refs.counters, RW)
                 .storage(5, mode == 2 ? refs.directArgs : refs.counters, mode == 2 ? W : RW);
-            // Metaballs: the balls (storage reads) and the field tiles' flags.
-            if (balls)
-                pass.storage(6, mode == 1 && tiledMetaballs ? refs.fieldTileFlags : refs.counters, RW)
-                    .storage(7, mode == 0 ? refs.items : refs.counters, mode == 0 ? R : RW);
-            pass.record([this, mode, bricks, balls](PassContext& ctx) {
+            // The field tiles' flags; metaballs: the balls (storage reads).
+            if (fromSource) pass.storage(6, mode == 1 && tiles ? refs.fieldTileFlags : refs.counters, RW);
+            if (info.source == FieldSource::Metaballs)
+                pass.storage(7, mode == 0 ? refs.items : refs.counters, mode == 0 ? R : RW);
+            else if (fromSource)
+                pass.storage(7, refs.counters, RW); // unused by the user field's build
+            pass.record([this, mode, bricks, fromSource, tiles](PassContext& ctx) {
                 // Volumes: the bounds of the field converted this frame only.
                 if (mode == 0 && info.source == FieldSource::Volume) {
                     if (!directBoundsDirty) return;
                     directBoundsDirty = false;
                 }
-                // Tiled metaballs: the first pass that reads this frame's balls.
-                if (mode == 0 && balls && tiledMetaballs) beginFrame(ctx);
+                // The frame's first pass where no field pass runs before the list
+                // (tiled or fused): it reads this frame's balls or parameters.
+                if (mode == 0 && fromSource && (tiles || fusedField)) beginFrame(ctx);
                 gpu::IsoPush pc = push();
                 pc.srcLevel = mode;
-                pc.numLevels = mode == 1 && tiledMetaballs ? 1u : 0u;
+                pc.numLevels = mode == 1 && tiles ? 1u : 0u;
                 ctx.pushConstants(pc);
                 dispatchFolded(ctx, mode == 2 ? 1 : groupsOf(bricks, gpu::kIsoGroupSize), maxGroupsX());
             });
@@ -280,7 +300,7 @@ void IsoSurface::Impl::addDirectClassifyPasses(RenderGraph& graph, const IsoRefs
         bricksPass(".bricks.bounds", 0);
         bricksPass(".bricks.list", 1);
         bricksPass(".bricks.args", 2);
-        if (tiledMetaballs) addFieldTilePasses(graph, refs); // the tiles' list and the field pass over them
+        if (tiles) addFieldTilePasses(graph, refs); // the tiles' list and the field pass over them
     }
     PassBuilder pass = graph.addPass(info.name + ".classify", PassKind::Compute);
     pass.pipeline(classify).uniform(0, refs.grid).storage(3, refs.pyramid, RW).storage(4, refs.counters, RW);

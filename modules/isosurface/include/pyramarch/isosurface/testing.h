@@ -108,7 +108,7 @@ struct Knobs {
     // device's; without a device, as in planLayout(), the budget is 1 GiB).
     uint64_t deviceLocalHeapBytes = 0;
     // A grid that fits runs on the direct brick table for volumes, metaballs
-    // and unbounded user fields, else in cell order (always for the scan).
+    // and user fields, else in cell order (always for the scan).
     // directBricks: the bricks for every source.
     bool directBricks = false;
     // The cell-order layout for every source (the tests of its structures).
