@@ -28,6 +28,11 @@
 // Lipschitz interval of its samples' box (lipschitz_bounds.glsl, as the
 // sparse domain's activate pass), and mode 1 flags the tiles the same way
 // for a tiled field pass (a fused field reads none: pc.numLevels 0).
+// Particles (ISO_BRICK_PARTICLES, SPIR-V brick_list.particles): mode 0
+// bounds a brick from the tiles the field pass flagged (a nonzero sample,
+// as particle_bounds.comp reads them for patches): (-inf, inf) where a tile
+// holding one of its samples is flagged or the iso value is not above 0,
+// else (0, 0) (no particle reaches it: every sample exactly 0).
 // The list buffer: the listed bricks at 0, the listed build groups at
 // grid.sparseLimits.z (the grid's bricks), each group's mark after them.
 // Counters: sparseBricks (listed bricks, reported as the stats'
@@ -38,7 +43,7 @@ layout(local_size_x = kIsoGroupSize) in;
 
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) buffer CountersBuf { IsoCounters counters; };
-#ifndef ISO_BRICK_LIPSCHITZ // the user's field() instead
+#if !defined(ISO_BRICK_LIPSCHITZ) // the user's field() instead
 layout(set = 0, binding = 2, std430) readonly buffer FieldBuf { float field[]; };
 #endif
 layout(set = 0, binding = 3, std430) buffer BoundsBuf { vec2 bounds[]; };
@@ -47,6 +52,22 @@ layout(set = 0, binding = 5, std430) writeonly buffer ArgsBuf { uvec4 args[]; };
 #if defined(ISO_BRICK_BALLS) || defined(ISO_BRICK_LIPSCHITZ)
 #define ISO_BRICK_TILES
 layout(set = 0, binding = 6, std430) buffer TileFlagsBuf { uint tileFlags[]; };
+#endif
+#ifdef ISO_BRICK_PARTICLES
+layout(set = 0, binding = 6, std430) readonly buffer ParticleTilesBuf { uint particleTiles[]; };
+
+// Whether the field pass flagged a tile (kIsoGatherColumn x kIsoGatherRows
+// samples of one slice) holding one of the samples lo..hi.
+bool particleTilesReached(uvec3 lo, uvec3 hi) {
+    const uint K = kIsoGatherColumn, R = kIsoGatherRows;
+    const uint cols = (grid.samples.x + K - 1u) / K, rows = (grid.samples.y + R - 1u) / R;
+    bool reached = false;
+    for (uint z = lo.z; z <= hi.z && !reached; ++z)
+        for (uint ty = lo.y / R; ty <= hi.y / R && !reached; ++ty)
+            for (uint tx = lo.x / K; tx <= hi.x / K && !reached; ++tx)
+                reached = particleTiles[tx + cols * (ty + rows * z)] != 0u;
+    return reached;
+}
 #endif
 #ifdef ISO_BRICK_LIPSCHITZ
 #include "isosurface/user_field.glsl"
@@ -121,6 +142,9 @@ void main() {
             bounds[brick] = ballBounds(lo, lo + n - 1u);
 #elif defined(ISO_BRICK_LIPSCHITZ)
             bounds[brick] = isoBoxBounds(lo, lo + n - 1u);
+#elif defined(ISO_BRICK_PARTICLES)
+            const float inf = uintBitsToFloat(0x7f800000u);
+            bounds[brick] = !(pc.iso > 0.0) || particleTilesReached(lo, lo + n - 1u) ? vec2(-inf, inf) : vec2(0.0);
 #else
             float minV = uintBitsToFloat(0x7f800000u), maxV = uintBitsToFloat(0xff800000u);
             for (uint z = 0u; z < n.z; ++z)

@@ -414,6 +414,52 @@ TEST_F(IsoDirectBricks, AnisotropicAndSmoothedParticlesMatchTheReference) {
     expectBitIdentical(info, [&](IsoSurface& x) { ASSERT_TRUE(x.setParticles(particles).ok()); });
 }
 
+// Particles (on the bricks by default): the bricks bounded by the tiles
+// the field pass found nonzero (no pass over the field for the list), with
+// the gather and the scatter. A cloud in one corner of the grid: the bricks
+// no particle reaches are not listed; an iso value of 0 lists every brick
+// (unreached samples are inside there).
+TEST_F(IsoDirectBricks, ParticlesListTheBricksTheirTilesReach) {
+    const auto xyz =
+        jitteredLattice(0.06f, 0.2f, {-0.8f, -0.7f, -0.75f}, {-0.1f, 0.f, -0.05f}, [](const std::array<float, 3>& p) {
+            const float dx = p[0] + 0.45f, dy = p[1] + 0.35f, dz = p[2] + 0.4f;
+            return dx * dx + dy * dy + dz * dz <= 0.1f;
+        });
+    ASSERT_GT(xyz.size(), 50u);
+    std::vector<Particle> particles;
+    for (const auto& p : xyz) particles.push_back({{p[0], p[1], p[2]}, 1.f});
+    IsoSurfaceCreateInfo info = cliParticleSurfaceInfo(xyz, 0.06f);
+    info.samples = {37, 30, 34};
+    info.boundsMin = {-1.f, -1.f, -1.f};
+    info.boundsMax = {1.f, 1.f, 1.f};
+    info.maxParticles = uint32_t(particles.size());
+    info.vertexCapacity = 400000;
+    const uint32_t total = ((37 + 6) / 8) * ((30 + 6) / 8) * ((34 + 6) / 8);
+    for (const SplatMethod method : {SplatMethod::Gather, SplatMethod::Scatter}) {
+        SCOPED_TRACE(method == SplatMethod::Gather ? "gather" : "scatter");
+        iso::testing::Knobs knobs;
+        knobs.splat = method;
+        auto s = make(info, knobs);
+        ASSERT_TRUE(s);
+        ASSERT_TRUE(iso::testing::directBricks(*s));
+        ASSERT_TRUE(s->setParticles(particles).ok());
+        frame(*s);
+        expectMatchesReference(info, *s);
+        auto stats = s->statsOfFrame(s->framesRecorded() - 1);
+        ASSERT_TRUE(stats.has_value());
+        EXPECT_GT(stats->sparseBricksNeeded, 0u);
+        EXPECT_LT(stats->sparseBricksNeeded, total / 2) << "bricks no particle reaches are not listed";
+        s->setIsoValue(0.f);
+        frame(*s);
+        IsoSurfaceCreateInfo zero = info;
+        zero.isoValue = 0.f;
+        expectMatchesReference(zero, *s, 0);
+        stats = s->statsOfFrame(s->framesRecorded() - 1);
+        ASSERT_TRUE(stats.has_value());
+        EXPECT_EQ(stats->sparseBricksNeeded, total);
+    }
+}
+
 // Indexed output: one vertex per cut edge, and the triangles the indices
 // name are the reference's, key for key in brick order (index k names the
 // vertex the soup writes at key k); bit-identical runs; mesh smoothing runs

@@ -89,7 +89,8 @@ struct IsoRefs {
     BufferRef patchBoxes;                           // patchBoxes: each patch's cell box (metaballs, particles)
     // A grid that fits over the field buffer: brick_list.comp's buffers.
     BufferRef directBounds, directList, directArgs;
-    BufferRef fieldTileFlags, fieldTileList, fieldTileArgs;             // tiledField(): the field tiles readers need
+    BufferRef fieldTileFlags, fieldTileList, fieldTileArgs; // tiledField(): the field tiles readers need
+    BufferRef particleTiles; // particles: the field pass's tiles holding a nonzero sample (tileFlags)
     BufferRef brickList, sparseArgs, slotRecords, superList, superArgs; // sparse
     BufferRef brickItems;                                               // sparse metaballs, particles
     BufferRef brickTable, superMarks;                                   // sparse particles
@@ -276,7 +277,7 @@ struct IsoSurface::Impl {
     Buffer patchBoxes;
     bool usePatchBoxes = false; // layout.cpp: grid.patchList with a metaball or particle source
     bool patchBoxesDirty = true;
-    Buffer tileFlags; // particles, grid.patchList: the field pass's tiles holding a nonzero sample
+    Buffer tileFlags; // particles, grid.patchList or direct: the field pass's tiles holding a nonzero sample
     // User GLSL with a patch list: which tiles of kIsoFieldTile^3 samples the
     // field pass evaluates this frame (flags, the list, its indirect dispatch).
     Buffer fieldTileFlags, fieldTileList, fieldTileArgs;

@@ -176,6 +176,10 @@ const uint32_t kBuildListedSpv[] =
 const uint32_t kBrickListBallsSpv[] =
 #include "shaders/isosurface/brick_list.metaballs.comp.spv.inc"
     ;
+// Particles: the bricks bounded by the tiles the field pass flagged.
+const uint32_t kBrickListParticlesSpv[] =
+#include "shaders/isosurface/brick_list.particles.comp.spv.inc"
+    ;
 } // namespace
 
 // A grid that fits, as bricks (direct): the bricked classify and extraction
@@ -212,6 +216,8 @@ Status IsoSurface::Impl::createDirectPipelines() {
             "classify", 6));
         if (info.source == FieldSource::Metaballs)
             PYRAMARCH_TRY(makePipeline(brickListPipe, kBrickListBallsSpv, "bricks", 8));
+        else if (info.source == FieldSource::Particles)
+            PYRAMARCH_TRY(makePipeline(brickListPipe, kBrickListParticlesSpv, "bricks", 8));
         else if (!lipschitzBricks())
             PYRAMARCH_TRY(makePipeline(brickListPipe, kBrickListSpv, "bricks", 6));
         if (!lipschitzBricks()) PYRAMARCH_TRY(makePipeline(buildListedPipe, kBuildListedSpv, "pyramid.listed", 4));
@@ -247,9 +253,11 @@ void IsoSurface::Impl::addDirectClassifyPasses(RenderGraph& graph, const IsoRefs
         const VkDeviceSize levelBytes = cleared + 1 < grid.levelCount ? VkDeviceSize(grid.levels[cleared + 1].x) * 4
                                                                       : VkDeviceSize(sizes.pyramidBytes);
         const uint64_t bricks = grid.sparseLimits.z, groups = groupsOf(bricks, gpu::kIsoBuildBricks);
-        // Metaballs and bounded user fields: the bounds from the balls or
-        // the Lipschitz bound, not from the field buffer; a tiled field pass after the list.
-        const bool fromSource = info.source == FieldSource::Metaballs || lipschitzBricks();
+        // Metaballs, bounded user fields and particles: the bounds from the
+        // balls, the Lipschitz bound or the tiles the particles' field pass
+        // flagged, not from the field buffer; a tiled field pass after the list.
+        const bool particles = info.source == FieldSource::Particles;
+        const bool fromSource = info.source == FieldSource::Metaballs || lipschitzBricks() || particles;
         const bool tiles = tiledField();
         PassBuilder clear = graph.addPass(info.name + ".bricks.clear", PassKind::Transfer);
         clear.use(refs.pyramid, Access::TransferDst).use(refs.directList, Access::TransferDst);
@@ -276,11 +284,14 @@ void IsoSurface::Impl::addDirectClassifyPasses(RenderGraph& graph, const IsoRefs
                 .storage(4, mode == 1 ? refs.directList : refs.counters, RW)
                 .storage(5, mode == 2 ? refs.directArgs : refs.counters, mode == 2 ? W : RW);
             // The field tiles' flags; metaballs: the balls (storage reads).
-            if (fromSource) pass.storage(6, mode == 1 && tiles ? refs.fieldTileFlags : refs.counters, RW);
+            if (particles)
+                pass.storage(6, mode == 0 ? refs.particleTiles : refs.counters, mode == 0 ? R : RW);
+            else if (fromSource)
+                pass.storage(6, mode == 1 && tiles ? refs.fieldTileFlags : refs.counters, RW);
             if (info.source == FieldSource::Metaballs)
                 pass.storage(7, mode == 0 ? refs.items : refs.counters, mode == 0 ? R : RW);
             else if (fromSource)
-                pass.storage(7, refs.counters, RW); // unused by the user field's build
+                pass.storage(7, refs.counters, RW); // unused by the user field's and the particles' builds
             pass.record([this, mode, bricks, fromSource, tiles](PassContext& ctx) {
                 // Volumes: the bounds of the field converted this frame only.
                 if (mode == 0 && info.source == FieldSource::Volume) {

@@ -107,9 +107,8 @@ struct Knobs {
     // The device-local heap a memory budget of 0 takes a quarter of (0 = the
     // device's; without a device, as in planLayout(), the budget is 1 GiB).
     uint64_t deviceLocalHeapBytes = 0;
-    // A grid that fits runs on the direct brick table for volumes, metaballs
-    // and user fields, else in cell order (always for the scan).
-    // directBricks: the bricks for every source.
+    // A grid that fits runs on the direct brick table for every source (the
+    // scan in cell order). directBricks: the bricks (the default already).
     bool directBricks = false;
     // The cell-order layout for every source (the tests of its structures).
     bool denseGrid = false;
