@@ -234,7 +234,9 @@ struct IsoGrid {
     // ratio, z largest axis (in radii), w axis of sparse particles (radii).
     vec4 aniso;
     // Particles: how one particle sits in the particle buffer, in floats:
-    // x stride, y offset of x/y/z, z offset of the weight (kIsoNoWeight: 1).
+    // x stride, y offset of x/y/z, z offset of the weight (kIsoNoWeight: 1);
+    // w 1: the field pass flags its tiles holding a nonzero sample (the
+    // patch list's or the bricks' bounds read them).
     uvec4 particleLayout;
     uvec4 binPad;       // particle gather: xyz ceil(radius / spacing): cells below a sample its kernel reaches
     uvec4 binReach;     // particle gather: xyz floor(radius / spacing): cells above

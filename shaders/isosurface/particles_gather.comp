@@ -79,5 +79,5 @@ void main() {
             }
     }
     // Every tile is written every frame: no clear needed.
-    if (isoOpaque(grid.patchList) != 0u) tileFlags[t] = nonzero ? 1u : 0u;
+    if (isoOpaque(grid.particleLayout.w) != 0u) tileFlags[t] = nonzero ? 1u : 0u;
 }

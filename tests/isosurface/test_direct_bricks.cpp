@@ -1,6 +1,6 @@
 // A grid that fits, laid out as bricks with a direct brick table
-// (iso::testing::Knobs::directBricks; the default for volumes and user
-// fields without a Lipschitz bound): every brick resident, brick index =
+// (iso::testing::Knobs::directBricks; the default for volumes, metaballs and
+// user fields without a Lipschitz bound): every brick resident, brick index =
 // its place; over a field buffer classify runs over the bricks whose samples
 // straddle the iso value, no slot atomics. Every source's field pass fills the
 // field buffer as on the dense path (anisotropic and smoothed particles
@@ -47,10 +47,12 @@ iso::testing::Knobs directKnobs(bool storageReads = false) {
 
 class IsoDirectBricks : public IsoSurfaceTest {
 protected:
-    // `s`'s newest frame against the CPU reference on its own field: the
-    // same triangles, vertex k the reference's k-th in brick order, the counts.
-    void expectMatchesReference(const IsoSurfaceCreateInfo& info, IsoSurface& s, size_t minVertices = 300) {
-        auto field = s.readField();
+    // `s`'s newest frame against the CPU reference on its own field (or on
+    // `fieldOf`'s: the same source evaluated at every sample): the same
+    // triangles, vertex k the reference's k-th in brick order, the counts.
+    void expectMatchesReference(const IsoSurfaceCreateInfo& info, IsoSurface& s, size_t minVertices = 300,
+                                IsoSurface* fieldOf = nullptr) {
+        auto field = (fieldOf ? *fieldOf : s).readField();
         ASSERT_TRUE(field.ok()) << field.message();
         const ref::Grid g = referenceGridOf(info);
         const ref::McResult cpu = ref::marchingCubes(g, field.value().data(), s.isoValue(), refNormals(info.normals));
@@ -139,6 +141,56 @@ TEST_F(IsoDirectBricks, UserFieldsBufferAndFusedMatchTheReferenceInBrickOrder) {
             expectMatchesReference(info, *s);
         }
     }
+}
+
+// User fields with a Lipschitz bound (the default for them on a grid that
+// fits): the bricks listed by the bound (no field read), fused (classify
+// over the listed bricks) and through a buffer (the field evaluated only on
+// the tiles the listed bricks read). A sphere moving across an odd grid
+// (the first frame NaN far outside: those bricks' centres list them): each
+// frame key for key the reference in brick order, on the field of a twin
+// that evaluates every sample (Knobs::denseField).
+TEST_F(IsoDirectBricks, BoundedUserFieldsListBricksByTheBound) {
+    IsoSurfaceCreateInfo info = userInfo(kMovingSphereGlsl, {35, 29, 33}, NormalMode::Central);
+    info.lipschitz = 1.f;
+    iso::testing::Knobs full;
+    full.fieldEvaluation = FieldEvaluation::Buffer;
+    full.denseField = true;
+    iso::testing::Knobs buffer;
+    buffer.fieldEvaluation = FieldEvaluation::Buffer;
+    iso::testing::Knobs fused;
+    fused.fieldEvaluation = FieldEvaluation::Fused;
+    auto ref = make(info, full);
+    auto tiled = make(info, buffer);
+    auto f = make(info, fused);
+    ASSERT_TRUE(ref && tiled && f);
+    for (IsoSurface* s : {ref.get(), tiled.get(), f.get()}) ASSERT_TRUE(iso::testing::directBricks(*s));
+    const uint32_t total = ((35 + 6) / 8) * ((29 + 6) / 8) * ((33 + 6) / 8);
+    for (const float cx : {-0.45f, 0.4f, 0.f}) {
+        SCOPED_TRACE("centre x " + std::to_string(cx));
+        for (IsoSurface* s : {ref.get(), tiled.get(), f.get()}) {
+            s->setUserParams({cx, 0.1f, -0.05f, 0.35f, cx < 0.f ? 0.3f : 0.f, 0, 0, 0});
+            frame(*s);
+        }
+        expectMatchesReference(info, *tiled, 300, ref.get());
+        expectMatchesReference(info, *f, 300, ref.get());
+        if (cx < 0.f) continue; // NaN: no bound
+        for (IsoSurface* s : {tiled.get(), f.get()}) {
+            const auto stats = s->statsOfFrame(s->framesRecorded() - 1);
+            ASSERT_TRUE(stats.has_value());
+            EXPECT_GT(stats->sparseBricksNeeded, 0u);
+            EXPECT_LT(stats->sparseBricksNeeded, total) << "bricks the bound rules out are not listed";
+        }
+        auto tiles = iso::testing::readFieldTiles(*tiled);
+        ASSERT_TRUE(tiles.ok()) << tiles.message();
+        EXPECT_LT(tiles->size(), size_t(5 * 4 * 5)) << "tiles no listed brick reads are not evaluated";
+    }
+    expectBitIdentical(
+        info,
+        [&](IsoSurface& x) {
+            x.setUserParams({0.1f, 0.1f, -0.05f, 0.35f, 0.3f, 0, 0, 0});
+        },
+        fused);
 }
 
 TEST_F(IsoDirectBricks, SphereIsWatertightAndBitIdenticalOverRunsAndInstances) {
@@ -262,22 +314,76 @@ TEST_F(IsoDirectBricks, ListedBricksFollowTheIsoValueAndAMovingField) {
     }
 }
 
-TEST_F(IsoDirectBricks, MetaballsMatchTheReference) {
+// Metaballs (the default for them on a grid that fits): the bricks bounded
+// by the balls (no field read), the field evaluated only on the tiles the
+// listed bricks read. Frames that move the balls (bricks and tiles of the
+// old places go unlisted: their samples stay stale) and pass kIsoRowBalls
+// (every brick listed); the reference marches a twin's field evaluated at
+// every sample (Knobs::denseField), and the tiles' samples have its bits.
+TEST_F(IsoDirectBricks, MetaballsBoundedByTheBallsMatchTheReference) {
     IsoSurfaceCreateInfo info;
     info.samples = {33, 30, 35};
     info.source = FieldSource::Metaballs;
     info.vertexCapacity = 300000;
     info.isoValue = 0.35f;
-    info.maxBalls = 8;
-    const std::vector<Metaball> balls = {{{-0.4f, 0.f, 0.f}, 0.6f, 1.f, {}},
-                                         {{0.35f, 0.1f, 0.f}, 0.55f, 1.f, {}},
-                                         {{0.f, 0.45f, 0.2f}, 0.5f, 0.8f, {}},
-                                         {{0.1f, -0.3f, -0.4f}, 0.5f, -0.5f, {}}};
-    auto s = make(info, directKnobs());
-    ASSERT_TRUE(s);
-    ASSERT_TRUE(s->setMetaballs(balls).ok());
-    frame(*s);
-    expectMatchesReference(info, *s);
+    info.maxBalls = 80;
+    info.normals = NormalMode::Sobel;
+    auto s = make(info);
+    iso::testing::Knobs everySample;
+    everySample.denseField = true;
+    auto dense = make(info, everySample);
+    ASSERT_TRUE(s && dense);
+    ASSERT_TRUE(iso::testing::directBricks(*s));
+    ASSERT_TRUE(iso::testing::directBricks(*dense));
+    std::vector<Metaball> balls = {{{-0.4f, 0.f, 0.f}, 0.6f, 1.f, {}},
+                                   {{0.35f, 0.1f, 0.f}, 0.55f, 1.f, {}},
+                                   {{0.f, 0.45f, 0.2f}, 0.5f, 0.8f, {}},
+                                   {{0.1f, -0.3f, -0.4f}, 0.5f, -0.5f, {}}};
+    std::vector<Metaball> many;
+    const auto rnd = ref::noise(70 * 5, 9);
+    for (uint32_t i = 0; i < 70; ++i)
+        many.push_back({{rnd[i * 5] * 1.6f - 0.8f, rnd[i * 5 + 1] * 1.6f - 0.8f, rnd[i * 5 + 2] * 1.6f - 0.8f},
+                        0.15f + 0.2f * rnd[i * 5 + 3],
+                        0.6f + rnd[i * 5 + 4],
+                        {}});
+    const uint32_t total = ((33 + 6) / 8) * ((30 + 6) / 8) * ((35 + 6) / 8);
+    const auto tilesOf = [](uint32_t n) { return (n + 7) / 8; };
+    const uint32_t allTiles = tilesOf(33) * tilesOf(30) * tilesOf(35);
+    for (int f = 0; f < 3; ++f) {
+        SCOPED_TRACE("frame " + std::to_string(f));
+        const std::vector<Metaball>& now = f == 2 ? many : balls;
+        for (IsoSurface* x : {s.get(), dense.get()}) {
+            ASSERT_TRUE(x->setMetaballs(now).ok());
+            frame(*x);
+        }
+        expectMatchesReference(info, *s, 300, dense.get());
+        const auto stats = s->statsOfFrame(s->framesRecorded() - 1);
+        ASSERT_TRUE(stats.has_value());
+        auto tiles = iso::testing::readFieldTiles(*s);
+        ASSERT_TRUE(tiles.ok()) << tiles.message();
+        if (f < 2) {
+            EXPECT_LT(stats->sparseBricksNeeded, total) << "bricks no ball reaches, or inside a blob, are not listed";
+            EXPECT_LT(tiles.value().size(), allTiles) << "tiles no listed brick reads are not evaluated";
+        } else {
+            EXPECT_EQ(stats->sparseBricksNeeded, total) << "past kIsoRowBalls balls every brick is listed";
+            EXPECT_EQ(tiles.value().size(), allTiles);
+        }
+        auto a = s->readField(), b = dense->readField();
+        ASSERT_TRUE(a.ok() && b.ok());
+        for (uint32_t tile : tiles.value()) {
+            const uint32_t o[3] = {tile % tilesOf(33) * 8, tile / tilesOf(33) % tilesOf(30) * 8,
+                                   tile / (tilesOf(33) * tilesOf(30)) * 8};
+            for (uint32_t z = o[2]; z < std::min(o[2] + 8, 35u); ++z)
+                for (uint32_t y = o[1]; y < std::min(o[1] + 8, 30u); ++y)
+                    for (uint32_t x = o[0]; x < std::min(o[0] + 8, 33u); ++x) {
+                        const size_t i = x + 33 * (y + size_t(30) * z);
+                        ASSERT_EQ(0, std::memcmp(&a.value()[i], &b.value()[i], 4)) << x << "," << y << "," << z;
+                    }
+        }
+        // The next frame moves the balls: the old places' bricks and tiles go unlisted.
+        for (Metaball& m : balls) m.center[0] += 0.15f;
+    }
+    expectBitIdentical(info, [&](IsoSurface& x) { ASSERT_TRUE(x.setMetaballs(balls).ok()); }, {});
 }
 
 // Anisotropic kernels and position smoothing need the gather's sorted
@@ -306,6 +412,52 @@ TEST_F(IsoDirectBricks, AnisotropicAndSmoothedParticlesMatchTheReference) {
     ASSERT_TRUE(v.ok());
     EXPECT_EQ(ref::openEdges(toRef(v.value())), 0u) << "a closed blob";
     expectBitIdentical(info, [&](IsoSurface& x) { ASSERT_TRUE(x.setParticles(particles).ok()); });
+}
+
+// Particles (on the bricks by default): the bricks bounded by the tiles
+// the field pass found nonzero (no pass over the field for the list), with
+// the gather and the scatter. A cloud in one corner of the grid: the bricks
+// no particle reaches are not listed; an iso value of 0 lists every brick
+// (unreached samples are inside there).
+TEST_F(IsoDirectBricks, ParticlesListTheBricksTheirTilesReach) {
+    const auto xyz =
+        jitteredLattice(0.06f, 0.2f, {-0.8f, -0.7f, -0.75f}, {-0.1f, 0.f, -0.05f}, [](const std::array<float, 3>& p) {
+            const float dx = p[0] + 0.45f, dy = p[1] + 0.35f, dz = p[2] + 0.4f;
+            return dx * dx + dy * dy + dz * dz <= 0.1f;
+        });
+    ASSERT_GT(xyz.size(), 50u);
+    std::vector<Particle> particles;
+    for (const auto& p : xyz) particles.push_back({{p[0], p[1], p[2]}, 1.f});
+    IsoSurfaceCreateInfo info = cliParticleSurfaceInfo(xyz, 0.06f);
+    info.samples = {37, 30, 34};
+    info.boundsMin = {-1.f, -1.f, -1.f};
+    info.boundsMax = {1.f, 1.f, 1.f};
+    info.maxParticles = uint32_t(particles.size());
+    info.vertexCapacity = 400000;
+    const uint32_t total = ((37 + 6) / 8) * ((30 + 6) / 8) * ((34 + 6) / 8);
+    for (const SplatMethod method : {SplatMethod::Gather, SplatMethod::Scatter}) {
+        SCOPED_TRACE(method == SplatMethod::Gather ? "gather" : "scatter");
+        iso::testing::Knobs knobs;
+        knobs.splat = method;
+        auto s = make(info, knobs);
+        ASSERT_TRUE(s);
+        ASSERT_TRUE(iso::testing::directBricks(*s));
+        ASSERT_TRUE(s->setParticles(particles).ok());
+        frame(*s);
+        expectMatchesReference(info, *s);
+        auto stats = s->statsOfFrame(s->framesRecorded() - 1);
+        ASSERT_TRUE(stats.has_value());
+        EXPECT_GT(stats->sparseBricksNeeded, 0u);
+        EXPECT_LT(stats->sparseBricksNeeded, total / 2) << "bricks no particle reaches are not listed";
+        s->setIsoValue(0.f);
+        frame(*s);
+        IsoSurfaceCreateInfo zero = info;
+        zero.isoValue = 0.f;
+        expectMatchesReference(zero, *s, 0);
+        stats = s->statsOfFrame(s->framesRecorded() - 1);
+        ASSERT_TRUE(stats.has_value());
+        EXPECT_EQ(stats->sparseBricksNeeded, total);
+    }
 }
 
 // Indexed output: one vertex per cut edge, and the triangles the indices

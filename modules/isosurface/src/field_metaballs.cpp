@@ -1,8 +1,11 @@
 // Field source: metaballs. Pass "<name>.field.metaballs": up to
 // kIsoRowBalls balls one thread per row segment of kIsoRowSamples samples,
 // else one group per 4x4x4 tile of samples with the balls culled per tile
-// (field_metaballs.comp picks the same way from the ball count). With a
-// patch list, "<name>.field.metaballs.bounds" bounds each patch's values by
+// (field_metaballs.comp picks the same way from the ball count). On the
+// direct brick table (the default on a grid that fits) the brick list bounds
+// each brick by the balls and flags the tiles its bricks read (sparse.cpp,
+// brick_list.comp), and the field pass runs over those tiles only. With a
+// patch list (the cell order), "<name>.field.metaballs.bounds" bounds each patch's values by
 // the balls that reach it (metaball_bounds.comp), so classify skips the
 // patches the surface cannot cross, and the field pass runs after the
 // activate pass over the tiles of 8^3 samples the listed patches read

@@ -4,7 +4,8 @@
 // the scatter's resolve, flags its tiles) get bounds (-inf, +inf), the
 // others (0, 0): the field is exactly 0 there, so for an iso value above 0
 // classify skips them; with an iso value <= 0 every patch is listed. No
-// field read.
+// field read. On the direct brick table the bricks' list reads the same
+// flags (brick_list.comp's particle build, sparse.cpp).
 #include "iso_impl.h"
 
 namespace pyramarch::iso {
@@ -24,10 +25,9 @@ uint64_t IsoSurface::Impl::particleTiles() const {
            grid.samples.z;
 }
 
-BufferRef IsoSurface::Impl::importTileFlags(RenderGraph& graph, const IsoRefs& refs) {
-    if (!grid.patchList) return refs.field;
-    const ExternalUse computeRead{Access::StorageRead, PassKind::Compute};
-    return graph.importBuffer(info.name + ".tileFlags", tileFlags, computeRead, computeRead);
+BufferRef IsoSurface::Impl::importTileFlags(RenderGraph&, const IsoRefs& refs) {
+    // Imported with the other buffers (addPasses); the bricks' list reads it too.
+    return refs.particleTiles.valid() ? refs.particleTiles : refs.field;
 }
 
 void IsoSurface::Impl::addParticleBoundsPass(RenderGraph& graph, const IsoRefs& refs, BufferRef tilesRef) {

@@ -7,7 +7,9 @@
 // append the flagged) and "<name>.field.tiles.args" (the field pass's
 // indirect dispatch, a group per listed tile), all field_tiles.comp; then
 // the source's field pass over the listed tiles only ("<name>.field.user",
-// "<name>.field.metaballs"). No sample outside those tiles is read.
+// "<name>.field.metaballs"). No sample outside those tiles is read. On the
+// direct brick table (metaballs, bounded user fields) the brick list clears and flags the tiles
+// (sparse.cpp, brick_list.comp): the list, args and field passes only.
 #include "iso_impl.h"
 
 namespace pyramarch::iso {
@@ -28,24 +30,21 @@ Status IsoSurface::Impl::createFieldTilePipeline() {
 
 void IsoSurface::Impl::addFieldTilePasses(RenderGraph& graph, const IsoRefs& refs) {
     const std::string& n = info.name;
-    const ExternalUse computeRW{Access::StorageReadWrite, PassKind::Compute};
-    const ExternalUse computeIndirect{Access::IndirectRead, PassKind::Compute};
-    const BufferRef flags = graph.importBuffer(n + ".fieldTileFlags", fieldTileFlags, computeRW, computeRW);
-    const BufferRef list = graph.importBuffer(n + ".fieldTileList", fieldTileList, computeRW, computeRW);
-    const BufferRef args = graph.importBuffer(n + ".fieldTileArgs", fieldTileArgs, computeIndirect, computeIndirect);
-    graph.addPass(n + ".field.tiles.clear", PassKind::Transfer)
-        .use(flags, Access::TransferDst)
-        .use(list, Access::TransferDst)
-        .record([flags, list](PassContext& ctx) {
-            ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(flags), 0, VK_WHOLE_SIZE, 0);
-            ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(list), 0, 16, 0);
-        });
+    const BufferRef flags = refs.fieldTileFlags, list = refs.fieldTileList, args = refs.fieldTileArgs;
+    if (!direct)
+        graph.addPass(n + ".field.tiles.clear", PassKind::Transfer)
+            .use(flags, Access::TransferDst)
+            .use(list, Access::TransferDst)
+            .record([flags, list](PassContext& ctx) {
+                ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(flags), 0, VK_WHOLE_SIZE, 0);
+                ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(list), 0, 16, 0);
+            });
     const uint64_t tileGroups = groupsOf(fieldTiles(), gpu::kIsoClassifyGroupSize);
     const auto tilePass = [&](const char* suffix, uint32_t mode) {
         PassBuilder pass = graph.addPass(n + suffix, PassKind::Compute);
         pass.pipeline(fieldTilesPipe)
             .uniform(0, refs.grid)
-            .storage(1, refs.patchList, R)
+            .storage(1, direct ? refs.directList : refs.patchList, R) // modes 1 and 2 read no patch
             .storage(2, flags, RW)
             .storage(3, list, RW)
             .storage(4, args, W);
@@ -66,7 +65,7 @@ void IsoSurface::Impl::addFieldTilePasses(RenderGraph& graph, const IsoRefs& ref
             });
         }
     };
-    tilePass(".field.tiles.mark", 0);
+    if (!direct) tilePass(".field.tiles.mark", 0);
     tilePass(".field.tiles.list", 1);
     tilePass(".field.tiles.args", 2);
     if (tiledUserField)

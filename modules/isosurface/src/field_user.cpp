@@ -7,7 +7,10 @@
 // after the activate pass has listed the patches the surface may cross,
 // "<name>.field.tiles.{clear,mark,list,args}" (field_tiles.cpp) list the
 // tiles of 8^3 samples those patches (and the normals around them) can
-// read, and "<name>.field.user" evaluates only those, indirectly.
+// read, and "<name>.field.user" evaluates only those, indirectly. On the
+// direct brick table (the default on a grid that fits) the bricks are
+// bounded instead (brick_list.comp around the snippet, sparse.cpp) and
+// flag the tiles; fused, classify runs over the listed bricks.
 #include <algorithm>
 #include <cstring>
 #include <iterator>
@@ -220,8 +223,8 @@ Status IsoSurface::Impl::createUserPipelines() {
                              compileUserField(info.fieldGlsl, info.compileGlsl, info.name));
         PYRAMARCH_TRY(makePipeline(fieldPipe, words, "field.user", 3, false));
     }
-    if (!grid.patchList) return {};
     if (tiledUserField) PYRAMARCH_TRY(createFieldTilePipeline());
+    if (!grid.patchList) return {}; // the bricks' bounds: brickListPipe (sparse.cpp)
     PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> bounds,
                          compileUserBounds(info.fieldGlsl, info.lipschitz, info.compileGlsl, info.name));
     return makePipeline(userBoundsPipe, bounds, "field.user.bounds", 2, false);

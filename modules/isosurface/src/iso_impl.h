@@ -89,6 +89,8 @@ struct IsoRefs {
     BufferRef patchBoxes;                           // patchBoxes: each patch's cell box (metaballs, particles)
     // A grid that fits over the field buffer: brick_list.comp's buffers.
     BufferRef directBounds, directList, directArgs;
+    BufferRef fieldTileFlags, fieldTileList, fieldTileArgs; // tiledField(): the field tiles readers need
+    BufferRef particleTiles; // particles: the field pass's tiles holding a nonzero sample (tileFlags)
     BufferRef brickList, sparseArgs, slotRecords, superList, superArgs; // sparse
     BufferRef brickItems;                                               // sparse metaballs, particles
     BufferRef brickTable, superMarks;                                   // sparse particles
@@ -210,9 +212,10 @@ struct IsoSurface::Impl {
     // particles_reads.glsl) where maxTexelBufferElements covers them, else
     // (and under testing::Knobs::storageReads) through storage buffers.
     bool particleTexelReads = false;
-    // User GLSL with a Lipschitz bound, and metaballs, with a patch list:
-    // the field pass evaluates only the tiles the listed patches read
-    // (field_tiles.comp, field_tiles.cpp); testing::Knobs::denseField turns it off.
+    // User GLSL with a Lipschitz bound, and metaballs, with a patch list or
+    // on the direct brick table: the field pass evaluates
+    // only the tiles the listed patches or bricks read (field_tiles.comp,
+    // field_tiles.cpp); testing::Knobs::denseField turns it off.
     bool tiledUserField = false;
     bool tiledMetaballs = false;
     bool denseFieldForced = false;
@@ -279,7 +282,7 @@ struct IsoSurface::Impl {
     Buffer patchBoxes;
     bool usePatchBoxes = false; // layout.cpp: grid.patchList with a metaball or particle source
     bool patchBoxesDirty = true;
-    Buffer tileFlags; // particles, grid.patchList: the field pass's tiles holding a nonzero sample
+    Buffer tileFlags; // particles, grid.patchList or direct: the field pass's tiles holding a nonzero sample
     // User GLSL with a patch list: which tiles of kIsoFieldTile^3 samples the
     // field pass evaluates this frame (flags, the list, its indirect dispatch).
     Buffer fieldTileFlags, fieldTileList, fieldTileArgs;
@@ -596,7 +599,9 @@ struct IsoSurface::Impl {
     Status createDirectPipelines();
     void addDirectClassifyPasses(RenderGraph& graph, const IsoRefs& refs);
     // Over the field buffer: brick_list.comp lists the bricks classify runs over.
-    bool directListed() const { return direct && !fusedField; }
+    // A bounded user field lists its bricks by the bound, fused or not.
+    bool lipschitzBricks() const { return info.source == FieldSource::UserGlsl && info.lipschitz > 0.f; }
+    bool directListed() const { return direct && (!fusedField || lipschitzBricks()); }
     // sparse_indexed.cpp: indexed output on a sparse domain. The owner
     // lookup (sparse_indexed.glsl) and the per-slot passes' dispatch; the
     // vertex pyramid, run bases (one per pool slot) and indices are the

@@ -776,7 +776,7 @@ Status IsoSurface::Impl::createBuffers() {
     if (m.usePatchBoxes)
         PYRAMARCH_TRY(
             make(m.patchBoxes, uint64_t(grid.patchCount) * 16, storage, MemoryUsage::DeviceLocal, "patch boxes"));
-    if (m.usePatchBoxes && info.source == FieldSource::Particles)
+    if (info.source == FieldSource::Particles && !m.sparse && m.grid.particleLayout.w != 0)
         PYRAMARCH_TRY(make(m.tileFlags, m.particleTiles() * 4, storage, MemoryUsage::DeviceLocal, "tile flags"));
     if (m.tiledField()) {
         const VkBufferUsageFlags cleared = readable | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
@@ -1206,6 +1206,16 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
         refs.directList = graph.importBuffer(n + ".bricks.list", m.directList, computeRead, computeRead);
         refs.directArgs = graph.importBuffer(n + ".bricks.dispatch", m.directArgs, computeIndirect, computeIndirect);
     }
+    if (m.tiledField()) {
+        const ExternalUse computeRW{Access::StorageReadWrite, PassKind::Compute};
+        const ExternalUse computeIndirect{Access::IndirectRead, PassKind::Compute};
+        refs.fieldTileFlags = graph.importBuffer(n + ".fieldTileFlags", m.fieldTileFlags, computeRW, computeRW);
+        refs.fieldTileList = graph.importBuffer(n + ".fieldTileList", m.fieldTileList, computeRW, computeRW);
+        refs.fieldTileArgs =
+            graph.importBuffer(n + ".fieldTileArgs", m.fieldTileArgs, computeIndirect, computeIndirect);
+    }
+    if (m.tileFlags.valid())
+        refs.particleTiles = graph.importBuffer(n + ".tileFlags", m.tileFlags, computeRead, computeRead);
     if (m.usePatchBoxes)
         refs.patchBoxes = graph.importBuffer(n + ".patchBoxes", m.patchBoxes, computeRead, computeRead);
     if (m.sparse) {

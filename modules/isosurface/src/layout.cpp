@@ -523,18 +523,13 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     const std::string gridText = std::to_string(sx) + "x" + std::to_string(sy) + "x" + std::to_string(sz);
     m.scan = extractionForced == testing::ExtractionMethod::Scan;
     m.sparse = info.sparse.enabled;
-    // A grid that fits runs on the direct brick table (over a field buffer,
-    // classify runs over the bricks whose sample bounds straddle the iso
-    // value), except where the cell-order layout skips more: metaballs and
-    // particles bound patches by their items' cell boxes and evaluate the
-    // field only there (tiles), a user field's Lipschitz bound does without
-    // the field (the bricks would read every sample to bound them).
-    // testing::Knobs::directBricks / denseGrid force either.
-    const bool cellOrderSkips =
-        !m.denseClassify && ((info.source == FieldSource::UserGlsl && info.lipschitz > 0.f) ||
-                             ((info.source == FieldSource::Metaballs || info.source == FieldSource::Particles) &&
-                              sx - 1 <= 0xffff && sy - 1 <= 0xffff && sz - 1 <= 0xffff));
-    m.direct = !m.sparse && !m.scan && !m.denseGridForced && (m.directForced || !cellOrderSkips);
+    // A grid that fits runs on the direct brick table: classify runs over
+    // the bricks whose bounds straddle the iso value (a volume's samples,
+    // the balls of metaballs, a user field's Lipschitz bound, the tiles the
+    // particles' field pass found nonzero; metaballs and bounded user fields
+    // through a buffer evaluate it only on the tiles listed bricks read).
+    // testing::Knobs::denseGrid forces the cell order (always the scan's).
+    m.direct = !m.sparse && !m.scan && !m.denseGridForced;
     if (m.sparse) PYRAMARCH_TRY(checkSparseDomain(info, m.scan, fieldEvaluationForced));
     if (m.sparse) PYRAMARCH_TRY(m.sizeSparseDomain(lim, dev));
     // User GLSL: field() fused into classify and extraction (no field
@@ -660,8 +655,8 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
         (g.runBounds != 0 || (byPosition && boxesFit) || userBounds) && !m.denseClassify && !m.sparse && !m.direct ? 1u
                                                                                                                    : 0u;
     m.usePatchBoxes = g.patchList != 0 && byPosition;
-    m.tiledUserField = g.patchList != 0 && userBounds && !m.denseFieldForced && !m.fusedField;
-    m.tiledMetaballs = g.patchList != 0 && info.source == FieldSource::Metaballs && !m.denseFieldForced;
+    m.tiledUserField = (g.patchList != 0 || m.direct) && userBounds && !m.denseFieldForced && !m.fusedField;
+    m.tiledMetaballs = (g.patchList != 0 || m.direct) && info.source == FieldSource::Metaballs && !m.denseFieldForced;
     g.patchCount = uint32_t(groupsOf(cells, uint64_t(gpu::kIsoClassifyCells) * gpu::kIsoClassifyGroupSize) *
                             gpu::kIsoPatchesPerGroup);
     uint64_t vertexPyramidBytes = 0, runBaseBytes = 0;
@@ -743,6 +738,8 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
             return Status::error(ErrorCode::InvalidArgument,
                                  "isosurface '" + info.name + "': particleBuffer is set but particleInput is Host");
         }
+        // The field pass flags its nonzero tiles where bounds read them.
+        g.particleLayout.w = g.patchList != 0 || m.direct ? 1u : 0u;
         if (!std::isfinite(info.particleSmoothing) || info.particleSmoothing < 0.f || info.particleSmoothing > 1.f)
             return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': particleSmoothing " +
                                                                  std::to_string(info.particleSmoothing) +

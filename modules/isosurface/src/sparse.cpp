@@ -45,6 +45,7 @@
 // volume builds, F32, reading the blocks the block passes filled).
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 
 #include "iso_glsl_text.h"
 #include "iso_impl.h"
@@ -171,17 +172,38 @@ const uint32_t kBrickListSpv[] =
 const uint32_t kBuildListedSpv[] =
 #include "shaders/isosurface/pyramid_build.listed.comp.spv.inc"
     ;
+// Metaballs: the bricks bounded by the balls, the field tiles flagged.
+const uint32_t kBrickListBallsSpv[] =
+#include "shaders/isosurface/brick_list.metaballs.comp.spv.inc"
+    ;
+// Particles: the bricks bounded by the tiles the field pass flagged.
+const uint32_t kBrickListParticlesSpv[] =
+#include "shaders/isosurface/brick_list.particles.comp.spv.inc"
+    ;
 } // namespace
 
 // A grid that fits, as bricks (direct): the bricked classify and extraction
 // with no list (ISO_DIRECT_BRICKS), over the field buffer (ISO_DENSE_FIELD)
 // or, for a fused user field, compiled at creation with the snippet.
 Status IsoSurface::Impl::createDirectPipelines() {
+    if (lipschitzBricks()) {
+        // The bricks' Lipschitz bounds: brick_list.comp around the snippet.
+        uint32_t bits = 0;
+        std::memcpy(&bits, &info.lipschitz, 4);
+        const std::string defines =
+            "#define ISO_BRICK_LIPSCHITZ\n#define ISO_LIPSCHITZ uintBitsToFloat(" + std::to_string(bits) + "u)\n";
+        PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> listSpv,
+                             fusedSpirv(kIsoText_brick_list_comp, "bricks", defines));
+        PYRAMARCH_TRY(makePipeline(brickListPipe, listSpv, "bricks", 8));
+        PYRAMARCH_TRY(makePipeline(buildListedPipe, kBuildListedSpv, "pyramid.listed", 4));
+    }
     if (fusedField) {
-        const std::string direct = "#define ISO_DIRECT_BRICKS\n";
+        // Over the listed bricks (at binding 5) where the field is bounded.
+        const std::string direct =
+            std::string("#define ISO_DIRECT_BRICKS\n") + (lipschitzBricks() ? "#define ISO_DIRECT_LIST\n" : "");
         PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> classifySpv,
                              fusedSpirv(kIsoText_sparse_classify_comp, "classify", direct));
-        PYRAMARCH_TRY(makePipeline(classify, classifySpv, "classify", 5));
+        PYRAMARCH_TRY(makePipeline(classify, classifySpv, "classify", lipschitzBricks() ? 6 : 5));
         if (!indexed) {
             PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> extractSpv,
                                  fusedSpirv(kIsoText_sparse_extract_comp, "extract", direct));
@@ -192,8 +214,13 @@ Status IsoSurface::Impl::createDirectPipelines() {
         PYRAMARCH_TRY(makePipeline(
             classify, texelReads ? std::span<const uint32_t>(kDirectClassifySpv) : kDirectClassifyStorageSpv,
             "classify", 6));
-        PYRAMARCH_TRY(makePipeline(brickListPipe, kBrickListSpv, "bricks", 6));
-        PYRAMARCH_TRY(makePipeline(buildListedPipe, kBuildListedSpv, "pyramid.listed", 4));
+        if (info.source == FieldSource::Metaballs)
+            PYRAMARCH_TRY(makePipeline(brickListPipe, kBrickListBallsSpv, "bricks", 8));
+        else if (info.source == FieldSource::Particles)
+            PYRAMARCH_TRY(makePipeline(brickListPipe, kBrickListParticlesSpv, "bricks", 8));
+        else if (!lipschitzBricks())
+            PYRAMARCH_TRY(makePipeline(brickListPipe, kBrickListSpv, "bricks", 6));
+        if (!lipschitzBricks()) PYRAMARCH_TRY(makePipeline(buildListedPipe, kBuildListedSpv, "pyramid.listed", 4));
         if (!indexed)
             PYRAMARCH_TRY(makePipeline(
                 extract, texelReads ? std::span<const uint32_t>(kDirectExtractSpv) : kDirectExtractStorageSpv,
@@ -206,9 +233,13 @@ Status IsoSurface::Impl::createDirectPipelines() {
 // is cut), one thread per row pair of every brick. Over the field buffer:
 // "<name>.bricks.clear" (the pyramid's levels that classify and the first
 // build pass write, the list's group marks), "<name>.bricks.bounds" (each
-// brick's value bounds; volumes: on upload frames only), "<name>.bricks.list"
-// and "<name>.bricks.args" (brick_list.comp), then classify over the listed
-// bricks and the first build pass over their build groups, both indirect.
+// brick's value bounds; volumes: on upload frames only), "<name>.bricks.list" and "<name>.bricks.args" (brick_list.comp),
+// then classify over the listed bricks and the first build pass over their
+// build groups, both indirect. Metaballs and bounded user fields: the
+// bounds from the balls or the Lipschitz bound (no field read); over a
+// buffer the list flags the field tiles its bricks read, and the field pass
+// over those runs before classify (field_tiles.cpp). A fused bounded user
+// field: classify over the listed bricks, calling field().
 void IsoSurface::Impl::addDirectClassifyPasses(RenderGraph& graph, const IsoRefs& refs) {
     const bool listed = directListed();
     const uint32_t topLevel = grid.levelCount - 1;
@@ -222,34 +253,57 @@ void IsoSurface::Impl::addDirectClassifyPasses(RenderGraph& graph, const IsoRefs
         const VkDeviceSize levelBytes = cleared + 1 < grid.levelCount ? VkDeviceSize(grid.levels[cleared + 1].x) * 4
                                                                       : VkDeviceSize(sizes.pyramidBytes);
         const uint64_t bricks = grid.sparseLimits.z, groups = groupsOf(bricks, gpu::kIsoBuildBricks);
-        graph.addPass(info.name + ".bricks.clear", PassKind::Transfer)
-            .use(refs.pyramid, Access::TransferDst)
-            .use(refs.directList, Access::TransferDst)
-            .record([refs, levelBytes, bricks, groups](PassContext& ctx) {
-                ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.pyramid), 0, levelBytes, 0);
-                ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.directList), (bricks + groups) * 4, groups * 4, 0);
-            });
+        // Metaballs, bounded user fields and particles: the bounds from the
+        // balls, the Lipschitz bound or the tiles the particles' field pass
+        // flagged, not from the field buffer; a tiled field pass after the list.
+        const bool particles = info.source == FieldSource::Particles;
+        const bool fromSource = info.source == FieldSource::Metaballs || lipschitzBricks() || particles;
+        const bool tiles = tiledField();
+        PassBuilder clear = graph.addPass(info.name + ".bricks.clear", PassKind::Transfer);
+        clear.use(refs.pyramid, Access::TransferDst).use(refs.directList, Access::TransferDst);
+        if (tiles) clear.use(refs.fieldTileFlags, Access::TransferDst).use(refs.fieldTileList, Access::TransferDst);
+        clear.record([refs, levelBytes, bricks, groups, tiles](PassContext& ctx) {
+            ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.pyramid), 0, levelBytes, 0);
+            ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.directList), (bricks + groups) * 4, groups * 4, 0);
+            if (tiles) {
+                ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.fieldTileFlags), 0, VK_WHOLE_SIZE, 0);
+                ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.fieldTileList), 0, 16, 0);
+            }
+        });
         const auto bricksPass = [&](const char* suffix, uint32_t mode) {
             PassBuilder pass = graph.addPass(info.name + suffix, PassKind::Compute);
             // Bindings a mode does not use: the counters stand in (never accessed through).
             pass.pipeline(brickListPipe)
                 .uniform(0, refs.grid)
                 .storage(1, refs.counters, RW)
-                .storage(2, mode == 0 ? refs.field : refs.counters, mode == 0 ? R : RW)
+                .storage(2, mode == 0 && !fromSource ? refs.field : refs.counters, mode == 0 && !fromSource ? R : RW)
                 .storage(3, mode == 2 ? refs.counters : refs.directBounds,
                          mode == 0   ? W
                          : mode == 1 ? R
                                      : RW)
                 .storage(4, mode == 1 ? refs.directList : refs.counters, RW)
                 .storage(5, mode == 2 ? refs.directArgs : refs.counters, mode == 2 ? W : RW);
-            pass.record([this, mode, bricks](PassContext& ctx) {
+            // The field tiles' flags; metaballs: the balls (storage reads).
+            if (particles)
+                pass.storage(6, mode == 0 ? refs.particleTiles : refs.counters, mode == 0 ? R : RW);
+            else if (fromSource)
+                pass.storage(6, mode == 1 && tiles ? refs.fieldTileFlags : refs.counters, RW);
+            if (info.source == FieldSource::Metaballs)
+                pass.storage(7, mode == 0 ? refs.items : refs.counters, mode == 0 ? R : RW);
+            else if (fromSource)
+                pass.storage(7, refs.counters, RW); // unused by the user field's and the particles' builds
+            pass.record([this, mode, bricks, fromSource, tiles](PassContext& ctx) {
                 // Volumes: the bounds of the field converted this frame only.
                 if (mode == 0 && info.source == FieldSource::Volume) {
                     if (!directBoundsDirty) return;
                     directBoundsDirty = false;
                 }
+                // The frame's first pass where no field pass runs before the list
+                // (tiled or fused): it reads this frame's balls or parameters.
+                if (mode == 0 && fromSource && (tiles || fusedField)) beginFrame(ctx);
                 gpu::IsoPush pc = push();
                 pc.srcLevel = mode;
+                pc.numLevels = mode == 1 && tiles ? 1u : 0u;
                 ctx.pushConstants(pc);
                 dispatchFolded(ctx, mode == 2 ? 1 : groupsOf(bricks, gpu::kIsoGroupSize), maxGroupsX());
             });
@@ -257,6 +311,7 @@ void IsoSurface::Impl::addDirectClassifyPasses(RenderGraph& graph, const IsoRefs
         bricksPass(".bricks.bounds", 0);
         bricksPass(".bricks.list", 1);
         bricksPass(".bricks.args", 2);
+        if (tiles) addFieldTilePasses(graph, refs); // the tiles' list and the field pass over them
     }
     PassBuilder pass = graph.addPass(info.name + ".classify", PassKind::Compute);
     pass.pipeline(classify).uniform(0, refs.grid).storage(3, refs.pyramid, RW).storage(4, refs.counters, RW);

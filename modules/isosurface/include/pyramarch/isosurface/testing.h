@@ -90,8 +90,9 @@ struct Knobs {
     // compared bit for bit with the default.
     bool storageReads = false;
     // Bounded user GLSL and metaballs: evaluate every sample but keep the
-    // patch list (not only the tiles the listed patches read): the reference
-    // for those tiles, with the same list even where a user's bound lies.
+    // patch or brick list (not only the tiles the listed patches or bricks
+    // read): the reference for those tiles, with the same list even where a
+    // user's bound lies.
     bool denseField = false;
     // Sparse volumes: at most this many bricks per pool buffer (0 = what one
     // binding's range holds), so tests spread a small pool over several.
@@ -107,9 +108,8 @@ struct Knobs {
     // The device-local heap a memory budget of 0 takes a quarter of (0 = the
     // device's; without a device, as in planLayout(), the budget is 1 GiB).
     uint64_t deviceLocalHeapBytes = 0;
-    // A grid that fits runs on the direct brick table for volumes and
-    // unbounded user fields, else in cell order (always for the scan).
-    // directBricks: the bricks for every source.
+    // A grid that fits runs on the direct brick table for every source (the
+    // scan in cell order). directBricks: the bricks (the default already).
     bool directBricks = false;
     // The cell-order layout for every source (the tests of its structures).
     bool denseGrid = false;
