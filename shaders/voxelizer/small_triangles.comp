@@ -67,10 +67,14 @@ uint vertexColor(uint idx) {
 const uint kChunkWords = 8u;
 const uint kChunkVoxels = 32u * kChunkWords;
 
-void emit(uint slot, ivec3 v, uint color, uint normal, uint t) {
+// A record of voxel v's 2^3 cell: `mask` holds bit o for each of the
+// cell's voxels o (child order, vox_shared.h) the triangle overlaps.
+void emit(uint slot, ivec3 v, uint mask, uint color, uint normal, uint t) {
     if (slot < params.counts.z)
-        fragments[slot] = uvec4(uint(v.x) | (uint(v.y) << 10) | (uint(v.z) << 20), color, normal, t);
+        fragments[slot] = uvec4(uint(v.x) | (uint(v.y) << 10) | (uint(v.z) << 20), voxRecordColor(color, mask), normal, t);
 }
+
+uint cellOctant(ivec3 v) { return uint(v.x & 1) | (uint(v.y & 1) << 1) | (uint(v.z & 1) << 2); }
 
 // floor(a / b) for a < 2^24, b >= 1: the float quotient is within 1 of it
 // and one integer step each way makes it exact (lavapipe divides integers
@@ -97,6 +101,53 @@ struct Tri {
 ivec3 boxVoxel(Tri tr, uint i) {
     uint yz = divSmall(i, tr.ex), z = divSmall(yz, tr.ey);
     return tr.cmin + ivec3(int(i - yz * tr.ex), int(yz - z * tr.ey), int(z));
+}
+
+// The chunk's hits `m` (voxel indices first.., `found` of them) as
+// records of 2^3 cells: the lowest hit left leads its cell and takes its
+// siblings' hits that lie in its 32-bit word of `m` or the next (lookups
+// in two registers; a sibling further on, rare in a small box, gets a
+// record of its own, and so does each side of a cell cut by the chunk's
+// end: records of one cell have disjoint masks). Returns the number of
+// records; writes them from `slot` on when `write` (the caller runs it
+// twice, counting first, so that one atomic per chunk reserves them: an
+// atomic per record on the shared counter cost more than the grouping).
+uint groupCells(Tri tr, uint first, uint last, uint m[kChunkWords], uint found, bool write, uint slot) {
+    uint w = 0u, bits = m[0], next = m[1], records = 0u;
+    int ex = int(tr.ex), exy = int(tr.ex * tr.ey);
+    while (found > 0u) {
+        while (bits == 0u) {
+            ++w;
+            bits = next;
+            next = 0u;
+            [[unroll]] for (uint u = 2u; u < kChunkWords; ++u) next = w + 1u == u ? m[u] : next;
+        }
+        uint base = first + 32u * w;
+        uint i = base + uint(findLSB(bits));
+        bits &= bits - 1u;
+        found -= 1u;
+        ivec3 v = boxVoxel(tr, i);
+        uint o = cellOctant(v);
+        uint mask = 1u << o;
+        [[unroll]] for (uint s = 1u; s < 8u; ++s) {
+            ivec3 u = v ^ ivec3(int(s & 1u), int((s >> 1) & 1u), int((s >> 2) & 1u));
+            ivec3 du = u - v;
+            int j = int(i) + du.x + du.y * ex + du.z * exy;
+            int d = j - int(base);
+            bool take = all(greaterThanEqual(u, tr.cmin)) && all(lessThanEqual(u, tr.cmax)) && j > int(i) &&
+                        j < int(last) && d < 64;
+            uint bj = 1u << (uint(d) & 31u);
+            bool lo = d < 32;
+            take = take && ((lo ? bits : next) & bj) != 0u;
+            mask |= take ? 1u << (o ^ s) : 0u;
+            found -= take ? 1u : 0u;
+            bits &= take && lo ? ~bj : 0xffffffffu;
+            next &= take && !lo ? ~bj : 0xffffffffu;
+        }
+        if (write) emit(slot + records, v, mask, tr.color, tr.normal, tr.t);
+        ++records;
+    }
+    return records;
 }
 
 // Tests the chunk of the box starting at voxel index `first` and appends its
@@ -135,17 +186,8 @@ uint chunk(Tri tr, uint first, bool thinMode) {
         found += bitCount(cur);
     }
     if (found == 0u) return pending;
-    uint slot = atomicAdd(counters.fragmentCount, found);
-    uint w = 0u, bits = m[0];
-    for (uint k = 0u; k < found; ++k) {
-        while (bits == 0u) {
-            ++w;
-            [[unroll]] for (uint u = 1u; u < kChunkWords; ++u) bits = w == u ? m[u] : bits;
-        }
-        uint i = first + 32u * w + uint(findLSB(bits));
-        bits &= bits - 1u;
-        emit(slot + k, boxVoxel(tr, i), tr.color, tr.normal, tr.t);
-    }
+    uint records = groupCells(tr, first, last, m, found, false, 0u);
+    groupCells(tr, first, last, m, found, true, atomicAdd(counters.fragmentCount, records));
     return pending;
 }
 
@@ -229,7 +271,7 @@ void decideUndecided(Tri tr, uint pending) {
             bits &= bits - 1u;
             ivec3 u = boxVoxel(tr, i);
             if (!voxReferenceSeparates64(u, tr.g0, tr.g1, tr.g2, tr.l0, tr.l1, tr.l2))
-                emit(atomicAdd(counters.fragmentCount, 1u), u, tr.color, tr.normal, tr.t);
+                emit(atomicAdd(counters.fragmentCount, 1u), u, 1u << cellOctant(u), tr.color, tr.normal, tr.t);
         }
     }
 }
