@@ -172,10 +172,11 @@ struct LeafVoxel {
 // count 0 are not leaves of the surface and are skipped.
 std::vector<LeafVoxel> extractLeaves(const OctreeSnapshot& tree);
 
-// One voxel fragment of the list, decoded.
+// One (voxel, triangle) pair of the fragment list, decoded (readFragments()
+// expands each record, one per triangle and 2^3 cell, into its voxels).
 struct VoxelFragment {
     uint32_t x = 0, y = 0, z = 0;
-    uint32_t color = 0;
+    uint32_t color = 0;        // the triangle's RGB8 (mean of its vertices' colours); A = 255
     uint32_t packedNormal = 0; // snorm 10:10:10
     uint32_t triangle = 0;     // kNoTriangle: an interior voxel of the solid fill
 };
