@@ -129,13 +129,18 @@ uint groupCells(Tri tr, uint first, uint last, uint m[kChunkWords], uint found, 
         ivec3 v = boxVoxel(tr, i);
         uint o = cellOctant(v);
         uint mask = 1u << o;
+        // Per axis: the sibling's step in the box's voxel index (+1 from an
+        // even coordinate, -1 from an odd one) and whether it is in the box.
+        bvec3 odd = bvec3(uvec3(o, o >> 1, o >> 2) & 1u);
+        bvec3 ok = bvec3(odd.x ? v.x > tr.cmin.x : v.x < tr.cmax.x, odd.y ? v.y > tr.cmin.y : v.y < tr.cmax.y,
+                         odd.z ? v.z > tr.cmin.z : v.z < tr.cmax.z);
+        ivec3 step = ivec3(odd.x ? -1 : 1, odd.y ? -ex : ex, odd.z ? -exy : exy);
+        int at = int(i - base), end = min(int(last - base), 64);
         [[unroll]] for (uint s = 1u; s < 8u; ++s) {
-            ivec3 u = v ^ ivec3(int(s & 1u), int((s >> 1) & 1u), int((s >> 2) & 1u));
-            ivec3 du = u - v;
-            int j = int(i) + du.x + du.y * ex + du.z * exy;
-            int d = j - int(base);
-            bool take = all(greaterThanEqual(u, tr.cmin)) && all(lessThanEqual(u, tr.cmax)) && j > int(i) &&
-                        j < int(last) && d < 64;
+            // s is a constant: the sums and conjunctions below fold.
+            int d = at + ((s & 1u) != 0u ? step.x : 0) + ((s & 2u) != 0u ? step.y : 0) + ((s & 4u) != 0u ? step.z : 0);
+            bool take = ((s & 1u) == 0u || ok.x) && ((s & 2u) == 0u || ok.y) && ((s & 4u) == 0u || ok.z) && d > at &&
+                        d < end;
             uint bj = 1u << (uint(d) & 31u);
             bool lo = d < 32;
             take = take && ((lo ? bits : next) & bj) != 0u;
