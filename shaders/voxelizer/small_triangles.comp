@@ -6,7 +6,8 @@
 // pass the exact overlap test, the same test the raster path's fragment
 // shader applies, with the same vertex arithmetic (raster.vert), normal
 // (voxNormal) and attributes (raster.geom) — so the (voxel, triangle) pairs
-// and fragment records are the raster path's. On lavapipe rasterizing and
+// and their attributes are the raster path's (the records group them by
+// 2^3 cell: a box's here, a pixel column's there). On lavapipe rasterizing and
 // shading a dilated triangle costs far more than the few dozen tests of a
 // triangle spanning a handful of voxels (docs/design-notes/2026-11-21-voxelizer-octree.md).
 // VOX_EXACT64 (small_triangles.exact64.comp): near-boundary pairs decided in
@@ -62,8 +63,8 @@ uint vertexColor(uint idx) {
 // holds the overlap test and nothing else: a store there (lane by lane, one
 // component at a time) cost every voxel of the box, hit or not. A triangle's
 // box is tested in chunks of kChunkVoxels, the hits kept as bit masks; then
-// one atomic reserves the chunk's range and a loop of as many trips as hits
-// stores it (so a triangle's fragments are also contiguous in the list).
+// groupCells() turns them into records per 2^3 cell, one atomic reserving
+// the chunk's range (so a triangle's records are contiguous in the list).
 const uint kChunkWords = 8u;
 const uint kChunkVoxels = 32u * kChunkWords;
 
