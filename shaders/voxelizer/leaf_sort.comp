@@ -3,8 +3,8 @@
 // fragments by their occupied level D - 1 cell (the leaves' parent), in three
 // pipelines of this shader (specialization constant kStep, so each compiles
 // its own step only):
-//   0, one thread per fragment: count the fragments of each cell (the cell's
-//      list index is a rank query in the cell bitmap, as in leaf.comp);
+//   0, one thread per fragment record: count the records of each cell (the
+//      cell's list index is a rank query in the cell bitmap, as in leaf.comp);
 //   1, one thread per cell: reserve the cell's range of the sorted list;
 //   2, one thread per fragment record: write (voxel mask, colour, normal)
 //      into its cell's range.

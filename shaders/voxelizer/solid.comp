@@ -9,13 +9,13 @@
 //             its box); at word RasterParams.solid.x of the mesh buffer the
 //             host stages the prefix of the triangles' thread counts
 //             (triangles + 1 words), then each triangle's first row.
-//  1 surface: one thread per stored fragment: its voxel's bit in the
+//  1 surface: one thread per stored fragment record: its voxels' bits in the
 //             surface bitmap (so the fill appends interior voxels only).
 //  2 fill:    one thread per column: the prefix XOR; a column crossed an odd
 //             number of times (the mesh is not closed there) is counted
 //             (VoxCounters.solidOddColumns) and left empty, the others
-//             append one fragment per inside voxel the surface lacks
-//             (white, no normal, triangle VOX_NO_TRIANGLE).
+//             append the inside voxels the surface lacks, one record per
+//             x pair of a cell (white, no normal, triangle VOX_NO_TRIANGLE).
 // The inside test and crossing repeat tests/voxelizer/reference's
 // columnCrossing operation for operation in double (precise, no fma), on
 // the same split vertices (hi + lo), so GPU and reference agree voxel for
