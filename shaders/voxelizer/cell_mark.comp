@@ -1,6 +1,6 @@
 #version 460
-// One thread per voxel fragment: set the bit of the level D - 1 cell (the
-// leaf's parent) holding it. The tree build then runs over the occupied
+// One thread per fragment record (vox_shared.h): set the bit of the level
+// D - 1 cell (the leaves' parent) holding it. The tree build then runs over the occupied
 // cells (cell_list.comp) instead of over every fragment: a closed mesh has
 // about 1.5-2 fragments per leaf and 3-4 leaves per parent, so each of the
 // D flag passes (or the tile hash key pass) does 5-8x fewer threads.

@@ -1,5 +1,5 @@
 #version 460
-// One thread per voxel fragment: merge it into its leaf. Colour: per-channel
+// One thread per fragment record: merge it into its leaves. Colour: per-channel
 // integer sums (R in nodeColor, G in nodeChild, B added to nodeCoord: a
 // leaf has no children, nothing reads a leaf's child pointer or coordinates
 // before the mipmap launch above it, which knows the coordinates, turns the
@@ -36,8 +36,10 @@ void main() {
     uint i = voxThreadIndex();
     if (i >= counters.fragmentsStored) return;
     uvec4 f = fragments[i];
+    // The record's leaves are siblings: find the first one's node (its
+    // octant cleared), then merge into node base + o for each voxel o.
     uint node;
-    uvec3 c = voxUnpack(f.x);
+    uvec3 c = voxUnpack(f.x) & ~1u;
     if ((kVoxFlags & VOX_TILE_HASH) != 0u) {
         uint d = params.dims.w;
         if (counters.tilesFailed != 0u || counters.failedAboveLeaves != 0u) {
@@ -50,7 +52,7 @@ void main() {
         } else {
             uint tile = voxHashTile(d, voxTileKey(d, c >> 1u));
             if (tile == 0u) return;
-            node = 8u * tile + voxOctant(c, d - 1u, d);
+            node = 8u * tile;
         }
     } else if ((kVoxFlags & VOX_CURSORS) != 0u && counters.failedAboveLeaves == 0u) {
         // alloc.comp keeps the cursor of each occupied cell: the leaf's
@@ -59,26 +61,28 @@ void main() {
         uint parent = cursors[voxCellIndex(c)];
         uint child = parent == VOX_NO_NODE ? 0u : nodeChild[parent];
         if (child == 0u || child >= VOX_FLAG) return;
-        node = 8u * child + voxOctant(c, params.dims.w - 1u, params.dims.w);
+        node = 8u * child;
     } else if (!voxDescend(c, params.dims.w, node)) {
         return;
     }
 
-    atomicAdd(nodeCount[node], 1u);
     uvec3 q = uvec3(f.z & 1023u, (f.z >> 10) & 1023u, (f.z >> 20) & 1023u);
     vec3 n = vec3((ivec3(q << 22)) >> 22) / 511.0; // sign-extend 10 bits
     ivec3 fixedN = ivec3(round(n * float(VOX_NORMAL_SCALE)));
-    atomicAdd(nodeNx[node], fixedN.x);
-    atomicAdd(nodeNy[node], fixedN.y);
-    atomicAdd(nodeNz[node], fixedN.z);
-
-    if (kMovingAverage) {
-        mergeMovingAverage(node, f.y);
-    } else {
-        // 255 x fragmentsStored fits 32 bits up to 16 Mi fragments in one leaf.
-        atomicAdd(nodeColor[node], f.y & 255u);
-        atomicAdd(nodeChild[node], (f.y >> 8) & 255u);
-        atomicAdd(nodeCoord[node], (f.y >> 16) & 255u);
+    for (uint m = voxRecordMask(f); m != 0u; m &= m - 1u) {
+        uint leaf = node + uint(findLSB(m));
+        atomicAdd(nodeCount[leaf], 1u);
+        atomicAdd(nodeNx[leaf], fixedN.x);
+        atomicAdd(nodeNy[leaf], fixedN.y);
+        atomicAdd(nodeNz[leaf], fixedN.z);
+        if (kMovingAverage) {
+            mergeMovingAverage(leaf, f.y);
+        } else {
+            // 255 x fragmentsStored fits 32 bits up to 16 Mi fragments in one leaf.
+            atomicAdd(nodeColor[leaf], f.y & 255u);
+            atomicAdd(nodeChild[leaf], (f.y >> 8) & 255u);
+            atomicAdd(nodeCoord[leaf], (f.y >> 16) & 255u);
+        }
     }
     // counters.leafFragments is summed by the mipmap launch over the leaves'
     // parents (one atomic per parent instead of one per fragment on one

@@ -79,7 +79,7 @@ void main() {
         ivec3 fixedN = ivec3(round(n * float(VOX_NORMAL_SCALE)));
         uint r = a & 255u, g = (a >> 8) & 255u, b = (a >> 16) & 255u;
         [[unroll]] for (uint s = 0u; s < 8u; ++s) {
-            bool m = o == s;
+            bool m = (o & (1u << s)) != 0u; // the record's voxel mask
             cnt[s] += m ? 1u : 0u;
             sr[s] += m ? r : 0u;
             sg[s] += m ? g : 0u;

@@ -3,11 +3,11 @@
 // fragments by their occupied level D - 1 cell (the leaves' parent), in three
 // pipelines of this shader (specialization constant kStep, so each compiles
 // its own step only):
-//   0, one thread per fragment: count the fragments of each cell (the cell's
-//      list index is a rank query in the cell bitmap, as in leaf.comp);
+//   0, one thread per fragment record: count the records of each cell (the
+//      cell's list index is a rank query in the cell bitmap, as in leaf.comp);
 //   1, one thread per cell: reserve the cell's range of the sorted list;
-//   2, one thread per fragment: write (octant, colour, normal) into its
-//      cell's range.
+//   2, one thread per fragment record: write (voxel mask, colour, normal)
+//      into its cell's range.
 // Two atomics per fragment instead of leaf.comp's seven (count, R, G, B and
 // three normal sums into the leaf); the order inside a range is the GPU's,
 // and leaf_merge.comp sums integers, so the result does not depend on it.
@@ -37,6 +37,5 @@ void main() {
     uvec4 f = voxFragment(i);
     uvec3 c = voxUnpack(f.x);
     uint at = atomicAdd(leafSort[voxCellIndex(c)].y, 0xffffffffu) - 1u;
-    uint octant = voxOctant(c, params.dims.w - 1u, params.dims.w);
-    leafSort[cap + at] = uvec2((octant << 24) | (f.y & 0xffffffu), f.z);
+    leafSort[cap + at] = uvec2(f.y, f.z); // (voxel mask << 24 | RGB8, packed normal)
 }

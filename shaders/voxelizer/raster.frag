@@ -176,13 +176,20 @@ void main() {
         ivec3 voxel = unswz(ivec3(pix, z), axis);
         if (!voxOverlaps(voxel, fV0, fV1, fV2, fL0, fL1, fL2, fN, thin)) continue;
         uint slot = atomicAdd(counters.fragmentCount, 1u);
-        if (slot < params.counts.z) fragments[slot] = uvec4(uint(voxel.x) | (uint(voxel.y) << 10) | (uint(voxel.z) << 20), fInfo.y, fInfo.z, fInfo.w);
+        if (slot < params.counts.z) fragments[slot] = uvec4(uint(voxel.x) | (uint(voxel.y) << 10) | (uint(voxel.z) << 20), voxVoxelRecordColor(fInfo.y, voxel), fInfo.z, fInfo.w);
     }
 #else
-    for (; hits != 0u; hits &= hits - 1u) {
-        ivec3 voxel = unswz(ivec3(pix, z0 + findLSB(hits)), axis);
+    // One record per cell of the column: hits at depths 2k and 2k + 1 (the
+    // depth axis is `axis`, octant bit 1 << axis) share one.
+    uint evenDepths = (z0 & 1) == 0 ? 0x55555555u : 0xaaaaaaaau;
+    uint pairs = hits & evenDepths & (hits >> 1);
+    for (hits &= ~(pairs << 1); hits != 0u; hits &= hits - 1u) {
+        int k = findLSB(hits);
+        ivec3 voxel = unswz(ivec3(pix, z0 + k), axis);
+        uint m = 1u << (uint(voxel.x & 1) | (uint(voxel.y & 1) << 1) | (uint(voxel.z & 1) << 2));
+        uint color = voxRecordColor(fInfo.y, m | (((pairs >> uint(k)) & 1u) != 0u ? m << (1u << axis) : 0u));
         uint slot = atomicAdd(counters.fragmentCount, 1u);
-        if (slot < params.counts.z) fragments[slot] = uvec4(uint(voxel.x) | (uint(voxel.y) << 10) | (uint(voxel.z) << 20), fInfo.y, fInfo.z, fInfo.w);
+        if (slot < params.counts.z) fragments[slot] = uvec4(uint(voxel.x) | (uint(voxel.y) << 10) | (uint(voxel.z) << 20), color, fInfo.z, fInfo.w);
     }
 #endif
 #else
@@ -206,7 +213,7 @@ void main() {
         int z = z0 + findLSB(hits);
         hits &= hits - 1u;
         ivec3 voxel = unswz(ivec3(pix, z), axis);
-        if (slot < params.counts.z) fragments[slot] = uvec4(uint(voxel.x) | (uint(voxel.y) << 10) | (uint(voxel.z) << 20), fInfo.y, fInfo.z, fInfo.w);
+        if (slot < params.counts.z) fragments[slot] = uvec4(uint(voxel.x) | (uint(voxel.y) << 10) | (uint(voxel.z) << 20), voxVoxelRecordColor(fInfo.y, voxel), fInfo.z, fInfo.w);
         ++slot;
     }
 #endif

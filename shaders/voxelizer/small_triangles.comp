@@ -6,7 +6,8 @@
 // pass the exact overlap test, the same test the raster path's fragment
 // shader applies, with the same vertex arithmetic (raster.vert), normal
 // (voxNormal) and attributes (raster.geom) — so the (voxel, triangle) pairs
-// and fragment records are the raster path's. On lavapipe rasterizing and
+// and their attributes are the raster path's (the records group them by
+// 2^3 cell: a box's here, a pixel column's there). On lavapipe rasterizing and
 // shading a dilated triangle costs far more than the few dozen tests of a
 // triangle spanning a handful of voxels (docs/design-notes/2026-11-21-voxelizer-octree.md).
 // VOX_EXACT64 (small_triangles.exact64.comp): near-boundary pairs decided in
@@ -62,15 +63,19 @@ uint vertexColor(uint idx) {
 // holds the overlap test and nothing else: a store there (lane by lane, one
 // component at a time) cost every voxel of the box, hit or not. A triangle's
 // box is tested in chunks of kChunkVoxels, the hits kept as bit masks; then
-// one atomic reserves the chunk's range and a loop of as many trips as hits
-// stores it (so a triangle's fragments are also contiguous in the list).
+// groupCells() turns them into records per 2^3 cell, one atomic reserving
+// the chunk's range (so a triangle's records are contiguous in the list).
 const uint kChunkWords = 8u;
 const uint kChunkVoxels = 32u * kChunkWords;
 
-void emit(uint slot, ivec3 v, uint color, uint normal, uint t) {
+// A record of voxel v's 2^3 cell: `mask` holds bit o for each of the
+// cell's voxels o (child order, vox_shared.h) the triangle overlaps.
+void emit(uint slot, ivec3 v, uint mask, uint color, uint normal, uint t) {
     if (slot < params.counts.z)
-        fragments[slot] = uvec4(uint(v.x) | (uint(v.y) << 10) | (uint(v.z) << 20), color, normal, t);
+        fragments[slot] = uvec4(uint(v.x) | (uint(v.y) << 10) | (uint(v.z) << 20), voxRecordColor(color, mask), normal, t);
 }
+
+uint cellOctant(ivec3 v) { return uint(v.x & 1) | (uint(v.y & 1) << 1) | (uint(v.z & 1) << 2); }
 
 // floor(a / b) for a < 2^24, b >= 1: the float quotient is within 1 of it
 // and one integer step each way makes it exact (lavapipe divides integers
@@ -97,6 +102,58 @@ struct Tri {
 ivec3 boxVoxel(Tri tr, uint i) {
     uint yz = divSmall(i, tr.ex), z = divSmall(yz, tr.ey);
     return tr.cmin + ivec3(int(i - yz * tr.ex), int(yz - z * tr.ey), int(z));
+}
+
+// The chunk's hits `m` (voxel indices first.., `found` of them) as
+// records of 2^3 cells: the lowest hit left leads its cell and takes its
+// siblings' hits that lie in its 32-bit word of `m` or the next (lookups
+// in two registers; a sibling further on, rare in a small box, gets a
+// record of its own, and so does each side of a cell cut by the chunk's
+// end: records of one cell have disjoint masks). Returns the number of
+// records; writes them from `slot` on when `write` (the caller runs it
+// twice, counting first, so that one atomic per chunk reserves them: an
+// atomic per record on the shared counter cost more than the grouping).
+uint groupCells(Tri tr, uint first, uint last, uint m[kChunkWords], uint found, bool write, uint slot) {
+    uint w = 0u, bits = m[0], next = m[1], records = 0u;
+    int ex = int(tr.ex), exy = int(tr.ex * tr.ey);
+    while (found > 0u) {
+        while (bits == 0u) {
+            ++w;
+            bits = next;
+            next = 0u;
+            [[unroll]] for (uint u = 2u; u < kChunkWords; ++u) next = w + 1u == u ? m[u] : next;
+        }
+        uint base = first + 32u * w;
+        uint i = base + uint(findLSB(bits));
+        bits &= bits - 1u;
+        found -= 1u;
+        ivec3 v = boxVoxel(tr, i);
+        uint o = cellOctant(v);
+        uint mask = 1u << o;
+        // Per axis: the sibling's step in the box's voxel index (+1 from an
+        // even coordinate, -1 from an odd one) and whether it is in the box.
+        bvec3 odd = bvec3(uvec3(o, o >> 1, o >> 2) & 1u);
+        bvec3 ok = bvec3(odd.x ? v.x > tr.cmin.x : v.x < tr.cmax.x, odd.y ? v.y > tr.cmin.y : v.y < tr.cmax.y,
+                         odd.z ? v.z > tr.cmin.z : v.z < tr.cmax.z);
+        ivec3 step = ivec3(odd.x ? -1 : 1, odd.y ? -ex : ex, odd.z ? -exy : exy);
+        int at = int(i - base), end = min(int(last - base), 64);
+        [[unroll]] for (uint s = 1u; s < 8u; ++s) {
+            // s is a constant: the sums and conjunctions below fold.
+            int d = at + ((s & 1u) != 0u ? step.x : 0) + ((s & 2u) != 0u ? step.y : 0) + ((s & 4u) != 0u ? step.z : 0);
+            bool take = ((s & 1u) == 0u || ok.x) && ((s & 2u) == 0u || ok.y) && ((s & 4u) == 0u || ok.z) && d > at &&
+                        d < end;
+            uint bj = 1u << (uint(d) & 31u);
+            bool lo = d < 32;
+            take = take && ((lo ? bits : next) & bj) != 0u;
+            mask |= take ? 1u << (o ^ s) : 0u;
+            found -= take ? 1u : 0u;
+            bits &= take && lo ? ~bj : 0xffffffffu;
+            next &= take && !lo ? ~bj : 0xffffffffu;
+        }
+        if (write) emit(slot + records, v, mask, tr.color, tr.normal, tr.t);
+        ++records;
+    }
+    return records;
 }
 
 // Tests the chunk of the box starting at voxel index `first` and appends its
@@ -135,17 +192,8 @@ uint chunk(Tri tr, uint first, bool thinMode) {
         found += bitCount(cur);
     }
     if (found == 0u) return pending;
-    uint slot = atomicAdd(counters.fragmentCount, found);
-    uint w = 0u, bits = m[0];
-    for (uint k = 0u; k < found; ++k) {
-        while (bits == 0u) {
-            ++w;
-            [[unroll]] for (uint u = 1u; u < kChunkWords; ++u) bits = w == u ? m[u] : bits;
-        }
-        uint i = first + 32u * w + uint(findLSB(bits));
-        bits &= bits - 1u;
-        emit(slot + k, boxVoxel(tr, i), tr.color, tr.normal, tr.t);
-    }
+    uint records = groupCells(tr, first, last, m, found, false, 0u);
+    groupCells(tr, first, last, m, found, true, atomicAdd(counters.fragmentCount, records));
     return pending;
 }
 
@@ -229,7 +277,7 @@ void decideUndecided(Tri tr, uint pending) {
             bits &= bits - 1u;
             ivec3 u = boxVoxel(tr, i);
             if (!voxReferenceSeparates64(u, tr.g0, tr.g1, tr.g2, tr.l0, tr.l1, tr.l2))
-                emit(atomicAdd(counters.fragmentCount, 1u), u, tr.color, tr.normal, tr.t);
+                emit(atomicAdd(counters.fragmentCount, 1u), u, 1u << cellOctant(u), tr.color, tr.normal, tr.t);
         }
     }
 }

@@ -9,13 +9,13 @@
 //             its box); at word RasterParams.solid.x of the mesh buffer the
 //             host stages the prefix of the triangles' thread counts
 //             (triangles + 1 words), then each triangle's first row.
-//  1 surface: one thread per stored fragment: its voxel's bit in the
+//  1 surface: one thread per stored fragment record: its voxels' bits in the
 //             surface bitmap (so the fill appends interior voxels only).
 //  2 fill:    one thread per column: the prefix XOR; a column crossed an odd
 //             number of times (the mesh is not closed there) is counted
 //             (VoxCounters.solidOddColumns) and left empty, the others
-//             append one fragment per inside voxel the surface lacks
-//             (white, no normal, triangle VOX_NO_TRIANGLE).
+//             append the inside voxels the surface lacks, one record per
+//             x pair of a cell (white, no normal, triangle VOX_NO_TRIANGLE).
 // The inside test and crossing repeat tests/voxelizer/reference's
 // columnCrossing operation for operation in double (precise, no fma), on
 // the same split vertices (hi + lo), so GPU and reference agree voxel for
@@ -131,8 +131,12 @@ void flipStage(uint t) {
 
 void surfaceStage(uint t) {
     if (t >= min(counters.fragmentCount, params.counts.z)) return;
-    uvec3 c = voxUnpack(fragments[t].x);
-    atomicOr(solid.bits[params.solid.z + rowWord(c.y, c.z) + c.x / 32u], 1u << (c.x & 31u));
+    uvec4 f = fragments[t];
+    uvec3 c = voxUnpack(f.x);
+    for (uint m = voxRecordMask(f); m != 0u; m &= m - 1u) {
+        uvec3 v = voxCellVoxel(c, uint(findLSB(m)));
+        atomicOr(solid.bits[params.solid.z + rowWord(v.y, v.z) + v.x / 32u], 1u << (v.x & 31u));
+    }
 }
 
 void fillStage(uint t) {
@@ -163,13 +167,18 @@ void fillStage(uint t) {
         uint first = 32u * w;
         uint valid = first >= dimsX ? 0u : (dimsX - first >= 32u ? 0xffffffffu : (1u << (dimsX - first)) - 1u);
         uint inside = p & valid & ~solid.bits[params.solid.z + base + w];
-        uint n = uint(bitCount(inside));
-        if (n == 0u) continue;
-        atomicAdd(counters.solidInterior, n);
-        uint slot = atomicAdd(counters.fragmentCount, n);
-        for (; inside != 0u; inside &= inside - 1u, ++slot) {
-            uint x = first + uint(findLSB(inside));
-            if (slot < params.counts.z) fragments[slot] = uvec4(voxPack(uvec3(x, y, z)), 0xffffffffu, 0u, VOX_NO_TRIANGLE);
+        if (inside == 0u) continue;
+        atomicAdd(counters.solidInterior, uint(bitCount(inside)));
+        // One record per pair of voxels (2x, 2x + 1) of a cell (first is even).
+        uint pairs = (inside | (inside >> 1)) & 0x55555555u;
+        uint slot = atomicAdd(counters.fragmentCount, uint(bitCount(pairs)));
+        uint yz = ((y & 1u) << 1) | ((z & 1u) << 2);
+        for (; pairs != 0u; pairs &= pairs - 1u, ++slot) {
+            uint b = uint(findLSB(pairs));
+            uint two = (inside >> b) & 3u;
+            uint mask = ((two & 1u) << yz) | ((two >> 1) << (yz | 1u));
+            if (slot < params.counts.z)
+                fragments[slot] = uvec4(voxPack(uvec3(first + b, y, z)), 0xffffffu | (mask << 24), 0u, VOX_NO_TRIANGLE);
         }
     }
 }

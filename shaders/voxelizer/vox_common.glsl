@@ -5,6 +5,12 @@
 uint voxPack(uvec3 c) { return c.x | (c.y << 10) | (c.z << 20); }
 uvec3 voxUnpack(uint k) { return uvec3(k & 1023u, (k >> 10) & 1023u, (k >> 20) & 1023u); }
 
+// A fragment record (vox_shared.h) holds the voxels of one 2^3 cell: bit o
+// of its mask is the cell's voxel o (child order), voxCellVoxel(c, o) for
+// any voxel c of the cell.
+uint voxRecordMask(uvec4 f) { return f.y >> 24; }
+uvec3 voxCellVoxel(uvec3 c, uint o) { return (c & ~1u) | uvec3(o & 1u, (o >> 1) & 1u, (o >> 2) & 1u); }
+
 // Launches larger than maxComputeWorkGroupCount[0] (65535 on many devices)
 // are folded into (x, y); this recovers the linear thread index.
 uint voxThreadIndex() {

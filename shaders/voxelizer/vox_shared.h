@@ -120,9 +120,12 @@ VOX_CONST VOX_DECIDE_PASS_SPEC_ID = 4u;
 // be slow on any device.
 VOX_CONST VOX_MERGE_MAX_CELL_FRAGMENTS = 16384u;
 
-// One voxel fragment: x: packed coordinate (10:10:10), y: RGBA8 colour,
-// z: normal (snorm 10:10:10), w: source triangle index (VOX_NO_TRIANGLE:
-// an interior voxel of the solid fill).
+// One fragment record: the voxels of one 2^3 cell (level D - 1 node) that
+// one triangle overlaps. x: packed coordinates (10:10:10) of one voxel of
+// the cell, y: RGB8 colour and, in the top byte, the voxel mask (bit o =
+// the cell's voxel o, child order c below), z: normal (snorm 10:10:10),
+// w: source triangle index (VOX_NO_TRIANGLE: interior voxels of the solid
+// fill). The counters and capacities count records.
 VOX_CONST VOX_NO_TRIANGLE = 0xffffffffu;
 // (declared as uvec4 in GLSL)
 

@@ -6,6 +6,14 @@
 #ifndef PYRAMARCH_VOX_TRIANGLE_GLSL
 #define PYRAMARCH_VOX_TRIANGLE_GLSL
 
+// A fragment record's colour word: the triangle's RGB8 and, in the top
+// byte, the record's voxels in its 2^3 cell (vox_shared.h).
+uint voxRecordColor(uint rgba, uint mask) { return (rgba & 0xffffffu) | (mask << 24); }
+// The record of voxel v alone.
+uint voxVoxelRecordColor(uint rgba, ivec3 v) {
+    return voxRecordColor(rgba, 1u << (uint(v.x & 1) | (uint(v.y & 1) << 1) | (uint(v.z & 1) << 2)));
+}
+
 uint voxPackNormal(vec3 n) {
     float l = length(n);
     n = l > 0.0 ? n / l : vec3(0.0, 0.0, 1.0);

@@ -1619,10 +1619,17 @@ Result<std::vector<VoxelFragment>> Voxelizer::readFragments() {
     PYRAMARCH_TRY(impl_->readDevice(impl_->counters, 0, sizeof(c), &c));
     std::vector<uint32_t> raw(size_t(c.fragmentsStored) * 4);
     PYRAMARCH_TRY(impl_->readDevice(impl_->fragments, 0, raw.size() * 4, raw.data()));
-    std::vector<VoxelFragment> out(c.fragmentsStored);
-    for (size_t i = 0; i < out.size(); ++i) {
-        const uint32_t k = raw[4 * i];
-        out[i] = {k & 1023u, (k >> 10) & 1023u, (k >> 20) & 1023u, raw[4 * i + 1], raw[4 * i + 2], raw[4 * i + 3]};
+    // Each record holds the voxels of one 2^3 cell (a mask in its colour
+    // word's top byte, vox_shared.h): one fragment per voxel.
+    std::vector<VoxelFragment> out;
+    out.reserve(c.fragmentsStored);
+    for (size_t i = 0; i < c.fragmentsStored; ++i) {
+        const uint32_t k = raw[4 * i], color = raw[4 * i + 1];
+        const uint32_t x = k & 1022u, y = (k >> 10) & 1022u, z = (k >> 20) & 1022u;
+        for (uint32_t o = 0; o < 8; ++o)
+            if (color >> (24 + o) & 1u)
+                out.push_back({x | (o & 1u), y | (o >> 1 & 1u), z | (o >> 2), color | 0xff000000u, raw[4 * i + 2],
+                               raw[4 * i + 3]});
     }
     return out;
 }

@@ -71,8 +71,8 @@ struct VoxelizerCreateInfo {
     // (default): no cap; the mesh buffers grow with the mesh.
     uint32_t maxVertices = 0;
     uint32_t maxTriangles = 0;
-    // Voxel fragments per frame (16 bytes each, at most
-    // maxStorageBufferRange / 16). 0 (default): sized by the module and grown
+    // Fragment records per frame (one per triangle and 2^3 voxel cell it
+    // touches; 16 bytes each, at most maxStorageBufferRange / 16). 0 (default): sized by the module and grown
     // from the counters. Non-zero: fixed; a frame needing more is truncated
     // and reports it (VoxelStats::fragmentOverflow).
     uint32_t fragmentCapacity = 0;
@@ -111,7 +111,7 @@ struct VoxelStats {
     uint64_t frame = 0;
     uint32_t triangles = 0;        // triangles drawn
     uint32_t skippedTriangles = 0; // not finite in grid space (found by setMesh)
-    uint32_t fragmentsNeeded = 0;  // voxel fragments produced
+    uint32_t fragmentsNeeded = 0;  // fragment records produced (triangle x 2^3 cell, see fragmentCapacity)
     uint32_t fragmentsStored = 0;  // min(needed, capacity)
     bool fragmentOverflow = false;
     uint32_t tilesNeeded = 0;    // octree tiles requested, root tile included
@@ -120,7 +120,7 @@ struct VoxelStats {
     // True when tilesNeeded is a lower bound (grow and retry): the pool ran
     // out above the leaf level, so deeper levels were not even requested.
     bool tilesNeededIsLowerBound = false;
-    uint32_t leafFragments = 0;   // fragments merged into leaves (< stored when truncated)
+    uint32_t leafFragments = 0;   // (voxel, triangle) pairs merged into leaves
     uint32_t depthOverflow = 0;   // diagnostic: pixel columns with more candidates than the shader's bound
     uint32_t levelNodes[11] = {}; // allocated nodes per level (8 x tiles), level 0 = root tile
     // Occupied cells one level above the leaves (distinct leaf parents of the
@@ -172,10 +172,11 @@ struct LeafVoxel {
 // count 0 are not leaves of the surface and are skipped.
 std::vector<LeafVoxel> extractLeaves(const OctreeSnapshot& tree);
 
-// One voxel fragment of the list, decoded.
+// One (voxel, triangle) pair of the fragment list, decoded (readFragments()
+// expands each record, one per triangle and 2^3 cell, into its voxels).
 struct VoxelFragment {
     uint32_t x = 0, y = 0, z = 0;
-    uint32_t color = 0;
+    uint32_t color = 0;        // the triangle's RGB8 (mean of its vertices' colours); A = 255
     uint32_t packedNormal = 0; // snorm 10:10:10
     uint32_t triangle = 0;     // kNoTriangle: an interior voxel of the solid fill
 };
@@ -209,7 +210,7 @@ struct VoxelizerGraphRefs {
     BufferRef counters; // VoxCountersData
     BufferRef
         dispatch; // VkDispatchIndirectCommand per entry, 16-byte stride: 0 = fragments, 1 + l = nodes of level l, 13 = occupied cells, 14..16 = the leaf merge (vox_shared.h)
-    BufferRef fragments; // uvec4 per fragment
+    BufferRef fragments; // uvec4 per fragment record (a 2^3 cell's voxels of one triangle)
     // The node pool, structure of arrays: one 32-bit word per node in each
     // buffer (node n of tile t = 8t + c, see OctreeNode for the fields).
     BufferRef nodes;       // child pointers (uint32 tile index, 0 = none)
