@@ -135,7 +135,7 @@ int runVoxelize(const VoxelizeOptions& o) {
     auto r = sample::runVoxelizeJob(**device, job);
     if (!r) return sample::failWith(prog, r.status());
     const voxel::VoxelStats& s = r->stats;
-    std::printf("grid %ux%ux%u, %u triangles (%u skipped), %u voxel fragments, %u octree tiles, %zu leaves\n",
+    std::printf("grid %ux%ux%u, %u triangles (%u skipped), %u fragment records, %u octree tiles, %zu leaves\n",
                 r->grid.dims[0], r->grid.dims[1], r->grid.dims[2], s.triangles, s.skippedTriangles, s.fragmentsNeeded,
                 s.tilesNeeded, r->leaves.size());
     double total = 0;

@@ -444,7 +444,7 @@ int runHeadless(Options& o) {
     st = sample::writePng(co.out, width, height, pixels);
     if (!st) return sample::fail(prog, st.message());
     const voxel::VoxelGrid& grid = view.grid();
-    std::printf("grid %ux%ux%u, depth %u, level %u: %u cubes drawn, %u voxel fragments, %u tiles%s\n", grid.dims[0],
+    std::printf("grid %ux%ux%u, depth %u, level %u: %u cubes drawn, %u fragment records, %u tiles%s\n", grid.dims[0],
                 grid.dims[1], grid.dims[2], view.voxelizer().octreeDepth(), view.level(), (*args)[1],
                 stats->fragmentsNeeded, stats->tilesNeeded,
                 stats->fragmentOverflow || stats->tileOverflow ? " (OVERFLOW: truncated)" : "");
