@@ -108,13 +108,20 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
         const IsoSurfaceCreateInfo& planned = surface->impl_->info;
         const SparseDomain most = planned.sparse;
         const bool byItems = info.source == FieldSource::Metaballs || info.source == FieldSource::Particles;
-        const bool growable = (byItems || (info.source == FieldSource::UserGlsl && info.lipschitz > 0.f)) &&
-                              info.sparse.volumeInput == SparseVolumeInput::Upload;
+        // Volumes from an octree mark their bricks on the GPU every frame
+        // (counted past the pool): they grow as the lists do. Uploaded
+        // volumes keep the sizes their upload needs.
+        const bool octree = surface->impl_->octreeInput;
+        const bool growable = ((byItems || (info.source == FieldSource::UserGlsl && info.lipschitz > 0.f)) &&
+                               info.sparse.volumeInput == SparseVolumeInput::Upload) ||
+                              octree;
         const bool bricks = growable && info.sparse.maxBricks == 0, pairs = growable && info.sparse.maxRowPairs == 0;
         const bool refs = growable && byItems && info.sparse.maxItemRefs == 0;
-        if (bricks || pairs || refs) {
+        const bool volumeBricks = octree && info.sparse.maxVolumeBricks == 0;
+        if (bricks || pairs || refs || volumeBricks) {
             IsoSurfaceCreateInfo small = planned;
             const uint32_t b = knobs.startSparseBricks;
+            if (volumeBricks) small.sparse.maxVolumeBricks = std::min(most.maxVolumeBricks, b ? b : kStartSparseBricks);
             if (bricks) small.sparse.maxBricks = std::min(most.maxBricks, b ? b : kStartSparseBricks);
             if (pairs) small.sparse.maxRowPairs = std::min(most.maxRowPairs, b ? 8 * b : kStartSparseRowPairs);
             // Particles start at the references a brick lists by default,
@@ -133,9 +140,11 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
                 g.growBricks = bricks;
                 g.growRowPairs = pairs;
                 g.growItemRefs = refs;
+                g.growVolumeBricks = volumeBricks;
                 g.growBrickLimit = most.maxBricks;
                 g.growRowPairLimit = most.maxRowPairs;
                 g.growItemRefLimit = most.maxItemRefs;
+                g.growVolumeBrickLimit = most.maxVolumeBricks;
             }
         }
     }
@@ -280,9 +289,11 @@ Status IsoSurface::Impl::replan(const IsoSurfaceCreateInfo& ci, std::unique_ptr<
     f.growBricks = growBricks;
     f.growRowPairs = growRowPairs;
     f.growItemRefs = growItemRefs;
+    f.growVolumeBricks = growVolumeBricks;
     f.growBrickLimit = growBrickLimit;
     f.growRowPairLimit = growRowPairLimit;
     f.growItemRefLimit = growItemRefLimit;
+    f.growVolumeBrickLimit = growVolumeBrickLimit;
     PYRAMARCH_TRY(f.planGrowth(lim));
     PYRAMARCH_TRY(f.createBuffers());
     PYRAMARCH_TRY(f.createPipelines());
@@ -296,11 +307,12 @@ Status IsoSurface::Impl::replan(const IsoSurfaceCreateInfo& ci, std::unique_ptr<
     return {};
 }
 
-// addPasses() on a surface that has recorded nothing: a host graph holds
-// the buffers, so nothing grows there; a sparse domain takes the sizes the
-// module planned at creation (the growth limits) instead of its start.
+// addPasses() on a surface that has recorded nothing: a sparse domain
+// takes the sizes the module planned at creation (the growth limits)
+// instead of its start. Volumes from an octree (only ever in a host graph)
+// keep their start and grow when the host calls grow().
 Status IsoSurface::Impl::settleForHostGraph() {
-    if (!growBricks && !growRowPairs && !growItemRefs) return {};
+    if (octreeInput || (!growBricks && !growRowPairs && !growItemRefs)) return {};
     IsoSurfaceCreateInfo ci = info;
     ci.sparse.maxBricks = growBrickLimit;
     ci.sparse.maxRowPairs = growRowPairLimit;
@@ -333,69 +345,154 @@ void IsoSurface::Impl::installReplanned(std::unique_ptr<Impl> fresh, std::unique
 }
 
 Status IsoSurface::Impl::growSparseDomain(std::unique_ptr<RenderGraph>& graph, const std::optional<IsoStats>& st) {
-    if (!growBricks && !growRowPairs && !growItemRefs) return {};
+    if (!growBricks && !growRowPairs && !growItemRefs && !growVolumeBricks) return {};
     const uint64_t now = self->frame_;
     if (!st || st->frame < firstFrame) return {};
-    SparseDomain d = info.sparse;
-    const uint32_t bricks = d.maxBricks, pairs = d.maxRowPairs, refs = d.maxItemRefs;
-    if (growBricks) d.maxBricks = grownCapacity(st->sparseBricksNeeded, bricks, growBrickLimit);
-    if (growRowPairs) {
-        d.maxRowPairs = grownCapacity(st->sparseRowPairsNeeded, pairs, growRowPairLimit);
-        // Row pairs of bricks past a short list were never counted: as many
-        // a brick as the listed ones had, and a quarter more.
-        if (st->sparseBricksNeeded > bricks) {
-            const uint64_t perBrick = std::max<uint64_t>(st->sparseRowPairsNeeded / std::max(bricks, 1u), 1);
-            const uint64_t estimate = uint64_t(d.maxBricks) * perBrick * 5 / 4;
-            d.maxRowPairs = std::max(
-                d.maxRowPairs,
-                uint32_t(std::min<uint64_t>(std::max<uint64_t>(estimate, uint64_t(pairs) * 2), growRowPairLimit)));
+    const uint32_t bricks = info.sparse.maxBricks, pairs = info.sparse.maxRowPairs, refs = info.sparse.maxItemRefs;
+    const uint32_t volumeBricks = info.sparse.maxVolumeBricks;
+    // The counts a short capacity hid: an octree's bricks past the pool were
+    // never listed (as many of them as of the marked bricks with a slot),
+    // and the row pairs of bricks past a short list never counted (as many
+    // a brick as the listed ones had).
+    uint64_t bricksNeeded = st->sparseBricksNeeded;
+    if (octreeInput && st->sparseVolumeBricksNeeded > volumeBricks)
+        bricksNeeded = bricksNeeded * st->sparseVolumeBricksNeeded / std::max(volumeBricks, 1u) + 1;
+    // Only the bricks the lists may reach have row pairs to count.
+    bricksNeeded = std::min<uint64_t>(bricksNeeded, growBricks ? std::max(growBrickLimit, bricks) : bricks);
+    const uint64_t listed = std::min<uint64_t>(st->sparseBricksNeeded, bricks);
+    uint64_t pairsNeeded = st->sparseRowPairsNeeded;
+    // (The listed bricks are a biased sample: a quarter more.)
+    if (bricksNeeded > listed) {
+        const uint64_t perBrick = std::max<uint64_t>((pairsNeeded + listed - 1) / std::max<uint64_t>(listed, 1), 1);
+        pairsNeeded = std::max<uint64_t>(pairsNeeded, bricksNeeded * perBrick * 5 / 4);
+    }
+    // The capacities for these needs: with headroom (twice, or a quarter
+    // above the need), or the needs themselves; a need past a limit goes
+    // straight to the limit.
+    const auto domainFor = [&](bool headroom) {
+        const auto size = [headroom](uint64_t needed, uint32_t capacity, uint32_t limit) {
+            if (!headroom) return uint32_t(std::max<uint64_t>(std::min<uint64_t>(needed, limit), capacity));
+            return grownCapacity(uint32_t(std::min<uint64_t>(needed, 0xFFFFFFFFu)), capacity, limit);
+        };
+        SparseDomain d = info.sparse;
+        if (growVolumeBricks)
+            d.maxVolumeBricks = size(st->sparseVolumeBricksNeeded, volumeBricks, growVolumeBrickLimit);
+        if (growBricks) {
+            d.maxBricks = size(bricksNeeded, bricks, growBrickLimit);
+            // The list never holds more than the pool's bricks.
+            if (octreeInput) d.maxBricks = std::max(bricks, std::min(d.maxBricks, d.maxVolumeBricks));
         }
+        if (growRowPairs) d.maxRowPairs = size(pairsNeeded, pairs, growRowPairLimit);
+        if (growItemRefs) d.maxItemRefs = size(st->sparseItemRefsNeeded, refs, growItemRefLimit);
+        return d;
+    };
+    SparseDomain d = domainFor(true);
+    const std::string who =
+        "isosurface '" + info.name + "': growing the sparse domain after frame " + std::to_string(st->frame) + " (" +
+        std::to_string(st->sparseBricksNeeded) + " bricks, " + std::to_string(st->sparseRowPairsNeeded) +
+        " row pairs, " + std::to_string(st->sparseItemRefsNeeded) + " item references" +
+        (octreeInput ? ", " + std::to_string(st->sparseVolumeBricksNeeded) + " volume bricks" : std::string()) +
+        " needed): ";
+    const auto same = [&](const SparseDomain& x) {
+        return x.maxBricks == bricks && x.maxRowPairs == pairs && x.maxItemRefs == refs &&
+               x.maxVolumeBricks == volumeBricks;
+    };
+    // A refusal is said once per set of capacities asked for.
+    const auto refusedBefore = [&](const SparseDomain& x) {
+        return refusedBricks == x.maxBricks && refusedRowPairs == x.maxRowPairs &&
+               refusedVolumeBricks == x.maxVolumeBricks;
+    };
+    const auto noteRefused = [&](const SparseDomain& x) {
+        refusedBricks = x.maxBricks;
+        refusedRowPairs = x.maxRowPairs;
+        refusedVolumeBricks = x.maxVolumeBricks;
+    };
+    // A capacity that overflowed (not merely over 90% used).
+    const bool short_ = (growBricks && st->sparseBricksNeeded > bricks) ||
+                        (growRowPairs && st->sparseRowPairsNeeded > pairs) ||
+                        (growItemRefs && st->sparseItemRefsNeeded > refs) ||
+                        (growVolumeBricks && st->sparseVolumeBricksNeeded > volumeBricks);
+    if (same(d)) {
+        if (!short_ || refusedBefore(d)) return {};
+        noteRefused(d);
+        return Status::error(
+            ErrorCode::CapacityExceeded,
+            who + "at the most memoryBudget and the device allow (" + std::to_string(bricks) + " bricks, " +
+                std::to_string(pairs) + " row pairs" +
+                (octreeInput ? ", " + std::to_string(volumeBricks) + " volume bricks" : std::string()) +
+                "); the frames are truncated and report it");
     }
-    if (growItemRefs) d.maxItemRefs = grownCapacity(st->sparseItemRefsNeeded, refs, growItemRefLimit);
-    const std::string who = "isosurface '" + info.name + "': growing the sparse domain after frame " +
-                            std::to_string(st->frame) + " (" + std::to_string(st->sparseBricksNeeded) + " bricks, " +
-                            std::to_string(st->sparseRowPairsNeeded) + " row pairs, " +
-                            std::to_string(st->sparseItemRefsNeeded) + " item references needed): ";
-    if (d.maxBricks == bricks && d.maxRowPairs == pairs && d.maxItemRefs == refs) {
-        const bool stuck = (growBricks && st->sparseBricksNeeded > bricks) ||
-                           (growRowPairs && st->sparseRowPairsNeeded > pairs) ||
-                           (growItemRefs && st->sparseItemRefsNeeded > refs);
-        if (!stuck || (refusedBricks == bricks && refusedRowPairs == pairs)) return {};
-        refusedBricks = bricks;
-        refusedRowPairs = pairs;
-        return Status::error(ErrorCode::CapacityExceeded, who + "at the most memoryBudget and the device allow (" +
-                                                              std::to_string(bricks) + " bricks, " +
-                                                              std::to_string(pairs) +
-                                                              " row pairs); the frames are truncated and report it");
-    }
-    // The output buffers from the same stats.
+    // The output buffers from the same stats; the vertices of row pairs
+    // past the pool were never counted: as many a row pair as the pooled ones had.
+    const uint64_t pooled = std::min<uint64_t>(st->sparseRowPairsNeeded, pairs);
+    const auto unseen = [&](uint32_t needed) {
+        if (pairsNeeded <= pooled || pooled == 0) return needed;
+        return uint32_t(std::min<uint64_t>(uint64_t(needed) * pairsNeeded / pooled, 0xFFFFFFFFu));
+    };
     const auto wantTriangles = [](uint32_t needed, uint32_t capacity, uint32_t limit) {
         return std::max(capacity, grownCapacity(needed, capacity, limit) / 3 * 3);
     };
-    IsoSurfaceCreateInfo ci = info;
-    ci.sparse = d;
-    ci.vertexCapacity =
-        growVertices ? wantTriangles(st->verticesNeeded, grid.vertexCapacity, growVertexLimit) : grid.vertexCapacity;
-    if (indexed)
-        ci.indexCapacity =
-            growIndices ? wantTriangles(st->indicesNeeded, grid.indexCapacity, growIndexLimit) : grid.indexCapacity;
-    const auto refuse = [&](const Status& why) -> Status {
-        if (refusedBricks == d.maxBricks && refusedRowPairs == d.maxRowPairs) return {};
-        refusedBricks = d.maxBricks;
-        refusedRowPairs = d.maxRowPairs;
+    const auto refuse = [&](const SparseDomain& x, const Status& why) -> Status {
+        if (refusedBefore(x)) return {};
+        noteRefused(x);
         return why.withContext(who);
     };
+    uint32_t askedVertices = 0, askedIndices = 0; // the output capacities planFor asked for
+    const auto planFor = [&](const SparseDomain& x, bool headroom, std::unique_ptr<Impl>& fresh,
+                             uint64_t& total) -> Status {
+        const auto want = [&](uint32_t needed, uint32_t capacity, uint32_t limit) {
+            if (headroom) return wantTriangles(unseen(needed), capacity, limit);
+            return std::max(capacity, uint32_t(std::min<uint64_t>(uint64_t(unseen(needed)) + 2, limit)) / 3 * 3);
+        };
+        IsoSurfaceCreateInfo ci = info;
+        ci.sparse = x;
+        ci.vertexCapacity =
+            growVertices ? want(st->verticesNeeded, grid.vertexCapacity, growVertexLimit) : grid.vertexCapacity;
+        if (indexed)
+            ci.indexCapacity =
+                growIndices ? want(st->indicesNeeded, grid.indexCapacity, growIndexLimit) : grid.indexCapacity;
+        askedVertices = ci.vertexCapacity;
+        askedIndices = ci.indexCapacity;
+        PYRAMARCH_TRY(replan(ci, fresh));
+        total = 0;
+        for (const MemoryItem& item : fresh->memory) total += item.bytes;
+        return {};
+    };
     std::unique_ptr<Impl> fresh;
-    if (Status made = replan(ci, fresh); !made) return refuse(made);
-    Impl& f = *fresh;
     uint64_t total = 0;
-    for (const MemoryItem& item : f.memory) total += item.bytes;
-    if (total > memoryBudget)
-        return refuse(Status::error(ErrorCode::CapacityExceeded,
-                                    std::to_string(d.maxBricks) + " bricks and " + std::to_string(d.maxRowPairs) +
-                                        " row pairs would take the surface's buffers to " + fmtBytes(total) +
-                                        ", over memoryBudget (" + fmtBytes(memoryBudget) +
-                                        "); the buffers stay as they were, the frames are truncated and report it"));
+    if (Status made = planFor(d, true, fresh, total); !made) return refuse(d, made);
+    if (total > memoryBudget) {
+        // Over the budget with headroom: the needs themselves, if they fit.
+        const uint32_t roomyVertices = askedVertices, roomyIndices = askedIndices;
+        const SparseDomain exact = domainFor(false);
+        std::unique_ptr<Impl> tight;
+        uint64_t tightTotal = 0;
+        const bool exactPlanned = !same(exact) && planFor(exact, false, tight, tightTotal);
+        if (exactPlanned && tightTotal <= memoryBudget) {
+            d = exact;
+            fresh = std::move(tight);
+            total = tightTotal;
+        } else if (!short_) {
+            return {}; // nearly full, not short: the sizes stay, nothing to say
+        } else {
+            // The smallest sizes asked for, and what they would take.
+            const SparseDomain& a = exactPlanned ? exact : d;
+            const uint32_t v = exactPlanned ? askedVertices : roomyVertices;
+            const uint32_t i = exactPlanned ? askedIndices : roomyIndices;
+            const std::string asked =
+                std::to_string(a.maxBricks) + " bricks and " + std::to_string(a.maxRowPairs) + " row pairs" +
+                (octreeInput ? " (" + std::to_string(a.maxVolumeBricks) + " volume bricks)" : std::string()) +
+                " with " + std::to_string(v) + " vertices" +
+                (indexed ? " and " + std::to_string(i) + " indices" : std::string());
+            return refuse(d, Status::error(ErrorCode::CapacityExceeded,
+                                           asked + " would take the surface's buffers to " +
+                                               fmtBytes(exactPlanned ? tightTotal : total) + ", over memoryBudget (" +
+                                               fmtBytes(memoryBudget) +
+                                               "); the buffers stay as they were, the frames are truncated and "
+                                               "report it"));
+        }
+    }
+    Impl& f = *fresh;
     f.firstFrame = f.outputsFromFrame = now;
     f.epochs = {{.firstFrame = now,
                  .vertices = f.grid.vertexCapacity,
@@ -1330,6 +1427,7 @@ Result<bool> IsoSurface::grow() {
         need->sparseBricksNeeded = std::max(need->sparseBricksNeeded, st->sparseBricksNeeded);
         need->sparseRowPairsNeeded = std::max(need->sparseRowPairsNeeded, st->sparseRowPairsNeeded);
         need->sparseItemRefsNeeded = std::max(need->sparseItemRefsNeeded, st->sparseItemRefsNeeded);
+        need->sparseVolumeBricksNeeded = std::max(need->sparseVolumeBricksNeeded, st->sparseVolumeBricksNeeded);
     }
     if (!need) return false;
     const Impl* before = impl_.get();
