@@ -294,6 +294,7 @@ Status IsoSurface::Impl::replan(const IsoSurfaceCreateInfo& ci, std::unique_ptr<
     f.growRowPairLimit = growRowPairLimit;
     f.growItemRefLimit = growItemRefLimit;
     f.growVolumeBrickLimit = growVolumeBrickLimit;
+    f.budgetReached = budgetReached;
     PYRAMARCH_TRY(f.planGrowth(lim));
     PYRAMARCH_TRY(f.createBuffers());
     PYRAMARCH_TRY(f.createPipelines());
@@ -346,6 +347,10 @@ void IsoSurface::Impl::installReplanned(std::unique_ptr<Impl> fresh, std::unique
 
 Status IsoSurface::Impl::growSparseDomain(std::unique_ptr<RenderGraph>& graph, const std::optional<IsoStats>& st) {
     if (!growBricks && !growRowPairs && !growItemRefs && !growVolumeBricks) return {};
+    // A growth the budget held back says so at the next frame boundary,
+    // once; from then on the surface keeps the sizes the budget holds.
+    if (!heldBack.ok()) return std::exchange(heldBack, Status{});
+    if (budgetReached) return {};
     const uint64_t now = self->frame_;
     if (!st || st->frame < firstFrame) return {};
     const uint32_t bricks = info.sparse.maxBricks, pairs = info.sparse.maxRowPairs, refs = info.sparse.maxItemRefs;
@@ -437,12 +442,17 @@ Status IsoSurface::Impl::growSparseDomain(std::unique_ptr<RenderGraph>& graph, c
         noteRefused(x);
         return why.withContext(who);
     };
+    // The surface planned with `x`, its output buffers grown by `share` of
+    // the way to what the stats ask (with headroom or not).
     uint32_t askedVertices = 0, askedIndices = 0; // the output capacities planFor asked for
-    const auto planFor = [&](const SparseDomain& x, bool headroom, std::unique_ptr<Impl>& fresh,
+    const auto planFor = [&](const SparseDomain& x, bool headroom, double share, std::unique_ptr<Impl>& fresh,
                              uint64_t& total) -> Status {
         const auto want = [&](uint32_t needed, uint32_t capacity, uint32_t limit) {
-            if (headroom) return wantTriangles(unseen(needed), capacity, limit);
-            return std::max(capacity, uint32_t(std::min<uint64_t>(uint64_t(unseen(needed)) + 2, limit)) / 3 * 3);
+            const uint32_t full =
+                headroom
+                    ? wantTriangles(unseen(needed), capacity, limit)
+                    : std::max(capacity, uint32_t(std::min<uint64_t>(uint64_t(unseen(needed)) + 2, limit)) / 3 * 3);
+            return std::max(capacity, uint32_t(capacity + double(full - capacity) * share) / 3 * 3);
         };
         IsoSurfaceCreateInfo ci = info;
         ci.sparse = x;
@@ -458,38 +468,70 @@ Status IsoSurface::Impl::growSparseDomain(std::unique_ptr<RenderGraph>& graph, c
         for (const MemoryItem& item : fresh->memory) total += item.bytes;
         return {};
     };
+    // The needs themselves: refused before (the budget), nothing to plan.
+    const SparseDomain exact = domainFor(false);
+    if (short_ && refusedBefore(exact)) return {};
     std::unique_ptr<Impl> fresh;
     uint64_t total = 0;
-    if (Status made = planFor(d, true, fresh, total); !made) return refuse(d, made);
+    if (Status made = planFor(d, true, 1.0, fresh, total); !made) return refuse(exact, made);
     if (total > memoryBudget) {
-        // Over the budget with headroom: the needs themselves, if they fit.
-        const uint32_t roomyVertices = askedVertices, roomyIndices = askedIndices;
-        const SparseDomain exact = domainFor(false);
+        // Over the budget with headroom: the needs themselves, if they fit;
+        // else as far of the way to them as the budget holds.
         std::unique_ptr<Impl> tight;
         uint64_t tightTotal = 0;
-        const bool exactPlanned = !same(exact) && planFor(exact, false, tight, tightTotal);
+        const bool exactPlanned = !same(exact) && planFor(exact, false, 1.0, tight, tightTotal);
+        const std::string asked =
+            std::to_string(exact.maxBricks) + " bricks and " + std::to_string(exact.maxRowPairs) + " row pairs" +
+            (octreeInput ? " (" + std::to_string(exact.maxVolumeBricks) + " volume bricks)" : std::string()) +
+            " with " + std::to_string(askedVertices) + " vertices" +
+            (indexed ? " and " + std::to_string(askedIndices) + " indices" : std::string()) +
+            " would take the surface's buffers to " + fmtBytes(exactPlanned ? tightTotal : total) +
+            ", over memoryBudget (" + fmtBytes(memoryBudget) + ")";
+        uint64_t held = 0;
+        for (const MemoryItem& item : memory)
+            if (item.name != "replaced") held += item.bytes;
         if (exactPlanned && tightTotal <= memoryBudget) {
             d = exact;
             fresh = std::move(tight);
             total = tightTotal;
         } else if (!short_) {
             return {}; // nearly full, not short: the sizes stay, nothing to say
+        } else if (exactPlanned && memoryBudget > held && tightTotal > held &&
+                   double(memoryBudget - held) / double(tightTotal - held) >= 0.1) {
+            // Part of the way (a tenth at least): the capacities and output
+            // buffers grown by the share of the growth the budget holds
+            // (bytes grow about linearly with them), planned once more.
+            const double share = double(memoryBudget - held) / double(tightTotal - held) * 0.95;
+            const auto part = [share](uint32_t from, uint32_t to) {
+                return std::max(from, uint32_t(from + double(to - std::min(to, from)) * share));
+            };
+            SparseDomain p = info.sparse;
+            p.maxBricks = part(bricks, exact.maxBricks);
+            p.maxRowPairs = part(pairs, exact.maxRowPairs);
+            p.maxItemRefs = part(refs, exact.maxItemRefs);
+            p.maxVolumeBricks = part(volumeBricks, exact.maxVolumeBricks);
+            std::unique_ptr<Impl> partial;
+            uint64_t partTotal = 0;
+            budgetReached = true;
+            if (same(p) || !planFor(p, false, share, partial, partTotal) || partTotal > memoryBudget)
+                return refuse(exact, Status::error(ErrorCode::CapacityExceeded,
+                                                   asked + "; the buffers stay as they were, the frames are "
+                                                           "truncated and report it"));
+            partial->heldBack = Status::error(
+                ErrorCode::CapacityExceeded,
+                who + asked + "; grown to " + std::to_string(p.maxBricks) + " bricks and " +
+                    std::to_string(p.maxRowPairs) + " row pairs" +
+                    (octreeInput ? " (" + std::to_string(p.maxVolumeBricks) + " volume bricks)" : std::string()) +
+                    ", the most it holds: the frames are truncated and report it");
+            d = p;
+            fresh = std::move(partial);
+            total = partTotal;
+            fresh->budgetReached = true;
         } else {
-            // The smallest sizes asked for, and what they would take.
-            const SparseDomain& a = exactPlanned ? exact : d;
-            const uint32_t v = exactPlanned ? askedVertices : roomyVertices;
-            const uint32_t i = exactPlanned ? askedIndices : roomyIndices;
-            const std::string asked =
-                std::to_string(a.maxBricks) + " bricks and " + std::to_string(a.maxRowPairs) + " row pairs" +
-                (octreeInput ? " (" + std::to_string(a.maxVolumeBricks) + " volume bricks)" : std::string()) +
-                " with " + std::to_string(v) + " vertices" +
-                (indexed ? " and " + std::to_string(i) + " indices" : std::string());
-            return refuse(d, Status::error(ErrorCode::CapacityExceeded,
-                                           asked + " would take the surface's buffers to " +
-                                               fmtBytes(exactPlanned ? tightTotal : total) + ", over memoryBudget (" +
-                                               fmtBytes(memoryBudget) +
-                                               "); the buffers stay as they were, the frames are truncated and "
-                                               "report it"));
+            budgetReached = true;
+            return refuse(exact, Status::error(ErrorCode::CapacityExceeded,
+                                               asked + "; the buffers stay as they were, the frames are truncated "
+                                                       "and report it"));
         }
     }
     Impl& f = *fresh;
@@ -555,6 +597,7 @@ Status IsoSurface::Impl::growOutputs(std::unique_ptr<RenderGraph>& graph, const 
     Status budgetHeldBack; // grown, but less than asked: returned once growth is done
     PYRAMARCH_TRY(planOutputs(lim, device->name(), newV, newI, g, sz).withContext(who));
     if (held + outputBytes(g, sz) > memoryBudget) {
+        if (budgetReached) return {}; // the sparse growth said so; the sizes stay
         // The need itself, without headroom, where the doubled size does not fit.
         newV = growVertices ? std::max(vCap, std::min(st->verticesNeeded + 2, growVertexLimit) / 3 * 3) : vCap;
         newI = growIndices ? std::max(iCap, std::min(st->indicesNeeded + 2, growIndexLimit) / 3 * 3) : iCap;
