@@ -512,13 +512,13 @@ TEST_F(IsoSparse, CapacitiesGrowToTheReference) {
     }
 }
 
-// A need past what a capacity may reach goes there in one growth, not
-// step by step. Bricks capped below the need: the row pairs grow once to
-// what the listed bricks need (they used to double every few frames while
-// the list stayed short). A budget below the need: the surface grows in
-// one step as far as the budget holds, says so once (naming memoryBudget)
-// and stays, its frames bounded and reported.
-TEST_F(IsoSparse, ANeedPastALimitIsReachedInOneGrowth) {
+// A need past what a capacity may reach goes there in a growth or two, not
+// step by step. Bricks capped below the need: the row pairs grow to what
+// the listed bricks need (they used to double every few frames while the
+// list stayed short). A budget below the need: the counted needs first
+// (the guessed ones do not fit), then as far as the budget holds; it says
+// so once (naming memoryBudget) and stays, its frames bounded and reported.
+TEST_F(IsoSparse, ANeedPastALimitIsReachedInAFewGrowths) {
     const std::vector<Metaball> scene = scatteredBalls(24, 5);
     // Runs `frames` frames; the frames whose stats say a growth, and the errors.
     struct Run {
@@ -593,7 +593,7 @@ TEST_F(IsoSparse, ANeedPastALimitIsReachedInOneGrowth) {
         const Run r = runFrames(*s, 12);
         EXPECT_EQ(r.errors, 1u) << "said once";
         EXPECT_GE(r.growths, 1u);
-        EXPECT_LE(r.growths, 2u);
+        EXPECT_LE(r.growths, 3u);
         ASSERT_GE(r.stats.size(), 8u);
         const IsoStats& last = r.stats.back();
         EXPECT_TRUE(last.overflow) << "the budget does not hold the surface";

@@ -366,14 +366,13 @@ Status IsoSurface::Impl::growSparseDomain(std::unique_ptr<RenderGraph>& graph, c
     bricksNeeded = std::min<uint64_t>(bricksNeeded, growBricks ? std::max(growBrickLimit, bricks) : bricks);
     const uint64_t listed = std::min<uint64_t>(st->sparseBricksNeeded, bricks);
     uint64_t pairsNeeded = st->sparseRowPairsNeeded;
-    // (The listed bricks are a biased sample: a quarter more.)
-    if (bricksNeeded > listed) {
-        const uint64_t perBrick = std::max<uint64_t>((pairsNeeded + listed - 1) / std::max<uint64_t>(listed, 1), 1);
-        pairsNeeded = std::max<uint64_t>(pairsNeeded, bricksNeeded * perBrick * 5 / 4);
-    }
+    if (bricksNeeded > listed)
+        pairsNeeded = std::max<uint64_t>(pairsNeeded, bricksNeeded * std::max<uint64_t>(pairsNeeded, 1) /
+                                                          std::max<uint64_t>(listed, 1));
     // The capacities for these needs: with headroom (twice, or a quarter
-    // above the need), or the needs themselves; a need past a limit goes
-    // straight to the limit.
+    // above the need) and the hidden counts guessed as above, or (where
+    // that does not fit the budget) the counted needs themselves, the next
+    // frame counting the rest; a need past a limit goes straight to the limit.
     const auto domainFor = [&](bool headroom) {
         const auto size = [headroom](uint64_t needed, uint32_t capacity, uint32_t limit) {
             if (!headroom) return uint32_t(std::max<uint64_t>(std::min<uint64_t>(needed, limit), capacity));
@@ -387,7 +386,8 @@ Status IsoSurface::Impl::growSparseDomain(std::unique_ptr<RenderGraph>& graph, c
             // The list never holds more than the pool's bricks.
             if (octreeInput) d.maxBricks = std::max(bricks, std::min(d.maxBricks, d.maxVolumeBricks));
         }
-        if (growRowPairs) d.maxRowPairs = size(pairsNeeded, pairs, growRowPairLimit);
+        if (growRowPairs)
+            d.maxRowPairs = size(headroom ? pairsNeeded : st->sparseRowPairsNeeded, pairs, growRowPairLimit);
         if (growItemRefs) d.maxItemRefs = size(st->sparseItemRefsNeeded, refs, growItemRefLimit);
         return d;
     };
@@ -449,9 +449,8 @@ Status IsoSurface::Impl::growSparseDomain(std::unique_ptr<RenderGraph>& graph, c
                              uint64_t& total) -> Status {
         const auto want = [&](uint32_t needed, uint32_t capacity, uint32_t limit) {
             const uint32_t full =
-                headroom
-                    ? wantTriangles(unseen(needed), capacity, limit)
-                    : std::max(capacity, uint32_t(std::min<uint64_t>(uint64_t(unseen(needed)) + 2, limit)) / 3 * 3);
+                headroom ? wantTriangles(unseen(needed), capacity, limit)
+                         : std::max(capacity, uint32_t(std::min<uint64_t>(uint64_t(needed) + 2, limit)) / 3 * 3);
             return std::max(capacity, uint32_t(capacity + double(full - capacity) * share) / 3 * 3);
         };
         IsoSurfaceCreateInfo ci = info;
