@@ -472,7 +472,7 @@ struct IsoSurface::Impl {
     uint32_t growBrickLimit = 0, growRowPairLimit = 0, growItemRefLimit = 0, growVolumeBrickLimit = 0;
     uint32_t refusedBricks = 0, refusedRowPairs = 0, refusedVolumeBricks = 0;
     Status heldBack;            // a growth the budget held back, said at the next frame boundary
-    bool budgetReached = false; // a sparse growth stopped at memoryBudget: the sizes stay
+    bool budgetReached = false; // a growth stopped at memoryBudget: the sizes stay
     uint64_t firstFrame = 0;    // the first frame this Impl records
     Status growSparseDomain(std::unique_ptr<RenderGraph>& graph, const std::optional<IsoStats>& st);
     Status replan(const IsoSurfaceCreateInfo& ci, std::unique_ptr<Impl>& out) const;

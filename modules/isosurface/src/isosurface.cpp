@@ -596,7 +596,7 @@ Status IsoSurface::Impl::growOutputs(std::unique_ptr<RenderGraph>& graph, const 
     Status budgetHeldBack; // grown, but less than asked: returned once growth is done
     PYRAMARCH_TRY(planOutputs(lim, device->name(), newV, newI, g, sz).withContext(who));
     if (held + outputBytes(g, sz) > memoryBudget) {
-        if (budgetReached) return {}; // the sparse growth said so; the sizes stay
+        if (budgetReached) return {}; // said when it was reached; the sizes stay
         // The need itself, without headroom, where the doubled size does not fit.
         newV = growVertices ? std::max(vCap, std::min(st->verticesNeeded + 2, growVertexLimit) / 3 * 3) : vCap;
         newI = growIndices ? std::max(iCap, std::min(st->indicesNeeded + 2, growIndexLimit) / 3 * 3) : iCap;
@@ -635,7 +635,9 @@ Status IsoSurface::Impl::growOutputs(std::unique_ptr<RenderGraph>& graph, const 
                 return Status::error(ErrorCode::CapacityExceeded,
                                      who + asked +
                                          "; the buffers stay as they were, the frames are truncated and report it");
-            // Grown as far as the budget holds; said once, as a refusal.
+            // Grown as far as the budget holds; said once, as a refusal,
+            // and the sizes stay (no further steps toward the need).
+            budgetReached = true;
             budgetHeldBack = Status::error(ErrorCode::CapacityExceeded,
                                            who + asked + "; grown to " + std::to_string(v) + " vertices" +
                                                (indexed ? ", " + std::to_string(i) + " indices" : std::string()) +
