@@ -1,7 +1,6 @@
 #include "sample/voxel_remesh_job.h"
 
 #include <algorithm>
-#include <map>
 
 #include "pyramarch/engine/device.h"
 #include "pyramarch/engine/transfer.h"
