@@ -88,8 +88,9 @@ CLI::App* addVoxelizeCommand(CLI::App& app, VoxelizeOptions& o) {
                     "(default 1)")
         ->check(CLI::Range(1u, 1000u));
     cmd->add_option("--memory-budget", o.memoryBudgetMiB,
-                    "MiB the voxelizer's buffers may grow to (default: as far as the device's buffers go); a "
-                    "voxelization that needs more fails (exit code 3)");
+                    "MiB the voxelizer's buffers may grow to (default: as far as the device's buffers go), and "
+                    "--remesh's surface (default: a quarter of the device's memory); one that needs more fails "
+                    "(exit code 3)");
     cmd->add_option("--remesh", o.remesh,
                     "Also extract the voxels' smooth surface on the GPU from the octree every frame (a sparse "
                     "iso-surface at 0.5 over the voxel centres, no read-back) and write it: .obj or .ply, or - "
@@ -156,18 +157,21 @@ int runVoxelize(const VoxelizeOptions& o) {
         remesh.outPath = o.remesh == "-" ? std::string() : o.remesh;
         remesh.indexed = o.remeshIndexed;
         remesh.timedFrames = std::max(1u, o.frames);
+        remesh.memoryBudget = uint64_t(o.memoryBudgetMiB) << 20;
         auto m = sample::runRemeshJob(**device, job, *r, remesh);
         if (!m) return sample::failWith(prog, m.status());
         const auto mib = [](uint64_t bytes) { return double(bytes) / double(1u << 20); };
         std::printf("remesh: %u triangles; %u surface bricks of %llu (%u cut by iso 0.5), %u row pairs; resident "
-                    "%.2f MiB (+ %.2f MiB vertices and indices), a dense field and pyramid: %.1f MiB\n",
+                    "%.2f MiB (+ %.2f MiB vertices and indices) of a %.1f MiB budget, a dense field and pyramid: "
+                    "%.1f MiB; grown after %u frame(s)\n",
                     m->triangles, m->surfaceBricks, static_cast<unsigned long long>(m->bricks), m->listedBricks,
-                    m->rowPairs, mib(m->residentBytes), mib(m->outputBytes), mib(m->denseBytes));
+                    m->rowPairs, mib(m->residentBytes), mib(m->outputBytes), mib(m->budgetBytes), mib(m->denseBytes),
+                    m->growths);
         double voxelMs = 0, isoMs = 0;
         for (const PassTiming& t : m->timings) (t.name.rfind("remesh.", 0) == 0 ? isoMs : voxelMs) += t.milliseconds;
         std::printf("remesh GPU time per frame %.3f ms: voxelizer %.3f ms, surface %.3f ms (medians of %zu frames%s)\n",
                     voxelMs + isoMs, voxelMs, isoMs, m->frameMilliseconds.size(),
-                    m->attempts > 1 ? ", capacities grown" : "");
+                    m->growths > 0 ? ", after the growth" : "");
         std::vector<PassTiming> slowest;
         for (const PassTiming& t : m->timings)
             if (t.name.rfind("remesh.", 0) == 0) slowest.push_back(t);

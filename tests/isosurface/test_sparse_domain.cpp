@@ -523,6 +523,100 @@ TEST_F(IsoSparse, CapacitiesGrowToTheReference) {
     }
 }
 
+// A need past what a capacity may reach goes there in a growth or two, not
+// step by step. Bricks capped below the need: the row pairs grow to what
+// the listed bricks need (they used to double every few frames while the
+// list stayed short). A budget below the need: the counted needs first
+// (the guessed ones do not fit), then as far as the budget holds; it says
+// so once (naming memoryBudget) and stays, its frames bounded and reported.
+TEST_F(IsoSparse, ANeedPastALimitIsReachedInAFewGrowths) {
+    const std::vector<Metaball> scene = scatteredBalls(24, 5);
+    // Runs `frames` frames; the frames whose stats say a growth, and the errors.
+    struct Run {
+        uint32_t growths = 0, errors = 0;
+        std::vector<IsoStats> stats;
+    };
+    const auto runFrames = [&](IsoSurface& s, uint32_t frames) {
+        Run r;
+        for (uint32_t f = 0; f < frames; ++f) {
+            Status rec;
+            EXPECT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { rec = s.record(cmd); }));
+            if (!rec) {
+                ++r.errors;
+                EXPECT_EQ(rec.code(), ErrorCode::CapacityExceeded) << rec.message();
+                EXPECT_NE(rec.message().find("memoryBudget"), std::string::npos) << rec.message();
+                continue;
+            }
+            const auto st = s.statsOfFrame(s.framesRecorded() - 1);
+            EXPECT_TRUE(st.has_value());
+            if (!st) break;
+            r.growths += st->grown ? 1 : 0;
+            r.stats.push_back(*st);
+        }
+        return r;
+    };
+    {
+        SCOPED_TRACE("bricks capped");
+        IsoSurfaceCreateInfo info = sparseMetaballInfo({41, 37, 45}, NormalMode::Central);
+        info.sparse.maxBricks = 12; // fewer than the surface needs: a hard cap
+        info.sparse.maxRowPairs = 0;
+        auto s = make(info, {.startSparseBricks = 2}); // 16 row pairs to start
+        ASSERT_TRUE(s);
+        ASSERT_OK(s->setMetaballs(scene));
+        const Run r = runFrames(*s, 15);
+        ASSERT_EQ(r.stats.size(), 15u);
+        EXPECT_EQ(r.errors, 0u);
+        // Once to the need (a quarter above it), once more where another
+        // frame's twelve bricks (which ones list first varies) pass 90% of it.
+        EXPECT_GE(r.growths, 1u);
+        EXPECT_LE(r.growths, 2u);
+        const IsoStats& last = r.stats.back();
+        EXPECT_GT(last.sparseBricksNeeded, 12u);
+        EXPECT_EQ(last.sparseBrickCapacity, 12u);
+        EXPECT_EQ(last.overflowed, kOverflowSparseBricks) << "only the capped bricks short";
+        EXPECT_LE(last.sparseRowPairCapacity, 12u * 32u) << "no more row pairs than twelve bricks hold";
+        EXPECT_EQ(last.sparseRowPairCapacity, r.stats[7].sparseRowPairCapacity) << "and no crawl after";
+    }
+    {
+        SCOPED_TRACE("a budget below the need");
+        IsoSurfaceCreateInfo info = sparseMetaballInfo({41, 37, 45}, NormalMode::Central);
+        info.vertexCapacity = 0;
+        info.sparse.maxBricks = info.sparse.maxRowPairs = info.sparse.maxItemRefs = 0;
+        const iso::testing::Knobs knobs{.startOutputCapacity = 30, .startSparseBricks = 2};
+        // What the starting surface takes, and the grown one without a budget.
+        uint64_t start = 0, grown = 0;
+        {
+            auto free = make(info, knobs);
+            ASSERT_TRUE(free);
+            for (const auto& item : free->memoryReport()) start += item.bytes;
+            ASSERT_OK(free->setMetaballs(scene));
+            const Run r = runFrames(*free, 10);
+            ASSERT_FALSE(r.stats.empty());
+            ASSERT_FALSE(r.stats.back().overflow);
+            for (const auto& item : free->memoryReport())
+                if (item.name != "replaced") grown += item.bytes;
+        }
+        ASSERT_GT(grown, start);
+        info.memoryBudget = start + (grown - start) / 5;
+        auto s = make(info, knobs);
+        ASSERT_TRUE(s);
+        ASSERT_OK(s->setMetaballs(scene));
+        const Run r = runFrames(*s, 12);
+        EXPECT_EQ(r.errors, 1u) << "said once";
+        EXPECT_GE(r.growths, 1u);
+        EXPECT_LE(r.growths, 3u);
+        ASSERT_GE(r.stats.size(), 8u);
+        const IsoStats& last = r.stats.back();
+        EXPECT_TRUE(last.overflow) << "the budget does not hold the surface";
+        EXPECT_GT(last.sparseBrickCapacity, 2u) << "grown as far as the budget holds";
+        EXPECT_EQ(last.sparseBrickCapacity, r.stats[r.stats.size() - 4].sparseBrickCapacity) << "and stays";
+        uint64_t held = 0;
+        for (const auto& item : s->memoryReport())
+            if (item.name != "replaced") held += item.bytes;
+        EXPECT_LE(held, info.memoryBudget);
+    }
+}
+
 TEST_F(IsoSparseMetaballs, BallReferencesRunningOutAreReportedBoundedAndSuggested) {
     const IsoSurfaceCreateInfo full = sparseMetaballInfo({41, 37, 45}, NormalMode::Central);
     expectShortItemCapacitiesReported(full, scatteredBalls(12, 7u), full.sparse.maxBricks, 20u);

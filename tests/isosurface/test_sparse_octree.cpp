@@ -125,6 +125,23 @@ protected:
         EXPECT_TRUE(c.ok()) << c.message();
         return s;
     }
+    // After the surface grew: the host's graph built again, a voxelizer
+    // with it (its passes live in one graph).
+    void rebuild(Scene& s, const voxel::VoxelGrid& grid) {
+        s.graph.reset();
+        auto v =
+            voxel::Voxelizer::create(device(), voxelizerInfo(std::max({grid.dims[0], grid.dims[1], grid.dims[2]})));
+        ASSERT_TRUE(v.ok()) << v.message();
+        s.voxelizer = std::move(v).value();
+        s.graph = std::make_unique<RenderGraph>(&device());
+        auto vox = s.voxelizer->addPasses(*s.graph);
+        ASSERT_TRUE(vox.ok()) << vox.message();
+        IsoSurface::GraphInputs in;
+        in.octree = voxel::octreeLeafInput(vox.value(), s.voxelizer->octreeDepth());
+        auto out = s.surface->addPasses(*s.graph, in);
+        ASSERT_TRUE(out.ok()) << out.message();
+        ASSERT_OK(s.graph->compile());
+    }
     void run(Scene& s, const voxel::TriangleMesh& mesh, const voxel::VoxelGrid& grid) {
         ASSERT_OK(s.voxelizer->setMesh(mesh, grid));
         Status inner;
@@ -280,6 +297,99 @@ TEST_F(IsoSparseOctree, AMeshOutsideTheGridAndIsoValuesBeyondTheSamples) {
     info.isoValue = 1.f;
     run(s, sphere, *grid);
     expectMatchesDense(s, info);
+}
+
+// Created with no capacity (pool, lists, row pairs, vertices): the surface
+// starts small, its frames overflow and say so, grow() between frames grows
+// it from the stats (the host builds its graph again), and within a few
+// frames a frame needs nothing more and is the dense path's and the CPU's.
+TEST_F(IsoSparseOctree, NoCapacitiesGrowInAHostGraphToTheReference) {
+    auto grid = voxel::gridFromBox({-1.f, -1.f, -1.f}, {1.f, 1.f, 1.f}, 41, 37, 45);
+    ASSERT_TRUE(grid.ok());
+    IsoSurfaceCreateInfo info = octreeSurfaceInfo(*grid, 0);
+    info.vertexCapacity = 0;
+    info.sparse.maxBricks = 0;
+    info.sparse.maxRowPairs = 0;
+    for (bool indexed : {false, true}) {
+        SCOPED_TRACE(indexed);
+        info.indexed = indexed;
+        iso::testing::Knobs knobs;
+        knobs.startSparseBricks = 6; // a pool of 6 bricks, lists of 6, 48 row pairs
+        knobs.startOutputCapacity = 300;
+        Scene s = makeScene(*grid, info, knobs);
+        ASSERT_TRUE(s.graph);
+        const SparseDomain start = s.surface->sparseDomain();
+        EXPECT_EQ(start.maxVolumeBricks, 6u);
+        EXPECT_EQ(start.maxBricks, 6u);
+        const voxel::TriangleMesh sphere = voxel::shapes::sphere({0.05f, -0.03f, 0.02f}, 0.75f, 40, 20);
+        uint32_t growths = 0;
+        bool overflowSeen = false;
+        for (int f = 0; f < 8; ++f) {
+            run(s, sphere, *grid);
+            const auto st = s.surface->statsOfFrame(s.surface->framesRecorded() - 1);
+            ASSERT_TRUE(st.has_value());
+            if (f == 0) {
+                EXPECT_TRUE(st->overflow);
+                EXPECT_NE(st->overflowed & kOverflowSparseVolumeBricks, 0u) << st->overflowed;
+            }
+            overflowSeen = overflowSeen || st->overflow;
+            auto grown = s.surface->grow();
+            ASSERT_TRUE(grown.ok()) << grown.message();
+            if (!*grown) break;
+            ++growths;
+            ASSERT_NO_FATAL_FAILURE(rebuild(s, *grid));
+        }
+        EXPECT_TRUE(overflowSeen);
+        EXPECT_GE(growths, 1u);
+        EXPECT_LE(growths, 3u) << "the sizes come from the counts, not by doubling";
+        const auto last = s.surface->statsOfFrame(s.surface->framesRecorded() - 1);
+        ASSERT_TRUE(last.has_value());
+        EXPECT_FALSE(last->overflow) << last->overflowed;
+        EXPECT_EQ(last->overflowed, 0u);
+        const SparseDomain grown = s.surface->sparseDomain();
+        EXPECT_GE(grown.maxVolumeBricks, last->sparseVolumeBricksNeeded);
+        EXPECT_LE(grown.maxBricks, grown.maxVolumeBricks) << "the list holds no more than the pool";
+        IsoSurfaceCreateInfo reference = info;
+        reference.vertexCapacity = 600000;
+        reference.indexCapacity = indexed ? 600000 : 0;
+        expectMatchesDense(s, reference);
+    }
+}
+
+// A budget that holds the starting buffers and not the grown ones: grow()
+// names memoryBudget (once), the frames stay bounded and reported.
+TEST_F(IsoSparseOctree, ABudgetTooSmallToGrowIsANamedError) {
+    auto grid = voxel::gridFromBox({-1.f, -1.f, -1.f}, {1.f, 1.f, 1.f}, 33, 33, 33);
+    ASSERT_TRUE(grid.ok());
+    IsoSurfaceCreateInfo info = octreeSurfaceInfo(*grid, 0);
+    info.vertexCapacity = 60000; // a cap: only the sparse domain grows
+    info.sparse.maxBricks = 0;
+    info.sparse.maxRowPairs = 0;
+    iso::testing::Knobs knobs;
+    knobs.startSparseBricks = 6;
+    uint64_t startBytes = 0;
+    {
+        auto probe = make(info, knobs);
+        ASSERT_TRUE(probe);
+        for (const auto& item : probe->memoryReport()) startBytes += item.bytes;
+    }
+    info.memoryBudget = startBytes + 4096;
+    Scene s = makeScene(*grid, info, knobs);
+    ASSERT_TRUE(s.graph);
+    const voxel::TriangleMesh sphere = voxel::shapes::sphere({0.f, 0.f, 0.f}, 0.7f, 40, 20);
+    run(s, sphere, *grid);
+    auto refused = s.surface->grow();
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.code(), ErrorCode::CapacityExceeded);
+    EXPECT_NE(refused.message().find("memoryBudget"), std::string::npos) << refused.message();
+    run(s, sphere, *grid); // the same graph: nothing changed
+    const auto st = s.surface->statsOfFrame(s.surface->framesRecorded() - 1);
+    ASSERT_TRUE(st.has_value());
+    EXPECT_TRUE(st->overflow);
+    EXPECT_LE(st->activeCells, 6u * 512u);
+    auto quiet = s.surface->grow();
+    ASSERT_TRUE(quiet.ok()) << "said once: " << quiet.message();
+    EXPECT_FALSE(*quiet);
 }
 
 TEST_F(IsoSparseOctree, WrongSetUpsAreErrors) {

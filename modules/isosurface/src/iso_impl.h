@@ -470,15 +470,18 @@ struct IsoSurface::Impl {
     const CapacityEpoch& epochOf(uint64_t frame) const;
     void noteReplaced(); // memory's "replaced" entry
     // Sparse capacities left 0 (metaballs, particles, user fields with a
-    // Lipschitz bound): the surface starts at a fraction of the sizes the
-    // module plans (sizeSparseDomain), which bound the growth. At record()
+    // Lipschitz bound, volumes from an octree): the surface starts at a
+    // fraction of the sizes the module plans (sizeSparseDomain), which bound
+    // the growth. At record() (or the host's grow())
     // growSparseDomain plans the surface again with larger ones (and the
     // output capacities the same stats ask for): a new Impl replaces this
     // one in self->impl_, this one retired in its `replaced` list.
-    bool growBricks = false, growRowPairs = false, growItemRefs = false;
-    uint32_t growBrickLimit = 0, growRowPairLimit = 0, growItemRefLimit = 0;
-    uint32_t refusedBricks = 0, refusedRowPairs = 0;
-    uint64_t firstFrame = 0; // the first frame this Impl records
+    bool growBricks = false, growRowPairs = false, growItemRefs = false, growVolumeBricks = false;
+    uint32_t growBrickLimit = 0, growRowPairLimit = 0, growItemRefLimit = 0, growVolumeBrickLimit = 0;
+    uint32_t refusedBricks = 0, refusedRowPairs = 0, refusedVolumeBricks = 0;
+    Status heldBack;            // a growth the budget held back, said at the next frame boundary
+    bool budgetReached = false; // a growth stopped at memoryBudget: the sizes stay
+    uint64_t firstFrame = 0;    // the first frame this Impl records
     Status growSparseDomain(std::unique_ptr<RenderGraph>& graph, const std::optional<IsoStats>& st);
     Status replan(const IsoSurfaceCreateInfo& ci, std::unique_ptr<Impl>& out) const;
     Status settleForHostGraph();   // addPasses() before any frame: the sizes planned at creation, fixed

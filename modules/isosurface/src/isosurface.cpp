@@ -108,13 +108,20 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
         const IsoSurfaceCreateInfo& planned = surface->impl_->info;
         const SparseDomain most = planned.sparse;
         const bool byItems = info.source == FieldSource::Metaballs || info.source == FieldSource::Particles;
-        const bool growable = (byItems || (info.source == FieldSource::UserGlsl && info.lipschitz > 0.f)) &&
-                              info.sparse.volumeInput == SparseVolumeInput::Upload;
+        // Volumes from an octree mark their bricks on the GPU every frame
+        // (counted past the pool): they grow as the lists do. Uploaded
+        // volumes keep the sizes their upload needs.
+        const bool octree = surface->impl_->octreeInput;
+        const bool growable = ((byItems || (info.source == FieldSource::UserGlsl && info.lipschitz > 0.f)) &&
+                               info.sparse.volumeInput == SparseVolumeInput::Upload) ||
+                              octree;
         const bool bricks = growable && info.sparse.maxBricks == 0, pairs = growable && info.sparse.maxRowPairs == 0;
         const bool refs = growable && byItems && info.sparse.maxItemRefs == 0;
-        if (bricks || pairs || refs) {
+        const bool volumeBricks = octree && info.sparse.maxVolumeBricks == 0;
+        if (bricks || pairs || refs || volumeBricks) {
             IsoSurfaceCreateInfo small = planned;
             const uint32_t b = knobs.startSparseBricks;
+            if (volumeBricks) small.sparse.maxVolumeBricks = std::min(most.maxVolumeBricks, b ? b : kStartSparseBricks);
             if (bricks) small.sparse.maxBricks = std::min(most.maxBricks, b ? b : kStartSparseBricks);
             if (pairs) small.sparse.maxRowPairs = std::min(most.maxRowPairs, b ? 8 * b : kStartSparseRowPairs);
             // Particles start at the references a brick lists by default,
@@ -133,9 +140,11 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
                 g.growBricks = bricks;
                 g.growRowPairs = pairs;
                 g.growItemRefs = refs;
+                g.growVolumeBricks = volumeBricks;
                 g.growBrickLimit = most.maxBricks;
                 g.growRowPairLimit = most.maxRowPairs;
                 g.growItemRefLimit = most.maxItemRefs;
+                g.growVolumeBrickLimit = most.maxVolumeBricks;
             }
         }
     }
@@ -280,9 +289,12 @@ Status IsoSurface::Impl::replan(const IsoSurfaceCreateInfo& ci, std::unique_ptr<
     f.growBricks = growBricks;
     f.growRowPairs = growRowPairs;
     f.growItemRefs = growItemRefs;
+    f.growVolumeBricks = growVolumeBricks;
     f.growBrickLimit = growBrickLimit;
     f.growRowPairLimit = growRowPairLimit;
     f.growItemRefLimit = growItemRefLimit;
+    f.growVolumeBrickLimit = growVolumeBrickLimit;
+    f.budgetReached = budgetReached;
     PYRAMARCH_TRY(f.planGrowth(lim));
     PYRAMARCH_TRY(f.createBuffers());
     PYRAMARCH_TRY(f.createPipelines());
@@ -296,11 +308,12 @@ Status IsoSurface::Impl::replan(const IsoSurfaceCreateInfo& ci, std::unique_ptr<
     return {};
 }
 
-// addPasses() on a surface that has recorded nothing: a host graph holds
-// the buffers, so nothing grows there; a sparse domain takes the sizes the
-// module planned at creation (the growth limits) instead of its start.
+// addPasses() on a surface that has recorded nothing: a sparse domain
+// takes the sizes the module planned at creation (the growth limits)
+// instead of its start. Volumes from an octree (only ever in a host graph)
+// keep their start and grow when the host calls grow().
 Status IsoSurface::Impl::settleForHostGraph() {
-    if (!growBricks && !growRowPairs && !growItemRefs) return {};
+    if (octreeInput || (!growBricks && !growRowPairs && !growItemRefs)) return {};
     IsoSurfaceCreateInfo ci = info;
     ci.sparse.maxBricks = growBrickLimit;
     ci.sparse.maxRowPairs = growRowPairLimit;
@@ -333,69 +346,194 @@ void IsoSurface::Impl::installReplanned(std::unique_ptr<Impl> fresh, std::unique
 }
 
 Status IsoSurface::Impl::growSparseDomain(std::unique_ptr<RenderGraph>& graph, const std::optional<IsoStats>& st) {
-    if (!growBricks && !growRowPairs && !growItemRefs) return {};
+    if (!growBricks && !growRowPairs && !growItemRefs && !growVolumeBricks) return {};
+    // A growth the budget held back says so at the next frame boundary,
+    // once; from then on the surface keeps the sizes the budget holds.
+    if (!heldBack.ok()) return std::exchange(heldBack, Status{});
+    if (budgetReached) return {};
     const uint64_t now = self->frame_;
     if (!st || st->frame < firstFrame) return {};
-    SparseDomain d = info.sparse;
-    const uint32_t bricks = d.maxBricks, pairs = d.maxRowPairs, refs = d.maxItemRefs;
-    if (growBricks) d.maxBricks = grownCapacity(st->sparseBricksNeeded, bricks, growBrickLimit);
-    if (growRowPairs) {
-        d.maxRowPairs = grownCapacity(st->sparseRowPairsNeeded, pairs, growRowPairLimit);
-        // Row pairs of bricks past a short list were never counted: as many
-        // a brick as the listed ones had, and a quarter more.
-        if (st->sparseBricksNeeded > bricks) {
-            const uint64_t perBrick = std::max<uint64_t>(st->sparseRowPairsNeeded / std::max(bricks, 1u), 1);
-            const uint64_t estimate = uint64_t(d.maxBricks) * perBrick * 5 / 4;
-            d.maxRowPairs = std::max(
-                d.maxRowPairs,
-                uint32_t(std::min<uint64_t>(std::max<uint64_t>(estimate, uint64_t(pairs) * 2), growRowPairLimit)));
+    const uint32_t bricks = info.sparse.maxBricks, pairs = info.sparse.maxRowPairs, refs = info.sparse.maxItemRefs;
+    const uint32_t volumeBricks = info.sparse.maxVolumeBricks;
+    // The counts a short capacity hid: an octree's bricks past the pool were
+    // never listed (as many of them as of the marked bricks with a slot),
+    // and the row pairs of bricks past a short list never counted (as many
+    // a brick as the listed ones had).
+    uint64_t bricksNeeded = st->sparseBricksNeeded;
+    if (octreeInput && st->sparseVolumeBricksNeeded > volumeBricks)
+        bricksNeeded = bricksNeeded * st->sparseVolumeBricksNeeded / std::max(volumeBricks, 1u) + 1;
+    // Only the bricks the lists may reach have row pairs to count.
+    bricksNeeded = std::min<uint64_t>(bricksNeeded, growBricks ? std::max(growBrickLimit, bricks) : bricks);
+    const uint64_t listed = std::min<uint64_t>(st->sparseBricksNeeded, bricks);
+    uint64_t pairsNeeded = st->sparseRowPairsNeeded;
+    if (bricksNeeded > listed)
+        pairsNeeded = std::max<uint64_t>(pairsNeeded, bricksNeeded * std::max<uint64_t>(pairsNeeded, 1) /
+                                                          std::max<uint64_t>(listed, 1));
+    // The capacities for these needs: with headroom (twice, or a quarter
+    // above the need) and the hidden counts guessed as above, or (where
+    // that does not fit the budget) the counted needs themselves, the next
+    // frame counting the rest; a need past a limit goes straight to the limit.
+    const auto domainFor = [&](bool headroom) {
+        const auto size = [headroom](uint64_t needed, uint32_t capacity, uint32_t limit) {
+            if (!headroom) return uint32_t(std::max<uint64_t>(std::min<uint64_t>(needed, limit), capacity));
+            return grownCapacity(uint32_t(std::min<uint64_t>(needed, 0xFFFFFFFFu)), capacity, limit);
+        };
+        SparseDomain d = info.sparse;
+        if (growVolumeBricks)
+            d.maxVolumeBricks = size(st->sparseVolumeBricksNeeded, volumeBricks, growVolumeBrickLimit);
+        if (growBricks) {
+            d.maxBricks = size(bricksNeeded, bricks, growBrickLimit);
+            // The list never holds more than the pool's bricks.
+            if (octreeInput) d.maxBricks = std::max(bricks, std::min(d.maxBricks, d.maxVolumeBricks));
         }
+        if (growRowPairs)
+            d.maxRowPairs = size(headroom ? pairsNeeded : st->sparseRowPairsNeeded, pairs, growRowPairLimit);
+        if (growItemRefs) d.maxItemRefs = size(st->sparseItemRefsNeeded, refs, growItemRefLimit);
+        return d;
+    };
+    SparseDomain d = domainFor(true);
+    const std::string who =
+        "isosurface '" + info.name + "': growing the sparse domain after frame " + std::to_string(st->frame) + " (" +
+        std::to_string(st->sparseBricksNeeded) + " bricks, " + std::to_string(st->sparseRowPairsNeeded) +
+        " row pairs, " + std::to_string(st->sparseItemRefsNeeded) + " item references" +
+        (octreeInput ? ", " + std::to_string(st->sparseVolumeBricksNeeded) + " volume bricks" : std::string()) +
+        " needed): ";
+    const auto same = [&](const SparseDomain& x) {
+        return x.maxBricks == bricks && x.maxRowPairs == pairs && x.maxItemRefs == refs &&
+               x.maxVolumeBricks == volumeBricks;
+    };
+    // A refusal is said once per set of capacities asked for.
+    const auto refusedBefore = [&](const SparseDomain& x) {
+        return refusedBricks == x.maxBricks && refusedRowPairs == x.maxRowPairs &&
+               refusedVolumeBricks == x.maxVolumeBricks;
+    };
+    const auto noteRefused = [&](const SparseDomain& x) {
+        refusedBricks = x.maxBricks;
+        refusedRowPairs = x.maxRowPairs;
+        refusedVolumeBricks = x.maxVolumeBricks;
+    };
+    // A capacity that overflowed (not merely over 90% used).
+    const bool short_ = (growBricks && st->sparseBricksNeeded > bricks) ||
+                        (growRowPairs && st->sparseRowPairsNeeded > pairs) ||
+                        (growItemRefs && st->sparseItemRefsNeeded > refs) ||
+                        (growVolumeBricks && st->sparseVolumeBricksNeeded > volumeBricks);
+    if (same(d)) {
+        if (!short_ || refusedBefore(d)) return {};
+        noteRefused(d);
+        return Status::error(
+            ErrorCode::CapacityExceeded,
+            who + "at the most memoryBudget and the device allow (" + std::to_string(bricks) + " bricks, " +
+                std::to_string(pairs) + " row pairs" +
+                (octreeInput ? ", " + std::to_string(volumeBricks) + " volume bricks" : std::string()) +
+                "); the frames are truncated and report it");
     }
-    if (growItemRefs) d.maxItemRefs = grownCapacity(st->sparseItemRefsNeeded, refs, growItemRefLimit);
-    const std::string who = "isosurface '" + info.name + "': growing the sparse domain after frame " +
-                            std::to_string(st->frame) + " (" + std::to_string(st->sparseBricksNeeded) + " bricks, " +
-                            std::to_string(st->sparseRowPairsNeeded) + " row pairs, " +
-                            std::to_string(st->sparseItemRefsNeeded) + " item references needed): ";
-    if (d.maxBricks == bricks && d.maxRowPairs == pairs && d.maxItemRefs == refs) {
-        const bool stuck = (growBricks && st->sparseBricksNeeded > bricks) ||
-                           (growRowPairs && st->sparseRowPairsNeeded > pairs) ||
-                           (growItemRefs && st->sparseItemRefsNeeded > refs);
-        if (!stuck || (refusedBricks == bricks && refusedRowPairs == pairs)) return {};
-        refusedBricks = bricks;
-        refusedRowPairs = pairs;
-        return Status::error(ErrorCode::CapacityExceeded, who + "at the most memoryBudget and the device allow (" +
-                                                              std::to_string(bricks) + " bricks, " +
-                                                              std::to_string(pairs) +
-                                                              " row pairs); the frames are truncated and report it");
-    }
-    // The output buffers from the same stats.
+    // The output buffers from the same stats; the vertices of row pairs
+    // past the pool were never counted: as many a row pair as the pooled ones had.
+    const uint64_t pooled = std::min<uint64_t>(st->sparseRowPairsNeeded, pairs);
+    const auto unseen = [&](uint32_t needed) {
+        if (pairsNeeded <= pooled || pooled == 0) return needed;
+        return uint32_t(std::min<uint64_t>(uint64_t(needed) * pairsNeeded / pooled, 0xFFFFFFFFu));
+    };
     const auto wantTriangles = [](uint32_t needed, uint32_t capacity, uint32_t limit) {
         return std::max(capacity, grownCapacity(needed, capacity, limit) / 3 * 3);
     };
-    IsoSurfaceCreateInfo ci = info;
-    ci.sparse = d;
-    ci.vertexCapacity =
-        growVertices ? wantTriangles(st->verticesNeeded, grid.vertexCapacity, growVertexLimit) : grid.vertexCapacity;
-    if (indexed)
-        ci.indexCapacity =
-            growIndices ? wantTriangles(st->indicesNeeded, grid.indexCapacity, growIndexLimit) : grid.indexCapacity;
-    const auto refuse = [&](const Status& why) -> Status {
-        if (refusedBricks == d.maxBricks && refusedRowPairs == d.maxRowPairs) return {};
-        refusedBricks = d.maxBricks;
-        refusedRowPairs = d.maxRowPairs;
+    const auto refuse = [&](const SparseDomain& x, const Status& why) -> Status {
+        if (refusedBefore(x)) return {};
+        noteRefused(x);
         return why.withContext(who);
     };
+    // The surface planned with `x`, its output buffers grown by `share` of
+    // the way to what the stats ask (with headroom or not).
+    uint32_t askedVertices = 0, askedIndices = 0; // the output capacities planFor asked for
+    const auto planFor = [&](const SparseDomain& x, bool headroom, double share, std::unique_ptr<Impl>& fresh,
+                             uint64_t& total) -> Status {
+        const auto want = [&](uint32_t needed, uint32_t capacity, uint32_t limit) {
+            const uint32_t full =
+                headroom ? wantTriangles(unseen(needed), capacity, limit)
+                         : std::max(capacity, uint32_t(std::min<uint64_t>(uint64_t(needed) + 2, limit)) / 3 * 3);
+            return std::max(capacity, uint32_t(capacity + double(full - capacity) * share) / 3 * 3);
+        };
+        IsoSurfaceCreateInfo ci = info;
+        ci.sparse = x;
+        ci.vertexCapacity =
+            growVertices ? want(st->verticesNeeded, grid.vertexCapacity, growVertexLimit) : grid.vertexCapacity;
+        if (indexed)
+            ci.indexCapacity =
+                growIndices ? want(st->indicesNeeded, grid.indexCapacity, growIndexLimit) : grid.indexCapacity;
+        askedVertices = ci.vertexCapacity;
+        askedIndices = ci.indexCapacity;
+        PYRAMARCH_TRY(replan(ci, fresh));
+        total = 0;
+        for (const MemoryItem& item : fresh->memory) total += item.bytes;
+        return {};
+    };
+    // The needs themselves: refused before (the budget), nothing to plan.
+    const SparseDomain exact = domainFor(false);
+    if (short_ && refusedBefore(exact)) return {};
     std::unique_ptr<Impl> fresh;
-    if (Status made = replan(ci, fresh); !made) return refuse(made);
-    Impl& f = *fresh;
     uint64_t total = 0;
-    for (const MemoryItem& item : f.memory) total += item.bytes;
-    if (total > memoryBudget)
-        return refuse(Status::error(ErrorCode::CapacityExceeded,
-                                    std::to_string(d.maxBricks) + " bricks and " + std::to_string(d.maxRowPairs) +
-                                        " row pairs would take the surface's buffers to " + fmtBytes(total) +
-                                        ", over memoryBudget (" + fmtBytes(memoryBudget) +
-                                        "); the buffers stay as they were, the frames are truncated and report it"));
+    if (Status made = planFor(d, true, 1.0, fresh, total); !made) return refuse(exact, made);
+    if (total > memoryBudget) {
+        // Over the budget with headroom: the needs themselves, if they fit;
+        // else as far of the way to them as the budget holds.
+        std::unique_ptr<Impl> tight;
+        uint64_t tightTotal = 0;
+        const bool exactPlanned = !same(exact) && planFor(exact, false, 1.0, tight, tightTotal);
+        const std::string asked =
+            std::to_string(exact.maxBricks) + " bricks and " + std::to_string(exact.maxRowPairs) + " row pairs" +
+            (octreeInput ? " (" + std::to_string(exact.maxVolumeBricks) + " volume bricks)" : std::string()) +
+            " with " + std::to_string(askedVertices) + " vertices" +
+            (indexed ? " and " + std::to_string(askedIndices) + " indices" : std::string()) +
+            " would take the surface's buffers to " + fmtBytes(exactPlanned ? tightTotal : total) +
+            ", over memoryBudget (" + fmtBytes(memoryBudget) + ")";
+        uint64_t held = 0;
+        for (const MemoryItem& item : memory)
+            if (item.name != "replaced") held += item.bytes;
+        if (exactPlanned && tightTotal <= memoryBudget) {
+            d = exact;
+            fresh = std::move(tight);
+            total = tightTotal;
+        } else if (!short_) {
+            return {}; // nearly full, not short: the sizes stay, nothing to say
+        } else if (exactPlanned && memoryBudget > held && tightTotal > held &&
+                   double(memoryBudget - held) / double(tightTotal - held) >= 0.1) {
+            // Part of the way (a tenth at least): the capacities and output
+            // buffers grown by the share of the growth the budget holds
+            // (bytes grow about linearly with them), planned once more.
+            const double share = double(memoryBudget - held) / double(tightTotal - held) * 0.95;
+            const auto part = [share](uint32_t from, uint32_t to) {
+                return std::max(from, uint32_t(from + double(to - std::min(to, from)) * share));
+            };
+            SparseDomain p = info.sparse;
+            p.maxBricks = part(bricks, exact.maxBricks);
+            p.maxRowPairs = part(pairs, exact.maxRowPairs);
+            p.maxItemRefs = part(refs, exact.maxItemRefs);
+            p.maxVolumeBricks = part(volumeBricks, exact.maxVolumeBricks);
+            std::unique_ptr<Impl> partial;
+            uint64_t partTotal = 0;
+            budgetReached = true;
+            if (same(p) || !planFor(p, false, share, partial, partTotal) || partTotal > memoryBudget)
+                return refuse(exact, Status::error(ErrorCode::CapacityExceeded,
+                                                   asked + "; the buffers stay as they were, the frames are "
+                                                           "truncated and report it"));
+            partial->heldBack = Status::error(
+                ErrorCode::CapacityExceeded,
+                who + asked + "; grown to " + std::to_string(p.maxBricks) + " bricks and " +
+                    std::to_string(p.maxRowPairs) + " row pairs" +
+                    (octreeInput ? " (" + std::to_string(p.maxVolumeBricks) + " volume bricks)" : std::string()) +
+                    ", the most it holds: the frames are truncated and report it");
+            d = p;
+            fresh = std::move(partial);
+            total = partTotal;
+            fresh->budgetReached = true;
+        } else {
+            budgetReached = true;
+            return refuse(exact, Status::error(ErrorCode::CapacityExceeded,
+                                               asked + "; the buffers stay as they were, the frames are truncated "
+                                                       "and report it"));
+        }
+    }
+    Impl& f = *fresh;
     f.firstFrame = f.outputsFromFrame = now;
     f.epochs = {{.firstFrame = now,
                  .vertices = f.grid.vertexCapacity,
@@ -458,6 +596,7 @@ Status IsoSurface::Impl::growOutputs(std::unique_ptr<RenderGraph>& graph, const 
     Status budgetHeldBack; // grown, but less than asked: returned once growth is done
     PYRAMARCH_TRY(planOutputs(lim, device->name(), newV, newI, g, sz).withContext(who));
     if (held + outputBytes(g, sz) > memoryBudget) {
+        if (budgetReached) return {}; // said when it was reached; the sizes stay
         // The need itself, without headroom, where the doubled size does not fit.
         newV = growVertices ? std::max(vCap, std::min(st->verticesNeeded + 2, growVertexLimit) / 3 * 3) : vCap;
         newI = growIndices ? std::max(iCap, std::min(st->indicesNeeded + 2, growIndexLimit) / 3 * 3) : iCap;
@@ -496,7 +635,9 @@ Status IsoSurface::Impl::growOutputs(std::unique_ptr<RenderGraph>& graph, const 
                 return Status::error(ErrorCode::CapacityExceeded,
                                      who + asked +
                                          "; the buffers stay as they were, the frames are truncated and report it");
-            // Grown as far as the budget holds; said once, as a refusal.
+            // Grown as far as the budget holds; said once, as a refusal,
+            // and the sizes stay (no further steps toward the need).
+            budgetReached = true;
             budgetHeldBack = Status::error(ErrorCode::CapacityExceeded,
                                            who + asked + "; grown to " + std::to_string(v) + " vertices" +
                                                (indexed ? ", " + std::to_string(i) + " indices" : std::string()) +
@@ -1341,6 +1482,7 @@ Result<bool> IsoSurface::grow() {
         need->sparseBricksNeeded = std::max(need->sparseBricksNeeded, st->sparseBricksNeeded);
         need->sparseRowPairsNeeded = std::max(need->sparseRowPairsNeeded, st->sparseRowPairsNeeded);
         need->sparseItemRefsNeeded = std::max(need->sparseItemRefsNeeded, st->sparseItemRefsNeeded);
+        need->sparseVolumeBricksNeeded = std::max(need->sparseVolumeBricksNeeded, st->sparseVolumeBricksNeeded);
     }
     if (!need) return false;
     const Impl* before = impl_.get();

@@ -282,7 +282,9 @@ enum class SparseVolumeInput {
 // to: the surface starts below them and record() plans it again, larger,
 // after a frame whose counters overflowed or passed 90% (as the output
 // buffers: IsoSurfaceCreateInfo::vertexCapacity; with addPasses() they
-// stay at the planned sizes). Non-zero: hard caps.
+// stay at the planned sizes). Volumes from an octree (always in a host
+// graph) start below them too and grow when the host calls grow().
+// Non-zero: hard caps.
 struct SparseDomain {
     // A hint. true: a sparse domain. false: the dense grid where it fits the
     // device, else (its field, pyramid, particle bins or 32-bit counts past
@@ -310,7 +312,8 @@ struct SparseDomain {
     // in volumeFormat (1,331 bytes for U8, 2,662 U16, 5,324 F32), in up to
     // 4 buffers of one maxStorageBufferRange each (lavapipe's 128 MiB:
     // 403,356 U8 or 100,836 F32 bricks; one buffer up to a quarter of that,
-    // which reads fastest). censusSparseVolume() counts what an upload needs.
+    // which reads fastest). censusSparseVolume() counts what an upload needs;
+    // from an octree, 0 starts small and grows with IsoSurface::grow().
     uint32_t maxVolumeBricks = 0;
     // Volumes: the format every upload uses; the pool keeps the samples in it.
     VolumeFormat volumeFormat = VolumeFormat::F32;
@@ -739,10 +742,12 @@ public:
     Status record(VkCommandBuffer cmd);
     // Host graph (addPasses()), between frames once they finished: grows the
     // vertex and index buffers left at 0 to the largest needs of the stats
-    // ring, within memoryBudget (sparse sizes stay as planned). true: build
-    // the graph again (a new RenderGraph, addPasses()) and re-read the
-    // buffers; false: nothing to grow. Past the budget or a device limit an
-    // error, once; after record() (which grows itself) ErrorCode::InvalidState.
+    // ring, within memoryBudget (sparse sizes stay as planned, but for
+    // volumes from an octree: their pool, lists and row pairs left 0 grow
+    // too). true: build the graph again (a new RenderGraph, addPasses() of
+    // every module in it) and re-read the buffers; false: nothing to grow.
+    // Past the budget or a device limit an error naming it, once; after
+    // record() (which grows itself) ErrorCode::InvalidState.
     Result<bool> grow();
     // The internal graph used by record() (describe(), toDot()); timings come
     // from latestTimings().
