@@ -202,9 +202,9 @@ struct IsoSurface::Impl {
     uint32_t foldGroupsX = 0;     // testing::Knobs::maxGroupsX (0 = device limit)
     bool denseClassify = false;   // testing::Knobs::denseClassify: no patch list even where bounds exist
     bool subgroupAtomics = false; // classify/activate: one atomic per subgroup (the *.subgroup.comp variants)
-    // Extraction reads the field and the pyramid through texel buffers
-    // (extract.comp) where maxTexelBufferElements covers both, else through
-    // storage buffers (extract.storage.comp); testing::Knobs::storageReads forces the latter.
+    // Classify and extraction read the field and the pyramid through texel
+    // buffers where maxTexelBufferElements covers both, else through storage
+    // buffers (the *.storage variants); testing::Knobs::storageReads forces the latter.
     bool texelReads = false;
     bool storageReadsForced = false;
     // The particle gather's passes after the sort read the bin starts and
@@ -252,8 +252,8 @@ struct IsoSurface::Impl {
     // IsoSurfaceCreateInfo::sparse: a virtual grid of bricks (sparse.cpp);
     // classify and extraction are sparse_classify.comp / sparse_extract.comp.
     bool sparse = false;
-    // A grid that fits, laid out as bricks (layout.cpp says when; the knobs
-    // testing::Knobs::directBricks and denseGrid force either):
+    // A grid that fits, laid out as bricks (every source; only the scan runs
+    // in cell order):
     // every brick resident, brick index = its place in the pool (pool slot
     // 32 i + p for brick i's row pair p), no brick list, no slot claimed by
     // an atomic. The source's field pass fills the field buffer as on the
@@ -262,7 +262,6 @@ struct IsoSurface::Impl {
     // ISO_DENSE_FIELD, or fused), so the triangles come in brick order, the
     // same in every run (sparse.cpp).
     bool direct = false;
-    bool directForced = false, denseGridForced = false;
     uint32_t maxItems = 0;
     uint64_t externalParticleBytes = 0; // ParticleInput::GpuBuffer: bytes of particleBuffer the module reads
 
@@ -357,7 +356,7 @@ struct IsoSurface::Impl {
     ComputePipeline sparseSupersPipe, sparseActivatePipe; // sparse: coarse and fine (sparse_activate.glsl)
     ComputePipeline patchBoxesPipe;                       // usePatchBoxes
     ComputePipeline particleBoundsPipe;                   // particles with a patch list
-    ComputePipeline vertexBasesPipe, sharedVerticesPipe;  // indexed (extract then runs extract_indexed.comp)
+    ComputePipeline vertexBasesPipe, sharedVerticesPipe;  // indexed (extract then runs sparse_extract_indexed.comp)
     ComputePipeline meshListsPipe, meshStepPipe, meshScanPipe, meshScanTopPipe; // meshSmoothing
     ComputePipeline countPipe, binScanPipe, binScanTopPipe, sortPipe, gatherPipe, smoothPipe, anisoPipe;
     ComputePipeline densityPipe; // SphCubicSpline: particles_density.comp (sparse: sparse_particles_density.comp)
@@ -569,7 +568,6 @@ struct IsoSurface::Impl {
                          const gpu::IsoGrid& g, uint32_t first);
     Status createArgsPipelines();
     void addArgsPass(RenderGraph& graph, const IsoRefs& refs);
-    Status createExtractPipelines();
     // NormalMode::None: the first frame zeroes the vertex buffer; extract and
     // generate then write positions only.
     void addNormalClearPass(RenderGraph& graph, const IsoRefs& refs);

@@ -65,8 +65,6 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
         m.denseClassify = knobs.denseClassify;
         m.storageReadsForced = knobs.storageReads;
         m.denseFieldForced = knobs.denseField;
-        m.directForced = knobs.directBricks;
-        m.denseGridForced = knobs.denseGrid;
         m.volumePoolBricksForced = knobs.volumePoolBricks;
         m.outputSliceBytesForced = knobs.outputSliceBytes;
         m.extractionForced = knobs.extraction;
@@ -262,8 +260,6 @@ Status IsoSurface::Impl::replan(const IsoSurfaceCreateInfo& ci, std::unique_ptr<
     f.denseClassify = denseClassify;
     f.storageReadsForced = storageReadsForced;
     f.denseFieldForced = denseFieldForced;
-    f.directForced = directForced;
-    f.denseGridForced = denseGridForced;
     f.volumePoolBricksForced = volumePoolBricksForced;
     f.outputSliceBytesForced = outputSliceBytesForced;
     f.extractionForced = extractionForced;
@@ -894,10 +890,7 @@ Status IsoSurface::Impl::createPipelines() {
         PYRAMARCH_TRY(createPyramidPipelines());
     PYRAMARCH_TRY(createArgsPipelines());
     if (scan) PYRAMARCH_TRY(createScanPipelines());
-    if (indexed)
-        PYRAMARCH_TRY(createIndexedPipelines());
-    else if (!scan && !direct)
-        PYRAMARCH_TRY(createExtractPipelines());
+    if (indexed) PYRAMARCH_TRY(createIndexedPipelines());
     switch (info.source) {
     case FieldSource::Metaballs: return createMetaballsPipelines();
     case FieldSource::Volume: return createVolumePipelines();

@@ -528,8 +528,8 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     // the balls of metaballs, a user field's Lipschitz bound, the tiles the
     // particles' field pass found nonzero; metaballs and bounded user fields
     // through a buffer evaluate it only on the tiles listed bricks read).
-    // testing::Knobs::denseGrid forces the cell order (always the scan's).
-    m.direct = !m.sparse && !m.scan && !m.denseGridForced;
+    // The scan runs in cell order.
+    m.direct = !m.sparse && !m.scan;
     if (m.sparse) PYRAMARCH_TRY(checkSparseDomain(info, m.scan, fieldEvaluationForced));
     if (m.sparse) PYRAMARCH_TRY(m.sizeSparseDomain(lim, dev));
     // User GLSL: field() fused into classify and extraction (no field
@@ -1101,8 +1101,6 @@ Result<testing::LayoutPlan> testing::planLayout(const IsoSurfaceCreateInfo& info
         m.volumePoolBricksForced = knobs.volumePoolBricks;
         m.outputSliceBytesForced = knobs.outputSliceBytes;
         m.heapBytes = knobs.deviceLocalHeapBytes;
-        m.directForced = knobs.directBricks;
-        m.denseGridForced = knobs.denseGrid;
         m.extractionForced = knobs.extraction;
         m.splatForced = knobs.splat;
         m.fieldEvaluationForced = knobs.fieldEvaluation;

@@ -12,7 +12,6 @@
 // first, and classify runs over the listed patches only.
 #include <algorithm>
 
-#include "iso_glsl_text.h"
 #include "iso_impl.h"
 
 namespace pyramarch::iso {
@@ -51,12 +50,8 @@ Status IsoSurface::Impl::createPyramidPipelines() {
     const std::span<const uint32_t> classifySpv =
         texelReads ? (subgroupAtomics ? std::span<const uint32_t>(kClassifySubgroupSpv) : kClassifySpv)
                    : (subgroupAtomics ? std::span<const uint32_t>(kClassifySubgroupStorageSpv) : kClassifyStorageSpv);
-    if (fusedField) {
-        PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> fused, fusedSpirv(kIsoText_classify_comp, "classify"));
-        PYRAMARCH_TRY(makePipeline(classify, fused, "classify", 11));
-    } else {
-        PYRAMARCH_TRY(makePipeline(classify, classifySpv, "classify", 11));
-    }
+    // The cell order is the scan's only: a field buffer, never fused.
+    PYRAMARCH_TRY(makePipeline(classify, classifySpv, "classify", 11));
     if (grid.patchList)
         PYRAMARCH_TRY(makePipeline(activatePipe,
                                    subgroupAtomics ? std::span<const uint32_t>(kActivateSubgroupSpv)
@@ -89,9 +84,7 @@ void IsoSurface::Impl::addClassifyPass(RenderGraph& graph, const IsoRefs& refs) 
         // Indexed: the vertex pyramid's levels 0 and 1 (else the cell grid and pyramid stand in, unwritten).
         .uniform(8, indexed ? refs.vertexGrid : refs.grid)
         .storage(9, indexed ? refs.vertexPyramid : refs.pyramid, RW);
-    if (fusedField)
-        ; // field() is called at the samples: no field buffer
-    else if (texelReads)
+    if (texelReads)
         pass.texel(2, refs.field, VK_FORMAT_R32G32B32A32_SFLOAT, Access::SampledRead);
     else
         pass.storage(2, refs.field, R);
@@ -99,7 +92,6 @@ void IsoSurface::Impl::addClassifyPass(RenderGraph& graph, const IsoRefs& refs) 
         pass.use(refs.classifyArgs, Access::IndirectRead).record(indirectDispatch(refs.classifyArgs, 0));
     else
         pass.record([this, cellGroups](PassContext& ctx) {
-            if (fusedField) beginFrame(ctx); // fused without a bound: the frame's first pass
             ctx.pushConstants(push());
             dispatchFolded(ctx, cellGroups, maxGroupsX());
         });

@@ -108,11 +108,6 @@ struct Knobs {
     // The device-local heap a memory budget of 0 takes a quarter of (0 = the
     // device's; without a device, as in planLayout(), the budget is 1 GiB).
     uint64_t deviceLocalHeapBytes = 0;
-    // A grid that fits runs on the direct brick table for every source (the
-    // scan in cell order). directBricks: the bricks (the default already).
-    bool directBricks = false;
-    // The cell-order layout for every source (the tests of its structures).
-    bool denseGrid = false;
 };
 
 // FieldSource::Particles: the splat `surface` runs (SplatMethod::Auto
@@ -120,7 +115,7 @@ struct Knobs {
 SplatMethod splatMethod(const IsoSurface& surface);
 
 // Whether `surface`'s grid runs on the direct brick table (a grid that fits,
-// without Knobs::denseGrid; not the scan): its triangles come in brick
+// not the scan): its triangles come in brick
 // order (bricks of 8^3 cells x fastest, then row pairs, then cells) and its
 // pyramid is over every brick's row pairs.
 bool directBricks(const IsoSurface& surface);
