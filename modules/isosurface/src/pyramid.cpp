@@ -55,11 +55,8 @@ void IsoSurface::Impl::addClassifyPass(RenderGraph& graph, const IsoRefs& refs) 
         .storage(6, info.source == FieldSource::Volume ? refs.runBounds : refs.pyramid,
                  R) // per-run value bounds (volume), else unused: the pyramid stands in
         .storage(10, info.source == FieldSource::Volume ? refs.wrapBounds : refs.pyramid,
-                 R)                  // the second interval of runs past their first row (volume), else unused
-        .storage(7, refs.pyramid, R) // unused (a patch list): the pyramid stands in
-        // Indexed: the vertex pyramid's levels 0 and 1 (else the cell grid and pyramid stand in, unwritten).
-        .uniform(8, indexed ? refs.vertexGrid : refs.grid)
-        .storage(9, indexed ? refs.vertexPyramid : refs.pyramid, RW);
+                 R); // the second interval of runs past their first row (volume), else unused
+    // Bindings 1, 7, 8 and 9 are not used.
     if (texelReads)
         pass.texel(2, refs.field, VK_FORMAT_R32G32B32A32_SFLOAT, Access::SampledRead);
     else
