@@ -30,7 +30,7 @@
 // for a tiled field pass (a fused field reads none: pc.numLevels 0).
 // Particles (ISO_BRICK_PARTICLES, SPIR-V brick_list.particles): mode 0
 // bounds a brick from the tiles the field pass flagged (a nonzero sample,
-// as particle_bounds.comp reads them for patches): (-inf, inf) where a tile
+// the gather or the resolve writes them): (-inf, inf) where a tile
 // holding one of its samples is flagged or the iso value is not above 0,
 // else (0, 0) (no particle reaches it: every sample exactly 0).
 // The list buffer: the listed bricks at 0, the listed build groups at
@@ -82,8 +82,7 @@ bool particleTilesReached(uvec3 lo, uvec3 hi) {
 // balls that reach the box (a ball that misses it adds exactly 0 to each of
 // its samples in the field pass), widened by the rounding of the field's
 // float sum and of the ranges' ends; (-inf, inf) where a term is not finite,
-// and past kIsoRowBalls balls (as the cell order's patch bounds: the loop
-// would cost more than it saves; every brick is listed, every tile evaluated).
+// and past kIsoRowBalls balls (the loop would cost more than it saves; every brick is listed, every tile evaluated).
 vec2 ballBounds(uvec3 lo, uvec3 hi) {
     const vec3 a = isoSamplePosition(grid, lo), b = isoSamplePosition(grid, hi);
     const uint first = pc.slot * grid.maxItems, count = isoOpaque(min(pc.itemCount, grid.maxItems));

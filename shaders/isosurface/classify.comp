@@ -13,9 +13,7 @@
 // start at level 2 without re-reading the base. Volume source
 // (grid.runBounds): a run whose value bounds (volume_bounds.comp, once per
 // upload) lie all below or all at/above the iso value is written as zeros
-// (case 0, count 0) without loading a sample, and with a patch list
-// (grid.patchList) only the patches the surface crosses are dispatched at
-// all, the others being zeros from the clear pass. Lanes of uniform runs
+// (case 0, count 0) without loading a sample. Lanes of uniform runs
 // return before the loop: lavapipe runs a SIMD batch's loop while any lane
 // has iterations left, so a batch of uniform runs skips the classify loop
 // entirely (masking alone would still execute its arithmetic).
@@ -23,11 +21,8 @@
 // where barriers are expensive; see modules/isosurface/README.md.)
 // ISO_SUBGROUP_ATOMICS (the classify.subgroup.comp variant): the active-cell
 // count is summed per subgroup and added by one lane.
-// Indexed output (kIndexed, a specialization constant: lavapipe would run a
-// uniform `if` under a mask): the run's shared-vertex counts too (owned cut
-// edges per cell, vertex_owner.glsl), the vertex pyramid's levels 0 (u8 sums
-// of 4 cells, a run's 4 in one word) and 1 (the run's sum), and with a patch
-// list level 2 by atomics.
+// The cell order is the scan baseline's only (ExtractionMethod::Scan): soup,
+// a field buffer; the HistoPyramid runs on the bricks (sparse_classify.comp).
 #ifdef ISO_SUBGROUP_ATOMICS
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
@@ -35,15 +30,11 @@
 #ifndef ISO_STORAGE_READS
 #define ISO_TEXEL_READS
 #endif
-// Inside bits a row at a time: from texel quads, or from a fused user field
-// at any texel limit (its .storage build reads the pyramid from storage
-// buffers but still has no field buffer to load samples from).
-#if defined(ISO_TEXEL_READS) || defined(ISO_USER_FIELD)
+// Inside bits a row at a time from texel quads.
+#ifdef ISO_TEXEL_READS
 #define ISO_CLASSIFY_ROWS
 #endif
 #include "isosurface/common.glsl"
-
-layout(constant_id = kIsoSpecIndexed) const bool kIndexed = false;
 
 layout(local_size_x = kIsoClassifyGroupSize) in;
 
@@ -53,17 +44,12 @@ layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 // row's 17 samples in 5 fetches, ~1.3 per cell) where the device's
 // maxTexelBufferElements covers it (ISO_TEXEL_READS), else one
 // storage-buffer load per sample (the .storage variants, ~4.25 per cell).
-// A fused user field (ISO_USER_FIELD, compiled at creation with the host's
-// snippet) evaluates field() at the samples instead: no field buffer.
-#if defined(ISO_USER_FIELD)
-#include "isosurface/user_field.glsl"
-#elif defined(ISO_TEXEL_READS)
+#if defined(ISO_TEXEL_READS)
 layout(set = 0, binding = 2) uniform samplerBuffer fieldQuads;
 #else
 layout(set = 0, binding = 2, std430) readonly buffer FieldBuf { float field[]; };
 #endif
-// Read-write only for the level-3 atomics of the patch-list path.
-layout(set = 0, binding = 3, std430) buffer PyramidBuf { uint pyramid[]; };
+layout(set = 0, binding = 3, std430) writeonly buffer PyramidBuf { uint pyramid[]; };
 layout(set = 0, binding = 4, std430) buffer CountersBuf { IsoCounters counters; };
 // Scan only (grid.scanOccupancy): level 1 of the occupancy tree, active cells
 // per 4 cells, laid out from element 0 (the tree has no level 0 of its own).
@@ -75,28 +61,11 @@ layout(set = 0, binding = 6, std430) readonly buffer BoundsBuf { vec2 runBounds[
 // grid.runBounds: the second interval of a run that goes on past its first
 // row, by that row (volume_bounds.comp); otherwise the pyramid stands in.
 layout(set = 0, binding = 10, std430) readonly buffer WrapBoundsBuf { vec2 wrapBounds[]; };
-// grid.patchList: the patches the activate pass listed this frame (each
-// group takes kIsoPatchesPerGroup of them, a SIMD batch one patch);
-// otherwise the pyramid is bound here again and never read through it.
-layout(set = 0, binding = 7, std430) readonly buffer PatchListBuf {
-    IsoPatchList patchHead;
-    uint patchIds[];
-};
-// Indexed output: the vertex pyramid's grid and levels; otherwise the cell
-// grid and the pyramid stand in, never written through binding 9.
-layout(set = 0, binding = 8, std140) uniform VertexGridBuf { IsoGrid vertexGrid; };
-layout(set = 0, binding = 9, std430) buffer VertexPyramidBuf { uint vertexPyramid[]; };
+// Bindings 7, 8 and 9 are not used.
 
 #include "isosurface/vertex_owner.glsl"
 
-#if defined(ISO_USER_FIELD)
-// Inside bits of the 17 samples s .. s + (16, 0, 0) of a row, bit k for sample s + (k, 0, 0).
-uint insideRowAt(uvec3 s, float iso) {
-    uint bits = 0u;
-    for (uint k = 0u; k < 17u; ++k) bits |= (isoUserSample(s + uvec3(k, 0u, 0u)) >= iso ? 1u : 0u) << k;
-    return bits;
-}
-#elif defined(ISO_TEXEL_READS)
+#if defined(ISO_TEXEL_READS)
 // NaN is outside (as sanitize() makes it -infinity elsewhere).
 uvec4 insideQuad(vec4 v, float iso) {
     const uvec4 bits = floatBitsToUint(v);
@@ -139,9 +108,6 @@ uint face(uint s, uint sx, uint sxy) {
 #endif
 
 void main() {
-#ifdef ISO_USER_FIELD
-    isoBeginUserFrame();
-#endif
     const uint cx = grid.cells.x, cy = grid.cells.y;
     const uint sx = grid.samples.x, sxy = grid.samples.x * grid.samples.y;
     const uint cells = grid.cells.w;
@@ -159,16 +125,9 @@ void main() {
     // grid): a 16 x 8 patch of cells rather than 128 cells of one row, more
     // often entirely empty. Any mapping is correct (a bijection within the
     // group); this one only changes which runs share a batch. Patch p
-    // (kIsoPatchRuns in iso_shared.h) is batch p % 16 of group p / 16; with
-    // a patch list (volume source) batch b of group g takes listed patch
-    // 16 g + b instead, so only patches the surface crosses (bounds max >=
-    // iso > min) run at all.
+    // (kIsoPatchRuns in iso_shared.h) is batch p % 16 of group p / 16.
     const uint l = gl_LocalInvocationIndex;
-    uint patchId = linearGroup() * kIsoPatchesPerGroup + (l >> 3);
-    if (isoOpaque(grid.patchList) != 0) {
-        if (patchId >= patchHead.listed) return;
-        patchId = patchIds[patchId];
-    }
+    const uint patchId = linearGroup() * kIsoPatchesPerGroup + (l >> 3);
     const uint element2 = (patchId / kIsoPatchesPerGroup) * kIsoClassifyGroupSize + 16u * (l & 7u) + patchId % kIsoPatchesPerGroup;
     const uint first = element2 * kIsoClassifyCells;
     if (first >= cells) return;
@@ -179,24 +138,18 @@ void main() {
     // (if any) each lie entirely below or entirely at/above the iso value
     // has no triangle; it is written as zeros without loading a sample,
     // case 0 also for cells inside (no reader needs case 255 where the
-    // count is 0, and it lets the patch list leave such runs out, as
-    // written by the clear pass: nothing to write then).
+    // count is 0).
     if (isoOpaque(grid.runBounds) != 0) {
         const vec2 b = runBounds[element2];
         // A run that ends in its first row keeps an empty second interval.
         const vec2 w = x + n > cx ? wrapBounds[row] : vec2(uintBitsToFloat(0x7f800000u), uintBitsToFloat(0xff800000u));
         if ((b.y < iso || b.x >= iso) && (w.y < iso || w.x >= iso)) {
-            if (isoOpaque(grid.patchList) != 0) return;
             for (uint q = 0; q < (n + 3) / 4; ++q) {
                 pyramid[word0 + first / 4u + q] = 0u;
                 writeOccupancy(element2 * 4 + q, 0u);
             }
             if (levels > 1) pyramid[word1 + element2] = 0u;
             if (levels > 2) pyramid[word2 + element2] = 0u;
-            if (kIndexed) {
-                vertexPyramid[vertexGrid.levels[0].x + element2] = 0u;
-                if (isoOpaque(vertexGrid.levelCount) > 1) vertexPyramid[vertexGrid.levels[1].x + element2] = 0u;
-            }
             return;
         }
     }
@@ -206,12 +159,12 @@ void main() {
     uint y = row - z0 * cy;
     uint z = z0;
     uint s = x + sx * y + sxy * z0; // sample of the cell's corner (0,0,0)
-    // The run's 4 words of cases, and per word of 4 cells its vertex count,
-    // active cells and owned cut edges (u8 fields: at most 4 x 15), kept in
+    // The run's 4 words of cases, and per word of 4 cells its vertex count
+    // and active cells (u8 fields: at most 4 x 15), kept in
     // registers and stored once after the loop: lavapipe runs an `if` body
     // under a mask for every lane and every iteration, so a store "every
     // 4th cell" inside the loop cost a masked scatter per cell.
-    uint cases0 = 0, cases1 = 0, cases2 = 0, cases3 = 0, sums1 = 0, actives1 = 0, vertexSums1 = 0;
+    uint cases0 = 0, cases1 = 0, cases2 = 0, cases3 = 0, sums1 = 0, actives1 = 0;
     uint j = 0;
     // One segment per row the run touches: load the first cell's -x face,
     // then each cell loads its +x face only (no per-cell reload branch).
@@ -219,13 +172,8 @@ void main() {
         const uint segment = min(cellsToClassify - j, cx - x);
 #ifdef ISO_CLASSIFY_ROWS
         // The segment's 4 sample rows (y, z), (y + 1, z), (y, z + 1), (y + 1, z + 1) as bit rows.
-#ifdef ISO_USER_FIELD
-        uint row00 = insideRowAt(uvec3(x, y, z), iso), row10 = insideRowAt(uvec3(x, y + 1u, z), iso),
-             row01 = insideRowAt(uvec3(x, y, z + 1u), iso), row11 = insideRowAt(uvec3(x, y + 1u, z + 1u), iso);
-#else
         uint row00 = insideRow(s, iso), row10 = insideRow(s + sx, iso), row01 = insideRow(s + sxy, iso),
              row11 = insideRow(s + sx + sxy, iso);
-#endif
 #else
         uint lo = face(s, sx, sxy);
 #endif
@@ -248,11 +196,6 @@ void main() {
             // Cases 0 and 255 count 0 (isoCaseCount: no select on them needed).
             const uint count = isoCaseCount(mcCase);
             const uint quadShift = 8u * (j >> 2);
-            if (kIndexed) {
-                const uint boundary = (x + k == cx - 1 ? 1u : 0u) | (y == cy - 1 ? 2u : 0u) |
-                                      (z == grid.cells.z - 1 ? 4u : 0u);
-                vertexSums1 += isoOwnedVertexCount(byCode, boundary) << quadShift;
-            }
             const uint caseBits = mcCase << (8u * (j & 3u));
             cases0 |= j < 4u ? caseBits : 0u;
             cases1 |= j - 4u < 4u ? caseBits : 0u;
@@ -289,19 +232,6 @@ void main() {
     const uint sum2 = byteSum(sums1), active2 = byteSum(actives1);
     if (levels > 1) pyramid[word1 + element2] = sums1;
     if (levels > 2) pyramid[word2 + element2] = sum2;
-    if (kIndexed) {
-        const uint vertices2 = byteSum(vertexSums1);
-        vertexPyramid[vertexGrid.levels[0].x + element2] = vertexSums1;
-        if (isoOpaque(vertexGrid.levelCount) > 1) vertexPyramid[vertexGrid.levels[1].x + element2] = vertices2;
-        // With a patch list, the vertex pyramid's level 2 too, as level 3 of the cell pyramid below.
-        if (grid.patchList != 0 && isoOpaque(vertexGrid.levelCount) > 2 && vertices2 != 0)
-            atomicAdd(vertexPyramid[vertexGrid.levels[2].x + element2 / 4u], vertices2);
-    }
-    // With a patch list, level 3 too (the clear pass zeroed it; the build
-    // starts at level 3, a quarter of the elements): the 4 runs of an element
-    // lie in 4 batches, so their sums meet through an integer atomic, the
-    // same total in any order. Only runs with triangles add.
-    if (isoOpaque(grid.patchList) != 0 && levels > 3 && sum2 != 0) atomicAdd(pyramid[grid.levels[3].x + element2 / 4u], sum2);
     // Few threads have active cells (surfaces are sparse): a global atomic
     // is cheaper than a barrier-based group reduction on lavapipe; where the
     // device has subgroup arithmetic, one per subgroup (lanes that returned

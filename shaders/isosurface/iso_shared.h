@@ -381,7 +381,7 @@ static_assert(sizeof(IsoGrid) == 64 + 320 + 64 + 48 + 80 + 16 + 16 + 32 + 96,
               "IsoGrid must match its std430 and std140 layouts (vec4 members 16-aligned)");
 static_assert(sizeof(IsoArgs) == 80, "args");
 static_assert(sizeof(IsoPatchList) == 16, "patch list header: the list starts at word 4");
-static_assert(kIsoRowBalls <= 64, "metaball_bounds.comp keeps the balls reaching a patch in two 32-bit words");
+static_assert(kIsoRowBalls <= 64, "kIsoRowBalls: at most 64 balls per row segment and brick bound");
 static_assert(sizeof(IsoBall) == 32, "ball");
 static_assert(sizeof(IsoVertex) == 32, "vertex");
 } // namespace pyramarch::iso::gpu

@@ -1,5 +1,5 @@
-// Metaballs, shared by the field pass (field_metaballs.comp), the bounds
-// pass (metaball_bounds.comp) and a sparse domain's passes
+// Metaballs, shared by the field pass (field_metaballs.comp), the bricks'
+// bounds (brick_list.comp) and a sparse domain's passes
 // (sparse_metaballs_activate.comp, sparse_metaball_field.glsl): the ball
 // ring at binding ISO_BALLS_BINDING (default 1), the reach test all use to
 // skip a ball, one ball's term and its range over a box. Needs `grid`

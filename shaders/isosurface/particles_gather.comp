@@ -20,9 +20,9 @@ layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 // smoothed ones sorted again (SPH: their volume records); particles_reads.glsl.
 #include "isosurface/particles_reads.glsl"
 layout(set = 0, binding = 3, std430) writeonly buffer FieldBuf { float field[]; };
-// grid.patchList: per tile, 1 when one of its samples is nonzero (the
-// classify patches' bounds, particle_bounds.comp); otherwise the field is
-// bound here again and never written through it.
+// grid.particleLayout.w: per tile, 1 when one of its samples is nonzero (the
+// bricks' bounds, brick_list.comp); otherwise the field is bound here again
+// and never written through it.
 layout(set = 0, binding = 4, std430) writeonly buffer TileFlagsBuf { uint tileFlags[]; };
 
 #include "isosurface/particles_kernel.glsl"

@@ -18,8 +18,8 @@ layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 // The bin starts and the kernel records (kIsoAnisoRecordVec4s vec4s each); particles_reads.glsl.
 #include "isosurface/particles_reads.glsl"
 layout(set = 0, binding = 3, std430) writeonly buffer FieldBuf { float field[]; };
-// grid.patchList: per tile, 1 when one of its samples is nonzero, as the
-// isotropic gather writes (particle_bounds.comp lists the patches from them).
+// grid.particleLayout.w: per tile, 1 when one of its samples is nonzero, as
+// the isotropic gather writes (brick_list.comp bounds the bricks from them).
 layout(set = 0, binding = 4, std430) writeonly buffer TileFlagsBuf { uint tileFlags[]; };
 
 #include "isosurface/particles_kernel.glsl"

@@ -2,9 +2,9 @@
 #extension GL_EXT_control_flow_attributes : require
 // Fixed-point accumulation -> float field; clears the accumulator for the
 // next frame so no separate clear pass is needed. One thread per tile of
-// kIsoGatherColumn x kIsoGatherRows samples, the gather's tiles: with a
-// patch list (grid.patchList) each tile records whether one of its samples
-// is nonzero, as the gather does, for particle_bounds.comp.
+// kIsoGatherColumn x kIsoGatherRows samples, the gather's tiles: on the
+// bricks (grid.particleLayout.w) each tile records whether one of its
+// samples is nonzero, as the gather does, for brick_list.comp.
 #include "isosurface/common.glsl"
 
 layout(local_size_x = kIsoGroupSize) in;
@@ -12,7 +12,7 @@ layout(local_size_x = kIsoGroupSize) in;
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) buffer AccumBuf { uint accum[]; };
 layout(set = 0, binding = 2, std430) writeonly buffer FieldBuf { float field[]; };
-// grid.patchList: one flag per tile; otherwise the field is bound here
+// grid.particleLayout.w: one flag per tile; otherwise the field is bound here
 // again and never written through it.
 layout(set = 0, binding = 3, std430) writeonly buffer TileFlagsBuf { uint tileFlags[]; };
 

@@ -34,35 +34,22 @@ void useParticleRecords(IsoSurfaceCreateInfo& info, const Buffer& records) {
 
 class IsoSurfaceTest : public test::GpuTest {
 protected:
-    // The tests of the cell-order grid's own structures (patch lists, field
-    // tiles, run bounds) set it: every surface they make runs that path
-    // (testing::Knobs::denseGrid) instead of the direct brick table.
-    bool denseGrid = false;
+    // The tests of the cell-order grid's own structures (run bounds, the
+    // scan's classify) set it: the scan is the only path left in cell order,
+    // so every surface they make runs the scan.
+    bool cellOrder = false;
     // The measured variants (testing::Knobs) of the surfaces make() creates
     // where the knobs given keep the defaults.
     testing::ExtractionMethod extraction = testing::ExtractionMethod::HistoPyramid;
     testing::SplatMethod splat = testing::SplatMethod::Auto;
     testing::FieldEvaluation fieldEvaluation = testing::FieldEvaluation::Auto;
     std::unique_ptr<IsoSurface> make(const IsoSurfaceCreateInfo& info, testing::Knobs knobs = {}) {
-        if (denseGrid) knobs.denseGrid = true;
         withVariants(knobs);
+        if (cellOrder) knobs.extraction = testing::ExtractionMethod::Scan;
         auto r = testing::create(device(), info, knobs);
         EXPECT_TRUE(r.ok()) << r.message();
         if (!r) return nullptr;
         return std::move(r).value();
-    }
-    // The dense twin of a patch-list surface (Knobs::denseClassify): the
-    // reference the empty-space-skipping tests compare bit for bit; it has
-    // no list.
-    std::unique_ptr<IsoSurface> makeDense(const IsoSurfaceCreateInfo& info) {
-        testing::Knobs dense;
-        dense.denseClassify = true;
-        dense.denseGrid = true;
-        auto s = make(info, dense);
-        if (s) {
-            EXPECT_FALSE(testing::readPatchList(*s).ok()) << "the dense path has no list";
-        }
-        return s;
     }
     // make() with the variants IsoSurface::create runs, whatever this test's.
     std::unique_ptr<IsoSurface> makeDefault(const IsoSurfaceCreateInfo& info, testing::Knobs knobs = {}) {

@@ -1,6 +1,6 @@
 // A grid that fits, laid out as bricks with a direct brick table
-// (iso::testing::Knobs::directBricks; the default for volumes, metaballs and
-// user fields without a Lipschitz bound): every brick resident, brick index =
+// (the default for every source; the scan in cell order): every brick
+// resident, brick index =
 // its place; over a field buffer classify runs over the bricks whose samples
 // straddle the iso value, no slot atomics. Every source's field pass fills the
 // field buffer as on the dense path (anisotropic and smoothed particles
@@ -39,8 +39,7 @@ using iso::testing::SplatMethod;
 namespace {
 
 iso::testing::Knobs directKnobs(bool storageReads = false) {
-    iso::testing::Knobs k;
-    k.directBricks = true; // every source (the default only where the cell-order layout skips nothing)
+    iso::testing::Knobs k; // every source runs on the bricks by default
     k.storageReads = storageReads;
     return k;
 }

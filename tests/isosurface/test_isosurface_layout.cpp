@@ -91,27 +91,29 @@ TEST(IsoLayout, TexelReadsWhereTheTexelLimitCoversFieldAndPyramid) {
     EXPECT_FALSE(plan->texelReads);
 }
 
-// The cell-order layout (testing::Knobs::denseGrid) has one pyramid element
-// per cell; the direct brick table (testing::Knobs::directBricks) one per
+// The cell-order layout (the scan's) has one pyramid element
+// per cell; the direct brick table (the default) one per
 // cell of every brick's 32 row pairs of 16 cells, short last bricks padded.
 TEST(IsoLayout, OddGridsNeedNoPaddingInCellOrderAndWholeBricksOtherwise) {
-    auto plan = iso::testing::planLayout(metaballs(2), lavapipeLimits(), {.denseGrid = true});
+    auto plan =
+        iso::testing::planLayout(metaballs(2), lavapipeLimits(), {.extraction = iso::testing::ExtractionMethod::Scan});
     ASSERT_TRUE(plan.ok()) << plan.message();
     EXPECT_EQ(plan->pyramidLevelSizes, std::vector<uint32_t>{1});
-    plan = iso::testing::planLayout(metaballs(2), lavapipeLimits(), {.directBricks = true});
+    plan = iso::testing::planLayout(metaballs(2), lavapipeLimits(), {});
     ASSERT_TRUE(plan.ok()) << plan.message();
     EXPECT_EQ(plan->pyramidLevelSizes, (std::vector<uint32_t>{512, 128, 32, 8, 2, 1})) << "one brick";
     IsoSurfaceCreateInfo info = metaballs(2);
     info.samples = {38, 51, 24}; // 37 x 50 x 23 = 42550 cells
     info.vertexCapacity = 1000;  // rounded down to whole triangles
-    plan = iso::testing::planLayout(info, lavapipeLimits(), {.maxGroupsX = 3, .denseGrid = true});
+    plan = iso::testing::planLayout(info, lavapipeLimits(),
+                                    {.extraction = iso::testing::ExtractionMethod::Scan, .maxGroupsX = 3});
     ASSERT_TRUE(plan.ok()) << plan.message();
     EXPECT_EQ(plan->pyramidLevelSizes.front(), 42550u);
     EXPECT_EQ(plan->pyramidLevelSizes[1], (42550u + 3) / 4);
     EXPECT_EQ(plan->pyramidLevelSizes.back(), 1u);
     EXPECT_EQ(plan->vertexCapacity, 999u);
     EXPECT_EQ(plan->maxGroupsX, 3u);
-    plan = iso::testing::planLayout(info, lavapipeLimits(), {.maxGroupsX = 3, .directBricks = true});
+    plan = iso::testing::planLayout(info, lavapipeLimits(), {.maxGroupsX = 3});
     ASSERT_TRUE(plan.ok()) << plan.message();
     EXPECT_EQ(plan->pyramidLevelSizes.front(), 5u * 7u * 3u * 512u); // 5 x 7 x 3 bricks
     EXPECT_EQ(plan->pyramidLevelSizes.back(), 1u);

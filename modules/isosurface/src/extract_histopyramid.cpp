@@ -1,34 +1,15 @@
-// Pass "<name>.extract" (ExtractionMethod::HistoPyramid, non-indexed): an
-// indirect dispatch sized by the args pass, one thread per two output
-// triangles (kIsoExtractTriangles) walking the pyramid top-down to their
-// cells, the two walks interleaved, written straight into the vertex buffer
-// the draw reads. "<name>.vertices.clear" (NormalMode::None only):
+// Pass "<name>.extract" (ExtractionMethod::HistoPyramid, non-indexed, on the
+// direct brick table: sparse_extract.comp's dense build, its pipeline made in
+// sparse.cpp): an indirect dispatch sized by the args pass, one thread per two
+// output triangles walking the pyramid top-down to their cells, written
+// straight into the vertex buffer the draw reads. "<name>.vertices.clear" (NormalMode::None only):
 // zeroes the vertex buffer on the first frame, the normals extract and the
 // scan's generate then leave alone.
 #include <cstddef>
 
-#include "iso_glsl_text.h"
 #include "iso_impl.h"
 
 namespace pyramarch::iso {
-namespace {
-const uint32_t kExtractSpv[] =
-#include "shaders/isosurface/extract.comp.spv.inc"
-    ;
-const uint32_t kExtractStorageSpv[] =
-#include "shaders/isosurface/extract.storage.comp.spv.inc"
-    ;
-} // namespace
-
-Status IsoSurface::Impl::createExtractPipelines() {
-    if (fusedField) {
-        PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> fused, fusedSpirv(kIsoText_extract_comp, "extract"));
-        return makePipeline(extract, fused, "extract", 5 + kSliceBindings);
-    }
-    return makePipeline(extract, texelReads ? std::span<const uint32_t>(kExtractSpv) : kExtractStorageSpv, "extract",
-                        5 + kSliceBindings);
-}
-
 void IsoSurface::Impl::addNormalClearPass(RenderGraph& graph, const IsoRefs& refs) {
     // Without normals the vertex buffer's normal half never changes: zeroed
     // once (a fill at creation would need a queue, as for the particle
@@ -44,9 +25,9 @@ void IsoSurface::Impl::addNormalClearPass(RenderGraph& graph, const IsoRefs& ref
 void IsoSurface::Impl::addExtractPasses(RenderGraph& graph, const IsoRefs& refs) {
     PassBuilder pass = graph.addPass(info.name + ".extract", PassKind::Compute);
     pass.pipeline(extract).uniform(0, refs.grid).uniform(1, refs.tables);
-    // The direct brick table's build (sparse_extract.comp) binds its brick
-    // buffers up to 11: its further output slices start at 12.
-    vertexSlices(pass, 4, direct ? 12 : 5, refs.vertices, W);
+    // sparse_extract.comp binds its brick buffers up to 11: its further
+    // output slices start at 12.
+    vertexSlices(pass, 4, 12, refs.vertices, W);
     if (texelReads) {
         pass.texel(3, refs.pyramid, VK_FORMAT_R32G32B32A32_UINT, Access::SampledRead);
         if (!fusedField) pass.texel(2, refs.field, VK_FORMAT_R32_SFLOAT, Access::SampledRead);

@@ -4,11 +4,7 @@
 // (field_metaballs.comp picks the same way from the ball count). On the
 // direct brick table (the default on a grid that fits) the brick list bounds
 // each brick by the balls and flags the tiles its bricks read (sparse.cpp,
-// brick_list.comp), and the field pass runs over those tiles only. With a
-// patch list (the cell order), "<name>.field.metaballs.bounds" bounds each patch's values by
-// the balls that reach it (metaball_bounds.comp), so classify skips the
-// patches the surface cannot cross, and the field pass runs after the
-// activate pass over the tiles of 8^3 samples the listed patches read
+// brick_list.comp), and the field pass runs over those tiles only
 // (field_tiles.cpp), a group per tile.
 #include "iso_impl.h"
 
@@ -17,23 +13,13 @@ namespace {
 const uint32_t kMetaballsSpv[] =
 #include "shaders/isosurface/field_metaballs.comp.spv.inc"
     ;
-const uint32_t kMetaballBoundsSpv[] =
-#include "shaders/isosurface/metaball_bounds.comp.spv.inc"
-    ;
 // Storage-buffer reads of the balls, where the texel limit does not cover the ring.
 const uint32_t kMetaballsStorageSpv[] =
 #include "shaders/isosurface/field_metaballs.storage.comp.spv.inc"
     ;
-const uint32_t kMetaballBoundsStorageSpv[] =
-#include "shaders/isosurface/metaball_bounds.storage.comp.spv.inc"
-    ;
 } // namespace
 
 Status IsoSurface::Impl::createMetaballsPipelines() {
-    if (grid.patchList)
-        PYRAMARCH_TRY(makePipeline(
-            metaballBoundsPipe, texelReads ? std::span<const uint32_t>(kMetaballBoundsSpv) : kMetaballBoundsStorageSpv,
-            "field.metaballs.bounds", 4));
     if (tiledMetaballs) PYRAMARCH_TRY(createFieldTilePipeline());
     return makePipeline(fieldPipe, texelReads ? std::span<const uint32_t>(kMetaballsSpv) : kMetaballsStorageSpv,
                         "field.metaballs", 4);
@@ -48,7 +34,7 @@ void IsoSurface::Impl::bindBalls(PassBuilder& pass, const IsoRefs& refs, uint32_
 }
 
 void IsoSurface::Impl::addMetaballsPasses(RenderGraph& graph, const IsoRefs& refs) {
-    // Tiled: the field pass comes after the activate pass (addFieldTilePasses).
+    // Tiled: the field pass comes after the brick list (addFieldTilePasses).
     if (!tiledMetaballs) {
         PassBuilder field = graph.addPass(info.name + ".field.metaballs", PassKind::Compute);
         field.pipeline(fieldPipe)
@@ -70,22 +56,6 @@ void IsoSurface::Impl::addMetaballsPasses(RenderGraph& graph, const IsoRefs& ref
             dispatchFolded(ctx, tiles, maxGroupsX());
         });
     }
-    if (!grid.patchList) return;
-    addPatchBoxesPass(graph, refs);
-    // Each patch's value bounds, for the activate pass (metaball_bounds.comp).
-    PassBuilder bounds = graph.addPass(info.name + ".field.metaballs.bounds", PassKind::Compute);
-    bounds.pipeline(metaballBoundsPipe)
-        .uniform(0, refs.grid)
-        .storage(2, refs.patchBoxes, R)
-        .storage(3, refs.patchBounds, W);
-    bindBalls(bounds, refs);
-    bounds.record([this](PassContext& ctx) {
-        // Tiled: the first pass that reads this frame's balls (the boxes
-        // pass before it reads none).
-        if (tiledMetaballs) beginFrame(ctx);
-        ctx.pushConstants(push());
-        dispatchFolded(ctx, groupsOf(grid.patchCount, gpu::kIsoGroupSize), maxGroupsX());
-    });
 }
 
 // The tiled field pass (pc.srcLevel 1): a group per tile the list names.

@@ -15,10 +15,9 @@
 // the gather's bins reach the kernels' largest extent instead. With
 // ParticleKernel::SphCubicSpline, ".particles.density" writes each sorted
 // (or re-binned) particle's volume from its neighbours into `volumes`, which
-// the gather (the SPH build) or the aniso pass reads. With a patch
-// list (isotropic kernels), the gather also flags its tiles holding a
-// nonzero sample and ".particles.bounds" (field_particles_bounds.cpp)
-// bounds the patches from those flags. The passes after the sort read the
+// the gather (the SPH build) or the aniso pass reads. On the bricks the
+// gather also flags its tiles holding a nonzero sample, from which the
+// brick list bounds the bricks (sparse.cpp). The passes after the sort read the
 // bin starts and their records through texel buffers where
 // maxTexelBufferElements covers them (particleTexelReads: CPU drivers fetch
 // texels as vector gathers, storage lane by lane), else through storage.
@@ -261,8 +260,6 @@ void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) 
         dispatchFolded(ctx, groupsOf(runs, gpu::kIsoGroupSize), maxGroupsX());
     });
     gatherPass.storage(4, tilesRef, W);
-    // The patches with a nonzero tile (field_particles_bounds.cpp).
-    if (grid.patchList) addParticleBoundsPass(graph, refs, tilesRef);
 }
 
 } // namespace pyramarch::iso

@@ -3,8 +3,8 @@
 // undefined memory), ".particles.splat" (one thread per particle, integer
 // atomics into the accumulator) and ".particles.resolve" (accumulator ->
 // field, clearing the accumulator for the next frame; one thread per tile of
-// the gather's shape, which with a patch list also flags the tiles holding a
-// nonzero sample for ".particles.bounds", field_particles_bounds.cpp).
+// the gather's shape, which on the bricks also flags the tiles holding a
+// nonzero sample for the brick list, sparse.cpp).
 #include "iso_impl.h"
 
 namespace pyramarch::iso {
@@ -54,7 +54,6 @@ void IsoSurface::Impl::addSplatPasses(RenderGraph& graph, const IsoRefs& refs) {
             ctx.pushConstants(push());
             dispatchFolded(ctx, groupsOf(particleTiles(), gpu::kIsoGroupSize), maxGroupsX());
         });
-    if (grid.patchList) addParticleBoundsPass(graph, refs, tilesRef);
 }
 
 } // namespace pyramarch::iso

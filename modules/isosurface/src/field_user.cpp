@@ -2,15 +2,11 @@
 // `float field(vec3 p)` in the field shader and compiles it at creation with
 // the host's compiler (IsoSurfaceCreateInfo::compileGlsl, e.g. the optional
 // shader_compiler component); pass "<name>.field.user" runs it per sample.
-// With IsoSurfaceCreateInfo::lipschitz > 0, pass "<name>.field.user.bounds"
-// (user_bounds.glsl wrapped the same way) bounds every classify patch first;
-// after the activate pass has listed the patches the surface may cross,
-// "<name>.field.tiles.{clear,mark,list,args}" (field_tiles.cpp) list the
-// tiles of 8^3 samples those patches (and the normals around them) can
-// read, and "<name>.field.user" evaluates only those, indirectly. On the
-// direct brick table (the default on a grid that fits) the bricks are
-// bounded instead (brick_list.comp around the snippet, sparse.cpp) and
-// flag the tiles; fused, classify runs over the listed bricks.
+// With IsoSurfaceCreateInfo::lipschitz > 0 on the direct brick table the
+// bricks are bounded (brick_list.comp around the snippet, sparse.cpp) and
+// flag the tiles of 8^3 samples they read; "<name>.field.tiles.{list,args}"
+// (field_tiles.cpp) list them and "<name>.field.user" evaluates only those,
+// indirectly; fused, classify runs over the listed bricks.
 #include <algorithm>
 #include <cstring>
 #include <iterator>
@@ -109,16 +105,6 @@ Result<std::vector<uint32_t>> compileUserShader(const std::string& src, const Gl
         return Status::error(ErrorCode::ParseError, "isosurface '" + name + "': user field GLSL does not compile" +
                                                         what + ":\n" + spv.message());
     return spv;
-}
-
-// The bounds pass (user_bounds.glsl) with the constant's exact bits.
-Result<std::vector<uint32_t>> compileUserBounds(const std::string& fieldGlsl, float lipschitz,
-                                                const GlslCompiler& compileGlsl, const std::string& name) {
-    uint32_t bits = 0;
-    std::memcpy(&bits, &lipschitz, 4);
-    const std::string body =
-        "#define ISO_LIPSCHITZ uintBitsToFloat(" + std::to_string(bits) + "u)\n" + kIsoText_user_bounds_glsl;
-    return compileUserShader(userShaderSource(fieldGlsl, body), compileGlsl, name, " (bounds pass, lipschitz > 0)");
 }
 
 } // namespace
@@ -224,10 +210,7 @@ Status IsoSurface::Impl::createUserPipelines() {
         PYRAMARCH_TRY(makePipeline(fieldPipe, words, "field.user", 3, false));
     }
     if (tiledUserField) PYRAMARCH_TRY(createFieldTilePipeline());
-    if (!grid.patchList) return {}; // the bricks' bounds: brickListPipe (sparse.cpp)
-    PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> bounds,
-                         compileUserBounds(info.fieldGlsl, info.lipschitz, info.compileGlsl, info.name));
-    return makePipeline(userBoundsPipe, bounds, "field.user.bounds", 2, false);
+    return {}; // the bricks' bounds: brickListPipe (sparse.cpp)
 }
 
 void IsoSurface::Impl::addUserPasses(RenderGraph& graph, const IsoRefs& refs) {
@@ -244,19 +227,6 @@ void IsoSurface::Impl::addUserPasses(RenderGraph& graph, const IsoRefs& refs) {
                 dispatchFolded(ctx, groupsOf(grid.samples.w, gpu::kIsoGroupSize), maxGroupsX());
             });
     }
-    if (!grid.patchList) return;
-    // Which patches the surface may cross this frame (time, parameters and
-    // iso value change per frame), from the Lipschitz bound: user_bounds.glsl.
-    // The field itself is evaluated after the activate pass (addUserTilePasses).
-    graph.addPass(info.name + ".field.user.bounds", PassKind::Compute)
-        .pipeline(userBoundsPipe)
-        .uniform(0, refs.grid)
-        .storage(1, refs.patchBounds, W)
-        .record([this](PassContext& ctx) {
-            if (tiledUserField || fusedField) beginFrame(ctx); // the first pass of the frame (else the field pass)
-            ctx.pushConstants(push());
-            dispatchFolded(ctx, groupsOf(grid.patchCount, gpu::kIsoGroupSize), maxGroupsX());
-        });
 }
 
 // The tiled field pass (pc.srcLevel 1): a group per tile the list names.

@@ -1,10 +1,10 @@
 // Field source: raw volumes. Pass "<name>.field.volume" converts the staged
 // upload (u8/u16/f32, value * scale + offset) into the field, only on frames
 // after uploadVolume(); the field persists in between. Pass
-// "<name>.field.volume.bounds" then computes the value bounds of each
-// classify run (empty-space skipping, independent of the iso value), and
-// "<name>.field.volume.bounds.patches" those of each classify patch (the
-// activate pass lists the patches classify runs over; pyramid.cpp).
+// "<name>.field.volume.bounds" then computes, for the scan's cell-order
+// classify, the value bounds of each classify run (uniform runs are
+// skipped, independent of the iso value). On the bricks the brick list
+// bounds the bricks instead (sparse.cpp).
 #include "iso_impl.h"
 
 #include <cstring>
@@ -17,16 +17,12 @@ const uint32_t kVolumeSpv[] =
 const uint32_t kBoundsSpv[] =
 #include "shaders/isosurface/volume_bounds.comp.spv.inc"
     ;
-const uint32_t kPatchBoundsSpv[] =
-#include "shaders/isosurface/patch_bounds.comp.spv.inc"
-    ;
 } // namespace
 
 Status IsoSurface::Impl::createVolumePipelines() {
     PYRAMARCH_TRY(makePipeline(fieldPipe, kVolumeSpv, "field.volume", 3));
     if (!grid.runBounds) return {}; // direct bricks: classify reads no value bounds
     PYRAMARCH_TRY(makePipeline(boundsPipe, kBoundsSpv, "field.volume.bounds", 4));
-    if (grid.patchList) PYRAMARCH_TRY(makePipeline(patchBoundsPipe, kPatchBoundsSpv, "field.volume.bounds.patches", 5));
     return {};
 }
 
@@ -42,7 +38,7 @@ void IsoSurface::Impl::addVolumePasses(RenderGraph& graph, const IsoRefs& refs) 
             beginFrame(ctx);
             if (!volumeDirty) return;
             volumeDirty = false;
-            boundsDirty = patchBoundsDirty = true;
+            boundsDirty = true;
             directBoundsDirty = true; // bricks.bounds (sparse.cpp)
             rawConvertedAt = self->recording_;
             ctx.pushConstants(push());
@@ -62,20 +58,6 @@ void IsoSurface::Impl::addVolumePasses(RenderGraph& graph, const IsoRefs& refs) 
             boundsDirty = false;
             dispatchFolded(ctx, groupsOf(grid.cells.w, uint64_t(gpu::kIsoClassifyCells) * gpu::kIsoGroupSize),
                            maxGroupsX());
-        });
-    if (!grid.patchList) return;
-    // The patches' bounds from their runs', on the same frames.
-    graph.addPass(info.name + ".field.volume.bounds.patches", PassKind::Compute)
-        .pipeline(patchBoundsPipe)
-        .uniform(0, refs.grid)
-        .storage(1, refs.runBounds, R)
-        .storage(2, refs.patchBounds, W)
-        .storage(3, refs.wrapBounds, R)
-        .storage(4, refs.patchWrapBounds, W)
-        .record([this](PassContext& ctx) {
-            if (!patchBoundsDirty) return;
-            patchBoundsDirty = false;
-            dispatchFolded(ctx, groupsOf(grid.patchCount, gpu::kIsoGroupSize), maxGroupsX());
         });
 }
 
@@ -154,7 +136,7 @@ void IsoSurface::Impl::takeVolumeFrom(Impl& old) {
     volumeOffset = old.volumeOffset;
     volumeDirty = old.volumeDirty;
     rawConvertedAt = old.rawConvertedAt;
-    boundsDirty = patchBoundsDirty = directBoundsDirty = true; // this surface's bounds buffers are new
+    boundsDirty = directBoundsDirty = true; // this surface's bounds buffers are new
     noteVolumeStaging();
     old.noteVolumeStaging();
 }

@@ -4,21 +4,17 @@
 //   <name>.particles.{clear,splat,resolve}      field_particles_splat.cpp (SplatMethod::Scatter)
 //   <name>.particles.{clear,count,scan.*,sort,smooth,gather}
 //                                               field_particles_gather.cpp (SplatMethod::Gather)
-//   <name>.particles.bounds                     field_particles_bounds.cpp (both methods)
 //   <name>.field.volume, <name>.field.volume.bounds  field_volume.cpp
-//   <name>.field.user, <name>.field.user.bounds field_user.cpp (and compileUserField)
-//   on a grid that fits as bricks (direct brick table) <name>.classify,
+//   <name>.field.user                           field_user.cpp (and compileUserField)
+//   <name>.field.tiles.{list,args}              field_tiles.cpp
+//   on a grid that fits as bricks (direct brick table) <name>.bricks.*, <name>.classify,
 //   <name>.pyramid.*                            sparse.cpp (addDirectClassifyPasses),
 //   <name>.extract                              extract_histopyramid.cpp
 //   and indexed <name>.vertices.{count,pyramid.*,bases}, <name>.vertices,
 //   <name>.extract                              sparse_indexed.cpp (addDirect*)
-//   the cell-order grid (sources with bounds, the scan):
-//   <name>.classify, <name>.classify.{boxes,clear,activate,args}, <name>.pyramid.*
+//   the cell-order grid (the scan only): <name>.classify, <name>.pyramid.*
 //                                               pyramid.cpp (its build pass also builds the other trees)
 //   <name>.args                                 args.cpp
-//   <name>.extract                              extract_histopyramid.cpp
-//   <name>.vertices.pyramid.*, <name>.vertices.bases, <name>.vertices, <name>.extract (indexed)
-//                                               extract_indexed.cpp (shared vertices)
 //   <name>.mesh.smooth.*                        mesh_smooth.cpp (meshSmoothing, indexed only)
 //   <name>.occupancy.*, <name>.scan.*, <name>.compact, <name>.generate
 //                                               extract_scan.cpp (ExtractionMethod::Scan)
@@ -82,11 +78,8 @@ struct IsoRefs {
     BufferRef items;                        // metaballs / particles (the host's import with ParticleInput::GpuBuffer)
     VkDeviceSize itemRange = VK_WHOLE_SIZE; // what the item descriptors cover
     BufferRef occGrid, occupancy;           // scan
-    BufferRef vertexGrid, vertexPyramid, runBases;  // indexed
-    BufferRef runBounds, wrapBounds;                // volume: value bounds per classify run (+ past its first row)
-    BufferRef patchWrapBounds;                      // volume: the patches' second interval (else patchBounds)
-    BufferRef patchBounds, patchList, classifyArgs; // grid.patchList: empty-space skipping
-    BufferRef patchBoxes;                           // patchBoxes: each patch's cell box (metaballs, particles)
+    BufferRef vertexGrid, vertexPyramid, runBases; // indexed
+    BufferRef runBounds, wrapBounds;               // volume: value bounds per classify run (+ past its first row)
     // A grid that fits over the field buffer: brick_list.comp's buffers.
     BufferRef directBounds, directList, directArgs;
     BufferRef fieldTileFlags, fieldTileList, fieldTileArgs; // tiledField(): the field tiles readers need
@@ -200,11 +193,10 @@ struct IsoSurface::Impl {
     gpu::IsoGrid occGrid{};       // scan: the grid with the occupancy tree's level tables (levels >= 1 from element 0)
     uint32_t ring = 3;            // framesInFlight + 1 slots
     uint32_t foldGroupsX = 0;     // testing::Knobs::maxGroupsX (0 = device limit)
-    bool denseClassify = false;   // testing::Knobs::denseClassify: no patch list even where bounds exist
     bool subgroupAtomics = false; // classify/activate: one atomic per subgroup (the *.subgroup.comp variants)
-    // Extraction reads the field and the pyramid through texel buffers
-    // (extract.comp) where maxTexelBufferElements covers both, else through
-    // storage buffers (extract.storage.comp); testing::Knobs::storageReads forces the latter.
+    // Classify and extraction read the field and the pyramid through texel
+    // buffers where maxTexelBufferElements covers both, else through storage
+    // buffers (the *.storage variants); testing::Knobs::storageReads forces the latter.
     bool texelReads = false;
     bool storageReadsForced = false;
     // The particle gather's passes after the sort read the bin starts and
@@ -252,8 +244,8 @@ struct IsoSurface::Impl {
     // IsoSurfaceCreateInfo::sparse: a virtual grid of bricks (sparse.cpp);
     // classify and extraction are sparse_classify.comp / sparse_extract.comp.
     bool sparse = false;
-    // A grid that fits, laid out as bricks (layout.cpp says when; the knobs
-    // testing::Knobs::directBricks and denseGrid force either):
+    // A grid that fits, laid out as bricks (every source; only the scan runs
+    // in cell order):
     // every brick resident, brick index = its place in the pool (pool slot
     // 32 i + p for brick i's row pair p), no brick list, no slot claimed by
     // an atomic. The source's field pass fills the field buffer as on the
@@ -262,28 +254,16 @@ struct IsoSurface::Impl {
     // ISO_DENSE_FIELD, or fused), so the triangles come in brick order, the
     // same in every run (sparse.cpp).
     bool direct = false;
-    bool directForced = false, denseGridForced = false;
     uint32_t maxItems = 0;
     uint64_t externalParticleBytes = 0; // ParticleInput::GpuBuffer: bytes of particleBuffer the module reads
 
     Buffer tables, gridBuf, field, pyramid, counters, args, vertices, stats, items, accum, raw, offsets;
     Buffer runBounds; // volume: (min, max) per classify run, computed once per upload
     // Volume: (min, max) of the cells of the run that starts in row r and
-    // goes on past it, by r; and per patch the union of those
-    // (volume_bounds.comp, patch_bounds.comp).
-    Buffer wrapBounds, patchWrapBounds;
-    // grid.patchList: (min, max) per classify patch (volumes once per upload;
-    // metaballs and Lipschitz-bounded user fields every frame), the list of
-    // patches the activate pass found crossed by the surface (IsoPatchList
-    // header + ids), classify's indirect dispatch.
-    Buffer patchBounds, patchList, classifyArgs;
-    // Sources bounding patches by position (metaballs, particles): each
-    // patch's cell box, written on the first frame (patch_boxes.comp).
-    Buffer patchBoxes;
-    bool usePatchBoxes = false; // layout.cpp: grid.patchList with a metaball or particle source
-    bool patchBoxesDirty = true;
-    Buffer tileFlags; // particles, grid.patchList or direct: the field pass's tiles holding a nonzero sample
-    // User GLSL with a patch list: which tiles of kIsoFieldTile^3 samples the
+    // goes on past it, by r (volume_bounds.comp).
+    Buffer wrapBounds;
+    Buffer tileFlags; // particles on the bricks: the field pass's tiles holding a nonzero sample
+    // Metaballs and bounded user fields on the bricks: which tiles of kIsoFieldTile^3 samples the
     // field pass evaluates this frame (flags, the list, its indirect dispatch).
     Buffer fieldTileFlags, fieldTileList, fieldTileArgs;
     // Indexed output: the vertex pyramid's grid and levels, each classify
@@ -349,15 +329,10 @@ struct IsoSurface::Impl {
     ComputePipeline octreeArgsPipe, octreeActivatePipe;
 
     ComputePipeline classify, build, argsPipe, extract, fieldPipe, resolve, scanDown, generate, compact;
-    ComputePipeline boundsPipe, patchBoundsPipe;          // volume
-    ComputePipeline metaballBoundsPipe;                   // metaballs with a patch list
-    ComputePipeline userBoundsPipe;                       // user GLSL with a Lipschitz constant (patch list)
-    ComputePipeline fieldTilesPipe;                       // the same: the field tiles to evaluate (mark, list, args)
-    ComputePipeline activatePipe;                         // grid.patchList
+    ComputePipeline boundsPipe;                           // volume in cell order (the scan): run bounds
+    ComputePipeline fieldTilesPipe;                       // tiledField(): the field tiles to evaluate (list, args)
     ComputePipeline sparseSupersPipe, sparseActivatePipe; // sparse: coarse and fine (sparse_activate.glsl)
-    ComputePipeline patchBoxesPipe;                       // usePatchBoxes
-    ComputePipeline particleBoundsPipe;                   // particles with a patch list
-    ComputePipeline vertexBasesPipe, sharedVerticesPipe;  // indexed (extract then runs extract_indexed.comp)
+    ComputePipeline vertexBasesPipe, sharedVerticesPipe;  // indexed (extract then runs sparse_extract_indexed.comp)
     ComputePipeline meshListsPipe, meshStepPipe, meshScanPipe, meshScanTopPipe; // meshSmoothing
     ComputePipeline countPipe, binScanPipe, binScanTopPipe, sortPipe, gatherPipe, smoothPipe, anisoPipe;
     ComputePipeline densityPipe; // SphCubicSpline: particles_density.comp (sparse: sparse_particles_density.comp)
@@ -397,8 +372,7 @@ struct IsoSurface::Impl {
     void noteVolumeStaging();       // memory's "volume staging" entry
     // The first frame converts "no upload" (kIsoVolumeNone: zeros, reads nothing).
     bool volumeDirty = true;
-    bool boundsDirty = false;      // the volume was converted: field.volume.bounds recomputes runBounds
-    bool patchBoundsDirty = false; // ... and field.volume.bounds.patches the patch bounds
+    bool boundsDirty = false; // the volume was converted: field.volume.bounds recomputes runBounds
     // The block pool's sample format: a sparse volume's upload format;
     // sparse particles keep F32 blocks (the field's floats).
     VolumeFormat blockPoolFormat() const {
@@ -554,25 +528,18 @@ struct IsoSurface::Impl {
     Status createPyramidPipelines();
     Status createBuildPipeline(); // the pyramid build alone (sparse domains)
     void addClassifyPass(RenderGraph& graph, const IsoRefs& refs);
-    // usePatchBoxes: the patches' cell boxes, on the first frame.
-    void addPatchBoxesPass(RenderGraph& graph, const IsoRefs& refs);
-    // Particles with a patch list: the patches holding a nonzero tile of the
-    // field pass (gather or resolve: kIsoGatherColumn x kIsoGatherRows samples,
-    // particleTiles() of them), from its tile flags (importTileFlags: the
-    // field stands in without a patch list).
-    Status createParticleBoundsPipelines();
+    // Particles: the field pass's tiles (gather or resolve: kIsoGatherColumn x
+    // kIsoGatherRows samples, particleTiles() of them) holding a nonzero
+    // sample, flagged for the bricks' list (importTileFlags: the field stands
+    // in without flags).
     uint64_t particleTiles() const;
     BufferRef importTileFlags(RenderGraph& graph, const IsoRefs& refs);
-    void addParticleBoundsPass(RenderGraph& graph, const IsoRefs& refs, BufferRef tilesRef);
-    // grid.patchList: clear levels 0..2, list the active patches, size classify's dispatch.
-    void addActivatePasses(RenderGraph& graph, const IsoRefs& refs);
     // Build passes "<prefix><level>" over `levelsBuf` from level `first` up
     // (cell pyramid, occupancy tree, edge pyramid).
     void addPyramidBuild(RenderGraph& graph, const std::string& prefix, BufferRef layout, BufferRef levelsBuf,
                          const gpu::IsoGrid& g, uint32_t first);
     Status createArgsPipelines();
     void addArgsPass(RenderGraph& graph, const IsoRefs& refs);
-    Status createExtractPipelines();
     // NormalMode::None: the first frame zeroes the vertex buffer; extract and
     // generate then write positions only.
     void addNormalClearPass(RenderGraph& graph, const IsoRefs& refs);

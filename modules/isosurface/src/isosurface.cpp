@@ -62,11 +62,8 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
         m.device = &device;
         m.info = ci;
         m.foldGroupsX = knobs.maxGroupsX;
-        m.denseClassify = knobs.denseClassify;
         m.storageReadsForced = knobs.storageReads;
         m.denseFieldForced = knobs.denseField;
-        m.directForced = knobs.directBricks;
-        m.denseGridForced = knobs.denseGrid;
         m.volumePoolBricksForced = knobs.volumePoolBricks;
         m.outputSliceBytesForced = knobs.outputSliceBytes;
         m.extractionForced = knobs.extraction;
@@ -268,11 +265,8 @@ Status IsoSurface::Impl::replan(const IsoSurfaceCreateInfo& ci, std::unique_ptr<
     f.device = device;
     f.info = ci;
     f.foldGroupsX = foldGroupsX;
-    f.denseClassify = denseClassify;
     f.storageReadsForced = storageReadsForced;
     f.denseFieldForced = denseFieldForced;
-    f.directForced = directForced;
-    f.denseGridForced = denseGridForced;
     f.volumePoolBricksForced = volumePoolBricksForced;
     f.outputSliceBytesForced = outputSliceBytesForced;
     f.extractionForced = extractionForced;
@@ -902,21 +896,7 @@ Status IsoSurface::Impl::createBuffers() {
         // One entry per row of cells: at most one run goes on past each.
         PYRAMARCH_TRY(make(m.wrapBounds, uint64_t(grid.cells.y) * grid.cells.z * 8, readable, MemoryUsage::DeviceLocal,
                            "wrap bounds"));
-        if (grid.patchList)
-            PYRAMARCH_TRY(make(m.patchWrapBounds, uint64_t(grid.patchCount) * 8, readable, MemoryUsage::DeviceLocal,
-                               "patch wrap bounds"));
     }
-    if (grid.patchList) {
-        PYRAMARCH_TRY(
-            make(m.patchBounds, uint64_t(grid.patchCount) * 8, readable, MemoryUsage::DeviceLocal, "patch bounds"));
-        PYRAMARCH_TRY(make(m.patchList, sizeof(gpu::IsoPatchList) + uint64_t(grid.patchCount) * 4,
-                           readable | VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::DeviceLocal, "patch list"));
-        PYRAMARCH_TRY(make(m.classifyArgs, 16, readable | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, MemoryUsage::DeviceLocal,
-                           "classify dispatch"));
-    }
-    if (m.usePatchBoxes)
-        PYRAMARCH_TRY(
-            make(m.patchBoxes, uint64_t(grid.patchCount) * 16, storage, MemoryUsage::DeviceLocal, "patch boxes"));
     if (info.source == FieldSource::Particles && !m.sparse && m.grid.particleLayout.w != 0)
         PYRAMARCH_TRY(make(m.tileFlags, m.particleTiles() * 4, storage, MemoryUsage::DeviceLocal, "tile flags"));
     if (m.tiledField()) {
@@ -1035,16 +1015,11 @@ Status IsoSurface::Impl::createPipelines() {
         PYRAMARCH_TRY(createPyramidPipelines());
     PYRAMARCH_TRY(createArgsPipelines());
     if (scan) PYRAMARCH_TRY(createScanPipelines());
-    if (indexed)
-        PYRAMARCH_TRY(createIndexedPipelines());
-    else if (!scan && !direct)
-        PYRAMARCH_TRY(createExtractPipelines());
+    if (indexed) PYRAMARCH_TRY(createIndexedPipelines());
     switch (info.source) {
     case FieldSource::Metaballs: return createMetaballsPipelines();
     case FieldSource::Volume: return createVolumePipelines();
-    case FieldSource::Particles:
-        PYRAMARCH_TRY(gather ? createGatherPipelines() : createSplatPipelines());
-        return createParticleBoundsPipelines();
+    case FieldSource::Particles: return gather ? createGatherPipelines() : createSplatPipelines();
     case FieldSource::UserGlsl: return createUserPipelines();
     }
     return {};
@@ -1328,19 +1303,6 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
         refs.runBounds = graph.importBuffer(n + ".runBounds", m.runBounds, computeRead, computeRead);
         refs.wrapBounds = graph.importBuffer(n + ".wrapBounds", m.wrapBounds, computeRead, computeRead);
     }
-    if (m.grid.patchList) {
-        // The list's last use in a frame is classify's read, the dispatch's
-        // the indirect read: the next frame's clear / args pass waits for them.
-        const ExternalUse computeIndirect{Access::IndirectRead, PassKind::Compute};
-        refs.patchBounds = graph.importBuffer(n + ".patchBounds", m.patchBounds, computeRead, computeRead);
-        // Volumes: a second interval per patch; the other sources have one.
-        refs.patchWrapBounds =
-            m.info.source == FieldSource::Volume
-                ? graph.importBuffer(n + ".patchWrapBounds", m.patchWrapBounds, computeRead, computeRead)
-                : refs.patchBounds;
-        refs.patchList = graph.importBuffer(n + ".patchList", m.patchList, computeRead, computeRead);
-        refs.classifyArgs = graph.importBuffer(n + ".classifyArgs", m.classifyArgs, computeIndirect, computeIndirect);
-    }
     if (m.directListed()) {
         const ExternalUse computeIndirect{Access::IndirectRead, PassKind::Compute};
         refs.directBounds = graph.importBuffer(n + ".bricks.bounds", m.directBounds, computeRead, computeRead);
@@ -1357,8 +1319,6 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
     }
     if (m.tileFlags.valid())
         refs.particleTiles = graph.importBuffer(n + ".tileFlags", m.tileFlags, computeRead, computeRead);
-    if (m.usePatchBoxes)
-        refs.patchBoxes = graph.importBuffer(n + ".patchBoxes", m.patchBoxes, computeRead, computeRead);
     if (m.sparse) {
         const ExternalUse computeIndirect{Access::IndirectRead, PassKind::Compute};
         refs.brickList = graph.importBuffer(n + ".sparse.bricks", m.brickList, computeRead, computeRead);

@@ -528,8 +528,8 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     // the balls of metaballs, a user field's Lipschitz bound, the tiles the
     // particles' field pass found nonzero; metaballs and bounded user fields
     // through a buffer evaluate it only on the tiles listed bricks read).
-    // testing::Knobs::denseGrid forces the cell order (always the scan's).
-    m.direct = !m.sparse && !m.scan && !m.denseGridForced;
+    // The scan runs in cell order.
+    m.direct = !m.sparse && !m.scan;
     if (m.sparse) PYRAMARCH_TRY(checkSparseDomain(info, m.scan, fieldEvaluationForced));
     if (m.sparse) PYRAMARCH_TRY(m.sizeSparseDomain(lim, dev));
     // User GLSL: field() fused into classify and extraction (no field
@@ -638,27 +638,13 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     g.baseMask = gpu::kIsoCountMask;
     g.scanOccupancy = m.scan ? 1u : 0u;
     g.runBounds = info.source == FieldSource::Volume && !m.sparse && !m.direct ? 1u : 0u;
-    // Empty-space skipping where the source has bounds (volumes: per-run
-    // value bounds once per upload; metaballs and particles: the patches no
-    // ball or particle reaches, every frame): classify runs only over the
-    // patches the activate pass lists (whole classify groups of patches, so
-    // a patch's runs are those of the dense mapping). Metaballs and
-    // particles bound a patch by its cell box, stored in 16 bits per axis
-    // (patch_boxes.comp): past 65535 cells on an axis they run dense.
-    // User GLSL fields with a Lipschitz constant: the patches whose interval
-    // f(centre) +- L r reaches the iso value, every frame (field_user.cpp).
+    // Empty-space skipping is the bricks' (the brick list, sparse.cpp); the
+    // scan's cell-order classify visits every run (uniform volume runs
+    // skipped by their bounds). Metaballs and Lipschitz-bounded user fields
+    // through a buffer evaluate only the tiles the listed bricks read.
     const bool userBounds = info.source == FieldSource::UserGlsl && info.lipschitz > 0.f;
-    const bool byPosition = info.source == FieldSource::Metaballs || info.source == FieldSource::Particles;
-    const bool boxesFit = sx - 1 <= 0xffff && sy - 1 <= 0xffff && sz - 1 <= 0xffff;
-    // Sparse: the brick list takes the patch list's place.
-    g.patchList =
-        (g.runBounds != 0 || (byPosition && boxesFit) || userBounds) && !m.denseClassify && !m.sparse && !m.direct ? 1u
-                                                                                                                   : 0u;
-    m.usePatchBoxes = g.patchList != 0 && byPosition;
-    m.tiledUserField = (g.patchList != 0 || m.direct) && userBounds && !m.denseFieldForced && !m.fusedField;
-    m.tiledMetaballs = (g.patchList != 0 || m.direct) && info.source == FieldSource::Metaballs && !m.denseFieldForced;
-    g.patchCount = uint32_t(groupsOf(cells, uint64_t(gpu::kIsoClassifyCells) * gpu::kIsoClassifyGroupSize) *
-                            gpu::kIsoPatchesPerGroup);
+    m.tiledUserField = m.direct && userBounds && !m.denseFieldForced && !m.fusedField;
+    m.tiledMetaballs = m.direct && info.source == FieldSource::Metaballs && !m.denseFieldForced;
     uint64_t vertexPyramidBytes = 0, runBaseBytes = 0;
     if (m.indexed) {
         // Shared vertices: the vertex pyramid has the cell pyramid's levels
@@ -739,7 +725,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                                  "isosurface '" + info.name + "': particleBuffer is set but particleInput is Host");
         }
         // The field pass flags its nonzero tiles where bounds read them.
-        g.particleLayout.w = g.patchList != 0 || m.direct ? 1u : 0u;
+        g.particleLayout.w = m.direct ? 1u : 0u;
         if (!std::isfinite(info.particleSmoothing) || info.particleSmoothing < 0.f || info.particleSmoothing > 1.f)
             return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': particleSmoothing " +
                                                                  std::to_string(info.particleSmoothing) +
@@ -1101,8 +1087,6 @@ Result<testing::LayoutPlan> testing::planLayout(const IsoSurfaceCreateInfo& info
         m.volumePoolBricksForced = knobs.volumePoolBricks;
         m.outputSliceBytesForced = knobs.outputSliceBytes;
         m.heapBytes = knobs.deviceLocalHeapBytes;
-        m.directForced = knobs.directBricks;
-        m.denseGridForced = knobs.denseGrid;
         m.extractionForced = knobs.extraction;
         m.splatForced = knobs.splat;
         m.fieldEvaluationForced = knobs.fieldEvaluation;

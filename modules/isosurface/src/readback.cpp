@@ -316,18 +316,6 @@ struct TestingAccess {
         return out;
     }
     static bool directBricks(const IsoSurface& s) { return s.impl_->direct; }
-    static Result<std::vector<uint32_t>> readPatchList(IsoSurface& s) {
-        const IsoSurface::Impl& m = *s.impl_;
-        if (!m.grid.patchList)
-            return Status::error(ErrorCode::InvalidState,
-                                 "isosurface '" + m.info.name + "': readPatchList: this surface has no patch list");
-        auto words = readBufferAs<uint32_t>(*m.device, m.patchList, 4 + uint64_t(m.grid.patchCount));
-        if (!words) return words.status().withContext("isosurface '" + m.info.name + "': reading patch list: ");
-        const uint32_t listed = std::min(words.value()[0], m.grid.patchCount);
-        std::vector<uint32_t> out(words.value().begin() + 4, words.value().begin() + 4 + listed);
-        std::sort(out.begin(), out.end());
-        return out;
-    }
     static Result<std::vector<testing::BlockSlot>> readBlockSlots(IsoSurface& s) {
         const IsoSurface::Impl& m = *s.impl_;
         if (!m.sparse || m.info.source != FieldSource::Particles || s.framesRecorded() == 0)
@@ -456,7 +444,6 @@ Result<std::vector<std::vector<uint32_t>>> readPyramid(IsoSurface& surface) {
 Result<std::vector<uint32_t>> readDrawArgs(IsoSurface& surface) { return TestingAccess::readDrawArgs(surface); }
 Result<std::vector<uint32_t>> readActiveCells(IsoSurface& surface) { return TestingAccess::readActiveCells(surface); }
 Result<std::vector<float>> readRunBounds(IsoSurface& surface) { return TestingAccess::readRunBounds(surface); }
-Result<std::vector<uint32_t>> readPatchList(IsoSurface& surface) { return TestingAccess::readPatchList(surface); }
 bool directBricks(const IsoSurface& surface) { return TestingAccess::directBricks(surface); }
 Result<std::vector<BlockSlot>> readBlockSlots(IsoSurface& surface) { return TestingAccess::readBlockSlots(surface); }
 Result<std::vector<float>> readParticleBlock(IsoSurface& surface, uint32_t slot) {

@@ -326,7 +326,7 @@ void IsoSurface::Impl::addDirectClassifyPasses(RenderGraph& graph, const IsoRefs
         const uint64_t groups = groupsOf(grid.sparseLimits.z, gpu::kIsoBricksPerGroup);
         pass.record([this, groups](PassContext& ctx) {
             // A fused field has no field pass: classify is the frame's first.
-            if (fusedField && !grid.patchList) beginFrame(ctx);
+            if (fusedField) beginFrame(ctx);
             ctx.pushConstants(push());
             dispatchFolded(ctx, groups, maxGroupsX());
         });

@@ -472,7 +472,7 @@ struct IsoSurfaceCreateInfo {
     // functions of its own. Compile errors name lines of this text.
     std::string fieldGlsl;
     // UserGlsl: a Lipschitz bound L of field() (field units per world unit; a
-    // signed distance has 1): only the patches or bricks f(c) +- L r can cut
+    // signed distance has 1): only the bricks f(c) +- L r can cut
     // are classified (too small an L drops triangles). Finite, >= 0; 0: none.
     float lipschitz = 0.f;
     // UserGlsl, Metaballs, Particles or Volume: a sparse virtual grid (see

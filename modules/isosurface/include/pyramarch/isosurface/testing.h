@@ -50,7 +50,7 @@ enum class FieldEvaluation {
     // (probed in its SPIR-V at creation), else Buffer; Buffer with the scan.
     Auto,
     // A field pass stores every sample (with a Lipschitz bound: the samples
-    // the listed patches read) in a field buffer; readField() reads it.
+    // the listed bricks read) in a field buffer; readField() reads it.
     Buffer,
     // No field pass and no buffer: classify and extraction call field() at
     // the samples they read (the snippet must not declare specialization
@@ -76,10 +76,6 @@ struct Knobs {
     // maxComputeWorkGroupCount[0] (0 = the device limit), so tests exercise
     // the fold on small grids.
     uint32_t maxGroupsX = 0;
-    // Classify every run of the grid even where the source has value bounds
-    // (volumes), without the compacted patch list: the dense path, for
-    // comparing the two bit for bit.
-    bool denseClassify = false;
     // One atomic per thread for classify's active-cell count and activate's
     // list append, even where the device could aggregate them per subgroup:
     // the fallback path, compared bit for bit with the default.
@@ -90,9 +86,8 @@ struct Knobs {
     // compared bit for bit with the default.
     bool storageReads = false;
     // Bounded user GLSL and metaballs: evaluate every sample but keep the
-    // patch or brick list (not only the tiles the listed patches or bricks
-    // read): the reference for those tiles, with the same list even where a
-    // user's bound lies.
+    // brick list (not only the tiles the listed bricks read): the reference
+    // for those tiles, with the same list even where a user's bound lies.
     bool denseField = false;
     // Sparse volumes: at most this many bricks per pool buffer (0 = what one
     // binding's range holds), so tests spread a small pool over several.
@@ -108,11 +103,6 @@ struct Knobs {
     // The device-local heap a memory budget of 0 takes a quarter of (0 = the
     // device's; without a device, as in planLayout(), the budget is 1 GiB).
     uint64_t deviceLocalHeapBytes = 0;
-    // A grid that fits runs on the direct brick table for every source (the
-    // scan in cell order). directBricks: the bricks (the default already).
-    bool directBricks = false;
-    // The cell-order layout for every source (the tests of its structures).
-    bool denseGrid = false;
 };
 
 // FieldSource::Particles: the splat `surface` runs (SplatMethod::Auto
@@ -120,7 +110,7 @@ struct Knobs {
 SplatMethod splatMethod(const IsoSurface& surface);
 
 // Whether `surface`'s grid runs on the direct brick table (a grid that fits,
-// without Knobs::denseGrid; not the scan): its triangles come in brick
+// not the scan): its triangles come in brick
 // order (bricks of 8^3 cells x fastest, then row pairs, then cells) and its
 // pyramid is over every brick's row pairs.
 bool directBricks(const IsoSurface& surface);
@@ -166,10 +156,9 @@ bool particleTexelReads(const IsoSurface& surface);
 
 // The pyramid levels, decoded to 32 bits (level 0 = count | case << 4 per cell;
 // the GPU stores levels 0 and 1 as u8). Error if a u8 level has nonzero bytes
-// past its end. Volume sources store a classify run (16 cells) whose value
-// bounds lie entirely at/above the iso value as zeros, not case 255; user
-// GLSL fields with a Lipschitz constant the cells of every patch not listed
-// (all inside by the bound) likewise.
+// past its end. In cell order (the scan) volume sources store a classify run
+// (16 cells) whose value bounds lie entirely at/above the iso value as zeros,
+// not case 255.
 Result<std::vector<std::vector<uint32_t>>> readPyramid(IsoSurface& surface);
 // The args buffer as words: IsoArgs of shaders/isosurface/iso_shared.h (dispatch,
 // draw at IsoSurface::drawArgsOffset(), index dispatch, indexed draw at
@@ -178,18 +167,12 @@ Result<std::vector<uint32_t>> readDrawArgs(IsoSurface& surface);
 // ExtractionMethod::Scan: the compacted active-cell list (cell indices in
 // order), as long as the occupancy total.
 Result<std::vector<uint32_t>> readActiveCells(IsoSurface& surface);
-// FieldSource::Volume: per classify run (the 16 consecutive cells, x
+// FieldSource::Volume in cell order (the scan): per classify run (the 16 consecutive cells, x
 // fastest, one classify thread takes) 4 floats: (min, max) of the samples
 // of its cells in its first row of cells, then (min, max) of its cells past
 // that row ((+inf, -inf) for a run that ends in its first row); NaN samples
 // count as -infinity. Written once per upload.
 Result<std::vector<float>> readRunBounds(IsoSurface& surface);
-// Empty-space skipping (volumes, metaballs, user GLSL with a Lipschitz
-// constant; without Knobs::denseClassify): the classify patches the last
-// frame listed (those whose bounds' max is >= the iso value > min), sorted (the GPU's order follows its atomics). Patch p is
-// runs 128 (p / 16) + p % 16 + 16 k, k = 0..7 (kIsoPatchRuns in
-// shaders/isosurface/iso_shared.h). InvalidState error for a surface without a list.
-Result<std::vector<uint32_t>> readPatchList(IsoSurface& surface);
 
 // Sparse particles: each brick the last recorded frame listed (its list
 // entry: 10-bit brick coordinates per axis) with the block slot it got,
