@@ -53,18 +53,6 @@ bool isNanF(float v) { return (floatBitsToUint(v) & 0x7fffffffu) > 0x7f800000u; 
 // NaN samples count as -infinity: outside, never a NaN comparison result.
 float sanitize(float v) { return isNanF(v) ? uintBitsToFloat(0xff800000u) : v; }
 
-// Cell box of a classify patch (patch_boxes.comp, once per surface): 16 bits
-// per coordinate (layout.cpp lists patches by box only below 65536 cells per
-// axis), lo | hi << 16 per axis; a patch past the grid's last run stores
-// kIsoNoPatchBox (lo > hi) and has no cells.
-const uvec4 kIsoNoPatchBox = uvec4(0xffffu, 0xffffu, 0xffffu, 0u);
-uvec4 isoPackPatchBox(uvec3 lo, uvec3 hi) { return uvec4(lo | (hi << 16), 0u); }
-bool isoPatchBox(uvec4 packed, out uvec3 lo, out uvec3 hi) {
-    lo = packed.xyz & 0xffffu;
-    hi = packed.xyz >> 16;
-    return lo.x <= hi.x;
-}
-
 // Pyramid levels below grid.packedLevels hold 4 u8 elements per word
 // (IsoGrid.levels[k].x). Level 0 of the cell pyramid is the MC case; its vertex
 // count comes from isoCaseCount (selects on constants, no buffer).

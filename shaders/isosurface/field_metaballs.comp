@@ -15,9 +15,9 @@
 // More balls: a group covers a 4x4x4 tile of samples and first marks (in a
 // shared bit set, one word per thread) the balls whose sphere reaches the
 // tile's box, so the per-thread test loop does not grow with the ball count.
-// Up to kIsoCullBalls balls; more fall back to the full loop. With a patch
-// list, only the tiles of kIsoFieldTile^3 samples some reader needs
-// (field_tiles.comp: classify's listed patches, and one sample further for
+// Up to kIsoCullBalls balls; more fall back to the full loop. On the
+// bricks, only the tiles of kIsoFieldTile^3 samples some reader needs
+// (field_tiles.comp: the listed bricks' samples, and one sample further for
 // the gradients) are evaluated, a group per listed tile (tileRows). Every
 // form adds the terms in ascending ball order and a ball that misses a
 // sample adds exactly 0: the same sum as over all balls.

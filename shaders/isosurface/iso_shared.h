@@ -29,13 +29,13 @@ ISO_CONST kIsoMaxLevels = 20;        // 4^19 > 2^32 cells
 ISO_CONST kIsoClassifyLevels = 2;    // pyramid levels above the base written by classify
 ISO_CONST kIsoClassifyCells = 16;    // cells per classify thread (4^kIsoClassifyLevels)
 ISO_CONST kIsoClassifyGroupSize = 128; // classify: 128 runs of 16 cells = 8 spans of 256 cells
-// A classify patch: the 8 runs one SIMD batch of lavapipe takes (lanes 8b..8b+7
-// of a group: run 16k + b of the group's 128, k = 0..7, a 16 x 8-cell patch
-// of a 255-wide grid). Patch p = group p / 16, batch p % 16. Empty-space
-// skipping lists patches: classify is dispatched over the listed ones only.
+// The scan's classify takes its runs in patches: the 8 runs one SIMD batch
+// of lavapipe takes (lanes 8b..8b+7 of a group: run 16k + b of the group's
+// 128, k = 0..7, a 16 x 8-cell patch of a 255-wide grid). Patch p = group
+// p / 16, batch p % 16.
 ISO_CONST kIsoPatchRuns = 8;
-// User GLSL fields with a Lipschitz bound evaluate only the tiles of
-// kIsoFieldTile^3 samples a listed patch may read (field_tiles.comp).
+// Metaballs and user GLSL fields with a Lipschitz bound evaluate only the
+// tiles of kIsoFieldTile^3 samples a listed brick may read (field_tiles.comp).
 ISO_CONST kIsoFieldTile = 8;
 ISO_CONST kIsoPatchesPerGroup = 16; // kIsoClassifyGroupSize / kIsoPatchRuns
 // Sparse domains (IsoSurfaceCreateInfo::sparse, IsoGrid.sparse): the
@@ -219,11 +219,7 @@ struct IsoGrid {
     uint scanOccupancy; // 1: ExtractionMethod::Scan (classify also writes occupancy level 1)
     uint runBounds;     // 1: classify reads per-run value bounds (volume source; one vec2 per classify run)
     uint packedLevels;  // levels stored as u8 (cell pyramid: kIsoPackedLevels, level 0 = MC case; others 0)
-    // 1: classify runs over the compacted list of active patches (IsoPatchList,
-    // written by the activate pass from per-patch bounds); levels 0..2 of
-    // unlisted patches are zero from a fill. 0: one classify thread per run of the grid.
-    uint patchList;
-    uint patchCount;    // patches of the grid (whole classify groups: kIsoPatchesPerGroup per group)
+    uint reserved0, reserved1; // unused: keep the vec4 members below 16-aligned
     uint anisotropic;   // 1: anisotropic particle kernels (AnisotropicKernels; gather only)
     vec4 particle;      // x: radius, y: 1/radius^2, z: position smoothing lambda (0: off), w: anisotropic isotropicRatio
     // Particle gather: bins are the cells of the sample lattice, extended by
@@ -236,7 +232,7 @@ struct IsoGrid {
     // Particles: how one particle sits in the particle buffer, in floats:
     // x stride, y offset of x/y/z, z offset of the weight (kIsoNoWeight: 1);
     // w 1: the field pass flags its tiles holding a nonzero sample (the
-    // patch list's or the bricks' bounds read them).
+    // bricks' bounds read them).
     uvec4 particleLayout;
     uvec4 binPad;       // particle gather: xyz ceil(radius / spacing): cells below a sample its kernel reaches
     uvec4 binReach;     // particle gather: xyz floor(radius / spacing): cells above
@@ -328,21 +324,6 @@ struct IsoStatsGpu {
     uint sparseVolumeBricks;  // sparse volumes from an octree: surface bricks needed (may exceed the pool)
 };
 
-// Empty-space skipping (IsoGrid.patchList): the activate pass appends every
-// patch the surface crosses (its bounds' max >= iso > min) to `patches`
-// after this header (the others are uniform: zeros, see classify.comp); the
-// one invocation of <name>.classify.args copies the count to `listed` and
-// writes classify's VkDispatchIndirectCommand (a buffer of its own: its last
-// use in a frame is the indirect read). The order of the list does not
-// matter: each patch writes its own fixed pyramid words, so the pyramid is
-// the same in any order.
-struct IsoPatchList {
-    uint listed;   // patches in the list this frame (classify's bound)
-    uint appended; // the append counter (filled with 0 every frame before activate)
-    uint pad0, pad1;
-    // uint patches[]: follows (GLSL: a runtime array after the header's members)
-};
-
 struct IsoCounters {
     uint activeCells;
     uint sparseBricks; // sparse: bricks the activate pass found (the list's append counter)
@@ -380,7 +361,6 @@ static_assert(sizeof(IsoTables) == 4096, "tables: 256 uvec4");
 static_assert(sizeof(IsoGrid) == 64 + 320 + 64 + 48 + 80 + 16 + 16 + 32 + 96,
               "IsoGrid must match its std430 and std140 layouts (vec4 members 16-aligned)");
 static_assert(sizeof(IsoArgs) == 80, "args");
-static_assert(sizeof(IsoPatchList) == 16, "patch list header: the list starts at word 4");
 static_assert(kIsoRowBalls <= 64, "kIsoRowBalls: at most 64 balls per row segment and brick bound");
 static_assert(sizeof(IsoBall) == 32, "ball");
 static_assert(sizeof(IsoVertex) == 32, "vertex");

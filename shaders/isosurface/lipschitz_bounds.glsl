@@ -1,7 +1,7 @@
 // Lipschitz intervals of a user field over boxes of samples, for the
 // passes wrapped around the host's snippet that bound where the surface can
-// be (user_bounds.glsl: classify patches; sparse_activate.glsl: the bricks
-// of a sparse domain). Needs `grid`, `pc`, field() and ISO_LIPSCHITZ (the
+// be (brick_list.comp: the bricks of the direct table; sparse_activate.glsl:
+// the bricks of a sparse domain). Needs `grid`, `pc`, field() and ISO_LIPSCHITZ (the
 // constant's exact bits) defined by the includer.
 #ifndef ISO_LIPSCHITZ_BOUNDS_GLSL
 #define ISO_LIPSCHITZ_BOUNDS_GLSL

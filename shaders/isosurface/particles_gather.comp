@@ -7,8 +7,9 @@
 // y/z distance to every row of the tile is past the radius, and adds it to
 // the samples of the rows it reaches. No atomics; terms are
 // particles_kernel.glsl's 16.16 fixed point, summed as integers: the same
-// bits whatever order the sort left, and as the scatter form. With a patch
-// list each tile also records whether any of its samples is nonzero.
+// bits whatever order the sort left, and as the scatter form. On the
+// bricks each tile also records whether any of its samples is nonzero
+// (brick_list.comp bounds the bricks from those flags).
 // The ISO_PARTICLE_SPH build (ParticleKernel::SphCubicSpline) reads the
 // density pass's (xyz, volume) records and sums the cubic spline's terms.
 #include "isosurface/common.glsl"

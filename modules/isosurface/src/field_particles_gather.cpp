@@ -248,9 +248,9 @@ void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) 
         });
     }
     const uint64_t runs = particleTiles();
-    // With a patch list the gather (isotropic or anisotropic) also flags its
-    // tiles holding a nonzero sample (else the field stands in, never
-    // written through it).
+    // On the bricks the gather (isotropic or anisotropic) also flags its
+    // tiles holding a nonzero sample, which bound the bricks (else the field
+    // stands in, never written through it).
     const BufferRef tilesRef = importTileFlags(graph, refs);
     PassBuilder gatherPass = graph.addPass(n + ".particles.gather", PassKind::Compute);
     gatherPass.pipeline(gatherPipe).uniform(0, refs.grid);

@@ -21,7 +21,7 @@ uint64_t IsoSurface::Impl::fieldTiles() const {
 }
 
 Status IsoSurface::Impl::createFieldTilePipeline() {
-    return makePipeline(fieldTilesPipe, kFieldTilesSpv, "field.tiles", 5);
+    return makePipeline(fieldTilesPipe, kFieldTilesSpv, "field.tiles", 4);
 }
 
 void IsoSurface::Impl::addFieldTilePasses(RenderGraph& graph, const IsoRefs& refs) {
@@ -32,19 +32,18 @@ void IsoSurface::Impl::addFieldTilePasses(RenderGraph& graph, const IsoRefs& ref
         PassBuilder pass = graph.addPass(n + suffix, PassKind::Compute);
         pass.pipeline(fieldTilesPipe)
             .uniform(0, refs.grid)
-            .storage(1, refs.directList, R) // bound for the layout; modes 1 and 2 read no list
-            .storage(2, flags, RW)
-            .storage(3, list, RW)
-            .storage(4, args, W);
+            .storage(1, flags, RW)
+            .storage(2, list, RW)
+            .storage(3, args, W);
         pass.record([this, mode, tileGroups](PassContext& ctx) {
             gpu::IsoPush pc = push();
             pc.srcLevel = mode;
             ctx.pushConstants(pc);
-            dispatchFolded(ctx, mode == 1 ? tileGroups : 1, maxGroupsX());
+            dispatchFolded(ctx, mode == 0 ? tileGroups : 1, maxGroupsX());
         });
     };
-    tilePass(".field.tiles.list", 1);
-    tilePass(".field.tiles.args", 2);
+    tilePass(".field.tiles.list", 0);
+    tilePass(".field.tiles.args", 1);
     if (tiledUserField)
         addUserTiledFieldPass(graph, refs, list, args);
     else

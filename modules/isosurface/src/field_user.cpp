@@ -160,7 +160,7 @@ Result<std::vector<uint32_t>> IsoSurface::Impl::fusedSpirv(const char* shaderTex
                              (std::string(" (") + what + ", FieldEvaluation::Fused)").c_str());
 }
 
-// Fused, classify evaluates field() ~1.25 times per cell of a listed patch
+// Fused, classify evaluates field() ~1.25 times per cell of a listed brick
 // and extraction twice per vertex plus the gradient's samples (12 more with
 // central normals), where a field pass evaluates each sample once: a field
 // whose cost is a loop (a sum over balls or octaves) pays that loop several

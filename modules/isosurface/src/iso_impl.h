@@ -204,10 +204,9 @@ struct IsoSurface::Impl {
     // particles_reads.glsl) where maxTexelBufferElements covers them, else
     // (and under testing::Knobs::storageReads) through storage buffers.
     bool particleTexelReads = false;
-    // User GLSL with a Lipschitz bound, and metaballs, with a patch list or
-    // on the direct brick table: the field pass evaluates
-    // only the tiles the listed patches or bricks read (field_tiles.comp,
-    // field_tiles.cpp); testing::Knobs::denseField turns it off.
+    // User GLSL with a Lipschitz bound, and metaballs, on the direct brick
+    // table: the field pass evaluates only the tiles the listed bricks read
+    // (field_tiles.comp, field_tiles.cpp); testing::Knobs::denseField turns it off.
     bool tiledUserField = false;
     bool tiledMetaballs = false;
     bool denseFieldForced = false;
@@ -518,8 +517,8 @@ struct IsoSurface::Impl {
     // Metaballs: the ball ring at `binding` (1 in the field passes).
     void bindBalls(PassBuilder& pass, const IsoRefs& refs, uint32_t binding = 1);
     // field_tiles.cpp (Lipschitz-bounded user fields, metaballs): after the
-    // activate pass, the tiles of samples the listed patches can read, then
-    // the source's field pass over those only.
+    // brick list, the tiles of samples the listed bricks can read, then the
+    // source's field pass over those only.
     uint64_t fieldTiles() const;
     Status createFieldTilePipeline();
     void addFieldTilePasses(RenderGraph& graph, const IsoRefs& refs);
