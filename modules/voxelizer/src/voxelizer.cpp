@@ -309,7 +309,7 @@ struct Voxelizer::Impl {
     // from framesRecorded (set by the first recorded frame).
     const RenderGraph* timingGraph = nullptr;
     bool graphFrameKnown = false;
-    uint64_t graphFrameOffset = 0;
+    int64_t graphFrameOffset = 0; // negative in a graph built after frames of an earlier one
     // Capacities now; the auto* ones grow (create-info fields left 0).
     struct Capacities {
         uint32_t vertices = 0, triangles = 0, fragments = 0, tiles = 0;
@@ -912,7 +912,7 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
         .use(meshRef, Access::TransferDst)
         .record([this, stagingRef, meshRef](PassContext& ctx) {
             if (!graphFrameKnown) {
-                graphFrameOffset = ctx.frameIndex - framesRecorded;
+                graphFrameOffset = int64_t(ctx.frameIndex) - int64_t(framesRecorded);
                 graphFrameKnown = true;
             }
             stagedSinceRecord = false;
@@ -1553,13 +1553,15 @@ Status Voxelizer::setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, Voxel
 
 Result<Voxelizer::GraphOutputs> Voxelizer::addPasses(RenderGraph& graph, const GraphInputs&) {
     // The stats ring and staging slots advance once per recorded frame, so
-    // the passes may live in one graph only.
-    if (impl_->passesAdded)
-        return Status::error(
-            ErrorCode::InvalidState,
-            "voxelizer: addPasses: the passes are already in a graph (addPasses or record was called before)");
+    // the passes live in one graph at a time: a host that builds its graph
+    // again adds them to the new one (grown buffers are rebound there), and
+    // the new graph numbers its frames from 0 again.
+    if (impl_->ownGraph)
+        return Status::error(ErrorCode::InvalidState,
+                             "voxelizer: addPasses: record() was called before; the voxelizer runs its own graph");
     impl_->passesAdded = true;
     impl_->timingGraph = &graph;
+    impl_->graphFrameKnown = false;
     return impl_->addTo(graph);
 }
 
@@ -1601,8 +1603,8 @@ std::optional<FrameTimings> Voxelizer::latestTimings() const {
     const Impl& m = *impl_;
     if (!m.timingGraph || !m.graphFrameKnown) return std::nullopt;
     std::optional<FrameTimings> t = m.timingGraph->latestTimingsOf("vox.");
-    if (!t || t->frame < m.graphFrameOffset) return std::nullopt;
-    t->frame -= m.graphFrameOffset;
+    if (!t || int64_t(t->frame) < m.graphFrameOffset) return std::nullopt;
+    t->frame = uint64_t(int64_t(t->frame) - m.graphFrameOffset);
     return t;
 }
 

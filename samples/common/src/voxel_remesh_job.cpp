@@ -69,14 +69,12 @@ Result<RemeshJobResult> runRemeshJob(Device& device, const VoxelizeJob& job, con
 
     // One host graph: the voxelizer, then the surface reading its octree.
     // Built again (both modules' passes) after the surface grew.
-    std::unique_ptr<voxel::Voxelizer> vox;
+    auto v = voxel::Voxelizer::create(device, vci);
+    if (!v) return v.status().withContext(who);
+    const std::unique_ptr<voxel::Voxelizer> vox = std::move(v).value();
     std::unique_ptr<RenderGraph> graph;
     const auto buildGraph = [&]() -> Status {
-        graph.reset();
-        // A voxelizer's passes live in one graph: a new one for the new graph.
-        auto v = voxel::Voxelizer::create(device, vci);
-        if (!v) return v.status().withContext(who);
-        vox = std::move(v).value();
+        graph.reset(); // the old graph never runs again: the passes move to the new one
         RenderGraphOptions options;
         options.timingFrames = 3;
         auto g = std::make_unique<RenderGraph>(&device, options);

@@ -7,7 +7,7 @@
 //
 // Frame:
 //     voxelizer->setMesh(mesh, grid);    // host side: validate + stage (dynamic meshes: every frame)
-//     voxelizer->addPasses(graph);       // once, into the host's render graph
+//     voxelizer->addPasses(graph);       // into the host's render graph (again into a rebuilt one)
 //     graph.compile(); graph.execute(cmd);
 // or, without a host graph, voxelizer->record(cmd) every frame.
 //
@@ -249,10 +249,12 @@ public:
     struct GraphInputs {};
     // The voxelizer's buffers as the host graph knows them.
     using GraphOutputs = VoxelizerGraphRefs;
-    // Adds the voxelizer's passes to a host graph (once; the graph then runs
-    // them every execute). The module's buffers are imported and left in the
-    // state the next frame expects. ErrorCode::InvalidState if the passes are
-    // already in a graph (this one, another, or the module's own through record()).
+    // Adds the voxelizer's passes to a host graph (the graph then runs them
+    // every execute). The module's buffers are imported and left in the state
+    // the next frame expects. The passes live in one graph at a time: a host
+    // that builds its graph again (e.g. after IsoSurface::grow()) calls this
+    // on the new graph and never executes the old one again. At most once per
+    // graph; ErrorCode::InvalidState after record() (the module's own graph).
     Result<GraphOutputs> addPasses(RenderGraph& graph, const GraphInputs& inputs = {});
     // Records one frame through the module's own graph (hosts without a
     // graph). Not combinable with addPasses(). A frame boundary, as setMesh().
