@@ -16,6 +16,18 @@ bool binOf(vec3 p, out uint bin) {
     return true;
 }
 
+// The bins [b0, b1] along one axis (clamped to [lo, hi]) that the chord of
+// half-length `chord` around coordinate p reaches, widened for the rounding
+// of the chord and of binOf() by 1/16 bin plus 8 ulps of the largest
+// coordinate (in bins). binLo: where bin 0 starts on that axis.
+void chordBins(float p, float chord, float binLo, float spacing, uint lo, uint hi, out uint b0, out uint b1) {
+    const float t0 = (p - chord - binLo) / spacing;
+    const float t1 = (p + chord - binLo) / spacing;
+    const float slack = 0.0625 + (abs(p) + chord + abs(binLo)) / spacing * 9.5367431640625e-7;
+    b0 = uint(clamp(floor(t0 - slack), float(lo), float(hi)));
+    b1 = uint(clamp(floor(t1 + slack), float(lo), float(hi)));
+}
+
 // The rows (bins along y) of slab bz that the sphere of radius rad around p
 // reaches, clamped to [lo, hi]; false if it misses the slab. rowBins() one
 // axis up, a little wider (radius 1.001 rad, the same slack): every row left
@@ -31,21 +43,14 @@ bool slabRows(vec3 p, float rad, uint bz, uint lo, uint hi, out uint y0, out uin
     y0 = lo;
     y1 = hi;
     if (chord2 < 0.0) return false;
-    const float chord = sqrt(chord2);
-    const float ty0 = (p.y - chord - binLo.y) / grid.spacing.y;
-    const float ty1 = (p.y + chord - binLo.y) / grid.spacing.y;
-    const float slack = 0.0625 + (abs(p.y) + chord + abs(binLo.y)) / grid.spacing.y * 9.5367431640625e-7;
-    y0 = uint(clamp(floor(ty0 - slack), float(lo), float(hi)));
-    y1 = uint(clamp(floor(ty1 + slack), float(lo), float(hi)));
+    chordBins(p.y, sqrt(chord2), binLo.y, grid.spacing.y, lo, hi, y0, y1);
     return true;
 }
 
 // The bins of row (by, bz) that the sphere of radius rad around p reaches,
-// clamped to [lo, hi]; false if it misses the row's y/z box. Its chord
-// through that box, widened for the rounding of the chord and of binOf() by
-// 1/16 bin plus 8 ulps of the largest coordinate (in bins). Skipped bins
-// hold no particle within rad, so sums over the returned bins equal those
-// over the whole box.
+// clamped to [lo, hi]; false if it misses the row's y/z box: its chord
+// through that box (chordBins()). Skipped bins hold no particle within rad,
+// so sums over the returned bins equal those over the whole box.
 bool rowBins(vec3 p, float rad, uint by, uint bz, uint lo, uint hi, out uint x0, out uint x1) {
     // Bin b spans world [boundsMin + (b - binPad) spacing, + spacing) per axis.
     const vec3 binLo = grid.boundsMin.xyz - vec3(grid.binPad.xyz) * grid.spacing.xyz;
@@ -57,12 +62,7 @@ bool rowBins(vec3 p, float rad, uint by, uint bz, uint lo, uint hi, out uint x0,
     x0 = lo;
     x1 = hi;
     if (chord2 < 0.0) return false;
-    const float chord = sqrt(chord2);
-    const float tx0 = (p.x - chord - binLo.x) / grid.spacing.x;
-    const float tx1 = (p.x + chord - binLo.x) / grid.spacing.x;
-    const float slack = 0.0625 + (abs(p.x) + chord + abs(binLo.x)) / grid.spacing.x * 9.5367431640625e-7;
-    x0 = uint(clamp(floor(tx0 - slack), float(lo), float(hi)));
-    x1 = uint(clamp(floor(tx1 + slack), float(lo), float(hi)));
+    chordBins(p.x, sqrt(chord2), binLo.x, grid.spacing.x, lo, hi, x0, x1);
     return true;
 }
 #endif

@@ -114,29 +114,23 @@ protected:
         s.voxelizer = std::move(v).value();
         s.surface = make(info, knobs);
         if (!s.surface) return s;
-        s.graph = std::make_unique<RenderGraph>(&device());
-        auto vox = s.voxelizer->addPasses(*s.graph);
-        EXPECT_TRUE(vox.ok()) << vox.message();
-        IsoSurface::GraphInputs in;
-        in.octree = voxel::octreeLeafInput(vox.value(), s.voxelizer->octreeDepth());
-        auto out = s.surface->addPasses(*s.graph, in);
-        EXPECT_TRUE(out.ok()) << out.message();
-        Status c = s.graph->compile();
-        EXPECT_TRUE(c.ok()) << c.message();
+        rebuild(s);
         return s;
     }
-    // After the surface grew: the host's graph built again, the same
-    // voxelizer's passes moved into it.
+    // The host's graph, built again after the surface grew: the voxelizer's
+    // passes, then the surface reading its octree. s.graph stays empty if
+    // that fails.
     void rebuild(Scene& s) {
         s.graph.reset();
-        s.graph = std::make_unique<RenderGraph>(&device());
-        auto vox = s.voxelizer->addPasses(*s.graph);
+        auto graph = std::make_unique<RenderGraph>(&device());
+        auto vox = s.voxelizer->addPasses(*graph);
         ASSERT_TRUE(vox.ok()) << vox.message();
         IsoSurface::GraphInputs in;
         in.octree = voxel::octreeLeafInput(vox.value(), s.voxelizer->octreeDepth());
-        auto out = s.surface->addPasses(*s.graph, in);
+        auto out = s.surface->addPasses(*graph, in);
         ASSERT_TRUE(out.ok()) << out.message();
-        ASSERT_OK(s.graph->compile());
+        ASSERT_OK(graph->compile());
+        s.graph = std::move(graph);
     }
     void run(Scene& s, const voxel::TriangleMesh& mesh, const voxel::VoxelGrid& grid) {
         ASSERT_OK(s.voxelizer->setMesh(mesh, grid));

@@ -202,16 +202,21 @@ void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) 
         addAttributeSortPass(graph, refs, input, inputRange, srcLevel, slotsRef, startRef);
     };
     binPasses(n + ".particles", refs.items, refs.itemRange, 0, sortedRef);
-    BufferRef gatherInput = sortedRef;
-    if (smooth) {
-        const BufferRef smoothedRef = graph.importBuffer(n + ".smoothed", smoothed, computeRead, computeRead);
-        PassBuilder smoothPass = graph.addPass(n + ".particles.smooth", PassKind::Compute);
-        smoothPass.pipeline(smoothPipe).uniform(0, refs.grid);
-        bindParticleReads(smoothPass, startRef, sortedRef);
-        smoothPass.storage(3, smoothedRef, W).record([this](PassContext& ctx) {
+    // A thread per particle reading its neighbours in the bins, writing one
+    // record per particle (smoothing, density, kernels).
+    const auto neighbourPass = [&](const char* suffix, const ComputePipeline& pipe, BufferRef input, BufferRef output) {
+        PassBuilder pass = graph.addPass(n + suffix, PassKind::Compute);
+        pass.pipeline(pipe).uniform(0, refs.grid);
+        bindParticleReads(pass, startRef, input);
+        pass.storage(3, output, W).record([this](PassContext& ctx) {
             ctx.pushConstants(push());
             dispatchFolded(ctx, groupsOf(itemCount, gpu::kIsoGroupSize), maxGroupsX());
         });
+    };
+    BufferRef gatherInput = sortedRef;
+    if (smooth) {
+        const BufferRef smoothedRef = graph.importBuffer(n + ".smoothed", smoothed, computeRead, computeRead);
+        neighbourPass(".particles.smooth", smoothPipe, sortedRef, smoothedRef);
         // The smoothed particles left their bins (by up to lambda r): sort
         // them again so the gather reads only the bins within r.
         gatherInput = graph.importBuffer(n + ".rebinned", rebinned, computeRead, computeRead);
@@ -225,13 +230,7 @@ void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) 
         const BufferRef densityInput = aniso ? sortedRef : gatherInput;
         const BufferRef volumesRef = graph.importBuffer(n + ".volumes", volumes, computeRead, computeRead);
         volumesImport = volumesRef; // surface attributes weigh by them too
-        PassBuilder densityPass = graph.addPass(n + ".particles.density", PassKind::Compute);
-        densityPass.pipeline(densityPipe).uniform(0, refs.grid);
-        bindParticleReads(densityPass, startRef, densityInput);
-        densityPass.storage(3, volumesRef, W).record([this](PassContext& ctx) {
-            ctx.pushConstants(push());
-            dispatchFolded(ctx, groupsOf(itemCount, gpu::kIsoGroupSize), maxGroupsX());
-        });
+        neighbourPass(".particles.density", densityPipe, densityInput, volumesRef);
         if (aniso)
             anisoInput = volumesRef; // the kernels' weights become V det G'
         else
@@ -239,13 +238,7 @@ void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) 
     }
     if (aniso) {
         gatherInput = graph.importBuffer(n + ".kernels", kernels, computeRead, computeRead);
-        PassBuilder anisoPass = graph.addPass(n + ".particles.aniso", PassKind::Compute);
-        anisoPass.pipeline(anisoPipe).uniform(0, refs.grid);
-        bindParticleReads(anisoPass, startRef, anisoInput);
-        anisoPass.storage(3, gatherInput, W).record([this](PassContext& ctx) {
-            ctx.pushConstants(push());
-            dispatchFolded(ctx, groupsOf(itemCount, gpu::kIsoGroupSize), maxGroupsX());
-        });
+        neighbourPass(".particles.aniso", anisoPipe, anisoInput, gatherInput);
     }
     const uint64_t runs = particleTiles();
     // On the bricks the gather (isotropic or anisotropic) also flags its
