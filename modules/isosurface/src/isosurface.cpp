@@ -1277,6 +1277,7 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
     const ExternalUse indirect{Access::IndirectRead, PassKind::Graphics};
     const ExternalUse vertexRead{Access::VertexRead, PassKind::Graphics};
     const ExternalUse uniformRead{Access::UniformRead, PassKind::Compute};
+    const ExternalUse computeIndirect{Access::IndirectRead, PassKind::Compute};
 
     // Persistent module buffers: `before` is the use they were left in by the
     // previous frame (= `after`), so consecutive frames are ordered.
@@ -1304,14 +1305,11 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
         refs.wrapBounds = graph.importBuffer(n + ".wrapBounds", m.wrapBounds, computeRead, computeRead);
     }
     if (m.directListed()) {
-        const ExternalUse computeIndirect{Access::IndirectRead, PassKind::Compute};
         refs.directBounds = graph.importBuffer(n + ".bricks.bounds", m.directBounds, computeRead, computeRead);
         refs.directList = graph.importBuffer(n + ".bricks.list", m.directList, computeRead, computeRead);
         refs.directArgs = graph.importBuffer(n + ".bricks.dispatch", m.directArgs, computeIndirect, computeIndirect);
     }
     if (m.tiledField()) {
-        const ExternalUse computeRW{Access::StorageReadWrite, PassKind::Compute};
-        const ExternalUse computeIndirect{Access::IndirectRead, PassKind::Compute};
         refs.fieldTileFlags = graph.importBuffer(n + ".fieldTileFlags", m.fieldTileFlags, computeRW, computeRW);
         refs.fieldTileList = graph.importBuffer(n + ".fieldTileList", m.fieldTileList, computeRW, computeRW);
         refs.fieldTileArgs =
@@ -1320,7 +1318,6 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
     if (m.tileFlags.valid())
         refs.particleTiles = graph.importBuffer(n + ".tileFlags", m.tileFlags, computeRead, computeRead);
     if (m.sparse) {
-        const ExternalUse computeIndirect{Access::IndirectRead, PassKind::Compute};
         refs.brickList = graph.importBuffer(n + ".sparse.bricks", m.brickList, computeRead, computeRead);
         refs.sparseArgs = graph.importBuffer(n + ".sparse.dispatch", m.sparseArgs, computeIndirect, computeIndirect);
         refs.slotRecords = graph.importBuffer(n + ".sparse.slots", m.slotRecords, computeRead, computeRead);
