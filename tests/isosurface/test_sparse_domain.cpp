@@ -575,7 +575,12 @@ TEST_F(IsoSparse, ANeedPastALimitIsReachedInAFewGrowths) {
         EXPECT_EQ(last.sparseBrickCapacity, 12u);
         EXPECT_EQ(last.overflowed, kOverflowSparseBricks) << "only the capped bricks short";
         EXPECT_LE(last.sparseRowPairCapacity, 12u * 32u) << "no more row pairs than twelve bricks hold";
-        EXPECT_EQ(last.sparseRowPairCapacity, r.stats[7].sparseRowPairCapacity) << "and no crawl after";
+        // No crawl: the row-pair capacity changes only in the frames that grew
+        // (which frame lists the fuller twelve bricks varies from run to run).
+        uint32_t capacityChanges = 0;
+        for (size_t f = 1; f < r.stats.size(); ++f)
+            capacityChanges += r.stats[f].sparseRowPairCapacity != r.stats[f - 1].sparseRowPairCapacity ? 1 : 0;
+        EXPECT_LE(capacityChanges, r.growths) << "and no crawl";
     }
     {
         SCOPED_TRACE("a budget below the need");
