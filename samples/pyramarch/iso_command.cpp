@@ -43,22 +43,28 @@ iso::NormalMode normalMode(const std::string& n) {
     return iso::NormalMode::Central;
 }
 
+// --memory-budget in bytes; without it three quarters of the largest
+// device-local heap. The module's own default (a quarter) leaves room for a
+// host's other work; the tool's one surface is all there is.
+uint64_t toolMemoryBudget(const Device& device, uint64_t mib) {
+    if (mib) return mib << 20;
+    uint64_t heap = 0;
+    const VkPhysicalDeviceMemoryProperties& mp = device.memoryProperties();
+    for (uint32_t h = 0; h < mp.memoryHeapCount; ++h)
+        if (mp.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
+            heap = std::max<uint64_t>(heap, mp.memoryHeaps[h].size);
+    return heap / 4 * 3; // 0 where no heap says device-local: the module's default
+}
+
 // The vertex (and index) buffer the surface got: its size and the storage
 // bindings the module writes it through.
-void printOutputBuffers(const Device& device, const iso::IsoSurface& surface, uint64_t budget) {
+void printOutputBuffers(const iso::IsoSurface& surface, uint64_t budget) {
     uint64_t total = 0, replaced = 0;
     for (const iso::IsoSurface::MemoryItem& m : surface.memoryReport()) {
         if (m.name == "vertices" || m.name == "indices")
             std::printf("%s buffer: %.1f MiB in %u storage binding%s\n", m.name == "vertices" ? "vertex" : "index",
                         m.bytes / 1048576.0, m.bindings, m.bindings == 1 ? "" : "s");
         (m.name == "replaced" ? replaced : total) += m.bytes;
-    }
-    // The module's default budget: a quarter of the largest device-local heap.
-    if (!budget) {
-        const VkPhysicalDeviceMemoryProperties& mp = device.memoryProperties();
-        for (uint32_t h = 0; h < mp.memoryHeapCount; ++h)
-            if (mp.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
-                budget = std::max<uint64_t>(budget, mp.memoryHeaps[h].size / 4);
     }
     std::printf("GPU memory: %.1f MiB of a %.1f MiB budget (+ %.1f MiB replaced by growth, released after the "
                 "frames in flight)\n",
@@ -321,7 +327,7 @@ int runFieldIso(const IsoOptions& o) {
     info.boundsMin = {b[0], b[1], b[2]};
     info.boundsMax = {b[3], b[4], b[5]};
     info.vertexCapacity = o.capacity; // 0: sized and grown by the module
-    info.memoryBudget = o.memoryBudgetMiB << 20;
+    info.memoryBudget = toolMemoryBudget(**device, o.memoryBudgetMiB);
     info.normals = normals;
     info.isoValue = isoValue;
     applyMeshSmoothing(**device, o, info);
@@ -389,7 +395,7 @@ int runFieldIso(const IsoOptions& o) {
                 (info.indexed ? e->stats.indicesWritten : e->stats.verticesWritten) / 3,
                 (info.indexed ? e->stats.indicesNeeded : e->stats.verticesNeeded) / 3,
                 e->stats.overflow ? " OVERFLOW" : "", e->stats.activeCells);
-    printOutputBuffers(**device, *surface, info.memoryBudget);
+    printOutputBuffers(*surface, info.memoryBudget);
     sample::StatsRecorder rec;
     sample::FrameStats fs;
     fs.passes = e->timings;
@@ -529,7 +535,7 @@ int runParticleIso(const IsoOptions& o) {
     info.normals = normalMode(o.normals);
     info.isoValue = isoValue;
     info.vertexCapacity = o.capacity; // 0: sized and grown by the module
-    info.memoryBudget = o.memoryBudgetMiB << 20;
+    info.memoryBudget = toolMemoryBudget(**device, o.memoryBudgetMiB);
     info.sparse.enabled = o.sparse;
     // --interpolate-attributes: as many components as the first frame's arrays.
     for (const std::string& name : o.interpolateAttributes)
@@ -718,7 +724,7 @@ int runParticleIso(const IsoOptions& o) {
                         gridText(info.samples).c_str(), voxel, isoValue);
             std::printf("triangles: %u (needed %u)%s, active cells: %u\n", tris, trisNeeded,
                         overflow ? " OVERFLOW" : "", e->stats.activeCells);
-            printOutputBuffers(dev, *surface, info.memoryBudget);
+            printOutputBuffers(*surface, info.memoryBudget);
         }
     }
     rec.setInfo("frames", std::to_string(frames.size()));

@@ -344,8 +344,8 @@ int parseToolCommandLine(int argc, const char* const* argv, ToolOptions& options
                        "Most vertices the surface may hold (a hard cap: past it the frame reports the overflow; "
                        "default 0: the module sizes the buffers and grows them from frame to frame)");
     isoCmd->add_option("--memory-budget", iso.memoryBudgetMiB,
-                       "MiB the surface's GPU buffers may grow to (default 0: a quarter of the device's largest "
-                       "device-local heap)");
+                       "MiB the surface's GPU buffers may grow to (default 0: three quarters of the device's "
+                       "largest device-local heap)");
     isoCmd->add_flag("--sparse", iso.sparse,
                      "Sparse domain: only the 8^3-cell bricks the field's Lipschitz bound cannot rule out are "
                      "classified and only row pairs with a cut cell are kept, so --cells may go to 8192 per axis "
