@@ -199,7 +199,7 @@ void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) 
             .storage(4, output, W)
             .record(perParticle(srcLevel));
         // Surface attributes follow their particles to the binned order (surface_attributes.cpp).
-        addAttributeSortPass(graph, refs, input, inputRange, srcLevel, slotsRef, startRef);
+        attributes.addSortPass(*this, graph, refs, input, inputRange, srcLevel, slotsRef, startRef);
     };
     binPasses(n + ".particles", refs.items, refs.itemRange, 0, sortedRef);
     // A thread per particle reading its neighbours in the bins, writing one

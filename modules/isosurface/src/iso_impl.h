@@ -44,6 +44,8 @@
 #include "pyramarch/engine/vulkan_functions.h"
 #include "pyramarch/isosurface/isosurface.h"
 #include "pyramarch/isosurface/testing.h"
+#include "mesh_smooth.h"
+#include "surface_attributes.h"
 
 namespace pyramarch::iso {
 
@@ -268,10 +270,6 @@ struct IsoSurface::Impl {
     // Indexed output: the vertex pyramid's grid and levels, each classify
     // run's first vertex index, the index buffer.
     Buffer vertexGridBuf, vertexPyramid, runBases, indices;
-    // meshSmoothing: the scan's grid (binDims.w = vertices), per-vertex
-    // triangle counts, scan chunk sums, slot starts, the slots (the other
-    // two vertices of a triangle, uvec2 per index) and scratch positions.
-    Buffer meshGridBuf, meshCount, meshChunks, meshStart, meshList, meshScratch;
     Buffer binCount, binChunks, binStart, slots, sorted; // particle gather
     Buffer smoothed;                                     // particleSmoothing > 0: smoothed sorted particles
     Buffer rebinned;                                     // particleSmoothing > 0: smoothed particles sorted again
@@ -332,7 +330,6 @@ struct IsoSurface::Impl {
     ComputePipeline fieldTilesPipe;                       // tiledField(): the field tiles to evaluate (list, args)
     ComputePipeline sparseSupersPipe, sparseActivatePipe; // sparse: coarse and fine (sparse_activate.glsl)
     ComputePipeline vertexBasesPipe, sharedVerticesPipe;  // indexed (extract then runs sparse_extract_indexed.comp)
-    ComputePipeline meshListsPipe, meshStepPipe, meshScanPipe, meshScanTopPipe; // meshSmoothing
     ComputePipeline countPipe, binScanPipe, binScanTopPipe, sortPipe, gatherPipe, smoothPipe, anisoPipe;
     ComputePipeline densityPipe; // SphCubicSpline: particles_density.comp (sparse: sparse_particles_density.comp)
     bool gather = false;
@@ -342,7 +339,6 @@ struct IsoSurface::Impl {
     bool external = false; // ParticleInput::GpuBuffer: info.particleBuffer replaces the items ring
     bool scan = false;
     bool indexed = false;
-    bool meshSmooth = false; // meshSmoothing.iterations > 0 (indexed only)
 
     // Host copy of the per-frame items; ring slot s holds version slotVersion[s].
     std::vector<uint8_t> hostItems;
@@ -491,6 +487,11 @@ struct IsoSurface::Impl {
     }
     // The first pass of every frame calls it: the one place the frame counter advances.
     void beginFrame(const PassContext& ctx);
+    uint64_t recording() const { return self->recording_; } // the frame being recorded
+
+    // Stages with their own state (buffers, pipelines, sizing, passes).
+    MeshSmoothStage meshSmoothing;    // mesh_smooth.cpp
+    SurfaceAttributeStage attributes; // surface_attributes.cpp
 
     // Stages: pipelines at creation, passes in addPasses().
     Status createMetaballsPipelines();
@@ -547,13 +548,6 @@ struct IsoSurface::Impl {
     void importIndexedBuffers(RenderGraph& graph, IsoRefs& refs);
     void addVertexPyramidPasses(RenderGraph& graph, const IsoRefs& refs); // after classify: build, run bases
     BufferRef addIndexedPasses(RenderGraph& graph, const IsoRefs& refs);  // after args: vertices + indices
-    using MakeBuffer =
-        std::function<Status(Buffer&, VkDeviceSize, VkBufferUsageFlags, MemoryUsage, const std::string&)>;
-    Status createMeshSmoothBuffers(const MakeBuffer& make);
-    uint64_t meshScanChunks() const;
-    Status createMeshSmoothPipelines();
-    // After addIndexedPasses (indices = its index buffer): smoothing steps, then normals.
-    void addMeshSmoothPasses(RenderGraph& graph, const IsoRefs& refs, BufferRef indices);
     Status createScanPipelines();
     void addScanPasses(RenderGraph& graph, const IsoRefs& refs);
     // sparse.cpp: the sparse domain's pipelines (compiled with the user's
@@ -592,31 +586,7 @@ struct IsoSurface::Impl {
     void importSparseVolumeBuffers(RenderGraph& graph, IsoRefs& refs);
     void addSparseVolumeUploadPass(RenderGraph& graph, const IsoRefs& refs);
     Status uploadSparseVolume(const VolumeSlabs& volume, float isoMin, float isoMax);
-    // surface_attributes.cpp (IsoSurfaceCreateInfo::surfaceAttributes):
-    // the host's values (a ring of framesInFlight + 1 slots of maxParticles
-    // x attributeComponents floats), on a dense grid the same in binned order
-    // (and re-binned with position smoothing), the per-vertex results, the
-    // passes' dispatch and (sparse) a word per brick of the virtual grid.
-    uint32_t attributeComponents = 0; // floats per particle and vertex; 0: no attributes
-    std::vector<uint32_t> attributeOffsets;
-    Buffer attributeRing, attributeSorted, attributeRebinned, attributeOut, attributeArgs, attributeTable;
-    ComputePipeline attributeSortPipe, attributeArgsPipe, attributePipe;
-    std::vector<float> hostAttributes; // maxParticles x attributeComponents, particle-major
-    uint64_t attributesVersion = 1;
-    std::vector<uint64_t> attributeSlotVersion;
-    BufferRef attributeRingRef;
-    BufferRef attributeBinnedRef, attributeStartsRef; // dense: the binned values and bins the interpolation reads
-    BufferRef volumesImport;                          // the density pass's volumes as imported (dense and sparse)
-    Status checkSurfaceAttributes() const;
-    Status createAttributeBuffers(const MakeBuffer& make);
-    Status createAttributePipelines();
-    void uploadAttributes(); // this frame's ring slot, when stale
-    // Dense gather: after a binning's sort (srcLevel as the sort's: 0, or
-    // kIsoRebinSmoothed), the attributes moved to the binned order.
-    void addAttributeSortPass(RenderGraph& graph, const IsoRefs& refs, BufferRef input, uint64_t inputRange,
-                              uint32_t srcLevel, BufferRef slots, BufferRef starts);
-    // After extraction and mesh smoothing: the per-vertex values.
-    BufferRef addAttributePasses(RenderGraph& graph, const IsoRefs& refs);
+    BufferRef volumesImport; // the density pass's volumes as imported (dense and sparse); attributes weigh by them
     // sparse_octree.cpp: the surface bricks from an octree's leaves, every frame.
     Status createSparseOctreeBuffers(const MakeBuffer& make);
     Status createSparseOctreePipelines();

@@ -175,20 +175,14 @@ Status IsoSurface::Impl::planGrowth(const DeviceLimits& lim) {
     specVertexSlices = sizes.vertexSlices;
     specIndexSlices = sizes.indexSlices;
     if (!growVertices && !growIndices) return {};
-    const uint64_t range = lim.maxStorageBufferRange;
     const uint64_t threads = uint64_t(grid.maxGroupsX) * lim.maxComputeWorkGroupCount[1] * uint64_t(gpu::kIsoGroupSize);
     uint64_t vertices =
         std::min<uint64_t>(maxOutputElements(lim, sizeof(gpu::IsoVertex), outputSliceBytesForced), 0xFFFFFFFFu);
     uint64_t indices = std::min<uint64_t>(maxOutputElements(lim, 4, outputSliceBytesForced), 0xFFFFFFFFu);
     vertices = std::min({vertices, threads, memoryBudget / sizeof(gpu::IsoVertex)});
     indices = std::min({indices, threads, memoryBudget / 4});
-    if (meshSmooth) {
-        vertices = std::min(vertices, range / 16);
-        indices = std::min(indices, range / 8);
-    }
-    uint64_t components = 0; // surfaceAttributes (attributeComponents is set by createBuffers)
-    for (const SurfaceAttribute& a : info.surfaceAttributes) components += a.components;
-    if (components) vertices = std::min(vertices, range / (components * 4));
+    meshSmoothing.limitGrowth(lim, vertices, indices);
+    SurfaceAttributeStage::limitGrowth(info, lim, vertices);
     growVertexLimit = growVertices ? uint32_t(vertices / 3 * 3) : grid.vertexCapacity;
     growIndexLimit = growIndices ? uint32_t(indices / 3 * 3) : grid.indexCapacity;
     // The pipelines keep the slices the buffers have now: a slice count the
@@ -208,22 +202,14 @@ namespace {
 // The buffers whose size follows the output capacities (re-created by growth).
 struct OutputBuffers {
     Buffer grid, vertexGrid, vertices, indices, attributes;
-    Buffer meshGrid, meshCount, meshChunks, meshStart, meshList, meshScratch;
+    Buffer meshSmoothing[std::size(MeshSmoothStage::kBufferNames)];
 };
-constexpr const char* kOutputBufferNames[] = {"grid",
-                                              "vertex grid",
-                                              "vertices",
-                                              "indices",
-                                              "surface attributes",
-                                              "mesh smoothing grid",
-                                              "mesh smoothing triangle counts",
-                                              "mesh smoothing chunk sums",
-                                              "mesh smoothing starts",
-                                              "mesh smoothing triangle slots",
-                                              "mesh smoothing scratch positions",
+constexpr const char* kOutputBufferNames[] = {"grid", "vertex grid", "vertices", "indices", "surface attributes",
                                               "replaced"};
 bool isOutputBuffer(const std::string& name) {
     for (const char* n : kOutputBufferNames)
+        if (name == n) return true;
+    for (const char* n : MeshSmoothStage::kBufferNames)
         if (name == n) return true;
     return false;
 }
@@ -295,8 +281,8 @@ Status IsoSurface::Impl::replan(const IsoSurfaceCreateInfo& ci, std::unique_ptr<
     f.hostItems = hostItems;
     f.itemCount = itemCount;
     f.itemsVersion = itemsVersion;
-    f.hostAttributes = hostAttributes;
-    f.attributesVersion = attributesVersion;
+    f.attributes.hostValues = attributes.hostValues;
+    f.attributes.version = attributes.version;
     f.epochs = epochs;
     out = std::move(fresh);
     return {};
@@ -575,10 +561,8 @@ Status IsoSurface::Impl::growOutputs(std::unique_ptr<RenderGraph>& graph, const 
     const DeviceLimits& lim = device->limits();
     const auto outputBytes = [this](const gpu::IsoGrid& g, const IsoSizes& sz) {
         uint64_t bytes = sz.vertexBytes + (indexed ? sz.indexBytes : 0);
-        if (meshSmooth)
-            bytes += uint64_t(g.vertexCapacity) * 24 + 4 + groupsOf(g.vertexCapacity, gpu::kIsoBinScanChunk) * 4 +
-                     uint64_t(g.indexCapacity) * 8;
-        if (attributeComponents) bytes += uint64_t(g.vertexCapacity) * attributeComponents * 4;
+        bytes += meshSmoothing.outputBytes(g);
+        bytes += attributes.outputBytes(g);
         return bytes;
     };
     uint64_t held = 0;
@@ -641,13 +625,7 @@ Status IsoSurface::Impl::growOutputs(std::unique_ptr<RenderGraph>& graph, const 
             PYRAMARCH_TRY(planOutputs(lim, device->name(), newV, newI, g, sz).withContext(who));
         }
     }
-    if (attributeComponents) {
-        const gpu::IsoGrid kept = grid;
-        grid = g;
-        const Status fits = checkSurfaceAttributes();
-        grid = kept;
-        PYRAMARCH_TRY(fits.withContext(who));
-    }
+    if (attributes.components) PYRAMARCH_TRY(attributes.check(*this, g).withContext(who));
 
     // The epoch the grown buffers start, whichever way they are made below.
     const auto grownEpoch = [&](const gpu::IsoGrid& grown) {
@@ -693,13 +671,8 @@ Status IsoSurface::Impl::growOutputs(std::unique_ptr<RenderGraph>& graph, const 
         std::swap(o.vertexGrid, vertexGridBuf);
         std::swap(o.vertices, vertices);
         std::swap(o.indices, indices);
-        std::swap(o.attributes, attributeOut);
-        std::swap(o.meshGrid, meshGridBuf);
-        std::swap(o.meshCount, meshCount);
-        std::swap(o.meshChunks, meshChunks);
-        std::swap(o.meshStart, meshStart);
-        std::swap(o.meshList, meshList);
-        std::swap(o.meshScratch, meshScratch);
+        std::swap(o.attributes, attributes.out);
+        for (size_t i = 0; Buffer * b : meshSmoothing.sizedByOutputs()) std::swap(o.meshSmoothing[i++], *b);
     };
     swapAll(old);
     const std::vector<MemoryItem> keptMemory = memory;
@@ -722,9 +695,10 @@ Status IsoSurface::Impl::growOutputs(std::unique_ptr<RenderGraph>& graph, const 
     if (budgetHeldBack.ok()) refusedVertices = refusedIndices = 0;
     Replaced r;
     r.releaseAt = now + info.framesInFlight + 8;
-    for (Buffer* b : {&old.grid, &old.vertexGrid, &old.vertices, &old.indices, &old.attributes, &old.meshGrid,
-                      &old.meshCount, &old.meshChunks, &old.meshStart, &old.meshList, &old.meshScratch})
+    for (Buffer* b : {&old.grid, &old.vertexGrid, &old.vertices, &old.indices, &old.attributes})
         if (b->valid()) r.buffers.push_back(std::move(*b));
+    for (Buffer& b : old.meshSmoothing)
+        if (b.valid()) r.buffers.push_back(std::move(b));
     r.graph = std::move(graph);
     replaced.push_back(std::move(r));
     noteReplaced();
@@ -769,12 +743,8 @@ Status IsoSurface::Impl::createOutputBuffers() {
     PYRAMARCH_TRY(make(vertices, sizes.vertexBytes,
                        readable | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                        MemoryUsage::DeviceLocal, "vertices"));
-    if (meshSmooth) PYRAMARCH_TRY(createMeshSmoothBuffers(make));
-    if (attributeComponents)
-        PYRAMARCH_TRY(make(attributeOut, uint64_t(grid.vertexCapacity) * attributeComponents * 4,
-                           VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT |
-                               VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-                           MemoryUsage::DeviceLocal, "surface attributes"));
+    PYRAMARCH_TRY(meshSmoothing.createBuffers(grid, make));
+    PYRAMARCH_TRY(attributes.createOutputBuffer(grid, make));
     std::memcpy(gridBuf.mapped(), &grid, sizeof(grid));
     gridBuf.flush();
     if (indexed) {
@@ -832,7 +802,7 @@ Status IsoSurface::Impl::createBuffers() {
     PYRAMARCH_TRY(make(m.vertices, sizes.vertexBytes,
                        readable | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                        MemoryUsage::DeviceLocal, "vertices"));
-    if (m.meshSmooth) PYRAMARCH_TRY(m.createMeshSmoothBuffers(make));
+    PYRAMARCH_TRY(m.meshSmoothing.createBuffers(grid, make));
     PYRAMARCH_TRY(make(m.stats, sizeof(gpu::IsoStatsGpu) * m.ring, storage, MemoryUsage::Readback, "stats"));
     if (m.maxItems && !m.external)
         PYRAMARCH_TRY(make(m.items, uint64_t(m.maxItems) * m.itemBytes() * m.ring, storage | texels,
@@ -946,7 +916,7 @@ Status IsoSurface::Impl::createBuffers() {
     if ((info.source == FieldSource::Volume || info.source == FieldSource::Particles) && m.sparse)
         PYRAMARCH_TRY(m.createSparseVolumeBuffers(make));
     if (m.octreeInput) PYRAMARCH_TRY(m.createSparseOctreeBuffers(make));
-    PYRAMARCH_TRY(m.createAttributeBuffers(make)); // surfaceAttributes (surface_attributes.cpp)
+    PYRAMARCH_TRY(m.attributes.createBuffers(m, make));
 
     // Host-visible: written directly, no queue needed (an adopted device may have none).
     const gpu::IsoTables packed = packTables();
@@ -1002,8 +972,8 @@ Status IsoSurface::Impl::makePipeline(ComputePipeline& out, std::span<const uint
 // and bindings in addPasses().
 Status IsoSurface::Impl::createPipelines() {
     // Post-processing of the mesh, whatever the domain.
-    if (meshSmooth) PYRAMARCH_TRY(createMeshSmoothPipelines());
-    PYRAMARCH_TRY(createAttributePipelines());
+    PYRAMARCH_TRY(meshSmoothing.createPipelines(*this));
+    PYRAMARCH_TRY(attributes.createPipelines(*this));
     if (sparse) {
         PYRAMARCH_TRY(createSparsePipelines());
         if (indexed) PYRAMARCH_TRY(createIndexedPipelines());
@@ -1367,8 +1337,8 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
     m.addArgsPass(graph, refs);
     if (m.indexed) {
         const BufferRef indicesRef = m.addIndexedPasses(graph, refs);
-        if (m.meshSmooth) m.addMeshSmoothPasses(graph, refs, indicesRef);
-        return GraphOutputs{refs.vertices, refs.args, indicesRef, m.addAttributePasses(graph, refs)};
+        if (m.meshSmoothing.enabled) m.meshSmoothing.addPasses(m, graph, refs, indicesRef);
+        return GraphOutputs{refs.vertices, refs.args, indicesRef, m.attributes.addPasses(m, graph, refs)};
     }
     if (m.grid.normalMode == gpu::kIsoNormalNone) m.addNormalClearPass(graph, refs);
     if (m.scan)
@@ -1377,7 +1347,7 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
         m.addSparseExtractPass(graph, refs);
     else
         m.addExtractPasses(graph, refs); // the cell-order layout and the direct brick table
-    return GraphOutputs{refs.vertices, refs.args, {}, m.addAttributePasses(graph, refs)};
+    return GraphOutputs{refs.vertices, refs.args, {}, m.attributes.addPasses(m, graph, refs)};
 }
 
 Status IsoSurface::record(VkCommandBuffer cmd) {

@@ -204,7 +204,7 @@ Status IsoSurface::Impl::planOutputSlices(const DeviceLimits& lim, const std::st
 
 // The output buffers of `vertexCapacity` vertices and `indexCapacity`
 // indices (indexed): the grid's capacities, the buffer sizes and their
-// slices, and mesh smoothing's bound buffers; at creation and at growth.
+// slices, and the post-processing's bound buffers; at creation and at growth.
 Status IsoSurface::Impl::planOutputs(const DeviceLimits& lim, const std::string& dev, uint32_t vertexCapacity,
                                      uint32_t indexCapacity, gpu::IsoGrid& g, IsoSizes& out) const {
     g.vertexCapacity = vertexCapacity / 3u * 3u;
@@ -216,21 +216,7 @@ Status IsoSurface::Impl::planOutputs(const DeviceLimits& lim, const std::string&
     if (indexed)
         PYRAMARCH_TRY(planOutputSlices(lim, dev, "indexCapacity", indexCapacity, out.indexBytes, 4, out.indexSlices,
                                        out.indexSliceElements));
-    if (meshSmooth) {
-        // Mesh smoothing's own buffers are bound whole: a slot pair per index
-        // and a scratch position per vertex, each in one binding.
-        const uint64_t range = lim.maxStorageBufferRange;
-        const uint64_t listBytes = uint64_t(g.indexCapacity) * 8, scratchBytes = uint64_t(g.vertexCapacity) * 16;
-        if (listBytes > range || scratchBytes > range)
-            return Status::error(ErrorCode::DeviceLimit,
-                                 "isosurface '" + info.name + "': meshSmoothing: " +
-                                     (listBytes > range
-                                          ? "the triangle slots of indexCapacity " + std::to_string(indexCapacity) +
-                                                " need " + fmtBytes(listBytes)
-                                          : "the scratch positions of vertexCapacity " +
-                                                std::to_string(vertexCapacity) + " need " + fmtBytes(scratchBytes)) +
-                                     ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
-    }
+    PYRAMARCH_TRY(meshSmoothing.checkOutputs(lim, "isosurface '" + info.name + "'", dev, g, vertexCapacity, indexCapacity));
     return {};
 }
 
@@ -559,26 +545,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     if (m.scan && m.indexed)
         return Status::error(ErrorCode::InvalidArgument,
                              "isosurface '" + info.name + "': indexed output needs ExtractionMethod::HistoPyramid");
-    {
-        const MeshSmoothing& ms = info.meshSmoothing;
-        const std::string what = "isosurface '" + info.name + "': meshSmoothing.";
-        if (ms.iterations > 64)
-            return Status::error(ErrorCode::InvalidArgument,
-                                 what + "iterations " + std::to_string(ms.iterations) +
-                                     " is over 64 (each adds 2 passes; a surface is smooth after a few)");
-        if (!(ms.lambda > 0.f && ms.lambda <= 1.f))
-            return Status::error(ErrorCode::InvalidArgument,
-                                 what + "lambda " + std::to_string(ms.lambda) + " must be in (0, 1]");
-        if (!(ms.mu >= -1.f && ms.mu <= 0.f))
-            return Status::error(ErrorCode::InvalidArgument,
-                                 what + "mu " + std::to_string(ms.mu) + " must be in [-1, 0] (0: plain Laplacian)");
-        if (ms.iterations > 0 && !m.indexed)
-            return Status::error(ErrorCode::InvalidArgument,
-                                 what + "iterations " + std::to_string(ms.iterations) +
-                                     " needs indexed output (indexed = true): the smoothing finds a vertex's "
-                                     "neighbours in the index buffer");
-        m.meshSmooth = ms.iterations > 0;
-    }
+    PYRAMARCH_TRY(m.meshSmoothing.plan(info, m.indexed));
 
     gpu::IsoGrid& g = m.grid;
     // A sparse grid's totals may pass 32 bits: no pass of it reads them.

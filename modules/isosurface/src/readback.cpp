@@ -146,17 +146,17 @@ Result<Mesh> IsoSurface::readMesh(bool weld) {
         mesh.indices.resize(v.size() / 3 * 3);
         for (uint32_t i = 0; i < mesh.indices.size(); ++i) mesh.indices[i] = i;
     }
-    if (impl_->attributeComponents) {
+    if (impl_->attributes.components) {
         // surfaceAttributes: interleaved per vertex, split per attribute.
         PYRAMARCH_TRY_ASSIGN(const std::vector<float> values, readAttributes());
-        const uint32_t stride = impl_->attributeComponents;
+        const uint32_t stride = impl_->attributes.components;
         const size_t count = std::min(v.size(), values.size() / stride);
         for (size_t a = 0; a < impl_->info.surfaceAttributes.size(); ++a) {
             const SurfaceAttribute& sa = impl_->info.surfaceAttributes[a];
             MeshAttribute out{sa.name, sa.components, std::vector<float>(v.size() * sa.components, 0.f)};
             for (size_t i = 0; i < count; ++i)
                 for (uint32_t c = 0; c < sa.components; ++c)
-                    out.values[i * sa.components + c] = values[i * stride + impl_->attributeOffsets[a] + c];
+                    out.values[i * sa.components + c] = values[i * stride + impl_->attributes.offsets[a] + c];
             mesh.attributes.push_back(std::move(out));
         }
     }
