@@ -46,6 +46,7 @@
 #include "pyramarch/isosurface/testing.h"
 #include "mesh_smooth.h"
 #include "surface_attributes.h"
+#include "extract_scan.h"
 
 namespace pyramarch::iso {
 
@@ -192,7 +193,6 @@ struct IsoSurface::Impl {
     // cell pyramid's level k + 1: u8 sums of 4 cells' owned cut edges, then
     // 32-bit from the classify runs up).
     gpu::IsoGrid vertexGrid{};
-    gpu::IsoGrid occGrid{};       // scan: the grid with the occupancy tree's level tables (levels >= 1 from element 0)
     uint32_t ring = 3;            // framesInFlight + 1 slots
     uint32_t foldGroupsX = 0;     // testing::Knobs::maxGroupsX (0 = device limit)
     bool subgroupAtomics = false; // classify/activate: one atomic per subgroup (the *.subgroup.comp variants)
@@ -276,7 +276,6 @@ struct IsoSurface::Impl {
     Buffer kernels;                                      // anisotropic: kIsoAnisoRecordVec4s vec4 per sorted particle
     // sph: the density pass's (xyz, volume) per sorted particle; sparse: a volume per particle of the frame.
     Buffer volumes;
-    Buffer occGridBuf, occupancy, occOffsets, active; // scan: occupancy tree, its prefixes, active-cell list
     // A grid that fits over the field buffer (direct && !fusedField,
     // brick_list.comp): per brick its value bounds; the listed bricks, build
     // groups and group marks; classify's and the listed build's dispatches.
@@ -325,7 +324,7 @@ struct IsoSurface::Impl {
     Buffer octreeBrickCounts, octreeBrickSurface, octreeArgs;
     ComputePipeline octreeArgsPipe, octreeActivatePipe;
 
-    ComputePipeline classify, build, argsPipe, extract, fieldPipe, resolve, scanDown, generate, compact;
+    ComputePipeline classify, build, argsPipe, extract, fieldPipe, resolve;
     ComputePipeline boundsPipe;                           // volume in cell order (the scan): run bounds
     ComputePipeline fieldTilesPipe;                       // tiledField(): the field tiles to evaluate (list, args)
     ComputePipeline sparseSupersPipe, sparseActivatePipe; // sparse: coarse and fine (sparse_activate.glsl)
@@ -337,7 +336,6 @@ struct IsoSurface::Impl {
     bool aniso = false;    // anisotropic kernels (gather only)
     bool sph = false;      // ParticleKernel::SphCubicSpline (gather only): the density pass, the gathers' SPH builds
     bool external = false; // ParticleInput::GpuBuffer: info.particleBuffer replaces the items ring
-    bool scan = false;
     bool indexed = false;
 
     // Host copy of the per-frame items; ring slot s holds version slotVersion[s].
@@ -475,6 +473,13 @@ struct IsoSurface::Impl {
             ctx.dispatchIndirect(args, offset);
         };
     }
+    // Record function of a pass over `groups` workgroups, folded.
+    RecordFn foldedDispatch(uint64_t groups) const {
+        return [this, groups](PassContext& ctx) {
+            ctx.pushConstants(push());
+            dispatchFolded(ctx, groups, maxGroupsX());
+        };
+    }
     // Record function of a pass that runs a shader's mode `mode` (push
     // constant srcLevel) over `groups` workgroups, folded.
     RecordFn modeDispatch(uint32_t mode, uint64_t groups) const {
@@ -492,6 +497,7 @@ struct IsoSurface::Impl {
     // Stages with their own state (buffers, pipelines, sizing, passes).
     MeshSmoothStage meshSmoothing;    // mesh_smooth.cpp
     SurfaceAttributeStage attributes; // surface_attributes.cpp
+    ScanStage scanBaseline;           // extract_scan.cpp (testing::ExtractionMethod::Scan)
 
     // Stages: pipelines at creation, passes in addPasses().
     Status createMetaballsPipelines();
@@ -525,9 +531,7 @@ struct IsoSurface::Impl {
     void addFieldTilePasses(RenderGraph& graph, const IsoRefs& refs);
     void addUserTiledFieldPass(RenderGraph& graph, const IsoRefs& refs, BufferRef list, BufferRef args);
     void addMetaballTiledFieldPass(RenderGraph& graph, const IsoRefs& refs, BufferRef list, BufferRef args);
-    Status createPyramidPipelines();
-    Status createBuildPipeline(); // the pyramid build alone (sparse domains)
-    void addClassifyPass(RenderGraph& graph, const IsoRefs& refs);
+    Status createBuildPipeline(); // the pyramid build (pyramid.cpp)
     // Particles: the field pass's tiles (gather or resolve: kIsoGatherColumn x
     // kIsoGatherRows samples, particleTiles() of them) holding a nonzero
     // sample, flagged for the bricks' list (importTileFlags: the field stands
@@ -548,8 +552,6 @@ struct IsoSurface::Impl {
     void importIndexedBuffers(RenderGraph& graph, IsoRefs& refs);
     void addVertexPyramidPasses(RenderGraph& graph, const IsoRefs& refs); // after classify: build, run bases
     BufferRef addIndexedPasses(RenderGraph& graph, const IsoRefs& refs);  // after args: vertices + indices
-    Status createScanPipelines();
-    void addScanPasses(RenderGraph& graph, const IsoRefs& refs);
     // sparse.cpp: the sparse domain's pipelines (compiled with the user's
     // field()) and passes: clear, activate, args, classify, pyramid build;
     // then its extraction.

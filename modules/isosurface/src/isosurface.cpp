@@ -807,19 +807,7 @@ Status IsoSurface::Impl::createBuffers() {
     if (m.maxItems && !m.external)
         PYRAMARCH_TRY(make(m.items, uint64_t(m.maxItems) * m.itemBytes() * m.ring, storage | texels,
                            MemoryUsage::Upload, "items"));
-    // Scan baseline: prefixes of pyramid levels >= 1 (level 0's are finished in generate).
-    if (m.scan) {
-        const uint64_t upper = (sizes.pyramidElements - grid.levels[0].y) * 4;
-        PYRAMARCH_TRY(make(m.offsets, upper, storage, MemoryUsage::DeviceLocal, "offsets"));
-        PYRAMARCH_TRY(make(m.occGridBuf, sizeof(gpu::IsoGrid), gridUsage, MemoryUsage::Upload, "occupancy grid"));
-        PYRAMARCH_TRY(make(m.occupancy, upper, readable | VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::DeviceLocal,
-                           "occupancy"));
-        PYRAMARCH_TRY(make(m.occOffsets, upper, storage, MemoryUsage::DeviceLocal, "occupancy offsets"));
-        // Every cell may be active (capacity: all cells).
-        PYRAMARCH_TRY(make(m.active, sizes.cells * 4, readable, MemoryUsage::DeviceLocal, "active cells"));
-        std::memcpy(m.occGridBuf.mapped(), &m.occGrid, sizeof(gpu::IsoGrid));
-        m.occGridBuf.flush();
-    }
+    PYRAMARCH_TRY(m.scanBaseline.createBuffers(m, make));
     if (m.sph && m.sparse)
         PYRAMARCH_TRY(make(m.volumes, uint64_t(m.maxItems) * 4, readable | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                            MemoryUsage::DeviceLocal, "particle volumes"));
@@ -982,9 +970,9 @@ Status IsoSurface::Impl::createPipelines() {
     if (direct)
         PYRAMARCH_TRY(createDirectPipelines());
     else
-        PYRAMARCH_TRY(createPyramidPipelines());
+        PYRAMARCH_TRY(createBuildPipeline());
     PYRAMARCH_TRY(createArgsPipelines());
-    if (scan) PYRAMARCH_TRY(createScanPipelines());
+    PYRAMARCH_TRY(scanBaseline.createPipelines(*this));
     if (indexed) PYRAMARCH_TRY(createIndexedPipelines());
     switch (info.source) {
     case FieldSource::Metaballs: return createMetaballsPipelines();
@@ -1304,10 +1292,7 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
             refs.freeSlots = graph.importBuffer(n + ".sparse.freeSlots", m.freeSlots, computeRead, computeRead);
         }
     }
-    if (m.scan) {
-        refs.occGrid = graph.importBuffer(n + ".occGrid", m.occGridBuf, uniformRead, uniformRead, true);
-        refs.occupancy = graph.importBuffer(n + ".occupancy", m.occupancy, computeRead, computeRead);
-    }
+    m.scanBaseline.importBuffers(m, graph, refs);
 
     switch (m.info.source) {
     case FieldSource::Metaballs:
@@ -1332,7 +1317,7 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
     else if (m.direct)
         m.addDirectClassifyPasses(graph, refs);
     else
-        m.addClassifyPass(graph, refs);
+        m.scanBaseline.addClassifyPasses(m, graph, refs);
     if (m.indexed) m.addVertexPyramidPasses(graph, refs);
     m.addArgsPass(graph, refs);
     if (m.indexed) {
@@ -1341,8 +1326,8 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
         return GraphOutputs{refs.vertices, refs.args, indicesRef, m.attributes.addPasses(m, graph, refs)};
     }
     if (m.grid.normalMode == gpu::kIsoNormalNone) m.addNormalClearPass(graph, refs);
-    if (m.scan)
-        m.addScanPasses(graph, refs);
+    if (m.scanBaseline.enabled)
+        m.scanBaseline.addExtractPasses(m, graph, refs);
     else if (m.sparse)
         m.addSparseExtractPass(graph, refs);
     else

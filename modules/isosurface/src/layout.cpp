@@ -507,7 +507,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     // 5 texels from the quad of its first sample (past the last row's end too).
     const uint64_t fieldBytes = ((samples + 3) / 4 + 5) * 16;
     const std::string gridText = std::to_string(sx) + "x" + std::to_string(sy) + "x" + std::to_string(sz);
-    m.scan = extractionForced == testing::ExtractionMethod::Scan;
+    m.scanBaseline.enabled = extractionForced == testing::ExtractionMethod::Scan;
     m.sparse = info.sparse.enabled;
     // A grid that fits runs on the direct brick table: classify runs over
     // the bricks whose bounds straddle the iso value (a volume's samples,
@@ -515,8 +515,8 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     // particles' field pass found nonzero; metaballs and bounded user fields
     // through a buffer evaluate it only on the tiles listed bricks read).
     // The scan runs in cell order.
-    m.direct = !m.sparse && !m.scan;
-    if (m.sparse) PYRAMARCH_TRY(checkSparseDomain(info, m.scan, fieldEvaluationForced));
+    m.direct = !m.sparse && !m.scanBaseline.enabled;
+    if (m.sparse) PYRAMARCH_TRY(checkSparseDomain(info, m.scanBaseline.enabled, fieldEvaluationForced));
     if (m.sparse) PYRAMARCH_TRY(m.sizeSparseDomain(lim, dev));
     // User GLSL: field() fused into classify and extraction (no field
     // buffer), or a field pass; with a bound and a buffer, the tiles only.
@@ -525,7 +525,8 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     m.fusedField =
         m.sparse || (info.source == FieldSource::UserGlsl &&
                      (fieldEvaluationForced == testing::FieldEvaluation::Fused ||
-                      (fieldEvaluationForced == testing::FieldEvaluation::Auto && !m.scan && !m.userFieldLoops)));
+                      (fieldEvaluationForced == testing::FieldEvaluation::Auto && !m.scanBaseline.enabled &&
+                       !m.userFieldLoops)));
     // A fused field has no field buffer, so only the other buffers bound its
     // grid; sample indices are 32-bit in every pass either way.
     if (!m.fusedField && (fieldBytes > range || samples > 0xFFFFFFFFull))
@@ -542,7 +543,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
 
     m.ring = info.framesInFlight + 1;
     m.indexed = info.indexed;
-    if (m.scan && m.indexed)
+    if (m.scanBaseline.enabled && m.indexed)
         return Status::error(ErrorCode::InvalidArgument,
                              "isosurface '" + info.name + "': indexed output needs ExtractionMethod::HistoPyramid");
     PYRAMARCH_TRY(m.meshSmoothing.plan(info, m.indexed));
@@ -603,7 +604,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     g.statsSlots = m.ring;
     g.indexed = m.indexed ? 1u : 0u;
     g.baseMask = gpu::kIsoCountMask;
-    g.scanOccupancy = m.scan ? 1u : 0u;
+    g.scanOccupancy = m.scanBaseline.enabled ? 1u : 0u;
     g.runBounds = info.source == FieldSource::Volume && !m.sparse && !m.direct ? 1u : 0u;
     // Empty-space skipping is the bricks' (the brick list, sparse.cpp); the
     // scan's cell-order classify visits every run (uniform volume runs
@@ -910,24 +911,14 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
         return Status::error(ErrorCode::InvalidArgument,
                              "isosurface '" + info.name +
                                  "': FieldEvaluation::Fused applies to FieldSource::UserGlsl only");
-    if (fieldEvaluationForced == testing::FieldEvaluation::Fused && m.scan)
+    if (fieldEvaluationForced == testing::FieldEvaluation::Fused && m.scanBaseline.enabled)
         return Status::error(
             ErrorCode::InvalidArgument,
             "isosurface '" + info.name +
                 "': FieldEvaluation::Fused needs ExtractionMethod::HistoPyramid (the scan reads a field buffer)");
     g.maxItems = m.maxItems;
     g.itemSlotStride = m.external ? 0 : m.maxItems;
-    if (m.scan) {
-        // The occupancy tree has the cell pyramid's shape but no level 0 of
-        // its own (occupancy is count != 0 of the cell pyramid's base): its
-        // levels >= 1 start at element 0.
-        gpu::IsoGrid o = g;
-        for (uint32_t l = 1; l < g.levelCount; ++l) o.levels[l].z = g.levels[l].z - g.levels[0].y;
-        o.levels[0].z = 0;
-        for (uint32_t l = 0; l < gpu::kIsoMaxLevels; ++l) o.levels[l].x = o.levels[l].z; // 32-bit levels
-        o.packedLevels = 0;
-        m.occGrid = o;
-    }
+    if (m.scanBaseline.enabled) m.scanBaseline.plan(g);
     if (m.indexed) {
         // Everything but the level tables is shared with the cell grid.
         gpu::IsoGrid v = g;

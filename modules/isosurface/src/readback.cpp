@@ -247,7 +247,7 @@ Result<std::vector<std::vector<uint32_t>>> IsoSurface::readPyramid() {
 
 Result<std::vector<uint32_t>> IsoSurface::readActiveCells() {
     Impl& m = *impl_;
-    PYRAMARCH_ASSERT(m.scan, "IsoSurface::readActiveCells needs testing::ExtractionMethod::Scan");
+    PYRAMARCH_ASSERT(m.scanBaseline.enabled, "IsoSurface::readActiveCells needs testing::ExtractionMethod::Scan");
     // The list's length is the occupancy total; the stats ring may lag, so
     // read it from the tree's top (or the single cell when there is no tree).
     const uint32_t top = m.grid.levelCount - 1;
@@ -257,14 +257,15 @@ Result<std::vector<uint32_t>> IsoSurface::readActiveCells() {
         if (!base) return base.status().withContext("isosurface '" + m.info.name + "': reading pyramid: ");
         count = mc::vertexCount(base.value()[0] & 0xffu) != 0 ? 1u : 0u; // level 0: u8 MC case
     } else {
-        auto occ = readBufferAs<uint32_t>(*m.device, m.occupancy, uint64_t(m.occGrid.levels[top].z) + 1);
+        const ScanStage& scan = m.scanBaseline;
+        auto occ = readBufferAs<uint32_t>(*m.device, scan.occupancy, uint64_t(scan.occGrid.levels[top].z) + 1);
         if (!occ) return occ.status().withContext("isosurface '" + m.info.name + "': reading occupancy: ");
-        count = occ.value()[m.occGrid.levels[top].z];
+        count = occ.value()[scan.occGrid.levels[top].z];
     }
     count = std::min(count, m.grid.cells.w);
     std::vector<uint32_t> out(count);
     if (count) {
-        Status s = readBuffer(*m.device, m.active, out.data(), VkDeviceSize(count) * 4);
+        Status s = readBuffer(*m.device, m.scanBaseline.active, out.data(), VkDeviceSize(count) * 4);
         if (!s) return s.withContext("isosurface '" + m.info.name + "': reading active cells: ");
     }
     return out;
