@@ -47,6 +47,8 @@
 #include "mesh_smooth.h"
 #include "surface_attributes.h"
 #include "extract_scan.h"
+#include "sparse_octree.h"
+#include "sparse_volume.h"
 
 namespace pyramarch::iso {
 
@@ -111,7 +113,6 @@ struct IsoSizes {
     uint64_t sparseSuperBytes = 0;                     // sparse: the listed super-bricks
     uint64_t sparseItemBytes = 0;                      // sparse metaballs, particles: the bricks' item lists
     uint64_t sparseTableBytes = 0;                     // sparse particles: a count per brick of the grid
-    uint64_t octreeTableBytes = 0;                     // sparse volumes from an octree: a word per brick of the grid
     // Sparse volumes: the surface bricks (uvec4 each), the pool
     // (maxVolumeBricks bricks in volumePoolCount buffers of at most
     // volumePoolBricks), the listed bricks' slots (maxBricks words).
@@ -299,17 +300,11 @@ struct IsoSurface::Impl {
     Buffer slotOfBrick, slotState, freeSlots;
     ComputePipeline sparseSlotsPipe;
     bool slotStateCleared = false;
-    // Sparse volumes (sparse_volume.cpp): the device's surface bricks and
-    // pool, filled from the host-visible staging of both (surface bricks,
-    // then the pool; `raw`) by the next frame's "<name>.sparse.volume.upload",
-    // and each listed brick's pool slot.
-    Buffer volumeSurface, volumeBrickSlots; // their staging is `raw`, as a dense volume's
-    Buffer volumePools[gpu::kIsoVolumePools];
-    bool volumeUploadPending = false;
-    uint32_t pendingSurfaceBricks = 0;
-    uint32_t volumeSurfaceBricks = 0;               // the surface bricks the frames being recorded list from
-    float pendingIsoMin = 0.f, pendingIsoMax = 0.f; // the staged upload's iso range
-    float volumeIsoMin = 1.f, volumeIsoMax = 0.f;   // the resident bricks' (empty before the first upload)
+    // Sparse volumes (the `sparseVolume` stage): the surface bricks the
+    // frames being recorded list from, and the resident bricks' iso range
+    // (empty before the first upload).
+    uint32_t volumeSurfaceBricks = 0;
+    float volumeIsoMin = 1.f, volumeIsoMax = 0.f;
     // Per stats ring slot: the frame recorded into it, and whether its iso
     // value was outside the resident bricks' range.
     struct IsoOutside {
@@ -317,12 +312,8 @@ struct IsoSurface::Impl {
         bool outside = false;
     };
     std::vector<IsoOutside> isoOutsideBySlot;
-    // Sparse volumes from an octree (sparse_octree.cpp): per brick of the
-    // virtual grid its occupied samples and its pool slot; the mark/scatter
-    // and activate passes' dispatch.
+    // Sparse volumes from an octree's leaves (the `octree` stage).
     bool octreeInput = false;
-    Buffer octreeBrickCounts, octreeBrickSurface, octreeArgs;
-    ComputePipeline octreeArgsPipe, octreeActivatePipe;
 
     ComputePipeline classify, build, argsPipe, extract, fieldPipe, resolve;
     ComputePipeline boundsPipe;                           // volume in cell order (the scan): run bounds
@@ -498,6 +489,8 @@ struct IsoSurface::Impl {
     MeshSmoothStage meshSmoothing;    // mesh_smooth.cpp
     SurfaceAttributeStage attributes; // surface_attributes.cpp
     ScanStage scanBaseline;           // extract_scan.cpp (testing::ExtractionMethod::Scan)
+    SparseVolumeStage sparseVolume;   // sparse_volume.cpp (and sparse particles' block pool)
+    SparseOctreeStage octree;         // sparse_octree.cpp (SparseVolumeInput::OctreeLeaves)
 
     // Stages: pipelines at creation, passes in addPasses().
     Status createMetaballsPipelines();
@@ -583,17 +576,7 @@ struct IsoSurface::Impl {
     void importSparseIndexedBuffers(RenderGraph& graph, IsoRefs& refs);
     void addSparseVertexPasses(RenderGraph& graph, const IsoRefs& refs);       // after the pool pyramid
     BufferRef addSparseIndexedPasses(RenderGraph& graph, const IsoRefs& refs); // after args: vertices + indices
-    // sparse_volume.cpp: the resident bricks' buffers and the frame's upload copy.
-    Status createSparseVolumeBuffers(const MakeBuffer& make);
-    void importSparseVolumeBuffers(RenderGraph& graph, IsoRefs& refs);
-    void addSparseVolumeUploadPass(RenderGraph& graph, const IsoRefs& refs);
-    Status uploadSparseVolume(const VolumeSlabs& volume, float isoMin, float isoMax);
     BufferRef volumesImport; // the density pass's volumes as imported (dense and sparse); attributes weigh by them
-    // sparse_octree.cpp: the surface bricks from an octree's leaves, every frame.
-    Status createSparseOctreeBuffers(const MakeBuffer& make);
-    Status createSparseOctreePipelines();
-    void importSparseOctreeBuffers(RenderGraph& graph, IsoRefs& refs, const OctreeLeafInput& octree);
-    void addSparseOctreePasses(RenderGraph& graph, const IsoRefs& refs);
 };
 
 } // namespace pyramarch::iso

@@ -902,8 +902,8 @@ Status IsoSurface::Impl::createBuffers() {
     }
     // Sparse volumes and particles: the pool of 11^3-sample blocks.
     if ((info.source == FieldSource::Volume || info.source == FieldSource::Particles) && m.sparse)
-        PYRAMARCH_TRY(m.createSparseVolumeBuffers(make));
-    if (m.octreeInput) PYRAMARCH_TRY(m.createSparseOctreeBuffers(make));
+        PYRAMARCH_TRY(m.sparseVolume.createBuffers(m, make));
+    if (m.octreeInput) PYRAMARCH_TRY(m.octree.createBuffers(make));
     PYRAMARCH_TRY(m.attributes.createBuffers(m, make));
 
     // Host-visible: written directly, no queue needed (an adopted device may have none).
@@ -1090,7 +1090,7 @@ Status IsoSurface::uploadVolume(const void* data, size_t bytes, VolumeFormat for
                                           sliceBytes * count);
                               return Status{};
                           }};
-        return m.uploadSparseVolume(slabs, iso_, iso_);
+        return m.sparseVolume.upload(m, slabs, iso_, iso_);
     }
     const size_t each = format == VolumeFormat::U8 ? 1 : format == VolumeFormat::U16 ? 2 : 4;
     const size_t want = size_t(m.grid.samples.w) * each;
@@ -1119,7 +1119,7 @@ Status IsoSurface::uploadVolume(const VolumeSlabs& volume, float isoMin, float i
     if (!volume.read)
         return Status::error(ErrorCode::InvalidArgument,
                              "isosurface '" + m.info.name + "': VolumeSlabs::read is empty");
-    if (m.sparse) return m.uploadSparseVolume(volume, isoMin, isoMax);
+    if (m.sparse) return m.sparseVolume.upload(m, volume, isoMin, isoMax);
     // Dense: every slice into the staging buffer, then the same conversion.
     if (!std::isfinite(volume.scale) || !std::isfinite(volume.offset))
         return Status::error(ErrorCode::InvalidArgument,
@@ -1256,8 +1256,8 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
         if (m.external) refs.itemRange = m.externalParticleBytes;
     }
     if ((m.info.source == FieldSource::Volume || m.info.source == FieldSource::Particles) && m.sparse)
-        m.importSparseVolumeBuffers(graph, refs);
-    if (m.octreeInput) m.importSparseOctreeBuffers(graph, refs, inputs.octree);
+        m.sparseVolume.importBuffers(m, graph, refs);
+    if (m.octreeInput) m.octree.importBuffers(m, graph, refs, inputs.octree);
     if (m.info.source == FieldSource::Volume && !m.sparse && !m.direct) {
         refs.runBounds = graph.importBuffer(n + ".runBounds", m.runBounds, computeRead, computeRead);
         refs.wrapBounds = graph.importBuffer(n + ".wrapBounds", m.wrapBounds, computeRead, computeRead);

@@ -444,15 +444,7 @@ Status IsoSurface::Impl::planSparseDomain(const DeviceLimits& lim, const std::st
         sizes.volumeSlotBytes = listBytes;
         if (info.sparse.volumeInput == SparseVolumeInput::OctreeLeaves) {
             // A count and a slot per brick of the virtual grid (sparse_octree.cpp).
-            const uint64_t tableBytes = uint64_t(g.sparseLimits.z) * 4;
-            if (tableBytes > range)
-                return Status::error(
-                    ErrorCode::DeviceLimit,
-                    "isosurface '" + info.name + "': sparse volume from an octree: the brick table of " +
-                        std::to_string(g.sparseLimits.z) + " bricks (" + std::to_string(bx) + "x" + std::to_string(by) +
-                        "x" + std::to_string(bz) + ") needs " + fmtBytes(tableBytes) +
-                        ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
-            sizes.octreeTableBytes = tableBytes;
+            PYRAMARCH_TRY(octree.plan(info, g, {bx, by, bz}, range, dev));
             octreeInput = true;
             volumeFormat = gpu::kIsoVolumeU8;
         }

@@ -330,7 +330,7 @@ struct TestingAccess {
         if (listed == 0) return out;
         auto bricks = readBufferAs<uint32_t>(*m.device, m.brickList, listed);
         if (!bricks) return bricks.status();
-        auto slots = readBufferAs<uint32_t>(*m.device, m.volumeBrickSlots, listed);
+        auto slots = readBufferAs<uint32_t>(*m.device, m.sparseVolume.brickSlots, listed);
         if (!slots) return slots.status();
         for (uint32_t i = 0; i < listed; ++i) out[i] = {bricks.value()[i], slots.value()[i]};
         std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.brick < b.brick; });
@@ -344,7 +344,7 @@ struct TestingAccess {
                 "isosurface '" + m.info.name +
                     "': readParticleBlock: needs a sparse particle surface and a slot below maxBricks");
         const uint32_t perBuffer = m.sizes.volumePoolBricks;
-        return readBufferAs<float>(*m.device, m.volumePools[slot / perBuffer], gpu::kIsoVolumeBrickSamples,
+        return readBufferAs<float>(*m.device, m.sparseVolume.pools[slot / perBuffer], gpu::kIsoVolumeBrickSamples,
                                    uint64_t(slot % perBuffer) * gpu::kIsoVolumeBrickSamples * sizeof(float));
     }
     static Status poisonField(IsoSurface& s, uint32_t bits) {
