@@ -1,5 +1,7 @@
-// Internal state of one IsoSurface, shared by the files of its stages. A pass
-// name leads to its file:
+// Internal state of one IsoSurface: what its stages share (create-info,
+// grid, core sizes, device, push constants, counters), and the stages with
+// a header of their own as members (each owns its buffers, pipelines,
+// sizing and passes; stage.h). A pass name leads to its file:
 //   <name>.field.metaballs                      field_metaballs.cpp
 //   <name>.particles.{clear,splat,resolve}      field_particles_splat.cpp (SplatMethod::Scatter)
 //   <name>.particles.{clear,count,scan.*,sort,smooth,gather}
@@ -12,12 +14,16 @@
 //   <name>.extract                              extract_histopyramid.cpp
 //   and indexed <name>.vertices.{count,pyramid.*,bases}, <name>.vertices,
 //   <name>.extract                              sparse_indexed.cpp (addDirect*)
-//   the cell-order grid (the scan only): <name>.classify, <name>.pyramid.*
-//                                               pyramid.cpp (its build pass also builds the other trees)
+//   <name>.pyramid.*, and any <prefix>.scan.{sums,top,starts}
+//                                               pyramid.cpp (the build and the exclusive scan, shared)
 //   <name>.args                                 args.cpp
-//   <name>.mesh.smooth.*                        mesh_smooth.cpp (meshSmoothing, indexed only)
-//   <name>.occupancy.*, <name>.scan.*, <name>.compact, <name>.generate
-//                                               extract_scan.cpp (ExtractionMethod::Scan)
+//   <name>.mesh.smooth.*                        mesh_smooth.cpp (MeshSmoothStage, indexed only)
+//   the cell-order grid (the scan only): <name>.classify, <name>.occupancy.*,
+//   <name>.scan.*, <name>.compact, <name>.generate
+//                                               extract_scan.cpp (ScanStage, ExtractionMethod::Scan)
+//   <name>.sparse.volume.upload                 sparse_volume.cpp (SparseVolumeStage)
+//   <name>.sparse.octree.*                      sparse_octree.cpp (SparseOctreeStage)
+//   <name>.attributes.*                         surface_attributes.cpp (SurfaceAttributeStage)
 //   <name>.sparse.{clear,table.clear,count,supers,supers.args,activate,args,fill,blocks,blocks.borders},
 //   and with a sparse domain <name>.classify, <name>.pyramid.*,
 //   <name>.extract                              sparse.cpp (IsoSurfaceCreateInfo::sparse)
@@ -456,11 +462,14 @@ struct IsoSurface::Impl {
                         bool moduleConstants = true);
     // This frame's push constants (iso value, time, items, frame and ring slot).
     gpu::IsoPush push() const;
-    // Record function of a pass sized on the GPU: this frame's push constants,
-    // then the VkDispatchIndirectCommand the args pass wrote at `offset` of `args`.
-    RecordFn indirectDispatch(BufferRef args, VkDeviceSize offset) const {
-        return [this, args, offset](PassContext& ctx) {
-            ctx.pushConstants(push());
+    // Record function of a pass sized on the GPU: this frame's push constants
+    // (the shader's mode `mode` in srcLevel), then the VkDispatchIndirectCommand
+    // an earlier pass wrote at `offset` of `args`.
+    RecordFn indirectDispatch(BufferRef args, VkDeviceSize offset, uint32_t mode = 0) const {
+        return [this, args, offset, mode](PassContext& ctx) {
+            gpu::IsoPush pc = push();
+            pc.srcLevel = mode;
+            ctx.pushConstants(pc);
             ctx.dispatchIndirect(args, offset);
         };
     }
@@ -525,6 +534,13 @@ struct IsoSurface::Impl {
     void addUserTiledFieldPass(RenderGraph& graph, const IsoRefs& refs, BufferRef list, BufferRef args);
     void addMetaballTiledFieldPass(RenderGraph& graph, const IsoRefs& refs, BufferRef list, BufferRef args);
     Status createBuildPipeline(); // the pyramid build (pyramid.cpp)
+    // pyramid.cpp: the exclusive scan of `elements` counts (the layout
+    // grid's binDims.w) into `starts`: its two pipelines ("<what>",
+    // "<what>.top") and its passes "<prefix>{sums,top,starts}".
+    Status makeScanPipelines(ComputePipeline& chunks, ComputePipeline& top, const std::string& what);
+    void addExclusiveScan(RenderGraph& graph, const std::string& prefix, const ComputePipeline& chunks,
+                          const ComputePipeline& top, BufferRef layout, BufferRef counts, BufferRef chunkSums,
+                          BufferRef starts, uint64_t elements) const;
     // Particles: the field pass's tiles (gather or resolve: kIsoGatherColumn x
     // kIsoGatherRows samples, particleTiles() of them) holding a nonzero
     // sample, flagged for the bricks' list (importTileFlags: the field stands

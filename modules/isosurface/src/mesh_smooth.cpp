@@ -29,13 +29,8 @@ const uint32_t kMeshListsSpv[] =
 const uint32_t kMeshStepSpv[] =
 #include "shaders/isosurface/mesh_smooth_step.comp.spv.inc"
     ;
-const uint32_t kScanSpv[] =
-#include "shaders/isosurface/particles_scan.comp.spv.inc"
-    ;
-const uint32_t kScanTopSpv[] =
-#include "shaders/isosurface/particles_scan_top.comp.spv.inc"
-    ;
 uint64_t scanChunks(const gpu::IsoGrid& g) { return groupsOf(g.vertexCapacity, gpu::kIsoBinScanChunk); }
+
 } // namespace
 
 Status MeshSmoothStage::plan(const IsoSurfaceCreateInfo& info, bool indexed) {
@@ -116,8 +111,7 @@ Status MeshSmoothStage::createPipelines(Impl& m) {
     if (!enabled) return {};
     PYRAMARCH_TRY(m.makePipeline(listsPipe, kMeshListsSpv, "mesh.smooth.lists", 6 + kSliceBindings));
     PYRAMARCH_TRY(m.makePipeline(stepPipe, kMeshStepSpv, "mesh.smooth.step", 7 + kSliceBindings));
-    PYRAMARCH_TRY(m.makePipeline(scanPipe, kScanSpv, "mesh.smooth.scan", 4));
-    return m.makePipeline(scanTopPipe, kScanTopSpv, "mesh.smooth.scan.top", 2);
+    return m.makeScanPipelines(scanPipe, scanTopPipe, "mesh.smooth.scan");
 }
 
 void MeshSmoothStage::addPasses(Impl& m, RenderGraph& graph, const IsoRefs& refs, BufferRef indicesRef) {
@@ -142,14 +136,6 @@ void MeshSmoothStage::addPasses(Impl& m, RenderGraph& graph, const IsoRefs& refs
             if (m.recording() == m.outputsFromFrame)
                 ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(count), 0, VK_WHOLE_SIZE, 0);
         });
-    auto perIndex = [&m, args](uint32_t mode) {
-        return [&m, args, mode](PassContext& ctx) {
-            gpu::IsoPush p = m.push();
-            p.srcLevel = mode;
-            ctx.pushConstants(p);
-            ctx.dispatchIndirect(args, offsetof(gpu::IsoArgs, indexDispatchX));
-        };
-    };
     auto lists = [&](const char* name, uint32_t mode) {
         PassBuilder pass = graph.addPass(prefix + name, PassKind::Compute);
         m.indexSlices(pass, 2, 6, indicesRef, R);
@@ -160,37 +146,11 @@ void MeshSmoothStage::addPasses(Impl& m, RenderGraph& graph, const IsoRefs& refs
             .storage(4, start, R)
             .storage(5, list, W)
             .use(args, Access::IndirectRead)
-            .record(perIndex(mode));
+            .record(m.indirectDispatch(args, offsetof(gpu::IsoArgs, indexDispatchX), mode));
     };
     lists("count", 0);
-    const uint64_t chunkCount = scanChunks(m.grid);
-    auto perChunk = [&m, chunkCount](uint32_t mode) {
-        return [&m, mode, chunkCount](PassContext& ctx) {
-            gpu::IsoPush p = m.push();
-            p.srcLevel = mode;
-            ctx.pushConstants(p);
-            dispatchFolded(ctx, groupsOf(chunkCount, gpu::kIsoGroupSize), m.maxGroupsX());
-        };
-    };
-    graph.addPass(prefix + "scan.sums", PassKind::Compute)
-        .pipeline(scanPipe)
-        .uniform(0, meshGrid)
-        .storage(1, count, R)
-        .storage(2, chunks, W)
-        .storage(3, start, W)
-        .record(perChunk(0));
-    graph.addPass(prefix + "scan.top", PassKind::Compute)
-        .pipeline(scanTopPipe)
-        .uniform(0, meshGrid)
-        .storage(1, chunks, RW)
-        .record([](PassContext& ctx) { ctx.dispatch(1, 1, 1); });
-    graph.addPass(prefix + "scan.starts", PassKind::Compute)
-        .pipeline(scanPipe)
-        .uniform(0, meshGrid)
-        .storage(1, count, RW)
-        .storage(2, chunks, R)
-        .storage(3, start, W)
-        .record(perChunk(1));
+    m.addExclusiveScan(graph, prefix + "scan.", scanPipe, scanTopPipe, meshGrid, count, chunks, start,
+                       m.grid.vertexCapacity);
     lists("fill", 1);
 
     // Step k reads the vertex buffer when k is even, the scratch when odd.

@@ -1,7 +1,10 @@
-// The pyramid build every classify ends with. Passes "<name>.pyramid.<level>":
-// the 4-ary HistoPyramid reduction, kIsoBuildLevelsPerPass levels per
-// dispatch in shared memory; the same pass builds the occupancy tree
-// ("<name>.occupancy.<level>") and the edge pyramid ("<name>.edges.pyramid.<level>").
+// The reductions the stages share. The pyramid build every classify ends
+// with, passes "<name>.pyramid.<level>": the 4-ary HistoPyramid reduction,
+// kIsoBuildLevelsPerPass levels per dispatch in shared memory; the same pass
+// builds the occupancy tree ("<name>.occupancy.<level>") and the vertex
+// pyramid ("<name>.vertices.pyramid.<level>"). The exclusive scan of a
+// count per element (the particle gather's bins, mesh smoothing's
+// vertices), passes "<prefix>{sums,top,starts}".
 #include <algorithm>
 
 #include "iso_impl.h"
@@ -11,7 +14,50 @@ namespace {
 const uint32_t kBuildSpv[] =
 #include "shaders/isosurface/pyramid_build.comp.spv.inc"
     ;
+const uint32_t kScanSpv[] =
+#include "shaders/isosurface/particles_scan.comp.spv.inc"
+    ;
+const uint32_t kScanTopSpv[] =
+#include "shaders/isosurface/particles_scan_top.comp.spv.inc"
+    ;
 } // namespace
+
+Status IsoSurface::Impl::makeScanPipelines(ComputePipeline& chunks, ComputePipeline& top, const std::string& what) {
+    PYRAMARCH_TRY(makePipeline(chunks, kScanSpv, what.c_str(), 4));
+    return makePipeline(top, kScanTopSpv, (what + ".top").c_str(), 2);
+}
+
+// Three passes over chunks of kIsoBinScanChunk elements: chunk sums (one
+// thread per chunk), their exclusive prefix (one workgroup, whatever the
+// chunk count: particles_scan_top.comp), then each chunk's starts (one
+// thread per chunk), which zeroes the counts it read.
+void IsoSurface::Impl::addExclusiveScan(RenderGraph& graph, const std::string& prefix, const ComputePipeline& chunks,
+                                        const ComputePipeline& top, BufferRef layout, BufferRef counts,
+                                        BufferRef chunkSums, BufferRef starts, uint64_t elements) const {
+    const uint64_t groups = groupsOf(groupsOf(elements, gpu::kIsoBinScanChunk), gpu::kIsoGroupSize);
+    // Written by "starts" only, but the binding is writeonly in both
+    // modes, so synchronization validation counts each dispatch as a
+    // write (a second scan's follows reads).
+    graph.addPass(prefix + "sums", PassKind::Compute)
+        .pipeline(chunks)
+        .uniform(0, layout)
+        .storage(1, counts, R)
+        .storage(2, chunkSums, W)
+        .storage(3, starts, W)
+        .record(modeDispatch(0, groups));
+    graph.addPass(prefix + "top", PassKind::Compute)
+        .pipeline(top)
+        .uniform(0, layout)
+        .storage(1, chunkSums, RW)
+        .record([](PassContext& ctx) { ctx.dispatch(1, 1, 1); });
+    graph.addPass(prefix + "starts", PassKind::Compute)
+        .pipeline(chunks)
+        .uniform(0, layout)
+        .storage(1, counts, RW)
+        .storage(2, chunkSums, R)
+        .storage(3, starts, W)
+        .record(modeDispatch(1, groups));
+}
 
 Status IsoSurface::Impl::createBuildPipeline() { return makePipeline(build, kBuildSpv, "pyramid", 2); }
 
