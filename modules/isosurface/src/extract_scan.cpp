@@ -69,8 +69,8 @@ Status ScanStage::createBuffers(Impl& m, const MakeBuffer& make) {
     PYRAMARCH_TRY(make(offsets, upper, storage, MemoryUsage::DeviceLocal, "offsets"));
     PYRAMARCH_TRY(make(occGridBuf, sizeof(gpu::IsoGrid), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, MemoryUsage::Upload,
                        "occupancy grid"));
-    PYRAMARCH_TRY(make(occupancy, upper, readable | VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::DeviceLocal,
-                       "occupancy"));
+    PYRAMARCH_TRY(
+        make(occupancy, upper, readable | VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::DeviceLocal, "occupancy"));
     PYRAMARCH_TRY(make(occOffsets, upper, storage, MemoryUsage::DeviceLocal, "occupancy offsets"));
     // Every cell may be active (capacity: all cells).
     PYRAMARCH_TRY(make(active, m.sizes.cells * 4, readable, MemoryUsage::DeviceLocal, "active cells"));

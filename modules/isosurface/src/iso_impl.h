@@ -13,7 +13,7 @@
 //   <name>.pyramid.*                            sparse.cpp (addDirectClassifyPasses),
 //   <name>.extract                              extract_histopyramid.cpp
 //   and indexed <name>.vertices.{count,pyramid.*,bases}, <name>.vertices,
-//   <name>.extract                              sparse_indexed.cpp (addDirect*)
+//   <name>.extract                              sparse_indexed.cpp (IndexedStage, direct)
 //   <name>.pyramid.*, and any <prefix>.scan.{sums,top,starts}
 //                                               pyramid.cpp (the build and the exclusive scan, shared)
 //   <name>.args                                 args.cpp
@@ -29,7 +29,7 @@
 //   <name>.extract                              sparse.cpp (IsoSurfaceCreateInfo::sparse)
 //   <name>.sparse.vertices.{clear,args,count,bases}, and with a sparse domain
 //   and indexed output <name>.vertices.pyramid.*, <name>.vertices, <name>.extract
-//                                               sparse_indexed.cpp
+//                                               sparse_indexed.cpp (IndexedStage, sparse)
 // Sizing and layout (pure, no Vulkan): layout.cpp. Read-back and stats:
 // readback.cpp. create(), the setters, addPasses() (imports, then the stages)
 // and record(): isosurface.cpp. Each stage file holds the SPIR-V it runs.
@@ -55,6 +55,7 @@
 #include "extract_scan.h"
 #include "sparse_octree.h"
 #include "sparse_volume.h"
+#include "extract_indexed.h"
 
 namespace pyramarch::iso {
 
@@ -114,7 +115,6 @@ struct IsoRefs {
 struct IsoSizes {
     uint64_t samples = 0, cells = 0, fieldBytes = 0;
     uint64_t pyramidElements = 0, pyramidBytes = 0, vertexBytes = 0, indexBytes = 0;
-    uint64_t vertexPyramidBytes = 0, runBaseBytes = 0; // indexed
     uint64_t sparseListBytes = 0, sparseSlotBytes = 0; // sparse: brick list, slot records
     uint64_t sparseSuperBytes = 0;                     // sparse: the listed super-bricks
     uint64_t sparseItemBytes = 0;                      // sparse metaballs, particles: the bricks' item lists
@@ -124,7 +124,6 @@ struct IsoSizes {
     // volumePoolBricks), the listed bricks' slots (maxBricks words).
     uint64_t volumeSurfaceBytes = 0, volumePoolBytes = 0, volumeSlotBytes = 0;
     uint32_t volumePoolBricks = 1, volumePoolCount = 0;
-    uint64_t sparseLookupBytes = 0; // sparse, indexed: the vertex owners' brick hash and pair slots
     // The vertex and index buffers as the shaders reach them
     // (output_slices.glsl): `slices` storage bindings of `sliceElements`
     // vertices / indices each (one slice: the whole buffer).
@@ -196,10 +195,6 @@ struct IsoSurface::Impl {
     IsoSurfaceCreateInfo info;
     IsoSizes sizes;
     gpu::IsoGrid grid{};
-    // Indexed: the grid with the vertex pyramid's level tables (level k = the
-    // cell pyramid's level k + 1: u8 sums of 4 cells' owned cut edges, then
-    // 32-bit from the classify runs up).
-    gpu::IsoGrid vertexGrid{};
     uint32_t ring = 3;            // framesInFlight + 1 slots
     uint32_t foldGroupsX = 0;     // testing::Knobs::maxGroupsX (0 = device limit)
     bool subgroupAtomics = false; // classify/activate: one atomic per subgroup (the *.subgroup.comp variants)
@@ -274,9 +269,6 @@ struct IsoSurface::Impl {
     // Metaballs and bounded user fields on the bricks: which tiles of kIsoFieldTile^3 samples the
     // field pass evaluates this frame (flags, the list, its indirect dispatch).
     Buffer fieldTileFlags, fieldTileList, fieldTileArgs;
-    // Indexed output: the vertex pyramid's grid and levels, each classify
-    // run's first vertex index, the index buffer.
-    Buffer vertexGridBuf, vertexPyramid, runBases, indices;
     Buffer binCount, binChunks, binStart, slots, sorted; // particle gather
     Buffer smoothed;                                     // particleSmoothing > 0: smoothed sorted particles
     Buffer rebinned;                                     // particleSmoothing > 0: smoothed particles sorted again
@@ -325,7 +317,6 @@ struct IsoSurface::Impl {
     ComputePipeline boundsPipe;                           // volume in cell order (the scan): run bounds
     ComputePipeline fieldTilesPipe;                       // tiledField(): the field tiles to evaluate (list, args)
     ComputePipeline sparseSupersPipe, sparseActivatePipe; // sparse: coarse and fine (sparse_activate.glsl)
-    ComputePipeline vertexBasesPipe, sharedVerticesPipe;  // indexed (extract then runs sparse_extract_indexed.comp)
     ComputePipeline countPipe, binScanPipe, binScanTopPipe, sortPipe, gatherPipe, smoothPipe, anisoPipe;
     ComputePipeline densityPipe; // SphCubicSpline: particles_density.comp (sparse: sparse_particles_density.comp)
     bool gather = false;
@@ -500,6 +491,7 @@ struct IsoSurface::Impl {
     ScanStage scanBaseline;           // extract_scan.cpp (testing::ExtractionMethod::Scan)
     SparseVolumeStage sparseVolume;   // sparse_volume.cpp (and sparse particles' block pool)
     SparseOctreeStage octree;         // sparse_octree.cpp (SparseVolumeInput::OctreeLeaves)
+    IndexedStage indexedOutput;       // extract_indexed.cpp, sparse_indexed.cpp (IsoSurfaceCreateInfo::indexed)
 
     // Stages: pipelines at creation, passes in addPasses().
     Status createMetaballsPipelines();
@@ -557,10 +549,6 @@ struct IsoSurface::Impl {
     // generate then write positions only.
     void addNormalClearPass(RenderGraph& graph, const IsoRefs& refs);
     void addExtractPasses(RenderGraph& graph, const IsoRefs& refs);
-    Status createIndexedPipelines();
-    void importIndexedBuffers(RenderGraph& graph, IsoRefs& refs);
-    void addVertexPyramidPasses(RenderGraph& graph, const IsoRefs& refs); // after classify: build, run bases
-    BufferRef addIndexedPasses(RenderGraph& graph, const IsoRefs& refs);  // after args: vertices + indices
     // sparse.cpp: the sparse domain's pipelines (compiled with the user's
     // field()) and passes: clear, activate, args, classify, pyramid build;
     // then its extraction.
@@ -576,22 +564,6 @@ struct IsoSurface::Impl {
     // A bounded user field lists its bricks by the bound, fused or not.
     bool lipschitzBricks() const { return info.source == FieldSource::UserGlsl && info.lipschitz > 0.f; }
     bool directListed() const { return direct && (!fusedField || lipschitzBricks()); }
-    // sparse_indexed.cpp: indexed output on a sparse domain. The owner
-    // lookup (sparse_indexed.glsl) and the per-slot passes' dispatch; the
-    // vertex pyramid, run bases (one per pool slot) and indices are the
-    // indexed path's buffers.
-    Buffer sparseLookup, sparseVertexArgs;
-    ComputePipeline sparseVertexArgsPipe, sparseVertexCountPipe;
-    Status planSparseIndexed(const DeviceLimits& limits, const std::string& dev);
-    // A grid that fits (direct): the per-slot passes over every slot, owners by arithmetic.
-    Status createDirectIndexedPipelines();
-    void addDirectVertexPasses(RenderGraph& graph, const IsoRefs& refs);
-    BufferRef addDirectIndexedPasses(RenderGraph& graph, const IsoRefs& refs);
-    Status createSparseIndexedBuffers(const MakeBuffer& make);
-    Status createSparseIndexedPipelines();
-    void importSparseIndexedBuffers(RenderGraph& graph, IsoRefs& refs);
-    void addSparseVertexPasses(RenderGraph& graph, const IsoRefs& refs);       // after the pool pyramid
-    BufferRef addSparseIndexedPasses(RenderGraph& graph, const IsoRefs& refs); // after args: vertices + indices
     BufferRef volumesImport; // the density pass's volumes as imported (dense and sparse); attributes weigh by them
 };
 

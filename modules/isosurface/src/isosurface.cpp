@@ -73,7 +73,7 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
         m.userFieldLoops = userFieldLoops;
         // Counters and list appends aggregated per subgroup: one atomic per
         // subgroup instead of one per thread, where the device runs ballot and
-        // arithmetic in compute (their own SPIR-V variants: see pyramid.cpp).
+        // arithmetic in compute (their own SPIR-V variants: see extract_scan.cpp).
         constexpr VkSubgroupFeatureFlags kOps =
             VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
         m.subgroupAtomics = !knobs.perThreadAtomics && (lim.subgroupStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0 &&
@@ -204,8 +204,8 @@ struct OutputBuffers {
     Buffer grid, vertexGrid, vertices, indices, attributes;
     Buffer meshSmoothing[std::size(MeshSmoothStage::kBufferNames)];
 };
-constexpr const char* kOutputBufferNames[] = {"grid", "vertex grid", "vertices", "indices", "surface attributes",
-                                              "replaced"};
+constexpr const char* kOutputBufferNames[] = {"grid",    "vertex grid",        "vertices",
+                                              "indices", "surface attributes", "replaced"};
 bool isOutputBuffer(const std::string& name) {
     for (const char* n : kOutputBufferNames)
         if (name == n) return true;
@@ -668,9 +668,9 @@ Status IsoSurface::Impl::growOutputs(std::unique_ptr<RenderGraph>& graph, const 
     OutputBuffers old;
     const auto swapAll = [this](OutputBuffers& o) {
         std::swap(o.grid, gridBuf);
-        std::swap(o.vertexGrid, vertexGridBuf);
+        std::swap(o.vertexGrid, indexedOutput.vertexGridBuf);
         std::swap(o.vertices, vertices);
-        std::swap(o.indices, indices);
+        std::swap(o.indices, indexedOutput.indices);
         std::swap(o.attributes, attributes.out);
         for (size_t i = 0; Buffer * b : meshSmoothing.sizedByOutputs()) std::swap(o.meshSmoothing[i++], *b);
     };
@@ -734,12 +734,7 @@ Status IsoSurface::Impl::createOutputBuffers() {
                                    const std::string& what) { return makeBuffer(out, bytes, usage, mem, what); };
     const VkBufferUsageFlags readable = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
     PYRAMARCH_TRY(make(gridBuf, sizeof(gpu::IsoGrid), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, MemoryUsage::Upload, "grid"));
-    if (indexed) {
-        PYRAMARCH_TRY(make(vertexGridBuf, sizeof(gpu::IsoGrid), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, MemoryUsage::Upload,
-                           "vertex grid"));
-        PYRAMARCH_TRY(make(indices, sizes.indexBytes, readable | VK_BUFFER_USAGE_INDEX_BUFFER_BIT,
-                           MemoryUsage::DeviceLocal, "indices"));
-    }
+    if (indexed) PYRAMARCH_TRY(indexedOutput.createOutputBuffers(*this, make));
     PYRAMARCH_TRY(make(vertices, sizes.vertexBytes,
                        readable | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                        MemoryUsage::DeviceLocal, "vertices"));
@@ -747,12 +742,7 @@ Status IsoSurface::Impl::createOutputBuffers() {
     PYRAMARCH_TRY(attributes.createOutputBuffer(grid, make));
     std::memcpy(gridBuf.mapped(), &grid, sizeof(grid));
     gridBuf.flush();
-    if (indexed) {
-        vertexGrid.vertexCapacity = grid.vertexCapacity;
-        vertexGrid.indexCapacity = grid.indexCapacity;
-        std::memcpy(vertexGridBuf.mapped(), &vertexGrid, sizeof(vertexGrid));
-        vertexGridBuf.flush();
-    }
+    if (indexed) indexedOutput.writeGrid(grid);
     return {};
 }
 
@@ -789,16 +779,7 @@ Status IsoSurface::Impl::createBuffers() {
     }
     PYRAMARCH_TRY(make(m.args, sizeof(gpu::IsoArgs), readable | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
                        MemoryUsage::DeviceLocal, "args"));
-    if (m.indexed) {
-        PYRAMARCH_TRY(make(m.vertexGridBuf, sizeof(gpu::IsoGrid), gridUsage, MemoryUsage::Upload, "vertex grid"));
-        PYRAMARCH_TRY(make(m.vertexPyramid, sizes.vertexPyramidBytes,
-                           readable | texels | VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::DeviceLocal,
-                           "vertex pyramid"));
-        PYRAMARCH_TRY(make(m.runBases, sizes.runBaseBytes, storage | texels, MemoryUsage::DeviceLocal, "run bases"));
-        PYRAMARCH_TRY(make(m.indices, sizes.indexBytes, readable | VK_BUFFER_USAGE_INDEX_BUFFER_BIT,
-                           MemoryUsage::DeviceLocal, "indices"));
-        if (m.sparse) PYRAMARCH_TRY(m.createSparseIndexedBuffers(make));
-    }
+    if (m.indexed) PYRAMARCH_TRY(m.indexedOutput.createBuffers(m, make));
     PYRAMARCH_TRY(make(m.vertices, sizes.vertexBytes,
                        readable | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                        MemoryUsage::DeviceLocal, "vertices"));
@@ -913,8 +894,9 @@ Status IsoSurface::Impl::createBuffers() {
     std::memcpy(m.gridBuf.mapped(), &grid, sizeof(grid));
     m.gridBuf.flush();
     if (m.indexed) {
-        std::memcpy(m.vertexGridBuf.mapped(), &m.vertexGrid, sizeof(m.vertexGrid));
-        m.vertexGridBuf.flush();
+        IndexedStage& ix = m.indexedOutput;
+        std::memcpy(ix.vertexGridBuf.mapped(), &ix.vertexGrid, sizeof(ix.vertexGrid));
+        ix.vertexGridBuf.flush();
     }
     std::memset(m.counters.mapped(), 0, sizeof(gpu::IsoCounters));
     m.counters.flush();
@@ -964,7 +946,7 @@ Status IsoSurface::Impl::createPipelines() {
     PYRAMARCH_TRY(attributes.createPipelines(*this));
     if (sparse) {
         PYRAMARCH_TRY(createSparsePipelines());
-        if (indexed) PYRAMARCH_TRY(createIndexedPipelines());
+        if (indexed) PYRAMARCH_TRY(indexedOutput.createPipelines(*this));
         return createArgsPipelines();
     }
     if (direct)
@@ -973,7 +955,7 @@ Status IsoSurface::Impl::createPipelines() {
         PYRAMARCH_TRY(createBuildPipeline());
     PYRAMARCH_TRY(createArgsPipelines());
     PYRAMARCH_TRY(scanBaseline.createPipelines(*this));
-    if (indexed) PYRAMARCH_TRY(createIndexedPipelines());
+    if (indexed) PYRAMARCH_TRY(indexedOutput.createPipelines(*this));
     switch (info.source) {
     case FieldSource::Metaballs: return createMetaballsPipelines();
     case FieldSource::Volume: return createVolumePipelines();
@@ -1143,7 +1125,7 @@ const Buffer& IsoSurface::drawArgsBuffer() const { return impl_->args; }
 bool IsoSurface::indexed() const { return impl_->indexed; }
 const Buffer& IsoSurface::indexBuffer() const {
     PYRAMARCH_ASSERT(impl_->indexed, "indexBuffer on a surface without indexed output");
-    return impl_->indices;
+    return impl_->indexedOutput.indices;
 }
 uint32_t IsoSurface::vertexCapacity() const { return impl_->grid.vertexCapacity; }
 uint32_t IsoSurface::indexCapacity() const { return impl_->grid.indexCapacity; }
@@ -1311,17 +1293,17 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
         break;
     case FieldSource::UserGlsl: m.addUserPasses(graph, refs); break;
     }
-    if (m.indexed) m.importIndexedBuffers(graph, refs);
+    if (m.indexed) m.indexedOutput.importBuffers(m, graph, refs);
     if (m.sparse)
         m.addSparseClassifyPasses(graph, refs);
     else if (m.direct)
         m.addDirectClassifyPasses(graph, refs);
     else
         m.scanBaseline.addClassifyPasses(m, graph, refs);
-    if (m.indexed) m.addVertexPyramidPasses(graph, refs);
+    if (m.indexed) m.indexedOutput.addVertexPyramidPasses(m, graph, refs);
     m.addArgsPass(graph, refs);
     if (m.indexed) {
-        const BufferRef indicesRef = m.addIndexedPasses(graph, refs);
+        const BufferRef indicesRef = m.indexedOutput.addPasses(m, graph, refs);
         if (m.meshSmoothing.enabled) m.meshSmoothing.addPasses(m, graph, refs, indicesRef);
         return GraphOutputs{refs.vertices, refs.args, indicesRef, m.attributes.addPasses(m, graph, refs)};
     }

@@ -216,7 +216,8 @@ Status IsoSurface::Impl::planOutputs(const DeviceLimits& lim, const std::string&
     if (indexed)
         PYRAMARCH_TRY(planOutputSlices(lim, dev, "indexCapacity", indexCapacity, out.indexBytes, 4, out.indexSlices,
                                        out.indexSliceElements));
-    PYRAMARCH_TRY(meshSmoothing.checkOutputs(lim, "isosurface '" + info.name + "'", dev, g, vertexCapacity, indexCapacity));
+    PYRAMARCH_TRY(
+        meshSmoothing.checkOutputs(lim, "isosurface '" + info.name + "'", dev, g, vertexCapacity, indexCapacity));
     return {};
 }
 
@@ -281,7 +282,7 @@ Status checkSparseDomain(const IsoSurfaceCreateInfo& info, bool scan, testing::F
 // source and the device limits, within IsoSurfaceCreateInfo::memoryBudget: the
 // volume pool (volumes) and the brick lists take at most half of it each
 // way, the pool slots the rest; each stays within the limits
-// planSparseDomain and planSparseIndexed check. A user field without a
+// planSparseDomain and IndexedStage::planSparse check. A user field without a
 // Lipschitz bound lists every brick: all of them, or a named error.
 Status IsoSurface::Impl::sizeSparseDomain(const DeviceLimits& lim, const std::string& dev) {
     SparseDomain& d = info.sparse;
@@ -462,7 +463,7 @@ Status IsoSurface::Impl::planSparseDomain(const DeviceLimits& lim, const std::st
                                      "; particles need a smaller virtual grid");
         sizes.sparseTableBytes = tableBytes;
     }
-    if (indexed) PYRAMARCH_TRY(planSparseIndexed(lim, dev));
+    if (indexed) PYRAMARCH_TRY(indexedOutput.planSparse(*this, lim, dev));
     return {};
 }
 
@@ -515,10 +516,10 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     // A sparse domain has no field buffer to fall back on: fused, loops or not.
     // Sparse metaballs and particles sum each brick's items where a sample is read: fused too.
     m.fusedField =
-        m.sparse || (info.source == FieldSource::UserGlsl &&
-                     (fieldEvaluationForced == testing::FieldEvaluation::Fused ||
-                      (fieldEvaluationForced == testing::FieldEvaluation::Auto && !m.scanBaseline.enabled &&
-                       !m.userFieldLoops)));
+        m.sparse ||
+        (info.source == FieldSource::UserGlsl &&
+         (fieldEvaluationForced == testing::FieldEvaluation::Fused ||
+          (fieldEvaluationForced == testing::FieldEvaluation::Auto && !m.scanBaseline.enabled && !m.userFieldLoops)));
     // A fused field has no field buffer, so only the other buffers bound its
     // grid; sample indices are 32-bit in every pass either way.
     if (!m.fusedField && (fieldBytes > range || samples > 0xFFFFFFFFull))
@@ -605,25 +606,10 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     const bool userBounds = info.source == FieldSource::UserGlsl && info.lipschitz > 0.f;
     m.tiledUserField = m.direct && userBounds && !m.denseFieldForced && !m.fusedField;
     m.tiledMetaballs = m.direct && info.source == FieldSource::Metaballs && !m.denseFieldForced;
-    uint64_t vertexPyramidBytes = 0, runBaseBytes = 0;
     if (m.indexed) {
-        // Shared vertices: the vertex pyramid has the cell pyramid's levels
-        // >= 1 (its level 0 would be per cell: counted from the MC cases
-        // instead), u8 sums of 4 cells, then 32-bit (quad-aligned) from the
-        // classify runs up; and one first-vertex index per run.
-        uint64_t vertexWords = 0;
         // Sparse: over the pool's cells, a slot in the place of a classify run.
         const uint64_t vertexCells = m.sparse || m.direct ? pyramidCells : cells;
-        if (pyramidLevels((vertexCells + 3) / 4, m.vertexGrid, 1, &vertexWords, true) == 0)
-            return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': too many cells");
-        vertexPyramidBytes = ((vertexWords + 3) & ~uint64_t(3)) * 4;
-        runBaseBytes = (vertexCells + gpu::kIsoClassifyCells - 1) / gpu::kIsoClassifyCells * 4;
-        if (vertexPyramidBytes > range)
-            return m.gridTooLarge = !m.sparse,
-                   Status::error(ErrorCode::DeviceLimit,
-                                 "isosurface '" + info.name + "': the vertex pyramid over " +
-                                     std::to_string(vertexCells) + " cells needs " + fmtBytes(vertexPyramidBytes) +
-                                     ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
+        PYRAMARCH_TRY(m.indexedOutput.plan(m, vertexCells, range, dev));
     }
 
     switch (info.source) {
@@ -911,14 +897,8 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     g.maxItems = m.maxItems;
     g.itemSlotStride = m.external ? 0 : m.maxItems;
     if (m.scanBaseline.enabled) m.scanBaseline.plan(g);
-    if (m.indexed) {
-        // Everything but the level tables is shared with the cell grid.
-        gpu::IsoGrid v = g;
-        std::memcpy(v.levels, m.vertexGrid.levels, sizeof(v.levels));
-        v.packedLevels = 1;
-        v.levelCount = m.vertexGrid.levelCount;
-        m.vertexGrid = v;
-    }
+    // Everything but the level tables is shared with the cell grid.
+    if (m.indexed) m.indexedOutput.planGrid(g);
     if (m.maxItems && !m.external) {
         const uint64_t ringBytes = uint64_t(m.maxItems) * m.itemBytes() * m.ring;
         if (ringBytes > range)
@@ -1008,8 +988,6 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     sizes.cells = m.sparse ? pyramidCells : cells;
     sizes.pyramidElements = offset;
     sizes.pyramidBytes = pyramidBytes;
-    sizes.vertexPyramidBytes = vertexPyramidBytes;
-    sizes.runBaseBytes = runBaseBytes;
     return {};
 }
 

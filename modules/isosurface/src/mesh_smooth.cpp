@@ -12,12 +12,11 @@
 // the args), so dense grids and sparse domains share it. No atomics in the steps: measured on lavapipe (100k
 // particles, 98k triangles) a step summing with integer atomics per index
 // took 20-34 ms, the gather 1-2 ms (modules/isosurface/README.md).
-#include <cstddef>
-#include <cstring>
-
 #include "mesh_smooth.h"
 
 #include <algorithm>
+#include <cstddef>
+#include <cstring>
 
 #include "iso_impl.h"
 
@@ -91,8 +90,8 @@ Status MeshSmoothStage::createBuffers(const gpu::IsoGrid& grid, const MakeBuffer
     const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
     const uint64_t vertices = grid.vertexCapacity;
     const char* const* names = kBufferNames;
-    PYRAMARCH_TRY(make(gridBuf, sizeof(gpu::IsoGrid), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, MemoryUsage::Upload,
-                       names[0]));
+    PYRAMARCH_TRY(
+        make(gridBuf, sizeof(gpu::IsoGrid), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, MemoryUsage::Upload, names[0]));
     PYRAMARCH_TRY(
         make(countBuf, vertices * 4, storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::DeviceLocal, names[1]));
     PYRAMARCH_TRY(make(chunkBuf, scanChunks(grid) * 4, storage, MemoryUsage::DeviceLocal, names[2]));

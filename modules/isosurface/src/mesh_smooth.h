@@ -21,14 +21,16 @@ struct MeshSmoothStage {
     Status plan(const IsoSurfaceCreateInfo& info, bool indexed);
     // planOutputs: the buffers it binds whole at capacities `g` (asked for
     // as vertexCapacity / indexCapacity, named in the error).
-    Status checkOutputs(const DeviceLimits& lim, const std::string& what, const std::string& dev,
-                        const gpu::IsoGrid& g, uint32_t vertexCapacity, uint32_t indexCapacity) const;
+    Status checkOutputs(const DeviceLimits& lim, const std::string& what, const std::string& dev, const gpu::IsoGrid& g,
+                        uint32_t vertexCapacity, uint32_t indexCapacity) const;
     // planGrowth: the most vertices and indices those bindings hold.
     void limitGrowth(const DeviceLimits& lim, uint64_t& vertices, uint64_t& indices) const;
     // Bytes of its buffers at capacities `g` (growth's budget).
     uint64_t outputBytes(const gpu::IsoGrid& g) const;
     // Its buffers follow the output capacities: growth re-creates them.
-    std::array<Buffer*, 6> sizedByOutputs() { return {&gridBuf, &countBuf, &chunkBuf, &startBuf, &listBuf, &scratchBuf}; }
+    std::array<Buffer*, 6> sizedByOutputs() {
+        return {&gridBuf, &countBuf, &chunkBuf, &startBuf, &listBuf, &scratchBuf};
+    }
     static constexpr const char* kBufferNames[6] = {
         "mesh smoothing grid",   "mesh smoothing triangle counts", "mesh smoothing chunk sums",
         "mesh smoothing starts", "mesh smoothing triangle slots",  "mesh smoothing scratch positions"};

@@ -196,7 +196,7 @@ Result<std::vector<uint32_t>> IsoSurface::readIndices() {
     const uint32_t count = std::min(args.value()[0].indexCount, m.grid.indexCapacity);
     std::vector<uint32_t> out(count);
     if (count) {
-        Status s = readInChunks(*m.device, m.indices, out.data(), VkDeviceSize(count) * 4);
+        Status s = readInChunks(*m.device, m.indexedOutput.indices, out.data(), VkDeviceSize(count) * 4);
         if (!s) return s.withContext("isosurface '" + m.info.name + "': reading indices: ");
     }
     return out;

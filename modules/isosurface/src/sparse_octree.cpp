@@ -77,8 +77,7 @@ void SparseOctreeStage::importBuffers(Impl& m, RenderGraph& graph, IsoRefs& refs
     refs.octreeNodeCoord = octree.nodeCoord;
     refs.octreeLeafFirstWord = octree.leafTilesFirst / 4;
     refs.octreeLeafEndWord = octree.leafTilesEnd / 4;
-    refs.octreeBrickCounts =
-        graph.importBuffer(n + ".sparse.octree.counts", brickCounts, computeRead, computeRead);
+    refs.octreeBrickCounts = graph.importBuffer(n + ".sparse.octree.counts", brickCounts, computeRead, computeRead);
     refs.octreeBrickSurface =
         graph.importBuffer(n + ".sparse.octree.brickSlots", brickSurface, computeRead, computeRead);
     refs.octreeArgs = graph.importBuffer(n + ".sparse.octree.dispatch", args, computeIndirect, computeIndirect);

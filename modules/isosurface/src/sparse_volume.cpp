@@ -239,8 +239,8 @@ Status SparseVolumeStage::createBuffers(Impl& m, const MakeBuffer& make) {
     const bool particles = info.source == FieldSource::Particles;
     const VkBufferUsageFlags dst = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     if (!particles)
-        PYRAMARCH_TRY(make(surface, sizes.volumeSurfaceBytes, dst, MemoryUsage::DeviceLocal,
-                           "sparse volume surface bricks"));
+        PYRAMARCH_TRY(
+            make(surface, sizes.volumeSurfaceBytes, dst, MemoryUsage::DeviceLocal, "sparse volume surface bricks"));
     // The pool: slots [i * volumePoolBricks, (i + 1) * volumePoolBricks) in buffer i.
     const uint64_t brickBytes = uint64_t(gpu::kIsoVolumeBrickSamples) * volumeFormatBytes(m.blockPoolFormat());
     const uint64_t capacity = particles ? info.sparse.maxBricks : info.sparse.maxVolumeBricks;
@@ -327,9 +327,9 @@ void SparseVolumeStage::importBuffers(Impl& m, RenderGraph& graph, IsoRefs& refs
         refs.volumeSurface = graph.importBuffer(n + ".surface", surface, computeRead, computeRead);
     }
     for (uint32_t i = 0; i < gpu::kIsoVolumePools; ++i)
-        refs.volumePools[i] = i < m.sizes.volumePoolCount
-                                  ? graph.importBuffer(n + ".pool" + std::to_string(i), pools[i], computeRead, computeRead)
-                                  : refs.volumePools[0];
+        refs.volumePools[i] = i < m.sizes.volumePoolCount ? graph.importBuffer(n + ".pool" + std::to_string(i),
+                                                                               pools[i], computeRead, computeRead)
+                                                          : refs.volumePools[0];
     refs.volumeBrickSlots = graph.importBuffer(n + ".slots", brickSlots, computeRead, computeRead);
 }
 

@@ -80,8 +80,7 @@ Status SurfaceAttributeStage::check(const Impl& m, const gpu::IsoGrid& g) const 
     return {};
 }
 
-void SurfaceAttributeStage::limitGrowth(const IsoSurfaceCreateInfo& info, const DeviceLimits& lim,
-                                        uint64_t& vertices) {
+void SurfaceAttributeStage::limitGrowth(const IsoSurfaceCreateInfo& info, const DeviceLimits& lim, uint64_t& vertices) {
     uint64_t total = 0; // components is set by createBuffers
     for (const SurfaceAttribute& a : info.surfaceAttributes) total += a.components;
     if (total) vertices = std::min(vertices, uint64_t(lim.maxStorageBufferRange) / (total * 4));
@@ -148,8 +147,8 @@ void SurfaceAttributeStage::addSortPass(Impl& m, RenderGraph& graph, const IsoRe
     const ExternalUse computeRead{Access::StorageRead, PassKind::Compute};
     const bool rebin = srcLevel == gpu::kIsoRebinSmoothed;
     if (!ringRef.valid())
-        ringRef = graph.importBuffer(n + ".attributeRing", ring, {Access::HostWrite, PassKind::Compute}, computeRead,
-                                     true);
+        ringRef =
+            graph.importBuffer(n + ".attributeRing", ring, {Access::HostWrite, PassKind::Compute}, computeRead, true);
     const BufferRef from = rebin ? binnedRef : ringRef;
     const BufferRef to = rebin ? graph.importBuffer(n + ".attributesRebinned", rebinned, computeRead, computeRead)
                                : graph.importBuffer(n + ".attributesBinned", sorted, computeRead, computeRead);
