@@ -23,13 +23,13 @@ void IsoSurface::Impl::addArgsPass(RenderGraph& graph, const IsoRefs& refs) {
         .storage(2, refs.counters, RW)
         .storage(3, refs.args, W)
         .storage(4, refs.stats, W)
-        .uniform(5, indexed ? refs.vertexGrid
-                    : scan  ? refs.occGrid
-                            : refs.grid)
+        .uniform(5, indexed                ? refs.vertexGrid
+                    : scanBaseline.enabled ? refs.occGrid
+                                           : refs.grid)
         .storage(6,
-                 indexed ? refs.vertexPyramid
-                 : scan  ? refs.occupancy
-                         : refs.pyramid,
+                 indexed                ? refs.vertexPyramid
+                 : scanBaseline.enabled ? refs.occupancy
+                                        : refs.pyramid,
                  R)
         .record([this](PassContext& ctx) {
             ctx.pushConstants(push());

@@ -64,12 +64,7 @@ void IsoSurface::Impl::addMetaballTiledFieldPass(RenderGraph& graph, const IsoRe
     PassBuilder field = graph.addPass(info.name + ".field.metaballs", PassKind::Compute);
     field.pipeline(fieldPipe).uniform(0, refs.grid).storage(2, refs.field, W).storage(3, list, R);
     bindBalls(field, refs);
-    field.use(args, Access::IndirectRead).record([this, args](PassContext& ctx) {
-        gpu::IsoPush pc = push();
-        pc.srcLevel = 1;
-        ctx.pushConstants(pc);
-        ctx.dispatchIndirect(args, 0);
-    });
+    field.use(args, Access::IndirectRead).record(indirectDispatch(args, 0, 1));
 }
 
 } // namespace pyramarch::iso

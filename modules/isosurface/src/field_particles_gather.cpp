@@ -28,12 +28,6 @@ namespace {
 const uint32_t kCountSpv[] =
 #include "shaders/isosurface/particles_count.comp.spv.inc"
     ;
-const uint32_t kScanSpv[] =
-#include "shaders/isosurface/particles_scan.comp.spv.inc"
-    ;
-const uint32_t kScanTopSpv[] =
-#include "shaders/isosurface/particles_scan_top.comp.spv.inc"
-    ;
 const uint32_t kSortSpv[] =
 #include "shaders/isosurface/particles_sort.comp.spv.inc"
     ;
@@ -83,8 +77,7 @@ const uint32_t kGatherAnisoSphSpv[] =
 
 Status IsoSurface::Impl::createGatherPipelines() {
     PYRAMARCH_TRY(makePipeline(countPipe, kCountSpv, "particles.count", 4));
-    PYRAMARCH_TRY(makePipeline(binScanPipe, kScanSpv, "particles.scan", 4));
-    PYRAMARCH_TRY(makePipeline(binScanTopPipe, kScanTopSpv, "particles.scan.top", 2));
+    PYRAMARCH_TRY(makeScanPipelines(binScanPipe, binScanTopPipe, "particles.scan"));
     PYRAMARCH_TRY(makePipeline(sortPipe, kSortSpv, "particles.sort", 5));
     const bool t = particleTexelReads;
     if (smooth)
@@ -137,7 +130,6 @@ void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) 
         });
     // Count, scan and sort `input` (the frame's particles, or with smoothing
     // the smoothed ones: srcLevel kIsoRebinSmoothed) into `output`.
-    const uint64_t chunks = groupsOf(grid.binDims.w, gpu::kIsoBinScanChunk);
     // count and sort: one thread per particle, srcLevel says which particles.
     const auto perParticle = [this](uint32_t srcLevel) {
         return [this, srcLevel](PassContext& ctx) {
@@ -156,40 +148,8 @@ void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) 
             .storage(2, countRef, RW)
             .storage(3, slotsRef, W)
             .record(perParticle(srcLevel));
-        // Bin starts in three passes over chunks of kIsoBinScanChunk bins:
-        // chunk sums (one thread per chunk), their exclusive prefix (one
-        // workgroup, whatever the chunk count: particles_scan_top.comp),
-        // then each chunk's bin starts (one thread per chunk).
-        const auto perChunk = [this, chunks](uint32_t mode) {
-            return [this, mode, chunks](PassContext& ctx) {
-                gpu::IsoPush pc = push();
-                pc.srcLevel = mode;
-                ctx.pushConstants(pc);
-                dispatchFolded(ctx, groupsOf(chunks, gpu::kIsoGroupSize), maxGroupsX());
-            };
-        };
-        // Written by "starts" only, but the binding is writeonly in both
-        // modes, so synchronization validation counts each dispatch as a
-        // write (the re-binning's follows reads).
-        graph.addPass(prefix + ".scan.sums", PassKind::Compute)
-            .pipeline(binScanPipe)
-            .uniform(0, refs.grid)
-            .storage(1, countRef, R)
-            .storage(2, chunkRef, W)
-            .storage(3, startRef, W)
-            .record(perChunk(0));
-        graph.addPass(prefix + ".scan.top", PassKind::Compute)
-            .pipeline(binScanTopPipe)
-            .uniform(0, refs.grid)
-            .storage(1, chunkRef, RW)
-            .record([](PassContext& ctx) { ctx.dispatch(1, 1, 1); });
-        graph.addPass(prefix + ".scan.starts", PassKind::Compute)
-            .pipeline(binScanPipe)
-            .uniform(0, refs.grid)
-            .storage(1, countRef, RW)
-            .storage(2, chunkRef, R)
-            .storage(3, startRef, W)
-            .record(perChunk(1));
+        addExclusiveScan(graph, prefix + ".scan.", binScanPipe, binScanTopPipe, refs.grid, countRef, chunkRef, startRef,
+                         grid.binDims.w);
         graph.addPass(prefix + ".sort", PassKind::Compute)
             .pipeline(sortPipe)
             .uniform(0, refs.grid)
@@ -199,7 +159,7 @@ void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) 
             .storage(4, output, W)
             .record(perParticle(srcLevel));
         // Surface attributes follow their particles to the binned order (surface_attributes.cpp).
-        addAttributeSortPass(graph, refs, input, inputRange, srcLevel, slotsRef, startRef);
+        attributes.addSortPass(*this, graph, refs, input, inputRange, srcLevel, slotsRef, startRef);
     };
     binPasses(n + ".particles", refs.items, refs.itemRange, 0, sortedRef);
     // A thread per particle reading its neighbours in the bins, writing one

@@ -237,12 +237,7 @@ void IsoSurface::Impl::addUserTiledFieldPass(RenderGraph& graph, const IsoRefs& 
         .storage(1, refs.field, W)
         .storage(2, list, R)
         .use(args, Access::IndirectRead)
-        .record([this, args](PassContext& ctx) {
-            gpu::IsoPush pc = push();
-            pc.srcLevel = 1;
-            ctx.pushConstants(pc);
-            ctx.dispatchIndirect(args, 0);
-        });
+        .record(indirectDispatch(args, 0, 1));
 }
 
 } // namespace pyramarch::iso

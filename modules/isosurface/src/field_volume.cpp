@@ -116,7 +116,7 @@ void IsoSurface::Impl::releaseVolumeStaging() {
     // Kept while uploads keep coming (a streamed volume reuses it); released
     // once framesInFlight + 8 frames passed since its conversion, when that
     // frame is done by the framesInFlight contract.
-    const bool pending = sparse ? volumeUploadPending : volumeDirty;
+    const bool pending = sparse ? sparseVolume.uploadPending : volumeDirty;
     if (rawPinned || !raw.valid() || pending || rawConvertedAt == UINT64_MAX ||
         self->frame_ < rawConvertedAt + info.framesInFlight + 8)
         return;

@@ -1,5 +1,7 @@
-// Internal state of one IsoSurface, shared by the files of its stages. A pass
-// name leads to its file:
+// Internal state of one IsoSurface: what its stages share (create-info,
+// grid, core sizes, device, push constants, counters), and the stages with
+// a header of their own as members (each owns its buffers, pipelines,
+// sizing and passes; stage.h). A pass name leads to its file:
 //   <name>.field.metaballs                      field_metaballs.cpp
 //   <name>.particles.{clear,splat,resolve}      field_particles_splat.cpp (SplatMethod::Scatter)
 //   <name>.particles.{clear,count,scan.*,sort,smooth,gather}
@@ -11,19 +13,23 @@
 //   <name>.pyramid.*                            sparse.cpp (addDirectClassifyPasses),
 //   <name>.extract                              extract_histopyramid.cpp
 //   and indexed <name>.vertices.{count,pyramid.*,bases}, <name>.vertices,
-//   <name>.extract                              sparse_indexed.cpp (addDirect*)
-//   the cell-order grid (the scan only): <name>.classify, <name>.pyramid.*
-//                                               pyramid.cpp (its build pass also builds the other trees)
+//   <name>.extract                              sparse_indexed.cpp (IndexedStage, direct)
+//   <name>.pyramid.*, and any <prefix>.scan.{sums,top,starts}
+//                                               pyramid.cpp (the build and the exclusive scan, shared)
 //   <name>.args                                 args.cpp
-//   <name>.mesh.smooth.*                        mesh_smooth.cpp (meshSmoothing, indexed only)
-//   <name>.occupancy.*, <name>.scan.*, <name>.compact, <name>.generate
-//                                               extract_scan.cpp (ExtractionMethod::Scan)
+//   <name>.mesh.smooth.*                        mesh_smooth.cpp (MeshSmoothStage, indexed only)
+//   the cell-order grid (the scan only): <name>.classify, <name>.occupancy.*,
+//   <name>.scan.*, <name>.compact, <name>.generate
+//                                               extract_scan.cpp (ScanStage, ExtractionMethod::Scan)
+//   <name>.sparse.volume.upload                 sparse_volume.cpp (SparseVolumeStage)
+//   <name>.sparse.octree.*                      sparse_octree.cpp (SparseOctreeStage)
+//   <name>.attributes.*                         surface_attributes.cpp (SurfaceAttributeStage)
 //   <name>.sparse.{clear,table.clear,count,supers,supers.args,activate,args,fill,blocks,blocks.borders},
 //   and with a sparse domain <name>.classify, <name>.pyramid.*,
 //   <name>.extract                              sparse.cpp (IsoSurfaceCreateInfo::sparse)
 //   <name>.sparse.vertices.{clear,args,count,bases}, and with a sparse domain
 //   and indexed output <name>.vertices.pyramid.*, <name>.vertices, <name>.extract
-//                                               sparse_indexed.cpp
+//                                               sparse_indexed.cpp (IndexedStage, sparse)
 // Sizing and layout (pure, no Vulkan): layout.cpp. Read-back and stats:
 // readback.cpp. create(), the setters, addPasses() (imports, then the stages)
 // and record(): isosurface.cpp. Each stage file holds the SPIR-V it runs.
@@ -44,6 +50,12 @@
 #include "pyramarch/engine/vulkan_functions.h"
 #include "pyramarch/isosurface/isosurface.h"
 #include "pyramarch/isosurface/testing.h"
+#include "mesh_smooth.h"
+#include "surface_attributes.h"
+#include "extract_scan.h"
+#include "sparse_octree.h"
+#include "sparse_volume.h"
+#include "extract_indexed.h"
 
 namespace pyramarch::iso {
 
@@ -103,18 +115,15 @@ struct IsoRefs {
 struct IsoSizes {
     uint64_t samples = 0, cells = 0, fieldBytes = 0;
     uint64_t pyramidElements = 0, pyramidBytes = 0, vertexBytes = 0, indexBytes = 0;
-    uint64_t vertexPyramidBytes = 0, runBaseBytes = 0; // indexed
     uint64_t sparseListBytes = 0, sparseSlotBytes = 0; // sparse: brick list, slot records
     uint64_t sparseSuperBytes = 0;                     // sparse: the listed super-bricks
     uint64_t sparseItemBytes = 0;                      // sparse metaballs, particles: the bricks' item lists
     uint64_t sparseTableBytes = 0;                     // sparse particles: a count per brick of the grid
-    uint64_t octreeTableBytes = 0;                     // sparse volumes from an octree: a word per brick of the grid
     // Sparse volumes: the surface bricks (uvec4 each), the pool
     // (maxVolumeBricks bricks in volumePoolCount buffers of at most
     // volumePoolBricks), the listed bricks' slots (maxBricks words).
     uint64_t volumeSurfaceBytes = 0, volumePoolBytes = 0, volumeSlotBytes = 0;
     uint32_t volumePoolBricks = 1, volumePoolCount = 0;
-    uint64_t sparseLookupBytes = 0; // sparse, indexed: the vertex owners' brick hash and pair slots
     // The vertex and index buffers as the shaders reach them
     // (output_slices.glsl): `slices` storage bindings of `sliceElements`
     // vertices / indices each (one slice: the whole buffer).
@@ -186,11 +195,6 @@ struct IsoSurface::Impl {
     IsoSurfaceCreateInfo info;
     IsoSizes sizes;
     gpu::IsoGrid grid{};
-    // Indexed: the grid with the vertex pyramid's level tables (level k = the
-    // cell pyramid's level k + 1: u8 sums of 4 cells' owned cut edges, then
-    // 32-bit from the classify runs up).
-    gpu::IsoGrid vertexGrid{};
-    gpu::IsoGrid occGrid{};       // scan: the grid with the occupancy tree's level tables (levels >= 1 from element 0)
     uint32_t ring = 3;            // framesInFlight + 1 slots
     uint32_t foldGroupsX = 0;     // testing::Knobs::maxGroupsX (0 = device limit)
     bool subgroupAtomics = false; // classify/activate: one atomic per subgroup (the *.subgroup.comp variants)
@@ -265,20 +269,12 @@ struct IsoSurface::Impl {
     // Metaballs and bounded user fields on the bricks: which tiles of kIsoFieldTile^3 samples the
     // field pass evaluates this frame (flags, the list, its indirect dispatch).
     Buffer fieldTileFlags, fieldTileList, fieldTileArgs;
-    // Indexed output: the vertex pyramid's grid and levels, each classify
-    // run's first vertex index, the index buffer.
-    Buffer vertexGridBuf, vertexPyramid, runBases, indices;
-    // meshSmoothing: the scan's grid (binDims.w = vertices), per-vertex
-    // triangle counts, scan chunk sums, slot starts, the slots (the other
-    // two vertices of a triangle, uvec2 per index) and scratch positions.
-    Buffer meshGridBuf, meshCount, meshChunks, meshStart, meshList, meshScratch;
     Buffer binCount, binChunks, binStart, slots, sorted; // particle gather
     Buffer smoothed;                                     // particleSmoothing > 0: smoothed sorted particles
     Buffer rebinned;                                     // particleSmoothing > 0: smoothed particles sorted again
     Buffer kernels;                                      // anisotropic: kIsoAnisoRecordVec4s vec4 per sorted particle
     // sph: the density pass's (xyz, volume) per sorted particle; sparse: a volume per particle of the frame.
     Buffer volumes;
-    Buffer occGridBuf, occupancy, occOffsets, active; // scan: occupancy tree, its prefixes, active-cell list
     // A grid that fits over the field buffer (direct && !fusedField,
     // brick_list.comp): per brick its value bounds; the listed bricks, build
     // groups and group marks; classify's and the listed build's dispatches.
@@ -302,17 +298,11 @@ struct IsoSurface::Impl {
     Buffer slotOfBrick, slotState, freeSlots;
     ComputePipeline sparseSlotsPipe;
     bool slotStateCleared = false;
-    // Sparse volumes (sparse_volume.cpp): the device's surface bricks and
-    // pool, filled from the host-visible staging of both (surface bricks,
-    // then the pool; `raw`) by the next frame's "<name>.sparse.volume.upload",
-    // and each listed brick's pool slot.
-    Buffer volumeSurface, volumeBrickSlots; // their staging is `raw`, as a dense volume's
-    Buffer volumePools[gpu::kIsoVolumePools];
-    bool volumeUploadPending = false;
-    uint32_t pendingSurfaceBricks = 0;
-    uint32_t volumeSurfaceBricks = 0;               // the surface bricks the frames being recorded list from
-    float pendingIsoMin = 0.f, pendingIsoMax = 0.f; // the staged upload's iso range
-    float volumeIsoMin = 1.f, volumeIsoMax = 0.f;   // the resident bricks' (empty before the first upload)
+    // Sparse volumes (the `sparseVolume` stage): the surface bricks the
+    // frames being recorded list from, and the resident bricks' iso range
+    // (empty before the first upload).
+    uint32_t volumeSurfaceBricks = 0;
+    float volumeIsoMin = 1.f, volumeIsoMax = 0.f;
     // Per stats ring slot: the frame recorded into it, and whether its iso
     // value was outside the resident bricks' range.
     struct IsoOutside {
@@ -320,19 +310,13 @@ struct IsoSurface::Impl {
         bool outside = false;
     };
     std::vector<IsoOutside> isoOutsideBySlot;
-    // Sparse volumes from an octree (sparse_octree.cpp): per brick of the
-    // virtual grid its occupied samples and its pool slot; the mark/scatter
-    // and activate passes' dispatch.
+    // Sparse volumes from an octree's leaves (the `octree` stage).
     bool octreeInput = false;
-    Buffer octreeBrickCounts, octreeBrickSurface, octreeArgs;
-    ComputePipeline octreeArgsPipe, octreeActivatePipe;
 
-    ComputePipeline classify, build, argsPipe, extract, fieldPipe, resolve, scanDown, generate, compact;
+    ComputePipeline classify, build, argsPipe, extract, fieldPipe, resolve;
     ComputePipeline boundsPipe;                           // volume in cell order (the scan): run bounds
     ComputePipeline fieldTilesPipe;                       // tiledField(): the field tiles to evaluate (list, args)
     ComputePipeline sparseSupersPipe, sparseActivatePipe; // sparse: coarse and fine (sparse_activate.glsl)
-    ComputePipeline vertexBasesPipe, sharedVerticesPipe;  // indexed (extract then runs sparse_extract_indexed.comp)
-    ComputePipeline meshListsPipe, meshStepPipe, meshScanPipe, meshScanTopPipe; // meshSmoothing
     ComputePipeline countPipe, binScanPipe, binScanTopPipe, sortPipe, gatherPipe, smoothPipe, anisoPipe;
     ComputePipeline densityPipe; // SphCubicSpline: particles_density.comp (sparse: sparse_particles_density.comp)
     bool gather = false;
@@ -340,9 +324,7 @@ struct IsoSurface::Impl {
     bool aniso = false;    // anisotropic kernels (gather only)
     bool sph = false;      // ParticleKernel::SphCubicSpline (gather only): the density pass, the gathers' SPH builds
     bool external = false; // ParticleInput::GpuBuffer: info.particleBuffer replaces the items ring
-    bool scan = false;
     bool indexed = false;
-    bool meshSmooth = false; // meshSmoothing.iterations > 0 (indexed only)
 
     // Host copy of the per-frame items; ring slot s holds version slotVersion[s].
     std::vector<uint8_t> hostItems;
@@ -471,12 +453,22 @@ struct IsoSurface::Impl {
                         bool moduleConstants = true);
     // This frame's push constants (iso value, time, items, frame and ring slot).
     gpu::IsoPush push() const;
-    // Record function of a pass sized on the GPU: this frame's push constants,
-    // then the VkDispatchIndirectCommand the args pass wrote at `offset` of `args`.
-    RecordFn indirectDispatch(BufferRef args, VkDeviceSize offset) const {
-        return [this, args, offset](PassContext& ctx) {
-            ctx.pushConstants(push());
+    // Record function of a pass sized on the GPU: this frame's push constants
+    // (the shader's mode `mode` in srcLevel), then the VkDispatchIndirectCommand
+    // an earlier pass wrote at `offset` of `args`.
+    RecordFn indirectDispatch(BufferRef args, VkDeviceSize offset, uint32_t mode = 0) const {
+        return [this, args, offset, mode](PassContext& ctx) {
+            gpu::IsoPush pc = push();
+            pc.srcLevel = mode;
+            ctx.pushConstants(pc);
             ctx.dispatchIndirect(args, offset);
+        };
+    }
+    // Record function of a pass over `groups` workgroups, folded.
+    RecordFn foldedDispatch(uint64_t groups) const {
+        return [this, groups](PassContext& ctx) {
+            ctx.pushConstants(push());
+            dispatchFolded(ctx, groups, maxGroupsX());
         };
     }
     // Record function of a pass that runs a shader's mode `mode` (push
@@ -491,6 +483,15 @@ struct IsoSurface::Impl {
     }
     // The first pass of every frame calls it: the one place the frame counter advances.
     void beginFrame(const PassContext& ctx);
+    uint64_t recording() const { return self->recording_; } // the frame being recorded
+
+    // Stages with their own state (buffers, pipelines, sizing, passes).
+    MeshSmoothStage meshSmoothing;    // mesh_smooth.cpp
+    SurfaceAttributeStage attributes; // surface_attributes.cpp
+    ScanStage scanBaseline;           // extract_scan.cpp (testing::ExtractionMethod::Scan)
+    SparseVolumeStage sparseVolume;   // sparse_volume.cpp (and sparse particles' block pool)
+    SparseOctreeStage octree;         // sparse_octree.cpp (SparseVolumeInput::OctreeLeaves)
+    IndexedStage indexedOutput;       // extract_indexed.cpp, sparse_indexed.cpp (IsoSurfaceCreateInfo::indexed)
 
     // Stages: pipelines at creation, passes in addPasses().
     Status createMetaballsPipelines();
@@ -524,9 +525,14 @@ struct IsoSurface::Impl {
     void addFieldTilePasses(RenderGraph& graph, const IsoRefs& refs);
     void addUserTiledFieldPass(RenderGraph& graph, const IsoRefs& refs, BufferRef list, BufferRef args);
     void addMetaballTiledFieldPass(RenderGraph& graph, const IsoRefs& refs, BufferRef list, BufferRef args);
-    Status createPyramidPipelines();
-    Status createBuildPipeline(); // the pyramid build alone (sparse domains)
-    void addClassifyPass(RenderGraph& graph, const IsoRefs& refs);
+    Status createBuildPipeline(); // the pyramid build (pyramid.cpp)
+    // pyramid.cpp: the exclusive scan of `elements` counts (the layout
+    // grid's binDims.w) into `starts`: its two pipelines ("<what>",
+    // "<what>.top") and its passes "<prefix>{sums,top,starts}".
+    Status makeScanPipelines(ComputePipeline& chunks, ComputePipeline& top, const std::string& what);
+    void addExclusiveScan(RenderGraph& graph, const std::string& prefix, const ComputePipeline& chunks,
+                          const ComputePipeline& top, BufferRef layout, BufferRef counts, BufferRef chunkSums,
+                          BufferRef starts, uint64_t elements) const;
     // Particles: the field pass's tiles (gather or resolve: kIsoGatherColumn x
     // kIsoGatherRows samples, particleTiles() of them) holding a nonzero
     // sample, flagged for the bricks' list (importTileFlags: the field stands
@@ -543,19 +549,6 @@ struct IsoSurface::Impl {
     // generate then write positions only.
     void addNormalClearPass(RenderGraph& graph, const IsoRefs& refs);
     void addExtractPasses(RenderGraph& graph, const IsoRefs& refs);
-    Status createIndexedPipelines();
-    void importIndexedBuffers(RenderGraph& graph, IsoRefs& refs);
-    void addVertexPyramidPasses(RenderGraph& graph, const IsoRefs& refs); // after classify: build, run bases
-    BufferRef addIndexedPasses(RenderGraph& graph, const IsoRefs& refs);  // after args: vertices + indices
-    using MakeBuffer =
-        std::function<Status(Buffer&, VkDeviceSize, VkBufferUsageFlags, MemoryUsage, const std::string&)>;
-    Status createMeshSmoothBuffers(const MakeBuffer& make);
-    uint64_t meshScanChunks() const;
-    Status createMeshSmoothPipelines();
-    // After addIndexedPasses (indices = its index buffer): smoothing steps, then normals.
-    void addMeshSmoothPasses(RenderGraph& graph, const IsoRefs& refs, BufferRef indices);
-    Status createScanPipelines();
-    void addScanPasses(RenderGraph& graph, const IsoRefs& refs);
     // sparse.cpp: the sparse domain's pipelines (compiled with the user's
     // field()) and passes: clear, activate, args, classify, pyramid build;
     // then its extraction.
@@ -571,57 +564,7 @@ struct IsoSurface::Impl {
     // A bounded user field lists its bricks by the bound, fused or not.
     bool lipschitzBricks() const { return info.source == FieldSource::UserGlsl && info.lipschitz > 0.f; }
     bool directListed() const { return direct && (!fusedField || lipschitzBricks()); }
-    // sparse_indexed.cpp: indexed output on a sparse domain. The owner
-    // lookup (sparse_indexed.glsl) and the per-slot passes' dispatch; the
-    // vertex pyramid, run bases (one per pool slot) and indices are the
-    // indexed path's buffers.
-    Buffer sparseLookup, sparseVertexArgs;
-    ComputePipeline sparseVertexArgsPipe, sparseVertexCountPipe;
-    Status planSparseIndexed(const DeviceLimits& limits, const std::string& dev);
-    // A grid that fits (direct): the per-slot passes over every slot, owners by arithmetic.
-    Status createDirectIndexedPipelines();
-    void addDirectVertexPasses(RenderGraph& graph, const IsoRefs& refs);
-    BufferRef addDirectIndexedPasses(RenderGraph& graph, const IsoRefs& refs);
-    Status createSparseIndexedBuffers(const MakeBuffer& make);
-    Status createSparseIndexedPipelines();
-    void importSparseIndexedBuffers(RenderGraph& graph, IsoRefs& refs);
-    void addSparseVertexPasses(RenderGraph& graph, const IsoRefs& refs);       // after the pool pyramid
-    BufferRef addSparseIndexedPasses(RenderGraph& graph, const IsoRefs& refs); // after args: vertices + indices
-    // sparse_volume.cpp: the resident bricks' buffers and the frame's upload copy.
-    Status createSparseVolumeBuffers(const MakeBuffer& make);
-    void importSparseVolumeBuffers(RenderGraph& graph, IsoRefs& refs);
-    void addSparseVolumeUploadPass(RenderGraph& graph, const IsoRefs& refs);
-    Status uploadSparseVolume(const VolumeSlabs& volume, float isoMin, float isoMax);
-    // surface_attributes.cpp (IsoSurfaceCreateInfo::surfaceAttributes):
-    // the host's values (a ring of framesInFlight + 1 slots of maxParticles
-    // x attributeComponents floats), on a dense grid the same in binned order
-    // (and re-binned with position smoothing), the per-vertex results, the
-    // passes' dispatch and (sparse) a word per brick of the virtual grid.
-    uint32_t attributeComponents = 0; // floats per particle and vertex; 0: no attributes
-    std::vector<uint32_t> attributeOffsets;
-    Buffer attributeRing, attributeSorted, attributeRebinned, attributeOut, attributeArgs, attributeTable;
-    ComputePipeline attributeSortPipe, attributeArgsPipe, attributePipe;
-    std::vector<float> hostAttributes; // maxParticles x attributeComponents, particle-major
-    uint64_t attributesVersion = 1;
-    std::vector<uint64_t> attributeSlotVersion;
-    BufferRef attributeRingRef;
-    BufferRef attributeBinnedRef, attributeStartsRef; // dense: the binned values and bins the interpolation reads
-    BufferRef volumesImport;                          // the density pass's volumes as imported (dense and sparse)
-    Status checkSurfaceAttributes() const;
-    Status createAttributeBuffers(const MakeBuffer& make);
-    Status createAttributePipelines();
-    void uploadAttributes(); // this frame's ring slot, when stale
-    // Dense gather: after a binning's sort (srcLevel as the sort's: 0, or
-    // kIsoRebinSmoothed), the attributes moved to the binned order.
-    void addAttributeSortPass(RenderGraph& graph, const IsoRefs& refs, BufferRef input, uint64_t inputRange,
-                              uint32_t srcLevel, BufferRef slots, BufferRef starts);
-    // After extraction and mesh smoothing: the per-vertex values.
-    BufferRef addAttributePasses(RenderGraph& graph, const IsoRefs& refs);
-    // sparse_octree.cpp: the surface bricks from an octree's leaves, every frame.
-    Status createSparseOctreeBuffers(const MakeBuffer& make);
-    Status createSparseOctreePipelines();
-    void importSparseOctreeBuffers(RenderGraph& graph, IsoRefs& refs, const OctreeLeafInput& octree);
-    void addSparseOctreePasses(RenderGraph& graph, const IsoRefs& refs);
+    BufferRef volumesImport; // the density pass's volumes as imported (dense and sparse); attributes weigh by them
 };
 
 } // namespace pyramarch::iso

@@ -73,7 +73,7 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
         m.userFieldLoops = userFieldLoops;
         // Counters and list appends aggregated per subgroup: one atomic per
         // subgroup instead of one per thread, where the device runs ballot and
-        // arithmetic in compute (their own SPIR-V variants: see pyramid.cpp).
+        // arithmetic in compute (their own SPIR-V variants: see extract_scan.cpp).
         constexpr VkSubgroupFeatureFlags kOps =
             VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
         m.subgroupAtomics = !knobs.perThreadAtomics && (lim.subgroupStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0 &&
@@ -175,20 +175,14 @@ Status IsoSurface::Impl::planGrowth(const DeviceLimits& lim) {
     specVertexSlices = sizes.vertexSlices;
     specIndexSlices = sizes.indexSlices;
     if (!growVertices && !growIndices) return {};
-    const uint64_t range = lim.maxStorageBufferRange;
     const uint64_t threads = uint64_t(grid.maxGroupsX) * lim.maxComputeWorkGroupCount[1] * uint64_t(gpu::kIsoGroupSize);
     uint64_t vertices =
         std::min<uint64_t>(maxOutputElements(lim, sizeof(gpu::IsoVertex), outputSliceBytesForced), 0xFFFFFFFFu);
     uint64_t indices = std::min<uint64_t>(maxOutputElements(lim, 4, outputSliceBytesForced), 0xFFFFFFFFu);
     vertices = std::min({vertices, threads, memoryBudget / sizeof(gpu::IsoVertex)});
     indices = std::min({indices, threads, memoryBudget / 4});
-    if (meshSmooth) {
-        vertices = std::min(vertices, range / 16);
-        indices = std::min(indices, range / 8);
-    }
-    uint64_t components = 0; // surfaceAttributes (attributeComponents is set by createBuffers)
-    for (const SurfaceAttribute& a : info.surfaceAttributes) components += a.components;
-    if (components) vertices = std::min(vertices, range / (components * 4));
+    meshSmoothing.limitGrowth(lim, vertices, indices);
+    SurfaceAttributeStage::limitGrowth(info, lim, vertices);
     growVertexLimit = growVertices ? uint32_t(vertices / 3 * 3) : grid.vertexCapacity;
     growIndexLimit = growIndices ? uint32_t(indices / 3 * 3) : grid.indexCapacity;
     // The pipelines keep the slices the buffers have now: a slice count the
@@ -208,22 +202,14 @@ namespace {
 // The buffers whose size follows the output capacities (re-created by growth).
 struct OutputBuffers {
     Buffer grid, vertexGrid, vertices, indices, attributes;
-    Buffer meshGrid, meshCount, meshChunks, meshStart, meshList, meshScratch;
+    Buffer meshSmoothing[std::size(MeshSmoothStage::kBufferNames)];
 };
-constexpr const char* kOutputBufferNames[] = {"grid",
-                                              "vertex grid",
-                                              "vertices",
-                                              "indices",
-                                              "surface attributes",
-                                              "mesh smoothing grid",
-                                              "mesh smoothing triangle counts",
-                                              "mesh smoothing chunk sums",
-                                              "mesh smoothing starts",
-                                              "mesh smoothing triangle slots",
-                                              "mesh smoothing scratch positions",
-                                              "replaced"};
+constexpr const char* kOutputBufferNames[] = {"grid",    "vertex grid",        "vertices",
+                                              "indices", "surface attributes", "replaced"};
 bool isOutputBuffer(const std::string& name) {
     for (const char* n : kOutputBufferNames)
+        if (name == n) return true;
+    for (const char* n : MeshSmoothStage::kBufferNames)
         if (name == n) return true;
     return false;
 }
@@ -295,8 +281,8 @@ Status IsoSurface::Impl::replan(const IsoSurfaceCreateInfo& ci, std::unique_ptr<
     f.hostItems = hostItems;
     f.itemCount = itemCount;
     f.itemsVersion = itemsVersion;
-    f.hostAttributes = hostAttributes;
-    f.attributesVersion = attributesVersion;
+    f.attributes.hostValues = attributes.hostValues;
+    f.attributes.version = attributes.version;
     f.epochs = epochs;
     out = std::move(fresh);
     return {};
@@ -575,10 +561,8 @@ Status IsoSurface::Impl::growOutputs(std::unique_ptr<RenderGraph>& graph, const 
     const DeviceLimits& lim = device->limits();
     const auto outputBytes = [this](const gpu::IsoGrid& g, const IsoSizes& sz) {
         uint64_t bytes = sz.vertexBytes + (indexed ? sz.indexBytes : 0);
-        if (meshSmooth)
-            bytes += uint64_t(g.vertexCapacity) * 24 + 4 + groupsOf(g.vertexCapacity, gpu::kIsoBinScanChunk) * 4 +
-                     uint64_t(g.indexCapacity) * 8;
-        if (attributeComponents) bytes += uint64_t(g.vertexCapacity) * attributeComponents * 4;
+        bytes += meshSmoothing.outputBytes(g);
+        bytes += attributes.outputBytes(g);
         return bytes;
     };
     uint64_t held = 0;
@@ -641,13 +625,7 @@ Status IsoSurface::Impl::growOutputs(std::unique_ptr<RenderGraph>& graph, const 
             PYRAMARCH_TRY(planOutputs(lim, device->name(), newV, newI, g, sz).withContext(who));
         }
     }
-    if (attributeComponents) {
-        const gpu::IsoGrid kept = grid;
-        grid = g;
-        const Status fits = checkSurfaceAttributes();
-        grid = kept;
-        PYRAMARCH_TRY(fits.withContext(who));
-    }
+    if (attributes.components) PYRAMARCH_TRY(attributes.check(*this, g).withContext(who));
 
     // The epoch the grown buffers start, whichever way they are made below.
     const auto grownEpoch = [&](const gpu::IsoGrid& grown) {
@@ -690,16 +668,11 @@ Status IsoSurface::Impl::growOutputs(std::unique_ptr<RenderGraph>& graph, const 
     OutputBuffers old;
     const auto swapAll = [this](OutputBuffers& o) {
         std::swap(o.grid, gridBuf);
-        std::swap(o.vertexGrid, vertexGridBuf);
+        std::swap(o.vertexGrid, indexedOutput.vertexGridBuf);
         std::swap(o.vertices, vertices);
-        std::swap(o.indices, indices);
-        std::swap(o.attributes, attributeOut);
-        std::swap(o.meshGrid, meshGridBuf);
-        std::swap(o.meshCount, meshCount);
-        std::swap(o.meshChunks, meshChunks);
-        std::swap(o.meshStart, meshStart);
-        std::swap(o.meshList, meshList);
-        std::swap(o.meshScratch, meshScratch);
+        std::swap(o.indices, indexedOutput.indices);
+        std::swap(o.attributes, attributes.out);
+        for (size_t i = 0; Buffer * b : meshSmoothing.sizedByOutputs()) std::swap(o.meshSmoothing[i++], *b);
     };
     swapAll(old);
     const std::vector<MemoryItem> keptMemory = memory;
@@ -722,9 +695,10 @@ Status IsoSurface::Impl::growOutputs(std::unique_ptr<RenderGraph>& graph, const 
     if (budgetHeldBack.ok()) refusedVertices = refusedIndices = 0;
     Replaced r;
     r.releaseAt = now + info.framesInFlight + 8;
-    for (Buffer* b : {&old.grid, &old.vertexGrid, &old.vertices, &old.indices, &old.attributes, &old.meshGrid,
-                      &old.meshCount, &old.meshChunks, &old.meshStart, &old.meshList, &old.meshScratch})
+    for (Buffer* b : {&old.grid, &old.vertexGrid, &old.vertices, &old.indices, &old.attributes})
         if (b->valid()) r.buffers.push_back(std::move(*b));
+    for (Buffer& b : old.meshSmoothing)
+        if (b.valid()) r.buffers.push_back(std::move(b));
     r.graph = std::move(graph);
     replaced.push_back(std::move(r));
     noteReplaced();
@@ -760,29 +734,15 @@ Status IsoSurface::Impl::createOutputBuffers() {
                                    const std::string& what) { return makeBuffer(out, bytes, usage, mem, what); };
     const VkBufferUsageFlags readable = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
     PYRAMARCH_TRY(make(gridBuf, sizeof(gpu::IsoGrid), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, MemoryUsage::Upload, "grid"));
-    if (indexed) {
-        PYRAMARCH_TRY(make(vertexGridBuf, sizeof(gpu::IsoGrid), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, MemoryUsage::Upload,
-                           "vertex grid"));
-        PYRAMARCH_TRY(make(indices, sizes.indexBytes, readable | VK_BUFFER_USAGE_INDEX_BUFFER_BIT,
-                           MemoryUsage::DeviceLocal, "indices"));
-    }
+    if (indexed) PYRAMARCH_TRY(indexedOutput.createOutputBuffers(*this, make));
     PYRAMARCH_TRY(make(vertices, sizes.vertexBytes,
                        readable | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                        MemoryUsage::DeviceLocal, "vertices"));
-    if (meshSmooth) PYRAMARCH_TRY(createMeshSmoothBuffers(make));
-    if (attributeComponents)
-        PYRAMARCH_TRY(make(attributeOut, uint64_t(grid.vertexCapacity) * attributeComponents * 4,
-                           VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT |
-                               VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-                           MemoryUsage::DeviceLocal, "surface attributes"));
+    PYRAMARCH_TRY(meshSmoothing.createBuffers(grid, make));
+    PYRAMARCH_TRY(attributes.createOutputBuffer(grid, make));
     std::memcpy(gridBuf.mapped(), &grid, sizeof(grid));
     gridBuf.flush();
-    if (indexed) {
-        vertexGrid.vertexCapacity = grid.vertexCapacity;
-        vertexGrid.indexCapacity = grid.indexCapacity;
-        std::memcpy(vertexGridBuf.mapped(), &vertexGrid, sizeof(vertexGrid));
-        vertexGridBuf.flush();
-    }
+    if (indexed) indexedOutput.writeGrid(grid);
     return {};
 }
 
@@ -819,37 +779,16 @@ Status IsoSurface::Impl::createBuffers() {
     }
     PYRAMARCH_TRY(make(m.args, sizeof(gpu::IsoArgs), readable | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
                        MemoryUsage::DeviceLocal, "args"));
-    if (m.indexed) {
-        PYRAMARCH_TRY(make(m.vertexGridBuf, sizeof(gpu::IsoGrid), gridUsage, MemoryUsage::Upload, "vertex grid"));
-        PYRAMARCH_TRY(make(m.vertexPyramid, sizes.vertexPyramidBytes,
-                           readable | texels | VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::DeviceLocal,
-                           "vertex pyramid"));
-        PYRAMARCH_TRY(make(m.runBases, sizes.runBaseBytes, storage | texels, MemoryUsage::DeviceLocal, "run bases"));
-        PYRAMARCH_TRY(make(m.indices, sizes.indexBytes, readable | VK_BUFFER_USAGE_INDEX_BUFFER_BIT,
-                           MemoryUsage::DeviceLocal, "indices"));
-        if (m.sparse) PYRAMARCH_TRY(m.createSparseIndexedBuffers(make));
-    }
+    if (m.indexed) PYRAMARCH_TRY(m.indexedOutput.createBuffers(m, make));
     PYRAMARCH_TRY(make(m.vertices, sizes.vertexBytes,
                        readable | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                        MemoryUsage::DeviceLocal, "vertices"));
-    if (m.meshSmooth) PYRAMARCH_TRY(m.createMeshSmoothBuffers(make));
+    PYRAMARCH_TRY(m.meshSmoothing.createBuffers(grid, make));
     PYRAMARCH_TRY(make(m.stats, sizeof(gpu::IsoStatsGpu) * m.ring, storage, MemoryUsage::Readback, "stats"));
     if (m.maxItems && !m.external)
         PYRAMARCH_TRY(make(m.items, uint64_t(m.maxItems) * m.itemBytes() * m.ring, storage | texels,
                            MemoryUsage::Upload, "items"));
-    // Scan baseline: prefixes of pyramid levels >= 1 (level 0's are finished in generate).
-    if (m.scan) {
-        const uint64_t upper = (sizes.pyramidElements - grid.levels[0].y) * 4;
-        PYRAMARCH_TRY(make(m.offsets, upper, storage, MemoryUsage::DeviceLocal, "offsets"));
-        PYRAMARCH_TRY(make(m.occGridBuf, sizeof(gpu::IsoGrid), gridUsage, MemoryUsage::Upload, "occupancy grid"));
-        PYRAMARCH_TRY(make(m.occupancy, upper, readable | VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::DeviceLocal,
-                           "occupancy"));
-        PYRAMARCH_TRY(make(m.occOffsets, upper, storage, MemoryUsage::DeviceLocal, "occupancy offsets"));
-        // Every cell may be active (capacity: all cells).
-        PYRAMARCH_TRY(make(m.active, sizes.cells * 4, readable, MemoryUsage::DeviceLocal, "active cells"));
-        std::memcpy(m.occGridBuf.mapped(), &m.occGrid, sizeof(gpu::IsoGrid));
-        m.occGridBuf.flush();
-    }
+    PYRAMARCH_TRY(m.scanBaseline.createBuffers(m, make));
     if (m.sph && m.sparse)
         PYRAMARCH_TRY(make(m.volumes, uint64_t(m.maxItems) * 4, readable | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                            MemoryUsage::DeviceLocal, "particle volumes"));
@@ -944,9 +883,9 @@ Status IsoSurface::Impl::createBuffers() {
     }
     // Sparse volumes and particles: the pool of 11^3-sample blocks.
     if ((info.source == FieldSource::Volume || info.source == FieldSource::Particles) && m.sparse)
-        PYRAMARCH_TRY(m.createSparseVolumeBuffers(make));
-    if (m.octreeInput) PYRAMARCH_TRY(m.createSparseOctreeBuffers(make));
-    PYRAMARCH_TRY(m.createAttributeBuffers(make)); // surfaceAttributes (surface_attributes.cpp)
+        PYRAMARCH_TRY(m.sparseVolume.createBuffers(m, make));
+    if (m.octreeInput) PYRAMARCH_TRY(m.octree.createBuffers(make));
+    PYRAMARCH_TRY(m.attributes.createBuffers(m, make));
 
     // Host-visible: written directly, no queue needed (an adopted device may have none).
     const gpu::IsoTables packed = packTables();
@@ -955,8 +894,9 @@ Status IsoSurface::Impl::createBuffers() {
     std::memcpy(m.gridBuf.mapped(), &grid, sizeof(grid));
     m.gridBuf.flush();
     if (m.indexed) {
-        std::memcpy(m.vertexGridBuf.mapped(), &m.vertexGrid, sizeof(m.vertexGrid));
-        m.vertexGridBuf.flush();
+        IndexedStage& ix = m.indexedOutput;
+        std::memcpy(ix.vertexGridBuf.mapped(), &ix.vertexGrid, sizeof(ix.vertexGrid));
+        ix.vertexGridBuf.flush();
     }
     std::memset(m.counters.mapped(), 0, sizeof(gpu::IsoCounters));
     m.counters.flush();
@@ -1002,20 +942,20 @@ Status IsoSurface::Impl::makePipeline(ComputePipeline& out, std::span<const uint
 // and bindings in addPasses().
 Status IsoSurface::Impl::createPipelines() {
     // Post-processing of the mesh, whatever the domain.
-    if (meshSmooth) PYRAMARCH_TRY(createMeshSmoothPipelines());
-    PYRAMARCH_TRY(createAttributePipelines());
+    PYRAMARCH_TRY(meshSmoothing.createPipelines(*this));
+    PYRAMARCH_TRY(attributes.createPipelines(*this));
     if (sparse) {
         PYRAMARCH_TRY(createSparsePipelines());
-        if (indexed) PYRAMARCH_TRY(createIndexedPipelines());
+        if (indexed) PYRAMARCH_TRY(indexedOutput.createPipelines(*this));
         return createArgsPipelines();
     }
     if (direct)
         PYRAMARCH_TRY(createDirectPipelines());
     else
-        PYRAMARCH_TRY(createPyramidPipelines());
+        PYRAMARCH_TRY(createBuildPipeline());
     PYRAMARCH_TRY(createArgsPipelines());
-    if (scan) PYRAMARCH_TRY(createScanPipelines());
-    if (indexed) PYRAMARCH_TRY(createIndexedPipelines());
+    PYRAMARCH_TRY(scanBaseline.createPipelines(*this));
+    if (indexed) PYRAMARCH_TRY(indexedOutput.createPipelines(*this));
     switch (info.source) {
     case FieldSource::Metaballs: return createMetaballsPipelines();
     case FieldSource::Volume: return createVolumePipelines();
@@ -1132,7 +1072,7 @@ Status IsoSurface::uploadVolume(const void* data, size_t bytes, VolumeFormat for
                                           sliceBytes * count);
                               return Status{};
                           }};
-        return m.uploadSparseVolume(slabs, iso_, iso_);
+        return m.sparseVolume.upload(m, slabs, iso_, iso_);
     }
     const size_t each = format == VolumeFormat::U8 ? 1 : format == VolumeFormat::U16 ? 2 : 4;
     const size_t want = size_t(m.grid.samples.w) * each;
@@ -1161,7 +1101,7 @@ Status IsoSurface::uploadVolume(const VolumeSlabs& volume, float isoMin, float i
     if (!volume.read)
         return Status::error(ErrorCode::InvalidArgument,
                              "isosurface '" + m.info.name + "': VolumeSlabs::read is empty");
-    if (m.sparse) return m.uploadSparseVolume(volume, isoMin, isoMax);
+    if (m.sparse) return m.sparseVolume.upload(m, volume, isoMin, isoMax);
     // Dense: every slice into the staging buffer, then the same conversion.
     if (!std::isfinite(volume.scale) || !std::isfinite(volume.offset))
         return Status::error(ErrorCode::InvalidArgument,
@@ -1185,7 +1125,7 @@ const Buffer& IsoSurface::drawArgsBuffer() const { return impl_->args; }
 bool IsoSurface::indexed() const { return impl_->indexed; }
 const Buffer& IsoSurface::indexBuffer() const {
     PYRAMARCH_ASSERT(impl_->indexed, "indexBuffer on a surface without indexed output");
-    return impl_->indices;
+    return impl_->indexedOutput.indices;
 }
 uint32_t IsoSurface::vertexCapacity() const { return impl_->grid.vertexCapacity; }
 uint32_t IsoSurface::indexCapacity() const { return impl_->grid.indexCapacity; }
@@ -1298,8 +1238,8 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
         if (m.external) refs.itemRange = m.externalParticleBytes;
     }
     if ((m.info.source == FieldSource::Volume || m.info.source == FieldSource::Particles) && m.sparse)
-        m.importSparseVolumeBuffers(graph, refs);
-    if (m.octreeInput) m.importSparseOctreeBuffers(graph, refs, inputs.octree);
+        m.sparseVolume.importBuffers(m, graph, refs);
+    if (m.octreeInput) m.octree.importBuffers(m, graph, refs, inputs.octree);
     if (m.info.source == FieldSource::Volume && !m.sparse && !m.direct) {
         refs.runBounds = graph.importBuffer(n + ".runBounds", m.runBounds, computeRead, computeRead);
         refs.wrapBounds = graph.importBuffer(n + ".wrapBounds", m.wrapBounds, computeRead, computeRead);
@@ -1334,10 +1274,7 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
             refs.freeSlots = graph.importBuffer(n + ".sparse.freeSlots", m.freeSlots, computeRead, computeRead);
         }
     }
-    if (m.scan) {
-        refs.occGrid = graph.importBuffer(n + ".occGrid", m.occGridBuf, uniformRead, uniformRead, true);
-        refs.occupancy = graph.importBuffer(n + ".occupancy", m.occupancy, computeRead, computeRead);
-    }
+    m.scanBaseline.importBuffers(m, graph, refs);
 
     switch (m.info.source) {
     case FieldSource::Metaballs:
@@ -1356,28 +1293,28 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
         break;
     case FieldSource::UserGlsl: m.addUserPasses(graph, refs); break;
     }
-    if (m.indexed) m.importIndexedBuffers(graph, refs);
+    if (m.indexed) m.indexedOutput.importBuffers(m, graph, refs);
     if (m.sparse)
         m.addSparseClassifyPasses(graph, refs);
     else if (m.direct)
         m.addDirectClassifyPasses(graph, refs);
     else
-        m.addClassifyPass(graph, refs);
-    if (m.indexed) m.addVertexPyramidPasses(graph, refs);
+        m.scanBaseline.addClassifyPasses(m, graph, refs);
+    if (m.indexed) m.indexedOutput.addVertexPyramidPasses(m, graph, refs);
     m.addArgsPass(graph, refs);
     if (m.indexed) {
-        const BufferRef indicesRef = m.addIndexedPasses(graph, refs);
-        if (m.meshSmooth) m.addMeshSmoothPasses(graph, refs, indicesRef);
-        return GraphOutputs{refs.vertices, refs.args, indicesRef, m.addAttributePasses(graph, refs)};
+        const BufferRef indicesRef = m.indexedOutput.addPasses(m, graph, refs);
+        if (m.meshSmoothing.enabled) m.meshSmoothing.addPasses(m, graph, refs, indicesRef);
+        return GraphOutputs{refs.vertices, refs.args, indicesRef, m.attributes.addPasses(m, graph, refs)};
     }
     if (m.grid.normalMode == gpu::kIsoNormalNone) m.addNormalClearPass(graph, refs);
-    if (m.scan)
-        m.addScanPasses(graph, refs);
+    if (m.scanBaseline.enabled)
+        m.scanBaseline.addExtractPasses(m, graph, refs);
     else if (m.sparse)
         m.addSparseExtractPass(graph, refs);
     else
         m.addExtractPasses(graph, refs); // the cell-order layout and the direct brick table
-    return GraphOutputs{refs.vertices, refs.args, {}, m.addAttributePasses(graph, refs)};
+    return GraphOutputs{refs.vertices, refs.args, {}, m.attributes.addPasses(m, graph, refs)};
 }
 
 Status IsoSurface::record(VkCommandBuffer cmd) {

@@ -204,7 +204,7 @@ Status IsoSurface::Impl::planOutputSlices(const DeviceLimits& lim, const std::st
 
 // The output buffers of `vertexCapacity` vertices and `indexCapacity`
 // indices (indexed): the grid's capacities, the buffer sizes and their
-// slices, and mesh smoothing's bound buffers; at creation and at growth.
+// slices, and the post-processing's bound buffers; at creation and at growth.
 Status IsoSurface::Impl::planOutputs(const DeviceLimits& lim, const std::string& dev, uint32_t vertexCapacity,
                                      uint32_t indexCapacity, gpu::IsoGrid& g, IsoSizes& out) const {
     g.vertexCapacity = vertexCapacity / 3u * 3u;
@@ -216,21 +216,8 @@ Status IsoSurface::Impl::planOutputs(const DeviceLimits& lim, const std::string&
     if (indexed)
         PYRAMARCH_TRY(planOutputSlices(lim, dev, "indexCapacity", indexCapacity, out.indexBytes, 4, out.indexSlices,
                                        out.indexSliceElements));
-    if (meshSmooth) {
-        // Mesh smoothing's own buffers are bound whole: a slot pair per index
-        // and a scratch position per vertex, each in one binding.
-        const uint64_t range = lim.maxStorageBufferRange;
-        const uint64_t listBytes = uint64_t(g.indexCapacity) * 8, scratchBytes = uint64_t(g.vertexCapacity) * 16;
-        if (listBytes > range || scratchBytes > range)
-            return Status::error(ErrorCode::DeviceLimit,
-                                 "isosurface '" + info.name + "': meshSmoothing: " +
-                                     (listBytes > range
-                                          ? "the triangle slots of indexCapacity " + std::to_string(indexCapacity) +
-                                                " need " + fmtBytes(listBytes)
-                                          : "the scratch positions of vertexCapacity " +
-                                                std::to_string(vertexCapacity) + " need " + fmtBytes(scratchBytes)) +
-                                     ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
-    }
+    PYRAMARCH_TRY(
+        meshSmoothing.checkOutputs(lim, "isosurface '" + info.name + "'", dev, g, vertexCapacity, indexCapacity));
     return {};
 }
 
@@ -295,7 +282,7 @@ Status checkSparseDomain(const IsoSurfaceCreateInfo& info, bool scan, testing::F
 // source and the device limits, within IsoSurfaceCreateInfo::memoryBudget: the
 // volume pool (volumes) and the brick lists take at most half of it each
 // way, the pool slots the rest; each stays within the limits
-// planSparseDomain and planSparseIndexed check. A user field without a
+// planSparseDomain and IndexedStage::planSparse check. A user field without a
 // Lipschitz bound lists every brick: all of them, or a named error.
 Status IsoSurface::Impl::sizeSparseDomain(const DeviceLimits& lim, const std::string& dev) {
     SparseDomain& d = info.sparse;
@@ -458,15 +445,7 @@ Status IsoSurface::Impl::planSparseDomain(const DeviceLimits& lim, const std::st
         sizes.volumeSlotBytes = listBytes;
         if (info.sparse.volumeInput == SparseVolumeInput::OctreeLeaves) {
             // A count and a slot per brick of the virtual grid (sparse_octree.cpp).
-            const uint64_t tableBytes = uint64_t(g.sparseLimits.z) * 4;
-            if (tableBytes > range)
-                return Status::error(
-                    ErrorCode::DeviceLimit,
-                    "isosurface '" + info.name + "': sparse volume from an octree: the brick table of " +
-                        std::to_string(g.sparseLimits.z) + " bricks (" + std::to_string(bx) + "x" + std::to_string(by) +
-                        "x" + std::to_string(bz) + ") needs " + fmtBytes(tableBytes) +
-                        ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
-            sizes.octreeTableBytes = tableBytes;
+            PYRAMARCH_TRY(octree.plan(info, g, {bx, by, bz}, range, dev));
             octreeInput = true;
             volumeFormat = gpu::kIsoVolumeU8;
         }
@@ -484,7 +463,7 @@ Status IsoSurface::Impl::planSparseDomain(const DeviceLimits& lim, const std::st
                                      "; particles need a smaller virtual grid");
         sizes.sparseTableBytes = tableBytes;
     }
-    if (indexed) PYRAMARCH_TRY(planSparseIndexed(lim, dev));
+    if (indexed) PYRAMARCH_TRY(indexedOutput.planSparse(*this, lim, dev));
     return {};
 }
 
@@ -521,7 +500,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     // 5 texels from the quad of its first sample (past the last row's end too).
     const uint64_t fieldBytes = ((samples + 3) / 4 + 5) * 16;
     const std::string gridText = std::to_string(sx) + "x" + std::to_string(sy) + "x" + std::to_string(sz);
-    m.scan = extractionForced == testing::ExtractionMethod::Scan;
+    m.scanBaseline.enabled = extractionForced == testing::ExtractionMethod::Scan;
     m.sparse = info.sparse.enabled;
     // A grid that fits runs on the direct brick table: classify runs over
     // the bricks whose bounds straddle the iso value (a volume's samples,
@@ -529,17 +508,18 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     // particles' field pass found nonzero; metaballs and bounded user fields
     // through a buffer evaluate it only on the tiles listed bricks read).
     // The scan runs in cell order.
-    m.direct = !m.sparse && !m.scan;
-    if (m.sparse) PYRAMARCH_TRY(checkSparseDomain(info, m.scan, fieldEvaluationForced));
+    m.direct = !m.sparse && !m.scanBaseline.enabled;
+    if (m.sparse) PYRAMARCH_TRY(checkSparseDomain(info, m.scanBaseline.enabled, fieldEvaluationForced));
     if (m.sparse) PYRAMARCH_TRY(m.sizeSparseDomain(lim, dev));
     // User GLSL: field() fused into classify and extraction (no field
     // buffer), or a field pass; with a bound and a buffer, the tiles only.
     // A sparse domain has no field buffer to fall back on: fused, loops or not.
     // Sparse metaballs and particles sum each brick's items where a sample is read: fused too.
     m.fusedField =
-        m.sparse || (info.source == FieldSource::UserGlsl &&
-                     (fieldEvaluationForced == testing::FieldEvaluation::Fused ||
-                      (fieldEvaluationForced == testing::FieldEvaluation::Auto && !m.scan && !m.userFieldLoops)));
+        m.sparse ||
+        (info.source == FieldSource::UserGlsl &&
+         (fieldEvaluationForced == testing::FieldEvaluation::Fused ||
+          (fieldEvaluationForced == testing::FieldEvaluation::Auto && !m.scanBaseline.enabled && !m.userFieldLoops)));
     // A fused field has no field buffer, so only the other buffers bound its
     // grid; sample indices are 32-bit in every pass either way.
     if (!m.fusedField && (fieldBytes > range || samples > 0xFFFFFFFFull))
@@ -556,29 +536,10 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
 
     m.ring = info.framesInFlight + 1;
     m.indexed = info.indexed;
-    if (m.scan && m.indexed)
+    if (m.scanBaseline.enabled && m.indexed)
         return Status::error(ErrorCode::InvalidArgument,
                              "isosurface '" + info.name + "': indexed output needs ExtractionMethod::HistoPyramid");
-    {
-        const MeshSmoothing& ms = info.meshSmoothing;
-        const std::string what = "isosurface '" + info.name + "': meshSmoothing.";
-        if (ms.iterations > 64)
-            return Status::error(ErrorCode::InvalidArgument,
-                                 what + "iterations " + std::to_string(ms.iterations) +
-                                     " is over 64 (each adds 2 passes; a surface is smooth after a few)");
-        if (!(ms.lambda > 0.f && ms.lambda <= 1.f))
-            return Status::error(ErrorCode::InvalidArgument,
-                                 what + "lambda " + std::to_string(ms.lambda) + " must be in (0, 1]");
-        if (!(ms.mu >= -1.f && ms.mu <= 0.f))
-            return Status::error(ErrorCode::InvalidArgument,
-                                 what + "mu " + std::to_string(ms.mu) + " must be in [-1, 0] (0: plain Laplacian)");
-        if (ms.iterations > 0 && !m.indexed)
-            return Status::error(ErrorCode::InvalidArgument,
-                                 what + "iterations " + std::to_string(ms.iterations) +
-                                     " needs indexed output (indexed = true): the smoothing finds a vertex's "
-                                     "neighbours in the index buffer");
-        m.meshSmooth = ms.iterations > 0;
-    }
+    PYRAMARCH_TRY(m.meshSmoothing.plan(info, m.indexed));
 
     gpu::IsoGrid& g = m.grid;
     // A sparse grid's totals may pass 32 bits: no pass of it reads them.
@@ -636,7 +597,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     g.statsSlots = m.ring;
     g.indexed = m.indexed ? 1u : 0u;
     g.baseMask = gpu::kIsoCountMask;
-    g.scanOccupancy = m.scan ? 1u : 0u;
+    g.scanOccupancy = m.scanBaseline.enabled ? 1u : 0u;
     g.runBounds = info.source == FieldSource::Volume && !m.sparse && !m.direct ? 1u : 0u;
     // Empty-space skipping is the bricks' (the brick list, sparse.cpp); the
     // scan's cell-order classify visits every run (uniform volume runs
@@ -645,25 +606,10 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     const bool userBounds = info.source == FieldSource::UserGlsl && info.lipschitz > 0.f;
     m.tiledUserField = m.direct && userBounds && !m.denseFieldForced && !m.fusedField;
     m.tiledMetaballs = m.direct && info.source == FieldSource::Metaballs && !m.denseFieldForced;
-    uint64_t vertexPyramidBytes = 0, runBaseBytes = 0;
     if (m.indexed) {
-        // Shared vertices: the vertex pyramid has the cell pyramid's levels
-        // >= 1 (its level 0 would be per cell: counted from the MC cases
-        // instead), u8 sums of 4 cells, then 32-bit (quad-aligned) from the
-        // classify runs up; and one first-vertex index per run.
-        uint64_t vertexWords = 0;
         // Sparse: over the pool's cells, a slot in the place of a classify run.
         const uint64_t vertexCells = m.sparse || m.direct ? pyramidCells : cells;
-        if (pyramidLevels((vertexCells + 3) / 4, m.vertexGrid, 1, &vertexWords, true) == 0)
-            return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': too many cells");
-        vertexPyramidBytes = ((vertexWords + 3) & ~uint64_t(3)) * 4;
-        runBaseBytes = (vertexCells + gpu::kIsoClassifyCells - 1) / gpu::kIsoClassifyCells * 4;
-        if (vertexPyramidBytes > range)
-            return m.gridTooLarge = !m.sparse,
-                   Status::error(ErrorCode::DeviceLimit,
-                                 "isosurface '" + info.name + "': the vertex pyramid over " +
-                                     std::to_string(vertexCells) + " cells needs " + fmtBytes(vertexPyramidBytes) +
-                                     ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
+        PYRAMARCH_TRY(m.indexedOutput.plan(m, vertexCells, range, dev));
     }
 
     switch (info.source) {
@@ -943,32 +889,16 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
         return Status::error(ErrorCode::InvalidArgument,
                              "isosurface '" + info.name +
                                  "': FieldEvaluation::Fused applies to FieldSource::UserGlsl only");
-    if (fieldEvaluationForced == testing::FieldEvaluation::Fused && m.scan)
+    if (fieldEvaluationForced == testing::FieldEvaluation::Fused && m.scanBaseline.enabled)
         return Status::error(
             ErrorCode::InvalidArgument,
             "isosurface '" + info.name +
                 "': FieldEvaluation::Fused needs ExtractionMethod::HistoPyramid (the scan reads a field buffer)");
     g.maxItems = m.maxItems;
     g.itemSlotStride = m.external ? 0 : m.maxItems;
-    if (m.scan) {
-        // The occupancy tree has the cell pyramid's shape but no level 0 of
-        // its own (occupancy is count != 0 of the cell pyramid's base): its
-        // levels >= 1 start at element 0.
-        gpu::IsoGrid o = g;
-        for (uint32_t l = 1; l < g.levelCount; ++l) o.levels[l].z = g.levels[l].z - g.levels[0].y;
-        o.levels[0].z = 0;
-        for (uint32_t l = 0; l < gpu::kIsoMaxLevels; ++l) o.levels[l].x = o.levels[l].z; // 32-bit levels
-        o.packedLevels = 0;
-        m.occGrid = o;
-    }
-    if (m.indexed) {
-        // Everything but the level tables is shared with the cell grid.
-        gpu::IsoGrid v = g;
-        std::memcpy(v.levels, m.vertexGrid.levels, sizeof(v.levels));
-        v.packedLevels = 1;
-        v.levelCount = m.vertexGrid.levelCount;
-        m.vertexGrid = v;
-    }
+    if (m.scanBaseline.enabled) m.scanBaseline.plan(g);
+    // Everything but the level tables is shared with the cell grid.
+    if (m.indexed) m.indexedOutput.planGrid(g);
     if (m.maxItems && !m.external) {
         const uint64_t ringBytes = uint64_t(m.maxItems) * m.itemBytes() * m.ring;
         if (ringBytes > range)
@@ -1058,8 +988,6 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     sizes.cells = m.sparse ? pyramidCells : cells;
     sizes.pyramidElements = offset;
     sizes.pyramidBytes = pyramidBytes;
-    sizes.vertexPyramidBytes = vertexPyramidBytes;
-    sizes.runBaseBytes = runBaseBytes;
     return {};
 }
 

@@ -146,17 +146,17 @@ Result<Mesh> IsoSurface::readMesh(bool weld) {
         mesh.indices.resize(v.size() / 3 * 3);
         for (uint32_t i = 0; i < mesh.indices.size(); ++i) mesh.indices[i] = i;
     }
-    if (impl_->attributeComponents) {
+    if (impl_->attributes.components) {
         // surfaceAttributes: interleaved per vertex, split per attribute.
         PYRAMARCH_TRY_ASSIGN(const std::vector<float> values, readAttributes());
-        const uint32_t stride = impl_->attributeComponents;
+        const uint32_t stride = impl_->attributes.components;
         const size_t count = std::min(v.size(), values.size() / stride);
         for (size_t a = 0; a < impl_->info.surfaceAttributes.size(); ++a) {
             const SurfaceAttribute& sa = impl_->info.surfaceAttributes[a];
             MeshAttribute out{sa.name, sa.components, std::vector<float>(v.size() * sa.components, 0.f)};
             for (size_t i = 0; i < count; ++i)
                 for (uint32_t c = 0; c < sa.components; ++c)
-                    out.values[i * sa.components + c] = values[i * stride + impl_->attributeOffsets[a] + c];
+                    out.values[i * sa.components + c] = values[i * stride + impl_->attributes.offsets[a] + c];
             mesh.attributes.push_back(std::move(out));
         }
     }
@@ -196,7 +196,7 @@ Result<std::vector<uint32_t>> IsoSurface::readIndices() {
     const uint32_t count = std::min(args.value()[0].indexCount, m.grid.indexCapacity);
     std::vector<uint32_t> out(count);
     if (count) {
-        Status s = readInChunks(*m.device, m.indices, out.data(), VkDeviceSize(count) * 4);
+        Status s = readInChunks(*m.device, m.indexedOutput.indices, out.data(), VkDeviceSize(count) * 4);
         if (!s) return s.withContext("isosurface '" + m.info.name + "': reading indices: ");
     }
     return out;
@@ -247,7 +247,7 @@ Result<std::vector<std::vector<uint32_t>>> IsoSurface::readPyramid() {
 
 Result<std::vector<uint32_t>> IsoSurface::readActiveCells() {
     Impl& m = *impl_;
-    PYRAMARCH_ASSERT(m.scan, "IsoSurface::readActiveCells needs testing::ExtractionMethod::Scan");
+    PYRAMARCH_ASSERT(m.scanBaseline.enabled, "IsoSurface::readActiveCells needs testing::ExtractionMethod::Scan");
     // The list's length is the occupancy total; the stats ring may lag, so
     // read it from the tree's top (or the single cell when there is no tree).
     const uint32_t top = m.grid.levelCount - 1;
@@ -257,14 +257,15 @@ Result<std::vector<uint32_t>> IsoSurface::readActiveCells() {
         if (!base) return base.status().withContext("isosurface '" + m.info.name + "': reading pyramid: ");
         count = mc::vertexCount(base.value()[0] & 0xffu) != 0 ? 1u : 0u; // level 0: u8 MC case
     } else {
-        auto occ = readBufferAs<uint32_t>(*m.device, m.occupancy, uint64_t(m.occGrid.levels[top].z) + 1);
+        const ScanStage& scan = m.scanBaseline;
+        auto occ = readBufferAs<uint32_t>(*m.device, scan.occupancy, uint64_t(scan.occGrid.levels[top].z) + 1);
         if (!occ) return occ.status().withContext("isosurface '" + m.info.name + "': reading occupancy: ");
-        count = occ.value()[m.occGrid.levels[top].z];
+        count = occ.value()[scan.occGrid.levels[top].z];
     }
     count = std::min(count, m.grid.cells.w);
     std::vector<uint32_t> out(count);
     if (count) {
-        Status s = readBuffer(*m.device, m.active, out.data(), VkDeviceSize(count) * 4);
+        Status s = readBuffer(*m.device, m.scanBaseline.active, out.data(), VkDeviceSize(count) * 4);
         if (!s) return s.withContext("isosurface '" + m.info.name + "': reading active cells: ");
     }
     return out;
@@ -329,7 +330,7 @@ struct TestingAccess {
         if (listed == 0) return out;
         auto bricks = readBufferAs<uint32_t>(*m.device, m.brickList, listed);
         if (!bricks) return bricks.status();
-        auto slots = readBufferAs<uint32_t>(*m.device, m.volumeBrickSlots, listed);
+        auto slots = readBufferAs<uint32_t>(*m.device, m.sparseVolume.brickSlots, listed);
         if (!slots) return slots.status();
         for (uint32_t i = 0; i < listed; ++i) out[i] = {bricks.value()[i], slots.value()[i]};
         std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.brick < b.brick; });
@@ -343,7 +344,7 @@ struct TestingAccess {
                 "isosurface '" + m.info.name +
                     "': readParticleBlock: needs a sparse particle surface and a slot below maxBricks");
         const uint32_t perBuffer = m.sizes.volumePoolBricks;
-        return readBufferAs<float>(*m.device, m.volumePools[slot / perBuffer], gpu::kIsoVolumeBrickSamples,
+        return readBufferAs<float>(*m.device, m.sparseVolume.pools[slot / perBuffer], gpu::kIsoVolumeBrickSamples,
                                    uint64_t(slot % perBuffer) * gpu::kIsoVolumeBrickSamples * sizeof(float));
     }
     static Status poisonField(IsoSurface& s, uint32_t bits) {

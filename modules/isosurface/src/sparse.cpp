@@ -369,7 +369,7 @@ Status IsoSurface::Impl::createSparsePipelines() {
     if (info.source == FieldSource::Volume) {
         // Activate: bindings 0-3 as below, the surface bricks at 4, the listed bricks' slots at 5.
         PYRAMARCH_TRY(makePipeline(sparseActivatePipe, kVolumeActivateSpv, "sparse.activate", 6, false));
-        if (octreeInput) PYRAMARCH_TRY(createSparseOctreePipelines());
+        if (octreeInput) PYRAMARCH_TRY(octree.createPipelines(*this));
         return volumeReaders();
     }
     if (info.source == FieldSource::Particles) {
@@ -553,9 +553,9 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
         // The upload's surface bricks (no super-bricks: the host listed them),
         // or the octree's, marked every frame.
         if (octreeInput)
-            addSparseOctreePasses(graph, refs);
+            octree.addPasses(*this, graph, refs);
         else
-            addSparseVolumeUploadPass(graph, refs);
+            sparseVolume.addUploadPass(*this, graph, refs);
         const auto activate = [&](const char* suffix, uint32_t mode) {
             graph.addPass(info.name + suffix, PassKind::Compute)
                 .pipeline(sparseActivatePipe)

@@ -25,6 +25,7 @@
 #include <bit>
 #include <cstddef>
 
+#include "extract_indexed.h"
 #include "iso_glsl_text.h"
 #include "iso_impl.h"
 
@@ -78,27 +79,30 @@ const uint32_t kDirectVerticesStorageSpv[] =
     ;
 } // namespace
 
-Status IsoSurface::Impl::createDirectIndexedPipelines() {
-    PYRAMARCH_TRY(makePipeline(sparseVertexCountPipe, kDirectCountSpv, "sparse.vertices.count", 5));
-    PYRAMARCH_TRY(makePipeline(vertexBasesPipe, kDirectBasesSpv, "vertices.bases", 5));
-    if (fusedField) {
-        PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> fused, fusedSpirv(kIsoText_sparse_shared_vertices_comp,
-                                                                           "vertices", "#define ISO_DIRECT_BRICKS\n"));
-        PYRAMARCH_TRY(makePipeline(sharedVerticesPipe, fused, "vertices", kSparseOutputBindings));
+Status IndexedStage::createDirectPipelines(Impl& m) {
+    PYRAMARCH_TRY(m.makePipeline(vertexCountPipe, kDirectCountSpv, "sparse.vertices.count", 5));
+    PYRAMARCH_TRY(m.makePipeline(vertexBasesPipe, kDirectBasesSpv, "vertices.bases", 5));
+    if (m.fusedField) {
+        PYRAMARCH_TRY_ASSIGN(
+            const std::vector<uint32_t> fused,
+            m.fusedSpirv(kIsoText_sparse_shared_vertices_comp, "vertices", "#define ISO_DIRECT_BRICKS\n"));
+        PYRAMARCH_TRY(m.makePipeline(sharedVerticesPipe, fused, "vertices", kSparseOutputBindings));
     } else {
-        PYRAMARCH_TRY(makePipeline(
-            sharedVerticesPipe, texelReads ? std::span<const uint32_t>(kDirectVerticesSpv) : kDirectVerticesStorageSpv,
-            "vertices", kSparseOutputBindings));
+        PYRAMARCH_TRY(
+            m.makePipeline(sharedVerticesPipe,
+                           m.texelReads ? std::span<const uint32_t>(kDirectVerticesSpv) : kDirectVerticesStorageSpv,
+                           "vertices", kSparseOutputBindings));
     }
-    return makePipeline(extract, texelReads ? std::span<const uint32_t>(kDirectExtractSpv) : kDirectExtractStorageSpv,
-                        "extract", 10 + kSliceBindings);
+    return m.makePipeline(extractPipe,
+                          m.texelReads ? std::span<const uint32_t>(kDirectExtractSpv) : kDirectExtractStorageSpv,
+                          "extract", 10 + kSliceBindings);
 }
 
 // Every slot's owned cut edges (classify wrote every slot's cases), the
 // vertex pyramid above, every slot's first vertex.
-void IsoSurface::Impl::addDirectVertexPasses(RenderGraph& graph, const IsoRefs& refs) {
-    const std::string& n = info.name;
-    const uint64_t groups = groupsOf(grid.sparseLimits.y, gpu::kIsoGroupSize);
+void IndexedStage::addDirectVertexPasses(Impl& m, RenderGraph& graph, const IsoRefs& refs) {
+    const std::string& n = m.info.name;
+    const uint64_t groups = groupsOf(m.grid.sparseLimits.y, gpu::kIsoGroupSize);
     const auto slotPass = [&](const char* suffix, const ComputePipeline& pipe, BufferRef read, BufferRef written) {
         graph.addPass(n + suffix, PassKind::Compute)
             .pipeline(pipe)
@@ -107,19 +111,19 @@ void IsoSurface::Impl::addDirectVertexPasses(RenderGraph& graph, const IsoRefs& 
             .storage(2, read, R)
             .storage(3, written, W)
             .storage(4, refs.counters, R)
-            .record([this, groups](PassContext& ctx) {
-                ctx.pushConstants(push());
-                dispatchFolded(ctx, groups, maxGroupsX());
+            .record([&m, groups](PassContext& ctx) {
+                ctx.pushConstants(m.push());
+                dispatchFolded(ctx, groups, m.maxGroupsX());
             });
     };
-    slotPass(".vertices.count", sparseVertexCountPipe, refs.pyramid, refs.vertexPyramid);
+    slotPass(".vertices.count", vertexCountPipe, refs.pyramid, refs.vertexPyramid);
     if (vertexGrid.levelCount > 2)
-        addPyramidBuild(graph, n + ".vertices.pyramid.", refs.vertexGrid, refs.vertexPyramid, vertexGrid, 1);
+        m.addPyramidBuild(graph, n + ".vertices.pyramid.", refs.vertexGrid, refs.vertexPyramid, vertexGrid, 1);
     slotPass(".vertices.bases", vertexBasesPipe, refs.vertexPyramid, refs.runBases);
 }
 
-BufferRef IsoSurface::Impl::addDirectIndexedPasses(RenderGraph& graph, const IsoRefs& refs) {
-    const std::string& n = info.name;
+BufferRef IndexedStage::addDirectPasses(Impl& m, RenderGraph& graph, const IsoRefs& refs) {
+    const std::string& n = m.info.name;
     const ExternalUse indexRead{Access::IndexRead, PassKind::Graphics};
     const BufferRef indicesRef = graph.importBuffer(n + ".indices", indices, indexRead, indexRead);
     PassBuilder vertexPass = graph.addPass(n + ".vertices", PassKind::Compute);
@@ -128,25 +132,25 @@ BufferRef IsoSurface::Impl::addDirectIndexedPasses(RenderGraph& graph, const Iso
         .uniform(1, refs.vertexGrid)
         .storage(3, refs.pyramid, R)
         .storage(4, refs.vertexPyramid, R);
-    if (!fusedField) {
-        if (texelReads)
+    if (!m.fusedField) {
+        if (m.texelReads)
             vertexPass.texel(2, refs.field, VK_FORMAT_R32_SFLOAT, Access::SampledRead);
         else
             vertexPass.storage(2, refs.field, R);
     }
-    vertexSlices(vertexPass, 5, 12, refs.vertices, W);
+    m.vertexSlices(vertexPass, 5, 12, refs.vertices, W);
     vertexPass.use(refs.args, Access::IndirectRead)
-        .record(indirectDispatch(refs.args, offsetof(gpu::IsoArgs, vertexDispatchX)));
+        .record(m.indirectDispatch(refs.args, offsetof(gpu::IsoArgs, vertexDispatchX)));
     PassBuilder pass = graph.addPass(n + ".extract", PassKind::Compute);
-    pass.pipeline(extract).uniform(0, refs.grid).uniform(1, refs.tables).uniform(2, refs.vertexGrid);
-    if (texelReads)
+    pass.pipeline(extractPipe).uniform(0, refs.grid).uniform(1, refs.tables).uniform(2, refs.vertexGrid);
+    if (m.texelReads)
         pass.texel(3, refs.pyramid, VK_FORMAT_R32G32B32A32_UINT, Access::SampledRead)
             .texel(4, refs.vertexPyramid, VK_FORMAT_R32_UINT, Access::SampledRead)
             .texel(5, refs.runBases, VK_FORMAT_R32_UINT, Access::SampledRead);
     else
         pass.storage(3, refs.pyramid, R).storage(4, refs.vertexPyramid, R).storage(5, refs.runBases, R);
-    indexSlices(pass, 6, 10, indicesRef, W);
-    pass.use(refs.args, Access::IndirectRead).record(indirectDispatch(refs.args, offsetof(gpu::IsoArgs, dispatchX)));
+    m.indexSlices(pass, 6, 10, indicesRef, W);
+    pass.use(refs.args, Access::IndirectRead).record(m.indirectDispatch(refs.args, offsetof(gpu::IsoArgs, dispatchX)));
     return indicesRef;
 }
 
@@ -160,18 +164,18 @@ uint64_t sparseLookupBytes(uint32_t maxBricks) {
     return (2 * sparseBrickHashEntries(maxBricks) + uint64_t(maxBricks) * (gpu::kIsoBrickRowPairs + 8)) * 4;
 }
 
-Status IsoSurface::Impl::planSparseIndexed(const DeviceLimits& lim, const std::string& dev) {
-    const uint64_t bytes = sparseLookupBytes(info.sparse.maxBricks);
+Status IndexedStage::planSparse(const Impl& m, const DeviceLimits& lim, const std::string& dev) {
+    const uint64_t bytes = sparseLookupBytes(m.info.sparse.maxBricks);
     if (bytes > lim.maxStorageBufferRange)
         return Status::error(ErrorCode::DeviceLimit,
-                             "isosurface '" + info.name + "': sparse domain, indexed output: the owner lookup of " +
-                                 "maxBricks " + std::to_string(info.sparse.maxBricks) + " (a brick hash of " +
-                                 std::to_string(sparseBrickHashEntries(info.sparse.maxBricks)) +
+                             "isosurface '" + m.info.name + "': sparse domain, indexed output: the owner lookup of " +
+                                 "maxBricks " + std::to_string(m.info.sparse.maxBricks) + " (a brick hash of " +
+                                 std::to_string(sparseBrickHashEntries(m.info.sparse.maxBricks)) +
                                  " entries, 32 slots and 8 neighbours per brick) needs " + fmtBytes(bytes) +
                                  ", over maxStorageBufferRange (" + fmtBytes(lim.maxStorageBufferRange) + ")" + dev +
                                  "; at most " + std::to_string(maxSparseIndexedBricks(lim)) +
                                  " bricks with indexed output");
-    sizes.sparseLookupBytes = bytes;
+    lookupBytes = bytes;
     return {};
 }
 
@@ -187,55 +191,39 @@ uint32_t maxSparseIndexedBricks(const DeviceLimits& limits) {
     return uint32_t(lo);
 }
 
-Status IsoSurface::Impl::createSparseIndexedBuffers(const MakeBuffer& make) {
-    const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
-    PYRAMARCH_TRY(make(sparseLookup, sizes.sparseLookupBytes,
-                       storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-                       MemoryUsage::DeviceLocal, "sparse vertex owner lookup"));
-    return make(sparseVertexArgs, 16, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, MemoryUsage::DeviceLocal,
-                "sparse per-slot dispatch");
-}
-
-Status IsoSurface::Impl::createSparseIndexedPipelines() {
-    PYRAMARCH_TRY(makePipeline(sparseVertexArgsPipe, kArgsSpv, "sparse.vertices.args", 3));
-    PYRAMARCH_TRY(makePipeline(sparseVertexCountPipe, kCountSpv, "sparse.vertices.count", 8));
-    PYRAMARCH_TRY(makePipeline(vertexBasesPipe, kBasesSpv, "sparse.vertices.bases", 8));
+Status IndexedStage::createSparsePipelines(Impl& m) {
+    PYRAMARCH_TRY(m.makePipeline(vertexArgsPipe, kArgsSpv, "sparse.vertices.args", 3));
+    PYRAMARCH_TRY(m.makePipeline(vertexCountPipe, kCountSpv, "sparse.vertices.count", 8));
+    PYRAMARCH_TRY(m.makePipeline(vertexBasesPipe, kBasesSpv, "sparse.vertices.bases", 8));
     // The vertices read the field: bindings 0-6, and the brick's items at 7, 8.
-    if (info.source == FieldSource::Metaballs) {
+    if (m.info.source == FieldSource::Metaballs) {
         PYRAMARCH_TRY(
-            makePipeline(sharedVerticesPipe,
-                         texelReads ? std::span<const uint32_t>(kMetaballVerticesSpv) : kMetaballVerticesStorageSpv,
-                         "vertices", kSparseOutputBindings));
-    } else if (info.source == FieldSource::Volume || info.source == FieldSource::Particles) {
+            m.makePipeline(sharedVerticesPipe,
+                           m.texelReads ? std::span<const uint32_t>(kMetaballVerticesSpv) : kMetaballVerticesStorageSpv,
+                           "vertices", kSparseOutputBindings));
+    } else if (m.info.source == FieldSource::Volume || m.info.source == FieldSource::Particles) {
         // The pool's buffers at 7, 9, 10 and 11, the listed bricks' slots at 8
         // (particles: the blocks of sparse_particles_blocks.comp).
-        PYRAMARCH_TRY(makePipeline(
-            sharedVerticesPipe, texelReads ? std::span<const uint32_t>(kVolumeVerticesSpv) : kVolumeVerticesStorageSpv,
-            "vertices", kSparseOutputBindings));
+        PYRAMARCH_TRY(
+            m.makePipeline(sharedVerticesPipe,
+                           m.texelReads ? std::span<const uint32_t>(kVolumeVerticesSpv) : kVolumeVerticesStorageSpv,
+                           "vertices", kSparseOutputBindings));
     } else {
         PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> fused,
-                             fusedSpirv(kIsoText_sparse_shared_vertices_comp, "vertices"));
-        PYRAMARCH_TRY(makePipeline(sharedVerticesPipe, fused, "vertices", kSparseOutputBindings));
+                             m.fusedSpirv(kIsoText_sparse_shared_vertices_comp, "vertices"));
+        PYRAMARCH_TRY(m.makePipeline(sharedVerticesPipe, fused, "vertices", kSparseOutputBindings));
     }
-    return makePipeline(extract, texelReads ? std::span<const uint32_t>(kExtractSpv) : kExtractStorageSpv, "extract",
-                        10 + kSliceBindings);
+    return m.makePipeline(extractPipe, m.texelReads ? std::span<const uint32_t>(kExtractSpv) : kExtractStorageSpv,
+                          "extract", 10 + kSliceBindings);
 }
 
-void IsoSurface::Impl::importSparseIndexedBuffers(RenderGraph& graph, IsoRefs& refs) {
-    const ExternalUse computeRead{Access::StorageRead, PassKind::Compute};
-    const ExternalUse computeIndirect{Access::IndirectRead, PassKind::Compute};
-    refs.sparseLookup = graph.importBuffer(info.name + ".sparse.lookup", sparseLookup, computeRead, computeRead);
-    refs.sparseVertexArgs =
-        graph.importBuffer(info.name + ".sparse.vertices.dispatch", sparseVertexArgs, computeIndirect, computeIndirect);
-}
-
-void IsoSurface::Impl::addSparseVertexPasses(RenderGraph& graph, const IsoRefs& refs) {
-    const std::string& n = info.name;
+void IndexedStage::addSparseVertexPasses(Impl& m, RenderGraph& graph, const IsoRefs& refs) {
+    const std::string& n = m.info.name;
     // Slots no pair claims this frame own no vertex (level 1 is what the
     // build reads); the lookup starts empty (hash keys 0, pair slots ~0).
     const VkDeviceSize level1Offset = VkDeviceSize(vertexGrid.levels[1].x) * 4,
                        level1Bytes = VkDeviceSize(vertexGrid.levels[1].y) * 4,
-                       hashBytes = sparseBrickHashEntries(info.sparse.maxBricks) * 8;
+                       hashBytes = sparseBrickHashEntries(m.info.sparse.maxBricks) * 8;
     graph.addPass(n + ".sparse.vertices.clear", PassKind::Transfer)
         .use(refs.vertexPyramid, Access::TransferDst)
         .use(refs.sparseLookup, Access::TransferDst)
@@ -245,12 +233,12 @@ void IsoSurface::Impl::addSparseVertexPasses(RenderGraph& graph, const IsoRefs& 
             ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.sparseLookup), hashBytes, VK_WHOLE_SIZE, 0xffffffffu);
         });
     graph.addPass(n + ".sparse.vertices.args", PassKind::Compute)
-        .pipeline(sparseVertexArgsPipe)
+        .pipeline(vertexArgsPipe)
         .uniform(0, refs.grid)
         .storage(1, refs.counters, R)
         .storage(2, refs.sparseVertexArgs, W)
-        .record([this](PassContext& ctx) {
-            ctx.pushConstants(push());
+        .record([&m](PassContext& ctx) {
+            ctx.pushConstants(m.push());
             ctx.dispatch(1);
         });
     // A thread per claimed slot, reading binding 2 and writing binding 3;
@@ -267,17 +255,17 @@ void IsoSurface::Impl::addSparseVertexPasses(RenderGraph& graph, const IsoRefs& 
             .storage(6, refs.brickList, R)
             .storage(7, refs.sparseLookup, RW)
             .use(refs.sparseVertexArgs, Access::IndirectRead)
-            .record(indirectDispatch(refs.sparseVertexArgs, 0));
+            .record(m.indirectDispatch(refs.sparseVertexArgs, 0));
     };
-    slotPass(".sparse.vertices.count", sparseVertexCountPipe, refs.pyramid, refs.vertexPyramid);
+    slotPass(".sparse.vertices.count", vertexCountPipe, refs.pyramid, refs.vertexPyramid);
     // The count pass wrote levels 0 and 1.
     if (vertexGrid.levelCount > 2)
-        addPyramidBuild(graph, n + ".vertices.pyramid.", refs.vertexGrid, refs.vertexPyramid, vertexGrid, 1);
+        m.addPyramidBuild(graph, n + ".vertices.pyramid.", refs.vertexGrid, refs.vertexPyramid, vertexGrid, 1);
     slotPass(".sparse.vertices.bases", vertexBasesPipe, refs.vertexPyramid, refs.runBases);
 }
 
-BufferRef IsoSurface::Impl::addSparseIndexedPasses(RenderGraph& graph, const IsoRefs& refs) {
-    const std::string& n = info.name;
+BufferRef IndexedStage::addSparsePasses(Impl& m, RenderGraph& graph, const IsoRefs& refs) {
+    const std::string& n = m.info.name;
     const ExternalUse indexRead{Access::IndexRead, PassKind::Graphics};
     const BufferRef indicesRef = graph.importBuffer(n + ".indices", indices, indexRead, indexRead);
     PassBuilder vertexPass = graph.addPass(n + ".vertices", PassKind::Compute);
@@ -289,24 +277,24 @@ BufferRef IsoSurface::Impl::addSparseIndexedPasses(RenderGraph& graph, const Iso
         .storage(4, refs.vertexPyramid, R)
         .storage(6, refs.slotRecords, R);
     // The vertex buffer's slices 1.. after the volume pool's bindings (sparse_shared_vertices.comp).
-    vertexSlices(vertexPass, 5, 12, refs.vertices, W);
-    bindBrickItems(vertexPass, refs);
+    m.vertexSlices(vertexPass, 5, 12, refs.vertices, W);
+    m.bindBrickItems(vertexPass, refs);
     vertexPass.use(refs.args, Access::IndirectRead)
-        .record(indirectDispatch(refs.args, offsetof(gpu::IsoArgs, vertexDispatchX)));
+        .record(m.indirectDispatch(refs.args, offsetof(gpu::IsoArgs, vertexDispatchX)));
     PassBuilder pass = graph.addPass(n + ".extract", PassKind::Compute);
-    pass.pipeline(extract).uniform(0, refs.grid).uniform(1, refs.tables).uniform(2, refs.vertexGrid);
-    if (texelReads)
+    pass.pipeline(extractPipe).uniform(0, refs.grid).uniform(1, refs.tables).uniform(2, refs.vertexGrid);
+    if (m.texelReads)
         pass.texel(3, refs.pyramid, VK_FORMAT_R32G32B32A32_UINT, Access::SampledRead)
             .texel(4, refs.vertexPyramid, VK_FORMAT_R32_UINT, Access::SampledRead)
             .texel(5, refs.runBases, VK_FORMAT_R32_UINT, Access::SampledRead);
     else
         pass.storage(3, refs.pyramid, R).storage(4, refs.vertexPyramid, R).storage(5, refs.runBases, R);
-    indexSlices(pass, 6, 10, indicesRef, W);
+    m.indexSlices(pass, 6, 10, indicesRef, W);
     pass.storage(7, refs.slotRecords, R)
         .storage(8, refs.brickList, R)
         .storage(9, refs.sparseLookup, R)
         .use(refs.args, Access::IndirectRead)
-        .record(indirectDispatch(refs.args, offsetof(gpu::IsoArgs, dispatchX)));
+        .record(m.indirectDispatch(refs.args, offsetof(gpu::IsoArgs, dispatchX)));
     return indicesRef;
 }
 

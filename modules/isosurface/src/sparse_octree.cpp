@@ -17,6 +17,8 @@
 //   "<name>.sparse.args"                the listed count -> classify's dispatch
 // (sparse_octree_activate.comp; the last pass is sparse_volume_activate.comp's).
 // Classify and extraction then read the pool as for uploaded volumes.
+#include "sparse_octree.h"
+
 #include <cstring>
 
 #include "iso_impl.h"
@@ -37,62 +39,74 @@ float wordBits(uint32_t word) {
 }
 } // namespace
 
-Status IsoSurface::Impl::createSparseOctreeBuffers(const MakeBuffer& make) {
+Status SparseOctreeStage::plan(const IsoSurfaceCreateInfo& info, const gpu::IsoGrid& g, const uint32_t (&b)[3],
+                               uint64_t range, const std::string& dev) {
+    const uint64_t bytes = uint64_t(g.sparseLimits.z) * 4;
+    if (bytes > range)
+        return Status::error(ErrorCode::DeviceLimit,
+                             "isosurface '" + info.name + "': sparse volume from an octree: the brick table of " +
+                                 std::to_string(g.sparseLimits.z) + " bricks (" + std::to_string(b[0]) + "x" +
+                                 std::to_string(b[1]) + "x" + std::to_string(b[2]) + ") needs " + fmtBytes(bytes) +
+                                 ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
+    tableBytes = bytes;
+    return {};
+}
+
+Status SparseOctreeStage::createBuffers(const MakeBuffer& make) {
     const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
-    PYRAMARCH_TRY(make(octreeBrickCounts, sizes.octreeTableBytes, storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                       MemoryUsage::DeviceLocal, "sparse octree brick counts"));
-    PYRAMARCH_TRY(make(octreeBrickSurface, sizes.octreeTableBytes, storage, MemoryUsage::DeviceLocal,
-                       "sparse octree brick slots"));
-    return make(octreeArgs, 32, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, MemoryUsage::DeviceLocal,
+    PYRAMARCH_TRY(make(brickCounts, tableBytes, storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::DeviceLocal,
+                       "sparse octree brick counts"));
+    PYRAMARCH_TRY(make(brickSurface, tableBytes, storage, MemoryUsage::DeviceLocal, "sparse octree brick slots"));
+    return make(args, 32, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, MemoryUsage::DeviceLocal,
                 "sparse octree dispatch");
 }
 
-Status IsoSurface::Impl::createSparseOctreePipelines() {
+Status SparseOctreeStage::createPipelines(Impl& m) {
     // Args: the grid, the counters, the octree's counters, the dispatch.
-    PYRAMARCH_TRY(makePipeline(octreeArgsPipe, kOctreeArgsSpv, "sparse.octree.args", 4));
+    PYRAMARCH_TRY(m.makePipeline(argsPipe, kOctreeArgsSpv, "sparse.octree.args", 4));
     // Mark, activate, scatter: bindings 0-13 of sparse_octree_activate.comp.
-    return makePipeline(octreeActivatePipe, kOctreeActivateSpv, "sparse.octree", 14);
+    return m.makePipeline(activatePipe, kOctreeActivateSpv, "sparse.octree", 14);
 }
 
-void IsoSurface::Impl::importSparseOctreeBuffers(RenderGraph& graph, IsoRefs& refs, const OctreeLeafInput& octree) {
+void SparseOctreeStage::importBuffers(Impl& m, RenderGraph& graph, IsoRefs& refs, const OctreeLeafInput& octree) {
     const ExternalUse computeRead{Access::StorageRead, PassKind::Compute};
     const ExternalUse computeIndirect{Access::IndirectRead, PassKind::Compute};
-    const std::string& n = info.name;
+    const std::string& n = m.info.name;
     refs.octreeCounters = octree.counters;
     refs.octreeNodeCount = octree.nodeCount;
     refs.octreeNodeCoord = octree.nodeCoord;
     refs.octreeLeafFirstWord = octree.leafTilesFirst / 4;
     refs.octreeLeafEndWord = octree.leafTilesEnd / 4;
-    refs.octreeBrickCounts =
-        graph.importBuffer(n + ".sparse.octree.counts", octreeBrickCounts, computeRead, computeRead);
+    refs.octreeBrickCounts = graph.importBuffer(n + ".sparse.octree.counts", brickCounts, computeRead, computeRead);
     refs.octreeBrickSurface =
-        graph.importBuffer(n + ".sparse.octree.brickSlots", octreeBrickSurface, computeRead, computeRead);
-    refs.octreeArgs = graph.importBuffer(n + ".sparse.octree.dispatch", octreeArgs, computeIndirect, computeIndirect);
+        graph.importBuffer(n + ".sparse.octree.brickSlots", brickSurface, computeRead, computeRead);
+    refs.octreeArgs = graph.importBuffer(n + ".sparse.octree.dispatch", args, computeIndirect, computeIndirect);
 }
 
-void IsoSurface::Impl::addSparseOctreePasses(RenderGraph& graph, const IsoRefs& refs) {
-    const std::string& n = info.name;
+void SparseOctreeStage::addPasses(Impl& m, RenderGraph& graph, const IsoRefs& refs) {
+    const std::string& n = m.info.name;
+    const uint32_t pools = m.sizes.volumePoolCount;
     // The counts and the pool's samples to 0: the blocks of this frame's
     // bricks are whatever the scatter sets in them.
     PassBuilder clear = graph.addPass(n + ".sparse.octree.clear", PassKind::Transfer);
     clear.use(refs.octreeBrickCounts, Access::TransferDst);
-    for (uint32_t i = 0; i < sizes.volumePoolCount; ++i) clear.use(refs.volumePools[i], Access::TransferDst);
-    clear.record([this, refs](PassContext& ctx) {
+    for (uint32_t i = 0; i < pools; ++i) clear.use(refs.volumePools[i], Access::TransferDst);
+    clear.record([pools, refs](PassContext& ctx) {
         ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.octreeBrickCounts), 0, VK_WHOLE_SIZE, 0);
-        for (uint32_t i = 0; i < sizes.volumePoolCount; ++i)
+        for (uint32_t i = 0; i < pools; ++i)
             ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.volumePools[i]), 0, VK_WHOLE_SIZE, 0);
     });
     // Every pass reads the leaf range's words and the pool's capacity from the push constants.
-    const auto octreePush = [this, first = refs.octreeLeafFirstWord, end = refs.octreeLeafEndWord](uint32_t mode) {
-        gpu::IsoPush pc = push();
+    const auto octreePush = [&m, first = refs.octreeLeafFirstWord, end = refs.octreeLeafEndWord](uint32_t mode) {
+        gpu::IsoPush pc = m.push();
         pc.srcLevel = mode;
-        pc.itemCount = info.sparse.maxVolumeBricks;
+        pc.itemCount = m.info.sparse.maxVolumeBricks;
         pc.user1 = {wordBits(first), wordBits(end), 0.f, 0.f};
         return pc;
     };
     const auto args = [&](const char* suffix, uint32_t mode) {
         graph.addPass(n + suffix, PassKind::Compute)
-            .pipeline(octreeArgsPipe)
+            .pipeline(argsPipe)
             .uniform(0, refs.grid)
             .storage(1, refs.counters, RW)
             .storage(2, refs.octreeCounters, R)
@@ -105,7 +119,7 @@ void IsoSurface::Impl::addSparseOctreePasses(RenderGraph& graph, const IsoRefs& 
     // Modes 1, 3 and 4 declare every binding (one build); each writes some.
     const auto pass = [&](const std::string& name, uint32_t mode, VkDeviceSize argsOffset) {
         PassBuilder p = graph.addPass(name, PassKind::Compute);
-        p.pipeline(octreeActivatePipe)
+        p.pipeline(activatePipe)
             .uniform(0, refs.grid)
             .storage(1, refs.counters, RW)
             .storage(2, refs.brickList, W)
@@ -118,10 +132,10 @@ void IsoSurface::Impl::addSparseOctreePasses(RenderGraph& graph, const IsoRefs& 
             .storage(9, refs.volumeBrickSlots, W);
         for (uint32_t i = 0; i < gpu::kIsoVolumePools; ++i) p.storage(10 + i, refs.volumePools[i], RW);
         p.use(refs.octreeArgs, Access::IndirectRead)
-            .record([this, octreePush, mode, argsOffset, dispatch = refs.octreeArgs](PassContext& ctx) {
+            .record([&m, octreePush, mode, argsOffset, dispatch = refs.octreeArgs](PassContext& ctx) {
                 if (mode == 3) {
                     // No upload range: the field is 0 or 1 wherever the octree reaches.
-                    isoOutsideBySlot[uint32_t(self->recording_ % ring)] = {self->recording_, false};
+                    m.isoOutsideBySlot[uint32_t(m.recording() % m.ring)] = {m.recording(), false};
                 }
                 ctx.pushConstants(octreePush(mode));
                 ctx.dispatchIndirect(dispatch, argsOffset);

@@ -17,6 +17,8 @@
 //   "<name>.sparse.args"           their count -> classify's indirect dispatch
 // Classify and extraction read the listed brick's block
 // (sparse_volume_field.glsl).
+#include "sparse_volume.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -231,37 +233,41 @@ Result<SparseVolumeCensus> censusSparseVolume(const VolumeSlabs& volume, const s
 // Sparse volumes: the surface bricks, the pool, the slots and the staging.
 // Sparse particles: the pool of the listed bricks' blocks (written every
 // frame by <name>.sparse.blocks) and the slots only.
-Status IsoSurface::Impl::createSparseVolumeBuffers(const MakeBuffer& make) {
+Status SparseVolumeStage::createBuffers(Impl& m, const MakeBuffer& make) {
+    const IsoSurfaceCreateInfo& info = m.info;
+    const IsoSizes& sizes = m.sizes;
     const bool particles = info.source == FieldSource::Particles;
     const VkBufferUsageFlags dst = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     if (!particles)
-        PYRAMARCH_TRY(make(volumeSurface, sizes.volumeSurfaceBytes, dst, MemoryUsage::DeviceLocal,
-                           "sparse volume surface bricks"));
+        PYRAMARCH_TRY(
+            make(surface, sizes.volumeSurfaceBytes, dst, MemoryUsage::DeviceLocal, "sparse volume surface bricks"));
     // The pool: slots [i * volumePoolBricks, (i + 1) * volumePoolBricks) in buffer i.
-    const uint64_t brickBytes = uint64_t(gpu::kIsoVolumeBrickSamples) * volumeFormatBytes(blockPoolFormat());
+    const uint64_t brickBytes = uint64_t(gpu::kIsoVolumeBrickSamples) * volumeFormatBytes(m.blockPoolFormat());
     const uint64_t capacity = particles ? info.sparse.maxBricks : info.sparse.maxVolumeBricks;
     const std::string poolName = particles ? "sparse particle blocks" : "sparse volume pool";
     for (uint32_t i = 0; i < sizes.volumePoolCount; ++i) {
         const uint64_t bricks =
             std::min<uint64_t>(sizes.volumePoolBricks, capacity - uint64_t(i) * sizes.volumePoolBricks);
-        PYRAMARCH_TRY(make(volumePools[i], (bricks * brickBytes + 3) / 4 * 4,
+        PYRAMARCH_TRY(make(pools[i], (bricks * brickBytes + 3) / 4 * 4,
                            dst | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                            MemoryUsage::DeviceLocal, i == 0 ? poolName : poolName + " " + std::to_string(i)));
     }
     // Read back by testing::readBlockSlots (the pool by testing::readParticleBlock).
-    PYRAMARCH_TRY(make(volumeBrickSlots, sizes.volumeSlotBytes,
+    PYRAMARCH_TRY(make(brickSlots, sizes.volumeSlotBytes,
                        VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUsage::DeviceLocal,
                        particles ? "sparse particle block slots" : "sparse volume brick slots"));
     if (particles) return {};
     // The host-visible staging of the surface bricks, then the pool, comes
     // with each upload (stageVolume); this stands in for it.
-    if (octreeInput) return {}; // the octree's passes write both on the GPU
-    return make(rawIdle, 16, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUsage::Upload, "sparse volume staging");
+    if (m.octreeInput) return {}; // the octree's passes write both on the GPU
+    return make(m.rawIdle, 16, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUsage::Upload, "sparse volume staging");
 }
 
-Status IsoSurface::Impl::uploadSparseVolume(const VolumeSlabs& volume, float isoMin, float isoMax) {
+Status SparseVolumeStage::upload(Impl& m, const VolumeSlabs& volume, float isoMin, float isoMax) {
+    const IsoSurfaceCreateInfo& info = m.info;
+    const IsoSizes& sizes = m.sizes;
     const std::string who = "isosurface '" + info.name + "': uploadVolume: ";
-    if (octreeInput)
+    if (m.octreeInput)
         return Status::error(ErrorCode::InvalidState, who + "the surface bricks come from an octree every frame "
                                                             "(SparseVolumeInput::OctreeLeaves), not from uploads");
     PYRAMARCH_TRY(checkUpload(volume, isoMin, isoMax, who));
@@ -269,16 +275,16 @@ Status IsoSurface::Impl::uploadSparseVolume(const VolumeSlabs& volume, float iso
         return Status::error(ErrorCode::InvalidArgument,
                              who + "a " + volumeFormatName(volume.format) + " volume, but the sparse pool holds " +
                                  volumeFormatName(info.sparse.volumeFormat) + " samples (SparseDomain::volumeFormat)");
-    const VolumeBricks g({grid.samples.x, grid.samples.y, grid.samples.z}, volume.format);
+    const VolumeBricks g({m.grid.samples.x, m.grid.samples.y, m.grid.samples.z}, volume.format);
     // Staging: the surface bricks (uvec4: list entry, min and max bits), then
     // the pool; bricks past the capacity are only counted.
-    PYRAMARCH_TRY(stageVolume(sizes.volumeSurfaceBytes + sizes.volumePoolBytes));
-    uint8_t* staging = static_cast<uint8_t*>(raw.mapped());
+    PYRAMARCH_TRY(m.stageVolume(sizes.volumeSurfaceBytes + sizes.volumePoolBytes));
+    uint8_t* staging = static_cast<uint8_t*>(m.raw.mapped());
     uint8_t* pool = staging + sizes.volumeSurfaceBytes;
     const size_t brickBytes = size_t(gpu::kIsoVolumeBrickSamples) * g.sampleBytes;
     const uint32_t capacity = info.sparse.maxVolumeBricks;
     // The staging is rewritten from here: a pending upload's copy no longer matches it.
-    volumeUploadPending = false;
+    uploadPending = false;
     uint64_t found = 0;
     Status s = forEachSurfaceBrick(
         volume, g, isoMin, isoMax,
@@ -299,41 +305,43 @@ Status IsoSurface::Impl::uploadSparseVolume(const VolumeSlabs& volume, float iso
                              who + "the iso values [" + std::to_string(isoMin) + ", " + std::to_string(isoMax) +
                                  "] cut " + std::to_string(found) + " surface bricks, over sparse.maxVolumeBricks " +
                                  std::to_string(capacity) + " (censusSparseVolume() counts them)");
-    raw.flush();
+    m.raw.flush();
     pendingSurfaceBricks = uint32_t(found);
     pendingIsoMin = isoMin;
     pendingIsoMax = isoMax;
-    volumeFormat = volumeFormatOf(volume.format);
-    volumeScale = volume.scale;
-    volumeOffset = volume.offset;
-    volumeUploadPending = true;
+    m.volumeFormat = volumeFormatOf(volume.format);
+    m.volumeScale = volume.scale;
+    m.volumeOffset = volume.offset;
+    uploadPending = true;
     return {};
 }
 
-void IsoSurface::Impl::importSparseVolumeBuffers(RenderGraph& graph, IsoRefs& refs) {
+void SparseVolumeStage::importBuffers(Impl& m, RenderGraph& graph, IsoRefs& refs) {
+    const IsoSurfaceCreateInfo& info = m.info;
     const ExternalUse computeRead{Access::StorageRead, PassKind::Compute};
     const ExternalUse copyRead{Access::TransferSrc, PassKind::Transfer};
     const bool particles = info.source == FieldSource::Particles;
     const std::string n = info.name + (particles ? ".sparse.blocks" : ".sparse.volume");
     if (!particles) {
-        if (!octreeInput) refs.volumeStaging = importVolumeStaging(graph, n + ".staging", copyRead);
-        refs.volumeSurface = graph.importBuffer(n + ".surface", volumeSurface, computeRead, computeRead);
+        if (!m.octreeInput) refs.volumeStaging = m.importVolumeStaging(graph, n + ".staging", copyRead);
+        refs.volumeSurface = graph.importBuffer(n + ".surface", surface, computeRead, computeRead);
     }
     for (uint32_t i = 0; i < gpu::kIsoVolumePools; ++i)
-        refs.volumePools[i] = i < sizes.volumePoolCount ? graph.importBuffer(n + ".pool" + std::to_string(i),
-                                                                             volumePools[i], computeRead, computeRead)
-                                                        : refs.volumePools[0];
-    refs.volumeBrickSlots = graph.importBuffer(n + ".slots", volumeBrickSlots, computeRead, computeRead);
+        refs.volumePools[i] = i < m.sizes.volumePoolCount ? graph.importBuffer(n + ".pool" + std::to_string(i),
+                                                                               pools[i], computeRead, computeRead)
+                                                          : refs.volumePools[0];
+    refs.volumeBrickSlots = graph.importBuffer(n + ".slots", brickSlots, computeRead, computeRead);
 }
 
-void IsoSurface::Impl::addSparseVolumeUploadPass(RenderGraph& graph, const IsoRefs& refs) {
-    PassBuilder pass = graph.addPass(info.name + ".sparse.volume.upload", PassKind::Transfer);
+void SparseVolumeStage::addUploadPass(Impl& m, RenderGraph& graph, const IsoRefs& refs) {
+    PassBuilder pass = graph.addPass(m.info.name + ".sparse.volume.upload", PassKind::Transfer);
     pass.use(refs.volumeStaging, Access::TransferSrc).use(refs.volumeSurface, Access::TransferDst);
-    for (uint32_t i = 0; i < sizes.volumePoolCount; ++i) pass.use(refs.volumePools[i], Access::TransferDst);
-    pass.record([this, refs](PassContext& ctx) {
-        if (!volumeUploadPending) return;
-        volumeUploadPending = false;
-        rawConvertedAt = self->recording_;
+    for (uint32_t i = 0; i < m.sizes.volumePoolCount; ++i) pass.use(refs.volumePools[i], Access::TransferDst);
+    pass.record([this, &m, refs](PassContext& ctx) {
+        const IsoSizes& sizes = m.sizes;
+        if (!uploadPending) return;
+        uploadPending = false;
+        m.rawConvertedAt = m.recording();
         const VkBuffer src = ctx.buffer(refs.volumeStaging);
         const auto copy = [&](BufferRef dst, VkDeviceSize from, VkDeviceSize bytes) {
             if (bytes == 0) return;
@@ -341,7 +349,7 @@ void IsoSurface::Impl::addSparseVolumeUploadPass(RenderGraph& graph, const IsoRe
             ctx.vk->vkCmdCopyBuffer(ctx.cmd, src, ctx.buffer(dst), 1, &region);
         };
         const VkDeviceSize brickBytes =
-            VkDeviceSize(gpu::kIsoVolumeBrickSamples) * volumeFormatBytes(info.sparse.volumeFormat);
+            VkDeviceSize(gpu::kIsoVolumeBrickSamples) * volumeFormatBytes(m.info.sparse.volumeFormat);
         copy(refs.volumeSurface, 0, VkDeviceSize(pendingSurfaceBricks) * 16);
         for (uint32_t i = 0; i < sizes.volumePoolCount; ++i) {
             const uint64_t first = uint64_t(i) * sizes.volumePoolBricks;
@@ -349,9 +357,9 @@ void IsoSurface::Impl::addSparseVolumeUploadPass(RenderGraph& graph, const IsoRe
             const uint64_t bricks = std::min<uint64_t>(sizes.volumePoolBricks, pendingSurfaceBricks - first);
             copy(refs.volumePools[i], sizes.volumeSurfaceBytes + first * brickBytes, bricks * brickBytes);
         }
-        volumeSurfaceBricks = pendingSurfaceBricks;
-        volumeIsoMin = pendingIsoMin;
-        volumeIsoMax = pendingIsoMax;
+        m.volumeSurfaceBricks = pendingSurfaceBricks;
+        m.volumeIsoMin = pendingIsoMin;
+        m.volumeIsoMax = pendingIsoMax;
     });
 }
 

@@ -16,6 +16,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "surface_attributes.h"
+
 #include "iso_impl.h"
 #include "pyramarch/engine/transfer.h"
 
@@ -38,7 +40,8 @@ constexpr uint32_t kTableMode = 1, kInterpolateMode = 2, kTableClearMode = 3;
 constexpr VkDeviceSize kVertexDispatch = 0, kBrickDispatch = 16;
 } // namespace
 
-Status IsoSurface::Impl::checkSurfaceAttributes() const {
+Status SurfaceAttributeStage::check(const Impl& m, const gpu::IsoGrid& g) const {
+    const IsoSurfaceCreateInfo& info = m.info;
     const std::vector<SurfaceAttribute>& attrs = info.surfaceAttributes;
     if (attrs.empty()) return {};
     const std::string who = "isosurface '" + info.name + "': surfaceAttributes: ";
@@ -49,7 +52,7 @@ Status IsoSurface::Impl::checkSurfaceAttributes() const {
     // On bricks the values are summed at the particles' own positions from
     // each brick's list; the smoothed positions live only in the
     // neighbourhood pass's records there.
-    if (sparse && info.particleSmoothing > 0.f)
+    if (m.sparse && info.particleSmoothing > 0.f)
         return bad("with particleSmoothing on a sparse (bricked) domain: not supported yet (dense grids take both)");
     uint64_t total = 0;
     for (size_t i = 0; i < attrs.size(); ++i) {
@@ -64,158 +67,166 @@ Status IsoSurface::Impl::checkSurfaceAttributes() const {
         return bad(std::to_string(total) + " components in all, at most " +
                    std::to_string(kMaxSurfaceAttributeComponents));
     // Every attribute buffer is reached through one storage binding.
-    const uint64_t range = device->limits().maxStorageBufferRange;
-    const uint64_t ringBytes = uint64_t(maxItems) * total * 4 * ring;
-    const uint64_t outBytes = uint64_t(grid.vertexCapacity) * total * 4;
+    const uint64_t range = m.device->limits().maxStorageBufferRange;
+    const uint64_t ringBytes = uint64_t(m.maxItems) * total * 4 * m.ring;
+    const uint64_t outBytes = uint64_t(g.vertexCapacity) * total * 4;
     if (ringBytes > range || outBytes > range)
         return Status::error(ErrorCode::DeviceLimit,
                              who + std::to_string(total) + " floats per particle and vertex need " +
                                  fmtBytes(std::max(ringBytes, outBytes)) + " in one storage binding (" +
-                                 (ringBytes > range ? "maxParticles x " + std::to_string(ring) + " frames in flight"
+                                 (ringBytes > range ? "maxParticles x " + std::to_string(m.ring) + " frames in flight"
                                                     : std::string("vertexCapacity")) +
-                                 "), past maxStorageBufferRange " + fmtBytes(range) + " of " + device->name());
+                                 "), past maxStorageBufferRange " + fmtBytes(range) + " of " + m.device->name());
     return {};
 }
 
-Status IsoSurface::Impl::createAttributeBuffers(const MakeBuffer& make) {
-    PYRAMARCH_TRY(checkSurfaceAttributes());
-    if (info.surfaceAttributes.empty()) return {};
-    attributeOffsets.clear();
-    for (const SurfaceAttribute& a : info.surfaceAttributes) {
-        attributeOffsets.push_back(attributeComponents);
-        attributeComponents += a.components;
+void SurfaceAttributeStage::limitGrowth(const IsoSurfaceCreateInfo& info, const DeviceLimits& lim, uint64_t& vertices) {
+    uint64_t total = 0; // components is set by createBuffers
+    for (const SurfaceAttribute& a : info.surfaceAttributes) total += a.components;
+    if (total) vertices = std::min(vertices, uint64_t(lim.maxStorageBufferRange) / (total * 4));
+}
+
+Status SurfaceAttributeStage::createBuffers(Impl& m, const MakeBuffer& make) {
+    PYRAMARCH_TRY(check(m, m.grid));
+    if (m.info.surfaceAttributes.empty()) return {};
+    offsets.clear();
+    for (const SurfaceAttribute& a : m.info.surfaceAttributes) {
+        offsets.push_back(components);
+        components += a.components;
     }
-    const uint64_t c = attributeComponents;
+    const uint64_t c = components, items = m.maxItems;
     const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
-    PYRAMARCH_TRY(
-        make(attributeRing, uint64_t(maxItems) * c * 4 * ring, storage, MemoryUsage::Upload, "particle attributes"));
-    std::memset(attributeRing.mapped(), 0, attributeRing.size());
-    attributeRing.flush();
-    hostAttributes.assign(size_t(maxItems) * c, 0.f);
-    attributeSlotVersion.assign(ring, 0);
-    if (!sparse) {
-        PYRAMARCH_TRY(make(attributeSorted, uint64_t(maxItems) * c * 4, storage, MemoryUsage::DeviceLocal,
-                           "binned particle attributes"));
-        if (smooth)
-            PYRAMARCH_TRY(make(attributeRebinned, uint64_t(maxItems) * c * 4, storage, MemoryUsage::DeviceLocal,
-                               "re-binned particle attributes"));
+    PYRAMARCH_TRY(make(ring, items * c * 4 * m.ring, storage, MemoryUsage::Upload, "particle attributes"));
+    std::memset(ring.mapped(), 0, ring.size());
+    ring.flush();
+    hostValues.assign(size_t(items) * c, 0.f);
+    slotVersion.assign(m.ring, 0);
+    if (!m.sparse) {
+        PYRAMARCH_TRY(make(sorted, items * c * 4, storage, MemoryUsage::DeviceLocal, "binned particle attributes"));
+        if (m.smooth)
+            PYRAMARCH_TRY(
+                make(rebinned, items * c * 4, storage, MemoryUsage::DeviceLocal, "re-binned particle attributes"));
     } else {
-        PYRAMARCH_TRY(make(attributeTable, uint64_t(grid.sparseLimits.z) * 4,
-                           storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::DeviceLocal,
-                           "surface attribute brick table"));
+        PYRAMARCH_TRY(make(table, uint64_t(m.grid.sparseLimits.z) * 4, storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                           MemoryUsage::DeviceLocal, "surface attribute brick table"));
     }
-    PYRAMARCH_TRY(make(attributeOut, uint64_t(grid.vertexCapacity) * c * 4,
-                       storage | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-                       MemoryUsage::DeviceLocal, "surface attributes"));
-    return make(attributeArgs, 32, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, MemoryUsage::DeviceLocal,
+    PYRAMARCH_TRY(createOutputBuffer(m.grid, make));
+    return make(args, 32, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, MemoryUsage::DeviceLocal,
                 "surface attribute dispatch");
 }
 
-Status IsoSurface::Impl::createAttributePipelines() {
-    if (!attributeComponents) return {};
-    PYRAMARCH_TRY(makePipeline(attributeArgsPipe, kArgsSpv, "attributes.args", 5));
-    if (sparse) return makePipeline(attributePipe, kSparseSpv, "attributes.sparse", 12 + kSliceBindings);
-    PYRAMARCH_TRY(makePipeline(attributeSortPipe, kSortSpv, "attributes.sort", 6));
-    return makePipeline(attributePipe, kDenseSpv, "attributes", 8 + kSliceBindings);
+Status SurfaceAttributeStage::createOutputBuffer(const gpu::IsoGrid& g, const MakeBuffer& make) {
+    if (!components) return {};
+    return make(out, outputBytes(g),
+                VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT |
+                    VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                MemoryUsage::DeviceLocal, "surface attributes");
 }
 
-void IsoSurface::Impl::uploadAttributes() {
-    const uint32_t slot = uint32_t(self->recording_ % ring);
-    if (attributeSlotVersion[slot] == attributesVersion) return;
-    const VkDeviceSize stride = VkDeviceSize(maxItems) * attributeComponents * 4;
-    std::memcpy(static_cast<uint8_t*>(attributeRing.mapped()) + stride * slot, hostAttributes.data(), stride);
-    attributeRing.flush();
-    attributeSlotVersion[slot] = attributesVersion;
+Status SurfaceAttributeStage::createPipelines(Impl& m) {
+    if (!components) return {};
+    PYRAMARCH_TRY(m.makePipeline(argsPipe, kArgsSpv, "attributes.args", 5));
+    if (m.sparse) return m.makePipeline(pipe, kSparseSpv, "attributes.sparse", 12 + kSliceBindings);
+    PYRAMARCH_TRY(m.makePipeline(sortPipe, kSortSpv, "attributes.sort", 6));
+    return m.makePipeline(pipe, kDenseSpv, "attributes", 8 + kSliceBindings);
 }
 
-void IsoSurface::Impl::addAttributeSortPass(RenderGraph& graph, const IsoRefs& refs, BufferRef input,
-                                            uint64_t inputRange, uint32_t srcLevel, BufferRef slots, BufferRef starts) {
-    if (!attributeComponents) return;
-    const std::string& n = info.name;
+void SurfaceAttributeStage::upload(const Impl& m) {
+    const uint32_t slot = uint32_t(m.recording() % m.ring);
+    if (slotVersion[slot] == version) return;
+    const VkDeviceSize stride = VkDeviceSize(m.maxItems) * components * 4;
+    std::memcpy(static_cast<uint8_t*>(ring.mapped()) + stride * slot, hostValues.data(), stride);
+    ring.flush();
+    slotVersion[slot] = version;
+}
+
+void SurfaceAttributeStage::addSortPass(Impl& m, RenderGraph& graph, const IsoRefs& refs, BufferRef input,
+                                        uint64_t inputRange, uint32_t srcLevel, BufferRef slots, BufferRef starts) {
+    if (!components) return;
+    const std::string& n = m.info.name;
     const ExternalUse computeRead{Access::StorageRead, PassKind::Compute};
     const bool rebin = srcLevel == gpu::kIsoRebinSmoothed;
-    if (!attributeRingRef.valid())
-        attributeRingRef = graph.importBuffer(n + ".attributeRing", attributeRing,
-                                              {Access::HostWrite, PassKind::Compute}, computeRead, true);
-    const BufferRef from = rebin ? attributeBinnedRef : attributeRingRef;
-    const BufferRef to =
-        rebin ? graph.importBuffer(n + ".attributesRebinned", attributeRebinned, computeRead, computeRead)
-              : graph.importBuffer(n + ".attributesBinned", attributeSorted, computeRead, computeRead);
+    if (!ringRef.valid())
+        ringRef =
+            graph.importBuffer(n + ".attributeRing", ring, {Access::HostWrite, PassKind::Compute}, computeRead, true);
+    const BufferRef from = rebin ? binnedRef : ringRef;
+    const BufferRef to = rebin ? graph.importBuffer(n + ".attributesRebinned", rebinned, computeRead, computeRead)
+                               : graph.importBuffer(n + ".attributesBinned", sorted, computeRead, computeRead);
     graph.addPass(n + (rebin ? ".attributes.rebin.sort" : ".attributes.sort"), PassKind::Compute)
-        .pipeline(attributeSortPipe)
+        .pipeline(sortPipe)
         .uniform(0, refs.grid)
         .storage(1, input, R, 0, inputRange)
         .storage(2, slots, R)
         .storage(3, starts, R)
         .storage(4, from, R)
         .storage(5, to, W)
-        .record([this, srcLevel, rebin](PassContext& ctx) {
-            if (!rebin) uploadAttributes();
-            gpu::IsoPush pc = push();
+        .record([this, &m, srcLevel, rebin](PassContext& ctx) {
+            if (!rebin) upload(m);
+            gpu::IsoPush pc = m.push();
             pc.srcLevel = srcLevel;
-            pc.numLevels = attributeComponents;
+            pc.numLevels = components;
             ctx.pushConstants(pc);
-            dispatchFolded(ctx, groupsOf(itemCount, gpu::kIsoGroupSize), maxGroupsX());
+            dispatchFolded(ctx, groupsOf(m.itemCount, gpu::kIsoGroupSize), m.maxGroupsX());
         });
-    attributeBinnedRef = to;
-    attributeStartsRef = starts;
+    binnedRef = to;
+    startsRef = starts;
 }
 
-BufferRef IsoSurface::Impl::addAttributePasses(RenderGraph& graph, const IsoRefs& refs) {
-    if (!attributeComponents) return {};
-    const std::string& n = info.name;
+BufferRef SurfaceAttributeStage::addPasses(Impl& m, RenderGraph& graph, const IsoRefs& refs) {
+    if (!components) return {};
+    const std::string& n = m.info.name;
+    const bool sparse = m.sparse;
     const ExternalUse computeRead{Access::StorageRead, PassKind::Compute};
     const ExternalUse vertexRead{Access::VertexRead, PassKind::Graphics};
     const ExternalUse computeIndirect{Access::IndirectRead, PassKind::Compute};
-    const BufferRef out = graph.importBuffer(n + ".attributes", attributeOut, vertexRead, vertexRead);
-    const BufferRef dispatch =
-        graph.importBuffer(n + ".attributeDispatch", attributeArgs, computeIndirect, computeIndirect);
-    BufferRef table;
+    const BufferRef outRef = graph.importBuffer(n + ".attributes", out, vertexRead, vertexRead);
+    const BufferRef dispatch = graph.importBuffer(n + ".attributeDispatch", args, computeIndirect, computeIndirect);
+    BufferRef tableRef;
     if (sparse) {
-        if (!attributeRingRef.valid())
-            attributeRingRef = graph.importBuffer(n + ".attributeRing", attributeRing,
-                                                  {Access::HostWrite, PassKind::Compute}, computeRead, true);
-        table = graph.importBuffer(n + ".attributeTable", attributeTable, computeRead, computeRead);
+        if (!ringRef.valid())
+            ringRef = graph.importBuffer(n + ".attributeRing", ring, {Access::HostWrite, PassKind::Compute},
+                                         computeRead, true);
+        tableRef = graph.importBuffer(n + ".attributeTable", table, computeRead, computeRead);
         graph.addPass(n + ".attributes.clear", PassKind::Transfer)
-            .use(table, Access::TransferDst)
-            .record([this, table](PassContext& ctx) {
-                if (self->recording_ == firstFrame)
-                    ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(table), 0, VK_WHOLE_SIZE, 0);
+            .use(tableRef, Access::TransferDst)
+            .record([&m, tableRef](PassContext& ctx) {
+                if (m.recording() == m.firstFrame)
+                    ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(tableRef), 0, VK_WHOLE_SIZE, 0);
             });
     }
     // The dispatches (the vertices written, the listed bricks).
     graph.addPass(n + ".attributes.args", PassKind::Compute)
-        .pipeline(attributeArgsPipe)
+        .pipeline(argsPipe)
         .uniform(0, refs.grid)
         .storage(1, refs.args, R)
         .storage(2, dispatch, W)
         .storage(4, refs.stats, R)
-        .record([this](PassContext& ctx) {
-            if (sparse) uploadAttributes();
-            ctx.pushConstants(push());
+        .record([this, &m](PassContext& ctx) {
+            if (m.sparse) upload(m);
+            ctx.pushConstants(m.push());
             ctx.dispatch(1, 1, 1);
         });
     const auto pass = [&](const std::string& name, uint32_t mode) {
         PassBuilder p = graph.addPass(name, PassKind::Compute);
-        p.pipeline(attributePipe).uniform(0, refs.grid).storage(1, refs.args, R).storage(3, out, W);
+        p.pipeline(pipe).uniform(0, refs.grid).storage(1, refs.args, R).storage(3, outRef, W);
         if (sparse) {
             p.storage(4, refs.stats, R)
                 .storage(5, refs.brickList, R)
                 .storage(6, refs.brickItems, R)
                 .storage(7, refs.items, R, 0, refs.itemRange)
-                .storage(8, volumesImport, R)
-                .storage(9, attributeRingRef, R)
-                .storage(10, table, RW); // one read-write binding in all three modes
-            vertexSlices(p, 11, 12, refs.vertices, R);
+                .storage(8, m.volumesImport, R)
+                .storage(9, ringRef, R)
+                .storage(10, tableRef, RW); // one read-write binding in all three modes
+            m.vertexSlices(p, 11, 12, refs.vertices, R);
         } else {
-            p.storage(4, attributeStartsRef, R).storage(5, volumesImport, R).storage(6, attributeBinnedRef, R);
-            vertexSlices(p, 7, 8, refs.vertices, R);
+            p.storage(4, startsRef, R).storage(5, m.volumesImport, R).storage(6, binnedRef, R);
+            m.vertexSlices(p, 7, 8, refs.vertices, R);
         }
         const VkDeviceSize offset = mode == kInterpolateMode ? kVertexDispatch : kBrickDispatch;
-        p.use(dispatch, Access::IndirectRead).record([this, mode, dispatch, offset](PassContext& ctx) {
-            gpu::IsoPush pc = push();
+        p.use(dispatch, Access::IndirectRead).record([this, &m, mode, dispatch, offset](PassContext& ctx) {
+            gpu::IsoPush pc = m.push();
             pc.srcLevel = mode;
-            pc.numLevels = attributeComponents;
+            pc.numLevels = components;
             ctx.pushConstants(pc);
             ctx.dispatchIndirect(dispatch, offset);
         });
@@ -223,7 +234,7 @@ BufferRef IsoSurface::Impl::addAttributePasses(RenderGraph& graph, const IsoRefs
     if (sparse) pass(n + ".attributes.table", kTableMode);
     pass(n + ".attributes", kInterpolateMode);
     if (sparse) pass(n + ".attributes.table.clear", kTableClearMode);
-    return out;
+    return outRef;
 }
 
 Status IsoSurface::setParticleAttribute(uint32_t attribute, std::span<const float> values) {
@@ -243,32 +254,33 @@ Status IsoSurface::setParticleAttribute(uint32_t attribute, std::span<const floa
         return Status::error(ErrorCode::CapacityExceeded, who + "'" + a.name + "': values of " + std::to_string(count) +
                                                               " particles, maxParticles is " +
                                                               std::to_string(m.maxItems));
-    const uint32_t stride = m.attributeComponents, offset = m.attributeOffsets[attribute];
+    SurfaceAttributeStage& at = m.attributes;
+    const uint32_t stride = at.components, offset = at.offsets[attribute];
     for (size_t i = 0; i < m.maxItems; ++i)
         for (uint32_t c = 0; c < a.components; ++c)
-            m.hostAttributes[i * stride + offset + c] = i < count ? values[i * a.components + c] : 0.f;
-    ++m.attributesVersion;
+            at.hostValues[i * stride + offset + c] = i < count ? values[i * a.components + c] : 0.f;
+    ++at.version;
     return {};
 }
 
 const Buffer& IsoSurface::attributeBuffer() const {
-    PYRAMARCH_ASSERT(impl_->attributeComponents, "attributeBuffer on a surface without surfaceAttributes");
-    return impl_->attributeOut;
+    PYRAMARCH_ASSERT(impl_->attributes.components, "attributeBuffer on a surface without surfaceAttributes");
+    return impl_->attributes.out;
 }
-uint32_t IsoSurface::attributeComponents() const { return impl_->attributeComponents; }
+uint32_t IsoSurface::attributeComponents() const { return impl_->attributes.components; }
 uint32_t IsoSurface::attributeOffset(uint32_t attribute) const {
-    PYRAMARCH_ASSERT(attribute < impl_->attributeOffsets.size(), "attributeOffset: no such surface attribute");
-    return impl_->attributeOffsets[attribute];
+    PYRAMARCH_ASSERT(attribute < impl_->attributes.offsets.size(), "attributeOffset: no such surface attribute");
+    return impl_->attributes.offsets[attribute];
 }
 
 Result<std::vector<float>> IsoSurface::readAttributes() {
     Impl& m = *impl_;
-    if (!m.attributeComponents) return std::vector<float>{};
+    if (!m.attributes.components) return std::vector<float>{};
     auto args = readBufferAs<gpu::IsoArgs>(*m.device, m.args, 1);
     if (!args) return args.status().withContext("isosurface '" + m.info.name + "': reading draw args: ");
     const uint32_t count = std::min(args.value()[0].verticesWritten, m.grid.vertexCapacity);
     if (!count) return std::vector<float>{};
-    auto values = readBufferAs<float>(*m.device, m.attributeOut, size_t(count) * m.attributeComponents);
+    auto values = readBufferAs<float>(*m.device, m.attributes.out, size_t(count) * m.attributes.components);
     if (!values) return values.status().withContext("isosurface '" + m.info.name + "': reading attributes: ");
     return values;
 }
