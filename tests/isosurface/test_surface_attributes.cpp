@@ -25,7 +25,9 @@
 #include <vector>
 
 #include "particle_fixture.h"
+#include "pyramarch/engine/render_graph.h"
 #include "pyramarch/engine/transfer.h"
+#include "pyramarch/engine/vulkan_functions.h"
 #include "pyramarch/isosurface/isosurface.h"
 #include "pyramarch/isosurface/particle_io.h"
 #include "pyramarch/isosurface/testing.h"
@@ -190,6 +192,62 @@ TEST_F(IsoAttributes, DenseValuesMatchTheCpu) {
     EXPECT_EQ(iso->attributeOffset(1), 3u);
     const Input in = randomInput(referenceGridOf(info), 1500, 7);
     run(*iso, in);
+    checkDense(*iso, in, info.particleRadius);
+}
+
+// A surface in the host's graph that grows: the host builds its graph again
+// with its own buffers imported first this time, so every import of the
+// surface gets another place in the new graph; the values still come from
+// the attribute ring (a reference kept from the first graph would read a
+// host buffer).
+TEST_F(IsoAttributes, AHostGraphBuiltAgainAfterGrowthReadsTheRing) {
+    IsoSurfaceCreateInfo info = smallInfo();
+    info.vertexCapacity = 0;
+    auto iso = make(info, {.startOutputCapacity = 30});
+    ASSERT_TRUE(iso);
+    const Input in = randomInput(referenceGridOf(info), 1500, 7);
+    ASSERT_OK(iso->setParticles(in.particles));
+    ASSERT_OK(iso->setParticleAttribute(0, in.velocity));
+    ASSERT_OK(iso->setParticleAttribute(1, in.scalar));
+    std::vector<Buffer> hostBuffers;
+    const auto build = [&](uint32_t hostImports) -> std::unique_ptr<RenderGraph> {
+        auto graph = std::make_unique<RenderGraph>(&device());
+        for (uint32_t i = 0; i < hostImports; ++i) {
+            const std::string name = "host.scratch" + std::to_string(i);
+            auto b = device().allocator().createBuffer({.size = 256,
+                                                        .usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                                        .memory = MemoryUsage::DeviceLocal,
+                                                        .name = name.c_str()});
+            EXPECT_TRUE(b.ok()) << b.message();
+            if (!b.ok()) return nullptr;
+            hostBuffers.push_back(std::move(b).value());
+            const ExternalUse dst{Access::TransferDst, PassKind::Transfer};
+            const BufferRef ref = graph->importBuffer(name, hostBuffers.back(), dst, dst);
+            graph->addPass(name + ".fill", PassKind::Transfer)
+                .use(ref, Access::TransferDst)
+                .record([ref](PassContext& ctx) { ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(ref), 0, 256, 0); });
+        }
+        EXPECT_OK(iso->addPasses(*graph));
+        EXPECT_OK(graph->compile());
+        return graph;
+    };
+    auto graph = build(0);
+    ASSERT_TRUE(graph);
+    const auto runFrame = [&] {
+        Status inner;
+        ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { inner = graph->execute(cmd); }));
+        ASSERT_OK(inner);
+    };
+    ASSERT_NO_FATAL_FAILURE(runFrame());
+    auto grown = iso->grow();
+    ASSERT_OK(grown);
+    ASSERT_TRUE(*grown) << "30 vertices cannot hold the surface";
+    graph = build(3);
+    ASSERT_TRUE(graph);
+    ASSERT_NO_FATAL_FAILURE(runFrame());
+    const auto st = iso->statsOfFrame(iso->framesRecorded() - 1);
+    ASSERT_TRUE(st.has_value());
+    EXPECT_FALSE(st->overflow);
     checkDense(*iso, in, info.particleRadius);
 }
 

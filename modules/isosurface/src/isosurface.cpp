@@ -1210,6 +1210,9 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
                                  std::to_string(inputs.octree.leafTilesEnd) + " must be multiples of 4 (uint32 words)");
     m.addedToGraph = true;
     m.timingGraph = &graph;
+    // A graph built again after growth: a reference into the old graph names
+    // another buffer (or none) in this one.
+    m.attributes.ringRef = m.attributes.binnedRef = m.attributes.startsRef = {};
     const ExternalUse computeRead{Access::StorageRead, PassKind::Compute};
     const ExternalUse computeRW{Access::StorageReadWrite, PassKind::Compute};
     const ExternalUse hostWrite{Access::HostWrite, PassKind::Compute};
