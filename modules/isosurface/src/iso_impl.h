@@ -107,12 +107,12 @@ struct IsoSizes {
     uint64_t vertexPyramidBytes = 0, runBaseBytes = 0; // indexed
     uint64_t sparseListBytes = 0, sparseSlotBytes = 0; // sparse: brick list, slot records
     uint64_t sparseSuperBytes = 0;                     // sparse: the listed super-bricks
-    // Sparse, the lists' fixed order (sparse_order.comp): the marks, the
-    // bases of the marks' words, the pair masks and chunk slots.
-    uint64_t sparseMarkBytes = 0, sparseBaseBytes = 0, sparsePairOrderBytes = 0;
     uint64_t sparseItemBytes = 0;                      // sparse metaballs, particles: the bricks' item lists
     uint64_t sparseTableBytes = 0;                     // sparse particles: a count per brick of the grid
     uint64_t octreeTableBytes = 0;                     // sparse volumes from an octree: a word per brick of the grid
+    // Sparse, the lists' fixed order (sparse_order.comp): the marks, the
+    // bases of the marks' words, the pair masks and chunk slots.
+    uint64_t sparseMarkBytes = 0, sparseBaseBytes = 0, sparsePairOrderBytes = 0;
     // Sparse volumes: the surface bricks (uvec4 each), the pool
     // (maxVolumeBricks bricks in volumePoolCount buffers of at most
     // volumePoolBricks), the listed bricks' slots (maxBricks words).

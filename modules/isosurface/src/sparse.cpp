@@ -606,7 +606,7 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
                                                   !(pc.iso >= volumeIsoMin && pc.iso <= volumeIsoMax)};
                     ctx.pushConstants(pc);
                     // Mode 2 a thread per surface brick, 4 (the list) per word of their marks.
-                    const uint64_t threads = mode == 2 ? volumeSurfaceBricks
+                    const uint64_t threads = mode == 2   ? volumeSurfaceBricks
                                              : mode == 4 ? groupsOf(volumeSurfaceBricks, 32)
                                                          : 1;
                     dispatchFolded(ctx, groupsOf(threads, gpu::kIsoGroupSize), maxGroupsX());
