@@ -428,8 +428,12 @@ Status IsoSurface::Impl::planSparseDomain(const DeviceLimits& lim, const std::st
     const uint64_t superWords = (uint64_t(g.superBricks.w) + 31) / 32;
     const uint64_t markRoom = range / 4 > superWords ? (range / 4 - superWords) / 16 : 0;
     g.sparseOrderSupers = uint32_t(std::min<uint64_t>({g.superBricks.w, info.sparse.maxBricks, markRoom}));
-    const uint64_t markWords = info.source == FieldSource::Volume ? (uint64_t(info.sparse.maxVolumeBricks) + 31) / 32
-                                                                  : superWords + uint64_t(g.sparseOrderSupers) * 16;
+    // (From an octree: a mark per brick of the grid.)
+    const uint64_t markedBricks = info.sparse.volumeInput == SparseVolumeInput::OctreeLeaves
+                                      ? std::max<uint64_t>(info.sparse.maxVolumeBricks, g.sparseLimits.z)
+                                      : info.sparse.maxVolumeBricks;
+    const uint64_t markWords =
+        info.source == FieldSource::Volume ? (markedBricks + 31) / 32 : superWords + uint64_t(g.sparseOrderSupers) * 16;
     sizes.sparseMarkBytes = std::max<uint64_t>(markWords, 1) * 4;
     sizes.sparseBaseBytes =
         std::max<uint64_t>(markWords - (info.source == FieldSource::Volume ? 0 : superWords), 1) * 4;

@@ -771,7 +771,8 @@ void IsoSurface::Impl::addSparseOrderPass(RenderGraph& graph, const IsoRefs& ref
         .record([this, mode](PassContext& ctx) {
             gpu::IsoPush pc = push();
             pc.srcLevel = mode;
-            pc.itemCount = volumeSurfaceBricks;
+            // Mode 2: the marks' bits (octree input: a bit per brick of the grid).
+            pc.itemCount = octreeInput ? grid.sparseLimits.z : volumeSurfaceBricks;
             ctx.pushConstants(pc);
             ctx.dispatch(1);
         });

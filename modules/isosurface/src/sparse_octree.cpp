@@ -51,7 +51,7 @@ Status IsoSurface::Impl::createSparseOctreePipelines() {
     // Args: the grid, the counters, the octree's counters, the dispatch.
     PYRAMARCH_TRY(makePipeline(octreeArgsPipe, kOctreeArgsSpv, "sparse.octree.args", 4));
     // Mark, activate, scatter: bindings 0-13 of sparse_octree_activate.comp.
-    return makePipeline(octreeActivatePipe, kOctreeActivateSpv, "sparse.octree", 14);
+    return makePipeline(octreeActivatePipe, kOctreeActivateSpv, "sparse.octree", 16);
 }
 
 void IsoSurface::Impl::importSparseOctreeBuffers(RenderGraph& graph, IsoRefs& refs, const OctreeLeafInput& octree) {
@@ -117,6 +117,16 @@ void IsoSurface::Impl::addSparseOctreePasses(RenderGraph& graph, const IsoRefs& 
             .storage(8, refs.volumeSurface, RW)
             .storage(9, refs.volumeBrickSlots, W);
         for (uint32_t i = 0; i < gpu::kIsoVolumePools; ++i) p.storage(10 + i, refs.volumePools[i], RW);
+        p.storage(14, refs.orderMarks, RW).storage(15, refs.orderBases, R);
+        if (mode == 5) {
+            // A thread per word of the marks (a bit per brick of the grid).
+            const uint64_t groups = groupsOf(groupsOf(grid.sparseLimits.z, 32), gpu::kIsoGroupSize);
+            p.record([this, octreePush, groups](PassContext& ctx) {
+                ctx.pushConstants(octreePush(5));
+                dispatchFolded(ctx, groups, maxGroupsX());
+            });
+            return;
+        }
         p.use(refs.octreeArgs, Access::IndirectRead)
             .record([this, octreePush, mode, argsOffset, dispatch = refs.octreeArgs](PassContext& ctx) {
                 if (mode == 3) {
@@ -130,7 +140,10 @@ void IsoSurface::Impl::addSparseOctreePasses(RenderGraph& graph, const IsoRefs& 
     args(".sparse.octree.leaves.args", 0);
     pass(n + ".sparse.octree.mark", 1, 0);
     args(".sparse.octree.bricks.args", 2);
+    // The marked bricks listed in brick order (sparse_order.comp).
     pass(n + ".sparse.activate", 3, 16);
+    addSparseOrderPass(graph, refs, ".sparse.bricks.order", 2);
+    pass(n + ".sparse.list", 5, 0);
     pass(n + ".sparse.octree.scatter", 4, 0);
 }
 
