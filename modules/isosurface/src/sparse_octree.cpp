@@ -10,8 +10,11 @@
 //                                       bricks whose cells it is a corner of;
 //                                       a brick's first mark gives it a slot
 //   "<name>.sparse.octree.bricks.args"  the marked bricks -> the activate dispatch
-//   "<name>.sparse.activate"            each marked brick listed where the iso
-//                                       value cuts its range
+//   "<name>.sparse.activate"            a bit per brick of the grid for each
+//                                       surface brick whose range the iso value cuts
+//   "<name>.sparse.bricks.order"        each word of those marks' first list
+//                                       entry (sparse_order.comp)
+//   "<name>.sparse.list"                the marked bricks listed in brick order
 //   "<name>.sparse.octree.scatter"      each occupied leaf sets its sample in
 //                                       the blocks that hold it (apron too)
 //   "<name>.sparse.args"                the listed count -> classify's dispatch
