@@ -219,7 +219,8 @@ struct IsoGrid {
     uint scanOccupancy; // 1: ExtractionMethod::Scan (classify also writes occupancy level 1)
     uint runBounds;     // 1: classify reads per-run value bounds (volume source; one vec2 per classify run)
     uint packedLevels;  // levels stored as u8 (cell pyramid: kIsoPackedLevels, level 0 = MC case; others 0)
-    uint reserved0, reserved1; // unused: keep the vec4 members below 16-aligned
+    uint sparseOrderSupers; // sparse: listed super-bricks the brick marks hold (min(super-bricks, maxBricks))
+    uint reserved1;     // unused: keeps the vec4 members below 16-aligned
     uint anisotropic;   // 1: anisotropic particle kernels (AnisotropicKernels; gather only)
     vec4 particle;      // x: radius, y: 1/radius^2, z: position smoothing lambda (0: off), w: anisotropic isotropicRatio
     // Particle gather: bins are the cells of the sample lattice, extended by

@@ -7,21 +7,29 @@
 // (ballTermRange) instead of a Lipschitz bound; for particles
 // (ISO_SPARSE_PARTICLES, sparse_particles_activate.comp) a super-brick or
 // brick is listed where particles reach it (sparse_particles_bin.comp
-// counted them). Four passes of it (pc.srcLevel):
+// counted them). Five passes of it (pc.srcLevel), in a fixed order whatever
+// order the threads run in: a pass marks what it finds (a bit each, an
+// atomicOr: the same words in every run), <name>.sparse.supers.order and
+// <name>.sparse.bricks.order (sparse_order.comp) scan the marks:
 // 0, <name>.sparse.supers: one thread per super-brick (kIsoSuperBricks^3
-//    bricks; grid.superBricks) lists it when the Lipschitz interval of its
+//    bricks; grid.superBricks) marks it when the Lipschitz interval of its
 //    centre with radius r_super + r_brick reaches the iso value. That
 //    interval holds every one of its bricks' intervals (a brick centre lies
 //    within r_super of the super-brick's, so |f(c_b) - f(c_s)| <= L r_super),
 //    so no brick the fine test lists is lost.
-// 1, <name>.sparse.supers.args: the listed count -> the fine pass's
-//    indirect dispatch (kIsoSuperBrickCount threads per super-brick).
+// 1, <name>.sparse.supers.args: the listed count (at most
+//    grid.sparseOrderSupers) -> the indirect dispatches of the fine pass
+//    (kIsoSuperBrickCount threads per super-brick) and of the list pass (16).
 // 2, <name>.sparse.activate: one thread per brick of a listed super-brick
-//    appends the brick to the list when its own interval (one field() call
-//    at its centre, lipschitz_bounds.glsl) straddles the iso value; past the
-//    list's capacity it only counts (the stats report the bricks needed,
-//    the frame as an overflow). A brick the bound leaves out has no cut
-//    cell, so the list holds every brick the dense path finds triangles in.
+//    marks the brick when its own interval (one field() call at its centre,
+//    lipschitz_bounds.glsl) straddles the iso value: bit l of the listed
+//    super-brick's 16 words for its brick l. A brick the bound leaves out
+//    has no cut cell, so the list holds every brick the dense path finds
+//    triangles in.
+// 4, <name>.sparse.list: a thread per word of those marks writes its bricks
+//    into the list from the word's first entry (the bricks order pass's
+//    base); past the list's capacity they only count (the stats report the
+//    bricks needed, the frame as an overflow).
 //    Metaballs: the brick also gets the list of the balls that reach it
 //    (one sample past it: the normals' differences), in ascending order,
 //    from the ball references (binding 6; stats: needed; a brick whose
@@ -34,19 +42,21 @@
 // Every brick of the grid is tested by the fine pass only where its
 // super-brick is listed: at 2047^3 the sphere lists ~4 K of 32 K
 // super-bricks, so ~2 M brick tests instead of 16.8 M.
-// The list orders follow the atomics; they reach the output only as the
-// order of the triangles (the pool's slots), never their values.
+// The item references' places follow an atomic (an overflow of them may
+// then drop other bricks' lists); the lists' order is fixed.
 
 // Two builds (sparse.cpp): ISO_SPARSE_COARSE for modes 0 and 1, the other
-// for modes 2 and 3, so that the fine pass's pipeline never writes the
+// for modes 2, 3 and 4, so that the fine pass's pipeline never writes the
 // buffer its own indirect dispatch reads (a shader's bindings count as
 // accessed by every dispatch of it, whatever the mode).
 layout(set = 0, binding = 1, std430) buffer IsoCountersBuf { IsoCounters isoCounters; };
-// The next pass's indirect dispatch: coarse, the fine pass's; fine, classify's.
-layout(set = 0, binding = 3, std430) writeonly buffer IsoDispatchBuf { uvec4 isoDispatch; };
-#ifdef ISO_SPARSE_COARSE
-layout(set = 0, binding = 4, std430) writeonly buffer IsoSuperListBuf { uint isoSupers[]; };
-#else
+// The next passes' indirect dispatches: coarse, the fine and list passes'; fine, classify's.
+layout(set = 0, binding = 3, std430) writeonly buffer IsoDispatchBuf { uvec4 isoDispatch[]; };
+// The marks: the super-bricks' bits, then 16 words per listed super-brick
+// (from word isoSuperWords()); the list pass's bases (sparse_order.comp).
+layout(set = 0, binding = 9, std430) buffer IsoMarksBuf { uint isoMarks[]; };
+#ifndef ISO_SPARSE_COARSE
+layout(set = 0, binding = 10, std430) readonly buffer IsoBasesBuf { uint isoBases[]; };
 layout(set = 0, binding = 2, std430) writeonly buffer IsoBrickListBuf { uint isoBricks[]; };
 layout(set = 0, binding = 4, std430) readonly buffer IsoSuperListBuf { uint isoSupers[]; };
 #if defined(ISO_SPARSE_METABALLS) || defined(ISO_SPARSE_PARTICLES)
@@ -108,6 +118,8 @@ vec2 isoBoxBounds(uvec3 lo, uvec3 hi, out uint reaching) {
 #include "isosurface/lipschitz_bounds.glsl"
 #endif
 
+uint isoSuperWords() { return (grid.superBricks.w + 31u) / 32u; }
+
 uvec4 isoFoldedGroups(uint groups) {
     const uint gx = min(groups, grid.maxGroupsX);
     return uvec4(gx, gx == 0u ? 1u : (groups + gx - 1u) / gx, 1u, 0u);
@@ -118,6 +130,17 @@ void isoBrickBox(uvec3 b, out uvec3 lo, out uvec3 hi) {
     lo = b * kIsoBrickCells;
     hi = min(lo + kIsoBrickCells, grid.cells.xyz);
 }
+
+#ifndef ISO_SPARSE_COARSE
+// Brick `local` (x fastest) of listed super-brick `listedSuper`.
+uvec3 isoListedSuperBrick(uint listedSuper, uint local) {
+    const uint super = isoSupers[listedSuper];
+    const uint row = divideBy(super, grid.superDivisors.x, grid.superDivisors.z);
+    const uint sz = divideBy(row, grid.superDivisors.y, grid.superDivisors.w);
+    const uvec3 s = uvec3(super - row * grid.superBricks.x, row - sz * grid.superBricks.y, sz);
+    return s * kIsoSuperBricks + uvec3(local & 7u, (local >> 3) & 7u, local >> 6);
+}
+#endif
 
 void main() {
 #if !defined(ISO_SPARSE_METABALLS) && !defined(ISO_SPARSE_PARTICLES)
@@ -149,28 +172,52 @@ void main() {
             const float grow = ISO_LIPSCHITZ * 0.5 * length(brickDiagonal) * 1.001;
             const bool listed = isoStraddles(vec2(box.x - grow, box.y + grow));
 #endif
-            if (listed) isoSupers[atomicAdd(isoCounters.sparseSupers, 1u)] = thread;
+            if (listed) atomicOr(isoMarks[thread >> 5], 1u << (thread & 31u));
         }
     } else {
-        isoDispatch = isoFoldedGroups(isoCounters.sparseSupers * (kIsoSuperBrickCount / kIsoGroupSize));
+        const uint supers = min(isoCounters.sparseSupers, grid.sparseOrderSupers);
+        isoDispatch[0] = isoFoldedGroups(supers * (kIsoSuperBrickCount / kIsoGroupSize));
+        isoDispatch[1] = isoFoldedGroups((supers * 16u + kIsoGroupSize - 1u) / kIsoGroupSize);
     }
 #else
-    if (isoOpaque(pc.srcLevel) == 2u) {
+    const uint mode = isoOpaque(pc.srcLevel);
+    const uint supers = min(isoCounters.sparseSupers, grid.sparseOrderSupers);
+    if (mode == 2u) {
         const uint listedSuper = thread / kIsoSuperBrickCount;
-        if (listedSuper < isoCounters.sparseSupers) {
-            const uint super = isoSupers[listedSuper];
-            const uint row = divideBy(super, grid.superDivisors.x, grid.superDivisors.z);
-            const uint sz = divideBy(row, grid.superDivisors.y, grid.superDivisors.w);
-            const uvec3 s = uvec3(super - row * grid.superBricks.x, row - sz * grid.superBricks.y, sz);
+        if (listedSuper < supers) {
             const uint local = thread % kIsoSuperBrickCount;
-            const uvec3 b = s * kIsoSuperBricks + uvec3(local & 7u, (local >> 3) & 7u, local >> 6);
+            const uvec3 b = isoListedSuperBrick(listedSuper, local);
             if (all(lessThan(b, grid.sparse.xyz))) {
 #if defined(ISO_SPARSE_PARTICLES)
-                // Listed where particles reach it; its count becomes the word
-                // of its first reference + 1 for sparse.fill (0: not reached;
-                // kIsoBrickDropped: reached, but past the list or the
-                // references: sparse_particles_blocks.comp then evaluates the
-                // samples its neighbours would have copied from it).
+                // Listed where particles reach it.
+                const bool listed = isoBrickTable[b.x + grid.sparse.x * (b.y + grid.sparse.y * b.z)] != 0u;
+#elif defined(ISO_SPARSE_METABALLS)
+                uvec3 lo, hi;
+                isoBrickBox(b, lo, hi);
+                uint reaching;
+                const bool listed = isoStraddles(isoBoxBounds(lo, hi, reaching));
+#else
+                uvec3 lo, hi;
+                isoBrickBox(b, lo, hi);
+                const bool listed = isoStraddles(isoBoxBounds(lo, hi));
+#endif
+                if (listed) atomicOr(isoMarks[isoSuperWords() + thread / 32u], 1u << (local & 31u));
+            }
+        }
+    } else if (mode == 4u) {
+        // The marked bricks of one word (32 of a listed super-brick), in bit
+        // order, from the word's first list entry.
+        if (thread < supers * 16u) {
+            uint at = isoBases[thread];
+            for (uint bits = isoMarks[isoSuperWords() + thread]; bits != 0u; bits &= bits - 1u, ++at) {
+                const uint local = (thread % 16u) * 32u + uint(findLSB(bits));
+                const uvec3 b = isoListedSuperBrick(thread / 16u, local);
+#if defined(ISO_SPARSE_PARTICLES)
+                // Its count becomes the word of its first reference + 1 for
+                // sparse.fill (0: not reached; kIsoBrickDropped: reached, but
+                // past the list or the references: sparse_particles_blocks.comp
+                // then evaluates the samples its neighbours would have copied
+                // from it).
                 const uint brick = b.x + grid.sparse.x * (b.y + grid.sparse.y * b.z);
                 const uint reaching = isoBrickTable[brick];
                 // With the SPH density, smoothing or anisotropic kernels the
@@ -179,60 +226,50 @@ void main() {
                 // kIsoListUnroll; 0: kIsoMaxBrickItems).
                 const uint reachLimit = isoOpaque(uint(grid.sparseParticleReach.z));
                 const uint maxItems = reachLimit != 0u ? min(reachLimit, kIsoMaxBrickItems) : kIsoMaxBrickItems;
-                if (reaching != 0u) {
-                    const uint ref = atomicAdd(isoCounters.sparseItemRefs, reaching);
-                    const uint at = atomicAdd(isoCounters.sparseBricks, 1u);
-                    if (reaching > maxItems) atomicAdd(isoCounters.sparseCrowdedBricks, 1u);
-                    const bool fits = reaching <= maxItems && reaching <= grid.sparseLimits.w &&
-                                      ref <= grid.sparseLimits.w - reaching;
-                    if (at < grid.sparseLimits.x) {
-                        isoBricks[at] = b.x | (b.y << kIsoBrickAxisBits) | (b.z << (2 * kIsoBrickAxisBits));
-                        isoBrickItems[2u * at] = fits ? ref : 0u;
-                        isoBrickItems[2u * at + 1u] = fits ? reaching : 0u;
-                    }
-                    isoBrickTable[brick] =
-                        at < grid.sparseLimits.x && fits ? 2u * grid.sparseLimits.x + ref + 1u : kIsoBrickDropped;
+                const uint ref = atomicAdd(isoCounters.sparseItemRefs, reaching);
+                if (reaching > maxItems) atomicAdd(isoCounters.sparseCrowdedBricks, 1u);
+                const bool fits = reaching <= maxItems && reaching <= grid.sparseLimits.w &&
+                                  ref <= grid.sparseLimits.w - reaching;
+                if (at < grid.sparseLimits.x) {
+                    isoBricks[at] = b.x | (b.y << kIsoBrickAxisBits) | (b.z << (2 * kIsoBrickAxisBits));
+                    isoBrickItems[2u * at] = fits ? ref : 0u;
+                    isoBrickItems[2u * at + 1u] = fits ? reaching : 0u;
                 }
+                isoBrickTable[brick] =
+                    at < grid.sparseLimits.x && fits ? 2u * grid.sparseLimits.x + ref + 1u : kIsoBrickDropped;
 #elif defined(ISO_SPARSE_METABALLS)
                 uvec3 lo, hi;
                 isoBrickBox(b, lo, hi);
                 uint reaching;
-                if (isoStraddles(isoBoxBounds(lo, hi, reaching))) {
-                    const uint ref = atomicAdd(isoCounters.sparseItemRefs, reaching);
-                    const uint at = atomicAdd(isoCounters.sparseBricks, 1u);
-                    if (reaching > kIsoMaxBrickItems) atomicAdd(isoCounters.sparseCrowdedBricks, 1u);
-                    if (at < grid.sparseLimits.x) {
-                        isoBricks[at] = b.x | (b.y << kIsoBrickAxisBits) | (b.z << (2 * kIsoBrickAxisBits));
-                        const bool fits = reaching <= kIsoMaxBrickItems && reaching <= grid.sparseLimits.w &&
-                                          ref <= grid.sparseLimits.w - reaching;
-                        isoBrickItems[2u * at] = fits ? ref : 0u;
-                        isoBrickItems[2u * at + 1u] = fits ? reaching : 0u;
-                        if (fits) {
-                            // The same balls, in ascending order (the sum's order in the dense field pass).
-                            vec3 boxLo, boxHi, grownLo, grownHi;
-                            isoWorldBoxes(lo, hi, boxLo, boxHi, grownLo, grownHi);
-                            const uint first = isoBallFirst(), count = isoBallCount();
-                            uint word = 2u * grid.sparseLimits.x + ref;
-                            for (uint i = 0u; i < count; ++i)
-                                if (ballReaches(ballCentreRadius(first + i), grownLo, grownHi))
-                                    isoBrickItems[word++] = first + i;
-                        }
+                isoBoxBounds(lo, hi, reaching);
+                const uint ref = atomicAdd(isoCounters.sparseItemRefs, reaching);
+                if (reaching > kIsoMaxBrickItems) atomicAdd(isoCounters.sparseCrowdedBricks, 1u);
+                if (at < grid.sparseLimits.x) {
+                    isoBricks[at] = b.x | (b.y << kIsoBrickAxisBits) | (b.z << (2 * kIsoBrickAxisBits));
+                    const bool fits = reaching <= kIsoMaxBrickItems && reaching <= grid.sparseLimits.w &&
+                                      ref <= grid.sparseLimits.w - reaching;
+                    isoBrickItems[2u * at] = fits ? ref : 0u;
+                    isoBrickItems[2u * at + 1u] = fits ? reaching : 0u;
+                    if (fits) {
+                        // The same balls, in ascending order (the sum's order in the dense field pass).
+                        vec3 boxLo, boxHi, grownLo, grownHi;
+                        isoWorldBoxes(lo, hi, boxLo, boxHi, grownLo, grownHi);
+                        const uint first = isoBallFirst(), count = isoBallCount();
+                        uint word = 2u * grid.sparseLimits.x + ref;
+                        for (uint i = 0u; i < count; ++i)
+                            if (ballReaches(ballCentreRadius(first + i), grownLo, grownHi))
+                                isoBrickItems[word++] = first + i;
                     }
                 }
 #else
-                uvec3 lo, hi;
-                isoBrickBox(b, lo, hi);
-                if (isoStraddles(isoBoxBounds(lo, hi))) {
-                    const uint at = atomicAdd(isoCounters.sparseBricks, 1u);
-                    if (at < grid.sparseLimits.x)
-                        isoBricks[at] = b.x | (b.y << kIsoBrickAxisBits) | (b.z << (2 * kIsoBrickAxisBits));
-                }
+                if (at < grid.sparseLimits.x)
+                    isoBricks[at] = b.x | (b.y << kIsoBrickAxisBits) | (b.z << (2 * kIsoBrickAxisBits));
 #endif
             }
         }
     } else {
         const uint listed = min(isoCounters.sparseBricks, grid.sparseLimits.x);
-        isoDispatch = isoFoldedGroups((listed + kIsoBricksPerGroup - 1u) / kIsoBricksPerGroup);
+        isoDispatch[0] = isoFoldedGroups((listed + kIsoBricksPerGroup - 1u) / kIsoBricksPerGroup);
     }
 #endif
 }

@@ -5,13 +5,17 @@
 // listed, kIsoBrickRowPairs per brick, kIsoBricksPerGroup bricks per group
 // (an indirect dispatch sized by <name>.sparse.args). It evaluates the
 // user's field() on the pair's 6 sample rows (9 samples each: 54 calls for
-// 16 cells), and only a pair with a cut cell takes a pool slot (an atomic;
-// no barrier, which lavapipe pays dearly) and writes the slot's pyramid
-// words: level 0 (the 16 MC cases, 4 words), level 1 (one word of 4 u8
-// sums) and level 2 (the pair's vertex count), and its record (listed brick
-// << 5 | pair) for extraction to find the cells again. Slots past the pool
-// count only (stats: needed, overflow); unclaimed slots keep the level-2
-// zeros of <name>.sparse.clear, so the build and the walk never enter them.
+// 16 cells), and only a pair with a cut cell claims a pool slot (an atomic;
+// no barrier, which lavapipe pays dearly), sets its bit in its listed
+// brick's pair mask (binding 6) and leaves in the slot's level-0 words its
+// 6 sample rows (2 words) and record (listed brick << 5 | pair). The slot
+// passes (sparse_slot_order.comp) then move each pair to its place in list
+// order and write its pyramid words there: level 0 (the 16 MC cases, 4
+// words), level 1 (one word of 4 u8 sums) and level 2 (the pair's vertex
+// count), and the record for extraction to find the cells again. Slots
+// past the pool count only (stats: needed, overflow); unclaimed slots keep
+// the level-2 zeros of <name>.sparse.clear, so the build and the walk never
+// enter them.
 // Cells past the grid's last cell (a short last brick) are case 0.
 // Same cases as the dense classify: the corner bits of the same samples
 // (isoUserSample) with the same offset-code swap.
@@ -44,6 +48,7 @@
 #define ISO_TEXEL_READS
 #endif
 #include "isosurface/common.glsl"
+#include "isosurface/sparse_pair_cases.glsl"
 
 layout(local_size_x = kIsoClassifyGroupSize) in;
 
@@ -68,11 +73,9 @@ layout(set = 0, binding = 5, std430) readonly buffer BrickListBuf { uint bricks[
 #ifdef ISO_SPARSE_VOLUME
 uint isoListedEntry(uint listedBrick) { return bricks[listedBrick]; }
 #endif
-layout(set = 0, binding = 6, std430) writeonly buffer SlotBuf { uint slotRecords[]; };
+// Per listed brick, its row pairs with a cut cell (bit p for pair p).
+layout(set = 0, binding = 6, std430) buffer PairMaskBuf { uint pairMasks[]; };
 #endif
-
-// vertex_owner.glsl's corner swap, without its bindings.
-uint isoCornerBitsByCode(uint mcCase) { return (mcCase & 0x33u) | ((mcCase & 0x44u) << 1) | ((mcCase & 0x88u) >> 1); }
 
 // Inside bits of samples s .. s + (8, 0, 0), bit k for s + (k, 0, 0); none
 // for a row past the grid's last sample (its cells are masked anyway).
@@ -86,8 +89,6 @@ uint insideRow9(uvec3 s, float iso) {
 #endif
     return bits;
 }
-
-uint byteSum(uint w) { return (w & 0xffu) + ((w >> 8) & 0xffu) + ((w >> 16) & 0xffu) + (w >> 24); }
 
 void main() {
     isoBeginUserFrame();
@@ -139,26 +140,10 @@ void main() {
     // Cells of a row: x < cells.x; the second row: y0 + 1 < cells.y.
     const uint xCells = min(kIsoBrickCells, grid.cells.x - c0.x);
     const bool secondRow = c0.y + 1u < grid.cells.y;
-    // Cases in registers (no dynamically indexed array: lavapipe would keep
-    // it in memory), stored once after the loop.
-    uint cases0 = 0u, cases1 = 0u, cases2 = 0u, cases3 = 0u, sums1 = 0u, actives = 0u;
-    for (uint i = 0u; i < kIsoClassifyCells; ++i) {
-        const uint k = i & 7u;
-        const bool second = i >= 8u;
-        const uint a0 = second ? r10 : r00, a1 = second ? r20 : r10, b0 = second ? r11 : r01, b1 = second ? r21 : r11;
-        const uint byCode = ((a0 >> k) & 3u) | ((a1 >> k) & 3u) << 2 | ((b0 >> k) & 3u) << 4 | ((b1 >> k) & 3u) << 6;
-        const bool inGrid = k < xCells && (!second || secondRow);
-        const uint mcCase = inGrid ? isoCornerBitsByCode(byCode) : 0u;
-        const uint count = isoCaseCount(mcCase);
-        const uint caseBits = mcCase << (8u * (i & 3u));
-        cases0 |= i < 4u ? caseBits : 0u;
-        cases1 |= i - 4u < 4u ? caseBits : 0u;
-        cases2 |= i - 8u < 4u ? caseBits : 0u;
-        cases3 |= i >= 12u ? caseBits : 0u;
-        sums1 += count << (8u * (i >> 2));
-        actives += count != 0u ? 1u : 0u;
-    }
-    const uint total = byteSum(sums1);
+    uvec4 cases;
+    uint sums1, actives;
+    isoPairCases(r00, r10, r20, r01, r11, r21, xCells, secondRow, cases, sums1, actives);
+    const uint total = isoByteSum(sums1);
 #ifdef ISO_DIRECT_BRICKS
     // Every pair writes its words, cut or not: the pyramid's base is the
     // same bits in every run (indexed output reads every slot's cases).
@@ -169,21 +154,24 @@ void main() {
         atomicAdd(pyramid[grid.levels[3].x + directSlot / 4u], total);
 #endif
     }
-    const uint slot = directSlot;
+    const uint word0 = grid.levels[0].x + directSlot * 4u;
+    pyramid[word0] = cases.x;
+    pyramid[word0 + 1u] = cases.y;
+    pyramid[word0 + 2u] = cases.z;
+    pyramid[word0 + 3u] = cases.w;
+    pyramid[grid.levels[1].x + directSlot] = sums1;
+    pyramid[grid.levels[2].x + directSlot] = total;
 #else
     if (total == 0u) return;
     atomicAdd(counters.activeCells, actives);
+    atomicOr(pairMasks[brickSlot], 1u << pair);
     const uint slot = atomicAdd(counters.sparseSlots, 1u);
     if (slot >= grid.sparseLimits.y) return;
-#endif
+    // For the slot passes: the rows and the record (sparse_slot_order.comp).
+    const uvec2 rows = isoPairRowWords(r00, r10, r20, r01, r11, r21);
     const uint word0 = grid.levels[0].x + slot * 4u;
-    pyramid[word0] = cases0;
-    pyramid[word0 + 1u] = cases1;
-    pyramid[word0 + 2u] = cases2;
-    pyramid[word0 + 3u] = cases3;
-    pyramid[grid.levels[1].x + slot] = sums1;
-    pyramid[grid.levels[2].x + slot] = total;
-#ifndef ISO_DIRECT_BRICKS
-    slotRecords[slot] = brickSlot << 5 | pair;
+    pyramid[word0] = rows.x;
+    pyramid[word0 + 1u] = rows.y;
+    pyramid[word0 + 2u] = brickSlot << 5 | pair;
 #endif
 }

@@ -21,15 +21,18 @@
 //      (8b .. 8b + 8 per axis, its cells' corners) hold its voxel; the first
 //      to reach a brick gives it the next pool slot (its surface brick),
 //      past the pool's capacity only counted (stats: needed, overflow).
-//   3  <name>.sparse.activate: a thread per surface brick lists it when
-//      this frame's iso value cuts its range: [0 or 1 (all 9^3 samples
-//      occupied), 1]. The pool was cleared with the counts (a fill: on
-//      lavapipe ~50x faster than clearing the blocks a thread per word).
+//   3  <name>.sparse.activate: a thread per surface brick marks it (a bit
+//      per brick of the grid, binding 14) when this frame's iso value cuts
+//      its range: [0 or 1 (all 9^3 samples occupied), 1]. The pool was
+//      cleared with the counts (a fill: on lavapipe ~50x faster than
+//      clearing the blocks a thread per word).
+//   5  <name>.sparse.list: a thread per word of those marks lists its
+//      bricks from the word's first entry (<name>.sparse.bricks.order,
+//      sparse_order.comp): in brick order, the same in every run.
 //   4  <name>.sparse.octree.scatter: a thread per leaf tile; an occupied
 //      leaf sets its sample (1) in the block of every surface brick whose
 //      11^3 samples (8b - 1 .. 8b + 9) hold it.
-// Appends and slots follow the atomics: the order reaches the output only
-// as the triangles' order, never their values.
+// The pool slots follow the atomics (only where the samples are kept).
 #include "isosurface/common.glsl"
 
 layout(local_size_x = kIsoGroupSize) in;
@@ -83,6 +86,9 @@ layout(set = 0, binding = 10, std430) buffer Pool0Buf { uint pool0[]; };
 layout(set = 0, binding = 11, std430) buffer Pool1Buf { uint pool1[]; };
 layout(set = 0, binding = 12, std430) buffer Pool2Buf { uint pool2[]; };
 layout(set = 0, binding = 13, std430) buffer Pool3Buf { uint pool3[]; };
+// The marks (a bit per brick of the grid) and each word's first list entry.
+layout(set = 0, binding = 14, std430) buffer MarksBuf { uint marks[]; };
+layout(set = 0, binding = 15, std430) readonly buffer BasesBuf { uint bases[]; };
 
 layout(constant_id = kIsoSpecVolumePoolBricks) const uint kPoolBricks = 1u;
 layout(constant_id = kIsoSpecVolumePoolCount) const uint kPoolCount = 1u;
@@ -217,12 +223,15 @@ void main() {
             precise float hi = 1.0 * pc.user0.x;
             precise float loValue = lo + pc.user0.y;
             precise float hiValue = hi + pc.user0.y;
-            if (loValue < pc.iso && hiValue >= pc.iso) {
-                const uint listed = atomicAdd(counters.sparseBricks, 1u);
-                if (listed < grid.sparseLimits.x) {
-                    bricks[listed] = surface.x;
-                    brickSlots[listed] = slot;
-                }
+            if (loValue < pc.iso && hiValue >= pc.iso) atomicOr(marks[surface.y / 32u], 1u << (surface.y & 31u));
+        }
+    } else if (mode == 5u) {
+        if (thread < (grid.sparseLimits.z + 31u) / 32u) {
+            uint at = bases[thread];
+            for (uint bits = marks[thread]; bits != 0u && at < grid.sparseLimits.x; bits &= bits - 1u, ++at) {
+                const uint slot = brickSurface[thread * 32u + uint(findLSB(bits))];
+                bricks[at] = surfaceBricks[slot].x;
+                brickSlots[at] = slot;
             }
         }
     } else {

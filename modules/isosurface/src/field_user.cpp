@@ -31,6 +31,7 @@ const std::pair<const char*, const char*> kIsoGlsl[] = {
     {"isosurface/pyramid_find.glsl", kIsoText_pyramid_find_glsl},
     {"isosurface/vertex_owner.glsl", kIsoText_vertex_owner_glsl},
     {"isosurface/sparse_indexed.glsl", kIsoText_sparse_indexed_glsl},
+    {"isosurface/sparse_pair_cases.glsl", kIsoText_sparse_pair_cases_glsl},
     {"isosurface/lipschitz_bounds.glsl", kIsoText_lipschitz_bounds_glsl},
     // Only inside sparse_*.comp's metaball and volume branches
     // (ISO_SPARSE_METABALLS, ISO_SPARSE_VOLUME), never

@@ -97,6 +97,7 @@ struct IsoRefs {
     BufferRef fieldTileFlags, fieldTileList, fieldTileArgs; // tiledField(): the field tiles readers need
     BufferRef particleTiles; // particles: the field pass's tiles holding a nonzero sample (tileFlags)
     BufferRef brickList, sparseArgs, slotRecords, superList, superArgs; // sparse
+    BufferRef orderMarks, orderBases, pairOrder;                        // sparse: the lists' order
     BufferRef brickItems;                                               // sparse metaballs, particles
     BufferRef brickTable, superMarks;                                   // sparse particles
     BufferRef slotOfBrick, slotState, freeSlots;                        // sparse particles' block slots
@@ -119,6 +120,9 @@ struct IsoSizes {
     uint64_t sparseSuperBytes = 0;                     // sparse: the listed super-bricks
     uint64_t sparseItemBytes = 0;                      // sparse metaballs, particles: the bricks' item lists
     uint64_t sparseTableBytes = 0;                     // sparse particles: a count per brick of the grid
+    // Sparse, the lists' fixed order (sparse_order.comp): the marks, the
+    // bases of the marks' words, the pair masks and chunk slots.
+    uint64_t sparseMarkBytes = 0, sparseBaseBytes = 0, sparsePairOrderBytes = 0;
     // Sparse volumes: the surface bricks (uvec4 each), the pool
     // (maxVolumeBricks bricks in volumePoolCount buffers of at most
     // volumePoolBricks), the listed bricks' slots (maxBricks words).
@@ -284,7 +288,9 @@ struct IsoSurface::Impl {
     // Sparse: the bricks listed this frame, classify's indirect dispatch, and
     // per pool slot its record (listed brick << 5 | row pair).
     Buffer brickList, sparseArgs, slotRecords;
-    Buffer superList, superArgs;   // sparse: the super-bricks the coarse pass listed, the fine pass's dispatch
+    // sparse: the super-bricks the coarse pass listed; the fine, list and slot passes' dispatches
+    Buffer superList, superArgs;
+    Buffer orderMarks, orderBases, pairOrder; // sparse: the lists' order (sparse_order.comp)
     Buffer brickItems;             // sparse metaballs, particles: each listed brick's items (sparse_activate.glsl)
     Buffer brickTable, superMarks; // sparse particles: per brick and super-brick (sparse_particles_bin.comp)
     ComputePipeline sparseBinPipe; // sparse particles: count and fill
@@ -317,6 +323,7 @@ struct IsoSurface::Impl {
     ComputePipeline boundsPipe;                           // volume in cell order (the scan): run bounds
     ComputePipeline fieldTilesPipe;                       // tiledField(): the field tiles to evaluate (list, args)
     ComputePipeline sparseSupersPipe, sparseActivatePipe; // sparse: coarse and fine (sparse_activate.glsl)
+    ComputePipeline sparseOrderPipe, sparseSlotOrderPipe; // sparse: sparse_order.comp, sparse_slot_order.comp
     ComputePipeline countPipe, binScanPipe, binScanTopPipe, sortPipe, gatherPipe, smoothPipe, anisoPipe;
     ComputePipeline densityPipe; // SphCubicSpline: particles_density.comp (sparse: sparse_particles_density.comp)
     bool gather = false;
@@ -554,6 +561,9 @@ struct IsoSurface::Impl {
     // then its extraction.
     Status createSparsePipelines();
     void addSparseClassifyPasses(RenderGraph& graph, const IsoRefs& refs);
+    // The lists' fixed order (sparse.cpp): one pass of sparse_order.comp, the slot passes.
+    void addSparseOrderPass(RenderGraph& graph, const IsoRefs& refs, const char* suffix, uint32_t mode);
+    void addSparseSlotOrderPasses(RenderGraph& graph, const IsoRefs& refs);
     void addSparseExtractPass(RenderGraph& graph, const IsoRefs& refs);
     void bindBrickItems(PassBuilder& pass, const IsoRefs& refs); // metaballs, particles, volumes: bindings 7, 8
     // sparse.cpp, a grid that fits (direct): classify and extraction over

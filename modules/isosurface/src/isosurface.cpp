@@ -852,8 +852,15 @@ Status IsoSurface::Impl::createBuffers() {
             make(m.brickList, sizes.sparseListBytes, readable, MemoryUsage::DeviceLocal, "sparse brick list"));
         PYRAMARCH_TRY(make(m.sparseArgs, 16, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, MemoryUsage::DeviceLocal,
                            "sparse classify dispatch"));
-        PYRAMARCH_TRY(make(m.superArgs, 16, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, MemoryUsage::DeviceLocal,
+        // The fine activate, list and slot passes' dispatches.
+        PYRAMARCH_TRY(make(m.superArgs, 48, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, MemoryUsage::DeviceLocal,
                            "sparse activate dispatch"));
+        const VkBufferUsageFlags fillable = storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+        PYRAMARCH_TRY(make(m.orderMarks, sizes.sparseMarkBytes, fillable, MemoryUsage::DeviceLocal, "sparse marks"));
+        PYRAMARCH_TRY(
+            make(m.orderBases, sizes.sparseBaseBytes, storage, MemoryUsage::DeviceLocal, "sparse mark word bases"));
+        PYRAMARCH_TRY(
+            make(m.pairOrder, sizes.sparsePairOrderBytes, fillable, MemoryUsage::DeviceLocal, "sparse pair masks"));
         PYRAMARCH_TRY(
             make(m.superList, sizes.sparseSuperBytes, storage, MemoryUsage::DeviceLocal, "sparse super-bricks"));
         PYRAMARCH_TRY(
@@ -1267,6 +1274,9 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
         refs.superList = graph.importBuffer(n + ".sparse.supers", m.superList, computeRead, computeRead);
         refs.superArgs =
             graph.importBuffer(n + ".sparse.activate.dispatch", m.superArgs, computeIndirect, computeIndirect);
+        refs.orderMarks = graph.importBuffer(n + ".sparse.marks", m.orderMarks, computeRead, computeRead);
+        refs.orderBases = graph.importBuffer(n + ".sparse.bases", m.orderBases, computeRead, computeRead);
+        refs.pairOrder = graph.importBuffer(n + ".sparse.pairOrder", m.pairOrder, computeRead, computeRead);
         if (m.brickItems.valid())
             refs.brickItems = graph.importBuffer(n + ".sparse.brickItems", m.brickItems, computeRead, computeRead);
         if (m.brickTable.valid()) {

@@ -229,7 +229,7 @@ uint64_t sparseBlocksPerPool(const DeviceLimits& limits, VolumeFormat format) {
 
 uint32_t maxSparseParticleBricks(const DeviceLimits& limits) {
     const uint64_t blocks = gpu::kIsoVolumePools * sparseBlocksPerPool(limits, VolumeFormat::F32);
-    return uint32_t(std::min({blocks, uint64_t(kMaxSparseBricks), uint64_t(limits.maxStorageBufferRange) / 4}));
+    return uint32_t(std::min({blocks, uint64_t(kMaxSparseBricks), uint64_t(limits.maxStorageBufferRange) * 2 / 9}));
 }
 
 uint32_t maxSparseRowPairs(const DeviceLimits& limits) {
@@ -297,8 +297,9 @@ Status IsoSurface::Impl::sizeSparseDomain(const DeviceLimits& lim, const std::st
     const bool everyBrick = info.source == FieldSource::UserGlsl && info.lipschitz == 0.f;
     // Bytes per listed brick: its list entry, item lists and default
     // references, a particle block with its slot state, a volume's slot
-    // word, indexed output's owner lookup (at most a half-full hash).
-    uint64_t perBrick = 4;
+    // word, indexed output's owner lookup (at most a half-full hash), the
+    // pair mask that orders its slots (sparse_order.comp).
+    uint64_t perBrick = 4 + 5;
     if (items)
         perBrick += 8 + 4 * uint64_t(particles ? kDefaultSparseParticleRefsPerBrick : kDefaultSparseBallRefsPerBrick);
     if (particles) perBrick += uint64_t(gpu::kIsoVolumeBrickSamples) * 4 + 16;
@@ -307,7 +308,8 @@ Status IsoSurface::Impl::sizeSparseDomain(const DeviceLimits& lim, const std::st
     // Bytes per pool slot: the pool's pyramid, the slot record, indexed
     // output's vertex pyramid and first vertex.
     const uint64_t perSlot = sparsePyramidBytes(1u << 20) / (1u << 20) + 1 + 4 + (info.indexed ? 13 : 0);
-    uint64_t brickCap = std::min<uint64_t>(kMaxSparseBricks, range / 4);
+    // The list and its pair masks (4.5 bytes a brick: planSparseDomain).
+    uint64_t brickCap = std::min<uint64_t>(kMaxSparseBricks, range * 2 / 9);
     if (items) brickCap = std::min<uint64_t>(brickCap, range / 16);
     if (particles) brickCap = std::min<uint64_t>(brickCap, maxSparseParticleBricks(lim));
     if (info.indexed) brickCap = std::min<uint64_t>(brickCap, maxSparseIndexedBricks(lim));
@@ -392,18 +394,37 @@ Status IsoSurface::Impl::planSparseDomain(const DeviceLimits& lim, const std::st
     g.superDivisors = {superX.multiplier, superY.multiplier, superX.shifts, superY.shifts};
     sizes.sparseSuperBytes = uint64_t(g.superBricks.w) * 4;
     const uint64_t range = lim.maxStorageBufferRange;
+    // The list, and its bricks' pair masks with a word per 8 (sparse_order.comp).
     const uint64_t listBytes = uint64_t(info.sparse.maxBricks) * 4, slotBytes = uint64_t(info.sparse.maxRowPairs) * 4;
-    if (listBytes > range || slotBytes > range)
+    const uint64_t pairOrderBytes = listBytes + (uint64_t(info.sparse.maxBricks) + 7) / 8 * 4;
+    if (pairOrderBytes > range || slotBytes > range)
         return Status::error(ErrorCode::DeviceLimit,
                              "isosurface '" + info.name + "': sparse domain: " +
-                                 (listBytes > range
-                                      ? "the brick list of maxBricks " + std::to_string(info.sparse.maxBricks) +
-                                            " needs " + fmtBytes(listBytes)
+                                 (pairOrderBytes > range
+                                      ? "the brick list's pair masks of maxBricks " +
+                                            std::to_string(info.sparse.maxBricks) + " need " + fmtBytes(pairOrderBytes)
                                       : "the slot records of maxRowPairs " + std::to_string(info.sparse.maxRowPairs) +
                                             " need " + fmtBytes(slotBytes)) +
                                  ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
     sizes.sparseListBytes = listBytes;
     sizes.sparseSlotBytes = slotBytes;
+    // The lists' fixed order (sparse_order.comp): a mark per super-brick,
+    // then 16 words per listed super-brick (at most maxBricks of them, and
+    // what one binding holds), each with its base; volumes: a mark per
+    // surface brick; the pair masks of the listed bricks, a word per 8 more.
+    const uint64_t superWords = (uint64_t(g.superBricks.w) + 31) / 32;
+    const uint64_t markRoom = range / 4 > superWords ? (range / 4 - superWords) / 16 : 0;
+    g.sparseOrderSupers = uint32_t(std::min<uint64_t>({g.superBricks.w, info.sparse.maxBricks, markRoom}));
+    // (From an octree: a mark per brick of the grid.)
+    const uint64_t markedBricks = info.sparse.volumeInput == SparseVolumeInput::OctreeLeaves
+                                      ? std::max<uint64_t>(info.sparse.maxVolumeBricks, g.sparseLimits.z)
+                                      : info.sparse.maxVolumeBricks;
+    const uint64_t markWords =
+        info.source == FieldSource::Volume ? (markedBricks + 31) / 32 : superWords + uint64_t(g.sparseOrderSupers) * 16;
+    sizes.sparseMarkBytes = std::max<uint64_t>(markWords, 1) * 4;
+    sizes.sparseBaseBytes =
+        std::max<uint64_t>(markWords - (info.source == FieldSource::Volume ? 0 : superWords), 1) * 4;
+    sizes.sparsePairOrderBytes = pairOrderBytes;
     if (itemLists) {
         const uint64_t itemBytes = uint64_t(info.sparse.maxBricks) * 8 + uint64_t(itemRefs) * 4;
         if (itemBytes > range)

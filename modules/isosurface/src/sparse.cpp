@@ -3,17 +3,21 @@
 // only the row pairs with a cut cell kept, in a pool the pyramid is built
 // over. Passes, every frame:
 //   "<name>.sparse.clear"     level 2 of the pool pyramid (one word per slot) to 0:
-//                             slots no pair claims this frame count nothing
-//   "<name>.sparse.supers"    one thread per super-brick of 8^3 bricks: list those
+//                             slots no pair claims this frame count nothing; the
+//                             marks and pair masks below to 0
+//   "<name>.sparse.supers"    one thread per super-brick of 8^3 bricks: mark those
 //                             whose interval (user fields: grown by a brick's)
 //                             reaches the iso value, or (particles) that a particle marked
-//   "<name>.sparse.supers.args"  their count -> the activate pass's indirect dispatch
-//   "<name>.sparse.activate"  one thread per brick of a listed super-brick: list the
+//   "<name>.sparse.supers.order"  the marked ones in index order (sparse_order.comp)
+//   "<name>.sparse.supers.args"  their count -> the activate and list passes' dispatches
+//   "<name>.sparse.activate"  one thread per brick of a listed super-brick: mark the
 //                             bricks whose interval reaches the iso value (user
 //                             fields: Lipschitz; metaballs: the balls' term
-//                             ranges) or (particles) that particles reach; for
-//                             metaballs and particles each listed brick gets its
-//                             items' places (all four: sparse_activate.glsl)
+//                             ranges) or (particles) that particles reach
+//   "<name>.sparse.bricks.order"  each word of marks' first list entry
+//   "<name>.sparse.list"      a thread per word of marks: its bricks into the list;
+//                             for metaballs and particles each listed brick gets its
+//                             items' places (all five: sparse_activate.glsl)
 //   "<name>.sparse.args"      their count -> classify's indirect dispatch
 //   particles: "<name>.sparse.table.clear" and "<name>.sparse.count" before
 //   the supers (the bricks and super-bricks each particle reaches, counted:
@@ -31,6 +35,9 @@
 //   instead of the particles
 //   "<name>.classify"         a thread per row pair of a listed brick: cases,
 //                             a pool slot if cut (sparse_classify.comp)
+//   "<name>.sparse.slots.order", ".sparse.slots.place", ".sparse.slots.cases"
+//                             the cut pairs' slots in list order, their pyramid
+//                             words and records there (sparse_slot_order.comp)
 //   "<name>.pyramid.*"        the build over the pool, from level 2 up (pyramid.cpp)
 // then, after "<name>.args", "<name>.extract" (sparse_extract.comp): the walk
 // ends at a pool cell, its slot's record names brick and pair.
@@ -132,6 +139,14 @@ const uint32_t kParticleBordersRecordsSphSpv[] =
     ;
 const uint32_t kParticleSlotsSpv[] =
 #include "shaders/isosurface/sparse_particles_slots.comp.spv.inc"
+    ;
+// The lists in a fixed order: the scans of the marks (sparse_order.comp) and
+// the pool slots moved to their places in list order (sparse_slot_order.comp).
+const uint32_t kOrderSpv[] =
+#include "shaders/isosurface/sparse_order.comp.spv.inc"
+    ;
+const uint32_t kSlotOrderSpv[] =
+#include "shaders/isosurface/sparse_slot_order.comp.spv.inc"
     ;
 // Volumes: the surface bricks the upload left, listed by their value ranges;
 // classify and extraction read the resident bricks' samples.
@@ -355,6 +370,8 @@ void IsoSurface::Impl::addDirectClassifyPasses(RenderGraph& graph, const IsoRefs
 // Indexed output builds its own extraction (sparse_indexed.cpp): the
 // triangle-soup one is not compiled then (for user fields a run-time compile).
 Status IsoSurface::Impl::createSparsePipelines() {
+    PYRAMARCH_TRY(makePipeline(sparseOrderPipe, kOrderSpv, "sparse.order", 5));
+    PYRAMARCH_TRY(makePipeline(sparseSlotOrderPipe, kSlotOrderSpv, "sparse.slots.order", 6));
     const auto volumeReaders = [this]() -> Status {
         // Classify and extraction: the pool's buffers at 7, 9, 10 and 11, the listed bricks' slots at 8.
         PYRAMARCH_TRY(makePipeline(
@@ -367,17 +384,18 @@ Status IsoSurface::Impl::createSparsePipelines() {
         return createBuildPipeline();
     };
     if (info.source == FieldSource::Volume) {
-        // Activate: bindings 0-3 as below, the surface bricks at 4, the listed bricks' slots at 5.
-        PYRAMARCH_TRY(makePipeline(sparseActivatePipe, kVolumeActivateSpv, "sparse.activate", 6, false));
+        // Activate: bindings 0-3 as below, the surface bricks at 4, the listed
+        // bricks' slots at 5, the marks at 6, their words' bases at 7.
+        PYRAMARCH_TRY(makePipeline(sparseActivatePipe, kVolumeActivateSpv, "sparse.activate", 8, false));
         if (octreeInput) PYRAMARCH_TRY(octree.createPipelines(*this));
         return volumeReaders();
     }
     if (info.source == FieldSource::Particles) {
         PYRAMARCH_TRY(makePipeline(sparseBinPipe, kParticleBinSpv, "sparse.count", 5));
         // Activate: bindings 0-4 as below, the bricks' lists at 6, the brick
-        // table at 7, the super-brick marks at 8.
-        PYRAMARCH_TRY(makePipeline(sparseSupersPipe, kParticleSupersSpv, "sparse.supers", 9, false));
-        PYRAMARCH_TRY(makePipeline(sparseActivatePipe, kParticleActivateSpv, "sparse.activate", 9, false));
+        // table at 7, the super-brick marks at 8, the order's marks at 9 and bases at 10.
+        PYRAMARCH_TRY(makePipeline(sparseSupersPipe, kParticleSupersSpv, "sparse.supers", 10, false));
+        PYRAMARCH_TRY(makePipeline(sparseActivatePipe, kParticleActivateSpv, "sparse.activate", 11, false));
         // The blocks: the grid 0, counters 1, brick list 2, references 3,
         // particles 4, the bricks' slots 5, the brick table 6, the pool 7-10.
         // SphCubicSpline: the volumes at 11 (sparse.density: the grid 0,
@@ -422,11 +440,12 @@ Status IsoSurface::Impl::createSparsePipelines() {
         const auto pick = [this](std::span<const uint32_t> texel, std::span<const uint32_t> storage) {
             return texelReads ? texel : storage;
         };
-        // Activate: bindings 0-4 as below, the balls at 5, the bricks' ball lists at 6.
+        // Activate: bindings 0-4 as below, the balls at 5, the bricks' ball
+        // lists at 6, the order's marks at 9 and bases at 10.
         PYRAMARCH_TRY(makePipeline(sparseSupersPipe, pick(kMetaballSupersSpv, kMetaballSupersStorageSpv),
-                                   "sparse.supers", 7, false));
+                                   "sparse.supers", 10, false));
         PYRAMARCH_TRY(makePipeline(sparseActivatePipe, pick(kMetaballActivateSpv, kMetaballActivateStorageSpv),
-                                   "sparse.activate", 7, false));
+                                   "sparse.activate", 11, false));
         // Classify and extraction: the balls at 7, the ball lists at 8.
         PYRAMARCH_TRY(makePipeline(classify, pick(kMetaballClassifySpv, kMetaballClassifyStorageSpv), "classify", 9));
         if (!indexed)
@@ -435,9 +454,10 @@ Status IsoSurface::Impl::createSparsePipelines() {
         return createBuildPipeline();
     }
     PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> supers, sparseActivateSpirv(true));
-    PYRAMARCH_TRY(makePipeline(sparseSupersPipe, supers, "sparse.supers", 5, false));
+    // The order's marks at 9 and bases at 10 (5-8: the item sources').
+    PYRAMARCH_TRY(makePipeline(sparseSupersPipe, supers, "sparse.supers", 10, false));
     PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> activate, sparseActivateSpirv(false));
-    PYRAMARCH_TRY(makePipeline(sparseActivatePipe, activate, "sparse.activate", 5, false));
+    PYRAMARCH_TRY(makePipeline(sparseActivatePipe, activate, "sparse.activate", 11, false));
     PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> classifySpv,
                          fusedSpirv(kIsoText_sparse_classify_comp, "classify"));
     PYRAMARCH_TRY(makePipeline(classify, classifySpv, "classify", 7));
@@ -479,9 +499,13 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
                        level2Bytes = VkDeviceSize(grid.levels[2].y) * 4;
     graph.addPass(info.name + ".sparse.clear", PassKind::Transfer)
         .use(refs.pyramid, Access::TransferDst)
+        .use(refs.orderMarks, Access::TransferDst)
+        .use(refs.pairOrder, Access::TransferDst)
         .record([this, refs, level2Offset, level2Bytes](PassContext& ctx) {
             beginFrame(ctx); // the frame's first pass
             ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.pyramid), level2Offset, level2Bytes, 0);
+            ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.orderMarks), 0, VK_WHOLE_SIZE, 0);
+            ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.pairOrder), 0, VK_WHOLE_SIZE, 0);
         });
     // sparse_activate.glsl's modes: 0 super-bricks, 1 their count -> the
     // fine pass's dispatch (the coarse build); 2 bricks, 3 their count ->
@@ -521,7 +545,7 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
             .uniform(0, refs.grid)
             .storage(1, refs.counters, RW)
             .storage(3, refs.superArgs, W)
-            .storage(4, refs.superList, W);
+            .storage(9, refs.orderMarks, RW);
         if (balls) bindBalls(pass, refs, 5);
         if (particles) pass.storage(8, refs.superMarks, R);
         pass.record(modeDispatch(mode, groups));
@@ -533,19 +557,24 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
             .storage(1, refs.counters, RW)
             .storage(2, refs.brickList, W)
             .storage(3, refs.sparseArgs, W)
-            .storage(4, refs.superList, R);
+            .storage(4, refs.superList, R)
+            // Every mode: the shader's bindings count as accessed as declared there.
+            .storage(9, refs.orderMarks, RW)
+            .storage(10, refs.orderBases, R);
         if (balls) {
             bindBalls(pass, refs, 5);
             pass.storage(6, refs.brickItems, W);
         }
         if (particles) pass.storage(6, refs.brickItems, W).storage(7, refs.brickTable, RW);
-        if (mode == 2)
-            pass.use(refs.superArgs, Access::IndirectRead).record([this, args = refs.superArgs](PassContext& ctx) {
-                gpu::IsoPush pc = push();
-                pc.srcLevel = 2;
-                ctx.pushConstants(pc);
-                ctx.dispatchIndirect(args, 0);
-            });
+        // Mode 2 a thread per brick of the listed super-bricks, 4 (the list) per word of their marks.
+        if (mode == 2 || mode == 4)
+            pass.use(refs.superArgs, Access::IndirectRead)
+                .record([this, mode, args = refs.superArgs](PassContext& ctx) {
+                    gpu::IsoPush pc = push();
+                    pc.srcLevel = mode;
+                    ctx.pushConstants(pc);
+                    ctx.dispatchIndirect(args, mode == 2 ? 0 : 16);
+                });
         else
             pass.record(modeDispatch(3, 1));
     };
@@ -565,6 +594,8 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
                 .storage(3, refs.sparseArgs, W)
                 .storage(4, refs.volumeSurface, R)
                 .storage(5, refs.volumeBrickSlots, W)
+                .storage(6, refs.orderMarks, RW)
+                .storage(7, refs.orderBases, R)
                 .record([this, mode](PassContext& ctx) {
                     gpu::IsoPush pc = push();
                     pc.srcLevel = mode;
@@ -574,16 +605,28 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
                         isoOutsideBySlot[slot] = {self->recording_,
                                                   !(pc.iso >= volumeIsoMin && pc.iso <= volumeIsoMax)};
                     ctx.pushConstants(pc);
-                    dispatchFolded(ctx, mode == 2 ? groupsOf(volumeSurfaceBricks, gpu::kIsoGroupSize) : 1,
-                                   maxGroupsX());
+                    // Mode 2 a thread per surface brick, 4 (the list) per word of their marks.
+                    const uint64_t threads = mode == 2   ? volumeSurfaceBricks
+                                             : mode == 4 ? groupsOf(volumeSurfaceBricks, 32)
+                                                         : 1;
+                    dispatchFolded(ctx, groupsOf(threads, gpu::kIsoGroupSize), maxGroupsX());
                 });
         };
-        if (!octreeInput) activate(".sparse.activate", 2);
+        if (!octreeInput) {
+            // The marked surface bricks listed in their order.
+            activate(".sparse.activate", 2);
+            addSparseOrderPass(graph, refs, ".sparse.bricks.order", 2);
+            activate(".sparse.list", 4);
+        }
         activate(".sparse.args", 3);
     } else {
+        // Marks, scanned into the lists (sparse_order.comp): the same order in every run.
         coarse(".sparse.supers", 0, groupsOf(grid.superBricks.w, gpu::kIsoGroupSize));
+        addSparseOrderPass(graph, refs, ".sparse.supers.order", 0);
         coarse(".sparse.supers.args", 1, 1);
         fine(".sparse.activate", 2);
+        addSparseOrderPass(graph, refs, ".sparse.bricks.order", 1);
+        fine(".sparse.list", 4);
         fine(".sparse.args", 3);
     }
     if (particles) {
@@ -706,11 +749,58 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
         .storage(3, refs.pyramid, RW)
         .storage(4, refs.counters, RW)
         .storage(5, refs.brickList, R)
-        .storage(6, refs.slotRecords, W);
+        .storage(6, refs.pairOrder, RW);
     bindBrickItems(classifyPass, refs);
     classifyPass.use(refs.sparseArgs, Access::IndirectRead).record(indirectDispatch(refs.sparseArgs, 0));
+    addSparseSlotOrderPasses(graph, refs);
     addPyramidBuild(graph, info.name + ".pyramid.", refs.grid, refs.pyramid, grid,
                     std::min(gpu::kIsoClassifyLevels, grid.levelCount - 1));
+}
+
+// One workgroup scanning marks or pair masks (sparse_order.comp; modes there).
+void IsoSurface::Impl::addSparseOrderPass(RenderGraph& graph, const IsoRefs& refs, const char* suffix, uint32_t mode) {
+    PassBuilder pass = graph.addPass(info.name + suffix, PassKind::Compute);
+    pass.pipeline(sparseOrderPipe)
+        .uniform(0, refs.grid)
+        .storage(1, refs.counters, RW)
+        .storage(2, mode == 3 ? refs.pairOrder : refs.orderMarks, RW)
+        // Mode 3 writes no list: the bases stand in.
+        .storage(3, mode == 0 ? refs.superList : refs.orderBases, W)
+        // Modes 0-2 write no dispatch.
+        .storage(4, refs.superArgs, W)
+        .record([this, mode](PassContext& ctx) {
+            gpu::IsoPush pc = push();
+            pc.srcLevel = mode;
+            // Mode 2: the marks' bits (octree input: a bit per brick of the grid).
+            pc.itemCount = octreeInput ? grid.sparseLimits.z : volumeSurfaceBricks;
+            ctx.pushConstants(pc);
+            ctx.dispatch(1);
+        });
+}
+
+// The cut pairs' slots in list order: each chunk of 8 listed bricks' first
+// slot, then each claimed slot's place, then the cases there.
+void IsoSurface::Impl::addSparseSlotOrderPasses(RenderGraph& graph, const IsoRefs& refs) {
+    addSparseOrderPass(graph, refs, ".sparse.slots.order", 3);
+    const auto slots = [&](const char* suffix, uint32_t mode) {
+        graph.addPass(info.name + suffix, PassKind::Compute)
+            .pipeline(sparseSlotOrderPipe)
+            .uniform(0, refs.grid)
+            .storage(1, refs.counters, R)
+            .storage(2, refs.pyramid, RW)
+            .storage(3, refs.pairOrder, R)
+            .storage(4, refs.slotRecords, RW)
+            .storage(5, refs.brickList, R)
+            .use(refs.superArgs, Access::IndirectRead)
+            .record([this, mode, args = refs.superArgs](PassContext& ctx) {
+                gpu::IsoPush pc = push();
+                pc.srcLevel = mode;
+                ctx.pushConstants(pc);
+                ctx.dispatchIndirect(args, 32);
+            });
+    };
+    slots(".sparse.slots.place", 0);
+    slots(".sparse.slots.cases", 1);
 }
 
 void IsoSurface::Impl::addSparseExtractPass(RenderGraph& graph, const IsoRefs& refs) {

@@ -10,8 +10,11 @@
 //                                       bricks whose cells it is a corner of;
 //                                       a brick's first mark gives it a slot
 //   "<name>.sparse.octree.bricks.args"  the marked bricks -> the activate dispatch
-//   "<name>.sparse.activate"            each marked brick listed where the iso
-//                                       value cuts its range
+//   "<name>.sparse.activate"            a bit per brick of the grid for each
+//                                       surface brick whose range the iso value cuts
+//   "<name>.sparse.bricks.order"        each word of those marks' first list
+//                                       entry (sparse_order.comp)
+//   "<name>.sparse.list"                the marked bricks listed in brick order
 //   "<name>.sparse.octree.scatter"      each occupied leaf sets its sample in
 //                                       the blocks that hold it (apron too)
 //   "<name>.sparse.args"                the listed count -> classify's dispatch
@@ -65,7 +68,7 @@ Status SparseOctreeStage::createPipelines(Impl& m) {
     // Args: the grid, the counters, the octree's counters, the dispatch.
     PYRAMARCH_TRY(m.makePipeline(argsPipe, kOctreeArgsSpv, "sparse.octree.args", 4));
     // Mark, activate, scatter: bindings 0-13 of sparse_octree_activate.comp.
-    return m.makePipeline(activatePipe, kOctreeActivateSpv, "sparse.octree", 14);
+    return m.makePipeline(activatePipe, kOctreeActivateSpv, "sparse.octree", 16);
 }
 
 void SparseOctreeStage::importBuffers(Impl& m, RenderGraph& graph, IsoRefs& refs, const OctreeLeafInput& octree) {
@@ -131,6 +134,16 @@ void SparseOctreeStage::addPasses(Impl& m, RenderGraph& graph, const IsoRefs& re
             .storage(8, refs.volumeSurface, RW)
             .storage(9, refs.volumeBrickSlots, W);
         for (uint32_t i = 0; i < gpu::kIsoVolumePools; ++i) p.storage(10 + i, refs.volumePools[i], RW);
+        p.storage(14, refs.orderMarks, RW).storage(15, refs.orderBases, R);
+        if (mode == 5) {
+            // A thread per word of the marks (a bit per brick of the grid).
+            const uint64_t groups = groupsOf(groupsOf(m.grid.sparseLimits.z, 32), gpu::kIsoGroupSize);
+            p.record([&m, octreePush, groups](PassContext& ctx) {
+                ctx.pushConstants(octreePush(5));
+                dispatchFolded(ctx, groups, m.maxGroupsX());
+            });
+            return;
+        }
         p.use(refs.octreeArgs, Access::IndirectRead)
             .record([&m, octreePush, mode, argsOffset, dispatch = refs.octreeArgs](PassContext& ctx) {
                 if (mode == 3) {
@@ -144,7 +157,10 @@ void SparseOctreeStage::addPasses(Impl& m, RenderGraph& graph, const IsoRefs& re
     args(".sparse.octree.leaves.args", 0);
     pass(n + ".sparse.octree.mark", 1, 0);
     args(".sparse.octree.bricks.args", 2);
+    // The marked bricks listed in brick order (sparse_order.comp).
     pass(n + ".sparse.activate", 3, 16);
+    m.addSparseOrderPass(graph, refs, ".sparse.bricks.order", 2);
+    pass(n + ".sparse.list", 5, 0);
     pass(n + ".sparse.octree.scatter", 4, 0);
 }
 

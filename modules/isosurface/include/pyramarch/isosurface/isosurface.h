@@ -266,7 +266,7 @@ enum class SparseVolumeInput {
 // (from an octree: no staging, 8 bytes per brick of the virtual grid).
 // With indexed = true: the dense indexed path's mesh (the same vertices bit
 // for bit, the same triangles, vertices shared across brick and row-pair
-// borders), in the pool's order; ~13 more bytes per slot (vertex pyramid,
+// borders), in list order; ~13 more bytes per slot (vertex pyramid,
 // first vertices) and 160 per brick of maxBricks plus a hash of 8 bytes per
 // entry (a power of two >= 2 maxBricks; lavapipe: at most 734,003 bricks),
 // checked at creation. After an overflow a triangle whose shared vertex was

@@ -1,0 +1,191 @@
+// Sparse domains (the row-pair pool) on the validated shared device: the
+// vertex and index buffers are bit-identical over two instances and two
+// frames with the same input, for a volume, metaballs and particles, soup
+// and indexed output (user fields list their bricks with the same code as
+// metaballs and particles: sparse_activate.glsl). The listed bricks and the pool slots
+// come in a fixed order (sparse_order.comp), whatever order the threads that
+// find them run in: the grids here span several super-bricks, so that many
+// workgroups list bricks and claim slots at once.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "iso_fixture.h"
+#include "iso_reference_convert.h"
+#include "pyramarch/isosurface/isosurface.h"
+
+using namespace pyramarch;
+using namespace pyramarch::iso;
+
+namespace {
+
+// On lavapipe, workgroups run on LP_NUM_THREADS threads (the cores by
+// default): more threads than cores interleave the workgroups that list
+// bricks and claim slots, so an order that followed the atomics would
+// differ from run to run. Set before the shared device exists (a static
+// initializer runs before main); a value the environment gives stays.
+const bool kManyThreads = [] {
+    setenv("LP_NUM_THREADS", "8", 0);
+    return true;
+}();
+
+// Uniform numbers in [0, 1) from a seed (an LCG): the same scene in every run.
+struct Lcg {
+    uint32_t state;
+    float next() {
+        state = state * 1664525u + 1013904223u;
+        return float(state >> 8) / float(1u << 24);
+    }
+};
+
+struct Buffers {
+    std::vector<IsoVertexData> vertices;
+    std::vector<uint32_t> indices;
+};
+
+class IsoSparseOrder : public IsoSurfaceTest {
+protected:
+    // Two instances of `info`, two frames each with what `feed` sets: every
+    // frame's buffers equal the first's, byte for byte.
+    void expectBitIdentical(const IsoSurfaceCreateInfo& info, const std::function<void(IsoSurface&)>& feed) {
+        std::vector<Buffers> runs;
+        for (int instance = 0; instance < 2; ++instance) {
+            auto s = make(info);
+            ASSERT_TRUE(s);
+            for (int f = 0; f < 2; ++f) {
+                feed(*s);
+                frame(*s);
+                const auto stats = s->statsOfFrame(s->framesRecorded() - 1);
+                ASSERT_TRUE(stats.has_value());
+                EXPECT_FALSE(stats->overflow);
+                Buffers b;
+                auto v = s->readVertices();
+                ASSERT_TRUE(v.ok()) << v.message();
+                b.vertices = std::move(v).value();
+                if (info.indexed) {
+                    auto i = s->readIndices();
+                    ASSERT_TRUE(i.ok()) << i.message();
+                    b.indices = std::move(i).value();
+                }
+                runs.push_back(std::move(b));
+            }
+        }
+        ASSERT_GT(runs[0].vertices.size(), 300u) << "the case should have a surface";
+        if (info.indexed) {
+            ASSERT_GT(runs[0].indices.size(), runs[0].vertices.size());
+        }
+        for (size_t r = 1; r < runs.size(); ++r) {
+            SCOPED_TRACE("instance " + std::to_string(r / 2) + ", frame " + std::to_string(r % 2));
+            ASSERT_EQ(runs[r].vertices.size(), runs[0].vertices.size());
+            EXPECT_EQ(std::memcmp(runs[r].vertices.data(), runs[0].vertices.data(),
+                                  runs[0].vertices.size() * sizeof(IsoVertexData)),
+                      0)
+                << "the vertex buffer differs from the first frame's";
+            ASSERT_EQ(runs[r].indices.size(), runs[0].indices.size());
+            EXPECT_EQ(std::memcmp(runs[r].indices.data(), runs[0].indices.data(), runs[0].indices.size() * 4), 0)
+                << "the index buffer differs from the first frame's";
+        }
+    }
+};
+
+IsoSurfaceCreateInfo sparseInfo(FieldSource source, std::array<uint32_t, 3> n, bool indexed) {
+    IsoSurfaceCreateInfo info;
+    info.samples = n;
+    info.source = source;
+    info.normals = NormalMode::Central;
+    info.sparse.enabled = true;
+    info.sparse.maxBricks = 20000;
+    info.sparse.maxRowPairs = 200000;
+    info.vertexCapacity = 400000;
+    info.indexed = indexed;
+    if (indexed) info.indexCapacity = 1200000;
+    return info;
+}
+
+// Three spheres far apart, sampled: super-bricks with few and with many bricks.
+std::vector<float> spheresVolume(std::array<uint32_t, 3> n) {
+    std::vector<float> v(size_t(n[0]) * n[1] * n[2]);
+    const float centres[3][4] = {{-0.4f, -0.35f, -0.4f, 0.55f}, {0.6f, 0.55f, 0.6f, 0.3f}, {0.7f, -0.7f, 0.5f, 0.15f}};
+    size_t i = 0;
+    for (uint32_t z = 0; z < n[2]; ++z)
+        for (uint32_t y = 0; y < n[1]; ++y)
+            for (uint32_t x = 0; x < n[0]; ++x) {
+                const float p[3] = {-1.f + 2.f * float(x) / float(n[0] - 1), -1.f + 2.f * float(y) / float(n[1] - 1),
+                                    -1.f + 2.f * float(z) / float(n[2] - 1)};
+                float s = -1e9f;
+                for (const auto& c : centres) {
+                    const float dx = p[0] - c[0], dy = p[1] - c[1], dz = p[2] - c[2];
+                    s = std::max(s, c[3] - std::sqrt(dx * dx + dy * dy + dz * dz));
+                }
+                v[i++] = s;
+            }
+    return v;
+}
+
+TEST_F(IsoSparseOrder, VolumeBuffersAreBitIdenticalOverInstancesAndFrames) {
+    const std::array<uint32_t, 3> n = {97, 83, 91};
+    const std::vector<float> volume = spheresVolume(n);
+    for (bool indexed : {false, true}) {
+        SCOPED_TRACE(indexed ? "indexed" : "soup");
+        IsoSurfaceCreateInfo info = sparseInfo(FieldSource::Volume, n, indexed);
+        info.sparse.maxVolumeBricks = 20000;
+        info.isoValue = 0.f;
+        expectBitIdentical(info, [&](IsoSurface& s) {
+            ASSERT_TRUE(s.uploadVolume(volume.data(), volume.size() * 4, VolumeFormat::F32).ok());
+        });
+    }
+}
+
+TEST_F(IsoSparseOrder, MetaballBuffersAreBitIdenticalOverInstancesAndFrames) {
+    std::vector<Metaball> balls;
+    Lcg rng{17u};
+    for (int i = 0; i < 40; ++i) {
+        Metaball b{};
+        b.center = {-1.f + 2.f * rng.next(), -1.f + 2.f * rng.next(), -1.f + 2.f * rng.next()};
+        b.radius = 0.12f + 0.2f * rng.next();
+        b.strength = 0.6f + 0.8f * rng.next();
+        balls.push_back(b);
+    }
+    for (bool indexed : {false, true}) {
+        SCOPED_TRACE(indexed ? "indexed" : "soup");
+        IsoSurfaceCreateInfo info = sparseInfo(FieldSource::Metaballs, {89, 81, 85}, indexed);
+        info.maxBalls = 40;
+        info.isoValue = 0.35f;
+        info.sparse.maxItemRefs = 400000;
+        expectBitIdentical(info, [&](IsoSurface& s) { ASSERT_TRUE(s.setMetaballs(balls).ok()); });
+    }
+}
+
+TEST_F(IsoSparseOrder, ParticleBuffersAreBitIdenticalOverInstancesAndFrames) {
+    std::vector<Particle> particles;
+    Lcg rng{5u};
+    const float centres[4][3] = {{-0.5f, 0.3f, 0.1f}, {0.45f, -0.35f, -0.3f}, {0.1f, 0.2f, 0.7f}, {0.8f, 0.8f, -0.8f}};
+    for (uint32_t i = 0; i < 2000; ++i) {
+        const float* c = centres[i % 4];
+        const float spread = 0.12f + 0.1f * float(i % 3);
+        Particle p{};
+        p.position = {c[0] + spread * (2.f * rng.next() - 1.f), c[1] + spread * (2.f * rng.next() - 1.f),
+                      c[2] + spread * (2.f * rng.next() - 1.f)};
+        p.weight = 0.2f + 0.3f * rng.next();
+        particles.push_back(p);
+    }
+    for (bool indexed : {false, true}) {
+        SCOPED_TRACE(indexed ? "indexed" : "soup");
+        IsoSurfaceCreateInfo info = sparseInfo(FieldSource::Particles, {73, 69, 77}, indexed);
+        info.maxParticles = 2000;
+        info.particleRadius = 0.08f;
+        info.isoValue = 0.5f;
+        info.sparse.maxItemRefs = 2000000;
+        expectBitIdentical(info, [&](IsoSurface& s) { ASSERT_TRUE(s.setParticles(particles).ok()); });
+    }
+}
+
+} // namespace
