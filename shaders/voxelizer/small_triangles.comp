@@ -296,6 +296,10 @@ void main() {
     }
 #endif
     if (t >= params.counts.x) return;
+    // The host's order (RasterParams.order): within blocks, triangles of
+    // similar candidate boxes run in the same batch of lanes, whose voxel
+    // loops last as long as the largest box among them.
+    t = meshU.u[params.order.x + t];
     Tri tr;
     if (!setupTriangle(t, tr)) return;
     uint pending = 0u;

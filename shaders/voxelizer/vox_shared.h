@@ -38,6 +38,8 @@ struct RasterParams {
                       // w: with VOX_SPLIT, the largest candidate box (voxels) the compute path takes
     uvec4 solid;      // solid.comp: x word offset of the row prefix in the mesh buffer, y words per bitmap
                       // column, z words of one bitmap, w flip threads (VOX_SOLID_ROWS_PER_THREAD rows each)
+    uvec4 order;      // VOX_SPLIT: x word offset in the mesh buffer of the order small_triangles.comp's threads
+                      // take the triangles in (a permutation of 0..counts.x - 1; blocks sorted by box size)
 };
 // solid.comp's flip stage: rows of one triangle per thread (the binary
 // search for the thread's triangle and its vertex loads, lane by lane on
@@ -193,7 +195,7 @@ VOX_CONST VOX_COMPUTE_BINDINGS = 21u;
 VOX_CONST VOX_NORMAL_SCALE = 1024u;
 
 #ifdef __cplusplus
-static_assert(sizeof(RasterParams) == 96);
+static_assert(sizeof(RasterParams) == 112);
 static_assert(sizeof(ComputeParams) == 48);
 } // namespace pyramarch::voxel::gpu
 #endif
