@@ -166,19 +166,14 @@ void main() {
             const uvec3 b = s * kIsoSuperBricks + uvec3(local & 7u, (local >> 3) & 7u, local >> 6);
             if (all(lessThan(b, grid.sparse.xyz))) {
 #if defined(ISO_SPARSE_PARTICLES)
-                // Listed where particles reach it; its count becomes the word
-                // of its first reference + 1 for sparse.fill (0: not reached;
+                // Listed where particles reach it; its count becomes its
+                // place in the list + 1 for sparse.fill (0: not reached;
                 // kIsoBrickDropped: reached, but past the list or the
                 // references: sparse_particles_blocks.comp then evaluates the
                 // samples its neighbours would have copied from it).
                 const uint brick = b.x + grid.sparse.x * (b.y + grid.sparse.y * b.z);
                 const uint reaching = isoBrickTable[brick];
-                // With the SPH density, smoothing or anisotropic kernels the
-                // per-particle loops over the whole list allow fewer
-                // (grid.sparseParticleReach.z, particles_kernel.glsl's
-                // kIsoListUnroll; 0: kIsoMaxBrickItems).
-                const uint reachLimit = isoOpaque(uint(grid.sparseParticleReach.z));
-                const uint maxItems = reachLimit != 0u ? min(reachLimit, kIsoMaxBrickItems) : kIsoMaxBrickItems;
+                const uint maxItems = kIsoMaxParticleBrickItems;
                 if (reaching != 0u) {
                     const uint ref = atomicAdd(isoCounters.sparseItemRefs, reaching);
                     const uint at = atomicAdd(isoCounters.sparseBricks, 1u);
@@ -190,8 +185,7 @@ void main() {
                         isoBrickItems[2u * at] = fits ? ref : 0u;
                         isoBrickItems[2u * at + 1u] = fits ? reaching : 0u;
                     }
-                    isoBrickTable[brick] =
-                        at < grid.sparseLimits.x && fits ? 2u * grid.sparseLimits.x + ref + 1u : kIsoBrickDropped;
+                    isoBrickTable[brick] = at < grid.sparseLimits.x && fits ? at + 1u : kIsoBrickDropped;
                 }
 #elif defined(ISO_SPARSE_METABALLS)
                 uvec3 lo, hi;

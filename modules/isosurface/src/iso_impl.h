@@ -86,7 +86,7 @@ struct IsoRefs {
     BufferRef particleTiles; // particles: the field pass's tiles holding a nonzero sample (tileFlags)
     BufferRef brickList, sparseArgs, slotRecords, superList, superArgs; // sparse
     BufferRef brickItems;                                               // sparse metaballs, particles
-    BufferRef brickTable, superMarks;                                   // sparse particles
+    BufferRef brickTable, superMarks, cellTable;                        // sparse particles
     BufferRef slotOfBrick, slotState, freeSlots;                        // sparse particles' block slots
     BufferRef volumeStaging, volumeSurface, volumeBrickSlots;           // sparse volumes
     BufferRef volumePools[gpu::kIsoVolumePools];                        // sparse volumes (unused ones: the first)
@@ -108,6 +108,7 @@ struct IsoSizes {
     uint64_t sparseSuperBytes = 0;                     // sparse: the listed super-bricks
     uint64_t sparseItemBytes = 0;                      // sparse metaballs, particles: the bricks' item lists
     uint64_t sparseTableBytes = 0;                     // sparse particles: a count per brick of the grid
+    uint64_t sparseCellBytes = 0;                      // sparse particles: the listed bricks' sub-cells
     uint64_t octreeTableBytes = 0;                     // sparse volumes from an octree: a word per brick of the grid
     // Sparse volumes: the surface bricks (uvec4 each), the pool
     // (maxVolumeBricks bricks in volumePoolCount buffers of at most
@@ -291,6 +292,7 @@ struct IsoSurface::Impl {
     Buffer superList, superArgs;   // sparse: the super-bricks the coarse pass listed, the fine pass's dispatch
     Buffer brickItems;             // sparse metaballs, particles: each listed brick's items (sparse_activate.glsl)
     Buffer brickTable, superMarks; // sparse particles: per brick and super-brick (sparse_particles_bin.comp)
+    Buffer cellTable;              // sparse particles: the listed bricks' sub-cells (sparse_particles_cells.glsl)
     ComputePipeline sparseBinPipe; // sparse particles: count and fill
     // Sparse particles: each listed brick's own samples, then its block's
     // border from its neighbours (sparse_particles_blocks.comp).

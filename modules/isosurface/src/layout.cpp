@@ -13,10 +13,6 @@
 
 namespace pyramarch::iso {
 
-// The longest brick list of the per-particle neighbourhood loops on bricks
-// (sparse_particles_cells.glsl bounds their iterations for it).
-constexpr uint32_t kMaxSparseNeighbourItems = gpu::kIsoCellSortItems;
-
 // classify.comp and vertex_owner.glsl swap inside bits to the tables' corner order (kIsoCornerCodes).
 constexpr bool cornerCodesFollowTables() {
     for (uint32_t c = 0; c < 8; ++c)
@@ -314,7 +310,7 @@ Status IsoSurface::Impl::sizeSparseDomain(const DeviceLimits& lim, const std::st
     uint64_t perBrick = 4;
     if (items)
         perBrick += 8 + 4 * uint64_t(particles ? kDefaultSparseParticleRefsPerBrick : kDefaultSparseBallRefsPerBrick);
-    if (particles) perBrick += uint64_t(gpu::kIsoVolumeBrickSamples) * 4 + 16;
+    if (particles) perBrick += uint64_t(gpu::kIsoVolumeBrickSamples + gpu::kIsoCellWords) * 4 + 16;
     if (volume) perBrick += 4;
     if (info.indexed) perBrick += 8 * 4 + (gpu::kIsoBrickRowPairs + 8) * 4;
     // Bytes per pool slot: the pool's pyramid, the slot record, indexed
@@ -322,7 +318,10 @@ Status IsoSurface::Impl::sizeSparseDomain(const DeviceLimits& lim, const std::st
     const uint64_t perSlot = sparsePyramidBytes(1u << 20) / (1u << 20) + 1 + 4 + (info.indexed ? 13 : 0);
     uint64_t brickCap = std::min<uint64_t>(kMaxSparseBricks, range / 4);
     if (items) brickCap = std::min<uint64_t>(brickCap, range / 16);
-    if (particles) brickCap = std::min<uint64_t>(brickCap, maxSparseParticleBricks(lim));
+    if (particles)
+        brickCap = std::min<uint64_t>(
+            {brickCap, maxSparseParticleBricks(lim),
+             (range / 4 - std::min<uint64_t>(range / 8, 2 * uint64_t(info.maxParticles))) / (gpu::kIsoCellWords + 1)});
     if (info.indexed) brickCap = std::min<uint64_t>(brickCap, maxSparseIndexedBricks(lim));
     uint64_t spent = 0;
     if (volume) {
@@ -483,6 +482,18 @@ Status IsoSurface::Impl::planSparseDomain(const DeviceLimits& lim, const std::st
                                      ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev +
                                      "; particles need a smaller virtual grid");
         sizes.sparseTableBytes = tableBytes;
+        // Each listed brick's sub-cells and a place per home particle
+        // (sparse_particles_cells.glsl).
+        const uint64_t cellBytes = (gpu::kIsoCellHeader + uint64_t(gpu::kIsoCellWords) * info.sparse.maxBricks +
+                                    2 * uint64_t(info.maxParticles)) *
+                                   4;
+        if (cellBytes > range)
+            return Status::error(ErrorCode::DeviceLimit,
+                                 "isosurface '" + info.name + "': sparse domain: the sub-cells of maxBricks " +
+                                     std::to_string(info.sparse.maxBricks) + " and maxParticles " +
+                                     std::to_string(info.maxParticles) + " need " + fmtBytes(cellBytes) +
+                                     ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
+        sizes.sparseCellBytes = cellBytes;
     }
     if (indexed) PYRAMARCH_TRY(planSparseIndexed(lim, dev));
     return {};
@@ -836,13 +847,6 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                                              ": a sparse domain's SphCubicSpline needs a support of at "
                                              "least one sample");
         }
-        // The SPH density, smoothing and anisotropic kernels loop over the
-        // sub-cells of a brick's list within each particle's reach
-        // (sparse_particles_cells.glsl), bounded for lists up to
-        // kIsoCellSortItems under lavapipe's 65,535 loop iterations an
-        // invocation: a longer list makes the brick crowded (read by
-        // sparse_activate.glsl; 0: kIsoMaxBrickItems).
-        if (m.sparse && (m.sph || m.smooth || m.aniso)) g.sparseParticleReach.z = float(kMaxSparseNeighbourItems);
         g.anisotropic = m.aniso ? 1u : 0u;
         if (m.aniso) {
             g.aniso = {an.neighbourhood * info.particleRadius, an.maxRatio, an.maxStretch, an.isolatedScale};

@@ -373,7 +373,7 @@ Status IsoSurface::Impl::createSparsePipelines() {
         return volumeReaders();
     }
     if (info.source == FieldSource::Particles) {
-        PYRAMARCH_TRY(makePipeline(sparseBinPipe, kParticleBinSpv, "sparse.count", 5));
+        PYRAMARCH_TRY(makePipeline(sparseBinPipe, kParticleBinSpv, "sparse.count", 8));
         // Activate: bindings 0-4 as below, the bricks' lists at 6, the brick
         // table at 7, the super-brick marks at 8.
         PYRAMARCH_TRY(makePipeline(sparseSupersPipe, kParticleSupersSpv, "sparse.supers", 9, false));
@@ -381,9 +381,9 @@ Status IsoSurface::Impl::createSparsePipelines() {
         // The blocks: the grid 0, counters 1, brick list 2, references 3,
         // particles 4, the bricks' slots 5, the brick table 6, the pool 7-10.
         // SphCubicSpline: the volumes at 11 (sparse.density: the grid 0,
-        // counters 1, brick list 2, references 3, particles 4, volumes 5).
+        // sub-cells 1, brick list 2, references 3, particles 4, volumes 5).
         // Smoothing or anisotropic kernels: the records at 12 (the
-        // neighbourhood pass: the grid 0, counters 1, brick list 2,
+        // neighbourhood pass: the grid 0, sub-cells 1, brick list 2,
         // references 3, particles 4, records 5, SPH volumes 6; the density
         // of smoothed particles reads them at 6).
         if (smooth || aniso) {
@@ -494,10 +494,24 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
         pass.pipeline(sparseBinPipe)
             .uniform(0, refs.grid)
             .storage(1, refs.items, R, 0, refs.itemRange)
-            .storage(2, refs.brickTable, RW)
-            // Each mode writes one of them; the shader declares both.
+            .storage(2, refs.brickTable, mode == 0 ? RW : R)
+            // Each mode writes some of them; the shader declares them all.
             .storage(3, refs.superMarks, W)
-            .storage(4, refs.brickItems, W);
+            .storage(4, refs.brickItems, mode == 1 ? RW : R)
+            .storage(5, refs.cellTable, RW)
+            .storage(6, refs.counters, R)
+            .storage(7, refs.brickList, R);
+        if (mode == 3) {
+            // A thread per listed brick: classify's dispatch (kIsoBricksPerGroup
+            // bricks a group) has kIsoGroupSize / kIsoBricksPerGroup times the threads.
+            pass.use(refs.sparseArgs, Access::IndirectRead).record([this, args = refs.sparseArgs](PassContext& ctx) {
+                gpu::IsoPush pc = push();
+                pc.srcLevel = 3;
+                ctx.pushConstants(pc);
+                ctx.dispatchIndirect(args, 0);
+            });
+            return;
+        }
         pass.record([this, mode](PassContext& ctx) {
             gpu::IsoPush pc = push();
             pc.srcLevel = mode;
@@ -587,6 +601,17 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
         fine(".sparse.args", 3);
     }
     if (particles) {
+        // Each listed brick's list ordered by sub-cell, and the home list
+        // (sparse_particles_cells.glsl): counted, scanned, filled.
+        graph.addPass(info.name + ".sparse.cells.clear", PassKind::Transfer)
+            .use(refs.cellTable, Access::TransferDst)
+            .record([this, refs](PassContext& ctx) {
+                const VkDeviceSize bytes =
+                    (gpu::kIsoCellHeader + VkDeviceSize(gpu::kIsoCellWords) * info.sparse.maxBricks) * 4;
+                ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.cellTable), 0, bytes, 0);
+            });
+        bin(".sparse.cells.count", 2);
+        bin(".sparse.cells.scan", 3);
         bin(".sparse.fill", 1);
     }
     // SphCubicSpline: each particle's volume from its home brick's list
@@ -603,22 +628,26 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
             .record(
                 [ref](PassContext& ctx) { ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(ref), 0, VK_WHOLE_SIZE, 0); });
     };
+    // A thread per home particle (at most one a particle).
+    const auto homesDispatch = [this](uint32_t mode) {
+        return [this, mode](PassContext& ctx) {
+            gpu::IsoPush pc = push();
+            pc.srcLevel = mode;
+            ctx.pushConstants(pc);
+            dispatchFolded(ctx, groupsOf(std::min(itemCount, grid.maxItems), gpu::kIsoGroupSize), maxGroupsX());
+        };
+    };
     const auto neighbours = [&](const char* suffix, uint32_t mode) {
         PassBuilder pass = graph.addPass(info.name + suffix, PassKind::Compute);
         pass.pipeline(smooth ? smoothPipe : anisoPipe)
             .uniform(0, refs.grid)
-            .storage(1, refs.counters, R)
+            .storage(1, refs.cellTable, R)
             .storage(2, refs.brickList, R)
             .storage(3, refs.brickItems, R)
             .storage(4, refs.items, R, 0, refs.itemRange)
             .storage(5, recordsRef, W);
         if (sph && aniso) pass.storage(6, volumesRef, R);
-        pass.use(refs.sparseArgs, Access::IndirectRead).record([this, mode, args = refs.sparseArgs](PassContext& ctx) {
-            gpu::IsoPush pc = push();
-            pc.srcLevel = mode;
-            ctx.pushConstants(pc);
-            ctx.dispatchIndirect(args, 0);
-        });
+        pass.record(homesDispatch(mode));
     };
     if (particles && (smooth || aniso)) {
         recordsRef = smooth ? graph.importBuffer(info.name + ".smoothed", smoothed, computeRW, computeRW)
@@ -633,13 +662,13 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
         PassBuilder density = graph.addPass(info.name + ".sparse.density", PassKind::Compute);
         density.pipeline(densityPipe)
             .uniform(0, refs.grid)
-            .storage(1, refs.counters, R)
+            .storage(1, refs.cellTable, R)
             .storage(2, refs.brickList, R)
             .storage(3, refs.brickItems, R)
             .storage(4, refs.items, R, 0, refs.itemRange)
             .storage(5, volumesRef, W);
         if (smooth) density.storage(6, recordsRef, R);
-        density.use(refs.sparseArgs, Access::IndirectRead).record(indirectDispatch(refs.sparseArgs, 0));
+        density.record(homesDispatch(0));
     }
     if (particles && aniso) neighbours(".sparse.aniso", 1);
     if (particles) {
