@@ -161,10 +161,11 @@ ISO_CONST kIsoMaxParticleBrickItems = 61440u;
 // Sparse particles: each listed brick's list is ordered by sub-cell
 // (sparse_particles_cells.glsl): the cell table (a buffer) holds a header
 // (word 0: the home particles listed), then kIsoCellWords words a listed
-// brick (its kIsoCellKeys sub-cells' run ends; its homes' first place and
-// cursor), then two words (particle, listed brick) per home particle.
+// brick (its kIsoCellKeys sub-cells' run ends, 16 bits each, two a word: a
+// list is shorter than 2^16; its homes' first place and cursor), then two
+// words (particle, listed brick) per home particle.
 ISO_CONST kIsoCellKeys = 512u;
-ISO_CONST kIsoCellWords = 514u;
+ISO_CONST kIsoCellWords = 258u;
 ISO_CONST kIsoCellHeader = 4u;
 // Volume formats (IsoGrid.volumeFormat).
 ISO_CONST kIsoVolumeU8 = 0u;
@@ -281,7 +282,8 @@ struct IsoGrid {
     // Sparse particles with position smoothing or anisotropic kernels (else
     // 0): x how far (world units) each particle is listed around it, y how
     // far past the grid a particle still counts (particles_kernel.glsl's
-    // listSamples).
+    // listSamples), z how far from it its moved or stretched kernel adds
+    // to a sample (sparse_particles_blocks.comp; 0: the radius).
     vec4 sparseParticleReach;
 };
 
@@ -359,6 +361,8 @@ struct IsoBall {
 static_assert(sizeof(IsoPush) == 64, "push constants");
 static_assert(kIsoMaxBrickItems * 6 + 4096 < 65535, "a brick's items looped over ~6 times stay under lavapipe's loop limit");
 static_assert(kIsoMaxParticleBrickItems + 2048 < 65535, "a sparse particle block loops once over its brick's list");
+static_assert(kIsoMaxParticleBrickItems < 65536 && kIsoCellWords == kIsoCellKeys / 2 + 2,
+              "a sub-cell's run end fits 16 bits");
 static_assert(kIsoBuildBricks * kIsoBrickRowPairs / 4 == kIsoBuildGroupSize * 4 && kIsoClassifyLevels == 2,
               "a first build group reduces the level-3 words of kIsoBuildBricks whole bricks");
 static_assert(kIsoBlockThreads == (kIsoBrickCells + 1) * ((kIsoBrickCells + kIsoBlockRows) / kIsoBlockRows),

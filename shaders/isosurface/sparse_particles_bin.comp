@@ -53,14 +53,17 @@ void scanCells(uint j) {
     const BrickCells c = brickCellsAt(cellBrickOf(bricks[j]));
     const uint words = kIsoCellHeader + kIsoCellWords * j;
     uint start = 0u, homes = 0u;
-    for (uint k = 0u; k < kIsoCellKeys; ++k) {
-        const uint n = cellTable[words + k];
-        cellTable[words + k] = start;
-        start += n;
-        const uvec3 key = uvec3(k & 7u, (k >> 3) & 7u, k >> 6);
-        if (cellIsHome(key, c)) homes += n;
+    for (uint w = 0u; w < kIsoCellKeys / 2u; ++w) {
+        // Keys 2w and 2w + 1 (16 bits each: a list is shorter than 2^16).
+        const uint n = cellTable[words + w];
+        const uint n0 = n & 0xffffu, n1 = n >> 16;
+        cellTable[words + w] = start | (start + n0) << 16;
+        start += n0 + n1;
+        const uint k = 2u * w;
+        if (cellIsHome(uvec3(k & 7u, (k >> 3) & 7u, k >> 6), c)) homes += n0;
+        if (cellIsHome(uvec3((k + 1u) & 7u, (k >> 3) & 7u, k >> 6), c)) homes += n1;
     }
-    cellTable[words + kIsoCellKeys] = homes != 0u ? atomicAdd(cellTable[0], homes) : 0u;
+    cellTable[words + kIsoCellHomeWord] = homes != 0u ? atomicAdd(cellTable[0], homes) : 0u;
 }
 
 void main() {
@@ -98,16 +101,16 @@ void main() {
                 const uint j = entry - 1u;
                 const BrickCells c = brickCellsAt(uvec3(x, y, z));
                 const uvec3 key = cellOf(u, c);
-                const uint words = kIsoCellHeader + kIsoCellWords * j + cellKey(key);
+                const uint k = cellKey(key), brickWords = kIsoCellHeader + kIsoCellWords * j;
+                const uint words = brickWords + cellWord(k), shift = cellShift(k);
                 if (mode == 2u) {
-                    atomicAdd(cellTable[words], 1u);
+                    atomicAdd(cellTable[words], 1u << shift);
                 } else {
                     const uint first = 2u * grid.sparseLimits.x + brickItems[2u * j];
-                    brickItems[first + atomicAdd(cellTable[words], 1u)] = i;
+                    brickItems[first + ((atomicAdd(cellTable[words], 1u << shift) >> shift) & 0xffffu)] = i;
                     if (cellIsHome(key, c)) {
-                        const uint brickWords = kIsoCellHeader + kIsoCellWords * j;
-                        const uint h = cellTable[brickWords + kIsoCellKeys] +
-                                       atomicAdd(cellTable[brickWords + kIsoCellKeys + 1u], 1u);
+                        const uint h = cellTable[brickWords + kIsoCellHomeWord] +
+                                       atomicAdd(cellTable[brickWords + kIsoCellHomeWord + 1u], 1u);
                         cellTable[cellHomeWords() + 2u * h] = i;
                         cellTable[cellHomeWords() + 2u * h + 1u] = j;
                     }

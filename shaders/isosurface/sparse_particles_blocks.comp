@@ -13,7 +13,9 @@
 // 0, <name>.sparse.blocks (kIsoBlockThreads threads a brick): the brick's
 //    own 9^3 samples 8b .. 8b + 8 (the block's interior). A thread keeps
 //    kIsoBlockRows rows of 9 samples (x) of one z slice in registers and
-//    loops once over the brick's particles (sparse.fill's references): a
+//    loops once over the brick's particles (sparse.fill's references) in
+//    the z layers of sub-cells the field can reach the slice from
+//    (sparse_particles_cells.glsl; grid.sparseParticleReach.z): a
 //    particle whose z distance alone puts it past the radius is dropped
 //    after one load (then every row test of the slice fails: the same
 //    rounded squares), else the row test, then the 9 kernel terms of a row
@@ -84,11 +86,15 @@ layout(set = 0, binding = 11, std430) readonly buffer VolumesBuf { float volumes
 // (the SPH builds: the weight is the density pass's volume).
 layout(set = 0, binding = 12, std430) readonly buffer RecordsBuf { vec4 records[]; };
 #endif
+// The cell table (sparse_particles_cells.glsl): each list ordered by sub-cell.
+layout(set = 0, binding = 13, std430) readonly buffer CellTableBuf { uint cellTable[]; };
 layout(constant_id = kIsoSpecVolumePoolBricks) const uint kPoolBricks = 1u;
 layout(constant_id = kIsoSpecVolumePoolCount) const uint kPoolCount = 1u;
 
 #include "isosurface/particles_common.glsl"
 #include "isosurface/particles_kernel.glsl"
+#define ISO_CELLS_READ
+#include "isosurface/sparse_particles_cells.glsl"
 
 const uint kSide = kIsoVolumeBrickSide, kInner = kIsoBrickCells + 1u, R = kIsoBlockRows;
 const uint kGroups = (kInner + R - 1u) / R; // threads per z slice in pass 0
@@ -145,7 +151,17 @@ void interior(uint brick, uint t) {
     const bool weighted = isoOpaque(layout_.z) != kIsoNoWeight;
     const uint slotBase = pc.slot * grid.itemSlotStride;
     const uint first = 2u * grid.sparseLimits.x + brickItems[2u * brick];
-    for (uint j = 0u; j < count; ++j) {
+    // Only the z layers of sub-cells within the field's reach of the slice
+    // (the list is ordered by sub-cell, a layer's keys are consecutive): a
+    // particle further away adds 0 to every sample of the slice.
+    const BrickCells c = brickCells(brick);
+    precise float zu = (zs - grid.boundsMin.z) / grid.spacing.z;
+    precise float rz = max(grid.sparseParticleReach.z, grid.particle.x) * 1.01 / grid.spacing.z + 1e-5 * (abs(zu) + 1.0);
+    const uint layer0 = cellOf(vec3(c.base.xy, zu - rz), c).z, layer1 = cellOf(vec3(c.base.xy, zu + rz), c).z;
+    const uint layerKeys = kIsoCellAxis * kIsoCellAxis;
+    const uint from = count == 0u || layer0 == 0u ? 0u : cellEnd(c, layerKeys * layer0 - 1u);
+    const uint to = count == 0u ? 0u : cellEnd(c, layerKeys * (layer1 + 1u) - 1u);
+    for (uint j = from; j < to; ++j) {
 #ifdef ISO_PARTICLE_RECORDS
         const uint index = brickItems[first + j];
         if (isoOpaque(grid.anisotropic) != 0u) {

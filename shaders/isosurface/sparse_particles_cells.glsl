@@ -87,6 +87,12 @@ uint cellKey(uvec3 k) { return k.x + kIsoCellAxis * (k.y + kIsoCellAxis * k.z); 
 
 bool cellIsHome(uvec3 k, BrickCells c) { return all(greaterThanEqual(k, c.homeLo)) && all(lessThanEqual(k, c.homeHi)); }
 
+// Sub-cell key k's 16 bits in its listed brick's words.
+uint cellWord(uint k) { return k >> 1u; }
+uint cellShift(uint k) { return 16u * (k & 1u); }
+// The words of a brick after its sub-cells: its homes' first place, then their cursor.
+const uint kIsoCellHomeWord = kIsoCellKeys / 2u;
+
 // Where the home list starts in the cell table.
 uint cellHomeWords() { return kIsoCellHeader + kIsoCellWords * grid.sparseLimits.x; }
 
@@ -99,6 +105,9 @@ BrickCells brickCells(uint brick) {
     c.words = kIsoCellHeader + kIsoCellWords * brick;
     return c;
 }
+
+// After the fill: the end of sub-cell k's run (its first place: k - 1's end, 0 for k = 0).
+uint cellEnd(BrickCells c, uint k) { return (cellTable[c.words + cellWord(k)] >> cellShift(k)) & 0xffffu; }
 
 // The home particles listed this frame, and the t-th: (particle index, listed brick).
 uint cellHomes() { return min(cellTable[0], grid.maxItems); }
@@ -146,8 +155,7 @@ uvec2 cellRange(BrickCells c, CellQuery q, uint row) {
     const uint x0 = max(q.lo.x, cellOf(vec3(q.u.x - rx, q.u.yz), c).x);
     const uint x1 = min(q.hi.x, cellOf(vec3(q.u.x + rx, q.u.yz), c).x);
     const uint k0 = cellKey(uvec3(x0, y, z)), k1 = cellKey(uvec3(x1, y, z));
-    // After the fill each sub-cell's word is its run's end.
-    return uvec2(k0 == 0u ? 0u : cellTable[c.words + k0 - 1u], cellTable[c.words + k1]);
+    return uvec2(k0 == 0u ? 0u : cellEnd(c, k0 - 1u), cellEnd(c, k1));
 }
 
 // The particle index at list place k.

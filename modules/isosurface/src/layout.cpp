@@ -379,6 +379,7 @@ Status IsoSurface::Impl::sizeSparseDomain(const DeviceLimits& lim, const std::st
 }
 
 static_assert(kMaxSparseItemsPerBrick == gpu::kIsoMaxBrickItems, "the public limit is the shaders'");
+static_assert(kMaxSparseParticlesPerBrick == gpu::kIsoMaxParticleBrickItems, "the public limit is the shaders'");
 static_assert(kSparseBrickCells == gpu::kIsoBrickCells, "the public brick size is the shaders'");
 
 // The virtual grid's bricks and the sparse capacities in the grid, once the
@@ -832,7 +833,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                 list = m.sph ? (1.0 + 2.0 * lambda) * r : reach;
                 chain = m.sph ? (2.0 + 2.0 * lambda) * r : r;
             }
-            g.sparseParticleReach = {float(list), float(reach + chain), 0.f, 0.f};
+            g.sparseParticleReach = {float(list), float(reach + chain), float(reach), 0.f};
         }
         if (m.sph && m.sparse && !(m.smooth || m.aniso)) {
             // Every neighbour of a particle then reaches a sample of its

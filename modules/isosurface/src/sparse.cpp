@@ -379,7 +379,8 @@ Status IsoSurface::Impl::createSparsePipelines() {
         PYRAMARCH_TRY(makePipeline(sparseSupersPipe, kParticleSupersSpv, "sparse.supers", 9, false));
         PYRAMARCH_TRY(makePipeline(sparseActivatePipe, kParticleActivateSpv, "sparse.activate", 9, false));
         // The blocks: the grid 0, counters 1, brick list 2, references 3,
-        // particles 4, the bricks' slots 5, the brick table 6, the pool 7-10.
+        // particles 4, the bricks' slots 5, the brick table 6, the pool 7-10,
+        // the sub-cells 13.
         // SphCubicSpline: the volumes at 11 (sparse.density: the grid 0,
         // sub-cells 1, brick list 2, references 3, particles 4, volumes 5).
         // Smoothing or anisotropic kernels: the records at 12 (the
@@ -399,21 +400,21 @@ Status IsoSurface::Impl::createSparsePipelines() {
                 else
                     PYRAMARCH_TRY(makePipeline(densityPipe, kParticleDensitySpv, "sparse.density", 6));
                 PYRAMARCH_TRY(
-                    makePipeline(sparseBlocksPipe, kParticleBlocksRecordsSphSpv, "sparse.blocks.records.sph", 13));
+                    makePipeline(sparseBlocksPipe, kParticleBlocksRecordsSphSpv, "sparse.blocks.records.sph", 14));
                 PYRAMARCH_TRY(makePipeline(sparseBordersPipe, kParticleBordersRecordsSphSpv,
-                                           "sparse.blocks.borders.records.sph", 13));
+                                           "sparse.blocks.borders.records.sph", 14));
             } else {
-                PYRAMARCH_TRY(makePipeline(sparseBlocksPipe, kParticleBlocksRecordsSpv, "sparse.blocks.records", 13));
+                PYRAMARCH_TRY(makePipeline(sparseBlocksPipe, kParticleBlocksRecordsSpv, "sparse.blocks.records", 14));
                 PYRAMARCH_TRY(
-                    makePipeline(sparseBordersPipe, kParticleBordersRecordsSpv, "sparse.blocks.borders.records", 13));
+                    makePipeline(sparseBordersPipe, kParticleBordersRecordsSpv, "sparse.blocks.borders.records", 14));
             }
         } else if (sph) {
             PYRAMARCH_TRY(makePipeline(densityPipe, kParticleDensitySpv, "sparse.density", 6));
-            PYRAMARCH_TRY(makePipeline(sparseBlocksPipe, kParticleBlocksSphSpv, "sparse.blocks.sph", 12));
-            PYRAMARCH_TRY(makePipeline(sparseBordersPipe, kParticleBordersSphSpv, "sparse.blocks.borders.sph", 12));
+            PYRAMARCH_TRY(makePipeline(sparseBlocksPipe, kParticleBlocksSphSpv, "sparse.blocks.sph", 14));
+            PYRAMARCH_TRY(makePipeline(sparseBordersPipe, kParticleBordersSphSpv, "sparse.blocks.borders.sph", 14));
         } else {
-            PYRAMARCH_TRY(makePipeline(sparseBlocksPipe, kParticleBlocksSpv, "sparse.blocks", 11));
-            PYRAMARCH_TRY(makePipeline(sparseBordersPipe, kParticleBordersSpv, "sparse.blocks.borders", 11));
+            PYRAMARCH_TRY(makePipeline(sparseBlocksPipe, kParticleBlocksSpv, "sparse.blocks", 14));
+            PYRAMARCH_TRY(makePipeline(sparseBordersPipe, kParticleBordersSpv, "sparse.blocks.borders", 14));
         }
         PYRAMARCH_TRY(makePipeline(sparseSlotsPipe, kParticleSlotsSpv, "sparse.slots", 7));
         return volumeReaders();
@@ -722,8 +723,10 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
             // Unused pool bindings repeat the first buffer (never accessed through).
             for (uint32_t i = 0; i < gpu::kIsoVolumePools; ++i)
                 pass.storage(7 + i, refs.volumePools[i], mode == 0 ? W : RW);
-            if (sph) pass.storage(11, volumesRef, R);
-            if (smooth || aniso) pass.storage(12, recordsRef, R);
+            // Bindings the build does not declare repeat the cell table (13).
+            pass.storage(11, sph ? volumesRef : refs.cellTable, R);
+            pass.storage(12, smooth || aniso ? recordsRef : refs.cellTable, R);
+            pass.storage(13, refs.cellTable, R);
             pass.use(refs.sparseArgs, Access::IndirectRead).record(indirectDispatch(refs.sparseArgs, 0));
         };
         blocks(".sparse.blocks", 0);
