@@ -17,8 +17,10 @@
 //   "<name>.sparse.args"      their count -> classify's indirect dispatch
 //   particles: "<name>.sparse.table.clear" and "<name>.sparse.count" before
 //   the supers (the bricks and super-bricks each particle reaches, counted:
-//   sparse_particles_bin.comp), "<name>.sparse.fill" after the args (each
-//   listed brick's particles), "<name>.sparse.slots.init" (the first frame:
+//   sparse_particles_bin.comp), "<name>.sparse.cells.clear", ".cells.count",
+//   ".cells.scan" and "<name>.sparse.fill" after the args (each listed
+//   brick's particles ordered by sub-cell, and the home list:
+//   sparse_particles_cells.glsl), "<name>.sparse.slots.init" (the first frame:
 //   no slot owned), "<name>.sparse.slots.keep", ".free" and ".assign" (a
 //   brick still listed keeps its block slot, new ones take freed slots:
 //   sparse_particles_slots.comp), then "<name>.sparse.blocks" and
