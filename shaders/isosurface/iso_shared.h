@@ -154,12 +154,20 @@ ISO_CONST kIsoSpecIndexSliceSize = 8u;   // ... indices per binding
 // 128 MiB bindings.
 ISO_CONST kIsoOutputSlices = 16u;
 
+// Sparse particles: the most particles one brick may list (a brick past it
+// is crowded: no references, reported). A thread of the blocks pass loops
+// over the list once (lavapipe: 65,535 loop iterations an invocation).
+ISO_CONST kIsoMaxParticleBrickItems = 61440u;
+// Sparse particles: each listed brick's list is ordered by sub-cell
+// (sparse_particles_cells.glsl): the cell table (a buffer) holds a header
+// (word 0: the home particles listed), then kIsoCellWords words a listed
+// brick (its kIsoCellKeys sub-cells' run ends, 16 bits each, two a word: a
+// list is shorter than 2^16; its homes' first place and cursor), then two
+// words (particle, listed brick) per home particle.
+ISO_CONST kIsoCellKeys = 512u;
+ISO_CONST kIsoCellWords = 258u;
+ISO_CONST kIsoCellHeader = 4u;
 // Volume formats (IsoGrid.volumeFormat).
-// The longest brick list of the per-particle neighbourhood loops on bricks
-// (SPH density, smoothing, anisotropic kernels); longer lists make the brick
-// crowded. sparse_particles_cells.glsl sorts lists up to it by sub-cell and
-// keeps the loops under lavapipe's 65,535 iterations an invocation.
-ISO_CONST kIsoCellSortItems = 3840u;
 ISO_CONST kIsoVolumeU8 = 0u;
 ISO_CONST kIsoVolumeU16 = 1u;
 ISO_CONST kIsoVolumeF32 = 2u;
@@ -275,7 +283,8 @@ struct IsoGrid {
     // Sparse particles with position smoothing or anisotropic kernels (else
     // 0): x how far (world units) each particle is listed around it, y how
     // far past the grid a particle still counts (particles_kernel.glsl's
-    // listSamples).
+    // listSamples), z how far from it its moved or stretched kernel adds
+    // to a sample (sparse_particles_blocks.comp; 0: the radius).
     vec4 sparseParticleReach;
 };
 
@@ -321,7 +330,7 @@ struct IsoStatsGpu {
     uint sparseBricks;    // sparse: bricks listed as needed (may exceed the list's capacity)
     uint sparseSlots;     // sparse: pool slots needed
     uint sparseItemRefs;  // sparse metaballs, particles: item references needed
-    uint sparseCrowdedBricks; // sparse metaballs, particles: bricks past kIsoMaxBrickItems
+    uint sparseCrowdedBricks; // sparse metaballs, particles: bricks past the items one may list
     uint sparseVolumeBricks;  // sparse volumes from an octree: surface bricks needed (may exceed the pool)
 };
 
@@ -331,7 +340,7 @@ struct IsoCounters {
     uint sparseSlots;  // sparse: row pairs with a cut cell (the pool's slot counter)
     uint sparseSupers; // sparse: super-bricks the coarse activate pass listed
     uint sparseItemRefs; // sparse metaballs, particles: item references of the listed bricks (their append counter)
-    uint sparseCrowdedBricks; // sparse metaballs, particles: bricks past kIsoMaxBrickItems
+    uint sparseCrowdedBricks; // sparse metaballs, particles: bricks past the items one may list
     uint sparseVolumeBricks;  // sparse volumes from an octree: surface bricks marked (the pool slot counter)
     uint sparseFreeSlots;     // sparse particles: block slots freed this frame (sparse_particles_slots.comp)
     uint sparseFreeTaken;     // sparse particles: of those, taken by new bricks
@@ -352,6 +361,9 @@ struct IsoBall {
 #ifdef __cplusplus
 static_assert(sizeof(IsoPush) == 64, "push constants");
 static_assert(kIsoMaxBrickItems * 6 + 4096 < 65535, "a brick's items looped over ~6 times stay under lavapipe's loop limit");
+static_assert(kIsoMaxParticleBrickItems + 2048 < 65535, "a sparse particle block loops once over its brick's list");
+static_assert(kIsoMaxParticleBrickItems < 65536 && kIsoCellWords == kIsoCellKeys / 2 + 2,
+              "a sub-cell's run end fits 16 bits");
 static_assert(kIsoBuildBricks * kIsoBrickRowPairs / 4 == kIsoBuildGroupSize * 4 && kIsoClassifyLevels == 2,
               "a first build group reduces the level-3 words of kIsoBuildBricks whole bricks");
 static_assert(kIsoBlockThreads == (kIsoBrickCells + 1) * ((kIsoBrickCells + kIsoBlockRows) / kIsoBlockRows),

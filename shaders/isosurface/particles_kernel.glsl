@@ -15,12 +15,10 @@
 #ifndef ISO_PARTICLES_KERNEL_GLSL
 #define ISO_PARTICLES_KERNEL_GLSL
 
-// A sparse domain's per-particle loops over a brick's whole list (the SPH
+// A sparse domain's per-particle loops over a brick's sub-cells (the SPH
 // density, the smoothing and anisotropic neighbourhoods) take this many
 // particles an iteration: lavapipe ends an invocation's loops after 65,535
-// iterations in all, and a thread of such a pass runs about
-// (list / 32) x (list / kIsoListUnroll) of them. The bricks that would pass
-// it are reported crowded (sparse_activate.glsl, grid.sparseParticleReach.z).
+// iterations in all (sparse_particles_cells.glsl).
 const uint kIsoListUnroll = 8u;
 
 // a * b + c with the product rounded first, never fused (see above).

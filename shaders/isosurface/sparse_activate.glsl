@@ -213,19 +213,13 @@ void main() {
                 const uint local = (thread % 16u) * 32u + uint(findLSB(bits));
                 const uvec3 b = isoListedSuperBrick(thread / 16u, local);
 #if defined(ISO_SPARSE_PARTICLES)
-                // Its count becomes the word of its first reference + 1 for
-                // sparse.fill (0: not reached; kIsoBrickDropped: reached, but
-                // past the list or the references: sparse_particles_blocks.comp
-                // then evaluates the samples its neighbours would have copied
-                // from it).
+                // Its count becomes its place in the list + 1 for sparse.fill
+                // (0: not reached; kIsoBrickDropped: reached, but past the
+                // list or the references: sparse_particles_blocks.comp then
+                // evaluates the samples its neighbours would have copied from it).
                 const uint brick = b.x + grid.sparse.x * (b.y + grid.sparse.y * b.z);
                 const uint reaching = isoBrickTable[brick];
-                // With the SPH density, smoothing or anisotropic kernels the
-                // per-particle loops over the whole list allow fewer
-                // (grid.sparseParticleReach.z, particles_kernel.glsl's
-                // kIsoListUnroll; 0: kIsoMaxBrickItems).
-                const uint reachLimit = isoOpaque(uint(grid.sparseParticleReach.z));
-                const uint maxItems = reachLimit != 0u ? min(reachLimit, kIsoMaxBrickItems) : kIsoMaxBrickItems;
+                const uint maxItems = kIsoMaxParticleBrickItems;
                 const uint ref = atomicAdd(isoCounters.sparseItemRefs, reaching);
                 if (reaching > maxItems) atomicAdd(isoCounters.sparseCrowdedBricks, 1u);
                 const bool fits = reaching <= maxItems && reaching <= grid.sparseLimits.w &&
@@ -235,8 +229,7 @@ void main() {
                     isoBrickItems[2u * at] = fits ? ref : 0u;
                     isoBrickItems[2u * at + 1u] = fits ? reaching : 0u;
                 }
-                isoBrickTable[brick] =
-                    at < grid.sparseLimits.x && fits ? 2u * grid.sparseLimits.x + ref + 1u : kIsoBrickDropped;
+                isoBrickTable[brick] = at < grid.sparseLimits.x && fits ? at + 1u : kIsoBrickDropped;
 #elif defined(ISO_SPARSE_METABALLS)
                 uvec3 lo, hi;
                 isoBrickBox(b, lo, hi);

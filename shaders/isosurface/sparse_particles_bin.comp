@@ -1,21 +1,31 @@
 #version 460
-// Sparse domain of particles: which bricks each particle can reach, a
-// thread per particle, in two passes (pc.srcLevel):
-// 0, <name>.sparse.count: adds 1 to the brick table's word of every brick
-//    whose samples grown by one (the normals' differences) include a sample
-//    of the particle's kernel box (kernelSamples: the samples the scatter
-//    adds it to), and marks their super-bricks; the activate passes
-//    (sparse_activate.glsl, ISO_SPARSE_PARTICLES) list the marked
-//    super-bricks, then the counted bricks, and turn each listed brick's
-//    count into the position of its references (+1; 0 or kIsoBrickDropped:
-//    not listed).
+// Sparse domain of particles: which bricks each particle can reach, and
+// each listed brick's list ordered by sub-cell (sparse_particles_cells.glsl),
+// in four passes (pc.srcLevel):
+// 0, <name>.sparse.count (a thread per particle): adds 1 to the brick
+//    table's word of every brick whose samples grown by one (the normals'
+//    differences) include a sample of the particle's kernel box
+//    (kernelSamples: the samples the scatter adds it to), and marks their
+//    super-bricks; the activate passes (sparse_activate.glsl,
+//    ISO_SPARSE_PARTICLES) list the marked super-bricks, then the counted
+//    bricks, and turn each listed brick's word into its place in the list
+//    + 1 (0 or kIsoBrickDropped: not listed, or its references did not fit).
 //    With position smoothing or anisotropic kernels the samples are those
 //    within grid.sparseParticleReach.x of the particle, each end clamped
 //    into the grid (particles_kernel.glsl's listSamples): every particle a
 //    listed particle's smoothing, density or kernel shape reads is then in
 //    the list of that particle's home brick (sparse_particles_neighbours.comp).
-// 1, <name>.sparse.fill: the same bricks again; each listed one takes the
-//    particle's index at its next position. The order within a brick
+// 2, <name>.sparse.cells.count (a thread per particle): the same bricks;
+//    each listed one counts the particle in its sub-cell's word of the cell
+//    table (cleared before).
+// 3, <name>.sparse.cells.scan (a thread per listed brick): its sub-cells'
+//    counts become their runs' starts (an exclusive prefix sum), and the
+//    brick takes the place of its home particles (those of its home
+//    sub-cells) in the home list.
+// 1, <name>.sparse.fill (a thread per particle): the same bricks again;
+//    each listed one takes the particle's index at its sub-cell's next place
+//    (the word ends at its run's end), and its home brick puts (index,
+//    listed brick) at its home list's next place. The order within a run
 //    follows the atomics: the field sums integer kernel terms
 //    (particles_kernel.glsl), the same in any order.
 #include "isosurface/common.glsl"
@@ -26,13 +36,43 @@ layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) readonly buffer ParticlesBuf { float particleData[]; };
 layout(set = 0, binding = 2, std430) buffer BrickTableBuf { uint brickTable[]; };
 layout(set = 0, binding = 3, std430) writeonly buffer SuperMarksBuf { uint superMarks[]; };
-layout(set = 0, binding = 4, std430) writeonly buffer BrickRefsBuf { uint brickRefs[]; };
+// Per listed brick i: words 2i, 2i + 1 its first reference and count; the
+// references from word 2 * sparseLimits.x (sparse_activate.glsl).
+layout(set = 0, binding = 4, std430) buffer BrickItemsBuf { uint brickItems[]; };
+layout(set = 0, binding = 5, std430) buffer CellTableBuf { uint cellTable[]; };
+layout(set = 0, binding = 6, std430) readonly buffer CountersBuf { IsoCounters counters; };
+layout(set = 0, binding = 7, std430) readonly buffer BrickListBuf { uint bricks[]; };
 
 #include "isosurface/particles_common.glsl"
 #include "isosurface/particles_kernel.glsl"
+#include "isosurface/sparse_particles_cells.glsl"
+
+// Mode 3: listed brick j's runs and home place.
+void scanCells(uint j) {
+    if (j >= min(counters.sparseBricks, grid.sparseLimits.x) || brickItems[2u * j + 1u] == 0u) return;
+    const BrickCells c = brickCellsAt(cellBrickOf(bricks[j]));
+    const uint words = kIsoCellHeader + kIsoCellWords * j;
+    uint start = 0u, homes = 0u;
+    for (uint w = 0u; w < kIsoCellKeys / 2u; ++w) {
+        // Keys 2w and 2w + 1 (16 bits each: a list is shorter than 2^16).
+        const uint n = cellTable[words + w];
+        const uint n0 = n & 0xffffu, n1 = n >> 16;
+        cellTable[words + w] = start | (start + n0) << 16;
+        start += n0 + n1;
+        const uint k = 2u * w;
+        if (cellIsHome(uvec3(k & 7u, (k >> 3) & 7u, k >> 6), c)) homes += n0;
+        if (cellIsHome(uvec3((k + 1u) & 7u, (k >> 3) & 7u, k >> 6), c)) homes += n1;
+    }
+    cellTable[words + kIsoCellHomeWord] = homes != 0u ? atomicAdd(cellTable[0], homes) : 0u;
+}
 
 void main() {
     const uint i = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
+    const uint mode = isoOpaque(pc.srcLevel);
+    if (mode == 3u) {
+        scanCells(i);
+        return;
+    }
     vec4 pw;
     uvec3 a, b;
     if (i >= isoOpaque(min(pc.itemCount, grid.maxItems)) || !loadParticle(i, pw)) return;
@@ -46,19 +86,37 @@ void main() {
     const uvec3 below = uvec3(kIsoBrickCells + 1u);
     const uvec3 lo = mix(uvec3(0u), (a - below + uvec3(kIsoBrickCells - 1u)) / kIsoBrickCells, greaterThanEqual(a, below));
     const uvec3 hi = min((b + 1u) / kIsoBrickCells, grid.sparse.xyz - 1u);
-    const bool fill = isoOpaque(pc.srcLevel) == 1u;
+    const vec3 u = cellUnits(pw.xyz);
     for (uint z = lo.z; z <= hi.z; ++z)
         for (uint y = lo.y; y <= hi.y; ++y)
             for (uint x = lo.x; x <= hi.x; ++x) {
                 const uint brick = x + grid.sparse.x * (y + grid.sparse.y * z);
-                if (!fill) {
+                if (mode == 0u) {
                     atomicAdd(brickTable[brick], 1u);
-                } else if (brickTable[brick] != 0u && brickTable[brick] != kIsoBrickDropped) {
-                    // Listed: the table holds its next reference's word + 1.
-                    brickRefs[atomicAdd(brickTable[brick], 1u) - 1u] = i;
+                    continue;
+                }
+                const uint entry = brickTable[brick];
+                if (entry == 0u || entry == kIsoBrickDropped) continue;
+                // Listed, its references fit: the table holds its place + 1.
+                const uint j = entry - 1u;
+                const BrickCells c = brickCellsAt(uvec3(x, y, z));
+                const uvec3 key = cellOf(u, c);
+                const uint k = cellKey(key), brickWords = kIsoCellHeader + kIsoCellWords * j;
+                const uint words = brickWords + cellWord(k), shift = cellShift(k);
+                if (mode == 2u) {
+                    atomicAdd(cellTable[words], 1u << shift);
+                } else {
+                    const uint first = 2u * grid.sparseLimits.x + brickItems[2u * j];
+                    brickItems[first + ((atomicAdd(cellTable[words], 1u << shift) >> shift) & 0xffffu)] = i;
+                    if (cellIsHome(key, c)) {
+                        const uint h = cellTable[brickWords + kIsoCellHomeWord] +
+                                       atomicAdd(cellTable[brickWords + kIsoCellHomeWord + 1u], 1u);
+                        cellTable[cellHomeWords() + 2u * h] = i;
+                        cellTable[cellHomeWords() + 2u * h + 1u] = j;
+                    }
                 }
             }
-    if (!fill) {
+    if (mode == 0u) {
         // Every super-brick of the bricks above (all writes store 1).
         const uvec3 slo = lo / kIsoSuperBricks, shi = hi / kIsoSuperBricks;
         for (uint z = slo.z; z <= shi.z; ++z)

@@ -13,7 +13,9 @@
 // 0, <name>.sparse.blocks (kIsoBlockThreads threads a brick): the brick's
 //    own 9^3 samples 8b .. 8b + 8 (the block's interior). A thread keeps
 //    kIsoBlockRows rows of 9 samples (x) of one z slice in registers and
-//    loops once over the brick's particles (sparse.fill's references): a
+//    loops once over the brick's particles (sparse.fill's references) in
+//    the z layers of sub-cells the field can reach the slice from
+//    (sparse_particles_cells.glsl; grid.sparseParticleReach.z): a
 //    particle whose z distance alone puts it past the radius is dropped
 //    after one load (then every row test of the slice fails: the same
 //    rounded squares), else the row test, then the 9 kernel terms of a row
@@ -43,9 +45,9 @@
 // sum the dense gathers' terms of those (anisoTerm for kernel records).
 // No atomics, no barrier, no clear: every sample of a listed block is
 // written every frame. A brick whose references did not fit has none: its
-// interior is 0 (no triangles, the frame reports the overflow). At most 4
-// loops of kIsoMaxBrickItems iterations a thread (lavapipe ends a shader
-// invocation's loops after 65,535 in all).
+// interior is 0 (no triangles, the frame reports the overflow). One loop of
+// at most kIsoMaxParticleBrickItems iterations a thread (lavapipe ends a
+// shader invocation's loops after 65,535 in all).
 #include "isosurface/common.glsl"
 
 #ifdef ISO_BLOCK_BORDERS
@@ -84,11 +86,15 @@ layout(set = 0, binding = 11, std430) readonly buffer VolumesBuf { float volumes
 // (the SPH builds: the weight is the density pass's volume).
 layout(set = 0, binding = 12, std430) readonly buffer RecordsBuf { vec4 records[]; };
 #endif
+// The cell table (sparse_particles_cells.glsl): each list ordered by sub-cell.
+layout(set = 0, binding = 13, std430) readonly buffer CellTableBuf { uint cellTable[]; };
 layout(constant_id = kIsoSpecVolumePoolBricks) const uint kPoolBricks = 1u;
 layout(constant_id = kIsoSpecVolumePoolCount) const uint kPoolCount = 1u;
 
 #include "isosurface/particles_common.glsl"
 #include "isosurface/particles_kernel.glsl"
+#define ISO_CELLS_READ
+#include "isosurface/sparse_particles_cells.glsl"
 
 const uint kSide = kIsoVolumeBrickSide, kInner = kIsoBrickCells + 1u, R = kIsoBlockRows;
 const uint kGroups = (kInner + R - 1u) / R; // threads per z slice in pass 0
@@ -145,7 +151,17 @@ void interior(uint brick, uint t) {
     const bool weighted = isoOpaque(layout_.z) != kIsoNoWeight;
     const uint slotBase = pc.slot * grid.itemSlotStride;
     const uint first = 2u * grid.sparseLimits.x + brickItems[2u * brick];
-    for (uint j = 0u; j < count; ++j) {
+    // Only the z layers of sub-cells within the field's reach of the slice
+    // (the list is ordered by sub-cell, a layer's keys are consecutive): a
+    // particle further away adds 0 to every sample of the slice.
+    const BrickCells c = brickCells(brick);
+    precise float zu = (zs - grid.boundsMin.z) / grid.spacing.z;
+    precise float rz = max(grid.sparseParticleReach.z, grid.particle.x) * 1.01 / grid.spacing.z + 1e-5 * (abs(zu) + 1.0);
+    const uint layer0 = cellOf(vec3(c.base.xy, zu - rz), c).z, layer1 = cellOf(vec3(c.base.xy, zu + rz), c).z;
+    const uint layerKeys = kIsoCellAxis * kIsoCellAxis;
+    const uint from = count == 0u || layer0 == 0u ? 0u : cellEnd(c, layerKeys * layer0 - 1u);
+    const uint to = count == 0u ? 0u : cellEnd(c, layerKeys * (layer1 + 1u) - 1u);
+    for (uint j = from; j < to; ++j) {
 #ifdef ISO_PARTICLE_RECORDS
         const uint index = brickItems[first + j];
         if (isoOpaque(grid.anisotropic) != 0u) {
@@ -248,19 +264,21 @@ void copySegment(uvec3 b, ivec3 d, uint y, uint z, uint x0, uint x1, uint pool, 
     }
 }
 
-// The 11 samples of block row (y, z) of brick b summed over the brick's own
-// particles (which reach every sample of its block): where a neighbour that
-// particles reach has no block (an overflow), so that the listed bricks'
-// cells keep the dense field's values and normals. One loop a row.
-void ownRow(uint brick, uvec3 b, uint y, uint z, out uint bits[kSide]) {
-    const uvec3 s = b * kIsoBrickCells + uvec3(0u, y, z) - 1u;
-    const float ys = sampleCoord(s.y, grid.boundsMin.y, grid.spacing.y);
-    const float zs = sampleCoord(s.z, grid.boundsMin.z, grid.spacing.z);
-    float xs[kSide];
-    uint sum[kSide];
-    [[unroll]] for (uint k = 0u; k < kSide; ++k) {
-        xs[k] = sampleCoord(s.x + k, grid.boundsMin.x, grid.spacing.x);
-        sum[k] = 0u;
+// The samples of the block rows `rows` (y | z << 8 each, `n` of them) of
+// brick b summed over the brick's own particles (which reach every sample
+// of its block): where a neighbour that particles reach has no block (an
+// overflow), so that the listed bricks' cells keep the dense field's values
+// and normals. One loop over the list for all of them.
+const uint kBorderRows = (kSide * kSide + kIsoBorderThreads - 1u) / kIsoBorderThreads;
+void ownRows(uint brick, uvec3 b, uint rows[kBorderRows], uint n, out uint bits[kBorderRows][kSide]) {
+    float xs[kSide], ys[kBorderRows], zs[kBorderRows];
+    uint sum[kBorderRows][kSide];
+    const uvec3 s0 = b * kIsoBrickCells - 1u;
+    [[unroll]] for (uint k = 0u; k < kSide; ++k) xs[k] = sampleCoord(s0.x + k, grid.boundsMin.x, grid.spacing.x);
+    [[unroll]] for (uint r = 0u; r < kBorderRows; ++r) {
+        ys[r] = sampleCoord(s0.y + (rows[r] & 0xffu), grid.boundsMin.y, grid.spacing.y);
+        zs[r] = sampleCoord(s0.z + (rows[r] >> 8), grid.boundsMin.z, grid.spacing.z);
+        [[unroll]] for (uint k = 0u; k < kSide; ++k) sum[r][k] = 0u;
     }
     const uint first = 2u * grid.sparseLimits.x + brickItems[2u * brick];
     const uint count = brickItems[2u * brick + 1u];
@@ -272,10 +290,12 @@ void ownRow(uint brick, uvec3 b, uint y, uint z, out uint bits[kSide]) {
             const vec4 c = records[index * kIsoAnisoRecordVec4s];
             const vec4 g0 = records[index * kIsoAnisoRecordVec4s + 1u];
             const vec4 g1 = records[index * kIsoAnisoRecordVec4s + 2u];
-            const float dy = ys - c.y, dz = zs - c.z;
-            if (squaredYZ(dy, dz) < g1.z) {
-                const vec3 u = anisoYZ(dy, dz, g0, g1);
-                [[unroll]] for (uint k = 0u; k < kSide; ++k) sum[k] += anisoTerm(xs[k] - c.x, u, g0, c.w);
+            [[unroll]] for (uint r = 0u; r < kBorderRows; ++r) {
+                const float dy = ys[r] - c.y, dz = zs[r] - c.z;
+                if (r < n && squaredYZ(dy, dz) < g1.z) {
+                    const vec3 u = anisoYZ(dy, dz, g0, g1);
+                    [[unroll]] for (uint k = 0u; k < kSide; ++k) sum[r][k] += anisoTerm(xs[k] - c.x, u, g0, c.w);
+                }
             }
             continue;
         }
@@ -286,15 +306,19 @@ void ownRow(uint brick, uvec3 b, uint y, uint z, out uint bits[kSide]) {
 #ifdef ISO_PARTICLE_SPH
         pw.w = volumes[brickItems[first + j]];
 #endif
-        const float yz = squaredYZ(ys - pw.y, zs - pw.z);
-        if (yz * grid.particle.y < 1.0) {
-            [[unroll]] for (uint k = 0u; k < kSide; ++k) sum[k] += fieldTerm(xs[k] - pw.x, yz, pw.w);
+        [[unroll]] for (uint r = 0u; r < kBorderRows; ++r) {
+            const float yz = squaredYZ(ys[r] - pw.y, zs[r] - pw.z);
+            if (r < n && yz * grid.particle.y < 1.0) {
+                [[unroll]] for (uint k = 0u; k < kSide; ++k) sum[r][k] += fieldTerm(xs[k] - pw.x, yz, pw.w);
+            }
         }
     }
-    const bool rowIn = s.y < grid.samples.y && s.z < grid.samples.z;
-    [[unroll]] for (uint k = 0u; k < kSide; ++k) {
-        const bool inside = rowIn && s.x + k < grid.samples.x;
-        bits[k] = inside ? floatBitsToUint(float(sum[k]) / float(kIsoSplatFixedOne)) : 0u;
+    [[unroll]] for (uint r = 0u; r < kBorderRows; ++r) {
+        const bool rowIn = s0.y + (rows[r] & 0xffu) < grid.samples.y && s0.z + (rows[r] >> 8) < grid.samples.z;
+        [[unroll]] for (uint k = 0u; k < kSide; ++k) {
+            const bool inside = rowIn && s0.x + k < grid.samples.x;
+            bits[r][k] = inside ? floatBitsToUint(float(sum[r][k]) / float(kIsoSplatFixedOne)) : 0u;
+        }
     }
 }
 
@@ -303,25 +327,35 @@ void border(uint brick, uint t) {
     const uint slot = brickSlots[brick];
     const uint pool = slot / kPoolBricks;
     const uint block = (slot - pool * kPoolBricks) * kIsoVolumeBrickSamples;
-    const uint rowsPerThread = (kSide * kSide + kIsoBorderThreads - 1u) / kIsoBorderThreads;
-    for (uint i = 0u; i < rowsPerThread; ++i) {
-        const uint row = t * rowsPerThread + i;
+    uint dropped[kBorderRows];
+    uint n = 0u;
+    [[unroll]] for (uint i = 0u; i < kBorderRows; ++i) dropped[i] = 0u;
+    for (uint i = 0u; i < kBorderRows; ++i) {
+        const uint row = t * kBorderRows + i;
         if (row >= kSide * kSide) break;
         const uint y = row % kSide, z = row / kSide; // constant divisors
         const ivec2 dyz = ivec2(greaterThan(uvec2(y, z), uvec2(kInner))) - ivec2(equal(uvec2(y, z), uvec2(0u)));
         const bool whole = dyz != ivec2(0);
         const uint at = block + kSide * row;
-        bool dropped = false;
-        copySegment(b, ivec3(-1, dyz), y, z, 0u, 0u, pool, at, dropped);
-        if (whole) copySegment(b, ivec3(0, dyz), y, z, 1u, kInner, pool, at, dropped);
-        copySegment(b, ivec3(1, dyz), y, z, kSide - 1u, kSide - 1u, pool, at, dropped);
-        if (dropped) {
-            // The row's border samples from the brick's own particles instead.
-            uint bits[kSide];
-            ownRow(brick, b, y, z, bits);
-            for (uint x = 0u; x < kSide; x += whole || x == kSide - 1u ? 1u : kSide - 1u)
-                poolStore(pool, at + x, bits[x]);
-        }
+        bool rowDropped = false;
+        copySegment(b, ivec3(-1, dyz), y, z, 0u, 0u, pool, at, rowDropped);
+        if (whole) copySegment(b, ivec3(0, dyz), y, z, 1u, kInner, pool, at, rowDropped);
+        copySegment(b, ivec3(1, dyz), y, z, kSide - 1u, kSide - 1u, pool, at, rowDropped);
+        // The row's border samples from the brick's own particles instead (below).
+        [[unroll]] for (uint r = 0u; r < kBorderRows; ++r)
+            if (rowDropped && r == n) dropped[r] = y | z << 8;
+        if (rowDropped) ++n;
+    }
+    if (n == 0u) return;
+    uint bits[kBorderRows][kSide];
+    ownRows(brick, b, dropped, n, bits);
+    [[unroll]] for (uint r = 0u; r < kBorderRows; ++r) {
+        if (r >= n) break;
+        const uint y = dropped[r] & 0xffu, z = dropped[r] >> 8;
+        const bool whole = y == 0u || z == 0u || y > kInner || z > kInner;
+        const uint at = block + kSide * (y + kSide * z);
+        for (uint x = 0u; x < kSide; x += whole || x == kSide - 1u ? 1u : kSide - 1u)
+            poolStore(pool, at + x, bits[r][x]);
     }
 }
 

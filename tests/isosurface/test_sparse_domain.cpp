@@ -995,50 +995,58 @@ TEST_F(IsoSparseParticles, GpuBufferRecordsMatchTheDensePath) {
     expectFrameMatches(info, *dense, *dense, *sparse, 300);
 }
 
-// More particles reach a brick than classify and extraction may loop
-// over (kMaxSparseItemsPerBrick): those bricks get none, the frame reports
-// an overflow and how many, and the other bricks' triangles are the dense
-// path's.
-TEST_F(IsoSparseParticles, CrowdedBricksAreReportedAndLeftEmpty) {
-    IsoSurfaceCreateInfo info = sparseParticleInfo({33, 33, 33}, NormalMode::Central);
-    info.maxParticles = 12000;
-    info.particleRadius = 0.04f;
-    info.isoValue = 0.5f;
-    info.sparse.maxItemRefs = 4000000;
-    // 10,000 particles inside one brick (cells 8..15 on each axis:
-    // [-0.5, -0.0625]), and a lone cluster far from it.
+// Bricks whose lists are long: 9,000 particles inside one brick (more than
+// the 8,192 items a metaball brick may list, and the 3,840 the per-particle
+// passes on bricks once sorted in shared memory: such bricks were crowded,
+// left empty), and a lone cluster. The neighbour-count kernel, and SPH with
+// anisotropic kernels (the density and the kernels' passes): no overflow,
+// no crowded brick, and the dense path's vertices bit for bit.
+TEST_F(IsoSparseParticles, LongBrickListsAreTheDensePathsBitForBit) {
     std::vector<Particle> particles;
     Lcg rng{3u};
-    for (uint32_t i = 0; i < 10000; ++i)
+    // Cells 8..15 on each axis: [-0.5, -0.0625].
+    for (uint32_t i = 0; i < 9000; ++i)
         particles.push_back(
             {{-0.45f + 0.35f * rng.next(), -0.45f + 0.35f * rng.next(), -0.45f + 0.35f * rng.next()}, 0.3f});
     for (uint32_t i = 0; i < 300; ++i)
         particles.push_back({{0.6f + 0.1f * rng.next(), 0.6f + 0.1f * rng.next(), 0.6f + 0.1f * rng.next()}, 0.3f});
-    auto s = make(info);
-    ASSERT_TRUE(s);
-    ASSERT_TRUE(s->setParticles(particles).ok());
-    frame(*s);
-    const auto stats = s->statsOfFrame(0);
-    ASSERT_TRUE(stats.has_value());
-    EXPECT_TRUE(stats->overflow);
-    EXPECT_GE(stats->sparseCrowdedBricks, 1u);
-    auto v = s->readVertices();
-    ASSERT_TRUE(v.ok());
-    ASSERT_FALSE(v.value().empty()) << "the lone cluster's bricks are not crowded";
-    // Whatever was written lies on the dense path's surface.
-    IsoSurfaceCreateInfo denseInfo = info;
-    denseInfo.sparse = {};
-    auto dense = make(denseInfo);
-    ASSERT_TRUE(dense);
-    ASSERT_TRUE(dense->setParticles(particles).ok());
-    frame(*dense);
-    auto dv = dense->readVertices();
-    ASSERT_TRUE(dv.ok());
-    std::set<std::array<float, 3>> onDense;
-    for (const IsoVertexData& x : dv.value()) onDense.insert({x.position[0], x.position[1], x.position[2]});
-    for (const IsoVertexData& x : v.value())
-        ASSERT_TRUE(onDense.count({x.position[0], x.position[1], x.position[2]})) << "a vertex not on the surface";
-    EXPECT_LT(v.value().size(), dv.value().size());
+    for (const int mode : {0, 2}) {
+        SCOPED_TRACE(mode == 0 ? "neighbour count" : "SPH, anisotropic");
+        IsoSurfaceCreateInfo info = sparseParticleInfo({33, 33, 33}, NormalMode::Central);
+        info.maxParticles = 12000;
+        info.particleRadius = 0.07f;
+        info.sparse.maxItemRefs = 4000000;
+        info.vertexCapacity = 600000;
+        if (mode != 0) {
+            info.particleKernel = ParticleKernel::SphCubicSpline;
+            info.isoValue = 0.6f;
+        }
+        info.anisotropic.enabled = mode == 2;
+        IsoSurfaceCreateInfo denseInfo = info;
+        denseInfo.sparse = {};
+        auto sparse = make(info);
+        auto dense = make(denseInfo);
+        ASSERT_TRUE(sparse && dense);
+        for (IsoSurface* s : {sparse.get(), dense.get()}) {
+            ASSERT_TRUE(s->setParticles(particles).ok());
+            frame(*s);
+        }
+        const auto stats = sparse->statsOfFrame(0);
+        ASSERT_TRUE(stats.has_value());
+        EXPECT_FALSE(stats->overflow);
+        EXPECT_EQ(stats->sparseCrowdedBricks, 0u);
+        EXPECT_GT(stats->sparseItemRefsNeeded, 9000u) << "the brick holding the 9,000 lists them all";
+        auto v = sparse->readVertices();
+        auto dv = dense->readVertices();
+        ASSERT_TRUE(v.ok() && dv.ok());
+        ASSERT_GT(dv.value().size(), 1000u);
+        const auto positions = [](const std::vector<IsoVertexData>& vs) {
+            std::multiset<std::array<float, 3>> out;
+            for (const IsoVertexData& x : vs) out.insert({x.position[0], x.position[1], x.position[2]});
+            return out;
+        };
+        EXPECT_TRUE(positions(v.value()) == positions(dv.value())) << "not the dense path's vertices";
+    }
 }
 
 // A 2047^3 virtual grid (8.6 G cells: 34 GB as a dense float field, past

@@ -99,7 +99,7 @@ struct IsoRefs {
     BufferRef brickList, sparseArgs, slotRecords, superList, superArgs; // sparse
     BufferRef orderMarks, orderBases, pairOrder;                        // sparse: the lists' order
     BufferRef brickItems;                                               // sparse metaballs, particles
-    BufferRef brickTable, superMarks;                                   // sparse particles
+    BufferRef brickTable, superMarks, cellTable;                        // sparse particles
     BufferRef slotOfBrick, slotState, freeSlots;                        // sparse particles' block slots
     BufferRef volumeStaging, volumeSurface, volumeBrickSlots;           // sparse volumes
     BufferRef volumePools[gpu::kIsoVolumePools];                        // sparse volumes (unused ones: the first)
@@ -123,6 +123,7 @@ struct IsoSizes {
     // Sparse, the lists' fixed order (sparse_order.comp): the marks, the
     // bases of the marks' words, the pair masks and chunk slots.
     uint64_t sparseMarkBytes = 0, sparseBaseBytes = 0, sparsePairOrderBytes = 0;
+    uint64_t sparseCellBytes = 0; // sparse particles: the listed bricks' sub-cells
     // Sparse volumes: the surface bricks (uvec4 each), the pool
     // (maxVolumeBricks bricks in volumePoolCount buffers of at most
     // volumePoolBricks), the listed bricks' slots (maxBricks words).
@@ -293,6 +294,7 @@ struct IsoSurface::Impl {
     Buffer orderMarks, orderBases, pairOrder; // sparse: the lists' order (sparse_order.comp)
     Buffer brickItems;             // sparse metaballs, particles: each listed brick's items (sparse_activate.glsl)
     Buffer brickTable, superMarks; // sparse particles: per brick and super-brick (sparse_particles_bin.comp)
+    Buffer cellTable;              // sparse particles: the listed bricks' sub-cells (sparse_particles_cells.glsl)
     ComputePipeline sparseBinPipe; // sparse particles: count and fill
     // Sparse particles: each listed brick's own samples, then its block's
     // border from its neighbours (sparse_particles_blocks.comp).

@@ -874,6 +874,8 @@ Status IsoSurface::Impl::createBuffers() {
                 make(m.brickTable, sizes.sparseTableBytes, cleared, MemoryUsage::DeviceLocal, "sparse brick table"));
             PYRAMARCH_TRY(make(m.superMarks, sizes.sparseSuperBytes, cleared, MemoryUsage::DeviceLocal,
                                "sparse super-brick marks"));
+            PYRAMARCH_TRY(
+                make(m.cellTable, sizes.sparseCellBytes, cleared, MemoryUsage::DeviceLocal, "sparse brick sub-cells"));
             // Particles' block slots, kept from frame to frame.
             PYRAMARCH_TRY(make(m.slotOfBrick, sizes.sparseTableBytes, storage, MemoryUsage::DeviceLocal,
                                "sparse block slot of each brick"));
@@ -1282,6 +1284,7 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
         if (m.brickTable.valid()) {
             refs.brickTable = graph.importBuffer(n + ".sparse.brickTable", m.brickTable, computeRead, computeRead);
             refs.superMarks = graph.importBuffer(n + ".sparse.superMarks", m.superMarks, computeRead, computeRead);
+            refs.cellTable = graph.importBuffer(n + ".sparse.cells", m.cellTable, computeRead, computeRead);
             refs.slotOfBrick = graph.importBuffer(n + ".sparse.slotOfBrick", m.slotOfBrick, computeRead, computeRead);
             refs.slotState = graph.importBuffer(n + ".sparse.slotState", m.slotState, computeRead, computeRead);
             refs.freeSlots = graph.importBuffer(n + ".sparse.freeSlots", m.freeSlots, computeRead, computeRead);

@@ -13,10 +13,6 @@
 
 namespace pyramarch::iso {
 
-// The longest brick list of the per-particle neighbourhood loops on bricks
-// (sparse_particles_cells.glsl bounds their iterations for it).
-constexpr uint32_t kMaxSparseNeighbourItems = gpu::kIsoCellSortItems;
-
 // classify.comp and vertex_owner.glsl swap inside bits to the tables' corner order (kIsoCornerCodes).
 constexpr bool cornerCodesFollowTables() {
     for (uint32_t c = 0; c < 8; ++c)
@@ -302,7 +298,7 @@ Status IsoSurface::Impl::sizeSparseDomain(const DeviceLimits& lim, const std::st
     uint64_t perBrick = 4 + 5;
     if (items)
         perBrick += 8 + 4 * uint64_t(particles ? kDefaultSparseParticleRefsPerBrick : kDefaultSparseBallRefsPerBrick);
-    if (particles) perBrick += uint64_t(gpu::kIsoVolumeBrickSamples) * 4 + 16;
+    if (particles) perBrick += uint64_t(gpu::kIsoVolumeBrickSamples + gpu::kIsoCellWords) * 4 + 16;
     if (volume) perBrick += 4;
     if (info.indexed) perBrick += 8 * 4 + (gpu::kIsoBrickRowPairs + 8) * 4;
     // Bytes per pool slot: the pool's pyramid, the slot record, indexed
@@ -311,7 +307,10 @@ Status IsoSurface::Impl::sizeSparseDomain(const DeviceLimits& lim, const std::st
     // The list and its pair masks (4.5 bytes a brick: planSparseDomain).
     uint64_t brickCap = std::min<uint64_t>(kMaxSparseBricks, range * 2 / 9);
     if (items) brickCap = std::min<uint64_t>(brickCap, range / 16);
-    if (particles) brickCap = std::min<uint64_t>(brickCap, maxSparseParticleBricks(lim));
+    if (particles)
+        brickCap = std::min<uint64_t>(
+            {brickCap, maxSparseParticleBricks(lim),
+             (range / 4 - std::min<uint64_t>(range / 8, 2 * uint64_t(info.maxParticles))) / (gpu::kIsoCellWords + 1)});
     if (info.indexed) brickCap = std::min<uint64_t>(brickCap, maxSparseIndexedBricks(lim));
     uint64_t spent = 0;
     if (volume) {
@@ -369,6 +368,7 @@ Status IsoSurface::Impl::sizeSparseDomain(const DeviceLimits& lim, const std::st
 }
 
 static_assert(kMaxSparseItemsPerBrick == gpu::kIsoMaxBrickItems, "the public limit is the shaders'");
+static_assert(kMaxSparseParticlesPerBrick == gpu::kIsoMaxParticleBrickItems, "the public limit is the shaders'");
 static_assert(kSparseBrickCells == gpu::kIsoBrickCells, "the public brick size is the shaders'");
 
 // The virtual grid's bricks and the sparse capacities in the grid, once the
@@ -483,6 +483,18 @@ Status IsoSurface::Impl::planSparseDomain(const DeviceLimits& lim, const std::st
                                      ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev +
                                      "; particles need a smaller virtual grid");
         sizes.sparseTableBytes = tableBytes;
+        // Each listed brick's sub-cells and a place per home particle
+        // (sparse_particles_cells.glsl).
+        const uint64_t cellBytes = (gpu::kIsoCellHeader + uint64_t(gpu::kIsoCellWords) * info.sparse.maxBricks +
+                                    2 * uint64_t(info.maxParticles)) *
+                                   4;
+        if (cellBytes > range)
+            return Status::error(ErrorCode::DeviceLimit,
+                                 "isosurface '" + info.name + "': sparse domain: the sub-cells of maxBricks " +
+                                     std::to_string(info.sparse.maxBricks) + " and maxParticles " +
+                                     std::to_string(info.maxParticles) + " need " + fmtBytes(cellBytes) +
+                                     ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
+        sizes.sparseCellBytes = cellBytes;
     }
     if (indexed) PYRAMARCH_TRY(indexedOutput.planSparse(*this, lim, dev));
     return {};
@@ -788,7 +800,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                 list = m.sph ? (1.0 + 2.0 * lambda) * r : reach;
                 chain = m.sph ? (2.0 + 2.0 * lambda) * r : r;
             }
-            g.sparseParticleReach = {float(list), float(reach + chain), 0.f, 0.f};
+            g.sparseParticleReach = {float(list), float(reach + chain), float(reach), 0.f};
         }
         if (m.sph && m.sparse && !(m.smooth || m.aniso)) {
             // Every neighbour of a particle then reaches a sample of its
@@ -803,13 +815,6 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
                                              ": a sparse domain's SphCubicSpline needs a support of at "
                                              "least one sample");
         }
-        // The SPH density, smoothing and anisotropic kernels loop over the
-        // sub-cells of a brick's list within each particle's reach
-        // (sparse_particles_cells.glsl), bounded for lists up to
-        // kIsoCellSortItems under lavapipe's 65,535 loop iterations an
-        // invocation: a longer list makes the brick crowded (read by
-        // sparse_activate.glsl; 0: kIsoMaxBrickItems).
-        if (m.sparse && (m.sph || m.smooth || m.aniso)) g.sparseParticleReach.z = float(kMaxSparseNeighbourItems);
         g.anisotropic = m.aniso ? 1u : 0u;
         if (m.aniso) {
             g.aniso = {an.neighbourhood * info.particleRadius, an.maxRatio, an.maxStretch, an.isolatedScale};

@@ -21,8 +21,10 @@
 //   "<name>.sparse.args"      their count -> classify's indirect dispatch
 //   particles: "<name>.sparse.table.clear" and "<name>.sparse.count" before
 //   the supers (the bricks and super-bricks each particle reaches, counted:
-//   sparse_particles_bin.comp), "<name>.sparse.fill" after the args (each
-//   listed brick's particles), "<name>.sparse.slots.init" (the first frame:
+//   sparse_particles_bin.comp), "<name>.sparse.cells.clear", ".cells.count",
+//   ".cells.scan" and "<name>.sparse.fill" after the args (each listed
+//   brick's particles ordered by sub-cell, and the home list:
+//   sparse_particles_cells.glsl), "<name>.sparse.slots.init" (the first frame:
 //   no slot owned), "<name>.sparse.slots.keep", ".free" and ".assign" (a
 //   brick still listed keeps its block slot, new ones take freed slots:
 //   sparse_particles_slots.comp), then "<name>.sparse.blocks" and
@@ -391,17 +393,18 @@ Status IsoSurface::Impl::createSparsePipelines() {
         return volumeReaders();
     }
     if (info.source == FieldSource::Particles) {
-        PYRAMARCH_TRY(makePipeline(sparseBinPipe, kParticleBinSpv, "sparse.count", 5));
+        PYRAMARCH_TRY(makePipeline(sparseBinPipe, kParticleBinSpv, "sparse.count", 8));
         // Activate: bindings 0-4 as below, the bricks' lists at 6, the brick
         // table at 7, the super-brick marks at 8, the order's marks at 9 and bases at 10.
         PYRAMARCH_TRY(makePipeline(sparseSupersPipe, kParticleSupersSpv, "sparse.supers", 10, false));
         PYRAMARCH_TRY(makePipeline(sparseActivatePipe, kParticleActivateSpv, "sparse.activate", 11, false));
         // The blocks: the grid 0, counters 1, brick list 2, references 3,
-        // particles 4, the bricks' slots 5, the brick table 6, the pool 7-10.
+        // particles 4, the bricks' slots 5, the brick table 6, the pool 7-10,
+        // the sub-cells 13.
         // SphCubicSpline: the volumes at 11 (sparse.density: the grid 0,
-        // counters 1, brick list 2, references 3, particles 4, volumes 5).
+        // sub-cells 1, brick list 2, references 3, particles 4, volumes 5).
         // Smoothing or anisotropic kernels: the records at 12 (the
-        // neighbourhood pass: the grid 0, counters 1, brick list 2,
+        // neighbourhood pass: the grid 0, sub-cells 1, brick list 2,
         // references 3, particles 4, records 5, SPH volumes 6; the density
         // of smoothed particles reads them at 6).
         if (smooth || aniso) {
@@ -417,21 +420,21 @@ Status IsoSurface::Impl::createSparsePipelines() {
                 else
                     PYRAMARCH_TRY(makePipeline(densityPipe, kParticleDensitySpv, "sparse.density", 6));
                 PYRAMARCH_TRY(
-                    makePipeline(sparseBlocksPipe, kParticleBlocksRecordsSphSpv, "sparse.blocks.records.sph", 13));
+                    makePipeline(sparseBlocksPipe, kParticleBlocksRecordsSphSpv, "sparse.blocks.records.sph", 14));
                 PYRAMARCH_TRY(makePipeline(sparseBordersPipe, kParticleBordersRecordsSphSpv,
-                                           "sparse.blocks.borders.records.sph", 13));
+                                           "sparse.blocks.borders.records.sph", 14));
             } else {
-                PYRAMARCH_TRY(makePipeline(sparseBlocksPipe, kParticleBlocksRecordsSpv, "sparse.blocks.records", 13));
+                PYRAMARCH_TRY(makePipeline(sparseBlocksPipe, kParticleBlocksRecordsSpv, "sparse.blocks.records", 14));
                 PYRAMARCH_TRY(
-                    makePipeline(sparseBordersPipe, kParticleBordersRecordsSpv, "sparse.blocks.borders.records", 13));
+                    makePipeline(sparseBordersPipe, kParticleBordersRecordsSpv, "sparse.blocks.borders.records", 14));
             }
         } else if (sph) {
             PYRAMARCH_TRY(makePipeline(densityPipe, kParticleDensitySpv, "sparse.density", 6));
-            PYRAMARCH_TRY(makePipeline(sparseBlocksPipe, kParticleBlocksSphSpv, "sparse.blocks.sph", 12));
-            PYRAMARCH_TRY(makePipeline(sparseBordersPipe, kParticleBordersSphSpv, "sparse.blocks.borders.sph", 12));
+            PYRAMARCH_TRY(makePipeline(sparseBlocksPipe, kParticleBlocksSphSpv, "sparse.blocks.sph", 14));
+            PYRAMARCH_TRY(makePipeline(sparseBordersPipe, kParticleBordersSphSpv, "sparse.blocks.borders.sph", 14));
         } else {
-            PYRAMARCH_TRY(makePipeline(sparseBlocksPipe, kParticleBlocksSpv, "sparse.blocks", 11));
-            PYRAMARCH_TRY(makePipeline(sparseBordersPipe, kParticleBordersSpv, "sparse.blocks.borders", 11));
+            PYRAMARCH_TRY(makePipeline(sparseBlocksPipe, kParticleBlocksSpv, "sparse.blocks", 14));
+            PYRAMARCH_TRY(makePipeline(sparseBordersPipe, kParticleBordersSpv, "sparse.blocks.borders", 14));
         }
         PYRAMARCH_TRY(makePipeline(sparseSlotsPipe, kParticleSlotsSpv, "sparse.slots", 7));
         return volumeReaders();
@@ -518,10 +521,24 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
         pass.pipeline(sparseBinPipe)
             .uniform(0, refs.grid)
             .storage(1, refs.items, R, 0, refs.itemRange)
-            .storage(2, refs.brickTable, RW)
-            // Each mode writes one of them; the shader declares both.
+            .storage(2, refs.brickTable, mode == 0 ? RW : R)
+            // Each mode writes some of them; the shader declares them all.
             .storage(3, refs.superMarks, W)
-            .storage(4, refs.brickItems, W);
+            .storage(4, refs.brickItems, mode == 1 ? RW : R)
+            .storage(5, refs.cellTable, RW)
+            .storage(6, refs.counters, R)
+            .storage(7, refs.brickList, R);
+        if (mode == 3) {
+            // A thread per listed brick: classify's dispatch (kIsoBricksPerGroup
+            // bricks a group) has kIsoGroupSize / kIsoBricksPerGroup times the threads.
+            pass.use(refs.sparseArgs, Access::IndirectRead).record([this, args = refs.sparseArgs](PassContext& ctx) {
+                gpu::IsoPush pc = push();
+                pc.srcLevel = 3;
+                ctx.pushConstants(pc);
+                ctx.dispatchIndirect(args, 0);
+            });
+            return;
+        }
         pass.record([this, mode](PassContext& ctx) {
             gpu::IsoPush pc = push();
             pc.srcLevel = mode;
@@ -630,6 +647,17 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
         fine(".sparse.args", 3);
     }
     if (particles) {
+        // Each listed brick's list ordered by sub-cell, and the home list
+        // (sparse_particles_cells.glsl): counted, scanned, filled.
+        graph.addPass(info.name + ".sparse.cells.clear", PassKind::Transfer)
+            .use(refs.cellTable, Access::TransferDst)
+            .record([this, refs](PassContext& ctx) {
+                const VkDeviceSize bytes =
+                    (gpu::kIsoCellHeader + VkDeviceSize(gpu::kIsoCellWords) * info.sparse.maxBricks) * 4;
+                ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.cellTable), 0, bytes, 0);
+            });
+        bin(".sparse.cells.count", 2);
+        bin(".sparse.cells.scan", 3);
         bin(".sparse.fill", 1);
     }
     // SphCubicSpline: each particle's volume from its home brick's list
@@ -646,22 +674,26 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
             .record(
                 [ref](PassContext& ctx) { ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(ref), 0, VK_WHOLE_SIZE, 0); });
     };
+    // A thread per home particle (at most one a particle).
+    const auto homesDispatch = [this](uint32_t mode) {
+        return [this, mode](PassContext& ctx) {
+            gpu::IsoPush pc = push();
+            pc.srcLevel = mode;
+            ctx.pushConstants(pc);
+            dispatchFolded(ctx, groupsOf(std::min(itemCount, grid.maxItems), gpu::kIsoGroupSize), maxGroupsX());
+        };
+    };
     const auto neighbours = [&](const char* suffix, uint32_t mode) {
         PassBuilder pass = graph.addPass(info.name + suffix, PassKind::Compute);
         pass.pipeline(smooth ? smoothPipe : anisoPipe)
             .uniform(0, refs.grid)
-            .storage(1, refs.counters, R)
+            .storage(1, refs.cellTable, R)
             .storage(2, refs.brickList, R)
             .storage(3, refs.brickItems, R)
             .storage(4, refs.items, R, 0, refs.itemRange)
             .storage(5, recordsRef, W);
         if (sph && aniso) pass.storage(6, volumesRef, R);
-        pass.use(refs.sparseArgs, Access::IndirectRead).record([this, mode, args = refs.sparseArgs](PassContext& ctx) {
-            gpu::IsoPush pc = push();
-            pc.srcLevel = mode;
-            ctx.pushConstants(pc);
-            ctx.dispatchIndirect(args, 0);
-        });
+        pass.record(homesDispatch(mode));
     };
     if (particles && (smooth || aniso)) {
         recordsRef = smooth ? graph.importBuffer(info.name + ".smoothed", smoothed, computeRW, computeRW)
@@ -676,13 +708,13 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
         PassBuilder density = graph.addPass(info.name + ".sparse.density", PassKind::Compute);
         density.pipeline(densityPipe)
             .uniform(0, refs.grid)
-            .storage(1, refs.counters, R)
+            .storage(1, refs.cellTable, R)
             .storage(2, refs.brickList, R)
             .storage(3, refs.brickItems, R)
             .storage(4, refs.items, R, 0, refs.itemRange)
             .storage(5, volumesRef, W);
         if (smooth) density.storage(6, recordsRef, R);
-        density.use(refs.sparseArgs, Access::IndirectRead).record(indirectDispatch(refs.sparseArgs, 0));
+        density.record(homesDispatch(0));
     }
     if (particles && aniso) neighbours(".sparse.aniso", 1);
     if (particles) {
@@ -736,8 +768,10 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
             // Unused pool bindings repeat the first buffer (never accessed through).
             for (uint32_t i = 0; i < gpu::kIsoVolumePools; ++i)
                 pass.storage(7 + i, refs.volumePools[i], mode == 0 ? W : RW);
-            if (sph) pass.storage(11, volumesRef, R);
-            if (smooth || aniso) pass.storage(12, recordsRef, R);
+            // Bindings the build does not declare repeat the cell table (13).
+            pass.storage(11, sph ? volumesRef : refs.cellTable, R);
+            pass.storage(12, smooth || aniso ? recordsRef : refs.cellTable, R);
+            pass.storage(13, refs.cellTable, R);
             pass.use(refs.sparseArgs, Access::IndirectRead).record(indirectDispatch(refs.sparseArgs, 0));
         };
         blocks(".sparse.blocks", 0);

@@ -347,13 +347,14 @@ struct SparseVolumeCensus {
 // under 2 per axis.
 Result<SparseVolumeCensus> censusSparseVolume(const VolumeSlabs& volume, const std::array<uint32_t, 3>& samples,
                                               float isoMin, float isoMax);
-// The most balls or particles one brick may list (it keeps each shader
+// The most balls (kMaxSparseItemsPerBrick) or particles
+// (kMaxSparseParticlesPerBrick) one brick may list (it keeps each shader
 // invocation's loops within 65,535 iterations, which some drivers end); a
 // brick past it is classified without them and the frame reports an
-// overflow (IsoStats::sparseCrowdedBricks). With SphCubicSpline,
-// particleSmoothing or anisotropic kernels the limit is 3,840. Particles
-// reach it where the voxel is coarse for the particle spacing.
+// overflow (IsoStats::sparseCrowdedBricks). Particles reach it only where
+// the voxel is very coarse for the particle spacing.
 inline constexpr uint32_t kMaxSparseItemsPerBrick = 8192;
+inline constexpr uint32_t kMaxSparseParticlesPerBrick = 61440;
 inline constexpr uint32_t kDefaultSparseBallRefsPerBrick = 4;
 inline constexpr uint32_t kDefaultSparseParticleRefsPerBrick = 256;
 // Limits of a sparse domain: brick coordinates are 10 bits per axis of a
@@ -558,8 +559,9 @@ struct IsoStats {
     uint32_t sparseBricksNeeded = 0;
     uint32_t sparseRowPairsNeeded = 0;
     uint32_t sparseItemRefsNeeded = 0;
-    // Bricks reached by more than kMaxSparseItemsPerBrick balls or particles:
-    // classified without them (no triangles there; overflow).
+    // Bricks reached by more than kMaxSparseItemsPerBrick balls or
+    // kMaxSparseParticlesPerBrick particles: classified without them (no
+    // triangles there; overflow).
     uint32_t sparseCrowdedBricks = 0;
     // Sparse volumes from an octree (SparseVolumeInput::OctreeLeaves): the
     // bricks its leaves marked, against SparseDomain::maxVolumeBricks (past
