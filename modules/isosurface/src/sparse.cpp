@@ -826,12 +826,7 @@ void IsoSurface::Impl::addSparseSlotOrderPasses(RenderGraph& graph, const IsoRef
             .storage(4, refs.slotRecords, RW)
             .storage(5, refs.brickList, R)
             .use(refs.superArgs, Access::IndirectRead)
-            .record([this, mode, args = refs.superArgs](PassContext& ctx) {
-                gpu::IsoPush pc = push();
-                pc.srcLevel = mode;
-                ctx.pushConstants(pc);
-                ctx.dispatchIndirect(args, 32);
-            });
+            .record(indirectDispatch(refs.superArgs, 32, mode));
     };
     slots(".sparse.slots.place", 0);
     slots(".sparse.slots.cases", 1);
