@@ -482,7 +482,7 @@ TEST(IsoLayout, SparseDomainsAreSizedByTheirPool) {
     expectError(info, ErrorCode::InvalidArgument, "over the virtual grid's 8192 per axis");
     info = sparseUser(64);
     info.sparse.maxBricks = 40u << 20; // a 160 MiB brick list
-    expectError(info, ErrorCode::DeviceLimit, "brick list of maxBricks");
+    expectError(info, ErrorCode::DeviceLimit, "brick list's pair masks of maxBricks");
     // At the axis limit itself it plans.
     info = sparseUser(64);
     info.samples = {kMaxSparseCellsPerAxis + 1, kMaxSparseCellsPerAxis + 1, 2};

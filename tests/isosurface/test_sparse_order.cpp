@@ -90,7 +90,9 @@ protected:
                       0)
                 << "the vertex buffer differs from the first frame's";
             ASSERT_EQ(runs[r].indices.size(), runs[0].indices.size());
-            EXPECT_EQ(std::memcmp(runs[r].indices.data(), runs[0].indices.data(), runs[0].indices.size() * 4), 0)
+            // (Soup has no indices: memcmp may not take their null data.)
+            EXPECT_TRUE(runs[0].indices.empty() ||
+                        std::memcmp(runs[r].indices.data(), runs[0].indices.data(), runs[0].indices.size() * 4) == 0)
                 << "the index buffer differs from the first frame's";
         }
     }
