@@ -44,10 +44,10 @@ void IsoSurface::Impl::addFieldTilePasses(RenderGraph& graph, const IsoRefs& ref
     };
     tilePass(".field.tiles.list", 0);
     tilePass(".field.tiles.args", 1);
-    if (tiledUserField)
-        addUserTiledFieldPass(graph, refs, list, args);
+    if (userField.tiled)
+        userField.addTiledFieldPass(*this, graph, refs, list, args);
     else
-        addMetaballTiledFieldPass(graph, refs, list, args);
+        metaballs.addTiledFieldPass(*this, graph, refs, list, args);
 }
 
 } // namespace pyramarch::iso

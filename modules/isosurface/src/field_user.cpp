@@ -3,14 +3,17 @@
 // the host's compiler (IsoSurfaceCreateInfo::compileGlsl, e.g. the optional
 // shader_compiler component); pass "<name>.field.user" runs it per sample.
 // With IsoSurfaceCreateInfo::lipschitz > 0 on the direct brick table the
-// bricks are bounded (brick_list.comp around the snippet, sparse.cpp) and
+// bricks are bounded (brick_list.comp around the snippet, brick_list.cpp) and
 // flag the tiles of 8^3 samples they read; "<name>.field.tiles.{list,args}"
 // (field_tiles.cpp) list them and "<name>.field.user" evaluates only those,
 // indirectly; fused, classify runs over the listed bricks.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <iterator>
 #include <utility>
+
+#include "field_user.h"
 
 #include "iso_glsl_text.h"
 #include "iso_impl.h"
@@ -152,12 +155,12 @@ void main() {
                              compileGlsl, n, "");
 }
 
-Result<std::vector<uint32_t>> IsoSurface::Impl::fusedSpirv(const char* shaderText, const char* what,
-                                                           const std::string& more) const {
+Result<std::vector<uint32_t>> UserFieldProvider::fusedSpirv(const Impl& m, const char* shaderText, const char* what,
+                                                            const std::string& more) {
     std::string defines = more;
-    if (!texelReads) defines += "#define ISO_STORAGE_READS\n";
-    if (subgroupAtomics) defines += "#define ISO_SUBGROUP_ATOMICS\n";
-    return compileUserShader(fusedShaderSource(info.fieldGlsl, shaderText, defines), info.compileGlsl, info.name,
+    if (!m.texelReads) defines += "#define ISO_STORAGE_READS\n";
+    if (m.subgroupAtomics) defines += "#define ISO_SUBGROUP_ATOMICS\n";
+    return compileUserShader(fusedShaderSource(m.info.fieldGlsl, shaderText, defines), m.info.compileGlsl, m.info.name,
                              (std::string(" (") + what + ", FieldEvaluation::Fused)").c_str());
 }
 
@@ -175,7 +178,7 @@ Result<std::vector<uint32_t>> IsoSurface::Impl::fusedSpirv(const char* shaderTex
 // constant's exact bits (as the bounds pass).
 // Without a bound (lipschitz 0) the constant is +inf: every interval is
 // (-inf, inf) (lipschitz_bounds.glsl), so every brick is listed.
-Result<std::vector<uint32_t>> IsoSurface::Impl::sparseActivateSpirv(bool coarse) const {
+Result<std::vector<uint32_t>> UserFieldProvider::sparseActivateSpirv(const IsoSurfaceCreateInfo& info, bool coarse) {
     uint32_t bits = 0x7f800000u;
     if (info.lipschitz > 0.f) std::memcpy(&bits, &info.lipschitz, 4);
     const std::string body = "#define ISO_LIPSCHITZ uintBitsToFloat(" + std::to_string(bits) + "u)\n" +
@@ -184,7 +187,7 @@ Result<std::vector<uint32_t>> IsoSurface::Impl::sparseActivateSpirv(bool coarse)
                              coarse ? " (sparse.supers pass)" : " (sparse.activate pass)");
 }
 
-Result<bool> IsoSurface::Impl::fieldHasLoop() const {
+Result<bool> UserFieldProvider::hasLoop(const IsoSurfaceCreateInfo& info) {
     const std::string probe = userShaderSource(info.fieldGlsl, R"(
 layout(set = 0, binding = 1, std430) writeonly buffer ProbeBuf { float probeOut[]; };
 void main() {
@@ -204,41 +207,58 @@ void main() {
     return false;
 }
 
-Status IsoSurface::Impl::createUserPipelines() {
-    if (!fusedField) {
-        PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> words,
-                             compileUserField(info.fieldGlsl, info.compileGlsl, info.name));
-        PYRAMARCH_TRY(makePipeline(fieldPipe, words, "field.user", 3, false));
-    }
-    if (tiledUserField) PYRAMARCH_TRY(createFieldTilePipeline());
-    return {}; // the bricks' bounds: brickListPipe (sparse.cpp)
+Status UserFieldProvider::plan(Impl& m) {
+    const IsoSurfaceCreateInfo& info = m.info;
+    if (!info.compileGlsl)
+        return Status::error(ErrorCode::Unsupported,
+                             "isosurface '" + info.name +
+                                 "': FieldSource::UserGlsl needs IsoSurfaceCreateInfo::compileGlsl "
+                                 "(e.g. pyramarch::compileGlsl of the shader_compiler component)");
+    if (info.fieldGlsl.empty())
+        return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': fieldGlsl is empty");
+    if (!(std::isfinite(info.lipschitz) && info.lipschitz >= 0.f))
+        return Status::error(ErrorCode::InvalidArgument,
+                             "isosurface '" + info.name + "': lipschitz must be finite and >= 0 (0: no bound), got " +
+                                 std::to_string(info.lipschitz));
+    tiled = m.direct && info.lipschitz > 0.f && !m.denseFieldForced && !m.fusedField;
+    return {};
 }
 
-void IsoSurface::Impl::addUserPasses(RenderGraph& graph, const IsoRefs& refs) {
-    // Fused: no field pass (classify and extraction call field()).
-    if (!tiledUserField && !fusedField) {
-        graph.addPass(info.name + ".field.user", PassKind::Compute)
-            .pipeline(fieldPipe)
-            .uniform(0, refs.grid)
-            .storage(1, refs.field, W)
-            .storage(2, refs.field, R) // no tile list: the field stands in, unread
-            .record([this](PassContext& ctx) {
-                beginFrame(ctx);
-                ctx.pushConstants(push());
-                dispatchFolded(ctx, groupsOf(grid.samples.w, gpu::kIsoGroupSize), maxGroupsX());
-            });
+Status UserFieldProvider::createPipelines(Impl& m) {
+    if (!m.fusedField) {
+        PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> words,
+                             compileUserField(m.info.fieldGlsl, m.info.compileGlsl, m.info.name));
+        PYRAMARCH_TRY(m.makePipeline(field, words, "field.user", 3, false));
     }
+    if (tiled) PYRAMARCH_TRY(m.createFieldTilePipeline());
+    return {}; // the bricks' bounds: BrickListStage::listPipe (brick_list.cpp)
+}
+
+void UserFieldProvider::addPasses(Impl& m, RenderGraph& graph, const IsoRefs& refs) {
+    // Fused: no field pass (classify and extraction call field()).
+    if (tiled || m.fusedField) return;
+    graph.addPass(m.info.name + ".field.user", PassKind::Compute)
+        .pipeline(field)
+        .uniform(0, refs.grid)
+        .storage(1, refs.field, W)
+        .storage(2, refs.field, R) // no tile list: the field stands in, unread
+        .record([&m](PassContext& ctx) {
+            m.beginFrame(ctx);
+            ctx.pushConstants(m.push());
+            dispatchFolded(ctx, groupsOf(m.grid.samples.w, gpu::kIsoGroupSize), m.maxGroupsX());
+        });
 }
 
 // The tiled field pass (pc.srcLevel 1): a group per tile the list names.
-void IsoSurface::Impl::addUserTiledFieldPass(RenderGraph& graph, const IsoRefs& refs, BufferRef list, BufferRef args) {
-    graph.addPass(info.name + ".field.user", PassKind::Compute)
-        .pipeline(fieldPipe)
+void UserFieldProvider::addTiledFieldPass(Impl& m, RenderGraph& graph, const IsoRefs& refs, BufferRef list,
+                                          BufferRef args) {
+    graph.addPass(m.info.name + ".field.user", PassKind::Compute)
+        .pipeline(field)
         .uniform(0, refs.grid)
         .storage(1, refs.field, W)
         .storage(2, list, R)
         .use(args, Access::IndirectRead)
-        .record(indirectDispatch(args, 0, 1));
+        .record(m.indirectDispatch(args, 0, 1));
 }
 
 } // namespace pyramarch::iso

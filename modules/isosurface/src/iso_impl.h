@@ -1,16 +1,17 @@
 // Internal state of one IsoSurface: what its stages share (create-info,
-// grid, core sizes, device, push constants, counters), and the stages with
-// a header of their own as members (each owns its buffers, pipelines,
-// sizing and passes; stage.h). A pass name leads to its file:
-//   <name>.field.metaballs                      field_metaballs.cpp
+// grid, core sizes, device, push constants, counters), and the stages and
+// field providers with a header of their own as members (each owns its
+// buffers, pipelines, sizing and passes; stage.h). A pass name leads to its file:
+//   <name>.field.metaballs                      field_metaballs.cpp (MetaballsProvider)
 //   <name>.particles.{clear,splat,resolve}      field_particles_splat.cpp (SplatMethod::Scatter)
 //   <name>.particles.{clear,count,scan.*,sort,smooth,gather}
 //                                               field_particles_gather.cpp (SplatMethod::Gather)
-//   <name>.field.volume, <name>.field.volume.bounds  field_volume.cpp
-//   <name>.field.user                           field_user.cpp (and compileUserField)
+//   <name>.field.volume, <name>.field.volume.bounds  field_volume.cpp (VolumeProvider)
+//   <name>.field.user                           field_user.cpp (UserFieldProvider, and compileUserField)
 //   <name>.field.tiles.{list,args}              field_tiles.cpp
-//   on a grid that fits as bricks (direct brick table) <name>.bricks.*, <name>.classify,
-//   <name>.pyramid.*                            sparse.cpp (addDirectClassifyPasses),
+//   on a grid that fits as bricks (direct brick table) <name>.bricks.{clear,bounds,list,args}
+//   and the listed <name>.pyramid.3             brick_list.cpp (BrickListStage),
+//   <name>.classify, <name>.pyramid.*           sparse.cpp (addDirectClassifyPasses),
 //   <name>.extract                              extract_histopyramid.cpp
 //   and indexed <name>.vertices.{count,pyramid.*,bases}, <name>.vertices,
 //   <name>.extract                              sparse_indexed.cpp (IndexedStage, direct)
@@ -24,15 +25,19 @@
 //   <name>.sparse.volume.upload                 sparse_volume.cpp (SparseVolumeStage)
 //   <name>.sparse.octree.*                      sparse_octree.cpp (SparseOctreeStage)
 //   <name>.attributes.*                         surface_attributes.cpp (SurfaceAttributeStage)
-//   <name>.sparse.{clear,table.clear,count,supers,supers.args,activate,args,fill,blocks,blocks.borders},
+//   <name>.sparse.{clear,supers,supers.order,supers.args,activate,bricks.order,list,args},
+//   <name>.sparse.slots.{order,place,cases}     brick_list.cpp (BrickListStage, IsoSurfaceCreateInfo::sparse)
+//   <name>.sparse.{table.clear,count,cells.*,fill,smoothed.clear,kernels.clear,smooth,
+//   volumes.clear,density,aniso,slots.{init,keep,free,assign},blocks,blocks.borders},
 //   and with a sparse domain <name>.classify, <name>.pyramid.*,
 //   <name>.extract                              sparse.cpp (IsoSurfaceCreateInfo::sparse)
 //   <name>.sparse.vertices.{clear,args,count,bases}, and with a sparse domain
 //   and indexed output <name>.vertices.pyramid.*, <name>.vertices, <name>.extract
 //                                               sparse_indexed.cpp (IndexedStage, sparse)
-// Sizing and layout (pure, no Vulkan): layout.cpp. Read-back and stats:
-// readback.cpp. create(), the setters, addPasses() (imports, then the stages)
-// and record(): isosurface.cpp. Each stage file holds the SPIR-V it runs.
+// Sizing and layout (pure, no Vulkan): layout.cpp, which calls each stage's
+// and provider's plan. Read-back and stats: readback.cpp. create(), the
+// setters, addPasses() (imports, then the stages) and record():
+// isosurface.cpp. Each stage file holds the SPIR-V it runs.
 #pragma once
 
 #include <cstdint>
@@ -56,6 +61,10 @@
 #include "sparse_octree.h"
 #include "sparse_volume.h"
 #include "extract_indexed.h"
+#include "brick_list.h"
+#include "field_metaballs.h"
+#include "field_user.h"
+#include "field_volume.h"
 
 namespace pyramarch::iso {
 
@@ -116,14 +125,9 @@ struct IsoRefs {
 struct IsoSizes {
     uint64_t samples = 0, cells = 0, fieldBytes = 0;
     uint64_t pyramidElements = 0, pyramidBytes = 0, vertexBytes = 0, indexBytes = 0;
-    uint64_t sparseListBytes = 0, sparseSlotBytes = 0; // sparse: brick list, slot records
-    uint64_t sparseSuperBytes = 0;                     // sparse: the listed super-bricks
-    uint64_t sparseItemBytes = 0;                      // sparse metaballs, particles: the bricks' item lists
-    uint64_t sparseTableBytes = 0;                     // sparse particles: a count per brick of the grid
-    // Sparse, the lists' fixed order (sparse_order.comp): the marks, the
-    // bases of the marks' words, the pair masks and chunk slots.
-    uint64_t sparseMarkBytes = 0, sparseBaseBytes = 0, sparsePairOrderBytes = 0;
-    uint64_t sparseCellBytes = 0; // sparse particles: the listed bricks' sub-cells
+    uint64_t sparseItemBytes = 0;  // sparse metaballs, particles: the bricks' item lists
+    uint64_t sparseTableBytes = 0; // sparse particles: a count per brick of the grid
+    uint64_t sparseCellBytes = 0;  // sparse particles: the listed bricks' sub-cells
     // Sparse volumes: the surface bricks (uvec4 each), the pool
     // (maxVolumeBricks bricks in volumePoolCount buffers of at most
     // volumePoolBricks), the listed bricks' slots (maxBricks words).
@@ -213,11 +217,7 @@ struct IsoSurface::Impl {
     // particles_reads.glsl) where maxTexelBufferElements covers them, else
     // (and under testing::Knobs::storageReads) through storage buffers.
     bool particleTexelReads = false;
-    // User GLSL with a Lipschitz bound, and metaballs, on the direct brick
-    // table: the field pass evaluates only the tiles the listed bricks read
-    // (field_tiles.comp, field_tiles.cpp); testing::Knobs::denseField turns it off.
-    bool tiledUserField = false;
-    bool tiledMetaballs = false;
+    // testing::Knobs::denseField: no tiled field pass (MetaballsProvider::tiled, UserFieldProvider::tiled).
     bool denseFieldForced = false;
     uint32_t volumePoolBricksForced = 0; // testing::Knobs::volumePoolBricks
     uint64_t outputSliceBytesForced = 0; // testing::Knobs::outputSliceBytes
@@ -241,14 +241,11 @@ struct IsoSurface::Impl {
         declareOutputSlices(pass, first, next, indices, access, sizes.indexBytes, 4, sizes.indexSlices,
                             sizes.indexSliceElements);
     }
-    bool tiledField() const { return tiledUserField || tiledMetaballs; }
+    bool tiledField() const { return userField.tiled || metaballs.tiled; }
     // User GLSL, FieldEvaluation::Fused (or Auto with HistoPyramid): classify
     // and the extraction passes call field() themselves (compiled at creation
     // with the snippet, field_user.cpp): no field pass and no field buffer.
     bool fusedField = false;
-    // User GLSL: field() contains a loop (its SPIR-V, probed at creation):
-    // FieldEvaluation::Auto then keeps a buffer (see fieldHasLoop()).
-    bool userFieldLoops = false;
     // IsoSurfaceCreateInfo::sparse: a virtual grid of bricks (sparse.cpp);
     // classify and extraction are sparse_classify.comp / sparse_extract.comp.
     bool sparse = false;
@@ -265,11 +262,7 @@ struct IsoSurface::Impl {
     uint32_t maxItems = 0;
     uint64_t externalParticleBytes = 0; // ParticleInput::GpuBuffer: bytes of particleBuffer the module reads
 
-    Buffer tables, gridBuf, field, pyramid, counters, args, vertices, stats, items, accum, raw, offsets;
-    Buffer runBounds; // volume: (min, max) per classify run, computed once per upload
-    // Volume: (min, max) of the cells of the run that starts in row r and
-    // goes on past it, by r (volume_bounds.comp).
-    Buffer wrapBounds;
+    Buffer tables, gridBuf, field, pyramid, counters, args, vertices, stats, items, accum, offsets;
     Buffer tileFlags; // particles on the bricks: the field pass's tiles holding a nonzero sample
     // Metaballs and bounded user fields on the bricks: which tiles of kIsoFieldTile^3 samples the
     // field pass evaluates this frame (flags, the list, its indirect dispatch).
@@ -280,18 +273,6 @@ struct IsoSurface::Impl {
     Buffer kernels;                                      // anisotropic: kIsoAnisoRecordVec4s vec4 per sorted particle
     // sph: the density pass's (xyz, volume) per sorted particle; sparse: a volume per particle of the frame.
     Buffer volumes;
-    // A grid that fits over the field buffer (direct && !fusedField,
-    // brick_list.comp): per brick its value bounds; the listed bricks, build
-    // groups and group marks; classify's and the listed build's dispatches.
-    Buffer directBounds, directList, directArgs;
-    ComputePipeline brickListPipe, buildListedPipe;
-    bool directBoundsDirty = true; // volumes: the bounds follow the converted field
-    // Sparse: the bricks listed this frame, classify's indirect dispatch, and
-    // per pool slot its record (listed brick << 5 | row pair).
-    Buffer brickList, sparseArgs, slotRecords;
-    // sparse: the super-bricks the coarse pass listed; the fine, list and slot passes' dispatches
-    Buffer superList, superArgs;
-    Buffer orderMarks, orderBases, pairOrder; // sparse: the lists' order (sparse_order.comp)
     Buffer brickItems;             // sparse metaballs, particles: each listed brick's items (sparse_activate.glsl)
     Buffer brickTable, superMarks; // sparse particles: per brick and super-brick (sparse_particles_bin.comp)
     Buffer cellTable;              // sparse particles: the listed bricks' sub-cells (sparse_particles_cells.glsl)
@@ -321,11 +302,9 @@ struct IsoSurface::Impl {
     // Sparse volumes from an octree's leaves (the `octree` stage).
     bool octreeInput = false;
 
-    ComputePipeline classify, build, argsPipe, extract, fieldPipe, resolve;
-    ComputePipeline boundsPipe;                           // volume in cell order (the scan): run bounds
-    ComputePipeline fieldTilesPipe;                       // tiledField(): the field tiles to evaluate (list, args)
-    ComputePipeline sparseSupersPipe, sparseActivatePipe; // sparse: coarse and fine (sparse_activate.glsl)
-    ComputePipeline sparseOrderPipe, sparseSlotOrderPipe; // sparse: sparse_order.comp, sparse_slot_order.comp
+    ComputePipeline classify, build, argsPipe, extract;
+    ComputePipeline fieldPipe, resolve; // particles: the splat's field pass and its resolve (field_particles_splat.cpp)
+    ComputePipeline fieldTilesPipe;     // tiledField(): the field tiles to evaluate (list, args)
     ComputePipeline countPipe, binScanPipe, binScanTopPipe, sortPipe, gatherPipe, smoothPipe, anisoPipe;
     ComputePipeline densityPipe; // SphCubicSpline: particles_density.comp (sparse: sparse_particles_density.comp)
     bool gather = false;
@@ -341,35 +320,11 @@ struct IsoSurface::Impl {
     uint32_t itemCount = 0;
     uint64_t itemsVersion = 1;
     std::vector<uint64_t> slotVersion;
-    // A dense volume's field is converted from `raw`, the host-visible
-    // staging of the last upload: made by uploadVolume() at the upload's
-    // size and released framesInFlight + 8 frames after the frame that
-    // converted it (uploads that keep coming reuse it), so a volume
-    // uploaded once keeps no staging. `rawIdle` (16 bytes) stands in
-    // for it in record()'s graph meanwhile. A host graph cannot follow a new
-    // buffer, so addPasses() into one keeps a staging of the largest format
-    // for the surface's life (rawPinned).
-    Buffer rawIdle;
-    RenderGraph* rawGraph = nullptr; // record()'s graph, whose import `rawRef` follows `raw`
-    BufferRef rawRef{};
-    bool rawPinned = false;
-    uint64_t rawConvertedAt = UINT64_MAX; // the frame that converted the upload in `raw`
-    Status stageVolume(size_t bytes);     // a staging of at least `bytes` in `raw` (field_volume.cpp)
-    BufferRef importVolumeStaging(RenderGraph& graph, const std::string& name, ExternalUse after);
-    const char* stagingName() const { return sparse ? "sparse volume staging" : "volume staging"; }
-    void releaseVolumeStaging();    // at record()'s frame boundary, once the conversion is done
-    void takeVolumeFrom(Impl& old); // a re-planned surface keeps the uploaded field
-    void noteVolumeStaging();       // memory's "volume staging" entry
-    // The first frame converts "no upload" (kIsoVolumeNone: zeros, reads nothing).
-    bool volumeDirty = true;
-    bool boundsDirty = false; // the volume was converted: field.volume.bounds recomputes runBounds
     // The block pool's sample format: a sparse volume's upload format;
     // sparse particles keep F32 blocks (the field's floats).
     VolumeFormat blockPoolFormat() const {
         return info.source == FieldSource::Particles ? VolumeFormat::F32 : info.sparse.volumeFormat;
     }
-    uint32_t volumeFormat = gpu::kIsoVolumeF32; // dense volumes start at kIsoVolumeNone (createBuffers)
-    float volumeScale = 1.f, volumeOffset = 0.f;
     bool addedToGraph = false;
     // Timings: the graph holding the passes and the offset of its frame
     // numbering from the surface's (set by the first recorded frame).
@@ -493,6 +448,7 @@ struct IsoSurface::Impl {
     // The first pass of every frame calls it: the one place the frame counter advances.
     void beginFrame(const PassContext& ctx);
     uint64_t recording() const { return self->recording_; } // the frame being recorded
+    uint64_t frameNow() const { return self->frame_; }      // frames begun so far (the counter)
 
     // Stages with their own state (buffers, pipelines, sizing, passes).
     MeshSmoothStage meshSmoothing;    // mesh_smooth.cpp
@@ -501,39 +457,24 @@ struct IsoSurface::Impl {
     SparseVolumeStage sparseVolume;   // sparse_volume.cpp (and sparse particles' block pool)
     SparseOctreeStage octree;         // sparse_octree.cpp (SparseVolumeInput::OctreeLeaves)
     IndexedStage indexedOutput;       // extract_indexed.cpp, sparse_indexed.cpp (IsoSurfaceCreateInfo::indexed)
+    BrickListStage brickListing;      // brick_list.cpp (direct over the field buffer, sparse)
+    // Field providers (each source's field passes, pipelines, sizing).
+    MetaballsProvider metaballs; // field_metaballs.cpp
+    UserFieldProvider userField; // field_user.cpp
+    VolumeProvider volumeSource; // field_volume.cpp (dense; sparse: with sparseVolume)
 
     // Stages: pipelines at creation, passes in addPasses().
-    Status createMetaballsPipelines();
-    void addMetaballsPasses(RenderGraph& graph, const IsoRefs& refs);
     Status createSplatPipelines();
     void addSplatPasses(RenderGraph& graph, const IsoRefs& refs);
     Status createGatherPipelines();
     void addGatherPasses(RenderGraph& graph, const IsoRefs& refs);
     void bindParticleReads(PassBuilder& pass, BufferRef starts, BufferRef records) const;
-    Status createVolumePipelines();
-    void addVolumePasses(RenderGraph& graph, const IsoRefs& refs);
-    Status createUserPipelines();
-    void addUserPasses(RenderGraph& graph, const IsoRefs& refs);
-    // FieldEvaluation::Fused: one of the module's passes (its .comp text)
-    // compiled with the user's field() (field_user.cpp).
-    // `defines`: more #define lines before the shader's text.
-    Result<std::vector<uint32_t>> fusedSpirv(const char* shaderText, const char* what,
-                                             const std::string& defines = {}) const;
-    // Sparse domains: the activate passes (sparse_activate.glsl) around the
-    // snippet: coarse (super-bricks) or fine (bricks).
-    Result<std::vector<uint32_t>> sparseActivateSpirv(bool coarse) const;
-    // Whether the user's field() compiles to a loop (FieldEvaluation::Auto).
-    Result<bool> fieldHasLoop() const;
-    // Metaballs: the ball ring at `binding` (1 in the field passes).
-    void bindBalls(PassBuilder& pass, const IsoRefs& refs, uint32_t binding = 1);
     // field_tiles.cpp (Lipschitz-bounded user fields, metaballs): after the
     // brick list, the tiles of samples the listed bricks can read, then the
     // source's field pass over those only.
     uint64_t fieldTiles() const;
     Status createFieldTilePipeline();
     void addFieldTilePasses(RenderGraph& graph, const IsoRefs& refs);
-    void addUserTiledFieldPass(RenderGraph& graph, const IsoRefs& refs, BufferRef list, BufferRef args);
-    void addMetaballTiledFieldPass(RenderGraph& graph, const IsoRefs& refs, BufferRef list, BufferRef args);
     Status createBuildPipeline(); // the pyramid build (pyramid.cpp)
     // pyramid.cpp: the exclusive scan of `elements` counts (the layout
     // grid's binDims.w) into `starts`: its two pipelines ("<what>",
@@ -558,14 +499,12 @@ struct IsoSurface::Impl {
     // generate then write positions only.
     void addNormalClearPass(RenderGraph& graph, const IsoRefs& refs);
     void addExtractPasses(RenderGraph& graph, const IsoRefs& refs);
-    // sparse.cpp: the sparse domain's pipelines (compiled with the user's
-    // field()) and passes: clear, activate, args, classify, pyramid build;
+    // sparse.cpp: the sparse domain's pipelines (user fields: compiled with
+    // the snippet) and passes: the lists (brickListing), the particles'
+    // binning and blocks, classify, the slots' order, the pyramid build;
     // then its extraction.
     Status createSparsePipelines();
     void addSparseClassifyPasses(RenderGraph& graph, const IsoRefs& refs);
-    // The lists' fixed order (sparse.cpp): one pass of sparse_order.comp, the slot passes.
-    void addSparseOrderPass(RenderGraph& graph, const IsoRefs& refs, const char* suffix, uint32_t mode);
-    void addSparseSlotOrderPasses(RenderGraph& graph, const IsoRefs& refs);
     void addSparseExtractPass(RenderGraph& graph, const IsoRefs& refs);
     void bindBrickItems(PassBuilder& pass, const IsoRefs& refs); // metaballs, particles, volumes: bindings 7, 8
     // sparse.cpp, a grid that fits (direct): classify and extraction over

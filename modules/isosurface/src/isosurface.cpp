@@ -51,9 +51,7 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
     if (info.source == FieldSource::UserGlsl && knobs.fieldEvaluation == testing::FieldEvaluation::Auto &&
         knobs.extraction != testing::ExtractionMethod::Scan && !info.fieldGlsl.empty() && info.compileGlsl) {
         // A snippet that does not compile fails below with its own message.
-        Impl probe;
-        probe.info = info;
-        auto loops = probe.fieldHasLoop();
+        auto loops = UserFieldProvider::hasLoop(info);
         userFieldLoops = loops.ok() && loops.value();
     }
     const auto setUp = [&](const IsoSurfaceCreateInfo& ci) {
@@ -70,7 +68,7 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
         m.splatForced = knobs.splat;
         m.fieldEvaluationForced = knobs.fieldEvaluation;
         m.heapBytes = heap;
-        m.userFieldLoops = userFieldLoops;
+        m.userField.loops = userFieldLoops;
         // Counters and list appends aggregated per subgroup: one atomic per
         // subgroup instead of one per thread, where the device runs ballot and
         // arithmetic in compute (their own SPIR-V variants: see extract_scan.cpp).
@@ -259,7 +257,7 @@ Status IsoSurface::Impl::replan(const IsoSurfaceCreateInfo& ci, std::unique_ptr<
     f.splatForced = splatForced;
     f.fieldEvaluationForced = fieldEvaluationForced;
     f.heapBytes = heapBytes;
-    f.userFieldLoops = userFieldLoops;
+    f.userField.loops = userField.loops;
     f.subgroupAtomics = subgroupAtomics;
     const DeviceLimits& lim = device->limits();
     PYRAMARCH_TRY(f.planLayout(lim, device->name()));
@@ -658,7 +656,7 @@ Status IsoSurface::Impl::growOutputs(std::unique_ptr<RenderGraph>& graph, const 
         Impl& f = *fresh;
         f.firstFrame = f.outputsFromFrame = now;
         f.epochs = {grownEpoch(f.grid)};
-        if (info.source == FieldSource::Volume && !sparse) f.takeVolumeFrom(*this);
+        if (info.source == FieldSource::Volume && !sparse) f.volumeSource.takeFrom(f, *this);
         installReplanned(std::move(fresh), graph, now);
         return budgetHeldBack;
     }
@@ -767,16 +765,7 @@ Status IsoSurface::Impl::createBuffers() {
     PYRAMARCH_TRY(make(m.pyramid, sizes.pyramidBytes, readable | texels | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                        MemoryUsage::DeviceLocal, "pyramid"));
     PYRAMARCH_TRY(make(m.counters, sizeof(gpu::IsoCounters), storage, MemoryUsage::Upload, "counters"));
-    if (m.directListed()) {
-        // brick_list.comp: 8 bytes of bounds per brick; the list (a word per
-        // brick, then per build group its list entry and its mark); two dispatches.
-        const uint64_t bricks = m.grid.sparseLimits.z, groups = groupsOf(bricks, gpu::kIsoBuildBricks);
-        PYRAMARCH_TRY(make(m.directBounds, bricks * 8, storage, MemoryUsage::DeviceLocal, "brick bounds"));
-        PYRAMARCH_TRY(make(m.directList, (bricks + 2 * groups) * 4, readable | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                           MemoryUsage::DeviceLocal, "brick list"));
-        PYRAMARCH_TRY(make(m.directArgs, 32, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, MemoryUsage::DeviceLocal,
-                           "brick dispatches"));
-    }
+    if (m.directListed()) PYRAMARCH_TRY(m.brickListing.createDirectBuffers(m.grid, make));
     PYRAMARCH_TRY(make(m.args, sizeof(gpu::IsoArgs), readable | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
                        MemoryUsage::DeviceLocal, "args"));
     if (m.indexed) PYRAMARCH_TRY(m.indexedOutput.createBuffers(m, make));
@@ -829,13 +818,7 @@ Status IsoSurface::Impl::createBuffers() {
             PYRAMARCH_TRY(make(m.kernels, uint64_t(m.maxItems) * 16 * gpu::kIsoAnisoRecordVec4s, readable | texels,
                                MemoryUsage::DeviceLocal, "anisotropic kernels"));
     }
-    if (info.source == FieldSource::Volume && !m.sparse && !m.direct) {
-        PYRAMARCH_TRY(make(m.runBounds, groupsOf(sizes.cells, gpu::kIsoClassifyCells) * 8, readable,
-                           MemoryUsage::DeviceLocal, "run bounds"));
-        // One entry per row of cells: at most one run goes on past each.
-        PYRAMARCH_TRY(make(m.wrapBounds, uint64_t(grid.cells.y) * grid.cells.z * 8, readable, MemoryUsage::DeviceLocal,
-                           "wrap bounds"));
-    }
+    if (info.source == FieldSource::Volume) PYRAMARCH_TRY(m.volumeSource.createBoundsBuffers(m, make));
     if (info.source == FieldSource::Particles && !m.sparse && m.grid.particleLayout.w != 0)
         PYRAMARCH_TRY(make(m.tileFlags, m.particleTiles() * 4, storage, MemoryUsage::DeviceLocal, "tile flags"));
     if (m.tiledField()) {
@@ -848,23 +831,7 @@ Status IsoSurface::Impl::createBuffers() {
                            "field tile dispatch"));
     }
     if (m.sparse) {
-        PYRAMARCH_TRY(
-            make(m.brickList, sizes.sparseListBytes, readable, MemoryUsage::DeviceLocal, "sparse brick list"));
-        PYRAMARCH_TRY(make(m.sparseArgs, 16, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, MemoryUsage::DeviceLocal,
-                           "sparse classify dispatch"));
-        // The fine activate, list and slot passes' dispatches.
-        PYRAMARCH_TRY(make(m.superArgs, 48, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, MemoryUsage::DeviceLocal,
-                           "sparse activate dispatch"));
-        const VkBufferUsageFlags fillable = storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-        PYRAMARCH_TRY(make(m.orderMarks, sizes.sparseMarkBytes, fillable, MemoryUsage::DeviceLocal, "sparse marks"));
-        PYRAMARCH_TRY(
-            make(m.orderBases, sizes.sparseBaseBytes, storage, MemoryUsage::DeviceLocal, "sparse mark word bases"));
-        PYRAMARCH_TRY(
-            make(m.pairOrder, sizes.sparsePairOrderBytes, fillable, MemoryUsage::DeviceLocal, "sparse pair masks"));
-        PYRAMARCH_TRY(
-            make(m.superList, sizes.sparseSuperBytes, storage, MemoryUsage::DeviceLocal, "sparse super-bricks"));
-        PYRAMARCH_TRY(
-            make(m.slotRecords, sizes.sparseSlotBytes, storage, MemoryUsage::DeviceLocal, "sparse slot records"));
+        PYRAMARCH_TRY(m.brickListing.createSparseBuffers(make));
         if (sizes.sparseItemBytes)
             PYRAMARCH_TRY(
                 make(m.brickItems, sizes.sparseItemBytes, storage, MemoryUsage::DeviceLocal, "sparse brick items"));
@@ -872,7 +839,7 @@ Status IsoSurface::Impl::createBuffers() {
             const VkBufferUsageFlags cleared = storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
             PYRAMARCH_TRY(
                 make(m.brickTable, sizes.sparseTableBytes, cleared, MemoryUsage::DeviceLocal, "sparse brick table"));
-            PYRAMARCH_TRY(make(m.superMarks, sizes.sparseSuperBytes, cleared, MemoryUsage::DeviceLocal,
+            PYRAMARCH_TRY(make(m.superMarks, m.brickListing.superBytes, cleared, MemoryUsage::DeviceLocal,
                                "sparse super-brick marks"));
             PYRAMARCH_TRY(
                 make(m.cellTable, sizes.sparseCellBytes, cleared, MemoryUsage::DeviceLocal, "sparse brick sub-cells"));
@@ -885,11 +852,7 @@ Status IsoSurface::Impl::createBuffers() {
                                "sparse free block slots"));
         }
     }
-    if (info.source == FieldSource::Volume && !m.sparse) {
-        // The staging comes with each upload (stageVolume); this stands in for it.
-        PYRAMARCH_TRY(make(m.rawIdle, 16, storage, MemoryUsage::Upload, "volume staging"));
-        m.volumeFormat = gpu::kIsoVolumeNone;
-    }
+    if (info.source == FieldSource::Volume && !m.sparse) PYRAMARCH_TRY(m.volumeSource.createStandIn(make));
     // Sparse volumes and particles: the pool of 11^3-sample blocks.
     if ((info.source == FieldSource::Volume || info.source == FieldSource::Particles) && m.sparse)
         PYRAMARCH_TRY(m.sparseVolume.createBuffers(m, make));
@@ -966,10 +929,10 @@ Status IsoSurface::Impl::createPipelines() {
     PYRAMARCH_TRY(scanBaseline.createPipelines(*this));
     if (indexed) PYRAMARCH_TRY(indexedOutput.createPipelines(*this));
     switch (info.source) {
-    case FieldSource::Metaballs: return createMetaballsPipelines();
-    case FieldSource::Volume: return createVolumePipelines();
+    case FieldSource::Metaballs: return metaballs.createPipelines(*this);
+    case FieldSource::Volume: return volumeSource.createPipelines(*this);
     case FieldSource::Particles: return gather ? createGatherPipelines() : createSplatPipelines();
-    case FieldSource::UserGlsl: return createUserPipelines();
+    case FieldSource::UserGlsl: return userField.createPipelines(*this);
     }
     return {};
 }
@@ -1094,13 +1057,13 @@ Status IsoSurface::uploadVolume(const void* data, size_t bytes, VolumeFormat for
     if (!std::isfinite(scale) || !std::isfinite(offset))
         return Status::error(ErrorCode::InvalidArgument,
                              "isosurface '" + m.info.name + "': volume scale/offset must be finite");
-    PYRAMARCH_TRY(m.stageVolume(bytes));
-    std::memcpy(m.raw.mapped(), data, bytes);
-    m.raw.flush();
-    m.volumeFormat = volumeFormatOf(format);
-    m.volumeScale = scale;
-    m.volumeOffset = offset;
-    m.volumeDirty = true;
+    PYRAMARCH_TRY(m.volumeSource.stage(m, bytes));
+    std::memcpy(m.volumeSource.raw.mapped(), data, bytes);
+    m.volumeSource.raw.flush();
+    m.volumeSource.format = volumeFormatOf(format);
+    m.volumeSource.scale = scale;
+    m.volumeSource.offset = offset;
+    m.volumeSource.dirty = true;
     return {};
 }
 
@@ -1116,16 +1079,16 @@ Status IsoSurface::uploadVolume(const VolumeSlabs& volume, float isoMin, float i
         return Status::error(ErrorCode::InvalidArgument,
                              "isosurface '" + m.info.name + "': volume scale/offset must be finite");
     const size_t sliceBytes = size_t(m.grid.samples.x) * m.grid.samples.y * volumeFormatBytes(volume.format);
-    PYRAMARCH_TRY(m.stageVolume(sliceBytes * m.grid.samples.z));
+    PYRAMARCH_TRY(m.volumeSource.stage(m, sliceBytes * m.grid.samples.z));
     for (uint32_t z = 0; z < m.grid.samples.z; ++z)
         PYRAMARCH_TRY(
-            volume.read(z, 1, static_cast<uint8_t*>(m.raw.mapped()) + sliceBytes * z)
+            volume.read(z, 1, static_cast<uint8_t*>(m.volumeSource.raw.mapped()) + sliceBytes * z)
                 .withContext("isosurface '" + m.info.name + "': reading volume slice " + std::to_string(z) + ": "));
-    m.raw.flush();
-    m.volumeFormat = volumeFormatOf(volume.format);
-    m.volumeScale = volume.scale;
-    m.volumeOffset = volume.offset;
-    m.volumeDirty = true;
+    m.volumeSource.raw.flush();
+    m.volumeSource.format = volumeFormatOf(volume.format);
+    m.volumeSource.scale = volume.scale;
+    m.volumeSource.offset = volume.offset;
+    m.volumeSource.dirty = true;
     return {};
 }
 
@@ -1157,11 +1120,11 @@ gpu::IsoPush IsoSurface::Impl::push() const {
     pc.user0 = {u[0], u[1], u[2], u[3]};
     pc.user1 = {u[4], u[5], u[6], u[7]};
     // Sparse particles read their blocks as an F32 volume with scale 1 and
-    // offset 0: the value itself (volumeFormat, volumeScale, volumeOffset
-    // keep their defaults).
+    // offset 0: the value itself (the volume source's format, scale and
+    // offset keep their defaults).
     if (info.source == FieldSource::Volume || (sparse && info.source == FieldSource::Particles)) {
-        pc.volumeFormat = volumeFormat;
-        pc.user0 = {volumeScale, volumeOffset, 0.f, 0.f};
+        pc.volumeFormat = volumeSource.format;
+        pc.user0 = {volumeSource.scale, volumeSource.offset, 0.f, 0.f};
     }
     return pc;
 }
@@ -1252,15 +1215,8 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
     if ((m.info.source == FieldSource::Volume || m.info.source == FieldSource::Particles) && m.sparse)
         m.sparseVolume.importBuffers(m, graph, refs);
     if (m.octreeInput) m.octree.importBuffers(m, graph, refs, inputs.octree);
-    if (m.info.source == FieldSource::Volume && !m.sparse && !m.direct) {
-        refs.runBounds = graph.importBuffer(n + ".runBounds", m.runBounds, computeRead, computeRead);
-        refs.wrapBounds = graph.importBuffer(n + ".wrapBounds", m.wrapBounds, computeRead, computeRead);
-    }
-    if (m.directListed()) {
-        refs.directBounds = graph.importBuffer(n + ".bricks.bounds", m.directBounds, computeRead, computeRead);
-        refs.directList = graph.importBuffer(n + ".bricks.list", m.directList, computeRead, computeRead);
-        refs.directArgs = graph.importBuffer(n + ".bricks.dispatch", m.directArgs, computeIndirect, computeIndirect);
-    }
+    if (m.info.source == FieldSource::Volume) m.volumeSource.importBuffers(m, graph, refs);
+    if (m.directListed()) m.brickListing.importDirectBuffers(m, graph, refs);
     if (m.tiledField()) {
         refs.fieldTileFlags = graph.importBuffer(n + ".fieldTileFlags", m.fieldTileFlags, computeRW, computeRW);
         refs.fieldTileList = graph.importBuffer(n + ".fieldTileList", m.fieldTileList, computeRW, computeRW);
@@ -1270,15 +1226,7 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
     if (m.tileFlags.valid())
         refs.particleTiles = graph.importBuffer(n + ".tileFlags", m.tileFlags, computeRead, computeRead);
     if (m.sparse) {
-        refs.brickList = graph.importBuffer(n + ".sparse.bricks", m.brickList, computeRead, computeRead);
-        refs.sparseArgs = graph.importBuffer(n + ".sparse.dispatch", m.sparseArgs, computeIndirect, computeIndirect);
-        refs.slotRecords = graph.importBuffer(n + ".sparse.slots", m.slotRecords, computeRead, computeRead);
-        refs.superList = graph.importBuffer(n + ".sparse.supers", m.superList, computeRead, computeRead);
-        refs.superArgs =
-            graph.importBuffer(n + ".sparse.activate.dispatch", m.superArgs, computeIndirect, computeIndirect);
-        refs.orderMarks = graph.importBuffer(n + ".sparse.marks", m.orderMarks, computeRead, computeRead);
-        refs.orderBases = graph.importBuffer(n + ".sparse.bases", m.orderBases, computeRead, computeRead);
-        refs.pairOrder = graph.importBuffer(n + ".sparse.pairOrder", m.pairOrder, computeRead, computeRead);
+        m.brickListing.importSparseBuffers(m, graph, refs);
         if (m.brickItems.valid())
             refs.brickItems = graph.importBuffer(n + ".sparse.brickItems", m.brickItems, computeRead, computeRead);
         if (m.brickTable.valid()) {
@@ -1294,7 +1242,7 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
 
     switch (m.info.source) {
     case FieldSource::Metaballs:
-        if (!m.sparse) m.addMetaballsPasses(graph, refs); // sparse: no field pass (sparse.cpp)
+        if (!m.sparse) m.metaballs.addPasses(m, graph, refs); // sparse: no field pass (sparse.cpp)
         break;
     case FieldSource::Particles:
         if (m.sparse)
@@ -1305,9 +1253,9 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
             m.addSplatPasses(graph, refs);
         break;
     case FieldSource::Volume:
-        if (!m.sparse) m.addVolumePasses(graph, refs); // sparse: the bricks' upload pass (sparse_volume.cpp)
+        if (!m.sparse) m.volumeSource.addPasses(m, graph, refs); // sparse: the bricks' upload pass (sparse_volume.cpp)
         break;
-    case FieldSource::UserGlsl: m.addUserPasses(graph, refs); break;
+    case FieldSource::UserGlsl: m.userField.addPasses(m, graph, refs); break;
     }
     if (m.indexed) m.indexedOutput.importBuffers(m, graph, refs);
     if (m.sparse)
@@ -1367,7 +1315,7 @@ Status IsoSurface::record(VkCommandBuffer cmd) {
         if (!s) return s.withContext("isosurface '" + impl_->info.name + "': graph: ");
         internal_ = std::move(g);
     }
-    impl_->releaseVolumeStaging();
+    impl_->volumeSource.releaseStaging(*impl_);
     return internal_->execute(cmd);
 }
 

@@ -392,39 +392,9 @@ Status IsoSurface::Impl::planSparseDomain(const DeviceLimits& lim, const std::st
     g.superBricks = {sx, sy, sz, sx * sy * sz};
     const UintDivisor superX = uintDivisor(sx), superY = uintDivisor(sy);
     g.superDivisors = {superX.multiplier, superY.multiplier, superX.shifts, superY.shifts};
-    sizes.sparseSuperBytes = uint64_t(g.superBricks.w) * 4;
     const uint64_t range = lim.maxStorageBufferRange;
-    // The list, and its bricks' pair masks with a word per 8 (sparse_order.comp).
-    const uint64_t listBytes = uint64_t(info.sparse.maxBricks) * 4, slotBytes = uint64_t(info.sparse.maxRowPairs) * 4;
-    const uint64_t pairOrderBytes = listBytes + (uint64_t(info.sparse.maxBricks) + 7) / 8 * 4;
-    if (pairOrderBytes > range || slotBytes > range)
-        return Status::error(ErrorCode::DeviceLimit,
-                             "isosurface '" + info.name + "': sparse domain: " +
-                                 (pairOrderBytes > range
-                                      ? "the brick list's pair masks of maxBricks " +
-                                            std::to_string(info.sparse.maxBricks) + " need " + fmtBytes(pairOrderBytes)
-                                      : "the slot records of maxRowPairs " + std::to_string(info.sparse.maxRowPairs) +
-                                            " need " + fmtBytes(slotBytes)) +
-                                 ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
-    sizes.sparseListBytes = listBytes;
-    sizes.sparseSlotBytes = slotBytes;
-    // The lists' fixed order (sparse_order.comp): a mark per super-brick,
-    // then 16 words per listed super-brick (at most maxBricks of them, and
-    // what one binding holds), each with its base; volumes: a mark per
-    // surface brick; the pair masks of the listed bricks, a word per 8 more.
-    const uint64_t superWords = (uint64_t(g.superBricks.w) + 31) / 32;
-    const uint64_t markRoom = range / 4 > superWords ? (range / 4 - superWords) / 16 : 0;
-    g.sparseOrderSupers = uint32_t(std::min<uint64_t>({g.superBricks.w, info.sparse.maxBricks, markRoom}));
-    // (From an octree: a mark per brick of the grid.)
-    const uint64_t markedBricks = info.sparse.volumeInput == SparseVolumeInput::OctreeLeaves
-                                      ? std::max<uint64_t>(info.sparse.maxVolumeBricks, g.sparseLimits.z)
-                                      : info.sparse.maxVolumeBricks;
-    const uint64_t markWords =
-        info.source == FieldSource::Volume ? (markedBricks + 31) / 32 : superWords + uint64_t(g.sparseOrderSupers) * 16;
-    sizes.sparseMarkBytes = std::max<uint64_t>(markWords, 1) * 4;
-    sizes.sparseBaseBytes =
-        std::max<uint64_t>(markWords - (info.source == FieldSource::Volume ? 0 : superWords), 1) * 4;
-    sizes.sparsePairOrderBytes = pairOrderBytes;
+    // The brick list, its order and the slot records (brick_list.cpp).
+    PYRAMARCH_TRY(brickListing.plan(info, g, range, dev));
     if (itemLists) {
         const uint64_t itemBytes = uint64_t(info.sparse.maxBricks) * 8 + uint64_t(itemRefs) * 4;
         if (itemBytes > range)
@@ -463,12 +433,12 @@ Status IsoSurface::Impl::planSparseDomain(const DeviceLimits& lim, const std::st
         sizes.volumePoolBricks = uint32_t(perPool);
         sizes.volumePoolCount = uint32_t(pools);
         sizes.volumePoolBytes = bricks * brickBytes;
-        sizes.volumeSlotBytes = listBytes;
+        sizes.volumeSlotBytes = brickListing.listBytes; // a word per listed brick
         if (info.sparse.volumeInput == SparseVolumeInput::OctreeLeaves) {
             // A count and a slot per brick of the virtual grid (sparse_octree.cpp).
             PYRAMARCH_TRY(octree.plan(info, g, {bx, by, bz}, range, dev));
             octreeInput = true;
-            volumeFormat = gpu::kIsoVolumeU8;
+            volumeSource.format = gpu::kIsoVolumeU8;
         }
     }
     if (particles) {
@@ -552,7 +522,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
         m.sparse ||
         (info.source == FieldSource::UserGlsl &&
          (fieldEvaluationForced == testing::FieldEvaluation::Fused ||
-          (fieldEvaluationForced == testing::FieldEvaluation::Auto && !m.scanBaseline.enabled && !m.userFieldLoops)));
+          (fieldEvaluationForced == testing::FieldEvaluation::Auto && !m.scanBaseline.enabled && !m.userField.loops)));
     // A fused field has no field buffer, so only the other buffers bound its
     // grid; sample indices are 32-bit in every pass either way.
     if (!m.fusedField && (fieldBytes > range || samples > 0xFFFFFFFFull))
@@ -631,14 +601,10 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     g.indexed = m.indexed ? 1u : 0u;
     g.baseMask = gpu::kIsoCountMask;
     g.scanOccupancy = m.scanBaseline.enabled ? 1u : 0u;
-    g.runBounds = info.source == FieldSource::Volume && !m.sparse && !m.direct ? 1u : 0u;
     // Empty-space skipping is the bricks' (the brick list, sparse.cpp); the
     // scan's cell-order classify visits every run (uniform volume runs
     // skipped by their bounds). Metaballs and Lipschitz-bounded user fields
     // through a buffer evaluate only the tiles the listed bricks read.
-    const bool userBounds = info.source == FieldSource::UserGlsl && info.lipschitz > 0.f;
-    m.tiledUserField = m.direct && userBounds && !m.denseFieldForced && !m.fusedField;
-    m.tiledMetaballs = m.direct && info.source == FieldSource::Metaballs && !m.denseFieldForced;
     if (m.indexed) {
         // Sparse: over the pool's cells, a slot in the place of a classify run.
         const uint64_t vertexCells = m.sparse || m.direct ? pyramidCells : cells;
@@ -646,12 +612,7 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     }
 
     switch (info.source) {
-    case FieldSource::Metaballs:
-        if (info.maxBalls == 0)
-            return Status::error(ErrorCode::InvalidArgument,
-                                 "isosurface '" + info.name + "': maxBalls must be > 0 for metaballs");
-        m.maxItems = info.maxBalls;
-        break;
+    case FieldSource::Metaballs: PYRAMARCH_TRY(m.metaballs.plan(m)); break;
     case FieldSource::Particles: {
         if (info.maxParticles == 0)
             return Status::error(ErrorCode::InvalidArgument,
@@ -892,21 +853,8 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
         }
         break;
     }
-    case FieldSource::Volume: break;
-    case FieldSource::UserGlsl:
-        if (!info.compileGlsl)
-            return Status::error(ErrorCode::Unsupported,
-                                 "isosurface '" + info.name +
-                                     "': FieldSource::UserGlsl needs IsoSurfaceCreateInfo::compileGlsl "
-                                     "(e.g. pyramarch::compileGlsl of the shader_compiler component)");
-        if (info.fieldGlsl.empty())
-            return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': fieldGlsl is empty");
-        if (!(std::isfinite(info.lipschitz) && info.lipschitz >= 0.f))
-            return Status::error(ErrorCode::InvalidArgument,
-                                 "isosurface '" + info.name +
-                                     "': lipschitz must be finite and >= 0 (0: no bound), got " +
-                                     std::to_string(info.lipschitz));
-        break;
+    case FieldSource::Volume: m.volumeSource.plan(m); break;
+    case FieldSource::UserGlsl: PYRAMARCH_TRY(m.userField.plan(m)); break;
     }
     if (info.lipschitz != 0.f && info.source != FieldSource::UserGlsl)
         return Status::error(ErrorCode::InvalidArgument,

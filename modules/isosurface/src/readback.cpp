@@ -299,10 +299,11 @@ struct TestingAccess {
         PYRAMARCH_ASSERT(m.info.source == FieldSource::Volume, "readRunBounds needs FieldSource::Volume");
         const uint64_t runs = groupsOf(m.grid.cells.w, gpu::kIsoClassifyCells);
         const uint32_t cx = m.grid.cells.x;
-        PYRAMARCH_TRY_ASSIGN(const std::vector<float> first, readBufferAs<float>(*m.device, m.runBounds, runs * 2));
+        PYRAMARCH_TRY_ASSIGN(const std::vector<float> first,
+                             readBufferAs<float>(*m.device, m.volumeSource.runBounds, runs * 2));
         PYRAMARCH_TRY_ASSIGN(
             const std::vector<float> wrap,
-            readBufferAs<float>(*m.device, m.wrapBounds, uint64_t(m.grid.cells.y) * m.grid.cells.z * 2));
+            readBufferAs<float>(*m.device, m.volumeSource.wrapBounds, uint64_t(m.grid.cells.y) * m.grid.cells.z * 2));
         // (first row's min, max, the rest's min, max) per run; no rest: (inf, -inf).
         std::vector<float> out(runs * 4);
         for (uint64_t r = 0; r < runs; ++r) {
@@ -328,7 +329,7 @@ struct TestingAccess {
         const uint32_t listed = std::min(stats->sparseBricksNeeded, m.info.sparse.maxBricks);
         std::vector<testing::BlockSlot> out(listed);
         if (listed == 0) return out;
-        auto bricks = readBufferAs<uint32_t>(*m.device, m.brickList, listed);
+        auto bricks = readBufferAs<uint32_t>(*m.device, m.brickListing.brickList, listed);
         if (!bricks) return bricks.status();
         auto slots = readBufferAs<uint32_t>(*m.device, m.sparseVolume.brickSlots, listed);
         if (!slots) return slots.status();

@@ -2,23 +2,9 @@
 // kIsoBrickCells^3 cells, only the bricks near the surface classified and
 // only the row pairs with a cut cell kept, in a pool the pyramid is built
 // over. Passes, every frame:
-//   "<name>.sparse.clear"     level 2 of the pool pyramid (one word per slot) to 0:
-//                             slots no pair claims this frame count nothing; the
-//                             marks and pair masks below to 0
-//   "<name>.sparse.supers"    one thread per super-brick of 8^3 bricks: mark those
-//                             whose interval (user fields: grown by a brick's)
-//                             reaches the iso value, or (particles) that a particle marked
-//   "<name>.sparse.supers.order"  the marked ones in index order (sparse_order.comp)
-//   "<name>.sparse.supers.args"  their count -> the activate and list passes' dispatches
-//   "<name>.sparse.activate"  one thread per brick of a listed super-brick: mark the
-//                             bricks whose interval reaches the iso value (user
-//                             fields: Lipschitz; metaballs: the balls' term
-//                             ranges) or (particles) that particles reach
-//   "<name>.sparse.bricks.order"  each word of marks' first list entry
-//   "<name>.sparse.list"      a thread per word of marks: its bricks into the list;
-//                             for metaballs and particles each listed brick gets its
-//                             items' places (all five: sparse_activate.glsl)
-//   "<name>.sparse.args"      their count -> classify's indirect dispatch
+//   "<name>.sparse.clear", the lists' passes "<name>.sparse.{supers,
+//   supers.order,supers.args,activate,bricks.order,list,args}" (volumes:
+//   the upload or octree passes, activate, order, list, args): brick_list.cpp
 //   particles: "<name>.sparse.table.clear" and "<name>.sparse.count" before
 //   the supers (the bricks and super-bricks each particle reaches, counted:
 //   sparse_particles_bin.comp), "<name>.sparse.cells.clear", ".cells.count",
@@ -37,17 +23,15 @@
 //   instead of the particles
 //   "<name>.classify"         a thread per row pair of a listed brick: cases,
 //                             a pool slot if cut (sparse_classify.comp)
-//   "<name>.sparse.slots.order", ".sparse.slots.place", ".sparse.slots.cases"
-//                             the cut pairs' slots in list order, their pyramid
-//                             words and records there (sparse_slot_order.comp)
+//   "<name>.sparse.slots.{order,place,cases}"  the cut pairs' slots in list
+//                             order (brick_list.cpp)
 //   "<name>.pyramid.*"        the build over the pool, from level 2 up (pyramid.cpp)
 // then, after "<name>.args", "<name>.extract" (sparse_extract.comp): the walk
 // ends at a pool cell, its slot's record names brick and pair.
 // User fields: every shader here is compiled at creation with the user's
 // field(). Metaballs, particles and volumes: the build's
-// (sparse_metaballs_activate.comp, sparse_particles_activate.comp,
-// sparse_particles_bin.comp, sparse_particles_blocks.comp,
-// sparse_volume_activate.comp and the ISO_SPARSE_METABALLS /
+// (sparse_particles_bin.comp, sparse_particles_blocks.comp and the
+// ISO_SPARSE_METABALLS /
 // ISO_SPARSE_VOLUME builds of classify and extraction); for metaballs
 // classify and extraction sum each brick's listed balls only, volumes and
 // particles read each listed brick's block of samples (particles: the
@@ -61,42 +45,10 @@
 
 namespace pyramarch::iso {
 namespace {
-// Metaballs: the build compiles the sparse passes (no snippet), with texel
-// or storage reads of the balls and the pyramid.
-const uint32_t kMetaballSupersSpv[] =
-#include "shaders/isosurface/sparse_metaballs_activate.coarse.comp.spv.inc"
-    ;
-const uint32_t kMetaballSupersStorageSpv[] =
-#include "shaders/isosurface/sparse_metaballs_activate.coarse_storage.comp.spv.inc"
-    ;
-const uint32_t kMetaballActivateSpv[] =
-#include "shaders/isosurface/sparse_metaballs_activate.comp.spv.inc"
-    ;
-const uint32_t kMetaballActivateStorageSpv[] =
-#include "shaders/isosurface/sparse_metaballs_activate.storage.comp.spv.inc"
-    ;
-const uint32_t kMetaballClassifySpv[] =
-#include "shaders/isosurface/sparse_classify.metaballs.comp.spv.inc"
-    ;
-const uint32_t kMetaballClassifyStorageSpv[] =
-#include "shaders/isosurface/sparse_classify.metaballs_storage.comp.spv.inc"
-    ;
-const uint32_t kMetaballExtractSpv[] =
-#include "shaders/isosurface/sparse_extract.metaballs.comp.spv.inc"
-    ;
-const uint32_t kMetaballExtractStorageSpv[] =
-#include "shaders/isosurface/sparse_extract.metaballs_storage.comp.spv.inc"
-    ;
 // Particles: binned per brick, then the same passes with the particles'
 // field (storage reads of the particles; the pyramid as for metaballs).
 const uint32_t kParticleBinSpv[] =
 #include "shaders/isosurface/sparse_particles_bin.comp.spv.inc"
-    ;
-const uint32_t kParticleSupersSpv[] =
-#include "shaders/isosurface/sparse_particles_activate.coarse.comp.spv.inc"
-    ;
-const uint32_t kParticleActivateSpv[] =
-#include "shaders/isosurface/sparse_particles_activate.comp.spv.inc"
     ;
 // Each listed brick's 11^3 samples into its block; classify and extraction
 // are then the volume builds below, reading the blocks as an F32 pool.
@@ -142,19 +94,7 @@ const uint32_t kParticleBordersRecordsSphSpv[] =
 const uint32_t kParticleSlotsSpv[] =
 #include "shaders/isosurface/sparse_particles_slots.comp.spv.inc"
     ;
-// The lists in a fixed order: the scans of the marks (sparse_order.comp) and
-// the pool slots moved to their places in list order (sparse_slot_order.comp).
-const uint32_t kOrderSpv[] =
-#include "shaders/isosurface/sparse_order.comp.spv.inc"
-    ;
-const uint32_t kSlotOrderSpv[] =
-#include "shaders/isosurface/sparse_slot_order.comp.spv.inc"
-    ;
-// Volumes: the surface bricks the upload left, listed by their value ranges;
-// classify and extraction read the resident bricks' samples.
-const uint32_t kVolumeActivateSpv[] =
-#include "shaders/isosurface/sparse_volume_activate.comp.spv.inc"
-    ;
+// Volumes: classify and extraction read the resident bricks' samples.
 const uint32_t kVolumeClassifySpv[] =
 #include "shaders/isosurface/sparse_classify.volume.comp.spv.inc"
     ;
@@ -181,49 +121,24 @@ const uint32_t kDirectExtractSpv[] =
 const uint32_t kDirectExtractStorageSpv[] =
 #include "shaders/isosurface/sparse_extract.dense_storage.comp.spv.inc"
     ;
-// The bricks the surface can cross (brick_list.comp) and the first build
-// pass over their build groups only (pyramid_build.comp, ISO_BUILD_LIST).
-const uint32_t kBrickListSpv[] =
-#include "shaders/isosurface/brick_list.comp.spv.inc"
-    ;
-const uint32_t kBuildListedSpv[] =
-#include "shaders/isosurface/pyramid_build.listed.comp.spv.inc"
-    ;
-// Metaballs: the bricks bounded by the balls, the field tiles flagged.
-const uint32_t kBrickListBallsSpv[] =
-#include "shaders/isosurface/brick_list.metaballs.comp.spv.inc"
-    ;
-// Particles: the bricks bounded by the tiles the field pass flagged.
-const uint32_t kBrickListParticlesSpv[] =
-#include "shaders/isosurface/brick_list.particles.comp.spv.inc"
-    ;
 } // namespace
 
 // A grid that fits, as bricks (direct): the bricked classify and extraction
 // with no list (ISO_DIRECT_BRICKS), over the field buffer (ISO_DENSE_FIELD)
 // or, for a fused user field, compiled at creation with the snippet.
 Status IsoSurface::Impl::createDirectPipelines() {
-    if (lipschitzBricks()) {
-        // The bricks' Lipschitz bounds: brick_list.comp around the snippet.
-        uint32_t bits = 0;
-        std::memcpy(&bits, &info.lipschitz, 4);
-        const std::string defines =
-            "#define ISO_BRICK_LIPSCHITZ\n#define ISO_LIPSCHITZ uintBitsToFloat(" + std::to_string(bits) + "u)\n";
-        PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> listSpv,
-                             fusedSpirv(kIsoText_brick_list_comp, "bricks", defines));
-        PYRAMARCH_TRY(makePipeline(brickListPipe, listSpv, "bricks", 8));
-        PYRAMARCH_TRY(makePipeline(buildListedPipe, kBuildListedSpv, "pyramid.listed", 4));
-    }
+    // The brick list (brick_list.cpp) where one runs.
+    if (directListed()) PYRAMARCH_TRY(brickListing.createDirectPipelines(*this));
     if (fusedField) {
         // Over the listed bricks (at binding 5) where the field is bounded.
         const std::string direct =
             std::string("#define ISO_DIRECT_BRICKS\n") + (lipschitzBricks() ? "#define ISO_DIRECT_LIST\n" : "");
         PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> classifySpv,
-                             fusedSpirv(kIsoText_sparse_classify_comp, "classify", direct));
+                             UserFieldProvider::fusedSpirv(*this, kIsoText_sparse_classify_comp, "classify", direct));
         PYRAMARCH_TRY(makePipeline(classify, classifySpv, "classify", lipschitzBricks() ? 6 : 5));
         if (!indexed) {
             PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> extractSpv,
-                                 fusedSpirv(kIsoText_sparse_extract_comp, "extract", direct));
+                                 UserFieldProvider::fusedSpirv(*this, kIsoText_sparse_extract_comp, "extract", direct));
             PYRAMARCH_TRY(makePipeline(extract, extractSpv, "extract", kSparseOutputBindings));
         }
     } else {
@@ -231,13 +146,6 @@ Status IsoSurface::Impl::createDirectPipelines() {
         PYRAMARCH_TRY(makePipeline(
             classify, texelReads ? std::span<const uint32_t>(kDirectClassifySpv) : kDirectClassifyStorageSpv,
             "classify", 6));
-        if (info.source == FieldSource::Metaballs)
-            PYRAMARCH_TRY(makePipeline(brickListPipe, kBrickListBallsSpv, "bricks", 8));
-        else if (info.source == FieldSource::Particles)
-            PYRAMARCH_TRY(makePipeline(brickListPipe, kBrickListParticlesSpv, "bricks", 8));
-        else if (!lipschitzBricks())
-            PYRAMARCH_TRY(makePipeline(brickListPipe, kBrickListSpv, "bricks", 6));
-        if (!lipschitzBricks()) PYRAMARCH_TRY(makePipeline(buildListedPipe, kBuildListedSpv, "pyramid.listed", 4));
         if (!indexed)
             PYRAMARCH_TRY(makePipeline(
                 extract, texelReads ? std::span<const uint32_t>(kDirectExtractSpv) : kDirectExtractStorageSpv,
@@ -264,72 +172,7 @@ void IsoSurface::Impl::addDirectClassifyPasses(RenderGraph& graph, const IsoRefs
     // level-3 words: every direct grid has levels up to 5).
     const uint32_t first = std::min(gpu::kIsoClassifyLevels + (listed ? 1u : 0u), topLevel);
     const uint32_t listedLevels = std::min(gpu::kIsoBuildLevelsPerPass, topLevel - first);
-    if (listed) {
-        const uint32_t cleared = first + listedLevels; // the highest level written before the full build passes
-        PYRAMARCH_ASSERT(first == gpu::kIsoClassifyLevels + 1, "a direct grid's pyramid has level 3");
-        const VkDeviceSize levelBytes = cleared + 1 < grid.levelCount ? VkDeviceSize(grid.levels[cleared + 1].x) * 4
-                                                                      : VkDeviceSize(sizes.pyramidBytes);
-        const uint64_t bricks = grid.sparseLimits.z, groups = groupsOf(bricks, gpu::kIsoBuildBricks);
-        // Metaballs, bounded user fields and particles: the bounds from the
-        // balls, the Lipschitz bound or the tiles the particles' field pass
-        // flagged, not from the field buffer; a tiled field pass after the list.
-        const bool particles = info.source == FieldSource::Particles;
-        const bool fromSource = info.source == FieldSource::Metaballs || lipschitzBricks() || particles;
-        const bool tiles = tiledField();
-        PassBuilder clear = graph.addPass(info.name + ".bricks.clear", PassKind::Transfer);
-        clear.use(refs.pyramid, Access::TransferDst).use(refs.directList, Access::TransferDst);
-        if (tiles) clear.use(refs.fieldTileFlags, Access::TransferDst).use(refs.fieldTileList, Access::TransferDst);
-        clear.record([refs, levelBytes, bricks, groups, tiles](PassContext& ctx) {
-            ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.pyramid), 0, levelBytes, 0);
-            ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.directList), (bricks + groups) * 4, groups * 4, 0);
-            if (tiles) {
-                ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.fieldTileFlags), 0, VK_WHOLE_SIZE, 0);
-                ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.fieldTileList), 0, 16, 0);
-            }
-        });
-        const auto bricksPass = [&](const char* suffix, uint32_t mode) {
-            PassBuilder pass = graph.addPass(info.name + suffix, PassKind::Compute);
-            // Bindings a mode does not use: the counters stand in (never accessed through).
-            pass.pipeline(brickListPipe)
-                .uniform(0, refs.grid)
-                .storage(1, refs.counters, RW)
-                .storage(2, mode == 0 && !fromSource ? refs.field : refs.counters, mode == 0 && !fromSource ? R : RW)
-                .storage(3, mode == 2 ? refs.counters : refs.directBounds,
-                         mode == 0   ? W
-                         : mode == 1 ? R
-                                     : RW)
-                .storage(4, mode == 1 ? refs.directList : refs.counters, RW)
-                .storage(5, mode == 2 ? refs.directArgs : refs.counters, mode == 2 ? W : RW);
-            // The field tiles' flags; metaballs: the balls (storage reads).
-            if (particles)
-                pass.storage(6, mode == 0 ? refs.particleTiles : refs.counters, mode == 0 ? R : RW);
-            else if (fromSource)
-                pass.storage(6, mode == 1 && tiles ? refs.fieldTileFlags : refs.counters, RW);
-            if (info.source == FieldSource::Metaballs)
-                pass.storage(7, mode == 0 ? refs.items : refs.counters, mode == 0 ? R : RW);
-            else if (fromSource)
-                pass.storage(7, refs.counters, RW); // unused by the user field's and the particles' builds
-            pass.record([this, mode, bricks, fromSource, tiles](PassContext& ctx) {
-                // Volumes: the bounds of the field converted this frame only.
-                if (mode == 0 && info.source == FieldSource::Volume) {
-                    if (!directBoundsDirty) return;
-                    directBoundsDirty = false;
-                }
-                // The frame's first pass where no field pass runs before the list
-                // (tiled or fused): it reads this frame's balls or parameters.
-                if (mode == 0 && fromSource && (tiles || fusedField)) beginFrame(ctx);
-                gpu::IsoPush pc = push();
-                pc.srcLevel = mode;
-                pc.numLevels = mode == 1 && tiles ? 1u : 0u;
-                ctx.pushConstants(pc);
-                dispatchFolded(ctx, mode == 2 ? 1 : groupsOf(bricks, gpu::kIsoGroupSize), maxGroupsX());
-            });
-        };
-        bricksPass(".bricks.bounds", 0);
-        bricksPass(".bricks.list", 1);
-        bricksPass(".bricks.args", 2);
-        if (tiles) addFieldTilePasses(graph, refs); // the tiles' list and the field pass over them
-    }
+    if (listed) brickListing.addDirectPasses(*this, graph, refs, first, listedLevels);
     PassBuilder pass = graph.addPass(info.name + ".classify", PassKind::Compute);
     pass.pipeline(classify).uniform(0, refs.grid).storage(3, refs.pyramid, RW).storage(4, refs.counters, RW);
     if (listed) pass.storage(5, refs.directList, R);
@@ -352,28 +195,15 @@ void IsoSurface::Impl::addDirectClassifyPasses(RenderGraph& graph, const IsoRefs
     }
     pass.use(refs.directArgs, Access::IndirectRead).record(indirectDispatch(refs.directArgs, 0));
     if (listedLevels == 0) return;
-    graph.addPass(info.name + ".pyramid." + std::to_string(first), PassKind::Compute)
-        .pipeline(buildListedPipe)
-        .uniform(0, refs.grid)
-        .storage(1, refs.pyramid, RW)
-        .storage(2, refs.counters, R)
-        .storage(3, refs.directList, R)
-        .use(refs.directArgs, Access::IndirectRead)
-        .record([this, first, listedLevels, args = refs.directArgs](PassContext& ctx) {
-            gpu::IsoPush pc = push();
-            pc.srcLevel = first;
-            pc.numLevels = listedLevels;
-            ctx.pushConstants(pc);
-            ctx.dispatchIndirect(args, 16);
-        });
+    brickListing.addListedBuild(*this, graph, refs, first, listedLevels);
     addPyramidBuild(graph, info.name + ".pyramid.", refs.grid, refs.pyramid, grid, first + listedLevels);
 }
 
 // Indexed output builds its own extraction (sparse_indexed.cpp): the
 // triangle-soup one is not compiled then (for user fields a run-time compile).
 Status IsoSurface::Impl::createSparsePipelines() {
-    PYRAMARCH_TRY(makePipeline(sparseOrderPipe, kOrderSpv, "sparse.order", 5));
-    PYRAMARCH_TRY(makePipeline(sparseSlotOrderPipe, kSlotOrderSpv, "sparse.slots.order", 6));
+    // The lists: the order passes and the source's activate passes (brick_list.cpp).
+    PYRAMARCH_TRY(brickListing.createSparsePipelines(*this));
     const auto volumeReaders = [this]() -> Status {
         // Classify and extraction: the pool's buffers at 7, 9, 10 and 11, the listed bricks' slots at 8.
         PYRAMARCH_TRY(makePipeline(
@@ -386,18 +216,11 @@ Status IsoSurface::Impl::createSparsePipelines() {
         return createBuildPipeline();
     };
     if (info.source == FieldSource::Volume) {
-        // Activate: bindings 0-3 as below, the surface bricks at 4, the listed
-        // bricks' slots at 5, the marks at 6, their words' bases at 7.
-        PYRAMARCH_TRY(makePipeline(sparseActivatePipe, kVolumeActivateSpv, "sparse.activate", 8, false));
         if (octreeInput) PYRAMARCH_TRY(octree.createPipelines(*this));
         return volumeReaders();
     }
     if (info.source == FieldSource::Particles) {
         PYRAMARCH_TRY(makePipeline(sparseBinPipe, kParticleBinSpv, "sparse.count", 8));
-        // Activate: bindings 0-4 as below, the bricks' lists at 6, the brick
-        // table at 7, the super-brick marks at 8, the order's marks at 9 and bases at 10.
-        PYRAMARCH_TRY(makePipeline(sparseSupersPipe, kParticleSupersSpv, "sparse.supers", 10, false));
-        PYRAMARCH_TRY(makePipeline(sparseActivatePipe, kParticleActivateSpv, "sparse.activate", 11, false));
         // The blocks: the grid 0, counters 1, brick list 2, references 3,
         // particles 4, the bricks' slots 5, the brick table 6, the pool 7-10,
         // the sub-cells 13.
@@ -440,33 +263,19 @@ Status IsoSurface::Impl::createSparsePipelines() {
         return volumeReaders();
     }
     if (info.source == FieldSource::Metaballs) {
-        const auto pick = [this](std::span<const uint32_t> texel, std::span<const uint32_t> storage) {
-            return texelReads ? texel : storage;
-        };
-        // Activate: bindings 0-4 as below, the balls at 5, the bricks' ball
-        // lists at 6, the order's marks at 9 and bases at 10.
-        PYRAMARCH_TRY(makePipeline(sparseSupersPipe, pick(kMetaballSupersSpv, kMetaballSupersStorageSpv),
-                                   "sparse.supers", 10, false));
-        PYRAMARCH_TRY(makePipeline(sparseActivatePipe, pick(kMetaballActivateSpv, kMetaballActivateStorageSpv),
-                                   "sparse.activate", 11, false));
         // Classify and extraction: the balls at 7, the ball lists at 8.
-        PYRAMARCH_TRY(makePipeline(classify, pick(kMetaballClassifySpv, kMetaballClassifyStorageSpv), "classify", 9));
+        PYRAMARCH_TRY(makePipeline(classify, MetaballsProvider::sparseClassifySpirv(texelReads), "classify", 9));
         if (!indexed)
-            PYRAMARCH_TRY(makePipeline(extract, pick(kMetaballExtractSpv, kMetaballExtractStorageSpv), "extract",
+            PYRAMARCH_TRY(makePipeline(extract, MetaballsProvider::sparseExtractSpirv(texelReads), "extract",
                                        kSparseOutputBindings));
         return createBuildPipeline();
     }
-    PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> supers, sparseActivateSpirv(true));
-    // The order's marks at 9 and bases at 10 (5-8: the item sources').
-    PYRAMARCH_TRY(makePipeline(sparseSupersPipe, supers, "sparse.supers", 10, false));
-    PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> activate, sparseActivateSpirv(false));
-    PYRAMARCH_TRY(makePipeline(sparseActivatePipe, activate, "sparse.activate", 11, false));
     PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> classifySpv,
-                         fusedSpirv(kIsoText_sparse_classify_comp, "classify"));
+                         UserFieldProvider::fusedSpirv(*this, kIsoText_sparse_classify_comp, "classify"));
     PYRAMARCH_TRY(makePipeline(classify, classifySpv, "classify", 7));
     if (!indexed) {
         PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> extractSpv,
-                             fusedSpirv(kIsoText_sparse_extract_comp, "extract"));
+                             UserFieldProvider::fusedSpirv(*this, kIsoText_sparse_extract_comp, "extract"));
         PYRAMARCH_TRY(makePipeline(extract, extractSpv, "extract", kSparseOutputBindings));
     }
     return createBuildPipeline();
@@ -493,27 +302,12 @@ void IsoSurface::Impl::bindBrickItems(PassBuilder& pass, const IsoRefs& refs) {
         pass.storage(8, refs.volumeBrickSlots, R);
         return;
     }
-    bindBalls(pass, refs, 7);
+    metaballs.bindBalls(*this, pass, refs, 7);
     pass.storage(8, refs.brickItems, R);
 }
 
 void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs& refs) {
-    const VkDeviceSize level2Offset = VkDeviceSize(grid.levels[2].x) * 4,
-                       level2Bytes = VkDeviceSize(grid.levels[2].y) * 4;
-    graph.addPass(info.name + ".sparse.clear", PassKind::Transfer)
-        .use(refs.pyramid, Access::TransferDst)
-        .use(refs.orderMarks, Access::TransferDst)
-        .use(refs.pairOrder, Access::TransferDst)
-        .record([this, refs, level2Offset, level2Bytes](PassContext& ctx) {
-            beginFrame(ctx); // the frame's first pass
-            ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.pyramid), level2Offset, level2Bytes, 0);
-            ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.orderMarks), 0, VK_WHOLE_SIZE, 0);
-            ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.pairOrder), 0, VK_WHOLE_SIZE, 0);
-        });
-    // sparse_activate.glsl's modes: 0 super-bricks, 1 their count -> the
-    // fine pass's dispatch (the coarse build); 2 bricks, 3 their count ->
-    // classify's dispatch (the fine build).
-    const bool balls = info.source == FieldSource::Metaballs;
+    brickListing.addClearPass(*this, graph, refs); // the frame's first pass
     const bool particles = info.source == FieldSource::Particles;
     // Particles: the bricks and super-bricks they reach, counted first.
     const auto bin = [&](const char* suffix, uint32_t mode) {
@@ -556,96 +350,8 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
             });
         bin(".sparse.count", 0);
     }
-    const auto coarse = [&](const char* suffix, uint32_t mode, uint64_t groups) {
-        PassBuilder pass = graph.addPass(info.name + suffix, PassKind::Compute);
-        pass.pipeline(sparseSupersPipe)
-            .uniform(0, refs.grid)
-            .storage(1, refs.counters, RW)
-            .storage(3, refs.superArgs, W)
-            .storage(9, refs.orderMarks, RW);
-        if (balls) bindBalls(pass, refs, 5);
-        if (particles) pass.storage(8, refs.superMarks, R);
-        pass.record(modeDispatch(mode, groups));
-    };
-    const auto fine = [&](const char* suffix, uint32_t mode) {
-        PassBuilder pass = graph.addPass(info.name + suffix, PassKind::Compute);
-        pass.pipeline(sparseActivatePipe)
-            .uniform(0, refs.grid)
-            .storage(1, refs.counters, RW)
-            .storage(2, refs.brickList, W)
-            .storage(3, refs.sparseArgs, W)
-            .storage(4, refs.superList, R)
-            // Every mode: the shader's bindings count as accessed as declared there.
-            .storage(9, refs.orderMarks, RW)
-            .storage(10, refs.orderBases, R);
-        if (balls) {
-            bindBalls(pass, refs, 5);
-            pass.storage(6, refs.brickItems, W);
-        }
-        if (particles) pass.storage(6, refs.brickItems, W).storage(7, refs.brickTable, RW);
-        // Mode 2 a thread per brick of the listed super-bricks, 4 (the list) per word of their marks.
-        if (mode == 2 || mode == 4)
-            pass.use(refs.superArgs, Access::IndirectRead)
-                .record([this, mode, args = refs.superArgs](PassContext& ctx) {
-                    gpu::IsoPush pc = push();
-                    pc.srcLevel = mode;
-                    ctx.pushConstants(pc);
-                    ctx.dispatchIndirect(args, mode == 2 ? 0 : 16);
-                });
-        else
-            pass.record(modeDispatch(3, 1));
-    };
-    if (info.source == FieldSource::Volume) {
-        // The upload's surface bricks (no super-bricks: the host listed them),
-        // or the octree's, marked every frame.
-        if (octreeInput)
-            octree.addPasses(*this, graph, refs);
-        else
-            sparseVolume.addUploadPass(*this, graph, refs);
-        const auto activate = [&](const char* suffix, uint32_t mode) {
-            graph.addPass(info.name + suffix, PassKind::Compute)
-                .pipeline(sparseActivatePipe)
-                .uniform(0, refs.grid)
-                .storage(1, refs.counters, RW)
-                .storage(2, refs.brickList, W)
-                .storage(3, refs.sparseArgs, W)
-                .storage(4, refs.volumeSurface, R)
-                .storage(5, refs.volumeBrickSlots, W)
-                .storage(6, refs.orderMarks, RW)
-                .storage(7, refs.orderBases, R)
-                .record([this, mode](PassContext& ctx) {
-                    gpu::IsoPush pc = push();
-                    pc.srcLevel = mode;
-                    pc.itemCount = volumeSurfaceBricks;
-                    const uint32_t slot = uint32_t(self->recording_ % ring);
-                    if (mode == 2)
-                        isoOutsideBySlot[slot] = {self->recording_,
-                                                  !(pc.iso >= volumeIsoMin && pc.iso <= volumeIsoMax)};
-                    ctx.pushConstants(pc);
-                    // Mode 2 a thread per surface brick, 4 (the list) per word of their marks.
-                    const uint64_t threads = mode == 2   ? volumeSurfaceBricks
-                                             : mode == 4 ? groupsOf(volumeSurfaceBricks, 32)
-                                                         : 1;
-                    dispatchFolded(ctx, groupsOf(threads, gpu::kIsoGroupSize), maxGroupsX());
-                });
-        };
-        if (!octreeInput) {
-            // The marked surface bricks listed in their order.
-            activate(".sparse.activate", 2);
-            addSparseOrderPass(graph, refs, ".sparse.bricks.order", 2);
-            activate(".sparse.list", 4);
-        }
-        activate(".sparse.args", 3);
-    } else {
-        // Marks, scanned into the lists (sparse_order.comp): the same order in every run.
-        coarse(".sparse.supers", 0, groupsOf(grid.superBricks.w, gpu::kIsoGroupSize));
-        addSparseOrderPass(graph, refs, ".sparse.supers.order", 0);
-        coarse(".sparse.supers.args", 1, 1);
-        fine(".sparse.activate", 2);
-        addSparseOrderPass(graph, refs, ".sparse.bricks.order", 1);
-        fine(".sparse.list", 4);
-        fine(".sparse.args", 3);
-    }
+    // The bricks listed (brick_list.cpp).
+    brickListing.addListPasses(*this, graph, refs);
     if (particles) {
         // Each listed brick's list ordered by sub-cell, and the home list
         // (sparse_particles_cells.glsl): counted, scanned, filled.
@@ -786,50 +492,9 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
         .storage(6, refs.pairOrder, RW);
     bindBrickItems(classifyPass, refs);
     classifyPass.use(refs.sparseArgs, Access::IndirectRead).record(indirectDispatch(refs.sparseArgs, 0));
-    addSparseSlotOrderPasses(graph, refs);
+    brickListing.addSlotOrderPasses(*this, graph, refs);
     addPyramidBuild(graph, info.name + ".pyramid.", refs.grid, refs.pyramid, grid,
                     std::min(gpu::kIsoClassifyLevels, grid.levelCount - 1));
-}
-
-// One workgroup scanning marks or pair masks (sparse_order.comp; modes there).
-void IsoSurface::Impl::addSparseOrderPass(RenderGraph& graph, const IsoRefs& refs, const char* suffix, uint32_t mode) {
-    PassBuilder pass = graph.addPass(info.name + suffix, PassKind::Compute);
-    pass.pipeline(sparseOrderPipe)
-        .uniform(0, refs.grid)
-        .storage(1, refs.counters, RW)
-        .storage(2, mode == 3 ? refs.pairOrder : refs.orderMarks, RW)
-        // Mode 3 writes no list: the bases stand in.
-        .storage(3, mode == 0 ? refs.superList : refs.orderBases, W)
-        // Modes 0-2 write no dispatch.
-        .storage(4, refs.superArgs, W)
-        .record([this, mode](PassContext& ctx) {
-            gpu::IsoPush pc = push();
-            pc.srcLevel = mode;
-            // Mode 2: the marks' bits (octree input: a bit per brick of the grid).
-            pc.itemCount = octreeInput ? grid.sparseLimits.z : volumeSurfaceBricks;
-            ctx.pushConstants(pc);
-            ctx.dispatch(1);
-        });
-}
-
-// The cut pairs' slots in list order: each chunk of 8 listed bricks' first
-// slot, then each claimed slot's place, then the cases there.
-void IsoSurface::Impl::addSparseSlotOrderPasses(RenderGraph& graph, const IsoRefs& refs) {
-    addSparseOrderPass(graph, refs, ".sparse.slots.order", 3);
-    const auto slots = [&](const char* suffix, uint32_t mode) {
-        graph.addPass(info.name + suffix, PassKind::Compute)
-            .pipeline(sparseSlotOrderPipe)
-            .uniform(0, refs.grid)
-            .storage(1, refs.counters, R)
-            .storage(2, refs.pyramid, RW)
-            .storage(3, refs.pairOrder, R)
-            .storage(4, refs.slotRecords, RW)
-            .storage(5, refs.brickList, R)
-            .use(refs.superArgs, Access::IndirectRead)
-            .record(indirectDispatch(refs.superArgs, 32, mode));
-    };
-    slots(".sparse.slots.place", 0);
-    slots(".sparse.slots.cases", 1);
 }
 
 void IsoSurface::Impl::addSparseExtractPass(RenderGraph& graph, const IsoRefs& refs) {

@@ -83,9 +83,9 @@ Status IndexedStage::createDirectPipelines(Impl& m) {
     PYRAMARCH_TRY(m.makePipeline(vertexCountPipe, kDirectCountSpv, "sparse.vertices.count", 5));
     PYRAMARCH_TRY(m.makePipeline(vertexBasesPipe, kDirectBasesSpv, "vertices.bases", 5));
     if (m.fusedField) {
-        PYRAMARCH_TRY_ASSIGN(
-            const std::vector<uint32_t> fused,
-            m.fusedSpirv(kIsoText_sparse_shared_vertices_comp, "vertices", "#define ISO_DIRECT_BRICKS\n"));
+        PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> fused,
+                             UserFieldProvider::fusedSpirv(m, kIsoText_sparse_shared_vertices_comp, "vertices",
+                                                           "#define ISO_DIRECT_BRICKS\n"));
         PYRAMARCH_TRY(m.makePipeline(sharedVerticesPipe, fused, "vertices", kSparseOutputBindings));
     } else {
         PYRAMARCH_TRY(
@@ -210,7 +210,7 @@ Status IndexedStage::createSparsePipelines(Impl& m) {
                            "vertices", kSparseOutputBindings));
     } else {
         PYRAMARCH_TRY_ASSIGN(const std::vector<uint32_t> fused,
-                             m.fusedSpirv(kIsoText_sparse_shared_vertices_comp, "vertices"));
+                             UserFieldProvider::fusedSpirv(m, kIsoText_sparse_shared_vertices_comp, "vertices"));
         PYRAMARCH_TRY(m.makePipeline(sharedVerticesPipe, fused, "vertices", kSparseOutputBindings));
     }
     return m.makePipeline(extractPipe, m.texelReads ? std::span<const uint32_t>(kExtractSpv) : kExtractStorageSpv,

@@ -159,7 +159,7 @@ void SparseOctreeStage::addPasses(Impl& m, RenderGraph& graph, const IsoRefs& re
     args(".sparse.octree.bricks.args", 2);
     // The marked bricks listed in brick order (sparse_order.comp).
     pass(n + ".sparse.activate", 3, 16);
-    m.addSparseOrderPass(graph, refs, ".sparse.bricks.order", 2);
+    m.brickListing.addOrderPass(m, graph, refs, ".sparse.bricks.order", 2);
     pass(n + ".sparse.list", 5, 0);
     pass(n + ".sparse.octree.scatter", 4, 0);
 }

@@ -258,9 +258,10 @@ Status SparseVolumeStage::createBuffers(Impl& m, const MakeBuffer& make) {
                        particles ? "sparse particle block slots" : "sparse volume brick slots"));
     if (particles) return {};
     // The host-visible staging of the surface bricks, then the pool, comes
-    // with each upload (stageVolume); this stands in for it.
+    // with each upload (VolumeProvider::stage); this stands in for it.
     if (m.octreeInput) return {}; // the octree's passes write both on the GPU
-    return make(m.rawIdle, 16, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUsage::Upload, "sparse volume staging");
+    return make(m.volumeSource.rawIdle, 16, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUsage::Upload,
+                "sparse volume staging");
 }
 
 Status SparseVolumeStage::upload(Impl& m, const VolumeSlabs& volume, float isoMin, float isoMax) {
@@ -278,8 +279,8 @@ Status SparseVolumeStage::upload(Impl& m, const VolumeSlabs& volume, float isoMi
     const VolumeBricks g({m.grid.samples.x, m.grid.samples.y, m.grid.samples.z}, volume.format);
     // Staging: the surface bricks (uvec4: list entry, min and max bits), then
     // the pool; bricks past the capacity are only counted.
-    PYRAMARCH_TRY(m.stageVolume(sizes.volumeSurfaceBytes + sizes.volumePoolBytes));
-    uint8_t* staging = static_cast<uint8_t*>(m.raw.mapped());
+    PYRAMARCH_TRY(m.volumeSource.stage(m, sizes.volumeSurfaceBytes + sizes.volumePoolBytes));
+    uint8_t* staging = static_cast<uint8_t*>(m.volumeSource.raw.mapped());
     uint8_t* pool = staging + sizes.volumeSurfaceBytes;
     const size_t brickBytes = size_t(gpu::kIsoVolumeBrickSamples) * g.sampleBytes;
     const uint32_t capacity = info.sparse.maxVolumeBricks;
@@ -305,13 +306,13 @@ Status SparseVolumeStage::upload(Impl& m, const VolumeSlabs& volume, float isoMi
                              who + "the iso values [" + std::to_string(isoMin) + ", " + std::to_string(isoMax) +
                                  "] cut " + std::to_string(found) + " surface bricks, over sparse.maxVolumeBricks " +
                                  std::to_string(capacity) + " (censusSparseVolume() counts them)");
-    m.raw.flush();
+    m.volumeSource.raw.flush();
     pendingSurfaceBricks = uint32_t(found);
     pendingIsoMin = isoMin;
     pendingIsoMax = isoMax;
-    m.volumeFormat = volumeFormatOf(volume.format);
-    m.volumeScale = volume.scale;
-    m.volumeOffset = volume.offset;
+    m.volumeSource.format = volumeFormatOf(volume.format);
+    m.volumeSource.scale = volume.scale;
+    m.volumeSource.offset = volume.offset;
     uploadPending = true;
     return {};
 }
@@ -323,7 +324,7 @@ void SparseVolumeStage::importBuffers(Impl& m, RenderGraph& graph, IsoRefs& refs
     const bool particles = info.source == FieldSource::Particles;
     const std::string n = info.name + (particles ? ".sparse.blocks" : ".sparse.volume");
     if (!particles) {
-        if (!m.octreeInput) refs.volumeStaging = m.importVolumeStaging(graph, n + ".staging", copyRead);
+        if (!m.octreeInput) refs.volumeStaging = m.volumeSource.importStaging(m, graph, n + ".staging", copyRead);
         refs.volumeSurface = graph.importBuffer(n + ".surface", surface, computeRead, computeRead);
     }
     for (uint32_t i = 0; i < gpu::kIsoVolumePools; ++i)
@@ -341,7 +342,7 @@ void SparseVolumeStage::addUploadPass(Impl& m, RenderGraph& graph, const IsoRefs
         const IsoSizes& sizes = m.sizes;
         if (!uploadPending) return;
         uploadPending = false;
-        m.rawConvertedAt = m.recording();
+        m.volumeSource.rawConvertedAt = m.recording();
         const VkBuffer src = ctx.buffer(refs.volumeStaging);
         const auto copy = [&](BufferRef dst, VkDeviceSize from, VkDeviceSize bytes) {
             if (bytes == 0) return;

@@ -13,7 +13,7 @@ namespace pyramarch::iso {
 
 struct SparseVolumeStage {
     // The device's surface bricks (volumes; filled from the host-visible
-    // staging, Impl::raw, by the next frame's "<name>.sparse.volume.upload"),
+    // staging, VolumeProvider::raw, by the next frame's "<name>.sparse.volume.upload"),
     // each listed brick's pool slot, and the pool.
     Buffer surface, brickSlots;
     Buffer pools[gpu::kIsoVolumePools];
