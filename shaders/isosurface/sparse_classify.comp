@@ -46,6 +46,8 @@
 #endif
 #if defined(ISO_DENSE_FIELD) && !defined(ISO_STORAGE_READS)
 #define ISO_TEXEL_READS
+// The field buffer as quads (dense_field.glsl): 18 fetches a pair, not 54.
+#define ISO_DENSE_FIELD_QUADS
 #endif
 #include "isosurface/common.glsl"
 #include "isosurface/sparse_pair_cases.glsl"
