@@ -335,8 +335,8 @@ void IsoSurface::Impl::addDirectClassifyPasses(RenderGraph& graph, const IsoRefs
     if (listed) pass.storage(5, refs.directList, R);
     if (fusedField)
         ; // field() at the samples: no field buffer
-    else if (texelReads) // as quads: 4 samples a fetch (dense_field.glsl, ISO_DENSE_FIELD_QUADS)
-        pass.texel(2, refs.field, VK_FORMAT_R32G32B32A32_SFLOAT, Access::SampledRead);
+    else if (texelReads)
+        pass.texel(2, refs.field, VK_FORMAT_R32G32B32A32_SFLOAT, Access::SampledRead); // quads: dense_field.glsl
     else
         pass.storage(2, refs.field, R);
     if (!listed) {
