@@ -46,6 +46,8 @@
 #endif
 #if defined(ISO_DENSE_FIELD) && !defined(ISO_STORAGE_READS)
 #define ISO_TEXEL_READS
+// The field buffer as quads (dense_field.glsl): 18 fetches a pair, not 54.
+#define ISO_DENSE_FIELD_QUADS
 #endif
 #include "isosurface/common.glsl"
 #include "isosurface/sparse_pair_cases.glsl"
@@ -142,7 +144,24 @@ void main() {
     const bool secondRow = c0.y + 1u < grid.cells.y;
     uvec4 cases;
     uint sums1, actives;
-    isoPairCases(r00, r10, r20, r01, r11, r21, xCells, secondRow, cases, sums1, actives);
+    // A pair whose in-grid corners are all outside or all inside has no cut
+    // cell: its cases are 0 or 255 (out-of-grid cells 0), as isoPairCases
+    // would find them, without its 16 case counts. lavapipe runs the loop
+    // only for a SIMD batch with a cut pair in it (the cell-order classify
+    // skipped uniform runs the same way).
+    const uint corners = (2u << xCells) - 1u; // sample bits 0 .. xCells of a row
+    const uint anyInside = (r00 | r10 | r01 | r11 | (secondRow ? r20 | r21 : 0u)) & corners;
+    const uint allInside = r00 & r10 & r01 & r11 & (secondRow ? r20 & r21 : corners) & corners;
+    if (anyInside == 0u || allInside == corners) {
+        // Bytes of the row's cells x < xCells.
+        const uint lo = xCells >= 4u ? 0xffffffffu : (1u << (8u * xCells)) - 1u;
+        const uint hi = xCells >= 8u ? 0xffffffffu : xCells <= 4u ? 0u : (1u << (8u * (xCells - 4u))) - 1u;
+        cases = anyInside == 0u ? uvec4(0u) : uvec4(lo, hi, secondRow ? lo : 0u, secondRow ? hi : 0u);
+        sums1 = 0u;
+        actives = 0u;
+    } else {
+        isoPairCases(r00, r10, r20, r01, r11, r21, xCells, secondRow, cases, sums1, actives);
+    }
     const uint total = isoByteSum(sums1);
 #ifdef ISO_DIRECT_BRICKS
     // Every pair writes its words, cut or not: the pyramid's base is the

@@ -179,7 +179,7 @@ void IsoSurface::Impl::addDirectClassifyPasses(RenderGraph& graph, const IsoRefs
     if (fusedField)
         ; // field() at the samples: no field buffer
     else if (texelReads)
-        pass.texel(2, refs.field, VK_FORMAT_R32_SFLOAT, Access::SampledRead);
+        pass.texel(2, refs.field, VK_FORMAT_R32G32B32A32_SFLOAT, Access::SampledRead); // quads: dense_field.glsl
     else
         pass.storage(2, refs.field, R);
     if (!listed) {
