@@ -213,6 +213,12 @@ struct IsoSurface::Impl {
     // particles_reads.glsl) where maxTexelBufferElements covers them, else
     // (and under testing::Knobs::storageReads) through storage buffers.
     bool particleTexelReads = false;
+    // The bricked per-particle passes (sparse_particles_density.comp) read
+    // the sub-cells, the references, the particles and the smoothed
+    // particles through texel buffers (the .texel builds) where the module
+    // owns the particle ring and maxTexelBufferElements covers each, else
+    // (a host particle buffer, testing::Knobs::storageReads) through storage.
+    bool sparseTexelReads = false;
     // User GLSL with a Lipschitz bound, and metaballs, on the direct brick
     // table: the field pass evaluates only the tiles the listed bricks read
     // (field_tiles.comp, field_tiles.cpp); testing::Knobs::denseField turns it off.
@@ -563,6 +569,7 @@ struct IsoSurface::Impl {
     // then its extraction.
     Status createSparsePipelines();
     void addSparseClassifyPasses(RenderGraph& graph, const IsoRefs& refs);
+    void bindSparseParticleReads(PassBuilder& pass, const IsoRefs& refs, bool particles = true) const;
     // The lists' fixed order (sparse.cpp): one pass of sparse_order.comp, the slot passes.
     void addSparseOrderPass(RenderGraph& graph, const IsoRefs& refs, const char* suffix, uint32_t mode);
     void addSparseSlotOrderPasses(RenderGraph& graph, const IsoRefs& refs);
