@@ -24,10 +24,15 @@
 //    sub-cells) in the home list.
 // 1, <name>.sparse.fill (a thread per particle): the same bricks again;
 //    each listed one takes the particle's index at its sub-cell's next place
-//    (the word ends at its run's end), and its home brick puts (index,
-//    listed brick) at its home list's next place. The order within a run
-//    follows the atomics: the field sums integer kernel terms
-//    (particles_kernel.glsl), the same in any order.
+//    (the word ends at its run's end). The order within a run follows the
+//    atomics: the field sums integer kernel terms (particles_kernel.glsl),
+//    the same in any order.
+// 4, <name>.sparse.homes (a thread per listed brick): the brick's home
+//    particles (the runs of its home sub-cells, one run a row) into its place
+//    of the home list as (index, listed brick), in sub-cell order: the
+//    per-particle passes give consecutive home particles to a batch of
+//    lanes, which then read the same rows of sub-cells (in the fill's
+//    atomic order, a batch's particles lay anywhere in the brick).
 #include "isosurface/common.glsl"
 
 layout(local_size_x = kIsoGroupSize) in;
@@ -66,11 +71,37 @@ void scanCells(uint j) {
     cellTable[words + kIsoCellHomeWord] = homes != 0u ? atomicAdd(cellTable[0], homes) : 0u;
 }
 
+// Mode 4: listed brick j's home particles into the home list, in sub-cell
+// order. At most 36 rows and the brick's list (< 2^16) iterations: under
+// lavapipe's 65,535 an invocation.
+void listHomes(uint j) {
+    if (j >= min(counters.sparseBricks, grid.sparseLimits.x) || brickItems[2u * j + 1u] == 0u) return;
+    const BrickCells c = brickCellsAt(cellBrickOf(bricks[j]));
+    const uint words = kIsoCellHeader + kIsoCellWords * j;
+    const uint first = 2u * grid.sparseLimits.x + brickItems[2u * j];
+    uint h = cellHomeWords() + 2u * cellTable[words + kIsoCellHomeWord];
+    for (uint z = c.homeLo.z; z <= c.homeHi.z; ++z)
+        for (uint y = c.homeLo.y; y <= c.homeHi.y; ++y) {
+            // The row's home sub-cells are consecutive keys: one run of places.
+            const uint k0 = cellKey(uvec3(c.homeLo.x, y, z)), k1 = cellKey(uvec3(c.homeHi.x, y, z));
+            const uint start = k0 == 0u ? 0u : (cellTable[words + cellWord(k0 - 1u)] >> cellShift(k0 - 1u)) & 0xffffu;
+            const uint end = (cellTable[words + cellWord(k1)] >> cellShift(k1)) & 0xffffu;
+            for (uint k = start; k < end; ++k, h += 2u) {
+                cellTable[h] = brickItems[first + k];
+                cellTable[h + 1u] = j;
+            }
+        }
+}
+
 void main() {
     const uint i = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
     const uint mode = isoOpaque(pc.srcLevel);
     if (mode == 3u) {
         scanCells(i);
+        return;
+    }
+    if (mode == 4u) {
+        listHomes(i);
         return;
     }
     vec4 pw;
@@ -108,12 +139,6 @@ void main() {
                 } else {
                     const uint first = 2u * grid.sparseLimits.x + brickItems[2u * j];
                     brickItems[first + ((atomicAdd(cellTable[words], 1u << shift) >> shift) & 0xffffu)] = i;
-                    if (cellIsHome(key, c)) {
-                        const uint h = cellTable[brickWords + kIsoCellHomeWord] +
-                                       atomicAdd(cellTable[brickWords + kIsoCellHomeWord + 1u], 1u);
-                        cellTable[cellHomeWords() + 2u * h] = i;
-                        cellTable[cellHomeWords() + 2u * h + 1u] = j;
-                    }
                 }
             }
     if (mode == 0u) {

@@ -24,15 +24,19 @@
 // counts each listed brick's particles per sub-cell, .sparse.cells.scan
 // turns the counts into each run's start and gives each brick its place in
 // the home list, .sparse.fill puts every reference at its run's next place
-// (the count becomes the run's end) and every particle into the home list
-// of its home brick. The order within a run follows the atomics.
+// (the count becomes the run's end), and .sparse.homes copies each brick's
+// home particles into its place of the home list in sub-cell order
+// (consecutive threads of the per-particle passes read nearly the same rows).
+// The order within a run follows the atomics.
 //
 // The per-particle passes take one home particle a thread (the home list:
 // the particles of a brick are consecutive there), so a thread's loops are
 // one particle's: at most kIsoCellAxis^2 rows, and ceil(run / 8) per row
 // (kIsoListUnroll particles an iteration), where lavapipe ends an
 // invocation's loops after 65,535 iterations in all. Needs grid; the
-// readers (ISO_CELLS_READ) also cellTable, bricks and brickItems.
+// readers (ISO_CELLS_READ) also cellTable, bricks and brickItems, or the
+// includer's CELL_WORD(i) and BRICK_ITEM(i) for the first and last (texel
+// buffers' fetches).
 #ifndef ISO_SPARSE_PARTICLES_CELLS_GLSL
 #define ISO_SPARSE_PARTICLES_CELLS_GLSL
 
@@ -90,28 +94,32 @@ bool cellIsHome(uvec3 k, BrickCells c) { return all(greaterThanEqual(k, c.homeLo
 // Sub-cell key k's 16 bits in its listed brick's words.
 uint cellWord(uint k) { return k >> 1u; }
 uint cellShift(uint k) { return 16u * (k & 1u); }
-// The words of a brick after its sub-cells: its homes' first place, then their cursor.
+// The words of a brick after its sub-cells: its homes' first place (then one unused).
 const uint kIsoCellHomeWord = kIsoCellKeys / 2u;
 
 // Where the home list starts in the cell table.
 uint cellHomeWords() { return kIsoCellHeader + kIsoCellWords * grid.sparseLimits.x; }
 
 #ifdef ISO_CELLS_READ
+#ifndef CELL_WORD
+#define CELL_WORD(i) cellTable[i]
+#define BRICK_ITEM(i) brickItems[i]
+#endif
 // Listed brick `brick`'s sub-cells and references.
 BrickCells brickCells(uint brick) {
     BrickCells c = brickCellsAt(cellBrickOf(bricks[brick]));
-    c.count = brickItems[2u * brick + 1u];
-    c.first = 2u * grid.sparseLimits.x + brickItems[2u * brick];
+    c.count = BRICK_ITEM(2u * brick + 1u);
+    c.first = 2u * grid.sparseLimits.x + BRICK_ITEM(2u * brick);
     c.words = kIsoCellHeader + kIsoCellWords * brick;
     return c;
 }
 
 // After the fill: the end of sub-cell k's run (its first place: k - 1's end, 0 for k = 0).
-uint cellEnd(BrickCells c, uint k) { return (cellTable[c.words + cellWord(k)] >> cellShift(k)) & 0xffffu; }
+uint cellEnd(BrickCells c, uint k) { return (CELL_WORD(c.words + cellWord(k)) >> cellShift(k)) & 0xffffu; }
 
 // The home particles listed this frame, and the t-th: (particle index, listed brick).
-uint cellHomes() { return min(cellTable[0], grid.maxItems); }
-uvec2 cellHome(uint t) { return uvec2(cellTable[cellHomeWords() + 2u * t], cellTable[cellHomeWords() + 2u * t + 1u]); }
+uint cellHomes() { return min(CELL_WORD(0u), grid.maxItems); }
+uvec2 cellHome(uint t) { return uvec2(CELL_WORD(cellHomeWords() + 2u * t), CELL_WORD(cellHomeWords() + 2u * t + 1u)); }
 
 struct CellQuery {
     uvec3 lo, hi;
@@ -159,7 +167,7 @@ uvec2 cellRange(BrickCells c, CellQuery q, uint row) {
 }
 
 // The particle index at list place k.
-uint cellItem(BrickCells c, uint k) { return brickItems[c.first + k]; }
+uint cellItem(BrickCells c, uint k) { return BRICK_ITEM(c.first + k); }
 #endif
 
 #endif

@@ -25,17 +25,23 @@
 layout(local_size_x = kIsoGroupSize) in;
 
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
-// The cell table (sparse_particles_cells.glsl).
-layout(set = 0, binding = 1, std430) readonly buffer CellTableBuf { uint cellTable[]; };
 layout(set = 0, binding = 2, std430) readonly buffer BrickListBuf { uint bricks[]; };
-layout(set = 0, binding = 3, std430) readonly buffer BrickItemsBuf { uint brickItems[]; };
-layout(set = 0, binding = 4, std430) readonly buffer ParticlesBuf { float particleData[]; };
 layout(set = 0, binding = 5, std430) writeonly buffer VolumesBuf { float volumes[]; };
+// The cell table, the references and the particles at 1, 3 and 4
+// (sparse_particles_reads.glsl: texel buffers in the .texel builds).
+#include "isosurface/sparse_particles_reads.glsl"
 #ifdef ISO_SPARSE_SMOOTHED
 // Position smoothing: the smoothed particles by index (x', weight), from
 // sparse_particles_neighbours.comp; the density is theirs, as the dense
-// density pass sums over the re-binned smoothed particles.
+// density pass sums over the re-binned smoothed particles. A texel buffer
+// in the .texel builds.
+#ifdef ISO_TEXEL_READS
+layout(set = 0, binding = 6) uniform samplerBuffer smoothedTexels;
+#define SMOOTHED(i) texelFetch(smoothedTexels, int(i))
+#else
 layout(set = 0, binding = 6, std430) readonly buffer SmoothedBuf { vec4 smoothed[]; };
+#define SMOOTHED(i) smoothed[i]
+#endif
 #endif
 
 #include "isosurface/particles_common.glsl"
@@ -50,11 +56,11 @@ void main() {
     const uint i = home.x;
     const BrickCells c = brickCells(home.y);
     vec4 pw;
-    loadParticle(i, pw); // sparse.fill listed it: a particle it loaded
 #ifdef ISO_SPARSE_SMOOTHED
-    pw = smoothed[i];
+    pw = SMOOTHED(i); // (binding 4 unused: a storage buffer in every build)
     const float reach = mulThenAdd(grid.particle.z, grid.particle.x, grid.particle.x);
 #else
+    loadParticle(i, pw); // sparse.fill listed it: a particle it loaded
     const float reach = grid.particle.x;
 #endif
     const CellQuery q = cellQuery(c, pw.xyz, reach);
@@ -69,7 +75,7 @@ void main() {
                 if (k >= run.y) break;
                 vec4 o;
 #ifdef ISO_SPARSE_SMOOTHED
-                o = smoothed[cellItem(c, k)];
+                o = SMOOTHED(cellItem(c, k));
 #else
                 loadParticle(cellItem(c, k), o);
 #endif

@@ -28,11 +28,10 @@
 layout(local_size_x = kIsoGroupSize) in;
 
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
-// The cell table (sparse_particles_cells.glsl).
-layout(set = 0, binding = 1, std430) readonly buffer CellTableBuf { uint cellTable[]; };
 layout(set = 0, binding = 2, std430) readonly buffer BrickListBuf { uint bricks[]; };
-layout(set = 0, binding = 3, std430) readonly buffer BrickItemsBuf { uint brickItems[]; };
-layout(set = 0, binding = 4, std430) readonly buffer ParticlesBuf { float particleData[]; };
+// The cell table, the references and the particles at 1, 3 and 4
+// (sparse_particles_reads.glsl: texel buffers in the .texel builds).
+#include "isosurface/sparse_particles_reads.glsl"
 layout(set = 0, binding = 5, std430) writeonly buffer RecordsBuf { vec4 records[]; };
 #ifdef ISO_PARTICLE_SPH
 layout(set = 0, binding = 6, std430) readonly buffer VolumesBuf { float volumes[]; };

@@ -220,7 +220,8 @@ size_t expectBlocks(IsoSurface& sparse, const std::vector<float>& field, const r
 class IsoSparseKernels : public IsoParticleTest {
 protected:
     // `small`: 400 particles, one frame (the GPU-assisted validation run).
-    void compareDenseAndSparse(const IsoSurfaceCreateInfo& info, bool small = false);
+    void compareDenseAndSparse(const IsoSurfaceCreateInfo& info, bool small = false,
+                               const iso::testing::Knobs& sparseKnobs = {});
     // Not empty: these particles instead of the stretched cluster.
     std::vector<Particle> particles_;
 };
@@ -243,17 +244,20 @@ std::vector<Particle> compactCloud(size_t count) {
 // Dense and sparse over two frames of the stretched cluster (the second
 // moved across the brick borders): the per-particle records, the blocks
 // and the triangles, bit for bit.
-void IsoSparseKernels::compareDenseAndSparse(const IsoSurfaceCreateInfo& info, bool small) {
+void IsoSparseKernels::compareDenseAndSparse(const IsoSurfaceCreateInfo& info, bool small,
+                                             const iso::testing::Knobs& sparseKnobs) {
     IsoSparseKernels& t = *this;
     const bool sph = info.particleKernel == ParticleKernel::SphCubicSpline;
     const bool aniso = info.anisotropic.enabled;
     const ref::Grid g = referenceGridOf(info);
     const float invR2 = 1.f / (info.particleRadius * info.particleRadius);
     auto dense = iso::testing::create(t.device(), info, {});
-    auto sparse = iso::testing::create(t.device(), sparseOf(info), {});
+    auto sparse = iso::testing::create(t.device(), sparseOf(info), sparseKnobs);
     ASSERT_TRUE(dense.ok()) << dense.message();
     ASSERT_TRUE(sparse.ok()) << sparse.message();
     EXPECT_TRUE((*sparse)->sparseDomain().enabled);
+    // The density pass reads through texel buffers unless storage reads are forced.
+    EXPECT_EQ(iso::testing::sparseTexelReads(**sparse), !sparseKnobs.storageReads);
     for (int f = 0; f < (small ? 1 : 2); ++f) {
         const std::vector<Particle> ps =
             particles_.empty() ? stretchedCluster(5, f == 0 ? 0.f : 0.09f, small ? 400 : 1400) : particles_;
@@ -448,6 +452,25 @@ TEST_F(IsoSparseKernels, LongListsAreTheDensePathsBitForBit) {
         info.particleSmoothing = aniso ? 0.3f : 0.5f;
         compareDenseAndSparse(info, true);
     }
+}
+
+// The bricked density pass reads the sub-cells, the references, the
+// particles and the smoothed particles through texel buffers, or (a host
+// particle buffer, Knobs::storageReads) through storage buffers: both builds
+// give the dense path's volumes and triangles bit for bit, the density alone
+// and over smoothed particles, one frame of 400 particles.
+TEST_F(IsoSparseKernels, TexelAndStorageReadsAreTheDensePathsBitForBit) {
+    for (const bool storage : {false, true})
+        for (const bool smoothed : {false, true}) {
+            SCOPED_TRACE(std::string(storage ? "storage reads" : "texel reads") + (smoothed ? ", smoothed" : ""));
+            IsoSurfaceCreateInfo info = gridInfo(true);
+            info.samples = {21, 17, 18}; // spacing 0.1
+            info.particleRadius = 0.2f;
+            info.particleSmoothing = smoothed ? 0.5f : 0.f;
+            iso::testing::Knobs knobs;
+            knobs.storageReads = storage;
+            compareDenseAndSparse(info, true, knobs);
+        }
 }
 
 // The per-particle passes read the sub-cells of a brick's list that a

@@ -217,6 +217,12 @@ struct IsoSurface::Impl {
     // particles_reads.glsl) where maxTexelBufferElements covers them, else
     // (and under testing::Knobs::storageReads) through storage buffers.
     bool particleTexelReads = false;
+    // The bricked per-particle passes (sparse_particles_density.comp) read
+    // the sub-cells, the references, the particles and the smoothed
+    // particles through texel buffers (the .texel builds) where the module
+    // owns the particle ring and maxTexelBufferElements covers each, else
+    // (a host particle buffer, testing::Knobs::storageReads) through storage.
+    bool sparseTexelReads = false;
     // testing::Knobs::denseField: no tiled field pass (MetaballsProvider::tiled, UserFieldProvider::tiled).
     bool denseFieldForced = false;
     uint32_t volumePoolBricksForced = 0; // testing::Knobs::volumePoolBricks
@@ -505,6 +511,8 @@ struct IsoSurface::Impl {
     // then its extraction.
     Status createSparsePipelines();
     void addSparseClassifyPasses(RenderGraph& graph, const IsoRefs& refs);
+    // Bindings 1, 3, 4 of the bricked per-particle passes: texel or storage reads (sparse.cpp).
+    void bindSparseParticleReads(PassBuilder& pass, const IsoRefs& refs, bool particles = true) const;
     void addSparseExtractPass(RenderGraph& graph, const IsoRefs& refs);
     void bindBrickItems(PassBuilder& pass, const IsoRefs& refs); // metaballs, particles, volumes: bindings 7, 8
     // sparse.cpp, a grid that fits (direct): classify and extraction over

@@ -784,7 +784,7 @@ Status IsoSurface::Impl::createBuffers() {
     // Sparse particles: the smoothed particles or the kernel records by
     // particle index, cleared every frame (sparse_particles_neighbours.comp).
     if (m.sparse && m.smooth)
-        PYRAMARCH_TRY(make(m.smoothed, uint64_t(m.maxItems) * 16, readable | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+        PYRAMARCH_TRY(make(m.smoothed, uint64_t(m.maxItems) * 16, readable | texels | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                            MemoryUsage::DeviceLocal, "smoothed particles"));
     if (m.sparse && m.aniso)
         PYRAMARCH_TRY(make(m.kernels, uint64_t(m.maxItems) * 16 * gpu::kIsoAnisoRecordVec4s,
@@ -833,16 +833,16 @@ Status IsoSurface::Impl::createBuffers() {
     if (m.sparse) {
         PYRAMARCH_TRY(m.brickListing.createSparseBuffers(make));
         if (sizes.sparseItemBytes)
-            PYRAMARCH_TRY(
-                make(m.brickItems, sizes.sparseItemBytes, storage, MemoryUsage::DeviceLocal, "sparse brick items"));
+            PYRAMARCH_TRY(make(m.brickItems, sizes.sparseItemBytes, storage | texels, MemoryUsage::DeviceLocal,
+                               "sparse brick items"));
         if (sizes.sparseTableBytes) {
             const VkBufferUsageFlags cleared = storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
             PYRAMARCH_TRY(
                 make(m.brickTable, sizes.sparseTableBytes, cleared, MemoryUsage::DeviceLocal, "sparse brick table"));
             PYRAMARCH_TRY(make(m.superMarks, m.brickListing.superBytes, cleared, MemoryUsage::DeviceLocal,
                                "sparse super-brick marks"));
-            PYRAMARCH_TRY(
-                make(m.cellTable, sizes.sparseCellBytes, cleared, MemoryUsage::DeviceLocal, "sparse brick sub-cells"));
+            PYRAMARCH_TRY(make(m.cellTable, sizes.sparseCellBytes, cleared | texels, MemoryUsage::DeviceLocal,
+                               "sparse brick sub-cells"));
             // Particles' block slots, kept from frame to frame.
             PYRAMARCH_TRY(make(m.slotOfBrick, sizes.sparseTableBytes, storage, MemoryUsage::DeviceLocal,
                                "sparse block slot of each brick"));

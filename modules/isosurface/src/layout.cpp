@@ -956,6 +956,11 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     const uint64_t recordTexels = uint64_t(m.maxItems) * (m.aniso ? gpu::kIsoAnisoRecordVec4s : 1u);
     m.particleTexelReads = !m.storageReadsForced && m.gather && recordTexels <= lim.maxTexelBufferElements &&
                            uint64_t(m.grid.binDims.w) + 1 <= lim.maxTexelBufferElements;
+    const uint64_t texelLimit = uint64_t(lim.maxTexelBufferElements) * 4;
+    m.sparseTexelReads = !m.storageReadsForced && m.sparse && info.source == FieldSource::Particles && !m.external &&
+                         uint64_t(m.maxItems) * m.itemBytes() * m.ring <= texelLimit &&
+                         sizes.sparseItemBytes <= texelLimit && sizes.sparseCellBytes <= texelLimit &&
+                         uint64_t(m.maxItems) * 4 <= lim.maxTexelBufferElements;
 
     sizes.samples = samples;
     sizes.fieldBytes = m.fusedField ? 0 : fieldBytes;

@@ -287,6 +287,7 @@ struct TestingAccess {
     static bool subgroupAtomics(const IsoSurface& s) { return s.impl_->subgroupAtomics; }
     static bool texelReads(const IsoSurface& s) { return s.impl_->texelReads; }
     static bool particleTexelReads(const IsoSurface& s) { return s.impl_->particleTexelReads; }
+    static bool sparseTexelReads(const IsoSurface& s) { return s.impl_->sparseTexelReads; }
     static testing::SplatMethod splatMethod(const IsoSurface& s) {
         if (s.impl_->info.source != FieldSource::Particles) return testing::SplatMethod::Auto;
         return s.impl_->gather ? testing::SplatMethod::Gather : testing::SplatMethod::Scatter;
@@ -439,6 +440,7 @@ uint32_t maxGroupsX(const IsoSurface& surface) { return TestingAccess::maxGroups
 bool subgroupAtomics(const IsoSurface& surface) { return TestingAccess::subgroupAtomics(surface); }
 bool texelReads(const IsoSurface& surface) { return TestingAccess::texelReads(surface); }
 bool particleTexelReads(const IsoSurface& surface) { return TestingAccess::particleTexelReads(surface); }
+bool sparseTexelReads(const IsoSurface& surface) { return TestingAccess::sparseTexelReads(surface); }
 SplatMethod splatMethod(const IsoSurface& surface) { return TestingAccess::splatMethod(surface); }
 Result<std::vector<std::vector<uint32_t>>> readPyramid(IsoSurface& surface) {
     return TestingAccess::readPyramid(surface);

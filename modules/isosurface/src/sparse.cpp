@@ -8,9 +8,9 @@
 //   particles: "<name>.sparse.table.clear" and "<name>.sparse.count" before
 //   the supers (the bricks and super-bricks each particle reaches, counted:
 //   sparse_particles_bin.comp), "<name>.sparse.cells.clear", ".cells.count",
-//   ".cells.scan" and "<name>.sparse.fill" after the args (each listed
-//   brick's particles ordered by sub-cell, and the home list:
-//   sparse_particles_cells.glsl), "<name>.sparse.slots.init" (the first frame:
+//   ".cells.scan", "<name>.sparse.fill" and ".sparse.homes" after the args
+//   (each listed brick's particles ordered by sub-cell, and the home list in
+//   sub-cell order: sparse_particles_cells.glsl), "<name>.sparse.slots.init" (the first frame:
 //   no slot owned), "<name>.sparse.slots.keep", ".free" and ".assign" (a
 //   brick still listed keeps its block slot, new ones take freed slots:
 //   sparse_particles_slots.comp), then "<name>.sparse.blocks" and
@@ -78,6 +78,19 @@ const uint32_t kParticleNeighboursSphSpv[] =
     ;
 const uint32_t kParticleDensitySmoothedSpv[] =
 #include "shaders/isosurface/sparse_particles_density.smoothed.comp.spv.inc"
+    ;
+// The per-particle passes through texel buffers (sparseTexelReads).
+const uint32_t kParticleNeighboursTexelSpv[] =
+#include "shaders/isosurface/sparse_particles_neighbours.texel.comp.spv.inc"
+    ;
+const uint32_t kParticleNeighboursTexelSphSpv[] =
+#include "shaders/isosurface/sparse_particles_neighbours.texel_sph.comp.spv.inc"
+    ;
+const uint32_t kParticleDensityTexelSpv[] =
+#include "shaders/isosurface/sparse_particles_density.texel.comp.spv.inc"
+    ;
+const uint32_t kParticleDensityTexelSmoothedSpv[] =
+#include "shaders/isosurface/sparse_particles_density.texel_smoothed.comp.spv.inc"
     ;
 const uint32_t kParticleBlocksRecordsSpv[] =
 #include "shaders/isosurface/sparse_particles_blocks.records.comp.spv.inc"
@@ -232,16 +245,28 @@ Status IsoSurface::Impl::createSparsePipelines() {
         // of smoothed particles reads them at 6).
         if (smooth || aniso) {
             ComputePipeline& neighbours = smooth ? smoothPipe : anisoPipe;
+            const bool t = sparseTexelReads;
             if (sph && aniso)
-                PYRAMARCH_TRY(makePipeline(neighbours, kParticleNeighboursSphSpv, "sparse.aniso.sph", 7));
+                PYRAMARCH_TRY(makePipeline(neighbours,
+                                           t ? std::span<const uint32_t>(kParticleNeighboursTexelSphSpv)
+                                             : kParticleNeighboursSphSpv,
+                                           "sparse.aniso.sph", 7));
             else
-                PYRAMARCH_TRY(
-                    makePipeline(neighbours, kParticleNeighboursSpv, smooth ? "sparse.smooth" : "sparse.aniso", 6));
+                PYRAMARCH_TRY(makePipeline(
+                    neighbours, t ? std::span<const uint32_t>(kParticleNeighboursTexelSpv) : kParticleNeighboursSpv,
+                    smooth ? "sparse.smooth" : "sparse.aniso", 6));
             if (sph) {
                 if (smooth)
-                    PYRAMARCH_TRY(makePipeline(densityPipe, kParticleDensitySmoothedSpv, "sparse.density.smoothed", 7));
+                    PYRAMARCH_TRY(makePipeline(densityPipe,
+                                               sparseTexelReads
+                                                   ? std::span<const uint32_t>(kParticleDensityTexelSmoothedSpv)
+                                                   : kParticleDensitySmoothedSpv,
+                                               "sparse.density.smoothed", 7));
                 else
-                    PYRAMARCH_TRY(makePipeline(densityPipe, kParticleDensitySpv, "sparse.density", 6));
+                    PYRAMARCH_TRY(makePipeline(densityPipe,
+                                               sparseTexelReads ? std::span<const uint32_t>(kParticleDensityTexelSpv)
+                                                                : kParticleDensitySpv,
+                                               "sparse.density", 6));
                 PYRAMARCH_TRY(
                     makePipeline(sparseBlocksPipe, kParticleBlocksRecordsSphSpv, "sparse.blocks.records.sph", 14));
                 PYRAMARCH_TRY(makePipeline(sparseBordersPipe, kParticleBordersRecordsSphSpv,
@@ -252,7 +277,10 @@ Status IsoSurface::Impl::createSparsePipelines() {
                     makePipeline(sparseBordersPipe, kParticleBordersRecordsSpv, "sparse.blocks.borders.records", 14));
             }
         } else if (sph) {
-            PYRAMARCH_TRY(makePipeline(densityPipe, kParticleDensitySpv, "sparse.density", 6));
+            PYRAMARCH_TRY(makePipeline(densityPipe,
+                                       sparseTexelReads ? std::span<const uint32_t>(kParticleDensityTexelSpv)
+                                                        : kParticleDensitySpv,
+                                       "sparse.density", 6));
             PYRAMARCH_TRY(makePipeline(sparseBlocksPipe, kParticleBlocksSphSpv, "sparse.blocks.sph", 14));
             PYRAMARCH_TRY(makePipeline(sparseBordersPipe, kParticleBordersSphSpv, "sparse.blocks.borders.sph", 14));
         } else {
@@ -318,19 +346,20 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
             .storage(2, refs.brickTable, mode == 0 ? RW : R)
             // Each mode writes some of them; the shader declares them all.
             .storage(3, refs.superMarks, W)
-            .storage(4, refs.brickItems, mode == 1 ? RW : R)
+            .storage(4, refs.brickItems, mode == 1 || mode == 4 ? RW : R) // 4: its static writes
             .storage(5, refs.cellTable, RW)
             .storage(6, refs.counters, R)
             .storage(7, refs.brickList, R);
-        if (mode == 3) {
+        if (mode >= 3) {
             // A thread per listed brick: classify's dispatch (kIsoBricksPerGroup
             // bricks a group) has kIsoGroupSize / kIsoBricksPerGroup times the threads.
-            pass.use(refs.sparseArgs, Access::IndirectRead).record([this, args = refs.sparseArgs](PassContext& ctx) {
-                gpu::IsoPush pc = push();
-                pc.srcLevel = 3;
-                ctx.pushConstants(pc);
-                ctx.dispatchIndirect(args, 0);
-            });
+            pass.use(refs.sparseArgs, Access::IndirectRead)
+                .record([this, mode, args = refs.sparseArgs](PassContext& ctx) {
+                    gpu::IsoPush pc = push();
+                    pc.srcLevel = mode;
+                    ctx.pushConstants(pc);
+                    ctx.dispatchIndirect(args, 0);
+                });
             return;
         }
         pass.record([this, mode](PassContext& ctx) {
@@ -354,7 +383,8 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
     brickListing.addListPasses(*this, graph, refs);
     if (particles) {
         // Each listed brick's list ordered by sub-cell, and the home list
-        // (sparse_particles_cells.glsl): counted, scanned, filled.
+        // (sparse_particles_cells.glsl): counted, scanned, filled, then the
+        // home list in sub-cell order.
         graph.addPass(info.name + ".sparse.cells.clear", PassKind::Transfer)
             .use(refs.cellTable, Access::TransferDst)
             .record([this, refs](PassContext& ctx) {
@@ -365,6 +395,7 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
         bin(".sparse.cells.count", 2);
         bin(".sparse.cells.scan", 3);
         bin(".sparse.fill", 1);
+        bin(".sparse.homes", 4);
     }
     // SphCubicSpline: each particle's volume from its home brick's list
     // (sparse_particles_density.comp). With particleSmoothing, each particle's smoothed position first (the
@@ -393,11 +424,9 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
         PassBuilder pass = graph.addPass(info.name + suffix, PassKind::Compute);
         pass.pipeline(smooth ? smoothPipe : anisoPipe)
             .uniform(0, refs.grid)
-            .storage(1, refs.cellTable, R)
             .storage(2, refs.brickList, R)
-            .storage(3, refs.brickItems, R)
-            .storage(4, refs.items, R, 0, refs.itemRange)
             .storage(5, recordsRef, W);
+        bindSparseParticleReads(pass, refs);
         if (sph && aniso) pass.storage(6, volumesRef, R);
         pass.record(homesDispatch(mode));
     };
@@ -412,14 +441,14 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
         volumesImport = volumesRef; // surface attributes weigh by them too
         clear(".sparse.volumes.clear", volumesRef);
         PassBuilder density = graph.addPass(info.name + ".sparse.density", PassKind::Compute);
-        density.pipeline(densityPipe)
-            .uniform(0, refs.grid)
-            .storage(1, refs.cellTable, R)
-            .storage(2, refs.brickList, R)
-            .storage(3, refs.brickItems, R)
-            .storage(4, refs.items, R, 0, refs.itemRange)
-            .storage(5, volumesRef, W);
-        if (smooth) density.storage(6, recordsRef, R);
+        density.pipeline(densityPipe).uniform(0, refs.grid).storage(2, refs.brickList, R).storage(5, volumesRef, W);
+        // The sub-cells, references, particles and smoothed particles:
+        // texel buffers where sparseTexelReads (a module-owned ring), else storage.
+        bindSparseParticleReads(density, refs, !smooth);
+        if (smooth && sparseTexelReads)
+            density.texel(6, recordsRef, VK_FORMAT_R32G32B32A32_SFLOAT, Access::SampledRead);
+        else if (smooth)
+            density.storage(6, recordsRef, R);
         density.record(homesDispatch(0));
     }
     if (particles && aniso) neighbours(".sparse.aniso", 1);
@@ -495,6 +524,26 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
     brickListing.addSlotOrderPasses(*this, graph, refs);
     addPyramidBuild(graph, info.name + ".pyramid.", refs.grid, refs.pyramid, grid,
                     std::min(gpu::kIsoClassifyLevels, grid.levelCount - 1));
+}
+
+// Bindings 1, 3 and 4 of the bricked per-particle passes (the sub-cells, the
+// references, the particles: sparse_particles_reads.glsl): texel buffers
+// where sparseTexelReads, else storage.
+// (The density of smoothed particles reads no particle: 4 is a storage
+// buffer there.)
+void IsoSurface::Impl::bindSparseParticleReads(PassBuilder& pass, const IsoRefs& refs, bool particles) const {
+    if (sparseTexelReads && particles)
+        pass.texel(1, refs.cellTable, VK_FORMAT_R32_UINT, Access::SampledRead)
+            .texel(3, refs.brickItems, VK_FORMAT_R32_UINT, Access::SampledRead)
+            .texel(4, refs.items, VK_FORMAT_R32_SFLOAT, Access::SampledRead);
+    else if (sparseTexelReads)
+        pass.texel(1, refs.cellTable, VK_FORMAT_R32_UINT, Access::SampledRead)
+            .texel(3, refs.brickItems, VK_FORMAT_R32_UINT, Access::SampledRead)
+            .storage(4, refs.items, Access::StorageRead, 0, refs.itemRange);
+    else
+        pass.storage(1, refs.cellTable, Access::StorageRead)
+            .storage(3, refs.brickItems, Access::StorageRead)
+            .storage(4, refs.items, Access::StorageRead, 0, refs.itemRange);
 }
 
 void IsoSurface::Impl::addSparseExtractPass(RenderGraph& graph, const IsoRefs& refs) {

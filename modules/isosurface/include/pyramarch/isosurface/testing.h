@@ -153,6 +153,9 @@ bool texelReads(const IsoSurface& surface);
 // Whether the particle gather's density pass and isotropic gather read the
 // bin starts and the particles through texel buffers.
 bool particleTexelReads(const IsoSurface& surface);
+// Whether the bricked SPH density pass reads the sub-cells, the references
+// and the particles through texel buffers (the module's own particle ring).
+bool sparseTexelReads(const IsoSurface& surface);
 
 // The pyramid levels, decoded to 32 bits (level 0 = count | case << 4 per cell;
 // the GPU stores levels 0 and 1 as u8). Error if a u8 level has nonzero bytes
