@@ -1,4 +1,5 @@
 #version 460
+#extension GL_EXT_control_flow_attributes : require
 // One fragment = one pixel column along the triangle's dominant axis. The
 // candidate voxels are the 1..3 (a few more for near-degenerate triangles)
 // the triangle can reach in that column; each is decided by the exact

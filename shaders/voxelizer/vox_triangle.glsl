@@ -320,6 +320,106 @@ bool voxOverlapsFilteredInBox(ivec3 voxel, vec3 v0, vec3 v1, vec3 v2, vec3 l0, v
     undecided = hit && (b.unsure || !(s1 > b.bp && s2 < -b.bp && d > b.be));
     return hit;
 }
+
+// voxOverlapsFilteredInBox for the 8 voxels of a 2^3 cell at once
+// (small_triangles.comp's loop over the cells of the candidate box): every
+// margin is affine in the voxel, so the margins of the cell's minimum
+// corner c are computed as there and those of voxel c + o (o in {0, 1}^3)
+// are the corner's plus a per-triangle step, g . o (one add per margin
+// instead of a whole test per voxel). Error against the exact margin of
+// voxel c + o, u = 2^-24, E, M, n as above: the corner's margin as bounded
+// above but with M <= E + 2 (the corner may be one voxel outside the
+// candidate box: the cell straddles its edge); the step's sum rounds at
+// most twice (<= 2u |n|_1), the float normal's error moves it by <= 3u
+// |n|_1 (edges: 4u E), and the add rounds once (<= u |n|_1 (E + 3); for
+// the plane the step moves the bound instead, -+bp - n . o, rounding by
+// <= u (bp + |n|_1), less). Edge
+// margins: <= 6u (6E + 8)(2E + 5) + u (2E^2 + 12E), below be = 32u (6E +
+// 4)(2E + 3) for every E >= 0 (1.6x at E = 0, 4.8x for large E); plane
+// margins: <= u |n|_1 (9E + 40) + 12u E^2 (E + 4), below bp = 32u |n|_1 (E
+// + 3) + 24u E^2 (E + 3) (1.5x at E = 0). So a pair these margins decide
+// is decided as the reference decides it, as with the per-voxel margins;
+// both passes of small_triangles.comp call this one function, so its second
+// pass sees exactly the undecided pairs its first one counted.
+struct VoxCellSteps {
+    vec3 zx, zy, zxy; // xy projection, per edge: the margin's step for x + 1, y + 1, both
+    vec3 xy, xz, xyz; // yz projection: y + 1, z + 1, both
+    vec3 yz, yx, yzx; // zx projection: z + 1, x + 1, both
+    // Plane: margin + n . o against +-bp is margin against +-bp - n . o,
+    // per child offset o = 0..3, 4..7: lo = -bp - n . o, hi = bp - n . o.
+    vec4 lo0, lo1, hi0, hi1;
+};
+
+VoxCellSteps voxCellSteps(vec3 n, VoxFilterTri f, VoxBounds b) {
+    VoxCellSteps st;
+    // Margin n_j . (-(a - o)) + k = the corner's + n_j . o.
+    st.zx = vec3(f.nz0.x, f.nz1.x, f.nz2.x);
+    st.zy = vec3(f.nz0.y, f.nz1.y, f.nz2.y);
+    precise vec3 zxy = st.zx + st.zy;
+    st.zxy = zxy;
+    st.xy = vec3(f.nx0.x, f.nx1.x, f.nx2.x);
+    st.xz = vec3(f.nx0.y, f.nx1.y, f.nx2.y);
+    precise vec3 xyz = st.xy + st.xz;
+    st.xyz = xyz;
+    st.yz = vec3(f.ny0.x, f.ny1.x, f.ny2.x);
+    st.yx = vec3(f.ny0.y, f.ny1.y, f.ny2.y);
+    precise vec3 yzx = st.yz + st.yx;
+    st.yzx = yzx;
+    // Plane margins n . (k - (a - o)) = the corner's + n . o.
+    precise float pxy = n.x + n.y, pxz = n.x + n.z, pyz = n.y + n.z, pxyz = pxy + n.z;
+    vec4 p0 = vec4(0.0, n.x, n.y, pxy), p1 = vec4(n.z, pxz, pyz, pxyz);
+    precise vec4 lo0 = -b.bp - p0, lo1 = -b.bp - p1, hi0 = b.bp - p0, hi1 = b.bp - p1;
+    st.lo0 = lo0;
+    st.lo1 = lo1;
+    st.hi0 = hi0;
+    st.hi1 = hi1;
+    return st;
+}
+
+float voxMin3(vec3 v) { return min(v.x, min(v.y, v.z)); }
+
+// Bit o (child order, vox_shared.h) set for each voxel c + o of the cell
+// with minimum corner c (even coordinates) that is in `inBox` (the voxels
+// of the cell inside the candidate box, as a mask) and that
+// voxOverlapsFilteredInBox's test keeps with these margins; `undecidedMask`
+// the kept ones whose margins do not decide them.
+uint voxCellFilteredInBox(ivec3 c, vec3 v0, vec3 v1, vec3 v2, vec3 l0, vec3 l1, vec3 l2, vec3 n, VoxFilterTri f,
+                          VoxCellSteps st, VoxBounds b, uint inBox, out uint undecidedMask) {
+    vec3 cf = vec3(c);
+    precise vec3 a0 = (v0 - cf) + l0;
+    precise vec3 a1 = (v1 - cf) + l1;
+    precise vec3 a2 = (v2 - cf) + l2;
+    precise float s1 = dot(n, f.crit - a0);
+    precise float s2 = dot(n, f.notCrit - a0);
+    precise vec3 ez = vec3(voxEdgeMargin(f.nz0, a0.xy, f.kz.x), voxEdgeMargin(f.nz1, a1.xy, f.kz.y),
+                           voxEdgeMargin(f.nz2, a2.xy, f.kz.z));
+    precise vec3 ex = vec3(voxEdgeMargin(f.nx0, a0.yz, f.kx.x), voxEdgeMargin(f.nx1, a1.yz, f.kx.y),
+                           voxEdgeMargin(f.nx2, a2.yz, f.kx.z));
+    precise vec3 ey = vec3(voxEdgeMargin(f.ny0, a0.zx, f.ky.x), voxEdgeMargin(f.ny1, a1.zx, f.ky.y),
+                           voxEdgeMargin(f.ny2, a2.zx, f.ky.z));
+    // Each projection's smallest edge margin at its 4 offsets, [first
+    // axis step][second axis step] of the projection's (x, y), (y, z), (z, x).
+    precise vec3 ez10 = ez + st.zx, ez01 = ez + st.zy, ez11 = ez + st.zxy;
+    precise vec3 ex10 = ex + st.xy, ex01 = ex + st.xz, ex11 = ex + st.xyz;
+    precise vec3 ey10 = ey + st.yz, ey01 = ey + st.yx, ey11 = ey + st.yzx;
+    float dz[4] = float[4](voxMin3(ez), voxMin3(ez10), voxMin3(ez01), voxMin3(ez11));
+    float dx[4] = float[4](voxMin3(ex), voxMin3(ex10), voxMin3(ex01), voxMin3(ex11));
+    float dy[4] = float[4](voxMin3(ey), voxMin3(ey10), voxMin3(ey01), voxMin3(ey11));
+    uint hit = 0u, sure = 0u;
+    [[unroll]] for (uint o = 0u; o < 8u; ++o) {
+        // o is a constant: the indices and the selects fold.
+        uint ox = o & 1u, oy = (o >> 1) & 1u, oz = o >> 2;
+        float lo = o < 4u ? st.lo0[o & 3u] : st.lo1[o & 3u];
+        float hi = o < 4u ? st.hi0[o & 3u] : st.hi1[o & 3u];
+        float d = min(dx[oy | (oz << 1)], min(dy[oz | (ox << 1)], dz[ox | (oy << 1)]));
+        // Kept, and certainly (a certain pair is kept: bp, be >= 0).
+        hit |= !(s1 < lo || s2 > hi) && !(d < -b.beReject) ? 1u << o : 0u;
+        sure |= s1 > hi && s2 < lo && d > b.be ? 1u << o : 0u;
+    }
+    hit &= inBox;
+    undecidedMask = b.unsure ? hit : hit & ~sure;
+    return hit;
+}
 #endif
 
 // The voxels of the grid (dims) that the reference's box axes accept for
