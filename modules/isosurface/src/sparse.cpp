@@ -353,13 +353,7 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
         if (mode >= 3) {
             // A thread per listed brick: classify's dispatch (kIsoBricksPerGroup
             // bricks a group) has kIsoGroupSize / kIsoBricksPerGroup times the threads.
-            pass.use(refs.sparseArgs, Access::IndirectRead)
-                .record([this, mode, args = refs.sparseArgs](PassContext& ctx) {
-                    gpu::IsoPush pc = push();
-                    pc.srcLevel = mode;
-                    ctx.pushConstants(pc);
-                    ctx.dispatchIndirect(args, 0);
-                });
+            pass.use(refs.sparseArgs, Access::IndirectRead).record(indirectDispatch(refs.sparseArgs, 0, mode));
             return;
         }
         pass.record([this, mode](PassContext& ctx) {
@@ -475,13 +469,7 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
             if (mode == 1) {
                 pass.record(modeDispatch(1, groupsOf(info.sparse.maxBricks, gpu::kIsoBricksPerGroup)));
             } else {
-                pass.use(refs.sparseArgs, Access::IndirectRead)
-                    .record([this, mode, args = refs.sparseArgs](PassContext& ctx) {
-                        gpu::IsoPush pc = push();
-                        pc.srcLevel = mode;
-                        ctx.pushConstants(pc);
-                        ctx.dispatchIndirect(args, 0);
-                    });
+                pass.use(refs.sparseArgs, Access::IndirectRead).record(indirectDispatch(refs.sparseArgs, 0, mode));
             }
         };
         slots(".sparse.slots.keep", 0);
