@@ -8,7 +8,7 @@
 //                                               field_particles_gather.cpp (SplatMethod::Gather)
 //   <name>.field.volume, <name>.field.volume.bounds  field_volume.cpp (VolumeProvider)
 //   <name>.field.user                           field_user.cpp (UserFieldProvider, and compileUserField)
-//   <name>.field.tiles.{list,args}              field_tiles.cpp
+//   <name>.field.tiles.{list,args}              field_tiles.cpp (FieldTileStage)
 //   on a grid that fits as bricks (direct brick table) <name>.bricks.{clear,bounds,list,args}
 //   and the listed <name>.pyramid.3             brick_list.cpp (BrickListStage),
 //   <name>.classify, <name>.pyramid.*           sparse.cpp (addDirectClassifyPasses),
@@ -64,6 +64,7 @@
 #include "brick_list.h"
 #include "field_metaballs.h"
 #include "field_user.h"
+#include "field_tiles.h"
 #include "field_volume.h"
 
 namespace pyramarch::iso {
@@ -270,9 +271,6 @@ struct IsoSurface::Impl {
 
     Buffer tables, gridBuf, field, pyramid, counters, args, vertices, stats, items, accum, offsets;
     Buffer tileFlags; // particles on the bricks: the field pass's tiles holding a nonzero sample
-    // Metaballs and bounded user fields on the bricks: which tiles of kIsoFieldTile^3 samples the
-    // field pass evaluates this frame (flags, the list, its indirect dispatch).
-    Buffer fieldTileFlags, fieldTileList, fieldTileArgs;
     Buffer binCount, binChunks, binStart, slots, sorted; // particle gather
     Buffer smoothed;                                     // particleSmoothing > 0: smoothed sorted particles
     Buffer rebinned;                                     // particleSmoothing > 0: smoothed particles sorted again
@@ -310,7 +308,6 @@ struct IsoSurface::Impl {
 
     ComputePipeline classify, build, argsPipe, extract;
     ComputePipeline fieldPipe, resolve; // particles: the splat's field pass and its resolve (field_particles_splat.cpp)
-    ComputePipeline fieldTilesPipe;     // tiledField(): the field tiles to evaluate (list, args)
     ComputePipeline countPipe, binScanPipe, binScanTopPipe, sortPipe, gatherPipe, smoothPipe, anisoPipe;
     ComputePipeline densityPipe; // SphCubicSpline: particles_density.comp (sparse: sparse_particles_density.comp)
     bool gather = false;
@@ -464,6 +461,7 @@ struct IsoSurface::Impl {
     SparseOctreeStage octree;         // sparse_octree.cpp (SparseVolumeInput::OctreeLeaves)
     IndexedStage indexedOutput;       // extract_indexed.cpp, sparse_indexed.cpp (IsoSurfaceCreateInfo::indexed)
     BrickListStage brickListing;      // brick_list.cpp (direct over the field buffer, sparse)
+    FieldTileStage fieldTiles;        // field_tiles.cpp (tiledField())
     // Field providers (each source's field passes, pipelines, sizing).
     MetaballsProvider metaballs; // field_metaballs.cpp
     UserFieldProvider userField; // field_user.cpp
@@ -475,12 +473,6 @@ struct IsoSurface::Impl {
     Status createGatherPipelines();
     void addGatherPasses(RenderGraph& graph, const IsoRefs& refs);
     void bindParticleReads(PassBuilder& pass, BufferRef starts, BufferRef records) const;
-    // field_tiles.cpp (Lipschitz-bounded user fields, metaballs): after the
-    // brick list, the tiles of samples the listed bricks can read, then the
-    // source's field pass over those only.
-    uint64_t fieldTiles() const;
-    Status createFieldTilePipeline();
-    void addFieldTilePasses(RenderGraph& graph, const IsoRefs& refs);
     Status createBuildPipeline(); // the pyramid build (pyramid.cpp)
     // pyramid.cpp: the exclusive scan of `elements` counts (the layout
     // grid's binDims.w) into `starts`: its two pipelines ("<what>",

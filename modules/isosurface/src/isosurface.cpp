@@ -821,15 +821,7 @@ Status IsoSurface::Impl::createBuffers() {
     if (info.source == FieldSource::Volume) PYRAMARCH_TRY(m.volumeSource.createBoundsBuffers(m, make));
     if (info.source == FieldSource::Particles && !m.sparse && m.grid.particleLayout.w != 0)
         PYRAMARCH_TRY(make(m.tileFlags, m.particleTiles() * 4, storage, MemoryUsage::DeviceLocal, "tile flags"));
-    if (m.tiledField()) {
-        const VkBufferUsageFlags cleared = readable | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-        PYRAMARCH_TRY(
-            make(m.fieldTileFlags, m.fieldTiles() * 4, cleared, MemoryUsage::DeviceLocal, "field tile flags"));
-        PYRAMARCH_TRY(
-            make(m.fieldTileList, 16 + m.fieldTiles() * 4, cleared, MemoryUsage::DeviceLocal, "field tile list"));
-        PYRAMARCH_TRY(make(m.fieldTileArgs, 16, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, MemoryUsage::DeviceLocal,
-                           "field tile dispatch"));
-    }
+    if (m.tiledField()) PYRAMARCH_TRY(m.fieldTiles.createBuffers(m.grid, make));
     if (m.sparse) {
         PYRAMARCH_TRY(m.brickListing.createSparseBuffers(make));
         if (sizes.sparseItemBytes)
@@ -1192,7 +1184,6 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
     const ExternalUse indirect{Access::IndirectRead, PassKind::Graphics};
     const ExternalUse vertexRead{Access::VertexRead, PassKind::Graphics};
     const ExternalUse uniformRead{Access::UniformRead, PassKind::Compute};
-    const ExternalUse computeIndirect{Access::IndirectRead, PassKind::Compute};
 
     // Persistent module buffers: `before` is the use they were left in by the
     // previous frame (= `after`), so consecutive frames are ordered.
@@ -1217,12 +1208,7 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
     if (m.octreeInput) m.octree.importBuffers(m, graph, refs, inputs.octree);
     if (m.info.source == FieldSource::Volume) m.volumeSource.importBuffers(m, graph, refs);
     if (m.directListed()) m.brickListing.importDirectBuffers(m, graph, refs);
-    if (m.tiledField()) {
-        refs.fieldTileFlags = graph.importBuffer(n + ".fieldTileFlags", m.fieldTileFlags, computeRW, computeRW);
-        refs.fieldTileList = graph.importBuffer(n + ".fieldTileList", m.fieldTileList, computeRW, computeRW);
-        refs.fieldTileArgs =
-            graph.importBuffer(n + ".fieldTileArgs", m.fieldTileArgs, computeIndirect, computeIndirect);
-    }
+    if (m.tiledField()) m.fieldTiles.importBuffers(m, graph, refs);
     if (m.tileFlags.valid())
         refs.particleTiles = graph.importBuffer(n + ".tileFlags", m.tileFlags, computeRead, computeRead);
     if (m.sparse) {

@@ -358,12 +358,12 @@ struct TestingAccess {
     }
     static Result<std::vector<uint32_t>> readFieldTiles(IsoSurface& s) {
         const IsoSurface::Impl& m = *s.impl_;
-        if (!m.fieldTileList.valid())
+        if (!m.fieldTiles.list.valid())
             return Status::error(ErrorCode::InvalidState, "isosurface '" + m.info.name +
                                                               "': readFieldTiles: the field is not evaluated by tiles");
-        auto words = readBufferAs<uint32_t>(*m.device, m.fieldTileList, 4 + m.fieldTiles());
+        auto words = readBufferAs<uint32_t>(*m.device, m.fieldTiles.list, 4 + FieldTileStage::tiles(m.grid));
         if (!words) return words.status().withContext("isosurface '" + m.info.name + "': reading field tiles: ");
-        const uint32_t listed = std::min<uint32_t>(words.value()[1], uint32_t(m.fieldTiles()));
+        const uint32_t listed = std::min<uint32_t>(words.value()[1], uint32_t(FieldTileStage::tiles(m.grid)));
         std::vector<uint32_t> out(words.value().begin() + 4, words.value().begin() + 4 + listed);
         std::sort(out.begin(), out.end());
         return out;
