@@ -2,10 +2,9 @@
 // ParticleKernel::SphCubicSpline, between the sort (or the re-binning of
 // smoothed particles) and the gather: one thread per sorted particle j sums
 // the cubic spline over its binned neighbours within the support r, itself
-// included, rho_j = sum_k w_k W(|x_k - x_j|) (particles_kernel.glsl's
-// sphTerm: 16.16 fixed-point terms summed as integers, so the order the sort
-// left does not matter), and writes (x_j, V_j) with the volume
-// V_j = w_j / rho_j (1 for a lone particle), in the same order: the gather
+// included, rho_j = sum_k w_k W(|x_k - x_j|), and writes (x_j, V_j) with the
+// volume V_j = w_j / rho_j (1 for a lone particle; particles_density.glsl,
+// shared with sparse_particles_density.comp), in the same order: the gather
 // (or the aniso pass) reads those. The bins reach r past every particle that
 // can reach a sample, so such a particle has all its neighbours binned.
 #include "isosurface/common.glsl"
@@ -19,6 +18,7 @@ layout(set = 0, binding = 3, std430) writeonly buffer VolumesBuf { vec4 volumes[
 
 #include "isosurface/particles_bins.glsl"
 #include "isosurface/particles_kernel.glsl"
+#include "isosurface/particles_density.glsl"
 
 void main() {
     const uint j = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
@@ -41,12 +41,9 @@ void main() {
             const uint end = BIN_START(row + x1 + 1);
             for (uint k = BIN_START(row + x0); k < end; ++k) {
                 const vec4 o = RECORD(k);
-                rho += sphTerm(o.x - pw.x, squaredYZ(o.y - pw.y, o.z - pw.z), o.w);
+                densityAdd(pw, o, rho);
             }
         }
     }
-    // rho holds the particle's own term, w_j in 16.16 (truncated): 0 only
-    // for weights under 2^-16, which then add nothing.
-    precise float v = rho != 0u ? pw.w * float(kIsoSplatFixedOne) / float(rho) : 0.0;
-    volumes[j] = vec4(pw.xyz, v);
+    volumes[j] = vec4(pw.xyz, densityVolume(pw.w, rho));
 }

@@ -1,7 +1,7 @@
 // Bindings 1 (the bin starts) and 2 (the binned vec4 records: particles,
 // volume records or kernel records) of the particle gather's passes, read
 // through BIN_START(i) and RECORD(i): uniform texel buffers in the .texel
-// builds (ISO_TEXEL_READS; IsoSurface::Impl::particleTexelReads, where the
+// builds (ISO_TEXEL_READS; ParticleProvider::texelReads, where the
 // device's maxTexelBufferElements covers both), else storage buffers.
 // Lavapipe fetches texels as vector gathers but loads from storage buffers
 // lane by lane (four scalar loads a vec4), and these passes are almost all

@@ -8,9 +8,10 @@
 // sample of the particle's cell, r >= one sample spacing, checked at
 // creation), ordered by sub-cell; the thread sums the cubic spline over the
 // sub-cells within r (the rest of the list adds 0),
-// rho_i = sum_k w_k W(|x_k - x_i|) (particles_kernel.glsl's sphTerm, 16.16
-// terms summed as integers), so rho_i, and V_i = w_i / rho_i, equal the
-// dense gather's density pass bit for bit, at any list length. volumes[i]
+// rho_i = sum_k w_k W(|x_k - x_i|), and V_i = w_i / rho_i
+// (particles_density.glsl, shared with the dense density pass
+// particles_density.comp: 16.16 terms summed as integers), so both equal
+// the dense gather's density pass bit for bit, at any list length. volumes[i]
 // (by the particle's index in the frame) is cleared to 0 every frame before
 // this pass: a particle whose home brick was not listed (past the
 // capacities: the frame reports the overflow) adds nothing. The
@@ -46,6 +47,7 @@ layout(set = 0, binding = 6, std430) readonly buffer SmoothedBuf { vec4 smoothed
 
 #include "isosurface/particles_common.glsl"
 #include "isosurface/particles_kernel.glsl"
+#include "isosurface/particles_density.glsl"
 #define ISO_CELLS_READ
 #include "isosurface/sparse_particles_cells.glsl"
 
@@ -79,10 +81,9 @@ void main() {
 #else
                 loadParticle(cellItem(c, k), o);
 #endif
-                rho += sphTerm(o.x - pw.x, squaredYZ(o.y - pw.y, o.z - pw.z), o.w);
+                densityAdd(pw, o, rho);
             }
         }
     }
-    precise float v = rho != 0u ? pw.w * float(kIsoSplatFixedOne) / float(rho) : 0.0;
-    volumes[i] = v;
+    volumes[i] = densityVolume(pw.w, rho);
 }

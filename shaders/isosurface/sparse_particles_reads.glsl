@@ -3,7 +3,7 @@
 // passes (sparse_particles_density.comp, sparse_particles_neighbours.comp),
 // read through CELL_WORD(i), BRICK_ITEM(i) and PARTICLE_FLOAT(i): uniform
 // texel buffers in the .texel builds (ISO_TEXEL_READS;
-// IsoSurface::Impl::sparseTexelReads: the module's own particle ring, every
+// ParticleProvider::sparseTexelReads: the module's own particle ring, every
 // view within maxTexelBufferElements), else storage buffers. Lavapipe
 // fetches texels as vector gathers but loads from storage buffers lane by
 // lane, and these passes are almost all such loads.

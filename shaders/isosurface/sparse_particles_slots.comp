@@ -1,6 +1,6 @@
 #version 460
 // Sparse particles: the block pool's slots stay with their bricks from
-// frame to frame (sparse.cpp), so that a brick the particles keep reaching
+// frame to frame (field_particles_sparse.cpp), so that a brick the particles keep reaching
 // keeps its block and only the bricks that come and go take and free slots:
 // an animated fluid does not re-pool every brick each frame. Between the
 // activate pass (this frame's brick list) and the blocks passes, three

@@ -290,7 +290,7 @@ void BrickListStage::addDirectPasses(Impl& m, RenderGraph& graph, const IsoRefs&
     bricksPass(".bricks.bounds", 0);
     bricksPass(".bricks.list", 1);
     bricksPass(".bricks.args", 2);
-    if (tiles) m.addFieldTilePasses(graph, refs); // the tiles' list and the field pass over them
+    if (tiles) m.fieldTiles.addPasses(m, graph, refs); // the tiles' list and the field pass over them
 }
 
 void BrickListStage::addListedBuild(Impl& m, RenderGraph& graph, const IsoRefs& refs, uint32_t first,

@@ -62,7 +62,7 @@ Status MetaballsProvider::plan(Impl& m) {
 }
 
 Status MetaballsProvider::createPipelines(Impl& m) {
-    if (tiled) PYRAMARCH_TRY(m.createFieldTilePipeline());
+    if (tiled) PYRAMARCH_TRY(m.fieldTiles.createPipeline(m));
     return m.makePipeline(field, pick(m.texelReads, kMetaballsSpv, kMetaballsStorageSpv), "field.metaballs", 4);
 }
 
@@ -74,7 +74,7 @@ void MetaballsProvider::bindBalls(const Impl& m, PassBuilder& pass, const IsoRef
 }
 
 void MetaballsProvider::addPasses(Impl& m, RenderGraph& graph, const IsoRefs& refs) {
-    if (tiled) return; // the field pass comes after the brick list (addFieldTilePasses)
+    if (tiled) return; // the field pass comes after the brick list (FieldTileStage::addPasses)
     PassBuilder pass = graph.addPass(m.info.name + ".field.metaballs", PassKind::Compute);
     pass.pipeline(field)
         .uniform(0, refs.grid)

@@ -15,7 +15,7 @@ namespace pyramarch::iso {
 
 struct MetaballsProvider {
     // On the direct brick table: the field pass evaluates only the tiles the
-    // listed bricks read (field_tiles.cpp); testing::Knobs::denseField turns it off.
+    // listed bricks read (FieldTileStage); testing::Knobs::denseField turns it off.
     bool tiled = false;
     ComputePipeline field; // "<name>.field.metaballs"
 

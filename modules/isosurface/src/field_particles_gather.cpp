@@ -17,10 +17,11 @@
 // (or re-binned) particle's volume from its neighbours into `volumes`, which
 // the gather (the SPH build) or the aniso pass reads. On the bricks the
 // gather also flags its tiles holding a nonzero sample, from which the
-// brick list bounds the bricks (sparse.cpp). The passes after the sort read the
+// brick list bounds the bricks (brick_list.cpp). The passes after the sort read the
 // bin starts and their records through texel buffers where
-// maxTexelBufferElements covers them (particleTexelReads: CPU drivers fetch
+// maxTexelBufferElements covers them (ParticleProvider::texelReads: CPU drivers fetch
 // texels as vector gathers, storage lane by lane), else through storage.
+#include "field_particles.h"
 #include "iso_impl.h"
 
 namespace pyramarch::iso {
@@ -75,44 +76,47 @@ const uint32_t kGatherAnisoSphSpv[] =
     ;
 } // namespace
 
-Status IsoSurface::Impl::createGatherPipelines() {
-    PYRAMARCH_TRY(makePipeline(countPipe, kCountSpv, "particles.count", 4));
-    PYRAMARCH_TRY(makeScanPipelines(binScanPipe, binScanTopPipe, "particles.scan"));
-    PYRAMARCH_TRY(makePipeline(sortPipe, kSortSpv, "particles.sort", 5));
-    const bool t = particleTexelReads;
+Status ParticleProvider::createGatherPipelines(Impl& m) {
+    PYRAMARCH_TRY(m.makePipeline(countPipe, kCountSpv, "particles.count", 4));
+    PYRAMARCH_TRY(m.makeScanPipelines(binScanPipe, binScanTopPipe, "particles.scan"));
+    PYRAMARCH_TRY(m.makePipeline(sortPipe, kSortSpv, "particles.sort", 5));
+    const bool t = texelReads;
     if (smooth)
-        PYRAMARCH_TRY(makePipeline(smoothPipe, t ? std::span<const uint32_t>(kSmoothTexelSpv) : kSmoothSpv,
-                                   "particles.smooth", 4));
+        PYRAMARCH_TRY(m.makePipeline(smoothPipe, t ? std::span<const uint32_t>(kSmoothTexelSpv) : kSmoothSpv,
+                                     "particles.smooth", 4));
     if (sph)
-        PYRAMARCH_TRY(makePipeline(densityPipe, t ? std::span<const uint32_t>(kDensityTexelSpv) : kDensitySpv,
-                                   "particles.density", 4));
+        PYRAMARCH_TRY(m.makePipeline(densityPipe, t ? std::span<const uint32_t>(kDensityTexelSpv) : kDensitySpv,
+                                     "particles.density", 4));
     if (aniso) {
         PYRAMARCH_TRY(
-            makePipeline(anisoPipe, t ? std::span<const uint32_t>(kAnisoTexelSpv) : kAnisoSpv, "particles.aniso", 4));
+            m.makePipeline(anisoPipe, t ? std::span<const uint32_t>(kAnisoTexelSpv) : kAnisoSpv, "particles.aniso", 4));
         if (sph)
-            return makePipeline(gatherPipe, t ? std::span<const uint32_t>(kGatherAnisoTexelSphSpv) : kGatherAnisoSphSpv,
-                                "particles.gather.aniso.sph", 5);
-        return makePipeline(gatherPipe, t ? std::span<const uint32_t>(kGatherAnisoTexelSpv) : kGatherAnisoSpv,
-                            "particles.gather.aniso", 5);
+            return m.makePipeline(gatherPipe,
+                                  t ? std::span<const uint32_t>(kGatherAnisoTexelSphSpv) : kGatherAnisoSphSpv,
+                                  "particles.gather.aniso.sph", 5);
+        return m.makePipeline(gatherPipe, t ? std::span<const uint32_t>(kGatherAnisoTexelSpv) : kGatherAnisoSpv,
+                              "particles.gather.aniso", 5);
     }
     if (sph)
-        return makePipeline(gatherPipe, t ? std::span<const uint32_t>(kGatherTexelSphSpv) : kGatherSphSpv,
-                            "particles.gather.sph", 5);
-    return makePipeline(gatherPipe, t ? std::span<const uint32_t>(kGatherTexelSpv) : kGatherSpv, "particles.gather", 5);
+        return m.makePipeline(gatherPipe, t ? std::span<const uint32_t>(kGatherTexelSphSpv) : kGatherSphSpv,
+                              "particles.gather.sph", 5);
+    return m.makePipeline(gatherPipe, t ? std::span<const uint32_t>(kGatherTexelSpv) : kGatherSpv, "particles.gather",
+                          5);
 }
 
 // Bindings 1 and 2 of the passes reading the bins (particles_reads.glsl):
-// texel buffers where particleTexelReads, else storage.
-void IsoSurface::Impl::bindParticleReads(PassBuilder& pass, BufferRef starts, BufferRef records) const {
-    if (particleTexelReads)
+// texel buffers where texelReads, else storage.
+void ParticleProvider::bindReads(PassBuilder& pass, BufferRef starts, BufferRef records) const {
+    if (texelReads)
         pass.texel(1, starts, VK_FORMAT_R32_UINT, Access::SampledRead)
             .texel(2, records, VK_FORMAT_R32G32B32A32_SFLOAT, Access::SampledRead);
     else
         pass.storage(1, starts, Access::StorageRead).storage(2, records, Access::StorageRead);
 }
 
-void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) {
-    const std::string& n = info.name;
+void ParticleProvider::addGatherPasses(Impl& m, RenderGraph& graph, const IsoRefs& refs) {
+    const std::string& n = m.info.name;
+    Impl* const im = &m;
     const ExternalUse computeRead{Access::StorageRead, PassKind::Compute};
     const ExternalUse computeRW{Access::StorageReadWrite, PassKind::Compute};
     // The starts pass clears the counts after reading them: a frame leaves
@@ -124,19 +128,19 @@ void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) 
     const BufferRef sortedRef = graph.importBuffer(n + ".sorted", sorted, computeRead, computeRead);
     graph.addPass(n + ".particles.clear", PassKind::Transfer)
         .use(countRef, Access::TransferDst)
-        .record([this, countRef](PassContext& ctx) {
-            beginFrame(ctx);
-            if (self->recording_ == 0) ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(countRef), 0, VK_WHOLE_SIZE, 0);
+        .record([im, countRef](PassContext& ctx) {
+            im->beginFrame(ctx);
+            if (im->recording() == 0) ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(countRef), 0, VK_WHOLE_SIZE, 0);
         });
     // Count, scan and sort `input` (the frame's particles, or with smoothing
     // the smoothed ones: srcLevel kIsoRebinSmoothed) into `output`.
     // count and sort: one thread per particle, srcLevel says which particles.
-    const auto perParticle = [this](uint32_t srcLevel) {
-        return [this, srcLevel](PassContext& ctx) {
-            gpu::IsoPush pc = push();
+    const auto perParticle = [im](uint32_t srcLevel) {
+        return [im, srcLevel](PassContext& ctx) {
+            gpu::IsoPush pc = im->push();
             pc.srcLevel = srcLevel;
             ctx.pushConstants(pc);
-            dispatchFolded(ctx, groupsOf(itemCount, gpu::kIsoGroupSize), maxGroupsX());
+            dispatchFolded(ctx, groupsOf(im->itemCount, gpu::kIsoGroupSize), im->maxGroupsX());
         };
     };
     const auto binPasses = [&](const std::string& prefix, BufferRef input, uint64_t inputRange, uint32_t srcLevel,
@@ -148,8 +152,8 @@ void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) 
             .storage(2, countRef, RW)
             .storage(3, slotsRef, W)
             .record(perParticle(srcLevel));
-        addExclusiveScan(graph, prefix + ".scan.", binScanPipe, binScanTopPipe, refs.grid, countRef, chunkRef, startRef,
-                         grid.binDims.w);
+        m.addExclusiveScan(graph, prefix + ".scan.", binScanPipe, binScanTopPipe, refs.grid, countRef, chunkRef,
+                           startRef, m.grid.binDims.w);
         graph.addPass(prefix + ".sort", PassKind::Compute)
             .pipeline(sortPipe)
             .uniform(0, refs.grid)
@@ -159,7 +163,7 @@ void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) 
             .storage(4, output, W)
             .record(perParticle(srcLevel));
         // Surface attributes follow their particles to the binned order (surface_attributes.cpp).
-        attributes.addSortPass(*this, graph, refs, input, inputRange, srcLevel, slotsRef, startRef);
+        m.attributes.addSortPass(m, graph, refs, input, inputRange, srcLevel, slotsRef, startRef);
     };
     binPasses(n + ".particles", refs.items, refs.itemRange, 0, sortedRef);
     // A thread per particle reading its neighbours in the bins, writing one
@@ -167,10 +171,10 @@ void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) 
     const auto neighbourPass = [&](const char* suffix, const ComputePipeline& pipe, BufferRef input, BufferRef output) {
         PassBuilder pass = graph.addPass(n + suffix, PassKind::Compute);
         pass.pipeline(pipe).uniform(0, refs.grid);
-        bindParticleReads(pass, startRef, input);
-        pass.storage(3, output, W).record([this](PassContext& ctx) {
-            ctx.pushConstants(push());
-            dispatchFolded(ctx, groupsOf(itemCount, gpu::kIsoGroupSize), maxGroupsX());
+        bindReads(pass, startRef, input);
+        pass.storage(3, output, W).record([im](PassContext& ctx) {
+            ctx.pushConstants(im->push());
+            dispatchFolded(ctx, groupsOf(im->itemCount, gpu::kIsoGroupSize), im->maxGroupsX());
         });
     };
     BufferRef gatherInput = sortedRef;
@@ -188,8 +192,8 @@ void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) 
     BufferRef anisoInput = sortedRef;
     if (sph) {
         const BufferRef densityInput = aniso ? sortedRef : gatherInput;
-        const BufferRef volumesRef = graph.importBuffer(n + ".volumes", volumes, computeRead, computeRead);
-        volumesImport = volumesRef; // surface attributes weigh by them too
+        // Surface attributes weigh by them too.
+        volumesRef = graph.importBuffer(n + ".volumes", volumes, computeRead, computeRead);
         neighbourPass(".particles.density", densityPipe, densityInput, volumesRef);
         if (aniso)
             anisoInput = volumesRef; // the kernels' weights become V det G'
@@ -200,17 +204,17 @@ void IsoSurface::Impl::addGatherPasses(RenderGraph& graph, const IsoRefs& refs) 
         gatherInput = graph.importBuffer(n + ".kernels", kernels, computeRead, computeRead);
         neighbourPass(".particles.aniso", anisoPipe, anisoInput, gatherInput);
     }
-    const uint64_t runs = particleTiles();
+    const uint64_t runs = tiles(m.grid);
     // On the bricks the gather (isotropic or anisotropic) also flags its
     // tiles holding a nonzero sample, which bound the bricks (else the field
     // stands in, never written through it).
-    const BufferRef tilesRef = importTileFlags(graph, refs);
+    const BufferRef tilesRef = tileFlagsRef(refs);
     PassBuilder gatherPass = graph.addPass(n + ".particles.gather", PassKind::Compute);
     gatherPass.pipeline(gatherPipe).uniform(0, refs.grid);
-    bindParticleReads(gatherPass, startRef, gatherInput);
-    gatherPass.storage(3, refs.field, W).record([this, runs](PassContext& ctx) {
-        ctx.pushConstants(push());
-        dispatchFolded(ctx, groupsOf(runs, gpu::kIsoGroupSize), maxGroupsX());
+    bindReads(gatherPass, startRef, gatherInput);
+    gatherPass.storage(3, refs.field, W).record([im, runs](PassContext& ctx) {
+        ctx.pushConstants(im->push());
+        dispatchFolded(ctx, groupsOf(runs, gpu::kIsoGroupSize), im->maxGroupsX());
     });
     gatherPass.storage(4, tilesRef, W);
 }

@@ -4,7 +4,8 @@
 // atomics into the accumulator) and ".particles.resolve" (accumulator ->
 // field, clearing the accumulator for the next frame; one thread per tile of
 // the gather's shape, which on the bricks also flags the tiles holding a
-// nonzero sample for the brick list, sparse.cpp).
+// nonzero sample for the brick list, brick_list.cpp).
+#include "field_particles.h"
 #include "iso_impl.h"
 
 namespace pyramarch::iso {
@@ -17,42 +18,43 @@ const uint32_t kResolveSpv[] =
     ;
 } // namespace
 
-Status IsoSurface::Impl::createSplatPipelines() {
-    PYRAMARCH_TRY(makePipeline(fieldPipe, kSplatSpv, "particles.splat", 3));
-    return makePipeline(resolve, kResolveSpv, "particles.resolve", 4);
+Status ParticleProvider::createSplatPipelines(Impl& m) {
+    PYRAMARCH_TRY(m.makePipeline(splatPipe, kSplatSpv, "particles.splat", 3));
+    return m.makePipeline(resolvePipe, kResolveSpv, "particles.resolve", 4);
 }
 
-void IsoSurface::Impl::addSplatPasses(RenderGraph& graph, const IsoRefs& refs) {
-    const std::string& n = info.name;
+void ParticleProvider::addSplatPasses(Impl& m, RenderGraph& graph, const IsoRefs& refs) {
+    const std::string& n = m.info.name;
+    Impl* const im = &m;
     const ExternalUse computeRW{Access::StorageReadWrite, PassKind::Compute};
     const BufferRef accumRef = graph.importBuffer(n + ".accum", accum, computeRW, computeRW);
     // A fill at creation would need a queue: the first frame clears the
     // accumulator here, the resolve pass every frame after.
     graph.addPass(n + ".particles.clear", PassKind::Transfer)
         .use(accumRef, Access::TransferDst)
-        .record([this, accumRef](PassContext& ctx) {
-            beginFrame(ctx);
-            if (self->recording_ == 0) ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(accumRef), 0, VK_WHOLE_SIZE, 0);
+        .record([im, accumRef](PassContext& ctx) {
+            im->beginFrame(ctx);
+            if (im->recording() == 0) ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(accumRef), 0, VK_WHOLE_SIZE, 0);
         });
     graph.addPass(n + ".particles.splat", PassKind::Compute)
-        .pipeline(fieldPipe)
+        .pipeline(splatPipe)
         .uniform(0, refs.grid)
         .storage(1, refs.items, R, 0, refs.itemRange)
         .storage(2, accumRef, RW)
-        .record([this](PassContext& ctx) {
-            ctx.pushConstants(push());
-            dispatchFolded(ctx, groupsOf(itemCount, gpu::kIsoGroupSize), maxGroupsX());
+        .record([im](PassContext& ctx) {
+            ctx.pushConstants(im->push());
+            dispatchFolded(ctx, groupsOf(im->itemCount, gpu::kIsoGroupSize), im->maxGroupsX());
         });
-    const BufferRef tilesRef = importTileFlags(graph, refs);
+    const BufferRef tilesRef = tileFlagsRef(refs);
     graph.addPass(n + ".particles.resolve", PassKind::Compute)
-        .pipeline(resolve)
+        .pipeline(resolvePipe)
         .uniform(0, refs.grid)
         .storage(1, accumRef, RW)
         .storage(2, refs.field, W)
         .storage(3, tilesRef, W)
-        .record([this](PassContext& ctx) {
-            ctx.pushConstants(push());
-            dispatchFolded(ctx, groupsOf(particleTiles(), gpu::kIsoGroupSize), maxGroupsX());
+        .record([im](PassContext& ctx) {
+            ctx.pushConstants(im->push());
+            dispatchFolded(ctx, groupsOf(tiles(im->grid), gpu::kIsoGroupSize), im->maxGroupsX());
         });
 }
 

@@ -230,7 +230,7 @@ Status UserFieldProvider::createPipelines(Impl& m) {
                              compileUserField(m.info.fieldGlsl, m.info.compileGlsl, m.info.name));
         PYRAMARCH_TRY(m.makePipeline(field, words, "field.user", 3, false));
     }
-    if (tiled) PYRAMARCH_TRY(m.createFieldTilePipeline());
+    if (tiled) PYRAMARCH_TRY(m.fieldTiles.createPipeline(m));
     return {}; // the bricks' bounds: BrickListStage::listPipe (brick_list.cpp)
 }
 

@@ -3,12 +3,12 @@
 // field providers with a header of their own as members (each owns its
 // buffers, pipelines, sizing and passes; stage.h). A pass name leads to its file:
 //   <name>.field.metaballs                      field_metaballs.cpp (MetaballsProvider)
-//   <name>.particles.{clear,splat,resolve}      field_particles_splat.cpp (SplatMethod::Scatter)
-//   <name>.particles.{clear,count,scan.*,sort,smooth,gather}
-//                                               field_particles_gather.cpp (SplatMethod::Gather)
+//   <name>.particles.{clear,splat,resolve}      field_particles_splat.cpp (ParticleProvider, SplatMethod::Scatter)
+//   <name>.particles.{clear,count,scan.*,sort,smooth,rebin.*,density,aniso,gather}
+//                                               field_particles_gather.cpp (ParticleProvider, SplatMethod::Gather)
 //   <name>.field.volume, <name>.field.volume.bounds  field_volume.cpp (VolumeProvider)
 //   <name>.field.user                           field_user.cpp (UserFieldProvider, and compileUserField)
-//   <name>.field.tiles.{list,args}              field_tiles.cpp
+//   <name>.field.tiles.{list,args}              field_tiles.cpp (FieldTileStage)
 //   on a grid that fits as bricks (direct brick table) <name>.bricks.{clear,bounds,list,args}
 //   and the listed <name>.pyramid.3             brick_list.cpp (BrickListStage),
 //   <name>.classify, <name>.pyramid.*           sparse.cpp (addDirectClassifyPasses),
@@ -27,9 +27,10 @@
 //   <name>.attributes.*                         surface_attributes.cpp (SurfaceAttributeStage)
 //   <name>.sparse.{clear,supers,supers.order,supers.args,activate,bricks.order,list,args},
 //   <name>.sparse.slots.{order,place,cases}     brick_list.cpp (BrickListStage, IsoSurfaceCreateInfo::sparse)
-//   <name>.sparse.{table.clear,count,cells.*,fill,smoothed.clear,kernels.clear,smooth,
-//   volumes.clear,density,aniso,slots.{init,keep,free,assign},blocks,blocks.borders},
-//   and with a sparse domain <name>.classify, <name>.pyramid.*,
+//   <name>.sparse.{table.clear,count,cells.*,fill,homes,smoothed.clear,kernels.clear,smooth,
+//   volumes.clear,density,aniso,slots.{init,keep,free,assign},blocks,blocks.borders}
+//                                               field_particles_sparse.cpp (ParticleProvider, sparse)
+//   with a sparse domain <name>.classify, <name>.pyramid.*,
 //   <name>.extract                              sparse.cpp (IsoSurfaceCreateInfo::sparse)
 //   <name>.sparse.vertices.{clear,args,count,bases}, and with a sparse domain
 //   and indexed output <name>.vertices.pyramid.*, <name>.vertices, <name>.extract
@@ -63,7 +64,9 @@
 #include "extract_indexed.h"
 #include "brick_list.h"
 #include "field_metaballs.h"
+#include "field_particles.h"
 #include "field_user.h"
+#include "field_tiles.h"
 #include "field_volume.h"
 
 namespace pyramarch::iso {
@@ -125,9 +128,7 @@ struct IsoRefs {
 struct IsoSizes {
     uint64_t samples = 0, cells = 0, fieldBytes = 0;
     uint64_t pyramidElements = 0, pyramidBytes = 0, vertexBytes = 0, indexBytes = 0;
-    uint64_t sparseItemBytes = 0;  // sparse metaballs, particles: the bricks' item lists
-    uint64_t sparseTableBytes = 0; // sparse particles: a count per brick of the grid
-    uint64_t sparseCellBytes = 0;  // sparse particles: the listed bricks' sub-cells
+    uint64_t sparseItemBytes = 0; // sparse metaballs, particles: the bricks' item lists
     // Sparse volumes: the surface bricks (uvec4 each), the pool
     // (maxVolumeBricks bricks in volumePoolCount buffers of at most
     // volumePoolBricks), the listed bricks' slots (maxBricks words).
@@ -212,17 +213,6 @@ struct IsoSurface::Impl {
     // buffers (the *.storage variants); testing::Knobs::storageReads forces the latter.
     bool texelReads = false;
     bool storageReadsForced = false;
-    // The particle gather's passes after the sort read the bin starts and
-    // their records through texel buffers (the *.texel.comp builds,
-    // particles_reads.glsl) where maxTexelBufferElements covers them, else
-    // (and under testing::Knobs::storageReads) through storage buffers.
-    bool particleTexelReads = false;
-    // The bricked per-particle passes (sparse_particles_density.comp) read
-    // the sub-cells, the references, the particles and the smoothed
-    // particles through texel buffers (the .texel builds) where the module
-    // owns the particle ring and maxTexelBufferElements covers each, else
-    // (a host particle buffer, testing::Knobs::storageReads) through storage.
-    bool sparseTexelReads = false;
     // testing::Knobs::denseField: no tiled field pass (MetaballsProvider::tiled, UserFieldProvider::tiled).
     bool denseFieldForced = false;
     uint32_t volumePoolBricksForced = 0; // testing::Knobs::volumePoolBricks
@@ -268,31 +258,8 @@ struct IsoSurface::Impl {
     uint32_t maxItems = 0;
     uint64_t externalParticleBytes = 0; // ParticleInput::GpuBuffer: bytes of particleBuffer the module reads
 
-    Buffer tables, gridBuf, field, pyramid, counters, args, vertices, stats, items, accum, offsets;
-    Buffer tileFlags; // particles on the bricks: the field pass's tiles holding a nonzero sample
-    // Metaballs and bounded user fields on the bricks: which tiles of kIsoFieldTile^3 samples the
-    // field pass evaluates this frame (flags, the list, its indirect dispatch).
-    Buffer fieldTileFlags, fieldTileList, fieldTileArgs;
-    Buffer binCount, binChunks, binStart, slots, sorted; // particle gather
-    Buffer smoothed;                                     // particleSmoothing > 0: smoothed sorted particles
-    Buffer rebinned;                                     // particleSmoothing > 0: smoothed particles sorted again
-    Buffer kernels;                                      // anisotropic: kIsoAnisoRecordVec4s vec4 per sorted particle
-    // sph: the density pass's (xyz, volume) per sorted particle; sparse: a volume per particle of the frame.
-    Buffer volumes;
-    Buffer brickItems;             // sparse metaballs, particles: each listed brick's items (sparse_activate.glsl)
-    Buffer brickTable, superMarks; // sparse particles: per brick and super-brick (sparse_particles_bin.comp)
-    Buffer cellTable;              // sparse particles: the listed bricks' sub-cells (sparse_particles_cells.glsl)
-    ComputePipeline sparseBinPipe; // sparse particles: count and fill
-    // Sparse particles: each listed brick's own samples, then its block's
-    // border from its neighbours (sparse_particles_blocks.comp).
-    ComputePipeline sparseBlocksPipe, sparseBordersPipe;
-    // Sparse particles: the block slots kept with their bricks from frame to
-    // frame (sparse_particles_slots.comp): per brick of the grid its last
-    // slot, per slot its owner and stamp (zeroed by the first frame), the
-    // free list.
-    Buffer slotOfBrick, slotState, freeSlots;
-    ComputePipeline sparseSlotsPipe;
-    bool slotStateCleared = false;
+    Buffer tables, gridBuf, field, pyramid, counters, args, vertices, stats, items;
+    Buffer brickItems; // sparse metaballs, particles: each listed brick's items (sparse_activate.glsl)
     // Sparse volumes (the `sparseVolume` stage): the surface bricks the
     // frames being recorded list from, and the resident bricks' iso range
     // (empty before the first upload).
@@ -309,14 +276,6 @@ struct IsoSurface::Impl {
     bool octreeInput = false;
 
     ComputePipeline classify, build, argsPipe, extract;
-    ComputePipeline fieldPipe, resolve; // particles: the splat's field pass and its resolve (field_particles_splat.cpp)
-    ComputePipeline fieldTilesPipe;     // tiledField(): the field tiles to evaluate (list, args)
-    ComputePipeline countPipe, binScanPipe, binScanTopPipe, sortPipe, gatherPipe, smoothPipe, anisoPipe;
-    ComputePipeline densityPipe; // SphCubicSpline: particles_density.comp (sparse: sparse_particles_density.comp)
-    bool gather = false;
-    bool smooth = false;   // particle position smoothing (gather only; with aniso, done by the aniso pass)
-    bool aniso = false;    // anisotropic kernels (gather only)
-    bool sph = false;      // ParticleKernel::SphCubicSpline (gather only): the density pass, the gathers' SPH builds
     bool external = false; // ParticleInput::GpuBuffer: info.particleBuffer replaces the items ring
     bool indexed = false;
 
@@ -464,23 +423,14 @@ struct IsoSurface::Impl {
     SparseOctreeStage octree;         // sparse_octree.cpp (SparseVolumeInput::OctreeLeaves)
     IndexedStage indexedOutput;       // extract_indexed.cpp, sparse_indexed.cpp (IsoSurfaceCreateInfo::indexed)
     BrickListStage brickListing;      // brick_list.cpp (direct over the field buffer, sparse)
+    FieldTileStage fieldTiles;        // field_tiles.cpp (tiledField())
     // Field providers (each source's field passes, pipelines, sizing).
     MetaballsProvider metaballs; // field_metaballs.cpp
     UserFieldProvider userField; // field_user.cpp
     VolumeProvider volumeSource; // field_volume.cpp (dense; sparse: with sparseVolume)
+    ParticleProvider particles;  // field_particles*.cpp (dense and sparse)
 
     // Stages: pipelines at creation, passes in addPasses().
-    Status createSplatPipelines();
-    void addSplatPasses(RenderGraph& graph, const IsoRefs& refs);
-    Status createGatherPipelines();
-    void addGatherPasses(RenderGraph& graph, const IsoRefs& refs);
-    void bindParticleReads(PassBuilder& pass, BufferRef starts, BufferRef records) const;
-    // field_tiles.cpp (Lipschitz-bounded user fields, metaballs): after the
-    // brick list, the tiles of samples the listed bricks can read, then the
-    // source's field pass over those only.
-    uint64_t fieldTiles() const;
-    Status createFieldTilePipeline();
-    void addFieldTilePasses(RenderGraph& graph, const IsoRefs& refs);
     Status createBuildPipeline(); // the pyramid build (pyramid.cpp)
     // pyramid.cpp: the exclusive scan of `elements` counts (the layout
     // grid's binDims.w) into `starts`: its two pipelines ("<what>",
@@ -489,12 +439,6 @@ struct IsoSurface::Impl {
     void addExclusiveScan(RenderGraph& graph, const std::string& prefix, const ComputePipeline& chunks,
                           const ComputePipeline& top, BufferRef layout, BufferRef counts, BufferRef chunkSums,
                           BufferRef starts, uint64_t elements) const;
-    // Particles: the field pass's tiles (gather or resolve: kIsoGatherColumn x
-    // kIsoGatherRows samples, particleTiles() of them) holding a nonzero
-    // sample, flagged for the bricks' list (importTileFlags: the field stands
-    // in without flags).
-    uint64_t particleTiles() const;
-    BufferRef importTileFlags(RenderGraph& graph, const IsoRefs& refs);
     // Build passes "<prefix><level>" over `levelsBuf` from level `first` up
     // (cell pyramid, occupancy tree, edge pyramid).
     void addPyramidBuild(RenderGraph& graph, const std::string& prefix, BufferRef layout, BufferRef levelsBuf,
@@ -507,12 +451,10 @@ struct IsoSurface::Impl {
     void addExtractPasses(RenderGraph& graph, const IsoRefs& refs);
     // sparse.cpp: the sparse domain's pipelines (user fields: compiled with
     // the snippet) and passes: the lists (brickListing), the particles'
-    // binning and blocks, classify, the slots' order, the pyramid build;
-    // then its extraction.
+    // binning and blocks (particles), classify, the slots' order, the
+    // pyramid build; then its extraction.
     Status createSparsePipelines();
     void addSparseClassifyPasses(RenderGraph& graph, const IsoRefs& refs);
-    // Bindings 1, 3, 4 of the bricked per-particle passes: texel or storage reads (sparse.cpp).
-    void bindSparseParticleReads(PassBuilder& pass, const IsoRefs& refs, bool particles = true) const;
     void addSparseExtractPass(RenderGraph& graph, const IsoRefs& refs);
     void bindBrickItems(PassBuilder& pass, const IsoRefs& refs); // metaballs, particles, volumes: bindings 7, 8
     // sparse.cpp, a grid that fits (direct): classify and extraction over
@@ -523,7 +465,6 @@ struct IsoSurface::Impl {
     // A bounded user field lists its bricks by the bound, fused or not.
     bool lipschitzBricks() const { return info.source == FieldSource::UserGlsl && info.lipschitz > 0.f; }
     bool directListed() const { return direct && (!fusedField || lipschitzBricks()); }
-    BufferRef volumesImport; // the density pass's volumes as imported (dense and sparse); attributes weigh by them
 };
 
 } // namespace pyramarch::iso

@@ -778,79 +778,15 @@ Status IsoSurface::Impl::createBuffers() {
         PYRAMARCH_TRY(make(m.items, uint64_t(m.maxItems) * m.itemBytes() * m.ring, storage | texels,
                            MemoryUsage::Upload, "items"));
     PYRAMARCH_TRY(m.scanBaseline.createBuffers(m, make));
-    if (m.sph && m.sparse)
-        PYRAMARCH_TRY(make(m.volumes, uint64_t(m.maxItems) * 4, readable | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                           MemoryUsage::DeviceLocal, "particle volumes"));
-    // Sparse particles: the smoothed particles or the kernel records by
-    // particle index, cleared every frame (sparse_particles_neighbours.comp).
-    if (m.sparse && m.smooth)
-        PYRAMARCH_TRY(make(m.smoothed, uint64_t(m.maxItems) * 16, readable | texels | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                           MemoryUsage::DeviceLocal, "smoothed particles"));
-    if (m.sparse && m.aniso)
-        PYRAMARCH_TRY(make(m.kernels, uint64_t(m.maxItems) * 16 * gpu::kIsoAnisoRecordVec4s,
-                           readable | VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::DeviceLocal,
-                           "anisotropic kernels"));
-    if (info.source == FieldSource::Particles && !m.gather && !m.sparse)
-        PYRAMARCH_TRY(make(m.accum, sizes.samples * 4, storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                           MemoryUsage::DeviceLocal, "accum"));
-    if (m.gather) {
-        const uint64_t bins = m.grid.binDims.w;
-        PYRAMARCH_TRY(make(m.binCount, bins * 4, storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::DeviceLocal,
-                           "bin counts"));
-        PYRAMARCH_TRY(make(m.binChunks, groupsOf(bins, gpu::kIsoBinScanChunk) * 4, storage, MemoryUsage::DeviceLocal,
-                           "bin chunk sums"));
-        // Readable: testing::readAnisotropicKernels reads the binned count.
-        // Texel usage: the passes after the sort read them as texels (particleTexelReads).
-        PYRAMARCH_TRY(make(m.binStart, (bins + 1) * 4, readable | texels, MemoryUsage::DeviceLocal, "bin starts"));
-        PYRAMARCH_TRY(make(m.slots, uint64_t(m.maxItems) * 4, storage, MemoryUsage::DeviceLocal, "particle slots"));
-        PYRAMARCH_TRY(
-            make(m.sorted, uint64_t(m.maxItems) * 16, readable | texels, MemoryUsage::DeviceLocal, "sorted particles"));
-        if (m.smooth)
-            PYRAMARCH_TRY(
-                make(m.smoothed, uint64_t(m.maxItems) * 16, readable, MemoryUsage::DeviceLocal, "smoothed particles"));
-        if (m.smooth)
-            PYRAMARCH_TRY(make(m.rebinned, uint64_t(m.maxItems) * 16, readable | texels, MemoryUsage::DeviceLocal,
-                               "re-binned smoothed particles"));
-        if (m.sph)
-            PYRAMARCH_TRY(make(m.volumes, uint64_t(m.maxItems) * 16, readable | texels, MemoryUsage::DeviceLocal,
-                               "particle volumes"));
-        if (m.aniso)
-            PYRAMARCH_TRY(make(m.kernels, uint64_t(m.maxItems) * 16 * gpu::kIsoAnisoRecordVec4s, readable | texels,
-                               MemoryUsage::DeviceLocal, "anisotropic kernels"));
-    }
+    if (info.source == FieldSource::Particles) PYRAMARCH_TRY(m.particles.createBuffers(m, make));
     if (info.source == FieldSource::Volume) PYRAMARCH_TRY(m.volumeSource.createBoundsBuffers(m, make));
-    if (info.source == FieldSource::Particles && !m.sparse && m.grid.particleLayout.w != 0)
-        PYRAMARCH_TRY(make(m.tileFlags, m.particleTiles() * 4, storage, MemoryUsage::DeviceLocal, "tile flags"));
-    if (m.tiledField()) {
-        const VkBufferUsageFlags cleared = readable | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-        PYRAMARCH_TRY(
-            make(m.fieldTileFlags, m.fieldTiles() * 4, cleared, MemoryUsage::DeviceLocal, "field tile flags"));
-        PYRAMARCH_TRY(
-            make(m.fieldTileList, 16 + m.fieldTiles() * 4, cleared, MemoryUsage::DeviceLocal, "field tile list"));
-        PYRAMARCH_TRY(make(m.fieldTileArgs, 16, storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, MemoryUsage::DeviceLocal,
-                           "field tile dispatch"));
-    }
+    if (m.tiledField()) PYRAMARCH_TRY(m.fieldTiles.createBuffers(m.grid, make));
     if (m.sparse) {
         PYRAMARCH_TRY(m.brickListing.createSparseBuffers(make));
         if (sizes.sparseItemBytes)
             PYRAMARCH_TRY(make(m.brickItems, sizes.sparseItemBytes, storage | texels, MemoryUsage::DeviceLocal,
                                "sparse brick items"));
-        if (sizes.sparseTableBytes) {
-            const VkBufferUsageFlags cleared = storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-            PYRAMARCH_TRY(
-                make(m.brickTable, sizes.sparseTableBytes, cleared, MemoryUsage::DeviceLocal, "sparse brick table"));
-            PYRAMARCH_TRY(make(m.superMarks, m.brickListing.superBytes, cleared, MemoryUsage::DeviceLocal,
-                               "sparse super-brick marks"));
-            PYRAMARCH_TRY(make(m.cellTable, sizes.sparseCellBytes, cleared | texels, MemoryUsage::DeviceLocal,
-                               "sparse brick sub-cells"));
-            // Particles' block slots, kept from frame to frame.
-            PYRAMARCH_TRY(make(m.slotOfBrick, sizes.sparseTableBytes, storage, MemoryUsage::DeviceLocal,
-                               "sparse block slot of each brick"));
-            PYRAMARCH_TRY(make(m.slotState, uint64_t(info.sparse.maxBricks) * 8, cleared, MemoryUsage::DeviceLocal,
-                               "sparse block slot owners"));
-            PYRAMARCH_TRY(make(m.freeSlots, uint64_t(info.sparse.maxBricks) * 4, storage, MemoryUsage::DeviceLocal,
-                               "sparse free block slots"));
-        }
+        if (info.source == FieldSource::Particles) PYRAMARCH_TRY(m.particles.createSparseBuffers(m, make));
     }
     if (info.source == FieldSource::Volume && !m.sparse) PYRAMARCH_TRY(m.volumeSource.createStandIn(make));
     // Sparse volumes and particles: the pool of 11^3-sample blocks.
@@ -931,7 +867,7 @@ Status IsoSurface::Impl::createPipelines() {
     switch (info.source) {
     case FieldSource::Metaballs: return metaballs.createPipelines(*this);
     case FieldSource::Volume: return volumeSource.createPipelines(*this);
-    case FieldSource::Particles: return gather ? createGatherPipelines() : createSplatPipelines();
+    case FieldSource::Particles: return particles.createPipelines(*this);
     case FieldSource::UserGlsl: return userField.createPipelines(*this);
     }
     return {};
@@ -1192,7 +1128,6 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
     const ExternalUse indirect{Access::IndirectRead, PassKind::Graphics};
     const ExternalUse vertexRead{Access::VertexRead, PassKind::Graphics};
     const ExternalUse uniformRead{Access::UniformRead, PassKind::Compute};
-    const ExternalUse computeIndirect{Access::IndirectRead, PassKind::Compute};
 
     // Persistent module buffers: `before` is the use they were left in by the
     // previous frame (= `after`), so consecutive frames are ordered.
@@ -1217,27 +1152,13 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
     if (m.octreeInput) m.octree.importBuffers(m, graph, refs, inputs.octree);
     if (m.info.source == FieldSource::Volume) m.volumeSource.importBuffers(m, graph, refs);
     if (m.directListed()) m.brickListing.importDirectBuffers(m, graph, refs);
-    if (m.tiledField()) {
-        refs.fieldTileFlags = graph.importBuffer(n + ".fieldTileFlags", m.fieldTileFlags, computeRW, computeRW);
-        refs.fieldTileList = graph.importBuffer(n + ".fieldTileList", m.fieldTileList, computeRW, computeRW);
-        refs.fieldTileArgs =
-            graph.importBuffer(n + ".fieldTileArgs", m.fieldTileArgs, computeIndirect, computeIndirect);
-    }
-    if (m.tileFlags.valid())
-        refs.particleTiles = graph.importBuffer(n + ".tileFlags", m.tileFlags, computeRead, computeRead);
+    if (m.tiledField()) m.fieldTiles.importBuffers(m, graph, refs);
     if (m.sparse) {
         m.brickListing.importSparseBuffers(m, graph, refs);
         if (m.brickItems.valid())
             refs.brickItems = graph.importBuffer(n + ".sparse.brickItems", m.brickItems, computeRead, computeRead);
-        if (m.brickTable.valid()) {
-            refs.brickTable = graph.importBuffer(n + ".sparse.brickTable", m.brickTable, computeRead, computeRead);
-            refs.superMarks = graph.importBuffer(n + ".sparse.superMarks", m.superMarks, computeRead, computeRead);
-            refs.cellTable = graph.importBuffer(n + ".sparse.cells", m.cellTable, computeRead, computeRead);
-            refs.slotOfBrick = graph.importBuffer(n + ".sparse.slotOfBrick", m.slotOfBrick, computeRead, computeRead);
-            refs.slotState = graph.importBuffer(n + ".sparse.slotState", m.slotState, computeRead, computeRead);
-            refs.freeSlots = graph.importBuffer(n + ".sparse.freeSlots", m.freeSlots, computeRead, computeRead);
-        }
     }
+    if (m.info.source == FieldSource::Particles) m.particles.importBuffers(m, graph, refs);
     m.scanBaseline.importBuffers(m, graph, refs);
 
     switch (m.info.source) {
@@ -1245,12 +1166,7 @@ Result<IsoSurface::GraphOutputs> IsoSurface::addPasses(RenderGraph& graph, const
         if (!m.sparse) m.metaballs.addPasses(m, graph, refs); // sparse: no field pass (sparse.cpp)
         break;
     case FieldSource::Particles:
-        if (m.sparse)
-            break; // the particles are binned per brick (sparse.cpp)
-        else if (m.gather)
-            m.addGatherPasses(graph, refs);
-        else
-            m.addSplatPasses(graph, refs);
+        if (!m.sparse) m.particles.addPasses(m, graph, refs); // sparse: binned per brick (field_particles_sparse.cpp)
         break;
     case FieldSource::Volume:
         if (!m.sparse) m.volumeSource.addPasses(m, graph, refs); // sparse: the bricks' upload pass (sparse_volume.cpp)

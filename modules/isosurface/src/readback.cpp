@@ -286,11 +286,11 @@ struct TestingAccess {
     static uint32_t maxGroupsX(const IsoSurface& s) { return s.impl_->grid.maxGroupsX; }
     static bool subgroupAtomics(const IsoSurface& s) { return s.impl_->subgroupAtomics; }
     static bool texelReads(const IsoSurface& s) { return s.impl_->texelReads; }
-    static bool particleTexelReads(const IsoSurface& s) { return s.impl_->particleTexelReads; }
-    static bool sparseTexelReads(const IsoSurface& s) { return s.impl_->sparseTexelReads; }
+    static bool particleTexelReads(const IsoSurface& s) { return s.impl_->particles.texelReads; }
+    static bool sparseTexelReads(const IsoSurface& s) { return s.impl_->particles.sparseTexelReads; }
     static testing::SplatMethod splatMethod(const IsoSurface& s) {
         if (s.impl_->info.source != FieldSource::Particles) return testing::SplatMethod::Auto;
-        return s.impl_->gather ? testing::SplatMethod::Gather : testing::SplatMethod::Scatter;
+        return s.impl_->particles.gather ? testing::SplatMethod::Gather : testing::SplatMethod::Scatter;
     }
     static Result<std::vector<std::vector<uint32_t>>> readPyramid(IsoSurface& s) { return s.readPyramid(); }
     static Result<std::vector<uint32_t>> readDrawArgs(IsoSurface& s) { return s.readDrawArgs(); }
@@ -358,76 +358,81 @@ struct TestingAccess {
     }
     static Result<std::vector<uint32_t>> readFieldTiles(IsoSurface& s) {
         const IsoSurface::Impl& m = *s.impl_;
-        if (!m.fieldTileList.valid())
+        if (!m.fieldTiles.list.valid())
             return Status::error(ErrorCode::InvalidState, "isosurface '" + m.info.name +
                                                               "': readFieldTiles: the field is not evaluated by tiles");
-        auto words = readBufferAs<uint32_t>(*m.device, m.fieldTileList, 4 + m.fieldTiles());
+        auto words = readBufferAs<uint32_t>(*m.device, m.fieldTiles.list, 4 + FieldTileStage::tiles(m.grid));
         if (!words) return words.status().withContext("isosurface '" + m.info.name + "': reading field tiles: ");
-        const uint32_t listed = std::min<uint32_t>(words.value()[1], uint32_t(m.fieldTiles()));
+        const uint32_t listed = std::min<uint32_t>(words.value()[1], uint32_t(FieldTileStage::tiles(m.grid)));
         std::vector<uint32_t> out(words.value().begin() + 4, words.value().begin() + 4 + listed);
         std::sort(out.begin(), out.end());
         return out;
     }
     static Result<testing::SmoothedParticles> readSmoothedParticles(IsoSurface& s) {
         const IsoSurface::Impl& m = *s.impl_;
-        PYRAMARCH_ASSERT(m.smooth, "readSmoothedParticles needs particleSmoothing > 0");
+        PYRAMARCH_ASSERT(m.particles.smooth, "readSmoothedParticles needs particleSmoothing > 0");
         testing::SmoothedParticles out;
         if (m.sparse) {
             // By particle index, no sort.
-            PYRAMARCH_TRY_ASSIGN(out.smoothed, readBufferAs<float>(*m.device, m.smoothed, uint64_t(m.maxItems) * 4));
+            PYRAMARCH_TRY_ASSIGN(out.smoothed,
+                                 readBufferAs<float>(*m.device, m.particles.smoothed, uint64_t(m.maxItems) * 4));
             return out;
         }
-        PYRAMARCH_TRY_ASSIGN(out.sorted, readBufferAs<float>(*m.device, m.sorted, uint64_t(m.maxItems) * 4));
-        PYRAMARCH_TRY_ASSIGN(out.smoothed, readBufferAs<float>(*m.device, m.smoothed, uint64_t(m.maxItems) * 4));
+        PYRAMARCH_TRY_ASSIGN(out.sorted, readBufferAs<float>(*m.device, m.particles.sorted, uint64_t(m.maxItems) * 4));
+        PYRAMARCH_TRY_ASSIGN(out.smoothed,
+                             readBufferAs<float>(*m.device, m.particles.smoothed, uint64_t(m.maxItems) * 4));
         return out;
     }
     static Result<testing::ParticleVolumes> readParticleVolumes(IsoSurface& s) {
         const IsoSurface::Impl& m = *s.impl_;
-        if (!m.sph)
+        if (!m.particles.sph)
             return Status::error(ErrorCode::InvalidState,
                                  "isosurface '" + m.info.name + "': no particle volumes (needs SphCubicSpline)");
         testing::ParticleVolumes out;
         if (m.sparse) {
             // A volume per particle of the frame, by its index.
-            PYRAMARCH_TRY_ASSIGN(out.volumes, readBufferAs<float>(*m.device, m.volumes, uint64_t(m.maxItems)));
+            PYRAMARCH_TRY_ASSIGN(out.volumes,
+                                 readBufferAs<float>(*m.device, m.particles.volumes, uint64_t(m.maxItems)));
             out.binned = m.maxItems;
             return out;
         }
-        PYRAMARCH_TRY_ASSIGN(out.volumes, readBufferAs<float>(*m.device, m.volumes, uint64_t(m.maxItems) * 4));
-        auto starts = readBufferAs<uint32_t>(*m.device, m.binStart, uint64_t(m.grid.binDims.w) + 1);
+        PYRAMARCH_TRY_ASSIGN(out.volumes,
+                             readBufferAs<float>(*m.device, m.particles.volumes, uint64_t(m.maxItems) * 4));
+        auto starts = readBufferAs<uint32_t>(*m.device, m.particles.binStart, uint64_t(m.grid.binDims.w) + 1);
         if (!starts) return starts.status();
         out.binned = starts.value().back();
         return out;
     }
     static Result<testing::AnisotropicKernelRecords> readAnisotropicKernels(IsoSurface& s) {
         const IsoSurface::Impl& m = *s.impl_;
-        PYRAMARCH_ASSERT(m.aniso, "readAnisotropicKernels needs anisotropic.enabled");
+        PYRAMARCH_ASSERT(m.particles.aniso, "readAnisotropicKernels needs anisotropic.enabled");
         testing::AnisotropicKernelRecords out;
         if (m.sparse) {
             // By particle index, no sort.
-            PYRAMARCH_TRY_ASSIGN(
-                out.kernels,
-                readBufferAs<float>(*m.device, m.kernels, uint64_t(m.maxItems) * 4 * gpu::kIsoAnisoRecordVec4s));
+            PYRAMARCH_TRY_ASSIGN(out.kernels,
+                                 readBufferAs<float>(*m.device, m.particles.kernels,
+                                                     uint64_t(m.maxItems) * 4 * gpu::kIsoAnisoRecordVec4s));
             out.binned = m.maxItems;
             return out;
         }
-        PYRAMARCH_TRY_ASSIGN(out.sorted, readBufferAs<float>(*m.device, m.sorted, uint64_t(m.maxItems) * 4));
-        PYRAMARCH_TRY_ASSIGN(out.kernels, readBufferAs<float>(*m.device, m.kernels,
+        PYRAMARCH_TRY_ASSIGN(out.sorted, readBufferAs<float>(*m.device, m.particles.sorted, uint64_t(m.maxItems) * 4));
+        PYRAMARCH_TRY_ASSIGN(out.kernels, readBufferAs<float>(*m.device, m.particles.kernels,
                                                               uint64_t(m.maxItems) * 4 * gpu::kIsoAnisoRecordVec4s));
-        auto starts = readBufferAs<uint32_t>(*m.device, m.binStart, uint64_t(m.grid.binDims.w) + 1);
+        auto starts = readBufferAs<uint32_t>(*m.device, m.particles.binStart, uint64_t(m.grid.binDims.w) + 1);
         if (!starts) return starts.status();
         out.binned = starts.value().back();
         return out;
     }
     static Result<testing::GatherBins> readGatherBins(IsoSurface& s) {
         const IsoSurface::Impl& m = *s.impl_;
-        if (!m.gather)
+        if (!m.particles.gather)
             return Status::error(ErrorCode::InvalidState,
                                  "isosurface '" + m.info.name + "': readGatherBins: this surface has no gather bins");
         testing::GatherBins out;
         out.dims = {m.grid.binDims.x, m.grid.binDims.y, m.grid.binDims.z};
         out.pad = {m.grid.binPad.x, m.grid.binPad.y, m.grid.binPad.z};
-        PYRAMARCH_TRY_ASSIGN(out.starts, readBufferAs<uint32_t>(*m.device, m.binStart, uint64_t(m.grid.binDims.w) + 1));
+        PYRAMARCH_TRY_ASSIGN(out.starts,
+                             readBufferAs<uint32_t>(*m.device, m.particles.binStart, uint64_t(m.grid.binDims.w) + 1));
         return out;
     }
 };

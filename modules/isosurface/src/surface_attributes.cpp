@@ -103,7 +103,7 @@ Status SurfaceAttributeStage::createBuffers(Impl& m, const MakeBuffer& make) {
     slotVersion.assign(m.ring, 0);
     if (!m.sparse) {
         PYRAMARCH_TRY(make(sorted, items * c * 4, storage, MemoryUsage::DeviceLocal, "binned particle attributes"));
-        if (m.smooth)
+        if (m.particles.smooth)
             PYRAMARCH_TRY(
                 make(rebinned, items * c * 4, storage, MemoryUsage::DeviceLocal, "re-binned particle attributes"));
     } else {
@@ -214,12 +214,12 @@ BufferRef SurfaceAttributeStage::addPasses(Impl& m, RenderGraph& graph, const Is
                 .storage(5, refs.brickList, R)
                 .storage(6, refs.brickItems, R)
                 .storage(7, refs.items, R, 0, refs.itemRange)
-                .storage(8, m.volumesImport, R)
+                .storage(8, m.particles.volumesRef, R)
                 .storage(9, ringRef, R)
                 .storage(10, tableRef, RW); // one read-write binding in all three modes
             m.vertexSlices(p, 11, 12, refs.vertices, R);
         } else {
-            p.storage(4, startsRef, R).storage(5, m.volumesImport, R).storage(6, binnedRef, R);
+            p.storage(4, startsRef, R).storage(5, m.particles.volumesRef, R).storage(6, binnedRef, R);
             m.vertexSlices(p, 7, 8, refs.vertices, R);
         }
         const VkDeviceSize offset = mode == kInterpolateMode ? kVertexDispatch : kBrickDispatch;
