@@ -1089,7 +1089,6 @@ TEST_F(IsoSparseParticles, ADenseClusterPastAThreadsLoopIsTheDensePathsBitForBit
     auto dv = dense->readVertices();
     ASSERT_TRUE(v.ok() && dv.ok());
     const auto want = triangleBits(dv.value());
-    std::printf("%zu triangles, %u references\n", want.size(), stats->sparseItemRefsNeeded);
     ASSERT_GT(want.size(), 200u);
     EXPECT_TRUE(triangleBits(v.value()) == want) << "not the dense scatter's triangles, bit for bit";
     // Half the bricks: the listed bricks next to a dropped one sum their
@@ -1108,8 +1107,6 @@ TEST_F(IsoSparseParticles, ADenseClusterPastAThreadsLoopIsTheDensePathsBitForBit
     auto cv = cut->readVertices();
     ASSERT_TRUE(cv.ok());
     const auto got = triangleBits(cv.value());
-    std::printf("%zu of %zu triangles with %u of %u bricks\n", got.size(), want.size(), half.sparse.maxBricks,
-                stats->sparseBricksNeeded);
     EXPECT_GT(got.size(), 0u);
     EXPECT_LT(got.size(), want.size());
     EXPECT_TRUE(std::includes(want.begin(), want.end(), got.begin(), got.end()))
