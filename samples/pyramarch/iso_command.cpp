@@ -123,9 +123,11 @@ void printSparseSummary(Device& device, iso::IsoSurface& surface, const iso::Iso
                     info.source == iso::FieldSource::Particles ? "particle" : "ball", refs,
                     stats.sparseItemRefsNeeded > refs ? ", too small" : "");
         if (stats.sparseCrowdedBricks != 0)
-            std::printf("sparse: %u crowded bricks (more %s than one brick may list) left empty: finer cells "
+            std::printf("sparse: %u crowded bricks (more %s than the %u one brick may list) left empty: finer cells "
                         "(--voxel-size, --cells) list fewer a brick\n",
-                        stats.sparseCrowdedBricks, info.source == iso::FieldSource::Particles ? "particles" : "balls");
+                        stats.sparseCrowdedBricks, info.source == iso::FieldSource::Particles ? "particles" : "balls",
+                        info.source == iso::FieldSource::Particles ? iso::kMaxSparseParticlesPerBrick
+                                                                   : iso::kMaxSparseItemsPerBrick);
     }
 }
 

@@ -155,17 +155,22 @@ ISO_CONST kIsoSpecIndexSliceSize = 8u;   // ... indices per binding
 ISO_CONST kIsoOutputSlices = 16u;
 
 // Sparse particles: the most particles one brick may list (a brick past it
-// is crowded: no references, reported). A thread of the blocks pass loops
-// over the list once (lavapipe: 65,535 loop iterations an invocation).
-ISO_CONST kIsoMaxParticleBrickItems = 61440u;
+// is crowded: no references, reported). lavapipe ends a shader invocation's
+// loops after 65,535 iterations in all (every loop of the invocation counts
+// against one limiter): the blocks pass spreads a slice's particles over
+// kIsoBlockSplit threads, the border pass a brick's over its
+// kIsoBorderThreads, the home list a brick's over 16 threads, and the
+// per-particle passes take kIsoListUnroll (8) a trip, each under 61,440
+// trips at this many.
+ISO_CONST kIsoMaxParticleBrickItems = 491520u;
 // Sparse particles: each listed brick's list is ordered by sub-cell
 // (sparse_particles_cells.glsl): the cell table (a buffer) holds a header
 // (word 0: the home particles listed), then kIsoCellWords words a listed
-// brick (its kIsoCellKeys sub-cells' run ends, 16 bits each, two a word: a
-// list is shorter than 2^16; its homes' first place and cursor), then two
-// words (particle, listed brick) per home particle.
+// brick (its kIsoCellKeys sub-cells' run ends, a word each; its homes'
+// first place and one unused), then two words (particle, listed brick) per
+// home particle.
 ISO_CONST kIsoCellKeys = 512u;
-ISO_CONST kIsoCellWords = 258u;
+ISO_CONST kIsoCellWords = 514u;
 ISO_CONST kIsoCellHeader = 4u;
 // Volume formats (IsoGrid.volumeFormat).
 ISO_CONST kIsoVolumeU8 = 0u;
@@ -187,8 +192,11 @@ ISO_CONST kIsoBlockRows = 9u;
 // The brick table's word of a brick that particles reach but that has no
 // block (past maxBricks, or its references did not fit).
 ISO_CONST kIsoBrickDropped = 0xffffffffu;
-ISO_CONST kIsoBlockThreads = 9u;   // 9 slices x ceil(9 / kIsoBlockRows)
-ISO_CONST kIsoBorderThreads = 32u; // the border pass: 4 of the block's 121 rows a thread
+// The blocks pass: a slice's particles split over this many threads, whose
+// integer sums add up in shared memory (the same bits in any order).
+ISO_CONST kIsoBlockSplit = 8u;
+ISO_CONST kIsoBlockThreads = 72u;  // 9 slices x ceil(9 / kIsoBlockRows) x kIsoBlockSplit
+ISO_CONST kIsoBorderThreads = 64u; // the border pass: 2 of the block's 121 rows a thread
 
 // Marching cubes tables as the GPU reads them, packed from the C++ tables
 // (modules/isosurface/src/mc_tables.cpp) at creation: the only copy.
@@ -361,13 +369,16 @@ struct IsoBall {
 #ifdef __cplusplus
 static_assert(sizeof(IsoPush) == 64, "push constants");
 static_assert(kIsoMaxBrickItems * 6 + 4096 < 65535, "a brick's items looped over ~6 times stay under lavapipe's loop limit");
-static_assert(kIsoMaxParticleBrickItems + 2048 < 65535, "a sparse particle block loops once over its brick's list");
-static_assert(kIsoMaxParticleBrickItems < 65536 && kIsoCellWords == kIsoCellKeys / 2 + 2,
-              "a sub-cell's run end fits 16 bits");
+static_assert(kIsoMaxParticleBrickItems / kIsoBlockSplit + 2048 < 65535 &&
+                  kIsoMaxParticleBrickItems / 8 + 2048 < 65535,
+              "a thread of the blocks pass (and of the per-particle passes, 8 particles a trip) loops over a share of "
+              "its brick's list under lavapipe's loop limit");
+static_assert(kIsoCellWords == kIsoCellKeys + 2, "a sub-cell's run end takes a word");
 static_assert(kIsoBuildBricks * kIsoBrickRowPairs / 4 == kIsoBuildGroupSize * 4 && kIsoClassifyLevels == 2,
               "a first build group reduces the level-3 words of kIsoBuildBricks whole bricks");
-static_assert(kIsoBlockThreads == (kIsoBrickCells + 1) * ((kIsoBrickCells + kIsoBlockRows) / kIsoBlockRows),
-              "sparse particle blocks: a thread per kIsoBlockRows rows of each of the brick's 9 slices");
+static_assert(kIsoBlockThreads ==
+                  (kIsoBrickCells + 1) * ((kIsoBrickCells + kIsoBlockRows) / kIsoBlockRows) * kIsoBlockSplit,
+              "sparse particle blocks: kIsoBlockSplit threads per kIsoBlockRows rows of each of the brick's 9 slices");
 static_assert(sizeof(IsoTables) == 4096, "tables: 256 uvec4");
 // 4 vec4 + 20 level uvec4s + 16 uints, then vec4-aligned members: the same
 // offsets in std430 and std140 (no scalar arrays, vec4 members 16-aligned).

@@ -27,7 +27,7 @@
 //    (the word ends at its run's end). The order within a run follows the
 //    atomics: the field sums integer kernel terms (particles_kernel.glsl),
 //    the same in any order.
-// 4, <name>.sparse.homes (a thread per listed brick): the brick's home
+// 4, <name>.sparse.homes (16 threads a listed brick): the brick's home
 //    particles (the runs of its home sub-cells, one run a row) into its place
 //    of the home list as (index, listed brick), in sub-cell order: the
 //    per-particle passes give consecutive home particles to a batch of
@@ -58,23 +58,21 @@ void scanCells(uint j) {
     const BrickCells c = brickCellsAt(cellBrickOf(bricks[j]));
     const uint words = kIsoCellHeader + kIsoCellWords * j;
     uint start = 0u, homes = 0u;
-    for (uint w = 0u; w < kIsoCellKeys / 2u; ++w) {
-        // Keys 2w and 2w + 1 (16 bits each: a list is shorter than 2^16).
-        const uint n = cellTable[words + w];
-        const uint n0 = n & 0xffffu, n1 = n >> 16;
-        cellTable[words + w] = start | (start + n0) << 16;
-        start += n0 + n1;
-        const uint k = 2u * w;
-        if (cellIsHome(uvec3(k & 7u, (k >> 3) & 7u, k >> 6), c)) homes += n0;
-        if (cellIsHome(uvec3((k + 1u) & 7u, (k >> 3) & 7u, k >> 6), c)) homes += n1;
+    for (uint k = 0u; k < kIsoCellKeys; ++k) {
+        const uint n = cellTable[words + k];
+        cellTable[words + k] = start;
+        start += n;
+        if (cellIsHome(uvec3(k & 7u, (k >> 3) & 7u, k >> 6), c)) homes += n;
     }
     cellTable[words + kIsoCellHomeWord] = homes != 0u ? atomicAdd(cellTable[0], homes) : 0u;
 }
 
 // Mode 4: listed brick j's home particles into the home list, in sub-cell
-// order. At most 36 rows and the brick's list (< 2^16) iterations: under
-// lavapipe's 65,535 an invocation.
-void listHomes(uint j) {
+// order, by kHomeThreads threads (part p takes every kHomeThreads-th place
+// of each row's run). At most 36 rows and ceil(homes / kHomeThreads) + 36
+// iterations a thread: under lavapipe's 65,535 an invocation.
+const uint kHomeThreads = kIsoGroupSize / kIsoBricksPerGroup;
+void listHomes(uint j, uint p) {
     if (j >= min(counters.sparseBricks, grid.sparseLimits.x) || brickItems[2u * j + 1u] == 0u) return;
     const BrickCells c = brickCellsAt(cellBrickOf(bricks[j]));
     const uint words = kIsoCellHeader + kIsoCellWords * j;
@@ -84,12 +82,14 @@ void listHomes(uint j) {
         for (uint y = c.homeLo.y; y <= c.homeHi.y; ++y) {
             // The row's home sub-cells are consecutive keys: one run of places.
             const uint k0 = cellKey(uvec3(c.homeLo.x, y, z)), k1 = cellKey(uvec3(c.homeHi.x, y, z));
-            const uint start = k0 == 0u ? 0u : (cellTable[words + cellWord(k0 - 1u)] >> cellShift(k0 - 1u)) & 0xffffu;
-            const uint end = (cellTable[words + cellWord(k1)] >> cellShift(k1)) & 0xffffu;
-            for (uint k = start; k < end; ++k, h += 2u) {
-                cellTable[h] = brickItems[first + k];
-                cellTable[h + 1u] = j;
+            const uint start = k0 == 0u ? 0u : cellTable[words + cellWord(k0 - 1u)];
+            const uint end = cellTable[words + cellWord(k1)];
+            for (uint k = start + p; k < end; k += kHomeThreads) {
+                const uint at = h + 2u * (k - start);
+                cellTable[at] = brickItems[first + k];
+                cellTable[at + 1u] = j;
             }
+            h += 2u * (end - start);
         }
 }
 
@@ -101,7 +101,8 @@ void main() {
         return;
     }
     if (mode == 4u) {
-        listHomes(i);
+        // Classify's dispatch: kIsoGroupSize / kIsoBricksPerGroup threads a listed brick.
+        listHomes(i / kHomeThreads, i % kHomeThreads);
         return;
     }
     vec4 pw;
@@ -133,12 +134,12 @@ void main() {
                 const BrickCells c = brickCellsAt(uvec3(x, y, z));
                 const uvec3 key = cellOf(u, c);
                 const uint k = cellKey(key), brickWords = kIsoCellHeader + kIsoCellWords * j;
-                const uint words = brickWords + cellWord(k), shift = cellShift(k);
+                const uint words = brickWords + cellWord(k);
                 if (mode == 2u) {
-                    atomicAdd(cellTable[words], 1u << shift);
+                    atomicAdd(cellTable[words], 1u);
                 } else {
                     const uint first = 2u * grid.sparseLimits.x + brickItems[2u * j];
-                    brickItems[first + ((atomicAdd(cellTable[words], 1u << shift) >> shift) & 0xffffu)] = i;
+                    brickItems[first + atomicAdd(cellTable[words], 1u)] = i;
                 }
             }
     if (mode == 0u) {

@@ -13,7 +13,8 @@
 // 0, <name>.sparse.blocks (kIsoBlockThreads threads a brick): the brick's
 //    own 9^3 samples 8b .. 8b + 8 (the block's interior). A thread keeps
 //    kIsoBlockRows rows of 9 samples (x) of one z slice in registers and
-//    loops once over the brick's particles (sparse.fill's references) in
+//    loops once over its share (one of kIsoBlockSplit, consecutive places)
+//    of the brick's particles (sparse.fill's references) in
 //    the z layers of sub-cells the field can reach the slice from
 //    (sparse_particles_cells.glsl; grid.sparseParticleReach.z): a
 //    particle whose z distance alone puts it past the radius is dropped
@@ -22,10 +23,12 @@
 //    it reaches, as the dense gather does (particles_gather.comp). Integer
 //    16.16 sums, the same bits in any order, and the gather's
 //    float(sum) / 65536: every sample equals the dense field's bit for bit.
+//    The slice's threads add their sums in shared memory (integer atomics:
+//    the same bits in any order), then store every kIsoBlockSplit-th sample.
 //    The brick table's word of the brick becomes its slot + 1 for the
 //    next pass.
 // 1, <name>.sparse.blocks.borders (the ISO_BLOCK_BORDERS build,
-//    kIsoBorderThreads threads a brick, 4 rows of 11 samples each): the
+//    kIsoBorderThreads threads a brick, 2 rows of 11 samples each): the
 //    block's other samples (8b - 1 and 8b + 9 on some axis) lie in a
 //    neighbour brick's interior: copied from its block through the table, 0
 //    where the neighbour is not listed (no particle reaches it, so none
@@ -36,18 +39,21 @@
 //    has no block (kIsoBrickDropped: past maxBricks or its references; the
 //    frame reports the overflow), the row is summed over the brick's own
 //    particles, so that the listed bricks' cells keep the dense field's
-//    normals.
+//    normals: 8 such rows at a time by all the brick's threads, each over
+//    a share of the list (ownRows below).
 // The ISO_PARTICLE_SPH builds (ParticleKernel::SphCubicSpline) sum the
 // cubic spline weighted by the particles' volumes (sparse.density), the dense
 // SPH gather's terms. The ISO_PARTICLE_RECORDS builds (position smoothing,
 // anisotropic kernels) read each particle's smoothed position or kernel
 // record (sparse_particles_neighbours.comp) instead of the particle, and
 // sum the dense gathers' terms of those (anisoTerm for kernel records).
-// No atomics, no barrier, no clear: every sample of a listed block is
-// written every frame. A brick whose references did not fit has none: its
-// interior is 0 (no triangles, the frame reports the overflow). One loop of
-// at most kIsoMaxParticleBrickItems iterations a thread (lavapipe ends a
-// shader invocation's loops after 65,535 in all).
+// No global atomics, no clear: every sample of a listed block is written
+// every frame. A brick whose references did not fit has none: its interior
+// is 0 (no triangles, the frame reports the overflow). lavapipe ends a
+// shader invocation's loops after 65,535 iterations in all (one limiter for
+// every loop of the invocation, so an outer loop over chunks would not
+// help): a thread loops over at most kIsoMaxParticleBrickItems /
+// kIsoBlockSplit (61,440) places.
 #include "isosurface/common.glsl"
 
 #ifdef ISO_BLOCK_BORDERS
@@ -124,115 +130,143 @@ uvec3 brickOf(uint packed) {
 
 uint tableIndex(uvec3 b) { return b.x + grid.sparse.x * (b.y + grid.sparse.y * b.z); }
 
-// Pass 0: rows g * R .. of interior slice z (block coordinates 1 .. 9).
-void interior(uint brick, uint t) {
-    const uint zi = t / kGroups, g = t - zi * kGroups; // constant divisor
+#ifndef ISO_BLOCK_BORDERS
+// Pass 0: each brick's 9^3 integer sums, added into by the kIsoBlockSplit
+// threads of each slice (each over its share of the slice's particles).
+const uint kBlockSums = kInner * kInner * kInner;
+shared uint blockSums[kIsoBricksPerGroup * kBlockSums];
+
+// Pass 0: rows g * R .. of interior slice z (block coordinates 1 .. 9),
+// share `part` of its particles; `local` the brick's place in the group.
+// Every thread of the group reaches its barriers (live or not).
+void interior(uint brick, bool live, uint local, uint t) {
+    const uint S = kIsoBlockSplit;
+    const uint part = t % S, zt = t / S;
+    const uint zi = zt / kGroups, g = zt - zi * kGroups; // constant divisors
     const uint firstRow = g * R;
-    if (zi >= kInner) return;
-    const uvec3 b = brickOf(bricks[brick]);
-    const uint count = brickItems[2u * brick + 1u];
-    const uint slot = brickSlots[brick];
-    if (t == 0u) {
-        // Without its references (they did not fit) its block is 0, not the field.
-        brickTable[tableIndex(b)] = count != 0u ? slot + 1u : kIsoBrickDropped;
-    }
-    const uvec3 lo = b * kIsoBrickCells; // grid sample of interior sample 0
-    const uint z = lo.z + zi;
-    const float zs = sampleCoord(z, grid.boundsMin.z, grid.spacing.z);
-    float xs[kInner], ys[R];
-    uint sum[R][kInner];
-    [[unroll]] for (uint k = 0u; k < kInner; ++k) xs[k] = sampleCoord(lo.x + k, grid.boundsMin.x, grid.spacing.x);
-    [[unroll]] for (uint r = 0u; r < R; ++r) {
-        ys[r] = sampleCoord(lo.y + firstRow + r, grid.boundsMin.y, grid.spacing.y);
-        [[unroll]] for (uint k = 0u; k < kInner; ++k) sum[r][k] = 0u;
-    }
-    // particles_common.glsl's loadParticle, z first.
-    const uvec4 layout_ = grid.particleLayout;
-    const bool weighted = isoOpaque(layout_.z) != kIsoNoWeight;
-    const uint slotBase = pc.slot * grid.itemSlotStride;
-    const uint first = 2u * grid.sparseLimits.x + brickItems[2u * brick];
-    // Only the z layers of sub-cells within the field's reach of the slice
-    // (the list is ordered by sub-cell, a layer's keys are consecutive): a
-    // particle further away adds 0 to every sample of the slice.
-    const BrickCells c = brickCells(brick);
-    precise float zu = (zs - grid.boundsMin.z) / grid.spacing.z;
-    precise float rz = max(grid.sparseParticleReach.z, grid.particle.x) * 1.01 / grid.spacing.z + 1e-5 * (abs(zu) + 1.0);
-    const uint layer0 = cellOf(vec3(c.base.xy, zu - rz), c).z, layer1 = cellOf(vec3(c.base.xy, zu + rz), c).z;
-    const uint layerKeys = kIsoCellAxis * kIsoCellAxis;
-    const uint from = count == 0u || layer0 == 0u ? 0u : cellEnd(c, layerKeys * layer0 - 1u);
-    const uint to = count == 0u ? 0u : cellEnd(c, layerKeys * (layer1 + 1u) - 1u);
-    for (uint j = from; j < to; ++j) {
+    live = live && zi < kInner;
+    for (uint i = gl_LocalInvocationIndex; i < kIsoBricksPerGroup * kBlockSums; i += gl_WorkGroupSize.x)
+        blockSums[i] = 0u;
+    barrier();
+    uvec3 lo = uvec3(0u);
+    uint slot = 0u;
+    if (live) {
+        const uvec3 b = brickOf(bricks[brick]);
+        const uint count = brickItems[2u * brick + 1u];
+        slot = brickSlots[brick];
+        if (t == 0u) {
+            // Without its references (they did not fit) its block is 0, not the field.
+            brickTable[tableIndex(b)] = count != 0u ? slot + 1u : kIsoBrickDropped;
+        }
+        lo = b * kIsoBrickCells; // grid sample of interior sample 0
+        const uint z = lo.z + zi;
+        const float zs = sampleCoord(z, grid.boundsMin.z, grid.spacing.z);
+        float xs[kInner], ys[R];
+        uint sum[R][kInner];
+        [[unroll]] for (uint k = 0u; k < kInner; ++k) xs[k] = sampleCoord(lo.x + k, grid.boundsMin.x, grid.spacing.x);
+        [[unroll]] for (uint r = 0u; r < R; ++r) {
+            ys[r] = sampleCoord(lo.y + firstRow + r, grid.boundsMin.y, grid.spacing.y);
+            [[unroll]] for (uint k = 0u; k < kInner; ++k) sum[r][k] = 0u;
+        }
+        // particles_common.glsl's loadParticle, z first.
+        const uvec4 layout_ = grid.particleLayout;
+        const bool weighted = isoOpaque(layout_.z) != kIsoNoWeight;
+        const uint slotBase = pc.slot * grid.itemSlotStride;
+        const uint first = 2u * grid.sparseLimits.x + brickItems[2u * brick];
+        // Only the z layers of sub-cells within the field's reach of the slice
+        // (the list is ordered by sub-cell, a layer's keys are consecutive): a
+        // particle further away adds 0 to every sample of the slice.
+        const BrickCells c = brickCells(brick);
+        precise float zu = (zs - grid.boundsMin.z) / grid.spacing.z;
+        precise float rz = max(grid.sparseParticleReach.z, grid.particle.x) * 1.01 / grid.spacing.z + 1e-5 * (abs(zu) + 1.0);
+        const uint layer0 = cellOf(vec3(c.base.xy, zu - rz), c).z, layer1 = cellOf(vec3(c.base.xy, zu + rz), c).z;
+        const uint layerKeys = kIsoCellAxis * kIsoCellAxis;
+        const uint from = count == 0u || layer0 == 0u ? 0u : cellEnd(c, layerKeys * layer0 - 1u);
+        const uint to = count == 0u ? 0u : cellEnd(c, layerKeys * (layer1 + 1u) - 1u);
+        // This thread's share: at most ceil(kIsoMaxParticleBrickItems / S)
+        // iterations (lavapipe ends an invocation's loops after 65,535).
+        const uint len = to - from;
+        const uint j0 = from + len * part / S, j1 = from + len * (part + 1u) / S;
+        for (uint j = j0; j < j1; ++j) {
 #ifdef ISO_PARTICLE_RECORDS
-        const uint index = brickItems[first + j];
-        if (isoOpaque(grid.anisotropic) != 0u) {
-            // The dense anisotropic gather's row test and terms.
-            const vec4 c = records[index * kIsoAnisoRecordVec4s];
-            const vec4 g0 = records[index * kIsoAnisoRecordVec4s + 1u];
-            const vec4 g1 = records[index * kIsoAnisoRecordVec4s + 2u];
-            const float dz = zs - c.z;
-            // squaredYZ(dy, dz) >= dz * dz, rounded: past the extent for dz alone, past it for every row.
+            const uint index = brickItems[first + j];
+            if (isoOpaque(grid.anisotropic) != 0u) {
+                // The dense anisotropic gather's row test and terms.
+                const vec4 c = records[index * kIsoAnisoRecordVec4s];
+                const vec4 g0 = records[index * kIsoAnisoRecordVec4s + 1u];
+                const vec4 g1 = records[index * kIsoAnisoRecordVec4s + 2u];
+                const float dz = zs - c.z;
+                // squaredYZ(dy, dz) >= dz * dz, rounded: past the extent for dz alone, past it for every row.
+                precise float dz2 = dz * dz;
+                if (dz2 >= g1.z) continue;
+                [[unroll]] for (uint r = 0u; r < R; ++r) {
+                    const float dy = ys[r] - c.y;
+                    if (squaredYZ(dy, dz) < g1.z) {
+                        const vec3 u = anisoYZ(dy, dz, g0, g1);
+                        [[unroll]] for (uint k = 0u; k < kInner; ++k) sum[r][k] += anisoTerm(xs[k] - c.x, u, g0, c.w);
+                    }
+                }
+                continue;
+            }
+            const vec4 rec = records[index];
+            const float dz = zs - rec.z;
             precise float dz2 = dz * dz;
-            if (dz2 >= g1.z) continue;
+            if (dz2 * grid.particle.y >= 1.0) continue;
+            const float px = rec.x, py = rec.y;
+#ifdef ISO_PARTICLE_SPH
+            const float w = volumes[index];
+#else
+            const float w = rec.w;
+#endif
+#else
+            const uint base = (slotBase + brickItems[first + j]) * layout_.x;
+            const uint p = base + layout_.y;
+            const float dz = zs - particleData[p + 2u];
+            // squaredYZ(dy, dz) >= dz * dz, rounded: past the radius for dz alone, past it for every row.
+            precise float dz2 = dz * dz;
+            if (dz2 * grid.particle.y >= 1.0) continue;
+            const float px = particleData[p], py = particleData[p + 1u];
+#ifdef ISO_PARTICLE_SPH
+            const float w = volumes[brickItems[first + j]];
+#else
+            const float w = weighted ? particleData[base + layout_.z] : 1.0;
+#endif
+#endif
             [[unroll]] for (uint r = 0u; r < R; ++r) {
-                const float dy = ys[r] - c.y;
-                if (squaredYZ(dy, dz) < g1.z) {
-                    const vec3 u = anisoYZ(dy, dz, g0, g1);
-                    [[unroll]] for (uint k = 0u; k < kInner; ++k) sum[r][k] += anisoTerm(xs[k] - c.x, u, g0, c.w);
+                const float yz = squaredYZ(ys[r] - py, dz);
+                if (yz * grid.particle.y < 1.0) {
+                    [[unroll]] for (uint k = 0u; k < kInner; ++k) sum[r][k] += fieldTerm(xs[k] - px, yz, w);
                 }
             }
-            continue;
         }
-        const vec4 rec = records[index];
-        const float dz = zs - rec.z;
-        precise float dz2 = dz * dz;
-        if (dz2 * grid.particle.y >= 1.0) continue;
-        const float px = rec.x, py = rec.y;
-#ifdef ISO_PARTICLE_SPH
-        const float w = volumes[index];
-#else
-        const float w = rec.w;
-#endif
-#else
-        const uint base = (slotBase + brickItems[first + j]) * layout_.x;
-        const uint p = base + layout_.y;
-        const float dz = zs - particleData[p + 2u];
-        // squaredYZ(dy, dz) >= dz * dz, rounded: past the radius for dz alone, past it for every row.
-        precise float dz2 = dz * dz;
-        if (dz2 * grid.particle.y >= 1.0) continue;
-        const float px = particleData[p], py = particleData[p + 1u];
-#ifdef ISO_PARTICLE_SPH
-        const float w = volumes[brickItems[first + j]];
-#else
-        const float w = weighted ? particleData[base + layout_.z] : 1.0;
-#endif
-#endif
-        [[unroll]] for (uint r = 0u; r < R; ++r) {
-            const float yz = squaredYZ(ys[r] - py, dz);
-            if (yz * grid.particle.y < 1.0) {
-                [[unroll]] for (uint k = 0u; k < kInner; ++k) sum[r][k] += fieldTerm(xs[k] - px, yz, w);
-            }
-        }
+        // The sums into an array, then one atomic site in a loop (as the
+        // stores below: few sites keep the GPU-assisted validation build's
+        // compile short). Integer adds: the same bits in any order.
+        uint partial[R * kInner];
+        [[unroll]] for (uint r = 0u; r < R; ++r)
+            [[unroll]] for (uint k = 0u; k < kInner; ++k) partial[r * kInner + k] = sum[r][k];
+        const uint rows = min(R, kInner - firstRow);
+        const uint at = local * kBlockSums + kInner * (firstRow + kInner * zi);
+        for (uint i = 0u; i < rows * kInner; ++i)
+            if (partial[i] != 0u) atomicAdd(blockSums[at + i], partial[i]);
     }
-    // The values into an array, then one store site in a loop: R x 9
-    // unrolled stores of each of the 4 pool bindings made a shader whose
-    // GPU-assisted validation build took lavapipe's LLVM minutes to compile.
-    uint bits[R * kInner];
-    [[unroll]] for (uint r = 0u; r < R; ++r) {
-        const bool rowIn = lo.y + firstRow + r < grid.samples.y && z < grid.samples.z;
-        [[unroll]] for (uint k = 0u; k < kInner; ++k) {
-            const bool inside = rowIn && lo.x + k < grid.samples.x;
-            const float v = float(sum[r][k]) / float(kIsoSplatFixedOne);
-            bits[r * kInner + k] = inside ? floatBitsToUint(v) : 0u;
-        }
-    }
+    barrier();
+    if (!live) return;
+    // The slice's sums, as the gather's float(sum) / 65536, into the block:
+    // the slice's threads take every S-th sample of its rows.
+    const uint z = lo.z + zi;
     const uint pool = slot / kPoolBricks; // a constant divisor
     const uint base = (slot - pool * kPoolBricks) * kIsoVolumeBrickSamples + 1u + kSide * (1u + firstRow + kSide * (1u + zi));
     const uint rows = min(R, kInner - firstRow);
-    for (uint i = 0u; i < rows * kInner; ++i) {
-        const uint r = i / kInner; // a constant divisor
-        poolStore(pool, base + r * kSide + (i - r * kInner), bits[i]);
+    const uint at = local * kBlockSums + kInner * (firstRow + kInner * zi);
+    for (uint i = part; i < rows * kInner; i += S) {
+        const uint r = i / kInner, k = i - r * kInner; // a constant divisor
+        const bool inside = lo.y + firstRow + r < grid.samples.y && z < grid.samples.z && lo.x + k < grid.samples.x;
+        const float v = float(blockSums[at + i]) / float(kIsoSplatFixedOne);
+        poolStore(pool, base + r * kSide + k, inside ? floatBitsToUint(v) : 0u);
     }
 }
+#endif
 
 // Pass 1: the block's samples x0 .. x1 of row (y, z) (block coordinates
 // 0 .. 10, all in the same neighbour brick b + d, d != 0): copied from that
@@ -264,25 +298,64 @@ void copySegment(uvec3 b, ivec3 d, uint y, uint z, uint x0, uint x1, uint pool, 
     }
 }
 
-// The samples of the block rows `rows` (y | z << 8 each, `n` of them) of
-// brick b summed over the brick's own particles (which reach every sample
-// of its block): where a neighbour that particles reach has no block (an
-// overflow), so that the listed bricks' cells keep the dense field's values
-// and normals. One loop over the list for all of them.
-const uint kBorderRows = (kSide * kSide + kIsoBorderThreads - 1u) / kIsoBorderThreads;
-void ownRows(uint brick, uvec3 b, uint rows[kBorderRows], uint n, out uint bits[kBorderRows][kSide]) {
+#ifdef ISO_BLOCK_BORDERS
+// Pass 1's rows whose neighbour is reached but has no block (an overflow):
+// their samples are summed over the brick's own particles (which reach
+// every sample of its block), so that the listed bricks' cells keep the
+// dense field's values and normals. All kIsoBorderThreads threads of the
+// brick share the work: kBorderRows rows at a time (a batch), each thread
+// over its share of the list, the integer sums added in shared memory.
+const uint kCopyRows = (kSide * kSide + kIsoBorderThreads - 1u) / kIsoBorderThreads; // copied a thread
+const uint kBorderRows = 8u;
+const uint kRowMaskWords = (kSide * kSide + 31u) / 32u;
+shared uint droppedMask[kIsoBricksPerGroup * kRowMaskWords]; // bit y + 11 z: the row is summed
+shared uint rowSums[kIsoBricksPerGroup * kBorderRows * kSide];
+// The list iterations a thread may spend on them (lavapipe ends an
+// invocation's loops after 65,535 in all): a brick takes the batches that
+// fit, in row order; past them (a list of hundreds of thousands next to
+// many such rows) the rows keep the 0 their copy left, in a frame that
+// already reports the overflow.
+const uint kOwnRowTrips = 61440u;
+
+// The k-th set bit (from 0) of w; k < bitCount(w).
+uint nthBit(uint w, uint k) {
+    uint at = 0u;
+    [[unroll]] for (uint width = 16u; width >= 1u; width >>= 1u) {
+        const uint low = uint(bitCount(w & ((1u << width) - 1u)));
+        if (k >= low) {
+            k -= low;
+            w >>= width;
+            at += width;
+        }
+    }
+    return at;
+}
+
+// The k-th summed row of the group's brick `local`, as y + 11 z.
+uint droppedRow(uint local, uint k) {
+    for (uint i = 0u; i < kRowMaskWords; ++i) {
+        const uint w = droppedMask[local * kRowMaskWords + i];
+        const uint n = uint(bitCount(w));
+        if (k < n) return 32u * i + nthBit(w, k);
+        k -= n;
+    }
+    return 0u;
+}
+
+// Rows `rows` (y + 11 z each, m of them) of brick b's block summed over
+// list places j0 .. j1 - 1, added into rowSums from `at`.
+void ownRows(uvec3 b, uint rows[kBorderRows], uint m, uint first, uint j0, uint j1, uint at) {
     float xs[kSide], ys[kBorderRows], zs[kBorderRows];
     uint sum[kBorderRows][kSide];
     const uvec3 s0 = b * kIsoBrickCells - 1u;
     [[unroll]] for (uint k = 0u; k < kSide; ++k) xs[k] = sampleCoord(s0.x + k, grid.boundsMin.x, grid.spacing.x);
     [[unroll]] for (uint r = 0u; r < kBorderRows; ++r) {
-        ys[r] = sampleCoord(s0.y + (rows[r] & 0xffu), grid.boundsMin.y, grid.spacing.y);
-        zs[r] = sampleCoord(s0.z + (rows[r] >> 8), grid.boundsMin.z, grid.spacing.z);
+        const uint z = rows[r] / kSide;
+        ys[r] = sampleCoord(s0.y + (rows[r] - z * kSide), grid.boundsMin.y, grid.spacing.y);
+        zs[r] = sampleCoord(s0.z + z, grid.boundsMin.z, grid.spacing.z);
         [[unroll]] for (uint k = 0u; k < kSide; ++k) sum[r][k] = 0u;
     }
-    const uint first = 2u * grid.sparseLimits.x + brickItems[2u * brick];
-    const uint count = brickItems[2u * brick + 1u];
-    for (uint j = 0u; j < count; ++j) {
+    for (uint j = j0; j < j1; ++j) {
         vec4 pw;
 #ifdef ISO_PARTICLE_RECORDS
         const uint index = brickItems[first + j];
@@ -292,7 +365,7 @@ void ownRows(uint brick, uvec3 b, uint rows[kBorderRows], uint n, out uint bits[
             const vec4 g1 = records[index * kIsoAnisoRecordVec4s + 2u];
             [[unroll]] for (uint r = 0u; r < kBorderRows; ++r) {
                 const float dy = ys[r] - c.y, dz = zs[r] - c.z;
-                if (r < n && squaredYZ(dy, dz) < g1.z) {
+                if (r < m && squaredYZ(dy, dz) < g1.z) {
                     const vec3 u = anisoYZ(dy, dz, g0, g1);
                     [[unroll]] for (uint k = 0u; k < kSide; ++k) sum[r][k] += anisoTerm(xs[k] - c.x, u, g0, c.w);
                 }
@@ -308,65 +381,97 @@ void ownRows(uint brick, uvec3 b, uint rows[kBorderRows], uint n, out uint bits[
 #endif
         [[unroll]] for (uint r = 0u; r < kBorderRows; ++r) {
             const float yz = squaredYZ(ys[r] - pw.y, zs[r] - pw.z);
-            if (r < n && yz * grid.particle.y < 1.0) {
+            if (r < m && yz * grid.particle.y < 1.0) {
                 [[unroll]] for (uint k = 0u; k < kSide; ++k) sum[r][k] += fieldTerm(xs[k] - pw.x, yz, pw.w);
             }
         }
     }
-    [[unroll]] for (uint r = 0u; r < kBorderRows; ++r) {
-        const bool rowIn = s0.y + (rows[r] & 0xffu) < grid.samples.y && s0.z + (rows[r] >> 8) < grid.samples.z;
-        [[unroll]] for (uint k = 0u; k < kSide; ++k) {
-            const bool inside = rowIn && s0.x + k < grid.samples.x;
-            bits[r][k] = inside ? floatBitsToUint(float(sum[r][k]) / float(kIsoSplatFixedOne)) : 0u;
-        }
-    }
+    // One atomic site in a loop (integer adds: the same bits in any order).
+    uint partial[kBorderRows * kSide];
+    [[unroll]] for (uint r = 0u; r < kBorderRows; ++r)
+        [[unroll]] for (uint k = 0u; k < kSide; ++k) partial[r * kSide + k] = sum[r][k];
+    for (uint i = 0u; i < m * kSide; ++i)
+        if (partial[i] != 0u) atomicAdd(rowSums[at + i], partial[i]);
 }
 
-void border(uint brick, uint t) {
-    const uvec3 b = brickOf(bricks[brick]);
-    const uint slot = brickSlots[brick];
-    const uint pool = slot / kPoolBricks;
-    const uint block = (slot - pool * kPoolBricks) * kIsoVolumeBrickSamples;
-    uint dropped[kBorderRows];
-    uint n = 0u;
-    [[unroll]] for (uint i = 0u; i < kBorderRows; ++i) dropped[i] = 0u;
-    for (uint i = 0u; i < kBorderRows; ++i) {
-        const uint row = t * kBorderRows + i;
-        if (row >= kSide * kSide) break;
-        const uint y = row % kSide, z = row / kSide; // constant divisors
-        const ivec2 dyz = ivec2(greaterThan(uvec2(y, z), uvec2(kInner))) - ivec2(equal(uvec2(y, z), uvec2(0u)));
-        const bool whole = dyz != ivec2(0);
-        const uint at = block + kSide * row;
-        bool rowDropped = false;
-        copySegment(b, ivec3(-1, dyz), y, z, 0u, 0u, pool, at, rowDropped);
-        if (whole) copySegment(b, ivec3(0, dyz), y, z, 1u, kInner, pool, at, rowDropped);
-        copySegment(b, ivec3(1, dyz), y, z, kSide - 1u, kSide - 1u, pool, at, rowDropped);
-        // The row's border samples from the brick's own particles instead (below).
-        [[unroll]] for (uint r = 0u; r < kBorderRows; ++r)
-            if (rowDropped && r == n) dropped[r] = y | z << 8;
-        if (rowDropped) ++n;
+// Pass 1: thread t of the brick in place `local` of the group. Every thread
+// of the group reaches its barriers (live or not).
+void border(uint brick, bool live, uint local, uint t) {
+    const uint l = gl_LocalInvocationIndex;
+    if (l < kIsoBricksPerGroup * kRowMaskWords) droppedMask[l] = 0u;
+    barrier();
+    uvec3 b = uvec3(0u);
+    uint pool = 0u, block = 0u;
+    if (live) {
+        b = brickOf(bricks[brick]);
+        const uint slot = brickSlots[brick];
+        pool = slot / kPoolBricks;
+        block = (slot - pool * kPoolBricks) * kIsoVolumeBrickSamples;
+        for (uint i = 0u; i < kCopyRows; ++i) {
+            const uint row = t * kCopyRows + i;
+            if (row >= kSide * kSide) break;
+            const uint y = row % kSide, z = row / kSide; // constant divisors
+            const ivec2 dyz = ivec2(greaterThan(uvec2(y, z), uvec2(kInner))) - ivec2(equal(uvec2(y, z), uvec2(0u)));
+            const bool whole = dyz != ivec2(0);
+            const uint at = block + kSide * row;
+            bool rowDropped = false;
+            copySegment(b, ivec3(-1, dyz), y, z, 0u, 0u, pool, at, rowDropped);
+            if (whole) copySegment(b, ivec3(0, dyz), y, z, 1u, kInner, pool, at, rowDropped);
+            copySegment(b, ivec3(1, dyz), y, z, kSide - 1u, kSide - 1u, pool, at, rowDropped);
+            // The row's border samples from the brick's own particles instead (below).
+            if (rowDropped) atomicOr(droppedMask[local * kRowMaskWords + row / 32u], 1u << (row % 32u));
+        }
     }
-    if (n == 0u) return;
-    uint bits[kBorderRows][kSide];
-    ownRows(brick, b, dropped, n, bits);
-    [[unroll]] for (uint r = 0u; r < kBorderRows; ++r) {
-        if (r >= n) break;
-        const uint y = dropped[r] & 0xffu, z = dropped[r] >> 8;
-        const bool whole = y == 0u || z == 0u || y > kInner || z > kInner;
-        const uint at = block + kSide * (y + kSide * z);
-        for (uint x = 0u; x < kSide; x += whole || x == kSide - 1u ? 1u : kSide - 1u)
-            poolStore(pool, at + x, bits[r][x]);
+    barrier();
+    // The summed rows, kBorderRows at a time: as many batches as the
+    // group's brick with the most rows needs (a uniform loop: barriers).
+    uint batches = 0u, n = 0u;
+    for (uint i = 0u; i < kIsoBricksPerGroup; ++i) {
+        uint rows = 0u;
+        for (uint w = 0u; w < kRowMaskWords; ++w) rows += uint(bitCount(droppedMask[i * kRowMaskWords + w]));
+        batches = max(batches, (rows + kBorderRows - 1u) / kBorderRows);
+        if (i == local) n = rows;
+    }
+    if (batches == 0u) return; // uniform: no brick of the group has such rows
+    const uint count = live ? brickItems[2u * brick + 1u] : 0u;
+    const uint first = live ? 2u * grid.sparseLimits.x + brickItems[2u * brick] : 0u;
+    const uint share = (count + kIsoBorderThreads - 1u) / kIsoBorderThreads;
+    const uint affordable = kOwnRowTrips / (share + 2u * kBorderRows * kSide);
+    const uint j0 = count * t / kIsoBorderThreads, j1 = count * (t + 1u) / kIsoBorderThreads;
+    const uint sums = local * kBorderRows * kSide;
+    for (uint q = 0u; q < batches; ++q) {
+        for (uint i = l; i < kIsoBricksPerGroup * kBorderRows * kSide; i += gl_WorkGroupSize.x) rowSums[i] = 0u;
+        barrier();
+        const uint m = live && q < affordable && q * kBorderRows < n ? min(kBorderRows, n - q * kBorderRows) : 0u;
+        uint rows[kBorderRows];
+        [[unroll]] for (uint r = 0u; r < kBorderRows; ++r) rows[r] = r < m ? droppedRow(local, q * kBorderRows + r) : 0u;
+        if (m != 0u) ownRows(b, rows, m, first, j0, j1, sums);
+        barrier();
+        // The batch's samples into the block (a whole row, or its two ends).
+        const uvec3 s0 = b * kIsoBrickCells - 1u;
+        for (uint e = t; e < m * kSide; e += kIsoBorderThreads) {
+            const uint r = e / kSide, x = e - r * kSide; // a constant divisor
+            const uint row = droppedRow(local, q * kBorderRows + r);
+            const uint y = row % kSide, z = row / kSide;
+            const bool whole = y == 0u || z == 0u || y > kInner || z > kInner;
+            if (!whole && x != 0u && x != kSide - 1u) continue;
+            const bool inside = s0.y + y < grid.samples.y && s0.z + z < grid.samples.z && s0.x + x < grid.samples.x;
+            const float v = float(rowSums[sums + e]) / float(kIsoSplatFixedOne);
+            poolStore(pool, block + kSide * row + x, inside ? floatBitsToUint(v) : 0u);
+        }
+        barrier();
     }
 }
+#endif
 
 void main() {
     const uint l = gl_LocalInvocationIndex;
     const uint listed = min(counters.sparseBricks, grid.sparseLimits.x);
     const uint brick = linearGroup() * kIsoBricksPerGroup + l / kThreads;
-    if (brick >= listed) return;
+    // The barriers: every thread of the group, listed brick or not.
 #ifdef ISO_BLOCK_BORDERS
-    border(brick, l % kThreads);
+    border(brick, brick < listed, l / kThreads, l % kThreads);
 #else
-    interior(brick, l % kThreads);
+    interior(brick, brick < listed, l / kThreads, l % kThreads);
 #endif
 }

@@ -33,7 +33,8 @@
 // the particles of a brick are consecutive there), so a thread's loops are
 // one particle's: at most kIsoCellAxis^2 rows, and ceil(run / 8) per row
 // (kIsoListUnroll particles an iteration), where lavapipe ends an
-// invocation's loops after 65,535 iterations in all. Needs grid; the
+// invocation's loops after 65,535 iterations in all: under it for a list of
+// kIsoMaxParticleBrickItems. Needs grid; the
 // readers (ISO_CELLS_READ) also cellTable, bricks and brickItems, or the
 // includer's CELL_WORD(i) and BRICK_ITEM(i) for the first and last (texel
 // buffers' fetches).
@@ -91,11 +92,11 @@ uint cellKey(uvec3 k) { return k.x + kIsoCellAxis * (k.y + kIsoCellAxis * k.z); 
 
 bool cellIsHome(uvec3 k, BrickCells c) { return all(greaterThanEqual(k, c.homeLo)) && all(lessThanEqual(k, c.homeHi)); }
 
-// Sub-cell key k's 16 bits in its listed brick's words.
-uint cellWord(uint k) { return k >> 1u; }
-uint cellShift(uint k) { return 16u * (k & 1u); }
+// Sub-cell key k's word in its listed brick's words (32 bits: a list may
+// pass 2^16, up to kIsoMaxParticleBrickItems).
+uint cellWord(uint k) { return k; }
 // The words of a brick after its sub-cells: its homes' first place (then one unused).
-const uint kIsoCellHomeWord = kIsoCellKeys / 2u;
+const uint kIsoCellHomeWord = kIsoCellKeys;
 
 // Where the home list starts in the cell table.
 uint cellHomeWords() { return kIsoCellHeader + kIsoCellWords * grid.sparseLimits.x; }
@@ -115,7 +116,7 @@ BrickCells brickCells(uint brick) {
 }
 
 // After the fill: the end of sub-cell k's run (its first place: k - 1's end, 0 for k = 0).
-uint cellEnd(BrickCells c, uint k) { return (CELL_WORD(c.words + cellWord(k)) >> cellShift(k)) & 0xffffu; }
+uint cellEnd(BrickCells c, uint k) { return CELL_WORD(c.words + cellWord(k)); }
 
 // The home particles listed this frame, and the t-th: (particle index, listed brick).
 uint cellHomes() { return min(CELL_WORD(0u), grid.maxItems); }

@@ -1049,6 +1049,70 @@ TEST_F(IsoSparseParticles, LongBrickListsAreTheDensePathsBitForBit) {
     }
 }
 
+// A dense cluster: 150,000 particles in a ball of radius 0.05 (1.6 cells;
+// thousands of particles a cell) around the corner of 8 bricks: each lists
+// about all of them, more than the 65,535 particles a thread may loop over
+// on lavapipe, and their sub-cells' runs end past 2^16. No crowded brick, no overflow, and the
+// dense scatter's triangles bit for bit (the scatter takes a thread a
+// particle; the dense gather's tiles would loop over the whole cluster).
+TEST_F(IsoSparseParticles, ADenseClusterPastAThreadsLoopIsTheDensePathsBitForBit) {
+    constexpr uint32_t kCount = 150000;
+    std::vector<Particle> particles;
+    particles.reserve(kCount);
+    Lcg rng{11u};
+    // Bricks 1 and 2 of each axis meet at cell 16: -0.5.
+    while (particles.size() < kCount) {
+        const float x = 2.f * rng.next() - 1.f, y = 2.f * rng.next() - 1.f, z = 2.f * rng.next() - 1.f;
+        if (x * x + y * y + z * z > 1.f) continue;
+        particles.push_back({{-0.5f + 0.05f * x, -0.5f + 0.05f * y, -0.5f + 0.05f * z}, 0.001f});
+    }
+    IsoSurfaceCreateInfo info = sparseParticleInfo({65, 65, 65}, NormalMode::Central);
+    info.maxParticles = kCount;
+    info.particleRadius = 0.09f;
+    info.sparse.maxItemRefs = 16 * kCount;
+    info.vertexCapacity = 200000;
+    IsoSurfaceCreateInfo denseInfo = info;
+    denseInfo.sparse = {};
+    auto sparse = make(info);
+    auto dense = make(denseInfo, {.splat = SplatMethod::Scatter});
+    ASSERT_TRUE(sparse && dense);
+    for (IsoSurface* s : {sparse.get(), dense.get()}) {
+        ASSERT_TRUE(s->setParticles(particles).ok());
+        frame(*s);
+    }
+    const auto stats = sparse->statsOfFrame(0);
+    ASSERT_TRUE(stats.has_value());
+    EXPECT_FALSE(stats->overflow);
+    EXPECT_EQ(stats->sparseCrowdedBricks, 0u);
+    EXPECT_GE(stats->sparseItemRefsNeeded, kCount) << "the brick holding the cluster lists it all";
+    auto v = sparse->readVertices();
+    auto dv = dense->readVertices();
+    ASSERT_TRUE(v.ok() && dv.ok());
+    const auto want = triangleBits(dv.value());
+    ASSERT_GT(want.size(), 200u);
+    EXPECT_TRUE(triangleBits(v.value()) == want) << "not the dense scatter's triangles, bit for bit";
+    // Half the bricks: the listed bricks next to a dropped one sum their
+    // border rows over their own lists (the border pass's threads share
+    // them): the dense path's triangles where they have any.
+    IsoSurfaceCreateInfo half = info;
+    half.sparse.maxBricks = stats->sparseBricksNeeded / 2;
+    auto cut = make(half);
+    ASSERT_TRUE(cut);
+    ASSERT_TRUE(cut->setParticles(particles).ok());
+    frame(*cut);
+    const auto cutStats = cut->statsOfFrame(0);
+    ASSERT_TRUE(cutStats.has_value());
+    EXPECT_TRUE(cutStats->overflow);
+    EXPECT_EQ(cutStats->sparseCrowdedBricks, 0u);
+    auto cv = cut->readVertices();
+    ASSERT_TRUE(cv.ok());
+    const auto got = triangleBits(cv.value());
+    EXPECT_GT(got.size(), 0u);
+    EXPECT_LT(got.size(), want.size());
+    EXPECT_TRUE(std::includes(want.begin(), want.end(), got.begin(), got.end()))
+        << "a kept triangle that is not the dense path's, bit for bit";
+}
+
 // A 2047^3 virtual grid (8.6 G cells: 34 GB as a dense float field, past
 // any one buffer) holding a small off-centre sphere: watertight, outward,
 // on the sphere, the CPU reference's triangles over a window of the grid

@@ -294,7 +294,7 @@ struct SparseDomain {
     // 2^27; 0: sized by the module): those the bound cannot rule out, about
     // the surface's area in bricks (plus a margin that grows with L).
     // Particles keep a block of 11^3 F32 samples per brick (5,324 bytes): at
-    // most maxSparseParticleBricks() (lavapipe: 100,836).
+    // most maxSparseParticleBricks() (lavapipe: 65,280).
     uint32_t maxBricks = 0;
     // Pool slots (0: sized by the module): row pairs with a cut cell. The
     // pool's pyramid, ~26 bytes per slot, must fit maxStorageBufferRange.
@@ -349,12 +349,13 @@ Result<SparseVolumeCensus> censusSparseVolume(const VolumeSlabs& volume, const s
                                               float isoMin, float isoMax);
 // The most balls (kMaxSparseItemsPerBrick) or particles
 // (kMaxSparseParticlesPerBrick) one brick may list (it keeps each shader
-// invocation's loops within 65,535 iterations, which some drivers end); a
-// brick past it is classified without them and the frame reports an
-// overflow (IsoStats::sparseCrowdedBricks). Particles reach it only where
-// the voxel is very coarse for the particle spacing.
+// invocation's loops within 65,535 iterations, which some drivers end: a
+// brick's particles are spread over several threads of each pass); a brick
+// past it is classified without them and the frame reports an overflow
+// (IsoStats::sparseCrowdedBricks). Particles reach it only where the voxel
+// is very coarse for the particle spacing (hundreds of particles a cell).
 inline constexpr uint32_t kMaxSparseItemsPerBrick = 8192;
-inline constexpr uint32_t kMaxSparseParticlesPerBrick = 61440;
+inline constexpr uint32_t kMaxSparseParticlesPerBrick = 491520;
 inline constexpr uint32_t kDefaultSparseBallRefsPerBrick = 4;
 inline constexpr uint32_t kDefaultSparseParticleRefsPerBrick = 256;
 // Limits of a sparse domain: brick coordinates are 10 bits per axis of a
@@ -620,7 +621,8 @@ SparseDomain suggestSparseCapacity(const IsoStats& stats, float headroom = 1.25f
 uint32_t maxSparseRowPairs(const DeviceLimits& limits);
 // The most listed bricks (SparseDomain::maxBricks) a sparse particle
 // surface holds on a device: each keeps a block of 11^3 F32 samples (5,324
-// bytes) in up to 4 buffers of one maxStorageBufferRange (100,836 at 128 MiB).
+// bytes) in up to 4 buffers of one maxStorageBufferRange, and 2,056 bytes of
+// sub-cell run ends in one (65,280 at 128 MiB; the blocks alone: 100,836).
 uint32_t maxSparseParticleBricks(const DeviceLimits& limits);
 // SparseDomain::maxItemRefs as a surface of `info` on a device with `limits`
 // resolves it (0: the default per brick, within one binding; a surface
