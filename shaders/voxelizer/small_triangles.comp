@@ -1,5 +1,8 @@
 #version 460
 #extension GL_EXT_control_flow_attributes : require
+#ifdef VOX_WIDE_STORES
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#endif
 // Compute path for small triangles (TrianglePath::Split, launched with
 // VOX_SPLIT set): one thread per triangle loops over the
 // voxels of its candidate box (vox_triangle.glsl) and appends those that
@@ -32,7 +35,14 @@ layout(constant_id = 3) const bool kVoxThin = false;
 layout(std430, set = 0, binding = 0) readonly buffer MeshF { float f[]; } meshF;
 layout(std430, set = 0, binding = 0) readonly buffer MeshU { uint u[]; } meshU;
 layout(std430, set = 0, binding = 1) buffer Counters { VoxCounters counters; };
+#ifdef VOX_WIDE_STORES
+// A record as two 64-bit words (the `.wide` variants, Int64: devices with
+// shaderInt64): lavapipe stores lane by lane and component by component, so
+// half the components of a uvec4 store.
+layout(std430, set = 0, binding = 2) writeonly buffer Fragments { u64vec2 fragments[]; };
+#else
 layout(std430, set = 0, binding = 2) writeonly buffer Fragments { uvec4 fragments[]; };
+#endif
 #ifdef VOX_EXACT64
 // The triangles with undecided pairs, for the second pass: their number in
 // the w of dispatch entry VOX_DISPATCH_UNDECIDED (args.comp sizes that pass
@@ -73,8 +83,12 @@ const uint kChunkVoxels = 32u * kChunkWords;
 // A record of voxel v's 2^3 cell: `mask` holds bit o for each of the
 // cell's voxels o (child order, vox_shared.h) the triangle overlaps.
 void emit(uint slot, ivec3 v, uint mask, uint color, uint normal, uint t) {
-    if (slot < params.counts.z)
-        fragments[slot] = uvec4(uint(v.x) | (uint(v.y) << 10) | (uint(v.z) << 20), voxRecordColor(color, mask), normal, t);
+    uvec4 r = uvec4(uint(v.x) | (uint(v.y) << 10) | (uint(v.z) << 20), voxRecordColor(color, mask), normal, t);
+#ifdef VOX_WIDE_STORES
+    if (slot < params.counts.z) fragments[slot] = u64vec2(packUint2x32(r.xy), packUint2x32(r.zw));
+#else
+    if (slot < params.counts.z) fragments[slot] = r;
+#endif
 }
 
 uint cellOctant(ivec3 v) { return uint(v.x & 1) | (uint(v.y & 1) << 1) | (uint(v.z & 1) << 2); }

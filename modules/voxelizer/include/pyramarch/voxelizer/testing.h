@@ -82,6 +82,11 @@ struct Knobs {
     // The fragment and cell passes read through texel buffers where
     // texelReadsFit holds; off: storage buffers (the same bits). Default on.
     bool texelReads = true;
+    // The per-cell merge's leaf stores and the small-triangle pass's record
+    // stores use 64-bit components where the device has shaderInt64 (half
+    // the store loops on lavapipe, which stores lane by lane); off: 32-bit
+    // components (the same bits). Default on.
+    bool wideStores = true;
 };
 
 // Voxelizer::create with test knobs (Voxelizer::create = this with Knobs{}).
@@ -98,5 +103,8 @@ bool texelReadsFit(const VoxelizerCreateInfo& info, const Knobs& knobs, uint64_t
 
 // Whether the texel-read variants run (Knobs::texelReads and texelReadsFit).
 bool usesTexelReads(const Voxelizer& voxelizer);
+
+// Whether the 64-bit store variants run (Knobs::wideStores and shaderInt64).
+bool usesWideStores(const Voxelizer& voxelizer);
 
 } // namespace pyramarch::voxel::testing
