@@ -248,26 +248,27 @@ uint cellHits(Tri tr, ivec3 k, out uint undecided) {
 // number of cells with a bit; `pending` is nonzero when a pair is undecided.
 uint cellMasks(Tri tr, uint first, bool undecidedOnly, out uint m[kChunkWords], out uint pending) {
     [[unroll]] for (uint w = 0u; w < kChunkWords; ++w) m[w] = 0u;
-    uint records = 0u;
     pending = 0u;
-    uint last = min(tr.cells, first + kChunkCells);
+    uint n = min(tr.cells - first, kChunkCells);
     ivec3 k = boxCell(tr, first);
-    for (uint w = 0u, i = first; i < last; ++w) {
-        uint cur = 0u;
-        for (uint sh = 0u; sh < 32u && i < last; sh += 8u, ++i) {
-            uint und;
-            uint hit = cellHits(tr, k, und);
-            pending |= und;
-            cur |= (undecidedOnly ? und : hit & ~und) << sh;
-            // The next cell, x fastest; no branches (both sides would run).
-            bool wx = k.x == tr.kmax.x, wy = wx && k.y == tr.kmax.y;
-            k.x = wx ? tr.kmin.x : k.x + 1;
-            k.y = wy ? tr.kmin.y : k.y + (wx ? 1 : 0);
-            k.z += wy ? 1 : 0;
-        }
-        [[unroll]] for (uint u = 0u; u < kChunkWords; ++u) m[u] = u == w ? cur : m[u];
-        records += bitCount(nonzeroBytes(cur));
+    // One loop over the chunk's cells, each trip ORing its byte into its
+    // word: lavapipe runs a loop's body once more, masked, when its lanes
+    // leave it, so a loop per word (4 cells) cost a fifth more trips.
+    for (uint j = 0u; j < n; ++j) {
+        uint und;
+        uint hit = cellHits(tr, k, und);
+        pending |= und;
+        uint byte = (undecidedOnly ? und : hit & ~und) << (8u * (j & 3u));
+        uint w = j >> 2u;
+        [[unroll]] for (uint u = 0u; u < kChunkWords; ++u) m[u] |= u == w ? byte : 0u;
+        // The next cell, x fastest; no branches (both sides would run).
+        bool wx = k.x == tr.kmax.x, wy = wx && k.y == tr.kmax.y;
+        k.x = wx ? tr.kmin.x : k.x + 1;
+        k.y = wy ? tr.kmin.y : k.y + (wx ? 1 : 0);
+        k.z += wy ? 1 : 0;
     }
+    uint records = 0u;
+    [[unroll]] for (uint u = 0u; u < kChunkWords; ++u) records += bitCount(nonzeroBytes(m[u]));
     return records;
 }
 
@@ -283,16 +284,21 @@ uint cellChunk(Tri tr, uint first) {
     uint records = cellMasks(tr, first, false, m, pending);
     if (records == 0u) return pending;
     uint slot = atomicAdd(counters.fragmentCount, records);
-    uint w = 0u, mw = m[0], bits = nonzeroBytes(mw);
+    // Bit c of `left`: cell first + c has a record (byte c & 3 of word
+    // c >> 2 is nonzero); the record loop takes them lowest first, with no
+    // inner loop (lavapipe runs an inner loop's body once more, masked,
+    // every time its lanes leave it).
+    uint left = 0u;
+    [[unroll]] for (uint u = 0u; u < kChunkWords; ++u) {
+        uint nz = nonzeroBytes(m[u]);
+        left |= ((nz | (nz >> 7) | (nz >> 14) | (nz >> 21)) & 15u) << (4u * u);
+    }
     for (uint r = 0u; r < records; ++r) {
-        while (bits == 0u) {
-            ++w;
-            [[unroll]] for (uint u = 1u; u < kChunkWords; ++u) mw = w == u ? m[u] : mw;
-            bits = nonzeroBytes(mw);
-        }
-        uint b = uint(findLSB(bits));
-        bits &= bits - 1u;
-        emit(slot + r, 2 * boxCell(tr, first + 4u * w + (b >> 3)), (mw >> b) & 255u, tr.color, tr.normal, tr.t);
+        uint c = uint(findLSB(left));
+        left &= left - 1u;
+        uint w = c >> 2u, mw = m[0];
+        [[unroll]] for (uint u = 1u; u < kChunkWords; ++u) mw = w == u ? m[u] : mw;
+        emit(slot + r, 2 * boxCell(tr, first + c), (mw >> (8u * (c & 3u))) & 255u, tr.color, tr.normal, tr.t);
     }
     return pending;
 }
