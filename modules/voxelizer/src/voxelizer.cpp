@@ -321,12 +321,12 @@ struct Voxelizer::Impl {
     uint32_t depth = 1;
     uint32_t side = 1; // viewport side in pixels
     bool hardware = false;
-    bool exact64 = false;   // the VOX_EXACT64 variants (exactFallback && shaderFloat64)
-    bool perCell = true;    // LeafMerge::PerCell in effect (not with the moving average)
-    bool texelReads = true; // the VOX_TEXEL_READS shaders (texelReads && texelReadsFit)
+    bool exact64 = false;    // the VOX_EXACT64 variants (exactFallback && shaderFloat64)
+    bool perCell = true;     // LeafMerge::PerCell in effect (not with the moving average)
+    bool texelReads = true;  // the VOX_TEXEL_READS shaders (texelReads && texelReadsFit)
     bool wideStores = false; // the VOX_WIDE_STORES shaders (wideStores && shaderInt64)
-    uint32_t hashSlots = 0; // TileHash only
-    uint32_t cellWords = 1; // cell bitmap words (cellWordsFor(depth)); the cell list follows
+    uint32_t hashSlots = 0;  // TileHash only
+    uint32_t cellWords = 1;  // cell bitmap words (cellWordsFor(depth)); the cell list follows
 
     // Word offsets of one staging slot / the device mesh buffer.
     uint64_t indexOffset = 0, colorOffset = 0, normalOffset = 0, solidOffset = 0, orderOffset = 0, slotWords = 0;
@@ -818,26 +818,26 @@ Status Voxelizer::Impl::createPipelines() {
         return texelReads ? texel : storage;
     };
     const std::span<const uint32_t> sortSpv = reads(kLeafSortSpv, kLeafSortStorageSpv);
-    const Item items[] = {{&args, kArgsSpv, "vox.args"},
-                          {&flag, kFlagSpv, "vox.flag"},
-                          {&alloc, kAllocSpv, "vox.alloc"},
-                          {&init, kInitSpv, "vox.init"},
-                          {&leaf, kLeafSpv, "vox.leaf"},
-                          {&mipmap, kMipmapSpv, "vox.mipmap"},
-                          {&mipmapLeafParents, kMipmapSpv, "vox.mipmap.leaf_parents", 1},
-                          {&denseFill, kDenseSpv, "vox.dense"},
-                          {&keys, kKeysSpv, "vox.keys"},
-                          {&link, kLinkSpv, "vox.link"},
-                          {&cellMark, reads(kCellMarkSpv, kCellMarkStorageSpv), "vox.cell_mark"},
-                          {&cellList, reads(kCellListSpv, kCellListStorageSpv), "vox.cell_list"},
-                          {&cellLevels, kCellLevelsSpv, "vox.cell_levels"},
-                          {&leafCount, sortSpv, "vox.leaf_count", 0},
-                          {&leafRanges, sortSpv, "vox.leaf_ranges", 1},
-                          {&leafScatter, sortSpv, "vox.leaf_scatter", 2},
-                          {&leafMerge,
-                           wideStores ? reads(kLeafMergeWideSpv, kLeafMergeStorageWideSpv)
-                                      : reads(kLeafMergeSpv, kLeafMergeStorageSpv),
-                           "vox.leaf_merge"}};
+    const Item items[] = {
+        {&args, kArgsSpv, "vox.args"},
+        {&flag, kFlagSpv, "vox.flag"},
+        {&alloc, kAllocSpv, "vox.alloc"},
+        {&init, kInitSpv, "vox.init"},
+        {&leaf, kLeafSpv, "vox.leaf"},
+        {&mipmap, kMipmapSpv, "vox.mipmap"},
+        {&mipmapLeafParents, kMipmapSpv, "vox.mipmap.leaf_parents", 1},
+        {&denseFill, kDenseSpv, "vox.dense"},
+        {&keys, kKeysSpv, "vox.keys"},
+        {&link, kLinkSpv, "vox.link"},
+        {&cellMark, reads(kCellMarkSpv, kCellMarkStorageSpv), "vox.cell_mark"},
+        {&cellList, reads(kCellListSpv, kCellListStorageSpv), "vox.cell_list"},
+        {&cellLevels, kCellLevelsSpv, "vox.cell_levels"},
+        {&leafCount, sortSpv, "vox.leaf_count", 0},
+        {&leafRanges, sortSpv, "vox.leaf_ranges", 1},
+        {&leafScatter, sortSpv, "vox.leaf_scatter", 2},
+        {&leafMerge,
+         wideStores ? reads(kLeafMergeWideSpv, kLeafMergeStorageWideSpv) : reads(kLeafMergeSpv, kLeafMergeStorageSpv),
+         "vox.leaf_merge"}};
     for (const Item& it : items) {
         if (!tileHashBuild() && (it.out == &keys || it.out == &link)) continue;
         if (tileHashBuild() && (it.out == &flag || it.out == &alloc || it.out == &init)) continue;
