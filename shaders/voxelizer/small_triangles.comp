@@ -37,8 +37,9 @@ layout(std430, set = 0, binding = 0) readonly buffer MeshU { uint u[]; } meshU;
 layout(std430, set = 0, binding = 1) buffer Counters { VoxCounters counters; };
 #ifdef VOX_WIDE_STORES
 // A record as two 64-bit words (the `.wide` variants, Int64: devices with
-// shaderInt64): lavapipe stores lane by lane and component by component, so
-// half the components of a uvec4 store.
+// shaderInt64; testing::Knobs::wideStores, off by default): lavapipe stores
+// lane by lane and component by component, so half the components of a
+// uvec4 store, but the pass measured slower in wall time with it.
 layout(std430, set = 0, binding = 2) writeonly buffer Fragments { u64vec2 fragments[]; };
 #else
 layout(std430, set = 0, binding = 2) writeonly buffer Fragments { uvec4 fragments[]; };
@@ -275,7 +276,7 @@ uint cellMasks(Tri tr, uint first, bool undecidedOnly, out uint m[kChunkWords], 
 // Tests the chunk of cells starting at `first` and appends a record per cell
 // with certain hits; returns nonzero when a pair is undecided. The write
 // loop runs over the records (as long as the batch's lane with the most),
-// each finding its byte in `m`: a walk over all the chunk's cells with a
+// each taking the next nonzero byte of `m`: a walk over all the chunk's cells with a
 // masked store per cell (coordinates stepped, no division) executed 5 %
 // more instructions on the knot at R = 512.
 uint cellChunk(Tri tr, uint first) {

@@ -1261,9 +1261,9 @@ TEST_F(VoxelizerTest, TexelReadsMatchStorageReadsBitForBit) {
 }
 
 TEST_F(VoxelizerTest, WideStoresMatchNarrowStoresBitForBit) {
-    // The 64-bit store variants (testing::Knobs::wideStores, the default
-    // where the device has shaderInt64: the per-cell merge's leaf stores and
-    // the small-triangle records) against the 32-bit ones: the same fragment
+    // The 64-bit store variants (testing::Knobs::wideStores, where the
+    // device has shaderInt64: the per-cell merge's leaf stores and the
+    // small-triangle records) against the 32-bit ones: the same fragment
     // set, counters, per-level counts and node values, with texel and with
     // storage reads (each has a wide merge variant), both modes.
     if (!device().limits().shaderInt64) GTEST_SKIP() << "the device has no shaderInt64";
@@ -1275,6 +1275,7 @@ TEST_F(VoxelizerTest, WideStoresMatchNarrowStoresBitForBit) {
         SCOPED_TRACE(texel ? "texel reads" : "storage reads");
         VoxInfo ci = depth7Info(1 << 14, 1 << 19, 1 << 15);
         ci.texelReads = texel;
+        ci.wideStores = true;
         auto wide = createVoxelizer(device(), ci);
         ASSERT_TRUE(wide.ok()) << wide.message();
         EXPECT_TRUE(voxel::testing::usesWideStores(**wide));

@@ -83,10 +83,11 @@ struct Knobs {
     // texelReadsFit holds; off: storage buffers (the same bits). Default on.
     bool texelReads = true;
     // The per-cell merge's leaf stores and the small-triangle pass's record
-    // stores use 64-bit components where the device has shaderInt64 (half
-    // the store loops on lavapipe, which stores lane by lane); off: 32-bit
-    // components (the same bits). Default on.
-    bool wideStores = true;
+    // stores use 64-bit components where the device has shaderInt64 (the
+    // same bits; half the store loops on lavapipe, which stores lane by
+    // lane, and 12 % fewer instructions, but 10-20 % more wall time in those
+    // passes there: docs/design-notes/2026-11-29-voxelizer-speed.md). Default off.
+    bool wideStores = false;
 };
 
 // Voxelizer::create with test knobs (Voxelizer::create = this with Knobs{}).
