@@ -197,6 +197,7 @@ void fillEnabledFeatures(DeviceLimits& L, const VkPhysicalDeviceFeatures& f, boo
     L.fragmentStoresAndAtomics = f.fragmentStoresAndAtomics;
     L.vertexPipelineStoresAndAtomics = f.vertexPipelineStoresAndAtomics;
     L.shaderInt16 = f.shaderInt16;
+    L.shaderInt64 = f.shaderInt64;
     L.shaderFloat64 = f.shaderFloat64;
     L.storageBuffer8BitAccess = storage8;
     L.storageBuffer16BitAccess = storage16;

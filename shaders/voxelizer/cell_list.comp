@@ -3,12 +3,13 @@
 // to the cell list. Each set bit came from a stored fragment, so the list
 // never holds more entries than fragments (its capacity): no overflow case.
 // Within a word the cells are in Morton order, so siblings stay together.
+#define VOX_TEXEL_READS
 #include "voxelizer/vox_compute.glsl"
 
 void main() {
     uint i = voxThreadIndex();
     if (i >= params.cellWords) return;
-    uint w = cells[i];
+    uint w = voxCellWord(i);
     if (w == 0u) return;
     uint first = atomicAdd(counters.cellCount, bitCount(w));
     cells[params.cellWords + i] = first; // for voxCellIndex

@@ -8,9 +8,36 @@
 // normal sum over the children in child order) as that pair, so the same
 // bits; the order of a cell's range does not matter (integer sums).
 #extension GL_EXT_control_flow_attributes : require
+#ifdef VOX_WIDE_STORES
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#endif
 #define VOX_TEXEL_READS
 #include "voxelizer/vox_compute.glsl"
 
+#ifdef VOX_WIDE_STORES
+// The leaf arrays seen 8 nodes at a time (the same buffers as bindings 7..11
+// of vox_compute.glsl): a tile's 8 leaves are 8 consecutive, 32-byte aligned
+// words of each array, one 64-bit 4-vector (Int64: the `.wide` variants, for
+// devices with shaderInt64; testing::Knobs::wideStores, off by default).
+// Lavapipe stores lane by lane, one loop per store, so this is half the
+// loops of the uvec4 stores below and fewer instructions, yet it measured
+// 10-20 % slower in wall time there.
+layout(std430, set = 0, binding = 3) writeonly buffer LeafChild8 { u64vec4 leafChild8[]; };
+layout(std430, set = 0, binding = 7) writeonly buffer LeafColor8 { u64vec4 leafColor8[]; };
+layout(std430, set = 0, binding = 8) writeonly buffer LeafCount8 { u64vec4 leafCount8[]; };
+layout(std430, set = 0, binding = 9) writeonly buffer LeafNx8 { u64vec4 leafNx8[]; };
+layout(std430, set = 0, binding = 10) writeonly buffer LeafNy8 { u64vec4 leafNy8[]; };
+layout(std430, set = 0, binding = 11) writeonly buffer LeafNz8 { u64vec4 leafNz8[]; };
+
+// Words a..h in memory order (packUint2x32: x is the low word, at the lower address).
+u64vec4 words8(uint a, uint b, uint c, uint d, uint e, uint f, uint g, uint h) {
+    return u64vec4(packUint2x32(uvec2(a, b)), packUint2x32(uvec2(c, d)), packUint2x32(uvec2(e, f)),
+                   packUint2x32(uvec2(g, h)));
+}
+u64vec4 words8(ivec4 lo, ivec4 hi) {
+    return words8(uint(lo.x), uint(lo.y), uint(lo.z), uint(lo.w), uint(hi.x), uint(hi.y), uint(hi.z), uint(hi.w));
+}
+#else
 // The leaf arrays seen 4 nodes at a time (the same buffers as bindings 7..11
 // of vox_compute.glsl): a tile's 8 leaves are 8 consecutive, 32-byte aligned
 // words of each array, so two wide stores per array write all of them.
@@ -20,6 +47,7 @@ layout(std430, set = 0, binding = 8) writeonly buffer LeafCount4 { uvec4 leafCou
 layout(std430, set = 0, binding = 9) writeonly buffer LeafNx4 { ivec4 leafNx4[]; };
 layout(std430, set = 0, binding = 10) writeonly buffer LeafNy4 { ivec4 leafNy4[]; };
 layout(std430, set = 0, binding = 11) writeonly buffer LeafNz4 { ivec4 leafNz4[]; };
+#endif
 
 // The node of level D - 1 holding the cell whose first leaf is `c` (list
 // index k); false when the tree was truncated above it. The same lookup as
@@ -104,10 +132,18 @@ void main() {
         }
     }
     // All 8 leaves with wide stores (lavapipe stores lane by lane: one store
-    // per 4 leaves, where a store per leaf and value were most of this
+    // per 8 or 4 leaves, where a store per leaf and value were most of this
     // pass). Empty slots get zeros and every child pointer is null: the
     // init launch of the leaf level does not run before this merge
     // (args.comp); the coordinates keep alloc's values.
+#ifdef VOX_WIDE_STORES
+    leafChild8[child] = u64vec4(0ul);
+    leafColor8[child] = words8(col[0], col[1], col[2], col[3], col[4], col[5], col[6], col[7]);
+    leafCount8[child] = words8(cnt[0], cnt[1], cnt[2], cnt[3], cnt[4], cnt[5], cnt[6], cnt[7]);
+    leafNx8[child] = words8(ivec4(sn[0].x, sn[1].x, sn[2].x, sn[3].x), ivec4(sn[4].x, sn[5].x, sn[6].x, sn[7].x));
+    leafNy8[child] = words8(ivec4(sn[0].y, sn[1].y, sn[2].y, sn[3].y), ivec4(sn[4].y, sn[5].y, sn[6].y, sn[7].y));
+    leafNz8[child] = words8(ivec4(sn[0].z, sn[1].z, sn[2].z, sn[3].z), ivec4(sn[4].z, sn[5].z, sn[6].z, sn[7].z));
+#else
     uint w = 2u * child;
     leafChild4[w] = uvec4(0u);
     leafChild4[w + 1u] = uvec4(0u);
@@ -121,6 +157,7 @@ void main() {
     leafNy4[w + 1u] = ivec4(sn[4].y, sn[5].y, sn[6].y, sn[7].y);
     leafNz4[w] = ivec4(sn[0].z, sn[1].z, sn[2].z, sn[3].z);
     leafNz4[w + 1u] = ivec4(sn[4].z, sn[5].z, sn[6].z, sn[7].z);
+#endif
     if (filled == 0u) return;
     atomicAdd(counters.leafFragments, count);
     voxWriteInterior(parent, rgb, filled, count, n);

@@ -1,5 +1,8 @@
 #version 460
 #extension GL_EXT_control_flow_attributes : require
+#ifdef VOX_WIDE_STORES
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#endif
 // Compute path for small triangles (TrianglePath::Split, launched with
 // VOX_SPLIT set): one thread per triangle loops over the
 // voxels of its candidate box (vox_triangle.glsl) and appends those that
@@ -32,7 +35,15 @@ layout(constant_id = 3) const bool kVoxThin = false;
 layout(std430, set = 0, binding = 0) readonly buffer MeshF { float f[]; } meshF;
 layout(std430, set = 0, binding = 0) readonly buffer MeshU { uint u[]; } meshU;
 layout(std430, set = 0, binding = 1) buffer Counters { VoxCounters counters; };
+#ifdef VOX_WIDE_STORES
+// A record as two 64-bit words (the `.wide` variants, Int64: devices with
+// shaderInt64; testing::Knobs::wideStores, off by default): lavapipe stores
+// lane by lane and component by component, so half the components of a
+// uvec4 store, but the pass measured slower in wall time with it.
+layout(std430, set = 0, binding = 2) writeonly buffer Fragments { u64vec2 fragments[]; };
+#else
 layout(std430, set = 0, binding = 2) writeonly buffer Fragments { uvec4 fragments[]; };
+#endif
 #ifdef VOX_EXACT64
 // The triangles with undecided pairs, for the second pass: their number in
 // the w of dispatch entry VOX_DISPATCH_UNDECIDED (args.comp sizes that pass
@@ -73,8 +84,12 @@ const uint kChunkVoxels = 32u * kChunkWords;
 // A record of voxel v's 2^3 cell: `mask` holds bit o for each of the
 // cell's voxels o (child order, vox_shared.h) the triangle overlaps.
 void emit(uint slot, ivec3 v, uint mask, uint color, uint normal, uint t) {
-    if (slot < params.counts.z)
-        fragments[slot] = uvec4(uint(v.x) | (uint(v.y) << 10) | (uint(v.z) << 20), voxRecordColor(color, mask), normal, t);
+    uvec4 r = uvec4(uint(v.x) | (uint(v.y) << 10) | (uint(v.z) << 20), voxRecordColor(color, mask), normal, t);
+#ifdef VOX_WIDE_STORES
+    if (slot < params.counts.z) fragments[slot] = u64vec2(packUint2x32(r.xy), packUint2x32(r.zw));
+#else
+    if (slot < params.counts.z) fragments[slot] = r;
+#endif
 }
 
 uint cellOctant(ivec3 v) { return uint(v.x & 1) | (uint(v.y & 1) << 1) | (uint(v.z & 1) << 2); }
@@ -234,33 +249,34 @@ uint cellHits(Tri tr, ivec3 k, out uint undecided) {
 // number of cells with a bit; `pending` is nonzero when a pair is undecided.
 uint cellMasks(Tri tr, uint first, bool undecidedOnly, out uint m[kChunkWords], out uint pending) {
     [[unroll]] for (uint w = 0u; w < kChunkWords; ++w) m[w] = 0u;
-    uint records = 0u;
     pending = 0u;
-    uint last = min(tr.cells, first + kChunkCells);
+    uint n = min(tr.cells - first, kChunkCells);
     ivec3 k = boxCell(tr, first);
-    for (uint w = 0u, i = first; i < last; ++w) {
-        uint cur = 0u;
-        for (uint sh = 0u; sh < 32u && i < last; sh += 8u, ++i) {
-            uint und;
-            uint hit = cellHits(tr, k, und);
-            pending |= und;
-            cur |= (undecidedOnly ? und : hit & ~und) << sh;
-            // The next cell, x fastest; no branches (both sides would run).
-            bool wx = k.x == tr.kmax.x, wy = wx && k.y == tr.kmax.y;
-            k.x = wx ? tr.kmin.x : k.x + 1;
-            k.y = wy ? tr.kmin.y : k.y + (wx ? 1 : 0);
-            k.z += wy ? 1 : 0;
-        }
-        [[unroll]] for (uint u = 0u; u < kChunkWords; ++u) m[u] = u == w ? cur : m[u];
-        records += bitCount(nonzeroBytes(cur));
+    // One loop over the chunk's cells, each trip ORing its byte into its
+    // word: lavapipe runs a loop's body once more, masked, when its lanes
+    // leave it, so a loop per word (4 cells) cost a fifth more trips.
+    for (uint j = 0u; j < n; ++j) {
+        uint und;
+        uint hit = cellHits(tr, k, und);
+        pending |= und;
+        uint byte = (undecidedOnly ? und : hit & ~und) << (8u * (j & 3u));
+        uint w = j >> 2u;
+        [[unroll]] for (uint u = 0u; u < kChunkWords; ++u) m[u] |= u == w ? byte : 0u;
+        // The next cell, x fastest; no branches (both sides would run).
+        bool wx = k.x == tr.kmax.x, wy = wx && k.y == tr.kmax.y;
+        k.x = wx ? tr.kmin.x : k.x + 1;
+        k.y = wy ? tr.kmin.y : k.y + (wx ? 1 : 0);
+        k.z += wy ? 1 : 0;
     }
+    uint records = 0u;
+    [[unroll]] for (uint u = 0u; u < kChunkWords; ++u) records += bitCount(nonzeroBytes(m[u]));
     return records;
 }
 
 // Tests the chunk of cells starting at `first` and appends a record per cell
 // with certain hits; returns nonzero when a pair is undecided. The write
 // loop runs over the records (as long as the batch's lane with the most),
-// each finding its byte in `m`: a walk over all the chunk's cells with a
+// each taking the next nonzero byte of `m`: a walk over all the chunk's cells with a
 // masked store per cell (coordinates stepped, no division) executed 5 %
 // more instructions on the knot at R = 512.
 uint cellChunk(Tri tr, uint first) {
@@ -269,16 +285,21 @@ uint cellChunk(Tri tr, uint first) {
     uint records = cellMasks(tr, first, false, m, pending);
     if (records == 0u) return pending;
     uint slot = atomicAdd(counters.fragmentCount, records);
-    uint w = 0u, mw = m[0], bits = nonzeroBytes(mw);
+    // Bit c of `left`: cell first + c has a record (byte c & 3 of word
+    // c >> 2 is nonzero); the record loop takes them lowest first, with no
+    // inner loop (lavapipe runs an inner loop's body once more, masked,
+    // every time its lanes leave it).
+    uint left = 0u;
+    [[unroll]] for (uint u = 0u; u < kChunkWords; ++u) {
+        uint nz = nonzeroBytes(m[u]);
+        left |= ((nz | (nz >> 7) | (nz >> 14) | (nz >> 21)) & 15u) << (4u * u);
+    }
     for (uint r = 0u; r < records; ++r) {
-        while (bits == 0u) {
-            ++w;
-            [[unroll]] for (uint u = 1u; u < kChunkWords; ++u) mw = w == u ? m[u] : mw;
-            bits = nonzeroBytes(mw);
-        }
-        uint b = uint(findLSB(bits));
-        bits &= bits - 1u;
-        emit(slot + r, 2 * boxCell(tr, first + 4u * w + (b >> 3)), (mw >> b) & 255u, tr.color, tr.normal, tr.t);
+        uint c = uint(findLSB(left));
+        left &= left - 1u;
+        uint w = c >> 2u, mw = m[0];
+        [[unroll]] for (uint u = 1u; u < kChunkWords; ++u) mw = w == u ? m[u] : mw;
+        emit(slot + r, 2 * boxCell(tr, first + c), (mw >> (8u * (c & 3u))) & 255u, tr.color, tr.normal, tr.t);
     }
     return pending;
 }

@@ -1260,6 +1260,51 @@ TEST_F(VoxelizerTest, TexelReadsMatchStorageReadsBitForBit) {
     }
 }
 
+TEST_F(VoxelizerTest, WideStoresMatchNarrowStoresBitForBit) {
+    // The 64-bit store variants (testing::Knobs::wideStores, where the
+    // device has shaderInt64: the per-cell merge's leaf stores and the
+    // small-triangle records) against the 32-bit ones: the same fragment
+    // set, counters, per-level counts and node values, with texel and with
+    // storage reads (each has a wide merge variant), both modes.
+    if (!device().limits().shaderInt64) GTEST_SKIP() << "the device has no shaderInt64";
+    TriangleMesh m = shapes::torusKnot({0, 0, 0}, 1.0f, 0.2f, 2, 3, 128, 12);
+    shapes::colorByPosition(m);
+    const bool gpuAv = test::gpuAssistedValidationRequested();
+    for (bool texel : {true, false}) {
+        if (gpuAv && !texel) continue;
+        SCOPED_TRACE(texel ? "texel reads" : "storage reads");
+        VoxInfo ci = depth7Info(1 << 14, 1 << 19, 1 << 15);
+        ci.texelReads = texel;
+        ci.wideStores = true;
+        auto wide = createVoxelizer(device(), ci);
+        ASSERT_TRUE(wide.ok()) << wide.message();
+        EXPECT_TRUE(voxel::testing::usesWideStores(**wide));
+        ci.wideStores = false;
+        auto narrow = createVoxelizer(device(), ci);
+        ASSERT_TRUE(narrow.ok()) << narrow.message();
+        EXPECT_FALSE(voxel::testing::usesWideStores(**narrow));
+        const VoxelGrid g = gridOf(m, 100);
+        for (VoxelMode mode : {VoxelMode::Conservative, VoxelMode::Thin}) {
+            if (gpuAv && mode == VoxelMode::Thin) continue;
+            auto a = run(device(), **wide, m, g, mode);
+            ASSERT_TRUE(a.ok()) << a.message();
+            auto b = run(device(), **narrow, m, g, mode);
+            ASSERT_TRUE(b.ok()) << b.message();
+            ASSERT_GT(a->keys.size(), 1000u);
+            expectLeavesMergeTheirFragments(*a);
+            expectLeavesMergeTheirFragments(*b);
+            expectOctreeMatches(*a);
+            EXPECT_EQ(a->keys, b->keys);
+            EXPECT_EQ(a->stats.fragmentsNeeded, b->stats.fragmentsNeeded);
+            EXPECT_EQ(a->stats.occupiedCells, b->stats.occupiedCells);
+            EXPECT_EQ(a->stats.leafFragments, b->stats.leafFragments);
+            EXPECT_EQ(a->stats.tilesNeeded, b->stats.tilesNeeded);
+            for (int l = 0; l < 11; ++l) EXPECT_EQ(a->stats.levelNodes[l], b->stats.levelNodes[l]) << "level " << l;
+            EXPECT_TRUE(nodesByCoord(a->tree) == nodesByCoord(b->tree)) << "node values differ between the stores";
+        }
+    }
+}
+
 TEST(VoxelizerPlan, TexelReadsFitTheDeviceLimit) {
     // Views: fragments (1 RGBA32UI texel each), the leaf sort (2 RG32UI per
     // fragment of capacity), the cursors (1 R32UI each) and the cells buffer

@@ -89,6 +89,20 @@ static const uint32_t kSmallTrianglesSpv[] =
 static const uint32_t kSmallTrianglesExact64Spv[] =
 #include "shaders/voxelizer/small_triangles.exact64.comp.spv.inc"
     ;
+// The VOX_WIDE_STORES variants (64-bit stores): they declare Int64, so only
+// for devices with shaderInt64.
+static const uint32_t kSmallTrianglesWideSpv[] =
+#include "shaders/voxelizer/small_triangles.wide.comp.spv.inc"
+    ;
+static const uint32_t kSmallTrianglesExact64WideSpv[] =
+#include "shaders/voxelizer/small_triangles.exact64.wide.comp.spv.inc"
+    ;
+static const uint32_t kLeafMergeWideSpv[] =
+#include "shaders/voxelizer/leaf_merge.wide.comp.spv.inc"
+    ;
+static const uint32_t kLeafMergeStorageWideSpv[] =
+#include "shaders/voxelizer/leaf_merge.storage.wide.comp.spv.inc"
+    ;
 static const uint32_t kSolidSpv[] =
 #include "shaders/voxelizer/solid.comp.spv.inc"
     ;
@@ -124,6 +138,9 @@ static const uint32_t kLeafSortStorageSpv[] =
     ;
 static const uint32_t kLeafMergeStorageSpv[] =
 #include "shaders/voxelizer/leaf_merge.storage.comp.spv.inc"
+    ;
+static const uint32_t kCellListStorageSpv[] =
+#include "shaders/voxelizer/cell_list.storage.comp.spv.inc"
     ;
 static const uint32_t kMipmapSpv[] =
 #include "shaders/voxelizer/mipmap.comp.spv.inc"
@@ -304,11 +321,12 @@ struct Voxelizer::Impl {
     uint32_t depth = 1;
     uint32_t side = 1; // viewport side in pixels
     bool hardware = false;
-    bool exact64 = false;   // the VOX_EXACT64 variants (exactFallback && shaderFloat64)
-    bool perCell = true;    // LeafMerge::PerCell in effect (not with the moving average)
-    bool texelReads = true; // the VOX_TEXEL_READS shaders (texelReads && texelReadsFit)
-    uint32_t hashSlots = 0; // TileHash only
-    uint32_t cellWords = 1; // cell bitmap words (cellWordsFor(depth)); the cell list follows
+    bool exact64 = false;    // the VOX_EXACT64 variants (exactFallback && shaderFloat64)
+    bool perCell = true;     // LeafMerge::PerCell in effect (not with the moving average)
+    bool texelReads = true;  // the VOX_TEXEL_READS shaders (texelReads && texelReadsFit)
+    bool wideStores = false; // the VOX_WIDE_STORES shaders (wideStores && shaderInt64)
+    uint32_t hashSlots = 0;  // TileHash only
+    uint32_t cellWords = 1;  // cell bitmap words (cellWordsFor(depth)); the cell list follows
 
     // Word offsets of one staging slot / the device mesh buffer.
     uint64_t indexOffset = 0, colorOffset = 0, normalOffset = 0, solidOffset = 0, orderOffset = 0, slotWords = 0;
@@ -743,8 +761,9 @@ Status Voxelizer::Impl::createPipelines() {
         tl.stages = VK_SHADER_STAGE_COMPUTE_BIT;
         if (exact64) tl.bindings.resize(5, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
         ComputePipelineDesc d;
-        d.spirv = exact64 ? std::span<const uint32_t>(kSmallTrianglesExact64Spv)
-                          : std::span<const uint32_t>(kSmallTrianglesSpv);
+        using Spirv = std::span<const uint32_t>;
+        d.spirv = exact64 ? (wideStores ? Spirv(kSmallTrianglesExact64WideSpv) : Spirv(kSmallTrianglesExact64Spv))
+                          : (wideStores ? Spirv(kSmallTrianglesWideSpv) : Spirv(kSmallTrianglesSpv));
         d.name = "vox.small_triangles";
         d.layout = tl;
         d.specialization.push_back({gpu::VOX_THIN_SPEC_ID, 0u});
@@ -799,23 +818,26 @@ Status Voxelizer::Impl::createPipelines() {
         return texelReads ? texel : storage;
     };
     const std::span<const uint32_t> sortSpv = reads(kLeafSortSpv, kLeafSortStorageSpv);
-    const Item items[] = {{&args, kArgsSpv, "vox.args"},
-                          {&flag, kFlagSpv, "vox.flag"},
-                          {&alloc, kAllocSpv, "vox.alloc"},
-                          {&init, kInitSpv, "vox.init"},
-                          {&leaf, kLeafSpv, "vox.leaf"},
-                          {&mipmap, kMipmapSpv, "vox.mipmap"},
-                          {&mipmapLeafParents, kMipmapSpv, "vox.mipmap.leaf_parents", 1},
-                          {&denseFill, kDenseSpv, "vox.dense"},
-                          {&keys, kKeysSpv, "vox.keys"},
-                          {&link, kLinkSpv, "vox.link"},
-                          {&cellMark, reads(kCellMarkSpv, kCellMarkStorageSpv), "vox.cell_mark"},
-                          {&cellList, kCellListSpv, "vox.cell_list"},
-                          {&cellLevels, kCellLevelsSpv, "vox.cell_levels"},
-                          {&leafCount, sortSpv, "vox.leaf_count", 0},
-                          {&leafRanges, sortSpv, "vox.leaf_ranges", 1},
-                          {&leafScatter, sortSpv, "vox.leaf_scatter", 2},
-                          {&leafMerge, reads(kLeafMergeSpv, kLeafMergeStorageSpv), "vox.leaf_merge"}};
+    const Item items[] = {
+        {&args, kArgsSpv, "vox.args"},
+        {&flag, kFlagSpv, "vox.flag"},
+        {&alloc, kAllocSpv, "vox.alloc"},
+        {&init, kInitSpv, "vox.init"},
+        {&leaf, kLeafSpv, "vox.leaf"},
+        {&mipmap, kMipmapSpv, "vox.mipmap"},
+        {&mipmapLeafParents, kMipmapSpv, "vox.mipmap.leaf_parents", 1},
+        {&denseFill, kDenseSpv, "vox.dense"},
+        {&keys, kKeysSpv, "vox.keys"},
+        {&link, kLinkSpv, "vox.link"},
+        {&cellMark, reads(kCellMarkSpv, kCellMarkStorageSpv), "vox.cell_mark"},
+        {&cellList, reads(kCellListSpv, kCellListStorageSpv), "vox.cell_list"},
+        {&cellLevels, kCellLevelsSpv, "vox.cell_levels"},
+        {&leafCount, sortSpv, "vox.leaf_count", 0},
+        {&leafRanges, sortSpv, "vox.leaf_ranges", 1},
+        {&leafScatter, sortSpv, "vox.leaf_scatter", 2},
+        {&leafMerge,
+         wideStores ? reads(kLeafMergeWideSpv, kLeafMergeStorageWideSpv) : reads(kLeafMergeSpv, kLeafMergeStorageSpv),
+         "vox.leaf_merge"}};
     for (const Item& it : items) {
         if (!tileHashBuild() && (it.out == &keys || it.out == &link)) continue;
         if (tileHashBuild() && (it.out == &flag || it.out == &alloc || it.out == &init)) continue;
@@ -1139,15 +1161,15 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
     else
         mark.storage(0, countersRef, R).storage(2, fragmentsRef, R).storage(13, cellsRef, RW);
     mark.record(computePass(0, 0));
-    g.addPass("vox.cell_list", PassKind::Compute)
-        .pipeline(cellList)
-        .storage(0, countersRef, RW)
-        .storage(13, cellsRef, RW)
-        .storage(14, leafSortRef, W)
-        .record([this](PassContext& ctx) {
-            ctx.pushConstants(computeParams(0));
-            dispatchThreads(ctx, cellWords); // one thread per bitmap word
-        });
+    PassBuilder list = g.addPass("vox.cell_list", PassKind::Compute);
+    list.pipeline(cellList).storage(0, countersRef, RW).storage(13, cellsRef, RW).storage(14, leafSortRef, W);
+    // The bitmap words through a texel view (vector gathers; the pass writes
+    // the buffer's other two regions).
+    if (texelReads) list.texel(gpu::VOX_TEXEL_BINDING_CELLS, cellsRef, VK_FORMAT_R32_UINT, Access::SampledRead);
+    list.record([this](PassContext& ctx) {
+        ctx.pushConstants(computeParams(0));
+        dispatchThreads(ctx, cellWords); // one thread per bitmap word
+    });
     if (levelBits()) {
         // The occupancy of every level above the cells, from the cell bitmap
         // up (alloc.comp reads it instead of the flag passes' marks).
@@ -1382,6 +1404,7 @@ struct TestingAccess {
     static Result<std::unique_ptr<Voxelizer>> create(Device& device, const VoxelizerCreateInfo& info,
                                                      const testing::Knobs& knobs);
     static bool texelReads(const Voxelizer& voxelizer) { return voxelizer.impl_->texelReads; }
+    static bool wideStores(const Voxelizer& voxelizer) { return voxelizer.impl_->wideStores; }
 };
 
 Result<std::unique_ptr<Voxelizer>> Voxelizer::create(Device& device, const VoxelizerCreateInfo& info) {
@@ -1394,6 +1417,8 @@ Result<std::unique_ptr<Voxelizer>> testing::create(Device& device, const Voxeliz
 }
 
 bool testing::usesTexelReads(const Voxelizer& voxelizer) { return TestingAccess::texelReads(voxelizer); }
+
+bool testing::usesWideStores(const Voxelizer& voxelizer) { return TestingAccess::wideStores(voxelizer); }
 
 Result<std::unique_ptr<Voxelizer>> TestingAccess::create(Device& device, const VoxelizerCreateInfo& info,
                                                          const testing::Knobs& knobs) {
@@ -1463,6 +1488,7 @@ Result<std::unique_ptr<Voxelizer>> TestingAccess::create(Device& device, const V
     impl->ringFrame.assign(info.framesInFlight, UINT64_MAX);
     impl->ringStaged.resize(info.framesInFlight);
     impl->exact64 = info.exactFallback && device.limits().shaderFloat64;
+    impl->wideStores = knobs.wideStores && device.limits().shaderInt64;
     impl->current.fragmentCapacity = start.fragments;
     impl->current.tileCapacity = start.tiles;
     PYRAMARCH_TRY(impl->createFixedBuffers());

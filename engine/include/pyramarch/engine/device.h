@@ -135,6 +135,7 @@ struct DeviceLimits {
     bool fragmentStoresAndAtomics;
     bool vertexPipelineStoresAndAtomics;
     bool shaderInt16;
+    bool shaderInt64;   // enabled when present; adopted devices: AdoptInfo::enabledFeatures.shaderInt64
     bool shaderFloat64; // enabled when present; adopted devices: AdoptInfo::enabledFeatures.shaderFloat64
     bool storageBuffer8BitAccess;
     bool storageBuffer16BitAccess;

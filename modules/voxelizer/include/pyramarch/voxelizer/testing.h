@@ -82,6 +82,12 @@ struct Knobs {
     // The fragment and cell passes read through texel buffers where
     // texelReadsFit holds; off: storage buffers (the same bits). Default on.
     bool texelReads = true;
+    // The per-cell merge's leaf stores and the small-triangle pass's record
+    // stores use 64-bit components where the device has shaderInt64 (the
+    // same bits; half the store loops on lavapipe, which stores lane by
+    // lane, and 12 % fewer instructions, but 10-20 % more wall time in those
+    // passes there: docs/design-notes/2026-11-29-voxelizer-speed.md). Default off.
+    bool wideStores = false;
 };
 
 // Voxelizer::create with test knobs (Voxelizer::create = this with Knobs{}).
@@ -98,5 +104,8 @@ bool texelReadsFit(const VoxelizerCreateInfo& info, const Knobs& knobs, uint64_t
 
 // Whether the texel-read variants run (Knobs::texelReads and texelReadsFit).
 bool usesTexelReads(const Voxelizer& voxelizer);
+
+// Whether the 64-bit store variants run (Knobs::wideStores and shaderInt64).
+bool usesWideStores(const Voxelizer& voxelizer);
 
 } // namespace pyramarch::voxel::testing
