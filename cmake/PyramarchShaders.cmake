@@ -12,6 +12,28 @@ set(PYRAMARCH_SHADER_ROOT ${CMAKE_CURRENT_LIST_DIR}/../shaders)
 cmake_path(NORMAL_PATH PYRAMARCH_SHADER_ROOT)
 set(PYRAMARCH_GENERATED_DIR ${CMAKE_BINARY_DIR}/generated)
 
+# The SPIR-V include files of <target> go to a custom target <target>_spirv
+# that <target> depends on, so every shader is compiled before any of the
+# target's C++ files. As plain sources of <target>, make could compile a C++
+# file it has no dependency information for yet (a new file) before the
+# shaders it includes were regenerated, and embed the old SPIR-V.
+function(_pyramarch_shader_outputs target)
+  set_property(GLOBAL APPEND PROPERTY PYRAMARCH_SPIRV_${target} ${ARGN})
+  get_property(deferred GLOBAL PROPERTY PYRAMARCH_SPIRV_DEFERRED_${target})
+  if(NOT deferred)
+    set_property(GLOBAL PROPERTY PYRAMARCH_SPIRV_DEFERRED_${target} TRUE)
+    # A deferred call's arguments are evaluated when it runs: pass the name as text.
+    cmake_language(EVAL CODE "cmake_language(DEFER CALL _pyramarch_order_shaders [[${target}]])")
+  endif()
+  target_include_directories(${target} PRIVATE ${PYRAMARCH_GENERATED_DIR} ${PYRAMARCH_SHADER_ROOT})
+endfunction()
+
+function(_pyramarch_order_shaders target)
+  get_property(outputs GLOBAL PROPERTY PYRAMARCH_SPIRV_${target})
+  add_custom_target(${target}_spirv DEPENDS ${outputs})
+  add_dependencies(${target} ${target}_spirv)
+endfunction()
+
 function(pyramarch_add_shaders target)
   set(outputs "")
   foreach(src IN LISTS ARGN)
@@ -30,8 +52,7 @@ function(pyramarch_add_shaders target)
       VERBATIM)
     list(APPEND outputs ${out})
   endforeach()
-  target_sources(${target} PRIVATE ${outputs})
-  target_include_directories(${target} PRIVATE ${PYRAMARCH_GENERATED_DIR} ${PYRAMARCH_SHADER_ROOT})
+  _pyramarch_shader_outputs(${target} ${outputs})
 endfunction()
 
 # pyramarch_add_shader_variant(<target> <shader file> <variant> <DEFINE...>)
@@ -63,6 +84,5 @@ function(pyramarch_add_shader_variant target src variant)
     DEPFILE ${out}.d
     COMMENT "glslc ${rel} (${variant})"
     VERBATIM)
-  target_sources(${target} PRIVATE ${out})
-  target_include_directories(${target} PRIVATE ${PYRAMARCH_GENERATED_DIR} ${PYRAMARCH_SHADER_ROOT})
+  _pyramarch_shader_outputs(${target} ${out})
 endfunction()
