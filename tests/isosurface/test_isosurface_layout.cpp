@@ -18,6 +18,8 @@ namespace {
 DeviceLimits lavapipeLimits() {
     DeviceLimits l{};
     for (int a = 0; a < 3; ++a) l.maxComputeWorkGroupCount[a] = 65535;
+    for (int a = 0; a < 3; ++a) l.maxComputeWorkGroupSize[a] = a < 2 ? 1024 : 64;
+    l.maxComputeWorkGroupInvocations = 1024;
     l.maxStorageBufferRange = 128ull << 20;
     l.maxTexelBufferElements = 128u << 20;
     l.maxBufferSize = 1ull << 31;
@@ -144,6 +146,17 @@ TEST(IsoLayout, LimitsAreNamedErrorsWithCodes) {
     ASSERT_FALSE(plan.ok());
     EXPECT_EQ(plan.code(), ErrorCode::InvalidArgument);
     EXPECT_NE(plan.message().find("timingFrames"), std::string::npos) << plan.message();
+
+    // The pyramid build's 256-thread groups are above the 128 invocations
+    // Vulkan guarantees.
+    DeviceLimits small = lavapipeLimits();
+    small.maxComputeWorkGroupSize[0] = 128;
+    plan = iso::testing::planLayout(metaballs(65), small, {}, "small");
+    ASSERT_FALSE(plan.ok());
+    EXPECT_EQ(plan.code(), ErrorCode::DeviceLimit);
+    EXPECT_NE(plan.message().find("workgroups of 256 invocations; the device allows 128 on device 'small'"),
+              std::string::npos)
+        << plan.message();
 }
 
 // A fused user field has no field buffer, so the field's size does not bound
@@ -412,6 +425,16 @@ TEST(IsoLayout, SparseDomainsAreSizedByTheirPool) {
         ASSERT_TRUE(plan.ok()) << plan.message();
         EXPECT_EQ(plan->fieldBytes, 0u);
         EXPECT_TRUE(plan->texelReads) << "one texel per block sample fits maxTexelBufferElements";
+        // The blocks pass spreads a brick's slices over 288 invocations a
+        // group; a device that allows fewer gets a named error, not a
+        // pipeline that fails to create.
+        DeviceLimits narrow = lavapipeLimits();
+        narrow.maxComputeWorkGroupInvocations = 256;
+        auto narrowPlan = iso::testing::planLayout(particles, narrow, {}, "narrow");
+        ASSERT_FALSE(narrowPlan.ok());
+        EXPECT_EQ(narrowPlan.code(), ErrorCode::DeviceLimit);
+        EXPECT_NE(narrowPlan.message().find("workgroups of 288 invocations; the device allows 256"), std::string::npos)
+            << narrowPlan.message();
         particles.sparse.maxBricks = maxSparseParticleBricks(lavapipeLimits()) - 2;
         expectError(particles, ErrorCode::DeviceLimit, "the sub-cells of maxBricks 65278");
         particles.sparse.maxBricks = 4 * 25209 + 1;

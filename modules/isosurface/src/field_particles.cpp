@@ -254,8 +254,19 @@ Status ParticleProvider::plan(Impl& m, gpu::IsoGrid& g, const DeviceLimits& lim,
     return {};
 }
 
-Status ParticleProvider::planSparse(Impl& m, const gpu::IsoGrid& g, uint64_t range, const std::string& dev) {
+Status ParticleProvider::planSparse(Impl& m, const gpu::IsoGrid& g, const DeviceLimits& lim, uint64_t range,
+                                    const std::string& dev) {
     const IsoSurfaceCreateInfo& info = m.info;
+    // The blocks pass splits each brick's slices over kIsoBlockSplit threads
+    // (lavapipe's per-invocation loop limit), so its workgroup is larger than
+    // the 128 invocations Vulkan guarantees.
+    const uint32_t blockGroup = gpu::kIsoBricksPerGroup * gpu::kIsoBlockThreads;
+    if (lim.maxComputeWorkGroupInvocations < blockGroup || lim.maxComputeWorkGroupSize[0] < blockGroup)
+        return Status::error(
+            ErrorCode::DeviceLimit,
+            "isosurface '" + info.name + "': sparse particles need compute workgroups of " +
+                std::to_string(blockGroup) + " invocations; the device allows " +
+                std::to_string(std::min(lim.maxComputeWorkGroupInvocations, lim.maxComputeWorkGroupSize[0])) + dev);
     const uint32_t bx = g.sparse.x, by = g.sparse.y, bz = g.sparse.z;
     // Particles count into a table of every brick of the virtual grid (4
     // bytes a brick: 64 MiB at 2047^3) and mark their super-bricks.

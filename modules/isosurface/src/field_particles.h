@@ -68,8 +68,9 @@ struct ParticleProvider {
     // planLayout: the create-info's particle fields against the limits, the
     // splat method, the grid's particle constants and the gather's bins.
     Status plan(Impl& m, gpu::IsoGrid& g, const DeviceLimits& lim, const std::string& dev);
-    // planSparseDomain: the brick table and the sub-cells.
-    Status planSparse(Impl& m, const gpu::IsoGrid& g, uint64_t range, const std::string& dev);
+    // planSparseDomain: the brick table, the sub-cells and the blocks
+    // pass's workgroup.
+    Status planSparse(Impl& m, const gpu::IsoGrid& g, const DeviceLimits& lim, uint64_t range, const std::string& dev);
     // planLayout, once the sizes are known: texel or storage reads.
     void planReads(Impl& m, const DeviceLimits& lim);
     Status createBuffers(Impl& m, const MakeBuffer& make);       // dense and the sparse records

@@ -444,7 +444,7 @@ Status IsoSurface::Impl::planSparseDomain(const DeviceLimits& lim, const std::st
             volumeSource.format = gpu::kIsoVolumeU8;
         }
     }
-    if (particleSource) PYRAMARCH_TRY(particles.planSparse(*this, g, range, dev));
+    if (particleSource) PYRAMARCH_TRY(particles.planSparse(*this, g, lim, range, dev));
     if (indexed) PYRAMARCH_TRY(indexedOutput.planSparse(*this, lim, dev));
     return {};
 }
@@ -466,6 +466,16 @@ Status IsoSurface::Impl::planLayout(const DeviceLimits& limits, const std::strin
     }
     if (info.framesInFlight < 1 || info.framesInFlight > 7)
         return Status::error(ErrorCode::InvalidArgument, "isosurface '" + info.name + "': framesInFlight must be 1..7");
+    // The pyramid build reduces 1024 elements with 256 threads, above the 128
+    // invocations a Vulkan device must allow (every desktop GPU allows 1024).
+    const uint32_t widestGroup = std::max(gpu::kIsoBuildGroupSize, gpu::kIsoClassifyGroupSize);
+    if (lim.maxComputeWorkGroupInvocations < widestGroup || lim.maxComputeWorkGroupSize[0] < widestGroup)
+        return Status::error(
+            ErrorCode::DeviceLimit,
+            "isosurface '" + info.name + "': needs compute workgroups of " + std::to_string(widestGroup) +
+                " invocations; the device allows " +
+                std::to_string(std::min(lim.maxComputeWorkGroupInvocations, lim.maxComputeWorkGroupSize[0])) +
+                " on device '" + deviceName + "'");
     if (info.timingFrames != 0 && (info.timingFrames <= info.framesInFlight || info.timingFrames > 64))
         return Status::error(ErrorCode::InvalidArgument,
                              "isosurface '" + info.name + "': timingFrames " + std::to_string(info.timingFrames) +
