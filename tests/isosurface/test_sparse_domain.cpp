@@ -89,6 +89,22 @@ protected:
     void expectShortItemCapacitiesReported(const IsoSurfaceCreateInfo& full, const std::vector<Item>& items,
                                            uint32_t bricks, uint32_t refs);
 
+    // One frame of the same particles on the bricks (info) and on the dense
+    // path (info without the sparse domain, with denseKnobs): the bricks'
+    // stats, and both vertex buffers.
+    struct SparseAndDense {
+        IsoStats stats;
+        std::vector<IsoVertexData> sparse, dense;
+    };
+    SparseAndDense runSparseAndDense(const IsoSurfaceCreateInfo& info, const std::vector<Particle>& particles,
+                                     iso::testing::Knobs denseKnobs = {});
+    // The bricks with too few of them (info's maxBricks short of the list):
+    // the frame overflows, and the listed bricks next to a dropped one sum
+    // their border rows over their own lists, so every triangle kept is one
+    // of the dense path's (want: triangleBits of it), bit for bit.
+    void expectKeptTrianglesAreTheDensePaths(const IsoSurfaceCreateInfo& info, const std::vector<Particle>& particles,
+                                             const std::vector<std::array<uint32_t, 24>>& want);
+
     void expectSparseMatches(IsoSurfaceCreateInfo info, const std::array<float, 8>& params, float time,
                              size_t minVertices = 300) {
         IsoSurfaceCreateInfo bufferInfo = info;
@@ -800,6 +816,51 @@ std::vector<std::array<uint32_t, 24>> triangleBits(const std::vector<IsoVertexDa
     return out;
 }
 
+IsoSparse::SparseAndDense IsoSparse::runSparseAndDense(const IsoSurfaceCreateInfo& info,
+                                                       const std::vector<Particle>& particles,
+                                                       iso::testing::Knobs denseKnobs) {
+    IsoSurfaceCreateInfo denseInfo = info;
+    denseInfo.sparse = {};
+    auto sparse = make(info);
+    auto dense = make(denseInfo, denseKnobs);
+    EXPECT_TRUE(sparse && dense);
+    SparseAndDense out;
+    if (!sparse || !dense) return out;
+    for (IsoSurface* s : {sparse.get(), dense.get()}) {
+        EXPECT_OK(s->setParticles(particles));
+        frame(*s);
+    }
+    const auto stats = sparse->statsOfFrame(0);
+    EXPECT_TRUE(stats.has_value());
+    if (stats) out.stats = *stats;
+    auto v = sparse->readVertices();
+    auto dv = dense->readVertices();
+    EXPECT_TRUE(v.ok() && dv.ok());
+    if (v.ok()) out.sparse = std::move(v).value();
+    if (dv.ok()) out.dense = std::move(dv).value();
+    return out;
+}
+
+void IsoSparse::expectKeptTrianglesAreTheDensePaths(const IsoSurfaceCreateInfo& info,
+                                                    const std::vector<Particle>& particles,
+                                                    const std::vector<std::array<uint32_t, 24>>& want) {
+    auto cut = make(info);
+    ASSERT_TRUE(cut);
+    ASSERT_OK(cut->setParticles(particles));
+    frame(*cut);
+    const auto stats = cut->statsOfFrame(0);
+    ASSERT_TRUE(stats.has_value());
+    EXPECT_TRUE(stats->overflow);
+    EXPECT_EQ(stats->sparseCrowdedBricks, 0u);
+    auto v = cut->readVertices();
+    ASSERT_TRUE(v.ok()) << v.message();
+    const auto got = triangleBits(v.value());
+    EXPECT_GT(got.size(), 0u);
+    EXPECT_LT(got.size(), want.size());
+    EXPECT_TRUE(std::includes(want.begin(), want.end(), got.begin(), got.end()))
+        << "a kept triangle that is not the dense path's, bit for bit";
+}
+
 // The block pool (sparse_particles_blocks.comp): each listed brick's 11^3
 // samples gathered into its block (interior) and copied from its
 // neighbours' (border), every frame with no clear. Against the dense
@@ -879,20 +940,7 @@ TEST_F(IsoSparseParticles, BlockPoolMatchesTheDensePathBitForBit) {
         SCOPED_TRACE("a third of the bricks");
         IsoSurfaceCreateInfo shortList = info;
         shortList.sparse.maxBricks = listed / 3;
-        auto sparse = make(shortList);
-        ASSERT_TRUE(sparse);
-        ASSERT_TRUE(sparse->setParticles(frames[0]).ok());
-        frame(*sparse);
-        const auto st = sparse->statsOfFrame(0);
-        ASSERT_TRUE(st.has_value());
-        EXPECT_TRUE(st->overflow);
-        auto v = sparse->readVertices();
-        ASSERT_TRUE(v.ok()) << v.message();
-        const auto got = triangleBits(v.value());
-        EXPECT_GT(got.size(), 0u);
-        EXPECT_LT(got.size(), want[0].size());
-        EXPECT_TRUE(std::includes(want[0].begin(), want[0].end(), got.begin(), got.end()))
-            << "a kept triangle that is not the dense path's, bit for bit";
+        expectKeptTrianglesAreTheDensePaths(shortList, frames[0], want[0]);
     }
 }
 
@@ -1022,30 +1070,17 @@ TEST_F(IsoSparseParticles, LongBrickListsAreTheDensePathsBitForBit) {
             info.isoValue = 0.6f;
         }
         info.anisotropic.enabled = mode == 2;
-        IsoSurfaceCreateInfo denseInfo = info;
-        denseInfo.sparse = {};
-        auto sparse = make(info);
-        auto dense = make(denseInfo);
-        ASSERT_TRUE(sparse && dense);
-        for (IsoSurface* s : {sparse.get(), dense.get()}) {
-            ASSERT_TRUE(s->setParticles(particles).ok());
-            frame(*s);
-        }
-        const auto stats = sparse->statsOfFrame(0);
-        ASSERT_TRUE(stats.has_value());
-        EXPECT_FALSE(stats->overflow);
-        EXPECT_EQ(stats->sparseCrowdedBricks, 0u);
-        EXPECT_GT(stats->sparseItemRefsNeeded, 9000u) << "the brick holding the 9,000 lists them all";
-        auto v = sparse->readVertices();
-        auto dv = dense->readVertices();
-        ASSERT_TRUE(v.ok() && dv.ok());
-        ASSERT_GT(dv.value().size(), 1000u);
+        const SparseAndDense run = runSparseAndDense(info, particles);
+        EXPECT_FALSE(run.stats.overflow);
+        EXPECT_EQ(run.stats.sparseCrowdedBricks, 0u);
+        EXPECT_GT(run.stats.sparseItemRefsNeeded, 9000u) << "the brick holding the 9,000 lists them all";
+        ASSERT_GT(run.dense.size(), 1000u);
         const auto positions = [](const std::vector<IsoVertexData>& vs) {
             std::multiset<std::array<float, 3>> out;
             for (const IsoVertexData& x : vs) out.insert({x.position[0], x.position[1], x.position[2]});
             return out;
         };
-        EXPECT_TRUE(positions(v.value()) == positions(dv.value())) << "not the dense path's vertices";
+        EXPECT_TRUE(positions(run.sparse) == positions(run.dense)) << "not the dense path's vertices";
     }
 }
 
@@ -1071,46 +1106,17 @@ TEST_F(IsoSparseParticles, ADenseClusterPastAThreadsLoopIsTheDensePathsBitForBit
     info.particleRadius = 0.09f;
     info.sparse.maxItemRefs = 16 * kCount;
     info.vertexCapacity = 200000;
-    IsoSurfaceCreateInfo denseInfo = info;
-    denseInfo.sparse = {};
-    auto sparse = make(info);
-    auto dense = make(denseInfo, {.splat = SplatMethod::Scatter});
-    ASSERT_TRUE(sparse && dense);
-    for (IsoSurface* s : {sparse.get(), dense.get()}) {
-        ASSERT_TRUE(s->setParticles(particles).ok());
-        frame(*s);
-    }
-    const auto stats = sparse->statsOfFrame(0);
-    ASSERT_TRUE(stats.has_value());
-    EXPECT_FALSE(stats->overflow);
-    EXPECT_EQ(stats->sparseCrowdedBricks, 0u);
-    EXPECT_GE(stats->sparseItemRefsNeeded, kCount) << "the brick holding the cluster lists it all";
-    auto v = sparse->readVertices();
-    auto dv = dense->readVertices();
-    ASSERT_TRUE(v.ok() && dv.ok());
-    const auto want = triangleBits(dv.value());
+    const SparseAndDense run = runSparseAndDense(info, particles, {.splat = SplatMethod::Scatter});
+    EXPECT_FALSE(run.stats.overflow);
+    EXPECT_EQ(run.stats.sparseCrowdedBricks, 0u);
+    EXPECT_GE(run.stats.sparseItemRefsNeeded, kCount) << "the brick holding the cluster lists it all";
+    const auto want = triangleBits(run.dense);
     ASSERT_GT(want.size(), 200u);
-    EXPECT_TRUE(triangleBits(v.value()) == want) << "not the dense scatter's triangles, bit for bit";
-    // Half the bricks: the listed bricks next to a dropped one sum their
-    // border rows over their own lists (the border pass's threads share
-    // them): the dense path's triangles where they have any.
+    EXPECT_TRUE(triangleBits(run.sparse) == want) << "not the dense scatter's triangles, bit for bit";
+    // Half the bricks: the border pass's threads share the 150k lists.
     IsoSurfaceCreateInfo half = info;
-    half.sparse.maxBricks = stats->sparseBricksNeeded / 2;
-    auto cut = make(half);
-    ASSERT_TRUE(cut);
-    ASSERT_TRUE(cut->setParticles(particles).ok());
-    frame(*cut);
-    const auto cutStats = cut->statsOfFrame(0);
-    ASSERT_TRUE(cutStats.has_value());
-    EXPECT_TRUE(cutStats->overflow);
-    EXPECT_EQ(cutStats->sparseCrowdedBricks, 0u);
-    auto cv = cut->readVertices();
-    ASSERT_TRUE(cv.ok());
-    const auto got = triangleBits(cv.value());
-    EXPECT_GT(got.size(), 0u);
-    EXPECT_LT(got.size(), want.size());
-    EXPECT_TRUE(std::includes(want.begin(), want.end(), got.begin(), got.end()))
-        << "a kept triangle that is not the dense path's, bit for bit";
+    half.sparse.maxBricks = run.stats.sparseBricksNeeded / 2;
+    expectKeptTrianglesAreTheDensePaths(half, particles, want);
 }
 
 // A 2047^3 virtual grid (8.6 G cells: 34 GB as a dense float field, past
