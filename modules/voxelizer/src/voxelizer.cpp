@@ -1299,11 +1299,12 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
     for (uint32_t l = depth; l-- > 0;) {
         // PerCell: the deepest level runs only after the per-fragment merge.
         const int entry = perCell && l + 1 == depth ? int(gpu::VOX_DISPATCH_DEEP_MIPMAP) : int(1 + l);
-        withNodes(g.addPass("vox.mipmap." + std::to_string(l), PassKind::Compute)
-                      .pipeline(l + 1 == depth ? mipmapLeafParents : mipmap)
-                      .use(dispatchRef, Access::IndirectRead)
-                      .storage(0, countersRef, l + 1 == depth ? RW : R),
-                  RW)
+        withNodes(
+            g.addPass("vox.mipmap." + std::to_string(l), PassKind::Compute)
+                .pipeline(l + 1 == depth ? mipmapLeafParents : mipmap)
+                .use(dispatchRef, Access::IndirectRead)
+                .storage(0, countersRef, l + 1 == depth || l == 0 ? RW : R), // the root's launch stores leafFragments
+            RW)
             .record(computePass(l, entry));
     }
     if (withDense) {
