@@ -18,6 +18,16 @@
 
 layout(constant_id = 2) const uint kStep = 0u;
 
+// With OccupancyLevels (VOX_CURSORS) the cursor buffer is free until the
+// tree build stores the cells' cursors in it: step 0 keeps there each
+// record's rank among its cell's records (the atomic's result), step 1
+// stores each range's start, and step 2 writes record i to start + rank:
+// no atomic in step 2, whose atomic per record (a locked instruction per
+// lane on lavapipe, waiting for the lane's earlier scattered store to
+// drain) was half of that pass's time. Without cursors, step 2 counts each
+// range's end down with an atomic.
+const bool kRanks = (kVoxFlags & VOX_CURSORS) != 0u;
+
 void main() {
     uint i = voxThreadIndex();
     uint cap = params.fragmentCapacity;
@@ -25,17 +35,19 @@ void main() {
         if (i >= voxCellCount()) return;
         uint n = voxSortPair(i).x;
         if (n > VOX_MERGE_MAX_CELL_FRAGMENTS) atomicAdd(counters.cellsOverMergeLimit, 1u);
-        // The end of the range; step 2 counts it down to the start.
-        leafSort[i].y = atomicAdd(counters.sortedFragments, n) + n;
+        // The start of the range; without ranks its end, which step 2 counts
+        // down to the start.
+        leafSort[i].y = atomicAdd(counters.sortedFragments, n) + (kRanks ? 0u : n);
         return;
     }
     if (i >= voxStoredFragments()) return;
     if (kStep == 0u) {
-        atomicAdd(leafSort[voxCellIndex(voxUnpack(voxFragment(i).x))].x, 1u);
+        uint rank = atomicAdd(leafSort[voxCellIndex(voxUnpack(voxFragment(i).x))].x, 1u);
+        if (kRanks) cursors[i] = rank;
         return;
     }
     uvec4 f = voxFragment(i);
-    uvec3 c = voxUnpack(f.x);
-    uint at = atomicAdd(leafSort[voxCellIndex(c)].y, 0xffffffffu) - 1u;
+    uint k = voxCellIndex(voxUnpack(f.x));
+    uint at = kRanks ? voxSortPair(k).y + voxCursor(i) : atomicAdd(leafSort[k].y, 0xffffffffu) - 1u;
     leafSort[cap + at] = uvec2(f.y, f.z); // (voxel mask << 24 | RGB8, packed normal)
 }
