@@ -1207,7 +1207,7 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
                     .texel(gpu::VOX_TEXEL_BINDING_CURSORS, cursorsRef, VK_FORMAT_R32_UINT, Access::SampledRead);
             else
                 sort.storage(2, fragmentsRef, R).storage(13, cellsRef, R);
-            sort.record(computePass(0, step == 1 ? int(gpu::VOX_DISPATCH_CELLS) : 0));
+            sort.record(computePass(0, step == 1 ? int(gpu::VOX_DISPATCH_CELL_RUNS) : 0));
         }
     }
 
