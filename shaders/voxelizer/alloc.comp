@@ -39,24 +39,47 @@ void allocQuad(uint l, uint q, bool root) {
     uint bits = (word >> (m & 31u)) & 15u;
     if (root) bits &= q == 0u ? 1u : 0u; // nodes 1..7 of the root tile are unused
     if (bits == 0u) return;
-    uint base = atomicAdd(counters.tileCount, bitCount(bits));
-    // The leaves' parents: store the cells' cursors; the cell list index is
-    // the rank query of voxCellIndex on the word already loaded.
-    bool cellLevel = l + 1u == params.dims.w;
-    uint rank = cellLevel ? cells[params.cellWords + (m >> 5u)] + bitCount(word & ((1u << (m & 31u)) - 1u)) : 0u;
     uvec4 child = uvec4(0u);
     uint refused = 0u;
-    for (uint k = 0u, b = bits; b != 0u; ++k) {
-        uint s = uint(findLSB(b));
-        b &= b - 1u;
-        if (cellLevel) cursors[rank + k] = 4u * q + s;
-        uint tile = base + k;
-        if (tile < params.tileCapacity) {
-            child[s] = tile;
-            // Node 4q + s lies s & 1 along x and (s >> 1) & 1 along y from node 4q.
-            writeChildCoords(tile, pc + (s & 1u) + ((s >> 1u) & 1u) * 1024u);
-        } else {
-            ++refused;
+    if (l + 1u == params.dims.w) {
+        // The leaves' parents (l is the same in every lane: one side runs).
+        // Each is an occupied cell, and the cell with list index k gets leaf
+        // tile levelTileEnd[l] + k (main adds the cells to tileCount once):
+        // no atomic per 4 nodes (a locked instruction per lane on lavapipe,
+        // which waits for the lane's earlier stores), and leaf_merge.comp
+        // finds the tile from k without loading the pointer; consecutive
+        // cells' leaves are consecutive tiles. The index is the rank query
+        // of voxCellIndex on the word already loaded; the cells' cursors are
+        // stored for the merge. The leaves' coordinates are the merge's to
+        // write; here only when the per-fragment merge runs instead.
+        uint rank = cells[params.cellWords + (m >> 5u)] + bitCount(word & ((1u << (m & 31u)) - 1u));
+        uint base = counters.levelTileEnd[l] + rank;
+        bool coords = (kVoxFlags & VOX_SORTED_LEAVES) == 0u || counters.cellsOverMergeLimit != 0u;
+        for (uint k = 0u, b = bits; b != 0u; ++k) {
+            uint s = uint(findLSB(b));
+            b &= b - 1u;
+            cursors[rank + k] = 4u * q + s;
+            uint tile = base + k;
+            if (tile < params.tileCapacity) {
+                child[s] = tile;
+                if (coords) writeChildCoords(tile, pc + (s & 1u) + ((s >> 1u) & 1u) * 1024u);
+            } else {
+                ++refused;
+            }
+        }
+    } else {
+        uint base = atomicAdd(counters.tileCount, bitCount(bits));
+        for (uint k = 0u, b = bits; b != 0u; ++k) {
+            uint s = uint(findLSB(b));
+            b &= b - 1u;
+            uint tile = base + k;
+            if (tile < params.tileCapacity) {
+                child[s] = tile;
+                // Node 4q + s lies s & 1 along x and (s >> 1) & 1 along y from node 4q.
+                writeChildCoords(tile, pc + (s & 1u) + ((s >> 1u) & 1u) * 1024u);
+            } else {
+                ++refused;
+            }
         }
     }
     nodeChild4[q] = child;
@@ -68,6 +91,8 @@ void main() {
     uint first = counters.levelTileStart[l], last = counters.levelTileEnd[l];
     uint i = voxThreadIndex();
     if ((kVoxFlags & VOX_CURSORS) != 0u) {
+        // The leaf tiles, one per occupied cell (allocQuad), requested at once.
+        if (i == 0u && l + 1u == params.dims.w) atomicAdd(counters.tileCount, counters.cellCount);
         if (i < 2u * (last - first)) allocQuad(l, 2u * first + i, l == 0u);
         return;
     }

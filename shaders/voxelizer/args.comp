@@ -53,6 +53,8 @@ void main() {
     }
     if (params.level == kCells) {
         dispatchArgs[VOX_DISPATCH_CELLS] = voxDispatchFor(counters.cellCount);
+        uint runs = (counters.cellCount + VOX_RANGE_CELLS - 1u) / VOX_RANGE_CELLS;
+        dispatchArgs[VOX_DISPATCH_CELL_RUNS] = voxDispatchFor(runs); // leaf_sort.comp's ranges step
         return;
     }
     if (params.level == kLeaves) {

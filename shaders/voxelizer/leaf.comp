@@ -84,7 +84,6 @@ void main() {
             atomicAdd(nodeCoord[leaf], (f.y >> 16) & 255u);
         }
     }
-    // counters.leafFragments is summed by the mipmap launch over the leaves'
-    // parents (one atomic per parent instead of one per fragment on one
-    // contended word).
+    // counters.leafFragments is the root's count (voxWriteInterior), not an
+    // atomic per fragment on one contended word.
 }

@@ -28,6 +28,7 @@ layout(std430, set = 0, binding = 8) writeonly buffer LeafCount8 { u64vec4 leafC
 layout(std430, set = 0, binding = 9) writeonly buffer LeafNx8 { u64vec4 leafNx8[]; };
 layout(std430, set = 0, binding = 10) writeonly buffer LeafNy8 { u64vec4 leafNy8[]; };
 layout(std430, set = 0, binding = 11) writeonly buffer LeafNz8 { u64vec4 leafNz8[]; };
+layout(std430, set = 0, binding = 12) writeonly buffer LeafCoord8 { u64vec4 leafCoord8[]; };
 
 // Words a..h in memory order (packUint2x32: x is the low word, at the lower address).
 u64vec4 words8(uint a, uint b, uint c, uint d, uint e, uint f, uint g, uint h) {
@@ -47,6 +48,7 @@ layout(std430, set = 0, binding = 8) writeonly buffer LeafCount4 { uvec4 leafCou
 layout(std430, set = 0, binding = 9) writeonly buffer LeafNx4 { ivec4 leafNx4[]; };
 layout(std430, set = 0, binding = 10) writeonly buffer LeafNy4 { ivec4 leafNy4[]; };
 layout(std430, set = 0, binding = 11) writeonly buffer LeafNz4 { ivec4 leafNz4[]; };
+layout(std430, set = 0, binding = 12) writeonly buffer LeafCoord4 { uvec4 leafCoord4[]; };
 #endif
 
 // The node of level D - 1 holding the cell whose first leaf is `c` (list
@@ -81,8 +83,16 @@ void main() {
     uvec3 c = voxUnpack(voxCellWord(2u * params.cellWords + k));
     uint parent;
     if (!cellParent(k, c, parent)) return;
-    uint child = nodeChild[parent];
-    if (child == 0u || child >= VOX_FLAG) return;
+    uint child;
+    if ((kVoxFlags & (VOX_CURSORS | VOX_TILE_HASH)) == VOX_CURSORS) {
+        // OccupancyLevels: alloc.comp gave cell k the leaf tile
+        // levelTileStart[D] + k (none past the pool), so no pointer load.
+        child = voxLevelTileStart(params.dims.w) + k;
+        if (child >= params.tileCapacity) return;
+    } else {
+        child = nodeChild[parent];
+        if (child == 0u || child >= VOX_FLAG) return;
+    }
 
     uint cap = params.fragmentCapacity;
     uvec2 range = voxSortPair(k); // (count, start)
@@ -135,8 +145,15 @@ void main() {
     // per 8 or 4 leaves, where a store per leaf and value were most of this
     // pass). Empty slots get zeros and every child pointer is null: the
     // init launch of the leaf level does not run before this merge
-    // (args.comp); the coordinates keep alloc's values.
+    // (args.comp); the coordinates are written here with OccupancyLevels, by
+    // alloc.comp otherwise.
 #ifdef VOX_WIDE_STORES
+    if ((kVoxFlags & (VOX_CURSORS | VOX_TILE_HASH)) == VOX_CURSORS) {
+        // The leaves' coordinates (alloc.comp leaves them to this pass).
+        uint cc = voxPack(c);
+        leafCoord8[child] = words8(cc, cc + 1u, cc + 1024u, cc + 1025u, cc + 1048576u, cc + 1048577u, cc + 1049600u,
+                                   cc + 1049601u);
+    }
     leafChild8[child] = u64vec4(0ul);
     leafColor8[child] = words8(col[0], col[1], col[2], col[3], col[4], col[5], col[6], col[7]);
     leafCount8[child] = words8(cnt[0], cnt[1], cnt[2], cnt[3], cnt[4], cnt[5], cnt[6], cnt[7]);
@@ -145,6 +162,12 @@ void main() {
     leafNz8[child] = words8(ivec4(sn[0].z, sn[1].z, sn[2].z, sn[3].z), ivec4(sn[4].z, sn[5].z, sn[6].z, sn[7].z));
 #else
     uint w = 2u * child;
+    if ((kVoxFlags & (VOX_CURSORS | VOX_TILE_HASH)) == VOX_CURSORS) {
+        // The leaves' coordinates (alloc.comp leaves them to this pass).
+        uint cc = voxPack(c);
+        leafCoord4[w] = uvec4(cc, cc + 1u, cc + 1024u, cc + 1025u);
+        leafCoord4[w + 1u] = uvec4(cc + 1048576u, cc + 1048577u, cc + 1049600u, cc + 1049601u);
+    }
     leafChild4[w] = uvec4(0u);
     leafChild4[w + 1u] = uvec4(0u);
     leafColor4[w] = uvec4(col[0], col[1], col[2], col[3]);
@@ -159,6 +182,5 @@ void main() {
     leafNz4[w + 1u] = ivec4(sn[4].z, sn[5].z, sn[6].z, sn[7].z);
 #endif
     if (filled == 0u) return;
-    atomicAdd(counters.leafFragments, count);
     voxWriteInterior(parent, rgb, filled, count, n);
 }

@@ -5,7 +5,7 @@
 // its own step only):
 //   0, one thread per fragment record: count the records of each cell (the
 //      cell's list index is a rank query in the cell bitmap, as in leaf.comp);
-//   1, one thread per cell: reserve the cell's range of the sorted list;
+//   1, one thread per VOX_RANGE_CELLS cells: reserve the cells' ranges of the sorted list;
 //   2, one thread per fragment record: write (voxel mask, colour, normal)
 //      into its cell's range.
 // Two atomics per fragment instead of leaf.comp's seven (count, R, G, B and
@@ -13,29 +13,57 @@
 // and leaf_merge.comp sums integers, so the result does not depend on it.
 // Region layout: vox_compute.glsl (binding 14). cell_list.comp zeroed the
 // counts of this frame's cells.
+#extension GL_EXT_control_flow_attributes : require
 #define VOX_TEXEL_READS
 #include "voxelizer/vox_compute.glsl"
 
 layout(constant_id = 2) const uint kStep = 0u;
 
+// With OccupancyLevels (VOX_CURSORS) the cursor buffer is free until the
+// tree build stores the cells' cursors in it: step 0 keeps there each
+// record's rank among its cell's records (the atomic's result), step 1
+// stores each range's start, and step 2 writes record i to start + rank:
+// no atomic in step 2, whose atomic per record (a locked instruction per
+// lane on lavapipe, waiting for the lane's earlier scattered store to
+// drain) was half of that pass's time. Without cursors, step 2 counts each
+// range's end down with an atomic.
+const bool kRanks = (kVoxFlags & VOX_CURSORS) != 0u;
+
 void main() {
     uint i = voxThreadIndex();
     uint cap = params.fragmentCapacity;
     if (kStep == 1u) {
-        if (i >= voxCellCount()) return;
-        uint n = voxSortPair(i).x;
-        if (n > VOX_MERGE_MAX_CELL_FRAGMENTS) atomicAdd(counters.cellsOverMergeLimit, 1u);
-        // The end of the range; step 2 counts it down to the start.
-        leafSort[i].y = atomicAdd(counters.sortedFragments, n) + n;
+        // VOX_RANGE_CELLS consecutive cells per thread, one atomic on the
+        // shared counter for their ranges (an atomic per cell on that one
+        // word, a locked instruction per lane with the other CPU thread
+        // contending for its cache line on lavapipe, was most of this step).
+        uint first = VOX_RANGE_CELLS * i, cells = voxCellCount();
+        if (first >= cells) return;
+        uint n[VOX_RANGE_CELLS];
+        uint total = 0u, over = 0u;
+        [[unroll]] for (uint s = 0u; s < VOX_RANGE_CELLS; ++s) {
+            n[s] = first + s < cells ? voxSortPair(min(first + s, cells - 1u)).x : 0u;
+            total += n[s];
+            over += n[s] > VOX_MERGE_MAX_CELL_FRAGMENTS ? 1u : 0u;
+        }
+        if (over != 0u) atomicAdd(counters.cellsOverMergeLimit, over);
+        // Each range's start; without ranks its end, which step 2 counts
+        // down to the start.
+        uint at = atomicAdd(counters.sortedFragments, total);
+        [[unroll]] for (uint s = 0u; s < VOX_RANGE_CELLS; ++s) {
+            if (first + s < cells) leafSort[first + s].y = at + (kRanks ? 0u : n[s]);
+            at += n[s];
+        }
         return;
     }
     if (i >= voxStoredFragments()) return;
     if (kStep == 0u) {
-        atomicAdd(leafSort[voxCellIndex(voxUnpack(voxFragment(i).x))].x, 1u);
+        uint rank = atomicAdd(leafSort[voxCellIndex(voxUnpack(voxFragment(i).x))].x, 1u);
+        if (kRanks) cursors[i] = rank;
         return;
     }
     uvec4 f = voxFragment(i);
-    uvec3 c = voxUnpack(f.x);
-    uint at = atomicAdd(leafSort[voxCellIndex(c)].y, 0xffffffffu) - 1u;
+    uint k = voxCellIndex(voxUnpack(f.x));
+    uint at = kRanks ? voxSortPair(k).y + voxCursor(i) : atomicAdd(leafSort[k].y, 0xffffffffu) - 1u;
     leafSort[cap + at] = uvec2(f.y, f.z); // (voxel mask << 24 | RGB8, packed normal)
 }

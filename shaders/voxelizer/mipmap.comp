@@ -95,8 +95,5 @@ void main() {
         n += vec3(nodeNx[idx], nodeNy[idx], nodeNz[idx]);
     }
     if (filled == 0u) return;
-    // Fragments merged into leaves, one atomic per parent of leaves (leaf.comp
-    // does not count per fragment).
-    atomicAdd(counters.leafFragments, count);
     voxWriteInterior(node, rgb, filled, count, n);
 }

@@ -76,6 +76,7 @@ uint voxStoredFragments() { return countersView.head0.y; }
 uint voxTilesFailed() { return countersView.head0.w; }
 uint voxFailedAboveLeaves() { return countersView.head1.x; }
 uint voxCellCount() { return countersView.tail.x; }
+uint voxLevelTileStart(uint l) { return countersView.levelTileStart4[l >> 2u][l & 3u]; }
 #else
 uvec4 voxFragment(uint i) { return fragments[i]; }
 uint voxCellWord(uint i) { return cells[i]; }
@@ -85,6 +86,7 @@ uint voxStoredFragments() { return counters.fragmentsStored; }
 uint voxTilesFailed() { return counters.tilesFailed; }
 uint voxFailedAboveLeaves() { return counters.failedAboveLeaves; }
 uint voxCellCount() { return counters.cellCount; }
+uint voxLevelTileStart(uint l) { return counters.levelTileStart[l]; }
 #endif
 
 // List index of the occupied cell holding level-D coordinates `c`: its
@@ -116,8 +118,15 @@ uint voxLeafColor(uvec3 sum, uint count) {
 }
 
 // Writes an interior node from its `filled` (> 0) non-empty children: the
-// sum of their RGB8 colours, of their counts and of their normals.
+// sum of their RGB8 colours, of their counts and of their normals. The
+// root's count is every (voxel, triangle) pair merged into a reachable leaf,
+// so the pass that writes the root (the top mipmap launch, or the merge when
+// the root is the leaves' parent) stores it as counters.leafFragments: one
+// store by one thread, where an atomic per leaves' parent (each a locked
+// instruction per lane on lavapipe, which waits for the lane's earlier
+// stores to drain) cost the merge a tenth of its time.
 void voxWriteInterior(uint node, uvec3 rgb, uint filled, uint count, vec3 n) {
+    if (node == 0u) counters.leafFragments = count;
     uvec3 avg = divSmall(2u * rgb + filled, 2u * filled); // round half up
     nodeColor[node] = avg.x | (avg.y << 8) | (avg.z << 16) | (min(count, 255u) << 24);
     nodeCount[node] = count;

@@ -113,7 +113,11 @@ VOX_CONST VOX_DISPATCH_QUADS = VOX_DISPATCH_CELLS + 4u;
 // TrianglePath::Split with the exact fallback: one thread per triangle that
 // has undecided pairs (small_triangles.comp's second pass); w counts them.
 VOX_CONST VOX_DISPATCH_UNDECIDED = VOX_DISPATCH_QUADS + VOX_MAX_LEVELS;
-VOX_CONST VOX_DISPATCH_ENTRIES = VOX_DISPATCH_UNDECIDED + 1u;
+// One thread per VOX_RANGE_CELLS occupied cells (leaf_sort.comp's ranges
+// step: one atomic on the shared range counter per that many cells).
+VOX_CONST VOX_DISPATCH_CELL_RUNS = VOX_DISPATCH_UNDECIDED + 1u;
+VOX_CONST VOX_RANGE_CELLS = 8u;
+VOX_CONST VOX_DISPATCH_ENTRIES = VOX_DISPATCH_CELL_RUNS + 1u;
 // small_triangles.comp's pass (1 = the second, over the listed triangles).
 VOX_CONST VOX_DECIDE_PASS_SPEC_ID = 4u;
 // The most fragments one leaf_merge.comp thread loops over. Lavapipe ends a

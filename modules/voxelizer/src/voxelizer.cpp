@@ -852,7 +852,8 @@ Status Voxelizer::Impl::createPipelines() {
         // Only the shaders that read kVoxFlags get it: a specialization is a
         // pipeline of its own to compile (and to instrument under GPU-AV) for
         // every build configuration, where an unspecialised one is shared.
-        if (it.out == &flag || it.out == &leaf || it.out == &leafMerge || it.out == &cellList || it.out == &alloc)
+        if (it.out == &flag || it.out == &leaf || it.out == &leafMerge || it.out == &cellList || it.out == &alloc ||
+            sortStep)
             d.specialization.push_back({gpu::VOX_FLAGS_SPEC_ID, computeFlags()});
         const bool mipmapPipe = it.out == &mipmap || it.out == &mipmapLeafParents;
         if (it.out == &leaf || mipmapPipe)
@@ -1194,14 +1195,19 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
             sort.pipeline(*pipes[step])
                 .use(dispatchRef, Access::IndirectRead)
                 .storage(0, countersRef, step == 1 ? RW : R) // the ranges step's atomics (one shader for the three)
-                .storage(14, leafSortRef, RW);
+                .storage(14, leafSortRef, RW)
+                // Each record's rank in its cell, step 0 to step 2 (the
+                // cursors are free until the tree build; leaf_sort.comp).
+                // Written in step 0 only, but one shader for the three.
+                .storage(5, cursorsRef, RW);
             if (texelReads)
                 readCountersAndFragments(sort)
                     .texel(gpu::VOX_TEXEL_BINDING_CELLS, cellsRef, VK_FORMAT_R32_UINT, Access::SampledRead)
-                    .texel(gpu::VOX_TEXEL_BINDING_SORT, leafSortRef, VK_FORMAT_R32G32_UINT, Access::SampledRead);
+                    .texel(gpu::VOX_TEXEL_BINDING_SORT, leafSortRef, VK_FORMAT_R32G32_UINT, Access::SampledRead)
+                    .texel(gpu::VOX_TEXEL_BINDING_CURSORS, cursorsRef, VK_FORMAT_R32_UINT, Access::SampledRead);
             else
                 sort.storage(2, fragmentsRef, R).storage(13, cellsRef, R);
-            sort.record(computePass(0, step == 1 ? int(gpu::VOX_DISPATCH_CELLS) : 0));
+            sort.record(computePass(0, step == 1 ? int(gpu::VOX_DISPATCH_CELL_RUNS) : 0));
         }
     }
 
@@ -1299,11 +1305,12 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
     for (uint32_t l = depth; l-- > 0;) {
         // PerCell: the deepest level runs only after the per-fragment merge.
         const int entry = perCell && l + 1 == depth ? int(gpu::VOX_DISPATCH_DEEP_MIPMAP) : int(1 + l);
-        withNodes(g.addPass("vox.mipmap." + std::to_string(l), PassKind::Compute)
-                      .pipeline(l + 1 == depth ? mipmapLeafParents : mipmap)
-                      .use(dispatchRef, Access::IndirectRead)
-                      .storage(0, countersRef, l + 1 == depth ? RW : R),
-                  RW)
+        withNodes(
+            g.addPass("vox.mipmap." + std::to_string(l), PassKind::Compute)
+                .pipeline(l + 1 == depth ? mipmapLeafParents : mipmap)
+                .use(dispatchRef, Access::IndirectRead)
+                .storage(0, countersRef, l + 1 == depth || l == 0 ? RW : R), // the root's launch stores leafFragments
+            RW)
             .record(computePass(l, entry));
     }
     if (withDense) {
