@@ -7,15 +7,15 @@
 // user's field() on the pair's 6 sample rows (9 samples each: 54 calls for
 // 16 cells), and only a pair with a cut cell claims a pool slot (an atomic;
 // no barrier, which lavapipe pays dearly), sets its bit in its listed
-// brick's pair mask (binding 6) and leaves in the slot's level-0 words its
-// 6 sample rows (2 words) and record (listed brick << 5 | pair). The slot
-// passes (sparse_slot_order.comp) then move each pair to its place in list
-// order and write its pyramid words there: level 0 (the 16 MC cases, 4
-// words), level 1 (one word of 4 u8 sums) and level 2 (the pair's vertex
-// count), and the record for extraction to find the cells again. Slots
-// past the pool count only (stats: needed, overflow); unclaimed slots keep
-// the level-2 zeros of <name>.sparse.clear, so the build and the walk never
-// enter them.
+// brick's pair mask (binding 6) and stages at its slot (binding 2,
+// kIsoSlotStageWords words a slot) its 6 sample rows (2 words) and record
+// (listed brick << 5 | pair). The slot pass (sparse_slot_order.comp) then
+// moves each pair to its place in list order and writes its pyramid words
+// there: level 0 (the 16 MC cases, 4 words), level 1 (one word of 4 u8
+// sums) and level 2 (the pair's vertex count), and the record for
+// extraction to find the cells again. Slots past the pool count only
+// (stats: needed, overflow); places nothing reaches keep the level-2 zeros
+// of <name>.sparse.clear, so the build and the walk never enter them.
 // Cells past the grid's last cell (a short last brick) are case 0.
 // Same cases as the dense classify: the corner bits of the same samples
 // (isoUserSample) with the same offset-code swap.
@@ -77,6 +77,8 @@ uint isoListedEntry(uint listedBrick) { return bricks[listedBrick]; }
 #endif
 // Per listed brick, its row pairs with a cut cell (bit p for pair p).
 layout(set = 0, binding = 6, std430) buffer PairMaskBuf { uint pairMasks[]; };
+// Per claimed slot the pair's rows and record (sparse_slot_order.comp).
+layout(set = 0, binding = 2, std430) writeonly buffer SlotStageBuf { uint slotStage[]; };
 #endif
 
 // Inside bits of samples s .. s + (8, 0, 0), bit k for s + (k, 0, 0); none
@@ -186,11 +188,11 @@ void main() {
     atomicOr(pairMasks[brickSlot], 1u << pair);
     const uint slot = atomicAdd(counters.sparseSlots, 1u);
     if (slot >= grid.sparseLimits.y) return;
-    // For the slot passes: the rows and the record (sparse_slot_order.comp).
+    // For the slot pass: the rows and the record (sparse_slot_order.comp).
     const uvec2 rows = isoPairRowWords(r00, r10, r20, r01, r11, r21);
-    const uint word0 = grid.levels[0].x + slot * 4u;
-    pyramid[word0] = rows.x;
-    pyramid[word0 + 1u] = rows.y;
-    pyramid[word0 + 2u] = brickSlot << 5 | pair;
+    const uint stage = slot * kIsoSlotStageWords;
+    slotStage[stage] = rows.x;
+    slotStage[stage + 1u] = rows.y;
+    slotStage[stage + 2u] = brickSlot << 5 | pair;
 #endif
 }

@@ -14,7 +14,7 @@
 // listed build groups only (pyramid_build.comp, ISO_BUILD_LIST).
 // A sparse domain, passes every frame:
 //   "<name>.sparse.clear"     level 2 of the pool pyramid (one word per slot) to 0:
-//                             slots no pair claims this frame count nothing; the
+//                             places no pair reaches this frame count nothing; the
 //                             marks and pair masks to 0
 //   "<name>.sparse.supers"    one thread per super-brick of 8^3 bricks: mark those
 //                             whose interval (user fields: grown by a brick's)
@@ -34,9 +34,10 @@
 // (sparse_octree.cpp) marked, ordered, listed and counted by
 // sparse_volume_activate.comp ("<name>.sparse.activate", ".bricks.order",
 // ".list", ".args"). After classify:
-//   "<name>.sparse.slots.order", ".sparse.slots.place", ".sparse.slots.cases"
-//                             the cut pairs' slots in list order, their pyramid
-//                             words and records there (sparse_slot_order.comp)
+//   "<name>.sparse.slots.order", ".sparse.slots.place"
+//                             the cut pairs' places in list order, their pyramid
+//                             words and records there (sparse_order.comp,
+//                             sparse_slot_order.comp)
 #include "brick_list.h"
 
 #include <algorithm>
@@ -89,17 +90,19 @@ Status BrickListStage::plan(const IsoSurfaceCreateInfo& info, gpu::IsoGrid& g, u
     // The list, and its bricks' pair masks with a word per 8 (sparse_order.comp).
     const uint64_t list = uint64_t(info.sparse.maxBricks) * 4, slots = uint64_t(info.sparse.maxRowPairs) * 4;
     const uint64_t pairMasks = list + (uint64_t(info.sparse.maxBricks) + 7) / 8 * 4;
-    if (pairMasks > range || slots > range)
+    const uint64_t stage = slots * gpu::kIsoSlotStageWords;
+    if (pairMasks > range || stage > range)
         return Status::error(ErrorCode::DeviceLimit,
                              "isosurface '" + info.name + "': sparse domain: " +
                                  (pairMasks > range
                                       ? "the brick list's pair masks of maxBricks " +
                                             std::to_string(info.sparse.maxBricks) + " need " + fmtBytes(pairMasks)
-                                      : "the slot records of maxRowPairs " + std::to_string(info.sparse.maxRowPairs) +
-                                            " need " + fmtBytes(slots)) +
+                                      : "the slot staging of maxRowPairs " + std::to_string(info.sparse.maxRowPairs) +
+                                            " needs " + fmtBytes(stage)) +
                                  ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
     listBytes = list;
     slotBytes = slots;
+    stageBytes = stage;
     // The lists' fixed order (sparse_order.comp): a mark per super-brick,
     // then 16 words per listed super-brick (at most maxBricks of them, and
     // what one binding holds), each with its base; volumes: a mark per
@@ -145,6 +148,7 @@ Status BrickListStage::createSparseBuffers(const MakeBuffer& make) {
     PYRAMARCH_TRY(make(orderBases, baseBytes, storage, MemoryUsage::DeviceLocal, "sparse mark word bases"));
     PYRAMARCH_TRY(make(pairOrder, pairOrderBytes, fillable, MemoryUsage::DeviceLocal, "sparse pair masks"));
     PYRAMARCH_TRY(make(superList, superBytes, storage, MemoryUsage::DeviceLocal, "sparse super-bricks"));
+    PYRAMARCH_TRY(make(slotStage, stageBytes, storage, MemoryUsage::DeviceLocal, "sparse slot stage"));
     return make(slotRecords, slotBytes, storage, MemoryUsage::DeviceLocal, "sparse slot records");
 }
 
@@ -171,7 +175,7 @@ Status BrickListStage::createDirectPipelines(Impl& m) {
 
 Status BrickListStage::createSparsePipelines(Impl& m) {
     PYRAMARCH_TRY(m.makePipeline(orderPipe, kOrderSpv, "sparse.order", 5));
-    PYRAMARCH_TRY(m.makePipeline(slotOrderPipe, kSlotOrderSpv, "sparse.slots.order", 6));
+    PYRAMARCH_TRY(m.makePipeline(slotOrderPipe, kSlotOrderSpv, "sparse.slots.order", 7));
     switch (m.info.source) {
     case FieldSource::Volume:
         // Bindings 0-3 as below, the surface bricks at 4, the listed bricks'
@@ -216,6 +220,7 @@ void BrickListStage::importSparseBuffers(Impl& m, RenderGraph& graph, IsoRefs& r
     refs.brickList = graph.importBuffer(n + ".sparse.bricks", brickList, computeRead, computeRead);
     refs.sparseArgs = graph.importBuffer(n + ".sparse.dispatch", sparseArgs, computeIndirect, computeIndirect);
     refs.slotRecords = graph.importBuffer(n + ".sparse.slots", slotRecords, computeRead, computeRead);
+    refs.slotStage = graph.importBuffer(n + ".sparse.slots.stage", slotStage, computeRead, computeRead);
     refs.superList = graph.importBuffer(n + ".sparse.supers", superList, computeRead, computeRead);
     refs.superArgs = graph.importBuffer(n + ".sparse.activate.dispatch", superArgs, computeIndirect, computeIndirect);
     refs.orderMarks = graph.importBuffer(n + ".sparse.marks", orderMarks, computeRead, computeRead);
@@ -441,23 +446,20 @@ void BrickListStage::addOrderPass(Impl& m, RenderGraph& graph, const IsoRefs& re
 }
 
 // The cut pairs' slots in list order: each chunk of 8 listed bricks' first
-// slot, then each claimed slot's place, then the cases there.
+// slot, then each claimed slot's place and its pyramid words there.
 void BrickListStage::addSlotOrderPasses(Impl& m, RenderGraph& graph, const IsoRefs& refs) {
     addOrderPass(m, graph, refs, ".sparse.slots.order", 3);
-    const auto slots = [&](const char* suffix, uint32_t mode) {
-        graph.addPass(m.info.name + suffix, PassKind::Compute)
-            .pipeline(slotOrderPipe)
-            .uniform(0, refs.grid)
-            .storage(1, refs.counters, R)
-            .storage(2, refs.pyramid, RW)
-            .storage(3, refs.pairOrder, R)
-            .storage(4, refs.slotRecords, RW)
-            .storage(5, refs.brickList, R)
-            .use(refs.superArgs, Access::IndirectRead)
-            .record(m.indirectDispatch(refs.superArgs, 32, mode));
-    };
-    slots(".sparse.slots.place", 0);
-    slots(".sparse.slots.cases", 1);
+    graph.addPass(m.info.name + ".sparse.slots.place", PassKind::Compute)
+        .pipeline(slotOrderPipe)
+        .uniform(0, refs.grid)
+        .storage(1, refs.counters, R)
+        .storage(2, refs.pyramid, W)
+        .storage(3, refs.pairOrder, R)
+        .storage(4, refs.slotRecords, W)
+        .storage(5, refs.brickList, R)
+        .storage(6, refs.slotStage, R)
+        .use(refs.superArgs, Access::IndirectRead)
+        .record(m.indirectDispatch(refs.superArgs, 32, 0));
 }
 
 } // namespace pyramarch::iso

@@ -304,9 +304,10 @@ Status IsoSurface::Impl::sizeSparseDomain(const DeviceLimits& lim, const std::st
     if (particles) perBrick += uint64_t(gpu::kIsoVolumeBrickSamples + gpu::kIsoCellWords) * 4 + 16;
     if (volume) perBrick += 4;
     if (info.indexed) perBrick += 8 * 4 + (gpu::kIsoBrickRowPairs + 8) * 4;
-    // Bytes per pool slot: the pool's pyramid, the slot record, indexed
-    // output's vertex pyramid and first vertex.
-    const uint64_t perSlot = sparsePyramidBytes(1u << 20) / (1u << 20) + 1 + 4 + (info.indexed ? 13 : 0);
+    // Bytes per pool slot: the pool's pyramid, the slot record, classify's
+    // staging (brick_list.cpp), indexed output's vertex pyramid and first vertex.
+    const uint64_t perSlot =
+        sparsePyramidBytes(1u << 20) / (1u << 20) + 1 + 4 + 4 * gpu::kIsoSlotStageWords + (info.indexed ? 13 : 0);
     // The list and its pair masks (4.5 bytes a brick: planSparseDomain).
     uint64_t brickCap = std::min<uint64_t>(kMaxSparseBricks, range * 2 / 9);
     if (items) brickCap = std::min<uint64_t>(brickCap, range / 16);

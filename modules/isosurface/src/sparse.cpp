@@ -221,7 +221,8 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
         .storage(3, refs.pyramid, RW)
         .storage(4, refs.counters, RW)
         .storage(5, refs.brickList, R)
-        .storage(6, refs.pairOrder, RW);
+        .storage(6, refs.pairOrder, RW)
+        .storage(2, refs.slotStage, W);
     bindBrickItems(classifyPass, refs);
     classifyPass.use(refs.sparseArgs, Access::IndirectRead).record(indirectDispatch(refs.sparseArgs, 0));
     brickListing.addSlotOrderPasses(*this, graph, refs);
