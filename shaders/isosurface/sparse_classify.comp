@@ -8,8 +8,8 @@
 // 16 cells), and only a pair with a cut cell claims a pool slot (an atomic;
 // no barrier, which lavapipe pays dearly), sets its bit in its listed
 // brick's pair mask (binding 6) and stages at its slot (binding 2,
-// kIsoSlotStageWords words a slot) its 6 sample rows (2 words) and record
-// (listed brick << 5 | pair). The slot pass (sparse_slot_order.comp) then
+// kIsoSlotStageWords words a slot) its 6 sample rows (2 words), record
+// (listed brick << 5 | pair) and level-1 sums. The slot pass (sparse_slot_order.comp) then
 // moves each pair to its place in list order and writes its pyramid words
 // there: level 0 (the 16 MC cases, 4 words), level 1 (one word of 4 u8
 // sums) and level 2 (the pair's vertex count), and the record for
@@ -78,7 +78,7 @@ uint isoListedEntry(uint listedBrick) { return bricks[listedBrick]; }
 // Per listed brick, its row pairs with a cut cell (bit p for pair p).
 layout(set = 0, binding = 6, std430) buffer PairMaskBuf { uint pairMasks[]; };
 // Per claimed slot the pair's rows and record (sparse_slot_order.comp).
-layout(set = 0, binding = 2, std430) writeonly buffer SlotStageBuf { uint slotStage[]; };
+layout(set = 0, binding = 2, std430) writeonly buffer SlotStageBuf { uvec4 slotStage[]; };
 #endif
 
 // Inside bits of samples s .. s + (8, 0, 0), bit k for s + (k, 0, 0); none
@@ -188,11 +188,7 @@ void main() {
     atomicOr(pairMasks[brickSlot], 1u << pair);
     const uint slot = atomicAdd(counters.sparseSlots, 1u);
     if (slot >= grid.sparseLimits.y) return;
-    // For the slot pass: the rows and the record (sparse_slot_order.comp).
-    const uvec2 rows = isoPairRowWords(r00, r10, r20, r01, r11, r21);
-    const uint stage = slot * kIsoSlotStageWords;
-    slotStage[stage] = rows.x;
-    slotStage[stage + 1u] = rows.y;
-    slotStage[stage + 2u] = brickSlot << 5 | pair;
+    // For the slot pass: the rows, the record and the sums (sparse_slot_order.comp).
+    slotStage[slot] = uvec4(isoPairRowWords(r00, r10, r20, r01, r11, r21), brickSlot << 5 | pair, sums1);
 #endif
 }

@@ -2,15 +2,15 @@
 // Sparse domains: the pool slots in a fixed order. Classify claims a slot
 // per row pair with a cut cell by an atomic (the order the threads run in)
 // and stages there (binding 6, kIsoSlotStageWords words a slot) the pair's
-// 6 sample rows (2 words: sparse_pair_cases.glsl) and record (listed brick
-// << 5 | pair); it also sets the pair's bit in its listed brick's mask
+// 6 sample rows (2 words: sparse_pair_cases.glsl), record (listed brick
+// << 5 | pair) and level-1 sums; it also sets the pair's bit in its listed brick's mask
 // (binding 3), from which <name>.sparse.slots.order (sparse_order.comp)
 // found the first slot of each chunk of 8 listed bricks. A pair's place is
 // then the cut pairs before it in list order: its chunk's first slot, the
 // pairs of the chunk's bricks before its own, those of its brick before it.
 // One pass, <name>.sparse.slots.place, a thread per claimed slot (the
-// dispatch the order pass wrote): the pair's cases rebuilt from its rows ->
-// levels 0, 1 and 2 at its place, the record into slotRecords there. The
+// dispatch the order pass wrote): the pair's cases rebuilt from its rows
+// (no case counts: the sums come staged) -> levels 0, 1 and 2 at its place, the record into slotRecords there. The
 // staging is a buffer of its own, so no thread's writes can land on a slot
 // another has still to read. A place nothing reaches (a pool overflow: the
 // pair's claim fell past the pool) keeps the level-2 zero of
@@ -31,13 +31,13 @@ layout(set = 0, binding = 2, std430) writeonly buffer PyramidBuf { uint pyramid[
 layout(set = 0, binding = 3, std430) readonly buffer PairOrderBuf { uint pairOrder[]; };
 layout(set = 0, binding = 4, std430) writeonly buffer SlotBuf { uint slotRecords[]; };
 layout(set = 0, binding = 5, std430) readonly buffer BrickListBuf { uint bricks[]; };
-layout(set = 0, binding = 6, std430) readonly buffer SlotStageBuf { uint slotStage[]; };
+layout(set = 0, binding = 6, std430) readonly buffer SlotStageBuf { uvec4 slotStage[]; };
 
 void main() {
     const uint slot = linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex;
     if (slot >= min(counters.sparseSlots, grid.sparseLimits.y)) return;
-    const uint stage = slot * kIsoSlotStageWords;
-    const uint rows0 = slotStage[stage], rows1 = slotStage[stage + 1u], record = slotStage[stage + 2u];
+    const uvec4 staged = slotStage[slot];
+    const uint rows0 = staged.x, rows1 = staged.y, record = staged.z, sums1 = staged.w;
     const uint listed = record >> 5, pair = record & 31u;
     uint place = pairOrder[grid.sparseLimits.x + (listed >> 3)];
     for (uint j = listed & ~7u; j < listed; ++j) place += uint(bitCount(pairOrder[j]));
@@ -47,11 +47,9 @@ void main() {
     const uint mask = (1u << kIsoBrickAxisBits) - 1u;
     const uvec3 b = uvec3(packed & mask, (packed >> kIsoBrickAxisBits) & mask, packed >> (2 * kIsoBrickAxisBits));
     const uvec3 c0 = b * kIsoBrickCells + uvec3(0u, (pair & 3u) * 2u, pair >> 2);
-    uvec4 cases;
-    uint sums1, actives;
-    isoPairCases(rows0 & 0x1ffu, (rows0 >> 9) & 0x1ffu, (rows0 >> 18) & 0x1ffu, rows1 & 0x1ffu, (rows1 >> 9) & 0x1ffu,
-                 (rows1 >> 18) & 0x1ffu, min(kIsoBrickCells, grid.cells.x - c0.x), c0.y + 1u < grid.cells.y, cases,
-                 sums1, actives);
+    const uvec4 cases = isoPairCaseWords(rows0 & 0x1ffu, (rows0 >> 9) & 0x1ffu, (rows0 >> 18) & 0x1ffu,
+                                         rows1 & 0x1ffu, (rows1 >> 9) & 0x1ffu, (rows1 >> 18) & 0x1ffu,
+                                         min(kIsoBrickCells, grid.cells.x - c0.x), c0.y + 1u < grid.cells.y);
     const uint w0 = grid.levels[0].x + place * 4u;
     pyramid[w0] = cases.x;
     pyramid[w0 + 1u] = cases.y;
