@@ -10,9 +10,9 @@
 //     brick count
 //   2 <name>.sparse.bricks.order, volumes: the surface bricks marked
 //     (pc.itemCount bits from masks[0]) -> bases, the brick count
-//   3 <name>.sparse.slots.order: the cut row pairs of each 8 listed bricks
-//     (the bits of classify's pair masks, masks[0 ..)) -> their first pool
-//     slot (masks[sparseLimits.x ..)); the slot passes' indirect dispatch
+//   3 <name>.sparse.slots.order: the cut row pairs of each listed brick
+//     (the bits of classify's pair masks, masks[0 ..)) -> its first pool
+//     place (masks[sparseLimits.x ..)); the slot pass's indirect dispatch
 //     (sparse_slot_order.comp)
 // Lane i takes the i-th of kIsoGroupSize contiguous slices of the words and
 // sums them, the slice sums are scanned in shared memory, then each lane
@@ -28,17 +28,10 @@ layout(set = 0, binding = 1, std430) buffer CountersBuf { IsoCounters counters; 
 layout(set = 0, binding = 2, std430) buffer MasksBuf { uint masks[]; };
 // Mode 0: the super list; 1, 2: the bases.
 layout(set = 0, binding = 3, std430) writeonly buffer OutBuf { uint outWords[]; };
-// Mode 3: the slot passes' dispatch at [2] (the activate passes' at [0], [1]).
+// Mode 3: the slot pass's dispatch at [2] (the activate passes' at [0], [1]).
 layout(set = 0, binding = 4, std430) writeonly buffer DispatchBuf { uvec4 dispatches[3]; };
 
 shared uint sliceSum[kIsoGroupSize];
-
-// Mode 3: the cut pairs of chunk i (the listed bricks 8i .. 8i + 7).
-uint chunkPairs(uint i, uint listed) {
-    uint sum = 0u;
-    for (uint j = i * 8u; j < min(i * 8u + 8u, listed); ++j) sum += uint(bitCount(masks[j]));
-    return sum;
-}
 
 void main() {
     const uint mode = isoOpaque(pc.srcLevel);
@@ -54,12 +47,12 @@ void main() {
     } else if (mode == 2u) {
         n = (pc.itemCount + 31u) / 32u;
     } else if (mode == 3u) {
-        n = (listed + 7u) / 8u;
+        n = listed;
     }
     const uint slice = (n + kIsoGroupSize - 1u) / kIsoGroupSize;
     const uint begin = min(lane * slice, n), end = min(begin + slice, n);
     uint sum = 0u;
-    for (uint i = begin; i < end; ++i) sum += mode == 3u ? chunkPairs(i, listed) : uint(bitCount(masks[first + i]));
+    for (uint i = begin; i < end; ++i) sum += uint(bitCount(masks[first + i]));
     sliceSum[lane] = sum;
     barrier();
     // Inclusive scan of the slice sums (Hillis-Steele).
@@ -76,7 +69,7 @@ void main() {
             for (uint bits = masks[i]; bits != 0u; bits &= bits - 1u) outWords[start++] = i * 32u + uint(findLSB(bits));
         } else if (mode == 3u) {
             masks[grid.sparseLimits.x + i] = start;
-            start += chunkPairs(i, listed);
+            start += uint(bitCount(masks[i]));
         } else {
             outWords[i] = start;
             start += uint(bitCount(masks[first + i]));

@@ -5,9 +5,9 @@
 // 6 sample rows (2 words: sparse_pair_cases.glsl), record (listed brick
 // << 5 | pair) and level-1 sums; it also sets the pair's bit in its listed brick's mask
 // (binding 3), from which <name>.sparse.slots.order (sparse_order.comp)
-// found the first slot of each chunk of 8 listed bricks. A pair's place is
-// then the cut pairs before it in list order: its chunk's first slot, the
-// pairs of the chunk's bricks before its own, those of its brick before it.
+// found each listed brick's first place. A pair's place is then the cut
+// pairs before it in list order: its brick's first place and the brick's
+// pairs before it.
 // One pass, <name>.sparse.slots.place, a thread per claimed slot (the
 // dispatch the order pass wrote): the pair's cases rebuilt from its rows
 // (no case counts: the sums come staged) -> levels 0, 1 and 2 at its place, the record into slotRecords there. The
@@ -27,7 +27,7 @@ layout(local_size_x = kIsoGroupSize) in;
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) readonly buffer CountersBuf { IsoCounters counters; };
 layout(set = 0, binding = 2, std430) writeonly buffer PyramidBuf { uint pyramid[]; };
-// Per listed brick its cut pairs' mask; from word sparseLimits.x each chunk's first slot.
+// Per listed brick its cut pairs' mask; from word sparseLimits.x each one's first place.
 layout(set = 0, binding = 3, std430) readonly buffer PairOrderBuf { uint pairOrder[]; };
 layout(set = 0, binding = 4, std430) writeonly buffer SlotBuf { uint slotRecords[]; };
 layout(set = 0, binding = 5, std430) readonly buffer BrickListBuf { uint bricks[]; };
@@ -39,9 +39,7 @@ void main() {
     const uvec4 staged = slotStage[slot];
     const uint rows0 = staged.x, rows1 = staged.y, record = staged.z, sums1 = staged.w;
     const uint listed = record >> 5, pair = record & 31u;
-    uint place = pairOrder[grid.sparseLimits.x + (listed >> 3)];
-    for (uint j = listed & ~7u; j < listed; ++j) place += uint(bitCount(pairOrder[j]));
-    place += uint(bitCount(pairOrder[listed] & ((1u << pair) - 1u)));
+    const uint place = pairOrder[grid.sparseLimits.x + listed] + uint(bitCount(pairOrder[listed] & ((1u << pair) - 1u)));
     if (place >= grid.sparseLimits.y) return;
     const uint packed = bricks[listed];
     const uint mask = (1u << kIsoBrickAxisBits) - 1u;

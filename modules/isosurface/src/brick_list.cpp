@@ -87,9 +87,9 @@ const uint32_t kBrickListParticlesSpv[] =
 
 Status BrickListStage::plan(const IsoSurfaceCreateInfo& info, gpu::IsoGrid& g, uint64_t range, const std::string& dev) {
     superBytes = uint64_t(g.superBricks.w) * 4;
-    // The list, and its bricks' pair masks with a word per 8 (sparse_order.comp).
+    // The list, and its bricks' pair masks and first places (sparse_order.comp).
     const uint64_t list = uint64_t(info.sparse.maxBricks) * 4, slots = uint64_t(info.sparse.maxRowPairs) * 4;
-    const uint64_t pairMasks = list + (uint64_t(info.sparse.maxBricks) + 7) / 8 * 4;
+    const uint64_t pairMasks = list * 2;
     const uint64_t stage = slots * gpu::kIsoSlotStageWords;
     if (pairMasks > range || stage > range)
         return Status::error(ErrorCode::DeviceLimit,
@@ -106,7 +106,7 @@ Status BrickListStage::plan(const IsoSurfaceCreateInfo& info, gpu::IsoGrid& g, u
     // The lists' fixed order (sparse_order.comp): a mark per super-brick,
     // then 16 words per listed super-brick (at most maxBricks of them, and
     // what one binding holds), each with its base; volumes: a mark per
-    // surface brick; the pair masks of the listed bricks, a word per 8 more.
+    // surface brick; the pair masks of the listed bricks and their first places.
     const uint64_t superWords = (uint64_t(g.superBricks.w) + 31) / 32;
     const uint64_t markRoom = range / 4 > superWords ? (range / 4 - superWords) / 16 : 0;
     g.sparseOrderSupers = uint32_t(std::min<uint64_t>({g.superBricks.w, info.sparse.maxBricks, markRoom}));
