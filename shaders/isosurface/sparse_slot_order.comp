@@ -27,6 +27,8 @@ layout(local_size_x = kIsoGroupSize) in;
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) readonly buffer CountersBuf { IsoCounters counters; };
 layout(set = 0, binding = 2, std430) writeonly buffer PyramidBuf { uint pyramid[]; };
+// The same buffer as quads: level 0 is quad-aligned (pyramidLevels), a slot's 16 cases one uvec4.
+layout(set = 0, binding = 2, std430) writeonly buffer PyramidQuadBuf { uvec4 pyramidQuads[]; };
 // Per listed brick its cut pairs' mask; from word sparseLimits.x each one's first place.
 layout(set = 0, binding = 3, std430) readonly buffer PairOrderBuf { uint pairOrder[]; };
 layout(set = 0, binding = 4, std430) writeonly buffer SlotBuf { uint slotRecords[]; };
@@ -48,11 +50,7 @@ void main() {
     const uvec4 cases = isoPairCaseWords(rows0 & 0x1ffu, (rows0 >> 9) & 0x1ffu, (rows0 >> 18) & 0x1ffu,
                                          rows1 & 0x1ffu, (rows1 >> 9) & 0x1ffu, (rows1 >> 18) & 0x1ffu,
                                          min(kIsoBrickCells, grid.cells.x - c0.x), c0.y + 1u < grid.cells.y);
-    const uint w0 = grid.levels[0].x + place * 4u;
-    pyramid[w0] = cases.x;
-    pyramid[w0 + 1u] = cases.y;
-    pyramid[w0 + 2u] = cases.z;
-    pyramid[w0 + 3u] = cases.w;
+    pyramidQuads[(grid.levels[0].x >> 2) + place] = cases;
     pyramid[grid.levels[1].x + place] = sums1;
     pyramid[grid.levels[2].x + place] = isoByteSum(sums1);
     slotRecords[place] = record;

@@ -323,11 +323,12 @@ void BrickListStage::addClearPass(Impl& m, RenderGraph& graph, const IsoRefs& re
         .use(refs.pyramid, Access::TransferDst)
         .use(refs.orderMarks, Access::TransferDst)
         .use(refs.pairOrder, Access::TransferDst)
-        .record([&m, refs, level2Offset, level2Bytes](PassContext& ctx) {
+        .record([&m, refs, level2Offset, level2Bytes, maskBytes = listBytes](PassContext& ctx) {
             m.beginFrame(ctx); // the frame's first pass
             ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.pyramid), level2Offset, level2Bytes, 0);
             ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.orderMarks), 0, VK_WHOLE_SIZE, 0);
-            ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.pairOrder), 0, VK_WHOLE_SIZE, 0);
+            // The pair masks (the first places after them: written before read).
+            ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.pairOrder), 0, maskBytes, 0);
         });
 }
 
