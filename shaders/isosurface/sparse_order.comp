@@ -13,7 +13,8 @@
 //   3 <name>.sparse.slots.order: the cut row pairs of each listed brick
 //     (the bits of classify's pair masks, masks[0 ..)) -> its first pool
 //     place (masks[sparseLimits.x ..)); the slot pass's indirect dispatch
-//     (sparse_slot_order.comp)
+//     (sparse_slot_order.comp) and the first pyramid build pass's, over
+//     the places filled (pyramid_build.comp)
 // Lane i takes the i-th of kIsoGroupSize contiguous slices of the words and
 // sums them, the slice sums are scanned in shared memory, then each lane
 // writes its slice's prefixes (particles_scan_top.comp's scheme): the only
@@ -28,8 +29,9 @@ layout(set = 0, binding = 1, std430) buffer CountersBuf { IsoCounters counters; 
 layout(set = 0, binding = 2, std430) buffer MasksBuf { uint masks[]; };
 // Mode 0: the super list; 1, 2: the bases.
 layout(set = 0, binding = 3, std430) writeonly buffer OutBuf { uint outWords[]; };
-// Mode 3: the slot pass's dispatch at [2] (the activate passes' at [0], [1]).
-layout(set = 0, binding = 4, std430) writeonly buffer DispatchBuf { uvec4 dispatches[3]; };
+// Mode 3: the slot pass's dispatch at [2], the first build pass's at [3]
+// (the activate passes' at [0], [1]).
+layout(set = 0, binding = 4, std430) writeonly buffer DispatchBuf { uvec4 dispatches[4]; };
 
 shared uint sliceSum[kIsoGroupSize];
 
@@ -89,6 +91,11 @@ void main() {
             const uint groups = (slots + kIsoGroupSize - 1u) / kIsoGroupSize;
             const uint gx = min(groups, grid.maxGroupsX);
             dispatches[2] = uvec4(gx, gx == 0u ? 1u : (groups + gx - 1u) / gx, 1u, slots);
+            // Level 2 past the places filled is 0 (<name>.sparse.clear), and
+            // so are the levels above it that its groups would write.
+            const uint buildGroups = (slots + kIsoBuildGroupSize * 4u - 1u) / (kIsoBuildGroupSize * 4u);
+            const uint bx = min(buildGroups, grid.maxGroupsX);
+            dispatches[3] = uvec4(bx, bx == 0u ? 1u : (buildGroups + bx - 1u) / bx, 1u, slots);
         }
     }
 }

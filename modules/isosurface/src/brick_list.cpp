@@ -13,9 +13,9 @@
 // (brick_list.comp), and after classify "<name>.pyramid.<first>" over the
 // listed build groups only (pyramid_build.comp, ISO_BUILD_LIST).
 // A sparse domain, passes every frame:
-//   "<name>.sparse.clear"     level 2 of the pool pyramid (one word per slot) to 0:
-//                             places no pair reaches this frame count nothing; the
-//                             marks and pair masks to 0
+//   "<name>.sparse.clear"     level 2 of the pool pyramid (one word per slot) and the
+//                             4 levels above it to 0: places no pair reaches this frame
+//                             count nothing; the marks and pair masks to 0
 //   "<name>.sparse.supers"    one thread per super-brick of 8^3 bricks: mark those
 //                             whose interval (user fields: grown by a brick's)
 //                             reaches the iso value, or (particles) that a particle marked
@@ -141,8 +141,8 @@ Status BrickListStage::createSparseBuffers(const MakeBuffer& make) {
     const VkBufferUsageFlags indirect = storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
     PYRAMARCH_TRY(make(brickList, listBytes, readable, MemoryUsage::DeviceLocal, "sparse brick list"));
     PYRAMARCH_TRY(make(sparseArgs, 16, indirect, MemoryUsage::DeviceLocal, "sparse classify dispatch"));
-    // The fine activate, list and slot passes' dispatches.
-    PYRAMARCH_TRY(make(superArgs, 48, indirect, MemoryUsage::DeviceLocal, "sparse activate dispatch"));
+    // The fine activate, list and slot passes' dispatches and the pool's first build pass's.
+    PYRAMARCH_TRY(make(superArgs, 64, indirect, MemoryUsage::DeviceLocal, "sparse activate dispatch"));
     const VkBufferUsageFlags fillable = storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     PYRAMARCH_TRY(make(orderMarks, markBytes, fillable, MemoryUsage::DeviceLocal, "sparse marks"));
     PYRAMARCH_TRY(make(orderBases, baseBytes, storage, MemoryUsage::DeviceLocal, "sparse mark word bases"));
@@ -317,8 +317,14 @@ void BrickListStage::addListedBuild(Impl& m, RenderGraph& graph, const IsoRefs& 
 }
 
 void BrickListStage::addClearPass(Impl& m, RenderGraph& graph, const IsoRefs& refs) {
-    const VkDeviceSize level2Offset = VkDeviceSize(m.grid.levels[2].x) * 4,
-                       level2Bytes = VkDeviceSize(m.grid.levels[2].y) * 4;
+    // Level 2 and the levels the first build pass writes (it runs over the
+    // places filled only: sparse.cpp), so that what no group writes is 0.
+    const gpu::IsoGrid& g = m.grid;
+    const uint32_t built = std::min(gpu::kIsoClassifyLevels + gpu::kIsoBuildLevelsPerPass, g.levelCount - 1);
+    const VkDeviceSize level2Offset = VkDeviceSize(g.levels[2].x) * 4,
+                       level2Bytes = (built + 1 < g.levelCount ? VkDeviceSize(g.levels[built + 1].x) * 4
+                                                               : VkDeviceSize(m.sizes.pyramidBytes)) -
+                                     level2Offset;
     graph.addPass(m.info.name + ".sparse.clear", PassKind::Transfer)
         .use(refs.pyramid, Access::TransferDst)
         .use(refs.orderMarks, Access::TransferDst)
