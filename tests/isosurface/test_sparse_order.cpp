@@ -241,4 +241,44 @@ TEST_F(IsoSparseOrder, UserFieldBuffersAreBitIdenticalOverInstancesFramesAndAtom
     }
 }
 
+// A frame with fewer cut pairs than the one before: the pool's first build
+// pass runs over this frame's places only, the rest of the levels it writes
+// cleared (nothing of the larger frame left in them). The smaller sphere
+// after a larger one gives the buffers a fresh instance gives it, bit for
+// bit, and as many triangles as the stats need.
+TEST_F(IsoSparseOrder, AFrameAfterALargerSurfaceIsTheFreshInstancesFrame) {
+    IsoSurfaceCreateInfo info = sparseInfo(FieldSource::UserGlsl, {129, 129, 129}, false);
+    info.fieldGlsl = "float field(vec3 p) { return iso_params[0].x - length(p - vec3(0.05, -0.1, 0.02)); }\n";
+    info.compileGlsl = pyramarch::compileGlsl;
+    info.lipschitz = 1.f;
+    info.isoValue = 0.f;
+    const auto read = [](IsoSurface& s) {
+        auto v = s.readVertices();
+        EXPECT_TRUE(v.ok()) << v.message();
+        return v.ok() ? std::move(v).value() : std::vector<IsoVertexData>{};
+    };
+    auto fresh = make(info);
+    ASSERT_TRUE(fresh);
+    fresh->setUserParams({0.2f, 0, 0, 0, 0, 0, 0, 0});
+    frame(*fresh);
+    const std::vector<IsoVertexData> want = read(*fresh);
+    ASSERT_GT(want.size(), 300u);
+    auto reused = make(info);
+    ASSERT_TRUE(reused);
+    reused->setUserParams({0.8f, 0, 0, 0, 0, 0, 0, 0});
+    frame(*reused);
+    const auto large = reused->statsOfFrame(reused->framesRecorded() - 1);
+    ASSERT_TRUE(large.has_value());
+    reused->setUserParams({0.2f, 0, 0, 0, 0, 0, 0, 0});
+    frame(*reused);
+    const auto small = reused->statsOfFrame(reused->framesRecorded() - 1);
+    ASSERT_TRUE(small.has_value());
+    EXPECT_FALSE(small->overflow);
+    EXPECT_GT(large->sparseRowPairsNeeded, 4 * small->sparseRowPairsNeeded) << "the first frame should cut more pairs";
+    const std::vector<IsoVertexData> got = read(*reused);
+    EXPECT_EQ(got.size(), size_t(small->verticesNeeded));
+    ASSERT_EQ(got.size(), want.size());
+    EXPECT_EQ(std::memcmp(got.data(), want.data(), want.size() * sizeof(IsoVertexData)), 0);
+}
+
 } // namespace
