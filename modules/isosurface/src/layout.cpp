@@ -227,8 +227,7 @@ uint32_t maxSparseParticleBricks(const DeviceLimits& limits) {
     const uint64_t blocks = gpu::kIsoVolumePools * sparseBlocksPerPool(limits, VolumeFormat::F32);
     // The cell table's words of a listed brick within one binding (no home list).
     const uint64_t cells = (uint64_t(limits.maxStorageBufferRange) / 4 - gpu::kIsoCellHeader) / gpu::kIsoCellWords;
-    return uint32_t(
-        std::min({blocks, cells, uint64_t(kMaxSparseBricks), uint64_t(limits.maxStorageBufferRange) / 8}));
+    return uint32_t(std::min({blocks, cells, uint64_t(kMaxSparseBricks), uint64_t(limits.maxStorageBufferRange) / 8}));
 }
 
 uint32_t maxSparseRowPairs(const DeviceLimits& limits) {
