@@ -48,6 +48,11 @@ ISO_CONST kIsoBrickRowPairs = 32;     // (8 / 2) x 8 row pairs per brick
 ISO_CONST kIsoBricksPerGroup = 4;     // kIsoClassifyGroupSize / kIsoBrickRowPairs
 ISO_CONST kIsoBuildBricks = 128;      // a grid that fits: bricks per first build group (level 3: 8 words a brick)
 ISO_CONST kIsoBrickAxisBits = 10;     // brick coordinates in a list entry: 10 bits per axis
+// Sparse domains: classify stages each cut pair it claims a pool slot for
+// (its 6 sample rows as 2 words, its record, its level-1 sums) in
+// kIsoSlotStageWords words; one pass moves it to its place in list order
+// (sparse_slot_order.comp).
+ISO_CONST kIsoSlotStageWords = 4;
 // Metaballs and particles: the most items one brick may list. Classify and
 // extraction loop over them ~6 times per invocation, and lavapipe ends every
 // loop of an invocation after 65,535 iterations in all (silently): a

@@ -1,5 +1,10 @@
 #version 460
 #extension GL_EXT_control_flow_attributes : require
+#ifdef ISO_SUBGROUP_ATOMICS
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#endif
 // Sparse domain, pass <name>.classify: a thread per row pair (2 rows of 8
 // cells along x, kIsoClassifyCells cells) of each brick the activate pass
 // listed, kIsoBrickRowPairs per brick, kIsoBricksPerGroup bricks per group
@@ -7,15 +12,21 @@
 // user's field() on the pair's 6 sample rows (9 samples each: 54 calls for
 // 16 cells), and only a pair with a cut cell claims a pool slot (an atomic;
 // no barrier, which lavapipe pays dearly), sets its bit in its listed
-// brick's pair mask (binding 6) and leaves in the slot's level-0 words its
-// 6 sample rows (2 words) and record (listed brick << 5 | pair). The slot
-// passes (sparse_slot_order.comp) then move each pair to its place in list
-// order and write its pyramid words there: level 0 (the 16 MC cases, 4
-// words), level 1 (one word of 4 u8 sums) and level 2 (the pair's vertex
-// count), and the record for extraction to find the cells again. Slots
-// past the pool count only (stats: needed, overflow); unclaimed slots keep
-// the level-2 zeros of <name>.sparse.clear, so the build and the walk never
-// enter them.
+// brick's pair mask (binding 6) and stages at its slot (binding 2,
+// kIsoSlotStageWords words a slot) its 6 sample rows (2 words), record
+// (listed brick << 5 | pair) and level-1 sums. The slot pass (sparse_slot_order.comp) then
+// moves each pair to its place in list order and writes its pyramid words
+// there: level 0 (the 16 MC cases, 4 words), level 1 (one word of 4 u8
+// sums) and level 2 (the pair's vertex count), and the record for
+// extraction to find the cells again. Slots past the pool count only
+// (stats: needed, overflow); places nothing reaches keep the level-2 zeros
+// of <name>.sparse.clear, so the build and the walk never enter them.
+// ISO_SUBGROUP_ATOMICS (fused user fields where the device runs ballot and
+// arithmetic): the cut pairs of a subgroup claim their slots with one
+// atomic (consecutive slots in lane order), add their active cells with
+// one more and, where they are all of one brick, set their pair-mask bits
+// with a third; the slot pass puts every pair at its place in list order all
+// the same, so the output does not depend on it.
 // Cells past the grid's last cell (a short last brick) are case 0.
 // Same cases as the dense classify: the corner bits of the same samples
 // (isoUserSample) with the same offset-code swap.
@@ -77,6 +88,8 @@ uint isoListedEntry(uint listedBrick) { return bricks[listedBrick]; }
 #endif
 // Per listed brick, its row pairs with a cut cell (bit p for pair p).
 layout(set = 0, binding = 6, std430) buffer PairMaskBuf { uint pairMasks[]; };
+// Per claimed slot the pair's rows and record (sparse_slot_order.comp).
+layout(set = 0, binding = 2, std430) writeonly buffer SlotStageBuf { uvec4 slotStage[]; };
 #endif
 
 // Inside bits of samples s .. s + (8, 0, 0), bit k for s + (k, 0, 0); none
@@ -182,15 +195,28 @@ void main() {
     pyramid[grid.levels[2].x + directSlot] = total;
 #else
     if (total == 0u) return;
-    atomicAdd(counters.activeCells, actives);
+#ifdef ISO_SUBGROUP_ATOMICS
+    // The lanes still here are the subgroup's cut pairs; where they are all
+    // of one brick (a subgroup of up to 32 lanes of one brick's pairs), one
+    // lane sets their mask bits.
+    const uvec4 cut = subgroupBallot(true);
+    const uint subgroupActives = subgroupAdd(actives), pairBits = subgroupOr(1u << pair);
+    const bool oneBrick = subgroupBallot(brickSlot == subgroupBroadcastFirst(brickSlot)) == cut;
+    if (!oneBrick) atomicOr(pairMasks[brickSlot], 1u << pair);
+    uint first = 0u;
+    if (subgroupElect()) {
+        if (oneBrick) atomicOr(pairMasks[brickSlot], pairBits);
+        atomicAdd(counters.activeCells, subgroupActives);
+        first = atomicAdd(counters.sparseSlots, subgroupBallotBitCount(cut));
+    }
+    const uint slot = subgroupBroadcastFirst(first) + subgroupBallotExclusiveBitCount(cut);
+#else
     atomicOr(pairMasks[brickSlot], 1u << pair);
+    atomicAdd(counters.activeCells, actives);
     const uint slot = atomicAdd(counters.sparseSlots, 1u);
+#endif
     if (slot >= grid.sparseLimits.y) return;
-    // For the slot passes: the rows and the record (sparse_slot_order.comp).
-    const uvec2 rows = isoPairRowWords(r00, r10, r20, r01, r11, r21);
-    const uint word0 = grid.levels[0].x + slot * 4u;
-    pyramid[word0] = rows.x;
-    pyramid[word0 + 1u] = rows.y;
-    pyramid[word0 + 2u] = brickSlot << 5 | pair;
+    // For the slot pass: the rows, the record and the sums (sparse_slot_order.comp).
+    slotStage[slot] = uvec4(isoPairRowWords(r00, r10, r20, r01, r11, r21), brickSlot << 5 | pair, sums1);
 #endif
 }

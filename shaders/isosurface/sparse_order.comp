@@ -10,10 +10,11 @@
 //     brick count
 //   2 <name>.sparse.bricks.order, volumes: the surface bricks marked
 //     (pc.itemCount bits from masks[0]) -> bases, the brick count
-//   3 <name>.sparse.slots.order: the cut row pairs of each 8 listed bricks
-//     (the bits of classify's pair masks, masks[0 ..)) -> their first pool
-//     slot (masks[sparseLimits.x ..)); the slot passes' indirect dispatch
-//     (sparse_slot_order.comp)
+//   3 <name>.sparse.slots.order: the cut row pairs of each listed brick
+//     (the bits of classify's pair masks, masks[0 ..)) -> its first pool
+//     place (masks[sparseLimits.x ..)); the slot pass's indirect dispatch
+//     (sparse_slot_order.comp) and the first pyramid build pass's, over
+//     the places filled (pyramid_build.comp)
 // Lane i takes the i-th of kIsoGroupSize contiguous slices of the words and
 // sums them, the slice sums are scanned in shared memory, then each lane
 // writes its slice's prefixes (particles_scan_top.comp's scheme): the only
@@ -28,17 +29,11 @@ layout(set = 0, binding = 1, std430) buffer CountersBuf { IsoCounters counters; 
 layout(set = 0, binding = 2, std430) buffer MasksBuf { uint masks[]; };
 // Mode 0: the super list; 1, 2: the bases.
 layout(set = 0, binding = 3, std430) writeonly buffer OutBuf { uint outWords[]; };
-// Mode 3: the slot passes' dispatch at [2] (the activate passes' at [0], [1]).
-layout(set = 0, binding = 4, std430) writeonly buffer DispatchBuf { uvec4 dispatches[3]; };
+// Mode 3: the slot pass's dispatch at [2], the first build pass's at [3]
+// (the activate passes' at [0], [1]).
+layout(set = 0, binding = 4, std430) writeonly buffer DispatchBuf { uvec4 dispatches[4]; };
 
 shared uint sliceSum[kIsoGroupSize];
-
-// Mode 3: the cut pairs of chunk i (the listed bricks 8i .. 8i + 7).
-uint chunkPairs(uint i, uint listed) {
-    uint sum = 0u;
-    for (uint j = i * 8u; j < min(i * 8u + 8u, listed); ++j) sum += uint(bitCount(masks[j]));
-    return sum;
-}
 
 void main() {
     const uint mode = isoOpaque(pc.srcLevel);
@@ -54,12 +49,12 @@ void main() {
     } else if (mode == 2u) {
         n = (pc.itemCount + 31u) / 32u;
     } else if (mode == 3u) {
-        n = (listed + 7u) / 8u;
+        n = listed;
     }
     const uint slice = (n + kIsoGroupSize - 1u) / kIsoGroupSize;
     const uint begin = min(lane * slice, n), end = min(begin + slice, n);
     uint sum = 0u;
-    for (uint i = begin; i < end; ++i) sum += mode == 3u ? chunkPairs(i, listed) : uint(bitCount(masks[first + i]));
+    for (uint i = begin; i < end; ++i) sum += uint(bitCount(masks[first + i]));
     sliceSum[lane] = sum;
     barrier();
     // Inclusive scan of the slice sums (Hillis-Steele).
@@ -76,7 +71,7 @@ void main() {
             for (uint bits = masks[i]; bits != 0u; bits &= bits - 1u) outWords[start++] = i * 32u + uint(findLSB(bits));
         } else if (mode == 3u) {
             masks[grid.sparseLimits.x + i] = start;
-            start += chunkPairs(i, listed);
+            start += uint(bitCount(masks[i]));
         } else {
             outWords[i] = start;
             start += uint(bitCount(masks[first + i]));
@@ -96,6 +91,11 @@ void main() {
             const uint groups = (slots + kIsoGroupSize - 1u) / kIsoGroupSize;
             const uint gx = min(groups, grid.maxGroupsX);
             dispatches[2] = uvec4(gx, gx == 0u ? 1u : (groups + gx - 1u) / gx, 1u, slots);
+            // Level 2 past the places filled is 0 (<name>.sparse.clear), and
+            // so are the levels above it that its groups would write.
+            const uint buildGroups = (slots + kIsoBuildGroupSize * 4u - 1u) / (kIsoBuildGroupSize * 4u);
+            const uint bx = min(buildGroups, grid.maxGroupsX);
+            dispatches[3] = uvec4(bx, bx == 0u ? 1u : (buildGroups + bx - 1u) / bx, 1u, slots);
         }
     }
 }

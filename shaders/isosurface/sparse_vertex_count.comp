@@ -40,6 +40,14 @@ void main() {
     const ivec3 c0 = ivec3(isoPairOrigin(isoBrickOf(slot >> 5, grid.sparse, grid.brickDivisors), slot & 31u));
 #else
     if (slot >= min(counters.sparseSlots, grid.sparseLimits.y)) return;
+    // A place no pair reached (a pool overflow: sparse_slot_order.comp) has
+    // count 0 and stale cases and record: no vertex, no lookup entry.
+    const uint countWord = grid.levels[2].x + slot;
+    if (poolCases[countWord >> 2][countWord & 3u] == 0u) {
+        vertexPyramid[vertexGrid.levels[0].x + slot] = 0u;
+        vertexPyramid[vertexGrid.levels[1].x + slot] = 0u;
+        return;
+    }
     const uint record = slotRecords[slot];
     const uint listed = record >> 5, pair = record & 31u, packed = bricks[listed];
     const ivec3 c0 = ivec3(isoPairOrigin(isoUnpackBrick(packed), pair));

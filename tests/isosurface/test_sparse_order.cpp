@@ -1,8 +1,7 @@
 // Sparse domains (the row-pair pool) on the validated shared device: the
 // vertex and index buffers are bit-identical over two instances and two
-// frames with the same input, for a volume, metaballs and particles, soup
-// and indexed output (user fields list their bricks with the same code as
-// metaballs and particles: sparse_activate.glsl). The listed bricks and the pool slots
+// frames with the same input, for a volume, metaballs, particles and a user
+// field, soup and indexed output. The listed bricks and the pool slots
 // come in a fixed order (sparse_order.comp), whatever order the threads that
 // find them run in: the grids here span several super-bricks, so that many
 // workgroups list bricks and claim slots at once.
@@ -20,6 +19,7 @@
 
 #include "iso_fixture.h"
 #include "iso_reference_convert.h"
+#include "pyramarch/engine/shader_compiler.h"
 #include "pyramarch/isosurface/isosurface.h"
 
 using namespace pyramarch;
@@ -54,11 +54,14 @@ struct Buffers {
 class IsoSparseOrder : public IsoSurfaceTest {
 protected:
     // Two instances of `info`, two frames each with what `feed` sets: every
-    // frame's buffers equal the first's, byte for byte.
-    void expectBitIdentical(const IsoSurfaceCreateInfo& info, const std::function<void(IsoSurface&)>& feed) {
+    // frame's buffers equal the first's, byte for byte. `knobs`: the
+    // variant; `first` (if given) receives the first frame's buffers and
+    // stats.
+    void expectBitIdentical(const IsoSurfaceCreateInfo& info, const std::function<void(IsoSurface&)>& feed,
+                            iso::testing::Knobs knobs = {}, Buffers* first = nullptr, IsoStats* firstStats = nullptr) {
         std::vector<Buffers> runs;
         for (int instance = 0; instance < 2; ++instance) {
-            auto s = make(info);
+            auto s = make(info, knobs);
             ASSERT_TRUE(s);
             for (int f = 0; f < 2; ++f) {
                 feed(*s);
@@ -66,6 +69,7 @@ protected:
                 const auto stats = s->statsOfFrame(s->framesRecorded() - 1);
                 ASSERT_TRUE(stats.has_value());
                 EXPECT_FALSE(stats->overflow);
+                if (runs.empty() && firstStats) *firstStats = *stats;
                 Buffers b;
                 auto v = s->readVertices();
                 ASSERT_TRUE(v.ok()) << v.message();
@@ -79,6 +83,7 @@ protected:
             }
         }
         ASSERT_GT(runs[0].vertices.size(), 300u) << "the case should have a surface";
+        if (first) *first = runs[0];
         if (info.indexed) {
             ASSERT_GT(runs[0].indices.size(), runs[0].vertices.size());
         }
@@ -188,6 +193,92 @@ TEST_F(IsoSparseOrder, ParticleBuffersAreBitIdenticalOverInstancesAndFrames) {
         info.sparse.maxItemRefs = 2000000;
         expectBitIdentical(info, [&](IsoSurface& s) { ASSERT_TRUE(s.setParticles(particles).ok()); });
     }
+}
+
+// A user field (fused): classify claims its slots with one atomic per
+// subgroup where the device has ballot and arithmetic (lavapipe has), one
+// per pair otherwise (testing::Knobs::perThreadAtomics). Either way the
+// slot pass puts the pairs in list order: bit-identical buffers over
+// instances and frames, and the same buffers and stats in both variants.
+TEST_F(IsoSparseOrder, UserFieldBuffersAreBitIdenticalOverInstancesFramesAndAtomics) {
+    const char* glsl = "float field(vec3 p) {\n"
+                       "    float s = 0.55 - length(p - vec3(-0.4, -0.35, -0.4));\n"
+                       "    s = max(s, 0.3 - length(p - vec3(0.6, 0.55, 0.6)));\n"
+                       "    return max(s, 0.15 - length(p - vec3(0.7, -0.7, 0.5)));\n"
+                       "}\n";
+    for (bool indexed : {false, true}) {
+        SCOPED_TRACE(indexed ? "indexed" : "soup");
+        IsoSurfaceCreateInfo info = sparseInfo(FieldSource::UserGlsl, {97, 83, 91}, indexed);
+        info.fieldGlsl = glsl;
+        info.compileGlsl = pyramarch::compileGlsl;
+        info.lipschitz = 1.f;
+        info.isoValue = 0.f;
+        Buffers grouped, single;
+        IsoStats groupedStats{}, singleStats{};
+        expectBitIdentical(
+            info, [](IsoSurface&) {}, {}, &grouped, &groupedStats);
+        iso::testing::Knobs perThread;
+        perThread.perThreadAtomics = true;
+        expectBitIdentical(
+            info, [](IsoSurface&) {}, perThread, &single, &singleStats);
+        auto probe = make(info);
+        ASSERT_TRUE(probe);
+        const DeviceLimits& lim = device().limits();
+        const VkSubgroupFeatureFlags ops =
+            VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+        EXPECT_EQ(iso::testing::subgroupAtomics(*probe),
+                  (lim.subgroupStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0 && (lim.subgroupOperations & ops) == ops);
+        ASSERT_EQ(single.vertices.size(), grouped.vertices.size());
+        EXPECT_EQ(std::memcmp(single.vertices.data(), grouped.vertices.data(),
+                              grouped.vertices.size() * sizeof(IsoVertexData)),
+                  0)
+            << "per-thread and per-subgroup slot claims give different vertex buffers";
+        EXPECT_EQ(single.indices, grouped.indices);
+        EXPECT_EQ(singleStats.activeCells, groupedStats.activeCells);
+        EXPECT_EQ(singleStats.sparseRowPairsNeeded, groupedStats.sparseRowPairsNeeded);
+        EXPECT_EQ(singleStats.sparseBricksNeeded, groupedStats.sparseBricksNeeded);
+        EXPECT_GT(groupedStats.sparseRowPairsNeeded, 0u);
+    }
+}
+
+// A frame with fewer cut pairs than the one before: the pool's first build
+// pass runs over this frame's places only, the rest of the levels it writes
+// cleared (nothing of the larger frame left in them). The smaller sphere
+// after a larger one gives the buffers a fresh instance gives it, bit for
+// bit, and as many triangles as the stats need.
+TEST_F(IsoSparseOrder, AFrameAfterALargerSurfaceIsTheFreshInstancesFrame) {
+    IsoSurfaceCreateInfo info = sparseInfo(FieldSource::UserGlsl, {129, 129, 129}, false);
+    info.fieldGlsl = "float field(vec3 p) { return iso_params[0].x - length(p - vec3(0.05, -0.1, 0.02)); }\n";
+    info.compileGlsl = pyramarch::compileGlsl;
+    info.lipschitz = 1.f;
+    info.isoValue = 0.f;
+    const auto read = [](IsoSurface& s) {
+        auto v = s.readVertices();
+        EXPECT_TRUE(v.ok()) << v.message();
+        return v.ok() ? std::move(v).value() : std::vector<IsoVertexData>{};
+    };
+    auto fresh = make(info);
+    ASSERT_TRUE(fresh);
+    fresh->setUserParams({0.2f, 0, 0, 0, 0, 0, 0, 0});
+    frame(*fresh);
+    const std::vector<IsoVertexData> want = read(*fresh);
+    ASSERT_GT(want.size(), 300u);
+    auto reused = make(info);
+    ASSERT_TRUE(reused);
+    reused->setUserParams({0.8f, 0, 0, 0, 0, 0, 0, 0});
+    frame(*reused);
+    const auto large = reused->statsOfFrame(reused->framesRecorded() - 1);
+    ASSERT_TRUE(large.has_value());
+    reused->setUserParams({0.2f, 0, 0, 0, 0, 0, 0, 0});
+    frame(*reused);
+    const auto small = reused->statsOfFrame(reused->framesRecorded() - 1);
+    ASSERT_TRUE(small.has_value());
+    EXPECT_FALSE(small->overflow);
+    EXPECT_GT(large->sparseRowPairsNeeded, 4 * small->sparseRowPairsNeeded) << "the first frame should cut more pairs";
+    const std::vector<IsoVertexData> got = read(*reused);
+    EXPECT_EQ(got.size(), size_t(small->verticesNeeded));
+    ASSERT_EQ(got.size(), want.size());
+    EXPECT_EQ(std::memcmp(got.data(), want.data(), want.size() * sizeof(IsoVertexData)), 0);
 }
 
 } // namespace

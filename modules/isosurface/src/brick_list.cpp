@@ -13,9 +13,9 @@
 // (brick_list.comp), and after classify "<name>.pyramid.<first>" over the
 // listed build groups only (pyramid_build.comp, ISO_BUILD_LIST).
 // A sparse domain, passes every frame:
-//   "<name>.sparse.clear"     level 2 of the pool pyramid (one word per slot) to 0:
-//                             slots no pair claims this frame count nothing; the
-//                             marks and pair masks to 0
+//   "<name>.sparse.clear"     level 2 of the pool pyramid (one word per slot) and the
+//                             4 levels above it to 0: places no pair reaches this frame
+//                             count nothing; the marks and pair masks to 0
 //   "<name>.sparse.supers"    one thread per super-brick of 8^3 bricks: mark those
 //                             whose interval (user fields: grown by a brick's)
 //                             reaches the iso value, or (particles) that a particle marked
@@ -34,9 +34,10 @@
 // (sparse_octree.cpp) marked, ordered, listed and counted by
 // sparse_volume_activate.comp ("<name>.sparse.activate", ".bricks.order",
 // ".list", ".args"). After classify:
-//   "<name>.sparse.slots.order", ".sparse.slots.place", ".sparse.slots.cases"
-//                             the cut pairs' slots in list order, their pyramid
-//                             words and records there (sparse_slot_order.comp)
+//   "<name>.sparse.slots.order", ".sparse.slots.place"
+//                             the cut pairs' places in list order, their pyramid
+//                             words and records there (sparse_order.comp,
+//                             sparse_slot_order.comp)
 #include "brick_list.h"
 
 #include <algorithm>
@@ -86,24 +87,26 @@ const uint32_t kBrickListParticlesSpv[] =
 
 Status BrickListStage::plan(const IsoSurfaceCreateInfo& info, gpu::IsoGrid& g, uint64_t range, const std::string& dev) {
     superBytes = uint64_t(g.superBricks.w) * 4;
-    // The list, and its bricks' pair masks with a word per 8 (sparse_order.comp).
+    // The list, and its bricks' pair masks and first places (sparse_order.comp).
     const uint64_t list = uint64_t(info.sparse.maxBricks) * 4, slots = uint64_t(info.sparse.maxRowPairs) * 4;
-    const uint64_t pairMasks = list + (uint64_t(info.sparse.maxBricks) + 7) / 8 * 4;
-    if (pairMasks > range || slots > range)
+    const uint64_t pairMasks = list * 2;
+    const uint64_t stage = slots * gpu::kIsoSlotStageWords;
+    if (pairMasks > range || stage > range)
         return Status::error(ErrorCode::DeviceLimit,
                              "isosurface '" + info.name + "': sparse domain: " +
                                  (pairMasks > range
                                       ? "the brick list's pair masks of maxBricks " +
                                             std::to_string(info.sparse.maxBricks) + " need " + fmtBytes(pairMasks)
-                                      : "the slot records of maxRowPairs " + std::to_string(info.sparse.maxRowPairs) +
-                                            " need " + fmtBytes(slots)) +
+                                      : "the slot staging of maxRowPairs " + std::to_string(info.sparse.maxRowPairs) +
+                                            " needs " + fmtBytes(stage)) +
                                  ", over maxStorageBufferRange (" + fmtBytes(range) + ")" + dev);
     listBytes = list;
     slotBytes = slots;
+    stageBytes = stage;
     // The lists' fixed order (sparse_order.comp): a mark per super-brick,
     // then 16 words per listed super-brick (at most maxBricks of them, and
     // what one binding holds), each with its base; volumes: a mark per
-    // surface brick; the pair masks of the listed bricks, a word per 8 more.
+    // surface brick; the pair masks of the listed bricks and their first places.
     const uint64_t superWords = (uint64_t(g.superBricks.w) + 31) / 32;
     const uint64_t markRoom = range / 4 > superWords ? (range / 4 - superWords) / 16 : 0;
     g.sparseOrderSupers = uint32_t(std::min<uint64_t>({g.superBricks.w, info.sparse.maxBricks, markRoom}));
@@ -138,13 +141,14 @@ Status BrickListStage::createSparseBuffers(const MakeBuffer& make) {
     const VkBufferUsageFlags indirect = storage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
     PYRAMARCH_TRY(make(brickList, listBytes, readable, MemoryUsage::DeviceLocal, "sparse brick list"));
     PYRAMARCH_TRY(make(sparseArgs, 16, indirect, MemoryUsage::DeviceLocal, "sparse classify dispatch"));
-    // The fine activate, list and slot passes' dispatches.
-    PYRAMARCH_TRY(make(superArgs, 48, indirect, MemoryUsage::DeviceLocal, "sparse activate dispatch"));
+    // The fine activate, list and slot passes' dispatches and the pool's first build pass's.
+    PYRAMARCH_TRY(make(superArgs, 64, indirect, MemoryUsage::DeviceLocal, "sparse activate dispatch"));
     const VkBufferUsageFlags fillable = storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     PYRAMARCH_TRY(make(orderMarks, markBytes, fillable, MemoryUsage::DeviceLocal, "sparse marks"));
     PYRAMARCH_TRY(make(orderBases, baseBytes, storage, MemoryUsage::DeviceLocal, "sparse mark word bases"));
     PYRAMARCH_TRY(make(pairOrder, pairOrderBytes, fillable, MemoryUsage::DeviceLocal, "sparse pair masks"));
     PYRAMARCH_TRY(make(superList, superBytes, storage, MemoryUsage::DeviceLocal, "sparse super-bricks"));
+    PYRAMARCH_TRY(make(slotStage, stageBytes, storage, MemoryUsage::DeviceLocal, "sparse slot stage"));
     return make(slotRecords, slotBytes, storage, MemoryUsage::DeviceLocal, "sparse slot records");
 }
 
@@ -171,7 +175,7 @@ Status BrickListStage::createDirectPipelines(Impl& m) {
 
 Status BrickListStage::createSparsePipelines(Impl& m) {
     PYRAMARCH_TRY(m.makePipeline(orderPipe, kOrderSpv, "sparse.order", 5));
-    PYRAMARCH_TRY(m.makePipeline(slotOrderPipe, kSlotOrderSpv, "sparse.slots.order", 6));
+    PYRAMARCH_TRY(m.makePipeline(slotOrderPipe, kSlotOrderSpv, "sparse.slots.order", 7));
     switch (m.info.source) {
     case FieldSource::Volume:
         // Bindings 0-3 as below, the surface bricks at 4, the listed bricks'
@@ -216,6 +220,7 @@ void BrickListStage::importSparseBuffers(Impl& m, RenderGraph& graph, IsoRefs& r
     refs.brickList = graph.importBuffer(n + ".sparse.bricks", brickList, computeRead, computeRead);
     refs.sparseArgs = graph.importBuffer(n + ".sparse.dispatch", sparseArgs, computeIndirect, computeIndirect);
     refs.slotRecords = graph.importBuffer(n + ".sparse.slots", slotRecords, computeRead, computeRead);
+    refs.slotStage = graph.importBuffer(n + ".sparse.slots.stage", slotStage, computeRead, computeRead);
     refs.superList = graph.importBuffer(n + ".sparse.supers", superList, computeRead, computeRead);
     refs.superArgs = graph.importBuffer(n + ".sparse.activate.dispatch", superArgs, computeIndirect, computeIndirect);
     refs.orderMarks = graph.importBuffer(n + ".sparse.marks", orderMarks, computeRead, computeRead);
@@ -312,17 +317,24 @@ void BrickListStage::addListedBuild(Impl& m, RenderGraph& graph, const IsoRefs& 
 }
 
 void BrickListStage::addClearPass(Impl& m, RenderGraph& graph, const IsoRefs& refs) {
-    const VkDeviceSize level2Offset = VkDeviceSize(m.grid.levels[2].x) * 4,
-                       level2Bytes = VkDeviceSize(m.grid.levels[2].y) * 4;
+    // Level 2 and the levels the first build pass writes (it runs over the
+    // places filled only: sparse.cpp), so that what no group writes is 0.
+    const gpu::IsoGrid& g = m.grid;
+    const uint32_t built = std::min(gpu::kIsoClassifyLevels + gpu::kIsoBuildLevelsPerPass, g.levelCount - 1);
+    const VkDeviceSize level2Offset = VkDeviceSize(g.levels[2].x) * 4,
+                       level2Bytes = (built + 1 < g.levelCount ? VkDeviceSize(g.levels[built + 1].x) * 4
+                                                               : VkDeviceSize(m.sizes.pyramidBytes)) -
+                                     level2Offset;
     graph.addPass(m.info.name + ".sparse.clear", PassKind::Transfer)
         .use(refs.pyramid, Access::TransferDst)
         .use(refs.orderMarks, Access::TransferDst)
         .use(refs.pairOrder, Access::TransferDst)
-        .record([&m, refs, level2Offset, level2Bytes](PassContext& ctx) {
+        .record([&m, refs, level2Offset, level2Bytes, maskBytes = listBytes](PassContext& ctx) {
             m.beginFrame(ctx); // the frame's first pass
             ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.pyramid), level2Offset, level2Bytes, 0);
             ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.orderMarks), 0, VK_WHOLE_SIZE, 0);
-            ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.pairOrder), 0, VK_WHOLE_SIZE, 0);
+            // The pair masks (the first places after them: written before read).
+            ctx.vk->vkCmdFillBuffer(ctx.cmd, ctx.buffer(refs.pairOrder), 0, maskBytes, 0);
         });
 }
 
@@ -441,23 +453,20 @@ void BrickListStage::addOrderPass(Impl& m, RenderGraph& graph, const IsoRefs& re
 }
 
 // The cut pairs' slots in list order: each chunk of 8 listed bricks' first
-// slot, then each claimed slot's place, then the cases there.
+// slot, then each claimed slot's place and its pyramid words there.
 void BrickListStage::addSlotOrderPasses(Impl& m, RenderGraph& graph, const IsoRefs& refs) {
     addOrderPass(m, graph, refs, ".sparse.slots.order", 3);
-    const auto slots = [&](const char* suffix, uint32_t mode) {
-        graph.addPass(m.info.name + suffix, PassKind::Compute)
-            .pipeline(slotOrderPipe)
-            .uniform(0, refs.grid)
-            .storage(1, refs.counters, R)
-            .storage(2, refs.pyramid, RW)
-            .storage(3, refs.pairOrder, R)
-            .storage(4, refs.slotRecords, RW)
-            .storage(5, refs.brickList, R)
-            .use(refs.superArgs, Access::IndirectRead)
-            .record(m.indirectDispatch(refs.superArgs, 32, mode));
-    };
-    slots(".sparse.slots.place", 0);
-    slots(".sparse.slots.cases", 1);
+    graph.addPass(m.info.name + ".sparse.slots.place", PassKind::Compute)
+        .pipeline(slotOrderPipe)
+        .uniform(0, refs.grid)
+        .storage(1, refs.counters, R)
+        .storage(2, refs.pyramid, W)
+        .storage(3, refs.pairOrder, R)
+        .storage(4, refs.slotRecords, W)
+        .storage(5, refs.brickList, R)
+        .storage(6, refs.slotStage, R)
+        .use(refs.superArgs, Access::IndirectRead)
+        .record(m.indirectDispatch(refs.superArgs, 32, 0));
 }
 
 } // namespace pyramarch::iso

@@ -17,9 +17,10 @@ namespace pyramarch::iso {
 
 struct BrickListStage {
     // Sparse sizes (plan): the list (a word per brick), the slot records (a
-    // word per row pair), the listed super-bricks (a word each), the order's
+    // word per row pair) and classify's staging (kIsoSlotStageWords words
+    // per row pair), the listed super-bricks (a word each), the order's
     // marks, their words' bases and the pair masks (sparse_order.comp).
-    uint64_t listBytes = 0, slotBytes = 0, superBytes = 0;
+    uint64_t listBytes = 0, slotBytes = 0, stageBytes = 0, superBytes = 0;
     uint64_t markBytes = 0, baseBytes = 0, pairOrderBytes = 0;
 
     // Direct over the field buffer (Impl::directListed()): per brick its
@@ -30,10 +31,11 @@ struct BrickListStage {
     bool boundsDirty = true; // volumes: the bounds follow the converted field
 
     // Sparse: the bricks listed this frame, classify's indirect dispatch,
-    // per pool slot its record (listed brick << 5 | row pair); the
-    // super-bricks the coarse pass listed and the fine, list and slot
-    // passes' dispatches; the lists' order (marks, bases, pair masks).
-    Buffer brickList, sparseArgs, slotRecords, superList, superArgs;
+    // per pool slot its record (listed brick << 5 | row pair) and what
+    // classify staged there; the super-bricks the coarse pass listed and the
+    // fine, list and slot passes' dispatches; the lists' order (marks,
+    // bases, pair masks).
+    Buffer brickList, sparseArgs, slotRecords, slotStage, superList, superArgs;
     Buffer orderMarks, orderBases, pairOrder;
     ComputePipeline supersPipe, activatePipe; // coarse and fine (sparse_activate.glsl; volumes: fine only)
     ComputePipeline orderPipe, slotOrderPipe; // sparse_order.comp, sparse_slot_order.comp
@@ -65,7 +67,7 @@ struct BrickListStage {
     void addListPasses(Impl& m, RenderGraph& graph, const IsoRefs& refs);
     // One workgroup scanning marks or pair masks (sparse_order.comp's `mode`).
     void addOrderPass(Impl& m, RenderGraph& graph, const IsoRefs& refs, const char* suffix, uint32_t mode);
-    // After classify: "<name>.sparse.slots.{order,place,cases}".
+    // After classify: "<name>.sparse.slots.{order,place}".
     void addSlotOrderPasses(Impl& m, RenderGraph& graph, const IsoRefs& refs);
 };
 

@@ -108,14 +108,14 @@ struct IsoRefs {
     BufferRef directBounds, directList, directArgs;
     BufferRef fieldTileFlags, fieldTileList, fieldTileArgs; // tiledField(): the field tiles readers need
     BufferRef particleTiles; // particles: the field pass's tiles holding a nonzero sample (tileFlags)
-    BufferRef brickList, sparseArgs, slotRecords, superList, superArgs; // sparse
-    BufferRef orderMarks, orderBases, pairOrder;                        // sparse: the lists' order
-    BufferRef brickItems;                                               // sparse metaballs, particles
-    BufferRef brickTable, superMarks, cellTable;                        // sparse particles
-    BufferRef slotOfBrick, slotState, freeSlots;                        // sparse particles' block slots
-    BufferRef volumeStaging, volumeSurface, volumeBrickSlots;           // sparse volumes
-    BufferRef volumePools[gpu::kIsoVolumePools];                        // sparse volumes (unused ones: the first)
-    BufferRef sparseLookup, sparseVertexArgs;                           // sparse, indexed (sparse_indexed.cpp)
+    BufferRef brickList, sparseArgs, slotRecords, slotStage, superList, superArgs; // sparse
+    BufferRef orderMarks, orderBases, pairOrder;                                   // sparse: the lists' order
+    BufferRef brickItems;                                                          // sparse metaballs, particles
+    BufferRef brickTable, superMarks, cellTable;                                   // sparse particles
+    BufferRef slotOfBrick, slotState, freeSlots;                                   // sparse particles' block slots
+    BufferRef volumeStaging, volumeSurface, volumeBrickSlots;                      // sparse volumes
+    BufferRef volumePools[gpu::kIsoVolumePools]; // sparse volumes (unused ones: the first)
+    BufferRef sparseLookup, sparseVertexArgs;    // sparse, indexed (sparse_indexed.cpp)
     // Sparse volumes from an octree (sparse_octree.cpp): the host's octree
     // buffers, the words of its counters holding the leaf tile range, and
     // the surface's per-brick counts and slots and its dispatch.

@@ -227,8 +227,7 @@ uint32_t maxSparseParticleBricks(const DeviceLimits& limits) {
     const uint64_t blocks = gpu::kIsoVolumePools * sparseBlocksPerPool(limits, VolumeFormat::F32);
     // The cell table's words of a listed brick within one binding (no home list).
     const uint64_t cells = (uint64_t(limits.maxStorageBufferRange) / 4 - gpu::kIsoCellHeader) / gpu::kIsoCellWords;
-    return uint32_t(
-        std::min({blocks, cells, uint64_t(kMaxSparseBricks), uint64_t(limits.maxStorageBufferRange) * 2 / 9}));
+    return uint32_t(std::min({blocks, cells, uint64_t(kMaxSparseBricks), uint64_t(limits.maxStorageBufferRange) / 8}));
 }
 
 uint32_t maxSparseRowPairs(const DeviceLimits& limits) {
@@ -297,18 +296,19 @@ Status IsoSurface::Impl::sizeSparseDomain(const DeviceLimits& lim, const std::st
     // Bytes per listed brick: its list entry, item lists and default
     // references, a particle block with its slot state, a volume's slot
     // word, indexed output's owner lookup (at most a half-full hash), the
-    // pair mask that orders its slots (sparse_order.comp).
-    uint64_t perBrick = 4 + 5;
+    // pair mask and first place that order its slots (sparse_order.comp).
+    uint64_t perBrick = 4 + 8;
     if (items)
         perBrick += 8 + 4 * uint64_t(particles ? kDefaultSparseParticleRefsPerBrick : kDefaultSparseBallRefsPerBrick);
     if (particles) perBrick += uint64_t(gpu::kIsoVolumeBrickSamples + gpu::kIsoCellWords) * 4 + 16;
     if (volume) perBrick += 4;
     if (info.indexed) perBrick += 8 * 4 + (gpu::kIsoBrickRowPairs + 8) * 4;
-    // Bytes per pool slot: the pool's pyramid, the slot record, indexed
-    // output's vertex pyramid and first vertex.
-    const uint64_t perSlot = sparsePyramidBytes(1u << 20) / (1u << 20) + 1 + 4 + (info.indexed ? 13 : 0);
-    // The list and its pair masks (4.5 bytes a brick: planSparseDomain).
-    uint64_t brickCap = std::min<uint64_t>(kMaxSparseBricks, range * 2 / 9);
+    // Bytes per pool slot: the pool's pyramid, the slot record, classify's
+    // staging (brick_list.cpp), indexed output's vertex pyramid and first vertex.
+    const uint64_t perSlot =
+        sparsePyramidBytes(1u << 20) / (1u << 20) + 1 + 4 + 4 * gpu::kIsoSlotStageWords + (info.indexed ? 13 : 0);
+    // The list and its pair masks and first places (8 bytes a brick: planSparseDomain).
+    uint64_t brickCap = std::min<uint64_t>(kMaxSparseBricks, range / 8);
     if (items) brickCap = std::min<uint64_t>(brickCap, range / 16);
     if (particles)
         brickCap = std::min<uint64_t>(

@@ -221,12 +221,29 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
         .storage(3, refs.pyramid, RW)
         .storage(4, refs.counters, RW)
         .storage(5, refs.brickList, R)
-        .storage(6, refs.pairOrder, RW);
+        .storage(6, refs.pairOrder, RW)
+        .storage(2, refs.slotStage, W);
     bindBrickItems(classifyPass, refs);
     classifyPass.use(refs.sparseArgs, Access::IndirectRead).record(indirectDispatch(refs.sparseArgs, 0));
     brickListing.addSlotOrderPasses(*this, graph, refs);
-    addPyramidBuild(graph, info.name + ".pyramid.", refs.grid, refs.pyramid, grid,
-                    std::min(gpu::kIsoClassifyLevels, grid.levelCount - 1));
+    // The first build pass over the places filled (the order pass's
+    // dispatch); the clear pass zeroed the rest of the levels it writes.
+    const uint32_t first = std::min(gpu::kIsoClassifyLevels, grid.levelCount - 1), top = grid.levelCount - 1;
+    if (first == top) return;
+    const uint32_t levels = std::min(gpu::kIsoBuildLevelsPerPass, top - first);
+    graph.addPass(info.name + ".pyramid." + std::to_string(first), PassKind::Compute)
+        .pipeline(build)
+        .uniform(0, refs.grid)
+        .storage(1, refs.pyramid, RW)
+        .use(refs.superArgs, Access::IndirectRead)
+        .record([this, first, levels, args = refs.superArgs](PassContext& ctx) {
+            gpu::IsoPush pc = push();
+            pc.srcLevel = first;
+            pc.numLevels = levels;
+            ctx.pushConstants(pc);
+            ctx.dispatchIndirect(args, 48);
+        });
+    addPyramidBuild(graph, info.name + ".pyramid.", refs.grid, refs.pyramid, grid, first + levels);
 }
 
 void IsoSurface::Impl::addSparseExtractPass(RenderGraph& graph, const IsoRefs& refs) {
