@@ -193,12 +193,12 @@ protected:
         EXPECT_EQ(args.value()[kArg.vertexCount], written);
         EXPECT_EQ(args.value()[kArg.instanceCount], 1u);
         // The indirect dispatch covers the written triangles (extract,
-        // kIsoExtractTriangles per thread) or, for Scan, the active cells
+        // testing::extractTriangles per thread) or, for Scan, the active cells
         // (generate, one thread per active cell).
         const bool scan = extraction == ExtractionMethod::Scan || cellOrder;
         ASSERT_EQ(written % 3, 0u);
-        const uint32_t items = scan ? uint32_t(cpu.activeCells)
-                                    : (written / 3 + gpu::kIsoExtractTriangles - 1) / gpu::kIsoExtractTriangles;
+        const uint32_t perThread = iso::testing::extractTriangles(iso);
+        const uint32_t items = scan ? uint32_t(cpu.activeCells) : (written / 3 + perThread - 1) / perThread;
         const uint32_t groups = (items + 63) / 64;
         EXPECT_EQ(uint64_t(args.value()[kArg.dispatchX]) * args.value()[kArg.dispatchY] * 64 >= items, true);
         const uint32_t maxX = iso::testing::maxGroupsX(iso);
