@@ -18,7 +18,13 @@ struct vec4 { float x, y, z, w; };
 
 // Workgroup sizes (also used by the host to size dispatches).
 ISO_CONST kIsoGroupSize = 64;        // classify, field, splat, extract
-ISO_CONST kIsoExtractTriangles = 2u; // triangles per extract invocation (two walks interleaved)
+// Triangles per extract invocation (sparse_extract.comp writes them in a row,
+// cell by cell; a specialization constant, kIsoSpecExtractTriangles, also of
+// the args pass that sizes its dispatch): CPU drivers run a SIMD batch's
+// lanes in lock step and pay the top-down walk and a cell's corner samples
+// once per lane, so many per invocation; GPUs want threads.
+ISO_CONST kIsoExtractTriangles = 2u;    // GPUs
+ISO_CONST kIsoExtractTrianglesCpu = 32u; // CPU drivers (lavapipe)
 // Metaballs: up to this many balls one thread evaluates a row segment of
 // kIsoRowSamples samples (field_metaballs.comp); more: 4x4x4 tiles.
 ISO_CONST kIsoRowBalls = 64;
@@ -149,6 +155,7 @@ ISO_CONST kIsoSpecVertexSlices = 5u;     // output_slices.glsl: vertex buffer bi
 ISO_CONST kIsoSpecVertexSliceSize = 6u;  // ... vertices per binding
 ISO_CONST kIsoSpecIndexSlices = 7u;      // ... index buffer bindings in use
 ISO_CONST kIsoSpecIndexSliceSize = 8u;   // ... indices per binding
+ISO_CONST kIsoSpecExtractTriangles = 9u;  // triangles per extract invocation (kIsoExtractTriangles)
 // The vertex and index buffers are written through up to this many storage
 // bindings each (output_slices.glsl): lavapipe's 2 GiB allocations in its
 // 128 MiB bindings.

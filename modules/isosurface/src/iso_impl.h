@@ -301,6 +301,13 @@ struct IsoSurface::Impl {
         return info.source == FieldSource::Metaballs ? sizeof(gpu::IsoBall) : sizeof(Particle);
     }
     uint32_t maxGroupsX() const { return grid.maxGroupsX; }
+    // Triangles per extract invocation (kIsoSpecExtractTriangles): many on CPU drivers.
+    uint32_t extractTriangles() const {
+        const VkPhysicalDeviceType type = device->limits().deviceType;
+        return type == VK_PHYSICAL_DEVICE_TYPE_CPU || type == VK_PHYSICAL_DEVICE_TYPE_OTHER
+                   ? gpu::kIsoExtractTrianglesCpu
+                   : gpu::kIsoExtractTriangles;
+    }
 
     // layout.cpp: validates the create-info against the device limits and
     // plans grids, pyramids and buffer sizes. Pure (no Vulkan calls).

@@ -837,7 +837,8 @@ Status IsoSurface::Impl::makePipeline(ComputePipeline& out, std::span<const uint
                             {gpu::kIsoSpecVertexSlices, specVertexSlices},
                             {gpu::kIsoSpecVertexSliceSize, sizes.vertexSliceElements},
                             {gpu::kIsoSpecIndexSlices, specIndexSlices},
-                            {gpu::kIsoSpecIndexSliceSize, std::max(sizes.indexSliceElements, 1u)}};
+                            {gpu::kIsoSpecIndexSliceSize, std::max(sizes.indexSliceElements, 1u)},
+                            {gpu::kIsoSpecExtractTriangles, extractTriangles()}};
     auto p = ComputePipeline::create(*device, d);
     if (!p) return p.status().withContext("isosurface '" + info.name + "': pipeline " + what + ": ");
     PYRAMARCH_ASSERT(p->pipelineLayout().desc().bindings.size() == bindings,

@@ -143,6 +143,8 @@ Result<LayoutPlan> planLayout(const IsoSurfaceCreateInfo& info, const DeviceLimi
 Result<std::unique_ptr<IsoSurface>> create(Device& device, const IsoSurfaceCreateInfo& info, const Knobs& knobs);
 // The x size dispatches are folded at (the knob, or the device limit).
 uint32_t maxGroupsX(const IsoSurface& surface);
+// Triangles per extract invocation (many on CPU drivers, gpu::kIsoExtractTriangles on GPUs).
+uint32_t extractTriangles(const IsoSurface& surface);
 // n / d computed as the shaders do (multiply-high and shifts with the
 // constants the module puts in the grid for d), for checking them exhaustively.
 uint32_t divideLikeTheGpu(uint32_t n, uint32_t d);
