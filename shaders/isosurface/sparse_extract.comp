@@ -25,6 +25,7 @@
 
 layout(local_size_x = kIsoGroupSize) in;
 layout(constant_id = kIsoSpecExtractTriangles) const uint kExtractTriangles = kIsoExtractTriangles;
+layout(constant_id = kIsoSpecExtractMinGroups) const uint kExtractMinGroups = kIsoExtractMinGroups;
 
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std140) uniform TablesBuf { IsoTables tables; };
@@ -162,8 +163,9 @@ vec3 pickCorner(uint k, vec3 c0, vec3 c1, vec3 c2, vec3 c3, vec3 c4, vec3 c5, ve
     return (k & 4u) != 0u ? hi : lo;
 }
 
-// One invocation writes kExtractTriangles consecutive triangles, cell by
-// cell. The first one's cell comes from the top-down walk; the next cell is
+// One invocation writes a run of consecutive triangles (up to
+// kExtractTriangles, fewer where the surface is small:
+// isoExtractTrianglesFor), cell by cell. The first one's cell comes from the top-down walk; the next cell is
 // the next non-empty one of the same pair (its 16 cases are one quad of
 // level 0) or the first non-empty one of the next pair with triangles
 // (nextPair). Per cell, the samples at its 8 corners and their gradients are
@@ -174,10 +176,13 @@ vec3 pickCorner(uint k, vec3 c0, vec3 c1, vec3 c2, vec3 c3, vec3 c4, vec3 c5, ve
 void main() {
     isoBeginUserFrame();
     mcVertexInit();
-    const uint first = (linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex) * kExtractTriangles;
+    // The args pass sized the dispatch with the same run length, from the
+    // same count.
     const uint triangles = min(pyramidTotal(), grid.vertexCapacity) / 3;
+    const uint perThread = isoExtractTrianglesFor(triangles, kExtractTriangles, kExtractMinGroups);
+    const uint first = (linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex) * perThread;
     if (first >= triangles) return;
-    const uint end = min(first + kExtractTriangles, triangles);
+    const uint end = min(first + perThread, triangles);
     uint key = first * 3u, cases;
     uint cell = pyramidFindWithCases(key, cases);
     // Level 0 starts at word 0 (pyramidLevels): pair p's 16 cases are quad p.
