@@ -6,6 +6,8 @@
 #include "isosurface/common.glsl"
 
 layout(local_size_x = 1) in;
+layout(constant_id = kIsoSpecExtractTriangles) const uint kExtractTriangles = kIsoExtractTriangles;
+layout(constant_id = kIsoSpecExtractMinGroups) const uint kExtractMinGroups = kIsoExtractMinGroups;
 
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std430) readonly buffer PyramidBuf { uint pyramid[]; };
@@ -41,11 +43,13 @@ void main() {
     } else {
         written = min(needed, grid.vertexCapacity);
     }
-    // Extract runs one thread per kIsoExtractTriangles triangles (written is whole triangles);
-    // indexed: one per triangle of the surface (they write the vertices up to
-    // the vertex capacity, and the indices); scan: generate, one per active cell.
-    uint dispatchItems = grid.indexed != 0 ? cellVertices / 3
-                                           : (written / 3 + kIsoExtractTriangles - 1u) / kIsoExtractTriangles;
+    // Extract runs one thread per run of isoExtractTrianglesFor() triangles
+    // (written is whole triangles; extraction takes the same run length from
+    // the same count); indexed: one per triangle of the surface (they write
+    // the vertices up to the vertex capacity, and the indices); scan:
+    // generate, one per active cell.
+    const uint perThread = isoExtractTrianglesFor(written / 3, kExtractTriangles, kExtractMinGroups);
+    uint dispatchItems = grid.indexed != 0 ? cellVertices / 3 : (written / 3 + perThread - 1u) / perThread;
     if (isoOpaque(grid.scanOccupancy) != 0)
         dispatchItems = isoOpaque(top) == 0 ? (ISO_LEVEL_COUNT(pyramid, grid, 0u, 0u) != 0 ? 1u : 0u)
                                  : edgePyramid[edgeGrid.levels[top].z];

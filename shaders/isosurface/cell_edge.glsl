@@ -12,14 +12,23 @@ ivec3 cellCoord(uint cell) {
 }
 
 // `edges`: tables.cases[case].xy, loaded once by a caller that needs several vertices of one cell.
-void cellEdgeOf(ivec3 c, uvec2 edges, uint key, out ivec3 pa, out ivec3 pb) {
+// The corners of vertex `key`'s edge as offset codes (x | y << 1 | z << 2;
+// corner k of a cell c is c + ivec3(k & 1, (k >> 1) & 1, k >> 2)), from constants.
+void cellEdgeCorners(uvec2 edges, uint key, out uint oa, out uint ob) {
     const uint edge = ((key < 8 ? edges.x : edges.y) >> (4 * (key & 7u))) & 0xfu;
-    // Offset codes (x | y << 1 | z << 2) of the edge's corners, from constants.
     const uint word = edge < 4u ? kIsoEdgeCodes0 : edge < 8u ? kIsoEdgeCodes1 : kIsoEdgeCodes2;
     const uint codes = (word >> (8u * (edge & 3u))) & 0xffu;
-    const uint oa = codes & 7u, ob = (codes >> 4) & 7u;
-    pa = c + ivec3(oa & 1u, (oa >> 1) & 1u, (oa >> 2) & 1u);
-    pb = c + ivec3(ob & 1u, (ob >> 1) & 1u, (ob >> 2) & 1u);
+    oa = codes & 7u;
+    ob = (codes >> 4) & 7u;
+}
+
+ivec3 cellCorner(ivec3 c, uint k) { return c + ivec3(k & 1u, (k >> 1) & 1u, (k >> 2) & 1u); }
+
+void cellEdgeOf(ivec3 c, uvec2 edges, uint key, out ivec3 pa, out ivec3 pb) {
+    uint oa, ob;
+    cellEdgeCorners(edges, key, oa, ob);
+    pa = cellCorner(c, oa);
+    pb = cellCorner(c, ob);
 }
 
 // Includers without the MC tables (ISO_NO_TABLES) have cellCoord and cellEdgeOf only.

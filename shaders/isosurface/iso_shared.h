@@ -18,7 +18,15 @@ struct vec4 { float x, y, z, w; };
 
 // Workgroup sizes (also used by the host to size dispatches).
 ISO_CONST kIsoGroupSize = 64;        // classify, field, splat, extract
-ISO_CONST kIsoExtractTriangles = 2u; // triangles per extract invocation (two walks interleaved)
+// Triangles per extract invocation (sparse_extract.comp writes them in a row,
+// cell by cell): CPU drivers run a SIMD batch's lanes in lock step and pay
+// the top-down walk and a cell's corner samples once per lane, so many per
+// invocation; GPUs want threads. The most one takes is a specialization
+// constant (kIsoSpecExtractTriangles) of extraction and of the args pass that
+// sizes its dispatch; both take isoExtractTrianglesFor() of the triangles
+// written, so that a small surface still spreads over many groups.
+ISO_CONST kIsoExtractTriangles = 2u;    // GPUs (and the fewest on any device)
+ISO_CONST kIsoExtractTrianglesCpu = 32u; // CPU drivers (lavapipe): the most
 // Metaballs: up to this many balls one thread evaluates a row segment of
 // kIsoRowSamples samples (field_metaballs.comp); more: 4x4x4 tiles.
 ISO_CONST kIsoRowBalls = 64;
@@ -154,6 +162,31 @@ ISO_CONST kIsoSpecVertexSlices = 5u;     // output_slices.glsl: vertex buffer bi
 ISO_CONST kIsoSpecVertexSliceSize = 6u;  // ... vertices per binding
 ISO_CONST kIsoSpecIndexSlices = 7u;      // ... index buffer bindings in use
 ISO_CONST kIsoSpecIndexSliceSize = 8u;   // ... indices per binding
+ISO_CONST kIsoSpecExtractTriangles = 9u;  // the most triangles one extract invocation takes
+ISO_CONST kIsoSpecExtractMinGroups = 10u; // extract workgroups a surface keeps (isoExtractTrianglesFor)
+// Extraction takes fewer triangles per invocation while it would otherwise
+// run fewer workgroups than this (testing::Knobs::extractMinGroups): with
+// few groups one slow worker thread holds the pass up (lavapipe hands
+// groups out one at a time; measured in the one-pipeline design note).
+ISO_CONST kIsoExtractMinGroups = 32u;
+// Triangles per extract invocation for a surface of `triangles` written
+// triangles: the largest power of two from kIsoExtractTriangles up to `most`
+// that still gives at least `minGroups` (>= 1) workgroups of kIsoGroupSize
+// invocations, ceil(triangles / (kIsoGroupSize t)) >= minGroups, that is
+// triangles > kIsoGroupSize t (minGroups - 1); kIsoExtractTriangles where
+// none does (`most` where it is fewer). The args pass sizes extraction's
+// dispatch with it and extraction takes it from the same count: one choice
+// for both, the C++ twin for the host and the tests.
+#ifdef __cplusplus
+inline constexpr uint isoExtractTrianglesFor(uint triangles, uint most, uint minGroups)
+#else
+uint isoExtractTrianglesFor(uint triangles, uint most, uint minGroups)
+#endif
+{
+    uint t = most;
+    while (t > kIsoExtractTriangles && triangles <= t * kIsoGroupSize * (minGroups - 1u)) t >>= 1u;
+    return t;
+}
 // The vertex and index buffers are written through up to this many storage
 // bindings each (output_slices.glsl): lavapipe's 2 GiB allocations in its
 // 128 MiB bindings.

@@ -76,14 +76,11 @@ void mcVertexInit() {
     sxy = grid.samples.x * grid.samples.y;
 }
 
-// Vertex on the edge from sample pa to sample pb (pa the lower corner).
-IsoVertex edgeVertex(ivec3 pa, ivec3 pb, float cellTriangles) {
-#if defined(ISO_FETCH_BLOCK)
-    // 4^3 samples around the edge, clamped into the grid: every sample the
-    // position and the gradients at both ends read (one sample around them).
-    isoLoadBlock(clamp(min(pa, pb) - 1, ivec3(0), max(gridMax - 3, ivec3(0))));
-#endif
-    const float va = fetch(pa), vb = fetch(pb);
+// The vertex on the edge from sample pa to sample pb (pa the lower corner)
+// from the samples there and the gradients at both (index units over the
+// spacing: gradientAt(p) / grid.spacing); edgeVertex and the per-cell
+// extraction (sparse_extract.comp) share these operations, so their bits.
+IsoVertex edgeVertexOf(ivec3 pa, ivec3 pb, float va, float vb, vec3 da, vec3 db, float cellTriangles) {
     precise float t = (pc.iso - va) / (vb - va);
     if (!isFiniteF(t)) t = 0.5;
 
@@ -91,12 +88,8 @@ IsoVertex edgeVertex(ivec3 pa, ivec3 pb, float cellTriangles) {
     precise vec3 gc = fa + t * (fb - fa);
     precise vec3 pos = grid.boundsMin.xyz + gc * grid.spacing.xyz;
 
-    const uint mode = kNormalMode;
     vec3 normal = vec3(0.0);
-    // A specialization constant: with None the gradient fetches are not compiled in.
-    if (mode != kIsoNormalNone) {
-        const vec3 da = gradientAt(pa, mode) / grid.spacing.xyz;
-        const vec3 db = gradientAt(pb, mode) / grid.spacing.xyz;
+    if (kNormalMode != kIsoNormalNone) {
         const vec3 n = da + t * (db - da);
         const float len = sqrt(dot(n, n));
         if (isFiniteF(len) && len > 0.0) normal = -n / len;
@@ -106,6 +99,24 @@ IsoVertex edgeVertex(ivec3 pa, ivec3 pb, float cellTriangles) {
     v.position = vec4(pos, cellTriangles);
     v.normal = vec4(normal, 0.0);
     return v;
+}
+
+// Vertex on the edge from sample pa to sample pb (pa the lower corner).
+IsoVertex edgeVertex(ivec3 pa, ivec3 pb, float cellTriangles) {
+#if defined(ISO_FETCH_BLOCK)
+    // 4^3 samples around the edge, clamped into the grid: every sample the
+    // position and the gradients at both ends read (one sample around them).
+    isoLoadBlock(clamp(min(pa, pb) - 1, ivec3(0), max(gridMax - 3, ivec3(0))));
+#endif
+    const float va = fetch(pa), vb = fetch(pb);
+    const uint mode = kNormalMode;
+    vec3 da = vec3(0.0), db = vec3(0.0);
+    // A specialization constant: with None the gradient fetches are not compiled in.
+    if (mode != kIsoNormalNone) {
+        da = gradientAt(pa, mode) / grid.spacing.xyz;
+        db = gradientAt(pb, mode) / grid.spacing.xyz;
+    }
+    return edgeVertexOf(pa, pb, va, vb, da, db, cellTriangles);
 }
 
 // Vertex `key` of a cell whose case edges (tables.cases[case].xy) the caller loaded.

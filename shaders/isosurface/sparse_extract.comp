@@ -24,6 +24,8 @@
 #include "isosurface/common.glsl"
 
 layout(local_size_x = kIsoGroupSize) in;
+layout(constant_id = kIsoSpecExtractTriangles) const uint kExtractTriangles = kIsoExtractTriangles;
+layout(constant_id = kIsoSpecExtractMinGroups) const uint kExtractMinGroups = kIsoExtractMinGroups;
 
 layout(set = 0, binding = 0, std140) uniform GridBuf { IsoGrid grid; };
 layout(set = 0, binding = 1, std140) uniform TablesBuf { IsoTables tables; };
@@ -81,28 +83,168 @@ ivec3 sparseCell(uint cell) {
     return ivec3(b * kIsoBrickCells + uvec3(i & 7u, (pair & 3u) * 2u + (i >> 3), pair >> 2));
 }
 
+// Non-empty cells of a pair (bit i: cell i has triangles) from its 16 MC
+// cases, 4 per word: only cases 0 and 255 have none (checked by packTables).
+uint pairNonEmpty(uvec4 q) {
+    uint mask = 0u;
+    for (uint k = 0u; k < 4u; ++k) {
+        const uint w = k == 0u ? q.x : k == 1u ? q.y : k == 2u ? q.z : q.w;
+        // 0x80 in each byte that is 0x00 or 0xff (exact per byte, no borrows).
+        const uint zero = ~(((w & 0x7f7f7f7fu) + 0x7f7f7f7fu) | w | 0x7f7f7f7fu);
+        const uint nw = ~w;
+        const uint full = ~(((nw & 0x7f7f7f7fu) + 0x7f7f7f7fu) | nw | 0x7f7f7f7fu);
+        const uint empty = zero | full;
+        const uint bits = ((empty >> 7) & 1u) | ((empty >> 14) & 2u) | ((empty >> 21) & 4u) | ((empty >> 28) & 8u);
+        mask |= (~bits & 0xfu) << (4u * k);
+    }
+    return mask;
+}
+
+// MC case of cell i (0..15) of a pair's cases.
+uint pairCase(uvec4 q, uint i) {
+    const uint k = i >> 2;
+    const uint w = k == 0u ? q.x : k == 1u ? q.y : k == 2u ? q.z : q.w;
+    return (w >> (8u * (i & 3u))) & 0xffu;
+}
+
+// Element e's quad at 32-bit level `level` (elements past the level's end: 0).
+uvec4 levelQuad(uint level, uint e) {
+    const uint base = e & ~3u, size = grid.levels[level].y;
+    const uvec4 q = pyramidQuadAt((grid.levels[level].x + base) >> 2);
+    return uvec4(base < size ? q.x : 0u, base + 1u < size ? q.y : 0u, base + 2u < size ? q.z : 0u,
+                 base + 3u < size ? q.w : 0u);
+}
+
+// Lowest j >= from with q[j] != 0; 4 when none.
+uint firstNonZero(uvec4 q, uint from) {
+    const uint m = ((q.x != 0u ? 1u : 0u) | (q.y != 0u ? 2u : 0u) | (q.z != 0u ? 4u : 0u) | (q.w != 0u ? 8u : 0u)) &
+                   (0xfu << from);
+    return m != 0u ? uint(findLSB(m)) : 4u;
+}
+
+// The next pair after `pair` with triangles (level 2 of the pool pyramid:
+// pairs, 32-bit counts): up the levels until a later sibling has triangles,
+// then down through the first non-empty children; one quad per level, and
+// only as many levels as the gap between the pairs needs. Returns false when
+// no later pair has triangles.
+bool nextPair(inout uint pair) {
+    uint level = kIsoPackedLevels, e = pair, j = 4u;
+    const uint top = isoOpaque(grid.levelCount) - 1u;
+    bool up = true;
+    while (up) {
+        const uint from = (e & 3u) + 1u;
+        j = from < 4u ? firstNonZero(levelQuad(level, e), from) : 4u;
+        up = j == 4u && level + 1u < top;
+        if (up) {
+            e >>= 2;
+            ++level;
+        }
+    }
+    if (j == 4u) return false;
+    e = (e & ~3u) + j;
+    while (level > kIsoPackedLevels) {
+        --level;
+        e = 4u * e + firstNonZero(levelQuad(level, 4u * e), 0u);
+    }
+    pair = e;
+    return true;
+}
+
+// Corner k's entry of 8 per-corner values (k lane-varying; selects, no
+// dynamically indexed array, which lavapipe would keep in memory).
+float pickCorner(uint k, float c0, float c1, float c2, float c3, float c4, float c5, float c6, float c7) {
+    const bool b0 = (k & 1u) != 0u, b1 = (k & 2u) != 0u;
+    const float lo = b1 ? (b0 ? c3 : c2) : (b0 ? c1 : c0), hi = b1 ? (b0 ? c7 : c6) : (b0 ? c5 : c4);
+    return (k & 4u) != 0u ? hi : lo;
+}
+vec3 pickCorner(uint k, vec3 c0, vec3 c1, vec3 c2, vec3 c3, vec3 c4, vec3 c5, vec3 c6, vec3 c7) {
+    const bool b0 = (k & 1u) != 0u, b1 = (k & 2u) != 0u;
+    const vec3 lo = b1 ? (b0 ? c3 : c2) : (b0 ? c1 : c0), hi = b1 ? (b0 ? c7 : c6) : (b0 ? c5 : c4);
+    return (k & 4u) != 0u ? hi : lo;
+}
+
+// One invocation writes a run of consecutive triangles (up to
+// kExtractTriangles, fewer where the surface is small:
+// isoExtractTrianglesFor), cell by cell. The first one's cell comes from the top-down walk; the next cell is
+// the next non-empty one of the same pair (its 16 cases are one quad of
+// level 0) or the first non-empty one of the next pair with triangles
+// (nextPair). Per cell, the samples at its 8 corners and their gradients are
+// read once (central differences: 32 samples, the corners' neighbours inside
+// the cell among them) for all its triangles, where a walk per triangle read
+// 14 per vertex. lavapipe runs every branch of a SIMD batch whenever one lane
+// takes it: a batch pays per cell for the lane with the most triangles there.
 void main() {
     isoBeginUserFrame();
     mcVertexInit();
-    const uint first = (linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex) * kIsoExtractTriangles;
+    // The args pass sized the dispatch with the same run length, from the
+    // same count.
     const uint triangles = min(pyramidTotal(), grid.vertexCapacity) / 3;
+    const uint perThread = isoExtractTrianglesFor(triangles, kExtractTriangles, kExtractMinGroups);
+    const uint first = (linearGroup() * kIsoGroupSize + gl_LocalInvocationIndex) * perThread;
     if (first >= triangles) return;
-    const bool second = first + 1u < triangles;
-    uvec2 keys = uvec2(first * 3u, second ? first * 3u + 3u : first * 3u);
-    uvec2 cases;
-    const uvec2 cells = pyramidFind2WithCases(keys, cases);
-    for (uint t = 0; t < kIsoExtractTriangles; ++t) {
-        const uint cell = t == 0u ? cells.x : cells.y;
-        const uint key = t == 0u ? keys.x : keys.y;
-        const uint mcCase = ((t == 0u ? cases.x : cases.y) >> (8u * (cell & 3u))) & 0xffu;
+    const uint end = min(first + perThread, triangles);
+    uint key = first * 3u, cases;
+    uint cell = pyramidFindWithCases(key, cases);
+    // Level 0 starts at word 0 (pyramidLevels): pair p's 16 cases are quad p.
+    uvec4 pairCases = pyramidQuadAt(cell >> 4);
+    uint nonEmpty = pairNonEmpty(pairCases);
+    uint triangle = first;
+    while (triangle < end) {
+        const uint mcCase = pairCase(pairCases, cell & 15u);
         const uint count = isoCaseCount(mcCase);
         const ivec3 c = sparseCell(cell);
+        float v[8];
+        vec3 g[8];
+        [[unroll]] for (uint k = 0u; k < 8u; ++k) v[k] = fetch(cellCorner(c, k));
+        [[unroll]] for (uint k = 0u; k < 8u; ++k) {
+            g[k] = vec3(0.0);
+            if (kNormalMode == kIsoNormalCentral) {
+                // gradientAt's central differences: the clamped fetch of
+                // p +- d is the sample centralDiff reads (at the grid's faces
+                // too), and inside the cell it is another corner's sample.
+                const ivec3 p = cellCorner(c, k);
+                const ivec3 hi = min(p + 1, gridMax), lo = max(p - 1, ivec3(0));
+                const float px = (k & 1u) == 0u ? v[k | 1u] : fetch(p + ivec3(1, 0, 0));
+                const float mx = (k & 1u) != 0u ? v[k & ~1u] : fetch(p - ivec3(1, 0, 0));
+                const float py = (k & 2u) == 0u ? v[k | 2u] : fetch(p + ivec3(0, 1, 0));
+                const float my = (k & 2u) != 0u ? v[k & ~2u] : fetch(p - ivec3(0, 1, 0));
+                const float pz = (k & 4u) == 0u ? v[k | 4u] : fetch(p + ivec3(0, 0, 1));
+                const float mz = (k & 4u) != 0u ? v[k & ~4u] : fetch(p - ivec3(0, 0, 1));
+                g[k] = vec3(px - mx, py - my, pz - mz) / vec3(hi - lo) / grid.spacing.xyz;
+            } else if (kNormalMode != kIsoNormalNone) {
+                g[k] = gradientAt(cellCorner(c, k), kNormalMode) / grid.spacing.xyz;
+            }
+        }
         const uvec2 edges = tables.cases[mcCase].xy;
-        const uint outIndex = (t == 0u || !second ? first : first + 1u) * 3u;
-        for (uint v = 0; v < 3; ++v) {
-            const IsoVertex vertex = mcVertexOf(c, edges, count, key + v);
-            isoStoreVertexPosition(outIndex + v, vertex.position);
-            if (kNormalMode != kIsoNormalNone) isoStoreVertexNormal(outIndex + v, vertex.normal);
+        const float cellTriangles = float(count / 3);
+        while (key < count && triangle < end) {
+            for (uint j = 0u; j < 3u; ++j) {
+                uint oa, ob;
+                cellEdgeCorners(edges, key + j, oa, ob);
+                const IsoVertex vertex =
+                    edgeVertexOf(cellCorner(c, oa), cellCorner(c, ob),
+                                 pickCorner(oa, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]),
+                                 pickCorner(ob, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]),
+                                 pickCorner(oa, g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7]),
+                                 pickCorner(ob, g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7]), cellTriangles);
+                isoStoreVertexPosition(triangle * 3u + j, vertex.position);
+                if (kNormalMode != kIsoNormalNone) isoStoreVertexNormal(triangle * 3u + j, vertex.normal);
+            }
+            key += 3u;
+            ++triangle;
+        }
+        if (triangle < end) {
+            key = 0u;
+            const uint later = nonEmpty & ~((2u << (cell & 15u)) - 1u);
+            uint pair = cell >> 4;
+            if (later == 0u) {
+                if (!nextPair(pair)) break;
+                pairCases = pyramidQuadAt(pair);
+                nonEmpty = pairNonEmpty(pairCases);
+                cell = pair * 16u + uint(findLSB(nonEmpty));
+            } else {
+                cell = pair * 16u + uint(findLSB(later));
+            }
         }
     }
 }

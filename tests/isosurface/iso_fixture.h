@@ -43,6 +43,9 @@ protected:
     testing::ExtractionMethod extraction = testing::ExtractionMethod::HistoPyramid;
     testing::SplatMethod splat = testing::SplatMethod::Auto;
     testing::FieldEvaluation fieldEvaluation = testing::FieldEvaluation::Auto;
+    // Knobs::extractMinGroups where the knobs given keep 0 (1: every surface
+    // extracts in the device's longest runs).
+    uint32_t extractMinGroups = 0;
     std::unique_ptr<IsoSurface> make(const IsoSurfaceCreateInfo& info, testing::Knobs knobs = {}) {
         withVariants(knobs);
         if (cellOrder) knobs.extraction = testing::ExtractionMethod::Scan;
@@ -66,6 +69,7 @@ protected:
         if (knobs.extraction == testing::ExtractionMethod::HistoPyramid) knobs.extraction = extraction;
         if (knobs.splat == testing::SplatMethod::Auto) knobs.splat = splat;
         if (knobs.fieldEvaluation == testing::FieldEvaluation::Auto) knobs.fieldEvaluation = fieldEvaluation;
+        if (knobs.extractMinGroups == 0) knobs.extractMinGroups = extractMinGroups;
         return knobs;
     }
     // Records and runs one frame, waiting for it.

@@ -193,12 +193,12 @@ protected:
         EXPECT_EQ(args.value()[kArg.vertexCount], written);
         EXPECT_EQ(args.value()[kArg.instanceCount], 1u);
         // The indirect dispatch covers the written triangles (extract,
-        // kIsoExtractTriangles per thread) or, for Scan, the active cells
-        // (generate, one thread per active cell).
+        // testing::extractTriangles of them per thread) or, for Scan, the
+        // active cells (generate, one thread per active cell).
         const bool scan = extraction == ExtractionMethod::Scan || cellOrder;
         ASSERT_EQ(written % 3, 0u);
-        const uint32_t items = scan ? uint32_t(cpu.activeCells)
-                                    : (written / 3 + gpu::kIsoExtractTriangles - 1) / gpu::kIsoExtractTriangles;
+        const uint32_t perThread = iso::testing::extractTriangles(iso, written / 3);
+        const uint32_t items = scan ? uint32_t(cpu.activeCells) : (written / 3 + perThread - 1) / perThread;
         const uint32_t groups = (items + 63) / 64;
         EXPECT_EQ(uint64_t(args.value()[kArg.dispatchX]) * args.value()[kArg.dispatchY] * 64 >= items, true);
         const uint32_t maxX = iso::testing::maxGroupsX(iso);
@@ -2243,18 +2243,99 @@ TEST_F(IsoGpu, StatsRingDelayedWithoutWaiting) {
     EXPECT_NE(needed[0], needed[5]);
 }
 
+// Triangles per extract thread as the module's rule says, derived here on
+// its own: the longest run, halving from the device's most down to
+// gpu::kIsoExtractTriangles, whose groups of 64 threads still number
+// `minGroups` or more.
+uint32_t expectedExtractRun(uint32_t triangles, uint32_t most, uint32_t minGroups) {
+    for (uint32_t run = most; run > gpu::kIsoExtractTriangles; run /= 2) {
+        const uint64_t threads = (uint64_t(triangles) + run - 1) / run;
+        if ((threads + 63) / 64 >= minGroups) return run;
+    }
+    return std::min(most, gpu::kIsoExtractTriangles);
+}
+
 TEST_F(IsoGpu, DispatchesFoldIntoTwoDimensions) {
     // Every dispatch (field, classify, pyramid, extract) split into rows of 3
-    // groups: the same surface must come out, key for key.
+    // groups: the same surface must come out, key for key; with the
+    // module's extract runs (this small surface: the fewest triangles a
+    // thread) and with the device's longest (Knobs::extractMinGroups 1).
     IsoSurfaceCreateInfo info = userInfo(kCayleyGlsl, {23, 19, 29}, NormalMode::Forward);
-    auto iso = make(info, {.maxGroupsX = 3});
-    ASSERT_TRUE(iso);
-    frame(*iso);
-    checkAgainstReference(*iso, info);
-    auto args = iso::testing::readDrawArgs(*iso);
-    ASSERT_TRUE(args.ok());
-    EXPECT_EQ(args.value()[kArg.dispatchX], 3u);
-    EXPECT_GT(args.value()[kArg.dispatchY], 5u);
+    for (const uint32_t minGroups : {0u, 1u}) {
+        SCOPED_TRACE(minGroups);
+        auto iso = make(info, {.maxGroupsX = 3, .extractMinGroups = minGroups});
+        ASSERT_TRUE(iso);
+        frame(*iso);
+        checkAgainstReference(*iso, info);
+        auto args = iso::testing::readDrawArgs(*iso);
+        ASSERT_TRUE(args.ok());
+        // The extract dispatch folds too: its groups in rows of 3.
+        const uint32_t triangles = args.value()[kArg.vertexCount] / 3;
+        const uint32_t most = iso::testing::extractTriangles(*iso, 0xffffffffu);
+        const uint32_t perThread = iso::testing::extractTriangles(*iso, triangles);
+        EXPECT_EQ(perThread, minGroups == 1 ? most : gpu::kIsoExtractTriangles) << triangles << " triangles";
+        const uint32_t threads = (triangles + perThread - 1) / perThread;
+        const uint32_t groups = (threads + 63) / 64;
+        EXPECT_EQ(args.value()[kArg.dispatchX], std::min(groups, 3u));
+        EXPECT_EQ(args.value()[kArg.dispatchY], (groups + 2) / 3);
+        if (perThread == gpu::kIsoExtractTriangles) EXPECT_GT(args.value()[kArg.dispatchY], 5u);
+    }
+}
+
+// The triangles an extract thread takes follow the surface written: a small
+// one keeps many groups of short runs, a larger one takes longer runs (on
+// CPU drivers; a GPU's most is gpu::kIsoExtractTriangles), and
+// Knobs::extractMinGroups moves the threshold. Each surface's dispatch is
+// the rule's (derived here independently), and its triangles are the CPU
+// reference's, key for key, whatever the run.
+TEST_F(IsoGpu, ExtractRunsFollowTheSurfaceSize) {
+    struct Case {
+        const char* glsl;
+        std::array<uint32_t, 3> n;
+        NormalMode normals;
+        uint32_t minGroups; // Knobs::extractMinGroups (0: the module's)
+        std::array<float, 8> params;
+    };
+    const std::array<float, 8> sphere = {0.03f, -0.05f, 0.02f, 0.71f, 0, 0, 0, 0}, gyroid = {5.f, 0, 0, 0, 0, 0, 0, 0};
+    const Case cases[] = {{kSphereGlsl, {12, 12, 12}, NormalMode::Central, 0, sphere},
+                          {kGyroidGlsl, {41, 39, 44}, NormalMode::Central, 0, gyroid},
+                          {kGyroidGlsl, {41, 39, 44}, NormalMode::Sobel, 1, gyroid},
+                          {kGyroidGlsl, {41, 39, 44}, NormalMode::Forward, 16, gyroid},
+                          {kCayleyGlsl, {45, 38, 41}, NormalMode::None, 3, {}}};
+    std::vector<uint32_t> runs;
+    for (const Case& c : cases) {
+        SCOPED_TRACE(std::to_string(c.n[0]) + "x" + std::to_string(c.n[1]) + "x" + std::to_string(c.n[2]) +
+                     " minGroups " + std::to_string(c.minGroups));
+        IsoSurfaceCreateInfo info = userInfo(c.glsl, c.n, c.normals);
+        auto iso = make(info, {.extractMinGroups = c.minGroups});
+        ASSERT_TRUE(iso);
+        iso->setUserParams(c.params);
+        frame(*iso);
+        checkAgainstReference(*iso, info);
+        auto args = iso::testing::readDrawArgs(*iso);
+        ASSERT_TRUE(args.ok());
+        const uint32_t triangles = args.value()[kArg.vertexCount] / 3;
+        const uint32_t most = iso::testing::extractTriangles(*iso, 0xffffffffu);
+        const uint32_t run = expectedExtractRun(triangles, most, c.minGroups ? c.minGroups : gpu::kIsoExtractMinGroups);
+        EXPECT_EQ(iso::testing::extractTriangles(*iso, triangles), run) << triangles << " triangles";
+        const uint32_t groups = (triangles + 64 * run - 1) / (64 * run);
+        EXPECT_EQ(uint64_t(args.value()[kArg.dispatchX]) * args.value()[kArg.dispatchY], groups);
+        runs.push_back(run);
+    }
+    ASSERT_EQ(runs.size(), std::size(cases));
+    EXPECT_EQ(runs[0], gpu::kIsoExtractTriangles) << "a small surface: the shortest runs";
+    const uint32_t most = runs[2]; // minGroups 1: the device's most
+    if (most > gpu::kIsoExtractTriangles) {
+        // CPU drivers: the larger surface takes longer runs than the small
+        // one, and fewer groups to keep longer runs still (the third knob's
+        // between the module's and the most).
+        EXPECT_GT(runs[1], runs[0]);
+        EXPECT_GT(runs[3], runs[1]);
+        EXPECT_LT(runs[3], most);
+        EXPECT_EQ(runs[4], most);
+    } else {
+        for (uint32_t r : runs) EXPECT_EQ(r, gpu::kIsoExtractTriangles);
+    }
 }
 
 // The gather's bin-start scan (particles.scan.{sums,top,starts}) against

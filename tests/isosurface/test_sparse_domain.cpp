@@ -192,6 +192,25 @@ TEST_F(IsoSparse, MatchesTheDenseFusedPathAndTheReference) {
     }
 }
 
+// Extraction in the device's longest runs (Knobs::extractMinGroups 1: on
+// CPU drivers every thread takes kIsoExtractTrianglesCpu triangles, on these
+// small surfaces too): a run crosses pool slots of different bricks (the
+// walk up the pool pyramid to the next pair), the same triangles as above.
+TEST_F(IsoSparse, LongExtractRunsMatchTheDensePathAndTheReference) {
+    extractMinGroups = 1;
+    {
+        SCOPED_TRACE("moving sphere 37x50x23, central normals");
+        IsoSurfaceCreateInfo info = sparseInfo(kMovingSphereGlsl, {37, 50, 23}, 1.f, NormalMode::Central);
+        info.boundsMin = {-1.f, -0.8f, -1.2f};
+        info.boundsMax = {1.f, 0.9f, 1.f};
+        expectSparseMatches(info, {0.1f, -0.1f, 0.05f, 0.45f, 0.3f, 0, 0, 0}, 0.9f);
+    }
+    {
+        SCOPED_TRACE("Cayley 61x45x38, Sobel normals");
+        expectSparseMatches(sparseInfo(kCayleyGlsl, {61, 45, 38}, 34.65f, NormalMode::Sobel), {}, 0.f);
+    }
+}
+
 // Too few bricks or slots: the frame reports what it needed and the
 // overflow, writes only what fits (no validation message, no write past a
 // buffer: the gpuav run checks the accesses), and the suggested capacities

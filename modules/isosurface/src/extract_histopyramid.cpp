@@ -1,8 +1,9 @@
 // Pass "<name>.extract" (ExtractionMethod::HistoPyramid, non-indexed, on the
 // direct brick table: sparse_extract.comp's dense build, its pipeline made in
-// sparse.cpp): an indirect dispatch sized by the args pass, one thread per two
-// output triangles walking the pyramid top-down to their cells, written
-// straight into the vertex buffer the draw reads. "<name>.vertices.clear" (NormalMode::None only):
+// sparse.cpp): an indirect dispatch sized by the args pass, one thread per run
+// of output triangles (gpu::isoExtractTrianglesFor: up to 32 on CPU drivers,
+// 2 on GPUs) walking the pyramid top-down to the first one's cell, then cell
+// by cell, written straight into the vertex buffer the draw reads. "<name>.vertices.clear" (NormalMode::None only):
 // zeroes the vertex buffer on the first frame, the normals extract and the
 // scan's generate then leave alone.
 #include <cstddef>

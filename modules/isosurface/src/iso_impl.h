@@ -205,9 +205,10 @@ struct IsoSurface::Impl {
     IsoSurfaceCreateInfo info;
     IsoSizes sizes;
     gpu::IsoGrid grid{};
-    uint32_t ring = 3;            // framesInFlight + 1 slots
-    uint32_t foldGroupsX = 0;     // testing::Knobs::maxGroupsX (0 = device limit)
-    bool subgroupAtomics = false; // classify/activate: one atomic per subgroup (the *.subgroup.comp variants)
+    uint32_t ring = 3;                   // framesInFlight + 1 slots
+    uint32_t foldGroupsX = 0;            // testing::Knobs::maxGroupsX (0 = device limit)
+    uint32_t extractMinGroupsForced = 0; // testing::Knobs::extractMinGroups (0 = gpu::kIsoExtractMinGroups)
+    bool subgroupAtomics = false;        // classify/activate: one atomic per subgroup (the *.subgroup.comp variants)
     // Classify and extraction read the field and the pyramid through texel
     // buffers where maxTexelBufferElements covers both, else through storage
     // buffers (the *.storage variants); testing::Knobs::storageReads forces the latter.
@@ -301,6 +302,20 @@ struct IsoSurface::Impl {
         return info.source == FieldSource::Metaballs ? sizeof(gpu::IsoBall) : sizeof(Particle);
     }
     uint32_t maxGroupsX() const { return grid.maxGroupsX; }
+    // The most triangles one extract invocation takes (kIsoSpecExtractTriangles):
+    // many on CPU drivers; a surface takes gpu::isoExtractTrianglesFor() of
+    // its triangles written.
+    uint32_t extractTriangles() const {
+        const VkPhysicalDeviceType type = device->limits().deviceType;
+        return type == VK_PHYSICAL_DEVICE_TYPE_CPU || type == VK_PHYSICAL_DEVICE_TYPE_OTHER
+                   ? gpu::kIsoExtractTrianglesCpu
+                   : gpu::kIsoExtractTriangles;
+    }
+    // The extract workgroups a surface keeps before its runs grow (kIsoSpecExtractMinGroups).
+    uint32_t extractMinGroups() const {
+        // At most 2^20: the rule's products stay within 32 bits.
+        return extractMinGroupsForced ? std::min(extractMinGroupsForced, 1u << 20) : gpu::kIsoExtractMinGroups;
+    }
 
     // layout.cpp: validates the create-info against the device limits and
     // plans grids, pyramids and buffer sizes. Pure (no Vulkan calls).

@@ -60,6 +60,7 @@ Result<std::unique_ptr<IsoSurface>> IsoSurface::create(Device& device, const Iso
         m.device = &device;
         m.info = ci;
         m.foldGroupsX = knobs.maxGroupsX;
+        m.extractMinGroupsForced = knobs.extractMinGroups;
         m.storageReadsForced = knobs.storageReads;
         m.denseFieldForced = knobs.denseField;
         m.volumePoolBricksForced = knobs.volumePoolBricks;
@@ -249,6 +250,7 @@ Status IsoSurface::Impl::replan(const IsoSurfaceCreateInfo& ci, std::unique_ptr<
     f.device = device;
     f.info = ci;
     f.foldGroupsX = foldGroupsX;
+    f.extractMinGroupsForced = extractMinGroupsForced;
     f.storageReadsForced = storageReadsForced;
     f.denseFieldForced = denseFieldForced;
     f.volumePoolBricksForced = volumePoolBricksForced;
@@ -837,7 +839,9 @@ Status IsoSurface::Impl::makePipeline(ComputePipeline& out, std::span<const uint
                             {gpu::kIsoSpecVertexSlices, specVertexSlices},
                             {gpu::kIsoSpecVertexSliceSize, sizes.vertexSliceElements},
                             {gpu::kIsoSpecIndexSlices, specIndexSlices},
-                            {gpu::kIsoSpecIndexSliceSize, std::max(sizes.indexSliceElements, 1u)}};
+                            {gpu::kIsoSpecIndexSliceSize, std::max(sizes.indexSliceElements, 1u)},
+                            {gpu::kIsoSpecExtractTriangles, extractTriangles()},
+                            {gpu::kIsoSpecExtractMinGroups, extractMinGroups()}};
     auto p = ComputePipeline::create(*device, d);
     if (!p) return p.status().withContext("isosurface '" + info.name + "': pipeline " + what + ": ");
     PYRAMARCH_ASSERT(p->pipelineLayout().desc().bindings.size() == bindings,

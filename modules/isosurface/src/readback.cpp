@@ -284,6 +284,9 @@ struct TestingAccess {
         return IsoSurface::create(device, info, knobs);
     }
     static uint32_t maxGroupsX(const IsoSurface& s) { return s.impl_->grid.maxGroupsX; }
+    static uint32_t extractTriangles(const IsoSurface& s, uint32_t triangles) {
+        return gpu::isoExtractTrianglesFor(triangles, s.impl_->extractTriangles(), s.impl_->extractMinGroups());
+    }
     static bool subgroupAtomics(const IsoSurface& s) { return s.impl_->subgroupAtomics; }
     static bool texelReads(const IsoSurface& s) { return s.impl_->texelReads; }
     static bool particleTexelReads(const IsoSurface& s) { return s.impl_->particles.texelReads; }
@@ -442,6 +445,9 @@ Result<std::unique_ptr<IsoSurface>> create(Device& device, const IsoSurfaceCreat
     return TestingAccess::create(device, info, knobs);
 }
 uint32_t maxGroupsX(const IsoSurface& surface) { return TestingAccess::maxGroupsX(surface); }
+uint32_t extractTriangles(const IsoSurface& surface, uint32_t triangles) {
+    return TestingAccess::extractTriangles(surface, triangles);
+}
 bool subgroupAtomics(const IsoSurface& surface) { return TestingAccess::subgroupAtomics(surface); }
 bool texelReads(const IsoSurface& surface) { return TestingAccess::texelReads(surface); }
 bool particleTexelReads(const IsoSurface& surface) { return TestingAccess::particleTexelReads(surface); }

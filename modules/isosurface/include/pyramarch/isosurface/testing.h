@@ -76,6 +76,10 @@ struct Knobs {
     // maxComputeWorkGroupCount[0] (0 = the device limit), so tests exercise
     // the fold on small grids.
     uint32_t maxGroupsX = 0;
+    // Extraction keeps at least this many workgroups before it takes more
+    // triangles per invocation (0 = gpu::kIsoExtractMinGroups; 1: always
+    // the device's most, so tests run long runs on small grids).
+    uint32_t extractMinGroups = 0;
     // One atomic per thread for classify's active-cell count and activate's
     // list append, even where the device could aggregate them per subgroup:
     // the fallback path, compared bit for bit with the default.
@@ -143,6 +147,10 @@ Result<LayoutPlan> planLayout(const IsoSurfaceCreateInfo& info, const DeviceLimi
 Result<std::unique_ptr<IsoSurface>> create(Device& device, const IsoSurfaceCreateInfo& info, const Knobs& knobs);
 // The x size dispatches are folded at (the knob, or the device limit).
 uint32_t maxGroupsX(const IsoSurface& surface);
+// Triangles per extract invocation of `surface` when it writes `triangles`
+// triangles (gpu::isoExtractTrianglesFor with the surface's most, many on
+// CPU drivers and gpu::kIsoExtractTriangles on GPUs, and Knobs::extractMinGroups).
+uint32_t extractTriangles(const IsoSurface& surface, uint32_t triangles);
 // n / d computed as the shaders do (multiply-high and shifts with the
 // constants the module puts in the grid for d), for checking them exhaustively.
 uint32_t divideLikeTheGpu(uint32_t n, uint32_t d);
