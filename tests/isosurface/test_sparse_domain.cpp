@@ -105,6 +105,23 @@ protected:
     void expectKeptTrianglesAreTheDensePaths(const IsoSurfaceCreateInfo& info, const std::vector<Particle>& particles,
                                              const std::vector<std::array<uint32_t, 24>>& want);
 
+    // A moving sphere (NaN far outside) with central normals and Cayley
+    // with Sobel normals, odd sizes: expectSparseMatches.
+    void expectSphereAndCayleyMatch() {
+        {
+            SCOPED_TRACE("moving sphere 37x50x23, central normals, NaN far outside");
+            IsoSurfaceCreateInfo info = sparseInfo(kMovingSphereGlsl, {37, 50, 23}, 1.f, NormalMode::Central);
+            info.boundsMin = {-1.f, -0.8f, -1.2f};
+            info.boundsMax = {1.f, 0.9f, 1.f};
+            expectSparseMatches(info, {0.1f, -0.1f, 0.05f, 0.45f, 0.3f, 0, 0, 0}, 0.9f);
+        }
+        {
+            SCOPED_TRACE("Cayley 61x45x38, Sobel normals");
+            // |grad| <= |16 (yz, xz, xy) + 4| <= 20 sqrt(3) on [-1, 1]^3.
+            expectSparseMatches(sparseInfo(kCayleyGlsl, {61, 45, 38}, 34.65f, NormalMode::Sobel), {}, 0.f);
+        }
+    }
+
     void expectSparseMatches(IsoSurfaceCreateInfo info, const std::array<float, 8>& params, float time,
                              size_t minVertices = 300) {
         IsoSurfaceCreateInfo bufferInfo = info;
@@ -161,18 +178,7 @@ protected:
 };
 
 TEST_F(IsoSparse, MatchesTheDenseFusedPathAndTheReference) {
-    {
-        SCOPED_TRACE("moving sphere 37x50x23, central normals, NaN far outside");
-        IsoSurfaceCreateInfo info = sparseInfo(kMovingSphereGlsl, {37, 50, 23}, 1.f, NormalMode::Central);
-        info.boundsMin = {-1.f, -0.8f, -1.2f};
-        info.boundsMax = {1.f, 0.9f, 1.f};
-        expectSparseMatches(info, {0.1f, -0.1f, 0.05f, 0.45f, 0.3f, 0, 0, 0}, 0.9f);
-    }
-    {
-        SCOPED_TRACE("Cayley 61x45x38, Sobel normals");
-        // |grad| <= |16 (yz, xz, xy) + 4| <= 20 sqrt(3) on [-1, 1]^3.
-        expectSparseMatches(sparseInfo(kCayleyGlsl, {61, 45, 38}, 34.65f, NormalMode::Sobel), {}, 0.f);
-    }
+    expectSphereAndCayleyMatch();
     {
         SCOPED_TRACE("gyroid 30x26x28, iso 0.2, no normals");
         IsoSurfaceCreateInfo info = sparseInfo(kGyroidGlsl, {30, 26, 28}, 15.40f, NormalMode::None);
@@ -198,17 +204,7 @@ TEST_F(IsoSparse, MatchesTheDenseFusedPathAndTheReference) {
 // walk up the pool pyramid to the next pair), the same triangles as above.
 TEST_F(IsoSparse, LongExtractRunsMatchTheDensePathAndTheReference) {
     extractMinGroups = 1;
-    {
-        SCOPED_TRACE("moving sphere 37x50x23, central normals");
-        IsoSurfaceCreateInfo info = sparseInfo(kMovingSphereGlsl, {37, 50, 23}, 1.f, NormalMode::Central);
-        info.boundsMin = {-1.f, -0.8f, -1.2f};
-        info.boundsMax = {1.f, 0.9f, 1.f};
-        expectSparseMatches(info, {0.1f, -0.1f, 0.05f, 0.45f, 0.3f, 0, 0, 0}, 0.9f);
-    }
-    {
-        SCOPED_TRACE("Cayley 61x45x38, Sobel normals");
-        expectSparseMatches(sparseInfo(kCayleyGlsl, {61, 45, 38}, 34.65f, NormalMode::Sobel), {}, 0.f);
-    }
+    expectSphereAndCayleyMatch();
 }
 
 // Too few bricks or slots: the frame reports what it needed and the
