@@ -32,8 +32,22 @@ layout(push_constant) uniform Push { RasterParams params; };
 // A branch on the flag cost every conservative triangle a masked trip of the
 // thin chunk loop on lavapipe (both sides of a branch run).
 layout(constant_id = 3) const bool kVoxThin = false;
+#if !defined(VOX_STORAGE_READS) && !defined(VOX_WIDE_STORES)
+// The mesh words through an R32UI texel view of binding 0's buffer
+// (VOX_SMALL_TRIANGLES_MESH_TEXELS): lavapipe loads a storage buffer lane by
+// lane (a loop over the 8 lanes, a bounds test each), a texel fetch as one
+// vector gather. The `.storage` variants (and the `.wide` ones) read the
+// storage buffer: devices whose maxTexelBufferElements does not cover the
+// mesh buffer, testing::Knobs::texelReads off.
+layout(set = 0, binding = VOX_SMALL_TRIANGLES_MESH_TEXELS) uniform usamplerBuffer meshTexels;
+uint meshWord(uint i) { return texelFetch(meshTexels, int(i)).x; }
+float meshFloat(uint i) { return uintBitsToFloat(texelFetch(meshTexels, int(i)).x); }
+#else
 layout(std430, set = 0, binding = 0) readonly buffer MeshF { float f[]; } meshF;
 layout(std430, set = 0, binding = 0) readonly buffer MeshU { uint u[]; } meshU;
+uint meshWord(uint i) { return meshU.u[i]; }
+float meshFloat(uint i) { return meshF.f[i]; }
+#endif
 layout(std430, set = 0, binding = 1) buffer Counters { VoxCounters counters; };
 #ifdef VOX_WIDE_STORES
 // A record as two 64-bit words (the `.wide` variants, Int64: devices with
@@ -55,20 +69,20 @@ layout(constant_id = 4) const bool kDecidePass = false;
 #endif
 
 // The split grid-space vertex hi + lo, as raster.vert reads it.
-vec3 gridVertex(uint idx) { return vec3(meshF.f[6u * idx], meshF.f[6u * idx + 1u], meshF.f[6u * idx + 2u]); }
+vec3 gridVertex(uint idx) { return vec3(meshFloat(6u * idx), meshFloat(6u * idx + 1u), meshFloat(6u * idx + 2u)); }
 vec3 gridVertexLo(uint idx) {
-    return vec3(meshF.f[6u * idx + 3u], meshF.f[6u * idx + 4u], meshF.f[6u * idx + 5u]);
+    return vec3(meshFloat(6u * idx + 3u), meshFloat(6u * idx + 4u), meshFloat(6u * idx + 5u));
 }
 
 vec3 vertexNormal(uint idx) {
     return (params.counts.w & VOX_HAS_NORMALS) != 0u
-               ? vec3(meshF.f[params.offsets.z + 3u * idx], meshF.f[params.offsets.z + 3u * idx + 1u],
-                      meshF.f[params.offsets.z + 3u * idx + 2u])
+               ? vec3(meshFloat(params.offsets.z + 3u * idx), meshFloat(params.offsets.z + 3u * idx + 1u),
+                      meshFloat(params.offsets.z + 3u * idx + 2u))
                : vec3(0.0);
 }
 
 uint vertexColor(uint idx) {
-    return (params.counts.w & VOX_HAS_COLORS) != 0u ? meshU.u[params.offsets.y + idx] : 0xffffffffu;
+    return (params.counts.w & VOX_HAS_COLORS) != 0u ? meshWord(params.offsets.y + idx) : 0xffffffffu;
 }
 
 // Lavapipe executes both sides of a branch whenever any lane of the SIMD
@@ -309,9 +323,9 @@ uint cellChunk(Tri tr, uint first) {
 // this path can overlap it (bad index, non-finite vertex, the raster's, or
 // outside the grid).
 bool setupTriangle(uint t, out Tri tr) {
-    uint i0 = meshU.u[params.offsets.x + 3u * t];
-    uint i1 = meshU.u[params.offsets.x + 3u * t + 1u];
-    uint i2 = meshU.u[params.offsets.x + 3u * t + 2u];
+    uint i0 = meshWord(params.offsets.x + 3u * t);
+    uint i1 = meshWord(params.offsets.x + 3u * t + 1u);
+    uint i2 = meshWord(params.offsets.x + 3u * t + 2u);
     // A bad index: the raster's geometry shader drops the triangle too.
     if (i0 >= params.counts.y || i1 >= params.counts.y || i2 >= params.counts.y) return false;
     vec3 g0 = gridVertex(i0), g1 = gridVertex(i1), g2 = gridVertex(i2);
@@ -400,7 +414,7 @@ void main() {
     // The host's order (RasterParams.order): within blocks, triangles of
     // similar candidate boxes run in the same batch of lanes, whose voxel
     // loops last as long as the largest box among them.
-    t = meshU.u[params.order.x + t];
+    t = meshWord(params.order.x + t);
     Tri tr;
     if (!setupTriangle(t, tr)) return;
 #ifdef VOX_EXACT64

@@ -196,6 +196,9 @@ VOX_CONST VOX_TEXEL_BINDING_CURSORS = 18u;
 VOX_CONST VOX_UNIFORM_BINDING_COUNTERS = 19u;
 VOX_CONST VOX_IMAGE_BINDING_CELLS = 20u;
 VOX_CONST VOX_COMPUTE_BINDINGS = 21u;
+// small_triangles.comp's R32UI texel view of the mesh buffer (binding 0's),
+// after the raster's bindings 0-2 and the exact pass's 3 and 4.
+VOX_CONST VOX_SMALL_TRIANGLES_MESH_TEXELS = 5u;
 VOX_CONST VOX_NORMAL_SCALE = 1024u;
 
 #ifdef __cplusplus

@@ -1305,6 +1305,51 @@ TEST_F(VoxelizerTest, WideStoresMatchNarrowStoresBitForBit) {
     }
 }
 
+TEST_F(VoxelizerTest, MeshTexelReadsMatchTheStorageFallbackBitForBit) {
+    // The small-triangle pass reads the mesh through a texel view while the
+    // mesh buffer fits the texel limit (Knobs::meshTexelLimit stands in for
+    // maxTexelBufferElements), else its storage-read variant: one voxelizer
+    // whose mesh outgrows the limit at setMesh (auto capacities start at 1024
+    // vertices and triangles, the knot has 1536 and 3072), one over it from
+    // creation, one under it throughout: the same fragment set, counters,
+    // per-level counts and node values, both modes.
+    TriangleMesh m = shapes::torusKnot({0, 0, 0}, 1.0f, 0.2f, 2, 3, 128, 12);
+    shapes::colorByPosition(m);
+    const bool gpuAv = test::gpuAssistedValidationRequested();
+    VoxInfo ci = depth7Info(0, 1 << 19, 1 << 15); // 0: vertices and triangles grow with the mesh
+    auto texel = createVoxelizer(device(), ci);
+    ASSERT_TRUE(texel.ok()) << texel.message();
+    ci.meshTexelLimit = 1u << 15; // over the start's mesh buffer, under the knot's
+    auto outgrown = createVoxelizer(device(), ci);
+    ASSERT_TRUE(outgrown.ok()) << outgrown.message();
+    EXPECT_TRUE(voxel::testing::usesMeshTexelReads(**outgrown)) << "the start's mesh buffer fits 2^15 words";
+    ci.meshTexelLimit = 1;
+    auto storage = createVoxelizer(device(), ci);
+    ASSERT_TRUE(storage.ok()) << storage.message();
+    EXPECT_FALSE(voxel::testing::usesMeshTexelReads(**storage));
+    const VoxelGrid g = gridOf(m, 100);
+    for (VoxelMode mode : {VoxelMode::Conservative, VoxelMode::Thin}) {
+        if (gpuAv && mode == VoxelMode::Thin) continue;
+        auto a = run(device(), **texel, m, g, mode);
+        ASSERT_TRUE(a.ok()) << a.message();
+        EXPECT_TRUE(voxel::testing::usesMeshTexelReads(**texel));
+        ASSERT_GT(a->keys.size(), 1000u);
+        expectOctreeMatches(*a);
+        for (Voxelizer* v : {outgrown->get(), storage->get()}) {
+            auto b = run(device(), *v, m, g, mode);
+            ASSERT_TRUE(b.ok()) << b.message();
+            EXPECT_FALSE(voxel::testing::usesMeshTexelReads(*v)) << "the knot's mesh buffer exceeds the limit";
+            EXPECT_EQ(a->keys, b->keys);
+            EXPECT_EQ(a->stats.fragmentsNeeded, b->stats.fragmentsNeeded);
+            EXPECT_EQ(a->stats.occupiedCells, b->stats.occupiedCells);
+            EXPECT_EQ(a->stats.leafFragments, b->stats.leafFragments);
+            EXPECT_EQ(a->stats.tilesNeeded, b->stats.tilesNeeded);
+            for (int l = 0; l < 11; ++l) EXPECT_EQ(a->stats.levelNodes[l], b->stats.levelNodes[l]) << "level " << l;
+            EXPECT_TRUE(nodesByCoord(a->tree) == nodesByCoord(b->tree)) << "node values differ between the reads";
+        }
+    }
+}
+
 TEST(VoxelizerPlan, TexelReadsFitTheDeviceLimit) {
     // Views: fragments (1 RGBA32UI texel each), the leaf sort (2 RG32UI per
     // fragment of capacity), the cursors (1 R32UI each) and the cells buffer

@@ -89,6 +89,14 @@ static const uint32_t kSmallTrianglesSpv[] =
 static const uint32_t kSmallTrianglesExact64Spv[] =
 #include "shaders/voxelizer/small_triangles.exact64.comp.spv.inc"
     ;
+// Their storage-buffer mesh reads: meshes whose buffer exceeds
+// maxTexelBufferElements, Knobs::texelReads off.
+static const uint32_t kSmallTrianglesStorageSpv[] =
+#include "shaders/voxelizer/small_triangles.storage.comp.spv.inc"
+    ;
+static const uint32_t kSmallTrianglesExact64StorageSpv[] =
+#include "shaders/voxelizer/small_triangles.exact64.storage.comp.spv.inc"
+    ;
 // The VOX_WIDE_STORES variants (64-bit stores): they declare Int64, so only
 // for devices with shaderInt64.
 static const uint32_t kSmallTrianglesWideSpv[] =
@@ -347,6 +355,17 @@ struct Voxelizer::Impl {
     ComputePipeline smallTrianglesThin; // kVoxThin = 1, created by the first setMesh in VoxelMode::Thin
     ComputePipelineDesc smallTrianglesDesc;
     ComputePipeline smallTrianglesExact; // exact64: the second pass, over the listed triangles
+    // small_triangles reads the mesh through an R32UI texel view (binding
+    // VOX_SMALL_TRIANGLES_MESH_TEXELS): texelReads, no wideStores and the
+    // mesh buffer within meshTexelLimit(). A mesh that outgrows the limit
+    // switches to the storage-read pipelines for good; the texel ones are
+    // kept in retiredPipelines (recorded frames may still use them).
+    bool meshTexels = false;
+    std::vector<ComputePipeline> retiredPipelines;
+    uint64_t meshTexelLimit() const {
+        return knobs.meshTexelLimit ? knobs.meshTexelLimit : device->limits().maxTexelBufferElements;
+    }
+    Status createSmallTriangles();
     ComputePipeline args, flag, alloc, init, leaf, mipmap, mipmapLeafParents, denseFill, keys, link, cellMark, cellList,
         cellLevels, leafCount, leafRanges, leafScatter, leafMerge;
 
@@ -565,6 +584,46 @@ Status Voxelizer::Impl::createFixedBuffers() {
     return {};
 }
 
+// The small-triangle pipelines (TrianglePath::Split) for meshTexels; a
+// thin one is created again by the next setMesh in VoxelMode::Thin.
+Status Voxelizer::Impl::createSmallTriangles() {
+    // The raster's bindings (0 mesh, 1 counters, 2 fragments) and push
+    // constants; with exact64 also 3 dispatch and 4 the undecided triangles;
+    // 5 the mesh's texel view.
+    PipelineLayoutDesc tl;
+    tl.bindings.assign(gpu::VOX_SMALL_TRIANGLES_MESH_TEXELS + 1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+    if (meshTexels) tl.bindings[gpu::VOX_SMALL_TRIANGLES_MESH_TEXELS] = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
+    tl.pushConstantBytes = sizeof(gpu::RasterParams);
+    tl.stages = VK_SHADER_STAGE_COMPUTE_BIT;
+    ComputePipelineDesc d;
+    using Spirv = std::span<const uint32_t>;
+    if (wideStores)
+        d.spirv = exact64 ? Spirv(kSmallTrianglesExact64WideSpv) : Spirv(kSmallTrianglesWideSpv);
+    else if (meshTexels)
+        d.spirv = exact64 ? Spirv(kSmallTrianglesExact64Spv) : Spirv(kSmallTrianglesSpv);
+    else
+        d.spirv = exact64 ? Spirv(kSmallTrianglesExact64StorageSpv) : Spirv(kSmallTrianglesStorageSpv);
+    d.name = "vox.small_triangles";
+    d.layout = tl;
+    d.specialization.push_back({gpu::VOX_THIN_SPEC_ID, 0u});
+    auto p = ComputePipeline::create(*device, d);
+    if (!p) return p.status().withContext("voxelizer: pipeline vox.small_triangles: ");
+    for (ComputePipeline* old : {&smallTriangles, &smallTrianglesThin, &smallTrianglesExact})
+        if (old->pipeline() != VK_NULL_HANDLE) retiredPipelines.push_back(std::move(*old));
+    smallTriangles = std::move(p).value();
+    smallTrianglesThin = ComputePipeline{};
+    smallTrianglesDesc = d;
+    if (exact64) {
+        ComputePipelineDesc e = d;
+        e.name = "vox.small_triangles_exact";
+        e.specialization.push_back({gpu::VOX_DECIDE_PASS_SPEC_ID, 1u});
+        auto q = ComputePipeline::create(*device, e);
+        if (!q) return q.status().withContext("voxelizer: pipeline vox.small_triangles_exact: ");
+        smallTrianglesExact = std::move(q).value();
+    }
+    return {};
+}
+
 Status Voxelizer::Impl::resize(const Capacities& want, const char* why) {
     PYRAMARCH_TRY(checkLimits(want));
     const uint64_t total = fixedBytes() + sizedBytes(want);
@@ -638,6 +697,10 @@ Status Voxelizer::Impl::resize(const Capacities& want, const char* why) {
     orderOffset = layout.orderOffset;
     slotWords = layout.slotWords;
     cap = want;
+    if (meshTexels && slotWords > meshTexelLimit()) {
+        meshTexels = false;
+        PYRAMARCH_TRY(createSmallTriangles());
+    }
     hashSlots = tileHashBuild() ? hashSlotsFor(cap.tiles) : 0;
     current.fragmentCapacity = cap.fragments;
     current.tileCapacity = cap.tiles;
@@ -755,30 +818,8 @@ Status Voxelizer::Impl::createPipelines() {
     rasterDesc = g;
 
     if (knobs.trianglePath == TrianglePath::Split) {
-        // The raster's bindings (0 mesh, 1 counters, 2 fragments) and push
-        // constants; with exact64 also 3 dispatch and 4 the undecided triangles.
-        PipelineLayoutDesc tl = rasterLayout;
-        tl.stages = VK_SHADER_STAGE_COMPUTE_BIT;
-        if (exact64) tl.bindings.resize(5, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
-        ComputePipelineDesc d;
-        using Spirv = std::span<const uint32_t>;
-        d.spirv = exact64 ? (wideStores ? Spirv(kSmallTrianglesExact64WideSpv) : Spirv(kSmallTrianglesExact64Spv))
-                          : (wideStores ? Spirv(kSmallTrianglesWideSpv) : Spirv(kSmallTrianglesSpv));
-        d.name = "vox.small_triangles";
-        d.layout = tl;
-        d.specialization.push_back({gpu::VOX_THIN_SPEC_ID, 0u});
-        auto p = ComputePipeline::create(*device, d);
-        if (!p) return p.status().withContext("voxelizer: pipeline vox.small_triangles: ");
-        smallTriangles = std::move(p).value();
-        smallTrianglesDesc = d;
-        if (exact64) {
-            ComputePipelineDesc e = d;
-            e.name = "vox.small_triangles_exact";
-            e.specialization.push_back({gpu::VOX_DECIDE_PASS_SPEC_ID, 1u});
-            auto q = ComputePipeline::create(*device, e);
-            if (!q) return q.status().withContext("voxelizer: pipeline vox.small_triangles_exact: ");
-            smallTrianglesExact = std::move(q).value();
-        }
+        meshTexels = texelReads && !wideStores && slotWords <= meshTexelLimit();
+        PYRAMARCH_TRY(createSmallTriangles());
     }
 
     if (info.solid) {
@@ -1068,6 +1109,8 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
         PassBuilder small = g.addPass("vox.small_triangles", PassKind::Compute);
         small.pipeline(smallTriangles).storage(0, meshRef, R).storage(1, countersRef, RW).storage(2, fragmentsRef, W);
         if (splitExact()) small.storage(3, dispatchRef, RW).storage(4, undecidedRef, W);
+        if (meshTexels)
+            small.texel(gpu::VOX_SMALL_TRIANGLES_MESH_TEXELS, meshRef, VK_FORMAT_R32_UINT, Access::SampledRead);
         small.record([this](PassContext& ctx) {
             if (current.triangles == 0) return;
             // Same layout as the declared pipeline: bindings and push constants stay valid.
@@ -1080,18 +1123,20 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
             // The pairs the float filter left undecided, decided in double by
             // one thread per triangle that has some (small_triangles.comp).
             argsPass("vox.undecided_args", R, kArgsUndecided);
-            g.addPass("vox.small_triangles_exact", PassKind::Compute)
-                .pipeline(smallTrianglesExact)
+            PassBuilder exact = g.addPass("vox.small_triangles_exact", PassKind::Compute);
+            exact.pipeline(smallTrianglesExact)
                 .use(dispatchRef, Access::IndirectRead)
                 .storage(0, meshRef, R)
                 .storage(1, countersRef, RW)
                 .storage(2, fragmentsRef, W)
                 .storage(3, dispatchRef, R)
-                .storage(4, undecidedRef, R)
-                .record([this, dispatchRef](PassContext& ctx) {
-                    ctx.pushConstants(rasterParams());
-                    ctx.dispatchIndirect(dispatchRef, VkDeviceSize(gpu::VOX_DISPATCH_UNDECIDED) * 16);
-                });
+                .storage(4, undecidedRef, R);
+            if (meshTexels)
+                exact.texel(gpu::VOX_SMALL_TRIANGLES_MESH_TEXELS, meshRef, VK_FORMAT_R32_UINT, Access::SampledRead);
+            exact.record([this, dispatchRef](PassContext& ctx) {
+                ctx.pushConstants(rasterParams());
+                ctx.dispatchIndirect(dispatchRef, VkDeviceSize(gpu::VOX_DISPATCH_UNDECIDED) * 16);
+            });
         }
     }
 
@@ -1412,6 +1457,7 @@ struct TestingAccess {
                                                      const testing::Knobs& knobs);
     static bool texelReads(const Voxelizer& voxelizer) { return voxelizer.impl_->texelReads; }
     static bool wideStores(const Voxelizer& voxelizer) { return voxelizer.impl_->wideStores; }
+    static bool meshTexels(const Voxelizer& voxelizer) { return voxelizer.impl_->meshTexels; }
 };
 
 Result<std::unique_ptr<Voxelizer>> Voxelizer::create(Device& device, const VoxelizerCreateInfo& info) {
@@ -1426,6 +1472,7 @@ Result<std::unique_ptr<Voxelizer>> testing::create(Device& device, const Voxeliz
 bool testing::usesTexelReads(const Voxelizer& voxelizer) { return TestingAccess::texelReads(voxelizer); }
 
 bool testing::usesWideStores(const Voxelizer& voxelizer) { return TestingAccess::wideStores(voxelizer); }
+bool testing::usesMeshTexelReads(const Voxelizer& voxelizer) { return TestingAccess::meshTexels(voxelizer); }
 
 Result<std::unique_ptr<Voxelizer>> TestingAccess::create(Device& device, const VoxelizerCreateInfo& info,
                                                          const testing::Knobs& knobs) {

@@ -88,6 +88,11 @@ struct Knobs {
     // lane, and 12 % fewer instructions, but 10-20 % more wall time in those
     // passes there: docs/design-notes/2026-11-29-voxelizer-speed.md). Default off.
     bool wideStores = false;
+    // The small-triangle pass reads the mesh through a texel view while the
+    // mesh buffer has at most this many words; 0: the device's
+    // maxTexelBufferElements. A smaller value makes a test's mesh outgrow it
+    // (the storage-read fallback, the same bits).
+    uint64_t meshTexelLimit = 0;
 };
 
 // Voxelizer::create with test knobs (Voxelizer::create = this with Knobs{}).
@@ -107,5 +112,8 @@ bool usesTexelReads(const Voxelizer& voxelizer);
 
 // Whether the 64-bit store variants run (Knobs::wideStores and shaderInt64).
 bool usesWideStores(const Voxelizer& voxelizer);
+// Whether the small-triangle pass now reads the mesh through its texel view
+// (texelReads, no wideStores, the mesh buffer within Knobs::meshTexelLimit).
+bool usesMeshTexelReads(const Voxelizer& voxelizer);
 
 } // namespace pyramarch::voxel::testing
