@@ -983,6 +983,15 @@ std::map<std::pair<uint32_t, uint32_t>, std::vector<int64_t>> nodesByCoord(const
     return out;
 }
 
+// Two builds' trees of the same fragments: the same leaf fragments, tile
+// need, per-level node counts and node values (`between`: the variants).
+void expectSameOctree(const Frame& a, const Frame& b, const char* between) {
+    EXPECT_EQ(a.stats.leafFragments, b.stats.leafFragments);
+    EXPECT_EQ(a.stats.tilesNeeded, b.stats.tilesNeeded);
+    for (int l = 0; l < 11; ++l) EXPECT_EQ(a.stats.levelNodes[l], b.stats.levelNodes[l]) << "level " << l;
+    EXPECT_TRUE(nodesByCoord(a.tree) == nodesByCoord(b.tree)) << "node values differ between the " << between;
+}
+
 TEST_F(VoxelizerTest, TileHashBuildMatchesOccupancyLevelsBitForBit) {
     // The tile hash build (one pass over the cells, one over the tiles)
     // against the default OccupancyLevels build (occupancy bitmaps, pointers
@@ -1246,10 +1255,7 @@ TEST_F(VoxelizerTest, TexelReadsMatchStorageReadsBitForBit) {
             EXPECT_EQ(a->stats.occupiedCells, b->stats.occupiedCells);
             if (!complete) continue;
             expectOctreeMatches(*a);
-            EXPECT_EQ(a->stats.leafFragments, b->stats.leafFragments);
-            EXPECT_EQ(a->stats.tilesNeeded, b->stats.tilesNeeded);
-            for (int l = 0; l < 11; ++l) EXPECT_EQ(a->stats.levelNodes[l], b->stats.levelNodes[l]) << "level " << l;
-            EXPECT_TRUE(nodesByCoord(a->tree) == nodesByCoord(b->tree)) << "node values differ between the reads";
+            expectSameOctree(*a, *b, "reads");
             VoxCountersData ca{}, cb{};
             ASSERT_TRUE(readBuffer(device(), (*texel)->counterBuffer(), &ca, sizeof(ca)).ok());
             ASSERT_TRUE(readBuffer(device(), (*storage)->counterBuffer(), &cb, sizeof(cb)).ok());
@@ -1297,10 +1303,7 @@ TEST_F(VoxelizerTest, WideStoresMatchNarrowStoresBitForBit) {
             EXPECT_EQ(a->keys, b->keys);
             EXPECT_EQ(a->stats.fragmentsNeeded, b->stats.fragmentsNeeded);
             EXPECT_EQ(a->stats.occupiedCells, b->stats.occupiedCells);
-            EXPECT_EQ(a->stats.leafFragments, b->stats.leafFragments);
-            EXPECT_EQ(a->stats.tilesNeeded, b->stats.tilesNeeded);
-            for (int l = 0; l < 11; ++l) EXPECT_EQ(a->stats.levelNodes[l], b->stats.levelNodes[l]) << "level " << l;
-            EXPECT_TRUE(nodesByCoord(a->tree) == nodesByCoord(b->tree)) << "node values differ between the stores";
+            expectSameOctree(*a, *b, "stores");
         }
     }
 }
@@ -1342,10 +1345,7 @@ TEST_F(VoxelizerTest, MeshTexelReadsMatchTheStorageFallbackBitForBit) {
             EXPECT_EQ(a->keys, b->keys);
             EXPECT_EQ(a->stats.fragmentsNeeded, b->stats.fragmentsNeeded);
             EXPECT_EQ(a->stats.occupiedCells, b->stats.occupiedCells);
-            EXPECT_EQ(a->stats.leafFragments, b->stats.leafFragments);
-            EXPECT_EQ(a->stats.tilesNeeded, b->stats.tilesNeeded);
-            for (int l = 0; l < 11; ++l) EXPECT_EQ(a->stats.levelNodes[l], b->stats.levelNodes[l]) << "level " << l;
-            EXPECT_TRUE(nodesByCoord(a->tree) == nodesByCoord(b->tree)) << "node values differ between the reads";
+            expectSameOctree(*a, *b, "reads");
         }
     }
 }

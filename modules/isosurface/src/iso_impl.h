@@ -455,9 +455,12 @@ struct IsoSurface::Impl {
                           const ComputePipeline& top, BufferRef layout, BufferRef counts, BufferRef chunkSums,
                           BufferRef starts, uint64_t elements) const;
     // Build passes "<prefix><level>" over `levelsBuf` from level `first` up
-    // (cell pyramid, occupancy tree, edge pyramid).
+    // (cell pyramid, occupancy tree, edge pyramid). With `firstArgs` the
+    // first pass is dispatched from it (at byte `firstArgsOffset`) instead of
+    // over the whole level: a sparse pool builds only the places filled.
     void addPyramidBuild(RenderGraph& graph, const std::string& prefix, BufferRef layout, BufferRef levelsBuf,
-                         const gpu::IsoGrid& g, uint32_t first);
+                         const gpu::IsoGrid& g, uint32_t first, BufferRef firstArgs = {},
+                         VkDeviceSize firstArgsOffset = 0);
     Status createArgsPipelines();
     void addArgsPass(RenderGraph& graph, const IsoRefs& refs);
     // NormalMode::None: the first frame zeroes the vertex buffer; extract and

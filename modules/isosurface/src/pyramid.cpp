@@ -62,22 +62,26 @@ void IsoSurface::Impl::addExclusiveScan(RenderGraph& graph, const std::string& p
 Status IsoSurface::Impl::createBuildPipeline() { return makePipeline(build, kBuildSpv, "pyramid", 2); }
 
 void IsoSurface::Impl::addPyramidBuild(RenderGraph& graph, const std::string& prefix, BufferRef layout,
-                                       BufferRef levelsBuf, const gpu::IsoGrid& g, uint32_t first) {
+                                       BufferRef levelsBuf, const gpu::IsoGrid& g, uint32_t first, BufferRef firstArgs,
+                                       VkDeviceSize firstArgsOffset) {
     const uint32_t topLevel = g.levelCount - 1;
     for (uint32_t src = first; src < topLevel; src += gpu::kIsoBuildLevelsPerPass) {
         const uint32_t levels = std::min(gpu::kIsoBuildLevelsPerPass, topLevel - src);
         const uint64_t groups = groupsOf(g.levels[src].y, gpu::kIsoBuildGroupSize * 4);
-        graph.addPass(prefix + std::to_string(src), PassKind::Compute)
-            .pipeline(build)
-            .uniform(0, layout)
-            .storage(1, levelsBuf, RW)
-            .record([this, src, levels, groups](PassContext& ctx) {
-                gpu::IsoPush pc = push();
-                pc.srcLevel = src;
-                pc.numLevels = levels;
-                ctx.pushConstants(pc);
+        const BufferRef args = src == first ? firstArgs : BufferRef{};
+        PassBuilder pass = graph.addPass(prefix + std::to_string(src), PassKind::Compute);
+        pass.pipeline(build).uniform(0, layout).storage(1, levelsBuf, RW);
+        if (args.valid()) pass.use(args, Access::IndirectRead);
+        pass.record([this, src, levels, groups, args, firstArgsOffset](PassContext& ctx) {
+            gpu::IsoPush pc = push();
+            pc.srcLevel = src;
+            pc.numLevels = levels;
+            ctx.pushConstants(pc);
+            if (args.valid())
+                ctx.dispatchIndirect(args, firstArgsOffset);
+            else
                 dispatchFolded(ctx, groups, maxGroupsX());
-            });
+        });
     }
 }
 

@@ -228,22 +228,8 @@ void IsoSurface::Impl::addSparseClassifyPasses(RenderGraph& graph, const IsoRefs
     brickListing.addSlotOrderPasses(*this, graph, refs);
     // The first build pass over the places filled (the order pass's
     // dispatch); the clear pass zeroed the rest of the levels it writes.
-    const uint32_t first = std::min(gpu::kIsoClassifyLevels, grid.levelCount - 1), top = grid.levelCount - 1;
-    if (first == top) return;
-    const uint32_t levels = std::min(gpu::kIsoBuildLevelsPerPass, top - first);
-    graph.addPass(info.name + ".pyramid." + std::to_string(first), PassKind::Compute)
-        .pipeline(build)
-        .uniform(0, refs.grid)
-        .storage(1, refs.pyramid, RW)
-        .use(refs.superArgs, Access::IndirectRead)
-        .record([this, first, levels, args = refs.superArgs](PassContext& ctx) {
-            gpu::IsoPush pc = push();
-            pc.srcLevel = first;
-            pc.numLevels = levels;
-            ctx.pushConstants(pc);
-            ctx.dispatchIndirect(args, 48);
-        });
-    addPyramidBuild(graph, info.name + ".pyramid.", refs.grid, refs.pyramid, grid, first + levels);
+    addPyramidBuild(graph, info.name + ".pyramid.", refs.grid, refs.pyramid, grid,
+                    std::min(gpu::kIsoClassifyLevels, grid.levelCount - 1), refs.superArgs, 48);
 }
 
 void IsoSurface::Impl::addSparseExtractPass(RenderGraph& graph, const IsoRefs& refs) {
