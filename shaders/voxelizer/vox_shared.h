@@ -39,7 +39,9 @@ struct RasterParams {
     uvec4 solid;      // solid.comp: x word offset of the row prefix in the mesh buffer, y words per bitmap
                       // column, z words of one bitmap, w flip threads (VOX_SOLID_ROWS_PER_THREAD rows each)
     uvec4 order;      // VOX_SPLIT: x word offset in the mesh buffer of the order small_triangles.comp's threads
-                      // take the triangles in (a permutation of 0..counts.x - 1; blocks sorted by box size)
+                      // take the triangles in (a permutation of 0..counts.x - 1; blocks sorted by box size,
+                      // then the triangles the raster may take), y its index of the first of those (the
+                      // raster pass draws order[y..counts.x))
 };
 // solid.comp's flip stage: rows of one triangle per thread (the binary
 // search for the thread's triangle and its vertex loads, lane by lane on
