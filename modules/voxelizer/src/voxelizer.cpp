@@ -1222,13 +1222,17 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
     // the buffer's other two regions).
     if (texelReads) list.texel(gpu::VOX_TEXEL_BINDING_CELLS, cellsRef, VK_FORMAT_R32_UINT, Access::SampledRead);
     list.record([this](PassContext& ctx) {
-        ctx.pushConstants(computeParams(0));
-        dispatchThreads(ctx, cellWords); // one thread per bitmap word
+        // OccupancyLevels: the list pass also writes level D - 2's bitmap
+        // (its threads load the 8 cell words under each of its words).
+        gpu::ComputeParams p = computeParams(levelBits() && depth >= 2 ? depth - 2 : 0);
+        if (!levelBits() || depth < 2) p.childWords = 0; // no level word to write
+        ctx.pushConstants(p);
+        dispatchThreads(ctx, (cellWords + 7) / 8); // one thread per 8 bitmap words
     });
     if (levelBits()) {
-        // The occupancy of every level above the cells, from the cell bitmap
-        // up (alloc.comp reads it instead of the flag passes' marks).
-        for (uint32_t l = depth - 1; l-- > 0;)
+        // The occupancy of every level above D - 2, from the cell bitmap up
+        // (alloc.comp reads it instead of the flag passes' marks).
+        for (uint32_t l = depth < 2 ? 0 : depth - 2; l-- > 0;)
             g.addPass("vox.cell_levels." + std::to_string(l), PassKind::Compute)
                 .pipeline(cellLevels)
                 .storage(13, cellsRef, RW)
