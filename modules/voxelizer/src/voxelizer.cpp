@@ -153,6 +153,12 @@ static const uint32_t kCellListStorageSpv[] =
 static const uint32_t kMipmapSpv[] =
 #include "shaders/voxelizer/mipmap.comp.spv.inc"
     ;
+// mipmap.comp's children through storage buffers: the deepest launch (it
+// rewrites the leaves it reads), and devices whose maxTexelBufferElements
+// does not cover the largest node pool (Impl::mipmapTexels).
+static const uint32_t kMipmapStorageSpv[] =
+#include "shaders/voxelizer/mipmap.storage.comp.spv.inc"
+    ;
 static const uint32_t kDenseSpv[] =
 #include "shaders/voxelizer/dense.comp.spv.inc"
     ;
@@ -341,6 +347,10 @@ struct Voxelizer::Impl {
     bool exact64 = false;    // the VOX_EXACT64 variants (exactFallback && shaderFloat64)
     bool perCell = true;     // LeafMerge::PerCell in effect (not with the moving average)
     bool texelReads = true;  // the VOX_TEXEL_READS shaders (texelReads && texelReadsFit)
+    // mipmap.comp reads the children through texel views: texelReads and
+    // views of the largest node pool the range allows within
+    // maxTexelBufferElements (so growth never crosses it).
+    bool mipmapTexels = true;
     bool wideStores = false; // the VOX_WIDE_STORES shaders (wideStores && shaderInt64)
     uint32_t hashSlots = 0;  // TileHash only
     uint32_t cellWords = 1;  // cell bitmap words (cellWordsFor(depth)); the cell list follows
@@ -874,8 +884,8 @@ Status Voxelizer::Impl::createPipelines() {
         {&alloc, kAllocSpv, "vox.alloc"},
         {&init, kInitSpv, "vox.init"},
         {&leaf, kLeafSpv, "vox.leaf"},
-        {&mipmap, kMipmapSpv, "vox.mipmap"},
-        {&mipmapLeafParents, kMipmapSpv, "vox.mipmap.leaf_parents", 1},
+        {&mipmap, mipmapTexels ? std::span<const uint32_t>(kMipmapSpv) : kMipmapStorageSpv, "vox.mipmap"},
+        {&mipmapLeafParents, kMipmapStorageSpv, "vox.mipmap.leaf_parents", 1},
         {&denseFill, kDenseSpv, "vox.dense"},
         {&keys, kKeysSpv, "vox.keys"},
         {&link, kLinkSpv, "vox.link"},
@@ -1363,13 +1373,21 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
     for (uint32_t l = depth; l-- > 0;) {
         // PerCell: the deepest level runs only after the per-fragment merge.
         const int entry = perCell && l + 1 == depth ? int(gpu::VOX_DISPATCH_DEEP_MIPMAP) : int(1 + l);
-        withNodes(
-            g.addPass("vox.mipmap." + std::to_string(l), PassKind::Compute)
-                .pipeline(l + 1 == depth ? mipmapLeafParents : mipmap)
-                .use(dispatchRef, Access::IndirectRead)
-                .storage(0, countersRef, l + 1 == depth || l == 0 ? RW : R), // the root's launch stores leafFragments
-            RW)
-            .record(computePass(l, entry));
+        PassBuilder mip = g.addPass("vox.mipmap." + std::to_string(l), PassKind::Compute);
+        withNodes(mip.pipeline(l + 1 == depth ? mipmapLeafParents : mipmap)
+                      .use(dispatchRef, Access::IndirectRead)
+                      .storage(0, countersRef,
+                               l + 1 == depth || l == 0 ? RW : R), // the root's launch stores leafFragments
+                  RW);
+        if (mipmapTexels && l + 1 < depth) {
+            // The children through texel views (mipmap.comp).
+            mip.texel(gpu::VOX_TEXEL_BINDING_NODE_CHILD, nodeRefs[gpu::VOX_NODE_CHILD], VK_FORMAT_R32_UINT,
+                      Access::SampledRead);
+            for (uint32_t a = gpu::VOX_NODE_COLOR; a <= gpu::VOX_NODE_NZ; ++a)
+                mip.texel(gpu::VOX_TEXEL_BINDING_NODE_VALUES + a - gpu::VOX_NODE_COLOR, nodeRefs[a],
+                          VK_FORMAT_R32G32B32A32_UINT, Access::SampledRead);
+        }
+        mip.record(computePass(l, entry));
     }
     if (withDense) {
         g.addPass("vox.dense_clear", PassKind::Transfer)
@@ -1530,6 +1548,10 @@ Result<std::unique_ptr<Voxelizer>> TestingAccess::create(Device& device, const V
     start.tiles = impl->autoTiles ? std::max(256u, start.fragments / 4) : info.tileCapacity;
     impl->texelReads = knobs.texelReads && testing::texelReadsFit(impl->withCapacities(start), knobs,
                                                                   device.limits().maxTexelBufferElements);
+    impl->mipmapTexels =
+        impl->texelReads && 8 * uint64_t(testing::maxTileCapacity(device.limits().maxStorageBufferRange,
+                                                                   knobs.octreeBuild)) <=
+                                device.limits().maxTexelBufferElements;
     if (impl->autoFragments) {
         // Never start over what the device takes (tiny storage ranges).
         start.fragments = uint32_t(std::min<uint64_t>(start.fragments, impl->maxFragments()));
