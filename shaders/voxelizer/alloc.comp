@@ -5,7 +5,18 @@
 // request is still counted, so the needed size can be reported.
 // OccupancyLevels (VOX_CURSORS): one thread per 4 nodes, the flags are the nodes'
 // bits in their level's occupancy bitmap (cell_levels.comp).
+#define VOX_TEXEL_READS
 #include "voxelizer/vox_compute.glsl"
+
+#ifdef VOX_TEXEL_READS
+// OccupancyLevels reads the level's coordinates (written by the launch
+// above) and the bitmaps through texel views: vector gathers on lavapipe,
+// where storage loads run lane by lane.
+layout(set = 0, binding = VOX_TEXEL_BINDING_NODE_COORD) uniform usamplerBuffer nodeCoordTexels;
+uint coordOf(uint node) { return texelFetch(nodeCoordTexels, int(node)).x; }
+#else
+uint coordOf(uint node) { return nodeCoord[node]; }
+#endif
 
 // Binding 12 of vox_compute.glsl, 4 nodes at a time: a tile's 8 nodes are 8
 // consecutive, 32-byte aligned words.
@@ -33,9 +44,9 @@ void failed(uint l, uint n) {
 // nibble of one bitmap word: one coordinate load, one word and one atomic
 // per 4 nodes instead of two loads and an atomic per node.
 void allocQuad(uint l, uint q, bool root) {
-    uint pc = nodeCoord[4u * q];
+    uint pc = coordOf(4u * q);
     uint m = voxMorton(voxUnpack(pc));
-    uint word = cells[params.levelBits + (m >> 5u)];
+    uint word = voxCellWord(params.levelBits + (m >> 5u));
     uint bits = (word >> (m & 31u)) & 15u;
     if (root) bits &= q == 0u ? 1u : 0u; // nodes 1..7 of the root tile are unused
     if (bits == 0u) return;
@@ -52,7 +63,7 @@ void allocQuad(uint l, uint q, bool root) {
         // of voxCellIndex on the word already loaded; the cells' cursors are
         // stored for the merge. The leaves' coordinates are the merge's to
         // write; here only when the per-fragment merge runs instead.
-        uint rank = cells[params.cellWords + (m >> 5u)] + bitCount(word & ((1u << (m & 31u)) - 1u));
+        uint rank = voxCellWord(params.cellWords + (m >> 5u)) + bitCount(word & ((1u << (m & 31u)) - 1u));
         uint base = counters.levelTileEnd[l] + rank;
         bool coords = (kVoxFlags & VOX_SORTED_LEAVES) == 0u || counters.cellsOverMergeLimit != 0u;
         for (uint k = 0u, b = bits; b != 0u; ++k) {

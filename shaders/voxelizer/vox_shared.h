@@ -201,7 +201,9 @@ VOX_CONST VOX_IMAGE_BINDING_CELLS = 20u;
 // the five value arrays (colour, count, nx, ny, nz) as RGBA32UI, 4 nodes a texel.
 VOX_CONST VOX_TEXEL_BINDING_NODE_CHILD = 21u;
 VOX_CONST VOX_TEXEL_BINDING_NODE_VALUES = 22u; // .. 26
-VOX_CONST VOX_COMPUTE_BINDINGS = 27u;
+// alloc.comp's texel reads of the node coordinates (R32UI).
+VOX_CONST VOX_TEXEL_BINDING_NODE_COORD = 27u;
+VOX_CONST VOX_COMPUTE_BINDINGS = 28u;
 // small_triangles.comp's R32UI texel view of the mesh buffer (binding 0's),
 // after the raster's bindings 0-2 and the exact pass's 3 and 4.
 VOX_CONST VOX_SMALL_TRIANGLES_MESH_TEXELS = 5u;

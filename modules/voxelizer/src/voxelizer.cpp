@@ -153,9 +153,13 @@ static const uint32_t kCellListStorageSpv[] =
 static const uint32_t kMipmapSpv[] =
 #include "shaders/voxelizer/mipmap.comp.spv.inc"
     ;
-// mipmap.comp's children through storage buffers: the deepest launch (it
-// rewrites the leaves it reads), and devices whose maxTexelBufferElements
-// does not cover the largest node pool (Impl::mipmapTexels).
+// alloc.comp's and mipmap.comp's node reads through storage buffers:
+// devices whose maxTexelBufferElements does not cover the largest node
+// pool (Impl::nodeTexels), and the deepest mipmap launch (it rewrites the
+// leaves it reads).
+static const uint32_t kAllocStorageSpv[] =
+#include "shaders/voxelizer/alloc.storage.comp.spv.inc"
+    ;
 static const uint32_t kMipmapStorageSpv[] =
 #include "shaders/voxelizer/mipmap.storage.comp.spv.inc"
     ;
@@ -347,10 +351,10 @@ struct Voxelizer::Impl {
     bool exact64 = false;    // the VOX_EXACT64 variants (exactFallback && shaderFloat64)
     bool perCell = true;     // LeafMerge::PerCell in effect (not with the moving average)
     bool texelReads = true;  // the VOX_TEXEL_READS shaders (texelReads && texelReadsFit)
-    // mipmap.comp reads the children through texel views: texelReads and
-    // views of the largest node pool the range allows within
+    // mipmap.comp and alloc.comp read the node pool through texel views:
+    // texelReads and views of the largest node pool the range allows within
     // maxTexelBufferElements (so growth never crosses it).
-    bool mipmapTexels = true;
+    bool nodeTexels = true;
     bool wideStores = false; // the VOX_WIDE_STORES shaders (wideStores && shaderInt64)
     uint32_t hashSlots = 0;  // TileHash only
     uint32_t cellWords = 1;  // cell bitmap words (cellWordsFor(depth)); the cell list follows
@@ -881,10 +885,10 @@ Status Voxelizer::Impl::createPipelines() {
     const Item items[] = {
         {&args, kArgsSpv, "vox.args"},
         {&flag, kFlagSpv, "vox.flag"},
-        {&alloc, kAllocSpv, "vox.alloc"},
+        {&alloc, nodeTexels ? std::span<const uint32_t>(kAllocSpv) : kAllocStorageSpv, "vox.alloc"},
         {&init, kInitSpv, "vox.init"},
         {&leaf, kLeafSpv, "vox.leaf"},
-        {&mipmap, mipmapTexels ? std::span<const uint32_t>(kMipmapSpv) : kMipmapStorageSpv, "vox.mipmap"},
+        {&mipmap, nodeTexels ? std::span<const uint32_t>(kMipmapSpv) : kMipmapStorageSpv, "vox.mipmap"},
         {&mipmapLeafParents, kMipmapStorageSpv, "vox.mipmap.leaf_parents", 1},
         {&denseFill, kDenseSpv, "vox.dense"},
         {&keys, kKeysSpv, "vox.keys"},
@@ -1313,15 +1317,19 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
                               .storage(13, cellsRef, R),
                           RW)
                     .record(computePass(l, int(gpu::VOX_DISPATCH_CELLS)));
-            withNodes(g.addPass("vox.alloc." + L, PassKind::Compute)
-                          .pipeline(alloc)
+            PassBuilder alloc = g.addPass("vox.alloc." + L, PassKind::Compute);
+            withNodes(alloc.pipeline(this->alloc)
                           .use(dispatchRef, Access::IndirectRead)
                           .storage(0, countersRef, RW)
                           .storage(5, cursorsRef, RW)
                           .storage(13, cellsRef, R),
-                      RW)
-                // With occupancy bitmaps one thread per 4 nodes (init's entry).
-                .record(computePass(l, int(levelBits() ? gpu::VOX_DISPATCH_QUADS + l : 1 + l)));
+                      RW);
+            if (nodeTexels)
+                alloc.texel(gpu::VOX_TEXEL_BINDING_CELLS, cellsRef, VK_FORMAT_R32_UINT, Access::SampledRead)
+                    .texel(gpu::VOX_TEXEL_BINDING_NODE_COORD, nodeRefs[gpu::VOX_NODE_COORD], VK_FORMAT_R32_UINT,
+                           Access::SampledRead);
+            // With occupancy bitmaps one thread per 4 nodes (init's entry).
+            alloc.record(computePass(l, int(levelBits() ? gpu::VOX_DISPATCH_QUADS + l : 1 + l)));
             argsPass("vox.level_args." + L, R, l);
             withNodes(g.addPass("vox.init." + std::to_string(l + 1), PassKind::Compute)
                           .pipeline(init)
@@ -1379,7 +1387,7 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
                       .storage(0, countersRef,
                                l + 1 == depth || l == 0 ? RW : R), // the root's launch stores leafFragments
                   RW);
-        if (mipmapTexels && l + 1 < depth) {
+        if (nodeTexels && l + 1 < depth) {
             // The children through texel views (mipmap.comp).
             mip.texel(gpu::VOX_TEXEL_BINDING_NODE_CHILD, nodeRefs[gpu::VOX_NODE_CHILD], VK_FORMAT_R32_UINT,
                       Access::SampledRead);
@@ -1548,7 +1556,7 @@ Result<std::unique_ptr<Voxelizer>> TestingAccess::create(Device& device, const V
     start.tiles = impl->autoTiles ? std::max(256u, start.fragments / 4) : info.tileCapacity;
     impl->texelReads = knobs.texelReads && testing::texelReadsFit(impl->withCapacities(start), knobs,
                                                                   device.limits().maxTexelBufferElements);
-    impl->mipmapTexels =
+    impl->nodeTexels =
         impl->texelReads && 8 * uint64_t(testing::maxTileCapacity(device.limits().maxStorageBufferRange,
                                                                    knobs.octreeBuild)) <=
                                 device.limits().maxTexelBufferElements;
