@@ -189,6 +189,24 @@ uint voxHashTile(uint level, uint key) {
     return tile < counters.levelTileEnd[level] ? tile : 0u;
 }
 
+// After level l's allocation: level l + 1's tile range (the tiles
+// allocated since level l's end, clamped to the pool) and the launches over
+// it (mipmap: a thread per node; init and alloc: a thread per 4 nodes).
+// One thread (args.comp's launch per level, or alloc_top.comp).
+void voxLevelArgs(uint l) {
+    uint start = counters.levelTileEnd[l];
+    uint end = max(start, min(counters.tileCount, params.tileCapacity));
+    counters.levelTileStart[l + 1u] = start;
+    counters.levelTileEnd[l + 1u] = end;
+    dispatchArgs[l + 2u] = voxDispatchFor(8u * (end - start));
+    // The leaf tiles: LeafMerge::PerCell's merge (sortedFragments != 0 only
+    // there) writes all 8 leaves of every tile, child pointers included, so
+    // their init launch runs only for the per-fragment atomic merge (which
+    // sums into zeroed leaves).
+    bool merged = l + 1u == params.dims.w && counters.sortedFragments != 0u && counters.cellsOverMergeLimit == 0u;
+    dispatchArgs[VOX_DISPATCH_QUADS + l + 1u] = voxDispatchFor(merged ? 0u : 2u * (end - start));
+}
+
 // Descends from the root to the node of `level` containing voxel `c`; false
 // when a node on the way has no children (the pool ran out: truncated tree).
 bool voxDescend(uvec3 c, uint level, out uint node) {

@@ -123,6 +123,9 @@ static const uint32_t kFlagSpv[] =
 static const uint32_t kAllocSpv[] =
 #include "shaders/voxelizer/alloc.comp.spv.inc"
     ;
+static const uint32_t kAllocTopSpv[] =
+#include "shaders/voxelizer/alloc_top.comp.spv.inc"
+    ;
 static const uint32_t kInitSpv[] =
 #include "shaders/voxelizer/init.comp.spv.inc"
     ;
@@ -201,6 +204,11 @@ uint32_t hashSlotsFor(uint32_t tileCapacity) {
 
 // Compute binding of node array a (vox_compute.glsl): 3 for the child
 // pointers, 6 + a for the others.
+// OccupancyLevels: how many levels from the root alloc_top.comp builds in
+// one workgroup (allocation, bookkeeping and emptying of the next level):
+// at most 8^4 nodes at level 4, where the launches per level cost lavapipe
+// more than their work.
+constexpr uint32_t kAllocTopLevels = 5;
 constexpr uint32_t nodeBinding(uint32_t a) { return a == 0 ? 3u : 6u + a; }
 constexpr const char* kNodeArrayNames[kNodeArrayCount] = {
     "vox.nodes", "vox.node_color", "vox.node_count", "vox.node_nx", "vox.node_ny", "vox.node_nz", "vox.node_coord"};
@@ -389,7 +397,7 @@ struct Voxelizer::Impl {
         return knobs.meshTexelLimit ? knobs.meshTexelLimit : device->limits().maxTexelBufferElements;
     }
     Status createSmallTriangles();
-    ComputePipeline args, flag, alloc, init, leaf, mipmap, mipmapLeafParents, denseFill, keys, link, cellMark, cellList,
+    ComputePipeline args, flag, alloc, allocTop, init, leaf, mipmap, mipmapLeafParents, denseFill, keys, link, cellMark, cellList,
         cellLevels, leafCount, leafRanges, leafScatter, leafMerge;
 
     // Host state.
@@ -886,6 +894,7 @@ Status Voxelizer::Impl::createPipelines() {
         {&args, kArgsSpv, "vox.args"},
         {&flag, kFlagSpv, "vox.flag"},
         {&alloc, nodeTexels ? std::span<const uint32_t>(kAllocSpv) : kAllocStorageSpv, "vox.alloc"},
+        {&allocTop, kAllocTopSpv, "vox.alloc_top"},
         {&init, kInitSpv, "vox.init"},
         {&leaf, kLeafSpv, "vox.leaf"},
         {&mipmap, nodeTexels ? std::span<const uint32_t>(kMipmapSpv) : kMipmapStorageSpv, "vox.mipmap"},
@@ -905,7 +914,7 @@ Status Voxelizer::Impl::createPipelines() {
     for (const Item& it : items) {
         if (!tileHashBuild() && (it.out == &keys || it.out == &link)) continue;
         if (tileHashBuild() && (it.out == &flag || it.out == &alloc || it.out == &init)) continue;
-        if (!levelBits() && it.out == &cellLevels) continue;
+        if (!levelBits() && (it.out == &cellLevels || it.out == &allocTop)) continue;
         if (levelBits() && it.out == &flag) continue;
         const bool sortStep = it.out == &leafCount || it.out == &leafRanges || it.out == &leafScatter;
         if (!perCell && (sortStep || it.out == &leafMerge)) continue;
@@ -1306,7 +1315,24 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
                   RW)
             .record(computePass(0, int(gpu::VOX_DISPATCH_TILES)));
     } else {
-        for (uint32_t l = 0; l < depth; ++l) {
+        // OccupancyLevels: the levels next to the root (at most
+        // kAllocTopLevels, never the leaves' parents) in one launch.
+        const uint32_t top = levelBits() ? std::min(kAllocTopLevels, depth - 1) : 0;
+        if (top > 0)
+            withNodes(g.addPass("vox.alloc_top", PassKind::Compute)
+                          .pipeline(allocTop)
+                          .storage(0, countersRef, RW)
+                          .storage(1, dispatchRef, RW)
+                          .storage(5, cursorsRef, RW)
+                          .storage(13, cellsRef, R),
+                      RW)
+                .record([this, top](PassContext& ctx) {
+                    gpu::ComputeParams p = computeParams(0);
+                    p.level = top; // the levels it builds; p.levelBits is level 0's bitmap
+                    ctx.pushConstants(p);
+                    ctx.dispatch(1); // one workgroup
+                });
+        for (uint32_t l = top; l < depth; ++l) {
             const std::string L = std::to_string(l);
             if (!levelBits())
                 withNodes(g.addPass("vox.flag." + L, PassKind::Compute)
