@@ -404,6 +404,9 @@ struct Voxelizer::Impl {
     uint32_t currentSlot = 0;
     bool staged = false;
     bool stagedSinceRecord = false; // setMesh ran since the last recorded upload
+    // Which setMesh (1, 2, ...) the device mesh buffer holds (0: none): a
+    // frame whose mesh is already there records no upload.
+    uint64_t meshSerial = 0, uploadedMesh = 0;
     Staged current;
     uint64_t framesRecorded = 0;
     std::vector<uint64_t> ringFrame; // frame whose counters each stats slot holds
@@ -688,6 +691,7 @@ Status Voxelizer::Impl::resize(const Capacities& want, const char* why) {
         PYRAMARCH_TRY(add(staging, slotBytes * info.framesInFlight, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                           MemoryUsage::Upload, "vox.staging"));
         PYRAMARCH_TRY(add(mesh, slotBytes, kStorageUsage, MemoryUsage::DeviceLocal, "vox.mesh"));
+        uploadedMesh = 0; // a new device buffer: the next frame uploads
         if (splitExact())
             PYRAMARCH_TRY(add(undecided, VkDeviceSize(want.triangles) * 8, kStorageUsage, MemoryUsage::DeviceLocal,
                               "vox.undecided_triangles"));
@@ -1055,6 +1059,12 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
             }
             stagedSinceRecord = false;
             if (!staged || current.triangles == 0) return;
+            // Frames that voxelize the same mesh again (no setMesh since the
+            // last upload into this buffer) skip the copy: the slot's words
+            // are those the buffer already holds (the queue runs the frames
+            // in order, and each frame's passes read the buffer after this one).
+            if (uploadedMesh == meshSerial) return;
+            uploadedMesh = meshSerial;
             const VkDeviceSize slotBase = VkDeviceSize(currentSlot) * slotWords * 4;
             VkBufferCopy regions[6];
             uint32_t n = 0;
@@ -1742,6 +1752,7 @@ Status Voxelizer::setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, Voxel
     m.current = s;
     m.staged = true;
     m.stagedSinceRecord = true;
+    ++m.meshSerial;
     return {};
 }
 
