@@ -16,13 +16,19 @@ layout(constant_id = 0) const bool kMovingAverage = false;
 // runs a branch's code whether or not a lane takes it).
 layout(constant_id = 2) const bool kLeafParents = false;
 
-#ifdef VOX_STORAGE_READS
+#if defined(VOX_STORAGE_READS) || defined(VOX_MIPMAP_TOP)
+#ifdef VOX_MIPMAP_TOP
+// mipmap.top.comp reads the level its previous phase wrote.
+#define VOX_MIPMAP_READS coherent readonly
+#else
+#define VOX_MIPMAP_READS readonly
+#endif
 // Bindings 7..11 of vox_compute.glsl, 4 nodes at a time.
-layout(std430, set = 0, binding = 7) readonly buffer NodeColor4 { uvec4 nodeColor4[]; };
-layout(std430, set = 0, binding = 8) readonly buffer NodeCount4 { uvec4 nodeCount4[]; };
-layout(std430, set = 0, binding = 9) readonly buffer NodeNx4 { ivec4 nodeNx4[]; };
-layout(std430, set = 0, binding = 10) readonly buffer NodeNy4 { ivec4 nodeNy4[]; };
-layout(std430, set = 0, binding = 11) readonly buffer NodeNz4 { ivec4 nodeNz4[]; };
+layout(std430, set = 0, binding = 7) VOX_MIPMAP_READS buffer NodeColor4 { uvec4 nodeColor4[]; };
+layout(std430, set = 0, binding = 8) VOX_MIPMAP_READS buffer NodeCount4 { uvec4 nodeCount4[]; };
+layout(std430, set = 0, binding = 9) VOX_MIPMAP_READS buffer NodeNx4 { ivec4 nodeNx4[]; };
+layout(std430, set = 0, binding = 10) VOX_MIPMAP_READS buffer NodeNy4 { ivec4 nodeNy4[]; };
+layout(std430, set = 0, binding = 11) VOX_MIPMAP_READS buffer NodeNz4 { ivec4 nodeNz4[]; };
 uint childOf(uint node) { return nodeChild[node]; }
 uvec4 color4(uint q) { return nodeColor4[q]; }
 uvec4 count4(uint q) { return nodeCount4[q]; }
@@ -70,6 +76,23 @@ void interiorFromChildren(uint node, uint child) {
     if (filled != 0u) voxWriteInterior(node, rgb, filled, count, n);
 }
 
+#ifdef VOX_MIPMAP_TOP
+// The levels params.level .. 0 (above the leaves' parents) in one workgroup,
+// bottom-up with a barrier between levels: they hold a few thousand nodes at
+// most, and a launch per level cost lavapipe ~0.1 ms of fixed time each.
+void main() {
+    for (int l = int(params.level); l >= 0; --l) {
+        uint first = counters.levelTileStart[l], last = counters.levelTileEnd[l];
+        for (uint i = gl_LocalInvocationID.x; i < 8u * (last - first); i += VOX_GROUP_SIZE) {
+            uint node = 8u * first + i;
+            uint child = childOf(node);
+            if (child != 0u && child < VOX_FLAG) interiorFromChildren(node, child);
+        }
+        memoryBarrierBuffer();
+        barrier();
+    }
+}
+#else
 void main() {
     uint l = params.level;
     uint first = counters.levelTileStart[l], last = counters.levelTileEnd[l];
@@ -123,3 +146,4 @@ void main() {
     if (filled == 0u) return;
     voxWriteInterior(node, rgb, filled, count, n);
 }
+#endif

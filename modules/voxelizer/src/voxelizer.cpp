@@ -160,6 +160,9 @@ static const uint32_t kMipmapSpv[] =
 // devices whose maxTexelBufferElements does not cover the largest node
 // pool (Impl::nodeTexels), and the deepest mipmap launch (it rewrites the
 // leaves it reads).
+static const uint32_t kMipmapTopSpv[] =
+#include "shaders/voxelizer/mipmap.top.comp.spv.inc"
+    ;
 static const uint32_t kAllocStorageSpv[] =
 #include "shaders/voxelizer/alloc.storage.comp.spv.inc"
     ;
@@ -209,6 +212,8 @@ uint32_t hashSlotsFor(uint32_t tileCapacity) {
 // at most 8^4 nodes at level 4, where the launches per level cost lavapipe
 // more than their work.
 constexpr uint32_t kAllocTopLevels = 5;
+// How many levels from the root mipmap.top.comp merges in one workgroup.
+constexpr uint32_t kMipmapTopLevels = 4;
 constexpr uint32_t nodeBinding(uint32_t a) { return a == 0 ? 3u : 6u + a; }
 constexpr const char* kNodeArrayNames[kNodeArrayCount] = {
     "vox.nodes", "vox.node_color", "vox.node_count", "vox.node_nx", "vox.node_ny", "vox.node_nz", "vox.node_coord"};
@@ -397,7 +402,7 @@ struct Voxelizer::Impl {
         return knobs.meshTexelLimit ? knobs.meshTexelLimit : device->limits().maxTexelBufferElements;
     }
     Status createSmallTriangles();
-    ComputePipeline args, flag, alloc, allocTop, init, leaf, mipmap, mipmapLeafParents, denseFill, keys, link, cellMark, cellList,
+    ComputePipeline args, flag, alloc, allocTop, init, leaf, mipmap, mipmapLeafParents, mipmapTop, denseFill, keys, link, cellMark, cellList,
         cellLevels, leafCount, leafRanges, leafScatter, leafMerge;
 
     // Host state.
@@ -903,6 +908,7 @@ Status Voxelizer::Impl::createPipelines() {
         {&leaf, kLeafSpv, "vox.leaf"},
         {&mipmap, nodeTexels ? std::span<const uint32_t>(kMipmapSpv) : kMipmapStorageSpv, "vox.mipmap"},
         {&mipmapLeafParents, kMipmapStorageSpv, "vox.mipmap.leaf_parents", 1},
+        {&mipmapTop, kMipmapTopSpv, "vox.mipmap_top"},
         {&denseFill, kDenseSpv, "vox.dense"},
         {&keys, kKeysSpv, "vox.keys"},
         {&link, kLinkSpv, "vox.link"},
@@ -932,7 +938,7 @@ Status Voxelizer::Impl::createPipelines() {
         if (it.out == &flag || it.out == &leaf || it.out == &leafMerge || it.out == &cellList || it.out == &alloc ||
             sortStep)
             d.specialization.push_back({gpu::VOX_FLAGS_SPEC_ID, computeFlags()});
-        const bool mipmapPipe = it.out == &mipmap || it.out == &mipmapLeafParents;
+        const bool mipmapPipe = it.out == &mipmap || it.out == &mipmapLeafParents || it.out == &mipmapTop;
         if (it.out == &leaf || mipmapPipe)
             d.specialization.push_back({0, knobs.colorMerge == ColorMerge::MovingAverage ? 1u : 0u});
         if (sortStep || mipmapPipe) d.specialization.push_back({2, it.step});
@@ -1414,7 +1420,10 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
     } else {
         addAtomicLeafPass(0);
     }
-    for (uint32_t l = depth; l-- > 0;) {
+    // The levels next to the root (at most kMipmapTopLevels, never the
+    // leaves' parents) in one launch after the others.
+    const uint32_t mipTop = depth >= 2 ? std::min(kMipmapTopLevels, depth - 1) : 0;
+    for (uint32_t l = depth; l-- > mipTop;) {
         // PerCell: the deepest level runs only after the per-fragment merge.
         const int entry = perCell && l + 1 == depth ? int(gpu::VOX_DISPATCH_DEEP_MIPMAP) : int(1 + l);
         PassBuilder mip = g.addPass("vox.mipmap." + std::to_string(l), PassKind::Compute);
@@ -1433,6 +1442,15 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
         }
         mip.record(computePass(l, entry));
     }
+    if (mipTop > 0)
+        withNodes(g.addPass("vox.mipmap_top", PassKind::Compute)
+                      .pipeline(mipmapTop)
+                      .storage(0, countersRef, RW), // the root stores leafFragments
+                  RW)
+            .record([this, mipTop](PassContext& ctx) {
+                ctx.pushConstants(computeParams(mipTop - 1)); // its levels mipTop - 1 .. 0
+                ctx.dispatch(1);                              // one workgroup
+            });
     if (withDense) {
         g.addPass("vox.dense_clear", PassKind::Transfer)
             .use(denseRef, Access::TransferDst)
