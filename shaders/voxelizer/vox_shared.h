@@ -58,6 +58,8 @@ struct ComputeParams {
     // OctreeBuild::OccupancyLevels: word offsets in the cells buffer of the
     // occupancy bitmap of `level` and of level + 1, and the words of the
     // latter (cell_levels.comp, alloc.comp; level D - 1 is the cell bitmap).
+    // alloc_top.comp: levelBits is level 0's bitmap, `level` the levels it
+    // allocates, childWords the occupancy levels it derives first.
     uint levelBits;
     uint childBits;
     uint childWords;

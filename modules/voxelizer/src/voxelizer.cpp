@@ -469,6 +469,12 @@ struct Voxelizer::Impl {
     uint32_t computeFlags() const; // the compute shaders' kVoxFlags
     bool tileHashBuild() const { return knobs.octreeBuild == OctreeBuild::TileHash; }
     bool levelBits() const;                       // OccupancyLevels: occupancy bitmaps (cell_levels.comp), no flag pass
+    // OccupancyLevels: the occupancy levels (0 .. n - 1) vox.alloc_top
+    // derives before allocating: those below kAllocTopLevels that
+    // cell_list.comp does not write (level D - 2).
+    uint32_t allocTopBitmaps() const {
+        return levelBits() && depth >= 3 ? std::min(kAllocTopLevels, depth - 2) : 0;
+    }
     uint32_t levelBitsWord(uint32_t level) const; // word offset of a level's bitmap in `cells`
     VoxelizerGraphRefs addTo(RenderGraph& graph);
     gpu::RasterParams rasterParams() const;
@@ -1270,8 +1276,9 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
     });
     if (levelBits()) {
         // The occupancy of every level above D - 2, from the cell bitmap up
-        // (alloc.comp reads it instead of the flag passes' marks).
-        for (uint32_t l = depth < 2 ? 0 : depth - 2; l-- > 0;)
+        // (alloc.comp reads it instead of the flag passes' marks), down to
+        // the levels that vox.alloc_top derives itself.
+        for (uint32_t l = depth < 2 ? 0 : depth - 2; l-- > allocTopBitmaps();)
             g.addPass("vox.cell_levels." + std::to_string(l), PassKind::Compute)
                 .pipeline(cellLevels)
                 .storage(13, cellsRef, RW)
@@ -1340,12 +1347,13 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
                           .storage(0, countersRef, RW)
                           .storage(1, dispatchRef, RW)
                           .storage(5, cursorsRef, RW)
-                          .storage(13, cellsRef, R),
+                          .storage(13, cellsRef, RW), // it writes the top occupancy levels
                       RW)
                 .record([this, top](PassContext& ctx) {
                     gpu::ComputeParams p = computeParams(0);
-                    p.level = top; // the levels it builds; p.levelBits is level 0's bitmap
-                    ctx.pushConstants(p);
+                    p.level = top;                     // the levels it allocates
+                    p.childWords = allocTopBitmaps();  // the occupancy levels it derives first
+                    ctx.pushConstants(p);              // p.levelBits: level 0's bitmap
                     ctx.dispatch(1); // one workgroup
                 });
         for (uint32_t l = top; l < depth; ++l) {
