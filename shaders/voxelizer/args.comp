@@ -87,16 +87,5 @@ void main() {
         dispatchArgs[VOX_DISPATCH_TILES] = voxDispatchFor(min(counters.tileEntries, voxMaxTileEntries()));
         return;
     }
-    uint l = params.level;
-    uint start = counters.levelTileEnd[l];
-    uint end = max(start, min(counters.tileCount, params.tileCapacity));
-    counters.levelTileStart[l + 1u] = start;
-    counters.levelTileEnd[l + 1u] = end;
-    dispatchArgs[l + 2u] = voxDispatchFor(8u * (end - start));
-    // The leaf tiles: LeafMerge::PerCell's merge (sortedFragments != 0 only
-    // there) writes all 8 leaves of every tile, child pointers included, so
-    // their init launch runs only for the per-fragment atomic merge (which
-    // sums into zeroed leaves).
-    bool merged = l + 1u == params.dims.w && counters.sortedFragments != 0u && counters.cellsOverMergeLimit == 0u;
-    dispatchArgs[VOX_DISPATCH_QUADS + l + 1u] = voxDispatchFor(merged ? 0u : 2u * (end - start));
+    voxLevelArgs(params.level);
 }

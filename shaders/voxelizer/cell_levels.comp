@@ -15,13 +15,5 @@ void main() {
     uint j = voxThreadIndex();
     uint words = max(1u, (1u << (3u * params.level)) >> 5u);
     if (j >= words) return;
-    uint bits = 0u;
-    for (uint b = 0u; b < 8u; ++b) {
-        uint at = 8u * j + b;
-        uint w = at < params.childWords ? cells[params.childBits + at] : 0u;
-        uint nib = ((w & 0xffu) != 0u ? 1u : 0u) | ((w & 0xff00u) != 0u ? 2u : 0u) |
-                   ((w & 0xff0000u) != 0u ? 4u : 0u) | ((w & 0xff000000u) != 0u ? 8u : 0u);
-        bits |= nib << (4u * b);
-    }
-    cells[params.levelBits + j] = bits;
+    cells[params.levelBits + j] = voxLevelWord(params.childBits, params.childWords, j);
 }

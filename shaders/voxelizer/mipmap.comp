@@ -16,12 +16,42 @@ layout(constant_id = 0) const bool kMovingAverage = false;
 // runs a branch's code whether or not a lane takes it).
 layout(constant_id = 2) const bool kLeafParents = false;
 
+#if defined(VOX_STORAGE_READS) || defined(VOX_MIPMAP_TOP)
+#ifdef VOX_MIPMAP_TOP
+// mipmap.top.comp reads the level its previous phase wrote.
+#define VOX_MIPMAP_READS coherent readonly
+#else
+#define VOX_MIPMAP_READS readonly
+#endif
 // Bindings 7..11 of vox_compute.glsl, 4 nodes at a time.
-layout(std430, set = 0, binding = 7) readonly buffer NodeColor4 { uvec4 nodeColor4[]; };
-layout(std430, set = 0, binding = 8) readonly buffer NodeCount4 { uvec4 nodeCount4[]; };
-layout(std430, set = 0, binding = 9) readonly buffer NodeNx4 { ivec4 nodeNx4[]; };
-layout(std430, set = 0, binding = 10) readonly buffer NodeNy4 { ivec4 nodeNy4[]; };
-layout(std430, set = 0, binding = 11) readonly buffer NodeNz4 { ivec4 nodeNz4[]; };
+layout(std430, set = 0, binding = 7) VOX_MIPMAP_READS buffer NodeColor4 { uvec4 nodeColor4[]; };
+layout(std430, set = 0, binding = 8) VOX_MIPMAP_READS buffer NodeCount4 { uvec4 nodeCount4[]; };
+layout(std430, set = 0, binding = 9) VOX_MIPMAP_READS buffer NodeNx4 { ivec4 nodeNx4[]; };
+layout(std430, set = 0, binding = 10) VOX_MIPMAP_READS buffer NodeNy4 { ivec4 nodeNy4[]; };
+layout(std430, set = 0, binding = 11) VOX_MIPMAP_READS buffer NodeNz4 { ivec4 nodeNz4[]; };
+uint childOf(uint node) { return nodeChild[node]; }
+uvec4 color4(uint q) { return nodeColor4[q]; }
+uvec4 count4(uint q) { return nodeCount4[q]; }
+ivec4 nx4(uint q) { return nodeNx4[q]; }
+ivec4 ny4(uint q) { return nodeNy4[q]; }
+ivec4 nz4(uint q) { return nodeNz4[q]; }
+#else
+// The same words through texel views (vector gathers on lavapipe, where
+// storage-buffer loads run lane by lane): the children were written by the
+// previous launch, this one writes the level above.
+layout(set = 0, binding = VOX_TEXEL_BINDING_NODE_CHILD) uniform usamplerBuffer nodeChildTexels;
+layout(set = 0, binding = VOX_TEXEL_BINDING_NODE_VALUES + 0) uniform usamplerBuffer nodeColorTexels;
+layout(set = 0, binding = VOX_TEXEL_BINDING_NODE_VALUES + 1) uniform usamplerBuffer nodeCountTexels;
+layout(set = 0, binding = VOX_TEXEL_BINDING_NODE_VALUES + 2) uniform usamplerBuffer nodeNxTexels;
+layout(set = 0, binding = VOX_TEXEL_BINDING_NODE_VALUES + 3) uniform usamplerBuffer nodeNyTexels;
+layout(set = 0, binding = VOX_TEXEL_BINDING_NODE_VALUES + 4) uniform usamplerBuffer nodeNzTexels;
+uint childOf(uint node) { return texelFetch(nodeChildTexels, int(node)).x; }
+uvec4 color4(uint q) { return texelFetch(nodeColorTexels, int(q)); }
+uvec4 count4(uint q) { return texelFetch(nodeCountTexels, int(q)); }
+ivec4 nx4(uint q) { return ivec4(texelFetch(nodeNxTexels, int(q))); }
+ivec4 ny4(uint q) { return ivec4(texelFetch(nodeNyTexels, int(q))); }
+ivec4 nz4(uint q) { return ivec4(texelFetch(nodeNzTexels, int(q))); }
+#endif
 
 // An interior node from its 8 interior children: the same sums in the same
 // (child) order as the loop in main, with the children loaded 4 at a time.
@@ -31,8 +61,8 @@ void interiorFromChildren(uint node, uint child) {
     vec3 n = vec3(0.0);
     [[unroll]] for (uint h = 0u; h < 2u; ++h) {
         uint q = 2u * child + h;
-        uvec4 cnt = nodeCount4[q], col = nodeColor4[q];
-        ivec4 nx = nodeNx4[q], ny = nodeNy4[q], nz = nodeNz4[q];
+        uvec4 cnt = count4(q), col = color4(q);
+        ivec4 nx = nx4(q), ny = ny4(q), nz = nz4(q);
         [[unroll]] for (uint c = 0u; c < 4u; ++c) {
             bool on = cnt[c] != 0u;
             rgb += on ? uvec3(col[c] & 255u, (col[c] >> 8) & 255u, (col[c] >> 16) & 255u) : uvec3(0u);
@@ -46,18 +76,37 @@ void interiorFromChildren(uint node, uint child) {
     if (filled != 0u) voxWriteInterior(node, rgb, filled, count, n);
 }
 
+#ifdef VOX_MIPMAP_TOP
+// The levels params.level .. 0 (above the leaves' parents) in one workgroup,
+// bottom-up with a barrier between levels: they hold a few thousand nodes at
+// most, and a launch per level cost lavapipe ~0.1 ms of fixed time each.
+void main() {
+    for (int l = int(params.level); l >= 0; --l) {
+        uint first = counters.levelTileStart[l], last = counters.levelTileEnd[l];
+        for (uint i = gl_LocalInvocationID.x; i < 8u * (last - first); i += VOX_GROUP_SIZE) {
+            uint node = 8u * first + i;
+            uint child = childOf(node);
+            if (child != 0u && child < VOX_FLAG) interiorFromChildren(node, child);
+        }
+        memoryBarrierBuffer();
+        barrier();
+    }
+}
+#else
 void main() {
     uint l = params.level;
     uint first = counters.levelTileStart[l], last = counters.levelTileEnd[l];
     uint i = voxThreadIndex();
     if (i >= 8u * (last - first)) return;
     uint node = 8u * first + i;
-    uint child = nodeChild[node];
-    if (child == 0u || child >= VOX_FLAG) return;
     if (!kLeafParents) {
+        uint child = childOf(node);
+        if (child == 0u || child >= VOX_FLAG) return;
         interiorFromChildren(node, child);
         return;
     }
+    uint child = nodeChild[node];
+    if (child == 0u || child >= VOX_FLAG) return;
     // Children that are leaves still hold the channel sums of leaf.comp (R in
     // nodeColor, G in nodeChild, B added to nodeCoord): this thread is their
     // only reader, so it resolves them in place into the rounded mean (round
@@ -97,3 +146,4 @@ void main() {
     if (filled == 0u) return;
     voxWriteInterior(node, rgb, filled, count, n);
 }
+#endif

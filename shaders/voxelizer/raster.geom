@@ -23,6 +23,7 @@ layout(location = 1) flat in uint vColor[];
 layout(location = 2) in vec3 vNormal[];
 layout(location = 3) flat in uint vValid[];
 layout(location = 4) in vec3 vGridLo[];
+layout(location = 5) flat in uint vTriangle[];
 
 layout(location = 0) flat out vec3 fV0;
 layout(location = 1) flat out vec3 fV1;
@@ -127,7 +128,7 @@ void main() {
     gL0 = l0; gL1 = l1; gL2 = l2;
     gN = n;
     gBox = vec4(lo, hi);
-    gInfo = uvec4(axis | (quad ? 4u : 0u) | (degenerate ? 8u : 0u), color, voxPackNormal(nn), uint(gl_PrimitiveIDIn));
+    gInfo = uvec4(axis | (quad ? 4u : 0u) | (degenerate ? 8u : 0u), color, voxPackNormal(nn), vTriangle[0]);
     if (quad) {
         vec2 a = lo - kHalf, b = hi + kHalf;
         emit(vec2(a.x, a.y), side); emit(vec2(b.x, a.y), side); emit(vec2(a.x, b.y), side); emit(vec2(b.x, b.y), side);

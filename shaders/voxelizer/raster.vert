@@ -1,7 +1,9 @@
 #version 460
-// Vertex pulling: one invocation per triangle corner (non-indexed draw of
-// 3 * triangles), so the indices are read as data and a bad one can be
-// caught instead of fetching out of bounds.
+// Vertex pulling: one invocation per triangle corner (non-indexed draw of 3
+// per triangle drawn), so the indices are read as data and a bad one can be
+// caught instead of fetching out of bounds. TrianglePath::Split draws only
+// the triangles the host listed for the raster (the order's tail,
+// RasterParams.order); the raster-only path draws all of them in mesh order.
 #include "voxelizer/vox_shared.h"
 
 layout(push_constant) uniform Push { RasterParams params; };
@@ -13,9 +15,13 @@ layout(location = 1) flat out uint vColor;
 layout(location = 2) out vec3 vNormal;
 layout(location = 3) flat out uint vValid;
 layout(location = 4) out vec3 vGridLo;
+layout(location = 5) flat out uint vTriangle; // the mesh's triangle index (fragment records carry it)
 
 void main() {
-    uint idx = meshU.u[params.offsets.x + uint(gl_VertexIndex)];
+    uint drawn = uint(gl_VertexIndex) / 3u, corner = uint(gl_VertexIndex) - 3u * drawn;
+    uint triangle = (params.counts.w & VOX_SPLIT) != 0u ? meshU.u[params.order.x + params.order.y + drawn] : drawn;
+    vTriangle = triangle;
+    uint idx = meshU.u[params.offsets.x + 3u * triangle + corner];
     vValid = idx < params.counts.y ? 1u : 0u;
     idx = min(idx, params.counts.y - 1u);
     // Grid-space vertices, computed by the host in double and split into

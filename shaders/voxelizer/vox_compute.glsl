@@ -43,7 +43,10 @@ layout(std430, set = 0, binding = 12) coherent buffer NodeCoord { uint nodeCoord
 // cell; [2W, ...) the list of occupied cells (cell_list.comp;
 // counters.cellCount entries, each the cell's first leaf coordinates packed
 // 10:10:10, so the level-D helpers below apply unchanged).
-layout(std430, set = 0, binding = 13) buffer Cells { uint cells[]; };
+#ifndef VOX_CELLS_COHERENT
+#define VOX_CELLS_COHERENT
+#endif
+layout(std430, set = 0, binding = 13) VOX_CELLS_COHERENT buffer Cells { uint cells[]; };
 // LeafMerge::PerCell (VOX_SORTED_LEAVES): the fragments sorted by occupied
 // cell (leaf_sort.comp), pairs of words, C = params.fragmentCapacity (cell
 // list indices are below it): [0, C) per cell (fragment count, end of its
@@ -187,6 +190,40 @@ uint voxHashTile(uint level, uint key) {
     if (s == VOX_NO_NODE) return 0u;
     uint tile = counters.levelTileStart[level] + tileHash[params.hashMask + 1u + s];
     return tile < counters.levelTileEnd[level] ? tile : 0u;
+}
+
+// OctreeBuild::OccupancyLevels: word j of a level's occupancy bitmap from
+// the bitmap of the level below (`childWords` words at `childBits` in the
+// cells buffer; Morton order at each level, so a node's 8 children are one
+// byte of the level below): the 32 bytes of 8 words ORed to bits.
+uint voxLevelWord(uint childBits, uint childWords, uint j) {
+    uint bits = 0u;
+    for (uint b = 0u; b < 8u; ++b) {
+        uint at = 8u * j + b;
+        uint w = at < childWords ? cells[childBits + at] : 0u;
+        uint nib = ((w & 0xffu) != 0u ? 1u : 0u) | ((w & 0xff00u) != 0u ? 2u : 0u) |
+                   ((w & 0xff0000u) != 0u ? 4u : 0u) | ((w & 0xff000000u) != 0u ? 8u : 0u);
+        bits |= nib << (4u * b);
+    }
+    return bits;
+}
+
+// After level l's allocation: level l + 1's tile range (the tiles
+// allocated since level l's end, clamped to the pool) and the launches over
+// it (mipmap: a thread per node; init and alloc: a thread per 4 nodes).
+// One thread (args.comp's launch per level, or alloc_top.comp).
+void voxLevelArgs(uint l) {
+    uint start = counters.levelTileEnd[l];
+    uint end = max(start, min(counters.tileCount, params.tileCapacity));
+    counters.levelTileStart[l + 1u] = start;
+    counters.levelTileEnd[l + 1u] = end;
+    dispatchArgs[l + 2u] = voxDispatchFor(8u * (end - start));
+    // The leaf tiles: LeafMerge::PerCell's merge (sortedFragments != 0 only
+    // there) writes all 8 leaves of every tile, child pointers included, so
+    // their init launch runs only for the per-fragment atomic merge (which
+    // sums into zeroed leaves).
+    bool merged = l + 1u == params.dims.w && counters.sortedFragments != 0u && counters.cellsOverMergeLimit == 0u;
+    dispatchArgs[VOX_DISPATCH_QUADS + l + 1u] = voxDispatchFor(merged ? 0u : 2u * (end - start));
 }
 
 // Descends from the root to the node of `level` containing voxel `c`; false

@@ -39,7 +39,9 @@ struct RasterParams {
     uvec4 solid;      // solid.comp: x word offset of the row prefix in the mesh buffer, y words per bitmap
                       // column, z words of one bitmap, w flip threads (VOX_SOLID_ROWS_PER_THREAD rows each)
     uvec4 order;      // VOX_SPLIT: x word offset in the mesh buffer of the order small_triangles.comp's threads
-                      // take the triangles in (a permutation of 0..counts.x - 1; blocks sorted by box size)
+                      // take the triangles in (a permutation of 0..counts.x - 1; blocks sorted by box size,
+                      // then the triangles the raster may take), y its index of the first of those (the
+                      // raster pass draws order[y..counts.x))
 };
 // solid.comp's flip stage: rows of one triangle per thread (the binary
 // search for the thread's triangle and its vertex loads, lane by lane on
@@ -56,6 +58,8 @@ struct ComputeParams {
     // OctreeBuild::OccupancyLevels: word offsets in the cells buffer of the
     // occupancy bitmap of `level` and of level + 1, and the words of the
     // latter (cell_levels.comp, alloc.comp; level D - 1 is the cell bitmap).
+    // alloc_top.comp: levelBits is level 0's bitmap, `level` the levels it
+    // allocates, childWords the occupancy levels it derives first.
     uint levelBits;
     uint childBits;
     uint childWords;
@@ -195,7 +199,13 @@ VOX_CONST VOX_TEXEL_BINDING_SORT = 17u;
 VOX_CONST VOX_TEXEL_BINDING_CURSORS = 18u;
 VOX_CONST VOX_UNIFORM_BINDING_COUNTERS = 19u;
 VOX_CONST VOX_IMAGE_BINDING_CELLS = 20u;
-VOX_CONST VOX_COMPUTE_BINDINGS = 21u;
+// mipmap.comp's texel reads of the node pool: the child pointers as R32UI,
+// the five value arrays (colour, count, nx, ny, nz) as RGBA32UI, 4 nodes a texel.
+VOX_CONST VOX_TEXEL_BINDING_NODE_CHILD = 21u;
+VOX_CONST VOX_TEXEL_BINDING_NODE_VALUES = 22u; // .. 26
+// alloc.comp's texel reads of the node coordinates (R32UI).
+VOX_CONST VOX_TEXEL_BINDING_NODE_COORD = 27u;
+VOX_CONST VOX_COMPUTE_BINDINGS = 28u;
 // small_triangles.comp's R32UI texel view of the mesh buffer (binding 0's),
 // after the raster's bindings 0-2 and the exact pass's 3 and 4.
 VOX_CONST VOX_SMALL_TRIANGLES_MESH_TEXELS = 5u;

@@ -1781,6 +1781,44 @@ TEST_F(TrianglePathTest, ComputePathIsDeterministic) {
     }
 }
 
+TEST_F(VoxelizerTest, FramesWithoutANewMeshVoxelizeTheUploadedOne) {
+    // A frame recorded without setMesh voxelizes the mesh of the last
+    // setMesh again (its upload is skipped: the device buffer holds it);
+    // the next setMesh is uploaded and voxelized, also after a frame that
+    // skipped.
+    TriangleMesh knot = shapes::torusKnot({0, 0, 0}, 1.0f, 0.2f, 2, 3, 96, 10);
+    shapes::colorByPosition(knot);
+    TriangleMesh sphere = shapes::sphere({0.1f, 0, 0}, 0.8f, 30, 15);
+    shapes::colorByPosition(sphere);
+    const VoxelGrid gk = gridOf(knot, 64), gs = gridOf(sphere, 64);
+    Voxelizer& v = shared();
+    auto frameAgain = [&]() -> Result<Frame> {
+        Frame f;
+        Status rec;
+        PYRAMARCH_TRY(submitAndWait(device(), [&](VkCommandBuffer cmd) { rec = v.record(cmd); }));
+        PYRAMARCH_TRY(rec);
+        PYRAMARCH_TRY_ASSIGN(f.stats, v.readStats());
+        PYRAMARCH_TRY_ASSIGN(f.fragments, v.readFragments());
+        PYRAMARCH_TRY_ASSIGN(f.tree, v.readOctree());
+        return f;
+    };
+    auto knotFirst = run(device(), v, knot, gk);
+    ASSERT_TRUE(knotFirst.ok()) << knotFirst.message();
+    for (int again = 0; again < 2; ++again) {
+        auto k = frameAgain();
+        ASSERT_TRUE(k.ok()) << k.message();
+        EXPECT_TRUE(records(*k) == records(*knotFirst)) << "frame " << again << " without setMesh";
+        EXPECT_TRUE(nodesByCoord(k->tree) == nodesByCoord(knotFirst->tree));
+    }
+    auto sphereNow = run(device(), v, sphere, gs);
+    ASSERT_TRUE(sphereNow.ok()) << sphereNow.message();
+    expectConservative(sphere, gs, *sphereNow);
+    expectOctreeMatches(*sphereNow);
+    auto s = frameAgain();
+    ASSERT_TRUE(s.ok()) << s.message();
+    EXPECT_TRUE(records(*s) == records(*sphereNow));
+}
+
 TEST_F(VoxelizerTest, ComputePathOverflowIsReportedAndBounded) {
     // Small sizes (also run under GPU-AV): the split path (at a small and
     // the largest threshold) reports its needed record count, stores

@@ -123,6 +123,9 @@ static const uint32_t kFlagSpv[] =
 static const uint32_t kAllocSpv[] =
 #include "shaders/voxelizer/alloc.comp.spv.inc"
     ;
+static const uint32_t kAllocTopSpv[] =
+#include "shaders/voxelizer/alloc_top.comp.spv.inc"
+    ;
 static const uint32_t kInitSpv[] =
 #include "shaders/voxelizer/init.comp.spv.inc"
     ;
@@ -152,6 +155,19 @@ static const uint32_t kCellListStorageSpv[] =
     ;
 static const uint32_t kMipmapSpv[] =
 #include "shaders/voxelizer/mipmap.comp.spv.inc"
+    ;
+// alloc.comp's and mipmap.comp's node reads through storage buffers:
+// devices whose maxTexelBufferElements does not cover the largest node
+// pool (Impl::nodeTexels), and the deepest mipmap launch (it rewrites the
+// leaves it reads).
+static const uint32_t kMipmapTopSpv[] =
+#include "shaders/voxelizer/mipmap.top.comp.spv.inc"
+    ;
+static const uint32_t kAllocStorageSpv[] =
+#include "shaders/voxelizer/alloc.storage.comp.spv.inc"
+    ;
+static const uint32_t kMipmapStorageSpv[] =
+#include "shaders/voxelizer/mipmap.storage.comp.spv.inc"
     ;
 static const uint32_t kDenseSpv[] =
 #include "shaders/voxelizer/dense.comp.spv.inc"
@@ -191,6 +207,13 @@ uint32_t hashSlotsFor(uint32_t tileCapacity) {
 
 // Compute binding of node array a (vox_compute.glsl): 3 for the child
 // pointers, 6 + a for the others.
+// OccupancyLevels: how many levels from the root alloc_top.comp builds in
+// one workgroup (allocation, bookkeeping and emptying of the next level):
+// at most 8^4 nodes at level 4, where the launches per level cost lavapipe
+// more than their work.
+constexpr uint32_t kAllocTopLevels = 5;
+// How many levels from the root mipmap.top.comp merges in one workgroup.
+constexpr uint32_t kMipmapTopLevels = 4;
 constexpr uint32_t nodeBinding(uint32_t a) { return a == 0 ? 3u : 6u + a; }
 constexpr const char* kNodeArrayNames[kNodeArrayCount] = {
     "vox.nodes", "vox.node_color", "vox.node_count", "vox.node_nx", "vox.node_ny", "vox.node_nz", "vox.node_coord"};
@@ -232,8 +255,12 @@ uint64_t cellBufferWords(uint32_t depth, uint32_t fragmentCapacity, bool levelBi
 //
 // Also writes `order`, the order in which small_triangles.comp's threads
 // take the triangles: within each block of kOrderBlock triangles, by
-// that box size (a counting sort; the dropped ones first, the raster's
-// last). Lanes run in batches (8 on lavapipe) whose voxel loop lasts as
+// that box size (a counting sort; the dropped ones first), and the raster's
+// (the returned count) after all blocks, in mesh order: the raster pass
+// draws only that tail (raster.vert pulls its triangles from it), where
+// drawing every triangle for the geometry shader to drop the small ones
+// cost the R = 512 dragon scan 7 ms on lavapipe for its 61 large triangles
+// out of 43,534. Lanes run in batches (8 on lavapipe) whose voxel loop lasts as
 // long as the largest box among them: on the R = 512 torus knot 8
 // consecutive triangles averaged 116.6 loop trips for boxes of 88.6 voxels,
 // sorted blocks about 89 (the dragon scan 226 -> 114). Blocks keep a
@@ -245,11 +272,11 @@ constexpr size_t kOrderBlock = 2048;
 uint32_t rasterTriangleCount(const std::vector<SplitVertex>& split, const TriangleMesh& mesh, const VoxelGrid& grid,
                              uint32_t maxVoxels, bool byCells, uint32_t* order) {
     constexpr float kWiden = 1.0f / 1024.0f;
-    uint32_t count = 0;
     const size_t triangles = mesh.triangleCount();
     // Per triangle: 0 dropped, 1 + box for the compute path, maxVoxels + 2 the raster's.
     std::vector<uint32_t> key(std::min(triangles, kOrderBlock));
     std::vector<uint32_t> bins(size_t(maxVoxels) + 3);
+    std::vector<uint32_t> raster; // the tail of `order`
     for (size_t first = 0; first < triangles; first += kOrderBlock) {
         const size_t n = std::min(kOrderBlock, triangles - first);
         std::fill(bins.begin(), bins.end(), 0u);
@@ -275,21 +302,26 @@ uint32_t rasterTriangleCount(const std::vector<SplitVertex>& split, const Triang
                 box *= uint64_t(std::max<int64_t>(cmax - cmin + 1, 0));
                 cells *= uint64_t(std::max<int64_t>((cmax >> 1) - (cmin >> 1) + 1, 0));
             }
-            if (box > maxVoxels) ++count;
+            if (box > maxVoxels) raster.push_back(uint32_t(first + j));
             // cells <= box when no axis is empty: a box's cells along an axis
             // are at most its voxels (an empty box has no cells either).
             key[j] = box > maxVoxels ? maxVoxels + 2 : uint32_t(byCells && box != 0 ? cells : box) + 1;
             ++bins[key[j]];
         }
-        uint32_t at = uint32_t(first);
+        // The block's compute-path triangles go on where the previous
+        // block's ended: the raster's of earlier blocks are not among them
+        // (bins.back() counts this block's, already in `raster`).
+        uint32_t at = uint32_t(first - (raster.size() - bins.back()));
         for (uint32_t& b : bins) {
             const uint32_t c = b;
             b = at;
             at += c;
         }
-        for (size_t j = 0; j < n; ++j) order[bins[key[j]]++] = uint32_t(first + j);
+        for (size_t j = 0; j < n; ++j)
+            if (key[j] != maxVoxels + 2) order[bins[key[j]]++] = uint32_t(first + j);
     }
-    return count;
+    std::copy(raster.begin(), raster.end(), order + (triangles - raster.size()));
+    return uint32_t(raster.size());
 }
 
 // Solid mode: words per bitmap column (bits 0..dims.x, the last one
@@ -332,6 +364,10 @@ struct Voxelizer::Impl {
     bool exact64 = false;    // the VOX_EXACT64 variants (exactFallback && shaderFloat64)
     bool perCell = true;     // LeafMerge::PerCell in effect (not with the moving average)
     bool texelReads = true;  // the VOX_TEXEL_READS shaders (texelReads && texelReadsFit)
+    // mipmap.comp and alloc.comp read the node pool through texel views:
+    // texelReads and views of the largest node pool the range allows within
+    // maxTexelBufferElements (so growth never crosses it).
+    bool nodeTexels = true;
     bool wideStores = false; // the VOX_WIDE_STORES shaders (wideStores && shaderInt64)
     uint32_t hashSlots = 0;  // TileHash only
     uint32_t cellWords = 1;  // cell bitmap words (cellWordsFor(depth)); the cell list follows
@@ -366,13 +402,16 @@ struct Voxelizer::Impl {
         return knobs.meshTexelLimit ? knobs.meshTexelLimit : device->limits().maxTexelBufferElements;
     }
     Status createSmallTriangles();
-    ComputePipeline args, flag, alloc, init, leaf, mipmap, mipmapLeafParents, denseFill, keys, link, cellMark, cellList,
+    ComputePipeline args, flag, alloc, allocTop, init, leaf, mipmap, mipmapLeafParents, mipmapTop, denseFill, keys, link, cellMark, cellList,
         cellLevels, leafCount, leafRanges, leafScatter, leafMerge;
 
     // Host state.
     uint32_t currentSlot = 0;
     bool staged = false;
     bool stagedSinceRecord = false; // setMesh ran since the last recorded upload
+    // Which setMesh (1, 2, ...) the device mesh buffer holds (0: none): a
+    // frame whose mesh is already there records no upload.
+    uint64_t meshSerial = 0, uploadedMesh = 0;
     Staged current;
     uint64_t framesRecorded = 0;
     std::vector<uint64_t> ringFrame; // frame whose counters each stats slot holds
@@ -430,6 +469,12 @@ struct Voxelizer::Impl {
     uint32_t computeFlags() const; // the compute shaders' kVoxFlags
     bool tileHashBuild() const { return knobs.octreeBuild == OctreeBuild::TileHash; }
     bool levelBits() const;                       // OccupancyLevels: occupancy bitmaps (cell_levels.comp), no flag pass
+    // OccupancyLevels: the occupancy levels (0 .. n - 1) vox.alloc_top
+    // derives before allocating: those below kAllocTopLevels that
+    // cell_list.comp does not write (level D - 2).
+    uint32_t allocTopBitmaps() const {
+        return levelBits() && depth >= 3 ? std::min(kAllocTopLevels, depth - 2) : 0;
+    }
     uint32_t levelBitsWord(uint32_t level) const; // word offset of a level's bitmap in `cells`
     VoxelizerGraphRefs addTo(RenderGraph& graph);
     gpu::RasterParams rasterParams() const;
@@ -657,6 +702,7 @@ Status Voxelizer::Impl::resize(const Capacities& want, const char* why) {
         PYRAMARCH_TRY(add(staging, slotBytes * info.framesInFlight, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                           MemoryUsage::Upload, "vox.staging"));
         PYRAMARCH_TRY(add(mesh, slotBytes, kStorageUsage, MemoryUsage::DeviceLocal, "vox.mesh"));
+        uploadedMesh = 0; // a new device buffer: the next frame uploads
         if (splitExact())
             PYRAMARCH_TRY(add(undecided, VkDeviceSize(want.triangles) * 8, kStorageUsage, MemoryUsage::DeviceLocal,
                               "vox.undecided_triangles"));
@@ -862,11 +908,13 @@ Status Voxelizer::Impl::createPipelines() {
     const Item items[] = {
         {&args, kArgsSpv, "vox.args"},
         {&flag, kFlagSpv, "vox.flag"},
-        {&alloc, kAllocSpv, "vox.alloc"},
+        {&alloc, nodeTexels ? std::span<const uint32_t>(kAllocSpv) : kAllocStorageSpv, "vox.alloc"},
+        {&allocTop, kAllocTopSpv, "vox.alloc_top"},
         {&init, kInitSpv, "vox.init"},
         {&leaf, kLeafSpv, "vox.leaf"},
-        {&mipmap, kMipmapSpv, "vox.mipmap"},
-        {&mipmapLeafParents, kMipmapSpv, "vox.mipmap.leaf_parents", 1},
+        {&mipmap, nodeTexels ? std::span<const uint32_t>(kMipmapSpv) : kMipmapStorageSpv, "vox.mipmap"},
+        {&mipmapLeafParents, kMipmapStorageSpv, "vox.mipmap.leaf_parents", 1},
+        {&mipmapTop, kMipmapTopSpv, "vox.mipmap_top"},
         {&denseFill, kDenseSpv, "vox.dense"},
         {&keys, kKeysSpv, "vox.keys"},
         {&link, kLinkSpv, "vox.link"},
@@ -882,7 +930,7 @@ Status Voxelizer::Impl::createPipelines() {
     for (const Item& it : items) {
         if (!tileHashBuild() && (it.out == &keys || it.out == &link)) continue;
         if (tileHashBuild() && (it.out == &flag || it.out == &alloc || it.out == &init)) continue;
-        if (!levelBits() && it.out == &cellLevels) continue;
+        if (!levelBits() && (it.out == &cellLevels || it.out == &allocTop)) continue;
         if (levelBits() && it.out == &flag) continue;
         const bool sortStep = it.out == &leafCount || it.out == &leafRanges || it.out == &leafScatter;
         if (!perCell && (sortStep || it.out == &leafMerge)) continue;
@@ -896,7 +944,7 @@ Status Voxelizer::Impl::createPipelines() {
         if (it.out == &flag || it.out == &leaf || it.out == &leafMerge || it.out == &cellList || it.out == &alloc ||
             sortStep)
             d.specialization.push_back({gpu::VOX_FLAGS_SPEC_ID, computeFlags()});
-        const bool mipmapPipe = it.out == &mipmap || it.out == &mipmapLeafParents;
+        const bool mipmapPipe = it.out == &mipmap || it.out == &mipmapLeafParents || it.out == &mipmapTop;
         if (it.out == &leaf || mipmapPipe)
             d.specialization.push_back({0, knobs.colorMerge == ColorMerge::MovingAverage ? 1u : 0u});
         if (sortStep || mipmapPipe) d.specialization.push_back({2, it.step});
@@ -920,7 +968,7 @@ gpu::RasterParams Voxelizer::Impl::rasterParams() const {
     const VoxelGrid& gr = current.grid;
     p.solid = {uint32_t(solidOffset), solidColumnWords(gr.dims[0]),
                uint32_t(solidBitmapWords(gr.dims[0], gr.dims[1], gr.dims[2])), current.solidRows};
-    p.order = {uint32_t(orderOffset), 0u, 0u, 0u};
+    p.order = {uint32_t(orderOffset), current.triangles - current.rasterTriangles, 0u, 0u};
     return p;
 }
 
@@ -1023,6 +1071,12 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
             }
             stagedSinceRecord = false;
             if (!staged || current.triangles == 0) return;
+            // Frames that voxelize the same mesh again (no setMesh since the
+            // last upload into this buffer) skip the copy: the slot's words
+            // are those the buffer already holds (the queue runs the frames
+            // in order, and each frame's passes read the buffer after this one).
+            if (uploadedMesh == meshSerial) return;
+            uploadedMesh = meshSerial;
             const VkDeviceSize slotBase = VkDeviceSize(currentSlot) * slotWords * 4;
             VkBufferCopy regions[6];
             uint32_t n = 0;
@@ -1092,15 +1146,15 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
         .storage(2, fragmentsRef, W, fs)
         .renderArea(side, side)
         .record([this](PassContext& ctx) {
-            if (current.triangles == 0) return;
+            // TrianglePath::Split: only the triangles the host found large
+            // enough for the raster (the tail of the order); none, no draw.
+            if (current.rasterTriangles == 0) return;
             // Same layout definition as the declared pipeline (compatible:
             // the bound descriptors and push constants stay valid).
             if ((current.flags & gpu::VOX_THIN) != 0u)
                 ctx.vk->vkCmdBindPipeline(ctx.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, rasterThin.pipeline());
             ctx.pushConstants(rasterParams());
-            // No triangle for the raster: one triangle's draw (its geometry
-            // shader emits nothing) instead of all of them.
-            ctx.vk->vkCmdDraw(ctx.cmd, 3 * (current.rasterTriangles == 0 ? 1u : current.triangles), 1, 0, 0);
+            ctx.vk->vkCmdDraw(ctx.cmd, 3 * current.rasterTriangles, 1, 0, 0);
         });
 
     if (knobs.trianglePath == TrianglePath::Split) {
@@ -1213,13 +1267,18 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
     // the buffer's other two regions).
     if (texelReads) list.texel(gpu::VOX_TEXEL_BINDING_CELLS, cellsRef, VK_FORMAT_R32_UINT, Access::SampledRead);
     list.record([this](PassContext& ctx) {
-        ctx.pushConstants(computeParams(0));
-        dispatchThreads(ctx, cellWords); // one thread per bitmap word
+        // OccupancyLevels: the list pass also writes level D - 2's bitmap
+        // (its threads load the 8 cell words under each of its words).
+        gpu::ComputeParams p = computeParams(levelBits() && depth >= 2 ? depth - 2 : 0);
+        if (!levelBits() || depth < 2) p.childWords = 0; // no level word to write
+        ctx.pushConstants(p);
+        dispatchThreads(ctx, (cellWords + 7) / 8); // one thread per 8 bitmap words
     });
     if (levelBits()) {
-        // The occupancy of every level above the cells, from the cell bitmap
-        // up (alloc.comp reads it instead of the flag passes' marks).
-        for (uint32_t l = depth - 1; l-- > 0;)
+        // The occupancy of every level above D - 2, from the cell bitmap up
+        // (alloc.comp reads it instead of the flag passes' marks), down to
+        // the levels that vox.alloc_top derives itself.
+        for (uint32_t l = depth < 2 ? 0 : depth - 2; l-- > allocTopBitmaps();)
             g.addPass("vox.cell_levels." + std::to_string(l), PassKind::Compute)
                 .pipeline(cellLevels)
                 .storage(13, cellsRef, RW)
@@ -1279,7 +1338,25 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
                   RW)
             .record(computePass(0, int(gpu::VOX_DISPATCH_TILES)));
     } else {
-        for (uint32_t l = 0; l < depth; ++l) {
+        // OccupancyLevels: the levels next to the root (at most
+        // kAllocTopLevels, never the leaves' parents) in one launch.
+        const uint32_t top = levelBits() ? std::min(kAllocTopLevels, depth - 1) : 0;
+        if (top > 0)
+            withNodes(g.addPass("vox.alloc_top", PassKind::Compute)
+                          .pipeline(allocTop)
+                          .storage(0, countersRef, RW)
+                          .storage(1, dispatchRef, RW)
+                          .storage(5, cursorsRef, RW)
+                          .storage(13, cellsRef, RW), // it writes the top occupancy levels
+                      RW)
+                .record([this, top](PassContext& ctx) {
+                    gpu::ComputeParams p = computeParams(0);
+                    p.level = top;                     // the levels it allocates
+                    p.childWords = allocTopBitmaps();  // the occupancy levels it derives first
+                    ctx.pushConstants(p);              // p.levelBits: level 0's bitmap
+                    ctx.dispatch(1); // one workgroup
+                });
+        for (uint32_t l = top; l < depth; ++l) {
             const std::string L = std::to_string(l);
             if (!levelBits())
                 withNodes(g.addPass("vox.flag." + L, PassKind::Compute)
@@ -1290,15 +1367,19 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
                               .storage(13, cellsRef, R),
                           RW)
                     .record(computePass(l, int(gpu::VOX_DISPATCH_CELLS)));
-            withNodes(g.addPass("vox.alloc." + L, PassKind::Compute)
-                          .pipeline(alloc)
+            PassBuilder alloc = g.addPass("vox.alloc." + L, PassKind::Compute);
+            withNodes(alloc.pipeline(this->alloc)
                           .use(dispatchRef, Access::IndirectRead)
                           .storage(0, countersRef, RW)
                           .storage(5, cursorsRef, RW)
                           .storage(13, cellsRef, R),
-                      RW)
-                // With occupancy bitmaps one thread per 4 nodes (init's entry).
-                .record(computePass(l, int(levelBits() ? gpu::VOX_DISPATCH_QUADS + l : 1 + l)));
+                      RW);
+            if (nodeTexels)
+                alloc.texel(gpu::VOX_TEXEL_BINDING_CELLS, cellsRef, VK_FORMAT_R32_UINT, Access::SampledRead)
+                    .texel(gpu::VOX_TEXEL_BINDING_NODE_COORD, nodeRefs[gpu::VOX_NODE_COORD], VK_FORMAT_R32_UINT,
+                           Access::SampledRead);
+            // With occupancy bitmaps one thread per 4 nodes (init's entry).
+            alloc.record(computePass(l, int(levelBits() ? gpu::VOX_DISPATCH_QUADS + l : 1 + l)));
             argsPass("vox.level_args." + L, R, l);
             withNodes(g.addPass("vox.init." + std::to_string(l + 1), PassKind::Compute)
                           .pipeline(init)
@@ -1347,17 +1428,37 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
     } else {
         addAtomicLeafPass(0);
     }
-    for (uint32_t l = depth; l-- > 0;) {
+    // The levels next to the root (at most kMipmapTopLevels, never the
+    // leaves' parents) in one launch after the others.
+    const uint32_t mipTop = depth >= 2 ? std::min(kMipmapTopLevels, depth - 1) : 0;
+    for (uint32_t l = depth; l-- > mipTop;) {
         // PerCell: the deepest level runs only after the per-fragment merge.
         const int entry = perCell && l + 1 == depth ? int(gpu::VOX_DISPATCH_DEEP_MIPMAP) : int(1 + l);
-        withNodes(
-            g.addPass("vox.mipmap." + std::to_string(l), PassKind::Compute)
-                .pipeline(l + 1 == depth ? mipmapLeafParents : mipmap)
-                .use(dispatchRef, Access::IndirectRead)
-                .storage(0, countersRef, l + 1 == depth || l == 0 ? RW : R), // the root's launch stores leafFragments
-            RW)
-            .record(computePass(l, entry));
+        PassBuilder mip = g.addPass("vox.mipmap." + std::to_string(l), PassKind::Compute);
+        withNodes(mip.pipeline(l + 1 == depth ? mipmapLeafParents : mipmap)
+                      .use(dispatchRef, Access::IndirectRead)
+                      .storage(0, countersRef,
+                               l + 1 == depth || l == 0 ? RW : R), // the root's launch stores leafFragments
+                  RW);
+        if (nodeTexels && l + 1 < depth) {
+            // The children through texel views (mipmap.comp).
+            mip.texel(gpu::VOX_TEXEL_BINDING_NODE_CHILD, nodeRefs[gpu::VOX_NODE_CHILD], VK_FORMAT_R32_UINT,
+                      Access::SampledRead);
+            for (uint32_t a = gpu::VOX_NODE_COLOR; a <= gpu::VOX_NODE_NZ; ++a)
+                mip.texel(gpu::VOX_TEXEL_BINDING_NODE_VALUES + a - gpu::VOX_NODE_COLOR, nodeRefs[a],
+                          VK_FORMAT_R32G32B32A32_UINT, Access::SampledRead);
+        }
+        mip.record(computePass(l, entry));
     }
+    if (mipTop > 0)
+        withNodes(g.addPass("vox.mipmap_top", PassKind::Compute)
+                      .pipeline(mipmapTop)
+                      .storage(0, countersRef, RW), // the root stores leafFragments
+                  RW)
+            .record([this, mipTop](PassContext& ctx) {
+                ctx.pushConstants(computeParams(mipTop - 1)); // its levels mipTop - 1 .. 0
+                ctx.dispatch(1);                              // one workgroup
+            });
     if (withDense) {
         g.addPass("vox.dense_clear", PassKind::Transfer)
             .use(denseRef, Access::TransferDst)
@@ -1517,6 +1618,10 @@ Result<std::unique_ptr<Voxelizer>> TestingAccess::create(Device& device, const V
     start.tiles = impl->autoTiles ? std::max(256u, start.fragments / 4) : info.tileCapacity;
     impl->texelReads = knobs.texelReads && testing::texelReadsFit(impl->withCapacities(start), knobs,
                                                                   device.limits().maxTexelBufferElements);
+    impl->nodeTexels =
+        impl->texelReads && 8 * uint64_t(testing::maxTileCapacity(device.limits().maxStorageBufferRange,
+                                                                   knobs.octreeBuild)) <=
+                                device.limits().maxTexelBufferElements;
     if (impl->autoFragments) {
         // Never start over what the device takes (tiny storage ranges).
         start.fragments = uint32_t(std::min<uint64_t>(start.fragments, impl->maxFragments()));
@@ -1673,6 +1778,7 @@ Status Voxelizer::setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, Voxel
     m.current = s;
     m.staged = true;
     m.stagedSinceRecord = true;
+    ++m.meshSerial;
     return {};
 }
 

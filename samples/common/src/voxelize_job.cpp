@@ -74,14 +74,21 @@ Result<VoxelizeJobResult> runVoxelizeJob(Device& device, const VoxelizeJob& job)
     constexpr uint32_t kMaxGrowthFrames = 8;
     std::vector<std::vector<PassTiming>> frameTimings;
     uint32_t growthFrames = 0;
+    bool meshSet = false;
     for (uint32_t f = 0; f < timed; ++f) {
-        // A frame boundary: the voxelizer grows where the last frame
-        // overflowed. Growth past the device's largest buffers is, for the
-        // tool, an overflow like one past the budget (exit code 3).
-        if (Status staged = (*v)->setMesh(mesh, *grid, job.mode); !staged) {
-            if ((f > 0 || growthFrames > 0) && staged.code() == ErrorCode::DeviceLimit)
-                return Status::error(ErrorCode::CapacityExceeded, "voxelize: " + staged.message());
-            return staged;
+        // The mesh is set once and again after an overflow: setMesh is the
+        // frame boundary where the voxelizer grows where the last frame
+        // overflowed. Frames in between voxelize the mesh already on the
+        // device (no upload), as a host re-voxelizing a static mesh does.
+        // Growth past the device's largest buffers is, for the tool, an
+        // overflow like one past the budget (exit code 3).
+        if (!meshSet) {
+            if (Status staged = (*v)->setMesh(mesh, *grid, job.mode); !staged) {
+                if ((f > 0 || growthFrames > 0) && staged.code() == ErrorCode::DeviceLimit)
+                    return Status::error(ErrorCode::CapacityExceeded, "voxelize: " + staged.message());
+                return staged;
+            }
+            meshSet = true;
         }
         Status rec;
         PYRAMARCH_TRY(submitAndWait(device, [&](VkCommandBuffer cmd) { rec = (*v)->record(cmd); }));
@@ -91,6 +98,7 @@ Result<VoxelizeJobResult> runVoxelizeJob(Device& device, const VoxelizeJob& job)
         out.stats = *stats;
         if ((stats->fragmentOverflow || stats->tileOverflow) && growthFrames < kMaxGrowthFrames && !job.bufferLimit) {
             ++growthFrames;
+            meshSet = false;
             frameTimings.clear();
             f = uint32_t(-1); // the timed frames start again after the growth
             continue;
