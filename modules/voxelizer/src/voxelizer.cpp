@@ -361,9 +361,9 @@ struct Voxelizer::Impl {
     uint32_t depth = 1;
     uint32_t side = 1; // viewport side in pixels
     bool hardware = false;
-    bool exact64 = false;    // the VOX_EXACT64 variants (exactFallback && shaderFloat64)
-    bool perCell = true;     // LeafMerge::PerCell in effect (not with the moving average)
-    bool texelReads = true;  // the VOX_TEXEL_READS shaders (texelReads && texelReadsFit)
+    bool exact64 = false;   // the VOX_EXACT64 variants (exactFallback && shaderFloat64)
+    bool perCell = true;    // LeafMerge::PerCell in effect (not with the moving average)
+    bool texelReads = true; // the VOX_TEXEL_READS shaders (texelReads && texelReadsFit)
     // mipmap.comp and alloc.comp read the node pool through texel views:
     // texelReads and views of the largest node pool the range allows within
     // maxTexelBufferElements (so growth never crosses it).
@@ -402,8 +402,8 @@ struct Voxelizer::Impl {
         return knobs.meshTexelLimit ? knobs.meshTexelLimit : device->limits().maxTexelBufferElements;
     }
     Status createSmallTriangles();
-    ComputePipeline args, flag, alloc, allocTop, init, leaf, mipmap, mipmapLeafParents, mipmapTop, denseFill, keys, link, cellMark, cellList,
-        cellLevels, leafCount, leafRanges, leafScatter, leafMerge;
+    ComputePipeline args, flag, alloc, allocTop, init, leaf, mipmap, mipmapLeafParents, mipmapTop, denseFill, keys,
+        link, cellMark, cellList, cellLevels, leafCount, leafRanges, leafScatter, leafMerge;
 
     // Host state.
     uint32_t currentSlot = 0;
@@ -468,13 +468,11 @@ struct Voxelizer::Impl {
     Status createPipelines();
     uint32_t computeFlags() const; // the compute shaders' kVoxFlags
     bool tileHashBuild() const { return knobs.octreeBuild == OctreeBuild::TileHash; }
-    bool levelBits() const;                       // OccupancyLevels: occupancy bitmaps (cell_levels.comp), no flag pass
+    bool levelBits() const; // OccupancyLevels: occupancy bitmaps (cell_levels.comp), no flag pass
     // OccupancyLevels: the occupancy levels (0 .. n - 1) vox.alloc_top
     // derives before allocating: those below kAllocTopLevels that
     // cell_list.comp does not write (level D - 2).
-    uint32_t allocTopBitmaps() const {
-        return levelBits() && depth >= 3 ? std::min(kAllocTopLevels, depth - 2) : 0;
-    }
+    uint32_t allocTopBitmaps() const { return levelBits() && depth >= 3 ? std::min(kAllocTopLevels, depth - 2) : 0; }
     uint32_t levelBitsWord(uint32_t level) const; // word offset of a level's bitmap in `cells`
     VoxelizerGraphRefs addTo(RenderGraph& graph);
     gpu::RasterParams rasterParams() const;
@@ -1351,10 +1349,10 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
                       RW)
                 .record([this, top](PassContext& ctx) {
                     gpu::ComputeParams p = computeParams(0);
-                    p.level = top;                     // the levels it allocates
-                    p.childWords = allocTopBitmaps();  // the occupancy levels it derives first
-                    ctx.pushConstants(p);              // p.levelBits: level 0's bitmap
-                    ctx.dispatch(1); // one workgroup
+                    p.level = top;                    // the levels it allocates
+                    p.childWords = allocTopBitmaps(); // the occupancy levels it derives first
+                    ctx.pushConstants(p);             // p.levelBits: level 0's bitmap
+                    ctx.dispatch(1);                  // one workgroup
                 });
         for (uint32_t l = top; l < depth; ++l) {
             const std::string L = std::to_string(l);
@@ -1618,10 +1616,9 @@ Result<std::unique_ptr<Voxelizer>> TestingAccess::create(Device& device, const V
     start.tiles = impl->autoTiles ? std::max(256u, start.fragments / 4) : info.tileCapacity;
     impl->texelReads = knobs.texelReads && testing::texelReadsFit(impl->withCapacities(start), knobs,
                                                                   device.limits().maxTexelBufferElements);
-    impl->nodeTexels =
-        impl->texelReads && 8 * uint64_t(testing::maxTileCapacity(device.limits().maxStorageBufferRange,
-                                                                   knobs.octreeBuild)) <=
-                                device.limits().maxTexelBufferElements;
+    impl->nodeTexels = impl->texelReads && 8 * uint64_t(testing::maxTileCapacity(device.limits().maxStorageBufferRange,
+                                                                                 knobs.octreeBuild)) <=
+                                               device.limits().maxTexelBufferElements;
     if (impl->autoFragments) {
         // Never start over what the device takes (tiny storage ranges).
         start.fragments = uint32_t(std::min<uint64_t>(start.fragments, impl->maxFragments()));
