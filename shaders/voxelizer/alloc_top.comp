@@ -49,7 +49,7 @@ void main() {
     for (uint l = 0u; l < params.level; ++l) {
         uint first = counters.levelTileStart[l], last = counters.levelTileEnd[l];
         for (uint i = t; i < 2u * (last - first); i += VOX_GROUP_SIZE) allocQuad(l, 2u * first + i, l == 0u, levelBits);
-        levelBits += max(1u, (1u << (3u * l)) >> 5u);
+        levelBits += levelWords(l);
         phaseDone();
         if (t == 0u) voxLevelArgs(l);
         phaseDone();

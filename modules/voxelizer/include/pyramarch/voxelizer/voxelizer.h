@@ -1,7 +1,7 @@
-// Voxelizer: an indexed triangle mesh -> voxel fragments (one graphics pass,
-// conservative rasterization along each triangle's dominant axis) -> a sparse
-// voxel octree built with indirect compute launches, plus an
-// optional dense float grid. Everything is recorded once; the host never
+// Voxelizer: an indexed triangle mesh -> voxel fragments (a compute pass
+// for the small triangles, a graphics pass with conservative rasterization
+// along each large triangle's dominant axis) -> a sparse voxel octree built
+// with indirect compute launches, plus an optional dense float grid. Everything is recorded once; the host never
 // reads a count back. Algorithm: Crassin & Green, "Octree-Based Sparse
 // Voxelization Using the GPU Hardware Rasterizer" (Crassin & Green 2012, docs/algorithms.md).
 //
@@ -241,7 +241,9 @@ public:
     // frame so that the module can grow.
     // Triangles with NaN/inf vertices are skipped by the GPU and counted.
     // The host must not call it for frame F + framesInFlight before frame F
-    // finished (the staging ring is that deep).
+    // finished (the staging ring is that deep). A frame recorded with no
+    // setMesh() since the last one voxelizes the same mesh again without
+    // copying it to the device (recorded frames run in recording order).
     Status setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, VoxelMode mode = VoxelMode::Conservative);
 
     // Resources of the host's graph the voxelizer reads: none yet (the mesh
