@@ -22,6 +22,36 @@
 #ifndef ISO_OUTPUT_SLICES_GLSL
 #define ISO_OUTPUT_SLICES_GLSL
 
+// The slice of element i of the slices B0, B1, .. (SLICES of SIZE
+// elements) and its index there; ACCESS(buffer, j, v) is a statement
+// on element j of `buffer` with the value or variable v. An if-chain whose
+// arms past the slices in use fold away at specialization: CPU drivers run
+// every arm of a branch their SIMD lanes may diverge on, masked, so a switch
+// over all 16 bindings cost 16 masked stores a vertex (2 slices: extraction
+// 2.7x slower than one).
+#define ISO_SLICE_CHAIN(B, SLICES, SIZE, i, ACCESS, v) \
+    if (SLICES == 1u) { \
+        ACCESS(B##0, (i), v); \
+    } else { \
+        const uint s = (i) / SIZE, j = (i) - s * SIZE; \
+        if (s == 0u) ACCESS(B##0, j, v); \
+        else if (SLICES > 1u && s == 1u) ACCESS(B##1, j, v); \
+        else if (SLICES > 2u && s == 2u) ACCESS(B##2, j, v); \
+        else if (SLICES > 3u && s == 3u) ACCESS(B##3, j, v); \
+        else if (SLICES > 4u && s == 4u) ACCESS(B##4, j, v); \
+        else if (SLICES > 5u && s == 5u) ACCESS(B##5, j, v); \
+        else if (SLICES > 6u && s == 6u) ACCESS(B##6, j, v); \
+        else if (SLICES > 7u && s == 7u) ACCESS(B##7, j, v); \
+        else if (SLICES > 8u && s == 8u) ACCESS(B##8, j, v); \
+        else if (SLICES > 9u && s == 9u) ACCESS(B##9, j, v); \
+        else if (SLICES > 10u && s == 10u) ACCESS(B##10, j, v); \
+        else if (SLICES > 11u && s == 11u) ACCESS(B##11, j, v); \
+        else if (SLICES > 12u && s == 12u) ACCESS(B##12, j, v); \
+        else if (SLICES > 13u && s == 13u) ACCESS(B##13, j, v); \
+        else if (SLICES > 14u && s == 14u) ACCESS(B##14, j, v); \
+        else if (SLICES > 15u && s == 15u) ACCESS(B##15, j, v); \
+    }
+
 #ifdef ISO_VERTEX_SLICES
 #if defined(ISO_VERTEX_READ) && defined(ISO_VERTEX_WRITE)
 #define ISO_VERTEX_ACCESS
@@ -48,34 +78,8 @@ layout(set = 0, binding = ISO_VERTEX_SLICES_NEXT + 11, std430) ISO_VERTEX_ACCESS
 layout(set = 0, binding = ISO_VERTEX_SLICES_NEXT + 12, std430) ISO_VERTEX_ACCESS buffer VertexSlice13Buf { IsoVertex isoVertices13[]; };
 layout(set = 0, binding = ISO_VERTEX_SLICES_NEXT + 13, std430) ISO_VERTEX_ACCESS buffer VertexSlice14Buf { IsoVertex isoVertices14[]; };
 layout(set = 0, binding = ISO_VERTEX_SLICES_NEXT + 14, std430) ISO_VERTEX_ACCESS buffer VertexSlice15Buf { IsoVertex isoVertices15[]; };
-// The slice of element i and its index there; ACCESS(buffer, j, v) is a statement
-// on element j of `buffer` with the value or variable v. An if-chain whose
-// arms past the slices in use fold away at specialization: CPU drivers run
-// every arm of a branch their SIMD lanes may diverge on, masked, so a switch
-// over all 16 bindings cost 16 masked stores a vertex (2 slices: extraction
-// 2.7x slower than one).
-#define ISO_VERTEX_SLICE_SWITCH(i, ACCESS, v) \
-    if (kVertexSlices == 1u) { \
-        ACCESS(isoVertices0, (i), v); \
-    } else { \
-        const uint s = (i) / kVertexSliceSize, j = (i) - s * kVertexSliceSize; \
-        if (s == 0u) ACCESS(isoVertices0, j, v); \
-        else if (kVertexSlices > 1u && s == 1u) ACCESS(isoVertices1, j, v); \
-        else if (kVertexSlices > 2u && s == 2u) ACCESS(isoVertices2, j, v); \
-        else if (kVertexSlices > 3u && s == 3u) ACCESS(isoVertices3, j, v); \
-        else if (kVertexSlices > 4u && s == 4u) ACCESS(isoVertices4, j, v); \
-        else if (kVertexSlices > 5u && s == 5u) ACCESS(isoVertices5, j, v); \
-        else if (kVertexSlices > 6u && s == 6u) ACCESS(isoVertices6, j, v); \
-        else if (kVertexSlices > 7u && s == 7u) ACCESS(isoVertices7, j, v); \
-        else if (kVertexSlices > 8u && s == 8u) ACCESS(isoVertices8, j, v); \
-        else if (kVertexSlices > 9u && s == 9u) ACCESS(isoVertices9, j, v); \
-        else if (kVertexSlices > 10u && s == 10u) ACCESS(isoVertices10, j, v); \
-        else if (kVertexSlices > 11u && s == 11u) ACCESS(isoVertices11, j, v); \
-        else if (kVertexSlices > 12u && s == 12u) ACCESS(isoVertices12, j, v); \
-        else if (kVertexSlices > 13u && s == 13u) ACCESS(isoVertices13, j, v); \
-        else if (kVertexSlices > 14u && s == 14u) ACCESS(isoVertices14, j, v); \
-        else if (kVertexSlices > 15u && s == 15u) ACCESS(isoVertices15, j, v); \
-    }
+// The vertex buffer's ISO_SLICE_CHAIN.
+#define ISO_VERTEX_SLICE_SWITCH(i, ACCESS, v) ISO_SLICE_CHAIN(isoVertices, kVertexSlices, kVertexSliceSize, i, ACCESS, v)
 #endif // ISO_VERTEX_SLICES
 
 #ifdef ISO_INDEX_SLICES
@@ -104,30 +108,8 @@ layout(set = 0, binding = ISO_INDEX_SLICES_NEXT + 11, std430) ISO_INDEX_ACCESS b
 layout(set = 0, binding = ISO_INDEX_SLICES_NEXT + 12, std430) ISO_INDEX_ACCESS buffer IndexSlice13Buf { uint isoIndices13[]; };
 layout(set = 0, binding = ISO_INDEX_SLICES_NEXT + 13, std430) ISO_INDEX_ACCESS buffer IndexSlice14Buf { uint isoIndices14[]; };
 layout(set = 0, binding = ISO_INDEX_SLICES_NEXT + 14, std430) ISO_INDEX_ACCESS buffer IndexSlice15Buf { uint isoIndices15[]; };
-// The slice of element i and its index there; ACCESS(buffer, j, v) is a statement
-// on element j of `buffer` with the value or variable v.
-#define ISO_INDEX_SLICE_SWITCH(i, ACCESS, v) \
-    if (kIndexSlices == 1u) { \
-        ACCESS(isoIndices0, (i), v); \
-    } else { \
-        const uint s = (i) / kIndexSliceSize, j = (i) - s * kIndexSliceSize; \
-        if (s == 0u) ACCESS(isoIndices0, j, v); \
-        else if (kIndexSlices > 1u && s == 1u) ACCESS(isoIndices1, j, v); \
-        else if (kIndexSlices > 2u && s == 2u) ACCESS(isoIndices2, j, v); \
-        else if (kIndexSlices > 3u && s == 3u) ACCESS(isoIndices3, j, v); \
-        else if (kIndexSlices > 4u && s == 4u) ACCESS(isoIndices4, j, v); \
-        else if (kIndexSlices > 5u && s == 5u) ACCESS(isoIndices5, j, v); \
-        else if (kIndexSlices > 6u && s == 6u) ACCESS(isoIndices6, j, v); \
-        else if (kIndexSlices > 7u && s == 7u) ACCESS(isoIndices7, j, v); \
-        else if (kIndexSlices > 8u && s == 8u) ACCESS(isoIndices8, j, v); \
-        else if (kIndexSlices > 9u && s == 9u) ACCESS(isoIndices9, j, v); \
-        else if (kIndexSlices > 10u && s == 10u) ACCESS(isoIndices10, j, v); \
-        else if (kIndexSlices > 11u && s == 11u) ACCESS(isoIndices11, j, v); \
-        else if (kIndexSlices > 12u && s == 12u) ACCESS(isoIndices12, j, v); \
-        else if (kIndexSlices > 13u && s == 13u) ACCESS(isoIndices13, j, v); \
-        else if (kIndexSlices > 14u && s == 14u) ACCESS(isoIndices14, j, v); \
-        else if (kIndexSlices > 15u && s == 15u) ACCESS(isoIndices15, j, v); \
-    }
+// The index buffer's ISO_SLICE_CHAIN.
+#define ISO_INDEX_SLICE_SWITCH(i, ACCESS, v) ISO_SLICE_CHAIN(isoIndices, kIndexSlices, kIndexSliceSize, i, ACCESS, v)
 #endif // ISO_INDEX_SLICES
 
 #ifdef ISO_VERTEX_WRITE
