@@ -20,14 +20,21 @@
 layout(constant_id = 2) const uint kStep = 0u;
 
 // With OccupancyLevels (VOX_CURSORS) the cursor buffer is free until the
-// tree build stores the cells' cursors in it: step 0 keeps there each
-// record's rank among its cell's records (the atomic's result), step 1
-// stores each range's start, and step 2 writes record i to start + rank:
-// no atomic in step 2, whose atomic per record (a locked instruction per
-// lane on lavapipe, waiting for the lane's earlier scattered store to
-// drain) was half of that pass's time. Without cursors, step 2 counts each
-// range's end down with an atomic.
+// tree build stores the cells' cursors in it: step 0 keeps there, as a pair
+// per record, its cell's list index and its rank among the cell's records
+// (the atomic's result); step 1 stores each range's start, and step 2 writes
+// record i to start + rank. So step 2 has no atomic (a locked instruction per
+// lane on lavapipe, waiting for the lane's earlier scattered store to drain,
+// was half of that pass's time) and no rank query of its own (its two
+// bitmap loads and the Morton code: a fifth of the pass). Without cursors,
+// step 2 counts each range's end down with an atomic.
 const bool kRanks = (kVoxFlags & VOX_CURSORS) != 0u;
+layout(std430, set = 0, binding = 5) buffer CellRanks { uvec2 cellRanks[]; };
+#ifdef VOX_TEXEL_READS
+uvec2 cellRank(uint i) { return texelFetch(cursorTexels, int(i)).xy; } // an RG32UI view in this pass
+#else
+uvec2 cellRank(uint i) { return cellRanks[i]; }
+#endif
 
 void main() {
     uint i = voxThreadIndex();
@@ -58,12 +65,18 @@ void main() {
     }
     if (i >= voxStoredFragments()) return;
     if (kStep == 0u) {
-        uint rank = atomicAdd(leafSort[voxCellIndex(voxUnpack(voxFragment(i).x))].x, 1u);
-        if (kRanks) cursors[i] = rank;
+        uint k = voxCellIndex(voxUnpack(voxFragment(i).x));
+        uint rank = atomicAdd(leafSort[k].x, 1u);
+        if (kRanks) cellRanks[i] = uvec2(k, rank);
         return;
     }
     uvec4 f = voxFragment(i);
-    uint k = voxCellIndex(voxUnpack(f.x));
-    uint at = kRanks ? voxSortPair(k).y + voxCursor(i) : atomicAdd(leafSort[k].y, 0xffffffffu) - 1u;
+    uint at;
+    if (kRanks) {
+        uvec2 kr = cellRank(i);
+        at = voxSortPair(kr.x).y + kr.y;
+    } else {
+        at = atomicAdd(leafSort[voxCellIndex(voxUnpack(f.x))].y, 0xffffffffu) - 1u;
+    }
     leafSort[cap + at] = uvec2(f.y, f.z); // (voxel mask << 24 | RGB8, packed normal)
 }

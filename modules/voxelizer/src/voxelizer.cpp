@@ -579,7 +579,7 @@ uint64_t Voxelizer::Impl::sizedBytes(const Capacities& c) const {
     uint64_t b = meshLayout(c.vertices, c.triangles).slotWords * 4 * (uint64_t(info.framesInFlight) + 1);
     if (splitExact()) b += uint64_t(c.triangles) * 8;
     b += uint64_t(c.fragments) * 16 + cellBufferWords(depth, c.fragments, levelBits()) * 4;
-    if (levelBits()) b += uint64_t(c.fragments) * 4;
+    if (levelBits()) b += uint64_t(c.fragments) * 8;
     if (perCell) b += uint64_t(c.fragments) * 16;
     b += uint64_t(c.tiles) * kNodeBytes * 8;
     if (tileHashBuild()) b += uint64_t(hashSlotsFor(c.tiles)) * 12;
@@ -710,9 +710,11 @@ Status Voxelizer::Impl::resize(const Capacities& want, const char* why) {
         PYRAMARCH_TRY(add(fragments, fragBytes, kStorageUsage, MemoryUsage::DeviceLocal, "vox.fragments"));
         PYRAMARCH_TRY(add(cells, cellBufferWords(depth, want.fragments, levelBits()) * 4, kStorageUsage,
                           MemoryUsage::DeviceLocal, "vox.cells"));
+        // OccupancyLevels: per cell its level D - 1 node (alloc.comp); before
+        // the tree build, per fragment record its cell and rank (leaf_sort.comp).
         if (levelBits())
             PYRAMARCH_TRY(
-                add(cursors, VkDeviceSize(want.fragments) * 4, kStorageUsage, MemoryUsage::DeviceLocal, "vox.cursors"));
+                add(cursors, VkDeviceSize(want.fragments) * 8, kStorageUsage, MemoryUsage::DeviceLocal, "vox.cursors"));
         // LeafMerge::PerCell: per cell a count and a range end, per fragment a
         // pair (vox_compute.glsl binding 14): as many bytes as the fragments.
         if (perCell) PYRAMARCH_TRY(add(leafSort, fragBytes, kStorageUsage, MemoryUsage::DeviceLocal, "vox.leaf_sort"));
@@ -1298,15 +1300,15 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
                 .use(dispatchRef, Access::IndirectRead)
                 .storage(0, countersRef, step == 1 ? RW : R) // the ranges step's atomics (one shader for the three)
                 .storage(14, leafSortRef, RW)
-                // Each record's rank in its cell, step 0 to step 2 (the
-                // cursors are free until the tree build; leaf_sort.comp).
+                // Each record's cell and its rank in it, step 0 to step 2
+                // (the cursors are free until the tree build; leaf_sort.comp).
                 // Written in step 0 only, but one shader for the three.
                 .storage(5, cursorsRef, RW);
             if (texelReads)
                 readCountersAndFragments(sort)
                     .texel(gpu::VOX_TEXEL_BINDING_CELLS, cellsRef, VK_FORMAT_R32_UINT, Access::SampledRead)
                     .texel(gpu::VOX_TEXEL_BINDING_SORT, leafSortRef, VK_FORMAT_R32G32_UINT, Access::SampledRead)
-                    .texel(gpu::VOX_TEXEL_BINDING_CURSORS, cursorsRef, VK_FORMAT_R32_UINT, Access::SampledRead);
+                    .texel(gpu::VOX_TEXEL_BINDING_CURSORS, cursorsRef, VK_FORMAT_R32G32_UINT, Access::SampledRead);
             else
                 sort.storage(2, fragmentsRef, R).storage(13, cellsRef, R);
             sort.record(computePass(0, step == 1 ? int(gpu::VOX_DISPATCH_CELL_RUNS) : 0));
@@ -1526,7 +1528,8 @@ bool testing::texelReadsFit(const VoxelizerCreateInfo& info, const Knobs& knobs,
     const uint32_t depth = depthFor(std::max(1u, info.maxResolution));
     const bool levelBits = knobs.octreeBuild == OctreeBuild::OccupancyLevels;
     // Fragments: one RGBA32UI texel each; the leaf sort (16 bytes per
-    // fragment of capacity) two RG32UI texels; the cursors one R32UI texel.
+    // fragment of capacity) two RG32UI texels; the cursors (8 bytes) two
+    // R32UI texels or one RG32UI.
     return 2 * uint64_t(info.fragmentCapacity) <= maxTexelBufferElements &&
            cellBufferWords(depth, info.fragmentCapacity, levelBits) <= maxTexelBufferElements;
 }
