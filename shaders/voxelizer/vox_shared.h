@@ -192,7 +192,7 @@ VOX_CONST VOX_NODE_ARRAYS = 7u;
 // The texel and uniform views of the shaders built with VOX_TEXEL_READS
 // (vox_compute.glsl): fragments (RGBA32UI), cells (R32UI), the leaf sort
 // (RG32UI), the cell cursors (R32UI), the counters (std140), and the cells
-// as a storage texel buffer (cell_mark.comp's loads and atomics).
+// as a storage texel buffer (cell_mark.comp's loads).
 VOX_CONST VOX_TEXEL_BINDING_FRAGMENTS = 15u;
 VOX_CONST VOX_TEXEL_BINDING_CELLS = 16u;
 VOX_CONST VOX_TEXEL_BINDING_SORT = 17u;

@@ -1257,7 +1257,9 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
     PassBuilder mark = g.addPass("vox.cell_mark", PassKind::Compute);
     mark.pipeline(cellMark).use(dispatchRef, Access::IndirectRead);
     if (texelReads)
-        readCountersAndFragments(mark).texel(gpu::VOX_IMAGE_BINDING_CELLS, cellsRef, VK_FORMAT_R32_UINT, RW);
+        readCountersAndFragments(mark)
+            .texel(gpu::VOX_IMAGE_BINDING_CELLS, cellsRef, VK_FORMAT_R32_UINT, RW)
+            .storage(13, cellsRef, RW);
     else
         mark.storage(0, countersRef, R).storage(2, fragmentsRef, R).storage(13, cellsRef, RW);
     mark.record(computePass(0, 0));
