@@ -17,12 +17,8 @@ uint coordOf(uint node) { return nodeCoord[node]; }
 
 #include "voxelizer/vox_alloc.glsl"
 
-// Bindings 7..11 of vox_compute.glsl, 4 nodes at a time (init.comp's stores).
-layout(std430, set = 0, binding = 7) coherent writeonly buffer NodeColor4 { uvec4 nodeColor4[]; };
-layout(std430, set = 0, binding = 8) coherent writeonly buffer NodeCount4 { uvec4 nodeCount4[]; };
-layout(std430, set = 0, binding = 9) coherent writeonly buffer NodeNx4 { ivec4 nodeNx4[]; };
-layout(std430, set = 0, binding = 10) coherent writeonly buffer NodeNy4 { ivec4 nodeNy4[]; };
-layout(std430, set = 0, binding = 11) coherent writeonly buffer NodeNz4 { ivec4 nodeNz4[]; };
+#define VOX_INIT_COHERENT coherent
+#include "voxelizer/vox_init.glsl"
 
 // The phase's writes (node arrays, counters, dispatch entries) visible to
 // the whole workgroup before the next phase starts.
@@ -31,40 +27,28 @@ void phaseDone() {
     barrier();
 }
 
-// Words of level l's occupancy bitmap (cell_levels.comp).
-uint levelWords(uint l) { return max(1u, (1u << (3u * l)) >> 5u); }
-
 void main() {
     uint t = gl_LocalInvocationID.x;
     // First the occupancy bitmaps of levels params.childWords - 1 .. 0
     // (cell_levels.comp's launches for them), each from the one below.
     for (uint l = params.childWords; l-- > 0u;) {
         uint at = params.levelBits; // level 0's bitmap; the levels follow each other
-        for (uint k = 0u; k < l; ++k) at += levelWords(k);
-        for (uint j = t; j < levelWords(l); j += VOX_GROUP_SIZE)
-            cells[at + j] = voxLevelWord(at + levelWords(l), levelWords(l + 1u), j);
+        for (uint k = 0u; k < l; ++k) at += voxLevelWords(k);
+        for (uint j = t; j < voxLevelWords(l); j += VOX_GROUP_SIZE)
+            cells[at + j] = voxLevelWord(at + voxLevelWords(l), voxLevelWords(l + 1u), j);
         phaseDone();
     }
     uint levelBits = params.levelBits;
     for (uint l = 0u; l < params.level; ++l) {
         uint first = counters.levelTileStart[l], last = counters.levelTileEnd[l];
         for (uint i = t; i < 2u * (last - first); i += VOX_GROUP_SIZE) allocQuad(l, 2u * first + i, l == 0u, levelBits);
-        levelBits += levelWords(l);
+        levelBits += voxLevelWords(l);
         phaseDone();
         if (t == 0u) voxLevelArgs(l);
         phaseDone();
         first = counters.levelTileStart[l + 1u];
         last = counters.levelTileEnd[l + 1u];
-        // Null children and empty values; the coordinates came with the allocation.
-        for (uint i = t; i < 2u * (last - first); i += VOX_GROUP_SIZE) {
-            uint q = 2u * first + i;
-            nodeChild4[q] = uvec4(0u);
-            nodeColor4[q] = uvec4(0u);
-            nodeCount4[q] = uvec4(0u);
-            nodeNx4[q] = ivec4(0);
-            nodeNy4[q] = ivec4(0);
-            nodeNz4[q] = ivec4(0);
-        }
+        for (uint i = t; i < 2u * (last - first); i += VOX_GROUP_SIZE) voxEmptyQuad(2u * first + i);
         phaseDone();
     }
 }

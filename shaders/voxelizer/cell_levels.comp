@@ -13,7 +13,6 @@
 
 void main() {
     uint j = voxThreadIndex();
-    uint words = max(1u, (1u << (3u * params.level)) >> 5u);
-    if (j >= words) return;
+    if (j >= voxLevelWords(params.level)) return;
     cells[params.levelBits + j] = voxLevelWord(params.childBits, params.childWords, j);
 }

@@ -25,9 +25,7 @@ void main() {
         words[b] = w;
         cells8 += bitCount(w);
         // Level D - 2's bit of each byte (a node's 8 children), as cell_levels.comp.
-        uint nib = ((w & 0xffu) != 0u ? 1u : 0u) | ((w & 0xff00u) != 0u ? 2u : 0u) |
-                   ((w & 0xff0000u) != 0u ? 4u : 0u) | ((w & 0xff000000u) != 0u ? 8u : 0u);
-        level |= nib << (4u * b);
+        level |= voxNonzeroBytes(w) << (4u * b);
     }
     if (params.childWords != 0u) cells[params.levelBits + j] = level;
     if (cells8 == 0u) return;

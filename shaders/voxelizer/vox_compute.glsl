@@ -192,18 +192,25 @@ uint voxHashTile(uint level, uint key) {
     return tile < counters.levelTileEnd[level] ? tile : 0u;
 }
 
-// OctreeBuild::OccupancyLevels: word j of a level's occupancy bitmap from
-// the bitmap of the level below (`childWords` words at `childBits` in the
-// cells buffer; Morton order at each level, so a node's 8 children are one
-// byte of the level below): the 32 bytes of 8 words ORed to bits.
+// OctreeBuild::OccupancyLevels: the words of level l's occupancy bitmap
+// (the host's levelWordsFor).
+uint voxLevelWords(uint l) { return max(1u, (1u << (3u * l)) >> 5u); }
+
+// Bit b set when byte b of bitmap word w is nonzero: Morton order at each
+// level, so a node's 8 children are one byte of the level below.
+uint voxNonzeroBytes(uint w) {
+    return ((w & 0xffu) != 0u ? 1u : 0u) | ((w & 0xff00u) != 0u ? 2u : 0u) | ((w & 0xff0000u) != 0u ? 4u : 0u) |
+           ((w & 0xff000000u) != 0u ? 8u : 0u);
+}
+
+// Word j of a level's occupancy bitmap from the bitmap of the level below
+// (`childWords` words at `childBits` in the cells buffer): the 32 bytes of 8
+// words ORed to bits.
 uint voxLevelWord(uint childBits, uint childWords, uint j) {
     uint bits = 0u;
     for (uint b = 0u; b < 8u; ++b) {
         uint at = 8u * j + b;
-        uint w = at < childWords ? cells[childBits + at] : 0u;
-        uint nib = ((w & 0xffu) != 0u ? 1u : 0u) | ((w & 0xff00u) != 0u ? 2u : 0u) |
-                   ((w & 0xff0000u) != 0u ? 4u : 0u) | ((w & 0xff000000u) != 0u ? 8u : 0u);
-        bits |= nib << (4u * b);
+        bits |= voxNonzeroBytes(at < childWords ? cells[childBits + at] : 0u) << (4u * b);
     }
     return bits;
 }
