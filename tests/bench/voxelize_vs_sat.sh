@@ -5,7 +5,9 @@
 # ../shared/peers). Per round and mesh the peer runs first, then
 # `pyramarch voxelize --frames 3 --stats`, so both see the same load; the
 # ratio is pyramarch's GPU time (the sum of its per-pass medians) over the
-# peer's SAT time. Writes one JSON (every round, the medians, the commands,
+# peer's SAT time, each side the median of 3 timed runs (the peer's
+# --repeats; pyramarch's --frames, after its first frame, which JIT-compiles
+# the shaders on a CPU driver). Writes one JSON (every round, the medians, the commands,
 # the machine) and prints a table.
 #
 #   tests/bench/voxelize_vs_sat.sh PATH/TO/pyramarch [ROUNDS=3] [RES=512] [OUT-DIR=tests/bench/results] [MESH...]
@@ -14,7 +16,7 @@
 # mesh file: .obj as it is, .ply converted to .obj for the peer (which reads
 # OBJ only; pyramarch reads the same .obj, so both voxelize the same
 # triangles). The peer's other timings (OpenVDB level set and distance
-# field, a few seconds a mesh) run too and are kept in the JSON.
+# field, several seconds a mesh and repeat) run too and are kept in the JSON.
 #
 # PEERS_BUILD names the peers' build folder (../shared/peers/build.sh builds it).
 set -euo pipefail
@@ -67,7 +69,7 @@ done
 : >"$tmp/rounds.jsonl"
 for r in $(seq 1 "$rounds"); do
   for i in "${!files[@]}"; do
-    peer_cmd=("$build/peer_voxelize" --mesh "${peer_names[$i]}" --res "$res" --threads 1 --repeats 1 --sat 1)
+    peer_cmd=("$build/peer_voxelize" --mesh "${peer_names[$i]}" --res "$res" --threads 1 --repeats 3 --sat 1)
     pm_cmd=("$pm" voxelize --mesh "${files[$i]}" --res "$res" --frames 3 --stats "$tmp/stats.json")
     "${peer_cmd[@]}" 2>/dev/null | tail -1 >"$tmp/peer.json"
     "${pm_cmd[@]}" >/dev/null 2>"$tmp/pm.log" || { cat "$tmp/pm.log" >&2; exit 1; }
