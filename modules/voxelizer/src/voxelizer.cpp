@@ -284,16 +284,6 @@ uint64_t cellBufferWords(uint32_t depth, uint32_t fragmentCapacity, bool levelBi
 constexpr size_t kOrderBlock = 2048;
 constexpr double kScatteredOrder = 0.9;
 
-// The low 10 bits of x spread to every third bit (a Morton code's one axis).
-uint32_t spreadBits3(uint32_t x) {
-    x &= 0x3ffu;
-    x = (x | (x << 16)) & 0x030000ffu;
-    x = (x | (x << 8)) & 0x0300f00fu;
-    x = (x | (x << 4)) & 0x030c30c3u;
-    x = (x | (x << 2)) & 0x09249249u;
-    return x;
-}
-
 // Indices 0..keys.size()-1 sorted by key (below 2^30), stable: an LSD radix
 // sort of (key, index) pairs over the 11-bit digits the largest key has.
 std::vector<uint32_t> sortedByKey(const std::vector<uint32_t>& keys) {
@@ -355,7 +345,7 @@ uint32_t rasterTriangleCount(const std::vector<SplitVertex>& split, const Triang
         // cells <= box when no axis is empty: a box's cells along an axis
         // are at most its voxels (an empty box has no cells either).
         key[t] = box > maxVoxels ? maxVoxels + 2 : uint32_t(byCells && box != 0 ? cells : box) + 1;
-        spatial[t] = spreadBits3(corner[0]) | (spreadBits3(corner[1]) << 1) | (spreadBits3(corner[2]) << 2);
+        spatial[t] = gpu::voxSpread3(corner[0]) | (gpu::voxSpread3(corner[1]) << 1) | (gpu::voxSpread3(corner[2]) << 2);
         bool jump = false;
         for (int k = 0; k < 3; ++k) jump |= corner[k] > last[k] + 1 || last[k] > corner[k] + 1;
         jumps += kept++ > 0 && jump ? 1 : 0;
