@@ -32,16 +32,7 @@ uint voxOctant(uvec3 c, uint level, uint depth) {
     return ((c.x >> s) & 1u) | (((c.y >> s) & 1u) << 1) | (((c.z >> s) & 1u) << 2);
 }
 
-// Morton index of a cell (up to 10 bits per axis): cells of one parent are 8
-// consecutive indices, so a list in index order keeps siblings together.
-uint voxSpread3(uint v) {
-    v &= 1023u;
-    v = (v | (v << 16)) & 0x030000ffu;
-    v = (v | (v << 8)) & 0x0300f00fu;
-    v = (v | (v << 4)) & 0x030c30c3u;
-    v = (v | (v << 2)) & 0x09249249u;
-    return v;
-}
+// Morton index of a cell: voxSpread3 (vox_shared.h) of each axis.
 uint voxCompact3(uint v) {
     v &= 0x09249249u;
     v = (v | (v >> 2)) & 0x030c30c3u;

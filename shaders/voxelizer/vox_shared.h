@@ -10,8 +10,10 @@ using uint = uint32_t;
 struct vec4 { float x, y, z, w; };
 struct uvec4 { uint32_t x, y, z, w; };
 #define VOX_CONST constexpr uint32_t
+#define VOX_SHARED_FUNCTION constexpr inline
 #else
 #define VOX_CONST const uint
+#define VOX_SHARED_FUNCTION
 #endif
 
 // Octree depth is at most 10 (1024^3), so levels 0..10.
@@ -19,6 +21,19 @@ VOX_CONST VOX_MAX_LEVELS = 11u;
 VOX_CONST VOX_GROUP_SIZE = 64u;
 // Child-pointer flag set by the flag pass ("subdivide me"); tile indices stay below it.
 VOX_CONST VOX_FLAG = 0x80000000u;
+
+// The low 10 bits of v spread to every third bit: one axis of a Morton
+// index (up to 10 bits per axis). Cells of one parent are 8 consecutive
+// indices, so a list in index order keeps siblings together; the host
+// orders scattered mesh files by the same code.
+VOX_SHARED_FUNCTION uint voxSpread3(uint v) {
+    v &= 1023u;
+    v = (v | (v << 16)) & 0x030000ffu;
+    v = (v | (v << 8)) & 0x0300f00fu;
+    v = (v | (v << 4)) & 0x030c30c3u;
+    v = (v | (v << 2)) & 0x09249249u;
+    return v;
+}
 
 // RasterParams.flags
 VOX_CONST VOX_HAS_COLORS = 1u;

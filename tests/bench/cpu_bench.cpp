@@ -3,13 +3,19 @@
 //    graph into a command buffer (never submitted: recording is all a host
 //    pays per frame on the CPU), for the HistoPyramid and scan strategies;
 //  - CpuMarchingCubes: the CPU reference marching cubes of tests/reference,
-//    i.e. the baseline a user would otherwise write, on the Cayley field.
+//    i.e. the baseline a user would otherwise write, on the Cayley field;
+//  - VoxelizerTriangleOrder: the order of a mesh's triangles that the
+//    voxelizer's setMesh computes on each upload, for a file in spatial
+//    order (kept) and the same triangles shuffled (sorted in Morton order).
 //
 //   build/tests/bench/cpu_bench [--benchmark_format=json]
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <numeric>
+#include <random>
 #include <vector>
 
 #include "pyramarch/engine/device.h"
@@ -17,6 +23,8 @@
 #include "pyramarch/engine/vulkan_functions.h"
 #include "pyramarch/isosurface/isosurface.h"
 #include "pyramarch/isosurface/testing.h"
+#include "pyramarch/voxelizer/shapes.h"
+#include "pyramarch/voxelizer/testing.h"
 #include "reference.h"
 
 using namespace pyramarch;
@@ -117,6 +125,32 @@ void CpuMarchingCubes(benchmark::State& state) {
     state.counters["triangles"] = double(vertices / 3);
 }
 BENCHMARK(CpuMarchingCubes)->Arg(31)->Arg(63)->Arg(127)->Unit(benchmark::kMillisecond);
+
+// Arguments: about that many triangles (a dense torus knot, R = 512); 0 the
+// knot's own ring order, 1 its triangles shuffled.
+void VoxelizerTriangleOrder(benchmark::State& state) {
+    using namespace pyramarch::voxel;
+    TriangleMesh mesh = shapes::denseKnot({0, 0, 0}, 1.0f, uint32_t(state.range(0)));
+    if (state.range(1) != 0) {
+        std::vector<uint32_t> perm(mesh.triangleCount());
+        std::iota(perm.begin(), perm.end(), 0u);
+        std::shuffle(perm.begin(), perm.end(), std::mt19937(1));
+        std::vector<uint32_t> indices(mesh.indices.size());
+        for (size_t t = 0; t < perm.size(); ++t) std::copy_n(&mesh.indices[3 * size_t(perm[t])], 3, &indices[3 * t]);
+        mesh.indices = std::move(indices);
+    }
+    auto grid = defaultGrid(mesh, 512);
+    if (!grid.ok()) {
+        state.SkipWithError(grid.message().c_str());
+        return;
+    }
+    for (auto _ : state) {
+        testing::TriangleOrder order = testing::smallTriangleOrder(mesh, grid.value(), 512, true);
+        benchmark::DoNotOptimize(order);
+    }
+    state.counters["triangles"] = double(mesh.triangleCount());
+}
+BENCHMARK(VoxelizerTriangleOrder)->ArgsProduct({{100000, 1000000}, {0, 1}})->Unit(benchmark::kMillisecond);
 
 } // namespace
 

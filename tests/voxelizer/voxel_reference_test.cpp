@@ -3,10 +3,13 @@
 // something that is itself checked).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <numeric>
+#include <random>
 #include <tuple>
 #include <map>
 #include <utility>
@@ -14,6 +17,7 @@
 #include "pyramarch/voxelizer/mesh.h"
 #include "pyramarch/voxelizer/export.h"
 #include "pyramarch/voxelizer/shapes.h"
+#include "pyramarch/voxelizer/testing.h"
 #include "pyramarch/voxelizer/voxelizer.h"
 #include "voxel_reference.h"
 
@@ -34,7 +38,92 @@ bool closedWatertight(const TriangleMesh& m) {
     return !edges.empty();
 }
 
+// The same triangles in a shuffled order (vertices unchanged).
+TriangleMesh shuffledTriangles(const TriangleMesh& m, uint32_t seed) {
+    std::vector<uint32_t> perm(m.triangleCount());
+    std::iota(perm.begin(), perm.end(), 0u);
+    std::shuffle(perm.begin(), perm.end(), std::mt19937(seed));
+    TriangleMesh s = m;
+    for (size_t t = 0; t < perm.size(); ++t) std::copy_n(&m.indices[3 * size_t(perm[t])], 3, &s.indices[3 * t]);
+    return s;
+}
+
+// The mean over blocks of `block` consecutive triangles of order[0, count)
+// of the block's bounding-box diagonal, as a fraction of the grid's.
+double blockSpread(const TriangleMesh& m, const VoxelGrid& g, const std::vector<uint32_t>& order, size_t count,
+                   size_t block) {
+    auto diagonal = [](const std::array<double, 3>& d) { return std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]); };
+    const double gridDiagonal = diagonal({double(g.dims[0]), double(g.dims[1]), double(g.dims[2])});
+    double sum = 0;
+    size_t blocks = 0;
+    for (size_t first = 0; first < count; first += block, ++blocks) {
+        std::array<double, 3> lo{1e30, 1e30, 1e30}, hi{-1e30, -1e30, -1e30};
+        for (size_t i = first; i < std::min(count, first + block); ++i)
+            for (int c = 0; c < 3; ++c) {
+                const std::array<float, 3> p = toGridSpace(m.positions[m.indices[3 * size_t(order[i]) + c]], g);
+                for (int k = 0; k < 3; ++k) {
+                    lo[k] = std::min(lo[k], double(p[k]));
+                    hi[k] = std::max(hi[k], double(p[k]));
+                }
+            }
+        sum += diagonal({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]}) / gridDiagonal;
+    }
+    return sum / double(blocks);
+}
+
+bool isPermutation(std::vector<uint32_t> order) {
+    std::sort(order.begin(), order.end());
+    for (size_t i = 0; i < order.size(); ++i)
+        if (order[i] != i) return false;
+    return true;
+}
+
 } // namespace
+
+// The small-triangle pass takes a mesh whose file order is spatial in that
+// order, blocks of 2048 triangles at a time, and a scattered one in Morton
+// order: its fragment list then has neighbours in space near each other,
+// which the counting sort's atomics and scattered stores depend on.
+TEST(TriangleOrderTest, ScatteredFilesAreTakenInSpaceOrder) {
+    const TriangleMesh knot = shapes::torusKnot({0, 0, 0}, 1.0f, 0.2f, 2, 3, 1024, 24);
+    ASSERT_GE(knot.triangleCount(), 40000u);
+    const VoxelGrid g = defaultGrid(knot, 256).value();
+    constexpr size_t kBlock = 2048;
+    // The file's ring order is spatial: kept, block for block (no triangle is
+    // the raster's at the largest compute box).
+    const pyramarch::voxel::testing::TriangleOrder kept = pyramarch::voxel::testing::smallTriangleOrder(
+        knot, g, pyramarch::voxel::testing::kMaxSmallTriangleVoxels, true);
+    ASSERT_EQ(kept.order.size(), knot.triangleCount());
+    EXPECT_EQ(kept.rasterTriangles, 0u);
+    EXPECT_TRUE(isPermutation(kept.order));
+    size_t moved = 0;
+    for (size_t i = 0; i < kept.order.size(); ++i) moved += kept.order[i] / kBlock != i / kBlock ? 1 : 0;
+    EXPECT_EQ(moved, 0u);
+
+    const TriangleMesh shuffled = shuffledTriangles(knot, 7);
+    std::vector<uint32_t> fileOrder(shuffled.triangleCount());
+    std::iota(fileOrder.begin(), fileOrder.end(), 0u);
+    const double fileSpread = blockSpread(shuffled, g, fileOrder, fileOrder.size(), kBlock);
+    const pyramarch::voxel::testing::TriangleOrder sorted = pyramarch::voxel::testing::smallTriangleOrder(
+        shuffled, g, pyramarch::voxel::testing::kMaxSmallTriangleVoxels, true);
+    EXPECT_TRUE(isPermutation(sorted.order));
+    const double sortedSpread = blockSpread(shuffled, g, sorted.order, sorted.order.size(), kBlock);
+    // Each block of the shuffled file spans the whole knot; in space order a
+    // block is a piece of its tube (0.45; the ring order's blocks: 0.31).
+    EXPECT_GT(fileSpread, 0.9);
+    EXPECT_LT(sortedSpread, 0.5 * fileSpread);
+
+    // Large triangles go to the raster: the tail, in the file's order, after
+    // the compute path's triangles (in space order).
+    const pyramarch::voxel::testing::TriangleOrder split =
+        pyramarch::voxel::testing::smallTriangleOrder(shuffled, g, 16, false);
+    EXPECT_TRUE(isPermutation(split.order));
+    ASSERT_GT(split.rasterTriangles, 0u);
+    ASSERT_LT(split.rasterTriangles, shuffled.triangleCount());
+    EXPECT_TRUE(std::is_sorted(split.order.end() - split.rasterTriangles, split.order.end()));
+    EXPECT_LT(blockSpread(shuffled, g, split.order, split.order.size() - split.rasterTriangles, kBlock),
+              0.7 * blockSpread(shuffled, g, fileOrder, split.order.size() - split.rasterTriangles, kBlock));
+}
 
 TEST(VoxelGridTest, DefaultGridFollowsTheConvention) {
     const TriangleMesh m = shapes::box({0, 0, 0}, {4, 2, 1});

@@ -254,71 +254,125 @@ uint64_t cellBufferWords(uint32_t depth, uint32_t fragmentCapacity, bool levelBi
 // index or a non-finite vertex are dropped by both paths and not counted.
 //
 // Also writes `order`, the order in which small_triangles.comp's threads
-// take the triangles: within each block of kOrderBlock triangles, by
-// that box size (a counting sort; the dropped ones first), and the raster's
-// (the returned count) after all blocks, in mesh order: the raster pass
-// draws only that tail (raster.vert pulls its triangles from it), where
+// take the triangles: in the file's order or, where that is scattered in
+// space, in Morton order of their candidate box's lowest 8-voxel block;
+// within each block of kOrderBlock of them by that box size (a counting sort; the dropped ones first), and the
+// raster's (the returned count) after all blocks, in mesh order: the raster
+// pass draws only that tail (raster.vert pulls its triangles from it), where
 // drawing every triangle for the geometry shader to drop the small ones
 // cost the R = 512 dragon scan 7 ms on lavapipe for its 61 large triangles
 // out of 43,534. Lanes run in batches (8 on lavapipe) whose voxel loop lasts as
 // long as the largest box among them: on the R = 512 torus knot 8
 // consecutive triangles averaged 116.6 loop trips for boxes of 88.6 voxels,
-// sorted blocks about 89 (the dragon scan 226 -> 114). Blocks keep a
-// triangle's neighbours in the mesh near it in the fragment list. With
+// sorted blocks about 89 (the dragon scan 226 -> 114). With
 // `byCells` (the Float64 variant, whose conservative loop runs over the 2^3
 // cells the box touches) the key is that number of cells instead: on the
 // knot 26.6 trips a batch when sorted by voxels, 20.8 by cells (mean 20.7).
+// The blocks keep a triangle's neighbours in space near it in the fragment
+// list, which the cell bitmap's atomics and the counting sort's scattered
+// accesses depend on: a UV sphere with its faces shuffled took 117 ms a
+// frame on lavapipe at R = 512, 102 in Morton order, while its file's ring
+// order and Morton order measured the same. So the blocks follow the file's
+// order unless it is scattered like a shuffled file: then more than
+// kScatteredOrder of the consecutive pairs lie further apart than
+// neighbouring 8-voxel blocks (a shuffled file: all of them; the peer
+// meshes: none; the dragon scan: 68 %, whose frame took the same time in
+// either order). On this VM the sort costs the host 2.4 ms per 100k
+// shuffled triangles on top of the 5.4 this function takes for them, 46 ms
+// per 1M on top of 128 (`cpu_bench --benchmark_filter=VoxelizerTriangleOrder`),
+// so only an order that gains from it pays for it.
 constexpr size_t kOrderBlock = 2048;
-uint32_t rasterTriangleCount(const std::vector<SplitVertex>& split, const TriangleMesh& mesh, const VoxelGrid& grid,
-                             uint32_t maxVoxels, bool byCells, uint32_t* order) {
-    constexpr float kWiden = 1.0f / 1024.0f;
-    const size_t triangles = mesh.triangleCount();
-    // Per triangle: 0 dropped, 1 + box for the compute path, maxVoxels + 2 the raster's.
-    std::vector<uint32_t> key(std::min(triangles, kOrderBlock));
-    std::vector<uint32_t> bins(size_t(maxVoxels) + 3);
-    std::vector<uint32_t> raster; // the tail of `order`
-    for (size_t first = 0; first < triangles; first += kOrderBlock) {
-        const size_t n = std::min(kOrderBlock, triangles - first);
+constexpr double kScatteredOrder = 0.9;
+
+// Indices 0..keys.size()-1 sorted by key (below 2^30), stable: an LSD radix
+// sort of (key, index) pairs over the 11-bit digits the largest key has.
+std::vector<uint32_t> sortedByKey(const std::vector<uint32_t>& keys) {
+    constexpr uint32_t kDigitBits = 11, kDigits = 1u << kDigitBits;
+    std::vector<uint64_t> pairs(keys.size()), next(keys.size());
+    uint32_t largest = 0;
+    for (size_t i = 0; i < keys.size(); ++i) {
+        pairs[i] = (uint64_t(keys[i]) << 32) | i;
+        largest = std::max(largest, keys[i]);
+    }
+    std::vector<uint32_t> bins(kDigits);
+    for (uint32_t shift = 32; shift < 64 && (uint64_t(largest) << 32) >> shift != 0; shift += kDigitBits) {
         std::fill(bins.begin(), bins.end(), 0u);
-        for (size_t j = 0; j < n; ++j) {
-            const uint32_t* idx = &mesh.indices[3 * (first + j)];
-            key[j] = 0;
-            if (idx[0] >= split.size() || idx[1] >= split.size() || idx[2] >= split.size()) {
-                ++bins[0];
-                continue;
-            }
-            const auto &a = split[idx[0]].hi, &b = split[idx[1]].hi, &c = split[idx[2]].hi;
-            if (!isFinite(a) || !isFinite(b) || !isFinite(c)) {
-                ++bins[0];
-                continue;
-            }
-            uint64_t box = 1, cells = 1;
-            for (int k = 0; k < 3; ++k) {
-                const float hiClamp = float(grid.dims[k]) + 2.0f;
-                const float lo = std::clamp(std::min({a[k], b[k], c[k]}) - kWiden, -2.0f, hiClamp);
-                const float hi = std::clamp(std::max({a[k], b[k], c[k]}) + kWiden, -2.0f, hiClamp);
-                const int64_t cmin = std::max<int64_t>(int64_t(std::ceil(lo)) - 1, 0);
-                const int64_t cmax = std::min<int64_t>(int64_t(std::floor(hi)), int64_t(grid.dims[k]) - 1);
-                box *= uint64_t(std::max<int64_t>(cmax - cmin + 1, 0));
-                cells *= uint64_t(std::max<int64_t>((cmax >> 1) - (cmin >> 1) + 1, 0));
-            }
-            if (box > maxVoxels) raster.push_back(uint32_t(first + j));
-            // cells <= box when no axis is empty: a box's cells along an axis
-            // are at most its voxels (an empty box has no cells either).
-            key[j] = box > maxVoxels ? maxVoxels + 2 : uint32_t(byCells && box != 0 ? cells : box) + 1;
-            ++bins[key[j]];
-        }
-        // The block's compute-path triangles go on where the previous
-        // block's ended: the raster's of earlier blocks are not among them
-        // (bins.back() counts this block's, already in `raster`).
-        uint32_t at = uint32_t(first - (raster.size() - bins.back()));
+        for (uint64_t p : pairs) ++bins[(p >> shift) & (kDigits - 1)];
+        uint32_t at = 0;
         for (uint32_t& b : bins) {
             const uint32_t c = b;
             b = at;
             at += c;
         }
+        for (uint64_t p : pairs) next[bins[(p >> shift) & (kDigits - 1)]++] = p;
+        pairs.swap(next);
+    }
+    std::vector<uint32_t> order(keys.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = uint32_t(pairs[i]);
+    return order;
+}
+
+uint32_t rasterTriangleCount(const std::vector<SplitVertex>& split, const TriangleMesh& mesh, const VoxelGrid& grid,
+                             uint32_t maxVoxels, bool byCells, uint32_t* order) {
+    constexpr float kWiden = 1.0f / 1024.0f;
+    const size_t triangles = mesh.triangleCount();
+    // Per triangle: 0 dropped, 1 + box for the compute path, maxVoxels + 2
+    // the raster's; and the Morton code of its box's lowest 8-voxel block.
+    std::vector<uint32_t> key(triangles), spatial(triangles);
+    std::vector<uint32_t> raster; // the tail of `order`
+    uint32_t last[3] = {0, 0, 0}; // the previous kept triangle's block
+    size_t kept = 0, jumps = 0;
+    for (size_t t = 0; t < triangles; ++t) {
+        const uint32_t* idx = &mesh.indices[3 * t];
+        key[t] = 0;
+        spatial[t] = 0;
+        if (idx[0] >= split.size() || idx[1] >= split.size() || idx[2] >= split.size()) continue;
+        const auto &a = split[idx[0]].hi, &b = split[idx[1]].hi, &c = split[idx[2]].hi;
+        if (!isFinite(a) || !isFinite(b) || !isFinite(c)) continue;
+        uint64_t box = 1, cells = 1;
+        uint32_t corner[3];
+        for (int k = 0; k < 3; ++k) {
+            const float hiClamp = float(grid.dims[k]) + 2.0f;
+            const float lo = std::clamp(std::min({a[k], b[k], c[k]}) - kWiden, -2.0f, hiClamp);
+            const float hi = std::clamp(std::max({a[k], b[k], c[k]}) + kWiden, -2.0f, hiClamp);
+            const int64_t cmin = std::max<int64_t>(int64_t(std::ceil(lo)) - 1, 0);
+            const int64_t cmax = std::min<int64_t>(int64_t(std::floor(hi)), int64_t(grid.dims[k]) - 1);
+            box *= uint64_t(std::max<int64_t>(cmax - cmin + 1, 0));
+            cells *= uint64_t(std::max<int64_t>((cmax >> 1) - (cmin >> 1) + 1, 0));
+            corner[k] = uint32_t(std::min<int64_t>(cmin >> 3, 1023));
+        }
+        if (box > maxVoxels) raster.push_back(uint32_t(t));
+        // cells <= box when no axis is empty: a box's cells along an axis
+        // are at most its voxels (an empty box has no cells either).
+        key[t] = box > maxVoxels ? maxVoxels + 2 : uint32_t(byCells && box != 0 ? cells : box) + 1;
+        spatial[t] = gpu::voxSpread3(corner[0]) | (gpu::voxSpread3(corner[1]) << 1) | (gpu::voxSpread3(corner[2]) << 2);
+        bool jump = false;
+        for (int k = 0; k < 3; ++k) jump |= corner[k] > last[k] + 1 || last[k] > corner[k] + 1;
+        jumps += kept++ > 0 && jump ? 1 : 0;
+        std::copy(corner, corner + 3, last);
+    }
+    std::vector<uint32_t> bySpace;
+    if (double(jumps) > kScatteredOrder * double(kept)) {
+        bySpace = sortedByKey(spatial);
+    } else {
+        bySpace.resize(triangles);
+        for (size_t t = 0; t < triangles; ++t) bySpace[t] = uint32_t(t);
+    }
+    // Bins by key; the last one (maxVoxels + 2) is the raster's, not in the blocks.
+    std::vector<uint32_t> bins(size_t(maxVoxels) + 3);
+    std::array<uint32_t, kOrderBlock> blockKeys; // the block's keys, gathered once
+    uint32_t next = 0;                           // where the block's compute-path triangles start in `order`
+    for (size_t first = 0; first < triangles; first += kOrderBlock) {
+        const size_t n = std::min(kOrderBlock, triangles - first);
+        std::fill(bins.begin(), bins.end(), 0u);
+        for (size_t j = 0; j < n; ++j) ++bins[blockKeys[j] = key[bySpace[first + j]]];
+        for (size_t k = 0; k + 1 < bins.size(); ++k) {
+            const uint32_t c = bins[k];
+            bins[k] = next;
+            next += c;
+        }
         for (size_t j = 0; j < n; ++j)
-            if (key[j] != maxVoxels + 2) order[bins[key[j]]++] = uint32_t(first + j);
+            if (blockKeys[j] != maxVoxels + 2) order[bins[blockKeys[j]]++] = bySpace[first + j];
     }
     std::copy(raster.begin(), raster.end(), order + (triangles - raster.size()));
     return uint32_t(raster.size());
@@ -1577,6 +1631,16 @@ bool testing::usesTexelReads(const Voxelizer& voxelizer) { return TestingAccess:
 
 bool testing::usesWideStores(const Voxelizer& voxelizer) { return TestingAccess::wideStores(voxelizer); }
 bool testing::usesMeshTexelReads(const Voxelizer& voxelizer) { return TestingAccess::meshTexels(voxelizer); }
+
+testing::TriangleOrder testing::smallTriangleOrder(const TriangleMesh& mesh, const VoxelGrid& grid,
+                                                   uint32_t smallTriangleVoxels, bool byCells) {
+    std::vector<SplitVertex> split(mesh.positions.size());
+    for (size_t i = 0; i < split.size(); ++i) split[i] = toGridSpaceSplit(mesh.positions[i], grid);
+    TriangleOrder result;
+    result.order.resize(mesh.triangleCount());
+    result.rasterTriangles = rasterTriangleCount(split, mesh, grid, smallTriangleVoxels, byCells, result.order.data());
+    return result;
+}
 
 Result<std::unique_ptr<Voxelizer>> TestingAccess::create(Device& device, const VoxelizerCreateInfo& info,
                                                          const testing::Knobs& knobs) {

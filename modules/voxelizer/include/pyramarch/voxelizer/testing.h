@@ -7,8 +7,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "pyramarch/engine/status.h"
+#include "pyramarch/voxelizer/mesh.h"
 #include "pyramarch/voxelizer/voxelizer.h"
 
 namespace pyramarch {
@@ -115,5 +117,18 @@ bool usesWideStores(const Voxelizer& voxelizer);
 // Whether the small-triangle pass now reads the mesh through its texel view
 // (texelReads, no wideStores, the mesh buffer within Knobs::meshTexelLimit).
 bool usesMeshTexelReads(const Voxelizer& voxelizer);
+
+// The order in which TrianglePath::Split's small-triangle pass takes a
+// mesh's triangles, as setMesh writes it: `order` holds every triangle once,
+// the compute path's first and the last `rasterTriangles` (the raster's,
+// in mesh order) after them. `smallTriangleVoxels` is Knobs' limit;
+// `byCells` keys the blocks by 2^3 cells instead of voxels (the Float64
+// variant, on devices with shaderFloat64).
+struct TriangleOrder {
+    std::vector<uint32_t> order;
+    uint32_t rasterTriangles = 0;
+};
+TriangleOrder smallTriangleOrder(const TriangleMesh& mesh, const VoxelGrid& grid, uint32_t smallTriangleVoxels,
+                                 bool byCells);
 
 } // namespace pyramarch::voxel::testing
