@@ -256,22 +256,22 @@ uint64_t cellBufferWords(uint32_t depth, uint32_t fragmentCapacity, bool levelBi
 // Also writes `order`, the order in which small_triangles.comp's threads
 // take the triangles: in the file's order or, where that is scattered in
 // space, in Morton order of their candidate box's lowest 8-voxel block;
-// within each block of kOrderBlock of them by that box size (a counting sort; the dropped ones first), and the
-// raster's (the returned count) after all blocks, in mesh order: the raster
-// pass draws only that tail (raster.vert pulls its triangles from it), where
-// drawing every triangle for the geometry shader to drop the small ones
-// cost the R = 512 dragon scan 7 ms on lavapipe for its 61 large triangles
-// out of 43,534. Lanes run in batches (8 on lavapipe) whose voxel loop lasts as
-// long as the largest box among them: on the R = 512 torus knot 8
-// consecutive triangles averaged 116.6 loop trips for boxes of 88.6 voxels,
-// sorted blocks about 89 (the dragon scan 226 -> 114). With
-// `byCells` (the Float64 variant, whose conservative loop runs over the 2^3
+// within each block of kOrderBlock of them by that box size (a counting
+// sort; the dropped ones first), and the raster's (the returned count)
+// after all blocks, in mesh order: the raster pass draws only that tail
+// (raster.vert pulls its triangles from it), where drawing every triangle
+// for the geometry shader to drop the small ones cost the R = 512 dragon
+// scan 7 ms on lavapipe for its 61 large triangles out of 43,534. Lanes run
+// in batches (8 on lavapipe) whose voxel loop lasts as long as the largest
+// box among them: on the R = 512 torus knot 8 consecutive triangles
+// averaged 116.6 loop trips for boxes of 88.6 voxels, sorted blocks about
+// 89 (the dragon scan 226 -> 114). With `byCells` (the Float64 variant, whose conservative loop runs over the 2^3
 // cells the box touches) the key is that number of cells instead: on the
 // knot 26.6 trips a batch when sorted by voxels, 20.8 by cells (mean 20.7).
 // The blocks keep a triangle's neighbours in space near it in the fragment
 // list, which the cell bitmap's atomics and the counting sort's scattered
-// accesses depend on: a UV sphere with its faces shuffled took 117 ms a
-// frame on lavapipe at R = 512, 102 in Morton order, while its file's ring
+// accesses depend on: a UV sphere with its faces shuffled took 103 ms a
+// frame on lavapipe at R = 512, 86 in Morton order, while its file's ring
 // order and Morton order measured the same. So the blocks follow the file's
 // order unless it is scattered like a shuffled file: then more than
 // kScatteredOrder of the consecutive pairs lie further apart than
