@@ -11,11 +11,8 @@
 //   build/tests/bench/cpu_bench [--benchmark_format=json]
 #include <benchmark/benchmark.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <memory>
-#include <numeric>
-#include <random>
 #include <vector>
 
 #include "pyramarch/engine/device.h"
@@ -26,6 +23,7 @@
 #include "pyramarch/voxelizer/shapes.h"
 #include "pyramarch/voxelizer/testing.h"
 #include "reference.h"
+#include "voxel_reference.h"
 
 using namespace pyramarch;
 
@@ -131,14 +129,7 @@ BENCHMARK(CpuMarchingCubes)->Arg(31)->Arg(63)->Arg(127)->Unit(benchmark::kMillis
 void VoxelizerTriangleOrder(benchmark::State& state) {
     using namespace pyramarch::voxel;
     TriangleMesh mesh = shapes::denseKnot({0, 0, 0}, 1.0f, uint32_t(state.range(0)));
-    if (state.range(1) != 0) {
-        std::vector<uint32_t> perm(mesh.triangleCount());
-        std::iota(perm.begin(), perm.end(), 0u);
-        std::shuffle(perm.begin(), perm.end(), std::mt19937(1));
-        std::vector<uint32_t> indices(mesh.indices.size());
-        for (size_t t = 0; t < perm.size(); ++t) std::copy_n(&mesh.indices[3 * size_t(perm[t])], 3, &indices[3 * t]);
-        mesh.indices = std::move(indices);
-    }
+    if (state.range(1) != 0) mesh = pyramarch::voxel::ref::shuffledTriangles(mesh, 1);
     auto grid = defaultGrid(mesh, 512);
     if (!grid.ok()) {
         state.SkipWithError(grid.message().c_str());

@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <functional>
 #include <mutex>
-#include <numeric>
 #include <random>
 #include <set>
 #include <tuple>
@@ -24,6 +23,7 @@
 #include "pyramarch/voxelizer/shapes.h"
 #include "pyramarch/voxelizer/voxelizer.h"
 #include "support/gpu_test.h"
+#include "voxel_reference.h"
 
 using namespace pyramarch;
 using namespace pyramarch::voxel;
@@ -121,12 +121,7 @@ TEST_F(VoxelReliability, LeavesDoNotDependOnTriangleOrder) {
     std::mt19937 rng(5);
     m.colors.resize(m.positions.size());
     for (uint32_t& c : m.colors) c = packRGBA8(rng() & 255u, rng() & 255u, rng() & 255u);
-    TriangleMesh shuffled = m;
-    std::vector<uint32_t> order(m.triangleCount());
-    std::iota(order.begin(), order.end(), 0u);
-    std::shuffle(order.begin(), order.end(), rng);
-    for (size_t t = 0; t < order.size(); ++t)
-        for (int k = 0; k < 3; ++k) shuffled.indices[3 * t + k] = m.indices[3 * order[t] + k];
+    const TriangleMesh shuffled = ref::shuffledTriangles(m, rng());
     const VoxOutput a = run(device(), createInfo(), m);
     const VoxOutput b = run(device(), createInfo(), shuffled);
     ASSERT_GT(a.leaves.size(), 500u);

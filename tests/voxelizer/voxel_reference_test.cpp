@@ -9,7 +9,6 @@
 #include <fstream>
 #include <iterator>
 #include <numeric>
-#include <random>
 #include <tuple>
 #include <map>
 #include <utility>
@@ -36,16 +35,6 @@ bool closedWatertight(const TriangleMesh& m) {
     for (const auto& [e, n] : edges)
         if (n != 2) return false;
     return !edges.empty();
-}
-
-// The same triangles in a shuffled order (vertices unchanged).
-TriangleMesh shuffledTriangles(const TriangleMesh& m, uint32_t seed) {
-    std::vector<uint32_t> perm(m.triangleCount());
-    std::iota(perm.begin(), perm.end(), 0u);
-    std::shuffle(perm.begin(), perm.end(), std::mt19937(seed));
-    TriangleMesh s = m;
-    for (size_t t = 0; t < perm.size(); ++t) std::copy_n(&m.indices[3 * size_t(perm[t])], 3, &s.indices[3 * t]);
-    return s;
 }
 
 // The mean over blocks of `block` consecutive triangles of order[0, count)
@@ -100,7 +89,7 @@ TEST(TriangleOrderTest, ScatteredFilesAreTakenInSpaceOrder) {
     for (size_t i = 0; i < kept.order.size(); ++i) moved += kept.order[i] / kBlock != i / kBlock ? 1 : 0;
     EXPECT_EQ(moved, 0u);
 
-    const TriangleMesh shuffled = shuffledTriangles(knot, 7);
+    const TriangleMesh shuffled = ref::shuffledTriangles(knot, 7);
     std::vector<uint32_t> fileOrder(shuffled.triangleCount());
     std::iota(fileOrder.begin(), fileOrder.end(), 0u);
     const double fileSpread = blockSpread(shuffled, g, fileOrder, fileOrder.size(), kBlock);

@@ -11,7 +11,6 @@
 #include <fstream>
 #include <iterator>
 #include <map>
-#include <numeric>
 #include <random>
 #include <set>
 
@@ -1789,11 +1788,7 @@ TEST_F(TrianglePathTest, ShuffledTrianglesGiveTheSameLeaves) {
     TriangleMesh m = shapes::torusKnot({0, 0, 0}, 1.0f, 0.2f, 2, 3, 128, 12);
     shapes::colorByPosition(m);
     const VoxelGrid g = gridOf(m, 100);
-    TriangleMesh shuffled = m;
-    std::vector<uint32_t> perm(m.triangleCount());
-    std::iota(perm.begin(), perm.end(), 0u);
-    std::shuffle(perm.begin(), perm.end(), std::mt19937(3));
-    for (size_t t = 0; t < perm.size(); ++t) std::copy_n(&m.indices[3 * size_t(perm[t])], 3, &shuffled.indices[3 * t]);
+    const TriangleMesh shuffled = ref::shuffledTriangles(m, 3);
     for (uint32_t threshold : kThresholds) {
         SCOPED_TRACE("split at " + std::to_string(threshold));
         auto a = run(device(), withSplit(threshold), m, g);

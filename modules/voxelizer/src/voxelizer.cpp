@@ -265,9 +265,10 @@ uint64_t cellBufferWords(uint32_t depth, uint32_t fragmentCapacity, bool levelBi
 // in batches (8 on lavapipe) whose voxel loop lasts as long as the largest
 // box among them: on the R = 512 torus knot 8 consecutive triangles
 // averaged 116.6 loop trips for boxes of 88.6 voxels, sorted blocks about
-// 89 (the dragon scan 226 -> 114). With `byCells` (the Float64 variant, whose conservative loop runs over the 2^3
-// cells the box touches) the key is that number of cells instead: on the
-// knot 26.6 trips a batch when sorted by voxels, 20.8 by cells (mean 20.7).
+// 89 (the dragon scan 226 -> 114). With `byCells` (the Float64 variant,
+// whose conservative loop runs over the 2^3 cells the box touches) the key
+// is that number of cells instead: on the knot 26.6 trips a batch when
+// sorted by voxels, 20.8 by cells (mean 20.7).
 // The blocks keep a triangle's neighbours in space near it in the fragment
 // list, which the cell bitmap's atomics and the counting sort's scattered
 // accesses depend on: a UV sphere with its faces shuffled took 103 ms a
@@ -283,6 +284,14 @@ uint64_t cellBufferWords(uint32_t depth, uint32_t fragmentCapacity, bool levelBi
 // so only an order that gains from it pays for it.
 constexpr size_t kOrderBlock = 2048;
 constexpr double kScatteredOrder = 0.9;
+
+// Grid-space vertices in double, split into hi + lo floats (mesh.h): the
+// exact tests decide on them, as the CPU reference does.
+std::vector<SplitVertex> splitVertices(const TriangleMesh& mesh, const VoxelGrid& grid) {
+    std::vector<SplitVertex> split(mesh.positions.size());
+    for (size_t i = 0; i < split.size(); ++i) split[i] = toGridSpaceSplit(mesh.positions[i], grid);
+    return split;
+}
 
 // Indices 0..keys.size()-1 sorted by key (below 2^30), stable: an LSD radix
 // sort of (key, index) pairs over the 11-bit digits the largest key has.
@@ -351,13 +360,10 @@ uint32_t rasterTriangleCount(const std::vector<SplitVertex>& split, const Triang
         jumps += kept++ > 0 && jump ? 1 : 0;
         std::copy(corner, corner + 3, last);
     }
-    std::vector<uint32_t> bySpace;
-    if (double(jumps) > kScatteredOrder * double(kept)) {
-        bySpace = sortedByKey(spatial);
-    } else {
-        bySpace.resize(triangles);
-        for (size_t t = 0; t < triangles; ++t) bySpace[t] = uint32_t(t);
-    }
+    // Empty: the file's order.
+    const std::vector<uint32_t> bySpace =
+        double(jumps) > kScatteredOrder * double(kept) ? sortedByKey(spatial) : std::vector<uint32_t>{};
+    auto triangleAt = [&bySpace](size_t i) { return bySpace.empty() ? uint32_t(i) : bySpace[i]; };
     // Bins by key; the last one (maxVoxels + 2) is the raster's, not in the blocks.
     std::vector<uint32_t> bins(size_t(maxVoxels) + 3);
     std::array<uint32_t, kOrderBlock> blockKeys; // the block's keys, gathered once
@@ -365,14 +371,14 @@ uint32_t rasterTriangleCount(const std::vector<SplitVertex>& split, const Triang
     for (size_t first = 0; first < triangles; first += kOrderBlock) {
         const size_t n = std::min(kOrderBlock, triangles - first);
         std::fill(bins.begin(), bins.end(), 0u);
-        for (size_t j = 0; j < n; ++j) ++bins[blockKeys[j] = key[bySpace[first + j]]];
+        for (size_t j = 0; j < n; ++j) ++bins[blockKeys[j] = key[triangleAt(first + j)]];
         for (size_t k = 0; k + 1 < bins.size(); ++k) {
             const uint32_t c = bins[k];
             bins[k] = next;
             next += c;
         }
         for (size_t j = 0; j < n; ++j)
-            if (blockKeys[j] != maxVoxels + 2) order[bins[blockKeys[j]]++] = bySpace[first + j];
+            if (blockKeys[j] != maxVoxels + 2) order[bins[blockKeys[j]]++] = triangleAt(first + j);
     }
     std::copy(raster.begin(), raster.end(), order + (triangles - raster.size()));
     return uint32_t(raster.size());
@@ -1634,8 +1640,7 @@ bool testing::usesMeshTexelReads(const Voxelizer& voxelizer) { return TestingAcc
 
 testing::TriangleOrder testing::smallTriangleOrder(const TriangleMesh& mesh, const VoxelGrid& grid,
                                                    uint32_t smallTriangleVoxels, bool byCells) {
-    std::vector<SplitVertex> split(mesh.positions.size());
-    for (size_t i = 0; i < split.size(); ++i) split[i] = toGridSpaceSplit(mesh.positions[i], grid);
+    const std::vector<SplitVertex> split = splitVertices(mesh, grid);
     TriangleOrder result;
     result.order.resize(mesh.triangleCount());
     result.rasterTriangles = rasterTriangleCount(split, mesh, grid, smallTriangleVoxels, byCells, result.order.data());
@@ -1774,10 +1779,7 @@ Status Voxelizer::setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, Voxel
     const uint32_t slot =
         !m.staged ? 0 : (m.stagedSinceRecord ? m.currentSlot : (m.currentSlot + 1) % m.info.framesInFlight);
     uint8_t* base = static_cast<uint8_t*>(m.staging.mapped()) + VkDeviceSize(slot) * m.slotWords * 4;
-    // Grid-space vertices in double, split into hi + lo floats (mesh.h): the
-    // exact tests decide on them, as the CPU reference does.
-    std::vector<SplitVertex> split(mesh.positions.size());
-    for (size_t i = 0; i < split.size(); ++i) split[i] = toGridSpaceSplit(mesh.positions[i], grid);
+    const std::vector<SplitVertex> split = splitVertices(mesh, grid);
     static_assert(sizeof(SplitVertex) == 24);
     // memcpy from an empty vector's null data() is undefined, hence the guards.
     if (!split.empty()) std::memcpy(base, split.data(), split.size() * sizeof(SplitVertex));

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <numeric>
+#include <random>
 
 namespace pyramarch::voxel::ref {
 namespace {
@@ -71,6 +73,16 @@ bool gridTriangle(const TriangleMesh& mesh, const VoxelGrid& grid, size_t tri, V
         for (int a = 0; a < 3; ++a) out[c][a] = double(s.hi[a]) + double(s.lo[a]);
     }
     return true;
+}
+
+TriangleMesh shuffledTriangles(const TriangleMesh& mesh, uint32_t seed) {
+    std::vector<uint32_t> perm(mesh.triangleCount());
+    std::iota(perm.begin(), perm.end(), 0u);
+    std::shuffle(perm.begin(), perm.end(), std::mt19937(seed));
+    TriangleMesh shuffled = mesh;
+    for (size_t t = 0; t < perm.size(); ++t)
+        std::copy_n(&mesh.indices[3 * size_t(perm[t])], 3, &shuffled.indices[3 * t]);
+    return shuffled;
 }
 
 std::vector<uint32_t> voxelize(const TriangleMesh& mesh, const VoxelGrid& grid, Overlap mode) {

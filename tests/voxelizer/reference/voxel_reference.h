@@ -33,6 +33,10 @@ void forEachBoxVoxel(const Vec3d v[3], const VoxelGrid& grid, const std::functio
 // The triangle's grid-space vertices (hi + lo in double), or false if one is not finite.
 bool gridTriangle(const TriangleMesh& mesh, const VoxelGrid& grid, size_t tri, Vec3d out[3]);
 
+// The same triangles (and vertices) in a shuffled order: what the voxels
+// and the merged leaves must not depend on.
+TriangleMesh shuffledTriangles(const TriangleMesh& mesh, uint32_t seed);
+
 // Sorted, unique voxel keys of a mesh.
 std::vector<uint32_t> voxelize(const TriangleMesh& mesh, const VoxelGrid& grid, Overlap mode);
 
