@@ -605,13 +605,14 @@ Status addPrimitive(const tinygltf::Model& model, const tinygltf::Primitive& pri
         return {}; // points and lines have no triangles
     auto pos = prim.attributes.find("POSITION");
     if (pos == prim.attributes.end()) return Status::error(ErrorCode::ParseError, what + ": no POSITION attribute");
-    // Compressed geometry keeps its data in the extension; an accessor without
-    // a buffer view would otherwise read as zeros (glTF 2.0, 3.6.2.3).
-    for (const char* compressed : {"KHR_draco_mesh_compression", "EXT_meshopt_compression"})
-        if (prim.extensions.count(compressed) && pos->second >= 0 && size_t(pos->second) < model.accessors.size() &&
-            model.accessors[size_t(pos->second)].bufferView < 0)
-            return Status::error(ErrorCode::ParseError,
-                                 what + " is compressed (" + compressed + "), which this reader does not decode");
+    // A Draco primitive keeps its data in the extension; an accessor without
+    // a buffer view would otherwise read as zeros (glTF 2.0, 3.6.2.3). (A
+    // meshopt file without uncompressed data must require its extension,
+    // which the scene walk refuses.)
+    if (prim.extensions.count("KHR_draco_mesh_compression") && pos->second >= 0 &&
+        size_t(pos->second) < model.accessors.size() && model.accessors[size_t(pos->second)].bufferView < 0)
+        return Status::error(ErrorCode::ParseError,
+                             what + " is compressed (KHR_draco_mesh_compression), which this reader does not decode");
     std::vector<double> p;
     size_t nv = 0;
     PYRAMARCH_TRY(readAccessor(model, pos->second, TINYGLTF_TYPE_VEC3, p, nv, what + " POSITION"));
