@@ -608,7 +608,7 @@ Status addPrimitive(const tinygltf::Model& model, const tinygltf::Primitive& pri
     // A Draco primitive keeps its data in the extension; an accessor without
     // a buffer view would otherwise read as zeros (glTF 2.0, 3.6.2.3). (A
     // meshopt file without uncompressed data must require its extension,
-    // which the scene walk refuses.)
+    // which parseGltf refuses by name.)
     if (prim.extensions.count("KHR_draco_mesh_compression") && pos->second >= 0 &&
         size_t(pos->second) < model.accessors.size() && model.accessors[size_t(pos->second)].bufferView < 0)
         return Status::error(ErrorCode::ParseError,
