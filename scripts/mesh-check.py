@@ -90,4 +90,5 @@ def main(path):
     print(f'{{"triangles": {len(tris)}, "vertices": {len(weld)}, "open_edges": {open_edges}, '
           f'"nonmanifold_edges": {nonmanifold_edges}, "nonmanifold_vertices": {nonmanifold_vertices}, "degenerate": {degenerate}}}')
 
-main(sys.argv[1])
+if __name__ == '__main__':  # tests/bench/voxelize_vs_sat.sh imports read_ply alone
+    main(sys.argv[1])

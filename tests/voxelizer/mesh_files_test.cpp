@@ -1,10 +1,13 @@
 // Mesh files of the tool and samples (samples/common/src/mesh_files.cpp):
-// PLY ascii and binary (both byte orders), glTF 2.0 JSON and binary, format
+// PLY ascii and binary (both byte orders, any element order, triangle
+// strips), glTF 2.0 JSON and binary (sparse accessors, extensions that
+// change the geometry refused), format
 // detection, and errors that name the file and the fault.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
 
+#include <array>
 #include <bit>
 #include <cstring>
 #include <filesystem>
@@ -207,6 +210,70 @@ TEST(MeshFilesTest, PlyElementWithoutPropertiesIsSkipped) {
     EXPECT_NE(noList.message().find("no list property vertex_indices"), std::string::npos) << noList.message();
 }
 
+// Any element order is valid PLY: faces before the vertices they use, with
+// other properties around the index list, read the same as in the usual order.
+TEST(MeshFilesTest, PlyFacesBeforeVertices) {
+    for (bool binary : {false, true}) {
+        SCOPED_TRACE(binary ? "binary" : "ascii");
+        std::string ply = std::string("ply\nformat ") + (binary ? "binary_little_endian" : "ascii") +
+                          " 1.0\nelement face 2\nproperty uchar flags\nproperty list uchar int vertex_indices\n"
+                          "property float quality\nelement vertex 4\nproperty float x\nproperty float y\n"
+                          "property float z\nend_header\n";
+        const int faces[2][3] = {{0, 1, 2}, {0, 2, 3}};
+        const float verts[4][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 5}};
+        for (const auto& f : faces) {
+            if (binary) {
+                ply.push_back(char(9));
+                ply.push_back(char(3));
+                for (int i : f) put<int32_t>(ply, i, false);
+                put<float>(ply, 0.5f, false);
+            } else {
+                ply +=
+                    "9 3 " + std::to_string(f[0]) + " " + std::to_string(f[1]) + " " + std::to_string(f[2]) + " 0.5\n";
+            }
+        }
+        for (const auto& v : verts) {
+            if (binary)
+                for (float c : v) put<float>(ply, c, false);
+            else
+                ply += std::to_string(v[0]) + " " + std::to_string(v[1]) + " " + std::to_string(v[2]) + "\n";
+        }
+        auto m = sample::parsePly(ply, "faces-first.ply");
+        ASSERT_TRUE(m.ok()) << m.message();
+        EXPECT_EQ(m->indices, (std::vector<uint32_t>{0, 1, 2, 0, 2, 3}));
+        ASSERT_EQ(m->positions.size(), 4u);
+        EXPECT_EQ(m->positions[3], (std::array<float, 3>{0, 1, 5}));
+    }
+    // The declared vertex count bounds the indices even before the vertices are read.
+    auto bad = sample::parsePly("ply\nformat ascii 1.0\nelement face 1\nproperty list uchar int vertex_indices\n"
+                                "element vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
+                                "end_header\n3 0 1 3\n0 0 0\n1 0 0\n0 1 0\n",
+                                "faces-first.ply");
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.message().find("face 0 uses vertex 3 but the file has 3 vertices"), std::string::npos)
+        << bad.message();
+}
+
+// Triangle strips: every other triangle flipped to keep the strip's winding,
+// -1 restarting a strip (and its parity), zero-area joins left out.
+TEST(MeshFilesTest, PlyTriangleStrips) {
+    const std::string ply = "ply\nformat ascii 1.0\nelement vertex 7\nproperty float x\nproperty float y\n"
+                            "property float z\nelement tristrips 1\nproperty list int int vertex_indices\n"
+                            "end_header\n0 0 0\n1 0 0\n0 1 0\n1 1 0\n0 0 1\n1 0 1\n0 1 1\n"
+                            "11 0 1 2 3 3 -1 4 5 6 6 6\n";
+    auto m = sample::parsePly(ply, "strips.ply");
+    ASSERT_TRUE(m.ok()) << m.message();
+    // Strip 0 1 2 3 3: (0 1 2), (2 1 3); (2 3 3) and (3 3 ...) have a repeated corner.
+    // After the restart: (4 5 6); the rest repeat a corner.
+    EXPECT_EQ(m->indices, (std::vector<uint32_t>{0, 1, 2, 2, 1, 3, 4, 5, 6}));
+    auto bad = sample::parsePly("ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
+                                "property float z\nelement tristrips 1\nproperty list int int vertex_indices\n"
+                                "end_header\n0 0 0\n1 0 0\n0 1 0\n4 0 1 2 -2\n",
+                                "strips.ply");
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.message().find("tristrips 0 uses vertex -2"), std::string::npos) << bad.message();
+}
+
 TEST(MeshFilesTest, GltfJsonWithDataUriAndExternalBuffer) {
     const std::string buf = gltfBuffer();
     auto inl = sample::parseGltf(gltfJson("data:application/octet-stream;base64," + base64(buf), buf.size()),
@@ -255,6 +322,115 @@ TEST(MeshFilesTest, GltfErrors) {
     auto shortGlb = sample::parseGltf("glTF\x02", "bad.glb", true);
     ASSERT_FALSE(shortGlb.ok());
     EXPECT_NE(shortGlb.message().find("glTF binary 'bad.glb'"), std::string::npos);
+}
+
+// Geometry this reader cannot decode is refused, not read as zeros: a
+// required extension it does not support, and a compressed primitive whose
+// positions have no buffer view (a one-voxel mesh at the origin before).
+TEST(MeshFilesTest, GltfExtensionsThatChangeTheGeometry) {
+    const std::string buf = gltfBuffer();
+    const std::string uri = "data:application/octet-stream;base64," + base64(buf);
+    const std::string plain = gltfJson(uri, buf.size());
+    auto withRequired = [&](const std::string& ext) {
+        std::string j = plain;
+        j.insert(1, R"("extensionsUsed":[")" + ext + R"("],"extensionsRequired":[")" + ext + R"("],)");
+        return j;
+    };
+    for (const char* ext : {"KHR_draco_mesh_compression", "EXT_meshopt_compression", "EXT_mesh_gpu_instancing"}) {
+        auto m = sample::parseGltf(withRequired(ext), "required.gltf", false);
+        ASSERT_FALSE(m.ok()) << ext;
+        EXPECT_NE(m.message().find(std::string("requires the extension ") + ext), std::string::npos) << m.message();
+    }
+    // Required extensions that leave the geometry alone are read past.
+    for (const char* ext : {"KHR_mesh_quantization", "KHR_materials_variants", "KHR_texture_transform"}) {
+        auto m = sample::parseGltf(withRequired(ext), "required.gltf", false);
+        ASSERT_TRUE(m.ok()) << ext << ": " << m.message();
+        expectGltfTriangle(*m);
+    }
+    // Draco only used (not required), its positions without a buffer view.
+    std::string draco = plain;
+    const std::string from = R"({"attributes":{"POSITION":0},)";
+    ASSERT_NE(draco.find(from), std::string::npos);
+    draco.replace(draco.find(from), from.size(),
+                  R"({"extensions":{"KHR_draco_mesh_compression":{"bufferView":0,"attributes":{"POSITION":0}}},)"
+                  R"("attributes":{"POSITION":0},)");
+    const std::string view = R"({"bufferView":0,"componentType":5126)";
+    ASSERT_NE(draco.find(view), std::string::npos);
+    draco.replace(draco.find(view), view.size(), R"({"componentType":5126)");
+    auto m = sample::parseGltf(draco, "draco.gltf", false);
+    ASSERT_FALSE(m.ok());
+    EXPECT_NE(m.message().find("is compressed (KHR_draco_mesh_compression)"), std::string::npos) << m.message();
+}
+
+// Sparse accessors: substitutions over a buffer view's elements, or over
+// zeros without one; their indices and counts are checked.
+TEST(MeshFilesTest, GltfSparseAccessors) {
+    // Bytes 0..35 positions, 36..41 indices (+2 pad), 44..45 a sparse index
+    // (+2 pad), 48..59 its value, 60..95 a second set of positions for the
+    // view-less accessor's substitutions (indices 0, 1, 2 at 96..101).
+    std::string b = gltfBuffer();
+    put<uint16_t>(b, 2, false);
+    b.append(2, '\0');
+    for (float f : {0.f, 3.f, 0.f}) put<float>(b, f, false);
+    for (float f : {5.f, 0.f, 0.f, 6.f, 0.f, 0.f, 5.f, 1.f, 0.f}) put<float>(b, f, false);
+    for (uint16_t i : {uint16_t(0), uint16_t(1), uint16_t(2)}) put<uint16_t>(b, i, false);
+    b.append(2, '\0');
+    const std::string uri = "data:application/octet-stream;base64," + base64(b);
+    auto gltf = [&](const std::string& positionAccessor) {
+        return R"({"asset":{"version":"2.0"},"scene":0,"scenes":[{"nodes":[0]}],"nodes":[{"mesh":0}],
+"meshes":[{"primitives":[{"attributes":{"POSITION":0},"indices":1}]}],
+"accessors":[)" +
+               positionAccessor +
+               R"(,{"bufferView":1,"componentType":5123,"count":3,"type":"SCALAR"}],
+"bufferViews":[{"buffer":0,"byteOffset":0,"byteLength":36},{"buffer":0,"byteOffset":36,"byteLength":6},
+{"buffer":0,"byteOffset":44,"byteLength":2},{"buffer":0,"byteOffset":48,"byteLength":12},
+{"buffer":0,"byteOffset":60,"byteLength":36},{"buffer":0,"byteOffset":96,"byteLength":6}],
+"buffers":[{"uri":")" +
+               uri + R"(","byteLength":)" + std::to_string(b.size()) + "}]}";
+    };
+    const std::string oneSubstitution =
+        R"("sparse":{"count":1,"indices":{"bufferView":2,"componentType":5123},"values":{"bufferView":3}})";
+    auto over = sample::parseGltf(
+        gltf(R"({"bufferView":0,"componentType":5126,"count":3,"type":"VEC3",)" + oneSubstitution + "}"), "sparse.gltf",
+        false);
+    ASSERT_TRUE(over.ok()) << over.message();
+    ASSERT_EQ(over->positions.size(), 3u);
+    EXPECT_EQ(over->positions[1], (std::array<float, 3>{1, 0, 0}));
+    EXPECT_EQ(over->positions[2], (std::array<float, 3>{0, 3, 0})); // substituted
+    auto viewless =
+        sample::parseGltf(gltf(R"({"componentType":5126,"count":3,"type":"VEC3","sparse":{"count":3,)"
+                               R"("indices":{"bufferView":5,"componentType":5123},"values":{"bufferView":4}}})"),
+                          "sparse.gltf", false);
+    ASSERT_TRUE(viewless.ok()) << viewless.message();
+    EXPECT_EQ(viewless->positions[0], (std::array<float, 3>{5, 0, 0}));
+    EXPECT_EQ(viewless->positions[2], (std::array<float, 3>{5, 1, 0}));
+    struct Bad {
+        std::string accessor, expect;
+    };
+    const std::vector<Bad> bad = {
+        // Index 2 of 2 elements.
+        {R"({"bufferView":0,"componentType":5126,"count":2,"type":"VEC3",)" + oneSubstitution + "}",
+         "sparse index 2 of 2"},
+        // More substitutions than elements.
+        {R"({"bufferView":0,"componentType":5126,"count":3,"type":"VEC3","sparse":{"count":4,)"
+         R"("indices":{"bufferView":5,"componentType":5123},"values":{"bufferView":4}}})",
+         "sparse count 4"},
+        // Values past their view (3 substitutions, a view of one value).
+        {R"({"bufferView":0,"componentType":5126,"count":3,"type":"VEC3","sparse":{"count":3,)"
+         R"("indices":{"bufferView":5,"componentType":5123},"values":{"bufferView":3}}})",
+         "reach past their buffer view"},
+        // Signed indices.
+        {R"({"bufferView":0,"componentType":5126,"count":3,"type":"VEC3","sparse":{"count":1,)"
+         R"("indices":{"bufferView":2,"componentType":5122},"values":{"bufferView":3}}})",
+         "unsigned"},
+        // A count no buffer bounds.
+        {R"({"componentType":5126,"count":400000000,"type":"VEC3"})", "no buffer view (at most"},
+    };
+    for (const Bad& c : bad) {
+        auto m = sample::parseGltf(gltf(c.accessor), "bad-sparse.gltf", false);
+        ASSERT_FALSE(m.ok()) << c.expect;
+        EXPECT_NE(m.message().find(c.expect), std::string::npos) << m.message();
+    }
 }
 
 TEST(MeshFilesTest, FormatDetection) {

@@ -142,6 +142,21 @@ private:
     size_t line_ = 1;
 };
 
+// A triangle strip's triangles, every other one flipped so that all keep
+// the strip's winding. Triangles with a repeated corner are left out: in
+// strips they are the zero-area joins between runs, not surface, and the
+// voxelizer would mark the voxels along them.
+void addStrip(TriangleMesh& mesh, const std::vector<uint32_t>& strip) {
+    for (size_t j = 2; j < strip.size(); ++j) {
+        const uint32_t a = strip[j - 2], b = strip[j - 1], c = strip[j];
+        if (a == b || b == c || a == c) continue;
+        const bool odd = (j % 2) == 1;
+        mesh.indices.push_back(odd ? b : a);
+        mesh.indices.push_back(odd ? a : b);
+        mesh.indices.push_back(c);
+    }
+}
+
 } // namespace
 
 Result<TriangleMesh> parsePly(std::string_view bytes, const std::string& name) {
@@ -228,7 +243,15 @@ Result<TriangleMesh> parsePly(std::string_view bytes, const std::string& name) {
 
     PlyReader reader(bytes.substr(pos), *format);
     TriangleMesh mesh;
-    bool haveVertices = false, haveFaces = false;
+    // Faces may come before the vertices (any element order is valid PLY):
+    // indices are checked against the vertex element's declared count.
+    uint64_t vertexCount = 0;
+    for (const PlyElement& e : elements)
+        if (e.name == "vertex") {
+            vertexCount = e.count;
+            break;
+        }
+    bool haveVertices = false, haveFaces = false, haveStrips = false;
     bool colorsAreFloat = false;
     for (const PlyElement& e : elements) {
         // Every value takes at least one byte (binary) or two characters
@@ -244,12 +267,16 @@ Result<TriangleMesh> parsePly(std::string_view bytes, const std::string& name) {
         if (e.props.empty() && e.name != "vertex" && e.name != "face") continue;
         const bool isVertex = e.name == "vertex" && !haveVertices;
         const bool isFace = e.name == "face" && !haveFaces;
+        // Triangle strips (some scanner exports): one index list per strip,
+        // -1 restarting it.
+        const bool isStrips = e.name == "tristrips" && !haveStrips;
         int px = -1, py = -1, pz = -1, pr = -1, pg = -1, pb = -1, pnx = -1, pny = -1, pnz = -1, pidx = -1;
         for (size_t i = 0; i < e.props.size(); ++i) {
             const PlyProperty& p = e.props[i];
             const int ii = int(i);
             if (p.list) {
-                if (isFace && (p.name == "vertex_indices" || p.name == "vertex_index") && pidx < 0) pidx = ii;
+                if ((isFace || isStrips) && (p.name == "vertex_indices" || p.name == "vertex_index") && pidx < 0)
+                    pidx = ii;
                 continue;
             }
             if (p.name == "x")
@@ -315,9 +342,9 @@ Result<TriangleMesh> parsePly(std::string_view bytes, const std::string& name) {
             }
             continue;
         }
-        if (isFace) {
-            if (pidx < 0) return fail("element 'face' has no list property vertex_indices");
-            haveFaces = true;
+        if (isFace || isStrips) {
+            if (pidx < 0) return fail("element '" + e.name + "' has no list property vertex_indices");
+            (isFace ? haveFaces : haveStrips) = true;
         }
         std::vector<uint32_t> poly;
         for (uint64_t k = 0; k < e.count; ++k) {
@@ -337,11 +364,20 @@ Result<TriangleMesh> parsePly(std::string_view bytes, const std::string& name) {
                     if (!reader.read(p.type, x))
                         return fail(e.name + " " + std::to_string(k) + ": list '" + p.name + "' is cut short");
                     if (!indices) continue;
-                    if (!(x >= 0 && x < double(mesh.positions.size())) || x != std::floor(x))
-                        return fail("face " + std::to_string(k) + " uses vertex " + std::to_string(int64_t(x)) +
-                                    " but the file has " + std::to_string(mesh.positions.size()) +
-                                    " vertices (vertices must come before faces)");
+                    if (isStrips && x == -1) {
+                        addStrip(mesh, poly);
+                        poly.clear();
+                        continue;
+                    }
+                    if (!(x >= 0 && x < double(vertexCount)) || x != std::floor(x))
+                        return fail(e.name + " " + std::to_string(k) + " uses vertex " + std::to_string(int64_t(x)) +
+                                    " but the file has " + std::to_string(vertexCount) + " vertices");
                     poly.push_back(uint32_t(x));
+                }
+                if (!indices) continue;
+                if (isStrips) {
+                    addStrip(mesh, poly);
+                    continue;
                 }
                 // Polygons as fans; a face of fewer than 3 corners has no area.
                 for (size_t j = 2; j < poly.size(); ++j) {
@@ -353,7 +389,8 @@ Result<TriangleMesh> parsePly(std::string_view bytes, const std::string& name) {
         }
     }
     if (!haveVertices) return fail("no 'vertex' element");
-    if (mesh.indices.empty()) return fail("no triangles (no 'face' element or only faces of fewer than 3 corners)");
+    if (mesh.indices.empty())
+        return fail("no triangles (no 'face' or 'tristrips' element, or only faces of fewer than 3 corners)");
     return mesh;
 }
 
@@ -415,103 +452,148 @@ Mat4 nodeMatrix(const tinygltf::Node& n) {
     return mul(t, mul(r, s));
 }
 
-// Reads accessor `index` as `comps` doubles per element (normalised integers
-// scaled to 0..1 / -1..1 when the accessor says so), checking every bound.
+// One component of type `componentType` at `q` as a double (normalised
+// integers scaled to 0..1 / -1..1 when `normalized`); false for a type glTF
+// does not define.
+bool decodeComponent(const unsigned char* q, int componentType, bool normalized, double& v) {
+    switch (componentType) {
+    case TINYGLTF_COMPONENT_TYPE_BYTE:
+        v = double(int8_t(*q));
+        if (normalized) v = std::max(v / 127.0, -1.0);
+        return true;
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE:
+        v = double(*q);
+        if (normalized) v /= 255.0;
+        return true;
+    case TINYGLTF_COMPONENT_TYPE_SHORT: {
+        int16_t s;
+        std::memcpy(&s, q, 2);
+        v = s;
+        if (normalized) v = std::max(v / 32767.0, -1.0);
+        return true;
+    }
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: {
+        uint16_t s;
+        std::memcpy(&s, q, 2);
+        v = s;
+        if (normalized) v /= 65535.0;
+        return true;
+    }
+    case TINYGLTF_COMPONENT_TYPE_INT: {
+        int32_t s;
+        std::memcpy(&s, q, 4);
+        v = s;
+        return true;
+    }
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT: {
+        uint32_t s;
+        std::memcpy(&s, q, 4);
+        v = s;
+        return true;
+    }
+    case TINYGLTF_COMPONENT_TYPE_FLOAT: {
+        float s;
+        std::memcpy(&s, q, 4);
+        v = s;
+        return true;
+    }
+    case TINYGLTF_COMPONENT_TYPE_DOUBLE: std::memcpy(&v, q, 8); return true;
+    default: return false;
+    }
+}
+
+// The bytes [offset, offset + bytes) of buffer view `view`, or null when
+// the view, its buffer or the range does not exist.
+const unsigned char* viewBytes(const tinygltf::Model& model, int view, uint64_t offset, uint64_t bytes) {
+    if (view < 0 || size_t(view) >= model.bufferViews.size()) return nullptr;
+    const tinygltf::BufferView& bv = model.bufferViews[size_t(view)];
+    if (bv.buffer < 0 || size_t(bv.buffer) >= model.buffers.size()) return nullptr;
+    const std::vector<unsigned char>& buf = model.buffers[size_t(bv.buffer)].data;
+    if (bv.byteOffset > buf.size() || bv.byteLength > buf.size() - bv.byteOffset || offset > bv.byteLength ||
+        bytes > bv.byteLength - offset)
+        return nullptr;
+    return buf.data() + bv.byteOffset + offset;
+}
+
+// The most elements an accessor without a buffer view may declare (its
+// elements are zeros, or a sparse accessor's few substitutions).
+constexpr size_t kMaxViewlessElements = size_t(1) << 24;
+
+// Reads accessor `index` as `comps` doubles per element, checking every
+// bound: the buffer view's elements (zeros without one, glTF 2.0 3.6.2.3),
+// then a sparse accessor's substitutions (3.6.2.3, "Sparse accessors").
 Status readAccessor(const tinygltf::Model& model, int index, int wantType, std::vector<double>& out, size_t& count,
                     const std::string& what) {
     if (index < 0 || size_t(index) >= model.accessors.size())
         return Status::error(ErrorCode::ParseError, what + ": accessor " + std::to_string(index) + " does not exist");
     const tinygltf::Accessor& a = model.accessors[size_t(index)];
-    if (a.sparse.isSparse) return Status::error(ErrorCode::ParseError, what + ": sparse accessors are not supported");
+    const std::string self = what + ": accessor " + std::to_string(index);
     if (a.type != wantType && !(wantType == TINYGLTF_TYPE_VEC3 && a.type == TINYGLTF_TYPE_VEC4))
-        return Status::error(ErrorCode::ParseError,
-                             what + ": accessor " + std::to_string(index) + " has the wrong type");
+        return Status::error(ErrorCode::ParseError, self + " has the wrong type");
     const int comps = tinygltf::GetNumComponentsInType(uint32_t(a.type));
     const int csize = tinygltf::GetComponentSizeInBytes(uint32_t(a.componentType));
-    if (comps <= 0 || csize <= 0)
-        return Status::error(ErrorCode::ParseError,
-                             what + ": accessor " + std::to_string(index) + " has a bad component type");
+    double probe;
+    const unsigned char zero[8] = {};
+    if (comps <= 0 || csize <= 0 || !decodeComponent(zero, a.componentType, false, probe))
+        return Status::error(ErrorCode::ParseError, self + " has a bad component type");
     count = a.count;
-    const int outComps = wantType == TINYGLTF_TYPE_SCALAR ? 1 : (wantType == TINYGLTF_TYPE_VEC3 ? comps : comps);
-    if (a.bufferView < 0) {
-        // No buffer view: all zeros (glTF 2.0, 3.6.2.3).
-        out.assign(count * size_t(outComps), 0.0);
-        return {};
-    }
-    if (size_t(a.bufferView) >= model.bufferViews.size())
-        return Status::error(ErrorCode::ParseError,
-                             what + ": buffer view " + std::to_string(a.bufferView) + " does not exist");
-    const tinygltf::BufferView& bv = model.bufferViews[size_t(a.bufferView)];
-    if (bv.buffer < 0 || size_t(bv.buffer) >= model.buffers.size())
-        return Status::error(ErrorCode::ParseError, what + ": buffer " + std::to_string(bv.buffer) + " does not exist");
-    const std::vector<unsigned char>& buf = model.buffers[size_t(bv.buffer)].data;
+    if (count > (uint64_t(1) << 32)) return Status::error(ErrorCode::ParseError, self + " has over 2^32 elements");
     const size_t elem = size_t(comps) * size_t(csize);
-    const size_t stride = bv.byteStride ? bv.byteStride : elem;
-    if (stride < elem)
-        return Status::error(ErrorCode::ParseError,
-                             what + ": byte stride " + std::to_string(stride) + " below the element size");
-    const uint64_t start = uint64_t(bv.byteOffset) + uint64_t(a.byteOffset);
-    if (count > 0) {
-        const uint64_t need = start + uint64_t(stride) * (count - 1) + elem;
-        if (bv.byteOffset > buf.size() || bv.byteLength > buf.size() - bv.byteOffset ||
-            need > uint64_t(bv.byteOffset) + bv.byteLength || count > (uint64_t(1) << 32))
-            return Status::error(ErrorCode::ParseError, what + ": accessor " + std::to_string(index) +
-                                                            " reaches past its buffer view or buffer");
+    if (a.bufferView < 0) {
+        // All zeros but for a sparse accessor's values: nothing in the file
+        // bounds the count, so a limit does.
+        if (count > kMaxViewlessElements)
+            return Status::error(ErrorCode::ParseError, self + " has " + std::to_string(count) +
+                                                            " elements and no buffer view (at most " +
+                                                            std::to_string(kMaxViewlessElements) + ")");
+        out.assign(count * size_t(comps), 0.0);
+    } else if (count > 0) {
+        if (size_t(a.bufferView) >= model.bufferViews.size())
+            return Status::error(ErrorCode::ParseError,
+                                 what + ": buffer view " + std::to_string(a.bufferView) + " does not exist");
+        const size_t stride = model.bufferViews[size_t(a.bufferView)].byteStride
+                                  ? model.bufferViews[size_t(a.bufferView)].byteStride
+                                  : elem;
+        if (stride < elem)
+            return Status::error(ErrorCode::ParseError,
+                                 what + ": byte stride " + std::to_string(stride) + " below the element size");
+        const unsigned char* p = viewBytes(model, a.bufferView, a.byteOffset, uint64_t(stride) * (count - 1) + elem);
+        if (!p) return Status::error(ErrorCode::ParseError, self + " reaches past its buffer view or buffer");
+        out.assign(count * size_t(comps), 0.0);
+        for (size_t i = 0; i < count; ++i)
+            for (int c = 0; c < comps; ++c)
+                decodeComponent(p + i * stride + size_t(c) * size_t(csize), a.componentType, a.normalized,
+                                out[i * size_t(comps) + size_t(c)]);
+    } else {
+        out.clear();
     }
-    out.resize(count * size_t(comps));
-    for (size_t i = 0; i < count; ++i) {
-        const unsigned char* p = buf.data() + start + i * stride;
-        for (int c = 0; c < comps; ++c) {
-            const unsigned char* q = p + size_t(c) * size_t(csize);
-            double v = 0;
-            switch (a.componentType) {
-            case TINYGLTF_COMPONENT_TYPE_BYTE:
-                v = double(int8_t(*q));
-                if (a.normalized) v = std::max(v / 127.0, -1.0);
-                break;
-            case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE:
-                v = double(*q);
-                if (a.normalized) v /= 255.0;
-                break;
-            case TINYGLTF_COMPONENT_TYPE_SHORT: {
-                int16_t s;
-                std::memcpy(&s, q, 2);
-                v = s;
-                if (a.normalized) v = std::max(v / 32767.0, -1.0);
-                break;
-            }
-            case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: {
-                uint16_t s;
-                std::memcpy(&s, q, 2);
-                v = s;
-                if (a.normalized) v /= 65535.0;
-                break;
-            }
-            case TINYGLTF_COMPONENT_TYPE_INT: {
-                int32_t s;
-                std::memcpy(&s, q, 4);
-                v = s;
-                break;
-            }
-            case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT: {
-                uint32_t s;
-                std::memcpy(&s, q, 4);
-                v = s;
-                break;
-            }
-            case TINYGLTF_COMPONENT_TYPE_FLOAT: {
-                float s;
-                std::memcpy(&s, q, 4);
-                v = s;
-                break;
-            }
-            case TINYGLTF_COMPONENT_TYPE_DOUBLE: std::memcpy(&v, q, 8); break;
-            default:
-                return Status::error(ErrorCode::ParseError,
-                                     what + ": accessor " + std::to_string(index) + " has an unknown component type");
-            }
-            out[i * size_t(comps) + size_t(c)] = v;
-        }
+    if (!a.sparse.isSparse) return {};
+    // Sparse: `count` (element index, value) pairs, each array tightly packed
+    // in its own buffer view.
+    const uint64_t n = uint64_t(std::max(a.sparse.count, 0));
+    if (a.sparse.count < 1 || n > count)
+        return Status::error(ErrorCode::ParseError, self + ": sparse count " + std::to_string(a.sparse.count) +
+                                                        " outside 1.." + std::to_string(count));
+    const int it = a.sparse.indices.componentType;
+    if (it != TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE && it != TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT &&
+        it != TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT)
+        return Status::error(ErrorCode::ParseError, self + ": sparse indices must be unsigned integers");
+    const size_t isize = size_t(tinygltf::GetComponentSizeInBytes(uint32_t(it)));
+    const unsigned char* ip =
+        viewBytes(model, a.sparse.indices.bufferView, uint64_t(std::max(a.sparse.indices.byteOffset, 0)), n * isize);
+    const unsigned char* vp =
+        viewBytes(model, a.sparse.values.bufferView, uint64_t(std::max(a.sparse.values.byteOffset, 0)), n * elem);
+    if (!ip || !vp || a.sparse.indices.byteOffset < 0 || a.sparse.values.byteOffset < 0)
+        return Status::error(ErrorCode::ParseError, self + ": sparse indices or values reach past their buffer view");
+    for (uint64_t k = 0; k < n; ++k) {
+        double e = 0;
+        decodeComponent(ip + k * isize, it, false, e);
+        if (!(e < double(count)))
+            return Status::error(ErrorCode::ParseError, self + ": sparse index " + std::to_string(uint64_t(e)) +
+                                                            " of " + std::to_string(count) + " elements");
+        for (int c = 0; c < comps; ++c)
+            decodeComponent(vp + k * elem + size_t(c) * size_t(csize), a.componentType, a.normalized,
+                            out[size_t(e) * size_t(comps) + size_t(c)]);
     }
     return {};
 }
@@ -523,6 +605,14 @@ Status addPrimitive(const tinygltf::Model& model, const tinygltf::Primitive& pri
         return {}; // points and lines have no triangles
     auto pos = prim.attributes.find("POSITION");
     if (pos == prim.attributes.end()) return Status::error(ErrorCode::ParseError, what + ": no POSITION attribute");
+    // A Draco primitive keeps its data in the extension; an accessor without
+    // a buffer view would otherwise read as zeros (glTF 2.0, 3.6.2.3). (A
+    // meshopt file without uncompressed data must require its extension,
+    // which parseGltf refuses by name.)
+    if (prim.extensions.count("KHR_draco_mesh_compression") && pos->second >= 0 &&
+        size_t(pos->second) < model.accessors.size() && model.accessors[size_t(pos->second)].bufferView < 0)
+        return Status::error(ErrorCode::ParseError,
+                             what + " is compressed (KHR_draco_mesh_compression), which this reader does not decode");
     std::vector<double> p;
     size_t nv = 0;
     PYRAMARCH_TRY(readAccessor(model, pos->second, TINYGLTF_TYPE_VEC3, p, nv, what + " POSITION"));
@@ -647,6 +737,16 @@ Result<TriangleMesh> parseGltf(std::string_view bytes, const std::string& name, 
     if (!ok) {
         while (!err.empty() && (err.back() == '\n' || err.back() == '\r')) err.pop_back();
         return parseError(kind, name, err.empty() ? std::string("the loader refused the file") : err);
+    }
+    // A loader must refuse an extension the file requires and it does not
+    // support (glTF 2.0, 3.12). Quantized attributes are read here;
+    // materials, textures and lights do not change the geometry; anything
+    // else required (compression, instancing) would.
+    for (const std::string& ext : model.extensionsRequired) {
+        const bool geometryUnchanged = ext.rfind("KHR_materials_", 0) == 0 || ext.rfind("KHR_texture_", 0) == 0 ||
+                                       ext.rfind("EXT_texture_", 0) == 0 || ext == "KHR_lights_punctual";
+        if (ext != "KHR_mesh_quantization" && !geometryUnchanged)
+            return parseError(kind, name, "requires the extension " + ext + ", which this reader does not support");
     }
     TriangleMesh mesh;
     bool anyColour = false, anyNormal = false;

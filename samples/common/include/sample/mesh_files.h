@@ -20,13 +20,16 @@ enum class MeshFormat { Obj, Ply, Gltf, Glb };
 // .gltf, .glb, any case). Fails on anything else.
 pyramarch::Result<MeshFormat> meshFormat(const std::string& path, std::string_view head);
 
-// Loads a triangle mesh in any of the formats above. PLY: vertex x, y, z
-// (any numeric type), optional red/green/blue (uchar 0..255 or float 0..1)
-// and nx, ny, nz; faces as a list property vertex_indices (or
-// vertex_index), polygons split as fans; other elements are skipped. glTF:
-// the default scene's (else every) node tree with its transforms,
+// Loads a triangle mesh in any of the formats above. PLY: vertex x, y, z (any
+// numeric type), optional red/green/blue (uchar 0..255 or float 0..1) and nx,
+// ny, nz; faces as a list property vertex_indices (or vertex_index), polygons
+// split as fans, and triangle strips (element tristrips, -1 restarting a
+// strip, zero-area joins left out); elements in any order, others skipped.
+// glTF: the default scene's (else every) node tree with its transforms,
 // primitives of mode triangles, strip or fan, POSITION, optional NORMAL and
-// COLOR_0; images are not decoded.
+// COLOR_0 (any component type: KHR_mesh_quantization; sparse accessors too);
+// images are not decoded. Compressed primitives (Draco, meshopt) and files
+// that require an extension changing the geometry are refused.
 pyramarch::Result<pyramarch::voxel::TriangleMesh> loadMeshFile(const std::string& path);
 
 // The parsers on bytes in memory (fuzz targets, tests); `name` is the file
