@@ -32,6 +32,15 @@ std::string lower(std::string s) {
     return s;
 }
 
+// A value of type T from its bytes in host order (both readers; PLY has
+// already swapped them to it).
+template <class T>
+T loadBytes(const unsigned char* b) {
+    T v;
+    std::memcpy(&v, b, sizeof(T));
+    return v;
+}
+
 // ----------------------------------------------------------------- PLY ----
 
 enum class PlyType : uint8_t { Int8, UInt8, Int16, UInt16, Int32, UInt32, Float32, Float64 };
@@ -94,12 +103,12 @@ public:
         switch (type) {
         case PlyType::Int8: out = double(int8_t(b[0])); break;
         case PlyType::UInt8: out = double(b[0]); break;
-        case PlyType::Int16: out = double(load<int16_t>(b)); break;
-        case PlyType::UInt16: out = double(load<uint16_t>(b)); break;
-        case PlyType::Int32: out = double(load<int32_t>(b)); break;
-        case PlyType::UInt32: out = double(load<uint32_t>(b)); break;
-        case PlyType::Float32: out = double(load<float>(b)); break;
-        case PlyType::Float64: out = load<double>(b); break;
+        case PlyType::Int16: out = double(loadBytes<int16_t>(b)); break;
+        case PlyType::UInt16: out = double(loadBytes<uint16_t>(b)); break;
+        case PlyType::Int32: out = double(loadBytes<int32_t>(b)); break;
+        case PlyType::UInt32: out = double(loadBytes<uint32_t>(b)); break;
+        case PlyType::Float32: out = double(loadBytes<float>(b)); break;
+        case PlyType::Float64: out = loadBytes<double>(b); break;
         }
         return true;
     }
@@ -108,12 +117,6 @@ public:
     bool ascii() const { return format_ == PlyFormat::Ascii; }
 
 private:
-    template <class T>
-    static T load(const unsigned char* b) {
-        T v;
-        std::memcpy(&v, b, sizeof(T));
-        return v;
-    }
     bool readAscii(PlyType type, double& out) {
         while (pos_ < body_.size() && std::isspace(static_cast<unsigned char>(body_[pos_]))) {
             if (body_[pos_] == '\n') ++line_;
@@ -452,53 +455,28 @@ Mat4 nodeMatrix(const tinygltf::Node& n) {
     return mul(t, mul(r, s));
 }
 
-// One component of type `componentType` at `q` as a double (normalised
-// integers scaled to 0..1 / -1..1 when `normalized`); false for a type glTF
-// does not define.
-bool decodeComponent(const unsigned char* q, int componentType, bool normalized, double& v) {
+// One component of type `componentType` (one whose size
+// GetComponentSizeInBytes knows) at `q` as a double, normalised integers
+// scaled to 0..1 / -1..1 when `normalized`.
+double decodeComponent(const unsigned char* q, int componentType, bool normalized) {
     switch (componentType) {
-    case TINYGLTF_COMPONENT_TYPE_BYTE:
-        v = double(int8_t(*q));
-        if (normalized) v = std::max(v / 127.0, -1.0);
-        return true;
-    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE:
-        v = double(*q);
-        if (normalized) v /= 255.0;
-        return true;
+    case TINYGLTF_COMPONENT_TYPE_BYTE: {
+        const double v = loadBytes<int8_t>(q);
+        return normalized ? std::max(v / 127.0, -1.0) : v;
+    }
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: return normalized ? *q / 255.0 : double(*q);
     case TINYGLTF_COMPONENT_TYPE_SHORT: {
-        int16_t s;
-        std::memcpy(&s, q, 2);
-        v = s;
-        if (normalized) v = std::max(v / 32767.0, -1.0);
-        return true;
+        const double v = loadBytes<int16_t>(q);
+        return normalized ? std::max(v / 32767.0, -1.0) : v;
     }
     case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: {
-        uint16_t s;
-        std::memcpy(&s, q, 2);
-        v = s;
-        if (normalized) v /= 65535.0;
-        return true;
+        const double v = loadBytes<uint16_t>(q);
+        return normalized ? v / 65535.0 : v;
     }
-    case TINYGLTF_COMPONENT_TYPE_INT: {
-        int32_t s;
-        std::memcpy(&s, q, 4);
-        v = s;
-        return true;
-    }
-    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT: {
-        uint32_t s;
-        std::memcpy(&s, q, 4);
-        v = s;
-        return true;
-    }
-    case TINYGLTF_COMPONENT_TYPE_FLOAT: {
-        float s;
-        std::memcpy(&s, q, 4);
-        v = s;
-        return true;
-    }
-    case TINYGLTF_COMPONENT_TYPE_DOUBLE: std::memcpy(&v, q, 8); return true;
-    default: return false;
+    case TINYGLTF_COMPONENT_TYPE_INT: return loadBytes<int32_t>(q);
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT: return loadBytes<uint32_t>(q);
+    case TINYGLTF_COMPONENT_TYPE_FLOAT: return loadBytes<float>(q);
+    default: return loadBytes<double>(q); // TINYGLTF_COMPONENT_TYPE_DOUBLE
     }
 }
 
@@ -532,13 +510,16 @@ Status readAccessor(const tinygltf::Model& model, int index, int wantType, std::
         return Status::error(ErrorCode::ParseError, self + " has the wrong type");
     const int comps = tinygltf::GetNumComponentsInType(uint32_t(a.type));
     const int csize = tinygltf::GetComponentSizeInBytes(uint32_t(a.componentType));
-    double probe;
-    const unsigned char zero[8] = {};
-    if (comps <= 0 || csize <= 0 || !decodeComponent(zero, a.componentType, false, probe))
-        return Status::error(ErrorCode::ParseError, self + " has a bad component type");
+    if (comps <= 0 || csize <= 0) return Status::error(ErrorCode::ParseError, self + " has a bad component type");
     count = a.count;
     if (count > (uint64_t(1) << 32)) return Status::error(ErrorCode::ParseError, self + " has over 2^32 elements");
     const size_t elem = size_t(comps) * size_t(csize);
+    // Element `i` of `out` from its packed components at `src`.
+    auto decodeElement = [&](const unsigned char* src, size_t i) {
+        for (int c = 0; c < comps; ++c)
+            out[i * size_t(comps) + size_t(c)] =
+                decodeComponent(src + size_t(c) * size_t(csize), a.componentType, a.normalized);
+    };
     if (a.bufferView < 0) {
         // All zeros but for a sparse accessor's values: nothing in the file
         // bounds the count, so a limit does.
@@ -560,10 +541,7 @@ Status readAccessor(const tinygltf::Model& model, int index, int wantType, std::
         const unsigned char* p = viewBytes(model, a.bufferView, a.byteOffset, uint64_t(stride) * (count - 1) + elem);
         if (!p) return Status::error(ErrorCode::ParseError, self + " reaches past its buffer view or buffer");
         out.assign(count * size_t(comps), 0.0);
-        for (size_t i = 0; i < count; ++i)
-            for (int c = 0; c < comps; ++c)
-                decodeComponent(p + i * stride + size_t(c) * size_t(csize), a.componentType, a.normalized,
-                                out[i * size_t(comps) + size_t(c)]);
+        for (size_t i = 0; i < count; ++i) decodeElement(p + i * stride, i);
     } else {
         out.clear();
     }
@@ -586,14 +564,11 @@ Status readAccessor(const tinygltf::Model& model, int index, int wantType, std::
     if (!ip || !vp || a.sparse.indices.byteOffset < 0 || a.sparse.values.byteOffset < 0)
         return Status::error(ErrorCode::ParseError, self + ": sparse indices or values reach past their buffer view");
     for (uint64_t k = 0; k < n; ++k) {
-        double e = 0;
-        decodeComponent(ip + k * isize, it, false, e);
+        const double e = decodeComponent(ip + k * isize, it, false);
         if (!(e < double(count)))
             return Status::error(ErrorCode::ParseError, self + ": sparse index " + std::to_string(uint64_t(e)) +
                                                             " of " + std::to_string(count) + " elements");
-        for (int c = 0; c < comps; ++c)
-            decodeComponent(vp + k * elem + size_t(c) * size_t(csize), a.componentType, a.normalized,
-                            out[size_t(e) * size_t(comps) + size_t(c)]);
+        decodeElement(vp + k * elem, size_t(e));
     }
     return {};
 }

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -178,7 +179,8 @@ int main(int argc, char** argv) {
         }
         Probe p;
         p.name = argv[a];
-        p.set = p.name.find("image") != std::string::npos ? 1 : 0;
+        // The image variant (stores_image.spv) binds the arrays as storage texel buffers.
+        p.set = std::filesystem::path(p.name).stem() == "stores_image" ? 1 : 0;
         VkPipelineLayoutCreateInfo pli{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
         pli.setLayoutCount = 1;
         pli.pSetLayouts = &layouts[p.set];
