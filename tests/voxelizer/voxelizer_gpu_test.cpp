@@ -1648,34 +1648,41 @@ protected:
         for (auto& v : pathVoxelizers()) v.reset();
         VoxelizerTest::TearDownTestSuite();
     }
-    static std::array<std::unique_ptr<Voxelizer>, 3>& pathVoxelizers() {
-        static std::array<std::unique_ptr<Voxelizer>, 3> v;
+    static std::array<std::unique_ptr<Voxelizer>, 4>& pathVoxelizers() {
+        static std::array<std::unique_ptr<Voxelizer>, 4> v;
         return v;
     }
     // The shared voxelizer's configuration, split at one of kThresholds, or
-    // (threshold 0) raster only: the reference the splits must reproduce.
-    Voxelizer& withSplit(uint32_t threshold) {
-        std::unique_ptr<Voxelizer>& v = pathVoxelizers()[threshold == 0 ? 2 : threshold == kSplitVoxels ? 0 : 1];
+    // (threshold 0) raster only: the reference the splits must reproduce;
+    // `computeTiles`: split at kSplitVoxels with ConservativeMethod::Compute
+    // (the large triangles as compute tiles, no raster pass).
+    Voxelizer& withSplit(uint32_t threshold, bool computeTiles = false) {
+        std::unique_ptr<Voxelizer>& v = pathVoxelizers()[computeTiles                ? 3
+                                                         : threshold == 0            ? 2
+                                                         : threshold == kSplitVoxels ? 0
+                                                                                     : 1];
         if (!v) {
             VoxInfo ci = depth7Info(1 << 16, 1 << 20, 1 << 16);
             ci.trianglePath = threshold == 0 ? TrianglePath::Raster : TrianglePath::Split;
             if (threshold != 0) ci.smallTriangleVoxels = threshold;
+            if (computeTiles) ci.method = ConservativeMethod::Compute;
             auto r = createVoxelizer(device(), ci);
             EXPECT_TRUE(r.ok()) << r.message();
             if (r.ok()) v = std::move(r).value();
         }
         return *v;
     }
-    // Raster and both splits on one mesh: the same fragment records and
-    // needed counts; conservative ones between the open and closed
-    // references; the octree of each consistent with its fragments.
+    // Raster, both splits and the compute tiles on one mesh: the same
+    // fragment records and needed counts; conservative ones between the open
+    // and closed references; the octree of each consistent with its fragments.
     void expectSamePairs(const TriangleMesh& m, const VoxelGrid& g, VoxelMode mode, const char* name) {
         SCOPED_TRACE(std::string(name) + (mode == VoxelMode::Thin ? " (thin)" : " (conservative)"));
         auto r = run(device(), withSplit(0), m, g, mode);
         ASSERT_TRUE(r.ok()) << r.message();
-        for (uint32_t threshold : kThresholds) {
-            SCOPED_TRACE("split at " + std::to_string(threshold));
-            auto c = run(device(), withSplit(threshold), m, g, mode);
+        for (uint32_t threshold : {kThresholds[0], kThresholds[1], 0u}) {
+            const bool tiles = threshold == 0;
+            SCOPED_TRACE(tiles ? std::string("compute tiles") : "split at " + std::to_string(threshold));
+            auto c = run(device(), tiles ? withSplit(kSplitVoxels, true) : withSplit(threshold), m, g, mode);
             ASSERT_TRUE(c.ok()) << c.message();
             // The split path's records hold a cell's voxels of a box, the
             // raster's those of a column: other record counts, the same pairs.
