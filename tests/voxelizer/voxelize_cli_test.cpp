@@ -69,7 +69,8 @@ TEST(VoxelizeCli, LeavesMatchTheReference) {
     // --method compute: the same leaves (large triangles as compute tiles),
     // and no raster pass.
     const std::string computeTxt = (dir / ("vox-cli-compute-" + std::to_string(::getpid()) + ".txt")).string();
-    r = runTool("voxelize --shape knot --res 40 --method compute --validation --out " + computeTxt + " --stats " + json);
+    r = runTool("voxelize --shape knot --res 40 --method compute --validation --out " + computeTxt + " --stats " +
+                json);
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(slurp(computeTxt), slurp(txt));
     EXPECT_EQ(slurp(json).find("\"vox.raster\""), std::string::npos) << slurp(json);
