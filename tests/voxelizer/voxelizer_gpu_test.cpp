@@ -2221,3 +2221,41 @@ TEST_F(VoxelizerTest, TilesGrowUnderAHostGraph) {
     expectConservative(m, g, f);
     expectOctreeMatches(f);
 }
+
+// Compute tiles grow with the mesh's large triangles, within the memory
+// budget: a mesh whose tiles would pass it is refused by name and the
+// voxelizer keeps working with the meshes that fit; a mesh with NaN and
+// far-outside corners among its large triangles gives the reference's voxels.
+TEST_F(VoxelizerTest, ComputeTilesGrowWithinTheBudgetAndSkipBadTriangles) {
+    VoxInfo ci = depth7Info(0, 0, 0);
+    ci.maxVertices = ci.maxTriangles = ci.fragmentCapacity = ci.tileCapacity = 0; // grow
+    ci.maxResolution = 512;
+    ci.method = ConservativeMethod::Compute;
+    {
+        auto probe = createVoxelizer(device(), ci);
+        ASSERT_TRUE(probe.ok()) << probe.message();
+        uint64_t bytes = 0;
+        for (const auto& item : (*probe)->memoryReport()) bytes += item.bytes;
+        ci.memoryBudget = bytes + (64u << 10); // room for a small mesh, not for a large box's tiles
+    }
+    auto v = createVoxelizer(device(), ci);
+    ASSERT_TRUE(v.ok()) << v.message();
+    const TriangleMesh box = shapes::box({0.1f, 0.2f, 0.3f}, {0.9f, 0.8f, 0.7f});
+    auto big = gridFromBox({0, 0, 0}, {1, 1, 1}, 512, 512, 512);
+    ASSERT_TRUE(big.ok());
+    Status s = (*v)->setMesh(box, *big);
+    ASSERT_FALSE(s.ok());
+    EXPECT_EQ(s.code(), ErrorCode::CapacityExceeded);
+    EXPECT_NE(s.message().find("compute tiles"), std::string::npos) << s.message();
+    // Large triangles on a small grid fit, with bad ones among them.
+    TriangleMesh m = box;
+    shapes::append(m, shapes::triangle({NAN, 0.5f, 0.5f}, {0.1f, 0.1f, 0.1f}, {0.9f, 0.9f, 0.9f}));
+    shapes::append(m, shapes::triangle({-50, 0.5f, 0.5f}, {0.3f, 60, 0.2f}, {0.9f, 0.2f, 1e6f}));
+    auto small = gridFromBox({0, 0, 0}, {1, 1, 1}, 32, 32, 32);
+    ASSERT_TRUE(small.ok());
+    auto f = run(device(), **v, m, *small);
+    ASSERT_TRUE(f.ok()) << f.message();
+    EXPECT_EQ(f->stats.skippedTriangles, 1u);
+    EXPECT_EQ(f->keys, ref::voxelize(m, *small, ref::Overlap::Closed));
+    expectOctreeMatches(*f);
+}

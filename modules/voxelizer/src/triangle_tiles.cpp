@@ -38,9 +38,9 @@ int clip(const Point* in, int n, Point* out, int axis, double limit, double side
 
 } // namespace
 
-void appendTriangleTiles(const SplitVertex& a, const SplitVertex& b, const SplitVertex& c, uint32_t triangle,
-                         const uint32_t (&dims)[3], std::vector<uint32_t>& out) {
-    if (!isFinite(a.hi) || !isFinite(b.hi) || !isFinite(c.hi)) return;
+bool appendTriangleTiles(const SplitVertex& a, const SplitVertex& b, const SplitVertex& c, uint32_t triangle,
+                         const uint32_t (&dims)[3], std::vector<uint32_t>& out, size_t maxWords) {
+    if (!isFinite(a.hi) || !isFinite(b.hi) || !isFinite(c.hi)) return true;
     std::array<Point, 3> v;
     for (int k = 0; k < 3; ++k) {
         v[0][k] = double(a.hi[k]) + double(a.lo[k]);
@@ -52,10 +52,10 @@ void appendTriangleTiles(const SplitVertex& a, const SplitVertex& b, const Split
     std::array<int64_t, 3> lo{}, hi{};
     for (int k = 0; k < 3; ++k) {
         const double mn = std::min({v[0][k], v[1][k], v[2][k]}), mx = std::max({v[0][k], v[1][k], v[2][k]});
-        if (mx < -2.0 || mn > double(dims[k]) + 2.0) return;
+        if (mx < -2.0 || mn > double(dims[k]) + 2.0) return true;
         lo[k] = std::max<int64_t>(int64_t(std::ceil(std::max(mn, -2.0) - kSlack)) - 1, 0);
         hi[k] = std::min<int64_t>(int64_t(std::floor(std::min(mx, double(dims[k]) + 2.0) + kSlack)), dims[k] - 1);
-        if (lo[k] > hi[k]) return;
+        if (lo[k] > hi[k]) return true;
     }
     // Tiles across the dominant axis of the normal (the projection with the
     // most area, so a tile's depth range is short); a segment or a point
@@ -99,6 +99,7 @@ void appendTriangleTiles(const SplitVertex& a, const SplitVertex& b, const Split
             // cells) and hold at most kTileDepth voxels.
             for (int64_t r0 = d0; r0 <= d1;) {
                 const int64_t r1 = std::min<int64_t>(d1, (r0 & ~int64_t(1)) + kTileDepth - 1);
+                if (out.size() + kTileWords > maxWords) return false;
                 bmin[w] = r0;
                 bmax[w] = r1;
                 out.push_back(triangle);
@@ -108,6 +109,7 @@ void appendTriangleTiles(const SplitVertex& a, const SplitVertex& b, const Split
             }
         }
     }
+    return true;
 }
 
 } // namespace pyramarch::voxel

@@ -22,8 +22,11 @@ inline constexpr uint32_t kTileDepth = 64;
 inline constexpr uint32_t kTileWords = 3;
 
 // Appends the tiles of triangle `triangle` (corners a, b, c as uploaded) to
-// `out`; none when a corner is not finite or no voxel of `dims` can be touched.
-void appendTriangleTiles(const SplitVertex& a, const SplitVertex& b, const SplitVertex& c, uint32_t triangle,
-                         const uint32_t (&dims)[3], std::vector<uint32_t>& out);
+// `out`; none when a corner is not finite or no voxel of `dims` can be
+// touched. False, with `out` cut, once `out` would pass `maxWords` (the
+// caller reports it: a mesh of huge triangles would otherwise grow it
+// without bound).
+bool appendTriangleTiles(const SplitVertex& a, const SplitVertex& b, const SplitVertex& c, uint32_t triangle,
+                         const uint32_t (&dims)[3], std::vector<uint32_t>& out, size_t maxWords);
 
 } // namespace pyramarch::voxel

@@ -1684,7 +1684,7 @@ std::vector<testing::TriangleTile> testing::triangleTiles(const TriangleMesh& me
     std::vector<uint32_t> words;
     const uint32_t* idx = &mesh.indices.at(3 * size_t(triangle));
     if (idx[0] < split.size() && idx[1] < split.size() && idx[2] < split.size())
-        appendTriangleTiles(split[idx[0]], split[idx[1]], split[idx[2]], triangle, grid.dims, words);
+        appendTriangleTiles(split[idx[0]], split[idx[1]], split[idx[2]], triangle, grid.dims, words, SIZE_MAX);
     std::vector<TriangleTile> tiles(words.size() / kTileWords);
     auto unpack = [](uint32_t w) { return std::array<uint32_t, 3>{w & 1023u, (w >> 10) & 1023u, w >> 20}; };
     for (size_t i = 0; i < tiles.size(); ++i)
@@ -1843,18 +1843,28 @@ Status Voxelizer::setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, Voxel
     if (m.computeTiles) {
         order.resize(mesh.triangleCount());
         rasterTriangles = rasterTriangleCount(split, mesh, grid, m.knobs.smallTriangleVoxels, m.exact64, order.data());
+        // The tiles share the mesh buffer (one storage binding) with the rest
+        // of the mesh: at most what the device's range leaves them.
+        Impl::Capacities without = m.cap;
+        without.triangleTiles = 0;
+        const uint64_t range = m.device->limits().maxStorageBufferRange, meshWords = m.meshLayout(without).slotWords;
+        const size_t maxWords = size_t(std::min<uint64_t>(range / 4 > meshWords ? range / 4 - meshWords : 0,
+                                                          uint64_t(UINT32_MAX / 8) * kTileWords));
         for (size_t i = order.size() - rasterTriangles; i < order.size(); ++i) {
             const uint32_t* idx = &mesh.indices[3 * size_t(order[i])];
-            appendTriangleTiles(split[idx[0]], split[idx[1]], split[idx[2]], order[i], grid.dims, triangleTiles);
+            if (!appendTriangleTiles(split[idx[0]], split[idx[1]], split[idx[2]], order[i], grid.dims, triangleTiles,
+                                     maxWords))
+                return Status::error(ErrorCode::DeviceLimit,
+                                     "voxelizer: the mesh's large triangles make over " +
+                                         std::to_string(maxWords / kTileWords) +
+                                         " compute tiles (8 x 8 voxel columns each), more than one mesh buffer holds "
+                                         "in maxStorageBufferRange " +
+                                         std::to_string(range) + " (lower the resolution)");
         }
         const uint64_t tiles = triangleTiles.size() / kTileWords;
         if (tiles > m.cap.triangleTiles) {
             Impl::Capacities want = m.cap;
-            want.triangleTiles = withSlack(tiles, UINT32_MAX / 8);
-            if (tiles > want.triangleTiles)
-                return Status::error(ErrorCode::CapacityExceeded, "voxelizer: the mesh's large triangles make " +
-                                                                      std::to_string(tiles) +
-                                                                      " compute tiles, over 2^29");
+            want.triangleTiles = uint32_t(std::min<uint64_t>(tiles + tiles / 4 + 64, maxWords / kTileWords));
             PYRAMARCH_TRY(m.resize(want, "the large triangles' compute tiles"));
         }
     }
