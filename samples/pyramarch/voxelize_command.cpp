@@ -81,8 +81,9 @@ CLI::App* addVoxelizeCommand(CLI::App& app, VoxelizeOptions& o) {
                   "Also every voxel whose centre is inside the mesh (needs a closed mesh and shaderFloat64)");
     cmd->add_option(
            "--method", o.method,
-           "Conservative rasterization: auto | gs (geometry-shader dilation) | hw (VK_EXT_conservative_rasterization)")
-        ->check(CLI::IsMember({"auto", "gs", "hw"}));
+           "Large triangles: auto | gs (geometry-shader dilation) | hw (VK_EXT_conservative_rasterization) | compute "
+           "(tiles for the compute path, no rasterizer)")
+        ->check(CLI::IsMember({"auto", "gs", "hw", "compute"}));
     cmd->add_option("--frames", o.frames,
                     "Timed frames after the first (which carries the pipeline JIT); per-pass times are their medians "
                     "(default 1)")
@@ -122,9 +123,10 @@ int runVoxelize(const VoxelizeOptions& o) {
     if (o.solid && o.thin)
         return sample::fail(prog, "--solid and --thin do not combine (solid adds to the conservative surface)");
     job.mode = o.thin ? voxel::VoxelMode::Thin : voxel::VoxelMode::Conservative;
-    job.method = o.method == "gs"   ? voxel::ConservativeMethod::GeometryShader
-                 : o.method == "hw" ? voxel::ConservativeMethod::Hardware
-                                    : voxel::ConservativeMethod::Auto;
+    job.method = o.method == "gs"        ? voxel::ConservativeMethod::GeometryShader
+                 : o.method == "hw"      ? voxel::ConservativeMethod::Hardware
+                 : o.method == "compute" ? voxel::ConservativeMethod::Compute
+                                         : voxel::ConservativeMethod::Auto;
     sample::CommonOptions co;
     co.validation = o.validation;
     co.device = o.device;

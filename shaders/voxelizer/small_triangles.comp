@@ -61,7 +61,7 @@ layout(std430, set = 0, binding = 2) writeonly buffer Fragments { uvec4 fragment
 #ifdef VOX_EXACT64
 // The triangles with undecided pairs, for the second pass: their number in
 // the w of dispatch entry VOX_DISPATCH_UNDECIDED (args.comp sizes that pass
-// from it), (triangle, 1) each.
+// from it), (triangle, compute tile + 1 or 0) each.
 layout(std430, set = 0, binding = 3) buffer Dispatch { uvec4 dispatchArgs[]; };
 layout(std430, set = 0, binding = 4) buffer UndecidedTriangles { uvec2 undecidedTriangles[]; };
 // 1 in the pipeline of the second pass (vox.small_triangles_exact).
@@ -319,10 +319,13 @@ uint cellChunk(Tri tr, uint first) {
 }
 #endif
 
-// The triangle of thread t as both passes see it; false when no voxel of
-// this path can overlap it (bad index, non-finite vertex, the raster's, or
-// outside the grid).
-bool setupTriangle(uint t, out Tri tr) {
+// The triangle t as both passes see it, over its whole candidate box
+// (tile 0) or over compute tile `tile` - 1 of the large triangles
+// (ConservativeMethod::Compute: the host cut the triangles the raster would
+// take into tiles, triangle_tiles.h); false when no voxel of this path can
+// overlap it (bad index, non-finite vertex, the other path's, or outside
+// the grid).
+bool setupTriangle(uint t, uint tile, out Tri tr) {
     uint i0 = meshWord(params.offsets.x + 3u * t);
     uint i1 = meshWord(params.offsets.x + 3u * t + 1u);
     uint i2 = meshWord(params.offsets.x + 3u * t + 2u);
@@ -333,10 +336,20 @@ bool setupTriangle(uint t, out Tri tr) {
     if (any(isnan(g0)) || any(isnan(g1)) || any(isnan(g2)) || any(isinf(g0)) || any(isinf(g1)) || any(isinf(g2)))
         return false;
     ivec3 dims = ivec3(params.dims.xyz);
-    // Large triangles are the raster's (raster.geom skips the small ones):
-    // one thread's loop stays short (kMaxSmallTriangleVoxels, voxelizer.h).
-    if (!voxComputeTakes(g0, g1, g2, l0, l1, l2, dims, params.offsets.w)) return false;
+    // Large triangles are the raster's (raster.geom skips the small ones) or
+    // their tiles': one thread's loop stays short (kMaxSmallTriangleVoxels,
+    // voxelizer.h). The same test on the same vertices in both launches, so
+    // each triangle is voxelized once.
+    if (voxComputeTakes(g0, g1, g2, l0, l1, l2, dims, params.offsets.w) != (tile == 0u)) return false;
     if (!voxCandidateBox(g0, g1, g2, l0, l1, l2, dims, tr.cmin, tr.cmax)) return false;
+    if (tile != 0u) {
+        // The tile's box holds every voxel of its columns the triangle
+        // touches; the candidate box is a superset of those too.
+        uint lo = meshWord(params.order.z + 3u * tile - 2u), hi = meshWord(params.order.z + 3u * tile - 1u);
+        tr.cmin = max(tr.cmin, ivec3(int(lo & 1023u), int((lo >> 10) & 1023u), int(lo >> 20)));
+        tr.cmax = min(tr.cmax, ivec3(int(hi & 1023u), int((hi >> 10) & 1023u), int(hi >> 20)));
+        if (any(greaterThan(tr.cmin, tr.cmax))) return false;
+    }
     tr.g0 = g0;
     tr.g1 = g1;
     tr.g2 = g2;
@@ -404,19 +417,21 @@ void main() {
     if (kDecidePass) {
         // One thread per triangle that the first pass listed.
         if (t >= dispatchArgs[VOX_DISPATCH_UNDECIDED].w) return;
-        uvec2 listed = undecidedTriangles[t]; // (triangle, 1)
+        uvec2 listed = undecidedTriangles[t]; // (triangle, tile + 1 or 0)
         Tri tr;
-        if (setupTriangle(listed.x, tr)) decideUndecided(tr);
+        if (setupTriangle(listed.x, listed.y, tr)) decideUndecided(tr);
         return;
     }
 #endif
     if (t >= params.counts.x) return;
     // The host's order (RasterParams.order): within blocks, triangles of
     // similar candidate boxes run in the same batch of lanes, whose voxel
-    // loops last as long as the largest box among them.
-    t = meshWord(params.order.x + t);
+    // loops last as long as the largest box among them. The launch over
+    // compute tiles (order.w) takes tile t + 1's triangle instead.
+    uint tile = params.order.w != 0u ? t + 1u : 0u;
+    t = params.order.w != 0u ? meshWord(params.order.z + 3u * t) : meshWord(params.order.x + t);
     Tri tr;
-    if (!setupTriangle(t, tr)) return;
+    if (!setupTriangle(t, tile, tr)) return;
 #ifdef VOX_EXACT64
     if (!kVoxThin) {
         uint pending = 0u;
@@ -427,7 +442,7 @@ void main() {
         // least once), and as many as its slowest lane's box wherever one lane
         // has an undecided pair (most batches of a UV sphere).
         if (pending > 0u)
-            undecidedTriangles[atomicAdd(dispatchArgs[VOX_DISPATCH_UNDECIDED].w, 1u)] = uvec2(t, 1u);
+            undecidedTriangles[atomicAdd(dispatchArgs[VOX_DISPATCH_UNDECIDED].w, 1u)] = uvec2(t, tile);
         return;
     }
 #endif

@@ -56,7 +56,9 @@ struct RasterParams {
     uvec4 order;      // VOX_SPLIT: x word offset in the mesh buffer of the order small_triangles.comp's threads
                       // take the triangles in (a permutation of 0..counts.x - 1; blocks sorted by box size,
                       // then the triangles the raster may take), y its index of the first of those (the
-                      // raster pass draws order[y..counts.x))
+                      // raster pass draws order[y..counts.x)); z word offset of the large triangles'
+                      // compute tiles (ConservativeMethod::Compute: triangle, box min, box max, each box
+                      // packed 10:10:10), w 1 in the launch over those tiles (counts.x tiles), else 0
 };
 // solid.comp's flip stage: rows of one triangle per thread (the binary
 // search for the thread's triangle and its vertex loads, lane by lane on

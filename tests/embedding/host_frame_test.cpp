@@ -8,6 +8,7 @@
 
 #include <vulkan/vulkan.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -16,8 +17,11 @@
 #include "pyramarch/engine/device.h"
 #include "pyramarch/isosurface/isosurface.h"
 #include "pyramarch/isosurface/surface_renderer.h"
+#include "pyramarch/voxelizer/shapes.h"
+#include "pyramarch/voxelizer/voxelizer.h"
 #include "reference.h"
 #include "support/device_policy.h"
+#include "voxel_reference.h"
 
 namespace {
 
@@ -520,6 +524,80 @@ TEST(HostFrame, ComputeSurfaceWithoutDynamicRendering) {
         EXPECT_EQ(dynamicRenderer.code(), ErrorCode::Unsupported);
         EXPECT_NE(dynamicRenderer.message().find("dynamicRendering"), std::string::npos) << dynamicRenderer.message();
         EXPECT_NE(dynamicRenderer.message().find("VkRenderPass"), std::string::npos) << dynamicRenderer.message();
+    }
+    expectNoMessages();
+}
+
+// A compute-only host (no dynamic rendering, geometry shaders, fragment
+// stores or Float64) voxelizes too: ConservativeMethod::Auto takes the
+// compute tiles for the large triangles, so the voxelizer records no
+// graphics work; its voxels lie between the open and closed references
+// (the float test alone decides without Float64).
+TEST(HostFrame, VoxelizerWithoutARasterizer) {
+    Host host;
+    if (!host.create({})) PYRAMARCH_FAIL_OR_SKIP_NO_DEVICE("host device: " + host.error);
+    {
+        auto adopted = Device::adopt(host.adoptInfo());
+        ASSERT_TRUE(adopted.ok()) << adopted.message();
+        Device& device = *adopted.value();
+        ASSERT_FALSE(device.limits().geometryShader);
+        using namespace pyramarch::voxel;
+        namespace vref = pyramarch::voxel::ref;
+        TriangleMesh mesh = shapes::box({2.3f, 3.1f, 4.7f}, {40.2f, 37.9f, 30.3f});
+        shapes::append(mesh, shapes::triangle({-3, 1.5f, 2}, {45, 7, 40}, {4, 47, 11.3f}));
+        shapes::append(mesh, shapes::slivers({1, 1, 1}, {47, 47, 47}, 1e-4f, 20, 3));
+        auto grid = gridFromBox({0, 0, 0}, {48, 48, 48}, 48, 48, 48);
+        ASSERT_TRUE(grid.ok());
+        auto gs = Voxelizer::create(device, {.maxResolution = 64, .method = ConservativeMethod::GeometryShader});
+        ASSERT_FALSE(gs.ok());
+        EXPECT_EQ(gs.code(), ErrorCode::Unsupported);
+        EXPECT_NE(gs.message().find("geometry shaders"), std::string::npos) << gs.message();
+        EXPECT_NE(gs.message().find("ConservativeMethod::Compute"), std::string::npos) << gs.message();
+        auto vox = Voxelizer::create(device, {.maxResolution = 64});
+        ASSERT_TRUE(vox.ok()) << vox.message();
+        ASSERT_TRUE(vox.value()->setMesh(mesh, *grid).ok());
+        Status recorded;
+        ASSERT_TRUE(host.submit([&](VkCommandBuffer cmd) {
+            recorded = vox.value()->record(cmd);
+            return true;
+        }));
+        ASSERT_TRUE(recorded.ok()) << recorded.message();
+        auto fragments = vox.value()->readFragments();
+        ASSERT_TRUE(fragments.ok()) << fragments.message();
+        std::vector<uint32_t> keys;
+        for (const VoxelFragment& f : *fragments) keys.push_back(vref::key(f.x, f.y, f.z));
+        std::sort(keys.begin(), keys.end());
+        keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+        // Without Float64 a pair within the float test's rounding of the
+        // voxel's boundary may go either way (an edge grazing a voxel edge
+        // here): a voxel missing from the open set must be one whose
+        // interior shrunk by 1e-4 the mesh misses, an extra one must be
+        // touched by the voxel grown by 1e-4.
+        const auto open = vref::voxelize(mesh, *grid, vref::Overlap::Open);
+        const auto closed = vref::voxelize(mesh, *grid, vref::Overlap::Closed);
+        ASSERT_GT(open.size(), 1000u);
+        auto touchedScaled = [&](uint32_t key, double scale, vref::Overlap mode) {
+            const auto u = vref::unkey(key);
+            for (size_t t = 0; t < mesh.triangleCount(); ++t) {
+                vref::Vec3d v[3];
+                if (!vref::gridTriangle(mesh, *grid, t, v)) continue;
+                for (auto& p : v)
+                    for (int a = 0; a < 3; ++a) p[a] = (p[a] - (u[a] + 0.5)) * scale + (u[a] + 0.5);
+                if (vref::triangleOverlapsVoxel(v, int(u[0]), int(u[1]), int(u[2]), mode)) return true;
+            }
+            return false;
+        };
+        size_t missing = 0, extra = 0, grazed = 0;
+        for (uint32_t k : open)
+            if (!std::binary_search(keys.begin(), keys.end(), k)) {
+                ++grazed;
+                missing += touchedScaled(k, 1.0 / (1.0 - 2e-4), vref::Overlap::Open) ? 1 : 0;
+            }
+        for (uint32_t k : keys)
+            if (!std::binary_search(closed.begin(), closed.end(), k))
+                extra += touchedScaled(k, 1.0 / (1.0 + 2e-4), vref::Overlap::Closed) ? 0 : 1;
+        EXPECT_EQ(missing, 0u) << "voxels the mesh crosses are missing (" << grazed << " grazed)";
+        EXPECT_EQ(extra, 0u) << "voxels the mesh does not touch";
     }
     expectNoMessages();
 }

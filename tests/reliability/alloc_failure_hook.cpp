@@ -185,6 +185,7 @@ std::unique_ptr<Device> adoptWithAllocFailureHook(Device& device, std::string& e
     info.debugUtilsEnabled = device.limits().debugUtils;
     info.pushDescriptorEnabled = device.limits().pushDescriptors;
     info.enabledFeatures.geometryShader = device.limits().geometryShader;
+    info.enabledFeatures.fragmentStoresAndAtomics = device.limits().fragmentStoresAndAtomics;
     info.requirements.geometryShader = device.limits().geometryShader;
     AllocFailure::arm(-1);
     auto adopted = Device::adopt(info);

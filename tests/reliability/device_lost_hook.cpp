@@ -75,6 +75,7 @@ std::unique_ptr<Device> adoptWithLossHook(Device& device, std::string& error) {
     info.dynamicRenderingEnabled = true;
     info.debugUtilsEnabled = device.limits().debugUtils;
     info.enabledFeatures.geometryShader = device.limits().geometryShader;
+    info.enabledFeatures.fragmentStoresAndAtomics = device.limits().fragmentStoresAndAtomics;
     info.requirements.geometryShader = device.limits().geometryShader;
     auto adopted = Device::adopt(info);
     if (!adopted) {

@@ -60,6 +60,7 @@ AdoptInfo adoptInfoOf(Device& d) {
     info.dynamicRenderingEnabled = true;
     info.debugUtilsEnabled = d.limits().debugUtils;
     info.enabledFeatures.geometryShader = d.limits().geometryShader;
+    info.enabledFeatures.fragmentStoresAndAtomics = d.limits().fragmentStoresAndAtomics;
     return info;
 }
 

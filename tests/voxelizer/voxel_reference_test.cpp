@@ -114,6 +114,69 @@ TEST(TriangleOrderTest, ScatteredFilesAreTakenInSpaceOrder) {
               0.7 * blockSpread(shuffled, g, fileOrder, split.order.size() - split.rasterTriangles, kBlock));
 }
 
+// ConservativeMethod::Compute cuts each large triangle into tiles for the
+// compute path: together they must hold every voxel the triangle's closed
+// set touches (the GPU test then decides each), each within one thread's
+// loop (8 x 8 columns across one axis, kMaxSmallTriangleVoxels voxels), and
+// no two may share a voxel (a pair would be emitted twice).
+TEST(TriangleTilesTest, TilesHoldEveryTouchedVoxelOnce) {
+    namespace vt = pyramarch::voxel::testing;
+    auto g = gridFromBox({0, 0, 0}, {64, 64, 64}, 64, 64, 64);
+    ASSERT_TRUE(g.ok());
+    TriangleMesh m;
+    // Large and oblique, partly outside the grid, on voxel planes and
+    // through voxel corners, needles and zero-area ones, large and small.
+    shapes::append(m, shapes::triangle({-3, 1.5f, 2}, {70, 7, 60}, {4, 63, 11.3f}));
+    shapes::append(m, shapes::triangle({-20, 5, 5}, {80, 16, 40}, {10, 90, -30}));
+    shapes::append(m, shapes::box({2, 3, 4}, {60, 61, 62}));
+    shapes::append(m, shapes::diamondPrism({32, 32, 0}, 28, 2, 60));
+    shapes::append(m, shapes::triangle({8, 8, 8}, {56, 8, 56}, {8, 56, 56}));
+    shapes::append(m, shapes::triangle({1, 1, 1}, {60, 60, 60}, {60, 60, 60}));    // a segment through corners
+    shapes::append(m, shapes::triangle({5, 60, 3}, {61, 2, 40}, {33, 31, 21.5f})); // collinear
+    shapes::append(m, shapes::triangle({9, 9, 9}, {9, 9, 9}, {9, 9, 9}));          // a point on a corner
+    shapes::append(m, shapes::slivers({1, 1, 1}, {63, 63, 63}, 1e-4f, 12, 5));
+    shapes::append(m, shapes::tinyTriangles({-2, -2, -2}, {66, 66, 66}, 40.f, 12, 9));
+    shapes::append(m, shapes::tinyTriangles({1, 1, 1}, {63, 63, 63}, 0.5f, 4, 11));
+    size_t tiles = 0;
+    for (size_t t = 0; t < m.triangleCount(); ++t) {
+        SCOPED_TRACE("triangle " + std::to_string(t));
+        const std::vector<vt::TriangleTile> cut = vt::triangleTiles(m, *g, uint32_t(t));
+        tiles += cut.size();
+        std::map<uint32_t, int> covered; // voxel key -> tiles holding it
+        for (const vt::TriangleTile& tile : cut) {
+            EXPECT_EQ(tile.triangle, t);
+            uint64_t volume = 1;
+            int narrow = 0;
+            for (int a = 0; a < 3; ++a) {
+                ASSERT_LE(tile.boxMin[a], tile.boxMax[a]);
+                ASSERT_LT(tile.boxMax[a], g->dims[a]);
+                const uint32_t extent = tile.boxMax[a] - tile.boxMin[a] + 1;
+                volume *= extent;
+                narrow += extent <= 8 && tile.boxMin[a] / 8 == tile.boxMax[a] / 8 ? 1 : 0;
+            }
+            EXPECT_GE(narrow, 2);
+            EXPECT_LE(volume, vt::kMaxSmallTriangleVoxels);
+            for (uint32_t z = tile.boxMin[2]; z <= tile.boxMax[2]; ++z)
+                for (uint32_t y = tile.boxMin[1]; y <= tile.boxMax[1]; ++y)
+                    for (uint32_t x = tile.boxMin[0]; x <= tile.boxMax[0]; ++x) ++covered[ref::key(x, y, z)];
+        }
+        size_t twice = 0;
+        for (const auto& [key, n] : covered) twice += n > 1 ? 1 : 0;
+        EXPECT_EQ(twice, 0u) << "voxels in two tiles";
+        ref::Vec3d v[3];
+        if (!ref::gridTriangle(m, *g, t, v)) continue;
+        size_t touched = 0, missing = 0;
+        ref::forEachBoxVoxel(v, *g, [&](int x, int y, int z) {
+            if (!ref::triangleOverlapsVoxel(v, x, y, z, ref::Overlap::Closed)) return;
+            ++touched;
+            missing += covered.count(ref::key(x, y, z)) ? 0 : 1;
+        });
+        EXPECT_EQ(missing, 0u) << "of " << touched << " touched voxels";
+    }
+    // The tiles follow the plane: far fewer voxels than the boxes.
+    EXPECT_GT(tiles, 100u);
+}
+
 TEST(VoxelGridTest, DefaultGridFollowsTheConvention) {
     const TriangleMesh m = shapes::box({0, 0, 0}, {4, 2, 1});
     auto g = defaultGrid(m, 16);

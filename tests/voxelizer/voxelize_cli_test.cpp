@@ -66,6 +66,15 @@ TEST(VoxelizeCli, LeavesMatchTheReference) {
     // voxelizer_gpu_test compares them bit for bit.
     EXPECT_NE(stats.find("\"vox.alloc_top\""), std::string::npos) << "OccupancyLevels is the default build";
     EXPECT_EQ(stats.find("\"vox.flag.0\""), std::string::npos) << stats;
+    // --method compute: the same leaves (large triangles as compute tiles),
+    // and no raster pass.
+    const std::string computeTxt = (dir / ("vox-cli-compute-" + std::to_string(::getpid()) + ".txt")).string();
+    r = runTool("voxelize --shape knot --res 40 --method compute --validation --out " + computeTxt + " --stats " +
+                json);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(slurp(computeTxt), slurp(txt));
+    EXPECT_EQ(slurp(json).find("\"vox.raster\""), std::string::npos) << slurp(json);
+    std::filesystem::remove(computeTxt);
     // PLY of a thin voxelization: a header with the vertex count, fewer leaves.
     r = runTool("voxelize --shape knot --res 40 --thin --out " + ply);
     ASSERT_EQ(r.code, 0) << r.err;

@@ -1648,34 +1648,41 @@ protected:
         for (auto& v : pathVoxelizers()) v.reset();
         VoxelizerTest::TearDownTestSuite();
     }
-    static std::array<std::unique_ptr<Voxelizer>, 3>& pathVoxelizers() {
-        static std::array<std::unique_ptr<Voxelizer>, 3> v;
+    static std::array<std::unique_ptr<Voxelizer>, 4>& pathVoxelizers() {
+        static std::array<std::unique_ptr<Voxelizer>, 4> v;
         return v;
     }
     // The shared voxelizer's configuration, split at one of kThresholds, or
-    // (threshold 0) raster only: the reference the splits must reproduce.
-    Voxelizer& withSplit(uint32_t threshold) {
-        std::unique_ptr<Voxelizer>& v = pathVoxelizers()[threshold == 0 ? 2 : threshold == kSplitVoxels ? 0 : 1];
+    // (threshold 0) raster only: the reference the splits must reproduce;
+    // `computeTiles`: split at kSplitVoxels with ConservativeMethod::Compute
+    // (the large triangles as compute tiles, no raster pass).
+    Voxelizer& withSplit(uint32_t threshold, bool computeTiles = false) {
+        std::unique_ptr<Voxelizer>& v = pathVoxelizers()[computeTiles                ? 3
+                                                         : threshold == 0            ? 2
+                                                         : threshold == kSplitVoxels ? 0
+                                                                                     : 1];
         if (!v) {
             VoxInfo ci = depth7Info(1 << 16, 1 << 20, 1 << 16);
             ci.trianglePath = threshold == 0 ? TrianglePath::Raster : TrianglePath::Split;
             if (threshold != 0) ci.smallTriangleVoxels = threshold;
+            if (computeTiles) ci.method = ConservativeMethod::Compute;
             auto r = createVoxelizer(device(), ci);
             EXPECT_TRUE(r.ok()) << r.message();
             if (r.ok()) v = std::move(r).value();
         }
         return *v;
     }
-    // Raster and both splits on one mesh: the same fragment records and
-    // needed counts; conservative ones between the open and closed
-    // references; the octree of each consistent with its fragments.
+    // Raster, both splits and the compute tiles on one mesh: the same
+    // fragment records and needed counts; conservative ones between the open
+    // and closed references; the octree of each consistent with its fragments.
     void expectSamePairs(const TriangleMesh& m, const VoxelGrid& g, VoxelMode mode, const char* name) {
         SCOPED_TRACE(std::string(name) + (mode == VoxelMode::Thin ? " (thin)" : " (conservative)"));
         auto r = run(device(), withSplit(0), m, g, mode);
         ASSERT_TRUE(r.ok()) << r.message();
-        for (uint32_t threshold : kThresholds) {
-            SCOPED_TRACE("split at " + std::to_string(threshold));
-            auto c = run(device(), withSplit(threshold), m, g, mode);
+        for (uint32_t threshold : {kThresholds[0], kThresholds[1], 0u}) {
+            const bool tiles = threshold == 0;
+            SCOPED_TRACE(tiles ? std::string("compute tiles") : "split at " + std::to_string(threshold));
+            auto c = run(device(), tiles ? withSplit(kSplitVoxels, true) : withSplit(threshold), m, g, mode);
             ASSERT_TRUE(c.ok()) << c.message();
             // The split path's records hold a cell's voxels of a box, the
             // raster's those of a column: other record counts, the same pairs.
@@ -2213,4 +2220,42 @@ TEST_F(VoxelizerTest, TilesGrowUnderAHostGraph) {
     f.keys.erase(std::unique(f.keys.begin(), f.keys.end()), f.keys.end());
     expectConservative(m, g, f);
     expectOctreeMatches(f);
+}
+
+// Compute tiles grow with the mesh's large triangles, within the memory
+// budget: a mesh whose tiles would pass it is refused by name and the
+// voxelizer keeps working with the meshes that fit; a mesh with NaN and
+// far-outside corners among its large triangles gives the reference's voxels.
+TEST_F(VoxelizerTest, ComputeTilesGrowWithinTheBudgetAndSkipBadTriangles) {
+    VoxInfo ci = depth7Info(0, 0, 0);
+    ci.maxVertices = ci.maxTriangles = ci.fragmentCapacity = ci.tileCapacity = 0; // grow
+    ci.maxResolution = 512;
+    ci.method = ConservativeMethod::Compute;
+    {
+        auto probe = createVoxelizer(device(), ci);
+        ASSERT_TRUE(probe.ok()) << probe.message();
+        uint64_t bytes = 0;
+        for (const auto& item : (*probe)->memoryReport()) bytes += item.bytes;
+        ci.memoryBudget = bytes + (64u << 10); // room for a small mesh, not for a large box's tiles
+    }
+    auto v = createVoxelizer(device(), ci);
+    ASSERT_TRUE(v.ok()) << v.message();
+    const TriangleMesh box = shapes::box({0.1f, 0.2f, 0.3f}, {0.9f, 0.8f, 0.7f});
+    auto big = gridFromBox({0, 0, 0}, {1, 1, 1}, 512, 512, 512);
+    ASSERT_TRUE(big.ok());
+    Status s = (*v)->setMesh(box, *big);
+    ASSERT_FALSE(s.ok());
+    EXPECT_EQ(s.code(), ErrorCode::CapacityExceeded);
+    EXPECT_NE(s.message().find("compute tiles"), std::string::npos) << s.message();
+    // Large triangles on a small grid fit, with bad ones among them.
+    TriangleMesh m = box;
+    shapes::append(m, shapes::triangle({NAN, 0.5f, 0.5f}, {0.1f, 0.1f, 0.1f}, {0.9f, 0.9f, 0.9f}));
+    shapes::append(m, shapes::triangle({-50, 0.5f, 0.5f}, {0.3f, 60, 0.2f}, {0.9f, 0.2f, 1e6f}));
+    auto small = gridFromBox({0, 0, 0}, {1, 1, 1}, 32, 32, 32);
+    ASSERT_TRUE(small.ok());
+    auto f = run(device(), **v, m, *small);
+    ASSERT_TRUE(f.ok()) << f.message();
+    EXPECT_EQ(f->stats.skippedTriangles, 1u);
+    EXPECT_EQ(f->keys, ref::voxelize(m, *small, ref::Overlap::Closed));
+    expectOctreeMatches(*f);
 }

@@ -11,6 +11,7 @@
 #include "pyramarch/engine/pipeline.h"
 #include "pyramarch/engine/transfer.h"
 #include "pyramarch/engine/vulkan_functions.h"
+#include "triangle_tiles.h"
 #include "voxelizer/vox_shared.h"
 
 namespace pyramarch::voxel {
@@ -396,6 +397,7 @@ struct Staged {
     uint32_t solidRows = 0; // solid mode: flip threads ((triangle, VOX_SOLID_ROWS_PER_THREAD rows) each)
     uint32_t triangles = 0;
     uint32_t rasterTriangles = 0; // TrianglePath::Split: triangles the raster may take (rasterTriangleCount)
+    uint32_t triangleTiles = 0;   // ConservativeMethod::Compute: the large triangles' tiles (triangle_tiles.h)
     uint32_t vertices = 0;
     uint32_t skipped = 0;
     uint32_t flags = 0;
@@ -421,6 +423,9 @@ struct Voxelizer::Impl {
     uint32_t depth = 1;
     uint32_t side = 1; // viewport side in pixels
     bool hardware = false;
+    // ConservativeMethod::Compute (or Auto without a rasterizer): no raster
+    // pass; setMesh() cuts the large triangles into tiles for the compute path.
+    bool computeTiles = false;
     bool exact64 = false;   // the VOX_EXACT64 variants (exactFallback && shaderFloat64)
     bool perCell = true;    // LeafMerge::PerCell in effect (not with the moving average)
     bool texelReads = true; // the VOX_TEXEL_READS shaders (texelReads && texelReadsFit)
@@ -433,11 +438,12 @@ struct Voxelizer::Impl {
     uint32_t cellWords = 1;  // cell bitmap words (cellWordsFor(depth)); the cell list follows
 
     // Word offsets of one staging slot / the device mesh buffer.
-    uint64_t indexOffset = 0, colorOffset = 0, normalOffset = 0, solidOffset = 0, orderOffset = 0, slotWords = 0;
+    uint64_t indexOffset = 0, colorOffset = 0, normalOffset = 0, solidOffset = 0, orderOffset = 0,
+             triangleTileOffset = 0, slotWords = 0;
     Buffer solidBits;                                   // solid: parity bitmap, then the surface bitmap
     ComputePipeline solidFlip, solidSurface, solidFill; // solid.comp's three stages
 
-    // TrianglePath::Split with exact64: (triangle, 1) per triangle the
+    // TrianglePath::Split with exact64: (triangle, compute tile + 1 or 0) per triangle or tile the
     // first small-triangle pass leaves undecided pairs in.
     Buffer undecided;
     Buffer staging, mesh, counters, dispatch, fragments, cursors, dense, tileHash, cells, leafSort, dummy, dummySort,
@@ -487,6 +493,7 @@ struct Voxelizer::Impl {
     // Capacities now; the auto* ones grow (create-info fields left 0).
     struct Capacities {
         uint32_t vertices = 0, triangles = 0, fragments = 0, tiles = 0;
+        uint32_t triangleTiles = 0; // computeTiles: the large triangles' tiles the mesh buffer holds
     };
     Capacities cap;
     bool autoVertices = true, autoTriangles = true, autoFragments = true, autoTiles = true;
@@ -504,9 +511,10 @@ struct Voxelizer::Impl {
     std::vector<std::pair<const Buffer*, BufferRef>> growable;
 
     struct MeshLayout {
-        uint64_t indexOffset = 0, colorOffset = 0, normalOffset = 0, solidOffset = 0, orderOffset = 0, slotWords = 0;
+        uint64_t indexOffset = 0, colorOffset = 0, normalOffset = 0, solidOffset = 0, orderOffset = 0,
+                 triangleTileOffset = 0, slotWords = 0;
     };
-    MeshLayout meshLayout(uint32_t maxV, uint32_t maxT) const;
+    MeshLayout meshLayout(const Capacities& c) const;
     Status makeBuffer(Buffer& out, VkDeviceSize size, VkBufferUsageFlags usage, MemoryUsage mem, const char* name);
     Status createFixedBuffers();
     uint64_t fixedBytes() const;
@@ -525,6 +533,10 @@ struct Voxelizer::Impl {
     // TrianglePath::Split with the Float64 variants: the small-triangle pass
     // lists triangles with undecided pairs for a second pass.
     bool splitExact() const { return exact64 && knobs.trianglePath == TrianglePath::Split; }
+    // The undecided list: an entry per triangle and per large-triangle tile at most.
+    static VkDeviceSize undecidedBytes(const Capacities& c) {
+        return (VkDeviceSize(c.triangles) + c.triangleTiles) * 8;
+    }
     Status createPipelines();
     uint32_t computeFlags() const; // the compute shaders' kVoxFlags
     bool tileHashBuild() const { return knobs.octreeBuild == OctreeBuild::TileHash; }
@@ -555,7 +567,8 @@ Status Voxelizer::Impl::makeBuffer(Buffer& out, VkDeviceSize size, VkBufferUsage
     return {};
 }
 
-Voxelizer::Impl::MeshLayout Voxelizer::Impl::meshLayout(uint32_t maxV, uint32_t maxT) const {
+Voxelizer::Impl::MeshLayout Voxelizer::Impl::meshLayout(const Capacities& c) const {
+    const uint32_t maxV = c.vertices, maxT = c.triangles;
     MeshLayout l;
     l.indexOffset = 6 * uint64_t(maxV); // split grid-space vertices: hi xyz, lo xyz
     l.colorOffset = l.indexOffset + 3 * uint64_t(maxT);
@@ -564,7 +577,9 @@ Voxelizer::Impl::MeshLayout Voxelizer::Impl::meshLayout(uint32_t maxV, uint32_t 
     // Solid: per triangle the prefix of row counts (maxT + 1) and its first row.
     l.orderOffset = l.solidOffset + (info.solid ? 2 * uint64_t(maxT) + 1 : 0);
     // TrianglePath::Split: the small-triangle pass's order (rasterTriangleCount).
-    l.slotWords = l.orderOffset + (knobs.trianglePath == TrianglePath::Split ? uint64_t(maxT) : 0);
+    l.triangleTileOffset = l.orderOffset + (knobs.trianglePath == TrianglePath::Split ? uint64_t(maxT) : 0);
+    // computeTiles: the large triangles' tiles (kTileWords each).
+    l.slotWords = l.triangleTileOffset + (computeTiles ? uint64_t(kTileWords) * c.triangleTiles : 0);
     return l;
 }
 
@@ -583,17 +598,19 @@ uint64_t Voxelizer::Impl::maxFragments() const {
 
 Status Voxelizer::Impl::checkLimits(const Capacities& c) const {
     const uint64_t range = device->limits().maxStorageBufferRange;
-    const VkDeviceSize slotBytes = meshLayout(c.vertices, c.triangles).slotWords * 4;
+    const VkDeviceSize slotBytes = meshLayout(c).slotWords * 4;
     if (slotBytes > range)
-        return Status::error(ErrorCode::DeviceLimit, "voxelizer: a mesh of " + std::to_string(c.vertices) +
-                                                         " vertices and " + std::to_string(c.triangles) +
-                                                         " triangles needs a mesh buffer of " +
-                                                         std::to_string(slotBytes) +
-                                                         " bytes, over maxStorageBufferRange " + std::to_string(range));
-    if (splitExact() && VkDeviceSize(c.triangles) * 8 > range)
+        return Status::error(
+            ErrorCode::DeviceLimit,
+            "voxelizer: a mesh of " + std::to_string(c.vertices) + " vertices and " + std::to_string(c.triangles) +
+                " triangles" +
+                (computeTiles ? " (" + std::to_string(c.triangleTiles) + " large-triangle tiles)" : std::string()) +
+                " needs a mesh buffer of " + std::to_string(slotBytes) + " bytes, over maxStorageBufferRange " +
+                std::to_string(range));
+    if (splitExact() && undecidedBytes(c) > range)
         return Status::error(ErrorCode::DeviceLimit, "voxelizer: " + std::to_string(c.triangles) +
                                                          " triangles need an undecided-triangle list of " +
-                                                         std::to_string(VkDeviceSize(c.triangles) * 8) +
+                                                         std::to_string(undecidedBytes(c)) +
                                                          " bytes, over maxStorageBufferRange " + std::to_string(range));
     const VkDeviceSize fragBytes = VkDeviceSize(c.fragments) * 16;
     if (fragBytes > range)
@@ -636,8 +653,8 @@ VoxelizerCreateInfo Voxelizer::Impl::withCapacities(const Capacities& c) const {
 }
 
 uint64_t Voxelizer::Impl::sizedBytes(const Capacities& c) const {
-    uint64_t b = meshLayout(c.vertices, c.triangles).slotWords * 4 * (uint64_t(info.framesInFlight) + 1);
-    if (splitExact()) b += uint64_t(c.triangles) * 8;
+    uint64_t b = meshLayout(c).slotWords * 4 * (uint64_t(info.framesInFlight) + 1);
+    if (splitExact()) b += undecidedBytes(c);
     b += uint64_t(c.fragments) * 16 + cellBufferWords(depth, c.fragments, levelBits()) * 4;
     if (levelBits()) b += uint64_t(c.fragments) * 8;
     if (perCell) b += uint64_t(c.fragments) * 16;
@@ -754,15 +771,15 @@ Status Voxelizer::Impl::resize(const Capacities& want, const char* why) {
         fresh.push_back({&slot, std::move(b)});
         return {};
     };
-    const MeshLayout layout = meshLayout(want.vertices, want.triangles);
-    if (want.vertices != cap.vertices || want.triangles != cap.triangles) {
+    const MeshLayout layout = meshLayout(want);
+    if (want.vertices != cap.vertices || want.triangles != cap.triangles || want.triangleTiles != cap.triangleTiles) {
         const VkDeviceSize slotBytes = layout.slotWords * 4;
         PYRAMARCH_TRY(add(staging, slotBytes * info.framesInFlight, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                           MemoryUsage::Upload, "vox.staging"));
         PYRAMARCH_TRY(add(mesh, slotBytes, kStorageUsage, MemoryUsage::DeviceLocal, "vox.mesh"));
         uploadedMesh = 0; // a new device buffer: the next frame uploads
         if (splitExact())
-            PYRAMARCH_TRY(add(undecided, VkDeviceSize(want.triangles) * 8, kStorageUsage, MemoryUsage::DeviceLocal,
+            PYRAMARCH_TRY(add(undecided, undecidedBytes(want), kStorageUsage, MemoryUsage::DeviceLocal,
                               "vox.undecided_triangles"));
     }
     if (want.fragments != cap.fragments) {
@@ -801,6 +818,7 @@ Status Voxelizer::Impl::resize(const Capacities& want, const char* why) {
     normalOffset = layout.normalOffset;
     solidOffset = layout.solidOffset;
     orderOffset = layout.orderOffset;
+    triangleTileOffset = layout.triangleTileOffset;
     slotWords = layout.slotWords;
     cap = want;
     if (meshTexels && slotWords > meshTexelLimit()) {
@@ -918,10 +936,12 @@ Status Voxelizer::Impl::createPipelines() {
         g.fragmentSpirv =
             exact64 ? std::span<const uint32_t>(kRasterFragExact64Spv) : std::span<const uint32_t>(kRasterFragSpv);
     g.specialization.push_back({gpu::VOX_THIN_SPEC_ID, 0u});
-    auto r = GraphicsPipeline::create(*device, g);
-    if (!r) return r.status().withContext("voxelizer: raster pipeline: ");
-    raster = std::move(r).value();
-    rasterDesc = g;
+    if (!computeTiles) {
+        auto r = GraphicsPipeline::create(*device, g);
+        if (!r) return r.status().withContext("voxelizer: raster pipeline: ");
+        raster = std::move(r).value();
+        rasterDesc = g;
+    }
 
     if (knobs.trianglePath == TrianglePath::Split) {
         meshTexels = texelReads && !wideStores && slotWords <= meshTexelLimit();
@@ -1028,7 +1048,7 @@ gpu::RasterParams Voxelizer::Impl::rasterParams() const {
     const VoxelGrid& gr = current.grid;
     p.solid = {uint32_t(solidOffset), solidColumnWords(gr.dims[0]),
                uint32_t(solidBitmapWords(gr.dims[0], gr.dims[1], gr.dims[2])), current.solidRows};
-    p.order = {uint32_t(orderOffset), current.triangles - current.rasterTriangles, 0u, 0u};
+    p.order = {uint32_t(orderOffset), current.triangles - current.rasterTriangles, uint32_t(triangleTileOffset), 0u};
     return p;
 }
 
@@ -1138,7 +1158,7 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
             if (uploadedMesh == meshSerial) return;
             uploadedMesh = meshSerial;
             const VkDeviceSize slotBase = VkDeviceSize(currentSlot) * slotWords * 4;
-            VkBufferCopy regions[6];
+            VkBufferCopy regions[7];
             uint32_t n = 0;
             regions[n++] = {slotBase, 0, VkDeviceSize(current.vertices) * 24}; // hi, lo
             regions[n++] = {slotBase + indexOffset * 4, indexOffset * 4, VkDeviceSize(current.triangles) * 12};
@@ -1151,6 +1171,9 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
                                 (2 * VkDeviceSize(current.triangles) + 1) * 4};
             if (knobs.trianglePath == TrianglePath::Split)
                 regions[n++] = {slotBase + orderOffset * 4, orderOffset * 4, VkDeviceSize(current.triangles) * 4};
+            if (current.triangleTiles > 0)
+                regions[n++] = {slotBase + triangleTileOffset * 4, triangleTileOffset * 4,
+                                VkDeviceSize(current.triangleTiles) * kTileWords * 4};
             ctx.vk->vkCmdCopyBuffer(ctx.cmd, ctx.buffer(stagingRef), ctx.buffer(meshRef), n, regions);
         });
 
@@ -1199,23 +1222,24 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
         W)
         .record(computePass(kArgsReset, -1));
 
-    g.addPass("vox.raster", PassKind::Graphics)
-        .pipeline(raster)
-        .storage(0, meshRef, R, vs)
-        .storage(1, countersRef, RW, fs)
-        .storage(2, fragmentsRef, W, fs)
-        .renderArea(side, side)
-        .record([this](PassContext& ctx) {
-            // TrianglePath::Split: only the triangles the host found large
-            // enough for the raster (the tail of the order); none, no draw.
-            if (current.rasterTriangles == 0) return;
-            // Same layout definition as the declared pipeline (compatible:
-            // the bound descriptors and push constants stay valid).
-            if ((current.flags & gpu::VOX_THIN) != 0u)
-                ctx.vk->vkCmdBindPipeline(ctx.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, rasterThin.pipeline());
-            ctx.pushConstants(rasterParams());
-            ctx.vk->vkCmdDraw(ctx.cmd, 3 * current.rasterTriangles, 1, 0, 0);
-        });
+    if (!computeTiles)
+        g.addPass("vox.raster", PassKind::Graphics)
+            .pipeline(raster)
+            .storage(0, meshRef, R, vs)
+            .storage(1, countersRef, RW, fs)
+            .storage(2, fragmentsRef, W, fs)
+            .renderArea(side, side)
+            .record([this](PassContext& ctx) {
+                // TrianglePath::Split: only the triangles the host found large
+                // enough for the raster (the tail of the order); none, no draw.
+                if (current.rasterTriangles == 0) return;
+                // Same layout definition as the declared pipeline (compatible:
+                // the bound descriptors and push constants stay valid).
+                if ((current.flags & gpu::VOX_THIN) != 0u)
+                    ctx.vk->vkCmdBindPipeline(ctx.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, rasterThin.pipeline());
+                ctx.pushConstants(rasterParams());
+                ctx.vk->vkCmdDraw(ctx.cmd, 3 * current.rasterTriangles, 1, 0, 0);
+            });
 
     if (knobs.trianglePath == TrianglePath::Split) {
         const BufferRef undecidedRef =
@@ -1232,6 +1256,13 @@ VoxelizerGraphRefs Voxelizer::Impl::addTo(RenderGraph& g) {
                 ctx.vk->vkCmdBindPipeline(ctx.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, smallTrianglesThin.pipeline());
             ctx.pushConstants(rasterParams());
             dispatchThreads(ctx, current.triangles); // one thread per triangle
+            if (current.triangleTiles == 0) return;
+            // Compute tiles: one thread per tile of the large triangles.
+            gpu::RasterParams tiles = rasterParams();
+            tiles.counts.x = current.triangleTiles;
+            tiles.order.w = 1;
+            ctx.pushConstants(tiles);
+            dispatchThreads(ctx, current.triangleTiles);
         });
         if (splitExact()) {
             // The pairs the float filter left undecided, decided in double by
@@ -1647,6 +1678,20 @@ testing::TriangleOrder testing::smallTriangleOrder(const TriangleMesh& mesh, con
     return result;
 }
 
+std::vector<testing::TriangleTile> testing::triangleTiles(const TriangleMesh& mesh, const VoxelGrid& grid,
+                                                          uint32_t triangle) {
+    const std::vector<SplitVertex> split = splitVertices(mesh, grid);
+    std::vector<uint32_t> words;
+    const uint32_t* idx = &mesh.indices.at(3 * size_t(triangle));
+    if (idx[0] < split.size() && idx[1] < split.size() && idx[2] < split.size())
+        appendTriangleTiles(split[idx[0]], split[idx[1]], split[idx[2]], triangle, grid.dims, words, SIZE_MAX);
+    std::vector<TriangleTile> tiles(words.size() / kTileWords);
+    auto unpack = [](uint32_t w) { return std::array<uint32_t, 3>{w & 1023u, (w >> 10) & 1023u, w >> 20}; };
+    for (size_t i = 0; i < tiles.size(); ++i)
+        tiles[i] = {words[3 * i], unpack(words[3 * i + 1]), unpack(words[3 * i + 2])};
+    return tiles;
+}
+
 Result<std::unique_ptr<Voxelizer>> TestingAccess::create(Device& device, const VoxelizerCreateInfo& info,
                                                          const testing::Knobs& knobs) {
     if (info.maxResolution == 0 || info.maxResolution > kMaxGridDim)
@@ -1663,9 +1708,24 @@ Result<std::unique_ptr<Voxelizer>> TestingAccess::create(Device& device, const V
         return Status::error(ErrorCode::InvalidArgument, "voxelizer: smallTriangleVoxels " +
                                                              std::to_string(knobs.smallTriangleVoxels) +
                                                              " outside 1.." + std::to_string(kMaxSmallTriangleVoxels));
-    if (!device.limits().geometryShader)
-        return Status::error(ErrorCode::Unsupported, "voxelizer: the device was created without geometry shaders "
-                                                     "(DeviceRequirements::geometryShader)");
+    // The raster pass: a geometry shader, fragment-stage appends and an
+    // attachment-less pass begun with dynamic rendering.
+    const DeviceLimits& lim = device.limits();
+    const bool canRaster = lim.geometryShader && lim.fragmentStoresAndAtomics && lim.dynamicRendering;
+    const ConservativeMethod method =
+        info.method == ConservativeMethod::Auto && !canRaster ? ConservativeMethod::Compute : info.method;
+    if (method == ConservativeMethod::Compute && knobs.trianglePath != TrianglePath::Split)
+        return Status::error(ErrorCode::InvalidArgument,
+                             "voxelizer: ConservativeMethod::Compute needs the split triangle path (testing::Knobs "
+                             "TrianglePath::Raster sends every triangle to the rasterizer)");
+    if (method != ConservativeMethod::Compute && !canRaster)
+        return Status::error(ErrorCode::Unsupported,
+                             std::string("voxelizer: the raster pass needs ") +
+                                 (!lim.geometryShader ? "geometry shaders (DeviceRequirements::geometryShader)"
+                                  : !lim.fragmentStoresAndAtomics ? "fragmentStoresAndAtomics"
+                                                                  : "dynamic rendering (Vulkan 1.3)") +
+                                 ", which this device was created without; ConservativeMethod::Compute (or Auto) "
+                                 "voxelizes with compute passes only");
     auto impl = std::make_unique<Voxelizer::Impl>();
     impl->device = &device;
     impl->info = info;
@@ -1704,9 +1764,10 @@ Result<std::unique_ptr<Voxelizer>> TestingAccess::create(Device& device, const V
     if (impl->autoTiles)
         start.tiles =
             std::min(start.tiles, testing::maxTileCapacity(device.limits().maxStorageBufferRange, knobs.octreeBuild));
-    switch (info.method) {
+    switch (method) {
     case ConservativeMethod::Auto: impl->hardware = device.limits().conservativeRasterization; break;
     case ConservativeMethod::GeometryShader: impl->hardware = false; break;
+    case ConservativeMethod::Compute: impl->computeTiles = true; break;
     case ConservativeMethod::Hardware:
         if (!device.limits().conservativeRasterization)
             return Status::error(ErrorCode::Unsupported,
@@ -1757,7 +1818,7 @@ Status Voxelizer::setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, Voxel
         if (mesh.triangleCount() > m.cap.triangles) want.triangles = withSlack(mesh.triangleCount(), UINT32_MAX / 8);
         PYRAMARCH_TRY(m.resize(want, "the mesh"));
     }
-    if (mode == VoxelMode::Thin && m.rasterThin.pipeline() == VK_NULL_HANDLE) {
+    if (mode == VoxelMode::Thin && !m.computeTiles && m.rasterThin.pipeline() == VK_NULL_HANDLE) {
         GraphicsPipelineDesc g = m.rasterDesc;
         g.name = "vox.raster.thin";
         g.specialization = {{gpu::VOX_THIN_SPEC_ID, 1u}};
@@ -1774,12 +1835,44 @@ Status Voxelizer::setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, Voxel
         if (!p) return p.status().withContext("voxelizer: thin small-triangle pipeline: ");
         m.smallTrianglesThin = std::move(p).value();
     }
+    const std::vector<SplitVertex> split = splitVertices(mesh, grid);
+    // Compute tiles: the order first (its tail is the large triangles), then
+    // their tiles, which may grow the mesh buffer before a slot is written.
+    std::vector<uint32_t> order, triangleTiles;
+    uint32_t rasterTriangles = 0;
+    if (m.computeTiles) {
+        order.resize(mesh.triangleCount());
+        rasterTriangles = rasterTriangleCount(split, mesh, grid, m.knobs.smallTriangleVoxels, m.exact64, order.data());
+        // The tiles share the mesh buffer (one storage binding) with the rest
+        // of the mesh: at most what the device's range leaves them.
+        Impl::Capacities without = m.cap;
+        without.triangleTiles = 0;
+        const uint64_t range = m.device->limits().maxStorageBufferRange, meshWords = m.meshLayout(without).slotWords;
+        const size_t maxWords = size_t(std::min<uint64_t>(range / 4 > meshWords ? range / 4 - meshWords : 0,
+                                                          uint64_t(UINT32_MAX / 8) * kTileWords));
+        for (size_t i = order.size() - rasterTriangles; i < order.size(); ++i) {
+            const uint32_t* idx = &mesh.indices[3 * size_t(order[i])];
+            if (!appendTriangleTiles(split[idx[0]], split[idx[1]], split[idx[2]], order[i], grid.dims, triangleTiles,
+                                     maxWords))
+                return Status::error(ErrorCode::DeviceLimit,
+                                     "voxelizer: the mesh's large triangles make over " +
+                                         std::to_string(maxWords / kTileWords) +
+                                         " compute tiles (8 x 8 voxel columns each), more than one mesh buffer holds "
+                                         "in maxStorageBufferRange " +
+                                         std::to_string(range) + " (lower the resolution)");
+        }
+        const uint64_t tiles = triangleTiles.size() / kTileWords;
+        if (tiles > m.cap.triangleTiles) {
+            Impl::Capacities want = m.cap;
+            want.triangleTiles = uint32_t(std::min<uint64_t>(tiles + tiles / 4 + 64, maxWords / kTileWords));
+            PYRAMARCH_TRY(m.resize(want, "the large triangles' compute tiles"));
+        }
+    }
     // One slot per recorded frame: a second setMesh before the frame is
     // recorded rewrites the same slot, so the ring never overtakes the GPU.
     const uint32_t slot =
         !m.staged ? 0 : (m.stagedSinceRecord ? m.currentSlot : (m.currentSlot + 1) % m.info.framesInFlight);
     uint8_t* base = static_cast<uint8_t*>(m.staging.mapped()) + VkDeviceSize(slot) * m.slotWords * 4;
-    const std::vector<SplitVertex> split = splitVertices(mesh, grid);
     static_assert(sizeof(SplitVertex) == 24);
     // memcpy from an empty vector's null data() is undefined, hence the guards.
     if (!split.empty()) std::memcpy(base, split.data(), split.size() * sizeof(SplitVertex));
@@ -1788,10 +1881,19 @@ Status Voxelizer::setMesh(const TriangleMesh& mesh, const VoxelGrid& grid, Voxel
     s.solidRows = 0;
     s.flags = 0;
     s.triangles = uint32_t(mesh.triangleCount());
-    s.rasterTriangles = m.knobs.trianglePath == TrianglePath::Split
-                            ? rasterTriangleCount(split, mesh, grid, m.knobs.smallTriangleVoxels, m.exact64,
-                                                  reinterpret_cast<uint32_t*>(base + m.orderOffset * 4))
-                            : s.triangles;
+    if (m.computeTiles) {
+        s.rasterTriangles = rasterTriangles;
+        s.triangleTiles = uint32_t(triangleTiles.size() / kTileWords);
+        if (!order.empty()) std::memcpy(base + m.orderOffset * 4, order.data(), order.size() * 4);
+        if (!triangleTiles.empty())
+            std::memcpy(base + m.triangleTileOffset * 4, triangleTiles.data(), triangleTiles.size() * 4);
+    } else {
+        s.rasterTriangles = m.knobs.trianglePath == TrianglePath::Split
+                                ? rasterTriangleCount(split, mesh, grid, m.knobs.smallTriangleVoxels, m.exact64,
+                                                      reinterpret_cast<uint32_t*>(base + m.orderOffset * 4))
+                                : s.triangles;
+        s.triangleTiles = 0;
+    }
     s.vertices = uint32_t(mesh.vertexCount());
     s.skipped = check->skippedNonFinite;
     s.grid = grid;

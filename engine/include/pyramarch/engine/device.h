@@ -34,7 +34,7 @@ using ValidationCallback = std::function<void(const ValidationMessage&)>;
 
 // Features the module needs; checked at creation, missing ones are named.
 struct DeviceRequirements {
-    bool geometryShader = false;   // voxelizer fallback path
+    bool geometryShader = false;   // require it (the voxelizer rasterizes large triangles with it, else compute tiles)
     bool fillModeNonSolid = false; // wireframe debug view (optional in samples)
 };
 

@@ -131,4 +131,14 @@ struct TriangleOrder {
 TriangleOrder smallTriangleOrder(const TriangleMesh& mesh, const VoxelGrid& grid, uint32_t smallTriangleVoxels,
                                  bool byCells);
 
+// ConservativeMethod::Compute: the tiles setMesh cuts triangle `triangle`
+// into (whatever its size): voxel boxes, inclusive, of at most 8 x 8
+// columns across its dominant axis and kMaxSmallTriangleVoxels voxels,
+// whose union holds every voxel the triangle's closed set touches.
+struct TriangleTile {
+    uint32_t triangle = 0;
+    std::array<uint32_t, 3> boxMin{}, boxMax{};
+};
+std::vector<TriangleTile> triangleTiles(const TriangleMesh& mesh, const VoxelGrid& grid, uint32_t triangle);
+
 } // namespace pyramarch::voxel::testing

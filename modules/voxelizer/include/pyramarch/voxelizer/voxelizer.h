@@ -1,6 +1,7 @@
 // Voxelizer: an indexed triangle mesh -> voxel fragments (a compute pass
 // for the small triangles, a graphics pass with conservative rasterization
-// along each large triangle's dominant axis) -> a sparse voxel octree built
+// along each large triangle's dominant axis, or compute tiles of it on
+// devices without one: ConservativeMethod) -> a sparse voxel octree built
 // with indirect compute launches, plus an optional dense float grid. Everything is recorded once; the host never
 // reads a count back. Algorithm: Crassin & Green, "Octree-Based Sparse
 // Voxelization Using the GPU Hardware Rasterizer" (Crassin & Green 2012, docs/algorithms.md).
@@ -50,10 +51,23 @@ enum class VoxelMode : uint8_t {
     Thin,
 };
 
+// How the triangles too large for the compute path's per-triangle loop find
+// their voxels.
 enum class ConservativeMethod : uint8_t {
-    Auto,           // hardware when the device has VK_EXT_conservative_rasterization, else geometry shader
+    // The rasterizer when the device can run it (geometry shaders, fragment
+    // stores and atomics, dynamic rendering): hardware conservative
+    // rasterization with VK_EXT_conservative_rasterization, else the
+    // geometry shader's dilation. Otherwise Compute.
+    Auto,
     GeometryShader, // force the geometry-shader dilation + fragment bounding-box kill
     Hardware,       // require VK_EXT_conservative_rasterization (create() fails without it)
+    // No rasterizer: setMesh() cuts each large triangle into tiles of 8 x 8
+    // voxel columns along its dominant axis, each with the depth range the
+    // triangle reaches there, and the compute path tests each tile as it
+    // tests a small triangle's box (the same exact test, the same voxels).
+    // The voxelizer then records compute and transfer work only: for compute
+    // queues, and devices without geometry shaders or dynamic rendering.
+    Compute,
 };
 
 // The node pool's per-node arrays, each its own GPU buffer of uint32/int32
