@@ -2259,3 +2259,57 @@ TEST_F(VoxelizerTest, ComputeTilesGrowWithinTheBudgetAndSkipBadTriangles) {
     EXPECT_EQ(f->keys, ref::voxelize(m, *small, ref::Overlap::Closed));
     expectOctreeMatches(*f);
 }
+
+// Compute tiles under a host graph, the mesh's large triangles growing from
+// frame to frame: the mesh buffer that holds the tiles grows and the graph
+// is rebound to it; every frame's voxels are the closed reference's.
+TEST_F(VoxelizerTest, ComputeTilesGrowUnderAHostGraph) {
+    VoxInfo ci;
+    ci.maxResolution = 64;
+    ci.method = ConservativeMethod::Compute;
+    auto vr = createVoxelizer(device(), ci);
+    ASSERT_TRUE(vr.ok()) << vr.message();
+    Voxelizer& v = **vr;
+    RenderGraph graph(&device());
+    ASSERT_OK(v.addPasses(graph));
+    ASSERT_OK(graph.compile());
+    for (uint32_t p = 0; p < graph.passCount(); ++p) EXPECT_NE(graph.passName(p), "vox.raster");
+    auto g = gridFromBox({0, 0, 0}, {1, 1, 1}, 64, 64, 64);
+    ASSERT_TRUE(g.ok());
+    auto meshBytes = [&v] {
+        uint64_t b = 0;
+        for (const auto& item : v.memoryReport())
+            if (item.name == "vox.mesh") b += item.bytes;
+        return b;
+    };
+    uint64_t firstBytes = 0;
+    for (int frame = 0; frame < 4; ++frame) {
+        SCOPED_TRACE(frame);
+        const float lo = 0.4f - 0.1f * frame, hi = 0.55f + 0.12f * frame;
+        TriangleMesh m = shapes::box({lo, lo + 0.01f, lo + 0.02f}, {hi, hi - 0.01f, hi + 0.03f});
+        shapes::append(m, shapes::triangle({0.02f, 0.3f, 0.1f}, {hi, 0.05f, 0.9f}, {0.3f, hi, 0.5f}));
+        ASSERT_OK(v.setMesh(m, *g));
+        if (frame == 0) firstBytes = meshBytes();
+        Frame f;
+        // A frame that overflowed its fragment list is followed by one with grown buffers.
+        for (int attempt = 0; attempt < 3; ++attempt) {
+            Status rec;
+            ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { rec = graph.execute(cmd); }));
+            ASSERT_OK(rec);
+            f.stats = v.readStats().value();
+            if (!f.stats.fragmentOverflow && !f.stats.tileOverflow) break;
+            ASSERT_OK(v.setMesh(m, *g));
+        }
+        ASSERT_FALSE(f.stats.fragmentOverflow || f.stats.tileOverflow);
+        auto fr = v.readFragments();
+        ASSERT_TRUE(fr.ok()) << fr.message();
+        f.fragments = std::move(fr).value();
+        f.tree = v.readOctree().value();
+        for (const auto& x : f.fragments) f.keys.push_back(fragKey(x));
+        std::sort(f.keys.begin(), f.keys.end());
+        f.keys.erase(std::unique(f.keys.begin(), f.keys.end()), f.keys.end());
+        EXPECT_EQ(f.keys, ref::voxelize(m, *g, ref::Overlap::Closed));
+        expectOctreeMatches(f);
+    }
+    EXPECT_GT(meshBytes(), firstBytes) << "the tiles never grew the mesh buffer";
+}
