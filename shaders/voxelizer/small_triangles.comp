@@ -428,8 +428,10 @@ void main() {
     // similar candidate boxes run in the same batch of lanes, whose voxel
     // loops last as long as the largest box among them. The launch over
     // compute tiles (order.w) takes tile t + 1's triangle instead.
+    // One load with a selected address: lavapipe would run both loads of a
+    // selection between two.
     uint tile = params.order.w != 0u ? t + 1u : 0u;
-    t = params.order.w != 0u ? meshWord(params.order.z + 3u * t) : meshWord(params.order.x + t);
+    t = meshWord(params.order.w != 0u ? params.order.z + 3u * t : params.order.x + t);
     Tri tr;
     if (!setupTriangle(t, tile, tr)) return;
 #ifdef VOX_EXACT64

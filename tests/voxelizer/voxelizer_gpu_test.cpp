@@ -109,10 +109,14 @@ protected:
 
     static Result<Frame> run(Device& dev, Voxelizer& v, const TriangleMesh& mesh, const VoxelGrid& grid,
                              VoxelMode mode = VoxelMode::Conservative) {
-        Frame f;
         auto s = voxelizeOnce(dev, v, mesh, grid, mode);
         if (!s) return s.status();
-        f.stats = s.value();
+        return readFrame(v, s.value());
+    }
+    // The last frame's fragments, octree and voxel keys, with its stats.
+    static Result<Frame> readFrame(Voxelizer& v, const VoxelStats& stats) {
+        Frame f;
+        f.stats = stats;
         auto fr = v.readFragments();
         if (!fr) return fr.status();
         f.fragments = std::move(fr).value();
@@ -638,15 +642,9 @@ TEST_F(VoxelizerTest, DynamicMeshReusesEverythingAndHostGraph) {
         Status rec;
         ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { rec = graph.execute(cmd); }));
         ASSERT_OK(rec);
-        auto fr = v.readFragments();
-        ASSERT_TRUE(fr.ok());
-        Frame f;
-        f.fragments = std::move(fr).value();
-        f.stats = v.readStats().value();
-        f.tree = v.readOctree().value();
-        for (const auto& x : f.fragments) f.keys.push_back(fragKey(x));
-        std::sort(f.keys.begin(), f.keys.end());
-        f.keys.erase(std::unique(f.keys.begin(), f.keys.end()), f.keys.end());
+        auto read = readFrame(v, v.readStats().value());
+        ASSERT_TRUE(read.ok()) << read.message();
+        const Frame& f = *read;
         expectConservative(m, *g, f);
         expectOctreeMatches(f);
         // Dense grid = the voxel set.
@@ -2211,13 +2209,9 @@ TEST_F(VoxelizerTest, TilesGrowUnderAHostGraph) {
     EXPECT_TRUE(grownSeen);
     EXPECT_FALSE(late->tileOverflow);
     EXPECT_EQ(late->fragmentCapacity, 4096u) << "a given capacity stays fixed";
-    Frame f;
-    f.stats = v.readStats().value();
-    f.fragments = v.readFragments().value();
-    f.tree = v.readOctree().value();
-    for (const auto& x : f.fragments) f.keys.push_back(fragKey(x));
-    std::sort(f.keys.begin(), f.keys.end());
-    f.keys.erase(std::unique(f.keys.begin(), f.keys.end()), f.keys.end());
+    auto read = readFrame(v, v.readStats().value());
+    ASSERT_TRUE(read.ok()) << read.message();
+    const Frame& f = *read;
     expectConservative(m, g, f);
     expectOctreeMatches(f);
 }
@@ -2290,24 +2284,20 @@ TEST_F(VoxelizerTest, ComputeTilesGrowUnderAHostGraph) {
         shapes::append(m, shapes::triangle({0.02f, 0.3f, 0.1f}, {hi, 0.05f, 0.9f}, {0.3f, hi, 0.5f}));
         ASSERT_OK(v.setMesh(m, *g));
         if (frame == 0) firstBytes = meshBytes();
-        Frame f;
+        VoxelStats stats;
         // A frame that overflowed its fragment list is followed by one with grown buffers.
         for (int attempt = 0; attempt < 3; ++attempt) {
             Status rec;
             ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { rec = graph.execute(cmd); }));
             ASSERT_OK(rec);
-            f.stats = v.readStats().value();
-            if (!f.stats.fragmentOverflow && !f.stats.tileOverflow) break;
+            stats = v.readStats().value();
+            if (!stats.fragmentOverflow && !stats.tileOverflow) break;
             ASSERT_OK(v.setMesh(m, *g));
         }
-        ASSERT_FALSE(f.stats.fragmentOverflow || f.stats.tileOverflow);
-        auto fr = v.readFragments();
-        ASSERT_TRUE(fr.ok()) << fr.message();
-        f.fragments = std::move(fr).value();
-        f.tree = v.readOctree().value();
-        for (const auto& x : f.fragments) f.keys.push_back(fragKey(x));
-        std::sort(f.keys.begin(), f.keys.end());
-        f.keys.erase(std::unique(f.keys.begin(), f.keys.end()), f.keys.end());
+        ASSERT_FALSE(stats.fragmentOverflow || stats.tileOverflow);
+        auto read = readFrame(v, stats);
+        ASSERT_TRUE(read.ok()) << read.message();
+        const Frame& f = *read;
         EXPECT_EQ(f.keys, ref::voxelize(m, *g, ref::Overlap::Closed));
         expectOctreeMatches(f);
     }
