@@ -1,8 +1,14 @@
 #include "pyramarch/engine/memory.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <vector>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "pyramarch/engine/device.h"
 #include "pyramarch/engine/vulkan_functions.h"
@@ -27,6 +33,7 @@ struct Block {
     bool linear = true; // buffers and images never share a block (bufferImageGranularity)
     bool dedicated = false;
     void* mapped = nullptr;
+    uint64_t hugePageBytes = 0; // of the mapping, advised to use transparent huge pages
     std::vector<FreeRange> free;
     uint32_t live = 0;
 
@@ -65,6 +72,36 @@ struct Block {
         --live;
     }
 };
+
+// Bytes of [mapped, mapped + size) that the kernel was asked to back with
+// transparent huge pages: the 2 MiB-aligned interior, before anything
+// touched it. Only for CPU implementations (lavapipe, SwiftShader), where
+// device memory is the process's own anonymous memory and every pass walks
+// tens of MiB of it in scattered order. With 4 KiB pages those accesses miss
+// the TLB, and a page walk under a hypervisor's nested paging costs far more
+// than the access; most hosts default to huge pages only where madvise asks.
+// A voxelizer frame on lavapipe in a busy VM took 135 ms with 4 KiB pages and
+// 77 ms with huge pages (docs/design-notes/2026-11-30-voxelizer-ratio.md).
+// PYRAMARCH_HUGE_PAGES=0 turns it off, for measuring.
+uint64_t adviseHugePages(const Device& device, void* mapped, VkDeviceSize size) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (!mapped || device.properties().deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU) return 0;
+    if (const char* env = std::getenv("PYRAMARCH_HUGE_PAGES"); env && std::strcmp(env, "0") == 0) return 0;
+    constexpr uintptr_t kHugePage = uintptr_t(2) << 20;
+    const uintptr_t first = reinterpret_cast<uintptr_t>(mapped);
+    const uintptr_t begin = (first + kHugePage - 1) & ~(kHugePage - 1);
+    const uintptr_t end = (first + size) & ~(kHugePage - 1);
+    if (end <= begin) return 0;
+    // Only advice: on failure (THP compiled out or "never") the memory works as before.
+    if (madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE) != 0) return 0;
+    return end - begin;
+#else
+    (void)device;
+    (void)mapped;
+    (void)size;
+    return 0;
+#endif
+}
 
 } // namespace
 
@@ -107,6 +144,7 @@ AllocatorStats Allocator::stats() const {
         if (b.memory) {
             ++s.deviceMemoryBlocks;
             s.blockBytes += b.size;
+            s.hugePageBytes += b.hugePageBytes;
         }
     s.liveAllocations = impl_->liveAllocations;
     s.allocatedBytes = impl_->allocatedBytes;
@@ -205,6 +243,7 @@ Result<Allocation> Allocator::allocate(const VkMemoryRequirements& req, MemoryUs
             vk.vkFreeMemory(device_.device(), block.memory, nullptr);
             return Status::error(Status::codeOf(r), "vkMapMemory failed: " + vkResultName(r), r);
         }
+        block.hugePageBytes = adviseHugePages(device_, block.mapped, block.size);
     }
     block.free.push_back({0, block.size});
     VkDeviceSize offset = 0;

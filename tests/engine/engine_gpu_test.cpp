@@ -1,7 +1,11 @@
 // GPU tests of the engine on whatever device exists (lavapipe in CI), with
 // validation and synchronization validation on: any message fails the test.
 #include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
 #include <numeric>
+#include <sstream>
 
 #include "pyramarch/engine/device.h"
 #include "pyramarch/engine/memory.h"
@@ -676,6 +680,87 @@ TEST_F(EngineGpu, SmallBuffersShareMemoryBlocksAndAreFreed) {
     const AllocatorStats after = device().allocator().stats();
     EXPECT_EQ(after.liveAllocations, before.liveAllocations);
     EXPECT_EQ(after.allocatedBytes, before.allocatedBytes);
+}
+
+// The kernel's view of the mapping that holds `address` (/proc/self/smaps):
+// whether it may use transparent huge pages, and how much of it does.
+struct MappingPages {
+    bool found = false;
+    bool thpEligible = false;
+    uint64_t anonHugeKiB = 0;
+};
+MappingPages mappingPages(const void* address) {
+    MappingPages out;
+    std::ifstream smaps("/proc/self/smaps");
+    const uintptr_t a = reinterpret_cast<uintptr_t>(address);
+    bool inside = false;
+    for (std::string line; std::getline(smaps, line);) {
+        uintptr_t lo = 0, hi = 0;
+        char dash = 0;
+        std::istringstream head(line);
+        if (head >> std::hex >> lo >> dash >> hi && dash == '-' && line.find(':') > line.find(' ')) {
+            if (inside) break; // the next mapping
+            inside = a >= lo && a < hi;
+            out.found = out.found || inside;
+            continue;
+        }
+        if (!inside) continue;
+        if (line.rfind("THPeligible:", 0) == 0) out.thpEligible = line.find('1') != std::string::npos;
+        if (line.rfind("AnonHugePages:", 0) == 0) out.anonHugeKiB = std::strtoull(line.c_str() + 14, nullptr, 10);
+    }
+    return out;
+}
+
+// Whether the kernel hands out transparent huge pages at all ("always" or
+// "madvise" in /sys/kernel/mm/transparent_hugepage/enabled).
+bool transparentHugePagesOn() {
+    std::ifstream f("/sys/kernel/mm/transparent_hugepage/enabled");
+    std::string mode;
+    std::getline(f, mode);
+    return mode.find("[always]") != std::string::npos || mode.find("[madvise]") != std::string::npos;
+}
+
+TEST_F(EngineGpu, CpuDeviceMemoryAsksForHugePages) {
+    if (device().properties().deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU)
+        GTEST_SKIP() << "device memory of a GPU is not the process's own";
+#if !defined(__linux__)
+    GTEST_SKIP() << "transparent huge pages are a Linux feature";
+#endif
+    if (!transparentHugePagesOn()) GTEST_SKIP() << "transparent huge pages are off on this kernel";
+    // Larger than half a block: its own VkDeviceMemory, allocated now.
+    constexpr VkDeviceSize kBytes = 40ull << 20;
+    const uint64_t before = device().allocator().stats().hugePageBytes;
+    auto buffer = device().allocator().createBuffer(
+        {kBytes, kStorage | VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::DeviceLocal, "huge pages"});
+    ASSERT_OK(buffer);
+    ASSERT_NE(buffer->mapped(), nullptr) << "a CPU implementation's memory is host-visible";
+    // All of it but the partial 2 MiB pages at its ends.
+    EXPECT_GE(device().allocator().stats().hugePageBytes, before + kBytes - (4ull << 20));
+    const char* middle = static_cast<const char*>(buffer->mapped()) + kBytes / 2;
+    const MappingPages advised = mappingPages(middle);
+    ASSERT_TRUE(advised.found) << "no mapping in /proc/self/smaps holds the buffer";
+    EXPECT_TRUE(advised.thpEligible) << "the buffer's mapping is not eligible for huge pages";
+    // The driver's threads touch it first; whether the kernel finds free
+    // 2 MiB pages then depends on the machine, so this is only reported.
+    ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) {
+        device().vk().vkCmdFillBuffer(cmd, buffer->handle(), 0, VK_WHOLE_SIZE, 7u);
+    }));
+    std::cout << "[ info ] 40 MiB buffer after a fill: " << mappingPages(middle).anonHugeKiB << " KiB in huge pages\n";
+
+    // PYRAMARCH_HUGE_PAGES=0 (for measuring) leaves new blocks as they are.
+    ::setenv("PYRAMARCH_HUGE_PAGES", "0", 1);
+    const uint64_t beforeOff = device().allocator().stats().hugePageBytes;
+    auto plain = device().allocator().createBuffer({kBytes, kStorage, MemoryUsage::DeviceLocal, "plain pages"});
+    ::unsetenv("PYRAMARCH_HUGE_PAGES");
+    ASSERT_OK(plain);
+    EXPECT_EQ(device().allocator().stats().hugePageBytes, beforeOff);
+    const MappingPages notAdvised = mappingPages(static_cast<const char*>(plain->mapped()) + kBytes / 2);
+    ASSERT_TRUE(notAdvised.found);
+    if (transparentHugePagesOn() && notAdvised.thpEligible)
+        std::cout << "[ info ] the kernel makes every mapping eligible (mode \"always\")\n";
+    // Freed blocks take their advice with them.
+    buffer->reset();
+    EXPECT_EQ(device().allocator().stats().hugePageBytes, before);
 }
 
 TEST_F(EngineGpu, BadRequestsAreErrorsNotCrashes) {

@@ -115,6 +115,10 @@ struct AllocatorStats {
     uint64_t blockBytes = 0;         // bytes in those blocks
     uint32_t liveAllocations = 0;    // live sub-allocations
     uint64_t allocatedBytes = 0;     // bytes in live sub-allocations
+    // Bytes of those blocks the kernel was asked to back with transparent
+    // huge pages (Linux, CPU implementations such as lavapipe: their device
+    // memory is the process's own; 0 elsewhere, or with PYRAMARCH_HUGE_PAGES=0).
+    uint64_t hugePageBytes = 0;
 };
 
 // Owned by Device (Device::allocator()).
