@@ -81,7 +81,7 @@ struct Block {
 // the TLB, and a page walk under a hypervisor's nested paging costs far more
 // than the access; most hosts default to huge pages only where madvise asks.
 // A voxelizer frame on lavapipe in a busy VM took 135 ms with 4 KiB pages and
-// 77 ms with huge pages (docs/design-notes/2026-11-30-voxelizer-ratio.md).
+// 77 ms with huge pages (docs/design-notes/2026-11-30-huge-pages.md).
 // PYRAMARCH_HUGE_PAGES=0 turns it off, for measuring.
 uint64_t adviseHugePages(const Device& device, void* mapped, VkDeviceSize size) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
@@ -92,7 +92,8 @@ uint64_t adviseHugePages(const Device& device, void* mapped, VkDeviceSize size) 
     const uintptr_t begin = (first + kHugePage - 1) & ~(kHugePage - 1);
     const uintptr_t end = (first + size) & ~(kHugePage - 1);
     if (end <= begin) return 0;
-    // Only advice: on failure (THP compiled out or "never") the memory works as before.
+    // Only advice: a kernel without THP refuses it, one in mode "never"
+    // accepts and ignores it; either way the memory works as before.
     if (madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE) != 0) return 0;
     return end - begin;
 #else
