@@ -337,14 +337,20 @@ TEST_F(IsoSparseIndexed, SmallCapacitiesRunningOutAreReportedBoundedAndSuggested
         const char* what;
         uint32_t vertices, indices, bricks, pairs;
         bool indexedDraw; // indices are written (all vertices fit)
+        // Triangles of the surface are surely among them. Not for a pool
+        // that runs out: classify claims slots in the order its threads run
+        // and the pool keeps pairs in list order (sparse_slot_order.comp),
+        // so only the claimed pairs whose place falls inside the pool stay,
+        // and in some runs none of 7 do.
+        bool surelyKept;
     };
     const Short cases[] = {
         {"vertices", want->verticesNeeded - 4, full.indexCapacity, full.sparse.maxBricks, full.sparse.maxRowPairs,
-         false},
+         false, false},
         {"indices", full.vertexCapacity, want->indicesNeeded / 2 + 1, full.sparse.maxBricks, full.sparse.maxRowPairs,
-         true},
-        {"bricks", full.vertexCapacity, full.indexCapacity, 3, full.sparse.maxRowPairs, true},
-        {"pool slots", full.vertexCapacity, full.indexCapacity, full.sparse.maxBricks, 7, true},
+         true, true},
+        {"bricks", full.vertexCapacity, full.indexCapacity, 3, full.sparse.maxRowPairs, true, true},
+        {"pool slots", full.vertexCapacity, full.indexCapacity, full.sparse.maxBricks, 7, true, false},
     };
     for (const Short& c : cases) {
         SCOPED_TRACE(c.what);
@@ -365,9 +371,9 @@ TEST_F(IsoSparseIndexed, SmallCapacitiesRunningOutAreReportedBoundedAndSuggested
         const IndexedMesh m = readIndexed(*s);
         ASSERT_EQ(m.vertices.size(), stats->verticesWritten);
         ASSERT_EQ(m.indices.size(), stats->indicesWritten);
-        if (c.indexedDraw) {
+        if (c.surelyKept) {
             EXPECT_GT(stats->indicesWritten, 0u);
-        } else {
+        } else if (!c.indexedDraw) {
             EXPECT_EQ(stats->indicesWritten, 0u) << "indices could name unwritten vertices";
         }
         for (const IsoVertexData& v : m.vertices) {
@@ -386,7 +392,7 @@ TEST_F(IsoSparseIndexed, SmallCapacitiesRunningOutAreReportedBoundedAndSuggested
             ASSERT_TRUE(fullTriangles.count(tri)) << "a triangle that is not the surface's";
             ++kept;
         }
-        if (c.indexedDraw) {
+        if (c.surelyKept) {
             EXPECT_GT(kept, 0u);
         }
         IsoSurfaceCreateInfo suggested = full;
