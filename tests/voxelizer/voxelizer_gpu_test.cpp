@@ -107,6 +107,18 @@ protected:
         return v.readStats();
     }
 
+    // The voxelizer's passes added to a host's graph, compiled once.
+    static Status compileInto(Voxelizer& v, RenderGraph& graph) {
+        if (auto refs = v.addPasses(graph); !refs) return refs.status();
+        return graph.compile();
+    }
+    // One frame of a host graph: recorded, submitted and waited for.
+    static Status executeOnce(Device& dev, RenderGraph& graph) {
+        Status rec;
+        PYRAMARCH_TRY(submitAndWait(dev, [&](VkCommandBuffer cmd) { rec = graph.execute(cmd); }));
+        return rec;
+    }
+
     static Result<Frame> run(Device& dev, Voxelizer& v, const TriangleMesh& mesh, const VoxelGrid& grid,
                              VoxelMode mode = VoxelMode::Conservative) {
         auto s = voxelizeOnce(dev, v, mesh, grid, mode);
@@ -613,18 +625,14 @@ TEST_F(VoxelizerTest, DynamicMeshReusesEverythingAndHostGraph) {
         // A graph built, run and dropped (a host rebuilding its graph): the
         // passes move to the next one.
         RenderGraph first(&device());
-        ASSERT_OK(v.addPasses(first));
-        ASSERT_OK(first.compile());
+        ASSERT_OK(compileInto(v, first));
         auto g0 = gridFromBox({-2, -2, -2}, {2, 2, 2}, 32, 32, 32);
         ASSERT_TRUE(g0.ok());
         ASSERT_OK(v.setMesh(shapes::sphere({0, 0, 0}, 0.9f, 20, 10), *g0));
-        Status rec;
-        ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { rec = first.execute(cmd); }));
-        ASSERT_OK(rec);
+        ASSERT_OK(executeOnce(device(), first));
     }
     RenderGraph graph(&device());
-    ASSERT_OK(v.addPasses(graph));
-    ASSERT_OK(graph.compile());
+    ASSERT_OK(compileInto(v, graph));
     {
         Status rec;
         ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { rec = v.record(cmd); }));
@@ -639,9 +647,7 @@ TEST_F(VoxelizerTest, DynamicMeshReusesEverythingAndHostGraph) {
         SCOPED_TRACE(frame);
         const TriangleMesh m = shapes::sphere({-0.8f + 0.5f * frame, 0.1f * frame, 0}, 0.9f, 20, 10);
         ASSERT_OK(v.setMesh(m, *g));
-        Status rec;
-        ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { rec = graph.execute(cmd); }));
-        ASSERT_OK(rec);
+        ASSERT_OK(executeOnce(device(), graph));
         auto read = readFrame(v, v.readStats().value());
         ASSERT_TRUE(read.ok()) << read.message();
         const Frame& f = *read;
@@ -2187,15 +2193,12 @@ TEST_F(VoxelizerTest, TilesGrowUnderAHostGraph) {
     ASSERT_TRUE(vr.ok()) << vr.message();
     Voxelizer& v = **vr;
     RenderGraph graph(&device());
-    ASSERT_OK(v.addPasses(graph));
-    ASSERT_OK(graph.compile());
+    ASSERT_OK(compileInto(v, graph));
     bool overflowSeen = false, grownSeen = false;
     std::optional<VoxelStats> late;
     for (int frame = 0; frame < 8; ++frame) {
         ASSERT_OK(v.setMesh(m, g));
-        Status rec;
-        ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { rec = graph.execute(cmd); }));
-        ASSERT_OK(rec);
+        ASSERT_OK(executeOnce(device(), graph));
         late = v.latestStats();
         if (!late) continue;
         overflowSeen = overflowSeen || late->tileOverflow;
@@ -2265,8 +2268,7 @@ TEST_F(VoxelizerTest, ComputeTilesGrowUnderAHostGraph) {
     ASSERT_TRUE(vr.ok()) << vr.message();
     Voxelizer& v = **vr;
     RenderGraph graph(&device());
-    ASSERT_OK(v.addPasses(graph));
-    ASSERT_OK(graph.compile());
+    ASSERT_OK(compileInto(v, graph));
     for (uint32_t p = 0; p < graph.passCount(); ++p) EXPECT_NE(graph.passName(p), "vox.raster");
     auto g = gridFromBox({0, 0, 0}, {1, 1, 1}, 64, 64, 64);
     ASSERT_TRUE(g.ok());
@@ -2287,9 +2289,7 @@ TEST_F(VoxelizerTest, ComputeTilesGrowUnderAHostGraph) {
         VoxelStats stats;
         // A frame that overflowed its fragment list is followed by one with grown buffers.
         for (int attempt = 0; attempt < 3; ++attempt) {
-            Status rec;
-            ASSERT_OK(submitAndWait(device(), [&](VkCommandBuffer cmd) { rec = graph.execute(cmd); }));
-            ASSERT_OK(rec);
+            ASSERT_OK(executeOnce(device(), graph));
             stats = v.readStats().value();
             if (!stats.fragmentOverflow && !stats.tileOverflow) break;
             ASSERT_OK(v.setMesh(m, *g));
